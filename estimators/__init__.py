@@ -1,0 +1,15 @@
+"""estimators: private estimators built from audited mechanisms.
+
+* :func:`private_bounded_mean` — the ε-DP mean of bounded data (Laplace mechanism);
+* :class:`PrivateEstimate` — the result object every estimator returns.
+
+Private U-statistics and graph statistics (Chaudhuri, Loh, Pandey & Sarkar 2024) arrive
+with their own modules.
+"""
+
+from __future__ import annotations
+
+from ._result import PrivateEstimate
+from .bounded_mean import bounded_mean_mechanism, private_bounded_mean
+
+__all__ = ["PrivateEstimate", "bounded_mean_mechanism", "private_bounded_mean"]

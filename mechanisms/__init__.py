@@ -1,0 +1,97 @@
+"""mechanisms: randomised algorithms that carry their claims as a :class:`~spec.MechanismSpec`.
+
+Layout (one idea per module):
+
+* :mod:`mechanisms._base` — the :class:`Mechanism` protocol (batched ``sample``,
+  ``release``, gray-box hooks);
+* :mod:`mechanisms.custom` — :func:`declare_mechanism`, a mechanism from a spec and a
+  sampling function;
+* :mod:`mechanisms.composition` — composition rules over guarantees;
+* :mod:`mechanisms.calibration` — noise scales for a target guarantee (Laplace, classical
+  and analytic Gaussian, discrete laws), always on the safe side;
+* :mod:`mechanisms.additive` — f(D) + Z: Laplace, Gaussian, discrete Laplace, discrete
+  Gaussian;
+* :mod:`mechanisms.randomized_response` — binary and k-ary randomized response;
+* :mod:`mechanisms.selection` — the exponential mechanism (Gumbel-max) and report noisy
+  max (Laplace, or exponential noise = permute-and-flip);
+* :mod:`mechanisms.smooth_sensitivity` — f(D) + (S(D)/a)·Z with a β-smooth bound S, and
+  the smooth-sensitivity median.
+
+Every built-in mechanism draws its noise from the law named in its own spec, so the spec
+and the sampler cannot drift apart.
+
+Examples
+--------
+>>> from mechanisms import LaplaceMechanism
+>>> mech = LaplaceMechanism(epsilon=1.0, sensitivity=1.0)
+>>> mech.sample(0.0, size=1000, rng=0).shape
+(1000,)
+"""
+
+from __future__ import annotations
+
+from ._base import Mechanism, check_sample_size
+from .additive import (
+    AdditiveNoiseMechanism,
+    DiscreteGaussianMechanism,
+    DiscreteLaplaceMechanism,
+    GaussianMechanism,
+    LaplaceMechanism,
+)
+from .calibration import (
+    analytic_gaussian_sigma,
+    classical_gaussian_sigma,
+    discrete_gaussian_sigma,
+    discrete_laplace_scale,
+    laplace_scale,
+    zcdp_discrete_gaussian_sigma,
+)
+from .composition import (
+    advanced_composition,
+    basic_composition,
+    parallel_composition,
+    split_budget,
+)
+from .custom import FunctionMechanism, declare_mechanism
+from .randomized_response import RandomizedResponseMechanism
+from .selection import ExponentialMechanism, NoisyArgmaxMechanism, ReportNoisyMax
+from .smooth_sensitivity import (
+    QUARTIC_CONSTANT,
+    SmoothSensitivityMechanism,
+    median_smooth_sensitivity,
+    smooth_inverse_quartic_mechanism,
+    smooth_laplace_mechanism,
+    smooth_median_mechanism,
+)
+
+__all__ = [
+    "AdditiveNoiseMechanism",
+    "DiscreteGaussianMechanism",
+    "DiscreteLaplaceMechanism",
+    "ExponentialMechanism",
+    "FunctionMechanism",
+    "GaussianMechanism",
+    "LaplaceMechanism",
+    "Mechanism",
+    "NoisyArgmaxMechanism",
+    "QUARTIC_CONSTANT",
+    "RandomizedResponseMechanism",
+    "ReportNoisyMax",
+    "SmoothSensitivityMechanism",
+    "advanced_composition",
+    "analytic_gaussian_sigma",
+    "basic_composition",
+    "check_sample_size",
+    "classical_gaussian_sigma",
+    "declare_mechanism",
+    "discrete_gaussian_sigma",
+    "discrete_laplace_scale",
+    "laplace_scale",
+    "median_smooth_sensitivity",
+    "parallel_composition",
+    "smooth_inverse_quartic_mechanism",
+    "smooth_laplace_mechanism",
+    "smooth_median_mechanism",
+    "split_budget",
+    "zcdp_discrete_gaussian_sigma",
+]

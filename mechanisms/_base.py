@@ -1,0 +1,121 @@
+"""The mechanism protocol: a randomised algorithm that carries its spec.
+
+Every mechanism — built in, estimator, or declared by a user — is a :class:`Mechanism`:
+
+* :attr:`Mechanism.spec` is its :class:`~spec.MechanismSpec` (the claims);
+* :meth:`Mechanism.sample` draws N independent outputs on one input in one vectorised
+  call (the auditor's workhorse; never a Python loop of N releases);
+* :meth:`Mechanism.release` is the convenient single release;
+* the gray-box hooks :meth:`statistic`, :meth:`local_sensitivity_bound` and
+  :meth:`smooth_sensitivity` expose what the sensitivity claims are about, so the
+  auditor can check them deterministically.  A mechanism that does not provide a hook
+  says so through :meth:`provides`.
+
+The auditor (``privaudit``) depends on this protocol and on ``spec``; nothing here
+imports ``privaudit``.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from typing import Any
+
+import numpy as np
+
+from spec import MechanismSpec
+from spec._random import RandomLike, as_generator
+from spec.errors import InvalidParameterError
+
+__all__ = ["Mechanism", "check_sample_size"]
+
+_HOOKS = ("statistic", "local_sensitivity_bound", "smooth_sensitivity")
+
+
+def check_sample_size(size: Any) -> int:
+    """Return ``size`` as an int ≥ 1, or raise :class:`InvalidParameterError` naming it."""
+    if isinstance(size, bool) or not isinstance(size, (int, np.integer)) or int(size) < 1:
+        raise InvalidParameterError(f"size must be an integer >= 1, got {size!r}")
+    return int(size)
+
+
+class Mechanism(ABC):
+    """Abstract base of every mechanism.
+
+    Subclasses implement :meth:`_sample` (validated input, int size, Generator) and may
+    override the gray-box hooks.
+    """
+
+    def __init__(self, spec: MechanismSpec) -> None:
+        if not isinstance(spec, MechanismSpec):
+            raise InvalidParameterError(f"spec must be a MechanismSpec, got {type(spec).__name__}")
+        self._spec = spec
+
+    @property
+    def spec(self) -> MechanismSpec:
+        """The mechanism's claims."""
+        return self._spec
+
+    @property
+    def name(self) -> str:
+        """The spec's name."""
+        return self._spec.name
+
+    # -- sampling ------------------------------------------------------------------------
+    def validate_input(self, data: Any) -> Any:
+        """Validate ``data`` against the spec's input domain and return its canonical form."""
+        return self._spec.input_domain.validate(data)
+
+    def sample(self, data: Any, size: int, rng: RandomLike = None) -> np.ndarray:
+        """Draw ``size`` independent outputs of the mechanism on ``data``.
+
+        Parameters
+        ----------
+        data : object
+            An element of ``spec.input_domain`` (validated here).
+        size : int
+            Number of independent outputs N ≥ 1.
+        rng : numpy.random.Generator, int or None
+            Source of randomness (a seed for reproducible audits).
+
+        Returns
+        -------
+        numpy.ndarray
+            Shape ``(size,)`` for scalar outputs, ``(size, d)`` for d-dimensional ones.
+        """
+        n = check_sample_size(size)
+        return self._sample(self.validate_input(data), n, as_generator(rng))
+
+    def release(self, data: Any, rng: RandomLike = None) -> Any:
+        """One private release on ``data`` (a float, int or vector)."""
+        out = self.sample(data, 1, rng)[0]
+        return out.item() if np.ndim(out) == 0 else out
+
+    @abstractmethod
+    def _sample(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
+        """Draw ``size`` outputs on validated ``data`` with generator ``rng``."""
+
+    # -- gray-box hooks --------------------------------------------------------------------
+    def provides(self, hook: str) -> bool:
+        """Whether the mechanism implements the gray-box hook ``hook``.
+
+        ``hook`` is one of ``"statistic"``, ``"local_sensitivity_bound"`` and
+        ``"smooth_sensitivity"``.
+        """
+        if hook not in _HOOKS:
+            raise InvalidParameterError(f"unknown hook {hook!r}; expected one of {_HOOKS}")
+        return getattr(type(self), hook) is not getattr(Mechanism, hook)
+
+    def statistic(self, data: Any) -> Any:
+        """The exact value f(D) the mechanism privatises (gray-box hook)."""
+        raise NotImplementedError(f"{type(self).__name__} does not expose its statistic")
+
+    def local_sensitivity_bound(self, data: Any) -> float:
+        """The claimed bound B(D) ≥ LS_f(D) (gray-box hook)."""
+        raise NotImplementedError(f"{type(self).__name__} declares no local sensitivity bound")
+
+    def smooth_sensitivity(self, data: Any) -> float:
+        """The claimed β-smooth upper bound S(D) on LS_f(D) (gray-box hook)."""
+        raise NotImplementedError(f"{type(self).__name__} declares no smooth sensitivity")
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self._spec.name!r} {self._spec.content_hash[:19]}>"

@@ -1,0 +1,160 @@
+"""spec: the claims a mechanism makes, as frozen, validated, hashable pydantic models.
+
+Layout (one idea per module):
+
+* :mod:`spec.guarantees` — pure, approximate, Rényi, zero-concentrated and Gaussian DP,
+  with their privacy profiles δ(ε) and conversions;
+* :mod:`spec.domains` — input domains (bounded reals, integers, categories, vectors,
+  datasets, graphs) that validate concrete inputs;
+* :mod:`spec.relations` — neighbouring relations that decide and generate neighbours;
+* :mod:`spec.sensitivity` — global, local-bound and β-smooth sensitivity claims;
+* :mod:`spec.noise` — noise laws with their exact densities, CDFs and batched samplers;
+* :mod:`spec.mechanism_spec` — the :class:`MechanismSpec` that ties them together and
+  refuses contradictory claims;
+* :mod:`spec.errors` — the project's one exception hierarchy.
+
+Every model is frozen, refuses unknown fields, round-trips through JSON
+(``Model.from_json(m.to_json()) == m``) and has a stable ``content_hash``.
+"""
+
+from __future__ import annotations
+
+from ._base import HASH_SCHEMA, SpecModel
+from ._random import RandomLike, as_generator
+from .domains import (
+    Categorical,
+    DatasetDomain,
+    GraphDomain,
+    InputDomain,
+    IntegerRange,
+    RealInterval,
+    VectorDomain,
+)
+from .errors import (
+    AuditError,
+    CertificateError,
+    InconsistentSpecError,
+    InvalidGraphError,
+    InvalidInputError,
+    InvalidParameterError,
+    KernelRangeError,
+    NotNeighboursError,
+    PrivauditError,
+    PrivauditWarning,
+    RegistryError,
+    SpecError,
+    UnsupportedCombinationError,
+)
+from .guarantees import (
+    ApproxDP,
+    GaussianDP,
+    PrivacyGuarantee,
+    PureDP,
+    RenyiDP,
+    ZeroConcentratedDP,
+    pure_to_zcdp,
+    zcdp_to_renyi,
+)
+from .mechanism_spec import (
+    AdditiveNoise,
+    MechanismSpec,
+    NoiseApplication,
+    NoisyArgmax,
+    RandomizedResponse,
+    Reference,
+    SmoothSensitivityNoise,
+)
+from .noise import (
+    AdditiveNoiseLaw,
+    DiscreteGaussian,
+    DiscreteLaplace,
+    Exponential,
+    Gaussian,
+    Gumbel,
+    InverseQuartic,
+    Laplace,
+    NoiseLaw,
+    RandomizedResponseLaw,
+)
+from .relations import (
+    AddRemoveOne,
+    EdgeNeighbouring,
+    LocalNodeRelation,
+    LocalRelation,
+    NeighbourDecision,
+    NeighbouringRelation,
+    NodeNeighbouring,
+    QueryDistance,
+    SubstituteOne,
+)
+from .sensitivity import (
+    GlobalSensitivity,
+    LocalSensitivityBound,
+    SensitivityClaim,
+    SmoothSensitivityBound,
+)
+
+__all__ = [
+    "AddRemoveOne",
+    "AdditiveNoise",
+    "AdditiveNoiseLaw",
+    "ApproxDP",
+    "AuditError",
+    "Categorical",
+    "CertificateError",
+    "DatasetDomain",
+    "DiscreteGaussian",
+    "DiscreteLaplace",
+    "EdgeNeighbouring",
+    "Exponential",
+    "Gaussian",
+    "GaussianDP",
+    "GlobalSensitivity",
+    "GraphDomain",
+    "Gumbel",
+    "HASH_SCHEMA",
+    "InconsistentSpecError",
+    "InputDomain",
+    "IntegerRange",
+    "InvalidGraphError",
+    "InvalidInputError",
+    "InvalidParameterError",
+    "InverseQuartic",
+    "KernelRangeError",
+    "Laplace",
+    "LocalNodeRelation",
+    "LocalRelation",
+    "LocalSensitivityBound",
+    "MechanismSpec",
+    "NeighbourDecision",
+    "NeighbouringRelation",
+    "NodeNeighbouring",
+    "NoiseApplication",
+    "NoiseLaw",
+    "NoisyArgmax",
+    "NotNeighboursError",
+    "PrivacyGuarantee",
+    "PrivauditError",
+    "PrivauditWarning",
+    "PureDP",
+    "QueryDistance",
+    "RandomLike",
+    "RandomizedResponse",
+    "RandomizedResponseLaw",
+    "RealInterval",
+    "Reference",
+    "RegistryError",
+    "RenyiDP",
+    "SensitivityClaim",
+    "SmoothSensitivityBound",
+    "SmoothSensitivityNoise",
+    "SpecError",
+    "SpecModel",
+    "SubstituteOne",
+    "UnsupportedCombinationError",
+    "VectorDomain",
+    "ZeroConcentratedDP",
+    "as_generator",
+    "pure_to_zcdp",
+    "zcdp_to_renyi",
+]

@@ -1,0 +1,95 @@
+"""The one exception hierarchy of privaudit.
+
+Every error raised on purpose by ``spec``, ``mechanisms``, ``estimators`` and
+``privaudit`` derives from :class:`PrivauditError`, so callers may catch the whole
+family with one ``except`` clause, and the CLI turns any of them into a one-line
+message and exit code 2.  Each error names the offending value.
+
+::
+
+    PrivauditError
+    ├── SpecError                          (also a ValueError)
+    │   ├── InvalidParameterError          a parameter outside its range: ε ≤ 0, δ ∉ [0, 1), α ≤ 1 …
+    │   └── InconsistentSpecError          the parts of a spec contradict each other
+    ├── UnsupportedCombinationError        (also a TypeError) parts that cannot go together:
+    │                                      a Gaussian with a pure-DP claim, an ℓ2 law under an ℓ1 claim …
+    ├── InvalidInputError                  (also a ValueError) data that does not fit its domain
+    │   ├── InvalidGraphError              directed, self-loops, wrong node set, degree bound broken
+    │   ├── NotNeighboursError             a pair that the declared relation does not relate
+    │   └── KernelRangeError               a kernel value outside its declared range
+    ├── AuditError                         the auditor could not run as asked (bad budget, no statistic …)
+    └── CertificateError                   a certificate is missing, stale, or does not match
+        └── RegistryError                  a registry lookup failed or was refused
+
+Warnings that are not errors derive from :class:`PrivauditWarning`.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "AuditError",
+    "CertificateError",
+    "InconsistentSpecError",
+    "InvalidGraphError",
+    "InvalidInputError",
+    "InvalidParameterError",
+    "KernelRangeError",
+    "NotNeighboursError",
+    "PrivauditError",
+    "PrivauditWarning",
+    "RegistryError",
+    "SpecError",
+    "UnsupportedCombinationError",
+]
+
+
+class PrivauditError(Exception):
+    """Base class of every error that privaudit raises on purpose."""
+
+
+class SpecError(PrivauditError, ValueError):
+    """A specification (a claim, a law, a relation, a mechanism spec) is invalid."""
+
+
+class InvalidParameterError(SpecError):
+    """A single parameter lies outside its admissible range (ε ≤ 0, δ ∉ [0, 1), …)."""
+
+
+class InconsistentSpecError(SpecError):
+    """The parts of a spec contradict each other (e.g. Laplace scale b < Δ/ε)."""
+
+
+class UnsupportedCombinationError(PrivauditError, TypeError):
+    """Two parts that cannot be combined (e.g. Gaussian noise with a pure-DP claim)."""
+
+
+class InvalidInputError(PrivauditError, ValueError):
+    """Concrete input data does not fit the declared domain (NaN, shape, range, empty …)."""
+
+
+class InvalidGraphError(InvalidInputError):
+    """A graph input is not simple, undirected, loop-free on the public node set."""
+
+
+class NotNeighboursError(InvalidInputError):
+    """A pair of inputs that the declared neighbouring relation does not relate."""
+
+
+class KernelRangeError(InvalidInputError):
+    """A kernel returned a value outside the range it declared."""
+
+
+class AuditError(PrivauditError):
+    """The auditor cannot run as configured (bad budget, missing statistic, …)."""
+
+
+class CertificateError(PrivauditError):
+    """A certificate is missing, stale, or does not match what it claims to certify."""
+
+
+class RegistryError(CertificateError):
+    """A registry lookup failed, or was refused because the entry is not certified."""
+
+
+class PrivauditWarning(UserWarning):
+    """Base class of privaudit's warnings (weak audits, unproven claims, opt-outs)."""

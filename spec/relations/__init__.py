@@ -1,0 +1,55 @@
+"""Neighbouring relations: decide whether two inputs are neighbours, and generate them.
+
+Modules
+-------
+:mod:`spec.relations.datasets`
+    :class:`SubstituteOne` (bounded) and :class:`AddRemoveOne` (unbounded) on datasets.
+:mod:`spec.relations.vectors`
+    :class:`QueryDistance`: query-answer vectors within a radius in ℓ0/ℓ1/ℓ2/ℓ∞.
+:mod:`spec.relations.graphs`
+    :class:`EdgeNeighbouring` and :class:`NodeNeighbouring` on graphs.
+:mod:`spec.relations.local`
+    :class:`LocalRelation` and :class:`LocalNodeRelation` for the local model.
+
+:data:`NeighbouringRelation` is the discriminated union of all seven (on ``kind``), for
+fields that hold any relation and for parsing with ``pydantic.TypeAdapter``.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated as _Annotated
+from typing import Union as _Union
+
+from pydantic import Field as _Field
+
+from ._base import NeighbourDecision, NeighbouringRelationBase
+from .datasets import AddRemoveOne, SubstituteOne
+from .graphs import EdgeNeighbouring, NodeNeighbouring
+from .local import LocalNodeRelation, LocalRelation
+from .vectors import QueryDistance
+
+__all__ = [
+    "AddRemoveOne",
+    "EdgeNeighbouring",
+    "LocalNodeRelation",
+    "LocalRelation",
+    "NeighbourDecision",
+    "NeighbouringRelation",
+    "NeighbouringRelationBase",
+    "NodeNeighbouring",
+    "QueryDistance",
+    "SubstituteOne",
+]
+
+NeighbouringRelation = _Annotated[
+    _Union[
+        SubstituteOne,
+        AddRemoveOne,
+        QueryDistance,
+        EdgeNeighbouring,
+        NodeNeighbouring,
+        LocalRelation,
+        LocalNodeRelation,
+    ],
+    _Field(discriminator="kind"),
+]

@@ -1,0 +1,466 @@
+"""Neighbouring relations between graphs: edge-neighbouring and node-neighbouring.
+
+Graphs are validated against a :class:`~spec.domains.GraphDomain` (simple, undirected,
+node set ``{0, …, n − 1}``) and compared through their edge sets, each edge normalised
+as the sorted tuple ``(u, v)`` with ``u < v``; deciding uses set operations only.
+
+* :class:`EdgeNeighbouring`: the edge sets differ in at most one edge.
+* :class:`NodeNeighbouring`: some node ``v`` covers every differing edge, i.e. one graph
+  is the other with ``v``'s neighbourhood rewired (optionally within a degree bound).
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterable, Iterator
+from typing import Any, Literal
+
+import networkx as nx
+import numpy as np
+
+from .._random import RandomLike, as_generator
+from .._types import NonNegativeInt
+from ..domains import GraphDomain
+from ..errors import InvalidGraphError, InvalidParameterError, UnsupportedCombinationError
+from ._base import NeighbourDecision, NeighbouringRelationBase
+
+__all__ = [
+    "EXACT_COVER_LIMIT",
+    "EdgeNeighbouring",
+    "MAX_EXHAUSTIVE_NODES",
+    "NodeNeighbouring",
+]
+
+#: Largest number of nodes for which :meth:`NodeNeighbouring.neighbours` enumerates.
+MAX_EXHAUSTIVE_NODES = 8
+#: Node-rewiring distances up to this value are exact; beyond, a lower bound is reported.
+EXACT_COVER_LIMIT = 8
+#: Random tries before the generators fall back on a deterministic choice.
+_RANDOM_TRIES = 256
+
+_Edge = tuple[int, int]
+
+
+# ----------------------------------------------------------------------------------------
+# edge-set helpers (shared with spec.relations.local)
+# ----------------------------------------------------------------------------------------
+def _edge(u: int, v: int) -> _Edge:
+    return (u, v) if u < v else (v, u)
+
+
+def _edge_set(graph: nx.Graph) -> frozenset[_Edge]:
+    """The edges of ``graph`` as sorted tuples."""
+    return frozenset(_edge(u, v) for u, v in graph.edges())
+
+
+def _graph(n: int, edges: Iterable[_Edge]) -> nx.Graph:
+    graph = nx.Graph()
+    graph.add_nodes_from(range(n))
+    graph.add_edges_from(edges)
+    return graph
+
+
+def _show_edges(edges: Iterable[_Edge], limit: int = 5) -> str:
+    ordered = sorted(edges)
+    shown = ", ".join(str(e) for e in ordered[:limit])
+    return shown + (", …" if len(ordered) > limit else "")
+
+
+def _require_graph_domain(relation: NeighbouringRelationBase, domain: Any) -> GraphDomain:
+    if not relation.supports_domain(domain):
+        shown = domain.label() if hasattr(domain, "label") else repr(domain)
+        raise UnsupportedCombinationError(f"{type(relation).__name__} is not defined on {shown}")
+    return domain
+
+
+def _greedy_matching_size(edges: Iterable[_Edge]) -> int:
+    covered: set[int] = set()
+    size = 0
+    for u, v in sorted(edges):
+        if u not in covered and v not in covered:
+            covered.update((u, v))
+            size += 1
+    return size
+
+
+def _has_vertex_cover(edges: list[_Edge], k: int) -> bool:
+    """Decide by a bounded search tree whether ≤ ``k`` nodes touch every edge."""
+    if not edges:
+        return True
+    if k == 0:
+        return False
+    u, v = edges[0]
+    return any(_has_vertex_cover([e for e in edges if w not in e], k - 1) for w in (u, v))
+
+
+def _rewiring_distance(difference: frozenset[_Edge]) -> tuple[int, bool]:
+    """Minimum vertex cover of the difference graph: ``(size, exact)``.
+
+    Exact up to :data:`EXACT_COVER_LIMIT`; beyond it, ``(max(limit + 1, matching), False)``
+    where ``matching`` is a maximal matching size (a lower bound of the cover).
+    """
+    if not difference:
+        return 0, True
+    matching = _greedy_matching_size(difference)
+    if matching > EXACT_COVER_LIMIT:
+        return matching, False
+    edges = sorted(difference)
+    for k in range(max(1, matching), EXACT_COVER_LIMIT + 1):
+        if _has_vertex_cover(edges, k):
+            return k, True
+    return EXACT_COVER_LIMIT + 1, False
+
+
+# ----------------------------------------------------------------------------------------
+# edge-neighbouring
+# ----------------------------------------------------------------------------------------
+class EdgeNeighbouring(NeighbouringRelationBase):
+    """Graphs on the same node set whose edge sets differ in at most one edge.
+
+    The distance is ``|E Δ E′|``.  Generated neighbours respect the domain's degree bound.
+    """
+
+    kind: Literal["edge"] = "edge"
+
+    def supports_domain(self, domain: Any) -> bool:
+        """True for :class:`~spec.domains.GraphDomain`."""
+        return isinstance(domain, GraphDomain)
+
+    def decide(self, x: Any, y: Any, domain: Any) -> NeighbourDecision:
+        """Related iff ``|E(x) Δ E(y)| ≤ 1``."""
+        checked = _require_graph_domain(self, domain)
+        difference = _edge_set(checked.validate(x)) ^ _edge_set(checked.validate(y))
+        count = len(difference)
+        if count == 0:
+            return NeighbourDecision(True, "graphs are identical", 0.0)
+        if count == 1:
+            return NeighbourDecision(
+                True, f"edge sets differ in edge {_show_edges(difference)}", 1.0
+            )
+        return NeighbourDecision(
+            False, f"edge sets differ in {count} edges: {_show_edges(difference)}", float(count)
+        )
+
+    @staticmethod
+    def _toggle_allowed(graph: nx.Graph, u: int, v: int, bound: int) -> bool:
+        return graph.has_edge(u, v) or (graph.degree(u) < bound and graph.degree(v) < bound)
+
+    @staticmethod
+    def _toggled(graph: nx.Graph, u: int, v: int) -> nx.Graph:
+        result = graph.copy()
+        if result.has_edge(u, v):
+            result.remove_edge(u, v)
+        else:
+            result.add_edge(u, v)
+        return result
+
+    def random_neighbour(self, x: Any, domain: Any, rng: RandomLike) -> nx.Graph:
+        """Toggle a uniformly random node pair among those the degree bound allows."""
+        checked = _require_graph_domain(self, domain)
+        graph = checked.validate(x)
+        n, bound = checked.n_nodes, checked.degree_bound
+        if n < 2:
+            return graph
+        gen = as_generator(rng)
+        for _ in range(_RANDOM_TRIES):
+            u, v = (int(i) for i in gen.choice(n, size=2, replace=False))
+            if self._toggle_allowed(graph, u, v, bound):
+                return self._toggled(graph, u, v)
+        allowed = [
+            (u, v)
+            for u, v in itertools.combinations(range(n), 2)
+            if self._toggle_allowed(graph, u, v, bound)
+        ]
+        if not allowed:
+            return graph
+        u, v = allowed[int(gen.integers(len(allowed)))]
+        return self._toggled(graph, u, v)
+
+    def neighbours(self, x: Any, domain: Any) -> Iterator[nx.Graph]:
+        """Every single-pair toggle the degree bound allows (``C(n, 2)`` without a bound)."""
+        checked = _require_graph_domain(self, domain)
+        graph = checked.validate(x)
+        bound = checked.degree_bound
+        pairs = itertools.combinations(range(checked.n_nodes), 2)
+        return (
+            self._toggled(graph, u, v) for u, v in pairs if self._toggle_allowed(graph, u, v, bound)
+        )
+
+
+# ----------------------------------------------------------------------------------------
+# node-neighbouring
+# ----------------------------------------------------------------------------------------
+class _NodeRewiringBase(NeighbouringRelationBase):
+    """Node-neighbouring logic shared by :class:`NodeNeighbouring` and ``LocalNodeRelation``."""
+
+    max_degree: NonNegativeInt | None = None
+
+    # -- bounds ---------------------------------------------------------------------------
+    def supports_domain(self, domain: Any) -> bool:
+        """True for :class:`~spec.domains.GraphDomain`."""
+        return isinstance(domain, GraphDomain)
+
+    def degree_bound(self, domain: GraphDomain) -> int:
+        """The tighter of the relation's and the domain's degree bounds (at most ``n − 1``)."""
+        bound = domain.degree_bound
+        return bound if self.max_degree is None else min(bound, self.max_degree)
+
+    def _bound_breach(self, graph: nx.Graph) -> tuple[int, int] | None:
+        """``(node, degree)`` of the first node above ``max_degree``, if any."""
+        if self.max_degree is None:
+            return None
+        for node, degree in sorted(graph.degree()):
+            if degree > self.max_degree:
+                return node, degree
+        return None
+
+    def _validated(self, x: Any, domain: Any) -> tuple[GraphDomain, nx.Graph]:
+        """Validate ``x`` against ``domain`` and the relation's own degree bound.
+
+        Raises
+        ------
+        InvalidGraphError
+            If a node's degree exceeds the relation's ``max_degree``.
+        """
+        checked = _require_graph_domain(self, domain)
+        graph = checked.validate(x)
+        breach = self._bound_breach(graph)
+        if breach is not None:
+            raise InvalidGraphError(
+                f"{type(self).__name__}: node {breach[0]} has degree {breach[1]}, "
+                f"above max_degree={self.max_degree}"
+            )
+        return checked, graph
+
+    # -- decide ---------------------------------------------------------------------------
+    def decide(self, x: Any, y: Any, domain: Any) -> NeighbourDecision:
+        """Related iff one node ``v`` covers ``E(x) Δ E(y)`` and both graphs respect the bound.
+
+        The distance is the minimum number of nodes covering the difference (0 for equal
+        graphs, 1 for neighbours): exact up to :data:`EXACT_COVER_LIMIT`, otherwise a lower
+        bound (the reason then says "at least").
+        """
+        checked = _require_graph_domain(self, domain)
+        graphs = (checked.validate(x), checked.validate(y))
+        for which, graph in zip(("first", "second"), graphs):
+            breach = self._bound_breach(graph)
+            if breach is not None:
+                return NeighbourDecision(
+                    False,
+                    f"node {breach[0]} has degree {breach[1]} in the {which} graph, "
+                    f"above max_degree={self.max_degree}",
+                    float("inf"),
+                )
+        difference = _edge_set(graphs[0]) ^ _edge_set(graphs[1])
+        if not difference:
+            return NeighbourDecision(True, "graphs are identical", 0.0)
+        common: set[int] = set(next(iter(difference)))
+        for edge in difference:
+            common.intersection_update(edge)
+            if not common:
+                break
+        if common:
+            centres = " or ".join(str(v) for v in sorted(common))
+            return NeighbourDecision(
+                True,
+                f"edge sets differ in {len(difference)} edge(s), all at node {centres}: "
+                f"{_show_edges(difference)}",
+                1.0,
+            )
+        distance, exact = _rewiring_distance(difference)
+        bound = "" if exact else "at least "
+        return NeighbourDecision(
+            False,
+            f"edge sets differ in {len(difference)} edges with no common node "
+            f"({_show_edges(difference)}); {bound}{distance} nodes must be rewired",
+            float(distance),
+        )
+
+    # -- generation -----------------------------------------------------------------------
+    @staticmethod
+    def _rewired(graph: nx.Graph, v: int, neighbourhood: Iterable[int]) -> nx.Graph:
+        """``graph`` with node ``v``'s neighbourhood replaced by ``neighbourhood``."""
+        result = graph.copy()
+        result.remove_edges_from(list(result.edges(v)))
+        result.add_edges_from((v, u) for u in neighbourhood)
+        return result
+
+    @staticmethod
+    def _rewiring_candidates(graph: nx.Graph, v: int, bound: int) -> list[int]:
+        """Nodes that may be adjacent to ``v`` after a rewiring without breaking the bound.
+
+        Node ``u``'s degree without its edge to ``v`` must be below the bound.
+        """
+        return [
+            u for u in graph.nodes if u != v and graph.degree(u) - int(graph.has_edge(u, v)) < bound
+        ]
+
+    def random_neighbour(self, x: Any, domain: Any, rng: RandomLike) -> nx.Graph:
+        """Rewire a uniformly random node ``v`` to a random new neighbourhood.
+
+        The new neighbourhood has a size ``k`` uniform in ``0 … min(bound, #candidates)``
+        and is a uniform ``k``-subset of the nodes whose degree leaves room; draws that
+        reproduce the old neighbourhood are retried.  The degree bound (relation's and
+        domain's) holds for ``v`` and for every other node.
+        """
+        checked, graph = self._validated(x, domain)
+        n, bound = checked.n_nodes, self.degree_bound(checked)
+        gen = as_generator(rng)
+        for _ in range(_RANDOM_TRIES):
+            v = int(gen.integers(n))
+            candidates = self._rewiring_candidates(graph, v, bound)
+            k = int(gen.integers(0, min(bound, len(candidates)) + 1))
+            chosen = {candidates[i] for i in gen.choice(len(candidates), size=k, replace=False)}
+            if chosen != set(graph[v]):
+                return self._rewired(graph, v, chosen)
+        return self._fallback_neighbour(graph, n, bound)
+
+    def random_pair(self, domain: Any, rng: RandomLike) -> tuple[nx.Graph, nx.Graph]:
+        """A random graph within both degree bounds and a random node-neighbour of it."""
+        checked = _require_graph_domain(self, domain)
+        gen = as_generator(rng)
+        bounded = GraphDomain(n_nodes=checked.n_nodes, max_degree=self.degree_bound(checked))
+        x = bounded.sample(gen)
+        return x, self.random_neighbour(x, checked, gen)
+
+    @staticmethod
+    def _fallback_neighbour(graph: nx.Graph, n: int, bound: int) -> nx.Graph:
+        """Drop one edge, or add one where the bound allows (``graph`` if neither exists)."""
+        for u, v in sorted(_edge_set(graph)):
+            result = graph.copy()
+            result.remove_edge(u, v)
+            return result
+        if bound >= 1 and n >= 2:
+            result = graph.copy()
+            result.add_edge(0, 1)
+            return result
+        return graph.copy()
+
+    def neighbours(self, x: Any, domain: Any) -> Iterator[nx.Graph]:
+        """Every distinct graph obtained by rewiring one node, each once.
+
+        Without a binding bound there are ``n · (2^{n−1} − 1) − C(n, 2)`` of them (a
+        single-edge change is reachable from both of its endpoints).
+
+        Raises
+        ------
+        UnsupportedCombinationError
+            When ``n_nodes`` exceeds :data:`MAX_EXHAUSTIVE_NODES`.
+        """
+        checked, graph = self._validated(x, domain)
+        n, bound = checked.n_nodes, self.degree_bound(checked)
+        if n > MAX_EXHAUSTIVE_NODES:
+            raise UnsupportedCombinationError(
+                f"{type(self).__name__}.neighbours enumerates graphs of at most "
+                f"{MAX_EXHAUSTIVE_NODES} nodes, got n_nodes={n}"
+            )
+        original = _edge_set(graph)
+
+        def generate() -> Iterator[nx.Graph]:
+            seen = {original}
+            for v in range(n):
+                old = set(graph[v])
+                kept = frozenset(e for e in original if v not in e)
+                candidates = self._rewiring_candidates(graph, v, bound)
+                for k in range(min(bound, len(candidates)) + 1):
+                    for chosen in itertools.combinations(candidates, k):
+                        if set(chosen) == old:
+                            continue
+                        key = kept | {_edge(v, u) for u in chosen}
+                        if key not in seen:
+                            seen.add(key)
+                            yield _graph(n, key)
+
+        return generate()
+
+    # -- adversarial pairs ----------------------------------------------------------------
+    def _bound_for(self, n: int, domain: GraphDomain | None) -> int:
+        bound = n - 1 if self.max_degree is None else min(self.max_degree, n - 1)
+        return bound if domain is None else min(bound, domain.degree_bound)
+
+    def star_toggle(self, n: int, v: int = 0) -> tuple[nx.Graph, nx.Graph]:
+        """The empty graph on ``n`` nodes and the star centred at ``v``.
+
+        The star joins ``v`` to the lowest-numbered other nodes, as many as ``max_degree``
+        allows (all ``n − 1`` without a bound).
+
+        Raises
+        ------
+        InvalidParameterError
+            If ``n < 1`` or ``v`` is not a node.
+        """
+        if isinstance(n, bool) or not isinstance(n, int) or n < 1:
+            raise InvalidParameterError(f"star_toggle: n must be an integer >= 1, got {n!r}")
+        if isinstance(v, bool) or not isinstance(v, int) or not 0 <= v < n:
+            raise InvalidParameterError(f"star_toggle: v must be a node in 0..{n - 1}, got {v!r}")
+        leaves = [u for u in range(n) if u != v][: self._bound_for(n, None)]
+        return _graph(n, []), _graph(n, [(v, u) for u in leaves])
+
+    def _graph_and_node(
+        self, graph: Any, v: int, domain: GraphDomain | None, what: str
+    ) -> tuple[GraphDomain, nx.Graph]:
+        if domain is None:
+            if not isinstance(graph, nx.Graph):
+                raise InvalidGraphError(
+                    f"{what}: expected a networkx.Graph, got {type(graph).__name__}"
+                )
+            domain = GraphDomain(n_nodes=max(graph.number_of_nodes(), 1))
+        checked, validated = self._validated(graph, domain)
+        is_node = isinstance(v, (int, np.integer)) and not isinstance(v, bool)
+        if not is_node or not 0 <= v < checked.n_nodes:
+            raise InvalidParameterError(
+                f"{what}: v must be a node in 0..{checked.n_nodes - 1}, got {v!r}"
+            )
+        return checked, validated
+
+    def complement_rewiring(
+        self, graph: Any, v: int, domain: GraphDomain | None = None
+    ) -> tuple[nx.Graph, nx.Graph]:
+        """``graph`` and ``graph`` with ``v``'s neighbourhood replaced by its complement.
+
+        The new neighbourhood is ``V ∖ ({v} ∪ N(v))``, keeping only nodes with room under
+        the degree bound and, if still too many, the ``bound`` lowest-numbered ones.
+        """
+        checked, validated = self._graph_and_node(graph, v, domain, "complement_rewiring")
+        v = int(v)
+        bound = self.degree_bound(checked)
+        old = set(validated[v])
+        complement = [u for u in self._rewiring_candidates(validated, v, bound) if u not in old][
+            :bound
+        ]
+        return validated, self._rewired(validated, v, complement)
+
+    def hub_insertion(
+        self, background: Any, v: int, domain: GraphDomain | None = None
+    ) -> tuple[nx.Graph, nx.Graph]:
+        """``background`` with ``v`` isolated, and the same with ``v`` turned into a hub.
+
+        The hub is joined to the lowest-numbered nodes that have room, up to the degree
+        bound (to every other node without a bound).
+        """
+        checked, validated = self._graph_and_node(background, v, domain, "hub_insertion")
+        v = int(v)
+        bound = self.degree_bound(checked)
+        isolated = self._rewired(validated, v, [])
+        hub = self._rewiring_candidates(isolated, v, bound)[:bound]
+        return isolated, self._rewired(isolated, v, hub)
+
+
+class NodeNeighbouring(_NodeRewiringBase):
+    """Graphs that differ only in the edges at one node ``v`` (``E Δ E′ ⊆ {{v, u}}``).
+
+    Parameters
+    ----------
+    max_degree : int or None
+        Optional degree bound that both graphs must respect (bounded-degree node DP);
+        :meth:`decide` names the node that breaks it.
+
+    Notes
+    -----
+    The distance is the minimum number of nodes whose rewiring turns one graph into the
+    other, i.e. the minimum vertex cover of the difference graph ``E Δ E′`` (ignoring
+    the bound in intermediate graphs).  It is exact up to :data:`EXACT_COVER_LIMIT` and a
+    lower bound beyond.
+    """
+
+    kind: Literal["node"] = "node"

@@ -1,0 +1,340 @@
+"""Neighbouring by distance between query-answer vectors: ``‖x − y‖ ≤ radius``.
+
+:class:`QueryDistance` relates two vectors of a :class:`~spec.domains.VectorDomain` (or
+two numbers of a scalar domain, read as vectors of length 1) whose difference has norm at
+most ``radius`` in ℓ0 (number of differing coordinates), ℓ1, ℓ2 or ℓ∞.
+
+Float comparison uses the relative tolerance :data:`RELATIVE_TOLERANCE`:
+``‖x − y‖ ≤ radius · (1 + 1e-12)``.  Differences are computed in float64 (integers
+beyond 2**53 lose precision there); ℓ0 compares values exactly.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator
+from typing import Any, Literal
+
+import numpy as np
+import numpy.typing as npt
+
+from .._random import RandomLike, as_generator
+from .._types import PositiveFloat
+from ..domains import Categorical, IntegerRange, RealInterval, ScalarDomainBase, VectorDomain
+from ..errors import UnsupportedCombinationError
+from ._base import NeighbourDecision, NeighbouringRelationBase
+
+__all__ = [
+    "QueryDistance",
+    "RELATIVE_TOLERANCE",
+]
+
+#: Relative tolerance of the float comparison ``‖x − y‖ ≤ radius · (1 + tol)``.
+RELATIVE_TOLERANCE = 1e-12
+
+_NormName = Literal["l0", "l1", "l2", "linf"]
+
+
+def _norm(difference: npt.NDArray[np.float64], unequal: npt.NDArray[np.bool_], norm: str) -> float:
+    """The named norm of ``difference`` (ℓ0 counts ``unequal`` coordinates exactly)."""
+    if norm == "l0":
+        return float(np.count_nonzero(unequal))
+    magnitude = np.abs(difference)
+    if norm == "l1":
+        return float(magnitude.sum())
+    if norm == "linf":
+        return float(magnitude.max(initial=0.0))
+    largest = float(magnitude.max(initial=0.0))
+    if largest == 0.0 or not math.isfinite(largest):
+        return largest
+    return largest * float(np.sqrt(np.sum((magnitude / largest) ** 2)))
+
+
+class QueryDistance(NeighbouringRelationBase):
+    """Vectors within ``radius`` of each other in the ℓ0, ℓ1, ℓ2 or ℓ∞ norm.
+
+    Parameters
+    ----------
+    norm : {"l0", "l1", "l2", "linf"}
+        The norm of the difference (ℓ0 = number of differing coordinates).
+    radius : float
+        Finite, > 0.
+
+    Notes
+    -----
+    Supported domains: :class:`~spec.domains.VectorDomain` and the scalar domains
+    (as vectors of length 1; generated neighbours are then scalars too).
+    """
+
+    kind: Literal["query_distance"] = "query_distance"
+    norm: _NormName
+    radius: PositiveFloat
+
+    # -- domain handling ------------------------------------------------------------------
+    def supports_domain(self, domain: Any) -> bool:
+        """True for :class:`~spec.domains.VectorDomain` and the scalar domains."""
+        return isinstance(domain, (VectorDomain, RealInterval, IntegerRange, Categorical))
+
+    def _element_of(self, domain: Any) -> ScalarDomainBase:
+        if not self.supports_domain(domain):
+            shown = domain.label() if hasattr(domain, "label") else repr(domain)
+            raise UnsupportedCombinationError(f"QueryDistance is not defined on {shown}")
+        return domain.element if isinstance(domain, VectorDomain) else domain
+
+    def _as_vector(self, x: Any, domain: Any) -> npt.NDArray[Any]:
+        self._element_of(domain)
+        return np.atleast_1d(domain.validate(x)).copy()
+
+    @staticmethod
+    def _as_element(vector: npt.NDArray[Any], domain: Any) -> Any:
+        return vector if isinstance(domain, VectorDomain) else vector[0]
+
+    @property
+    def _tolerant_radius(self) -> float:
+        return self.radius * (1.0 + RELATIVE_TOLERANCE)
+
+    @property
+    def _integer_budget(self) -> int:
+        """Largest integer norm allowed (for integer coordinates and for ℓ0)."""
+        return math.floor(self._tolerant_radius)
+
+    # -- decide ---------------------------------------------------------------------------
+    def distance(self, x: Any, y: Any, domain: Any) -> float:
+        """``‖x − y‖`` in this relation's norm (both validated against ``domain``)."""
+        a, b = self._as_vector(x, domain), self._as_vector(y, domain)
+        return _norm(a.astype(np.float64) - b.astype(np.float64), a != b, self.norm)
+
+    def decide(self, x: Any, y: Any, domain: Any) -> NeighbourDecision:
+        """Related iff ``‖x − y‖ ≤ radius · (1 + 1e-12)``."""
+        a, b = self._as_vector(x, domain), self._as_vector(y, domain)
+        unequal = a != b
+        dist = _norm(a.astype(np.float64) - b.astype(np.float64), unequal, self.norm)
+        differing = np.flatnonzero(unequal)
+        shown = ", ".join(str(int(i)) for i in differing[:5])
+        shown += ", …" if differing.size > 5 else ""
+        where = f" (coordinates differ at {shown})" if differing.size else ""
+        if dist <= self._tolerant_radius:
+            return NeighbourDecision(
+                True, f"{self.norm} distance {dist!r} <= radius {self.radius!r}{where}", dist
+            )
+        return NeighbourDecision(
+            False, f"{self.norm} distance {dist!r} > radius {self.radius!r}{where}", dist
+        )
+
+    # -- random neighbours ----------------------------------------------------------------
+    def _direction(self, length: int, gen: np.random.Generator) -> npt.NDArray[np.float64]:
+        """A random vector of norm exactly 1 (ℓ1: uniform on the simplex with random signs)."""
+        if self.norm == "l2":
+            while True:
+                g = gen.standard_normal(length)
+                size = float(np.sqrt(np.sum(g**2)))
+                if size > 0:
+                    return g / size
+        if self.norm == "l1":
+            weights = gen.exponential(size=length)
+            signs = gen.choice(np.array([-1.0, 1.0]), size=length)
+            return signs * weights / weights.sum()
+        u = gen.uniform(-1.0, 1.0, size=length)
+        u[int(gen.integers(length))] = gen.choice(np.array([-1.0, 1.0]))
+        return u
+
+    @staticmethod
+    def _flip_towards_room(
+        x: npt.NDArray[np.float64], step: npt.NDArray[np.float64], lo: float, hi: float
+    ) -> npt.NDArray[np.float64]:
+        """Flip a coordinate's step when it leaves the box and the other side has more room."""
+        room_up, room_down = hi - x, x - lo
+        leaves_up = (step > 0) & (step > room_up) & (room_down > room_up)
+        leaves_down = (step < 0) & (-step > room_down) & (room_up > room_down)
+        return np.where(leaves_up | leaves_down, -step, step)
+
+    def _real_neighbour(
+        self, x: npt.NDArray[np.float64], element: ScalarDomainBase, gen: np.random.Generator
+    ) -> npt.NDArray[np.float64]:
+        """A step of norm ``radius``, shortened along its segment to stay in the box."""
+        lo, hi = element.value_bounds()
+        step = self._flip_towards_room(x, self.radius * self._direction(x.size, gen), lo, hi)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            limits = np.where(step > 0, (hi - x) / step, np.where(step < 0, (lo - x) / step, 1.0))
+        t = float(np.clip(limits, 0.0, 1.0).min())
+        # Clipping into [lo, hi] moves each coordinate towards x (x lies in the box), so it
+        # can only shrink the difference: the pair stays related.
+        return np.clip(x + t * step, lo, hi) + 0.0
+
+    def _integer_neighbour(
+        self, x: npt.NDArray[np.int64], element: ScalarDomainBase, gen: np.random.Generator
+    ) -> npt.NDArray[np.int64]:
+        """Real step truncated towards zero, then clamped coordinate-wise into the range.
+
+        Truncation and clamping both move every coordinate towards ``x``, so the norm of
+        the difference stays ≤ radius.  If nothing moved, one feasible unit step is taken.
+        """
+        lo, hi = element.value_bounds()
+        low = -(2**63) if math.isinf(lo) else int(lo)
+        high = 2**63 - 1 if math.isinf(hi) else int(hi)
+        step = self._flip_towards_room(
+            x.astype(np.float64), self.radius * self._direction(x.size, gen), lo, hi
+        )
+        moved = [
+            min(max(int(xi) + int(math.trunc(si)), low), high)
+            for xi, si in zip(x.tolist(), step.tolist())
+        ]
+        result = np.array(moved, dtype=np.int64)
+        if np.array_equal(result, x):
+            return self._unit_step(x, low, high, gen)
+        return result
+
+    @staticmethod
+    def _unit_step(
+        x: npt.NDArray[np.int64], low: int, high: int, gen: np.random.Generator
+    ) -> npt.NDArray[np.int64]:
+        """Move one random coordinate by ±1 inside ``[low, high]`` (``x`` if impossible)."""
+        if low == high:
+            return x.copy()
+        result = x.copy()
+        j = int(gen.integers(x.size))
+        up_ok, down_ok = int(x[j]) < high, int(x[j]) > low
+        go_up = up_ok and (not down_ok or gen.random() < 0.5)
+        result[j] += 1 if go_up else -1
+        return result
+
+    def _l0_neighbour(
+        self, x: npt.NDArray[Any], element: ScalarDomainBase, gen: np.random.Generator
+    ) -> npt.NDArray[Any]:
+        """Change ``k`` random coordinates, ``k`` uniform in ``1 … min(⌊radius⌋, length)``."""
+        result = x.copy()
+        most = min(self._integer_budget, x.size)
+        k = int(gen.integers(1, most + 1))
+        for j in gen.choice(x.size, size=k, replace=False).tolist():
+            result[j] = element.sample_other(x[j], gen)
+        return result
+
+    def random_neighbour(self, x: Any, domain: Any, rng: RandomLike) -> Any:
+        """A random neighbour inside the domain (``x`` itself when no other one exists).
+
+        Real coordinates: a step of norm ``radius`` in a random direction (ℓ2: uniform on
+        the sphere; ℓ1: uniform simplex weights with random signs; ℓ∞: uniform cube with
+        one coordinate at ±1), each coordinate flipped towards the side with more room,
+        then shortened along the segment to stay in the box.  Integer coordinates: the
+        same step truncated towards zero and clamped.  ℓ0: ``k`` coordinates resampled.
+        """
+        element = self._element_of(domain)
+        vector = self._as_vector(x, domain)
+        gen = as_generator(rng)
+        if self.norm == "l0" or element.is_integer_valued:
+            if self._integer_budget < 1:
+                return self._as_element(vector, domain)
+        if self.norm == "l0":
+            result = self._l0_neighbour(vector, element, gen)
+        elif element.is_integer_valued:
+            result = self._integer_neighbour(vector, element, gen)
+        else:
+            result = self._real_neighbour(vector, element, gen)
+        return self._as_element(result, domain)
+
+    # -- exhaustive neighbours ------------------------------------------------------------
+    def neighbours(self, x: Any, domain: Any) -> Iterator[Any]:
+        """Every neighbour other than ``x``, in lexicographic order of the coordinates.
+
+        Raises
+        ------
+        UnsupportedCombinationError
+            Unless the norm is ℓ0, ℓ1 or ℓ∞ and the coordinates range over a finite
+            integer or categorical domain.
+        """
+        element = self._element_of(domain)
+        if self.norm == "l2" or not element.is_integer_valued or not element.is_finite:
+            raise UnsupportedCombinationError(
+                f"QueryDistance(norm={self.norm!r}) neighbours are enumerated only for "
+                f"ℓ0/ℓ1/ℓ∞ over a finite integer or categorical domain, "
+                f"not over {element.label()}"
+            )
+        vector = self._as_vector(x, domain)
+        lo, hi = (int(v) for v in element.value_bounds())
+        budget = self._integer_budget
+        norm = self.norm
+
+        def choices(value: int) -> list[tuple[int, int]]:
+            """(new value, cost) pairs for one coordinate."""
+            if norm == "l0":
+                return [(v, int(v != value)) for v in range(lo, hi + 1)]
+            reach = range(max(lo, value - budget), min(hi, value + budget) + 1)
+            return [(v, abs(v - value) if norm == "l1" else 0) for v in reach]
+
+        per_coordinate = [choices(int(v)) for v in vector.tolist()]
+
+        def extend(j: int, remaining: int, prefix: list[int]) -> Iterator[list[int]]:
+            if j == len(per_coordinate):
+                yield prefix
+                return
+            for value, cost in per_coordinate[j]:
+                if cost <= remaining:
+                    yield from extend(j + 1, remaining - cost, prefix + [value])
+
+        original = vector.tolist()
+
+        def generate() -> Iterator[Any]:
+            for values in extend(0, budget, []):
+                if values != original:
+                    yield self._as_element(np.array(values, dtype=np.int64), domain)
+
+        return generate()
+
+    # -- adversarial patterns -------------------------------------------------------------
+    def extreme_neighbours(self, x: Any, domain: Any) -> tuple[Any, ...]:
+        """StatDP-style neighbours of ``x``, restricted to the domain, without repeats.
+
+        Sign patterns ``s`` (after Ding et al., "Detecting violations of differential
+        privacy", CCS 2018): one above ``(+1, 0, …)``, one below ``(−1, 0, …)``, all above,
+        all below, one above rest below ``(+1, −1, …)``, one below rest above, and
+        half-half ``(+1, …, −1, …)``.  Each is scaled to norm ``radius``
+        (``radius · s / ‖s‖``: ±radius per coordinate for ℓ∞, ±radius/k for ℓ1,
+        ±radius/√k for ℓ2, with ``k`` non-zero signs).  For ℓ0 the first
+        ``⌊radius⌋`` non-zero coordinates are set to the domain's high (+) or low (−)
+        extreme.  Integer steps are truncated towards zero; every result is clamped into
+        the domain, which only shrinks the difference.  Patterns that leave ``x``
+        unchanged are dropped.
+        """
+        element = self._element_of(domain)
+        vector = self._as_vector(x, domain)
+        d = vector.size
+        patterns = [np.eye(1, d, 0).ravel(), -np.eye(1, d, 0).ravel(), np.ones(d), -np.ones(d)]
+        if d >= 2:
+            rest = -np.ones(d)
+            rest[0] = 1.0
+            patterns += [rest, -rest]
+            half = np.ones(d)
+            half[d // 2 :] = -1.0
+            patterns.append(half)
+        results: list[Any] = []
+        seen: set[bytes] = set()
+        for signs in patterns:
+            candidate = self._apply_pattern(vector, signs, element)
+            key = candidate.tobytes()
+            if key in seen or np.array_equal(candidate, vector):
+                continue
+            seen.add(key)
+            results.append(self._as_element(candidate, domain))
+        return tuple(results)
+
+    def _apply_pattern(
+        self, x: npt.NDArray[Any], signs: npt.NDArray[np.float64], element: ScalarDomainBase
+    ) -> npt.NDArray[Any]:
+        lo, hi = element.value_bounds()
+        if self.norm == "l0":
+            result = x.copy()
+            low, high = element.low_and_high()
+            for j in np.flatnonzero(signs)[: self._integer_budget].tolist():
+                result[j] = high if signs[j] > 0 else low
+            return result
+        scale = {"l1": np.abs(signs).sum(), "l2": float(np.sqrt(np.sum(signs**2))), "linf": 1.0}
+        step = self.radius * signs / scale[self.norm]
+        if element.is_integer_valued:
+            low = -(2**63) if math.isinf(lo) else int(lo)
+            high = 2**63 - 1 if math.isinf(hi) else int(hi)
+            moved = [
+                min(max(int(xi) + int(math.trunc(si)), low), high)
+                for xi, si in zip(x.tolist(), step.tolist())
+            ]
+            return np.array(moved, dtype=np.int64)
+        return np.clip(x + step, lo, hi) + 0.0
