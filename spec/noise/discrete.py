@@ -43,7 +43,7 @@ from .._random import RandomLike, as_generator
 from .._types import PositiveFloat
 from ..errors import InvalidParameterError
 from ._base import NoiseLaw
-from .continuous import (
+from ._checks import (
     _as_probability_array,
     _as_real_array,
     _check_profile_epsilon,

@@ -27,7 +27,7 @@ from .._base import SpecModel
 from .._random import RandomLike, as_generator
 from .._types import PositiveInt, Probability
 from ..errors import InvalidInputError, InvalidParameterError
-from .continuous import _check_profile_epsilon, _check_size, _exp_times, _finish, _show
+from ._checks import _check_profile_epsilon, _check_size, _exp_times, _finish, _show
 
 __all__ = ["RandomizedResponseLaw"]
 
