@@ -1,0 +1,247 @@
+"""The auditor: from a mechanism and its spec to an :class:`~privaudit.report.AuditReport`.
+
+An audit runs three layers of checks (``auditing_state_of_the_art.md`` §7):
+
+1. **claim checks** (deterministic, gray-box): the spec agrees with the mechanism's own
+   parameters; the declared global, local and smooth sensitivities hold on adversarial
+   neighbouring inputs;
+2. **noise-law conformance**: the noise actually drawn follows the declared law,
+   including its tails (the Curator-Attack blind spot of black-box auditors);
+3. **distributional indistinguishability** on the worst pairs found: rejection regions
+   chosen on a search split, tested on fresh samples with Clopper–Pearson bounds, and
+   the privacy-loss profile where the loss is computable.
+
+Error control.  With α = 1 − confidence, the statistical components share α by
+Bonferroni: the noise-law check gets α/5 when it applies, the distributional test the
+rest, split evenly over the tested pairs (and, inside each pair, over directions, events
+and the profile).  The deterministic checks spend no α.  So the probability that an
+audit of a mechanism that meets its claims reports a violation is at most α.
+
+Randomness.  Every component draws from its own stream spawned from
+``SeedSequence(config.seed)``, so audits are reproducible from the seed and adding a
+component never changes the draws of another.
+"""
+
+from __future__ import annotations
+
+import math
+import platform
+import time
+from collections.abc import Callable, Sequence
+from importlib import metadata
+from typing import Any
+
+import numpy as np
+
+from mechanisms import Mechanism
+from spec import AdditiveNoise, SmoothSensitivityNoise
+from spec.errors import AuditError
+
+from .checks import (
+    check_global_sensitivity,
+    check_local_sensitivity_bound,
+    check_noise_law,
+    check_smooth_sensitivity,
+    check_spec_consistency,
+)
+from .config import AuditConfig
+from .distinguish import test_pair
+from .pairs import CandidatePair, to_jsonable, verified_pair
+from .report import AuditReport, claimed_epsilon_delta
+from .results import CheckOutcome, Counterexample, PowerStatement
+from .search import candidate_pairs, maximise_pair_objective
+
+__all__ = ["audit"]
+
+Progress = Callable[[str], None]
+
+_STREAMS = ("search", "claims", "conformance", "pilot", "final")
+
+
+def _versions() -> dict[str, str]:
+    out = {"python": platform.python_version()}
+    for pkg in ("privaudit", "numpy", "scipy", "pydantic", "networkx"):
+        try:
+            out[pkg] = metadata.version(pkg)
+        except metadata.PackageNotFoundError:  # pragma: no cover
+            out[pkg] = "not installed"
+    return out
+
+
+def _streams(seed: int) -> dict[str, np.random.Generator]:
+    children = np.random.SeedSequence(seed).spawn(len(_STREAMS))
+    return {name: np.random.default_rng(child) for name, child in zip(_STREAMS, children)}
+
+
+def _counterexample(pair: CandidatePair, **values: Any) -> Counterexample:
+    return Counterexample(x=to_jsonable(pair.x), y=to_jsonable(pair.y), origin=pair.origin,
+                          relation_reason=pair.decision.reason,
+                          values={k: to_jsonable(v) for k, v in values.items()})
+
+
+def _gray_box_shift(mechanism: Mechanism) -> Callable[[Any, Any], float] | None:
+    """A cheap pair objective for declared additive noise: the statistic's shift."""
+    spec = mechanism.spec
+    if not mechanism.provides("statistic"):
+        return None
+    if isinstance(spec.noise, AdditiveNoise):
+        norm = {"l1": 1, "l2": 2, "linf": np.inf}.get(
+            spec.global_sensitivity.norm if spec.global_sensitivity else "l1", 1)
+
+        def shift(x: Any, y: Any) -> float:
+            d = np.ravel(np.asarray(mechanism.statistic(x), float) - np.asarray(mechanism.statistic(y), float))
+            return float(np.linalg.norm(d, ord=norm))
+
+        return shift
+    return None
+
+
+def audit(
+    mechanism: Mechanism,
+    *,
+    config: AuditConfig | None = None,
+    pairs: Sequence[tuple[Any, Any]] = (),
+    progress: Progress | None = None,
+    **overrides: Any,
+) -> AuditReport:
+    """Audit ``mechanism`` against its spec.
+
+    Parameters
+    ----------
+    mechanism : Mechanism
+        Anything implementing the mechanism protocol (``spec`` and batched ``sample``).
+    config : AuditConfig, optional
+        How to run the audit; keyword ``overrides`` (``samples=``, ``confidence=``,
+        ``seed=`` …) replace single fields.
+    pairs : sequence of (x, y)
+        Explicit neighbouring pairs to test first (checked with the relation's
+        ``decide``; an unrelated pair raises :class:`~spec.errors.NotNeighboursError`).
+    progress : callable, optional
+        Called with a short message at each stage (the CLI prints them on stderr).
+
+    Returns
+    -------
+    AuditReport
+        Its verdict is ``"violation"`` if any check refuted a claim.  A report of no
+        violation is not a proof of privacy.
+    """
+    if not isinstance(mechanism, Mechanism):
+        raise AuditError(f"audit needs a Mechanism, got {type(mechanism).__name__}")
+    cfg = config if config is not None else AuditConfig()
+    if overrides:
+        cfg = AuditConfig.model_validate({**cfg.model_dump(), **overrides})
+    say = progress or (lambda _msg: None)
+    started = time.perf_counter()
+    spec = mechanism.spec
+    rng = _streams(cfg.seed)
+    alpha = cfg.alpha
+    checks: list[CheckOutcome] = []
+
+    # 1. the spec and the mechanism's parameters -------------------------------------------
+    say("checking the spec against the mechanism's parameters")
+    checks.append(check_spec_consistency(mechanism))
+
+    # 2. candidate pairs -------------------------------------------------------------------
+    say(f"generating up to {cfg.pair_budget} neighbouring pairs")
+    explicit = [verified_pair(spec, x, y, "explicit") for x, y in pairs]
+    candidates = candidate_pairs(spec, rng["search"], budget=cfg.pair_budget,
+                                 explicit_pairs=[(p.x, p.y) for p in explicit])
+
+    # 3. sensitivity claims ----------------------------------------------------------------
+    inputs = [p.x for p in candidates[: max(4, cfg.pairs_tested * 2)]]
+    if spec.global_sensitivity is not None:
+        say("checking the global sensitivity claim")
+        checks.append(check_global_sensitivity(mechanism, rng["claims"], pairs=candidates,
+                                               search_budget=cfg.claim_budget))
+    if spec.local_sensitivity_claim is not None:
+        say("checking the local sensitivity bound")
+        checks.append(check_local_sensitivity_bound(mechanism, rng["claims"], inputs=inputs,
+                                                    budget=cfg.claim_budget))
+    if spec.smooth_sensitivity_claim is not None:
+        say("checking the smooth sensitivity claim")
+        checks.extend(check_smooth_sensitivity(mechanism, rng["claims"], inputs=inputs,
+                                               pairs=candidates, budget=cfg.claim_budget))
+
+    # 4. noise-law conformance -------------------------------------------------------------
+    conformance_applies = spec.noise is not None and (
+        not isinstance(spec.noise, (AdditiveNoise, SmoothSensitivityNoise))
+        or mechanism.provides("statistic"))
+    alpha_conformance = alpha / 5.0 if conformance_applies else 0.0
+    if conformance_applies:
+        say(f"testing the noise law on {cfg.effective_conformance_samples} draws")
+        checks.append(check_noise_law(mechanism, candidates[0].x, rng["conformance"],
+                                      samples=cfg.effective_conformance_samples,
+                                      alpha=alpha_conformance))
+
+    # 5. choose the pairs for the distributional test (pilot samples, never reused) -----------
+    alpha_dist = alpha - alpha_conformance
+    shift = _gray_box_shift(mechanism)
+    if shift is not None:
+        objective: Callable[[Any, Any], float] = shift
+        budget = cfg.pair_budget * 4
+    else:
+        def objective(x: Any, y: Any) -> float:
+            pilot = test_pair(mechanism, verified_pair(spec, x, y, "pilot"),
+                              samples=cfg.pilot_samples, search_samples=cfg.pilot_samples,
+                              rng=rng["pilot"], alpha=0.5,
+                              events_per_direction=cfg.events_per_direction)
+            return float(min(pilot.epsilon_lower_bound, 1e6))
+        budget = cfg.pair_budget + cfg.pairs_tested * 4
+    say(f"ranking pairs ({'statistic shift' if shift is not None else 'pilot ε estimates'})")
+    ranked = maximise_pair_objective(spec, objective, rng["search"], start=explicit + [
+        p for p in candidates if p.origin != "explicit"], budget=budget, restarts=2)
+    chosen: list[CandidatePair] = []
+    seen: set[str] = set()
+    for p in explicit + ranked:
+        key = repr((to_jsonable(p.x), to_jsonable(p.y)))
+        if key not in seen:
+            seen.add(key)
+            chosen.append(p)
+        if len(chosen) >= cfg.pairs_tested:
+            break
+
+    # 6. the distributional test on the chosen pairs -----------------------------------------
+    per_pair = alpha_dist / len(chosen)
+    results = []
+    for i, pair in enumerate(chosen):
+        say(f"testing pair {i + 1}/{len(chosen)} ({pair.origin}) with {cfg.samples} samples per side")
+        results.append((pair, test_pair(mechanism, pair, samples=cfg.samples,
+                                        search_samples=cfg.effective_search_samples,
+                                        rng=rng["final"], alpha=per_pair,
+                                        events_per_direction=cfg.events_per_direction)))
+    best_pair, best = max(results, key=lambda r: r[1].epsilon_lower_bound)
+    eps_claimed, delta_claimed = claimed_epsilon_delta(spec)
+    violated = any(r.violated for _, r in results)
+    eps_lb = math.inf if best.epsilon_lower_bound_infinite else float(best.epsilon_lower_bound)
+    summary = (f"ε ≥ {eps_lb:.4g} at δ = {delta_claimed:g} on the worst of {len(chosen)} pairs "
+               f"(claimed ε = {eps_claimed:.4g})")
+    checks.append(CheckOutcome(
+        name="distinguishability", status="violated" if violated else "passed",
+        summary=summary, statistic=eps_lb, threshold=eps_claimed,
+        ratio=(eps_lb / eps_claimed) if eps_claimed > 0 else None, error_rate=alpha_dist,
+        counterexample=_counterexample(best_pair, event=best.best_event.description
+                                       if best.best_event else "",
+                                       epsilon_lower_bound=eps_lb) if violated else None,
+        details={"pairs_tested": len(chosen), "alpha_per_pair": per_pair}))
+    profile_violated = any(p.violated for p in best.profile)
+    if best.profile:
+        checks.append(CheckOutcome(
+            name="privacy_profile", status="violated" if profile_violated else "passed",
+            summary=("lower confidence bound on δ(ε) exceeds the claimed profile"
+                     if profile_violated else "estimated δ(ε) within the claimed profile at "
+                     f"{len(best.profile)} values of ε"),
+            error_rate=per_pair / 4.0))
+    power = best.power
+    report = AuditReport(
+        mechanism=mechanism.name, spec=spec, spec_hash=spec.content_hash,
+        verdict="violation" if any(c.violated for c in checks) else "no_violation",
+        epsilon_lower_bound=eps_lb, epsilon_claimed=eps_claimed, delta_claimed=delta_claimed,
+        confidence=cfg.confidence, samples=cfg.samples, seed=cfg.seed, config=cfg,
+        checks=tuple(checks), worst_pair=_counterexample(best_pair),
+        worst_event=best.best_event, events=tuple(best.events),
+        privacy_profile=tuple(best.profile),
+        power=power if isinstance(power, PowerStatement) else None,
+        infinite_evidence=best.infinite_evidence or "",
+        runtime_seconds=time.perf_counter() - started, versions=_versions())
+    say("done")
+    return report

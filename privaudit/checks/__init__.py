@@ -1,0 +1,30 @@
+"""Claim checks of the auditor: sensitivity claims, noise-law conformance, spec consistency.
+
+* :mod:`privaudit.checks.sensitivity` — deterministic gray-box checks of the global,
+  local-bound and smooth sensitivity claims on adversarial inputs and pairs;
+* :mod:`privaudit.checks.conformance` — the noise drawn follows the declared law,
+  tails included (KS, Anderson–Darling, binomial tail tests, χ²);
+* :mod:`privaudit.checks.consistency` — the spec re-validates from JSON and agrees with
+  the mechanism's own parameters.
+
+Every check returns a :class:`~privaudit.results.CheckOutcome` (the smooth check a pair of
+them): ``"violated"`` with a counterexample, ``"passed"``, or ``"skipped"`` with the reason.
+"""
+
+from __future__ import annotations
+
+from .conformance import check_noise_law
+from .consistency import check_spec_consistency
+from .sensitivity import (
+    check_global_sensitivity,
+    check_local_sensitivity_bound,
+    check_smooth_sensitivity,
+)
+
+__all__ = [
+    "check_global_sensitivity",
+    "check_local_sensitivity_bound",
+    "check_noise_law",
+    "check_smooth_sensitivity",
+    "check_spec_consistency",
+]

@@ -1,0 +1,201 @@
+"""Spec consistency: the spec re-validates from its JSON and agrees with the mechanism.
+
+:func:`check_spec_consistency` (``"spec.consistency"``) makes sure that what an auditor
+reads (the spec) and what the mechanism runs with (its own attributes) are the same
+claims:
+
+1. ``MechanismSpec.from_json(spec.to_json())`` succeeds — the cross-field validation of
+   :mod:`spec.mechanism_spec` runs again on the serialised claims — and equals the spec;
+2. every parameter the mechanism exposes as an attribute equals the spec's value:
+
+   ==================  =====================================================
+   attribute           spec value
+   ==================  =====================================================
+   ``noise_law``       ``spec.noise.law``
+   ``law``             ``spec.noise.law`` (randomized response)
+   ``epsilon``         the guarantee's ε
+   ``delta``           the guarantee's δ (0 for pure DP)
+   ``rho``             the guarantee's ρ (zCDP)
+   ``mu``              the guarantee's μ (GDP)
+   ``alpha``           ``spec.noise.alpha`` (smooth-sensitivity noise)
+   ``beta``            the smooth-sensitivity claim's β
+   ``output_dimension``  ``spec.output_dimension``
+   ``monotone``        ``spec.noise.monotone`` (noisy argmax)
+   ``candidates``      the length of the score vector (noisy argmax)
+   ``categories``      ``spec.noise.law.categories`` (randomized response)
+   ==================  =====================================================
+
+   An attribute the mechanism does not have is not compared; neither is one for which the
+   spec has no such parameter (e.g. ``epsilon`` under a zCDP claim, or ``alpha`` without
+   smooth-sensitivity noise, where the name may mean something else) — those are listed
+   in ``details["not_in_spec"]``.  Numbers are compared with a relative tolerance of 1e-12 (round-off only).
+
+A mismatch is reported as ``"violated"``, naming both values.  The check is deterministic
+(``error_rate`` 0).
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from collections.abc import Callable
+from typing import Any
+
+from mechanisms import Mechanism
+from spec import (
+    GaussianDP,
+    MechanismSpec,
+    NoisyArgmax,
+    PureDP,
+    RandomizedResponse,
+    SmoothSensitivityNoise,
+    VectorDomain,
+)
+from spec.errors import PrivauditError
+
+from ..results import CheckOutcome, jsonable_details
+
+__all__ = ["ATTRIBUTE_TOLERANCE", "check_spec_consistency"]
+
+#: Relative tolerance for numeric attributes (round-off of a float(…) conversion only).
+ATTRIBUTE_TOLERANCE = 1e-12
+
+_NAME = "spec.consistency"
+_ABSENT = object()
+
+
+def _guarantee_value(field: str) -> Callable[[MechanismSpec], Any]:
+    def read(spec: MechanismSpec) -> Any:
+        g = spec.guarantee
+        if field == "delta" and isinstance(g, PureDP):
+            return 0.0
+        if field == "epsilon" and isinstance(g, GaussianDP):
+            return _ABSENT  # GDP has no single ε; a mechanism's ε is then its own choice
+        return getattr(g, field, _ABSENT)
+    return read
+
+
+def _noise_value(field: str, kinds: tuple[type, ...] | None = None) -> Callable[[MechanismSpec], Any]:
+    def read(spec: MechanismSpec) -> Any:
+        noise = spec.noise
+        if noise is None or (kinds is not None and not isinstance(noise, kinds)):
+            return _ABSENT
+        return getattr(noise, field, _ABSENT)
+    return read
+
+
+def _beta(spec: MechanismSpec) -> Any:
+    claim = spec.smooth_sensitivity_claim
+    return _ABSENT if claim is None else claim.beta
+
+
+def _candidates(spec: MechanismSpec) -> Any:
+    if isinstance(spec.noise, NoisyArgmax) and isinstance(spec.input_domain, VectorDomain):
+        return spec.input_domain.length
+    return _ABSENT
+
+
+def _categories(spec: MechanismSpec) -> Any:
+    if isinstance(spec.noise, RandomizedResponse):
+        return spec.noise.law.categories
+    return _ABSENT
+
+
+#: attribute name → how to read the corresponding value from the spec.
+_SPEC_VALUES: dict[str, Callable[[MechanismSpec], Any]] = {
+    "noise_law": _noise_value("law"),
+    "law": _noise_value("law"),
+    "epsilon": _guarantee_value("epsilon"),
+    "delta": _guarantee_value("delta"),
+    "rho": _guarantee_value("rho"),
+    "mu": _guarantee_value("mu"),
+    "alpha": _noise_value("alpha", (SmoothSensitivityNoise,)),
+    "beta": _beta,
+    "output_dimension": lambda spec: spec.output_dimension,
+    "monotone": _noise_value("monotone", (NoisyArgmax,)),
+    "candidates": _candidates,
+    "categories": _categories,
+}
+
+
+def _same(a: Any, b: Any) -> bool:
+    if isinstance(a, bool) or isinstance(b, bool):
+        return bool(a) == bool(b) and isinstance(a, bool) == isinstance(b, bool)
+    if isinstance(a, numbers.Real) and isinstance(b, numbers.Real):
+        fa, fb = float(a), float(b)
+        if math.isnan(fa) or math.isnan(fb):
+            return False
+        return fa == fb or math.isclose(fa, fb, rel_tol=ATTRIBUTE_TOLERANCE, abs_tol=0.0)
+    try:
+        return bool(a == b)
+    except Exception:  # noqa: BLE001 - an incomparable value is a mismatch
+        return False
+
+
+def _show(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 200 else text[:197] + "..."
+
+
+def check_spec_consistency(mechanism: Mechanism) -> CheckOutcome:
+    """Check that the spec round-trips through JSON and matches the mechanism's attributes.
+
+    Parameters
+    ----------
+    mechanism : Mechanism
+        Any mechanism; attributes it does not expose are not compared.
+
+    Returns
+    -------
+    CheckOutcome
+        ``"violated"`` when the spec does not re-validate from its JSON, is not equal to
+        its round trip, or an attribute differs from the spec (``details["mismatches"]``
+        lists attribute, mechanism value and spec value); ``statistic`` is the number of
+        mismatches; ``error_rate`` 0.
+    """
+    spec = mechanism.spec
+    problems: list[dict[str, str]] = []
+    try:
+        again = MechanismSpec.from_json(spec.to_json())
+        if again != spec:
+            problems.append({"attribute": "spec (JSON round trip)",
+                             "mechanism": spec.content_hash, "spec": again.content_hash,
+                             "why": "the spec read back from its JSON differs from the spec"})
+    except PrivauditError as err:
+        problems.append({"attribute": "spec (JSON round trip)", "mechanism": "",
+                         "spec": "", "why": f"the spec does not re-validate from its JSON: {err}"})
+    compared: list[str] = []
+    not_in_spec: list[str] = []
+    for attribute, read in _SPEC_VALUES.items():
+        try:
+            value = getattr(mechanism, attribute, _ABSENT)
+        except Exception as err:  # noqa: BLE001 - a property that raises is reported
+            problems.append({"attribute": attribute, "mechanism": f"<raised {err!r}>",
+                             "spec": "", "why": "reading the attribute raised"})
+            continue
+        if value is _ABSENT or callable(value) and not hasattr(value, "model_dump"):
+            continue
+        expected = read(spec)
+        if expected is _ABSENT:
+            if value is not None:
+                not_in_spec.append(attribute)
+            continue
+        compared.append(attribute)
+        if not _same(value, expected):
+            problems.append({"attribute": attribute, "mechanism": _show(value),
+                             "spec": _show(expected),
+                             "why": f"mechanism.{attribute} = {_show(value)} but the spec says "
+                                    f"{_show(expected)}"})
+    violated = bool(problems)
+    if violated:
+        summary = "; ".join(p["why"] for p in problems)
+    else:
+        summary = (f"the spec re-validates from its JSON and the mechanism's "
+                   f"{', '.join(compared) if compared else 'exposed parameters'} match it")
+    return CheckOutcome(name=_NAME, status="violated" if violated else "passed",
+                        summary=summary, statistic=float(len(problems)), threshold=0.0,
+                        error_rate=0.0,
+                        details=jsonable_details(compared=compared, mismatches=problems,
+                                                 not_in_spec=not_in_spec,
+                                                 spec_hash=spec.content_hash,
+                                                 tolerance=ATTRIBUTE_TOLERANCE))

@@ -1,0 +1,101 @@
+"""The audit configuration: sample sizes, confidence, seed and search budgets.
+
+The configuration is a frozen model that round-trips through JSON, so a certificate can
+record exactly how its audit was run and anyone can rerun it from the seed.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from pydantic import BeforeValidator, model_validator
+
+from spec._base import SpecModel
+from spec._types import NonNegativeInt, PositiveInt
+from spec.errors import InvalidParameterError
+
+__all__ = ["AuditConfig", "CI_STRENGTH", "CERTIFICATE_STRENGTH"]
+
+
+def _check_confidence(value: object) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise InvalidParameterError(f"confidence must be a number in [0.5, 1), got {value!r}")
+    c = float(value)
+    if not (0.5 <= c < 1.0):
+        raise InvalidParameterError(f"confidence must lie in [0.5, 1), got {value!r}")
+    return c
+
+
+Confidence = Annotated[float, BeforeValidator(_check_confidence)]
+
+
+class AuditConfig(SpecModel):
+    """How an audit is run.
+
+    Parameters
+    ----------
+    samples : int
+        Outputs drawn per side of each tested pair for the final, corrected test.
+    search_samples : int, optional
+        Outputs per side, drawn separately, used only to choose the rejection regions
+        (sample splitting); defaults to ``samples // 4`` (at least 1,000).
+    pilot_samples : int
+        Outputs per side used to rank candidate pairs before the final test.
+    confidence : float
+        Family-wise confidence of every statistical statement (default 0.95): the
+        probability that the audit reports a violation of a true claim is at most
+        ``1 − confidence``.
+    seed : int
+        Seed of every random draw; the audit is reproducible from it.
+    pair_budget : int
+        Candidate neighbouring pairs generated (extremes, generators, random).
+    pairs_tested : int
+        Pairs that get the full distributional test.
+    claim_budget : int
+        Statistic evaluations per sensitivity check (local searches included).
+    conformance_samples : int, optional
+        Outputs drawn for the noise-law check; defaults to ``samples``.
+    events_per_direction : int
+        Rejection regions tested per pair and direction.
+    """
+
+    samples: PositiveInt = 200_000
+    search_samples: PositiveInt | None = None
+    pilot_samples: PositiveInt = 4_000
+    confidence: Confidence = 0.95
+    seed: NonNegativeInt = 0
+    pair_budget: PositiveInt = 48
+    pairs_tested: PositiveInt = 3
+    claim_budget: PositiveInt = 300
+    conformance_samples: PositiveInt | None = None
+    events_per_direction: PositiveInt = 8
+
+    @model_validator(mode="after")
+    def _budgets(self) -> AuditConfig:
+        if self.pairs_tested > self.pair_budget:
+            raise InvalidParameterError(
+                f"pairs_tested = {self.pairs_tested} exceeds pair_budget = {self.pair_budget}")
+        return self
+
+    @property
+    def alpha(self) -> float:
+        """The family-wise error budget 1 − confidence."""
+        return 1.0 - self.confidence
+
+    @property
+    def effective_search_samples(self) -> int:
+        """Search-split size actually used."""
+        return self.search_samples if self.search_samples is not None else max(1_000, self.samples // 4)
+
+    @property
+    def effective_conformance_samples(self) -> int:
+        """Noise-law sample size actually used."""
+        return self.conformance_samples if self.conformance_samples is not None else self.samples
+
+
+#: A quick audit for CI (seconds per mechanism).
+CI_STRENGTH = AuditConfig(samples=50_000, pilot_samples=2_000, pair_budget=24, pairs_tested=2,
+                          claim_budget=150)
+#: The stronger audit recorded in shipped certificates.
+CERTIFICATE_STRENGTH = AuditConfig(samples=1_000_000, pilot_samples=10_000, pair_budget=96,
+                                   pairs_tested=4, claim_budget=1_000)

@@ -1,0 +1,154 @@
+"""The declared privacy-loss profile δ(ε) = E[(1 − e^{ε−L})₊] with lower confidence bounds.
+
+With L(o) = log p_x(o) − log p_y(o) the declared privacy loss and o ~ M(x), the
+hockey-stick divergence of the declared law is δ_{x‖y}(ε) = E[(1 − e^{ε−L})₊] for every
+ε ≥ 0 (Balle et al. 2018; the PLD view of dp_accounting).  Each X_ε = (1 − e^{ε−L})₊ lies
+in [0, 1], so a lower confidence bound on its mean (the predictable plug-in
+empirical-Bernstein bound of Waudby-Smith & Ramdas 2024, :mod:`~privaudit.statistics.
+mean_bounds`) bounds δ(ε) from below.
+
+**Cost.**  For a whole ε grid the bound needs only Σ X_ε and Σ X_ε²; with the losses
+binned once against the grid (one ``searchsorted`` and three ``bincount``), both are
+
+    Σ X_ε = #{L > ε} − e^ε Σ_{L>ε} e^{−L},
+    Σ X_ε² = #{L > ε} − 2 e^ε Σ_{L>ε} e^{−L} + e^{2ε} Σ_{L>ε} e^{−2L}
+
+for all ε at once (only L > min grid ≥ 0 enter, so no exponential overflows).  The bet
+(λ, c) of each ε is tuned on the search split and the bound evaluated on the test split,
+so the bet is independent of the data it is applied to, as the bound requires.
+
+**What it certifies.**  The mean is taken over the implementation's outputs of M(x) but
+L is the *declared* loss.  If the implementation follows its declared law, a lower
+bound above the claimed δ(ε) refutes the claim; in general it shows that M(x) puts more
+mass on outputs of high declared loss than the claimed profile allows, which is a
+conformance failure of the implementation against its declared law (a mechanism that
+ignores its declared noise entirely, e.g. a constant, can trigger it while being
+private).  The event tests of :mod:`~privaudit.distinguish.pair_test` need no such
+assumption.
+
+References
+----------
+.. [1] Balle, Barthe & Gaboardi, "Privacy amplification by subsampling: tight analyses
+   via couplings and divergences", NeurIPS 2018 (privacy profiles).
+.. [2] Waudby-Smith & Ramdas, "Estimating means of bounded random variables by betting",
+   JRSS-B 2024.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from privaudit.statistics.mean_bounds import eb_lower_bound_from_sums, tune_eb_bet
+
+__all__ = ["LossMoments", "loss_moments", "profile_lower_bounds"]
+
+
+class LossMoments:
+    """Σ X_ε and Σ X_ε² over n samples, for every ε of a grid."""
+
+    def __init__(self, sum_x: np.ndarray, sum_sq: np.ndarray, n: int) -> None:
+        self.sum_x = sum_x
+        self.sum_sq = sum_sq
+        self.n = n
+
+    @property
+    def mean(self) -> np.ndarray:
+        """The estimates Σ X_ε / n."""
+        return self.sum_x / self.n
+
+    def centred(self, centre: np.ndarray) -> np.ndarray:
+        """Σ (X_ε − c_ε)²."""
+        return np.maximum(self.sum_sq - 2.0 * centre * self.sum_x + self.n * centre**2, 0.0)
+
+
+#: Uniform buckets used to place losses on the grid without a binary search each.
+_BUCKETS = 8192
+
+
+def _grid_rank(values: np.ndarray, grid: np.ndarray) -> np.ndarray:
+    """#{j : grid_j < v} for each v — ``searchsorted(grid, v, "left")``, without a binary
+    search per value.
+
+    Values and grid points are dropped into uniform buckets by the same monotone
+    floating-point formula, so a grid point in a lower (higher) bucket than v is < v
+    (> v); only the grid point sharing v's bucket needs a comparison.  Buckets holding
+    two or more grid points fall back to ``searchsorted``.
+    """
+    g = grid
+    if g.size == 1:
+        return (values > g[0]).astype(np.int64)
+    lo, hi = float(g[0]), float(g[-1])
+    scale = _BUCKETS / (hi - lo)
+
+    def bucket_of(v: np.ndarray) -> np.ndarray:
+        u = np.subtract(v, lo)
+        u *= scale
+        np.maximum(u, 0.0, out=u)
+        np.minimum(u, float(_BUCKETS), out=u)
+        return u.astype(np.int64)
+
+    touched = bucket_of(g)
+    per_bucket = np.bincount(touched, minlength=_BUCKETS + 1)
+    below = np.concatenate([[0], np.cumsum(per_bucket)[:-1]])   # grid points in lower buckets
+    first = np.full(_BUCKETS + 1, np.inf)
+    first[touched[::-1]] = g[::-1]                               # smallest point per bucket
+    b = bucket_of(values)
+    rank = below[b] + (first[b] < values)
+    crowded = per_bucket[b] > 1
+    if crowded.any():
+        rank[crowded] = np.searchsorted(g, values[crowded], side="left")
+    return rank
+
+
+def loss_moments(losses: np.ndarray, grid: np.ndarray) -> LossMoments:
+    """Σ (1 − e^{ε−L})₊ and its square, summed over the losses, for each ε of ``grid``.
+
+    Parameters
+    ----------
+    losses : array, shape (n,)
+        Privacy losses (may be ±inf; NaN must already be resolved).
+    grid : array
+        Sorted, distinct ε ≥ 0.
+    """
+    g = np.asarray(grid, dtype=np.float64)
+    loss = np.asarray(losses, dtype=np.float64)
+    pos = np.compress(loss > g[0], loss)
+    k = _grid_rank(pos, g)                              # number of grid points below L
+    e1 = np.exp(-pos)
+    size = g.size + 1
+    cnt = np.bincount(k, minlength=size).astype(np.float64)
+    s1 = np.bincount(k, weights=e1, minlength=size)
+    s2 = np.bincount(k, weights=e1 * e1, minlength=size)
+
+    def above(v: np.ndarray) -> np.ndarray:            # Σ over L > g_j, j = 0 … G − 1
+        return np.cumsum(v[::-1])[::-1][1:]
+
+    c, t1, t2 = above(cnt), above(s1), above(s2)
+    with np.errstate(over="ignore", invalid="ignore"):
+        growth = np.exp(g)
+        sum_x = c - growth * t1
+        sum_sq = c - 2.0 * growth * t1 + growth * growth * t2
+    sum_x = np.clip(np.nan_to_num(sum_x), 0.0, c)
+    sum_sq = np.clip(np.nan_to_num(sum_sq), 0.0, c)
+    return LossMoments(sum_x, sum_sq, int(loss.size))
+
+
+def profile_lower_bounds(search: LossMoments, test: LossMoments, *, alpha: float
+                         ) -> tuple[np.ndarray, np.ndarray]:
+    """Per-ε lower confidence bounds (each at level ``alpha``) and point estimates.
+
+    The bet of each ε is tuned on ``search`` (centre = its mean, variance about it) and
+    applied to ``test``.
+
+    Returns
+    -------
+    lower, estimate : numpy.ndarray
+    """
+    centre = np.clip(search.mean, 0.0, 1.0)
+    variance = search.centred(centre) / search.n
+    lam, c = tune_eb_bet(centre, variance, test.n, alpha=alpha)
+    lam = np.atleast_1d(lam)
+    c = np.atleast_1d(c)
+    lower = eb_lower_bound_from_sums(test.sum_x, test.centred(c), test.n, alpha=alpha,
+                                     lam=lam, centre=c)
+    return np.atleast_1d(np.asarray(lower, dtype=np.float64)), test.mean

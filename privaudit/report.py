@@ -1,0 +1,187 @@
+"""The audit report: verdict, checks, ε lower bound, privacy profile, power statement.
+
+An :class:`AuditReport` is a frozen pydantic model.  Its JSON form is the stable schema
+the command line writes with ``--json`` (top-level keys ``verdict``,
+``epsilon_lower_bound``, ``epsilon_claimed``, ``delta_claimed``, ``confidence``,
+``samples``, ``seed``, ``spec_hash``, ``checks`` and more; see :data:`REPORT_SCHEMA_VERSION`).
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import Field
+
+from spec import MechanismSpec
+from spec._base import SpecModel
+from spec._types import ExtendedEpsilon
+from spec.guarantees import ApproxDP, PureDP
+
+from .config import AuditConfig
+from .results import CheckOutcome, Counterexample, EventBound, PowerStatement, ProfilePoint
+
+__all__ = ["DISCLAIMER", "REPORT_SCHEMA_VERSION", "AuditReport", "claimed_epsilon_delta"]
+
+#: Bumped whenever a field of the JSON report changes meaning or disappears.
+REPORT_SCHEMA_VERSION = 1
+
+DISCLAIMER = (
+    "Black-box testing can refute a privacy claim, never prove one: 'no violation found' "
+    "means that no test at the stated confidence and power rejected the claim, not that "
+    "the mechanism is private."
+)
+
+#: δ at which guarantees without a native (ε, δ) pair (RDP, zCDP, GDP) are summarised.
+REFERENCE_DELTA = 1e-6
+
+
+def claimed_epsilon_delta(spec: MechanismSpec) -> tuple[float, float]:
+    """The (ε, δ) pair a report quotes for the spec's guarantee.
+
+    Pure and approximate DP quote their own parameters; Rényi, zero-concentrated and
+    Gaussian DP quote their ε at δ = 10⁻⁶ (the audit itself tests their whole curve).
+    """
+    g = spec.guarantee
+    if isinstance(g, PureDP):
+        return g.epsilon, 0.0
+    if isinstance(g, ApproxDP):
+        return g.epsilon, g.delta
+    return g.epsilon_for_delta(REFERENCE_DELTA), REFERENCE_DELTA
+
+
+class AuditReport(SpecModel):
+    """Everything an audit found, with the numbers to reproduce it.
+
+    Attributes
+    ----------
+    verdict : {"violation", "no_violation"}
+        ``"violation"`` when any check refuted a claim.
+    epsilon_lower_bound : float or "inf"
+        The largest ε lower bound certified on any tested pair, at the claimed δ and the
+        report's family-wise confidence.
+    checks : tuple of CheckOutcome
+        One entry per claim check.
+    worst_pair, worst_event, events : the pair and rejection regions behind the bound.
+    privacy_profile : tuple of ProfilePoint
+        Claimed δ(ε) against a lower confidence bound on the actual δ(ε) at the worst pair
+        (empty when the privacy loss is not computable).
+    power : PowerStatement
+        Which true ε this audit would have detected with probability ≥ 0.9.
+    """
+
+    schema_version: int = REPORT_SCHEMA_VERSION
+    mechanism: str
+    spec: MechanismSpec
+    spec_hash: str
+    verdict: Literal["violation", "no_violation"]
+    epsilon_lower_bound: ExtendedEpsilon
+    epsilon_claimed: float
+    delta_claimed: float
+    confidence: float
+    samples: int
+    seed: int
+    config: AuditConfig
+    checks: tuple[CheckOutcome, ...]
+    worst_pair: Counterexample | None = None
+    worst_event: EventBound | None = None
+    events: tuple[EventBound, ...] = ()
+    privacy_profile: tuple[ProfilePoint, ...] = ()
+    power: PowerStatement | None = None
+    infinite_evidence: str = ""
+    runtime_seconds: float = 0.0
+    versions: dict[str, str] = Field(default_factory=dict)
+    disclaimer: str = DISCLAIMER
+
+    # -- convenience ----------------------------------------------------------------------
+    @property
+    def violated(self) -> bool:
+        """True when the audit found a violation."""
+        return self.verdict == "violation"
+
+    @property
+    def violations(self) -> tuple[CheckOutcome, ...]:
+        """The checks that found a violation."""
+        return tuple(c for c in self.checks if c.violated)
+
+    def check(self, name: str) -> CheckOutcome:
+        """The outcome of the check called ``name``."""
+        for c in self.checks:
+            if c.name == name:
+                return c
+        raise KeyError(f"no check named {name!r}; have {[c.name for c in self.checks]}")
+
+    # -- presentation ---------------------------------------------------------------------
+    def summary(self) -> str:
+        """A readable multi-line text report."""
+        pct = f"{100 * self.confidence:g}%"
+        eps = _fmt_eps(self.epsilon_lower_bound)
+        lines = [f"privaudit audit of {self.mechanism!r} (spec {self.spec_hash[:19]}…)"]
+        lines.append(f"  claim          : {_guarantee_text(self.spec)} under "
+                     f"{self.spec.relation.kind} neighbouring")
+        verdict = ("VIOLATION FOUND" if self.violated else "no violation found")
+        lines.append(f"  verdict        : {verdict} (family-wise confidence {pct})")
+        lines.append(f"  ε lower bound  : {eps} at δ = {self.delta_claimed:g} "
+                     f"(claimed ε = {self.epsilon_claimed:.6g})")
+        if self.infinite_evidence:
+            lines.append(f"  support        : {self.infinite_evidence}")
+        if self.worst_event is not None:
+            ev = self.worst_event
+            lines.append(f"  worst event    : {ev.description} [{ev.direction}]: "
+                         f"{ev.count_x}/{ev.samples_x} vs {ev.count_y}/{ev.samples_y}")
+        if self.power is not None:
+            lines.append(f"  power          : {self.power.statement}")
+        lines.append("  checks:")
+        width = max((len(c.name) for c in self.checks), default=10)
+        for c in self.checks:
+            lines.append(f"    [{c.status:^8}] {c.name:<{width}}  {c.summary}")
+        bad = [c for c in self.checks if c.violated and c.counterexample is not None]
+        for c in bad[:3]:
+            ce = c.counterexample
+            assert ce is not None
+            lines.append(f"  counterexample ({c.name}, {ce.origin}):")
+            lines.append(f"    x = {_short(ce.x)}")
+            lines.append(f"    y = {_short(ce.y)}")
+            if ce.values:
+                vals = ", ".join(f"{k} = {_short(v, 40)}" for k, v in ce.values.items())
+                lines.append(f"    {vals}")
+        if self.worst_pair is not None and not bad:
+            lines.append(f"  worst pair ({self.worst_pair.origin}): x = {_short(self.worst_pair.x)}, "
+                         f"y = {_short(self.worst_pair.y)}")
+        lines.append(f"  samples {self.samples} per side, seed {self.seed}, "
+                     f"{self.runtime_seconds:.2f} s")
+        lines.append(f"  {self.disclaimer}")
+        return "\n".join(lines)
+
+    def __str__(self) -> str:
+        return self.summary()
+
+    def write_json(self, path: str | Path) -> None:
+        """Write the report as JSON (the schema of :data:`REPORT_SCHEMA_VERSION`)."""
+        Path(path).write_text(self.to_json(), encoding="utf-8")
+
+    def plot_tradeoff(self, path: str | Path | None = None) -> Any:
+        """Plot the empirical trade-off points (α₀, α₁) against the claimed region.
+
+        Needs matplotlib (``pip install privaudit[plot]``).  Returns the figure; saves it
+        to ``path`` when given.
+        """
+        from .plotting import plot_tradeoff
+
+        return plot_tradeoff(self, path)
+
+
+def _fmt_eps(value: float) -> str:
+    return "inf" if math.isinf(value) else f"{value:.4g}"
+
+
+def _guarantee_text(spec: MechanismSpec) -> str:
+    g = spec.guarantee
+    fields = ", ".join(f"{k}={v:g}" for k, v in g.model_dump().items() if k != "kind")
+    return f"{g.kind}({fields})"
+
+
+def _short(value: Any, limit: int = 100) -> str:
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"

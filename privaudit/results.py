@@ -1,0 +1,182 @@
+"""Result objects of the auditor's parts: check outcomes, counterexamples, event bounds.
+
+All are frozen pydantic models that round-trip through JSON, so a whole
+:class:`~privaudit.report.AuditReport` can be written, read back and compared.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Literal
+
+from pydantic import Field, JsonValue
+
+from spec._base import SpecModel
+from spec._types import ExtendedEpsilon
+
+__all__ = [
+    "CheckOutcome",
+    "CheckStatus",
+    "Counterexample",
+    "EventBound",
+    "PowerStatement",
+    "ProfilePoint",
+]
+
+CheckStatus = Literal["passed", "violated", "skipped"]
+"""``passed``: no violation found; ``violated``: the claim fails on the counterexample;
+``skipped``: the check does not apply (with the reason in ``summary``)."""
+
+
+class Counterexample(SpecModel):
+    """A concrete pair of neighbouring inputs on which a claim fails (or is closest to).
+
+    Attributes
+    ----------
+    x, y : JSON value
+        The two inputs (arrays as lists, graphs as edge lists).
+    origin : str
+        How the pair was found.
+    relation_reason : str
+        The relation's own description of how x and y differ.
+    values : dict
+        The quantities the claim is about (``f(x)``, ``f(y)``, ``S(x)``, ``LS(x)``, …).
+    """
+
+    x: JsonValue
+    y: JsonValue
+    origin: str
+    relation_reason: str = ""
+    values: dict[str, JsonValue] = Field(default_factory=dict)
+
+
+class CheckOutcome(SpecModel):
+    """The outcome of one check of one claim.
+
+    Attributes
+    ----------
+    name : str
+        Dotted name, e.g. ``"sensitivity.global"``, ``"sensitivity.smooth.upper_bound"``,
+        ``"sensitivity.smooth.smoothness"``, ``"noise_law.ks"``, ``"spec.consistency"``,
+        ``"distinguishability"``, ``"privacy_profile"``.
+    status : {"passed", "violated", "skipped"}
+    summary : str
+        One readable sentence with the key number.
+    statistic : float, optional
+        The measured quantity (a worst ratio, a p-value, an ε lower bound …).
+    threshold : float, optional
+        What ``statistic`` was compared with.
+    ratio : float, optional
+        The factor by which the claim fails (> 1 for a violation).
+    error_rate : float
+        Probability that this check reports a violation of a true claim (0 for
+        deterministic checks; the Bonferroni share α for statistical ones).
+    counterexample : Counterexample, optional
+    details : dict
+        Check-specific extra numbers.
+    """
+
+    name: str
+    status: CheckStatus
+    summary: str
+    statistic: float | None = None
+    threshold: float | None = None
+    ratio: float | None = None
+    error_rate: float = 0.0
+    counterexample: Counterexample | None = None
+    details: dict[str, JsonValue] = Field(default_factory=dict)
+
+    @property
+    def violated(self) -> bool:
+        """True when the check found a violation."""
+        return self.status == "violated"
+
+
+class EventBound(SpecModel):
+    """Clopper–Pearson bounds for one rejection region S tested between M(x) and M(y).
+
+    Attributes
+    ----------
+    description : str
+        What S is (``"LLR >= 0.73"``, ``"output in {3, 4}"``, ``"output <= -1.2"``).
+    direction : {"x_vs_y", "y_vs_x"}
+        ``x_vs_y`` bounds P[M(x) ∈ S] below and P[M(y) ∈ S] above.
+    count_x, count_y : int
+        Number of the ``samples_x`` / ``samples_y`` test outputs falling in S.
+    p_x_lower, p_y_upper : float
+        One-sided CP bounds, each at level ``alpha / 2``.
+    alpha : float
+        The family-wise error share spent on this event.
+    epsilon_lower_bound : float or "inf"
+        ln((p_x_lower − δ)/p_y_upper) at the claimed δ; ``0`` when p_x_lower ≤ δ.
+    """
+
+    description: str
+    direction: Literal["x_vs_y", "y_vs_x"]
+    count_x: int
+    count_y: int
+    samples_x: int
+    samples_y: int
+    p_x_lower: float
+    p_y_upper: float
+    alpha: float
+    epsilon_lower_bound: ExtendedEpsilon
+    delta: float = 0.0
+
+    @property
+    def alpha0(self) -> float:
+        """Upper bound on the type-I error of the test "reject when output ∉ S"."""
+        return 1.0 - self.p_x_lower
+
+    @property
+    def alpha1(self) -> float:
+        """Upper bound on the type-II error (= P[M(y) ∈ S])."""
+        return self.p_y_upper
+
+
+class ProfilePoint(SpecModel):
+    """One point of the privacy profile: claimed δ(ε) against a lower confidence bound.
+
+    ``direction`` says which hockey-stick divergence (``x_vs_y``: of M(x) from M(y)) and
+    ``alpha`` the error probability of ``delta_lower_bound``.
+    """
+
+    epsilon: float
+    delta_claimed: float
+    delta_lower_bound: float
+    delta_estimate: float
+    direction: Literal["x_vs_y", "y_vs_x"] = "x_vs_y"
+    alpha: float = 0.0
+
+    @property
+    def violated(self) -> bool:
+        """True when the lower bound exceeds the claim."""
+        return self.delta_lower_bound > self.delta_claimed
+
+
+class PowerStatement(SpecModel):
+    """What this audit could have detected.
+
+    ``detectable_epsilon`` is the smallest true ε (on the worst pair and event found,
+    holding P[M(y) ∈ S] fixed and raising P[M(x) ∈ S] to e^{ε} P[M(y) ∈ S] + δ) at which
+    the audit reports a violation with probability at least ``probability``.
+    """
+
+    detectable_epsilon: ExtendedEpsilon
+    probability: float = 0.9
+    samples: int
+    statement: str
+
+
+def finite_or_inf(x: float) -> float:
+    """Clamp NaN to 0 and keep ±inf; a helper for reporting bounds."""
+    if math.isnan(x):
+        return 0.0
+    return x
+
+
+def jsonable_details(**kwargs: Any) -> dict[str, JsonValue]:
+    """Build a ``details`` dict, rendering numpy values and non-finite floats as JSON."""
+    from .pairs import to_jsonable
+
+    return {k: to_jsonable(v) for k, v in kwargs.items()}

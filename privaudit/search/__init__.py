@@ -1,0 +1,60 @@
+"""Search for the worst neighbouring pairs: candidates, local search, strategies, shrinking.
+
+Modules
+-------
+:mod:`privaudit.search.candidates`
+    :func:`candidate_pairs` — explicit, adversarial (domain extremes × relation moves) and
+    random pairs, deduplicated, within a budget.
+:mod:`privaudit.search.local_search`
+    :func:`maximise_pair_objective` (hill climbing over pairs) and
+    :func:`maximise_over_neighbours` (over the neighbours of one input, exhaustive when
+    small), with :class:`NeighbourhoodMaximum`.
+:mod:`privaudit.search.strategies`
+    Hypothesis strategies :func:`domain_elements` and :func:`neighbouring_pairs`.
+:mod:`privaudit.search.shrink`
+    :func:`shrink_pair` — hypothesis shrinks a witness pair; :func:`pair_complexity`.
+
+Every pair returned is built by :func:`~privaudit.pairs.verified_pair`.  The strategies
+and the shrinker need ``hypothesis``; they are imported on first use, so the rest of the
+package works without it.
+"""
+
+from __future__ import annotations
+
+import importlib as _importlib
+from typing import Any as _Any
+
+from .candidates import candidate_pairs
+from .local_search import NeighbourhoodMaximum, maximise_over_neighbours, maximise_pair_objective
+
+__all__ = [
+    "NeighbourhoodMaximum",
+    "candidate_pairs",
+    "domain_elements",
+    "maximise_over_neighbours",
+    "maximise_pair_objective",
+    "neighbouring_pairs",
+    "pair_complexity",
+    "shrink_pair",
+]
+
+#: Names served from the hypothesis-based modules, imported on first access.
+_LAZY_NAMES = {
+    "domain_elements": "strategies",
+    "neighbouring_pairs": "strategies",
+    "pair_complexity": "shrink",
+    "shrink_pair": "shrink",
+}
+
+
+def __getattr__(name: str) -> _Any:
+    module_name = _LAZY_NAMES.get(name)
+    if module_name is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(_importlib.import_module(f".{module_name}", __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

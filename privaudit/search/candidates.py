@@ -1,0 +1,236 @@
+"""Candidate neighbouring pairs: the user's own, adversarial ones from extremes, then random.
+
+:func:`candidate_pairs` lists the pairs an audit starts from, best guesses first:
+
+1. **explicit** pairs given by the user (an unrelated one is an error naming it);
+2. **adversarial** pairs combining the domain's :meth:`~spec.domains.DomainBase.extremes`
+   with moves specific to the relation (origin ``"extreme"``, or the generator's name
+   ``"star_toggle"``, ``"complement_rewiring"``, ``"hub_insertion"`` for node relations);
+3. **random** pairs from :meth:`~spec.relations.NeighbouringRelationBase.random_pair`
+   until the budget is reached.
+
+Pairs are deduplicated on the canonical key ``repr(to_jsonable(x)), repr(to_jsonable(y))``
+(a pair and its swap count once); generated pairs of identical inputs are dropped.  Every
+pair is built by :func:`~privaudit.pairs.verified_pair`.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+import networkx as nx
+import numpy as np
+
+from spec import (
+    AddRemoveOne,
+    EdgeNeighbouring,
+    LocalRelation,
+    MechanismSpec,
+    QueryDistance,
+    SubstituteOne,
+    VectorDomain,
+)
+from spec._random import RandomLike, as_generator
+from spec.errors import InvalidInputError
+
+from ..pairs import CandidatePair, to_jsonable, verified_pair
+from ._common import PairRegistry, check_count, effective_graph_domain, try_pair
+from ._moves import NODE_RELATIONS
+
+__all__ = ["RANDOM_MISS_LIMIT", "candidate_pairs", "extreme_pairs"]
+
+#: Consecutive repeated random pairs after which the random phase gives up (small domains).
+RANDOM_MISS_LIMIT = 64
+
+#: Random draws allowed per pair of the budget (repeats and identical pairs are redrawn).
+_RANDOM_TRIES_PER_PAIR = 20
+#: Characters of each input shown when an explicit pair is refused.
+_SHOWN_CHARACTERS = 60
+
+_Raw = tuple[Any, Any, str]
+
+
+def candidate_pairs(
+    spec: MechanismSpec,
+    rng: RandomLike,
+    *,
+    budget: int = 64,
+    explicit_pairs: Iterable[Any] = (),
+) -> list[CandidatePair]:
+    """Explicit, adversarial and random neighbouring pairs, at most ``budget`` generated.
+
+    Parameters
+    ----------
+    spec : MechanismSpec
+        Supplies the input domain and the neighbouring relation.
+    rng : Generator, int or None
+        The only source of randomness (used for the random phase).
+    budget : int
+        Largest number of pairs returned.  Explicit pairs are always all returned and
+        count towards the budget, so more explicit pairs than ``budget`` leaves no room
+        for generated ones.
+    explicit_pairs : iterable of (x, y) or CandidatePair
+        Pairs the user wants audited; they come first, with origin ``"explicit"``.
+
+    Returns
+    -------
+    list of CandidatePair
+        Distinct verified pairs: explicit, then adversarial, then random.
+
+    Raises
+    ------
+    InvalidParameterError
+        If ``budget`` is not an integer ``≥ 0``.
+    NotNeighboursError
+        If an explicit pair is not related; the message gives its position and reason.
+    InvalidInputError
+        If an explicit input is not in the domain (or the pair is not a 2-tuple).
+    """
+    budget = check_count(budget, "budget", 0)
+    gen = as_generator(rng)
+    registry = PairRegistry(capacity=budget)
+    for index, item in enumerate(explicit_pairs):
+        registry.add(_explicit_pair(spec, index, item), force=True)
+    registry.add_all(try_pair(spec, x, y, origin) for x, y, origin in extreme_pairs(spec))
+    misses = 0
+    for _ in range(_RANDOM_TRIES_PER_PAIR * budget):
+        if registry.full or misses >= RANDOM_MISS_LIMIT:
+            break
+        x, y = spec.relation.random_pair(spec.input_domain, gen)
+        misses = 0 if registry.add(try_pair(spec, x, y, "random")) else misses + 1
+    return registry.pairs
+
+
+def _explicit_pair(spec: MechanismSpec, index: int, item: Any) -> CandidatePair:
+    """Verify the user's pair number ``index``, re-raising with its position in the message."""
+    if isinstance(item, CandidatePair):
+        x, y = item.x, item.y
+    else:
+        try:
+            x, y = item
+        except (TypeError, ValueError):
+            raise InvalidInputError(
+                f"explicit pair {index} must be an (x, y) pair, got {type(item).__name__}"
+            ) from None
+    try:
+        return verified_pair(spec, x, y, "explicit")
+    except InvalidInputError as err:
+        shown = f"x={_short(x)}, y={_short(y)}"
+        raise type(err)(f"explicit pair {index} ({shown}): {err}") from err
+
+
+def _short(value: Any) -> str:
+    text = repr(to_jsonable(value))
+    return text if len(text) <= _SHOWN_CHARACTERS else text[: _SHOWN_CHARACTERS - 3] + "..."
+
+
+# ----------------------------------------------------------------------------------------
+# adversarial pairs
+# ----------------------------------------------------------------------------------------
+def extreme_pairs(spec: MechanismSpec) -> Iterator[_Raw]:
+    """Raw adversarial ``(x, y, origin)`` triples for the spec's relation (not yet verified).
+
+    Deterministic; see :func:`candidate_pairs` for the patterns of each relation.
+    """
+    relation = spec.relation
+    if isinstance(relation, SubstituteOne):
+        return _substitution_extremes(spec)
+    if isinstance(relation, AddRemoveOne):
+        return _add_remove_extremes(spec)
+    if isinstance(relation, QueryDistance):
+        return _query_distance_extremes(spec)
+    if isinstance(relation, EdgeNeighbouring):
+        return _edge_extremes(spec)
+    if isinstance(relation, NODE_RELATIONS):
+        return _node_extremes(spec)
+    if isinstance(relation, LocalRelation):
+        return _local_extremes(spec)
+    return iter(())
+
+
+def _substitution_extremes(spec: MechanismSpec) -> Iterator[_Raw]:
+    """Record 0 and a middle record of each extreme dataset replaced by each record extreme."""
+    domain = spec.input_domain
+    for x in domain.extremes():
+        for i in dict.fromkeys([0, x.shape[0] // 2]):
+            for record in domain.record.extremes():
+                y = x.copy()
+                y[i] = record
+                yield x, y, "extreme"
+
+
+def _add_remove_extremes(spec: MechanismSpec) -> Iterator[_Raw]:
+    """Each extreme dataset with its first and last record removed, or an extreme added."""
+    domain = spec.input_domain
+    for x in domain.extremes():
+        if x.shape[0] > domain.min_size:
+            for i in dict.fromkeys([0, x.shape[0] - 1]):
+                yield x, np.delete(x, i, axis=0), "extreme"
+        for record in domain.record.extremes():
+            yield x, np.concatenate([x, np.asarray(record, dtype=x.dtype)[None]]), "extreme"
+
+
+def _query_distance_extremes(spec: MechanismSpec) -> Iterator[_Raw]:
+    """StatDP-style neighbours of each extreme vector and of the zero vector."""
+    domain, relation = spec.input_domain, spec.relation
+    starts = list(domain.extremes())
+    zero = np.zeros(domain.length) if isinstance(domain, VectorDomain) else 0.0
+    if domain.contains(zero):
+        starts.append(domain.validate(zero))
+    for x in starts:
+        for y in relation.extreme_neighbours(x, domain):
+            yield x, y, "extreme"
+
+
+def _max_degree_node(graph: nx.Graph) -> int:
+    return min(graph.nodes, key=lambda v: (-graph.degree(v), v))
+
+
+def _min_degree_node(graph: nx.Graph) -> int:
+    return min(graph.nodes, key=lambda v: (graph.degree(v), v))
+
+
+def _edge_extremes(spec: MechanismSpec) -> Iterator[_Raw]:
+    """At a max-degree node of each extreme graph: drop its first edge, add its first non-edge."""
+    domain = spec.input_domain
+    bound = domain.degree_bound
+    for x in domain.extremes():
+        if x.number_of_nodes() < 2:
+            continue
+        v = _max_degree_node(x)
+        present = sorted(x[v])
+        if present:
+            y = x.copy()
+            y.remove_edge(v, present[0])
+            yield x, y, "extreme"
+        absent = [u for u in x.nodes if u != v and u not in x[v] and x.degree(u) < bound]
+        if absent and x.degree(v) < bound:
+            y = x.copy()
+            y.add_edge(v, absent[0])
+            yield x, y, "extreme"
+
+
+def _node_extremes(spec: MechanismSpec) -> Iterator[_Raw]:
+    """Star toggle; complement rewiring of a hub and an isolated node; hub insertion."""
+    relation = spec.relation
+    bounded = effective_graph_domain(spec)
+    n = bounded.n_nodes
+    x, y = relation.star_toggle(n, 0)
+    yield x, y, "star_toggle"
+    backgrounds = bounded.extremes()
+    for graph in backgrounds:
+        for v in dict.fromkeys([_max_degree_node(graph), _min_degree_node(graph)]):
+            x, y = relation.complement_rewiring(graph, v, bounded)
+            yield x, y, "complement_rewiring"
+    for graph in backgrounds:
+        for v in dict.fromkeys([0, n - 1]):
+            x, y = relation.hub_insertion(graph, v, bounded)
+            yield x, y, "hub_insertion"
+
+
+def _local_extremes(spec: MechanismSpec) -> Iterator[_Raw]:
+    """Every pair of distinct domain extremes."""
+    for x, y in itertools.combinations(spec.input_domain.extremes(), 2):
+        yield x, y, "extreme"

@@ -1,0 +1,43 @@
+"""privaudit.statistics: exact and non-asymptotic bounds used by the auditor.
+
+* :mod:`~privaudit.statistics.clopper_pearson` — exact binomial bounds (Clopper & Pearson
+  1934), vectorised;
+* :mod:`~privaudit.statistics.epsilon_bounds` — ε lower bounds and profile-violation
+  margins from the counts of one event (Wasserman & Zhou 2010; Kairouz, Oh & Viswanath
+  2015), never capped;
+* :mod:`~privaudit.statistics.mean_bounds` — lower confidence bounds on the mean of
+  [0, 1]-valued samples (the predictable plug-in empirical-Bernstein bound of
+  Waudby-Smith & Ramdas 2024), for the privacy profile δ(ε) = E[(1 − e^{ε−L})₊];
+* :mod:`~privaudit.statistics.power` — the smallest true ε an event test detects with a
+  given probability, from the exact law of the two binomial counts.
+"""
+
+from __future__ import annotations
+
+from .clopper_pearson import BinomialInterval, clopper_pearson, cp_lower, cp_upper
+from .epsilon_bounds import (
+    DEFAULT_REPORT_DELTA,
+    claimed_point,
+    default_margin_grid,
+    epsilon_lower_bound,
+    violation_margin,
+)
+from .mean_bounds import eb_lower_bound_from_sums, mean_lower_bound, tune_eb_bet
+from .power import detectable_epsilon, detection_probability
+
+__all__ = [
+    "BinomialInterval",
+    "DEFAULT_REPORT_DELTA",
+    "claimed_point",
+    "clopper_pearson",
+    "cp_lower",
+    "cp_upper",
+    "default_margin_grid",
+    "detectable_epsilon",
+    "detection_probability",
+    "eb_lower_bound_from_sums",
+    "epsilon_lower_bound",
+    "mean_lower_bound",
+    "tune_eb_bet",
+    "violation_margin",
+]

@@ -1,0 +1,57 @@
+"""Public benchmark suites: mechanisms with known true ε, correct and broken.
+
+The auditor's quality tier runs these :class:`BenchmarkCase` objects: each holds a
+mechanism (with its spec of claims), the ε it claims, the ε it truly has, whether it
+is therefore private, the neighbouring input pairs of the original benchmark and the
+lower bounds other auditors published on it.
+
+* :func:`statdp_cases` — StatDP's eleven algorithms (Ding et al., CCS 2018) at any
+  claimed ε₀;
+* :func:`dpsniper_cases` — DP-Sniper's twenty mechanisms at ε = 0.1 (Bichsel et al.,
+  S&P 2021) with their published LR / MLP / StatDP lower bounds;
+* :func:`broken_cases` — under-declared sensitivity, data-dependent noise scale, the
+  Curator Attack's truncated Laplace, the classical Gaussian outside its range;
+* :func:`control_cases` — the library's correct Laplace, analytic Gaussian, randomized
+  response and discrete Laplace;
+* :func:`all_cases` — all of them (StatDP at its three claims 0.2, 0.7, 1.5).
+
+Examples
+--------
+>>> from privaudit.suites import dpsniper_cases
+>>> cases = dpsniper_cases()
+>>> len(cases), sum(c.is_private for c in cases)
+(20, 8)
+"""
+
+from __future__ import annotations
+
+from ._base import PRIVACY_REL_TOL, BenchmarkCase
+from .broken import broken_cases, control_cases
+from .dpsniper import DPSNIPER_CLAIMED_EPSILON, dpsniper_cases, dpsniper_patterns
+from .statdp import STATDP_CLAIMED_EPSILONS, statdp_cases, statdp_patterns
+
+__all__ = [
+    "BenchmarkCase",
+    "DPSNIPER_CLAIMED_EPSILON",
+    "PRIVACY_REL_TOL",
+    "STATDP_CLAIMED_EPSILONS",
+    "all_cases",
+    "broken_cases",
+    "control_cases",
+    "dpsniper_cases",
+    "dpsniper_patterns",
+    "statdp_cases",
+    "statdp_patterns",
+]
+
+
+def all_cases() -> tuple[BenchmarkCase, ...]:
+    """Every case: StatDP at ε₀ ∈ {0.2, 0.7, 1.5}, DP-Sniper, broken and control.
+
+    Returns
+    -------
+    tuple of BenchmarkCase
+        Names are unique except that the StatDP cases repeat once per claimed ε₀.
+    """
+    statdp = tuple(c for eps in STATDP_CLAIMED_EPSILONS for c in statdp_cases(eps))
+    return statdp + dpsniper_cases() + broken_cases() + control_cases()
