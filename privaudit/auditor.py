@@ -178,7 +178,7 @@ def audit(
     shift = _gray_box_shift(mechanism)
     if shift is not None:
         objective: Callable[[Any, Any], float] = shift
-        budget = cfg.pair_budget * 4
+        budget = cfg.pair_budget + 4 * cfg.pairs_tested
     else:
         def objective(x: Any, y: Any) -> float:
             pilot = test_pair(mechanism, verified_pair(spec, x, y, "pilot"),
@@ -188,11 +188,14 @@ def audit(
             return float(min(pilot.epsilon_lower_bound, 1e6))
         budget = cfg.pair_budget + cfg.pairs_tested * 4
     say(f"ranking pairs ({'statistic shift' if shift is not None else 'pilot ε estimates'})")
-    ranked = maximise_pair_objective(spec, objective, rng["search"], start=explicit + [
-        p for p in candidates if p.origin != "explicit"], budget=budget, restarts=2)
+    # Explicit pairs join the ranking; when there are no more of them than pairs_tested
+    # they are all tested, otherwise the pilot picks among them and the generated pairs.
+    forced = explicit if len(explicit) <= cfg.pairs_tested else []
+    ranked = maximise_pair_objective(spec, objective, rng["search"], start=candidates,
+                                     budget=budget + len(explicit), restarts=2)
     chosen: list[CandidatePair] = []
     seen: set[str] = set()
-    for p in explicit + ranked:
+    for p in forced + ranked:
         key = repr((to_jsonable(p.x), to_jsonable(p.y)))
         if key not in seen:
             seen.add(key)

@@ -27,7 +27,8 @@ __all__ = ["claimed_tradeoff_curve", "plot_tradeoff"]
 def claimed_tradeoff_curve(spec: MechanismSpec, alpha0: np.ndarray) -> np.ndarray:
     """The smallest type-II error the claim allows at each type-I error ``alpha0``."""
     g = spec.guarantee
-    eps_grid = np.concatenate([[0.0], np.geomspace(1e-4, 60.0, 400)])
+    own = [getattr(g, "epsilon", 0.0)] if g.kind in {"pure_dp", "approx_dp"} else []
+    eps_grid = np.unique(np.concatenate([[0.0], np.geomspace(1e-4, 60.0, 1500), own]))
     deltas = g.privacy_profile(eps_grid)
     a = np.asarray(alpha0, dtype=float)[:, None]
     first = 1.0 - deltas[None, :] - np.exp(eps_grid)[None, :] * a

@@ -1,0 +1,78 @@
+"""Soundness runs: how often does the auditor flag mechanisms that meet their claims?
+
+Used by the quality tests (a fast subset) and by ``scripts/soundness_run.py`` (≥ 200
+audits).  Each audit of a correct mechanism reports a violation with probability at most
+α = 1 − confidence; the run reports the observed rate with its exact Clopper–Pearson
+upper bound.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from mechanisms import (
+    DiscreteLaplaceMechanism,
+    GaussianMechanism,
+    LaplaceMechanism,
+    Mechanism,
+    RandomizedResponseMechanism,
+)
+
+from .auditor import audit
+from .config import AuditConfig
+from .statistics import clopper_pearson
+
+__all__ = ["CORRECT_MECHANISMS", "SoundnessResult", "soundness_run"]
+
+#: Correct mechanisms of the soundness run (name, factory).
+CORRECT_MECHANISMS: tuple[tuple[str, Callable[[], Mechanism]], ...] = (
+    ("laplace(eps=1)", lambda: LaplaceMechanism(1.0, 1.0)),
+    ("analytic_gaussian(eps=1, delta=1e-5)", lambda: GaussianMechanism(1.0, 1e-5, 1.0)),
+    ("randomized_response(eps=1, k=4)", lambda: RandomizedResponseMechanism(1.0, categories=4)),
+    ("discrete_laplace(eps=1)", lambda: DiscreteLaplaceMechanism(1.0, 1)),
+)
+
+
+@dataclass(frozen=True)
+class SoundnessResult:
+    """Outcome of a soundness run."""
+
+    audits: int
+    false_violations: int
+    per_mechanism: dict[str, int]
+    confidence: float
+
+    @property
+    def rate(self) -> float:
+        """Observed false-violation rate."""
+        return self.false_violations / self.audits
+
+    @property
+    def rate_upper_bound(self) -> float:
+        """One-sided 95 % Clopper–Pearson upper bound on the false-violation rate."""
+        return clopper_pearson(self.false_violations, self.audits, 0.90).high
+
+    def summary(self) -> str:
+        """One line per mechanism plus the total."""
+        lines = [f"{name:40s} {count} false violations" for name, count in self.per_mechanism.items()]
+        lines.append(f"total: {self.false_violations}/{self.audits} = {self.rate:.3%} "
+                     f"(95% CP upper bound {self.rate_upper_bound:.3%}; nominal "
+                     f"{1 - self.confidence:.0%})")
+        return "\n".join(lines)
+
+
+def soundness_run(audits_per_mechanism: int, *, config: AuditConfig, first_seed: int = 0
+                  ) -> SoundnessResult:
+    """Audit each correct mechanism ``audits_per_mechanism`` times with consecutive seeds."""
+    per: dict[str, int] = {}
+    total = 0
+    for name, factory in CORRECT_MECHANISMS:
+        count = 0
+        for i in range(audits_per_mechanism):
+            report = audit(factory(), config=config, seed=first_seed + i)
+            count += int(report.violated)
+            total += 1
+        per[name] = count
+    return SoundnessResult(audits=total, false_violations=sum(per.values()), per_mechanism=per,
+                           confidence=config.confidence)

@@ -1,0 +1,159 @@
+"""The auditor end to end: report contents, reproducibility, JSON, plots, bad input."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+import pytest
+
+from mechanisms import LaplaceMechanism, declare_mechanism, smooth_median_mechanism
+from privaudit import AuditConfig, AuditReport, audit
+from spec import (
+    AdditiveNoise,
+    AuditError,
+    DatasetDomain,
+    GlobalSensitivity,
+    InvalidParameterError,
+    Laplace,
+    MechanismSpec,
+    NotNeighboursError,
+    PureDP,
+    RealInterval,
+    SubstituteOne,
+)
+
+FAST = AuditConfig(samples=20_000, pilot_samples=1_000, pair_budget=12, pairs_tested=2,
+                   claim_budget=40, seed=3)
+N = 8
+
+
+def _sum_spec(declared: float) -> MechanismSpec:
+    return MechanismSpec(
+        name="noisy_sum", input_domain=DatasetDomain(record=RealInterval(lo=0.0, hi=2.0), size=N),
+        relation=SubstituteOne(), statistic="sum", sensitivity=(GlobalSensitivity(value=declared),),
+        noise=AdditiveNoise(law=Laplace(scale=declared)), guarantee=PureDP(epsilon=1.0))
+
+
+def _noisy_sum(declared: float):
+    return declare_mechanism(_sum_spec(declared),
+                             sampler=lambda x, size, rng: x.sum() + rng.laplace(0, declared, size),
+                             statistic=lambda x: float(x.sum()))
+
+
+@pytest.fixture(scope="module")
+def laplace_report() -> AuditReport:
+    return audit(LaplaceMechanism(1.0, 1.0), config=FAST)
+
+
+def test_correct_laplace_passes_with_a_full_report(laplace_report):
+    r = laplace_report
+    assert r.verdict == "no_violation" and not r.violations
+    assert 0.5 < r.epsilon_lower_bound <= 1.0
+    assert (r.epsilon_claimed, r.delta_claimed) == (1.0, 0.0)
+    names = {c.name for c in r.checks}
+    assert {"spec.consistency", "sensitivity.global", "noise_law", "distinguishability"} <= names
+    assert r.spec_hash == r.spec.content_hash
+    assert r.power is not None and r.power.detectable_epsilon > 1.0
+    assert r.worst_event is not None and r.events
+    assert math.isclose(sum(c.error_rate for c in r.checks if c.name in {
+        "noise_law", "distinguishability"}), 1 - r.confidence, rel_tol=1e-9)
+
+
+def test_reports_are_reproducible_from_the_seed(laplace_report):
+    again = audit(LaplaceMechanism(1.0, 1.0), config=FAST)
+    a = laplace_report.model_dump(exclude={"runtime_seconds"})
+    b = again.model_dump(exclude={"runtime_seconds"})
+    assert a == b
+    other = audit(LaplaceMechanism(1.0, 1.0), config=FAST, seed=4)
+    assert other.epsilon_lower_bound != laplace_report.epsilon_lower_bound
+
+
+def test_report_json_round_trip_and_stable_top_level(laplace_report):
+    text = laplace_report.to_json()
+    assert AuditReport.from_json(text) == laplace_report
+    top = json.loads(text)
+    for key in ("verdict", "epsilon_lower_bound", "epsilon_claimed", "delta_claimed",
+                "confidence", "samples", "seed", "spec_hash", "checks"):
+        assert key in top, key
+    assert top["verdict"] in {"violation", "no_violation"}
+
+
+def test_summary_is_readable_and_honest(laplace_report):
+    text = laplace_report.summary()
+    assert "no violation found" in text and "never prove" in text
+    assert "ε lower bound" in text and "power" in text
+    for c in laplace_report.checks:
+        assert c.name in text
+
+
+def test_under_declared_sensitivity_is_a_violation_with_counterexample():
+    r = audit(_noisy_sum(1.0), config=FAST)
+    assert r.verdict == "violation"
+    glob = r.check("sensitivity.global")
+    assert glob.violated and glob.ratio == pytest.approx(2.0)
+    ce = glob.counterexample
+    assert ce is not None and len(ce.x) == N and len(ce.y) == N
+    assert r.epsilon_lower_bound > 1.0
+    assert "VIOLATION FOUND" in r.summary() and "counterexample" in r.summary()
+
+
+def test_infinite_epsilon_is_written_as_inf_in_json():
+    # a mechanism that adds no noise at all, declaring Laplace noise
+    spec = _sum_spec(2.0)
+    mech = declare_mechanism(spec, sampler=lambda x, size, rng: np.full(size, x.sum()),
+                             statistic=lambda x: float(x.sum()))
+    r = audit(mech, config=FAST)
+    assert r.violated
+    payload = json.loads(r.to_json())
+    assert payload["epsilon_lower_bound"] == "inf" or payload["epsilon_lower_bound"] > 5
+    assert AuditReport.from_json(r.to_json()) == r
+
+
+def test_explicit_pairs_are_verified():
+    mech = _noisy_sum(2.0)
+    x = np.zeros(N)
+    y = np.zeros(N)
+    y[:2] = 2.0
+    with pytest.raises(NotNeighboursError):
+        audit(mech, config=FAST, pairs=[(x, y)])
+    y[1] = 0.0
+    r = audit(mech, config=FAST, pairs=[(x, y)])
+    assert not r.violated
+
+
+def test_smooth_sensitivity_mechanism_is_audited_on_its_smoothness_claims():
+    r = audit(smooth_median_mechanism(11, 0.0, 1.0, 1.0), config=FAST)
+    names = {c.name for c in r.checks}
+    assert {"sensitivity.smooth.upper_bound", "sensitivity.smooth.smoothness"} <= names
+    assert not r.violated, r.summary()
+
+
+def test_bad_arguments():
+    with pytest.raises(AuditError):
+        audit(object())  # type: ignore[arg-type]
+    with pytest.raises(InvalidParameterError):
+        audit(LaplaceMechanism(1.0, 1.0), config=FAST, confidence=1.0)
+    with pytest.raises(InvalidParameterError):
+        audit(LaplaceMechanism(1.0, 1.0), config=FAST, samples=0)
+    with pytest.raises(InvalidParameterError):
+        AuditConfig(pairs_tested=10, pair_budget=5)
+
+
+def test_tradeoff_plot(laplace_report, tmp_path):
+    pytest.importorskip("matplotlib")
+    out = tmp_path / "tradeoff.png"
+    fig = laplace_report.plot_tradeoff(out)
+    assert out.stat().st_size > 10_000
+    ax = fig.axes[0]
+    assert ax.get_xlabel().startswith("type-I error")
+
+
+def test_claimed_tradeoff_curve_is_the_dp_region():
+    from privaudit.plotting import claimed_tradeoff_curve
+
+    spec = LaplaceMechanism(1.0, 1.0).spec
+    a0 = np.linspace(0, 1, 11)
+    expected = np.maximum.reduce([np.zeros_like(a0), 1 - math.e * a0, (1 - a0) / math.e])
+    assert np.allclose(claimed_tradeoff_curve(spec, a0), expected, atol=1e-9)
