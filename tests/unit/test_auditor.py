@@ -157,3 +157,35 @@ def test_claimed_tradeoff_curve_is_the_dp_region():
     a0 = np.linspace(0, 1, 11)
     expected = np.maximum.reduce([np.zeros_like(a0), 1 - math.e * a0, (1 - a0) / math.e])
     assert np.allclose(claimed_tradeoff_curve(spec, a0), expected, atol=1e-9)
+
+
+# ---- graphs: the same audit on edge- and node-neighbouring inputs --------------------------
+def _edge_count_mechanism(relation, declared: float, n: int = 7):
+    from spec import EdgeNeighbouring, GraphDomain  # noqa: F401
+
+    spec = MechanismSpec(
+        name="noisy_edge_count", input_domain=GraphDomain(n_nodes=n), relation=relation,
+        statistic="number of edges", sensitivity=(GlobalSensitivity(value=declared),),
+        noise=AdditiveNoise(law=Laplace(scale=declared)), guarantee=PureDP(epsilon=1.0))
+    return declare_mechanism(
+        spec, sampler=lambda g, size, rng: g.number_of_edges() + rng.laplace(0, declared, size),
+        statistic=lambda g: float(g.number_of_edges()))
+
+
+def test_edge_dp_edge_count_passes_under_edge_neighbouring():
+    from spec import EdgeNeighbouring
+
+    r = audit(_edge_count_mechanism(EdgeNeighbouring(), 1.0), config=FAST)
+    assert not r.violated, r.summary()
+
+
+def test_edge_sensitivity_claimed_under_node_neighbouring_is_caught_on_a_star():
+    from spec import NodeNeighbouring
+
+    n = 7
+    r = audit(_edge_count_mechanism(NodeNeighbouring(), 1.0, n), config=FAST)
+    assert r.violated
+    glob = r.check("sensitivity.global")
+    # rewiring one node changes up to n − 1 edges: the star toggle is the worst case
+    assert glob.violated and glob.ratio == pytest.approx(n - 1)
+    assert r.epsilon_lower_bound > 1.0
