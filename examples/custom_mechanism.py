@@ -8,8 +8,10 @@ Run it with ``python examples/custom_mechanism.py``.  It
 3. shows that a spec whose constants contradict each other is refused at construction —
    here a Laplace scale half of what ε-DP needs;
 4. declares ``underscaled_histogram``, a deliberately broken variant whose *code* uses
-   half the noise its spec declares.  The spec alone cannot see that; the auditor's
-   noise-law check exists for exactly this case.
+   half the noise its spec declares.  The spec alone cannot see that; the auditor can:
+
+       privaudit audit examples/custom_mechanism.py:build_noisy_histogram        # exit 0
+       privaudit audit examples/custom_mechanism.py:build_underscaled_histogram  # exit 1
 """
 
 from __future__ import annotations
@@ -98,7 +100,7 @@ def main() -> None:
     broken = build_underscaled_histogram()
     residual = broken.sample(records, size=10_000, rng=rng) - histogram(records)
     print(f"\n{broken.name}: declared noise std {broken.spec.noise.law.std:.3f}, "
-          f"drawn noise std {residual.std():.3f} (the auditor's noise-law check flags this)")
+          f"drawn noise std {residual.std():.3f}; 'privaudit audit' rejects it")
 
 
 if __name__ == "__main__":

@@ -7,17 +7,64 @@ prove one.
 Layout: :mod:`privaudit.search` (neighbour search), :mod:`privaudit.checks` (claim and
 noise-law checks), :mod:`privaudit.distinguish` (the (ε, δ) tests),
 :mod:`privaudit.statistics` (exact binomial and mean bounds, power),
-:mod:`privaudit.suites` (benchmark mechanisms with known ε), :mod:`privaudit.report`.
+:mod:`privaudit.suites` (benchmark mechanisms with known ε), :mod:`privaudit.report`,
+:mod:`privaudit.certificates` (:func:`certify`, :class:`Certificate`) and
+:mod:`privaudit.registry` (``registry.get(name)``: the one way to get an audited
+mechanism or estimator for use).
 """
 
 from __future__ import annotations
 
+import importlib as _importlib
+from typing import TYPE_CHECKING as _TYPE_CHECKING
+from typing import Any as _Any
+
 from ._version import __version__
-from .auditor import audit
-from .config import CERTIFICATE_STRENGTH, CI_STRENGTH, AuditConfig
-from .pairs import CandidatePair
-from .report import DISCLAIMER, AuditReport
-from .results import CheckOutcome, Counterexample, EventBound, PowerStatement, ProfilePoint
+
+# Names are imported on first use (PEP 562), so that importing ``privaudit`` — which
+# pytest does for the plugin at every start-up — costs nothing until the auditor is used.
+_LAZY: dict[str, tuple[str, str | None]] = {
+    "AuditConfig": (".config", "AuditConfig"),
+    "AuditReport": (".report", "AuditReport"),
+    "CERTIFICATE_STRENGTH": (".config", "CERTIFICATE_STRENGTH"),
+    "CI_STRENGTH": (".config", "CI_STRENGTH"),
+    "CandidatePair": (".pairs", "CandidatePair"),
+    "Certificate": (".certificates", "Certificate"),
+    "CheckOutcome": (".results", "CheckOutcome"),
+    "Counterexample": (".results", "Counterexample"),
+    "DISCLAIMER": (".report", "DISCLAIMER"),
+    "EventBound": (".results", "EventBound"),
+    "PowerStatement": (".results", "PowerStatement"),
+    "ProfilePoint": (".results", "ProfilePoint"),
+    "audit": (".auditor", "audit"),
+    "certify": (".certificates", "certify"),
+    "registry": (".registry", None),
+}
+
+if _TYPE_CHECKING:  # pragma: no cover
+    from . import registry
+    from .auditor import audit
+    from .certificates import Certificate, certify
+    from .config import CERTIFICATE_STRENGTH, CI_STRENGTH, AuditConfig
+    from .pairs import CandidatePair
+    from .report import DISCLAIMER, AuditReport
+    from .results import CheckOutcome, Counterexample, EventBound, PowerStatement, ProfilePoint
+
+
+def __getattr__(name: str) -> _Any:
+    try:
+        module_name, attribute = _LAZY[name]
+    except KeyError:
+        raise AttributeError(f"module 'privaudit' has no attribute {name!r}") from None
+    module = _importlib.import_module(module_name, __name__)
+    value = module if attribute is None else getattr(module, attribute)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY))
+
 
 __all__ = [
     "AuditConfig",
@@ -25,6 +72,7 @@ __all__ = [
     "CERTIFICATE_STRENGTH",
     "CI_STRENGTH",
     "CandidatePair",
+    "Certificate",
     "CheckOutcome",
     "Counterexample",
     "DISCLAIMER",
@@ -33,4 +81,6 @@ __all__ = [
     "ProfilePoint",
     "__version__",
     "audit",
+    "certify",
+    "registry",
 ]

@@ -1,17 +1,40 @@
 """The ``privaudit`` command line.
 
-Exit codes: 0 success (no violation found), 1 violation found, 2 usage or input error.
-Errors print one line on stderr and never a traceback.
+Commands::
+
+    privaudit audit TARGET | --registry [NAME ...]   audit a mechanism, or the registry
+    privaudit certify TARGET [-o PATH] | --registry [NAME ...]
+                                                     audit and write a certificate
+    privaudit list [--json]                          the registry and its certificates
+    privaudit show CERTIFICATE [--json]              print a certificate (path or entry name)
+    privaudit demo                                   a private release and its spec
+
+TARGET is ``package.module:name`` or ``path/to/file.py:name`` naming a mechanism or a
+zero-argument factory that returns one (:mod:`privaudit.targets`).
+
+Exit codes: 0 no violation found, 1 violation found, 2 usage or input error (one line on
+stderr, never a traceback; set ``PRIVAUDIT_DEBUG=1`` to see the traceback of an
+unexpected error).  Progress goes to stderr, only when stderr is a terminal and
+``--quiet`` is not given.  ``--json PATH`` writes the report in the schema of
+``docs/report_schema.md``; ``--json -`` writes it to stdout, and then the readable text
+goes to stderr (or nowhere with ``--quiet``).
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import math
+import os
 import sys
-from collections.abc import Sequence
-from typing import NoReturn
+import textwrap
+import time
+import warnings
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any, NoReturn, TextIO
 
-from spec.errors import PrivauditError
+from spec.errors import AuditError, CertificateError, PrivauditError, RegistryError
 
 from ._version import __version__
 
@@ -21,12 +44,21 @@ EXIT_OK = 0
 EXIT_VIOLATION = 1
 EXIT_USAGE = 2
 
+#: Version of the JSON written by ``audit --registry --json`` (single reports carry
+#: :data:`privaudit.report.REPORT_SCHEMA_VERSION`).
+REGISTRY_AUDIT_SCHEMA_VERSION = 1
+
 _DESCRIPTION = """\
 privaudit: differential privacy with formally stated claims, checked by an auditor.
 
 Black-box testing can refute a privacy claim, never prove one: a passing audit means
 that no violation was found at the stated power, not that the mechanism is private.
+
+exit codes: 0 no violation found, 1 violation found, 2 usage or input error
 """
+
+_TARGET_HELP = ("'package.module:name' or 'path/to/file.py:name' naming a mechanism or a "
+                "zero-argument factory that returns one")
 
 
 class _OneLineParser(argparse.ArgumentParser):
@@ -36,10 +68,434 @@ class _OneLineParser(argparse.ArgumentParser):
         self.exit(EXIT_USAGE, f"{self.prog}: error: {message} (see '{self.prog} --help')\n")
 
 
-def _cmd_demo(args: argparse.Namespace) -> int:
-    from estimators import private_bounded_mean
+# ----------------------------------------------------------------------------------------
+# small helpers
+# ----------------------------------------------------------------------------------------
+class _Output:
+    """Where readable text and progress go for one command."""
 
+    def __init__(self, args: argparse.Namespace) -> None:
+        self.quiet = bool(getattr(args, "quiet", False))
+        json_to_stdout = getattr(args, "json", None) == "-"
+        self.text: TextIO | None = None if self.quiet else (sys.stderr if json_to_stdout
+                                                            else sys.stdout)
+        self.show_progress = not self.quiet and sys.stderr.isatty()
+
+    def say(self, text: str = "") -> None:
+        if self.text is not None:
+            print(text, file=self.text, flush=True)
+
+    def progress(self, label: str) -> Callable[[str], None] | None:
+        if not self.show_progress:
+            return None
+        start = time.perf_counter()
+
+        def report(message: str) -> None:
+            print(f"privaudit: [{label}] {message} ({time.perf_counter() - start:.1f} s)",
+                  file=sys.stderr, flush=True)
+
+        return report
+
+
+def _overrides(args: argparse.Namespace) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key in ("samples", "confidence", "seed"):
+        value = getattr(args, key, None)
+        if value is not None:
+            out[key] = value
+    return out
+
+
+def _with(config: Any, overrides: dict[str, Any]) -> Any:
+    from .config import AuditConfig
+
+    if not overrides:
+        return config
+    return AuditConfig.model_validate({**config.model_dump(), **overrides})
+
+
+def _write_text(path: str | Path, text: str, what: str) -> None:
+    target = Path(path)
+    try:
+        if target.parent != Path(""):
+            target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(text, encoding="utf-8")
+    except OSError as err:
+        raise AuditError(f"cannot write {what} to {str(target)!r}: {err.strerror or err}") from None
+
+
+def _emit_json(path: str, payload: str, what: str) -> None:
+    if path == "-":
+        sys.stdout.write(payload if payload.endswith("\n") else payload + "\n")
+        sys.stdout.flush()
+    else:
+        _write_text(path, payload if payload.endswith("\n") else payload + "\n", what)
+
+
+def _require_outputs(args: argparse.Namespace) -> Callable[..., Any] | None:
+    """Fail before any audit runs if --plot or --html cannot be honoured."""
+    if getattr(args, "plot", None):
+        try:
+            import matplotlib  # noqa: F401
+        except ImportError:
+            raise AuditError("--plot needs matplotlib: pip install 'privaudit[plot]'") from None
+    if getattr(args, "html", None):
+        try:
+            from .html_report import write_html_report
+        except ImportError as err:
+            raise AuditError("--html needs privaudit.html_report.write_html_report, which this "
+                             f"installation does not provide ({err})") from None
+        return write_html_report
+    return None
+
+
+def _plot(report: Any, path: Path) -> None:
+    try:
+        if path.parent != Path(""):
+            path.parent.mkdir(parents=True, exist_ok=True)
+        fig = report.plot_tradeoff(path)
+    except OSError as err:
+        raise AuditError(f"cannot write the plot to {str(path)!r}: {err.strerror or err}") from None
+    import matplotlib.pyplot as plt
+
+    plt.close(fig)
+
+
+def _fmt_eps(value: float) -> str:
+    return "inf" if math.isinf(value) else f"{value:.4g}"
+
+
+def _shown(path: Path) -> str:
+    """``path`` relative to the working directory when it lies below it."""
+    try:
+        return str(Path(path).resolve().relative_to(Path.cwd().resolve()))
+    except ValueError:
+        return str(path)
+
+
+def _table(rows: Sequence[Sequence[str]], header: Sequence[str]) -> str:
+    widths = [max(len(str(r[i])) for r in [header, *rows]) for i in range(len(header))]
+    line = "  ".join("-" * w for w in widths)
+    fmt = [("  ".join(f"{c!s:<{w}}" for c, w in zip(row, widths))).rstrip()
+           for row in [header, *rows]]
+    return "\n".join([fmt[0], line, *fmt[1:]])
+
+
+# ----------------------------------------------------------------------------------------
+# audit
+# ----------------------------------------------------------------------------------------
+def _target_or_registry(args: argparse.Namespace, verb: str) -> None:
+    """TARGET and --registry exclude each other, and one of them is needed."""
+    if args.registry is not None and args.target is not None:
+        args.parser.error("give either TARGET or --registry, not both")
+    if args.registry is None and args.target is None:
+        args.parser.error(f"give a TARGET to {verb}, or --registry for registry entries")
+
+
+def _cmd_audit(args: argparse.Namespace) -> int:
+    _target_or_registry(args, "audit")
+    html_writer = _require_outputs(args)
+    if args.registry is not None:
+        return _audit_registry(args, html_writer)
+    return _audit_target(args, html_writer)
+
+
+def _audit_target(args: argparse.Namespace, html_writer: Callable[..., Any] | None) -> int:
+    from .auditor import audit
+    from .config import CERTIFICATE_STRENGTH, CI_STRENGTH
+    from .targets import load_target
+
+    out = _Output(args)
+    mech = load_target(args.target)
+    base = CERTIFICATE_STRENGTH if args.strength == "certificate" else CI_STRENGTH
+    config = _with(base, _overrides(args))
+    report = audit(mech, config=config, progress=out.progress(mech.name))
+    out.say(report.summary())
+    if args.json:
+        _emit_json(args.json, report.to_json(), "the JSON report")
+    if args.plot:
+        _plot(report, Path(args.plot))
+    if html_writer is not None:
+        html_writer(report, args.html)
+    return EXIT_VIOLATION if report.violated else EXIT_OK
+
+
+def _paragraph(name: str, description: str, report: Any, cert: Any, seconds: float) -> str:
+    from .certificates import claim_text
+    from .registry import certify_command
+
+    checks = report.checks
+    passed = sum(c.status == "passed" for c in checks)
+    skipped = sum(c.status == "skipped" for c in checks)
+    pct = f"{100 * report.confidence:g}%"
+    parts = [f"{name}: {description or report.spec.summary}." if (description or report.spec.summary)
+             else f"{name}.",
+             f"Claim: {claim_text(report.spec)}."]
+    if report.violated:
+        bad = "; ".join(f"{c.name}: {c.summary}" for c in report.violations)
+        parts.append(f"VIOLATION FOUND at {pct} family-wise confidence — {bad}.")
+    else:
+        parts.append(f"No violation found at {pct} family-wise confidence.")
+    pairs = report.check("distinguishability").details.get("pairs_tested", "?") \
+        if any(c.name == "distinguishability" for c in checks) else "?"
+    parts.append(f"ε lower bound {_fmt_eps(report.epsilon_lower_bound)} at δ = "
+                 f"{report.delta_claimed:g} (claimed ε = {report.epsilon_claimed:.6g}), from "
+                 f"{report.samples} samples per side on {pairs} tested pairs, seed {report.seed}; "
+                 f"{passed} of {len(checks)} checks passed"
+                 + (f", {skipped} skipped" if skipped else "") + ".")
+    if report.power is not None and not report.violated:
+        parts.append(f"Power: a true ε of {_fmt_eps(report.power.detectable_epsilon)} or more "
+                     f"on the worst pair would be detected with probability ≥ "
+                     f"{report.power.probability:g}.")
+    if cert.current:
+        parts.append(f"Certificate: current ({cert.reason}).")
+    elif cert.state == "missing":
+        parts.append(f"Certificate: missing; create it with '{certify_command(name)}'.")
+    else:
+        parts.append(f"Certificate: STALE — {cert.reason}; refresh it with "
+                     f"'{certify_command(name)}'.")
+    parts.append(f"Took {seconds:.1f} s.")
+    return textwrap.fill(" ".join(parts), width=92, subsequent_indent="  ")
+
+
+def _family_wise(config: Any, entries: int) -> Any:
+    """Bonferroni across the registry: each of k entries gets α/k, so the whole registry
+    audit reports a false violation with probability at most α = 1 − confidence."""
+    from .config import AuditConfig
+
+    if entries <= 1:
+        return config
+    return AuditConfig.model_validate(
+        {**config.model_dump(), "confidence": 1.0 - (1.0 - config.confidence) / entries})
+
+
+def _audit_registry(args: argparse.Namespace, html_writer: Callable[..., Any] | None) -> int:
+    from . import registry
+    from .auditor import audit
+
+    out = _Output(args)
+    chosen = list(dict.fromkeys(args.registry)) or list(registry.names())
+    found = [registry.entry(name) for name in chosen]  # unknown names fail before any audit
+    if not found:
+        raise RegistryError("the registry is empty: nothing to audit")
+    overrides = _overrides(args)
+    rows, reports, records, errors = [], [], [], []
+    if len(found) > 1:
+        total = _with(found[0].audit_config, overrides).confidence
+        out.say(textwrap.fill(
+            f"Auditing {len(found)} registry entries at {100 * total:g}% family-wise confidence "
+            f"over the whole registry (Bonferroni: each entry at "
+            f"{100 * (1 - (1 - total) / len(found)):g}%).", width=92))
+        out.say()
+    for item in found:
+        started = time.perf_counter()
+        try:
+            mech = item.create()
+            cert = registry.status_for(item, mech)
+            base = item.certificate_config if args.strength == "certificate" else item.audit_config
+            report = audit(mech, config=_family_wise(_with(base, overrides), len(found)),
+                           pairs=item.pairs, progress=out.progress(item.name))
+        except PrivauditError as err:
+            message = str(err).splitlines()[0] if str(err) else type(err).__name__
+            errors.append(f"{item.name}: {message}")
+            rows.append([item.name, "?", "?", "?", "ERROR", "?", f"{time.perf_counter() - started:.1f}"])
+            print(f"privaudit: error: registry entry {item.name!r}: {message}", file=sys.stderr)
+            continue
+        seconds = time.perf_counter() - started
+        out.say(_paragraph(item.name, item.description, report, cert, seconds))
+        out.say()
+        verdict = "VIOLATION" if report.violated else "no violation"
+        rows.append([item.name, f"{report.epsilon_claimed:.6g}", f"{report.delta_claimed:g}",
+                     _fmt_eps(report.epsilon_lower_bound), verdict, cert.state, f"{seconds:.1f}"])
+        reports.append(report)
+        records.append({"name": item.name, "verdict": report.verdict,
+                        "epsilon_lower_bound": report.model_dump(mode="json")["epsilon_lower_bound"],
+                        "epsilon_claimed": report.epsilon_claimed,
+                        "delta_claimed": report.delta_claimed,
+                        "certificate_status": cert.state, "certificate_reason": cert.reason,
+                        "seconds": round(seconds, 3)})
+        if args.plot:
+            _plot(report, Path(args.plot) / f"{item.name}.png")
+        if html_writer is not None:
+            html_writer(report, Path(args.html) / f"{item.name}.html")
+    violated = [r for r in reports if r.violated]
+    out.say(_table(rows, ["entry", "claimed ε", "δ", "ε lower bound", "verdict", "certificate",
+                          "time (s)"]))
+    out.say()
+    if violated:
+        out.say(f"{len(violated)} of {len(found)} entries: VIOLATION FOUND "
+                f"({', '.join(r.mechanism for r in violated)}).")
+    elif not errors:
+        out.say(f"{len(found)} entries audited: no violation found.")
+    if reports:
+        out.say(textwrap.fill(reports[0].disclaimer, width=92))
+    if args.json:
+        payload = {"schema_version": REGISTRY_AUDIT_SCHEMA_VERSION,
+                   "verdict": "violation" if violated else "no_violation",
+                   "entries": records,
+                   "errors": errors,
+                   "reports": [r.model_dump(mode="json") for r in reports]}
+        _emit_json(args.json, json.dumps(payload, indent=2), "the JSON report")
+    if errors:
+        return EXIT_USAGE
+    return EXIT_VIOLATION if violated else EXIT_OK
+
+
+# ----------------------------------------------------------------------------------------
+# certify
+# ----------------------------------------------------------------------------------------
+def _cmd_certify(args: argparse.Namespace) -> int:
+    _target_or_registry(args, "certify")
+    if args.registry is not None:
+        return _certify_registry(args)
+    return _certify_target(args)
+
+
+def _certify_one(mech: Any, config: Any, pairs: Sequence[Any], notes: Sequence[str],
+                 out: _Output, label: str) -> tuple[Any, Any]:
+    """(certificate or None, report); prints the refusal when the audit found a violation."""
+    from .auditor import audit
+    from .certificates import Certificate, implementation_of
+
+    found = implementation_of(mech)  # the code as it is when audited
+    report = audit(mech, config=config, pairs=pairs, progress=out.progress(label))
+    if report.violated:
+        out.say(report.summary())
+        names = ", ".join(c.name for c in report.violations)
+        print(f"privaudit: refused to certify {label!r}: the audit found a violation ({names})",
+              file=sys.stderr)
+        return None, report
+    cert = Certificate.from_report(mech, report, explicit_pairs=len(pairs), notes=notes,
+                                   implementation=found)
+    return cert, report
+
+
+def _certify_target(args: argparse.Namespace) -> int:
+    from .config import CERTIFICATE_STRENGTH
+    from .targets import load_target
+
+    out = _Output(args)
+    mech = load_target(args.target)
+    cert, _ = _certify_one(mech, _with(CERTIFICATE_STRENGTH, _overrides(args)), (), (), out,
+                           mech.name)
+    if cert is None:
+        return EXIT_VIOLATION
+    path = cert.write(args.output or f"{mech.name}.certificate.json")
+    out.say(cert.summary())
+    out.say(f"wrote {path}")
+    return EXIT_OK
+
+
+def _certify_registry(args: argparse.Namespace) -> int:
+    from . import registry
+
+    out = _Output(args)
+    chosen = list(dict.fromkeys(args.registry)) or list(registry.names())
+    found = [registry.entry(name) for name in chosen]
+    overrides = _overrides(args)
+    rows, refused = [], []
+    for item in found:
+        started = time.perf_counter()
+        config = _with(item.certificate_config, overrides)
+        cert, report = _certify_one(item.create(), config, item.pairs, item.notes, out, item.name)
+        seconds = time.perf_counter() - started
+        if cert is None:
+            refused.append(item.name)
+            rows.append([item.name, str(config.samples), _fmt_eps(report.epsilon_lower_bound),
+                         "REFUSED (violation)", f"{seconds:.1f}", "-"])
+            continue
+        path = item.certificate_path if args.output is None else Path(args.output) / f"{item.name}.json"
+        cert.write(path)
+        rows.append([item.name, str(config.samples), _fmt_eps(cert.epsilon_lower_bound),
+                     "certified", f"{seconds:.1f}", _shown(path)])
+        out.say(f"certified {item.name} in {seconds:.1f} s -> {_shown(path)}")
+    out.say()
+    out.say(_table(rows, ["entry", "samples", "ε lower bound", "result", "time (s)",
+                          "certificate"]))
+    if refused:
+        out.say(f"refused {len(refused)} of {len(found)}: {', '.join(refused)}")
+        return EXIT_VIOLATION
+    return EXIT_OK
+
+
+# ----------------------------------------------------------------------------------------
+# list and show
+# ----------------------------------------------------------------------------------------
+def _cmd_list(args: argparse.Namespace) -> int:
+    from . import registry
+    from .certificates import guarantee_text, relation_text
+
+    rows, records, failed = [], [], False
+    for item in registry.entries():
+        try:
+            mech = item.create()
+            state = registry.status_for(item, mech)
+        except PrivauditError as err:
+            failed = True
+            message = str(err).splitlines()[0]
+            rows.append([item.name, "?", "?", f"error: {message}"])
+            records.append({"name": item.name, "description": item.description,
+                            "origin": item.origin, "error": message})
+            continue
+        spec = mech.spec
+        claim, relation = guarantee_text(spec), relation_text(spec)
+        rows.append([item.name, claim, relation, state.state])
+        records.append({"name": item.name, "description": item.description,
+                        "origin": item.origin, "mechanism": spec.name,
+                        "claim": claim, "guarantee": spec.guarantee.model_dump(mode="json"),
+                        "relation": relation, "spec_hash": spec.content_hash,
+                        "certificate": {"state": state.state, "reason": state.reason,
+                                        "path": str(item.certificate_path)}})
+    if args.json:
+        print(json.dumps({"entries": records}, indent=2))
+    else:
+        print(_table(rows, ["name", "claim", "relation", "certificate"]))
+        stale = [r[0] for r in rows if r[3] in ("stale", "missing")]
+        if stale:
+            print(f"\n{len(stale)} entries need a certificate: privaudit certify --registry "
+                  + " ".join(stale))
+    return EXIT_USAGE if failed else EXIT_OK
+
+
+def _cmd_show(args: argparse.Namespace) -> int:
+    from . import registry
+    from .certificates import load_certificate
+
+    what = args.certificate
+    path = Path(what)
+    status = None
+    if path.is_file():
+        cert = load_certificate(path)
+    elif what in registry.names():
+        item = registry.entry(what)
+        if not item.certificate_path.is_file():
+            raise CertificateError(f"registry entry {what!r} has no certificate at "
+                                 f"{item.certificate_path}; create it with: "
+                                 f"{registry.certify_command(what)}")
+        cert = load_certificate(item.certificate_path)
+        status = registry.status_for(item, item.create())
+    else:
+        raise AuditError(f"no certificate file or registry entry named {what!r}")
+    if args.target is not None:
+        from .targets import load_target
+
+        status = cert.status_for(load_target(args.target))
+    if args.json:
+        print(cert.to_json())
+    else:
+        print(cert.summary())
+        if status is not None:
+            print(f"  status         : {status}")
+    return EXIT_OK
+
+
+# ----------------------------------------------------------------------------------------
+# demo
+# ----------------------------------------------------------------------------------------
+def _cmd_demo(args: argparse.Namespace) -> int:
     import numpy as np
+
+    from estimators import private_bounded_mean
 
     rng = np.random.default_rng(args.seed)
     data = rng.beta(2.0, 5.0, size=args.n)
@@ -55,11 +511,78 @@ def _cmd_demo(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+# ----------------------------------------------------------------------------------------
+# the parser
+# ----------------------------------------------------------------------------------------
+def _add_run_options(parser: argparse.ArgumentParser, default_note: str) -> None:
+    parser.add_argument("--samples", type=_positive_int, default=None,
+                        help=f"outputs per side of each tested pair ({default_note})")
+    parser.add_argument("--confidence", type=_confidence, default=None,
+                        help=f"family-wise confidence in [0.5, 1) ({default_note})")
+    parser.add_argument("--seed", type=_nonnegative_int, default=None,
+                        help=f"seed of every random draw ({default_note})")
+    parser.add_argument("--quiet", "-q", action="store_true",
+                        help="no progress and no readable text (exit code and --json only)")
+
+
 def _build_parser() -> argparse.ArgumentParser:
     parser = _OneLineParser(prog="privaudit", description=_DESCRIPTION,
                             formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--version", action="version", version=f"privaudit {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_OneLineParser)
+
+    audit = sub.add_parser(
+        "audit", help="audit a mechanism, or every registry entry",
+        description="Audit a mechanism's claims against its spec, or audit the registry. "
+                    "Exit code 0: no violation found; 1: violation found; 2: usage or input "
+                    "error.")
+    audit.add_argument("target", nargs="?", metavar="TARGET", help=_TARGET_HELP)
+    audit.add_argument("--registry", nargs="*", metavar="NAME", default=None,
+                       help="audit these registry entries (all of them when no NAME is given)")
+    audit.add_argument("--strength", choices=("ci", "certificate"), default="ci",
+                       help="base configuration: the CI audit (default; for --registry each "
+                            "entry's audit_config) or the certificate audit")
+    _add_run_options(audit, "default: from --strength")
+    audit.add_argument("--json", metavar="PATH", default=None,
+                       help="write the report as JSON (docs/report_schema.md); '-' for stdout")
+    audit.add_argument("--plot", metavar="PATH", default=None,
+                       help="save the trade-off plot as PNG (with --registry: a directory)")
+    audit.add_argument("--html", metavar="PATH", default=None,
+                       help="write an HTML report (with --registry: a directory)")
+    audit.set_defaults(handler=_cmd_audit, parser=audit)
+
+    certify = sub.add_parser(
+        "certify", help="audit at certificate strength and write a certificate",
+        description="Audit at certificate strength and write (or refresh) a certificate. "
+                    "A mechanism whose audit finds a violation is not certified (exit 1). "
+                    "'privaudit certify --registry' regenerates the certificates of the "
+                    "registry, all entries when no NAME is given.")
+    certify.add_argument("target", nargs="?", metavar="TARGET", help=_TARGET_HELP)
+    certify.add_argument("--registry", nargs="*", metavar="NAME", default=None,
+                         help="certify these registry entries (all when no NAME is given) and "
+                              "write their certificates where the registry reads them")
+    certify.add_argument("-o", "--output", metavar="PATH", default=None,
+                         help="certificate file (default ./NAME.certificate.json); with "
+                              "--registry a directory that replaces the registry's")
+    _add_run_options(certify, "default: certificate strength")
+    certify.set_defaults(handler=_cmd_certify, parser=certify)
+
+    lister = sub.add_parser("list", help="show the registry and its certificate status",
+                            description="Show every registry entry with its claim, relation "
+                                        "and certificate status (current, stale, missing).")
+    lister.add_argument("--json", action="store_true", help="machine-readable output")
+    lister.set_defaults(handler=_cmd_list)
+
+    show = sub.add_parser("show", help="print a certificate",
+                          description="Print a certificate readably. CERTIFICATE is a file or "
+                                      "a registry entry name (then its status is shown too).")
+    show.add_argument("certificate", metavar="CERTIFICATE", help="a certificate file or a "
+                                                                 "registry entry name")
+    show.add_argument("--target", metavar="TARGET", default=None,
+                      help="also say whether the certificate is current for this target")
+    show.add_argument("--json", action="store_true", help="print the certificate's JSON")
+    show.set_defaults(handler=_cmd_show)
+
     demo = sub.add_parser("demo", help="release a private statistic and print its spec",
                           description="Release a private mean of synthetic data and print the "
                                       "mechanism's spec.")
@@ -101,6 +624,22 @@ def _positive_float(text: str) -> float:
     return value
 
 
+def _confidence(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number in [0.5, 1), got {text!r}") from None
+    if not 0.5 <= value < 1.0:
+        raise argparse.ArgumentTypeError(f"expected a number in [0.5, 1), got {text!r}")
+    return value
+
+
+def _one_line_warning(message: Warning | str, category: type[Warning], filename: str,
+                      lineno: int, file: TextIO | None = None, line: str | None = None) -> None:
+    text = " ".join(str(message).split())
+    print(f"privaudit: warning: {category.__name__}: {text}", file=file or sys.stderr)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit code (0, 1 or 2)."""
     parser = _build_parser()
@@ -108,14 +647,30 @@ def main(argv: Sequence[str] | None = None) -> int:
     if getattr(args, "handler", None) is None:
         parser.print_help()
         return EXIT_USAGE
+    show_warning = warnings.showwarning
+    warnings.showwarning = _one_line_warning
     try:
         return int(args.handler(args))
     except PrivauditError as err:
-        print(f"privaudit: error: {err}", file=sys.stderr)
+        message = " ".join(str(err).split()) if "\n" not in str(err) else str(err).splitlines()[0]
+        print(f"privaudit: error: {message}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:
         print("privaudit: interrupted", file=sys.stderr)
         return EXIT_USAGE
+    except BrokenPipeError:  # the reader went away (``privaudit list | head``): stop quietly
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return EXIT_USAGE
+    except Exception as err:  # an unexpected error: still one line, unless debugging
+        if os.environ.get("PRIVAUDIT_DEBUG"):
+            raise
+        first = str(err).splitlines()[0] if str(err) else ""
+        print(f"privaudit: error: unexpected {type(err).__name__}: {first} "
+              "(set PRIVAUDIT_DEBUG=1 for the traceback)", file=sys.stderr)
+        return EXIT_USAGE
+    finally:
+        warnings.showwarning = show_warning
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -21,7 +21,10 @@ message and exit code 2.  Each error names the offending value.
     └── CertificateError                   a certificate is missing, stale, or does not match
         └── RegistryError                  a registry lookup failed or was refused
 
-Warnings that are not errors derive from :class:`PrivauditWarning`.
+Warnings that are not errors derive from :class:`PrivauditWarning`::
+
+    PrivauditWarning                       (also a UserWarning)
+    └── UncertifiedMechanismWarning        a registry mechanism used without a current certificate
 """
 
 from __future__ import annotations
@@ -39,6 +42,7 @@ __all__ = [
     "PrivauditWarning",
     "RegistryError",
     "SpecError",
+    "UncertifiedMechanismWarning",
     "UnsupportedCombinationError",
 ]
 
@@ -93,3 +97,12 @@ class RegistryError(CertificateError):
 
 class PrivauditWarning(UserWarning):
     """Base class of privaudit's warnings (weak audits, unproven claims, opt-outs)."""
+
+
+class UncertifiedMechanismWarning(PrivauditWarning):
+    """A registry mechanism was handed out although its certificate is missing or stale.
+
+    Emitted by ``privaudit.registry.get(name, allow_uncertified=True)`` on every call: the
+    opt-out is for research use only, and the mechanism's claims have not been audited in
+    its current form.
+    """

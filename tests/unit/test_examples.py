@@ -28,3 +28,16 @@ def test_custom_mechanism_spec_matches_its_sampler():
     broken = ns["build_underscaled_histogram"]()
     resid = broken.sample(records, size=40_000, rng=1) - ns["histogram"](records)
     assert abs(resid.std() / broken.spec.noise.law.std - 0.5) < 0.01
+
+
+def test_the_audit_rejects_the_broken_example_and_passes_the_correct_one():
+    from privaudit import AuditConfig, audit
+
+    ns = runpy.run_path(str(ROOT / "examples" / "custom_mechanism.py"))
+    config = AuditConfig(samples=30_000, pilot_samples=1_000, pair_budget=12, pairs_tested=2,
+                         claim_budget=40, seed=5)
+    good = audit(ns["build_noisy_histogram"](), config=config)
+    assert not good.violated, good.summary()
+    bad = audit(ns["build_underscaled_histogram"](), config=config)
+    assert bad.violated and bad.check("noise_law").violated
+    assert bad.epsilon_lower_bound > 1.0

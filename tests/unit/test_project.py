@@ -78,3 +78,13 @@ def test_value_errors_are_value_errors():
     assert issubclass(SpecError, ValueError)
     assert issubclass(InvalidInputError, ValueError)
     assert issubclass(UnsupportedCombinationError, TypeError)
+
+
+def test_importing_the_pytest_plugin_is_cheap():
+    """pytest imports the plugin at every start-up: it must not pull in numpy or scipy."""
+    import subprocess
+    import sys
+
+    code = "import sys, privaudit.pytest_plugin; print('numpy' in sys.modules, 'scipy' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["False", "False"]

@@ -1,0 +1,400 @@
+"""The privaudit pytest plugin: audit a mechanism's privacy claims from a test.
+
+Installed with privaudit and registered through the ``pytest11`` entry point, so a
+project that depends on privaudit can write::
+
+    def test_noisy_mean_keeps_its_claims(privacy_audit):
+        privacy_audit(noisy_mean).assert_no_violation()
+
+The fixture ``privacy_audit`` runs :func:`privaudit.audit` at
+:data:`privaudit.CI_STRENGTH` with a seed derived from the test's node id, so the same
+test draws the same samples on every run and every machine.  A failed audit raises an
+:class:`AssertionError` that shows the verdict, the ε lower bound against the claim,
+every violated check with its counterexample and the seed that reproduces it.
+
+Command-line options (all optional):
+
+``--privaudit-samples N``
+    Outputs per side of each tested pair (default: the ini option ``privaudit_samples``,
+    else ``CI_STRENGTH.samples``).
+``--privaudit-seed S``
+    Use seed ``S`` for every audit instead of the per-test seed (to reproduce a failure).
+``--privaudit-confidence C``
+    Family-wise confidence of each audit, in [0.5, 1).
+
+Precedence: keyword overrides passed to ``privacy_audit(...)`` beat the command line,
+which beats the ini file, which beats ``CI_STRENGTH``.
+
+The marker ``privacy`` is registered and added automatically to every test that uses the
+fixture, so ``pytest -m privacy`` runs just the audits.
+
+The plugin imports nothing heavy when pytest starts: ``privaudit``'s auditor is imported
+inside the fixture on first use.
+
+Notes
+-----
+Black-box testing can refute a privacy claim, never prove one: a passing
+``assert_no_violation`` means that no violation was found at the audit's confidence and
+power, not that the mechanism is private.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import math
+import shlex
+import textwrap
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Literal
+
+import pytest
+
+if TYPE_CHECKING:  # pragma: no cover
+    from privaudit.config import AuditConfig
+    from privaudit.report import AuditReport
+
+__all__ = [
+    "AuditOutcome",
+    "PrivacyAudit",
+    "SeedSource",
+    "privacy_audit",
+    "pytest_addoption",
+    "pytest_collection_modifyitems",
+    "pytest_configure",
+    "seed_for_nodeid",
+]
+
+#: Where the seed of an audit came from.
+SeedSource = Literal["node id", "--privaudit-seed", "test"]
+
+_MARKER = ("privacy: the test runs a privacy audit with the privacy_audit fixture "
+           "(added automatically to every test that uses it)")
+_SEED_BITS = 32
+_MAX_SHOWN = 160
+
+
+# -- options ---------------------------------------------------------------------------------
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
+    return value
+
+
+def _seed(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a non-negative integer, got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"expected a non-negative integer, got {text!r}")
+    return value
+
+
+def _confidence(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number in [0.5, 1), got {text!r}") from None
+    if not (0.5 <= value < 1.0):
+        raise argparse.ArgumentTypeError(f"expected a number in [0.5, 1), got {text!r}")
+    return value
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    """Add the ``--privaudit-*`` options and the ``privaudit_samples`` ini option."""
+    group = parser.getgroup("privaudit", "privacy audits (privaudit)")
+    group.addoption("--privaudit-samples", type=_positive_int, default=None, metavar="N",
+                    help="outputs per side of each tested pair in privacy_audit "
+                         "(default: ini privaudit_samples, else CI_STRENGTH)")
+    group.addoption("--privaudit-seed", type=_seed, default=None, metavar="S",
+                    help="seed every privacy_audit with S instead of the seed derived "
+                         "from the test's node id (reproduces a reported failure)")
+    group.addoption("--privaudit-confidence", type=_confidence, default=None, metavar="C",
+                    help="family-wise confidence of each privacy_audit, in [0.5, 1)")
+    parser.addini("privaudit_samples", default=None,
+                  help="default outputs per side of each tested pair in privacy_audit")
+
+
+def _ini_samples(config: pytest.Config) -> int | None:
+    raw = config.getini("privaudit_samples")
+    if raw is None or str(raw).strip() == "":
+        return None
+    try:
+        return _positive_int(str(raw).strip())
+    except argparse.ArgumentTypeError as exc:
+        raise pytest.UsageError(f"ini option privaudit_samples: {exc}") from None
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Register the ``privacy`` marker and validate the ini option."""
+    config.addinivalue_line("markers", _MARKER)
+    _ini_samples(config)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Mark every test that uses ``privacy_audit`` with ``privacy``."""
+    for item in items:
+        if "privacy_audit" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.privacy)
+
+
+# -- seeds -----------------------------------------------------------------------------------
+def seed_for_nodeid(nodeid: str) -> int:
+    """The audit seed of a test: the first 32 bits of the SHA-256 of its node id.
+
+    Parameters
+    ----------
+    nodeid : str
+        The pytest node id, e.g. ``"tests/test_dp.py::test_mean[eps=1]"``.
+
+    Returns
+    -------
+    int
+        A seed in ``[0, 2**32)``, the same on every run, machine and Python version.
+    """
+    digest = hashlib.sha256(nodeid.encode("utf-8")).digest()
+    return int.from_bytes(digest[: _SEED_BITS // 8], "big")
+
+
+# -- the outcome -----------------------------------------------------------------------------
+def _short(value: Any, limit: int = _MAX_SHOWN) -> str:
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _eps(value: float) -> str:
+    return "inf" if math.isinf(value) else f"{value:.4g}"
+
+
+@dataclass(frozen=True)
+class AuditOutcome:
+    """The result of one ``privacy_audit(...)`` call.
+
+    Attributes
+    ----------
+    report : AuditReport
+        The full report of :func:`privaudit.audit`.
+    seed : int
+        The seed the audit ran with.
+    seed_source : {"node id", "--privaudit-seed", "test"}
+        Where the seed came from: derived from the node id, the command line, or a
+        ``seed=`` keyword in the test itself.
+    nodeid : str
+        The node id of the test that ran the audit.
+    """
+
+    report: AuditReport
+    seed: int
+    seed_source: SeedSource = "node id"
+    nodeid: str = ""
+
+    @property
+    def verdict(self) -> str:
+        """``"violation"`` or ``"no_violation"``."""
+        return self.report.verdict
+
+    @property
+    def violated(self) -> bool:
+        """True when the audit found a violation."""
+        return self.report.violated
+
+    def reproduce_hint(self) -> str:
+        """One line that says how to rerun this audit with the same draws."""
+        if self.seed_source == "test":
+            return f"seed {self.seed} (fixed by the test's seed= keyword)"
+        where = f" {shlex.quote(self.nodeid)}" if self.nodeid else ""
+        origin = ("derived from the test's node id" if self.seed_source == "node id"
+                  else "set by --privaudit-seed")
+        return (f"seed {self.seed} ({origin}); reproduce with "
+                f"pytest{where} --privaudit-seed {self.seed}")
+
+    def _header(self) -> list[str]:
+        r = self.report
+        pct = f"{100 * r.confidence:g}%"
+        verdict = "VIOLATION FOUND" if r.violated else "no violation found"
+        relation = ">" if r.epsilon_lower_bound > r.epsilon_claimed else "<="
+        return [
+            (f"privacy audit of {r.mechanism!r}: {verdict} "
+             f"(family-wise confidence {pct}, {r.samples} samples per side)"),
+            (f"  ε lower bound {_eps(r.epsilon_lower_bound)} {relation} claimed ε = "
+             f"{r.epsilon_claimed:.6g} at δ = {r.delta_claimed:g}"),
+        ]
+
+    def failure_message(self) -> str:
+        """The message of :meth:`assert_no_violation`: verdict, bound, counterexamples, seed."""
+        r = self.report
+        lines = self._header()
+        if r.infinite_evidence:
+            lines.append(f"  support: {r.infinite_evidence}")
+        lines.append("  violated checks:")
+        for c in r.violations:
+            lines.append(f"    {c.name}: {c.summary}")
+            ce = c.counterexample
+            if ce is None:
+                continue
+            reason = f"; {ce.relation_reason}" if ce.relation_reason else ""
+            lines.append(f"      counterexample (found by {ce.origin}{reason}):")
+            lines.append(f"        x = {_short(ce.x)}")
+            lines.append(f"        y = {_short(ce.y)}")
+            if ce.values:
+                values = ", ".join(f"{k} = {_short(v, 60)}" for k, v in ce.values.items())
+                lines.extend(textwrap.wrap(values, width=100, initial_indent=" " * 8,
+                                           subsequent_indent=" " * 10))
+        if r.worst_event is not None:
+            ev = r.worst_event
+            lines.append(f"  worst event: {ev.description} [{ev.direction}]: "
+                         f"{ev.count_x}/{ev.samples_x} vs {ev.count_y}/{ev.samples_y}, "
+                         f"Clopper–Pearson P[M(x) ∈ S] ≥ {ev.p_x_lower:.4g}, "
+                         f"P[M(y) ∈ S] ≤ {ev.p_y_upper:.4g}")
+        lines.append(f"  {self.reproduce_hint()}")
+        return "\n".join(lines)
+
+    def success_message(self) -> str:
+        """The message of :meth:`assert_violation` when no violation was found."""
+        r = self.report
+        lines = self._header()
+        lines[0] = lines[0].replace("no violation found", "expected a violation, found none")
+        if r.power is not None:
+            lines.append(f"  power: {r.power.statement}")
+        for c in r.checks:
+            lines.append(f"    [{c.status}] {c.name}: {c.summary}")
+        lines.append(f"  {self.reproduce_hint()}")
+        return "\n".join(lines)
+
+    def assert_no_violation(self) -> AuditOutcome:
+        """Fail the test when the audit refuted any claim.
+
+        Returns
+        -------
+        AuditOutcome
+            ``self``, for chaining.
+
+        Raises
+        ------
+        AssertionError
+            With the verdict, the ε lower bound against the claim, every violated check
+            and its counterexample (x, y and the values), and the seed to reproduce.
+        """
+        __tracebackhide__ = True
+        if self.report.violated:
+            raise AssertionError(self.failure_message())
+        return self
+
+    def assert_violation(self) -> AuditOutcome:
+        """Fail the test unless the audit found a violation (for known-broken mechanisms).
+
+        Returns
+        -------
+        AuditOutcome
+            ``self``, for chaining.
+
+        Raises
+        ------
+        AssertionError
+            When the audit found no violation, with its checks and power statement.
+        """
+        __tracebackhide__ = True
+        if not self.report.violated:
+            raise AssertionError(self.success_message())
+        return self
+
+
+# -- the fixture -----------------------------------------------------------------------------
+@dataclass(frozen=True)
+class PrivacyAudit:
+    """The callable that the ``privacy_audit`` fixture returns.
+
+    Attributes
+    ----------
+    nodeid : str
+        The node id of the requesting test.
+    seed : int
+        The seed every audit of this test uses unless a call passes ``seed=``.
+    seed_source : {"node id", "--privaudit-seed"}
+    samples : int or None
+        Samples per side from the command line or ini file (``None``: ``CI_STRENGTH``).
+    confidence : float or None
+        Confidence from the command line (``None``: ``CI_STRENGTH``).
+    """
+
+    nodeid: str
+    seed: int
+    seed_source: SeedSource = "node id"
+    samples: int | None = None
+    confidence: float | None = None
+    outcomes: list[AuditOutcome] = field(default_factory=list, repr=False, compare=False)
+
+    def __call__(
+        self,
+        mechanism: Any,
+        *,
+        pairs: Sequence[tuple[Any, Any]] = (),
+        config: AuditConfig | None = None,
+        **config_overrides: Any,
+    ) -> AuditOutcome:
+        """Audit ``mechanism`` and return an :class:`AuditOutcome`.
+
+        Parameters
+        ----------
+        mechanism : Mechanism
+            The mechanism to audit.
+        pairs : sequence of (x, y)
+            Explicit neighbouring pairs to test first.
+        config : AuditConfig, optional
+            The base configuration (default :data:`privaudit.CI_STRENGTH`); its ``seed``
+            is replaced by the test's seed, and its ``samples`` / ``confidence`` by the
+            command-line options when given.
+        **config_overrides
+            Single :class:`~privaudit.AuditConfig` fields (``samples=``, ``seed=``,
+            ``confidence=`` …); they beat the command-line options.
+
+        Returns
+        -------
+        AuditOutcome
+        """
+        from privaudit import CI_STRENGTH, audit
+
+        options: dict[str, Any] = {"seed": self.seed}
+        if self.samples is not None:
+            options["samples"] = self.samples
+        if self.confidence is not None:
+            options["confidence"] = self.confidence
+        source: SeedSource = "test" if "seed" in config_overrides else self.seed_source
+        options.update(config_overrides)
+        report = audit(mechanism, config=config if config is not None else CI_STRENGTH,
+                       pairs=pairs, **options)
+        outcome = AuditOutcome(report=report, seed=report.seed, seed_source=source,
+                               nodeid=self.nodeid)
+        self.outcomes.append(outcome)
+        return outcome
+
+
+@pytest.fixture
+def privacy_audit(request: pytest.FixtureRequest) -> PrivacyAudit:
+    """Audit a mechanism at CI strength with a seed derived from the test's node id.
+
+    Use as ``privacy_audit(mechanism, pairs=(), **config_overrides)``; it returns an
+    :class:`AuditOutcome` with ``.report``, ``.assert_no_violation()`` and
+    ``.assert_violation()``.
+    """
+    config = request.config
+    nodeid = request.node.nodeid
+    option_seed = config.getoption("privaudit_seed")
+    samples = config.getoption("privaudit_samples")
+    if samples is None:
+        samples = _ini_samples(config)
+    runner = PrivacyAudit(
+        nodeid=nodeid,
+        seed=option_seed if option_seed is not None else seed_for_nodeid(nodeid),
+        seed_source="--privaudit-seed" if option_seed is not None else "node id",
+        samples=samples,
+        confidence=config.getoption("privaudit_confidence"),
+    )
+    request.node.user_properties.append(("privaudit_seed", runner.seed))
+    return runner

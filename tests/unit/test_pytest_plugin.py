@@ -1,0 +1,264 @@
+"""The pytest plugin: the ``privacy_audit`` fixture, its options, messages and seeds.
+
+Each test writes a small test module into a temporary project with ``pytester`` and runs
+pytest on it in-process; the plugin is picked up through its ``pytest11`` entry point
+(or with ``-p`` when privaudit is not installed with its metadata).
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from importlib import metadata
+
+import pytest
+
+from privaudit.pytest_plugin import seed_for_nodeid
+
+pytest_plugins = ["pytester"]
+
+_ENTRY_POINT = "privaudit.pytest_plugin"
+
+
+def _registered() -> bool:
+    return any(ep.value == _ENTRY_POINT for ep in metadata.entry_points(group="pytest11"))
+
+
+def _args(*extra: str) -> list[str]:
+    """Command-line arguments for the inner run (load the plugin by hand if needed)."""
+    base = ["-p", "no:cacheprovider"]
+    if not _registered():  # pragma: no cover - only without an installed entry point
+        base += ["-p", _ENTRY_POINT]
+    return [*base, *extra]
+
+
+MECHANISMS = '''
+import json
+from pathlib import Path
+
+from mechanisms import LaplaceMechanism, declare_mechanism
+from spec import (AdditiveNoise, DatasetDomain, GlobalSensitivity, Laplace, MechanismSpec,
+                  PureDP, RealInterval, SubstituteOne)
+
+N = 8
+
+
+def broken_sum():
+    """Claims sensitivity 1, but one record in [0, 2] moves the sum by 2."""
+    spec = MechanismSpec(
+        name="broken_sum",
+        input_domain=DatasetDomain(record=RealInterval(lo=0.0, hi=2.0), size=N),
+        relation=SubstituteOne(), statistic="sum",
+        sensitivity=(GlobalSensitivity(value=1.0),),
+        noise=AdditiveNoise(law=Laplace(scale=1.0)), guarantee=PureDP(epsilon=1.0))
+    return declare_mechanism(spec, sampler=lambda x, size, rng: x.sum() + rng.laplace(0, 1.0, size),
+                             statistic=lambda x: float(x.sum()))
+
+
+def correct():
+    return LaplaceMechanism(epsilon=1.0, sensitivity=1.0)
+
+
+def dump(outcome, name):
+    data = outcome.report.model_dump(mode="json", exclude={"runtime_seconds"})
+    Path(name).write_text(json.dumps({"report": data, "seed": outcome.seed,
+                                      "source": outcome.seed_source}))
+'''
+
+
+@pytest.fixture
+def project(pytester: pytest.Pytester) -> pytest.Pytester:
+    """A temporary project with the helper module ``mechs``."""
+    pytester.makepyfile(mechs=MECHANISMS)
+    pytester.syspathinsert()
+    return pytester
+
+
+def _load(pytester: pytest.Pytester, name: str) -> dict:
+    return json.loads((pytester.path / name).read_text())
+
+
+def test_the_plugin_is_registered_through_the_pytest11_entry_point():
+    assert _registered(), "pip install -e . registers privaudit.pytest_plugin under pytest11"
+
+
+def test_importing_the_plugin_imports_nothing_beyond_the_package():
+    code = ("import sys, pytest, privaudit; before = set(sys.modules); "
+            "import privaudit.pytest_plugin; "
+            "print(sorted(set(sys.modules) - before))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "['privaudit.pytest_plugin']"
+
+
+def test_a_correct_mechanism_passes_at_ci_strength(project):
+    project.makepyfile(test_ok='''
+        from privaudit import CI_STRENGTH
+        from privaudit.pytest_plugin import seed_for_nodeid
+        from mechs import correct
+
+        def test_laplace(privacy_audit, request):
+            outcome = privacy_audit(correct()).assert_no_violation()
+            assert outcome.verdict == "no_violation"
+            assert outcome.report.samples == CI_STRENGTH.samples
+            assert outcome.report.config.pair_budget == CI_STRENGTH.pair_budget
+            assert outcome.seed == seed_for_nodeid(request.node.nodeid)
+            assert outcome.seed_source == "node id"
+    ''')
+    result = project.runpytest(*_args())
+    result.assert_outcomes(passed=1)
+
+
+def test_a_violation_fails_with_counterexample_bound_and_seed(project):
+    project.makepyfile(test_bad='''
+        from mechs import broken_sum
+
+        def test_broken(privacy_audit):
+            privacy_audit(broken_sum()).assert_no_violation()
+    ''')
+    result = project.runpytest(*_args())
+    result.assert_outcomes(failed=1)
+    out = result.stdout.str()
+    seed = seed_for_nodeid("test_bad.py::test_broken")
+    assert "AssertionError" in out
+    assert "privacy audit of 'broken_sum': VIOLATION FOUND" in out
+    result.stdout.fnmatch_lines([
+        "*ε lower bound * > claimed ε = 1 at δ = 0*",
+        "*violated checks:*",
+        "*sensitivity.global:*exceeds the claimed global sensitivity 1*",
+        "*counterexample (found by *",
+        "*x = [[]*",
+        "*y = [[]*",
+        "*f(x) = *",
+        "*distinguishability:*",
+        (f"*seed {seed} (derived from the test's node id); reproduce with "
+         f"pytest test_bad.py::test_broken --privaudit-seed {seed}"),
+    ])
+
+
+def test_assert_violation_passes_on_broken_and_fails_on_correct(project):
+    project.makepyfile(test_quality='''
+        from mechs import broken_sum, correct
+
+        def test_caught(privacy_audit):
+            outcome = privacy_audit(broken_sum()).assert_violation()
+            assert outcome.violated
+
+        def test_not_caught(privacy_audit):
+            privacy_audit(correct()).assert_violation()
+    ''')
+    result = project.runpytest(*_args())
+    result.assert_outcomes(passed=1, failed=1)
+    result.stdout.fnmatch_lines(["*expected a violation, found none*", "*power: *"])
+
+
+def test_command_line_options_are_respected(project):
+    project.makepyfile(test_opts='''
+        def test_opts(privacy_audit):
+            from mechs import correct
+            outcome = privacy_audit(correct())
+            assert outcome.report.samples == 3000
+            assert outcome.report.confidence == 0.9
+            assert outcome.seed == 17 and outcome.report.seed == 17
+            assert outcome.seed_source == "--privaudit-seed"
+            # keyword overrides beat the command line
+            again = privacy_audit(correct(), samples=2000, seed=5)
+            assert (again.report.samples, again.seed, again.seed_source) == (2000, 5, "test")
+            assert "fixed by the test" in again.reproduce_hint()
+    ''')
+    result = project.runpytest(*_args("--privaudit-samples", "3000", "--privaudit-seed", "17",
+                                      "--privaudit-confidence", "0.9"))
+    result.assert_outcomes(passed=1)
+
+
+def test_ini_option_sets_samples_and_the_command_line_beats_it(project):
+    project.makeini("[pytest]\nprivaudit_samples = 4000\n")
+    project.makepyfile(test_ini='''
+        import pytest
+
+        def test_ini(privacy_audit, pytestconfig):
+            from mechs import correct
+            expected = pytestconfig.getoption("privaudit_samples") or 4000
+            assert privacy_audit(correct()).report.samples == expected
+    ''')
+    project.runpytest(*_args()).assert_outcomes(passed=1)
+    project.runpytest(*_args("--privaudit-samples", "2500")).assert_outcomes(passed=1)
+
+
+@pytest.mark.parametrize("option, value", [("--privaudit-samples", "0"),
+                                           ("--privaudit-seed", "-1"),
+                                           ("--privaudit-confidence", "1.5"),
+                                           ("--privaudit-confidence", "high")])
+def test_invalid_options_are_usage_errors(project, option, value):
+    project.makepyfile(test_x="def test_x(): pass")
+    result = project.runpytest(*_args(option, value))
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines([f"*{option}*"])
+
+
+def test_invalid_ini_samples_is_a_usage_error(project):
+    project.makeini("[pytest]\nprivaudit_samples = many\n")
+    project.makepyfile(test_x="def test_x(): pass")
+    result = project.runpytest(*_args())
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*privaudit_samples*"])
+
+
+SEEDED = '''
+from mechs import correct, dump
+
+def test_first(privacy_audit):
+    dump(privacy_audit(correct(), samples=4000), "first.json")
+
+def test_second(privacy_audit):
+    dump(privacy_audit(correct(), samples=4000), "second.json")
+'''
+
+
+def test_seeds_are_derived_from_the_node_id_and_reproducible(project):
+    project.makepyfile(test_seeded=SEEDED)
+    project.runpytest(*_args()).assert_outcomes(passed=2)
+    first, second = _load(project, "first.json"), _load(project, "second.json")
+    assert first["seed"] == seed_for_nodeid("test_seeded.py::test_first")
+    assert second["seed"] == seed_for_nodeid("test_seeded.py::test_second")
+    assert first["seed"] != second["seed"]
+
+    # a second run draws exactly the same samples
+    project.runpytest(*_args()).assert_outcomes(passed=2)
+    assert _load(project, "first.json") == first
+
+    # --privaudit-seed replays the first test's audit inside the second test
+    project.runpytest(*_args("--privaudit-seed", str(first["seed"]), "-k", "second"))
+    replay = _load(project, "second.json")
+    assert replay["report"] == first["report"]
+    assert replay["source"] == "--privaudit-seed"
+
+
+def test_seed_for_nodeid_is_stable_and_32_bit():
+    assert seed_for_nodeid("tests/test_x.py::test_y") == seed_for_nodeid("tests/test_x.py::test_y")
+    seeds = {seed_for_nodeid(f"t.py::test[{i}]") for i in range(200)}
+    assert len(seeds) == 200 and all(0 <= s < 2**32 for s in seeds)
+    # pinned: a change here changes every user's audit draws
+    assert seed_for_nodeid("") == 0xE3B0C442
+
+
+def test_the_privacy_marker_is_registered_and_applied(project):
+    project.makepyfile(test_marks='''
+        import pytest
+        from mechs import correct
+
+        def test_audit(privacy_audit):
+            privacy_audit(correct(), samples=2000)
+
+        @pytest.mark.privacy
+        def test_marked_by_hand():
+            pass
+
+        def test_plain():
+            pass
+    ''')
+    result = project.runpytest(*_args("--strict-markers", "-m", "privacy"))
+    result.assert_outcomes(passed=2, deselected=1)
+    result = project.runpytest(*_args("--markers"))
+    result.stdout.fnmatch_lines(["*@pytest.mark.privacy: the test runs a privacy audit*"])
+
