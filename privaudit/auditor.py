@@ -25,10 +25,8 @@ component never changes the draws of another.
 from __future__ import annotations
 
 import math
-import platform
 import time
 from collections.abc import Callable, Sequence
-from importlib import metadata
 from typing import Any
 
 import numpy as np
@@ -37,6 +35,7 @@ from mechanisms import Mechanism
 from spec import AdditiveNoise, SmoothSensitivityNoise
 from spec.errors import AuditError
 
+from ._environment import library_versions
 from .checks import (
     check_global_sensitivity,
     check_local_sensitivity_bound,
@@ -56,16 +55,6 @@ __all__ = ["audit"]
 Progress = Callable[[str], None]
 
 _STREAMS = ("search", "claims", "conformance", "pilot", "final")
-
-
-def _versions() -> dict[str, str]:
-    out = {"python": platform.python_version()}
-    for pkg in ("privaudit", "numpy", "scipy", "pydantic", "networkx"):
-        try:
-            out[pkg] = metadata.version(pkg)
-        except metadata.PackageNotFoundError:  # pragma: no cover
-            out[pkg] = "not installed"
-    return out
 
 
 def _streams(seed: int) -> dict[str, np.random.Generator]:
@@ -264,6 +253,6 @@ def audit(
         privacy_profile=tuple(best.profile),
         power=power if isinstance(power, PowerStatement) else None,
         infinite_evidence=best.infinite_evidence or "",
-        runtime_seconds=time.perf_counter() - started, versions=_versions())
+        runtime_seconds=time.perf_counter() - started, versions=library_versions())
     say("done")
     return report

@@ -53,6 +53,7 @@ from spec._types import ExtendedEpsilon
 from spec.errors import CertificateError, PrivauditError
 from spec.noise import NoiseLaw
 
+from ._environment import library_versions
 from .config import CERTIFICATE_STRENGTH, AuditConfig
 from .report import AuditReport
 from .results import CheckStatus, PowerStatement, ProfilePoint
@@ -528,7 +529,7 @@ class Certificate(SpecModel):
             checks=tuple(CertifiedCheck(name=c.name, status=c.status, summary=c.summary)
                          for c in report.checks),
             privacy_profile=report.privacy_profile, power=report.power,
-            versions=dict(report.versions) or _versions(),
+            versions=dict(report.versions) or library_versions(),
             created=datetime.now(UTC).replace(microsecond=0),
             runtime_seconds=round(report.runtime_seconds, 3), notes=tuple(notes),
             report=report if include_report else None)
@@ -634,18 +635,6 @@ def _code_changes(cert: Certificate, found: Implementation) -> str:
         parts.append("built from other code: " + ", ".join(came)
                      + (f" instead of {', '.join(gone)}" if gone else ""))
     return "; ".join(parts) or "hashing scheme changed"
-
-
-def _versions() -> dict[str, str]:
-    import platform
-
-    out = {"python": platform.python_version()}
-    for pkg in ("privaudit", "numpy", "scipy", "pydantic", "networkx"):
-        try:
-            out[pkg] = metadata.version(pkg)
-        except metadata.PackageNotFoundError:  # pragma: no cover
-            out[pkg] = "not installed"
-    return out
 
 
 def load_certificate(path: str | Path) -> Certificate:

@@ -36,6 +36,10 @@ from typing import Any, NoReturn, TextIO
 
 from spec.errors import AuditError, CertificateError, PrivauditError, RegistryError
 
+from ._argtypes import confidence as _confidence
+from ._argtypes import nonnegative_int as _nonnegative_int
+from ._argtypes import positive_float as _positive_float
+from ._argtypes import positive_int as _positive_int
 from ._version import __version__
 
 __all__ = ["main"]
@@ -592,46 +596,6 @@ def _build_parser() -> argparse.ArgumentParser:
     demo.add_argument("--seed", type=_nonnegative_int, default=0, help="random seed (default 0)")
     demo.set_defaults(handler=_cmd_demo)
     return parser
-
-
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
-    return value
-
-
-def _nonnegative_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a non-negative integer, got {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"expected a non-negative integer, got {text!r}")
-    return value
-
-
-def _positive_float(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive number, got {text!r}") from None
-    if not (value > 0 and value != float("inf")):
-        raise argparse.ArgumentTypeError(f"expected a finite positive number, got {text!r}")
-    return value
-
-
-def _confidence(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number in [0.5, 1), got {text!r}") from None
-    if not 0.5 <= value < 1.0:
-        raise argparse.ArgumentTypeError(f"expected a number in [0.5, 1), got {text!r}")
-    return value
 
 
 def _one_line_warning(message: Warning | str, category: type[Warning], filename: str,

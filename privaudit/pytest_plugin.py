@@ -51,6 +51,10 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import pytest
 
+from ._argtypes import confidence as _confidence
+from ._argtypes import nonnegative_int as _seed
+from ._argtypes import positive_int as _positive_int
+
 if TYPE_CHECKING:  # pragma: no cover
     from privaudit.config import AuditConfig
     from privaudit.report import AuditReport
@@ -76,36 +80,6 @@ _MAX_SHOWN = 160
 
 
 # -- options ---------------------------------------------------------------------------------
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
-    return value
-
-
-def _seed(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a non-negative integer, got {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"expected a non-negative integer, got {text!r}")
-    return value
-
-
-def _confidence(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number in [0.5, 1), got {text!r}") from None
-    if not (0.5 <= value < 1.0):
-        raise argparse.ArgumentTypeError(f"expected a number in [0.5, 1), got {text!r}")
-    return value
-
-
 def pytest_addoption(parser: pytest.Parser) -> None:
     """Add the ``--privaudit-*`` options and the ``privaudit_samples`` ini option."""
     group = parser.getgroup("privaudit", "privacy audits (privaudit)")

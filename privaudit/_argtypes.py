@@ -1,0 +1,54 @@
+"""argparse value types shared by the command line and the pytest plugin.
+
+Each parses one option value or raises :class:`argparse.ArgumentTypeError` naming it.
+Only the standard library is imported here, so the pytest plugin stays cheap to load.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+
+__all__ = ["confidence", "nonnegative_int", "positive_float", "positive_int"]
+
+
+def _integer(text: str, minimum: int, what: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected {what}, got {text!r}") from None
+    if value < minimum:
+        raise argparse.ArgumentTypeError(f"expected {what}, got {text!r}")
+    return value
+
+
+def positive_int(text: str) -> int:
+    """An integer ≥ 1."""
+    return _integer(text, 1, "a positive integer")
+
+
+def nonnegative_int(text: str) -> int:
+    """An integer ≥ 0 (seeds)."""
+    return _integer(text, 0, "a non-negative integer")
+
+
+def positive_float(text: str) -> float:
+    """A finite number > 0."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive number, got {text!r}") from None
+    if not (value > 0 and math.isfinite(value)):
+        raise argparse.ArgumentTypeError(f"expected a finite positive number, got {text!r}")
+    return value
+
+
+def confidence(text: str) -> float:
+    """A confidence level in [0.5, 1)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number in [0.5, 1), got {text!r}") from None
+    if not (0.5 <= value < 1.0):
+        raise argparse.ArgumentTypeError(f"expected a number in [0.5, 1), got {text!r}")
+    return value

@@ -1,0 +1,21 @@
+"""The versions of Python and of the libraries an audit ran with (for reports and certificates)."""
+
+from __future__ import annotations
+
+import platform
+from importlib import metadata
+
+__all__ = ["library_versions"]
+
+_PACKAGES = ("privaudit", "numpy", "scipy", "pydantic", "networkx", "hypothesis")
+
+
+def library_versions() -> dict[str, str]:
+    """``{"python": "3.11.7", "numpy": "2.4.6", …}`` for the running interpreter."""
+    out = {"python": platform.python_version()}
+    for pkg in _PACKAGES:
+        try:
+            out[pkg] = metadata.version(pkg)
+        except metadata.PackageNotFoundError:  # pragma: no cover - depends on the install
+            out[pkg] = "not installed"
+    return out
