@@ -19,7 +19,7 @@ Black-box evidence only ever bounds ε from below: a pair that passes is not cer
 from __future__ import annotations
 
 from .candidates import DIRECTIONS, SelectedEvents, is_discrete, select_events
-from .densities import DensityPair, LogDensity, declared_log_densities
+from .densities import DensityPair, LogDensity, declared_llr, declared_log_densities
 from .events import (
     BinIndex,
     Coordinate,
@@ -53,6 +53,7 @@ __all__ = [
     "ThresholdEvent",
     "TradeoffPoint",
     "ValueSetEvent",
+    "declared_llr",
     "declared_log_densities",
     "fit_logistic",
     "is_discrete",

@@ -1,34 +1,55 @@
-"""Choosing the events to test, on the search split only.
+"""Choosing the events to test — and the level of each — on the search split only.
 
-:func:`select_events` builds candidate events from the search outputs of M(x) and M(y)
-and keeps the K most promising per direction.  Families:
+:func:`select_events` builds candidate events from the search outputs of M(x) and M(y),
+ranks them, and returns the events to test per direction together with the share of
+the error budget each gets.  Nothing here looks at the test split, so whatever is
+chosen, the exact tests of :mod:`~privaudit.distinguish.pair_test` remain valid.
+
+**Split of the search sample.**  Scores that are *learned* (their form depends on the
+data: value orders, histogram and cell log-likelihood ratios, logistic regression) are
+fitted on the first half of each search sample (part A) and their thresholds counted
+on the second half (part B), so their candidate counts are honest estimates and compete
+fairly with fixed features, whose thresholds are counted on the whole search sample.
+
+**Families.**
 
 (a) **LLR thresholds** {L ≥ t} (x_vs_y) and {L ≤ t} (y_vs_x) of the declared
     log-likelihood ratio L, when densities are declared.  Thresholds run over quantiles
-    of L on both search samples *and* the extreme order statistics of each side, so that
-    events with tiny P[M(y) ∈ S] — exactly the events that certify ε far above the claim
-    — are candidates.  There is deliberately no DP-Sniper c-fraction rule (which pins
-    P[M(y) ∈ S] ≈ c and so caps the reportable ε at ln(1/c)).
+    of L on both search samples *and* the extreme order statistics of each side, so
+    that events with tiny P[M(y) ∈ S] — exactly the events that certify ε far above the
+    claim — are candidates.  There is deliberately no DP-Sniper c-fraction rule (which
+    pins P[M(y) ∈ S] ≈ c and so caps the reportable ε at ln(1/c)).
 (b) **Exact values** for discrete outputs (integer dtype, or at most 1000 distinct rows
-    in the pooled search sample, each repeated four times on average): values ordered by the empirical ratio
-    (count_x + ½)/(count_y + ½); every prefix of that order and every single value.
-(c) **Continuous 1-D outputs**: half-lines {o ≥ t} and {o ≤ t} at quantiles of both
-    samples (always), and — without declared densities — unions of histogram bins
-    (quantile bins of the pooled sample) ordered by the same empirical ratio.
-(d) **Continuous multi-dimensional outputs**: per-coordinate half-lines and — without
-    declared densities — thresholds on a logistic-regression score learned on the
-    search split (features o, o², |o| per coordinate, L2-regularised, Newton/IRLS).
+    among the first 2¹⁶ search outputs of each side, each repeated four times on
+    average): the values
+    ordered by the empirical ratio on part A, every prefix of that order (counted on
+    part B), and every single value (counted on the whole search sample).
+(c) **1-D outputs**: half-lines {o ≥ t}, {o ≤ t} and two-sided events |o − m| ≥ r at
+    quantiles of both samples, refined geometrically in both tails (always); without
+    declared densities, thresholds of a histogram LLR with tail-refined quantile bins —
+    unions of intervals, the shape of DP-Sniper's optimal attack on a 1-D output.
+(d) **Multi-dimensional outputs**: per-coordinate half-lines; the naive-Bayes
+    (column-wise) LLR of :mod:`~privaudit.distinguish.scores`; and without declared
+    densities a grouped LLR (dependent categorical columns joined, values scored given
+    that they are released), a joint-cell LLR when the discretised rows are few, a
+    whitened naive-Bayes LLR for correlated continuous outputs, and a logistic score on
+    a non-collinear feature map.
 
 **Ranking.**  Each candidate's search counts (a, b) — a on the side bounded from below,
-b on the other — give its uncorrected ε estimate at the claimed δ: the CP bound
-ln((cp_lower(a, n, α_e/2) − δ)/cp_upper(b, n, α_e/2)) computed on the search split at
-the per-event test level α_e (no correction over candidates: this is selection, not
-testing).  Small search counts are penalised exactly as they will be on the test split.
-Ties are broken by the plug-in ratio, then by family (exact values first, so a discrete
-event is reported by its values).  The top K per direction with distinct (a, b) are
-kept.  To keep the cost linear in the number of candidates, they are first pre-selected
-by a Wilson-score stand-in for the CP bound (the best 32·K) and only those are ranked by
-the exact bound; none of this touches the test split, so it cannot affect validity.
+b on the other — are turned into conservative estimates of (p_x, p_y) (one-sided Wilson
+bounds at 97.5 %), and the candidate is ranked by the ε bound those would give on the
+*test* split (:func:`~privaudit.statistics.allocation.predicted_epsilon`), so small
+search counts are penalised as they will be on the test split, at the test's size.
+Ties are broken by the plug-in ratio, then by family (exact values first, so a
+discrete event is reported by its values).  At most K candidates per direction (three
+per feature) with distinct counts are kept.
+
+**Levels.**  With a ``budget`` (the α shared by the event tests),
+:func:`~privaudit.statistics.allocation.plan_events` decides from the search counts how
+many of the kept candidates to test and at which levels (weighted Bonferroni, Σ α_i =
+budget): one event with all of α when the search split clearly points to it, up to 2K
+when it is unsure.  Without a budget every kept event is tested at the given ``alpha``
+(the classical 2K events at α/(2K)).
 
 References
 ----------
@@ -46,23 +67,25 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import special
 
+from privaudit.statistics.allocation import (
+    plan_events,
+    predicted_epsilon,
+    wilson_lower,
+    wilson_upper,
+)
 from privaudit.statistics.epsilon_bounds import epsilon_lower_bound
 from spec.errors import AuditError
 
 from .events import (
-    BinIndex,
     Coordinate,
     DiscreteCode,
     Event,
     Feature,
-    LinearScore,
     ThresholdEvent,
     ValueSetEvent,
-    score_features,
 )
-from .logistic import fit_logistic
+from .scores import AbsDeviation, CellFit, fit_cell_score, fit_logistic_score
 
 __all__ = ["DIRECTIONS", "SelectedEvents", "is_discrete", "select_events"]
 
@@ -72,37 +95,79 @@ DIRECTIONS = ("x_vs_y", "y_vs_x")
 DISCRETE_ROWS = 1000
 #: Largest number of distinct values for which exact-value sets are formed.
 _MAX_VALUES = 100_000
-#: Number of histogram bins for 1-D continuous outputs without densities.
-_BINS = 64
-#: Largest number of rows used to fit the logistic score.
-_FIT_ROWS = 200_000
+#: Rows per side on which the kind of output (discrete or not, the values of each
+#: column for exact-value sets) is decided.
+_KIND_ROWS = 1 << 16
+#: Rows probed to decide whether exact-value sets are worth forming.
+_PROBE = 20_000
 #: Largest number of coordinates given half-line events.
 _MAX_COORDINATES = 64
-#: Candidates per kept event that are ranked by the exact CP bound.
+#: Candidates per direction that reach the exact ranking / the plan.
 _PRESELECT = 32
+#: With a declared LLR, outputs of at most this many columns also get a naive-Bayes score.
+_LLR_LEARNED_DIMS = 8
+#: Learned scores whose candidates reach the plan (each costs a pass over the test split).
+_MAX_LEARNED = 2
+#: At most this many kept candidates per feature and direction.
+_PER_FEATURE = 3
+#: At most this many kept candidates per direction from one group of features (the
+#: per-coordinate half-lines of a multi-dimensional output).
+_PER_GROUP = 4
+#: Level of the conservative search estimates used for ranking (one-sided).
+_SEARCH_LEVEL = 0.16
+#: Largest number of rows per side on which a fixed feature's thresholds are counted.
+_RANK_ROWS = 1 << 17
+#: The same for learned scores (counted on part B only).
+_LEARNED_RANK_ROWS = 1 << 20
+#: Share of the search split that fits learned scores (part A).
+_FIT_SHARE = 0.5
+#: Share of the search split that judges the kept candidates (part C, with a budget).
+_JUDGE_SHARE = 0.25
+#: Pseudo-count of the joint-cell LLR (joint cells are many and small).
+_JOINT_SMOOTHING = 5.0
+#: Level of the conservative estimates on part C that centre the plan's posterior.
+_JUDGE_LEVEL = 0.025
+#: Fewest rows per side in part A for learned scores to be fitted.
+_MIN_FIT_ROWS = 200
 
 
 @dataclass(frozen=True)
 class SelectedEvents:
-    """The events chosen on the search split, per direction, and the families tried."""
+    """The events chosen on the search split, per direction, their levels, the families.
+
+    ``levels_x_vs_y[i]`` is the error share α_i spent on ``x_vs_y[i]`` (its two CP bounds
+    at α_i/2 each), likewise for ``y_vs_x``; empty level tuples mean "the ``alpha``
+    passed to :func:`select_events`, for every event".
+    """
 
     x_vs_y: tuple[Event, ...]
     y_vs_x: tuple[Event, ...]
     families: tuple[str, ...]
+    levels_x_vs_y: tuple[float, ...] = ()
+    levels_y_vs_x: tuple[float, ...] = ()
 
     def for_direction(self, direction: str) -> tuple[Event, ...]:
         """The events of ``direction`` (``"x_vs_y"`` or ``"y_vs_x"``)."""
         return self.x_vs_y if direction == "x_vs_y" else self.y_vs_x
 
+    def levels_for(self, direction: str) -> tuple[float, ...]:
+        """The levels of ``direction``'s events (empty: the common ``alpha``)."""
+        return self.levels_x_vs_y if direction == "x_vs_y" else self.levels_y_vs_x
+
 
 @dataclass
 class _Candidates:
-    """Candidates of one family in one direction: search counts and a builder."""
+    """Candidates of one family in one direction: search counts, sizes and a builder."""
 
     a: np.ndarray
     b: np.ndarray
+    n_a: int
+    n_b: int
     build: Callable[[int], Event]
     priority: int
+    feature: int
+    group: str = ""
+    learned_id: int = 0
 
 
 def _rows(outputs: np.ndarray) -> np.ndarray:
@@ -142,19 +207,21 @@ def is_discrete(pooled: np.ndarray) -> bool:
 # families
 # ----------------------------------------------------------------------------------------
 def _threshold_values(*samples: np.ndarray) -> np.ndarray:
-    """Candidate thresholds: quantiles, the extreme order statistics, all values if few."""
+    """Candidate thresholds: quantiles, fine tail levels, extreme order statistics."""
     picks = []
     for s in samples:
         n = s.size
         if n == 0:
             continue
         if n <= 4096:
-            picks.append(s)
+            picks.extend([s, np.nextafter(s[:1], -np.inf), np.nextafter(s[-1:], np.inf)])
             continue
-        levels = np.concatenate([np.linspace(0.0, 1.0, 1025), np.geomspace(1.0 / n, 0.5, 160),
-                                 1.0 - np.geomspace(1.0 / n, 0.5, 160)])
+        tail = np.geomspace(1.0 / n, 0.5, 256)
+        levels = np.concatenate([np.linspace(0.0, 1.0, 1025), tail, 1.0 - tail])
         idx = np.clip(np.round(levels * (n - 1)).astype(np.int64), 0, n - 1)
         picks.extend([s[idx], s[:64], s[-64:]])
+        # just outside the extremes too: events that hold none of this sample's extremes
+        picks.extend([np.nextafter(s[:8], -np.inf), np.nextafter(s[-8:], np.inf)])
     if not picks:
         return np.zeros(0)
     return np.unique(np.concatenate(picks))
@@ -162,7 +229,7 @@ def _threshold_values(*samples: np.ndarray) -> np.ndarray:
 
 @dataclass(frozen=True)
 class _Sorted:
-    """A real feature on both search samples, sorted once, with its candidate thresholds."""
+    """A real feature on two count samples, sorted once, with its candidate thresholds."""
 
     feature: Feature
     on_x: np.ndarray
@@ -177,9 +244,22 @@ class _Sorted:
         return cls(feature, sx, sy, _threshold_values(sx, sy))
 
 
-def _thresholds(sf: _Sorted, direction: str, side: str, priority: int) -> _Candidates:
+class _Ids:
+    """Fresh feature ids (one per feature, side and direction)."""
+
+    def __init__(self) -> None:
+        self.next = 0
+
+    def __call__(self) -> int:
+        self.next += 1
+        return self.next
+
+
+def _thresholds(sf: _Sorted, direction: str, side: str, priority: int, fid: int,
+                n_x: int, n_y: int, group: str = "") -> _Candidates:
     """{φ ≥ t} or {φ ≤ t} over the candidate t, counted on the direction's two sides."""
     sa, sb = (sf.on_x, sf.on_y) if direction == "x_vs_y" else (sf.on_y, sf.on_x)
+    na, nb = (n_x, n_y) if direction == "x_vs_y" else (n_y, n_x)
     t = sf.thresholds
     if side == "ge":
         a = sa.size - np.searchsorted(sa, t, side="left")
@@ -192,41 +272,59 @@ def _thresholds(sf: _Sorted, direction: str, side: str, priority: int) -> _Candi
     def build(i: int) -> Event:
         return ThresholdEvent(feature=feature, threshold=float(t[i]), side=side)  # type: ignore[arg-type]
 
-    return _Candidates(a.astype(np.int64), b.astype(np.int64), build, priority)
+    return _Candidates(a.astype(np.int64), b.astype(np.int64), na, nb, build, priority, fid,
+                       group)
 
 
-def _value_sets(feature: DiscreteCode | BinIndex, ca: np.ndarray, cb: np.ndarray,
-                priority: int) -> _Candidates | None:
-    """Prefixes (by empirical ratio) and singletons of the codes seen on the search split."""
-    pooled = np.concatenate([ca, cb])
-    codes, inverse = np.unique(pooled, return_inverse=True)
-    keep = codes >= 0
+def _value_sets(feature: DiscreteCode, fit_a: np.ndarray, fit_b: np.ndarray,
+                cnt_a: np.ndarray, cnt_b: np.ndarray, all_a: np.ndarray, all_b: np.ndarray,
+                priority: int, ids: _Ids) -> list[_Candidates]:
+    """Prefixes of the codes ordered by their ratio on part A (counted on part B), and
+    single codes (counted on the whole search sample)."""
+    pooled = np.concatenate([all_a, all_b])
+    codes = np.unique(pooled)
+    codes = codes[codes >= 0]
     if codes.size == 0 or codes.size > _MAX_VALUES:
-        return None
-    count_a = np.bincount(inverse[: ca.size], minlength=codes.size)
-    count_b = np.bincount(inverse[ca.size:], minlength=codes.size)
-    count_a, count_b, codes = count_a[keep], count_b[keep], codes[keep]
-    if codes.size == 0:
-        return None
-    ratio = (count_a + 0.5) / (count_b + 0.5)
+        return []
+
+    def counts(v: np.ndarray) -> np.ndarray:
+        pos = np.searchsorted(codes, v)
+        pos = np.minimum(pos, codes.size - 1)
+        ok = codes[pos] == v
+        return np.bincount(pos[ok], minlength=codes.size)
+
+    ratio = (counts(fit_a) + 0.5) / (counts(fit_b) + 0.5)
     order = np.argsort(-ratio, kind="stable")
-    prefix_a = np.cumsum(count_a[order])
-    prefix_b = np.cumsum(count_b[order])
-    m = codes.size
-    a = np.concatenate([prefix_a, count_a[order]])
-    b = np.concatenate([prefix_b, count_b[order]])
+    prefix_a = np.cumsum(counts(cnt_a)[order])
+    prefix_b = np.cumsum(counts(cnt_b)[order])
+    single_a, single_b = counts(all_a), counts(all_b)
 
-    def build(i: int) -> Event:
-        members = codes[order[: i + 1]] if i < m else codes[order[i - m: i - m + 1]]
-        return ValueSetEvent(feature=feature, members=tuple(int(c) for c in members))
+    def build_prefix(i: int) -> Event:
+        return ValueSetEvent(feature=feature, members=tuple(int(c) for c in codes[order[: i + 1]]))
 
-    return _Candidates(a.astype(np.int64), b.astype(np.int64), build, priority)
+    def build_single(i: int) -> Event:
+        return ValueSetEvent(feature=feature, members=(int(codes[i]),))
+
+    return [_Candidates(prefix_a.astype(np.int64), prefix_b.astype(np.int64), cnt_a.size,
+                        cnt_b.size, build_prefix, priority, ids()),
+            _Candidates(single_a.astype(np.int64), single_b.astype(np.int64), all_a.size,
+                        all_b.size, build_single, priority, ids())]
+
+
+def _distinct(col: np.ndarray) -> np.ndarray:
+    """Sorted distinct non-NaN values of a column (bincount for small integer spans)."""
+    if col.dtype.kind in "iub" and col.size:
+        lo, hi = int(col.min()), int(col.max())
+        if hi - lo < 1 << 16:
+            seen = np.bincount((col - lo).astype(np.intp), minlength=hi - lo + 1)
+            return (np.flatnonzero(seen) + lo).astype(col.dtype)
+        return np.unique(col)
+    return np.unique(col[~np.isnan(col.astype(np.float64))])
 
 
 def _discrete_code(pooled: np.ndarray) -> DiscreteCode | None:
     cols = pooled.reshape(pooled.shape[0], -1)
-    columns = tuple(np.unique(cols[:, j][~np.isnan(cols[:, j].astype(np.float64))])
-                    for j in range(cols.shape[1]))
+    columns = tuple(_distinct(cols[:, j]) for j in range(cols.shape[1]))
     if any(c.size == 0 for c in columns):
         return None
     if math.prod(int(c.size) for c in columns) >= 2**62:
@@ -234,90 +332,142 @@ def _discrete_code(pooled: np.ndarray) -> DiscreteCode | None:
     return DiscreteCode(columns=columns)
 
 
-def _bin_index(pooled: np.ndarray) -> BinIndex:
-    finite = pooled[np.isfinite(pooled)]
-    if finite.size == 0:
-        return BinIndex(edges=np.zeros(1))
-    edges = np.unique(np.quantile(finite, np.linspace(0.0, 1.0, _BINS + 1)[1:-1],
-                                  method="inverted_cdf"))
-    return BinIndex(edges=edges)
-
-
-def _logistic_score(ox: np.ndarray, oy: np.ndarray) -> LinearScore:
-    fx, fy = ox[:_FIT_ROWS // 2], oy[:_FIT_ROWS // 2]
-    pooled = np.concatenate([fx, fy]).astype(np.float64)
-    finite = np.where(np.isfinite(pooled), pooled, np.nan)
-    centre = np.nan_to_num(np.nanmean(finite, axis=0))
-    scale = np.nan_to_num(np.nanstd(finite, axis=0), nan=1.0)
-    scale = np.where(scale > 0, scale, 1.0)
-    feats = score_features(pooled, centre, scale)
-    spread = feats.std(axis=0)
-    spread = np.where(spread > 0, spread, 1.0)
-    labels = np.concatenate([np.ones(fx.shape[0]), np.zeros(fy.shape[0])])
-    w, bias = fit_logistic(feats / spread, labels, l2=1.0)
-    return LinearScore(centre=centre, scale=scale, weights=w / spread, bias=bias)
+def _few_rows(rows: np.ndarray) -> bool:
+    """Whether exact-value sets are worth forming: a probe of the rows repeats (at most a
+    quarter as many distinct rows as rows probed)."""
+    probe = rows[:_PROBE]
+    distinct = np.unique(probe).size if probe.ndim == 1 else \
+        np.unique(probe, axis=0).shape[0]
+    return distinct <= max(16, probe.shape[0] // 4)
 
 
 # ----------------------------------------------------------------------------------------
 # ranking
 # ----------------------------------------------------------------------------------------
-def _approx_epsilon(a: np.ndarray, n_a: int, b: np.ndarray, n_b: int, alpha: float,
-                    delta: float) -> np.ndarray:
-    """Wilson-score stand-in for the CP ε bound: cheap, used only to pre-select."""
-    z = float(special.ndtri(1.0 - alpha / 2.0))
-    z2 = z * z
-
-    def wilson(k: np.ndarray, n: int, sign: float) -> np.ndarray:
-        centre = (k + z2 / 2.0) / (n + z2)
-        half = z * np.sqrt(k * (n - k) / n + z2 / 4.0) / (n + z2)
-        return centre + sign * half
-
-    lower = wilson(a.astype(np.float64), n_a, -1.0) - delta
-    upper = np.maximum(wilson(b.astype(np.float64), n_b, 1.0), 1e-300)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        eps = np.log(np.where(lower > 0, lower, 1.0)) - np.log(upper)
-    return np.where(lower > 0, np.maximum(eps, 0.0), 0.0)
+def _conservative(a: np.ndarray, n_a: np.ndarray, b: np.ndarray, n_b: np.ndarray,
+                  level: float | None = None) -> tuple[np.ndarray, np.ndarray]:
+    lv = _SEARCH_LEVEL if level is None else level
+    return (wilson_lower(a, n_a, lv), wilson_upper(b, n_b, lv))
 
 
-def _rank(families: list[_Candidates], n_a: int, n_b: int, *, delta: float, alpha: float,
-          k: int) -> tuple[Event, ...]:
+def _pool(families: list[_Candidates], *, delta: float, alpha: float, k: int,
+          test_samples: int | None, exact: bool) -> list[tuple[_Candidates, int, float]]:
+    """The kept candidates of one direction, best first: (family, index, score)."""
     families = [f for f in families if f.a.size]
     if not families:
-        return ()
+        return []
     a = np.concatenate([f.a for f in families])
     b = np.concatenate([f.b for f in families])
+    na = np.concatenate([np.full(f.a.size, f.n_a, dtype=np.float64) for f in families])
+    nb = np.concatenate([np.full(f.a.size, f.n_b, dtype=np.float64) for f in families])
     prio = np.concatenate([np.full(f.a.size, f.priority) for f in families])
     owner = np.concatenate([np.full(f.a.size, i) for i, f in enumerate(families)])
     local = np.concatenate([np.arange(f.a.size) for f in families])
     with np.errstate(divide="ignore", invalid="ignore"):
-        plug = np.log(np.maximum(a / n_a - delta, 0.0)) - np.log((b + 0.5) / n_b)
+        plug = np.log(np.maximum(a / na - delta, 0.0)) - np.log((b + 0.5) / nb)
     plug = np.where((a > 0) & np.isfinite(plug), plug, -np.inf)
-    # pre-select by a cheap score, then rank the survivors by the exact CP bound
-    approx = _approx_epsilon(a, n_a, b, n_b, alpha, delta)
-    pool = np.lexsort((prio, -plug, -approx))[: _PRESELECT * k]
-    pool = pool[a[pool] > 0]
-    if pool.size == 0:
-        return ()
-    score = np.atleast_1d(epsilon_lower_bound(a[pool], n_a, b[pool], n_b, alpha=alpha,
-                                              delta=delta))
+    if test_samples is None:
+        # classical ranking: the CP bound on the search split at the test level
+        approx = _wilson_search(a, na, b, nb, alpha, delta)
+        pool = np.lexsort((prio, -plug, -approx))[: _PRESELECT * k]
+        pool = pool[a[pool] > 0]
+        if pool.size == 0:
+            return []
+        score = np.atleast_1d(epsilon_lower_bound(a[pool].astype(np.int64), na[pool].astype(
+            np.int64), b[pool].astype(np.int64), nb[pool].astype(np.int64), alpha=alpha,
+            delta=delta))
+    else:
+        return _stratified_pool(families, a, b, na, nb, prio, owner, local, plug,
+                                delta=delta, alpha=alpha, k=k, test_samples=test_samples)
     order = pool[np.lexsort((prio[pool], -plug[pool], -score))]
-    chosen: list[Event] = []
-    seen: set[tuple[int, int]] = set()
+    scored = dict(zip(pool.tolist(), score.tolist()))
+    chosen: list[tuple[_Candidates, int, float]] = []
+    seen: set[tuple[int, int, int, int]] = set()
+    per_feature: dict[int, int] = {}
     for i in order:
-        key = (int(a[i]), int(b[i]))
-        if key in seen:
+        fam = families[int(owner[i])]
+        key = (int(a[i]), int(b[i]), int(na[i]), int(nb[i]))
+        if key in seen or (not exact and per_feature.get(fam.feature, 0) >= _PER_FEATURE):
             continue
         seen.add(key)
-        chosen.append(families[int(owner[i])].build(int(local[i])))
+        per_feature[fam.feature] = per_feature.get(fam.feature, 0) + 1
+        chosen.append((fam, int(local[i]), float(scored[int(i)])))
         if len(chosen) == k:
             break
-    return tuple(chosen)
+    return chosen
 
 
+def _stratified_pool(families: list[_Candidates], a: np.ndarray, b: np.ndarray,
+                     na: np.ndarray, nb: np.ndarray, prio: np.ndarray, owner: np.ndarray,
+                     local: np.ndarray, plug: np.ndarray, *, delta: float, alpha: float,
+                     k: int, test_samples: int) -> list[tuple[_Candidates, int, float]]:
+    """Up to 2K candidates, diverse in feature and in probability scale.
+
+    Thresholds of one feature differ mostly in how much mass they hold; among many
+    small-mass thresholds the luckiest looks best.  So each feature contributes its best
+    candidate per octave of P[M(·) ∈ S] (ranked by the bound they predict at the test
+    size, from conservative estimates) — its best three octaves and its best octave
+    above 1/8 — and part C of the search split, which played no part in this, judges.
+    Per-coordinate half-lines of a multi-dimensional output are many features of one
+    kind; together they get at most :data:`_PER_GROUP` places, so that their luckiest
+    tails cannot crowd out the scores that use every coordinate.
+    """
+    lo, hi = _conservative(a, na, b, nb)
+    pred = predicted_epsilon(lo, hi, test_samples, test_samples, alpha=alpha, delta=delta)
+    octave = np.clip(np.floor(np.log2(np.maximum(a, 0.5) / na)), -30, 0).astype(np.int64)
+    order = np.lexsort((prio, -plug, -pred))
+    order = order[a[order] > 0]
+    if order.size == 0:
+        return []
+    cell = owner[order] * 64 - octave[order]
+    _, first = np.unique(cell, return_index=True)
+    best = order[np.sort(first)]                       # best per (feature, octave), best first
+    kept: list[int] = []
+    for fam_i in np.unique(owner[best]):
+        mine = best[owner[best] == fam_i]              # still best first
+        take = list(mine[:3])
+        wide = mine[octave[mine] >= -3]
+        if wide.size and int(wide[0]) not in take:
+            take.append(int(wide[0]))
+        kept.extend(int(i) for i in take)
+    kept_arr = np.asarray(kept, dtype=np.int64)
+    kept_arr = kept_arr[np.lexsort((prio[kept_arr], -plug[kept_arr], -pred[kept_arr]))]
+    chosen: list[tuple[_Candidates, int, float]] = []
+    seen: set[tuple[int, int, int, int]] = set()
+    per_group: dict[str, int] = {}
+    for i in kept_arr:
+        key = (int(a[i]), int(b[i]), int(na[i]), int(nb[i]))
+        group = families[int(owner[i])].group
+        if key in seen or (group and per_group.get(group, 0) >= _PER_GROUP):
+            continue
+        seen.add(key)
+        if group:
+            per_group[group] = per_group.get(group, 0) + 1
+        chosen.append((families[int(owner[i])], int(local[i]), float(pred[i])))
+        if len(chosen) == 2 * k:
+            break
+    return chosen
+
+
+def _wilson_search(a: np.ndarray, na: np.ndarray, b: np.ndarray, nb: np.ndarray,
+                   alpha: float, delta: float) -> np.ndarray:
+    """Wilson stand-in for the CP ε bound on the search split itself (pre-selection)."""
+    lo = wilson_lower(a, na, alpha / 2.0) - delta
+    hi = np.maximum(wilson_upper(b, nb, alpha / 2.0), 1e-300)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        eps = np.log(np.where(lo > 0, lo, 1.0)) - np.log(hi)
+    return np.where(lo > 0, np.maximum(eps, 0.0), 0.0)
+
+
+# ----------------------------------------------------------------------------------------
+# selection
+# ----------------------------------------------------------------------------------------
 def select_events(search_x: np.ndarray, search_y: np.ndarray, *, delta: float, alpha: float,
                   events_per_direction: int = 8, llr: Feature | None = None,
-                  llr_search: tuple[np.ndarray, np.ndarray] | None = None) -> SelectedEvents:
-    """Choose up to K events per direction from the search outputs only.
+                  llr_search: tuple[np.ndarray, np.ndarray] | None = None,
+                  budget: float | None = None, test_samples: int | None = None,
+                  learned: bool = True) -> SelectedEvents:
+    """Choose up to K events per direction (and their levels) from the search outputs only.
 
     Parameters
     ----------
@@ -326,13 +476,23 @@ def select_events(search_x: np.ndarray, search_y: np.ndarray, *, delta: float, a
     delta : float
         The claimed δ at which candidates are ranked.
     alpha : float
-        The per-event test level α_e (each event's CP bounds at α_e/2 per side).
+        The per-event test level α_e used when no ``budget`` is given (each event's CP
+        bounds at α_e/2 per side); with a budget, the reference level of the ranking.
     events_per_direction : int
-        K.
+        K: candidates kept per direction (with a budget: at most 2K are tested).
     llr : Feature, optional
         The declared log-likelihood ratio log p_x − log p_y (family (a)).
     llr_search : pair of arrays, optional
         ``llr`` already evaluated on ``search_x`` and ``search_y``.
+    budget : float, optional
+        The α shared by all event tests; the levels are then planned from the search
+        counts (see the module docstring) and returned with the events.
+    test_samples : int, optional
+        Test outputs per side (default: the search size); candidates are ranked by the
+        bound they are expected to give at this size.
+    learned : bool
+        Fit learned scores (histogram, cell, logistic); off, only fixed features and
+        exact values are used.
 
     Returns
     -------
@@ -342,57 +502,166 @@ def select_events(search_x: np.ndarray, search_y: np.ndarray, *, delta: float, a
     if ox.ndim != oy.ndim or (ox.ndim == 2 and ox.shape[1] != oy.shape[1]):
         raise AuditError(f"outputs on x and y differ in shape: {ox.shape} vs {oy.shape}")
     n_x, n_y = ox.shape[0], oy.shape[0]
-    pooled = np.concatenate([ox, oy])
+    # the kind of output is decided on a probe of each side (a full pass over millions of
+    # rows for np.unique(axis=0) would cost more than everything else)
+    pooled = np.concatenate([ox[:_KIND_ROWS], oy[:_KIND_ROWS]])
     discrete = is_discrete(pooled)
     dims = 1 if ox.ndim == 1 else ox.shape[1]
     per_dir: dict[str, list[_Candidates]] = {d: [] for d in DIRECTIONS}
     families: list[str] = []
+    ids = _Ids()
+    planned = budget is not None
+    # parts: A = [0, h) fits learned scores, B = [h, r) counts their thresholds, fixed
+    # features are counted on [0, r); with a budget, C = [r, n) judges the kept candidates
+    hx, hy = int(n_x * _FIT_SHARE), int(n_y * _FIT_SHARE)
+    rx, ry = (n_x - int(n_x * _JUDGE_SHARE), n_y - int(n_y * _JUDGE_SHARE)) if planned \
+        else (n_x, n_y)
+    fit_x, fit_y, cnt_x, cnt_y = ox[:hx], oy[:hy], ox[hx:rx], oy[hy:ry]
+    rank_x, rank_y = ox[:rx], oy[:ry]
+    can_learn = learned and min(hx, hy) >= _MIN_FIT_ROWS and min(rx - hx, ry - hy) > 0
 
-    def both(feature: Feature, vx: np.ndarray, vy: np.ndarray, priority: int) -> None:
+    def thresholds(feature: Feature, vx: np.ndarray, vy: np.ndarray, priority: int,
+                   sides: dict[str, tuple[str, ...]] | None = None,
+                   limit: int = _RANK_ROWS, group: str = "") -> None:
+        vx, vy = vx[:limit], vy[:limit]
         sf = _Sorted.of(feature, vx, vy)
+        nx_, ny_ = len(vx), len(vy)
         for direction in DIRECTIONS:
-            for side in ("ge", "le"):
-                per_dir[direction].append(_thresholds(sf, direction, side, priority))
+            for side in (sides or {}).get(direction, ("ge", "le")):
+                per_dir[direction].append(
+                    _thresholds(sf, direction, side, priority, ids(), nx_, ny_, group))
 
-    if discrete:
+    def learned_score(score: Feature | None, family: str) -> None:
+        if score is None:
+            return
+        start = {d: len(per_dir[d]) for d in DIRECTIONS}
+        thresholds(score, score(cnt_x), score(cnt_y), 3, limit=_LEARNED_RANK_ROWS)
+        for d in DIRECTIONS:
+            for fam in per_dir[d][start[d]:]:
+                fam.learned_id = id(score)
+        families.append(family)
+
+    if discrete and _few_rows(rank_x):
         code = _discrete_code(pooled)
         if code is not None:
-            cx, cy = code(ox), code(oy)
-            fam_xy = _value_sets(code, cx, cy, 0)
-            fam_yx = _value_sets(code, cy, cx, 0)
-            if fam_xy is not None and fam_yx is not None:
-                per_dir["x_vs_y"].append(fam_xy)
-                per_dir["y_vs_x"].append(fam_yx)
+            cx, cy = code(rank_x), code(rank_y)
+            fx, fy, kx, ky = cx[:hx], cy[:hy], cx[hx:], cy[hy:]
+            if min(hx, hy) < 1 or min(kx.size, ky.size) < 1:
+                fx, fy, kx, ky = cx, cy, cx, cy
+            fam_xy = _value_sets(code, fx, fy, kx, ky, cx, cy, 0, ids)
+            fam_yx = _value_sets(code, fy, fx, ky, kx, cy, cx, 0, ids)
+            if fam_xy and fam_yx:
+                per_dir["x_vs_y"].extend(fam_xy)
+                per_dir["y_vs_x"].extend(fam_yx)
                 families.append("exact values")
     if llr is not None:
         lx, ly = llr_search if llr_search is not None else (llr(ox), llr(oy))
-        sf = _Sorted.of(llr, lx, ly)
-        per_dir["x_vs_y"].append(_thresholds(sf, "x_vs_y", "ge", 1))
-        per_dir["y_vs_x"].append(_thresholds(sf, "y_vs_x", "le", 1))
+        thresholds(llr, lx[:rx], ly[:ry], 1, {"x_vs_y": ("ge",), "y_vs_x": ("le",)})
         families.append("LLR thresholds")
     if dims == 1:
         feature = Coordinate()
-        both(feature, feature(ox), feature(oy), 2)
+        vx, vy = feature(rank_x), feature(rank_y)
+        # with a declared LLR these are a robustness check: fewer rows suffice
+        thresholds(feature, vx, vy, 2, limit=_RANK_ROWS // 2 if llr is not None else _RANK_ROWS)
         families.append("half-lines")
         if not discrete and llr is None:
-            bins = _bin_index(pooled.astype(np.float64))
-            bx, by = bins(ox), bins(oy)
-            fam_xy, fam_yx = _value_sets(bins, bx, by, 3), _value_sets(bins, by, bx, 3)
-            if fam_xy is not None and fam_yx is not None:
-                per_dir["x_vs_y"].append(fam_xy)
-                per_dir["y_vs_x"].append(fam_yx)
-                families.append("histogram bins")
+            centre = float(np.median(np.concatenate([vx[:hx], vy[:hy]]))) if hx and hy \
+                else float(np.median(np.concatenate([vx, vy])))
+            dev = AbsDeviation(centre)
+            thresholds(dev, dev(rank_x), dev(rank_y), 2)
+            families.append("two-sided intervals")
+        if not discrete and llr is None and can_learn:
+            learned_score(fit_cell_score(fit_x, fit_y, groups="columns", bins=64,
+                                         name="histogram LLR"), "histogram LLR")
     else:
-        for j in range(min(dims, _MAX_COORDINATES)):
+        # with a declared LLR, per-coordinate half-lines only guard against a deviating
+        # implementation, which the naive-Bayes score below covers: a few coordinates do
+        coords = min(dims, _MAX_COORDINATES if llr is None else 4)
+        for j in range(coords):
             feature = Coordinate(index=j, name=f"output[{j}]")
-            both(feature, feature(ox), feature(oy), 2)
+            thresholds(feature, feature(rank_x), feature(rank_y), 2, group="coordinates")
         families.append("coordinate half-lines")
-        if not discrete and llr is None:
-            score = _logistic_score(ox, oy)
-            both(score, score(ox), score(oy), 3)
-            families.append("logistic score")
+        # with a declared LLR the naive-Bayes score is a cheap check of the declared law
+        # (it would cost a pass over every column of the test split if chosen)
+        if can_learn and (llr is None or dims <= _LLR_LEARNED_DIMS):
+            ctx = CellFit(fit_x, fit_y)
+            learned_score(fit_cell_score(None, None, groups="columns", context=ctx),
+                          "naive-Bayes LLR")
+            if llr is None:
+                learned_score(fit_cell_score(None, None, groups="columns", monotone=True,
+                                             context=ctx), "monotone naive-Bayes LLR")
+                learned_score(fit_cell_score(None, None, groups="grouped", monotone=True,
+                                             context=ctx), "grouped LLR")
+                learned_score(fit_cell_score(None, None, groups="joint", bins=8,
+                                             smoothing=_JOINT_SMOOTHING, context=ctx),
+                              "joint-cell LLR")
+                continuous = not any(c.exact for c in ctx.coded(32)[0])
+                if not discrete and continuous:
+                    learned_score(fit_cell_score(fit_x, fit_y, groups="columns", whiten=True,
+                                                 monotone=True), "whitened naive-Bayes LLR")
+                if not discrete:
+                    learned_score(fit_logistic_score(fit_x, fit_y), "logistic score")
+            del ctx
     k = int(events_per_direction)
+    if budget is None:
+        chosen = {d: _pool(per_dir[d], delta=delta, alpha=alpha, k=k, test_samples=None,
+                           exact=True) for d in DIRECTIONS}
+        return SelectedEvents(
+            x_vs_y=tuple(f.build(i) for f, i, _ in chosen["x_vs_y"]),
+            y_vs_x=tuple(f.build(i) for f, i, _ in chosen["y_vs_x"]),
+            families=tuple(families))
+    n_test = int(test_samples) if test_samples is not None else max(n_x, n_y)
+    reference = budget / 4.0
+    chosen = {d: _pool(per_dir[d], delta=delta, alpha=reference, k=k, test_samples=n_test,
+                       exact=False) for d in DIRECTIONS}
+    # learned scores cost a pass over every test output each: keep the candidates of at
+    # most _MAX_LEARNED of them (the best-ranked), fixed features are cheap
+    ranked = sorted(((s_, d, f, i) for d in DIRECTIONS for f, i, s_ in chosen[d]),
+                    key=lambda t: -t[0])
+    allowed: list[int] = []
+    for _s, _d, f, _i in ranked:
+        if f.priority == 3 and f.learned_id not in allowed and len(allowed) < _MAX_LEARNED:
+            allowed.append(f.learned_id)
+    flat = [(d, f.build(i), f.feature) for d in DIRECTIONS for f, i, _ in chosen[d]
+            if f.priority != 3 or f.learned_id in allowed]
+    if not flat:
+        return SelectedEvents((), (), tuple(families))
+    # judge the kept candidates on part C, which took no part in choosing them
+    judge = {"x": ox[rx:], "y": oy[ry:]}
+    caches: dict[str, dict[int, np.ndarray]] = {"x": {}, "y": {}}
+
+    def count(event: Event, side: str) -> int:
+        return int(np.count_nonzero(_event_mask(event, judge[side], caches[side])))
+
+    count_a = np.array([count(e, "x" if d == "x_vs_y" else "y") for d, e, _ in flat])
+    count_b = np.array([count(e, "y" if d == "x_vs_y" else "x") for d, e, _ in flat])
+    size_a = np.array([judge["x" if d == "x_vs_y" else "y"].shape[0] for d, _e, _f in flat])
+    size_b = np.array([judge["y" if d == "x_vs_y" else "x"].shape[0] for d, _e, _f in flat])
+    fid = np.array([f for _d, _e, f in flat])
+    # a posterior centred on raw counts rewards wide posteriors (the max of noisy values);
+    # centring it on conservative estimates keeps the plan from betting on small counts
+    lo, hi = _conservative(count_a, size_a, count_b, size_b, _JUDGE_LEVEL)
+    plan = plan_events(lo * size_a, size_a, hi * size_b, size_b, feature=fid, budget=budget,
+                       test_a=n_test, test_b=n_test, delta=delta, max_events=2 * k)
+    events: dict[str, list[Event]] = {d: [] for d in DIRECTIONS}
+    levels: dict[str, list[float]] = {d: [] for d in DIRECTIONS}
+    for j, level in zip(plan.chosen, plan.levels):
+        d, e, _f = flat[j]
+        events[d].append(e)
+        levels[d].append(float(level))
     return SelectedEvents(
-        x_vs_y=_rank(per_dir["x_vs_y"], n_x, n_y, delta=delta, alpha=alpha, k=k),
-        y_vs_x=_rank(per_dir["y_vs_x"], n_y, n_x, delta=delta, alpha=alpha, k=k),
-        families=tuple(families))
+        x_vs_y=tuple(events["x_vs_y"]), y_vs_x=tuple(events["y_vs_x"]),
+        families=tuple(families), levels_x_vs_y=tuple(levels["x_vs_y"]),
+        levels_y_vs_x=tuple(levels["y_vs_x"]))
+
+
+def _event_mask(event: Event, outputs: np.ndarray, cache: dict[int, np.ndarray]
+                ) -> np.ndarray:
+    """Membership of ``outputs`` in ``event``, computing each feature once per cache."""
+    feature = getattr(event, "feature", None)
+    if feature is None or not hasattr(event, "mask"):
+        return np.asarray(event.contains(outputs), dtype=bool)
+    values = cache.get(id(feature))
+    if values is None:
+        values = cache[id(feature)] = feature(outputs)
+    return event.mask(values)  # type: ignore[attr-defined]

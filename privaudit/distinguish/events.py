@@ -51,6 +51,7 @@ __all__ = [
     "ThresholdEvent",
     "ValueSetEvent",
     "llr_from",
+    "llr_round",
     "score_features",
 ]
 
@@ -90,13 +91,21 @@ def _rows(outputs: np.ndarray) -> np.ndarray:
 # ----------------------------------------------------------------------------------------
 @dataclass(frozen=True, eq=False)
 class LogLikelihoodRatio:
-    """L(o) = log p_x(o) − log p_y(o) under the declared law (NaN → 0)."""
+    """L(o) = log p_x(o) − log p_y(o) under the declared law (NaN → 0).
+
+    ``direct``, when given, computes log p_x − log p_y in one go (e.g. on the differing
+    coordinates only, :func:`~privaudit.distinguish.densities.declared_llr`); the same
+    rounding is applied either way.
+    """
 
     log_p_x: LogDensity = field(repr=False)
     log_p_y: LogDensity = field(repr=False)
     name: str = "LLR"
+    direct: LogDensity | None = field(default=None, repr=False)
 
     def __call__(self, outputs: np.ndarray) -> np.ndarray:
+        if self.direct is not None:
+            return llr_round(self.direct(outputs))
         return llr_from(self.log_p_x(outputs), self.log_p_y(outputs))
 
 
@@ -118,6 +127,13 @@ def llr_from(log_px: np.ndarray, log_py: np.ndarray) -> np.ndarray:
     with np.errstate(invalid="ignore", over="ignore"):
         value = np.atleast_1d(np.subtract(np.asarray(log_px, dtype=np.float64),
                                           np.asarray(log_py, dtype=np.float64)))
+    return llr_round(value)
+
+
+def llr_round(value: np.ndarray) -> np.ndarray:
+    """NaN → 0 and rounding to :data:`LLR_DECIMALS` decimals (in place when possible)."""
+    value = np.atleast_1d(np.asarray(value, dtype=np.float64))
+    with np.errstate(invalid="ignore", over="ignore"):
         value[np.isnan(value)] = 0.0
         return np.round(value, LLR_DECIMALS, out=value)
 

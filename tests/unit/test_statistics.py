@@ -243,3 +243,78 @@ def test_detection_probability_is_exact_and_the_test_has_its_size():
                                  claimed_epsilon=1.0) >= 0.9
     assert detection_probability(target - 1e-3, p_y, n, n, alpha=alpha, delta=0.0,
                                  claimed_epsilon=1.0) < 0.9
+
+
+# ----------------------------------------------------------------------------------------
+# planning the event tests (predicted bounds, weighted Bonferroni)
+# ----------------------------------------------------------------------------------------
+from privaudit.statistics.allocation import (  # noqa: E402
+    plan_events,
+    predicted_epsilon,
+    wilson_lower,
+    wilson_upper,
+)
+
+
+def test_wilson_bounds_track_clopper_pearson():
+    """Deterministic: for counts ≥ 100 the Wilson stand-ins are within 3 % of the exact
+    bounds (relative), within 10 % at 30, and they bracket the estimate."""
+    for n in (1_000, 100_000):
+        k = np.array([30, 100, n // 10, n // 2, n - 100])
+        for a in (0.05, 1e-3):
+            lo, hi = wilson_lower(k, n, a), wilson_upper(k, n, a)
+            np.testing.assert_allclose(lo[1:], cp_lower(k[1:], n, a), rtol=0.03)
+            np.testing.assert_allclose(hi[1:], cp_upper(k[1:], n, a), rtol=0.03)
+            np.testing.assert_allclose(lo[0], cp_lower(k[0], n, a), rtol=0.10)
+            np.testing.assert_allclose(hi[0], cp_upper(k[0], n, a), rtol=0.10)
+            assert np.all(lo < k / n) and np.all(hi > k / n)
+    # fractional "expected" counts are accepted and monotone
+    assert float(wilson_upper(0.5, 100, 0.05)) > float(wilson_upper(0.0, 100, 0.05)) > 0
+
+
+def test_predicted_epsilon_matches_the_exact_bound_at_expected_counts():
+    """Deterministic: within 0.002 of epsilon_lower_bound at rounded expected counts."""
+    n = 10**6
+    for p_y, eps in ((0.5 * math.exp(-0.1), 0.1), (0.01, 1.0), (0.2, 0.5)):
+        p_x = p_y * math.exp(eps)
+        for alpha in (0.05, 0.05 / 16):
+            want = float(epsilon_lower_bound(round(p_x * n), n, round(p_y * n), n,
+                                             alpha=alpha))
+            got = float(predicted_epsilon(p_x, p_y, n, n, alpha=alpha))
+            assert got == pytest.approx(want, abs=2e-3)
+    assert float(predicted_epsilon(0.1, 0.2, n, n, alpha=0.05)) == 0.0
+    assert float(predicted_epsilon(0.01, 0.001, n, n, alpha=0.05, delta=0.02)) == 0.0
+
+
+def test_plan_spends_everything_on_a_clear_winner():
+    """Deterministic (fixed internal seed): one event with huge search counts and a large
+    ratio against weak ones gets the whole budget; the levels always sum to the budget."""
+    a = np.array([40_000, 20_000, 5_000])
+    b = np.array([5_000, 19_000, 4_900])
+    plan = plan_events(a, 100_000, b, 100_000, feature=[0, 1, 2], budget=0.05,
+                       test_a=10**6, test_b=10**6)
+    assert plan.chosen == (0,) and plan.levels == (0.05,)
+    assert plan.total == pytest.approx(0.05)
+    again = plan_events(a, 100_000, b, 100_000, feature=[0, 1, 2], budget=0.05,
+                        test_a=10**6, test_b=10**6)
+    assert again == plan
+
+
+def test_plan_hedges_when_the_search_split_is_unsure():
+    """Deterministic: eight candidates of separate features, equally good and measured on
+    a tiny search split, are worth testing together; the levels still sum to the budget
+    and no candidate is chosen twice."""
+    a = np.full(8, 60)
+    b = np.full(8, 30)
+    plan = plan_events(a, 1_000, b, 1_000, feature=np.arange(8), budget=0.05,
+                       test_a=10**6, test_b=10**6)
+    assert len(plan.chosen) >= 2 and len(set(plan.chosen)) == len(plan.chosen)
+    assert sum(plan.levels) == pytest.approx(0.05)
+    # the same counts as thresholds of ONE feature (moving together) hedge less
+    nested = plan_events(a, 1_000, b, 1_000, feature=np.zeros(8), budget=0.05,
+                         test_a=10**6, test_b=10**6)
+    assert len(nested.chosen) <= len(plan.chosen)
+    with pytest.raises(InvalidParameterError):
+        plan_events(a, 1_000, b, 1_000, feature=np.arange(8), budget=1.5, test_a=10,
+                    test_b=10)
+    assert plan_events([], 1, [], 1, feature=[], budget=0.05, test_a=10, test_b=10).chosen == ()

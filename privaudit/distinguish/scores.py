@@ -1,0 +1,752 @@
+"""Learned distinguishing scores: density-ratio estimates fitted on part of the search split.
+
+Every score here is a fixed function φ of one output once fitted; the auditor thresholds
+it ({φ ≥ t}, {φ ≤ t}) and tests the thresholds on data it was not fitted on, so any
+score — good or bad — gives valid events.  A better score only gives *stronger* events.
+
+* :class:`ColumnCoder` — one column (or a 1-D output) as integer cells: exact values
+  when the column takes few values, otherwise atoms (values carrying ≥ 0.5 % of the
+  mass) plus quantile bins of the rest, refined in both tails;
+* :class:`CellScore` — Σ over *groups* of columns of a smoothed cell log-likelihood
+  ratio log((n_x(c) + λ)/(N_x + λm)) − log((n_y(c) + λ)/(N_y + λm)).  With one column per
+  group it is the **naive-Bayes (column-wise LLR) score**, the exact LLR of a product law
+  (RAPPOR's independent bits, a noisy histogram's independent coordinates) and a strong
+  score generally; with one group holding every column it is a **joint histogram**
+  (the exact LLR of a discretised output); in between, **grouped** scores join dependent
+  categorical columns (mutual information on the fitting sample) and add each continuous
+  column's LLR *conditional on carrying a value* (its atoms score 0), which is the exact
+  structure of sparse-vector outputs whose released values are independent given the
+  pattern.  An optional linear *whitening* (Cholesky of the pooled covariance) is applied
+  first for correlated continuous outputs: for prefix sums of independent noise it
+  recovers the independent increments;
+* :class:`LogisticScore` — logistic regression (:func:`~privaudit.distinguish.logistic.
+  fit_logistic`) on a feature map without the collinearity of the plain (z, z², |z|) map:
+  binary columns give one indicator, categorical columns a one-hot code, continuous
+  columns (z, z², |z|) plus indicators of their atoms, and low-dimensional continuous
+  outputs also the pairwise products z_i z_j; duplicate features are dropped;
+* :class:`AbsDeviation` — |o − c| for 1-D outputs, whose thresholds are two-sided
+  events {o ≤ c − r} ∪ {o ≥ c + r}.
+
+References
+----------
+.. [1] Bichsel, Steffen, Bogunovic & Vechev, "DP-Sniper", IEEE S&P 2021 (thresholds on a
+   learned posterior).
+.. [2] Sugiyama, Suzuki & Kanamori, "Density ratio estimation in machine learning",
+   Cambridge University Press 2012 (histogram and probabilistic-classification
+   estimators of density ratios).
+.. [3] Lyu, Su & Li, "Understanding the sparse vector technique for differential
+   privacy", PVLDB 2017 (the structure of SVT outputs).
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+from scipy import special
+
+from .logistic import fit_logistic
+
+__all__ = [
+    "AbsDeviation",
+    "CellScore",
+    "ColumnCoder",
+    "LogisticScore",
+    "CellFit",
+    "fit_cell_score",
+    "fit_column_coder",
+    "fit_logistic_score",
+    "dependence_groups",
+    "isotonic",
+    "whitening",
+]
+
+#: Columns with at most this many distinct values are coded exactly (categorical).
+EXACT_VALUES = 32
+#: Columns with at most this many distinct values count as categorical in grouped scores
+#: and in the logistic feature map.
+CATEGORICAL_VALUES = 16
+#: A value carrying at least this share of a continuous column is an atom (own cell).
+ATOM_SHARE = 0.005
+#: Rows of the fitting sample used to find distinct values and atoms.
+_PROBE_ROWS = 20_000
+#: Rows per block when scoring (a block of every column stays in cache).
+_BLOCK = 1 << 16
+#: Rows used to test columns for dependence.
+_MI_ROWS = 100_000
+#: Smallest mutual information (nats) for which two columns are joined.
+_MI_FLOOR = 1e-4
+
+
+@functools.lru_cache(maxsize=256)
+def _g_threshold(dof: int) -> float:
+    """The level-10⁻⁶ quantile of χ²(dof)."""
+    return float(special.chdtri(dof, 1e-6))
+
+
+def _as_2d(outputs: np.ndarray) -> np.ndarray:
+    o = np.asarray(outputs)
+    return o.reshape(o.shape[0], -1)
+
+
+# ----------------------------------------------------------------------------------------
+# columns as cells
+# ----------------------------------------------------------------------------------------
+@dataclass(frozen=True, eq=False)
+class ColumnCoder:
+    """Integer cells of one column: ``atoms`` exactly, other values in bins of ``edges``.
+
+    Cell ``i < len(atoms)`` is the value ``atoms[i]``; a value that is not an atom falls
+    in cell ``len(atoms) + searchsorted(edges, v, "right")`` (NaN in the last cell).
+    A column coded exactly has no edges, so every unseen value shares one cell.
+    """
+
+    atoms: np.ndarray = field(repr=False)
+    edges: np.ndarray = field(repr=False)
+
+    @property
+    def size(self) -> int:
+        """Number of cells."""
+        return int(self.atoms.size + self.edges.size + 1)
+
+    @property
+    def exact(self) -> bool:
+        """Whether the column is coded by its values only (no bins)."""
+        return self.edges.size == 0
+
+    def atom_index(self, column: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(i, hit): the atom nearest below-or-at each value and whether it is equal."""
+        col = np.asarray(column)
+        m = self.atoms.size
+        lut = self._lookup(col)
+        if lut is not None:                       # integer column, small integer atoms
+            lo, table = lut
+            pos = np.subtract(col, lo)
+            np.clip(pos, -1, table.size - 2, out=pos)
+            idx = table[pos + 1]
+            hit = idx < m
+            return np.minimum(idx, m - 1), hit
+        if m <= 8:
+            idx = np.zeros(col.shape[0], dtype=np.intp)
+            for mid in (self.atoms[:-1] + self.atoms[1:]) / 2.0:
+                idx += col > mid
+        else:
+            idx = np.searchsorted(self.atoms, col)
+            np.minimum(idx, m - 1, out=idx)
+        return idx, self.atoms[idx] == col
+
+    def _lookup(self, col: np.ndarray) -> tuple[int, np.ndarray] | None:
+        """For integer columns whose atoms are integers spanning < 4096: (lo, table) with
+        table[v − lo + 1] the atom index of v, or m (slot 0 and the last: outside)."""
+        if col.dtype.kind not in "iu" or self.atoms.size == 0:
+            return None
+        cached = self.__dict__.get("_lut")
+        if cached is None:
+            a = self.atoms
+            lo, hi = float(a[0]), float(a[-1])
+            if not (np.all(a == np.round(a)) and hi - lo < 4096):
+                cached = False
+            else:
+                m = a.size
+                table = np.full(int(hi - lo) + 3, m, dtype=np.intp)
+                table[(a - lo).astype(np.intp) + 1] = np.arange(m)
+                cached = (int(lo), table)
+            object.__setattr__(self, "_lut", cached)
+        return cached or None
+
+    def __call__(self, column: np.ndarray) -> np.ndarray:
+        col = np.asarray(column)
+        m = self.atoms.size
+        lut = self._lookup(col) if self.edges.size == 0 else None
+        if lut is not None:
+            lo, table = lut
+            pos = np.subtract(col, lo)
+            np.clip(pos, -1, table.size - 2, out=pos)
+            return table[pos + 1]
+        if m == 0:
+            return np.searchsorted(self.edges, col, side="right").astype(np.intp)
+        idx, hit = self.atom_index(col)
+        code = np.where(hit, idx, m)
+        if self.edges.size:
+            rest = np.flatnonzero(~hit)
+            if rest.size:
+                code[rest] += np.searchsorted(self.edges, col[rest], side="right")
+        return code
+
+
+def _quantile_levels(bins: int, n: int) -> np.ndarray:
+    """Uniform levels plus geometric refinements of both tails down to ~8/n."""
+    body = np.linspace(0.0, 1.0, bins + 1)[1:-1]
+    low = 8.0 / max(n, 1)
+    if low < 1.0 / bins:
+        tail = np.geomspace(low, 1.0 / bins, max(2, int(math.log2(1.0 / (bins * low))) + 1))
+        body = np.concatenate([body, tail, 1.0 - tail])
+    return np.unique(np.clip(body, 0.0, 1.0))
+
+
+def fit_column_coder(pooled: np.ndarray, *, bins: int = 32, exact_limit: int = EXACT_VALUES,
+                     tails: bool = True) -> ColumnCoder:
+    """Cells of one column from a pooled fitting sample (both sides together).
+
+    Parameters
+    ----------
+    pooled : array (n,)
+        The column on the fitting rows of M(x) and M(y).
+    bins : int
+        Quantile bins of the non-atom values (before tail refinement).
+    exact_limit : int
+        Columns with at most this many distinct values are coded exactly.
+    tails : bool
+        Refine both tails geometrically (down to about 8 values per tail bin).
+    """
+    col = np.asarray(pooled, dtype=np.float64)
+    col = col[~np.isnan(col)]
+    if col.size == 0:
+        return ColumnCoder(atoms=np.zeros(0), edges=np.zeros(0))
+    probe = col[:_PROBE_ROWS]
+    values, counts = np.unique(probe, return_counts=True)
+    if values.size <= exact_limit:
+        full = np.unique(col) if col.size > probe.size else values
+        if full.size <= exact_limit:
+            return ColumnCoder(atoms=full, edges=np.zeros(0))
+    atoms = values[counts >= max(2.0, ATOM_SHARE * probe.size)]
+    if atoms.size:
+        _, hit = ColumnCoder(atoms=atoms, edges=np.zeros(0)).atom_index(col)
+        rest = col[~hit]
+    else:
+        rest = col
+    if rest.size == 0:
+        return ColumnCoder(atoms=atoms, edges=np.zeros(0))
+    levels = _quantile_levels(bins, rest.size) if tails else \
+        np.linspace(0.0, 1.0, bins + 1)[1:-1]
+    edges = np.unique(np.quantile(rest, levels, method="inverted_cdf"))
+    edges = edges[np.isfinite(edges)]
+    return ColumnCoder(atoms=atoms, edges=edges)
+
+
+# ----------------------------------------------------------------------------------------
+# cell scores
+# ----------------------------------------------------------------------------------------
+_HASH = np.random.default_rng(0x5EED).integers(1, 2**63 - 1, size=4096, dtype=np.int64) | 1
+
+
+def _combine(cols: Sequence[np.ndarray], columns: Sequence[int],
+             radix: Sequence[int] | None) -> np.ndarray:
+    """One int64 key per row from per-column cells: mixed radix, or a 64-bit hash when
+    the product of the radices overflows (collisions then have probability ~2⁻⁶⁴ per
+    pair of distinct rows, and would only merge two cells of a fixed event)."""
+    k = np.zeros(cols[0].shape[0], dtype=np.int64)
+    if radix is not None:
+        for c, r in zip(cols, radix):
+            k *= r
+            k += c
+        return k
+    with np.errstate(over="ignore"):
+        for j, c in zip(columns, cols):
+            k += c * _HASH[j % _HASH.size]
+    return k
+
+
+def _radix(coders: Sequence[ColumnCoder]) -> tuple[int, ...] | None:
+    radix = tuple(c.size for c in coders)
+    return radix if math.prod(radix) < 2**62 else None
+
+
+@dataclass(frozen=True, eq=False)
+class _Group:
+    """Columns scored jointly: their cells combined into one key, a table of LLRs."""
+
+    columns: tuple[int, ...]
+    coders: tuple[ColumnCoder, ...] = field(repr=False)
+    keys: np.ndarray | None = field(repr=False)     # sorted keys (None: one column)
+    table: np.ndarray = field(repr=False)           # LLR per key (or per cell)
+    radix: tuple[int, ...] | None = field(repr=False)
+
+    def value(self, codes: dict[int, np.ndarray]) -> np.ndarray:
+        cols = [codes[j] for j in self.columns]
+        if self.keys is None:
+            return self.table[cols[0]]
+        k = _combine(cols, self.columns, self.radix)
+        pos = np.searchsorted(self.keys, k)
+        np.minimum(pos, self.keys.size - 1, out=pos)
+        return np.where(self.keys[pos] == k, self.table[pos], 0.0)
+
+
+@dataclass(frozen=True, eq=False)
+class CellScore:
+    """φ(o) = Σ_groups LLR̂_g(cells of o in g) after an optional whitening o ↦ (o − μ)W.
+
+    Built by :func:`fit_cell_score`; ``name`` says which kind (naive Bayes, grouped,
+    joint, whitened).
+    """
+
+    groups: tuple[_Group, ...] = field(repr=False)
+    centre: np.ndarray | None = field(default=None, repr=False)
+    matrix: np.ndarray | None = field(default=None, repr=False)
+    name: str = "cell LLR"
+
+    def __call__(self, outputs: np.ndarray) -> np.ndarray:
+        o = _as_2d(outputs)
+        total = np.empty(o.shape[0], dtype=np.float64)
+        for start in range(0, o.shape[0], _BLOCK):     # blocks that stay in cache
+            block = o[start:start + _BLOCK]
+            if self.matrix is not None:
+                block = (np.asarray(block, dtype=np.float64) - self.centre) @ self.matrix
+            codes = {j: coder(block[:, j]) for g in self.groups
+                     for j, coder in zip(g.columns, g.coders)}
+            acc = total[start:start + _BLOCK]
+            acc[:] = 0.0
+            for g in self.groups:
+                acc += g.value(codes)
+        return total
+
+
+def whitening(pooled: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    """(μ, W) with (o − μ)W uncorrelated, W = L⁻ᵀ for the Cholesky factor L of the
+    pooled covariance; ``None`` if the covariance is singular or the columns are already
+    nearly uncorrelated (largest |correlation| < 0.2)."""
+    o = np.asarray(pooled, dtype=np.float64)
+    if o.ndim != 2 or o.shape[1] < 2 or not np.all(np.isfinite(o)):
+        return None
+    mu = o.mean(axis=0)
+    cov = np.cov(o, rowvar=False)
+    sd = np.sqrt(np.diag(cov))
+    if np.any(sd <= 0):
+        return None
+    corr = cov / np.outer(sd, sd)
+    np.fill_diagonal(corr, 0.0)
+    if np.max(np.abs(corr)) < 0.2:
+        return None
+    try:
+        chol = np.linalg.cholesky(cov)
+    except np.linalg.LinAlgError:
+        return None
+    w = np.linalg.inv(chol).T
+    return mu, w
+
+
+def dependence_groups(codes: Sequence[np.ndarray], sizes: Sequence[int], *, max_cells: int
+                      ) -> list[tuple[int, ...]]:
+    """Connected components of "significantly dependent" columns (G-test on the cells).
+
+    Two coded columns are joined when the G statistic 2·n·MI exceeds the χ² quantile at
+    level 10⁻⁶ (on at most 10⁵ rows) and MI exceeds 10⁻⁴ nats; a component whose
+    observed joint cells exceed ``max_cells`` is split back into single columns.
+    """
+    full = list(codes)
+    codes = [c[:_MI_ROWS] for c in full]
+    d = len(codes)
+    n = codes[0].shape[0] if d else 0
+    parent = list(range(d))
+
+    def find(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    for i in range(d):
+        for j in range(i + 1, d):
+            if find(i) == find(j):
+                continue
+            mi, mj = int(sizes[i]), int(sizes[j])
+            joint = np.bincount(codes[i] * mj + codes[j], minlength=mi * mj)
+            joint = joint.reshape(mi, mj).astype(np.float64)
+            ri, rj = joint.sum(axis=1), joint.sum(axis=0)
+            dof = (np.count_nonzero(ri) - 1) * (np.count_nonzero(rj) - 1)
+            if dof <= 0:
+                continue
+            nz = joint > 0
+            expected = np.outer(ri, rj)[nz] / n
+            g = 2.0 * float(np.sum(joint[nz] * np.log(joint[nz] / expected)))
+            if g > _g_threshold(dof) and g > 2.0 * n * _MI_FLOOR:
+                parent[find(i)] = find(j)
+    comps: dict[int, list[int]] = {}
+    for i in range(d):
+        comps.setdefault(find(i), []).append(i)
+    groups: list[tuple[int, ...]] = []
+    for members in comps.values():
+        if len(members) == 1:
+            groups.append((members[0],))
+            continue
+        radix = tuple(int(sizes[m]) for m in members)
+        keys = _combine([full[m] for m in members], members,
+                        radix if math.prod(radix) < 2**62 else None)
+        distinct = np.unique(keys).size if n else 0
+        if distinct > max_cells:
+            groups.extend((m,) for m in members)
+        else:
+            groups.append(tuple(members))
+    return sorted(groups)
+
+
+def _group_table(keys_x: np.ndarray, keys_y: np.ndarray, smoothing: float,
+                 space: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+    if space is not None and space <= 1 << 22:          # small key space: count directly
+        cx = np.bincount(keys_x, minlength=space)
+        cy = np.bincount(keys_y, minlength=space)
+        keys = np.flatnonzero(cx + cy)
+        cx, cy = cx[keys].astype(np.float64), cy[keys].astype(np.float64)
+    else:
+        keys, inverse = np.unique(np.concatenate([keys_x, keys_y]), return_inverse=True)
+        cx = np.bincount(inverse[: keys_x.size], minlength=keys.size).astype(np.float64)
+        cy = np.bincount(inverse[keys_x.size:], minlength=keys.size).astype(np.float64)
+    m = keys.size + 1
+    lx = np.log(cx + smoothing) - math.log(keys_x.size + smoothing * m)
+    ly = np.log(cy + smoothing) - math.log(keys_y.size + smoothing * m)
+    return keys, lx - ly
+
+
+def isotonic(values: np.ndarray, weights: np.ndarray, *, increasing: bool = True
+             ) -> np.ndarray:
+    """Weighted least-squares isotonic regression (pool-adjacent-violators)."""
+    v = np.asarray(values, dtype=np.float64)
+    w = np.asarray(weights, dtype=np.float64)
+    if not increasing:
+        return -isotonic(-v, w, increasing=True)
+    means: list[float] = []
+    wts: list[float] = []
+    sizes: list[int] = []
+    for vi, wi in zip(v.tolist(), w.tolist()):
+        means.append(vi)
+        wts.append(wi)
+        sizes.append(1)
+        while len(means) > 1 and means[-2] > means[-1]:
+            wt = wts[-2] + wts[-1]
+            m = (means[-2] * wts[-2] + means[-1] * wts[-1]) / wt if wt > 0 else \
+                (means[-2] + means[-1]) / 2.0
+            size = sizes[-2] + sizes[-1]
+            del means[-1], wts[-1], sizes[-1]
+            means[-1], wts[-1], sizes[-1] = m, wt, size
+    return np.repeat(np.asarray(means), sizes)
+
+
+def _monotone_llr(cx: np.ndarray, cy: np.ndarray, n_x: int, n_y: int, smoothing: float
+                  ) -> np.ndarray:
+    """Bin LLRs under a monotone likelihood ratio: the x-share of each bin (weighted by
+    its count) fitted isotonically, up or down, whichever has the larger likelihood."""
+    tot = cx + cy
+    share = (cx + smoothing) / (tot + 2.0 * smoothing)
+    prior = math.log(n_x / n_y)
+    best, best_ll = None, -np.inf
+    for up in (True, False):
+        fit = np.clip(isotonic(share, tot + 1e-9, increasing=up), 1e-12, 1 - 1e-12)
+        ll = float(np.sum(cx * np.log(fit) + cy * np.log1p(-fit)))
+        if ll > best_ll:
+            best, best_ll = fit, ll
+    return np.log(best) - np.log1p(-best) - prior  # type: ignore[arg-type]
+
+
+class CellFit:
+    """The fitting rows of both sides as contiguous columns, with cached column cells.
+
+    Several cell scores fitted on the same rows (naive Bayes, grouped, joint) share the
+    column coders and codes of equal bin counts through one :class:`CellFit`.
+    """
+
+    def __init__(self, fit_x: np.ndarray, fit_y: np.ndarray) -> None:
+        ox, oy = _as_2d(fit_x), _as_2d(fit_y)
+        self.n_x, self.n_y = ox.shape[0], oy.shape[0]
+        self.d = ox.shape[1]
+        columns = np.empty((self.d, self.n_x + self.n_y), dtype=np.result_type(ox, oy))
+        for offset, part in ((0, ox), (self.n_x, oy)):
+            for start in range(0, part.shape[0], _BLOCK):
+                block = part[start:start + _BLOCK]
+                columns[:, offset + start:offset + start + block.shape[0]] = block.T
+        self.columns = columns
+        self._coded: dict[int, tuple[list[ColumnCoder], list[np.ndarray]]] = {}
+
+    def coded(self, bins: int) -> tuple[list[ColumnCoder], list[np.ndarray]]:
+        """Column coders with ``bins`` quantile bins and the codes of every fitting row."""
+        if bins not in self._coded:
+            coders = [fit_column_coder(self.columns[j], bins=bins) for j in range(self.d)]
+            codes = [coders[j](self.columns[j]) for j in range(self.d)]
+            self._coded[bins] = (coders, codes)
+        return self._coded[bins]
+
+
+def fit_cell_score(fit_x: np.ndarray | None, fit_y: np.ndarray | None, *,
+                   groups: str = "columns", bins: int = 32, whiten: bool = False,
+                   smoothing: float = 1.0, max_cells: int | None = None,
+                   name: str | None = None, context: CellFit | None = None,
+                   monotone: bool = False) -> CellScore | None:
+    """Fit a :class:`CellScore` on outputs of M(x) and M(y) (the fitting part only).
+
+    Parameters
+    ----------
+    fit_x, fit_y : array (n, d) or (n,)
+        Fitting outputs of each side (may be ``None`` when ``context`` is given).
+    groups : {"columns", "joint", "grouped"}
+        ``"columns"``: naive Bayes (one group per column, atoms scored); ``"joint"``: one
+        group of every column (``None`` if it has more than ``max_cells`` observed
+        cells); ``"grouped"``: dependent categorical columns joined, continuous columns
+        scored conditionally on not being at an atom (``None`` without categorical
+        columns).
+    bins : int
+        Quantile bins per continuous column.
+    whiten : bool
+        Apply :func:`whitening` first (``None`` if it does not apply).
+    smoothing : float
+        The pseudo-count λ.
+    max_cells : int, optional
+        Largest number of observed joint cells (default: a 20th of the fitting rows).
+    name : str, optional
+        The score's name (default: from the kind).
+    context : CellFit, optional
+        Shared fitting rows and column codes (see :class:`CellFit`).
+    monotone : bool
+        Constrain each single column's LLR to be monotone over its bins (in the
+        direction that fits better): the maximum-likelihood fit under a monotone
+        likelihood ratio (isotonic regression of the bin's x-share, :func:`isotonic`).
+        Pools bins where the ratio is flat, which cuts the noise of weak signals.
+    """
+    centre = matrix = None
+    if whiten:
+        if fit_x is None or fit_y is None:
+            raise ValueError("whitening needs the fitting rows")
+        ox, oy = _as_2d(fit_x), _as_2d(fit_y)
+        pooled = np.concatenate([ox, oy]).astype(np.float64)
+        w = whitening(pooled)
+        if w is None:
+            return None
+        centre, matrix = w
+        pooled = (pooled - centre) @ matrix
+        context = CellFit(pooled[: ox.shape[0]], pooled[ox.shape[0]:])
+        del pooled
+    elif context is None:
+        if fit_x is None or fit_y is None:
+            raise ValueError("need the fitting rows or a context")
+        context = CellFit(fit_x, fit_y)
+    n_x, n_y, d = context.n_x, context.n_y, context.d
+    if n_x == 0 or n_y == 0:
+        return None
+    limit = max_cells if max_cells is not None else max(16, (n_x + n_y) // 20)
+    coders, codes = context.coded(bins)
+    categorical = [coders[j].exact and coders[j].atoms.size <= CATEGORICAL_VALUES
+                   for j in range(d)]
+    neutral_atoms = [False] * d
+    if groups == "columns":
+        parts = [(j,) for j in range(d)]
+    elif groups == "joint":
+        if d == 1:
+            return None
+        parts = [tuple(range(d))]
+        keys = _combine(codes, range(d), _radix(coders))
+        if np.unique(keys).size > limit:
+            return None
+    elif groups == "grouped":
+        cat = [j for j in range(d) if categorical[j]]
+        cont = [j for j in range(d) if not categorical[j]]
+        if not cat:
+            return None
+        sizes = [coders[j].size for j in cat]
+        cat_groups = dependence_groups([codes[j] for j in cat], sizes, max_cells=limit)
+        parts = [tuple(cat[i] for i in g) for g in cat_groups] + [(j,) for j in cont]
+        for j in cont:
+            neutral_atoms[j] = True
+    else:
+        raise ValueError(f"unknown grouping {groups!r}")
+    built: list[_Group] = []
+    for part in parts:
+        sub_coders = tuple(coders[j] for j in part)
+        if len(part) == 1:
+            j = part[0]
+            size = coders[j].size
+            cx = np.bincount(codes[j][:n_x], minlength=size).astype(np.float64)
+            cy = np.bincount(codes[j][n_x:], minlength=size).astype(np.float64)
+            seen = int(np.count_nonzero(cx + cy)) + 1
+            table = (np.log(cx + smoothing) - math.log(n_x + smoothing * seen)) - \
+                    (np.log(cy + smoothing) - math.log(n_y + smoothing * seen))
+            first = coders[j].atoms.size
+            if monotone and coders[j].edges.size >= 2:
+                table[first:] = _monotone_llr(cx[first:], cy[first:], n_x, n_y, smoothing)
+            if neutral_atoms[j]:
+                table[: coders[j].atoms.size] = 0.0
+            if np.all(table == 0.0):
+                continue
+            built.append(_Group(columns=part, coders=sub_coders, keys=None, table=table,
+                                radix=None))
+            continue
+        radix = _radix(sub_coders)
+        keys_all = _combine([codes[j] for j in part], part, radix)
+        keys, table = _group_table(keys_all[:n_x], keys_all[n_x:], smoothing,
+                                   math.prod(radix) if radix is not None else None)
+        built.append(_Group(columns=part, coders=sub_coders, keys=keys, table=table,
+                            radix=radix))
+    if not built:
+        return None
+    label = name or {"columns": "naive-Bayes LLR", "joint": "joint-cell LLR",
+                     "grouped": "grouped LLR"}[groups]
+    if monotone and not name:
+        label = f"monotone {label}"
+    if whiten:
+        label = f"whitened {label}"
+    return CellScore(groups=tuple(built), centre=centre, matrix=matrix, name=label)
+
+
+# ----------------------------------------------------------------------------------------
+# logistic regression on a non-collinear feature map
+# ----------------------------------------------------------------------------------------
+#: Largest number of continuous columns for which pairwise products are added.
+_PAIRWISE_COLUMNS = 4
+
+
+@dataclass(frozen=True, eq=False)
+class _FeatureMap:
+    """ψ(o): indicators, one-hot codes, (z, z², |z|), atom indicators, products."""
+
+    indicator: tuple[tuple[int, float], ...]          # (column, value): 1[o_j == value]
+    continuous: tuple[int, ...]
+    centre: np.ndarray = field(repr=False)
+    scale: np.ndarray = field(repr=False)
+    pairs: tuple[tuple[int, int], ...]
+    keep: np.ndarray = field(repr=False)              # indices of non-duplicate features
+
+    @property
+    def raw_size(self) -> int:
+        """Number of features before duplicates are dropped."""
+        return len(self.indicator) + 3 * len(self.continuous) + len(self.pairs)
+
+    def raw(self, outputs: np.ndarray) -> np.ndarray:
+        o = _as_2d(outputs)
+        cols: list[np.ndarray] = []
+        for j, v in self.indicator:
+            cols.append((o[:, j] == v).astype(np.float64))
+        zs = []
+        for k, j in enumerate(self.continuous):
+            z = (np.asarray(o[:, j], dtype=np.float64) - self.centre[k]) / self.scale[k]
+            z = np.where(np.isfinite(z), z, 0.0)
+            zs.append(z)
+            cols.extend([z, z * z, np.abs(z)])
+        for a, b in self.pairs:
+            cols.append(zs[a] * zs[b])
+        if not cols:
+            return np.zeros((o.shape[0], 0))
+        return np.stack(cols, axis=1)
+
+    def __call__(self, outputs: np.ndarray) -> np.ndarray:
+        return self.raw(outputs)[:, self.keep]
+
+
+@dataclass(frozen=True, eq=False)
+class LogisticScore:
+    """s(o) = b + w·ψ(o) for the feature map ψ of :func:`fit_logistic_score`.
+
+    Evaluated as a running weighted sum, column by column, without materialising ψ.
+    """
+
+    features: _FeatureMap = field(repr=False)
+    weights: np.ndarray = field(repr=False)
+    bias: float = 0.0
+    name: str = "logistic score"
+
+    def __call__(self, outputs: np.ndarray) -> np.ndarray:
+        fm = self.features
+        o = _as_2d(outputs)
+        full = np.zeros(fm.raw_size)
+        full[fm.keep] = self.weights
+        total = np.full(o.shape[0], self.bias, dtype=np.float64)
+        i = 0
+        for j, v in fm.indicator:
+            if full[i] != 0.0:
+                total += full[i] * (o[:, j] == v)
+            i += 1
+        zs = []
+        for k, j in enumerate(fm.continuous):
+            z = (np.asarray(o[:, j], dtype=np.float64) - fm.centre[k]) / fm.scale[k]
+            z[~np.isfinite(z)] = 0.0
+            zs.append(z)
+            w1, w2, w3 = full[i:i + 3]
+            total += z * (w1 + w2 * z) + w3 * np.abs(z)
+            i += 3
+        for a, b in fm.pairs:
+            if full[i] != 0.0:
+                total += full[i] * zs[a] * zs[b]
+            i += 1
+        return total
+
+
+def fit_logistic_score(fit_x: np.ndarray, fit_y: np.ndarray, *, l2: float = 1.0,
+                       max_rows: int = 40_000) -> LogisticScore | None:
+    """L2-regularised logistic regression of "came from x" on a non-collinear ψ(o).
+
+    Binary columns give one indicator, other categorical columns (≤ 16 values) a one-hot
+    code without its first value, continuous columns (z, z², |z|) plus an indicator per
+    atom; with at most four continuous columns the products z_i z_j are added.  Features
+    constant or identical to an earlier one on the fitting rows are dropped.
+    """
+    ox, oy = _as_2d(fit_x)[: max_rows // 2], _as_2d(fit_y)[: max_rows // 2]
+    if ox.shape[0] == 0 or oy.shape[0] == 0:
+        return None
+    pooled = np.concatenate([ox, oy])
+    d = pooled.shape[1]
+    indicator: list[tuple[int, float]] = []
+    continuous: list[int] = []
+    for j in range(d):
+        col = np.asarray(pooled[:, j], dtype=np.float64)
+        probe = col[:_PROBE_ROWS]
+        values, counts = np.unique(probe[~np.isnan(probe)], return_counts=True)
+        if values.size <= 1:
+            continue
+        if values.size <= CATEGORICAL_VALUES:
+            indicator.extend((j, float(v)) for v in values[1:])
+            continue
+        continuous.append(j)
+        atoms = values[counts >= max(2.0, 0.05 * probe.size)]
+        indicator.extend((j, float(v)) for v in atoms)
+    if not indicator and not continuous:
+        return None
+    cont = np.asarray(pooled[:, continuous], dtype=np.float64) if continuous else \
+        np.zeros((pooled.shape[0], 0))
+    cont = np.where(np.isfinite(cont), cont, np.nan)
+    centre = np.nan_to_num(np.nanmedian(cont, axis=0)) if continuous else np.zeros(0)
+    scale = np.nan_to_num(np.nanstd(cont, axis=0), nan=1.0) if continuous else np.zeros(0)
+    scale = np.where(scale > 0, scale, 1.0)
+    pairs = tuple((a, b) for a in range(len(continuous)) for b in range(a + 1, len(continuous))
+                  ) if 1 < len(continuous) <= _PAIRWISE_COLUMNS else ()
+    fmap = _FeatureMap(indicator=tuple(indicator), continuous=tuple(continuous),
+                       centre=centre, scale=scale, pairs=pairs, keep=np.zeros(0, dtype=int))
+    feats = fmap.raw(pooled)
+    spread = feats.std(axis=0)
+    keep: list[int] = []
+    seen: set[bytes] = set()
+    for i in range(feats.shape[1]):
+        if not spread[i] > 0:
+            continue
+        digest = np.round(feats[:2048, i], 12).tobytes()
+        if digest in seen:
+            continue
+        seen.add(digest)
+        keep.append(i)
+    if not keep:
+        return None
+    keep_arr = np.asarray(keep, dtype=int)
+    fmap = _FeatureMap(indicator=fmap.indicator, continuous=fmap.continuous, centre=centre,
+                       scale=scale, pairs=pairs, keep=keep_arr)
+    feats = feats[:, keep_arr]
+    spread = spread[keep_arr]
+    labels = np.concatenate([np.ones(ox.shape[0]), np.zeros(oy.shape[0])])
+    w, bias = fit_logistic(feats / spread, labels, l2=l2, max_iter=25, tol=1e-6)
+    return LogisticScore(features=fmap, weights=w / spread, bias=bias)
+
+
+# ----------------------------------------------------------------------------------------
+# two-sided events on 1-D outputs
+# ----------------------------------------------------------------------------------------
+@dataclass(frozen=True, eq=False)
+class AbsDeviation:
+    """|o − centre| for a 1-D output: its thresholds are two-sided events."""
+
+    centre: float
+    name: str = ""
+
+    def __post_init__(self) -> None:
+        if not self.name:
+            object.__setattr__(self, "name", f"|output - {self.centre:.6g}|")
+
+    def __call__(self, outputs: np.ndarray) -> np.ndarray:
+        o = np.asarray(outputs, dtype=np.float64).reshape(np.asarray(outputs).shape[0])
+        return np.abs(o - self.centre)

@@ -1,0 +1,200 @@
+"""Planning the event tests: predicted ε bounds and a weighted-Bonferroni split of α.
+
+The event tests of one pair share an error budget α by (weighted) Bonferroni: event i
+is tested at level α_i with Σ α_i ≤ α, so the family-wise error is at most α whatever
+the α_i — *provided they are fixed before the test data are seen*.  This module fixes
+them from the search split alone.
+
+* :func:`wilson_lower`, :func:`wilson_upper` — Wilson-score stand-ins for the exact
+  Clopper–Pearson bounds (cheap, vectorised, accept fractional "expected" counts);
+* :func:`predicted_epsilon` — the ε lower bound an event with probabilities (p_x, p_y)
+  is expected to give on n test outputs per side at level α;
+* :func:`plan_events` — which candidate events to test and at which levels.
+
+How :func:`plan_events` decides.  Testing more events hedges against a wrong choice
+on the search split but costs every event a smaller level (a larger CP penalty); which
+wins depends on how sure the search split is.  For each candidate the search counts
+give an approximate posterior of (p_x, p_y) (Wilson bounds at a random standard-normal
+deviate); candidates built on the same feature (nested thresholds) draw from common
+random numbers, since their estimates move together.  The objective of a plan (a set S with levels α_i) is the posterior mean
+of max_{i∈S} predicted_epsilon(p_x,i, p_y,i, n, α_i): the expected best bound the test
+will report.  Plans are grown greedily (equal levels α/|S|) and each prefix is also
+tried with half of α on its first event; the best plan is returned.  The randomness is
+a fixed internal seed, so the plan is a deterministic function of the search split.
+
+References
+----------
+.. [1] Wilson, "Probable inference, the law of succession, and statistical inference",
+   JASA 22 (1927).
+.. [2] Holm, "A simple sequentially rejective multiple test procedure", Scand. J.
+   Statist. 6 (1979) (weighted Bonferroni).
+.. [3] Ding, Wang, Wang, Zhang & Kifer, CCS 2018 (select on one sample, test on another).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+from scipy import special
+
+from spec.errors import InvalidParameterError
+
+__all__ = ["EventPlan", "plan_events", "predicted_epsilon", "wilson_lower", "wilson_upper"]
+
+#: Posterior draws used by :func:`plan_events`.
+REPLICATES = 128
+#: Fixed seed of the planning draws.
+_SEED = 0x9E3779B9
+
+
+def _z(alpha: npt.ArrayLike) -> np.ndarray:
+    return np.asarray(special.ndtri(1.0 - np.asarray(alpha, dtype=np.float64)))
+
+
+def wilson_lower(k: npt.ArrayLike, n: npt.ArrayLike, alpha: npt.ArrayLike) -> np.ndarray:
+    """One-sided Wilson-score lower bound (level ``alpha``); ``k`` may be fractional."""
+    k = np.asarray(k, dtype=np.float64)
+    n = np.asarray(n, dtype=np.float64)
+    z = _z(alpha)
+    z2 = z * z
+    centre = (k + z2 / 2.0) / (n + z2)
+    half = z * np.sqrt(np.maximum(k * (n - k) / n, 0.0) + z2 / 4.0) / (n + z2)
+    return np.clip(centre - half, 0.0, 1.0)
+
+
+def wilson_upper(k: npt.ArrayLike, n: npt.ArrayLike, alpha: npt.ArrayLike) -> np.ndarray:
+    """One-sided Wilson-score upper bound (level ``alpha``); ``k`` may be fractional."""
+    k = np.asarray(k, dtype=np.float64)
+    n = np.asarray(n, dtype=np.float64)
+    z = _z(alpha)
+    z2 = z * z
+    centre = (k + z2 / 2.0) / (n + z2)
+    half = z * np.sqrt(np.maximum(k * (n - k) / n, 0.0) + z2 / 4.0) / (n + z2)
+    return np.clip(centre + half, 0.0, 1.0)
+
+
+def predicted_epsilon(p_x: npt.ArrayLike, p_y: npt.ArrayLike, n_x: int, n_y: int, *,
+                      alpha: npt.ArrayLike, delta: float = 0.0) -> np.ndarray:
+    """ε lower bound expected from an event with probabilities (p_x, p_y).
+
+    The bound of :func:`~privaudit.statistics.epsilon_lower_bound` at the expected
+    counts p·n, with Wilson bounds in place of the exact ones (α/2 per side), clipped
+    below at 0.
+
+    Examples
+    --------
+    >>> round(float(predicted_epsilon(0.5, 0.5 * np.exp(-0.1), 10**6, 10**6,
+    ...                               alpha=0.05)), 3)
+    0.095
+    """
+    a = np.asarray(alpha, dtype=np.float64) / 2.0
+    lo = wilson_lower(np.asarray(p_x, dtype=np.float64) * n_x, n_x, a) - delta
+    hi = wilson_upper(np.asarray(p_y, dtype=np.float64) * n_y, n_y, a)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        eps = np.log(np.where(lo > 0, lo, 1.0)) - np.log(np.maximum(hi, 1e-300))
+    return np.where(lo > 0, np.maximum(eps, 0.0), 0.0)
+
+
+def _wilson_draw(k: np.ndarray, n: np.ndarray, z: np.ndarray) -> np.ndarray:
+    """A plausible proportion for k of n at standard-normal deviate z: the Wilson bound
+    with signed z (an approximate posterior draw that stays in [0, 1] for small k)."""
+    z2 = z * z
+    centre = (k + z2 / 2.0) / (n + z2)
+    half = z * np.sqrt(np.maximum(k * (n - k) / n, 0.0) + z2 / 4.0) / (n + z2)
+    return np.clip(centre + half, 0.0, 1.0)
+
+
+@dataclass(frozen=True)
+class EventPlan:
+    """The candidates to test (indices into the caller's list) and their levels."""
+
+    chosen: tuple[int, ...]
+    levels: tuple[float, ...]
+    objective: float
+
+    @property
+    def total(self) -> float:
+        """Σ α_i (at most the budget)."""
+        return float(sum(self.levels))
+
+
+def plan_events(count_a: npt.ArrayLike, n_a: npt.ArrayLike, count_b: npt.ArrayLike,
+                n_b: npt.ArrayLike, *, feature: npt.ArrayLike, budget: float,
+                test_a: int, test_b: int, delta: float = 0.0, max_events: int = 16,
+                replicates: int = REPLICATES) -> EventPlan:
+    """Choose events and levels (Σ α_i = ``budget``) from search counts only.
+
+    Parameters
+    ----------
+    count_a, n_a : arrays
+        Search count and search size of each candidate on the side bounded from below.
+    count_b, n_b : arrays
+        The same on the side bounded from above.
+    feature : array of int
+        Candidates with the same id are thresholds of one feature (in one direction):
+        their posteriors use common random numbers.
+    budget : float
+        The α shared by the tested events.
+    test_a, test_b : int
+        Test outputs per side.
+    delta : float
+        The δ of the ε bound.
+    max_events : int
+        Largest number of events tested.
+    replicates : int
+        Posterior draws.
+
+    Returns
+    -------
+    EventPlan
+        ``chosen`` in the order the events were added (best first).
+    """
+    a = np.asarray(count_a, dtype=np.float64)
+    b = np.asarray(count_b, dtype=np.float64)
+    na = np.broadcast_to(np.asarray(n_a, dtype=np.float64), a.shape)
+    nb = np.broadcast_to(np.asarray(n_b, dtype=np.float64), b.shape)
+    fid = np.asarray(feature, dtype=np.int64)
+    if not (0.0 < budget < 1.0):
+        raise InvalidParameterError(f"budget must lie in (0, 1), got {budget!r}")
+    m = a.size
+    if m == 0:
+        return EventPlan((), (), 0.0)
+    kmax = max(1, min(int(max_events), m))
+    rng = np.random.default_rng(_SEED)
+    groups, gidx = np.unique(fid, return_inverse=True)
+    zx = rng.standard_normal((replicates, groups.size))[:, gidx]
+    zy = rng.standard_normal((replicates, groups.size))[:, gidx]
+    px = _wilson_draw(a, na, zx)                                 # (R, m)
+    py = _wilson_draw(b, nb, zy)
+    # bound[k-1] : every candidate at level budget/k ; heavy[k-1]: at budget/(2(k-1))
+    levels = budget / np.arange(1, kmax + 1)
+    bound = predicted_epsilon(px[None], py[None], test_a, test_b,
+                              alpha=levels[:, None, None], delta=delta)   # (K, R, m)
+    half = predicted_epsilon(px, py, test_a, test_b, alpha=budget / 2.0, delta=delta)
+    best_obj, best_plan = -1.0, EventPlan((), (), 0.0)
+    chosen: list[int] = []
+    free = np.ones(m, dtype=bool)
+    for k in range(1, kmax + 1):
+        cur = bound[k - 1]
+        run = cur[:, chosen].max(axis=1) if chosen else np.full(cur.shape[0], -np.inf)
+        gain = np.maximum(run[:, None], cur).mean(axis=0)
+        gain[~free] = -np.inf
+        pick = int(np.argmax(gain))
+        chosen.append(pick)
+        free[pick] = False
+        obj = float(gain[pick])
+        if obj > best_obj + 1e-12:
+            best_obj = obj
+            best_plan = EventPlan(tuple(chosen), tuple([budget / k] * k), obj)
+        if k >= 2:
+            rest = budget / (2.0 * (k - 1))
+            rest_bound = predicted_epsilon(px[:, chosen[1:]], py[:, chosen[1:]], test_a,
+                                           test_b, alpha=rest, delta=delta)
+            obj_h = float(np.maximum(half[:, chosen[0]], rest_bound.max(axis=1)).mean())
+            if obj_h > best_obj + 1e-12:
+                best_obj = obj_h
+                best_plan = EventPlan(tuple(chosen), tuple([budget / 2.0] + [rest] * (k - 1)),
+                                      obj_h)
+    return best_plan
