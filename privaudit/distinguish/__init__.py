@@ -4,10 +4,14 @@
   and the gray-box hooks determine them;
 * :mod:`~privaudit.distinguish.events` — events (rejection regions) and the features
   they are defined through;
-* :mod:`~privaudit.distinguish.candidates` — choosing events on the search split (LLR
-  thresholds, exact values, half-lines, histogram bins, learned scores);
+* :mod:`~privaudit.distinguish.candidates` — choosing events and their levels on the
+  search split (LLR thresholds, exact values, half-lines, two-sided intervals, learned
+  scores);
+* :mod:`~privaudit.distinguish.scores` — learned scores: naive-Bayes (column-wise),
+  grouped, joint-cell and whitened cell log-likelihood ratios, monotone fits, logistic
+  regression on a non-collinear feature map;
 * :mod:`~privaudit.distinguish.logistic` — the Newton/IRLS logistic regression behind
-  learned scores;
+  the logistic score;
 * :mod:`~privaudit.distinguish.privacy_loss` — the declared privacy-loss profile with
   lower confidence bounds;
 * :mod:`~privaudit.distinguish.pair_test` — :func:`test_pair`, which ties them together
@@ -34,19 +38,31 @@ from .events import (
 from .logistic import fit_logistic
 from .pair_test import EVENT_SHARE, PairTestResult, TradeoffPoint, test_pair
 from .privacy_loss import LossMoments, loss_moments, profile_lower_bounds
+from .scores import (
+    AbsDeviation,
+    CellScore,
+    ColumnCoder,
+    LogisticScore,
+    fit_cell_score,
+    fit_logistic_score,
+)
 
 __all__ = [
-    "BinIndex",
-    "Coordinate",
     "DIRECTIONS",
+    "EVENT_SHARE",
+    "AbsDeviation",
+    "BinIndex",
+    "CellScore",
+    "ColumnCoder",
+    "Coordinate",
     "DensityPair",
     "DiscreteCode",
-    "EVENT_SHARE",
     "Event",
     "Feature",
     "LinearScore",
     "LogDensity",
     "LogLikelihoodRatio",
+    "LogisticScore",
     "LossMoments",
     "PairTestResult",
     "SelectedEvents",
@@ -55,7 +71,9 @@ __all__ = [
     "ValueSetEvent",
     "declared_llr",
     "declared_log_densities",
+    "fit_cell_score",
     "fit_logistic",
+    "fit_logistic_score",
     "is_discrete",
     "loss_moments",
     "profile_lower_bounds",

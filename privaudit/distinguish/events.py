@@ -40,12 +40,12 @@ import numpy as np
 from .densities import LogDensity
 
 __all__ = [
+    "LLR_DECIMALS",
     "BinIndex",
     "Coordinate",
     "DiscreteCode",
     "Event",
     "Feature",
-    "LLR_DECIMALS",
     "LinearScore",
     "LogLikelihoodRatio",
     "ThresholdEvent",

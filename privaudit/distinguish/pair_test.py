@@ -306,7 +306,7 @@ def test_pair(mechanism: Any, pair: CandidatePair, *, samples: int, search_sampl
     *selected* feature and output (at most two learned scores), one mask per tested
     event, and one lattice ranking and three ``bincount`` passes per side for the whole
     profile grid.  Measured at 10⁶ test outputs per side (+2.5·10⁵ search, Laplace,
-    2 cores): about 2.8 times the cost of the draws (was 3.8).
+    2 cores): about 2.5–2.6 times the cost of the draws (was 3.8).
     """
     n = _int(samples, "samples", 1)
     n_s = _int(search_samples, "search_samples", 1)

@@ -52,14 +52,14 @@ from .logistic import fit_logistic
 
 __all__ = [
     "AbsDeviation",
+    "CellFit",
     "CellScore",
     "ColumnCoder",
     "LogisticScore",
-    "CellFit",
+    "dependence_groups",
     "fit_cell_score",
     "fit_column_coder",
     "fit_logistic_score",
-    "dependence_groups",
     "isotonic",
     "whitening",
 ]
@@ -670,7 +670,7 @@ class LogisticScore:
 
 
 def fit_logistic_score(fit_x: np.ndarray, fit_y: np.ndarray, *, l2: float = 1.0,
-                       max_rows: int = 40_000) -> LogisticScore | None:
+                       max_rows: int = 24_000) -> LogisticScore | None:
     """L2-regularised logistic regression of "came from x" on a non-collinear ψ(o).
 
     Binary columns give one indicator, other categorical columns (≤ 16 values) a one-hot
@@ -729,7 +729,7 @@ def fit_logistic_score(fit_x: np.ndarray, fit_y: np.ndarray, *, l2: float = 1.0,
     feats = feats[:, keep_arr]
     spread = spread[keep_arr]
     labels = np.concatenate([np.ones(ox.shape[0]), np.zeros(oy.shape[0])])
-    w, bias = fit_logistic(feats / spread, labels, l2=l2, max_iter=25, tol=1e-6)
+    w, bias = fit_logistic(feats / spread, labels, l2=l2, max_iter=15, tol=1e-6)
     return LogisticScore(features=fmap, weights=w / spread, bias=bias)
 
 

@@ -9,11 +9,14 @@
   [0, 1]-valued samples (the predictable plug-in empirical-Bernstein bound of
   Waudby-Smith & Ramdas 2024), for the privacy profile δ(ε) = E[(1 − e^{ε−L})₊];
 * :mod:`~privaudit.statistics.power` — the smallest true ε an event test detects with a
-  given probability, from the exact law of the two binomial counts.
+  given probability, from the exact law of the two binomial counts;
+* :mod:`~privaudit.statistics.allocation` — predicted ε bounds and the weighted-Bonferroni
+  plan (which events to test, at which levels) made from the search split.
 """
 
 from __future__ import annotations
 
+from .allocation import EventPlan, plan_events, predicted_epsilon
 from .clopper_pearson import BinomialInterval, clopper_pearson, cp_lower, cp_upper
 from .epsilon_bounds import (
     DEFAULT_REPORT_DELTA,
@@ -26,8 +29,9 @@ from .mean_bounds import eb_lower_bound_from_sums, mean_lower_bound, tune_eb_bet
 from .power import detectable_epsilon, detection_probability
 
 __all__ = [
-    "BinomialInterval",
     "DEFAULT_REPORT_DELTA",
+    "BinomialInterval",
+    "EventPlan",
     "claimed_point",
     "clopper_pearson",
     "cp_lower",
@@ -38,6 +42,8 @@ __all__ = [
     "eb_lower_bound_from_sums",
     "epsilon_lower_bound",
     "mean_lower_bound",
+    "plan_events",
+    "predicted_epsilon",
     "tune_eb_bet",
     "violation_margin",
 ]

@@ -40,6 +40,16 @@ from privaudit.distinguish import (
     select_events,
 )
 from privaudit.distinguish.privacy_loss import _grid_rank, loss_moments
+from privaudit.distinguish.scores import (
+    CellFit,
+    ColumnCoder,
+    dependence_groups,
+    fit_cell_score,
+    fit_column_coder,
+    fit_logistic_score,
+    isotonic,
+    whitening,
+)
 from privaudit.pairs import verified_pair
 from privaudit.results import EventBound, ProfilePoint
 from spec import (
@@ -360,16 +370,6 @@ def test_parameters_are_checked():
 # ----------------------------------------------------------------------------------------
 # learned scores (privaudit.distinguish.scores)
 # ----------------------------------------------------------------------------------------
-from privaudit.distinguish.scores import (  # noqa: E402
-    CellFit,
-    ColumnCoder,
-    dependence_groups,
-    fit_cell_score,
-    fit_column_coder,
-    fit_logistic_score,
-    isotonic,
-    whitening,
-)
 
 
 def _bits(p: np.ndarray, n: int, rng: np.random.Generator) -> np.ndarray:

@@ -26,6 +26,12 @@ from privaudit.statistics import (
     tune_eb_bet,
     violation_margin,
 )
+from privaudit.statistics.allocation import (
+    plan_events,
+    predicted_epsilon,
+    wilson_lower,
+    wilson_upper,
+)
 from spec import ApproxDP, GaussianDP, PureDP, ZeroConcentratedDP
 from spec.errors import InvalidInputError, InvalidParameterError
 
@@ -248,12 +254,6 @@ def test_detection_probability_is_exact_and_the_test_has_its_size():
 # ----------------------------------------------------------------------------------------
 # planning the event tests (predicted bounds, weighted Bonferroni)
 # ----------------------------------------------------------------------------------------
-from privaudit.statistics.allocation import (  # noqa: E402
-    plan_events,
-    predicted_epsilon,
-    wilson_lower,
-    wilson_upper,
-)
 
 
 def test_wilson_bounds_track_clopper_pearson():
