@@ -45,6 +45,7 @@ __all__ = [
     "rgg_triangle_kernel",
     "symmetry_kernel",
     "table_kernel",
+    "triangle_product_kernel",
     "variance_kernel",
     "wilcoxon_signed_rank_kernel",
 ]
@@ -512,3 +513,30 @@ def adjacency_triangle_kernel() -> Kernel:
     """
     return Kernel("adjacency_triangle", 3, fn.adjacency_triangle, 0.0, 1.0,
                   domain=DataDomain("adjacency"))
+
+
+def triangle_product_kernel(edge: Kernel) -> Kernel:
+    """h(x, y, z) = e(x, y)·e(y, z)·e(x, z) for a bounded symmetric degree-2 kernel e (k = 3).
+
+    The generalisation of the triangle kernel to any pairwise kernel (e.g. a similarity
+    e ∈ [0, 1]).  Its projections are computed from the pairwise matrix E (zero diagonal):
+    Σ_{S∋i} h(X_S) = ((E·E) ∘ E)·1 / 2 at i, by sparse or dense matrix products.
+
+    Range.  The product is multilinear in its three factors, each in [a, b] = the range
+    of e, so its extremes are attained at endpoints: the range is [min P, max P] with
+    P = {a³, a²b, ab², b³}.
+
+    Raises
+    ------
+    InvalidParameterError
+        If ``edge`` is not a bounded kernel of degree 2.
+    """
+    if not isinstance(edge, Kernel) or edge.degree != 2:
+        raise InvalidParameterError(f"edge must be a Kernel of degree 2, got {edge!r}")
+    if not edge.is_bounded:
+        raise InvalidParameterError(f"edge kernel {edge.name!r} must be bounded to bound the product")
+    a, b = edge.lower, edge.upper
+    corners = (a * a * a, a * a * b, a * b * b, b * b * b)
+    return Kernel(f"triangle_product[{edge.name}]", 3, functools.partial(fn.pairwise_triangle, edge=edge),
+                  min(corners), max(corners), domain=edge.domain,
+                  parameters={"edge": edge.name, "edge_parameters": dict(edge.parameters)})

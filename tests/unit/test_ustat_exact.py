@@ -33,6 +33,7 @@ from estimators.ustatistics import (
     rgg_triangle_kernel,
     symmetry_kernel,
     table_kernel,
+    triangle_product_kernel,
     u_statistic,
     variance_kernel,
     weighted_tuple_sum,
@@ -216,6 +217,29 @@ def test_fast_paths_equal_generic_paths_at_moderate_n(rng):
         generic = local_hajek_projections(data, kernel, method="generic", block_size=37)
         assert fast.u_statistic == pytest.approx(generic.u_statistic, rel=1e-10, abs=1e-12), kernel.name
         np.testing.assert_allclose(fast.projections, generic.projections, rtol=1e-10, atol=1e-12)
+
+
+def _similarity(data, tuples):
+    return np.exp(-np.abs(data[tuples[:, 0]] - data[tuples[:, 1]]))
+
+
+@FAST
+@given(real_samples(st.one_of(reals, tied_reals)))
+def test_triangle_product_fast_path_equals_brute_force(x):
+    similarity = Kernel("similarity", 2, _similarity, 0.0, 1.0)  # dense pairwise matrix
+    result = assert_matches_brute_force(x, triangle_product_kernel(similarity), "fast")
+    assert result.method == "fast:triangle_matrix_product"
+    signed = triangle_product_kernel(kendall_tau_kernel())  # values in {−1, 0, 1}
+    assert_matches_brute_force(np.column_stack([x, np.round(x[::-1])]), signed, "fast")
+
+
+@FAST
+@given(sphere_points(), st.floats(0.2, 1.5))
+def test_triangle_product_of_rgg_edges_is_the_rgg_triangle_kernel(points, radius):
+    product = local_hajek_projections(points, triangle_product_kernel(rgg_edge_kernel(radius)))
+    direct = local_hajek_projections(points, rgg_triangle_kernel(radius), method="generic")
+    assert product.u_statistic == pytest.approx(direct.u_statistic, abs=1e-12)
+    np.testing.assert_allclose(product.projections, direct.projections, atol=1e-12)
 
 
 # ------------------------------------------------------------ closed forms

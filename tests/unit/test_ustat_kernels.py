@@ -28,6 +28,7 @@ from estimators.ustatistics import (
     rgg_triangle_kernel,
     symmetry_kernel,
     table_kernel,
+    triangle_product_kernel,
     u_statistic,
     variance_kernel,
     wilcoxon_signed_rank_kernel,
@@ -79,6 +80,7 @@ def builtin_cases(rng, n=8):
         (rgg_edge_kernel(1.2), _sphere(rng, n)), (rgg_triangle_kernel(1.2), _sphere(rng, n)),
         (adjacency_edge_kernel(), _random_graph(rng, n)),
         (adjacency_triangle_kernel(), _random_graph(rng, n)),
+        (triangle_product_kernel(rgg_edge_kernel(1.2)), _sphere(rng, n)),
     ]
 
 
@@ -186,6 +188,20 @@ def test_bounded_real_kernels_stay_in_declared_range(values, bounds):
         tuples = np.array(list(itertools.combinations(range(x.size), kernel.degree)))
         out = kernel.evaluate(x, tuples)  # evaluate raises KernelRangeError if outside
         assert kernel.lower <= out.min() and out.max() <= kernel.upper
+
+
+def test_triangle_product_range_from_the_corners():
+    assert (triangle_product_kernel(kendall_tau_kernel()).lower,
+            triangle_product_kernel(kendall_tau_kernel()).upper) == (-1.0, 1.0)
+    kernel = triangle_product_kernel(Kernel("e", 2, lambda d, t: d[t[:, 0]] * 0, lower=-2.0, upper=1.0))
+    assert (kernel.lower, kernel.upper) == (-8.0, 4.0)  # (−2)³ and (−2)²·1
+    positive = triangle_product_kernel(variance_kernel(0, 2))
+    assert (positive.lower, positive.upper) == (0.0, 8.0)
+    assert positive.parameters == {"edge": "variance", "edge_parameters": {"lower": 0.0, "upper": 2.0}}
+    with pytest.raises(InvalidParameterError, match="degree 2"):
+        triangle_product_kernel(symmetry_kernel(0, 1))
+    with pytest.raises(InvalidParameterError, match="bounded"):
+        triangle_product_kernel(Kernel("e", 2, lambda d, t: d[t[:, 0]]))
 
 
 def test_unbounded_kernel_has_no_additive_range():
