@@ -129,7 +129,7 @@ def local_hajek_projections(data: Any, kernel: Kernel, *, method: str = "auto",
         Which path to use (see the module docstring).  ``"generic"`` never uses a closed
         form, so tests can compare it with the fast paths.
     block_size : int, optional
-        Rows per block of the k = 2 enumeration (default: about 2²¹ pairs per block).
+        Rows per block of the k = 2 enumeration (default: about 2¹⁸ pairs per block).
 
     Returns
     -------
