@@ -70,6 +70,11 @@ class HajekProjections:
     degree: int
     method: str
 
+    def __post_init__(self) -> None:
+        projections = np.array(self.projections, dtype=np.float64)  # an owned, read-only copy
+        projections.setflags(write=False)
+        object.__setattr__(self, "projections", projections)
+
     @property
     def tuple_sum(self) -> float:
         """Σ_{S∈I_{n,k}} h(X_S) = C(n,k)·U_n."""

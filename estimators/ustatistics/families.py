@@ -349,6 +349,14 @@ class FamilyProjections:
     method: str
     kernel_values: np.ndarray | None = field(default=None, repr=False)
 
+    def __post_init__(self) -> None:
+        for name in ("projections", "member_counts", "kernel_values"):
+            value = getattr(self, name)
+            if value is not None:
+                value = np.array(value)
+                value.setflags(write=False)
+                object.__setattr__(self, name, value)
+
     @property
     def u_statistic(self) -> float:
         """Alias of :attr:`family_mean`, so the result reads like :class:`HajekProjections`."""

@@ -53,6 +53,11 @@ __all__ = [
 KernelFunction = Callable[[Any, np.ndarray], np.ndarray]
 
 
+def _py(value):
+    """A numpy scalar as the plain Python number, for readable error messages."""
+    return value.item() if hasattr(value, "item") else value
+
+
 @dataclass(frozen=True, slots=True)
 class SymmetryCheckResult:
     """Outcome of :meth:`Kernel.check_symmetry`.
@@ -264,7 +269,7 @@ class Kernel:
         if bad.any():
             row = int(np.argmax(bad))
             raise KernelRangeError(
-                f"kernel {self.name!r} returned {values[row]!r} on index tuple "
+                f"kernel {self.name!r} returned {_py(values[row])!r} on index tuple "
                 f"{tuple(np.asarray(index_tuples[row]).tolist())}, outside its declared range "
                 f"[{self.lower!r}, {self.upper!r}]")
 
@@ -422,13 +427,13 @@ def table_kernel(table: Any) -> Kernel:
     if array.ndim != 2 or array.shape[0] != array.shape[1] or array.shape[0] < 1:
         raise InvalidParameterError(f"kernel table must be square d×d with d >= 1, got shape {array.shape}")
     if not np.isfinite(array).all():
-        raise InvalidParameterError(f"kernel table must be finite, found {array[~np.isfinite(array)][0]!r}")
+        raise InvalidParameterError(f"kernel table must be finite, found {_py(array[~np.isfinite(array)][0])!r}")
     asym = array != array.T
     if asym.any():
         i, j = (int(v) for v in np.argwhere(asym)[0])
         raise InvalidParameterError(
-            f"kernel table must be symmetric: table[{i}, {j}] = {array[i, j]!r} but "
-            f"table[{j}, {i}] = {array[j, i]!r}")
+            f"kernel table must be symmetric: table[{i}, {j}] = {_py(array[i, j])!r} but "
+            f"table[{j}, {i}] = {_py(array[j, i])!r}")
     array.setflags(write=False)
     return Kernel("table", 2, functools.partial(fn.table_lookup, table=array),
                   float(array.min()), float(array.max()),

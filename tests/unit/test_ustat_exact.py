@@ -297,6 +297,24 @@ def test_result_object(rng):
     assert result.max_deviation == pytest.approx(np.max(np.abs(result.projections - result.u_statistic)))
     with pytest.raises(AttributeError):
         result.u_statistic = 0.0  # type: ignore[misc]
+    with pytest.raises(ValueError, match="read-only"):
+        result.projections[0] = 1.0
+
+
+@pytest.mark.parametrize("kernel, data", [
+    (mean_kernel(0, 1), [0.3]), (variance_kernel(0, 1), [0.2, 0.9]),
+    (gini_mean_difference_kernel(0, 1), [0.2, 0.9]), (kendall_tau_kernel(), [[0.0, 1.0], [1.0, 0.0]]),
+    (wilcoxon_signed_rank_kernel(), [-1.0, 1.0]), (collision_kernel(), [2, 2]),
+    (auc_kernel(), [[0.1, 1.0], [0.4, 0.0]]), (symmetry_kernel(0, 1), [0.1, 0.2, 0.9]),
+    (adjacency_triangle_kernel(), np.ones((3, 3)) - np.eye(3)), (adjacency_edge_kernel(), [[0, 1], [1, 0]]),
+    (rgg_triangle_kernel(2.0), np.eye(3)),
+])
+def test_n_equal_to_k(kernel, data):
+    """With n = k there is one tuple: U_n = h(X_[n]) and every ĥ(i) equals it."""
+    fast = local_hajek_projections(data, kernel)
+    generic = local_hajek_projections(data, kernel, method="generic")
+    assert fast.u_statistic == pytest.approx(generic.u_statistic)
+    np.testing.assert_allclose(fast.projections, generic.u_statistic)
 
 
 # ------------------------------------------------------------ weighted sums
