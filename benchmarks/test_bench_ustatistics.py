@@ -92,7 +92,7 @@ def test_projections_k2_n10000_fast(benchmark, name):
 
 def test_python_double_loop_n2000(benchmark, sample):
     values = sample[:N_LOOP].tolist()
-    u_value, projections = benchmark.pedantic(_python_double_loop, args=(values,), rounds=1, iterations=1)
+    u_value, _ = benchmark.pedantic(_python_double_loop, args=(values,), rounds=1, iterations=1)
     assert u_value == pytest.approx(np.var(sample[:N_LOOP], ddof=1), rel=1e-9)
 
 

@@ -119,8 +119,9 @@ def main() -> None:
         ("AUC", auc_kernel(), np.column_stack([rng.normal(size=n), rng.integers(0, 2, n)])),
     ]
     for label, case_kernel, data in cases:
-        t_case, result = timed(lambda: local_hajek_projections(data, case_kernel), 5)
-        t_generic, generic = timed(lambda: local_hajek_projections(data, case_kernel, method="generic"), 1)
+        t_case, result = timed(lambda d=data, k=case_kernel: local_hajek_projections(d, k), 5)
+        t_generic, generic = timed(
+            lambda d=data, k=case_kernel: local_hajek_projections(d, k, method="generic"), 1)
         np.testing.assert_allclose(result.projections, generic.projections, rtol=1e-9, atol=1e-12)
         rows.append((f"{label}, n = 10⁴", f"{result.method} (generic: {t_generic:.2f} s)", t_case,
                      f"{t_generic / t_case:.0f}× vs generic"))
@@ -150,8 +151,8 @@ def main() -> None:
     lines = [
         "# Speed of exact U-statistics and local Hájek projections", "",
         (__doc__ or "").strip(), "",
-        f"Machine: {platform.machine()}, Python {platform.python_version()}, numpy {np.__version__}, "
-        "2 shared cores.", "",
+        (f"Machine: {platform.machine()}, Python {platform.python_version()}, "
+         f"numpy {np.__version__}, 2 shared cores."), "",
         "| workload | path | time (s) | speed-up |", "|---|---|---|---|",
     ]
     lines += [f"| {w} | {p} | {t:.4g} | {s} |" for w, p, t, s in rows]

@@ -33,7 +33,12 @@ from estimators.ustatistics import (
     variance_kernel,
     wilcoxon_signed_rank_kernel,
 )
-from spec.errors import InvalidGraphError, InvalidInputError, InvalidParameterError, KernelRangeError
+from spec.errors import (
+    InvalidGraphError,
+    InvalidInputError,
+    InvalidParameterError,
+    KernelRangeError,
+)
 
 FAST = settings(max_examples=30, deadline=None)
 
@@ -142,7 +147,7 @@ def test_graph_kernels_read_the_adjacency_matrix(rng):
 def test_rgg_kernels_are_distance_indicators(rng):
     points = _sphere(rng, 9)
     triples = np.array(list(itertools.combinations(range(9), 3)))
-    edge = lambda a, b: float(np.linalg.norm(points[a] - points[b]) <= 1.1)  # noqa: E731
+    edge = lambda a, b: float(np.linalg.norm(points[a] - points[b]) <= 1.1)
     got = rgg_triangle_kernel(1.1).evaluate(points, triples)
     assert got.tolist() == [edge(a, b) * edge(b, c) * edge(a, c) for a, b, c in triples]
     pairs = triples[:, :2]
@@ -208,7 +213,7 @@ def test_unbounded_kernel_has_no_additive_range():
     kernel = mean_kernel(subgaussian_proxy=2.0)
     assert not kernel.is_bounded and kernel.subgaussian_proxy == 2.0
     with pytest.raises(InvalidParameterError, match="unbounded"):
-        kernel.additive_range
+        _ = kernel.additive_range
 
 
 # ----------------------------------------------------------------- symmetry check
