@@ -280,7 +280,7 @@ def weighted_tuple_sum(data: Any, kernel: Kernel, weights: Any, *, method: str =
     touching = np.flatnonzero(w < 1)
     base, keywords = _base_function(kernel.function)
 
-    if method == "auto":
+    if method == "auto" and fast_path_for(kernel) is not None:  # values provably in range
         if base in (fn.rgg_edge, fn.rgg_triangle):
             data = adjacency_from_points(data, keywords["radius"])
             base = fn.adjacency_entry if base is fn.rgg_edge else fn.adjacency_triangle

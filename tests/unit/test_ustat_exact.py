@@ -242,6 +242,30 @@ def test_triangle_product_of_rgg_edges_is_the_rgg_triangle_kernel(points, radius
     np.testing.assert_allclose(product.projections, direct.projections, atol=1e-12)
 
 
+def test_fast_paths_only_run_when_the_declared_range_is_implied():
+    """A built-in function with a narrower declared range must go through the checked path."""
+    from estimators.ustatistics import DataDomain
+    from estimators.ustatistics import _builtin_functions as fn
+
+    narrow = Kernel("narrow_variance", 2, fn.half_squared_difference, 0.0, 0.1,
+                    domain=DataDomain("real", lower=0.0, upper=1.0))
+    x = np.array([0.0, 0.2, 1.0])
+    with pytest.raises(InvalidParameterError, match="no fast path"):
+        local_hajek_projections(x, narrow, method="fast")
+    with pytest.raises(KernelRangeError, match="0.5"):
+        local_hajek_projections(x, narrow)
+    with pytest.raises(KernelRangeError, match="0.5"):
+        weighted_tuple_sum(x, narrow, np.ones(3))
+    unbounded_data = Kernel("v", 2, fn.half_squared_difference, 0.0, 1.0)  # data not bounded
+    assert local_hajek_projections(x, unbounded_data).method == "blocked"
+    edges = Kernel("half_edges", 2, fn.adjacency_entry, 0.0, 0.5, domain=DataDomain("adjacency"))
+    with pytest.raises(KernelRangeError):
+        weighted_tuple_sum(np.ones((3, 3)) - np.eye(3), edges, np.ones(3))
+    wide = Kernel("wide_variance", 2, fn.half_squared_difference, -1.0, 5.0,
+                  domain=DataDomain("real", lower=0.0, upper=1.0))
+    assert local_hajek_projections(x, wide).method == "fast:variance_closed_form"
+
+
 # ------------------------------------------------------------ closed forms
 @FAST
 @given(real_samples())
