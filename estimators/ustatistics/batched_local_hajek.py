@@ -96,21 +96,31 @@ class TupleFamily:
         """Raise unless the family passes the checks of Algorithm 1 line 4 / eq. (17).
 
         For all i ≠ j: M_i ≠ 0 (guaranteed at construction), M_i/M ≤ 3k/n and
-        M_ij/M_i ≤ 3k/n.  The checks depend on the family only, never on data.
+        M_ij/M_i ≤ 3k/n, compared in exact integer arithmetic (M_i·n ≤ 3k·M and
+        M_ij·n ≤ 3k·M_i).  The checks depend on the family only, never on data.
 
         Raises
         ------
         InvalidParameterError
             Naming the failing ratio (Algorithm 1 would return ⊥).
         """
-        ov = self.overlap()
-        limit = 3.0 * self.degree / self.n
-        if ov.member_fraction > limit or ov.pair_ratio > limit:
+        n, k, m = self.n, self.degree, self.size
+        counts = self.member_counts
+        worst_pair = 0
+        fails_pairs = False
+        if k > 1:
+            co = sp.coo_array(self.incidence.T @ self.incidence)
+            off = co.row != co.col
+            pair = np.rint(co.data[off]).astype(np.int64)
+            fails_pairs = bool((pair * n > 3 * k * counts[co.row[off]]).any())
+            worst_pair = int(pair.max()) if pair.size else 0
+        if bool((counts * n > 3 * k * m).any()) or fails_pairs:
+            ov = self.overlap()
             raise InvalidParameterError(
-                f"the family of {self.size} tuples fails the checks of Algorithm 1: "
-                f"max M_i/M = {ov.member_fraction:.6g} and max M_ij/M_i = {ov.pair_ratio:.6g} "
-                f"must be <= 3k/n = {limit:.6g} (Algorithm 1 would return bottom); draw "
-                "another family")
+                f"the family of {m} tuples fails the checks of Algorithm 1: max M_i/M = "
+                f"{ov.member_fraction:.6g} and max M_ij/M_i = {ov.pair_ratio:.6g} (largest "
+                f"M_ij = {worst_pair}) must be <= 3k/n = {3 * k / n:.6g}; Algorithm 1 would "
+                "return bottom, so draw another family")
 
 
 def tuple_family(tuples: npt.ArrayLike, n: int) -> TupleFamily:

@@ -50,11 +50,12 @@ import numpy as np
 import numpy.typing as npt
 
 from mechanisms.smooth_sensitivity import QUARTIC_CONSTANT
-from spec.errors import InvalidParameterError
+from spec.errors import InvalidInputError, InvalidParameterError
 
 from ._parameters import SensitivityMode, check_count, check_epsilon, check_mode, check_nonnegative
 from .batched_local_hajek import TupleFamily, batched_local_hajek, tuple_family
 from .exact import local_hajek_projections, min_weight_tuple_sum, weighted_tuple_sum
+from .families import SubsetFamily
 from .kernels import Kernel
 from .local_hajek_weights import LocalHajekWeights, local_hajek_weights, weighted_mean_from_sums
 from .smooth_bounds import (
@@ -94,34 +95,50 @@ def internal_epsilon(epsilon: float, sensitivity_mode: SensitivityMode = "rigoro
     return eps / (QUARTIC_CONSTANT if mode == "rigorous" else PAPER_CONSTANT)
 
 
-def as_tuple_family(family: Any, n: int) -> TupleFamily:
-    """An explicit family as a :class:`.TupleFamily` over n records.
+def as_tuple_family(family: Any, n: int) -> TupleFamily | None:
+    """An explicit family as a :class:`.TupleFamily` over n records (None: all k-subsets).
 
-    Accepts a :class:`.TupleFamily`, an (M, k) integer array of index tuples, or any object
-    with an ``index_tuples`` or ``tuples`` array attribute (such as a ``SubsetFamily``).
+    Accepts None or ``"all"`` (all k-subsets), a :class:`.SubsetFamily` (its implicit
+    all-tuples kind maps to None), a :class:`.TupleFamily`, or an (M, k) integer array of
+    index tuples.  An explicit family must pass the checks of Algorithm 1 line 4 (checked
+    here, exactly); nothing is resampled.
 
     Raises
     ------
     InvalidParameterError
-        If the family is over a different n, or is not an array of index tuples.
+        If the family is over a different n, is not a family, or fails the checks.
     """
+    if family is None or (isinstance(family, str) and family == "all"):
+        return None
+    if isinstance(family, SubsetFamily):
+        if family.n != n:
+            raise InvalidParameterError(f"the family is over n={family.n} records, the data "
+                                        f"have n={n}")
+        if family.tuples is None:
+            return None
+        result = family.check()
+        if not result.passed:
+            raise InvalidParameterError(
+                f"the {family.kind} family of {family.size} subsets fails the checks of "
+                f"Algorithm 1 ({result.failed_condition} at index {result.offending_index}: "
+                f"max M_i/M = {result.max_member_fraction:.6g}, max M_ij/M_i = "
+                f"{result.max_pair_ratio:.6g}, min M_i = {result.min_member_count}, threshold "
+                f"3k/n = {result.threshold:.6g}); Algorithm 1 would return bottom, so draw "
+                "another family (SubsetFamily.draw_valid_subsampled resamples for free)")
+        return tuple_family(family.tuples, n)
     if isinstance(family, TupleFamily):
         if family.n != n:
             raise InvalidParameterError(f"the family is over n={family.n} records, the data "
                                         f"have n={n}")
-        return family
-    for attribute in ("index_tuples", "tuples"):
-        if hasattr(family, attribute):
-            family_n = getattr(family, "n", n)
-            if family_n != n:
-                raise InvalidParameterError(f"the family is over n={family_n} records, the "
-                                            f"data have n={n}")
-            return tuple_family(np.asarray(getattr(family, attribute)), n)
-    if isinstance(family, np.ndarray) or isinstance(family, (list, tuple)):
-        return tuple_family(np.asarray(family), n)
-    raise InvalidParameterError(
-        f"family must be None (all k-subsets), a TupleFamily, a SubsetFamily or an (M, k) "
-        f"array of index tuples, got {type(family).__name__}")
+        explicit = family
+    elif isinstance(family, (np.ndarray, list, tuple)):
+        explicit = tuple_family(np.asarray(family), n)
+    else:
+        raise InvalidParameterError(
+            "family must be None (all k-subsets), a SubsetFamily, a TupleFamily or an (M, k) "
+            f"array of index tuples, got {type(family).__name__}")
+    explicit.check()
+    return explicit
 
 
 @dataclass(frozen=True, slots=True)
@@ -254,8 +271,6 @@ class LocalHajekAlgorithm:
         x = data if validated else self.kernel.validate_data(data)
         size = int(x.shape[0])
         if size != self.n:
-            from spec.errors import InvalidInputError
-
             raise InvalidInputError(f"the data have n={size} records but the public size is "
                                     f"n={self.n}")
         k, c = self.degree, self.additive_range
@@ -327,13 +342,11 @@ def local_hajek_algorithm(n: int, kernel: Kernel, *, xi: float, beta: float,
     x = check_nonnegative(xi, "xi")
     b = check_epsilon(beta, "beta")
     mode = check_mode(sensitivity_mode)
-    explicit = None if family is None or (isinstance(family, str) and family == "all") \
-        else as_tuple_family(family, size)
+    explicit = as_tuple_family(family, size)
     if explicit is not None:
         if explicit.degree != k:
             raise InvalidParameterError(
                 f"the family has {explicit.degree}-subsets, the kernel has degree {k}")
-        explicit.check()
         overlap = explicit.overlap()
     else:
         overlap = all_tuples_overlap(size, k)
