@@ -5,7 +5,7 @@ Sarkar (NeurIPS 2024) are built (``ustat_spec.md`` §1, §3, §4.7, §11, §12):
 
 * :class:`Kernel` and the built-in kernels (mean, variance, Gini mean difference,
   Kendall's tau-a, Wilcoxon signed rank, symmetry, collision, table, AUC, random
-  geometric graph edge/triangle, adjacency edge/triangle);
+  geometric graph edge/triangle, adjacency edge/triangle, triangle products);
 * :func:`local_hajek_projections` / :func:`u_statistic` — exact U_n and all ĥ(i)
   (eq. 9), with fast paths; :func:`weighted_tuple_sum` and
   :func:`min_weight_tuple_sum` for Algorithm 1's min-weighted sums;
@@ -89,6 +89,7 @@ from .kernels import (
     rgg_triangle_kernel,
     symmetry_kernel,
     table_kernel,
+    triangle_product_kernel,
     variance_kernel,
     wilcoxon_signed_rank_kernel,
 )
@@ -211,6 +212,7 @@ __all__ = [
     "subgaussian_xi",
     "symmetry_kernel",
     "table_kernel",
+    "triangle_product_kernel",
     "tuple_family",
     "u_statistic",
     "variance_kernel",
