@@ -74,5 +74,5 @@ def test_wrapper_one_of_algorithm_one(benchmark, uniform):
 
 def test_algorithm_one_generic_kernel_without_fast_path(benchmark, uniform):
     result = benchmark.pedantic(private_mean_local_hajek, args=(uniform, GENERIC, 1.0),
-                                kwargs=dict(xi=0.1, rng=0), rounds=3, iterations=1)
+                                kwargs={"xi": 0.1, "rng": 0}, rounds=3, iterations=1)
     assert abs(result.u_statistic - np.var(uniform, ddof=1)) < 1e-9

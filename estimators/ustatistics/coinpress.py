@@ -98,7 +98,7 @@ def public_subgaussian_proxy(kernel: Kernel, tau: float | None = None) -> float:
 
 def default_coinpress_subsample_size(n: int, k: int, gamma: float = 0.01) -> int:
     """M = ⌈8 (n/k) ln(n/γ)⌉ subsets (Lemma A.8 asks for Ω((n/k) log(n/γ)); 8 is our choice)."""
-    return int(math.ceil(8.0 * n / k * math.log(n / gamma)))
+    return math.ceil(8.0 * n / k * math.log(n / gamma))
 
 
 def _family(family: Any, n: int, k: int, family_size: int | None, seed: int

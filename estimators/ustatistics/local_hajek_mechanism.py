@@ -56,8 +56,8 @@ from .local_hajek import (
 )
 
 __all__ = [
-    "LocalHajekMechanism",
     "USTAT_SPEC_RIGOROUS",
+    "LocalHajekMechanism",
     "local_hajek_spec",
     "private_mean_local_hajek_mechanism",
 ]
