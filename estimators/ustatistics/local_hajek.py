@@ -88,7 +88,7 @@ def internal_epsilon(epsilon: float, sensitivity_mode: SensitivityMode = "rigoro
     Examples
     --------
     >>> round(internal_epsilon(1.0), 6), internal_epsilon(1.0, "paper")
-    (0.189395, 0.1)
+    (0.189412, 0.1)
     """
     eps = check_epsilon(epsilon)
     mode = check_mode(sensitivity_mode)

@@ -353,7 +353,7 @@ def private_median_of_means(data: Any, kernel: Kernel, epsilon: float, *, alpha:
     --------
     >>> import numpy as np
     >>> from estimators.ustatistics import variance_kernel
-    >>> x = np.random.default_rng(0).uniform(0.0, 1.0, 2000)
+    >>> x = np.random.default_rng(0).uniform(0.0, 1.0, 20_000)
     >>> r = private_median_of_means(x, variance_kernel(0.0, 1.0), 1.0, alpha=0.1, xi=0.05,
     ...                             rng=1)
     >>> r.chunks, abs(r.estimate - 1 / 12) < 0.02

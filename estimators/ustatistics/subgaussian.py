@@ -110,7 +110,7 @@ def subgaussian_xi(n: int, degree: int, tau: float, gamma: float = INNER_GAMMA) 
     Examples
     --------
     >>> round(subgaussian_xi(500, 2, 1.0), 4)
-    4.0045
+    5.1598
     """
     size, k = check_count(n, "n"), check_count(degree, "degree k")
     if size < k:
