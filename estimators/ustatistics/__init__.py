@@ -19,6 +19,11 @@ The private estimators, each also an audited mechanism with a complete spec:
   (default, proven) or ``"paper"`` (reproduction, unproven); its parts
   :func:`local_hajek_weights`, :func:`smooth_sensitivity_rigorous`,
   :func:`smooth_sensitivity_paper`, :func:`local_hajek_algorithm`;
+* Wrapper 1 (median of means): :func:`private_median_of_means` and
+  :func:`median_of_means_mechanism` (data-independent partition, odd q, parallel
+  composition);
+* Algorithms A.2/A.3 (CoinPress-style baselines): :func:`private_coinpress_mean` and
+  :func:`coinpress_mechanism` on the naive, all-tuples or subsampled family (R, τ public);
 * :func:`exact_local_sensitivity` — LS(Ã_n) by enumerating every neighbour (reference).
 """
 
@@ -48,6 +53,20 @@ from .families import (
     family_projections,
     family_weighted_sum,
 )
+from .coinpress import (
+    CoinPressEstimate,
+    CoinPressMechanism,
+    coinpress_mechanism,
+    default_coinpress_subsample_size,
+    private_coinpress_mean,
+    public_subgaussian_proxy,
+)
+from .coinpress_schedule import (
+    CoinPressSchedule,
+    coinpress_schedule,
+    concentration_bound,
+    mean_concentration_bound,
+)
 from .kernel_domains import KernelInputSpace, kernel_input_space
 from .kernels import (
     Kernel,
@@ -76,6 +95,12 @@ from .local_hajek import (
 )
 from .local_hajek_mechanism import LocalHajekMechanism, private_mean_local_hajek_mechanism
 from .local_hajek_weights import LocalHajekWeights, band_levels, local_hajek_weights
+from .median_of_means import (
+    MedianOfMeansEstimate,
+    MedianOfMeansMechanism,
+    median_of_means_mechanism,
+    private_median_of_means,
+)
 from .neighbour_enumeration import ExactLocalSensitivity, exact_local_sensitivity
 from .partition import ChunkCount, median_of_means_chunk_count, median_of_means_partition
 from .private_mean import LocalHajekEstimate, private_mean_local_hajek
@@ -92,6 +117,9 @@ from .smooth_bounds import (
 __all__ = [
     "BatchedLocalHajek",
     "ChunkCount",
+    "CoinPressEstimate",
+    "CoinPressMechanism",
+    "CoinPressSchedule",
     "DataDomain",
     "ExactLocalSensitivity",
     "FamilyCheckResult",
@@ -105,6 +133,8 @@ __all__ = [
     "LocalHajekMechanism",
     "LocalHajekStatistic",
     "LocalHajekWeights",
+    "MedianOfMeansEstimate",
+    "MedianOfMeansMechanism",
     "SubsetFamily",
     "SymmetryCheckResult",
     "TupleFamily",
@@ -116,7 +146,11 @@ __all__ = [
     "auc_kernel",
     "band_levels",
     "batched_local_hajek",
+    "coinpress_mechanism",
+    "coinpress_schedule",
     "collision_kernel",
+    "concentration_bound",
+    "default_coinpress_subsample_size",
     "default_subsample_size",
     "exact_local_sensitivity",
     "family_min_weight_sum",
@@ -132,12 +166,17 @@ __all__ = [
     "local_hajek_weights",
     "local_sensitivity_bound_paper",
     "local_sensitivity_bound_rigorous",
+    "mean_concentration_bound",
     "mean_kernel",
     "median_of_means_chunk_count",
+    "median_of_means_mechanism",
     "median_of_means_partition",
     "min_weight_tuple_sum",
+    "private_coinpress_mean",
     "private_mean_local_hajek",
     "private_mean_local_hajek_mechanism",
+    "private_median_of_means",
+    "public_subgaussian_proxy",
     "rgg_edge_kernel",
     "rgg_triangle_kernel",
     "smooth_sensitivity_paper",
