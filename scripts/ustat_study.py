@@ -55,7 +55,17 @@ from estimators.ustatistics import (  # noqa: E402
     SubsetFamily,
     family_projections,
     local_hajek_projections,
+    private_coinpress_mean,
+    private_mean_local_hajek,
 )
+from estimators.ustatistics.coinpress import clipped_means  # noqa: E402
+from estimators.ustatistics.coinpress_schedule import (  # noqa: E402
+    CoinPressSchedule,
+    coinpress_schedule,
+)
+from estimators.ustatistics.fast_paths import adjacency_from_points  # noqa: E402
+from spec import Laplace  # noqa: E402
+from spec.errors import InvalidParameterError  # noqa: E402
 
 __all__ = [
     "DEFAULT",
@@ -119,9 +129,9 @@ class StudyConfig:
 
 DEFAULT = StudyConfig(
     scenarios=tuple(SCENARIOS),
-    sizes=(250, 500, 1000, 2000, 4000),
+    sizes=(190, 380, 760, 1520, 3040),
     epsilons=(0.5, 1.0, 2.0, 4.0),
-    repetitions={250: 200, 500: 200, 1000: 200, 2000: 200, 4000: 200},
+    repetitions={190: 200, 380: 200, 760: 200, 1520: 200, 3040: 200},
 )
 QUICK = StudyConfig(
     scenarios=tuple(SCENARIOS),
@@ -140,11 +150,16 @@ class Release:
     estimate: float
     reference: float
     noise_std: float
+    level: int = 1
 
 
-@dataclass(frozen=True)
+@dataclass
 class Context:
-    """Everything public about one cell plus the data's non-private statistics."""
+    """Everything public about one (scenario, n) plus one data set's non-private statistics.
+
+    ``schedules`` holds the public A.2 all-tuples schedule per ε; ``pair_values`` computes
+    the sorted kernel values of the data set once, on first use, for every ε.
+    """
 
     scenario: Scenario
     kernel: Kernel
@@ -152,6 +167,15 @@ class Context:
     xi: float
     u_statistic: float
     naive_statistic: float
+    schedules: dict[float, CoinPressSchedule]
+    data: object = None
+    _pairs: tuple[np.ndarray, np.ndarray] | None = None
+
+    def pair_values(self) -> tuple[np.ndarray, np.ndarray]:
+        """Sorted C(n, 2) kernel values of the data set and their prefix sums (cached)."""
+        if self._pairs is None:
+            self._pairs = sorted_pair_values(self.data, self.kernel)
+        return self._pairs
 
 
 MethodFunction = Callable[[object, Context, float, np.random.Generator], Release]
@@ -162,33 +186,95 @@ def _u_n(data: object, ctx: Context, epsilon: float, rng: np.random.Generator) -
 
 
 def _algorithm_1(mode: str) -> MethodFunction:
-    def run(data: object, ctx: Context, epsilon: float, rng: np.random.Generator) -> Release:
-        from estimators.ustatistics import private_mean_local_hajek
+    """Algorithm 1 on all k-subsets, one chunk, through the library's analyst function."""
 
+    def run(data: object, ctx: Context, epsilon: float, rng: np.random.Generator) -> Release:
         result = private_mean_local_hajek(data, ctx.kernel, epsilon, xi=ctx.xi,
                                           sensitivity_mode=mode, rng=rng)
-        return Release(float(result.estimate), ctx.u_statistic, float(result.noise_std))
+        return Release(float(result.estimate), ctx.u_statistic, float(result.noise_std),
+                       int(result.level))
 
     return run
 
 
-def _coinpress(family_kind: str) -> MethodFunction:
-    def run(data: object, ctx: Context, epsilon: float, rng: np.random.Generator) -> Release:
-        from estimators.ustatistics import private_mean_coinpress
+def _naive(data: object, ctx: Context, epsilon: float, rng: np.random.Generator) -> Release:
+    """Algorithm A.2 on the ⌊n/k⌋ disjoint blocks, through the library's analyst function."""
+    result = private_coinpress_mean(
+        data, ctx.kernel, epsilon, radius=ctx.scenario.mean_bound(ctx.n),
+        tau=ctx.scenario.subgaussian_proxy(ctx.n), family="naive", rng=rng, warn=False)
+    return Release(float(result.estimate), ctx.naive_statistic, float(result.noise_std))
 
-        result = private_mean_coinpress(
-            data, ctx.kernel, epsilon, radius=ctx.scenario.mean_bound(ctx.n),
-            tau=ctx.scenario.subgaussian_proxy(ctx.n), family=family_kind, rng=rng)
-        reference = ctx.naive_statistic if family_kind == "naive" else ctx.u_statistic
-        return Release(float(result.estimate), reference, float(result.noise_std))
 
-    return run
+def all_tuples_schedule(scenario: Scenario, n: int, epsilon: float) -> CoinPressSchedule:
+    """The public schedule of Algorithm A.2 on all k-subsets (what the library builds)."""
+    kernel = scenario.kernel_for(n)
+    family = SubsetFamily.all_tuples(n, kernel.degree)
+    return coinpress_schedule(epsilon=epsilon, radius=scenario.mean_bound(n),
+                              tau=scenario.subgaussian_proxy(n), kind="all", n=n,
+                              degree=kernel.degree, dependence=float(family.dependence),
+                              family_size=math.comb(n, kernel.degree), warn=False)
+
+
+def sorted_pair_values(data: object, kernel: Kernel) -> tuple[np.ndarray, np.ndarray]:
+    """All C(n, 2) kernel values sorted, and their prefix sums, computed in closed form.
+
+    This is what ``CoinPressMechanism`` evaluates (by enumerating every pair through
+    ``Kernel.evaluate``) and sorts, produced here once per data set instead of once per ε:
+
+    * variance: the values 0.5·(x_i − x_j)² of every pair i < j, the kernel's own formula
+      (so the sorted array is bit-for-bit the library's);
+    * collision / RGG edge: {0, 1}-valued, so the sorted array is C(n,2) − N₁ zeros then N₁
+      ones, with N₁ the exact number of equal pairs (Σ_v c_v(c_v − 1)/2) or of edges (the
+      library's own k-d-tree adjacency, which re-tests ‖x − y‖² ≤ r² like the kernel).
+
+    ``tests/unit/test_ustat_study.py`` checks that releases from these values equal the
+    library's ``private_coinpress_mean(..., family="all")`` with the same generator.
+    """
+    x = kernel.validate_data(data)
+    n = int(x.shape[0])
+    total = math.comb(n, 2)
+    if kernel.name == "variance":
+        rows, cols = np.triu_indices(n, 1)
+        diff = x[rows] - x[cols]
+        ordered = np.sort(0.5 * (diff * diff))
+    elif kernel.name in ("collision", "rgg_edge"):
+        if kernel.name == "collision":
+            counts = np.unique(x, return_counts=True)[1].astype(np.int64)
+            ones = int(np.dot(counts, counts - 1) // 2)
+        else:
+            ones = int(adjacency_from_points(x, kernel.parameters["radius"]).nnz // 2)
+        ordered = np.zeros(total)
+        ordered[total - ones:] = 1.0
+    else:
+        raise InvalidParameterError(f"no closed form for the pair values of kernel {kernel.name!r}")
+    return ordered, np.concatenate([[0.0], np.cumsum(ordered)])
+
+
+def all_tuples_release(sorted_values: tuple[np.ndarray, np.ndarray], schedule: CoinPressSchedule,
+                       rng: np.random.Generator) -> float:
+    """One release of Algorithm A.2 from the sorted family values (``CoinPressMechanism._sample``).
+
+    The same steps in the same order as the library: clip to the public interval around
+    the current centre, take the mean, add Laplace(Δ_i/ε_i) drawn from ``rng``.
+    """
+    ordered, prefix = sorted_values
+    centres = np.zeros(1)
+    for step, scale in enumerate(schedule.laplace_scales):
+        lo, hi = schedule.clip_bounds(step, centres)
+        centres = clipped_means(ordered, prefix, lo, hi) + Laplace(scale=scale).sample(rng, 1)
+    return float(centres[0])
+
+
+def _all_tuples(data: object, ctx: Context, epsilon: float, rng: np.random.Generator) -> Release:
+    schedule = ctx.schedules[epsilon]
+    estimate = all_tuples_release(ctx.pair_values(), schedule, rng)
+    return Release(estimate, ctx.u_statistic, math.sqrt(2.0) * schedule.laplace_scales[-1])
 
 
 METHOD_FUNCTIONS: dict[str, MethodFunction] = {
     "u_n": _u_n,
-    "naive": _coinpress("naive"),
-    "all_tuples": _coinpress("all"),
+    "naive": _naive,
+    "all_tuples": _all_tuples,
     "alg1_rigorous": _algorithm_1("rigorous"),
     "alg1_paper": _algorithm_1("paper"),
 }
@@ -211,6 +297,9 @@ class StudyResult:
     noise_std : dict CellKey -> ndarray
         The noise standard deviation each release reported (E|noise| = std/√2 for both
         the Laplace and the 1/(1+z⁴) noise, which have E|W| = b = std/√2 and E|Z| = 1/√2).
+    level : dict CellKey -> ndarray
+        Algorithm 1's band level L per repetition (1 for the other methods); L = 1 means
+        every index was good, so Ã_n = A_n and the noise scale is the public S(1)/β.
     xi : dict (scenario, n) -> float
         The ξ used.
     runtime : dict scenario -> float
@@ -221,6 +310,7 @@ class StudyResult:
     private: dict[CellKey, np.ndarray] = field(default_factory=dict)
     total: dict[CellKey, np.ndarray] = field(default_factory=dict)
     noise_std: dict[CellKey, np.ndarray] = field(default_factory=dict)
+    level: dict[CellKey, np.ndarray] = field(default_factory=dict)
     xi: dict[tuple[str, int], float] = field(default_factory=dict)
     runtime: dict[str, float] = field(default_factory=dict)
 
@@ -248,25 +338,30 @@ def run_study(config: StudyConfig, *, progress: Callable[[str], None] | None = N
             xi = scenario.xi(n)
             result.xi[(name, n)] = xi
             reps = config.reps(n)
+            schedules = ({float(e): all_tuples_schedule(scenario, n, float(e)) for e in config.epsilons}
+                         if "all_tuples" in config.methods else {})
             shape = (reps,)
-            buffers = {(m, e): (np.empty(shape), np.empty(shape), np.empty(shape))
+            buffers = {(m, e): (np.empty(shape), np.empty(shape), np.empty(shape),
+                                np.empty(shape, dtype=np.int64))
                        for m in config.methods for e in config.epsilons}
             for rep in range(reps):
                 data = scenario.sample(n, stream(config.seed, name, n, rep, "data"))
                 projections = local_hajek_projections(data, kernel)
                 ctx = Context(scenario, kernel, n, xi, projections.u_statistic,
-                              _naive_statistic(data, kernel, n))
+                              _naive_statistic(data, kernel, n), schedules, data)
                 for method in config.methods:
                     for eps in config.epsilons:
                         rng = stream(config.seed, name, n, rep, method, float(eps))
                         release = METHOD_FUNCTIONS[method](data, ctx, float(eps), rng)
-                        priv, tot, std = buffers[(method, eps)]
+                        priv, tot, std, lev = buffers[(method, eps)]
                         priv[rep] = abs(release.estimate - release.reference)
                         tot[rep] = abs(release.estimate - theta)
                         std[rep] = release.noise_std
-            for (method, eps), (priv, tot, std) in buffers.items():
+                        lev[rep] = release.level
+            for (method, eps), (priv, tot, std, lev) in buffers.items():
                 key = (name, method, n, float(eps))
-                result.private[key], result.total[key], result.noise_std[key] = priv, tot, std
+                result.private[key], result.total[key] = priv, tot
+                result.noise_std[key], result.level[key] = std, lev
             if progress is not None:
                 progress(f"{name}: n={n} done ({reps} reps, {time.perf_counter() - start:.1f}s)")
         result.runtime[name] = time.perf_counter() - start
