@@ -138,6 +138,8 @@ class Scenario:
         Algorithm 1's public ξ at sample size n.
     theory : Theory
         Predicted rates.
+    u_statistic_sd : callable n -> float
+        The exact standard deviation of U_n (eq. 3 with the law's ζ₁, ζ₂).
     parameters : dict
         Scenario constants, for the report.
     """
@@ -149,6 +151,7 @@ class Scenario:
     theta: Callable[[int], float]
     xi: Callable[[int], float]
     theory: Theory
+    u_statistic_sd: Callable[[int], float]
     parameters: dict = field(default_factory=dict)
 
     def subgaussian_proxy(self, n: int) -> float:
@@ -194,10 +197,23 @@ _NONDEGENERATE = Theory(
             "u_n": "Lemma A.1(i): √Var(U_n) ≍ √(k²ζ₁/n)"},
 )
 
+def _variance_sd(n: int) -> float:
+    """Eq. (3) for k = 2: Var U_n = [4(n−2)ζ₁ + 2ζ₂]/(n(n−1)), ζ₁ = (μ₄ − θ²)/4, ζ₂ = (μ₄ + θ²)/2."""
+    zeta1 = (_FOURTH_VAR - _THETA_VAR**2) / 4.0
+    zeta2 = (_FOURTH_VAR + _THETA_VAR**2) / 2.0
+    return math.sqrt((4.0 * (n - 2) * zeta1 + 2.0 * zeta2) / (n * (n - 1)))
+
+
+def _degenerate_sd(p: float, n: int) -> float:
+    """Eq. (3) for k = 2 with ζ₁ = 0 and ζ₂ = p(1 − p): Var U_n = 2p(1 − p)/(n(n − 1))."""
+    return math.sqrt(2.0 * p * (1.0 - p) / (n * (n - 1)))
+
+
 VARIANCE = Scenario(
     name="variance", title="(a) variance kernel, N(0,1) clipped to [−3, 3] (non-degenerate)",
     kernel_for=lambda n: _VARIANCE_KERNEL, sample=_variance_sample,
     theta=lambda n: _THETA_VAR, xi=_variance_xi, theory=_NONDEGENERATE,
+    u_statistic_sd=_variance_sd,
     parameters={"R (clip)": CLIP_RADIUS, "C": _VARIANCE_KERNEL.additive_range,
                 "θ_R": _THETA_VAR, "E Y⁴": _FOURTH_VAR},
 )
@@ -235,6 +251,7 @@ COLLISION = Scenario(
     name="collision", title=f"(b) collision kernel, uniform law on [m], m = {COLLISION_LABELS} (degenerate)",
     kernel_for=lambda n: _COLLISION_KERNEL, sample=_collision_sample,
     theta=lambda n: 1.0 / COLLISION_LABELS, xi=_collision_xi, theory=_DEGENERATE,
+    u_statistic_sd=lambda n: _degenerate_sd(1.0 / COLLISION_LABELS, n),
     parameters={"m": COLLISION_LABELS, "C": 1.0, "θ": 1.0 / COLLISION_LABELS},
 )
 
@@ -273,6 +290,7 @@ def _rgg_scenario(power: float, label: str) -> Scenario:
         name=f"rgg_{label}", title=f"(c) RGG edge density on S², r_n = n^(−{power:.4g})",
         kernel_for=lambda n: rgg_edge_kernel(radius(n)), sample=_sphere_sample,
         theta=edge_probability, xi=xi, theory=theory,
+        u_statistic_sd=lambda n: _degenerate_sd(edge_probability(n), n),
         parameters={"r_n": f"n^(-{power:.4g})", "C": 1.0, "θ": "r_n²/4"},
     )
 

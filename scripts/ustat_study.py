@@ -55,8 +55,11 @@ from estimators.ustatistics import (  # noqa: E402
     SubsetFamily,
     family_projections,
     local_hajek_projections,
+    internal_epsilon,
     private_coinpress_mean,
     private_mean_local_hajek,
+    smooth_sensitivity_paper,
+    smooth_sensitivity_rigorous,
 )
 from estimators.ustatistics.coinpress import clipped_means  # noqa: E402
 from estimators.ustatistics.coinpress_schedule import (  # noqa: E402
@@ -74,9 +77,14 @@ __all__ = [
     "CellKey",
     "StudyConfig",
     "StudyResult",
+    "all_tuples_release",
+    "all_tuples_schedule",
+    "expected_private_error",
     "main",
+    "private_below_sampling_size",
     "run_study",
     "slope_table",
+    "sorted_pair_values",
 ]
 
 #: The methods, in report order.
@@ -280,6 +288,60 @@ METHOD_FUNCTIONS: dict[str, MethodFunction] = {
 }
 
 
+def expected_private_error(scenario: Scenario, method: str, n: int, epsilon: float) -> float:
+    """E|θ̃ − A| predicted by the method's own public noise scale, at any n (no data needed).
+
+    * Algorithm 1: S(1)/β · E|Z| with E|Z| = 1/√2 (§2.4) — exact when every index is good
+      (L = 1, Ã_n = A_n), which held in every repetition of the study;
+    * A.2 (naive / all-tuples): the last Laplace scale b_{t+1} (E|Lap(b)| = b) — exact when
+      the final clipping interval does not cut any kernel value (it is ≥ 2Q wider than the
+      kernel's range here).
+
+    Evaluating it on a long n grid shows where the leading terms of Table 1 take over.
+    """
+    kernel = scenario.kernel_for(n)
+    k, c = kernel.degree, kernel.additive_range
+    if method in ("alg1_rigorous", "alg1_paper"):
+        mode = method.removeprefix("alg1_")
+        beta = internal_epsilon(epsilon, mode)
+        bound = smooth_sensitivity_rigorous if mode == "rigorous" else smooth_sensitivity_paper
+        smooth = bound(1, n=n, degree=k, additive_range=c, xi=scenario.xi(n), beta=beta)
+        return smooth / beta / math.sqrt(2.0)
+    if method == "all_tuples":
+        return all_tuples_schedule(scenario, n, epsilon).laplace_scales[-1]
+    if method == "naive":
+        family = SubsetFamily.naive_blocks(n, k)
+        schedule = coinpress_schedule(epsilon=epsilon, radius=scenario.mean_bound(n),
+                                      tau=scenario.subgaussian_proxy(n), kind="naive", n=n,
+                                      degree=k, dependence=float(family.dependence),
+                                      family_size=n // k, warn=False)
+        return schedule.laplace_scales[-1]
+    raise InvalidParameterError(f"no private error for method {method!r}")
+
+
+def private_below_sampling_size(scenario: Scenario, method: str, epsilon: float, *,
+                                start: int, limit: int = 4_000_000) -> int | None:
+    """The smallest n (to within 2%) from which the method's expected private error is
+    below U_n's expected sampling error √(2/π)·√Var(U_n) (normal approximation), or None
+    if that does not happen by ``limit``.  Both sides are exact public formulas.
+    """
+    def below(n: int) -> bool:
+        sampling = math.sqrt(2.0 / math.pi) * scenario.u_statistic_sd(n)
+        return expected_private_error(scenario, method, n, epsilon) < sampling
+
+    lo, hi = start, start
+    while not below(hi):
+        lo, hi = hi, 2 * hi
+        if hi > limit:
+            return None
+    if hi == start:
+        return start
+    while hi > 1.02 * lo:  # the gap closes with n for every method here: bisect
+        mid = int(math.sqrt(lo * hi))
+        lo, hi = (lo, mid) if below(mid) else (mid, hi)
+    return hi
+
+
 # ------------------------------------------------------------------------- running
 #: (scenario, method, n, ε) — one cell of the grid.
 CellKey = tuple[str, str, int, float]
@@ -387,8 +449,9 @@ class SlopeRow:
         The leading-order exponent from Table 1 / §11.2.
     formula : float
         The least-squares slope of the exact expected private error mean(noise_std)/√2
-        over the same grid (nan for total errors): what the method's own noise scale
-        predicts once lower-order terms are kept.
+        over the same grid: what the method's own noise scale predicts once lower-order
+        terms are kept.  For U_n's total error, the slope of the exact √Var(U_n) (eq. 3);
+        nan for the other total errors.
     """
 
     scenario: str
@@ -426,6 +489,10 @@ def slope_table(result: StudyResult, *, seed: int | None = None) -> list[SlopeRo
                     if metric == "private":
                         leading = theory.private[method][0]
                         formula = _formula_slope(result, name, method, sizes, [eps] * len(sizes))
+                    elif method == "u_n":
+                        leading = _leading_total(theory, method)
+                        scenario = SCENARIOS[name]
+                        formula = local_loglog_slope(sizes, [scenario.u_statistic_sd(n) for n in sizes])
                     else:
                         leading, formula = _leading_total(theory, method), math.nan
                     rows.append(SlopeRow(name, method, metric, "n", eps, fit, leading, formula))
@@ -523,8 +590,11 @@ def plot_scenario(result: StudyResult, rows: list[SlopeRow], name: str, out: pat
                     label += f" (slope {fit.slope:+.2f})"
                     ax.plot(sizes, np.exp(fit.intercept) * sizes**fit.slope, "--",
                             color=colours[method], linewidth=0.8)
-                ax.errorbar(sizes, means, yerr=1.96 * ses, fmt="o", color=colours[method],
-                            markersize=3.5, capsize=2, label=label)
+                half = 1.96 * np.nan_to_num(ses)
+                lower = np.minimum(half, 0.95 * means)  # keep bars above 0 on a log axis
+                shift = 1.0 + 0.03 * (METHODS.index(method) - 2)  # de-overlap the markers
+                ax.errorbar(sizes * shift, means, yerr=(lower, half), fmt="o",
+                            color=colours[method], markersize=3.5, capsize=2, label=label)
             ax.set_xscale("log")
             ax.set_yscale("log")
             ax.set_title(f"{metric} error, ε = {eps:g}", fontsize=9)
@@ -534,7 +604,9 @@ def plot_scenario(result: StudyResult, rows: list[SlopeRow], name: str, out: pat
                 ax.set_xlabel("n")
         axes[0][0].set_ylabel("mean |θ̃ − A_n| (private)")
         axes[1][0].set_ylabel("mean |θ̃ − θ| (total)")
-    fig.suptitle(SCENARIOS[name].title + "  (dashed: least-squares fits; bars: ±1.96 SE)", fontsize=10)
+    fig.suptitle(SCENARIOS[name].title + "\nmean absolute error over repetitions; bars ±1.96 SE "
+                 "(lower bar truncated at 5% of the mean); dashed: least-squares log-log fits",
+                 fontsize=10)
     fig.tight_layout()
     path = out / f"ustat_study_{name}.png"
     fig.savefig(path, dpi=110)
@@ -579,7 +651,11 @@ def main(argv: Sequence[str] | None = None) -> StudyResult:
     from _ustat_report import write_report
 
     report = write_report(result, rows, args.out, runtime=time.perf_counter() - start,
-                          machine=_machine(), plots=plots, quick=args.quick, argv=argv)
+                          machine=_machine(), plots=plots, quick=args.quick,
+                          argv=sys.argv[1:] if argv is None else list(argv),
+                          default_config=DEFAULT, labels=METHOD_LABELS,
+                          expected_private_error=expected_private_error,
+                          crossover=private_below_sampling_size)
     print(f"written {report}")
     return result
 
