@@ -71,7 +71,7 @@ def degenerate_xi(n: int, degree: int, additive_range: float, gamma: float = INN
     Examples
     --------
     >>> round(degenerate_xi(1000, 2, 1.0), 4)
-    0.2306
+    0.2123
     """
     size, k = check_count(n, "n"), check_count(degree, "degree k")
     if k < 2:

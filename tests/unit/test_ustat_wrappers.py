@@ -348,3 +348,22 @@ def test_private_subgaussian_mean_reports_its_stages():
     assert r.main.spec.guarantee.epsilon == pytest.approx(1.0)
     assert r.estimate == r.main.estimate and np.isfinite(r.coarse_estimate)
     assert r.main.chunk_statistics[0].n == r.main.chunk_sizes[0]
+
+
+# ----------------------------------------------------------------------------------------
+# the examples in the docstrings
+# ----------------------------------------------------------------------------------------
+PRIVATE_MODULES = ["smooth_bounds", "local_hajek_weights", "batched_local_hajek", "local_hajek",
+                   "local_hajek_mechanism", "private_mean", "neighbour_enumeration",
+                   "partition", "median_of_means", "coinpress_schedule", "coinpress",
+                   "degenerate", "subgaussian", "kernel_domains"]
+
+
+@pytest.mark.parametrize("name", PRIVATE_MODULES)
+def test_docstring_examples_run(name):
+    import doctest
+    import importlib
+
+    module = importlib.import_module(f"estimators.ustatistics.{name}")
+    result = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
+    assert result.failed == 0
