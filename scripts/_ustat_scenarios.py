@@ -13,7 +13,7 @@ asymptotic rates that Table 1 (§13) and §11.2 predict.
   hence every constant, is fixed while n grows and the n-rates of Table 1 apply as
   stated); h(x, y) = 1(x = y), C = 1, θ = 1/m, ζ₁ = 0 < ζ₂.
 * ``rgg_quarter`` / ``rgg_third`` (sparse, degenerate).  Latent points uniform on S² ⊂ ℝ³
-  (normalised Gaussians), h(x, y) = 1(‖x − y‖₂ ≤ r_n) with r_n = n^{−1/4} resp. n^{−1/3};
+  (normalised Gaussians, ``estimators.models.random_geometric.sample_sphere_points``), h(x, y) = 1(‖x − y‖₂ ≤ r_n) with r_n = n^{−1/4} resp. n^{−1/3};
   C = 1, θ = p = r_n²/4 exactly (§11.2), ζ₁ = 0.
 
 How ξ is chosen.  Privacy holds for any data-independent ξ (§4.1); ξ only decides
@@ -44,6 +44,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy.stats import norm
 
+from estimators.models.random_geometric import rgg_edge_probability, sample_sphere_points
 from estimators.ustatistics import Kernel, collision_kernel, rgg_edge_kernel, variance_kernel
 
 __all__ = [
@@ -257,17 +258,12 @@ COLLISION = Scenario(
 
 
 # ---------------------------------------------------------------------- (c) RGG
-def _sphere_sample(n: int, rng: np.random.Generator) -> np.ndarray:
-    points = rng.standard_normal((n, 3))
-    return points / np.linalg.norm(points, axis=1, keepdims=True)
-
-
 def _rgg_scenario(power: float, label: str) -> Scenario:
     def radius(n: int) -> float:
         return float(n) ** (-power)
 
     def edge_probability(n: int) -> float:
-        return radius(n) ** 2 / 4.0  # a chord-r cap of S² has area πr² (§11.2)
+        return rgg_edge_probability(radius(n))  # r²/4: a chord-r cap of S² has area πr² (§11.2)
 
     def xi(n: int) -> float:
         p = edge_probability(n)
@@ -288,7 +284,7 @@ def _rgg_scenario(power: float, label: str) -> Scenario:
     )
     return Scenario(
         name=f"rgg_{label}", title=f"(c) RGG edge density on S², r_n = n^(−{power:.4g})",
-        kernel_for=lambda n: rgg_edge_kernel(radius(n)), sample=_sphere_sample,
+        kernel_for=lambda n: rgg_edge_kernel(radius(n)), sample=sample_sphere_points,
         theta=edge_probability, xi=xi, theory=theory,
         u_statistic_sd=lambda n: _degenerate_sd(edge_probability(n), n),
         parameters={"r_n": f"n^(-{power:.4g})", "C": 1.0, "θ": "r_n²/4"},
