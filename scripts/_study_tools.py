@@ -51,7 +51,7 @@ def _name_key(name: str | int) -> int:
     return zlib.crc32(str(name).encode("utf-8"))
 
 
-def stream(seed: int, *names: str | int | float) -> np.random.Generator:
+def stream(seed: int, *names: str | float) -> np.random.Generator:
     """An independent random generator for the cell named by ``names``.
 
     Parameters

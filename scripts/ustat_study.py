@@ -40,35 +40,35 @@ if str(ROOT) not in sys.path:  # run as a script: use this checkout's packages
 if str(ROOT / "scripts") not in sys.path:
     sys.path.insert(0, str(ROOT / "scripts"))
 
-import numpy as np  # noqa: E402
-
-from _study_tools import (  # noqa: E402
+import numpy as np
+from _study_tools import (
     SlopeFit,
     bootstrap_loglog_slope,
     local_loglog_slope,
     stream,
     summarise_errors,
 )
-from _ustat_scenarios import SCENARIOS, Scenario  # noqa: E402
-from estimators.ustatistics import (  # noqa: E402
+from _ustat_scenarios import SCENARIOS, Scenario
+
+from estimators.ustatistics import (
     Kernel,
     SubsetFamily,
     family_projections,
-    local_hajek_projections,
     internal_epsilon,
+    local_hajek_projections,
     private_coinpress_mean,
     private_mean_local_hajek,
     smooth_sensitivity_paper,
     smooth_sensitivity_rigorous,
 )
-from estimators.ustatistics.coinpress import clipped_means  # noqa: E402
-from estimators.ustatistics.coinpress_schedule import (  # noqa: E402
+from estimators.ustatistics.coinpress import clipped_means
+from estimators.ustatistics.coinpress_schedule import (
     CoinPressSchedule,
     coinpress_schedule,
 )
-from estimators.ustatistics.fast_paths import adjacency_from_points  # noqa: E402
-from spec import Laplace  # noqa: E402
-from spec.errors import InvalidParameterError  # noqa: E402
+from estimators.ustatistics.fast_paths import adjacency_from_points
+from spec import Laplace
+from spec.errors import InvalidParameterError
 
 __all__ = [
     "DEFAULT",
@@ -530,21 +530,11 @@ def _formula_slope(result: StudyResult, name: str, method: str, sizes: Sequence[
 
 
 # ------------------------------------------------------------------------- writers
-def _fmt(value: float, digits: int = 3) -> str:
-    if value is None or (isinstance(value, float) and math.isnan(value)):
-        return "—"
-    return f"{value:.{digits}g}"
-
-
-def _fmt_slope(value: float) -> str:
-    return "—" if math.isnan(value) else f"{value:+.2f}"
-
-
 def write_csv(result: StudyResult, rows: list[SlopeRow], out: pathlib.Path) -> tuple[pathlib.Path, pathlib.Path]:
     """Write the full error table and the slope table as CSV; return their paths."""
     errors = out / "ustat_study_errors.csv"
-    lines = ["scenario,method,n,epsilon,repetitions,xi,private_mae,private_se,total_mae,total_se,"
-             "expected_private_from_noise_std"]
+    lines = [("scenario,method,n,epsilon,repetitions,xi,private_mae,private_se,total_mae,total_se,"
+             "expected_private_from_noise_std")]
     for (name, method, n, eps), priv in result.private.items():
         p, t = summarise_errors(priv), summarise_errors(result.total[(name, method, n, eps)])
         noise = float(np.mean(result.noise_std[(name, method, n, eps)])) / math.sqrt(2.0)
@@ -566,6 +556,7 @@ def plot_scenario(result: StudyResult, rows: list[SlopeRow], name: str, out: pat
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    from matplotlib.ticker import NullFormatter
 
     config = result.config
     sizes = np.asarray(config.sizes, dtype=float)
@@ -597,6 +588,8 @@ def plot_scenario(result: StudyResult, rows: list[SlopeRow], name: str, out: pat
                             color=colours[method], markersize=3.5, capsize=2, label=label)
             ax.set_xscale("log")
             ax.set_yscale("log")
+            ax.set_xticks(sizes, [str(int(n)) for n in sizes], fontsize=7)
+            ax.xaxis.set_minor_formatter(NullFormatter())
             ax.set_title(f"{metric} error, ε = {eps:g}", fontsize=9)
             ax.grid(True, which="both", alpha=0.3)
             ax.legend(fontsize=6)

@@ -20,15 +20,15 @@ from hypothesis import strategies as st
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "scripts"))
 
-import _study_tools as tools  # noqa: E402
-import ustat_study as study  # noqa: E402
-from _ustat_scenarios import SCENARIOS, bernstein_radius, clipped_normal_moments  # noqa: E402
+import _study_tools as tools
+import ustat_study as study
+from _ustat_scenarios import SCENARIOS, bernstein_radius, clipped_normal_moments
 
-from estimators.ustatistics import (  # noqa: E402
+from estimators.ustatistics import (
     local_hajek_projections,
     private_coinpress_mean,
 )
-from spec.errors import InvalidInputError, InvalidParameterError  # noqa: E402
+from spec.errors import InvalidInputError, InvalidParameterError
 
 TINY = dataclasses.replace(study.QUICK, sizes=(24, 48), epsilons=(1.0, 2.0),
                            repetitions={24: 3, 48: 3}, bootstrap=20)
