@@ -154,6 +154,7 @@ class _Collector:
         self.files: dict[str, str] = {}
         self.code: set[str] = set()
         self._seen: set[int] = set()
+        self._seen_classes: set[int] = set()
 
     # -- modules ---------------------------------------------------------------------------
     def module(self, name: str | None, file: str | None = None) -> None:
@@ -178,10 +179,12 @@ class _Collector:
     def cls(self, klass: type) -> None:
         if _hashed_module(getattr(klass, "__module__", None)):
             self.code.add(f"{klass.__module__}:{klass.__qualname__}")
+        # classes have their own "seen" set: a class reached first as a callable value
+        # (marked in ``_seen`` by :meth:`callable`) must still have its modules hashed
         for base in klass.__mro__:
-            if id(base) in self._seen:
+            if id(base) in self._seen_classes:
                 continue
-            self._seen.add(id(base))
+            self._seen_classes.add(id(base))
             self.module(getattr(base, "__module__", None))
 
     # -- objects ---------------------------------------------------------------------------

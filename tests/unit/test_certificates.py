@@ -92,6 +92,17 @@ def test_implementation_hash_covers_held_callables_and_closures():
     assert "estimators.bounded_mean" in modules  # the statistic lambda lives there
 
 
+def test_implementation_hash_covers_a_class_held_directly_as_a_value():
+    # regression: a class reached first as a held callable was marked seen before its
+    # MRO was walked, so its own module was never hashed
+    from estimators.models.random_geometric import RandomGeometricGraph
+
+    mech = LaplaceMechanism(1.0, 1.0)
+    mech.result_type = RandomGeometricGraph
+    _, modules = implementation_hash(mech)
+    assert "estimators.models.random_geometric" in modules
+
+
 def test_user_module_is_hashed_and_an_edit_changes_the_hash(tmp_path, monkeypatch):
     module, path = _user_module(tmp_path, monkeypatch)
     mech = module.make()
