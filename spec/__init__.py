@@ -5,7 +5,8 @@ Layout (one idea per module):
 * :mod:`spec.guarantees` — pure, approximate, Rényi, zero-concentrated and Gaussian DP,
   with their privacy profiles δ(ε) and conversions;
 * :mod:`spec.domains` — input domains (bounded reals, integers, categories, vectors,
-  datasets, graphs) that validate concrete inputs;
+  datasets, graphs) that validate concrete inputs, and the graph-input converters
+  :func:`adjacency_matrix` and :func:`relabel_graph`;
 * :mod:`spec.relations` — neighbouring relations that decide and generate neighbours;
 * :mod:`spec.sensitivity` — global, local-bound and β-smooth sensitivity claims;
 * :mod:`spec.noise` — noise laws with their exact densities, CDFs and batched samplers;
@@ -29,6 +30,8 @@ from .domains import (
     IntegerRange,
     RealInterval,
     VectorDomain,
+    adjacency_matrix,
+    relabel_graph,
 )
 from .errors import (
     AuditError,
@@ -154,7 +157,9 @@ __all__ = [
     "UnsupportedCombinationError",
     "VectorDomain",
     "ZeroConcentratedDP",
+    "adjacency_matrix",
     "as_generator",
     "pure_to_zcdp",
+    "relabel_graph",
     "zcdp_to_renyi",
 ]

@@ -39,6 +39,10 @@ Modules
     :class:`DatasetDomain` and :data:`RecordDomain`, the union of the record domains.
 :mod:`spec.domains.graphs`
     :class:`GraphDomain`: simple undirected graphs on a public node set.
+:mod:`spec.domains.graph_inputs`
+    :func:`adjacency_matrix` (a graph input converted once into a validated sparse
+    ``int8`` CSR adjacency, for estimators) and :func:`relabel_graph` (a declared
+    relabelling of node labels onto ``0 … n − 1``, applied once).
 
 :data:`InputDomain` is the discriminated union of all six concrete domains (on ``kind``),
 for fields that hold any domain and for parsing with ``pydantic.TypeAdapter``.
@@ -61,6 +65,7 @@ from ._common import (
     VARIABLE_SIZE_SPREAD,
 )
 from .datasets import DatasetDomain, RecordDomain
+from .graph_inputs import adjacency_matrix, relabel_graph
 from .graphs import GraphDomain
 from .scalars import Categorical, IntegerRange, RealInterval, ScalarDomain
 from .vectors import VectorDomain
@@ -83,6 +88,8 @@ __all__ = [
     "UNBOUNDED_REAL_SCALE",
     "VARIABLE_SIZE_SPREAD",
     "VectorDomain",
+    "adjacency_matrix",
+    "relabel_graph",
 ]
 
 InputDomain = _Annotated[

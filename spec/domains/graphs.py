@@ -25,6 +25,13 @@ from ._common import MAX_GRAPH_COUNT_STATES, _at_first, _edge_key, _show
 __all__ = ["GraphDomain"]
 
 
+def _show_nodes(nodes: list[int], limit: int = 5) -> str:
+    """``[a, b, …]`` with at most ``limit`` nodes and the total when there are more."""
+    shown = ", ".join(str(v) for v in nodes[:limit])
+    more = f", … ({len(nodes)} in all)" if len(nodes) > limit else ""
+    return f"[{shown}{more}]"
+
+
 def _graph_from_edges(n: int, edges: Any) -> nx.Graph:
     graph = nx.Graph()
     graph.add_nodes_from(range(n))
@@ -113,8 +120,24 @@ class GraphDomain(DomainBase):
         Raises
         ------
         InvalidGraphError
-            For directed graphs, multigraphs, self-loops, a wrong node set, an adjacency
-            matrix that is not square, symmetric and 0/1, or a degree above the bound.
+            For directed graphs, multigraphs, self-loops, node labels that are not the
+            integers ``0 … n − 1`` (the missing and unexpected nodes are named), an
+            adjacency matrix that is not square, symmetric and 0/1, or a degree above the
+            bound.
+        """
+        return _graph_from_edges(self.n_nodes, self.edge_array(x).tolist())
+
+    def edge_array(self, x: Any) -> npt.NDArray[np.int64]:
+        """The validated edges of ``x`` as an ``(m, 2)`` int64 array of rows ``u < v``.
+
+        Rows are sorted lexicographically.  Accepts everything :meth:`validate` accepts;
+        adjacency matrices are checked with vectorised numpy operations (no Python loop
+        over the entries), so large sparse graphs are cheap to validate.
+
+        Raises
+        ------
+        InvalidGraphError
+            As :meth:`validate`.
         """
         if isinstance(x, nx.Graph):
             edges = self._edges_of_networkx(x)
@@ -127,11 +150,12 @@ class GraphDomain(DomainBase):
                 f"{self.label()}: expected a networkx.Graph or an adjacency matrix, "
                 f"got {type(x).__name__}: {_show(x)}"
             )
-        graph = _graph_from_edges(self.n_nodes, edges)
-        self._check_degrees(graph)
-        return graph
+        order = np.lexsort((edges[:, 1], edges[:, 0]))
+        edges = edges[order]
+        self._check_degrees(edges)
+        return edges
 
-    def _edges_of_networkx(self, graph: nx.Graph) -> list[tuple[int, int]]:
+    def _edges_of_networkx(self, graph: nx.Graph) -> npt.NDArray[np.int64]:
         label = self.label()
         if graph.is_directed():
             raise InvalidGraphError(
@@ -141,19 +165,28 @@ class GraphDomain(DomainBase):
             raise InvalidGraphError(
                 f"{label}: multigraphs are refused, got a {type(graph).__name__}"
             )
-        nodes = set(graph.nodes)
-        expected = set(range(self.n_nodes))
-        if nodes != expected:
-            extra = ", ".join(repr(v) for v in sorted(nodes - expected, key=repr)[:5])
-            missing = sorted(expected - nodes)[:5]
+        for node in graph.nodes:
+            if isinstance(node, (bool, np.bool_)) or not isinstance(node, (int, np.integer)):
+                raise InvalidGraphError(
+                    f"{label}: node labels must be the integers 0..{self.n_nodes - 1}, got "
+                    f"the non-integer label {node!r} ({type(node).__name__}); map the labels "
+                    "to 0..n-1 once with spec.relabel_graph"
+                )
+        nodes = {int(v) for v in graph.nodes}
+        expected = range(self.n_nodes)
+        if len(nodes) != self.n_nodes or nodes != set(expected):
+            extra = sorted(nodes.difference(expected))
+            missing = sorted(set(expected).difference(nodes))
             raise InvalidGraphError(
-                f"{label}: the node set must be exactly 0..{self.n_nodes - 1}; "
-                f"unexpected nodes [{extra}], missing nodes {missing}"
+                f"{label}: the node set must be exactly 0..{self.n_nodes - 1} "
+                f"({self.n_nodes} nodes), got {graph.number_of_nodes()} nodes; "
+                f"missing nodes {_show_nodes(missing)}, unexpected nodes {_show_nodes(extra)}"
             )
         loops = list(nx.selfloop_edges(graph))
         if loops:
             raise InvalidGraphError(f"{label}: self-loop at node {loops[0][0]!r}")
-        return [(int(u), int(v)) for u, v in graph.edges()]
+        edges = np.array([(int(u), int(v)) for u, v in graph.edges()], dtype=np.int64)
+        return np.sort(edges.reshape(-1, 2), axis=1)
 
     def _check_adjacency_shape(self, shape: tuple[int, ...]) -> None:
         n = self.n_nodes
@@ -162,7 +195,7 @@ class GraphDomain(DomainBase):
                 f"{self.label()}: adjacency matrix must have shape ({n}, {n}), got {shape}"
             )
 
-    def _edges_of_dense(self, x: Any) -> list[tuple[int, int]]:
+    def _edges_of_dense(self, x: Any) -> npt.NDArray[np.int64]:
         label = self.label()
         try:
             matrix = np.asarray(x)
@@ -181,15 +214,19 @@ class GraphDomain(DomainBase):
         binary = matrix.astype(bool)
         self._check_symmetric_loopless(binary, binary.T)
         rows, cols = np.nonzero(np.triu(binary, 1))
-        return list(zip(rows.tolist(), cols.tolist()))
+        return np.column_stack([rows, cols]).astype(np.int64)
 
-    def _edges_of_sparse(self, x: Any) -> list[tuple[int, int]]:
+    def _edges_of_sparse(self, x: Any) -> npt.NDArray[np.int64]:
         label = self.label()
+        n = self.n_nodes
         self._check_adjacency_shape(tuple(x.shape))
         coo = sp.coo_matrix(x)
+        if coo.data.dtype.kind not in "biuf":
+            raise InvalidGraphError(
+                f"{label}: adjacency entries must be 0/1, got {coo.data.dtype}"
+            )
+        coo.sum_duplicates()
         data = coo.data
-        if data.dtype.kind not in "biuf":
-            raise InvalidGraphError(f"{label}: adjacency entries must be 0/1, got {data.dtype}")
         not_binary = (data != 0) & (data != 1)
         if not_binary.any():
             k = int(np.argmax(not_binary))
@@ -202,14 +239,16 @@ class GraphDomain(DomainBase):
         loops = rows == cols
         if loops.any():
             raise InvalidGraphError(f"{label}: self-loop at node {int(rows[np.argmax(loops)])}")
-        forward = set(zip(rows.tolist(), cols.tolist()))
-        for i, j in sorted(forward):
-            if (j, i) not in forward:
-                raise InvalidGraphError(
-                    f"{label}: adjacency matrix is not symmetric (directed edge): "
-                    f"A[{i}, {j}] = 1 but A[{j}, {i}] = 0"
-                )
-        return [(i, j) for i, j in forward if i < j]
+        keys = rows * n + cols
+        unmatched = ~np.isin(cols * n + rows, keys)
+        if unmatched.any():
+            k = int(np.flatnonzero(unmatched)[np.argmin(keys[unmatched])])
+            raise InvalidGraphError(
+                f"{label}: adjacency matrix is not symmetric (directed edge): "
+                f"A[{int(rows[k])}, {int(cols[k])}] = 1 but A[{int(cols[k])}, {int(rows[k])}] = 0"
+            )
+        upper = rows < cols
+        return np.column_stack([rows[upper], cols[upper]])
 
     def _check_symmetric_loopless(
         self, binary: npt.NDArray[np.bool_], transposed: npt.NDArray[np.bool_]
@@ -226,15 +265,17 @@ class GraphDomain(DomainBase):
                 f"A[{i}, {j}] = 1 but A[{j}, {i}] = 0"
             )
 
-    def _check_degrees(self, graph: nx.Graph) -> None:
+    def _check_degrees(self, edges: npt.NDArray[np.int64]) -> None:
         if self.max_degree is None:
             return
-        for node, degree in graph.degree():
-            if degree > self.max_degree:
-                raise InvalidGraphError(
-                    f"{self.label()}: node {node} has degree {degree}, "
-                    f"above max_degree={self.max_degree}"
-                )
+        degrees = np.bincount(edges.ravel(), minlength=self.n_nodes)
+        above = degrees > self.max_degree
+        if above.any():
+            node = int(np.argmax(above))
+            raise InvalidGraphError(
+                f"{self.label()}: node {node} has degree {int(degrees[node])}, "
+                f"above max_degree={self.max_degree}"
+            )
 
     # -- size ---------------------------------------------------------------------------
     @property
