@@ -1,0 +1,249 @@
+"""Private network statistics: ξ formulas, node sensitivities, the coarse estimate, bad inputs.
+
+Everything here is deterministic (seeded generators, exhaustive enumerations); no test
+asserts on a statistical outcome that could fail by chance.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import networkx as nx
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from hypothesis import given
+from hypothesis import strategies as st
+
+from estimators._concentration import ConcentrationRadius
+from estimators.graphs._adjacency import as_adjacency
+from estimators.graphs.coarse_estimate import (
+    coarse_density_mechanism,
+    edge_density_node_sensitivity,
+    edge_probability_upper_bound,
+    private_coarse_edge_density,
+    triangle_density_node_sensitivity,
+)
+from estimators.graphs.concentration import (
+    bernoulli_variance_bound,
+    edge_density_xi,
+    triangle_density_xi,
+)
+from estimators.graphs.densities import edge_density, node_triangle_counts, triangle_density
+from spec.errors import InvalidGraphError, InvalidParameterError
+
+
+# ---- ξ formulas against hand computation ------------------------------------------------
+def test_edge_density_xi_terms_by_hand():
+    n, p, gamma = 500, 0.02, 0.01
+    log_term = math.log(4 * n / gamma)
+    variance = p * (1 - p)
+    expected = {
+        "bernstein_variance": math.sqrt(2 * variance * log_term / (n - 1)),
+        "bernstein_range": 2 / 3 * log_term / (n - 1),
+        "chebyshev_mean": math.sqrt(2 * (2 * variance / (n * (n - 1))) / gamma),
+    }
+    xi = edge_density_xi(n, p, gamma=gamma)
+    assert dict(xi.terms) == pytest.approx(expected, rel=1e-14)
+    assert xi.value == pytest.approx(sum(expected.values()), rel=1e-14)
+    assert float(xi) == xi.value and xi.n == n and xi.failure_probability == gamma
+
+
+def test_triangle_density_xi_terms_by_hand():
+    n, theta, gamma = 301, 1e-3, 0.02
+    log_term = math.log(4 * n / gamma)
+    blocks = (n - 1) // 2
+    variance = theta * (1 - theta)
+    var_un = (2 * n - 5) * variance / math.comb(n, 3)
+    expected = {
+        "bernstein_variance": math.sqrt(2 * variance * log_term / blocks),
+        "bernstein_range": 2 / 3 * log_term / blocks,
+        "chebyshev_mean": math.sqrt(2 * var_un / gamma),
+    }
+    xi = triangle_density_xi(n, theta, gamma=gamma)
+    assert dict(xi.terms) == pytest.approx(expected, rel=1e-14)
+    assert xi.value == pytest.approx(sum(expected.values()), rel=1e-14)
+
+
+def test_triangle_xi_variance_of_un_matches_eq3_with_the_zeta_bounds():
+    """(2n−5)σ²/C(n,3) is eq. (3) with ζ_1 = 0, ζ_2 = (2/3)σ², ζ_3 = σ²."""
+    n, sigma2 = 40, 0.3
+    zeta = {1: 0.0, 2: 2 / 3 * sigma2, 3: sigma2}
+    eq3 = sum(math.comb(3, c) * math.comb(n - 3, 3 - c) * zeta[c] for c in (1, 2, 3)) \
+        / math.comb(n, 3)
+    assert eq3 == pytest.approx((2 * n - 5) * sigma2 / math.comb(n, 3), rel=1e-14)
+
+
+@given(st.floats(0.0, 1.0))
+def test_bernoulli_variance_bound_dominates(mean_upper):
+    bound = bernoulli_variance_bound(mean_upper)
+    grid = np.linspace(0.0, mean_upper, 101)
+    assert np.all(grid * (1 - grid) <= bound + 1e-15)
+
+
+@pytest.mark.parametrize("xi_fn", [edge_density_xi, triangle_density_xi])
+def test_xi_is_monotone_in_the_density_bound(xi_fn):
+    values = [xi_fn(200, t).value for t in (1e-4, 1e-3, 1e-2, 0.1, 0.5)]
+    assert values == sorted(values)
+
+
+@pytest.mark.parametrize("args, message", [
+    ((1, 0.1), "n >= 2"), ((2.5, 0.1), "n=2.5"), ((100, 1.5), "1.5"), ((100, -0.1), "-0.1"),
+    ((100, float("nan")), "nan"),
+])
+def test_edge_xi_bad_parameters(args, message):
+    with pytest.raises(InvalidParameterError, match=message):
+        edge_density_xi(*args)
+
+
+@pytest.mark.parametrize("gamma", [0.0, 1.0, -0.5, 2.0])
+def test_xi_bad_gamma(gamma):
+    with pytest.raises(InvalidParameterError, match="gamma"):
+        edge_density_xi(100, 0.1, gamma=gamma)
+    with pytest.raises(InvalidParameterError, match="gamma"):
+        triangle_density_xi(100, 0.1, gamma=gamma)
+
+
+def test_triangle_xi_needs_three_nodes():
+    with pytest.raises(InvalidParameterError, match="n >= 3"):
+        triangle_density_xi(2, 0.1)
+
+
+def test_concentration_radius_refuses_a_value_that_is_not_the_sum():
+    with pytest.raises(InvalidParameterError, match="sum of its terms"):
+        ConcentrationRadius(value=1.0, terms={"a": 0.5}, n=3, failure_probability=0.1,
+                            source="test")
+
+
+# ---- exact densities ---------------------------------------------------------------------
+@given(st.integers(3, 9), st.floats(0.0, 1.0), st.integers(0, 2**32 - 1))
+def test_densities_match_networkx(n, p, seed):
+    graph = nx.gnp_random_graph(n, p, seed=seed)
+    triangles = nx.triangles(graph)
+    assert node_triangle_counts(graph).tolist() == [triangles[v] for v in range(n)]
+    assert edge_density(graph) == graph.number_of_edges() / math.comb(n, 2)
+    assert triangle_density(graph) == sum(triangles.values()) / 3 / math.comb(n, 3)
+
+
+# ---- node sensitivity, exhaustively ----------------------------------------------------
+def _all_graphs(n):
+    """Edge-indicator matrix (2^C(n,2) graphs × C(n,2) pairs), the pairs, and each node's star."""
+    pairs = list(itertools.combinations(range(n), 2))
+    codes = np.arange(2 ** len(pairs), dtype=np.int64)
+    bits = ((codes[:, None] >> np.arange(len(pairs))) & 1).astype(np.int64)
+    stars = [np.array([v in pair for pair in pairs]) for v in range(n)]
+    return bits, pairs, stars
+
+
+def _triangles(bits, pairs, n):
+    index = {pair: col for col, pair in enumerate(pairs)}
+    total = np.zeros(bits.shape[0], dtype=np.int64)
+    for i, j, l in itertools.combinations(range(n), 3):
+        total += bits[:, index[(i, j)]] * bits[:, index[(j, l)]] * bits[:, index[(i, l)]]
+    return total
+
+
+@pytest.mark.parametrize("n", [3, 4, 5, 6])
+def test_node_sensitivities_are_exact_over_every_node_neighbouring_pair(n):
+    """Rewire each node of every graph on n nodes in every way: max |Δ density| is 2/n, 3/n."""
+    bits, pairs, stars = _all_graphs(n)
+    codes = bits @ (1 << np.arange(len(pairs)))
+    edges = bits.sum(axis=1)
+    triangles = _triangles(bits, pairs, n)
+    worst_edges = worst_triangles = 0
+    for star in stars:
+        star_bits = int(np.sum(1 << np.flatnonzero(star)))
+        cleared = codes & ~star_bits
+        # every graph obtained by rewiring v: keep the rest, put any subset on v's star
+        subsets = np.array([int(np.sum(1 << np.flatnonzero(star)[np.flatnonzero(
+            (s >> np.arange(star.sum())) & 1)])) for s in range(2 ** int(star.sum()))])
+        neighbours = cleared[:, None] | subsets[None, :]
+        worst_edges = max(worst_edges, int(np.abs(edges[neighbours] - edges[:, None]).max()))
+        worst_triangles = max(worst_triangles, int(np.abs(
+            triangles[neighbours] - triangles[:, None]).max()))
+    assert worst_edges / math.comb(n, 2) == pytest.approx(edge_density_node_sensitivity(n))
+    assert worst_triangles / math.comb(n, 3) == pytest.approx(
+        triangle_density_node_sensitivity(n))
+    assert edge_density_node_sensitivity(n) == pytest.approx(2 / n)
+    assert triangle_density_node_sensitivity(n) == pytest.approx(3 / n)
+
+
+@pytest.mark.parametrize("fn, bad", [(edge_density_node_sensitivity, 1),
+                                     (triangle_density_node_sensitivity, 2),
+                                     (edge_density_node_sensitivity, True),
+                                     (edge_density_node_sensitivity, 3.0)])
+def test_node_sensitivity_bad_sizes(fn, bad):
+    with pytest.raises(InvalidParameterError, match=repr(bad)):
+        fn(bad)
+
+
+def test_coarse_mechanism_spec_states_node_privacy_and_the_sensitivity():
+    mech = coarse_density_mechanism(10, 0.5, "triangle_density")
+    assert mech.spec.relation.kind == "node"
+    assert mech.spec.global_sensitivity.value == pytest.approx(0.3)
+    assert mech.noise_law.scale == pytest.approx(0.3 / 0.5)
+    assert mech.spec.guarantee.epsilon == 0.5
+    assert "rewiring one node" in mech.spec.summary
+    assert mech.statistic(nx.complete_graph(10)) == 1.0
+    with pytest.raises(InvalidParameterError, match="statistic"):
+        coarse_density_mechanism(10, 0.5, "degree")
+    with pytest.raises(InvalidParameterError, match="epsilon"):
+        coarse_density_mechanism(10, 0.0)
+
+
+# ---- the upper confidence bound ---------------------------------------------------------
+def test_edge_probability_upper_bound_by_hand():
+    noisy, n, eps, gamma = 0.03, 400, 0.5, 0.05
+    x = noisy + (2 / n) / eps * math.log(1 / gamma)
+    c = math.sqrt(4 / (gamma * n * (n - 1)))
+    expected = ((c + math.sqrt(c * c + 4 * x)) / 2) ** 2
+    assert edge_probability_upper_bound(noisy, n, eps, gamma=gamma) == pytest.approx(expected)
+    # the bound solves p = x + c sqrt(p)
+    assert expected == pytest.approx(x + c * math.sqrt(expected))
+
+
+def test_edge_probability_upper_bound_is_positive_and_capped():
+    # x <= 0: p <= c sqrt(p) gives p <= c^2 = 4/(gamma n (n-1))
+    assert edge_probability_upper_bound(-5.0, 100, 1.0) == pytest.approx(4 / (0.01 * 100 * 99))
+    assert edge_probability_upper_bound(3.0, 100, 1.0) == 1.0
+
+
+@pytest.mark.parametrize("bad", [float("nan"), float("inf"), "0.1", True])
+def test_edge_probability_upper_bound_bad_density(bad):
+    with pytest.raises(InvalidParameterError, match="noisy_density"):
+        edge_probability_upper_bound(bad, 100, 1.0)
+
+
+def test_private_coarse_estimate_draws_its_noise_from_the_declared_law():
+    graph = nx.gnp_random_graph(50, 0.2, seed=3)
+    first = private_coarse_edge_density(graph, 2.0, rng=11)
+    again = private_coarse_edge_density(graph, 2.0, rng=11)
+    assert first == again
+    assert first.noise_scale == pytest.approx(2 / 50 / 2.0)
+    expected_noise = coarse_density_mechanism(50, 2.0).noise_law.sample(
+        np.random.default_rng(11), 1)[0]
+    assert first.noisy_density == pytest.approx(edge_density(graph) + expected_noise)
+    assert first.upper_bound == edge_probability_upper_bound(first.noisy_density, 50, 2.0)
+    assert first.guarantee.epsilon == 2.0
+
+
+# ---- bad graphs ---------------------------------------------------------------------------
+@pytest.mark.parametrize("graph, message", [
+    (nx.DiGraph([(0, 1), (1, 2)]), "directed"),
+    (nx.MultiGraph([(0, 1), (0, 1), (1, 2)]), "multigraph"),
+    (nx.Graph([(0, 0), (0, 1), (1, 2)]), "self-loop"),
+    (nx.relabel_nodes(nx.path_graph(3), {2: 7}), "node set"),
+    (np.array([[0, 1, 0], [0, 0, 1], [0, 1, 0]]), "not symmetric"),
+    (np.array([[1, 1, 0], [1, 0, 1], [0, 1, 0]]), "self-loop"),
+    (np.array([[0, 2, 0], [2, 0, 1], [0, 1, 0]]), "0 or 1"),
+    (np.array([[0, np.nan, 0], [np.nan, 0, 1], [0, 1, 0]]), "nan"),
+    (sp.csr_array(np.array([[0, 1, 0], [0, 0, 1], [0, 1, 0]])), "not symmetric"),
+    (np.zeros((3, 4)), "square"),
+    ("not a graph", "networkx.Graph"),
+])
+def test_bad_graphs_are_refused_by_every_entry_point(graph, message):
+    for fn in (as_adjacency, edge_density, triangle_density,
+               lambda g: private_coarse_edge_density(g, 1.0, rng=0)):
+        with pytest.raises(InvalidGraphError, match=message):
+            fn(graph)
