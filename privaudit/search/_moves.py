@@ -188,10 +188,11 @@ def _random_toggle(graph: nx.Graph, bound: int, gen: np.random.Generator) -> tup
 
 
 def _node_moves(relation: Any, graph: nx.Graph, v: int, domain: GraphDomain) -> list[nx.Graph]:
-    """Complement rewiring, isolation and hub insertion of node ``v`` in ``graph``."""
+    """Complement rewiring, isolation, hub insertion and degree-preserving swap of ``v``."""
     _, complement = relation.complement_rewiring(graph, v, domain)
     isolated, hub = relation.hub_insertion(graph, v, domain)
-    return [complement, isolated, hub]
+    _, swapped = relation.degree_preserving_swap(graph, v, domain)
+    return [complement, isolated, hub, swapped]
 
 
 def _nodes_by_degree(graph: nx.Graph) -> list[int]:
@@ -290,7 +291,8 @@ def targeted_neighbour(spec: MechanismSpec, x: Any, y: Any, gen: np.random.Gener
     Substitute-one: the differing record of ``y`` (a random one when ``x == y``) becomes a
     record-domain extreme.  Add/remove-one: an extreme record is added.  Query distance:
     one of :meth:`~spec.relations.QueryDistance.extreme_neighbours`.  Node relations: a
-    complement rewiring, isolation or hub insertion of a random node.  Local: an extreme
+    complement rewiring, isolation, hub insertion or degree-preserving swap of a random
+    node.  Local: an extreme
     of the domain.  Edge: a random neighbour.
     """
     domain, relation = spec.input_domain, spec.relation
@@ -378,7 +380,8 @@ def targeted_neighbours(spec: MechanismSpec, x: Any) -> Iterator[Any]:
     record-domain extreme.  Add/remove-one: removal of each distinct record, addition of
     each record extreme.  Query distance: the StatDP-style extreme neighbours.  Edge:
     toggles at the nodes of highest degree first.  Node relations: complement rewiring,
-    isolation and hub insertion of each node, highest degree first.  Local: the domain's
+    isolation, hub insertion and degree-preserving swap of each node, highest degree
+    first.  Local: the domain's
     extremes.
     """
     domain, relation = spec.input_domain, spec.relation

@@ -4,8 +4,10 @@
 
 1. **explicit** pairs given by the user (an unrelated one is an error naming it);
 2. **adversarial** pairs combining the domain's :meth:`~spec.domains.DomainBase.extremes`
-   with moves specific to the relation (origin ``"extreme"``, or the generator's name
-   ``"star_toggle"``, ``"complement_rewiring"``, ``"hub_insertion"`` for node relations);
+   with moves specific to the relation (origin ``"extreme"``, or for node relations the
+   generator's name: ``"star_toggle"``, ``"threshold_star_toggle"``,
+   ``"threshold_complement_rewiring"``, ``"complement_rewiring"``, ``"hub_insertion"``,
+   ``"degree_preserving_swap"``; see :func:`_node_extremes`);
 3. **random** pairs from :meth:`~spec.relations.NeighbouringRelationBase.random_pair`
    until the budget is reached.
 
@@ -17,6 +19,7 @@ pair is built by :func:`~privaudit.pairs.verified_pair`.
 from __future__ import annotations
 
 import itertools
+import math
 from collections.abc import Iterable, Iterator
 from typing import Any
 
@@ -26,6 +29,7 @@ import numpy as np
 from spec import (
     AddRemoveOne,
     EdgeNeighbouring,
+    GraphDomain,
     LocalRelation,
     MechanismSpec,
     QueryDistance,
@@ -39,7 +43,7 @@ from ..pairs import CandidatePair, to_jsonable, verified_pair
 from ._common import PairRegistry, check_count, effective_graph_domain, try_pair
 from ._moves import NODE_RELATIONS
 
-__all__ = ["RANDOM_MISS_LIMIT", "candidate_pairs", "extreme_pairs"]
+__all__ = ["RANDOM_MISS_LIMIT", "candidate_pairs", "extreme_pairs", "threshold_hints"]
 
 #: Consecutive repeated random pairs after which the random phase gives up (small domains).
 RANDOM_MISS_LIMIT = 64
@@ -213,12 +217,24 @@ def _edge_extremes(spec: MechanismSpec) -> Iterator[_Raw]:
 
 
 def _node_extremes(spec: MechanismSpec) -> Iterator[_Raw]:
-    """Star toggle; complement rewiring of a hub and an isolated node; hub insertion."""
+    """The node-neighbouring generators of ``lndp_spec.md`` §5.2, most telling first.
+
+    1. the star toggle (∅ against a star at node 0);
+    2. threshold backgrounds at the *hinted* thresholds (:func:`threshold_hints`): many
+       nodes at the threshold, pushed over it by a star toggle or a complement rewiring;
+    3. complement rewiring of a hub and of an isolated node of each domain extreme;
+    4. hub insertion at nodes 0 and n − 1 of each extreme;
+    5. degree-preserving swaps at the hub of each extreme and of a half star (``v`` joined
+       to ⌊(n − 1)/2⌋ nodes, so the old and new neighbourhoods split the other nodes);
+    6. threshold backgrounds at every other valid threshold, in increasing order.
+    """
     relation = spec.relation
     bounded = effective_graph_domain(spec)
     n = bounded.n_nodes
     x, y = relation.star_toggle(n, 0)
     yield x, y, "star_toggle"
+    hinted = threshold_hints(spec)
+    yield from _threshold_pairs(relation, bounded, hinted)
     backgrounds = bounded.extremes()
     for graph in backgrounds:
         for v in dict.fromkeys([_max_degree_node(graph), _min_degree_node(graph)]):
@@ -228,6 +244,48 @@ def _node_extremes(spec: MechanismSpec) -> Iterator[_Raw]:
         for v in dict.fromkeys([0, n - 1]):
             x, y = relation.hub_insertion(graph, v, bounded)
             yield x, y, "hub_insertion"
+    half = min(bounded.degree_bound, (n - 1) // 2)
+    half_star = nx.empty_graph(n)
+    half_star.add_edges_from((0, u) for u in range(1, half + 1))
+    for graph in (*backgrounds, half_star):
+        x, y = relation.degree_preserving_swap(graph, _max_degree_node(graph), bounded)
+        yield x, y, "degree_preserving_swap"
+    others = [t for t in range(1, n - 1) if t not in hinted]
+    yield from _threshold_pairs(relation, bounded, others)
+
+
+def threshold_hints(spec: MechanismSpec) -> list[int]:
+    """Degree thresholds worth trying first for a node relation, from the public claims.
+
+    A mechanism that truncates or projects at degree D usually claims a sensitivity
+    proportional to D (D itself for an edge count) under a relation whose own degree
+    bound, if any, is D.  The hints are ``⌊Δ⌋`` and ``⌈Δ⌉`` for a claimed global
+    sensitivity Δ, and ``max_degree − 1`` (the largest threshold that can still be pushed)
+    for a bounded relation, kept when they lie in ``1 … n − 2``.  They only order the
+    candidates: every other threshold is tried afterwards.
+    """
+    n = spec.input_domain.n_nodes
+    hints: list[int] = []
+    claim = spec.global_sensitivity
+    if claim is not None and math.isfinite(claim.value):
+        hints += [math.floor(claim.value), math.ceil(claim.value)]
+    max_degree = getattr(spec.relation, "max_degree", None)
+    if max_degree is not None:
+        hints.append(max_degree - 1)
+    return [t for t in dict.fromkeys(hints) if 1 <= t <= n - 2]
+
+
+def _threshold_pairs(relation: Any, bounded: GraphDomain, thresholds: Iterable[int]
+                     ) -> Iterator[_Raw]:
+    """Both threshold generators at each valid threshold (invalid ones are skipped)."""
+    n, bound = bounded.n_nodes, bounded.degree_bound
+    for t in thresholds:
+        if 1 <= t < bound and t <= n - 2:
+            x, y = relation.threshold_star_toggle(n, t, 0, bounded)
+            yield x, y, "threshold_star_toggle"
+        if 1 <= t < bound and t <= n // 2:
+            x, y = relation.threshold_complement_rewiring(n, t, 0, bounded)
+            yield x, y, "threshold_complement_rewiring"
 
 
 def _local_extremes(spec: MechanismSpec) -> Iterator[_Raw]:

@@ -7,6 +7,14 @@ as the sorted tuple ``(u, v)`` with ``u < v``; deciding uses set operations only
 * :class:`EdgeNeighbouring`: the edge sets differ in at most one edge.
 * :class:`NodeNeighbouring`: some node ``v`` covers every differing edge, i.e. one graph
   is the other with ``v``'s neighbourhood rewired (optionally within a degree bound).
+
+The node relations also build the adversarial pairs of ``lndp_spec.md`` §5.2 (``v`` the
+rewired node): :meth:`~NodeNeighbouring.star_toggle` (∅ against a star),
+:meth:`~NodeNeighbouring.complement_rewiring`, :meth:`~NodeNeighbouring.hub_insertion`,
+:meth:`~NodeNeighbouring.degree_preserving_swap` (``N(v)`` swapped for as many
+non-neighbours), and the threshold backgrounds :meth:`~NodeNeighbouring.threshold_star_toggle`
+and :meth:`~NodeNeighbouring.threshold_complement_rewiring`, which put many nodes exactly at
+a degree threshold and push them over it.  Each returns a pair that :meth:`decide` relates.
 """
 
 from __future__ import annotations
@@ -23,6 +31,7 @@ from .._types import NonNegativeInt
 from ..domains import GraphDomain
 from ..errors import InvalidGraphError, InvalidParameterError, UnsupportedCombinationError
 from ._base import NeighbourDecision, NeighbouringRelationBase
+from ._graph_backgrounds import independent_neighbourhood_edges, near_regular_edges
 
 __all__ = [
     "EXACT_COVER_LIMIT",
@@ -444,6 +453,140 @@ class _NodeRewiringBase(NeighbouringRelationBase):
         isolated = self._rewired(validated, v, [])
         hub = self._rewiring_candidates(isolated, v, bound)[:bound]
         return isolated, self._rewired(isolated, v, hub)
+
+    def degree_preserving_swap(
+        self, graph: Any, v: int, domain: GraphDomain | None = None
+    ) -> tuple[nx.Graph, nx.Graph]:
+        """``graph`` and ``graph`` with ``v``'s neighbours swapped for as many non-neighbours.
+
+        The ``k`` lowest-numbered neighbours of ``v`` are replaced by the ``k``
+        lowest-numbered non-neighbours with room under the degree bound, ``k`` as large as
+        possible, so ``v``'s degree is preserved and, when ``k = deg(v)``, the old and new
+        neighbourhoods are disjoint (``lndp_spec.md`` §5.2, item 4).  A double-edge swap
+        ``{a, b}, {c, d} → {a, c}, {b, d}`` touches four nodes and is not a node-neighbour
+        pair in general; this one rewires ``v`` only, so ``2k`` other degrees move by one
+        while ``v``'s own degree does not (the worst case of degrees-only mechanisms).
+
+        Returns identical graphs when ``v`` is isolated or has no non-neighbour with room.
+        """
+        checked, validated = self._graph_and_node(graph, v, domain, "degree_preserving_swap")
+        v = int(v)
+        bound = self.degree_bound(checked)
+        old = sorted(validated[v])
+        fresh = [u for u in self._rewiring_candidates(validated, v, bound) if u not in old]
+        k = min(len(old), len(fresh))
+        return validated, self._rewired(validated, v, old[k:] + fresh[:k])
+
+    def _threshold_arguments(
+        self, n: Any, threshold: Any, v: Any, domain: GraphDomain | None, what: str
+    ) -> tuple[int, int, int, GraphDomain]:
+        """Check ``(n, threshold, v)``; return them with the bound and the domain to use."""
+        if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 2:
+            raise InvalidParameterError(f"{what}: n must be an integer >= 2, got {n!r}")
+        n = int(n)
+        if domain is None:
+            domain = GraphDomain(n_nodes=n)
+        checked = _require_graph_domain(self, domain)
+        if checked.n_nodes != n:
+            raise InvalidParameterError(
+                f"{what}: n = {n} differs from the domain's n_nodes = {checked.n_nodes}"
+            )
+        if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or not 0 <= v < n:
+            raise InvalidParameterError(f"{what}: v must be a node in 0..{n - 1}, got {v!r}")
+        if isinstance(threshold, bool) or not isinstance(threshold, (int, np.integer)):
+            raise InvalidParameterError(f"{what}: threshold must be an integer, got {threshold!r}")
+        bound = self.degree_bound(checked)
+        if threshold >= bound:
+            raise InvalidParameterError(
+                f"{what}: threshold = {threshold} leaves no room to push a node above it "
+                f"under the degree bound {bound} (need threshold < {bound})"
+            )
+        return n, int(threshold), int(v), checked
+
+    def threshold_star_toggle(
+        self, n: int, threshold: int, v: int = 0, domain: GraphDomain | None = None
+    ) -> tuple[nx.Graph, nx.Graph]:
+        """A background with every node but ``v`` at degree ``threshold``, then ``v`` a hub.
+
+        The first graph is a near-regular graph of degree ``threshold`` on the other
+        ``n − 1`` nodes (:func:`near_regular_edges`; one node at ``threshold − 1`` when
+        parity forces) with ``v`` isolated; the second joins ``v`` to as many of them as
+        the degree bound allows (all without a bound), those at exactly ``threshold``
+        first, so up to ``n − 1`` nodes are pushed from ``threshold`` to
+        ``threshold + 1`` (``lndp_spec.md`` §5.2, item 2: the worst case of
+        truncation-based mechanisms that drop nodes of degree above a threshold).
+
+        Parameters
+        ----------
+        n : int
+            Number of nodes, ``≥ 2``.
+        threshold : int
+            ``0 ≤ threshold ≤ n − 2`` and below the degree bound.
+        v : int
+            The rewired node.
+        domain : GraphDomain, optional
+            Its degree bound is respected (``n`` must be its ``n_nodes``).
+
+        Raises
+        ------
+        InvalidParameterError
+            For ``n < 2``, a node ``v`` outside ``0 … n − 1``, a threshold outside
+            ``0 … n − 2`` or not below the degree bound, or a domain of another size.
+        """
+        n, t, v, checked = self._threshold_arguments(
+            n, threshold, v, domain, "threshold_star_toggle"
+        )
+        if not 0 <= t <= n - 2:
+            raise InvalidParameterError(
+                f"threshold_star_toggle: threshold must lie in 0..{n - 2}, got {threshold!r}"
+            )
+        others = [u for u in range(n) if u != v]
+        background = _graph(n, near_regular_edges(others, t))
+        bound = self.degree_bound(checked)
+        ranked = sorted(others, key=lambda u: (background.degree(u) != t, u))
+        hub = [u for u in ranked if background.degree(u) < bound][:bound]
+        return background, self._rewired(background, v, hub)
+
+    def threshold_complement_rewiring(
+        self, n: int, threshold: int, v: int = 0, domain: GraphDomain | None = None
+    ) -> tuple[nx.Graph, nx.Graph]:
+        """A near-regular background at degree ``threshold``, then ``v``'s complement rewiring.
+
+        The background (:func:`independent_neighbourhood_edges`) has ``v`` and its
+        ``threshold`` neighbours at degree exactly ``threshold``, no edge among those
+        neighbours, and the other nodes at degree ``threshold`` as far as parity allows;
+        the second graph replaces ``N(v)`` by its complement (within the degree bound), so
+        up to ``n − 1 − threshold`` nodes are pushed to ``threshold + 1`` while ``v``'s old
+        neighbours drop to ``threshold − 1``.  For a mechanism that drops the nodes of
+        degree above ``threshold`` this takes the kept edge count from about
+        ``n·threshold/2`` to (nearly) 0.
+
+        Parameters
+        ----------
+        n : int
+            Number of nodes, ``≥ 2``.
+        threshold : int
+            ``1 ≤ threshold ≤ n/2`` and below the degree bound.
+        v : int
+            The rewired node.
+        domain : GraphDomain, optional
+            Its degree bound is respected (``n`` must be its ``n_nodes``).
+
+        Raises
+        ------
+        InvalidParameterError
+            As :meth:`threshold_star_toggle`, with ``1 ≤ threshold ≤ n/2``.
+        """
+        n, t, v, checked = self._threshold_arguments(
+            n, threshold, v, domain, "threshold_complement_rewiring"
+        )
+        if not 1 <= t <= n // 2:
+            raise InvalidParameterError(
+                f"threshold_complement_rewiring: threshold must lie in 1..{n // 2}, "
+                f"got {threshold!r}"
+            )
+        background = _graph(n, independent_neighbourhood_edges(n, t, v))
+        return self.complement_rewiring(background, v, checked)
 
 
 class NodeNeighbouring(_NodeRewiringBase):

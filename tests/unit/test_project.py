@@ -14,7 +14,8 @@ import spec.errors as errors_module
 from spec.errors import PrivauditError, PrivauditWarning
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
-FACADES = ["spec", "spec.domains", "spec.noise", "spec.relations", "mechanisms", "estimators", "privaudit"]
+FACADES = ["spec", "spec.domains", "spec.noise", "spec.relations", "mechanisms", "estimators",
+           "estimators.ustatistics", "privaudit"]
 
 
 @pytest.mark.parametrize("name", FACADES)

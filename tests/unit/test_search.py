@@ -92,6 +92,7 @@ SPEC_IDS = sorted(SPECS)
 
 ORIGINS = {
     "explicit", "extreme", "random", "star_toggle", "complement_rewiring", "hub_insertion",
+    "degree_preserving_swap", "threshold_star_toggle", "threshold_complement_rewiring",
     "local_search", "exhaustive", "hypothesis",
 }
 
