@@ -24,7 +24,9 @@ message and exit code 2.  Each error names the offending value.
 Warnings that are not errors derive from :class:`PrivauditWarning`::
 
     PrivauditWarning                       (also a UserWarning)
-    └── UncertifiedMechanismWarning        a registry mechanism used without a current certificate
+    ├── UncertifiedMechanismWarning        a registry mechanism used without a current certificate
+    └── UtilityConditionWarning            a data-independent condition of a utility theorem fails
+                                           (the privacy claim is unaffected)
 """
 
 from __future__ import annotations
@@ -44,6 +46,7 @@ __all__ = [
     "SpecError",
     "UncertifiedMechanismWarning",
     "UnsupportedCombinationError",
+    "UtilityConditionWarning",
 ]
 
 
@@ -105,4 +108,14 @@ class UncertifiedMechanismWarning(PrivauditWarning):
     Emitted by ``privaudit.registry.get(name, allow_uncertified=True)`` on every call: the
     opt-out is for research use only, and the mechanism's claims have not been audited in
     its current form.
+    """
+
+
+class UtilityConditionWarning(PrivauditWarning):
+    """A public, data-independent condition of an accuracy theorem does not hold.
+
+    Emitted, for example, when the conditions of Theorem A.1 of Chaudhuri et al. (2024)
+    fail for the chosen family and τ (``ustat_spec.md`` §6.3), or when Wrapper 1 has to
+    use fewer chunks than 8 ln(1/α) (§5).  The privacy claim does not depend on these
+    conditions; only the stated accuracy does.
     """

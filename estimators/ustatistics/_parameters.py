@@ -1,0 +1,70 @@
+"""Checks of the public parameters shared by the private U-statistic estimators.
+
+Each check returns the canonical value or raises :class:`~spec.errors.InvalidParameterError`
+naming the offending value.  Nothing here looks at data.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from typing import Any, Literal
+
+from spec._types import check_epsilon, check_positive, check_probability
+from spec.errors import InvalidParameterError
+
+__all__ = [
+    "SensitivityMode",
+    "check_count",
+    "check_failure_probability",
+    "check_mode",
+    "check_nonnegative",
+    "check_positive",
+    "check_epsilon",
+    "check_probability",
+    "log_binomial",
+]
+
+SensitivityMode = Literal["rigorous", "paper"]
+"""``"rigorous"``: the explicit bound of ``ustat_spec.md`` §4.6 (proven, the default);
+``"paper"``: the printed box formula of §4.5 (reproduction only, claim unproven)."""
+
+
+def check_count(value: Any, what: str, minimum: int = 1) -> int:
+    """Return ``value`` as an int ≥ ``minimum`` (booleans and non-integers are refused)."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise InvalidParameterError(f"{what} must be an integer >= {minimum}, got {value!r}")
+    if int(value) < minimum:
+        raise InvalidParameterError(f"{what} must be an integer >= {minimum}, got {value!r}")
+    return int(value)
+
+
+def check_nonnegative(value: Any, what: str) -> float:
+    """Return ``value`` as a finite float ≥ 0."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise InvalidParameterError(f"{what} must be a finite real number >= 0, got {value!r}")
+    x = float(value)
+    if not math.isfinite(x) or x < 0.0:
+        raise InvalidParameterError(f"{what} must be a finite real number >= 0, got {value!r}")
+    return x
+
+
+def check_failure_probability(value: Any, what: str = "alpha") -> float:
+    """Return a failure probability in the open interval (0, 1)."""
+    x = check_probability(value, what)
+    if not 0.0 < x < 1.0:
+        raise InvalidParameterError(f"{what} must lie in (0, 1), got {value!r}")
+    return x
+
+
+def check_mode(value: Any) -> SensitivityMode:
+    """Return ``"rigorous"`` or ``"paper"``; raise on anything else."""
+    if value not in ("rigorous", "paper"):
+        raise InvalidParameterError(
+            f"sensitivity_mode must be 'rigorous' or 'paper', got {value!r}")
+    return value  # type: ignore[no-any-return]
+
+
+def log_binomial(n: int, k: int) -> float:
+    """ln C(n, k) through ``math.lgamma`` (exact enough for tail bounds; n ≥ k ≥ 0)."""
+    return math.lgamma(n + 1) - math.lgamma(k + 1) - math.lgamma(n - k + 1)
