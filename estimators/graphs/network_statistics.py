@@ -256,8 +256,8 @@ def _release(statistic: NetworkStatistic, graph: Any, epsilon: float, *, xi: Any
         parameters["coarse_fraction"] = float(coarse_fraction)
         source = "private_coarse_estimate"
     else:
-        estimate = float(mech.release(adjacency, rng=gen))
         engine = mech.engine  # type: ignore[attr-defined]
+        estimate = float(engine.draw(mech.evaluate(adjacency), 1, gen)[0])  # type: ignore[attr-defined]
         chunks = engine.chunks
         if method == "coinpress":
             xi_used, source = {}, "none"

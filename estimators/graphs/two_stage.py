@@ -133,15 +133,11 @@ class TwoStageNetworkMechanism(Mechanism):
         """The public partition."""
         return self._chunks
 
-    def validate_input(self, data: Any) -> Any:
-        """The validated ``int8`` CSR adjacency of a graph on the public node set."""
-        return as_adjacency(data, self._chunks.n)
-
     # -- stage 1 ----------------------------------------------------------------------------
-    def coarse_releases(self, adjacency: Any, size: int, rng: np.random.Generator) -> np.ndarray:
-        """``size`` independent stage-1 releases p̂ on a validated adjacency."""
+    def coarse_releases(self, graph: Any, size: int, rng: np.random.Generator) -> np.ndarray:
+        """``size`` independent stage-1 releases p̂ (a graph or an adjacency matrix)."""
         noise = self._coarse.noise_law.sample(rng, size)
-        return edge_density(adjacency) + np.asarray(noise, dtype=np.float64)
+        return edge_density(as_adjacency(graph, self._chunks.n)) + np.asarray(noise, dtype=np.float64)
 
     def edge_probability_bounds(self, releases: np.ndarray) -> np.ndarray:
         """p_up of each release, rounded up to the grid 2^{j/4}."""
@@ -165,6 +161,7 @@ class TwoStageNetworkMechanism(Mechanism):
         return engine
 
     def _sample(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
+        data = as_adjacency(data, self._chunks.n)
         bounds = self.edge_probability_bounds(self.coarse_releases(data, size, rng))
         out = np.empty(size, dtype=np.float64)
         for value in np.unique(bounds):
