@@ -11,11 +11,32 @@ Sarkar (NeurIPS 2024) are built (``ustat_spec.md`` §1, §3, §4.7, §11, §12):
   :func:`min_weight_tuple_sum` for Algorithm 1's min-weighted sums;
 * :class:`SubsetFamily` — all tuples, naive blocks, subsampled families, their
   counts M_i, M_ij and the checks (10)/(17); :func:`family_projections` (eq. 11).
+
+The private estimators, each also an audited mechanism with a complete spec:
+
+* Algorithm 1 (private mean via local Hájek projections): :func:`private_mean_local_hajek`
+  and :func:`private_mean_local_hajek_mechanism`, in ``sensitivity_mode="rigorous"``
+  (default, proven) or ``"paper"`` (reproduction, unproven); its parts
+  :func:`local_hajek_weights`, :func:`smooth_sensitivity_rigorous`,
+  :func:`smooth_sensitivity_paper`, :func:`local_hajek_algorithm`;
+* Wrapper 1 (median of means): :func:`private_median_of_means` and
+  :func:`median_of_means_mechanism` (data-independent partition, odd q, parallel
+  composition);
+* Algorithms A.2/A.3 (CoinPress-style baselines): :func:`private_coinpress_mean` and
+  :func:`coinpress_mechanism` on the naive, all-tuples or subsampled family (R, τ public);
+* :func:`exact_local_sensitivity` — LS(Ã_n) by enumerating every neighbour (reference).
 """
 
 from __future__ import annotations
 
 from ._validation import DataDomain
+from .batched_local_hajek import (
+    BatchedLocalHajek,
+    TupleFamily,
+    all_index_tuples,
+    batched_local_hajek,
+    tuple_family,
+)
 from .exact import (
     HajekProjections,
     local_hajek_projections,
@@ -32,6 +53,21 @@ from .families import (
     family_projections,
     family_weighted_sum,
 )
+from .coinpress import (
+    CoinPressEstimate,
+    CoinPressMechanism,
+    coinpress_mechanism,
+    default_coinpress_subsample_size,
+    private_coinpress_mean,
+    public_subgaussian_proxy,
+)
+from .coinpress_schedule import (
+    CoinPressSchedule,
+    coinpress_schedule,
+    concentration_bound,
+    mean_concentration_bound,
+)
+from .kernel_domains import KernelInputSpace, kernel_input_space
 from .kernels import (
     Kernel,
     SymmetryCheckResult,
@@ -50,33 +86,105 @@ from .kernels import (
     variance_kernel,
     wilcoxon_signed_rank_kernel,
 )
+from .local_hajek import (
+    LocalHajekAlgorithm,
+    LocalHajekStatistic,
+    internal_epsilon,
+    local_hajek_algorithm,
+    local_hajek_statistic,
+)
+from .local_hajek_mechanism import LocalHajekMechanism, private_mean_local_hajek_mechanism
+from .local_hajek_weights import LocalHajekWeights, band_levels, local_hajek_weights
+from .median_of_means import (
+    MedianOfMeansEstimate,
+    MedianOfMeansMechanism,
+    median_of_means_mechanism,
+    private_median_of_means,
+)
+from .neighbour_enumeration import ExactLocalSensitivity, exact_local_sensitivity
+from .partition import ChunkCount, median_of_means_chunk_count, median_of_means_partition
+from .private_mean import LocalHajekEstimate, private_mean_local_hajek
+from .smooth_bounds import (
+    FamilyOverlap,
+    all_tuples_overlap,
+    local_sensitivity_bound_paper,
+    local_sensitivity_bound_rigorous,
+    smooth_sensitivity_paper,
+    smooth_sensitivity_rigorous,
+    smooth_sensitivity_table,
+)
 
 __all__ = [
+    "BatchedLocalHajek",
+    "ChunkCount",
+    "CoinPressEstimate",
+    "CoinPressMechanism",
+    "CoinPressSchedule",
     "DataDomain",
+    "ExactLocalSensitivity",
     "FamilyCheckResult",
+    "FamilyOverlap",
     "FamilyProjections",
     "HajekProjections",
     "Kernel",
+    "KernelInputSpace",
+    "LocalHajekAlgorithm",
+    "LocalHajekEstimate",
+    "LocalHajekMechanism",
+    "LocalHajekStatistic",
+    "LocalHajekWeights",
+    "MedianOfMeansEstimate",
+    "MedianOfMeansMechanism",
     "SubsetFamily",
     "SymmetryCheckResult",
+    "TupleFamily",
     "adjacency_edge_kernel",
     "adjacency_triangle_kernel",
+    "all_index_tuples",
+    "all_tuples_overlap",
     "auc_from_u_statistic",
     "auc_kernel",
+    "band_levels",
+    "batched_local_hajek",
+    "coinpress_mechanism",
+    "coinpress_schedule",
     "collision_kernel",
+    "concentration_bound",
+    "default_coinpress_subsample_size",
     "default_subsample_size",
+    "exact_local_sensitivity",
     "family_min_weight_sum",
     "family_projections",
     "family_weighted_sum",
     "gini_mean_difference_kernel",
+    "internal_epsilon",
     "kendall_tau_kernel",
+    "kernel_input_space",
+    "local_hajek_algorithm",
     "local_hajek_projections",
+    "local_hajek_statistic",
+    "local_hajek_weights",
+    "local_sensitivity_bound_paper",
+    "local_sensitivity_bound_rigorous",
+    "mean_concentration_bound",
     "mean_kernel",
+    "median_of_means_chunk_count",
+    "median_of_means_mechanism",
+    "median_of_means_partition",
     "min_weight_tuple_sum",
+    "private_coinpress_mean",
+    "private_mean_local_hajek",
+    "private_mean_local_hajek_mechanism",
+    "private_median_of_means",
+    "public_subgaussian_proxy",
     "rgg_edge_kernel",
     "rgg_triangle_kernel",
+    "smooth_sensitivity_paper",
+    "smooth_sensitivity_rigorous",
+    "smooth_sensitivity_table",
     "symmetry_kernel",
     "table_kernel",
+    "tuple_family",
     "u_statistic",
     "variance_kernel",
     "weighted_tuple_sum",

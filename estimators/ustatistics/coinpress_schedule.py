@@ -154,6 +154,10 @@ class CoinPressSchedule:
         Δ_i/ε_i.
     half_lengths : tuple of float
         Half-length of the interval before each step: R, then Q_avg(β_i) + (Δ_i/ε_i) ln(1/β_i).
+    final_half_length : float
+        Half-length of the final interval around the release, Q_avg(γ) + (Δ_{t+1}/ε_{t+1})
+        ln(1/γ): with probability ≥ 1 − 6γ it contains θ (Theorem A.1), so it bounds the
+        error of the release.
     dependence_condition, mean_condition : bool
         The two conditions of Theorem A.1 (accuracy only).
     guarantee : PureDP
@@ -170,6 +174,7 @@ class CoinPressSchedule:
     sensitivities: tuple[float, ...]
     laplace_scales: tuple[float, ...]
     half_lengths: tuple[float, ...]
+    final_half_length: float
     dependence_condition: bool
     mean_condition: bool
     guarantee: PrivacyGuarantee
@@ -261,5 +266,6 @@ def coinpress_schedule(*, epsilon: float, radius: float, tau: float, kind: Famil
         kind=kind_, radius=r, steps=steps, dependence=dep, epsilons=epsilons,
         confidences=confidences, margins=tuple(margins), sensitivities=tuple(sens),
         laplace_scales=tuple(scales), half_lengths=tuple(halves[:-1]),
+        final_half_length=halves[-1],
         dependence_condition=bool(dep_ok), mean_condition=bool(mean_ok),
         guarantee=guarantee)

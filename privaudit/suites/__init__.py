@@ -13,6 +13,9 @@ lower bounds other auditors published on it.
   Curator Attack's truncated Laplace, the classical Gaussian outside its range;
 * :func:`control_cases` — the library's correct Laplace, analytic Gaussian, randomized
   response and discrete Laplace;
+* :func:`graph_broken_cases` and :func:`graph_control_cases` — node-DP graph statistics
+  calibrated to the wrong sensitivity (no projection, naive truncation, edge-level
+  sensitivity claimed for node-DP) and their correct counterparts;
 * :func:`all_cases` — all of them (StatDP at its three claims 0.2, 0.7, 1.5).
 
 Examples
@@ -28,6 +31,7 @@ from __future__ import annotations
 from ._base import PRIVACY_REL_TOL, BenchmarkCase
 from .broken import broken_cases, control_cases
 from .dpsniper import DPSNIPER_CLAIMED_EPSILON, dpsniper_cases, dpsniper_patterns
+from .graphs import WORST_PAIR_GENERATORS, graph_broken_cases, graph_control_cases
 from .statdp import STATDP_CLAIMED_EPSILONS, statdp_cases, statdp_patterns
 
 __all__ = [
@@ -35,18 +39,21 @@ __all__ = [
     "DPSNIPER_CLAIMED_EPSILON",
     "PRIVACY_REL_TOL",
     "STATDP_CLAIMED_EPSILONS",
+    "WORST_PAIR_GENERATORS",
     "all_cases",
     "broken_cases",
     "control_cases",
     "dpsniper_cases",
     "dpsniper_patterns",
+    "graph_broken_cases",
+    "graph_control_cases",
     "statdp_cases",
     "statdp_patterns",
 ]
 
 
 def all_cases() -> tuple[BenchmarkCase, ...]:
-    """Every case: StatDP at ε₀ ∈ {0.2, 0.7, 1.5}, DP-Sniper, broken and control.
+    """Every case: StatDP at ε₀ ∈ {0.2, 0.7, 1.5}, DP-Sniper, broken, control and graphs.
 
     Returns
     -------
@@ -54,4 +61,5 @@ def all_cases() -> tuple[BenchmarkCase, ...]:
         Names are unique except that the StatDP cases repeat once per claimed ε₀.
     """
     statdp = tuple(c for eps in STATDP_CLAIMED_EPSILONS for c in statdp_cases(eps))
-    return statdp + dpsniper_cases() + broken_cases() + control_cases()
+    return (statdp + dpsniper_cases() + broken_cases() + control_cases()
+            + graph_broken_cases() + graph_control_cases())

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
+import networkx as nx
 import numpy as np
 
 from mechanisms import Mechanism
@@ -44,12 +45,24 @@ def _epsilon(value: Any, label: str, *, allow_inf: bool) -> float:
 
 
 def _freeze(value: Any) -> Any:
-    """A read-only copy of an array input (scalars are returned as they are)."""
+    """A read-only copy of an array or graph input (scalars are returned as they are)."""
     if isinstance(value, np.ndarray):
         frozen = value.copy()
         frozen.setflags(write=False)
         return frozen
+    if isinstance(value, nx.Graph):
+        return nx.freeze(value.copy())
     return value
+
+
+def _same_input(x: Any, y: Any) -> bool:
+    """Equal inputs: graphs by their edge sets, everything else by ``np.array_equal``."""
+    if isinstance(x, nx.Graph) or isinstance(y, nx.Graph):
+        if not (isinstance(x, nx.Graph) and isinstance(y, nx.Graph)):
+            return False
+        edges = [{frozenset(e) for e in g.edges()} for g in (x, y)]
+        return set(x.nodes) == set(y.nodes) and edges[0] == edges[1]
+    return bool(np.array_equal(x, y))
 
 
 @dataclass(frozen=True, eq=False)
@@ -177,7 +190,7 @@ class BenchmarkCase:
                 raise InvalidParameterError(f"{self.name}: input pair {i} is not a pair: {pair!r}")
             x = spec.input_domain.validate(pair[0])
             y = spec.input_domain.validate(pair[1])
-            if np.array_equal(x, y):
+            if _same_input(x, y):
                 raise InvalidParameterError(
                     f"{self.name}: input pair {i} holds the same input twice: {pair[0]!r}")
             decision = spec.relation.decide(x, y, spec.input_domain)

@@ -150,8 +150,9 @@ class GraphDomain(DomainBase):
                 f"{self.label()}: expected a networkx.Graph or an adjacency matrix, "
                 f"got {type(x).__name__}: {_show(x)}"
             )
-        order = np.lexsort((edges[:, 1], edges[:, 0]))
-        edges = edges[order]
+        keys = edges[:, 0] * self.n_nodes + edges[:, 1]
+        if keys.size and np.any(keys[1:] < keys[:-1]):
+            edges = edges[np.argsort(keys, kind="stable")]
         self._check_degrees(edges)
         return edges
 
@@ -220,32 +221,35 @@ class GraphDomain(DomainBase):
         label = self.label()
         n = self.n_nodes
         self._check_adjacency_shape(tuple(x.shape))
-        coo = sp.coo_matrix(x)
-        if coo.data.dtype.kind not in "biuf":
-            raise InvalidGraphError(
-                f"{label}: adjacency entries must be 0/1, got {coo.data.dtype}"
-            )
-        coo.sum_duplicates()
-        data = coo.data
+        if x.dtype.kind not in "biuf":
+            raise InvalidGraphError(f"{label}: adjacency entries must be 0/1, got {x.dtype}")
+        matrix = sp.csr_array(x)  # sums duplicate entries
+        matrix.sum_duplicates()
+        matrix.sort_indices()
+        data = matrix.data
+        rows = np.repeat(np.arange(n, dtype=np.int64), np.diff(matrix.indptr))
+        cols = matrix.indices.astype(np.int64)
         not_binary = (data != 0) & (data != 1)
         if not_binary.any():
             k = int(np.argmax(not_binary))
             raise InvalidGraphError(
                 f"{label}: adjacency entries must be 0 or 1, got {_show(data[k])} "
-                f"at ({int(coo.row[k])}, {int(coo.col[k])})"
+                f"at ({int(rows[k])}, {int(cols[k])})"
             )
         keep = data != 0
-        rows, cols = coo.row[keep].astype(np.int64), coo.col[keep].astype(np.int64)
+        rows, cols = rows[keep], cols[keep]
         loops = rows == cols
         if loops.any():
             raise InvalidGraphError(f"{label}: self-loop at node {int(rows[np.argmax(loops)])}")
-        keys = rows * n + cols
-        unmatched = ~np.isin(cols * n + rows, keys)
-        if unmatched.any():
-            k = int(np.flatnonzero(unmatched)[np.argmin(keys[unmatched])])
+        ones = sp.csr_array((np.ones(rows.size, dtype=np.int8), (rows, cols)), shape=(n, n))
+        excess = (ones - ones.T).tocoo()
+        directed = excess.data > 0
+        if directed.any():
+            i, j = excess.row[directed], excess.col[directed]
+            k = int(np.lexsort((j, i))[0])
             raise InvalidGraphError(
                 f"{label}: adjacency matrix is not symmetric (directed edge): "
-                f"A[{int(rows[k])}, {int(cols[k])}] = 1 but A[{int(cols[k])}, {int(rows[k])}] = 0"
+                f"A[{int(i[k])}, {int(j[k])}] = 1 but A[{int(j[k])}, {int(i[k])}] = 0"
             )
         upper = rows < cols
         return np.column_stack([rows[upper], cols[upper]])

@@ -20,7 +20,7 @@ a degree threshold and push them over it.  Each returns a pair that :meth:`decid
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any, Literal
 
 import networkx as nx
@@ -478,9 +478,13 @@ class _NodeRewiringBase(NeighbouringRelationBase):
         return validated, self._rewired(validated, v, old[k:] + fresh[:k])
 
     def _threshold_arguments(
-        self, n: Any, threshold: Any, v: Any, domain: GraphDomain | None, what: str
+        self, n: Any, threshold: Any, v: Any, domain: GraphDomain | None, what: str,
+        smallest: int, largest: Callable[[int], int],
     ) -> tuple[int, int, int, GraphDomain]:
-        """Check ``(n, threshold, v)``; return them with the bound and the domain to use."""
+        """Check ``(n, threshold, v)``; return them with the domain to use.
+
+        ``largest(n)`` is the largest admissible threshold before the degree bound.
+        """
         if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 2:
             raise InvalidParameterError(f"{what}: n must be an integer >= 2, got {n!r}")
         n = int(n)
@@ -495,6 +499,10 @@ class _NodeRewiringBase(NeighbouringRelationBase):
             raise InvalidParameterError(f"{what}: v must be a node in 0..{n - 1}, got {v!r}")
         if isinstance(threshold, bool) or not isinstance(threshold, (int, np.integer)):
             raise InvalidParameterError(f"{what}: threshold must be an integer, got {threshold!r}")
+        if not smallest <= threshold <= largest(n):
+            raise InvalidParameterError(
+                f"{what}: threshold must lie in {smallest}..{largest(n)}, got {threshold!r}"
+            )
         bound = self.degree_bound(checked)
         if threshold >= bound:
             raise InvalidParameterError(
@@ -534,12 +542,8 @@ class _NodeRewiringBase(NeighbouringRelationBase):
             ``0 … n − 2`` or not below the degree bound, or a domain of another size.
         """
         n, t, v, checked = self._threshold_arguments(
-            n, threshold, v, domain, "threshold_star_toggle"
+            n, threshold, v, domain, "threshold_star_toggle", 0, lambda size: size - 2
         )
-        if not 0 <= t <= n - 2:
-            raise InvalidParameterError(
-                f"threshold_star_toggle: threshold must lie in 0..{n - 2}, got {threshold!r}"
-            )
         others = [u for u in range(n) if u != v]
         background = _graph(n, near_regular_edges(others, t))
         bound = self.degree_bound(checked)
@@ -578,13 +582,8 @@ class _NodeRewiringBase(NeighbouringRelationBase):
             As :meth:`threshold_star_toggle`, with ``1 ≤ threshold ≤ n/2``.
         """
         n, t, v, checked = self._threshold_arguments(
-            n, threshold, v, domain, "threshold_complement_rewiring"
+            n, threshold, v, domain, "threshold_complement_rewiring", 1, lambda size: size // 2
         )
-        if not 1 <= t <= n // 2:
-            raise InvalidParameterError(
-                f"threshold_complement_rewiring: threshold must lie in 1..{n // 2}, "
-                f"got {threshold!r}"
-            )
         background = _graph(n, independent_neighbourhood_edges(n, t, v))
         return self.complement_rewiring(background, v, checked)
 
