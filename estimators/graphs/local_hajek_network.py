@@ -223,6 +223,11 @@ class NetworkStatisticMechanism(Mechanism):
         """The configured algorithm (partition, per-size Algorithm 1, ε)."""
         return self._engine
 
+    @property
+    def chunks(self) -> NodeChunks:
+        """The public node partition."""
+        return self._engine.chunks
+
     def evaluate(self, data: Any) -> ChunkedEvaluation:
         """Algorithm 1 on every chunk of ``data`` before the noise (cached; not private).
 

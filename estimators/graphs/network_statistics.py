@@ -50,6 +50,7 @@ from .._privacy_account import PrivacyAccount
 from ._adjacency import as_adjacency
 from ._result import NetworkStatisticEstimate
 from .coarse_estimate import CoarseDensityEstimate
+from .coinpress_network import network_coinpress_mechanism
 from .local_hajek_network import chunked_local_hajek, network_local_hajek_mechanism
 from .node_chunks import node_chunks
 from .statistics import (
@@ -114,8 +115,7 @@ def _network_mechanism(statistic: NetworkStatistic, n: int, epsilon: float, *, x
     kind = _check_method(method)
     g = check_failure_probability(gamma)
     seed = _check_seed(partition_seed)
-    chunks = node_chunks(size, check_failure_probability(alpha, "alpha"), statistic.degree,
-                         seed=seed)
+    a = check_failure_probability(alpha, "alpha")
     if xi is not None and r_max is not None:
         raise InvalidParameterError(
             f"give at most one of xi (= {xi!r}) and r_max (= {r_max!r})")
@@ -124,9 +124,13 @@ def _network_mechanism(statistic: NetworkStatistic, n: int, epsilon: float, *, x
             raise InvalidParameterError(
                 "method='coinpress' uses no xi: do not pass xi or r_max "
                 f"(got xi={xi!r}, r_max={r_max!r})")
-        from .coinpress_network import network_coinpress_mechanism
-
-        return network_coinpress_mechanism(statistic, chunks, eps, name=name)
+        if size < 2 * statistic.degree:
+            raise InvalidParameterError(
+                f"the CoinPress baseline (Algorithm A.2) needs n >= 2k = {2 * statistic.degree} "
+                f"nodes for the {statistic.label}, got n={size}")
+        chunks = node_chunks(size, a, 2 * statistic.degree, seed=seed)
+        return network_coinpress_mechanism(statistic, chunks, eps, gamma=g, name=name)
+    chunks = node_chunks(size, a, statistic.degree, seed=seed)
     if xi is not None:
         value = _check_xi(xi)
         engine = chunked_local_hajek(statistic, chunks, eps, xi_for_size=lambda _size: value)
@@ -256,9 +260,11 @@ def _release(statistic: NetworkStatistic, graph: Any, epsilon: float, *, xi: Any
         parameters["coarse_fraction"] = float(coarse_fraction)
         source = "private_coarse_estimate"
     else:
-        engine = mech.engine  # type: ignore[attr-defined]
-        estimate = float(engine.draw(mech.evaluate(adjacency), 1, gen)[0])  # type: ignore[attr-defined]
-        chunks = engine.chunks
+        if method == "coinpress":
+            estimate = float(mech.engine.draw(adjacency, 1, gen)[0])  # type: ignore[attr-defined]
+        else:  # Algorithm 1: evaluate() validates and caches
+            estimate = float(mech.engine.draw(mech.evaluate(adjacency), 1, gen)[0])  # type: ignore[attr-defined]
+        chunks = mech.chunks  # type: ignore[attr-defined]
         if method == "coinpress":
             xi_used, source = {}, "none"
             stage = "CoinPress all-tuples baseline under Wrapper 1"

@@ -24,6 +24,7 @@ from typing import Any, Literal
 from spec.errors import InvalidParameterError
 
 from .._concentration import ConcentrationRadius
+from ..models import rgg_edge_probability
 from ..ustatistics import Kernel, adjacency_edge_kernel, adjacency_triangle_kernel
 from .coarse_estimate import edge_density_node_sensitivity, triangle_density_node_sensitivity
 from .concentration import edge_density_xi, triangle_density_xi
@@ -57,7 +58,7 @@ def edge_probability_bound_from_radius(r_max: float) -> float:
     if isinstance(r_max, bool) or not isinstance(r_max, numbers.Real) \
             or not math.isfinite(float(r_max)) or float(r_max) <= 0:
         raise InvalidParameterError(f"r_max must be a finite number > 0, got {r_max!r}")
-    return min(1.0, float(r_max) ** 2 / 4.0)
+    return rgg_edge_probability(float(r_max))
 
 
 @dataclass(frozen=True)
