@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Literal
 
 from spec import PrivacyGuarantee
@@ -33,8 +35,8 @@ class UniformityTestResult:
     method : {"local_hajek", "all_tuples"}
         Algorithm 1 under Wrapper 1 (Algorithm A.4), or the all-tuples CoinPress
         baseline (Algorithm A.2, Proposition 1) under Wrapper 1.
-    xi : ConcentrationRadius or None
-        The ξ Algorithm 1 used (None for the baseline).
+    xi : mapping of int to ConcentrationRadius, or None
+        The ξ Algorithm 1 used on chunks of each size (None for the baseline).
     n : int
         Number of samples.
     n_alpha : int
@@ -55,13 +57,17 @@ class UniformityTestResult:
     null: Literal["tolerant", "exact", "custom"]
     privacy: PrivacyAccount
     method: Literal["local_hajek", "all_tuples"]
-    xi: ConcentrationRadius | None
+    xi: Mapping[int, ConcentrationRadius] | None = field(repr=False)
     n: int
     n_alpha: int
     chunks: int
     m: int
     delta: float
     alpha: float
+
+    def __post_init__(self) -> None:
+        if self.xi is not None:
+            object.__setattr__(self, "xi", MappingProxyType(dict(self.xi)))
 
     @property
     def decision(self) -> str:
