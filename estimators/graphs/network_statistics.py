@@ -93,6 +93,13 @@ def _check_method(method: Any) -> Method:
     return method  # type: ignore[no-any-return]
 
 
+def _check_fraction(fraction: Any) -> float:
+    if isinstance(fraction, bool) or not isinstance(fraction, numbers.Real) \
+            or not 0.0 < float(fraction) < 1.0:
+        raise InvalidParameterError(f"coarse_fraction must lie in (0, 1), got {fraction!r}")
+    return float(fraction)
+
+
 def _check_seed(seed: Any) -> int:
     if isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or int(seed) < 0:
         raise InvalidParameterError(f"partition_seed must be an integer >= 0, got {seed!r}")
@@ -130,24 +137,26 @@ def _network_mechanism(statistic: NetworkStatistic, n: int, epsilon: float, *, x
                 f"nodes for the {statistic.label}, got n={size}")
         chunks = node_chunks(size, a, 2 * statistic.degree, seed=seed)
         return network_coinpress_mechanism(statistic, chunks, eps, gamma=g, name=name)
-    chunks = node_chunks(size, a, statistic.degree, seed=seed)
     if xi is not None:
         value = _check_xi(xi)
-        engine = chunked_local_hajek(statistic, chunks, eps, xi_for_size=lambda _size: value)
+        engine = chunked_local_hajek(statistic, node_chunks(size, a, statistic.degree, seed=seed),
+                                     eps, xi_for_size=lambda _size: value)
         return network_local_hajek_mechanism(engine, name=name, notes=f"xi = {value!r} given "
                                              "as a public parameter.")
     if r_max is not None:
         p_up = edge_probability_bound_from_radius(r_max)
         theta_up = statistic.mean_bound(p_up)
         engine = chunked_local_hajek(
-            statistic, chunks, eps,
+            statistic, node_chunks(size, a, statistic.degree, seed=seed), eps,
             xi_for_size=lambda size: statistic.xi(size, theta_up, gamma=g).value)
         return network_local_hajek_mechanism(
             engine, name=name,
             notes=(f"xi from the public radius bound r_max = {float(r_max)!r} (ustat_spec.md "
                    f"section 11.2 option (a)): p <= r_max^2/4 = {p_up:.6g}, theta <= "
                    f"{theta_up:.6g}, gamma = {g:g}."))
-    return TwoStageNetworkMechanism(statistic, chunks, eps, coarse_fraction=coarse_fraction,
+    fraction = _check_fraction(coarse_fraction)
+    chunks = node_chunks(size, a, statistic.degree, seed=seed)
+    return TwoStageNetworkMechanism(statistic, chunks, eps, coarse_fraction=fraction,
                                     gamma=g, name=name)
 
 
@@ -274,7 +283,7 @@ def _release(statistic: NetworkStatistic, graph: Any, epsilon: float, *, xi: Any
                        for size in sorted(set(chunks.sizes))}
             source, stage = "public_radius_bound", "Algorithm 1 under Wrapper 1"
         else:
-            xi_used = dict(engine.xi_by_size)
+            xi_used = dict(mech.engine.xi_by_size)  # type: ignore[attr-defined]
             source, stage = "public_xi", "Algorithm 1 under Wrapper 1"
         guarantee = mech.spec.guarantee
         if not isinstance(guarantee, PureDP):  # pragma: no cover - every spec here is pure

@@ -247,3 +247,235 @@ def test_bad_graphs_are_refused_by_every_entry_point(graph, message):
                lambda g: private_coarse_edge_density(g, 1.0, rng=0)):
         with pytest.raises(InvalidGraphError, match=message):
             fn(graph)
+
+
+# ---- the estimators and their mechanisms ------------------------------------------------
+from estimators._binary_coinpress import binary_coinpress  # noqa: E402
+from estimators.graphs import (  # noqa: E402
+    NetworkStatisticEstimate,
+    node_chunks,
+    private_edge_density,
+    private_edge_density_mechanism,
+    private_triangle_density,
+    private_triangle_density_mechanism,
+)
+from estimators.graphs.node_chunks import induced_subgraph  # noqa: E402
+from estimators.graphs.two_stage import TwoStageNetworkMechanism, round_up_to_grid  # noqa: E402
+from estimators.models import random_geometric_graph, rgg_edge_probability  # noqa: E402
+from estimators.ustatistics import (  # noqa: E402
+    adjacency_edge_kernel,
+    adjacency_triangle_kernel,
+    coinpress_mechanism,
+)
+from estimators.ustatistics.local_hajek import local_hajek_algorithm  # noqa: E402
+from mechanisms import QUARTIC_CONSTANT  # noqa: E402
+from spec import NodeNeighbouring  # noqa: E402
+
+ESTIMATORS = [(private_edge_density, private_edge_density_mechanism, edge_density, 2),
+              (private_triangle_density, private_triangle_density_mechanism,
+               triangle_density, 3)]
+
+
+@pytest.fixture(scope="module")
+def rgg():
+    """An RGG on S² with 300 nodes and radius n^(-1/4) (seeded)."""
+    return random_geometric_graph(300, 300 ** -0.25, rng=5)
+
+
+@pytest.mark.parametrize("estimator, factory, exact, k", ESTIMATORS)
+@pytest.mark.parametrize("kwargs, source, stages", [
+    ({"r_max": 0.3}, "public_radius_bound", 1),
+    ({"xi": 0.05}, "public_xi", 1),
+    ({}, "private_coarse_estimate", 2),
+    ({"method": "coinpress"}, "none", 1),
+])
+def test_estimate_result_object(rgg, estimator, factory, exact, k, kwargs, source, stages):
+    result = estimator(rgg.adjacency, 2.0, alpha=0.3, rng=1, **kwargs)
+    assert isinstance(result, NetworkStatisticEstimate)
+    assert result.xi_source == source
+    assert result.non_private == exact(rgg.adjacency)
+    assert result.n == 300 and result.chunks.count == 11  # ceil(8 ln(1/0.3)) = 10, made odd
+    assert len(result.privacy.stages) == stages
+    assert result.guarantee.epsilon == pytest.approx(2.0)
+    assert math.isfinite(result.estimate) and float(result) == result.estimate
+    again = estimator(rgg.adjacency, 2.0, alpha=0.3, rng=1, **kwargs)
+    assert again.estimate == result.estimate  # seeded: reproducible
+    if source == "private_coarse_estimate":
+        eps0 = result.privacy.spent_by("coarse edge density for xi")
+        assert eps0.epsilon == pytest.approx(0.2)
+        assert result.coarse is not None and result.coarse.guarantee == eps0
+        assert result.mean_bound == pytest.approx(result.coarse.upper_bound ** (k - 1))
+    if source == "public_radius_bound":
+        assert result.mean_bound == pytest.approx(rgg_edge_probability(0.3) ** (k - 1))
+        for size, radius in result.xi.items():
+            assert radius.value == pytest.approx(
+                (edge_density_xi if k == 2 else triangle_density_xi)(
+                    size, result.mean_bound).value)
+    if source == "none":
+        assert dict(result.xi) == {} and result.mean_bound is None
+
+
+@pytest.mark.parametrize("factory, kernel", [(private_edge_density_mechanism, adjacency_edge_kernel),
+                                             (private_triangle_density_mechanism,
+                                              adjacency_triangle_kernel)])
+def test_single_chunk_mechanism_is_algorithm_1_with_its_spec(factory, kernel):
+    graph = nx.gnp_random_graph(30, 0.3, seed=4)
+    mech = factory(30, 1.5, xi=0.05, alpha=0.9)
+    spec = mech.spec
+    assert spec.relation == NodeNeighbouring() and spec.input_domain.n_nodes == 30
+    assert "changing one latent point = rewiring one node" in spec.notes
+    beta = 1.5 / QUARTIC_CONSTANT
+    assert spec.smooth_sensitivity_claim.beta == pytest.approx(beta)
+    assert spec.noise.alpha == pytest.approx(beta) and spec.proof_status == "proven"
+    expected = local_hajek_algorithm(30, kernel(), xi=0.05, beta=beta).evaluate(
+        as_adjacency(graph))
+    assert mech.statistic(graph) == pytest.approx(expected.weighted_mean)
+    assert mech.smooth_sensitivity(graph) == pytest.approx(expected.smooth_sensitivity)
+    assert mech.provides("statistic") and mech.provides("smooth_sensitivity")
+    draws = mech.sample(graph, 4000, rng=3)
+    z = (draws - expected.weighted_mean) / expected.noise_scale
+    assert np.median(np.abs(z)) == pytest.approx(0.567, abs=0.05)  # median |Z| of 1/(1+z^4)
+
+
+def test_wrapped_mechanism_states_the_chunk_vector_and_parallel_composition():
+    graph = nx.gnp_random_graph(72, 0.2, seed=2)
+    mech = private_edge_density_mechanism(72, 1.0, xi=0.02, alpha=0.7)
+    chunks = mech.chunks
+    assert chunks.count == 3 and chunks.sizes == (24, 24, 24)
+    values = mech.statistic(graph)
+    assert values.shape == (3,)
+    beta = 1.0 / QUARTIC_CONSTANT
+    smooth = []
+    for block, value in zip(chunks.blocks, values):
+        stat = local_hajek_algorithm(24, adjacency_edge_kernel(), xi=0.02, beta=beta).evaluate(
+            induced_subgraph(as_adjacency(graph), block))
+        assert value == pytest.approx(stat.weighted_mean)
+        smooth.append(stat.smooth_sensitivity)
+    assert mech.smooth_sensitivity(graph) == pytest.approx(max(smooth))
+    assert mech.spec.smooth_sensitivity_claim.norm == "linf"
+    assert mech.spec.noise is None and mech.spec.guarantee.epsilon == 1.0
+
+
+def test_node_chunks_are_a_public_partition():
+    chunks = node_chunks(100, 0.1, 3, seed=7)
+    assert chunks.count == 19 and chunks.count % 2 == 1
+    together = np.sort(np.concatenate(chunks.blocks))
+    assert together.tolist() == list(range(100))
+    assert max(chunks.sizes) - min(chunks.sizes) <= 1
+    again = node_chunks(100, 0.1, 3, seed=7)
+    assert all(np.array_equal(a, b) for a, b in zip(chunks.blocks, again.blocks))
+    assert node_chunks(100, 0.9, 3).count == 1
+
+
+def test_rewiring_one_node_changes_only_its_own_chunk():
+    """The parallel-composition argument: other chunks' induced subgraphs are untouched."""
+    graph = nx.gnp_random_graph(60, 0.3, seed=8)
+    chunks = node_chunks(60, 0.5, 2, seed=1)
+    relation = NodeNeighbouring()
+    from spec import GraphDomain
+    domain = GraphDomain(n_nodes=60)
+    for v in (0, 17, 59):
+        _, rewired = relation.complement_rewiring(graph, v, domain)
+        a, b = as_adjacency(graph), as_adjacency(rewired)
+        changed = [not np.array_equal(induced_subgraph(a, blk).toarray(),
+                                      induced_subgraph(b, blk).toarray())
+                   for blk in chunks.blocks]
+        owner = [v in blk for blk in chunks.blocks]
+        assert all(owner[i] for i, c in enumerate(changed) if c)
+
+
+@pytest.mark.parametrize("k, kernel", [(2, adjacency_edge_kernel), (3, adjacency_triangle_kernel)])
+def test_binary_coinpress_reproduces_the_materialised_mechanism(k, kernel):
+    graph = nx.gnp_random_graph(14, 0.5, seed=2)
+    exact = edge_density if k == 2 else triangle_density
+    reference = coinpress_mechanism(14, kernel(), 0.7, radius=1.0, family="all", warn=False)
+    fast = binary_coinpress(14, k, 0.7)
+    assert fast.schedule == reference.schedule
+    assert fast.first_step(exact(graph)) == pytest.approx(reference.statistic(graph))
+    assert np.array_equal(reference.sample(graph, 50, rng=5),
+                          fast.draw(exact(graph), 50, np.random.default_rng(5)))
+
+
+def test_coinpress_spec_sensitivity_is_the_largest_first_step():
+    mech = private_triangle_density_mechanism(40, 1.0, method="coinpress", alpha=0.6)
+    runs = mech.engine.runs
+    assert mech.spec.global_sensitivity.value == max(
+        r.schedule.sensitivities[0] for r in runs.values())
+    assert all(size >= 6 for size in mech.chunks.sizes)
+
+
+def test_round_up_to_grid():
+    values = np.array([1.0, 0.9, 0.5, 0.3, 1e-6])
+    grid = round_up_to_grid(values)
+    assert np.all(grid >= values) and np.all(grid < values * 2 ** 0.25 + 1e-15)
+    assert np.allclose(np.log2(grid) * 4, np.round(np.log2(grid) * 4))
+    with pytest.raises(InvalidParameterError):
+        round_up_to_grid([0.0])
+
+
+def test_two_stage_mechanism_accounts_and_matches_its_stages():
+    mech = private_edge_density_mechanism(40, 1.0, alpha=0.9, coarse_fraction=0.25)
+    assert isinstance(mech, TwoStageNetworkMechanism)
+    eps0, eps1 = mech.stage_guarantees
+    assert (eps0.epsilon, eps1.epsilon) == pytest.approx((0.25, 0.75))
+    assert mech.spec.guarantee.epsilon == pytest.approx(1.0)
+    graph = nx.gnp_random_graph(40, 0.2, seed=1)
+    gen = np.random.default_rng(9)
+    draws = mech.sample(graph, 2000, rng=gen)
+    assert draws.shape == (2000,) and np.all(np.isfinite(draws))
+    # the same draws, stage by stage
+    gen = np.random.default_rng(9)
+    bounds = mech.edge_probability_bounds(mech.coarse_releases(graph, 2000, gen))
+    expected = np.empty(2000)
+    for value in np.unique(bounds):
+        where = np.flatnonzero(bounds == value)
+        engine = mech.engine_for(float(value))
+        expected[where] = engine.draw(engine.evaluate(as_adjacency(graph)), where.size, gen)
+    assert np.array_equal(draws, expected)
+
+
+@pytest.mark.parametrize("estimator, factory, exact, k", ESTIMATORS)
+@pytest.mark.parametrize("kwargs, message", [
+    ({"epsilon": 0.0}, "epsilon"), ({"epsilon": -1.0}, "epsilon"),
+    ({"epsilon": float("nan")}, "epsilon"), ({"alpha": 0.0}, "alpha"),
+    ({"alpha": 1.0}, "alpha"), ({"xi": -0.1}, "xi"), ({"r_max": 0.0}, "r_max"),
+    ({"r_max": float("inf")}, "r_max"), ({"xi": 0.1, "r_max": 0.2}, "at most one"),
+    ({"method": "laplace"}, "method"), ({"method": "coinpress", "r_max": 0.2}, "coinpress"),
+    ({"coarse_fraction": 0.0}, "coarse_fraction"), ({"coarse_fraction": 1.5}, "coarse_fraction"),
+    ({"partition_seed": -1}, "partition_seed"), ({"gamma": 1.0}, "gamma"),
+])
+def test_bad_parameters(estimator, factory, exact, k, kwargs, message):
+    graph = nx.gnp_random_graph(20, 0.3, seed=0)
+    args = {"epsilon": 1.0, **kwargs}
+    eps = args.pop("epsilon")
+    with pytest.raises(InvalidParameterError, match=message):
+        estimator(graph, eps, rng=0, **args)
+    with pytest.raises(InvalidParameterError, match=message):
+        factory(20, eps, **args)
+
+
+@pytest.mark.parametrize("factory, too_small", [(private_edge_density_mechanism, 1),
+                                                (private_triangle_density_mechanism, 2)])
+def test_too_few_nodes(factory, too_small):
+    with pytest.raises(InvalidParameterError, match="n >= "):
+        factory(too_small, 1.0, xi=0.1)
+    with pytest.raises(InvalidParameterError, match="2k"):
+        factory(too_small + 2, 1.0, method="coinpress")
+
+
+@pytest.mark.parametrize("estimator", [private_edge_density, private_triangle_density])
+@pytest.mark.parametrize("graph, message", [
+    (nx.DiGraph([(0, 1), (1, 2), (2, 3)]), "directed"),
+    (nx.Graph([(0, 0), (0, 1), (1, 2), (2, 3)]), "self-loop"),
+    (nx.relabel_nodes(nx.path_graph(4), {3: "d"}), "node"),
+    (np.array([[0, 1, 0, 0], [0, 0, 1, 0], [0, 1, 0, 1], [0, 0, 1, 0]]), "not symmetric"),
+])
+def test_estimators_refuse_bad_graphs(estimator, graph, message):
+    with pytest.raises(InvalidGraphError, match=message):
+        estimator(graph, 1.0, xi=0.1, rng=0)
+
+
+def test_mechanism_refuses_a_graph_of_the_wrong_size():
+    mech = private_edge_density_mechanism(10, 1.0, xi=0.1, alpha=0.9)
+    with pytest.raises(InvalidGraphError, match="node set|shape"):
+        mech.sample(nx.path_graph(11), 3, rng=0)
