@@ -331,9 +331,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         ns, epsilons, reps = (60, 120), (1.0,), args.reps or 2
         reps_for = None
     else:
-        ns, epsilons, reps = (500, 1000, 2000, 4000, 8000), (1.0, 8.0), args.reps or 100
+        ns, epsilons, reps = (250, 500, 1000, 2000, 4000), (1.0, 8.0), args.reps or 100
         reps_for = None if args.reps is not None else (
-            lambda n, base=reps: base if n <= 4000 else base // 2)
+            lambda n, base=reps: base if n <= 2000 else base // 2)
     args.out.mkdir(parents=True, exist_ok=True)
     started = time.perf_counter()
     with warnings.catch_warnings():
@@ -342,7 +342,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                           progress=lambda m: print(m, file=sys.stderr, flush=True))
     runtime = time.perf_counter() - started
     reps_text = (f"{reps}" if reps_for is None else
-                 f"{reps} for n ≤ 4000, {reps // 2} for n = 8000")
+                 f"{reps} for n ≤ 2000, {reps // 2} for n = 4000")
     text = markdown(cells, ns=ns, epsilons=epsilons, reps=reps_text, seed=args.seed,
                     runtime=runtime, rules=tuple(RULES), statistics=STATISTICS,
                     methods=METHODS)
