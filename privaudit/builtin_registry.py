@@ -22,6 +22,17 @@ from estimators.graphs import (
     private_triangle_density_mechanism,
 )
 from estimators.hypothesis_tests import private_uniformity_test_mechanism
+from estimators.ustatistics import (
+    SubsetFamily,
+    coinpress_mechanism,
+    collision_kernel,
+    degenerate_mean_mechanism,
+    median_of_means_mechanism,
+    private_mean_local_hajek_mechanism,
+    subgaussian_main_stage_mechanism,
+    subgaussian_mean_mechanism,
+    variance_kernel,
+)
 from mechanisms import (
     DiscreteGaussianMechanism,
     DiscreteLaplaceMechanism,
@@ -32,9 +43,62 @@ from mechanisms import (
     ReportNoisyMax,
     smooth_median_mechanism,
 )
-
+from spec import Categorical
 
 __all__ = ["register_builtins"]
+
+#: Private U-statistic estimators (Chaudhuri et al. 2024): small public n so that every
+#: audit runs in seconds; records in [0, 1] (variance kernel, C = 1/2) or 4 labels.
+UNIT_VARIANCE = partial(variance_kernel, 0.0, 1.0)
+FOUR_LABELS = Categorical(size=4)
+
+
+def _local_hajek_subsampled() -> Any:
+    """Algorithm 1 (rigorous) on a subsampled family of 2000 pairs drawn from seed 0."""
+    family = SubsetFamily.draw_valid_subsampled(30, 2, 2000, rng=0)
+    return private_mean_local_hajek_mechanism(30, UNIT_VARIANCE(), 1.0, xi=0.05, family=family,
+                                              name="ustat.local_hajek.subsampled")
+
+
+def _register_ustat(register: Callable[..., Any]) -> None:
+    register("ustat.local_hajek.variance",
+             partial(private_mean_local_hajek_mechanism, 40, UNIT_VARIANCE(), 1.0, xi=0.05),
+             description="estimator: Algorithm 1 (local Hajek, rigorous smooth bound), variance "
+                         "kernel, 40 records in [0, 1], epsilon = 1")
+    register("ustat.local_hajek.collision",
+             partial(private_mean_local_hajek_mechanism, 30, collision_kernel(), 1.0, xi=0.1,
+                     record_domain=FOUR_LABELS),
+             description="estimator: Algorithm 1 (rigorous), collision kernel, 30 records on 4 "
+                         "labels, epsilon = 1")
+    register("ustat.local_hajek.subsampled", _local_hajek_subsampled,
+             description="estimator: Algorithm 1 (rigorous) on a subsampled family (Theorem 4), "
+                         "variance kernel, 30 records, epsilon = 1")
+    register("ustat.median_of_means.variance",
+             partial(median_of_means_mechanism, 60, UNIT_VARIANCE(), 1.0, alpha=0.7, xi=0.05),
+             description="estimator: Wrapper 1 (3 chunks) of Algorithm 1 (rigorous), variance "
+                         "kernel, 60 records, epsilon = 1")
+    register("ustat.degenerate.collision",
+             partial(degenerate_mean_mechanism, 60, collision_kernel(), 1.0, alpha=0.7,
+                     record_domain=FOUR_LABELS),
+             description="estimator: Corollary 2 (Wrapper 1 of Algorithm 1 with explicit xi), "
+                         "collision kernel, 60 records on 4 labels, epsilon = 1")
+    for family in ("naive", "all", "subsampled"):
+        register(f"ustat.coinpress.{family}.variance",
+                 partial(coinpress_mechanism, 40, UNIT_VARIANCE(), 1.0, radius=1.0,
+                         family=family, warn=False),
+                 description=f"estimator: Algorithm A.2 (CoinPress), {family} family, variance "
+                             "kernel, 40 records, R = 1, epsilon = 1")
+    register("ustat.subgaussian.variance",
+             partial(subgaussian_mean_mechanism, 48, UNIT_VARIANCE(), 2.0, radius=1.0,
+                     alpha=0.6),
+             description="estimator: Corollary 1 pipeline (coarse CoinPress + Wrapper 1 of "
+                         "Algorithm 1 on the projected kernel), 48 records, epsilon = 2")
+    register("ustat.subgaussian.variance.main",
+             partial(subgaussian_main_stage_mechanism, 24, UNIT_VARIANCE(), 1.0, centre=0.1,
+                     half_width=0.3, tau=1 / 16, alpha=0.3),
+             description="estimator: Corollary 1 main stage at the public centre 0.1 (kernel "
+                         "clipped to [-0.2, 0.4], C = 0.6), 24 records, epsilon = 1")
+
 
 def register_builtins(register: Callable[..., Any]) -> None:
     """Register every built-in entry with ``register`` (the registry's own hook)."""
@@ -62,6 +126,7 @@ def register_builtins(register: Callable[..., Any]) -> None:
                          "noise, epsilon = 1")
     register("bounded_mean", partial(bounded_mean_mechanism, 1000, 0.0, 1.0, 1.0),
              description="estimator: epsilon = 1 mean of 1000 records in [0, 1] (Laplace)")
+    _register_ustat(register)
     _register_graph_estimators(register)
     _register_uniformity_tests(register)
 
@@ -124,4 +189,3 @@ def _register_uniformity_tests(register: Callable[..., Any]) -> None:
              description="estimator: all-tuples CoinPress baseline statistic for uniformity "
                          "testing, 30 samples on 4 labels, epsilon = 1, substitute-one",
              notes="the test's decision is post-processing of the audited statistic")
-

@@ -5,7 +5,7 @@ Sarkar (NeurIPS 2024) are built (``ustat_spec.md`` §1, §3, §4.7, §11, §12):
 
 * :class:`Kernel` and the built-in kernels (mean, variance, Gini mean difference,
   Kendall's tau-a, Wilcoxon signed rank, symmetry, collision, table, AUC, random
-  geometric graph edge/triangle, adjacency edge/triangle);
+  geometric graph edge/triangle, adjacency edge/triangle, triangle products);
 * :func:`local_hajek_projections` / :func:`u_statistic` — exact U_n and all ĥ(i)
   (eq. 9), with fast paths; :func:`weighted_tuple_sum` and
   :func:`min_weight_tuple_sum` for Algorithm 1's min-weighted sums;
@@ -24,6 +24,11 @@ The private estimators, each also an audited mechanism with a complete spec:
   composition);
 * Algorithms A.2/A.3 (CoinPress-style baselines): :func:`private_coinpress_mean` and
   :func:`coinpress_mechanism` on the naive, all-tuples or subsampled family (R, τ public);
+* Corollary 1 (sub-Gaussian kernels, τ public): :func:`private_subgaussian_mean`,
+  :func:`subgaussian_mean_mechanism` and its main stage
+  :func:`subgaussian_main_stage_mechanism`; Corollary 2 (degenerate bounded kernels):
+  :func:`private_degenerate_mean`, :func:`degenerate_mean_mechanism`, :func:`degenerate_xi`;
+  Theorem 4 (subsampled Algorithm 1): ``family=`` of the Algorithm 1 functions;
 * :func:`exact_local_sensitivity` — LS(Ã_n) by enumerating every neighbour (reference).
 """
 
@@ -67,6 +72,7 @@ from .coinpress_schedule import (
     concentration_bound,
     mean_concentration_bound,
 )
+from .degenerate import degenerate_mean_mechanism, degenerate_xi, private_degenerate_mean
 from .kernel_domains import KernelInputSpace, kernel_input_space
 from .kernels import (
     Kernel,
@@ -83,6 +89,7 @@ from .kernels import (
     rgg_triangle_kernel,
     symmetry_kernel,
     table_kernel,
+    triangle_product_kernel,
     variance_kernel,
     wilcoxon_signed_rank_kernel,
 )
@@ -104,6 +111,16 @@ from .median_of_means import (
 from .neighbour_enumeration import ExactLocalSensitivity, exact_local_sensitivity
 from .partition import ChunkCount, median_of_means_chunk_count, median_of_means_partition
 from .private_mean import LocalHajekEstimate, private_mean_local_hajek
+from .subgaussian import (
+    SubGaussianEstimate,
+    SubGaussianMeanMechanism,
+    clipped_kernel,
+    private_subgaussian_mean,
+    projection_half_width,
+    subgaussian_main_stage_mechanism,
+    subgaussian_mean_mechanism,
+    subgaussian_xi,
+)
 from .smooth_bounds import (
     FamilyOverlap,
     all_tuples_overlap,
@@ -135,6 +152,8 @@ __all__ = [
     "LocalHajekWeights",
     "MedianOfMeansEstimate",
     "MedianOfMeansMechanism",
+    "SubGaussianEstimate",
+    "SubGaussianMeanMechanism",
     "SubsetFamily",
     "SymmetryCheckResult",
     "TupleFamily",
@@ -146,12 +165,15 @@ __all__ = [
     "auc_kernel",
     "band_levels",
     "batched_local_hajek",
+    "clipped_kernel",
     "coinpress_mechanism",
     "coinpress_schedule",
     "collision_kernel",
     "concentration_bound",
     "default_coinpress_subsample_size",
     "default_subsample_size",
+    "degenerate_mean_mechanism",
+    "degenerate_xi",
     "exact_local_sensitivity",
     "family_min_weight_sum",
     "family_projections",
@@ -173,17 +195,24 @@ __all__ = [
     "median_of_means_partition",
     "min_weight_tuple_sum",
     "private_coinpress_mean",
+    "private_degenerate_mean",
     "private_mean_local_hajek",
     "private_mean_local_hajek_mechanism",
     "private_median_of_means",
+    "private_subgaussian_mean",
+    "projection_half_width",
     "public_subgaussian_proxy",
     "rgg_edge_kernel",
     "rgg_triangle_kernel",
     "smooth_sensitivity_paper",
     "smooth_sensitivity_rigorous",
     "smooth_sensitivity_table",
+    "subgaussian_main_stage_mechanism",
+    "subgaussian_mean_mechanism",
+    "subgaussian_xi",
     "symmetry_kernel",
     "table_kernel",
+    "triangle_product_kernel",
     "tuple_family",
     "u_statistic",
     "variance_kernel",

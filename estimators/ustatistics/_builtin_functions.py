@@ -21,6 +21,7 @@ __all__ = [
     "identity",
     "kendall_concordance",
     "median_minus_mean",
+    "pairwise_triangle",
     "positive_pair_sum",
     "rgg_edge",
     "rgg_triangle",
@@ -127,3 +128,11 @@ def adjacency_triangle(data, index_tuples: np.ndarray) -> np.ndarray:
     """h(i, j, l) = A_ij·A_jl·A_il (1 if the three nodes span a triangle)."""
     a, b, c = index_tuples[:, 0], index_tuples[:, 1], index_tuples[:, 2]
     return _entries(data, a, b) * _entries(data, b, c) * _entries(data, a, c)
+
+
+def pairwise_triangle(data, index_tuples: np.ndarray, *, edge) -> np.ndarray:
+    """h(x, y, z) = e(x, y)·e(y, z)·e(x, z) for a symmetric degree-2 kernel e (``edge``)."""
+    a, b, c = index_tuples[:, 0], index_tuples[:, 1], index_tuples[:, 2]
+    pair = edge.function
+    return (pair(data, np.column_stack((a, b))) * pair(data, np.column_stack((b, c)))
+            * pair(data, np.column_stack((a, c))))

@@ -25,10 +25,12 @@ __all__ = [
     "iter_pair_blocks",
     "iter_product_combinations",
     "sum_over_combinations",
+    "sum_over_pairs",
 ]
 
-#: Number of index tuples handled at once (memory ≈ DEFAULT_CHUNK · k · 8 bytes per array).
-DEFAULT_CHUNK = 1 << 21
+#: Number of index tuples handled at once (memory ≈ DEFAULT_CHUNK · k · 8 bytes per array;
+#: about 2¹⁸ keeps a block in cache and was fastest on the benchmark machine).
+DEFAULT_CHUNK = 1 << 18
 
 
 def default_block_size(n: int, chunk: int = DEFAULT_CHUNK) -> int:
@@ -36,20 +38,52 @@ def default_block_size(n: int, chunk: int = DEFAULT_CHUNK) -> int:
     return max(1, min(n, chunk // max(n, 1)))
 
 
-def iter_pair_blocks(n: int, block_size: int) -> Iterator[np.ndarray]:
-    """All pairs i < j of [n] as (m, 2) arrays, row block by row block (memory O(n·block))."""
+def _iter_pair_pieces(n: int, block_size: int) -> Iterator[tuple[np.ndarray, tuple[int, int] | None]]:
+    """Pairs i < j by row block: (tuples, None) for the upper triangle of a diagonal block and
+    (tuples, (rows, cols)) for the rectangle [a, b) × [b, n), whose tuples are in row-major
+    order of that rectangle.  Tuples are (m, 2) arrays with contiguous columns."""
     for start in range(0, n, block_size):
         stop = min(n, start + block_size)
         left, right = np.triu_indices(stop - start, k=1)
         if left.size:
-            yield np.column_stack((left + start, right + start))
+            pairs = np.empty((2, left.size), dtype=np.int64)
+            pairs[0], pairs[1] = left + start, right + start
+            yield pairs.T, None
         if stop < n:
-            rows = np.arange(start, stop)
-            cols = np.arange(stop, n)
-            pairs = np.empty((rows.size, cols.size, 2), dtype=np.int64)
-            pairs[:, :, 0] = rows[:, None]
-            pairs[:, :, 1] = cols[None, :]
-            yield pairs.reshape(-1, 2)
+            rows, cols = stop - start, n - stop
+            pairs = np.empty((2, rows, cols), dtype=np.int64)
+            pairs[0] = np.arange(start, stop)[:, None]
+            pairs[1] = np.arange(stop, n)[None, :]
+            yield pairs.reshape(2, -1).T, (rows, cols)
+
+
+def iter_pair_blocks(n: int, block_size: int) -> Iterator[np.ndarray]:
+    """All pairs i < j of [n] as (m, 2) arrays, row block by row block (memory O(n·block))."""
+    for pairs, _ in _iter_pair_pieces(n, block_size):
+        yield pairs
+
+
+def sum_over_pairs(n: int, evaluate: Callable[[np.ndarray], np.ndarray], block_size: int
+                   ) -> tuple[float, np.ndarray]:
+    """Σ_{i<j} h(i, j) and Σ_{j≠i} h(i, j) for every i, by row blocks (memory O(n·block)).
+
+    Rectangle blocks are summed along their rows and columns; only the small diagonal
+    triangles need ``bincount``.
+    """
+    total = 0.0
+    per_index = np.zeros(n, dtype=np.float64)
+    for pairs, shape in _iter_pair_pieces(n, block_size):
+        values = evaluate(pairs)
+        total += float(values.sum())
+        if shape is None:
+            per_index += np.bincount(pairs[:, 0], weights=values, minlength=n)
+            per_index += np.bincount(pairs[:, 1], weights=values, minlength=n)
+        else:
+            grid = values.reshape(shape)
+            first = int(pairs[0, 0])
+            per_index[first:first + shape[0]] += grid.sum(axis=1)
+            per_index[n - shape[1]:] += grid.sum(axis=0)
+    return total, per_index
 
 
 def _iter_triples(n: int, chunk: int) -> Iterator[np.ndarray]:
@@ -119,6 +153,8 @@ def sum_over_combinations(n: int, k: int, evaluate: Callable[[np.ndarray], np.nd
                           *, chunk: int = DEFAULT_CHUNK, block_size: int | None = None
                           ) -> tuple[float, np.ndarray]:
     """Σ_S h(S) and the per-index sums Σ_{S∋i} h(S) over all k-subsets S of range(n)."""
+    if k == 2:
+        return sum_over_pairs(n, evaluate, block_size or default_block_size(n, chunk))
     total = 0.0
     per_index = np.zeros(n, dtype=np.float64)
     for tuples in iter_combinations(n, k, chunk, block_size):

@@ -16,11 +16,11 @@ from spec.errors import InvalidParameterError
 __all__ = [
     "SensitivityMode",
     "check_count",
+    "check_epsilon",
     "check_failure_probability",
     "check_mode",
     "check_nonnegative",
     "check_positive",
-    "check_epsilon",
     "check_probability",
     "log_binomial",
 ]

@@ -22,9 +22,14 @@ import scipy.sparse as sp
 
 from spec.errors import InvalidGraphError, InvalidInputError, InvalidParameterError
 
-__all__ = ["DataDomain", "data_size", "validate_data"]
+__all__ = ["DataDomain", "validate_data"]
 
 DomainKind = Literal["real", "labels", "scored_labels", "adjacency"]
+
+
+def _py(value):
+    """A numpy scalar as the plain Python number, for readable error messages."""
+    return value.item() if hasattr(value, "item") else value
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,11 +69,6 @@ class DataDomain:
                     f"need lower < upper, got lower={self.lower!r}, upper={self.upper!r}")
         if self.n_labels is not None and self.n_labels < 1:
             raise InvalidParameterError(f"n_labels must be >= 1, got {self.n_labels!r}")
-
-
-def data_size(data: Any) -> int:
-    """Number of records n of an (already validated) data set."""
-    return int(data.shape[0])
 
 
 def validate_data(data: Any, domain: DataDomain, degree: int) -> Any:
@@ -128,7 +128,7 @@ def _check_finite(array: np.ndarray) -> None:
     bad = ~np.isfinite(array)
     if bad.any():
         where = tuple(int(i) for i in np.argwhere(bad)[0])
-        raise InvalidInputError(f"data must be finite, found {array[where]!r} at index {where}")
+        raise InvalidInputError(f"data must be finite, found {_py(array[where])!r} at index {where}")
 
 
 def _validate_real(data: Any, domain: DataDomain) -> np.ndarray:
@@ -144,7 +144,7 @@ def _validate_real(data: Any, domain: DataDomain) -> np.ndarray:
             where = tuple(int(i) for i in np.argwhere(outside)[0])
             raise InvalidInputError(
                 f"data must lie in [{domain.lower!r}, {domain.upper!r}], "
-                f"found {array[where]!r} at index {where}")
+                f"found {_py(array[where])!r} at index {where}")
     return array
 
 
@@ -160,7 +160,7 @@ def _validate_labels(data: Any, n_labels: int | None) -> np.ndarray:
         bad = labels != raw
         if bad.any():
             i = int(np.argmax(bad))
-            raise InvalidInputError(f"labels must be integers, found {raw[i]!r} at index {i}")
+            raise InvalidInputError(f"labels must be integers, found {_py(raw[i])!r} at index {i}")
     else:
         raise InvalidInputError(f"labels must be integers, got dtype {raw.dtype}")
     if n_labels is not None:
@@ -168,7 +168,7 @@ def _validate_labels(data: Any, n_labels: int | None) -> np.ndarray:
         if bad.any():
             i = int(np.argmax(bad))
             raise InvalidInputError(
-                f"labels must lie in 0..{n_labels - 1}, found {labels[i]!r} at index {i}")
+                f"labels must lie in 0..{n_labels - 1}, found {_py(labels[i])!r} at index {i}")
     return labels
 
 
@@ -181,7 +181,7 @@ def _validate_scored_labels(data: Any) -> np.ndarray:
     bad = (labels != 0) & (labels != 1)
     if bad.any():
         i = int(np.argmax(bad))
-        raise InvalidInputError(f"labels must be 0 or 1, found {labels[i]!r} at record {i}")
+        raise InvalidInputError(f"labels must be 0 or 1, found {_py(labels[i])!r} at record {i}")
     return array
 
 
@@ -197,20 +197,20 @@ def _validate_adjacency(data: Any) -> Any:
         values = matrix.data
         if not np.isfinite(values).all():
             raise InvalidInputError(
-                f"adjacency entries must be finite, found {values[~np.isfinite(values)][0]!r}")
+                f"adjacency entries must be finite, found {_py(values[~np.isfinite(values)][0])!r}")
         if (values != 1).any():
-            raise InvalidGraphError(f"adjacency entries must be 0 or 1, found {values[values != 1][0]!r}")
+            raise InvalidGraphError(f"adjacency entries must be 0 or 1, found {_py(values[values != 1][0])!r}")
         diagonal = matrix.diagonal()
         if diagonal.any():
             i = int(np.flatnonzero(diagonal)[0])
-            raise InvalidGraphError(f"self-loop at node {i}: A[{i}, {i}] = {diagonal[i]!r}")
+            raise InvalidGraphError(f"self-loop at node {i}: A[{i}, {i}] = {_py(diagonal[i])!r}")
         asym = matrix - matrix.T
         asym.eliminate_zeros()
         if asym.nnz:
             coo = asym.tocoo()
             i, j = int(coo.row[0]), int(coo.col[0])
             raise InvalidGraphError(
-                f"the graph must be undirected: A[{i}, {j}] = {matrix[i, j]!r} but A[{j}, {i}] = {matrix[j, i]!r}")
+                f"the graph must be undirected: A[{i}, {j}] = {_py(matrix[i, j])!r} but A[{j}, {i}] = {_py(matrix[j, i])!r}")
         return sp.csr_array(matrix, dtype=np.int8)
     array = _as_array(data)
     if array.ndim != 2 or array.shape[0] != array.shape[1]:
@@ -219,14 +219,14 @@ def _validate_adjacency(data: Any) -> Any:
     bad = (array != 0) & (array != 1)
     if bad.any():
         i, j = (int(v) for v in np.argwhere(bad)[0])
-        raise InvalidGraphError(f"adjacency entries must be 0 or 1, found A[{i}, {j}] = {array[i, j]!r}")
+        raise InvalidGraphError(f"adjacency entries must be 0 or 1, found A[{i}, {j}] = {_py(array[i, j])!r}")
     diagonal = np.diagonal(array)
     if diagonal.any():
         i = int(np.flatnonzero(diagonal)[0])
-        raise InvalidGraphError(f"self-loop at node {i}: A[{i}, {i}] = {array[i, i]!r}")
+        raise InvalidGraphError(f"self-loop at node {i}: A[{i}, {i}] = {_py(array[i, i])!r}")
     asym = array != array.T
     if asym.any():
         i, j = (int(v) for v in np.argwhere(asym)[0])
         raise InvalidGraphError(
-            f"the graph must be undirected: A[{i}, {j}] = {array[i, j]!r} but A[{j}, {i}] = {array[j, i]!r}")
+            f"the graph must be undirected: A[{i}, {j}] = {_py(array[i, j])!r} but A[{j}, {i}] = {_py(array[j, i])!r}")
     return array

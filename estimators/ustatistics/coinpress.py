@@ -46,6 +46,7 @@ from spec._random import RandomLike
 from spec.errors import InvalidParameterError
 
 from .._result import PrivateEstimate
+from ._implementation import COINPRESS as COINPRESS_CODE
 from ._parameters import check_count, check_positive
 from .batched_local_hajek import all_index_tuples
 from .coinpress_schedule import CoinPressSchedule, FamilyKind, coinpress_schedule
@@ -97,7 +98,7 @@ def public_subgaussian_proxy(kernel: Kernel, tau: float | None = None) -> float:
 
 def default_coinpress_subsample_size(n: int, k: int, gamma: float = 0.01) -> int:
     """M = ⌈8 (n/k) ln(n/γ)⌉ subsets (Lemma A.8 asks for Ω((n/k) log(n/γ)); 8 is our choice)."""
-    return int(math.ceil(8.0 * n / k * math.log(n / gamma)))
+    return math.ceil(8.0 * n / k * math.log(n / gamma))
 
 
 def _family(family: Any, n: int, k: int, family_size: int | None, seed: int
@@ -150,6 +151,7 @@ class CoinPressMechanism(Mechanism):
         self._schedule = schedule
         self._space = space
         self._cached = EvaluationCache(self._sorted_values)
+        self._implementation = COINPRESS_CODE + (kernel.function,)
 
     @property
     def schedule(self) -> CoinPressSchedule:

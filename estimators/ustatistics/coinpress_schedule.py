@@ -234,7 +234,7 @@ def coinpress_schedule(*, epsilon: float, radius: float, tau: float, kind: Famil
         raise InvalidParameterError(f"dependence dep(F) must be <= 1, got {dependence!r}")
     m = check_count(family_size, "family size M")
     g = check_failure_probability(gamma, "gamma")
-    common = dict(kind=kind_, n=size, degree=k, tau=tau_, family_size=m)
+    common = {"kind": kind_, "n": size, "degree": k, "tau": tau_, "family_size": m}
     q_gamma = concentration_bound(g, **common)  # type: ignore[arg-type]
     steps = max(1, math.ceil(math.log2(r / q_gamma)))
     epsilons = (eps / (2.0 * steps),) * steps + (eps / 2.0,)

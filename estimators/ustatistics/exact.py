@@ -70,6 +70,11 @@ class HajekProjections:
     degree: int
     method: str
 
+    def __post_init__(self) -> None:
+        projections = np.array(self.projections, dtype=np.float64)  # an owned, read-only copy
+        projections.setflags(write=False)
+        object.__setattr__(self, "projections", projections)
+
     @property
     def tuple_sum(self) -> float:
         """Σ_{S∈I_{n,k}} h(X_S) = C(n,k)·U_n."""
@@ -129,7 +134,7 @@ def local_hajek_projections(data: Any, kernel: Kernel, *, method: str = "auto",
         Which path to use (see the module docstring).  ``"generic"`` never uses a closed
         form, so tests can compare it with the fast paths.
     block_size : int, optional
-        Rows per block of the k = 2 enumeration (default: about 2²¹ pairs per block).
+        Rows per block of the k = 2 enumeration (default: about 2¹⁸ pairs per block).
 
     Returns
     -------
@@ -275,7 +280,7 @@ def weighted_tuple_sum(data: Any, kernel: Kernel, weights: Any, *, method: str =
     touching = np.flatnonzero(w < 1)
     base, keywords = _base_function(kernel.function)
 
-    if method == "auto":
+    if method == "auto" and fast_path_for(kernel) is not None:  # values provably in range
         if base in (fn.rgg_edge, fn.rgg_triangle):
             data = adjacency_from_points(data, keywords["radius"])
             base = fn.adjacency_entry if base is fn.rgg_edge else fn.adjacency_triangle

@@ -29,7 +29,7 @@ import scipy.sparse as sp
 from spec._random import RandomLike, as_generator
 from spec.errors import InvalidInputError, InvalidParameterError
 
-from .exact import local_hajek_projections, min_weight_tuple_sum, weighted_tuple_sum, _check_weights
+from .exact import _check_weights, local_hajek_projections, min_weight_tuple_sum, weighted_tuple_sum
 from .kernels import Kernel
 
 __all__ = [
@@ -315,7 +315,7 @@ def default_subsample_size(n: int, k: int, alpha: float) -> int:
     n, k = _check_n_k(n, k)
     if not (0 < alpha < 1):
         raise InvalidParameterError(f"alpha must lie in (0, 1), got {alpha!r}")
-    return int(math.ceil(8.0 * (n * n) / (k * k) * math.log(n / alpha)))
+    return math.ceil(8.0 * (n * n) / (k * k) * math.log(n / alpha))
 
 
 @dataclass(frozen=True)
@@ -348,6 +348,14 @@ class FamilyProjections:
     kind: str
     method: str
     kernel_values: np.ndarray | None = field(default=None, repr=False)
+
+    def __post_init__(self) -> None:
+        for name in ("projections", "member_counts", "kernel_values"):
+            value = getattr(self, name)
+            if value is not None:
+                value = np.array(value)
+                value.setflags(write=False)
+                object.__setattr__(self, name, value)
 
     @property
     def u_statistic(self) -> float:

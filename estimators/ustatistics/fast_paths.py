@@ -3,7 +3,10 @@
 Each fast path takes validated data and returns, exactly, the U-statistic U_n = C(n,k)⁻¹ Σ_S h(X_S) (eq. 1 of Chaudhuri et al.
 2024) and the projections ĥ(i) = C(n−1,k−1)⁻¹ Σ_{S∋i} h(X_S) (eq. 9).  A fast path is
 used only when the kernel's function *is* the built-in function (identity, or a
-``functools.partial`` of it), never on a look-alike.
+``functools.partial`` of it), never on a look-alike, and only when the kernel's declared
+range contains the exact range of that function on the kernel's data domain (a fast path
+does not see the individual values, so it relies on the domain to keep them in range;
+see :func:`fast_path_for`).
 
 =====================  ======================================  =====================
 kernel                 identity used                           cost
@@ -20,6 +23,7 @@ AUC                    binary search in each class's scores    O(n log n)
 adjacency edge         ĥ(i) = deg(i)/(n − 1)                  O(n + m)
 adjacency triangle     t_i = ((A·A) ∘ A)·1 / 2, ĥ = t/C(n−1,2)  sparse product
 RGG edge / triangle    k-d tree pairs → sparse adjacency       O(n log n + m)
+triangle product       E = [e(X_i, X_j)], ((E·E) ∘ E)·1 / 2    O(n²) + product
 =====================  ======================================  =====================
 """
 
@@ -35,12 +39,14 @@ import scipy.sparse as sp
 from scipy.spatial import cKDTree
 
 from . import _builtin_functions as fn
+from ._enumeration import default_block_size, iter_pair_blocks
 
 __all__ = [
     "FastPath",
     "adjacency_from_points",
     "fast_path_for",
     "kendall_concordance_sums",
+    "pairwise_matrix",
     "triangle_counts",
 ]
 
@@ -232,24 +238,102 @@ def _rgg_triangle(points: np.ndarray, kernel, *, radius: float) -> tuple[float, 
     return _adjacency_triangle(adjacency_from_points(points, radius), kernel)
 
 
-_BY_FUNCTION: dict[Callable, tuple[str, Callable]] = {
-    fn.identity: ("mean_values", _mean),
-    fn.half_squared_difference: ("variance_closed_form", _variance),
-    fn.absolute_difference: ("gini_sorted_prefix_sums", _gini),
-    fn.positive_pair_sum: ("wilcoxon_sorted_search", _wilcoxon),
-    fn.kendall_concordance: ("kendall_dominance_counts", _kendall),
-    fn.equal_labels: ("collision_counts", _collision),
-    fn.table_lookup: ("table_counts", _table),
-    fn.scored_label_order: ("auc_sorted_search", _auc),
-    fn.adjacency_entry: ("adjacency_degrees", _adjacency_edge),
-    fn.adjacency_triangle: ("adjacency_triangle_counts", _adjacency_triangle),
-    fn.rgg_edge: ("rgg_kdtree_degrees", _rgg_edge),
-    fn.rgg_triangle: ("rgg_kdtree_triangle_counts", _rgg_triangle),
+def pairwise_matrix(data, edge, block_size: int | None = None):
+    """E_ij = e(X_i, X_j) for i ≠ j, E_ii = 0: sparse CSR if E has few non-zeros, else dense.
+
+    Evaluated over row blocks of pairs i < j (memory O(n·block) plus the non-zeros), with
+    every value checked against e's declared range.
+    """
+    n = data.shape[0]
+    rows, cols, vals = [], [], []
+    for pairs in iter_pair_blocks(n, block_size or default_block_size(n)):
+        values = edge.evaluate(data, pairs, validate=False)
+        keep = values != 0
+        rows.append(pairs[keep, 0])
+        cols.append(pairs[keep, 1])
+        vals.append(values[keep])
+    row, col, val = (np.concatenate(parts) if parts else np.zeros(0) for parts in (rows, cols, vals))
+    upper = sp.coo_array((val, (row.astype(np.int64), col.astype(np.int64))), shape=(n, n))
+    matrix = (upper + upper.T).tocsr()
+    if matrix.nnz > 0.1 * n * n:
+        return matrix.toarray()
+    return matrix
+
+
+def _triangle_product(data, kernel, *, edge) -> tuple[float, np.ndarray]:
+    n = data.shape[0]
+    matrix = pairwise_matrix(data, edge)
+    if sp.issparse(matrix):
+        sums = np.asarray((matrix @ matrix).multiply(matrix).sum(axis=1)).ravel() / 2.0
+    else:
+        sums = ((matrix @ matrix) * matrix).sum(axis=1) / 2.0
+    projections = sums / math.comb(n - 1, 2)
+    return float(sums.sum() / 3.0 / math.comb(n, 3)), projections
+
+
+def _unit_range(kernel, **_: Any) -> tuple[float, float]:
+    return 0.0, 1.0
+
+
+def _identity_range(kernel, **_: Any) -> tuple[float, float]:
+    domain = kernel.domain
+    return (-math.inf, math.inf) if domain.lower is None else (domain.lower, domain.upper)
+
+
+def _width_range(of_width: Callable[[float], tuple[float, float]]) -> Callable:
+    """Range of h as a function of the data width upper − lower (∞ for unbounded data)."""
+    def implied(kernel, **_: Any) -> tuple[float, float]:
+        domain = kernel.domain
+        return of_width(math.inf if domain.lower is None else domain.upper - domain.lower)
+    return implied
+
+
+def _table_range(kernel, *, table: np.ndarray) -> tuple[float, float] | None:
+    if kernel.domain.n_labels != table.shape[0]:
+        return None
+    return float(table.min()), float(table.max())
+
+
+def _product_range(kernel, *, edge) -> tuple[float, float] | None:
+    if kernel.domain != edge.domain or not edge.is_bounded:
+        return None
+    a, b = edge.lower, edge.upper
+    corners = (a * a * a, a * a * b, a * b * b, b * b * b)
+    return min(corners), max(corners)
+
+
+#: function → (path name, path, required data kind, record rank or None, implied range of h)
+_BY_FUNCTION: dict[Callable, tuple[str, Callable, str | None, int | None, Callable]] = {
+    fn.identity: ("mean_values", _mean, "real", 0, _identity_range),
+    fn.half_squared_difference: ("variance_closed_form", _variance, "real", 0,
+                                 _width_range(lambda w: (0.0, 0.5 * (w * w)))),
+    fn.absolute_difference: ("gini_sorted_prefix_sums", _gini, "real", 0,
+                             _width_range(lambda w: (0.0, w))),
+    fn.positive_pair_sum: ("wilcoxon_sorted_search", _wilcoxon, "real", 0, _unit_range),
+    fn.kendall_concordance: ("kendall_dominance_counts", _kendall, "real", 1,
+                             lambda kernel: (-1.0, 1.0) if kernel.record_shape == (2,) else None),
+    fn.equal_labels: ("collision_counts", _collision, "labels", None, _unit_range),
+    fn.table_lookup: ("table_counts", _table, "labels", None, _table_range),
+    fn.scored_label_order: ("auc_sorted_search", _auc, "scored_labels", None, _unit_range),
+    fn.adjacency_entry: ("adjacency_degrees", _adjacency_edge, "adjacency", None, _unit_range),
+    fn.adjacency_triangle: ("adjacency_triangle_counts", _adjacency_triangle, "adjacency", None,
+                            _unit_range),
+    fn.rgg_edge: ("rgg_kdtree_degrees", _rgg_edge, "real", 1, _unit_range),
+    fn.rgg_triangle: ("rgg_kdtree_triangle_counts", _rgg_triangle, "real", 1, _unit_range),
+    fn.pairwise_triangle: ("triangle_matrix_product", _triangle_product, None, None, _product_range),
 }
 
 
 def fast_path_for(kernel) -> tuple[str, Callable[[Any], tuple[float, np.ndarray]]] | None:
-    """The fast path of a built-in kernel as (name, f(validated_data) -> (U_n, ĥ)), or None."""
+    """The fast path of a built-in kernel as (name, f(validated_data) -> (U_n, ĥ)), or None.
+
+    A fast path never evaluates h tuple by tuple, so it cannot check each value against
+    the declared range.  It is therefore used only when (a) the kernel's function is the
+    built-in function itself, (b) its data domain is the one that function needs, and
+    (c) the declared range [lower, upper] contains the exact range of that function over
+    the domain — so no value could fail the check.  Otherwise the enumerating paths run
+    (and check every value).
+    """
     base, keywords = _base_function(kernel.function)
     try:
         entry = _BY_FUNCTION.get(base)
@@ -257,5 +341,16 @@ def fast_path_for(kernel) -> tuple[str, Callable[[Any], tuple[float, np.ndarray]
         return None
     if entry is None:
         return None
-    name, path = entry
+    name, path, kind, record_rank, implied_range = entry
+    domain = kernel.domain
+    if kind is not None and domain.kind != kind:
+        return None
+    if record_rank is not None and len(domain.record_shape) != record_rank:
+        return None
+    implied = implied_range(kernel, **keywords)
+    if implied is None:
+        return None
+    low, high = implied
+    if (kernel.lower is not None and kernel.lower > low) or (kernel.upper is not None and kernel.upper < high):
+        return None
     return name, functools.partial(path, kernel=kernel, **keywords)

@@ -19,8 +19,9 @@ References
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping
+from typing import Any
 
 import numpy as np
 
@@ -45,11 +46,17 @@ __all__ = [
     "rgg_triangle_kernel",
     "symmetry_kernel",
     "table_kernel",
+    "triangle_product_kernel",
     "variance_kernel",
     "wilcoxon_signed_rank_kernel",
 ]
 
 KernelFunction = Callable[[Any, np.ndarray], np.ndarray]
+
+
+def _py(value):
+    """A numpy scalar as the plain Python number, for readable error messages."""
+    return value.item() if hasattr(value, "item") else value
 
 
 @dataclass(frozen=True, slots=True)
@@ -263,7 +270,7 @@ class Kernel:
         if bad.any():
             row = int(np.argmax(bad))
             raise KernelRangeError(
-                f"kernel {self.name!r} returned {values[row]!r} on index tuple "
+                f"kernel {self.name!r} returned {_py(values[row])!r} on index tuple "
                 f"{tuple(np.asarray(index_tuples[row]).tolist())}, outside its declared range "
                 f"[{self.lower!r}, {self.upper!r}]")
 
@@ -421,13 +428,13 @@ def table_kernel(table: Any) -> Kernel:
     if array.ndim != 2 or array.shape[0] != array.shape[1] or array.shape[0] < 1:
         raise InvalidParameterError(f"kernel table must be square d×d with d >= 1, got shape {array.shape}")
     if not np.isfinite(array).all():
-        raise InvalidParameterError(f"kernel table must be finite, found {array[~np.isfinite(array)][0]!r}")
+        raise InvalidParameterError(f"kernel table must be finite, found {_py(array[~np.isfinite(array)][0])!r}")
     asym = array != array.T
     if asym.any():
         i, j = (int(v) for v in np.argwhere(asym)[0])
         raise InvalidParameterError(
-            f"kernel table must be symmetric: table[{i}, {j}] = {array[i, j]!r} but "
-            f"table[{j}, {i}] = {array[j, i]!r}")
+            f"kernel table must be symmetric: table[{i}, {j}] = {_py(array[i, j])!r} but "
+            f"table[{j}, {i}] = {_py(array[j, i])!r}")
     array.setflags(write=False)
     return Kernel("table", 2, functools.partial(fn.table_lookup, table=array),
                   float(array.min()), float(array.max()),
@@ -512,3 +519,30 @@ def adjacency_triangle_kernel() -> Kernel:
     """
     return Kernel("adjacency_triangle", 3, fn.adjacency_triangle, 0.0, 1.0,
                   domain=DataDomain("adjacency"))
+
+
+def triangle_product_kernel(edge: Kernel) -> Kernel:
+    """h(x, y, z) = e(x, y)·e(y, z)·e(x, z) for a bounded symmetric degree-2 kernel e (k = 3).
+
+    The generalisation of the triangle kernel to any pairwise kernel (e.g. a similarity
+    e ∈ [0, 1]).  Its projections are computed from the pairwise matrix E (zero diagonal):
+    Σ_{S∋i} h(X_S) = ((E·E) ∘ E)·1 / 2 at i, by sparse or dense matrix products.
+
+    Range.  The product is multilinear in its three factors, each in [a, b] = the range
+    of e, so its extremes are attained at endpoints: the range is [min P, max P] with
+    P = {a³, a²b, ab², b³}.
+
+    Raises
+    ------
+    InvalidParameterError
+        If ``edge`` is not a bounded kernel of degree 2.
+    """
+    if not isinstance(edge, Kernel) or edge.degree != 2:
+        raise InvalidParameterError(f"edge must be a Kernel of degree 2, got {edge!r}")
+    if not edge.is_bounded:
+        raise InvalidParameterError(f"edge kernel {edge.name!r} must be bounded to bound the product")
+    a, b = edge.lower, edge.upper
+    corners = (a * a * a, a * a * b, a * b * b, b * b * b)
+    return Kernel(f"triangle_product[{edge.name}]", 3, functools.partial(fn.pairwise_triangle, edge=edge),
+                  min(corners), max(corners), domain=edge.domain,
+                  parameters={"edge": edge.name, "edge_parameters": dict(edge.parameters)})

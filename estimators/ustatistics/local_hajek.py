@@ -88,7 +88,7 @@ def internal_epsilon(epsilon: float, sensitivity_mode: SensitivityMode = "rigoro
     Examples
     --------
     >>> round(internal_epsilon(1.0), 6), internal_epsilon(1.0, "paper")
-    (0.189395, 0.1)
+    (0.189412, 0.1)
     """
     eps = check_epsilon(epsilon)
     mode = check_mode(sensitivity_mode)
@@ -351,7 +351,7 @@ def local_hajek_algorithm(n: int, kernel: Kernel, *, xi: float, beta: float,
     else:
         overlap = all_tuples_overlap(size, k)
     levels = np.arange(1, size + 1)
-    common = dict(n=size, degree=k, additive_range=c, xi=x, beta=b)
+    common = {"n": size, "degree": k, "additive_range": c, "xi": x, "beta": b}
     if mode == "rigorous":
         bounds = local_sensitivity_bound_rigorous(levels, overlap=overlap, **common)
     else:

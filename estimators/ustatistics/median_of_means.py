@@ -41,6 +41,7 @@ from spec._random import RandomLike, as_generator
 from spec.errors import InvalidParameterError
 
 from .._result import PrivateEstimate
+from ._implementation import MEDIAN_OF_MEANS
 from ._parameters import SensitivityMode, check_count, check_failure_probability, check_mode
 from .families import SubsetFamily, default_subsample_size
 from .kernel_domains import KernelInputSpace, kernel_input_space
@@ -120,6 +121,8 @@ class MedianOfMeansMechanism(Mechanism):
         self._failure_bound = float(failure_bound)
         self._law = InverseQuartic(scale=1.0)
         self._cached = EvaluationCache(self._evaluate_kernel_data)
+        self._implementation = MEDIAN_OF_MEANS + tuple(
+            c.algorithm.kernel.function for c in chunks)
 
     @property
     def chunks(self) -> tuple[WrapperChunk, ...]:
@@ -350,7 +353,7 @@ def private_median_of_means(data: Any, kernel: Kernel, epsilon: float, *, alpha:
     --------
     >>> import numpy as np
     >>> from estimators.ustatistics import variance_kernel
-    >>> x = np.random.default_rng(0).uniform(0.0, 1.0, 2000)
+    >>> x = np.random.default_rng(0).uniform(0.0, 1.0, 20_000)
     >>> r = private_median_of_means(x, variance_kernel(0.0, 1.0), 1.0, alpha=0.1, xi=0.05,
     ...                             rng=1)
     >>> r.chunks, abs(r.estimate - 1 / 12) < 0.02

@@ -187,7 +187,7 @@ def test_level_moves_by_at_most_one_between_neighbours(seed, m, n, xi, beta):
 # ----------------------------------------------------------------------------------------
 def test_smooth_bounds_reproduce_the_spec_example():
     # ustat_spec.md §4.6: n = 2000, k = 2, C = 1, ξ = 0.02, ε = 1 (L = 1)
-    common = dict(n=2000, degree=2, additive_range=1.0, xi=0.02, beta=1.0)
+    common = {"n": 2000, "degree": 2, "additive_range": 1.0, "xi": 0.02, "beta": 1.0}
     assert smooth_sensitivity_paper(1, **common) == pytest.approx(4.3e-5, rel=1e-12)
     assert smooth_sensitivity_rigorous(1, **common) == pytest.approx(2.2e-4, rel=0.02)
 
