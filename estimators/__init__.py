@@ -4,7 +4,8 @@
 * :class:`PrivateEstimate` — the result object every estimator returns.
 
 Private U-statistics and graph statistics (Chaudhuri, Loh, Pandey & Sarkar 2024) arrive
-with their own modules.
+with their own modules.  The data-generating models the studies and tests use (random
+geometric graphs on S²) live in the subpackage :mod:`estimators.models`.
 """
 
 from __future__ import annotations

@@ -96,7 +96,10 @@ class GraphDomain(DomainBase):
     :meth:`validate` accepts a :class:`networkx.Graph` (node and edge attributes are
     dropped) or a 0/1 (or boolean) symmetric adjacency matrix, dense or
     ``scipy.sparse``, and returns a fresh ``networkx.Graph`` whose nodes are the Python
-    ints ``0 … n − 1``.
+    ints ``0 … n − 1``; :meth:`edge_array` returns the validated edges as an array.  Node
+    labels must be integers (Python or numpy, not bool): a graph with other labels is
+    mapped onto ``0 … n − 1`` once with :func:`spec.relabel_graph`, and estimators
+    convert an input once with :func:`spec.adjacency_matrix`.
     """
 
     kind: Literal["graph"] = "graph"

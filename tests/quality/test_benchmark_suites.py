@@ -38,6 +38,8 @@ MUST_DETECT = {
     "dpsniper.NoisyHist2", "dpsniper.SparseVectorTechnique5",
     "broken.sum_underdeclared_sensitivity", "broken.range_scaled_mean",
     "broken.curator_truncated_laplace",
+    "graphs.edge_count_no_projection", "graphs.edge_count_naive_truncation",
+    "graphs.degree_histogram_edge_sensitivity", "graphs.triangle_count_edge_sensitivity",
 }
 
 def _case_id(case: BenchmarkCase) -> str:
