@@ -234,7 +234,7 @@ def private_coarse_edge_density(graph: Any, epsilon: float, *,
     n = adjacency.shape[0]
     mech = coarse_density_mechanism(n, epsilon, "edge_density")
     law = mech.noise_law
-    noisy = edge_density(adjacency) + float(law.sample(as_generator(rng), 1)[0])
+    noisy = edge_density(adjacency, validated=True) + float(law.sample(as_generator(rng), 1)[0])
     return CoarseDensityEstimate(
         noisy_density=noisy,
         upper_bound=edge_probability_upper_bound(noisy, n, epsilon, gamma=gamma),

@@ -81,7 +81,7 @@ def network_coinpress_mechanism(statistic: NetworkStatistic, chunks: NodeChunks,
     """
 
     def chunk_density(adjacency: Any, block: np.ndarray) -> float:
-        return statistic.exact(induced_subgraph(adjacency, block))
+        return statistic.exact(induced_subgraph(adjacency, block), validated=True)
 
     engine = binary_coinpress_chunks(chunks.blocks, statistic.degree, epsilon,
                                      u_statistic=chunk_density, radius=COINPRESS_RADIUS,

@@ -22,8 +22,15 @@ from ._adjacency import as_adjacency
 __all__ = ["edge_density", "node_triangle_counts", "triangle_density"]
 
 
-def edge_density(graph: Any) -> float:
+def _validated(graph: Any, validated: bool) -> Any:
+    return graph if validated else as_adjacency(graph)
+
+
+def edge_density(graph: Any, *, validated: bool = False) -> float:
     """Number of edges over C(n, 2); needs n ≥ 2.
+
+    ``validated=True`` skips the validation of an adjacency that :func:`as_adjacency`
+    (or :func:`~.node_chunks.induced_subgraph` of one) already returned.
 
     Examples
     --------
@@ -31,14 +38,14 @@ def edge_density(graph: Any) -> float:
     >>> edge_density(nx.path_graph(4))
     0.5
     """
-    adjacency = as_adjacency(graph)
+    adjacency = _validated(graph, validated)
     n = adjacency.shape[0]
     if n < 2:
         raise InvalidParameterError(f"edge density needs n >= 2 nodes, got n={n}")
     return float(adjacency.nnz // 2) / math.comb(n, 2)
 
 
-def node_triangle_counts(graph: Any) -> np.ndarray:
+def node_triangle_counts(graph: Any, *, validated: bool = False) -> np.ndarray:
     """t_i, the number of triangles through each node i (int64, shape (n,)).
 
     Examples
@@ -47,13 +54,13 @@ def node_triangle_counts(graph: Any) -> np.ndarray:
     >>> node_triangle_counts(nx.complete_graph(4)).tolist()
     [3, 3, 3, 3]
     """
-    adjacency = as_adjacency(graph).astype(np.int64)
+    adjacency = _validated(graph, validated).astype(np.int64)
     closed = (adjacency @ adjacency).multiply(adjacency)
     return np.asarray(closed.sum(axis=1)).ravel().astype(np.int64) // 2
 
 
-def triangle_density(graph: Any) -> float:
-    """Number of triangles over C(n, 3); needs n ≥ 3.
+def triangle_density(graph: Any, *, validated: bool = False) -> float:
+    """Number of triangles over C(n, 3); needs n ≥ 3 (``validated`` as in :func:`edge_density`).
 
     Examples
     --------
@@ -61,8 +68,9 @@ def triangle_density(graph: Any) -> float:
     >>> triangle_density(nx.complete_graph(5))
     1.0
     """
-    adjacency = as_adjacency(graph)
+    adjacency = _validated(graph, validated)
     n = adjacency.shape[0]
     if n < 3:
         raise InvalidParameterError(f"triangle density needs n >= 3 nodes, got n={n}")
-    return float(node_triangle_counts(adjacency).sum() // 3) / math.comb(n, 3)
+    counts = node_triangle_counts(adjacency, validated=True)
+    return float(counts.sum() // 3) / math.comb(n, 3)

@@ -234,7 +234,11 @@ class NetworkStatisticMechanism(Mechanism):
         ``data`` may be a networkx graph or an adjacency matrix; it is validated and
         converted once into the sparse adjacency (:func:`spec.adjacency_matrix`).
         """
-        return self._cached(as_adjacency(data, self._engine.chunks.n))
+        return self.evaluate_adjacency(as_adjacency(data, self._engine.chunks.n))
+
+    def evaluate_adjacency(self, adjacency: Any) -> ChunkedEvaluation:
+        """:meth:`evaluate` on an adjacency :func:`~estimators.graphs.as_adjacency` returned."""
+        return self._cached(adjacency)
 
     def statistic(self, data: Any) -> float | np.ndarray:
         """Ã_n on the whole graph (q = 1), or the vector of the chunks' Ã^{(c)} (gray-box hook)."""

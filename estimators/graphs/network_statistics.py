@@ -252,7 +252,7 @@ def _release(statistic: NetworkStatistic, graph: Any, epsilon: float, *, xi: Any
     mean_bound: float | None = None
     if isinstance(mech, TwoStageNetworkMechanism):
         eps0, eps1 = mech.stage_guarantees
-        released = mech.coarse_releases(adjacency, 1, gen)
+        released = mech.coarse_releases(adjacency, 1, gen, validated=True)
         p_up = float(mech.edge_probability_bounds(released)[0])
         engine = mech.engine_for(p_up)
         estimate = float(engine.draw(engine.evaluate(adjacency), 1, gen)[0])
@@ -271,8 +271,9 @@ def _release(statistic: NetworkStatistic, graph: Any, epsilon: float, *, xi: Any
     else:
         if method == "coinpress":
             estimate = float(mech.engine.draw(adjacency, 1, gen)[0])  # type: ignore[attr-defined]
-        else:  # Algorithm 1: evaluate() validates and caches
-            estimate = float(mech.engine.draw(mech.evaluate(adjacency), 1, gen)[0])  # type: ignore[attr-defined]
+        else:  # Algorithm 1 on the adjacency validated above (cached per input)
+            evaluation = mech.evaluate_adjacency(adjacency)  # type: ignore[attr-defined]
+            estimate = float(mech.engine.draw(evaluation, 1, gen)[0])  # type: ignore[attr-defined]
         chunks = mech.chunks  # type: ignore[attr-defined]
         if method == "coinpress":
             xi_used, source = {}, "none"
@@ -290,7 +291,7 @@ def _release(statistic: NetworkStatistic, graph: Any, epsilon: float, *, xi: Any
             raise InvalidParameterError(f"unexpected guarantee {guarantee!r}")
         account = PrivacyAccount.of([(stage, guarantee)])
     return NetworkStatisticEstimate(
-        statistic=statistic.name, estimate=estimate, non_private=statistic.exact(adjacency),
+        statistic=statistic.name, estimate=estimate, non_private=statistic.exact(adjacency, validated=True),
         privacy=account, method=method, xi_source=source, xi=xi_used, mean_bound=mean_bound,
         coarse=coarse, chunks=chunks, parameters=parameters)
 

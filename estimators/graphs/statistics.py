@@ -73,7 +73,8 @@ class NetworkStatistic:
     kernel : callable
         Builds the adjacency kernel (range [0, 1], so C = 1).
     exact : callable
-        The exact (non-private) value on a graph.
+        The exact (non-private) value on a graph (``validated=True`` for a converted
+        adjacency).
     node_sensitivity : callable
         n ↦ its global sensitivity under node neighbouring (2/n or 3/n).
     xi : callable
@@ -85,7 +86,7 @@ class NetworkStatistic:
     name: StatisticName
     degree: int
     kernel: Callable[[], Kernel]
-    exact: Callable[[Any], float]
+    exact: Callable[..., float]
     node_sensitivity: Callable[[int], float]
     xi: Callable[..., ConcentrationRadius]
     power_of_edge_probability: int

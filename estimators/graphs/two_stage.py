@@ -134,10 +134,16 @@ class TwoStageNetworkMechanism(Mechanism):
         return self._chunks
 
     # -- stage 1 ----------------------------------------------------------------------------
-    def coarse_releases(self, graph: Any, size: int, rng: np.random.Generator) -> np.ndarray:
-        """``size`` independent stage-1 releases p̂ (a graph or an adjacency matrix)."""
+    def coarse_releases(self, graph: Any, size: int, rng: np.random.Generator, *,
+                        validated: bool = False) -> np.ndarray:
+        """``size`` independent stage-1 releases p̂ (a graph or an adjacency matrix).
+
+        ``validated=True`` for an adjacency :func:`~estimators.graphs.as_adjacency` returned.
+        """
         noise = self._coarse.noise_law.sample(rng, size)
-        return edge_density(as_adjacency(graph, self._chunks.n)) + np.asarray(noise, dtype=np.float64)
+        adjacency = graph if validated else as_adjacency(graph, self._chunks.n)
+        density = edge_density(adjacency, validated=True)
+        return density + np.asarray(noise, dtype=np.float64)
 
     def edge_probability_bounds(self, releases: np.ndarray) -> np.ndarray:
         """p_up of each release, rounded up to the grid 2^{j/4}."""
@@ -162,7 +168,8 @@ class TwoStageNetworkMechanism(Mechanism):
 
     def _sample(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
         data = as_adjacency(data, self._chunks.n)
-        bounds = self.edge_probability_bounds(self.coarse_releases(data, size, rng))
+        bounds = self.edge_probability_bounds(
+            self.coarse_releases(data, size, rng, validated=True))
         out = np.empty(size, dtype=np.float64)
         for value in np.unique(bounds):
             where = np.flatnonzero(bounds == value)
