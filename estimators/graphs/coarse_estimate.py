@@ -29,6 +29,8 @@ import numbers
 from dataclasses import dataclass
 from typing import Any, Literal
 
+import numpy as np
+
 from mechanisms import LaplaceMechanism
 from spec import GraphDomain, NodeNeighbouring, PureDP, Reference
 from spec._random import RandomLike, as_generator
@@ -44,6 +46,7 @@ __all__ = [
     "coarse_density_mechanism",
     "edge_density_node_sensitivity",
     "edge_probability_upper_bound",
+    "edge_probability_upper_bounds",
     "private_coarse_edge_density",
     "triangle_density_node_sensitivity",
 ]
@@ -137,6 +140,23 @@ def coarse_density_mechanism(n: int, epsilon: float,
         references=(CHAUDHURI_2024_NETWORK,))
 
 
+def edge_probability_upper_bounds(noisy_densities: Any, n: int, epsilon: float, *,
+                                  gamma: float = INNER_FAILURE_PROBABILITY) -> np.ndarray:
+    """p_up of every release in ``noisy_densities`` (vectorised :func:`edge_probability_upper_bound`)."""
+    values = np.asarray(noisy_densities, dtype=np.float64)
+    if values.dtype.kind != "f" or not np.all(np.isfinite(values)):
+        raise InvalidParameterError(
+            f"noisy densities must be finite numbers, got {noisy_densities!r}")
+    size = _check_nodes(n, 2, "edge density")
+    eps = check_epsilon(epsilon)
+    g = check_failure_probability(gamma)
+    laplace_margin = edge_density_node_sensitivity(size) / eps * math.log(1.0 / g)
+    x = np.maximum(values + laplace_margin, 0.0)
+    c = math.sqrt(4.0 / (g * size * (size - 1)))
+    root = (c + np.sqrt(c * c + 4.0 * x)) / 2.0
+    return np.minimum(1.0, root * root)
+
+
 def edge_probability_upper_bound(noisy_density: float, n: int, epsilon: float, *,
                                  gamma: float = INNER_FAILURE_PROBABILITY) -> float:
     """p_up: an upper confidence bound on p from p̂ = U_n + Laplace(2/(nε₀)) (module docstring).
@@ -165,14 +185,8 @@ def edge_probability_upper_bound(noisy_density: float, n: int, epsilon: float, *
     if isinstance(noisy_density, bool) or not isinstance(noisy_density, numbers.Real) \
             or not math.isfinite(float(noisy_density)):
         raise InvalidParameterError(f"noisy_density must be a finite number, got {noisy_density!r}")
-    size = _check_nodes(n, 2, "edge density")
-    eps = check_epsilon(epsilon)
-    g = check_failure_probability(gamma)
-    laplace_margin = edge_density_node_sensitivity(size) / eps * math.log(1.0 / g)
-    x = max(float(noisy_density) + laplace_margin, 0.0)
-    c = math.sqrt(4.0 / (g * size * (size - 1)))
-    root = (c + math.sqrt(c * c + 4.0 * x)) / 2.0
-    return min(1.0, root * root)
+    return float(edge_probability_upper_bounds([float(noisy_density)], n, epsilon,
+                                               gamma=gamma)[0])
 
 
 @dataclass(frozen=True)

@@ -31,7 +31,7 @@ from ._adjacency import as_adjacency
 from .coarse_estimate import (
     CHAUDHURI_2024_NETWORK,
     coarse_density_mechanism,
-    edge_probability_upper_bound,
+    edge_probability_upper_bounds,
 )
 from .densities import edge_density
 from .local_hajek_network import (
@@ -60,7 +60,9 @@ def round_up_to_grid(bound: np.ndarray | float) -> np.ndarray:
     values = np.asarray(bound, dtype=np.float64)
     if np.any(~(values > 0)) or np.any(values > 1):
         raise InvalidParameterError(f"bounds must lie in (0, 1], got {values!r}")
-    steps = np.ceil(BOUND_GRID_STEPS_PER_OCTAVE * np.log2(values) - 1e-12)
+    steps = np.ceil(BOUND_GRID_STEPS_PER_OCTAVE * np.log2(values) - 1e-9)
+    grid = np.exp2(steps / BOUND_GRID_STEPS_PER_OCTAVE)
+    steps = np.where(grid < values, steps + 1, steps)  # never round down (floating point)
     return np.minimum(1.0, np.exp2(steps / BOUND_GRID_STEPS_PER_OCTAVE))
 
 
@@ -148,9 +150,8 @@ class TwoStageNetworkMechanism(Mechanism):
     def edge_probability_bounds(self, releases: np.ndarray) -> np.ndarray:
         """p_up of each release, rounded up to the grid 2^{j/4}."""
         eps0 = self._coarse.spec.guarantee.epsilon  # type: ignore[union-attr]
-        bounds = [edge_probability_upper_bound(float(p), self._chunks.n, eps0,
-                                               gamma=self._gamma) for p in np.ravel(releases)]
-        return round_up_to_grid(np.asarray(bounds))
+        return round_up_to_grid(edge_probability_upper_bounds(
+            np.ravel(releases), self._chunks.n, eps0, gamma=self._gamma))
 
     # -- stage 2 ----------------------------------------------------------------------------
     def engine_for(self, edge_probability_bound: float) -> ChunkedLocalHajek:

@@ -479,3 +479,14 @@ def test_mechanism_refuses_a_graph_of_the_wrong_size():
     mech = private_edge_density_mechanism(10, 1.0, xi=0.1, alpha=0.9)
     with pytest.raises(InvalidGraphError, match="node set|shape"):
         mech.sample(nx.path_graph(11), 3, rng=0)
+
+
+def test_vectorised_upper_bounds_match_the_scalar_one():
+    from estimators.graphs.coarse_estimate import edge_probability_upper_bounds
+
+    noisy = np.array([-0.3, 0.0, 0.01, 0.2, 2.0])
+    vector = edge_probability_upper_bounds(noisy, 80, 0.7, gamma=0.05)
+    assert vector.tolist() == [edge_probability_upper_bound(float(v), 80, 0.7, gamma=0.05)
+                               for v in noisy]
+    with pytest.raises(InvalidParameterError, match="finite"):
+        edge_probability_upper_bounds([0.1, float("nan")], 80, 0.7)
