@@ -283,6 +283,26 @@ def _slope_section(table: dict, ns: Sequence[int], epsilons: Sequence[float],
     return out + [""]
 
 
+def extended_section(cells: Sequence[Cell], *, ns: Sequence[int], epsilons: Sequence[float],
+                     rules: Sequence[str], reps: int) -> str:
+    """The extended edge-density grid: Algorithm 1 (q = 1) at larger n and ε."""
+    table = _lookup(cells)
+    out = ["## Extended grid: where Algorithm 1 crosses the non-private error (edge density)", "",
+           f"`alg1` only (one chunk, ξ from r_max = r_n), n ∈ {{{', '.join(map(str, ns))}}}, "
+           f"ε ∈ {{{', '.join(f'{e:g}' for e in epsilons)}}}, {reps} graphs per n (mean "
+           "absolute errors; ratio = private / non-private).", "",
+           "| r_n | ε | n | non-private | alg1 private | ratio |", "|---|---|---|---|---|---|"]
+    for rule in rules:
+        for eps in epsilons:
+            for n in ns:
+                base = table[("edge_density", rule, n, 0.0, "non_private")]
+                cell = table[("edge_density", rule, n, eps, "alg1")]
+                ratio = cell.mean("private") / base.mean("total")
+                out.append(f"| {rule} | {eps:g} | {n} | {base.mean('total'):.3g} | "
+                           f"{cell.mean('private'):.3g} | {ratio:.2f}{' **<1**' if ratio < 1 else ''} |")
+    return "\n".join(out) + "\n"
+
+
 def plot(cells: Sequence[Cell], *, ns: Sequence[int], epsilons: Sequence[float],
          rules: Sequence[str], statistics: Sequence[str], methods: Sequence[str],
          out_dir: Path) -> list[Path]:
@@ -330,22 +350,30 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.quick:
         ns, epsilons, reps = (60, 120), (1.0,), args.reps or 2
         reps_for = None
+        extended_ns, extended_eps, extended_reps = (150, 200), (8.0,), 2
     else:
         ns, epsilons, reps = (250, 500, 1000, 2000, 4000), (1.0, 8.0), args.reps or 100
         reps_for = None if args.reps is not None else (
             lambda n, base=reps: base if n <= 2000 else base // 2)
+        extended_ns, extended_eps, extended_reps = (4000, 8000, 16000, 32000), (8.0, 32.0), 20
     args.out.mkdir(parents=True, exist_ok=True)
     started = time.perf_counter()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UtilityConditionWarning)  # clamped q at small n
         cells = run_study(ns, epsilons, reps, seed=args.seed, reps_for=reps_for,
                           progress=lambda m: print(m, file=sys.stderr, flush=True))
+        extended = run_study(extended_ns, extended_eps, extended_reps, seed=args.seed + 1,
+                             statistics=("edge_density",), methods=("alg1",),
+                             progress=lambda m: print(f"extended: {m}", file=sys.stderr,
+                                                      flush=True))
     runtime = time.perf_counter() - started
     reps_text = (f"{reps}" if reps_for is None else
                  f"{reps} for n ≤ 2000, {reps // 2} for n = 4000")
     text = markdown(cells, ns=ns, epsilons=epsilons, reps=reps_text, seed=args.seed,
                     runtime=runtime, rules=tuple(RULES), statistics=STATISTICS,
                     methods=METHODS)
+    text += "\n" + extended_section(extended, ns=extended_ns, epsilons=extended_eps,
+                                    rules=tuple(RULES), reps=extended_reps)
     report = args.out / "network_statistics_study.md"
     report.write_text(text, encoding="utf-8")
     figures = plot(cells, ns=ns, epsilons=epsilons, rules=tuple(RULES), statistics=STATISTICS,
