@@ -53,17 +53,17 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:  # run from a checkout: use its packages
     sys.path.insert(0, str(ROOT))
 
-from estimators.hypothesis_tests import (  # noqa: E402
+from estimators.hypothesis_tests import (
     collision_u_statistic,
     private_uniformity_test_mechanism,
     uniformity_threshold,
 )
-from estimators.models.uniformity import (  # noqa: E402
+from estimators.models.uniformity import (
     AlphabetDistribution,
     plus_minus_perturbation,
     uniform_distribution,
 )
-from spec.errors import UtilityConditionWarning  # noqa: E402
+from spec.errors import UtilityConditionWarning
 
 ALPHA = 0.1
 METHODS = ("local_hajek", "all_tuples", "non_private")

@@ -50,8 +50,8 @@ def test_network_study_quick_run_writes_its_outputs(network, tmp_path):
 def test_network_study_cells_are_complete_finite_and_reproducible(network):
     import warnings
 
-    kwargs = dict(ns=(40, 60), epsilons=(1.0, 4.0), reps=2, seed=3,
-                  methods=("alg1", "coinpress"))
+    kwargs = {"ns": (40, 60), "epsilons": (1.0, 4.0), "reps": 2, "seed": 3,
+                  "methods": ("alg1", "coinpress")}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         first = network.run_study(**kwargs)
@@ -91,7 +91,7 @@ def test_power_study_quick_run_writes_its_outputs(power, tmp_path):
 def test_power_study_cells_are_complete_and_reproducible(power):
     import warnings
 
-    kwargs = dict(ms=(10,), ns=(200,), deltas=(1.0,), epsilons=(2.0,), reps=3, seed=5)
+    kwargs = {"ms": (10,), "ns": (200,), "deltas": (1.0,), "epsilons": (2.0,), "reps": 3, "seed": 5}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         first = power.run_study(**kwargs)

@@ -250,8 +250,8 @@ def test_bad_graphs_are_refused_by_every_entry_point(graph, message):
 
 
 # ---- the estimators and their mechanisms ------------------------------------------------
-from estimators._binary_coinpress import binary_coinpress  # noqa: E402
-from estimators.graphs import (  # noqa: E402
+from estimators._binary_coinpress import binary_coinpress
+from estimators.graphs import (
     NetworkStatisticEstimate,
     node_chunks,
     private_edge_density,
@@ -259,17 +259,17 @@ from estimators.graphs import (  # noqa: E402
     private_triangle_density,
     private_triangle_density_mechanism,
 )
-from estimators.graphs.node_chunks import induced_subgraph  # noqa: E402
-from estimators.graphs.two_stage import TwoStageNetworkMechanism, round_up_to_grid  # noqa: E402
-from estimators.models import random_geometric_graph, rgg_edge_probability  # noqa: E402
-from estimators.ustatistics import (  # noqa: E402
+from estimators.graphs.node_chunks import induced_subgraph
+from estimators.graphs.two_stage import TwoStageNetworkMechanism, round_up_to_grid
+from estimators.models import random_geometric_graph, rgg_edge_probability
+from estimators.ustatistics import (
     adjacency_edge_kernel,
     adjacency_triangle_kernel,
     coinpress_mechanism,
 )
-from estimators.ustatistics.local_hajek import local_hajek_algorithm  # noqa: E402
-from mechanisms import QUARTIC_CONSTANT  # noqa: E402
-from spec import NodeNeighbouring  # noqa: E402
+from estimators.ustatistics.local_hajek import local_hajek_algorithm
+from mechanisms import QUARTIC_CONSTANT
+from spec import NodeNeighbouring
 
 ESTIMATORS = [(private_edge_density, private_edge_density_mechanism, edge_density, 2),
               (private_triangle_density, private_triangle_density_mechanism,
