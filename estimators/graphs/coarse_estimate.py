@@ -142,7 +142,7 @@ def coarse_density_mechanism(n: int, epsilon: float,
 
 def edge_probability_upper_bounds(noisy_densities: Any, n: int, epsilon: float, *,
                                   gamma: float = INNER_FAILURE_PROBABILITY) -> np.ndarray:
-    """p_up of every release in ``noisy_densities`` (vectorised :func:`edge_probability_upper_bound`)."""
+    """p_up of every release in ``noisy_densities`` (vectorised)."""
     values = np.asarray(noisy_densities, dtype=np.float64)
     if values.dtype.kind != "f" or not np.all(np.isfinite(values)):
         raise InvalidParameterError(

@@ -118,7 +118,7 @@ def edge_density_xi(n: int, p_upper: float, *,
 
 def triangle_density_xi(n: int, theta_upper: float, *,
                         gamma: float = INNER_FAILURE_PROBABILITY) -> ConcentrationRadius:
-    """ξ for the triangle density of a graph on ``n`` nodes whose triangle density is ≤ ``theta_upper``.
+    """ξ for the triangle density on ``n`` nodes when θ (the triangle density) ≤ ``theta_upper``.
 
     Given X_i, ĥ(i) = t_i / C(n − 1, 2) is a U-statistic of degree 2 over the other n − 1
     latent points, with kernel g(x_j, x_l) = A_ij·A_il·A_jl ∈ {0, 1}, mean θ (ζ_1 = 0 by

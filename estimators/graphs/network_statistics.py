@@ -291,7 +291,8 @@ def _release(statistic: NetworkStatistic, graph: Any, epsilon: float, *, xi: Any
             raise InvalidParameterError(f"unexpected guarantee {guarantee!r}")
         account = PrivacyAccount.of([(stage, guarantee)])
     return NetworkStatisticEstimate(
-        statistic=statistic.name, estimate=estimate, non_private=statistic.exact(adjacency, validated=True),
+        statistic=statistic.name, estimate=estimate,
+        non_private=statistic.exact(adjacency, validated=True),
         privacy=account, method=method, xi_source=source, xi=xi_used, mean_bound=mean_bound,
         coarse=coarse, chunks=chunks, parameters=parameters)
 

@@ -315,9 +315,10 @@ def test_estimate_result_object(rgg, estimator, factory, exact, k, kwargs, sourc
         assert dict(result.xi) == {} and result.mean_bound is None
 
 
-@pytest.mark.parametrize("factory, kernel", [(private_edge_density_mechanism, adjacency_edge_kernel),
-                                             (private_triangle_density_mechanism,
-                                              adjacency_triangle_kernel)])
+@pytest.mark.parametrize("factory, kernel", [
+    (private_edge_density_mechanism, adjacency_edge_kernel),
+    (private_triangle_density_mechanism, adjacency_triangle_kernel),
+])
 def test_single_chunk_mechanism_is_algorithm_1_with_its_spec(factory, kernel):
     graph = nx.gnp_random_graph(30, 0.3, seed=4)
     mech = factory(30, 1.5, xi=0.05, alpha=0.9)
