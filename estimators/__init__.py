@@ -6,6 +6,9 @@
 Private U-statistics and graph statistics (Chaudhuri, Loh, Pandey & Sarkar 2024) arrive
 with their own modules.  The data-generating models the studies and tests use (random
 geometric graphs on S²) live in the subpackage :mod:`estimators.models`.
+
+Subpackages: :mod:`estimators.graphs` (private edge and triangle density under node-level
+privacy) and :mod:`estimators.hypothesis_tests` (the private uniformity test).
 """
 
 from __future__ import annotations

@@ -16,6 +16,12 @@ from functools import partial
 from typing import Any
 
 from estimators import bounded_mean_mechanism
+from estimators.graphs import (
+    coarse_density_mechanism,
+    private_edge_density_mechanism,
+    private_triangle_density_mechanism,
+)
+from estimators.hypothesis_tests import private_uniformity_test_mechanism
 from estimators.ustatistics import (
     SubsetFamily,
     coinpress_mechanism,
@@ -121,3 +127,65 @@ def register_builtins(register: Callable[..., Any]) -> None:
     register("bounded_mean", partial(bounded_mean_mechanism, 1000, 0.0, 1.0, 1.0),
              description="estimator: epsilon = 1 mean of 1000 records in [0, 1] (Laplace)")
     _register_ustat(register)
+    _register_graph_estimators(register)
+    _register_uniformity_tests(register)
+
+
+#: Wrapper 1 with alpha >= e^(-1/8) has one chunk: the registered graph estimators run on
+#: the whole graph so that the gray-box smooth-sensitivity checks see Algorithm 1 itself.
+_ONE_CHUNK = 0.9
+#: Graphs of 40 nodes: below about 6kC/xi nodes every node stays in Algorithm 1's band
+#: (6kC/n >= 1), S is constant and the smoothness check has nothing to test.
+_GRAPH_NODES = 40
+#: A small public xi, so that the band level L varies across the audited graphs.
+_GRAPH_XI = 0.02
+_NODE_NOTE = ("node-neighbouring audit (changing one latent point = rewiring one node) on "
+              "graphs of 40 nodes: node neighbourhoods are searched, not enumerated, so the "
+              "local sensitivities found are lower bounds")
+
+
+def _register_graph_estimators(register: Callable[..., Any]) -> None:
+    """Private edge and triangle density (``estimators.graphs``) under node neighbouring."""
+    register("graphs.coarse_edge_density",
+             partial(coarse_density_mechanism, 10, 1.0, "edge_density"),
+             description="estimator: edge density + Laplace(2/(n eps)) on 10 nodes, epsilon = 1, "
+                         "node-DP (the coarse estimate that sets xi)",
+             notes="node-neighbouring audit on graphs of 10 nodes")
+    for name, factory, what in (
+            ("edge_density", private_edge_density_mechanism, "edge density"),
+            ("triangle_density", private_triangle_density_mechanism, "triangle density")):
+        register(f"graphs.{name}.local_hajek",
+                 partial(factory, _GRAPH_NODES, 1.0, xi=_GRAPH_XI, alpha=_ONE_CHUNK),
+                 description=f"estimator: Algorithm 1 (rigorous) {what} of a graph on 40 nodes, "
+                             "public xi = 0.02, epsilon = 1, node-DP", notes=_NODE_NOTE)
+        register(f"graphs.{name}.local_hajek.coarse_xi",
+                 partial(factory, _GRAPH_NODES, 1.0, alpha=_ONE_CHUNK),
+                 description=f"estimator: {what} on 40 nodes, xi from a private coarse edge "
+                             "density (epsilon0 = 0.1) then Algorithm 1 (epsilon1 = 0.9), node-DP",
+                 notes=_NODE_NOTE)
+        register(f"graphs.{name}.coinpress",
+                 partial(factory, _GRAPH_NODES, 1.0, method="coinpress", alpha=_ONE_CHUNK),
+                 description=f"estimator: all-tuples CoinPress baseline (A.2) {what} on 40 "
+                             "nodes, epsilon = 1, node-DP", notes=_NODE_NOTE)
+    register("graphs.edge_density.local_hajek.wrapped",
+             partial(private_edge_density_mechanism, 72, 1.0, xi=_GRAPH_XI, alpha=0.7,
+                     name="graphs.edge_density.local_hajek.wrapped"),
+             description="estimator: Wrapper 1 (3 node chunks of 24) of Algorithm 1 edge "
+                         "density on 72 nodes, public xi = 0.02, epsilon = 1, node-DP",
+             notes=_NODE_NOTE.replace("graphs of 40 nodes", "graphs of 72 nodes"))
+
+
+def _register_uniformity_tests(register: Callable[..., Any]) -> None:
+    """The private uniformity test's statistic (``estimators.hypothesis_tests``), substitute-one."""
+    register("hypothesis_tests.uniformity.local_hajek",
+             partial(private_uniformity_test_mechanism, 30, 4, 1.0, alpha=_ONE_CHUNK),
+             description="estimator: private uniformity test statistic (Algorithm A.4: "
+                         "Algorithm 1 on the collision kernel), 30 samples on 4 labels, "
+                         "epsilon = 1, substitute-one",
+             notes="the test's decision is post-processing of the audited statistic")
+    register("hypothesis_tests.uniformity.all_tuples",
+             partial(private_uniformity_test_mechanism, 30, 4, 1.0, alpha=_ONE_CHUNK,
+                     method="all_tuples"),
+             description="estimator: all-tuples CoinPress baseline statistic for uniformity "
+                         "testing, 30 samples on 4 labels, epsilon = 1, substitute-one",
+             notes="the test's decision is post-processing of the audited statistic")

@@ -15,7 +15,8 @@ from spec.errors import PrivauditError, PrivauditWarning
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 FACADES = ["spec", "spec.domains", "spec.noise", "spec.relations", "mechanisms", "estimators",
-           "estimators.models", "estimators.ustatistics", "privaudit"]
+           "estimators.graphs", "estimators.hypothesis_tests", "estimators.models",
+           "estimators.ustatistics", "privaudit"]
 
 
 @pytest.mark.parametrize("name", FACADES)

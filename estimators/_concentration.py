@@ -1,0 +1,77 @@
+"""Concentration radii ξ: explicit, term-by-term bounds on max_i |ĥ(i) − A_n|.
+
+Algorithm 1 of Chaudhuri, Loh, Pandey & Sarkar (2024) needs a data-independent ξ with
+max_i |ĥ(i) − A_n| ≤ ξ with probability ≥ 1 − γ (γ = 0.01 inside Wrapper 1).  Privacy
+holds for *any* data-independent ξ; ξ only decides utility (``ustat_spec.md`` §4.1).  The
+applications compute ξ as a sum of explicit terms (a Bernstein bound on every ĥ(i)
+around its conditional mean, a bound on the spread of the conditional means, and a
+Chebyshev bound on |U_n − θ|); :class:`ConcentrationRadius` keeps the terms so that a
+report or a test can show each of them.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+
+from spec._types import check_probability
+from spec.errors import InvalidParameterError
+
+__all__ = ["INNER_FAILURE_PROBABILITY", "ConcentrationRadius", "check_failure_probability"]
+
+#: γ, the constant failure probability of the inner algorithms (``ustat_spec.md`` §4.1, §5).
+INNER_FAILURE_PROBABILITY = 0.01
+
+
+def check_failure_probability(gamma: object, what: str = "gamma") -> float:
+    """Return ``gamma`` as a float in (0, 1); raise :class:`InvalidParameterError` otherwise."""
+    value = check_probability(gamma, what)
+    if not 0.0 < value < 1.0:
+        raise InvalidParameterError(f"{what} must lie in (0, 1), got {gamma!r}")
+    return value
+
+
+@dataclass(frozen=True)
+class ConcentrationRadius:
+    """A concentration radius ξ and the terms it is the sum of.
+
+    Attributes
+    ----------
+    value : float
+        ξ, the sum of ``terms``.
+    terms : mapping of str to float
+        Each explicit term, by name (read-only).
+    n : int
+        The sample (chunk) size the radius is for.
+    failure_probability : float
+        γ: ξ bounds max_i |ĥ(i) − A_n| with probability ≥ 1 − γ under the model.
+    source : str
+        The lemma or section the terms come from.
+    """
+
+    value: float
+    terms: Mapping[str, float] = field(repr=False)
+    n: int
+    failure_probability: float
+    source: str
+
+    def __post_init__(self) -> None:
+        frozen = MappingProxyType({str(k): float(v) for k, v in self.terms.items()})
+        object.__setattr__(self, "terms", frozen)
+        total = math.fsum(frozen.values())
+        if not math.isclose(total, self.value, rel_tol=1e-12, abs_tol=0.0):
+            raise InvalidParameterError(
+                f"a concentration radius must equal the sum of its terms: value "
+                f"{self.value!r} but the terms sum to {total!r}")
+
+    @classmethod
+    def from_terms(cls, terms: Mapping[str, float], *, n: int, failure_probability: float,
+                   source: str) -> ConcentrationRadius:
+        """Build the radius whose value is the (compensated) sum of ``terms``."""
+        return cls(value=math.fsum(terms.values()), terms=terms, n=n,
+                   failure_probability=failure_probability, source=source)
+
+    def __float__(self) -> float:
+        return float(self.value)
