@@ -41,3 +41,17 @@ def test_the_audit_rejects_the_broken_example_and_passes_the_correct_one():
     bad = audit(ns["build_underscaled_histogram"](), config=config)
     assert bad.violated and bad.check("noise_law").violated
     assert bad.epsilon_lower_bound > 1.0
+
+
+def test_the_readme_python_blocks_run_in_order():
+    """Every ```python block of the README runs, in order, in one namespace."""
+    import re
+
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    blocks = re.findall(r"```python\n(.*?)```", text, flags=re.S)
+    assert len(blocks) >= 4
+    namespace: dict[str, object] = {}
+    for number, block in enumerate(blocks):
+        exec(compile(block, f"README.md python block {number}", "exec"), namespace)
+    # the estimator example shows what its comment says
+    assert abs(namespace["est"].u_statistic - namespace["x"].var(ddof=1)) < 1e-12
