@@ -32,6 +32,16 @@ from .smooth_bounds import local_sensitivity_bound_rigorous
 
 __all__ = ["ALGORITHM_ONE", "COINPRESS", "MEDIAN_OF_MEANS", "SUBGAUSSIAN"]
 
+#: What every algorithm on a kernel runs: family sizes, the tabulated and default kernels,
+#: data validation and the kernel's input space (shared by Algorithm 1 and CoinPress).
+_KERNEL_INPUTS = (
+    default_subsample_size,
+    table_kernel,
+    validate_data,
+    half_squared_difference,
+    check_count,
+    kernel_input_space,
+)
 #: Algorithm 1: weights, smooth bounds, exact sums (with fast paths), families, kernels.
 ALGORITHM_ONE = (
     local_hajek_algorithm,
@@ -41,12 +51,7 @@ ALGORITHM_ONE = (
     local_hajek_projections,
     fast_path_for,
     sum_over_combinations,
-    default_subsample_size,
-    table_kernel,
-    validate_data,
-    half_squared_difference,
-    check_count,
-    kernel_input_space,
+    *_KERNEL_INPUTS,
 )
 #: Wrapper 1 ∘ Algorithm 1: adds the partition and parallel composition.
 MEDIAN_OF_MEANS = ALGORITHM_ONE + (median_of_means_partition, parallel_composition,
@@ -55,12 +60,7 @@ MEDIAN_OF_MEANS = ALGORITHM_ONE + (median_of_means_partition, parallel_compositi
 COINPRESS = (
     coinpress_schedule,
     all_index_tuples,
-    default_subsample_size,
-    table_kernel,
-    validate_data,
-    half_squared_difference,
-    check_count,
-    kernel_input_space,
+    *_KERNEL_INPUTS,
     basic_composition,
     Laplace(scale=1.0).sample,
 )
