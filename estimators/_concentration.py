@@ -12,6 +12,7 @@ report or a test can show each of them.
 from __future__ import annotations
 
 import math
+import numbers
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
@@ -19,7 +20,16 @@ from types import MappingProxyType
 from spec._types import check_probability
 from spec.errors import InvalidParameterError
 
-__all__ = ["INNER_FAILURE_PROBABILITY", "ConcentrationRadius", "check_failure_probability"]
+__all__ = [
+    "INNER_FAILURE_PROBABILITY",
+    "ConcentrationRadius",
+    "bernstein_range_term",
+    "bernstein_variance_term",
+    "chebyshev_mean_term",
+    "check_integer_at_least",
+    "check_failure_probability",
+    "union_bound_log_term",
+]
 
 #: γ, the constant failure probability of the inner algorithms (``ustat_spec.md`` §4.1, §5).
 INNER_FAILURE_PROBABILITY = 0.01
@@ -31,6 +41,36 @@ def check_failure_probability(gamma: object, what: str = "gamma") -> float:
     if not 0.0 < value < 1.0:
         raise InvalidParameterError(f"{what} must lie in (0, 1), got {gamma!r}")
     return value
+
+
+def check_integer_at_least(value: object, minimum: int, message: str) -> int:
+    """Return ``value`` as an int ≥ ``minimum``; otherwise raise ``message`` (which names it).
+
+    Booleans are rejected (they are integers to Python, never a size).
+    """
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or int(value) < minimum:
+        raise InvalidParameterError(message)
+    return int(value)
+
+
+def union_bound_log_term(n: int, gamma: float) -> float:
+    """L = ln(4n/γ): Bernstein's exponent for n events at failure γ/(2n) each (union bound)."""
+    return math.log(4.0 * n / gamma)
+
+
+def bernstein_variance_term(variance: float, log_term: float, count: float) -> float:
+    """√(2σ²L/m), the variance term of Bernstein's inequality for a mean of m terms."""
+    return math.sqrt(2.0 * variance * log_term / count)
+
+
+def bernstein_range_term(log_term: float, count: float) -> float:
+    """(2/3)·L/m, the range term of Bernstein's inequality for a mean of m terms in [0, 1]."""
+    return (2.0 / 3.0) * log_term / count
+
+
+def chebyshev_mean_term(variance: float, gamma: float) -> float:
+    """√(2·Var/γ): Chebyshev's bound on |U_n − θ| with probability ≥ 1 − γ/2."""
+    return math.sqrt(2.0 * variance / gamma)
 
 
 @dataclass(frozen=True)

@@ -24,24 +24,25 @@ References
 from __future__ import annotations
 
 import math
-import numbers
 
 from spec._types import check_probability
-from spec.errors import InvalidParameterError
 
 from .._concentration import (
     INNER_FAILURE_PROBABILITY,
     ConcentrationRadius,
+    bernstein_range_term,
+    bernstein_variance_term,
+    chebyshev_mean_term,
     check_failure_probability,
+    check_integer_at_least,
+    union_bound_log_term,
 )
 
 __all__ = ["bernoulli_variance_bound", "edge_density_xi", "triangle_density_xi"]
 
 
 def _check_size(n: object, minimum: int, what: str) -> int:
-    if isinstance(n, bool) or not isinstance(n, numbers.Integral) or int(n) < minimum:
-        raise InvalidParameterError(f"{what} needs n >= {minimum} nodes, got n={n!r}")
-    return int(n)
+    return check_integer_at_least(n, minimum, f"{what} needs n >= {minimum} nodes, got n={n!r}")
 
 
 def bernoulli_variance_bound(mean_upper: float) -> float:
@@ -104,11 +105,11 @@ def edge_density_xi(n: int, p_upper: float, *,
     size = _check_size(n, 2, "edge density")
     g = check_failure_probability(gamma)
     variance = bernoulli_variance_bound(p_upper)
-    log_term = math.log(4.0 * size / g)
+    log_term = union_bound_log_term(size, g)
     terms = {
-        "bernstein_variance": math.sqrt(2.0 * variance * log_term / (size - 1)),
-        "bernstein_range": (2.0 / 3.0) * log_term / (size - 1),
-        "chebyshev_mean": math.sqrt(2.0 * (2.0 * variance / (size * (size - 1))) / g),
+        "bernstein_variance": bernstein_variance_term(variance, log_term, size - 1),
+        "bernstein_range": bernstein_range_term(log_term, size - 1),
+        "chebyshev_mean": chebyshev_mean_term(2.0 * variance / (size * (size - 1)), g),
     }
     return ConcentrationRadius.from_terms(
         terms, n=size, failure_probability=g,
@@ -168,13 +169,13 @@ def triangle_density_xi(n: int, theta_upper: float, *,
     size = _check_size(n, 3, "triangle density")
     g = check_failure_probability(gamma)
     variance = bernoulli_variance_bound(theta_upper)
-    log_term = math.log(4.0 * size / g)
+    log_term = union_bound_log_term(size, g)
     blocks = (size - 1) // 2
     variance_un = (2.0 * size - 5.0) * variance / math.comb(size, 3)
     terms = {
-        "bernstein_variance": math.sqrt(2.0 * variance * log_term / blocks),
-        "bernstein_range": (2.0 / 3.0) * log_term / blocks,
-        "chebyshev_mean": math.sqrt(2.0 * variance_un / g),
+        "bernstein_variance": bernstein_variance_term(variance, log_term, blocks),
+        "bernstein_range": bernstein_range_term(log_term, blocks),
+        "chebyshev_mean": chebyshev_mean_term(variance_un, g),
     }
     return ConcentrationRadius.from_terms(
         terms, n=size, failure_probability=g,

@@ -26,6 +26,15 @@ def _validated(graph: Any, validated: bool) -> Any:
     return graph if validated else as_adjacency(graph)
 
 
+def _adjacency_of_order(graph: Any, validated: bool, minimum: int, what: str) -> tuple[Any, int]:
+    """The (validated) adjacency and its number of nodes n, checked to be ≥ ``minimum``."""
+    adjacency = _validated(graph, validated)
+    n = adjacency.shape[0]
+    if n < minimum:
+        raise InvalidParameterError(f"{what} needs n >= {minimum} nodes, got n={n}")
+    return adjacency, n
+
+
 def edge_density(graph: Any, *, validated: bool = False) -> float:
     """Number of edges over C(n, 2); needs n ≥ 2.
 
@@ -38,10 +47,7 @@ def edge_density(graph: Any, *, validated: bool = False) -> float:
     >>> edge_density(nx.path_graph(4))
     0.5
     """
-    adjacency = _validated(graph, validated)
-    n = adjacency.shape[0]
-    if n < 2:
-        raise InvalidParameterError(f"edge density needs n >= 2 nodes, got n={n}")
+    adjacency, n = _adjacency_of_order(graph, validated, 2, "edge density")
     return float(adjacency.nnz // 2) / math.comb(n, 2)
 
 
@@ -68,9 +74,6 @@ def triangle_density(graph: Any, *, validated: bool = False) -> float:
     >>> triangle_density(nx.complete_graph(5))
     1.0
     """
-    adjacency = _validated(graph, validated)
-    n = adjacency.shape[0]
-    if n < 3:
-        raise InvalidParameterError(f"triangle density needs n >= 3 nodes, got n={n}")
+    adjacency, n = _adjacency_of_order(graph, validated, 3, "triangle density")
     counts = node_triangle_counts(adjacency, validated=True)
     return float(counts.sum() // 3) / math.comb(n, 3)

@@ -24,14 +24,15 @@ References
 from __future__ import annotations
 
 import math
-import numbers
-
-from spec.errors import InvalidParameterError
 
 from .._concentration import (
     INNER_FAILURE_PROBABILITY,
     ConcentrationRadius,
+    bernstein_range_term,
+    chebyshev_mean_term,
     check_failure_probability,
+    check_integer_at_least,
+    union_bound_log_term,
 )
 
 __all__ = ["check_alphabet_size", "uniformity_xi"]
@@ -39,9 +40,7 @@ __all__ = ["check_alphabet_size", "uniformity_xi"]
 
 def check_alphabet_size(m: object) -> int:
     """Return ``m`` as an int ≥ 2, or raise :class:`InvalidParameterError` naming it."""
-    if isinstance(m, bool) or not isinstance(m, numbers.Integral) or int(m) < 2:
-        raise InvalidParameterError(f"the alphabet size m must be an integer >= 2, got m={m!r}")
-    return int(m)
+    return check_integer_at_least(m, 2, f"the alphabet size m must be an integer >= 2, got m={m!r}")
 
 
 def uniformity_xi(n: int, m: int, *,
@@ -82,17 +81,16 @@ def uniformity_xi(n: int, m: int, *,
     >>> round(xi.value, 4)
     0.0646
     """
-    if isinstance(n, bool) or not isinstance(n, numbers.Integral) or int(n) < 2:
-        raise InvalidParameterError(f"the uniformity test needs n >= 2 samples, got n={n!r}")
-    size, alphabet = int(n), check_alphabet_size(m)
+    size = check_integer_at_least(n, 2, f"the uniformity test needs n >= 2 samples, got n={n!r}")
+    alphabet = check_alphabet_size(m)
     g = check_failure_probability(gamma)
-    log_term = math.log(4.0 * size / g)
+    log_term = union_bound_log_term(size, g)
     variance_un = 8.0 / (alphabet**2 * size) + 8.0 / (alphabet * size**2)
     terms = {
         "bernstein_variance": 2.0 * math.sqrt(log_term / (alphabet * (size - 1))),
-        "bernstein_range": (2.0 / 3.0) * log_term / (size - 1),
+        "bernstein_range": bernstein_range_term(log_term, size - 1),
         "projection_spread": 2.0 / alphabet,
-        "chebyshev_mean": math.sqrt(2.0 * variance_un / g),
+        "chebyshev_mean": chebyshev_mean_term(variance_un, g),
     }
     return ConcentrationRadius.from_terms(
         terms, n=size, failure_probability=g,
