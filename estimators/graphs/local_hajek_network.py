@@ -27,8 +27,9 @@ pair moves one coordinate, whose S^{(c)} is β-smooth) — the claim Wrapper 1's
 gray-box checks (S ≥ LS, S(X) ≤ e^β S(X′)) run on graph pairs.
 
 This module parallels :func:`estimators.ustatistics.median_of_means.median_of_means_mechanism`
-(and reuses its partition, Algorithm 1 configuration, spec builder and cache) instead of
-calling it, for three graph-specific reasons: inputs are validated straight into the sparse
+(and reuses its partition, Algorithm 1 configuration, spec builder, cache and release
+:func:`~estimators.ustatistics.median_of_means.median_of_noisy_chunks`) instead of calling
+it, for three graph-specific reasons: inputs are validated straight into the sparse
 adjacency (no networkx round trip at n = 2,000), the spec states node-level privacy, and
 with q = 1 the spec keeps the noise law so the auditor's noise-conformance check runs.
 """
@@ -67,6 +68,7 @@ from ..ustatistics.local_hajek_mechanism import (
     EvaluationCache,
     local_hajek_spec,
 )
+from ..ustatistics.median_of_means import median_of_noisy_chunks
 from ._adjacency import as_adjacency
 from .node_chunks import NodeChunks, induced_subgraph
 from .statistics import NetworkStatistic
@@ -173,8 +175,8 @@ class ChunkedLocalHajek:
         """``size`` independent releases: the median of the noisy chunk statistics."""
         q = self.chunks.count
         noise = InverseQuartic(scale=1.0).sample(rng, size * q).reshape(size, q)
-        noisy = evaluation.weighted_means[None, :] + evaluation.noise_scales[None, :] * noise
-        return noisy[:, 0].copy() if q == 1 else np.median(noisy, axis=1)
+        return median_of_noisy_chunks(evaluation.weighted_means, evaluation.noise_scales,
+                                      noise.T)
 
 
 def chunked_local_hajek(statistic: NetworkStatistic, chunks: NodeChunks, epsilon: float, *,

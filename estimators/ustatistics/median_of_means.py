@@ -98,6 +98,42 @@ def _chunk_family(kind: str, size: int, k: int, family_size: int | None,
     return SubsetFamily.draw_valid_subsampled(size, k, check_count(m, "family_size"), gen)
 
 
+def noisy_chunk_statistics(centres: npt.ArrayLike, scales: npt.ArrayLike,
+                           noise: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
+    """The chunk releases Ã_c + (S_c/β)·Z_c of Wrapper 1, shape (q, size).
+
+    Parameters
+    ----------
+    centres : array_like, shape (q,)
+        Ã_c, Algorithm 1's weighted statistic of every chunk.
+    scales : array_like, shape (q,)
+        S_c/β, the noise scale of every chunk.
+    noise : ndarray, shape (q, size)
+        Standard draws Z_c of the 1/(1 + z⁴) law, one row per chunk.
+
+    References
+    ----------
+    .. [1] Chaudhuri et al., NeurIPS 2024, Algorithm 1 (line 21) and Wrapper 1.
+    """
+    return (np.asarray(centres, dtype=float)[:, None]
+            + np.asarray(scales, dtype=float)[:, None] * noise)
+
+
+def median_of_noisy_chunks(centres: npt.ArrayLike, scales: npt.ArrayLike,
+                           noise: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
+    """Wrapper 1's release median_c(Ã_c + (S_c/β)·Z_c), one per column of ``noise``.
+
+    Shared by :class:`MedianOfMeansMechanism` (records) and
+    :class:`estimators.graphs.ChunkedLocalHajek` (node chunks); arguments as in
+    :func:`noisy_chunk_statistics`.
+
+    References
+    ----------
+    .. [1] Chaudhuri et al., NeurIPS 2024, Wrapper 1 and Lemma A.6.
+    """
+    return np.median(noisy_chunk_statistics(centres, scales, noise), axis=0)
+
+
 @dataclass(frozen=True, slots=True)
 class WrapperChunk:
     """One chunk of Wrapper 1: its records and its configured Algorithm 1."""
@@ -172,9 +208,9 @@ class MedianOfMeansMechanism(Mechanism):
 
     def _chunk_draws(self, stats: tuple[LocalHajekStatistic, ...], size: int,
                      gen: np.random.Generator) -> npt.NDArray[np.float64]:
-        centres = np.array([s.weighted_mean for s in stats])[:, None]
-        scales = np.array([s.noise_scale for s in stats])[:, None]
-        return centres + scales * self._law.sample(gen, (len(stats), size))
+        return noisy_chunk_statistics([s.weighted_mean for s in stats],
+                                      [s.noise_scale for s in stats],
+                                      self._law.sample(gen, (len(stats), size)))
 
     def _sample(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
         return np.median(self._chunk_draws(self._evaluations(data), size, rng), axis=0)
