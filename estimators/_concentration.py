@@ -26,8 +26,8 @@ __all__ = [
     "bernstein_range_term",
     "bernstein_variance_term",
     "chebyshev_mean_term",
-    "check_integer_at_least",
     "check_failure_probability",
+    "check_integer_at_least",
     "union_bound_log_term",
 ]
 

@@ -32,12 +32,10 @@ Usage::
 
 from __future__ import annotations
 
-import argparse
 import math
 import platform
 import sys
 import time
-import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -48,6 +46,10 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:  # run from a checkout: use its packages
     sys.path.insert(0, str(ROOT))
+if str(ROOT / "scripts") not in sys.path:  # and the studies' shared tools
+    sys.path.insert(0, str(ROOT / "scripts"))
+
+from _study_tools import run_timed_without_utility_warnings, study_argument_parser
 
 from estimators.graphs import private_edge_density, private_triangle_density
 from estimators.graphs.densities import edge_density, triangle_density
@@ -56,7 +58,6 @@ from estimators.models import (
     rgg_edge_probability,
     rgg_triangle_probability,
 )
-from spec.errors import UtilityConditionWarning
 
 STATISTICS = ("edge_density", "triangle_density")
 RULES = {"n^-1/4": 0.25, "n^-1/3": 1.0 / 3.0}
@@ -390,12 +391,7 @@ def plot(cells: Sequence[Cell], *, ns: Sequence[int], epsilons: Sequence[float],
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--quick", action="store_true", help="tiny smoke run")
-    parser.add_argument("--reps", type=int, default=None, help="repetitions per cell")
-    parser.add_argument("--seed", type=int, default=20261121)
-    parser.add_argument("--out", type=Path, default=ROOT / "docs")
-    args = parser.parse_args(argv)
+    args = study_argument_parser(__doc__.split("\n\n")[0], ROOT / "docs").parse_args(argv)
     if args.quick:
         ns, epsilons, reps = (60, 120), (1.0,), args.reps or 2
         reps_for = None
@@ -407,16 +403,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         extended_ns = (4000, 8000, 16000, 32000, 64000)
         extended_eps, extended_reps = (1.0, 8.0, 32.0), 40
     args.out.mkdir(parents=True, exist_ok=True)
-    started = time.perf_counter()
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", UtilityConditionWarning)  # clamped q at small n
-        cells = run_study(ns, epsilons, reps, seed=args.seed, reps_for=reps_for,
-                          progress=lambda m: print(m, file=sys.stderr, flush=True))
-        extended = run_study(extended_ns, extended_eps, extended_reps, seed=args.seed + 1,
-                             statistics=("edge_density",), methods=("alg1",),
-                             progress=lambda m: print(f"extended: {m}", file=sys.stderr,
-                                                      flush=True))
-    runtime = time.perf_counter() - started
+    (cells, extended), runtime = run_timed_without_utility_warnings(lambda: (  # clamped q
+        run_study(ns, epsilons, reps, seed=args.seed, reps_for=reps_for,
+                  progress=lambda m: print(m, file=sys.stderr, flush=True)),
+        run_study(extended_ns, extended_eps, extended_reps, seed=args.seed + 1,
+                  statistics=("edge_density",), methods=("alg1",),
+                  progress=lambda m: print(f"extended: {m}", file=sys.stderr, flush=True))))
     reps_text = (f"{reps}" if reps_for is None else
                  f"{reps} for n ≤ 2000, {reps // 2} for n = 4000")
     text = markdown(cells, ns=ns, epsilons=epsilons, reps=reps_text, seed=args.seed,

@@ -36,12 +36,10 @@ Usage::
 
 from __future__ import annotations
 
-import argparse
 import math
 import platform
 import sys
 import time
-import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -52,6 +50,10 @@ from scipy.stats import binomtest
 ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:  # run from a checkout: use its packages
     sys.path.insert(0, str(ROOT))
+if str(ROOT / "scripts") not in sys.path:  # and the studies' shared tools
+    sys.path.insert(0, str(ROOT / "scripts"))
+
+from _study_tools import run_timed_without_utility_warnings, study_argument_parser
 
 from estimators.hypothesis_tests import (
     collision_u_statistic,
@@ -63,7 +65,6 @@ from estimators.models.uniformity import (
     plus_minus_perturbation,
     uniform_distribution,
 )
-from spec.errors import UtilityConditionWarning
 
 ALPHA = 0.1
 METHODS = ("local_hajek", "all_tuples", "non_private")
@@ -244,24 +245,16 @@ NOTES = [
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--quick", action="store_true", help="tiny smoke run")
-    parser.add_argument("--reps", type=int, default=None, help="repetitions per cell")
-    parser.add_argument("--seed", type=int, default=20261121)
-    parser.add_argument("--out", type=Path, default=ROOT / "docs")
-    args = parser.parse_args(argv)
+    args = study_argument_parser(__doc__.split("\n\n")[0], ROOT / "docs").parse_args(argv)
     if args.quick:
         ms, ns, deltas, epsilons, reps = (20,), (400, 800), (1.0,), (2.0,), args.reps or 4
     else:
         ms, ns, deltas, epsilons = (100, 1000), (2000, 8000, 32000, 128000), (0.5, 1.0), (1.0, 4.0)
         reps = args.reps or 200
     args.out.mkdir(parents=True, exist_ok=True)
-    started = time.perf_counter()
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", UtilityConditionWarning)
-        cells = run_study(ms, ns, deltas, epsilons, reps, seed=args.seed,
-                          progress=lambda msg: print(msg, file=sys.stderr, flush=True))
-    runtime = time.perf_counter() - started
+    cells, runtime = run_timed_without_utility_warnings(lambda: run_study(
+        ms, ns, deltas, epsilons, reps, seed=args.seed,
+        progress=lambda msg: print(msg, file=sys.stderr, flush=True)))
     report = args.out / "uniformity_power_study.md"
     report.write_text(markdown(cells, ms=ms, ns=ns, deltas=deltas, epsilons=epsilons,
                                reps=reps, seed=args.seed, runtime=runtime), encoding="utf-8")
