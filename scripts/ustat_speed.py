@@ -28,6 +28,7 @@ from typing import Any
 import networkx as nx
 import numpy as np
 
+from estimators.models import sample_sphere_points
 from estimators.ustatistics import (
     adjacency_triangle_kernel,
     auc_kernel,
@@ -55,6 +56,10 @@ def timed(call: Callable[[], Any], repeats: int) -> tuple[float, Any]:
 
 
 def python_double_loop_inline(values: list[float]) -> list[float]:
+    """ĥ(i) for the variance kernel by the definition, one pair at a time in pure Python.
+
+    The baseline of the speed table, also timed by ``benchmarks/test_bench_ustatistics.py``.
+    """
     n = len(values)
     sums = [0.0] * n
     for i in range(n):
@@ -128,8 +133,7 @@ def main() -> None:
 
     # 3. triangles on an RGG with n = 2,000
     n = 2_000
-    points = rng.normal(size=(n, 3))
-    points /= np.linalg.norm(points, axis=1, keepdims=True)
+    points = sample_sphere_points(n, rng)
     radius = n ** -0.25
     adjacency = adjacency_from_points(points, radius)
     graph = nx.from_scipy_sparse_array(adjacency)
