@@ -40,6 +40,7 @@ import numpy as np
 from spec.errors import InvalidInputError, InvalidParameterError, UtilityConditionWarning
 
 __all__ = [
+    "DEFAULT_STUDY_SEED",
     "ErrorSummary",
     "SlopeFit",
     "bootstrap_loglog_slope",

@@ -64,6 +64,8 @@ __all__ = [
     "MedianOfMeansEstimate",
     "MedianOfMeansMechanism",
     "median_of_means_mechanism",
+    "median_of_noisy_chunks",
+    "noisy_chunk_statistics",
     "private_median_of_means",
 ]
 
