@@ -282,12 +282,19 @@ def _value_sets(feature: DiscreteCode, fit_a: np.ndarray, fit_b: np.ndarray,
     """Prefixes of the codes ordered by their ratio on part A (counted on part B), and
     single codes (counted on the whole search sample)."""
     pooled = np.concatenate([all_a, all_b])
-    codes = np.unique(pooled)
-    codes = codes[codes >= 0]
+    pooled = pooled[pooled >= 0]
+    if pooled.size and int(pooled.max()) < 1 << 22:     # small codes: bincount, no sort
+        codes = np.flatnonzero(np.bincount(pooled)).astype(pooled.dtype)
+    else:
+        codes = np.unique(pooled)
     if codes.size == 0 or codes.size > _MAX_VALUES:
         return []
 
+    top = int(codes[-1]) + 1
+
     def counts(v: np.ndarray) -> np.ndarray:
+        if top <= 1 << 22:                                 # codes are small integers
+            return np.bincount(v[v >= 0], minlength=top)[codes]
         pos = np.searchsorted(codes, v)
         pos = np.minimum(pos, codes.size - 1)
         ok = codes[pos] == v
@@ -466,7 +473,7 @@ def select_events(search_x: np.ndarray, search_y: np.ndarray, *, delta: float, a
                   events_per_direction: int = 8, llr: Feature | None = None,
                   llr_search: tuple[np.ndarray, np.ndarray] | None = None,
                   budget: float | None = None, test_samples: int | None = None,
-                  learned: bool = True) -> SelectedEvents:
+                  learned: bool = True, llr_thresholds: bool = True) -> SelectedEvents:
     """Choose up to K events per direction (and their levels) from the search outputs only.
 
     Parameters
@@ -493,6 +500,10 @@ def select_events(search_x: np.ndarray, search_y: np.ndarray, *, delta: float, a
     learned : bool
         Fit learned scores (histogram, cell, logistic); off, only fixed features and
         exact values are used.
+    llr_thresholds : bool
+        Include family (a) when ``llr`` is given.  Off when the caller tests LLR
+        thresholds planned from the declared law already: the declared LLR then only
+        marks the densities as declared (so the black-box families are not needed).
 
     Returns
     -------
@@ -554,7 +565,7 @@ def select_events(search_x: np.ndarray, search_y: np.ndarray, *, delta: float, a
                 per_dir["x_vs_y"].extend(fam_xy)
                 per_dir["y_vs_x"].extend(fam_yx)
                 families.append("exact values")
-    if llr is not None:
+    if llr is not None and llr_thresholds:
         lx, ly = llr_search if llr_search is not None else (llr(ox), llr(oy))
         thresholds(llr, lx[:rx], ly[:ry], 1, {"x_vs_y": ("ge",), "y_vs_x": ("le",)})
         families.append("LLR thresholds")

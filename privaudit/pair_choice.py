@@ -1,0 +1,298 @@
+"""Choosing the neighbouring pairs that get the full distinguishing test.
+
+The distinguishing test's error budget is split evenly over the pairs it tests, so each
+pair tested beyond the worst one costs power.  The pairs are ranked by the cheapest
+objective that reflects the mechanism's privacy on them, in this order of preference:
+
+1. **statistic shift** (additive noise with the ``statistic`` hook):
+   ‖f(x) − f(y)‖, the only thing the declared output law of a pair depends on;
+2. **declared bound** (other declared laws: randomized response, noisy argmax with
+   Gumbel noise, smooth-sensitivity noise): the ε lower bound the declared-law events
+   of :mod:`~privaudit.distinguish.declared_plan` are expected to give on the pair at
+   the audit's size — exact, deterministic, no sampling;
+3. **pilot with successive halving** (black boxes): a local search ranks pairs by
+   pilot distinguishing tests, then the best ``4·pairs_tested`` are re-tested on fresh
+   samples, keeping the better half each round with twice the samples, until
+   ``pairs_tested`` remain (Karnin, Koren & Somekh 2013).  Fresh samples each round
+   undo the winner's curse of a noisy pilot (the pair that looked best by luck).
+
+**Ties.**  With a declared law, pairs whose objective ties with the best are equivalent
+*as declared*: for additive noise on a one-dimensional output, M(x) and M(y) are the
+same two laws up to a translation (and a swap, which the two test directions cover), and
+a tie of the declared bound is the same statement for the other laws.  Testing one of
+them then gives the whole budget to one pair instead of splitting it between copies.
+Explicit pairs passed by the caller are always tested.
+
+Whatever the ranking, the pairs are chosen without looking at the final test's samples,
+so the test stays exact.
+
+References
+----------
+.. [1] Karnin, Koren & Somekh, "Almost optimal exploration in multi-armed bandits",
+   ICML 2013 (sequential halving).
+.. [2] Jamieson & Talwalkar, "Non-stochastic best arm identification and
+   hyperparameter optimization", AISTATS 2016 (successive halving).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from mechanisms import Mechanism
+from spec import AdditiveNoise, SmoothSensitivityNoise
+
+from .config import AuditConfig
+from .distinguish import test_pair
+from .distinguish.declared_plan import declared_loss_law, plan_declared_events
+from .distinguish.densities import declared_llr, declared_log_densities
+from .distinguish.events import LogLikelihoodRatio
+from .distinguish.pair_test import DECLARED_SHARE
+from .pairs import CandidatePair, to_jsonable, verified_pair
+from .search import maximise_pair_objective
+from .statistics.allocation import predicted_epsilon, wilson_lower, wilson_upper
+
+__all__ = [
+    "PairChoice",
+    "choose_pairs",
+    "declared_bound",
+    "gray_box_shift",
+    "successive_halving",
+]
+
+#: Relative tolerance within which two objective values tie.
+TIE_TOLERANCE = 1e-9
+#: Successive halving starts from this many pairs per tested pair.
+HALVING_POOL = 4
+#: Level of the conservative pilot estimates behind the halving score (one-sided).
+_PILOT_LEVEL = 0.16
+#: Objective given to a pair whose declared laws are a point mass against another law
+#: (infinitely distinguishable as declared).
+_SUPPORT_MISMATCH = 1e6
+
+
+@dataclass(frozen=True)
+class PairChoice:
+    """The pairs to test, best first, and how they were chosen."""
+
+    pairs: tuple[CandidatePair, ...]
+    objective: str
+    ties: bool
+    halving_rounds: int = 0
+
+
+def gray_box_shift(mechanism: Mechanism) -> Callable[[Any, Any], float] | None:
+    """‖f(x) − f(y)‖ in the declared norm, for additive noise with the statistic hook."""
+    spec = mechanism.spec
+    if not mechanism.provides("statistic") or not isinstance(spec.noise, AdditiveNoise):
+        return None
+    norm = {"l1": 1, "l2": 2, "linf": np.inf}.get(
+        spec.global_sensitivity.norm if spec.global_sensitivity else "l1", 1)
+
+    def shift(x: Any, y: Any) -> float:
+        d = np.ravel(np.asarray(mechanism.statistic(x), float)
+                     - np.asarray(mechanism.statistic(y), float))
+        return float(np.linalg.norm(d, ord=norm))
+
+    return shift
+
+
+def declared_bound(mechanism: Mechanism, *, samples: int, alpha: float, delta: float
+                   ) -> Callable[[Any, Any], float]:
+    """The pair objective "main declared-law event's predicted ε at ``samples`` and
+    level ``DECLARED_SHARE · alpha``" (0 when the declared law gives no such event)."""
+
+    def bound(x: Any, y: Any) -> float:
+        densities = declared_log_densities(mechanism, x, y)
+        if densities is None:
+            return 0.0
+        llr = LogLikelihoodRatio(densities.log_p_x, densities.log_p_y,
+                                 direct=declared_llr(mechanism, x, y))
+        law = declared_loss_law(mechanism, x, y, llr)
+        if law is None:
+            return _SUPPORT_MISMATCH if _point_mass(mechanism, x, y) else 0.0
+        plan = plan_declared_events(law, llr, delta=delta, samples=samples,
+                                    alpha=DECLARED_SHARE * alpha)
+        return plan.predicted_epsilon
+
+    return bound
+
+
+def _point_mass(mechanism: Mechanism, x: Any, y: Any) -> bool:
+    """Smooth-sensitivity noise whose declared law on x or y is a point mass (S = 0) while
+    the two declared laws differ."""
+    if not isinstance(mechanism.spec.noise, SmoothSensitivityNoise):
+        return False
+    try:
+        sx, sy = float(mechanism.smooth_sensitivity(x)), float(mechanism.smooth_sensitivity(y))
+        fx = float(np.asarray(mechanism.statistic(x), float).reshape(()))
+        fy = float(np.asarray(mechanism.statistic(y), float).reshape(()))
+    except Exception:  # noqa: BLE001 - a hook that fails gives no evidence
+        return False
+    return min(sx, sy) == 0.0 and (sx != sy or fx != fy)
+
+
+def _pilot_score(result: Any, final_samples: int, level: float, delta: float) -> float:
+    """The best bound the pilot's tested events predict at the final size, from
+    conservative (one-standard-error) estimates of their pilot counts."""
+    best = 0.0
+    for b in result.events:
+        lo = wilson_lower(b.count_x, b.samples_x, _PILOT_LEVEL)
+        hi = wilson_upper(b.count_y, b.samples_y, _PILOT_LEVEL)
+        best = max(best, float(predicted_epsilon(lo, hi, final_samples, final_samples,
+                                                 alpha=level, delta=delta)))
+    if result.epsilon_lower_bound_infinite:
+        return _SUPPORT_MISMATCH
+    return best
+
+
+def successive_halving(mechanism: Mechanism, pairs: list[CandidatePair], *, keep: int,
+                       samples: int, final_samples: int, level: float, delta: float,
+                       rng: np.random.Generator, events_per_direction: int = 8
+                       ) -> tuple[list[CandidatePair], int]:
+    """Keep the better half of ``pairs`` on fresh pilot tests, doubling the samples, until
+    ``keep`` remain.
+
+    Each round tests every remaining pair with a new :func:`test_pair` at ``samples``
+    outputs per side (doubled after every round) and scores it by the bound its events
+    predict at ``final_samples`` (:func:`_pilot_score`); ties keep the earlier pair.
+
+    Returns
+    -------
+    survivors, rounds : list of CandidatePair, int
+        The ``keep`` best (best first, scores set to the last round's) and the number of
+        rounds run.
+    """
+    survivors = list(pairs)
+    size = int(samples)
+    rounds = 0
+    while len(survivors) > keep:
+        scored = []
+        for p in survivors:
+            result = test_pair(mechanism, p, samples=size, search_samples=size, rng=rng,
+                               alpha=0.5, events_per_direction=events_per_direction)
+            scored.append(p.with_score(_pilot_score(result, final_samples, level, delta)))
+        order = sorted(range(len(scored)), key=lambda i: (-scored[i].score, i))
+        survivors = [scored[i] for i in order[: max(keep, math.ceil(len(scored) / 2))]]
+        size *= 2
+        rounds += 1
+    return survivors, rounds
+
+
+def _key(pair: CandidatePair) -> str:
+    return repr((to_jsonable(pair.x), to_jsonable(pair.y)))
+
+
+def _dedupe(pairs: list[CandidatePair]) -> list[CandidatePair]:
+    seen: set[str] = set()
+    out = []
+    for p in pairs:
+        k = _key(p)
+        if k not in seen:
+            seen.add(k)
+            out.append(p)
+    return out
+
+
+def _rank_by(spec: Any, objective: Callable[[Any, Any], float], candidates: list[CandidatePair],
+             rng: np.random.Generator, *, budget: int, shift: bool) -> list[CandidatePair]:
+    """Candidates by ``objective``, best first; a local search extends them unless a
+    candidate already attains the declared sensitivity (shift objective only: that is
+    the worst case of the declared law, and larger shifts are the sensitivity check's
+    business)."""
+    if shift and spec.global_sensitivity is not None:
+        scored = sorted((p.with_score(objective(p.x, p.y)) for p in candidates),
+                        key=lambda p: -p.score)
+        if scored and scored[0].score >= spec.global_sensitivity.value * (1 - 1e-12):
+            return scored
+    return maximise_pair_objective(spec, objective, rng, start=candidates, budget=budget,
+                                   restarts=2)
+
+
+def _tie_count(ranked: list[CandidatePair]) -> int:
+    if not ranked:
+        return 0
+    top = ranked[0].score
+    if not math.isfinite(top):
+        return sum(1 for p in ranked if p.score == top)
+    return sum(1 for p in ranked if p.score >= top - TIE_TOLERANCE * max(1.0, abs(top)))
+
+
+def choose_pairs(mechanism: Mechanism, cfg: AuditConfig, candidates: list[CandidatePair],
+                 explicit: list[CandidatePair], rng: np.random.Generator, *,
+                 alpha: float, delta: float) -> PairChoice:
+    """The pairs for the distinguishing test (see the module docstring).
+
+    Parameters
+    ----------
+    mechanism : Mechanism
+    cfg : AuditConfig
+        ``pairs_tested``, ``pair_budget``, ``pilot_samples``, ``samples``.
+    candidates : list of CandidatePair
+        Generated pairs (explicit ones included).
+    explicit : list of CandidatePair
+        The caller's pairs: all tested when there are at most ``pairs_tested`` of them.
+    rng : Generator
+        The pilot stream (local search and pilot samples).
+    alpha : float
+        The distinguishing test's whole budget (for the declared bound's level).
+    delta : float
+        The claimed δ.
+    """
+    spec = mechanism.spec
+    k = cfg.pairs_tested
+    forced = explicit if len(explicit) <= k else []
+    shift = gray_box_shift(mechanism)
+    first = candidates[0] if candidates else None
+    declared = first is not None and declared_log_densities(mechanism, first.x, first.y) \
+        is not None
+    rounds = 0
+    if shift is not None:
+        kind = "statistic shift"
+        ranked = _rank_by(spec, shift, candidates, rng,
+                          budget=cfg.pair_budget + 4 * k + len(explicit), shift=True)
+        equivalent = int(spec.output_dimension) == 1
+    elif declared:
+        kind = "declared bound"
+        objective = declared_bound(mechanism, samples=cfg.samples, alpha=alpha / k,
+                                   delta=delta)
+        ranked = _rank_by(spec, objective, candidates, rng,
+                          budget=cfg.pair_budget + 4 * k + len(explicit), shift=False)
+        equivalent = True
+    else:
+        kind = "pilot ε estimates"
+
+        def pilot(x: Any, y: Any) -> float:
+            result = test_pair(mechanism, verified_pair(spec, x, y, "pilot"),
+                               samples=cfg.pilot_samples, search_samples=cfg.pilot_samples,
+                               rng=rng, alpha=0.5, events_per_direction=cfg.events_per_direction)
+            return float(min(result.epsilon_lower_bound, 1e6))
+
+        # a short local search beyond the candidates, then successive halving of the best
+        ranked = maximise_pair_objective(spec, pilot, rng, start=candidates,
+                                         budget=len(candidates) + 2 * k, restarts=2)
+        pool = _dedupe(ranked)[: HALVING_POOL * k]
+        if len(pool) > k:
+            level = alpha / k
+            pool, rounds = successive_halving(
+                mechanism, pool, keep=k, samples=2 * cfg.pilot_samples,
+                final_samples=cfg.samples, level=level, delta=delta, rng=rng,
+                events_per_direction=cfg.events_per_direction)
+        ranked = pool + ranked
+        equivalent = False
+    ranked = _dedupe(ranked)
+    n_ties = _tie_count(ranked)
+    ties = equivalent and n_ties >= min(k, len(ranked)) >= 1
+    if ties:
+        tied = {_key(p) for p in ranked[:n_ties]}
+        if any(_key(p) in tied for p in forced):
+            chosen = list(forced)                  # a requested pair is already a worst one
+        else:
+            chosen = _dedupe(forced + ranked[:1])[: max(len(forced), 1)]
+    else:
+        chosen = _dedupe(forced + ranked)[: max(len(forced), k)]
+    return PairChoice(pairs=tuple(chosen), objective=kind, ties=ties, halving_rounds=rounds)
