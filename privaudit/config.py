@@ -43,8 +43,9 @@ class AuditConfig(SpecModel):
     search_samples : int, optional
         Outputs per side, drawn separately, used only to choose the data-driven rejection
         regions (sample splitting); defaults to ``samples // 4`` (at least 1,000), or
-        ``samples // 8`` when the spec declares the output densities — the main events
-        are then planned from the declared law and need no search split.
+        ``samples // 16`` when the spec declares the output densities — the main events
+        are then planned from the declared law and need no search split, and the
+        data-driven events it serves get a tenth of the pair's α.
     pilot_samples : int
         Outputs per side used to rank candidate pairs before the final test.
     confidence : float
@@ -98,7 +99,7 @@ class AuditConfig(SpecModel):
         """Search-split size used when the output densities are (not) declared."""
         if self.search_samples is not None:
             return self.search_samples
-        return max(1_000, self.samples // (8 if declared else 4))
+        return max(1_000, self.samples // (16 if declared else 4))
 
     @property
     def effective_conformance_samples(self) -> int:

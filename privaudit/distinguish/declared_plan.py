@@ -77,7 +77,7 @@ from spec import AdditiveNoise, SmoothSensitivityNoise
 from spec.errors import PrivauditError
 
 from .densities import declared_tables
-from .events import Feature, ThresholdEvent
+from .events import DiscreteCode, Event, Feature, ThresholdEvent, ValueSetEvent
 
 __all__ = [
     "DeclaredEvent",
@@ -118,12 +118,16 @@ class LossLaw:
         Declared probability of each point under M(x) and under M(y).
     method : str
         How the law was computed (see the module docstring).
+    outputs : numpy.ndarray, optional
+        For laws with finitely many outputs: the output of each point (the planned
+        events are then written as sets of output values).
     """
 
     values: np.ndarray = field(repr=False)
     mass_x: np.ndarray = field(repr=False)
     mass_y: np.ndarray = field(repr=False)
     method: str
+    outputs: np.ndarray | None = field(default=None, repr=False)
 
     def tails(self) -> dict[str, np.ndarray]:
         """Distinct thresholds t and the declared P[L ≥ t], P[L ≤ t] on both sides."""
@@ -144,7 +148,7 @@ class DeclaredEvent:
     below (M(x) for ``x_vs_y``, M(y) for ``y_vs_x``), ``p_upper_side`` on the other.
     """
 
-    event: ThresholdEvent
+    event: Event
     direction: str
     weight: float
     role: str
@@ -186,11 +190,13 @@ def _outputs(points: np.ndarray, base: np.ndarray, column: int) -> np.ndarray:
 
 
 def _from_cells(points: np.ndarray, mass_x: np.ndarray, mass_y: np.ndarray,
-                llr: Feature, base: np.ndarray, column: int, method: str) -> LossLaw:
+                llr: Feature, base: np.ndarray, column: int, method: str,
+                finite: bool = False) -> LossLaw:
     loss = np.asarray(llr(_outputs(points, base, column)), dtype=np.float64)
     order = np.argsort(loss, kind="stable")
     return LossLaw(values=loss[order], mass_x=np.clip(mass_x[order], 0.0, None),
-                   mass_y=np.clip(mass_y[order], 0.0, None), method=method)
+                   mass_y=np.clip(mass_y[order], 0.0, None), method=method,
+                   outputs=points[order] if finite else None)
 
 
 def _cell_masses(law: Any, edges: np.ndarray, centre: float, scale: float) -> np.ndarray:
@@ -277,7 +283,8 @@ def declared_loss_law(mechanism: Any, x: Any, y: Any, llr: Feature) -> LossLaw |
             cats = np.arange(tables[0].size)
             return _from_cells(cats, np.exp(tables[0]), np.exp(tables[1]), llr,
                                np.zeros(1), 0,
-                               f"exact on the {cats.size} outputs of the declared law")
+                               f"exact on the {cats.size} outputs of the declared law",
+                               finite=True)
         if isinstance(noise, AdditiveNoise) and mechanism.provides("statistic"):
             dim = int(mechanism.spec.output_dimension)
             fx = _finite_vector(mechanism.statistic(x), dim)
@@ -387,11 +394,20 @@ def plan_declared_events(law: LossLaw, llr: Feature, *, delta: float, samples: i
             unique.append(p)
     hedges = len(unique) - 1
     weights = [1.0] if hedges == 0 else [main_weight] + [(1.0 - main_weight) / hedges] * hedges
+    code = None
+    if law.outputs is not None:
+        code = DiscreteCode(columns=(np.unique(law.outputs).astype(np.int64),))
     events = []
     for (direction, i, role), w in zip(unique, weights):
         lo, hi, side = sides[direction]
+        region: Event = ThresholdEvent(feature=llr, threshold=float(t[i]), side=side)  # type: ignore[arg-type]
+        if code is not None and law.outputs is not None:
+            # finitely many outputs: the same event, written as its set of values
+            inside = law.values >= t[i] if side == "ge" else law.values <= t[i]
+            members = np.searchsorted(code.columns[0], law.outputs[inside].astype(np.int64))
+            region = ValueSetEvent(feature=code, members=tuple(int(c) for c in members))
         events.append(DeclaredEvent(
-            event=ThresholdEvent(feature=llr, threshold=float(t[i]), side=side),  # type: ignore[arg-type]
-            direction=direction, weight=w, role=role, p_lower_side=float(lo[i]),
-            p_upper_side=float(hi[i]), predicted_epsilon=float(predicted[direction][i])))
+            event=region, direction=direction, weight=w, role=role,
+            p_lower_side=float(lo[i]), p_upper_side=float(hi[i]),
+            predicted_epsilon=float(predicted[direction][i])))
     return DeclaredPlan(events=tuple(events), law=law)

@@ -202,47 +202,81 @@ class LossHistogram:
 
     Accumulating a histogram costs a few passes per output instead of the exponentials
     and weighted bincounts of :func:`loss_moments` on every loss; the moments are then
-    computed once from the bins.  Each loss L is replaced by its bin's lower edge
-    ⌊L/h⌋·h ≤ L (h = :data:`LOSS_STEP`; losses below the grid by a value below it, losses
-    above max(grid) + :data:`LOSS_HEADROOM` — +inf included — by that value), a fixed
-    function of the output that is never larger than L.  Since (1 − e^{ε−L})₊ grows with
-    L, the quantised terms X'_ε ≤ X_ε are i.i.d. in [0, 1] with E X'_ε ≤ E X_ε = δ(ε),
-    so a lower confidence bound on E X'_ε is one on δ(ε) (the quantisation costs at most
-    h·P[L > ε] ≈ 2.4·10⁻⁴·P[L > ε] of the estimate).
+    computed once from the bins.  Bin k holds the losses with ⌊L/h⌋ = k (h =
+    :data:`LOSS_STEP`), for |k·h| up to max(grid) + :data:`LOSS_HEADROOM`; losses beyond
+    (±inf included) are counted in the end bins.
+
+    **Profile** (:meth:`moments`).  For the loss L (``sign=+1``) each loss is replaced by
+    its bin's lower edge k·h ≤ L; for the reversed loss −L (``sign=−1``, the y-side
+    profile) by −(k + 1)·h ≤ −L.  Either way the replacement is a fixed function of the
+    output that is never larger than the loss, and since (1 − e^{ε−L})₊ grows with L the
+    quantised terms X'_ε ≤ X_ε are i.i.d. in [0, 1] with E X'_ε ≤ E X_ε = δ(ε): a lower
+    confidence bound on E X'_ε is one on δ(ε) (the quantisation costs at most
+    h·P[L > ε] ≈ 2.4·10⁻⁴·P[L > ε] of the estimate).  End-bin losses are moved towards
+    the middle, which again only lowers the terms that matter.
+
+    **Event counts** (:meth:`count_at_least`, :meth:`count_below`).  For a lattice point
+    t = k·h inside the range, #{L ≥ t} and #{L < t} are exact bin sums, because L/h is
+    computed exactly (h is a power of two), so ⌊L/h⌋ ≥ k ⟺ L ≥ k·h.  Events planned on
+    lattice thresholds are therefore counted without a pass over the outputs.
 
     Parameters
     ----------
     grid : array
-        The profile's sorted ε grid.
+        The profile's sorted ε grid (ε ≥ 0).
     """
 
-    def __init__(self, grid: np.ndarray) -> None:
+    def __init__(self, grid: np.ndarray, *, share_buffers_with: LossHistogram | None = None
+                 ) -> None:
         g = np.asarray(grid, dtype=np.float64)
         self.grid = g
-        self.low = math.floor(float(g[0]) / LOSS_STEP) - 1       # bin of every L below g₀
-        self.high = math.floor((float(g[-1]) + LOSS_HEADROOM) / LOSS_STEP)
+        reach = float(np.max(np.abs(g))) + LOSS_HEADROOM
+        self.high = math.floor(reach / LOSS_STEP)
+        self.low = -self.high - 1
         self.counts = np.zeros(self.high - self.low + 1, dtype=np.float64)
-        self._work = np.empty(0)
-        self._index = np.empty(0, dtype=np.intp)
+        # work buffers, reused across chunks (and shared with a sibling histogram)
+        self._buffers = share_buffers_with._buffers if share_buffers_with is not None \
+            else {"work": np.empty(0), "index": np.empty(0, dtype=np.intp)}
 
-    def add(self, losses: np.ndarray, weights: np.ndarray | None = None, *,
-            negate: bool = False) -> None:
-        """Count ``losses`` (``-losses`` with ``negate``), with optional multiplicities."""
+    @property
+    def n(self) -> int:
+        """Number of losses counted (sum of the multiplicities)."""
+        return int(round(float(self.counts.sum())))
+
+    def add(self, losses: np.ndarray, weights: np.ndarray | None = None) -> None:
+        """Count ``losses``, with optional multiplicities."""
         m = int(np.size(losses))
-        if self._work.size < m:                       # work buffers reused across chunks
-            self._work = np.empty(m)
-            self._index = np.empty(m, dtype=np.intp)
-        k, idx = self._work[:m], self._index[:m]
-        np.multiply(losses, -1.0 / LOSS_STEP if negate else 1.0 / LOSS_STEP, out=k)
-        np.clip(k, float(self.low), float(self.high), out=k)
+        buffers = self._buffers
+        if buffers["work"].size < m:
+            buffers["work"] = np.empty(m)
+            buffers["index"] = np.empty(m, dtype=np.intp)
+        k, idx = buffers["work"][:m], buffers["index"][:m]
+        np.multiply(losses, 1.0 / LOSS_STEP, out=k)
+        np.clip(k, float(self.low), float(self.high) + 0.5, out=k)
         np.subtract(k, float(self.low), out=k)        # ≥ 0: truncation below is the floor
         idx[...] = k
         self.counts += np.bincount(idx, weights=weights, minlength=self.counts.size)
 
-    def moments(self) -> LossMoments:
-        """The moments of the quantised losses (see :func:`loss_moments`)."""
+    def lattice(self, threshold: float) -> int | None:
+        """k = ⌊t/h⌋ when strictly inside the range (end bins excluded), else ``None``."""
+        if not math.isfinite(threshold):
+            return None
+        k = math.floor(threshold / LOSS_STEP)
+        return k if self.low < k <= self.high else None
+
+    def count_at_least(self, k: int) -> int:
+        """#{L ≥ k·h} (k from :meth:`lattice`)."""
+        return int(round(float(self.counts[k - self.low:].sum())))
+
+    def count_below(self, k: int) -> int:
+        """#{L < k·h} (k from :meth:`lattice`)."""
+        return int(round(float(self.counts[: k - self.low].sum())))
+
+    def moments(self, sign: int = 1) -> LossMoments:
+        """The moments of the quantised loss (``sign=+1``) or reversed loss (``−1``)."""
         used = np.flatnonzero(self.counts)
-        levels = (used + self.low) * LOSS_STEP
+        k = used + self.low
+        levels = k * LOSS_STEP if sign > 0 else -(k + 1) * LOSS_STEP
         return loss_moments(levels, self.grid, weights=self.counts[used])
 
 

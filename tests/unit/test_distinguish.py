@@ -327,21 +327,30 @@ def test_multidimensional_without_densities_uses_a_learned_score():
 def test_result_accounting_and_round_trip():
     r = audit(GaussianMechanism(1.0, 1e-5, 1.0), 0.0, 1.0, samples=5000, search=1000)
     k = 8
-    assert 1 <= len(r.events) <= 2 * k and len(r.regions) == len(r.events)
-    assert r.alpha_events == pytest.approx(0.75 * ALPHA)
-    # weighted Bonferroni: the levels of the tested events add up to the events' budget
+    planned = len(r.plan.events)
+    assert 1 <= len(r.events) <= 2 * k + planned and len(r.regions) == len(r.events)
+    # declared densities: 0.1 α to the profile, 0.8 α to the declared-law events, 0.1 α
+    # to the data-driven ones
+    assert r.alpha_profile == pytest.approx(0.1 * ALPHA)
+    assert r.alpha_declared == pytest.approx(0.8 * ALPHA)
+    assert r.alpha_events == pytest.approx(0.9 * ALPHA)
+    # weighted Bonferroni: the levels of the tested events add up to the events' budget,
+    # and everything to the pair's α
     assert sum(b.alpha for b in r.events) == pytest.approx(r.alpha_events)
+    assert sum(b.alpha for b in r.events[:planned]) == pytest.approx(r.alpha_declared)
+    assert sum(b.alpha for b in r.events) + r.alpha_profile <= ALPHA * (1 + 1e-12)
     assert r.alpha_per_event == r.best_event.alpha
     equal = audit(GaussianMechanism(1.0, 1e-5, 1.0), 0.0, 1.0, samples=5000, search=1000,
                   allocation="equal")
-    assert equal.alpha_per_event == pytest.approx(equal.alpha_events / (2 * k))
-    assert all(b.alpha == equal.alpha_per_event for b in equal.events)
-    assert {b.direction for b in equal.events} == {"x_vs_y", "y_vs_x"}
+    searched = equal.events[len(equal.plan.events):]
+    assert all(b.alpha == pytest.approx((equal.alpha_events - equal.alpha_declared) / (2 * k))
+               for b in searched)
+    assert {b.direction for b in searched} == {"x_vs_y", "y_vs_x"}
     grid = sorted({p.epsilon for p in r.profile})
     # 25 points on [0, 2·ε_c] plus ε_c, which is already one of them here
     assert len(grid) == 25 and grid[0] == 0.0 and 1.0 in grid and grid[-1] == 2.0
     assert len(r.profile) == 2 * 25
-    assert all(p.alpha == pytest.approx(0.25 * ALPHA / 50) for p in r.profile)
+    assert all(p.alpha == pytest.approx(0.1 * ALPHA / 50) for p in r.profile)
     assert all(p.delta_claimed == pytest.approx(r_claim) for p, r_claim in
                zip(r.profile, [ApproxDP(epsilon=1.0, delta=1e-5).delta_for_epsilon(p.epsilon)
                                for p in r.profile]))
