@@ -292,7 +292,8 @@ def choose_pairs(mechanism: Mechanism, cfg: AuditConfig, candidates: list[Candid
         if any(_key(p) in tied for p in forced):
             chosen = list(forced)                  # a requested pair is already a worst one
         else:
-            chosen = _dedupe(forced + ranked[:1])[: max(len(forced), 1)]
+            # the requested pairs, and one worst pair if there is room
+            chosen = _dedupe(forced + ranked[:1])[: max(len(forced), min(k, len(forced) + 1))]
     else:
         chosen = _dedupe(forced + ranked)[: max(len(forced), k)]
     return PairChoice(pairs=tuple(chosen), objective=kind, ties=ties, halving_rounds=rounds)

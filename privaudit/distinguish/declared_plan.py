@@ -15,7 +15,9 @@ of events {L ≥ t} (direction ``x_vs_y``) and {L ≤ t} (``y_vs_x``) with a wei
 * **hedges**, against an implementation that departs from its declared law (so that the
   declared optimum is not the true one): the best threshold of the other direction and,
   in the main direction, the thresholds holding about four times more and four times
-  less of the lower-bounded side's declared mass.
+  less of the lower-bounded side's declared mass, and the central split {L ≥ 0} (resp.
+  {L ≤ 0}), which still separates an implementation whose noise is far smaller than
+  declared (its outputs never reach the tail events).
 
 The main event gets :data:`MAIN_WEIGHT` of the family's error budget, the hedges share
 the rest equally (weighted Bonferroni).
@@ -386,6 +388,17 @@ def plan_declared_events(law: LossLaw, llr: Feature, *, delta: float, samples: i
         if j is not None and j != i_main and \
                 abs(math.log(lo_main[j] / lo_main[i_main])) >= 0.5 * math.log(HEDGE_FACTOR):
             picks.append((main_dir, j, role))
+    # the central split {L ≥ 0} (or {L ≤ 0}): far from the tails, so it still separates an
+    # implementation whose noise is much smaller than declared (whose outputs never reach
+    # the tail events above)
+    if sides[main_dir][2] == "ge":
+        central = np.flatnonzero(t >= 0.0)
+        j_c = int(central[0]) if central.size else None
+    else:
+        central = np.flatnonzero(t <= 0.0)
+        j_c = int(central[-1]) if central.size else None
+    if j_c is not None and predicted[main_dir][j_c] > 0:
+        picks.append((main_dir, j_c, "central"))
     seen: set[tuple[str, int]] = set()
     unique = []
     for p in picks:
@@ -400,7 +413,8 @@ def plan_declared_events(law: LossLaw, llr: Feature, *, delta: float, samples: i
     events = []
     for (direction, i, role), w in zip(unique, weights):
         lo, hi, side = sides[direction]
-        region: Event = ThresholdEvent(feature=llr, threshold=float(t[i]), side=side)  # type: ignore[arg-type]
+        region: Event = ThresholdEvent(feature=llr, threshold=float(t[i]) + 0.0,  # no −0
+                                       side=side)  # type: ignore[arg-type]
         if code is not None and law.outputs is not None:
             # finitely many outputs: the same event, written as its set of values
             inside = law.values >= t[i] if side == "ge" else law.values <= t[i]
