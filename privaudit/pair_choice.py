@@ -10,11 +10,15 @@ objective that reflects the mechanism's privacy on them, in this order of prefer
    Gumbel noise, smooth-sensitivity noise): the ε lower bound the declared-law events
    of :mod:`~privaudit.distinguish.declared_plan` are expected to give on the pair at
    the audit's size — exact, deterministic, no sampling;
-3. **pilot with successive halving** (black boxes): a local search ranks pairs by
-   pilot distinguishing tests, then the best ``4·pairs_tested`` are re-tested on fresh
-   samples, keeping the better half each round with twice the samples, until
-   ``pairs_tested`` remain (Karnin, Koren & Somekh 2013).  Fresh samples each round
-   undo the winner's curse of a noisy pilot (the pair that looked best by luck).
+3. **successive halving** (black boxes): the candidates (a pair and its swap count
+   once; beyond ``8·pairs_tested`` of them a pilot search ranks them first) are scored
+   on fresh samples — max(2·pilot_samples, samples/64) per side in the first round —
+   keeping the better half each round with twice the samples, until ``pairs_tested``
+   remain (Karnin, Koren & Somekh 2013).  Fresh samples each round undo the winner's
+   curse of a noisy pilot (the pair that looked best by luck).  The score is the bound
+   the pair is expected to give at the final size: a cross-fitted plug-in over
+   likelihood-ratio ordered output values for discrete outputs (:func:`discrete_score`),
+   a small distinguishing test otherwise.
 
 **Ties.**  With a declared law, pairs whose objective ties with the best are equivalent
 *as declared*: for additive noise on a one-dimensional output, M(x) and M(y) are the
@@ -54,20 +58,26 @@ from .distinguish.events import LogLikelihoodRatio
 from .distinguish.pair_test import DECLARED_SHARE
 from .pairs import CandidatePair, to_jsonable, verified_pair
 from .search import maximise_pair_objective
+from .distinguish.candidates import DISCRETE_ROWS, is_discrete
 from .statistics.allocation import predicted_epsilon, wilson_lower, wilson_upper
 
 __all__ = [
     "PairChoice",
     "choose_pairs",
     "declared_bound",
+    "discrete_score",
     "gray_box_shift",
+    "pair_score",
     "successive_halving",
 ]
 
 #: Relative tolerance within which two objective values tie.
 TIE_TOLERANCE = 1e-9
-#: Successive halving starts from this many pairs per tested pair.
-HALVING_POOL = 4
+#: Successive halving starts from at most this many pairs per tested pair (more
+#: candidates are first ranked by a pilot search).
+HALVING_POOL = 8
+#: Its first round uses max(2·pilot_samples, samples / HALVING_START) outputs per side.
+HALVING_START = 64
 #: Level of the conservative pilot estimates behind the halving score (one-sided).
 _PILOT_LEVEL = 0.16
 #: Objective given to a pair whose declared laws are a point mass against another law
@@ -150,16 +160,106 @@ def _pilot_score(result: Any, final_samples: int, level: float, delta: float) ->
     return best
 
 
+def discrete_score(outputs_x: np.ndarray, outputs_y: np.ndarray, *, final_samples: int,
+                   level: float, delta: float) -> float | None:
+    """Cross-fitted plug-in estimate of the best bound on a pair with discrete outputs.
+
+    The distinct output rows are counted on each half of both samples; on one half the
+    rows are ordered by their likelihood ratio (each direction), and on the other half
+    every prefix of that order — the likelihood-ratio events, among which the optimal one
+    lies — gives plug-in probabilities and the bound they predict at ``final_samples``;
+    the two halves swap roles and the scores are averaged.  Using every output for the
+    estimate (rather than a test split) and ordering on data that are not scored makes
+    it far less noisy than a small distinguishing test.  ``None`` when the outputs are
+    not discrete (more than :data:`~privaudit.distinguish.candidates.DISCRETE_ROWS`
+    distinct rows).
+    """
+    ox, oy = np.asarray(outputs_x), np.asarray(outputs_y)
+    pooled = np.concatenate([ox, oy])
+    if not is_discrete(pooled[: 1 << 17]):
+        return None
+    flat = pooled.reshape(pooled.shape[0], -1)
+    codes = np.unique(flat, axis=0, return_inverse=True)[1].ravel() if flat.shape[1] > 1 \
+        else np.unique(flat[:, 0], return_inverse=True)[1].ravel()
+    cells = int(codes.max()) + 1
+    if cells > DISCRETE_ROWS:
+        return None
+    cx, cy = codes[: ox.shape[0]], codes[ox.shape[0]:]
+    hx, hy = cx.size // 2, cy.size // 2
+    halves = ((cx[:hx], cy[:hy], cx[hx:], cy[hy:]), (cx[hx:], cy[hy:], cx[:hx], cy[:hy]))
+    scores = []
+    for fit_x, fit_y, ev_x, ev_y in halves:
+        fx = np.bincount(fit_x, minlength=cells) + 0.5
+        fy = np.bincount(fit_y, minlength=cells) + 0.5
+        ex = np.bincount(ev_x, minlength=cells) / max(ev_x.size, 1)
+        ey = np.bincount(ev_y, minlength=cells) / max(ev_y.size, 1)
+        best = 0.0
+        for ratio, lower, upper in ((fx / fy, ex, ey), (fy / fx, ey, ex)):
+            order = np.argsort(-ratio, kind="stable")
+            pred = predicted_epsilon(np.cumsum(lower[order]), np.cumsum(upper[order]),
+                                     final_samples, final_samples, alpha=level, delta=delta)
+            best = max(best, float(np.max(pred)))
+        scores.append(best)
+    return float(np.mean(scores))
+
+
+def pair_score(mechanism: Mechanism, pair: CandidatePair, *, samples: int,
+               final_samples: int, level: float, delta: float, rng: np.random.Generator,
+               events_per_direction: int = 8) -> float:
+    """How strongly ``samples`` fresh outputs per side suggest the pair will refute the
+    claim at ``final_samples``: :func:`discrete_score` for discrete outputs, otherwise a
+    pilot :func:`test_pair` (half the outputs to choose events, half to count them)
+    scored by :func:`_pilot_score`."""
+    half = max(1, samples // 2)
+    sx = np.asarray(mechanism.sample(pair.x, samples, rng))
+    sy = np.asarray(mechanism.sample(pair.y, samples, rng))
+    score = discrete_score(sx, sy, final_samples=final_samples, level=level, delta=delta) \
+        if sx.ndim in (1, 2) and sx.shape == sy.shape and sx.dtype.kind in "biuf" else None
+    if score is not None:
+        return score
+    replay = _Replay(mechanism, {id(pair.x): sx, id(pair.y): sy})
+    result = test_pair(replay, pair, samples=samples - half, search_samples=half,
+                       rng=rng, alpha=0.5, events_per_direction=events_per_direction)
+    return _pilot_score(result, final_samples, level, delta)
+
+
+class _Replay:
+    """Serves already drawn outputs, in order, to :func:`test_pair` (one pilot sample
+    per side, split between its search and test parts)."""
+
+    def __init__(self, mechanism: Mechanism, drawn: dict[int, np.ndarray]) -> None:
+        self.spec = mechanism.spec
+        self.name = getattr(mechanism, "name", mechanism.spec.name)
+        self._mechanism = mechanism
+        self._drawn = drawn
+        self._used = {k: 0 for k in drawn}
+
+    def provides(self, hook: str) -> bool:
+        return self._mechanism.provides(hook)
+
+    def statistic(self, data: Any) -> Any:
+        return self._mechanism.statistic(data)
+
+    def smooth_sensitivity(self, data: Any) -> Any:
+        return self._mechanism.smooth_sensitivity(data)
+
+    def sample(self, data: Any, size: int, rng: Any) -> np.ndarray:
+        key = id(data)
+        start = self._used[key]
+        self._used[key] = start + size
+        return self._drawn[key][start:start + size]
+
+
 def successive_halving(mechanism: Mechanism, pairs: list[CandidatePair], *, keep: int,
                        samples: int, final_samples: int, level: float, delta: float,
                        rng: np.random.Generator, events_per_direction: int = 8
                        ) -> tuple[list[CandidatePair], int]:
-    """Keep the better half of ``pairs`` on fresh pilot tests, doubling the samples, until
-    ``keep`` remain.
+    """Keep the better half of ``pairs`` on fresh samples, doubling them, until ``keep``
+    remain.
 
-    Each round tests every remaining pair with a new :func:`test_pair` at ``samples``
-    outputs per side (doubled after every round) and scores it by the bound its events
-    predict at ``final_samples`` (:func:`_pilot_score`); ties keep the earlier pair.
+    Each round draws ``samples`` new outputs per side for every remaining pair (doubled
+    after every round) and scores the pair by :func:`pair_score`; ties keep the earlier
+    pair.
 
     Returns
     -------
@@ -171,11 +271,11 @@ def successive_halving(mechanism: Mechanism, pairs: list[CandidatePair], *, keep
     size = int(samples)
     rounds = 0
     while len(survivors) > keep:
-        scored = []
-        for p in survivors:
-            result = test_pair(mechanism, p, samples=size, search_samples=size, rng=rng,
-                               alpha=0.5, events_per_direction=events_per_direction)
-            scored.append(p.with_score(_pilot_score(result, final_samples, level, delta)))
+        scored = [p.with_score(pair_score(mechanism, p, samples=size,
+                                          final_samples=final_samples, level=level,
+                                          delta=delta, rng=rng,
+                                          events_per_direction=events_per_direction))
+                  for p in survivors]
         order = sorted(range(len(scored)), key=lambda i: (-scored[i].score, i))
         survivors = [scored[i] for i in order[: max(keep, math.ceil(len(scored) / 2))]]
         size *= 2
@@ -187,14 +287,19 @@ def _key(pair: CandidatePair) -> str:
     return repr((to_jsonable(pair.x), to_jsonable(pair.y)))
 
 
-def _dedupe(pairs: list[CandidatePair]) -> list[CandidatePair]:
+def _dedupe(pairs: list[CandidatePair], *, swaps: bool = False) -> list[CandidatePair]:
+    """First occurrences only (with ``swaps``, (x, y) and (y, x) count as one: both test
+    directions are always tested)."""
     seen: set[str] = set()
     out = []
     for p in pairs:
         k = _key(p)
-        if k not in seen:
-            seen.add(k)
-            out.append(p)
+        if k in seen:
+            continue
+        if swaps:
+            seen.add(repr((to_jsonable(p.y), to_jsonable(p.x))))
+        seen.add(k)
+        out.append(p)
     return out
 
 
@@ -272,14 +377,19 @@ def choose_pairs(mechanism: Mechanism, cfg: AuditConfig, candidates: list[Candid
                                rng=rng, alpha=0.5, events_per_direction=cfg.events_per_direction)
             return float(min(result.epsilon_lower_bound, 1e6))
 
-        # a short local search beyond the candidates, then successive halving of the best
-        ranked = maximise_pair_objective(spec, pilot, rng, start=candidates,
-                                         budget=len(candidates) + 2 * k, restarts=2)
-        pool = _dedupe(ranked)[: HALVING_POOL * k]
+        # successive halving over the candidates (a swapped pair is the same test); with
+        # more than HALVING_POOL·k of them, a short pilot search ranks them first
+        pool = _dedupe(candidates, swaps=True)
+        ranked = pool
+        if len(pool) > HALVING_POOL * k:
+            ranked = maximise_pair_objective(spec, pilot, rng, start=pool,
+                                             budget=len(pool) + 2 * k, restarts=2)
+            pool = _dedupe(ranked, swaps=True)[: HALVING_POOL * k]
         if len(pool) > k:
             level = alpha / k
             pool, rounds = successive_halving(
-                mechanism, pool, keep=k, samples=2 * cfg.pilot_samples,
+                mechanism, pool, keep=k,
+                samples=max(2 * cfg.pilot_samples, cfg.samples // HALVING_START),
                 final_samples=cfg.samples, level=level, delta=delta, rng=rng,
                 events_per_direction=cfg.events_per_direction)
         ranked = pool + ranked

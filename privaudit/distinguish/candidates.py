@@ -137,7 +137,9 @@ class SelectedEvents:
 
     ``levels_x_vs_y[i]`` is the error share α_i spent on ``x_vs_y[i]`` (its two CP bounds
     at α_i/2 each), likewise for ``y_vs_x``; empty level tuples mean "the ``alpha``
-    passed to :func:`select_events`, for every event".
+    passed to :func:`select_events`, for every event".  ``expected_epsilon`` (planned
+    selections only) is the plan's objective: the posterior mean, from the judging part
+    of the search split, of the best bound the test will report.
     """
 
     x_vs_y: tuple[Event, ...]
@@ -145,6 +147,7 @@ class SelectedEvents:
     families: tuple[str, ...]
     levels_x_vs_y: tuple[float, ...] = ()
     levels_y_vs_x: tuple[float, ...] = ()
+    expected_epsilon: float = 0.0
 
     def for_direction(self, direction: str) -> tuple[Event, ...]:
         """The events of ``direction`` (``"x_vs_y"`` or ``"y_vs_x"``)."""
@@ -663,7 +666,7 @@ def select_events(search_x: np.ndarray, search_y: np.ndarray, *, delta: float, a
     return SelectedEvents(
         x_vs_y=tuple(events["x_vs_y"]), y_vs_x=tuple(events["y_vs_x"]),
         families=tuple(families), levels_x_vs_y=tuple(levels["x_vs_y"]),
-        levels_y_vs_x=tuple(levels["y_vs_x"]))
+        levels_y_vs_x=tuple(levels["y_vs_x"]), expected_epsilon=float(plan.objective))
 
 
 def _event_mask(event: Event, outputs: np.ndarray, cache: dict[int, np.ndarray]
