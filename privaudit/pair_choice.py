@@ -10,9 +10,11 @@ objective that reflects the mechanism's privacy on them, in this order of prefer
    Gumbel noise, smooth-sensitivity noise): the ε lower bound the declared-law events
    of :mod:`~privaudit.distinguish.declared_plan` are expected to give on the pair at
    the audit's size — exact, deterministic, no sampling;
-3. **successive halving** (black boxes): the candidates (a pair and its swap count
-   once; beyond ``8·pairs_tested`` of them a pilot search ranks them first) are scored
-   on fresh samples — max(2·pilot_samples, samples/64) per side in the first round —
+3. **pilot search and successive halving** (black boxes): a local search from the
+   candidates ranks pairs by small distinguishing tests (it finds pairs the generators
+   do not, e.g. inputs whose extreme coordinates give the outputs different supports);
+   the best ``8·pairs_tested`` (a pair and its swap count once) are then scored on fresh
+   samples — max(2·pilot_samples, samples/64) per side in the first round —
    keeping the better half each round with twice the samples, until ``pairs_tested``
    remain (Karnin, Koren & Somekh 2013).  Fresh samples each round undo the winner's
    curse of a noisy pilot (the pair that looked best by luck).  The score is the bound
@@ -377,14 +379,14 @@ def choose_pairs(mechanism: Mechanism, cfg: AuditConfig, candidates: list[Candid
                                rng=rng, alpha=0.5, events_per_direction=cfg.events_per_direction)
             return float(min(result.epsilon_lower_bound, 1e6))
 
-        # successive halving over the candidates (a swapped pair is the same test); with
-        # more than HALVING_POOL·k of them, a short pilot search ranks them first
+        # a pilot search from the candidates (a swapped pair is the same test) finds
+        # pairs beyond them — e.g. inputs whose extreme coordinates make supports
+        # differ — then successive halving of the best on fresh samples
         pool = _dedupe(candidates, swaps=True)
-        ranked = pool
-        if len(pool) > HALVING_POOL * k:
-            ranked = maximise_pair_objective(spec, pilot, rng, start=pool,
-                                             budget=len(pool) + 2 * k, restarts=2)
-            pool = _dedupe(ranked, swaps=True)[: HALVING_POOL * k]
+        ranked = maximise_pair_objective(spec, pilot, rng, start=pool,
+                                         budget=len(pool) + cfg.pair_budget + 2 * k,
+                                         restarts=2)
+        pool = _dedupe(ranked, swaps=True)[: HALVING_POOL * k]
         if len(pool) > k:
             level = alpha / k
             pool, rounds = successive_halving(

@@ -74,7 +74,7 @@ from typing import Any
 
 import numpy as np
 
-from privaudit.statistics.allocation import predicted_epsilon
+from privaudit.statistics.allocation import predicted_epsilon, wilson_lower, wilson_upper
 from spec import AdditiveNoise, SmoothSensitivityNoise
 from spec.errors import PrivauditError
 
@@ -106,6 +106,8 @@ _MAX_INTEGERS = 1 << 20
 #: declared law only).
 _MC_DRAWS = 1 << 16
 _MC_SEED = 0x5EED_D1CE
+#: One-sided level of the conservative Monte-Carlo estimates (one standard error).
+_MC_LEVEL = 0.16
 
 
 @dataclass(frozen=True)
@@ -123,6 +125,10 @@ class LossLaw:
     outputs : numpy.ndarray, optional
         For laws with finitely many outputs: the output of each point (the planned
         events are then written as sets of output values).
+    draws : int, optional
+        For Monte-Carlo laws, the draws per side (the plan then ranks thresholds by
+        one-standard-error conservative estimates, so that a tail point seen a handful
+        of times on one side and never on the other is not mistaken for a great event).
     """
 
     values: np.ndarray = field(repr=False)
@@ -130,6 +136,7 @@ class LossLaw:
     mass_y: np.ndarray = field(repr=False)
     method: str
     outputs: np.ndarray | None = field(default=None, repr=False)
+    draws: int | None = None
 
     def tails(self) -> dict[str, np.ndarray]:
         """Distinct thresholds t and the declared P[L ≥ t], P[L ≤ t] on both sides."""
@@ -255,7 +262,7 @@ def _monte_carlo(law: Any, fx: np.ndarray, fy: np.ndarray, differ: np.ndarray,
     return LossLaw(values=values[order], mass_x=np.concatenate([ones, zeros])[order],
                    mass_y=np.concatenate([zeros, ones])[order],
                    method=f"Monte Carlo from the declared law ({_MC_DRAWS} draws per side, "
-                          f"{differ.size} differing coordinates)")
+                          f"{differ.size} differing coordinates)", draws=_MC_DRAWS)
 
 
 def declared_loss_law(mechanism: Any, x: Any, y: Any, llr: Feature) -> LossLaw | None:
@@ -365,8 +372,12 @@ def plan_declared_events(law: LossLaw, llr: Feature, *, delta: float, samples: i
     best: dict[str, tuple[int, float]] = {}
     predicted: dict[str, np.ndarray] = {}
     for direction, (lo, hi, _side) in sides.items():
-        pred = np.asarray(predicted_epsilon(np.clip(lo, 0.0, 1.0), np.clip(hi, 0.0, 1.0),
-                                            samples, samples, alpha=level, delta=delta))
+        lo_c, hi_c = np.clip(lo, 0.0, 1.0), np.clip(hi, 0.0, 1.0)
+        if law.draws is not None:          # Monte Carlo: one-standard-error estimates
+            lo_c = wilson_lower(lo_c * law.draws, law.draws, _MC_LEVEL)
+            hi_c = wilson_upper(hi_c * law.draws, law.draws, _MC_LEVEL)
+        pred = np.asarray(predicted_epsilon(lo_c, hi_c, samples, samples, alpha=level,
+                                            delta=delta))
         predicted[direction] = pred
         # ties: the event with more mass on the lower-bounded side (fewer small counts)
         i = int(np.lexsort((-lo, -pred))[0])
