@@ -73,6 +73,8 @@ __all__ = [
     "successive_halving",
 ]
 
+#: Patience of the climbs over the deterministic objectives (shift, declared bound).
+PATIENCE = 8
 #: Relative tolerance within which two objective values tie.
 TIE_TOLERANCE = 1e-9
 #: Successive halving starts from at most this many pairs per tested pair (more
@@ -122,8 +124,9 @@ def declared_bound(mechanism: Mechanism, *, samples: int, alpha: float, delta: f
         densities = declared_log_densities(mechanism, x, y)
         if densities is None:
             return 0.0
-        llr = LogLikelihoodRatio(densities.log_p_x, densities.log_p_y,
-                                 direct=declared_llr(mechanism, x, y))
+        direct = declared_llr(mechanism, x, y)
+        llr = LogLikelihoodRatio(densities.log_p_x, densities.log_p_y, direct=direct,
+                                 round_direct=getattr(direct, "has_atoms", True))
         law = declared_loss_law(mechanism, x, y, llr)
         if law is None:
             return _SUPPORT_MISMATCH if _point_mass(mechanism, x, y) else 0.0
@@ -310,14 +313,17 @@ def _rank_by(spec: Any, objective: Callable[[Any, Any], float], candidates: list
     """Candidates by ``objective``, best first; a local search extends them unless a
     candidate already attains the declared sensitivity (shift objective only: that is
     the worst case of the declared law, and larger shifts are the sensitivity check's
-    business)."""
+    business).  Both objectives are symmetric in the pair (the two test directions are
+    always tested), so a pair and its swap are scored once, and the deterministic
+    objectives let the climbs stop on a plateau (:data:`PATIENCE`)."""
+    candidates = _dedupe(candidates, swaps=True)
     if shift and spec.global_sensitivity is not None:
         scored = sorted((p.with_score(objective(p.x, p.y)) for p in candidates),
                         key=lambda p: -p.score)
         if scored and scored[0].score >= spec.global_sensitivity.value * (1 - 1e-12):
             return scored
     return maximise_pair_objective(spec, objective, rng, start=candidates, budget=budget,
-                                   restarts=2)
+                                   restarts=2, patience=PATIENCE)
 
 
 def _tie_count(ranked: list[CandidatePair]) -> int:

@@ -303,6 +303,9 @@ def declared_llr(mechanism: Any, x: Any, y: Any) -> LogDensity | None:
             total += law(np.asarray(o[:, j], dtype=np.float64), fx[j], fy[j])
         return total
 
+    # the loss of additive Laplace noise has atoms (±Δ/b on whole half-lines), which the
+    # rounding of LogLikelihoodRatio must merge; the other full-support laws have none
+    llr.has_atoms = isinstance(noise.law, Laplace)  # type: ignore[attr-defined]
     return llr
 
 

@@ -102,10 +102,19 @@ class LogLikelihoodRatio:
     log_p_y: LogDensity = field(repr=False)
     name: str = "LLR"
     direct: LogDensity | None = field(default=None, repr=False)
+    #: Round ``direct`` values as :func:`llr_from` does.  Only needed when the loss has
+    #: atoms (Laplace noise: ±Δ/b on whole half-lines); without atoms a difference of
+    #: one ulp between the two samples' granularities has probability zero, so NaN → 0
+    #: is all that is applied.
+    round_direct: bool = True
 
     def __call__(self, outputs: np.ndarray) -> np.ndarray:
         if self.direct is not None:
-            return llr_round(self.direct(outputs))
+            if self.round_direct:
+                return llr_round(self.direct(outputs))
+            value = np.atleast_1d(np.asarray(self.direct(outputs), dtype=np.float64))
+            np.copyto(value, 0.0, where=np.isnan(value))
+            return value
         return llr_from(self.log_p_x(outputs), self.log_p_y(outputs))
 
 

@@ -37,6 +37,7 @@ References
 from __future__ import annotations
 
 import math
+import threading
 
 import numpy as np
 
@@ -197,6 +198,21 @@ LOSS_STEP = 2.0 ** -12
 LOSS_HEADROOM = 30.0
 
 
+_THREAD = threading.local()
+#: Losses converted to bin indices per block (fits in cache).
+_BLOCK = 1 << 15
+
+
+def _workspace() -> dict[str, np.ndarray]:
+    """Work buffers of :meth:`LossHistogram.add`, one set per thread: allocating (and
+    page-faulting) fresh 16 MB buffers for every pair test costs more than the counting."""
+    space = getattr(_THREAD, "loss_histogram", None)
+    if space is None:
+        space = _THREAD.loss_histogram = {"work": np.empty(0),
+                                          "index": np.empty(0, dtype=np.int32)}
+    return space
+
+
 class LossHistogram:
     """The losses of a test split, floored to multiples of :data:`LOSS_STEP`, as counts.
 
@@ -226,17 +242,15 @@ class LossHistogram:
         The profile's sorted ε grid (ε ≥ 0).
     """
 
-    def __init__(self, grid: np.ndarray, *, share_buffers_with: LossHistogram | None = None
-                 ) -> None:
+    def __init__(self, grid: np.ndarray) -> None:
         g = np.asarray(grid, dtype=np.float64)
         self.grid = g
         reach = float(np.max(np.abs(g))) + LOSS_HEADROOM
         self.high = math.floor(reach / LOSS_STEP)
         self.low = -self.high - 1
         self.counts = np.zeros(self.high - self.low + 1, dtype=np.float64)
-        # work buffers, reused across chunks (and shared with a sibling histogram)
-        self._buffers = share_buffers_with._buffers if share_buffers_with is not None \
-            else {"work": np.empty(0), "index": np.empty(0, dtype=np.intp)}
+        # work buffers, reused across chunks and calls (one set per thread)
+        self._buffers = _workspace()
 
     @property
     def n(self) -> int:
@@ -245,16 +259,24 @@ class LossHistogram:
 
     def add(self, losses: np.ndarray, weights: np.ndarray | None = None) -> None:
         """Count ``losses``, with optional multiplicities."""
-        m = int(np.size(losses))
+        values = np.asarray(losses, dtype=np.float64).reshape(-1)
+        m = values.size
         buffers = self._buffers
-        if buffers["work"].size < m:
-            buffers["work"] = np.empty(m)
-            buffers["index"] = np.empty(m, dtype=np.intp)
-        k, idx = buffers["work"][:m], buffers["index"][:m]
-        np.multiply(losses, 1.0 / LOSS_STEP, out=k)
-        np.clip(k, float(self.low), float(self.high) + 0.5, out=k)
-        np.subtract(k, float(self.low), out=k)        # ≥ 0: truncation below is the floor
-        idx[...] = k
+        if buffers["index"].size < m:
+            buffers["index"] = np.empty(m, dtype=np.int32)
+        if buffers["work"].size < _BLOCK:
+            buffers["work"] = np.empty(_BLOCK)
+        idx = buffers["index"][:m]
+        lo, hi = float(self.low), float(self.high) + 0.5
+        # block by block, so the intermediate passes stay in cache; the indices (< 2³¹)
+        # are int32, whose conversion from float64 is vectorised (int64's is not)
+        for start in range(0, m, _BLOCK):
+            stop = min(m, start + _BLOCK)
+            k = buffers["work"][: stop - start]
+            np.multiply(values[start:stop], 1.0 / LOSS_STEP, out=k)
+            np.clip(k, lo, hi, out=k)
+            np.subtract(k, lo, out=k)                 # ≥ 0: truncation below is the floor
+            idx[start:stop] = k
         self.counts += np.bincount(idx, weights=weights, minlength=self.counts.size)
 
     def lattice(self, threshold: float) -> int | None:

@@ -147,13 +147,18 @@ def _climb(
     """Hill climbing (ties accepted, to cross plateaus) for at most ``quota`` evaluations;
     with ``patience``, it also ends after that many evaluations in a row that did not
     improve on the best score of the climb by more than :data:`PLATEAU_TOLERANCE`
-    (relative; a plateau with nothing above it in reach)."""
+    (relative; a plateau with nothing above it in reach), or after 4·patience proposals
+    in a row that were all already evaluated."""
     stop_at = evaluations.used + quota
     stale = 0
+    # with patience, a small neighbourhood that is already fully evaluated also ends the
+    # climb sooner (it cannot hold anything better)
+    stale_limit = STALE_PROPOSAL_LIMIT if patience is None else \
+        min(STALE_PROPOSAL_LIMIT, 4 * patience)
     flat = 0
     best = current.score
     for _ in range(PROPOSALS_PER_EVALUATION * quota):
-        if evaluations.used >= stop_at or stale >= STALE_PROPOSAL_LIMIT:
+        if evaluations.used >= stop_at or stale >= stale_limit:
             break
         if patience is not None and flat >= patience:
             break
