@@ -68,7 +68,7 @@ __all__ = [
 RANDOM_SEEDS = 3
 #: Smallest patience of the climbs of the global-sensitivity search (see
 #: :func:`privaudit.search.maximise_pair_objective`).
-MIN_PATIENCE = 16
+MIN_PATIENCE = 12
 #: Scores passed to the pair search are clipped to ±this (an infinite log ratio becomes it).
 _SCORE_CAP = 1e9
 
@@ -96,7 +96,7 @@ def check_global_sensitivity(mechanism: Mechanism, rng: RandomLike, *,
     Every given pair is evaluated, then :func:`privaudit.search.maximise_pair_objective`
     hill-climbs ‖f(x) − f(y)‖ from the best of them (from
     :func:`privaudit.search.candidate_pairs` when none are given).  A climb ends when
-    its share of the budget is spent or after max(16, budget/20) evaluations in a row
+    its share of the budget is spent or after max(12, budget/20) evaluations in a row
     without a strict improvement (a flat objective, e.g. a linear statistic whose every
     pair has the same shift, needs no more).
 

@@ -211,7 +211,9 @@ def _propose_pair(
 
 def _start_pair(spec: MechanismSpec, index: int, item: Any) -> CandidatePair:
     if isinstance(item, CandidatePair):
-        return verified_pair(spec, item.x, item.y, item.origin)
+        # built by verified_pair (the only constructor), so already checked; as in
+        # privaudit.checks._common.as_pairs, it is not verified a second time
+        return item
     try:
         x, y = item
     except (TypeError, ValueError):
@@ -268,8 +270,9 @@ def maximise_pair_objective(
     rng : Generator, int or None
         The only source of randomness.
     start : iterable of CandidatePair or (x, y)
-        Starting pairs (e.g. from :func:`~privaudit.search.candidate_pairs`); when empty,
-        ``restarts`` random pairs are drawn.
+        Starting pairs (e.g. from :func:`~privaudit.search.candidate_pairs`; a
+        CandidatePair is already verified and is used as it is, a tuple is verified);
+        when empty, ``restarts`` random pairs are drawn.
     budget : int
         Total number of objective evaluations, start pairs included (``≥ 1``).
     restarts : int
