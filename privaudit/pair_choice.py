@@ -60,7 +60,7 @@ from .distinguish.events import LogLikelihoodRatio
 from .distinguish.pair_test import DECLARED_SHARE
 from .pairs import CandidatePair, to_jsonable, verified_pair
 from .search import maximise_pair_objective
-from .distinguish.candidates import DISCRETE_ROWS, is_discrete
+from .distinguish.candidates import DISCRETE_ROWS, is_discrete, row_keys
 from .statistics.allocation import predicted_epsilon, wilson_lower, wilson_upper
 
 __all__ = [
@@ -183,9 +183,7 @@ def discrete_score(outputs_x: np.ndarray, outputs_y: np.ndarray, *, final_sample
     pooled = np.concatenate([ox, oy])
     if not is_discrete(pooled[: 1 << 17]):
         return None
-    flat = pooled.reshape(pooled.shape[0], -1)
-    codes = np.unique(flat, axis=0, return_inverse=True)[1].ravel() if flat.shape[1] > 1 \
-        else np.unique(flat[:, 0], return_inverse=True)[1].ravel()
+    codes = np.unique(row_keys(pooled), return_inverse=True)[1].ravel()
     cells = int(codes.max()) + 1
     if cells > DISCRETE_ROWS:
         return None

@@ -68,6 +68,7 @@ References
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass, field
 from typing import Any
@@ -217,12 +218,21 @@ def _cell_masses(law: Any, edges: np.ndarray, centre: float, scale: float) -> np
     return np.concatenate([cdf[:1], inner, sf[-1:]])
 
 
-def _continuous(law: Any, centres: tuple[float, float], scales: tuple[float, float],
-                llr: Feature, base: np.ndarray, column: int) -> LossLaw:
+@functools.lru_cache(maxsize=64)
+def _quantile_points(law: Any) -> np.ndarray:
+    """The law's quantiles at the fixed quadrature levels (cached per law: some laws'
+    quantile functions iterate, and pair rankings evaluate many pairs of one law)."""
     tail = np.geomspace(_TAIL, 0.5, _TAIL_POINTS)
     u = np.unique(np.concatenate([tail, np.linspace(0.0, 1.0, _MIDDLE_POINTS + 1)[1:-1],
                                   1.0 - tail]))
     z = np.asarray(law.ppf(u), dtype=np.float64)
+    z.setflags(write=False)
+    return z
+
+
+def _continuous(law: Any, centres: tuple[float, float], scales: tuple[float, float],
+                llr: Feature, base: np.ndarray, column: int) -> LossLaw:
+    z = _quantile_points(law)
     edges = np.unique(np.concatenate([c + s * z for c, s in zip(centres, scales)]))
     edges = edges[np.isfinite(edges)]
     reps = np.concatenate([edges[:1], 0.5 * (edges[1:] + edges[:-1]),
