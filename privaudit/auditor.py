@@ -7,15 +7,20 @@ An audit runs three layers of checks (``auditing_state_of_the_art.md`` §7):
    neighbouring inputs;
 2. **noise-law conformance**: the noise actually drawn follows the declared law,
    including its tails (the Curator-Attack blind spot of black-box auditors);
-3. **distributional indistinguishability** on the worst pairs found: rejection regions
-   chosen on a search split, tested on fresh samples with Clopper–Pearson bounds, and
-   the privacy-loss profile where the loss is computable.
+3. **distributional indistinguishability** on the worst pairs found
+   (:mod:`~privaudit.pair_choice`): rejection regions planned from the declared law
+   when the spec declares the output densities, and chosen on a search split otherwise
+   (and alongside), tested on fresh samples with Clopper–Pearson bounds, and the
+   privacy-loss profile where the loss is computable.
 
 Error control.  With α = 1 − confidence, the statistical components share α by
-Bonferroni: the noise-law check gets α/5 when it applies, the distributional test the
-rest, split evenly over the tested pairs (and, inside each pair, over directions, events
-and the profile).  The deterministic checks spend no α.  So the probability that an
-audit of a mechanism that meets its claims reports a violation is at most α.
+Bonferroni: the noise-law check gets α/10 (:data:`CONFORMANCE_SHARE`) when it applies,
+the distributional test the rest, split evenly over the tested pairs (one pair when the
+candidates are equivalent under the declared law) and, inside each pair, over the
+declared-law events, the data-driven events and the profile
+(:mod:`~privaudit.distinguish.pair_test`).  The deterministic checks spend no α.  So the
+probability that an audit of a mechanism that meets its claims reports a violation is
+at most α.
 
 Randomness.  Every component draws from its own stream spawned from
 ``SeedSequence(config.seed)``, so audits are reproducible from the seed and adding a

@@ -11,9 +11,11 @@ objective that reflects the mechanism's privacy on them, in this order of prefer
    of :mod:`~privaudit.distinguish.declared_plan` are expected to give on the pair at
    the audit's size — exact, deterministic, no sampling;
 3. **pilot search and successive halving** (black boxes): a local search from the
-   candidates ranks pairs by small distinguishing tests (it finds pairs the generators
-   do not, e.g. inputs whose extreme coordinates give the outputs different supports);
-   the best ``8·pairs_tested`` (a pair and its swap count once) are then scored on fresh
+   candidates ranks pairs by the same score on 2·pilot_samples outputs per side (it
+   finds pairs the generators do not, e.g. inputs whose extreme coordinates give the
+   outputs different supports);
+   the best ``4·pairs_tested`` (``8·pairs_tested`` for discrete outputs; a pair and its
+   swap count once) are then scored on fresh
    samples — max(2·pilot_samples, samples/64) per side in the first round —
    keeping the better half each round with twice the samples, until ``pairs_tested``
    remain (Karnin, Koren & Somekh 2013).  Fresh samples each round undo the winner's
@@ -79,7 +81,10 @@ PATIENCE = 8
 TIE_TOLERANCE = 1e-9
 #: Successive halving starts from at most this many pairs per tested pair (more
 #: candidates are first ranked by a pilot search).
-HALVING_POOL = 8
+HALVING_POOL = 4
+#: The same for discrete outputs, whose score is a count (so a round costs little more
+#: than its draws).
+DISCRETE_POOL = 8
 #: Its first round uses max(2·pilot_samples, samples / HALVING_START) outputs per side.
 HALVING_START = 64
 #: Level of the conservative pilot estimates behind the halving score (one-sided).
@@ -378,10 +383,10 @@ def choose_pairs(mechanism: Mechanism, cfg: AuditConfig, candidates: list[Candid
         kind = "pilot ε estimates"
 
         def pilot(x: Any, y: Any) -> float:
-            result = test_pair(mechanism, verified_pair(spec, x, y, "pilot"),
-                               samples=cfg.pilot_samples, search_samples=cfg.pilot_samples,
-                               rng=rng, alpha=0.5, events_per_direction=cfg.events_per_direction)
-            return float(min(result.epsilon_lower_bound, 1e6))
+            return min(pair_score(mechanism, verified_pair(spec, x, y, "pilot"),
+                                  samples=2 * cfg.pilot_samples, final_samples=cfg.samples,
+                                  level=alpha / k, delta=delta, rng=rng,
+                                  events_per_direction=cfg.events_per_direction), 1e6)
 
         # a pilot search from the candidates (a swapped pair is the same test) finds
         # pairs beyond them — e.g. inputs whose extreme coordinates make supports
@@ -390,7 +395,11 @@ def choose_pairs(mechanism: Mechanism, cfg: AuditConfig, candidates: list[Candid
         ranked = maximise_pair_objective(spec, pilot, rng, start=pool,
                                          budget=len(pool) + cfg.pair_budget + 2 * k,
                                          restarts=2)
-        pool = _dedupe(ranked, swaps=True)[: HALVING_POOL * k]
+        # discrete outputs are scored by counting (cheap): a wider pool for the halving
+        probe = np.asarray(mechanism.sample(pool[0].x, min(cfg.pilot_samples, 4096), rng))
+        width = DISCRETE_POOL if probe.dtype.kind in "biuf" and probe.ndim in (1, 2) and \
+            is_discrete(probe) else HALVING_POOL
+        pool = _dedupe(ranked, swaps=True)[: width * k]
         if len(pool) > k:
             level = alpha / k
             pool, rounds = successive_halving(

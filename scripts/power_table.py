@@ -11,11 +11,13 @@ DP-Sniper's numbers (``eval_sp2021/reference-results``) are 90 %-confidence boun
 10.7 M training and 200 M final samples per mechanism; ours are 95 %-confidence bounds
 (Clopper–Pearson, sample splitting, Bonferroni over pairs and events) from the sample
 sizes in :data:`SIZES`, chosen per mechanism so that one audit stays under a minute on
-two cores: about 10⁷ outputs per side for cheap samplers, fewer for the sparse-vector
-mechanisms whose sampler costs ~1 s per 10⁶ outputs.  Every audit uses the same
-settings otherwise: 2 pairs tested at full size, a pilot of 2·10⁴ outputs per side to
-rank the case's pairs together with 8 generated ones (``pair_budget``), and a noise-law
-check on 10⁶ outputs.
+two shared cores: 10⁷ or more outputs per side for cheap samplers, fewer for the
+sparse-vector mechanisms whose sampler costs ~1 s per 10⁶ outputs.  Every audit uses the
+same settings otherwise: a pilot of 2·10⁴ outputs per side (doubled in the pair search)
+to rank the case's pairs together with 8 generated ones (``pair_budget``), successive
+halving of the best on fresh samples (``privaudit/pair_choice.py``), 2 pairs tested at
+full size (1 for the discrete-output cases where the halving reliably finds the worst
+pair and more samples on one pair pay more), and a noise-law check on 10⁶ outputs.
 
 Usage::
 
@@ -66,21 +68,21 @@ SIZES: dict[str, Size] = {
     "NoisyHist1": Size(10 * M, M, 20_000),
     "NoisyHist2": Size(2 * M, M // 2, 20_000),
     "ReportNoisyMax1": Size(40 * M, 2 * M, 20_000, pairs_tested=1),
-    "ReportNoisyMax2": Size(10 * M, M, 20_000),
+    "ReportNoisyMax2": Size(40 * M, 2 * M, 20_000, pairs_tested=1),
     "ReportNoisyMax3": Size(10 * M, M, 20_000),
     "ReportNoisyMax4": Size(4 * M, M, 20_000),
-    "SparseVectorTechnique1": Size(7 * M, M, pairs_tested=1),
-    "SparseVectorTechnique2": Size(5 * M, M, pairs_tested=1),
-    "SparseVectorTechnique3": Size(4 * M, 3 * M // 2),
-    "SparseVectorTechnique4": Size(8 * M, M, pairs_tested=1),
+    "SparseVectorTechnique1": Size(5 * M, M),
+    "SparseVectorTechnique2": Size(4 * M, M),
+    "SparseVectorTechnique3": Size(3 * M, M),
+    "SparseVectorTechnique4": Size(6 * M, M),
     "SparseVectorTechnique5": Size(M, M // 4),
-    "SparseVectorTechnique6": Size(8 * M, 3 * M // 2, pairs_tested=1),
+    "SparseVectorTechnique6": Size(6 * M, M),
     "Rappor": Size(5 * M, M, pairs_tested=1),
     "OneTimeRappor": Size(10 * M, M, pairs_tested=1),
     "LaplaceParallel": Size(10 * M, M),
-    "SVT34Parallel": Size(3 * M, 3 * M // 2),
-    "PrefixSum": Size(4 * M, M),
-    "NumericalSVT": Size(5 * M, 3 * M // 2),
+    "SVT34Parallel": Size(5 * M // 2, M),
+    "PrefixSum": Size(2 * M, M // 2),
+    "NumericalSVT": Size(4 * M, M),
 }
 
 
