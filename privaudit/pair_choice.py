@@ -11,18 +11,19 @@ objective that reflects the mechanism's privacy on them, in this order of prefer
    of :mod:`~privaudit.distinguish.declared_plan` are expected to give on the pair at
    the audit's size — exact, deterministic, no sampling;
 3. **pilot search and successive halving** (black boxes): a local search from the
-   candidates ranks pairs by the same score on 2·pilot_samples outputs per side (it
-   finds pairs the generators do not, e.g. inputs whose extreme coordinates give the
-   outputs different supports);
-   the best ``4·pairs_tested`` (``8·pairs_tested`` for discrete outputs; a pair and its
-   swap count once) are then scored on fresh
+   candidates ranks pairs on 2·pilot_samples outputs per side (the discrete score below,
+   or the ε lower bound of a small distinguishing test for continuous outputs); it finds
+   pairs the generators do not, e.g. inputs whose extreme coordinates give the outputs
+   different supports;
+   the best ``8·pairs_tested`` (a pair and its swap count once) are then scored on fresh
    samples — max(2·pilot_samples, samples/64) per side in the first round —
    keeping the better half each round with twice the samples, until ``pairs_tested``
    remain (Karnin, Koren & Somekh 2013).  Fresh samples each round undo the winner's
    curse of a noisy pilot (the pair that looked best by luck).  The score is the bound
    the pair is expected to give at the final size: a cross-fitted plug-in over
    likelihood-ratio ordered output values for discrete outputs (:func:`discrete_score`),
-   a small distinguishing test otherwise.
+   also for mixed outputs once their continuous columns are cut into a few cells
+   (:func:`coarse_codes`), and a small distinguishing test otherwise.
 
 **Ties.**  With a declared law, pairs whose objective ties with the best are equivalent
 *as declared*: for additive noise on a one-dimensional output, M(x) and M(y) are the
@@ -69,6 +70,7 @@ __all__ = [
     "PairChoice",
     "choose_pairs",
     "declared_bound",
+    "coarse_codes",
     "discrete_score",
     "gray_box_shift",
     "pair_score",
@@ -81,10 +83,7 @@ PATIENCE = 8
 TIE_TOLERANCE = 1e-9
 #: Successive halving starts from at most this many pairs per tested pair (more
 #: candidates are first ranked by a pilot search).
-HALVING_POOL = 4
-#: The same for discrete outputs, whose score is a count (so a round costs little more
-#: than its draws).
-DISCRETE_POOL = 8
+HALVING_POOL = 8
 #: Its first round uses max(2·pilot_samples, samples / HALVING_START) outputs per side.
 HALVING_START = 64
 #: Level of the conservative pilot estimates behind the halving score (one-sided).
@@ -211,23 +210,70 @@ def discrete_score(outputs_x: np.ndarray, outputs_y: np.ndarray, *, final_sample
     return float(np.mean(scores))
 
 
+#: Quantile bins per continuous column in :func:`coarse_codes`.
+COARSE_BINS = 4
+#: A value carrying at least this share of a column is kept as its own code (an atom).
+_ATOM_SHARE = 0.05
+
+
+def coarse_codes(outputs_x: np.ndarray, outputs_y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The outputs with every continuous column cut into a few cells, for ranking pairs.
+
+    A column with at most 16 distinct values is kept as it is; otherwise its atom (the
+    most common value, when it carries ≥ 5 % of the pooled column — the zeros of a
+    sparse-vector output) keeps a code of its own and the other values are cut at the
+    pooled quartiles.  Mixed discrete/continuous outputs (sparse-vector patterns with
+    released values) then become discrete rows, which :func:`discrete_score` can score
+    from every output instead of a small distinguishing test.  The cells are a function
+    of the pilot outputs, which are not reused by the final test.
+    """
+    ox = np.asarray(outputs_x, dtype=np.float64).reshape(np.shape(outputs_x)[0], -1)
+    oy = np.asarray(outputs_y, dtype=np.float64).reshape(np.shape(outputs_y)[0], -1)
+    pooled = np.concatenate([ox, oy])
+    codes = np.empty(pooled.shape, dtype=np.float64)
+    for j in range(pooled.shape[1]):
+        col = pooled[:, j]
+        values, counts = np.unique(col[:4096], return_counts=True)
+        if values.size <= 16:
+            codes[:, j] = col
+            continue
+        atom = values[np.argmax(counts)]
+        is_atom = col == atom
+        if np.mean(is_atom) < _ATOM_SHARE:
+            is_atom = np.zeros(col.size, dtype=bool)
+        rest = col[~is_atom]
+        edges = np.unique(np.quantile(rest, np.arange(1, COARSE_BINS) / COARSE_BINS)) \
+            if rest.size else np.zeros(0)
+        codes[:, j] = np.where(is_atom, -1.0, np.searchsorted(edges, col, side="right"))
+    return codes[: ox.shape[0]], codes[ox.shape[0]:]
+
+
 def pair_score(mechanism: Mechanism, pair: CandidatePair, *, samples: int,
                final_samples: int, level: float, delta: float, rng: np.random.Generator,
-               events_per_direction: int = 8) -> float:
+               events_per_direction: int = 8, projected: bool = True) -> float:
     """How strongly ``samples`` fresh outputs per side suggest the pair will refute the
     claim at ``final_samples``: :func:`discrete_score` for discrete outputs, otherwise a
     pilot :func:`test_pair` (half the outputs to choose events, half to count them)
-    scored by :func:`_pilot_score`."""
+    scored by :func:`_pilot_score` (or, with ``projected=False``, by its own ε lower
+    bound at level 1/2, which favours the certain evidence of events one side never
+    reaches — what a short pilot can see — over projections of small counts)."""
     half = max(1, samples // 2)
     sx = np.asarray(mechanism.sample(pair.x, samples, rng))
     sy = np.asarray(mechanism.sample(pair.y, samples, rng))
+    usable = sx.ndim in (1, 2) and sx.shape == sy.shape and sx.dtype.kind in "biuf"
     score = discrete_score(sx, sy, final_samples=final_samples, level=level, delta=delta) \
-        if sx.ndim in (1, 2) and sx.shape == sy.shape and sx.dtype.kind in "biuf" else None
+        if usable else None
+    if score is None and usable:
+        cx, cy = coarse_codes(sx, sy)
+        score = discrete_score(cx, cy, final_samples=final_samples, level=level,
+                               delta=delta)
     if score is not None:
         return score
     replay = _Replay(mechanism, {id(pair.x): sx, id(pair.y): sy})
     result = test_pair(replay, pair, samples=samples - half, search_samples=half,
                        rng=rng, alpha=0.5, events_per_direction=events_per_direction)
+    if not projected:
+        return float(result.epsilon_lower_bound)
     return _pilot_score(result, final_samples, level, delta)
 
 
@@ -386,7 +432,8 @@ def choose_pairs(mechanism: Mechanism, cfg: AuditConfig, candidates: list[Candid
             return min(pair_score(mechanism, verified_pair(spec, x, y, "pilot"),
                                   samples=2 * cfg.pilot_samples, final_samples=cfg.samples,
                                   level=alpha / k, delta=delta, rng=rng,
-                                  events_per_direction=cfg.events_per_direction), 1e6)
+                                  events_per_direction=cfg.events_per_direction,
+                                  projected=False), 1e6)
 
         # a pilot search from the candidates (a swapped pair is the same test) finds
         # pairs beyond them — e.g. inputs whose extreme coordinates make supports
@@ -395,11 +442,7 @@ def choose_pairs(mechanism: Mechanism, cfg: AuditConfig, candidates: list[Candid
         ranked = maximise_pair_objective(spec, pilot, rng, start=pool,
                                          budget=len(pool) + cfg.pair_budget + 2 * k,
                                          restarts=2)
-        # discrete outputs are scored by counting (cheap): a wider pool for the halving
-        probe = np.asarray(mechanism.sample(pool[0].x, min(cfg.pilot_samples, 4096), rng))
-        width = DISCRETE_POOL if probe.dtype.kind in "biuf" and probe.ndim in (1, 2) and \
-            is_discrete(probe) else HALVING_POOL
-        pool = _dedupe(ranked, swaps=True)[: width * k]
+        pool = _dedupe(ranked, swaps=True)[: HALVING_POOL * k]
         if len(pool) > k:
             level = alpha / k
             pool, rounds = successive_halving(

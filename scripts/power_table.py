@@ -73,7 +73,7 @@ SIZES: dict[str, Size] = {
     "ReportNoisyMax4": Size(4 * M, M, 20_000),
     "SparseVectorTechnique1": Size(5 * M, M),
     "SparseVectorTechnique2": Size(4 * M, M),
-    "SparseVectorTechnique3": Size(3 * M, M),
+    "SparseVectorTechnique3": Size(4 * M, 3 * M // 2),
     "SparseVectorTechnique4": Size(6 * M, M),
     "SparseVectorTechnique5": Size(M, M // 4),
     "SparseVectorTechnique6": Size(6 * M, M),

@@ -434,7 +434,7 @@ def test_pair(mechanism: Any, pair: CandidatePair, *, samples: int, search_sampl
                 if region.side == "ge":
                     region = ThresholdEvent(region.feature, k * LOSS_STEP, "ge")
                     from_histogram[len(events)] = ("ge", k)
-                else:                       # {L ≤ t} becomes {L < (k + 1)·h} ⊇ it
+                elif k < histograms["x"].high:  # {L ≤ t} becomes {L < (k + 1)·h} ⊇ it
                     region = ThresholdEvent(region.feature,
                                             float(np.nextafter((k + 1) * LOSS_STEP, -np.inf)),
                                             "le")
