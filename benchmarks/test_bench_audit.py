@@ -22,7 +22,7 @@ from mechanisms import GaussianMechanism, LaplaceMechanism, Mechanism, Randomize
 from privaudit import AuditConfig, audit
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "scripts"))
-from audit_cost import CountingMechanism  # noqa: E402
+from audit_cost import CountingMechanism
 
 N = 1_000_000
 CONFIG = AuditConfig(samples=N, pilot_samples=4_000, pair_budget=32, pairs_tested=2, seed=0)

@@ -14,7 +14,7 @@ from spec._base import SpecModel
 from spec._types import NonNegativeInt, PositiveInt
 from spec.errors import InvalidParameterError
 
-__all__ = ["AuditConfig", "CI_STRENGTH", "CERTIFICATE_STRENGTH", "CONFORMANCE_CAP"]
+__all__ = ["CERTIFICATE_STRENGTH", "CI_STRENGTH", "CONFORMANCE_CAP", "AuditConfig"]
 
 #: Default cap of the noise-law check's sample (its power at 10⁶ draws already resolves
 #: tail masses of 10⁻⁴; beyond, it would dominate the cost of large audits).

@@ -57,20 +57,20 @@ from spec import AdditiveNoise, SmoothSensitivityNoise
 
 from .config import AuditConfig
 from .distinguish import test_pair
+from .distinguish.candidates import DISCRETE_ROWS, is_discrete, row_keys
 from .distinguish.declared_plan import declared_loss_law, plan_declared_events
 from .distinguish.densities import declared_llr, declared_log_densities
 from .distinguish.events import LogLikelihoodRatio
 from .distinguish.pair_test import DECLARED_SHARE
 from .pairs import CandidatePair, to_jsonable, verified_pair
 from .search import maximise_pair_objective
-from .distinguish.candidates import DISCRETE_ROWS, is_discrete, row_keys
 from .statistics.allocation import predicted_epsilon, wilson_lower, wilson_upper
 
 __all__ = [
     "PairChoice",
     "choose_pairs",
-    "declared_bound",
     "coarse_codes",
+    "declared_bound",
     "discrete_score",
     "gray_box_shift",
     "pair_score",

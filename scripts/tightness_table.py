@@ -52,8 +52,8 @@ def main() -> None:
     parser.add_argument("--no-write", action="store_true")
     args = parser.parse_args()
     sizes = SIZES[:2] if args.quick else SIZES
-    rows = ["| mechanism | N per side | ε_lb seed 0 | mean over seeds | min over seeds | "
-            "oracle | seed 0 / oracle | mean / oracle | pairs tested | runtime (s, seed 0) |",
+    rows = [("| mechanism | N per side | ε_lb seed 0 | mean over seeds | min over seeds | "
+             "oracle | seed 0 / oracle | mean / oracle | pairs tested | runtime (s, seed 0) |"),
             "|---|---|---|---|---|---|---|---|---|---|"]
     for (kind, eps), oracle in ORACLE.items():
         mech = LaplaceMechanism(eps, 1.0) if kind == "laplace" else GaussianMechanism(eps, 1e-5, 1.0)

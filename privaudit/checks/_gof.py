@@ -40,12 +40,12 @@ from scipy import special, stats
 
 __all__ = [
     "BINNED_ABOVE",
-    "BinnedSample",
-    "IntegerCounter",
     "MIN_EXPECTED",
-    "SortedCounter",
     "TAIL_MIN_EXPECTED",
     "TAIL_PROBABILITIES",
+    "BinnedSample",
+    "IntegerCounter",
+    "SortedCounter",
     "SubTest",
     "ad_pvalue",
     "adinf",

@@ -83,11 +83,11 @@ from .densities import declared_tables
 from .events import DiscreteCode, Event, Feature, ThresholdEvent, ValueSetEvent
 
 __all__ = [
+    "HEDGE_FACTOR",
+    "MAIN_WEIGHT",
     "DeclaredEvent",
     "DeclaredPlan",
-    "HEDGE_FACTOR",
     "LossLaw",
-    "MAIN_WEIGHT",
     "declared_loss_law",
     "plan_declared_events",
 ]

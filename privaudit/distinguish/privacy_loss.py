@@ -187,7 +187,7 @@ def loss_moments(losses: np.ndarray, grid: np.ndarray,
         sum_sq = c - 2.0 * growth * t1 + growth * growth * t2
     sum_x = np.clip(np.nan_to_num(sum_x), 0.0, c)
     sum_sq = np.clip(np.nan_to_num(sum_sq), 0.0, c)
-    n = int(loss.size) if weights is None else int(round(float(np.sum(weights))))
+    n = int(loss.size) if weights is None else round(float(np.sum(weights)))
     return LossMoments(sum_x, sum_sq, n)
 
 
@@ -255,7 +255,7 @@ class LossHistogram:
     @property
     def n(self) -> int:
         """Number of losses counted (sum of the multiplicities)."""
-        return int(round(float(self.counts.sum())))
+        return round(float(self.counts.sum()))
 
     def add(self, losses: np.ndarray, weights: np.ndarray | None = None) -> None:
         """Count ``losses``, with optional multiplicities."""
@@ -288,11 +288,11 @@ class LossHistogram:
 
     def count_at_least(self, k: int) -> int:
         """#{L ≥ k·h} (k from :meth:`lattice`)."""
-        return int(round(float(self.counts[k - self.low:].sum())))
+        return round(float(self.counts[k - self.low:].sum()))
 
     def count_below(self, k: int) -> int:
         """#{L < k·h} (k from :meth:`lattice`)."""
-        return int(round(float(self.counts[: k - self.low].sum())))
+        return round(float(self.counts[: k - self.low].sum()))
 
     def moments(self, sign: int = 1) -> LossMoments:
         """The moments of the quantised loss (``sign=+1``) or reversed loss (``−1``)."""

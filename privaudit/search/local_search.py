@@ -37,11 +37,11 @@ from ._moves import (
 )
 
 __all__ = [
-    "NeighbourhoodMaximum",
     "PROPOSALS_PER_EVALUATION",
-    "PairObjective",
     "RANDOM_STALE_LIMIT",
     "STALE_PROPOSAL_LIMIT",
+    "NeighbourhoodMaximum",
+    "PairObjective",
     "maximise_over_neighbours",
     "maximise_pair_objective",
 ]
