@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import platform
 from importlib import metadata
 
@@ -11,11 +12,20 @@ _PACKAGES = ("privaudit", "numpy", "scipy", "pydantic", "networkx", "hypothesis"
 
 
 def library_versions() -> dict[str, str]:
-    """``{"python": "3.11.7", "numpy": "2.4.6", …}`` for the running interpreter."""
+    """``{"python": "3.11.7", "numpy": "2.4.6", …}`` for the running interpreter.
+
+    Read once per process (parsing the installed packages' metadata costs milliseconds,
+    which every audit report would otherwise pay); a fresh dict is returned each time.
+    """
+    return dict(_versions())
+
+
+@functools.lru_cache(maxsize=1)
+def _versions() -> tuple[tuple[str, str], ...]:
     out = {"python": platform.python_version()}
     for pkg in _PACKAGES:
         try:
             out[pkg] = metadata.version(pkg)
         except metadata.PackageNotFoundError:  # pragma: no cover - depends on the install
             out[pkg] = "not installed"
-    return out
+    return tuple(out.items())

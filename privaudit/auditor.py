@@ -7,15 +7,20 @@ An audit runs three layers of checks (``auditing_state_of_the_art.md`` §7):
    neighbouring inputs;
 2. **noise-law conformance**: the noise actually drawn follows the declared law,
    including its tails (the Curator-Attack blind spot of black-box auditors);
-3. **distributional indistinguishability** on the worst pairs found: rejection regions
-   chosen on a search split, tested on fresh samples with Clopper–Pearson bounds, and
-   the privacy-loss profile where the loss is computable.
+3. **distributional indistinguishability** on the worst pairs found
+   (:mod:`~privaudit.pair_choice`): rejection regions planned from the declared law
+   when the spec declares the output densities, and chosen on a search split otherwise
+   (and alongside), tested on fresh samples with Clopper–Pearson bounds, and the
+   privacy-loss profile where the loss is computable.
 
 Error control.  With α = 1 − confidence, the statistical components share α by
-Bonferroni: the noise-law check gets α/5 when it applies, the distributional test the
-rest, split evenly over the tested pairs (and, inside each pair, over directions, events
-and the profile).  The deterministic checks spend no α.  So the probability that an
-audit of a mechanism that meets its claims reports a violation is at most α.
+Bonferroni: the noise-law check gets α/10 (:data:`CONFORMANCE_SHARE`) when it applies,
+the distributional test the rest, split evenly over the tested pairs (one pair when the
+candidates are equivalent under the declared law) and, inside each pair, over the
+declared-law events, the data-driven events and the profile
+(:mod:`~privaudit.distinguish.pair_test`).  The deterministic checks spend no α.  So the
+probability that an audit of a mechanism that meets its claims reports a violation is
+at most α.
 
 Randomness.  Every component draws from its own stream spawned from
 ``SeedSequence(config.seed)``, so audits are reproducible from the seed and adding a
@@ -45,16 +50,21 @@ from .checks import (
 )
 from .config import AuditConfig
 from .distinguish import test_pair
+from .distinguish.densities import declared_log_densities
+from .pair_choice import choose_pairs
 from .pairs import CandidatePair, to_jsonable, verified_pair
 from .report import AuditReport, claimed_epsilon_delta
 from .results import CheckOutcome, Counterexample, PowerStatement
-from .search import candidate_pairs, maximise_pair_objective
+from .search import candidate_pairs
 
 __all__ = ["audit"]
 
 Progress = Callable[[str], None]
 
 _STREAMS = ("search", "claims", "conformance", "pilot", "final")
+
+#: Share of α spent on the noise-law conformance check when it applies.
+CONFORMANCE_SHARE = 0.1
 
 
 def _streams(seed: int) -> dict[str, np.random.Generator]:
@@ -66,42 +76,6 @@ def _counterexample(pair: CandidatePair, **values: Any) -> Counterexample:
     return Counterexample(x=to_jsonable(pair.x), y=to_jsonable(pair.y), origin=pair.origin,
                           relation_reason=pair.decision.reason,
                           values={k: to_jsonable(v) for k, v in values.items()})
-
-
-def _gray_box_shift(mechanism: Mechanism) -> Callable[[Any, Any], float] | None:
-    """A cheap pair objective for declared additive noise: the statistic's shift."""
-    spec = mechanism.spec
-    if not mechanism.provides("statistic"):
-        return None
-    if isinstance(spec.noise, AdditiveNoise):
-        norm = {"l1": 1, "l2": 2, "linf": np.inf}.get(
-            spec.global_sensitivity.norm if spec.global_sensitivity else "l1", 1)
-
-        def shift(x: Any, y: Any) -> float:
-            d = np.ravel(np.asarray(mechanism.statistic(x), float) - np.asarray(mechanism.statistic(y), float))
-            return float(np.linalg.norm(d, ord=norm))
-
-        return shift
-    return None
-
-
-def _rank_pairs(spec: Any, objective: Callable[[Any, Any], float], is_shift: bool,
-                candidates: list[CandidatePair], rng: np.random.Generator, *, budget: int
-                ) -> list[CandidatePair]:
-    """Order pairs by ``objective``, best first, searching beyond the candidates if useful.
-
-    For the statistic-shift objective of declared additive noise, a candidate that already
-    moves the statistic by the declared sensitivity is a worst case of the declared law
-    (the global-sensitivity check looks for larger shifts separately), so the local
-    search is skipped.
-    """
-    if is_shift and spec.global_sensitivity is not None:
-        scored = sorted((p.with_score(objective(p.x, p.y)) for p in candidates),
-                        key=lambda p: -p.score)
-        if scored and scored[0].score >= spec.global_sensitivity.value * (1 - 1e-12):
-            return scored
-    return maximise_pair_objective(spec, objective, rng, start=candidates, budget=budget,
-                                   restarts=2)
 
 
 def audit(
@@ -174,42 +148,22 @@ def audit(
     conformance_applies = spec.noise is not None and (
         not isinstance(spec.noise, (AdditiveNoise, SmoothSensitivityNoise))
         or mechanism.provides("statistic"))
-    alpha_conformance = alpha / 5.0 if conformance_applies else 0.0
+    alpha_conformance = CONFORMANCE_SHARE * alpha if conformance_applies else 0.0
     if conformance_applies:
         say(f"testing the noise law on {cfg.effective_conformance_samples} draws")
         checks.append(check_noise_law(mechanism, candidates[0].x, rng["conformance"],
                                       samples=cfg.effective_conformance_samples,
                                       alpha=alpha_conformance))
 
-    # 5. choose the pairs for the distributional test (pilot samples, never reused) -----------
+    # 5. choose the pairs for the distributional test (never from the final samples) ---------
     alpha_dist = alpha - alpha_conformance
-    shift = _gray_box_shift(mechanism)
-    if shift is not None:
-        objective: Callable[[Any, Any], float] = shift
-        budget = cfg.pair_budget + 4 * cfg.pairs_tested
-    else:
-        def objective(x: Any, y: Any) -> float:
-            pilot = test_pair(mechanism, verified_pair(spec, x, y, "pilot"),
-                              samples=cfg.pilot_samples, search_samples=cfg.pilot_samples,
-                              rng=rng["pilot"], alpha=0.5,
-                              events_per_direction=cfg.events_per_direction)
-            return float(min(pilot.epsilon_lower_bound, 1e6))
-        budget = cfg.pair_budget + cfg.pairs_tested * 4
-    say(f"ranking pairs ({'statistic shift' if shift is not None else 'pilot ε estimates'})")
-    # Explicit pairs join the ranking; when there are no more of them than pairs_tested
-    # they are all tested, otherwise the pilot picks among them and the generated pairs.
-    forced = explicit if len(explicit) <= cfg.pairs_tested else []
-    ranked = _rank_pairs(spec, objective, shift is not None, candidates, rng["search"],
-                         budget=budget + len(explicit))
-    chosen: list[CandidatePair] = []
-    seen: set[str] = set()
-    for p in forced + ranked:
-        key = repr((to_jsonable(p.x), to_jsonable(p.y)))
-        if key not in seen:
-            seen.add(key)
-            chosen.append(p)
-        if len(chosen) >= cfg.pairs_tested:
-            break
+    eps_claimed, delta_claimed = claimed_epsilon_delta(spec)
+    say("ranking pairs")
+    choice = choose_pairs(mechanism, cfg, candidates, explicit, rng["pilot"],
+                          alpha=alpha_dist, delta=delta_claimed)
+    chosen = list(choice.pairs)
+    declared = declared_log_densities(mechanism, chosen[0].x, chosen[0].y) is not None
+    search_samples = cfg.search_samples_for(declared)
 
     # 6. the distributional test on the chosen pairs -----------------------------------------
     per_pair = alpha_dist / len(chosen)
@@ -217,11 +171,10 @@ def audit(
     for i, pair in enumerate(chosen):
         say(f"testing pair {i + 1}/{len(chosen)} ({pair.origin}) with {cfg.samples} samples per side")
         results.append((pair, test_pair(mechanism, pair, samples=cfg.samples,
-                                        search_samples=cfg.effective_search_samples,
+                                        search_samples=search_samples,
                                         rng=rng["final"], alpha=per_pair,
                                         events_per_direction=cfg.events_per_direction)))
     best_pair, best = max(results, key=lambda r: r[1].epsilon_lower_bound)
-    eps_claimed, delta_claimed = claimed_epsilon_delta(spec)
     violated = any(r.violated for _, r in results)
     eps_lb = math.inf if best.epsilon_lower_bound_infinite else float(best.epsilon_lower_bound)
     summary = (f"ε ≥ {eps_lb:.4g} at δ = {delta_claimed:g} on the worst of {len(chosen)} pairs "
@@ -233,7 +186,10 @@ def audit(
         counterexample=_counterexample(best_pair, event=best.best_event.description
                                        if best.best_event else "",
                                        epsilon_lower_bound=eps_lb) if violated else None,
-        details={"pairs_tested": len(chosen), "alpha_per_pair": per_pair}))
+        details={"pairs_tested": len(chosen), "alpha_per_pair": per_pair,
+                 "pair_objective": choice.objective, "equivalent_pairs_tied": choice.ties,
+                 "halving_rounds": choice.halving_rounds, "search_samples": search_samples,
+                 "declared_events": len(best.plan.events) if best.plan is not None else 0}))
     profile_violated = any(p.violated for p in best.profile)
     if best.profile:
         checks.append(CheckOutcome(
@@ -241,7 +197,7 @@ def audit(
             summary=("lower confidence bound on δ(ε) exceeds the claimed profile"
                      if profile_violated else "estimated δ(ε) within the claimed profile at "
                      f"{len(best.profile)} values of ε"),
-            error_rate=per_pair / 4.0))
+            error_rate=best.alpha_profile))
     power = best.power
     report = AuditReport(
         mechanism=mechanism.name, spec=spec, spec_hash=spec.content_hash,

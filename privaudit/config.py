@@ -14,7 +14,11 @@ from spec._base import SpecModel
 from spec._types import NonNegativeInt, PositiveInt
 from spec.errors import InvalidParameterError
 
-__all__ = ["AuditConfig", "CI_STRENGTH", "CERTIFICATE_STRENGTH"]
+__all__ = ["CERTIFICATE_STRENGTH", "CI_STRENGTH", "CONFORMANCE_CAP", "AuditConfig"]
+
+#: Default cap of the noise-law check's sample (its power at 10⁶ draws already resolves
+#: tail masses of 10⁻⁴; beyond, it would dominate the cost of large audits).
+CONFORMANCE_CAP = 1_000_000
 
 
 def _check_confidence(value: object) -> float:
@@ -37,8 +41,11 @@ class AuditConfig(SpecModel):
     samples : int
         Outputs drawn per side of each tested pair for the final, corrected test.
     search_samples : int, optional
-        Outputs per side, drawn separately, used only to choose the rejection regions
-        (sample splitting); defaults to ``samples // 4`` (at least 1,000).
+        Outputs per side, drawn separately, used only to choose the data-driven rejection
+        regions (sample splitting); defaults to ``samples // 4`` (at least 1,000), or
+        ``samples // 16`` when the spec declares the output densities — the main events
+        are then planned from the declared law and need no search split, and the
+        data-driven events it serves get a tenth of the pair's α.
     pilot_samples : int
         Outputs per side used to rank candidate pairs before the final test.
     confidence : float
@@ -54,7 +61,8 @@ class AuditConfig(SpecModel):
     claim_budget : int
         Statistic evaluations per sensitivity check (local searches included).
     conformance_samples : int, optional
-        Outputs drawn for the noise-law check; defaults to ``samples``.
+        Outputs drawn for the noise-law check; defaults to ``samples``, capped at
+        :data:`CONFORMANCE_CAP` = 10⁶.
     events_per_direction : int
         Rejection regions tested per pair and direction.
     """
@@ -84,13 +92,21 @@ class AuditConfig(SpecModel):
 
     @property
     def effective_search_samples(self) -> int:
-        """Search-split size actually used."""
-        return self.search_samples if self.search_samples is not None else max(1_000, self.samples // 4)
+        """Search-split size used without declared densities."""
+        return self.search_samples_for(declared=False)
+
+    def search_samples_for(self, declared: bool) -> int:
+        """Search-split size used when the output densities are (not) declared."""
+        if self.search_samples is not None:
+            return self.search_samples
+        return max(1_000, self.samples // (16 if declared else 4))
 
     @property
     def effective_conformance_samples(self) -> int:
         """Noise-law sample size actually used."""
-        return self.conformance_samples if self.conformance_samples is not None else self.samples
+        if self.conformance_samples is not None:
+            return self.conformance_samples
+        return min(self.samples, CONFORMANCE_CAP)
 
 
 #: A quick audit for CI (seconds per mechanism).

@@ -485,9 +485,13 @@ def _profile_section(report: AuditReport) -> str:
 
 def _metadata_section(report: AuditReport) -> str:
     cfg = report.config
+    # the search split actually used (smaller when the densities are declared)
+    search = next((c.details.get("search_samples") for c in report.checks
+                   if c.name == "distinguishability"), None)
+    search = int(search) if isinstance(search, (int, float)) else cfg.effective_search_samples
     rows: list[tuple[str, Sequence[str]]] = [
         ("samples per side", [(f"{report.samples:,} (search split "
-                              f"{cfg.effective_search_samples:,}, pilot {cfg.pilot_samples:,}, "
+                              f"{search:,}, pilot {cfg.pilot_samples:,}, "
                               f"noise-law {cfg.effective_conformance_samples:,})")]),
         ("seed", [f"<code>{report.seed}</code> — rerun with the same seed to reproduce"]),
         ("confidence", [(f"{_pct(report.confidence)} family-wise "

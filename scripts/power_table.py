@@ -11,11 +11,13 @@ DP-Sniper's numbers (``eval_sp2021/reference-results``) are 90 %-confidence boun
 10.7 M training and 200 M final samples per mechanism; ours are 95 %-confidence bounds
 (Clopper–Pearson, sample splitting, Bonferroni over pairs and events) from the sample
 sizes in :data:`SIZES`, chosen per mechanism so that one audit stays under a minute on
-two cores: about 10⁷ outputs per side for cheap samplers, fewer for the sparse-vector
-mechanisms whose sampler costs ~1 s per 10⁶ outputs.  Every audit uses the same
-settings otherwise: 2 pairs tested at full size, a pilot of 2·10⁴ outputs per side to
-rank the case's pairs together with 8 generated ones (``pair_budget``), and a noise-law
-check on 10⁶ outputs.
+two shared cores: 10⁷ or more outputs per side for cheap samplers, fewer for the
+sparse-vector mechanisms whose sampler costs ~1 s per 10⁶ outputs.  Every audit uses the
+same settings otherwise: a pilot of 2·10⁴ outputs per side (doubled in the pair search)
+to rank the case's pairs together with 8 generated ones (``pair_budget``), successive
+halving of the best on fresh samples (``privaudit/pair_choice.py``), 2 pairs tested at
+full size (1 for the discrete-output cases where the halving reliably finds the worst
+pair and more samples on one pair pay more), and a noise-law check on 10⁶ outputs.
 
 Usage::
 
@@ -65,22 +67,22 @@ SIZES: dict[str, Size] = {
     "TruncatedGeometricMechanism": Size(10 * M, M, 20_000),
     "NoisyHist1": Size(10 * M, M, 20_000),
     "NoisyHist2": Size(2 * M, M // 2, 20_000),
-    "ReportNoisyMax1": Size(10 * M, M, 20_000),
-    "ReportNoisyMax2": Size(10 * M, M, 20_000),
+    "ReportNoisyMax1": Size(40 * M, 2 * M, 20_000, pairs_tested=1),
+    "ReportNoisyMax2": Size(40 * M, 2 * M, 20_000, pairs_tested=1),
     "ReportNoisyMax3": Size(10 * M, M, 20_000),
     "ReportNoisyMax4": Size(4 * M, M, 20_000),
     "SparseVectorTechnique1": Size(5 * M, M),
     "SparseVectorTechnique2": Size(4 * M, M),
     "SparseVectorTechnique3": Size(4 * M, 3 * M // 2),
-    "SparseVectorTechnique4": Size(8 * M, M),
+    "SparseVectorTechnique4": Size(6 * M, M),
     "SparseVectorTechnique5": Size(M, M // 4),
-    "SparseVectorTechnique6": Size(8 * M, 3 * M // 2),
-    "Rappor": Size(5 * M, M),
-    "OneTimeRappor": Size(10 * M, M),
+    "SparseVectorTechnique6": Size(6 * M, M),
+    "Rappor": Size(5 * M, M, pairs_tested=1),
+    "OneTimeRappor": Size(10 * M, M, pairs_tested=1),
     "LaplaceParallel": Size(10 * M, M),
-    "SVT34Parallel": Size(3 * M, 3 * M // 2),
-    "PrefixSum": Size(4 * M, M),
-    "NumericalSVT": Size(5 * M, 3 * M // 2),
+    "SVT34Parallel": Size(5 * M // 2, M),
+    "PrefixSum": Size(2 * M, M // 2),
+    "NumericalSVT": Size(4 * M, M),
 }
 
 
@@ -90,26 +92,37 @@ NOTES = """
 * **verdict** is the audit's: "violation" when any check refutes the claim ε = 0.1 —
   for the broken mechanisms (true ε > 0.1) that is the right answer.  For
   ReportNoisyMax1, which is correct, the distinguishing test stays below the claim;
-  the flag comes from the noise-law conformance check (χ² p = 0.0012 at its level
-  0.01 on the conformance stream of seed 0; the same check passes on six other seeds),
-  a false alarm that check is allowed with probability ≤ 1 %.
-* **Rappor, OneTimeRappor**: DP-Sniper tests its own pairs, whose Bloom filters
-  differ in 6 bits (ε = 0.30 and 0.60 on them); the audit's pair search also tries
-  generated pairs and finds ones differing in 8 bits (ε = 0.40 and 0.80).
-* **Weak-signal black boxes** (SVT1–4, SVT34Parallel, NumericalSVT): the pairs tested
-  at full size are chosen by a pilot of 2·10⁴ outputs per side, whose estimates on these
-  mechanisms are mostly noise.  For example, `test_pair` on SVT1 with DP-Sniper's pair
-  (1¹⁰, (2⁵,0⁵)) at the same sizes and the same per-pair α gives 0.0725, against 0.035
-  from the pairs the pilot chose.
-* **Statistical limits.**  For the mechanisms below the output law is exactly
-  computable, so the best any single-event test with exact binomial bounds can certify
-  on a pair is known (`python scripts/power_limits.py`; level 0.025 per event, i.e.
-  one event per pair with two pairs tested, expected counts).  At 10⁷ outputs per side
-  and 95 % confidence DP-Sniper's numbers for ReportNoisyMax1/3, SVT1, SVT2 and SVT4
-  are out of reach on DP-Sniper's pairs — they need about 10⁸ outputs or more — while
-  SVT6, LaplaceParallel and 8-bit RAPPOR pairs are within reach.  (LaplaceParallel's
-  row scores the outputs between the two means as 0, so it slightly understates the
-  limit; the audit's 0.0465 is above it.)
+  the flag comes from the noise-law conformance check on the conformance stream of seed
+  0 (selection frequencies against the exact report-noisy-max probabilities, all 1/5 on
+  the input 1⁵: χ² p = 0.0012 at level α/10 = 0.005), a false alarm that check is
+  allowed with probability ≤ 0.005.  Over 40 other seeds its p-values look uniform (one
+  below 0.005, one below 0.05), so this is that rare event, not a miscalibration.
+* **≥ LR**: our 95 %-confidence bound is at least DP-Sniper's logistic-regression value
+  (a 90 %-confidence bound from 2·10⁸ final samples).
+* **LR reachable by one event at our N?** For the mechanisms below DP-Sniper whose
+  output law is exactly computable (`scripts/power_limits.py`), the best expected bound
+  of *any* single event — the optimal likelihood-ratio event, on the best of DP-Sniper's
+  pairs, at our N per side, with the whole α = 0.05 on that one event and counts at
+  their expectations.  "no" means no single-event test with exact binomial bounds at
+  95 % confidence can certify DP-Sniper's value at our sample size: the honest target
+  there is that ceiling, not DP-Sniper's number.  "law not computed" means the ceiling
+  is unknown (outputs with continuous values whose law we did not integrate).
+* **Pairs.**  The pairs tested at full size come from a pilot search over DP-Sniper's
+  pairs and generated ones followed by successive halving on fresh samples
+  (`privaudit/pair_choice.py`); the choice is random (it depends on the pilot draws),
+  and on the sparse-vector mechanisms only a few of DP-Sniper's sixteen pairs reach the
+  ceiling (pairs (1¹⁰, (2⁵, 0⁵)) and (1⁵0⁵, 0⁵1⁵): 0.075 at 5·10⁶ for SVT1, the others
+  0.04 or less), so a run that tests a weaker pair lands well below it.
+* **Rappor, OneTimeRappor**: DP-Sniper tests its own pairs, whose Bloom filters differ
+  in 6 bits (ε = 0.30 and 0.60 on them); the audit's pair search also tries generated
+  pairs and may find ones differing in 8 bits (ε = 0.40 and 0.80).
+* **Below the ceiling.**  Where we are below the single-event ceiling (SVT1: 0.064
+  against 0.077, or 0.075 at the level 0.025 each of two tested pairs gets), the rest is
+  the price of choosing the event on a search split of 10⁶ outputs per side (it found a
+  two-value event instead of the optimal prefix of five values) and of testing two pairs.
+
+Ceilings of single-event tests on the computed laws (`python scripts/power_limits.py`;
+the optimal event of each pair, expected counts, the whole α = 0.05 on that event):
 
 """
 
@@ -143,22 +156,38 @@ def run_case(case: BenchmarkCase, size: Size, scale: float) -> dict[str, object]
         "verdict": report.verdict, "samples": samples, "search": search, "pilot": pilot,
         "pairs_tested": size.pairs_tested, "pair_budget": size.pair_budget,
         "beats_lr": lr is not None and eps >= lr,
+        "tested": report.check("distinguishability").details["pairs_tested"],
         "event": report.worst_event.description if report.worst_event is not None else "",
     }
+
+
+def reachability(row: dict[str, object]) -> str:
+    """For a row below DP-Sniper's LR value: can one event reach it at our N?"""
+    if row["beats_lr"] or row["lr"] is None:
+        return ""
+    sys.path.insert(0, str(ROOT / "scripts"))
+    from power_limits import best_single_event
+
+    best = best_single_event(str(row["mechanism"]), int(row["samples"]))  # type: ignore[call-overload]
+    if best is None:
+        return "law not computed"
+    verdict = "yes" if best >= float(row["lr"]) else "no"  # type: ignore[arg-type]
+    return f"{verdict} (best single event: {best:.4g})"
 
 
 def table(rows: list[dict[str, object]]) -> str:
     """The Markdown table."""
     head = ("| mechanism | true ε | our ε_lb | DP-Sniper LR | DP-Sniper MLP | StatDP* | "
-            "runtime (s) | verdict | ≥ LR | N per side (test + search) |\n"
-            "|---|---|---|---|---|---|---|---|---|---|\n")
+            "runtime (s) | verdict | ≥ LR | LR reachable by one event at our N? | "
+            "pairs tested | N per side (test + search) |\n"
+            "|---|---|---|---|---|---|---|---|---|---|---|---|\n")
     lines = []
     for r in rows:
         lines.append(
             f"| {r['mechanism']} | {_fmt(r['true'])} | {_fmt(r['ours'])} | "  # type: ignore[arg-type]
             f"{_fmt(r['lr'])} | {_fmt(r['mlp'])} | {_fmt(r['statdp'])} | "  # type: ignore[arg-type]
             f"{float(r['runtime']):.1f} | {r['verdict']} | "  # type: ignore[arg-type]
-            f"{'yes' if r['beats_lr'] else 'no'} | "
+            f"{'yes' if r['beats_lr'] else 'no'} | {reachability(r)} | {r['tested']} | "
             f"{int(r['samples']) / 1e6:g}M + {int(r['search']) / 1e6:g}M |")  # type: ignore[call-overload]
     return head + "\n".join(lines) + "\n"
 

@@ -2,16 +2,34 @@
 
 The oracle (``auditing_state_of_the_art.md`` §5) is the best ε lower bound any sampling
 auditor can certify with N samples per side at 95 % confidence *if the optimal event were
-known in advance*.  Our audits must also choose the event (on a separate search split),
-spend part of α on the noise-law check, and correct for every event tested.
+known in advance* (expected counts, CP bounds at α/2 per side).  Our audits run with the
+default configuration at confidence 0.95 (only ``samples``, ``seed`` and a smaller
+``claim_budget`` set): the noise-law check takes α/10; the pairs all have the declared
+worst shift, so one pair is tested (ties, see ``privaudit/pair_choice.py``); inside the
+pair, the privacy-loss profile takes α/10, the events planned from the declared law
+0.8 α (the main one 0.8 of that) and the data-driven events on the search split the last
+α/10 (``privaudit/distinguish/declared_plan.py``).
 
-Usage: python scripts/tightness_table.py [--quick]   (writes docs/tightness_table.md)
+An audit's ε_lb is a random variable: at N = 10⁶ the Gaussian's main event has about
+650 expected outputs of M(y), so ε_lb fluctuates by about ±0.045 (one standard
+deviation) from seed to seed.  The table therefore shows seed 0 and the mean and
+minimum over seeds 0 … S−1; "mean / oracle" is the tightness target (≥ 0.97 at 10⁶).
+The mean can exceed the oracle slightly: the reported ε_lb is the largest of the tested
+events' bounds (main event, hedges, data-driven events — each valid at its own level),
+and a maximum of noisy bounds sits above any one of them on average.
+
+Before issue 3's declared-law plan (data-driven events only, α/5 to the noise law,
+two pairs, search split N/5): analytic Gaussian (1, 10⁻⁵) at 10⁶ gave 0.681 on seed 0,
+0.885 of the oracle.
+
+Usage: python scripts/tightness_table.py [--seeds S] [--quick]   (writes docs/tightness_table.md)
 """
 
 from __future__ import annotations
 
+import argparse
 import pathlib
-import sys
+import statistics
 import time
 
 from mechanisms import GaussianMechanism, LaplaceMechanism
@@ -28,26 +46,39 @@ SIZES = (10_000, 100_000, 1_000_000)
 
 
 def main() -> None:
-    quick = "--quick" in sys.argv
-    sizes = SIZES[:2] if quick else SIZES
-    rows = ["| mechanism | N per side | ε_lb (ours) | oracle | ours / oracle | runtime (s) |",
-            "|---|---|---|---|---|---|"]
+    parser = argparse.ArgumentParser(description="tightness of full audits")
+    parser.add_argument("--seeds", type=int, default=5)
+    parser.add_argument("--quick", action="store_true", help="N = 10⁴ and 10⁵ only")
+    parser.add_argument("--no-write", action="store_true")
+    args = parser.parse_args()
+    sizes = SIZES[:2] if args.quick else SIZES
+    rows = [("| mechanism | N per side | ε_lb seed 0 | mean over seeds | min over seeds | "
+             "oracle | seed 0 / oracle | mean / oracle | pairs tested | runtime (s, seed 0) |"),
+            "|---|---|---|---|---|---|---|---|---|---|"]
     for (kind, eps), oracle in ORACLE.items():
         mech = LaplaceMechanism(eps, 1.0) if kind == "laplace" else GaussianMechanism(eps, 1e-5, 1.0)
         label = f"Laplace ε={eps:g}" if kind == "laplace" else "analytic Gaussian (1, 1e-5)"
         for n, orc in zip(sizes, oracle):
-            cfg = AuditConfig(samples=n, search_samples=max(2_000, n // 5), pairs_tested=1,
-                              pair_budget=16, claim_budget=50, seed=0)
-            start = time.perf_counter()
-            report = audit(mech, config=cfg)
-            took = time.perf_counter() - start
-            rows.append(f"| {label} | {n:,} | {report.epsilon_lower_bound:.4f} | {orc:.3f} | "
-                        f"{report.epsilon_lower_bound / orc:.3f} | {took:.1f} |")
+            values, took, tested = [], 0.0, 0
+            for seed in range(args.seeds):
+                cfg = AuditConfig(samples=n, claim_budget=50, seed=seed)
+                start = time.perf_counter()
+                report = audit(mech, config=cfg)
+                if seed == 0:
+                    took = time.perf_counter() - start
+                    tested = int(report.check("distinguishability").details["pairs_tested"])
+                values.append(float(report.epsilon_lower_bound))
+            mean = statistics.fmean(values)
+            rows.append(f"| {label} | {n:,} | {values[0]:.4f} | {mean:.4f} | {min(values):.4f} | "
+                        f"{orc:.3f} | {values[0] / orc:.3f} | {mean / orc:.3f} | {tested} | "
+                        f"{took:.2f} |")
             print(rows[-1], flush=True)
-    text = "# Tightness of the auditor\n\n" + (__doc__ or "") + "\n\n" + "\n".join(rows) + "\n"
-    out = pathlib.Path(__file__).resolve().parents[1] / "docs" / "tightness_table.md"
-    out.write_text(text, encoding="utf-8")
-    print(f"written {out}")
+    text = ("# Tightness of the auditor\n\n" + (__doc__ or "") + f"\n\nSeeds: {args.seeds}.\n\n"
+            + "\n".join(rows) + "\n")
+    if not args.no_write:
+        out = pathlib.Path(__file__).resolve().parents[1] / "docs" / "tightness_table.md"
+        out.write_text(text, encoding="utf-8")
+        print(f"written {out}")
 
 
 if __name__ == "__main__":

@@ -48,6 +48,9 @@ from ..pairs import to_jsonable
 from ..results import CheckOutcome, jsonable_details
 from ._common import check_count, missing_hooks, skipped
 from ._gof import (
+    BINNED_ABOVE,
+    BinnedSample,
+    IntegerCounter,
     SubTest,
     anderson_darling_test,
     chi_square_test,
@@ -77,9 +80,13 @@ def _support_failure(what: str, bad: int, n: int) -> list[SubTest]:
 
 
 def _continuous_tests(z: np.ndarray, law: Any) -> list[SubTest]:
-    """KS, Anderson–Darling and tail tests of ``z`` against a continuous law."""
+    """KS, Anderson–Darling and tail tests of ``z`` against a continuous law (through a
+    binned probability-integral transform above :data:`~._gof.BINNED_ABOVE` draws)."""
     if not np.all(np.isfinite(z)):
         return _support_failure("non-finite draws", int(np.sum(~np.isfinite(z))), z.size)
+    if z.size > BINNED_ABOVE:
+        binned = BinnedSample(z, law)
+        return [binned.ks(), binned.ad(), *tail_tests(binned, law, discrete=False)]
     zs = np.sort(z)
     cdf = np.asarray(law.cdf(zs), dtype=np.float64)
     sf = np.asarray(law.sf(zs), dtype=np.float64)
@@ -94,10 +101,17 @@ def _integer_tests(z: np.ndarray, law: Any) -> list[SubTest]:
     off_lattice = ~np.isfinite(z) | (z != np.round(z))
     if off_lattice.any():
         return _support_failure("draws off the integer lattice", int(off_lattice.sum()), z.size)
-    zs = np.sort(z)
-    edges, probs = integer_bins(law, zs.size)
-    counts = np.bincount(np.searchsorted(edges, zs, side="left"), minlength=probs.size)
-    return [chi_square_test(counts, probs), *tail_tests(zs, law, discrete=True)]
+    counter = IntegerCounter.of(z)
+    if counter is None:
+        zs = np.sort(z)
+        edges, probs = integer_bins(law, zs.size)
+        counts = np.bincount(np.searchsorted(edges, zs, side="left"), minlength=probs.size)
+        return [chi_square_test(counts, probs), *tail_tests(zs, law, discrete=True)]
+    edges, probs = integer_bins(law, z.size)
+    # bins (−∞, b₀], (b₀, b₁], …, (b_last, ∞) on the integers: counts from #{Z ≤ b}
+    at_or_below = np.array([counter.count_le(float(b)) for b in edges], dtype=np.int64)
+    counts = np.diff(np.concatenate([[0], at_or_below, [z.size]]))
+    return [chi_square_test(counts, probs), *tail_tests(counter, law, discrete=True)]
 
 
 def _categorical_tests(out: np.ndarray, probs: np.ndarray) -> list[SubTest]:

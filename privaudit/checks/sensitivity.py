@@ -66,8 +66,17 @@ __all__ = [
 
 #: Random domain elements added to the seeds of the searches over inputs.
 RANDOM_SEEDS = 3
+#: Smallest patience of the climbs of the global-sensitivity search (see
+#: :func:`privaudit.search.maximise_pair_objective`).
+MIN_PATIENCE = 12
 #: Scores passed to the pair search are clipped to ±this (an infinite log ratio becomes it).
 _SCORE_CAP = 1e9
+
+
+def _patience(budget: int) -> int:
+    """Evaluations without improvement after which a climb of the global search ends:
+    a twentieth of the budget, at least :data:`MIN_PATIENCE`."""
+    return max(MIN_PATIENCE, budget // 20)
 
 
 def _search() -> Any:
@@ -86,7 +95,10 @@ def check_global_sensitivity(mechanism: Mechanism, rng: RandomLike, *,
 
     Every given pair is evaluated, then :func:`privaudit.search.maximise_pair_objective`
     hill-climbs ‖f(x) − f(y)‖ from the best of them (from
-    :func:`privaudit.search.candidate_pairs` when none are given).
+    :func:`privaudit.search.candidate_pairs` when none are given).  A climb ends when
+    its share of the budget is spent or after max(12, budget/20) evaluations in a row
+    without a strict improvement (a flat objective, e.g. a linear statistic whose every
+    pair has the same shift, needs no more).
 
     Parameters
     ----------
@@ -141,7 +153,8 @@ def check_global_sensitivity(mechanism: Mechanism, rng: RandomLike, *,
     start = given
     if not start and budget > 0:
         start = search.candidate_pairs(spec, gen, budget=max(1, min(64, budget // 4)))
-    found = search.maximise_pair_objective(spec, distance, gen, start=start, budget=budget) \
+    found = search.maximise_pair_objective(spec, distance, gen, start=start, budget=budget,
+                                           patience=_patience(budget)) \
         if budget > 0 and start else []
     evaluated = given + list(found)
     if not evaluated:

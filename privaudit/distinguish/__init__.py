@@ -4,6 +4,8 @@
   and the gray-box hooks determine them;
 * :mod:`~privaudit.distinguish.events` — events (rejection regions) and the features
   they are defined through;
+* :mod:`~privaudit.distinguish.declared_plan` — events planned from the declared law
+  alone (LLR thresholds optimal for the claimed δ, with hedges), no sample involved;
 * :mod:`~privaudit.distinguish.candidates` — choosing events and their levels on the
   search split (LLR thresholds, exact values, half-lines, two-sided intervals, learned
   scores);
@@ -22,8 +24,21 @@ Black-box evidence only ever bounds ε from below: a pair that passes is not cer
 
 from __future__ import annotations
 
-from .candidates import DIRECTIONS, SelectedEvents, is_discrete, select_events
-from .densities import DensityPair, LogDensity, declared_llr, declared_log_densities
+from .candidates import DIRECTIONS, SelectedEvents, is_discrete, row_keys, select_events
+from .declared_plan import (
+    DeclaredEvent,
+    DeclaredPlan,
+    LossLaw,
+    declared_loss_law,
+    plan_declared_events,
+)
+from .densities import (
+    DensityPair,
+    LogDensity,
+    declared_llr,
+    declared_log_densities,
+    declared_tables,
+)
 from .events import (
     BinIndex,
     Coordinate,
@@ -36,8 +51,15 @@ from .events import (
     ValueSetEvent,
 )
 from .logistic import fit_logistic
-from .pair_test import EVENT_SHARE, PairTestResult, TradeoffPoint, test_pair
-from .privacy_loss import LossMoments, loss_moments, profile_lower_bounds
+from .pair_test import (
+    DECLARED_SHARE,
+    EVENT_SHARE,
+    PROFILE_SHARE,
+    PairTestResult,
+    TradeoffPoint,
+    test_pair,
+)
+from .privacy_loss import LossHistogram, LossMoments, loss_moments, profile_lower_bounds
 from .scores import (
     AbsDeviation,
     CellScore,
@@ -48,13 +70,17 @@ from .scores import (
 )
 
 __all__ = [
+    "DECLARED_SHARE",
     "DIRECTIONS",
     "EVENT_SHARE",
+    "PROFILE_SHARE",
     "AbsDeviation",
     "BinIndex",
     "CellScore",
     "ColumnCoder",
     "Coordinate",
+    "DeclaredEvent",
+    "DeclaredPlan",
     "DensityPair",
     "DiscreteCode",
     "Event",
@@ -63,6 +89,8 @@ __all__ = [
     "LogDensity",
     "LogLikelihoodRatio",
     "LogisticScore",
+    "LossHistogram",
+    "LossLaw",
     "LossMoments",
     "PairTestResult",
     "SelectedEvents",
@@ -71,12 +99,16 @@ __all__ = [
     "ValueSetEvent",
     "declared_llr",
     "declared_log_densities",
+    "declared_loss_law",
+    "declared_tables",
     "fit_cell_score",
     "fit_logistic",
     "fit_logistic_score",
     "is_discrete",
     "loss_moments",
+    "plan_declared_events",
     "profile_lower_bounds",
+    "row_keys",
     "select_events",
     "test_pair",
 ]

@@ -137,7 +137,9 @@ class SelectedEvents:
 
     ``levels_x_vs_y[i]`` is the error share α_i spent on ``x_vs_y[i]`` (its two CP bounds
     at α_i/2 each), likewise for ``y_vs_x``; empty level tuples mean "the ``alpha``
-    passed to :func:`select_events`, for every event".
+    passed to :func:`select_events`, for every event".  ``expected_epsilon`` (planned
+    selections only) is the plan's objective: the posterior mean, from the judging part
+    of the search split, of the best bound the test will report.
     """
 
     x_vs_y: tuple[Event, ...]
@@ -145,6 +147,7 @@ class SelectedEvents:
     families: tuple[str, ...]
     levels_x_vs_y: tuple[float, ...] = ()
     levels_y_vs_x: tuple[float, ...] = ()
+    expected_epsilon: float = 0.0
 
     def for_direction(self, direction: str) -> tuple[Event, ...]:
         """The events of ``direction`` (``"x_vs_y"`` or ``"y_vs_x"``)."""
@@ -193,14 +196,38 @@ def is_discrete(pooled: np.ndarray) -> bool:
     limit = min(DISCRETE_ROWS, pooled.shape[0] // 4)
 
     def distinct(rows: np.ndarray) -> int:
-        if rows.ndim == 1:
-            return int(np.unique(rows).size)
-        return int(np.unique(rows, axis=0).shape[0])
+        return int(np.unique(row_keys(rows)).size)
 
     # a prefix with too many distinct rows settles it without sorting everything
     if distinct(pooled[: 8 * DISCRETE_ROWS]) > limit:
         return False
     return distinct(pooled) <= limit
+
+
+#: Fixed random weights of :func:`row_keys` (any real weights separate distinct rows).
+_ROW_WEIGHTS = np.random.default_rng(0x0DDBA11).standard_normal(4096) + 2.0
+
+
+def row_keys(rows: np.ndarray) -> np.ndarray:
+    """One float per row, equal for equal rows and (almost surely) different for different
+    rows: the rows themselves for 1-D outputs, else a fixed random projection.
+
+    ``np.unique(rows, axis=0)`` sorts structured rows and costs tens of milliseconds per
+    10⁴ rows; sorting one key per row is two orders of magnitude faster.  Two different
+    rows share a key only if their difference is orthogonal to the fixed random weight
+    vector (or up to round-off), which for the coarse outputs this is used on does not
+    happen; a collision would only merge two output values in a *candidate* event, which
+    costs nothing in validity.
+    """
+    r = np.asarray(rows)
+    if r.ndim == 1:
+        return r
+    flat = r.reshape(r.shape[0], -1).astype(np.float64, copy=False)
+    d = flat.shape[1]
+    weights = _ROW_WEIGHTS[:d] if d <= _ROW_WEIGHTS.size else \
+        np.random.default_rng(0x0DDBA11).standard_normal(d) + 2.0
+    keys = flat @ weights
+    return np.where(np.isnan(keys), np.inf, keys)
 
 
 # ----------------------------------------------------------------------------------------
@@ -282,12 +309,19 @@ def _value_sets(feature: DiscreteCode, fit_a: np.ndarray, fit_b: np.ndarray,
     """Prefixes of the codes ordered by their ratio on part A (counted on part B), and
     single codes (counted on the whole search sample)."""
     pooled = np.concatenate([all_a, all_b])
-    codes = np.unique(pooled)
-    codes = codes[codes >= 0]
+    pooled = pooled[pooled >= 0]
+    if pooled.size and int(pooled.max()) < 1 << 22:     # small codes: bincount, no sort
+        codes = np.flatnonzero(np.bincount(pooled)).astype(pooled.dtype)
+    else:
+        codes = np.unique(pooled)
     if codes.size == 0 or codes.size > _MAX_VALUES:
         return []
 
+    top = int(codes[-1]) + 1
+
     def counts(v: np.ndarray) -> np.ndarray:
+        if top <= 1 << 22:                                 # codes are small integers
+            return np.bincount(v[v >= 0], minlength=top)[codes]
         pos = np.searchsorted(codes, v)
         pos = np.minimum(pos, codes.size - 1)
         ok = codes[pos] == v
@@ -336,8 +370,7 @@ def _few_rows(rows: np.ndarray) -> bool:
     """Whether exact-value sets are worth forming: a probe of the rows repeats (at most a
     quarter as many distinct rows as rows probed)."""
     probe = rows[:_PROBE]
-    distinct = np.unique(probe).size if probe.ndim == 1 else \
-        np.unique(probe, axis=0).shape[0]
+    distinct = np.unique(row_keys(probe)).size
     return distinct <= max(16, probe.shape[0] // 4)
 
 
@@ -466,7 +499,7 @@ def select_events(search_x: np.ndarray, search_y: np.ndarray, *, delta: float, a
                   events_per_direction: int = 8, llr: Feature | None = None,
                   llr_search: tuple[np.ndarray, np.ndarray] | None = None,
                   budget: float | None = None, test_samples: int | None = None,
-                  learned: bool = True) -> SelectedEvents:
+                  learned: bool = True, llr_thresholds: bool = True) -> SelectedEvents:
     """Choose up to K events per direction (and their levels) from the search outputs only.
 
     Parameters
@@ -493,6 +526,10 @@ def select_events(search_x: np.ndarray, search_y: np.ndarray, *, delta: float, a
     learned : bool
         Fit learned scores (histogram, cell, logistic); off, only fixed features and
         exact values are used.
+    llr_thresholds : bool
+        Include family (a) when ``llr`` is given.  Off when the caller tests LLR
+        thresholds planned from the declared law already: the declared LLR then only
+        marks the densities as declared (so the black-box families are not needed).
 
     Returns
     -------
@@ -554,7 +591,7 @@ def select_events(search_x: np.ndarray, search_y: np.ndarray, *, delta: float, a
                 per_dir["x_vs_y"].extend(fam_xy)
                 per_dir["y_vs_x"].extend(fam_yx)
                 families.append("exact values")
-    if llr is not None:
+    if llr is not None and llr_thresholds:
         lx, ly = llr_search if llr_search is not None else (llr(ox), llr(oy))
         thresholds(llr, lx[:rx], ly[:ry], 1, {"x_vs_y": ("ge",), "y_vs_x": ("le",)})
         families.append("LLR thresholds")
@@ -652,7 +689,7 @@ def select_events(search_x: np.ndarray, search_y: np.ndarray, *, delta: float, a
     return SelectedEvents(
         x_vs_y=tuple(events["x_vs_y"]), y_vs_x=tuple(events["y_vs_x"]),
         families=tuple(families), levels_x_vs_y=tuple(levels["x_vs_y"]),
-        levels_y_vs_x=tuple(levels["y_vs_x"]))
+        levels_y_vs_x=tuple(levels["y_vs_x"]), expected_epsilon=float(plan.objective))
 
 
 def _event_mask(event: Event, outputs: np.ndarray, cache: dict[int, np.ndarray]

@@ -62,7 +62,8 @@ from spec import (
 )
 from spec.errors import InvalidInputError, PrivauditError
 
-__all__ = ["DensityPair", "LogDensity", "declared_llr", "declared_log_densities"]
+__all__ = ["DensityPair", "LogDensity", "declared_llr", "declared_log_densities",
+           "declared_tables"]
 
 #: A vectorised log density: outputs of shape (N,) or (N, d) → float64 array of shape (N,).
 LogDensity = Callable[[np.ndarray], np.ndarray]
@@ -207,15 +208,20 @@ def _table_lookup(table: np.ndarray) -> LogDensity:
     return log_p
 
 
-def _randomized_response(noise: RandomizedResponse, x: Any, y: Any) -> DensityPair:
+def _rr_tables(noise: RandomizedResponse, x: Any, y: Any) -> tuple[np.ndarray, np.ndarray]:
     law = noise.law
     cats = np.arange(law.categories)
-    table_x = np.asarray(law.log_pmf_given(cats, int(x)), dtype=np.float64)
-    table_y = np.asarray(law.log_pmf_given(cats, int(y)), dtype=np.float64)
+    return (np.asarray(law.log_pmf_given(cats, int(x)), dtype=np.float64),
+            np.asarray(law.log_pmf_given(cats, int(y)), dtype=np.float64))
+
+
+def _randomized_response(noise: RandomizedResponse, x: Any, y: Any) -> DensityPair:
+    table_x, table_y = _rr_tables(noise, x, y)
     return DensityPair(_table_lookup(table_x), _table_lookup(table_y))
 
 
-def _argmax(mechanism: Any, noise: NoisyArgmax, x: Any, y: Any) -> DensityPair | None:
+def _argmax_tables(mechanism: Any, noise: NoisyArgmax, x: Any, y: Any
+                   ) -> tuple[np.ndarray, np.ndarray] | None:
     if not isinstance(noise.law, Gumbel) or not _provides(mechanism, "statistic"):
         return None
     beta = float(noise.law.scale)
@@ -226,7 +232,31 @@ def _argmax(mechanism: Any, noise: NoisyArgmax, x: Any, y: Any) -> DensityPair |
             raise InvalidInputError(f"scores must be finite, got {q!r}")
         return q - special.logsumexp(q)
 
-    return DensityPair(_table_lookup(table(x)), _table_lookup(table(y)))
+    return table(x), table(y)
+
+
+def _argmax(mechanism: Any, noise: NoisyArgmax, x: Any, y: Any) -> DensityPair | None:
+    tables = _argmax_tables(mechanism, noise, x, y)
+    if tables is None:
+        return None
+    return DensityPair(_table_lookup(tables[0]), _table_lookup(tables[1]))
+
+
+def declared_tables(mechanism: Any, x: Any, y: Any) -> tuple[np.ndarray, np.ndarray] | None:
+    """The declared log probabilities of every output 0 … m − 1 on x and on y, for laws
+    with finitely many outputs (randomized response; noisy argmax with Gumbel noise).
+
+    Returns ``None`` for every other declared law (and when a needed hook fails).
+    """
+    noise = getattr(mechanism.spec, "noise", None)
+    try:
+        if isinstance(noise, RandomizedResponse):
+            return _rr_tables(noise, x, y)
+        if isinstance(noise, NoisyArgmax):
+            return _argmax_tables(mechanism, noise, x, y)
+    except (PrivauditError, NotImplementedError, ValueError, TypeError):
+        return None
+    return None
 
 
 #: Continuous laws whose density is positive everywhere (no declared zero-probability
@@ -273,6 +303,9 @@ def declared_llr(mechanism: Any, x: Any, y: Any) -> LogDensity | None:
             total += law(np.asarray(o[:, j], dtype=np.float64), fx[j], fy[j])
         return total
 
+    # the loss of additive Laplace noise has atoms (±Δ/b on whole half-lines), which the
+    # rounding of LogLikelihoodRatio must merge; the other full-support laws have none
+    llr.has_atoms = isinstance(noise.law, Laplace)  # type: ignore[attr-defined]
     return llr
 
 
@@ -297,7 +330,10 @@ def _pair_term(law: Any) -> Callable[[np.ndarray, float, float], np.ndarray]:
 
         def gaussian(o: np.ndarray, a: float, b: float) -> np.ndarray:
             # ((o − b)² − (o − a)²) / 2σ² = (a − b)(2o − a − b) / 2σ²
-            return (o * 2.0 - (a + b)) * ((a - b) * c)
+            out = np.multiply(o, 2.0)
+            out -= a + b
+            out *= (a - b) * c
+            return out
 
         return gaussian
     density = _safe_law(law.log_density)

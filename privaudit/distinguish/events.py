@@ -102,10 +102,19 @@ class LogLikelihoodRatio:
     log_p_y: LogDensity = field(repr=False)
     name: str = "LLR"
     direct: LogDensity | None = field(default=None, repr=False)
+    #: Round ``direct`` values as :func:`llr_from` does.  Only needed when the loss has
+    #: atoms (Laplace noise: ±Δ/b on whole half-lines); without atoms a difference of
+    #: one ulp between the two samples' granularities has probability zero, so NaN → 0
+    #: is all that is applied.
+    round_direct: bool = True
 
     def __call__(self, outputs: np.ndarray) -> np.ndarray:
         if self.direct is not None:
-            return llr_round(self.direct(outputs))
+            if self.round_direct:
+                return llr_round(self.direct(outputs))
+            value = np.atleast_1d(np.asarray(self.direct(outputs), dtype=np.float64))
+            np.copyto(value, 0.0, where=np.isnan(value))
+            return value
         return llr_from(self.log_p_x(outputs), self.log_p_y(outputs))
 
 
@@ -134,8 +143,15 @@ def llr_round(value: np.ndarray) -> np.ndarray:
     """NaN → 0 and rounding to :data:`LLR_DECIMALS` decimals (in place when possible)."""
     value = np.atleast_1d(np.asarray(value, dtype=np.float64))
     with np.errstate(invalid="ignore", over="ignore"):
-        value[np.isnan(value)] = 0.0
-        return np.round(value, LLR_DECIMALS, out=value)
+        np.copyto(value, 0.0, where=np.isnan(value))
+        # np.round(value, 9): multiply by 10⁹, round half to even, divide (in place)
+        value *= _SCALE
+        np.rint(value, out=value)
+        value /= _SCALE
+        return value
+
+
+_SCALE = 10.0 ** LLR_DECIMALS
 
 
 @dataclass(frozen=True, eq=False)
@@ -194,6 +210,13 @@ class DiscreteCode:
     def __call__(self, outputs: np.ndarray) -> np.ndarray:
         o = _rows(outputs)
         o2 = o.reshape(o.shape[0], -1)
+        if len(self.columns) == 1 and o2.dtype.kind in "iu":
+            lookup = self._lookup()
+            if lookup is not None:                 # small integer span: a table lookup
+                lo, table = lookup
+                col = o2[:, 0].astype(np.int64) - lo
+                inside = (col >= 0) & (col < table.size)
+                return np.where(inside, table[np.where(inside, col, 0)], -1)
         code = np.zeros(o2.shape[0], dtype=np.int64)
         valid = np.ones(o2.shape[0], dtype=bool)
         for j, values in enumerate(self.columns):
@@ -203,6 +226,19 @@ class DiscreteCode:
             valid &= values[pos_c] == col
             code = code * values.size + pos_c
         return np.where(valid, code, -1)
+
+    def _lookup(self) -> tuple[int, np.ndarray] | None:
+        """(lowest value, code of every integer from it) for one integer column of span
+        ≤ 2¹⁶ (−1 for integers never seen), else ``None``."""
+        values = self.columns[0]
+        if values.dtype.kind not in "iu" or values.size == 0:
+            return None
+        lo, hi = int(values[0]), int(values[-1])
+        if hi - lo >= 1 << 16:
+            return None
+        table = np.full(hi - lo + 1, -1, dtype=np.int64)
+        table[values.astype(np.int64) - lo] = np.arange(values.size)
+        return lo, table
 
     def decode(self, code: int) -> tuple:
         """The output value (1 column) or row tuple of a code."""

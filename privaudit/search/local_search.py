@@ -37,11 +37,11 @@ from ._moves import (
 )
 
 __all__ = [
-    "NeighbourhoodMaximum",
     "PROPOSALS_PER_EVALUATION",
-    "PairObjective",
     "RANDOM_STALE_LIMIT",
     "STALE_PROPOSAL_LIMIT",
+    "NeighbourhoodMaximum",
+    "PairObjective",
     "maximise_over_neighbours",
     "maximise_pair_objective",
 ]
@@ -58,6 +58,10 @@ STALE_PROPOSAL_LIMIT = 200
 #: The random phase of :func:`maximise_over_neighbours` stops after this many draws in a
 #: row that give nothing new (``x`` has few or no other neighbours).
 RANDOM_STALE_LIMIT = 64
+
+#: Relative gain below which a new score does not count as an improvement for the
+#: patience of a climb (round-off: the claim checks use the same 1e-9).
+PLATEAU_TOLERANCE = 1e-9
 
 #: Move weights of the pair search: redraw y, mutate x carrying y, targeted y, swap.
 _PAIR_MOVE_WEIGHTS = np.array([0.3, 0.35, 0.25, 0.1])
@@ -138,19 +142,39 @@ def _climb(
     quota: int,
     gen: np.random.Generator,
     propose: _Proposal,
+    patience: int | None = None,
 ) -> CandidatePair:
-    """Hill climbing (ties accepted, to cross plateaus) for at most ``quota`` evaluations."""
+    """Hill climbing (ties accepted, to cross plateaus) for at most ``quota`` evaluations;
+    with ``patience``, it also ends after that many evaluations in a row that did not
+    improve on the best score of the climb by more than :data:`PLATEAU_TOLERANCE`
+    (relative; a plateau with nothing above it in reach), or after 4·patience proposals
+    in a row that were all already evaluated."""
     stop_at = evaluations.used + quota
     stale = 0
+    # with patience, a small neighbourhood that is already fully evaluated also ends the
+    # climb sooner (it cannot hold anything better)
+    stale_limit = STALE_PROPOSAL_LIMIT if patience is None else \
+        min(STALE_PROPOSAL_LIMIT, 4 * patience)
+    flat = 0
+    best = current.score
     for _ in range(PROPOSALS_PER_EVALUATION * quota):
-        if evaluations.used >= stop_at or stale >= STALE_PROPOSAL_LIMIT:
+        if evaluations.used >= stop_at or stale >= stale_limit:
+            break
+        if patience is not None and flat >= patience:
             break
         before = evaluations.used
         proposal = propose(spec, current, gen)
         scored = None if proposal is None else evaluations.evaluate(proposal)
-        stale = stale + 1 if evaluations.used == before else 0
+        new = evaluations.used > before
+        stale = 0 if new else stale + 1
         if scored is None:
             continue
+        if new:
+            improved = not math.isnan(scored.score) and (
+                math.isnan(best) or scored.score > best + PLATEAU_TOLERANCE * max(1.0, abs(best)))
+            flat = 0 if improved else flat + 1
+            if improved:
+                best = scored.score
         if _improves_or_ties(scored.score, current.score):
             current = scored
     return current
@@ -187,7 +211,9 @@ def _propose_pair(
 
 def _start_pair(spec: MechanismSpec, index: int, item: Any) -> CandidatePair:
     if isinstance(item, CandidatePair):
-        return verified_pair(spec, item.x, item.y, item.origin)
+        # built by verified_pair (the only constructor), so already checked; as in
+        # privaudit.checks._common.as_pairs, it is not verified a second time
+        return item
     try:
         x, y = item
     except (TypeError, ValueError):
@@ -223,6 +249,7 @@ def maximise_pair_objective(
     start: Iterable[Any],
     budget: int,
     restarts: int = 3,
+    patience: int | None = None,
 ) -> list[CandidatePair]:
     """Hill-climb ``objective(x, y)`` over neighbouring pairs, from the best start pairs.
 
@@ -243,12 +270,19 @@ def maximise_pair_objective(
     rng : Generator, int or None
         The only source of randomness.
     start : iterable of CandidatePair or (x, y)
-        Starting pairs (e.g. from :func:`~privaudit.search.candidate_pairs`); when empty,
-        ``restarts`` random pairs are drawn.
+        Starting pairs (e.g. from :func:`~privaudit.search.candidate_pairs`; a
+        CandidatePair is already verified and is used as it is, a tuple is verified);
+        when empty, ``restarts`` random pairs are drawn.
     budget : int
         Total number of objective evaluations, start pairs included (``≥ 1``).
     restarts : int
         Number of climbs (``≥ 1``).
+    patience : int, optional
+        End a climb early after this many new evaluations in a row without a strict
+        improvement of its best score (default: climbs use their whole share).  On an
+        objective that is flat around the start pairs — every pair of a linear statistic
+        has the same shift — this saves most of the budget; a climb that keeps finding
+        better pairs is never cut short.
 
     Returns
     -------
@@ -265,6 +299,8 @@ def maximise_pair_objective(
     """
     budget = check_count(budget, "budget", 1)
     restarts = check_count(restarts, "restarts", 1)
+    if patience is not None:
+        patience = check_count(patience, "patience", 1)
     gen = as_generator(rng)
     starts = [_start_pair(spec, i, item) for i, item in enumerate(start)]
     if not starts:
@@ -276,7 +312,7 @@ def maximise_pair_objective(
     seeds = evaluations.ranked()[:restarts]
     if seeds:
         for seed, quota in zip(seeds, _quotas(evaluations.remaining, len(seeds)), strict=True):
-            _climb(spec, evaluations, seed, quota, gen, _propose_pair)
+            _climb(spec, evaluations, seed, quota, gen, _propose_pair, patience)
     return evaluations.ranked()
 
 

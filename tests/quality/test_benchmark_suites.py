@@ -98,10 +98,13 @@ def test_broken_mechanisms_are_flagged_and_bounds_are_sound(case):
 
 
 def _strong_param(case: BenchmarkCase):
-    """Weak violations (true ε < 3× the claim) are the open power target of issue 3."""
+    """Weak violations (true ε < 3× the claim) need more than 10⁶ samples for some cases:
+    after issue 3 (declared-law events, pair ranking by successive halving) 16 of the 18
+    are caught at seed 11 (noisy_max_v1b at ε₀ = 0.2 and gaussian_classical_eps10 are
+    not), so they stay expected failures, not strict."""
     weak = not math.isinf(case.true_epsilon) and case.true_epsilon < 3 * case.claimed_epsilon
-    marks = [pytest.mark.xfail(reason="power target of issue 3 not met yet for weak "
-                               "violations", strict=False)] if weak else []
+    marks = [pytest.mark.xfail(reason="weak violation: not always caught at 10⁶ samples",
+                               strict=False)] if weak else []
     return pytest.param(case, id=_case_id(case), marks=marks)
 
 

@@ -10,6 +10,7 @@ import pytest
 
 from mechanisms import LaplaceMechanism, declare_mechanism, smooth_median_mechanism
 from privaudit import AuditConfig, AuditReport, audit
+from privaudit.pairs import verified_pair
 from spec import (
     AdditiveNoise,
     AuditError,
@@ -20,6 +21,7 @@ from spec import (
     MechanismSpec,
     NotNeighboursError,
     PureDP,
+    QueryDistance,
     RealInterval,
     SubstituteOne,
 )
@@ -189,3 +191,71 @@ def test_edge_sensitivity_claimed_under_node_neighbouring_is_caught_on_a_star():
     # rewiring one node changes up to n − 1 edges: the star toggle is the worst case
     assert glob.violated and glob.ratio == pytest.approx(n - 1)
     assert r.epsilon_lower_bound > 1.0
+
+
+# ---- choosing the pairs: ties, declared bounds, successive halving ---------------------------
+def test_equivalent_pairs_are_tested_once_and_the_error_budget_adds_up():
+    """Laplace on a scalar: every generated pair has the declared worst shift 1, so one pair
+    gets the whole distinguishing budget; the statistical error rates add up to
+    1 − confidence (noise law α/10, the pair's events and profile the rest)."""
+    r = audit(LaplaceMechanism(1.0, 1.0), config=FAST)
+    dist = r.check("distinguishability")
+    assert dist.details["pairs_tested"] == 1 and dist.details["equivalent_pairs_tied"]
+    assert dist.details["pair_objective"] == "statistic shift"
+    noise = r.check("noise_law")
+    assert noise.error_rate == pytest.approx(0.1 * (1 - r.confidence))
+    assert noise.error_rate + dist.error_rate == pytest.approx(1 - r.confidence)
+    assert r.check("privacy_profile").error_rate == pytest.approx(0.1 * dist.error_rate)
+    events = sum(e.alpha for e in r.events)
+    assert events + r.check("privacy_profile").error_rate <= dist.error_rate * (1 + 1e-12)
+
+
+def test_an_explicit_pair_below_the_worst_shift_is_tested_with_the_worst_one():
+    r = audit(LaplaceMechanism(1.0, 1.0), config=FAST, pairs=[(0.0, 0.5)])
+    assert r.check("distinguishability").details["pairs_tested"] == 2
+    r = audit(LaplaceMechanism(1.0, 1.0), config=FAST, pairs=[(0.0, 1.0)])
+    assert r.check("distinguishability").details["pairs_tested"] == 1
+
+
+def test_randomized_response_pairs_are_ranked_by_their_declared_bound():
+    """All k(k − 1) pairs of k-ary randomized response have the same declared law up to
+    relabelling: the declared-bound objective ties, one pair is tested, and its planned
+    main event is a single output value."""
+    from mechanisms import RandomizedResponseMechanism
+
+    r = audit(RandomizedResponseMechanism(1.0, 4), config=FAST)
+    dist = r.check("distinguishability")
+    assert dist.details["pair_objective"] == "declared bound"
+    assert dist.details["pairs_tested"] == 1 and dist.details["declared_events"] >= 2
+    assert not r.violated and 0.8 < r.epsilon_lower_bound <= 1.0
+
+
+def _bernoulli_box():
+    """A black box on inputs 0 … 9: outputs Bernoulli(0.5), except Bernoulli(0.8) on 9."""
+    spec = MechanismSpec(name="bernoulli_box", input_domain=RealInterval(lo=0.0, hi=9.0),
+                         relation=QueryDistance(norm="l1", radius=9.0), noise=None,
+                         guarantee=PureDP(epsilon=0.1))
+    return declare_mechanism(spec, sampler=lambda v, n, rng: (
+        rng.random(n) < (0.8 if float(v) == 9.0 else 0.5 + 0.01 * float(v))).astype(np.int64))
+
+
+def test_successive_halving_keeps_the_true_worst_pair():
+    """Eight pairs, one of which ((8, 9): P = 0.58 vs 0.8) is far more distinguishable than
+    the others (0.01 apart): halving on fresh samples keeps it, in 3 rounds (8 → 4 → 2 → 1)."""
+    from privaudit.pair_choice import successive_halving
+
+    mech = _bernoulli_box()
+    pairs = [verified_pair(mech.spec, float(a), float(a + 1), "test") for a in range(1, 9)]
+    kept, rounds = successive_halving(mech, pairs, keep=1, samples=2_000,
+                                      final_samples=100_000, level=0.05, delta=0.0,
+                                      rng=np.random.default_rng(0))
+    assert rounds == 3 and len(kept) == 1
+    assert {float(kept[0].x), float(kept[0].y)} == {8.0, 9.0}
+
+
+def test_black_boxes_rank_pairs_with_a_pilot_and_halving():
+    r = audit(_bernoulli_box(), config=FAST)
+    dist = r.check("distinguishability")
+    assert dist.details["pair_objective"] == "pilot ε estimates"
+    assert dist.details["halving_rounds"] >= 1
+    assert r.violated and 9.0 in (r.worst_pair.x, r.worst_pair.y)

@@ -448,3 +448,29 @@ def test_shrink_pair_shrinks_graph_pairs_towards_few_edges():
     assert small.x.number_of_edges() + small.y.number_of_edges() == 3
     assert start.x.number_of_edges() + start.y.number_of_edges() > 3
     assert math.isnan(small.score)
+
+
+# ----------------------------------------------------------------------------------------
+# patience: climbs end on plateaus, never while they improve
+# ----------------------------------------------------------------------------------------
+def test_patience_ends_climbs_on_a_flat_objective_only():
+    """|x − y| on the scalar relation |x − y| ≤ 1 is 1 on every extreme pair: with
+    patience 10 the three climbs stop after 10 evaluations each that do not beat it (up
+    to round-off, 1e-9); a steadily improving objective uses its whole budget."""
+    from mechanisms import LaplaceMechanism
+
+    spec = LaplaceMechanism(1.0, 1.0).spec
+    start = candidate_pairs(spec, np.random.default_rng(0), budget=8)
+    flat = maximise_pair_objective(spec, lambda x, y: abs(float(x) - float(y)), 1,
+                                   start=start, budget=200, patience=10)
+    assert len(start) < len(flat) <= len(start) + 3 * 10
+    assert flat[0].score == pytest.approx(1.0)
+    full = maximise_pair_objective(spec, lambda x, y: abs(float(x) - float(y)), 1,
+                                   start=start, budget=200)
+    assert len(full) > len(flat)
+    # an objective that keeps growing along the climbs: they go on well past the patience
+    steady = maximise_pair_objective(spec, lambda x, y: float(x) + float(y), 1,
+                                     start=start, budget=120, patience=10)
+    assert len(steady) > len(start) + 3 * 10 + 40
+    with pytest.raises(InvalidParameterError):
+        maximise_pair_objective(spec, lambda x, y: 0.0, 1, start=start, budget=10, patience=0)
