@@ -84,6 +84,7 @@ from .events import (
     Feature,
     ThresholdEvent,
     ValueSetEvent,
+    event_mask,
 )
 from .scores import AbsDeviation, CellFit, fit_cell_score, fit_logistic_score
 
@@ -668,7 +669,7 @@ def select_events(search_x: np.ndarray, search_y: np.ndarray, *, delta: float, a
     caches: dict[str, dict[int, np.ndarray]] = {"x": {}, "y": {}}
 
     def count(event: Event, side: str) -> int:
-        return int(np.count_nonzero(_event_mask(event, judge[side], caches[side])))
+        return int(np.count_nonzero(event_mask(event, judge[side], caches[side])))
 
     count_a = np.array([count(e, "x" if d == "x_vs_y" else "y") for d, e, _ in flat])
     count_b = np.array([count(e, "y" if d == "x_vs_y" else "x") for d, e, _ in flat])
@@ -691,14 +692,3 @@ def select_events(search_x: np.ndarray, search_y: np.ndarray, *, delta: float, a
         families=tuple(families), levels_x_vs_y=tuple(levels["x_vs_y"]),
         levels_y_vs_x=tuple(levels["y_vs_x"]), expected_epsilon=float(plan.objective))
 
-
-def _event_mask(event: Event, outputs: np.ndarray, cache: dict[int, np.ndarray]
-                ) -> np.ndarray:
-    """Membership of ``outputs`` in ``event``, computing each feature once per cache."""
-    feature = getattr(event, "feature", None)
-    if feature is None or not hasattr(event, "mask"):
-        return np.asarray(event.contains(outputs), dtype=bool)
-    values = cache.get(id(feature))
-    if values is None:
-        values = cache[id(feature)] = feature(outputs)
-    return event.mask(values)  # type: ignore[attr-defined]

@@ -50,6 +50,7 @@ __all__ = [
     "LogLikelihoodRatio",
     "ThresholdEvent",
     "ValueSetEvent",
+    "event_mask",
     "llr_from",
     "llr_round",
     "score_features",
@@ -351,3 +352,18 @@ class ValueSetEvent:
     def contains(self, outputs: np.ndarray) -> np.ndarray:
         """Which outputs lie in S."""
         return self.mask(self.feature(outputs))
+
+
+def event_mask(event: Event, outputs: np.ndarray, cache: dict[int, np.ndarray]) -> np.ndarray:
+    """Membership of ``outputs`` in ``event``, computing each feature once per ``cache``.
+
+    Events with a ``feature`` and a ``mask`` share the feature's values through ``cache``
+    (keyed by the feature's identity); any other event falls back to ``contains``.
+    """
+    feature = getattr(event, "feature", None)
+    if feature is None or not hasattr(event, "mask"):
+        return np.asarray(event.contains(outputs), dtype=bool)
+    values = cache.get(id(feature))
+    if values is None:
+        values = cache[id(feature)] = feature(outputs)
+    return event.mask(values)  # type: ignore[attr-defined]

@@ -89,7 +89,7 @@ from spec.errors import AuditError, InvalidParameterError, PrivauditError
 from .candidates import DIRECTIONS, select_events
 from .declared_plan import DeclaredPlan, declared_loss_law, plan_declared_events
 from .densities import declared_llr, declared_log_densities
-from .events import Event, LogLikelihoodRatio, ThresholdEvent, llr_from
+from .events import Event, LogLikelihoodRatio, ThresholdEvent, event_mask, llr_from
 from .privacy_loss import LOSS_STEP, LossHistogram, loss_moments, profile_lower_bounds
 
 __all__ = ["DECLARED_SHARE", "EVENT_SHARE", "PROFILE_SHARE", "PairTestResult",
@@ -493,7 +493,7 @@ def test_pair(mechanism: Any, pair: CandidatePair, *, samples: int, search_sampl
             for i, event in enumerate(events):
                 if i in from_histogram:
                     continue
-                hit = _mask(event, out, cache)
+                hit = event_mask(event, out, cache)
                 c = int(np.count_nonzero(hit)) if weights is None else int(weights[hit].sum())
                 counts[side][i] += c
                 lo_side = "x" if dirs[i] == "x_vs_y" else "y"
@@ -663,16 +663,6 @@ def _distinct_values(outputs: np.ndarray) -> tuple[np.ndarray, np.ndarray | None
     seen = np.flatnonzero(counts)
     return (seen + lo).astype(outputs.dtype), counts[seen]
 
-
-def _mask(event: Event, outputs: np.ndarray, cache: dict[int, np.ndarray]) -> np.ndarray:
-    """Membership of ``outputs`` in ``event``, computing each feature once per chunk."""
-    feature = getattr(event, "feature", None)
-    if feature is None or not hasattr(event, "mask"):
-        return np.asarray(event.contains(outputs), dtype=bool)
-    values = cache.get(id(feature))
-    if values is None:
-        values = cache[id(feature)] = feature(outputs)
-    return event.mask(values)  # type: ignore[attr-defined]
 
 
 def _cp_lower_each(k: np.ndarray, n: int, alpha: np.ndarray) -> np.ndarray:

@@ -53,25 +53,27 @@ def _z(alpha: npt.ArrayLike) -> np.ndarray:
     return np.asarray(special.ndtri(1.0 - np.asarray(alpha, dtype=np.float64)))
 
 
-def wilson_lower(k: npt.ArrayLike, n: npt.ArrayLike, alpha: npt.ArrayLike) -> np.ndarray:
-    """One-sided Wilson-score lower bound (level ``alpha``); ``k`` may be fractional."""
+def _wilson_centre_and_half_width(k: npt.ArrayLike, n: npt.ArrayLike, alpha: npt.ArrayLike
+                                  ) -> tuple[np.ndarray, np.ndarray]:
+    """Centre and half-width of the one-sided Wilson-score interval at level ``alpha``."""
     k = np.asarray(k, dtype=np.float64)
     n = np.asarray(n, dtype=np.float64)
     z = _z(alpha)
     z2 = z * z
     centre = (k + z2 / 2.0) / (n + z2)
     half = z * np.sqrt(np.maximum(k * (n - k) / n, 0.0) + z2 / 4.0) / (n + z2)
+    return centre, half
+
+
+def wilson_lower(k: npt.ArrayLike, n: npt.ArrayLike, alpha: npt.ArrayLike) -> np.ndarray:
+    """One-sided Wilson-score lower bound (level ``alpha``); ``k`` may be fractional."""
+    centre, half = _wilson_centre_and_half_width(k, n, alpha)
     return np.clip(centre - half, 0.0, 1.0)
 
 
 def wilson_upper(k: npt.ArrayLike, n: npt.ArrayLike, alpha: npt.ArrayLike) -> np.ndarray:
     """One-sided Wilson-score upper bound (level ``alpha``); ``k`` may be fractional."""
-    k = np.asarray(k, dtype=np.float64)
-    n = np.asarray(n, dtype=np.float64)
-    z = _z(alpha)
-    z2 = z * z
-    centre = (k + z2 / 2.0) / (n + z2)
-    half = z * np.sqrt(np.maximum(k * (n - k) / n, 0.0) + z2 / 4.0) / (n + z2)
+    centre, half = _wilson_centre_and_half_width(k, n, alpha)
     return np.clip(centre + half, 0.0, 1.0)
 
 
