@@ -61,7 +61,7 @@ from .distinguish.candidates import DISCRETE_ROWS, is_discrete, row_keys
 from .distinguish.declared_plan import declared_loss_law, plan_declared_events
 from .distinguish.densities import declared_llr, declared_log_densities
 from .distinguish.events import LogLikelihoodRatio
-from .distinguish.pair_test import DECLARED_SHARE
+from .distinguish.pair_test import DECLARED_SHARE, POISSON_MINIMUM
 from .pairs import CandidatePair, to_jsonable, verified_pair
 from .search import maximise_pair_objective
 from .statistics.allocation import predicted_epsilon, wilson_lower, wilson_upper
@@ -135,7 +135,8 @@ def declared_bound(mechanism: Mechanism, *, samples: int, alpha: float, delta: f
         if law is None:
             return _SUPPORT_MISMATCH if _point_mass(mechanism, x, y) else 0.0
         plan = plan_declared_events(law, llr, delta=delta, samples=samples,
-                                    alpha=DECLARED_SHARE * alpha)
+                                    alpha=DECLARED_SHARE * alpha,
+                                    rate_ratio=_rate_ratio(mechanism, delta, samples))
         return plan.predicted_epsilon
 
     return bound
@@ -155,7 +156,14 @@ def _point_mass(mechanism: Mechanism, x: Any, y: Any) -> bool:
     return min(sx, sy) == 0.0 and (sx != sy or fx != fy)
 
 
-def _pilot_score(result: Any, final_samples: int, level: float, delta: float) -> float:
+def _rate_ratio(mechanism: Mechanism, delta: float, final_samples: int) -> bool:
+    """Whether the final test may use the rate-ratio bound (pure claim, Poissonised)."""
+    return (delta == 0.0 and final_samples >= POISSON_MINIMUM
+            and getattr(mechanism.spec.guarantee, "kind", None) == "pure_dp")
+
+
+def _pilot_score(result: Any, final_samples: int, level: float, delta: float,
+                 rate_ratio: bool = False) -> float:
     """The best bound the pilot's tested events predict at the final size, from
     conservative (one-standard-error) estimates of their pilot counts."""
     best = 0.0
@@ -163,14 +171,15 @@ def _pilot_score(result: Any, final_samples: int, level: float, delta: float) ->
         lo = wilson_lower(b.count_x, b.samples_x, _PILOT_LEVEL)
         hi = wilson_upper(b.count_y, b.samples_y, _PILOT_LEVEL)
         best = max(best, float(predicted_epsilon(lo, hi, final_samples, final_samples,
-                                                 alpha=level, delta=delta)))
+                                                 alpha=level, delta=delta,
+                                                 rate_ratio=rate_ratio)))
     if result.epsilon_lower_bound_infinite:
         return _SUPPORT_MISMATCH
     return best
 
 
 def discrete_score(outputs_x: np.ndarray, outputs_y: np.ndarray, *, final_samples: int,
-                   level: float, delta: float) -> float | None:
+                   level: float, delta: float, rate_ratio: bool = False) -> float | None:
     """Cross-fitted plug-in estimate of the best bound on a pair with discrete outputs.
 
     The distinct output rows are counted on each half of both samples; on one half the
@@ -204,7 +213,8 @@ def discrete_score(outputs_x: np.ndarray, outputs_y: np.ndarray, *, final_sample
         for ratio, lower, upper in ((fx / fy, ex, ey), (fy / fx, ey, ex)):
             order = np.argsort(-ratio, kind="stable")
             pred = predicted_epsilon(np.cumsum(lower[order]), np.cumsum(upper[order]),
-                                     final_samples, final_samples, alpha=level, delta=delta)
+                                     final_samples, final_samples, alpha=level, delta=delta,
+                                     rate_ratio=rate_ratio)
             best = max(best, float(np.max(pred)))
         scores.append(best)
     return float(np.mean(scores))
@@ -261,20 +271,23 @@ def pair_score(mechanism: Mechanism, pair: CandidatePair, *, samples: int,
     sx = np.asarray(mechanism.sample(pair.x, samples, rng))
     sy = np.asarray(mechanism.sample(pair.y, samples, rng))
     usable = sx.ndim in (1, 2) and sx.shape == sy.shape and sx.dtype.kind in "biuf"
-    score = discrete_score(sx, sy, final_samples=final_samples, level=level, delta=delta) \
+    ratio = _rate_ratio(mechanism, delta, final_samples)
+    score = discrete_score(sx, sy, final_samples=final_samples, level=level, delta=delta,
+                           rate_ratio=ratio) \
         if usable else None
     if score is None and usable:
         cx, cy = coarse_codes(sx, sy)
         score = discrete_score(cx, cy, final_samples=final_samples, level=level,
-                               delta=delta)
+                               delta=delta, rate_ratio=ratio)
     if score is not None:
         return score
     replay = _Replay(mechanism, {id(pair.x): sx, id(pair.y): sy})
     result = test_pair(replay, pair, samples=samples - half, search_samples=half,
-                       rng=rng, alpha=0.5, events_per_direction=events_per_direction)
+                       rng=rng, alpha=0.5, events_per_direction=events_per_direction,
+                       poissonize=False)
     if not projected:
         return float(result.epsilon_lower_bound)
-    return _pilot_score(result, final_samples, level, delta)
+    return _pilot_score(result, final_samples, level, delta, ratio)
 
 
 class _Replay:

@@ -108,7 +108,15 @@ class EventBound(SpecModel):
     alpha : float
         The family-wise error share spent on this event.
     epsilon_lower_bound : float or "inf"
-        ln((p_x_lower − δ)/p_y_upper) at the claimed δ; ``0`` when p_x_lower ≤ δ.
+        With ``method="clopper_pearson"``: ln((p_x_lower − δ)/p_y_upper) at the claimed
+        δ, ``0`` when p_x_lower ≤ δ.  With ``method="rate_ratio"`` (Poissonised test
+        sizes, pure claims): ln r̲ of the exact conditional bound on p_x/p_y at level
+        ``alpha`` (:mod:`privaudit.statistics.rate_ratio`); ``p_x_lower`` and
+        ``p_y_upper`` are then descriptive.
+    method : {"clopper_pearson", "rate_ratio"}
+        Which bound gave ``epsilon_lower_bound`` (chosen before the test split).
+    poisson_mean : float or None
+        The Poisson mean of both test sizes when they were Poissonised.
     """
 
     description: str
@@ -122,6 +130,8 @@ class EventBound(SpecModel):
     alpha: float
     epsilon_lower_bound: ExtendedEpsilon
     delta: float = 0.0
+    method: Literal["clopper_pearson", "rate_ratio"] = "clopper_pearson"
+    poisson_mean: float | None = None
 
     @property
     def alpha0(self) -> float:

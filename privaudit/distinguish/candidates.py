@@ -385,7 +385,8 @@ def _conservative(a: np.ndarray, n_a: np.ndarray, b: np.ndarray, n_b: np.ndarray
 
 
 def _pool(families: list[_Candidates], *, delta: float, alpha: float, k: int,
-          test_samples: int | None, exact: bool) -> list[tuple[_Candidates, int, float]]:
+          test_samples: int | None, exact: bool, rate_ratio: bool = False
+          ) -> list[tuple[_Candidates, int, float]]:
     """The kept candidates of one direction, best first: (family, index, score)."""
     families = [f for f in families if f.a.size]
     if not families:
@@ -412,7 +413,8 @@ def _pool(families: list[_Candidates], *, delta: float, alpha: float, k: int,
             delta=delta))
     else:
         return _stratified_pool(families, a, b, na, nb, prio, owner, local, plug,
-                                delta=delta, alpha=alpha, k=k, test_samples=test_samples)
+                                delta=delta, alpha=alpha, k=k, test_samples=test_samples,
+                                rate_ratio=rate_ratio)
     order = pool[np.lexsort((prio[pool], -plug[pool], -score))]
     scored = dict(zip(pool.tolist(), score.tolist()))
     chosen: list[tuple[_Candidates, int, float]] = []
@@ -434,7 +436,8 @@ def _pool(families: list[_Candidates], *, delta: float, alpha: float, k: int,
 def _stratified_pool(families: list[_Candidates], a: np.ndarray, b: np.ndarray,
                      na: np.ndarray, nb: np.ndarray, prio: np.ndarray, owner: np.ndarray,
                      local: np.ndarray, plug: np.ndarray, *, delta: float, alpha: float,
-                     k: int, test_samples: int) -> list[tuple[_Candidates, int, float]]:
+                     k: int, test_samples: int, rate_ratio: bool = False
+                     ) -> list[tuple[_Candidates, int, float]]:
     """Up to 2K candidates, diverse in feature and in probability scale.
 
     Thresholds of one feature differ mostly in how much mass they hold; among many
@@ -447,7 +450,8 @@ def _stratified_pool(families: list[_Candidates], a: np.ndarray, b: np.ndarray,
     tails cannot crowd out the scores that use every coordinate.
     """
     lo, hi = _conservative(a, na, b, nb)
-    pred = predicted_epsilon(lo, hi, test_samples, test_samples, alpha=alpha, delta=delta)
+    pred = predicted_epsilon(lo, hi, test_samples, test_samples, alpha=alpha, delta=delta,
+                             rate_ratio=rate_ratio)
     octave = np.clip(np.floor(np.log2(np.maximum(a, 0.5) / na)), -30, 0).astype(np.int64)
     order = np.lexsort((prio, -plug, -pred))
     order = order[a[order] > 0]
@@ -500,7 +504,8 @@ def select_events(search_x: np.ndarray, search_y: np.ndarray, *, delta: float, a
                   events_per_direction: int = 8, llr: Feature | None = None,
                   llr_search: tuple[np.ndarray, np.ndarray] | None = None,
                   budget: float | None = None, test_samples: int | None = None,
-                  learned: bool = True, llr_thresholds: bool = True) -> SelectedEvents:
+                  learned: bool = True, llr_thresholds: bool = True,
+                  rate_ratio: bool = False) -> SelectedEvents:
     """Choose up to K events per direction (and their levels) from the search outputs only.
 
     Parameters
@@ -531,6 +536,10 @@ def select_events(search_x: np.ndarray, search_y: np.ndarray, *, delta: float, a
         Include family (a) when ``llr`` is given.  Off when the caller tests LLR
         thresholds planned from the declared law already: the declared LLR then only
         marks the densities as declared (so the black-box families are not needed).
+    rate_ratio : bool
+        The test split is Poissonised and the claim pure, so each event may be bounded
+        with the rate-ratio bound: candidates are ranked and planned by the larger of
+        the two predicted bounds.
 
     Returns
     -------
@@ -651,7 +660,7 @@ def select_events(search_x: np.ndarray, search_y: np.ndarray, *, delta: float, a
     n_test = int(test_samples) if test_samples is not None else max(n_x, n_y)
     reference = budget / 4.0
     chosen = {d: _pool(per_dir[d], delta=delta, alpha=reference, k=k, test_samples=n_test,
-                       exact=False) for d in DIRECTIONS}
+                       exact=False, rate_ratio=rate_ratio) for d in DIRECTIONS}
     # learned scores cost a pass over every test output each: keep the candidates of at
     # most _MAX_LEARNED of them (the best-ranked), fixed features are cheap
     ranked = sorted(((s_, d, f, i) for d in DIRECTIONS for f, i, s_ in chosen[d]),
@@ -680,7 +689,8 @@ def select_events(search_x: np.ndarray, search_y: np.ndarray, *, delta: float, a
     # centring it on conservative estimates keeps the plan from betting on small counts
     lo, hi = _conservative(count_a, size_a, count_b, size_b, _JUDGE_LEVEL)
     plan = plan_events(lo * size_a, size_a, hi * size_b, size_b, feature=fid, budget=budget,
-                       test_a=n_test, test_b=n_test, delta=delta, max_events=2 * k)
+                       test_a=n_test, test_b=n_test, delta=delta, max_events=2 * k,
+                       rate_ratio=rate_ratio)
     events: dict[str, list[Event]] = {d: [] for d in DIRECTIONS}
     levels: dict[str, list[float]] = {d: [] for d in DIRECTIONS}
     for j, level in zip(plan.chosen, plan.levels):

@@ -349,7 +349,8 @@ def _nearest(mass: np.ndarray, target: float, usable: np.ndarray) -> int | None:
 
 
 def plan_declared_events(law: LossLaw, llr: Feature, *, delta: float, samples: int,
-                         alpha: float, main_weight: float = MAIN_WEIGHT) -> DeclaredPlan:
+                         alpha: float, main_weight: float = MAIN_WEIGHT,
+                         rate_ratio: bool = False) -> DeclaredPlan:
     """The main event and hedges for a test with ``samples`` outputs per side.
 
     Parameters
@@ -367,6 +368,9 @@ def plan_declared_events(law: LossLaw, llr: Feature, *, delta: float, samples: i
         ``main_weight · alpha``.
     main_weight : float
         The main event's share (the hedges share the rest; without hedges it gets all).
+    rate_ratio : bool
+        The test may bound each event with the rate-ratio bound (Poissonised test
+        sizes, pure claim): thresholds are chosen by the larger predicted bound.
 
     Returns
     -------
@@ -387,7 +391,7 @@ def plan_declared_events(law: LossLaw, llr: Feature, *, delta: float, samples: i
             lo_c = wilson_lower(lo_c * law.draws, law.draws, _MC_LEVEL)
             hi_c = wilson_upper(hi_c * law.draws, law.draws, _MC_LEVEL)
         pred = np.asarray(predicted_epsilon(lo_c, hi_c, samples, samples, alpha=level,
-                                            delta=delta))
+                                            delta=delta, rate_ratio=rate_ratio))
         predicted[direction] = pred
         # ties: the event with more mass on the lower-bounded side (fewer small counts)
         i = int(np.lexsort((-lo, -pred))[0])

@@ -20,12 +20,22 @@ chooses more on a search split, and tests them all on a disjoint test split:
    decides how many of them to test and the level α_i of each, Σ α_i = α_search
    (weighted Bonferroni; with ``allocation="equal"``, K events per direction at
    α_search/(2K) each).
-4. **Event tests** (test split, ``samples`` outputs per side, drawn and counted in
-   chunks so memory stays bounded; small-range integer outputs reduced to value counts,
-   declared-law LLR thresholds of full-support laws counted from the loss histogram):
-   each event gets exact Clopper–Pearson bounds at α_i/2 per side, giving ε_lb at the
-   claimed δ (never capped) and a violation margin over the whole claimed profile δ(ε)
-   (free for each event: its two CP bounds hold for every ε at once).  The caller gives
+4. **Event tests** (test split, drawn and counted in chunks so memory stays bounded;
+   small-range integer outputs reduced to value counts, declared-law LLR thresholds of
+   full-support laws counted from the loss histogram): each event gets exact
+   Clopper–Pearson bounds at α_i/2 per side, giving ε_lb at the claimed δ (never
+   capped) and a violation margin over the whole claimed profile δ(ε) (free for each
+   event: its two CP bounds hold for every ε at once).
+
+   **Poissonised test split.**  The test split has N_x ~ Poisson(``samples``) outputs on
+   x and N_y ~ Poisson(``samples``) on y (when ``samples`` ≥ :data:`POISSON_MINIMUM`), so
+   each event's two counts are independent Poisson variables and, for a pure-DP claim,
+   the exact conditional rate-ratio bound applies (:mod:`privaudit.statistics.
+   rate_ratio`): one Clopper–Pearson bound at the event's whole level α_i instead of
+   two at α_i/2 whose errors add.  Which bound an event uses ("clopper_pearson" or
+   "rate_ratio", ``EventBound.method``) is decided before the test split is drawn, from
+   the declared law or the search split, by the larger predicted bound; the CP bounds
+   are valid given the drawn sizes, so both are exact.  The caller gives
    each pair its own share ``alpha`` of the audit's error budget; the family-wise error
    of this function is at most ``alpha``, because everything about the events — which,
    how many, at which levels — is fixed by the declared law and the search split before
@@ -75,6 +85,7 @@ import numpy as np
 
 from privaudit.pairs import CandidatePair
 from privaudit.results import EventBound, PowerStatement, ProfilePoint
+from privaudit.statistics.allocation import prefers_rate_ratio
 from privaudit.statistics.clopper_pearson import cp_lower, cp_upper
 from privaudit.statistics.epsilon_bounds import (
     claimed_point,
@@ -83,6 +94,7 @@ from privaudit.statistics.epsilon_bounds import (
     violation_margin,
 )
 from privaudit.statistics.power import detectable_epsilon
+from privaudit.statistics.rate_ratio import rate_ratio_lower_bound
 from spec._random import RandomLike, as_generator
 from spec.errors import AuditError, InvalidParameterError, PrivauditError
 
@@ -92,8 +104,8 @@ from .densities import declared_llr, declared_log_densities
 from .events import Event, LogLikelihoodRatio, ThresholdEvent, event_mask, llr_from
 from .privacy_loss import LOSS_STEP, LossHistogram, loss_moments, profile_lower_bounds
 
-__all__ = ["DECLARED_SHARE", "EVENT_SHARE", "PROFILE_SHARE", "PairTestResult",
-           "TradeoffPoint", "test_pair"]
+__all__ = ["DECLARED_SHARE", "EVENT_SHARE", "POISSON_MINIMUM", "PROFILE_SHARE",
+           "PairTestResult", "TradeoffPoint", "test_pair"]
 
 #: Share of the pair's α spent on the privacy-loss profile when densities are declared.
 PROFILE_SHARE = 0.1
@@ -105,6 +117,9 @@ DECLARED_SHARE = 0.8
 EVENT_SHARE = 1.0 - PROFILE_SHARE
 #: Detection probability of the power statement.
 POWER_PROBABILITY = 0.9
+#: Smallest mean test size that is Poissonised (below, the sizes are fixed and every
+#: event uses the two Clopper–Pearson bounds).
+POISSON_MINIMUM = 1_000
 
 
 @dataclass(frozen=True)
@@ -190,6 +205,8 @@ class PairTestResult:
     timings: Mapping[str, float] = field(default_factory=dict, repr=False)
     alpha_declared: float = 0.0
     plan: DeclaredPlan | None = field(default=None, repr=False)
+    test_sizes: tuple[int, int] = (0, 0)
+    poissonized: bool = False
 
     @property
     def reported_epsilon(self) -> float:
@@ -220,7 +237,8 @@ class PairTestResult:
                             "declared_p_upper_side": e.p_upper_side,
                             "predicted_epsilon": e.predicted_epsilon}
                            for e in self.plan.events]},
-            samples=self.samples,
+            samples=self.samples, test_sizes=list(self.test_sizes),
+            poissonized=self.poissonized,
             search_samples=self.search_samples, densities_declared=self.densities_declared,
             families=list(self.families), best_event=dump(self.best_event),
             events=[dump(b) for b in self.events],
@@ -285,7 +303,8 @@ def _draw(mechanism: Any, data: Any, total: int, gen: np.random.Generator) -> np
 def test_pair(mechanism: Any, pair: CandidatePair, *, samples: int, search_samples: int,
               rng: RandomLike, alpha: float, events_per_direction: int = 8,
               epsilon_grid: Any = None, allocation: str = "planned",
-              chunk_rows: int | None = None, declared: bool = True) -> PairTestResult:
+              chunk_rows: int | None = None, declared: bool = True,
+              poissonize: bool = True) -> PairTestResult:
     """Test the claimed privacy of ``mechanism`` on one neighbouring pair.
 
     Parameters
@@ -320,6 +339,10 @@ def test_pair(mechanism: Any, pair: CandidatePair, *, samples: int, search_sampl
         Plan events from the declared law when the densities are declared (default);
         off, only the data-driven events are tested (the declared LLR thresholds then
         compete in the data-driven selection, as a family of candidates).
+    poissonize : bool
+        Draw Poisson(``samples``) test outputs per side (default, when ``samples`` ≥
+        :data:`POISSON_MINIMUM`), which lets pure-DP claims use the rate-ratio bound;
+        off, exactly ``samples`` per side and only Clopper–Pearson bounds.
 
     Returns
     -------
@@ -355,6 +378,9 @@ def test_pair(mechanism: Any, pair: CandidatePair, *, samples: int, search_sampl
     spec = mechanism.spec
     guarantee = spec.guarantee
     eps_c, delta_c = claimed_point(guarantee)
+    poisson = bool(poissonize) and n >= POISSON_MINIMUM
+    # the rate-ratio bound bounds p_x/p_y: it serves pure claims only
+    ratio_ok = poisson and delta_c == 0.0 and getattr(guarantee, "kind", None) == "pure_dp"
     clock = {"start": time.perf_counter()}
     timings: dict[str, float] = {}
 
@@ -390,7 +416,7 @@ def test_pair(mechanism: Any, pair: CandidatePair, *, samples: int, search_sampl
         law = declared_loss_law(mechanism, pair.x, pair.y, llr)
         if law is not None:
             plan = plan_declared_events(law, llr, delta=delta_c, samples=n,
-                                        alpha=DECLARED_SHARE * a)
+                                        alpha=DECLARED_SHARE * a, rate_ratio=ratio_ok)
     alpha_profile = PROFILE_SHARE * a if densities is not None else 0.0
     alpha_declared = DECLARED_SHARE * a if plan is not None and plan.events else 0.0
     alpha_search = a - alpha_profile - alpha_declared
@@ -414,7 +440,8 @@ def test_pair(mechanism: Any, pair: CandidatePair, *, samples: int, search_sampl
     selected = select_events(
         sx, sy, delta=delta_c, alpha=equal_level, events_per_direction=k, llr=llr,
         llr_search=llr_s, budget=alpha_search if planned else None,
-        test_samples=n if planned else None, llr_thresholds=not has_plan)
+        test_samples=n if planned else None, llr_thresholds=not has_plan,
+        rate_ratio=ratio_ok)
     events: list[Event] = []
     dirs: list[str] = []
     levels: list[float] = []
@@ -448,9 +475,36 @@ def test_pair(mechanism: Any, pair: CandidatePair, *, samples: int, search_sampl
         events.extend(chosen)
         dirs.extend([direction] * len(chosen))
         levels.extend(lv)
+    # which bound each event gets, fixed before the test split: the declared law's
+    # probabilities for planned events, the search split's for the data-driven ones
+    use_ratio = np.zeros(len(events), dtype=bool)
+    if ratio_ok and events:
+        p_lo_est = np.zeros(len(events))
+        p_hi_est = np.zeros(len(events))
+        n_planned = len(plan.events) if plan is not None else 0
+        search_cache: dict[str, dict[int, np.ndarray]] = {"x": {}, "y": {}}
+        for i, event in enumerate(events):
+            if i < n_planned:
+                p_lo_est[i] = plan.events[i].p_lower_side          # type: ignore[union-attr]
+                p_hi_est[i] = plan.events[i].p_upper_side          # type: ignore[union-attr]
+                continue
+            lo_side, hi_side = ("x", "y") if dirs[i] == "x_vs_y" else ("y", "x")
+            outs = {"x": sx, "y": sy}
+            p_lo_est[i] = float(np.mean(event_mask(event, outs[lo_side],
+                                                   search_cache[lo_side])))
+            p_hi_est[i] = float(np.mean(event_mask(event, outs[hi_side],
+                                                   search_cache[hi_side])))
+        use_ratio = np.asarray(prefers_rate_ratio(
+            p_lo_est, p_hi_est, n, n, alpha=np.asarray(levels, dtype=np.float64)),
+            dtype=bool).reshape(len(events))
+        del search_cache
     tick("selection")
 
     # -- the test split, drawn and counted in chunks ----------------------------------------
+    sizes = {"x": n, "y": n}
+    if poisson:
+        drawn_sizes = gen.poisson(float(n), size=2)
+        sizes = {"x": int(drawn_sizes[0]), "y": int(drawn_sizes[1])}
     width = int(np.prod(np.shape(sx)[1:])) if np.ndim(sx) > 1 else 1
     rows = int(chunk_rows) if chunk_rows is not None else max(1 << 16, (1 << 24) // width)
     counts = {"x": np.zeros(len(events), dtype=np.int64),
@@ -460,8 +514,8 @@ def test_pair(mechanism: Any, pair: CandidatePair, *, samples: int, search_sampl
     support_gap = np.full(len(events), direct is None and densities is not None)
     for side, data in (("x", pair.x), ("y", pair.y)):
         done = 0
-        while done < n:
-            m = min(rows, n - done)
+        while done < sizes[side]:
+            m = min(rows, sizes[side] - done)
             out = _draw(mechanism, data, m, gen)
             done += m
             tick("sampling")
@@ -517,30 +571,54 @@ def test_pair(mechanism: Any, pair: CandidatePair, *, samples: int, search_sampl
     margin_eps = np.zeros(0)
     count_lo = [int(counts["x" if d == "x_vs_y" else "y"][i]) for i, d in enumerate(dirs)]
     count_hi = [int(counts["y" if d == "x_vs_y" else "x"][i]) for i, d in enumerate(dirs)]
+    size_lo = [sizes["x" if d == "x_vs_y" else "y"] for d in dirs]
+    size_hi = [sizes["y" if d == "x_vs_y" else "x"] for d in dirs]
     if events:
         c_lo = np.asarray(count_lo, dtype=np.int64)
         c_hi = np.asarray(count_hi, dtype=np.int64)
         lv = np.asarray(levels, dtype=np.float64)
-        p_lo = np.atleast_1d(_cp_lower_each(c_lo, n, lv / 2.0))
-        p_hi = np.atleast_1d(_cp_upper_each(c_hi, n, lv / 2.0))
+        p_lo = np.atleast_1d(_cp_lower_each(c_lo, size_lo, lv / 2.0))
+        p_hi = np.atleast_1d(_cp_upper_each(c_hi, size_hi, lv / 2.0))
         eps_lb = np.atleast_1d(np.asarray([
-            float(epsilon_lower_bound(int(c_lo[i]), n, int(c_hi[i]), n, alpha=float(lv[i]),
-                                      delta=delta_c)) for i in range(len(events))]))
+            float(epsilon_lower_bound(int(c_lo[i]), size_lo[i], int(c_hi[i]), size_hi[i],
+                                      alpha=float(lv[i]), delta=delta_c))
+            for i in range(len(events))]))
         mgrid = default_margin_grid(p_lo, p_hi, eps_c)
         margins, margin_eps = violation_margin(p_lo, p_hi, guarantee, mgrid,
                                                return_epsilon=True)
         margins, margin_eps = np.atleast_1d(margins), np.atleast_1d(margin_eps)
+        if use_ratio.any():
+            # rate-ratio events (pure claims only): ε_lb = ln r̲, and the margin on the
+            # probability scale (r̲ − e^{ε_c})·p̄_y, positive exactly when ln r̲ > ε_c
+            ratio = np.asarray([float(rate_ratio_lower_bound(
+                int(c_lo[i]), int(c_hi[i]), float(n), float(n), alpha=float(lv[i])))
+                for i in range(len(events))])
+            with np.errstate(divide="ignore"):
+                eps_ratio = np.where(ratio > 1.0, np.log(np.where(ratio > 1.0, ratio, 1.0)),
+                                     0.0)
+                margin_ratio = (ratio - math.exp(eps_c)) * p_hi
+            eps_lb = np.where(use_ratio, eps_ratio, eps_lb)
+            margins = np.where(use_ratio, margin_ratio, margins)
+            margin_eps = np.where(use_ratio, eps_c, margin_eps)
         for i, event in enumerate(events):
             bounds.append(EventBound(
                 description=event.description, direction=dirs[i], count_x=count_lo[i],
-                count_y=count_hi[i], samples_x=n, samples_y=n, p_x_lower=float(p_lo[i]),
-                p_y_upper=float(p_hi[i]), alpha=float(lv[i]),
-                epsilon_lower_bound=float(eps_lb[i]), delta=delta_c))
+                count_y=count_hi[i], samples_x=size_lo[i], samples_y=size_hi[i],
+                p_x_lower=float(p_lo[i]), p_y_upper=float(p_hi[i]), alpha=float(lv[i]),
+                epsilon_lower_bound=float(eps_lb[i]), delta=delta_c,
+                method="rate_ratio" if use_ratio[i] else "clopper_pearson",
+                poisson_mean=float(n) if poisson else None))
 
     best_i = None
     if bounds:
         key = np.lexsort((margins, [b.epsilon_lower_bound for b in bounds]))
         best_i = int(key[-1])
+        # a declared support mismatch (ε = ∞ under the declared law) outranks any finite
+        # bound, whichever event carries it
+        gaps = [i for i, b in enumerate(bounds) if densities is not None and support_gap[i]
+                and b.count_y == 0 and b.count_x > 0]
+        if gaps:
+            best_i = max(gaps, key=lambda i: (bounds[i].epsilon_lower_bound, margins[i]))
     best = bounds[best_i] if best_i is not None else None
     best_event = events[best_i] if best_i is not None else None
     level = levels[best_i] if best_i is not None else equal_level
@@ -558,7 +636,7 @@ def test_pair(mechanism: Any, pair: CandidatePair, *, samples: int, search_sampl
         infinite = densities is not None and bool(support_gap[best_i])
         if infinite:
             infinite_text = (
-                f"S = '{best.description}' holds {best.count_x} of {n} test outputs of "
+                f"S = '{best.description}' holds {best.count_x} of {best.samples_x} test outputs of "
                 f"M({lo_side}) and none of M({other}); every one of them has declared "
                 f"probability 0 under {other}, so S' = S ∩ {{o : p_{other}(o) = 0}} has "
                 f"P[M({other}) ∈ S'] = 0 under the declared law and P[M({lo_side}) ∈ S'] >= "
@@ -566,7 +644,8 @@ def test_pair(mechanism: Any, pair: CandidatePair, *, samples: int, search_sampl
                 f"epsilon = inf if the implementation follows its declared law.")
         else:
             zero_text = (
-                f"no output of M({other}) fell in '{best.description}' ({n} test outputs); "
+                f"no output of M({other}) fell in '{best.description}' ({best.samples_y} test "
+                f"outputs); "
                 f"the finite bound {eps_best:.4g} uses the CP upper bound "
                 f"{best.p_y_upper:.3g} on P[M({other}) in S] and is limited by the sample "
                 f"size, not by the mechanism.")
@@ -575,10 +654,12 @@ def test_pair(mechanism: Any, pair: CandidatePair, *, samples: int, search_sampl
     if best is not None:
         tradeoff = TradeoffPoint(
             alpha0=1.0 - best.p_x_lower,
-            alpha0_interval=(1.0 - float(cp_upper(best.count_x, n, level / 2.0)),
+            alpha0_interval=(1.0 - float(cp_upper(best.count_x, best.samples_x,
+                                                  level / 2.0)),
                              1.0 - best.p_x_lower),
             alpha1=best.p_y_upper,
-            alpha1_interval=(float(cp_lower(best.count_y, n, level / 2.0)), best.p_y_upper),
+            alpha1_interval=(float(cp_lower(best.count_y, best.samples_y, level / 2.0)),
+                             best.p_y_upper),
             level=level)
     tick("bounds")
 
@@ -602,7 +683,7 @@ def test_pair(mechanism: Any, pair: CandidatePair, *, samples: int, search_sampl
     # -- power -----------------------------------------------------------------------------------
     power = None
     if best is not None:
-        p_y = (best.count_y + 0.5) / (n + 1.0)
+        p_y = (best.count_y + 0.5) / (best.samples_y + 1.0)
         detectable = detectable_epsilon(p_y, n, n, alpha=level, delta=delta_c,
                                         claimed_epsilon=eps_c, probability=POWER_PROBABILITY,
                                         tolerance=1e-3)
@@ -635,7 +716,8 @@ def test_pair(mechanism: Any, pair: CandidatePair, *, samples: int, search_sampl
         violation_epsilon=float(margin_eps[worst_i]) if worst_i is not None else math.nan,
         violating=bounds[worst_i] if violated else None, tradeoff=tradeoff,
         profile=tuple(profile), profile_violated=profile_violated, power=power,
-        timings=timings, alpha_declared=alpha_declared, plan=plan)
+        timings=timings, alpha_declared=alpha_declared, plan=plan,
+        test_sizes=(sizes["x"], sizes["y"]), poissonized=poisson)
 
 
 #: Search rows used to tune the profile's bets (a fixed prefix of the search split).
@@ -665,12 +747,14 @@ def _distinct_values(outputs: np.ndarray) -> tuple[np.ndarray, np.ndarray | None
 
 
 
-def _cp_lower_each(k: np.ndarray, n: int, alpha: np.ndarray) -> np.ndarray:
-    return np.asarray([float(cp_lower(int(ki), n, float(ai))) for ki, ai in zip(k, alpha)])
+def _cp_lower_each(k: np.ndarray, n: list[int], alpha: np.ndarray) -> np.ndarray:
+    return np.asarray([float(cp_lower(int(ki), int(ni), float(ai)))
+                       for ki, ni, ai in zip(k, n, alpha)])
 
 
-def _cp_upper_each(k: np.ndarray, n: int, alpha: np.ndarray) -> np.ndarray:
-    return np.asarray([float(cp_upper(int(ki), n, float(ai))) for ki, ai in zip(k, alpha)])
+def _cp_upper_each(k: np.ndarray, n: list[int], alpha: np.ndarray) -> np.ndarray:
+    return np.asarray([float(cp_upper(int(ki), int(ni), float(ai)))
+                       for ki, ni, ai in zip(k, n, alpha)])
 
 
 test_pair.__test__ = False  # type: ignore[attr-defined]  # not a pytest test

@@ -5,6 +5,9 @@
 * :mod:`~privaudit.statistics.epsilon_bounds` — ε lower bounds and profile-violation
   margins from the counts of one event (Wasserman & Zhou 2010; Kairouz, Oh & Viswanath
   2015), never capped;
+* :mod:`~privaudit.statistics.rate_ratio` — the exact conditional bound on p_x/p_y when
+  the sample sizes are Poisson (Przyborowski & Wilenski 1940), a tighter ε lower bound
+  for pure-DP claims than two Clopper–Pearson bounds;
 * :mod:`~privaudit.statistics.mean_bounds` — lower confidence bounds on the mean of
   [0, 1]-valued samples (the predictable plug-in empirical-Bernstein bound of
   Waudby-Smith & Ramdas 2024), for the privacy profile δ(ε) = E[(1 − e^{ε−L})₊];
@@ -27,6 +30,11 @@ from .epsilon_bounds import (
 )
 from .mean_bounds import eb_lower_bound_from_sums, mean_lower_bound, tune_eb_bet
 from .power import detectable_epsilon, detection_probability
+from .rate_ratio import (
+    predicted_rate_ratio_epsilon,
+    rate_ratio_epsilon_lower_bound,
+    rate_ratio_lower_bound,
+)
 
 __all__ = [
     "DEFAULT_REPORT_DELTA",
@@ -44,6 +52,9 @@ __all__ = [
     "mean_lower_bound",
     "plan_events",
     "predicted_epsilon",
+    "predicted_rate_ratio_epsilon",
+    "rate_ratio_epsilon_lower_bound",
+    "rate_ratio_lower_bound",
     "tune_eb_bet",
     "violation_margin",
 ]

@@ -41,7 +41,10 @@ from scipy import special
 
 from spec.errors import InvalidParameterError
 
-__all__ = ["EventPlan", "plan_events", "predicted_epsilon", "wilson_lower", "wilson_upper"]
+from .rate_ratio import predicted_rate_ratio_epsilon
+
+__all__ = ["EventPlan", "plan_events", "predicted_epsilon", "prefers_rate_ratio",
+           "wilson_lower", "wilson_upper"]
 
 #: Posterior draws used by :func:`plan_events`.
 REPLICATES = 128
@@ -78,12 +81,16 @@ def wilson_upper(k: npt.ArrayLike, n: npt.ArrayLike, alpha: npt.ArrayLike) -> np
 
 
 def predicted_epsilon(p_x: npt.ArrayLike, p_y: npt.ArrayLike, n_x: int, n_y: int, *,
-                      alpha: npt.ArrayLike, delta: float = 0.0) -> np.ndarray:
+                      alpha: npt.ArrayLike, delta: float = 0.0,
+                      rate_ratio: bool = False) -> np.ndarray:
     """ε lower bound expected from an event with probabilities (p_x, p_y).
 
     The bound of :func:`~privaudit.statistics.epsilon_lower_bound` at the expected
     counts p·n, with Wilson bounds in place of the exact ones (α/2 per side), clipped
-    below at 0.
+    below at 0.  With ``rate_ratio`` (Poissonised test sizes of means n_x, n_y and a
+    pure-DP claim, δ = 0), the larger of that and the predicted rate-ratio bound
+    (:func:`~privaudit.statistics.rate_ratio.predicted_rate_ratio_epsilon`): the test
+    then uses, event by event, whichever bound is predicted larger.
 
     Examples
     --------
@@ -96,7 +103,27 @@ def predicted_epsilon(p_x: npt.ArrayLike, p_y: npt.ArrayLike, n_x: int, n_y: int
     hi = wilson_upper(np.asarray(p_y, dtype=np.float64) * n_y, n_y, a)
     with np.errstate(divide="ignore", invalid="ignore"):
         eps = np.log(np.where(lo > 0, lo, 1.0)) - np.log(np.maximum(hi, 1e-300))
-    return np.where(lo > 0, np.maximum(eps, 0.0), 0.0)
+    eps = np.where(lo > 0, np.maximum(eps, 0.0), 0.0)
+    if rate_ratio and delta == 0.0:
+        eps = np.maximum(eps, predicted_rate_ratio_epsilon(p_x, p_y, n_x, n_y, alpha=alpha))
+    return eps
+
+
+def prefers_rate_ratio(p_x: npt.ArrayLike, p_y: npt.ArrayLike, n_x: float, n_y: float, *,
+                       alpha: npt.ArrayLike) -> np.ndarray:
+    """Where the rate-ratio bound is predicted larger than the two-CP bound (pure DP).
+
+    The choice the event test makes, per event, from estimates fixed before its test
+    split is drawn (search counts or the declared law), so it costs no correction.
+
+    Examples
+    --------
+    >>> bool(prefers_rate_ratio(0.011, 0.01, 10**6, 10**6, alpha=0.05))
+    True
+    """
+    classical = predicted_epsilon(p_x, p_y, int(n_x), int(n_y), alpha=alpha)
+    ratio = predicted_rate_ratio_epsilon(p_x, p_y, n_x, n_y, alpha=alpha)
+    return np.asarray(ratio > classical)
 
 
 def _wilson_draw(k: np.ndarray, n: np.ndarray, z: np.ndarray) -> np.ndarray:
@@ -125,7 +152,7 @@ class EventPlan:
 def plan_events(count_a: npt.ArrayLike, n_a: npt.ArrayLike, count_b: npt.ArrayLike,
                 n_b: npt.ArrayLike, *, feature: npt.ArrayLike, budget: float,
                 test_a: int, test_b: int, delta: float = 0.0, max_events: int = 16,
-                replicates: int = REPLICATES) -> EventPlan:
+                replicates: int = REPLICATES, rate_ratio: bool = False) -> EventPlan:
     """Choose events and levels (Σ α_i = ``budget``) from search counts only.
 
     Parameters
@@ -147,6 +174,9 @@ def plan_events(count_a: npt.ArrayLike, n_a: npt.ArrayLike, count_b: npt.ArrayLi
         Largest number of events tested.
     replicates : int
         Posterior draws.
+    rate_ratio : bool
+        The test may use the rate-ratio bound (Poissonised sizes, pure DP): predictions
+        are the larger of the two bounds (:func:`predicted_epsilon`).
 
     Returns
     -------
@@ -173,8 +203,10 @@ def plan_events(count_a: npt.ArrayLike, n_a: npt.ArrayLike, count_b: npt.ArrayLi
     # bound[k-1] : every candidate at level budget/k ; heavy[k-1]: at budget/(2(k-1))
     levels = budget / np.arange(1, kmax + 1)
     bound = predicted_epsilon(px[None], py[None], test_a, test_b,
-                              alpha=levels[:, None, None], delta=delta)   # (K, R, m)
-    half = predicted_epsilon(px, py, test_a, test_b, alpha=budget / 2.0, delta=delta)
+                              alpha=levels[:, None, None], delta=delta,
+                              rate_ratio=rate_ratio)                     # (K, R, m)
+    half = predicted_epsilon(px, py, test_a, test_b, alpha=budget / 2.0, delta=delta,
+                             rate_ratio=rate_ratio)
     best_obj, best_plan = -1.0, EventPlan((), (), 0.0)
     chosen: list[int] = []
     free = np.ones(m, dtype=bool)
@@ -193,7 +225,8 @@ def plan_events(count_a: npt.ArrayLike, n_a: npt.ArrayLike, count_b: npt.ArrayLi
         if k >= 2:
             rest = budget / (2.0 * (k - 1))
             rest_bound = predicted_epsilon(px[:, chosen[1:]], py[:, chosen[1:]], test_a,
-                                           test_b, alpha=rest, delta=delta)
+                                           test_b, alpha=rest, delta=delta,
+                                           rate_ratio=rate_ratio)
             obj_h = float(np.maximum(half[:, chosen[0]], rest_bound.max(axis=1)).mean())
             if obj_h > best_obj + 1e-12:
                 best_obj = obj_h

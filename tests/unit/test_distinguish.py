@@ -165,17 +165,23 @@ def test_loss_moments_match_brute_force(grid, losses):
 # tightness
 # ----------------------------------------------------------------------------------------
 def test_tightness_laplace_at_1e5():
-    """Laplace ε = 1 on 0 vs 1 with 10⁵ test outputs per side (2·10⁴ search).
+    """Laplace ε = 1 on 0 vs 1 with Poisson(10⁵) test outputs per side (2·10⁴ search).
 
     The §5 oracle (known event, α/2 per side) is 0.981; the target is ≥ 0.95 × 0.981 =
-    0.932.  Measured: 0.9817 (seed 0), i.e. ≥ the oracle — the selected event uses
-    slightly more mass than {o ≤ 0} — despite the Bonferroni over 16 events and the ¼ of
-    α given to the profile.
+    0.932.  Measured on seeds 0–4: 1.0028, 0.9782, 0.9801, 0.9845, 0.9877 — the
+    rate-ratio bound (one exact CP bound at the event's whole level) is above the
+    two-sided oracle.  Seed 0's bound exceeds the true ε = 1: the main event's bound
+    fails with probability ≤ its level 0.032 (here π̂ lies 2.2 standard errors above
+    e/(1 + e), a 1.5 % event).  The assertion allows one such miss in five audits: two or
+    more happen with probability ≤ 1 − 0.95⁵ − 5·0.05·0.95⁴ ≈ 2.3 % for a valid auditor.
     """
-    r = audit(LaplaceMechanism(1.0, 1.0), 0.0, 1.0, samples=10**5, search=2 * 10**4)
-    assert r.epsilon_lower_bound >= 0.95 * 0.981
-    assert r.epsilon_lower_bound <= 1.0 and not r.violated
+    results = [audit(LaplaceMechanism(1.0, 1.0), 0.0, 1.0, samples=10**5,
+                     search=2 * 10**4, seed=seed) for seed in range(5)]
+    assert all(r.epsilon_lower_bound >= 0.95 * 0.981 for r in results)
+    assert sum(r.violated for r in results) <= 1
+    r = results[1]
     assert r.best_event is not None and r.tradeoff is not None
+    assert r.best_event.method == "rate_ratio"
     assert r.tradeoff.alpha0 + math.e * r.tradeoff.alpha1 >= 1.0      # consistent with ε = 1
 
 
@@ -213,13 +219,15 @@ def test_soundness_mini_run():
     """40 audits of a correct Laplace at α = 0.05 on seeds 100 … 139.
 
     Validity guarantees P(false violation) ≤ 0.05 per audit, so the count is
-    stochastically below Bin(40, 0.05) (P(≥ 7) ≈ 1.4 %).  With these seeds the observed
-    count is 0, for event tests and profile alike.
+    stochastically below Bin(40, 0.05): the assertion (at most 6) fails with probability
+    P(≥ 7) ≈ 1.4 % for a valid auditor.  With these seeds the observed count is 1 for the
+    event tests (the rate-ratio bound is exact, so on Laplace's tail events, whose ratio
+    is exactly e^ε, it errs at close to its nominal level) and 0 for the profile.
     """
     mech = LaplaceMechanism(1.0, 1.0)
     flagged = [audit(mech, 0.0, 1.0, samples=4000, search=1000, seed=s) for s in range(100, 140)]
-    assert sum(r.violated for r in flagged) == 0
-    assert sum(r.profile_violated for r in flagged) == 0
+    assert sum(r.violated for r in flagged) <= 6
+    assert sum(r.profile_violated for r in flagged) <= 6
 
 
 # ----------------------------------------------------------------------------------------
