@@ -767,3 +767,44 @@ def test_reduced_integer_outputs_give_exact_counts():
     wide = np.array([0, 10**9])
     assert _distinct_values(wide)[1] is None
     assert _distinct_values(np.zeros((3, 2), dtype=np.int64))[1] is None
+
+
+def test_reduced_integer_rows_give_exact_counts():
+    """2-D outputs of small integers (sparse-vector codes) are reduced to distinct rows
+    with counts; anything else is left alone."""
+    from privaudit.distinguish.pair_test import _distinct_outputs, _distinct_rows
+
+    rng = np.random.default_rng(5)
+    codes = rng.integers(-1, 2, size=(5000, 6)).astype(np.float64)
+    rows, counts = _distinct_rows(codes)
+    assert counts.sum() == 5000 and rows.dtype == codes.dtype
+    uniq, ref = np.unique(codes, axis=0, return_counts=True)
+    got = {tuple(r): c for r, c in zip(rows.tolist(), counts.tolist())}
+    assert got == {tuple(r): c for r, c in zip(uniq.tolist(), ref.tolist())}
+    shifted_rows, shifted_counts = _distinct_rows(codes + 0.5)     # offsets are kept
+    assert np.array_equal(np.sort(shifted_rows, axis=0), np.sort(rows + 0.5, axis=0))
+    assert np.array_equal(np.sort(shifted_counts), np.sort(counts))
+    bad = codes.copy()
+    bad[7, 2] = 0.25                                               # not integers
+    assert _distinct_rows(bad)[1] is None
+    assert _distinct_rows(np.tile(np.arange(2.0), (3, 20)))[1] is None   # 2⁴⁰ cells
+    assert _distinct_rows(np.array([[0.0, np.nan]]))[1] is None
+    values, c = _distinct_outputs(np.array([2, 2, 5]))
+    assert values.tolist() == [2, 5] and c.tolist() == [2, 1]
+
+
+def test_sparse_vector_counts_are_the_same_with_and_without_row_reduction(monkeypatch):
+    """The whole pair test gives identical counts when the row reduction is disabled."""
+    import privaudit.distinguish.pair_test as pt
+    from privaudit.suites import dpsniper_cases
+
+    case = next(c for c in dpsniper_cases()
+                if c.mechanism.spec.name.endswith("SparseVectorTechnique1"))
+    mech, (x, y) = case.mechanism, case.input_pairs[4]
+    pair = verified_pair(mech.spec, x, y, "explicit")
+    reduced = pt.test_pair(mech, pair, samples=20_000, search_samples=5000, rng=1, alpha=0.05)
+    monkeypatch.setattr(pt, "_distinct_rows", lambda out: (out, None))
+    raw = pt.test_pair(mech, pair, samples=20_000, search_samples=5000, rng=1, alpha=0.05)
+    assert [(e.count_x, e.count_y) for e in reduced.events] == \
+        [(e.count_x, e.count_y) for e in raw.events]
+    assert reduced.epsilon_lower_bound == raw.epsilon_lower_bound
