@@ -5,8 +5,10 @@ times from fixed seeds; the table gives the fastest (least disturbed) and the me
 wall-clock time of one call, and the fastest process (CPU) time.  The machine is shared,
 so the minimum is the figure to compare between runs.
 
-Usage: python3 scripts/sampler_speed.py [--repeats 7] [--size 1000000] [--only NAME ...]
-(prints a Markdown table; ``--json FILE`` also saves the numbers).
+Usage: PYTHONPATH=. python3 scripts/sampler_speed.py [--repeats 7] [--size 1000000]
+[--only NAME ...] [--json FILE] [--baseline FILE ...] (prints a Markdown table;
+``--json`` also saves the numbers; ``--baseline`` adds before/after columns from the
+JSON files of earlier runs, e.g. of an older commit, taking the fastest of them).
 """
 
 from __future__ import annotations
@@ -40,20 +42,38 @@ def main() -> None:
     parser.add_argument("--only", nargs="*", default=None,
                         help="case names (e.g. dpsniper.SparseVectorTechnique1)")
     parser.add_argument("--json", default=None, help="also save the numbers here")
+    parser.add_argument("--baseline", nargs="*", default=None,
+                        help="JSON files of earlier runs to compare with")
     args = parser.parse_args()
     cases = list(dpsniper_cases()) + list(statdp_cases(0.7))
     if args.only:
         cases = [c for c in cases if c.name in set(args.only)]
+    baseline: dict[str, float] = {}
+    for path in args.baseline or ():
+        with open(path, encoding="utf-8") as handle:
+            for name, numbers in json.load(handle).items():
+                baseline[name] = min(baseline.get(name, np.inf), numbers["min_wall"])
     results = {}
-    print(f"| mechanism | output shape | min s / {args.size:.0e} | median s | min CPU s |")
-    print("|---|---|---|---|---|")
+    if baseline:
+        print(f"| mechanism | output shape | before: min s / {args.size:.0e} | after: min s "
+              "| speed-up | after: median s |")
+        print("|---|---|---|---|---|---|")
+    else:
+        print(f"| mechanism | output shape | min s / {args.size:.0e} | median s | min CPU s |")
+        print("|---|---|---|---|---|")
     for case in cases:
         x = case.input_pairs[0][0]
         d = case.spec.output_dimension
         best, median, cpu = time_sampler(case.mechanism, x, args.size, args.repeats)
         results[case.name] = {"min_wall": best, "median_wall": median, "min_cpu": cpu}
         shape = f"(N, {d})" if d > 1 else "(N,)"
-        print(f"| {case.name} | {shape} | {best:.3f} | {median:.3f} | {cpu:.3f} |", flush=True)
+        if case.name in baseline:
+            before = baseline[case.name]
+            print(f"| {case.name} | {shape} | {before:.3f} | {best:.3f} | "
+                  f"{before / best:.1f}× | {median:.3f} |", flush=True)
+        else:
+            print(f"| {case.name} | {shape} | {best:.3f} | {median:.3f} | {cpu:.3f} |",
+                  flush=True)
     if args.json:
         with open(args.json, "w", encoding="utf-8") as handle:
             json.dump(results, handle, indent=1)

@@ -68,7 +68,13 @@ BLOCK = 1 << 15
 
 
 class _SparseVector(QueryMechanism):
-    """Shared constructor: ε, cut-off c, threshold t, number of queries, spec."""
+    """Shared constructor (ε, cut-off c, threshold t, number of queries, spec) and sampler.
+
+    :meth:`_sample` draws blocks of :data:`BLOCK` samples: a subclass's :meth:`_compare`
+    gives the block's query-major comparisons, the codes are read from the pattern
+    tables, and :meth:`_release` writes the value columns of the mechanisms that have
+    them.
+    """
 
     _threshold_share = 0.5     # ε1 / ε
     _values = False            # releases noisy values (adds value columns)
@@ -109,8 +115,9 @@ class _SparseVector(QueryMechanism):
                  rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray | None]:
         """Query-major comparisons ``(length, size)`` of ``size`` independent runs.
 
-        Returns the comparisons (True: ⊤ before any cut-off) and the noisy answers the
-        mechanism releases, if any (else ``None``).
+        Returns the comparisons (True: the query compares above its threshold; computed
+        for every query, the cut-off is applied by the code tables) and the noisy
+        answers the mechanism releases, if any (else ``None``).
         """
         raise NotImplementedError  # pragma: no cover
 
