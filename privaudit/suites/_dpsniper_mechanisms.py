@@ -2,8 +2,11 @@
 
 Each class keeps the semantics of its namesake in ``eth-sri/dp-sniper``
 (``dpsniper/mechanisms/*.py``): the same output, noise law, parameters and defaults;
-randomness comes only from the injected Generator.  The report-noisy-max and noisy
-histogram variants are :class:`~privaudit.suites._families.NoisyMax` and
+randomness comes only from the injected Generator.  Laplace variates of the multi-column
+samplers (LaplaceParallel, PrefixSum) are drawn as b·S·E, E ~ Exp(1) and S an independent
+random sign (:func:`~privaudit.suites._laplace.laplace_noise`; Kotz, Kozubowski &
+Podgórski 2001, §2.2): the law of ``Generator.laplace``, not its stream.  The
+report-noisy-max and noisy histogram variants are :class:`~privaudit.suites._families.NoisyMax` and
 :class:`~privaudit.suites._families.NoisyHistogram` with DP-Sniper's parameters.
 """
 
@@ -29,6 +32,7 @@ from spec.errors import InvalidParameterError
 
 from ._families import NoisyHistogram, NoisyMax, _count, _positive
 from ._kernels import QueryMechanism, murmur3_32, query_spec
+from ._laplace import laplace_noise
 
 __all__ = [
     "BALCER_VADHAN_2018",
@@ -292,7 +296,11 @@ class Rappor(QueryMechanism):
     -----
     A local randomizer: any two values are neighbours (:class:`~spec.LocalRelation`).
     Each sample is a fresh user (a fresh permanent response), as in DP-Sniper.  Output:
-    ``int64`` bits of shape ``(N, filter_size)``.  Exact privacy: the release factorises
+    ``int64`` bits of shape ``(N, filter_size)``.  Sampling: for a fresh user the
+    permanent and instantaneous responses of a bit compose into one Bernoulli draw with
+    the probabilities of :meth:`report_probabilities`, independently over bits and
+    samples, so each output bit is drawn from one uniform (the same law as running the
+    two randomized responses in turn).  Exact privacy: the release factorises
     over bits, so for values v, w with Bloom filters differing in the bit set Δ,
     ε(v, w) = Σ_{i∈Δ} ln r_i where r_i is the largest ratio of a bit's report
     probabilities (:meth:`pair_epsilon`).
@@ -354,15 +362,13 @@ class Rappor(QueryMechanism):
         return float(max(forward, backward))
 
     def _sample(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
-        bits = self.bloom_bits(int(data))
-        shape = (size, self.filter_size)
-        u = rng.random(shape)
-        half = self.f / 2.0
-        permanent = np.where(u < half, True, np.where(u < self.f, False, bits[np.newaxis, :]))
-        if not self._instantaneous:
-            return permanent.astype(np.int64)
-        v = rng.random(shape)
-        return np.where(permanent, v < self.q, v < self.p).astype(np.int64)
+        # Each sample is a fresh user, so its bits are independent Bernoulli draws with
+        # the composed report probabilities of report_probabilities(): one uniform per bit.
+        one_if_zero, one_if_one = self.report_probabilities()
+        probability = np.where(self.bloom_bits(int(data)), one_if_one, one_if_zero)
+        out = np.empty((size, self.filter_size), dtype=np.int64)
+        np.less(rng.random((size, self.filter_size)), probability, out=out, casting="unsafe")
+        return out
 
 
 class OneTimeRappor(Rappor):
@@ -400,7 +406,7 @@ class LaplaceParallel(QueryMechanism):
     -----
     Declared as additive Laplace(1/ε_each) noise on the statistic "the answer repeated
     ``n_parallel`` times", whose ℓ1 sensitivity is ``n_parallel``.  Output ``float64`` of
-    shape ``(N, n_parallel)``.
+    shape ``(N, n_parallel)``; the Laplace draws are b·S·E (module docstring).
 
     References
     ----------
@@ -426,7 +432,9 @@ class LaplaceParallel(QueryMechanism):
         return np.full(self.n_parallel, super().statistic(data))
 
     def _sample(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
-        return float(data) + rng.laplace(0.0, self.scale, (size, self.n_parallel))
+        noisy = laplace_noise(rng, self.scale, (size, self.n_parallel))
+        noisy += float(data)
+        return noisy
 
 
 class PrefixSum(QueryMechanism):
@@ -446,7 +454,8 @@ class PrefixSum(QueryMechanism):
     Output ``float64`` of shape ``(N, length)``: column j is Σ_{i≤j} (q_i + η_i).  A
     bijective linear post-processing of q + η, so its privacy loss is that of the
     Laplace vector: ε·‖q − q′‖₁ — ε under ONE_DIFFER, length·ε under DP-Sniper's
-    ALL_DIFFER neighbourhood (the one declared here).
+    ALL_DIFFER neighbourhood (the one declared here).  The Laplace draws are b·S·E
+    (module docstring).
 
     References
     ----------
@@ -465,5 +474,6 @@ class PrefixSum(QueryMechanism):
             epsilon=self.epsilon, output_dimension=n, notes=notes))
 
     def _sample(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
-        noisy = data[np.newaxis, :] + rng.laplace(0.0, self.scale, (size, data.shape[0]))
-        return np.cumsum(noisy, axis=1)
+        noisy = laplace_noise(rng, self.scale, (size, data.shape[0]))
+        noisy += data[np.newaxis, :]
+        return np.cumsum(noisy, axis=1, out=noisy)

@@ -3,8 +3,19 @@
 Each class keeps the semantics of its namesake in ``eth-sri/dp-sniper``
 (``dpsniper/mechanisms/sparse_vector_technique.py`` and ``parallel.py``): the same
 split of ε between threshold and queries, the same noise scales, cut-off c and
-threshold t.  The noise of all N samples is drawn at once; only the ≤ 10 queries are
-looped over where the algorithm is sequential (Algorithm 2 redraws its threshold).
+threshold t.  The noise of a block of samples is drawn at once; only the ≤ 10 queries
+are looped over where the algorithm is sequential (Algorithm 2 redraws its threshold).
+
+Sampling (same output law as a literal run, not the same random stream): every
+Laplace(b) variate is drawn as b·S·E with E ~ Exp(1) from numpy's ziggurat sampler and
+S an independent uniform sign (:func:`~privaudit.suites._laplace.laplace_noise`; Kotz,
+Kozubowski & Podgórski 2001, §2.2); samples are drawn in blocks of :data:`BLOCK`
+(independent samples, so the blocking does not change the law, only the stream) whose
+noise, laid out query-major, stays in cache; the codes are gathered from the table of
+all 2ⁿ answer patterns (:mod:`~privaudit.suites._svt_patterns`); and a fresh variate
+that can never reach the output (Algorithm 2's threshold after the last query,
+NumericalSVT's released noise where the code is not ⊤) is not drawn: dropping
+independent unused draws leaves the law unchanged.
 
 Output encoding (see :mod:`privaudit.suites._kernels`): one code column per query —
 1.0 = ⊤ (above), 0.0 = ⊥ (below), −1.0 = aborted (the cut-off was reached) — followed,
@@ -28,9 +39,12 @@ from spec import Reference
 
 from ._dpsniper_mechanisms import DPSNIPER_2021, SHADOWDP_2019
 from ._families import _count, _positive
-from ._kernels import ABOVE, QueryMechanism, query_spec, svt_codes
+from ._kernels import QueryMechanism, query_spec
+from ._laplace import laplace_noise
+from ._svt_patterns import SparseVectorRun, sparse_vector_run, sparse_vector_runs
 
 __all__ = [
+    "BLOCK",
     "LYU_2017",
     "NumericalSVT",
     "SVT34Parallel",
@@ -49,12 +63,22 @@ LYU_2017 = Reference(
 
 _EPS = 0.1
 
+#: Samples drawn per block: the block's query noise (10 queries: 2.6 MB) stays in cache.
+BLOCK = 1 << 15
+
 
 class _SparseVector(QueryMechanism):
-    """Shared constructor: ε, cut-off c, threshold t, number of queries, spec."""
+    """Shared constructor (ε, cut-off c, threshold t, number of queries, spec) and sampler.
+
+    :meth:`_sample` draws blocks of :data:`BLOCK` samples: a subclass's :meth:`_compare`
+    gives the block's query-major comparisons, the codes are read from the pattern
+    tables, and :meth:`_release` writes the value columns of the mechanisms that have
+    them.
+    """
 
     _threshold_share = 0.5     # ε1 / ε
     _values = False            # releases noisy values (adds value columns)
+    _has_cutoff = True         # stops after c ⊤ answers
     _algorithm = ""
     _references: tuple[Reference, ...] = (DPSNIPER_2021, LYU_2017)
 
@@ -73,18 +97,46 @@ class _SparseVector(QueryMechanism):
             references=self._references, length=self.length, norm="linf",
             epsilon=self.epsilon, output_dimension=width, notes=notes))
 
-    def _sample(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
-        return self._run(np.asarray(data, dtype=np.float64), size, rng)
+    @property
+    def cutoff(self) -> int | None:
+        """The cut-off c (``None`` for Algorithms 5 and 6, which have none)."""
+        return self.c if self._has_cutoff else None
 
-    def _run(self, x: np.ndarray, size: int, rng: np.random.Generator) -> np.ndarray:
+    def _sample(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
+        x = np.asarray(data, dtype=np.float64)
+        out = np.empty((size, self.spec.output_dimension))
+        for start in range(0, size, BLOCK):    # blocks of independent samples
+            block = out[start:start + BLOCK]
+            above, noisy = self._compare(x, block.shape[0], rng)
+            self._release(sparse_vector_run(above, self.cutoff, out=block), noisy, x, rng)
+        return out
+
+    def _compare(self, x: np.ndarray, size: int,
+                 rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray | None]:
+        """Query-major comparisons ``(length, size)`` of ``size`` independent runs.
+
+        Returns the comparisons (True: the query compares above its threshold; computed
+        for every query, the cut-off is applied by the code tables) and the noisy
+        answers the mechanism releases, if any (else ``None``).
+        """
         raise NotImplementedError  # pragma: no cover
+
+    def _release(self, run: SparseVectorRun, noisy: np.ndarray | None, x: np.ndarray,
+                 rng: np.random.Generator) -> None:
+        """Write the value columns (after the code columns) of a run; none by default."""
 
     def _noisy(self, x: np.ndarray, scale: float, size: int,
                rng: np.random.Generator) -> np.ndarray:
-        return x[np.newaxis, :] + rng.laplace(0.0, scale, (size, x.shape[0]))
+        """q_j + ν_j with ν_j ~ Lap(scale), query-major: shape ``(length, size)``."""
+        noisy = laplace_noise(rng, scale, (x.shape[0], size))
+        noisy += x[:, np.newaxis]
+        return noisy
 
-    def _rho(self, scale: float, size: int, rng: np.random.Generator) -> np.ndarray:
-        return rng.laplace(0.0, scale, (size, 1))
+    def _threshold(self, scale: float, size: int, rng: np.random.Generator) -> np.ndarray:
+        """The noisy threshold t + ρ with ρ ~ Lap(scale), shape ``(size,)``."""
+        threshold = laplace_noise(rng, scale, size)
+        threshold += self.t
+        return threshold
 
 
 class SparseVectorTechnique1(_SparseVector):
@@ -101,10 +153,10 @@ class SparseVectorTechnique1(_SparseVector):
 
     _algorithm = "Lyu et al. Algorithm 1"
 
-    def _run(self, x: np.ndarray, size: int, rng: np.random.Generator) -> np.ndarray:
-        rho = self._rho(1.0 / self.eps1, size, rng)
-        above = self._noisy(x, 2.0 * self.c / self.eps2, size, rng) >= rho + self.t
-        return svt_codes(above, self.c)
+    def _compare(self, x: np.ndarray, size: int,
+                 rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray | None]:
+        threshold = self._threshold(1.0 / self.eps1, size, rng)
+        return self._noisy(x, 2.0 * self.c / self.eps2, size, rng) >= threshold, None
 
 
 class SparseVectorTechnique2(_SparseVector):
@@ -121,16 +173,19 @@ class SparseVectorTechnique2(_SparseVector):
 
     _algorithm = "Lyu et al. Algorithm 2"
 
-    def _run(self, x: np.ndarray, size: int, rng: np.random.Generator) -> np.ndarray:
+    def _compare(self, x: np.ndarray, size: int,
+                 rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray | None]:
         scale_rho = self.c / self.eps1
-        rho = rng.laplace(0.0, scale_rho, size)
+        threshold = self._threshold(scale_rho, size, rng)
         noisy = self._noisy(x, 2.0 * self.c / self.eps2, size, rng)
         above = np.empty(noisy.shape, dtype=bool)
-        for j in range(noisy.shape[1]):          # sequential over the queries only
-            above[:, j] = noisy[:, j] >= rho + self.t
-            fresh = rng.laplace(0.0, scale_rho, size)
-            rho = np.where(above[:, j], fresh, rho)
-        return svt_codes(above, self.c)
+        last = noisy.shape[0] - 1
+        for j in range(noisy.shape[0]):          # sequential over the queries only
+            np.greater_equal(noisy[j], threshold, out=above[j])
+            if j < last:                         # redraw the threshold after each ⊤
+                redraw = np.flatnonzero(above[j])
+                threshold[redraw] = self.t + laplace_noise(rng, scale_rho, redraw.size)
+        return above, None
 
 
 class SparseVectorTechnique3(_SparseVector):
@@ -149,11 +204,17 @@ class SparseVectorTechnique3(_SparseVector):
     _algorithm = "Lyu et al. Algorithm 3, releases noisy values"
     _values = True
 
-    def _run(self, x: np.ndarray, size: int, rng: np.random.Generator) -> np.ndarray:
-        rho = self._rho(1.0 / self.eps1, size, rng)
+    def _compare(self, x: np.ndarray, size: int,
+                 rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray | None]:
+        threshold = self._threshold(1.0 / self.eps1, size, rng)
         noisy = self._noisy(x, self.c / self.eps2, size, rng)
-        codes = svt_codes(noisy >= rho + self.t, self.c)
-        return np.hstack([codes, np.where(codes == ABOVE, noisy, 0.0)])
+        return noisy >= threshold, noisy
+
+    def _release(self, run: SparseVectorRun, noisy: np.ndarray | None, x: np.ndarray,
+                 rng: np.random.Generator) -> None:
+        samples, queries = run.top_cells()     # release q_j + ν_j where the code is ⊤
+        run.put(samples, run.first_column + self.length + queries,
+                np.take(noisy, queries * noisy.shape[1] + samples))
 
 
 class SparseVectorTechnique4(_SparseVector):
@@ -171,10 +232,10 @@ class SparseVectorTechnique4(_SparseVector):
     _algorithm = "Lyu et al. Algorithm 4 (Lee and Clifton)"
     _threshold_share = 0.25
 
-    def _run(self, x: np.ndarray, size: int, rng: np.random.Generator) -> np.ndarray:
-        rho = self._rho(1.0 / self.eps1, size, rng)
-        above = self._noisy(x, 1.0 / self.eps2, size, rng) >= rho + self.t
-        return svt_codes(above, self.c)
+    def _compare(self, x: np.ndarray, size: int,
+                 rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray | None]:
+        threshold = self._threshold(1.0 / self.eps1, size, rng)
+        return self._noisy(x, 1.0 / self.eps2, size, rng) >= threshold, None
 
 
 class SparseVectorTechnique5(_SparseVector):
@@ -191,9 +252,12 @@ class SparseVectorTechnique5(_SparseVector):
 
     _algorithm = "Lyu et al. Algorithm 5, no query noise, no cut-off"
 
-    def _run(self, x: np.ndarray, size: int, rng: np.random.Generator) -> np.ndarray:
-        rho = self._rho(1.0 / self.eps1, size, rng)
-        return svt_codes(x[np.newaxis, :] >= rho + self.t, None)
+    _has_cutoff = False
+
+    def _compare(self, x: np.ndarray, size: int,
+                 rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray | None]:
+        threshold = self._threshold(1.0 / self.eps1, size, rng)
+        return x[:, np.newaxis] >= threshold, None
 
 
 class SparseVectorTechnique6(_SparseVector):
@@ -210,10 +274,12 @@ class SparseVectorTechnique6(_SparseVector):
 
     _algorithm = "Lyu et al. Algorithm 6, no cut-off"
 
-    def _run(self, x: np.ndarray, size: int, rng: np.random.Generator) -> np.ndarray:
-        rho = self._rho(1.0 / self.eps1, size, rng)
-        above = self._noisy(x, 1.0 / self.eps2, size, rng) >= rho + self.t
-        return svt_codes(above, None)
+    _has_cutoff = False
+
+    def _compare(self, x: np.ndarray, size: int,
+                 rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray | None]:
+        threshold = self._threshold(1.0 / self.eps1, size, rng)
+        return self._noisy(x, 1.0 / self.eps2, size, rng) >= threshold, None
 
 
 class NumericalSVT(_SparseVector):
@@ -237,12 +303,17 @@ class NumericalSVT(_SparseVector):
 
     _references = (DPSNIPER_2021, SHADOWDP_2019)
 
-    def _run(self, x: np.ndarray, size: int, rng: np.random.Generator) -> np.ndarray:
-        rho = self._rho(3.0 / self.epsilon, size, rng)
-        above = self._noisy(x, 6.0 * self.c / self.epsilon, size, rng) >= self.t + rho
-        released = self._noisy(x, 3.0 * self.c / self.epsilon, size, rng)
-        codes = svt_codes(above, self.c)
-        return np.hstack([codes, np.where(codes == ABOVE, released, 0.0)])
+    def _compare(self, x: np.ndarray, size: int,
+                 rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray | None]:
+        threshold = self._threshold(3.0 / self.epsilon, size, rng)
+        return self._noisy(x, 6.0 * self.c / self.epsilon, size, rng) >= threshold, None
+
+    def _release(self, run: SparseVectorRun, noisy: np.ndarray | None, x: np.ndarray,
+                 rng: np.random.Generator) -> None:
+        samples, queries = run.top_cells()      # fresh η_j only where released
+        released = laplace_noise(rng, 3.0 * self.c / self.epsilon, samples.size)
+        released += x[queries]
+        run.put(samples, run.first_column + self.length + queries, released)
 
 
 class SVT34Parallel(QueryMechanism):
@@ -285,4 +356,13 @@ class SVT34Parallel(QueryMechanism):
 
     def _sample(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
         x = np.asarray(data, dtype=np.float64)
-        return np.hstack([self.svt3._run(x, size, rng), self.svt4._run(x, size, rng)])
+        n = self.svt3.length
+        out = np.empty((size, 3 * n))
+        for start in range(0, size, BLOCK):    # blocks of independent samples
+            block = out[start:start + BLOCK]
+            above3, noisy3 = self.svt3._compare(x, block.shape[0], rng)
+            above4, _ = self.svt4._compare(x, block.shape[0], rng)
+            run3, _ = sparse_vector_runs(
+                [(above3, self.svt3.cutoff, 0), (above4, self.svt4.cutoff, 2 * n)], block)
+            self.svt3._release(run3, noisy3, x, rng)
+        return out

@@ -18,6 +18,7 @@ from spec import AdditiveNoise, Exponential, IntegerRange, Laplace, NoisyArgmax,
 from spec.errors import InvalidParameterError
 
 from ._kernels import QueryMechanism, query_spec
+from ._laplace import laplace_noise
 
 __all__ = ["DING_2018", "NoisyHistogram", "NoisyMax"]
 
@@ -70,12 +71,18 @@ class NoisyMax(QueryMechanism):
     declared as black boxes (``noise=None``).  The claim is ε-DP on the real line with
     neighbours at ℓ∞ distance ≤ 1.
 
+    Laplace noise is drawn as b·S·E (E ~ Exp(1), S an independent random sign;
+    :func:`~privaudit.suites._laplace.laplace_noise`), exponential noise as b·E: the same
+    laws as ``Generator.laplace`` / ``Generator.exponential``, a different stream.
+
     References
     ----------
     Ding, Wang, Wang, Zhang & Kifer, "Detecting violations of differential privacy",
     CCS 2018, Algorithms 5-8; ``cmla-psu/statdp``, ``statdp/algorithms.py``
     (``noisy_max_v1a`` … ``noisy_max_v2b``); ``eth-sri/dp-sniper``,
-    ``dpsniper/mechanisms/report_noisy_max.py`` (``ReportNoisyMax1`` … ``4``).
+    ``dpsniper/mechanisms/report_noisy_max.py`` (``ReportNoisyMax1`` … ``4``); Kotz,
+    Kozubowski & Podgórski, *The Laplace Distribution and Generalizations*, 2001, §2.2
+    (Laplace = random sign × exponential).
     """
 
     def __init__(self, epsilon: float, *, noise: Literal["laplace", "exponential"],
@@ -98,15 +105,20 @@ class NoisyMax(QueryMechanism):
         super().__init__(spec)
 
     def _sample(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
-        shape = (size, data.shape[0])
+        answers = np.asarray(data, dtype=np.float64)
+        # arg-max reads rows of (N, n); the maximum value reduces fastest over (n, N)
+        by_sample = self.report == "index"
+        shape = (size, answers.shape[0]) if by_sample else (answers.shape[0], size)
         if self.noise == "laplace":
-            noise = rng.laplace(0.0, self.scale, shape)
+            noisy = laplace_noise(rng, self.scale, shape)
         else:
-            noise = rng.exponential(self.scale, shape)
-        noisy = data[np.newaxis, :] + noise
-        if self.report == "index":
+            noisy = rng.standard_exponential(shape)
+            noisy *= self.scale
+        if by_sample:
+            noisy += answers[np.newaxis, :]
             return noisy.argmax(axis=1).astype(np.int64)
-        return noisy.max(axis=1)
+        noisy += answers[:, np.newaxis]
+        return noisy.max(axis=0)
 
 
 class NoisyHistogram(QueryMechanism):
@@ -134,13 +146,16 @@ class NoisyHistogram(QueryMechanism):
     Notes
     -----
     Neighbours: one answer moves by at most 1 (StatDP's ONE_DIFFER), encoded as ℓ1
-    distance ≤ 1.
+    distance ≤ 1.  The Laplace noise is drawn as b·S·E (E ~ Exp(1), S an independent
+    random sign; :func:`~privaudit.suites._laplace.laplace_noise`): the law of
+    ``Generator.laplace``, a different stream.
 
     References
     ----------
     Ding et al., CCS 2018, Algorithms 9-10; ``cmla-psu/statdp``, ``statdp/algorithms.py``
     (``histogram``, ``histogram_eps``); ``eth-sri/dp-sniper``,
-    ``dpsniper/mechanisms/noisy_hist.py`` (``NoisyHist1``, ``NoisyHist2``).
+    ``dpsniper/mechanisms/noisy_hist.py`` (``NoisyHist1``, ``NoisyHist2``); Kotz,
+    Kozubowski & Podgórski, *The Laplace Distribution and Generalizations*, 2001, §2.2.
     """
 
     def __init__(self, epsilon: float, *, scale_is_epsilon: bool = False, length: int = 5,
@@ -173,5 +188,9 @@ class NoisyHistogram(QueryMechanism):
     def _sample(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
         answers = np.asarray(data, dtype=np.float64)
         if self.report == "first":
-            return answers[0] + rng.laplace(0.0, self.scale, size)
-        return answers[np.newaxis, :] + rng.laplace(0.0, self.scale, (size, answers.shape[0]))
+            noisy = laplace_noise(rng, self.scale, size)
+            noisy += answers[0]
+            return noisy
+        noisy = laplace_noise(rng, self.scale, (size, answers.shape[0]))
+        noisy += answers[np.newaxis, :]
+        return noisy

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from functools import lru_cache
 from typing import Any, Literal
 
 import numpy as np
@@ -36,6 +37,8 @@ from spec.errors import InvalidParameterError
 from ._base import BenchmarkCase
 from ._families import DING_2018, NoisyHistogram, NoisyMax, _count, _positive
 from ._kernels import QueryMechanism, query_spec, transcript_length
+from ._laplace import laplace_noise
+from ._svt_patterns import MAX_TABLE_LENGTH, answer_patterns
 
 __all__ = ["STATDP_CLAIMED_EPSILONS", "StatDPSparseVector", "statdp_cases", "statdp_patterns"]
 
@@ -134,10 +137,17 @@ class StatDPSparseVector(QueryMechanism):
     (0.0 when the last answer given was ⊥, as StatDP's ``False``).  Declared as a black
     box on answers of sensitivity 1 under ALL_DIFFER (ℓ∞ ≤ 1).
 
+    Sampling (the law of StatDP's loop, not its stream): Laplace variates are drawn as
+    b·S·E, E ~ Exp(1) and S an independent random sign
+    (:func:`~privaudit.suites._laplace.laplace_noise`), and every output but iSVT4's
+    released value is a function of the answer pattern (bit j: query j compared above),
+    read from a table of all 2ⁿ patterns computed by the same transcript code.
+
     References
     ----------
     Ding et al., CCS 2018; ``cmla-psu/statdp``, ``statdp/algorithms.py`` (``SVT``,
-    ``iSVT1`` … ``iSVT4``); Lyu, Su & Li, PVLDB 2017.
+    ``iSVT1`` … ``iSVT4``); Lyu, Su & Li, PVLDB 2017; Kotz, Kozubowski & Podgórski,
+    *The Laplace Distribution and Generalizations*, 2001, §2.2.
     """
 
     def __init__(self, epsilon: float, variant: Variant, *, N: int = 1, T: float = 1.0,
@@ -163,25 +173,60 @@ class StatDPSparseVector(QueryMechanism):
             output_dimension=2 if variant == "iSVT4" else 1, notes=notes))
 
     def _sample(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
-        q = np.asarray(data, dtype=np.float64)[np.newaxis, :]
-        n = q.shape[1]
-        threshold = self.T + rng.laplace(0.0, self.threshold_scale, (size, 1))
-        noisy = q if self.query_scale is None else q + rng.laplace(
-            0.0, self.query_scale, (size, n))
+        q = np.asarray(data, dtype=np.float64)[:, np.newaxis]     # query-major
+        n = q.shape[0]
+        threshold = laplace_noise(rng, self.threshold_scale, size)
+        threshold += self.T
+        if self.query_scale is None:
+            noisy = q
+        else:
+            noisy = laplace_noise(rng, self.query_scale, (n, size))
+            noisy += q
         above = noisy > threshold if self.strict else noisy >= threshold
-        given = transcript_length(above, self.cutoff)
-        answered = np.arange(n)[np.newaxis, :] < given[:, np.newaxis]
-        tops = np.sum(above & answered, axis=1)
+        if n <= MAX_TABLE_LENGTH:   # every summary is a function of the answer pattern
+            patterns = answer_patterns(above)
+            summary = tuple(np.take(column, patterns)
+                            for column in _pattern_summaries(n, self.cutoff))
+        else:
+            summary = _transcript_summary(above.T, self.cutoff)
+        given, bottoms, mismatches, last_is_top = summary
         if self.variant == "SVT":
-            return (given - tops).astype(np.int64)
+            return bottoms
         if self.variant == "iSVT4":
-            last = given - 1
-            rows = np.arange(size)
-            value = np.where(above[rows, last], noisy[rows, last], 0.0)
-            return np.column_stack([(given - tops).astype(np.float64), value])
-        pattern = np.arange(n) < n // 2
-        mismatches = np.sum((above != pattern[np.newaxis, :]) & answered, axis=1)
-        return (mismatches + (n - given)).astype(np.int64)
+            out = np.zeros((size, 2))
+            out[:, 0] = bottoms
+            released = np.flatnonzero(last_is_top)   # the last answer given was ⊤
+            out[released, 1] = np.take(noisy, (given[released] - 1) * size + released)
+            return out
+        return mismatches
+
+
+def _transcript_summary(above: np.ndarray, cutoff: int | None) -> tuple[np.ndarray, ...]:
+    """Per run: answers given, ⊥ answers, Hamming distance to the pattern, last answer ⊤.
+
+    ``above`` is sample-major, shape (M, n); the Hamming distance is to ⊤ for the first
+    ⌊n/2⌋ queries and ⊥ after, missing answers counting as mismatches.  All ``int64``
+    except the last (bool).
+    """
+    m, n = above.shape
+    given = transcript_length(above, cutoff)
+    answered = np.arange(n)[np.newaxis, :] < given[:, np.newaxis]
+    tops = np.sum(above & answered, axis=1)
+    pattern = np.arange(n) < n // 2
+    mismatches = np.sum((above != pattern[np.newaxis, :]) & answered, axis=1) + (n - given)
+    last_is_top = above[np.arange(m), given - 1]
+    return (given, (given - tops).astype(np.int64), mismatches.astype(np.int64), last_is_top)
+
+
+@lru_cache(maxsize=32)
+def _pattern_summaries(length: int, cutoff: int | None) -> tuple[np.ndarray, ...]:
+    """:func:`_transcript_summary` of each of the 2ⁿ answer patterns (bit j: query j ⊤)."""
+    patterns = np.arange(2**length)
+    above = ((patterns[:, np.newaxis] >> np.arange(length)) & 1).astype(bool)
+    columns = _transcript_summary(above, cutoff)
+    for column in columns:
+        column.setflags(write=False)
+    return columns
 
 
 def _noisy_max_cases(eps: float, pairs: Sequence[Any]) -> list[BenchmarkCase]:
