@@ -325,6 +325,17 @@ class CellScore:
     matrix: np.ndarray | None = field(default=None, repr=False)
     name: str = "cell LLR"
 
+    def restricted(self, columns: Sequence[int]) -> CellScore | None:
+        """The sum over the single-column groups of ``columns`` only (their value LLRs;
+        an atom class is a group of its own kind and is left out), or ``None``."""
+        wanted = set(columns)
+        kept = tuple(g for g in self.groups if len(g.columns) == 1 and g.columns[0] in wanted
+                     and isinstance(g.coders[0], ColumnCoder))
+        if not kept:
+            return None
+        return CellScore(groups=kept, centre=self.centre, matrix=self.matrix,
+                         name=f"{self.name} of columns {sorted(wanted)}")
+
     def __call__(self, outputs: np.ndarray) -> np.ndarray:
         o = _as_2d(outputs)
         total = np.empty(o.shape[0], dtype=np.float64)
