@@ -382,8 +382,8 @@ def _pattern_values(structure: PatternStructure, fit_x: np.ndarray, fit_y: np.nd
     if value_llr is not None:
         values.append((ReleasedValue(structure.value_columns, structure.atoms, "score",
                                      score=value_llr), {"x_vs_y": "ge", "y_vs_x": "le"}))
-    for value, sides in values:
-        feature = PatternAndValue(score, value)
+    feature = PatternAndValue(score, tuple(v for v, _ in values))
+    for index, (value, sides) in enumerate(values):
         levels, thresholds = candidate_grid(
             fit_score, np.concatenate([value(fit_x), value(fit_y)]))
         if levels.size == 0:
@@ -391,20 +391,20 @@ def _pattern_values(structure: PatternStructure, fit_x: np.ndarray, fit_y: np.nd
         vx, vy = value(cnt_x), value(cnt_y)
         for direction, pattern_side in (("x_vs_y", "ge"), ("y_vs_x", "le")):
             side = sides[direction]
-            (sa, va, na), (sb, vb, nb) = ((on_x, vx, cnt_x.shape[0]), (on_y, vy, cnt_y.shape[0])) \
-                if direction == "x_vs_y" else ((on_y, vy, cnt_y.shape[0]),
-                                               (on_x, vx, cnt_x.shape[0]))
+            (sa, va), (sb, vb) = ((on_x, vx), (on_y, vy)) if direction == "x_vs_y" else \
+                ((on_y, vy), (on_x, vx))
+            na, nb = (cnt_x.shape[0], cnt_y.shape[0]) if direction == "x_vs_y" else \
+                (cnt_y.shape[0], cnt_x.shape[0])
             a = pattern_counts(sa, va, levels, thresholds, pattern_side=pattern_side, side=side)
             b = pattern_counts(sb, vb, levels, thresholds, pattern_side=pattern_side, side=side)
-            nt = thresholds.size
 
-            def build(i: int, feature: PatternAndValue = feature, levels: np.ndarray = levels,
-                      thresholds: np.ndarray = thresholds, pattern_side: str = pattern_side,
-                      side: str = side, nt: int = nt) -> Event:
-                li, ti = divmod(int(i), nt)
+            def build(i: int, levels: np.ndarray = levels, thresholds: np.ndarray = thresholds,
+                      pattern_side: str = pattern_side, side: str = side,
+                      index: int = index) -> Event:
+                li, ti = divmod(int(i), thresholds.size)
                 return PatternValueEvent(feature=feature, level=float(levels[li]),
                                          pattern_side=pattern_side,  # type: ignore[arg-type]
-                                         threshold=float(thresholds[ti]),
+                                         value=index, threshold=float(thresholds[ti]),
                                          side=side)  # type: ignore[arg-type]
 
             out[direction].append(_Candidates(a.ravel().astype(np.int64),

@@ -233,45 +233,48 @@ def fit_pattern_llr(fit_x: np.ndarray, fit_y: np.ndarray, columns: tuple[int, ..
 
 @dataclass(frozen=True, eq=False)
 class PatternAndValue:
-    """The feature pair (pattern score, released value) of each row, shape (N, 2): one
-    evaluation serves every :class:`PatternValueEvent` built on it."""
+    """The pattern score and every value feature of each row, shape (N, 1 + len(values)):
+    one evaluation serves every :class:`PatternValueEvent` built on it."""
 
     pattern: PatternLLR
-    value: ReleasedValue
+    values: tuple[ReleasedValue, ...]
     name: str = ""
 
     def __post_init__(self) -> None:
         if not self.name:
-            object.__setattr__(self, "name", f"({self.pattern.name}, {self.value.name})")
+            object.__setattr__(self, "name", f"{self.pattern.name} and released values")
 
     def __call__(self, outputs: np.ndarray) -> np.ndarray:
-        return np.column_stack([self.pattern(outputs), self.value(outputs)])
+        return np.column_stack([self.pattern(outputs)] + [v(outputs) for v in self.values])
 
 
 @dataclass(frozen=True, eq=False)
 class PatternValueEvent:
-    """S = {pattern score ⋚ level} ∩ {released value ⋚ threshold} (a row without a
-    released value is in S when its pattern is)."""
+    """S = {pattern score ⋚ level} ∩ {value feature ``value`` ⋚ threshold} (a row
+    without a released value is in S when its pattern is)."""
 
     feature: PatternAndValue
     level: float
     pattern_side: Literal["ge", "le"]
+    value: int
     threshold: float
     side: Literal["ge", "le"]
     description: str = ""
 
     def __post_init__(self) -> None:
+        if not 0 <= self.value < len(self.feature.values):
+            raise ValueError(f"value feature index {self.value} out of range")
         if not self.description:
             ps = ">=" if self.pattern_side == "ge" else "<="
             vs = ">=" if self.side == "ge" else "<="
             value = "" if math.isinf(self.threshold) else \
-                f" and {self.feature.value.name} {vs} {self.threshold:.6g}"
+                f" and {self.feature.values[self.value].name} {vs} {self.threshold:.6g}"
             object.__setattr__(self, "description",
                                f"{self.feature.pattern.name} {ps} {self.level:.6g}{value}")
 
     def mask(self, values: np.ndarray) -> np.ndarray:
-        """Membership from precomputed (score, value) pairs."""
-        score, v = values[:, 0], values[:, 1]
+        """Membership from precomputed feature rows (:class:`PatternAndValue`)."""
+        score, v = values[:, 0], values[:, 1 + self.value]
         inside = score >= self.level if self.pattern_side == "ge" else score <= self.level
         with np.errstate(invalid="ignore"):
             ok = v <= self.threshold if self.side == "le" else v >= self.threshold
