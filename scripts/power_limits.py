@@ -34,16 +34,17 @@ from scipy import stats
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _svt_value_laws import (  # noqa: E402
+from _svt_value_laws import (
     CellLaw,
-    LlrBins,
     binned,
     codes_only_law,
     fresh_value_law,
+    product_bins,
     released_comparison_law,
 )
-from privaudit.statistics import epsilon_lower_bound  # noqa: E402
-from privaudit.suites import dpsniper_cases  # noqa: E402
+
+from privaudit.statistics import epsilon_lower_bound
+from privaudit.suites import dpsniper_cases
 
 #: Per-event level: the whole α = 0.05 of a 95 % audit on one event (the best case for
 #: any single-event test; an audit that tests two pairs has at most 0.025 per event).
@@ -199,7 +200,6 @@ def value_cases() -> list[ValueCase]:
 def product_law(three: CellLaw, four: CellLaw) -> tuple[np.ndarray, np.ndarray]:
     """Cell masses of two independent runs, merged into LLR bins of width :data:`LLR_BIN`
     (the joint table would have 4·10⁶ × 56 cells)."""
-    from _svt_value_laws import product_bins
     joint = product_bins(binned(three.p_x, three.p_y, LLR_BIN),
                          binned(four.p_x, four.p_y, LLR_BIN), LLR_BIN)
     return joint.p_x, joint.p_y
@@ -313,8 +313,8 @@ def value_release_rows(sizes: tuple[int, ...] = (10**6, 10**7, 10**8)
 
 def value_release_table() -> str:
     """The Markdown table of :func:`value_release_rows`."""
-    lines = ["| mechanism | pair | DP-Sniper LR | level | best ε_lb at 10⁶ | at 10⁷ | at 10⁸ | "
-             "optimal event at 10⁷ (direction, P[S] on the larger side, ratio; patterns) |",
+    lines = [("| mechanism | pair | DP-Sniper LR | level | best ε_lb at 10⁶ | at 10⁷ | at 10⁸ | "
+              "optimal event at 10⁷ (direction, P[S] on the larger side, ratio; patterns) |"),
              "|---|---|---|---|---|---|---|---|"]
     for r in value_release_rows():
         ev: OptimalEvent = r["event"]  # type: ignore[assignment]

@@ -54,8 +54,8 @@ from .scores import dependence_groups
 __all__ = [
     "ATOM_SHARE",
     "CATEGORICAL_VALUES",
-    "PatternCounts",
     "PatternAndValue",
+    "PatternCounts",
     "PatternLLR",
     "PatternStructure",
     "PatternValueEvent",
