@@ -11,17 +11,37 @@ published bounds (90 % confidence, 2·10⁸ final samples) are reachable at a gi
 The level is the whole α = 0.05 of a 95 % audit on the one event, the most any single
 event of such an audit can get.
 
-Usage: python scripts/power_limits.py   (prints a Markdown table)
+The sparse vectors that release noisy values (SparseVectorTechnique3, NumericalSVT,
+SVT34Parallel) have mixed outputs — a code pattern plus continuous values; their laws
+are integrated over the threshold noise in ``scripts/_svt_value_laws.py`` on a fine grid
+of the value axes, and :func:`value_release_table` reports their ceilings at levels
+0.025 (each of the two pairs an audit tests) and 0.05, with the optimal event.
+
+Usage: python scripts/power_limits.py   (prints the Markdown tables)
 """
 
 from __future__ import annotations
 
 import itertools
 import math
+import sys
 from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 from scipy import stats
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from _svt_value_laws import (
+    CellLaw,
+    binned,
+    codes_only_law,
+    fresh_value_law,
+    product_bins,
+    released_comparison_law,
+)
 
 from privaudit.statistics import epsilon_lower_bound
 from privaudit.suites import dpsniper_cases
@@ -119,6 +139,193 @@ def laplace_parallel(n_par: int = 20, b: float = 200.0) -> tuple[np.ndarray, np.
     return cells(0.0), cells(1.0)
 
 
+# ----------------------------------------------------------------------------------------
+# sparse vectors releasing noisy values (mixed outputs)
+# ----------------------------------------------------------------------------------------
+#: Width of the LLR bins into which the laws of SVT34Parallel's two runs are merged.
+LLR_BIN = 1e-4
+#: Levels at which the value-releasing sparse vectors' ceilings are reported.
+VALUE_LEVELS = (0.025, 0.05)
+
+
+@dataclass(frozen=True)
+class ValueCase:
+    """One value-releasing sparse vector on one DP-Sniper pair: how to build its law."""
+
+    mechanism: str
+    pair: str
+    x: np.ndarray
+    y: np.ndarray
+
+    def law(self) -> CellLaw | tuple[CellLaw, CellLaw]:
+        """The cell law (SVT3, NumericalSVT) or the two runs' laws (SVT34Parallel).
+
+        Noise scales as in ``privaudit/suites/_dpsniper_svt.py`` at ε = 0.1 with
+        DP-Sniper's c and t: SVT3 c = 1, t = 1: ρ ~ Lap(1/ε1) = Lap(20), ν ~ Lap(c/ε2) =
+        Lap(20); NumericalSVT c = 2, t = 1: ρ ~ Lap(3/ε) = Lap(30), ν ~ Lap(6c/ε) =
+        Lap(120), released η ~ Lap(3c/ε) = Lap(60); SVT34Parallel c = 2, t = 1: Alg. 3
+        with ρ ~ Lap(20), ν ~ Lap(2/0.05) = Lap(40), and Alg. 4 with ε1 = ε/4: ρ ~
+        Lap(40), ν ~ Lap(1/0.075).
+        """
+        if self.mechanism == "SparseVectorTechnique3":
+            return released_comparison_law(self.x, self.y, b_rho=20.0, b_nu=20.0, t=1.0, c=1,
+                                           step=0.5)
+        if self.mechanism == "NumericalSVT":
+            return fresh_value_law(self.x, self.y, b_rho=30.0, b_nu=120.0, b_release=60.0,
+                                   t=1.0, c=2)
+        three = released_comparison_law(self.x, self.y, b_rho=20.0, b_nu=40.0, t=1.0, c=2,
+                                        step=4.0, reach=15.0)
+        four = codes_only_law(self.x, self.y, b_rho=40.0, b_nu=1 / 0.075, t=1.0, c=2)
+        return three, four
+
+
+def value_cases() -> list[ValueCase]:
+    """The value-releasing sparse vectors on their best DP-Sniper pairs (the best of the
+    eight patterns at 4·10⁶ per side; the other six give less, see the module notes)."""
+    cases = {c.name.split(".", 1)[1]: c for c in dpsniper_cases()}
+
+    def pair(name: str, i: int) -> tuple[np.ndarray, np.ndarray]:
+        x, y = cases[name].input_pairs[i]
+        return np.asarray(x, float), np.asarray(y, float)
+
+    return [ValueCase("SparseVectorTechnique3", "(1¹⁰, 2¹⁰)", *pair("SparseVectorTechnique3", 10)),
+            ValueCase("SparseVectorTechnique3", "(1¹⁰, (2⁵,0⁵))",
+                      *pair("SparseVectorTechnique3", 8)),
+            ValueCase("NumericalSVT", "(1⁵0⁵, 0⁵1⁵)", *pair("NumericalSVT", 14)),
+            ValueCase("NumericalSVT", "(1¹⁰, (2⁵,0⁵))", *pair("NumericalSVT", 8)),
+            ValueCase("SVT34Parallel", "(1⁵0⁵, 0⁵1⁵)", *pair("SVT34Parallel", 14)),
+            ValueCase("SVT34Parallel", "(1¹⁰, (2⁵,0⁵))", *pair("SVT34Parallel", 8))]
+
+
+def product_law(three: CellLaw, four: CellLaw) -> tuple[np.ndarray, np.ndarray]:
+    """Cell masses of two independent runs, merged into LLR bins of width :data:`LLR_BIN`
+    (the joint table would have 4·10⁶ × 56 cells)."""
+    joint = product_bins(binned(three.p_x, three.p_y, LLR_BIN),
+                         binned(four.p_x, four.p_y, LLR_BIN), LLR_BIN)
+    return joint.p_x, joint.p_y
+
+
+def masses(case: ValueCase) -> tuple[np.ndarray, np.ndarray]:
+    """The (p_x, p_y) table of a value case (binned for SVT34Parallel)."""
+    law = case.law()
+    return product_law(*law) if isinstance(law, tuple) else (law.p_x, law.p_y)
+
+
+@dataclass(frozen=True)
+class OptimalEvent:
+    """The best likelihood-ratio prefix of a law at n per side and level α."""
+
+    bound: float
+    direction: str          # "x_vs_y": S where M(x) is likelier
+    llr_level: float        # S = {log p_a/p_b ≥ llr_level}
+    p_a: float
+    p_b: float
+
+
+def optimal_event(p_x: np.ndarray, p_y: np.ndarray, n: int, alpha: float) -> OptimalEvent:
+    """:func:`best_bound` with the event that attains it."""
+    best = OptimalEvent(0.0, "x_vs_y", math.inf, 0.0, 0.0)
+    for direction, (a, b) in (("x_vs_y", (p_x, p_y)), ("y_vs_x", (p_y, p_x))):
+        with np.errstate(divide="ignore"):
+            llr = np.log(a) - np.log(np.maximum(b, 1e-300))
+        order = np.argsort(-llr, kind="stable")
+        ca = np.minimum(np.round(np.cumsum(a[order]) * n), n).astype(np.int64)
+        cb = np.minimum(np.round(np.cumsum(b[order]) * n), n).astype(np.int64)
+        eps = np.atleast_1d(epsilon_lower_bound(ca, n, cb, n, alpha=alpha))
+        i = int(np.argmax(eps))
+        if eps[i] > best.bound:
+            best = OptimalEvent(float(eps[i]), direction, float(llr[order[i]]),
+                                float(ca[i] / n), float(cb[i] / n))
+    return best
+
+
+def _ranges(values: np.ndarray) -> str:
+    """Compact value range of a set of cell centres."""
+    v = values[np.isfinite(values)]
+    if v.size == 0:
+        return ""
+    return f"v ∈ [{v.min():.3g}, {v.max():.3g}]"
+
+
+def describe_event(law: CellLaw, event: OptimalEvent, top: int = 4) -> str:
+    """The patterns carrying most of the optimal event's mass, with their value ranges."""
+    a, b = (law.p_x, law.p_y) if event.direction == "x_vs_y" else (law.p_y, law.p_x)
+    with np.errstate(divide="ignore"):
+        inside = (np.log(a) - np.log(np.maximum(b, 1e-300))) >= event.llr_level
+    mass = np.bincount(law.pattern[inside], weights=a[inside], minlength=len(law.names))
+    parts = []
+    for p in np.argsort(-mass)[:top]:
+        if mass[p] <= 0.02 * event.p_a:
+            break
+        cells = inside & (law.pattern == p)
+        share = mass[p] / max(a[law.pattern == p].sum(), 1e-300)
+        vals = law.value[cells]
+        ranges = "; ".join(r for r in (_ranges(vals[:, 0]), _ranges(vals[:, 1])) if r)
+        parts.append(f"{law.names[p]}{' with ' + ranges if ranges else ''} "
+                     f"({share:.0%} of the pattern)")
+    return "; ".join(parts)
+
+
+def describe_product(three: CellLaw, four: CellLaw, event: OptimalEvent, top: int = 3) -> str:
+    """The optimal event of two independent runs: {L₃ + L₄ ≥ τ}, by the Alg. 4 patterns
+    and the Alg. 3 patterns carrying most of its mass."""
+    sign = 1.0 if event.direction == "x_vs_y" else -1.0
+    a3, b3 = (three.p_x, three.p_y) if sign > 0 else (three.p_y, three.p_x)
+    a4, b4 = (four.p_x, four.p_y) if sign > 0 else (four.p_y, four.p_x)
+    l3, l4 = np.log(a3) - np.log(b3), np.log(a4) - np.log(b4)
+    order3 = np.argsort(l3)
+    tail3 = np.cumsum(a3[order3][::-1])[::-1]                # mass of {L3 ≥ l3[order3[i]]}
+    need = event.llr_level - l4
+    start = np.searchsorted(l3[order3], need - 0.5 * LLR_BIN)
+    in4 = np.where(start < l3.size, tail3[np.minimum(start, l3.size - 1)], 0.0) * a4
+    order4 = np.argsort(l4)
+    tail4 = np.cumsum(a4[order4][::-1])[::-1]
+    start4 = np.searchsorted(l4[order4], event.llr_level - l3 - 0.5 * LLR_BIN)
+    in3 = np.where(start4 < l4.size, tail4[np.minimum(start4, l4.size - 1)], 0.0) * a3
+    by3 = np.bincount(three.pattern, weights=in3, minlength=len(three.names))
+    alg4 = ", ".join(f"{four.names[p]} ({in4[p] / event.p_a:.0%})"
+                     for p in np.argsort(-in4)[:top])
+    alg3 = ", ".join(f"{three.names[p]} ({by3[p] / event.p_a:.0%})"
+                     for p in np.argsort(-by3)[:top])
+    return f"Alg. 4 part: {alg4}; Alg. 3 part: {alg3}"
+
+
+def value_release_rows(sizes: tuple[int, ...] = (10**6, 10**7, 10**8)
+                       ) -> list[dict[str, object]]:
+    """Ceilings of the value-releasing sparse vectors: one row per case and level, with
+    the optimal event at the middle size."""
+    cases = {c.name.split(".", 1)[1]: c for c in dpsniper_cases()}
+    rows = []
+    for case in value_cases():
+        law = case.law()
+        p_x, p_y = product_law(*law) if isinstance(law, tuple) else (law.p_x, law.p_y)
+        deficit = max(abs(1 - p_x.sum()), abs(1 - p_y.sum()))
+        for level in VALUE_LEVELS:
+            bounds = [best_bound(p_x, p_y, n, level) for n in sizes]
+            mid = optimal_event(p_x, p_y, sizes[len(sizes) // 2], level)
+            what = describe_product(*law, mid) if isinstance(law, tuple) else \
+                describe_event(law, mid)
+            rows.append({"mechanism": case.mechanism, "pair": case.pair, "level": level,
+                         "lr": cases[case.mechanism].reference_results["dpsniper_lr"],
+                         "bounds": bounds, "event": mid, "what": what, "deficit": deficit})
+    return rows
+
+
+def value_release_table() -> str:
+    """The Markdown table of :func:`value_release_rows`."""
+    lines = [("| mechanism | pair | DP-Sniper LR | level | best ε_lb at 10⁶ | at 10⁷ | at 10⁸ | "
+              "optimal event at 10⁷ (direction, P[S] on the larger side, ratio; patterns) |"),
+             "|---|---|---|---|---|---|---|---|"]
+    for r in value_release_rows():
+        ev: OptimalEvent = r["event"]  # type: ignore[assignment]
+        ratio = math.log(ev.p_a / ev.p_b) if ev.p_b > 0 else math.inf
+        lines.append(f"| {r['mechanism']} | {r['pair']} | {r['lr']:g} | {r['level']:g} | "
+                     + " | ".join(f"{v:.4f}" for v in r["bounds"])  # type: ignore[attr-defined]
+                     + f" | {ev.direction}, P = {ev.p_a:.3g}, ln ratio {ratio:.3f}; "
+                     f"{r['what']} |")
+    return "\n".join(lines) + "\n"
+
+
 def computable_laws() -> list[tuple[str, str, Callable[[], tuple[np.ndarray, np.ndarray]]]]:
     """(mechanism, pair, exact output law on x and y) for every case computed here."""
     cases = {c.name.split(".", 1)[1]: c for c in dpsniper_cases()}
@@ -150,6 +357,8 @@ def computable_laws() -> list[tuple[str, str, Callable[[], tuple[np.ndarray, np.
         for bits, what in ((6, "DP-Sniper's (0, 1): 6 bits differ"), (8, "best pair: 8 bits")):
             rows.append((label, what, lambda p0=p0, p1=p1, bits=bits: rappor_bits(p1, p0, bits)))
     rows.append(("LaplaceParallel", "(0, 1)", laplace_parallel))
+    for case in value_cases():
+        rows.append((case.mechanism, case.pair, lambda case=case: masses(case)))
     return rows
 
 
@@ -177,6 +386,9 @@ def limits_table() -> str:
 
 def main() -> None:
     print(limits_table())
+    print("Sparse vectors releasing noisy values (exact laws integrated over the threshold "
+          "noise; the level is the α of the one event):\n")
+    print(value_release_table())
 
 
 if __name__ == "__main__":

@@ -12,6 +12,9 @@
 * :mod:`~privaudit.distinguish.scores` — learned scores: naive-Bayes (column-wise),
   grouped, joint-cell and whitened cell log-likelihood ratios, monotone fits, logistic
   regression on a non-collinear feature map;
+* :mod:`~privaudit.distinguish.patterns` — pattern-conditional value thresholds for
+  outputs made of code-pattern columns and released-value columns (sparse vectors that
+  release noisy values), with a pattern LLR summed over independent blocks;
 * :mod:`~privaudit.distinguish.logistic` — the Newton/IRLS logistic regression behind
   the logistic score;
 * :mod:`~privaudit.distinguish.privacy_loss` — the declared privacy-loss profile with
@@ -59,6 +62,15 @@ from .pair_test import (
     TradeoffPoint,
     test_pair,
 )
+from .patterns import (
+    PatternAndValue,
+    PatternLLR,
+    PatternStructure,
+    PatternValueEvent,
+    ReleasedValue,
+    fit_pattern_llr,
+    pattern_structure,
+)
 from .privacy_loss import LossHistogram, LossMoments, loss_moments, profile_lower_bounds
 from .scores import (
     AbsDeviation,
@@ -93,6 +105,11 @@ __all__ = [
     "LossLaw",
     "LossMoments",
     "PairTestResult",
+    "PatternAndValue",
+    "PatternLLR",
+    "PatternStructure",
+    "PatternValueEvent",
+    "ReleasedValue",
     "SelectedEvents",
     "ThresholdEvent",
     "TradeoffPoint",
@@ -104,8 +121,10 @@ __all__ = [
     "fit_cell_score",
     "fit_logistic",
     "fit_logistic_score",
+    "fit_pattern_llr",
     "is_discrete",
     "loss_moments",
+    "pattern_structure",
     "plan_declared_events",
     "profile_lower_bounds",
     "row_keys",

@@ -32,8 +32,12 @@ fairly with fixed features, whose thresholds are counted on the whole search sam
     (column-wise) LLR of :mod:`~privaudit.distinguish.scores`; and without declared
     densities a grouped LLR (dependent categorical columns joined, values scored given
     that they are released), a joint-cell LLR when the discretised rows are few, a
-    whitened naive-Bayes LLR for correlated continuous outputs, and a logistic score on
-    a non-collinear feature map.
+    whitened naive-Bayes LLR for correlated continuous outputs, a logistic score on
+    a non-collinear feature map, and — for outputs made of categorical pattern columns
+    and value columns with an atom (sparse vectors releasing noisy values) —
+    pattern-conditional value thresholds {pattern LLR ≥ s, min released value ≤ t} and
+    {pattern LLR ≥ s, max released value ≥ t} (:mod:`~privaudit.distinguish.patterns`;
+    the pattern LLR adds the LLRs of independent blocks of pattern columns).
 
 **Ranking.**  Each candidate's search counts (a, b) — a on the side bounded from below,
 b on the other — are turned into conservative estimates of (p_x, p_y) (one-sided Wilson
@@ -86,7 +90,17 @@ from .events import (
     ValueSetEvent,
     event_mask,
 )
-from .scores import AbsDeviation, CellFit, fit_cell_score, fit_logistic_score
+from .patterns import (
+    PatternAndValue,
+    PatternStructure,
+    PatternValueEvent,
+    ReleasedValue,
+    candidate_grid,
+    fit_pattern_llr,
+    pattern_counts,
+    pattern_structure,
+)
+from .scores import AbsDeviation, CellFit, CellScore, fit_cell_score, fit_logistic_score
 
 __all__ = ["DIRECTIONS", "SelectedEvents", "is_discrete", "select_events"]
 
@@ -344,6 +358,59 @@ def _value_sets(feature: DiscreteCode, fit_a: np.ndarray, fit_b: np.ndarray,
                         cnt_b.size, build_prefix, priority, ids()),
             _Candidates(single_a.astype(np.int64), single_b.astype(np.int64), all_a.size,
                         all_b.size, build_single, priority, ids())]
+
+
+def _pattern_values(structure: PatternStructure, fit_x: np.ndarray, fit_y: np.ndarray,
+                    cnt_x: np.ndarray, cnt_y: np.ndarray, ids: _Ids,
+                    grouped: CellScore | None = None) -> dict[str, list[_Candidates]]:
+    """Pattern-conditional value thresholds (:mod:`~privaudit.distinguish.patterns`):
+    the pattern score is fitted on part A, levels and value thresholds are cut from
+    part A, every (level, threshold) event is counted on part B.  ``grouped`` (the
+    grouped LLR fitted on part A) supplies the per-column value LLRs of the third
+    value feature."""
+    score = fit_pattern_llr(fit_x, fit_y, structure.categorical)
+    fit_score = np.concatenate([score(fit_x), score(fit_y)])
+    on_x, on_y = score(cnt_x), score(cnt_y)
+    out: dict[str, list[_Candidates]] = {d: [] for d in DIRECTIONS}
+    # some released value low / high (min ≤ t, max ≥ t), every released value high / low
+    # (min ≥ t, max ≤ t), and the fitted value LLR in the direction's sense
+    values: list[tuple[ReleasedValue, dict[str, str]]] = [
+        (ReleasedValue(structure.value_columns, structure.atoms, how),  # type: ignore[arg-type]
+         {"x_vs_y": side, "y_vs_x": side})
+        for how in ("min", "max") for side in ("le", "ge")]
+    value_llr = grouped.restricted(structure.value_columns) if grouped is not None else None
+    if value_llr is not None:
+        values.append((ReleasedValue(structure.value_columns, structure.atoms, "score",
+                                     score=value_llr), {"x_vs_y": "ge", "y_vs_x": "le"}))
+    feature = PatternAndValue(score, tuple(v for v, _ in values))
+    for index, (value, sides) in enumerate(values):
+        levels, thresholds = candidate_grid(
+            fit_score, np.concatenate([value(fit_x), value(fit_y)]))
+        if levels.size == 0:
+            continue
+        vx, vy = value(cnt_x), value(cnt_y)
+        for direction, pattern_side in (("x_vs_y", "ge"), ("y_vs_x", "le")):
+            side = sides[direction]
+            (sa, va), (sb, vb) = ((on_x, vx), (on_y, vy)) if direction == "x_vs_y" else \
+                ((on_y, vy), (on_x, vx))
+            na, nb = (cnt_x.shape[0], cnt_y.shape[0]) if direction == "x_vs_y" else \
+                (cnt_y.shape[0], cnt_x.shape[0])
+            a = pattern_counts(sa, va, levels, thresholds, pattern_side=pattern_side, side=side)
+            b = pattern_counts(sb, vb, levels, thresholds, pattern_side=pattern_side, side=side)
+
+            def build(i: int, levels: np.ndarray = levels, thresholds: np.ndarray = thresholds,
+                      pattern_side: str = pattern_side, side: str = side,
+                      index: int = index) -> Event:
+                li, ti = divmod(int(i), thresholds.size)
+                return PatternValueEvent(feature=feature, level=float(levels[li]),
+                                         pattern_side=pattern_side,  # type: ignore[arg-type]
+                                         value=index, threshold=float(thresholds[ti]),
+                                         side=side)  # type: ignore[arg-type]
+
+            out[direction].append(_Candidates(a.ravel().astype(np.int64),
+                                              b.ravel().astype(np.int64), na, nb, build, 2,
+                                              ids()))
+    return out
 
 
 def _distinct(col: np.ndarray) -> np.ndarray:
@@ -637,8 +704,9 @@ def select_events(search_x: np.ndarray, search_y: np.ndarray, *, delta: float, a
             if llr is None:
                 learned_score(fit_cell_score(None, None, groups="columns", monotone=True,
                                              context=ctx), "monotone naive-Bayes LLR")
-                learned_score(fit_cell_score(None, None, groups="grouped", monotone=True,
-                                             context=ctx), "grouped LLR")
+                grouped = fit_cell_score(None, None, groups="grouped", monotone=True,
+                                         context=ctx)
+                learned_score(grouped, "grouped LLR")
                 learned_score(fit_cell_score(None, None, groups="joint", bins=8,
                                              smoothing=_JOINT_SMOOTHING, context=ctx),
                               "joint-cell LLR")
@@ -648,6 +716,12 @@ def select_events(search_x: np.ndarray, search_y: np.ndarray, *, delta: float, a
                                                  monotone=True), "whitened naive-Bayes LLR")
                 if not discrete:
                     learned_score(fit_logistic_score(fit_x, fit_y), "logistic score")
+                structure = pattern_structure(pooled) if not discrete else None
+                if structure is not None:
+                    for d, fams in _pattern_values(structure, fit_x, fit_y, cnt_x, cnt_y,
+                                                   ids, grouped).items():
+                        per_dir[d].extend(fams)
+                    families.append("pattern-conditional value thresholds")
             del ctx
     k = int(events_per_direction)
     if budget is None:

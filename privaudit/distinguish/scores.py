@@ -14,9 +14,12 @@ score — good or bad — gives valid events.  A better score only gives *strong
   score generally; with one group holding every column it is a **joint histogram**
   (the exact LLR of a discretised output); in between, **grouped** scores join dependent
   categorical columns (mutual information on the fitting sample) and add each continuous
-  column's LLR *conditional on carrying a value* (its atoms score 0), which is the exact
-  structure of sparse-vector outputs whose released values are independent given the
-  pattern.  An optional linear *whitening* (Cholesky of the pooled covariance) is applied
+  column's LLR *conditional on carrying a value* (its atoms score 0, its bins are
+  normalised by the rows that carry a value), while the column's :class:`AtomClass`
+  (which atom, or "a value") joins the categorical columns it depends on, so that "query
+  j released a value" is counted once — with the pattern — and not again with the
+  value.  That is the exact structure of sparse-vector outputs whose released values
+  are independent given the pattern (and, with one ⊤, of every such output).  An optional linear *whitening* (Cholesky of the pooled covariance) is applied
   first for correlated continuous outputs: for prefix sums of independent noise it
   recovers the independent increments;
 * :class:`LogisticScore` — logistic regression (:func:`~privaudit.distinguish.logistic.
@@ -52,6 +55,7 @@ from .logistic import fit_logistic
 
 __all__ = [
     "AbsDeviation",
+    "AtomClass",
     "CellFit",
     "CellScore",
     "ColumnCoder",
@@ -177,6 +181,33 @@ class ColumnCoder:
         return code
 
 
+@dataclass(frozen=True, eq=False)
+class AtomClass:
+    """The *atom class* of a column: which of its atoms a value is, or "not an atom".
+
+    Cell ``i < len(atoms)`` is the atom ``atoms[i]``, cell ``len(atoms)`` any other value.
+    In grouped scores it is the categorical part of a continuous column with atoms (for a
+    sparse-vector output: whether the column carries a released value, i.e. whether its
+    query was answered ⊤), scored jointly with the categorical columns it depends on.
+    """
+
+    base: ColumnCoder = field(repr=False)
+
+    @property
+    def size(self) -> int:
+        """Number of cells (atoms + 1)."""
+        return int(self.base.atoms.size + 1)
+
+    @property
+    def exact(self) -> bool:
+        """Always: a finite set of classes."""
+        return True
+
+    def __call__(self, column: np.ndarray) -> np.ndarray:
+        idx, hit = self.base.atom_index(np.asarray(column))
+        return np.where(hit, idx, self.base.atoms.size)
+
+
 def _quantile_levels(bins: int, n: int) -> np.ndarray:
     """Uniform levels plus geometric refinements of both tails down to ~8/n."""
     body = np.linspace(0.0, 1.0, bins + 1)[1:-1]
@@ -257,19 +288,25 @@ def _radix(coders: Sequence[ColumnCoder]) -> tuple[int, ...] | None:
 
 @dataclass(frozen=True, eq=False)
 class _Group:
-    """Columns scored jointly: their cells combined into one key, a table of LLRs."""
+    """Columns scored jointly: their cells combined into one key, a table of LLRs.
+
+    Member i is column ``columns[i]`` coded by ``coders[i]`` (a :class:`ColumnCoder`, or
+    an :class:`AtomClass` when the group holds a continuous column's atom class);
+    ``hash_ids`` tell members apart when the key is a hash.
+    """
 
     columns: tuple[int, ...]
-    coders: tuple[ColumnCoder, ...] = field(repr=False)
+    coders: tuple[ColumnCoder | AtomClass, ...] = field(repr=False)
     keys: np.ndarray | None = field(repr=False)     # sorted keys (None: one column)
     table: np.ndarray = field(repr=False)           # LLR per key (or per cell)
     radix: tuple[int, ...] | None = field(repr=False)
+    hash_ids: tuple[int, ...] = ()
 
-    def value(self, codes: dict[int, np.ndarray]) -> np.ndarray:
-        cols = [codes[j] for j in self.columns]
+    def value(self, codes: dict[tuple[int, int], np.ndarray]) -> np.ndarray:
+        cols = [codes[(j, id(c))] for j, c in zip(self.columns, self.coders)]
         if self.keys is None:
             return self.table[cols[0]]
-        k = _combine(cols, self.columns, self.radix)
+        k = _combine(cols, self.hash_ids or self.columns, self.radix)
         pos = np.searchsorted(self.keys, k)
         np.minimum(pos, self.keys.size - 1, out=pos)
         return np.where(self.keys[pos] == k, self.table[pos], 0.0)
@@ -288,6 +325,17 @@ class CellScore:
     matrix: np.ndarray | None = field(default=None, repr=False)
     name: str = "cell LLR"
 
+    def restricted(self, columns: Sequence[int]) -> CellScore | None:
+        """The sum over the single-column groups of ``columns`` only (their value LLRs;
+        an atom class is a group of its own kind and is left out), or ``None``."""
+        wanted = set(columns)
+        kept = tuple(g for g in self.groups if len(g.columns) == 1 and g.columns[0] in wanted
+                     and isinstance(g.coders[0], ColumnCoder))
+        if not kept:
+            return None
+        return CellScore(groups=kept, centre=self.centre, matrix=self.matrix,
+                         name=f"{self.name} of columns {sorted(wanted)}")
+
     def __call__(self, outputs: np.ndarray) -> np.ndarray:
         o = _as_2d(outputs)
         total = np.empty(o.shape[0], dtype=np.float64)
@@ -295,7 +343,7 @@ class CellScore:
             block = o[start:start + _BLOCK]
             if self.matrix is not None:
                 block = (np.asarray(block, dtype=np.float64) - self.centre) @ self.matrix
-            codes = {j: coder(block[:, j]) for g in self.groups
+            codes = {(j, id(coder)): coder(block[:, j]) for g in self.groups
                      for j, coder in zip(g.columns, g.coders)}
             acc = total[start:start + _BLOCK]
             acc[:] = 0.0
@@ -527,13 +575,22 @@ def fit_cell_score(fit_x: np.ndarray | None, fit_y: np.ndarray | None, *,
     coders, codes = context.coded(bins)
     categorical = [coders[j].exact and coders[j].atoms.size <= CATEGORICAL_VALUES
                    for j in range(d)]
-    neutral_atoms = [False] * d
+    # a part is a tuple of members (column, coder, codes of the fitting rows, hash id);
+    # ``conditional`` marks single continuous columns scored given that they carry a
+    # value (atoms score 0, the bins are normalised by the non-atom counts)
+    Member = tuple[int, "ColumnCoder | AtomClass", np.ndarray, int]
+    parts: list[tuple[Member, ...]] = []
+    conditional: set[int] = set()
+
+    def member(j: int) -> Member:
+        return (j, coders[j], codes[j], j)
+
     if groups == "columns":
-        parts = [(j,) for j in range(d)]
+        parts = [(member(j),) for j in range(d)]
     elif groups == "joint":
         if d == 1:
             return None
-        parts = [tuple(range(d))]
+        parts = [tuple(member(j) for j in range(d))]
         keys = _combine(codes, range(d), _radix(coders))
         if np.unique(keys).size > limit:
             return None
@@ -542,40 +599,60 @@ def fit_cell_score(fit_x: np.ndarray | None, fit_y: np.ndarray | None, *,
         cont = [j for j in range(d) if not categorical[j]]
         if not cat:
             return None
-        sizes = [coders[j].size for j in cat]
-        cat_groups = dependence_groups([codes[j] for j in cat], sizes, max_cells=limit)
-        parts = [tuple(cat[i] for i in g) for g in cat_groups] + [(j,) for j in cont]
+        # the atom class of a continuous column with atoms is categorical: grouped with
+        # the categorical columns it depends on it is counted once (for sparse-vector
+        # outputs "column j carries a value" *is* the pattern's "⊤ at j", whose cells it
+        # then leaves unchanged), and the column's values are scored given it
+        variables = [member(j) for j in cat]
         for j in cont:
-            neutral_atoms[j] = True
+            if coders[j].atoms.size and not coders[j].exact:
+                cls = AtomClass(coders[j])
+                variables.append((j, cls, np.minimum(codes[j], coders[j].atoms.size),
+                                  d + j))
+                conditional.add(j)
+        sizes = [v[1].size for v in variables]
+        cat_groups = dependence_groups([v[2] for v in variables], sizes, max_cells=limit)
+        parts = [tuple(variables[i] for i in g) for g in cat_groups] + \
+            [(member(j),) for j in cont]
     else:
         raise ValueError(f"unknown grouping {groups!r}")
     built: list[_Group] = []
     for part in parts:
-        sub_coders = tuple(coders[j] for j in part)
+        columns = tuple(m[0] for m in part)
+        sub_coders = tuple(m[1] for m in part)
         if len(part) == 1:
-            j = part[0]
-            size = coders[j].size
-            cx = np.bincount(codes[j][:n_x], minlength=size).astype(np.float64)
-            cy = np.bincount(codes[j][n_x:], minlength=size).astype(np.float64)
+            j, coder, col_codes, _hid = part[0]
+            size = coder.size
+            cx = np.bincount(col_codes[:n_x], minlength=size).astype(np.float64)
+            cy = np.bincount(col_codes[n_x:], minlength=size).astype(np.float64)
+            first = coder.atoms.size if isinstance(coder, ColumnCoder) else 0
+            is_conditional = isinstance(coder, ColumnCoder) and (
+                j in conditional or (groups == "grouped" and not categorical[j]))
+            # totals: all rows, or (conditional) the rows carrying a value
+            tot_x, tot_y = (cx[first:].sum(), cy[first:].sum()) if j in conditional and \
+                isinstance(coder, ColumnCoder) else (n_x, n_y)
+            if tot_x <= 0 or tot_y <= 0:
+                continue
             seen = int(np.count_nonzero(cx + cy)) + 1
-            table = (np.log(cx + smoothing) - math.log(n_x + smoothing * seen)) - \
-                    (np.log(cy + smoothing) - math.log(n_y + smoothing * seen))
-            first = coders[j].atoms.size
-            if monotone and coders[j].edges.size >= 2:
-                table[first:] = _monotone_llr(cx[first:], cy[first:], n_x, n_y, smoothing)
-            if neutral_atoms[j]:
-                table[: coders[j].atoms.size] = 0.0
+            table = (np.log(cx + smoothing) - math.log(tot_x + smoothing * seen)) - \
+                    (np.log(cy + smoothing) - math.log(tot_y + smoothing * seen))
+            if monotone and isinstance(coder, ColumnCoder) and coder.edges.size >= 2:
+                table[first:] = _monotone_llr(cx[first:], cy[first:], tot_x, tot_y,
+                                              smoothing)
+            if is_conditional:
+                table[:first] = 0.0
             if np.all(table == 0.0):
                 continue
-            built.append(_Group(columns=part, coders=sub_coders, keys=None, table=table,
+            built.append(_Group(columns=columns, coders=sub_coders, keys=None, table=table,
                                 radix=None))
             continue
-        radix = _radix(sub_coders)
-        keys_all = _combine([codes[j] for j in part], part, radix)
+        radix = _radix(sub_coders)  # type: ignore[arg-type]
+        hash_ids = tuple(m[3] for m in part)
+        keys_all = _combine([m[2] for m in part], hash_ids, radix)
         keys, table = _group_table(keys_all[:n_x], keys_all[n_x:], smoothing,
                                    math.prod(radix) if radix is not None else None)
-        built.append(_Group(columns=part, coders=sub_coders, keys=keys, table=table,
-                            radix=radix))
+        built.append(_Group(columns=columns, coders=sub_coders, keys=keys, table=table,
+                            radix=radix, hash_ids=hash_ids))
     if not built:
         return None
     label = name or {"columns": "naive-Bayes LLR", "joint": "joint-cell LLR",
