@@ -43,7 +43,7 @@ from _svt_value_laws import (
     released_comparison_law,
 )
 
-from privaudit.statistics import epsilon_lower_bound
+from privaudit.statistics import epsilon_lower_bound, rate_ratio_epsilon_lower_bound
 from privaudit.suites import dpsniper_cases
 
 #: Per-event level: the whole α = 0.05 of a 95 % audit on one event (the best case for
@@ -61,13 +61,21 @@ def _pdf(z: np.ndarray, b: float) -> np.ndarray:
 
 
 def best_bound(p_x: np.ndarray, p_y: np.ndarray, n: int, alpha: float = ALPHA) -> float:
-    """The best expected ε_lb over likelihood-ratio prefixes, both directions."""
+    """The best expected ε_lb over likelihood-ratio prefixes, both directions.
+
+    Each prefix gets the larger of the two exact bounds the audit can use on a pure
+    claim: the two Clopper–Pearson bounds at α/2 each, and the rate-ratio bound of a
+    Poissonised test split (one CP bound at α; ``privaudit.statistics.rate_ratio``).
+    """
     best = 0.0
     for a, b in ((p_x, p_y), (p_y, p_x)):
         order = np.argsort(-(a / np.maximum(b, 1e-300)))
         ca = np.minimum(np.round(np.cumsum(a[order]) * n), n).astype(np.int64)
         cb = np.minimum(np.round(np.cumsum(b[order]) * n), n).astype(np.int64)
-        best = max(best, float(np.max(epsilon_lower_bound(ca, n, cb, n, alpha=alpha))))
+        classical = np.asarray(epsilon_lower_bound(ca, n, cb, n, alpha=alpha))
+        ratio = np.asarray(rate_ratio_epsilon_lower_bound(ca, cb, float(n), float(n),
+                                                          alpha=alpha))
+        best = max(best, float(np.max(np.maximum(classical, ratio))))
     return best
 
 
