@@ -6,7 +6,8 @@ randomness comes only from the injected Generator.  Laplace variates of the mult
 samplers (LaplaceParallel, PrefixSum) are drawn as b·S·E, E ~ Exp(1) and S an independent
 random sign (:func:`~privaudit.suites._laplace.laplace_noise`; Kotz, Kozubowski &
 Podgórski 2001, §2.2): the law of ``Generator.laplace``, not its stream.  The
-report-noisy-max and noisy histogram variants are :class:`~privaudit.suites._families.NoisyMax` and
+report-noisy-max and noisy histogram variants are
+:class:`~privaudit.suites._families.NoisyMax` and
 :class:`~privaudit.suites._families.NoisyHistogram` with DP-Sniper's parameters.
 """
 

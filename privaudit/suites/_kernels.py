@@ -5,7 +5,9 @@
 * :func:`query_spec` — the :class:`~spec.MechanismSpec` of such a mechanism;
 * :func:`aborted_before`, :func:`transcript_length`, :func:`svt_codes` — the cut-off
   bookkeeping of the sparse vector technique over an ``(N, n)`` boolean matrix of
-  above-threshold answers, without a loop over the N samples;
+  above-threshold answers, without a loop over the N samples (the samplers read their
+  codes from tables of all answer patterns built with :func:`svt_codes`:
+  :mod:`privaudit.suites._svt_patterns`);
 * :func:`murmur3_32` — MurmurHash3 (x86, 32 bit), for RAPPOR's Bloom filter exactly as
   ``mmh3.hash`` computes it, so the suites need no compiled extension.
 
