@@ -61,7 +61,8 @@ from .distinguish.candidates import DISCRETE_ROWS, is_discrete, row_keys
 from .distinguish.declared_plan import declared_loss_law, plan_declared_events
 from .distinguish.densities import declared_llr, declared_log_densities
 from .distinguish.events import LogLikelihoodRatio
-from .distinguish.pair_test import DECLARED_SHARE, POISSON_MINIMUM
+from .distinguish.pair_test import DECLARED_SHARE, rate_ratio_applies
+from .distinguish.patterns import ATOM_SHARE, CATEGORICAL_VALUES
 from .pairs import CandidatePair, to_jsonable, verified_pair
 from .search import maximise_pair_objective
 from .statistics.allocation import predicted_epsilon, wilson_lower, wilson_upper
@@ -136,7 +137,8 @@ def declared_bound(mechanism: Mechanism, *, samples: int, alpha: float, delta: f
             return _SUPPORT_MISMATCH if _point_mass(mechanism, x, y) else 0.0
         plan = plan_declared_events(law, llr, delta=delta, samples=samples,
                                     alpha=DECLARED_SHARE * alpha,
-                                    rate_ratio=_rate_ratio(mechanism, delta, samples))
+                                    rate_ratio=rate_ratio_applies(mechanism.spec.guarantee,
+                                                                  samples))
         return plan.predicted_epsilon
 
     return bound
@@ -154,12 +156,6 @@ def _point_mass(mechanism: Mechanism, x: Any, y: Any) -> bool:
     except Exception:  # noqa: BLE001 - a hook that fails gives no evidence
         return False
     return min(sx, sy) == 0.0 and (sx != sy or fx != fy)
-
-
-def _rate_ratio(mechanism: Mechanism, delta: float, final_samples: int) -> bool:
-    """Whether the final test may use the rate-ratio bound (pure claim, Poissonised)."""
-    return (delta == 0.0 and final_samples >= POISSON_MINIMUM
-            and getattr(mechanism.spec.guarantee, "kind", None) == "pure_dp")
 
 
 def _pilot_score(result: Any, final_samples: int, level: float, delta: float,
@@ -222,17 +218,17 @@ def discrete_score(outputs_x: np.ndarray, outputs_y: np.ndarray, *, final_sample
 
 #: Quantile bins per continuous column in :func:`coarse_codes`.
 COARSE_BINS = 4
-#: A value carrying at least this share of a column is kept as its own code (an atom).
-_ATOM_SHARE = 0.05
 
 
 def coarse_codes(outputs_x: np.ndarray, outputs_y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The outputs with every continuous column cut into a few cells, for ranking pairs.
 
-    A column with at most 16 distinct values is kept as it is; otherwise its atom (the
-    most common value, when it carries ≥ 5 % of the pooled column — the zeros of a
-    sparse-vector output) keeps a code of its own and the other values are cut at the
-    pooled quartiles.  Mixed discrete/continuous outputs (sparse-vector patterns with
+    Columns are classified by the rule of the pattern family
+    (:mod:`~privaudit.distinguish.patterns`): a column with at most
+    ``CATEGORICAL_VALUES`` = 16 distinct values is kept as it is; otherwise its atom (the
+    most common value, when it carries ≥ ``ATOM_SHARE`` = 5 % of the pooled column —
+    the zeros of a sparse-vector output) keeps a code of its own and the other values are
+    cut at the pooled quartiles.  Mixed discrete/continuous outputs (sparse-vector patterns with
     released values) then become discrete rows, which :func:`discrete_score` can score
     from every output instead of a small distinguishing test.  The cells are a function
     of the pilot outputs, which are not reused by the final test.
@@ -244,12 +240,12 @@ def coarse_codes(outputs_x: np.ndarray, outputs_y: np.ndarray) -> tuple[np.ndarr
     for j in range(pooled.shape[1]):
         col = pooled[:, j]
         values, counts = np.unique(col[:4096], return_counts=True)
-        if values.size <= 16:
+        if values.size <= CATEGORICAL_VALUES:
             codes[:, j] = col
             continue
         atom = values[np.argmax(counts)]
         is_atom = col == atom
-        if np.mean(is_atom) < _ATOM_SHARE:
+        if np.mean(is_atom) < ATOM_SHARE:
             is_atom = np.zeros(col.size, dtype=bool)
         rest = col[~is_atom]
         edges = np.unique(np.quantile(rest, np.arange(1, COARSE_BINS) / COARSE_BINS)) \
@@ -271,7 +267,7 @@ def pair_score(mechanism: Mechanism, pair: CandidatePair, *, samples: int,
     sx = np.asarray(mechanism.sample(pair.x, samples, rng))
     sy = np.asarray(mechanism.sample(pair.y, samples, rng))
     usable = sx.ndim in (1, 2) and sx.shape == sy.shape and sx.dtype.kind in "biuf"
-    ratio = _rate_ratio(mechanism, delta, final_samples)
+    ratio = rate_ratio_applies(mechanism.spec.guarantee, final_samples)
     score = discrete_score(sx, sy, final_samples=final_samples, level=level, delta=delta,
                            rate_ratio=ratio) \
         if usable else None

@@ -48,6 +48,8 @@ __all__ = [
     "binned",
     "codes_only_law",
     "fresh_value_law",
+    "laplace_cdf",
+    "laplace_pdf",
     "pattern_name",
     "patterns",
     "product_bins",
@@ -58,12 +60,14 @@ __all__ = [
 RHO_POINTS = 40_001
 
 
-def _cdf(z: np.ndarray, b: float) -> np.ndarray:
+def laplace_cdf(z: np.ndarray, b: float) -> np.ndarray:
+    """CDF of Laplace(0, b) at z (overflow-free in both tails)."""
     return np.where(z < 0, 0.5 * np.exp(np.minimum(z, 0) / b),
                     1 - 0.5 * np.exp(-np.maximum(z, 0) / b))
 
 
-def _pdf(z: np.ndarray, b: float) -> np.ndarray:
+def laplace_pdf(z: np.ndarray, b: float) -> np.ndarray:
+    """Density of Laplace(0, b) at z."""
     return np.exp(-np.abs(z) / b) / (2 * b)
 
 
@@ -112,8 +116,8 @@ class _Threshold:
 
     def __init__(self, q: np.ndarray, b_rho: float, b_nu: float, t: float) -> None:
         self.r = np.linspace(-40 * b_rho, 40 * b_rho, RHO_POINTS)
-        self.w = _pdf(self.r, b_rho) * (self.r[1] - self.r[0])
-        self.below = _cdf(t + self.r[:, None] - q[None, :], b_nu)
+        self.w = laplace_pdf(self.r, b_rho) * (self.r[1] - self.r[0])
+        self.below = laplace_cdf(t + self.r[:, None] - q[None, :], b_nu)
         self.t = t
 
     def base(self, pattern: tuple[int, ...], n: int, c: int) -> np.ndarray:
@@ -188,7 +192,7 @@ def released_comparison_law(q_x: np.ndarray, q_y: np.ndarray, *, b_rho: float,
                 val.append([[np.nan, np.nan]])
                 continue
             cum = np.cumsum(base) - 0.5 * base       # H_P at the grid points (trapezoid)
-            cells = [np.diff(_cdf(edges - q[k], b_nu)) for k in p_]
+            cells = [np.diff(laplace_cdf(edges - q[k], b_nu)) for k in p_]
             if len(p_) == 1:
                 h = np.interp(centre - t, th.r, cum, left=0.0, right=cum[-1])
                 m = cells[0] * h
@@ -232,7 +236,7 @@ def fresh_value_law(q_x: np.ndarray, q_y: np.ndarray, *, b_rho: float, b_nu: flo
         for i, p_ in enumerate(pats):
             names.append(pattern_name(p_, n, c))
             prob = th.pattern_probability(p_, n, c)
-            value_cells = [np.diff(_cdf(edges - q[k], b_release)) for k in p_]
+            value_cells = [np.diff(laplace_cdf(edges - q[k], b_release)) for k in p_]
             if not p_:
                 m, v = np.array([prob]), np.array([[np.nan, np.nan]])
             elif len(p_) == 1:

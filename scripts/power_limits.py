@@ -39,6 +39,8 @@ from _svt_value_laws import (
     binned,
     codes_only_law,
     fresh_value_law,
+    laplace_cdf,
+    laplace_pdf,
     product_bins,
     released_comparison_law,
 )
@@ -49,15 +51,6 @@ from privaudit.suites import dpsniper_cases
 #: Per-event level: the whole α = 0.05 of a 95 % audit on one event (the best case for
 #: any single-event test; an audit that tests two pairs has at most 0.025 per event).
 ALPHA = 0.05
-
-
-def _cdf(z: np.ndarray, b: float) -> np.ndarray:
-    return np.where(z < 0, 0.5 * np.exp(np.minimum(z, 0) / b),
-                    1 - 0.5 * np.exp(-np.maximum(z, 0) / b))
-
-
-def _pdf(z: np.ndarray, b: float) -> np.ndarray:
-    return np.exp(-np.abs(z) / b) / (2 * b)
 
 
 def best_bound(p_x: np.ndarray, p_y: np.ndarray, n: int, alpha: float = ALPHA) -> float:
@@ -85,10 +78,10 @@ def noisy_max_index(q: np.ndarray, b: float = 20.0) -> np.ndarray:
     dt = t[1] - t[0]
     out = []
     for i in range(q.size):
-        prod = _pdf(t - q[i], b)
+        prod = laplace_pdf(t - q[i], b)
         for j in range(q.size):
             if j != i:
-                prod = prod * _cdf(t - q[j], b)
+                prod = prod * laplace_cdf(t - q[j], b)
         out.append(prod.sum() * dt)
     return np.array(out)
 
@@ -96,15 +89,15 @@ def noisy_max_index(q: np.ndarray, b: float = 20.0) -> np.ndarray:
 def noisy_max_value(q: np.ndarray, b: float = 20.0) -> np.ndarray:
     """P(max ≤ t) on a fine grid of t, as cell masses (the max of q + Laplace(b))."""
     t = np.linspace(-600.0, 600.0, 24_001)
-    cdf = np.prod(_cdf(t[:, None] - q[None, :], b), axis=1)
+    cdf = np.prod(laplace_cdf(t[:, None] - q[None, :], b), axis=1)
     return np.diff(np.concatenate([[0.0], cdf, [1.0]]))
 
 
 def svt_first_top(q: np.ndarray, b_rho: float, b_nu: float, t: float) -> np.ndarray:
     """Cut-off c = 1 sparse vector: P(first ⊤ at position k) and P(no ⊤)."""
     r = np.linspace(-40 * b_rho, 40 * b_rho, 40_001)
-    w = _pdf(r, b_rho) * (r[1] - r[0])
-    below = _cdf(t + r[:, None] - q[None, :], b_nu)
+    w = laplace_pdf(r, b_rho) * (r[1] - r[0])
+    below = laplace_cdf(t + r[:, None] - q[None, :], b_nu)
     out, pre = [], np.ones_like(r)
     for k in range(q.size):
         out.append(np.sum(w * pre * (1 - below[:, k])))
@@ -116,8 +109,8 @@ def svt_first_top(q: np.ndarray, b_rho: float, b_nu: float, t: float) -> np.ndar
 def svt_no_cutoff(q: np.ndarray, b_rho: float, b_nu: float, t: float) -> np.ndarray:
     """No cut-off: P(pattern) over all 2ⁿ answer patterns."""
     r = np.linspace(-40 * b_rho, 40 * b_rho, 40_001)
-    w = _pdf(r, b_rho) * (r[1] - r[0])
-    below = _cdf(t + r[:, None] - q[None, :], b_nu)
+    w = laplace_pdf(r, b_rho) * (r[1] - r[0])
+    below = laplace_cdf(t + r[:, None] - q[None, :], b_nu)
     pats = np.array(list(itertools.product([0, 1], repeat=q.size)))
     prob = np.ones((len(pats), r.size))
     for j in range(q.size):
@@ -135,8 +128,8 @@ def laplace_parallel(n_par: int = 20, b: float = 200.0) -> tuple[np.ndarray, np.
     """(#coords ≤ 0, #coords ≥ 1) of 20 Laplace(200) releases of 0 vs of 1 (the middle
     band (0, 1) scored 0 — slightly pessimistic)."""
     def cells(shift: float) -> np.ndarray:
-        lo = float(_cdf(np.array(0.0 - shift), b))
-        hi = 1.0 - float(_cdf(np.array(1.0 - shift), b))
+        lo = float(laplace_cdf(np.array(0.0 - shift), b))
+        hi = 1.0 - float(laplace_cdf(np.array(1.0 - shift), b))
         mid = 1.0 - lo - hi
         out = np.zeros((n_par + 1, n_par + 1))
         for kp in range(n_par + 1):

@@ -105,7 +105,7 @@ from .events import Event, LogLikelihoodRatio, ThresholdEvent, event_mask, llr_f
 from .privacy_loss import LOSS_STEP, LossHistogram, loss_moments, profile_lower_bounds
 
 __all__ = ["DECLARED_SHARE", "EVENT_SHARE", "POISSON_MINIMUM", "PROFILE_SHARE",
-           "PairTestResult", "TradeoffPoint", "test_pair"]
+           "PairTestResult", "TradeoffPoint", "rate_ratio_applies", "test_pair"]
 
 #: Share of the pair's α spent on the privacy-loss profile when densities are declared.
 PROFILE_SHARE = 0.1
@@ -263,6 +263,16 @@ class PairTestResult:
                 f"{1 - self.alpha:g}) from '{what}'{prof}")
 
 
+def rate_ratio_applies(guarantee: Any, samples: int, *, poissonize: bool = True) -> bool:
+    """Whether a test of ``samples`` outputs per side may bound events by the rate ratio.
+
+    It needs a Poissonised test split (``samples`` ≥ :data:`POISSON_MINIMUM`) and a pure
+    claim: the rate-ratio bound bounds p_x/p_y, while an (ε, δ) claim bounds p_x − δ.
+    """
+    return (bool(poissonize) and samples >= POISSON_MINIMUM
+            and getattr(guarantee, "kind", None) == "pure_dp")
+
+
 def _int(value: Any, what: str, minimum: int) -> int:
     if isinstance(value, bool) or not isinstance(value, numbers.Integral) or int(value) < minimum:
         raise InvalidParameterError(f"{what} must be an integer >= {minimum}, got {value!r}")
@@ -379,8 +389,7 @@ def test_pair(mechanism: Any, pair: CandidatePair, *, samples: int, search_sampl
     guarantee = spec.guarantee
     eps_c, delta_c = claimed_point(guarantee)
     poisson = bool(poissonize) and n >= POISSON_MINIMUM
-    # the rate-ratio bound bounds p_x/p_y: it serves pure claims only
-    ratio_ok = poisson and delta_c == 0.0 and getattr(guarantee, "kind", None) == "pure_dp"
+    ratio_ok = rate_ratio_applies(guarantee, n, poissonize=poissonize)
     clock = {"start": time.perf_counter()}
     timings: dict[str, float] = {}
 
@@ -483,16 +492,16 @@ def test_pair(mechanism: Any, pair: CandidatePair, *, samples: int, search_sampl
         p_hi_est = np.zeros(len(events))
         n_planned = len(plan.events) if plan is not None else 0
         search_cache: dict[str, dict[int, np.ndarray]] = {"x": {}, "y": {}}
+        search_outputs = {"x": sx, "y": sy}
         for i, event in enumerate(events):
             if i < n_planned:
                 p_lo_est[i] = plan.events[i].p_lower_side          # type: ignore[union-attr]
                 p_hi_est[i] = plan.events[i].p_upper_side          # type: ignore[union-attr]
                 continue
             lo_side, hi_side = ("x", "y") if dirs[i] == "x_vs_y" else ("y", "x")
-            outs = {"x": sx, "y": sy}
-            p_lo_est[i] = float(np.mean(event_mask(event, outs[lo_side],
+            p_lo_est[i] = float(np.mean(event_mask(event, search_outputs[lo_side],
                                                    search_cache[lo_side])))
-            p_hi_est[i] = float(np.mean(event_mask(event, outs[hi_side],
+            p_hi_est[i] = float(np.mean(event_mask(event, search_outputs[hi_side],
                                                    search_cache[hi_side])))
         use_ratio = np.asarray(prefers_rate_ratio(
             p_lo_est, p_hi_est, n, n, alpha=np.asarray(levels, dtype=np.float64)),

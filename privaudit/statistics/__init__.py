@@ -19,7 +19,7 @@
 
 from __future__ import annotations
 
-from .allocation import EventPlan, plan_events, predicted_epsilon
+from .allocation import EventPlan, plan_events, predicted_epsilon, predicted_rate_ratio_epsilon
 from .clopper_pearson import BinomialInterval, clopper_pearson, cp_lower, cp_upper
 from .epsilon_bounds import (
     DEFAULT_REPORT_DELTA,
@@ -30,11 +30,7 @@ from .epsilon_bounds import (
 )
 from .mean_bounds import eb_lower_bound_from_sums, mean_lower_bound, tune_eb_bet
 from .power import detectable_epsilon, detection_probability
-from .rate_ratio import (
-    predicted_rate_ratio_epsilon,
-    rate_ratio_epsilon_lower_bound,
-    rate_ratio_lower_bound,
-)
+from .rate_ratio import rate_ratio_epsilon_lower_bound, rate_ratio_lower_bound
 
 __all__ = [
     "DEFAULT_REPORT_DELTA",

@@ -27,7 +27,8 @@ instead of (1 − p)/(np).  For the small-probability, small-ε events that deci
 audits, that is the sample size of the classical bound multiplied by about 2.8 for
 free; for events of probability near 1/2 the Poisson variance loses part of the gain,
 which is why the auditor chooses, event by event and before the test split is drawn,
-the bound it predicts to be larger (:func:`predicted_rate_ratio_epsilon`).
+the bound it predicts to be larger (:func:`~privaudit.statistics.allocation.
+predicted_rate_ratio_epsilon`).
 
 It is used for pure-DP claims only: an (ε, δ) claim bounds p_x − δ, not a ratio.
 
@@ -54,11 +55,11 @@ from spec.errors import InvalidParameterError
 
 from .clopper_pearson import cp_lower
 
-__all__ = ["predicted_rate_ratio_epsilon", "rate_ratio_epsilon_lower_bound",
-           "rate_ratio_lower_bound"]
+__all__ = ["checked_poisson_means", "rate_ratio_epsilon_lower_bound", "rate_ratio_lower_bound"]
 
 
-def _means(mean_x: Any, mean_y: Any) -> tuple[np.ndarray, np.ndarray]:
+def checked_poisson_means(mean_x: Any, mean_y: Any) -> tuple[np.ndarray, np.ndarray]:
+    """The two Poisson means as arrays, refused unless finite and > 0."""
     lx = np.asarray(mean_x, dtype=np.float64)
     ly = np.asarray(mean_y, dtype=np.float64)
     if np.any(~np.isfinite(lx)) or np.any(~np.isfinite(ly)) or np.any(lx <= 0) \
@@ -116,7 +117,7 @@ def rate_ratio_lower_bound(count_x: npt.ArrayLike, count_y: npt.ArrayLike,
             or np.any(kx < 0) or np.any(ky < 0):
         raise InvalidParameterError(
             f"counts must be integers >= 0, got count_x={count_x!r}, count_y={count_y!r}")
-    lx, ly = _means(mean_x, mean_y)
+    lx, ly = checked_poisson_means(mean_x, mean_y)
     total = kx + ky
     pi_low = np.asarray(cp_lower(kx, np.maximum(total, 1), a), dtype=np.float64)
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -141,33 +142,3 @@ def rate_ratio_epsilon_lower_bound(count_x: npt.ArrayLike, count_y: npt.ArrayLik
     with np.errstate(divide="ignore"):
         eps = np.where(r > 1.0, np.log(np.where(r > 1.0, r, 1.0)), 0.0)
     return _finish(eps)
-
-
-def predicted_rate_ratio_epsilon(p_x: npt.ArrayLike, p_y: npt.ArrayLike,
-                                 mean_x: npt.ArrayLike, mean_y: npt.ArrayLike, *,
-                                 alpha: npt.ArrayLike) -> np.ndarray:
-    """The rate-ratio ε bound expected from an event with probabilities (p_x, p_y).
-
-    The bound at the expected counts λp, with a Wilson-score bound (one-sided, level
-    α) in place of the exact binomial one — cheap, vectorised and accepting fractional
-    counts, for planning which events to test (as
-    :func:`~privaudit.statistics.allocation.predicted_epsilon` does for the classical
-    bound).
-
-    Examples
-    --------
-    >>> round(float(predicted_rate_ratio_epsilon(0.011, 0.01, 10**6, 10**6,
-    ...                                          alpha=0.05)), 3)
-    0.073
-    """
-    from .allocation import wilson_lower
-
-    lx, ly = _means(mean_x, mean_y)
-    kx = np.asarray(p_x, dtype=np.float64) * lx
-    ky = np.asarray(p_y, dtype=np.float64) * ly
-    total = kx + ky
-    pi_low = wilson_lower(kx, np.maximum(total, 1e-300), alpha)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        log_r = np.log(np.maximum(pi_low, 1e-300)) - np.log1p(-np.minimum(pi_low, 1 - 1e-16)) \
-            + np.log(ly / lx)
-    return np.where((kx > 0) & (total > 0), np.maximum(log_r, 0.0), 0.0)
