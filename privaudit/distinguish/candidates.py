@@ -383,6 +383,9 @@ def _pattern_values(structure: PatternStructure, fit_x: np.ndarray, fit_y: np.nd
         values.append((ReleasedValue(structure.value_columns, structure.atoms, "score",
                                      score=value_llr), {"x_vs_y": "ge", "y_vs_x": "le"}))
     feature = PatternAndValue(score, tuple(v for v, _ in values))
+    # the events carry one value feature each (shared by the events of that kind), so the
+    # judge and the test split compute only the kinds that were chosen
+    singles = [PatternAndValue(score, (v,)) for v, _ in values]
     # every feature once per part: (pattern score, value features...) per row; part A
     # only supplies the grids' quantiles, for which a slice of it is plenty
     fitted = np.concatenate([feature(fit_x[:_PATTERN_GRID_ROWS]),
@@ -407,9 +410,9 @@ def _pattern_values(structure: PatternStructure, fit_x: np.ndarray, fit_y: np.nd
                       pattern_side: str = pattern_side, side: str = side,
                       index: int = index) -> Event:
                 li, ti = divmod(int(i), thresholds.size)
-                return PatternValueEvent(feature=feature, level=float(levels[li]),
+                return PatternValueEvent(feature=singles[index], level=float(levels[li]),
                                          pattern_side=pattern_side,  # type: ignore[arg-type]
-                                         value=index, threshold=float(thresholds[ti]),
+                                         value=0, threshold=float(thresholds[ti]),
                                          side=side)  # type: ignore[arg-type]
 
             out[direction].append(_Candidates(a.ravel().astype(np.int64),
