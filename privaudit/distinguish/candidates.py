@@ -144,6 +144,8 @@ _JOINT_SMOOTHING = 5.0
 _JUDGE_LEVEL = 0.025
 #: Fewest rows per side in part A for learned scores to be fitted.
 _MIN_FIT_ROWS = 200
+#: Rows per side of part A from which the pattern family's grids are cut.
+_PATTERN_GRID_ROWS = 1 << 17
 
 
 @dataclass(frozen=True)
@@ -369,8 +371,6 @@ def _pattern_values(structure: PatternStructure, fit_x: np.ndarray, fit_y: np.nd
     grouped LLR fitted on part A) supplies the per-column value LLRs of the third
     value feature."""
     score = fit_pattern_llr(fit_x, fit_y, structure.categorical)
-    fit_score = np.concatenate([score(fit_x), score(fit_y)])
-    on_x, on_y = score(cnt_x), score(cnt_y)
     out: dict[str, list[_Candidates]] = {d: [] for d in DIRECTIONS}
     # some released value low / high (min ≤ t, max ≥ t), every released value high / low
     # (min ≥ t, max ≤ t), and the fitted value LLR in the direction's sense
@@ -383,12 +383,20 @@ def _pattern_values(structure: PatternStructure, fit_x: np.ndarray, fit_y: np.nd
         values.append((ReleasedValue(structure.value_columns, structure.atoms, "score",
                                      score=value_llr), {"x_vs_y": "ge", "y_vs_x": "le"}))
     feature = PatternAndValue(score, tuple(v for v, _ in values))
-    for index, (value, sides) in enumerate(values):
-        levels, thresholds = candidate_grid(
-            fit_score, np.concatenate([value(fit_x), value(fit_y)]))
+    # the events carry one value feature each (shared by the events of that kind), so the
+    # judge and the test split compute only the kinds that were chosen
+    singles = [PatternAndValue(score, (v,)) for v, _ in values]
+    # every feature once per part: (pattern score, value features...) per row; part A
+    # only supplies the grids' quantiles, for which a slice of it is plenty
+    fitted = np.concatenate([feature(fit_x[:_PATTERN_GRID_ROWS]),
+                             feature(fit_y[:_PATTERN_GRID_ROWS])])
+    counted_x, counted_y = feature(cnt_x), feature(cnt_y)
+    on_x, on_y = counted_x[:, 0], counted_y[:, 0]
+    for index, (_value, sides) in enumerate(values):
+        levels, thresholds = candidate_grid(fitted[:, 0], fitted[:, 1 + index])
         if levels.size == 0:
             continue
-        vx, vy = value(cnt_x), value(cnt_y)
+        vx, vy = counted_x[:, 1 + index], counted_y[:, 1 + index]
         for direction, pattern_side in (("x_vs_y", "ge"), ("y_vs_x", "le")):
             side = sides[direction]
             (sa, va), (sb, vb) = ((on_x, vx), (on_y, vy)) if direction == "x_vs_y" else \
@@ -402,9 +410,9 @@ def _pattern_values(structure: PatternStructure, fit_x: np.ndarray, fit_y: np.nd
                       pattern_side: str = pattern_side, side: str = side,
                       index: int = index) -> Event:
                 li, ti = divmod(int(i), thresholds.size)
-                return PatternValueEvent(feature=feature, level=float(levels[li]),
+                return PatternValueEvent(feature=singles[index], level=float(levels[li]),
                                          pattern_side=pattern_side,  # type: ignore[arg-type]
-                                         value=index, threshold=float(thresholds[ti]),
+                                         value=0, threshold=float(thresholds[ti]),
                                          side=side)  # type: ignore[arg-type]
 
             out[direction].append(_Candidates(a.ravel().astype(np.int64),

@@ -77,6 +77,8 @@ _SMOOTHING = 0.5
 #: At most this many pattern-score levels and value thresholds per feature.
 _MAX_LEVELS = 96
 _MAX_THRESHOLDS = 96
+#: Rows from which the grids of levels and thresholds are cut.
+_GRID_ROWS = 1 << 18
 
 
 @dataclass(frozen=True)
@@ -142,10 +144,17 @@ class ReleasedValue:
                 f"{self.how} released value"
             object.__setattr__(self, "name", label)
 
-    def __call__(self, outputs: np.ndarray) -> np.ndarray:
+    def released(self, outputs: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(rows as 2-D, value columns as float, mask of released entries)."""
         o = np.asarray(outputs).reshape(np.shape(outputs)[0], -1)
         vals = np.asarray(o[:, list(self.columns)], dtype=np.float64)
-        released = vals != np.asarray(self.atoms)[None, :]
+        return o, vals, vals != np.asarray(self.atoms)[None, :]
+
+    def __call__(self, outputs: np.ndarray,
+                 released: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
+                 ) -> np.ndarray:
+        o, vals, released_ = released if released is not None else self.released(outputs)
+        released = released_                                   # type: ignore[assignment]
         if self.how == "score":
             out = np.asarray(self.score(o), dtype=np.float64).copy()  # type: ignore[misc]
         else:
@@ -169,11 +178,25 @@ class _Block:
         k = np.zeros(o.shape[0], dtype=np.int64)
         for j, vals in zip(self.columns, self.values):
             col = np.asarray(o[:, j], dtype=np.float64)
-            pos = np.minimum(np.searchsorted(vals, col), vals.size - 1)
-            # a value never seen on the fitting rows takes the extra cell (LLR 0)
-            pos = np.where(vals[pos] == col, pos, vals.size)
-            k = k * (vals.size + 1) + pos
+            k *= vals.size + 1
+            k += _cell(col, vals)
         return k
+
+
+def _cell(col: np.ndarray, vals: np.ndarray) -> np.ndarray:
+    """Index of each value of ``col`` in the sorted ``vals`` (``vals.size`` when absent):
+    a table lookup for small integer codes (the usual ⊤ / ⊥ / aborted), else a search."""
+    lo = float(vals[0])
+    span = float(vals[-1]) - lo
+    if span < 64 and np.all(vals == np.round(vals)):
+        table = np.full(int(span) + 1, vals.size, dtype=np.int64)
+        table[(vals - lo).astype(np.int64)] = np.arange(vals.size)
+        shifted = col - lo
+        ok = (shifted >= 0) & (shifted <= span) & (shifted == np.round(shifted))
+        return np.where(ok, table[np.where(ok, shifted, 0).astype(np.int64)], vals.size)
+    pos = np.minimum(np.searchsorted(vals, col), vals.size - 1)
+    # a value never seen on the fitting rows takes the extra cell (LLR 0)
+    return np.where(vals[pos] == col, pos, vals.size)
 
 
 @dataclass(frozen=True, eq=False)
@@ -207,9 +230,8 @@ def fit_pattern_llr(fit_x: np.ndarray, fit_y: np.ndarray, columns: tuple[int, ..
         # categorical columns: their values from a probe, the rest share an extra cell
         v = np.unique(pooled[:_PROBE_ROWS, i])
         v = v[~np.isnan(v)] if v.size else np.zeros(1)
-        pos = np.minimum(np.searchsorted(v, pooled[:, i]), v.size - 1)
         values.append(v)
-        codes.append(np.where(v[pos] == pooled[:, i], pos, v.size).astype(np.int64))
+        codes.append(_cell(pooled[:, i], v))
     sizes = [v.size + 1 for v in values]
     groups = dependence_groups(codes, sizes, max_cells=max(16, pooled.shape[0] // 20))
     blocks = []
@@ -245,7 +267,15 @@ class PatternAndValue:
             object.__setattr__(self, "name", f"{self.pattern.name} and released values")
 
     def __call__(self, outputs: np.ndarray) -> np.ndarray:
-        return np.column_stack([self.pattern(outputs)] + [v(outputs) for v in self.values])
+        out = np.empty((np.shape(outputs)[0], 1 + len(self.values)), dtype=np.float64)
+        out[:, 0] = self.pattern(outputs)
+        shared: dict[tuple, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
+        for i, v in enumerate(self.values):
+            key = (v.columns, v.atoms)                   # value columns read once
+            if key not in shared:
+                shared[key] = v.released(outputs)
+            out[:, 1 + i] = v(outputs, shared[key])
+        return out
 
 
 @dataclass(frozen=True, eq=False)
@@ -337,7 +367,11 @@ def pattern_counts(score: np.ndarray, value: np.ndarray, levels: np.ndarray,
 
 
 def candidate_grid(fit_score: np.ndarray, fit_value: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Pattern-score levels and value thresholds (±∞ included) from the fitting rows."""
-    levels = _grid(fit_score, _MAX_LEVELS)
-    thresholds = np.concatenate([[-np.inf], _grid(fit_value, _MAX_THRESHOLDS), [np.inf]])
+    """Pattern-score levels and value thresholds (±∞ included) from the fitting rows (an
+    evenly spaced subsample of at most :data:`_GRID_ROWS` of them: quantiles need no
+    more)."""
+    step = max(1, fit_score.size // _GRID_ROWS)
+    levels = _grid(fit_score[::step], _MAX_LEVELS)
+    thresholds = np.concatenate([[-np.inf], _grid(fit_value[::step], _MAX_THRESHOLDS),
+                                 [np.inf]])
     return levels, thresholds
