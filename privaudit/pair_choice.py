@@ -63,6 +63,7 @@ from .distinguish.densities import declared_llr, declared_log_densities
 from .distinguish.events import LogLikelihoodRatio
 from .distinguish.pair_test import DECLARED_SHARE, rate_ratio_applies
 from .distinguish.patterns import ATOM_SHARE, CATEGORICAL_VALUES
+from .distinguish.rows import small_integer_row_keys
 from .pairs import CandidatePair, to_jsonable, verified_pair
 from .search import maximise_pair_objective
 from .statistics.allocation import predicted_epsilon, wilson_lower, wilson_upper
@@ -174,6 +175,19 @@ def _pilot_score(result: Any, final_samples: int, level: float, delta: float,
     return best
 
 
+def _dense_row_codes(rows: np.ndarray) -> np.ndarray:
+    """0, 1, 2, … for the distinct rows of ``rows`` (equal rows, equal codes): one
+    ``bincount`` over integer row keys when the entries are small integers, else a sort
+    of the rows' random projections."""
+    reduced = small_integer_row_keys(rows) if rows.ndim == 2 else None
+    if reduced is None:
+        return np.unique(row_keys(rows), return_inverse=True)[1].ravel()
+    keys = reduced[0][0]
+    seen = np.bincount(keys) > 0
+    dense = np.cumsum(seen) - 1
+    return dense[keys]
+
+
 def discrete_score(outputs_x: np.ndarray, outputs_y: np.ndarray, *, final_samples: int,
                    level: float, delta: float, rate_ratio: bool = False) -> float | None:
     """Cross-fitted plug-in estimate of the best bound on a pair with discrete outputs.
@@ -192,7 +206,7 @@ def discrete_score(outputs_x: np.ndarray, outputs_y: np.ndarray, *, final_sample
     pooled = np.concatenate([ox, oy])
     if not is_discrete(pooled[: 1 << 17]):
         return None
-    codes = np.unique(row_keys(pooled), return_inverse=True)[1].ravel()
+    codes = _dense_row_codes(pooled)
     cells = int(codes.max()) + 1
     if cells > DISCRETE_ROWS:
         return None

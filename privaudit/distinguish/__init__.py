@@ -19,6 +19,8 @@
   the logistic score;
 * :mod:`~privaudit.distinguish.privacy_loss` — the declared privacy-loss profile with
   lower confidence bounds;
+* :mod:`~privaudit.distinguish.rows` — outputs with few distinct values or rows
+  (sparse-vector codes, bit vectors) counted once per distinct row, exactly;
 * :mod:`~privaudit.distinguish.pair_test` — :func:`test_pair`, which ties them together
   with exact Clopper–Pearson tests on a disjoint test split.
 
@@ -72,6 +74,14 @@ from .patterns import (
     pattern_structure,
 )
 from .privacy_loss import LossHistogram, LossMoments, loss_moments, profile_lower_bounds
+from .rows import (
+    RowTable,
+    distinct_outputs,
+    distinct_rows,
+    distinct_values,
+    row_table,
+    small_integer_row_keys,
+)
 from .scores import (
     AbsDeviation,
     CellScore,
@@ -110,6 +120,7 @@ __all__ = [
     "PatternStructure",
     "PatternValueEvent",
     "ReleasedValue",
+    "RowTable",
     "SelectedEvents",
     "ThresholdEvent",
     "TradeoffPoint",
@@ -118,6 +129,9 @@ __all__ = [
     "declared_log_densities",
     "declared_loss_law",
     "declared_tables",
+    "distinct_outputs",
+    "distinct_rows",
+    "distinct_values",
     "fit_cell_score",
     "fit_logistic",
     "fit_logistic_score",
@@ -128,6 +142,8 @@ __all__ = [
     "plan_declared_events",
     "profile_lower_bounds",
     "row_keys",
+    "row_table",
     "select_events",
+    "small_integer_row_keys",
     "test_pair",
 ]

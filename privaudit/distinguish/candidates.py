@@ -100,7 +100,15 @@ from .patterns import (
     pattern_counts,
     pattern_structure,
 )
-from .scores import AbsDeviation, CellFit, CellScore, fit_cell_score, fit_logistic_score
+from .rows import row_table
+from .scores import (
+    MI_ROWS,
+    AbsDeviation,
+    CellFit,
+    CellScore,
+    fit_cell_score,
+    fit_logistic_score,
+)
 
 __all__ = ["DIRECTIONS", "SelectedEvents", "is_discrete", "select_events"]
 
@@ -146,6 +154,9 @@ _JUDGE_LEVEL = 0.025
 _MIN_FIT_ROWS = 200
 #: Rows per side of part A from which the pattern family's grids are cut.
 _PATTERN_GRID_ROWS = 1 << 17
+#: Most distinct rows of a search split counted through a row table (every distinct value
+#: of a feature is then a candidate threshold).
+_TABLE_ROWS = 4096
 
 
 @dataclass(frozen=True)
@@ -273,19 +284,50 @@ def _threshold_values(*samples: np.ndarray) -> np.ndarray:
 
 @dataclass(frozen=True)
 class _Sorted:
-    """A real feature on two count samples, sorted once, with its candidate thresholds."""
+    """A real feature on two count samples, sorted once, with its candidate thresholds.
+
+    With weights (the counts of distinct rows, :mod:`~privaudit.distinguish.rows`) the
+    values are those of the distinct rows and ``cum_x[i]`` is the weight of the i
+    smallest, so counts are read off the cumulative weights instead of positions.
+    """
 
     feature: Feature
     on_x: np.ndarray
     on_y: np.ndarray
     thresholds: np.ndarray
+    cum_x: np.ndarray | None = None
+    cum_y: np.ndarray | None = None
 
     @classmethod
-    def of(cls, feature: Feature, vx: np.ndarray, vy: np.ndarray) -> _Sorted:
-        sx = np.sort(np.asarray(vx, dtype=np.float64))
-        sy = np.sort(np.asarray(vy, dtype=np.float64))
-        sx, sy = sx[: np.searchsorted(sx, np.nan)], sy[: np.searchsorted(sy, np.nan)]
-        return cls(feature, sx, sy, _threshold_values(sx, sy))
+    def of(cls, feature: Feature, vx: np.ndarray, vy: np.ndarray,
+           wx: np.ndarray | None = None, wy: np.ndarray | None = None) -> _Sorted:
+        if wx is None or wy is None:
+            sx = np.sort(np.asarray(vx, dtype=np.float64))
+            sy = np.sort(np.asarray(vy, dtype=np.float64))
+            sx, sy = sx[: np.searchsorted(sx, np.nan)], sy[: np.searchsorted(sy, np.nan)]
+            return cls(feature, sx, sy, _threshold_values(sx, sy))
+        sides = []
+        for v, w in ((vx, wx), (vy, wy)):
+            v = np.asarray(v, dtype=np.float64)
+            keep = (np.asarray(w) > 0) & ~np.isnan(v)
+            order = np.argsort(v[keep], kind="stable")
+            values = v[keep][order]
+            cum = np.concatenate([[0], np.cumsum(np.asarray(w)[keep][order])]).astype(np.int64)
+            sides.append((values, cum))
+        (sx, cx), (sy, cy) = sides
+        # few distinct values: every one of them (and just outside the extremes) is a
+        # candidate threshold
+        return cls(feature, sx, sy, _threshold_values(np.unique(sx), np.unique(sy)), cx, cy)
+
+    def count(self, side: str, which: str, t: np.ndarray) -> np.ndarray:
+        """#{φ ≥ t} (``which="ge"``) or #{φ ≤ t} (``"le"``) on ``side`` ("x" or "y")."""
+        values, cum = (self.on_x, self.cum_x) if side == "x" else (self.on_y, self.cum_y)
+        total = values.size if cum is None else int(cum[-1])
+        if which == "ge":
+            pos = np.searchsorted(values, t, side="left")
+            return total - (pos if cum is None else cum[pos])
+        pos = np.searchsorted(values, t, side="right")
+        return pos if cum is None else cum[pos]
 
 
 class _Ids:
@@ -302,15 +344,11 @@ class _Ids:
 def _thresholds(sf: _Sorted, direction: str, side: str, priority: int, fid: int,
                 n_x: int, n_y: int, group: str = "") -> _Candidates:
     """{φ ≥ t} or {φ ≤ t} over the candidate t, counted on the direction's two sides."""
-    sa, sb = (sf.on_x, sf.on_y) if direction == "x_vs_y" else (sf.on_y, sf.on_x)
+    first, second = ("x", "y") if direction == "x_vs_y" else ("y", "x")
     na, nb = (n_x, n_y) if direction == "x_vs_y" else (n_y, n_x)
     t = sf.thresholds
-    if side == "ge":
-        a = sa.size - np.searchsorted(sa, t, side="left")
-        b = sb.size - np.searchsorted(sb, t, side="left")
-    else:
-        a = np.searchsorted(sa, t, side="right")
-        b = np.searchsorted(sb, t, side="right")
+    a = np.asarray(sf.count(first, side, t))
+    b = np.asarray(sf.count(second, side, t))
     feature = sf.feature
 
     def build(i: int) -> Event:
@@ -320,12 +358,17 @@ def _thresholds(sf: _Sorted, direction: str, side: str, priority: int, fid: int,
                        group)
 
 
-def _value_sets(feature: DiscreteCode, fit_a: np.ndarray, fit_b: np.ndarray,
-                cnt_a: np.ndarray, cnt_b: np.ndarray, all_a: np.ndarray, all_b: np.ndarray,
-                priority: int, ids: _Ids) -> list[_Candidates]:
+#: A part of the search split as codes, with the multiplicity of each (``None``: one).
+_Coded = tuple[np.ndarray, "np.ndarray | None"]
+
+
+def _value_sets(feature: DiscreteCode, fit_a: _Coded, fit_b: _Coded, cnt_a: _Coded,
+                cnt_b: _Coded, all_a: _Coded, all_b: _Coded, priority: int, ids: _Ids
+                ) -> list[_Candidates]:
     """Prefixes of the codes ordered by their ratio on part A (counted on part B), and
-    single codes (counted on the whole search sample)."""
-    pooled = np.concatenate([all_a, all_b])
+    single codes (counted on the whole search sample).  Each part is (codes, weights):
+    the codes of its outputs, or of its distinct rows with their counts."""
+    pooled = np.concatenate([all_a[0], all_b[0]])
     pooled = pooled[pooled >= 0]
     if pooled.size and int(pooled.max()) < 1 << 22:     # small codes: bincount, no sort
         codes = np.flatnonzero(np.bincount(pooled)).astype(pooled.dtype)
@@ -336,13 +379,20 @@ def _value_sets(feature: DiscreteCode, fit_a: np.ndarray, fit_b: np.ndarray,
 
     top = int(codes[-1]) + 1
 
-    def counts(v: np.ndarray) -> np.ndarray:
+    def counts(part: _Coded) -> np.ndarray:
+        v, w = part
         if top <= 1 << 22:                                 # codes are small integers
-            return np.bincount(v[v >= 0], minlength=top)[codes]
+            inside = v >= 0
+            weights = None if w is None else w[inside]
+            return np.bincount(v[inside], weights=weights, minlength=top)[codes]
         pos = np.searchsorted(codes, v)
         pos = np.minimum(pos, codes.size - 1)
         ok = codes[pos] == v
-        return np.bincount(pos[ok], minlength=codes.size)
+        return np.bincount(pos[ok], weights=None if w is None else w[ok],
+                           minlength=codes.size)
+
+    def size(part: _Coded) -> int:
+        return int(part[0].size if part[1] is None else part[1].sum())
 
     ratio = (counts(fit_a) + 0.5) / (counts(fit_b) + 0.5)
     order = np.argsort(-ratio, kind="stable")
@@ -356,10 +406,10 @@ def _value_sets(feature: DiscreteCode, fit_a: np.ndarray, fit_b: np.ndarray,
     def build_single(i: int) -> Event:
         return ValueSetEvent(feature=feature, members=(int(codes[i]),))
 
-    return [_Candidates(prefix_a.astype(np.int64), prefix_b.astype(np.int64), cnt_a.size,
-                        cnt_b.size, build_prefix, priority, ids()),
-            _Candidates(single_a.astype(np.int64), single_b.astype(np.int64), all_a.size,
-                        all_b.size, build_single, priority, ids())]
+    return [_Candidates(np.rint(prefix_a).astype(np.int64), np.rint(prefix_b).astype(
+                np.int64), size(cnt_a), size(cnt_b), build_prefix, priority, ids()),
+            _Candidates(np.rint(single_a).astype(np.int64), np.rint(single_b).astype(
+                np.int64), size(all_a), size(all_b), build_single, priority, ids())]
 
 
 def _pattern_values(structure: PatternStructure, fit_x: np.ndarray, fit_y: np.ndarray,
@@ -641,13 +691,24 @@ def select_events(search_x: np.ndarray, search_y: np.ndarray, *, delta: float, a
     fit_x, fit_y, cnt_x, cnt_y = ox[:hx], oy[:hy], ox[hx:rx], oy[hy:ry]
     rank_x, rank_y = ox[:rx], oy[:ry]
     can_learn = learned and min(hx, hy) >= _MIN_FIT_ROWS and min(rx - hx, ry - hy) > 0
+    # outputs of few distinct small-integer rows (sparse-vector codes, bit vectors): every
+    # feature is evaluated once per distinct row and counted with the rows' multiplicities
+    # in each part — exactly the counts of a pass over the rows
+    table = row_table(ox, oy, max_rows=_TABLE_ROWS) if discrete and ox.ndim == 2 else None
 
     def thresholds(feature: Feature, vx: np.ndarray, vy: np.ndarray, priority: int,
                    sides: dict[str, tuple[str, ...]] | None = None,
-                   limit: int = _RANK_ROWS, group: str = "") -> None:
-        vx, vy = vx[:limit], vy[:limit]
-        sf = _Sorted.of(feature, vx, vy)
-        nx_, ny_ = len(vx), len(vy)
+                   limit: int = _RANK_ROWS, group: str = "",
+                   weights: tuple[np.ndarray, np.ndarray] | None = None) -> None:
+        # with ``weights``, vx and vy are the feature on the distinct rows and the
+        # weights their counts in the (limited) part: the same counts, one pass less
+        if weights is None:
+            vx, vy = vx[:limit], vy[:limit]
+            sf = _Sorted.of(feature, vx, vy)
+            nx_, ny_ = len(vx), len(vy)
+        else:
+            sf = _Sorted.of(feature, vx, vy, *weights)
+            nx_, ny_ = int(weights[0].sum()), int(weights[1].sum())
         for direction in DIRECTIONS:
             for side in (sides or {}).get(direction, ("ge", "le")):
                 per_dir[direction].append(
@@ -657,7 +718,13 @@ def select_events(search_x: np.ndarray, search_y: np.ndarray, *, delta: float, a
         if score is None:
             return
         start = {d: len(per_dir[d]) for d in DIRECTIONS}
-        thresholds(score, score(cnt_x), score(cnt_y), 3, limit=_LEARNED_RANK_ROWS)
+        if table is None:
+            thresholds(score, score(cnt_x), score(cnt_y), 3, limit=_LEARNED_RANK_ROWS)
+        else:
+            on_rows = score(table.rows)
+            thresholds(score, on_rows, on_rows, 3, weights=(
+                table.counts(0, hx, min(rx, hx + _LEARNED_RANK_ROWS)),
+                table.counts(1, hy, min(ry, hy + _LEARNED_RANK_ROWS))))
         for d in DIRECTIONS:
             for fam in per_dir[d][start[d]:]:
                 fam.learned_id = id(score)
@@ -666,12 +733,21 @@ def select_events(search_x: np.ndarray, search_y: np.ndarray, *, delta: float, a
     if discrete and _few_rows(rank_x):
         code = _discrete_code(pooled)
         if code is not None:
-            cx, cy = code(rank_x), code(rank_y)
-            fx, fy, kx, ky = cx[:hx], cy[:hy], cx[hx:], cy[hy:]
-            if min(hx, hy) < 1 or min(kx.size, ky.size) < 1:
-                fx, fy, kx, ky = cx, cy, cx, cy
-            fam_xy = _value_sets(code, fx, fy, kx, ky, cx, cy, 0, ids)
-            fam_yx = _value_sets(code, fy, fx, ky, kx, cy, cx, 0, ids)
+            if table is None:
+                cx, cy = code(rank_x), code(rank_y)
+                fx, fy = (cx[:hx], None), (cy[:hy], None)
+                kx, ky = (cx[hx:], None), (cy[hy:], None)
+                ax, ay = (cx, None), (cy, None)
+            else:
+                on_rows = code(table.rows)
+                fx, fy = (on_rows, table.counts(0, 0, hx)), (on_rows, table.counts(1, 0, hy))
+                kx = (on_rows, table.counts(0, hx, rx))
+                ky = (on_rows, table.counts(1, hy, ry))
+                ax, ay = (on_rows, table.counts(0, 0, rx)), (on_rows, table.counts(1, 0, ry))
+            if min(hx, hy) < 1 or min(rx - hx, ry - hy) < 1:
+                fx, fy, kx, ky = ax, ay, ax, ay
+            fam_xy = _value_sets(code, fx, fy, kx, ky, ax, ay, 0, ids)
+            fam_yx = _value_sets(code, fy, fx, ky, kx, ay, ax, 0, ids)
             if fam_xy and fam_yx:
                 per_dir["x_vs_y"].extend(fam_xy)
                 per_dir["y_vs_x"].extend(fam_yx)
@@ -699,14 +775,29 @@ def select_events(search_x: np.ndarray, search_y: np.ndarray, *, delta: float, a
         # with a declared LLR, per-coordinate half-lines only guard against a deviating
         # implementation, which the naive-Bayes score below covers: a few coordinates do
         coords = min(dims, _MAX_COORDINATES if llr is None else 4)
+        coordinate_weights = None if table is None else (
+            table.counts(0, 0, min(rx, _RANK_ROWS)), table.counts(1, 0, min(ry, _RANK_ROWS)))
         for j in range(coords):
             feature = Coordinate(index=j, name=f"output[{j}]")
-            thresholds(feature, feature(rank_x), feature(rank_y), 2, group="coordinates")
+            if table is None:
+                thresholds(feature, feature(rank_x), feature(rank_y), 2, group="coordinates")
+            else:
+                on_rows = feature(table.rows)
+                thresholds(feature, on_rows, on_rows, 2, group="coordinates",
+                           weights=coordinate_weights)
         families.append("coordinate half-lines")
         # with a declared LLR the naive-Bayes score is a cheap check of the declared law
         # (it would cost a pass over every column of the test split if chosen)
         if can_learn and (llr is None or dims <= _LLR_LEARNED_DIMS):
-            ctx = CellFit(fit_x, fit_y)
+            ctx = None
+            if table is not None:
+                # the first MI_ROWS pooled fitting rows (x's first) feed the G-test
+                ctx = CellFit.from_distinct_rows(
+                    table.rows, table.counts(0, 0, hx), table.counts(1, 0, hy),
+                    table.counts(0, 0, min(hx, MI_ROWS)),
+                    table.counts(1, 0, min(hy, max(0, MI_ROWS - hx))))
+            if ctx is None:
+                ctx = CellFit(fit_x, fit_y)
             learned_score(fit_cell_score(None, None, groups="columns", context=ctx),
                           "naive-Bayes LLR")
             if llr is None:
@@ -758,8 +849,12 @@ def select_events(search_x: np.ndarray, search_y: np.ndarray, *, delta: float, a
     # judge the kept candidates on part C, which took no part in choosing them
     judge = {"x": ox[rx:], "y": oy[ry:]}
     caches: dict[str, dict[int, np.ndarray]] = {"x": {}, "y": {}}
+    judge_weights = None if table is None else {"x": table.counts(0, rx), "y": table.counts(1, ry)}
 
     def count(event: Event, side: str) -> int:
+        if judge_weights is not None:
+            mask = event_mask(event, table.rows, caches["x"])   # one cache: same rows
+            return int(judge_weights[side][mask].sum())
         return int(np.count_nonzero(event_mask(event, judge[side], caches[side])))
 
     count_a = np.array([count(e, "x" if d == "x_vs_y" else "y") for d, e, _ in flat])

@@ -103,6 +103,7 @@ from .declared_plan import DeclaredPlan, declared_loss_law, plan_declared_events
 from .densities import declared_llr, declared_log_densities
 from .events import Event, LogLikelihoodRatio, ThresholdEvent, event_mask, llr_from
 from .privacy_loss import LOSS_STEP, LossHistogram, loss_moments, profile_lower_bounds
+from .rows import distinct_outputs as _distinct_outputs
 
 __all__ = ["DECLARED_SHARE", "EVENT_SHARE", "POISSON_MINIMUM", "PROFILE_SHARE",
            "PairTestResult", "TradeoffPoint", "rate_ratio_applies", "test_pair"]
@@ -732,68 +733,6 @@ def test_pair(mechanism: Any, pair: CandidatePair, *, samples: int, search_sampl
 
 #: Search rows used to tune the profile's bets (a fixed prefix of the search split).
 _TUNE_ROWS = 1 << 16
-
-
-#: Widest value range of 1-D integer outputs reduced to (value, count) pairs per chunk.
-_VALUE_RANGE = 1 << 16
-
-
-#: Most cells (base^columns) of 2-D small-integer outputs reduced to distinct rows.
-_ROW_CELLS = 1 << 20
-
-
-def _distinct_rows(outputs: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
-    """2-D outputs whose entries are small integers (sparse-vector codes, bit vectors) as
-    (distinct rows, counts); others unchanged.
-
-    Each row is read as a number in base b = max − min + 1 (b^columns ≤ 2²⁰ cells), the
-    numbers are counted with one ``bincount`` and the distinct rows decoded back, so
-    every event is evaluated once per distinct row instead of once per output — exactly
-    the same counts.  Float outputs qualify only when every entry is an integer.
-    """
-    if outputs.ndim != 2 or outputs.dtype.kind not in "biuf" or outputs.size == 0:
-        return outputs, None
-    width = outputs.shape[1]
-    lo, hi = outputs.min(), outputs.max()
-    if not (np.isfinite(lo) and np.isfinite(hi)) or hi - lo >= 255:
-        return outputs, None
-    base = int(hi - lo) + 1
-    if base ** width > _ROW_CELLS:
-        return outputs, None
-    shifted = outputs - lo
-    digits = shifted.astype(np.int64)
-    if outputs.dtype.kind == "f" and not np.array_equal(digits, shifted):
-        return outputs, None
-    del shifted
-    powers = base ** np.arange(width, dtype=np.int64)
-    counts = np.bincount(digits @ powers)
-    seen = np.flatnonzero(counts)
-    rows = ((seen[:, None] // powers[None, :]) % base + lo).astype(outputs.dtype)
-    return rows, counts[seen]
-
-
-def _distinct_outputs(outputs: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
-    """:func:`_distinct_values` for 1-D outputs, :func:`_distinct_rows` for 2-D ones."""
-    return _distinct_values(outputs) if outputs.ndim == 1 else _distinct_rows(outputs)
-
-
-def _distinct_values(outputs: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
-    """1-D integer outputs of small range as (distinct values, counts); others unchanged.
-
-    Every event and the loss are functions of the output value, so evaluating them once
-    per distinct value and weighting by its count gives exactly the per-output counts and
-    sums, at the cost of one ``bincount`` instead of one pass per event.
-    """
-    if outputs.ndim != 1 or outputs.dtype.kind not in "iub" or outputs.size == 0:
-        return outputs, None
-    codes = outputs.view(np.uint8) if outputs.dtype.kind == "b" else outputs
-    lo, hi = int(codes.min()), int(codes.max())
-    if hi - lo >= _VALUE_RANGE:
-        return outputs, None
-    counts = np.bincount((codes - lo).astype(np.intp), minlength=hi - lo + 1)
-    seen = np.flatnonzero(counts)
-    return (seen + lo).astype(outputs.dtype), counts[seen]
-
 
 
 def _cp_lower_each(k: np.ndarray, n: list[int], alpha: np.ndarray) -> np.ndarray:

@@ -80,7 +80,7 @@ _PROBE_ROWS = 20_000
 #: Rows per block when scoring (a block of every column stays in cache).
 _BLOCK = 1 << 16
 #: Rows used to test columns for dependence.
-_MI_ROWS = 100_000
+MI_ROWS = 100_000
 #: Smallest mutual information (nats) for which two columns are joined.
 _MI_FLOOR = 1e-4
 
@@ -376,18 +376,21 @@ def whitening(pooled: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
     return mu, w
 
 
-def dependence_groups(codes: Sequence[np.ndarray], sizes: Sequence[int], *, max_cells: int
-                      ) -> list[tuple[int, ...]]:
+def dependence_groups(codes: Sequence[np.ndarray], sizes: Sequence[int], *, max_cells: int,
+                      mi_weights: np.ndarray | None = None) -> list[tuple[int, ...]]:
     """Connected components of "significantly dependent" columns (G-test on the cells).
 
     Two coded columns are joined when the G statistic 2·n·MI exceeds the χ² quantile at
     level 10⁻⁶ (on at most 10⁵ rows) and MI exceeds 10⁻⁴ nats; a component whose
-    observed joint cells exceed ``max_cells`` is split back into single columns.
+    observed joint cells exceed ``max_cells`` is split back into single columns.  With
+    ``mi_weights`` the codes are those of distinct rows and the weights count each in
+    the rows the G-test would use (:meth:`CellFit.from_distinct_rows`).
     """
     full = list(codes)
-    codes = [c[:_MI_ROWS] for c in full]
+    codes = full if mi_weights is not None else [c[:MI_ROWS] for c in full]
     d = len(codes)
-    n = codes[0].shape[0] if d else 0
+    n = (round(float(mi_weights.sum())) if mi_weights is not None else codes[0].shape[0]) \
+        if d else 0
     parent = list(range(d))
 
     def find(i: int) -> int:
@@ -401,7 +404,8 @@ def dependence_groups(codes: Sequence[np.ndarray], sizes: Sequence[int], *, max_
             if find(i) == find(j):
                 continue
             mi, mj = int(sizes[i]), int(sizes[j])
-            joint = np.bincount(codes[i] * mj + codes[j], minlength=mi * mj)
+            joint = np.bincount(codes[i] * mj + codes[j], weights=mi_weights,
+                                minlength=mi * mj)
             joint = joint.reshape(mi, mj).astype(np.float64)
             ri, rj = joint.sum(axis=1), joint.sum(axis=0)
             dof = (np.count_nonzero(ri) - 1) * (np.count_nonzero(rj) - 1)
@@ -432,19 +436,30 @@ def dependence_groups(codes: Sequence[np.ndarray], sizes: Sequence[int], *, max_
 
 
 def _group_table(keys_x: np.ndarray, keys_y: np.ndarray, smoothing: float,
-                 space: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+                 space: int | None = None, weights_x: np.ndarray | None = None,
+                 weights_y: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Sorted observed keys and their smoothed LLRs (keys weighted by their rows'
+    multiplicities when weights are given; a key of weight 0 is not observed)."""
+    if weights_x is not None and weights_y is not None:
+        keys_x, weights_x = keys_x[weights_x > 0], weights_x[weights_x > 0]
+        keys_y, weights_y = keys_y[weights_y > 0], weights_y[weights_y > 0]
+        n_x, n_y = float(weights_x.sum()), float(weights_y.sum())
+    else:
+        n_x, n_y = keys_x.size, keys_y.size
     if space is not None and space <= 1 << 22:          # small key space: count directly
-        cx = np.bincount(keys_x, minlength=space)
-        cy = np.bincount(keys_y, minlength=space)
+        cx = np.bincount(keys_x, weights=weights_x, minlength=space)
+        cy = np.bincount(keys_y, weights=weights_y, minlength=space)
         keys = np.flatnonzero(cx + cy)
         cx, cy = cx[keys].astype(np.float64), cy[keys].astype(np.float64)
     else:
         keys, inverse = np.unique(np.concatenate([keys_x, keys_y]), return_inverse=True)
-        cx = np.bincount(inverse[: keys_x.size], minlength=keys.size).astype(np.float64)
-        cy = np.bincount(inverse[keys_x.size:], minlength=keys.size).astype(np.float64)
+        cx = np.bincount(inverse[: keys_x.size], weights=weights_x,
+                         minlength=keys.size).astype(np.float64)
+        cy = np.bincount(inverse[keys_x.size:], weights=weights_y,
+                         minlength=keys.size).astype(np.float64)
     m = keys.size + 1
-    lx = np.log(cx + smoothing) - math.log(keys_x.size + smoothing * m)
-    ly = np.log(cy + smoothing) - math.log(keys_y.size + smoothing * m)
+    lx = np.log(cx + smoothing) - math.log(n_x + smoothing * m)
+    ly = np.log(cy + smoothing) - math.log(n_y + smoothing * m)
     return keys, lx - ly
 
 
@@ -493,11 +508,26 @@ class CellFit:
 
     Several cell scores fitted on the same rows (naive Bayes, grouped, joint) share the
     column coders and codes of equal bin counts through one :class:`CellFit`.
+
+    Attributes
+    ----------
+    n_x, n_y : int
+        Fitting rows per side.
+    split : int
+        Columns' first ``split`` entries are x's rows, the rest y's (= ``n_x``, or the
+        number of x's distinct rows with :meth:`from_distinct_rows`).
+    weights : numpy.ndarray or None
+        Multiplicity of each entry (``None``: one each).
+    mi_weights : numpy.ndarray or None
+        Multiplicity of each entry among the rows the dependence test uses.
     """
 
     def __init__(self, fit_x: np.ndarray, fit_y: np.ndarray) -> None:
         ox, oy = _as_2d(fit_x), _as_2d(fit_y)
         self.n_x, self.n_y = ox.shape[0], oy.shape[0]
+        self.split = self.n_x
+        self.weights: np.ndarray | None = None
+        self.mi_weights: np.ndarray | None = None
         self.d = ox.shape[1]
         columns = np.empty((self.d, self.n_x + self.n_y), dtype=np.result_type(ox, oy))
         for offset, part in ((0, ox), (self.n_x, oy)):
@@ -506,6 +536,36 @@ class CellFit:
                 columns[:, offset + start:offset + start + block.shape[0]] = block.T
         self.columns = columns
         self._coded: dict[int, tuple[list[ColumnCoder], list[np.ndarray]]] = {}
+
+    @classmethod
+    def from_distinct_rows(cls, rows: np.ndarray, weights_x: np.ndarray,
+                           weights_y: np.ndarray, mi_x: np.ndarray, mi_y: np.ndarray
+                           ) -> CellFit | None:
+        """The same fit from the distinct rows of the fitting parts and their counts.
+
+        ``weights_x[i]`` (``weights_y[i]``) counts row i of ``rows`` among x's (y's)
+        fitting rows, ``mi_x``/``mi_y`` among the first :data:`MI_ROWS` of the pooled
+        fitting rows (x's first) that the dependence test reads.  Every score fitted from
+        it equals the one fitted on the rows themselves, when every column is coded by
+        its values (at most :data:`EXACT_VALUES` of them); otherwise ``None``.
+        """
+        rx, ry = weights_x > 0, weights_y > 0
+        stacked = _as_2d(np.concatenate([rows[rx], rows[ry]]))
+        if stacked.shape[0] == 0:
+            return None
+        for j in range(stacked.shape[1]):
+            col = np.asarray(stacked[:, j], dtype=np.float64)
+            if np.isnan(col).any() or np.unique(col).size > EXACT_VALUES:
+                return None
+        fit = cls.__new__(cls)
+        fit.n_x, fit.n_y = round(float(weights_x.sum())), round(float(weights_y.sum()))
+        fit.split = int(np.count_nonzero(rx))
+        fit.weights = np.concatenate([weights_x[rx], weights_y[ry]]).astype(np.float64)
+        fit.mi_weights = np.concatenate([mi_x[rx], mi_y[ry]]).astype(np.float64)
+        fit.d = stacked.shape[1]
+        fit.columns = np.ascontiguousarray(stacked.T)
+        fit._coded = {}
+        return fit
 
     def coded(self, bins: int) -> tuple[list[ColumnCoder], list[np.ndarray]]:
         """Column coders with ``bins`` quantile bins and the codes of every fitting row."""
@@ -571,6 +631,9 @@ def fit_cell_score(fit_x: np.ndarray | None, fit_y: np.ndarray | None, *,
     n_x, n_y, d = context.n_x, context.n_y, context.d
     if n_x == 0 or n_y == 0:
         return None
+    split = context.split
+    w_x, w_y = (None, None) if context.weights is None else \
+        (context.weights[:split], context.weights[split:])
     limit = max_cells if max_cells is not None else max(16, (n_x + n_y) // 20)
     coders, codes = context.coded(bins)
     categorical = [coders[j].exact and coders[j].atoms.size <= CATEGORICAL_VALUES
@@ -592,7 +655,7 @@ def fit_cell_score(fit_x: np.ndarray | None, fit_y: np.ndarray | None, *,
             return None
         parts = [tuple(member(j) for j in range(d))]
         keys = _combine(codes, range(d), _radix(coders))
-        if np.unique(keys).size > limit:
+        if np.unique(keys).size > limit:        # with distinct rows: the observed ones
             return None
     elif groups == "grouped":
         cat = [j for j in range(d) if categorical[j]]
@@ -611,7 +674,8 @@ def fit_cell_score(fit_x: np.ndarray | None, fit_y: np.ndarray | None, *,
                                   d + j))
                 conditional.add(j)
         sizes = [v[1].size for v in variables]
-        cat_groups = dependence_groups([v[2] for v in variables], sizes, max_cells=limit)
+        cat_groups = dependence_groups([v[2] for v in variables], sizes, max_cells=limit,
+                                       mi_weights=context.mi_weights)
         parts = [tuple(variables[i] for i in g) for g in cat_groups] + \
             [(member(j),) for j in cont]
     else:
@@ -623,8 +687,10 @@ def fit_cell_score(fit_x: np.ndarray | None, fit_y: np.ndarray | None, *,
         if len(part) == 1:
             j, coder, col_codes, _hid = part[0]
             size = coder.size
-            cx = np.bincount(col_codes[:n_x], minlength=size).astype(np.float64)
-            cy = np.bincount(col_codes[n_x:], minlength=size).astype(np.float64)
+            cx = np.bincount(col_codes[:split], weights=w_x, minlength=size).astype(
+                np.float64)
+            cy = np.bincount(col_codes[split:], weights=w_y, minlength=size).astype(
+                np.float64)
             first = coder.atoms.size if isinstance(coder, ColumnCoder) else 0
             is_conditional = isinstance(coder, ColumnCoder) and (
                 j in conditional or (groups == "grouped" and not categorical[j]))
@@ -649,8 +715,9 @@ def fit_cell_score(fit_x: np.ndarray | None, fit_y: np.ndarray | None, *,
         radix = _radix(sub_coders)  # type: ignore[arg-type]
         hash_ids = tuple(m[3] for m in part)
         keys_all = _combine([m[2] for m in part], hash_ids, radix)
-        keys, table = _group_table(keys_all[:n_x], keys_all[n_x:], smoothing,
-                                   math.prod(radix) if radix is not None else None)
+        keys, table = _group_table(keys_all[:split], keys_all[split:], smoothing,
+                                   math.prod(radix) if radix is not None else None,
+                                   w_x, w_y)
         built.append(_Group(columns=columns, coders=sub_coders, keys=keys, table=table,
                             radix=radix, hash_ids=hash_ids))
     if not built:

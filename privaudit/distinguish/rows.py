@@ -1,0 +1,164 @@
+"""Outputs with few distinct values or rows, counted once per distinct value or row.
+
+Every event the auditor tests, and the privacy loss, is a function of the output, so
+for outputs that repeat — integer values of small range, sparse-vector codes, bit
+vectors — evaluating an event once per *distinct* output and weighting it by that
+output's count gives exactly the per-output counts, at the cost of one ``bincount``
+instead of one pass per event.
+
+* :func:`distinct_values`: 1-D integer outputs of small range → (values, counts).
+* :func:`small_integer_row_keys`: 2-D outputs whose entries (less their minimum) are
+  small integers → one integer key per row, exact.
+* :func:`distinct_rows`: such 2-D outputs → (distinct rows, counts).
+* :func:`row_table`: several such arrays sharing one table of distinct rows, each row
+  mapped to its index in it, so that any slice of any array is (rows, counts) with one
+  ``bincount`` (the search split's parts, :mod:`~privaudit.distinguish.candidates`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+__all__ = ["RowTable", "distinct_outputs", "distinct_rows", "distinct_values", "row_table",
+           "small_integer_row_keys"]
+
+#: Widest value range of 1-D integer outputs reduced to (value, count) pairs.
+VALUE_RANGE = 1 << 16
+#: Most cells (base^columns) of 2-D small-integer outputs reduced to distinct rows.
+ROW_CELLS = 1 << 20
+
+
+def small_integer_row_keys(*outputs: np.ndarray, max_cells: int = ROW_CELLS
+                           ) -> tuple[list[np.ndarray], int, float] | None:
+    """Each row of 2-D outputs whose entries, less their common minimum, are small
+    integers, as one integer key; ``None`` for other outputs.
+
+    The row o is read as the number Σ_j (o_j − lo)·b^j in base b = max − min + 1 (at most
+    ``max_cells`` = b^columns cells; min and max over every array given), computed as one
+    float matrix-vector product, exact because every term and partial sum is an integer
+    below 2⁵³.  Float outputs qualify only when every entry minus the minimum is an
+    integer (checked exactly, by a cast).
+
+    Returns
+    -------
+    (keys, base, lo) : tuple
+        One int64 key array in [0, b^columns) per array given, the base b and the
+        minimum entry lo; or ``None``.
+    """
+    if not outputs or any(o.ndim != 2 or o.dtype.kind not in "biuf" for o in outputs):
+        return None
+    width = outputs[0].shape[1]
+    if any(o.shape[1] != width for o in outputs) or sum(o.size for o in outputs) == 0:
+        return None
+    nonempty = [o for o in outputs if o.size]
+    lo = min(o.min() for o in nonempty)
+    hi = max(o.max() for o in nonempty)
+    if not (np.isfinite(lo) and np.isfinite(hi)) or hi - lo >= 255:
+        return None
+    base = int(hi - lo) + 1
+    if base ** width > max_cells:
+        return None
+    powers = float(base) ** np.arange(width, dtype=np.float64)
+    offset = float(lo) * float(powers.sum())
+    keys = []
+    for o in outputs:
+        if o.dtype.kind != "f":
+            k = o.astype(np.float64) @ powers - offset
+        elif float(lo).is_integer() and -32768 <= lo and hi <= 32767:
+            # an integer minimum: the entries themselves must be integers (Σ o_j b^j and
+            # lo Σ b^j are then exact integers); int8 is the cheaper cast when it fits
+            small = np.int8 if -128 <= lo and hi <= 127 else np.int16
+            if not np.array_equal(o.astype(small), o):
+                return None
+            k = o @ powers - offset
+        else:
+            shifted = o - lo
+            if not np.array_equal(shifted.astype(np.uint8), shifted):
+                return None
+            k = shifted @ powers
+        keys.append(k.astype(np.int64))
+    return keys, base, float(lo)
+
+
+def _decode(keys: np.ndarray, base: int, lo: float, width: int, dtype: np.dtype
+            ) -> np.ndarray:
+    powers = base ** np.arange(width, dtype=np.int64)
+    return ((keys[:, None] // powers[None, :]) % base + lo).astype(dtype)
+
+
+def distinct_rows(outputs: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
+    """2-D outputs whose entries are small integers (sparse-vector codes, bit vectors) as
+    (distinct rows, counts); others unchanged, with counts ``None``.
+
+    Each row is read as a number (:func:`small_integer_row_keys`), the numbers are
+    counted with one ``bincount`` and the distinct rows decoded back.
+    """
+    reduced = small_integer_row_keys(outputs)
+    if reduced is None:
+        return outputs, None
+    (keys,), base, lo = reduced
+    counts = np.bincount(keys)
+    seen = np.flatnonzero(counts)
+    return _decode(seen, base, lo, outputs.shape[1], outputs.dtype), counts[seen]
+
+
+def distinct_values(outputs: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
+    """1-D integer outputs of range below :data:`VALUE_RANGE` as (distinct values,
+    counts); others unchanged, with counts ``None``."""
+    if outputs.ndim != 1 or outputs.dtype.kind not in "iub" or outputs.size == 0:
+        return outputs, None
+    codes = outputs.view(np.uint8) if outputs.dtype.kind == "b" else outputs
+    lo, hi = int(codes.min()), int(codes.max())
+    if hi - lo >= VALUE_RANGE:
+        return outputs, None
+    counts = np.bincount((codes - lo).astype(np.intp), minlength=hi - lo + 1)
+    seen = np.flatnonzero(counts)
+    return (seen + lo).astype(outputs.dtype), counts[seen]
+
+
+def distinct_outputs(outputs: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
+    """:func:`distinct_values` for 1-D outputs, :func:`distinct_rows` for 2-D ones."""
+    return distinct_values(outputs) if outputs.ndim == 1 else distinct_rows(outputs)
+
+
+@dataclass(frozen=True)
+class RowTable:
+    """The distinct rows of several arrays, and each array's rows as indices into them.
+
+    ``rows[index[i][r]]`` is row r of array i, exactly.  :meth:`counts` turns any slice
+    of an array into the weights of the distinct rows, so a function of the row
+    evaluated once on ``rows`` and weighted gives the sum over the slice.
+    """
+
+    rows: np.ndarray
+    index: tuple[np.ndarray, ...]
+
+    @property
+    def size(self) -> int:
+        """Number of distinct rows."""
+        return int(self.rows.shape[0])
+
+    def counts(self, which: int, start: int = 0, stop: int | None = None) -> np.ndarray:
+        """How many rows of ``array[which][start:stop]`` equal each distinct row (int64)."""
+        return np.bincount(self.index[which][start:stop], minlength=self.size)
+
+
+def row_table(*outputs: np.ndarray, max_rows: int | None = None) -> RowTable | None:
+    """A :class:`RowTable` of 2-D small-integer outputs; ``None`` when they are not such
+    outputs (:func:`small_integer_row_keys`) or have more than ``max_rows`` distinct
+    rows."""
+    reduced = small_integer_row_keys(*outputs)
+    if reduced is None:
+        return None
+    keys, base, lo = reduced
+    seen = np.zeros(base ** outputs[0].shape[1], dtype=bool)
+    for k in keys:
+        seen[k] = True
+    distinct = np.flatnonzero(seen)
+    if max_rows is not None and distinct.size > max_rows:
+        return None
+    dense = np.cumsum(seen) - 1
+    rows = _decode(distinct, base, lo, outputs[0].shape[1], np.result_type(*outputs))
+    return RowTable(rows=rows, index=tuple(dense[k] for k in keys))
