@@ -175,17 +175,38 @@ def _pilot_score(result: Any, final_samples: int, level: float, delta: float,
     return best
 
 
-def _dense_row_codes(rows: np.ndarray) -> np.ndarray:
-    """0, 1, 2, … for the distinct rows of ``rows`` (equal rows, equal codes): one
-    ``bincount`` over integer row keys when the entries are small integers, else a sort
-    of the rows' random projections."""
-    reduced = small_integer_row_keys(rows) if rows.ndim == 2 else None
-    if reduced is None:
-        return np.unique(row_keys(rows), return_inverse=True)[1].ravel()
-    keys = reduced[0][0]
-    seen = np.bincount(keys) > 0
-    dense = np.cumsum(seen) - 1
-    return dense[keys]
+def _dense_row_codes(outputs_x: np.ndarray, outputs_y: np.ndarray
+                     ) -> tuple[np.ndarray, np.ndarray] | None:
+    """0, 1, 2, … for the distinct rows of both samples (equal rows, equal codes), or
+    ``None`` when the outputs are not discrete: more than
+    :data:`~privaudit.distinguish.candidates.DISCRETE_ROWS` distinct rows, or real rows
+    that do not repeat (:func:`~privaudit.distinguish.candidates.is_discrete`).
+
+    Small-integer rows get exact integer keys and one ``bincount``; other outputs are
+    pooled and sorted by their rows' random projections.
+    """
+    reduced = small_integer_row_keys(outputs_x, outputs_y) \
+        if outputs_x.ndim == 2 and outputs_y.ndim == 2 else None
+    if reduced is not None:
+        (kx, ky), _base, _lo = reduced
+        seen = np.zeros(int(max(kx.max(initial=0), ky.max(initial=0))) + 1, dtype=bool)
+        seen[kx] = True
+        seen[ky] = True
+        cells = int(np.count_nonzero(seen))
+        if cells > min(DISCRETE_ROWS, (kx.size + ky.size) // 4) and \
+                outputs_x.dtype.kind == "f":
+            return None
+        if cells > DISCRETE_ROWS:
+            return None
+        dense = np.cumsum(seen) - 1
+        return dense[kx], dense[ky]
+    pooled = np.concatenate([outputs_x, outputs_y])
+    if not is_discrete(pooled[: 1 << 17]):
+        return None
+    codes = np.unique(row_keys(pooled), return_inverse=True)[1].ravel()
+    if int(codes.max()) + 1 > DISCRETE_ROWS:
+        return None
+    return codes[: outputs_x.shape[0]], codes[outputs_x.shape[0]:]
 
 
 def discrete_score(outputs_x: np.ndarray, outputs_y: np.ndarray, *, final_samples: int,
@@ -203,14 +224,11 @@ def discrete_score(outputs_x: np.ndarray, outputs_y: np.ndarray, *, final_sample
     distinct rows).
     """
     ox, oy = np.asarray(outputs_x), np.asarray(outputs_y)
-    pooled = np.concatenate([ox, oy])
-    if not is_discrete(pooled[: 1 << 17]):
+    coded = _dense_row_codes(ox, oy)
+    if coded is None:
         return None
-    codes = _dense_row_codes(pooled)
-    cells = int(codes.max()) + 1
-    if cells > DISCRETE_ROWS:
-        return None
-    cx, cy = codes[: ox.shape[0]], codes[ox.shape[0]:]
+    cx, cy = coded
+    cells = int(max(cx.max(initial=-1), cy.max(initial=-1))) + 1
     hx, hy = cx.size // 2, cy.size // 2
     halves = ((cx[:hx], cy[:hy], cx[hx:], cy[hy:]), (cx[hx:], cy[hy:], cx[:hx], cy[:hy]))
     scores = []

@@ -622,6 +622,22 @@ def _wilson_search(a: np.ndarray, na: np.ndarray, b: np.ndarray, nb: np.ndarray,
     return np.where(lo > 0, np.maximum(eps, 0.0), 0.0)
 
 
+def _drop_copies(flat: list[tuple[str, Event, int]], rows: np.ndarray,
+                 cache: dict[int, np.ndarray]) -> list[tuple[str, Event, int]]:
+    """The candidates without later copies: two candidates of one direction that hold the
+    same distinct rows (say a learned-score threshold and a set of values) are one event,
+    and testing both would split the budget over copies.  The first (best-ranked) stays.
+    """
+    seen: set[tuple[str, bytes]] = set()
+    kept = []
+    for d, e, f in flat:
+        key = (d, np.packbits(event_mask(e, rows, cache)).tobytes())
+        if key not in seen:
+            seen.add(key)
+            kept.append((d, e, f))
+    return kept
+
+
 # ----------------------------------------------------------------------------------------
 # selection
 # ----------------------------------------------------------------------------------------
@@ -856,6 +872,9 @@ def select_events(search_x: np.ndarray, search_y: np.ndarray, *, delta: float, a
             mask = event_mask(event, table.rows, caches["x"])   # one cache: same rows
             return int(judge_weights[side][mask].sum())
         return int(np.count_nonzero(event_mask(event, judge[side], caches[side])))
+
+    if table is not None:
+        flat = _drop_copies(flat, table.rows, caches["x"])
 
     count_a = np.array([count(e, "x" if d == "x_vs_y" else "y") for d, e, _ in flat])
     count_b = np.array([count(e, "y" if d == "x_vs_y" else "x") for d, e, _ in flat])

@@ -61,25 +61,55 @@ def small_integer_row_keys(*outputs: np.ndarray, max_cells: int = ROW_CELLS
     if base ** width > max_cells:
         return None
     powers = float(base) ** np.arange(width, dtype=np.float64)
-    offset = float(lo) * float(powers.sum())
     keys = []
     for o in outputs:
+        k = _keys(o, powers, float(lo), float(hi))
+        if k is None:
+            return None
+        keys.append(k)
+    return keys, base, float(lo)
+
+
+#: Rows per block of :func:`_keys` (the block, its cast and its keys stay in cache).
+_KEY_BLOCK = 1 << 14
+
+
+def _keys(o: np.ndarray, powers: np.ndarray, lo: float, hi: float) -> np.ndarray | None:
+    """Σ_j (o_j − lo) b^j per row as int64, block by block; ``None`` if some entry of a
+    float array is not lo plus an integer.
+
+    With an integer minimum the entries themselves must be integers (Σ o_j b^j and
+    lo Σ b^j are then exact integers, and so is their difference); the check casts each
+    block to the smallest integer type that holds [lo, hi] and compares.  Otherwise the
+    entries less lo must be integers in [0, 255).
+    """
+    n = o.shape[0]
+    out = np.empty(n, dtype=np.int64)
+    buffer = np.empty(min(n, _KEY_BLOCK), dtype=np.float64)
+    offset = lo * float(powers.sum())
+    integer_lo = lo.is_integer() and -32768 <= lo and hi <= 32767
+    small = np.int8 if -128 <= lo and hi <= 127 else np.int16
+    cast = np.empty((min(n, _KEY_BLOCK), o.shape[1]), dtype=small) if integer_lo else None
+    for start in range(0, n, _KEY_BLOCK):
+        block = o[start:start + _KEY_BLOCK]
+        keys = buffer[: block.shape[0]]
         if o.dtype.kind != "f":
-            k = o.astype(np.float64) @ powers - offset
-        elif float(lo).is_integer() and -32768 <= lo and hi <= 32767:
-            # an integer minimum: the entries themselves must be integers (Σ o_j b^j and
-            # lo Σ b^j are then exact integers); int8 is the cheaper cast when it fits
-            small = np.int8 if -128 <= lo and hi <= 127 else np.int16
-            if not np.array_equal(o.astype(small), o):
+            np.matmul(block.astype(np.float64), powers, out=keys)
+            keys -= offset
+        elif cast is not None:
+            view = cast[: block.shape[0]]
+            np.copyto(view, block, casting="unsafe")
+            if not np.array_equal(view, block):
                 return None
-            k = o @ powers - offset
+            np.matmul(block, powers, out=keys)
+            keys -= offset
         else:
-            shifted = o - lo
+            shifted = block - lo
             if not np.array_equal(shifted.astype(np.uint8), shifted):
                 return None
-            k = shifted @ powers
-        keys.append(k.astype(np.int64))
-    return keys, base, float(lo)
+            np.matmul(shifted, powers, out=keys)
+        out[start:start + block.shape[0]] = keys
+    return out
 
 
 def _decode(keys: np.ndarray, base: int, lo: float, width: int, dtype: np.dtype

@@ -259,3 +259,26 @@ def test_black_boxes_rank_pairs_with_a_pilot_and_halving():
     assert dist.details["pair_objective"] == "pilot ε estimates"
     assert dist.details["halving_rounds"] >= 1
     assert r.violated and 9.0 in (r.worst_pair.x, r.worst_pair.y)
+
+
+def test_discrete_score_codes_rows_the_same_way_on_both_paths():
+    """The pair ranking's dense row codes are the same partition whether the rows are
+    keyed as small integers or sorted by random projections, and real-valued rows that
+    do not repeat are not discrete."""
+    from privaudit.pair_choice import _dense_row_codes, discrete_score
+
+    rng = np.random.default_rng(3)
+    ox = rng.integers(-1, 2, size=(3000, 6)).astype(np.float64)
+    oy = rng.integers(-1, 2, size=(2000, 6)).astype(np.float64)
+    fast = _dense_row_codes(ox, oy)
+    slow = _dense_row_codes(ox + 0.25, oy + 0.25 + np.r_[np.zeros(1999), 0.5][:, None])
+    assert fast is not None and slow is not None
+    pooled = np.concatenate([ox, oy])
+    _, reference = np.unique(pooled, axis=0, return_inverse=True)
+    codes = np.concatenate(fast)
+    # the same partition: code i and reference code j coincide one-to-one
+    pairs = set(zip(codes.tolist(), reference.ravel().tolist()))
+    assert len(pairs) == len(set(codes.tolist())) == len(set(reference.ravel().tolist()))
+    assert _dense_row_codes(rng.normal(size=(500, 3)), rng.normal(size=(500, 3))) is None
+    score = discrete_score(ox, oy, final_samples=10**6, level=0.05, delta=0.0)
+    assert score is not None and score >= 0.0

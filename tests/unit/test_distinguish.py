@@ -854,7 +854,9 @@ def test_search_split_row_table_changes_nothing(monkeypatch, name):
         return cand.select_events(ox, oy, delta=0.0, alpha=0.05, budget=0.05,
                                   test_samples=10**7, rate_ratio=True)
 
-    with_table = select()
+    with monkeypatch.context() as patch:
+        patch.setattr(cand, "_drop_copies", lambda flat, rows, cache: flat)
+        with_table = select()
     monkeypatch.setattr(cand, "row_table", lambda *a, **k: None)
     without = select()
     for d in dist.DIRECTIONS:
@@ -863,6 +865,29 @@ def test_search_split_row_table_changes_nothing(monkeypatch, name):
         assert with_table.levels_for(d) == without.levels_for(d)
     assert with_table.families == without.families
     assert with_table.expected_epsilon == without.expected_epsilon
+
+
+def test_selected_events_of_few_distinct_rows_are_not_copies():
+    """On sparse-vector codes no two tested events of one direction hold the same rows
+    (a learned-score threshold equal to a value set is tested once)."""
+    from privaudit.distinguish.rows import row_table
+    from privaudit.suites import dpsniper_cases
+
+    case = next(c for c in dpsniper_cases() if c.name.endswith("SparseVectorTechnique1"))
+    x, y = case.input_pairs[0]
+    rng = np.random.default_rng(12)
+    ox = case.mechanism.sample(x, 200_000, rng=rng)
+    oy = case.mechanism.sample(y, 200_000, rng=rng)
+    chosen = dist.select_events(ox, oy, delta=0.0, alpha=0.05, budget=0.05,
+                                test_samples=10**8, rate_ratio=True)
+    table = row_table(ox, oy)
+    assert table is not None
+    for d in dist.DIRECTIONS:
+        masks = [dist.events.event_mask(e, table.rows, {}).tobytes()
+                 for e in chosen.for_direction(d)]
+        assert len(masks) == len(set(masks))
+    assert sum(chosen.levels_for(d)[i] for d in dist.DIRECTIONS
+               for i in range(len(chosen.for_direction(d)))) <= 0.05 * (1 + 1e-12)
 
 
 def test_sparse_vector_counts_are_the_same_with_and_without_row_reduction(monkeypatch):
