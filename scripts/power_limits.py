@@ -349,6 +349,11 @@ def computable_laws() -> list[tuple[str, str, Callable[[], tuple[np.ndarray, np.
         rows.append((name, "(1¹⁰, (2⁵,0⁵))",
                      lambda xs=xs, ys=ys, b_rho=b_rho, b_nu=b_nu, t=t: (
                          svt_first_top(xs, b_rho, b_nu, t), svt_first_top(ys, b_rho, b_nu, t))))
+        # a generated sign-pattern pair: rest above, last below (spec.relations.vectors)
+        zs, ws = np.zeros(10), np.r_[np.ones(9), -1.0]
+        rows.append((name, "(0¹⁰, (1⁹,−1)) (generated)",
+                     lambda zs=zs, ws=ws, b_rho=b_rho, b_nu=b_nu, t=t: (
+                         svt_first_top(zs, b_rho, b_nu, t), svt_first_top(ws, b_rho, b_nu, t))))
     x6, y6 = pair("SparseVectorTechnique6", 8)
     rows.append(("SparseVectorTechnique6", "(1¹⁰, (2⁵,0⁵))",
                  lambda: (svt_no_cutoff(x6, 20, 20, 1), svt_no_cutoff(y6, 20, 20, 1))))
