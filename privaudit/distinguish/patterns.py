@@ -74,6 +74,8 @@ ATOM_SHARE = 0.05
 _PROBE_ROWS = 20_000
 #: Pseudo-count of the block LLR tables.
 _SMOOTHING = 0.5
+#: Rows per block when features are evaluated (the block's temporaries stay in cache).
+_BLOCK_ROWS = 1 << 14
 #: At most this many pattern-score levels and value thresholds per feature.
 _MAX_LEVELS = 96
 _MAX_THRESHOLDS = 96
@@ -209,8 +211,11 @@ class PatternLLR:
     def __call__(self, outputs: np.ndarray) -> np.ndarray:
         o = np.asarray(outputs).reshape(np.shape(outputs)[0], -1)
         total = np.zeros(o.shape[0], dtype=np.float64)
-        for b in self.blocks:
-            total += b.table[b.key(o)]
+        for start in range(0, o.shape[0], _BLOCK_ROWS):     # blocks that stay in cache
+            part = o[start:start + _BLOCK_ROWS]
+            acc = total[start:start + _BLOCK_ROWS]
+            for b in self.blocks:
+                acc += b.table[b.key(part)]
         return total
 
 
@@ -267,14 +272,18 @@ class PatternAndValue:
             object.__setattr__(self, "name", f"{self.pattern.name} and released values")
 
     def __call__(self, outputs: np.ndarray) -> np.ndarray:
-        out = np.empty((np.shape(outputs)[0], 1 + len(self.values)), dtype=np.float64)
-        out[:, 0] = self.pattern(outputs)
-        shared: dict[tuple, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
-        for i, v in enumerate(self.values):
-            key = (v.columns, v.atoms)                   # value columns read once
-            if key not in shared:
-                shared[key] = v.released(outputs)
-            out[:, 1 + i] = v(outputs, shared[key])
+        o = np.asarray(outputs).reshape(np.shape(outputs)[0], -1)
+        out = np.empty((o.shape[0], 1 + len(self.values)), dtype=np.float64)
+        for start in range(0, o.shape[0], _BLOCK_ROWS):     # blocks that stay in cache
+            part = o[start:start + _BLOCK_ROWS]
+            rows = out[start:start + _BLOCK_ROWS]
+            rows[:, 0] = self.pattern(part)
+            shared: dict[tuple, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
+            for i, v in enumerate(self.values):
+                key = (v.columns, v.atoms)               # value columns read once
+                if key not in shared:
+                    shared[key] = v.released(part)
+                rows[:, 1 + i] = v(part, shared[key])
         return out
 
 
