@@ -11,6 +11,13 @@ fitted on the first half of each search sample (part A) and their thresholds cou
 on the second half (part B), so their candidate counts are honest estimates and compete
 fairly with fixed features, whose thresholds are counted on the whole search sample.
 
+**Distinct rows.**  When the outputs are rows of small integers with few distinct rows
+(sparse-vector codes, bit vectors; at most 4096 in the search split), the search split
+is held as a :class:`~privaudit.distinguish.rows.RowTable`: every feature, value set,
+learned fit (weighted counts) and judging count is computed once per distinct row and
+weighted by the row's multiplicity in the part at hand — exactly the counts of a pass
+over every row — and two candidates that hold the same distinct rows are tested once.
+
 **Families.**
 
 (a) **LLR thresholds** {L ≥ t} (x_vs_y) and {L ≤ t} (y_vs_x) of the declared

@@ -21,7 +21,8 @@ chooses more on a search split, and tests them all on a disjoint test split:
    (weighted Bonferroni; with ``allocation="equal"``, K events per direction at
    α_search/(2K) each).
 4. **Event tests** (test split, drawn and counted in chunks so memory stays bounded;
-   small-range integer outputs reduced to value counts, declared-law LLR thresholds of
+   small-range integer outputs reduced to value counts and small-integer rows to
+   distinct rows (:mod:`~privaudit.distinguish.rows`), declared-law LLR thresholds of
    full-support laws counted from the loss histogram): each event gets exact
    Clopper–Pearson bounds at α_i/2 per side, giving ε_lb at the claimed δ (never
    capped) and a violation margin over the whole claimed profile δ(ε) (free for each
