@@ -63,7 +63,7 @@ from .distinguish.densities import declared_llr, declared_log_densities
 from .distinguish.events import LogLikelihoodRatio
 from .distinguish.pair_test import DECLARED_SHARE, rate_ratio_applies
 from .distinguish.patterns import ATOM_SHARE, CATEGORICAL_VALUES
-from .distinguish.rows import small_integer_row_keys
+from .distinguish.rows import row_table
 from .pairs import CandidatePair, to_jsonable, verified_pair
 from .search import maximise_pair_objective
 from .statistics.allocation import predicted_epsilon, wilson_lower, wilson_upper
@@ -185,21 +185,14 @@ def _dense_row_codes(outputs_x: np.ndarray, outputs_y: np.ndarray
     Small-integer rows get exact integer keys and one ``bincount``; other outputs are
     pooled and sorted by their rows' random projections.
     """
-    reduced = small_integer_row_keys(outputs_x, outputs_y) \
+    table = row_table(outputs_x, outputs_y) \
         if outputs_x.ndim == 2 and outputs_y.ndim == 2 else None
-    if reduced is not None:
-        (kx, ky), _base, _lo = reduced
-        seen = np.zeros(int(max(kx.max(initial=0), ky.max(initial=0))) + 1, dtype=bool)
-        seen[kx] = True
-        seen[ky] = True
-        cells = int(np.count_nonzero(seen))
-        if cells > min(DISCRETE_ROWS, (kx.size + ky.size) // 4) and \
-                outputs_x.dtype.kind == "f":
-            return None
-        if cells > DISCRETE_ROWS:
-            return None
-        dense = np.cumsum(seen) - 1
-        return dense[kx], dense[ky]
+    if table is not None:
+        # at most DISCRETE_ROWS rows, and real-valued rows must also repeat (is_discrete)
+        repeat = outputs_x.dtype.kind != "f" or \
+            table.size <= (outputs_x.shape[0] + outputs_y.shape[0]) // 4
+        few = table.size <= DISCRETE_ROWS and repeat
+        return (table.index[0], table.index[1]) if few else None
     pooled = np.concatenate([outputs_x, outputs_y])
     if not is_discrete(pooled[: 1 << 17]):
         return None

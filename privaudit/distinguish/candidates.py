@@ -719,19 +719,27 @@ def select_events(search_x: np.ndarray, search_y: np.ndarray, *, delta: float, a
     # in each part — exactly the counts of a pass over the rows
     table = row_table(ox, oy, max_rows=_TABLE_ROWS) if discrete and ox.ndim == 2 else None
 
-    def thresholds(feature: Feature, vx: np.ndarray, vy: np.ndarray, priority: int,
+    def thresholds(feature: Feature, start_x: int, start_y: int, priority: int,
                    sides: dict[str, tuple[str, ...]] | None = None,
                    limit: int = _RANK_ROWS, group: str = "",
-                   weights: tuple[np.ndarray, np.ndarray] | None = None) -> None:
-        # with ``weights``, vx and vy are the feature on the distinct rows and the
-        # weights their counts in the (limited) part: the same counts, one pass less
-        if weights is None:
-            vx, vy = vx[:limit], vy[:limit]
+                   values: tuple[np.ndarray, np.ndarray] | None = None) -> None:
+        """Threshold candidates of ``feature`` counted on rows [start, start + limit) of
+        each side's ranking part (``values``: the feature on the whole search split,
+        already computed).  With a row table the feature is evaluated once per distinct
+        row and counted with the rows' multiplicities: the same counts."""
+        stop_x, stop_y = min(rx, start_x + limit), min(ry, start_y + limit)
+        if table is not None and values is None:
+            on_rows = feature(table.rows)
+            wx, wy = table.counts(0, start_x, stop_x), table.counts(1, start_y, stop_y)
+            sf = _Sorted.of(feature, on_rows, on_rows, wx, wy)
+            nx_, ny_ = int(wx.sum()), int(wy.sum())
+        else:
+            vx = values[0][start_x:stop_x] if values is not None else \
+                feature(ox[start_x:stop_x])
+            vy = values[1][start_y:stop_y] if values is not None else \
+                feature(oy[start_y:stop_y])
             sf = _Sorted.of(feature, vx, vy)
             nx_, ny_ = len(vx), len(vy)
-        else:
-            sf = _Sorted.of(feature, vx, vy, *weights)
-            nx_, ny_ = int(weights[0].sum()), int(weights[1].sum())
         for direction in DIRECTIONS:
             for side in (sides or {}).get(direction, ("ge", "le")):
                 per_dir[direction].append(
@@ -741,13 +749,7 @@ def select_events(search_x: np.ndarray, search_y: np.ndarray, *, delta: float, a
         if score is None:
             return
         start = {d: len(per_dir[d]) for d in DIRECTIONS}
-        if table is None:
-            thresholds(score, score(cnt_x), score(cnt_y), 3, limit=_LEARNED_RANK_ROWS)
-        else:
-            on_rows = score(table.rows)
-            thresholds(score, on_rows, on_rows, 3, weights=(
-                table.counts(0, hx, min(rx, hx + _LEARNED_RANK_ROWS)),
-                table.counts(1, hy, min(ry, hy + _LEARNED_RANK_ROWS))))
+        thresholds(score, hx, hy, 3, limit=_LEARNED_RANK_ROWS)
         for d in DIRECTIONS:
             for fam in per_dir[d][start[d]:]:
                 fam.learned_id = id(score)
@@ -777,19 +779,20 @@ def select_events(search_x: np.ndarray, search_y: np.ndarray, *, delta: float, a
                 families.append("exact values")
     if llr is not None and llr_thresholds:
         lx, ly = llr_search if llr_search is not None else (llr(ox), llr(oy))
-        thresholds(llr, lx[:rx], ly[:ry], 1, {"x_vs_y": ("ge",), "y_vs_x": ("le",)})
+        thresholds(llr, 0, 0, 1, {"x_vs_y": ("ge",), "y_vs_x": ("le",)}, values=(lx, ly))
         families.append("LLR thresholds")
     if dims == 1:
         feature = Coordinate()
         vx, vy = feature(rank_x), feature(rank_y)
         # with a declared LLR these are a robustness check: fewer rows suffice
-        thresholds(feature, vx, vy, 2, limit=_RANK_ROWS // 2 if llr is not None else _RANK_ROWS)
+        thresholds(feature, 0, 0, 2, limit=_RANK_ROWS // 2 if llr is not None else _RANK_ROWS,
+                   values=(vx, vy))
         families.append("half-lines")
         if not discrete and llr is None:
             centre = float(np.median(np.concatenate([vx[:hx], vy[:hy]]))) if hx and hy \
                 else float(np.median(np.concatenate([vx, vy])))
             dev = AbsDeviation(centre)
-            thresholds(dev, dev(rank_x), dev(rank_y), 2)
+            thresholds(dev, 0, 0, 2)
             families.append("two-sided intervals")
         if not discrete and llr is None and can_learn:
             learned_score(fit_cell_score(fit_x, fit_y, groups="columns", bins=64,
@@ -798,16 +801,8 @@ def select_events(search_x: np.ndarray, search_y: np.ndarray, *, delta: float, a
         # with a declared LLR, per-coordinate half-lines only guard against a deviating
         # implementation, which the naive-Bayes score below covers: a few coordinates do
         coords = min(dims, _MAX_COORDINATES if llr is None else 4)
-        coordinate_weights = None if table is None else (
-            table.counts(0, 0, min(rx, _RANK_ROWS)), table.counts(1, 0, min(ry, _RANK_ROWS)))
         for j in range(coords):
-            feature = Coordinate(index=j, name=f"output[{j}]")
-            if table is None:
-                thresholds(feature, feature(rank_x), feature(rank_y), 2, group="coordinates")
-            else:
-                on_rows = feature(table.rows)
-                thresholds(feature, on_rows, on_rows, 2, group="coordinates",
-                           weights=coordinate_weights)
+            thresholds(Coordinate(index=j, name=f"output[{j}]"), 0, 0, 2, group="coordinates")
         families.append("coordinate half-lines")
         # with a declared LLR the naive-Bayes score is a cheap check of the declared law
         # (it would cost a pass over every column of the test split if chosen)

@@ -153,10 +153,10 @@ class ReleasedValue:
         return o, vals, vals != np.asarray(self.atoms)[None, :]
 
     def __call__(self, outputs: np.ndarray,
-                 released: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
+                 read: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
                  ) -> np.ndarray:
-        o, vals, released_ = released if released is not None else self.released(outputs)
-        released = released_                                   # type: ignore[assignment]
+        """The feature per row; ``read`` is :meth:`released` of ``outputs``, if at hand."""
+        o, vals, released = read if read is not None else self.released(outputs)
         if self.how == "score":
             out = np.asarray(self.score(o), dtype=np.float64).copy()  # type: ignore[misc]
         else:
@@ -176,29 +176,45 @@ class _Block:
     values: tuple[np.ndarray, ...] = field(repr=False)
     table: np.ndarray = field(repr=False)          # LLR per key; unseen keys score 0
 
+    def __post_init__(self) -> None:
+        # each column's value lookup, built once (key() runs once per block of rows)
+        object.__setattr__(self, "_lookups", tuple(_CellLookup.of(v) for v in self.values))
+
     def key(self, o: np.ndarray) -> np.ndarray:
         k = np.zeros(o.shape[0], dtype=np.int64)
-        for j, vals in zip(self.columns, self.values):
-            col = np.asarray(o[:, j], dtype=np.float64)
-            k *= vals.size + 1
-            k += _cell(col, vals)
+        for j, lookup in zip(self.columns, self._lookups):  # type: ignore[attr-defined]
+            k *= lookup.values.size + 1
+            k += lookup(np.asarray(o[:, j], dtype=np.float64))
         return k
 
 
-def _cell(col: np.ndarray, vals: np.ndarray) -> np.ndarray:
-    """Index of each value of ``col`` in the sorted ``vals`` (``vals.size`` when absent):
-    a table lookup for small integer codes (the usual ⊤ / ⊥ / aborted), else a search."""
-    lo = float(vals[0])
-    span = float(vals[-1]) - lo
-    if span < 64 and np.all(vals == np.round(vals)):
-        table = np.full(int(span) + 1, vals.size, dtype=np.int64)
-        table[(vals - lo).astype(np.int64)] = np.arange(vals.size)
-        shifted = col - lo
-        ok = (shifted >= 0) & (shifted <= span) & (shifted == np.round(shifted))
-        return np.where(ok, table[np.where(ok, shifted, 0).astype(np.int64)], vals.size)
-    pos = np.minimum(np.searchsorted(vals, col), vals.size - 1)
-    # a value never seen on the fitting rows takes the extra cell (LLR 0)
-    return np.where(vals[pos] == col, pos, vals.size)
+@dataclass(frozen=True, eq=False)
+class _CellLookup:
+    """Index of each value in the sorted ``values`` (``values.size`` when absent): a table
+    lookup for small integer codes (the usual ⊤ / ⊥ / aborted), else a search."""
+
+    values: np.ndarray
+    table: np.ndarray | None = None      # code of each integer lo … lo + span, if small
+
+    @classmethod
+    def of(cls, values: np.ndarray) -> _CellLookup:
+        lo, span = float(values[0]), float(values[-1] - values[0])
+        if span < 64 and np.all(values == np.round(values)):
+            table = np.full(int(span) + 1, values.size, dtype=np.int64)
+            table[(values - lo).astype(np.int64)] = np.arange(values.size)
+            return cls(values, table)
+        return cls(values)
+
+    def __call__(self, col: np.ndarray) -> np.ndarray:
+        vals = self.values
+        if self.table is not None:
+            shifted = col - vals[0]
+            ok = (shifted >= 0) & (shifted < self.table.size) & (shifted == np.round(shifted))
+            return np.where(ok, self.table[np.where(ok, shifted, 0).astype(np.int64)],
+                            vals.size)
+        pos = np.minimum(np.searchsorted(vals, col), vals.size - 1)
+        # a value never seen on the fitting rows takes the extra cell (LLR 0)
+        return np.where(vals[pos] == col, pos, vals.size)
 
 
 @dataclass(frozen=True, eq=False)
@@ -236,7 +252,7 @@ def fit_pattern_llr(fit_x: np.ndarray, fit_y: np.ndarray, columns: tuple[int, ..
         v = np.unique(pooled[:_PROBE_ROWS, i])
         v = v[~np.isnan(v)] if v.size else np.zeros(1)
         values.append(v)
-        codes.append(_cell(pooled[:, i], v))
+        codes.append(_CellLookup.of(v)(pooled[:, i]))
     sizes = [v.size + 1 for v in values]
     groups = dependence_groups(codes, sizes, max_cells=max(16, pooled.shape[0] // 20))
     blocks = []

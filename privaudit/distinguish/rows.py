@@ -18,6 +18,7 @@ instead of one pass per event.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -31,71 +32,86 @@ ROW_CELLS = 1 << 20
 
 
 def small_integer_row_keys(*outputs: np.ndarray, max_cells: int = ROW_CELLS
-                           ) -> tuple[list[np.ndarray], int, float] | None:
+                           ) -> tuple[list[np.ndarray], int, Any] | None:
     """Each row of 2-D outputs whose entries, less their common minimum, are small
     integers, as one integer key; ``None`` for other outputs.
 
     The row o is read as the number Σ_j (o_j − lo)·b^j in base b = max − min + 1 (at most
-    ``max_cells`` = b^columns cells; min and max over every array given), computed as one
-    float matrix-vector product, exact because every term and partial sum is an integer
-    below 2⁵³.  Float outputs qualify only when every entry minus the minimum is an
-    integer (checked exactly, by a cast).
+    ``max_cells`` = b^columns cells; min and max over every array given, which must share
+    one kind of dtype), computed as one float matrix-vector product per block of rows,
+    exact because every term and partial sum is an integer below 2⁵³.  Integer outputs
+    are shifted by lo in their own dtype first (exact for any magnitude); float outputs
+    qualify only when every entry minus the minimum is an integer (checked exactly, by a
+    cast).
 
     Returns
     -------
     (keys, base, lo) : tuple
         One int64 key array in [0, b^columns) per array given, the base b and the
-        minimum entry lo; or ``None``.
+        minimum entry lo (a scalar of the outputs' dtype); or ``None``.
     """
     if not outputs or any(o.ndim != 2 or o.dtype.kind not in "biuf" for o in outputs):
         return None
     width = outputs[0].shape[1]
     if any(o.shape[1] != width for o in outputs) or sum(o.size for o in outputs) == 0:
         return None
-    nonempty = [o for o in outputs if o.size]
+    kind = outputs[0].dtype.kind
+    if any(o.dtype.kind != kind for o in outputs):
+        return None
+    nonempty = [o.view(np.uint8) if kind == "b" else o for o in outputs if o.size]
     lo = min(o.min() for o in nonempty)
     hi = max(o.max() for o in nonempty)
-    if not (np.isfinite(lo) and np.isfinite(hi)) or hi - lo >= 255:
+    if kind == "f":
+        if not (np.isfinite(lo) and np.isfinite(hi)):
+            return None
+        span: float = float(hi) - float(lo)
+    else:
+        span = int(hi) - int(lo)                       # Python ints: no overflow
+    if span >= 255:
         return None
-    base = int(hi - lo) + 1
+    base = int(span) + 1
     if base ** width > max_cells:
         return None
     powers = float(base) ** np.arange(width, dtype=np.float64)
     keys = []
     for o in outputs:
-        k = _keys(o, powers, float(lo), float(hi))
+        k = _keys(o.view(np.uint8) if kind == "b" else o, powers, lo, hi)
         if k is None:
             return None
         keys.append(k)
-    return keys, base, float(lo)
+    return keys, base, (np.bool_(lo) if kind == "b" else lo)
 
 
 #: Rows per block of :func:`_keys` (the block, its cast and its keys stay in cache).
 _KEY_BLOCK = 1 << 14
 
 
-def _keys(o: np.ndarray, powers: np.ndarray, lo: float, hi: float) -> np.ndarray | None:
+def _keys(o: np.ndarray, powers: np.ndarray, lo: Any, hi: Any) -> np.ndarray | None:
     """Σ_j (o_j − lo) b^j per row as int64, block by block; ``None`` if some entry of a
     float array is not lo plus an integer.
 
-    With an integer minimum the entries themselves must be integers (Σ o_j b^j and
-    lo Σ b^j are then exact integers, and so is their difference); the check casts each
-    block to the smallest integer type that holds [lo, hi] and compares.  Otherwise the
-    entries less lo must be integers in [0, 255).
+    Integer arrays are shifted by lo modulo 2⁶⁴ (exact: every shifted entry is in
+    [0, 255), whatever the dtype and magnitude).  For floats with an integer minimum the entries themselves must be
+    integers (Σ o_j b^j and lo Σ b^j are then exact integers, and so is their
+    difference); the check casts each block to the smallest integer type that holds
+    [lo, hi] and compares.  Otherwise the entries less lo must be integers in [0, 255).
     """
     n = o.shape[0]
     out = np.empty(n, dtype=np.int64)
     buffer = np.empty(min(n, _KEY_BLOCK), dtype=np.float64)
-    offset = lo * float(powers.sum())
-    integer_lo = lo.is_integer() and -32768 <= lo and hi <= 32767
-    small = np.int8 if -128 <= lo and hi <= 127 else np.int16
-    cast = np.empty((min(n, _KEY_BLOCK), o.shape[1]), dtype=small) if integer_lo else None
+    floats = o.dtype.kind == "f"
+    cast = None                  # float entries with an integer minimum: checked by a cast
+    if floats and float(lo).is_integer() and -32768 <= lo and hi <= 32767:
+        small = np.int8 if -128 <= lo and hi <= 127 else np.int16
+        cast = np.empty((min(n, _KEY_BLOCK), o.shape[1]), dtype=small)
+    offset = float(lo) * float(powers.sum())
     for start in range(0, n, _KEY_BLOCK):
         block = o[start:start + _KEY_BLOCK]
         keys = buffer[: block.shape[0]]
-        if o.dtype.kind != "f":
-            np.matmul(block.astype(np.float64), powers, out=keys)
-            keys -= offset
+        if not floats:
+            # modulo 2⁶⁴ the difference is exact, and it lies in [0, 255)
+            shifted = block.astype(np.uint64) - np.asarray(lo).astype(np.uint64)
+            np.matmul(shifted.astype(np.float64), powers, out=keys)
         elif cast is not None:
             view = cast[: block.shape[0]]
             np.copyto(view, block, casting="unsafe")
@@ -112,10 +128,14 @@ def _keys(o: np.ndarray, powers: np.ndarray, lo: float, hi: float) -> np.ndarray
     return out
 
 
-def _decode(keys: np.ndarray, base: int, lo: float, width: int, dtype: np.dtype
+def _decode(keys: np.ndarray, base: int, lo: Any, width: int, dtype: np.dtype
             ) -> np.ndarray:
+    """The rows of ``keys``: digits in base ``base``, plus lo, in ``dtype`` (exact)."""
     powers = base ** np.arange(width, dtype=np.int64)
-    return ((keys[:, None] // powers[None, :]) % base + lo).astype(dtype)
+    digits = (keys[:, None] // powers[None, :]) % base
+    if np.dtype(dtype).kind == "b":
+        return (digits + int(lo)).astype(bool)
+    return (digits.astype(dtype) + np.asarray(lo, dtype=dtype)).astype(dtype)
 
 
 def distinct_rows(outputs: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:

@@ -270,15 +270,16 @@ def test_discrete_score_codes_rows_the_same_way_on_both_paths():
     rng = np.random.default_rng(3)
     ox = rng.integers(-1, 2, size=(3000, 6)).astype(np.float64)
     oy = rng.integers(-1, 2, size=(2000, 6)).astype(np.float64)
-    fast = _dense_row_codes(ox, oy)
-    slow = _dense_row_codes(ox + 0.25, oy + 0.25 + np.r_[np.zeros(1999), 0.5][:, None])
+    fast = _dense_row_codes(ox, oy)                        # integer keys
+    slow = _dense_row_codes(ox * 0.3, oy * 0.3)            # not integers: projections
     assert fast is not None and slow is not None
-    pooled = np.concatenate([ox, oy])
-    _, reference = np.unique(pooled, axis=0, return_inverse=True)
-    codes = np.concatenate(fast)
-    # the same partition: code i and reference code j coincide one-to-one
-    pairs = set(zip(codes.tolist(), reference.ravel().tolist()))
-    assert len(pairs) == len(set(codes.tolist())) == len(set(reference.ravel().tolist()))
+    _, reference = np.unique(np.concatenate([ox, oy]), axis=0, return_inverse=True)
+    reference = reference.ravel().tolist()
+    for coded in (fast, slow):
+        codes = np.concatenate(coded).tolist()
+        # the same partition: each code matches one reference code and vice versa
+        pairs = set(zip(codes, reference))
+        assert len(pairs) == len(set(codes)) == len(set(reference))
     assert _dense_row_codes(rng.normal(size=(500, 3)), rng.normal(size=(500, 3))) is None
     score = discrete_score(ox, oy, final_samples=10**6, level=0.05, delta=0.0)
     assert score is not None and score >= 0.0

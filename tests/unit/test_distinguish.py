@@ -835,6 +835,28 @@ def test_row_keys_of_small_integer_rows_count_exactly(width, span, offset, dtype
         assert small_integer_row_keys(bad) is None                 # not integers
 
 
+@pytest.mark.parametrize(("dtype", "low", "span"), [
+    ("int8", -128, 100), ("int64", 2**60 + 3, 3), ("int64", -(2**62), 3),
+    ("uint64", 2**63 + 5, 3), ("bool", 0, 1)])
+def test_row_keys_are_exact_for_every_integer_dtype_and_magnitude(dtype, low, span):
+    """Integer rows are keyed exactly whatever their magnitude (no detour through float
+    values beyond 2⁵³, no int8 overflow) and booleans are rows of 0/1."""
+    from privaudit.distinguish.rows import distinct_rows, row_table
+
+    rng = np.random.default_rng(8)
+    codes = np.array((rng.integers(0, span + 1, size=(600, 2)).astype(object) + low).tolist(),
+                     dtype=dtype)
+    rows, counts = distinct_rows(codes)
+    assert counts is not None and rows.dtype == codes.dtype
+    uniq, ref = np.unique(codes, axis=0, return_counts=True)
+    got = {tuple(r): c for r, c in zip(rows.tolist(), counts.tolist())}
+    assert got == {tuple(r): c for r, c in zip(uniq.tolist(), ref.tolist())}
+    table = row_table(codes[:300], codes[300:])
+    assert table is not None
+    assert np.array_equal(table.rows[table.index[0]], codes[:300])
+    assert np.array_equal(table.rows[table.index[1]], codes[300:])
+
+
 @pytest.mark.parametrize("name", ["SparseVectorTechnique1", "SparseVectorTechnique4",
                                   "ReportNoisyMax2"])
 def test_search_split_row_table_changes_nothing(monkeypatch, name):
