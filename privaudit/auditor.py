@@ -41,6 +41,7 @@ from spec import AdditiveNoise, SmoothSensitivityNoise
 from spec.errors import AuditError
 
 from ._environment import library_versions
+from ._threads import single_threaded_blas
 from .checks import (
     check_global_sensitivity,
     check_local_sensitivity_bound,
@@ -107,6 +108,14 @@ def audit(
         Its verdict is ``"violation"`` if any check refuted a claim.  A report of no
         violation is not a proof of privacy.
     """
+    with single_threaded_blas():     # small matrices: BLAS threads only contend (_threads)
+        return _audit(mechanism, config=config, pairs=pairs, progress=progress, **overrides)
+
+
+def _audit(mechanism: Mechanism, *, config: AuditConfig | None,
+           pairs: Sequence[tuple[Any, Any]], progress: Progress | None,
+           **overrides: Any) -> AuditReport:
+    """:func:`audit` (its docstring), under :func:`single_threaded_blas`."""
     if not isinstance(mechanism, Mechanism):
         raise AuditError(f"audit needs a Mechanism, got {type(mechanism).__name__}")
     cfg = config if config is not None else AuditConfig()
