@@ -225,7 +225,8 @@ def search_worst_ratio(spec: MechanismSpec, *, statistic: CachedFunction,
             continue
         stall = 0
         new = probe(child, "local_search")
-        if move != 2 or relation.decide(parent.x, child, domain).is_neighbour:
+        # parent.x and child are both validated (probes are, and child just was)
+        if move != 2 or relation.decide(parent.x, child, domain, validated=True).is_neighbour:
             steps.append((parent, new))
     return RatioSearch(probes=probes, steps=steps, neighbour_budget=nb,
                        neighbourhood_size=size, statistic_evaluations=statistic.evaluations)
