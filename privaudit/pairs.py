@@ -65,7 +65,8 @@ def verified_pair(spec: MechanismSpec, x: Any, y: Any, origin: str, score: float
     """
     domain = spec.input_domain
     xv, yv = domain.validate(x), domain.validate(y)
-    decision = spec.relation.require_neighbours(xv, yv, domain)
+    # both were just validated: the relation need not validate them again
+    decision = spec.relation.require_neighbours(xv, yv, domain, validated=True)
     return CandidatePair(x=xv, y=yv, origin=origin, decision=decision, score=float(score))
 
 

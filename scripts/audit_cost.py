@@ -175,7 +175,7 @@ After:
   tail counts; the sample capped at 10⁶ by default; doubled-tail binomial p-values;
 * **pair test**: the declared-law events need no search split (which drops to N/16), the
   privacy-loss profile and the declared LLR thresholds both come from one histogram of
-  the loss per side (int32 indices, reused buffers), small-range integer outputs are
+  the loss per side (reused index buffers), small-range integer outputs are
   reduced to value counts, the Gaussian LLR is not rounded (no atoms);
 * **fixed costs**: patience in the global-sensitivity climbs (they end on a plateau),
   verified start pairs not re-verified, distinct output rows keyed by a random projection
@@ -189,11 +189,44 @@ After:
   distinct rows with their multiplicities in each part, with identical choices (a unit
   test compares them).  SVT1's ratio went from 4.17 to 1.95; its selection stage from
   about 1.4 s to 0.15 s per pair.
-* **the analytic Gaussian** sits at the target: its sampler costs about 11 ns per draw, so
+* **the analytic Gaussian** sat at the target: its sampler costs about 11 ns per draw, so
   the fixed costs (the global-sensitivity search, about 13 ms, and candidate pairs) weigh
   as much as the per-output work (the loss histogram, about 3 ms per 10⁶ losses); over
-  the runs of this stop its ratio read between 2.9 and 3.1 (min/min) and between 2.7
+  the runs of that stop its ratio read between 2.9 and 3.1 (min/min) and between 2.7
   and 3.1 (median/median): at the target, not clearly below it.
+
+## The analytic Gaussian's fixed costs
+
+Before (commit 13f2772; `time.perf_counter` around the stages and functions of
+`privaudit.audit` at N = 10⁶ per side, minimum over 10–12 audits, and cProfile for the
+call counts): 95.7 ms per audit, of which 34 ms drawing; ratio 2.99–3.07 (min/min) in
+two runs of this script.  Global-sensitivity search 12.5 ms and candidate pairs 3.3 ms:
+about 550 validations of one float at 5 µs each (``verified_pair`` validated both inputs,
+then the relation's ``decide`` validated them again) and a ``Generator.choice(p=…)`` per
+move at 7 µs.  Loss histogram 9.4 ms for its two calls, and its moments 1.7 ms: each call
+bincounted into all 2.7·10⁵ bins (``minlength``) and added all of them, about 800 page
+faults per call for losses that fill a few thousand bins, and ``moments`` scanned all
+bins.
+
+After, with every seeded report unchanged (``tests/unit/test_seeded_audit_reports.py``
+compares whole reports with the old code paths patched back in, and key numbers with
+those of 13f2772):
+
+* ``decide(…, validated=True)`` on every relation, used by ``verified_pair``: the inputs
+  it has just validated are not validated again;
+* ``RealInterval.validate`` converts an in-range Python or numpy float directly
+  (0.4 µs instead of 5 µs; anything else and every refusal take the general checks);
+* move draws by ``spec._random.WeightedChoice``: the cdf built once, then the same single
+  uniform and the same search as ``Generator.choice`` (same index, same generator state);
+* the loss histogram counts each call from the bin of its smallest loss (intp indices,
+  a short ``bincount`` added into that stretch) and its readers look at the touched bins
+  only.
+
+Global-sensitivity search 12.5 → 7.6 ms, candidate pairs 3.3 → 2.2 ms, histogram
+9.4 → 6.2 ms, moments 1.7 → 0.6 ms; about 88 ms per audit, and a ratio of 2.64–2.69
+(min/min) in the runs of this stop.  Tried without a measurable
+gain, so left as it was: the noise law's binned sample built block by block in cache
+(its cost, about 5.5 ms in an audit, is the same either way).
 """
 
 

@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 
 from spec import MechanismSpec
+from spec._random import WeightedChoice
 from spec.errors import InvalidInputError, UnsupportedCombinationError
 
 from ..pairs import CandidatePair
@@ -39,6 +40,9 @@ __all__ = [
 _STALL_LIMIT = 64
 #: Mutation probabilities: jump to the LS-attaining neighbour, one random step, two steps.
 _MOVES = np.array([0.35, 0.5, 0.15])
+#: The mutations drawn as ``gen.choice(len(_MOVES), p=_MOVES)`` would draw them (the same
+#: index from the same single uniform), without re-checking the weights at every draw.
+_MOVE_CHOICE = WeightedChoice(_MOVES)
 
 
 @dataclass(frozen=True)
@@ -208,7 +212,7 @@ def search_worst_ratio(spec: MechanismSpec, *, statistic: CachedFunction,
     while probes and affordable() and stall < _STALL_LIMIT:
         ranked = sorted(probes, key=lambda p: (p.ratio, p.local), reverse=True)
         parent = ranked[min(int(gen.geometric(0.5)) - 1, len(ranked) - 1)]
-        move = int(gen.choice(len(_MOVES), p=_MOVES))
+        move = _MOVE_CHOICE.draw(gen)
         try:
             if move == 0 and input_key(parent.best.y) != input_key(parent.x):
                 child = parent.best.y
@@ -225,7 +229,8 @@ def search_worst_ratio(spec: MechanismSpec, *, statistic: CachedFunction,
             continue
         stall = 0
         new = probe(child, "local_search")
-        if move != 2 or relation.decide(parent.x, child, domain).is_neighbour:
+        # parent.x and child are both validated (probes are, and child just was)
+        if move != 2 or relation.decide(parent.x, child, domain, validated=True).is_neighbour:
             steps.append((parent, new))
     return RatioSearch(probes=probes, steps=steps, neighbour_budget=nb,
                        neighbourhood_size=size, statistic_evaluations=statistic.evaluations)

@@ -209,7 +209,7 @@ def _workspace() -> dict[str, np.ndarray]:
     space = getattr(_THREAD, "loss_histogram", None)
     if space is None:
         space = _THREAD.loss_histogram = {"work": np.empty(0),
-                                          "index": np.empty(0, dtype=np.int32)}
+                                          "index": np.empty(0, dtype=np.intp)}
     return space
 
 
@@ -236,6 +236,14 @@ class LossHistogram:
     computed exactly (h is a power of two), so ⌊L/h⌋ ≥ k ⟺ L ≥ k·h.  Events planned on
     lattice thresholds are therefore counted without a pass over the outputs.
 
+    **Touched bins.**  The losses of a pair usually fill a few thousand of the
+    2·(max(grid) + 30)/h ≈ 2.7·10⁵ bins.  :meth:`add` counts each call's losses relative
+    to its smallest bin (a short ``bincount``, added into that stretch of ``counts``
+    only), and the readers look at the stretch of bins touched so far
+    (``counts`` is zero outside it): the untouched memory of ``counts`` is never
+    written or read, which spares the page faults of a full-length ``bincount`` and
+    update on every call.
+
     Parameters
     ----------
     grid : array
@@ -249,35 +257,57 @@ class LossHistogram:
         self.high = math.floor(reach / LOSS_STEP)
         self.low = -self.high - 1
         self.counts = np.zeros(self.high - self.low + 1, dtype=np.float64)
+        # counts[first_touched:stop_touched] holds every non-zero bin (empty at first)
+        self.first_touched = self.counts.size
+        self.stop_touched = 0
         # work buffers, reused across chunks and calls (one set per thread)
         self._buffers = _workspace()
 
     @property
     def n(self) -> int:
         """Number of losses counted (sum of the multiplicities)."""
-        return round(float(self.counts.sum()))
+        return round(float(self.counts[self.first_touched:self.stop_touched].sum()))
 
     def add(self, losses: np.ndarray, weights: np.ndarray | None = None) -> None:
-        """Count ``losses``, with optional multiplicities."""
+        """Count ``losses``, with optional multiplicities.
+
+        Raises
+        ------
+        ValueError
+            If a loss is NaN.
+        """
         values = np.asarray(losses, dtype=np.float64).reshape(-1)
         m = values.size
+        if m == 0:
+            return
         buffers = self._buffers
         if buffers["index"].size < m:
-            buffers["index"] = np.empty(m, dtype=np.int32)
+            buffers["index"] = np.empty(m, dtype=np.intp)
         if buffers["work"].size < _BLOCK:
             buffers["work"] = np.empty(_BLOCK)
         idx = buffers["index"][:m]
         lo, hi = float(self.low), float(self.high) + 0.5
-        # block by block, so the intermediate passes stay in cache; the indices (< 2³¹)
-        # are int32, whose conversion from float64 is vectorised (int64's is not)
+        # the bin of the smallest loss is the smallest bin (every step below is
+        # non-decreasing), computed by the same floating-point operations as the others
+        smallest = float(values.min())
+        if math.isnan(smallest):
+            raise ValueError("LossHistogram.add: a loss is NaN")
+        first = int(min(max(smallest * (1.0 / LOSS_STEP), lo), hi) - lo)
+        # block by block, so the intermediate passes stay in cache; the indices are intp,
+        # bincount's own type (it would copy int32 indices into a fresh intp array)
         for start in range(0, m, _BLOCK):
             stop = min(m, start + _BLOCK)
             k = buffers["work"][: stop - start]
             np.multiply(values[start:stop], 1.0 / LOSS_STEP, out=k)
             np.clip(k, lo, hi, out=k)
             np.subtract(k, lo, out=k)                 # ≥ 0: truncation below is the floor
-            idx[start:stop] = k
-        self.counts += np.bincount(idx, weights=weights, minlength=self.counts.size)
+            block = idx[start:stop]
+            block[...] = k
+            block -= first                            # exact: integers, no rounding
+        counted = np.bincount(idx, weights=weights)
+        self.counts[first:first + counted.size] += counted
+        self.first_touched = min(self.first_touched, first)
+        self.stop_touched = max(self.stop_touched, first + counted.size)
 
     def lattice(self, threshold: float) -> int | None:
         """k = ⌊t/h⌋ when strictly inside the range (end bins excluded), else ``None``."""
@@ -288,15 +318,18 @@ class LossHistogram:
 
     def count_at_least(self, k: int) -> int:
         """#{L ≥ k·h} (k from :meth:`lattice`)."""
-        return round(float(self.counts[k - self.low:].sum()))
+        start = max(k - self.low, self.first_touched)
+        return round(float(self.counts[start:self.stop_touched].sum()))
 
     def count_below(self, k: int) -> int:
         """#{L < k·h} (k from :meth:`lattice`)."""
-        return round(float(self.counts[: k - self.low].sum()))
+        stop = min(k - self.low, self.stop_touched)
+        return round(float(self.counts[self.first_touched:stop].sum()))
 
     def moments(self, sign: int = 1) -> LossMoments:
         """The moments of the quantised loss (``sign=+1``) or reversed loss (``−1``)."""
-        used = np.flatnonzero(self.counts)
+        used = self.first_touched + np.flatnonzero(
+            self.counts[self.first_touched:self.stop_touched])
         k = used + self.low
         levels = k * LOSS_STEP if sign > 0 else -(k + 1) * LOSS_STEP
         return loss_moments(levels, self.grid, weights=self.counts[used])

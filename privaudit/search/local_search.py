@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 
 from spec import MechanismSpec
-from spec._random import RandomLike, as_generator
+from spec._random import RandomLike, WeightedChoice, as_generator
 from spec.errors import InvalidInputError, UnsupportedCombinationError
 
 from ..pairs import CandidatePair, verified_pair
@@ -67,6 +67,10 @@ PLATEAU_TOLERANCE = 1e-9
 _PAIR_MOVE_WEIGHTS = np.array([0.3, 0.35, 0.25, 0.1])
 #: Move weights of the neighbourhood search: nudge y, targeted y, redraw y.
 _NEIGHBOUR_MOVE_WEIGHTS = np.array([0.7, 0.15, 0.15])
+#: The moves drawn as ``gen.choice(len(weights), p=weights)`` would draw them (the same
+#: index from the same single uniform), without re-checking the weights at every move.
+_PAIR_MOVES = WeightedChoice(_PAIR_MOVE_WEIGHTS)
+_NEIGHBOUR_MOVES = WeightedChoice(_NEIGHBOUR_MOVE_WEIGHTS)
 
 
 @dataclass(frozen=True)
@@ -192,7 +196,7 @@ def _propose_pair(
     spec: MechanismSpec, current: CandidatePair, gen: np.random.Generator
 ) -> CandidatePair | None:
     x, y = current.x, current.y
-    move = int(gen.choice(len(_PAIR_MOVE_WEIGHTS), p=_PAIR_MOVE_WEIGHTS))
+    move = _PAIR_MOVES.draw(gen)
     if move == 0:
         return try_pair(spec, x, redrawn_neighbour(spec, x, gen), "local_search")
     if move == 1:
@@ -332,7 +336,7 @@ def _propose_neighbour(
     spec: MechanismSpec, current: CandidatePair, gen: np.random.Generator
 ) -> CandidatePair | None:
     x, y = current.x, current.y
-    move = int(gen.choice(len(_NEIGHBOUR_MOVE_WEIGHTS), p=_NEIGHBOUR_MOVE_WEIGHTS))
+    move = _NEIGHBOUR_MOVES.draw(gen)
     if move == 0:
         candidate = nudged_neighbour(spec, x, y, gen)
     elif move == 1:

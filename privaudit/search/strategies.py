@@ -191,7 +191,7 @@ def _checked(spec: MechanismSpec, x: Any, y: Any) -> tuple[Any, Any]:
     """``(x, y)`` validated; raise :class:`~spec.errors.NotNeighboursError` if unrelated."""
     domain = spec.input_domain
     xv, yv = domain.validate(x), domain.validate(y)
-    spec.relation.require_neighbours(xv, yv, domain)
+    spec.relation.require_neighbours(xv, yv, domain, validated=True)
     return xv, yv
 
 

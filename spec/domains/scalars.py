@@ -76,6 +76,26 @@ class RealInterval(ScalarDomainBase):
         _check_range(floats, self.lo, self.hi, label)
         return floats
 
+    def validate(self, x: Any) -> np.generic:
+        """Return ``x`` as ``np.float64`` (``-0.0`` becomes ``0.0``).
+
+        A Python ``float`` or ``np.float64`` that lies in the interval is converted
+        directly (the searches validate thousands of such scalars); anything else, and
+        every value to refuse, goes through the checks of
+        :meth:`ScalarDomainBase.validate`, which give the same value for the former.
+
+        Raises
+        ------
+        InvalidInputError
+            If ``x`` is not a single finite number in ``[lo, hi]``.
+        """
+        if type(x) is float or type(x) is np.float64:
+            value = float(x) + 0.0
+            if math.isfinite(value) and (self.lo is None or value >= self.lo) and (
+                    self.hi is None or value <= self.hi):
+                return np.float64(value)
+        return super().validate(x)
+
     def value_bounds(self) -> tuple[float, float]:
         """``(lo, hi)``, infinite on unbounded sides."""
         lo = -math.inf if self.lo is None else self.lo

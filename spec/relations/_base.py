@@ -59,13 +59,29 @@ class NeighbouringRelationBase(SpecModel):
         """True when this relation is defined on inputs of ``domain``."""
 
     @abstractmethod
-    def decide(self, x: Any, y: Any, domain: Any) -> NeighbourDecision:
+    def decide(
+        self, x: Any, y: Any, domain: Any, *, validated: bool = False
+    ) -> NeighbourDecision:
         """Decide whether ``x`` and ``y`` (both validated against ``domain``) are neighbours.
+
+        Parameters
+        ----------
+        x, y : object
+            The two inputs.
+        domain : object
+            The domain both belong to.
+        validated : bool
+            True when ``x`` and ``y`` are already the canonical values that
+            ``domain.validate`` returned for them (as in
+            :func:`privaudit.pairs.verified_pair`, which has just validated both): they are
+            then not validated a second time.  Whether the relation is defined on
+            ``domain`` is checked either way.  The decision on inputs passed as validated
+            that ``domain.validate`` would refuse or change is unspecified.
 
         Raises
         ------
         InvalidInputError
-            If ``x`` or ``y`` is not a valid element of ``domain``.
+            If ``x`` or ``y`` is not a valid element of ``domain`` (unless ``validated``).
         UnsupportedCombinationError
             If the relation is not defined on ``domain``.
         """
@@ -92,11 +108,14 @@ class NeighbouringRelationBase(SpecModel):
         x = domain.sample(gen)
         return x, self.random_neighbour(x, domain, gen)
 
-    def require_neighbours(self, x: Any, y: Any, domain: Any) -> NeighbourDecision:
-        """Like :meth:`decide`, but raise :class:`NotNeighboursError` when not related."""
+    def require_neighbours(
+        self, x: Any, y: Any, domain: Any, *, validated: bool = False
+    ) -> NeighbourDecision:
+        """Like :meth:`decide` (same ``validated``), but raise :class:`NotNeighboursError`
+        when not related."""
         from ..errors import NotNeighboursError
 
-        decision = self.decide(x, y, domain)
+        decision = self.decide(x, y, domain, validated=validated)
         if not decision.is_neighbour:
             raise NotNeighboursError(f"{type(self).__name__}: not neighbours: {decision.reason}")
         return decision

@@ -63,9 +63,12 @@ class _DatasetRelation(NeighbouringRelationBase):
         return domain
 
     def _validated_pair(
-        self, x: Any, y: Any, domain: Any
+        self, x: Any, y: Any, domain: Any, validated: bool = False
     ) -> tuple[npt.NDArray[Any], npt.NDArray[Any]]:
+        """Both datasets validated against ``domain`` (as given when already ``validated``)."""
         checked = self._require_domain(domain)
+        if validated:
+            return x, y
         return checked.validate(x), checked.validate(y)
 
 
@@ -84,9 +87,14 @@ class SubstituteOne(_DatasetRelation):
         """True for every :class:`~spec.domains.DatasetDomain`."""
         return isinstance(domain, DatasetDomain)
 
-    def decide(self, x: Any, y: Any, domain: Any) -> NeighbourDecision:
-        """Related iff equal sizes and at most one position holds different records."""
-        a, b = self._validated_pair(x, y, domain)
+    def decide(
+        self, x: Any, y: Any, domain: Any, *, validated: bool = False
+    ) -> NeighbourDecision:
+        """Related iff equal sizes and at most one position holds different records.
+
+        ``validated``: see :meth:`NeighbouringRelationBase.decide`.
+        """
+        a, b = self._validated_pair(x, y, domain, validated)
         if a.shape[0] != b.shape[0]:
             return NeighbourDecision(
                 False,
@@ -164,9 +172,14 @@ class AddRemoveOne(_DatasetRelation):
         """True for a variable-size :class:`~spec.domains.DatasetDomain`."""
         return isinstance(domain, DatasetDomain) and domain.size is None
 
-    def decide(self, x: Any, y: Any, domain: Any) -> NeighbourDecision:
-        """Related iff the multiset symmetric difference has at most one record."""
-        a, b = self._validated_pair(x, y, domain)
+    def decide(
+        self, x: Any, y: Any, domain: Any, *, validated: bool = False
+    ) -> NeighbourDecision:
+        """Related iff the multiset symmetric difference has at most one record.
+
+        ``validated``: see :meth:`NeighbouringRelationBase.decide`.
+        """
+        a, b = self._validated_pair(x, y, domain, validated)
         distinct, counts_a, counts_b = _multiset_counts(a, b)
         excess = counts_a - counts_b
         distance = int(np.abs(excess).sum())

@@ -135,10 +135,16 @@ class EdgeNeighbouring(NeighbouringRelationBase):
         """True for :class:`~spec.domains.GraphDomain`."""
         return isinstance(domain, GraphDomain)
 
-    def decide(self, x: Any, y: Any, domain: Any) -> NeighbourDecision:
-        """Related iff ``|E(x) Δ E(y)| ≤ 1``."""
+    def decide(
+        self, x: Any, y: Any, domain: Any, *, validated: bool = False
+    ) -> NeighbourDecision:
+        """Related iff ``|E(x) Δ E(y)| ≤ 1``.
+
+        ``validated``: see :meth:`NeighbouringRelationBase.decide`.
+        """
         checked = _require_graph_domain(self, domain)
-        difference = _edge_set(checked.validate(x)) ^ _edge_set(checked.validate(y))
+        graphs = (x, y) if validated else (checked.validate(x), checked.validate(y))
+        difference = _edge_set(graphs[0]) ^ _edge_set(graphs[1])
         count = len(difference)
         if count == 0:
             return NeighbourDecision(True, "graphs are identical", 0.0)
@@ -242,15 +248,18 @@ class _NodeRewiringBase(NeighbouringRelationBase):
         return checked, graph
 
     # -- decide ---------------------------------------------------------------------------
-    def decide(self, x: Any, y: Any, domain: Any) -> NeighbourDecision:
+    def decide(
+        self, x: Any, y: Any, domain: Any, *, validated: bool = False
+    ) -> NeighbourDecision:
         """Related iff one node ``v`` covers ``E(x) Δ E(y)`` and both graphs respect the bound.
 
         The distance is the minimum number of nodes covering the difference (0 for equal
         graphs, 1 for neighbours): exact up to :data:`EXACT_COVER_LIMIT`, otherwise a lower
-        bound (the reason then says "at least").
+        bound (the reason then says "at least").  ``validated``: see
+        :meth:`NeighbouringRelationBase.decide`.
         """
         checked = _require_graph_domain(self, domain)
-        graphs = (checked.validate(x), checked.validate(y))
+        graphs = (x, y) if validated else (checked.validate(x), checked.validate(y))
         for which, graph in zip(("first", "second"), graphs):
             breach = self._bound_breach(graph)
             if breach is not None:

@@ -42,10 +42,15 @@ class LocalRelation(NeighbouringRelationBase):
             raise UnsupportedCombinationError(f"LocalRelation is not defined on {shown}")
         return domain
 
-    def decide(self, x: Any, y: Any, domain: Any) -> NeighbourDecision:
-        """Always related once both inputs are valid elements of ``domain``."""
+    def decide(
+        self, x: Any, y: Any, domain: Any, *, validated: bool = False
+    ) -> NeighbourDecision:
+        """Always related once both inputs are valid elements of ``domain``.
+
+        ``validated``: see :meth:`NeighbouringRelationBase.decide`.
+        """
         checked = self._require_domain(domain)
-        a, b = checked.validate(x), checked.validate(y)
+        a, b = (x, y) if validated else (checked.validate(x), checked.validate(y))
         if np.array_equal(a, b):
             return NeighbourDecision(True, "inputs are identical", 0.0)
         return NeighbourDecision(True, "any two valid inputs are neighbours (local model)", 1.0)

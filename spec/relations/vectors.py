@@ -104,9 +104,18 @@ class QueryDistance(NeighbouringRelationBase):
         a, b = self._as_vector(x, domain), self._as_vector(y, domain)
         return _norm(a.astype(np.float64) - b.astype(np.float64), a != b, self.norm)
 
-    def decide(self, x: Any, y: Any, domain: Any) -> NeighbourDecision:
-        """Related iff ``‖x − y‖ ≤ radius · (1 + 1e-12)``."""
-        a, b = self._as_vector(x, domain), self._as_vector(y, domain)
+    def decide(
+        self, x: Any, y: Any, domain: Any, *, validated: bool = False
+    ) -> NeighbourDecision:
+        """Related iff ``‖x − y‖ ≤ radius · (1 + 1e-12)``.
+
+        ``validated``: see :meth:`NeighbouringRelationBase.decide`.
+        """
+        if validated:
+            self._element_of(domain)
+            a, b = np.atleast_1d(x), np.atleast_1d(y)
+        else:
+            a, b = self._as_vector(x, domain), self._as_vector(y, domain)
         unequal = a != b
         dist = _norm(a.astype(np.float64) - b.astype(np.float64), unequal, self.norm)
         differing = np.flatnonzero(unequal)

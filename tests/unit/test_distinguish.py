@@ -753,6 +753,54 @@ def test_loss_histogram_moments_are_conservative():
         assert np.all(exact.sum_x - quant.sum_x <= LOSS_STEP * above + 1e-9)
 
 
+def test_loss_histogram_matches_a_full_length_bincount():
+    """Counting each call's losses from its smallest bin, on the touched bins only, gives
+    the counts, totals, lattice counts and moments of the plain full-length count
+    ``bincount(trunc(clip(L/h, low, high + 1/2) − low))`` (the histogram before it
+    tracked the touched bins), for losses far apart, ±inf, lattice points and their
+    neighbours, multiplicities and empty calls."""
+    from privaudit.distinguish.privacy_loss import LOSS_STEP, LossHistogram
+
+    rng = np.random.default_rng(11)
+    for trial in range(60):
+        grid = np.unique(np.append(np.linspace(0.0, rng.uniform(0.1, 5.0),
+                                               int(rng.integers(1, 30))), rng.uniform(0, 3)))
+        hist = LossHistogram(grid)
+        full = np.zeros_like(hist.counts)
+        low, high = float(hist.low), float(hist.high) + 0.5
+        for _ in range(int(rng.integers(1, 4))):
+            m = int(rng.integers(0, 20_000))
+            loss = rng.normal(rng.uniform(-40, 40), 10 ** rng.uniform(-4, 1.5), m)
+            if m and trial % 3 == 0:
+                loss[rng.random(m) < 0.01] = np.inf
+                loss[rng.random(m) < 0.01] = -np.inf
+            if m and trial % 5 == 0:
+                half = m // 2
+                loss[:half] = np.round(loss[:half] / LOSS_STEP) * LOSS_STEP + rng.choice(
+                    [0.0, 1e-18, -1e-18, 5e-324], half)
+            weights = rng.integers(1, 6, m).astype(float) if trial % 2 else None
+            hist.add(loss, weights)
+            index = (np.clip(loss * (1.0 / LOSS_STEP), low, high) - low).astype(np.intp)
+            full += np.bincount(index, weights=weights, minlength=full.size)
+        np.testing.assert_array_equal(hist.counts, full)
+        assert hist.n == round(float(full.sum()))
+        for k in [hist.low + 1, hist.low + 2, hist.high - 1, hist.high,
+                  *rng.integers(hist.low + 1, hist.high + 1, 50).tolist()]:
+            assert hist.count_at_least(k) == round(float(full[k - hist.low:].sum()))
+            assert hist.count_below(k) == round(float(full[: k - hist.low].sum()))
+        used = np.flatnonzero(full)
+        for sign in (1, -1):
+            bins = used + hist.low
+            levels = bins * LOSS_STEP if sign > 0 else -(bins + 1) * LOSS_STEP
+            expected = loss_moments(levels, grid, weights=full[used])
+            got = hist.moments(sign)
+            assert got.n == expected.n
+            np.testing.assert_array_equal(got.sum_x, expected.sum_x)
+            np.testing.assert_array_equal(got.sum_sq, expected.sum_sq)
+    with pytest.raises(ValueError, match="NaN"):
+        LossHistogram(np.linspace(0.0, 1.0, 5)).add(np.array([0.1, np.nan]))
+
+
 def test_reduced_integer_outputs_give_exact_counts():
     """Small-range integer outputs are reduced to (value, count) pairs per chunk: the
     counts, the profile and hence the whole result are those of the raw outputs."""

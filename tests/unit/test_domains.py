@@ -470,6 +470,42 @@ def test_unbounded_real_intervals():
     assert RealInterval.from_json(line.to_json()) == line
 
 
+def test_real_interval_float_shortcut_matches_the_array_checks():
+    """Python floats and np.float64 in the interval skip the 0-d array checks: the value
+    (bit for bit, -0.0 included) and type are those of the general path, and every value
+    the general path refuses is refused with its message."""
+    from spec.domains._base import ScalarDomainBase
+
+    rng = np.random.default_rng(8)
+    domains = [RealInterval(), RealInterval(lo=-2.0, hi=3.5), RealInterval(lo=0.0),
+               RealInterval(hi=-1e-300), RealInterval(lo=-1.0, hi=1.0)]
+    for domain in domains:
+        lo, hi = domain.value_bounds()
+        edges = [v for b in (lo, hi) if math.isfinite(b)
+                 for v in (b, math.nextafter(b, -math.inf), math.nextafter(b, math.inf))]
+        values = [0.0, -0.0, 1.0, -1.0, 5e-324, -5e-324, 1e308, -1e308, math.inf, -math.inf,
+                  math.nan, *edges, *rng.normal(0.0, 10 ** rng.uniform(-3, 6, 200)).tolist()]
+        for value in values:
+            for x in (float(value), np.float64(value)):
+                try:
+                    expected = ScalarDomainBase.validate(domain, x)
+                except InvalidInputError as err:
+                    with pytest.raises(InvalidInputError) as info:
+                        domain.validate(x)
+                    assert str(info.value) == str(err)
+                    continue
+                got = domain.validate(x)
+                assert type(got) is type(expected) is np.float64
+                assert got.tobytes() == expected.tobytes()
+    # other types keep the general path
+    line = RealInterval()
+    assert line.validate(np.float32(0.5)) == 0.5 and line.validate(3) == 3.0
+    with pytest.raises(InvalidInputError):
+        line.validate(True)
+    with pytest.raises(InvalidInputError):
+        line.validate(np.array([0.5]))
+
+
 def test_scalar_extremes():
     assert [float(v) for v in RealInterval(lo=-2, hi=4).extremes()] == [-2.0, 4.0, 1.0, 0.0]
     assert [float(v) for v in RealInterval(lo=1, hi=3).extremes()] == [1.0, 3.0, 2.0]

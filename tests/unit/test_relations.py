@@ -761,3 +761,93 @@ def test_random_pairs_are_reproducible_and_checked(relation, domain):
         else:
             np.testing.assert_array_equal(a, b)
     assert relation.require_neighbours(*first, domain).is_neighbour
+
+
+# ----------------------------------------------------------------------------------------
+# deciding on inputs that are already validated
+# ----------------------------------------------------------------------------------------
+VALIDATED_CASES = PAIR_CASES + [
+    (QueryDistance(norm="l2", radius=1), RealInterval(lo=-2, hi=2)),
+    (QueryDistance(norm="l0", radius=1), VectorDomain(element=Categorical(size=3), length=2)),
+    (SubstituteOne(), DatasetDomain(record=RealInterval(lo=0, hi=1), size=3)),
+    (NodeNeighbouring(), GraphDomain(n_nodes=5)),
+    (LocalRelation(), RealInterval(lo=0, hi=1)),
+]
+
+
+def _same_decision(first: NeighbourDecision, second: NeighbourDecision) -> bool:
+    return (first.is_neighbour, first.reason, first.distance) == (
+        second.is_neighbour, second.reason, second.distance)
+
+
+@FAST
+@given(st.sampled_from(VALIDATED_CASES), seeds, seeds)
+def test_decide_on_validated_inputs_gives_the_same_decision(case, seed_x, seed_y):
+    """``validated=True`` skips the second validation only: same verdict, reason and distance
+    on unrelated pairs, on related pairs and on a pair of equal inputs."""
+    relation, domain = case
+    x, y = domain.sample(seed_x), domain.sample(seed_y)
+    related = relation.random_pair(domain, seed_x)
+    for a, b in [(x, y), related, (x, x)]:
+        av, bv = domain.validate(a), domain.validate(b)
+        plain = relation.decide(a, b, domain)
+        assert _same_decision(relation.decide(av, bv, domain, validated=True), plain)
+        assert _same_decision(relation.decide(av, bv, domain, validated=False), plain)
+        if plain.is_neighbour:
+            assert _same_decision(
+                relation.require_neighbours(av, bv, domain, validated=True), plain)
+
+
+@pytest.mark.parametrize(
+    ("relation", "domain", "bad"),
+    [
+        (SubstituteOne(), DatasetDomain(record=Categorical(size=3), size=4), np.array([0, 1, 2, 3])),
+        (AddRemoveOne(), DatasetDomain(record=RealInterval(lo=0, hi=1)), np.array([0.5, np.nan])),
+        (QueryDistance(norm="l2", radius=1), RealInterval(lo=-2, hi=2), 2.5),
+        (QueryDistance(norm="l1", radius=2),
+         VectorDomain(element=IntegerRange(lo=0, hi=5), length=3), np.array([0, 1])),
+        (EdgeNeighbouring(), GraphDomain(n_nodes=5, max_degree=2), nx.star_graph(4)),
+        (NodeNeighbouring(max_degree=2), GraphDomain(n_nodes=6), nx.path_graph(4)),
+        (LocalRelation(), Categorical(size=3), 3),
+        (LocalNodeRelation(), GraphDomain(n_nodes=4), nx.DiGraph([(0, 1)])),
+    ],
+    ids=lambda v: repr(v)[:30],
+)
+def test_decide_called_directly_still_refuses_invalid_inputs(relation, domain, bad):
+    """The validated path is opt-in: ``decide`` and ``require_neighbours`` called without it
+    (and :func:`privaudit.pairs.verified_pair`) still raise the domain's own errors."""
+    from privaudit.pairs import verified_pair
+    from spec import MechanismSpec
+
+    good = domain.sample(3)
+    for x, y in [(bad, good), (good, bad)]:
+        with pytest.raises(InvalidInputError):
+            relation.decide(x, y, domain)
+        with pytest.raises(InvalidInputError):
+            relation.decide(x, y, domain, validated=False)
+        with pytest.raises(InvalidInputError):
+            relation.require_neighbours(x, y, domain)
+    spec = MechanismSpec.model_construct(input_domain=domain, relation=relation)
+    with pytest.raises(InvalidInputError):
+        verified_pair(spec, bad, good, "explicit")
+
+
+@pytest.mark.parametrize(
+    ("relation", "domain"),
+    [
+        (SubstituteOne(), GraphDomain(n_nodes=3)),
+        (AddRemoveOne(), DatasetDomain(record=Categorical(size=2), size=3)),
+        (QueryDistance(norm="l1", radius=1), DatasetDomain(record=Categorical(size=2))),
+        (EdgeNeighbouring(), VectorDomain(element=Categorical(size=2), length=2)),
+        (NodeNeighbouring(), DatasetDomain(record=Categorical(size=2))),
+        (LocalRelation(), GraphDomain(n_nodes=3)),
+        (LocalNodeRelation(), Categorical(size=3)),
+    ],
+    ids=lambda v: repr(v)[:30],
+)
+def test_decide_on_validated_inputs_still_refuses_unsupported_domains(relation, domain):
+    x = domain.validate(domain.sample(0))
+    with pytest.raises(UnsupportedCombinationError):
+        relation.decide(x, x, domain, validated=True)
+    with pytest.raises(UnsupportedCombinationError):
+        relation.require_neighbours(x, x, domain, validated=True)

@@ -474,3 +474,74 @@ def test_patience_ends_climbs_on_a_flat_objective_only():
     assert len(steady) > len(start) + 3 * 10 + 40
     with pytest.raises(InvalidParameterError):
         maximise_pair_objective(spec, lambda x, y: 0.0, 1, start=start, budget=10, patience=0)
+
+
+# ----------------------------------------------------------------------------------------
+# move draws: WeightedChoice against Generator.choice
+# ----------------------------------------------------------------------------------------
+def test_weighted_choice_draws_exactly_what_generator_choice_draws():
+    """Same index from the same uniform, and the same generator state afterwards, over many
+    seeds and probability vectors (uneven, with zeros, one-hot, and the search's own)."""
+    from privaudit.checks import _local_search as ratio_search
+    from privaudit.search import local_search
+    from spec._random import WeightedChoice
+
+    shapes = np.random.default_rng(2024)
+    vectors = [local_search._PAIR_MOVE_WEIGHTS, local_search._NEIGHBOUR_MOVE_WEIGHTS,
+               ratio_search._MOVES, np.array([1.0]), np.array([0.0, 1.0, 0.0])]
+    for _ in range(300):
+        k = int(shapes.integers(1, 12))
+        p = shapes.random(k) ** shapes.uniform(0.2, 6.0)
+        p[shapes.random(k) < 0.2] = 0.0
+        if p.sum() == 0:
+            p[0] = 1.0
+        vectors.append(p / p.sum())
+    for i, p in enumerate(vectors):
+        weights = WeightedChoice(p)
+        seed = int(shapes.integers(2**32))
+        ours, numpy_draws = np.random.default_rng(seed), np.random.default_rng(seed)
+        drawn = [weights.draw(ours) for _ in range(200)]
+        expected = [int(numpy_draws.choice(p.size, p=p)) for _ in range(200)]
+        assert drawn == expected, i
+        assert ours.bit_generator.state == numpy_draws.bit_generator.state
+
+
+@pytest.mark.parametrize("p", [[], [[0.5, 0.5]], [0.5, -0.1, 0.6], [0.5, np.nan], [0.3, 0.3]])
+def test_weighted_choice_refuses_what_choice_refuses(p):
+    from spec._random import WeightedChoice
+
+    with pytest.raises(InvalidParameterError):
+        WeightedChoice(p)
+
+
+@pytest.mark.parametrize("name", ["query_l1", "substitute_real"])
+def test_pair_and_neighbourhood_searches_match_generator_choice_draws(name, monkeypatch):
+    """The searches give the same pairs, scores and origins with their moves drawn by
+    ``Generator.choice`` (the code before WeightedChoice) as with WeightedChoice."""
+    from privaudit.search import local_search
+
+    spec = SPECS[name]
+
+    def run():
+        pairs = maximise_pair_objective(spec, sum_gap, 4, start=candidate_pairs(spec, 1, budget=6),
+                                        budget=60, patience=12)
+        x = spec.input_domain.sample(3)
+        best = maximise_over_neighbours(spec, x, lambda y: sum_gap(x, y), 6, budget=40)
+        return ([(repr(to_jsonable(p.x)), repr(to_jsonable(p.y)), p.score, p.origin)
+                 for p in pairs],
+                (repr(to_jsonable(best.best.y)), best.value, best.evaluated))
+
+    current = run()
+
+    class ChoiceDraw:
+        def __init__(self, weights):
+            self.weights = weights
+
+        def draw(self, gen):
+            return int(gen.choice(len(self.weights), p=self.weights))
+
+    monkeypatch.setattr(local_search, "_PAIR_MOVES",
+                        ChoiceDraw(local_search._PAIR_MOVE_WEIGHTS))
+    monkeypatch.setattr(local_search, "_NEIGHBOUR_MOVES",
+                        ChoiceDraw(local_search._NEIGHBOUR_MOVE_WEIGHTS))
+    assert run() == current

@@ -1,0 +1,203 @@
+"""Seeded audits keep their reports through the audit-cost work (docs/audit_cost.md).
+
+The cost work replaced five code paths by faster ones that must not change any result:
+the relations' second validation of inputs ``verified_pair`` has just validated
+(``decide(..., validated=True)``), the searches' move draws (``WeightedChoice`` instead
+of ``Generator.choice(p=...)``), the loss histogram (counts from the smallest touched
+bin instead of a full-length ``bincount``) and the float shortcut of
+``RealInterval.validate``.  Two tests:
+
+* the whole report (every number and text, timing and versions aside) is the same with
+  the fast paths as with the reference paths patched back in;
+* the key numbers of three seeded audits equal those the code gave before the change.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+import pytest
+
+import privaudit.distinguish.pair_test as pair_test_module
+from mechanisms import GaussianMechanism, LaplaceMechanism, RandomizedResponseMechanism
+from privaudit import AuditConfig, audit
+from privaudit.checks import _local_search as ratio_search
+from privaudit.distinguish.privacy_loss import LOSS_STEP, LossHistogram, LossMoments, loss_moments
+from privaudit.search import local_search
+from spec.domains import RealInterval
+from spec.domains._base import ScalarDomainBase
+from spec.relations import (
+    AddRemoveOne,
+    EdgeNeighbouring,
+    LocalNodeRelation,
+    LocalRelation,
+    NodeNeighbouring,
+    QueryDistance,
+    SubstituteOne,
+)
+
+#: The configuration of scripts/audit_cost.py at a test-sized sample.
+CONFIG = AuditConfig(samples=20_000, pilot_samples=4_000, pair_budget=32, pairs_tested=2,
+                     seed=0)
+
+MECHANISMS = {
+    "analytic_gaussian": lambda: GaussianMechanism(1.0, 1e-5, 1.0),
+    "laplace": lambda: LaplaceMechanism(1.0, 1.0),
+    "randomized_response": lambda: RandomizedResponseMechanism(1.0, categories=4),
+}
+
+
+def _report_numbers(report) -> dict:
+    """The report as JSON, without what legitimately changes between runs."""
+    data = json.loads(report.model_dump_json())
+    data.pop("runtime_seconds")
+    data.pop("versions")
+    return data
+
+
+# ----------------------------------------------------------------------------------------
+# the reference paths (the code before the cost work)
+# ----------------------------------------------------------------------------------------
+class _ChoiceDraw:
+    """Move draws by ``Generator.choice(k, p=weights)``."""
+
+    def __init__(self, weights: np.ndarray) -> None:
+        self.weights = weights
+
+    def draw(self, gen: np.random.Generator) -> int:
+        return int(gen.choice(len(self.weights), p=self.weights))
+
+
+class _FullLengthLossHistogram(LossHistogram):
+    """The histogram counting every call into all 2·(max(grid) + 30)/h bins."""
+
+    @property
+    def n(self) -> int:
+        return round(float(self.counts.sum()))
+
+    def add(self, losses: np.ndarray, weights: np.ndarray | None = None) -> None:
+        values = np.asarray(losses, dtype=np.float64).reshape(-1)
+        k = np.clip(values * (1.0 / LOSS_STEP), float(self.low), float(self.high) + 0.5)
+        index = (k - float(self.low)).astype(np.intp)
+        self.counts += np.bincount(index, weights=weights, minlength=self.counts.size)
+
+    def count_at_least(self, k: int) -> int:
+        return round(float(self.counts[k - self.low:].sum()))
+
+    def count_below(self, k: int) -> int:
+        return round(float(self.counts[: k - self.low].sum()))
+
+    def moments(self, sign: int = 1) -> LossMoments:
+        used = np.flatnonzero(self.counts)
+        k = used + self.low
+        levels = k * LOSS_STEP if sign > 0 else -(k + 1) * LOSS_STEP
+        return loss_moments(levels, self.grid, weights=self.counts[used])
+
+
+def _revalidating(decide):
+    """``decide`` that validates its inputs whatever ``validated`` says."""
+
+    def decide_validating(self, x, y, domain, *, validated=False):
+        return decide(self, x, y, domain)
+
+    return decide_validating
+
+
+def _use_reference_paths(monkeypatch: pytest.MonkeyPatch) -> None:
+    for relation in (SubstituteOne, AddRemoveOne, QueryDistance, EdgeNeighbouring,
+                     NodeNeighbouring, LocalRelation, LocalNodeRelation):
+        monkeypatch.setattr(relation, "decide", _revalidating(relation.decide))
+    monkeypatch.setattr(local_search, "_PAIR_MOVES",
+                        _ChoiceDraw(local_search._PAIR_MOVE_WEIGHTS))
+    monkeypatch.setattr(local_search, "_NEIGHBOUR_MOVES",
+                        _ChoiceDraw(local_search._NEIGHBOUR_MOVE_WEIGHTS))
+    monkeypatch.setattr(ratio_search, "_MOVE_CHOICE", _ChoiceDraw(ratio_search._MOVES))
+    monkeypatch.setattr(pair_test_module, "LossHistogram", _FullLengthLossHistogram)
+    monkeypatch.setattr(RealInterval, "validate", ScalarDomainBase.validate)
+
+
+@pytest.mark.parametrize("name", sorted(MECHANISMS))
+def test_fast_paths_give_the_reports_of_the_reference_paths(name, monkeypatch):
+    fast = _report_numbers(audit(MECHANISMS[name](), config=CONFIG))
+    with monkeypatch.context() as patched:
+        _use_reference_paths(patched)
+        assert RealInterval.validate is ScalarDomainBase.validate
+        reference = _report_numbers(audit(MECHANISMS[name](), config=CONFIG))
+    assert fast == reference
+
+
+# ----------------------------------------------------------------------------------------
+# the numbers of the code before the change
+# ----------------------------------------------------------------------------------------
+#: Obtained by running these audits (CONFIG, seed 0) on commit 13f2772, before the cost
+#: work, with numpy 2.4.6 and Python 3.11.7.  Counts are exact; floats are compared to
+#: 1e-9 relative (a different count or pair moves them by far more).
+ORIGINAL = {
+    "analytic_gaussian": {
+        "epsilon_lower_bound": 0.4975783370639628,
+        "worst_pair": (3.625053246376621, 4.625053246376622, "random"),
+        "worst_event": ("LLR >= 0.525635", 683, 344, 19889, 20136),
+        "event_counts": [(683, 344), (612, 362), (2747, 1697), (157, 72), (11008, 8995),
+                         (5631, 3906), (141, 83), (23, 61), (3241, 2116)],
+        "global_sensitivity": (1.000000000000002, 77, 124, "local_search"),
+        "noise_law": 1.0,
+        "profile_lower_bound_sum": 0.5335146285519069,
+        "detectable_epsilon": 1.2524381851038262,
+    },
+    "laplace": {
+        "epsilon_lower_bound": 0.961919861024528,
+        "worst_pair": (-1.1978143593806194, -2.1978143593806196, "random"),
+        "worst_event": ("LLR >= 0.983398", 10059, 3706, 19994, 20061),
+        "event_counts": [(10059, 3706), (10175, 3737), (13953, 6078), (5428, 1990),
+                         (7560, 2744)],
+        "global_sensitivity": (1.0000000000000036, 77, 125, "local_search"),
+        "noise_law": 1.0,
+        "profile_lower_bound_sum": 5.358957784686395,
+        "detectable_epsilon": 1.0679323083769647,
+    },
+    "randomized_response": {
+        "epsilon_lower_bound": 0.9721185827463238,
+        "worst_pair": (0, 3, "extreme"),
+        "worst_event": ("output in {0}", 9448, 3441, 19849, 19829),
+        "event_counts": [(9448, 3441), (9478, 3530), (16319, 10351), (9448, 3441),
+                         (9448, 3441), (9478, 3530), (9478, 3530)],
+        "global_sensitivity": None,
+        "noise_law": 0.7597864842969458,
+        "profile_lower_bound_sum": 4.361723053884852,
+        "detectable_epsilon": 1.0711669789145664,
+    },
+}
+
+
+def _close(value: float, expected: float) -> bool:
+    return math.isclose(value, expected, rel_tol=1e-9, abs_tol=0.0)
+
+
+@pytest.mark.parametrize("name", sorted(MECHANISMS))
+def test_seeded_audits_give_the_numbers_of_the_code_before_the_change(name):
+    expected = ORIGINAL[name]
+    report = audit(MECHANISMS[name](), config=CONFIG)
+    assert _close(report.epsilon_lower_bound, expected["epsilon_lower_bound"])
+    x, y, origin = expected["worst_pair"]
+    pair = report.worst_pair
+    assert _close(float(pair.x), x) and _close(float(pair.y), y) and pair.origin == origin
+    event = report.worst_event
+    assert (event.description, event.count_x, event.count_y, event.samples_x,
+            event.samples_y) == expected["worst_event"]
+    assert [(e.count_x, e.count_y) for e in report.events] == expected["event_counts"]
+    checks = {c.name: c for c in report.checks}
+    if expected["global_sensitivity"] is None:
+        assert "sensitivity.global" not in checks
+    else:
+        largest, evaluated, evaluations, worst_origin = expected["global_sensitivity"]
+        glob = checks["sensitivity.global"]
+        assert _close(glob.statistic, largest)
+        assert (glob.details["search_pairs_evaluated"], glob.details["statistic_evaluations"],
+                glob.details["worst_origin"]) == (evaluated, evaluations, worst_origin)
+    assert _close(checks["noise_law"].statistic, expected["noise_law"])
+    assert len(report.privacy_profile) == 50
+    assert _close(sum(p.delta_lower_bound for p in report.privacy_profile),
+                  expected["profile_lower_bound_sum"])
+    assert _close(report.power.detectable_epsilon, expected["detectable_epsilon"])
