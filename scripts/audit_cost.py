@@ -227,6 +227,13 @@ Global-sensitivity search 12.5 → 7.6 ms, candidate pairs 3.3 → 2.2 ms, histo
 (min/min) in the runs of this stop.  Tried without a measurable
 gain, so left as it was: the noise law's binned sample built block by block in cache
 (its cost, about 5.5 ms in an audit, is the same either way).
+
+**One BLAS thread during an audit** (``privaudit/_threads.py``): ``audit`` caps BLAS at one
+thread with ``threadpoolctl``.  On this machine's two shared cores OpenBLAS's pool made
+small linear algebra (logistic fits of 24 000 × 80) 3–20× slower; it matters most for
+the black-box mechanisms with learned scores.  The table's run after it, on a quiet
+machine: analytic Gaussian 2.55, Laplace 2.15, randomized response 2.32, smooth median
+2.73, SVT1 2.16 (min/min).
 """
 
 
