@@ -2,11 +2,14 @@
 
 The auditor's linear algebra is on small matrices — the Gram matrix of a logistic fit on
 24 000 rows × ~80 features, blocked matrix–vector products for row keys — and it runs
-between sampling calls that keep a core busy.  OpenBLAS's default thread pool (one
-thread per core) then mostly waits for and contends with the process's own work: on the
-two shared cores of the reference machine one logistic fit of DP-Sniper's SVT34Parallel
-took 0.24–1.6 s with two BLAS threads and 0.07 s with one, and the whole audit 132 s
-(profiled) against 53 s.  :func:`single_threaded_blas` caps every loaded BLAS at one
+between sampling calls.  When the process shares its cores with other busy work,
+OpenBLAS's default pool (one thread per core) mostly waits and contends: on the two
+cores of the reference machine, with one other busy process, one logistic fit
+(24 000 × 80) took 0.095–0.26 s with two BLAS threads and 0.07 s with one.  On a quiet
+machine two threads are faster for that fit (0.044 s), but a whole audit is not: an
+SVT34Parallel audit (2.5·10⁶ per side, two pairs) took 52.4 s uncapped and 54.0 s
+capped, the same bound.  The cap trades that small loss on a quiet machine for
+robustness on a shared one.  :func:`single_threaded_blas` caps every loaded BLAS at one
 thread for the duration of a block and restores the previous limits after it.
 
 The cap uses ``threadpoolctl`` (the package scikit-learn and joblib use for the same

@@ -229,10 +229,11 @@ gain, so left as it was: the noise law's binned sample built block by block in c
 (its cost, about 5.5 ms in an audit, is the same either way).
 
 **One BLAS thread during an audit** (``privaudit/_threads.py``): ``audit`` caps BLAS at one
-thread with ``threadpoolctl``.  On this machine's two shared cores OpenBLAS's pool made
-small linear algebra (logistic fits of 24 000 × 80) 3–20× slower; it matters most for
-the black-box mechanisms with learned scores.  The table's run after it, on a quiet
-machine: analytic Gaussian 2.55, Laplace 2.15, randomized response 2.32, smooth median
+thread with ``threadpoolctl``.  With another busy process on this machine's two cores,
+OpenBLAS's two-thread pool made a logistic fit of 24 000 × 80 1.4–4× slower (0.095–0.26
+s against 0.07 s); on a quiet machine it is 1.6× faster for that fit, and a whole
+SVT34Parallel audit takes about as long either way (52.4 s uncapped, 54.0 s capped).
+The table's run after it, on a quiet machine: analytic Gaussian 2.55, Laplace 2.15, randomized response 2.32, smooth median
 2.73, SVT1 2.16 (min/min).
 """
 

@@ -54,6 +54,14 @@ class NeighbourDecision:
 class NeighbouringRelationBase(SpecModel):
     """Abstract base of neighbouring relations (subclasses add a ``kind`` literal)."""
 
+    @staticmethod
+    def _validated_inputs(domain: Any, x: Any, y: Any, validated: bool) -> tuple[Any, Any]:
+        """``x`` and ``y`` validated against ``domain`` — as given when the caller says
+        they already are (``validated`` of :meth:`decide`)."""
+        if validated:
+            return x, y
+        return domain.validate(x), domain.validate(y)
+
     @abstractmethod
     def supports_domain(self, domain: Any) -> bool:
         """True when this relation is defined on inputs of ``domain``."""

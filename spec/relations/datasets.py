@@ -66,10 +66,7 @@ class _DatasetRelation(NeighbouringRelationBase):
         self, x: Any, y: Any, domain: Any, validated: bool = False
     ) -> tuple[npt.NDArray[Any], npt.NDArray[Any]]:
         """Both datasets validated against ``domain`` (as given when already ``validated``)."""
-        checked = self._require_domain(domain)
-        if validated:
-            return x, y
-        return checked.validate(x), checked.validate(y)
+        return self._validated_inputs(self._require_domain(domain), x, y, validated)
 
 
 class SubstituteOne(_DatasetRelation):

@@ -143,7 +143,7 @@ class EdgeNeighbouring(NeighbouringRelationBase):
         ``validated``: see :meth:`NeighbouringRelationBase.decide`.
         """
         checked = _require_graph_domain(self, domain)
-        graphs = (x, y) if validated else (checked.validate(x), checked.validate(y))
+        graphs = self._validated_inputs(checked, x, y, validated)
         difference = _edge_set(graphs[0]) ^ _edge_set(graphs[1])
         count = len(difference)
         if count == 0:
@@ -259,7 +259,7 @@ class _NodeRewiringBase(NeighbouringRelationBase):
         :meth:`NeighbouringRelationBase.decide`.
         """
         checked = _require_graph_domain(self, domain)
-        graphs = (x, y) if validated else (checked.validate(x), checked.validate(y))
+        graphs = self._validated_inputs(checked, x, y, validated)
         for which, graph in zip(("first", "second"), graphs):
             breach = self._bound_breach(graph)
             if breach is not None:

@@ -50,7 +50,7 @@ class LocalRelation(NeighbouringRelationBase):
         ``validated``: see :meth:`NeighbouringRelationBase.decide`.
         """
         checked = self._require_domain(domain)
-        a, b = (x, y) if validated else (checked.validate(x), checked.validate(y))
+        a, b = self._validated_inputs(checked, x, y, validated)
         if np.array_equal(a, b):
             return NeighbourDecision(True, "inputs are identical", 0.0)
         return NeighbourDecision(True, "any two valid inputs are neighbours (local model)", 1.0)

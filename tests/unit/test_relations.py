@@ -135,17 +135,21 @@ def test_invalid_relation_parameters(model, kwargs, named):
     assert named in str(info.value)
 
 
+#: A relation with a domain it is not defined on, for every relation.
+UNSUPPORTED_COMBINATIONS = [
+    (SubstituteOne(), GraphDomain(n_nodes=3)),
+    (AddRemoveOne(), DatasetDomain(record=Categorical(size=2), size=3)),
+    (QueryDistance(norm="l1", radius=1), DatasetDomain(record=Categorical(size=2))),
+    (EdgeNeighbouring(), VectorDomain(element=Categorical(size=2), length=2)),
+    (NodeNeighbouring(), DatasetDomain(record=Categorical(size=2))),
+    (LocalRelation(), GraphDomain(n_nodes=3)),
+    (LocalNodeRelation(), Categorical(size=3)),
+]
+
+
 @pytest.mark.parametrize(
     ("relation", "domain"),
-    [
-        (SubstituteOne(), GraphDomain(n_nodes=3)),
-        (AddRemoveOne(), DatasetDomain(record=Categorical(size=2), size=3)),
-        (QueryDistance(norm="l1", radius=1), DatasetDomain(record=Categorical(size=2))),
-        (EdgeNeighbouring(), VectorDomain(element=Categorical(size=2), length=2)),
-        (NodeNeighbouring(), DatasetDomain(record=Categorical(size=2))),
-        (LocalRelation(), GraphDomain(n_nodes=3)),
-        (LocalNodeRelation(), Categorical(size=3)),
-    ],
+    UNSUPPORTED_COMBINATIONS,
 )
 def test_unsupported_domains_are_refused(relation, domain):
     assert not relation.supports_domain(domain)
@@ -834,15 +838,7 @@ def test_decide_called_directly_still_refuses_invalid_inputs(relation, domain, b
 
 @pytest.mark.parametrize(
     ("relation", "domain"),
-    [
-        (SubstituteOne(), GraphDomain(n_nodes=3)),
-        (AddRemoveOne(), DatasetDomain(record=Categorical(size=2), size=3)),
-        (QueryDistance(norm="l1", radius=1), DatasetDomain(record=Categorical(size=2))),
-        (EdgeNeighbouring(), VectorDomain(element=Categorical(size=2), length=2)),
-        (NodeNeighbouring(), DatasetDomain(record=Categorical(size=2))),
-        (LocalRelation(), GraphDomain(n_nodes=3)),
-        (LocalNodeRelation(), Categorical(size=3)),
-    ],
+    UNSUPPORTED_COMBINATIONS,
     ids=lambda v: repr(v)[:30],
 )
 def test_decide_on_validated_inputs_still_refuses_unsupported_domains(relation, domain):
