@@ -49,7 +49,7 @@ from typing import Literal
 
 import numpy as np
 
-from .scores import dependence_groups
+from .scores import PackedSum, dependence_groups, digit_range, small_integer_digits
 
 __all__ = [
     "ATOM_SHARE",
@@ -81,6 +81,12 @@ _MAX_LEVELS = 96
 _MAX_THRESHOLDS = 96
 #: Rows from which the grids of levels and thresholds are cut.
 _GRID_ROWS = 1 << 18
+
+
+def _rows(outputs: np.ndarray) -> np.ndarray:
+    """The outputs as a 2-D array, one row per output (also when there are none)."""
+    o = np.asarray(outputs)
+    return o.reshape(o.shape[0], math.prod(o.shape[1:]))
 
 
 @dataclass(frozen=True)
@@ -147,10 +153,11 @@ class ReleasedValue:
             object.__setattr__(self, "name", label)
 
     def released(self, outputs: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """(rows as 2-D, value columns as float, mask of released entries)."""
-        o = np.asarray(outputs).reshape(np.shape(outputs)[0], -1)
-        vals = np.asarray(o[:, list(self.columns)], dtype=np.float64)
-        return o, vals, vals != np.asarray(self.atoms)[None, :]
+        """(rows as 2-D, value columns as float, mask of released entries); the last two
+        are transposed, one contiguous row per value column."""
+        o = _rows(outputs)
+        vals = np.take(o, self.columns, axis=1).T.astype(np.float64, order="C")
+        return o, vals, vals != np.asarray(self.atoms, dtype=np.float64)[:, None]
 
     def __call__(self, outputs: np.ndarray,
                  read: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
@@ -161,9 +168,12 @@ class ReleasedValue:
             out = np.asarray(self.score(o), dtype=np.float64).copy()  # type: ignore[misc]
         else:
             fill = np.inf if self.how == "min" else -np.inf
-            picked = np.where(released, vals, fill)
-            out = picked.min(axis=1) if self.how == "min" else picked.max(axis=1)
-        out[~released.any(axis=1)] = np.nan
+            pick = np.minimum if self.how == "min" else np.maximum
+            # column by column (min and max do not round: the order is immaterial)
+            out = np.full(vals.shape[1], fill)
+            for column, mask in zip(vals, released):
+                pick(out, np.where(mask, column, fill), out=out)
+        out[~np.logical_or.reduce(released, axis=0)] = np.nan
         return out
 
 
@@ -186,6 +196,19 @@ class _Block:
             k *= lookup.values.size + 1
             k += lookup(np.asarray(o[:, j], dtype=np.float64))
         return k
+
+    def packed_key(self, positions: tuple[int, ...], lo: int, base: int, width: int
+                   ) -> PackedSum:
+        """:meth:`key` from a digit matrix (:func:`~privaudit.distinguish.scores.
+        small_integer_digits` with ``lo``; the block's columns at ``positions``): the
+        mixed-radix key is Σ_c code_c(lo + d_c) · (product of the later radices)."""
+        terms = []
+        multiplier = 1
+        decoded = lo + np.arange(base, dtype=np.float64)
+        for lookup in reversed(self._lookups):  # type: ignore[attr-defined]
+            terms.append(lookup(decoded) * multiplier)
+            multiplier *= lookup.values.size + 1
+        return PackedSum.of(positions, terms[::-1], base, width)
 
 
 @dataclass(frozen=True, eq=False)
@@ -218,20 +241,67 @@ class _CellLookup:
 
 
 @dataclass(frozen=True, eq=False)
+class _PackedBlocks:
+    """Every block's key from one digit matrix of the pattern's columns (entries
+    ``lo`` … ``hi``): a few table lookups per row instead of a lookup per column."""
+
+    columns: tuple[int, ...]
+    lo: int
+    hi: int
+    keys: tuple[PackedSum, ...] = field(repr=False)
+
+    @classmethod
+    def of(cls, blocks: tuple[_Block, ...]) -> _PackedBlocks | None:
+        """``None`` unless every column's values are integers of one small range
+        (:func:`~privaudit.distinguish.scores.digit_range`; sparse-vector codes)."""
+        lookups = [lk for b in blocks for lk in b._lookups]  # type: ignore[attr-defined]
+        if not lookups or any(lk.table is None for lk in lookups):
+            return None
+        bounds = digit_range([lk.values[0] for lk in lookups],
+                             [lk.values[-1] for lk in lookups])
+        if bounds is None:
+            return None
+        lo, hi = bounds
+        columns = tuple(dict.fromkeys(j for b in blocks for j in b.columns))
+        where = {j: i for i, j in enumerate(columns)}
+        keys = tuple(b.packed_key(tuple(where[j] for j in b.columns), lo, hi - lo + 1,
+                                  len(columns)) for b in blocks)
+        return cls(columns=columns, lo=lo, hi=hi, keys=keys)
+
+
+@dataclass(frozen=True, eq=False)
 class PatternLLR:
-    """Σ over blocks of the estimated log-likelihood ratio of the block's cell."""
+    """Σ over blocks of the estimated log-likelihood ratio of the block's cell.
+
+    When the pattern columns hold small integers (:class:`_PackedBlocks`) each block of
+    rows reads them once, as digits, and every block's key comes from packed table
+    lookups; a block of rows holding any other value is keyed column by column.  Both
+    give the same keys, so the scores are the same to the bit.
+    """
 
     blocks: tuple[_Block, ...] = field(repr=False)
     name: str = "pattern LLR"
 
+    def _packed(self) -> _PackedBlocks | None:
+        """The packed keys, built on first use (an unpickled score builds them too)."""
+        if "_packed_blocks" not in self.__dict__:
+            object.__setattr__(self, "_packed_blocks", _PackedBlocks.of(self.blocks))
+        return self.__dict__["_packed_blocks"]
+
     def __call__(self, outputs: np.ndarray) -> np.ndarray:
-        o = np.asarray(outputs).reshape(np.shape(outputs)[0], -1)
+        o = _rows(outputs)
         total = np.zeros(o.shape[0], dtype=np.float64)
+        packed = self._packed()
         for start in range(0, o.shape[0], _BLOCK_ROWS):     # blocks that stay in cache
             part = o[start:start + _BLOCK_ROWS]
             acc = total[start:start + _BLOCK_ROWS]
-            for b in self.blocks:
-                acc += b.table[b.key(part)]
+            if packed is None or (digits := small_integer_digits(
+                    part, packed.columns, packed.lo, packed.hi)) is None:
+                keys = [b.key(part) for b in self.blocks]
+            else:
+                keys = [key(digits) for key in packed.keys]
+            for b, key in zip(self.blocks, keys):
+                acc += b.table[key]
         return total
 
 
@@ -288,7 +358,7 @@ class PatternAndValue:
             object.__setattr__(self, "name", f"{self.pattern.name} and released values")
 
     def __call__(self, outputs: np.ndarray) -> np.ndarray:
-        o = np.asarray(outputs).reshape(np.shape(outputs)[0], -1)
+        o = _rows(outputs)
         out = np.empty((o.shape[0], 1 + len(self.values)), dtype=np.float64)
         for start in range(0, o.shape[0], _BLOCK_ROWS):     # blocks that stay in cache
             part = o[start:start + _BLOCK_ROWS]

@@ -60,11 +60,14 @@ __all__ = [
     "CellScore",
     "ColumnCoder",
     "LogisticScore",
+    "PackedSum",
     "dependence_groups",
+    "digit_range",
     "fit_cell_score",
     "fit_column_coder",
     "fit_logistic_score",
     "isotonic",
+    "small_integer_digits",
     "whitening",
 ]
 
@@ -78,7 +81,7 @@ ATOM_SHARE = 0.005
 #: Rows of the fitting sample used to find distinct values and atoms.
 _PROBE_ROWS = 20_000
 #: Rows per block when scoring (a block of every column stays in cache).
-_BLOCK = 1 << 16
+_BLOCK = 1 << 13
 #: Rows used to test columns for dependence.
 MI_ROWS = 100_000
 #: Smallest mutual information (nats) for which two columns are joined.
@@ -93,7 +96,7 @@ def _g_threshold(dof: int) -> float:
 
 def _as_2d(outputs: np.ndarray) -> np.ndarray:
     o = np.asarray(outputs)
-    return o.reshape(o.shape[0], -1)
+    return o.reshape(o.shape[0], math.prod(o.shape[1:]))   # (no rows: no -1 to infer)
 
 
 # ----------------------------------------------------------------------------------------
@@ -133,6 +136,8 @@ class ColumnCoder:
             idx = table[pos + 1]
             hit = idx < m
             return np.minimum(idx, m - 1), hit
+        if m == 1:                               # the usual single atom: no gather
+            return np.zeros(col.shape[0], dtype=np.intp), col == self.atoms[0]
         if m <= 8:
             idx = np.zeros(col.shape[0], dtype=np.intp)
             for mid in (self.atoms[:-1] + self.atoms[1:]) / 2.0:
@@ -259,6 +264,92 @@ def fit_column_coder(pooled: np.ndarray, *, bins: int = 32, exact_limit: int = E
 
 
 # ----------------------------------------------------------------------------------------
+# small-integer columns as packed table lookups
+# ----------------------------------------------------------------------------------------
+#: Most cells of one packed part (base ** its columns): its table stays in cache.
+PACKED_CELLS = 1 << 16
+#: Widest range of integers read as digits (categorical codes: ⊤ / ⊥ / aborted …).
+PACKED_BASE = 16
+
+
+def digit_range(lows: Sequence[float], highs: Sequence[float]) -> tuple[int, int] | None:
+    """(lo, hi) covering every [low, high] (integers) when it holds at most
+    :data:`PACKED_BASE` integers within the int8 range, else ``None``."""
+    lo, hi = min(lows, default=0.0), max(highs, default=0.0)
+    if not (-128 <= lo and hi <= 127 and hi - lo < PACKED_BASE):
+        return None
+    return int(lo), int(hi)
+
+
+def small_integer_digits(block: np.ndarray, columns: Sequence[int], lo: int, hi: int
+                         ) -> np.ndarray | None:
+    """The entries of ``columns`` less ``lo`` as an (n, k) float64 matrix of digits in
+    {0, …, hi − lo}, or ``None`` unless every entry is an integer in [lo, hi].
+
+    The entries are read as float64 (as the per-column lookups read them) and checked
+    before any arithmetic: a value that is not exactly such an integer (0.5, 10⁻³⁰⁰,
+    NaN, ±∞) makes the whole block ``None``, so that the caller's exact path decides it.
+    ``lo`` and ``hi`` must lie in the int8 range (the integrality check is a cast).
+    """
+    sub = np.take(block, columns, axis=1)
+    if sub.dtype != np.float64:
+        sub = sub.astype(np.float64)
+    if sub.size == 0:
+        return sub
+    if not (sub.min() >= lo and sub.max() <= hi):      # NaN fails both comparisons
+        return None
+    if not np.array_equal(sub.astype(np.int8), sub):    # in range, so the cast is defined
+        return None
+    sub -= lo
+    return sub
+
+
+@dataclass(frozen=True, eq=False)
+class PackedSum:
+    """Σ_i terms_i[d_i] per row (int64, wrapping) over the digit columns d_i of a
+    :func:`small_integer_digits` matrix, by one table lookup per part.
+
+    The columns are cut into parts of at most :data:`PACKED_CELLS` joint digit
+    combinations; a part's digits read as one base-``base`` number index a table of the
+    sum of its columns' terms, precomputed for every combination.  Integer addition is
+    exact and associative (modulo 2⁶⁴), so the parts may be added in any order: the
+    result equals the column-by-column sum bit for bit.
+    """
+
+    weights: np.ndarray = field(repr=False)       # (k, parts): base powers of each part
+    tables: tuple[np.ndarray, ...] = field(repr=False)
+
+    @classmethod
+    def of(cls, positions: Sequence[int], terms: Sequence[np.ndarray], base: int,
+           width: int) -> PackedSum:
+        """The sum of ``terms[i][d]`` (each of length ``base``) over the digit columns
+        ``positions[i]`` of matrices with ``width`` columns."""
+        per_part = 1
+        while per_part < len(positions) and base ** (per_part + 1) <= PACKED_CELLS:
+            per_part += 1
+        starts = range(0, len(positions), per_part)
+        weights = np.zeros((width, len(starts)))
+        tables = []
+        for p, first in enumerate(starts):
+            cut = slice(first, first + per_part)
+            index = np.arange(base ** len(positions[cut]), dtype=np.int64)
+            table = np.zeros(index.size, dtype=np.int64)
+            for power, (pos, term) in enumerate(zip(positions[cut], terms[cut])):
+                weights[pos, p] += float(base) ** power
+                table += np.asarray(term, dtype=np.int64)[(index // base ** power) % base]
+            tables.append(table)
+        return cls(weights=weights, tables=tuple(tables))
+
+    def __call__(self, digits: np.ndarray) -> np.ndarray:
+        # the packed numbers are integers below 2⁵³: the float product is exact
+        packed = (digits @ self.weights).astype(np.intp)
+        total = self.tables[0][packed[:, 0]]
+        for p in range(1, len(self.tables)):
+            total += self.tables[p][packed[:, p]]
+        return total
+
+
+# ----------------------------------------------------------------------------------------
 # cell scores
 # ----------------------------------------------------------------------------------------
 _HASH = np.random.default_rng(0x5EED).integers(1, 2**63 - 1, size=4096, dtype=np.int64) | 1
@@ -306,10 +397,135 @@ class _Group:
         cols = [codes[(j, id(c))] for j, c in zip(self.columns, self.coders)]
         if self.keys is None:
             return self.table[cols[0]]
-        k = _combine(cols, self.hash_ids or self.columns, self.radix)
+        return self.lookup(_combine(cols, self.hash_ids or self.columns, self.radix))
+
+    def lookup(self, k: np.ndarray) -> np.ndarray:
+        """The LLR of each key (of a cell, for one column); unseen keys score 0."""
+        if self.keys is None:
+            return self.table[k]
         pos = np.searchsorted(self.keys, k)
         np.minimum(pos, self.keys.size - 1, out=pos)
         return np.where(self.keys[pos] == k, self.table[pos], 0.0)
+
+    def multipliers(self) -> np.ndarray:
+        """w with key = Σ_i cell_i · w_i (int64, wrapping): :func:`_combine` unrolled
+        (the mixed radix's place values, or the members' hash constants)."""
+        if self.keys is None:
+            return np.ones(1, dtype=np.int64)
+        if self.radix is not None:
+            places = np.cumprod((self.radix[1:] + (1,))[::-1])[::-1]
+            return np.asarray(places, dtype=np.int64)
+        return _HASH[np.asarray(self.hash_ids or self.columns) % _HASH.size]
+
+
+@dataclass(frozen=True, eq=False)
+class _GroupPlan:
+    """One group's value from a digit matrix (:func:`small_integer_digits`) of its
+    exactly coded small-integer members.
+
+    Every member packed (and at most :data:`PACKED_CELLS` digit combinations): ``cells``
+    holds the group's LLR of every combination, read at the packed number of the row
+    (its digit at ``position`` for one member, else the digits times ``powers``).
+    Otherwise ``key`` gives the packed members' share of the key, and the ``others``
+    (member indices) add cell × multiplier before the group's lookup.
+    """
+
+    position: int = -1
+    powers: np.ndarray | None = field(default=None, repr=False)
+    cells: np.ndarray | None = field(default=None, repr=False)
+    key: PackedSum | None = field(default=None, repr=False)
+    others: tuple[int, ...] = ()
+    multipliers: np.ndarray | None = field(default=None, repr=False)
+
+    def value(self, group: _Group, digits: np.ndarray,
+              codes: dict[tuple[int, int], np.ndarray]) -> np.ndarray:
+        """The group's LLR per row (``codes``: the cells of the members not packed)."""
+        if self.cells is not None:
+            number = digits[:, self.position] if self.powers is None else \
+                digits @ self.powers
+            return self.cells[number.astype(np.intp)]
+        k = self.key(digits)  # type: ignore[misc]
+        for i, w in zip(self.others, self.multipliers):  # type: ignore[arg-type]
+            k += codes[(group.columns[i], id(group.coders[i]))] * w
+        return group.lookup(k)
+
+
+@dataclass(frozen=True, eq=False)
+class _PackedGroups:
+    """The groups' values from one digit matrix per block of rows of the score's exactly
+    coded small-integer columns (:func:`small_integer_digits`): a column costs one
+    lookup in a small table instead of its coder, and a group of such columns one lookup
+    of its packed digits instead of combining its cells.
+
+    Each table holds the group's own computation on every digit combination, so the
+    values are those of :meth:`_Group.value` to the bit.  A block holding any other
+    value in these columns (NaN, 0.5, an integer out of the tabulated range) is coded
+    column by column instead.
+    """
+
+    columns: tuple[int, ...]
+    lo: int
+    hi: int
+    packed: tuple[tuple[int, int], ...]       # (group, member) read from the digits
+    plans: tuple[_GroupPlan | None, ...] = field(repr=False)
+
+    @classmethod
+    def of(cls, groups: Sequence[_Group]) -> _PackedGroups | None:
+        """``None`` unless some member is an exact coder of small-integer atoms (within
+        one range of at most :data:`PACKED_BASE` integers)."""
+        exact = [(gi, i) for gi, g in enumerate(groups) for i, c in enumerate(g.coders)
+                 if isinstance(c, ColumnCoder) and _small_integer_atoms(c)]
+        coders = [groups[gi].coders[i] for gi, i in exact]
+        bounds = digit_range([c.atoms[0] for c in coders], [c.atoms[-1] for c in coders])
+        if not exact or bounds is None:
+            return None
+        lo, hi = bounds
+        columns = tuple(dict.fromkeys(groups[gi].columns[i] for gi, i in exact))
+        decoded = lo + np.arange(hi - lo + 1, dtype=np.float64)
+        cells = {(gi, i): c(decoded) for (gi, i), c in zip(exact, coders)}
+        plans = tuple(_plan(gi, g, cells, columns, hi - lo + 1) for gi, g in enumerate(groups))
+        return cls(columns=columns, lo=lo, hi=hi, packed=tuple(exact), plans=plans)
+
+    def skip(self, groups: Sequence[_Group]) -> frozenset[tuple[int, int]]:
+        """The packed members as keys of :meth:`_Group.value`'s codes (made at each call:
+        they hold object ids, which a pickled copy would not keep)."""
+        return frozenset((groups[gi].columns[i], id(groups[gi].coders[i]))
+                         for gi, i in self.packed)
+
+    def digits(self, block: np.ndarray) -> np.ndarray | None:
+        """The digit matrix of ``block``, or ``None`` when some entry is not packed."""
+        if block.dtype.kind != "f":      # integer columns have their coders' own tables
+            return None
+        return small_integer_digits(block, self.columns, self.lo, self.hi)
+
+
+def _small_integer_atoms(coder: ColumnCoder) -> bool:
+    """Whether ``coder`` codes its column exactly by integer atoms within int8."""
+    a = coder.atoms
+    return coder.exact and a.size > 0 and bool(np.all(np.abs(a) <= 127)) and \
+        bool(np.all(a == np.round(a)))
+
+
+def _plan(index: int, group: _Group, cells: dict[tuple[int, int], np.ndarray],
+          columns: tuple[int, ...], base: int) -> _GroupPlan | None:
+    """How group ``index`` is read from the digits (``cells``: the cell per digit of each
+    packed (group, member)), or ``None`` when none of its members is packed."""
+    size = len(group.columns)
+    packed = [i for i in range(size) if (index, i) in cells]
+    if not packed:
+        return None
+    w = group.multipliers()
+    positions = tuple(columns.index(group.columns[i]) for i in packed)
+    with np.errstate(over="ignore"):           # hash keys wrap, as in _combine
+        terms = [cells[(index, i)].astype(np.int64) * w[i] for i in packed]
+    if len(packed) == size and base ** size <= PACKED_CELLS:
+        every = PackedSum.of(positions, terms, base, len(columns))
+        if size == 1:
+            return _GroupPlan(position=positions[0], cells=group.lookup(every.tables[0]))
+        return _GroupPlan(powers=every.weights[:, 0], cells=group.lookup(every.tables[0]))
+    others = tuple(i for i in range(size) if i not in packed)
+    return _GroupPlan(key=PackedSum.of(positions, terms, base, len(columns)), others=others,
+                      multipliers=w[list(others)])
 
 
 @dataclass(frozen=True, eq=False)
@@ -336,19 +552,52 @@ class CellScore:
         return CellScore(groups=kept, centre=self.centre, matrix=self.matrix,
                          name=f"{self.name} of columns {sorted(wanted)}")
 
+    def _packed(self) -> _PackedGroups | None:
+        """The groups read from packed digits, built on first use (an unpickled score
+        builds them too); none after a whitening."""
+        if "_packed_groups" not in self.__dict__:
+            packed = _PackedGroups.of(self.groups) if self.matrix is None else None
+            object.__setattr__(self, "_packed_groups", packed)
+        return self.__dict__["_packed_groups"]
+
+    def _codes(self, block: np.ndarray, skip: frozenset[tuple[int, int]] = frozenset()
+               ) -> dict[tuple[int, int], np.ndarray]:
+        """The cells of every member of every group on one block of rows, but ``skip``."""
+        members = {(j, id(c)): (j, c) for g in self.groups for j, c in zip(g.columns, g.coders)
+                   if (j, id(c)) not in skip}
+        coded = [(key, j, c) for key, (j, c) in members.items() if isinstance(c, ColumnCoder)]
+        # the columns to code, read once and transposed: each coder then reads one
+        # contiguous column instead of striding through the rows
+        columns = list(dict.fromkeys(j for _, j, _ in coded))
+        read = np.take(block, columns, axis=1).T.copy()
+        where = {j: i for i, j in enumerate(columns)}
+        codes = {key: c(read[where[j]]) for key, j, c in coded}
+        for key, (j, c) in members.items():
+            if isinstance(c, AtomClass):
+                # the atom class is the column's cell capped at "not an atom" (no search)
+                base = codes.get((j, id(c.base)))
+                codes[key] = c(block[:, j]) if base is None or c.base.atoms.size == 0 \
+                    else np.minimum(base, c.base.atoms.size)
+        return codes
+
     def __call__(self, outputs: np.ndarray) -> np.ndarray:
         o = _as_2d(outputs)
         total = np.empty(o.shape[0], dtype=np.float64)
+        packed = self._packed()
         for start in range(0, o.shape[0], _BLOCK):     # blocks that stay in cache
             block = o[start:start + _BLOCK]
             if self.matrix is not None:
                 block = (np.asarray(block, dtype=np.float64) - self.centre) @ self.matrix
-            codes = {(j, id(coder)): coder(block[:, j]) for g in self.groups
-                     for j, coder in zip(g.columns, g.coders)}
             acc = total[start:start + _BLOCK]
             acc[:] = 0.0
-            for g in self.groups:
-                acc += g.value(codes)
+            if packed is None or (digits := packed.digits(block)) is None:
+                codes = self._codes(block)
+                for g in self.groups:
+                    acc += g.value(codes)
+                continue
+            codes = self._codes(block, packed.skip(self.groups))
+            for g, plan in zip(self.groups, packed.plans):
+                acc += g.value(codes) if plan is None else plan.value(g, digits, codes)
         return total
 
 
@@ -793,14 +1042,27 @@ class LogisticScore:
         full = np.zeros(fm.raw_size)
         full[fm.keep] = self.weights
         total = np.full(o.shape[0], self.bias, dtype=np.float64)
+        # the columns read, once per block of rows and transposed (contiguous columns)
+        columns = list(dict.fromkeys([j for j, _ in fm.indicator] + list(fm.continuous)))
+        where = {j: i for i, j in enumerate(columns)}
+        for start in range(0, o.shape[0], _BLOCK):     # blocks that stay in cache
+            read = np.take(o[start:start + _BLOCK], columns, axis=1).T.copy()
+            self._add(total[start:start + _BLOCK], read, where, full)
+        return total
+
+    def _add(self, total: np.ndarray, read: np.ndarray, where: dict[int, int],
+             full: np.ndarray) -> None:
+        """Add w·ψ(o) to ``total`` for one block (``read[where[j]]``: column j), term by
+        term in the fixed order of the features (the same float operations per row)."""
+        fm = self.features
         i = 0
         for j, v in fm.indicator:
             if full[i] != 0.0:
-                total += full[i] * (o[:, j] == v)
+                total += full[i] * (read[where[j]] == v)
             i += 1
         zs = []
         for k, j in enumerate(fm.continuous):
-            z = (np.asarray(o[:, j], dtype=np.float64) - fm.centre[k]) / fm.scale[k]
+            z = (np.asarray(read[where[j]], dtype=np.float64) - fm.centre[k]) / fm.scale[k]
             z[~np.isfinite(z)] = 0.0
             zs.append(z)
             w1, w2, w3 = full[i:i + 3]
@@ -810,7 +1072,6 @@ class LogisticScore:
             if full[i] != 0.0:
                 total += full[i] * zs[a] * zs[b]
             i += 1
-        return total
 
 
 def fit_logistic_score(fit_x: np.ndarray, fit_y: np.ndarray, *, l2: float = 1.0,
