@@ -19,7 +19,9 @@ objective that reflects the mechanism's privacy on them, in this order of prefer
    samples — max(2·pilot_samples, samples/64) per side in the first round —
    keeping the better half each round with twice the samples, until ``pairs_tested``
    remain (Karnin, Koren & Somekh 2013).  Fresh samples each round undo the winner's
-   curse of a noisy pilot (the pair that looked best by luck).  The score is the bound
+   curse of a noisy pilot (the pair that looked best by luck).  Scores within two
+   bootstrap standard errors of the round's best tie and keep the pilot's order; a
+   round in which all tie ends the halving (acting on noise is a lottery).  The score is the bound
    the pair is expected to give at the final size: a cross-fitted plug-in over
    likelihood-ratio ordered output values for discrete outputs (:func:`discrete_score`),
    also for mixed outputs once their continuous columns are cut into a few cells
@@ -390,6 +392,11 @@ class _Replay:
         return self._drawn[key][start:start + size]
 
 
+#: Two pilot scores tie when they differ by less than this many standard errors of
+#: their difference (:func:`successive_halving`).
+TIE_STANDARD_ERRORS = 2.0
+
+
 def successive_halving(mechanism: Mechanism, pairs: list[CandidatePair], *, keep: int,
                        samples: int, final_samples: int, level: float, delta: float,
                        rng: np.random.Generator, events_per_direction: int = 8
@@ -398,8 +405,14 @@ def successive_halving(mechanism: Mechanism, pairs: list[CandidatePair], *, keep
     remain.
 
     Each round draws ``samples`` new outputs per side for every remaining pair (doubled
-    after every round) and scores the pair by :func:`pair_score`; ties keep the earlier
-    pair.
+    after every round) and scores the pair by :func:`pair_score`.  Scores that carry a
+    standard error (the discrete scores' bootstrap spread) are not trusted beyond it:
+    the pairs whose score ties with the round's best (within
+    :data:`TIE_STANDARD_ERRORS` standard errors of the difference) keep their order in
+    ``pairs`` — the pilot search's ranking — ahead of the others; and a round in which
+    every pair ties with the best ends the halving, the first ``keep`` in that order
+    being kept, since more rounds would act on noise (on NumericalSVT the scores of the
+    pairs at 6.25·10⁴–10⁶ outputs per side do not rank their exact ceilings).
 
     Returns
     -------
@@ -411,16 +424,32 @@ def successive_halving(mechanism: Mechanism, pairs: list[CandidatePair], *, keep
     size = int(samples)
     rounds = 0
     while len(survivors) > keep:
-        scored = [p.with_score(pair_score(mechanism, p, samples=size,
-                                          final_samples=final_samples, level=level,
-                                          delta=delta, rng=rng,
-                                          events_per_direction=events_per_direction))
-                  for p in survivors]
-        order = sorted(range(len(scored)), key=lambda i: (-scored[i].score, i))
+        results = [_scored_pair(mechanism, p, samples=size, final_samples=final_samples,
+                                level=level, delta=delta, rng=rng,
+                                events_per_direction=events_per_direction, projected=True,
+                                spread=True) for p in survivors]
+        scored = [p.with_score(r.score) for p, r in zip(survivors, results)]
+        rounds += 1
+        top = max(range(len(scored)), key=lambda i: (scored[i].score, -i))
+        tied = [i for i, r in enumerate(results) if _ties(r, results[top])]
+        if len(tied) == len(scored):
+            survivors = scored[:keep]
+            break
+        rest = sorted((i for i in range(len(scored)) if i not in set(tied)),
+                      key=lambda i: (-scored[i].score, i))
+        order = tied + rest
         survivors = [scored[i] for i in order[: max(keep, math.ceil(len(scored) / 2))]]
         size *= 2
-        rounds += 1
     return survivors, rounds
+
+
+def _ties(score: PairScore, best: PairScore) -> bool:
+    """Whether ``score`` is within :data:`TIE_STANDARD_ERRORS` standard errors of
+    ``best`` (an exact tie when either has no standard error)."""
+    if score.score >= best.score:
+        return True
+    se = math.hypot(score.spread, best.spread)
+    return math.isfinite(se) and best.score - score.score <= TIE_STANDARD_ERRORS * se
 
 
 def _key(pair: CandidatePair) -> str:

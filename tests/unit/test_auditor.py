@@ -253,6 +253,22 @@ def test_successive_halving_keeps_the_true_worst_pair():
     assert {float(kept[0].x), float(kept[0].y)} == {8.0, 9.0}
 
 
+def test_successive_halving_stops_when_the_pilot_scores_tie():
+    """Eight pairs that are all equally distinguishable (P = 0.5 + 0.01a vs 0.5 + 0.01(a+1):
+    the same shift everywhere): every score of the first round lies within two bootstrap
+    standard errors of the best, so the halving stops after that round and keeps the first
+    pairs in the given order (the pilot's ranking) instead of a lottery winner."""
+    from privaudit.pair_choice import successive_halving
+
+    mech = _bernoulli_box()
+    pairs = [verified_pair(mech.spec, float(a), float(a + 1), "test") for a in range(0, 8)]
+    kept, rounds = successive_halving(mech, pairs, keep=2, samples=2_000,
+                                      final_samples=100_000, level=0.05, delta=0.0,
+                                      rng=np.random.default_rng(0))
+    assert rounds == 1
+    assert [float(p.x) for p in kept] == [0.0, 1.0]
+
+
 def test_discrete_score_spread_is_a_deterministic_bootstrap_standard_error():
     """The spread leaves the score unchanged, is positive, shrinks with the sample size
     (about as 1/√n) and is the same on every call (a fixed seed)."""
