@@ -19,9 +19,7 @@ objective that reflects the mechanism's privacy on them, in this order of prefer
    samples — max(2·pilot_samples, samples/64) per side in the first round —
    keeping the better half each round with twice the samples, until ``pairs_tested``
    remain (Karnin, Koren & Somekh 2013).  Fresh samples each round undo the winner's
-   curse of a noisy pilot (the pair that looked best by luck).  Scores within two
-   bootstrap standard errors of the round's best tie and keep the pilot's order; a
-   round in which all tie ends the halving (acting on noise is a lottery).  The score is the bound
+   curse of a noisy pilot (the pair that looked best by luck).  The score is the bound
    the pair is expected to give at the final size: a cross-fitted plug-in over
    likelihood-ratio ordered output values for discrete outputs (:func:`discrete_score`),
    also for mixed outputs once their continuous columns are cut into a few cells
@@ -72,7 +70,6 @@ from .statistics.allocation import predicted_epsilon, wilson_lower, wilson_upper
 
 __all__ = [
     "PairChoice",
-    "PairScore",
     "choose_pairs",
     "coarse_codes",
     "declared_bound",
@@ -205,47 +202,8 @@ def _dense_row_codes(outputs_x: np.ndarray, outputs_y: np.ndarray
     return codes[: outputs_x.shape[0]], codes[outputs_x.shape[0]:]
 
 
-def _cross_fitted_score(counts: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray], *,
-                        final_samples: int, level: float, delta: float,
-                        rate_ratio: bool) -> float:
-    """:func:`discrete_score` from the cell counts of the two halves of both samples:
-    (first half of x, first half of y, second half of x, second half of y)."""
-    x1, y1, x2, y2 = counts
-    halves = ((x1, y1, x2, y2), (x2, y2, x1, y1))
-    scores = []
-    for fit_x, fit_y, ev_x, ev_y in halves:
-        fx, fy = fit_x + 0.5, fit_y + 0.5
-        ex = ev_x / max(float(ev_x.sum()), 1.0)
-        ey = ev_y / max(float(ev_y.sum()), 1.0)
-        best = 0.0
-        for ratio, lower, upper in ((fx / fy, ex, ey), (fy / fx, ey, ex)):
-            order = np.argsort(-ratio, kind="stable")
-            pred = predicted_epsilon(np.cumsum(lower[order]), np.cumsum(upper[order]),
-                                     final_samples, final_samples, alpha=level, delta=delta,
-                                     rate_ratio=rate_ratio)
-            best = max(best, float(np.max(pred)))
-        scores.append(best)
-    return float(np.mean(scores))
-
-
-#: Bootstrap replicates behind the spread of a discrete score (:func:`discrete_score`).
-SCORE_REPLICATES = 16
-#: Fixed seed of those replicates (the spread is a function of the pilot outputs only,
-#: and drawing it leaves the audit's random stream alone).
-_BOOTSTRAP_SEED = 0x5EED5C0E
-
-
-@dataclass(frozen=True)
-class PairScore:
-    """A pilot score and its standard error (``nan`` where none is estimated)."""
-
-    score: float
-    spread: float = math.nan
-
-
 def discrete_score(outputs_x: np.ndarray, outputs_y: np.ndarray, *, final_samples: int,
-                   level: float, delta: float, rate_ratio: bool = False,
-                   spread: bool = False) -> float | PairScore | None:
+                   level: float, delta: float, rate_ratio: bool = False) -> float | None:
     """Cross-fitted plug-in estimate of the best bound on a pair with discrete outputs.
 
     The distinct output rows are counted on each half of both samples; on one half the
@@ -257,10 +215,6 @@ def discrete_score(outputs_x: np.ndarray, outputs_y: np.ndarray, *, final_sample
     it far less noisy than a small distinguishing test.  ``None`` when the outputs are
     not discrete (more than :data:`~privaudit.distinguish.candidates.DISCRETE_ROWS`
     distinct rows).
-
-    With ``spread``, a :class:`PairScore` whose ``spread`` is the standard deviation of
-    the score over :data:`SCORE_REPLICATES` parametric-bootstrap replicates (each half's
-    cell counts redrawn from their own multinomial law, with a fixed seed).
     """
     ox, oy = np.asarray(outputs_x), np.asarray(outputs_y)
     coded = _dense_row_codes(ox, oy)
@@ -269,20 +223,22 @@ def discrete_score(outputs_x: np.ndarray, outputs_y: np.ndarray, *, final_sample
     cx, cy = coded
     cells = int(max(cx.max(initial=-1), cy.max(initial=-1))) + 1
     hx, hy = cx.size // 2, cy.size // 2
-    counts = tuple(np.bincount(part, minlength=cells).astype(np.float64)
-                   for part in (cx[:hx], cy[:hy], cx[hx:], cy[hy:]))
-    kwargs = dict(final_samples=final_samples, level=level, delta=delta,
-                  rate_ratio=rate_ratio)
-    score = _cross_fitted_score(counts, **kwargs)                  # type: ignore[arg-type]
-    if not spread:
-        return score
-    gen = np.random.default_rng(_BOOTSTRAP_SEED)
-    replicates = [
-        _cross_fitted_score(tuple(
-            gen.multinomial(int(c.sum()), c / c.sum()).astype(np.float64) if c.sum() > 0
-            else c for c in counts), **kwargs)                     # type: ignore[arg-type]
-        for _ in range(SCORE_REPLICATES)]
-    return PairScore(score, float(np.std(replicates, ddof=1)))
+    halves = ((cx[:hx], cy[:hy], cx[hx:], cy[hy:]), (cx[hx:], cy[hy:], cx[:hx], cy[:hy]))
+    scores = []
+    for fit_x, fit_y, ev_x, ev_y in halves:
+        fx = np.bincount(fit_x, minlength=cells) + 0.5
+        fy = np.bincount(fit_y, minlength=cells) + 0.5
+        ex = np.bincount(ev_x, minlength=cells) / max(ev_x.size, 1)
+        ey = np.bincount(ev_y, minlength=cells) / max(ev_y.size, 1)
+        best = 0.0
+        for ratio, lower, upper in ((fx / fy, ex, ey), (fy / fx, ey, ex)):
+            order = np.argsort(-ratio, kind="stable")
+            pred = predicted_epsilon(np.cumsum(lower[order]), np.cumsum(upper[order]),
+                                     final_samples, final_samples, alpha=level, delta=delta,
+                                     rate_ratio=rate_ratio)
+            best = max(best, float(np.max(pred)))
+        scores.append(best)
+    return float(np.mean(scores))
 
 
 #: Quantile bins per continuous column in :func:`coarse_codes`.
@@ -332,37 +288,27 @@ def pair_score(mechanism: Mechanism, pair: CandidatePair, *, samples: int,
     scored by :func:`_pilot_score` (or, with ``projected=False``, by its own ε lower
     bound at level 1/2, which favours the certain evidence of events one side never
     reaches — what a short pilot can see — over projections of small counts)."""
-    return _scored_pair(mechanism, pair, samples=samples, final_samples=final_samples,
-                        level=level, delta=delta, rng=rng,
-                        events_per_direction=events_per_direction, projected=projected,
-                        spread=False).score
-
-
-def _scored_pair(mechanism: Mechanism, pair: CandidatePair, *, samples: int,
-                 final_samples: int, level: float, delta: float, rng: np.random.Generator,
-                 events_per_direction: int, projected: bool, spread: bool) -> PairScore:
-    """:func:`pair_score` with, where ``spread`` asks and the score is a discrete one, the
-    score's bootstrap standard error."""
     half = max(1, samples // 2)
     sx = np.asarray(mechanism.sample(pair.x, samples, rng))
     sy = np.asarray(mechanism.sample(pair.y, samples, rng))
     usable = sx.ndim in (1, 2) and sx.shape == sy.shape and sx.dtype.kind in "biuf"
     ratio = rate_ratio_applies(mechanism.spec.guarantee, final_samples)
-    kwargs = dict(final_samples=final_samples, level=level, delta=delta, rate_ratio=ratio,
-                  spread=spread)
-    score = discrete_score(sx, sy, **kwargs) if usable else None   # type: ignore[arg-type]
+    score = discrete_score(sx, sy, final_samples=final_samples, level=level, delta=delta,
+                           rate_ratio=ratio) \
+        if usable else None
     if score is None and usable:
         cx, cy = coarse_codes(sx, sy)
-        score = discrete_score(cx, cy, **kwargs)                   # type: ignore[arg-type]
+        score = discrete_score(cx, cy, final_samples=final_samples, level=level,
+                               delta=delta, rate_ratio=ratio)
     if score is not None:
-        return score if isinstance(score, PairScore) else PairScore(float(score))
+        return score
     replay = _Replay(mechanism, {id(pair.x): sx, id(pair.y): sy})
     result = test_pair(replay, pair, samples=samples - half, search_samples=half,
                        rng=rng, alpha=0.5, events_per_direction=events_per_direction,
                        poissonize=False)
     if not projected:
-        return PairScore(float(result.epsilon_lower_bound))
-    return PairScore(_pilot_score(result, final_samples, level, delta, ratio))
+        return float(result.epsilon_lower_bound)
+    return _pilot_score(result, final_samples, level, delta, ratio)
 
 
 class _Replay:
@@ -392,11 +338,6 @@ class _Replay:
         return self._drawn[key][start:start + size]
 
 
-#: Two pilot scores tie when they differ by less than this many standard errors of
-#: their difference (:func:`successive_halving`).
-TIE_STANDARD_ERRORS = 2.0
-
-
 def successive_halving(mechanism: Mechanism, pairs: list[CandidatePair], *, keep: int,
                        samples: int, final_samples: int, level: float, delta: float,
                        rng: np.random.Generator, events_per_direction: int = 8
@@ -405,14 +346,8 @@ def successive_halving(mechanism: Mechanism, pairs: list[CandidatePair], *, keep
     remain.
 
     Each round draws ``samples`` new outputs per side for every remaining pair (doubled
-    after every round) and scores the pair by :func:`pair_score`.  Scores that carry a
-    standard error (the discrete scores' bootstrap spread) are not trusted beyond it:
-    the pairs whose score ties with the round's best (within
-    :data:`TIE_STANDARD_ERRORS` standard errors of the difference) keep their order in
-    ``pairs`` — the pilot search's ranking — ahead of the others; and a round in which
-    every pair ties with the best ends the halving, the first ``keep`` in that order
-    being kept, since more rounds would act on noise (on NumericalSVT the scores of the
-    pairs at 6.25·10⁴–10⁶ outputs per side do not rank their exact ceilings).
+    after every round) and scores the pair by :func:`pair_score`; ties keep the earlier
+    pair.
 
     Returns
     -------
@@ -424,32 +359,16 @@ def successive_halving(mechanism: Mechanism, pairs: list[CandidatePair], *, keep
     size = int(samples)
     rounds = 0
     while len(survivors) > keep:
-        results = [_scored_pair(mechanism, p, samples=size, final_samples=final_samples,
-                                level=level, delta=delta, rng=rng,
-                                events_per_direction=events_per_direction, projected=True,
-                                spread=True) for p in survivors]
-        scored = [p.with_score(r.score) for p, r in zip(survivors, results)]
-        rounds += 1
-        top = max(range(len(scored)), key=lambda i: (scored[i].score, -i))
-        tied = [i for i, r in enumerate(results) if _ties(r, results[top])]
-        if len(tied) == len(scored):
-            survivors = scored[:keep]
-            break
-        rest = sorted((i for i in range(len(scored)) if i not in set(tied)),
-                      key=lambda i: (-scored[i].score, i))
-        order = tied + rest
+        scored = [p.with_score(pair_score(mechanism, p, samples=size,
+                                          final_samples=final_samples, level=level,
+                                          delta=delta, rng=rng,
+                                          events_per_direction=events_per_direction))
+                  for p in survivors]
+        order = sorted(range(len(scored)), key=lambda i: (-scored[i].score, i))
         survivors = [scored[i] for i in order[: max(keep, math.ceil(len(scored) / 2))]]
         size *= 2
+        rounds += 1
     return survivors, rounds
-
-
-def _ties(score: PairScore, best: PairScore) -> bool:
-    """Whether ``score`` is within :data:`TIE_STANDARD_ERRORS` standard errors of
-    ``best`` (an exact tie when either has no standard error)."""
-    if score.score >= best.score:
-        return True
-    se = math.hypot(score.spread, best.spread)
-    return math.isfinite(se) and best.score - score.score <= TIE_STANDARD_ERRORS * se
 
 
 def _key(pair: CandidatePair) -> str:

@@ -82,7 +82,6 @@ import numpy as np
 from privaudit.statistics.allocation import (
     plan_events,
     predicted_epsilon,
-    promising_events,
     wilson_lower,
     wilson_upper,
 )
@@ -887,14 +886,9 @@ def select_events(search_x: np.ndarray, search_y: np.ndarray, *, delta: float, a
     # a posterior centred on raw counts rewards wide posteriors (the max of noisy values);
     # centring it on conservative estimates keeps the plan from betting on small counts
     lo, hi = _conservative(count_a, size_a, count_b, size_b, _JUDGE_LEVEL)
-    # ... and only events of some promise take part (a handful of counts gives a wide
-    # posterior whose upper tail buys an event a share of α it almost never repays)
-    eligible = promising_events(count_a, size_a, count_b, size_b, test_a=n_test,
-                                test_b=n_test, budget=budget, delta=delta,
-                                rate_ratio=rate_ratio)
     plan = plan_events(lo * size_a, size_a, hi * size_b, size_b, feature=fid, budget=budget,
                        test_a=n_test, test_b=n_test, delta=delta, max_events=2 * k,
-                       rate_ratio=rate_ratio, eligible=eligible)
+                       rate_ratio=rate_ratio)
     events: dict[str, list[Event]] = {d: [] for d in DIRECTIONS}
     levels: dict[str, list[float]] = {d: [] for d in DIRECTIONS}
     for j, level in zip(plan.chosen, plan.levels):

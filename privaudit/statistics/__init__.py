@@ -19,13 +19,7 @@
 
 from __future__ import annotations
 
-from .allocation import (
-    EventPlan,
-    plan_events,
-    predicted_epsilon,
-    predicted_rate_ratio_epsilon,
-    promising_events,
-)
+from .allocation import EventPlan, plan_events, predicted_epsilon, predicted_rate_ratio_epsilon
 from .clopper_pearson import BinomialInterval, clopper_pearson, cp_lower, cp_upper
 from .epsilon_bounds import (
     DEFAULT_REPORT_DELTA,
@@ -55,7 +49,6 @@ __all__ = [
     "plan_events",
     "predicted_epsilon",
     "predicted_rate_ratio_epsilon",
-    "promising_events",
     "rate_ratio_epsilon_lower_bound",
     "rate_ratio_lower_bound",
     "tune_eb_bet",

@@ -11,7 +11,6 @@ them from the search split alone.
   is expected to give on n test outputs per side at level α;
   :func:`predicted_rate_ratio_epsilon` the same for the rate-ratio bound of a
   Poissonised test, and :func:`prefers_rate_ratio` which of the two is larger;
-* :func:`promising_events` — the candidates a plan may contain;
 * :func:`plan_events` — which candidate events to test and at which levels.
 
 How :func:`plan_events` decides.  Testing more events hedges against a wrong choice
@@ -24,16 +23,6 @@ of max_{i∈S} predicted_epsilon(p_x,i, p_y,i, n, α_i): the expected best bound
 will report.  Plans are grown greedily (equal levels α/|S|) and each prefix is also
 tried with half of α on its first event; the best plan is returned.  The randomness is
 a fixed internal seed, so the plan is a deterministic function of the search split.
-
-Which candidates may enter a plan.  The mean of a maximum rewards width: an event seen a
-handful of times has a posterior wide enough that, in a few draws, it predicts a large
-bound, and that buys it a share of α it almost never repays (on ReportNoisyMax3 two
-events counted 5 and 2 times in two million outputs, one of them reversed, took half of
-α from the event that carried the bound).  :func:`promising_events` therefore admits
-only the events whose one-standard-error estimates predict, at the test size and with
-the whole budget, at least :data:`PROMISE_SHARE` of the best such prediction; a rare
-event with real signal (many counts on one side, none on the other) keeps a large
-prediction and stays.
 
 References
 ----------
@@ -57,16 +46,12 @@ from spec.errors import InvalidParameterError
 from .rate_ratio import checked_poisson_means
 
 __all__ = ["EventPlan", "plan_events", "predicted_epsilon", "predicted_rate_ratio_epsilon",
-           "prefers_rate_ratio", "promising_events", "wilson_lower", "wilson_upper"]
+           "prefers_rate_ratio", "wilson_lower", "wilson_upper"]
 
 #: Posterior draws used by :func:`plan_events`.
 REPLICATES = 128
 #: Fixed seed of the planning draws.
 _SEED = 0x9E3779B9
-#: Share of the best promise an event needs to enter a plan (:func:`promising_events`).
-PROMISE_SHARE = 0.75
-#: One-sided level of the estimates behind an event's promise (one standard error).
-PROMISE_LEVEL = 0.16
 
 
 def _z(alpha: npt.ArrayLike) -> np.ndarray:
@@ -194,63 +179,10 @@ class EventPlan:
         return float(sum(self.levels))
 
 
-def promising_events(count_a: npt.ArrayLike, n_a: npt.ArrayLike, count_b: npt.ArrayLike,
-                     n_b: npt.ArrayLike, *, test_a: int, test_b: int, budget: float,
-                     delta: float = 0.0, rate_ratio: bool = False,
-                     share: float = PROMISE_SHARE) -> np.ndarray:
-    """Which candidates are promising enough to be planned (see the module docstring).
-
-    An event's promise is the bound :func:`predicted_epsilon` expects at the test size
-    with the whole ``budget``, from its counts moved one standard error against it (the
-    lower Wilson bound at :data:`PROMISE_LEVEL` on the side bounded from below, the upper
-    one on the other).  An event is promising when its promise is positive and at least
-    ``share`` of the largest.
-
-    Parameters
-    ----------
-    count_a, n_a, count_b, n_b : arrays
-        Counts and sizes on the side bounded from below (a) and from above (b), from data
-        that took no part in choosing the candidates.
-    test_a, test_b : int
-        Test outputs per side.
-    budget : float
-        The α shared by the tested events.
-    delta : float
-        The δ of the ε bound.
-    rate_ratio : bool
-        Predict the larger of the classical and the rate-ratio bound.
-    share : float
-        The share of the best promise required, in [0, 1].
-
-    Returns
-    -------
-    numpy.ndarray of bool
-        All ``False`` when no event has a positive promise (the plan then considers all).
-
-    Examples
-    --------
-    An event seen 69 000 against 55 000 times and one seen 5 against 1 times in 2·10⁶
-    outputs, for a test of 10⁸ outputs per side:
-
-    >>> promising_events([69_000, 5], 2 * 10**6, [55_000, 1], 2 * 10**6,
-    ...                  test_a=10**8, test_b=10**8, budget=0.05).tolist()
-    [True, False]
-    """
-    if not 0.0 <= share <= 1.0:
-        raise InvalidParameterError(f"share must lie in [0, 1], got {share!r}")
-    lo = wilson_lower(np.asarray(count_a, dtype=np.float64), n_a, PROMISE_LEVEL)
-    hi = wilson_upper(np.asarray(count_b, dtype=np.float64), n_b, PROMISE_LEVEL)
-    promise = np.atleast_1d(predicted_epsilon(lo, hi, test_a, test_b, alpha=budget,
-                                              delta=delta, rate_ratio=rate_ratio))
-    best = float(promise.max(initial=0.0))
-    return (promise > 0.0) & (promise >= share * best)
-
-
 def plan_events(count_a: npt.ArrayLike, n_a: npt.ArrayLike, count_b: npt.ArrayLike,
                 n_b: npt.ArrayLike, *, feature: npt.ArrayLike, budget: float,
                 test_a: int, test_b: int, delta: float = 0.0, max_events: int = 16,
-                replicates: int = REPLICATES, rate_ratio: bool = False,
-                eligible: npt.ArrayLike | None = None) -> EventPlan:
+                replicates: int = REPLICATES, rate_ratio: bool = False) -> EventPlan:
     """Choose events and levels (Σ α_i = ``budget``) from search counts only.
 
     Parameters
@@ -275,9 +207,6 @@ def plan_events(count_a: npt.ArrayLike, n_a: npt.ArrayLike, count_b: npt.ArrayLi
     rate_ratio : bool
         The test may use the rate-ratio bound (Poissonised sizes, pure DP): predictions
         are the larger of the two bounds (:func:`predicted_epsilon`).
-    eligible : array of bool, optional
-        The candidates a plan may contain (default: all).  When none is eligible, all
-        are: a plan always tests something.
 
     Returns
     -------
@@ -294,11 +223,7 @@ def plan_events(count_a: npt.ArrayLike, n_a: npt.ArrayLike, count_b: npt.ArrayLi
     m = a.size
     if m == 0:
         return EventPlan((), (), 0.0)
-    allowed = np.ones(m, dtype=bool) if eligible is None else \
-        np.asarray(eligible, dtype=bool).reshape(m).copy()
-    if not allowed.any():
-        allowed[:] = True
-    kmax = max(1, min(int(max_events), int(allowed.sum())))
+    kmax = max(1, min(int(max_events), m))
     rng = np.random.default_rng(_SEED)
     groups, gidx = np.unique(fid, return_inverse=True)
     zx = rng.standard_normal((replicates, groups.size))[:, gidx]
@@ -314,7 +239,7 @@ def plan_events(count_a: npt.ArrayLike, n_a: npt.ArrayLike, count_b: npt.ArrayLi
                              rate_ratio=rate_ratio)
     best_obj, best_plan = -1.0, EventPlan((), (), 0.0)
     chosen: list[int] = []
-    free = allowed
+    free = np.ones(m, dtype=bool)
     for k in range(1, kmax + 1):
         cur = bound[k - 1]
         run = cur[:, chosen].max(axis=1) if chosen else np.full(cur.shape[0], -np.inf)

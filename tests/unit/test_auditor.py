@@ -253,47 +253,6 @@ def test_successive_halving_keeps_the_true_worst_pair():
     assert {float(kept[0].x), float(kept[0].y)} == {8.0, 9.0}
 
 
-def test_successive_halving_stops_when_the_pilot_scores_tie():
-    """Eight pairs that are all equally distinguishable (P = 0.5 + 0.01a vs 0.5 + 0.01(a+1):
-    the same shift everywhere): every score of the first round lies within two bootstrap
-    standard errors of the best, so the halving stops after that round and keeps the first
-    pairs in the given order (the pilot's ranking) instead of a lottery winner."""
-    from privaudit.pair_choice import successive_halving
-
-    mech = _bernoulli_box()
-    pairs = [verified_pair(mech.spec, float(a), float(a + 1), "test") for a in range(0, 8)]
-    kept, rounds = successive_halving(mech, pairs, keep=2, samples=2_000,
-                                      final_samples=100_000, level=0.05, delta=0.0,
-                                      rng=np.random.default_rng(0))
-    assert rounds == 1
-    assert [float(p.x) for p in kept] == [0.0, 1.0]
-
-
-def test_discrete_score_spread_is_a_deterministic_bootstrap_standard_error():
-    """The spread leaves the score unchanged, is positive, shrinks with the sample size
-    (about as 1/√n) and is the same on every call (a fixed seed)."""
-    from privaudit.pair_choice import PairScore, discrete_score
-
-    rng = np.random.default_rng(5)
-
-    def scored(n):
-        ox = (rng.random(n) < 0.55).astype(np.int64)
-        oy = (rng.random(n) < 0.45).astype(np.int64)
-        plain = discrete_score(ox, oy, final_samples=10**6, level=0.05, delta=0.0)
-        with_spread = discrete_score(ox, oy, final_samples=10**6, level=0.05, delta=0.0,
-                                     spread=True)
-        again = discrete_score(ox, oy, final_samples=10**6, level=0.05, delta=0.0,
-                               spread=True)
-        assert isinstance(with_spread, PairScore) and with_spread == again
-        assert with_spread.score == plain
-        return with_spread
-
-    small, large = scored(4_000), scored(64_000)
-    assert 0.0 < large.spread < small.spread
-    # 16 times the outputs: about a quarter of the spread (bootstrap noise aside)
-    assert 0.1 < large.spread / small.spread < 0.5
-
-
 def test_black_boxes_rank_pairs_with_a_pilot_and_halving():
     r = audit(_bernoulli_box(), config=FAST)
     dist = r.check("distinguishability")

@@ -28,7 +28,6 @@ from privaudit.statistics import (
 )
 from privaudit.statistics.allocation import (
     plan_events,
-    promising_events,
     predicted_epsilon,
     wilson_lower,
     wilson_upper,
@@ -299,55 +298,6 @@ def test_plan_spends_everything_on_a_clear_winner():
     again = plan_events(a, 100_000, b, 100_000, feature=[0, 1, 2], budget=0.05,
                         test_a=10**6, test_b=10**6)
     assert again == plan
-
-
-def test_plan_of_reportnoisymax3_bets_on_tiny_events_unless_they_are_left_out():
-    """Deterministic: the judged counts (conservative, per 2·10⁶ outputs) of four events
-    of a ReportNoisyMax3 search split, for a test of 10⁸ outputs per side.  Without the
-    promise rule the plan gave a quarter of α each to two tiny events (one reversed);
-    with it, only the two real events are planned, and the levels still sum to the
-    budget."""
-    a = np.array([17962.5, 68919.4, 5.4, 2.1])
-    b = np.array([14390.3, 54791.5, 14.5, 5.7])
-    kwargs = dict(feature=[2, 9, 4, 11], budget=0.05, test_a=10**8, test_b=10**8)
-    unrestricted = plan_events(a, 2 * 10**6, b, 2 * 10**6, **kwargs)
-    assert {2, 3} & set(unrestricted.chosen)
-    eligible = np.array([True, True, False, False])
-    plan = plan_events(a, 2 * 10**6, b, 2 * 10**6, eligible=eligible, **kwargs)
-    assert plan.chosen and set(plan.chosen) <= {0, 1}
-    assert plan.total == pytest.approx(0.05)
-    # nothing eligible: every candidate is considered (a plan always tests something)
-    none = plan_events(a, 2 * 10**6, b, 2 * 10**6, eligible=np.zeros(4, bool), **kwargs)
-    assert none == unrestricted
-
-
-def test_promising_events_keep_strong_and_rare_events_and_drop_tiny_ones():
-    """Deterministic: the promise of an event is its predicted bound at the test size from
-    counts moved one standard error against it."""
-    n, test = 2 * 10**6, 10**8
-    counts_a = np.array([69_000, 18_000, 5, 2, 9])
-    counts_b = np.array([55_000, 14_400, 1, 6, 10])
-    keep = promising_events(counts_a, n, counts_b, n, test_a=test, test_b=test, budget=0.05)
-    # the strong events stay; a handful of counts (5 vs 1), a reversed pair (2 vs 6) and
-    # a tie (9 vs 10) do not
-    assert keep.tolist() == [True, True, False, False, False]
-    # a rare event that one side never reaches promises far more than the strong ones
-    # and stays (they then fall below half of its promise)
-    rare = promising_events(np.append(counts_a, 400), n, np.append(counts_b, 0), n,
-                            test_a=test, test_b=test, budget=0.05)
-    assert rare.tolist() == [False, False, False, False, False, True]
-    # share 0 keeps every event with a positive promise, share 1 only the best
-    loose = promising_events(counts_a, n, counts_b, n, test_a=test, test_b=test,
-                             budget=0.05, share=0.0)
-    assert loose[:2].all() and not loose[3:].any()
-    best = promising_events(counts_a, n, counts_b, n, test_a=test, test_b=test,
-                            budget=0.05, share=1.0)
-    assert best.sum() == 1
-    # no positive promise anywhere: nothing is promising
-    assert not promising_events([5, 5], n, [5, 5], n, test_a=test, test_b=test,
-                                budget=0.05).any()
-    with pytest.raises(InvalidParameterError, match="share"):
-        promising_events([1], 10, [1], 10, test_a=10, test_b=10, budget=0.05, share=1.5)
 
 
 def test_plan_hedges_when_the_search_split_is_unsure():
