@@ -49,7 +49,13 @@ from typing import Literal
 
 import numpy as np
 
-from .scores import PackedSum, dependence_groups, digit_range, small_integer_digits
+from .scores import (
+    PackedSum,
+    dependence_groups,
+    digit_range,
+    output_rows,
+    small_integer_digits,
+)
 
 __all__ = [
     "ATOM_SHARE",
@@ -81,12 +87,6 @@ _MAX_LEVELS = 96
 _MAX_THRESHOLDS = 96
 #: Rows from which the grids of levels and thresholds are cut.
 _GRID_ROWS = 1 << 18
-
-
-def _rows(outputs: np.ndarray) -> np.ndarray:
-    """The outputs as a 2-D array, one row per output (also when there are none)."""
-    o = np.asarray(outputs)
-    return o.reshape(o.shape[0], math.prod(o.shape[1:]))
 
 
 @dataclass(frozen=True)
@@ -155,7 +155,7 @@ class ReleasedValue:
     def released(self, outputs: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(rows as 2-D, value columns as float, mask of released entries); the last two
         are transposed, one contiguous row per value column."""
-        o = _rows(outputs)
+        o = output_rows(outputs)
         vals = np.take(o, self.columns, axis=1).T.astype(np.float64, order="C")
         return o, vals, vals != np.asarray(self.atoms, dtype=np.float64)[:, None]
 
@@ -289,7 +289,7 @@ class PatternLLR:
         return self.__dict__["_packed_blocks"]
 
     def __call__(self, outputs: np.ndarray) -> np.ndarray:
-        o = _rows(outputs)
+        o = output_rows(outputs)
         total = np.zeros(o.shape[0], dtype=np.float64)
         packed = self._packed()
         for start in range(0, o.shape[0], _BLOCK_ROWS):     # blocks that stay in cache
@@ -358,7 +358,7 @@ class PatternAndValue:
             object.__setattr__(self, "name", f"{self.pattern.name} and released values")
 
     def __call__(self, outputs: np.ndarray) -> np.ndarray:
-        o = _rows(outputs)
+        o = output_rows(outputs)
         out = np.empty((o.shape[0], 1 + len(self.values)), dtype=np.float64)
         for start in range(0, o.shape[0], _BLOCK_ROWS):     # blocks that stay in cache
             part = o[start:start + _BLOCK_ROWS]

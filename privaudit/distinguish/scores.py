@@ -67,6 +67,7 @@ __all__ = [
     "fit_column_coder",
     "fit_logistic_score",
     "isotonic",
+    "output_rows",
     "small_integer_digits",
     "whitening",
 ]
@@ -94,9 +95,11 @@ def _g_threshold(dof: int) -> float:
     return float(special.chdtri(dof, 1e-6))
 
 
-def _as_2d(outputs: np.ndarray) -> np.ndarray:
+def output_rows(outputs: np.ndarray) -> np.ndarray:
+    """The outputs as a 2-D array, one row per output (also when there are none: no −1
+    to infer)."""
     o = np.asarray(outputs)
-    return o.reshape(o.shape[0], math.prod(o.shape[1:]))   # (no rows: no -1 to infer)
+    return o.reshape(o.shape[0], math.prod(o.shape[1:]))
 
 
 # ----------------------------------------------------------------------------------------
@@ -581,7 +584,7 @@ class CellScore:
         return codes
 
     def __call__(self, outputs: np.ndarray) -> np.ndarray:
-        o = _as_2d(outputs)
+        o = output_rows(outputs)
         total = np.empty(o.shape[0], dtype=np.float64)
         packed = self._packed()
         for start in range(0, o.shape[0], _BLOCK):     # blocks that stay in cache
@@ -772,7 +775,7 @@ class CellFit:
     """
 
     def __init__(self, fit_x: np.ndarray, fit_y: np.ndarray) -> None:
-        ox, oy = _as_2d(fit_x), _as_2d(fit_y)
+        ox, oy = output_rows(fit_x), output_rows(fit_y)
         self.n_x, self.n_y = ox.shape[0], oy.shape[0]
         self.split = self.n_x
         self.weights: np.ndarray | None = None
@@ -799,7 +802,7 @@ class CellFit:
         its values (at most :data:`EXACT_VALUES` of them); otherwise ``None``.
         """
         rx, ry = weights_x > 0, weights_y > 0
-        stacked = _as_2d(np.concatenate([rows[rx], rows[ry]]))
+        stacked = output_rows(np.concatenate([rows[rx], rows[ry]]))
         if stacked.shape[0] == 0:
             return None
         for j in range(stacked.shape[1]):
@@ -864,7 +867,7 @@ def fit_cell_score(fit_x: np.ndarray | None, fit_y: np.ndarray | None, *,
     if whiten:
         if fit_x is None or fit_y is None:
             raise ValueError("whitening needs the fitting rows")
-        ox, oy = _as_2d(fit_x), _as_2d(fit_y)
+        ox, oy = output_rows(fit_x), output_rows(fit_y)
         pooled = np.concatenate([ox, oy]).astype(np.float64)
         w = whitening(pooled)
         if w is None:
@@ -1004,7 +1007,7 @@ class _FeatureMap:
         return len(self.indicator) + 3 * len(self.continuous) + len(self.pairs)
 
     def raw(self, outputs: np.ndarray) -> np.ndarray:
-        o = _as_2d(outputs)
+        o = output_rows(outputs)
         cols: list[np.ndarray] = []
         for j, v in self.indicator:
             cols.append((o[:, j] == v).astype(np.float64))
@@ -1038,7 +1041,7 @@ class LogisticScore:
 
     def __call__(self, outputs: np.ndarray) -> np.ndarray:
         fm = self.features
-        o = _as_2d(outputs)
+        o = output_rows(outputs)
         full = np.zeros(fm.raw_size)
         full[fm.keep] = self.weights
         total = np.full(o.shape[0], self.bias, dtype=np.float64)
@@ -1083,7 +1086,7 @@ def fit_logistic_score(fit_x: np.ndarray, fit_y: np.ndarray, *, l2: float = 1.0,
     atom; with at most four continuous columns the products z_i z_j are added.  Features
     constant or identical to an earlier one on the fitting rows are dropped.
     """
-    ox, oy = _as_2d(fit_x)[: max_rows // 2], _as_2d(fit_y)[: max_rows // 2]
+    ox, oy = output_rows(fit_x)[: max_rows // 2], output_rows(fit_y)[: max_rows // 2]
     if ox.shape[0] == 0 or oy.shape[0] == 0:
         return None
     pooled = np.concatenate([ox, oy])
