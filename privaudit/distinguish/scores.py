@@ -389,11 +389,11 @@ class PackedSum:
         tables = []
         for p, first in enumerate(starts):
             cut = slice(first, first + per_part)
-            index = np.arange(base ** len(positions[cut]), dtype=np.int64)
-            table = np.zeros(index.size, dtype=np.int64)
+            table = np.zeros(1, dtype=np.int64)
             for power, (pos, term) in enumerate(zip(positions[cut], terms[cut])):
                 weights[pos, p] += float(base) ** power
-                table += np.asarray(term, dtype=np.int64)[(index // base ** power) % base]
+                # digit d of this column adds base**power · d to the packed number
+                table = (np.asarray(term, dtype=np.int64)[:, None] + table[None, :]).ravel()
             tables.append(table)
         return cls(weights=weights, tables=tuple(tables))
 
