@@ -83,6 +83,10 @@ ATOM_SHARE = 0.005
 _PROBE_ROWS = 20_000
 #: Rows per block when scoring (a block of every column stays in cache).
 _BLOCK = 1 << 13
+#: Cells of the uniform grid that locates values among a coder's bin edges.
+_GRID_CELLS = 4096
+#: Fewest edges for which the grid is used (a binary search over fewer is as fast).
+_GRID_EDGES = 8
 #: Rows used to test columns for dependence.
 MI_ROWS = 100_000
 #: Smallest mutual information (nats) for which two columns are joined.
@@ -179,14 +183,67 @@ class ColumnCoder:
             np.clip(pos, -1, table.size - 2, out=pos)
             return table[pos + 1]
         if m == 0:
-            return np.searchsorted(self.edges, col, side="right").astype(np.intp)
+            return self.bins(col).astype(np.intp)
         idx, hit = self.atom_index(col)
         code = np.where(hit, idx, m)
         if self.edges.size:
             rest = np.flatnonzero(~hit)
             if rest.size:
-                code[rest] += np.searchsorted(self.edges, col[rest], side="right")
+                code[rest] += self.bins(col[rest])
         return code
+
+    def bins(self, values: np.ndarray) -> np.ndarray:
+        """``searchsorted(edges, values, side="right")``, exactly, for float64 values
+        through a uniform grid over the edges (:meth:`_grid`): a value whose grid cell
+        holds no edge has as many edges at or below it as every edge of a lower cell;
+        only values in the cells of the edges themselves are searched.  (A binary search
+        over ~50 edges mispredicts a branch at every level: ~30 ns per value.)"""
+        v = np.asarray(values)
+        grid = self._grid() if v.dtype == np.float64 else None
+        if grid is None:
+            return np.searchsorted(self.edges, v, side="right")
+        scale, shift, below, searched = grid
+        cell = _grid_cell(v, scale, shift, below.size - 1)
+        out = below[cell]
+        near = np.flatnonzero(searched[cell])
+        if near.size:
+            out[near] = np.searchsorted(self.edges, v[near], side="right")
+        return out
+
+    def _grid(self) -> tuple[float, float, np.ndarray, np.ndarray] | None:
+        """(scale, shift, below, searched) of :data:`_GRID_CELLS` cells spanning the
+        edges, built on first use: ``below[c]`` edges lie in cells before c, and
+        ``searched[c]`` marks the cells holding an edge; ``None`` for few edges."""
+        cached = self.__dict__.get("_bin_grid")
+        if cached is None:
+            e = self.edges
+            cached = False
+            if e.size >= _GRID_EDGES:
+                with np.errstate(all="ignore"):
+                    scale = _GRID_CELLS / (float(e[-1]) - float(e[0]))
+                    shift = 1.0 - float(e[0]) * scale
+                if math.isfinite(scale) and scale > 0 and math.isfinite(shift):
+                    cells = _grid_cell(e, scale, shift, _GRID_CELLS + 1)
+                    top = np.arange(_GRID_CELLS + 2)
+                    searched = np.zeros(top.size, dtype=bool)
+                    searched[cells] = True
+                    cached = (scale, shift, np.searchsorted(cells, top, side="left"),
+                              searched)
+            object.__setattr__(self, "_bin_grid", cached)
+        return cached or None
+
+
+def _grid_cell(values: np.ndarray, scale: float, shift: float, top: int) -> np.ndarray:
+    """The grid cell of each value, a non-decreasing function of it (every step —
+    product, sum, clip, truncation — is monotone, so an edge's cell below a value's
+    cell means the edge is below the value); NaN falls in the top cell, where a search
+    would place it too."""
+    with np.errstate(over="ignore"):           # huge values: ±∞, clipped below
+        x = values * scale
+        x += shift
+    np.fmin(x, float(top), out=x)              # fmin / fmax: NaN → the top, ±∞ clipped
+    np.fmax(x, 0.0, out=x)
+    return x.astype(np.intp)
 
 
 @dataclass(frozen=True, eq=False)
@@ -335,11 +392,11 @@ class PackedSum:
         tables = []
         for p, first in enumerate(starts):
             cut = slice(first, first + per_part)
-            index = np.arange(base ** len(positions[cut]), dtype=np.int64)
-            table = np.zeros(index.size, dtype=np.int64)
+            table = np.zeros(1, dtype=np.int64)
             for power, (pos, term) in enumerate(zip(positions[cut], terms[cut])):
                 weights[pos, p] += float(base) ** power
-                table += np.asarray(term, dtype=np.int64)[(index // base ** power) % base]
+                # digit d of this column adds base**power · d to the packed number
+                table = (np.asarray(term, dtype=np.int64)[:, None] + table[None, :]).ravel()
             tables.append(table)
         return cls(weights=weights, tables=tuple(tables))
 

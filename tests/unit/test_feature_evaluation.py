@@ -198,6 +198,27 @@ def test_single_atom_coder_matches_its_definition():
     assert AtomClass(coder)(col).tolist() == [0 if v == 0.0 else 1 for v in col]
 
 
+@pytest.mark.parametrize("kind", ["quantiles", "wide", "subnormal", "few"])
+def test_bin_grid_equals_a_binary_search(kind):
+    """The grid locating values among the edges gives the binary search's bins, for
+    values at, next to and between the edges, ±∞, NaN and −0.0; edges too close or too
+    few for a grid are searched."""
+    rng = np.random.default_rng(29)
+    sample = np.concatenate([rng.normal(size=20_000), rng.laplace(5.0, 0.01, 500)])
+    edges = {"quantiles": np.unique(np.quantile(sample, np.linspace(0.001, 0.999, 60))),
+             "wide": np.linspace(-1e300, 1e300, 21),
+             "subnormal": np.arange(1, 21) * 5e-324,
+             "few": np.array([-1.0, 0.0, 2.0])}[kind]
+    coder = ColumnCoder(atoms=np.array([0.0]), edges=edges)
+    values = np.concatenate([sample, edges, np.nextafter(edges, np.inf),
+                             np.nextafter(edges, -np.inf), edges * (1 + 1e-12),
+                             [np.nan, np.inf, -np.inf, -0.0, 0.0, 1e308, -1e308, 5e-324]])
+    assert (coder._grid() is not None) == (kind in ("quantiles", "wide"))
+    assert same(coder.bins(values), np.searchsorted(edges, values, side="right"))
+    m = np.searchsorted(edges, values, side="right") + 1
+    assert same(coder(values), np.where(values == 0.0, 0, m))
+
+
 # ----------------------------------------------------------------------------------------
 # the scores
 # ----------------------------------------------------------------------------------------
