@@ -51,6 +51,7 @@ from .checks import (
 )
 from .config import AuditConfig
 from .distinguish import test_pair
+from .distinguish.pair_test import PLAN_PRIOR_OUTPUTS
 from .distinguish.densities import declared_log_densities
 from .pair_choice import choose_pairs
 from .pairs import CandidatePair, to_jsonable, verified_pair
@@ -182,7 +183,8 @@ def _audit(mechanism: Mechanism, *, config: AuditConfig | None,
         results.append((pair, test_pair(mechanism, pair, samples=cfg.samples,
                                         search_samples=search_samples,
                                         rng=rng["final"], alpha=per_pair,
-                                        events_per_direction=cfg.events_per_direction)))
+                                        events_per_direction=cfg.events_per_direction,
+                                        prior_outputs=PLAN_PRIOR_OUTPUTS)))
     best_pair, best = max(results, key=lambda r: r[1].epsilon_lower_bound)
     violated = any(r.violated for _, r in results)
     eps_lb = math.inf if best.epsilon_lower_bound_infinite else float(best.epsilon_lower_bound)

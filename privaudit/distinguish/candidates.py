@@ -53,7 +53,16 @@ bounds at 97.5 %), and the candidate is ranked by the ε bound those would give 
 search counts are penalised as they will be on the test split, at the test's size.
 Ties are broken by the plug-in ratio, then by family (exact values first, so a
 discrete event is reported by its values).  At most K candidates per direction (three
-per feature) with distinct counts are kept.
+per feature) with distinct counts are kept.  With a budget, each feature keeps its best
+candidate per octave of probability (its best three octaves and its best above 1/8);
+for a one-dimensional output each feature also nominates its *steadiest* candidate, the
+best by strict (three-standard-error) estimates.  A scalar output's ratio is often flat
+over a whole tail (the noisy maximum of shifted queries: e^{5/b} for every threshold
+below the smallest query), and among hundreds of thresholds of that tail the one-SE
+ranking keeps the luckiest small ones; the steadiest is the largest threshold of the
+plateau, the one the test can bound most tightly (ReportNoisyMax3: 0.2303 → 0.2476 on
+the same pair).  The half-lines and intervals of a black-box scalar output are counted
+on up to ``_SCALAR_RANK_ROWS`` rows per side, so that this ranking sees the tail.
 
 **Levels.**  With a ``budget`` (the α shared by the event tests),
 :func:`~privaudit.statistics.allocation.plan_events` decides from the search counts how
@@ -80,6 +89,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from privaudit.statistics.allocation import (
+    equal_rate_prior,
     plan_events,
     predicted_epsilon,
     wilson_lower,
@@ -145,8 +155,14 @@ _PER_FEATURE = 3
 _PER_GROUP = 4
 #: Level of the conservative search estimates used for ranking (one-sided).
 _SEARCH_LEVEL = 0.16
+#: Level of the strict (three-standard-error) estimates that nominate each feature's
+#: steadiest candidate.
+_STRICT_LEVEL = 0.00135
 #: Largest number of rows per side on which a fixed feature's thresholds are counted.
 _RANK_ROWS = 1 << 17
+#: The same for the half-lines and intervals of a black-box scalar output (one sort of
+#: at most this many values per side).
+_SCALAR_RANK_ROWS = 1 << 22
 #: The same for learned scores (counted on part B only).
 _LEARNED_RANK_ROWS = 1 << 20
 #: Share of the search split that fits learned scores (part A).
@@ -517,8 +533,8 @@ def _conservative(a: np.ndarray, n_a: np.ndarray, b: np.ndarray, n_b: np.ndarray
 
 
 def _pool(families: list[_Candidates], *, delta: float, alpha: float, k: int,
-          test_samples: int | None, exact: bool, rate_ratio: bool = False
-          ) -> list[tuple[_Candidates, int, float]]:
+          test_samples: int | None, exact: bool, rate_ratio: bool = False,
+          steady: bool = False) -> list[tuple[_Candidates, int, float]]:
     """The kept candidates of one direction, best first: (family, index, score)."""
     families = [f for f in families if f.a.size]
     if not families:
@@ -546,7 +562,7 @@ def _pool(families: list[_Candidates], *, delta: float, alpha: float, k: int,
     else:
         return _stratified_pool(families, a, b, na, nb, prio, owner, local, plug,
                                 delta=delta, alpha=alpha, k=k, test_samples=test_samples,
-                                rate_ratio=rate_ratio)
+                                rate_ratio=rate_ratio, steady=steady)
     order = pool[np.lexsort((prio[pool], -plug[pool], -score))]
     scored = dict(zip(pool.tolist(), score.tolist()))
     chosen: list[tuple[_Candidates, int, float]] = []
@@ -568,8 +584,8 @@ def _pool(families: list[_Candidates], *, delta: float, alpha: float, k: int,
 def _stratified_pool(families: list[_Candidates], a: np.ndarray, b: np.ndarray,
                      na: np.ndarray, nb: np.ndarray, prio: np.ndarray, owner: np.ndarray,
                      local: np.ndarray, plug: np.ndarray, *, delta: float, alpha: float,
-                     k: int, test_samples: int, rate_ratio: bool = False
-                     ) -> list[tuple[_Candidates, int, float]]:
+                     k: int, test_samples: int, rate_ratio: bool = False,
+                     steady: bool = False) -> list[tuple[_Candidates, int, float]]:
     """Up to 2K candidates, diverse in feature and in probability scale.
 
     Thresholds of one feature differ mostly in how much mass they hold; among many
@@ -584,6 +600,9 @@ def _stratified_pool(families: list[_Candidates], a: np.ndarray, b: np.ndarray,
     lo, hi = _conservative(a, na, b, nb)
     pred = predicted_epsilon(lo, hi, test_samples, test_samples, alpha=alpha, delta=delta,
                              rate_ratio=rate_ratio)
+    strict = predicted_epsilon(*_conservative(a, na, b, nb, _STRICT_LEVEL), test_samples,
+                               test_samples, alpha=alpha, delta=delta, rate_ratio=rate_ratio) \
+        if steady else None
     octave = np.clip(np.floor(np.log2(np.maximum(a, 0.5) / na)), -30, 0).astype(np.int64)
     order = np.lexsort((prio, -plug, -pred))
     order = order[a[order] > 0]
@@ -599,6 +618,11 @@ def _stratified_pool(families: list[_Candidates], a: np.ndarray, b: np.ndarray,
         wide = mine[octave[mine] >= -3]
         if wide.size and int(wide[0]) not in take:
             take.append(int(wide[0]))
+        if steady:
+            own = np.flatnonzero((owner == fam_i) & (a > 0))
+            steadiest = int(own[np.argmax(strict[own])])
+            if steadiest not in take:
+                take.append(steadiest)
         kept.extend(int(i) for i in take)
     kept_arr = np.asarray(kept, dtype=np.int64)
     kept_arr = kept_arr[np.lexsort((prio[kept_arr], -plug[kept_arr], -pred[kept_arr]))]
@@ -653,7 +677,7 @@ def select_events(search_x: np.ndarray, search_y: np.ndarray, *, delta: float, a
                   llr_search: tuple[np.ndarray, np.ndarray] | None = None,
                   budget: float | None = None, test_samples: int | None = None,
                   learned: bool = True, llr_thresholds: bool = True,
-                  rate_ratio: bool = False) -> SelectedEvents:
+                  rate_ratio: bool = False, prior_outputs: float = 0.0) -> SelectedEvents:
     """Choose up to K events per direction (and their levels) from the search outputs only.
 
     Parameters
@@ -688,6 +712,9 @@ def select_events(search_x: np.ndarray, search_y: np.ndarray, *, delta: float, a
         The test split is Poissonised and the claim pure, so each event may be bounded
         with the rate-ratio bound: candidates are ranked and planned by the larger of
         the two predicted bounds.
+    prior_outputs : float
+        Pseudo-outputs at equal rates added to the judging counts before the plan
+        (:func:`~privaudit.statistics.allocation.equal_rate_prior`; default 0).
 
     Returns
     -------
@@ -785,14 +812,14 @@ def select_events(search_x: np.ndarray, search_y: np.ndarray, *, delta: float, a
         feature = Coordinate()
         vx, vy = feature(rank_x), feature(rank_y)
         # with a declared LLR these are a robustness check: fewer rows suffice
-        thresholds(feature, 0, 0, 2, limit=_RANK_ROWS // 2 if llr is not None else _RANK_ROWS,
-                   values=(vx, vy))
+        thresholds(feature, 0, 0, 2, values=(vx, vy),
+                   limit=_RANK_ROWS // 2 if llr is not None else _SCALAR_RANK_ROWS)
         families.append("half-lines")
         if not discrete and llr is None:
             centre = float(np.median(np.concatenate([vx[:hx], vy[:hy]]))) if hx and hy \
                 else float(np.median(np.concatenate([vx, vy])))
             dev = AbsDeviation(centre)
-            thresholds(dev, 0, 0, 2)
+            thresholds(dev, 0, 0, 2, limit=_SCALAR_RANK_ROWS)
             families.append("two-sided intervals")
         if not discrete and llr is None and can_learn:
             learned_score(fit_cell_score(fit_x, fit_y, groups="columns", bins=64,
@@ -851,7 +878,8 @@ def select_events(search_x: np.ndarray, search_y: np.ndarray, *, delta: float, a
     n_test = int(test_samples) if test_samples is not None else max(n_x, n_y)
     reference = budget / 4.0
     chosen = {d: _pool(per_dir[d], delta=delta, alpha=reference, k=k, test_samples=n_test,
-                       exact=False, rate_ratio=rate_ratio) for d in DIRECTIONS}
+                       exact=False, rate_ratio=rate_ratio, steady=dims == 1)
+              for d in DIRECTIONS}
     # learned scores cost a pass over every test output each: keep the candidates of at
     # most _MAX_LEARNED of them (the best-ranked), fixed features are cheap
     ranked = sorted(((s_, d, f, i) for d in DIRECTIONS for f, i, s_ in chosen[d]),
@@ -885,6 +913,8 @@ def select_events(search_x: np.ndarray, search_y: np.ndarray, *, delta: float, a
     fid = np.array([f for _d, _e, f in flat])
     # a posterior centred on raw counts rewards wide posteriors (the max of noisy values);
     # centring it on conservative estimates keeps the plan from betting on small counts
+    if prior_outputs > 0:
+        count_a, count_b = equal_rate_prior(count_a, size_a, count_b, size_b, prior_outputs)
     lo, hi = _conservative(count_a, size_a, count_b, size_b, _JUDGE_LEVEL)
     plan = plan_events(lo * size_a, size_a, hi * size_b, size_b, feature=fid, budget=budget,
                        test_a=n_test, test_b=n_test, delta=delta, max_events=2 * k,

@@ -106,7 +106,8 @@ from .events import Event, LogLikelihoodRatio, ThresholdEvent, event_mask, llr_f
 from .privacy_loss import LOSS_STEP, LossHistogram, loss_moments, profile_lower_bounds
 from .rows import distinct_outputs as _distinct_outputs
 
-__all__ = ["DECLARED_SHARE", "EVENT_SHARE", "POISSON_MINIMUM", "PROFILE_SHARE",
+__all__ = ["DECLARED_SHARE", "EVENT_SHARE", "PLAN_PRIOR_OUTPUTS", "POISSON_MINIMUM",
+           "PROFILE_SHARE",
            "PairTestResult", "TradeoffPoint", "rate_ratio_applies", "test_pair"]
 
 #: Share of the pair's α spent on the privacy-loss profile when densities are declared.
@@ -119,6 +120,15 @@ DECLARED_SHARE = 0.8
 EVENT_SHARE = 1.0 - PROFILE_SHARE
 #: Detection probability of the power statement.
 POWER_PROBABILITY = 0.9
+#: Pseudo-outputs at equal rates that the audit's final tests add to every candidate's
+#: judging counts before planning the levels
+#: (:func:`~privaudit.statistics.allocation.equal_rate_prior`).  Without them the plan
+#: bought events counted a handful of times on the judging split as lottery tickets:
+#: on ReportNoisyMax3 three such events (12–260 test counts, ε_lb 0) took half of α
+#: from the threshold that carries the bound, 0.2476 → 0.2479 with the prior, and on
+#: NumericalSVT nine events split α at 0.00078 each.  The pilot's small tests, which
+#: only rank pairs, keep the flat posterior.
+PLAN_PRIOR_OUTPUTS = 50.0
 #: Smallest mean test size that is Poissonised (below, the sizes are fixed and every
 #: event uses the two Clopper–Pearson bounds).
 POISSON_MINIMUM = 1_000
@@ -316,7 +326,7 @@ def test_pair(mechanism: Any, pair: CandidatePair, *, samples: int, search_sampl
               rng: RandomLike, alpha: float, events_per_direction: int = 8,
               epsilon_grid: Any = None, allocation: str = "planned",
               chunk_rows: int | None = None, declared: bool = True,
-              poissonize: bool = True) -> PairTestResult:
+              poissonize: bool = True, prior_outputs: float = 0.0) -> PairTestResult:
     """Test the claimed privacy of ``mechanism`` on one neighbouring pair.
 
     Parameters
@@ -355,6 +365,11 @@ def test_pair(mechanism: Any, pair: CandidatePair, *, samples: int, search_sampl
         Draw Poisson(``samples``) test outputs per side (default, when ``samples`` ≥
         :data:`POISSON_MINIMUM`), which lets pure-DP claims use the rate-ratio bound;
         off, exactly ``samples`` per side and only Clopper–Pearson bounds.
+    prior_outputs : float
+        Pseudo-outputs at equal rates added to the judging counts before the levels are
+        planned (default 0, the flat posterior; the audit's final tests use
+        :data:`PLAN_PRIOR_OUTPUTS`).  Only the plan sees them: every event is tested on
+        its raw test counts, so the test stays exact whatever the prior.
 
     Returns
     -------
@@ -452,7 +467,7 @@ def test_pair(mechanism: Any, pair: CandidatePair, *, samples: int, search_sampl
         sx, sy, delta=delta_c, alpha=equal_level, events_per_direction=k, llr=llr,
         llr_search=llr_s, budget=alpha_search if planned else None,
         test_samples=n if planned else None, llr_thresholds=not has_plan,
-        rate_ratio=ratio_ok)
+        rate_ratio=ratio_ok, prior_outputs=prior_outputs)
     events: list[Event] = []
     dirs: list[str] = []
     levels: list[float] = []

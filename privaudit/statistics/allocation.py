@@ -11,7 +11,9 @@ them from the search split alone.
   is expected to give on n test outputs per side at level α;
   :func:`predicted_rate_ratio_epsilon` the same for the rate-ratio bound of a
   Poissonised test, and :func:`prefers_rate_ratio` which of the two is larger;
-* :func:`plan_events` — which candidate events to test and at which levels.
+* :func:`plan_events` — which candidate events to test and at which levels;
+* :func:`equal_rate_prior` — judging counts shrunk towards "the event is equally likely
+  on both sides", which keeps the plan from betting on events seen a handful of times.
 
 How :func:`plan_events` decides.  Testing more events hedges against a wrong choice
 on the search split but costs every event a smaller level (a larger CP penalty); which
@@ -45,7 +47,7 @@ from spec.errors import InvalidParameterError
 
 from .rate_ratio import checked_poisson_means
 
-__all__ = ["EventPlan", "plan_events", "predicted_epsilon", "predicted_rate_ratio_epsilon",
+__all__ = ["EventPlan", "equal_rate_prior", "plan_events", "predicted_epsilon", "predicted_rate_ratio_epsilon",
            "prefers_rate_ratio", "wilson_lower", "wilson_upper"]
 
 #: Posterior draws used by :func:`plan_events`.
@@ -177,6 +179,40 @@ class EventPlan:
     def total(self) -> float:
         """Σ α_i (at most the budget)."""
         return float(sum(self.levels))
+
+
+def equal_rate_prior(count_a: npt.ArrayLike, n_a: npt.ArrayLike, count_b: npt.ArrayLike,
+                     n_b: npt.ArrayLike, prior_outputs: float
+                     ) -> tuple[np.ndarray, np.ndarray]:
+    """Counts with ``prior_outputs`` pseudo-outputs in S at equal rates on both sides.
+
+    Each side gets ``prior_outputs · n / (n_a + n_b)`` extra counts (its share of the
+    pooled size), so the shrunk rate ratio lies between the observed one and 1.  An
+    event counted thousands of times barely moves; one counted a handful of times —
+    whose flat-prior posterior is so wide that a plan maximising the posterior mean of
+    the best bound would buy it as a lottery ticket and split α with it — is pulled to
+    "no evidence".  Only the plan sees the shrunk counts; the tests use the raw ones.
+
+    Parameters
+    ----------
+    count_a, n_a, count_b, n_b : array_like
+        Judging counts and sizes of the two sides (``count_a`` bounded from below).
+    prior_outputs : float
+        Total pseudo-outputs (≥ 0; 0 returns the counts unchanged, as floats).
+
+    Returns
+    -------
+    count_a, count_b : numpy.ndarray
+    """
+    prior = float(prior_outputs)
+    if not (prior >= 0.0 and np.isfinite(prior)):
+        raise InvalidParameterError(f"prior_outputs must be finite and >= 0, got {prior_outputs!r}")
+    a = np.asarray(count_a, dtype=np.float64)
+    b = np.asarray(count_b, dtype=np.float64)
+    na = np.asarray(n_a, dtype=np.float64)
+    nb = np.asarray(n_b, dtype=np.float64)
+    total = np.maximum(na + nb, 1.0)
+    return a + prior * na / total, b + prior * nb / total
 
 
 def plan_events(count_a: npt.ArrayLike, n_a: npt.ArrayLike, count_b: npt.ArrayLike,

@@ -27,6 +27,7 @@ from privaudit.statistics import (
     violation_margin,
 )
 from privaudit.statistics.allocation import (
+    equal_rate_prior,
     plan_events,
     predicted_epsilon,
     wilson_lower,
@@ -318,3 +319,48 @@ def test_plan_hedges_when_the_search_split_is_unsure():
         plan_events(a, 1_000, b, 1_000, feature=np.arange(8), budget=1.5, test_a=10,
                     test_b=10)
     assert plan_events([], 1, [], 1, feature=[], budget=0.05, test_a=10, test_b=10).chosen == ()
+
+
+def test_equal_rate_prior_pulls_small_counts_to_no_evidence():
+    """Deterministic.  Pseudo-outputs split by the sizes: a count in the thousands keeps
+    its ratio to 0.1 %, a handful is pulled most of the way to 1; zero prior is the
+    identity; a negative, NaN or infinite prior is refused."""
+    a = np.array([15_000.0, 5.0, 3.0])
+    b = np.array([14_370.0, 1.0, 0.0])
+    sa, sb = equal_rate_prior(a, 250_000, b, 250_000, 50.0)
+    np.testing.assert_allclose(sa - a, 25.0)
+    np.testing.assert_allclose(sb - b, 25.0)
+    assert sa[0] / sb[0] == pytest.approx(a[0] / b[0], rel=1e-3)
+    assert np.all(sa[1:] / sb[1:] < 1.2)
+    same_a, same_b = equal_rate_prior(a, 10, b, 10, 0.0)
+    np.testing.assert_array_equal(same_a, a)
+    np.testing.assert_array_equal(same_b, b)
+    # unequal sizes: both rates move to the pooled rate, the ratio of rates to 1
+    ua, ub = equal_rate_prior([0.0], 100, [0.0], 300, 40.0)
+    assert (ua[0] / 100) == pytest.approx(ub[0] / 300)
+    for bad in (-1.0, float("nan"), float("inf")):
+        with pytest.raises(InvalidParameterError, match="prior_outputs"):
+            equal_rate_prior(a, 10, b, 10, bad)
+
+
+def test_equal_rate_prior_keeps_the_plan_on_the_event_that_carries_the_bound():
+    """Deterministic (the plan's draws use a fixed seed).  NumericalSVT's shape: one
+    event counted ~15 000 times with a small ratio, four counted a handful of times.
+    Centred on conservative estimates with a flat prior, the plan buys the handful as
+    lottery tickets and leaves the strong event a sixth of α or less; with 50
+    equal-rate pseudo-outputs it is planned first with at least half of α."""
+    n, test = 250_000, 4_000_000
+    a = np.array([15_000.0, 3, 5, 2, 4])
+    b = np.array([14_370.0, 0, 1, 0, 1])
+
+    def plan(prior):
+        pa, pb = equal_rate_prior(a, n, b, n, prior)
+        lo, hi = wilson_lower(pa, n, 0.025), wilson_upper(pb, n, 0.025)
+        return plan_events(lo * n, n, hi * n, n, feature=np.arange(5), budget=0.05,
+                           test_a=test, test_b=test, rate_ratio=True)
+
+    flat, shrunk = plan(0.0), plan(50.0)
+    level = dict(zip(flat.chosen, flat.levels)).get(0, 0.0)
+    assert flat.chosen[0] != 0 and level <= 0.05 / 6 + 1e-15
+    assert shrunk.chosen[0] == 0 and shrunk.levels[0] >= 0.025 - 1e-15
+    assert sum(shrunk.levels) == pytest.approx(0.05)
