@@ -51,8 +51,8 @@ from .checks import (
 )
 from .config import AuditConfig
 from .distinguish import test_pair
-from .distinguish.pair_test import PLAN_PRIOR_OUTPUTS
 from .distinguish.densities import declared_log_densities
+from .distinguish.pair_test import PLAN_PRIOR_OUTPUTS
 from .pair_choice import choose_pairs
 from .pairs import CandidatePair, to_jsonable, verified_pair
 from .report import AuditReport, claimed_epsilon_delta

@@ -595,7 +595,10 @@ def _stratified_pool(families: list[_Candidates], a: np.ndarray, b: np.ndarray,
     above 1/8 — and part C of the search split, which played no part in this, judges.
     Per-coordinate half-lines of a multi-dimensional output are many features of one
     kind; together they get at most :data:`_PER_GROUP` places, so that their luckiest
-    tails cannot crowd out the scores that use every coordinate.
+    tails cannot crowd out the scores that use every coordinate.  With ``steady`` (scalar
+    outputs) each feature also keeps its best candidate by strict estimates at
+    :data:`_STRICT_LEVEL`: the widest threshold of a plateau of equal ratio, which the
+    one-standard-error ranking loses to the luckiest small thresholds.
     """
     lo, hi = _conservative(a, na, b, nb)
     pred = predicted_epsilon(lo, hi, test_samples, test_samples, alpha=alpha, delta=delta,

@@ -47,8 +47,9 @@ from spec.errors import InvalidParameterError
 
 from .rate_ratio import checked_poisson_means
 
-__all__ = ["EventPlan", "equal_rate_prior", "plan_events", "predicted_epsilon", "predicted_rate_ratio_epsilon",
-           "prefers_rate_ratio", "wilson_lower", "wilson_upper"]
+__all__ = ["EventPlan", "equal_rate_prior", "plan_events", "predicted_epsilon",
+           "predicted_rate_ratio_epsilon", "prefers_rate_ratio", "wilson_lower",
+           "wilson_upper"]
 
 #: Posterior draws used by :func:`plan_events`.
 REPLICATES = 128
@@ -206,7 +207,8 @@ def equal_rate_prior(count_a: npt.ArrayLike, n_a: npt.ArrayLike, count_b: npt.Ar
     """
     prior = float(prior_outputs)
     if not (prior >= 0.0 and np.isfinite(prior)):
-        raise InvalidParameterError(f"prior_outputs must be finite and >= 0, got {prior_outputs!r}")
+        raise InvalidParameterError(
+            f"prior_outputs must be finite and >= 0, got {prior_outputs!r}")
     a = np.asarray(count_a, dtype=np.float64)
     b = np.asarray(count_b, dtype=np.float64)
     na = np.asarray(n_a, dtype=np.float64)
