@@ -40,6 +40,7 @@ from .accountants import (
 )
 from .amplification import SubsampledSpec, poisson_subsample, subsample_without_replacement
 from .budget import LedgerEntry, PrivacyBudget, charge
+from .composed import DEFAULT_COMPOSITION_DELTA, ComposedMechanism
 from .calibration import gaussian_sigma_for_composition, laplace_scale_for_composition
 from .curves import PrivacyCurves, privacy_curves, randomized_response_rdp
 from .optimal import OptimalComposition, optimal_composition
@@ -48,6 +49,8 @@ __all__ = [
     "ACCOUNTANTS",
     "Accountant",
     "BasicAccountant",
+    "ComposedMechanism",
+    "DEFAULT_COMPOSITION_DELTA",
     "DEFAULT_ORDERS",
     "GDPAccountant",
     "LedgerEntry",

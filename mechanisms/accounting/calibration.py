@@ -56,7 +56,7 @@ def gaussian_sigma_for_composition(k: int, epsilon: float, delta: float,
     Examples
     --------
     >>> round(gaussian_sigma_for_composition(1, 1.0, 1e-5), 4)   # the analytic Gaussian
-    3.7305
+    3.7306
     """
     k = _check_k(k)
     eps = check_epsilon(epsilon)
