@@ -139,10 +139,12 @@ def _poisson_pld(spec: MechanismSpec, q: float):  # type: ignore[no-untyped-def]
                                                          value_discretization_interval=h)
     if isinstance(law, DiscreteLaplace):
         return lambda h: pld_mod.from_discrete_laplace_mechanism(
-            1.0 / law.scale, sensitivity=int(sens), sampling_prob=q, value_discretization_interval=h)
+            1.0 / law.scale, sensitivity=int(sens), sampling_prob=q, value_discretization_interval=h,
+            use_connect_dots=True)
     if isinstance(law, DiscreteGaussian):
         return lambda h: pld_mod.from_discrete_gaussian_mechanism(
-            law.sigma, sensitivity=int(sens), sampling_prob=q, value_discretization_interval=h)
+            law.sigma, sensitivity=int(sens), sampling_prob=q, value_discretization_interval=h,
+            use_connect_dots=True)
     return None
 
 
@@ -174,6 +176,10 @@ def subsample_without_replacement(spec: MechanismSpec, population_size: int) -> 
     The base spec must be stated under substitute-one neighbouring on datasets of a fixed
     size m ≤ n (m is read from its input domain).
     """
+    if not isinstance(spec.relation, SubstituteOne):
+        raise UnsupportedCombinationError(
+            "sampling without replacement amplifies under substitute-one neighbouring; the "
+            f"base spec {spec.name!r} is stated under {spec.relation.kind!r}")
     dom = spec.input_domain
     if not isinstance(dom, DatasetDomain) or dom.size is None:
         raise UnsupportedCombinationError(

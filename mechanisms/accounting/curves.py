@@ -15,7 +15,7 @@ Gaussian(σ), any dimension  exact Gaussian PLD, Δ₂/σ                     α
 discrete Laplace(t), scalar exact discrete-Laplace PLD                   RR bound at ε = Δ/t / ε²/2 / —
 discrete Gaussian(σ)        exact PLD (scalar); declared claim (vector)  αρ / ρ = Δ²/2σ² (Canonne, Kamath
                                                                          & Steinke 2020, Thm. 14) / —
-k-ary randomized response   exact RR PLD                                 exact Rényi divergence / ε²/2 / —
+k-ary randomized response   exact RR PLD (connect-the-dots)                                exact Rényi divergence / ε²/2 / —
 exponential mechanism       ε-DP worst case (binary RR)                  min(RR bound, αε²/8) / ε²/8
 (Gumbel-max)                                                             (ε-bounded range: Durfee & Rogers
                                                                          2019; Cesar & Rogers 2021, Lemma 3.2)
@@ -142,15 +142,35 @@ class PrivacyCurves:
         return PLDAccountant().compose(self).epsilon(delta)
 
 
-def _pld_from_parameters(epsilon: float, delta: float) -> PldFactory:
-    from dp_accounting.pld import common, privacy_loss_distribution as pld_mod
+def _pld_three_point(epsilon: float, profile: Callable[[float], float]) -> PldFactory:
+    """Pessimistic connect-the-dots PLD of a symmetric pair with losses in {−ε, 0, ε, ±∞}.
+
+    Binary and k-ary randomized response (with or without a δ atom) are such pairs; their
+    exact profile δ(·) is given at ε ≥ 0 and extended to −ε by
+    E_{e^{−a}}(P‖Q) = 1 − e^{−a} + e^{−a} E_{e^{a}}(Q‖P) (symmetry).  dp_accounting's
+    ``create_pmf_pessimistic_connect_dots`` (Doroshenko, Ghazi, Kamath, Kumar &
+    Manurangsi, PETS 2022, Algorithm 1) then places the mass on {−nh, 0, nh, +∞} with
+    nh ≥ ε, exact at the grid points and an upper bound in between.
+    """
 
     def build(interval: float) -> Any:
-        return pld_mod.from_privacy_parameters(
-            common.DifferentialPrivacyParameters(epsilon=epsilon, delta=delta),
-            value_discretization_interval=interval)
+        from dp_accounting.pld import pld_pmf, privacy_loss_distribution as pld_mod
+
+        ratio = epsilon / interval
+        n = max(1, round(ratio) if abs(ratio - round(ratio)) < 1e-9 else math.ceil(ratio))
+        top = n * interval
+        at_top = profile(top)
+        deltas = [-math.expm1(-top) + math.exp(-top) * at_top, profile(0.0), at_top]
+        pmf = pld_pmf.create_pmf_pessimistic_connect_dots(interval, [-n, 0, n], deltas)
+        return pld_mod.PrivacyLossDistribution(pmf)
 
     return build
+
+
+def _pld_from_parameters(epsilon: float, delta: float) -> PldFactory:
+    """The worst-case PLD of (ε, δ)-DP: binary RR with a δ atom (KOV 2015, Thm. 2.4)."""
+    guarantee = PureDP(epsilon=epsilon) if delta == 0 else ApproxDP(epsilon=epsilon, delta=delta)
+    return _pld_three_point(epsilon, guarantee.delta_for_epsilon)
 
 
 def _pure(epsilon: float, source: str, *, rho: float | None = None) -> PrivacyCurves:
@@ -219,14 +239,16 @@ def _additive(spec: MechanismSpec, noise: AdditiveNoise) -> PrivacyCurves | None
         return PrivacyCurves(
             source=src, pure_epsilon=eps, exact_pld=True,
             pld=lambda h: pld_mod.from_discrete_laplace_mechanism(
-                1.0 / law.scale, sensitivity=int(delta_f), value_discretization_interval=h),
+                1.0 / law.scale, sensitivity=int(delta_f), value_discretization_interval=h,
+                use_connect_dots=True),
             rdp=randomized_response_rdp(eps), rho=eps * eps / 2.0)
     if isinstance(law, DiscreteGaussian):
         rho = delta_f**2 / (2.0 * law.sigma**2)
         pld = None
         if dim == 1:
             pld = lambda h: pld_mod.from_discrete_gaussian_mechanism(  # noqa: E731
-                law.sigma, sensitivity=int(delta_f), value_discretization_interval=h)
+                law.sigma, sensitivity=int(delta_f), value_discretization_interval=h,
+                use_connect_dots=True)
         elif isinstance(spec.guarantee, (PureDP, ApproxDP)):
             pld = curves_of_guarantee(spec.guarantee).pld
         return PrivacyCurves(source=src, pld=pld, rdp=lambda a: a * rho, rho=rho,
@@ -248,8 +270,6 @@ def _argmax(spec: MechanismSpec, noise: NoisyArgmax) -> PrivacyCurves | None:
 
 
 def _randomized_response(noise: RandomizedResponse) -> PrivacyCurves:
-    from dp_accounting.pld import privacy_loss_distribution as pld_mod
-
     law = noise.law
     m, keep, flip = law.categories, law.keep_probability, law.flip_probability
     eps = law.epsilon
@@ -258,11 +278,8 @@ def _randomized_response(noise: RandomizedResponse) -> PrivacyCurves:
         raise UnsupportedCombinationError(f"{src} is not private (keep probability 1)")
     if keep <= flip:   # reversed or uninformative RR: the worst case of its ε is sound
         return _pure(eps, src) if eps > 0 else _pure(1e-12, src)
-    noise_parameter = m * flip
     return PrivacyCurves(
-        source=src, pure_epsilon=eps, exact_pld=True,
-        pld=lambda h: pld_mod.from_randomized_response(noise_parameter, m,
-                                                       value_discretization_interval=h),
+        source=src, pure_epsilon=eps, exact_pld=True, pld=_pld_three_point(eps, law.privacy_profile),
         rdp=_kary_rr_rdp(keep, flip, m), rho=eps * eps / 2.0)
 
 
