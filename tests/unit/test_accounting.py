@@ -268,3 +268,16 @@ def test_rdp_of_laplace_is_below_its_pure_bound():
     for a in (1.5, 4.0, 64.0):
         assert curves.rdp(a) <= randomized_response_rdp(1.0)(a) + 1e-12 or curves.rdp(a) <= 1.0
     assert np.isfinite(RDPAccountant().compose(LaplaceMechanism(1.0, 1.0), 50).epsilon(1e-6))
+
+
+def test_zcdp_accountant_agrees_with_opendp():
+    dp = pytest.importorskip("opendp.prelude")
+    dp.enable_features("contrib")
+    space = dp.atom_domain(T=float, nan=False), dp.absolute_distance(T=float)
+    spec = GaussianMechanism(1.0, 1e-5, 1.0).spec
+    sigma = spec.noise.law.sigma
+    for k in (1, 10):
+        comp = dp.c.make_composition([dp.m.make_gaussian(*space, scale=sigma)] * k)
+        theirs = dp.c.make_zCDP_to_approxDP(comp).map(1.0).epsilon(1e-6)
+        ours = ZCDPAccountant().compose(spec, k).epsilon(1e-6)
+        assert ours == pytest.approx(theirs, rel=1e-4)
