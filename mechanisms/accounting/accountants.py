@@ -73,7 +73,7 @@ _SPLITS = tuple([0.0, 1.0] + list(np.concatenate([np.geomspace(1e-4, 0.5, 24),
                                                   1.0 - np.geomspace(1e-4, 0.5, 24)])))
 #: Relative margin added to dp_accounting's PLD answers.  Its ε(δ) was seen below the exact
 #: value by 2e-11 (relative; 100 pure releases, ε₀ = 0.5, δ = 1e-5, floating point) and by
-#: 8.7e-9 (100 Gaussians, σ = 1, δ = 1e-8, where μ = 10 and its tail truncation shows).
+#: 8.7e-9 (``from_gaussian_mechanism(1.0).self_compose(100)`` at δ = 1e-8, μ = 10).
 PLD_FLOAT_MARGIN = 1e-6
 
 
