@@ -96,7 +96,7 @@ class Mechanism(ABC):
         return self._sample(validated, n, as_generator(rng))
 
     def release(self, data: Any, rng: RandomLike = None, *, budget: Any = None) -> Any:
-        """One private release on ``data`` (a float, int or vector); ``budget`` as in :meth:`sample`."""
+        """One private release on ``data`` (a float, int or vector); ``budget`` as in ``sample``."""
         out = self.sample(data, 1, rng, budget=budget)[0]
         return out.item() if np.ndim(out) == 0 else out
 

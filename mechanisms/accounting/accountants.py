@@ -3,30 +3,21 @@
 Each accountant is immutable: :meth:`Accountant.compose` returns a new accountant with
 the release added, so a budget can ask "what if" before it charges.
 
-=================  ===========================================================  ========================
-accountant         rule                                                         adaptive choice of the
-                                                                                mechanisms (a filter)
-=================  ===========================================================  ========================
-``PLDAccountant``  convolution of privacy-loss distributions (dp_accounting,    not proven: the
-                   pessimistic connect-the-dots discretization; Doroshenko,     sequence of mechanisms
-                   Ghazi, Kamath, Kumar & Manurangsi, PETS 2022); when every    must be fixed in
-                   release is exactly GDP, also the exact GDP route; the        advance (outputs may
-                   smaller of sound bounds is returned                          be used adaptively)
-``RDPAccountant``  Σ ε_i(α) on a grid of orders (Mironov, CSF 2017, Prop. 1),   not proven over a
-                   converted by Canonne, Kamath & Steinke (NeurIPS 2020,        grid of orders
-                   Prop. 12)
-``ZCDPAccountant`` Σ ρ_i (Bun & Steinke, TCC 2016, Lemma 2.3), converted at     proven (Rényi filter at
-                   the optimal order                                            every order: Feldman &
-                                                                                Zrnic, NeurIPS 2021;
-                                                                                Whitehouse, Ramdas,
-                                                                                Rogers & Wu, ICML 2023)
-``GDPAccountant``  μ = √Σμ_i² (Dong, Roth & Su, JRSS-B 2022, Cor. 3.3), exact   proven (Smith &
-                                                                                Thakurta, USENIX
-                                                                                Security 2022)
-``BasicAccountant`` (Σε_i, Σδ_i) at each release's own (ε, δ)                    proven (Rogers, Roth,
-                                                                                Ullman & Vadhan,
-                                                                                NeurIPS 2016)
-=================  ===========================================================  ========================
+* ``PLDAccountant`` — convolution of privacy-loss distributions (dp_accounting,
+  pessimistic connect-the-dots discretization; Doroshenko, Ghazi, Kamath, Kumar &
+  Manurangsi, PETS 2022), with exact GDP and exact optimal-composition routes.  As a
+  filter (mechanisms chosen adaptively): not proven; the sequence of mechanisms must be
+  fixed in advance (their outputs may be used adaptively).
+* ``RDPAccountant`` — Σ ε_i(α) on a grid of orders (Mironov, CSF 2017, Prop. 1),
+  converted by Canonne, Kamath & Steinke (NeurIPS 2020, Prop. 12).  Filter: not proven
+  over a grid of orders.
+* ``ZCDPAccountant`` — Σ ρ_i (Bun & Steinke, TCC 2016, Lemma 2.3).  Filter: proven (a
+  Rényi filter at every order: Feldman & Zrnic, NeurIPS 2021; Whitehouse, Ramdas, Rogers
+  & Wu, ICML 2023).
+* ``GDPAccountant`` — μ = √Σμ_i² (Dong, Roth & Su, JRSS-B 2022, Cor. 3.3), exact.
+  Filter: proven (Smith & Thakurta, arXiv:2210.17520, 2022).
+* ``BasicAccountant`` — (Σε_i, Σδ_i).  Filter: proven (Rogers, Roth, Ullman & Vadhan,
+  NeurIPS 2016).
 
 Releases whose curves a currency cannot express are composed separately and joined by
 basic composition, which is sound for any split δ = δ₁ + δ₂: a declared (ε, δ)-DP claim
@@ -83,7 +74,8 @@ def _check_eps(epsilon: float) -> float:
     try:
         eps = float(epsilon)
     except (TypeError, ValueError):
-        raise InvalidParameterError(f"epsilon must be a real number >= 0, got {epsilon!r}") from None
+        raise InvalidParameterError(
+            f"epsilon must be a real number >= 0, got {epsilon!r}") from None
     if eps != eps or eps < 0:
         raise InvalidParameterError(f"epsilon must be >= 0, got {epsilon!r}")
     return eps
@@ -237,7 +229,8 @@ def _rdp_epsilon(orders: Sequence[float], values: np.ndarray, delta: float) -> f
     best = math.inf
     for a, v in zip(orders, values):
         if math.isfinite(v):
-            best = min(best, RenyiDP.model_construct(alpha=a, epsilon=float(v)).epsilon_for_delta(delta))
+            one = RenyiDP.model_construct(alpha=a, epsilon=float(v))
+            best = min(best, one.epsilon_for_delta(delta))
     return best
 
 
@@ -245,7 +238,8 @@ def _rdp_delta(orders: Sequence[float], values: np.ndarray, epsilon: float) -> f
     best = 1.0
     for a, v in zip(orders, values):
         if math.isfinite(v):
-            best = min(best, RenyiDP.model_construct(alpha=a, epsilon=float(v)).delta_for_epsilon(epsilon))
+            one = RenyiDP.model_construct(alpha=a, epsilon=float(v))
+            best = min(best, one.delta_for_epsilon(epsilon))
     return best
 
 
@@ -516,7 +510,7 @@ ACCOUNTANTS: dict[str, type[Accountant]] = {
 
 
 def make_accountant(accountant: str | Accountant) -> Accountant:
-    """An empty accountant from its name (``"pld"``, ``"rdp"``, ``"zcdp"``, ``"gdp"``, ``"basic"``)."""
+    """An empty accountant from its name (``pld``, ``rdp``, ``zcdp``, ``gdp`` or ``basic``)."""
     if isinstance(accountant, Accountant):
         if accountant.releases:
             raise InvalidParameterError(

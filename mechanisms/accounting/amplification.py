@@ -7,21 +7,14 @@ justify the amplified claim at construction); accountants take it directly.
 Each scheme is valid under its matching neighbouring relation only, and is refused
 otherwise:
 
-================================  =================  =================================================
-scheme                            relation            amplified guarantee
-================================  =================  =================================================
-Poisson, rate q                   add/remove one      ε′ = ln(1 + q(e^ε − 1)), δ′ = qδ (Balle, Barthe &
-(:func:`poisson_subsample`)                           Gaboardi, NeurIPS 2018, Thm. 8; Li, Qardaji & Su,
-                                                      ASIACCS 2012); PLD of subsampled Laplace, Gaussian
-                                                      and discrete laws from dp_accounting (its ADD and
-                                                      REMOVE PLDs; Zhu, Dong & Wang, AISTATS 2022); RDP of
-                                                      the subsampled Gaussian (Mironov, Talwar & Zhang
-                                                      2019)
-m of n without replacement        substitute one      ε′ = ln(1 + (m/n)(e^ε − 1)), δ′ = (m/n)δ (Balle,
-(:func:`subsample_without_        (n public)          Barthe & Gaboardi 2018, Thm. 9); RDP of the
-replacement`)                                         subsampled Gaussian (Wang, Balle & Kasiviswanathan,
-                                                      AISTATS 2019, Thm. 9)
-================================  =================  =================================================
+* :func:`poisson_subsample` (rate q), under add/remove-one: ε′ = ln(1 + q(e^ε − 1)),
+  δ′ = qδ (Balle, Barthe & Gaboardi, NeurIPS 2018; Li, Qardaji & Su, ASIACCS
+  2012); dp_accounting's PLD of the subsampled Laplace, Gaussian and discrete laws (its
+  ADD and REMOVE PLDs; Zhu, Dong & Wang, AISTATS 2022); RDP of the subsampled Gaussian
+  (Mironov, Talwar & Zhang 2019).
+* :func:`subsample_without_replacement` (m of a public n), under substitute-one:
+  ε′ = ln(1 + (m/n)(e^ε − 1)), δ′ = (m/n)δ (Balle, Barthe & Gaboardi 2018); RDP
+  of the subsampled Gaussian (Wang, Balle & Kasiviswanathan, AISTATS 2019).
 """
 
 from __future__ import annotations
@@ -132,15 +125,15 @@ def _poisson_pld(spec: MechanismSpec, q: float):  # type: ignore[no-untyped-def]
         return None
     law, sens = found
     if isinstance(law, Laplace):
-        return lambda h: pld_mod.from_laplace_mechanism(law.scale, sensitivity=sens, sampling_prob=q,
-                                                        value_discretization_interval=h)
+        return lambda h: pld_mod.from_laplace_mechanism(
+            law.scale, sensitivity=sens, sampling_prob=q, value_discretization_interval=h)
     if isinstance(law, Gaussian):
-        return lambda h: pld_mod.from_gaussian_mechanism(law.sigma, sensitivity=sens, sampling_prob=q,
-                                                         value_discretization_interval=h)
+        return lambda h: pld_mod.from_gaussian_mechanism(
+            law.sigma, sensitivity=sens, sampling_prob=q, value_discretization_interval=h)
     if isinstance(law, DiscreteLaplace):
         return lambda h: pld_mod.from_discrete_laplace_mechanism(
-            1.0 / law.scale, sensitivity=int(sens), sampling_prob=q, value_discretization_interval=h,
-            use_connect_dots=True)
+            1.0 / law.scale, sensitivity=int(sens), sampling_prob=q,
+            value_discretization_interval=h, use_connect_dots=True)
     if isinstance(law, DiscreteGaussian):
         return lambda h: pld_mod.from_discrete_gaussian_mechanism(
             law.sigma, sensitivity=int(sens), sampling_prob=q, value_discretization_interval=h,
@@ -158,7 +151,8 @@ def _gaussian_rdp(spec: MechanismSpec, scheme: str, q: float):  # type: ignore[n
     law, sens = found
     multiplier = law.sigma / sens
     if scheme == "poisson":
-        return lambda a: float(rdp_mod._compute_rdp_poisson_subsampled_gaussian(q, multiplier, [a])[0])
+        return lambda a: float(
+            rdp_mod._compute_rdp_poisson_subsampled_gaussian(q, multiplier, [a])[0])
     return lambda a: float(rdp_mod._compute_rdp_sample_wor_gaussian(q, multiplier, [a])[0])
 
 

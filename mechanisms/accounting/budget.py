@@ -20,11 +20,12 @@ charge, the estimator, the spec hash, its own cost (ε at the budget's δ) and t
 
 What is proven for adaptive use (the budget as a *privacy filter*, the analyst choosing
 the next estimator after seeing earlier outputs): with ``accountant="basic"`` (Rogers,
-Roth, Ullman & Vadhan, "Privacy odometers and filters", NeurIPS 2016, Thm. 3.6),
+Roth, Ullman & Vadhan, "Privacy odometers and filters", NeurIPS 2016),
 ``"zcdp"`` (a Rényi filter at every order: Feldman & Zrnic, "Individual privacy
 accounting via a Rényi filter", NeurIPS 2021; Whitehouse, Ramdas, Rogers & Wu, "Fully
 adaptive composition in differential privacy", ICML 2023) and ``"gdp"`` (Smith &
-Thakurta, "Fully adaptive composition for Gaussian differential privacy", 2022).  The
+Thakurta, "Fully adaptive composition for Gaussian differential privacy", arXiv:2210.17520,
+2022).  The
 ``"pld"`` (default, tightest) and ``"rdp"`` budgets are proven when the sequence of
 mechanisms is fixed in advance (their outputs may still be used adaptively); their
 :attr:`PrivacyBudget.adaptive` is False.  The module's documentation page,

@@ -83,9 +83,11 @@ def gaussian_sigma_for_composition(k: int, epsilon: float, delta: float,
 
 def _laplace_spec(scale: float, sensitivity: float) -> MechanismSpec:
     return MechanismSpec(
-        name="laplace_for_calibration", input_domain=DatasetDomain(record=RealInterval(lo=0.0, hi=1.0)),
+        name="laplace_for_calibration",
+        input_domain=DatasetDomain(record=RealInterval(lo=0.0, hi=1.0)),
         relation=SubstituteOne(), sensitivity=(GlobalSensitivity(value=sensitivity),),
-        noise=AdditiveNoise(law=Laplace(scale=scale)), guarantee=PureDP(epsilon=sensitivity / scale))
+        noise=AdditiveNoise(law=Laplace(scale=scale)),
+        guarantee=PureDP(epsilon=sensitivity / scale))
 
 
 def laplace_scale_for_composition(k: int, epsilon: float, delta: float, sensitivity: float = 1.0,

@@ -75,7 +75,8 @@ class ComposedMechanism(Mechanism):
         except UnsupportedCombinationError:
             basic = float("inf")
         names = [m.name for m in mechs]
-        guarantee = PureDP(epsilon=epsilon) if delta == 0 else ApproxDP(epsilon=epsilon, delta=delta)
+        guarantee = (PureDP(epsilon=epsilon) if delta == 0
+                     else ApproxDP(epsilon=epsilon, delta=delta))
         spec = MechanismSpec(
             name=name or f"composed({', '.join(names)})"[:200],
             summary=f"{len(mechs)} releases on the same input, side by side",

@@ -6,28 +6,24 @@ that says, in every currency the accountants use, what the mechanism *provably*
 delivers.  Only proven statements are made; where the exact law of the privacy loss is
 not known, the curves fall back to the spec's declared guarantee.
 
-==========================  ==========================================  =================================
-noise                       PLD (dp_accounting, pessimistic)            RDP ε(α) / zCDP ρ / GDP μ
-==========================  ==========================================  =================================
-Laplace(b), scalar          exact Laplace PLD, Δ/b                       Mironov 2017 Table II / — / —
-Gaussian(σ), any dimension  exact Gaussian PLD, Δ₂/σ                     αΔ²/2σ² / Δ²/2σ² / Δ/σ
-                                                                         (Dong, Roth & Su 2022 Thm. 2.7)
-discrete Laplace(t), scalar exact discrete-Laplace PLD                   RR bound at ε = Δ/t / ε²/2 / —
-discrete Gaussian(σ)        exact PLD (scalar); declared claim (vector)  αρ / ρ = Δ²/2σ² (Canonne, Kamath
-                                                                         & Steinke 2020, Thm. 14) / —
-k-ary randomized response   exact RR PLD (connect-the-dots)                                exact Rényi divergence / ε²/2 / —
-exponential mechanism       ε-DP worst case (binary RR)                  min(RR bound, αε²/8) / ε²/8
-(Gumbel-max)                                                             (ε-bounded range: Durfee & Rogers
-                                                                         2019; Cesar & Rogers 2021, Lemma 3.2)
-report noisy max (Laplace   ε-DP worst case (binary RR)                  RR bound / ε²/2 / —
-or exponential noise)
-smooth sensitivity, and     the declared guarantee: RR(ε) for ε-DP,      RR bound for ε-DP; none for δ > 0
-anything else               RR(ε) plus δ at +∞ for (ε, δ)-DP
-==========================  ==========================================  =================================
+* Laplace(b), scalar: exact Laplace PLD; RDP of Mironov (CSF 2017, Table II); ρ = ε²/2.
+* Gaussian(σ), any dimension: exact Gaussian PLD; RDP αΔ²/2σ²; ρ = Δ²/2σ²; μ = Δ/σ
+  (Dong, Roth & Su, JRSS-B 2022).
+* discrete Laplace(t), scalar: exact PLD (connect-the-dots); RR bound at ε = Δ/t; ε²/2.
+* discrete Gaussian(σ): exact PLD (scalar) or the declared claim (vectors); RDP αρ with
+  ρ = Δ²/2σ² (Canonne, Kamath & Steinke, NeurIPS 2020).
+* k-ary randomized response: exact PLD (connect-the-dots on its losses {−ε, 0, ε});
+  exact Rényi divergence; ε²/2.
+* exponential mechanism (Gumbel-max): the ε-DP worst case (binary RR); RDP
+  min(RR bound, αε²/8); ρ = ε²/8 (ε-bounded range: Durfee & Rogers, NeurIPS 2019; Cesar
+  & Rogers, ALT 2021).
+* report noisy max (Laplace or exponential noise): the ε-DP worst case; RR bound; ε²/2.
+* smooth sensitivity and anything else: the declared guarantee — RR(ε) for ε-DP, RR(ε)
+  plus a δ atom at +∞ for (ε, δ)-DP; the RR bound for ε-DP only.
 
 "RR bound" is the Rényi divergence of binary randomized response with parameter ε,
 D_α = ln(p^α q^{1−α} + q^α p^{1−α})/(α − 1) with p = e^ε/(1 + e^ε), q = 1 − p.  Every
-ε-DP mechanism is a post-processing of it (Kairouz, Oh & Viswanath, ICML 2015, Thm. 2.4),
+ε-DP mechanism is a post-processing of it (Kairouz, Oh & Viswanath, ICML 2015, Section 2),
 so by data processing it bounds the RDP of every ε-DP mechanism; the same theorem makes
 binary RR (with a δ atom for (ε, δ)) the worst-case PLD that ``from_privacy_parameters``
 builds.  ε-DP ⇒ ε²/2-zCDP is Bun & Steinke (TCC 2016), Prop. 1.4.
@@ -168,13 +164,14 @@ def _pld_three_point(epsilon: float, profile: Callable[[float], float]) -> PldFa
 
 
 def _pld_from_parameters(epsilon: float, delta: float) -> PldFactory:
-    """The worst-case PLD of (ε, δ)-DP: binary RR with a δ atom (KOV 2015, Thm. 2.4)."""
+    """The worst-case PLD of (ε, δ)-DP: binary RR with a δ atom (Kairouz, Oh & Viswanath 2015)."""
     guarantee = PureDP(epsilon=epsilon) if delta == 0 else ApproxDP(epsilon=epsilon, delta=delta)
     return _pld_three_point(epsilon, guarantee.delta_for_epsilon)
 
 
 def _pure(epsilon: float, source: str, *, rho: float | None = None) -> PrivacyCurves:
-    return PrivacyCurves(source=source, pure_epsilon=epsilon, pld=_pld_from_parameters(epsilon, 0.0),
+    return PrivacyCurves(source=source, pure_epsilon=epsilon,
+                         pld=_pld_from_parameters(epsilon, 0.0),
                          rdp=randomized_response_rdp(epsilon),
                          rho=rho if rho is not None else epsilon**2 / 2.0)
 
@@ -279,7 +276,8 @@ def _randomized_response(noise: RandomizedResponse) -> PrivacyCurves:
     if keep <= flip:   # reversed or uninformative RR: the worst case of its ε is sound
         return _pure(eps, src) if eps > 0 else _pure(1e-12, src)
     return PrivacyCurves(
-        source=src, pure_epsilon=eps, exact_pld=True, pld=_pld_three_point(eps, law.privacy_profile),
+        source=src, pure_epsilon=eps, exact_pld=True,
+        pld=_pld_three_point(eps, law.privacy_profile),
         rdp=_kary_rr_rdp(keep, flip, m), rho=eps * eps / 2.0)
 
 

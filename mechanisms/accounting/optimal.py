@@ -7,7 +7,7 @@ Theorem 3.3: the k-fold adaptive composition of (ε₀, δ₀)-DP mechanisms is
     δ_i = 1 − (1 − δ₀)^k (1 − Σ_{l=0}^{i−1} C(k, l)(e^{(k−l)ε₀} − e^{(k−2i+l)ε₀}) / (1 + e^{ε₀})^k),
 
 and no smaller δ is possible (the k-fold composition of the binary randomized response
-with a δ₀ atom attains it, their Theorem 3.5).  Because that mechanism dominates every
+with a δ₀ atom attains it).  Because that mechanism dominates every
 k-fold composition, its hockey-stick divergence gives the optimal δ at *every* ε, not only
 on the grid (k − 2i)ε₀:
 
@@ -58,7 +58,8 @@ class OptimalComposition:
         if l_max < 0:
             return -math.inf
         ls = np.arange(0, min(l_max, k) + 1, dtype=float)
-        log_binom = special.gammaln(k + 1.0) - special.gammaln(ls + 1.0) - special.gammaln(k - ls + 1.0)
+        log_binom = (special.gammaln(k + 1.0) - special.gammaln(ls + 1.0)
+                     - special.gammaln(k - ls + 1.0))
         a = (k - ls) * e0
         b = epsilon + ls * e0
         with np.errstate(divide="ignore"):
