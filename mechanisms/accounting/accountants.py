@@ -182,16 +182,17 @@ class Accountant(ABC):
 
 def _basic_parts(items: Sequence[tuple[PrivacyCurves, int]]) -> tuple[float, float]:
     """(Σε_i, Σδ_i) of basic composition (Dwork & Roth 2014, Thm. 3.16); ε = inf if none."""
-    eps = delta = 0.0
+    eps: list[float] = []
+    delta: list[float] = []
     for c, k in items:
         if math.isfinite(c.pure_epsilon):
-            eps += c.pure_epsilon * k
+            eps.append(c.pure_epsilon * k)
         elif c.approx is not None:
-            eps += c.approx[0] * k
-            delta += c.approx[1] * k
+            eps.append(c.approx[0] * k)
+            delta.append(c.approx[1] * k)
         else:
             return math.inf, 0.0
-    return eps, delta
+    return math.fsum(eps), math.fsum(delta)
 
 
 # ----------------------------------------------------------------------------------------

@@ -281,3 +281,14 @@ def test_zcdp_accountant_agrees_with_opendp():
         theirs = dp.c.make_zCDP_to_approxDP(comp).map(1.0).epsilon(1e-6)
         ours = ZCDPAccountant().compose(spec, k).epsilon(1e-6)
         assert ours == pytest.approx(theirs, rel=1e-4)
+
+
+@pytest.mark.parametrize("name", ["accountants", "amplification", "budget", "calibration",
+                                  "composed", "curves", "optimal"])
+def test_docstring_examples_run(name):
+    import doctest
+    import importlib
+
+    module = importlib.import_module(f"mechanisms.accounting.{name}")
+    result = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
+    assert result.failed == 0
