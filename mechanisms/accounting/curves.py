@@ -131,12 +131,6 @@ class PrivacyCurves:
     mu: float | None = None
     exact_pld: bool = False
 
-    def guarantee_at(self, delta: float) -> float:
-        """ε of this single release at δ (the tightest single-release bound known here)."""
-        from .accountants import PLDAccountant  # local: accountants import this module
-
-        return PLDAccountant().compose(self).epsilon(delta)
-
 
 def _pld_three_point(epsilon: float, profile: Callable[[float], float]) -> PldFactory:
     """Pessimistic connect-the-dots PLD of a symmetric pair with losses in {−ε, 0, ε, ±∞}.
