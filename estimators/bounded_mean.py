@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 
 from mechanisms import LaplaceMechanism
+from mechanisms.accounting import PrivacyBudget
 from spec import DatasetDomain, RealInterval, SubstituteOne
 from spec._random import RandomLike
 from spec._types import check_epsilon
@@ -54,7 +55,8 @@ def bounded_mean_mechanism(n: int, lower: float, upper: float, epsilon: float) -
 
 
 def private_bounded_mean(data: Any, lower: float, upper: float, epsilon: float, *,
-                         clip: bool = False, rng: RandomLike = None) -> PrivateEstimate:
+                         clip: bool = False, rng: RandomLike = None,
+                         budget: PrivacyBudget | None = None) -> PrivateEstimate:
     """Release an ε-DP estimate of the mean of ``data`` whose records lie in [lower, upper].
 
     Parameters
@@ -70,6 +72,9 @@ def private_bounded_mean(data: Any, lower: float, upper: float, epsilon: float, 
         it, a record outside the bounds raises :class:`~spec.errors.InvalidInputError`.
     rng : numpy.random.Generator, int or None
         Source of randomness.
+    budget : PrivacyBudget, optional
+        Charged for this release before any noise is drawn
+        (:class:`~spec.errors.BudgetExceededError` if it would be exceeded).
 
     Returns
     -------
@@ -91,5 +96,5 @@ def private_bounded_mean(data: Any, lower: float, upper: float, epsilon: float, 
             raise InvalidInputError("data contains NaN; clipping cannot repair a missing value")
         arr = np.clip(arr, lower, upper)
     mech = bounded_mean_mechanism(arr.size, lower, upper, epsilon)
-    value = mech.release(arr, rng=rng)
+    value = mech.release(arr, rng=rng, budget=budget)
     return PrivateEstimate(estimate=float(value), spec=mech.spec, noise_std=mech.spec.noise.law.std)

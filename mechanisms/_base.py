@@ -65,7 +65,8 @@ class Mechanism(ABC):
         """Validate ``data`` against the spec's input domain and return its canonical form."""
         return self._spec.input_domain.validate(data)
 
-    def sample(self, data: Any, size: int, rng: RandomLike = None) -> np.ndarray:
+    def sample(self, data: Any, size: int, rng: RandomLike = None, *,
+               budget: Any = None) -> np.ndarray:
         """Draw ``size`` independent outputs of the mechanism on ``data``.
 
         Parameters
@@ -76,6 +77,10 @@ class Mechanism(ABC):
             Number of independent outputs N ≥ 1.
         rng : numpy.random.Generator, int or None
             Source of randomness (a seed for reproducible audits).
+        budget : PrivacyBudget, optional
+            Charged for ``size`` releases of this spec before any randomness is drawn
+            (:mod:`mechanisms.accounting.budget`); a release that would exceed it raises
+            :class:`~spec.errors.BudgetExceededError`.
 
         Returns
         -------
@@ -83,11 +88,16 @@ class Mechanism(ABC):
             Shape ``(size,)`` for scalar outputs, ``(size, d)`` for d-dimensional ones.
         """
         n = check_sample_size(size)
-        return self._sample(self.validate_input(data), n, as_generator(rng))
+        validated = self.validate_input(data)
+        if budget is not None:
+            from .accounting.budget import charge   # local: accounting is optional here
 
-    def release(self, data: Any, rng: RandomLike = None) -> Any:
-        """One private release on ``data`` (a float, int or vector)."""
-        out = self.sample(data, 1, rng)[0]
+            charge(budget, self._spec, estimator=self.name, count=n)
+        return self._sample(validated, n, as_generator(rng))
+
+    def release(self, data: Any, rng: RandomLike = None, *, budget: Any = None) -> Any:
+        """One private release on ``data`` (a float, int or vector); ``budget`` as in ``sample``."""
+        out = self.sample(data, 1, rng, budget=budget)[0]
         return out.item() if np.ndim(out) == 0 else out
 
     @abstractmethod

@@ -34,6 +34,12 @@ _LAZY: dict[str, tuple[str, str | None]] = {
     "Counterexample": (".results", "Counterexample"),
     "DISCLAIMER": (".report", "DISCLAIMER"),
     "EventBound": (".results", "EventBound"),
+    "GDPAccountant": ("mechanisms.accounting", "GDPAccountant"),
+    "PLDAccountant": ("mechanisms.accounting", "PLDAccountant"),
+    "PrivacyBudget": ("mechanisms.accounting", "PrivacyBudget"),
+    "RDPAccountant": ("mechanisms.accounting", "RDPAccountant"),
+    "ZCDPAccountant": ("mechanisms.accounting", "ZCDPAccountant"),
+    "accounting": ("mechanisms.accounting", None),
     "PowerStatement": (".results", "PowerStatement"),
     "ProfilePoint": (".results", "ProfilePoint"),
     "audit": (".auditor", "audit"),
@@ -49,6 +55,9 @@ if _TYPE_CHECKING:  # pragma: no cover
     from .pairs import CandidatePair
     from .report import DISCLAIMER, AuditReport
     from .results import CheckOutcome, Counterexample, EventBound, PowerStatement, ProfilePoint
+    from mechanisms import accounting
+    from mechanisms.accounting import (GDPAccountant, PLDAccountant, PrivacyBudget, RDPAccountant,
+                                       ZCDPAccountant)
 
 
 def __getattr__(name: str) -> _Any:
@@ -77,9 +86,15 @@ __all__ = [
     "Counterexample",
     "DISCLAIMER",
     "EventBound",
+    "GDPAccountant",
+    "PLDAccountant",
     "PowerStatement",
+    "PrivacyBudget",
     "ProfilePoint",
+    "RDPAccountant",
+    "ZCDPAccountant",
     "__version__",
+    "accounting",
     "audit",
     "certify",
     "registry",

@@ -55,7 +55,7 @@ from .distinguish.densities import declared_log_densities
 from .distinguish.pair_test import PLAN_PRIOR_OUTPUTS
 from .pair_choice import choose_pairs
 from .pairs import CandidatePair, to_jsonable, verified_pair
-from .report import AuditReport, claimed_epsilon_delta
+from .report import AccountingTightness, AuditReport, claimed_epsilon_delta
 from .results import CheckOutcome, Counterexample, PowerStatement
 from .search import candidate_pairs
 
@@ -92,8 +92,11 @@ def audit(
 
     Parameters
     ----------
-    mechanism : Mechanism
-        Anything implementing the mechanism protocol (``spec`` and batched ``sample``).
+    mechanism : Mechanism or sequence of Mechanism
+        Anything implementing the mechanism protocol (``spec`` and batched ``sample``).  A
+        sequence is k releases on the same input: it is audited as a
+        :class:`~mechanisms.accounting.ComposedMechanism` claiming the PLD accountant's
+        bound, and the report's ``accounting`` shows that bound beside the measured ε.
     config : AuditConfig, optional
         How to run the audit; keyword ``overrides`` (``samples=``, ``confidence=``,
         ``seed=`` …) replace single fields.
@@ -117,6 +120,10 @@ def _audit(mechanism: Mechanism, *, config: AuditConfig | None,
            pairs: Sequence[tuple[Any, Any]], progress: Progress | None,
            **overrides: Any) -> AuditReport:
     """:func:`audit` (its docstring), under :func:`single_threaded_blas`."""
+    if isinstance(mechanism, (list, tuple)):
+        from mechanisms.accounting import ComposedMechanism
+
+        mechanism = ComposedMechanism(mechanism)
     if not isinstance(mechanism, Mechanism):
         raise AuditError(f"audit needs a Mechanism, got {type(mechanism).__name__}")
     cfg = config if config is not None else AuditConfig()
@@ -220,6 +227,7 @@ def _audit(mechanism: Mechanism, *, config: AuditConfig | None,
         privacy_profile=tuple(best.profile),
         power=power if isinstance(power, PowerStatement) else None,
         infinite_evidence=best.infinite_evidence or "",
+        accounting=AccountingTightness.of(mechanism, eps_lb),
         runtime_seconds=time.perf_counter() - started, versions=library_versions())
     say("done")
     return report

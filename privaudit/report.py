@@ -22,7 +22,8 @@ from spec.guarantees import ApproxDP, PureDP
 from .config import AuditConfig
 from .results import CheckOutcome, Counterexample, EventBound, PowerStatement, ProfilePoint
 
-__all__ = ["DISCLAIMER", "REPORT_SCHEMA_VERSION", "AuditReport", "claimed_epsilon_delta"]
+__all__ = ["DISCLAIMER", "REPORT_SCHEMA_VERSION", "AccountingTightness", "AuditReport",
+           "claimed_epsilon_delta"]
 
 #: Bumped whenever a field of the JSON report changes meaning or disappears.
 REPORT_SCHEMA_VERSION = 1
@@ -49,6 +50,48 @@ def claimed_epsilon_delta(spec: MechanismSpec) -> tuple[float, float]:
     if isinstance(g, ApproxDP):
         return g.epsilon, g.delta
     return g.epsilon_for_delta(REFERENCE_DELTA), REFERENCE_DELTA
+
+
+class AccountingTightness(SpecModel):
+    """For an audited composition: the accountant's bound beside the measured ε lower bound.
+
+    Attributes
+    ----------
+    accountant : str
+        The accountant whose bound the composition claims (``docs/accounting.md``).
+    releases : int
+        How many releases were composed.
+    epsilon_bound, delta : float
+        The accountant's ε at δ (the claim).
+    basic_epsilon : float
+        What basic composition would claim at the same δ (``inf`` if it does not apply).
+    epsilon_lower_bound : float
+        The audit's certified ε lower bound.
+    tightness : float
+        epsilon_lower_bound / epsilon_bound: 1 means the accounting cannot be improved on
+        the pairs tested; lower values bound how loose it can be.
+    """
+
+    accountant: str
+    releases: int
+    epsilon_bound: float
+    delta: float
+    basic_epsilon: ExtendedEpsilon
+    epsilon_lower_bound: ExtendedEpsilon
+    tightness: ExtendedEpsilon
+
+    @classmethod
+    def of(cls, mechanism: Any, epsilon_lower_bound: float) -> AccountingTightness | None:
+        """The tightness of a composed mechanism's accounting (None for other mechanisms)."""
+        info = getattr(mechanism, "accounting", None)
+        if not isinstance(info, dict) or "accountant" not in info:
+            return None
+        bound = float(info["epsilon"])
+        return cls(accountant=str(info["accountant"]), releases=int(info["releases"]),
+                   epsilon_bound=bound, delta=float(info["delta"]),
+                   basic_epsilon=float(info["basic_epsilon"]),
+                   epsilon_lower_bound=epsilon_lower_bound,
+                   tightness=epsilon_lower_bound / bound if bound > 0 else math.inf)
 
 
 class AuditReport(SpecModel):
@@ -90,6 +133,7 @@ class AuditReport(SpecModel):
     privacy_profile: tuple[ProfilePoint, ...] = ()
     power: PowerStatement | None = None
     infinite_evidence: str = ""
+    accounting: AccountingTightness | None = None
     runtime_seconds: float = 0.0
     versions: dict[str, str] = Field(default_factory=dict)
     disclaimer: str = DISCLAIMER
@@ -126,6 +170,11 @@ class AuditReport(SpecModel):
                      f"(claimed ε = {self.epsilon_claimed:.6g})")
         if self.infinite_evidence:
             lines.append(f"  support        : {self.infinite_evidence}")
+        if self.accounting is not None:
+            acc = self.accounting
+            lines.append(f"  accounting     : {acc.releases} releases, {acc.accountant} bound ε = "
+                         f"{acc.epsilon_bound:.4g} (basic {_fmt_eps(acc.basic_epsilon)}); "
+                         f"measured ε ≥ {eps}: tightness {_fmt_eps(acc.tightness)}")
         if self.worst_event is not None:
             ev = self.worst_event
             lines.append(f"  worst event    : {ev.description} [{ev.direction}]: "

@@ -35,6 +35,7 @@ from .domains import (
 )
 from .errors import (
     AuditError,
+    BudgetExceededError,
     CertificateError,
     InconsistentSpecError,
     InvalidGraphError,
@@ -103,6 +104,7 @@ __all__ = [
     "AdditiveNoiseLaw",
     "ApproxDP",
     "AuditError",
+    "BudgetExceededError",
     "Categorical",
     "CertificateError",
     "DatasetDomain",

@@ -18,6 +18,7 @@ message and exit code 2.  Each error names the offending value.
     │   ├── NotNeighboursError             a pair that the declared relation does not relate
     │   └── KernelRangeError               a kernel value outside its declared range
     ├── AuditError                         the auditor could not run as asked (bad budget, no statistic …)
+    ├── BudgetExceededError                a release would exceed an analyst's privacy budget
     └── CertificateError                   a certificate is missing, stale, or does not match
         └── RegistryError                  a registry lookup failed or was refused
 
@@ -33,6 +34,7 @@ from __future__ import annotations
 
 __all__ = [
     "AuditError",
+    "BudgetExceededError",
     "CertificateError",
     "InconsistentSpecError",
     "InvalidGraphError",
@@ -118,4 +120,12 @@ class UtilityConditionWarning(PrivauditWarning):
     fail for the chosen family and τ (``ustat_spec.md`` §6.3), or when Wrapper 1 has to
     use fewer chunks than 8 ln(1/α) (§5).  The privacy claim does not depend on these
     conditions; only the stated accuracy does.
+    """
+
+
+class BudgetExceededError(PrivauditError):
+    """A release was refused because it would exceed a :class:`~privaudit.PrivacyBudget`.
+
+    Raised before any randomness is drawn; the message names the budget, what has been
+    spent, what the refused release would cost and what is left.
     """

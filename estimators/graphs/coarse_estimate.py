@@ -32,6 +32,7 @@ from typing import Any, Literal
 import numpy as np
 
 from mechanisms import LaplaceMechanism
+from mechanisms.accounting import charge
 from spec import GraphDomain, NodeNeighbouring, PureDP, Reference
 from spec._random import RandomLike, as_generator
 from spec._types import check_epsilon
@@ -219,7 +220,8 @@ class CoarseDensityEstimate:
 
 def private_coarse_edge_density(graph: Any, epsilon: float, *,
                                 gamma: float = INNER_FAILURE_PROBABILITY,
-                                rng: RandomLike = None) -> CoarseDensityEstimate:
+                                rng: RandomLike = None, budget: Any = None
+                                ) -> CoarseDensityEstimate:
     """Release p̂ = edge density + Laplace(2/(nε₀)) (ε₀-node-DP) and its upper bound p_up.
 
     Parameters
@@ -232,6 +234,9 @@ def private_coarse_edge_density(graph: Any, epsilon: float, *,
         γ₀ of the upper confidence bound.
     rng : Generator, int or None
         Source of randomness.
+    budget : PrivacyBudget, optional
+        Charged for this release before any noise is drawn
+        (:class:`~spec.errors.BudgetExceededError` if it would be exceeded).
 
     Returns
     -------
@@ -248,6 +253,7 @@ def private_coarse_edge_density(graph: Any, epsilon: float, *,
     n = adjacency.shape[0]
     mech = coarse_density_mechanism(n, epsilon, "edge_density")
     law = mech.noise_law
+    charge(budget, mech.spec, estimator="private_coarse_edge_density")
     noisy = edge_density(adjacency, validated=True) + float(law.sample(as_generator(rng), 1)[0])
     return CoarseDensityEstimate(
         noisy_density=noisy,

@@ -40,6 +40,7 @@ import numbers
 from typing import Any, Literal
 
 from mechanisms import Mechanism
+from mechanisms.accounting import charge
 from spec import PureDP
 from spec._random import RandomLike, as_generator
 from spec._types import check_epsilon
@@ -239,12 +240,13 @@ private_triangle_density_mechanism.__doc__ = _mechanism_doc("triangle density", 
 
 def _release(statistic: NetworkStatistic, graph: Any, epsilon: float, *, xi: Any, r_max: Any,
              alpha: float, method: Any, coarse_fraction: float, partition_seed: int,
-             gamma: float, rng: RandomLike) -> NetworkStatisticEstimate:
+             gamma: float, rng: RandomLike, budget: Any = None) -> NetworkStatisticEstimate:
     adjacency = as_adjacency(graph)
     n = adjacency.shape[0]
     mech = _network_mechanism(statistic, n, epsilon, xi=xi, r_max=r_max, alpha=alpha,
                               method=method, coarse_fraction=coarse_fraction,
                               partition_seed=partition_seed, gamma=gamma, name=None)
+    charge(budget, mech.spec, estimator=f"private_{statistic.name}")
     gen = as_generator(rng)
     parameters = {"n": n, "epsilon": float(epsilon), "alpha": float(alpha), "xi": xi,
                   "r_max": r_max, "partition_seed": int(partition_seed), "gamma": float(gamma)}
@@ -322,6 +324,8 @@ def _estimator_doc(statistic: str, k: int) -> str:
         Inner failure probability γ (0.01).
     rng : numpy.random.Generator, int or None
         Source of the noise.
+    budget : PrivacyBudget, optional
+        Charged for the whole release (every stage) before any noise is drawn.
 
     Returns
     -------
@@ -344,10 +348,10 @@ def private_edge_density(graph: Any, epsilon: float, *, xi: float | None = None,
                          method: Method = "local_hajek",
                          coarse_fraction: float = DEFAULT_COARSE_FRACTION,
                          partition_seed: int = 0, gamma: float = INNER_FAILURE_PROBABILITY,
-                         rng: RandomLike = None) -> NetworkStatisticEstimate:
+                         rng: RandomLike = None, budget: Any = None) -> NetworkStatisticEstimate:
     return _release(EDGE_DENSITY, graph, epsilon, xi=xi, r_max=r_max, alpha=alpha,
                     method=method, coarse_fraction=coarse_fraction,
-                    partition_seed=partition_seed, gamma=gamma, rng=rng)
+                    partition_seed=partition_seed, gamma=gamma, rng=rng, budget=budget)
 
 
 def private_triangle_density(graph: Any, epsilon: float, *, xi: float | None = None,
@@ -355,10 +359,11 @@ def private_triangle_density(graph: Any, epsilon: float, *, xi: float | None = N
                              method: Method = "local_hajek",
                              coarse_fraction: float = DEFAULT_COARSE_FRACTION,
                              partition_seed: int = 0, gamma: float = INNER_FAILURE_PROBABILITY,
-                             rng: RandomLike = None) -> NetworkStatisticEstimate:
+                             rng: RandomLike = None, budget: Any = None
+                             ) -> NetworkStatisticEstimate:
     return _release(TRIANGLE_DENSITY, graph, epsilon, xi=xi, r_max=r_max, alpha=alpha,
                     method=method, coarse_fraction=coarse_fraction,
-                    partition_seed=partition_seed, gamma=gamma, rng=rng)
+                    partition_seed=partition_seed, gamma=gamma, rng=rng, budget=budget)
 
 
 private_edge_density.__doc__ = _estimator_doc("edge density", 2)

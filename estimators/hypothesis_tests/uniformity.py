@@ -243,7 +243,7 @@ def private_uniformity_test(samples: Any, m: int, delta: float, epsilon: float, 
                             threshold: float | None = None, method: Method = "local_hajek",
                             partition_seed: int = 0,
                             gamma: float = INNER_FAILURE_PROBABILITY,
-                            rng: RandomLike = None) -> UniformityTestResult:
+                            rng: RandomLike = None, budget: Any = None) -> UniformityTestResult:
     """An ε-DP test of (tolerant) uniformity on [m]: Algorithm A.4.
 
     Parameters
@@ -271,6 +271,9 @@ def private_uniformity_test(samples: Any, m: int, delta: float, epsilon: float, 
         γ of ξ (0.01).
     rng : numpy.random.Generator, int or None
         Source of the noise.
+    budget : PrivacyBudget, optional
+        Charged for this release before any noise is drawn
+        (:class:`~spec.errors.BudgetExceededError` if it would be exceeded).
 
     Returns
     -------
@@ -308,7 +311,7 @@ def private_uniformity_test(samples: Any, m: int, delta: float, epsilon: float, 
     n = _check_size(int(labels.shape[0]), 2 if kind == "local_hajek" else 4, kind)
     mech = private_uniformity_test_mechanism(n, alphabet, epsilon, alpha=alpha, method=kind,
                                              partition_seed=partition_seed, gamma=gamma)
-    statistic = float(mech.sample(labels, 1, as_generator(rng))[0])
+    statistic = float(mech.sample(labels, 1, as_generator(rng), budget=budget)[0])
     sizes = _chunk_sizes(mech)
     xi = ({size: uniformity_xi(size, alphabet, gamma=gamma) for size in sorted(set(sizes))}
           if kind == "local_hajek" else None)

@@ -310,8 +310,11 @@ def private_coinpress_mean(data: Any, kernel: Kernel, epsilon: float, *, radius:
                            tau: float | None = None, family: Any = "all",
                            family_size: int | None = None, family_seed: int = 0,
                            gamma: float = 0.01, rng: RandomLike = None, warn: bool = True,
-                           **space: Any) -> CoinPressEstimate:
+                           budget: Any = None, **space: Any) -> CoinPressEstimate:
     """An ε-DP estimate of θ by Algorithm A.2 (see :func:`coinpress_mechanism`).
+
+    ``budget`` (a :class:`~mechanisms.accounting.PrivacyBudget`) is charged before any
+    noise is drawn.
 
     Examples
     --------
@@ -328,7 +331,7 @@ def private_coinpress_mean(data: Any, kernel: Kernel, epsilon: float, *, radius:
     mech = coinpress_mechanism(n, kernel, epsilon, radius=radius, tau=tau, family=family,
                                family_size=family_size, family_seed=family_seed, gamma=gamma,
                                warn=warn, **space)
-    value = mech.release(data, rng=rng)
+    value = mech.release(data, rng=rng, budget=budget)
     return CoinPressEstimate(estimate=float(value), spec=mech.spec,
                              noise_std=math.sqrt(2.0) * mech.schedule.laplace_scales[-1],
                              schedule=mech.schedule)

@@ -136,8 +136,12 @@ def private_degenerate_mean(data: Any, kernel: Kernel, epsilon: float, *, alpha:
                             gamma: float = INNER_GAMMA, family: str = "all",
                             partition_seed: int = 0, family_seed: int = 0,
                             sensitivity_mode: SensitivityMode = "rigorous",
-                            rng: RandomLike = None, **space: Any) -> MedianOfMeansEstimate:
+                            rng: RandomLike = None, budget: Any = None,
+                            **space: Any) -> MedianOfMeansEstimate:
     """An ε-DP estimate of θ for a degenerate bounded kernel (Corollary 2).
+
+    ``budget`` (a :class:`~mechanisms.accounting.PrivacyBudget`) is charged before any
+    noise is drawn.
 
     The accuracy statement assumes ζ_1 = 0 (e.g. the collision kernel at the uniform law);
     privacy does not depend on it.
@@ -156,4 +160,4 @@ def private_degenerate_mean(data: Any, kernel: Kernel, epsilon: float, *, alpha:
     return private_median_of_means(
         data, kernel, epsilon, alpha=alpha, xi=_xi_rule(kernel, gamma), family=family,
         partition_seed=partition_seed, family_seed=family_seed,
-        sensitivity_mode=sensitivity_mode, rng=rng, **space)
+        sensitivity_mode=sensitivity_mode, rng=rng, budget=budget, **space)

@@ -35,6 +35,7 @@ import numpy.typing as npt
 import scipy.sparse as sp
 
 from mechanisms import Mechanism
+from mechanisms.accounting import charge
 from mechanisms.composition import parallel_composition
 from spec import InverseQuartic, MechanismSpec, SmoothSensitivityBound
 from spec._random import RandomLike, as_generator
@@ -382,10 +383,13 @@ def private_median_of_means(data: Any, kernel: Kernel, epsilon: float, *, alpha:
                             xi: XiRule, family: str = "all", family_size: int | None = None,
                             partition_seed: int = 0, family_seed: int = 0,
                             sensitivity_mode: SensitivityMode = "rigorous",
-                            rng: RandomLike = None, **space: Any) -> MedianOfMeansEstimate:
+                            rng: RandomLike = None, budget: Any = None,
+                            **space: Any) -> MedianOfMeansEstimate:
     """An ε-DP estimate of θ by Wrapper 1 ∘ Algorithm 1 (accuracy 1 − α, Lemma A.6).
 
-    Parameters are those of :func:`median_of_means_mechanism` (n is read from the data).
+    Parameters are those of :func:`median_of_means_mechanism` (n is read from the data);
+    ``budget`` (a :class:`~mechanisms.accounting.PrivacyBudget`) is charged before any
+    noise is drawn.
 
     Examples
     --------
@@ -404,6 +408,7 @@ def private_median_of_means(data: Any, kernel: Kernel, epsilon: float, *, alpha:
                                      family_seed=family_seed, sensitivity_mode=sensitivity_mode,
                                      **space)
     stats = mech.evaluate(data)
+    charge(budget, mech.spec, estimator="private_median_of_means")
     releases = mech.chunk_releases(data, 1, rng)[:, 0]
     return MedianOfMeansEstimate(
         estimate=float(np.median(releases)), spec=mech.spec,

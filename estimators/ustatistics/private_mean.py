@@ -79,7 +79,8 @@ class LocalHajekEstimate(PrivateEstimate):
 
 def private_mean_local_hajek(data: Any, kernel: Kernel, epsilon: float, *, xi: float,
                              family: Any = None, sensitivity_mode: SensitivityMode = "rigorous",
-                             rng: RandomLike = None, **space: Any) -> LocalHajekEstimate:
+                             rng: RandomLike = None, budget: Any = None,
+                             **space: Any) -> LocalHajekEstimate:
     """An ε-DP estimate of θ = E h(X_1, …, X_k) by Algorithm 1.
 
     Parameters
@@ -101,6 +102,9 @@ def private_mean_local_hajek(data: Any, kernel: Kernel, epsilon: float, *, xi: f
         The smooth bound (default rigorous).
     rng : numpy.random.Generator, int or None
         Source of the noise.
+    budget : PrivacyBudget, optional
+        Charged for this release before any noise is drawn
+        (:class:`~spec.errors.BudgetExceededError` if it would be exceeded).
     **space
         ``record_domain``, ``input_domain``, ``relation`` or ``to_kernel_data`` for
         :func:`.kernel_input_space`.
@@ -131,7 +135,7 @@ def private_mean_local_hajek(data: Any, kernel: Kernel, epsilon: float, *, xi: f
                                               sensitivity_mode=sensitivity_mode, **space)
     validated = mech.validate_input(data)
     stat = mech.evaluate(validated)
-    value = mech.release(validated, rng=rng)
+    value = mech.release(validated, rng=rng, budget=budget)
     return LocalHajekEstimate(
         estimate=float(value), spec=mech.spec, noise_std=stat.noise_scale,
         u_statistic=stat.mean, weighted_statistic=stat.weighted_mean,

@@ -48,6 +48,7 @@ import numpy as np
 import numpy.typing as npt
 
 from mechanisms import Mechanism
+from mechanisms.accounting import charge
 from mechanisms.composition import basic_composition, split_budget
 from spec import (
     GlobalSensitivity,
@@ -454,12 +455,14 @@ def private_subgaussian_mean(data: Any, kernel: Kernel, epsilon: float, *, radiu
                              alpha: float, tau: float | None = None, split_seed: int = 0,
                              partition_seed: int = 0,
                              sensitivity_mode: SensitivityMode = "rigorous",
-                             rng: RandomLike = None, record_domain: Any = None
-                             ) -> SubGaussianEstimate:
+                             rng: RandomLike = None, record_domain: Any = None,
+                             budget: Any = None) -> SubGaussianEstimate:
     """An ε-DP estimate of θ for a sub-Gaussian kernel (Corollary 1).
 
     The main stage runs the production Algorithm 1 (exact all-tuples sums) on the projected
-    kernel, so large n are fine; parameters as in :func:`subgaussian_mean_mechanism`.
+    kernel, so large n are fine; parameters as in :func:`subgaussian_mean_mechanism`;
+    ``budget`` (a :class:`~mechanisms.accounting.PrivacyBudget`) is charged for the whole
+    pipeline before any noise is drawn.
 
     Examples
     --------
@@ -476,15 +479,18 @@ def private_subgaussian_mean(data: Any, kernel: Kernel, epsilon: float, *, radiu
     x = data if isinstance(data, nx.Graph) else kernel.validate_data(data)
     n = int(x.shape[0]) if not isinstance(x, nx.Graph) else x.number_of_nodes()
     plan = _plan(n, kernel, epsilon, radius, alpha, tau, split_seed, record_domain)
+    mode = check_mode(sensitivity_mode)
+    chunks = median_of_means_chunk_count(plan.alpha / 2.0, int(plan.main_records.size),
+                                         kernel.degree).chunks
+    spec = _pipeline_spec(plan, kernel, n, radius, split_seed, chunks, mode,
+                          internal_epsilon(plan.main_epsilon, mode), record_domain, None)
+    charge(budget, spec, estimator="private_subgaussian_mean")
     gen = as_generator(rng)
     centre = plan.coarse.release(x[plan.coarse_records], rng=gen)
     main = private_median_of_means(
         x[plan.main_records], clipped_kernel(kernel, centre, plan.half_width),
         plan.main_epsilon, alpha=plan.alpha / 2.0, xi=_xi_rule(kernel.degree, plan.tau),
         partition_seed=partition_seed, sensitivity_mode=sensitivity_mode, rng=gen)
-    mode = check_mode(sensitivity_mode)
-    spec = _pipeline_spec(plan, kernel, n, radius, split_seed, main.chunks, mode,
-                          internal_epsilon(plan.main_epsilon, mode), record_domain, None)
     return SubGaussianEstimate(estimate=main.estimate, spec=spec, noise_std=main.noise_std,
                                coarse_estimate=float(centre), half_width=plan.half_width,
                                main=main)
