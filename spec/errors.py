@@ -20,6 +20,9 @@ message and exit code 2.  Each error names the offending value.
     ├── AuditError                         the auditor could not run as asked (bad budget, no statistic …)
     └── CertificateError                   a certificate is missing, stale, or does not match
         └── RegistryError                  a registry lookup failed or was refused
+            ├── StaleCertificateError      refused: the certificate is missing or stale
+            └── InconsistentCertificateError
+                                           refused: the certificate contradicts itself
 
 Warnings that are not errors derive from :class:`PrivauditWarning`::
 
@@ -34,6 +37,7 @@ from __future__ import annotations
 __all__ = [
     "AuditError",
     "CertificateError",
+    "InconsistentCertificateError",
     "InconsistentSpecError",
     "InvalidGraphError",
     "InvalidInputError",
@@ -44,6 +48,7 @@ __all__ = [
     "PrivauditWarning",
     "RegistryError",
     "SpecError",
+    "StaleCertificateError",
     "UncertifiedMechanismWarning",
     "UnsupportedCombinationError",
     "UtilityConditionWarning",
@@ -96,6 +101,15 @@ class CertificateError(PrivauditError):
 
 class RegistryError(CertificateError):
     """A registry lookup failed, or was refused because the entry is not certified."""
+
+
+class StaleCertificateError(RegistryError):
+    """A registry entry was refused: its certificate is missing, or stale for its code or spec."""
+
+
+class InconsistentCertificateError(RegistryError):
+    """A certificate contradicts itself (its verdict and checks, its ε bound and claim, its
+    embedded report and its fields, or a configuration below the certificate minimums)."""
 
 
 class PrivauditWarning(UserWarning):
