@@ -80,9 +80,10 @@ __all__ = [
     "Implementation",
     "certify",
     "claim_text",
+    "code_changes",
+    "current_implementation",
     "guarantee_text",
     "implementation_hash",
-    "current_implementation",
     "implementation_of",
     "load_certificate",
     "relation_text",
@@ -375,22 +376,26 @@ def implementation_of(mechanism: Mechanism | None = None, *,
                           code=tuple(sorted(collector.code)))
 
 
-def current_implementation(certificate: Certificate, mechanism: Mechanism) -> Implementation:
-    """What ``certificate``'s implementation hash covers, re-read from disk now.
+def current_implementation(recorded: Certificate | Implementation,
+                           mechanism: Mechanism) -> Implementation:
+    """What a certificate's implementation hash covers, re-read from disk now.
 
-    Every file and function the certificate records is hashed again as it is now (a
-    file or function that no longer exists hashes as ``"missing"``), and the static
-    closure of ``mechanism`` is added (a module the mechanism now holds but the
-    certificate does not record makes the hash differ).  The traced release is not
-    re-run: any change to what runs must be an edit of code that ran, which is covered.
+    Every file and function ``recorded`` (a certificate or an :class:`Implementation`)
+    names is hashed again as it is now (a file or function that no longer exists hashes
+    as ``"missing"``), and the static closure of ``mechanism`` is added (a module the
+    mechanism now holds but the certificate does not record makes the hash differ).  The
+    traced release is not re-run: any change to what runs must be an edit of code that
+    ran, which is covered.
     """
+    if isinstance(recorded, Certificate):
+        recorded = recorded.implementation
     collector = _static(mechanism)
-    files: dict[str, str | None] = {name: module_file(name) for name in certificate.module_hashes}
+    files: dict[str, str | None] = {name: module_file(name) for name in recorded.modules}
     files.update(collector.files)
     modules = {name: (read_source(file).digest if file is not None else _MISSING)
                for name, file in sorted(files.items())}
     functions: dict[str, str] = {}
-    for key in certificate.function_hashes:
+    for key in recorded.functions:
         module, _, qualname = key.partition(":")
         file = files.get(module)
         found = read_source(file).functions.get(qualname) if file is not None else None
@@ -660,6 +665,12 @@ class Certificate(SpecModel):
             report=report if include_report else None)
 
     # -- status ----------------------------------------------------------------------------
+    @property
+    def implementation(self) -> Implementation:
+        """The recorded :class:`Implementation` (module and function digests, code objects)."""
+        return Implementation(modules=dict(self.module_hashes),
+                              functions=dict(self.function_hashes), code=self.code_objects)
+
     def consistency(self) -> Any:
         """Whether the recorded results agree with each other
         (:func:`privaudit.consistency.check_consistency`)."""
@@ -686,7 +697,7 @@ class Certificate(SpecModel):
         if found.hash != self.implementation_hash:
             reasons.append(f"implementation hash changed (certificate "
                            f"{self.implementation_hash[:19]}…, code {found.hash[:19]}…: "
-                           f"{_code_changes(self, found)})")
+                           f"{code_changes(self.implementation, found)})")
         if reasons:
             return CertificateStatus(state="stale", reason="; ".join(reasons))
         return CertificateStatus(
@@ -756,9 +767,11 @@ def _field(label: str, text: str, width: int = 92) -> str:
                          subsequent_indent=" " * len(head), break_on_hyphens=False)
 
 
-def _code_changes(cert: Certificate, found: Implementation) -> str:
-    old, new = cert.module_hashes, found.modules
-    old_fn, new_fn = cert.function_hashes, found.functions
+def code_changes(recorded: Implementation, found: Implementation) -> str:
+    """What differs between two implementations, in one line: the edited modules with
+    the functions whose source changed, and the modules used or no longer used."""
+    old, new = recorded.modules, found.modules
+    old_fn, new_fn = recorded.functions, found.functions
     edited = sorted(k for k in old.keys() & new.keys() if old[k] != new[k])
     added = sorted(new.keys() - old.keys())
     removed = sorted(old.keys() - new.keys())
@@ -783,9 +796,9 @@ def _code_changes(cert: Certificate, found: Implementation) -> str:
         parts.append("now also uses " + ", ".join(added))
     if removed:
         parts.append("no longer uses " + ", ".join(removed))
-    if set(cert.code_objects) != set(found.code):
-        gone = sorted(set(cert.code_objects) - set(found.code))
-        came = sorted(set(found.code) - set(cert.code_objects))
+    if set(recorded.code) != set(found.code):
+        gone = sorted(set(recorded.code) - set(found.code))
+        came = sorted(set(found.code) - set(recorded.code))
         parts.append("built from other code: " + ", ".join(came)
                      + (f" instead of {', '.join(gone)}" if gone else ""))
     return "; ".join(parts) or "hashing scheme changed"

@@ -13,6 +13,9 @@ hashes two kinds of *source units*:
 
 Every read goes through :func:`read_source`, which holds one parsed copy of each file
 per content digest, so re-hashing the same files for many certificates parses each once.
+:func:`substituted_sources` makes :func:`read_source` see other text for some files
+without touching them (the mutation check of :mod:`privaudit.mutations` hashes edited
+source in memory this way).
 """
 
 from __future__ import annotations
@@ -23,6 +26,8 @@ import importlib.util
 import sys
 import textwrap
 import threading
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -33,6 +38,7 @@ __all__ = [
     "enclosing_function",
     "module_file",
     "read_source",
+    "substituted_sources",
 ]
 
 def _digest(data: bytes) -> str:
@@ -88,6 +94,26 @@ def _function_digests(text: str, path: str) -> dict[str, str]:
 
 _lock = threading.Lock()
 _parsed: dict[tuple[str, str], SourceFile] = {}
+_substitutes: dict[str, bytes] = {}
+
+
+@contextmanager
+def substituted_sources(texts: Mapping[str | Path, str]) -> Iterator[None]:
+    """Within the block, :func:`read_source` of each path in ``texts`` reads that text.
+
+    The files are not touched.  Meant for checking what an edit would do to a hash; the
+    substitution is process-wide, so do not hash other things concurrently.
+    """
+    added = {str(Path(path)): text.encode("utf-8") for path, text in texts.items()}
+    with _lock:
+        saved = dict(_substitutes)
+        _substitutes.update(added)
+    try:
+        yield
+    finally:
+        with _lock:
+            _substitutes.clear()
+            _substitutes.update(saved)
 
 
 def read_source(path: str | Path) -> SourceFile:
@@ -99,10 +125,13 @@ def read_source(path: str | Path) -> SourceFile:
         If the file cannot be read (the message names it).
     """
     name = str(path)
+    with _lock:
+        substitute = _substitutes.get(name)
     try:
-        data = Path(name).read_bytes().replace(b"\r\n", b"\n")
+        raw = substitute if substitute is not None else Path(name).read_bytes()
     except OSError as err:
         raise CertificateError(f"cannot read the source file {name!r}: {err}") from None
+    data = raw.replace(b"\r\n", b"\n")
     digest = _digest(data)
     with _lock:
         found = _parsed.get((name, digest))
