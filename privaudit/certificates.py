@@ -34,7 +34,7 @@ Examples
 >>> from mechanisms import LaplaceMechanism
 >>> from privaudit import CI_STRENGTH
 >>> mech = LaplaceMechanism(1.0, 1.0)
->>> cert = certify(mech, config=CI_STRENGTH, samples=20_000)
+>>> cert = certify(mech, config=CI_STRENGTH, samples=100_000)  # the certificate minimum
 >>> cert.status_for(mech).state
 'current'
 """

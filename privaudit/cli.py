@@ -269,6 +269,9 @@ def _paragraph(name: str, description: str, report: Any, cert: Any, seconds: flo
         parts.append(f"Certificate: current ({cert.reason}).")
     elif cert.state == "missing":
         parts.append(f"Certificate: missing; create it with '{certify_command(name)}'.")
+    elif cert.state == "inconsistent":
+        parts.append(f"Certificate: INCONSISTENT — {cert.reason}; replace it with "
+                     f"'{certify_command(name)}'.")
     else:
         parts.append(f"Certificate: STALE — {cert.reason}; refresh it with "
                      f"'{certify_command(name)}'.")

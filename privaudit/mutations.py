@@ -36,6 +36,7 @@ from mechanisms import Mechanism
 
 from .certificates import Implementation, code_changes, current_implementation, implementation_of
 from .source_units import enclosing_function, module_file, read_source, substituted_sources
+from .tracing import MACHINERY
 
 __all__ = [
     "CHECK_SEED",
@@ -53,8 +54,9 @@ MUTANT_STATEMENT = "__privaudit_mutant__ = None"
 
 _PACKAGES = ("spec", "mechanisms", "estimators", "privaudit")
 _HOOKS = ("statistic", "local_sensitivity_bound", "smooth_sensitivity")
-_OWN = frozenset({"privaudit.mutations", "privaudit.tracing", "privaudit.source_units",
-                  "privaudit.certificates"})
+#: Not the mechanism's code: this module, and the tracing and loading machinery that a
+#: certificate deliberately leaves out (:data:`privaudit.tracing.MACHINERY`).
+_OWN = MACHINERY | {"privaudit.mutations"}
 
 
 @dataclass(frozen=True)

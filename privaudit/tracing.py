@@ -16,7 +16,8 @@ Caches of our own packages (``functools.lru_cache``) are emptied first, so that 
 helper runs, and is seen, however warm the process is.  The trace keeps the functions
 whose module passes the caller's filter (the certificate hashes our packages ``spec``,
 ``mechanisms``, ``estimators``, ``privaudit`` and any user module; never the standard
-library or the dependencies) and never the tracing machinery itself.
+library or the dependencies) and never the :data:`MACHINERY` (the tracing code, and the
+registry and target loaders that merely call a factory).
 
 Python 3.11 has no :mod:`sys.monitoring`; :func:`sys.setprofile` reports a ``call``
 event for every Python frame, which is all the trace needs, at a fraction of the cost of
@@ -40,6 +41,7 @@ from spec.errors import CertificateError, PrivauditError
 from .source_units import module_file
 
 __all__ = [
+    "MACHINERY",
     "TRACE_OUTPUTS",
     "TRACE_RANDOM_INPUTS",
     "TRACE_SEED",
@@ -57,9 +59,11 @@ TRACE_OUTPUTS = 16
 #: The gray-box hooks the auditor evaluates; each one the mechanism provides is traced.
 _HOOKS = ("statistic", "local_sensitivity_bound", "smooth_sensitivity")
 
-#: Modules of the tracing machinery itself: they run during the trace, they are not the
-#: mechanism's code.
-_MACHINERY = frozenset({"privaudit.tracing", "privaudit.source_units", "privaudit.certificates"})
+#: Modules of the tracing machinery itself and of the loaders that call a factory (the
+#: registry's entry wrapper, the command-line target loader): they run during the trace,
+#: they are not the mechanism's code.
+MACHINERY = frozenset({"privaudit.tracing", "privaudit.source_units", "privaudit.certificates",
+                       "privaudit.registry", "privaudit.targets"})
 
 #: Our own packages, whose ``lru_cache`` helpers are emptied before a trace.
 _OWN_PACKAGES = ("spec", "mechanisms", "estimators", "privaudit")
@@ -183,7 +187,7 @@ def trace_release(mechanism: Mechanism | None = None, *,
     functions: set[tuple[str, str]] = set()
     files: dict[str, str] = {}
     for code, module in seen.items():
-        if not isinstance(module, str) or module in _MACHINERY or not include(module):
+        if not isinstance(module, str) or module in MACHINERY or not include(module):
             continue
         if module not in files:
             file = module_file(module)
