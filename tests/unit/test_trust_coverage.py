@@ -4,7 +4,6 @@ the issue's two measured misses, and the schema bump for older certificates."""
 from __future__ import annotations
 
 import importlib
-import json
 import sys
 import textwrap
 import uuid
@@ -14,16 +13,13 @@ import pytest
 
 from privaudit import AuditConfig, certify, registry
 from privaudit.certificates import (
-    CERTIFICATE_SCHEMA_VERSION,
     _static,
     code_changes,
     current_implementation,
     implementation_of,
-    load_certificate,
 )
 from privaudit.source_units import module_file, read_source, substituted_sources
 from privaudit.tracing import trace_release
-from spec.errors import CertificateError
 
 FAST = AuditConfig(samples=100_000, confidence=0.99, pilot_samples=1_000, pair_budget=12,
                    pairs_tested=2, claim_budget=40)
@@ -173,16 +169,3 @@ def test_substituted_sources_touch_no_file_and_are_undone():
     with substituted_sources({path: "x = 1\n"}):
         assert read_source(path).digest != before
     assert read_source(path).digest == before
-
-
-# -- the certificate schema ----------------------------------------------------------------------
-def test_an_older_certificate_schema_is_refused_with_the_way_out(user_package, tmp_path):
-    module, _, _ = user_package
-    cert = certify(module.make(), config=FAST, factory=module.make)
-    assert cert.schema_version == CERTIFICATE_SCHEMA_VERSION == 2
-    data = json.loads(cert.to_json())
-    data["schema_version"] = 1
-    path = tmp_path / "old.json"
-    path.write_text(json.dumps(data), encoding="utf-8")
-    with pytest.raises(CertificateError, match="schema_version 1 is older.*re-certify"):
-        load_certificate(path)

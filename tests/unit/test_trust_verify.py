@@ -11,7 +11,12 @@ import pytest
 from mechanisms import LaplaceMechanism
 from privaudit import AuditConfig, registry
 from privaudit import verify as verify_module
-from privaudit.certificates import Certificate, certify, load_certificate
+from privaudit.certificates import (
+    CERTIFICATE_SCHEMA_VERSION,
+    Certificate,
+    certify,
+    load_certificate,
+)
 from privaudit.cli import main
 from privaudit.config import CERTIFICATE_MINIMUMS, below_certificate_minimums
 from privaudit.consistency import check_consistency
@@ -100,6 +105,13 @@ def test_the_minimums_are_stated_and_enforced_when_certifying():
     assert below_certificate_minimums(FAST) == ()
     with pytest.raises(CertificateError, match="below the certificate minimums.*samples = 20000"):
         certify(_laplace(), config=FAST, samples=20_000)
+
+
+def test_an_older_certificate_schema_is_refused_with_the_way_out(laplace_cert, tmp_path):
+    assert laplace_cert.schema_version == CERTIFICATE_SCHEMA_VERSION == 2
+    path = _tampered(laplace_cert, tmp_path, lambda d: d.update(schema_version=1))
+    with pytest.raises(CertificateError, match="schema_version 1 is older.*re-certify"):
+        load_certificate(path)
 
 
 # -- the registry refuses an inconsistent certificate ------------------------------------------
