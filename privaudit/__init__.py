@@ -8,7 +8,9 @@ Layout: :mod:`privaudit.search` (neighbour search), :mod:`privaudit.checks` (cla
 noise-law checks), :mod:`privaudit.distinguish` (the (ε, δ) tests),
 :mod:`privaudit.statistics` (exact binomial and mean bounds, power),
 :mod:`privaudit.suites` (benchmark mechanisms with known ε), :mod:`privaudit.report`,
-:mod:`privaudit.certificates` (:func:`certify`, :class:`Certificate`) and
+:mod:`privaudit.certificates` (:func:`certify`, :class:`Certificate`; what they cover is
+found by :mod:`privaudit.tracing`, checked by :mod:`privaudit.consistency`,
+:mod:`privaudit.verify` and :mod:`privaudit.mutations`) and
 :mod:`privaudit.registry` (``registry.get(name)``: the one way to get an audited
 mechanism or estimator for use).
 """

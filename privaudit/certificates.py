@@ -4,9 +4,11 @@ A :class:`Certificate` is a frozen pydantic model that round-trips through JSON.
 records
 
 * the mechanism's spec and its content hash (:attr:`spec.MechanismSpec.content_hash`);
-* an *implementation hash*: the SHA-256 of the source of every module that defines the
-  mechanism's code (see :func:`implementation_hash`), so that editing that code makes
-  the certificate stale;
+* an *implementation hash* over every source file and function that runs when the
+  mechanism is built, computes its statistic and samples outputs — found by tracing a
+  seeded release (:mod:`privaudit.tracing`) and by a static walk of the mechanism object
+  — with one digest per file and per function, so that editing that code makes the
+  certificate stale and the stale status names what changed (see :func:`implementation_of`);
 * the audit configuration (samples, confidence, seed, pair-search budgets) and the
   number of explicit pairs; the neighbouring relation is part of the spec;
 * the results: each check with its outcome, the ε lower bound, the privacy profile and
@@ -17,15 +19,22 @@ What a certificate says is fixed (:data:`STATEMENT`): the claims are consistent 
 spec and no violation was found at the stated confidence and power.  It is not a proof
 of privacy.
 
-A certificate is *current* for a mechanism when both hashes match, and *stale*
-otherwise (:meth:`Certificate.status_for` names the hash that changed).
+A certificate is *current* for a mechanism when both hashes match and it is consistent
+(:meth:`Certificate.consistency`), *stale* when a hash does not match
+(:meth:`Certificate.status_for` names the hash, the files and the functions that
+changed), and *inconsistent* when its recorded results contradict each other.
+
+What a certificate proves is reproducibility and code identity: that this spec and
+this code, audited with the recorded configuration and seed, gave the recorded results
+(``privaudit verify`` re-runs the audit and checks it).  It is not a signature: anyone
+can write one, so it says nothing about who made it.
 
 Examples
 --------
 >>> from mechanisms import LaplaceMechanism
 >>> from privaudit import CI_STRENGTH
 >>> mech = LaplaceMechanism(1.0, 1.0)
->>> cert = certify(mech, config=CI_STRENGTH, samples=20_000)
+>>> cert = certify(mech, config=CI_STRENGTH, samples=100_000)  # the certificate minimum
 >>> cert.status_for(mech).state
 'current'
 """
@@ -54,9 +63,11 @@ from spec.errors import CertificateError, PrivauditError
 from spec.noise import NoiseLaw
 
 from ._environment import library_versions
-from .config import CERTIFICATE_STRENGTH, AuditConfig
+from .config import CERTIFICATE_STRENGTH, AuditConfig, below_certificate_minimums
 from .report import AuditReport
 from .results import CheckStatus, PowerStatement, ProfilePoint
+from .source_units import enclosing_function, module_file, read_source
+from .tracing import trace_release
 
 __all__ = [
     "CERTIFICATE_SCHEMA_VERSION",
@@ -69,6 +80,8 @@ __all__ = [
     "Implementation",
     "certify",
     "claim_text",
+    "code_changes",
+    "current_implementation",
     "guarantee_text",
     "implementation_hash",
     "implementation_of",
@@ -76,11 +89,12 @@ __all__ = [
     "relation_text",
 ]
 
-#: Bumped whenever a field of the certificate changes meaning or disappears.
-CERTIFICATE_SCHEMA_VERSION = 1
+#: Bumped whenever a field of the certificate changes meaning or disappears.  Version 2:
+#: the implementation hash covers the traced release and per-function digests.
+CERTIFICATE_SCHEMA_VERSION = 2
 
 #: Names the way :func:`implementation_hash` is computed; part of the hashed text.
-IMPLEMENTATION_HASH_SCHEME = "privaudit-impl-v1"
+IMPLEMENTATION_HASH_SCHEME = "privaudit-impl-v2"
 
 #: What every certificate certifies, and what it does not.
 STATEMENT = ("The claims are consistent with the spec and no violation was found at the "
@@ -99,7 +113,10 @@ _KNOWN_DEPENDENCIES = frozenset({
 #: A model in the spec's noise description with one of these methods draws noise.
 _SAMPLER_METHODS = ("sample", "sample_given")
 
-CertificateState = Literal["current", "stale", "missing"]
+CertificateState = Literal["current", "stale", "missing", "inconsistent"]
+
+#: The verdicts an audit report can carry; a certificate is never made of a violation.
+_VERDICTS = ("no_violation", "inconclusive", "violation")
 
 
 # ----------------------------------------------------------------------------------------
@@ -153,6 +170,7 @@ class _Collector:
     def __init__(self) -> None:
         self.files: dict[str, str] = {}
         self.code: set[str] = set()
+        self.functions: set[tuple[str, str]] = set()
         self._seen: set[int] = set()
         self._seen_classes: set[int] = set()
 
@@ -244,6 +262,7 @@ class _Collector:
             if _hashed_module(name):
                 self.module(name, file)
                 self.code.add(f"{name}:{fn.__qualname__}:{fn.__code__.co_firstlineno}")
+                self.functions.add((name, fn.__qualname__))
             for cell in fn.__closure__ or ():
                 try:
                     content = cell.cell_contents
@@ -258,88 +277,161 @@ class _Collector:
             self.cls(type(fn))
 
 
-def _source_digest(file: str) -> str:
-    try:
-        text = Path(file).read_bytes()
-    except OSError as err:
-        raise CertificateError(f"cannot read the source file {file!r}: {err}") from None
-    # line endings are normalised so a checkout with CRLF endings hashes the same
-    return hashlib.sha256(text.replace(b"\r\n", b"\n")).hexdigest()
-
-
 class Implementation(SpecModel):
-    """What :func:`implementation_of` found: the modules and code objects of a mechanism.
+    """The source a mechanism's certificate covers: files, functions and code objects.
 
     Attributes
     ----------
     modules : dict
-        Module name → ``sha256:<hex>`` of its source file (line endings normalised).
+        Module name → ``sha256:<hex>`` of its source file (line endings normalised), for
+        every module whose code ran in the traced release or that the static walk found.
+    functions : dict
+        ``module:qualname`` → ``sha256:<hex>`` of that function's source, for every
+        function that ran in the traced release or that the mechanism holds (so that a
+        stale certificate names the function that changed; ``"missing"`` when a recorded
+        function is no longer defined).
     code : tuple of str
         The code objects the mechanism is built from, ``module:qualname`` for classes and
-        ``module:qualname:first_line`` for functions (two mechanisms in one module that
-        differ only in which function they hold get different hashes).
+        ``module:qualname:first_line`` for held functions (two mechanisms in one module
+        that differ only in which function they hold get different hashes).
     """
 
     modules: dict[str, str]
+    functions: dict[str, str] = Field(default_factory=dict)
     code: tuple[str, ...]
 
     @property
     def hash(self) -> str:
-        """``sha256:<hex>`` of the scheme, every module's name and digest, and the code objects."""
-        return _combine(self.modules, self.code)
+        """``sha256:<hex>`` of the scheme and every module, function and code object."""
+        return _combine(self.modules, self.functions, self.code)
 
 
-def implementation_of(mechanism: Mechanism) -> Implementation:
-    """The source modules and code objects that implement ``mechanism``.
+#: The digest recorded for a module or function whose source is gone.
+_MISSING = "missing"
 
-    The modules are those that define the mechanism's class and its base classes, the
-    classes of the noise laws its spec names (their ``sample`` / ``sample_given`` methods
-    draw the noise of every built-in mechanism), every callable the instance holds
-    (``vars(mechanism)``: the functions of a :class:`~mechanisms.FunctionMechanism`, a
-    statistic, closures and the callables they capture, bound methods,
-    ``functools.partial``) and every mechanism it holds.  The standard library and
-    privaudit's dependencies (numpy, scipy, pydantic, …) are not hashed; our own packages
-    and every other module (user code, plugins) are.  Functions that this code calls by
-    name but that live in other modules are not followed: keep a mechanism's helpers in
-    its own module, or hold them on the instance.
 
-    Raises
-    ------
-    CertificateError
-        If a module's source is not available (e.g. a mechanism defined interactively).
-    """
+def _static(mechanism: Mechanism) -> _Collector:
     if not isinstance(mechanism, Mechanism):
         raise CertificateError(
             f"can only hash a Mechanism, got {type(mechanism).__name__}: {mechanism!r}")
     collector = _Collector()
     collector.mechanism(mechanism)
-    modules = {name: f"sha256:{_source_digest(collector.files[name])}"
-               for name in sorted(collector.files)}
-    return Implementation(modules=modules, code=tuple(sorted(collector.code)))
+    return collector
 
 
-def _combine(modules: Mapping[str, str], code: Sequence[str]) -> str:
+def _function_digests(wanted: set[tuple[str, str]], files: Mapping[str, str]) -> dict[str, str]:
+    """``module:qualname`` → digest of each wanted function (lambdas and comprehensions
+    count as the function around them; module and class bodies as no function)."""
+    out: dict[str, str] = {}
+    for module, qualname in wanted:
+        source = read_source(files[module])
+        name = enclosing_function(qualname, source.functions)
+        if name is not None:
+            out[f"{module}:{name}"] = source.functions[name]
+    return out
+
+
+def implementation_of(mechanism: Mechanism | None = None, *,
+                      factory: Callable[[], Any] | None = None) -> Implementation:
+    """The source files and functions that implement a mechanism, found by running it.
+
+    Two sources are united:
+
+    * **the traced release** (:func:`privaudit.tracing.trace_release`): every function
+      of our packages and of user modules that runs when the mechanism is built (if
+      ``factory`` is given), computes its statistic and gray-box hooks and samples
+      outputs on seeded inputs from its domain — helpers called by name included;
+    * **the static closure**: the modules that define the mechanism's class and its
+      bases, the noise laws its spec names, every callable the instance holds
+      (functions, closures and what they capture, bound methods, ``functools.partial``)
+      and every mechanism it holds.
+
+    The standard library and privaudit's dependencies (numpy, scipy, pydantic, …) are
+    not hashed.  Give ``factory`` whenever the mechanism can be rebuilt (the registry
+    and the command line do): code that runs only while it is built — budget splits,
+    calibrations, family draws — is then covered too.
+
+    Parameters
+    ----------
+    mechanism : Mechanism, optional
+        The mechanism; needed unless ``factory`` is given.
+    factory : callable, optional
+        Zero-argument callable that builds it (traced as part of the release).
+
+    Raises
+    ------
+    CertificateError
+        If a module's source is not available (e.g. a mechanism defined interactively),
+        or the traced release fails.
+    """
+    if mechanism is not None and not isinstance(mechanism, Mechanism):
+        raise CertificateError(
+            f"can only hash a Mechanism, got {type(mechanism).__name__}: {mechanism!r}")
+    traced = trace_release(mechanism, factory=factory, include=_hashed_module)
+    collector = _static(mechanism if mechanism is not None else traced.mechanism)
+    files = {**traced.files, **collector.files}
+    modules = {name: read_source(files[name]).digest for name in sorted(files)}
+    functions = _function_digests(set(traced.functions) | collector.functions, files)
+    return Implementation(modules=modules, functions=dict(sorted(functions.items())),
+                          code=tuple(sorted(collector.code)))
+
+
+def current_implementation(recorded: Certificate | Implementation,
+                           mechanism: Mechanism) -> Implementation:
+    """What a certificate's implementation hash covers, re-read from disk now.
+
+    Every file and function ``recorded`` (a certificate or an :class:`Implementation`)
+    names is hashed again as it is now (a file or function that no longer exists hashes
+    as ``"missing"``), and the static closure of ``mechanism`` is added (a module the
+    mechanism now holds but the certificate does not record makes the hash differ).  The
+    traced release is not re-run: any change to what runs must be an edit of code that
+    ran, which is covered.
+    """
+    if isinstance(recorded, Certificate):
+        recorded = recorded.implementation
+    collector = _static(mechanism)
+    files: dict[str, str | None] = {name: module_file(name) for name in recorded.modules}
+    files.update(collector.files)
+    modules = {name: (read_source(file).digest if file is not None else _MISSING)
+               for name, file in sorted(files.items())}
+    functions: dict[str, str] = {}
+    for key in recorded.functions:
+        module, _, qualname = key.partition(":")
+        file = files.get(module)
+        found = read_source(file).functions.get(qualname) if file is not None else None
+        functions[key] = found if found is not None else _MISSING
+    present = {m: f for m, f in files.items() if f is not None}
+    functions.update(_function_digests(
+        {(m, q) for m, q in collector.functions if m in present}, present))
+    return Implementation(modules=modules, functions=dict(sorted(functions.items())),
+                          code=tuple(sorted(collector.code)))
+
+
+def _combine(modules: Mapping[str, str], functions: Mapping[str, str],
+             code: Sequence[str]) -> str:
     lines = [IMPLEMENTATION_HASH_SCHEME,
              *(f"module {name} {modules[name]}" for name in sorted(modules)),
+             *(f"function {name} {functions[name]}" for name in sorted(functions)),
              *(f"code {item}" for item in sorted(code))]
     digest = hashlib.sha256("\n".join(lines).encode()).hexdigest()
     return f"sha256:{digest}"
 
 
-def implementation_hash(mechanism: Mechanism) -> tuple[str, tuple[str, ...]]:
+def implementation_hash(mechanism: Mechanism, *,
+                        factory: Callable[[], Any] | None = None) -> tuple[str, tuple[str, ...]]:
     """The hash of the source code that implements ``mechanism``, and the hashed modules.
 
-    The hash is the SHA-256 of :data:`IMPLEMENTATION_HASH_SCHEME`, the name and source
-    digest of every module of :func:`implementation_of` and the names of the code objects
-    the mechanism is built from.  It reads the source files on disk, so an edited file
-    changes the hash even before the process re-imports it.
+    The hash is the SHA-256 of :data:`IMPLEMENTATION_HASH_SCHEME` and the name and
+    digest of every module, function and code object of :func:`implementation_of`.  It
+    reads the source files on disk, so an edited file changes the hash even before the
+    process re-imports it.
 
     Returns
     -------
     (str, tuple of str)
         ``"sha256:<hex>"`` and the sorted names of the hashed modules.
     """
-    found = implementation_of(mechanism)
+    found = implementation_of(mechanism, factory=factory)
     return found.hash, tuple(found.modules)
 
 
@@ -396,9 +488,11 @@ class CertificateStatus(SpecModel):
 
     Attributes
     ----------
-    state : {"current", "stale", "missing"}
-        ``current``: spec hash and implementation hash match; ``stale``: one of them (or
-        the certificate itself) does not; ``missing``: there is no certificate.
+    state : {"current", "stale", "missing", "inconsistent"}
+        ``current``: spec hash and implementation hash match and the certificate is
+        consistent; ``stale``: a hash does not match (or the file is unusable);
+        ``missing``: there is no certificate; ``inconsistent``: its recorded results
+        contradict each other (:meth:`Certificate.consistency`).
     reason : str
         One readable sentence (which hash changed, which modules, which file is missing).
     """
@@ -429,15 +523,21 @@ class Certificate(SpecModel):
     implementation_hash : str
         :func:`implementation_hash` of the audited mechanism.
     implementation_modules : tuple of str
-        The modules that hash covers; ``module_hashes`` has one digest per module so a
-        stale certificate can say which module changed, and ``code_objects`` names the
-        classes and functions the mechanism is built from.
+        The modules that hash covers; ``module_hashes`` has one digest per module and
+        ``function_hashes`` one per function that ran in the traced release or that the
+        mechanism holds (``module:qualname``), so a stale certificate can say which file
+        and which function changed; ``code_objects`` names the classes and functions the
+        mechanism is built from.
+    source : str, optional
+        How to rebuild the mechanism: ``registry:NAME`` or a command-line target
+        (``package.module:name``, ``path/file.py:name``); ``privaudit verify`` uses it.
     config : AuditConfig
         How the audit was run (samples, confidence, seed, pair-search budgets).
     explicit_pairs : int
         Number of explicit neighbouring pairs given to the audit.
-    verdict : "no_violation"
-        A violating mechanism is never certified.
+    verdict : str
+        The audit's verdict (a violating mechanism is never certified; a certificate
+        that records ``"violation"`` is inconsistent).
     epsilon_lower_bound, epsilon_claimed, delta_claimed : the audit's ε bound and the claim.
     checks : tuple of CertifiedCheck
         Each claim check with its outcome.
@@ -461,10 +561,12 @@ class Certificate(SpecModel):
     implementation_hash: str
     implementation_modules: tuple[str, ...]
     module_hashes: dict[str, str] = Field(default_factory=dict)
+    function_hashes: dict[str, str] = Field(default_factory=dict)
     code_objects: tuple[str, ...] = ()
+    source: str | None = None
     config: AuditConfig
     explicit_pairs: int = 0
-    verdict: Literal["no_violation"] = "no_violation"
+    verdict: Literal["no_violation", "inconclusive", "violation"] = "no_violation"
     epsilon_lower_bound: ExtendedEpsilon
     epsilon_claimed: float
     delta_claimed: float
@@ -478,6 +580,19 @@ class Certificate(SpecModel):
     notes: tuple[str, ...] = ()
     report: AuditReport | None = None
 
+    @model_validator(mode="before")
+    @classmethod
+    def _schema(cls, data: Any) -> Any:
+        if isinstance(data, Mapping):
+            version = data.get("schema_version", CERTIFICATE_SCHEMA_VERSION)
+            if isinstance(version, int) and version < CERTIFICATE_SCHEMA_VERSION:
+                raise CertificateError(
+                    f"certificate schema_version {version} is older than this privaudit "
+                    f"reads ({CERTIFICATE_SCHEMA_VERSION}): its implementation hash does not "
+                    "cover the traced release; re-certify (privaudit certify --registry NAME, "
+                    "or privaudit certify TARGET)")
+        return data
+
     @model_validator(mode="after")
     def _integrity(self) -> Certificate:
         if self.schema_version > CERTIFICATE_SCHEMA_VERSION:
@@ -488,10 +603,12 @@ class Certificate(SpecModel):
             raise CertificateError(
                 f"certificate of {self.mechanism!r} is corrupt: its spec hashes to "
                 f"{self.spec.content_hash}, but it records spec_hash = {self.spec_hash}")
-        if _combine(self.module_hashes, self.code_objects) != self.implementation_hash:
+        if (_combine(self.module_hashes, self.function_hashes, self.code_objects)
+                != self.implementation_hash):
             raise CertificateError(
-                f"certificate of {self.mechanism!r} is corrupt: its module hashes and code "
-                f"objects do not combine to implementation_hash = {self.implementation_hash}")
+                f"certificate of {self.mechanism!r} is corrupt: its module and function "
+                f"hashes and code objects do not combine to implementation_hash = "
+                f"{self.implementation_hash}")
         if tuple(sorted(self.module_hashes)) != tuple(self.implementation_modules):
             raise CertificateError(
                 f"certificate of {self.mechanism!r} is corrupt: implementation_modules "
@@ -502,17 +619,25 @@ class Certificate(SpecModel):
     @classmethod
     def from_report(cls, mechanism: Mechanism, report: AuditReport, *, explicit_pairs: int = 0,
                     notes: Sequence[str] = (), include_report: bool = True,
-                    implementation: Implementation | None = None) -> Certificate:
+                    implementation: Implementation | None = None,
+                    source: str | None = None) -> Certificate:
         """The certificate of ``mechanism`` from the report of its (passed) audit.
 
         ``implementation`` is :func:`implementation_of` the mechanism taken before the
-        audit (computed now when omitted).
+        audit (computed now, without a factory, when omitted); ``source`` says how to
+        rebuild the mechanism (``registry:NAME`` or a target).
 
         Raises
         ------
         CertificateError
-            If the report found a violation, or belongs to another spec.
+            If the report found a violation, belongs to another spec, or was run with a
+            configuration below :data:`~privaudit.config.CERTIFICATE_MINIMUMS`.
         """
+        weak = below_certificate_minimums(report.config)
+        if weak:
+            raise CertificateError(
+                f"refusing to certify {mechanism.name!r}: the audit configuration is below "
+                f"the certificate minimums ({'; '.join(weak)})")
         if report.spec_hash != mechanism.spec.content_hash:
             raise CertificateError(
                 f"the report audited spec {report.spec_hash}, but {mechanism.name!r} has "
@@ -526,8 +651,10 @@ class Certificate(SpecModel):
         return cls(
             mechanism=mechanism.name, spec=mechanism.spec, spec_hash=mechanism.spec.content_hash,
             implementation_hash=found.hash, implementation_modules=tuple(found.modules),
-            module_hashes=dict(found.modules), code_objects=found.code, config=report.config,
-            explicit_pairs=explicit_pairs, epsilon_lower_bound=report.epsilon_lower_bound,
+            module_hashes=dict(found.modules), function_hashes=dict(found.functions),
+            code_objects=found.code, source=source, config=report.config,
+            explicit_pairs=explicit_pairs, verdict=report.verdict,
+            epsilon_lower_bound=report.epsilon_lower_bound,
             epsilon_claimed=report.epsilon_claimed, delta_claimed=report.delta_claimed,
             checks=tuple(CertifiedCheck(name=c.name, status=c.status, summary=c.summary)
                          for c in report.checks),
@@ -538,22 +665,39 @@ class Certificate(SpecModel):
             report=report if include_report else None)
 
     # -- status ----------------------------------------------------------------------------
+    @property
+    def implementation(self) -> Implementation:
+        """The recorded :class:`Implementation` (module and function digests, code objects)."""
+        return Implementation(modules=dict(self.module_hashes),
+                              functions=dict(self.function_hashes), code=self.code_objects)
+
+    def consistency(self) -> Any:
+        """Whether the recorded results agree with each other
+        (:func:`privaudit.consistency.check_consistency`)."""
+        from .consistency import check_consistency
+
+        return check_consistency(self)
+
     def status_for(self, mechanism: Mechanism) -> CertificateStatus:
         """``current`` if ``mechanism`` has this spec and this implementation, else ``stale``.
 
         The reason names the hash that changed and, for the implementation, the modules
-        that were edited, added or removed.
+        and functions that were edited, added or removed.  A certificate whose recorded
+        results contradict each other is ``inconsistent`` (checked first).
         """
+        consistency = self.consistency()
+        if not consistency.consistent:
+            return CertificateStatus(state="inconsistent", reason=consistency.reason)
         reasons = []
         spec_hash = mechanism.spec.content_hash
         if spec_hash != self.spec_hash:
             reasons.append(f"spec hash changed (certificate {self.spec_hash[:19]}…, "
                            f"mechanism {spec_hash[:19]}…)")
-        found = implementation_of(mechanism)
+        found = current_implementation(self, mechanism)
         if found.hash != self.implementation_hash:
             reasons.append(f"implementation hash changed (certificate "
                            f"{self.implementation_hash[:19]}…, code {found.hash[:19]}…: "
-                           f"{_code_changes(self, found)})")
+                           f"{code_changes(self.implementation, found)})")
         if reasons:
             return CertificateStatus(state="stale", reason="; ".join(reasons))
         return CertificateStatus(
@@ -570,14 +714,17 @@ class Certificate(SpecModel):
                 ("summary", self.spec.summary),
                 ("spec hash", self.spec_hash),
                 ("implementation", (f"{self.implementation_hash} over "
-                                    f"{len(self.implementation_modules)} modules: "
+                                    f"{len(self.implementation_modules)} modules and "
+                                    f"{len(self.function_hashes)} functions (traced release "
+                                    f"and static closure): "
                                     f"{', '.join(self.implementation_modules)}")),
+                ("source", self.source or ""),
                 ("audit", (f"{cfg.samples} samples per side, confidence "
                            f"{100 * cfg.confidence:g}%, seed {cfg.seed}, {cfg.pair_budget} "
                            f"candidate pairs, {cfg.pairs_tested} tested, claim budget "
                            f"{cfg.claim_budget}")
                  + (f", {self.explicit_pairs} explicit pairs" if self.explicit_pairs else "")),
-                ("result", (f"no violation found; ε lower bound {eps} at δ = "
+                ("result", (f"{self.verdict.replace('_', ' ')}; ε lower bound {eps} at δ = "
                             f"{self.delta_claimed:g} (claimed ε = {self.epsilon_claimed:.6g})"))]
         if self.power is not None:
             rows.append(("power", self.power.statement))
@@ -620,21 +767,38 @@ def _field(label: str, text: str, width: int = 92) -> str:
                          subsequent_indent=" " * len(head), break_on_hyphens=False)
 
 
-def _code_changes(cert: Certificate, found: Implementation) -> str:
-    old, new = cert.module_hashes, found.modules
+def code_changes(recorded: Implementation, found: Implementation) -> str:
+    """What differs between two implementations, in one line: the edited modules with
+    the functions whose source changed, and the modules used or no longer used."""
+    old, new = recorded.modules, found.modules
+    old_fn, new_fn = recorded.functions, found.functions
     edited = sorted(k for k in old.keys() & new.keys() if old[k] != new[k])
     added = sorted(new.keys() - old.keys())
     removed = sorted(old.keys() - new.keys())
     parts = []
-    if edited:
-        parts.append("edited " + ", ".join(edited))
+    for module in edited:
+        if new[module] == _MISSING:
+            parts.append(f"module {module} is gone")
+            continue
+        changed = sorted(key.partition(":")[2] for key in old_fn.keys() & new_fn.keys()
+                         if key.partition(":")[0] == module and old_fn[key] != new_fn[key])
+        gone = sorted(key.partition(":")[2] for key in old_fn
+                      if key.partition(":")[0] == module and new_fn.get(key) == _MISSING)
+        changed = [name for name in changed if name not in gone]
+        what = []
+        if changed:
+            what.append("function" + ("s " if len(changed) > 1 else " ") + ", ".join(changed))
+        if gone:
+            what.append("no longer defines " + ", ".join(gone))
+        parts.append(f"edited {module} ("
+                     + ("; ".join(what) if what else "outside the functions that ran") + ")")
     if added:
         parts.append("now also uses " + ", ".join(added))
     if removed:
         parts.append("no longer uses " + ", ".join(removed))
-    if set(cert.code_objects) != set(found.code):
-        gone = sorted(set(cert.code_objects) - set(found.code))
-        came = sorted(set(found.code) - set(cert.code_objects))
+    if set(recorded.code) != set(found.code):
+        gone = sorted(set(recorded.code) - set(found.code))
+        came = sorted(set(found.code) - set(recorded.code))
         parts.append("built from other code: " + ", ".join(came)
                      + (f" instead of {', '.join(gone)}" if gone else ""))
     return "; ".join(parts) or "hashing scheme changed"
@@ -666,6 +830,7 @@ def load_certificate(path: str | Path) -> Certificate:
 def certify(mechanism: Mechanism, *, config: AuditConfig | None = None,
             pairs: Sequence[tuple[Any, Any]] = (), progress: Callable[[str], None] | None = None,
             include_report: bool = True, notes: Sequence[str] = (),
+            factory: Callable[[], Any] | None = None, source: str | None = None,
             **overrides: Any) -> Certificate:
     """Audit ``mechanism`` and return its certificate.
 
@@ -683,6 +848,11 @@ def certify(mechanism: Mechanism, *, config: AuditConfig | None = None,
         Embed the full audit report (default True).
     notes : sequence of str
         Recorded in the certificate.
+    factory : callable, optional
+        Zero-argument callable that builds ``mechanism``; its run is traced so that the
+        code that builds the mechanism is covered too (:func:`implementation_of`).
+    source : str, optional
+        How to rebuild the mechanism (``registry:NAME`` or a target), for ``verify``.
 
     Returns
     -------
@@ -691,16 +861,25 @@ def certify(mechanism: Mechanism, *, config: AuditConfig | None = None,
     Raises
     ------
     CertificateError
-        If the audit found a violation (the message holds the report's summary), or the
-        implementation cannot be hashed.
+        If the configuration is below the certificate minimums, the audit found a
+        violation (the message holds the report's summary), or the implementation
+        cannot be hashed.
     """
     from .auditor import audit
 
     if not isinstance(mechanism, Mechanism):
         raise CertificateError(
             f"can only certify a Mechanism, got {type(mechanism).__name__}: {mechanism!r}")
-    found = implementation_of(mechanism)  # the code as it is when audited
-    report = audit(mechanism, config=config if config is not None else CERTIFICATE_STRENGTH,
-                   pairs=pairs, progress=progress, **overrides)
+    cfg = config if config is not None else CERTIFICATE_STRENGTH
+    if overrides:
+        cfg = AuditConfig.model_validate({**cfg.model_dump(), **overrides})
+    weak = below_certificate_minimums(cfg)
+    if weak:
+        raise CertificateError(
+            f"refusing to certify {mechanism.name!r}: the audit configuration is below the "
+            f"certificate minimums ({'; '.join(weak)})")
+    found = implementation_of(mechanism, factory=factory)  # the code as it is when audited
+    report = audit(mechanism, config=cfg, pairs=pairs, progress=progress)
     return Certificate.from_report(mechanism, report, explicit_pairs=len(pairs), notes=notes,
-                                   include_report=include_report, implementation=found)
+                                   include_report=include_report, implementation=found,
+                                   source=source)

@@ -5,16 +5,21 @@ Commands::
     privaudit audit TARGET | --registry [NAME ...]   audit a mechanism, or the registry
     privaudit certify TARGET [-o PATH] | --registry [NAME ...]
                                                      audit and write a certificate
-    privaudit list [--json]                          the registry and its certificates
+    privaudit list [--json] [--check]                the registry and its certificates
     privaudit show CERTIFICATE [--json]              print a certificate (path or entry name)
+    privaudit verify CERT ... | --registry [NAME ...]
+                                                     check and reproduce certificates
     privaudit demo                                   a private release and its spec
 
 TARGET is ``package.module:name`` or ``path/to/file.py:name`` naming a mechanism or a
-zero-argument factory that returns one (:mod:`privaudit.targets`).
+zero-argument factory that returns one (:mod:`privaudit.targets`); the module or file is
+executed as Python code.
 
 Exit codes: 0 no violation found, 1 violation found, 2 usage or input error (one line on
 stderr, never a traceback; set ``PRIVAUDIT_DEBUG=1`` to see the traceback of an
-unexpected error).  Progress goes to stderr, only when stderr is a terminal and
+unexpected error).  ``audit --registry`` and ``list --check`` also exit 1 when any
+certificate is stale, missing or inconsistent; ``verify`` exits 1 when any certificate
+is stale, missing, inconsistent or not reproduced.  Progress goes to stderr, only when stderr is a terminal and
 ``--quiet`` is not given.  ``--json PATH`` writes the report in the schema of
 ``docs/report_schema.md``; ``--json -`` writes it to stdout, and then the readable text
 goes to stderr (or nowhere with ``--quiet``).
@@ -58,11 +63,20 @@ privaudit: differential privacy with formally stated claims, checked by an audit
 Black-box testing can refute a privacy claim, never prove one: a passing audit means
 that no violation was found at the stated power, not that the mechanism is private.
 
-exit codes: 0 no violation found, 1 violation found, 2 usage or input error
+exit codes: 0 no violation found, 1 violation found (for 'audit --registry' and
+'list --check' also: a certificate is stale, missing or inconsistent; for 'verify': a
+certificate is not verified), 2 usage or input error
+
+A TARGET 'path/to/file.py:name' or 'package.module:name' is imported, that is,
+EXECUTED AS PYTHON CODE: name only code you would run yourself.
 """
 
 _TARGET_HELP = ("'package.module:name' or 'path/to/file.py:name' naming a mechanism or a "
-                "zero-argument factory that returns one")
+                "zero-argument factory that returns one; the module or file is EXECUTED AS "
+                "PYTHON CODE, so name only code you trust")
+
+#: Certificate states that fail the gates (``audit --registry``, ``list --check``).
+_FAILING_STATES = ("stale", "missing", "inconsistent")
 
 
 class _OneLineParser(argparse.ArgumentParser):
@@ -255,6 +269,9 @@ def _paragraph(name: str, description: str, report: Any, cert: Any, seconds: flo
         parts.append(f"Certificate: current ({cert.reason}).")
     elif cert.state == "missing":
         parts.append(f"Certificate: missing; create it with '{certify_command(name)}'.")
+    elif cert.state == "inconsistent":
+        parts.append(f"Certificate: INCONSISTENT — {cert.reason}; replace it with "
+                     f"'{certify_command(name)}'.")
     else:
         parts.append(f"Certificate: STALE — {cert.reason}; refresh it with "
                      f"'{certify_command(name)}'.")
@@ -323,6 +340,8 @@ def _audit_registry(args: argparse.Namespace, html_writer: Callable[..., Any] | 
         if html_writer is not None:
             html_writer(report, Path(args.html) / f"{item.name}.html")
     violated = [r for r in reports if r.violated]
+    uncertified = [record["name"] for record in records
+                   if record["certificate_status"] in _FAILING_STATES]
     out.say(_table(rows, ["entry", "claimed ε", "δ", "ε lower bound", "verdict", "certificate",
                           "time (s)"]))
     out.say()
@@ -331,18 +350,24 @@ def _audit_registry(args: argparse.Namespace, html_writer: Callable[..., Any] | 
                 f"({', '.join(r.mechanism for r in violated)}).")
     elif not errors:
         out.say(f"{len(found)} entries audited: no violation found.")
+    if uncertified:
+        out.say(textwrap.fill(
+            f"{len(uncertified)} of {len(found)} entries have a stale, missing or inconsistent "
+            f"certificate, so the audit fails: {', '.join(uncertified)}. Certify them with: "
+            f"privaudit certify --registry {' '.join(uncertified)}", width=92))
     if reports:
         out.say(textwrap.fill(reports[0].disclaimer, width=92))
     if args.json:
         payload = {"schema_version": REGISTRY_AUDIT_SCHEMA_VERSION,
                    "verdict": "violation" if violated else "no_violation",
+                   "certificates_ok": not uncertified,
                    "entries": records,
                    "errors": errors,
                    "reports": [r.model_dump(mode="json") for r in reports]}
         _emit_json(args.json, json.dumps(payload, indent=2), "the JSON report")
     if errors:
         return EXIT_USAGE
-    return EXIT_VIOLATION if violated else EXIT_OK
+    return EXIT_VIOLATION if violated or uncertified else EXIT_OK
 
 
 # ----------------------------------------------------------------------------------------
@@ -356,12 +381,18 @@ def _cmd_certify(args: argparse.Namespace) -> int:
 
 
 def _certify_one(mech: Any, config: Any, pairs: Sequence[Any], notes: Sequence[str],
-                 out: _Output, label: str) -> tuple[Any, Any]:
+                 out: _Output, label: str, *, factory: Callable[[], Any],
+                 source: str) -> tuple[Any, Any]:
     """(certificate or None, report); prints the refusal when the audit found a violation."""
     from .auditor import audit
     from .certificates import Certificate, implementation_of
+    from .config import below_certificate_minimums
 
-    found = implementation_of(mech)  # the code as it is when audited
+    weak = below_certificate_minimums(config)
+    if weak:
+        raise CertificateError(f"refusing to certify {label!r}: the configuration is below the "
+                               f"certificate minimums ({'; '.join(weak)})")
+    found = implementation_of(mech, factory=factory)  # the code as it is when audited
     report = audit(mech, config=config, pairs=pairs, progress=out.progress(label))
     if report.violated:
         out.say(report.summary())
@@ -370,18 +401,19 @@ def _certify_one(mech: Any, config: Any, pairs: Sequence[Any], notes: Sequence[s
               file=sys.stderr)
         return None, report
     cert = Certificate.from_report(mech, report, explicit_pairs=len(pairs), notes=notes,
-                                   implementation=found)
+                                   implementation=found, source=source)
     return cert, report
 
 
 def _certify_target(args: argparse.Namespace) -> int:
     from .config import CERTIFICATE_STRENGTH
-    from .targets import load_target
+    from .targets import target_factory
 
     out = _Output(args)
-    mech = load_target(args.target)
+    factory = target_factory(args.target)
+    mech = factory()
     cert, _ = _certify_one(mech, _with(CERTIFICATE_STRENGTH, _overrides(args)), (), (), out,
-                           mech.name)
+                           mech.name, factory=factory, source=args.target)
     if cert is None:
         return EXIT_VIOLATION
     path = cert.write(args.output or f"{mech.name}.certificate.json")
@@ -401,7 +433,9 @@ def _certify_registry(args: argparse.Namespace) -> int:
     for item in found:
         started = time.perf_counter()
         config = _with(item.certificate_config, overrides)
-        cert, report = _certify_one(item.create(), config, item.pairs, item.notes, out, item.name)
+        cert, report = _certify_one(item.create(), config, item.pairs, item.notes, out, item.name,
+                                    factory=item.create,
+                                    source=registry.registry_source(item.name))
         seconds = time.perf_counter() - started
         if cert is None:
             refused.append(item.name)
@@ -450,15 +484,17 @@ def _cmd_list(args: argparse.Namespace) -> int:
                         "relation": relation, "spec_hash": spec.content_hash,
                         "certificate": {"state": state.state, "reason": state.reason,
                                         "path": str(item.certificate_path)}})
+    stale = [r[0] for r in rows if r[3] in _FAILING_STATES]
     if args.json:
-        print(json.dumps({"entries": records}, indent=2))
+        print(json.dumps({"entries": records, "certificates_ok": not stale}, indent=2))
     else:
         print(_table(rows, ["name", "claim", "relation", "certificate"]))
-        stale = [r[0] for r in rows if r[3] in ("stale", "missing")]
         if stale:
             print(f"\n{len(stale)} entries need a certificate: privaudit certify --registry "
                   + " ".join(stale))
-    return EXIT_USAGE if failed else EXIT_OK
+    if failed:
+        return EXIT_USAGE
+    return EXIT_VIOLATION if args.check and stale else EXIT_OK
 
 
 def _cmd_show(args: argparse.Namespace) -> int:
@@ -491,6 +527,66 @@ def _cmd_show(args: argparse.Namespace) -> int:
         if status is not None:
             print(f"  status         : {status}")
     return EXIT_OK
+
+
+# ----------------------------------------------------------------------------------------
+# verify
+# ----------------------------------------------------------------------------------------
+def _cmd_verify(args: argparse.Namespace) -> int:
+    from . import registry
+    from .verify import VerificationResult, verify_path
+
+    if args.registry is not None and args.certificates:
+        args.parser.error("give either CERT files or --registry, not both")
+    if args.registry is None and not args.certificates:
+        args.parser.error("give CERT files to verify, or --registry for registry entries")
+    out = _Output(args)
+    results: list[VerificationResult] = []
+    if args.registry is not None:
+        chosen = list(dict.fromkeys(args.registry)) or list(registry.names())
+        found = [registry.entry(name) for name in chosen]  # unknown names fail first
+        if not found:
+            raise RegistryError("the registry is empty: nothing to verify")
+        for item in found:
+            if not item.certificate_path.is_file():
+                results.append(VerificationResult(
+                    name=item.name, path=str(item.certificate_path), state="missing",
+                    problems=(f"no certificate at {_shown(item.certificate_path)}; create it "
+                              f"with: {registry.certify_command(item.name)}",)))
+            else:
+                results.append(verify_path(item.certificate_path, name=item.name,
+                                           mechanism=item.create(), pairs=item.pairs,
+                                           progress=out.progress(item.name)))
+            out.say(textwrap.fill(results[-1].summary(), width=92, subsequent_indent="  "))
+    else:
+        for path in args.certificates:
+            results.append(verify_path(path, progress=out.progress(str(path))))
+            out.say(textwrap.fill(results[-1].summary(), width=92, subsequent_indent="  "))
+    rows = [[r.name, r.state, _fmt_eps(r.epsilon_lower_bound_recorded)
+             if r.epsilon_lower_bound_recorded is not None else "?",
+             _fmt_eps(r.epsilon_lower_bound_rerun) if r.epsilon_lower_bound_rerun is not None
+             else "-", r.mode, f"{r.seconds:.1f}"] for r in results]
+    out.say()
+    out.say(_table(rows, ["certificate", "state", "ε lb recorded", "ε lb re-run", "compared",
+                          "time (s)"]))
+    differences = sorted({d for r in results for d in r.version_differences})
+    if differences:
+        out.say(textwrap.fill(
+            "Library versions differ from the certificates' (" + "; ".join(differences)
+            + "): re-runs are compared within the stated tolerance, not bit for bit.",
+            width=92))
+    bad = [r.name for r in results if not r.verified]
+    out.say(f"{len(results) - len(bad)} of {len(results)} certificates verified"
+            + (f"; NOT verified: {', '.join(bad)}." if bad else "."))
+    out.say(textwrap.fill("A certificate proves reproducibility and code identity: this spec "
+                          "and this code, audited with the recorded configuration and seed, "
+                          "give the recorded results. It is not a signature and not a proof "
+                          "of privacy.", width=92))
+    if args.json:
+        payload = {"verified": not bad,
+                   "results": [r.model_dump(mode="json") for r in results]}
+        _emit_json(args.json, json.dumps(payload, indent=2), "the JSON result")
+    return EXIT_VIOLATION if bad else EXIT_OK
 
 
 # ----------------------------------------------------------------------------------------
@@ -538,8 +634,11 @@ def _build_parser() -> argparse.ArgumentParser:
     audit = sub.add_parser(
         "audit", help="audit a mechanism, or every registry entry",
         description="Audit a mechanism's claims against its spec, or audit the registry. "
-                    "Exit code 0: no violation found; 1: violation found; 2: usage or input "
-                    "error.")
+                    "TARGET is imported, that is, EXECUTED AS PYTHON CODE (a file.py:name "
+                    "target runs that file): name only code you trust. "
+                    "Exit code 0: no violation found; 1: violation found, or with --registry "
+                    "any entry's certificate is stale, missing or inconsistent; 2: usage or "
+                    "input error.")
     audit.add_argument("target", nargs="?", metavar="TARGET", help=_TARGET_HELP)
     audit.add_argument("--registry", nargs="*", metavar="NAME", default=None,
                        help="audit these registry entries (all of them when no NAME is given)")
@@ -573,8 +672,12 @@ def _build_parser() -> argparse.ArgumentParser:
 
     lister = sub.add_parser("list", help="show the registry and its certificate status",
                             description="Show every registry entry with its claim, relation "
-                                        "and certificate status (current, stale, missing).")
+                                        "and certificate status (current, stale, missing, "
+                                        "inconsistent). Informational: exit 0, unless --check.")
     lister.add_argument("--json", action="store_true", help="machine-readable output")
+    lister.add_argument("--check", action="store_true",
+                        help="exit 1 when any certificate is stale, missing or inconsistent "
+                             "(a CI gate)")
     lister.set_defaults(handler=_cmd_list)
 
     show = sub.add_parser("show", help="print a certificate",
@@ -586,6 +689,29 @@ def _build_parser() -> argparse.ArgumentParser:
                       help="also say whether the certificate is current for this target")
     show.add_argument("--json", action="store_true", help="print the certificate's JSON")
     show.set_defaults(handler=_cmd_show)
+
+    verify = sub.add_parser(
+        "verify", help="check certificates and reproduce their audits",
+        description="Check that certificates are consistent (verdict and checks agree, the "
+                    "ε lower bound is within the claim, the embedded report matches, the "
+                    "configuration meets the certificate minimums) and current (spec and "
+                    "implementation hashes), then re-run each recorded audit with its "
+                    "recorded configuration and seed: results must be bit-identical with the "
+                    "same library versions, or within the stated tolerance (absolute 0.02 "
+                    "plus 5% on ε bounds, equal verdict and check statuses) otherwise. A "
+                    "certificate's source is rebuilt to re-run it: a target source is "
+                    "EXECUTED AS PYTHON CODE. Exit code 0: all verified; 1: any certificate "
+                    "stale, missing, inconsistent or not reproduced; 2: usage error.")
+    verify.add_argument("certificates", nargs="*", metavar="CERT",
+                        help="certificate files to verify")
+    verify.add_argument("--registry", nargs="*", metavar="NAME", default=None,
+                        help="verify the certificates of these registry entries (all when no "
+                             "NAME is given)")
+    verify.add_argument("--json", metavar="PATH", default=None,
+                        help="write the results as JSON; '-' for stdout")
+    verify.add_argument("--quiet", "-q", action="store_true",
+                        help="no progress and no readable text (exit code and --json only)")
+    verify.set_defaults(handler=_cmd_verify, parser=verify)
 
     demo = sub.add_parser("demo", help="release a private statistic and print its spec",
                           description="Release a private mean of synthetic data and print the "

@@ -6,6 +6,8 @@ record exactly how its audit was run and anyone can rerun it from the seed.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from types import MappingProxyType
 from typing import Annotated
 
 from pydantic import BeforeValidator, model_validator
@@ -14,7 +16,14 @@ from spec._base import SpecModel
 from spec._types import NonNegativeInt, PositiveInt
 from spec.errors import InvalidParameterError
 
-__all__ = ["CERTIFICATE_STRENGTH", "CI_STRENGTH", "CONFORMANCE_CAP", "AuditConfig"]
+__all__ = [
+    "CERTIFICATE_MINIMUMS",
+    "CERTIFICATE_STRENGTH",
+    "CI_STRENGTH",
+    "CONFORMANCE_CAP",
+    "AuditConfig",
+    "below_certificate_minimums",
+]
 
 #: Default cap of the noise-law check's sample (its power at 10⁶ draws already resolves
 #: tail masses of 10⁻⁴; beyond, it would dominate the cost of large audits).
@@ -117,3 +126,33 @@ CI_STRENGTH = AuditConfig(samples=50_000, pilot_samples=2_000, pair_budget=24, p
 #: certification is never answered by re-running with another seed.
 CERTIFICATE_STRENGTH = AuditConfig(samples=1_000_000, pilot_samples=10_000, pair_budget=96,
                                    pairs_tested=4, claim_budget=1_000, confidence=0.999)
+
+#: The weakest configuration a certificate may record, field by field.  Certificates are
+#: made at :data:`CERTIFICATE_STRENGTH` by default; a registry entry or a caller may choose
+#: a cheaper one, but never below these: 10⁵ samples per side (a CI audit has 5·10⁴),
+#: 95 % family-wise confidence, at least two fully tested pairs from at least eight
+#: candidates, and 40 statistic evaluations per sensitivity check.  ``certify`` refuses
+#: a weaker configuration, and a certificate that records one is inconsistent.
+CERTIFICATE_MINIMUMS: Mapping[str, float] = MappingProxyType({
+    "samples": 100_000,
+    "pilot_samples": 1_000,
+    "confidence": 0.95,
+    "pair_budget": 8,
+    "pairs_tested": 2,
+    "claim_budget": 40,
+})
+
+
+def below_certificate_minimums(config: AuditConfig) -> tuple[str, ...]:
+    """One phrase per field of ``config`` below :data:`CERTIFICATE_MINIMUMS` (empty if none).
+
+    Examples
+    --------
+    >>> below_certificate_minimums(CERTIFICATE_STRENGTH)
+    ()
+    >>> below_certificate_minimums(CI_STRENGTH)
+    ('samples = 50000 < 100000',)
+    """
+    return tuple(f"{field} = {getattr(config, field):g} < {minimum:g}"
+                 for field, minimum in CERTIFICATE_MINIMUMS.items()
+                 if getattr(config, field) < minimum)

@@ -10,11 +10,14 @@ the audit configuration for CI (:data:`~privaudit.CI_STRENGTH` by default), the 
 configuration its certificate is made with (:data:`~privaudit.CERTIFICATE_STRENGTH`) and
 optional explicit neighbouring pairs.
 
-:func:`get` returns the mechanism only if its certificate is present and *current*: the
-spec hash and the implementation hash recorded in the certificate match the mechanism
-built now (:meth:`~privaudit.certificates.Certificate.status_for`).  Otherwise it raises
-:class:`~spec.errors.RegistryError` naming the reason and the command that certifies the
-entry, ``privaudit certify --registry NAME``.  ``get(name, allow_uncertified=True)`` is
+:func:`get` returns the mechanism only if its certificate is present, *current* and
+consistent: the spec hash and the implementation hash recorded in the certificate match
+the mechanism built now, and its recorded results agree with each other
+(:meth:`~privaudit.certificates.Certificate.status_for`).  Otherwise it raises
+:class:`~spec.errors.StaleCertificateError` or
+:class:`~spec.errors.InconsistentCertificateError` (both :class:`~spec.errors.RegistryError`)
+naming the reason and the command that certifies the entry,
+``privaudit certify --registry NAME``.  ``get(name, allow_uncertified=True)`` is
 the opt-out for research: it returns the mechanism and emits an
 :class:`~spec.errors.UncertifiedMechanismWarning` on every call.
 
@@ -59,10 +62,12 @@ from typing import Any
 from mechanisms import Mechanism
 from spec.errors import (
     CertificateError,
+    InconsistentCertificateError,
     InvalidParameterError,
     PrivauditError,
     PrivauditWarning,
     RegistryError,
+    StaleCertificateError,
     UncertifiedMechanismWarning,
 )
 
@@ -86,6 +91,7 @@ __all__ = [
     "get",
     "names",
     "register",
+    "registry_source",
     "status",
     "status_for",
     "unregister",
@@ -393,6 +399,11 @@ def certificate_path(name: str) -> Path:
     return entry(name).certificate_path
 
 
+def registry_source(name: str) -> str:
+    """The ``source`` a certificate of entry ``name`` records: ``registry:NAME``."""
+    return f"registry:{name}"
+
+
 def certify_command(name: str) -> str:
     """The command that (re)certifies entry ``name``."""
     return f"privaudit certify --registry {name}"
@@ -457,10 +468,16 @@ def get(name: str, *, allow_uncertified: bool = False) -> Mechanism:
 
     Raises
     ------
+    StaleCertificateError
+        Without the opt-out, if the certificate is missing or stale (a
+        :class:`~spec.errors.RegistryError`); the message names the reason and the
+        command ``privaudit certify --registry NAME`` that certifies it.
+    InconsistentCertificateError
+        Without the opt-out, if the certificate contradicts itself (its verdict and
+        checks, its ε bound and claim, its embedded report, its configuration; see
+        :mod:`privaudit.consistency`); also a :class:`~spec.errors.RegistryError`.
     RegistryError
-        If ``name`` is unknown, its factory fails, or (without the opt-out) its
-        certificate is missing or stale; the message names the reason and the command
-        ``privaudit certify --registry NAME`` that certifies it.
+        If ``name`` is unknown or its factory fails.
     """
     found = entry(name)
     mech = found.create()
@@ -470,8 +487,10 @@ def get(name: str, *, allow_uncertified: bool = False) -> Mechanism:
     problem = (f"registry entry {name!r} has no current certificate: certificate {state.state} "
                f"({state.reason})")
     if not allow_uncertified:
-        raise RegistryError(f"{problem}; certify it with: {certify_command(name)} "
-                            "(or pass allow_uncertified=True for research use)")
+        error = (InconsistentCertificateError if state.state == "inconsistent"
+                 else StaleCertificateError)
+        raise error(f"{problem}; certify it with: {certify_command(name)} "
+                    "(or pass allow_uncertified=True for research use)")
     warnings.warn(UncertifiedMechanismWarning(
         f"UNCERTIFIED MECHANISM IN USE: {problem}. Its claims have not been audited in this "
         f"form; allow_uncertified=True is for research only, never for releasing data. "
@@ -521,6 +540,7 @@ def certify_entry(name: str, *, config: AuditConfig | None = None,
 
     found = entry(name)
     cert = certify(found.create(), config=_config(found.certificate_config, config, overrides),
-                   pairs=found.pairs, progress=progress, notes=found.notes)
+                   pairs=found.pairs, progress=progress, notes=found.notes,
+                   factory=found.create, source=registry_source(name))
     cert.write(found.certificate_path)
     return cert

@@ -8,6 +8,9 @@ function or class) that returns one.  ``name`` may be dotted (``module:obj.attri
 * ``path/to/file.py:name`` executes the file as a module named after its stem (the
   file's directory is put on ``sys.path`` so it can import its neighbours).
 
+Either way the target is **executed as Python code**, with the rights of the user who
+runs privaudit: audit, certify or verify only files you would run yourself.
+
 Every failure — a malformed target, a missing module, file or attribute, an import that
 raises, an object that is not a mechanism, a factory that needs arguments or raises —
 is an :class:`~spec.errors.AuditError` (or the error the factory raised, if it is one of
@@ -23,13 +26,14 @@ import inspect
 import os
 import sys
 from pathlib import Path
+from collections.abc import Callable
 from types import ModuleType
 from typing import Any
 
 from mechanisms import Mechanism
 from spec.errors import AuditError, PrivauditError
 
-__all__ = ["load_target", "split_target"]
+__all__ = ["load_target", "split_target", "target_factory"]
 
 _FORMS = "'package.module:name' or 'path/to/file.py:name'"
 
@@ -111,8 +115,63 @@ def _resolve(module: ModuleType, attr: str, target: str) -> Any:
     return obj
 
 
+def target_factory(text: str) -> Callable[[], Mechanism]:
+    """A zero-argument callable that builds the mechanism a command-line target names.
+
+    The module or file is imported (executed) now; the factory is only checked.  For a
+    target that names a mechanism object, the callable returns that object.  Calling
+    the result raises as :func:`load_target` describes.  Certificates trace this
+    callable so that the code that builds the mechanism is covered.
+
+    Raises
+    ------
+    AuditError
+        If the target is malformed or cannot be loaded, or names something that is
+        neither a mechanism nor a zero-argument callable.
+    """
+    where, attr = split_target(text)
+    module = _load_file(where, text) if _is_file(where) else _import_module(where, text)
+    obj = _resolve(module, attr, text)
+    if isinstance(obj, Mechanism):
+        return lambda: obj
+    if not callable(obj):
+        raise AuditError(f"target {text!r} is a {type(obj).__name__}, not a Mechanism or a "
+                         "zero-argument factory")
+    try:
+        signature = inspect.signature(obj)
+    except (TypeError, ValueError):
+        signature = None
+    if signature is not None:
+        try:
+            signature.bind()
+        except TypeError:
+            needed = [p.name for p in signature.parameters.values()
+                      if p.default is p.empty and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
+            raise AuditError(f"target {text!r} is a callable that needs arguments "
+                             f"({', '.join(needed)}); name a mechanism or a zero-argument "
+                             "factory") from None
+
+    def build() -> Mechanism:
+        try:
+            made = obj()
+        except PrivauditError as err:
+            raise type(err)(f"target {text!r}: the factory raised {type(err).__name__}: "
+                            f"{str(err).splitlines()[0] if str(err) else ''}") from None
+        except Exception as err:  # noqa: BLE001 - a user's factory may raise anything
+            raise AuditError(f"target {text!r}: the factory raised {_one_line(err)}") from None
+        if not isinstance(made, Mechanism):
+            raise AuditError(f"target {text!r}: the factory returned a {type(made).__name__}, "
+                             "not a Mechanism")
+        return made
+
+    return build
+
+
 def load_target(text: str) -> Mechanism:
     """The mechanism a command-line target names.
+
+    The target's module or file is imported, which *executes it as Python code*: name
+    only files you trust.
 
     Parameters
     ----------
@@ -133,35 +192,4 @@ def load_target(text: str) -> Mechanism:
         :class:`~spec.errors.InconsistentSpecError` of a bad spec), its message prefixed
         with the target.
     """
-    where, attr = split_target(text)
-    module = _load_file(where, text) if _is_file(where) else _import_module(where, text)
-    obj = _resolve(module, attr, text)
-    if isinstance(obj, Mechanism):
-        return obj
-    if not callable(obj):
-        raise AuditError(f"target {text!r} is a {type(obj).__name__}, not a Mechanism or a "
-                         "zero-argument factory")
-    try:
-        signature = inspect.signature(obj)
-    except (TypeError, ValueError):
-        signature = None
-    if signature is not None:
-        try:
-            signature.bind()
-        except TypeError:
-            needed = [p.name for p in signature.parameters.values()
-                      if p.default is p.empty and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
-            raise AuditError(f"target {text!r} is a callable that needs arguments "
-                             f"({', '.join(needed)}); name a mechanism or a zero-argument "
-                             "factory") from None
-    try:
-        made = obj()
-    except PrivauditError as err:
-        raise type(err)(f"target {text!r}: the factory raised {type(err).__name__}: "
-                        f"{str(err).splitlines()[0] if str(err) else ''}") from None
-    except Exception as err:  # noqa: BLE001 - a user's factory may raise anything
-        raise AuditError(f"target {text!r}: the factory raised {_one_line(err)}") from None
-    if not isinstance(made, Mechanism):
-        raise AuditError(f"target {text!r}: the factory returned a {type(made).__name__}, "
-                         "not a Mechanism")
-    return made
+    return target_factory(text)()

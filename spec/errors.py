@@ -21,6 +21,9 @@ message and exit code 2.  Each error names the offending value.
     ├── BudgetExceededError                a release would exceed an analyst's privacy budget
     └── CertificateError                   a certificate is missing, stale, or does not match
         └── RegistryError                  a registry lookup failed or was refused
+            ├── StaleCertificateError      refused: the certificate is missing or stale
+            └── InconsistentCertificateError
+                                           refused: the certificate contradicts itself
 
 Warnings that are not errors derive from :class:`PrivauditWarning`::
 
@@ -36,6 +39,7 @@ __all__ = [
     "AuditError",
     "BudgetExceededError",
     "CertificateError",
+    "InconsistentCertificateError",
     "InconsistentSpecError",
     "InvalidGraphError",
     "InvalidInputError",
@@ -46,6 +50,7 @@ __all__ = [
     "PrivauditWarning",
     "RegistryError",
     "SpecError",
+    "StaleCertificateError",
     "UncertifiedMechanismWarning",
     "UnsupportedCombinationError",
     "UtilityConditionWarning",
@@ -98,6 +103,15 @@ class CertificateError(PrivauditError):
 
 class RegistryError(CertificateError):
     """A registry lookup failed, or was refused because the entry is not certified."""
+
+
+class StaleCertificateError(RegistryError):
+    """A registry entry was refused: its certificate is missing, or stale for its code or spec."""
+
+
+class InconsistentCertificateError(RegistryError):
+    """A certificate contradicts itself (its verdict and checks, its ε bound and claim, its
+    embedded report and its fields, or a configuration below the certificate minimums)."""
 
 
 class PrivauditWarning(UserWarning):

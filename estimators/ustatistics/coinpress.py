@@ -46,7 +46,6 @@ from spec._random import RandomLike
 from spec.errors import InvalidParameterError
 
 from .._result import PrivateEstimate
-from ._implementation import COINPRESS as COINPRESS_CODE
 from ._parameters import check_count, check_positive
 from .batched_local_hajek import all_index_tuples
 from .coinpress_schedule import CoinPressSchedule, FamilyKind, coinpress_schedule
@@ -151,7 +150,6 @@ class CoinPressMechanism(Mechanism):
         self._schedule = schedule
         self._space = space
         self._cached = EvaluationCache(self._sorted_values)
-        self._implementation = COINPRESS_CODE + (kernel.function,)
 
     @property
     def schedule(self) -> CoinPressSchedule:

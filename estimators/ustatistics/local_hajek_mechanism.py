@@ -44,7 +44,6 @@ from spec import (
 from spec._types import check_epsilon
 from spec.errors import InvalidParameterError
 
-from ._implementation import ALGORITHM_ONE
 from ._parameters import SensitivityMode, check_mode
 from .kernel_domains import KernelInputSpace, kernel_input_space
 from .kernels import Kernel
@@ -130,7 +129,6 @@ class LocalHajekMechanism(SmoothSensitivityMechanism):
         self._algorithm = algorithm
         self._space = space
         self._cached = EvaluationCache(self._evaluate_kernel_data)
-        self._implementation = ALGORITHM_ONE + (algorithm.kernel.function,)
         self._statistic_fn = self._weighted_mean
         self._smooth_fn = self._smooth
 

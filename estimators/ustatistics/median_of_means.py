@@ -42,7 +42,6 @@ from spec._random import RandomLike, as_generator
 from spec.errors import InvalidParameterError
 
 from .._result import PrivateEstimate
-from ._implementation import MEDIAN_OF_MEANS
 from ._parameters import SensitivityMode, check_count, check_failure_probability, check_mode
 from .families import SubsetFamily, default_subsample_size
 from .kernel_domains import KernelInputSpace, kernel_input_space
@@ -160,8 +159,6 @@ class MedianOfMeansMechanism(Mechanism):
         self._failure_bound = float(failure_bound)
         self._law = InverseQuartic(scale=1.0)
         self._cached = EvaluationCache(self._evaluate_kernel_data)
-        self._implementation = MEDIAN_OF_MEANS + tuple(
-            c.algorithm.kernel.function for c in chunks)
 
     @property
     def chunks(self) -> tuple[WrapperChunk, ...]:

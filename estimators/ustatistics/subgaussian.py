@@ -61,7 +61,6 @@ from spec._random import RandomLike, as_generator
 from spec.errors import InvalidParameterError
 
 from .._result import PrivateEstimate
-from ._implementation import SUBGAUSSIAN as SUBGAUSSIAN_CODE
 from ._parameters import (
     SensitivityMode,
     check_count,
@@ -275,7 +274,6 @@ class SubGaussianMeanMechanism(Mechanism):
         self._beta = float(beta)
         self._law = InverseQuartic(scale=1.0)
         self._cached = EvaluationCache(self._kernel_values)
-        self._implementation = SUBGAUSSIAN_CODE + (kernel.function,)
 
     @property
     def plan(self) -> SubGaussianPlan:

@@ -23,7 +23,7 @@ from privaudit.certificates import (
 from spec import MechanismSpec
 from spec.errors import CertificateError
 
-FAST = AuditConfig(samples=20_000, pilot_samples=1_000, pair_budget=12, pairs_tested=2,
+FAST = AuditConfig(samples=100_000, confidence=0.99, pilot_samples=1_000, pair_budget=12, pairs_tested=2,
                    claim_budget=40)
 
 USER_MODULE = '''
@@ -147,7 +147,7 @@ def test_certificate_records_what_was_audited(laplace_certificate):
     assert cert.mechanism == "laplace" and cert.spec == mech.spec
     assert cert.spec_hash == mech.spec.content_hash
     assert (cert.implementation_hash, cert.implementation_modules) == implementation_hash(mech)
-    assert cert.config.samples == 20_000 and cert.config.seed == 0
+    assert cert.config.samples == 100_000 and cert.config.seed == 0
     assert cert.verdict == "no_violation" and cert.statement == STATEMENT
     assert "not a proof" in cert.statement
     assert {c.name for c in cert.checks} >= {"spec.consistency", "distinguishability"}
@@ -173,7 +173,7 @@ def test_summary_is_readable(laplace_certificate):
     text = laplace_certificate.summary()
     assert "certificate of 'laplace'" in text and "not a proof of privacy" in text
     assert "pure_dp(epsilon=1)" in text and laplace_certificate.spec_hash in text
-    assert "20000 samples per side" in text and str(laplace_certificate) == text
+    assert "100000 samples per side" in text and str(laplace_certificate) == text
     assert claim_text(LaplaceMechanism(1.0, 1.0).spec) in text
 
 

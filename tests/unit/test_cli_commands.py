@@ -19,6 +19,8 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 SMALL = ("--samples", "20000")
+#: The cheapest certificate the certificate minimums allow (10⁵ samples per side).
+CERT_SMALL = ("--samples", "100000")
 
 TARGETS = '''
 """Mechanisms for the CLI tests: a correct one, two broken ones and bad targets."""
@@ -87,6 +89,8 @@ from privaudit import AuditConfig
 
 SMALL = AuditConfig(samples=20_000, pilot_samples=1_000, pair_budget=12, pairs_tested=2,
                     claim_budget=40)
+CERT = AuditConfig(samples=100_000, confidence=0.99, pilot_samples=1_000, pair_budget=12,
+                   pairs_tested=2, claim_budget=40)
 
 
 def register_all(registry):
@@ -95,14 +99,14 @@ def register_all(registry):
 
     version = os.environ.get("ACME_VERSION", "1")
     registry.register("acme_good", acme_good.make, description="certified in the test",
-                      audit_config=SMALL, certificate_config=SMALL)
+                      audit_config=SMALL, certificate_config=CERT)
     registry.register("acme_edit", acme_edit.make, description="its code is edited",
-                      audit_config=SMALL, certificate_config=SMALL)
+                      audit_config=SMALL, certificate_config=CERT)
     registry.register("acme_versioned", lambda: acme_good.make(version),
                       description="its spec version comes from ACME_VERSION",
-                      audit_config=SMALL, certificate_config=SMALL)
+                      audit_config=SMALL, certificate_config=CERT)
     registry.register("acme_missing", acme_good.make, description="never certified",
-                      audit_config=SMALL, certificate_config=SMALL)
+                      audit_config=SMALL, certificate_config=CERT)
 '''
 
 PLUGIN_MECH = '''
@@ -164,11 +168,23 @@ def _plugin_chain(cli: CLI) -> dict[str, Run]:
     """certify plugin entries -> edit one -> list (three ways) -> edit again -> audit."""
     out = {"certify_registry": cli("certify", "--registry", "acme_good", "acme_edit",
                                    "acme_versioned")}
+    with ThreadPoolExecutor(max_workers=3) as pool:
+        jobs = {"audit_registry_current": pool.submit(
+                    cli, "audit", "--registry", "acme_good", "acme_edit", "--quiet"),
+                "audit_registry_missing": pool.submit(
+                    cli, "audit", "--registry", "acme_good", "acme_missing", "--json", "-",
+                    "--quiet"),
+                "verify_registry_current": pool.submit(cli, "verify", "--registry",
+                                                       "acme_good", "acme_edit")}
+        out.update({name: job.result() for name, job in jobs.items()})
     cli.edit(cli.site / "acme_edit.py", "1.0 / N, size", "0.5 / N, size")
     with ThreadPoolExecutor(max_workers=4) as pool:
         jobs = {"list": pool.submit(cli, "list"),
                 "list_json": pool.submit(cli, "list", "--json"),
-                "list_new_version": pool.submit(cli, "list", "--json", ACME_VERSION="2")}
+                "list_new_version": pool.submit(cli, "list", "--json", ACME_VERSION="2"),
+                "list_check": pool.submit(cli, "list", "--check"),
+                "verify_registry_stale": pool.submit(cli, "verify", "--registry", "acme_good",
+                                                     "acme_edit", "acme_missing")}
         out.update({name: job.result() for name, job in jobs.items()})
     cli.edit(cli.site / "acme_edit.py", "0.5 / N, size", "0.2 / N, size")
     out["audit_registry_violation"] = cli("audit", "--registry", "acme_edit", "acme_good",
@@ -178,9 +194,10 @@ def _plugin_chain(cli: CLI) -> dict[str, Run]:
 
 def _certify_chain(cli: CLI) -> dict[str, Run]:
     """certify a target to a file, then show it three ways."""
-    out = {"certify": cli("certify", "targets.py:good", *SMALL, "-o", "certs_out/good.json")}
+    out = {"certify": cli("certify", "targets.py:good", *CERT_SMALL, "-o", "certs_out/good.json")}
     with ThreadPoolExecutor(max_workers=3) as pool:
-        jobs = {"show": pool.submit(cli, "show", "certs_out/good.json"),
+        jobs = {"verify_file": pool.submit(cli, "verify", "certs_out/good.json"),
+                "show": pool.submit(cli, "show", "certs_out/good.json"),
                 "show_json": pool.submit(cli, "show", "certs_out/good.json", "--json"),
                 "show_other_code": pool.submit(cli, "show", "certs_out/good.json", "--target",
                                                "targets.py:half_noise")}
@@ -204,8 +221,11 @@ COMMANDS: dict[str, tuple[str, ...]] = {
     "audit_registry": ("audit", "--registry", "laplace", "randomized_response", *SMALL,
                        "--json", "registry.json"),
     # certify, show
-    "certify_violation": ("certify", "targets.py:half_noise", *SMALL, "-o", "refused.json"),
+    "certify_violation": ("certify", "targets.py:half_noise", *CERT_SMALL, "-o", "refused.json"),
     "certify_bad_spec": ("certify", "targets.py:bad_spec", *SMALL),
+    "certify_too_weak": ("certify", "targets.py:good", *SMALL, "-o", "weak.json"),
+    "verify_nothing": ("verify",),
+    "verify_both": ("verify", "x.json", "--registry"),
     "show_builtin": ("show", "laplace"),
     "show_uncertified_entry": ("show", "acme_missing"),
 }
@@ -439,9 +459,50 @@ def test_the_registry_refuses_a_stale_entry_with_the_command_that_fixes_it(cli, 
     out = cli.python("-c", code)
     assert out.returncode == 0, out.stderr
     first, second = out.stdout.strip().splitlines()
-    assert first.startswith("RegistryError") and "stale" in first
+    assert first.startswith("StaleCertificateError") and "stale" in first
     assert "privaudit certify --registry acme_edit" in first
     assert second == "UncertifiedMechanismWarning"
+
+
+# -- gates: stale, missing or inconsistent certificates fail; verify ---------------------------
+def test_audit_registry_exits_0_only_when_every_certificate_is_current(runs):
+    assert runs["audit_registry_current"].returncode == 0, runs["audit_registry_current"].stderr
+    out = runs["audit_registry_missing"]
+    assert out.returncode == 1, out.stderr  # no violation, but a missing certificate
+    data = json.loads(out.stdout)
+    assert data["verdict"] == "no_violation" and data["certificates_ok"] is False
+    assert {e["name"]: e["certificate_status"] for e in data["entries"]} == {
+        "acme_good": "current", "acme_missing": "missing"}
+
+
+def test_list_is_informational_and_list_check_is_a_gate(runs):
+    assert runs["list"].returncode == 0  # acme_edit is stale, acme_missing missing
+    out = runs["list_check"]
+    assert out.returncode == 1, out.stderr
+    assert "privaudit certify --registry acme_edit acme_missing" in out.stdout
+
+
+def test_verify_reproduces_current_certificates_and_fails_stale_or_missing(runs):
+    good = runs["verify_registry_current"]
+    assert good.returncode == 0, (good.stdout, good.stderr)
+    assert "2 of 2 certificates verified" in good.stdout and "bit-identical" in good.stdout
+    assert "not a signature" in good.stdout
+    bad = runs["verify_registry_stale"]
+    assert bad.returncode == 1, bad.stderr
+    rows = {line.split()[0]: line.split()[1] for line in bad.stdout.splitlines()
+            if line.startswith("acme_") and not line.split()[0].endswith(":")}
+    assert rows == {"acme_good": "verified", "acme_edit": "stale", "acme_missing": "missing"}
+    assert "edited acme_edit (function sampler)" in bad.stdout
+    target = runs["verify_file"]
+    assert target.returncode == 0, (target.stdout, target.stderr)
+    assert "noisy_mean: VERIFIED" in target.stdout
+
+
+def test_verify_usage_errors_and_weak_certificates_exit_2(runs):
+    assert_usage_error(runs["verify_nothing"], "give CERT files")
+    assert_usage_error(runs["verify_both"], "not both")
+    assert_usage_error(runs["certify_too_weak"], "below the certificate minimums",
+                       "samples = 20000 < 100000")
 
 
 # -- the same error paths in process (fast, for the long tail of bad input) -------------------
@@ -522,3 +583,20 @@ def test_help_lists_every_command_and_the_exit_codes(in_process, capsys):
     text = capsys.readouterr().out
     for word in ("audit", "certify", "list", "show", "demo", "exit codes"):
         assert word in text
+    assert "verify" in text and "EXECUTED AS PYTHON CODE" in text
+
+
+@pytest.mark.parametrize("command", ["audit", "certify", "verify"])
+def test_help_says_a_target_is_executed_as_python_code(in_process, capsys, command):
+    with pytest.raises(SystemExit) as info:
+        in_process([command, "--help"])
+    assert info.value.code == 0
+    text = " ".join(capsys.readouterr().out.split())
+    assert "EXECUTED AS PYTHON CODE" in text
+
+
+def test_list_check_and_verify_in_the_help(in_process, capsys):
+    with pytest.raises(SystemExit):
+        in_process(["list", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert "--check" in text and "exit 1 when any certificate is stale, missing or inconsistent" in text

@@ -25,7 +25,7 @@ from spec.errors import (
     UncertifiedMechanismWarning,
 )
 
-FAST = AuditConfig(samples=20_000, pilot_samples=1_000, pair_budget=12, pairs_tested=2,
+FAST = AuditConfig(samples=100_000, confidence=0.99, pilot_samples=1_000, pair_budget=12, pairs_tested=2,
                    claim_budget=40)
 
 BUILTINS = ["analytic_gaussian", "bounded_mean", "discrete_gaussian", "discrete_laplace",

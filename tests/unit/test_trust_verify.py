@@ -1,0 +1,183 @@
+"""Certificates are checked: consistency (the issue's tampering cases), registry refusal of
+an inconsistent certificate, and ``verify`` (bit-identical, tolerance, not reproduced)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from mechanisms import LaplaceMechanism
+from privaudit import AuditConfig, registry
+from privaudit import verify as verify_module
+from privaudit.certificates import (
+    CERTIFICATE_SCHEMA_VERSION,
+    Certificate,
+    certify,
+    load_certificate,
+)
+from privaudit.cli import main
+from privaudit.config import CERTIFICATE_MINIMUMS, below_certificate_minimums
+from privaudit.consistency import check_consistency
+from privaudit.verify import verify_certificate, verify_path
+from spec.errors import CertificateError, InconsistentCertificateError, RegistryError
+
+FAST = AuditConfig(samples=100_000, confidence=0.99, pilot_samples=1_000, pair_budget=12,
+                   pairs_tested=2, claim_budget=40)
+
+
+def _laplace() -> LaplaceMechanism:
+    return LaplaceMechanism(1.0, 1.0)
+
+
+@pytest.fixture(scope="module")
+def laplace_cert() -> Certificate:
+    return certify(_laplace(), config=FAST, factory=_laplace, source="privaudit_test:none")
+
+
+def _tampered(cert: Certificate, tmp_path: Path, edit) -> Path:
+    data = json.loads(cert.to_json())
+    edit(data)
+    path = tmp_path / "tampered.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    return path
+
+
+def _set_check(data, status):
+    data["checks"][0]["status"] = status
+
+
+# -- consistency -------------------------------------------------------------------------------
+def test_a_fresh_certificate_is_consistent(laplace_cert):
+    result = check_consistency(laplace_cert)
+    assert result.consistent and result.report_checked and not result.problems
+    assert laplace_cert.status_for(_laplace()).state == "current"
+
+
+TAMPERING = {
+    "epsilon_lower_bound 7.5": (lambda d: d.update(epsilon_lower_bound=7.5),
+                                "epsilon_lower_bound = 7.5 exceeds epsilon_claimed = 1"),
+    "epsilon_claimed 100": (lambda d: d.update(epsilon_claimed=100.0),
+                            "is not the spec's (epsilon = 1"),
+    "config.samples 10": (lambda d: d["config"].update(samples=10),
+                          "below the certificate minimums (samples = 10 < 100000)"),
+    "a check violated": (lambda d: _set_check(d, "violated"),
+                         "the verdict is 'no_violation' but check(s) spec.consistency are "
+                         "violated"),
+    "verdict violation": (lambda d: d.update(verdict="violation"),
+                          "a violation is never certified"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(TAMPERING))
+def test_each_tampering_of_the_issue_is_inconsistent(laplace_cert, tmp_path, case):
+    edit, message = TAMPERING[case]
+    cert = load_certificate(_tampered(laplace_cert, tmp_path, edit))  # hashes still match
+    result = check_consistency(cert)
+    assert not result.consistent
+    assert any(message in problem for problem in result.problems), result.problems
+    status = cert.status_for(_laplace())
+    assert status.state == "inconsistent" and message in status.reason
+
+
+def test_the_bound_rule_holds_even_when_report_and_fields_agree(laplace_cert, tmp_path):
+    def edit(data):
+        data["epsilon_lower_bound"] = data["report"]["epsilon_lower_bound"] = 1.5
+
+    result = check_consistency(load_certificate(_tampered(laplace_cert, tmp_path, edit)))
+    assert result.problems == ("epsilon_lower_bound = 1.5 exceeds epsilon_claimed = 1 under "
+                               "verdict 'no_violation'",)
+
+
+def test_an_embedded_report_that_disagrees_is_named(laplace_cert, tmp_path):
+    def edit(data):
+        data["report"]["checks"][0]["summary"] = "edited"
+        data["report"]["config"]["seed"] = 5
+
+    problems = check_consistency(load_certificate(_tampered(laplace_cert, tmp_path, edit))).problems
+    assert "checks differs from the embedded report's" in problems
+    assert "config differs from the embedded report's" in problems
+
+
+def test_the_minimums_are_stated_and_enforced_when_certifying():
+    assert CERTIFICATE_MINIMUMS["samples"] == 100_000 and CERTIFICATE_MINIMUMS["confidence"] == 0.95
+    assert below_certificate_minimums(FAST) == ()
+    with pytest.raises(CertificateError, match="below the certificate minimums.*samples = 20000"):
+        certify(_laplace(), config=FAST, samples=20_000)
+
+
+def test_an_older_certificate_schema_is_refused_with_the_way_out(laplace_cert, tmp_path):
+    assert laplace_cert.schema_version == CERTIFICATE_SCHEMA_VERSION == 2
+    path = _tampered(laplace_cert, tmp_path, lambda d: d.update(schema_version=1))
+    with pytest.raises(CertificateError, match="schema_version 1 is older.*re-certify"):
+        load_certificate(path)
+
+
+# -- the registry refuses an inconsistent certificate ------------------------------------------
+@pytest.fixture
+def scratch_entry(tmp_path, monkeypatch):
+    monkeypatch.setenv(registry.CERTIFICATE_DIR_ENV, str(tmp_path / "certs"))
+    name = "trust_scratch_laplace"
+    registry.register(name, _laplace, certificate_config=FAST, audit_config=FAST)
+    yield name
+    registry.unregister(name)
+
+
+def test_get_refuses_an_inconsistent_certificate_with_a_named_error(scratch_entry):
+    cert = registry.certify_entry(scratch_entry)
+    assert cert.source == f"registry:{scratch_entry}"
+    assert registry.get(scratch_entry) is not None
+    path = registry.certificate_path(scratch_entry)
+    data = json.loads(path.read_text(encoding="utf-8"))
+    data["config"]["samples"] = 10
+    path.write_text(json.dumps(data), encoding="utf-8")
+    assert registry.status(scratch_entry).state == "inconsistent"
+    with pytest.raises(InconsistentCertificateError, match="samples = 10 < 100000") as info:
+        registry.get(scratch_entry)
+    assert isinstance(info.value, RegistryError)
+
+
+# -- verify --------------------------------------------------------------------------------------
+def test_verify_reproduces_bit_for_bit(laplace_cert):
+    result = verify_certificate(laplace_cert, mechanism=_laplace())
+    assert result.verified and result.mode == "bit-identical", result.problems
+    assert result.epsilon_lower_bound_rerun == laplace_cert.epsilon_lower_bound
+
+
+def test_verify_compares_within_the_tolerance_when_versions_differ(laplace_cert, monkeypatch):
+    monkeypatch.setattr(verify_module, "library_versions",
+                        lambda: {**laplace_cert.versions, "numpy": "0.0.test"})
+    result = verify_certificate(laplace_cert, mechanism=_laplace())
+    assert result.verified and result.mode == "tolerance"
+    assert any(d.startswith("numpy ") for d in result.version_differences)
+
+
+def test_verify_finds_results_that_do_not_reproduce(laplace_cert, tmp_path):
+    def edit(data):  # consistent, current, but not what the audit gives
+        data["epsilon_lower_bound"] = data["report"]["epsilon_lower_bound"] = 0.5
+
+    result = verify_path(_tampered(laplace_cert, tmp_path, edit), mechanism=_laplace())
+    assert result.state == "not_reproduced"
+    assert any("ε lower bound" in p and "not the recorded 0.5" in p for p in result.problems)
+
+
+def test_verify_needs_a_source_or_a_mechanism(laplace_cert, tmp_path):
+    result = verify_certificate(laplace_cert)  # its source names no registry entry or target
+    assert result.state == "not_reproduced" and "cannot rebuild" in result.problems[0]
+    assert verify_path(tmp_path / "absent.json").state == "missing"
+
+
+def test_verify_command_on_a_registry_entry(scratch_entry, tmp_path, capsys):
+    registry.certify_entry(scratch_entry)
+    assert main(["verify", "--registry", scratch_entry]) == 0
+    assert "1 of 1 certificates verified" in capsys.readouterr().out
+    path = registry.certificate_path(scratch_entry)
+    data = json.loads(path.read_text(encoding="utf-8"))
+    data["epsilon_lower_bound"] = 7.5
+    path.write_text(json.dumps(data), encoding="utf-8")
+    assert main(["verify", str(path), "--json", str(tmp_path / "v.json")]) == 1
+    out = capsys.readouterr().out
+    assert "INCONSISTENT" in out and "0 of 1 certificates verified" in out
+    record = json.loads((tmp_path / "v.json").read_text(encoding="utf-8"))
+    assert record["verified"] is False and record["results"][0]["state"] == "inconsistent"
