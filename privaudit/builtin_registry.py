@@ -22,6 +22,7 @@ from estimators.graphs import (
     private_triangle_density_mechanism,
 )
 from estimators.hypothesis_tests import private_uniformity_test_mechanism
+from estimators.local_ustatistics import rr_randomizer_mechanism
 from estimators.ustatistics import (
     SubsetFamily,
     coinpress_mechanism,
@@ -129,6 +130,7 @@ def register_builtins(register: Callable[..., Any]) -> None:
     _register_ustat(register)
     _register_graph_estimators(register)
     _register_uniformity_tests(register)
+    _register_local_ustatistics(register)
 
 
 #: Wrapper 1 with alpha >= e^(-1/8) has one chunk: the registered graph estimators run on
@@ -189,3 +191,21 @@ def _register_uniformity_tests(register: Callable[..., Any]) -> None:
              description="estimator: all-tuples CoinPress baseline statistic for uniformity "
                          "testing, 30 samples on 4 labels, epsilon = 1, substitute-one",
              notes="the test's decision is post-processing of the audited statistic")
+
+
+_EXACT_NOTE = ("finite output law exposed through output_probabilities: audited exactly "
+               "(every pair of inputs, or every pair of a 1025-point grid plus the searched "
+               "pairs on [0, 1]), with the sampling audit as a cross-check")
+
+
+def _register_local_ustatistics(register: Callable[..., Any]) -> None:
+    """Locally private U-statistics (``estimators.local_ustatistics``): one user's randomizer."""
+    register("local_ustat.rr.quantized",
+             partial(rr_randomizer_mechanism, 1.0, bins=8, name="local_ustat.rr.quantized"),
+             description="estimator: Protocol A randomizer (Bell et al. 2020, Algorithm 1), "
+                         "8 public bins on [0, 1] + 8-ary RR, epsilon = 1, local DP",
+             notes=_EXACT_NOTE)
+    register("local_ustat.rr.kendall_joint",
+             partial(rr_randomizer_mechanism, 1.0, cells=36, name="local_ustat.rr.kendall_joint"),
+             description="estimator: Protocol A randomizer on the 6x6 joint domain (Kendall's "
+                         "tau), 36-ary RR, epsilon = 1, local DP", notes=_EXACT_NOTE)

@@ -60,6 +60,7 @@ from .guarantees import (
 )
 from .mechanism_spec import (
     AdditiveNoise,
+    FiniteRandomizer,
     MechanismSpec,
     NoiseApplication,
     NoisyArgmax,
@@ -72,6 +73,7 @@ from .noise import (
     DiscreteGaussian,
     DiscreteLaplace,
     Exponential,
+    FiniteOutputLaw,
     Gaussian,
     Gumbel,
     InverseQuartic,
@@ -110,6 +112,8 @@ __all__ = [
     "DiscreteLaplace",
     "EdgeNeighbouring",
     "Exponential",
+    "FiniteOutputLaw",
+    "FiniteRandomizer",
     "Gaussian",
     "GaussianDP",
     "GlobalSensitivity",
