@@ -22,7 +22,7 @@ from estimators.graphs import (
     private_triangle_density_mechanism,
 )
 from estimators.hypothesis_tests import private_uniformity_test_mechanism
-from estimators.local_ustatistics import rr_randomizer_mechanism
+from estimators.local_ustatistics import HadamardRandomizerMechanism, rr_randomizer_mechanism
 from estimators.ustatistics import (
     SubsetFamily,
     coinpress_mechanism,
@@ -209,3 +209,11 @@ def _register_local_ustatistics(register: Callable[..., Any]) -> None:
              partial(rr_randomizer_mechanism, 1.0, cells=36, name="local_ustat.rr.kendall_joint"),
              description="estimator: Protocol A randomizer on the 6x6 joint domain (Kendall's "
                          "tau), 36-ary RR, epsilon = 1, local DP", notes=_EXACT_NOTE)
+    for variant, what in (("S", "level sampling, one bit per user"),
+                          ("C", "every level, epsilon/alpha per bit")):
+        register(f"local_ustat.hr.{variant}",
+                 partial(HadamardRandomizerMechanism, 5, 1.0, variant,
+                         name=f"local_ustat.hr.{variant}"),
+                 description=f"estimator: Protocol B randomizer (Bell et al. 2020, Section 4), "
+                             f"Hadamard response on scores 0..31 ({what}), epsilon = 1, local DP",
+                 notes=_EXACT_NOTE)

@@ -5,6 +5,11 @@
   :func:`private_gini_mean_difference_rr`, :func:`private_kendall_tau_rr` (K×K joint
   domain), :func:`private_renyi2_rr`, :func:`private_auc_rr` (two samples, public
   labels); the randomizer as an audited mechanism: :func:`rr_randomizer_mechanism`.
+* Protocol B (§4): hierarchical-histogram AUC with public labels,
+  :func:`private_auc_hierarchical` (one-bit Hadamard-response oracles, variant ``"S"``
+  level sampling or ``"C"`` composition; :mod:`.frequency_oracle`), the exact recursion
+  :func:`exact_auc` / :func:`exact_uauc`, the randomizer as an audited mechanism
+  :class:`HadamardRandomizerMechanism`.
 * Kernels as k×k tables (:mod:`.tables`), public quantization (:mod:`.quantization`).
 
 Every per-user randomizer with finitely many outputs exposes its exact output law through
@@ -13,6 +18,9 @@ the ``output_probabilities`` gray-box hook, so ``privaudit`` audits it exactly.
 
 from __future__ import annotations
 
+from .frequency_oracle import HadamardReports, LevelEstimates, fwht, hadamard_reports, level_estimates
+from .hadamard_mechanism import HadamardRandomizerMechanism
+from .hierarchy import exact_auc, exact_uauc, prefix_counts
 from .protocol_a import (
     debiased_sum,
     fast_u_statistic,
@@ -25,6 +33,12 @@ from .protocol_a import (
     report_histogram,
     theorem1_variance_bound,
     two_sample_statistic,
+)
+from .protocol_b import (
+    discretize_scores,
+    private_auc_hierarchical,
+    private_uauc,
+    theorem3_mse_bound,
 )
 from .quantization import UniformQuantizer, corollary1_bins
 from .randomizer import KaryRandomizer, eq9_probabilities
@@ -41,6 +55,19 @@ from .tables import (
 )
 
 __all__ = [
+    "HadamardRandomizerMechanism",
+    "HadamardReports",
+    "LevelEstimates",
+    "discretize_scores",
+    "exact_auc",
+    "exact_uauc",
+    "fwht",
+    "hadamard_reports",
+    "level_estimates",
+    "prefix_counts",
+    "private_auc_hierarchical",
+    "private_uauc",
+    "theorem3_mse_bound",
     "KaryRandomizer",
     "LocalUStatisticEstimate",
     "QuantizedRRMechanism",
