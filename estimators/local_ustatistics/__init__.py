@@ -10,6 +10,13 @@
   level sampling or ``"C"`` composition; :mod:`.frequency_oracle`), the exact recursion
   :func:`exact_auc` / :func:`exact_uauc`, the randomizer as an audited mechanism
   :class:`HadamardRandomizerMechanism`.
+* Protocols C and D (§5, 2PC simulated; the central view is audited): subsampled pairs
+  :func:`private_ustatistic_2pc` (Theorem 5, corrected noise term :func:`theorem5_mse`),
+  its randomized-response variant for discrete kernels
+  :func:`private_ustatistic_2pc_discrete`, all pairs under advanced composition
+  :func:`private_ustatistic_2pc_all_pairs` (:func:`all_pairs_epsilon0`); the views
+  :func:`subsampled_view_mechanism`, :func:`discrete_view_mechanism`,
+  :func:`all_pairs_view_mechanism`.
 * Kernels as k×k tables (:mod:`.tables`), public quantization (:mod:`.quantization`).
 
 Every per-user randomizer with finitely many outputs exposes its exact output law through
@@ -44,6 +51,18 @@ from .quantization import UniformQuantizer, corollary1_bins
 from .randomizer import KaryRandomizer, eq9_probabilities
 from .randomizer_mechanism import QuantizedRRMechanism, rr_randomizer_mechanism
 from .results import LocalUStatisticEstimate
+from .two_party import (
+    all_pairs_epsilon0,
+    all_pairs_view_mechanism,
+    debias_discrete,
+    discrete_view_mechanism,
+    permutation_pairs,
+    private_ustatistic_2pc,
+    private_ustatistic_2pc_all_pairs,
+    private_ustatistic_2pc_discrete,
+    subsampled_view_mechanism,
+    theorem5_mse,
+)
 from .tables import (
     auc_table,
     collision_table,
@@ -55,6 +74,16 @@ from .tables import (
 )
 
 __all__ = [
+    "all_pairs_epsilon0",
+    "all_pairs_view_mechanism",
+    "debias_discrete",
+    "discrete_view_mechanism",
+    "permutation_pairs",
+    "private_ustatistic_2pc",
+    "private_ustatistic_2pc_all_pairs",
+    "private_ustatistic_2pc_discrete",
+    "subsampled_view_mechanism",
+    "theorem5_mse",
     "HadamardRandomizerMechanism",
     "HadamardReports",
     "LevelEstimates",
