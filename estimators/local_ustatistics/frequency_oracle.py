@@ -57,6 +57,8 @@ def oracle_budget(epsilon: float, alpha: int, variant: Variant) -> tuple[float, 
 def hadamard_sign(rows: np.ndarray, prefixes: np.ndarray) -> np.ndarray:
     """H[j, q] = (−1)^{popcount(j & q)} (int64 ±1), vectorised by an xor fold of j & q."""
     x = np.bitwise_and(np.asarray(rows, dtype=np.int64), np.asarray(prefixes, dtype=np.int64))
+    if hasattr(np, "bitwise_count"):            # numpy >= 2: one pass
+        return 1 - 2 * (np.bitwise_count(x) & 1).astype(np.int64)
     for shift in (32, 16, 8, 4, 2, 1):
         x = x ^ (x >> shift)
     return 1 - 2 * (x & 1)
@@ -92,15 +94,19 @@ def hadamard_reports(scores: np.ndarray, alpha: int, epsilon: float, variant: Va
     n = s.size
     if variant == "S":
         levels = gen.integers(1, a + 1, n, dtype=np.int64)
-    else:
-        levels = np.broadcast_to(np.arange(1, a + 1, dtype=np.int64), (n, a))
-        s = s[:, None]
-    rows = gen.integers(0, np.left_shift(1, levels), dtype=np.int64)
-    q = s >> (a - levels)
-    truth = hadamard_sign(rows, q)
-    keep = gen.random(rows.shape) < 1.0 / (1.0 + math.exp(-e))
+        shift = a - levels
+        rows = gen.integers(0, 1 << a, n, dtype=np.int64) >> shift   # uniform on 2^m rows
+        truth = hadamard_sign(rows, s >> shift)
+    else:                       # stored level-major (α, n), exposed as (n, α) views
+        levels = np.broadcast_to(np.arange(1, a + 1, dtype=np.int64)[:, None], (a, n))
+        shift = (a - np.arange(1, a + 1, dtype=np.int64))[:, None]
+        rows = gen.integers(0, 1 << a, (a, n), dtype=np.int64) >> shift
+        truth = hadamard_sign(rows, s[None, :] >> shift)
+        levels, rows, truth = levels.T, rows.T, truth.T
+    keep = gen.random(truth.shape[::-1]).T < 1.0 / (1.0 + math.exp(-e)) if variant == "C" \
+        else gen.random(n) < 1.0 / (1.0 + math.exp(-e))
     bits = np.where(keep, truth, -truth).astype(np.int8)
-    return HadamardReports(variant, a, float(epsilon), np.ascontiguousarray(levels), rows, bits)
+    return HadamardReports(variant, a, float(epsilon), levels, rows, bits)
 
 
 def fwht(values: np.ndarray) -> np.ndarray:
