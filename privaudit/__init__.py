@@ -7,6 +7,7 @@ prove one.
 Layout: :mod:`privaudit.search` (neighbour search), :mod:`privaudit.checks` (claim and
 noise-law checks), :mod:`privaudit.distinguish` (the (ε, δ) tests),
 :mod:`privaudit.statistics` (exact binomial and mean bounds, power),
+:mod:`privaudit.exact_audit` (exact ε and δ(ε) of finite local randomizers, no sampling),
 :mod:`privaudit.suites` (benchmark mechanisms with known ε), :mod:`privaudit.report`,
 :mod:`privaudit.certificates` (:func:`certify`, :class:`Certificate`) and
 :mod:`privaudit.registry` (``registry.get(name)``: the one way to get an audited
@@ -34,10 +35,12 @@ _LAZY: dict[str, tuple[str, str | None]] = {
     "Counterexample": (".results", "Counterexample"),
     "DISCLAIMER": (".report", "DISCLAIMER"),
     "EventBound": (".results", "EventBound"),
+    "ExactAuditResult": (".exact_audit", "ExactAuditResult"),
     "PowerStatement": (".results", "PowerStatement"),
     "ProfilePoint": (".results", "ProfilePoint"),
     "audit": (".auditor", "audit"),
     "certify": (".certificates", "certify"),
+    "exact_privacy": (".exact_audit", "exact_privacy"),
     "registry": (".registry", None),
 }
 
@@ -46,6 +49,7 @@ if _TYPE_CHECKING:  # pragma: no cover
     from .auditor import audit
     from .certificates import Certificate, certify
     from .config import CERTIFICATE_STRENGTH, CI_STRENGTH, AuditConfig
+    from .exact_audit import ExactAuditResult, exact_privacy
     from .pairs import CandidatePair
     from .report import DISCLAIMER, AuditReport
     from .results import CheckOutcome, Counterexample, EventBound, PowerStatement, ProfilePoint
@@ -77,10 +81,12 @@ __all__ = [
     "Counterexample",
     "DISCLAIMER",
     "EventBound",
+    "ExactAuditResult",
     "PowerStatement",
     "ProfilePoint",
     "__version__",
     "audit",
     "certify",
+    "exact_privacy",
     "registry",
 ]

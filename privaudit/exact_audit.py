@@ -319,51 +319,45 @@ def exact_privacy(mechanism: Mechanism, *, candidates: Sequence[CandidatePair] =
 
     if pairs is None:                       # local relation: every pair of distinct laws
         flat = probs.reshape(len(inputs), -1)
-        _, first, inverse = np.unique(flat, axis=0, return_index=True, return_inverse=True)
-        rows = np.asarray(first)
-        best = (-np.inf, 0, 0)
+        _, first = np.unique(flat, axis=0, return_index=True)
+        rows = np.sort(np.asarray(first))
         eps_matrix = np.empty((rows.size, rows.size))
         for a, i in enumerate(rows):
             eps_matrix[a] = _pair_epsilons(logs[i], logs[rows])
-        np.fill_diagonal(eps_matrix, -np.inf if rows.size > 1 else 0.0)
-        if rows.size > 1:
-            a, b = np.unravel_index(int(np.argmax(eps_matrix)), eps_matrix.shape)
-            best = (float(eps_matrix[a, b]), int(rows[a]), int(rows[b]))
-        else:
-            best = (0.0, 0, 0)
-        ordered = [(int(rows[a]), int(rows[b])) for a in range(rows.size)
-                   for b in range(rows.size) if a != b]
-        scores = {(int(rows[a]), int(rows[b])): float(eps_matrix[a, b]) for a, b in
-                  ((a, b) for a in range(rows.size) for b in range(rows.size) if a != b)}
+        off = ~np.eye(rows.size, dtype=bool)
+        aa, bb = np.nonzero(off)
+        ii, jj, pair_eps = rows[aa], rows[bb], eps_matrix[off]
         n_pairs = len(inputs) * (len(inputs) - 1) // 2
         distinct = int(rows.size)
     else:
         ordered = sorted({(i, j) for i, j in pairs} | {(j, i) for i, j in pairs})
         ordered = [(i, j) for i, j in ordered if i != j]
-        scores = {}
-        for i, j in ordered:
-            scores[(i, j)] = float(_pair_epsilons(logs[i], logs[j][None])[0])
-        if scores:
-            (bi, bj), be = max(scores.items(), key=lambda kv: kv[1])
-            best = (be, bi, bj)
-        else:
-            best = (0.0, 0, 0)
+        ii = np.array([i for i, _ in ordered], dtype=np.int64)
+        jj = np.array([j for _, j in ordered], dtype=np.int64)
+        pair_eps = np.array([float(_pair_epsilons(logs[i], logs[j][None])[0])
+                             for i, j in ordered])
         n_pairs = len(pairs)
         distinct = len(inputs)
+    if pair_eps.size:
+        top = int(np.argmax(pair_eps))
+        best = (float(pair_eps[top]), int(ii[top]), int(jj[top]))
+    else:
+        best = (0.0, 0, 0)
     eps_exact, wi, wj = best
     eps_exact = max(0.0, eps_exact)
 
     grid = sorted({m * eps_claimed for m in PROFILE_MULTIPLES} |
                   ({eps_exact} if math.isfinite(eps_exact) else set()))
-    budget_all = len(ordered) * probs.shape[1] * probs.shape[2] * len(grid) <= 20_000_000 \
+    budget_all = ii.size * probs.shape[1] * probs.shape[2] * len(grid) <= 20_000_000 \
         and probs.shape[1] == 1
-    chosen = ordered if budget_all else sorted(ordered, key=lambda ij: -scores[ij])[:PROFILE_PAIRS]
+    if not budget_all:
+        keep = np.argsort(-pair_eps, kind="stable")[:PROFILE_PAIRS]
+        ii, jj = ii[keep], jj[keep]
     delta_exact = np.zeros(len(grid))
     note = ""
+    computed = ii.size > 0
     try:
-        if chosen and probs.shape[1] == 1:
-            ii = np.array([i for i, _ in chosen])
-            jj = np.array([j for _, j in chosen])
+        if computed and probs.shape[1] == 1:
             for start in range(0, ii.size, 2048):
                 sl = slice(start, start + 2048)
                 p, q = probs[ii[sl], 0], probs[jj[sl], 0]             # (m, A)
@@ -371,14 +365,14 @@ def exact_privacy(mechanism: Mechanism, *, candidates: Sequence[CandidatePair] =
                     gaps = p[:, None, :] - np.exp(np.asarray(grid))[None, :, None] * q[:, None, :]
                 delta_exact = np.maximum(delta_exact, np.clip(gaps, 0, None).sum(axis=2).max(axis=0))
         else:
-            for i, j in chosen:
+            for i, j in zip(ii, jj):
                 delta_exact = np.maximum(delta_exact, hockey_stick(probs[i], probs[j], grid))
     except AuditError as exc:
         note = f"profile not computed: {exc}"
-        chosen = []
+        computed = False
     profile = tuple(ExactProfilePoint(epsilon=float(e), delta_exact=float(d),
                                       delta_claimed=float(spec.delta_for_epsilon(e)))
-                    for e, d in zip(grid, delta_exact)) if chosen else ()
+                    for e, d in zip(grid, delta_exact)) if computed else ()
     delta_at_claim = float(hockey_stick_max(profile, eps_claimed))
     pure_violation = delta_claimed == 0.0 and eps_exact > eps_claimed * (1 + TOLERANCE) + TOLERANCE
     violated = bool(pure_violation or any(pt.violated for pt in profile))
@@ -396,7 +390,8 @@ def exact_privacy(mechanism: Mechanism, *, candidates: Sequence[CandidatePair] =
         worst_pair=Counterexample(x=to_jsonable(inputs[wi]), y=to_jsonable(inputs[wj]),
                                   origin=f"exact ({coverage})",
                                   values={"epsilon_exact": to_jsonable(eps_exact)}),
-        profile=profile, profile_pairs=len(chosen), violated=violated, statement=statement,
+        profile=profile, profile_pairs=int(ii.size) if computed else 0, violated=violated,
+        statement=statement,
         details={"law_shape": list(shape), "distinct_laws": distinct,
                  **({"note": note} if note else {})})
 

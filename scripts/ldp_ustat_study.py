@@ -135,7 +135,7 @@ def kendall_study(runs: int, seed: int, n: int, epsilons: tuple[float, ...]) -> 
             errs = [run(eps, stream(seed, "kendall", name, eps, r)) - truth["tau_a"]
                     for r in range(runs)]
             table[(name, eps)] = summary(errs)
-    return {"truth": truth, "table": table, "n": n,
+    return {"truth": truth, "table": table, "n": n, "runs": runs,
             "eps0": {e: all_pairs_epsilon0(n, e, 1e-8) for e in epsilons}}
 
 
@@ -429,7 +429,8 @@ def write_doc(path: pathlib.Path, args: argparse.Namespace, kendall: dict, auc: 
         f"{t['tau_cd']:.4f}; errors below are measured against tau-a, the estimators' "
         "target.",
         "* Protocol A's per-user law, the HR oracle's law (variants S and C) and the "
-        "discrete 2PC view are audited exactly: ε_exact = ε in every case (table below).",
+        "discrete 2PC view are audited exactly: ε_exact = ε in every case (table below; "
+        "the discrete view in `tests/unit/test_local_ustat_two_party.py`).",
         "",
         f"## Kendall's τ (n = {kendall['n']}, {args.runs} runs per cell)",
         "",
@@ -475,18 +476,9 @@ def write_doc(path: pathlib.Path, args: argparse.Namespace, kendall: dict, auc: 
         lines.append(f"| {pname} | {axis} | {', '.join(f'{g:g}' for g in res['grid'])} | "
                      f"{fit.slope:.2f} [{fit.ci_low:.2f}, {fit.ci_high:.2f}] | "
                      f"{res['bound_slope']:.2f} | {ratio} |")
-    lines += ["", f"![slopes]({plots[2]})", "", "### Reading the slopes", "",
-              "* In n every protocol's error falls as n^(-1/2), as all three bounds say.",
-              "* In ε: A's error scales like 1 + k/(e^ε − 1), so its slope is about −1 for "
-              "ε ≲ 1 and steeper beyond (the measured slope is an average over the grid, "
-              "as is the bound's). B-S saturates (C = c_ε² ≥ 1: its error stops improving "
-              "beyond ε ≈ 2, the paper's observation); B-C keeps the 1/ε slope of "
-              "C ≈ 4α/ε². C's noise term 4P/(nε²) gives −1 until the subsampling term "
-              "(2ζ₂/(Pn), independent of ε) dominates.",
-              "* Theorem 3 is an upper bound with loose constants: the RMSE/bound ratios "
-              "of B are far below 1; Theorems 1 and 5 are nearly tight (ratios near 1 for "
-              "Theorem 5, which is an equality; Theorem 1's bound drops the kernel's actual "
-              "variance, hence ratios below 1).", ""]
+    lines += ["", f"![slopes]({plots[2]})", "", "### Reading the slopes", ""]
+    lines += _slope_notes(slopes)
+    lines += _comparison_notes(kendall, auc)
     lines += ["## Exact audit against the sampling audit", "",
               f"Statistical audit at {args.audit_samples} samples per side (95 % "
               "confidence, seed 3) next to the exact ε of the same randomizer. The sampling "
@@ -509,6 +501,97 @@ def write_doc(path: pathlib.Path, args: argparse.Namespace, kendall: dict, auc: 
               "circuit needs a discrete Laplace on a fixed-point grid.",
               ""]
     path.write_text("\n".join(lines), encoding="utf-8")
+
+
+def _verdict(fit, target: float) -> str:
+    inside = fit.ci_low <= target <= fit.ci_high
+    return ("agrees (the bound's slope is inside the 95 % interval)" if inside else
+            "differs (the bound's slope is outside the 95 % interval)")
+
+
+def _slope_notes(slopes: dict) -> list[str]:
+    """The slope paragraph, with the measured numbers and computed verdicts in it."""
+    def get(p: str, axis: str) -> dict:
+        return next(v for (name, ax), v in slopes.items() if name.startswith(p) and ax == axis)
+
+    names = ("A ", "B-S", "B-C", "C ")
+    a_eps, bs_eps, bc_eps, c_eps = (get(p, "eps") for p in names)
+    ratios = {p: [r / b for r, b in zip(get(p, "n")["rmse"], get(p, "n")["bound"])]
+              for p in ("A ", "B-S", "C ")}
+    n_lines = [f"{p.strip()} {get(p, 'n')['fit'].slope:.2f}: "
+               f"{_verdict(get(p, 'n')['fit'], get(p, 'n')['bound_slope'])}" for p in names]
+    return [
+        "* **n** (all bounds: slope −1/2): " + "; ".join(n_lines) + ".",
+        f"* **ε, Protocol A** ({a_eps['fit'].slope:.2f} measured, {a_eps['bound_slope']:.2f} "
+        f"for Theorem 1) {_verdict(a_eps['fit'], a_eps['bound_slope'])}. The error scales "
+        "like 1 + k/(e^ε − 1): slope ≈ −1 for ε ≲ 1 and steeper beyond; both slopes are "
+        "averages over the grid.",
+        f"* **ε, Protocol B-S** ({bs_eps['fit'].slope:.2f} measured, "
+        f"{bs_eps['bound_slope']:.2f} for Theorem 3) {_verdict(bs_eps['fit'], bs_eps['bound_slope'])}. "
+        "The bound follows c_ε = coth(ε/2), which flattens (C = c_ε² ≥ 1: the oracle's "
+        "variance stops improving as ε grows). Where the measured error falls faster than the "
+        "bound at small ε, the reason is the bias of discarded nodes: the threshold "
+        "τ = a√(v⁺v⁻) grows with the oracle variance, so at small ε more of the tree is "
+        "discarded, and the bound's leading term does not track that part.",
+        f"* **ε, Protocol B-C** ({bc_eps['fit'].slope:.2f} measured, "
+        f"{bc_eps['bound_slope']:.2f} for Theorem 3) {_verdict(bc_eps['fit'], bc_eps['bound_slope'])}: "
+        "C = c_{ε/α}²/α ≈ 4α/ε², slope −1.",
+        f"* **ε, Protocol C** ({c_eps['fit'].slope:.2f} measured, {c_eps['bound_slope']:.2f} "
+        f"for Theorem 5 corrected) {_verdict(c_eps['fit'], c_eps['bound_slope'])}: the noise "
+        "term 4P/(nε²) gives −1 until the subsampling term 2ζ₂/(Pn), independent of ε, "
+        "takes over.",
+        "* **Constants** (RMSE / bound over the n grid). Theorem 5 (corrected) is an "
+        "equality: " + ", ".join(f"{r:.2f}" for r in ratios["C "]) + ". Theorem 1 bounds "
+        "the debiased kernel by its range [0, 1], a worst case for the Gini table: "
+        + ", ".join(f"{r:.2f}" for r in ratios["A "]) + ". Theorem 3's constants are "
+        "loose: " + ", ".join(f"{r:.2f}" for r in ratios["B-S"]) + " (B-S).", ""]
+
+
+def _comparison_notes(kendall: dict, auc: dict) -> list[str]:
+    """How the Kendall and AUC tables compare with the paper's Figures 3 and 4."""
+    t = kendall["table"]
+    eps = EPS_OF(kendall)
+    lo, hi = eps[0], eps[-1]
+    rr, p1, p5, allp = "RR (k = 36)", "2PC-sub P = 1", "2PC-sub P = 5", "2PC-all (δ = 1e-8)"
+    worst_all = all(t[(allp, e)][0] >= t[(rr, e)][0] for e in eps)
+    cross = [e for e in eps if t[(rr, e)][0] < t[(p1, e)][0]]
+    runs = kendall["runs"]
+    gap = abs(t[(p5, hi)][0] - t[(p1, hi)][0]) / math.sqrt(
+        (t[(p5, hi)][1] ** 2 + t[(p1, hi)][1] ** 2) / runs)
+    lines = ["### Against the paper's figures", "",
+             f"* Figure 4 (Kendall): 2PC over all pairs is worse than RR at "
+             f"{'every' if worst_all else 'not every'} ε of the grid (the paper: worst "
+             f"everywhere, due to composition). At ε = {lo:g}, subsampled 2PC with P = 1 has "
+             f"{t[(p1, lo)][0]:.2e} against RR's {t[(rr, lo)][0]:.2e} "
+             f"({t[(rr, lo)][0] / t[(p1, lo)][0]:.1f}×; the paper: about an order of "
+             "magnitude at ε ≤ 2 on the real data). "
+             + (f"RR overtakes P = 1 from ε = {cross[0]:g} (the paper's crossover at large ε)."
+                if cross else "RR does not overtake P = 1 on this grid.")
+             + f" At ε = {hi:g}, P = 5 gives {t[(p5, hi)][0]:.2e} and P = 1 "
+             f"{t[(p1, hi)][0]:.2e}, {gap:.1f} standard errors apart (the paper: a larger P "
+             "helps at low privacy).",
+             ]
+    beta = auc.get("beta")
+    if beta is not None:
+        bt = beta["table"]
+        be = EPS_OF(beta)
+        bs = next(m for m, _ in bt if m.startswith("B-S ("))
+        bc = next(m for m, _ in bt if m.startswith("B-C"))
+        am = next(m for m, _ in bt if m.startswith("A "))
+        two = min(be, key=lambda e: abs(e - 2.0))
+        saturates = bt[(bs, be[-1])][0] >= 0.5 * bt[(bs, two)][0]
+        best = all(bt[(am, e)][0] <= min(bt[(bs, e)][0], bt[(bc, e)][0]) for e in be)
+        lines.append(
+            f"* Figure 3 (AUC, smallest class {beta['n_pos']}): variant S's mean absolute "
+            "error is " + ", ".join(f"{bt[(bs, e)][0]:.3f}" for e in be) + " at ε = "
+            + ", ".join(f"{e:g}" for e in be) + ("; beyond ε ≈ 2 it no longer falls by half, "
+            "the saturation the paper reports." if saturates else "; it keeps falling beyond "
+            "ε ≈ 2 here, unlike the paper's saturation.")
+            + f" Variant C, whose budget is split over the α levels, has "
+            f"{bt[(bc, be[0])][0]:.3f} at ε = {be[0]:g}. Protocol A with {AUC_BINS} bins is "
+            + ("the most accurate at every ε of the grid." if best else
+               "not uniformly the most accurate."))
+    return lines + [""]
 
 
 def EPS_OF(res: dict) -> list[float]:  # noqa: N802 - table helper
