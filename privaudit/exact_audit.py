@@ -309,7 +309,7 @@ def exact_privacy(mechanism: Mechanism, *, candidates: Sequence[CandidatePair] =
     if not exact_audit_applies(mechanism):
         raise AuditError(f"{mechanism.name!r} has no finite output law with an "
                          "output_probabilities hook; the exact audit does not apply")
-    from .report import claimed_epsilon_delta   # the report module imports this one
+    from .report import claimed_epsilon_delta  # the report module imports this one
 
     eps_claimed, delta_claimed = claimed_epsilon_delta(spec)
     shape = _law_shape(spec)

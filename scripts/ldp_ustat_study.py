@@ -43,10 +43,10 @@ if str(ROOT / "scripts") not in sys.path:
 
 import numpy as np
 from _study_tools import bootstrap_loglog_slope, stream
-from scipy.stats import norm
 
 from estimators.local_ustatistics import (
     HadamardRandomizerMechanism,
+    UniformQuantizer,
     all_pairs_epsilon0,
     discretize_scores,
     exact_auc,
@@ -61,7 +61,6 @@ from estimators.local_ustatistics import (
     private_ustatistic_rr,
     theorem1_variance_bound,
     theorem5_mse,
-    UniformQuantizer,
 )
 
 EPSILONS = (0.5, 1.0, 2.0, 4.0, 10.0)
@@ -184,7 +183,7 @@ def auc_methods(scores: np.ndarray, labels: np.ndarray
             disc, labels, AUC_ALPHA, e, variant="S", rng=g).estimate,
         f"B-C (α = {AUC_ALPHA})": lambda e, g: private_auc_hierarchical(
             disc, labels, AUC_ALPHA, e, variant="C", rng=g).estimate,
-        f"B-S clipped": lambda e, g: private_auc_hierarchical(
+        "B-S clipped": lambda e, g: private_auc_hierarchical(
             disc, labels, AUC_ALPHA, e, variant="S", clip=True, rng=g).estimate,
     }
 
@@ -263,10 +262,9 @@ def slope_study(runs: int, seed: int, sizes: tuple[int, ...], epsilons: tuple[fl
 # 4. exact vs sampling audit
 # ----------------------------------------------------------------------------------------
 def audit_crosscheck(samples: int) -> list[tuple[str, float, float, str]]:
+    from estimators.local_ustatistics import rr_randomizer_mechanism
     from mechanisms import RandomizedResponseMechanism
     from privaudit import AuditConfig, audit
-
-    from estimators.local_ustatistics import rr_randomizer_mechanism
 
     cfg = AuditConfig(samples=samples, pilot_samples=5_000, pair_budget=16, pairs_tested=1,
                       claim_budget=100, confidence=0.95, seed=3)
@@ -594,7 +592,7 @@ def _comparison_notes(kendall: dict, auc: dict) -> list[str]:
     return lines + [""]
 
 
-def EPS_OF(res: dict) -> list[float]:  # noqa: N802 - table helper
+def EPS_OF(res: dict) -> list[float]:
     """The ε values of a result table, in order."""
     return list(dict.fromkeys(e for _, e in res["table"]))
 

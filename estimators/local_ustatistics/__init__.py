@@ -25,7 +25,13 @@ the ``output_probabilities`` gray-box hook, so ``privaudit`` audits it exactly.
 
 from __future__ import annotations
 
-from .frequency_oracle import HadamardReports, LevelEstimates, fwht, hadamard_reports, level_estimates
+from .frequency_oracle import (
+    HadamardReports,
+    LevelEstimates,
+    fwht,
+    hadamard_reports,
+    level_estimates,
+)
 from .hadamard_mechanism import HadamardRandomizerMechanism
 from .hierarchy import exact_auc, exact_uauc, prefix_counts
 from .protocol_a import (
@@ -51,6 +57,15 @@ from .quantization import UniformQuantizer, corollary1_bins
 from .randomizer import KaryRandomizer, eq9_probabilities
 from .randomizer_mechanism import QuantizedRRMechanism, rr_randomizer_mechanism
 from .results import LocalUStatisticEstimate
+from .tables import (
+    auc_table,
+    collision_table,
+    gini_table,
+    joint_index,
+    kendall_table,
+    kernel_table,
+    lipschitz_table,
+)
 from .two_party import (
     all_pairs_epsilon0,
     all_pairs_view_mechanism,
@@ -63,63 +78,54 @@ from .two_party import (
     subsampled_view_mechanism,
     theorem5_mse,
 )
-from .tables import (
-    auc_table,
-    collision_table,
-    gini_table,
-    joint_index,
-    kendall_table,
-    kernel_table,
-    lipschitz_table,
-)
 
 __all__ = [
-    "all_pairs_epsilon0",
-    "all_pairs_view_mechanism",
-    "debias_discrete",
-    "discrete_view_mechanism",
-    "permutation_pairs",
-    "private_ustatistic_2pc",
-    "private_ustatistic_2pc_all_pairs",
-    "private_ustatistic_2pc_discrete",
-    "subsampled_view_mechanism",
-    "theorem5_mse",
     "HadamardRandomizerMechanism",
     "HadamardReports",
-    "LevelEstimates",
-    "discretize_scores",
-    "exact_auc",
-    "exact_uauc",
-    "fwht",
-    "hadamard_reports",
-    "level_estimates",
-    "prefix_counts",
-    "private_auc_hierarchical",
-    "private_uauc",
-    "theorem3_mse_bound",
     "KaryRandomizer",
+    "LevelEstimates",
     "LocalUStatisticEstimate",
     "QuantizedRRMechanism",
     "UniformQuantizer",
+    "all_pairs_epsilon0",
+    "all_pairs_view_mechanism",
     "auc_table",
     "collision_table",
     "corollary1_bins",
+    "debias_discrete",
     "debiased_sum",
+    "discrete_view_mechanism",
+    "discretize_scores",
     "eq9_probabilities",
+    "exact_auc",
+    "exact_uauc",
     "fast_u_statistic",
+    "fwht",
     "gini_table",
+    "hadamard_reports",
     "joint_index",
     "kendall_table",
     "kernel_table",
+    "level_estimates",
     "lipschitz_table",
     "pairwise_u_statistic",
+    "permutation_pairs",
+    "prefix_counts",
+    "private_auc_hierarchical",
     "private_auc_rr",
     "private_gini_mean_difference_rr",
     "private_kendall_tau_rr",
     "private_renyi2_rr",
+    "private_uauc",
+    "private_ustatistic_2pc",
+    "private_ustatistic_2pc_all_pairs",
+    "private_ustatistic_2pc_discrete",
     "private_ustatistic_rr",
     "report_histogram",
     "rr_randomizer_mechanism",
+    "subsampled_view_mechanism",
     "theorem1_variance_bound",
+    "theorem3_mse_bound",
+    "theorem5_mse",
     "two_sample_statistic",
 ]

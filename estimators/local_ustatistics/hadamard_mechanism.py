@@ -20,7 +20,14 @@ from typing import Any
 import numpy as np
 
 from mechanisms import Mechanism
-from spec import Categorical, FiniteOutputLaw, FiniteRandomizer, LocalRelation, MechanismSpec, PureDP
+from spec import (
+    Categorical,
+    FiniteOutputLaw,
+    FiniteRandomizer,
+    LocalRelation,
+    MechanismSpec,
+    PureDP,
+)
 from spec._types import check_epsilon
 
 from ._references import reference

@@ -103,4 +103,4 @@ def corollary1_bins(n: int, epsilon: float, lipschitz: float = 1.0) -> int:
         raise InvalidParameterError(f"epsilon must be finite and > 0, got {epsilon!r}")
     if not (math.isfinite(lipschitz) and lipschitz > 0):
         raise InvalidParameterError(f"lipschitz must be finite and > 0, got {lipschitz!r}")
-    return max(1, int(round(n ** 0.25 * math.sqrt(lipschitz * epsilon))))
+    return max(1, round(n ** 0.25 * math.sqrt(lipschitz * epsilon)))

@@ -377,12 +377,14 @@ def all_pairs_view_mechanism(n: int, epsilon: float, delta: float, kernel: PairK
         pairs = np.stack((np.zeros(nn - 1, dtype=np.int64), others), axis=1)
         return _kernel_values(kernel, arr, pairs, lower, upper)
 
-    common = dict(name=name, summary=f"Protocol D (2PC simulated, all pairs): user 0's "
-                                     f"{nn - 1} noisy kernel values, eps0 = {eps0:.4g}",
-                  references=(reference("Section 5, all-pairs baseline (Figure 4)"),),
-                  input_domain=domain, relation=SubstituteOne(),
-                  statistic="f(x_0, x_j), j = 1..n-1", output_dimension=nn - 1,
-                  guarantee=ApproxDP(epsilon=epsilon, delta=delta))
+    common: dict[str, Any] = {
+        "name": name,
+        "summary": f"Protocol D (2PC simulated, all pairs): user 0's {nn - 1} noisy kernel "
+                   f"values, eps0 = {eps0:.4g}",
+        "references": (reference("Section 5, all-pairs baseline (Figure 4)"),),
+        "input_domain": domain, "relation": SubstituteOne(),
+        "statistic": "f(x_0, x_j), j = 1..n-1", "output_dimension": nn - 1,
+        "guarantee": ApproxDP(epsilon=epsilon, delta=delta)}
     try:
         spec = MechanismSpec(**common, sensitivity=(GlobalSensitivity(value=(nn - 1) * width,
                                                                       norm="l1"),),

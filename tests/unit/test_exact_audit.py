@@ -24,7 +24,8 @@ from spec import (
 )
 from spec.errors import AuditError, InconsistentSpecError
 
-CI = dict(samples=20_000, pilot_samples=1_000, pair_budget=12, pairs_tested=1, claim_budget=50)
+CI = {"samples": 20_000, "pilot_samples": 1_000, "pair_budget": 12, "pairs_tested": 1,
+      "claim_budget": 50}
 
 
 def test_randomized_response_is_audited_exactly_over_every_pair():

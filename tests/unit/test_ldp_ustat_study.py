@@ -11,7 +11,7 @@ import pytest
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "scripts"))
 
-import ldp_ustat_study as study  # noqa: E402
+import ldp_ustat_study as study
 
 
 def test_kendall_quantities_match_brute_force():

@@ -51,7 +51,7 @@ def test_noiseless_private_walk_is_exact():
 
 
 def test_fwht_is_the_sylvester_hadamard_product():
-    h = np.array([[(-1) ** bin(i & j).count("1") for j in range(16)] for i in range(16)])
+    h = np.array([[(-1) ** (i & j).bit_count() for j in range(16)] for i in range(16)])
     v = np.random.default_rng(0).normal(size=16)
     assert np.allclose(fwht(v), h @ v)
     with pytest.raises(InvalidParameterError):
