@@ -8,8 +8,10 @@ Every mechanism — built in, estimator, or declared by a user — is a :class:`
 * :meth:`Mechanism.release` is the convenient single release;
 * the gray-box hooks :meth:`statistic`, :meth:`local_sensitivity_bound` and
   :meth:`smooth_sensitivity` expose what the sensitivity claims are about, so the
-  auditor can check them deterministically.  A mechanism that does not provide a hook
-  says so through :meth:`provides`.
+  auditor can check them deterministically; :meth:`output_probabilities` exposes the
+  whole output law of a randomizer with finitely many outputs, so the auditor can
+  compute its privacy exactly.  A mechanism that does not provide a hook says so
+  through :meth:`provides`.
 
 The auditor (``privaudit``) depends on this protocol and on ``spec``; nothing here
 imports ``privaudit``.
@@ -28,7 +30,7 @@ from spec.errors import InvalidParameterError
 
 __all__ = ["Mechanism", "check_sample_size"]
 
-_HOOKS = ("statistic", "local_sensitivity_bound", "smooth_sensitivity")
+_HOOKS = ("statistic", "local_sensitivity_bound", "smooth_sensitivity", "output_probabilities")
 
 
 def check_sample_size(size: Any) -> int:
@@ -108,8 +110,8 @@ class Mechanism(ABC):
     def provides(self, hook: str) -> bool:
         """Whether the mechanism implements the gray-box hook ``hook``.
 
-        ``hook`` is one of ``"statistic"``, ``"local_sensitivity_bound"`` and
-        ``"smooth_sensitivity"``.
+        ``hook`` is one of ``"statistic"``, ``"local_sensitivity_bound"``,
+        ``"smooth_sensitivity"`` and ``"output_probabilities"``.
         """
         if hook not in _HOOKS:
             raise InvalidParameterError(f"unknown hook {hook!r}; expected one of {_HOOKS}")
@@ -126,6 +128,17 @@ class Mechanism(ABC):
     def smooth_sensitivity(self, data: Any) -> float:
         """The claimed β-smooth upper bound S(D) on LS_f(D) (gray-box hook)."""
         raise NotImplementedError(f"{type(self).__name__} declares no smooth sensitivity")
+
+    def output_probabilities(self, data: Any) -> np.ndarray:
+        """The exact output law on ``data`` of a finite randomizer (gray-box hook).
+
+        Returns an array of shape ``(length, alphabet)`` whose row ``c`` is the law of
+        coordinate ``c`` of one release (the coordinates are independent given the
+        input), as declared by a :class:`~spec.FiniteRandomizer` spec.  The auditor
+        computes the exact ε and δ(ε) from it (:mod:`privaudit.exact_audit`) and checks
+        it against the sampler.
+        """
+        raise NotImplementedError(f"{type(self).__name__} does not expose its output law")
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self._spec.name!r} {self._spec.content_hash[:19]}>"

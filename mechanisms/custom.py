@@ -49,22 +49,26 @@ class FunctionMechanism(Mechanism):
         statistic: Callable[[Any], Any] | None = None,
         local_sensitivity_bound: Callable[[Any], float] | None = None,
         smooth_sensitivity: Callable[[Any], float] | None = None,
+        output_probabilities: Callable[[Any], Any] | None = None,
     ) -> None:
         super().__init__(spec)
         for name, fn in (("sampler", sampler), ("statistic", statistic),
                          ("local_sensitivity_bound", local_sensitivity_bound),
-                         ("smooth_sensitivity", smooth_sensitivity)):
+                         ("smooth_sensitivity", smooth_sensitivity),
+                         ("output_probabilities", output_probabilities)):
             if fn is not None and not callable(fn):
                 raise InvalidParameterError(f"{name} must be callable, got {fn!r}")
         self._sampler = sampler
         self._statistic = statistic
         self._local = local_sensitivity_bound
         self._smooth = smooth_sensitivity
+        self._probabilities = output_probabilities
 
     def provides(self, hook: str) -> bool:
         super().provides(hook)  # validates the name
         return {"statistic": self._statistic, "local_sensitivity_bound": self._local,
-                "smooth_sensitivity": self._smooth}[hook] is not None
+                "smooth_sensitivity": self._smooth,
+                "output_probabilities": self._probabilities}[hook] is not None
 
     def _sample(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
         out = np.asarray(self._sampler(data, size, rng))
@@ -88,6 +92,11 @@ class FunctionMechanism(Mechanism):
             return super().smooth_sensitivity(data)
         return float(self._smooth(self.validate_input(data)))
 
+    def output_probabilities(self, data: Any) -> np.ndarray:
+        if self._probabilities is None:
+            return super().output_probabilities(data)
+        return np.asarray(self._probabilities(self.validate_input(data)), dtype=np.float64)
+
 
 def declare_mechanism(
     spec: MechanismSpec,
@@ -96,6 +105,7 @@ def declare_mechanism(
     statistic: Callable[[Any], Any] | None = None,
     local_sensitivity_bound: Callable[[Any], float] | None = None,
     smooth_sensitivity: Callable[[Any], float] | None = None,
+    output_probabilities: Callable[[Any], Any] | None = None,
 ) -> FunctionMechanism:
     """Declare a mechanism from its spec and a batched sampling function.
 
@@ -107,6 +117,9 @@ def declare_mechanism(
         Draws ``size`` independent outputs on validated ``data`` with the Generator ``rng``.
     statistic, local_sensitivity_bound, smooth_sensitivity : callable, optional
         The gray-box hooks the auditor uses to check the sensitivity claims.
+    output_probabilities : callable, optional
+        ``data -> array (length, alphabet)``: the exact output law of a finite randomizer
+        (:class:`~spec.FiniteRandomizer` specs), used by the exact audit.
 
     Returns
     -------
@@ -114,4 +127,5 @@ def declare_mechanism(
     """
     return FunctionMechanism(spec, sampler, statistic=statistic,
                              local_sensitivity_bound=local_sensitivity_bound,
-                             smooth_sensitivity=smooth_sensitivity)
+                             smooth_sensitivity=smooth_sensitivity,
+                             output_probabilities=output_probabilities)

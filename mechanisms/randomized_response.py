@@ -110,3 +110,9 @@ class RandomizedResponseMechanism(Mechanism):
     def _sample(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
         out = self.law.sample_given(int(data), rng, size)
         return np.asarray(out, dtype=np.int64)
+
+    def output_probabilities(self, data: Any) -> np.ndarray:
+        """P(· | x) over the m categories, shape (1, m) (gray-box hook of the exact audit)."""
+        x = int(self.validate_input(data))
+        return np.asarray(self.law.pmf_given(np.arange(self.categories), x),
+                          dtype=np.float64)[None, :]

@@ -7,6 +7,7 @@ prove one.
 Layout: :mod:`privaudit.search` (neighbour search), :mod:`privaudit.checks` (claim and
 noise-law checks), :mod:`privaudit.distinguish` (the (ε, δ) tests),
 :mod:`privaudit.statistics` (exact binomial and mean bounds, power),
+:mod:`privaudit.exact_audit` (exact ε and δ(ε) of finite local randomizers, no sampling),
 :mod:`privaudit.suites` (benchmark mechanisms with known ε), :mod:`privaudit.report`,
 :mod:`privaudit.certificates` (:func:`certify`, :class:`Certificate`; what they cover is
 found by :mod:`privaudit.tracing`, checked by :mod:`privaudit.consistency`,
@@ -36,6 +37,7 @@ _LAZY: dict[str, tuple[str, str | None]] = {
     "Counterexample": (".results", "Counterexample"),
     "DISCLAIMER": (".report", "DISCLAIMER"),
     "EventBound": (".results", "EventBound"),
+    "ExactAuditResult": (".exact_audit", "ExactAuditResult"),
     "GDPAccountant": ("mechanisms.accounting", "GDPAccountant"),
     "PLDAccountant": ("mechanisms.accounting", "PLDAccountant"),
     "PrivacyBudget": ("mechanisms.accounting", "PrivacyBudget"),
@@ -46,6 +48,7 @@ _LAZY: dict[str, tuple[str, str | None]] = {
     "ProfilePoint": (".results", "ProfilePoint"),
     "audit": (".auditor", "audit"),
     "certify": (".certificates", "certify"),
+    "exact_privacy": (".exact_audit", "exact_privacy"),
     "registry": (".registry", None),
 }
 
@@ -54,6 +57,7 @@ if _TYPE_CHECKING:  # pragma: no cover
     from .auditor import audit
     from .certificates import Certificate, certify
     from .config import CERTIFICATE_STRENGTH, CI_STRENGTH, AuditConfig
+    from .exact_audit import ExactAuditResult, exact_privacy
     from .pairs import CandidatePair
     from .report import DISCLAIMER, AuditReport
     from .results import CheckOutcome, Counterexample, EventBound, PowerStatement, ProfilePoint
@@ -88,6 +92,7 @@ __all__ = [
     "Counterexample",
     "DISCLAIMER",
     "EventBound",
+    "ExactAuditResult",
     "GDPAccountant",
     "PLDAccountant",
     "PowerStatement",
@@ -99,5 +104,6 @@ __all__ = [
     "accounting",
     "audit",
     "certify",
+    "exact_privacy",
     "registry",
 ]

@@ -7,7 +7,12 @@ An audit runs three layers of checks (``auditing_state_of_the_art.md`` §7):
    neighbouring inputs;
 2. **noise-law conformance**: the noise actually drawn follows the declared law,
    including its tails (the Curator-Attack blind spot of black-box auditors);
-3. **distributional indistinguishability** on the worst pairs found
+3. **exact privacy** of randomizers with a finite output law that expose it through the
+   ``output_probabilities`` hook (:mod:`~privaudit.exact_audit`): the exact ε and δ(ε)
+   over every pair of a finite domain (or the searched pairs), used automatically; the
+   noise-law check then tests the sampler against the hook on the worst pair, and the
+   statistical test below still runs as a cross-check;
+4. **distributional indistinguishability** on the worst pairs found
    (:mod:`~privaudit.pair_choice`): rejection regions planned from the declared law
    when the spec declares the output densities, and chosen on a search split otherwise
    (and alongside), tested on fresh samples with Clopper–Pearson bounds, and the
@@ -53,6 +58,7 @@ from .config import AuditConfig
 from .distinguish import test_pair
 from .distinguish.densities import declared_log_densities
 from .distinguish.pair_test import PLAN_PRIOR_OUTPUTS
+from .exact_audit import exact_audit_applies, exact_check, exact_privacy, worst_inputs
 from .pair_choice import choose_pairs
 from .pairs import CandidatePair, to_jsonable, verified_pair
 from .report import AccountingTightness, AuditReport, claimed_epsilon_delta
@@ -161,6 +167,15 @@ def _audit(mechanism: Mechanism, *, config: AuditConfig | None,
         checks.extend(check_smooth_sensitivity(mechanism, rng["claims"], inputs=inputs,
                                                pairs=candidates, budget=cfg.claim_budget))
 
+    # 3b. exact privacy of a finite output law (no sampling) ------------------------------
+    exact = None
+    conformance_inputs = [candidates[0].x]
+    if exact_audit_applies(mechanism):
+        say("computing the exact privacy of the declared finite output law")
+        exact = exact_privacy(mechanism, candidates=candidates)
+        checks.append(exact_check(exact))
+        conformance_inputs = list(worst_inputs(mechanism, exact))
+
     # 4. noise-law conformance -------------------------------------------------------------
     conformance_applies = spec.noise is not None and (
         not isinstance(spec.noise, (AdditiveNoise, SmoothSensitivityNoise))
@@ -168,9 +183,11 @@ def _audit(mechanism: Mechanism, *, config: AuditConfig | None,
     alpha_conformance = CONFORMANCE_SHARE * alpha if conformance_applies else 0.0
     if conformance_applies:
         say(f"testing the noise law on {cfg.effective_conformance_samples} draws")
-        checks.append(check_noise_law(mechanism, candidates[0].x, rng["conformance"],
-                                      samples=cfg.effective_conformance_samples,
-                                      alpha=alpha_conformance))
+        share = alpha_conformance / len(conformance_inputs)
+        for x_conf in conformance_inputs:
+            checks.append(check_noise_law(mechanism, x_conf, rng["conformance"],
+                                          samples=cfg.effective_conformance_samples,
+                                          alpha=share))
 
     # 5. choose the pairs for the distributional test (never from the final samples) ---------
     alpha_dist = alpha - alpha_conformance
@@ -228,6 +245,7 @@ def _audit(mechanism: Mechanism, *, config: AuditConfig | None,
         power=power if isinstance(power, PowerStatement) else None,
         infinite_evidence=best.infinite_evidence or "",
         accounting=AccountingTightness.of(mechanism, eps_lb),
+        audit_mode="exact" if exact is not None else "statistical", exact=exact,
         runtime_seconds=time.perf_counter() - started, versions=library_versions())
     say("done")
     return report

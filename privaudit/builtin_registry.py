@@ -22,6 +22,13 @@ from estimators.graphs import (
     private_triangle_density_mechanism,
 )
 from estimators.hypothesis_tests import private_uniformity_test_mechanism
+from estimators.local_ustatistics import (
+    HadamardRandomizerMechanism,
+    all_pairs_view_mechanism,
+    discrete_view_mechanism,
+    rr_randomizer_mechanism,
+    subsampled_view_mechanism,
+)
 from estimators.ustatistics import (
     SubsetFamily,
     coinpress_mechanism,
@@ -43,7 +50,7 @@ from mechanisms import (
     ReportNoisyMax,
     smooth_median_mechanism,
 )
-from spec import Categorical
+from spec import Categorical, IntegerRange, RealInterval
 
 __all__ = ["register_builtins"]
 
@@ -129,6 +136,7 @@ def register_builtins(register: Callable[..., Any]) -> None:
     _register_ustat(register)
     _register_graph_estimators(register)
     _register_uniformity_tests(register)
+    _register_local_ustatistics(register)
 
 
 #: Wrapper 1 with alpha >= e^(-1/8) has one chunk: the registered graph estimators run on
@@ -189,3 +197,57 @@ def _register_uniformity_tests(register: Callable[..., Any]) -> None:
              description="estimator: all-tuples CoinPress baseline statistic for uniformity "
                          "testing, 30 samples on 4 labels, epsilon = 1, substitute-one",
              notes="the test's decision is post-processing of the audited statistic")
+
+
+_EXACT_NOTE = ("finite output law exposed through output_probabilities: audited exactly "
+               "(every pair of inputs, or every pair of a 1025-point grid plus the searched "
+               "pairs on [0, 1]), with the sampling audit as a cross-check")
+
+
+def _register_local_ustatistics(register: Callable[..., Any]) -> None:
+    """Locally private U-statistics (``estimators.local_ustatistics``): one user's randomizer."""
+    register("local_ustat.rr.quantized",
+             partial(rr_randomizer_mechanism, 1.0, bins=8, name="local_ustat.rr.quantized"),
+             description="estimator: Protocol A randomizer (Bell et al. 2020, Algorithm 1), "
+                         "8 public bins on [0, 1] + 8-ary RR, epsilon = 1, local DP",
+             notes=_EXACT_NOTE)
+    register("local_ustat.rr.kendall_joint",
+             partial(rr_randomizer_mechanism, 1.0, cells=36, name="local_ustat.rr.kendall_joint"),
+             description="estimator: Protocol A randomizer on the 6x6 joint domain (Kendall's "
+                         "tau), 36-ary RR, epsilon = 1, local DP", notes=_EXACT_NOTE)
+    for variant, what in (("S", "level sampling, one bit per user"),
+                          ("C", "every level, epsilon/alpha per bit")):
+        register(f"local_ustat.hr.{variant}",
+                 partial(HadamardRandomizerMechanism, 5, 1.0, variant,
+                         name=f"local_ustat.hr.{variant}"),
+                 description=f"estimator: Protocol B randomizer (Bell et al. 2020, Section 4), "
+                             f"Hadamard response on scores 0..31 ({what}), epsilon = 1, local DP",
+                 notes=_EXACT_NOTE)
+    register("local_ustat.2pc.subsampled",
+             partial(subsampled_view_mechanism, 8, 2, 1.0, _absolute_difference,
+                     RealInterval(lo=0.0, hi=1.0), 0.0, 1.0, name="local_ustat.2pc.subsampled"),
+             description="estimator: Protocol C central view (Bell et al. 2020, Theorem 5; 2PC "
+                         "simulated), Gini kernel, 8 records in [0, 1], P = 2 public pairings, "
+                         "Laplace(2/eps), epsilon = 1, substitute-one")
+    register("local_ustat.2pc.discrete",
+             partial(discrete_view_mechanism, 4, 2, 1.0, _equal_labels,
+                     IntegerRange(lo=0, hi=2), (0.0, 1.0), name="local_ustat.2pc.discrete"),
+             description="estimator: Protocol C discrete-kernel view (binary RR at eps/P of the "
+                         "collision kernel on P = 2 pairings), 4 records in 0..2, epsilon = 1, "
+                         "substitute-one", notes=_EXACT_NOTE)
+    register("local_ustat.2pc.all_pairs",
+             partial(all_pairs_view_mechanism, 6, 1.0, 1e-8, _absolute_difference,
+                     RealInterval(lo=0.0, hi=1.0), 0.0, 1.0, name="local_ustat.2pc.all_pairs"),
+             description="estimator: Protocol D view of one user (n - 1 = 5 noisy Gini kernel "
+                         "values, eps0 from advanced composition, basic binds at n = 6), "
+                         "(1, 1e-8)-DP, substitute-one")
+
+
+def _absolute_difference(a: Any, b: Any) -> Any:
+    """Gini mean difference kernel |a − b| (vectorised), for the 2PC entries."""
+    return abs(a - b)
+
+
+def _equal_labels(a: Any, b: Any) -> Any:
+    """Collision kernel I[a = b] as floats (vectorised), for the 2PC entries."""
+    return (a == b).astype(float)

@@ -256,6 +256,11 @@ def _paragraph(name: str, description: str, report: Any, cert: Any, seconds: flo
         parts.append(f"No violation found at {pct} family-wise confidence.")
     pairs = report.check("distinguishability").details.get("pairs_tested", "?") \
         if any(c.name == "distinguishability" for c in checks) else "?"
+    exact = getattr(report, "exact", None)
+    if exact is not None:
+        parts.append(f"Exact ε = {_fmt_eps(exact.epsilon_exact)} (EXACT, no sampling: "
+                     f"{exact.coverage.replace('_', ' ')}, {exact.pairs_examined} pairs); "
+                     "sampling cross-check:")
     parts.append(f"ε lower bound {_fmt_eps(report.epsilon_lower_bound)} at δ = "
                  f"{report.delta_claimed:g} (claimed ε = {report.epsilon_claimed:.6g}), from "
                  f"{report.samples} samples per side on {pairs} tested pairs, seed {report.seed}; "

@@ -20,6 +20,7 @@ from spec._types import ExtendedEpsilon
 from spec.guarantees import ApproxDP, PureDP
 
 from .config import AuditConfig
+from .exact_audit import ExactAuditResult
 from .results import CheckOutcome, Counterexample, EventBound, PowerStatement, ProfilePoint
 
 __all__ = ["DISCLAIMER", "REPORT_SCHEMA_VERSION", "AccountingTightness", "AuditReport",
@@ -112,6 +113,11 @@ class AuditReport(SpecModel):
         (empty when the privacy loss is not computable).
     power : PowerStatement
         Which true ε this audit would have detected with probability ≥ 0.9.
+    audit_mode : {"statistical", "exact"}
+        ``"exact"`` when the spec declares a finite output law and the mechanism exposes
+        it: ``exact`` then holds the exact ε and δ(ε) (no sampling), and the statistical
+        fields are the sampling cross-check.
+    exact : ExactAuditResult, optional
     """
 
     schema_version: int = REPORT_SCHEMA_VERSION
@@ -134,6 +140,8 @@ class AuditReport(SpecModel):
     power: PowerStatement | None = None
     infinite_evidence: str = ""
     accounting: AccountingTightness | None = None
+    audit_mode: Literal["statistical", "exact"] = "statistical"
+    exact: ExactAuditResult | None = None
     runtime_seconds: float = 0.0
     versions: dict[str, str] = Field(default_factory=dict)
     disclaimer: str = DISCLAIMER
@@ -168,6 +176,9 @@ class AuditReport(SpecModel):
         lines.append(f"  verdict        : {verdict} (family-wise confidence {pct})")
         lines.append(f"  ε lower bound  : {eps} at δ = {self.delta_claimed:g} "
                      f"(claimed ε = {self.epsilon_claimed:.6g})")
+        if self.exact is not None:
+            lines.append(f"  exact ε        : {_fmt_eps(self.exact.epsilon_exact)} "
+                         f"({self.exact.statement})")
         if self.infinite_evidence:
             lines.append(f"  support        : {self.infinite_evidence}")
         if self.accounting is not None:

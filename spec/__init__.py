@@ -61,6 +61,7 @@ from .guarantees import (
 )
 from .mechanism_spec import (
     AdditiveNoise,
+    FiniteRandomizer,
     MechanismSpec,
     NoiseApplication,
     NoisyArgmax,
@@ -73,6 +74,7 @@ from .noise import (
     DiscreteGaussian,
     DiscreteLaplace,
     Exponential,
+    FiniteOutputLaw,
     Gaussian,
     Gumbel,
     InverseQuartic,
@@ -112,6 +114,8 @@ __all__ = [
     "DiscreteLaplace",
     "EdgeNeighbouring",
     "Exponential",
+    "FiniteOutputLaw",
+    "FiniteRandomizer",
     "Gaussian",
     "GaussianDP",
     "GlobalSensitivity",

@@ -52,6 +52,7 @@ from .noise import (
     DiscreteGaussian,
     DiscreteLaplace,
     Exponential,
+    FiniteOutputLaw,
     Gaussian,
     Gumbel,
     InverseQuartic,
@@ -69,6 +70,7 @@ from .sensitivity import (
 
 __all__ = [
     "AdditiveNoise",
+    "FiniteRandomizer",
     "MechanismSpec",
     "NoiseApplication",
     "NoisyArgmax",
@@ -176,8 +178,21 @@ class RandomizedResponse(SpecModel):
     law: RandomizedResponseLaw
 
 
+class FiniteRandomizer(SpecModel):
+    """Release a tuple of symbols drawn from a declared finite product law given the input.
+
+    The probabilities come from the mechanism's gray-box hook
+    :meth:`mechanisms.Mechanism.output_probabilities`; ``law.epsilon`` states the worst
+    log-likelihood ratio the construction delivers, which the guarantee must cover.
+    """
+
+    kind: Literal["finite_randomizer"] = "finite_randomizer"
+    law: FiniteOutputLaw
+
+
 NoiseApplication = Annotated[
-    Union[AdditiveNoise, SmoothSensitivityNoise, NoisyArgmax, RandomizedResponse],
+    Union[AdditiveNoise, SmoothSensitivityNoise, NoisyArgmax, RandomizedResponse,
+          FiniteRandomizer],
     Field(discriminator="kind"),
 ]
 """How a mechanism's randomness is applied, as a discriminated union on ``kind``."""
@@ -475,7 +490,7 @@ class MechanismSpec(SpecModel):
             return self
         law = noise.law
         continuous = not getattr(law, "is_discrete", True) if not isinstance(
-            law, RandomizedResponseLaw) else False
+            law, (RandomizedResponseLaw, FiniteOutputLaw)) else False
         if self.numerics == "exact" and continuous:
             raise InconsistentSpecError(
                 f"numerics='exact' is impossible with the continuous {type(law).__name__} law; "
@@ -517,6 +532,17 @@ class MechanismSpec(SpecModel):
                 pure=eps_rr, profile=law.privacy_profile,
                 source=f"{law.categories}-ary randomized response with keep probability "
                        f"{law.keep_probability:g}"))
+        elif isinstance(noise, FiniteRandomizer):
+            if self.output_dimension != law.length:
+                raise InconsistentSpecError(
+                    f"a finite randomizer with {law.length} coordinate(s) per release needs "
+                    f"output_dimension = {law.length}, got {self.output_dimension}")
+            eps_fin = law.pure_epsilon
+            _check_claim(self.guarantee, _Delivered(
+                pure=eps_fin, profile=PureDP(epsilon=eps_fin).delta_for_epsilon
+                if math.isfinite(eps_fin) else (lambda e: 1.0),
+                source=f"finite randomizer ({law.description or 'declared law'}) with "
+                       f"worst log-likelihood ratio {eps_fin:g}"))
         return self
 
     def _check_classical(self, noise: AdditiveNoise, claim: GlobalSensitivity) -> None:

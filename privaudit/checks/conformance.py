@@ -40,7 +40,13 @@ from typing import Any
 import numpy as np
 
 from mechanisms import Mechanism
-from spec import AdditiveNoise, NoisyArgmax, RandomizedResponse, SmoothSensitivityNoise
+from spec import (
+    AdditiveNoise,
+    FiniteRandomizer,
+    NoisyArgmax,
+    RandomizedResponse,
+    SmoothSensitivityNoise,
+)
 from spec._random import RandomLike, as_generator
 from spec.errors import InvalidParameterError
 
@@ -153,6 +159,43 @@ def _outcome(tests: list[SubTest], alpha: float, what: str, **extra: Any) -> Che
                         details=details)
 
 
+#: Coordinates of a finite randomizer's release whose frequencies are tested.
+FINITE_COORDINATES_TESTED = 16
+
+
+def _finite_randomizer_outcome(mechanism: Mechanism, noise: FiniteRandomizer, xv: Any, n: int,
+                               gen: np.random.Generator, level: float, shown_input: Any
+                               ) -> CheckOutcome:
+    """Sampler against the ``output_probabilities`` hook, coordinate by coordinate."""
+    law = noise.law
+    length, alphabet = int(law.length), int(law.alphabet)
+    probs = np.asarray(mechanism.output_probabilities(xv), dtype=np.float64).reshape(length,
+                                                                                    alphabet)
+    out = np.asarray(mechanism.sample(xv, n, gen))
+    expected = (n,) if length == 1 else (n, length)
+    if out.shape != expected and not (length == 1 and out.shape == (n, 1)):
+        return CheckOutcome(
+            name=_NAME, status="violated", error_rate=level,
+            summary=f"the sampler returned outputs of shape {out.shape}; the declared finite "
+                    f"law has {length} coordinate(s) per release (expected {expected})",
+            details=jsonable_details(samples=n, output_shape=list(out.shape)))
+    out = out.reshape(n, length)
+    tested = min(length, FINITE_COORDINATES_TESTED)
+    tests: list[SubTest] = []
+    for c in range(tested):
+        for t in _categorical_tests(out[:, c], probs[c]):
+            tests.append(SubTest(f"coordinate {c}: {t.name}", t.statistic, t.p_value, t.info))
+    return _outcome(tests, level, f"finite randomizer outputs on x = {_short_input(shown_input)} "
+                                  f"vs output_probabilities(x) ({tested} of {length} "
+                                  "coordinate(s))", samples=n, law="FiniteOutputLaw",
+                    input=shown_input)
+
+
+def _short_input(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:59] + "…"
+
+
 def check_noise_law(mechanism: Mechanism, x: Any, rng: RandomLike, *, samples: int = 100_000,
                     alpha: float = 0.01) -> CheckOutcome:
     """Test that the noise drawn on input ``x`` follows the spec's declared noise law.
@@ -167,6 +210,9 @@ def check_noise_law(mechanism: Mechanism, x: Any, rng: RandomLike, *, samples: i
     * :class:`~spec.SmoothSensitivityNoise` — (output − f(x))·a/S(x) against the
       standardised law, with the continuous battery;
     * :class:`~spec.RandomizedResponse` — frequencies against ``law.pmf_given(·, x)``;
+    * :class:`~spec.FiniteRandomizer` — each coordinate's frequencies (up to
+      :data:`FINITE_COORDINATES_TESTED` coordinates) against the gray-box hook
+      ``output_probabilities(x)``, after checking the outputs' shape;
     * :class:`~spec.NoisyArgmax` — frequencies against the exact selection probabilities
       (softmax for Gumbel noise, vectorised quadrature otherwise, see
       :mod:`privaudit.checks._selection`);
@@ -219,7 +265,8 @@ def check_noise_law(mechanism: Mechanism, x: Any, rng: RandomLike, *, samples: i
     if noise is None:
         return skipped(_NAME, "the spec declares no noise law (a black-box mechanism)")
     needs = {AdditiveNoise: ["statistic"], SmoothSensitivityNoise: ["statistic",
-             "smooth_sensitivity"], NoisyArgmax: ["statistic"], RandomizedResponse: []}
+             "smooth_sensitivity"], NoisyArgmax: ["statistic"], RandomizedResponse: [],
+             FiniteRandomizer: ["output_probabilities"]}
     missing = missing_hooks(mechanism, needs.get(type(noise), []))
     if missing:
         return skipped(_NAME, f"{type(noise).__name__} noise cannot be standardised without "
@@ -236,6 +283,9 @@ def check_noise_law(mechanism: Mechanism, x: Any, rng: RandomLike, *, samples: i
         return _outcome(_categorical_tests(out, probs), level,
                         f"{law.categories}-ary randomized response outputs on x = {int(xv)} "
                         f"vs P(y | x)", samples=n, law=law_name, input=shown_input)
+
+    if isinstance(noise, FiniteRandomizer):
+        return _finite_randomizer_outcome(mechanism, noise, xv, n, gen, level, shown_input)
 
     if isinstance(noise, NoisyArgmax):
         scores = np.asarray(mechanism.statistic(xv), dtype=np.float64).ravel()

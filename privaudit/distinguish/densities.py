@@ -10,6 +10,7 @@ AdditiveNoise(law)         ``statistic``                        Σ_coords log la
 SmoothSensitivityNoise     ``statistic``, ``smooth_sensitivity``  log law((o − f)/s) − log s,
 (law, a)                                                        s = S(·)/a
 RandomizedResponse(law)    none                                 law.log_pmf_given(o, ·)
+FiniteRandomizer(law)      ``output_probabilities``             Σ_coords log P_c(o_c | ·)
 NoisyArgmax(Gumbel(β))     ``statistic`` (the score vector q)   q_o/β − logsumexp(q/β)
 =========================  ===================================  ==========================
 
@@ -55,6 +56,7 @@ from spec import (
     Gaussian,
     Gumbel,
     InverseQuartic,
+    FiniteRandomizer,
     Laplace,
     NoisyArgmax,
     RandomizedResponse,
@@ -111,6 +113,8 @@ def declared_log_densities(mechanism: Any, x: Any, y: Any) -> DensityPair | None
             return _smooth(mechanism, noise, x, y)
         if isinstance(noise, RandomizedResponse):
             return _randomized_response(noise, x, y)
+        if isinstance(noise, FiniteRandomizer):
+            return _finite(mechanism, noise, x, y)
         if isinstance(noise, NoisyArgmax):
             return _argmax(mechanism, noise, x, y)
     except (PrivauditError, NotImplementedError, ValueError, TypeError):
@@ -220,6 +224,47 @@ def _randomized_response(noise: RandomizedResponse, x: Any, y: Any) -> DensityPa
     return DensityPair(_table_lookup(table_x), _table_lookup(table_y))
 
 
+def _finite_log_table(mechanism: Any, noise: FiniteRandomizer, data: Any) -> np.ndarray:
+    law = noise.law
+    p = np.asarray(mechanism.output_probabilities(data), dtype=np.float64)
+    p = p.reshape(int(law.length), int(law.alphabet))
+    with np.errstate(divide="ignore"):
+        return np.log(p)
+
+
+def _finite_tables(mechanism: Any, noise: FiniteRandomizer, x: Any, y: Any
+                   ) -> tuple[np.ndarray, np.ndarray] | None:
+    if not _provides(mechanism, "output_probabilities"):
+        return None
+    return _finite_log_table(mechanism, noise, x)[0], _finite_log_table(mechanism, noise, y)[0]
+
+
+def _product_lookup(table: np.ndarray) -> LogDensity:
+    """Σ_c log P_c(o_c) over outputs of shape (N, L); a symbol outside 0..A−1 gives −inf."""
+    length, alphabet = table.shape
+
+    def log_p(outputs: np.ndarray) -> np.ndarray:
+        o = np.asarray(outputs).reshape(-1, length)
+        of = o.astype(np.float64)
+        valid = np.isfinite(of) & (of == np.floor(of)) & (of >= 0) & (of < alphabet)
+        idx = np.where(valid, of, 0).astype(np.int64)
+        values = table[np.arange(length)[None, :], idx]
+        return np.where(valid.all(axis=1), values.sum(axis=1), -np.inf)
+
+    return log_p
+
+
+def _finite(mechanism: Any, noise: FiniteRandomizer, x: Any, y: Any) -> DensityPair | None:
+    if not _provides(mechanism, "output_probabilities"):
+        return None
+    if noise.law.length == 1:
+        tables = _finite_tables(mechanism, noise, x, y)
+        assert tables is not None
+        return DensityPair(_table_lookup(tables[0]), _table_lookup(tables[1]))
+    return DensityPair(_product_lookup(_finite_log_table(mechanism, noise, x)),
+                       _product_lookup(_finite_log_table(mechanism, noise, y)))
+
+
 def _argmax_tables(mechanism: Any, noise: NoisyArgmax, x: Any, y: Any
                    ) -> tuple[np.ndarray, np.ndarray] | None:
     if not isinstance(noise.law, Gumbel) or not _provides(mechanism, "statistic"):
@@ -252,6 +297,8 @@ def declared_tables(mechanism: Any, x: Any, y: Any) -> tuple[np.ndarray, np.ndar
     try:
         if isinstance(noise, RandomizedResponse):
             return _rr_tables(noise, x, y)
+        if isinstance(noise, FiniteRandomizer) and noise.law.length == 1:
+            return _finite_tables(mechanism, noise, x, y)
         if isinstance(noise, NoisyArgmax):
             return _argmax_tables(mechanism, noise, x, y)
     except (PrivauditError, NotImplementedError, ValueError, TypeError):

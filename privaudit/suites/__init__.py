@@ -16,6 +16,9 @@ lower bounds other auditors published on it.
 * :func:`graph_broken_cases` and :func:`graph_control_cases` — node-DP graph statistics
   calibrated to the wrong sensitivity (no projection, naive truncation, edge-level
   sensitivity claimed for node-DP) and their correct counterparts;
+* :func:`local_broken_cases` and :func:`local_control_cases` — local randomizers with a
+  finite output law (audited exactly): re-randomization per pair, the binary keep
+  probability for k > 2, data-dependent bins; and the correct k-RR;
 * :func:`all_cases` — all of them (StatDP at its three claims 0.2, 0.7, 1.5).
 
 Examples
@@ -32,6 +35,7 @@ from ._base import PRIVACY_REL_TOL, BenchmarkCase
 from .broken import broken_cases, control_cases
 from .dpsniper import DPSNIPER_CLAIMED_EPSILON, dpsniper_cases, dpsniper_patterns
 from .graphs import WORST_PAIR_GENERATORS, graph_broken_cases, graph_control_cases
+from .local import local_broken_cases, local_control_cases
 from .statdp import STATDP_CLAIMED_EPSILONS, statdp_cases, statdp_patterns
 
 __all__ = [
@@ -47,6 +51,8 @@ __all__ = [
     "dpsniper_patterns",
     "graph_broken_cases",
     "graph_control_cases",
+    "local_broken_cases",
+    "local_control_cases",
     "statdp_cases",
     "statdp_patterns",
 ]
@@ -62,4 +68,5 @@ def all_cases() -> tuple[BenchmarkCase, ...]:
     """
     statdp = tuple(c for eps in STATDP_CLAIMED_EPSILONS for c in statdp_cases(eps))
     return (statdp + dpsniper_cases() + broken_cases() + control_cases()
-            + graph_broken_cases() + graph_control_cases())
+            + graph_broken_cases() + graph_control_cases() + local_broken_cases()
+            + local_control_cases())

@@ -6,6 +6,8 @@
   (vectorised samplers plus exact CKS20 samplers);
 * :mod:`spec.noise.randomized_response` — :class:`RandomizedResponseLaw`, a conditional
   law on categories (not additive);
+* :mod:`spec.noise.finite_output` — :class:`FiniteOutputLaw`, the declared product law
+  of a local randomizer with finitely many outputs (probabilities from a gray-box hook);
 * :data:`AdditiveNoiseLaw` — the discriminated union of the additive laws (on ``kind``),
   for use as a pydantic field type.
 """
@@ -20,6 +22,7 @@ from pydantic import Field as _Field
 from ._base import NoiseLaw
 from .continuous import Exponential, Gaussian, Gumbel, InverseQuartic, Laplace
 from .discrete import DiscreteGaussian, DiscreteLaplace
+from .finite_output import FiniteOutputLaw
 from .randomized_response import RandomizedResponseLaw
 
 __all__ = [
@@ -27,6 +30,7 @@ __all__ = [
     "DiscreteGaussian",
     "DiscreteLaplace",
     "Exponential",
+    "FiniteOutputLaw",
     "Gaussian",
     "Gumbel",
     "InverseQuartic",

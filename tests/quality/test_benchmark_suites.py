@@ -40,6 +40,8 @@ MUST_DETECT = {
     "broken.curator_truncated_laplace",
     "graphs.edge_count_no_projection", "graphs.edge_count_naive_truncation",
     "graphs.degree_histogram_edge_sensitivity", "graphs.triangle_count_edge_sensitivity",
+    "local.rr_rerandomized_per_pair", "local.rr_binary_keep_probability",
+    "local.rr_data_dependent_bins",
 }
 
 def _case_id(case: BenchmarkCase) -> str:
