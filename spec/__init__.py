@@ -76,6 +76,8 @@ from .noise import (
     Gumbel,
     InverseQuartic,
     Laplace,
+    LatticeGaussian,
+    LatticeLaplace,
     NoiseLaw,
     RandomizedResponseLaw,
 )
@@ -123,6 +125,8 @@ __all__ = [
     "InvalidInputError",
     "InvalidParameterError",
     "InverseQuartic",
+    "LatticeGaussian",
+    "LatticeLaplace",
     "KernelRangeError",
     "Laplace",
     "LocalNodeRelation",

@@ -4,6 +4,8 @@
   :class:`InverseQuartic`, :class:`Gumbel`, :class:`Exponential`;
 * :mod:`spec.noise.discrete` — :class:`DiscreteLaplace`, :class:`DiscreteGaussian`
   (vectorised samplers plus exact CKS20 samplers);
+* :mod:`spec.noise.lattice` — :class:`LatticeLaplace`, :class:`LatticeGaussian`, the
+  discrete laws on a power-of-two lattice g·ℤ of the float-safe mechanisms;
 * :mod:`spec.noise.randomized_response` — :class:`RandomizedResponseLaw`, a conditional
   law on categories (not additive);
 * :data:`AdditiveNoiseLaw` — the discriminated union of the additive laws (on ``kind``),
@@ -20,6 +22,7 @@ from pydantic import Field as _Field
 from ._base import NoiseLaw
 from .continuous import Exponential, Gaussian, Gumbel, InverseQuartic, Laplace
 from .discrete import DiscreteGaussian, DiscreteLaplace
+from .lattice import LatticeGaussian, LatticeLaplace
 from .randomized_response import RandomizedResponseLaw
 
 __all__ = [
@@ -31,6 +34,8 @@ __all__ = [
     "Gumbel",
     "InverseQuartic",
     "Laplace",
+    "LatticeGaussian",
+    "LatticeLaplace",
     "NoiseLaw",
     "RandomizedResponseLaw",
 ]
@@ -38,7 +43,8 @@ __all__ = [
 #: Any additive noise law, discriminated by its ``kind`` field (a pydantic field type).
 AdditiveNoiseLaw = _Annotated[
     _Union[  # noqa: UP007 - a runtime Union keeps the discriminator explicit
-        Laplace, Gaussian, InverseQuartic, Gumbel, Exponential, DiscreteLaplace, DiscreteGaussian
+        Laplace, Gaussian, InverseQuartic, Gumbel, Exponential, DiscreteLaplace, DiscreteGaussian,
+        LatticeLaplace, LatticeGaussian,
     ],
     _Field(discriminator="kind"),
 ]
