@@ -20,11 +20,12 @@ How each random decision is made exactly, vectorised:
 * ``Bernoulli(exp(−u/t))`` for integers ``0 ≤ u < t`` (Algorithm 1, γ ≤ 1): round k
   draws ``R`` uniform in ``{0, …, tk − 1}`` and continues where ``R < u`` (an exact
   integer comparison, ``tk < 2⁶³``); the result is "the first failing k is odd".
-* ``Bernoulli(exp(−1))`` (Algorithm 1 with γ = 1): its coin ``Bernoulli(1/k)`` for
-  ``k = 2, …, 20`` are the 19 independent digits of ONE integer ``W`` uniform in
-  ``{0, …, 20! − 1}`` in the factorial number system; the first failing k is the j
-  with ``20!/j! ≤ W < 20!/(j − 1)!``, so one integer and two comparisons decide most
-  draws; ``W = 0`` (probability 1/20!) continues with the scalar coins from k = 21.
+* ``Bernoulli(exp(−1))`` (Algorithm 1 with γ = 1): its coins ``Bernoulli(1/k)`` for
+  ``k = 2, …, 8`` are the 7 independent digits of ONE integer ``W`` uniform in
+  ``{0, …, 8! − 1}`` in the factorial number system; the first failing k is the j
+  with ``8!/j! ≤ W < 8!/(j − 1)!``, so one uint16 and a lookup in a 40 320-entry table
+  decide the coin; ``W = 0`` (probability 1/8!) continues with the scalar coins from
+  k = 9.
 * ``Bernoulli(exp(−γ))`` for the discrete Gaussian's rational
   ``γ = (|y| − σ²/t)²/(2σ²)`` (σ² = ``Fraction(σ)²`` has ~106-bit numerator and
   denominator, so no int64 formula exists): ``γ = n + f`` with ``n = ⌊γ⌋`` coins
@@ -70,15 +71,6 @@ MAX_EXACT_T = 1 << 56
 _MAX_DG_T = 1 << 52
 _INT64_MAX = (1 << 63) - 1
 _INT64_SPAN = 1 << 63
-#: Algorithm 1 rounds run vectorised while t·k < 2⁶³; later rounds (never reached in
-#: practice: probability ≤ 1/k!) continue in the scalar reference.
-_FACT20 = math.factorial(20)
-#: 20!/j! for j = 20, 19, …, 2 (ascending): the first failing coin of Bernoulli(e⁻¹) is j
-#: where 20!/j! ≤ W < 20!/(j − 1)!.
-_EXP1_EDGES = np.array([_FACT20 // math.factorial(j) for j in range(20, 1, -1)], dtype=np.int64)
-_T2 = _FACT20 // 2   # W ≥ 20!/2: the coin k = 2 fails, K = 2 (even): Bernoulli(e⁻¹) = 0
-_T3 = _FACT20 // 6   # 20!/6 ≤ W < 20!/2: K = 3 (odd): 1
-_T4 = _FACT20 // 24  # W < 20!/24: decided by the full edge table
 _TWO53 = float(1 << 53)
 _U = 2.0**-53        # unit roundoff of float64
 #: Largest batch of proposals per round (keeps the working arrays in cache).
@@ -155,26 +147,42 @@ def _discrete_gaussian_exact(gen: np.random.Generator, sigma2: Fraction) -> int:
 # --------------------------------------------------------------------------------------
 # vectorised coins
 # --------------------------------------------------------------------------------------
-def _exp1_tail(gen: np.random.Generator) -> bool:
-    """Bernoulli(e⁻¹) given that its coins k = 2..20 all succeeded (continue from k = 21)."""
-    k = 21
+def _exp1_tail(gen: np.random.Generator, k: int) -> bool:
+    """Bernoulli(e⁻¹) given that its coins 2..k − 1 all succeeded (continue from coin k)."""
     while _uniform_below(gen, k) == 0:  # Bernoulli(1/k)
         k += 1
     return k % 2 == 1
 
 
+def _exp1_table(n: int) -> npt.NDArray[np.int8]:
+    """Outcome of Bernoulli(e⁻¹) for each W in {0, …, n! − 1}: 1, 0, or −1 (undecided).
+
+    W's factorial digits (most significant first, ``W = Σ_j d_j·n!/j!``) are the coins
+    ``Bernoulli(1/j) = [d_j = 0]``, j = 2..n; the first failing coin is the j with
+    ``n!/j! ≤ W < n!/(j − 1)!`` and the result is "j odd"; W = 0 leaves it undecided.
+    """
+    size = math.factorial(n)
+    w = np.arange(size, dtype=np.int64)
+    edges = np.array([size // math.factorial(j) for j in range(n, 1, -1)], dtype=np.int64)
+    pos = np.searchsorted(edges, w, side="right")  # K = n + 1 − pos
+    table = ((n + 1 - pos) % 2 == 1).astype(np.int8)
+    table[pos == 0] = -1
+    return table
+
+
+#: Bernoulli(e⁻¹) from one integer W uniform in {0, …, 8! − 1} (coins 2..8); W = 0
+#: (probability 1/40320) continues with the scalar coins from 9.
+_EXP1_N = 8
+_EXP1_TABLE = _exp1_table(_EXP1_N)
+
+
 def _bernoulli_exp1(gen: np.random.Generator, m: int) -> npt.NDArray[np.bool_]:
     """m independent Bernoulli(e⁻¹) coins (Algorithm 1 with γ = 1), one integer each."""
-    w = gen.integers(0, _FACT20, m)
-    # 20!/6 ≤ W < 20!/2 (first failing coin k = 3, odd) in one unsigned comparison
-    out = (w - _T3).view(np.uint64) < np.uint64(_T2 - _T3)
-    rare = np.flatnonzero(w < _T4)
-    if rare.size:
-        # number of edges ≤ W: K = 21 − pos, odd ⇔ pos even; pos = 0 ⇔ W = 0
-        pos = np.searchsorted(_EXP1_EDGES, w[rare], side="right")
-        out[rare] = (pos % 2 == 0) & (pos > 0)
-        for i in rare[pos == 0]:
-            out[i] = _exp1_tail(gen)
+    w = gen.integers(0, _EXP1_TABLE.size, m, dtype=np.uint16)
+    coded = _EXP1_TABLE[w]
+    out = coded > 0
+    for i in np.flatnonzero(coded < 0):
+        out[i] = _exp1_tail(gen, _EXP1_N + 1)
     return out
 
 

@@ -22,31 +22,30 @@ from spec.noise import _cks
 ALPHA = 1e-4
 
 
-def _first_failing_coin(w: int) -> int:
-    """Algorithm 1 with γ = 1 read off W's factorial digits: W = Σ_j d_j · 20!/j!,
-    d_j ∈ {0..j−1}; coin k = Bernoulli(1/k) succeeds iff d_k = 0 (k = 2..20)."""
-    for k in range(2, 21):
-        d_k = (w // (_cks._FACT20 // math.factorial(k))) % k
+def _first_failing_coin(w: int, n: int) -> int:
+    """Algorithm 1 with γ = 1 read off W's factorial digits: W = Σ_j d_j · n!/j!,
+    d_j ∈ {0..j−1}; coin k = Bernoulli(1/k) succeeds iff d_k = 0 (k = 2..n)."""
+    size = math.factorial(n)
+    for k in range(2, n + 1):
+        d_k = (w // (size // math.factorial(k))) % k
         if d_k != 0:
             return k
-    return 21  # all coins 2..20 succeeded
+    return n + 1  # all coins 2..n succeeded
 
 
-def test_exp1_decoding_matches_algorithm_1_digits():
-    gen = np.random.default_rng(11)
-    ws = list(gen.integers(0, _cks._FACT20, 4000))
-    # the edges themselves and their neighbours, where an off-by-one would show
-    for e in _cks._EXP1_EDGES:
-        ws += [int(e) - 1, int(e), int(e) + 1]
-    ws = [int(w) for w in ws if 0 < w < _cks._FACT20]
-
-    class _Fixed(np.random.Generator):
-        def integers(self, low, high=None, size=None, dtype=np.int64, endpoint=False):
-            return np.array(ws, dtype=np.int64)
-
-    coins = _cks._bernoulli_exp1(_Fixed(np.random.PCG64(0)), len(ws))
-    expected = [_first_failing_coin(w) % 2 == 1 for w in ws]
-    np.testing.assert_array_equal(coins, expected)
+def test_exp1_table_matches_algorithm_1_digits():
+    """Every one of the 8! table entries against Algorithm 1's coins (deterministic)."""
+    n = _cks._EXP1_N
+    table = _cks._EXP1_TABLE
+    assert table.size == math.factorial(n)
+    expected = np.array([1 if _first_failing_coin(w, n) % 2 == 1 else 0
+                         for w in range(table.size)], dtype=np.int8)
+    expected[0] = -1  # all coins succeeded: undecided, continued from coin n + 1
+    np.testing.assert_array_equal(table, expected)
+    # P(success) from the table is Σ_{j odd} (1/(j−1)! − 1/j!) exactly
+    p = sum(Fraction(1, math.factorial(j - 1)) - Fraction(1, math.factorial(j))
+            for j in range(3, n + 1, 2))
+    assert Fraction(int((table == 1).sum()), table.size) == p
 
 
 def test_exp1_coin_and_geometric_frequencies():
