@@ -372,7 +372,9 @@ def _dg_accept(gen: np.random.Generator, y: IntArray, sigma: float, sigma2: Frac
         k_draw = gen.integers(0, 1 << 53, running.size)
         lo = k_draw.astype(np.float64) / _TWO53
         g = f[running] / k
-        err = fm[running] / k + _U
+        # |ĝ − f/k| ≤ M/k + u (the division), and the sums g ∓ err below round by ≤ u
+        # (values < 2): 4u covers both with room for the rounding of M/k itself
+        err = fm[running] / k + 4.0 * _U
         yes = lo + 1.0 / _TWO53 <= g - err
         no = lo >= g + err
         unsure = np.flatnonzero(~(yes | no))

@@ -125,3 +125,16 @@ def test_exact_sampler_shapes_and_seeds():
     assert a.shape == (3, 4) and a.dtype == np.int64
     np.testing.assert_array_equal(a, law.sample_exact(5, (3, 4)))
     assert DiscreteLaplace(scale=0.4).sample_exact(0, 0).shape == (0,)
+
+
+@pytest.mark.parametrize("a", [0, 3, 4, 11, 25])
+def test_discrete_gaussian_acceptance_coin_frequency(a):
+    """Bernoulli(exp(−(|y| − σ²/t)²/(2σ²))) at σ = 3.73 for a fixed |y|: binomial test on
+    100 000 coins (covers ⌊γ⌋ ≥ 1 for a ≥ 11), α = 1e-4."""
+    sigma = 3.73
+    sigma2 = Fraction(sigma) ** 2
+    t = math.floor(sigma) + 1
+    y = np.full(100_000, a, dtype=np.int64)
+    hits = int(_cks._dg_accept(np.random.default_rng(a), y, sigma, sigma2, t).sum())
+    p = math.exp(-float(_cks._exact_gamma(a, sigma2, t)))
+    assert stats.binomtest(hits, y.size, p).pvalue > ALPHA
