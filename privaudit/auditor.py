@@ -45,9 +45,9 @@ from spec.errors import AuditError
 from ._environment import library_versions
 from ._threads import single_threaded_blas
 from .checks import (
+    check_float_image,
     check_global_sensitivity,
     check_local_sensitivity_bound,
-    check_float_image,
     check_noise_law,
     check_smooth_sensitivity,
     check_spec_consistency,

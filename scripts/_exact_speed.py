@@ -103,7 +103,7 @@ def _rate(draw: Draw, n: int, repeats: int) -> tuple[float, float]:
 def exact_table(size: int, repeats: int, json_path: str | None) -> None:
     """Print the Markdown table (and save the numbers as JSON if asked)."""
     results: dict[str, dict[str, float]] = {}
-    print(f"| sampler | draws per call | best draws/s | median draws/s |")
+    print("| sampler | draws per call | best draws/s | median draws/s |")
     print("|---|---|---|---|")
     for name, (draw, n) in _samplers(size).items():
         best, median = _rate(draw, n, repeats)

@@ -19,10 +19,9 @@ import json
 import time
 
 import numpy as np
+from _exact_speed import exact_table
 
 from privaudit.suites import dpsniper_cases, statdp_cases
-
-from _exact_speed import exact_table  # noqa: E402 - scripts/ is on sys.path when run
 
 
 def time_sampler(mechanism: object, data: object, size: int,

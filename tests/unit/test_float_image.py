@@ -76,5 +76,5 @@ def test_only_modelled_laws_apply_and_the_audit_integrates_the_check():
     names = {c.name: c.status for c in report.checks}
     assert names["floating_point.image"] == "passed" and report.verdict == "no_violation"
     leaky = audit(LaplaceMechanism(1.0, 1.0), samples=20_000, seed=3)
-    fp = [c for c in leaky.checks if c.name == "floating_point.image"][0]
+    fp = next(c for c in leaky.checks if c.name == "floating_point.image")
     assert fp.details["leak_found"] is True and leaky.verdict == "no_violation"

@@ -64,8 +64,8 @@ def test_granularity_must_be_a_power_of_two():
 
 def test_spec_refuses_a_sensitivity_off_the_lattice_and_an_underscaled_law():
     g = 2.0**-4
-    base = dict(name="x", input_domain=RealInterval(), relation=QueryDistance(norm="l1", radius=1.0),
-                guarantee=PureDP(epsilon=1.0), numerics="exact")
+    base = {"name": "x", "input_domain": RealInterval(), "relation": QueryDistance(norm="l1", radius=1.0),
+                "guarantee": PureDP(epsilon=1.0), "numerics": "exact"}
     with pytest.raises(InconsistentSpecError, match="multiple of the granularity"):
         MechanismSpec(**base, sensitivity=(GlobalSensitivity(value=1.01, norm="l1"),),
                       noise=AdditiveNoise(law=LatticeLaplace(scale=2.0, granularity=g)))
