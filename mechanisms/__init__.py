@@ -11,6 +11,8 @@ Layout (one idea per module):
   and analytic Gaussian, discrete laws), always on the safe side;
 * :mod:`mechanisms.additive` — f(D) + Z: Laplace, Gaussian, discrete Laplace, discrete
   Gaussian;
+* :mod:`mechanisms.float_safe` — float-safe Laplace and Gaussian: f(D) rounded to a
+  public 2^−k grid plus exact discrete noise in grid units (``numerics="exact"``);
 * :mod:`mechanisms.randomized_response` — binary and k-ary randomized response;
 * :mod:`mechanisms.selection` — the exponential mechanism (Gumbel-max) and report noisy
   max (Laplace, or exponential noise = permute-and-flip);
@@ -53,6 +55,7 @@ from .composition import (
     split_budget,
 )
 from .custom import FunctionMechanism, declare_mechanism
+from .float_safe import FloatSafeGaussianMechanism, FloatSafeLaplaceMechanism
 from .randomized_response import RandomizedResponseMechanism
 from .selection import ExponentialMechanism, NoisyArgmaxMechanism, ReportNoisyMax
 from .smooth_sensitivity import (
@@ -69,6 +72,8 @@ __all__ = [
     "DiscreteGaussianMechanism",
     "DiscreteLaplaceMechanism",
     "ExponentialMechanism",
+    "FloatSafeGaussianMechanism",
+    "FloatSafeLaplaceMechanism",
     "FunctionMechanism",
     "GaussianMechanism",
     "LaplaceMechanism",

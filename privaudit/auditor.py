@@ -19,7 +19,9 @@ An audit runs three layers of checks (``auditing_state_of_the_art.md`` §7):
    privacy-loss profile where the loss is computable.
 
 Error control.  With α = 1 − confidence, the statistical components share α by
-Bonferroni: the noise-law check gets α/10 (:data:`CONFORMANCE_SHARE`) when it applies,
+Bonferroni: the noise-law check gets α/10 (:data:`CONFORMANCE_SHARE`) when it applies
+(halved with the floating-point image check for an (ε, δ) claim with exact numerics;
+that check is deterministic otherwise, :mod:`~privaudit.checks.float_image`),
 the distributional test the rest, split evenly over the tested pairs (one pair when the
 candidates are equivalent under the declared law) and, inside each pair, over the
 declared-law events, the data-driven events and the profile
@@ -48,11 +50,13 @@ from spec.errors import AuditError
 from ._environment import library_versions
 from ._threads import single_threaded_blas
 from .checks import (
+    check_float_image,
     check_global_sensitivity,
     check_local_sensitivity_bound,
     check_noise_law,
     check_smooth_sensitivity,
     check_spec_consistency,
+    float_image_applies,
 )
 from .config import AuditConfig
 from .distinguish import test_pair
@@ -69,7 +73,7 @@ __all__ = ["audit"]
 
 Progress = Callable[[str], None]
 
-_STREAMS = ("search", "claims", "conformance", "pilot", "final")
+_STREAMS = ("search", "claims", "conformance", "pilot", "final", "float_image")
 
 #: Share of α spent on the noise-law conformance check when it applies.
 CONFORMANCE_SHARE = 0.1
@@ -181,13 +185,24 @@ def _audit(mechanism: Mechanism, *, config: AuditConfig | None,
         not isinstance(spec.noise, (AdditiveNoise, SmoothSensitivityNoise))
         or mechanism.provides("statistic"))
     alpha_conformance = CONFORMANCE_SHARE * alpha if conformance_applies else 0.0
+    # the floating-point image check (4b) is deterministic for pure-DP claims and claims with
+    # idealized numerics; an (ε, δ) claim with exact numerics gives it half this share
+    float_image = float_image_applies(mechanism) and mechanism.provides("statistic")
+    alpha_float = alpha_conformance / 2 if (
+        float_image and spec.numerics == "exact" and claimed_epsilon_delta(spec)[1] > 0) else 0.0
     if conformance_applies:
         say(f"testing the noise law on {cfg.effective_conformance_samples} draws")
-        share = alpha_conformance / len(conformance_inputs)
+        share = (alpha_conformance - alpha_float) / len(conformance_inputs)
         for x_conf in conformance_inputs:
             checks.append(check_noise_law(mechanism, x_conf, rng["conformance"],
                                           samples=cfg.effective_conformance_samples,
                                           alpha=share))
+
+    # 4b. floating-point image: outputs of M(x) the sampler cannot produce under y --------
+    if float_image:
+        say("checking the floating-point image of the outputs")
+        checks.append(check_float_image(mechanism, candidates, rng["float_image"],
+                                        alpha=alpha_float))
 
     # 5. choose the pairs for the distributional test (never from the final samples) ---------
     alpha_dist = alpha - alpha_conformance

@@ -44,6 +44,8 @@ from mechanisms import (
     DiscreteGaussianMechanism,
     DiscreteLaplaceMechanism,
     ExponentialMechanism,
+    FloatSafeGaussianMechanism,
+    FloatSafeLaplaceMechanism,
     GaussianMechanism,
     LaplaceMechanism,
     RandomizedResponseMechanism,
@@ -117,6 +119,13 @@ def register_builtins(register: Callable[..., Any]) -> None:
              description="discrete Laplace mechanism, epsilon = 1, integer sensitivity 1")
     register("discrete_gaussian", partial(DiscreteGaussianMechanism, 1.0, 1e-5, 1),
              description="discrete Gaussian mechanism, (1, 1e-5)-DP, integer sensitivity 1")
+    register("float_safe_laplace", partial(FloatSafeLaplaceMechanism, 1.0, 1.0),
+             description="float-safe Laplace: query rounded to the grid 2^-10, exact discrete "
+                         "Laplace noise in grid units, epsilon = 1, sensitivity 1 (exact numerics)")
+    register("float_safe_gaussian", partial(FloatSafeGaussianMechanism, 1.0, 1e-5, 1.0),
+             description="float-safe Gaussian: query rounded to the grid 2^-10, exact discrete "
+                         "Gaussian noise in grid units, (1, 1e-5)-DP, sensitivity 1 (exact "
+                         "numerics)")
     register("randomized_response", partial(RandomizedResponseMechanism, 1.0, 4),
              description="4-ary randomized response, epsilon = 1 (local DP)")
     register("exponential_mechanism", partial(ExponentialMechanism, 1.0, 1.0, 5),

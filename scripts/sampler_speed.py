@@ -1,4 +1,5 @@
-"""Seconds per 10⁶ outputs of every DP-Sniper and StatDP benchmark sampler.
+"""Seconds per 10⁶ outputs of every DP-Sniper and StatDP benchmark sampler; with
+``--exact``, throughput of the exact samplers and float-safe mechanisms instead.
 
 Each mechanism draws 10⁶ outputs on the first input of its first pair, ``--repeats``
 times from fixed seeds; the table gives the fastest (least disturbed) and the median
@@ -6,7 +7,7 @@ wall-clock time of one call, and the fastest process (CPU) time.  The machine is
 so the minimum is the figure to compare between runs.
 
 Usage: PYTHONPATH=. python3 scripts/sampler_speed.py [--repeats 7] [--size 1000000]
-[--only NAME ...] [--json FILE] [--baseline FILE ...] (prints a Markdown table;
+[--only NAME ...] [--json FILE] [--baseline FILE ...] [--exact] (prints a Markdown table;
 ``--json`` also saves the numbers; ``--baseline`` adds before/after columns from the
 JSON files of earlier runs, e.g. of an older commit, taking the fastest of them).
 """
@@ -18,6 +19,7 @@ import json
 import time
 
 import numpy as np
+from _exact_speed import exact_table
 
 from privaudit.suites import dpsniper_cases, statdp_cases
 
@@ -44,7 +46,12 @@ def main() -> None:
     parser.add_argument("--json", default=None, help="also save the numbers here")
     parser.add_argument("--baseline", nargs="*", default=None,
                         help="JSON files of earlier runs to compare with")
+    parser.add_argument("--exact", action="store_true",
+                        help="time the exact samplers and float-safe mechanisms instead")
     args = parser.parse_args()
+    if args.exact:
+        exact_table(args.size, args.repeats, args.json)
+        return
     cases = list(dpsniper_cases()) + list(statdp_cases(0.7))
     if args.only:
         cases = [c for c in cases if c.name in set(args.only)]

@@ -79,6 +79,8 @@ from .noise import (
     Gumbel,
     InverseQuartic,
     Laplace,
+    LatticeGaussian,
+    LatticeLaplace,
     NoiseLaw,
     RandomizedResponseLaw,
 )
@@ -131,6 +133,8 @@ __all__ = [
     "InverseQuartic",
     "KernelRangeError",
     "Laplace",
+    "LatticeGaussian",
+    "LatticeLaplace",
     "LocalNodeRelation",
     "LocalRelation",
     "LocalSensitivityBound",

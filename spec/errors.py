@@ -10,6 +10,7 @@ message and exit code 2.  Each error names the offending value.
     PrivauditError
     ├── SpecError                          (also a ValueError)
     │   ├── InvalidParameterError          a parameter outside its range: ε ≤ 0, δ ∉ [0, 1), α ≤ 1 …
+    │   │   └── ExactSamplingRangeError    a parameter outside the range of an exact integer sampler
     │   └── InconsistentSpecError          the parts of a spec contradict each other
     ├── UnsupportedCombinationError        (also a TypeError) parts that cannot go together:
     │                                      a Gaussian with a pure-DP claim, an ℓ2 law under an ℓ1 claim …
@@ -39,6 +40,7 @@ __all__ = [
     "AuditError",
     "BudgetExceededError",
     "CertificateError",
+    "ExactSamplingRangeError",
     "InconsistentCertificateError",
     "InconsistentSpecError",
     "InvalidGraphError",
@@ -67,6 +69,11 @@ class SpecError(PrivauditError, ValueError):
 
 class InvalidParameterError(SpecError):
     """A single parameter lies outside its admissible range (ε ≤ 0, δ ∉ [0, 1), …)."""
+
+
+class ExactSamplingRangeError(InvalidParameterError):
+    """A law's parameter (or a draw) lies outside the range its exact integer sampler
+    supports (e.g. a discrete Laplace scale t/s with t > 2⁵⁶, see ``spec.noise._cks``)."""
 
 
 class InconsistentSpecError(SpecError):

@@ -57,6 +57,8 @@ from .noise import (
     Gumbel,
     InverseQuartic,
     Laplace,
+    LatticeGaussian,
+    LatticeLaplace,
     NoiseLaw,
     RandomizedResponseLaw,
 )
@@ -262,6 +264,17 @@ def _require_norm(law: NoiseLaw, claim: GlobalSensitivity, dim: int) -> None:
 
 def _delivered_additive(noise: AdditiveNoise, claim: GlobalSensitivity, dim: int) -> _Delivered:
     law, delta_f = noise.law, claim.value
+    if isinstance(law, (LatticeLaplace, LatticeGaussian)):
+        # g·Y on the lattice g·ℤ: exactly the unit law Y at sensitivity Δ/g (an integer)
+        ratio = float(delta_f) / law.granularity
+        if not ratio.is_integer():
+            raise InconsistentSpecError(
+                f"{type(law).__name__} noise on the lattice {law.granularity!r}·Z needs a "
+                f"sensitivity that is a multiple of the granularity, got {delta_f!r}")
+        unit = AdditiveNoise(law=law.unit_law, calibration=noise.calibration)
+        got = _delivered_additive(unit, GlobalSensitivity(value=ratio, norm=claim.norm), dim)
+        got.source = f"{type(law).__name__} noise with sensitivity {delta_f:g}"
+        return got
     _require_norm(law, claim, dim)
     if law.is_discrete and not float(delta_f).is_integer():
         raise InconsistentSpecError(

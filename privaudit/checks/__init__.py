@@ -4,6 +4,8 @@
   local-bound and smooth sensitivity claims on adversarial inputs and pairs;
 * :mod:`privaudit.checks.conformance` — the noise drawn follows the declared law,
   tails included (KS, Anderson–Darling, binomial tail tests, χ²);
+* :mod:`privaudit.checks.float_image` — outputs the modelled float sampler can produce
+  under x but not under its neighbour (Mironov's floating-point attack);
 * :mod:`privaudit.checks.consistency` — the spec re-validates from JSON and agrees with
   the mechanism's own parameters.
 
@@ -15,6 +17,7 @@ from __future__ import annotations
 
 from .conformance import check_noise_law
 from .consistency import check_spec_consistency
+from .float_image import check_float_image, float_image_applies
 from .sensitivity import (
     check_global_sensitivity,
     check_local_sensitivity_bound,
@@ -22,9 +25,11 @@ from .sensitivity import (
 )
 
 __all__ = [
+    "check_float_image",
     "check_global_sensitivity",
     "check_local_sensitivity_bound",
     "check_noise_law",
     "check_smooth_sensitivity",
     "check_spec_consistency",
+    "float_image_applies",
 ]

@@ -327,6 +327,9 @@ def check_noise_law(mechanism: Mechanism, x: Any, rng: RandomLike, *, samples: i
         z = residual
         what = f"residuals output - f(x) ({centre.size} coordinate(s) pooled) vs {law!r}"
         extra = {}
+    unit = getattr(law, "unit_law", None)
+    if unit is not None:  # a law on the lattice g·ℤ: test z/g (exact, g = 2^−k) on ℤ
+        z, law = z / law.granularity, unit
     tests = _integer_tests(z, law) if law.is_discrete else _continuous_tests(z, law)
     return _outcome(tests, level, what, samples=n, draws_tested=int(z.size), law=law_name,
                     input=shown_input, **extra)

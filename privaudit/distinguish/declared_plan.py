@@ -246,11 +246,12 @@ def _continuous(law: Any, centres: tuple[float, float], scales: tuple[float, flo
 def _integers(law: Any, centres: tuple[float, float], llr: Feature, base: np.ndarray,
               column: int) -> LossLaw | None:
     lo_z, hi_z = (float(v) for v in law.ppf(np.array([_TAIL, 1.0 - _TAIL])))
-    lo = math.floor(min(centres) + lo_z) - 1
-    hi = math.ceil(max(centres) + hi_z) + 1
+    step = float(getattr(law, "granularity", 1.0))  # lattice laws live on step·ℤ
+    lo = math.floor((min(centres) + lo_z) / step) - 1
+    hi = math.ceil((max(centres) + hi_z) / step) + 1
     if not (math.isfinite(lo) and math.isfinite(hi)) or hi - lo > _MAX_INTEGERS:
         return None
-    k = np.arange(lo, hi + 1, dtype=np.float64)
+    k = np.arange(lo, hi + 1, dtype=np.float64) * step
     mx = np.exp(np.asarray(law.log_density(k - centres[0]), dtype=np.float64))
     my = np.exp(np.asarray(law.log_density(k - centres[1]), dtype=np.float64))
     return _from_cells(k, mx, my, llr, base, column,

@@ -4,6 +4,8 @@
   :class:`InverseQuartic`, :class:`Gumbel`, :class:`Exponential`;
 * :mod:`spec.noise.discrete` — :class:`DiscreteLaplace`, :class:`DiscreteGaussian`
   (vectorised samplers plus exact CKS20 samplers);
+* :mod:`spec.noise.lattice` — :class:`LatticeLaplace`, :class:`LatticeGaussian`, the
+  discrete laws on a power-of-two lattice g·ℤ of the float-safe mechanisms;
 * :mod:`spec.noise.randomized_response` — :class:`RandomizedResponseLaw`, a conditional
   law on categories (not additive);
 * :mod:`spec.noise.finite_output` — :class:`FiniteOutputLaw`, the declared product law
@@ -23,6 +25,7 @@ from ._base import NoiseLaw
 from .continuous import Exponential, Gaussian, Gumbel, InverseQuartic, Laplace
 from .discrete import DiscreteGaussian, DiscreteLaplace
 from .finite_output import FiniteOutputLaw
+from .lattice import LatticeGaussian, LatticeLaplace
 from .randomized_response import RandomizedResponseLaw
 
 __all__ = [
@@ -35,6 +38,8 @@ __all__ = [
     "Gumbel",
     "InverseQuartic",
     "Laplace",
+    "LatticeGaussian",
+    "LatticeLaplace",
     "NoiseLaw",
     "RandomizedResponseLaw",
 ]
@@ -42,7 +47,8 @@ __all__ = [
 #: Any additive noise law, discriminated by its ``kind`` field (a pydantic field type).
 AdditiveNoiseLaw = _Annotated[
     _Union[  # noqa: UP007 - a runtime Union keeps the discriminator explicit
-        Laplace, Gaussian, InverseQuartic, Gumbel, Exponential, DiscreteLaplace, DiscreteGaussian
+        Laplace, Gaussian, InverseQuartic, Gumbel, Exponential, DiscreteLaplace, DiscreteGaussian,
+        LatticeLaplace, LatticeGaussian,
     ],
     _Field(discriminator="kind"),
 ]

@@ -13,11 +13,13 @@ Two samplers per law:
   but run on float64 parameters and ``Generator.geometric`` / ``Generator.random``, so
   the law is exact only up to floating-point rounding (relative errors ~1e-16 in the
   probabilities).  Fast; used for simulation and auditing.
-* :meth:`sample_exact` — Canonne–Kamath–Steinke 2020 Algorithms 1–3 in exact
-  integer / :class:`fractions.Fraction` arithmetic, with randomness taken only from
-  ``Generator.integers`` (exact uniform integers).  The float parameter is converted
-  exactly with ``Fraction(x)``.  A Python loop over the samples: the hardened path for
-  single releases, not for bulk simulation.
+* :meth:`sample_exact` — Canonne–Kamath–Steinke 2020 Algorithms 1–3, exactly (integer
+  and rational decisions only), with randomness taken only from ``Generator.integers``
+  (exact uniform integers), vectorised over numpy int64 batches
+  (:mod:`spec.noise._cks`, which also keeps the one-draw-at-a-time ``Fraction``
+  reference).  The float parameter is converted exactly with ``Fraction(x)``.  Supported
+  range: discrete Laplace scale t/s with t ≤ 2⁵⁶, discrete Gaussian ⌊σ⌋ + 1 ≤ 2⁵²
+  (:class:`~spec.errors.ExactSamplingRangeError` outside).
 
 References
 ----------
@@ -43,6 +45,15 @@ from .._random import RandomLike, as_generator
 from .._types import PositiveFloat
 from ..errors import InvalidParameterError
 from ._base import NoiseLaw
+from ._cks import (  # noqa: F401 - the scalar reference stays importable from here
+    _bernoulli,
+    _bernoulli_exp_neg,
+    _discrete_gaussian_exact,
+    _discrete_laplace_exact,
+    _uniform_below,
+    discrete_gaussian_exact,
+    discrete_laplace_exact,
+)
 from ._checks import (
     _as_probability_array,
     _as_real_array,
@@ -203,18 +214,21 @@ class DiscreteLaplace(_SymmetricIntegerLaw):
         return out.astype(np.int64, copy=False)
 
     def sample_exact(self, rng: RandomLike, size: int | tuple[int, ...]) -> IntArray:
-        """Exact draw by CKS20 Algorithm 2 in rational arithmetic (Python loop, int64).
+        """Exact draw by CKS20 Algorithm 2, vectorised over int64 batches.
 
-        The scale is taken as the exact rational ``Fraction(scale)``; all randomness comes
-        from ``Generator.integers``.
+        The scale is taken as the exact rational ``Fraction(scale) = t/s``; all randomness
+        comes from ``Generator.integers``; every decision is an exact integer comparison
+        (:func:`spec.noise._cks.discrete_laplace_exact`).
+
+        Raises
+        ------
+        ExactSamplingRangeError
+            If t > 2⁵⁶ (a float scale ≥ 2⁵⁶).
         """
         gen = as_generator(rng)
         shape = _check_size(size)
-        scale = Fraction(self.scale)
         n = math.prod(shape) if isinstance(shape, tuple) else shape
-        t, s = scale.numerator, scale.denominator
-        values = [_discrete_laplace_exact(gen, t, s) for _ in range(n)]
-        return np.array(values, dtype=np.int64).reshape(shape)
+        return discrete_laplace_exact(gen, Fraction(self.scale), n).reshape(shape)
 
     def log_density(self, x: npt.ArrayLike) -> FloatArray:
         """``log tanh(1/(2t)) − |k|/t`` on the integers, ``−inf`` elsewhere."""
@@ -408,16 +422,21 @@ class DiscreteGaussian(_SymmetricIntegerLaw):
         return out
 
     def sample_exact(self, rng: RandomLike, size: int | tuple[int, ...]) -> IntArray:
-        """Exact draw by CKS20 Algorithms 1–3 for σ² = Fraction(σ)² (Python loop, int64).
+        """Exact draw by CKS20 Algorithms 1–3 for σ² = Fraction(σ)², vectorised (int64).
 
-        All randomness comes from ``Generator.integers``; every comparison is exact.
+        All randomness comes from ``Generator.integers``; every decision is exact (float
+        values only filter out comparisons that are far from close, see
+        :func:`spec.noise._cks.discrete_gaussian_exact`).
+
+        Raises
+        ------
+        ExactSamplingRangeError
+            If ⌊σ⌋ + 1 > 2⁵².
         """
         gen = as_generator(rng)
         shape = _check_size(size)
-        sigma2 = Fraction(self.sigma) ** 2
         n = math.prod(shape) if isinstance(shape, tuple) else shape
-        values = [_discrete_gaussian_exact(gen, sigma2) for _ in range(n)]
-        return np.array(values, dtype=np.int64).reshape(shape)
+        return discrete_gaussian_exact(gen, self.sigma, n).reshape(shape)
 
     @property
     def log_normaliser(self) -> float:
@@ -478,72 +497,3 @@ class DiscreteGaussian(_SymmetricIntegerLaw):
         """``inf``: the log-likelihood ratio ``(Δ² − 2kΔ)/(2σ²)`` is unbounded in k."""
         _check_integer_sensitivity(sensitivity)
         return math.inf
-
-
-# --------------------------------------------------------------------------------------
-# exact samplers (CKS20 Algorithms 1–3), randomness only from Generator.integers
-# --------------------------------------------------------------------------------------
-
-_INT64_SPAN = 1 << 63
-
-
-def _uniform_below(gen: np.random.Generator, n: int) -> int:
-    """An exactly uniform integer in {0, …, n − 1} for any Python int n ≥ 1."""
-    if n <= _INT64_SPAN:
-        return int(gen.integers(0, n))
-    bits = n.bit_length()
-    while True:
-        value, left = 0, bits
-        while left > 0:
-            chunk = min(left, 62)
-            value = (value << chunk) | int(gen.integers(0, 1 << chunk))
-            left -= chunk
-        if value < n:
-            return value
-
-
-def _bernoulli(gen: np.random.Generator, p: Fraction) -> bool:
-    """Bernoulli(p) for rational p ∈ [0, 1], exactly."""
-    return _uniform_below(gen, p.denominator) < p.numerator
-
-
-def _bernoulli_exp_neg(gen: np.random.Generator, gamma: Fraction) -> bool:
-    """Bernoulli(exp(−γ)) for rational γ ≥ 0 — CKS20 Algorithm 1."""
-    if gamma <= 1:
-        k = 1
-        while _bernoulli(gen, gamma / k):
-            k += 1
-        return k % 2 == 1
-    one = Fraction(1)
-    for _ in range(math.floor(gamma)):
-        if not _bernoulli_exp_neg(gen, one):
-            return False
-    return _bernoulli_exp_neg(gen, gamma - math.floor(gamma))
-
-
-def _discrete_laplace_exact(gen: np.random.Generator, t: int, s: int) -> int:
-    """DLap(t/s), P(y) ∝ e^{−|y| s/t}, for positive integers s, t — CKS20 Algorithm 2."""
-    one = Fraction(1)
-    while True:
-        u = _uniform_below(gen, t)
-        if not _bernoulli_exp_neg(gen, Fraction(u, t)):
-            continue
-        v = 0
-        while _bernoulli_exp_neg(gen, one):
-            v += 1
-        y = (u + t * v) // s
-        negative = _uniform_below(gen, 2) == 1
-        if negative and y == 0:
-            continue
-        return -y if negative else y
-
-
-def _discrete_gaussian_exact(gen: np.random.Generator, sigma2: Fraction) -> int:
-    """N_ℤ(0, σ²) for rational σ² > 0 — CKS20 Algorithm 3."""
-    t = math.isqrt(sigma2.numerator // sigma2.denominator) + 1  # ⌊σ⌋ + 1, exactly
-    centre = sigma2 / t
-    while True:
-        y = _discrete_laplace_exact(gen, t, 1)
-        gamma = (abs(y) - centre) ** 2 / (2 * sigma2)
-        if _bernoulli_exp_neg(gen, gamma):
-            return y
