@@ -511,7 +511,8 @@ class Certificate(SpecModel):
         Raises
         ------
         CertificateError
-            If the report found a violation, or belongs to another spec.
+            If the report found a violation or is inconclusive (it could not have
+            detected a violation at its target ε), or belongs to another spec.
         """
         if report.spec_hash != mechanism.spec.content_hash:
             raise CertificateError(
@@ -522,6 +523,10 @@ class Certificate(SpecModel):
             raise CertificateError(
                 f"refusing to certify {mechanism.name!r}: the audit found a violation "
                 f"({names})\n{report.summary()}")
+        if report.inconclusive:
+            raise CertificateError(
+                f"refusing to certify {mechanism.name!r}: the audit is inconclusive\n"
+                f"{report.summary()}")
         found = implementation if implementation is not None else implementation_of(mechanism)
         return cls(
             mechanism=mechanism.name, spec=mechanism.spec, spec_hash=mechanism.spec.content_hash,

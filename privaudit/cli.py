@@ -12,7 +12,9 @@ Commands::
 TARGET is ``package.module:name`` or ``path/to/file.py:name`` naming a mechanism or a
 zero-argument factory that returns one (:mod:`privaudit.targets`).
 
-Exit codes: 0 no violation found, 1 violation found, 2 usage or input error (one line on
+Exit codes: 0 no violation found, 1 violation found, 2 usage or input error, 3 inconclusive
+(no violation found, but the audit could not have detected a true ε of ``--detect-epsilon``,
+by default twice the claim; with ``--registry``, 1 beats 3).  Usage errors are one line on
 stderr, never a traceback; set ``PRIVAUDIT_DEBUG=1`` to see the traceback of an
 unexpected error).  Progress goes to stderr, only when stderr is a terminal and
 ``--quiet`` is not given.  ``--json PATH`` writes the report in the schema of
@@ -47,10 +49,11 @@ __all__ = ["main"]
 EXIT_OK = 0
 EXIT_VIOLATION = 1
 EXIT_USAGE = 2
+EXIT_INCONCLUSIVE = 3
 
 #: Version of the JSON written by ``audit --registry --json`` (single reports carry
 #: :data:`privaudit.report.REPORT_SCHEMA_VERSION`).
-REGISTRY_AUDIT_SCHEMA_VERSION = 1
+REGISTRY_AUDIT_SCHEMA_VERSION = 2
 
 _DESCRIPTION = """\
 privaudit: differential privacy with formally stated claims, checked by an auditor.
@@ -58,7 +61,9 @@ privaudit: differential privacy with formally stated claims, checked by an audit
 Black-box testing can refute a privacy claim, never prove one: a passing audit means
 that no violation was found at the stated power, not that the mechanism is private.
 
-exit codes: 0 no violation found, 1 violation found, 2 usage or input error
+exit codes: 0 no violation found, 1 violation found, 2 usage or input error,
+3 inconclusive (no violation found, but the audit could not have detected a true ε of
+--detect-epsilon, by default twice the claimed ε)
 """
 
 _TARGET_HELP = ("'package.module:name' or 'path/to/file.py:name' naming a mechanism or a "
@@ -103,7 +108,7 @@ class _Output:
 
 def _overrides(args: argparse.Namespace) -> dict[str, Any]:
     out: dict[str, Any] = {}
-    for key in ("samples", "confidence", "seed"):
+    for key in ("samples", "confidence", "seed", "detect_epsilon"):
         value = getattr(args, key, None)
         if value is not None:
             out[key] = value
@@ -221,12 +226,20 @@ def _audit_target(args: argparse.Namespace, html_writer: Callable[..., Any] | No
         _plot(report, Path(args.plot))
     if html_writer is not None:
         html_writer(report, args.html)
-    return EXIT_VIOLATION if report.violated else EXIT_OK
+    return _exit_code(report)
+
+
+def _exit_code(report: Any) -> int:
+    """1 for a violation, 3 for an inconclusive audit, 0 otherwise."""
+    if report.violated:
+        return EXIT_VIOLATION
+    return EXIT_INCONCLUSIVE if report.inconclusive else EXIT_OK
 
 
 def _paragraph(name: str, description: str, report: Any, cert: Any, seconds: float) -> str:
     from .certificates import claim_text
     from .registry import certify_command
+    from .verdicts import inconclusive_text
 
     checks = report.checks
     passed = sum(c.status == "passed" for c in checks)
@@ -238,6 +251,9 @@ def _paragraph(name: str, description: str, report: Any, cert: Any, seconds: flo
     if report.violated:
         bad = "; ".join(f"{c.name}: {c.summary}" for c in report.violations)
         parts.append(f"VIOLATION FOUND at {pct} family-wise confidence — {bad}.")
+    elif report.inconclusive:
+        parts.append(f"INCONCLUSIVE at {pct} family-wise confidence — no violation found, "
+                     f"but {inconclusive_text(report.power).removeprefix('inconclusive: ')}.")
     else:
         parts.append(f"No violation found at {pct} family-wise confidence.")
     pairs = report.check("distinguishability").details.get("pairs_tested", "?") \
@@ -308,7 +324,8 @@ def _audit_registry(args: argparse.Namespace, html_writer: Callable[..., Any] | 
         seconds = time.perf_counter() - started
         out.say(_paragraph(item.name, item.description, report, cert, seconds))
         out.say()
-        verdict = "VIOLATION" if report.violated else "no violation"
+        verdict = {"violation": "VIOLATION", "inconclusive": "INCONCLUSIVE"}.get(
+            report.verdict, "no violation")
         rows.append([item.name, f"{report.epsilon_claimed:.6g}", f"{report.delta_claimed:g}",
                      _fmt_eps(report.epsilon_lower_bound), verdict, cert.state, f"{seconds:.1f}"])
         reports.append(report)
@@ -316,6 +333,9 @@ def _audit_registry(args: argparse.Namespace, html_writer: Callable[..., Any] | 
                         "epsilon_lower_bound": report.model_dump(mode="json")["epsilon_lower_bound"],
                         "epsilon_claimed": report.epsilon_claimed,
                         "delta_claimed": report.delta_claimed,
+                        "detectable_epsilon": (report.model_dump(mode="json")["power"] or {}
+                                               ).get("detectable_epsilon"),
+                        "samples_to_conclude": report.samples_to_conclude,
                         "certificate_status": cert.state, "certificate_reason": cert.reason,
                         "seconds": round(seconds, 3)})
         if args.plot:
@@ -323,26 +343,33 @@ def _audit_registry(args: argparse.Namespace, html_writer: Callable[..., Any] | 
         if html_writer is not None:
             html_writer(report, Path(args.html) / f"{item.name}.html")
     violated = [r for r in reports if r.violated]
+    inconclusive = [r for r in reports if r.inconclusive]
     out.say(_table(rows, ["entry", "claimed ε", "δ", "ε lower bound", "verdict", "certificate",
                           "time (s)"]))
     out.say()
     if violated:
         out.say(f"{len(violated)} of {len(found)} entries: VIOLATION FOUND "
                 f"({', '.join(r.mechanism for r in violated)}).")
-    elif not errors:
+    if inconclusive:
+        out.say(f"{len(inconclusive)} of {len(found)} entries: INCONCLUSIVE "
+                f"({', '.join(r.mechanism for r in inconclusive)}).")
+    if not (violated or inconclusive or errors):
         out.say(f"{len(found)} entries audited: no violation found.")
     if reports:
         out.say(textwrap.fill(reports[0].disclaimer, width=92))
     if args.json:
         payload = {"schema_version": REGISTRY_AUDIT_SCHEMA_VERSION,
-                   "verdict": "violation" if violated else "no_violation",
+                   "verdict": ("violation" if violated else
+                               "inconclusive" if inconclusive else "no_violation"),
                    "entries": records,
                    "errors": errors,
                    "reports": [r.model_dump(mode="json") for r in reports]}
         _emit_json(args.json, json.dumps(payload, indent=2), "the JSON report")
     if errors:
         return EXIT_USAGE
-    return EXIT_VIOLATION if violated else EXIT_OK
+    if violated:
+        return EXIT_VIOLATION
+    return EXIT_INCONCLUSIVE if inconclusive else EXIT_OK
 
 
 # ----------------------------------------------------------------------------------------
@@ -357,9 +384,11 @@ def _cmd_certify(args: argparse.Namespace) -> int:
 
 def _certify_one(mech: Any, config: Any, pairs: Sequence[Any], notes: Sequence[str],
                  out: _Output, label: str) -> tuple[Any, Any]:
-    """(certificate or None, report); prints the refusal when the audit found a violation."""
+    """(certificate or None, report); prints the refusal when the audit found a violation
+    or is inconclusive."""
     from .auditor import audit
     from .certificates import Certificate, implementation_of
+    from .verdicts import inconclusive_text
 
     found = implementation_of(mech)  # the code as it is when audited
     report = audit(mech, config=config, pairs=pairs, progress=out.progress(label))
@@ -368,6 +397,11 @@ def _certify_one(mech: Any, config: Any, pairs: Sequence[Any], notes: Sequence[s
         names = ", ".join(c.name for c in report.violations)
         print(f"privaudit: refused to certify {label!r}: the audit found a violation ({names})",
               file=sys.stderr)
+        return None, report
+    if report.inconclusive:
+        out.say(report.summary())
+        print(f"privaudit: refused to certify {label!r}: the audit is inconclusive "
+              f"({inconclusive_text(report.power)})", file=sys.stderr)
         return None, report
     cert = Certificate.from_report(mech, report, explicit_pairs=len(pairs), notes=notes,
                                    implementation=found)
@@ -380,10 +414,10 @@ def _certify_target(args: argparse.Namespace) -> int:
 
     out = _Output(args)
     mech = load_target(args.target)
-    cert, _ = _certify_one(mech, _with(CERTIFICATE_STRENGTH, _overrides(args)), (), (), out,
+    cert, report = _certify_one(mech, _with(CERTIFICATE_STRENGTH, _overrides(args)), (), (), out,
                            mech.name)
     if cert is None:
-        return EXIT_VIOLATION
+        return _exit_code(report)
     path = cert.write(args.output or f"{mech.name}.certificate.json")
     out.say(cert.summary())
     out.say(f"wrote {path}")
@@ -404,9 +438,9 @@ def _certify_registry(args: argparse.Namespace) -> int:
         cert, report = _certify_one(item.create(), config, item.pairs, item.notes, out, item.name)
         seconds = time.perf_counter() - started
         if cert is None:
-            refused.append(item.name)
+            refused.append((item.name, report))
             rows.append([item.name, str(config.samples), _fmt_eps(report.epsilon_lower_bound),
-                         "REFUSED (violation)", f"{seconds:.1f}", "-"])
+                         f"REFUSED ({report.verdict})", f"{seconds:.1f}", "-"])
             continue
         path = item.certificate_path if args.output is None else Path(args.output) / f"{item.name}.json"
         cert.write(path)
@@ -417,8 +451,9 @@ def _certify_registry(args: argparse.Namespace) -> int:
     out.say(_table(rows, ["entry", "samples", "ε lower bound", "result", "time (s)",
                           "certificate"]))
     if refused:
-        out.say(f"refused {len(refused)} of {len(found)}: {', '.join(refused)}")
-        return EXIT_VIOLATION
+        out.say(f"refused {len(refused)} of {len(found)}: "
+                f"{', '.join(name for name, _ in refused)}")
+        return EXIT_VIOLATION if any(r.violated for _, r in refused) else EXIT_INCONCLUSIVE
     return EXIT_OK
 
 
@@ -525,6 +560,11 @@ def _add_run_options(parser: argparse.ArgumentParser, default_note: str) -> None
                         help=f"family-wise confidence in [0.5, 1) ({default_note})")
     parser.add_argument("--seed", type=_nonnegative_int, default=None,
                         help=f"seed of every random draw ({default_note})")
+    parser.add_argument("--detect-epsilon", type=_positive_float, default=None,
+                        dest="detect_epsilon",
+                        help="the true ε the audit must be able to detect (probability 0.9) "
+                             "for 'no violation' to count; otherwise the verdict is "
+                             "inconclusive, exit 3 (default: twice the claimed ε)")
     parser.add_argument("--quiet", "-q", action="store_true",
                         help="no progress and no readable text (exit code and --json only)")
 
@@ -539,7 +579,9 @@ def _build_parser() -> argparse.ArgumentParser:
         "audit", help="audit a mechanism, or every registry entry",
         description="Audit a mechanism's claims against its spec, or audit the registry. "
                     "Exit code 0: no violation found; 1: violation found; 2: usage or input "
-                    "error.")
+                    "error; 3: inconclusive (no violation found, but the audit could not have "
+                    "detected a true ε of --detect-epsilon, twice the claim by default; it "
+                    "says how many --samples would do). With --registry, 1 beats 3.")
     audit.add_argument("target", nargs="?", metavar="TARGET", help=_TARGET_HELP)
     audit.add_argument("--registry", nargs="*", metavar="NAME", default=None,
                        help="audit these registry entries (all of them when no NAME is given)")
@@ -558,7 +600,8 @@ def _build_parser() -> argparse.ArgumentParser:
     certify = sub.add_parser(
         "certify", help="audit at certificate strength and write a certificate",
         description="Audit at certificate strength and write (or refresh) a certificate. "
-                    "A mechanism whose audit finds a violation is not certified (exit 1). "
+                    "A mechanism whose audit finds a violation (exit 1) or is inconclusive "
+                    "(exit 3) is not certified. "
                     "'privaudit certify --registry' regenerates the certificates of the "
                     "registry, all entries when no NAME is given.")
     certify.add_argument("target", nargs="?", metavar="TARGET", help=_TARGET_HELP)
@@ -605,7 +648,7 @@ def _one_line_warning(message: Warning | str, category: type[Warning], filename:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the command line; returns the exit code (0, 1 or 2)."""
+    """Run the command line; returns the exit code (0, 1, 2 or 3)."""
     parser = _build_parser()
     args = parser.parse_args(argv)
     if getattr(args, "handler", None) is None:
