@@ -41,7 +41,7 @@ from __future__ import annotations
 import functools
 import math
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 import networkx as nx
 import numpy as np
@@ -425,7 +425,7 @@ def _pipeline_spec(plan: SubGaussianPlan, kernel: Kernel, n: int, radius: float,
     return spec
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, repr=False)
 class SubGaussianEstimate(PrivateEstimate):
     """A release of the Corollary 1 pipeline.
 
@@ -436,14 +436,18 @@ class SubGaussianEstimate(PrivateEstimate):
     spec : MechanismSpec
         The pipeline's spec.
     noise_std : float
-        The largest per-chunk noise scale of the main stage.
+        The largest per-chunk noise scale of the main stage.  **Not private** (it depends
+        on the data through S_c); hidden from ``repr``.
     coarse_estimate : float
         θ_c, the coarse private release (private).
     half_width : float
         w (C = 2w).
     main : MedianOfMeansEstimate
-        The main stage's result (non-private fields included).
+        The main stage's result (its non-private fields are attributes, hidden from its
+        ``repr``).
     """
+
+    NON_PRIVATE_INHERITED: ClassVar[tuple[str, ...]] = ("noise_std",)
 
     coarse_estimate: float
     half_width: float
