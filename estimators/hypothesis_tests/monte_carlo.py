@@ -32,7 +32,7 @@ from typing import Any
 
 import numpy as np
 
-from spec.errors import InvalidParameterError
+from spec.errors import InvalidParameterError, ParameterTypeError, SampleSizeError
 
 from .._concentration import check_failure_probability
 
@@ -76,8 +76,10 @@ class MonteCarloNull:
 
 
 def _count(value: Any, what: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or int(value) < 1:
-        raise InvalidParameterError(f"{what} must be an integer >= 1, got {value!r}")
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise ParameterTypeError(f"{what} must be an integer >= 1, got {value!r}")
+    if int(value) < 1:
+        raise SampleSizeError(f"{what} must be an integer >= 1, got {value!r}")
     return int(value)
 
 

@@ -60,7 +60,7 @@ from mechanisms import Mechanism
 from spec import Categorical, DatasetDomain, MechanismSpec, Reference, SubstituteOne
 from spec._random import RandomLike, as_generator
 from spec._types import check_epsilon
-from spec.errors import InvalidParameterError
+from spec.errors import InvalidParameterError, ParameterTypeError, SampleSizeError
 
 from .._binary_coinpress import (
     BinaryCoinPressMechanism,
@@ -180,8 +180,11 @@ def _check_method(method: Any) -> Method:
 
 
 def _check_size(n: Any, minimum: int, method: str) -> int:
-    if isinstance(n, bool) or not isinstance(n, numbers.Integral) or int(n) < minimum:
-        raise InvalidParameterError(
+    if isinstance(n, bool) or not isinstance(n, numbers.Integral):
+        raise ParameterTypeError(
+            f"the uniformity test ({method}) needs an integer n >= {minimum}, got n={n!r}")
+    if int(n) < minimum:
+        raise SampleSizeError(
             f"the uniformity test ({method}) needs n >= {minimum} samples, got n={n!r}")
     return int(n)
 
