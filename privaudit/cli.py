@@ -42,6 +42,7 @@ from ._argtypes import confidence as _confidence
 from ._argtypes import nonnegative_int as _nonnegative_int
 from ._argtypes import positive_float as _positive_float
 from ._argtypes import positive_int as _positive_int
+from ._argtypes import sample_count as _sample_count
 from ._version import __version__
 
 __all__ = ["main"]
@@ -554,7 +555,7 @@ def _cmd_demo(args: argparse.Namespace) -> int:
 # the parser
 # ----------------------------------------------------------------------------------------
 def _add_run_options(parser: argparse.ArgumentParser, default_note: str) -> None:
-    parser.add_argument("--samples", type=_positive_int, default=None,
+    parser.add_argument("--samples", type=_sample_count, default=None,
                         help=f"outputs per side of each tested pair ({default_note})")
     parser.add_argument("--confidence", type=_confidence, default=None,
                         help=f"family-wise confidence in [0.5, 1) ({default_note})")
@@ -664,6 +665,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_USAGE
     except KeyboardInterrupt:
         print("privaudit: interrupted", file=sys.stderr)
+        return EXIT_USAGE
+    except MemoryError as err:
+        first = str(err).splitlines()[0] if str(err) else "out of memory"
+        print(f"privaudit: error: not enough memory for this audit ({first}); lower --samples",
+              file=sys.stderr)
         return EXIT_USAGE
     except BrokenPipeError:  # the reader went away (``privaudit list | head``): stop quietly
         devnull = os.open(os.devnull, os.O_WRONLY)

@@ -12,7 +12,9 @@ from pydantic import BeforeValidator, model_validator
 
 from spec._base import SpecModel
 from spec._types import NonNegativeInt, PositiveFloat, PositiveInt
-from spec.errors import InvalidParameterError
+from spec.errors import InvalidParameterError, SampleSizeError
+
+from ._argtypes import MAX_SAMPLES
 
 __all__ = ["CERTIFICATE_STRENGTH", "CI_STRENGTH", "CONFORMANCE_CAP", "DETECT_FACTOR",
            "AuditConfig"]
@@ -89,6 +91,11 @@ class AuditConfig(SpecModel):
 
     @model_validator(mode="after")
     def _budgets(self) -> AuditConfig:
+        for name in ("samples", "search_samples", "pilot_samples", "conformance_samples"):
+            value = getattr(self, name)
+            if value is not None and value > MAX_SAMPLES:
+                raise SampleSizeError(f"{name} = {value} exceeds the largest supported "
+                                      f"{MAX_SAMPLES} outputs per side")
         if self.pairs_tested > self.pair_budget:
             raise InvalidParameterError(
                 f"pairs_tested = {self.pairs_tested} exceeds pair_budget = {self.pair_budget}")

@@ -302,3 +302,22 @@ def test_bad_graphs_raise_a_named_error(name):
             call(bad, 1.0)
         assert isinstance(info.value, expected), (name, type(info.value).__name__,
                                                   str(info.value))
+
+
+# -- the command line ------------------------------------------------------------------------
+@pytest.mark.parametrize("samples", ["100000000000000", "1000000001"])
+def test_huge_samples_on_the_cli_is_one_line_and_exit_2(capsys, samples):
+    from privaudit.cli import main
+
+    with pytest.raises(SystemExit) as info:
+        main(["audit", "laplace-does-not-matter.py:x", "--samples", samples])
+    assert info.value.code == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and samples in err[0] and "at most" in err[0]
+
+
+def test_huge_samples_in_a_config_is_a_named_error():
+    from privaudit import AuditConfig
+
+    with pytest.raises(errors.SampleSizeError, match="1000000000000"):
+        AuditConfig(samples=10**12)
