@@ -716,7 +716,8 @@ def test_pair(mechanism: Any, pair: CandidatePair, *, samples: int, search_sampl
     # sensitive tested event (smallest detectable ε at its own level and P[M(y) ∈ S]).
     power = None
     if best is not None:
-        order = [best_i] + [i for i in range(len(bounds)) if i != best_i]
+        order = [best_i] + [i for i in range(len(bounds))
+                            if i != best_i and 0.0 < float(levels[i]) < 1.0]
         chosen = None
         for i in order:
             b = bounds[i]
