@@ -294,8 +294,9 @@ def test_bad_graphs_raise_a_named_error(name):
     adjacency = nx.to_numpy_array(GRAPH)
     for bad, expected in [
             (nx.DiGraph(GRAPH), errors.InvalidGraphError),
-            (np.where(np.eye(12) > 0, np.nan, adjacency), errors.NonFiniteInputError),
-            (adjacency.astype(str), errors.NonNumericInputError),
+            # a matrix that is not 0/1 is not a graph: named InvalidGraphError (with the value)
+            (np.where(np.eye(12) > 0, np.nan, adjacency), errors.InvalidGraphError),
+            (adjacency.astype(str), errors.InvalidGraphError),
             (adjacency[:, :5], errors.InvalidGraphError),
             ("graph", errors.InvalidGraphError)]:
         with pytest.raises(errors.PrivauditError) as info:
