@@ -15,6 +15,7 @@ NaN or ±inf in the data                         :class:`~spec.errors.NonFiniteI
 no records                                      :class:`~spec.errors.EmptyInputError`
 wrong dimensions, record shape or ragged data   :class:`~spec.errors.InputShapeError`
 a record outside its range or label set         :class:`~spec.errors.OutOfDomainError`
+a graph that is not simple, undirected and 0/1  :class:`~spec.errors.InvalidGraphError`
 ε, δ or n that is not a number (string,         :class:`~spec.errors.ParameterTypeError`
 complex, boolean, None)
 ε not finite, ≤ 0 or outside the accepted range :class:`~spec.errors.EpsilonRangeError`
