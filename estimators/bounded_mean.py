@@ -15,8 +15,7 @@ from mechanisms import LaplaceMechanism
 from mechanisms.accounting import PrivacyBudget
 from spec import DatasetDomain, RealInterval, SubstituteOne
 from spec._random import RandomLike
-from spec._types import check_epsilon
-from spec.errors import InvalidInputError, InvalidParameterError
+from spec.validation import check_epsilon, check_sample_size, real_array
 
 from ._result import PrivateEstimate
 
@@ -41,11 +40,10 @@ def bounded_mean_mechanism(n: int, lower: float, upper: float, epsilon: float) -
         Its spec declares substitute-one neighbouring on datasets of size n, global
         sensitivity (upper − lower)/n and ε-DP.
     """
-    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
-        raise InvalidParameterError(f"n must be an integer >= 1, got {n!r}")
+    size = check_sample_size(n, 1, "n")
     eps = check_epsilon(epsilon)
-    domain = DatasetDomain(record=RealInterval(lo=lower, hi=upper), size=int(n))
-    sensitivity = (domain.record.hi - domain.record.lo) / int(n)
+    domain = DatasetDomain(record=RealInterval(lo=lower, hi=upper), size=size)
+    sensitivity = (domain.record.hi - domain.record.lo) / size
     return LaplaceMechanism(
         eps, sensitivity, statistic=lambda x: float(np.mean(x)), input_domain=domain,
         relation=SubstituteOne(), name="bounded_mean",
@@ -69,7 +67,7 @@ def private_bounded_mean(data: Any, lower: float, upper: float, epsilon: float, 
         Privacy parameter ε > 0.
     clip : bool, default False
         Clip records into [lower, upper] first (a public, data-independent map).  Without
-        it, a record outside the bounds raises :class:`~spec.errors.InvalidInputError`.
+        it, a record outside the bounds raises :class:`~spec.errors.OutOfDomainError`.
     rng : numpy.random.Generator, int or None
         Source of randomness.
     budget : PrivacyBudget, optional
@@ -80,6 +78,15 @@ def private_bounded_mean(data: Any, lower: float, upper: float, epsilon: float, 
     -------
     PrivateEstimate
 
+    Raises
+    ------
+    NonNumericInputError, ComplexInputError, NonFiniteInputError, EmptyInputError,
+    InputShapeError, OutOfDomainError
+        Bad data (:mod:`spec.validation`; numeric strings are refused, NaN even with
+        ``clip=True``).
+    ParameterTypeError, EpsilonRangeError
+        ε not a number, or outside [1e-50, 300].
+
     Examples
     --------
     >>> import numpy as np
@@ -88,13 +95,10 @@ def private_bounded_mean(data: Any, lower: float, upper: float, epsilon: float, 
     >>> abs(r.estimate - 0.5) < 0.2 and r.spec.guarantee.epsilon == 1.0
     True
     """
-    arr = np.asarray(data, dtype=float)
-    if arr.ndim != 1 or arr.size == 0:
-        raise InvalidInputError(f"data must be a non-empty 1-d array, got shape {arr.shape}")
-    if clip:
-        if np.isnan(arr).any():
-            raise InvalidInputError("data contains NaN; clipping cannot repair a missing value")
-        arr = np.clip(arr, lower, upper)
+    check_epsilon(epsilon)
+    arr = real_array(data, "data", ndim=1)
     mech = bounded_mean_mechanism(arr.size, lower, upper, epsilon)
+    if clip:
+        arr = np.clip(arr, mech.spec.input_domain.record.lo, mech.spec.input_domain.record.hi)
     value = mech.release(arr, rng=rng, budget=budget)
     return PrivateEstimate(estimate=float(value), spec=mech.spec, noise_std=mech.spec.noise.law.std)

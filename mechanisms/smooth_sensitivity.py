@@ -48,7 +48,13 @@ from spec import (
     SmoothSensitivityNoise,
     SubstituteOne,
 )
-from spec.errors import InvalidInputError, InvalidParameterError, UnsupportedCombinationError
+from spec.errors import (
+    InvalidInputError,
+    InvalidParameterError,
+    ParameterTypeError,
+    SampleSizeError,
+    UnsupportedCombinationError,
+)
 from spec.noise import NoiseLaw
 
 from ._base import Mechanism
@@ -472,10 +478,12 @@ def median_smooth_sensitivity(x: Any, beta: float, lower: float, upper: float) -
 
 
 def _odd_size(n: Any) -> int:
-    if isinstance(n, bool) or not isinstance(n, numbers.Integral) or int(n) < 1:
-        raise InvalidParameterError(f"n must be an integer >= 1, got {n!r}")
+    if isinstance(n, bool) or not isinstance(n, numbers.Integral):
+        raise ParameterTypeError(f"n must be an integer >= 1, got {n!r}")
+    if int(n) < 1:
+        raise SampleSizeError(f"n must be an integer >= 1, got {n!r}")
     if int(n) % 2 == 0:
-        raise InvalidParameterError(f"n must be odd for the median, got n={n!r}")
+        raise SampleSizeError(f"n must be odd for the median, got n={n!r}")
     return int(n)
 
 

@@ -9,7 +9,12 @@ from __future__ import annotations
 import argparse
 import math
 
-__all__ = ["confidence", "nonnegative_int", "positive_float", "positive_int"]
+__all__ = ["MAX_SAMPLES", "confidence", "nonnegative_int", "positive_float", "positive_int",
+           "sample_count"]
+
+#: Largest number of outputs per side an audit may draw (``AuditConfig.samples``): one
+#: float64 output per draw is already 8 GB per side at this size.
+MAX_SAMPLES = 1_000_000_000
 
 
 def _integer(text: str, minimum: int, what: str) -> int:
@@ -25,6 +30,16 @@ def _integer(text: str, minimum: int, what: str) -> int:
 def positive_int(text: str) -> int:
     """An integer ≥ 1."""
     return _integer(text, 1, "a positive integer")
+
+
+def sample_count(text: str) -> int:
+    """An integer in [1, MAX_SAMPLES] (outputs per side of an audit)."""
+    value = _integer(text, 1, "a positive integer")
+    if value > MAX_SAMPLES:
+        raise argparse.ArgumentTypeError(
+            f"at most {MAX_SAMPLES} samples per side are supported (one float64 output per "
+            f"draw is 8 GB per side there), got {text!r}")
+    return value
 
 
 def nonnegative_int(text: str) -> int:

@@ -68,6 +68,7 @@ from .pairs import CandidatePair, to_jsonable, verified_pair
 from .report import AccountingTightness, AuditReport, claimed_epsilon_delta
 from .results import CheckOutcome, Counterexample, PowerStatement
 from .search import candidate_pairs
+from .verdicts import conclusive_power, decide_verdict
 
 __all__ = ["audit"]
 
@@ -119,8 +120,11 @@ def audit(
     Returns
     -------
     AuditReport
-        Its verdict is ``"violation"`` if any check refuted a claim.  A report of no
-        violation is not a proof of privacy.
+        Its verdict is ``"violation"`` if any check refuted a claim; otherwise
+        ``"no_violation"`` when the audit could have detected a true ε of
+        ``config.detect_epsilon`` (default twice the claim) and ``"inconclusive"`` when
+        it could not (:mod:`privaudit.verdicts`).  A report of no violation is not a
+        proof of privacy.
     """
     with single_threaded_blas():     # small matrices: BLAS threads only contend (_threads)
         return _audit(mechanism, config=config, pairs=pairs, progress=progress, **overrides)
@@ -248,16 +252,22 @@ def _audit(mechanism: Mechanism, *, config: AuditConfig | None,
                      if profile_violated else "estimated δ(ε) within the claimed profile at "
                      f"{len(best.profile)} values of ε"),
             error_rate=best.alpha_profile))
-    power = best.power
+    # the audit reports a violation when any tested pair does, so its power is (at least)
+    # that of its most sensitive pair (privaudit.verdicts)
+    powers = [r.power for _, r in results if isinstance(r.power, PowerStatement)]
+    power = min(powers, key=lambda p: p.detectable_epsilon) if powers else None
+    if power is not None:
+        power = conclusive_power(power, cfg, claimed_epsilon=eps_claimed,
+                                 claimed_delta=delta_claimed)
     report = AuditReport(
         mechanism=mechanism.name, spec=spec, spec_hash=spec.content_hash,
-        verdict="violation" if any(c.violated for c in checks) else "no_violation",
+        verdict=decide_verdict(any(c.violated for c in checks), power),
         epsilon_lower_bound=eps_lb, epsilon_claimed=eps_claimed, delta_claimed=delta_claimed,
         confidence=cfg.confidence, samples=cfg.samples, seed=cfg.seed, config=cfg,
         checks=tuple(checks), worst_pair=_counterexample(best_pair),
         worst_event=best.best_event, events=tuple(best.events),
         privacy_profile=tuple(best.profile),
-        power=power if isinstance(power, PowerStatement) else None,
+        power=power,
         infinite_evidence=best.infinite_evidence or "",
         accounting=AccountingTightness.of(mechanism, eps_lb),
         audit_mode="exact" if exact is not None else "statistical", exact=exact,

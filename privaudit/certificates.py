@@ -630,8 +630,9 @@ class Certificate(SpecModel):
         Raises
         ------
         CertificateError
-            If the report found a violation, belongs to another spec, or was run with a
-            configuration below :data:`~privaudit.config.CERTIFICATE_MINIMUMS`.
+            If the report found a violation or is inconclusive (it could not have
+            detected a violation at its target ε), belongs to another spec, or was run with
+            a configuration below :data:`~privaudit.config.CERTIFICATE_MINIMUMS`.
         """
         weak = below_certificate_minimums(report.config)
         if weak:
@@ -647,6 +648,10 @@ class Certificate(SpecModel):
             raise CertificateError(
                 f"refusing to certify {mechanism.name!r}: the audit found a violation "
                 f"({names})\n{report.summary()}")
+        if report.inconclusive:
+            raise CertificateError(
+                f"refusing to certify {mechanism.name!r}: the audit is inconclusive\n"
+                f"{report.summary()}")
         found = implementation if implementation is not None else implementation_of(mechanism)
         return cls(
             mechanism=mechanism.name, spec=mechanism.spec, spec_hash=mechanism.spec.content_hash,

@@ -15,7 +15,9 @@ TARGET is ``package.module:name`` or ``path/to/file.py:name`` naming a mechanism
 zero-argument factory that returns one (:mod:`privaudit.targets`); the module or file is
 executed as Python code.
 
-Exit codes: 0 no violation found, 1 violation found, 2 usage or input error (one line on
+Exit codes: 0 no violation found, 1 violation found, 2 usage or input error, 3 inconclusive
+(no violation found, but the audit could not have detected a true ε of ``--detect-epsilon``,
+by default twice the claim; with ``--registry``, 1 beats 3).  Usage errors are one line on
 stderr, never a traceback; set ``PRIVAUDIT_DEBUG=1`` to see the traceback of an
 unexpected error).  ``audit --registry`` and ``list --check`` also exit 1 when any
 certificate is stale, missing or inconsistent; ``verify`` exits 1 when any certificate
@@ -45,6 +47,7 @@ from ._argtypes import confidence as _confidence
 from ._argtypes import nonnegative_int as _nonnegative_int
 from ._argtypes import positive_float as _positive_float
 from ._argtypes import positive_int as _positive_int
+from ._argtypes import sample_count as _sample_count
 from ._version import __version__
 
 __all__ = ["main"]
@@ -52,10 +55,11 @@ __all__ = ["main"]
 EXIT_OK = 0
 EXIT_VIOLATION = 1
 EXIT_USAGE = 2
+EXIT_INCONCLUSIVE = 3
 
 #: Version of the JSON written by ``audit --registry --json`` (single reports carry
 #: :data:`privaudit.report.REPORT_SCHEMA_VERSION`).
-REGISTRY_AUDIT_SCHEMA_VERSION = 1
+REGISTRY_AUDIT_SCHEMA_VERSION = 2
 
 _DESCRIPTION = """\
 privaudit: differential privacy with formally stated claims, checked by an auditor.
@@ -65,7 +69,9 @@ that no violation was found at the stated power, not that the mechanism is priva
 
 exit codes: 0 no violation found, 1 violation found (for 'audit --registry' and
 'list --check' also: a certificate is stale, missing or inconsistent; for 'verify': a
-certificate is not verified), 2 usage or input error
+certificate is not verified), 2 usage or input error, 3 inconclusive (no violation found,
+but the audit could not have detected a true ε of --detect-epsilon, by default twice the
+claimed ε); 1 takes precedence over 3
 
 A TARGET 'path/to/file.py:name' or 'package.module:name' is imported, that is,
 EXECUTED AS PYTHON CODE: name only code you would run yourself.
@@ -117,7 +123,7 @@ class _Output:
 
 def _overrides(args: argparse.Namespace) -> dict[str, Any]:
     out: dict[str, Any] = {}
-    for key in ("samples", "confidence", "seed"):
+    for key in ("samples", "confidence", "seed", "detect_epsilon"):
         value = getattr(args, key, None)
         if value is not None:
             out[key] = value
@@ -235,12 +241,20 @@ def _audit_target(args: argparse.Namespace, html_writer: Callable[..., Any] | No
         _plot(report, Path(args.plot))
     if html_writer is not None:
         html_writer(report, args.html)
-    return EXIT_VIOLATION if report.violated else EXIT_OK
+    return _exit_code(report)
+
+
+def _exit_code(report: Any) -> int:
+    """1 for a violation, 3 for an inconclusive audit, 0 otherwise."""
+    if report.violated:
+        return EXIT_VIOLATION
+    return EXIT_INCONCLUSIVE if report.inconclusive else EXIT_OK
 
 
 def _paragraph(name: str, description: str, report: Any, cert: Any, seconds: float) -> str:
     from .certificates import claim_text
     from .registry import certify_command
+    from .verdicts import inconclusive_text
 
     checks = report.checks
     passed = sum(c.status == "passed" for c in checks)
@@ -252,6 +266,9 @@ def _paragraph(name: str, description: str, report: Any, cert: Any, seconds: flo
     if report.violated:
         bad = "; ".join(f"{c.name}: {c.summary}" for c in report.violations)
         parts.append(f"VIOLATION FOUND at {pct} family-wise confidence — {bad}.")
+    elif report.inconclusive:
+        parts.append(f"INCONCLUSIVE at {pct} family-wise confidence — no violation found, "
+                     f"but {inconclusive_text(report.power).removeprefix('inconclusive: ')}.")
     else:
         parts.append(f"No violation found at {pct} family-wise confidence.")
     pairs = report.check("distinguishability").details.get("pairs_tested", "?") \
@@ -330,7 +347,8 @@ def _audit_registry(args: argparse.Namespace, html_writer: Callable[..., Any] | 
         seconds = time.perf_counter() - started
         out.say(_paragraph(item.name, item.description, report, cert, seconds))
         out.say()
-        verdict = "VIOLATION" if report.violated else "no violation"
+        verdict = {"violation": "VIOLATION", "inconclusive": "INCONCLUSIVE"}.get(
+            report.verdict, "no violation")
         rows.append([item.name, f"{report.epsilon_claimed:.6g}", f"{report.delta_claimed:g}",
                      _fmt_eps(report.epsilon_lower_bound), verdict, cert.state, f"{seconds:.1f}"])
         reports.append(report)
@@ -338,6 +356,9 @@ def _audit_registry(args: argparse.Namespace, html_writer: Callable[..., Any] | 
                         "epsilon_lower_bound": report.model_dump(mode="json")["epsilon_lower_bound"],
                         "epsilon_claimed": report.epsilon_claimed,
                         "delta_claimed": report.delta_claimed,
+                        "detectable_epsilon": (report.model_dump(mode="json")["power"] or {}
+                                               ).get("detectable_epsilon"),
+                        "samples_to_conclude": report.samples_to_conclude,
                         "certificate_status": cert.state, "certificate_reason": cert.reason,
                         "seconds": round(seconds, 3)})
         if args.plot:
@@ -347,13 +368,17 @@ def _audit_registry(args: argparse.Namespace, html_writer: Callable[..., Any] | 
     violated = [r for r in reports if r.violated]
     uncertified = [record["name"] for record in records
                    if record["certificate_status"] in _FAILING_STATES]
+    inconclusive = [r for r in reports if r.inconclusive]
     out.say(_table(rows, ["entry", "claimed ε", "δ", "ε lower bound", "verdict", "certificate",
                           "time (s)"]))
     out.say()
     if violated:
         out.say(f"{len(violated)} of {len(found)} entries: VIOLATION FOUND "
                 f"({', '.join(r.mechanism for r in violated)}).")
-    elif not errors:
+    if inconclusive:
+        out.say(f"{len(inconclusive)} of {len(found)} entries: INCONCLUSIVE "
+                f"({', '.join(r.mechanism for r in inconclusive)}).")
+    if not (violated or inconclusive or errors):
         out.say(f"{len(found)} entries audited: no violation found.")
     if uncertified:
         out.say(textwrap.fill(
@@ -364,7 +389,8 @@ def _audit_registry(args: argparse.Namespace, html_writer: Callable[..., Any] | 
         out.say(textwrap.fill(reports[0].disclaimer, width=92))
     if args.json:
         payload = {"schema_version": REGISTRY_AUDIT_SCHEMA_VERSION,
-                   "verdict": "violation" if violated else "no_violation",
+                   "verdict": ("violation" if violated else
+                               "inconclusive" if inconclusive else "no_violation"),
                    "certificates_ok": not uncertified,
                    "entries": records,
                    "errors": errors,
@@ -372,7 +398,9 @@ def _audit_registry(args: argparse.Namespace, html_writer: Callable[..., Any] | 
         _emit_json(args.json, json.dumps(payload, indent=2), "the JSON report")
     if errors:
         return EXIT_USAGE
-    return EXIT_VIOLATION if violated or uncertified else EXIT_OK
+    if violated or uncertified:
+        return EXIT_VIOLATION
+    return EXIT_INCONCLUSIVE if inconclusive else EXIT_OK
 
 
 # ----------------------------------------------------------------------------------------
@@ -388,10 +416,12 @@ def _cmd_certify(args: argparse.Namespace) -> int:
 def _certify_one(mech: Any, config: Any, pairs: Sequence[Any], notes: Sequence[str],
                  out: _Output, label: str, *, factory: Callable[[], Any],
                  source: str) -> tuple[Any, Any]:
-    """(certificate or None, report); prints the refusal when the audit found a violation."""
+    """(certificate or None, report); prints the refusal when the audit found a violation
+    or is inconclusive."""
     from .auditor import audit
     from .certificates import Certificate, implementation_of
     from .config import below_certificate_minimums
+    from .verdicts import inconclusive_text
 
     weak = below_certificate_minimums(config)
     if weak:
@@ -405,6 +435,11 @@ def _certify_one(mech: Any, config: Any, pairs: Sequence[Any], notes: Sequence[s
         print(f"privaudit: refused to certify {label!r}: the audit found a violation ({names})",
               file=sys.stderr)
         return None, report
+    if report.inconclusive:
+        out.say(report.summary())
+        print(f"privaudit: refused to certify {label!r}: the audit is inconclusive "
+              f"({inconclusive_text(report.power)})", file=sys.stderr)
+        return None, report
     cert = Certificate.from_report(mech, report, explicit_pairs=len(pairs), notes=notes,
                                    implementation=found, source=source)
     return cert, report
@@ -417,10 +452,10 @@ def _certify_target(args: argparse.Namespace) -> int:
     out = _Output(args)
     factory = target_factory(args.target)
     mech = factory()
-    cert, _ = _certify_one(mech, _with(CERTIFICATE_STRENGTH, _overrides(args)), (), (), out,
-                           mech.name, factory=factory, source=args.target)
+    cert, report = _certify_one(mech, _with(CERTIFICATE_STRENGTH, _overrides(args)), (), (),
+                                out, mech.name, factory=factory, source=args.target)
     if cert is None:
-        return EXIT_VIOLATION
+        return _exit_code(report)
     path = cert.write(args.output or f"{mech.name}.certificate.json")
     out.say(cert.summary())
     out.say(f"wrote {path}")
@@ -443,9 +478,9 @@ def _certify_registry(args: argparse.Namespace) -> int:
                                     source=registry.registry_source(item.name))
         seconds = time.perf_counter() - started
         if cert is None:
-            refused.append(item.name)
+            refused.append((item.name, report))
             rows.append([item.name, str(config.samples), _fmt_eps(report.epsilon_lower_bound),
-                         "REFUSED (violation)", f"{seconds:.1f}", "-"])
+                         f"REFUSED ({report.verdict})", f"{seconds:.1f}", "-"])
             continue
         path = item.certificate_path if args.output is None else Path(args.output) / f"{item.name}.json"
         cert.write(path)
@@ -456,8 +491,9 @@ def _certify_registry(args: argparse.Namespace) -> int:
     out.say(_table(rows, ["entry", "samples", "ε lower bound", "result", "time (s)",
                           "certificate"]))
     if refused:
-        out.say(f"refused {len(refused)} of {len(found)}: {', '.join(refused)}")
-        return EXIT_VIOLATION
+        out.say(f"refused {len(refused)} of {len(found)}: "
+                f"{', '.join(name for name, _ in refused)}")
+        return EXIT_VIOLATION if any(r.violated for _, r in refused) else EXIT_INCONCLUSIVE
     return EXIT_OK
 
 
@@ -620,12 +656,17 @@ def _cmd_demo(args: argparse.Namespace) -> int:
 # the parser
 # ----------------------------------------------------------------------------------------
 def _add_run_options(parser: argparse.ArgumentParser, default_note: str) -> None:
-    parser.add_argument("--samples", type=_positive_int, default=None,
+    parser.add_argument("--samples", type=_sample_count, default=None,
                         help=f"outputs per side of each tested pair ({default_note})")
     parser.add_argument("--confidence", type=_confidence, default=None,
                         help=f"family-wise confidence in [0.5, 1) ({default_note})")
     parser.add_argument("--seed", type=_nonnegative_int, default=None,
                         help=f"seed of every random draw ({default_note})")
+    parser.add_argument("--detect-epsilon", type=_positive_float, default=None,
+                        dest="detect_epsilon",
+                        help="the true ε the audit must be able to detect (probability 0.9) "
+                             "for 'no violation' to count; otherwise the verdict is "
+                             "inconclusive, exit 3 (default: twice the claimed ε)")
     parser.add_argument("--quiet", "-q", action="store_true",
                         help="no progress and no readable text (exit code and --json only)")
 
@@ -643,7 +684,9 @@ def _build_parser() -> argparse.ArgumentParser:
                     "target runs that file): name only code you trust. "
                     "Exit code 0: no violation found; 1: violation found, or with --registry "
                     "any entry's certificate is stale, missing or inconsistent; 2: usage or "
-                    "input error.")
+                    "input error; 3: inconclusive (no violation found, but the audit could not "
+                    "have detected a true ε of --detect-epsilon, twice the claim by default; it "
+                    "says how many --samples would do). With --registry, 1 beats 3.")
     audit.add_argument("target", nargs="?", metavar="TARGET", help=_TARGET_HELP)
     audit.add_argument("--registry", nargs="*", metavar="NAME", default=None,
                        help="audit these registry entries (all of them when no NAME is given)")
@@ -662,7 +705,8 @@ def _build_parser() -> argparse.ArgumentParser:
     certify = sub.add_parser(
         "certify", help="audit at certificate strength and write a certificate",
         description="Audit at certificate strength and write (or refresh) a certificate. "
-                    "A mechanism whose audit finds a violation is not certified (exit 1). "
+                    "A mechanism whose audit finds a violation (exit 1) or is inconclusive "
+                    "(exit 3) is not certified. "
                     "'privaudit certify --registry' regenerates the certificates of the "
                     "registry, all entries when no NAME is given.")
     certify.add_argument("target", nargs="?", metavar="TARGET", help=_TARGET_HELP)
@@ -736,7 +780,7 @@ def _one_line_warning(message: Warning | str, category: type[Warning], filename:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the command line; returns the exit code (0, 1 or 2)."""
+    """Run the command line; returns the exit code (0, 1, 2 or 3)."""
     parser = _build_parser()
     args = parser.parse_args(argv)
     if getattr(args, "handler", None) is None:
@@ -752,6 +796,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_USAGE
     except KeyboardInterrupt:
         print("privaudit: interrupted", file=sys.stderr)
+        return EXIT_USAGE
+    except MemoryError as err:
+        first = str(err).splitlines()[0] if str(err) else "out of memory"
+        print(f"privaudit: error: not enough memory for this audit ({first}); lower --samples",
+              file=sys.stderr)
         return EXIT_USAGE
     except BrokenPipeError:  # the reader went away (``privaudit list | head``): stop quietly
         devnull = os.open(os.devnull, os.O_WRONLY)

@@ -13,14 +13,17 @@ from typing import Annotated
 from pydantic import BeforeValidator, model_validator
 
 from spec._base import SpecModel
-from spec._types import NonNegativeInt, PositiveInt
-from spec.errors import InvalidParameterError
+from spec._types import NonNegativeInt, PositiveFloat, PositiveInt
+from spec.errors import InvalidParameterError, SampleSizeError
+
+from ._argtypes import MAX_SAMPLES
 
 __all__ = [
     "CERTIFICATE_MINIMUMS",
     "CERTIFICATE_STRENGTH",
     "CI_STRENGTH",
     "CONFORMANCE_CAP",
+    "DETECT_FACTOR",
     "AuditConfig",
     "below_certificate_minimums",
 ]
@@ -28,6 +31,8 @@ __all__ = [
 #: Default cap of the noise-law check's sample (its power at 10⁶ draws already resolves
 #: tail masses of 10⁻⁴; beyond, it would dominate the cost of large audits).
 CONFORMANCE_CAP = 1_000_000
+#: By default an audit must detect a true ε of twice the claim, or it is inconclusive.
+DETECT_FACTOR = 2.0
 
 
 def _check_confidence(value: object) -> float:
@@ -74,6 +79,11 @@ class AuditConfig(SpecModel):
         :data:`CONFORMANCE_CAP` = 10⁶.
     events_per_direction : int
         Rejection regions tested per pair and direction.
+    detect_epsilon : float, optional
+        The true ε the audit must be able to detect (with probability 0.9, on its worst
+        pair and event) for "no violation found" to mean anything; defaults to twice the
+        claimed ε (:data:`DETECT_FACTOR`).  An audit that finds no violation but could not
+        have detected this ε reports the verdict ``"inconclusive"``.
     """
 
     samples: PositiveInt = 200_000
@@ -86,9 +96,15 @@ class AuditConfig(SpecModel):
     claim_budget: PositiveInt = 300
     conformance_samples: PositiveInt | None = None
     events_per_direction: PositiveInt = 8
+    detect_epsilon: PositiveFloat | None = None
 
     @model_validator(mode="after")
     def _budgets(self) -> AuditConfig:
+        for name in ("samples", "search_samples", "pilot_samples", "conformance_samples"):
+            value = getattr(self, name)
+            if value is not None and value > MAX_SAMPLES:
+                raise SampleSizeError(f"{name} = {value} exceeds the largest supported "
+                                      f"{MAX_SAMPLES} outputs per side")
         if self.pairs_tested > self.pair_budget:
             raise InvalidParameterError(
                 f"pairs_tested = {self.pairs_tested} exceeds pair_budget = {self.pair_budget}")
@@ -109,6 +125,12 @@ class AuditConfig(SpecModel):
         if self.search_samples is not None:
             return self.search_samples
         return max(1_000, self.samples // (16 if declared else 4))
+
+    def detect_epsilon_for(self, claimed_epsilon: float) -> float:
+        """The true ε the audit must detect: ``detect_epsilon``, or DETECT_FACTOR × claim."""
+        if self.detect_epsilon is not None:
+            return self.detect_epsilon
+        return DETECT_FACTOR * claimed_epsilon
 
     @property
     def effective_conformance_samples(self) -> int:

@@ -71,6 +71,10 @@ letter-spacing:.09em;font-weight:600}
 font-weight:700;font-size:.95rem;letter-spacing:.04em;text-transform:uppercase;white-space:nowrap}
 .badge.violation{background:#c62828}
 .badge.pass{background:#2e7d32}
+.badge.inconclusive{background:#b26a00}
+.banner.inconclusive{border-top-color:#b26a00}
+.inconclusive-note{margin:14px 0 0;padding:11px 16px;background:#fff3e0;border:1px solid #f5c98a;
+border-left:5px solid #b26a00;border-radius:6px;color:#4d2a00;font-size:.92rem}
 .disclaimer{margin:14px 0 0;padding:11px 16px;background:#fff8e1;border:1px solid #f3e1a6;
 border-left:5px solid #f2b705;border-radius:6px;color:#4d3d00;font-size:.92rem}
 section.card{margin-top:18px;background:#fff;border:1px solid #dfe3e8;border-radius:10px;
@@ -269,15 +273,23 @@ def _dl(rows: Iterable[tuple[str, Sequence[str]]]) -> str:
 
 # -- sections --------------------------------------------------------------------------------
 def _header(report: AuditReport) -> str:
-    cls = "violation" if report.violated else "pass"
-    verdict = "Violation found" if report.violated else "No violation found"
+    cls = {"violation": "violation", "inconclusive": "inconclusive"}.get(report.verdict, "pass")
+    verdict = {"violation": "Violation found", "inconclusive": "Inconclusive"}.get(
+        report.verdict, "No violation found")
+    note = ""
+    if report.inconclusive:
+        from .verdicts import inconclusive_text
+
+        note = (f'<p class="inconclusive-note" id="inconclusive"><strong>Inconclusive.</strong> '
+                f'{_e(inconclusive_text(report.power).removeprefix("inconclusive: "))}.</p>')
     spec = report.spec
     subtitle = spec.summary or spec.statistic
     sub = f'<p class="subtitle">{_e(subtitle)}</p>' if subtitle else ""
     return (f'<header class="banner {cls}"><div><p class="eyebrow">privaudit audit report · '
             f'spec v{_e(spec.version)}</p><h1>{_e(report.mechanism)}</h1>{sub}</div>'
             f'<span class="badge {cls}" role="status">{verdict}</span></header>'
-            f'<p class="disclaimer"><strong>Read this first.</strong> {_e(report.disclaimer)}</p>')
+            f'{note}<p class="disclaimer"><strong>Read this first.</strong> '
+            f'{_e(report.disclaimer)}</p>')
 
 
 def _gauge(report: AuditReport) -> str:
@@ -324,9 +336,12 @@ def _summary(report: AuditReport) -> str:
          "bad" if over else ""),
         ("claimed ε", _num(claim), (f"δ = {_num(report.delta_claimed)} · "
          f"{report.spec.guarantee.kind}"), ""),
-        ("detectable ε", _num(det), "detected w.p. ≥ "
-         f"{_num(report.power.probability, 3)}" if report.power is not None else "no power "
-         "statement", ""),
+        ("detectable ε", _num(det), (f"detected w.p. ≥ {_num(report.power.probability, 3)}"
+         + (f"; target {_num(report.power.target_epsilon)}"
+            if report.power.target_epsilon is not None else ""))
+         if report.power is not None else "no power statement",
+         "bad" if report.inconclusive else ("good" if report.power is not None
+                                             and report.power.conclusive else "")),
         ("violated checks", f"{len(report.violations)} of {len(report.checks)}",
          ", ".join(c.name for c in report.violations) or "every check passed",
          "bad" if report.violations else "good"),
@@ -724,7 +739,7 @@ def render_html_report(report: AuditReport, *, figures: FigureMode = "auto") -> 
         raise AuditError(f"render_html_report needs an AuditReport, got {type(report).__name__}")
     if figures not in ("auto", "matplotlib", "builtin"):
         raise AuditError(f"figures must be 'auto', 'matplotlib' or 'builtin', got {figures!r}")
-    verdict = "violation found" if report.violated else "no violation found"
+    verdict = report.verdict_text.lower()
     title = f"privaudit · {report.mechanism} · {verdict}"
     version = report.versions.get("privaudit", "")
     body = "".join([

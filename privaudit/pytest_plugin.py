@@ -10,7 +10,10 @@ The fixture ``privacy_audit`` runs :func:`privaudit.audit` at
 :data:`privaudit.CI_STRENGTH` with a seed derived from the test's node id, so the same
 test draws the same samples on every run and every machine.  A failed audit raises an
 :class:`AssertionError` that shows the verdict, the ε lower bound against the claim,
-every violated check with its counterexample and the seed that reproduces it.
+every violated check with its counterexample and the seed that reproduces it.  An
+*inconclusive* audit (no violation found, but it could not have detected a true ε of
+twice the claim, or ``detect_epsilon=``) fails ``assert_no_violation`` too, and its
+message says how many samples per side would make it conclusive.
 
 Command-line options (all optional):
 
@@ -170,8 +173,13 @@ class AuditOutcome:
 
     @property
     def verdict(self) -> str:
-        """``"violation"`` or ``"no_violation"``."""
+        """``"violation"``, ``"no_violation"`` or ``"inconclusive"``."""
         return self.report.verdict
+
+    @property
+    def inconclusive(self) -> bool:
+        """True when no violation was found but the audit could not have detected one."""
+        return self.report.inconclusive
 
     @property
     def violated(self) -> bool:
@@ -191,7 +199,7 @@ class AuditOutcome:
     def _header(self) -> list[str]:
         r = self.report
         pct = f"{100 * r.confidence:g}%"
-        verdict = "VIOLATION FOUND" if r.violated else "no violation found"
+        verdict = r.verdict_text
         relation = ">" if r.epsilon_lower_bound > r.epsilon_claimed else "<="
         return [
             (f"privacy audit of {r.mechanism!r}: {verdict} "
@@ -229,11 +237,28 @@ class AuditOutcome:
         lines.append(f"  {self.reproduce_hint()}")
         return "\n".join(lines)
 
+    def inconclusive_message(self) -> str:
+        """The message of :meth:`assert_no_violation` for an inconclusive audit."""
+        from privaudit.verdicts import inconclusive_text
+
+        r = self.report
+        lines = self._header()
+        lines.append(f"  {inconclusive_text(r.power)}")
+        if r.samples_to_conclude is not None:
+            lines.append(f"  rerun with samples={r.samples_to_conclude} (per side), e.g. "
+                         f"privacy_audit(..., samples={r.samples_to_conclude}) or "
+                         f"--privaudit-samples {r.samples_to_conclude}")
+        if r.power is not None:
+            lines.append(f"  power: {r.power.statement}")
+        lines.append(f"  {self.reproduce_hint()}")
+        return "\n".join(lines)
+
     def success_message(self) -> str:
         """The message of :meth:`assert_violation` when no violation was found."""
         r = self.report
         lines = self._header()
-        lines[0] = lines[0].replace("no violation found", "expected a violation, found none")
+        lines[0] = lines[0].replace(r.verdict_text, "expected a violation, found none ("
+                                    f"{r.verdict_text})")
         if r.power is not None:
             lines.append(f"  power: {r.power.statement}")
         for c in r.checks:
@@ -242,7 +267,11 @@ class AuditOutcome:
         return "\n".join(lines)
 
     def assert_no_violation(self) -> AuditOutcome:
-        """Fail the test when the audit refuted any claim.
+        """Fail the test when the audit refuted any claim, or was inconclusive.
+
+        An inconclusive audit found no violation but could not have detected a true ε of
+        its target (twice the claim unless ``detect_epsilon=`` says otherwise); passing it
+        would make the test pass vacuously.
 
         Returns
         -------
@@ -253,11 +282,14 @@ class AuditOutcome:
         ------
         AssertionError
             With the verdict, the ε lower bound against the claim, every violated check
-            and its counterexample (x, y and the values), and the seed to reproduce.
+            and its counterexample (x, y and the values), and the seed to reproduce; for
+            an inconclusive audit, the samples per side that would make it conclusive.
         """
         __tracebackhide__ = True
         if self.report.violated:
             raise AssertionError(self.failure_message())
+        if self.report.inconclusive:
+            raise AssertionError(self.inconclusive_message())
         return self
 
     def assert_violation(self) -> AuditOutcome:

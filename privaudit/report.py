@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import Field
 
@@ -22,12 +22,15 @@ from spec.guarantees import ApproxDP, PureDP
 from .config import AuditConfig
 from .exact_audit import ExactAuditResult
 from .results import CheckOutcome, Counterexample, EventBound, PowerStatement, ProfilePoint
+from .verdicts import Verdict, inconclusive_text
 
 __all__ = ["DISCLAIMER", "REPORT_SCHEMA_VERSION", "AccountingTightness", "AuditReport",
            "claimed_epsilon_delta"]
 
-#: Bumped whenever a field of the JSON report changes meaning or disappears.
-REPORT_SCHEMA_VERSION = 1
+#: Bumped whenever a field of the JSON report changes meaning or disappears (2: the
+#: verdict ``"inconclusive"``; ``"no_violation"`` now also means the audit was powerful
+#: enough to detect its target ε).
+REPORT_SCHEMA_VERSION = 2
 
 DISCLAIMER = (
     "Black-box testing can refute a privacy claim, never prove one: 'no violation found' "
@@ -100,8 +103,11 @@ class AuditReport(SpecModel):
 
     Attributes
     ----------
-    verdict : {"violation", "no_violation"}
-        ``"violation"`` when any check refuted a claim.
+    verdict : {"violation", "no_violation", "inconclusive"}
+        ``"violation"`` when any check refuted a claim; ``"no_violation"`` when none did
+        and the audit could have detected a true ε of ``power.target_epsilon`` (twice the
+        claim unless ``config.detect_epsilon`` says otherwise); ``"inconclusive"`` when
+        none did but it could not (:mod:`privaudit.verdicts`).
     epsilon_lower_bound : float or "inf"
         The largest ε lower bound certified on any tested pair, at the claimed δ and the
         report's family-wise confidence.
@@ -112,7 +118,8 @@ class AuditReport(SpecModel):
         Claimed δ(ε) against a lower confidence bound on the actual δ(ε) at the worst pair
         (empty when the privacy loss is not computable).
     power : PowerStatement
-        Which true ε this audit would have detected with probability ≥ 0.9.
+        Which true ε this audit would have detected with probability ≥ 0.9, the target ε
+        it had to detect, whether it could, and the samples that would make it conclusive.
     audit_mode : {"statistical", "exact"}
         ``"exact"`` when the spec declares a finite output law and the mechanism exposes
         it: ``exact`` then holds the exact ε and δ(ε) (no sampling), and the statistical
@@ -124,7 +131,7 @@ class AuditReport(SpecModel):
     mechanism: str
     spec: MechanismSpec
     spec_hash: str
-    verdict: Literal["violation", "no_violation"]
+    verdict: Verdict
     epsilon_lower_bound: ExtendedEpsilon
     epsilon_claimed: float
     delta_claimed: float
@@ -153,6 +160,22 @@ class AuditReport(SpecModel):
         return self.verdict == "violation"
 
     @property
+    def inconclusive(self) -> bool:
+        """True when no violation was found but the audit could not have detected one."""
+        return self.verdict == "inconclusive"
+
+    @property
+    def samples_to_conclude(self) -> int | None:
+        """Samples per side that would make an inconclusive audit conclusive (else None)."""
+        return self.power.samples_to_conclude if self.power is not None else None
+
+    @property
+    def verdict_text(self) -> str:
+        """``VIOLATION FOUND``, ``INCONCLUSIVE`` or ``no violation found``."""
+        return {"violation": "VIOLATION FOUND", "inconclusive": "INCONCLUSIVE"}.get(
+            self.verdict, "no violation found")
+
+    @property
     def violations(self) -> tuple[CheckOutcome, ...]:
         """The checks that found a violation."""
         return tuple(c for c in self.checks if c.violated)
@@ -172,8 +195,9 @@ class AuditReport(SpecModel):
         lines = [f"privaudit audit of {self.mechanism!r} (spec {self.spec_hash[:19]}…)"]
         lines.append(f"  claim          : {_guarantee_text(self.spec)} under "
                      f"{self.spec.relation.kind} neighbouring")
-        verdict = ("VIOLATION FOUND" if self.violated else "no violation found")
-        lines.append(f"  verdict        : {verdict} (family-wise confidence {pct})")
+        lines.append(f"  verdict        : {self.verdict_text} (family-wise confidence {pct})")
+        if self.inconclusive:
+            lines.append(f"  why            : {inconclusive_text(self.power)}")
         lines.append(f"  ε lower bound  : {eps} at δ = {self.delta_claimed:g} "
                      f"(claimed ε = {self.epsilon_claimed:.6g})")
         if self.exact is not None:

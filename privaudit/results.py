@@ -170,12 +170,44 @@ class PowerStatement(SpecModel):
     ``detectable_epsilon`` is the smallest true ε (on the worst pair and event found,
     holding P[M(y) ∈ S] fixed and raising P[M(x) ∈ S] to e^{ε} P[M(y) ∈ S] + δ) at which
     the audit reports a violation with probability at least ``probability``.
+
+    Attributes
+    ----------
+    detectable_epsilon : float or "inf"
+        As above (:func:`~privaudit.statistics.power.detectable_epsilon`).
+    probability : float
+        The detection probability the statement is about (0.9).
+    samples : int
+        Test outputs per side behind the statement.
+    statement : str
+        The statement in words.
+    p_y, alpha : float, optional
+        The event's estimated P[M(y) ∈ S] ((K_y + ½)/(n_y + 1)) and its error share α,
+        the two numbers the power calculation holds fixed.
+    target_epsilon : float, optional
+        The true ε the audit had to be able to detect
+        (:meth:`~privaudit.config.AuditConfig.detect_epsilon_for`: twice the claim unless
+        configured).
+    conclusive : bool, optional
+        ``detectable_epsilon <= target_epsilon``.  An audit that finds no violation and is
+        not conclusive has the verdict ``"inconclusive"``.
+    samples_to_conclude : int, optional
+        When not conclusive: the samples per side at which the same event, at the same
+        level and P[M(y) ∈ S], detects ``target_epsilon`` with ``probability`` (the power
+        calculation inverted in n, :func:`~privaudit.statistics.power.samples_to_detect`);
+        ``None`` when no sample size can (this event's P[M(y) ∈ S] is too large to
+        reveal the target, so more pairs or other events are needed).
     """
 
     detectable_epsilon: ExtendedEpsilon
     probability: float = 0.9
     samples: int
     statement: str
+    p_y: float | None = None
+    alpha: float | None = None
+    target_epsilon: ExtendedEpsilon | None = None
+    conclusive: bool | None = None
+    samples_to_conclude: int | None = None
 
 
 def finite_or_inf(x: float) -> float:

@@ -1,9 +1,14 @@
 """Validated scalar types shared by every spec model.
 
 Each type refuses the offending value with an :class:`~spec.errors.InvalidParameterError`
-that names it: ``Epsilon`` (finite, > 0), ``Delta`` (in [0, 1)), ``RenyiOrder`` (> 1),
-``PositiveFloat``, ``NonNegativeFloat``, ``Probability``, ``PositiveInt``.
-Booleans and strings are never silently read as numbers.
+that names it: ``Epsilon`` (finite, > 0: :class:`~spec.errors.EpsilonRangeError`; the
+accepted range [EPSILON_MIN, EPSILON_MAX] = [1e-50, 300] of :func:`check_epsilon` applies
+to the ε a mechanism or estimator is calibrated with), ``Delta`` (in [0, 1):
+:class:`~spec.errors.DeltaRangeError`), ``RenyiOrder`` (> 1), ``PositiveFloat``,
+``NonNegativeFloat``, ``Probability``, ``PositiveInt``.  Booleans, strings (numeric ones
+too), complex numbers and None are never silently read as numbers
+(:class:`~spec.errors.ParameterTypeError`).  :mod:`spec.validation` is the public home of
+these checks and of the data checks.
 """
 
 from __future__ import annotations
@@ -14,9 +19,17 @@ from typing import Annotated, Any
 
 from pydantic import BeforeValidator, PlainSerializer
 
-from .errors import InvalidParameterError
+from .errors import (
+    DeltaRangeError,
+    EpsilonRangeError,
+    InvalidParameterError,
+    ParameterTypeError,
+    SampleSizeError,
+)
 
 __all__ = [
+    "EPSILON_MAX",
+    "EPSILON_MIN",
     "Delta",
     "Epsilon",
     "ExtendedEpsilon",
@@ -30,20 +43,51 @@ __all__ = [
     "check_epsilon",
     "check_positive",
     "check_probability",
+    "check_sample_size",
 ]
+
+#: Smallest accepted ε.  Below it, noise scales Δ/ε and their moments leave float64
+#: (ε = 1e-300 overflowed in ``private_bounded_mean``); a wide margin is kept.
+EPSILON_MIN = 1e-50
+#: Largest accepted ε.  Calibrations evaluate e^ε and e^{2ε} (randomized response, the
+#: exponential mechanism, (ε, δ) conversions), which overflow float64 from ε ≈ 355;
+#: ε = 1e300 overflowed in ``private_bounded_mean`` and Algorithm 1.
+EPSILON_MAX = 300.0
 
 
 def _as_real(value: Any, what: str) -> float:
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise InvalidParameterError(f"{what} must be a real number, got {value!r}")
+        raise ParameterTypeError(f"{what} must be a real number, got {value!r}")
     return float(value)
 
 
 def check_epsilon(value: Any, what: str = "epsilon") -> float:
-    """Return ``value`` as a float if it is a finite ε > 0; raise otherwise."""
+    """Return ``value`` as a float if it is a finite ε in [EPSILON_MIN, EPSILON_MAX].
+
+    Raises :class:`~spec.errors.ParameterTypeError` for a non-number (a string such as
+    ``"1.0"``, a complex number, a boolean) and :class:`~spec.errors.EpsilonRangeError`
+    for NaN, ±inf, ε ≤ 0 or ε outside the accepted range.
+    """
     x = _as_real(value, what)
     if not math.isfinite(x) or x <= 0:
-        raise InvalidParameterError(f"{what} must be finite and > 0, got {value!r}")
+        raise EpsilonRangeError(f"{what} must be finite and > 0, got {value!r}")
+    if not EPSILON_MIN <= x <= EPSILON_MAX:
+        raise EpsilonRangeError(
+            f"{what} must lie in the accepted range [{EPSILON_MIN:g}, {EPSILON_MAX:g}] "
+            f"(beyond it the noise calibration overflows float64), got {value!r}")
+    return x
+
+
+def check_claimed_epsilon(value: Any, what: str = "epsilon") -> float:
+    """Return ``value`` as a float if it is a finite ε > 0 (a stated guarantee).
+
+    Guarantees (a composition of many mechanisms, say) may state any finite ε > 0; the
+    accepted range of :func:`check_epsilon` applies to the ε that a mechanism or an
+    estimator is *calibrated* with.
+    """
+    x = _as_real(value, what)
+    if not math.isfinite(x) or x <= 0:
+        raise EpsilonRangeError(f"{what} must be finite and > 0, got {value!r}")
     return x
 
 
@@ -51,8 +95,25 @@ def check_delta(value: Any, what: str = "delta") -> float:
     """Return ``value`` as a float if 0 ≤ δ < 1; raise otherwise."""
     x = _as_real(value, what)
     if not (0.0 <= x < 1.0):
-        raise InvalidParameterError(f"{what} must lie in [0, 1), got {value!r}")
+        raise DeltaRangeError(f"{what} must lie in [0, 1), got {value!r}")
     return x
+
+
+def check_sample_size(value: Any, minimum: int = 1, what: str = "n") -> int:
+    """Return ``value`` as an int ≥ ``minimum`` (a number of records, outputs, draws).
+
+    Raises :class:`~spec.errors.ParameterTypeError` for a non-integer type (booleans,
+    strings, floats with a fractional part) and :class:`~spec.errors.SampleSizeError`
+    for an integer below ``minimum``.
+    """
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        if isinstance(value, float) and value.is_integer():
+            value = int(value)
+        else:
+            raise ParameterTypeError(f"{what} must be an integer >= {minimum}, got {value!r}")
+    if int(value) < minimum:
+        raise SampleSizeError(f"{what} must be an integer >= {minimum}, got {value!r}")
+    return int(value)
 
 
 def check_positive(value: Any, what: str = "value") -> float:
@@ -90,7 +151,7 @@ def _check_int(value: Any, what: str, minimum: int) -> int:
         if isinstance(value, float) and value.is_integer():
             value = int(value)
         else:
-            raise InvalidParameterError(f"{what} must be an integer, got {value!r}")
+            raise ParameterTypeError(f"{what} must be an integer, got {value!r}")
     value = int(value)
     if value < minimum:
         raise InvalidParameterError(f"{what} must be >= {minimum}, got {value!r}")
@@ -111,7 +172,7 @@ def _ser_extended(x: float) -> float | str:
     return "inf" if math.isinf(x) else x
 
 
-Epsilon = Annotated[float, BeforeValidator(check_epsilon)]
+Epsilon = Annotated[float, BeforeValidator(check_claimed_epsilon)]
 Delta = Annotated[float, BeforeValidator(check_delta)]
 PositiveFloat = Annotated[float, BeforeValidator(check_positive)]
 NonNegativeFloat = Annotated[float, BeforeValidator(_check_nonnegative)]

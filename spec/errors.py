@@ -10,11 +10,24 @@ message and exit code 2.  Each error names the offending value.
     PrivauditError
     ├── SpecError                          (also a ValueError)
     │   ├── InvalidParameterError          a parameter outside its range: ε ≤ 0, δ ∉ [0, 1), α ≤ 1 …
+    │   │   ├── ParameterTypeError         a parameter that is not a real number: a string (even
+    │   │   │                              "1.0"), a complex number, a boolean, None
+    │   │   ├── EpsilonRangeError          ε not finite, ≤ 0, or outside the accepted range
+    │   │   │                              [EPSILON_MIN, EPSILON_MAX] = [1e-50, 300] (spec.validation)
+    │   │   ├── DeltaRangeError            δ outside [0, 1)
+    │   │   ├── SampleSizeError            a sample size n that is not an integer ≥ its minimum
     │   │   └── ExactSamplingRangeError    a parameter outside the range of an exact integer sampler
     │   └── InconsistentSpecError          the parts of a spec contradict each other
     ├── UnsupportedCombinationError        (also a TypeError) parts that cannot go together:
     │                                      a Gaussian with a pure-DP claim, an ℓ2 law under an ℓ1 claim …
     ├── InvalidInputError                  (also a ValueError) data that does not fit its domain
+    │   ├── NonNumericInputError           strings (numeric strings too), bytes, booleans, None or
+    │   │                                  other objects where real numbers are expected
+    │   ├── ComplexInputError              complex numbers where real numbers are expected
+    │   ├── NonFiniteInputError            NaN or ±inf
+    │   ├── EmptyInputError                no records at all
+    │   ├── InputShapeError                wrong number of dimensions or record shape, ragged input
+    │   ├── OutOfDomainError               a record outside its declared range or label set
     │   ├── InvalidGraphError              directed, self-loops, wrong node set, degree bound broken
     │   ├── NotNeighboursError             a pair that the declared relation does not relate
     │   └── KernelRangeError               a kernel value outside its declared range
@@ -40,17 +53,27 @@ __all__ = [
     "AuditError",
     "BudgetExceededError",
     "CertificateError",
+    "ComplexInputError",
+    "DeltaRangeError",
+    "EmptyInputError",
+    "EpsilonRangeError",
     "ExactSamplingRangeError",
     "InconsistentCertificateError",
     "InconsistentSpecError",
+    "InputShapeError",
     "InvalidGraphError",
     "InvalidInputError",
     "InvalidParameterError",
     "KernelRangeError",
+    "NonFiniteInputError",
+    "NonNumericInputError",
     "NotNeighboursError",
+    "OutOfDomainError",
+    "ParameterTypeError",
     "PrivauditError",
     "PrivauditWarning",
     "RegistryError",
+    "SampleSizeError",
     "SpecError",
     "StaleCertificateError",
     "UncertifiedMechanismWarning",
@@ -76,6 +99,22 @@ class ExactSamplingRangeError(InvalidParameterError):
     supports (e.g. a discrete Laplace scale t/s with t > 2⁵⁶, see ``spec.noise._cks``)."""
 
 
+class ParameterTypeError(InvalidParameterError):
+    """A parameter that must be a real number is not one (string, complex, bool, None …)."""
+
+
+class EpsilonRangeError(InvalidParameterError):
+    """ε is not finite, not > 0, or outside [EPSILON_MIN, EPSILON_MAX] (``spec.validation``)."""
+
+
+class DeltaRangeError(InvalidParameterError):
+    """δ lies outside [0, 1)."""
+
+
+class SampleSizeError(InvalidParameterError):
+    """A sample size (a number of records, outputs or simulations) is not a large enough integer."""
+
+
 class InconsistentSpecError(SpecError):
     """The parts of a spec contradict each other (e.g. Laplace scale b < Δ/ε)."""
 
@@ -86,6 +125,31 @@ class UnsupportedCombinationError(PrivauditError, TypeError):
 
 class InvalidInputError(PrivauditError, ValueError):
     """Concrete input data does not fit the declared domain (NaN, shape, range, empty …)."""
+
+
+class NonNumericInputError(InvalidInputError):
+    """Data that should be real numbers holds strings (numeric strings included), bytes,
+    booleans, None or other objects."""
+
+
+class ComplexInputError(InvalidInputError):
+    """Data that should be real numbers holds complex numbers."""
+
+
+class NonFiniteInputError(InvalidInputError):
+    """Data holds NaN or ±inf."""
+
+
+class EmptyInputError(InvalidInputError):
+    """Data holds no record."""
+
+
+class InputShapeError(InvalidInputError):
+    """Data has the wrong number of dimensions or record shape, or is ragged."""
+
+
+class OutOfDomainError(InvalidInputError):
+    """A record lies outside its declared range (interval bounds, label set)."""
 
 
 class InvalidGraphError(InvalidInputError):

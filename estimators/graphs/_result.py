@@ -10,6 +10,7 @@ from typing import Any, Literal
 from spec import PrivacyGuarantee
 
 from .._concentration import ConcentrationRadius
+from .._result import non_private_field, private_repr
 from .._privacy_account import PrivacyAccount
 from .coarse_estimate import CoarseDensityEstimate
 from .node_chunks import NodeChunks
@@ -19,7 +20,7 @@ __all__ = ["NetworkStatisticEstimate", "XiSource"]
 XiSource = Literal["public_xi", "public_radius_bound", "private_coarse_estimate", "none"]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class NetworkStatisticEstimate:
     """A private edge or triangle density and how it was made.
 
@@ -30,7 +31,7 @@ class NetworkStatisticEstimate:
         The private release.
     non_private : float
         The exact density of the whole graph.  **Not private**: for evaluation only;
-        publishing it breaks the guarantee.
+        publishing it breaks the guarantee.  Hidden from ``repr`` and ``str``.
     privacy : PrivacyAccount
         What was spent: the coarse estimate ε₀ (when ξ was estimated privately) and the
         estimator's own claim, composed with :func:`mechanisms.basic_composition`.
@@ -52,7 +53,7 @@ class NetworkStatisticEstimate:
 
     statistic: Literal["edge_density", "triangle_density"]
     estimate: float
-    non_private: float
+    non_private: float = non_private_field()
     privacy: PrivacyAccount
     method: Literal["local_hajek", "coinpress"]
     xi_source: XiSource
@@ -61,6 +62,8 @@ class NetworkStatisticEstimate:
     coarse: CoarseDensityEstimate | None
     chunks: NodeChunks = field(repr=False)
     parameters: Mapping[str, Any] = field(repr=False)
+
+    __repr__ = private_repr
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "xi", MappingProxyType(dict(self.xi)))

@@ -36,7 +36,7 @@ from mechanisms.accounting import charge
 from spec import GraphDomain, NodeNeighbouring, PureDP, Reference
 from spec._random import RandomLike, as_generator
 from spec._types import check_epsilon
-from spec.errors import InvalidParameterError
+from spec.errors import InvalidParameterError, ParameterTypeError, SampleSizeError
 
 from .._concentration import INNER_FAILURE_PROBABILITY, check_failure_probability
 from ._adjacency import as_adjacency
@@ -62,8 +62,10 @@ CHAUDHURI_2024_NETWORK = Reference(
 
 
 def _check_nodes(n: Any, minimum: int, what: str) -> int:
-    if isinstance(n, bool) or not isinstance(n, numbers.Integral) or int(n) < minimum:
-        raise InvalidParameterError(f"{what} needs n >= {minimum} nodes, got n={n!r}")
+    if isinstance(n, bool) or not isinstance(n, numbers.Integral):
+        raise ParameterTypeError(f"{what} needs an integer n >= {minimum} nodes, got n={n!r}")
+    if int(n) < minimum:
+        raise SampleSizeError(f"{what} needs n >= {minimum} nodes, got n={n!r}")
     return int(n)
 
 

@@ -44,7 +44,7 @@ from mechanisms.accounting import charge
 from spec import PureDP
 from spec._random import RandomLike, as_generator
 from spec._types import check_epsilon
-from spec.errors import InvalidParameterError
+from spec.errors import InvalidParameterError, ParameterTypeError, SampleSizeError
 
 from .._concentration import INNER_FAILURE_PROBABILITY, check_failure_probability
 from .._privacy_account import PrivacyAccount
@@ -109,8 +109,11 @@ def _check_seed(seed: Any) -> int:
 
 def _check_nodes(n: Any, statistic: NetworkStatistic) -> int:
     k = statistic.degree
-    if isinstance(n, bool) or not isinstance(n, numbers.Integral) or int(n) < k:
-        raise InvalidParameterError(
+    if isinstance(n, bool) or not isinstance(n, numbers.Integral):
+        raise ParameterTypeError(
+            f"the {statistic.label} needs an integer number of nodes n >= {k}, got n={n!r}")
+    if int(n) < k:
+        raise SampleSizeError(
             f"the {statistic.label} needs a graph of n >= {k} nodes, got n={n!r}")
     return int(n)
 
@@ -133,7 +136,7 @@ def _network_mechanism(statistic: NetworkStatistic, n: int, epsilon: float, *, x
                 "method='coinpress' uses no xi: do not pass xi or r_max "
                 f"(got xi={xi!r}, r_max={r_max!r})")
         if size < 2 * statistic.degree:
-            raise InvalidParameterError(
+            raise SampleSizeError(
                 f"the CoinPress baseline (Algorithm A.2) needs n >= 2k = {2 * statistic.degree} "
                 f"nodes for the {statistic.label}, got n={size}")
         chunks = node_chunks(size, a, 2 * statistic.degree, seed=seed)

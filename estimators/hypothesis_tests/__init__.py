@@ -7,13 +7,17 @@
 * :func:`private_uniformity_test_mechanism` — the test's private statistic as an audited
   mechanism (substitute-one);
 * :func:`uniformity_threshold`, :func:`uniformity_xi` (Lemma A.21 as three explicit
-  terms), :func:`collision_u_statistic`.
+  terms), :func:`collision_u_statistic`;
+* :func:`monte_carlo_null` — the rule for every private test of this package whose null
+  is fully specified: calibrate the private statistic against its own null law simulated
+  at the data's n (exact Monte Carlo p-value, valid for any number of simulations).
 """
 
 from __future__ import annotations
 
 from ._result import UniformityTestResult
 from .concentration import uniformity_xi
+from .monte_carlo import MonteCarloNull, monte_carlo_null
 from .uniformity import (
     collision_u_statistic,
     private_uniformity_test,
@@ -22,8 +26,10 @@ from .uniformity import (
 )
 
 __all__ = [
+    "MonteCarloNull",
     "UniformityTestResult",
     "collision_u_statistic",
+    "monte_carlo_null",
     "private_uniformity_test",
     "private_uniformity_test_mechanism",
     "uniformity_threshold",

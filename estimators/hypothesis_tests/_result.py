@@ -26,10 +26,14 @@ class UniformityTestResult:
     statistic : float
         The private estimate Ũ of the collision probability θ = Σ_v p_v².
     threshold : float
-        The rejection threshold: (1 + 3δ²/4)/m (tolerant null), (1 + δ²/2)/m (exact
-        null), or the one given.
+        The rejection threshold: with Monte Carlo calibration the critical value of the
+        simulated null law (reject iff ``statistic > threshold``, the same as
+        ``p_value <= alpha``); otherwise (1 + 3δ²/4)/m (tolerant null), (1 + δ²/2)/m
+        (exact null), or the one given.
     null : {"tolerant", "exact", "custom"}
-        Which null the threshold is the midpoint for (``"custom"`` for a given threshold).
+        The null tested: ``"exact"`` (p uniform) with Monte Carlo calibration; with the
+        threshold rule, which null the threshold is the midpoint for (``"custom"`` for a
+        given threshold).
     privacy : PrivacyAccount
         What the test spent (one stage: the private estimate of θ).
     method : {"local_hajek", "all_tuples"}
@@ -48,7 +52,14 @@ class UniformityTestResult:
     delta : float
         The ℓ2 separation parameter δ.
     alpha : float
-        The failure probability α of Wrapper 1.
+        The level α of the test (and the failure probability of Wrapper 1).
+    calibration : {"monte_carlo", "threshold"}
+        How the threshold was set (:mod:`estimators.hypothesis_tests.monte_carlo`).
+    p_value : float or None
+        The Monte Carlo p-value (1 + #{T_b ≥ T})/(B + 1) (None with the threshold rule);
+        post-processing of the private statistic, so private too.
+    simulations : int or None
+        B, the number of null simulations (None with the threshold rule).
     """
 
     reject: bool
@@ -64,6 +75,9 @@ class UniformityTestResult:
     m: int
     delta: float
     alpha: float
+    calibration: Literal["monte_carlo", "threshold"] = "monte_carlo"
+    p_value: float | None = None
+    simulations: int | None = None
 
     def __post_init__(self) -> None:
         if self.xi is not None:

@@ -13,9 +13,23 @@ Wrapper 1 (f = all, failure α), with ξ the sum of the three explicit terms of 
 (:func:`.uniformity_xi`, at the chunk size n_α), and rejects uniformity when the private
 estimate exceeds the threshold:
 
-* ``null="tolerant"`` (default): (1 + 3δ²/4)/m, the midpoint of the tolerant null and H1;
-* ``null="exact"``: (1 + δ²/2)/m, the midpoint of the exact null θ = 1/m and H1;
-* or any public ``threshold``.
+* ``calibration="monte_carlo"`` (default): the exact null p = U(m) is fully specified, so
+  the threshold is the Monte Carlo critical value of the private statistic's own null law
+  at the data's n (:mod:`.monte_carlo`: B null data sets pushed through the same
+  mechanism with fresh noise, p = (1 + #{T_b ≥ T})/(B + 1), reject when p ≤ α).  This
+  test has level α at every n and every B;
+* ``calibration="threshold"``, ``null="tolerant"``: (1 + 3δ²/4)/m, the midpoint of the
+  tolerant null and H1;
+* ``calibration="threshold"``, ``null="exact"``: (1 + δ²/2)/m, the midpoint of the exact
+  null θ = 1/m and H1;
+* or any public ``threshold`` (with ``calibration="threshold"``).
+
+The fixed thresholds are Theorem 5's: they hold level α only once n_α is large enough
+(the private noise and ξ then fall below the gap), and reject uniform data far more often
+than α at small n (33–40 % at n = 100–300 for m = 10, α = 0.1, ε = 4, δ = 1; see
+``docs/uniformity_power_study.md``).  The tolerant null is composite (θ ≤ (1 + δ²/2)/m
+with p otherwise free), so it has no single null law to simulate; it keeps the threshold
+rule.
 
 ``method="all_tuples"`` runs the baseline instead: Algorithm A.2 (CoinPress) on the
 all-tuples family under the same Wrapper 1 (Proposition 1), whose private error O(1/(nε))
@@ -46,7 +60,7 @@ from mechanisms import Mechanism
 from spec import Categorical, DatasetDomain, MechanismSpec, Reference, SubstituteOne
 from spec._random import RandomLike, as_generator
 from spec._types import check_epsilon
-from spec.errors import InvalidParameterError
+from spec.errors import InvalidParameterError, ParameterTypeError, SampleSizeError
 
 from .._binary_coinpress import (
     BinaryCoinPressMechanism,
@@ -61,6 +75,7 @@ from ..ustatistics.median_of_means import median_of_means_mechanism
 from ..ustatistics.partition import median_of_means_chunk_count, median_of_means_partition
 from ._result import UniformityTestResult
 from .concentration import check_alphabet_size, uniformity_xi
+from .monte_carlo import DEFAULT_SIMULATIONS, MonteCarloNull, monte_carlo_null
 
 __all__ = [
     "DEFAULT_ALPHA",
@@ -84,6 +99,38 @@ UNIFORMITY_TEST = Reference(
 
 Null = Literal["tolerant", "exact"]
 Method = Literal["local_hajek", "all_tuples"]
+Calibration = Literal["monte_carlo", "threshold"]
+
+
+def _check_calibration(calibration: Any, null: Any, threshold: Any) -> Calibration:
+    if calibration not in ("monte_carlo", "threshold"):
+        raise InvalidParameterError(
+            f"calibration must be 'monte_carlo' or 'threshold', got {calibration!r}")
+    if calibration == "monte_carlo":
+        if null not in (None, "exact"):
+            raise InvalidParameterError(
+                f"null={null!r} with calibration='monte_carlo': only the exact null (uniform "
+                "on [m]) is fully specified and can be simulated; the tolerant null is "
+                "composite, use calibration='threshold' for its threshold rule")
+        if threshold is not None:
+            raise InvalidParameterError(
+                f"threshold={threshold!r} with calibration='monte_carlo': the threshold is the "
+                "Monte Carlo critical value; pass calibration='threshold' to set it")
+    return calibration  # type: ignore[no-any-return]
+
+
+def uniform_null_simulator(mech: Mechanism, n: int, m: int) -> Any:
+    """``simulate(rng, size)``: private statistics of ``size`` uniform data sets of size n.
+
+    Each draw is a fresh data set X ~ U([m])^n pushed through ``mech`` with fresh noise,
+    i.e. one draw of the private statistic's exact null law (:mod:`.monte_carlo`).
+    """
+    def simulate(rng: np.random.Generator, size: int) -> np.ndarray:
+        data = rng.integers(0, m, size=(size, n))
+        return np.fromiter((float(mech.sample(row, 1, rng)[0]) for row in data),
+                           dtype=np.float64, count=size)
+
+    return simulate
 
 
 def check_separation(delta: Any) -> float:
@@ -133,8 +180,11 @@ def _check_method(method: Any) -> Method:
 
 
 def _check_size(n: Any, minimum: int, method: str) -> int:
-    if isinstance(n, bool) or not isinstance(n, numbers.Integral) or int(n) < minimum:
-        raise InvalidParameterError(
+    if isinstance(n, bool) or not isinstance(n, numbers.Integral):
+        raise ParameterTypeError(
+            f"the uniformity test ({method}) needs an integer n >= {minimum}, got n={n!r}")
+    if int(n) < minimum:
+        raise SampleSizeError(
             f"the uniformity test ({method}) needs n >= {minimum} samples, got n={n!r}")
     return int(n)
 
@@ -239,12 +289,14 @@ def private_uniformity_test_mechanism(n: int, m: int, epsilon: float, *,
 
 
 def private_uniformity_test(samples: Any, m: int, delta: float, epsilon: float, *,
-                            alpha: float = DEFAULT_ALPHA, null: Null = "tolerant",
+                            alpha: float = DEFAULT_ALPHA, null: Null | None = None,
                             threshold: float | None = None, method: Method = "local_hajek",
+                            calibration: Calibration = "monte_carlo",
+                            simulations: int = DEFAULT_SIMULATIONS,
                             partition_seed: int = 0,
                             gamma: float = INNER_FAILURE_PROBABILITY,
                             rng: RandomLike = None, budget: Any = None) -> UniformityTestResult:
-    """An ε-DP test of (tolerant) uniformity on [m]: Algorithm A.4.
+    """An ε-DP test of uniformity on [m]: Algorithm A.4, calibrated at the data's n.
 
     Parameters
     ----------
@@ -257,20 +309,34 @@ def private_uniformity_test(samples: Any, m: int, delta: float, epsilon: float, 
     epsilon : float
         The privacy claim ε > 0 (pure DP, substitute-one).
     alpha : float
-        The failure probability α ∈ (0, 1) of Wrapper 1 (Theorem 5: the test errs with
-        probability ≤ α once n_α is large enough).
-    null : {"tolerant", "exact"}
-        Which null the default threshold is the midpoint for.
+        The level α ∈ (0, 1) of the test, also the failure probability of Wrapper 1
+        (its number of chunks).  With Monte Carlo calibration the false-rejection
+        probability under uniformity is ≤ α at every n; with the threshold rule only once
+        n_α is large enough (Theorem 5).
+    null : {"exact", "tolerant"}, optional
+        ``"exact"`` (p uniform; the only null Monte Carlo calibration accepts, and its
+        default) or ``"tolerant"`` (threshold rule only; its default).
     threshold : float, optional
-        A public threshold on θ overriding the default (``null`` is then ``"custom"``).
+        A public threshold on θ overriding the default (``calibration="threshold"`` only;
+        ``null`` is then ``"custom"``).
     method : {"local_hajek", "all_tuples"}
         Algorithm A.4, or the all-tuples baseline (Proposition 1).
+    calibration : {"monte_carlo", "threshold"}
+        ``"monte_carlo"`` (default): reject when the Monte Carlo p-value of the private
+        statistic against its simulated null law at this n is ≤ α
+        (:func:`~estimators.hypothesis_tests.monte_carlo.monte_carlo_null`);
+        ``"threshold"``: compare with the fixed threshold of Theorem 5.
+    simulations : int
+        B, the number of null simulations of the Monte Carlo calibration (default 199;
+        the test is valid for every B, larger B adds power and time: each simulation runs
+        the mechanism once on a fresh uniform data set).
     partition_seed : int
         Public seed of the partition.
     gamma : float
         γ of ξ (0.01).
     rng : numpy.random.Generator, int or None
-        Source of the noise.
+        Source of the noise and of the null simulations (the statistic is drawn first,
+        so it does not depend on ``calibration``).
     budget : PrivacyBudget, optional
         Charged for this release before any noise is drawn
         (:class:`~spec.errors.BudgetExceededError` if it would be exceeded).
@@ -278,12 +344,15 @@ def private_uniformity_test(samples: Any, m: int, delta: float, epsilon: float, 
     Returns
     -------
     UniformityTestResult
-        Decision, private statistic, threshold, privacy spent, ξ per chunk size, n_α.
+        Decision, private statistic, threshold, p-value (Monte Carlo), privacy spent,
+        ξ per chunk size, n_α.
 
     Raises
     ------
     InvalidParameterError
-        ε ≤ 0, m < 2, δ ∉ (0, 1], α ∉ (0, 1), a bad null, method or threshold.
+        ε ≤ 0, m < 2, δ ∉ (0, 1], α ∉ (0, 1), a bad null, method, threshold,
+        calibration or number of simulations; the tolerant null or a threshold with
+        Monte Carlo calibration.
     InvalidInputError
         Samples that are not a non-empty 1-d array of integer labels in {0, …, m − 1}
         (NaN, floats, labels outside [m]); fewer than 2 samples.
@@ -293,32 +362,50 @@ def private_uniformity_test(samples: Any, m: int, delta: float, epsilon: float, 
     >>> import numpy as np
     >>> x = np.random.default_rng(0).integers(0, 20, 4000)
     >>> result = private_uniformity_test(x, 20, 1.0, 2.0, alpha=0.25, rng=1)
-    >>> result.decision, result.chunks, result.threshold
-    ('accept', 13, 0.0875)
+    >>> result.decision, result.chunks, result.calibration, result.p_value > 0.25
+    ('accept', 13, 'monte_carlo', True)
+    >>> fixed = private_uniformity_test(x, 20, 1.0, 2.0, alpha=0.25, rng=1,
+    ...                                 calibration="threshold")
+    >>> fixed.threshold, fixed.null, fixed.statistic == result.statistic
+    (0.0875, 'tolerant', True)
     """
     kind = _check_method(method)
     alphabet = check_alphabet_size(m)
     d = check_separation(delta)
-    if threshold is None:
-        cut, which = uniformity_threshold(alphabet, d, null), null
+    how = _check_calibration(calibration, null, threshold)
+    if how == "monte_carlo":
+        cut, which = math.nan, "exact"      # set from the simulation below
+    elif threshold is None:
+        which = null if null is not None else "tolerant"
+        cut = uniformity_threshold(alphabet, d, which)
     else:
         if isinstance(threshold, bool) or not isinstance(threshold, numbers.Real) \
                 or not math.isfinite(float(threshold)):
             raise InvalidParameterError(f"threshold must be a finite number, got {threshold!r}")
-        uniformity_threshold(alphabet, d, null)  # validates null
+        uniformity_threshold(alphabet, d, null or "tolerant")  # validates null
         cut, which = float(threshold), "custom"
     labels = DatasetDomain(record=Categorical(size=alphabet)).validate(samples)
     n = _check_size(int(labels.shape[0]), 2 if kind == "local_hajek" else 4, kind)
     mech = private_uniformity_test_mechanism(n, alphabet, epsilon, alpha=alpha, method=kind,
                                              partition_seed=partition_seed, gamma=gamma)
-    statistic = float(mech.sample(labels, 1, as_generator(rng), budget=budget)[0])
+    gen = as_generator(rng)
+    statistic = float(mech.sample(labels, 1, gen, budget=budget)[0])
+    calibrated: MonteCarloNull | None = None
+    if how == "monte_carlo":
+        calibrated = monte_carlo_null(statistic, uniform_null_simulator(mech, n, alphabet),
+                                      alpha=check_failure_probability(alpha, "alpha"),
+                                      simulations=simulations, rng=gen)
+        cut = calibrated.critical_value
     sizes = _chunk_sizes(mech)
     xi = ({size: uniformity_xi(size, alphabet, gamma=gamma) for size in sorted(set(sizes))}
           if kind == "local_hajek" else None)
     stage = ("Algorithm 1 under Wrapper 1 (Algorithm A.4)" if kind == "local_hajek"
              else "CoinPress all-tuples baseline under Wrapper 1 (Proposition 1)")
     return UniformityTestResult(
-        reject=bool(statistic > cut), statistic=statistic, threshold=cut, null=which,
+        reject=bool(calibrated.reject if calibrated is not None else statistic > cut),
+        statistic=statistic, threshold=cut, null=which, calibration=how,
+        p_value=calibrated.p_value if calibrated is not None else None,
+        simulations=calibrated.simulations if calibrated is not None else None,
         privacy=PrivacyAccount.of([(stage, mech.spec.guarantee)]), method=kind, xi=xi, n=n,
         n_alpha=min(sizes), chunks=len(sizes), m=alphabet, delta=d,
         alpha=float(alpha))

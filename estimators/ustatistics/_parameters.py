@@ -11,7 +11,7 @@ import numbers
 from typing import Any, Literal
 
 from spec._types import check_epsilon, check_positive, check_probability
-from spec.errors import InvalidParameterError
+from spec.errors import InvalidParameterError, ParameterTypeError, SampleSizeError
 
 __all__ = [
     "SensitivityMode",
@@ -31,11 +31,12 @@ SensitivityMode = Literal["rigorous", "paper"]
 
 
 def check_count(value: Any, what: str, minimum: int = 1) -> int:
-    """Return ``value`` as an int ≥ ``minimum`` (booleans and non-integers are refused)."""
+    """Return ``value`` as an int ≥ ``minimum`` (booleans and non-integers are refused:
+    :class:`~spec.errors.ParameterTypeError`; too small: :class:`~spec.errors.SampleSizeError`)."""
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise InvalidParameterError(f"{what} must be an integer >= {minimum}, got {value!r}")
+        raise ParameterTypeError(f"{what} must be an integer >= {minimum}, got {value!r}")
     if int(value) < minimum:
-        raise InvalidParameterError(f"{what} must be an integer >= {minimum}, got {value!r}")
+        raise SampleSizeError(f"{what} must be an integer >= {minimum}, got {value!r}")
     return int(value)
 
 

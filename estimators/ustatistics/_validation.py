@@ -9,7 +9,9 @@ A :class:`DataDomain` says what one data set of a kernel looks like:
 * ``"adjacency"`` — a simple undirected graph on n nodes given by its square, symmetric,
   0/1, zero-diagonal adjacency matrix (dense or scipy.sparse); the records are the nodes.
 
-Every violation raises a specific error of :mod:`spec.errors` naming the offending value.
+Every violation raises a specific error of :mod:`spec.errors` naming the offending value;
+arrays are read by :func:`spec.validation.numeric_array`, the one reader of every public
+estimator (strings, numeric strings, complex numbers and objects are refused there).
 """
 
 from __future__ import annotations
@@ -20,7 +22,17 @@ from typing import Any, Literal
 import numpy as np
 import scipy.sparse as sp
 
-from spec.errors import InvalidGraphError, InvalidInputError, InvalidParameterError
+from spec.errors import (
+    EmptyInputError,
+    InputShapeError,
+    InvalidGraphError,
+    InvalidInputError,
+    InvalidParameterError,
+    NonFiniteInputError,
+    NonNumericInputError,
+    OutOfDomainError,
+)
+from spec.validation import numeric_array
 
 __all__ = ["DataDomain", "validate_data"]
 
@@ -114,13 +126,15 @@ def validate_data(data: Any, domain: DataDomain, degree: int) -> Any:
 
 def _as_array(data: Any, dtype: Any = np.float64) -> np.ndarray:
     if sp.issparse(data):
-        raise InvalidInputError("sparse input is only accepted for adjacency-matrix kernels")
-    try:
-        array = np.asarray(data, dtype=dtype)
-    except (TypeError, ValueError) as exc:
-        raise InvalidInputError(f"data cannot be read as a numeric array: {exc}") from exc
-    if array.size == 0 or array.ndim == 0:
-        raise InvalidInputError(f"data must be a non-empty array of records, got shape {array.shape}")
+        raise InputShapeError("sparse input is only accepted for adjacency-matrix kernels")
+    raw = numeric_array(data, "data")
+    if raw.dtype.kind == "O":
+        raw = raw.astype(np.float64)
+    array = raw if dtype is None else raw.astype(dtype)
+    if array.ndim == 0:
+        raise InputShapeError(f"data must be an array of records, got the scalar {_py(array)!r}")
+    if array.size == 0:
+        raise EmptyInputError(f"data must be a non-empty array of records, got shape {array.shape}")
     return array
 
 
@@ -128,7 +142,7 @@ def _check_finite(array: np.ndarray) -> None:
     bad = ~np.isfinite(array)
     if bad.any():
         where = tuple(int(i) for i in np.argwhere(bad)[0])
-        raise InvalidInputError(f"data must be finite, found {_py(array[where])!r} at index {where}")
+        raise NonFiniteInputError(f"data must be finite, found {_py(array[where])!r} at index {where}")
 
 
 def _validate_real(data: Any, domain: DataDomain) -> np.ndarray:
@@ -136,22 +150,25 @@ def _validate_real(data: Any, domain: DataDomain) -> np.ndarray:
     expected_ndim = 1 + len(domain.record_shape)
     if array.ndim != expected_ndim or array.shape[1:] != domain.record_shape:
         expected = "(n, " + ", ".join(map(str, domain.record_shape)) + ")" if domain.record_shape else "(n,)"
-        raise InvalidInputError(f"data must have shape {expected}, got shape {array.shape}")
+        raise InputShapeError(f"data must have shape {expected}, got shape {array.shape}")
     _check_finite(array)
     if domain.lower is not None:
         outside = (array < domain.lower) | (array > domain.upper)
         if outside.any():
             where = tuple(int(i) for i in np.argwhere(outside)[0])
-            raise InvalidInputError(
+            raise OutOfDomainError(
                 f"data must lie in [{domain.lower!r}, {domain.upper!r}], "
                 f"found {_py(array[where])!r} at index {where}")
     return array
 
 
 def _validate_labels(data: Any, n_labels: int | None) -> np.ndarray:
-    raw = _as_array(data, dtype=None)
+    try:
+        raw = _as_array(data, dtype=None)
+    except NonNumericInputError as err:
+        raise NonNumericInputError(f"labels must be integers; {err}") from None
     if raw.ndim != 1:
-        raise InvalidInputError(f"labels must be a 1-d array of shape (n,), got shape {raw.shape}")
+        raise InputShapeError(f"labels must be a 1-d array of shape (n,), got shape {raw.shape}")
     if raw.dtype.kind in "biu":
         labels = raw.astype(np.int64)
     elif raw.dtype.kind == "f":
@@ -160,14 +177,14 @@ def _validate_labels(data: Any, n_labels: int | None) -> np.ndarray:
         bad = labels != raw
         if bad.any():
             i = int(np.argmax(bad))
-            raise InvalidInputError(f"labels must be integers, found {_py(raw[i])!r} at index {i}")
+            raise OutOfDomainError(f"labels must be integers, found {_py(raw[i])!r} at index {i}")
     else:
-        raise InvalidInputError(f"labels must be integers, got dtype {raw.dtype}")
+        raise OutOfDomainError(f"labels must be integers, got dtype {raw.dtype}")
     if n_labels is not None:
         bad = (labels < 0) | (labels >= n_labels)
         if bad.any():
             i = int(np.argmax(bad))
-            raise InvalidInputError(
+            raise OutOfDomainError(
                 f"labels must lie in 0..{n_labels - 1}, found {_py(labels[i])!r} at index {i}")
     return labels
 
@@ -175,13 +192,13 @@ def _validate_labels(data: Any, n_labels: int | None) -> np.ndarray:
 def _validate_scored_labels(data: Any) -> np.ndarray:
     array = _as_array(data)
     if array.ndim != 2 or array.shape[1] != 2:
-        raise InvalidInputError(f"(score, label) records need shape (n, 2), got shape {array.shape}")
+        raise InputShapeError(f"(score, label) records need shape (n, 2), got shape {array.shape}")
     _check_finite(array)
     labels = array[:, 1]
     bad = (labels != 0) & (labels != 1)
     if bad.any():
         i = int(np.argmax(bad))
-        raise InvalidInputError(f"labels must be 0 or 1, found {_py(labels[i])!r} at record {i}")
+        raise OutOfDomainError(f"labels must be 0 or 1, found {_py(labels[i])!r} at record {i}")
     return array
 
 
@@ -196,7 +213,7 @@ def _validate_adjacency(data: Any) -> Any:
         matrix.eliminate_zeros()
         values = matrix.data
         if not np.isfinite(values).all():
-            raise InvalidInputError(
+            raise NonFiniteInputError(
                 f"adjacency entries must be finite, found {_py(values[~np.isfinite(values)][0])!r}")
         if (values != 1).any():
             raise InvalidGraphError(f"adjacency entries must be 0 or 1, found {_py(values[values != 1][0])!r}")

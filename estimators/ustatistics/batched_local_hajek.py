@@ -29,7 +29,7 @@ import numpy as np
 import numpy.typing as npt
 import scipy.sparse as sp
 
-from spec.errors import InvalidInputError, InvalidParameterError
+from spec.errors import InvalidInputError, InvalidParameterError, SampleSizeError
 
 from ._parameters import check_count, check_epsilon, check_nonnegative, check_positive
 from .local_hajek_weights import band_levels
@@ -169,7 +169,7 @@ def all_index_tuples(n: int, degree: int) -> npt.NDArray[np.int64]:
     """
     size, k = check_count(n, "n"), check_count(degree, "degree k")
     if k > size:
-        raise InvalidParameterError(f"need n >= k, got n={size}, k={k}")
+        raise SampleSizeError(f"need n >= k, got n={size}, k={k}")
     count = math.comb(size, k)
     if count > MAX_ENUMERATED_TUPLES:
         raise InvalidParameterError(

@@ -43,7 +43,7 @@ import numpy.typing as npt
 from mechanisms import Mechanism
 from spec import GlobalSensitivity, Laplace, MechanismSpec, Reference
 from spec._random import RandomLike
-from spec.errors import InvalidParameterError
+from spec.errors import InvalidParameterError, SampleSizeError
 
 from .._result import PrivateEstimate
 from ._parameters import check_count, check_positive
@@ -244,7 +244,7 @@ def coinpress_mechanism(n: int, kernel: Kernel, epsilon: float, *, radius: float
     size = check_count(n, "n")
     k = kernel.degree
     if 2 * k > size:
-        raise InvalidParameterError(f"Algorithm A.2 needs k <= n/2, got n={size}, k={k}")
+        raise SampleSizeError(f"Algorithm A.2 needs k <= n/2, got n={size}, k={k}")
     proxy = public_subgaussian_proxy(kernel, tau)
     kind, tuples, dep = _family(family, size, k, family_size,
                                 check_count(family_seed, "family_seed", 0))

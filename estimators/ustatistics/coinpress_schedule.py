@@ -54,7 +54,7 @@ import numpy.typing as npt
 
 from mechanisms.composition import basic_composition
 from spec import PrivacyGuarantee, PureDP
-from spec.errors import InvalidParameterError, UtilityConditionWarning
+from spec.errors import InvalidParameterError, SampleSizeError, UtilityConditionWarning
 
 from ._parameters import (
     check_count,
@@ -228,7 +228,7 @@ def coinpress_schedule(*, epsilon: float, radius: float, tau: float, kind: Famil
     kind_ = _kind(kind)
     size, k = check_count(n, "n"), check_count(degree, "degree k")
     if 2 * k > size:
-        raise InvalidParameterError(f"Algorithm A.2 needs k <= n/2, got n={size}, k={k}")
+        raise SampleSizeError(f"Algorithm A.2 needs k <= n/2, got n={size}, k={k}")
     dep = check_positive(dependence, "dependence dep(F)")
     if dep > 1.0:
         raise InvalidParameterError(f"dependence dep(F) must be <= 1, got {dependence!r}")

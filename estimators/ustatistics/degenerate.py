@@ -26,7 +26,7 @@ import math
 from typing import Any
 
 from spec._random import RandomLike
-from spec.errors import InvalidParameterError
+from spec.errors import InvalidParameterError, SampleSizeError
 
 from ._parameters import SensitivityMode, check_count, check_failure_probability, check_positive
 from .kernels import Kernel
@@ -78,7 +78,7 @@ def degenerate_xi(n: int, degree: int, additive_range: float, gamma: float = INN
         raise InvalidParameterError(f"a degenerate kernel needs k >= 2 (k = 1 with zeta_1 = 0 "
                                     f"is constant), got k={k}")
     if size <= k:
-        raise InvalidParameterError(f"need n > k, got n={size}, k={k}")
+        raise SampleSizeError(f"need n > k, got n={size}, k={k}")
     c = check_positive(additive_range, "additive range C")
     g = check_failure_probability(gamma, "gamma")
     beta = g / 2.0

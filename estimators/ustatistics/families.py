@@ -27,7 +27,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from spec._random import RandomLike, as_generator
-from spec.errors import InvalidInputError, InvalidParameterError
+from spec.errors import InvalidInputError, InvalidParameterError, SampleSizeError
 
 from .exact import _check_weights, local_hajek_projections, min_weight_tuple_sum, weighted_tuple_sum
 from .kernels import Kernel
@@ -55,7 +55,7 @@ def _check_int(value: Any, label: str, minimum: int) -> int:
 def _check_n_k(n: Any, k: Any) -> tuple[int, int]:
     n, k = _check_int(n, "n", 1), _check_int(k, "k", 1)
     if k > n:
-        raise InvalidParameterError(f"subsets of size k={k} need n >= k, got n={n}")
+        raise SampleSizeError(f"subsets of size k={k} need n >= k, got n={n}")
     return n, k
 
 

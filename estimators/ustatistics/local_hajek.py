@@ -50,7 +50,7 @@ import numpy as np
 import numpy.typing as npt
 
 from mechanisms.smooth_sensitivity import QUARTIC_CONSTANT
-from spec.errors import InvalidInputError, InvalidParameterError
+from spec.errors import InvalidInputError, InvalidParameterError, SampleSizeError
 
 from ._parameters import SensitivityMode, check_count, check_epsilon, check_mode, check_nonnegative
 from .batched_local_hajek import TupleFamily, batched_local_hajek, tuple_family
@@ -334,7 +334,7 @@ def local_hajek_algorithm(n: int, kernel: Kernel, *, xi: float, beta: float,
     size = check_count(n, "n")
     k = kernel.degree
     if size < k:
-        raise InvalidParameterError(f"need n >= k, got n={size}, k={k}")
+        raise SampleSizeError(f"need n >= k, got n={size}, k={k}")
     c = kernel.additive_range  # raises for unbounded kernels
     if not c > 0:
         raise InvalidParameterError(

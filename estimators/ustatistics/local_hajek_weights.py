@@ -31,7 +31,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from spec.errors import InvalidInputError, InvalidParameterError
+from spec.errors import InvalidInputError, InvalidParameterError, SampleSizeError
 
 from ._parameters import check_count, check_epsilon, check_nonnegative, check_positive
 
@@ -165,7 +165,7 @@ def local_hajek_weights(projections: npt.ArrayLike, mean: float, *, degree: int,
     n = proj.size
     k = check_count(degree, "degree k")
     if k > n:
-        raise InvalidParameterError(f"need n >= k, got n={n}, k={k}")
+        raise SampleSizeError(f"need n >= k, got n={n}, k={k}")
     c = check_positive(additive_range, "additive range C")
     x = check_nonnegative(xi, "xi")
     b = check_epsilon(beta, "beta")

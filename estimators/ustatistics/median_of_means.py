@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 import networkx as nx
 import numpy as np
@@ -41,7 +41,7 @@ from spec import InverseQuartic, MechanismSpec, SmoothSensitivityBound
 from spec._random import RandomLike, as_generator
 from spec.errors import InvalidParameterError
 
-from .._result import PrivateEstimate
+from .._result import PrivateEstimate, non_private_field
 from ._parameters import SensitivityMode, check_count, check_failure_probability, check_mode
 from .families import SubsetFamily, default_subsample_size
 from .kernel_domains import KernelInputSpace, kernel_input_space
@@ -342,7 +342,7 @@ def _wrapper_spec(chunks: tuple[WrapperChunk, ...], epsilon: float, space: Kerne
         proof_status="proven" if mode == "rigorous" else "unproven", notes=notes.strip())
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, repr=False)
 class MedianOfMeansEstimate(PrivateEstimate):
     """A release of Wrapper 1 ∘ Algorithm 1.
 
@@ -354,19 +354,22 @@ class MedianOfMeansEstimate(PrivateEstimate):
         The wrapper's spec.
     noise_std : float
         The largest per-chunk noise standard deviation S_c/β (the median's error is not
-        additive; this is a scale, not its standard deviation).
+        additive; this is a scale, not its standard deviation).  **Not private** (S_c
+        depends on the data); hidden from ``repr``.
     chunk_releases : numpy.ndarray, shape (q,)
         The private chunk releases (private: each is an Algorithm 1 release).
     chunk_statistics : tuple of LocalHajekStatistic
-        Non-private per-chunk quantities (Ã_n, A_n, L, S).  Not private.
+        Per-chunk quantities (Ã_n, A_n, L, S).  **Not private**; hidden from ``repr``.
     chunk_sizes : tuple of int
         The sizes of the chunks.
     failure_bound : float
         e^{−q/8} (Lemma A.6).
     """
 
+    NON_PRIVATE_INHERITED: ClassVar[tuple[str, ...]] = ("noise_std",)
+
     chunk_releases: npt.NDArray[np.float64]
-    chunk_statistics: tuple[LocalHajekStatistic, ...]
+    chunk_statistics: tuple[LocalHajekStatistic, ...] = non_private_field()
     chunk_sizes: tuple[int, ...]
     failure_bound: float
 

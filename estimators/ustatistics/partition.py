@@ -31,7 +31,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from spec.errors import InvalidParameterError, UtilityConditionWarning
+from spec.errors import InvalidParameterError, SampleSizeError, UtilityConditionWarning
 
 from ._parameters import check_count, check_failure_probability
 
@@ -100,7 +100,7 @@ def median_of_means_chunk_count(alpha: float, n: int, degree: int, *,
     a = check_failure_probability(alpha)
     size, k = check_count(n, "n"), check_count(degree, "degree k")
     if size < k:
-        raise InvalidParameterError(f"need n >= k, got n={size}, k={k}")
+        raise SampleSizeError(f"need n >= k, got n={size}, k={k}")
     requested = _odd_up(max(1, math.ceil(8.0 * math.log(1.0 / a))))
     most = size // k
     chunks = min(requested, most if most % 2 == 1 else most - 1)

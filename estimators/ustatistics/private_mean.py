@@ -18,14 +18,14 @@ References
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 import networkx as nx
 
 from spec._random import RandomLike
 from spec.errors import InvalidParameterError
 
-from .._result import PrivateEstimate
+from .._result import PrivateEstimate, non_private_field
 from ._parameters import SensitivityMode
 from .kernels import Kernel
 from .local_hajek_mechanism import private_mean_local_hajek_mechanism
@@ -33,7 +33,7 @@ from .local_hajek_mechanism import private_mean_local_hajek_mechanism
 __all__ = ["LocalHajekEstimate", "private_mean_local_hajek"]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, repr=False)
 class LocalHajekEstimate(PrivateEstimate):
     """A release of Algorithm 1 and the quantities behind it.
 
@@ -44,25 +44,30 @@ class LocalHajekEstimate(PrivateEstimate):
     spec : MechanismSpec
         The spec it was released under (claim, relation, noise, proof status).
     noise_std : float
-        S/β, the standard deviation of the noise (Var Z = 1).
+        S/β, the standard deviation of the noise (Var Z = 1).  **Not private** (S depends
+        on the data); hidden from ``repr``.
     u_statistic : float
-        A_n, the non-private family mean (U_n for all k-subsets).  Not private.
+        A_n, the non-private family mean (U_n for all k-subsets).  **Not private**; hidden
+        from ``repr``.
     weighted_statistic : float
-        Ã_n, the non-private statistic that was privatised.  Not private.
+        Ã_n, the non-private statistic that was privatised.  **Not private**; hidden from
+        ``repr``.
     smooth_sensitivity : float
-        S(X).  Not private (it depends on the data through L).
+        S(X).  **Not private** (it depends on the data through L); hidden from ``repr``.
     level : int
-        L, the band level.  Not private.
+        L, the band level.  **Not private**; hidden from ``repr``.
     beta : float
         Algorithm 1's ε.
     sensitivity_mode : {"rigorous", "paper"}
         Which smooth bound; paper-mode claims are unproven.
     """
 
-    u_statistic: float
-    weighted_statistic: float
-    smooth_sensitivity: float
-    level: int
+    NON_PRIVATE_INHERITED: ClassVar[tuple[str, ...]] = ("noise_std",)
+
+    u_statistic: float = non_private_field()
+    weighted_statistic: float = non_private_field()
+    smooth_sensitivity: float = non_private_field()
+    level: int = non_private_field()
     beta: float
     sensitivity_mode: SensitivityMode
 

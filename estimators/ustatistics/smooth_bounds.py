@@ -41,7 +41,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from spec.errors import InvalidParameterError
+from spec.errors import InvalidParameterError, SampleSizeError
 
 from ._parameters import check_count, check_epsilon, check_nonnegative, check_positive
 
@@ -90,7 +90,7 @@ def _size_and_degree(n: int, degree: int) -> tuple[int, int]:
     k = check_count(degree, "degree k")
     size = check_count(n, "n")
     if size < k:
-        raise InvalidParameterError(f"need n >= k, got n={size}, k={k}")
+        raise SampleSizeError(f"need n >= k, got n={size}, k={k}")
     return size, k
 
 

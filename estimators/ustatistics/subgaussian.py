@@ -41,7 +41,7 @@ from __future__ import annotations
 import functools
 import math
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 import networkx as nx
 import numpy as np
@@ -58,7 +58,8 @@ from spec import (
     SubstituteOne,
 )
 from spec._random import RandomLike, as_generator
-from spec.errors import InvalidParameterError
+from spec.errors import InvalidParameterError, SampleSizeError
+from spec.validation import check_epsilon
 
 from .._result import PrivateEstimate
 from ._parameters import (
@@ -114,7 +115,7 @@ def subgaussian_xi(n: int, degree: int, tau: float, gamma: float = INNER_GAMMA) 
     """
     size, k = check_count(n, "n"), check_count(degree, "degree k")
     if size < k:
-        raise InvalidParameterError(f"need n >= k, got n={size}, k={k}")
+        raise SampleSizeError(f"need n >= k, got n={size}, k={k}")
     t = check_positive(tau, "tau")
     g = check_failure_probability(gamma, "gamma")
     return (math.sqrt(2.0 * t * math.log(4.0 * size / g))
@@ -211,7 +212,8 @@ def _plan(n: int, kernel: Kernel, epsilon: float, radius: float, alpha: float,
     a = check_failure_probability(alpha)
     proxy = public_subgaussian_proxy(kernel, tau)
     halves = median_of_means_partition(size, 2, check_count(split_seed, "split_seed", 0))
-    coarse_budget, main_budget = split_budget(PureDP(epsilon=epsilon), [1.0, 1.0])
+    coarse_budget, main_budget = split_budget(PureDP(epsilon=check_epsilon(epsilon)),
+                                              [1.0, 1.0])
     coarse = coinpress_mechanism(
         int(halves[0].size), kernel, coarse_budget.epsilon, radius=radius, tau=proxy,
         family="naive", gamma=a / 12.0, record_domain=record_domain, warn=False,
@@ -368,7 +370,8 @@ def subgaussian_mean_mechanism(n: int, kernel: Kernel, epsilon: float, *, radius
     if not isinstance(kernel, Kernel):
         raise InvalidParameterError(f"kernel must be a Kernel, got {type(kernel).__name__}")
     mode = check_mode(sensitivity_mode)
-    plan = _plan(n, kernel, epsilon, radius, alpha, tau, split_seed, record_domain)
+    plan = _plan(n, kernel, check_epsilon(epsilon), radius, alpha, tau, split_seed,
+                 record_domain)
     beta = internal_epsilon(plan.main_epsilon, mode)
     k = kernel.degree
     n_main = int(plan.main_records.size)
@@ -424,7 +427,7 @@ def _pipeline_spec(plan: SubGaussianPlan, kernel: Kernel, n: int, radius: float,
     return spec
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, repr=False)
 class SubGaussianEstimate(PrivateEstimate):
     """A release of the Corollary 1 pipeline.
 
@@ -435,14 +438,18 @@ class SubGaussianEstimate(PrivateEstimate):
     spec : MechanismSpec
         The pipeline's spec.
     noise_std : float
-        The largest per-chunk noise scale of the main stage.
+        The largest per-chunk noise scale of the main stage.  **Not private** (it depends
+        on the data through S_c); hidden from ``repr``.
     coarse_estimate : float
         θ_c, the coarse private release (private).
     half_width : float
         w (C = 2w).
     main : MedianOfMeansEstimate
-        The main stage's result (non-private fields included).
+        The main stage's result (its non-private fields are attributes, hidden from its
+        ``repr``).
     """
+
+    NON_PRIVATE_INHERITED: ClassVar[tuple[str, ...]] = ("noise_std",)
 
     coarse_estimate: float
     half_width: float

@@ -12,7 +12,8 @@
   [0, 1]-valued samples (the predictable plug-in empirical-Bernstein bound of
   Waudby-Smith & Ramdas 2024), for the privacy profile δ(ε) = E[(1 − e^{ε−L})₊];
 * :mod:`~privaudit.statistics.power` — the smallest true ε an event test detects with a
-  given probability, from the exact law of the two binomial counts;
+  given probability, from the exact law of the two binomial counts, and the sample size
+  at which it detects a given ε (the same calculation inverted in n);
 * :mod:`~privaudit.statistics.allocation` — predicted ε bounds and the weighted-Bonferroni
   plan (which events to test, at which levels) made from the search split.
 """
@@ -29,7 +30,7 @@ from .epsilon_bounds import (
     violation_margin,
 )
 from .mean_bounds import eb_lower_bound_from_sums, mean_lower_bound, tune_eb_bet
-from .power import detectable_epsilon, detection_probability
+from .power import detectable_epsilon, detection_probability, samples_to_detect
 from .rate_ratio import rate_ratio_epsilon_lower_bound, rate_ratio_lower_bound
 
 __all__ = [
@@ -51,6 +52,7 @@ __all__ = [
     "predicted_rate_ratio_epsilon",
     "rate_ratio_epsilon_lower_bound",
     "rate_ratio_lower_bound",
+    "samples_to_detect",
     "tune_eb_bet",
     "violation_margin",
 ]

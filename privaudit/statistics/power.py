@@ -39,7 +39,7 @@ from spec.errors import InvalidParameterError
 
 from .clopper_pearson import cp_upper
 
-__all__ = ["detectable_epsilon", "detection_probability"]
+__all__ = ["detectable_epsilon", "detection_probability", "samples_to_detect"]
 
 #: Binomial mass left out of the exact sums (each tail).
 _TAIL = 1e-12
@@ -227,6 +227,84 @@ def detectable_epsilon(p_y: float, n_x: int, n_y: int, *, alpha: float, delta: f
     while hi - lo > tolerance:
         mid = 0.5 * (lo + hi)
         if prob(mid) >= target:
+            hi = mid
+        else:
+            lo = mid
+    return hi
+
+
+#: Largest per-side sample size :func:`samples_to_detect` searches.
+MAX_SEARCHED_SAMPLES = 10**12
+
+
+def samples_to_detect(true_epsilon: float, p_y: float, *, alpha: float, delta: float,
+                      claimed_epsilon: float, probability: float = 0.9,
+                      start: int = 1) -> int | None:
+    """The per-side test size at which the event test detects ``true_epsilon``: the power
+    calculation of :func:`detection_probability` inverted in n.
+
+    Parameters
+    ----------
+    true_epsilon : float
+        The true ε′ that must be detected (P[M(x) ∈ S] = min(1, e^{ε′} p_y + δ)).
+    p_y, alpha, delta, claimed_epsilon, probability
+        As in :func:`detectable_epsilon`.
+    start : int
+        A size known (or believed) to be too small; the search doubles from it.
+
+    Returns
+    -------
+    int or None
+        A size n ≤ :data:`MAX_SEARCHED_SAMPLES` with P(detect) ≥ ``probability`` at
+        n_x = n_y = n, the smallest on a doubling-then-bisection path; ``None`` when no
+        size can reach it: the event's P[M(y) ∈ S] is then too large for any event of
+        this kind to reveal ε′ (min(ε′, ln((1 − δ)/p_y)) ≤ ε_c), or more than
+        :data:`MAX_SEARCHED_SAMPLES` would be needed.
+
+    Notes
+    -----
+    As n grows with p_y and p_x fixed, the Clopper–Pearson bounds converge to p_x and
+    p_y, so detection becomes certain exactly when ln((p_x − δ)/p_y) > ε_c.  The
+    detection probability is not exactly monotone in n (binomial lattice effects move it
+    by small amounts), so the returned size is checked and the answer is the first size
+    found to reach the probability, never a size that does not.
+
+    Examples
+    --------
+    >>> n = samples_to_detect(2.0, 0.184, alpha=0.05, delta=0.0, claimed_epsilon=1.0)
+    >>> detection_probability(2.0, 0.184, n, n, alpha=0.05, delta=0.0,
+    ...                       claimed_epsilon=1.0) >= 0.9
+    True
+    >>> samples_to_detect(2.0, 0.6, alpha=0.05, delta=0.0, claimed_epsilon=1.0) is None
+    True
+    """
+    p_y_, _, _, a, d, e_c = _check_common(p_y, 1, 1, alpha, delta, claimed_epsilon)
+    eps = _real(true_epsilon, "true_epsilon", 0.0, math.inf, False, True)
+    target = _real(probability, "probability", 0.0, 1.0, True, True)
+    lo = _count(start, "start")
+    p_x = _p_x(eps, p_y_, d)
+    if p_y_ <= 0.0:
+        reachable = p_x > d
+    else:
+        reachable = p_x - d > 0.0 and math.log(p_x - d) - math.log(p_y_) > e_c
+    if not reachable:
+        return None
+
+    def detects(n: int) -> bool:
+        return _Rejection(p_y_, n, n, a, d, e_c).probability(p_x, n) >= target
+
+    if detects(lo):
+        return lo
+    hi = lo
+    while True:
+        lo, hi = hi, min(2 * hi, MAX_SEARCHED_SAMPLES)
+        if detects(hi):
+            break
+        if hi >= MAX_SEARCHED_SAMPLES:
+            return None
+    while hi - lo > max(1, lo // 1000):          # 0.1 % resolution is plenty for advice
+        mid = (lo + hi) // 2
+        if detects(mid):
             hi = mid
         else:
             lo = mid

@@ -17,7 +17,15 @@ import numpy as np
 import numpy.typing as npt
 from pydantic import BeforeValidator
 
-from ..errors import InvalidInputError, InvalidParameterError
+from ..errors import (
+    ComplexInputError,
+    InputShapeError,
+    InvalidInputError,
+    InvalidParameterError,
+    NonFiniteInputError,
+    NonNumericInputError,
+    OutOfDomainError,
+)
 
 __all__ = [
     "MAX_GRAPH_COUNT_STATES",
@@ -101,26 +109,43 @@ def _numeric_array(x: Any, label: str) -> npt.NDArray[Any]:
 
     Raises
     ------
-    InvalidInputError
-        For ragged input, booleans, complex numbers, strings and other non-numbers.
+    InputShapeError
+        For ragged input.
+    NonNumericInputError
+        For booleans, strings (numeric strings too), bytes, None and other non-numbers.
+    ComplexInputError
+        For complex numbers.
     """
     try:
         arr = np.asarray(x)
     except (ValueError, TypeError) as err:
-        raise InvalidInputError(f"{label}: cannot read {_show(x)} as an array ({err})") from None
+        raise InputShapeError(f"{label}: cannot read {_show(x)} as an array ({err})") from None
     kind = arr.dtype.kind
     if kind == "b":
-        raise InvalidInputError(f"{label}: booleans are not numbers here, got {_show(x)}")
+        raise NonNumericInputError(f"{label}: booleans are not numbers here, got {_show(x)}")
     if kind in "iuf":
         return arr
+    if kind == "c":
+        bad = arr != arr.real if arr.ndim else np.asarray(True)
+        flat = int(np.argmax(np.asarray(bad).reshape(-1))) if arr.ndim else 0
+        item = arr.reshape(-1)[flat] if arr.ndim else arr.item()
+        raise ComplexInputError(f"{label}: expected real numbers, got the complex value "
+                                f"{_show(item)} (dtype {arr.dtype})")
     if kind == "O":
         for flat_index, item in enumerate(arr.reshape(-1)):
             if isinstance(item, bool) or not isinstance(item, numbers.Real):
                 where = np.unravel_index(flat_index, arr.shape) if arr.ndim else ()
                 at = f" at index {where[0] if len(where) == 1 else where}" if where else ""
-                raise InvalidInputError(f"{label}: value {_show(item)}{at} is not a real number")
+                error = ComplexInputError if isinstance(item, numbers.Complex) \
+                    and not isinstance(item, bool) else NonNumericInputError
+                raise error(f"{label}: value {_show(item)}{at} is not a real number")
         return arr
-    raise InvalidInputError(f"{label}: expected real numbers, got dtype {arr.dtype}: {_show(x)}")
+    if kind in "USa":
+        first = arr.reshape(-1)[0] if arr.size else arr
+        raise NonNumericInputError(
+            f"{label}: expected real numbers, got strings (dtype {arr.dtype}), e.g. "
+            f"{_show(first)}; numeric strings are not read as numbers")
+    raise NonNumericInputError(f"{label}: expected real numbers, got dtype {arr.dtype}: {_show(x)}")
 
 
 def _as_float64(arr: npt.NDArray[Any], label: str) -> npt.NDArray[np.float64]:
@@ -128,11 +153,11 @@ def _as_float64(arr: npt.NDArray[Any], label: str) -> npt.NDArray[np.float64]:
     try:
         values = arr.astype(np.float64)
     except OverflowError:
-        raise InvalidInputError(f"{label}: a value of {_show(arr)} overflows float64") from None
+        raise NonFiniteInputError(f"{label}: a value of {_show(arr)} overflows float64") from None
     bad = ~np.isfinite(values)
     if bad.any():
         index, at = _at_first(bad)
-        raise InvalidInputError(
+        raise NonFiniteInputError(
             f"{label}: value {_show(values[index])}{at} is not finite (NaN and ±inf are refused)"
         )
     return values + 0.0
@@ -154,7 +179,7 @@ def _as_int64(arr: npt.NDArray[Any], label: str) -> npt.NDArray[np.int64]:
         fractional = values != np.floor(values)
         if fractional.any():
             index, at = _at_first(fractional)
-            raise InvalidInputError(f"{label}: value {_show(values[index])}{at} is not an integer")
+            raise OutOfDomainError(f"{label}: value {_show(values[index])}{at} is not an integer")
         outside = (values < -(2.0**63)) | (values >= 2.0**63)
         if outside.any():
             index, at = _at_first(outside)
@@ -172,9 +197,9 @@ def _as_int64(arr: npt.NDArray[Any], label: str) -> npt.NDArray[np.int64]:
         else:
             as_float = float(item)
             if not math.isfinite(as_float):
-                raise InvalidInputError(f"{label}: value {_show(item)}{at} is not finite")
+                raise NonFiniteInputError(f"{label}: value {_show(item)}{at} is not finite")
             if not as_float.is_integer():
-                raise InvalidInputError(f"{label}: value {_show(item)}{at} is not an integer")
+                raise OutOfDomainError(f"{label}: value {_show(item)}{at} is not an integer")
             if not -(2.0**63) <= as_float < 2.0**63:
                 raise InvalidInputError(f"{label}: value {_show(item)}{at} exceeds int64")
             converted[where] = int(as_float)
@@ -194,7 +219,7 @@ def _check_range(
         index, at = _at_first(outside)
         low = "-inf" if lo is None else repr(lo)
         high = "inf" if hi is None else repr(hi)
-        raise InvalidInputError(
+        raise OutOfDomainError(
             f"{label}: value {_show(values[index])}{at} lies outside [{low}, {high}]"
         )
 

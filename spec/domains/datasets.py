@@ -17,7 +17,7 @@ from pydantic import Field, model_validator
 
 from .._random import RandomLike, as_generator
 from .._types import PositiveInt
-from ..errors import InvalidInputError, InvalidParameterError
+from ..errors import EmptyInputError, InputShapeError, InvalidInputError, InvalidParameterError
 from ._base import DomainBase
 from ._common import VARIABLE_SIZE_SPREAD, _numeric_array, _unique_by_bytes
 from .scalars import Categorical, IntegerRange, RealInterval
@@ -78,14 +78,14 @@ class DatasetDomain(DomainBase):
         label = self.label()
         arr = _numeric_array(x, label)
         if arr.ndim >= 1 and arr.shape[0] == 0:
-            raise InvalidInputError(f"{label}: the dataset is empty (0 records)")
+            raise EmptyInputError(f"{label}: the dataset is empty (0 records)")
         expected = ("n",) + self.record_shape
         if arr.ndim != len(expected) or arr.shape[1:] != self.record_shape:
             shown = "(" + ", ".join(str(s) for s in expected) + ("," if len(expected) == 1 else "")
-            raise InvalidInputError(f"{label}: expected shape {shown}), got shape {arr.shape}")
+            raise InputShapeError(f"{label}: expected shape {shown}), got shape {arr.shape}")
         n = arr.shape[0]
         if self.size is not None and n != self.size:
-            raise InvalidInputError(
+            raise InputShapeError(
                 f"{label}: the dataset has n={n} records but the public size is {self.size}"
             )
         if n < self.min_size:

@@ -207,4 +207,8 @@ def test_seeded_audits_give_the_numbers_of_the_code_before_the_change(name):
     assert len(report.privacy_profile) == 50
     assert _close(sum(p.delta_lower_bound for p in report.privacy_profile),
                   expected["profile_lower_bound_sum"])
-    assert _close(report.power.detectable_epsilon, expected["detectable_epsilon"])
+    # the power is now that of the most sensitive tested event of the most sensitive pair
+    # (privaudit.verdicts); the old statement (the worst pair's best event) is one of the
+    # candidates, so the new detectable ε is never larger
+    assert report.power.detectable_epsilon <= expected["detectable_epsilon"]
+    assert report.verdict == "no_violation" and report.power.conclusive

@@ -10,6 +10,7 @@ import math
 
 import numpy as np
 import pytest
+from scipy.stats import binomtest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -108,8 +109,10 @@ def test_samplers_are_seeded_and_in_range():
 @pytest.mark.parametrize("method", ["local_hajek", "all_tuples"])
 def test_result_object(method):
     x = uniform_distribution(30).sample(3000, 1)
-    result = private_uniformity_test(x, 30, 0.8, 2.0, alpha=0.25, method=method, rng=4)
+    result = private_uniformity_test(x, 30, 0.8, 2.0, alpha=0.25, method=method, rng=4,
+                                     calibration="threshold")
     assert isinstance(result, UniformityTestResult)
+    assert result.calibration == "threshold" and result.p_value is None
     assert result.threshold == uniformity_threshold(30, 0.8)
     assert result.reject == (result.statistic > result.threshold)
     assert result.decision == ("reject uniformity" if result.reject else "accept")
@@ -122,15 +125,18 @@ def test_result_object(method):
     if result.xi is not None:
         assert set(result.xi) == {230, 231}
         assert result.xi[230] == uniformity_xi(230, 30)
-    again = private_uniformity_test(x, 30, 0.8, 2.0, alpha=0.25, method=method, rng=4)
+    again = private_uniformity_test(x, 30, 0.8, 2.0, alpha=0.25, method=method, rng=4,
+                                    calibration="threshold")
     assert again == result
 
 
 def test_custom_threshold_and_exact_null():
     x = uniform_distribution(5).sample(200, 0)
-    custom = private_uniformity_test(x, 5, 0.5, 1.0, threshold=-1.0, alpha=0.9, rng=0)
+    custom = private_uniformity_test(x, 5, 0.5, 1.0, threshold=-1.0, alpha=0.9, rng=0,
+                                     calibration="threshold")
     assert custom.null == "custom" and custom.threshold == -1.0
-    exact = private_uniformity_test(x, 5, 0.5, 1.0, null="exact", alpha=0.9, rng=0)
+    exact = private_uniformity_test(x, 5, 0.5, 1.0, null="exact", alpha=0.9, rng=0,
+                                    calibration="threshold")
     assert exact.null == "exact" and exact.threshold == uniformity_threshold(5, 0.5, "exact")
     assert exact.statistic == custom.statistic  # the threshold is post-processing
 
@@ -154,6 +160,11 @@ def test_the_statistic_is_algorithm_1_on_the_collision_kernel():
     ({"alpha": 0.0}, "alpha"), ({"alpha": 1.0}, "alpha"), ({"alpha": -0.1}, "alpha"),
     ({"null": "approximate"}, "null"), ({"threshold": float("inf")}, "threshold"),
     ({"method": "naive"}, "method"), ({"partition_seed": -3}, "partition_seed"),
+    ({"calibration": "bootstrap"}, "calibration"), ({"null": "tolerant"}, "composite"),
+    ({"threshold": 0.5}, "threshold=0.5"), ({"simulations": 0}, "simulations"),
+    ({"simulations": 2.5}, "simulations"),
+    ({"null": "approximate", "calibration": "threshold"}, "null"),
+    ({"threshold": float("inf"), "calibration": "threshold"}, "threshold"),
 ])
 def test_bad_parameters(kwargs, message):
     args = {"m": 6, "delta": 0.5, "epsilon": 1.0, **kwargs}
@@ -188,3 +199,62 @@ def test_mechanism_bad_parameters():
         private_uniformity_test_mechanism(100, 5, 1.0, method="subsampled")
     with pytest.raises(InvalidParameterError, match="gamma"):
         private_uniformity_test_mechanism(100, 5, 1.0, gamma=0.0)
+
+
+# ---- Monte Carlo calibration ---------------------------------------------------------------
+def test_monte_carlo_result_is_consistent_and_reproducible():
+    x = uniform_distribution(10).sample(300, 3)
+    result = private_uniformity_test(x, 10, 1.0, 4.0, alpha=0.1, simulations=39, rng=7)
+    assert result.calibration == "monte_carlo" and result.null == "exact"
+    assert result.simulations == 39
+    assert result.p_value is not None and 1 / 40 <= result.p_value <= 1.0
+    assert result.p_value * 40 == pytest.approx(round(result.p_value * 40))
+    assert result.reject == (result.p_value <= 0.1) == (result.statistic > result.threshold)
+    fixed = private_uniformity_test(x, 10, 1.0, 4.0, alpha=0.1, rng=7, calibration="threshold")
+    assert fixed.statistic == result.statistic      # the statistic is drawn first
+    again = private_uniformity_test(x, 10, 1.0, 4.0, alpha=0.1, simulations=39, rng=7)
+    assert again == result
+
+
+def test_monte_carlo_null_helper():
+    from estimators.hypothesis_tests import monte_carlo_null
+
+    draws = np.arange(1.0, 20.0)                  # B = 19 known null values
+    result = monte_carlo_null(18.5, lambda g, b: draws[:b], alpha=0.1, simulations=19,
+                              rng=np.random.default_rng(0))
+    # one draw (19) is >= 18.5: p = 2/20 = 0.1 <= alpha
+    assert result.exceedances == 1 and result.p_value == pytest.approx(0.1) and result.reject
+    assert result.critical_value == 18.0          # K = floor(0.1 * 20) - 1 = 1: 2nd largest
+    low = monte_carlo_null(17.0, lambda g, b: draws[:b], alpha=0.1, simulations=19,
+                           rng=np.random.default_rng(0))
+    assert not low.reject and low.p_value == pytest.approx(4 / 20)
+    never = monte_carlo_null(1e9, lambda g, b: draws[:b], alpha=0.01, simulations=19,
+                             rng=np.random.default_rng(0))
+    assert not never.reject and math.isinf(never.critical_value)   # B too small for α
+    with pytest.raises(InvalidParameterError, match="finite"):
+        monte_carlo_null(1.0, lambda g, b: np.full(b, np.nan), alpha=0.1, simulations=9,
+                         rng=np.random.default_rng(0))
+    with pytest.raises(InvalidParameterError, match="statistic"):
+        monte_carlo_null(float("nan"), lambda g, b: draws[:b], alpha=0.1, simulations=9,
+                         rng=np.random.default_rng(0))
+
+
+def test_monte_carlo_calibration_keeps_the_level_where_the_threshold_fails():
+    """Level at n = 100 (m = 10, α = 0.1, ε = 4, δ = 1), 100 seeded runs, B = 19.
+
+    The Monte Carlo p-value is valid for every B, so the false-rejection rate must be
+    ≤ α up to sampling error: the exact (Clopper–Pearson) 99 % interval must reach α.
+    The fixed threshold rejects uniform data far more often (its interval lies above α).
+    """
+    rng = np.random.default_rng(20261125)
+    runs = 100
+    mc = fixed = 0
+    for _ in range(runs):
+        x = rng.integers(0, 10, 100)
+        mc += private_uniformity_test(x, 10, 1.0, 4.0, alpha=0.1, simulations=19, rng=rng).reject
+        fixed += private_uniformity_test(x, 10, 1.0, 4.0, alpha=0.1, rng=rng,
+                                         calibration="threshold").reject
+    mc_ci = binomtest(mc, runs).proportion_ci(0.99, method="exact")
+    fixed_ci = binomtest(fixed, runs).proportion_ci(0.99, method="exact")
+    assert mc_ci.low <= 0.1, (mc, runs)
+    assert fixed_ci.low > 0.1, (fixed, runs)

@@ -1,0 +1,324 @@
+"""Every public estimator and mechanism constructor refuses bad input with a named error.
+
+The estimators and constructors are enumerated from the packages' ``__all__`` (every
+``private_*`` and ``*_mechanism`` function of ``estimators``, and every mechanism class of
+``mechanisms`` with an ``epsilon`` parameter); hypothesis generates bad data, bad ε, δ and n,
+and each call must raise exactly the named :class:`~spec.errors.PrivauditError` subclass of
+the table in :mod:`spec.validation` — never a bare exception, never a number.
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import math
+from collections.abc import Callable
+from typing import Any
+
+import networkx as nx
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import estimators
+import estimators.graphs
+import estimators.hypothesis_tests
+import estimators.ustatistics
+import mechanisms
+from estimators.ustatistics import collision_kernel, mean_kernel, variance_kernel
+from spec import errors
+from spec.validation import EPSILON_MAX, EPSILON_MIN
+
+PACKAGES = ("estimators", "estimators.ustatistics", "estimators.graphs",
+            "estimators.hypothesis_tests")
+
+GOOD_REAL = np.linspace(0.05, 0.95, 24)
+GOOD_LABELS = np.arange(24) % 4
+GRAPH = nx.gnp_random_graph(12, 0.4, seed=3)
+VAR = variance_kernel(0.0, 1.0)
+
+#: Estimators that take data: name -> (call(data, epsilon), kind of data).
+ESTIMATORS: dict[str, tuple[Callable[[Any, Any], Any], str]] = {
+    "private_bounded_mean": (lambda x, e: estimators.private_bounded_mean(x, 0.0, 1.0, e, rng=0),
+                             "real"),
+    "private_mean_local_hajek": (lambda x, e: estimators.ustatistics.private_mean_local_hajek(
+        x, VAR, e, xi=0.05, rng=0), "real"),
+    "private_median_of_means": (lambda x, e: estimators.ustatistics.private_median_of_means(
+        x, VAR, e, alpha=0.5, xi=0.05, rng=0), "real"),
+    "private_coinpress_mean": (lambda x, e: estimators.ustatistics.private_coinpress_mean(
+        x, VAR, e, radius=1.0, family="naive", rng=0, warn=False), "real"),
+    "private_subgaussian_mean": (lambda x, e: estimators.ustatistics.private_subgaussian_mean(
+        x, mean_kernel(subgaussian_proxy=1.0), e, radius=10.0, alpha=0.5, rng=0), "real"),
+    "private_degenerate_mean": (lambda x, e: estimators.ustatistics.private_degenerate_mean(
+        x, collision_kernel(), e, alpha=0.5, rng=0), "labels"),
+    "private_uniformity_test": (lambda x, e: estimators.hypothesis_tests.private_uniformity_test(
+        x, 4, 1.0, e, simulations=9, rng=0), "labels"),
+    "private_coarse_edge_density": (lambda g, e: estimators.graphs.private_coarse_edge_density(
+        g, e, rng=0), "graph"),
+    "private_edge_density": (lambda g, e: estimators.graphs.private_edge_density(
+        g, e, r_max=0.5, alpha=0.9, rng=0), "graph"),
+    "private_triangle_density": (lambda g, e: estimators.graphs.private_triangle_density(
+        g, e, r_max=0.5, alpha=0.9, rng=0), "graph"),
+}
+
+#: Constructors with a public size: name -> call(n, epsilon).
+CONSTRUCTORS: dict[str, Callable[[Any, Any], Any]] = {
+    "bounded_mean_mechanism": lambda n, e: estimators.bounded_mean_mechanism(n, 0.0, 1.0, e),
+    "private_mean_local_hajek_mechanism":
+        lambda n, e: estimators.ustatistics.private_mean_local_hajek_mechanism(n, VAR, e, xi=0.05),
+    "median_of_means_mechanism":
+        lambda n, e: estimators.ustatistics.median_of_means_mechanism(n, VAR, e, alpha=0.5,
+                                                                       xi=0.05),
+    "coinpress_mechanism": lambda n, e: estimators.ustatistics.coinpress_mechanism(
+        n, VAR, e, radius=1.0, family="naive", warn=False),
+    "degenerate_mean_mechanism": lambda n, e: estimators.ustatistics.degenerate_mean_mechanism(
+        n, collision_kernel(), e, alpha=0.5),
+    "subgaussian_mean_mechanism": lambda n, e: estimators.ustatistics.subgaussian_mean_mechanism(
+        n, mean_kernel(subgaussian_proxy=1.0), e, radius=10.0, alpha=0.5),
+    "subgaussian_main_stage_mechanism":
+        lambda n, e: estimators.ustatistics.subgaussian_main_stage_mechanism(
+            n, VAR, e, centre=0.1, half_width=0.3, tau=1 / 16, alpha=0.3),
+    "coarse_density_mechanism": lambda n, e: estimators.graphs.coarse_density_mechanism(n, e),
+    "private_edge_density_mechanism":
+        lambda n, e: estimators.graphs.private_edge_density_mechanism(n, e, r_max=0.5,
+                                                                       alpha=0.9),
+    "private_triangle_density_mechanism":
+        lambda n, e: estimators.graphs.private_triangle_density_mechanism(n, e, r_max=0.5,
+                                                                           alpha=0.9),
+    "private_uniformity_test_mechanism":
+        lambda n, e: estimators.hypothesis_tests.private_uniformity_test_mechanism(n, 4, e),
+    "smooth_median_mechanism": lambda n, e: mechanisms.smooth_median_mechanism(
+        n, 0.0, 1.0, e, 1e-6, noise="laplace"),
+}
+GOOD_N = {"degenerate_mean_mechanism": 40, "subgaussian_mean_mechanism": 48,
+          "private_uniformity_test_mechanism": 30, "smooth_median_mechanism": 21}
+
+#: Mechanism classes and constructors without a size: name -> call(epsilon).
+MECHANISMS: dict[str, Callable[[Any], Any]] = {
+    "LaplaceMechanism": lambda e: mechanisms.LaplaceMechanism(e, 1.0),
+    "GaussianMechanism": lambda e: mechanisms.GaussianMechanism(e, 1e-5, 1.0),
+    "DiscreteLaplaceMechanism": lambda e: mechanisms.DiscreteLaplaceMechanism(e, 1),
+    "DiscreteGaussianMechanism": lambda e: mechanisms.DiscreteGaussianMechanism(e, 1e-5, 1),
+    "RandomizedResponseMechanism": lambda e: mechanisms.RandomizedResponseMechanism(e, 4),
+    "ExponentialMechanism": lambda e: mechanisms.ExponentialMechanism(e, 1.0, 5),
+    "ReportNoisyMax": lambda e: mechanisms.ReportNoisyMax(e, 1.0, 5),
+    "smooth_laplace_mechanism": lambda e: mechanisms.smooth_laplace_mechanism(
+        lambda x: 0.0, lambda x: 1.0, e, 1e-6, input_domain=_DOMAIN,
+        relation=mechanisms_relation()),
+    "smooth_inverse_quartic_mechanism": lambda e: mechanisms.smooth_inverse_quartic_mechanism(
+        lambda x: 0.0, lambda x: 1.0, e, input_domain=_DOMAIN, relation=mechanisms_relation()),
+    "laplace_scale": lambda e: mechanisms.laplace_scale(e, 1.0),
+    "discrete_laplace_scale": lambda e: mechanisms.discrete_laplace_scale(e, 1),
+    "analytic_gaussian_sigma": lambda e: mechanisms.analytic_gaussian_sigma(e, 1e-5, 1.0),
+    "classical_gaussian_sigma": lambda e: mechanisms.classical_gaussian_sigma(e, 1e-5, 1.0),
+    "discrete_gaussian_sigma": lambda e: mechanisms.discrete_gaussian_sigma(e, 1e-5, 1),
+}
+#: DP δ of the approximate-DP constructors: name -> call(delta).
+DELTAS: dict[str, Callable[[Any], Any]] = {
+    "analytic_gaussian_sigma": lambda d: mechanisms.analytic_gaussian_sigma(1.0, d, 1.0),
+    "GaussianMechanism": lambda d: mechanisms.GaussianMechanism(1.0, d, 1.0),
+    "DiscreteGaussianMechanism": lambda d: mechanisms.DiscreteGaussianMechanism(1.0, d, 1),
+    "smooth_median_mechanism": lambda d: mechanisms.smooth_median_mechanism(
+        21, 0.0, 1.0, 1.0, d, noise="laplace"),
+}
+
+
+def mechanisms_relation() -> Any:
+    from spec import SubstituteOne
+
+    return SubstituteOne()
+
+
+def _domain() -> Any:
+    from spec import DatasetDomain, RealInterval
+
+    return DatasetDomain(record=RealInterval(lo=0.0, hi=1.0), size=5)
+
+
+_DOMAIN = _domain()
+
+
+def _public() -> set[str]:
+    names = set()
+    for pkg in PACKAGES:
+        module = importlib.import_module(pkg)
+        for name in module.__all__:
+            if inspect.isfunction(getattr(module, name)) and (
+                    name.startswith("private_") or name.endswith("_mechanism")):
+                names.add(name)
+    for name in mechanisms.__all__:
+        obj = getattr(mechanisms, name)
+        if callable(obj) and "epsilon" in inspect.signature(obj).parameters:
+            names.add(name)
+    return names
+
+
+def test_every_public_estimator_and_constructor_is_fuzzed():
+    assert _public() == set(ESTIMATORS) | set(CONSTRUCTORS) | set(MECHANISMS)
+
+
+def test_the_good_calls_work():
+    for name, (call, kind) in ESTIMATORS.items():
+        good = {"real": GOOD_REAL, "labels": GOOD_LABELS, "graph": GRAPH}[kind]
+        assert call(good, 1.0) is not None, name
+    for name, call in CONSTRUCTORS.items():
+        assert call(GOOD_N.get(name, 24), 1.0) is not None, name
+    for name, call in MECHANISMS.items():
+        assert call(0.5) is not None, name
+
+
+# -- bad ε -----------------------------------------------------------------------------------
+NON_REAL = st.one_of(st.text(alphabet="0123456789.e-", min_size=1, max_size=6),
+                     st.sampled_from(["1.0", "one", None, True, False, b"1"]),
+                     st.complex_numbers(allow_nan=False, allow_infinity=False,
+                                        min_magnitude=1e-3).filter(lambda z: z.imag != 0))
+OUT_OF_RANGE = st.one_of(
+    st.sampled_from([0.0, -0.0, -1.0, math.nan, math.inf, -math.inf, 1e300, 1e-300,
+                     EPSILON_MAX * 1.01, EPSILON_MIN / 2]),
+    st.floats(max_value=0.0), st.floats(min_value=EPSILON_MAX, exclude_min=True),
+    st.floats(min_value=0.0, max_value=EPSILON_MIN, exclude_max=True))
+BAD_EPSILON = st.one_of(NON_REAL.map(lambda v: (v, errors.ParameterTypeError)),
+                        OUT_OF_RANGE.map(lambda v: (v, errors.EpsilonRangeError)))
+
+EVERY_EPSILON_CALL = sorted(
+    [(n, lambda e, c=c, k=k: c({"real": GOOD_REAL, "labels": GOOD_LABELS, "graph": GRAPH}[k], e))
+     for n, (c, k) in ESTIMATORS.items()]
+    + [(n, lambda e, c=c, n=n: c(GOOD_N.get(n, 24), e)) for n, c in CONSTRUCTORS.items()]
+    + list(MECHANISMS.items()), key=lambda item: item[0])
+
+
+def _raises_exactly(expected: type[Exception], call: Callable[[], Any], value: Any) -> None:
+    with pytest.raises(errors.PrivauditError) as info:
+        call()
+    assert type(info.value) is expected or isinstance(info.value, expected), \
+        f"{value!r}: expected {expected.__name__}, got {type(info.value).__name__}: {info.value}"
+    shown = repr(value)
+    text = str(info.value)
+    assert shown in text or str(value) in text or shown.strip("'\"") in text, (value, text)
+
+
+@pytest.mark.parametrize("name, call", EVERY_EPSILON_CALL, ids=[n for n, _ in EVERY_EPSILON_CALL])
+@settings(max_examples=12)
+@given(bad=BAD_EPSILON)
+def test_bad_epsilon_raises_a_named_error(name, call, bad):
+    value, expected = bad
+    _raises_exactly(expected, lambda: call(value), value)
+
+
+# -- bad δ and n -----------------------------------------------------------------------------
+BAD_DELTA = st.one_of(
+    st.sampled_from(["1e-5", True, 1e-5j]).map(lambda v: (v, errors.ParameterTypeError)),
+    st.one_of(st.floats(max_value=0.0, exclude_max=True), st.floats(min_value=1.0),
+              st.just(math.nan)).map(lambda v: (v, errors.DeltaRangeError)))
+
+
+@pytest.mark.parametrize("name", sorted(DELTAS))
+@settings(max_examples=12)
+@given(bad=BAD_DELTA)
+def test_bad_delta_raises_a_named_error(name, bad):
+    value, expected = bad
+    _raises_exactly(expected, lambda: DELTAS[name](value), value)
+
+
+BAD_N = st.one_of(
+    st.sampled_from(["24", None, True, 2.5, 1j]).map(lambda v: (v, errors.ParameterTypeError)),
+    st.integers(max_value=0).map(lambda v: (v, errors.SampleSizeError)))
+
+
+@pytest.mark.parametrize("name", sorted(CONSTRUCTORS))
+@settings(max_examples=12)
+@given(bad=BAD_N)
+def test_bad_sample_size_raises_a_named_error(name, bad):
+    value, expected = bad
+    _raises_exactly(expected, lambda: CONSTRUCTORS[name](value, 1.0), value)
+
+
+# -- bad data --------------------------------------------------------------------------------
+def _with(values: np.ndarray, position: int, item: Any) -> Any:
+    out = values.astype(object)
+    out[position % values.size] = item
+    return out
+
+
+def _bad_data(good: np.ndarray) -> st.SearchStrategy[tuple[Any, type[Exception], str]]:
+    pos = st.integers(min_value=0, max_value=good.size - 1)
+    return st.one_of(
+        pos.map(lambda i: (_with(good, i, "abc"), errors.NonNumericInputError, "abc")),
+        st.just((good.astype(str), errors.NonNumericInputError, str(good[0]))),
+        pos.map(lambda i: (_with(good, i, None), errors.NonNumericInputError, "None")),
+        st.just((good.astype(complex), errors.ComplexInputError, "j")),
+        pos.map(lambda i: (_with(good, i, 0.5 + 1j), errors.ComplexInputError, "(0.5+1j)")),
+        st.tuples(pos, st.sampled_from([math.nan, math.inf, -math.inf])).map(
+            lambda t: (_with(good.astype(float), *t).astype(float), errors.NonFiniteInputError,
+                       repr(t[1]))),
+        st.just((np.array([], dtype=good.dtype), errors.EmptyInputError, "0")),
+        st.just((np.stack([good, good], axis=1), errors.InputShapeError, "shape")),
+    )
+
+
+@pytest.mark.parametrize("name", sorted(n for n, (_, k) in ESTIMATORS.items() if k == "real"))
+@settings(max_examples=16)
+@given(data=st.data())
+def test_bad_real_data_raises_a_named_error(name, data):
+    bad, expected, needle = data.draw(_bad_data(GOOD_REAL))
+    call = ESTIMATORS[name][0]
+    with pytest.raises(errors.PrivauditError) as info:
+        call(bad, 1.0)
+    assert isinstance(info.value, expected), (name, type(info.value).__name__, str(info.value))
+    assert needle in str(info.value), (needle, str(info.value))
+
+
+@pytest.mark.parametrize("name", sorted(n for n, (_, k) in ESTIMATORS.items() if k == "labels"))
+@settings(max_examples=16)
+@given(data=st.data())
+def test_bad_label_data_raises_a_named_error(name, data):
+    cases = [_bad_data(GOOD_LABELS),
+             st.integers(0, GOOD_LABELS.size - 1).map(lambda i: (
+                 _with(GOOD_LABELS.astype(float), i, 0.5).astype(float),
+                 errors.OutOfDomainError, "0.5"))]
+    if name == "private_uniformity_test":      # labels in {0, …, m − 1}, m = 4
+        cases.append(st.integers(0, GOOD_LABELS.size - 1).map(lambda i: (
+            _with(GOOD_LABELS, i, 7).astype(np.int64), errors.OutOfDomainError, "7")))
+    bad, expected, needle = data.draw(st.one_of(*cases))
+    call = ESTIMATORS[name][0]
+    with pytest.raises(errors.PrivauditError) as info:
+        call(bad, 1.0)
+    assert isinstance(info.value, expected), (name, type(info.value).__name__, str(info.value))
+    assert needle in str(info.value), (needle, str(info.value))
+
+
+@pytest.mark.parametrize("name", sorted(n for n, (_, k) in ESTIMATORS.items() if k == "graph"))
+def test_bad_graphs_raise_a_named_error(name):
+    call = ESTIMATORS[name][0]
+    adjacency = nx.to_numpy_array(GRAPH)
+    for bad, expected in [
+            (nx.DiGraph(GRAPH), errors.InvalidGraphError),
+            # a matrix that is not 0/1 is not a graph: named InvalidGraphError (with the value)
+            (np.where(np.eye(12) > 0, np.nan, adjacency), errors.InvalidGraphError),
+            (adjacency.astype(str), errors.InvalidGraphError),
+            (adjacency[:, :5], errors.InvalidGraphError),
+            ("graph", errors.InvalidGraphError)]:
+        with pytest.raises(errors.PrivauditError) as info:
+            call(bad, 1.0)
+        assert isinstance(info.value, expected), (name, type(info.value).__name__,
+                                                  str(info.value))
+
+
+# -- the command line ------------------------------------------------------------------------
+@pytest.mark.parametrize("samples", ["100000000000000", "1000000001"])
+def test_huge_samples_on_the_cli_is_one_line_and_exit_2(capsys, samples):
+    from privaudit.cli import main
+
+    with pytest.raises(SystemExit) as info:
+        main(["audit", "laplace-does-not-matter.py:x", "--samples", samples])
+    assert info.value.code == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and samples in err[0] and "at most" in err[0]
+
+
+def test_huge_samples_in_a_config_is_a_named_error():
+    from privaudit import AuditConfig
+
+    with pytest.raises(errors.SampleSizeError, match="1000000000000"):
+        AuditConfig(samples=10**12)
