@@ -634,11 +634,6 @@ class Certificate(SpecModel):
             detected a violation at its target ε), belongs to another spec, or was run with
             a configuration below :data:`~privaudit.config.CERTIFICATE_MINIMUMS`.
         """
-        weak = below_certificate_minimums(report.config)
-        if weak:
-            raise CertificateError(
-                f"refusing to certify {mechanism.name!r}: the audit configuration is below "
-                f"the certificate minimums ({'; '.join(weak)})")
         if report.spec_hash != mechanism.spec.content_hash:
             raise CertificateError(
                 f"the report audited spec {report.spec_hash}, but {mechanism.name!r} has "
@@ -652,6 +647,11 @@ class Certificate(SpecModel):
             raise CertificateError(
                 f"refusing to certify {mechanism.name!r}: the audit is inconclusive\n"
                 f"{report.summary()}")
+        weak = below_certificate_minimums(report.config)
+        if weak:
+            raise CertificateError(
+                f"refusing to certify {mechanism.name!r}: the audit configuration is below "
+                f"the certificate minimums ({'; '.join(weak)})")
         found = implementation if implementation is not None else implementation_of(mechanism)
         return cls(
             mechanism=mechanism.name, spec=mechanism.spec, spec_hash=mechanism.spec.content_hash,

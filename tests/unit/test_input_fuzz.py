@@ -113,12 +113,15 @@ MECHANISMS: dict[str, Callable[[Any], Any]] = {
     "analytic_gaussian_sigma": lambda e: mechanisms.analytic_gaussian_sigma(e, 1e-5, 1.0),
     "classical_gaussian_sigma": lambda e: mechanisms.classical_gaussian_sigma(e, 1e-5, 1.0),
     "discrete_gaussian_sigma": lambda e: mechanisms.discrete_gaussian_sigma(e, 1e-5, 1),
+    "FloatSafeLaplaceMechanism": lambda e: mechanisms.FloatSafeLaplaceMechanism(e, 1.0),
+    "FloatSafeGaussianMechanism": lambda e: mechanisms.FloatSafeGaussianMechanism(e, 1e-5, 1.0),
 }
 #: DP δ of the approximate-DP constructors: name -> call(delta).
 DELTAS: dict[str, Callable[[Any], Any]] = {
     "analytic_gaussian_sigma": lambda d: mechanisms.analytic_gaussian_sigma(1.0, d, 1.0),
     "GaussianMechanism": lambda d: mechanisms.GaussianMechanism(1.0, d, 1.0),
     "DiscreteGaussianMechanism": lambda d: mechanisms.DiscreteGaussianMechanism(1.0, d, 1),
+    "FloatSafeGaussianMechanism": lambda d: mechanisms.FloatSafeGaussianMechanism(1.0, d, 1.0),
     "smooth_median_mechanism": lambda d: mechanisms.smooth_median_mechanism(
         21, 0.0, 1.0, 1.0, d, noise="laplace"),
 }
