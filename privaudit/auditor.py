@@ -58,6 +58,7 @@ from .pairs import CandidatePair, to_jsonable, verified_pair
 from .report import AuditReport, claimed_epsilon_delta
 from .results import CheckOutcome, Counterexample, PowerStatement
 from .search import candidate_pairs
+from .streaming import Executor, throttled
 
 __all__ = ["audit"]
 
@@ -86,6 +87,7 @@ def audit(
     config: AuditConfig | None = None,
     pairs: Sequence[tuple[Any, Any]] = (),
     progress: Progress | None = None,
+    executor: Executor | None = None,
     **overrides: Any,
 ) -> AuditReport:
     """Audit ``mechanism`` against its spec.
@@ -101,7 +103,11 @@ def audit(
         Explicit neighbouring pairs to test first (checked with the relation's
         ``decide``; an unrelated pair raises :class:`~spec.errors.NotNeighboursError`).
     progress : callable, optional
-        Called with a short message at each stage (the CLI prints them on stderr).
+        Called with a short message at each stage (the CLI prints them on stderr on a
+        TTY), and every few seconds while a test split is drawn and counted.
+    executor : Executor, optional
+        Maps the test splits' counting over chunks of blocks (:mod:`privaudit.streaming`;
+        default serial).  Results do not depend on it.
 
     Returns
     -------
@@ -110,12 +116,13 @@ def audit(
         violation is not a proof of privacy.
     """
     with single_threaded_blas():     # small matrices: BLAS threads only contend (_threads)
-        return _audit(mechanism, config=config, pairs=pairs, progress=progress, **overrides)
+        return _audit(mechanism, config=config, pairs=pairs, progress=progress,
+                      executor=executor, **overrides)
 
 
 def _audit(mechanism: Mechanism, *, config: AuditConfig | None,
            pairs: Sequence[tuple[Any, Any]], progress: Progress | None,
-           **overrides: Any) -> AuditReport:
+           executor: Executor | None = None, **overrides: Any) -> AuditReport:
     """:func:`audit` (its docstring), under :func:`single_threaded_blas`."""
     if not isinstance(mechanism, Mechanism):
         raise AuditError(f"audit needs a Mechanism, got {type(mechanism).__name__}")
@@ -184,7 +191,10 @@ def _audit(mechanism: Mechanism, *, config: AuditConfig | None,
                                         search_samples=search_samples,
                                         rng=rng["final"], alpha=per_pair,
                                         events_per_direction=cfg.events_per_direction,
-                                        prior_outputs=PLAN_PRIOR_OUTPUTS)))
+                                        prior_outputs=PLAN_PRIOR_OUTPUTS,
+                                        executor=executor,
+                                        progress=None if progress is None else throttled(
+                                            say, f"pair {i + 1}/{len(chosen)} test split"))))
     best_pair, best = max(results, key=lambda r: r[1].epsilon_lower_bound)
     violated = any(r.violated for _, r in results)
     eps_lb = math.inf if best.epsilon_lower_bound_infinite else float(best.epsilon_lower_bound)

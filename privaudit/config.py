@@ -14,11 +14,17 @@ from spec._base import SpecModel
 from spec._types import NonNegativeInt, PositiveInt
 from spec.errors import InvalidParameterError
 
-__all__ = ["CERTIFICATE_STRENGTH", "CI_STRENGTH", "CONFORMANCE_CAP", "AuditConfig"]
+__all__ = ["CERTIFICATE_STRENGTH", "CI_STRENGTH", "CONFORMANCE_CAP", "SEARCH_CAP",
+           "AuditConfig"]
 
 #: Default cap of the noise-law check's sample (its power at 10⁶ draws already resolves
 #: tail masses of 10⁻⁴; beyond, it would dominate the cost of large audits).
 CONFORMANCE_CAP = 1_000_000
+#: Default cap of the search split (outputs per side).  The search split is held in memory
+#: whole, so without a cap a streamed audit at 10⁹ test outputs would hold 6·10⁷ search
+#: outputs per side; 4·10⁶ (32 MB per side for scalar outputs) changes nothing below
+#: 1.6·10⁷ test outputs (6.4·10⁷ with declared densities).
+SEARCH_CAP = 4_000_000
 
 
 def _check_confidence(value: object) -> float:
@@ -45,7 +51,8 @@ class AuditConfig(SpecModel):
         regions (sample splitting); defaults to ``samples // 4`` (at least 1,000), or
         ``samples // 16`` when the spec declares the output densities — the main events
         are then planned from the declared law and need no search split, and the
-        data-driven events it serves get a tenth of the pair's α.
+        data-driven events it serves get a tenth of the pair's α — capped at
+        :data:`SEARCH_CAP` = 4·10⁶.
     pilot_samples : int
         Outputs per side used to rank candidate pairs before the final test.
     confidence : float
@@ -99,7 +106,7 @@ class AuditConfig(SpecModel):
         """Search-split size used when the output densities are (not) declared."""
         if self.search_samples is not None:
             return self.search_samples
-        return max(1_000, self.samples // (16 if declared else 4))
+        return min(SEARCH_CAP, max(1_000, self.samples // (16 if declared else 4)))
 
     @property
     def effective_conformance_samples(self) -> int:
