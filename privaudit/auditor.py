@@ -53,6 +53,7 @@ from .config import AuditConfig
 from .distinguish import test_pair
 from .distinguish.densities import declared_log_densities
 from .distinguish.pair_test import PLAN_PRIOR_OUTPUTS
+from .distributed import DaskExecutor, executor_scope
 from .pair_choice import choose_pairs
 from .pairs import CandidatePair, to_jsonable, verified_pair
 from .report import AuditReport, claimed_epsilon_delta
@@ -87,7 +88,7 @@ def audit(
     config: AuditConfig | None = None,
     pairs: Sequence[tuple[Any, Any]] = (),
     progress: Progress | None = None,
-    executor: Executor | None = None,
+    executor: Executor | str | None = None,
     **overrides: Any,
 ) -> AuditReport:
     """Audit ``mechanism`` against its spec.
@@ -105,9 +106,12 @@ def audit(
     progress : callable, optional
         Called with a short message at each stage (the CLI prints them on stderr on a
         TTY), and every few seconds while a test split is drawn and counted.
-    executor : Executor, optional
+    executor : Executor, "serial" or "dask", optional
         Maps the test splits' counting over chunks of blocks (:mod:`privaudit.streaming`;
-        default serial).  Results do not depend on it.
+        default serial).  ``"dask"`` runs them on a ``dask.distributed`` local cluster
+        started and closed by this call; a :class:`~privaudit.distributed.DaskExecutor`
+        object runs them on its cluster (``docs/distributed.md``).  Results do not
+        depend on it.
 
     Returns
     -------
@@ -115,9 +119,12 @@ def audit(
         Its verdict is ``"violation"`` if any check refuted a claim.  A report of no
         violation is not a proof of privacy.
     """
-    with single_threaded_blas():     # small matrices: BLAS threads only contend (_threads)
+    with single_threaded_blas(), executor_scope(executor) as run:
+        # small matrices: BLAS threads only contend (_threads)
+        if isinstance(run, DaskExecutor):
+            run.check_shippable(mechanism, f"mechanism {getattr(mechanism, 'name', mechanism)!r}")
         return _audit(mechanism, config=config, pairs=pairs, progress=progress,
-                      executor=executor, **overrides)
+                      executor=run, **overrides)
 
 
 def _audit(mechanism: Mechanism, *, config: AuditConfig | None,

@@ -11,7 +11,8 @@ held in memory and counted at once — are whole numbers of blocks, so:
   seed (the block, not the chunk, is the unit of randomness);
 * blocks are independent units of work: an :class:`Executor` maps a function over
   chunks of blocks (:class:`SerialExecutor` here, lazily and in order; a parallel
-  executor only has to implement the same ``map``).
+  executor only has to implement the same ``map``, as
+  :class:`privaudit.distributed.DaskExecutor` does on ``dask.distributed`` workers).
 
 Memory is one chunk of outputs plus whatever the caller keeps per chunk (counts).
 
@@ -189,7 +190,9 @@ def stream_chunks(draw: Callable[[int, np.random.Generator], np.ndarray], total:
     rows_per_block, chunk_rows
         The fixed block size and the chunk size (:func:`plan_chunks`).
     executor : Executor, optional
-        Maps the work over chunks (default :class:`SerialExecutor`).
+        Maps the work over chunks (default :class:`SerialExecutor`).  An executor with
+        a ``blocks_per_chunk`` attribute (a parallel one: its unit of work) sets the chunk
+        size when ``chunk_rows`` is not given.
     progress : callable, optional
         Called as ``progress(done, total)`` after each chunk.
 
@@ -197,9 +200,15 @@ def stream_chunks(draw: Callable[[int, np.random.Generator], np.ndarray], total:
     ------
     The results of ``consume``, one per chunk, in order.
     """
+    run = executor if executor is not None else SerialExecutor()
+    preferred = getattr(run, "blocks_per_chunk", None)
+    if chunk_rows is None and preferred is not None:
+        # a parallel executor asks for small chunks (its unit of work); the outputs and
+        # counts do not depend on the chunk size
+        chunk_rows = _positive_int(preferred, "blocks_per_chunk") * _positive_int(
+            rows_per_block, "rows_per_block")
     chunks = plan_chunks(total, stream=stream, rows_per_block=rows_per_block,
                          chunk_rows=chunk_rows)
-    run = executor if executor is not None else SerialExecutor()
 
     def work(chunk: tuple[Block, ...]) -> tuple[int, R]:
         out = _draw_chunk(draw, root, chunk)

@@ -18,6 +18,8 @@ message and exit code 2.  Each error names the offending value.
     │   ├── NotNeighboursError             a pair that the declared relation does not relate
     │   └── KernelRangeError               a kernel value outside its declared range
     ├── AuditError                         the auditor could not run as asked (bad budget, no statistic …)
+    │   └── ExecutorError                  a distributed executor could not run (extra missing, no scheduler …)
+    │       └── NotShippableError          the mechanism cannot be pickled and sent to the workers
     └── CertificateError                   a certificate is missing, stale, or does not match
         └── RegistryError                  a registry lookup failed or was refused
 
@@ -34,12 +36,14 @@ from __future__ import annotations
 __all__ = [
     "AuditError",
     "CertificateError",
+    "ExecutorError",
     "InconsistentSpecError",
     "InvalidGraphError",
     "InvalidInputError",
     "InvalidParameterError",
     "KernelRangeError",
     "NotNeighboursError",
+    "NotShippableError",
     "PrivauditError",
     "PrivauditWarning",
     "RegistryError",
@@ -88,6 +92,16 @@ class KernelRangeError(InvalidInputError):
 
 class AuditError(PrivauditError):
     """The auditor cannot run as configured (bad budget, missing statistic, …)."""
+
+
+class ExecutorError(AuditError):
+    """A distributed executor cannot run: its extra is missing, its scheduler is unreachable,
+    or its workers failed (``privaudit.distributed``)."""
+
+
+class NotShippableError(ExecutorError):
+    """The work of an audit (the mechanism, its inputs and the counting) cannot be pickled
+    and sent to distributed workers, or the workers cannot unpickle it."""
 
 
 class CertificateError(PrivauditError):
