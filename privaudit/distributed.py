@@ -187,6 +187,8 @@ class DaskExecutor:
         which bounds the counts held by the client.
     client : distributed.Client, optional
         An existing client to use (it is not closed by :meth:`close`).
+    timeout : float
+        Seconds to wait for the scheduler and its workers (default 30).
 
     Notes
     -----
@@ -202,7 +204,9 @@ class DaskExecutor:
 
     def __init__(self, scheduler: str | None = None, *, n_workers: int | None = None,
                  processes: bool = True, blocks_per_chunk: int = 1,
-                 max_in_flight: int | None = None, client: Any = None) -> None:
+                 max_in_flight: int | None = None, client: Any = None,
+                 timeout: float = _CONNECT_TIMEOUT) -> None:
+        _import_distributed()       # the extra is missing: say so now, not at first use
         if scheduler is not None and (not isinstance(scheduler, str) or not scheduler.strip()):
             raise InvalidParameterError(
                 f"scheduler must be an address such as 'tcp://host:8786', got {scheduler!r}")
@@ -214,6 +218,9 @@ class DaskExecutor:
         self.blocks_per_chunk = _positive(blocks_per_chunk, "blocks_per_chunk")
         self.max_in_flight = (None if max_in_flight is None
                               else _positive(max_in_flight, "max_in_flight"))
+        if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not timeout > 0:
+            raise InvalidParameterError(f"timeout must be a number of seconds > 0, got {timeout!r}")
+        self.timeout = float(timeout)
         self._client = client
         self._owns_client = False
         self._cluster: Any = None
@@ -230,7 +237,7 @@ class DaskExecutor:
         distributed, _ = _import_distributed()
         if self.scheduler is not None:
             try:
-                self._client = distributed.Client(self.scheduler, timeout=_CONNECT_TIMEOUT,
+                self._client = distributed.Client(self.scheduler, timeout=self.timeout,
                                                   set_as_default=False)
             except (OSError, TimeoutError) as err:
                 raise ExecutorError(
@@ -285,8 +292,7 @@ class DaskExecutor:
         payload = (__version__, _dumps(cloudpickle, fn, "the audit's work (the mechanism, "
                                        "its inputs and the counting)"))
         client = self.client
-        shipped = client.scatter(payload, broadcast=True, hash=False,
-                                 timeout=_CONNECT_TIMEOUT)
+        shipped = client.scatter(payload, broadcast=True, hash=False, timeout=self.timeout)
         window = self.max_in_flight or 4 * max(1, self.worker_threads)
         return self._gather(client, uuid.uuid4().hex, shipped, work, window)
 
