@@ -7,7 +7,7 @@ protocol on an existing engine, ``dask.distributed``:
 
 * the work of a split (the mechanism, the two inputs, the events and the counting code) is
   pickled once with ``cloudpickle`` and broadcast to every worker;
-* each task is one chunk of blocks (by default one block): the worker rebuilds the
+* each task is one chunk of blocks (by default 4 blocks): the worker rebuilds the
   block's generator from the root seed and the block's spawn key, draws the outputs,
   counts them and sends back the counts only, never the outputs;
 * the client gathers the counts in the chunks' order, so the result is the same as the
@@ -65,6 +65,11 @@ _INSTALL = "python3 -m pip install 'privaudit[distributed]'"
 _CONNECT_TIMEOUT = 30.0
 #: Unpickled work kept per worker (one entry per split in flight).
 _CACHE_SIZE = 8
+#: Blocks per task by default: 2²⁰ numbers (8 MB of float64), a few tenths of a second
+#: of drawing and counting, well above Dask's per-task cost (≈ 35 ms measured on the
+#: loaded 2-core machine; ``docs/distributed.md``).
+DEFAULT_BLOCKS_PER_CHUNK = 4
+_TRIM_KEY = "distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_"
 
 # the packages of privaudit itself, imported by name on the workers (their code must be
 # installed there at the same version); every other module loaded from a source file (a
@@ -130,12 +135,11 @@ _SHIPPED: OrderedDict[str, Callable[[Any], Any]] = OrderedDict()
 _SHIPPED_LOCK = threading.Lock()
 
 
-def _run_chunk(token: str, payload: tuple[str, bytes], item: Any) -> Any:
+def _run_chunk(token: str, version: str, data: bytes, item: Any) -> Any:
     """On a worker: the shipped function (unpickled once per worker) applied to ``item``."""
     with _SHIPPED_LOCK:
         fn = _SHIPPED.get(token)
         if fn is None:
-            version, data = payload
             if version != __version__:
                 raise ExecutorError(
                     f"a Dask worker runs privaudit {__version__}, the client {version}: "
@@ -158,6 +162,29 @@ def _run_chunk(token: str, payload: tuple[str, bytes], item: Any) -> Any:
 
 # -- client side ---------------------------------------------------------------------------
 _END = object()
+_QUIET: dict[str, Any] = {"open": 0, "stack": None}
+_QUIET_LOCK = threading.Lock()
+
+
+@contextlib.contextmanager
+def _quiet_local_logs(distributed: ModuleType) -> Iterator[None]:
+    """``distributed``'s stream handlers at ERROR while any local cluster of ours is open
+    (counted, so executors may be closed in any order)."""
+    quiet = getattr(distributed.utils, "silence_logging_cmgr", None)
+    with _QUIET_LOCK:
+        if _QUIET["open"] == 0 and quiet is not None:
+            stack = contextlib.ExitStack()
+            stack.enter_context(quiet(logging.ERROR))
+            _QUIET["stack"] = stack
+        _QUIET["open"] += 1
+    try:
+        yield
+    finally:
+        with _QUIET_LOCK:
+            _QUIET["open"] -= 1
+            if _QUIET["open"] == 0 and _QUIET["stack"] is not None:
+                _QUIET["stack"].close()
+                _QUIET["stack"] = None
 
 
 def _positive(value: Any, what: str) -> int:
@@ -180,8 +207,9 @@ class DaskExecutor:
     processes : bool
         Local workers are processes (default) or threads of this process.
     blocks_per_chunk : int
-        Blocks per task (default 1, i.e. 2¹⁸ scalar outputs; :func:`~privaudit.
-        streaming.block_rows`).  The results do not depend on it.
+        Blocks per task (default 4, i.e. 2²⁰ numbers: 2²⁰ scalar outputs, fewer rows of
+        wider outputs; :func:`~privaudit.streaming.block_rows`).  The results do not
+        depend on it.
     max_in_flight : int, optional
         Tasks submitted ahead of the one being gathered (default 4 per worker thread),
         which bounds the counts held by the client.
@@ -203,7 +231,7 @@ class DaskExecutor:
     """
 
     def __init__(self, scheduler: str | None = None, *, n_workers: int | None = None,
-                 processes: bool = True, blocks_per_chunk: int = 1,
+                 processes: bool = True, blocks_per_chunk: int = DEFAULT_BLOCKS_PER_CHUNK,
                  max_in_flight: int | None = None, client: Any = None,
                  timeout: float = _CONNECT_TIMEOUT) -> None:
         _import_distributed()       # the extra is missing: say so now, not at first use
@@ -224,6 +252,7 @@ class DaskExecutor:
         self._client = client
         self._owns_client = False
         self._cluster: Any = None
+        self._quiet = contextlib.ExitStack()
 
     # -- life cycle --------------------------------------------------------------------------
     @property
@@ -244,9 +273,19 @@ class DaskExecutor:
                     f"cannot connect to the Dask scheduler at {self.scheduler!r}: "
                     f"{type(err).__name__}: {err}") from None
         else:
-            self._cluster = distributed.LocalCluster(
-                n_workers=self.n_workers, threads_per_worker=1, processes=self.processes,
-                dashboard_address=":0", silence_logs=logging.ERROR)
+            # the local scheduler and nannies run in this process: their INFO lines (workers
+            # starting and closing) would bury the audit's output; errors still show
+            self._quiet.enter_context(_quiet_local_logs(distributed))
+            import dask
+
+            # Dask's nannies set MALLOC_TRIM_THRESHOLD_ in their workers, which turns off
+            # glibc's dynamic mmap threshold: every large numpy temporary is then mapped
+            # and zeroed afresh, and counting ran 2.5x slower than in this process
+            # (docs/distributed.md); local workers keep glibc's default
+            with dask.config.set({_TRIM_KEY: None}):
+                self._cluster = distributed.LocalCluster(
+                    n_workers=self.n_workers, threads_per_worker=1, processes=self.processes,
+                    dashboard_address=":0", silence_logs=logging.ERROR)
             self._client = distributed.Client(self._cluster, set_as_default=False)
         self._owns_client = True
 
@@ -259,6 +298,7 @@ class DaskExecutor:
             self._cluster.close()
             self._cluster = None
         self._owns_client = False
+        self._quiet.close()
 
     def __enter__(self) -> DaskExecutor:
         return self
@@ -289,9 +329,10 @@ class DaskExecutor:
         if not work:
             return iter(())
         _, cloudpickle = _import_distributed()
-        payload = (__version__, _dumps(cloudpickle, fn, "the audit's work (the mechanism, "
-                                       "its inputs and the counting)"))
+        payload = _dumps(cloudpickle, fn, "the audit's work (the mechanism, its inputs and "
+                         "the counting)")
         client = self.client
+        # one bytes object: scattered once to every worker, not once per task
         shipped = client.scatter(payload, broadcast=True, hash=False, timeout=self.timeout)
         window = self.max_in_flight or 4 * max(1, self.worker_threads)
         return self._gather(client, uuid.uuid4().hex, shipped, work, window)
@@ -301,7 +342,7 @@ class DaskExecutor:
         distributed, _ = _import_distributed()
         todo = iter(work)
         pending: deque[Any] = deque(
-            client.submit(_run_chunk, token, shipped, item, pure=False)
+            client.submit(_run_chunk, token, __version__, shipped, item, pure=False)
             for item in itertools.islice(todo, window))
         try:
             while pending:
@@ -315,7 +356,8 @@ class DaskExecutor:
                         f"{type(err).__name__}: {err}") from None
                 nxt = next(todo, _END)
                 if nxt is not _END:
-                    pending.append(client.submit(_run_chunk, token, shipped, nxt, pure=False))
+                    pending.append(client.submit(_run_chunk, token, __version__, shipped, nxt,
+                                                     pure=False))
                 yield result
         finally:
             if pending:

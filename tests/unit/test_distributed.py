@@ -42,7 +42,8 @@ SMALL = AuditConfig(samples=400_000, search_samples=5_000, pilot_samples=1_000,
 
 
 def _threads(n_workers: int) -> DaskExecutor:
-    return DaskExecutor(n_workers=n_workers, processes=False)
+    """Worker threads, one block per task (the most tasks, to exercise the ordering)."""
+    return DaskExecutor(n_workers=n_workers, processes=False, blocks_per_chunk=1)
 
 
 def _branching_mechanism(lock: object = None):
@@ -132,9 +133,9 @@ def test_unpicklable_mechanism_is_refused_by_name():
 
 def test_worker_refuses_a_payload_it_cannot_load_or_another_version():
     with pytest.raises(NotShippableError, match="could not unpickle"):
-        dist._run_chunk("bad-payload", (dist.__version__, b"not a pickle"), 0)
+        dist._run_chunk("bad-payload", dist.__version__, b"not a pickle", 0)
     with pytest.raises(ExecutorError, match="same version"):
-        dist._run_chunk("old-client", ("0.0.0-other", pickle.dumps(len)), [1])
+        dist._run_chunk("old-client", "0.0.0-other", pickle.dumps(len), [1])
 
 
 def test_executor_scope_resolves_names_and_objects():
