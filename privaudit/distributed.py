@@ -280,12 +280,19 @@ class DaskExecutor:
 
             # Dask's nannies set MALLOC_TRIM_THRESHOLD_ in their workers, which turns off
             # glibc's dynamic mmap threshold: every large numpy temporary is then mapped
-            # and zeroed afresh, and counting ran 2.5x slower than in this process
+            # and zeroed afresh, and counting ran 2.5-3x slower than in this process
             # (docs/distributed.md); local workers keep glibc's default
-            with dask.config.set({_TRIM_KEY: None}):
-                self._cluster = distributed.LocalCluster(
-                    n_workers=self.n_workers, threads_per_worker=1, processes=self.processes,
-                    dashboard_address=":0", silence_logs=logging.ERROR)
+            try:
+                with dask.config.set({_TRIM_KEY: None}):
+                    self._cluster = distributed.LocalCluster(
+                        n_workers=self.n_workers, threads_per_worker=1,
+                        processes=self.processes, dashboard_address=":0",
+                        silence_logs=logging.ERROR)
+            except (OSError, RuntimeError, TimeoutError) as err:
+                self._quiet.close()
+                raise ExecutorError(
+                    f"could not start a local Dask cluster of {self.n_workers or 'default'} "
+                    f"workers: {type(err).__name__}: {err}") from None
             self._client = distributed.Client(self._cluster, set_as_default=False)
         self._owns_client = True
 
