@@ -1,3 +1,5 @@
 from privaudit.cli import main
 import sys
-sys.exit(main())
+
+if __name__ == "__main__":   # worker processes started by spawn re-import this module
+    sys.exit(main())

@@ -62,12 +62,14 @@ from .config import AuditConfig
 from .distinguish import test_pair
 from .distinguish.densities import declared_log_densities
 from .distinguish.pair_test import PLAN_PRIOR_OUTPUTS
+from .distributed import DaskExecutor, executor_scope
 from .exact_audit import exact_audit_applies, exact_check, exact_privacy, worst_inputs
 from .pair_choice import choose_pairs
 from .pairs import CandidatePair, to_jsonable, verified_pair
 from .report import AccountingTightness, AuditReport, claimed_epsilon_delta
 from .results import CheckOutcome, Counterexample, PowerStatement
 from .search import candidate_pairs
+from .streaming import Executor, throttled
 from .verdicts import conclusive_power, decide_verdict
 
 __all__ = ["audit"]
@@ -97,6 +99,7 @@ def audit(
     config: AuditConfig | None = None,
     pairs: Sequence[tuple[Any, Any]] = (),
     progress: Progress | None = None,
+    executor: Executor | str | None = None,
     **overrides: Any,
 ) -> AuditReport:
     """Audit ``mechanism`` against its spec.
@@ -115,7 +118,14 @@ def audit(
         Explicit neighbouring pairs to test first (checked with the relation's
         ``decide``; an unrelated pair raises :class:`~spec.errors.NotNeighboursError`).
     progress : callable, optional
-        Called with a short message at each stage (the CLI prints them on stderr).
+        Called with a short message at each stage (the CLI prints them on stderr on a
+        TTY), and every few seconds while a test split is drawn and counted.
+    executor : Executor, "serial" or "dask", optional
+        Maps the test splits' counting over chunks of blocks (:mod:`privaudit.streaming`;
+        default serial).  ``"dask"`` runs them on a ``dask.distributed`` local cluster
+        started and closed by this call; a :class:`~privaudit.distributed.DaskExecutor`
+        object runs them on its cluster (``docs/distributed.md``).  Results do not
+        depend on it.
 
     Returns
     -------
@@ -126,13 +136,17 @@ def audit(
         it could not (:mod:`privaudit.verdicts`).  A report of no violation is not a
         proof of privacy.
     """
-    with single_threaded_blas():     # small matrices: BLAS threads only contend (_threads)
-        return _audit(mechanism, config=config, pairs=pairs, progress=progress, **overrides)
+    with single_threaded_blas(), executor_scope(executor) as run:
+        # small matrices: BLAS threads only contend (_threads)
+        if isinstance(run, DaskExecutor):
+            run.check_shippable(mechanism, f"mechanism {getattr(mechanism, 'name', mechanism)!r}")
+        return _audit(mechanism, config=config, pairs=pairs, progress=progress,
+                      executor=run, **overrides)
 
 
 def _audit(mechanism: Mechanism, *, config: AuditConfig | None,
            pairs: Sequence[tuple[Any, Any]], progress: Progress | None,
-           **overrides: Any) -> AuditReport:
+           executor: Executor | None = None, **overrides: Any) -> AuditReport:
     """:func:`audit` (its docstring), under :func:`single_threaded_blas`."""
     if isinstance(mechanism, (list, tuple)):
         from mechanisms.accounting import ComposedMechanism
@@ -227,7 +241,10 @@ def _audit(mechanism: Mechanism, *, config: AuditConfig | None,
                                         search_samples=search_samples,
                                         rng=rng["final"], alpha=per_pair,
                                         events_per_direction=cfg.events_per_direction,
-                                        prior_outputs=PLAN_PRIOR_OUTPUTS)))
+                                        prior_outputs=PLAN_PRIOR_OUTPUTS,
+                                        executor=executor,
+                                        progress=None if progress is None else throttled(
+                                            say, f"pair {i + 1}/{len(chosen)} test split"))))
     best_pair, best = max(results, key=lambda r: r[1].epsilon_lower_bound)
     violated = any(r.violated for _, r in results)
     eps_lb = math.inf if best.epsilon_lower_bound_infinite else float(best.epsilon_lower_bound)

@@ -3,6 +3,7 @@
 Commands::
 
     privaudit audit TARGET | --registry [NAME ...]   audit a mechanism, or the registry
+                    [--executor dask [--scheduler ADDRESS | --workers N]]
     privaudit certify TARGET [-o PATH] | --registry [NAME ...]
                                                      audit and write a certificate
     privaudit list [--json] [--check]                the registry and its certificates
@@ -218,10 +219,18 @@ def _target_or_registry(args: argparse.Namespace, verb: str) -> None:
 
 def _cmd_audit(args: argparse.Namespace) -> int:
     _target_or_registry(args, "audit")
+    if args.executor != "dask" and (args.scheduler is not None or args.workers is not None):
+        args.parser.error("--scheduler and --workers need --executor dask")
+    if args.scheduler is not None and args.workers is not None:
+        args.parser.error("--workers sizes a local cluster; it cannot go with --scheduler")
     html_writer = _require_outputs(args)
-    if args.registry is not None:
-        return _audit_registry(args, html_writer)
-    return _audit_target(args, html_writer)
+    from .distributed import executor_scope
+
+    with executor_scope(args.executor, scheduler=args.scheduler, n_workers=args.workers) as run:
+        args.run = run
+        if args.registry is not None:
+            return _audit_registry(args, html_writer)
+        return _audit_target(args, html_writer)
 
 
 def _audit_target(args: argparse.Namespace, html_writer: Callable[..., Any] | None) -> int:
@@ -233,7 +242,7 @@ def _audit_target(args: argparse.Namespace, html_writer: Callable[..., Any] | No
     mech = load_target(args.target)
     base = CERTIFICATE_STRENGTH if args.strength == "certificate" else CI_STRENGTH
     config = _with(base, _overrides(args))
-    report = audit(mech, config=config, progress=out.progress(mech.name))
+    report = audit(mech, config=config, progress=out.progress(mech.name), executor=args.run)
     out.say(report.summary())
     if args.json:
         _emit_json(args.json, report.to_json(), "the JSON report")
@@ -337,7 +346,8 @@ def _audit_registry(args: argparse.Namespace, html_writer: Callable[..., Any] | 
             cert = registry.status_for(item, mech)
             base = item.certificate_config if args.strength == "certificate" else item.audit_config
             report = audit(mech, config=_family_wise(_with(base, overrides), len(found)),
-                           pairs=item.pairs, progress=out.progress(item.name))
+                           pairs=item.pairs, progress=out.progress(item.name),
+                           executor=args.run)
         except PrivauditError as err:
             message = str(err).splitlines()[0] if str(err) else type(err).__name__
             errors.append(f"{item.name}: {message}")
@@ -696,6 +706,16 @@ def _build_parser() -> argparse.ArgumentParser:
     _add_run_options(audit, "default: from --strength")
     audit.add_argument("--json", metavar="PATH", default=None,
                        help="write the report as JSON (docs/report_schema.md); '-' for stdout")
+    audit.add_argument("--executor", choices=("serial", "dask"), default="serial",
+                       help="where the test splits are drawn and counted: in this process "
+                            "(default) or on dask.distributed workers (the extra "
+                            "privaudit[distributed]; docs/distributed.md); same results")
+    audit.add_argument("--scheduler", metavar="ADDRESS", default=None,
+                       help="with --executor dask: address of a running Dask scheduler "
+                            "(default: start a local cluster)")
+    audit.add_argument("--workers", type=_positive_int, default=None, metavar="N",
+                       help="with --executor dask and no --scheduler: worker processes of "
+                            "the local cluster (default: Dask's choice from the cores)")
     audit.add_argument("--plot", metavar="PATH", default=None,
                        help="save the trade-off plot as PNG (with --registry: a directory)")
     audit.add_argument("--html", metavar="PATH", default=None,

@@ -24,6 +24,7 @@ __all__ = [
     "CI_STRENGTH",
     "CONFORMANCE_CAP",
     "DETECT_FACTOR",
+    "SEARCH_CAP",
     "AuditConfig",
     "below_certificate_minimums",
 ]
@@ -33,6 +34,12 @@ __all__ = [
 CONFORMANCE_CAP = 1_000_000
 #: By default an audit must detect a true ε of twice the claim, or it is inconclusive.
 DETECT_FACTOR = 2.0
+
+#: Default cap of the search split (outputs per side).  The search split is held in memory
+#: whole, so without a cap a streamed audit at 10⁹ test outputs would hold 6·10⁷ search
+#: outputs per side; 4·10⁶ (32 MB per side for scalar outputs) changes nothing below
+#: 1.6·10⁷ test outputs (6.4·10⁷ with declared densities).
+SEARCH_CAP = 4_000_000
 
 
 def _check_confidence(value: object) -> float:
@@ -59,7 +66,8 @@ class AuditConfig(SpecModel):
         regions (sample splitting); defaults to ``samples // 4`` (at least 1,000), or
         ``samples // 16`` when the spec declares the output densities — the main events
         are then planned from the declared law and need no search split, and the
-        data-driven events it serves get a tenth of the pair's α.
+        data-driven events it serves get a tenth of the pair's α — capped at
+        :data:`SEARCH_CAP` = 4·10⁶.
     pilot_samples : int
         Outputs per side used to rank candidate pairs before the final test.
     confidence : float
@@ -124,7 +132,7 @@ class AuditConfig(SpecModel):
         """Search-split size used when the output densities are (not) declared."""
         if self.search_samples is not None:
             return self.search_samples
-        return max(1_000, self.samples // (16 if declared else 4))
+        return min(SEARCH_CAP, max(1_000, self.samples // (16 if declared else 4)))
 
     def detect_epsilon_for(self, claimed_epsilon: float) -> float:
         """The true ε the audit must detect: ``detect_epsilon``, or DETECT_FACTOR × claim."""

@@ -509,13 +509,15 @@ def _config(base: AuditConfig, config: AuditConfig | None, overrides: dict[str, 
 
 
 def audit_entry(name: str, *, config: AuditConfig | None = None,
-                progress: Callable[[str], None] | None = None, **overrides: Any) -> AuditReport:
-    """Audit entry ``name`` with its ``audit_config`` (or ``config``) and its pairs."""
+                progress: Callable[[str], None] | None = None, executor: Any = None,
+                **overrides: Any) -> AuditReport:
+    """Audit entry ``name`` with its ``audit_config`` (or ``config``) and its pairs
+    (``executor``: as for :func:`~privaudit.auditor.audit`, e.g. ``"dask"``)."""
     from .auditor import audit
 
     found = entry(name)
     return audit(found.create(), config=_config(found.audit_config, config, overrides),
-                 pairs=found.pairs, progress=progress)
+                 pairs=found.pairs, progress=progress, executor=executor)
 
 
 def certify_entry(name: str, *, config: AuditConfig | None = None,

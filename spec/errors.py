@@ -32,6 +32,8 @@ message and exit code 2.  Each error names the offending value.
     │   ├── NotNeighboursError             a pair that the declared relation does not relate
     │   └── KernelRangeError               a kernel value outside its declared range
     ├── AuditError                         the auditor could not run as asked (bad budget, no statistic …)
+    │   └── ExecutorError                  a distributed executor could not run (extra missing, no scheduler …)
+    │       └── NotShippableError          the mechanism cannot be pickled and sent to the workers
     ├── BudgetExceededError                a release would exceed an analyst's privacy budget
     └── CertificateError                   a certificate is missing, stale, or does not match
         └── RegistryError                  a registry lookup failed or was refused
@@ -58,6 +60,7 @@ __all__ = [
     "EmptyInputError",
     "EpsilonRangeError",
     "ExactSamplingRangeError",
+    "ExecutorError",
     "InconsistentCertificateError",
     "InconsistentSpecError",
     "InputShapeError",
@@ -68,6 +71,7 @@ __all__ = [
     "NonFiniteInputError",
     "NonNumericInputError",
     "NotNeighboursError",
+    "NotShippableError",
     "OutOfDomainError",
     "ParameterTypeError",
     "PrivauditError",
@@ -166,6 +170,16 @@ class KernelRangeError(InvalidInputError):
 
 class AuditError(PrivauditError):
     """The auditor cannot run as configured (bad budget, missing statistic, …)."""
+
+
+class ExecutorError(AuditError):
+    """A distributed executor cannot run: its extra is missing, its scheduler is unreachable,
+    or its workers failed (``privaudit.distributed``)."""
+
+
+class NotShippableError(ExecutorError):
+    """The work of an audit (the mechanism, its inputs and the counting) cannot be pickled
+    and sent to distributed workers, or the workers cannot unpickle it."""
 
 
 class CertificateError(PrivauditError):

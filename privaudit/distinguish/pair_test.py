@@ -98,6 +98,7 @@ from privaudit.statistics.epsilon_bounds import (
 )
 from privaudit.statistics.power import detectable_epsilon
 from privaudit.statistics.rate_ratio import rate_ratio_lower_bound
+from privaudit.streaming import Executor, StreamProgress, block_rows, root_seed, stream_chunks
 from spec._random import RandomLike, as_generator
 from spec.errors import AuditError, InvalidParameterError, PrivauditError
 
@@ -329,7 +330,9 @@ def test_pair(mechanism: Any, pair: CandidatePair, *, samples: int, search_sampl
               rng: RandomLike, alpha: float, events_per_direction: int = 8,
               epsilon_grid: Any = None, allocation: str = "planned",
               chunk_rows: int | None = None, declared: bool = True,
-              poissonize: bool = True, prior_outputs: float = 0.0) -> PairTestResult:
+              poissonize: bool = True, prior_outputs: float = 0.0,
+              executor: Executor | None = None,
+              progress: StreamProgress | None = None) -> PairTestResult:
     """Test the claimed privacy of ``mechanism`` on one neighbouring pair.
 
     Parameters
@@ -358,8 +361,15 @@ def test_pair(mechanism: Any, pair: CandidatePair, *, samples: int, search_sampl
         the level of each (weighted Bonferroni, :func:`~privaudit.statistics.allocation.
         plan_events`); ``"equal"``: 2K events at α_events/(2K) each.
     chunk_rows : int, optional
-        Test outputs drawn per mechanism call (default: about 16 M numbers per call), so
-        memory stays bounded whatever ``samples`` is.
+        Test outputs held in memory at once (default: about 16 M numbers), rounded up to
+        whole blocks of :func:`~privaudit.streaming.block_rows` outputs, so memory stays
+        bounded whatever ``samples`` is.  Each block is drawn from its own
+        ``SeedSequence`` child (:mod:`privaudit.streaming`), so the result is the same
+        for every chunk size at the same seed.
+    executor : Executor, optional
+        Maps the counting over chunks (default: serial, in this process).
+    progress : callable, optional
+        Called as ``progress(done, total)`` after each chunk of the test split.
     declared : bool
         Plan events from the declared law when the densities are declared (default);
         off, only the data-driven events are tested (the declared LLR thresholds then
@@ -535,61 +545,79 @@ def test_pair(mechanism: Any, pair: CandidatePair, *, samples: int, search_sampl
         drawn_sizes = gen.poisson(float(n), size=2)
         sizes = {"x": int(drawn_sizes[0]), "y": int(drawn_sizes[1])}
     width = int(np.prod(np.shape(sx)[1:])) if np.ndim(sx) > 1 else 1
-    rows = int(chunk_rows) if chunk_rows is not None else max(1 << 16, (1 << 24) // width)
+    # the test split is drawn in fixed blocks, each from its own SeedSequence child of
+    # one root drawn here, so that the counts do not depend on the chunk size
+    # (privaudit.streaming)
+    root = root_seed(gen)
+    per_block = block_rows(width)
     counts = {"x": np.zeros(len(events), dtype=np.int64),
               "y": np.zeros(len(events), dtype=np.int64)}
     # infinite evidence: every in-event output of the lower-bounded side has declared
     # probability 0 under the other input
     support_gap = np.full(len(events), direct is None and densities is not None)
-    for side, data in (("x", pair.x), ("y", pair.y)):
-        done = 0
-        while done < sizes[side]:
-            m = min(rows, sizes[side] - done)
-            out = _draw(mechanism, data, m, gen)
-            done += m
-            tick("sampling")
-            # small-range integer outputs (values or rows): one bincount, then everything
-            # on the distinct outputs
-            out, weights = _distinct_outputs(out)
-            loss = other_log = None
-            if densities is not None:
-                try:
-                    if direct is not None:
-                        loss = llr(out)                          # type: ignore[misc]
-                    else:
-                        lpx, lpy = densities.log_p_x(out), densities.log_p_y(out)
-                        loss = llr_from(lpx, lpy)
-                        other_log = lpy if side == "x" else lpx
-                        del lpx, lpy
-                except (PrivauditError, ValueError, TypeError, IndexError) as err:
-                    raise AuditError(f"the declared densities failed on test outputs: {err}"
-                                     ) from err
-            tick("densities")
-            cache: dict[int, np.ndarray] = {}
-            if llr is not None:
-                cache[id(llr)] = loss                            # type: ignore[assignment]
-            # outputs the other input's declared law can produce (for the support check)
-            possible = None
-            if other_log is not None and support_gap.any():
-                possible = ~np.isneginf(other_log)
-                if possible.all():
-                    possible = True                              # type: ignore[assignment]
-            for i, event in enumerate(events):
-                if i in from_histogram:
-                    continue
-                hit = event_mask(event, out, cache)
-                c = int(np.count_nonzero(hit)) if weights is None else int(weights[hit].sum())
-                counts[side][i] += c
-                lo_side = "x" if dirs[i] == "x_vs_y" else "y"
-                if possible is not None and side == lo_side and support_gap[i] and c:
-                    support_gap[i] = False if possible is True else \
-                        not bool(np.any(hit & possible))
-            del cache
-            tick("event_tests")
-            if densities is not None:
-                histograms[side].add(loss, weights)   # type: ignore[arg-type]
-                tick("profile")
-            del out, loss, other_log
+    check_gap = bool(support_gap.any())
+
+    def count_chunk(side: str, out: np.ndarray) -> tuple[np.ndarray, np.ndarray,
+                                                         LossHistogram | None]:
+        """Counts of the events, support hits and loss histogram of one chunk."""
+        tick("sampling")
+        # small-range integer outputs (values or rows): one bincount, then everything
+        # on the distinct outputs
+        out, weights = _distinct_outputs(out)
+        loss = other_log = None
+        if densities is not None:
+            try:
+                if direct is not None:
+                    loss = llr(out)                          # type: ignore[misc]
+                else:
+                    lpx, lpy = densities.log_p_x(out), densities.log_p_y(out)
+                    loss = llr_from(lpx, lpy)
+                    other_log = lpy if side == "x" else lpx
+                    del lpx, lpy
+            except (PrivauditError, ValueError, TypeError, IndexError) as err:
+                raise AuditError(f"the declared densities failed on test outputs: {err}"
+                                 ) from err
+        tick("densities")
+        cache: dict[int, np.ndarray] = {}
+        if llr is not None:
+            cache[id(llr)] = loss                            # type: ignore[assignment]
+        # outputs the other input's declared law can produce (for the support check)
+        possible = None
+        if other_log is not None and check_gap:
+            possible = ~np.isneginf(other_log)
+            if possible.all():
+                possible = True                              # type: ignore[assignment]
+        chunk_counts = np.zeros(len(events), dtype=np.int64)
+        reached = np.zeros(len(events), dtype=bool)
+        for i, event in enumerate(events):
+            if i in from_histogram:
+                continue
+            hit = event_mask(event, out, cache)
+            c = int(np.count_nonzero(hit)) if weights is None else int(weights[hit].sum())
+            chunk_counts[i] = c
+            lo_side = "x" if dirs[i] == "x_vs_y" else "y"
+            if possible is not None and side == lo_side and support_gap[i] and c:
+                reached[i] = True if possible is True else bool(np.any(hit & possible))
+        del cache
+        tick("event_tests")
+        hist = None
+        if densities is not None:
+            hist = LossHistogram(grid)                   # type: ignore[arg-type]
+            hist.add(loss, weights)                      # type: ignore[arg-type]
+            tick("profile")
+        return chunk_counts, reached, hist
+
+    for stream, side, data in ((0, "x", pair.x), (1, "y", pair.y)):
+        tally = stream_chunks(
+            lambda m, g, data=data: _draw(mechanism, data, m, g), sizes[side], root=root,
+            stream=stream, consume=lambda out, side=side: count_chunk(side, out),
+            rows_per_block=per_block, chunk_rows=chunk_rows, executor=executor,
+            progress=progress)
+        for chunk_counts, reached, hist in tally:
+            counts[side] += chunk_counts
+            support_gap &= ~reached
+            if hist is not None:
+                histograms[side].merge(hist)
     for i, (how, k_lattice) in from_histogram.items():
         for side in "xy":
             hist = histograms[side]

