@@ -179,7 +179,7 @@ def blurry_linear_mechanism(n: int, epsilon: float, delta: float, lam: int, work
 
     return GaussianMechanism(
         eps, d0, sensitivity, calibration="classical", statistic=messages_mean,
-        input_domain=GraphDomain(n_nodes=size), relation=LocalNodeRelation(),
+        input_domain=GraphDomain(n_nodes=size), relation=LocalNodeRelation(bucket_width=width),
         output_dimension=size * w.shape[0], name=name,
         statistic_description=f"stacked W B e_(d_i), W of shape {w.shape}, lambda={width} "
                               f"(l2 node sensitivity {sensitivity:.6g}, {bound} bound)",

@@ -183,7 +183,8 @@ def regular_vs_star_mechanism(rho: RegularStarRandomness, epsilon: float, delta:
 
     return GaussianMechanism(
         eps, d0, sensitivity, calibration="classical", statistic=messages_mean,
-        input_domain=GraphDomain(n_nodes=n), relation=LocalNodeRelation(),
+        input_domain=GraphDomain(n_nodes=n),
+        relation=LocalNodeRelation(focus_nodes=(int(np.argmax(rho.occurrences())),)),
         output_dimension=n * rho.sets, name=name,
         statistic_description=f"stacked hit indicators 1[N(i) meets S_t], T={rho.sets}, "
                               f"s={rho.draws}, max_v X_v={int(rho.occurrences().max())} "
