@@ -107,18 +107,21 @@ def local_views(graph: Any, n: int | None = None) -> tuple[sp.csr_array, np.ndar
     return adjacency, degrees
 
 
-def gaussian_message_sum(means: Callable[[np.ndarray], np.ndarray], inputs: np.ndarray,
-                         width: int, sigma: float, rng: np.random.Generator) -> np.ndarray:
-    """Σ_i y_i over the n messages y_i = means(inputs_i) + N(0, σ² I_width), drawn in batches.
+def gaussian_message_sum(mean_total: np.ndarray, nodes: int, sigma: float,
+                         rng: np.random.Generator) -> np.ndarray:
+    """Σ_i y_i over n messages y_i = μ_i + Z_i, Z_i ~ N(0, σ² I_k) i.i.d., given Σ_i μ_i.
 
-    The messages are drawn node by node in chunks of :data:`MESSAGE_CHUNK` entries (so
-    memory stays bounded at n = 10⁵) and summed by the server; ``means`` is the batched
-    randomizer's deterministic part, applied to a slice of ``inputs``.
+    Every node's noise vector is drawn (in batches of :data:`MESSAGE_CHUNK` entries, so
+    memory stays bounded at n = 10⁵) and added to the server's running sum; the means
+    enter through their exact total ``mean_total`` (shape (k,)), which each caller
+    computes from the same batched per-node means its mechanism's statistic hook stacks.
     """
-    total = np.zeros(width)
+    total = np.array(mean_total, dtype=np.float64, copy=True).reshape(-1)
+    width = total.shape[0]
     step = max(1, MESSAGE_CHUNK // max(width, 1))
-    for start in range(0, inputs.shape[0], step):
-        block = means(inputs[start:start + step])
-        block = block + rng.normal(0.0, sigma, size=block.shape)
-        total += block.reshape(block.shape[0], -1).sum(axis=0)
+    buffer = np.empty((min(step, nodes), width))
+    for start in range(0, nodes, step):
+        block = buffer[: min(step, nodes - start)]
+        rng.standard_normal(out=block)
+        total += sigma * block.sum(axis=0)
     return total

@@ -85,7 +85,10 @@ def blurry_distribution(graph: Any, lam: int) -> np.ndarray:
     >>> blurry_distribution(nx.star_graph(4), 2).tolist()     # degrees 4, 1, 1, 1, 1
     [0.4, 0.4, 0.2]
     """
-    _, degrees = local_views(graph)
+    return _blurry_from_degrees(local_views(graph)[1], lam)
+
+
+def _blurry_from_degrees(degrees: np.ndarray, lam: int) -> np.ndarray:
     n = degrees.shape[0]
     j, r = blur_weights(degrees, lam)
     buckets = bucket_count(n, lam)
@@ -206,10 +209,9 @@ def private_blurry_linear(graph: Any, epsilon: float, delta: float, lam: int, wo
     w = _check_workload(workload, bucket_count(n, lam))
     sigma = mech.noise_law.sigma
 
-    def means(block: np.ndarray) -> np.ndarray:
-        return _interpolate(w, *blur_weights(block, lam))
-
-    total = gaussian_message_sum(means, degrees, w.shape[0], sigma, as_generator(rng))
+    # Σ_i W B e_{d_i} = W (n Q_G): the nodes' batched means, summed by bucket
+    total = gaussian_message_sum(w @ (n * _blurry_from_degrees(degrees, lam)), n, sigma,
+                                 as_generator(rng))
     return LocalNodeEstimate(
         algorithm="algorithm_3_blurry_linear", estimate=total / n, guarantee=mech.spec.guarantee,
         message_noise=sigma, joint_sensitivity=mech.spec.global_sensitivity.value,

@@ -233,8 +233,7 @@ def private_regular_vs_star(graph: Any, epsilon: float, delta: float, k: int, se
     eps, d0 = check_classical(epsilon, delta)
     sigma, sensitivity = regular_vs_star_sigma(rho, eps, d0, calibration)
     indicator = rho.indicator()
-    total = gaussian_message_sum(lambda rows: _hits(adjacency[rows], indicator),
-                                 np.arange(n), rho.sets, sigma, gen)
+    total = gaussian_message_sum(_hits(adjacency, indicator).sum(axis=0), n, sigma, gen)
     mean = total / n
     p_star = 1.0 - (1.0 - centres / n) ** s
     sd = sigma / math.sqrt(n)

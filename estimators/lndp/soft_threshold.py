@@ -144,7 +144,7 @@ def private_soft_threshold(graph: Any, epsilon: float, delta: float, tau1: float
     mech = soft_threshold_mechanism(n, epsilon, delta, tau1, tau2)
     lo, hi = _thresholds(tau1, tau2)
     sigma = mech.noise_law.sigma
-    total = gaussian_message_sum(lambda d: soft_threshold(d, lo, hi)[:, None], degrees, 1, sigma,
+    total = gaussian_message_sum(soft_threshold(degrees, lo, hi).sum(keepdims=True), n, sigma,
                                  as_generator(rng))
     return LocalNodeEstimate(
         algorithm="algorithm_1_soft_threshold", estimate=float(total[0] / n),
