@@ -29,7 +29,12 @@ Layout: ``_common`` (parameters, local views, batched message sums), ``soft_thre
 from __future__ import annotations
 
 from ._result import LocalNodeEstimate
-from .accounting import JointAccounting, joint_accounting, rr_joint_delta
+from .accounting import (
+    JointAccounting,
+    joint_accounting,
+    regular_graph_tv_bound,
+    rr_joint_delta,
+)
 from .baselines import (
     laplace_edge_count_mechanism,
     private_laplace_edge_count,
@@ -102,6 +107,7 @@ __all__ = [
     "private_regular_vs_star",
     "private_rr_edge_count",
     "private_soft_threshold",
+    "regular_graph_tv_bound",
     "regular_vs_star_mechanism",
     "regular_vs_star_sigma",
     "rr_edge_epsilon0",

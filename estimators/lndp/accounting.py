@@ -29,7 +29,7 @@ from spec import Gaussian, Laplace
 from spec._types import check_epsilon
 from spec.errors import InvalidParameterError, UnsupportedCombinationError
 
-__all__ = ["JointAccounting", "joint_accounting", "rr_joint_delta"]
+__all__ = ["JointAccounting", "joint_accounting", "regular_graph_tv_bound", "rr_joint_delta"]
 
 
 @dataclass(frozen=True)
@@ -121,3 +121,32 @@ def rr_joint_delta(epsilon: float, epsilon0: float, changed_bits: int) -> float:
     loss = eps0 * (m - 2.0 * flips)
     weights = binom.pmf(flips, m, 1.0 / (1.0 + math.exp(eps0)))
     return float(np.sum(weights * np.clip(-np.expm1(eps - loss), 0.0, None)))
+
+
+def regular_graph_tv_bound(n: int, degree: int, epsilon: float, delta: float) -> float:
+    """A global certificate: TV between (G, A(∅)) and (G, A(G)), G ~ uniform D-regular.
+
+    For **every** (ε, δ)-LNDP algorithm A (Raskhodnikova, Smith, Wagaman & Zavyalov,
+    arXiv:2602.15802, Lemma 5.4 with Lemma 5.3 and group privacy),
+    𝔅 ≤ n/(n − D)·[ln cosh(Dε/2) + ln(1/(1 − δ_D))] with δ_D = δ Σ_{j<D} e^{jε}, and
+    TV ≤ √(1 − e^{−2𝔅}).  A distinguisher whose advantage exceeds it refutes the claim.
+
+    Examples
+    --------
+    >>> round(regular_graph_tv_bound(10_000, 2, 0.1, 1e-8), 3)
+    0.1
+    """
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 2:
+        raise InvalidParameterError(f"n must be an integer >= 2, got {n!r}")
+    if isinstance(degree, bool) or not isinstance(degree, (int, np.integer)) \
+            or not 1 <= degree < n:
+        raise InvalidParameterError(f"degree D must be an integer in [1, n), got {degree!r}")
+    eps = check_epsilon(epsilon)
+    if not 0.0 <= float(delta) < 1.0:
+        raise InvalidParameterError(f"delta must lie in [0, 1), got {delta!r}")
+    group_delta = float(delta) * float(np.sum(np.exp(eps * np.arange(degree))))
+    if group_delta >= 1.0:
+        return 1.0
+    half_log = math.log(math.cosh(degree * eps / 2.0)) - math.log1p(-group_delta)
+    bhattacharyya = n / (n - degree) * half_log
+    return math.sqrt(-math.expm1(-2.0 * bhattacharyya))

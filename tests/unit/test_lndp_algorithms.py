@@ -38,6 +38,7 @@ from estimators.lndp import (
     private_regular_vs_star,
     private_rr_edge_count,
     private_soft_threshold,
+    regular_graph_tv_bound,
     regular_vs_star_mechanism,
     rr_edge_epsilon0,
     soft_threshold,
@@ -232,3 +233,21 @@ def test_bad_inputs_raise_named_errors():
         soft_threshold_mechanism(1, 0.5, 1e-6, 0, 1)
     with pytest.raises(InvalidParameterError, match="thresholds"):
         private_degree_thresholds(nx.path_graph(10), 0.5, 1e-6, 3, [4])
+
+
+@pytest.mark.parametrize(("n", "d", "eps", "delta", "tv"), [
+    (10**4, 2, 0.1, 1e-8, 0.100), (10**4, 4, 0.1, 1e-8, 0.197), (10**4, 10, 0.05, 1e-8, 0.245)])
+def test_lemma_5_4_certificate_reference_values(n, d, eps, delta, tv):
+    assert regular_graph_tv_bound(n, d, eps, delta) == pytest.approx(tv, abs=1e-3)
+
+
+def test_histogram_bound_slack_is_attained_at_bucket_extremes():
+    """Erratum: at λ = 1 the bucket-extreme pair attains the tight bound, √2 below Thm 4.1."""
+    from estimators.lndp import joint_accounting
+    from spec import GraphDomain, LocalNodeRelation
+
+    mech = blurry_linear_mechanism(6, 0.9, 1e-3, 1, np.eye(6))
+    shifts = [joint_accounting(mech, x, y).shift for x, y in
+              LocalNodeRelation(bucket_width=1).bucket_extremes(GraphDomain(n_nodes=6), 1)]
+    assert max(shifts) == pytest.approx(blurry_linear_sensitivity(6, 1, np.eye(6), "tight"))
+    assert mech.spec.global_sensitivity.value / max(shifts) == pytest.approx(math.sqrt(2))
