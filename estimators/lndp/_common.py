@@ -78,7 +78,8 @@ def check_classical(epsilon: Any, delta: Any) -> tuple[float, float]:
     eps = check_epsilon(epsilon)
     d0 = check_delta(delta)
     if d0 == 0.0:
-        raise InvalidParameterError(f"delta must lie in (0, 1) for the Gaussian mechanism, got {delta!r}")
+        raise InvalidParameterError(
+            f"delta must lie in (0, 1) for the Gaussian mechanism, got {delta!r}")
     if eps >= 1.0:
         raise UnsupportedCombinationError(
             f"the classical Gaussian calibration of the LNDP algorithms (paper, Lemma A.3) "
