@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import math
 import numbers
-from collections.abc import Callable
 from typing import Any
 
 import numpy as np

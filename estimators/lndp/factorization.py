@@ -20,7 +20,6 @@ noise (Lemma 4.6(b): the blurring moves every degree by less than λ).
 
 from __future__ import annotations
 
-import math
 from typing import Any, Literal
 
 import numpy as np

@@ -21,7 +21,6 @@ from .._random import RandomLike, as_generator
 from ..domains import Categorical, GraphDomain, IntegerRange, RealInterval, VectorDomain
 from ..errors import InvalidGraphError, InvalidParameterError, UnsupportedCombinationError
 from ._base import NeighbourDecision, NeighbouringRelationBase
-from ._graph_backgrounds import near_regular_edges
 from .graphs import _edge_set, _graph, _NodeRewiringBase
 
 #: Most (old, new) neighbourhood sizes the degree-space enumeration realises per background.

@@ -21,14 +21,11 @@ from __future__ import annotations
 
 import math
 
-import networkx as nx
 import numpy as np
 import pytest
 
 from estimators.lndp import (
     RegularStarRandomness,
-    blurry_linear_mechanism,
-    bucket_count,
     joint_accounting,
     regular_vs_star_mechanism,
     regular_vs_star_sigma,
