@@ -11,9 +11,12 @@ Adding an entry is one call in :func:`register_builtins`; then run
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from functools import partial
 from typing import Any
+
+import numpy as np
 
 from estimators import bounded_mean_mechanism
 from estimators.graphs import (
@@ -22,6 +25,17 @@ from estimators.graphs import (
     private_triangle_density_mechanism,
 )
 from estimators.hypothesis_tests import private_uniformity_test_mechanism
+from estimators.lndp import (
+    blurry_linear_mechanism,
+    bucket_count,
+    cdf_factor,
+    draw_regular_star_randomness,
+    edge_count_mechanism,
+    erdos_renyi_bucket_width,
+    laplace_edge_count_mechanism,
+    regular_vs_star_mechanism,
+    soft_threshold_mechanism,
+)
 from estimators.local_ustatistics import (
     HadamardRandomizerMechanism,
     all_pairs_view_mechanism,
@@ -146,6 +160,7 @@ def register_builtins(register: Callable[..., Any]) -> None:
     _register_graph_estimators(register)
     _register_uniformity_tests(register)
     _register_local_ustatistics(register)
+    _register_lndp(register)
 
 
 #: Wrapper 1 with alpha >= e^(-1/8) has one chunk: the registered graph estimators run on
@@ -260,3 +275,65 @@ def _absolute_difference(a: Any, b: Any) -> Any:
 def _equal_labels(a: Any, b: Any) -> Any:
     """Collision kernel I[a = b] as floats (vectorised), for the 2PC entries."""
     return (a == b).astype(float)
+
+
+#: LNDP audits: graphs of 8 nodes, so that the joint message vector stays short (n·k ≤ 48).
+_LNDP_NODES = 8
+_LNDP_NOTE = ("local node privacy of the joint vector of all 8 messages (public randomness "
+              "fixed), under LocalNodeRelation: star toggles, degree-preserving swaps, "
+              "bucket extremes and realisable degree-space pairs")
+
+
+def _lndp_pmf(lam: int, name: str) -> Any:
+    """Algorithm 3 with W = I (the blurry histogram) on 8 nodes, bucket width lam."""
+    return blurry_linear_mechanism(_LNDP_NODES, 0.9, 1e-3, lam,
+                                   np.eye(bucket_count(_LNDP_NODES, lam)), name=name)
+
+
+def _lndp_cdf() -> Any:
+    """The CDF factorization R = T^(1/2) of Algorithm 3 on 8 nodes, lambda = 2."""
+    return blurry_linear_mechanism(_LNDP_NODES, 0.9, 1e-3, 2,
+                                   cdf_factor(bucket_count(_LNDP_NODES, 2)), name="lndp.cdf")
+
+
+def _lndp_regular_vs_star() -> Any:
+    """Algorithm 7 on 8 nodes for the public randomness drawn from seed 0 (T = 6, s = 2)."""
+    rho = draw_regular_star_randomness(_LNDP_NODES, 6, 2, rng=0)
+    return regular_vs_star_mechanism(rho, 0.9, 1e-3, name="lndp.regular_vs_star")
+
+
+def _register_lndp(register: Callable[..., Any]) -> None:
+    """Local node differential privacy (``estimators.lndp``), audited on the joint messages."""
+    n = _LNDP_NODES
+    register("lndp.soft_threshold",
+             partial(soft_threshold_mechanism, n, 0.9, 1e-3, 1, 3, name="lndp.soft_threshold"),
+             description="estimator: LNDP Algorithm 1 (soft threshold, tau = 1..3) on 8 nodes, "
+                         "(0.9, 1e-3), classical Gaussian", notes=_LNDP_NOTE)
+    register("lndp.edge_count",
+             partial(edge_count_mechanism, n, 0.9, 1e-3, 3, name="lndp.edge_count"),
+             description="estimator: LNDP Algorithm 2 (edge count of D-bounded graphs, D = 3) "
+                         "on 8 nodes, (0.9, 1e-3)", notes=_LNDP_NOTE)
+    register("lndp.pmf", partial(_lndp_pmf, 2, "lndp.pmf"),
+             description="estimator: LNDP Algorithm 3 with W = I (blurry degree histogram, "
+                         "lambda = 2) on 8 nodes, (0.9, 1e-3); Algorithm 4 post-processes it",
+             notes=_LNDP_NOTE)
+    register("lndp.cdf", _lndp_cdf,
+             description="estimator: LNDP factorization mechanism for the blurry degree CDF "
+                         "(R = T^(1/2), lambda = 2) on 8 nodes, (0.9, 1e-3)", notes=_LNDP_NOTE)
+    register("lndp.erdos_renyi",
+             partial(_lndp_pmf, erdos_renyi_bucket_width(n), "lndp.erdos_renyi"),
+             description="estimator: LNDP Algorithm 5's release (blurry histogram at lambda = "
+                         "ceil(2 sqrt(n ln n)) = 9) on 8 nodes, (0.9, 1e-3); p is "
+                         "post-processing", notes=_LNDP_NOTE)
+    register("lndp.clique_size", partial(_lndp_pmf, math.ceil(math.sqrt(n)), "lndp.clique_size"),
+             description="estimator: LNDP Algorithm 6's release (blurry histogram at lambda = "
+                         "ceil(sqrt(n)) = 3) on 8 nodes, (0.9, 1e-3); K is post-processing",
+             notes=_LNDP_NOTE)
+    register("lndp.regular_vs_star", _lndp_regular_vs_star,
+             description="estimator: LNDP Algorithm 7 (regular vs starpartite) on 8 nodes, "
+                         "per-rho calibration for the rho of seed 0, (0.9, 1e-3)",
+             notes=_LNDP_NOTE + "; the rho-aware pair rewires the node in most sets S_t")
+    register("lndp.laplace_edge_count",
+             partial(laplace_edge_count_mechanism, n, 1.0, name="lndp.laplace_edge_count"),
+             description="estimator: LNDP Algorithm 8 (degrees + Laplace(2(n-1)/eps)) on 8 "
+                         "nodes, epsilon = 1", notes=_LNDP_NOTE)

@@ -136,8 +136,17 @@ def _short(value: Any) -> str:
 def extreme_pairs(spec: MechanismSpec) -> Iterator[_Raw]:
     """Raw adversarial ``(x, y, origin)`` triples for the spec's relation (not yet verified).
 
-    Deterministic; see :func:`candidate_pairs` for the patterns of each relation.
+    Deterministic; see :func:`candidate_pairs` for the patterns of each relation.  A
+    relation that owns adversarial moves (an ``adversarial_pairs(domain)`` method yielding
+    ``(x, y, origin)``) has them tried first.
     """
+    own = getattr(spec.relation, "adversarial_pairs", None)
+    generic = _relation_extremes(spec)
+    return generic if own is None else itertools.chain(own(spec.input_domain), generic)
+
+
+def _relation_extremes(spec: MechanismSpec) -> Iterator[_Raw]:
+    """The generic adversarial patterns of the spec's relation type."""
     relation = spec.relation
     if isinstance(relation, SubstituteOne):
         return _substitution_extremes(spec)

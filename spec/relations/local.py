@@ -12,14 +12,19 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any, Literal
 
+from pydantic import Field
+
 import networkx as nx
 import numpy as np
 
 from .._random import RandomLike, as_generator
-from ..domains import Categorical, IntegerRange, RealInterval, VectorDomain
-from ..errors import InvalidGraphError, UnsupportedCombinationError
+from ..domains import Categorical, GraphDomain, IntegerRange, RealInterval, VectorDomain
+from ..errors import InvalidGraphError, InvalidParameterError, UnsupportedCombinationError
 from ._base import NeighbourDecision, NeighbouringRelationBase
-from .graphs import _edge_set, _NodeRewiringBase
+from .graphs import _edge_set, _graph, _NodeRewiringBase
+
+#: Most (old, new) neighbourhood sizes the degree-space enumeration realises per background.
+DEGREE_SPACE_PATTERNS = 24
 
 __all__ = ["LocalNodeRelation", "LocalRelation"]
 
@@ -82,10 +87,27 @@ class LocalNodeRelation(_NodeRewiringBase):
 
     Decides and generates exactly like
     :class:`~spec.relations.graphs.NodeNeighbouring` (optional ``max_degree``); adds
-    the local views :meth:`adjacency_lists` and :meth:`changed_nodes`.
+    the local views :meth:`adjacency_lists` and :meth:`changed_nodes`, and the adversarial
+    node-neighbour generators of local node differential privacy (Raskhodnikova, Smith,
+    Wagaman & Zavyalov, "Local Node Differential Privacy", arXiv:2602.15802; see
+    ``docs/lndp_study.md``), offered to the auditor by :meth:`adversarial_pairs`.
+
+    Parameters
+    ----------
+    max_degree : int, optional
+        Public degree bound of both graphs.
+    focus_nodes : tuple of int
+        Nodes the adversary should rewire first: public-randomness-aware pairs (e.g. the
+        node v maximising X_v(ρ) = #{t : v ∈ S_t} in the paper's Algorithm 7).  Hints
+        only; they do not change which pairs are neighbours.
+    bucket_width : int, optional
+        λ of a blurry-degree mechanism (paper, Definition 4.5): bucket-extreme pairs put the
+        other nodes at multiples of λ.  A hint only.
     """
 
     kind: Literal["local_node"] = "local_node"
+    focus_nodes: tuple[int, ...] = ()
+    bucket_width: int | None = Field(default=None, ge=1)
 
     @staticmethod
     def _as_graph(graph: Any) -> nx.Graph:
@@ -127,3 +149,96 @@ class LocalNodeRelation(_NodeRewiringBase):
             )
         difference = _edge_set(first) ^ _edge_set(second)
         return sorted({node for edge in difference for node in edge})
+
+    # -- adversarial generators of local node privacy -------------------------------------------
+    def _checked_domain(self, domain: Any) -> GraphDomain:
+        if not isinstance(domain, GraphDomain):
+            raise UnsupportedCombinationError(
+                f"LocalNodeRelation generators need a GraphDomain, got {type(domain).__name__}")
+        return GraphDomain(n_nodes=domain.n_nodes, max_degree=self.degree_bound(domain))
+
+    def _check_node(self, v: Any, n: int, what: str) -> int:
+        if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or not 0 <= v < n:
+            raise InvalidParameterError(f"{what}: v must be a node in 0..{n - 1}, got {v!r}")
+        return int(v)
+
+    def bucket_extremes(self, domain: Any, lam: int, v: int = 0
+                        ) -> list[tuple[nx.Graph, nx.Graph]]:
+        """Bucket-extreme pairs for a blurry mechanism of bucket width λ.
+
+        ``v`` moves from isolated (bucket 0) to adjacent to every node with room (the top
+        bucket), over backgrounds in which every other node sits at degree jλ (a multiple
+        of λ, the corner of a tent of the blur matrix) for j = 0, 1, 2 as the bound allows.
+        """
+        bounded = self._checked_domain(domain)
+        n, bound = bounded.n_nodes, bounded.degree_bound
+        v = self._check_node(v, n, "bucket_extremes")
+        if isinstance(lam, bool) or not isinstance(lam, (int, np.integer)) or lam < 1:
+            raise InvalidParameterError(f"bucket_extremes: lambda must be an integer >= 1, "
+                                        f"got {lam!r}")
+        pairs = [self.star_toggle(n, v)]
+        for j in (1, 2):
+            t = j * int(lam)
+            if t < bound and t <= n - 2:
+                pairs.append(self.threshold_star_toggle(n, t, v, bounded))
+        return pairs
+
+    def degree_space_pairs(self, domain: Any, v: int = 0,
+                           limit: int = DEGREE_SPACE_PATTERNS
+                           ) -> list[tuple[nx.Graph, nx.Graph]]:
+        """Realisable pairs over the degree-space view of a rewiring of ``v``.
+
+        A rewiring is described by v's old and new degrees a, b and the set U of other
+        nodes that gain or lose v.  This enumerates (a, b) with disjoint old and new
+        neighbourhoods (|U| = a + b, the largest possible), at most ``limit`` patterns
+        spread over 0 ≤ a, b, a + b ≤ n − 1, on the empty background: every pattern is
+        realised as an actual pair of graphs, so no unrealisable degree sequence is
+        audited.
+        """
+        bounded = self._checked_domain(domain)
+        n, bound = bounded.n_nodes, bounded.degree_bound
+        v = self._check_node(v, n, "degree_space_pairs")
+        others = [u for u in range(n) if u != v]
+        sizes = [(a, b) for a in range(min(bound, n - 1) + 1) for b in range(min(bound, n - 1) + 1)
+                 if 0 < a + b <= n - 1]
+        if len(sizes) > limit:
+            picks = np.unique(np.linspace(0, len(sizes) - 1, limit).round().astype(int))
+            sizes = [sizes[i] for i in picks]
+        pairs = []
+        for a, b in sizes:
+            old, new = others[:a], others[a:a + b]
+            pairs.append((_graph(n, [(min(v, u), max(v, u)) for u in old]),
+                          _graph(n, [(min(v, u), max(v, u)) for u in new])))
+        return pairs
+
+    def adversarial_pairs(self, domain: Any) -> Iterator[tuple[nx.Graph, nx.Graph, str]]:
+        """The relation's own adversarial pairs, as ``(x, y, origin)``, most telling first.
+
+        1. ``"focused_star_toggle"``: ∅ against a star at each of :attr:`focus_nodes`
+           (public-randomness-aware, paper §7.1);
+        2. ``"bucket_extremes"``: :meth:`bucket_extremes` at :attr:`bucket_width`;
+        3. ``"focused_degree_preserving_swap"``: at each focus node, a half star against
+           the disjoint half star (v's degree unchanged, its neighbours' lists change);
+        4. ``"degree_space"``: :meth:`degree_space_pairs` at the first focus node (or 0).
+
+        The generic generators (star toggle at node 0, complement rewiring, threshold
+        backgrounds, degree-preserving swaps) come from the auditor's node-neighbouring
+        search; these add what only local node privacy needs.
+        """
+        bounded = self._checked_domain(domain)
+        n = bounded.n_nodes
+        focus = [self._check_node(v, n, "focus_nodes") for v in self.focus_nodes]
+        for v in focus:
+            x, y = self.star_toggle(n, v)
+            yield x, y, "focused_star_toggle"
+        if self.bucket_width is not None:
+            for x, y in self.bucket_extremes(bounded, self.bucket_width, focus[0] if focus else 0):
+                yield x, y, "bucket_extremes"
+        half = min(bounded.degree_bound, (n - 1) // 2)
+        for v in focus:
+            others = [u for u in range(n) if u != v]
+            first = _graph(n, [(min(v, u), max(v, u)) for u in others[:half]])
+            yield first, _graph(n, [(min(v, u), max(v, u)) for u in others[half:2 * half]]), \
+                "focused_degree_preserving_swap"
+        for x, y in self.degree_space_pairs(bounded, focus[0] if focus else 0):
+            yield x, y, "degree_space"

@@ -32,6 +32,8 @@ NODE_MODELS = [NodeNeighbouring, LocalNodeRelation]
 GENERATOR_ORIGINS = {
     "star_toggle", "threshold_star_toggle", "threshold_complement_rewiring",
     "complement_rewiring", "hub_insertion", "degree_preserving_swap",
+    # LocalNodeRelation.adversarial_pairs (the relation's own local-node moves)
+    "focused_star_toggle", "bucket_extremes", "focused_degree_preserving_swap", "degree_space",
 }
 
 

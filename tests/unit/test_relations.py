@@ -847,3 +847,23 @@ def test_decide_on_validated_inputs_still_refuses_unsupported_domains(relation, 
         relation.decide(x, x, domain, validated=True)
     with pytest.raises(UnsupportedCombinationError):
         relation.require_neighbours(x, x, domain, validated=True)
+
+
+def test_local_node_adversarial_pairs_are_realisable_neighbours():
+    """Every pair LocalNodeRelation offers is a node-neighbour pair within the degree bound."""
+    from spec import GraphDomain, LocalNodeRelation
+
+    for relation in (LocalNodeRelation(focus_nodes=(3,), bucket_width=2),
+                     LocalNodeRelation(max_degree=3)):
+        domain = GraphDomain(n_nodes=7)
+        origins = set()
+        for x, y, origin in relation.adversarial_pairs(domain):
+            assert relation.decide(x, y, domain).is_neighbour, origin
+            origins.add(origin)
+        assert "degree_space" in origins
+    focused = dict((o, (x, y)) for x, y, o in LocalNodeRelation(focus_nodes=(3,)).adversarial_pairs(
+        GraphDomain(n_nodes=7)))
+    x, y = focused["focused_degree_preserving_swap"]
+    assert x.degree(3) == y.degree(3) == 3 and not set(x[3]) & set(y[3])
+    x, y = focused["focused_star_toggle"]
+    assert x.number_of_edges() == 0 and y.degree(3) == 6

@@ -1,0 +1,73 @@
+"""LNDP Algorithms 1–9 on one graph of n = 10⁵ nodes with average degree 20 (sparse CSR).
+
+Run with ``python3 -m pytest benchmarks/test_bench_lndp.py --benchmark-only -q``.  Each
+benchmark is one full run (validation of the adjacency, every node's batched randomizer,
+the server) from a fixed seed; the target is < 5 s per algorithm.  Nothing is asserted
+about time (the machine is shared).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+from estimators.lndp import (
+    private_average_degree,
+    private_blurry_linear,
+    private_clique_size,
+    private_degree_cdf,
+    private_degree_pmf,
+    private_edge_count,
+    private_erdos_renyi,
+    private_laplace_edge_count,
+    private_regular_vs_star,
+    private_rr_edge_count,
+    private_soft_threshold,
+)
+
+N = 100_000
+AVERAGE_DEGREE = 20
+
+
+def _graph() -> sp.csr_array:
+    """G(n, p) with p = 20/(n − 1), built directly as a sparse CSR array (seed 0)."""
+    rng = np.random.default_rng(0)
+    m = rng.binomial(N * (N - 1) // 2, AVERAGE_DEGREE / (N - 1))
+    u = rng.integers(0, N, size=int(1.1 * m))
+    v = rng.integers(0, N, size=u.size)
+    keep = u != v
+    a, b = np.minimum(u, v)[keep], np.maximum(u, v)[keep]
+    pairs = np.unique(a * N + b)[:m]
+    a, b = pairs // N, pairs % N
+    upper = sp.coo_array((np.ones(a.size, dtype=np.int8), (a, b)), shape=(N, N))
+    return (upper + upper.T).tocsr()
+
+
+GRAPH = _graph()
+LAM = math.ceil(math.sqrt(N))
+RUNS = {
+    "algorithm_1_soft_threshold": lambda g: private_soft_threshold(g, 0.5, 1e-6, 10, 30, rng=1),
+    "algorithm_2_edge_count": lambda g: private_edge_count(g, 0.5, 1e-6, 40, rng=1),
+    "algorithm_3_linear_identity": lambda g: private_blurry_linear(
+        g, 0.5, 1e-6, LAM, np.eye(math.ceil((N - 1) / LAM) + 1), rng=1),
+    "pmf": lambda g: private_degree_pmf(g, 0.5, 1e-6, LAM, rng=1),
+    "cdf": lambda g: private_degree_cdf(g, 0.5, 1e-6, LAM, rng=1),
+    "algorithm_4_average_degree": lambda g: private_average_degree(g, 0.5, 1e-6, LAM, rng=1),
+    "algorithm_5_erdos_renyi": lambda g: private_erdos_renyi(g, 0.5, 1e-6, rng=1),
+    "algorithm_6_clique_size": lambda g: private_clique_size(g, 0.5, 1e-6, rng=1),
+    "algorithm_7_regular_vs_star": lambda g: private_regular_vs_star(g, 0.5, 1e-6, 20, 100,
+                                                                     rng=1),
+    "algorithm_8_laplace_edge_count": lambda g: private_laplace_edge_count(g, 0.5, rng=1),
+    "algorithm_9_rr_edge_count": lambda g: private_rr_edge_count(g, 0.5, 1e-6, rng=1),
+}
+
+
+@pytest.mark.parametrize("name", list(RUNS))
+def test_lndp_algorithm_speed(benchmark, name):
+    result = benchmark.pedantic(RUNS[name], args=(GRAPH,), rounds=1, iterations=1)
+    assert np.all(np.isfinite(np.asarray(result.estimate, dtype=float)))
+    benchmark.extra_info["n"] = N
+    benchmark.extra_info["edges"] = int(GRAPH.nnz // 2)

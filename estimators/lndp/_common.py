@@ -1,0 +1,127 @@
+"""Shared pieces of the LNDP algorithms: parameters, the local views, the messages.
+
+Model (Raskhodnikova, Smith, Wagaman & Zavyalov, "Local Node Differential Privacy",
+arXiv:2602.15802, Definition 2.3): the node set {0, …, n − 1} and n are public; node i
+holds only its adjacency list N_G(i); each node's randomizer R_i^ρ is a function of its
+own list and the public randomness ρ; the server sees ρ and the n messages.  Privacy is
+claimed for the **joint vector of the n messages**, for every fixed ρ.
+
+Every randomizer here is *batched*: one numpy call computes all n nodes' messages from
+the degree vector (degrees-only algorithms) or from the sparse adjacency rows
+(Algorithms 7 and 9).  The adjacency is a ``scipy.sparse`` CSR array, never dense.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from typing import Any
+
+import numpy as np
+import scipy.sparse as sp
+
+from spec import Reference
+from spec._types import check_delta, check_epsilon
+from spec.errors import InvalidParameterError, UnsupportedCombinationError
+
+from ..graphs._adjacency import as_adjacency
+
+__all__ = [
+    "LNDP_PAPER",
+    "MESSAGE_CHUNK",
+    "check_classical",
+    "check_nodes",
+    "check_positive_int",
+    "classical_multiplier",
+    "gaussian_message_sum",
+    "local_views",
+]
+
+LNDP_PAPER = "Raskhodnikova, Smith, Wagaman & Zavyalov, 'Local Node Differential Privacy', " \
+             "arXiv:2602.15802 (2026)"
+LNDP_URL = "https://arxiv.org/abs/2602.15802"
+
+#: Number of message entries drawn per batch (bounded memory: 2²² float64 = 32 MiB).
+MESSAGE_CHUNK = 1 << 22
+
+
+def reference(locator: str) -> Reference:
+    """The LNDP paper with a locator (section, algorithm, theorem)."""
+    return Reference(citation=LNDP_PAPER, locator=locator, url=LNDP_URL)
+
+
+def check_nodes(n: Any, minimum: int = 2) -> int:
+    """The public number of nodes as an int ≥ ``minimum``."""
+    if isinstance(n, bool) or not isinstance(n, numbers.Integral) or int(n) < minimum:
+        raise InvalidParameterError(f"n must be an integer >= {minimum}, got n={n!r}")
+    return int(n)
+
+
+def check_positive_int(value: Any, what: str) -> int:
+    """``value`` as an int ≥ 1."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or int(value) < 1:
+        raise InvalidParameterError(f"{what} must be an integer >= 1, got {value!r}")
+    return int(value)
+
+
+def check_classical(epsilon: Any, delta: Any) -> tuple[float, float]:
+    """(ε, δ) for the classical Gaussian calibration the paper uses: ε ∈ (0, 1), δ ∈ (0, 1).
+
+    Raises
+    ------
+    InvalidParameterError
+        If ε ≤ 0 or δ ∉ (0, 1).
+    UnsupportedCombinationError
+        If ε ≥ 1: Lemma A.3 of the paper (the classical Gaussian mechanism) needs ε < 1.
+    """
+    eps = check_epsilon(epsilon)
+    d0 = check_delta(delta)
+    if d0 == 0.0:
+        raise InvalidParameterError(
+            f"delta must lie in (0, 1) for the Gaussian mechanism, got {delta!r}")
+    if eps >= 1.0:
+        raise UnsupportedCombinationError(
+            f"the classical Gaussian calibration of the LNDP algorithms (paper, Lemma A.3) "
+            f"needs epsilon < 1, got epsilon={epsilon!r}")
+    return eps, d0
+
+
+def classical_multiplier(delta: float) -> float:
+    """c_δ = √(2 ln(1.25/δ)) (paper, Lemma A.3)."""
+    return math.sqrt(2.0 * math.log(1.25 / delta))
+
+
+def local_views(graph: Any, n: int | None = None) -> tuple[sp.csr_array, np.ndarray]:
+    """(adjacency, degrees): the validated CSR adjacency and every node's degree |N_G(i)|.
+
+    Row i of the CSR array is node i's adjacency list; nothing else is read by a
+    randomizer.
+
+    Raises
+    ------
+    InvalidGraphError
+        For anything but a simple undirected graph on {0, …, n − 1} (named offending entry).
+    """
+    adjacency = as_adjacency(graph, n)
+    degrees = np.diff(adjacency.indptr).astype(np.int64)
+    return adjacency, degrees
+
+
+def gaussian_message_sum(mean_total: np.ndarray, nodes: int, sigma: float,
+                         rng: np.random.Generator) -> np.ndarray:
+    """Σ_i y_i over n messages y_i = μ_i + Z_i, Z_i ~ N(0, σ² I_k) i.i.d., given Σ_i μ_i.
+
+    Every node's noise vector is drawn (in batches of :data:`MESSAGE_CHUNK` entries, so
+    memory stays bounded at n = 10⁵) and added to the server's running sum; the means
+    enter through their exact total ``mean_total`` (shape (k,)), which each caller
+    computes from the same batched per-node means its mechanism's statistic hook stacks.
+    """
+    total = np.array(mean_total, dtype=np.float64, copy=True).reshape(-1)
+    width = total.shape[0]
+    step = max(1, MESSAGE_CHUNK // max(width, 1))
+    buffer = np.empty((min(step, nodes), width))
+    for start in range(0, nodes, step):
+        block = buffer[: min(step, nodes - start)]
+        rng.standard_normal(out=block)
+        total += sigma * block.sum(axis=0)
+    return total

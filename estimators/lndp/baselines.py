@@ -1,0 +1,147 @@
+"""The baselines of Appendix D: Algorithm 8 (Laplace edge count) and Algorithm 9
+(randomized-response edge count).
+
+Raskhodnikova, Smith, Wagaman & Zavyalov, "Local Node Differential Privacy",
+arXiv:2602.15802, Appendix D (Algorithms 8–9).
+
+Algorithm 8 (ε-LNDP, degrees-only): node i sends d_i + Lap(b), b = 2(n − 1)/ε, since one
+rewiring moves the degree vector by 2(n − 1) in ℓ1 (the rewired node by ≤ n − 1 and ≤ n − 1
+others by 1); m̂ = (1/2) Σ y_i, s.d. b√(n/2).
+
+Algorithm 9 ((ε, δ)-LNDP, unrestricted): node i reports RR_{ε0}(1[j ∈ N(i)]) for each j > i
+(each pair once, the upper triangle), ε0 = ε/(2√(2(n − 1) ln(1/δ))).  One rewiring changes
+at most n − 1 reported bits; advanced composition (Lemma A.6, δ′ = δ) gives
+√(2(n − 1) ln(1/δ)) ε0 + (n − 1) ε0 (e^{ε0} − 1) ≤ ε when ε ≤ 2 ln(1/δ) (e^x − 1 ≤ 2x for
+x ≤ 1).  The server debiases: ã = (y(e^{ε0} + 1) − 1)/(e^{ε0} − 1), m̂ = Σ ã,
+Var = C(n, 2) e^{ε0}/(e^{ε0} − 1)².  Node i's message enters the server's estimate only
+through its number of reported ones, so :func:`private_rr_edge_count` draws that count
+per node (two binomials, exactly the same law) instead of C(n, 2) bits;
+:func:`rr_node_messages` draws the full bit vectors for small n (audits).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+import scipy.sparse as sp
+
+from mechanisms import LaplaceMechanism
+from spec import ApproxDP, GraphDomain, LocalNodeRelation
+from spec._random import RandomLike, as_generator
+from spec._types import check_delta, check_epsilon
+from spec.errors import InvalidParameterError
+
+from ._common import check_nodes, local_views, reference
+from ._result import LocalNodeEstimate
+
+__all__ = [
+    "laplace_edge_count_mechanism",
+    "private_laplace_edge_count",
+    "private_rr_edge_count",
+    "rr_edge_epsilon0",
+    "rr_node_messages",
+]
+
+
+def laplace_edge_count_mechanism(n: int, epsilon: float, *,
+                                 name: str = "lndp.laplace_edge_count") -> LaplaceMechanism:
+    """Algorithm 8's joint messages (d_i + Lap(2(n − 1)/ε))_i, ε-LNDP.
+
+    Examples
+    --------
+    >>> laplace_edge_count_mechanism(10, 1.0).noise_law.scale
+    18.0
+    """
+    size = check_nodes(n)
+    eps = check_epsilon(epsilon)
+
+    def degrees(graph: Any) -> np.ndarray:
+        return local_views(graph, size)[1].astype(np.float64)
+
+    return LaplaceMechanism(
+        eps, 2.0 * (size - 1), statistic=degrees, input_domain=GraphDomain(n_nodes=size),
+        relation=LocalNodeRelation(), output_dimension=size, name=name,
+        statistic_description="stacked degrees d_i (l1 node sensitivity 2(n-1))",
+        summary="each node sends its degree + Laplace(2(n-1)/eps): eps-LNDP",
+        references=(reference("Appendix D, Algorithm 8"),))
+
+
+def private_laplace_edge_count(graph: Any, epsilon: float, *,
+                               rng: RandomLike = None) -> LocalNodeEstimate:
+    """m̂ = (1/2) Σ_i (d_i + Lap(2(n − 1)/ε)) (Algorithm 8)."""
+    _, degrees = local_views(graph)
+    n = check_nodes(degrees.shape[0])
+    mech = laplace_edge_count_mechanism(n, epsilon)
+    b = mech.noise_law.scale
+    messages = degrees + as_generator(rng).laplace(0.0, b, size=n)
+    return LocalNodeEstimate(
+        algorithm="algorithm_8_laplace_edge_count", estimate=float(messages.sum() / 2.0),
+        guarantee=mech.spec.guarantee, message_noise=b, joint_sensitivity=2.0 * (n - 1),
+        standard_error=b * math.sqrt(n / 2.0), details={"n": n})
+
+
+def rr_edge_epsilon0(n: int, epsilon: float, delta: float) -> float:
+    """ε0 = ε/(2√(2(n − 1) ln(1/δ))) (Algorithm 9).
+
+    Raises
+    ------
+    InvalidParameterError
+        If ε > 2 ln(1/δ), where the paper's composition step (e^x − 1 ≤ 2x) fails.
+
+    Examples
+    --------
+    >>> round(rr_edge_epsilon0(10_000, 0.5, 1e-6), 7)
+    0.0004756
+    """
+    size = check_nodes(n)
+    eps = check_epsilon(epsilon)
+    d0 = check_delta(delta)
+    if d0 == 0.0:
+        raise InvalidParameterError("delta must lie in (0, 1) for Algorithm 9, got 0")
+    if eps > 2.0 * math.log(1.0 / d0):
+        raise InvalidParameterError(
+            f"Algorithm 9 needs epsilon <= 2 ln(1/delta) = {2 * math.log(1 / d0):.4g}, "
+            f"got epsilon={epsilon!r}")
+    return eps / (2.0 * math.sqrt(2.0 * (size - 1) * math.log(1.0 / d0)))
+
+
+def _upper_edges(adjacency: sp.csr_array) -> np.ndarray:
+    """Per node i, the number of neighbours j > i."""
+    upper = sp.triu(adjacency, k=1, format="csr")
+    return np.diff(upper.indptr).astype(np.int64)
+
+
+def rr_node_messages(graph: Any, epsilon: float, delta: float, *, size: int = 1,
+                     rng: RandomLike = None) -> np.ndarray:
+    """``size`` draws of the joint message: all C(n, 2) RR bits, pairs (i, j), i < j, in
+    row-major order (small n only: C(n, 2) bits per draw)."""
+    adjacency, degrees = local_views(graph)
+    n = check_nodes(degrees.shape[0])
+    eps0 = rr_edge_epsilon0(n, epsilon, delta)
+    rows, cols = np.triu_indices(n, k=1)
+    bits = np.asarray(adjacency[rows, cols]).astype(bool).ravel()
+    keep = as_generator(rng).random((size, bits.size)) < math.exp(eps0) / (1.0 + math.exp(eps0))
+    return (keep == bits).astype(np.int8)
+
+
+def private_rr_edge_count(graph: Any, epsilon: float, delta: float, *,
+                          rng: RandomLike = None) -> LocalNodeEstimate:
+    """m̂ = Σ_{i<j} ã_ij from randomized response on the upper triangle (Algorithm 9)."""
+    adjacency, degrees = local_views(graph)
+    n = check_nodes(degrees.shape[0])
+    eps0 = rr_edge_epsilon0(n, epsilon, delta)
+    gen = as_generator(rng)
+    keep = math.exp(eps0) / (1.0 + math.exp(eps0))
+    edges_up = _upper_edges(adjacency)
+    others_up = (n - 1 - np.arange(n)) - edges_up
+    ones = gen.binomial(edges_up, keep) + gen.binomial(others_up, 1.0 - keep)
+    pairs = n * (n - 1) // 2
+    e = math.exp(eps0)
+    estimate = ((e + 1.0) * float(ones.sum()) - pairs) / (e - 1.0)
+    return LocalNodeEstimate(
+        algorithm="algorithm_9_rr_edge_count", estimate=estimate,
+        guarantee=ApproxDP(epsilon=check_epsilon(epsilon), delta=check_delta(delta)),
+        message_noise=1.0 - keep, joint_sensitivity=float(n - 1),
+        standard_error=math.sqrt(pairs * e) / (e - 1.0), details={"n": n, "epsilon0": eps0})

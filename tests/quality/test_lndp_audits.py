@@ -1,0 +1,171 @@
+"""LNDP mechanisms audited on the joint messages: correct controls pass, broken variants fail.
+
+The object under test is the joint vector of all n messages, with the public randomness ρ
+fixed and known (Raskhodnikova, Smith, Wagaman & Zavyalov, arXiv:2602.15802,
+Definition 2.3).  Black-box audits run with a fixed seed (deterministic); each reports a
+violation of a true claim with probability at most 1 − confidence = 0.05.  The exact
+white-box checks (:func:`estimators.lndp.joint_accounting`) are deterministic.
+
+Broken variants (the pitfalls of the paper's auditing discussion, ``docs/lndp_study.md``):
+
+1. per-node noise calibrated to the node's *own* sensitivity (LDP-style), spec correct;
+2. a degrees-only mechanism whose claimed sensitivity counts the rewired node only and so
+   ignores the neighbours' copies of its edges: caught at the degree-preserving swap, where
+   the rewired node's own message does not move at all;
+3. Algorithm 7 with the paper's tail-bound M on an adversarial ρ (per-ρ claim fails);
+4. Laplace noise with an ℓ2-calibrated scale and classical Gaussian calibration at ε ≥ 1:
+   refused when the spec is built.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from estimators.lndp import (
+    RegularStarRandomness,
+    joint_accounting,
+    regular_vs_star_mechanism,
+    regular_vs_star_sigma,
+    soft_threshold,
+    soft_threshold_mechanism,
+)
+from mechanisms import GaussianMechanism, declare_mechanism
+from privaudit import AuditConfig, audit
+from spec import (
+    AdditiveNoise,
+    GlobalSensitivity,
+    GraphDomain,
+    Laplace,
+    LocalNodeRelation,
+    MechanismSpec,
+    PureDP,
+)
+from spec.errors import InconsistentSpecError, UnsupportedCombinationError
+
+CONFIG = AuditConfig(samples=40_000, pilot_samples=2_000, pair_budget=48, pairs_tested=3,
+                     claim_budget=200, seed=19)
+N = 8
+
+
+def _degrees(graph) -> np.ndarray:
+    return np.array([graph.degree(i) for i in range(graph.number_of_nodes())], dtype=float)
+
+
+def _checks(report) -> dict[str, str]:
+    return {c.name: c.status for c in report.checks}
+
+
+# -- correct controls -----------------------------------------------------------------------
+# The black-box controls are the registry's own CI audits of every ``lndp.*`` entry
+# (tests/quality/test_registry_audits.py); here the exact white-box control.
+def test_exact_accounting_holds_at_every_adversarial_pair():
+    """δ(ε_claim) ≤ δ at every pair the relation offers; the soft threshold is tight."""
+    domain = GraphDomain(n_nodes=N)
+    mech = soft_threshold_mechanism(N, 0.9, 1e-3, 0, 1)
+    shifts = []
+    for x, y, _ in LocalNodeRelation().adversarial_pairs(domain):
+        result = joint_accounting(mech, x, y)
+        assert result.holds
+        shifts.append(result.shift)
+    star = LocalNodeRelation().star_toggle(N, 0)
+    assert joint_accounting(mech, *star).shift == pytest.approx(mech.spec.global_sensitivity.value)
+    assert max(shifts) <= mech.spec.global_sensitivity.value * (1 + 1e-12)
+
+
+# -- 1. own sensitivity ----------------------------------------------------------------------
+def _own_sensitivity_soft_threshold():
+    honest = soft_threshold_mechanism(N, 0.9, 1e-3, 0, 1)
+    sigma_own = honest.noise_law.sigma / honest.spec.global_sensitivity.value   # Δ = 1
+    return declare_mechanism(
+        honest.spec,
+        lambda g, size, rng: soft_threshold(_degrees(g), 0, 1)
+        + rng.normal(0, sigma_own, (size, N)),
+        statistic=honest.statistic)
+
+
+@pytest.mark.quality
+def test_own_sensitivity_noise_is_caught():
+    report = audit(_own_sensitivity_soft_threshold(), config=CONFIG)
+    assert report.violated
+    assert _checks(report)["noise_law"] == "violated"
+
+
+# -- 2. degrees-only, neighbours' copies ignored ---------------------------------------------
+def test_ignoring_neighbours_copies_is_caught_by_the_swap():
+    """Claim Δ₂ = 1 (the rewired node's own entry); the swap moves 2k other entries."""
+    broken = GaussianMechanism(
+        0.9, 1e-3, 1.0, calibration="classical",
+        statistic=lambda g: soft_threshold(_degrees(g), 0, 1), input_domain=GraphDomain(n_nodes=N),
+        relation=LocalNodeRelation(focus_nodes=(0,)), output_dimension=N, name="broken_own_only")
+    swap = [(x, y) for x, y, o in LocalNodeRelation(focus_nodes=(0,)).adversarial_pairs(
+        GraphDomain(n_nodes=N)) if o == "focused_degree_preserving_swap"][0]
+    assert _degrees(swap[0])[0] == _degrees(swap[1])[0]          # v's own message is unchanged
+    result = joint_accounting(broken, *swap)
+    assert result.shift == pytest.approx(math.sqrt(2 * ((N - 1) // 2)))
+    assert not result.holds and result.delta_at_claim > 10 * result.delta
+
+
+@pytest.mark.quality
+def test_ignoring_neighbours_copies_fails_the_audit():
+    broken = GaussianMechanism(
+        0.9, 1e-3, 1.0, calibration="classical",
+        statistic=lambda g: soft_threshold(_degrees(g), 0, 1), input_domain=GraphDomain(n_nodes=N),
+        relation=LocalNodeRelation(focus_nodes=(0,)), output_dimension=N, name="broken_own_only")
+    report = audit(broken, config=CONFIG)
+    assert report.violated
+    assert _checks(report)["sensitivity.global"] == "violated"
+
+
+# -- 3. Algorithm 7 on an adversarial ρ -------------------------------------------------------
+def _adversarial_rho(n=100, sets=1000) -> RegularStarRandomness:
+    members = np.zeros((sets, 1), dtype=np.int64)                 # node 0 in every S_t
+    return RegularStarRandomness(n, members)
+
+
+def test_averaged_calibration_fails_per_rho():
+    rho = _adversarial_rho()
+    eps, delta = 0.9, 1e-3
+    honest = regular_vs_star_mechanism(rho, eps, delta)
+    sigma_avg, _ = regular_vs_star_sigma(rho, eps, delta, "averaged")
+    assert honest.spec.relation.focus_nodes == (0,)
+    x, y = LocalNodeRelation().star_toggle(rho.n, 0)
+    shift = joint_accounting(honest, x, y).shift
+    assert shift == pytest.approx(math.sqrt((rho.n - 1) * rho.sets))  # v's own row stays 0
+    from spec import Gaussian
+    assert Gaussian(sigma=sigma_avg).privacy_profile(eps, shift) > 10 * delta
+    assert joint_accounting(honest, x, y).holds
+    with pytest.raises(UnsupportedCombinationError, match="average over rho"):
+        regular_vs_star_mechanism(rho, eps, delta, calibration="averaged")
+
+
+@pytest.mark.slow
+@pytest.mark.quality
+def test_averaged_calibration_fails_the_audit_on_adversarial_rho():
+    rho = _adversarial_rho(n=6, sets=120)
+    honest = regular_vs_star_mechanism(rho, 0.9, 1e-3)
+    sigma_avg, _ = regular_vs_star_sigma(rho, 0.9, 1e-3, "averaged")
+    dim = honest.output_dimension
+
+    def sampler(g, size, rng):
+        return honest.statistic(g) + rng.normal(0, sigma_avg, (size, dim))
+
+    report = audit(declare_mechanism(honest.spec, sampler, statistic=honest.statistic),
+                   config=CONFIG)
+    assert report.violated
+
+
+# -- 4. refused specs ------------------------------------------------------------------------
+def test_l2_calibrated_laplace_and_classical_at_large_epsilon_are_refused():
+    n, eps = 10, 0.5
+    l2 = math.sqrt(n - 1 + (n - 1))                   # ℓ2 norm of the degree-vector change
+    with pytest.raises((InconsistentSpecError, UnsupportedCombinationError)):
+        MechanismSpec(name="laplace_l2", input_domain=GraphDomain(n_nodes=n),
+                      relation=LocalNodeRelation(), statistic="degrees", output_dimension=n,
+                      sensitivity=(GlobalSensitivity(value=2.0 * (n - 1), norm="l1"),),
+                      noise=AdditiveNoise(law=Laplace(scale=l2 / eps)),
+                      guarantee=PureDP(epsilon=eps))
+    with pytest.raises(UnsupportedCombinationError):
+        soft_threshold_mechanism(n, 1.2, 1e-3, 0, 1)
