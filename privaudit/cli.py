@@ -310,17 +310,6 @@ def _paragraph(name: str, description: str, report: Any, cert: Any, seconds: flo
     return textwrap.fill(" ".join(parts), width=92, subsequent_indent="  ")
 
 
-def _family_wise(config: Any, entries: int) -> Any:
-    """Bonferroni across the registry: each of k entries gets α/k, so the whole registry
-    audit reports a false violation with probability at most α = 1 − confidence."""
-    from .config import AuditConfig
-
-    if entries <= 1:
-        return config
-    return AuditConfig.model_validate(
-        {**config.model_dump(), "confidence": 1.0 - (1.0 - config.confidence) / entries})
-
-
 def _audit_registry(args: argparse.Namespace, html_writer: Callable[..., Any] | None) -> int:
     from . import registry
     from .auditor import audit
@@ -345,7 +334,7 @@ def _audit_registry(args: argparse.Namespace, html_writer: Callable[..., Any] | 
             mech = item.create()
             cert = registry.status_for(item, mech)
             base = item.certificate_config if args.strength == "certificate" else item.audit_config
-            report = audit(mech, config=_family_wise(_with(base, overrides), len(found)),
+            report = audit(mech, config=registry.family_wise_config(_with(base, overrides), len(found)),
                            pairs=item.pairs, progress=out.progress(item.name),
                            executor=args.run)
         except PrivauditError as err:

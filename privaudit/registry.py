@@ -88,6 +88,7 @@ __all__ = [
     "certify_entry",
     "entries",
     "entry",
+    "family_wise_config",
     "get",
     "names",
     "register",
@@ -506,6 +507,19 @@ def _config(base: AuditConfig, config: AuditConfig | None, overrides: dict[str, 
     if overrides:
         cfg = AuditConfig.model_validate({**cfg.model_dump(), **overrides})
     return cfg
+
+
+def family_wise_config(config: AuditConfig, entries: int) -> AuditConfig:
+    """``config`` with its confidence shared by Bonferroni over ``entries`` audits.
+
+    Each of k audits runs at confidence 1 − α/k, so that auditing the whole registry
+    reports a false violation with probability at most α = 1 − ``config.confidence``.
+    Used by ``privaudit audit --registry`` and by the registry's own CI tests.
+    """
+    if entries <= 1:
+        return config
+    return AuditConfig.model_validate(
+        {**config.model_dump(), "confidence": 1.0 - (1.0 - config.confidence) / entries})
 
 
 def audit_entry(name: str, *, config: AuditConfig | None = None,

@@ -6,9 +6,12 @@ privaudit pytest plugin, with the entry's own CI configuration and explicit pair
 seed derived from the test's node id (rerun a failure with the ``--privaudit-seed`` the
 message prints).
 
-Each audit reports a violation of a true claim with probability at most
-``1 − confidence``; a failure here is either a broken mechanism or that rare event, and
-the counterexample in the message tells which.
+As in ``privaudit audit --registry``, the confidence is shared by Bonferroni over the
+entries (:func:`privaudit.registry.family_wise_config`): each audit reports a violation
+of a true claim with probability at most ``(1 − confidence) / len(ENTRIES)``, so the whole
+test reports a false violation with probability at most ``1 − confidence``; a failure here
+is either a broken mechanism or that rare event, and the counterexample in the message
+tells which.
 """
 
 from __future__ import annotations
@@ -27,5 +30,5 @@ def test_the_registry_is_not_empty():
 @pytest.mark.quality
 @pytest.mark.parametrize("entry", ENTRIES, ids=[e.name for e in ENTRIES])
 def test_registered_entry_passes_its_ci_audit(entry, privacy_audit):
-    privacy_audit(entry.create(), pairs=entry.pairs,
-                  config=entry.audit_config).assert_no_violation()
+    config = registry.family_wise_config(entry.audit_config, len(ENTRIES))
+    privacy_audit(entry.create(), pairs=entry.pairs, config=config).assert_no_violation()
