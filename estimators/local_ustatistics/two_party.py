@@ -132,12 +132,18 @@ def _records(data: Any) -> np.ndarray:
     return arr
 
 
-def _kernel_values(kernel: PairKernel, x: np.ndarray, pairs: np.ndarray, lower: float,
-                   upper: float) -> np.ndarray:
+def _kernel_output(kernel: PairKernel, x: np.ndarray, pairs: np.ndarray) -> np.ndarray:
+    """f(x_i, x_j) on the pairs, one real per pair (else the records do not fit the kernel)."""
     values = np.asarray(kernel(x[pairs[:, 0]], x[pairs[:, 1]]), dtype=np.float64)
     if values.shape != (pairs.shape[0],):
-        raise InvalidParameterError(f"kernel returned shape {values.shape} for "
-                                    f"{pairs.shape[0]} pairs")
+        raise InputShapeError(f"kernel returned shape {values.shape} for {pairs.shape[0]} "
+                              f"pairs of records of shape {x.shape}: one value per pair needed")
+    return values
+
+
+def _kernel_values(kernel: PairKernel, x: np.ndarray, pairs: np.ndarray, lower: float,
+                   upper: float) -> np.ndarray:
+    values = _kernel_output(kernel, x, pairs)
     bad = (values < lower) | (values > upper) | ~np.isfinite(values)
     if bad.any():
         raise InvalidInputError(f"kernel value {values[bad][0]!r} outside its declared range "
@@ -318,7 +324,7 @@ def private_ustatistic_2pc_discrete(data: Any, kernel: PairKernel, values: Seque
     charge(budget, mech.spec, estimator=mech.spec.name)
     gen = as_generator(rng)
     pairs = permutation_pairs(x.shape[0], pp, gen)
-    f = np.asarray(kernel(x[pairs[:, 0]], x[pairs[:, 1]]), dtype=np.float64)
+    f = _kernel_output(kernel, x, pairs)
     idx = np.searchsorted(vals, f)
     if np.any(idx >= vals.size) or not np.allclose(vals[np.minimum(idx, vals.size - 1)], f):
         raise InvalidInputError(f"kernel values must lie in {vals.tolist()}")
