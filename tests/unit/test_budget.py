@@ -14,11 +14,13 @@ import pytest
 
 import estimators
 import privaudit
-from estimators import lndp
+from estimators import lndp, private_bounded_mean
 from estimators import local_ustatistics as lu
-from estimators import private_bounded_mean
-from estimators.graphs import private_coarse_edge_density, private_edge_density
-from estimators.graphs import private_triangle_density
+from estimators.graphs import (
+    private_coarse_edge_density,
+    private_edge_density,
+    private_triangle_density,
+)
 from estimators.hypothesis_tests import private_uniformity_test
 from estimators.ustatistics import (
     collision_kernel,

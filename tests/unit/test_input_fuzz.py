@@ -24,10 +24,10 @@ from hypothesis import strategies as st
 import estimators
 import estimators.graphs
 import estimators.hypothesis_tests
-import estimators.lndp as lndp
 import estimators.local_ustatistics as lu
 import estimators.ustatistics
 import mechanisms
+from estimators import lndp
 from estimators.ustatistics import collision_kernel, mean_kernel, variance_kernel
 from spec import errors
 from spec.validation import EPSILON_MAX, EPSILON_MIN
