@@ -21,8 +21,8 @@ import numpy as np
 import scipy.sparse as sp
 
 from spec import Reference
-from spec._types import check_delta, check_epsilon
-from spec.errors import InvalidParameterError, UnsupportedCombinationError
+from spec.errors import DeltaRangeError, InvalidParameterError, UnsupportedCombinationError
+from spec.validation import check_delta, check_epsilon, check_sample_size
 
 from ..graphs._adjacency import as_adjacency
 
@@ -51,10 +51,13 @@ def reference(locator: str) -> Reference:
 
 
 def check_nodes(n: Any, minimum: int = 2) -> int:
-    """The public number of nodes as an int ≥ ``minimum``."""
-    if isinstance(n, bool) or not isinstance(n, numbers.Integral) or int(n) < minimum:
-        raise InvalidParameterError(f"n must be an integer >= {minimum}, got n={n!r}")
-    return int(n)
+    """The public number of nodes as an int ≥ ``minimum``.
+
+    Raises :class:`~spec.errors.ParameterTypeError` for a non-integer and
+    :class:`~spec.errors.SampleSizeError` for fewer than ``minimum`` nodes
+    (:func:`spec.validation.check_sample_size`).
+    """
+    return check_sample_size(n, minimum, "n")
 
 
 def check_positive_int(value: Any, what: str) -> int:
@@ -69,15 +72,15 @@ def check_classical(epsilon: Any, delta: Any) -> tuple[float, float]:
 
     Raises
     ------
-    InvalidParameterError
-        If ε ≤ 0 or δ ∉ (0, 1).
+    ParameterTypeError, EpsilonRangeError, DeltaRangeError
+        If ε or δ is not a number, ε is outside the accepted range, or δ ∉ (0, 1).
     UnsupportedCombinationError
         If ε ≥ 1: Lemma A.3 of the paper (the classical Gaussian mechanism) needs ε < 1.
     """
     eps = check_epsilon(epsilon)
     d0 = check_delta(delta)
     if d0 == 0.0:
-        raise InvalidParameterError(
+        raise DeltaRangeError(
             f"delta must lie in (0, 1) for the Gaussian mechanism, got {delta!r}")
     if eps >= 1.0:
         raise UnsupportedCombinationError(

@@ -28,10 +28,11 @@ import numpy as np
 import scipy.sparse as sp
 
 from mechanisms import LaplaceMechanism
+from mechanisms.accounting import PrivacyBudget, charge
 from spec import ApproxDP, GraphDomain, LocalNodeRelation
 from spec._random import RandomLike, as_generator
-from spec._types import check_delta, check_epsilon
 from spec.errors import InvalidParameterError
+from spec.validation import check_delta, check_epsilon
 
 from ._common import check_nodes, local_views, reference
 from ._result import LocalNodeEstimate
@@ -68,13 +69,17 @@ def laplace_edge_count_mechanism(n: int, epsilon: float, *,
         references=(reference("Appendix D, Algorithm 8"),))
 
 
-def private_laplace_edge_count(graph: Any, epsilon: float, *,
-                               rng: RandomLike = None) -> LocalNodeEstimate:
-    """m̂ = (1/2) Σ_i (d_i + Lap(2(n − 1)/ε)) (Algorithm 8)."""
+def private_laplace_edge_count(graph: Any, epsilon: float, *, rng: RandomLike = None,
+                               budget: PrivacyBudget | None = None) -> LocalNodeEstimate:
+    """m̂ = (1/2) Σ_i (d_i + Lap(2(n − 1)/ε)) (Algorithm 8).
+
+    ``budget`` (optional) is charged for the joint messages' spec before any draw.
+    """
     _, degrees = local_views(graph)
     n = check_nodes(degrees.shape[0])
     mech = laplace_edge_count_mechanism(n, epsilon)
     b = mech.noise_law.scale
+    charge(budget, mech.spec, estimator="private_laplace_edge_count")
     messages = degrees + as_generator(rng).laplace(0.0, b, size=n)
     return LocalNodeEstimate(
         algorithm="algorithm_8_laplace_edge_count", estimate=float(messages.sum() / 2.0),
@@ -126,12 +131,18 @@ def rr_node_messages(graph: Any, epsilon: float, delta: float, *, size: int = 1,
     return (keep == bits).astype(np.int8)
 
 
-def private_rr_edge_count(graph: Any, epsilon: float, delta: float, *,
-                          rng: RandomLike = None) -> LocalNodeEstimate:
-    """m̂ = Σ_{i<j} ã_ij from randomized response on the upper triangle (Algorithm 9)."""
+def private_rr_edge_count(graph: Any, epsilon: float, delta: float, *, rng: RandomLike = None,
+                          budget: PrivacyBudget | None = None) -> LocalNodeEstimate:
+    """m̂ = Σ_{i<j} ã_ij from randomized response on the upper triangle (Algorithm 9).
+
+    ``budget`` (optional) is charged for the whole release, the (ε, δ) guarantee of the
+    composed joint messages, before any draw.
+    """
     adjacency, degrees = local_views(graph)
     n = check_nodes(degrees.shape[0])
     eps0 = rr_edge_epsilon0(n, epsilon, delta)
+    guarantee = ApproxDP(epsilon=check_epsilon(epsilon), delta=check_delta(delta))
+    charge(budget, guarantee, estimator="private_rr_edge_count")
     gen = as_generator(rng)
     keep = math.exp(eps0) / (1.0 + math.exp(eps0))
     edges_up = _upper_edges(adjacency)
@@ -142,6 +153,6 @@ def private_rr_edge_count(graph: Any, epsilon: float, delta: float, *,
     estimate = ((e + 1.0) * float(ones.sum()) - pairs) / (e - 1.0)
     return LocalNodeEstimate(
         algorithm="algorithm_9_rr_edge_count", estimate=estimate,
-        guarantee=ApproxDP(epsilon=check_epsilon(epsilon), delta=check_delta(delta)),
+        guarantee=guarantee,
         message_noise=1.0 - keep, joint_sensitivity=float(n - 1),
         standard_error=math.sqrt(pairs * e) / (e - 1.0), details={"n": n, "epsilon0": eps0})

@@ -26,6 +26,7 @@ from typing import Any, Literal
 import numpy as np
 
 from mechanisms import GaussianMechanism
+from mechanisms.accounting import PrivacyBudget, charge
 from spec import GraphDomain, LocalNodeRelation
 from spec._random import RandomLike, as_generator
 from spec.errors import InvalidParameterError
@@ -192,8 +193,13 @@ def blurry_linear_mechanism(n: int, epsilon: float, delta: float, lam: int, work
 
 
 def private_blurry_linear(graph: Any, epsilon: float, delta: float, lam: int, workload: Any, *,
-                          bound: Bound = "paper", rng: RandomLike = None) -> LocalNodeEstimate:
+                          bound: Bound = "paper", rng: RandomLike = None,
+                          budget: PrivacyBudget | None = None,
+                          _estimator: str = "private_blurry_linear") -> LocalNodeEstimate:
     """ŷ = (1/n) Σ_i y_i = W Q_G + N(0, σ²/n I_k): Algorithm 3 (Theorem 4.1).
+
+    ``budget`` (a :class:`~mechanisms.accounting.PrivacyBudget`, optional) is charged for
+    the joint messages' spec before any randomness is drawn.
 
     Examples
     --------
@@ -208,6 +214,7 @@ def private_blurry_linear(graph: Any, epsilon: float, delta: float, lam: int, wo
     mech = blurry_linear_mechanism(n, epsilon, delta, lam, workload, bound=bound)
     w = _check_workload(workload, bucket_count(n, lam))
     sigma = mech.noise_law.sigma
+    charge(budget, mech.spec, estimator=_estimator)
 
     # Σ_i W B e_{d_i} = W (n Q_G): the nodes' batched means, summed by bucket
     total = gaussian_message_sum(w @ (n * _blurry_from_degrees(degrees, lam)), n, sigma,

@@ -30,6 +30,7 @@ from typing import Any, Literal
 
 import numpy as np
 
+from mechanisms.accounting import PrivacyBudget
 from spec._random import RandomLike
 from spec.errors import InvalidParameterError
 
@@ -76,9 +77,14 @@ def _excess(q: np.ndarray, lam: int, lo: int, hi: int) -> float:
 
 def private_average_degree(graph: Any, epsilon: float, delta: float, lam: int, *,
                            nonisolated: int | None = None, window: Window = 5,
-                           bound: Bound = "paper", rng: RandomLike = None) -> LocalNodeEstimate:
+                           bound: Bound = "paper", rng: RandomLike = None,
+                           budget: PrivacyBudget | None = None,
+                           _estimator: str = "private_average_degree") -> LocalNodeEstimate:
     """Algorithm 4: the average degree of a graph whose non-isolated degrees lie in a
     width-λ interval, (ε, δ)-LNDP on every graph.
+
+    ``budget`` (a :class:`~mechanisms.accounting.PrivacyBudget`, optional) is charged once,
+    for Algorithm 3's joint messages, before any randomness is drawn.
 
     Parameters
     ----------
@@ -97,7 +103,7 @@ def private_average_degree(graph: Any, epsilon: float, delta: float, lam: int, *
     if not 0 <= count <= n:
         raise InvalidParameterError(f"nonisolated must lie in [0, {n}], got {nonisolated!r}")
     pmf = private_blurry_linear(graph, epsilon, delta, lam, np.eye(bucket_count(n, lam)),
-                                bound=bound, rng=rng)
+                                bound=bound, rng=rng, budget=budget, _estimator=_estimator)
     q = np.asarray(pmf.estimate)
     peak, lo, hi = locate_window(q, window)
     excess = _excess(q, lam, lo, hi)
@@ -126,15 +132,20 @@ def erdos_renyi_bucket_width(n: int, c_lambda: float = 2.0) -> int:
 
 
 def private_erdos_renyi(graph: Any, epsilon: float, delta: float, *, c_lambda: float = 2.0,
-                        rng: RandomLike = None) -> LocalNodeEstimate:
+                        rng: RandomLike = None,
+                        budget: PrivacyBudget | None = None) -> LocalNodeEstimate:
     """Algorithm 5: p̂ for G ~ G(n, p), (ε, δ)-LNDP on every graph (Theorem 4.9).
+
+    ``budget`` (a :class:`~mechanisms.accounting.PrivacyBudget`, optional) is charged once,
+    for Algorithm 3's joint messages, before any randomness is drawn.
 
     ``standard_error`` is the s.d. √30 λσ̃/(n − 1) once the location step succeeds.
     """
     _, degrees = local_views(graph)
     n = check_nodes(degrees.shape[0])
     lam = erdos_renyi_bucket_width(n, c_lambda)
-    inner = private_average_degree(graph, epsilon, delta, lam, rng=rng)
+    inner = private_average_degree(graph, epsilon, delta, lam, rng=rng, budget=budget,
+                                   _estimator="private_erdos_renyi")
     d_hat = lam * inner.details["j_lo"] + inner.details["excess"]
     return LocalNodeEstimate(
         algorithm="algorithm_5_erdos_renyi", estimate=float(np.clip(d_hat / (n - 1), 0.0, 1.0)),
@@ -145,15 +156,20 @@ def private_erdos_renyi(graph: Any, epsilon: float, delta: float, *, c_lambda: f
 
 
 def private_clique_size(graph: Any, epsilon: float, delta: float, *, window: Window = 5,
-                        rng: RandomLike = None) -> LocalNodeEstimate:
+                        rng: RandomLike = None,
+                        budget: PrivacyBudget | None = None) -> LocalNodeEstimate:
     """Algorithm 6: the size K of a clique plus n − K isolated nodes (Theorem 4.10).
+
+    ``budget`` (a :class:`~mechanisms.accounting.PrivacyBudget`, optional) is charged once,
+    for Algorithm 3's joint messages, before any randomness is drawn.
 
     ``standard_error`` propagates the s.d. of Ê through the root, ≈ n·sd(Ê)/(2K̂ − b).
     """
     _, degrees = local_views(graph)
     n = check_nodes(degrees.shape[0])
     lam = math.ceil(math.sqrt(n))
-    inner = private_average_degree(graph, epsilon, delta, lam, window=window, rng=rng)
+    inner = private_average_degree(graph, epsilon, delta, lam, window=window, rng=rng,
+                                   budget=budget, _estimator="private_clique_size")
     b = 1.0 + lam * inner.details["j_lo"]
     root = (b + math.sqrt(max(0.0, b * b + 4.0 * n * inner.details["excess"]))) / 2.0
     k_hat = float(min(max(root, 0.0), n))

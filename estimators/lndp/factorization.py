@@ -25,6 +25,7 @@ from typing import Any, Literal
 import numpy as np
 from scipy.linalg import toeplitz
 
+from mechanisms.accounting import PrivacyBudget
 from spec._random import RandomLike
 from spec.errors import InvalidParameterError
 
@@ -58,16 +59,20 @@ def cdf_factor(size: int) -> np.ndarray:
 
 
 def private_degree_pmf(graph: Any, epsilon: float, delta: float, lam: int, *,
-                       bound: Bound = "paper", rng: RandomLike = None) -> LocalNodeEstimate:
+                       bound: Bound = "paper", rng: RandomLike = None,
+                       budget: PrivacyBudget | None = None) -> LocalNodeEstimate:
     """Q̂ = Q_G + N(0, σ̃² I): the compressed blurry degree histogram (Corollary 4.3).
 
     ``standard_error`` is σ̃ per bucket (fractions of n).
+
+    ``budget`` (a :class:`~mechanisms.accounting.PrivacyBudget`, optional) is charged once,
+    for Algorithm 3's joint messages, before any randomness is drawn.
     """
     _, degrees = local_views(graph)
     n = check_nodes(degrees.shape[0])
     buckets = bucket_count(n, lam)
     inner = private_blurry_linear(graph, epsilon, delta, lam, np.eye(buckets), bound=bound,
-                                  rng=rng)
+                                  rng=rng, budget=budget, _estimator="private_degree_pmf")
     return LocalNodeEstimate(
         algorithm="corollary_4_3_degree_pmf", estimate=inner.estimate,
         guarantee=inner.guarantee, message_noise=inner.message_noise,
@@ -77,8 +82,13 @@ def private_degree_pmf(graph: Any, epsilon: float, delta: float, lam: int, *,
 
 def private_degree_cdf(graph: Any, epsilon: float, delta: float, lam: int, *,
                        factorization: Literal["sqrt", "identity"] = "sqrt",
-                       bound: Bound = "paper", rng: RandomLike = None) -> LocalNodeEstimate:
+                       bound: Bound = "paper", rng: RandomLike = None,
+                       budget: PrivacyBudget | None = None,
+                       _estimator: str = "private_degree_cdf") -> LocalNodeEstimate:
     """F̂ = L ŷ ≈ T Q_G: the blurry degree CDF by the factorization mechanism (Cor. 4.4).
+
+    ``budget`` (a :class:`~mechanisms.accounting.PrivacyBudget`, optional) is charged once,
+    for Algorithm 3's joint messages, before any randomness is drawn.
 
     Parameters
     ----------
@@ -102,7 +112,8 @@ def private_degree_cdf(graph: Any, epsilon: float, delta: float, lam: int, *,
     else:
         raise InvalidParameterError(
             f"factorization must be 'sqrt' or 'identity', got {factorization!r}")
-    inner = private_blurry_linear(graph, epsilon, delta, lam, right, bound=bound, rng=rng)
+    inner = private_blurry_linear(graph, epsilon, delta, lam, right, bound=bound, rng=rng,
+                                  budget=budget, _estimator=_estimator)
     sd = float(inner.standard_error) * np.sqrt((left**2).sum(axis=1))
     return LocalNodeEstimate(
         algorithm="corollary_4_4_degree_cdf", estimate=left @ inner.estimate,
@@ -116,8 +127,12 @@ def private_degree_cdf(graph: Any, epsilon: float, delta: float, lam: int, *,
 
 def private_degree_thresholds(graph: Any, epsilon: float, delta: float, lam: int,
                               thresholds: Any, *, bound: Bound = "paper",
-                              rng: RandomLike = None) -> LocalNodeEstimate:
+                              rng: RandomLike = None,
+                              budget: PrivacyBudget | None = None) -> LocalNodeEstimate:
     """Counts of nodes with blurry degree ≥ τ for several multiples τ = jλ, from one CDF.
+
+    ``budget`` (a :class:`~mechanisms.accounting.PrivacyBudget`, optional) is charged once,
+    for Algorithm 3's joint messages, before any randomness is drawn.
 
     ``estimate[t]`` estimates n Σ_{j′≥j} Q(j′) = Σ_i f_{(j−1)λ, jλ}(d_i), which lies between
     the number of nodes of degree ≥ jλ and of degree > (j − 1)λ.
@@ -136,7 +151,8 @@ def private_degree_thresholds(graph: Any, epsilon: float, delta: float, lam: int
         raise InvalidParameterError(
             f"thresholds must be multiples j*lambda of lambda={lam} with 1 <= j < {buckets}, "
             f"got {thresholds!r}")
-    cdf = private_degree_cdf(graph, epsilon, delta, lam, bound=bound, rng=rng)
+    cdf = private_degree_cdf(graph, epsilon, delta, lam, bound=bound, rng=rng, budget=budget,
+                             _estimator="private_degree_thresholds")
     index = taus // lam - 1
     return LocalNodeEstimate(
         algorithm="degree_thresholds", estimate=n * (1.0 - cdf.estimate[index]),

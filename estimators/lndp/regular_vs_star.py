@@ -34,6 +34,7 @@ import scipy.sparse as sp
 from scipy.stats import norm
 
 from mechanisms import GaussianMechanism
+from mechanisms.accounting import PrivacyBudget, charge
 from spec import ApproxDP, GraphDomain, LocalNodeRelation
 from spec._random import RandomLike, as_generator
 from spec.errors import InvalidParameterError, UnsupportedCombinationError
@@ -197,7 +198,8 @@ def regular_vs_star_mechanism(rho: RegularStarRandomness, epsilon: float, delta:
 def private_regular_vs_star(graph: Any, epsilon: float, delta: float, k: int, sets: int, *,
                             draws: int | None = None, width: float | None = None,
                             calibration: Calibration = "per_rho",
-                            rng: RandomLike = None) -> LocalNodeEstimate:
+                            rng: RandomLike = None,
+                            budget: PrivacyBudget | None = None) -> LocalNodeEstimate:
     """Algorithm 7: is G k-regular or k-starpartite?  ρ is drawn from ``rng`` first.
 
     Parameters
@@ -213,6 +215,9 @@ def private_regular_vs_star(graph: Any, epsilon: float, delta: float, k: int, se
     calibration : {"per_rho", "averaged"}
         See the module docstring; ``"averaged"`` gives only the averaged guarantee, which
         ``details["guarantee_scope"]`` records.
+    budget : PrivacyBudget, optional
+        Charged for the (ε, δ) guarantee of the whole release (the joint messages), before
+        ρ or any noise is drawn; a call it cannot afford is refused.
 
     Returns
     -------
@@ -228,9 +233,14 @@ def private_regular_vs_star(graph: Any, epsilon: float, delta: float, k: int, se
         raise InvalidParameterError(f"k must be < n = {n}, got k={k!r}")
     s = math.ceil(n * math.log(2.0) / centres) if draws is None else check_positive_int(
         draws, "s (draws per set)")
+    check_positive_int(sets, "T (number of sets)")
+    eps, d0 = check_classical(epsilon, delta)
+    if calibration not in ("per_rho", "averaged"):
+        raise InvalidParameterError(
+            f"calibration must be 'per_rho' or 'averaged', got {calibration!r}")
+    charge(budget, ApproxDP(epsilon=eps, delta=d0), estimator="private_regular_vs_star")
     gen = as_generator(rng)
     rho = draw_regular_star_randomness(n, sets, s, gen)
-    eps, d0 = check_classical(epsilon, delta)
     sigma, sensitivity = regular_vs_star_sigma(rho, eps, d0, calibration)
     indicator = rho.indicator()
     total = gaussian_message_sum(_hits(adjacency, indicator).sum(axis=0), n, sigma, gen)

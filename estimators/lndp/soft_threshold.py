@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from mechanisms import GaussianMechanism
+from mechanisms.accounting import PrivacyBudget, charge
 from spec import GraphDomain, LocalNodeRelation
 from spec._random import RandomLike, as_generator
 from spec._types import check_positive
@@ -124,8 +125,12 @@ def soft_threshold_mechanism(n: int, epsilon: float, delta: float, tau1: float, 
 
 
 def private_soft_threshold(graph: Any, epsilon: float, delta: float, tau1: float, tau2: float,
-                           *, rng: RandomLike = None) -> LocalNodeEstimate:
+                           *, rng: RandomLike = None, budget: PrivacyBudget | None = None,
+                           _estimator: str = "private_soft_threshold") -> LocalNodeEstimate:
     """ŝ = (1/n) Σ_i y_i, an (ε, δ)-LNDP estimate of s(G) = (1/n) Σ_i f_{τ1,τ2}(d_i).
+
+    ``budget`` (a :class:`~mechanisms.accounting.PrivacyBudget`, optional) is charged for
+    the joint messages' spec before any randomness is drawn.
 
     Returns
     -------
@@ -144,6 +149,7 @@ def private_soft_threshold(graph: Any, epsilon: float, delta: float, tau1: float
     mech = soft_threshold_mechanism(n, epsilon, delta, tau1, tau2)
     lo, hi = _thresholds(tau1, tau2)
     sigma = mech.noise_law.sigma
+    charge(budget, mech.spec, estimator=_estimator)
     total = gaussian_message_sum(soft_threshold(degrees, lo, hi).sum(keepdims=True), n, sigma,
                                  as_generator(rng))
     return LocalNodeEstimate(
@@ -162,8 +168,11 @@ def edge_count_mechanism(n: int, epsilon: float, delta: float, max_degree: int, 
 
 
 def private_edge_count(graph: Any, epsilon: float, delta: float, max_degree: int, *,
-                       rng: RandomLike = None) -> LocalNodeEstimate:
+                       rng: RandomLike = None,
+                       budget: PrivacyBudget | None = None) -> LocalNodeEstimate:
     """m̂ = nDŝ/2: the (ε, δ)-LNDP edge count of a D-bounded graph (Algorithm 2, Thm 3.4).
+
+    ``budget`` (optional) is charged once, for Algorithm 1's joint messages, before any draw.
 
     Private on every graph; unbiased for m on D-bounded graphs and for
     Σ_i min(d_i, D)/2 otherwise, with standard error D√n σ/2.
@@ -176,7 +185,8 @@ def private_edge_count(graph: Any, epsilon: float, delta: float, max_degree: int
     True
     """
     bound = check_positive_int(max_degree, "max_degree D")
-    inner = private_soft_threshold(graph, epsilon, delta, 0, bound, rng=rng)
+    inner = private_soft_threshold(graph, epsilon, delta, 0, bound, rng=rng, budget=budget,
+                                   _estimator="private_edge_count")
     n = int(inner.details["n"])
     return LocalNodeEstimate(
         algorithm="algorithm_2_edge_count", estimate=n * bound * float(inner.estimate) / 2.0,

@@ -20,7 +20,8 @@ from typing import Any
 
 import numpy as np
 
-from spec.errors import InvalidInputError, InvalidParameterError
+from spec.errors import InvalidInputError, InvalidParameterError, OutOfDomainError
+from spec.validation import integer_array
 
 __all__ = ["check_depth", "exact_auc", "exact_uauc", "prefix_counts", "score_cells"]
 
@@ -35,14 +36,11 @@ def check_depth(alpha: Any) -> int:
 def score_cells(scores: Any, alpha: int) -> np.ndarray:
     """Integer scores in {0..2^α − 1} as int64 (validated)."""
     d = 1 << check_depth(alpha)
-    s = np.asarray(scores)
-    if s.ndim != 1 or s.dtype.kind not in "iu":
-        raise InvalidInputError(f"scores must be a 1-d integer array, got shape {s.shape} and "
-                                f"dtype {s.dtype}")
+    s = integer_array(scores, "scores")
     bad = (s < 0) | (s >= d)
     if bad.any():
-        raise InvalidInputError(f"scores must lie in [0, {d}), got {s[bad][0]!r}")
-    return s.astype(np.int64, copy=False)
+        raise OutOfDomainError(f"scores must lie in [0, {d}), got {s[bad][0]!r}")
+    return s
 
 
 def prefix_counts(scores: Any, alpha: int) -> list[np.ndarray]:

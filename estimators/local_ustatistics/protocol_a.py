@@ -23,8 +23,10 @@ from typing import Any
 
 import numpy as np
 
+from mechanisms.accounting import PrivacyBudget, charge
 from spec._random import RandomLike, as_generator
-from spec.errors import InvalidInputError, InvalidParameterError
+from spec.errors import InvalidInputError, InvalidParameterError, OutOfDomainError
+from spec.validation import integer_array, real_array
 
 from .quantization import UniformQuantizer
 from .randomizer import KaryRandomizer
@@ -130,7 +132,8 @@ def theorem1_variance_bound(n: int, k: int, epsilon: float) -> float:
 
 def private_ustatistic_rr(cells: Any, table: Any, epsilon: float, *, clip: bool = False,
                           rng: RandomLike = None, quantizer: UniformQuantizer | None = None,
-                          name: str = "local_ustat.rr") -> LocalUStatisticEstimate:
+                          name: str = "local_ustat.rr",
+                          budget: PrivacyBudget | None = None) -> LocalUStatisticEstimate:
     """Algorithm 1 on data already mapped to cells (or real data with ``quantizer``).
 
     Parameters
@@ -145,6 +148,9 @@ def private_ustatistic_rr(cells: Any, table: Any, epsilon: float, *, clip: bool 
         Clip Û to [min A, max A] (post-processing; adds bias, off by default as in the paper).
     rng : Generator, int or None
         Source of the users' randomness (one batched draw).
+    budget : PrivacyBudget, optional
+        Charged for the randomizer's spec (ε-LDP, each user reports once) before any
+        randomness is drawn; a call it cannot afford is refused.
 
     Returns
     -------
@@ -157,9 +163,11 @@ def private_ustatistic_rr(cells: Any, table: Any, epsilon: float, *, clip: bool 
             else QuantizedRRMechanism(epsilon, cells=k, name=name))
     if quantizer is not None and quantizer.bins != k:
         raise InvalidParameterError(f"table is {k}×{k} but the quantizer has {quantizer.bins} bins")
-    t = quantizer.index(cells) if quantizer is not None else _cells(cells, k)
-    if t.ndim != 1 or t.size < 2:
+    t = (quantizer.index(real_array(cells, "data", ndim=1)) if quantizer is not None
+         else _cells(cells, k))
+    if t.size < 2:
         raise InvalidInputError(f"need a 1-d sample of n >= 2 users, got shape {t.shape}")
+    charge(budget, mech.spec, estimator=name)
     reports = mech.randomizer.randomize(t, as_generator(rng))
     counts = report_histogram(reports, k)
     value = fast_u_statistic(counts, a, mech.randomizer)
@@ -175,30 +183,45 @@ def private_ustatistic_rr(cells: Any, table: Any, epsilon: float, *, clip: bool 
 
 def private_gini_mean_difference_rr(x: Any, epsilon: float, bins: int, *, lower: float = 0.0,
                                     upper: float = 1.0, clip: bool = False,
-                                    rng: RandomLike = None) -> LocalUStatisticEstimate:
-    """Gini mean difference E|X − X'| (eq. 4) by Algorithm 1 with bin-centre table."""
+                                    rng: RandomLike = None, budget: PrivacyBudget | None = None
+                                    ) -> LocalUStatisticEstimate:
+    """Gini mean difference E|X − X'| (eq. 4) by Algorithm 1 with bin-centre table.
+
+    ``budget`` (a :class:`~mechanisms.accounting.PrivacyBudget`, optional) is charged for
+    the randomizer's spec before any randomness is drawn.
+    """
     q = UniformQuantizer(lower, upper, bins)
     return private_ustatistic_rr(x, gini_table(q), epsilon, clip=clip, rng=rng, quantizer=q,
-                                 name="local_ustat.rr.gini")
+                                 name="local_ustat.rr.gini", budget=budget)
 
 
 def private_kendall_tau_rr(y: Any, z: Any, levels: int, epsilon: float, *, clip: bool = False,
-                           rng: RandomLike = None) -> LocalUStatisticEstimate:
-    """Kendall's tau-a (eq. 6) on {0..K−1}²: one k-RR report over the K² joint cells."""
+                           rng: RandomLike = None, budget: PrivacyBudget | None = None
+                           ) -> LocalUStatisticEstimate:
+    """Kendall's tau-a (eq. 6) on {0..K−1}²: one k-RR report over the K² joint cells.
+
+    ``budget`` (a :class:`~mechanisms.accounting.PrivacyBudget`, optional) is charged for
+    the randomizer's spec before any randomness is drawn.
+    """
     return private_ustatistic_rr(joint_index(y, z, levels), kendall_table(levels), epsilon,
-                                 clip=clip, rng=rng, name="local_ustat.rr.kendall")
+                                 clip=clip, rng=rng, name="local_ustat.rr.kendall",
+                                 budget=budget)
 
 
 def private_renyi2_rr(labels: Any, k: int, epsilon: float, *, rng: RandomLike = None,
-                      floor: float = 1e-12) -> LocalUStatisticEstimate:
+                      floor: float = 1e-12, budget: PrivacyBudget | None = None
+                      ) -> LocalUStatisticEstimate:
     """Collision probability (eq. 5) by Algorithm 1; ``details['entropy']`` is −ln max(Û, floor).
 
     Û can be ≤ 0 for small n ε, hence the floor before the logarithm (post-processing).
+
+    ``budget`` (a :class:`~mechanisms.accounting.PrivacyBudget`, optional) is charged for
+    the randomizer's spec before any randomness is drawn.
     """
     if not (0.0 < floor < 1.0):
         raise InvalidParameterError(f"floor must lie in (0, 1), got {floor!r}")
     res = private_ustatistic_rr(labels, collision_table(k), epsilon, rng=rng,
-                                name="local_ustat.rr.renyi2")
+                                name="local_ustat.rr.renyi2", budget=budget)
     details = dict(res.details)
     details["entropy"] = -math.log(max(res.estimate, floor))
     return LocalUStatisticEstimate(res.estimate, res.spec, "A", res.n, res.epsilon,
@@ -207,21 +230,26 @@ def private_renyi2_rr(labels: Any, k: int, epsilon: float, *, rng: RandomLike = 
 
 def private_auc_rr(scores: Any, labels: Any, epsilon: float, bins: int, *, lower: float = 0.0,
                    upper: float = 1.0, tie: float = 0.5, clip: bool = False,
-                   rng: RandomLike = None) -> LocalUStatisticEstimate:
+                   rng: RandomLike = None, budget: PrivacyBudget | None = None
+                   ) -> LocalUStatisticEstimate:
     """Two-sample AUC with public labels: each user k-RRs its quantized score once.
 
     AUĈ = S₊ᵀ A S₋ /(n₊ n₋) with A = :func:`~.tables.auc_table` (I[t > u] + tie·I[t = u]).
     Labels ∈ {0, 1} are public (§4's setting; §2.7 variant of Algorithm 1).
+
+    ``budget`` (a :class:`~mechanisms.accounting.PrivacyBudget`, optional) is charged for
+    the randomizer's spec before any randomness is drawn.
     """
-    s = np.asarray(scores, dtype=np.float64)
-    y = np.asarray(labels)
-    if s.ndim != 1 or y.shape != s.shape:
+    s = real_array(scores, "scores", ndim=1)
+    y = integer_array(labels, "labels")
+    if y.shape != s.shape:
         raise InvalidInputError(f"scores and labels must be 1-d of equal length, got {s.shape} "
                                 f"and {y.shape}")
     if not np.isin(y, (0, 1)).all():
-        raise InvalidInputError(f"labels must be 0 or 1, got {y[~np.isin(y, (0, 1))][0]!r}")
+        raise OutOfDomainError(f"labels must be 0 or 1, got {y[~np.isin(y, (0, 1))][0]!r}")
     q = UniformQuantizer(lower, upper, bins)
     mech = QuantizedRRMechanism(epsilon, quantizer=q, name="local_ustat.rr.auc")
+    charge(budget, mech.spec, estimator="local_ustat.rr.auc")
     reports = mech.randomizer.randomize(q.index(s), as_generator(rng))
     pos, neg = y == 1, y == 0
     cp, cn = report_histogram(reports[pos], bins), report_histogram(reports[neg], bins)
@@ -253,10 +281,8 @@ def _square(table: Any, k: int) -> np.ndarray:
 
 
 def _cells(cells: Any, k: int) -> np.ndarray:
-    arr = np.asarray(cells)
-    if arr.dtype.kind not in "iu":
-        raise InvalidInputError(f"cells must be integers in [0, {k}), got dtype {arr.dtype}")
+    arr = integer_array(cells, "cells")
     bad = (arr < 0) | (arr >= k)
     if bad.any():
-        raise InvalidInputError(f"cells must lie in [0, {k}), got {arr[bad].ravel()[0]!r}")
-    return arr.astype(np.int64, copy=False)
+        raise OutOfDomainError(f"cells must lie in [0, {k}), got {arr[bad].ravel()[0]!r}")
+    return arr

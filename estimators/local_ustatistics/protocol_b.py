@@ -25,8 +25,10 @@ from typing import Any, Literal
 
 import numpy as np
 
+from mechanisms.accounting import PrivacyBudget, charge
 from spec._random import RandomLike, as_generator
-from spec.errors import InvalidInputError, InvalidParameterError
+from spec.errors import InvalidInputError, InvalidParameterError, OutOfDomainError
+from spec.validation import integer_array
 
 from .frequency_oracle import Variant, hadamard_reports, level_estimates
 from .hadamard_mechanism import HadamardRandomizerMechanism
@@ -94,8 +96,8 @@ def theorem3_mse_bound(n_pos: int, n_neg: int, alpha: int, constant: float, a: f
 def private_auc_hierarchical(scores: Any, labels: Any, alpha: int, epsilon: float, *,
                              variant: Variant = "S", a: float = 4.0,
                              floor: Literal["half_root", "root_half"] = "half_root",
-                             clip: bool = False, rng: RandomLike = None
-                             ) -> LocalUStatisticEstimate:
+                             clip: bool = False, rng: RandomLike = None,
+                             budget: PrivacyBudget | None = None) -> LocalUStatisticEstimate:
     """ε-LDP AUC of integer scores in {0..2^α − 1} with public labels (Protocol B).
 
     Parameters
@@ -115,6 +117,9 @@ def private_auc_hierarchical(scores: Any, labels: Any, alpha: int, epsilon: floa
         The threshold parameter a > 1 (τ = a √(v⁺v⁻)).
     clip : bool
         Clip AUĈ to [0, 1] (post-processing).
+    budget : PrivacyBudget, optional
+        Charged for the randomizer's spec (ε-LDP per user) before any randomness is drawn;
+        a call it cannot afford is refused.
 
     Returns
     -------
@@ -124,19 +129,27 @@ def private_auc_hierarchical(scores: Any, labels: Any, alpha: int, epsilon: floa
     """
     depth = check_depth(alpha)
     s = score_cells(scores, depth)
-    y = np.asarray(labels)
-    if y.shape != s.shape or not np.isin(y, (0, 1)).all():
-        raise InvalidInputError(f"labels must be 0/1 of the scores' shape {s.shape}")
+    y = integer_array(labels, "labels")
+    if y.shape != s.shape:
+        raise InvalidInputError(f"labels must be 0/1 of the scores' shape {s.shape}, got shape "
+                                f"{y.shape}")
+    if not np.isin(y, (0, 1)).all():
+        raise OutOfDomainError(f"labels must be 0 or 1, got {y[~np.isin(y, (0, 1))][0]!r}")
     pos, neg = s[y == 1], s[y == 0]
     if pos.size < 1 or neg.size < 1:
         raise InvalidInputError(f"AUC needs both classes, got n+ = {pos.size}, n- = {neg.size}")
+    if not (math.isfinite(a) and a > 1.0):
+        raise InvalidParameterError(f"a must be finite and > 1, got {a!r}")
+    if floor not in ("half_root", "root_half"):
+        raise InvalidParameterError(f"floor must be 'half_root' or 'root_half', got {floor!r}")
+    mech = HadamardRandomizerMechanism(depth, epsilon, variant)
+    charge(budget, mech.spec, estimator=mech.spec.name)
     gen = as_generator(rng)
     est_pos = level_estimates(hadamard_reports(pos, depth, epsilon, variant, gen))
     est_neg = level_estimates(hadamard_reports(neg, depth, epsilon, variant, gen))
     uauc, recursed = private_uauc(est_pos.levels, est_neg.levels, est_pos.variance_bound,
                                   est_neg.variance_bound, a, floor)
     value = uauc / (pos.size * neg.size)
-    mech = HadamardRandomizerMechanism(depth, epsilon, variant)
     return LocalUStatisticEstimate(
         estimate=float(np.clip(value, 0.0, 1.0)) if clip else value, spec=mech.spec,
         protocol=f"B-{variant}", n=int(s.size), epsilon=float(epsilon),

@@ -21,7 +21,8 @@ from typing import Any
 import numpy as np
 
 from estimators.ustatistics import table_kernel
-from spec.errors import InvalidParameterError
+from spec.errors import InputShapeError, InvalidParameterError, OutOfDomainError
+from spec.validation import integer_array
 
 from .quantization import UniformQuantizer
 
@@ -82,19 +83,20 @@ def joint_index(y: Any, z: Any, levels: int) -> np.ndarray:
 
     Raises
     ------
-    InvalidParameterError
-        If a coordinate is not an integer in [0, K).
+    NonNumericInputError, ComplexInputError, NonFiniteInputError, EmptyInputError,
+    InputShapeError, OutOfDomainError
+        If a coordinate is not an integer in [0, K) (:mod:`spec.validation`), or y and z
+        differ in shape.
     """
     k = _check_k(levels)
-    yy, zz = np.asarray(y), np.asarray(z)
+    yy, zz = integer_array(y, "y"), integer_array(z, "z")
     for name, arr in (("y", yy), ("z", zz)):
-        if arr.dtype.kind not in "iu" or arr.size and (arr.min() < 0 or arr.max() >= k):
-            bad = arr.ravel()[0] if arr.dtype.kind not in "iu" else \
-                arr[(arr < 0) | (arr >= k)].ravel()[0]
-            raise InvalidParameterError(f"{name} must be integers in [0, {k}), got {bad!r}")
+        bad = (arr < 0) | (arr >= k)
+        if bad.any():
+            raise OutOfDomainError(f"{name} must be integers in [0, {k}), got {arr[bad][0]!r}")
     if yy.shape != zz.shape:
-        raise InvalidParameterError(f"y and z must have the same shape, got {yy.shape} and {zz.shape}")
-    return yy.astype(np.int64) * k + zz.astype(np.int64)
+        raise InputShapeError(f"y and z must have the same shape, got {yy.shape} and {zz.shape}")
+    return yy * k + zz
 
 
 def kendall_table(levels: int) -> np.ndarray:

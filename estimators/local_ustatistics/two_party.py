@@ -33,6 +33,7 @@ import numpy as np
 from scipy.optimize import brentq
 
 from mechanisms import AdditiveNoiseMechanism, Mechanism, advanced_composition
+from mechanisms.accounting import PrivacyBudget, charge
 from spec import (
     AdditiveNoise,
     ApproxDP,
@@ -49,8 +50,14 @@ from spec import (
     VectorDomain,
 )
 from spec._random import RandomLike, as_generator
-from spec._types import check_delta, check_epsilon
-from spec.errors import InconsistentSpecError, InvalidInputError, InvalidParameterError
+from spec.errors import (
+    DeltaRangeError,
+    InconsistentSpecError,
+    InputShapeError,
+    InvalidInputError,
+    InvalidParameterError,
+)
+from spec.validation import check_delta, check_epsilon, check_sample_size, real_array
 
 from ._references import reference
 from .results import LocalUStatisticEstimate
@@ -75,15 +82,13 @@ DRV_2010 = "Dwork, Rothblum & Vadhan, 'Boosting and differential privacy', FOCS 
 
 
 def _check_p(p: Any) -> int:
-    if isinstance(p, bool) or not isinstance(p, (int, np.integer)) or int(p) < 1:
-        raise InvalidParameterError(f"P must be an integer >= 1, got {p!r}")
-    return int(p)
+    """P, the number of pairings, as an int ≥ 1 (:func:`spec.validation.check_sample_size`)."""
+    return check_sample_size(p, 1, "P")
 
 
 def _check_n(n: Any, minimum: int = 2) -> int:
-    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or int(n) < minimum:
-        raise InvalidParameterError(f"n must be an integer >= {minimum}, got {n!r}")
-    return int(n)
+    """n as an int ≥ ``minimum`` (:func:`spec.validation.check_sample_size`)."""
+    return check_sample_size(n, minimum, "n")
 
 
 def permutation_pairs(n: int, p: int, rng: RandomLike = None) -> np.ndarray:
@@ -117,20 +122,28 @@ def theorem5_mse(n: int, p: int, epsilon: float, zeta1: float, zeta2: float,
 # Protocol C
 # ----------------------------------------------------------------------------------------
 def _records(data: Any) -> np.ndarray:
-    arr = np.asarray(data)
-    if arr.ndim not in (1, 2) or arr.shape[0] < 2 or arr.dtype.kind not in "iuf":
-        raise InvalidInputError(f"data must be n >= 2 numeric records, got shape {arr.shape}")
-    if arr.dtype.kind == "f" and not np.isfinite(arr).all():
-        raise InvalidInputError("data must be finite")
+    """n ≥ 2 finite real records, scalars (shape (n,)) or vectors (shape (n, d))."""
+    arr = real_array(data, "data")
+    if arr.ndim not in (1, 2):
+        raise InputShapeError(f"data must be n >= 2 records of shape (n,) or (n, d), got shape "
+                              f"{arr.shape}")
+    if arr.shape[0] < 2:
+        raise InvalidInputError(f"data must be n >= 2 records, got shape {arr.shape}")
     return arr
+
+
+def _kernel_output(kernel: PairKernel, x: np.ndarray, pairs: np.ndarray) -> np.ndarray:
+    """f(x_i, x_j) on the pairs, one real per pair (else the records do not fit the kernel)."""
+    values = np.asarray(kernel(x[pairs[:, 0]], x[pairs[:, 1]]), dtype=np.float64)
+    if values.shape != (pairs.shape[0],):
+        raise InputShapeError(f"kernel returned shape {values.shape} for {pairs.shape[0]} "
+                              f"pairs of records of shape {x.shape}: one value per pair needed")
+    return values
 
 
 def _kernel_values(kernel: PairKernel, x: np.ndarray, pairs: np.ndarray, lower: float,
                    upper: float) -> np.ndarray:
-    values = np.asarray(kernel(x[pairs[:, 0]], x[pairs[:, 1]]), dtype=np.float64)
-    if values.shape != (pairs.shape[0],):
-        raise InvalidParameterError(f"kernel returned shape {values.shape} for "
-                                    f"{pairs.shape[0]} pairs")
+    values = _kernel_output(kernel, x, pairs)
     bad = (values < lower) | (values > upper) | ~np.isfinite(values)
     if bad.any():
         raise InvalidInputError(f"kernel value {values[bad][0]!r} outside its declared range "
@@ -168,9 +181,12 @@ def subsampled_view_mechanism(n: int, p: int, epsilon: float, kernel: PairKernel
 
 
 def private_ustatistic_2pc(data: Any, kernel: PairKernel, epsilon: float, p: int = 1, *,
-                           lower: float = 0.0, upper: float = 1.0, rng: RandomLike = None
-                           ) -> LocalUStatisticEstimate:
+                           lower: float = 0.0, upper: float = 1.0, rng: RandomLike = None,
+                           budget: PrivacyBudget | None = None) -> LocalUStatisticEstimate:
     """Protocol C: Û = mean over P⌊n/2⌋ random pairs of f + Lap(P(upper − lower)/ε).
+
+    ``budget`` (a :class:`~mechanisms.accounting.PrivacyBudget`, optional) is charged for
+    the central view's spec (the whole release) before any randomness is drawn.
 
     Returns
     -------
@@ -181,13 +197,14 @@ def private_ustatistic_2pc(data: Any, kernel: PairKernel, epsilon: float, p: int
     x = _records(data)
     pp = _check_p(p)
     eps = check_epsilon(epsilon)
+    mech = subsampled_view_mechanism(max(2, x.shape[0] - x.shape[0] % 2), pp, eps, kernel,
+                                     _record_domain(x), lower, upper)
+    charge(budget, mech.spec, estimator=mech.spec.name)
     gen = as_generator(rng)
     pairs = permutation_pairs(x.shape[0], pp, gen)
     width = float(upper) - float(lower)
     values = _kernel_values(kernel, x, pairs, lower, upper)
     noisy = values + gen.laplace(0.0, pp * width / eps, values.size)
-    mech = subsampled_view_mechanism(max(2, x.shape[0] - x.shape[0] % 2), pp, eps, kernel,
-                                     _record_domain(x), lower, upper)
     return LocalUStatisticEstimate(
         estimate=float(noisy.mean()), spec=mech.spec, protocol="C", n=int(x.shape[0]),
         epsilon=eps, variance_bound=2.0 * (pp * width / eps) ** 2 / values.size,
@@ -290,16 +307,24 @@ class _DiscreteView(Mechanism):
 
 
 def private_ustatistic_2pc_discrete(data: Any, kernel: PairKernel, values: Sequence[float],
-                                    epsilon: float, p: int = 1, *, rng: RandomLike = None
+                                    epsilon: float, p: int = 1, *, rng: RandomLike = None,
+                                    budget: PrivacyBudget | None = None
                                     ) -> LocalUStatisticEstimate:
-    """Protocol C with randomized response: Û = mean of the debiased k-RR(ε/P) reports."""
+    """Protocol C with randomized response: Û = mean of the debiased k-RR(ε/P) reports.
+
+    ``budget`` (a :class:`~mechanisms.accounting.PrivacyBudget`, optional) is charged for
+    the central view's spec (the whole release) before any randomness is drawn.
+    """
     x = _records(data)
     pp = _check_p(p)
     eps = check_epsilon(epsilon)
     vals = np.sort(np.asarray(values, dtype=np.float64))
+    mech = _cached_discrete_view(max(2, x.shape[0] - x.shape[0] % 2), pp, eps, kernel,
+                                 _record_domain(x), tuple(vals.tolist()))
+    charge(budget, mech.spec, estimator=mech.spec.name)
     gen = as_generator(rng)
     pairs = permutation_pairs(x.shape[0], pp, gen)
-    f = np.asarray(kernel(x[pairs[:, 0]], x[pairs[:, 1]]), dtype=np.float64)
+    f = _kernel_output(kernel, x, pairs)
     idx = np.searchsorted(vals, f)
     if np.any(idx >= vals.size) or not np.allclose(vals[np.minimum(idx, vals.size - 1)], f):
         raise InvalidInputError(f"kernel values must lie in {vals.tolist()}")
@@ -309,8 +334,6 @@ def private_ustatistic_2pc_discrete(data: Any, kernel: PairKernel, values: Seque
     other += other >= idx
     reports = vals[np.where(kept, idx, other)]
     g = debias_discrete(reports, vals, keep)
-    mech = _cached_discrete_view(max(2, x.shape[0] - x.shape[0] % 2), pp, eps, kernel,
-                                 _record_domain(x), tuple(vals.tolist()))
     return LocalUStatisticEstimate(
         estimate=float(g.mean()), spec=mech.spec, protocol="C-discrete", n=int(x.shape[0]),
         epsilon=eps, variance_bound=_discrete_noise_variance(vals, keep) / g.size,
@@ -345,7 +368,7 @@ def all_pairs_epsilon0(n: int, epsilon: float, delta: float) -> float:
     eps = check_epsilon(epsilon)
     dl = check_delta(delta)
     if dl <= 0:
-        raise InvalidParameterError(f"delta must be > 0, got {delta!r}")
+        raise DeltaRangeError(f"delta must be > 0 for advanced composition, got {delta!r}")
     k = nn - 1
 
     def gap(e0: float) -> float:
@@ -409,19 +432,27 @@ def private_ustatistic_2pc_all_pairs(data: Any, kernel: PairKernel, epsilon: flo
                                      delta: float, *, lower: float = 0.0, upper: float = 1.0,
                                      noise: Literal["exact", "clt"] = "exact",
                                      u_statistic: float | None = None,
-                                     rng: RandomLike = None) -> LocalUStatisticEstimate:
+                                     rng: RandomLike = None, budget: PrivacyBudget | None = None
+                                     ) -> LocalUStatisticEstimate:
     """Protocol D: mean over all C(n, 2) pairs of f + Lap(Δ/ε₀).
 
     ``noise="exact"`` draws every Laplace variable (O(n²), small n); ``noise="clt"``
     draws their mean as one Gaussian of the same variance 2(Δ/ε₀)²/C(n, 2) (the study's
     simulation at n ≈ 2.5·10⁵, where 3·10¹⁰ draws are out of reach; exact to O(1/√C(n,2))
     in distribution), with the plaintext U_n given as ``u_statistic`` or computed.
+
+    ``budget`` (a :class:`~mechanisms.accounting.PrivacyBudget`, optional) is charged for
+    the central view's spec (the whole release) before any randomness is drawn.
     """
     x = _records(data)
     n = x.shape[0]
     eps = check_epsilon(epsilon)
     eps0 = all_pairs_epsilon0(n, eps, delta)
     width = float(upper) - float(lower)
+    if noise not in ("exact", "clt"):
+        raise InvalidParameterError(f"noise must be 'exact' or 'clt', got {noise!r}")
+    mech = all_pairs_view_mechanism(n, eps, delta, kernel, _record_domain(x), lower, upper)
+    charge(budget, mech.spec, estimator=mech.spec.name)
     gen = as_generator(rng)
     m = n * (n - 1) // 2
     scale = width / eps0
@@ -437,7 +468,6 @@ def private_ustatistic_2pc_all_pairs(data: Any, kernel: PairKernel, epsilon: flo
         est = float(u_statistic) + float(gen.normal(0.0, scale * math.sqrt(2.0 / m)))
     else:
         raise InvalidParameterError(f"noise must be 'exact' or 'clt', got {noise!r}")
-    mech = all_pairs_view_mechanism(n, eps, delta, kernel, _record_domain(x), lower, upper)
     return LocalUStatisticEstimate(
         estimate=est, spec=mech.spec, protocol="D", n=int(n), epsilon=eps,
         variance_bound=2.0 * scale**2 / m,

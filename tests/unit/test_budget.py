@@ -4,14 +4,23 @@ Also the composed mechanisms that audits use to measure the tightness of account
 
 from __future__ import annotations
 
+import importlib
+import inspect
+import pkgutil
+
 import networkx as nx
 import numpy as np
 import pytest
 
+import estimators
 import privaudit
-from estimators import private_bounded_mean
-from estimators.graphs import private_coarse_edge_density, private_edge_density
-from estimators.graphs import private_triangle_density
+from estimators import lndp, private_bounded_mean
+from estimators import local_ustatistics as lu
+from estimators.graphs import (
+    private_coarse_edge_density,
+    private_edge_density,
+    private_triangle_density,
+)
 from estimators.hypothesis_tests import private_uniformity_test
 from estimators.ustatistics import (
     collision_kernel,
@@ -36,6 +45,15 @@ X = np.random.default_rng(0).uniform(0.0, 1.0, 400)
 LABELS = np.random.default_rng(0).integers(0, 4, 400)
 GRAPH = nx.gnp_random_graph(30, 0.3, seed=0)
 
+
+def _ABS(a, b):
+    return np.abs(a - b)
+
+
+def _GREATER(a, b):
+    return (a > b).astype(float)
+
+
 #: Every public private_* estimator, called with a budget far below its ε.
 ESTIMATORS = {
     "private_bounded_mean": lambda b, g: private_bounded_mean(X, 0.0, 1.0, 1.0, rng=g, budget=b),
@@ -58,7 +76,82 @@ ESTIMATORS = {
                                                                             budget=b),
     "private_uniformity_test": lambda b, g: private_uniformity_test(LABELS, 4, 1.0, 1.0, rng=g,
                                                                     budget=b),
+    # locally private U-statistics (per-user ε-LDP randomizers, the 2PC central views)
+    "private_ustatistic_rr": lambda b, g: lu.private_ustatistic_rr(
+        LABELS, lu.collision_table(4), 1.0, rng=g, budget=b),
+    "private_gini_mean_difference_rr": lambda b, g: lu.private_gini_mean_difference_rr(
+        X, 1.0, 4, rng=g, budget=b),
+    "private_kendall_tau_rr": lambda b, g: lu.private_kendall_tau_rr(
+        LABELS, LABELS[::-1].copy(), 4, 1.0, rng=g, budget=b),
+    "private_renyi2_rr": lambda b, g: lu.private_renyi2_rr(LABELS, 4, 1.0, rng=g, budget=b),
+    "private_auc_rr": lambda b, g: lu.private_auc_rr(X, LABELS % 2, 1.0, 4, rng=g, budget=b),
+    "private_auc_hierarchical": lambda b, g: lu.private_auc_hierarchical(
+        LABELS, LABELS % 2, 2, 1.0, rng=g, budget=b),
+    "private_ustatistic_2pc": lambda b, g: lu.private_ustatistic_2pc(
+        X[:40], _ABS, 1.0, rng=g, budget=b),
+    "private_ustatistic_2pc_discrete": lambda b, g: lu.private_ustatistic_2pc_discrete(
+        X[:40], _GREATER, [0.0, 1.0], 1.0, rng=g, budget=b),
+    "private_ustatistic_2pc_all_pairs": lambda b, g: lu.private_ustatistic_2pc_all_pairs(
+        X[:40], _ABS, 1.0, 1e-5, rng=g, budget=b),
+    # local node DP (the joint messages' (ε, δ))
+    "private_soft_threshold": lambda b, g: lndp.private_soft_threshold(
+        GRAPH, 0.5, 1e-3, 0, 4, rng=g, budget=b),
+    "private_edge_count": lambda b, g: lndp.private_edge_count(GRAPH, 0.5, 1e-3, 8, rng=g,
+                                                               budget=b),
+    "private_blurry_linear": lambda b, g: lndp.private_blurry_linear(
+        GRAPH, 0.5, 1e-3, 5, np.eye(lndp.bucket_count(30, 5)), rng=g, budget=b),
+    "private_degree_pmf": lambda b, g: lndp.private_degree_pmf(GRAPH, 0.5, 1e-3, 5, rng=g,
+                                                               budget=b),
+    "private_degree_cdf": lambda b, g: lndp.private_degree_cdf(GRAPH, 0.5, 1e-3, 5, rng=g,
+                                                               budget=b),
+    "private_degree_thresholds": lambda b, g: lndp.private_degree_thresholds(
+        GRAPH, 0.5, 1e-3, 5, [5, 10], rng=g, budget=b),
+    "private_average_degree": lambda b, g: lndp.private_average_degree(
+        GRAPH, 0.5, 1e-3, 5, rng=g, budget=b),
+    "private_erdos_renyi": lambda b, g: lndp.private_erdos_renyi(GRAPH, 0.5, 1e-3, rng=g,
+                                                                 budget=b),
+    "private_clique_size": lambda b, g: lndp.private_clique_size(GRAPH, 0.5, 1e-3, rng=g,
+                                                                 budget=b),
+    "private_regular_vs_star": lambda b, g: lndp.private_regular_vs_star(
+        GRAPH, 0.5, 1e-3, 3, 4, rng=g, budget=b),
+    "private_laplace_edge_count": lambda b, g: lndp.private_laplace_edge_count(
+        GRAPH, 0.5, rng=g, budget=b),
+    "private_rr_edge_count": lambda b, g: lndp.private_rr_edge_count(GRAPH, 0.5, 1e-3, rng=g,
+                                                                     budget=b),
 }
+
+#: ``private_*`` functions without an ε of their own: post-processing of released values,
+#: which costs nothing (here: Protocol B's recursion on already private level estimates).
+POST_PROCESSING = {"private_uauc"}
+
+
+def _public_private_functions() -> dict[str, object]:
+    """Every ``private_*`` estimator in the ``__all__`` of every estimator (sub)package
+    (``*_mechanism`` constructors draw nothing; their releases charge a budget)."""
+    found: dict[str, object] = {}
+    packages = [estimators] + [
+        importlib.import_module(f"estimators.{info.name}")
+        for info in pkgutil.iter_modules(estimators.__path__) if info.ispkg]
+    for package in packages:
+        for name in package.__all__:
+            obj = getattr(package, name)
+            if (name.startswith("private_") and not name.endswith("_mechanism")
+                    and inspect.isfunction(obj)):
+                found[name] = obj
+    return found
+
+
+def test_every_public_private_function_takes_a_budget_and_is_tested_here():
+    found = _public_private_functions()
+    assert {"private_soft_threshold", "private_ustatistic_2pc"} <= set(found)
+    assert set(found) - POST_PROCESSING == set(ESTIMATORS)
+    for name, function in found.items():
+        parameters = inspect.signature(function).parameters
+        if name in POST_PROCESSING:
+            assert "epsilon" not in parameters, name
+            continue
+        assert parameters["budget"].kind is inspect.Parameter.KEYWORD_ONLY, name
+        assert parameters["budget"].default is None, name
 
 
 @pytest.mark.parametrize("name", sorted(ESTIMATORS))
@@ -70,6 +163,14 @@ def test_every_estimator_is_refused_before_drawing_any_randomness(name):
         ESTIMATORS[name](budget, gen)
     assert gen.bit_generator.state == before          # nothing was drawn
     assert budget.ledger == () and budget.spent_epsilon == 0.0
+
+
+@pytest.mark.parametrize("name", sorted(ESTIMATORS))
+def test_an_affordable_call_charges_once_and_names_itself(name):
+    budget = PrivacyBudget(epsilon=50.0, delta=0.01)
+    assert ESTIMATORS[name](budget, np.random.default_rng(5)) is not None
+    assert len(budget.ledger) == 1
+    assert 0.0 < budget.spent_epsilon <= 50.0 and budget.ledger[0].count == 1
 
 
 def test_two_estimators_drawn_from_one_budget():

@@ -24,19 +24,41 @@ from hypothesis import strategies as st
 import estimators
 import estimators.graphs
 import estimators.hypothesis_tests
+import estimators.local_ustatistics as lu
 import estimators.ustatistics
 import mechanisms
+from estimators import lndp
 from estimators.ustatistics import collision_kernel, mean_kernel, variance_kernel
 from spec import errors
 from spec.validation import EPSILON_MAX, EPSILON_MIN
 
 PACKAGES = ("estimators", "estimators.ustatistics", "estimators.graphs",
-            "estimators.hypothesis_tests")
+            "estimators.hypothesis_tests", "estimators.local_ustatistics", "estimators.lndp")
+
+#: ``private_*`` functions without an ε: post-processing of already private values (Protocol
+#: B's recursion on released level estimates), nothing to fuzz.
+POST_PROCESSING = {"private_uauc"}
 
 GOOD_REAL = np.linspace(0.05, 0.95, 24)
 GOOD_LABELS = np.arange(24) % 4
 GRAPH = nx.gnp_random_graph(12, 0.4, seed=3)
 VAR = variance_kernel(0.0, 1.0)
+GOOD_BINARY = GOOD_LABELS % 2                          # public labels of the AUC estimators
+RHO = lndp.draw_regular_star_randomness(12, 3, 4, 0)   # public randomness of Algorithm 7
+
+
+def _abs_difference(a: Any, b: Any) -> Any:
+    return np.abs(a - b)
+
+
+def _greater(a: Any, b: Any) -> Any:
+    return (a > b).astype(float)
+
+
+def _real_domain() -> Any:
+    from spec import RealInterval
+
+    return RealInterval(lo=0.0, hi=1.0)
 
 #: Estimators that take data: name -> (call(data, epsilon), kind of data).
 ESTIMATORS: dict[str, tuple[Callable[[Any, Any], Any], str]] = {
@@ -60,6 +82,43 @@ ESTIMATORS: dict[str, tuple[Callable[[Any, Any], Any], str]] = {
         g, e, r_max=0.5, alpha=0.9, rng=0), "graph"),
     "private_triangle_density": (lambda g, e: estimators.graphs.private_triangle_density(
         g, e, r_max=0.5, alpha=0.9, rng=0), "graph"),
+    # locally private U-statistics
+    "private_ustatistic_rr": (lambda x, e: lu.private_ustatistic_rr(
+        x, lu.collision_table(4), e, rng=0), "labels"),
+    "private_gini_mean_difference_rr": (lambda x, e: lu.private_gini_mean_difference_rr(
+        x, e, 4, rng=0), "real"),
+    "private_kendall_tau_rr": (lambda x, e: lu.private_kendall_tau_rr(x, x, 4, e, rng=0),
+                               "labels"),
+    "private_renyi2_rr": (lambda x, e: lu.private_renyi2_rr(x, 4, e, rng=0), "labels"),
+    "private_auc_rr": (lambda x, e: lu.private_auc_rr(x, GOOD_BINARY, e, 4, rng=0), "real"),
+    "private_auc_hierarchical": (lambda x, e: lu.private_auc_hierarchical(
+        x, GOOD_BINARY, 2, e, rng=0), "labels"),
+    "private_ustatistic_2pc": (lambda x, e: lu.private_ustatistic_2pc(
+        x, _abs_difference, e, rng=0), "real"),
+    "private_ustatistic_2pc_discrete": (lambda x, e: lu.private_ustatistic_2pc_discrete(
+        x, _greater, [0.0, 1.0], e, rng=0), "real"),
+    "private_ustatistic_2pc_all_pairs": (lambda x, e: lu.private_ustatistic_2pc_all_pairs(
+        x, _abs_difference, e, 1e-5, rng=0), "real"),
+    # local node DP (the Gaussian ones need ε < 1: GOOD_EPSILON)
+    "private_soft_threshold": (lambda g, e: lndp.private_soft_threshold(g, e, 1e-3, 0, 4, rng=0),
+                               "graph"),
+    "private_edge_count": (lambda g, e: lndp.private_edge_count(g, e, 1e-3, 6, rng=0), "graph"),
+    "private_blurry_linear": (lambda g, e: lndp.private_blurry_linear(
+        g, e, 1e-3, 3, np.eye(lndp.bucket_count(12, 3)), rng=0), "graph"),
+    "private_degree_pmf": (lambda g, e: lndp.private_degree_pmf(g, e, 1e-3, 3, rng=0), "graph"),
+    "private_degree_cdf": (lambda g, e: lndp.private_degree_cdf(g, e, 1e-3, 3, rng=0), "graph"),
+    "private_degree_thresholds": (lambda g, e: lndp.private_degree_thresholds(
+        g, e, 1e-3, 3, [3, 6], rng=0), "graph"),
+    "private_average_degree": (lambda g, e: lndp.private_average_degree(g, e, 1e-3, 3, rng=0),
+                               "graph"),
+    "private_erdos_renyi": (lambda g, e: lndp.private_erdos_renyi(g, e, 1e-3, rng=0), "graph"),
+    "private_clique_size": (lambda g, e: lndp.private_clique_size(g, e, 1e-3, rng=0), "graph"),
+    "private_regular_vs_star": (lambda g, e: lndp.private_regular_vs_star(
+        g, e, 1e-3, 3, 4, rng=0), "graph"),
+    "private_laplace_edge_count": (lambda g, e: lndp.private_laplace_edge_count(g, e, rng=0),
+                                   "graph"),
+    "private_rr_edge_count": (lambda g, e: lndp.private_rr_edge_count(g, e, 1e-3, rng=0),
+                              "graph"),
 }
 
 #: Constructors with a public size: name -> call(n, epsilon).
@@ -90,6 +149,17 @@ CONSTRUCTORS: dict[str, Callable[[Any, Any], Any]] = {
         lambda n, e: estimators.hypothesis_tests.private_uniformity_test_mechanism(n, 4, e),
     "smooth_median_mechanism": lambda n, e: mechanisms.smooth_median_mechanism(
         n, 0.0, 1.0, e, 1e-6, noise="laplace"),
+    "subsampled_view_mechanism": lambda n, e: lu.subsampled_view_mechanism(
+        n, 1, e, _abs_difference, _real_domain(), 0.0, 1.0),
+    "discrete_view_mechanism": lambda n, e: lu.discrete_view_mechanism(
+        n, 1, e, _greater, _real_domain(), [0.0, 1.0]),
+    "all_pairs_view_mechanism": lambda n, e: lu.all_pairs_view_mechanism(
+        n, e, 1e-5, _abs_difference, _real_domain(), 0.0, 1.0),
+    "soft_threshold_mechanism": lambda n, e: lndp.soft_threshold_mechanism(n, e, 1e-3, 0, 4),
+    "edge_count_mechanism": lambda n, e: lndp.edge_count_mechanism(n, e, 1e-3, 6),
+    "blurry_linear_mechanism": lambda n, e: lndp.blurry_linear_mechanism(
+        n, e, 1e-3, 3, np.eye(lndp.bucket_count(24, 3))),
+    "laplace_edge_count_mechanism": lambda n, e: lndp.laplace_edge_count_mechanism(n, e),
 }
 GOOD_N = {"degenerate_mean_mechanism": 40, "subgaussian_mean_mechanism": 48,
           "private_uniformity_test_mechanism": 30, "smooth_median_mechanism": 21}
@@ -115,7 +185,17 @@ MECHANISMS: dict[str, Callable[[Any], Any]] = {
     "discrete_gaussian_sigma": lambda e: mechanisms.discrete_gaussian_sigma(e, 1e-5, 1),
     "FloatSafeLaplaceMechanism": lambda e: mechanisms.FloatSafeLaplaceMechanism(e, 1.0),
     "FloatSafeGaussianMechanism": lambda e: mechanisms.FloatSafeGaussianMechanism(e, 1e-5, 1.0),
+    "rr_randomizer_mechanism": lambda e: lu.rr_randomizer_mechanism(e, cells=4),
+    "regular_vs_star_mechanism": lambda e: lndp.regular_vs_star_mechanism(RHO, e, 1e-3),
 }
+#: ε of the good calls where 1.0 is outside a mechanism's calibration (the classical
+#: Gaussian calibration of the LNDP algorithms needs ε < 1); every other good call uses 1.0.
+GOOD_EPSILON = {name: 0.5 for name in (
+    "private_soft_threshold", "private_edge_count", "private_blurry_linear",
+    "private_degree_pmf", "private_degree_cdf", "private_degree_thresholds",
+    "private_average_degree", "private_erdos_renyi", "private_clique_size",
+    "private_regular_vs_star", "soft_threshold_mechanism", "edge_count_mechanism",
+    "blurry_linear_mechanism", "regular_vs_star_mechanism")}
 #: DP δ of the approximate-DP constructors: name -> call(delta).
 DELTAS: dict[str, Callable[[Any], Any]] = {
     "analytic_gaussian_sigma": lambda d: mechanisms.analytic_gaussian_sigma(1.0, d, 1.0),
@@ -124,6 +204,9 @@ DELTAS: dict[str, Callable[[Any], Any]] = {
     "FloatSafeGaussianMechanism": lambda d: mechanisms.FloatSafeGaussianMechanism(1.0, d, 1.0),
     "smooth_median_mechanism": lambda d: mechanisms.smooth_median_mechanism(
         21, 0.0, 1.0, 1.0, d, noise="laplace"),
+    "soft_threshold_mechanism": lambda d: lndp.soft_threshold_mechanism(24, 0.5, d, 0, 4),
+    "all_pairs_view_mechanism": lambda d: lu.all_pairs_view_mechanism(
+        24, 1.0, d, _abs_difference, _real_domain(), 0.0, 1.0),
 }
 
 
@@ -147,7 +230,9 @@ def _public() -> set[str]:
     for pkg in PACKAGES:
         module = importlib.import_module(pkg)
         for name in module.__all__:
-            if inspect.isfunction(getattr(module, name)) and (
+            # unwrap: some constructors are functools.lru_cache wrappers of functions
+            if inspect.isfunction(inspect.unwrap(getattr(module, name))) \
+                    and name not in POST_PROCESSING and (
                     name.startswith("private_") or name.endswith("_mechanism")):
                 names.add(name)
     for name in mechanisms.__all__:
@@ -164,11 +249,13 @@ def test_every_public_estimator_and_constructor_is_fuzzed():
 def test_the_good_calls_work():
     for name, (call, kind) in ESTIMATORS.items():
         good = {"real": GOOD_REAL, "labels": GOOD_LABELS, "graph": GRAPH}[kind]
-        assert call(good, 1.0) is not None, name
+        assert call(good, GOOD_EPSILON.get(name, 1.0)) is not None, name
     for name, call in CONSTRUCTORS.items():
-        assert call(GOOD_N.get(name, 24), 1.0) is not None, name
+        assert call(GOOD_N.get(name, 24), GOOD_EPSILON.get(name, 1.0)) is not None, name
     for name, call in MECHANISMS.items():
         assert call(0.5) is not None, name
+    for name in POST_PROCESSING:
+        assert "epsilon" not in inspect.signature(getattr(lu, name)).parameters
 
 
 # -- bad ε -----------------------------------------------------------------------------------
@@ -234,7 +321,8 @@ BAD_N = st.one_of(
 @given(bad=BAD_N)
 def test_bad_sample_size_raises_a_named_error(name, bad):
     value, expected = bad
-    _raises_exactly(expected, lambda: CONSTRUCTORS[name](value, 1.0), value)
+    _raises_exactly(expected, lambda: CONSTRUCTORS[name](value, GOOD_EPSILON.get(name, 1.0)),
+                    value)
 
 
 # -- bad data --------------------------------------------------------------------------------
@@ -303,7 +391,7 @@ def test_bad_graphs_raise_a_named_error(name):
             (adjacency[:, :5], errors.InvalidGraphError),
             ("graph", errors.InvalidGraphError)]:
         with pytest.raises(errors.PrivauditError) as info:
-            call(bad, 1.0)
+            call(bad, GOOD_EPSILON.get(name, 1.0))
         assert isinstance(info.value, expected), (name, type(info.value).__name__,
                                                   str(info.value))
 
