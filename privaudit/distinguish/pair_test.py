@@ -56,7 +56,13 @@ chooses more on a search split, and tests them all on a disjoint test split:
 **Error budget.**  With declared densities, α_profile = α/10 (:data:`PROFILE_SHARE`),
 the declared-law events 0.8 α (:data:`DECLARED_SHARE`; the main event 0.8 of that) and
 the data-driven events the rest, α/10; when the declared law yields no event, the
-data-driven events get 0.9 α; without declared densities they get all of α.
+data-driven events get 0.9 α; without declared densities they get all of α.  For a
+claim with δ > 0 whose search split shows rare events (atoms of a continuous law, mass
+far above the declared density near f(x) or anywhere, outputs the other input's declared
+law cannot produce; :mod:`~privaudit.distinguish.rare_events`), those events get
+α_rare = α/2 (:data:`RARE_SHARE`), split equally among them, and every share above
+applies to the other α/2.  Which events, how many and at which levels is fixed by the
+search split, so the family-wise error stays at most α.
 
 **Reading y_vs_x bounds.**  An :class:`~privaudit.results.EventBound` is written from the
 point of view of its direction: for ``y_vs_x`` the roles are swapped, so ``count_x``,
@@ -105,10 +111,11 @@ from .declared_plan import DeclaredPlan, declared_loss_law, plan_declared_events
 from .densities import declared_llr, declared_log_densities
 from .events import Event, LogLikelihoodRatio, ThresholdEvent, event_mask, llr_from
 from .privacy_loss import LOSS_STEP, LossHistogram, loss_moments, profile_lower_bounds
+from .rare_events import find_rare_events
 from .rows import distinct_outputs as _distinct_outputs
 
 __all__ = ["DECLARED_SHARE", "EVENT_SHARE", "PLAN_PRIOR_OUTPUTS", "POISSON_MINIMUM",
-           "PROFILE_SHARE",
+           "PROFILE_SHARE", "RARE_SHARE",
            "PairTestResult", "TradeoffPoint", "rate_ratio_applies", "test_pair"]
 
 #: Share of the pair's α spent on the privacy-loss profile when densities are declared.
@@ -119,6 +126,14 @@ DECLARED_SHARE = 0.8
 #: Share of the pair's α spent on event tests (declared and data-driven) when densities
 #: are declared (the rest goes to the privacy-loss profile).
 EVENT_SHARE = 1.0 - PROFILE_SHARE
+#: Share of the pair's α spent on rare events (:mod:`~privaudit.distinguish.rare_events`)
+#: when the claim has δ > 0 and the search split shows some; every other share above
+#: then applies to the remaining 1 − RARE_SHARE.  Rare events are found only where the
+#: search split holds mass the declared law cannot explain (ties of a continuous law,
+#: counts far above its density), so they get half of the budget: at the boundary of
+#: the target (N·p = 30 leaked outputs at p = 10·δ) a rare event needs its whole share
+#: to clear e^ε times the Clopper–Pearson upper bound of a zero count.
+RARE_SHARE = 0.5
 #: Detection probability of the power statement.
 POWER_PROBABILITY = 0.9
 #: Pseudo-outputs at equal rates that the audit's final tests add to every candidate's
@@ -329,7 +344,8 @@ def test_pair(mechanism: Any, pair: CandidatePair, *, samples: int, search_sampl
               chunk_rows: int | None = None, declared: bool = True,
               poissonize: bool = True, prior_outputs: float = 0.0,
               executor: Executor | None = None,
-              progress: StreamProgress | None = None) -> PairTestResult:
+              progress: StreamProgress | None = None,
+              rare_events: bool = True) -> PairTestResult:
     """Test the claimed privacy of ``mechanism`` on one neighbouring pair.
 
     Parameters
@@ -367,6 +383,10 @@ def test_pair(mechanism: Any, pair: CandidatePair, *, samples: int, search_sampl
         Maps the counting over chunks (default: serial, in this process).
     progress : callable, optional
         Called as ``progress(done, total)`` after each chunk of the test split.
+    rare_events : bool
+        Look for rare events (atoms, spikes, unsupported outputs, excess mass;
+        :mod:`~privaudit.distinguish.rare_events`) on the search split when the claim
+        has δ > 0 (default); those found get :data:`RARE_SHARE` of ``alpha``.
     declared : bool
         Plan events from the declared law when the densities are declared (default);
         off, only the data-driven events are tested (the declared LLR thresholds then
@@ -446,17 +466,24 @@ def test_pair(mechanism: Any, pair: CandidatePair, *, samples: int, search_sampl
             densities = llr = direct = None  # outputs the declared law cannot even score
     tick("densities")
 
+    # -- rare events of (ε, δ) claims (search split only) ------------------------------------
+    rare = find_rare_events(mechanism, pair, sx, sy, epsilon=eps_c, delta=delta_c,
+                            densities=densities) if rare_events and delta_c > 0 else ()
+    alpha_rare = RARE_SHARE * a if rare else 0.0
+    a_rest = a - alpha_rare
+    tick("selection")
+
     # -- events planned from the declared law (no sample involved) ---------------------------
     plan = None
     if densities is not None and declared and llr is not None:
         law = declared_loss_law(mechanism, pair.x, pair.y, llr)
         if law is not None:
             plan = plan_declared_events(law, llr, delta=delta_c, samples=n,
-                                        alpha=DECLARED_SHARE * a, rate_ratio=ratio_ok)
-    alpha_profile = PROFILE_SHARE * a if densities is not None else 0.0
-    alpha_declared = DECLARED_SHARE * a if plan is not None and plan.events else 0.0
-    alpha_search = a - alpha_profile - alpha_declared
-    alpha_events = alpha_declared + alpha_search
+                                        alpha=DECLARED_SHARE * a_rest, rate_ratio=ratio_ok)
+    alpha_profile = PROFILE_SHARE * a_rest if densities is not None else 0.0
+    alpha_declared = DECLARED_SHARE * a_rest if plan is not None and plan.events else 0.0
+    alpha_search = a_rest - alpha_profile - alpha_declared
+    alpha_events = alpha_declared + alpha_search + alpha_rare
     equal_level = alpha_search / (2 * k)
     tick("planning")
     if densities is not None and llr is not None and not alpha_declared > 0:
@@ -511,6 +538,10 @@ def test_pair(mechanism: Any, pair: CandidatePair, *, samples: int, search_sampl
         events.extend(chosen)
         dirs.extend([direction] * len(chosen))
         levels.extend(lv)
+    for candidate in rare:
+        events.append(candidate.event)
+        dirs.append(candidate.direction)
+        levels.append(alpha_rare / len(rare))
     # which bound each event gets, fixed before the test split: the declared law's
     # probabilities for planned events, the search split's for the data-driven ones
     use_ratio = np.zeros(len(events), dtype=bool)
@@ -763,7 +794,8 @@ def test_pair(mechanism: Any, pair: CandidatePair, *, samples: int, search_sampl
         mechanism=spec.name, origin=pair.origin, claimed_epsilon=eps_c, claimed_delta=delta_c,
         alpha=a, alpha_events=alpha_events, alpha_per_event=level, alpha_profile=alpha_profile,
         samples=n, search_samples=n_s, densities_declared=densities is not None,
-        families=selected.families, events=tuple(bounds), regions=tuple(events),
+        families=selected.families + tuple(f"rare {c.family}" for c in rare),
+        events=tuple(bounds), regions=tuple(events),
         best_event=best, best_region=best_event, epsilon_lower_bound=eps_best,
         epsilon_lower_bound_infinite=infinite, infinite_evidence=infinite_text,
         zero_count_note=zero_text, violated=violated,

@@ -58,6 +58,9 @@ from ._base import BenchmarkCase
 
 __all__ = [
     "CuratorTruncatedLaplace",
+    "LeakyClampMean",
+    "NoiselessFallbackMean",
+    "RareRawMean",
     "RangeScaledLaplaceMean",
     "UnscaledGaussian",
     "broken_cases",
@@ -271,6 +274,166 @@ class UnscaledGaussian(Mechanism):
 
     def _sample(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
         return float(data) + self.sigma * rng.standard_normal(size)
+
+
+class _DeltaLeakMean(Mechanism):
+    """Base of the rare-leak means: mean of n records in [0, 1] plus Laplace(1/(nε)),
+    declared (ε, δ)-DP with the honest Laplace law, and a ``statistic`` hook that a
+    subclass instance may hide (``hook=False``: the auditor then sees a black box whose
+    spec still declares the continuous law)."""
+
+    def __init__(self, name: str, summary: str, *, epsilon: float, delta: float, n: int,
+                 hook: bool) -> None:
+        self.epsilon, self.delta, self.n, self.hook = float(epsilon), float(delta), int(n), \
+            bool(hook)
+        self.scale = 1.0 / (self.n * self.epsilon)
+        spec = MechanismSpec(
+            name=name, summary=summary,
+            input_domain=DatasetDomain(record=RealInterval(lo=0.0, hi=1.0), size=self.n),
+            relation=SubstituteOne(), statistic="mean of the records",
+            sensitivity=(GlobalSensitivity(value=1.0 / self.n),),
+            noise=AdditiveNoise(law=Laplace(scale=self.scale), calibration="exact"),
+            guarantee=ApproxDP(epsilon=self.epsilon, delta=self.delta))
+        super().__init__(spec)
+
+    def provides(self, hook: str) -> bool:
+        return super().provides(hook) and (hook != "statistic" or self.hook)
+
+    def statistic(self, data: Any) -> float:
+        return float(np.mean(self.validate_input(data)))
+
+
+class RareRawMean(_DeltaLeakMean):
+    """Mean plus Laplace noise that, with probability p, releases the raw mean (or a spike).
+
+    Parameters
+    ----------
+    epsilon, delta : float
+        The claimed (ε, δ).
+    n : int
+        The public number of records (sensitivity 1/n).
+    p : float
+        Probability of the raw branch.
+    spike : float
+        0 (default): the raw branch releases the exact mean (an atom); > 0: the mean plus
+        Laplace noise of this scale (a spike of width ``spike``, not an atom).
+    hook : bool
+        Whether the ``statistic`` gray-box hook is provided.
+
+    Notes
+    -----
+    A debugging branch left in production ("return the true value for a sample of the
+    calls").  The event {o = f(x)} (or a tiny neighbourhood of it for a spike) has
+    probability ≥ p under x and ≈ 0 under a neighbour y with f(y) ≠ f(x), so the true δ
+    at the claimed ε is at least p·(1 − e^ε·P[Lap ∈ neighbourhood]) ≈ p; the claim is
+    broken whenever p > δ.  Output ``float64`` of shape ``(N,)``.
+
+    References
+    ----------
+    Lokna, Paradis, Dimitrov & Vechev, "Group and attack: auditing differential privacy",
+    ACM CCS 2023 (δ-violations from rare events); ``privaudit/suites/broken.py``.
+    """
+
+    def __init__(self, epsilon: float = 1.0, delta: float = 1e-5, n: int = 100,
+                 p: float = 1e-3, *, spike: float = 0.0, hook: bool = True) -> None:
+        self.p, self.spike = float(p), float(spike)
+        kind = "spike" if self.spike > 0 else "atom"
+        super().__init__(f"broken.rare_raw_mean_{kind}" + ("" if hook else "_blackbox"),
+                         "mean of n records in [0, 1] plus Laplace noise of scale "
+                         "1/(n epsilon)", epsilon=epsilon, delta=delta, n=n, hook=hook)
+
+    def _sample(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
+        mean = float(np.mean(data))
+        out = mean + rng.laplace(0.0, self.scale, size)
+        raw = rng.random(size) < self.p
+        k = int(np.count_nonzero(raw))
+        out[raw] = mean + (rng.laplace(0.0, self.spike, k) if self.spike > 0 else 0.0)
+        return out
+
+
+class NoiselessFallbackMean(_DeltaLeakMean):
+    """Mean plus Laplace noise, falling back to the noiseless mean when the draw is "too
+    large" (|Z| > c·b, "an outlier that would confuse users").
+
+    Parameters
+    ----------
+    epsilon, delta : float
+        The claimed (ε, δ).
+    n : int
+        The public number of records.
+    cutoff : float
+        c, in units of the scale b: the fallback fires with probability e^{−c}
+        (default c = ln 2000: once in 2000 calls).
+    hook : bool
+        Whether the ``statistic`` hook is provided.
+
+    Notes
+    -----
+    The fallback path releases f(x) exactly with probability e^{−c}: an atom of that
+    mass, true δ ≥ e^{−c} = 5·10⁻⁴ at the default.  Output ``float64`` of shape ``(N,)``.
+
+    References
+    ----------
+    Mironov, "On significance of the least significant bits for differential privacy",
+    ACM CCS 2012 (implementation details that break the proof);
+    ``privaudit/suites/broken.py``.
+    """
+
+    def __init__(self, epsilon: float = 1.0, delta: float = 1e-5, n: int = 100,
+                 cutoff: float = math.log(2000.0), *, hook: bool = True) -> None:
+        self.cutoff = float(cutoff)
+        super().__init__("broken.noiseless_fallback_mean" + ("" if hook else "_blackbox"),
+                         "mean of n records in [0, 1] plus Laplace noise of scale "
+                         "1/(n epsilon)", epsilon=epsilon, delta=delta, n=n, hook=hook)
+
+    @property
+    def fallback_probability(self) -> float:
+        """P[|Z| > c·b] = e^{−c}."""
+        return math.exp(-self.cutoff)
+
+    def _sample(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
+        mean = float(np.mean(data))
+        z = rng.laplace(0.0, self.scale, size)
+        return np.where(np.abs(z) > self.cutoff * self.scale, mean, mean + z)
+
+
+class LeakyClampMean(_DeltaLeakMean):
+    """Mean plus Laplace noise clipped to ±c·b around the true mean.
+
+    Parameters
+    ----------
+    epsilon, delta : float
+        The claimed (ε, δ).
+    n : int
+        The public number of records.
+    cutoff : float
+        c, in units of b (default ln 1000: the clamp fires once in a thousand calls).
+    hook : bool
+        Whether the ``statistic`` hook is provided.
+
+    Notes
+    -----
+    "Clip the noise so that no answer is absurd": the clamp is centred on the *true*
+    mean, so each of f(x) − c·b and f(x) + c·b is an atom of mass e^{−c}/2 that a
+    neighbour's output never hits (its atoms sit at f(y) ± c·b): true δ ≥ e^{−c}/2 =
+    5·10⁻⁴ per atom at the default.  Output ``float64`` of shape ``(N,)``.
+
+    References
+    ----------
+    Mironov, ACM CCS 2012; ``privaudit/suites/broken.py``.
+    """
+
+    def __init__(self, epsilon: float = 1.0, delta: float = 1e-5, n: int = 100,
+                 cutoff: float = math.log(1000.0), *, hook: bool = True) -> None:
+        self.cutoff = float(cutoff)
+        super().__init__("broken.leaky_clamp_mean" + ("" if hook else "_blackbox"),
+                         "mean of n records in [0, 1] plus Laplace noise of scale "
+                         "1/(n epsilon)", epsilon=epsilon, delta=delta, n=n, hook=hook)
+
+    def _sample(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
+        mean = float(np.mean(data))
+        c = self.cutoff * self.scale
+        return mean + np.clip(rng.laplace(0.0, self.scale, size), -c, c)
 
 
 def _underdeclared_sum(epsilon: float, n: int) -> AdditiveNoiseMechanism:
