@@ -60,6 +60,7 @@ from .densities import DensityPair
 __all__ = [
     "EVIDENCE",
     "MAX_ATOMS",
+    "MAX_EVENTS",
     "ExactValues",
     "ImpossibleUnder",
     "Intervals",
@@ -72,6 +73,8 @@ __all__ = [
 #: declared law does not explain (a selection threshold only: it decides which events
 #: are tested, never the verdict).
 EVIDENCE = 1e-4
+#: Rare events tested per pair (the best one: its α share is then not split).
+MAX_EVENTS = 1
 #: Most atom values kept in one atom event (the most repeated first).
 MAX_ATOMS = 64
 #: Smallest search distances to f tried as neighbourhood radii.
@@ -236,8 +239,8 @@ def _atoms(lo: np.ndarray, hi: np.ndarray, direction: str, n_s: int, epsilon: fl
         declared_expected=0.0)
 
 
-def _neighbourhood(lo: np.ndarray, hi: np.ndarray, centre: np.ndarray, law: Any,
-                   direction: str, n_s: int, epsilon: float, delta: float
+def _neighbourhood(lo: np.ndarray, hi: np.ndarray, centre: np.ndarray, other: np.ndarray,
+                   law: Any, direction: str, n_s: int, epsilon: float, delta: float
                    ) -> RareCandidate | None:
     lo2 = np.asarray(lo, dtype=np.float64).reshape(lo.shape[0], -1)
     hi2 = np.asarray(hi, dtype=np.float64).reshape(hi.shape[0], -1)
@@ -259,6 +262,14 @@ def _neighbourhood(lo: np.ndarray, hi: np.ndarray, centre: np.ndarray, law: Any,
     mass = np.clip(np.asarray(law.cdf(radii)) - np.asarray(law.cdf(-radii)), 0.0, 1.0) ** dim
     expected = n_s * mass
     evidence = _poisson_tail(lower, expected) * radii.size
+    # the other side's count in the ball: at least what its declared law puts there (a
+    # search count of 0 or 1 would understate the background of wide balls)
+    shift = np.abs(np.asarray(other, dtype=np.float64).reshape(1, -1) - c).ravel()
+    other_mass = np.ones_like(radii)
+    for s_j in shift:
+        other_mass = other_mass * np.clip(np.asarray(law.cdf(s_j + radii))
+                                          - np.asarray(law.cdf(s_j - radii)), 0.0, 1.0)
+    upper = np.maximum(upper, n_s * other_mass)
     z = _z_margin(lower, upper, n_s, epsilon, delta)
     z = np.where((evidence < EVIDENCE) & (_plugin_margin(lower, upper, n_s, epsilon,
                                                           delta) > 0), z, -np.inf)
@@ -271,7 +282,7 @@ def _neighbourhood(lo: np.ndarray, hi: np.ndarray, centre: np.ndarray, law: Any,
         event=Neighbourhood(c.ravel().copy(), r,
                             f"neighbourhood: |output - f| <= {r:.3g} around f = ({where})"),
         direction=direction, family="neighbourhood", search_lower=int(lower[best]),
-        search_upper=int(upper[best]), declared_expected=float(expected[best]))
+        search_upper=int(math.ceil(upper[best])), declared_expected=float(expected[best]))
 
 
 def _excess(lo: np.ndarray, hi: np.ndarray, law: Any, direction: str, n_s: int,
@@ -300,6 +311,9 @@ def _excess(lo: np.ndarray, hi: np.ndarray, law: Any, direction: str, n_s: int,
                                                                             side="left"))
         lower = int(np.searchsorted(s, high, side="right") - np.searchsorted(s, low,
                                                                             side="left"))
+        # rank with the other side's count at least the declared maximum density allows
+        # in the window (its search count understates the background of wide windows)
+        upper = max(upper, int(math.ceil(n_s * 3.0 * w * pmax)))
         z = float(_z_margin(lower, upper, n_s, epsilon, delta))
         if _plugin_margin(lower, upper, n_s, epsilon, delta) <= 0:
             continue
@@ -332,8 +346,8 @@ def _support(lo: np.ndarray, hi: np.ndarray, log_p_other: Any, other: str, direc
 
 
 def find_rare_events(mechanism: Any, pair: Any, search_x: np.ndarray, search_y: np.ndarray,
-                     *, epsilon: float, delta: float,
-                     densities: DensityPair | None = None) -> tuple[RareCandidate, ...]:
+                     *, epsilon: float, delta: float, densities: DensityPair | None = None,
+                     max_events: int = MAX_EVENTS) -> tuple[RareCandidate, ...]:
     """Rare-event candidates in both directions, chosen on the search split only.
 
     Parameters
@@ -348,13 +362,15 @@ def find_rare_events(mechanism: Any, pair: Any, search_x: np.ndarray, search_y: 
         The claimed point (ε, δ) the plug-in margin is computed at.
     densities : DensityPair, optional
         The declared log densities (for the support family).
+    max_events : int
+        Candidates returned (default :data:`MAX_EVENTS` = 1): at most one per family and
+        direction is found, and the best by the standardised plug-in margin
+        (count_lo − e^ε count_hi − δn)/√(count_lo + e^{2ε} count_hi + 1) are kept.
 
     Returns
     -------
     tuple of RareCandidate
-        At most one candidate per family and direction, x_vs_y first; a candidate with
-        the same search counts as an earlier one of its direction (usually the same
-        outputs) is dropped.
+        The kept candidates, best first (empty when the search split shows none).
     """
     spec = mechanism.spec
     n_s = int(min(len(search_x), len(search_y)))
@@ -378,8 +394,8 @@ def find_rare_events(mechanism: Any, pair: Any, search_x: np.ndarray, search_y: 
             if atom is not None:
                 found.append(atom)
         if law is not None and centres:
-            near = _neighbourhood(lo, hi, centres[lo_side], law, direction, n_s, epsilon,
-                                  delta)
+            near = _neighbourhood(lo, hi, centres[lo_side], centres[hi_side], law, direction,
+                                  n_s, epsilon, delta)
             if near is not None:
                 found.append(near)
         if law is not None and scalar and floats:
@@ -391,14 +407,11 @@ def find_rare_events(mechanism: Any, pair: Any, search_x: np.ndarray, search_y: 
             gap = _support(lo, hi, log_other, hi_side, direction, n_s, epsilon, delta)
             if gap is not None:
                 found.append(gap)
-    # one event per distinct pair of search counts and direction: an atom at f(x), its
+    # the best candidates by the search split's standardised margin: an atom at f(x), its
     # neighbourhood and the excess window around it are usually the same outputs, and
-    # testing them all would only split α
-    kept: list[RareCandidate] = []
-    seen: set[tuple[str, int, int]] = set()
-    for cand in found:
-        key = (cand.direction, cand.search_lower, cand.search_upper)
-        if key not in seen:
-            seen.add(key)
-            kept.append(cand)
-    return tuple(kept)
+    # the atoms at f(x) and at f(y) mirror each other, so testing them all would only
+    # split α
+    score = [float(_z_margin(c.search_lower, c.search_upper, n_s, epsilon, delta))
+             for c in found]
+    order = sorted(range(len(found)), key=lambda i: -score[i])
+    return tuple(found[i] for i in order[:max_events])
