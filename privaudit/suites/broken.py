@@ -66,6 +66,8 @@ __all__ = [
     "broken_cases",
     "classical_gaussian_sigma_unchecked",
     "control_cases",
+    "delta_broken_cases",
+    "delta_control_cases",
     "epsilon_at_delta",
 ]
 
@@ -598,3 +600,69 @@ def control_cases() -> tuple[BenchmarkCase, ...]:
             notes="Discrete Laplace with P(k) proportional to exp(-eps |k|), sensitivity 1: "
                   "eps-DP exactly."),
     )
+
+
+def delta_broken_cases() -> tuple[BenchmarkCase, ...]:
+    """Rare-leak mechanisms a user could write under a (1, 10⁻⁵) claim, each with true ε ∞.
+
+    Returns
+    -------
+    tuple of BenchmarkCase
+        ``broken.rare_raw_mean_atom`` (raw mean with probability 10⁻³), its spike variant
+        (mean + Laplace(10⁻⁷) noise) and black-box variant (no ``statistic`` hook),
+        ``broken.noiseless_fallback_mean`` (noiseless fallback once in 2000 calls) and
+        ``broken.leaky_clamp_mean`` (noise clamped to ±b ln 1000 around the true mean)
+        with its black-box variant.  Each puts a mass ≥ 5·10⁻⁴ on outputs a neighbour
+        never produces, so δ(ε) ≥ 5·10⁻⁴ > 10⁻⁵ at every ε: the smallest ε at the
+        claimed δ is ∞.
+
+    References
+    ----------
+    Lokna, Paradis, Dimitrov & Vechev, ACM CCS 2023; Mironov, ACM CCS 2012;
+    ``privaudit/suites/broken.py``.
+    """
+    n = 100
+    x, y = np.zeros(n), np.concatenate([[1.0], np.zeros(n - 1)])
+    pairs = ((x, y), (y, x))
+    mechanisms = (RareRawMean(), RareRawMean(spike=1e-7), RareRawMean(hook=False),
+                  NoiselessFallbackMean(), LeakyClampMean(), LeakyClampMean(hook=False))
+    notes = {
+        "broken.rare_raw_mean_atom": "With probability 1e-3 the exact mean: an atom at f(x).",
+        "broken.rare_raw_mean_spike": "With probability 1e-3 the mean plus Laplace(1e-7) "
+                                      "noise: a spike of width 1e-7 at f(x).",
+        "broken.rare_raw_mean_atom_blackbox": "The atom, without the statistic hook.",
+        "broken.noiseless_fallback_mean": "Noise |Z| > b ln 2000 replaced by no noise: "
+                                          "an atom of mass 5e-4 at f(x).",
+        "broken.leaky_clamp_mean": "Noise clipped to +-b ln 1000 around f(x): atoms of "
+                                   "mass 5e-4 at f(x) +- b ln 1000.",
+        "broken.leaky_clamp_mean_blackbox": "The clamp, without the statistic hook.",
+    }
+    return tuple(BenchmarkCase(
+        name=m.name, mechanism=m, true_epsilon=math.inf, claimed_epsilon=1.0,
+        claimed_delta=1e-5, input_pairs=pairs, source=_SOURCE,
+        notes=notes[m.name] + " Claimed (1, 1e-5); delta(eps) >= 5e-4 at every eps.")
+        for m in mechanisms)
+
+
+def delta_control_cases() -> tuple[BenchmarkCase, ...]:
+    """The same code paths with leaks *within* the claimed δ = 10⁻⁵ (correct mechanisms).
+
+    Returns
+    -------
+    tuple of BenchmarkCase
+        ``broken.rare_raw_mean_atom`` with p = 5·10⁻⁶ (δ ≤ p), the noiseless fallback
+        and the clamp firing with probability 10⁻⁶ (δ ≤ 2·10⁻⁶: the atom plus the
+        Laplace mass of the Δ-wide strip that one neighbour clamps and the other does
+        not); each is (1, 10⁻⁵)-DP, true ε at the claimed δ = 1 (the Laplace part).
+    """
+    n = 100
+    x, y = np.zeros(n), np.concatenate([[1.0], np.zeros(n - 1)])
+    pairs = ((x, y), (y, x))
+    cut = math.log(1e6)
+    mechanisms = (RareRawMean(p=5e-6), NoiselessFallbackMean(cutoff=cut),
+                  LeakyClampMean(cutoff=cut))
+    return tuple(BenchmarkCase(
+        name=m.name, mechanism=m, true_epsilon=1.0, claimed_epsilon=1.0,
+        claimed_delta=1e-5, input_pairs=pairs, source=_SOURCE,
+        notes="Leak probability <= 5e-6 < delta = 1e-5: the claim holds.")
+        for m in mechanisms)
