@@ -100,6 +100,7 @@ from privaudit.statistics.epsilon_bounds import (
     epsilon_lower_bound,
     violation_margin,
 )
+from privaudit.statistics.pooled import pooled_bound
 from privaudit.statistics.power import detectable_epsilon
 from privaudit.statistics.rate_ratio import rate_ratio_lower_bound
 from privaudit.streaming import Executor, StreamProgress, block_rows, root_seed, stream_chunks
@@ -111,6 +112,7 @@ from .declared_plan import DeclaredPlan, declared_loss_law, plan_declared_events
 from .densities import declared_llr, declared_log_densities
 from .events import Event, LogLikelihoodRatio, ThresholdEvent, event_mask, llr_from
 from .privacy_loss import LOSS_STEP, LossHistogram, loss_moments, profile_lower_bounds
+from .rare_events import disjoint as rare_disjoint
 from .rare_events import find_rare_events
 from .rows import distinct_outputs as _distinct_outputs
 
@@ -136,6 +138,10 @@ EVENT_SHARE = 1.0 - PROFILE_SHARE
 #: at α_rare/2 = 0.018 (0.8 of 0.045) and 15.2 at 0.011 (half): 25 leaked test
 #: outputs instead of 27 (detection ≈ 0.84 instead of 0.70 at a Poisson(30) count).
 RARE_SHARE = 0.8
+#: Share of the rare events' α spent on the pooled test of the two directions' rare
+#: events when they are disjoint (:mod:`privaudit.statistics.pooled`); the mirror keeps
+#: the rest for its own test.
+POOLED_SHARE = 0.9
 #: Detection probability of the power statement.
 POWER_PROBABILITY = 0.9
 #: Pseudo-outputs at equal rates that the audit's final tests add to every candidate's
@@ -471,6 +477,12 @@ def test_pair(mechanism: Any, pair: CandidatePair, *, samples: int, search_sampl
     # -- rare events of (ε, δ) claims (search split only) ------------------------------------
     rare = find_rare_events(mechanism, pair, sx, sy, epsilon=eps_c, delta=delta_c,
                             densities=densities) if rare_events and delta_c > 0 else ()
+    # the best of each direction, pooled when disjoint (and the split Poissonised);
+    # otherwise the best alone
+    pool_rare = len(rare) == 2 and poisson and rare_disjoint(rare[0].event, rare[1].event)
+    if not pool_rare:
+        rare = rare[:1]
+    rare_levels = (POOLED_SHARE, 1.0 - POOLED_SHARE) if pool_rare else (1.0,)
     alpha_rare = RARE_SHARE * a if rare else 0.0
     a_rest = a - alpha_rare
     tick("selection")
@@ -540,10 +552,20 @@ def test_pair(mechanism: Any, pair: CandidatePair, *, samples: int, search_sampl
         events.extend(chosen)
         dirs.extend([direction] * len(chosen))
         levels.extend(lv)
-    for candidate in rare:
+    first_rare = len(events)
+    for candidate, share in zip(rare, rare_levels):
         events.append(candidate.event)
         dirs.append(candidate.direction)
-        levels.append(alpha_rare / len(rare))
+        levels.append(share * alpha_rare)
+    # pooled tests (δ > 0, Poissonised split): (primary, mirror) indices into events
+    pooled: list[tuple[int, int]] = []
+    if pool_rare:
+        pooled.append((first_rare, first_rare + 1))
+    if poisson and delta_c > 0 and plan is not None:
+        roles = {e.role: i for i, e in enumerate(plan.events)}
+        i, j = roles.get("main"), roles.get("other direction")
+        if i is not None and j is not None and _mirrored(events[i], events[j]):
+            pooled.append((i, j))
     # which bound each event gets, fixed before the test split: the declared law's
     # probabilities for planned events, the search split's for the data-driven ones
     use_ratio = np.zeros(len(events), dtype=bool)
@@ -697,6 +719,23 @@ def test_pair(mechanism: Any, pair: CandidatePair, *, samples: int, search_sampl
                 method="rate_ratio" if use_ratio[i] else "clopper_pearson",
                 poisson_mean=float(n) if poisson else None))
 
+    for i, j in pooled:
+        # the primary's level tests the pooled pair; the mirror keeps its own test
+        pb = pooled_bound(count_lo[i], count_hi[i], count_lo[j], count_hi[j],
+                          poisson_mean=float(n), alpha=float(levels[i]), delta=delta_c)
+        m_i, e_i = violation_margin(np.asarray([pb.p_lower]), np.asarray([pb.p_upper]),
+                                    guarantee, mgrid, return_epsilon=True)
+        margins[i], margin_eps[i] = float(np.ravel(m_i)[0]), float(np.ravel(e_i)[0])
+        total = sizes["x"] + sizes["y"]
+        other = "y" if dirs[i] == "x_vs_y" else "x"
+        bounds[i] = EventBound(
+            description=f"{events[i].description} + M({other}) in {events[j].description}"
+                        " (pooled)",
+            direction=dirs[i], count_x=pb.count_lower, count_y=pb.count_upper,
+            samples_x=total, samples_y=total, p_x_lower=pb.p_lower, p_y_upper=pb.p_upper,
+            alpha=float(levels[i]), epsilon_lower_bound=pb.epsilon_lower_bound,
+            delta=delta_c, method="pooled_poisson", poisson_mean=float(n))
+
     best_i = None
     if bounds:
         key = np.lexsort((margins, [b.epsilon_lower_bound for b in bounds]))
@@ -807,6 +846,15 @@ def test_pair(mechanism: Any, pair: CandidatePair, *, samples: int, search_sampl
         profile=tuple(profile), profile_violated=profile_violated, power=power,
         timings=timings, alpha_declared=alpha_declared, plan=plan,
         test_sizes=(sizes["x"], sizes["y"]), poissonized=poisson)
+
+
+def _mirrored(a: Event, b: Event) -> bool:
+    """Whether two planned LLR thresholds are {L ≥ s} and {L ≤ t} with t < s (disjoint)."""
+    if not (isinstance(a, ThresholdEvent) and isinstance(b, ThresholdEvent)
+            and a.feature is b.feature and {a.side, b.side} == {"ge", "le"}):
+        return False
+    ge, le = (a, b) if a.side == "ge" else (b, a)
+    return le.threshold < ge.threshold
 
 
 #: Search rows used to tune the profile's bets (a fixed prefix of the search split).

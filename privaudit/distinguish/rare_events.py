@@ -66,6 +66,7 @@ __all__ = [
     "Intervals",
     "Neighbourhood",
     "RareCandidate",
+    "disjoint",
     "find_rare_events",
 ]
 
@@ -73,8 +74,9 @@ __all__ = [
 #: declared law does not explain (a selection threshold only: it decides which events
 #: are tested, never the verdict).
 EVIDENCE = 1e-4
-#: Rare events tested per pair (the best one: its α share is then not split).
-MAX_EVENTS = 1
+#: Rare events returned per pair: the best of each direction (the caller pools the two
+#: when they are disjoint, :mod:`privaudit.statistics.pooled`, or tests the best alone).
+MAX_EVENTS = 2
 #: Most atom values kept in one atom event (the most repeated first).
 MAX_ATOMS = 64
 #: Smallest search distances to f tried as neighbourhood radii.
@@ -363,14 +365,14 @@ def find_rare_events(mechanism: Any, pair: Any, search_x: np.ndarray, search_y: 
     densities : DensityPair, optional
         The declared log densities (for the support family).
     max_events : int
-        Candidates returned (default :data:`MAX_EVENTS` = 1): at most one per family and
-        direction is found, and the best by the standardised plug-in margin
-        (count_lo − e^ε count_hi − δn)/√(count_lo + e^{2ε} count_hi + 1) are kept.
+        Candidates returned (default :data:`MAX_EVENTS` = 2): at most one per family and
+        direction is found, and the best of each direction by the standardised plug-in
+        margin (count_lo − e^ε count_hi − δn)/√(count_lo + e^{2ε} count_hi + 1) is kept.
 
     Returns
     -------
     tuple of RareCandidate
-        The kept candidates, best first (empty when the search split shows none).
+        At most one per direction, best first (empty when the search split shows none).
     """
     spec = mechanism.spec
     n_s = int(min(len(search_x), len(search_y)))
@@ -414,4 +416,22 @@ def find_rare_events(mechanism: Any, pair: Any, search_x: np.ndarray, search_y: 
     score = [float(_z_margin(c.search_lower, c.search_upper, n_s, epsilon, delta))
              for c in found]
     order = sorted(range(len(found)), key=lambda i: -score[i])
-    return tuple(found[i] for i in order[:max_events])
+    best: list[RareCandidate] = []
+    for i in order:                       # the best of each direction, best first
+        if all(b.direction != found[i].direction for b in best):
+            best.append(found[i])
+    return tuple(best[:max_events])
+
+
+def disjoint(a: Any, b: Any) -> bool:
+    """Whether two rare events are provably disjoint (``False`` when undecided)."""
+    if isinstance(a, ExactValues) and isinstance(b, ExactValues):
+        return np.intersect1d(a.values, b.values).size == 0
+    if isinstance(a, Neighbourhood) and isinstance(b, Neighbourhood):
+        if a.centre.shape != b.centre.shape:
+            return False
+        return float(np.max(np.abs(a.centre - b.centre))) > a.radius + b.radius
+    if isinstance(a, Intervals) and isinstance(b, Intervals):
+        return all(hi1 < lo2 or hi2 < lo1 for lo1, hi1 in zip(a.low, a.high)
+                   for lo2, hi2 in zip(b.low, b.high))
+    return False

@@ -10,16 +10,19 @@ import pytest
 from mechanisms import DiscreteGaussianMechanism, GaussianMechanism, LaplaceMechanism
 from privaudit.distinguish import test_pair
 from privaudit.distinguish.densities import declared_log_densities
-from privaudit.distinguish.pair_test import RARE_SHARE
+from privaudit.distinguish.pair_test import POOLED_SHARE, RARE_SHARE
+from privaudit.statistics.pooled import garwood_lower, garwood_upper, pooled_bound
 from privaudit.distinguish.rare_events import (
     ExactValues,
     ImpossibleUnder,
     Intervals,
     Neighbourhood,
+    disjoint,
     find_rare_events,
 )
 from privaudit.pairs import verified_pair
 from privaudit.suites.broken import LeakyClampMean, NoiselessFallbackMean, RareRawMean
+from spec.errors import InvalidParameterError
 
 N_SEARCH = 50_000
 X, Y = np.zeros(100), np.concatenate([[1.0], np.zeros(99)])
@@ -35,6 +38,16 @@ def _find(mech, seed=0, delta=1e-5):
     pair, sx, sy = _search(mech, seed)
     return find_rare_events(mech, pair, sx, sy, epsilon=1.0, delta=delta,
                             densities=declared_log_densities(mech, pair.x, pair.y))
+
+
+def test_disjointness():
+    assert disjoint(ExactValues(np.array([0.0])), ExactValues(np.array([1.0])))
+    assert not disjoint(ExactValues(np.array([0.0, 1.0])), ExactValues(np.array([1.0])))
+    assert disjoint(Neighbourhood(np.array([0.0]), 0.4), Neighbourhood(np.array([1.0]), 0.5))
+    assert not disjoint(Neighbourhood(np.array([0.0]), 0.5), Neighbourhood(np.array([1.0]), 0.5))
+    assert disjoint(Intervals(np.array([0.0]), np.array([1.0])),
+                    Intervals(np.array([1.5]), np.array([2.0])))
+    assert not disjoint(ExactValues(np.array([0.0])), Neighbourhood(np.array([1.0]), 0.1))
 
 
 def test_event_membership():
@@ -54,19 +67,21 @@ def test_atoms_are_found_with_and_without_the_hook():
     """Raw branch with p = 10⁻³: ~50 outputs at f(x) = 0 in 5·10⁴ search outputs."""
     for hook in (True, False):
         found = _find(RareRawMean(p=1e-3, hook=hook))
-        assert len(found) == 1
-        best = found[0]
-        assert best.family in ("atoms", "neighbourhood", "excess")
-        assert best.search_lower >= 30 and best.search_upper <= 1
-        assert best.event.contains(np.array([0.0 if best.direction == "x_vs_y" else 0.01]))[0]
+        assert sorted(c.direction for c in found) == ["x_vs_y", "y_vs_x"]  # one each
+        for best in found:
+            assert best.family in ("atoms", "neighbourhood", "excess")
+            assert best.search_lower >= 30 and best.search_upper <= 1
+            centre = 0.0 if best.direction == "x_vs_y" else 0.01
+            assert best.event.contains(np.array([centre]))[0]
+        assert disjoint(found[0].event, found[1].event)
 
 
 def test_spike_is_found_with_the_hook_and_the_clamp_without_it():
     spike = _find(RareRawMean(p=1e-3, spike=1e-7))
-    assert len(spike) == 1 and spike[0].family in ("neighbourhood", "excess")
-    assert 10 * spike[0].declared_expected < spike[0].search_lower
+    assert len(spike) == 2 and {c.family for c in spike} <= {"neighbourhood", "excess"}
+    assert all(10 * c.declared_expected < c.search_lower for c in spike)
     clamp = _find(LeakyClampMean(hook=False))      # atoms at f ± b ln 1000
-    assert len(clamp) == 1 and clamp[0].family in ("atoms", "excess")
+    assert len(clamp) == 2 and {c.family for c in clamp} <= {"atoms", "excess"}
 
 
 def test_correct_mechanisms_and_leaks_within_delta_yield_nothing():
@@ -105,7 +120,11 @@ def test_rare_events_take_their_share_only_when_found():
     r = test_pair(leak, pair, samples=200_000, search_samples=50_000, rng=1, alpha=0.05)
     rare = [e for e in r.events if e.description.startswith(("atoms", "neighbourhood",
                                                               "excess"))]
-    assert len(rare) == 1 and rare[0].alpha == pytest.approx(RARE_SHARE * 0.05)
+    # the two directions' atoms, disjoint: pooled at 0.9 of α_rare, the mirror alone at 0.1
+    assert [e.method for e in rare] == ["pooled_poisson", "clopper_pearson"]
+    assert rare[0].alpha == pytest.approx(POOLED_SHARE * RARE_SHARE * 0.05)
+    assert rare[1].alpha == pytest.approx((1 - POOLED_SHARE) * RARE_SHARE * 0.05)
+    assert rare[0].samples_x == sum(r.test_sizes)
     assert r.violated and r.violating is not None
     assert sum(e.alpha for e in r.events) + r.alpha_profile == pytest.approx(0.05)
     gauss = GaussianMechanism(1.0, 1e-5, 1.0)
@@ -115,3 +134,21 @@ def test_rare_events_take_their_share_only_when_found():
     off = test_pair(leak, pair, samples=200_000, search_samples=50_000, rng=1, alpha=0.05,
                     rare_events=False)
     assert not any(f.startswith("rare") for f in off.families) and not off.violated
+
+
+def test_pooled_bound_is_the_garwood_pair():
+    """K₁ = 30 + 28, K₂ = 0 + 1 at n = 10⁶: Garwood bounds at α/2 divided by 2n."""
+    pb = pooled_bound(30, 0, 28, 1, poisson_mean=1e6, alpha=0.02, delta=1e-6)
+    assert (pb.count_lower, pb.count_upper) == (58, 1)
+    assert pb.p_lower == pytest.approx(garwood_lower(58, 0.01) / 2e6)
+    assert pb.p_upper == pytest.approx(garwood_upper(1, 0.01) / 2e6)
+    assert pb.epsilon_lower_bound == pytest.approx(np.log((pb.p_lower - 1e-6) / pb.p_upper))
+    # Garwood's bounds are the exact Poisson ones: P[Poisson(upper) <= k] = a
+    from scipy import stats
+    assert stats.poisson.cdf(1, garwood_upper(1, 0.01)) == pytest.approx(0.01)
+    assert stats.poisson.sf(57, garwood_lower(58, 0.01)) == pytest.approx(0.01)
+    assert garwood_lower(0, 0.01) == 0.0
+    with pytest.raises(InvalidParameterError, match="-1"):
+        pooled_bound(-1, 0, 0, 0, poisson_mean=10.0, alpha=0.05, delta=0.0)
+    with pytest.raises(InvalidParameterError, match="poisson_mean"):
+        pooled_bound(1, 0, 0, 0, poisson_mean=0.0, alpha=0.05, delta=0.0)
