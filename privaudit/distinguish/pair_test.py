@@ -382,7 +382,7 @@ def test_pair(mechanism: Any, pair: CandidatePair, *, samples: int, search_sampl
         the level of each (weighted Bonferroni, :func:`~privaudit.statistics.allocation.
         plan_events`); ``"equal"``: 2K events at α_events/(2K) each.
     chunk_rows : int, optional
-        Test outputs held in memory at once (default: about 16 M numbers), rounded up to
+        Test outputs held in memory at once (default: 2²⁰ numbers, 4 blocks), rounded up to
         whole blocks of :func:`~privaudit.streaming.block_rows` outputs, so memory stays
         bounded whatever ``samples`` is.  Each block is drawn from its own
         ``SeedSequence`` child (:mod:`privaudit.streaming`), so the result is the same
