@@ -78,7 +78,8 @@ def main(argv: list[str] | None = None) -> int:
         f"| verdict | {report.verdict} |",
         f"| ε lower bound (claim 1) | {report.epsilon_lower_bound:.5f} |",
         f"| best event | `{event.description}`: {event.count_x:,} of {event.samples_x:,} vs "
-        f"{event.count_y:,} of {event.samples_y:,} |" if event is not None else "| best event | none |",
+        f"{event.count_y:,} of {event.samples_y:,} |" if event is not None
+        else "| best event | none |",
         "",
         f"Machine: {platform.machine()}, {os.cpu_count()} cores shared with other engineers'",
         f"jobs (load average {os.getloadavg()[0]:.1f} at the end; timings are pessimistic), "

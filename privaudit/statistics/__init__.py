@@ -14,7 +14,9 @@
 * :mod:`~privaudit.statistics.power` — the smallest true ε an event test detects with a
   given probability, from the exact law of the two binomial counts;
 * :mod:`~privaudit.statistics.allocation` — predicted ε bounds and the weighted-Bonferroni
-  plan (which events to test, at which levels) made from the search split.
+  plan (which events to test, at which levels) made from the search split;
+* :mod:`~privaudit.statistics.pooled` — two disjoint events of opposite directions pooled
+  into one exact test of an (ε, δ) claim on a Poissonised split (Garwood 1936).
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from .epsilon_bounds import (
     violation_margin,
 )
 from .mean_bounds import eb_lower_bound_from_sums, mean_lower_bound, tune_eb_bet
+from .pooled import PooledBound, garwood_lower, garwood_upper, pooled_bound
 from .power import detectable_epsilon, detection_probability
 from .rate_ratio import rate_ratio_epsilon_lower_bound, rate_ratio_lower_bound
 
@@ -36,6 +39,7 @@ __all__ = [
     "DEFAULT_REPORT_DELTA",
     "BinomialInterval",
     "EventPlan",
+    "PooledBound",
     "claimed_point",
     "clopper_pearson",
     "cp_lower",
@@ -45,8 +49,11 @@ __all__ = [
     "detection_probability",
     "eb_lower_bound_from_sums",
     "epsilon_lower_bound",
+    "garwood_lower",
+    "garwood_upper",
     "mean_lower_bound",
     "plan_events",
+    "pooled_bound",
     "predicted_epsilon",
     "predicted_rate_ratio_epsilon",
     "rate_ratio_epsilon_lower_bound",
