@@ -60,9 +60,15 @@ data-driven events get 0.9 α; without declared densities they get all of α.  F
 claim with δ > 0 whose search split shows rare events (atoms of a continuous law, mass
 far above the declared density near f(x) or anywhere, outputs the other input's declared
 law cannot produce; :mod:`~privaudit.distinguish.rare_events`), those events get
-α_rare = 0.8 α (:data:`RARE_SHARE`), split equally among them, and every share above
-applies to the other 0.2 α.  Which events, how many and at which levels is fixed by the
-search split, so the family-wise error stays at most α.
+α_rare = 0.8 α (:data:`RARE_SHARE`) and every share above applies to the other 0.2 α.
+The best rare event of each direction is kept; when the two are disjoint and the test
+split is Poissonised they are tested pooled (:mod:`privaudit.statistics.pooled`) at
+0.9 α_rare (:data:`POOLED_SHARE`) and the mirror alone at 0.1 α_rare, otherwise the
+best one alone at α_rare.  For every δ > 0 claim on a Poissonised split, the declared
+plan's main event is likewise tested pooled with its mirror ("other direction"), at
+the main event's level (the mirror keeps its own).  Which events, how many and at which
+levels is fixed by the declared law and the search split, so the family-wise error
+stays at most α.
 
 **Reading y_vs_x bounds.**  An :class:`~privaudit.results.EventBound` is written from the
 point of view of its direction: for ``y_vs_x`` the roles are swapped, so ``count_x``,
@@ -133,10 +139,11 @@ EVENT_SHARE = 1.0 - PROFILE_SHARE
 #: then applies to the remaining 1 − RARE_SHARE.  Rare events are found only where the
 #: search split holds mass the declared law cannot explain (ties of a continuous law,
 #: counts far above its density), so they get most of the budget: at the boundary of
-#: the target (N·p = 30 leaked outputs at p = 10·δ, ε = 1) a rare event must clear
-#: e^ε times the Clopper–Pearson upper bound of a zero count plus δN = 3, i.e. 13.9
-#: at α_rare/2 = 0.018 (0.8 of 0.045) and 15.2 at 0.011 (half): 25 leaked test
-#: outputs instead of 27 (detection ≈ 0.84 instead of 0.70 at a Poisson(30) count).
+#: the target (N·p = 30 leaked outputs at p = 10·δ, ε = 1) a single-direction rare
+#: event must clear e^ε times the Clopper–Pearson upper bound of a zero count plus
+#: δN = 3, i.e. 13.9 at α_rare/2 = 0.018 (0.8 of 0.045) and 15.2 at 0.011 (half): 25
+#: leaked test outputs instead of 27 (≈ 0.84 instead of 0.70 at a Poisson(30) count);
+#: pooled with the other direction's (≈ 60 outputs against ≈ 17) it nearly always does.
 RARE_SHARE = 0.8
 #: Share of the rare events' α spent on the pooled test of the two directions' rare
 #: events when they are disjoint (:mod:`privaudit.statistics.pooled`); the mirror keeps
