@@ -230,7 +230,7 @@ def _audit(mechanism: Mechanism, *, config: AuditConfig | None,
                           alpha=alpha_dist, delta=delta_claimed)
     chosen = list(choice.pairs)
     declared = declared_log_densities(mechanism, chosen[0].x, chosen[0].y) is not None
-    search_samples = cfg.search_samples_for(declared)
+    search_samples = cfg.search_samples_for(declared, approximate=delta_claimed > 0)
 
     # 6. the distributional test on the chosen pairs -----------------------------------------
     per_pair = alpha_dist / len(chosen)

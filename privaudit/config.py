@@ -66,8 +66,9 @@ class AuditConfig(SpecModel):
         regions (sample splitting); defaults to ``samples // 4`` (at least 1,000), or
         ``samples // 16`` when the spec declares the output densities — the main events
         are then planned from the declared law and need no search split, and the
-        data-driven events it serves get a tenth of the pair's α — capped at
-        :data:`SEARCH_CAP` = 4·10⁶.
+        data-driven events it serves get a tenth of the pair's α (claims with δ > 0
+        keep ``samples // 4``: their rare events are found on the search split) —
+        capped at :data:`SEARCH_CAP` = 4·10⁶.
     pilot_samples : int
         Outputs per side used to rank candidate pairs before the final test.
     confidence : float
@@ -128,11 +129,18 @@ class AuditConfig(SpecModel):
         """Search-split size used without declared densities."""
         return self.search_samples_for(declared=False)
 
-    def search_samples_for(self, declared: bool) -> int:
-        """Search-split size used when the output densities are (not) declared."""
+    def search_samples_for(self, declared: bool, approximate: bool = False) -> int:
+        """Search-split size used when the output densities are (not) declared.
+
+        ``approximate``: the claim has δ > 0, whose rare events (a leak of probability
+        p ≈ 30/N) are found on the search split only; a quarter of the test size puts
+        ≈ 7.5 leaked outputs there, a sixteenth only ≈ 1.9 (none with probability 0.15),
+        so δ claims keep ``samples // 4`` even with declared densities.
+        """
         if self.search_samples is not None:
             return self.search_samples
-        return min(SEARCH_CAP, max(1_000, self.samples // (16 if declared else 4)))
+        share = 16 if declared and not approximate else 4
+        return min(SEARCH_CAP, max(1_000, self.samples // share))
 
     def detect_epsilon_for(self, claimed_epsilon: float) -> float:
         """The true ε the audit must detect: ``detect_epsilon``, or DETECT_FACTOR × claim."""

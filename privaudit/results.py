@@ -113,8 +113,15 @@ class EventBound(SpecModel):
         sizes, pure claims): ln r̲ of the exact conditional bound on p_x/p_y at level
         ``alpha`` (:mod:`privaudit.statistics.rate_ratio`); ``p_x_lower`` and
         ``p_y_upper`` are then descriptive.
-    method : {"clopper_pearson", "rate_ratio"}
-        Which bound gave ``epsilon_lower_bound`` (chosen before the test split).
+    method : {"clopper_pearson", "rate_ratio", "pooled_poisson"}
+        Which bound gave ``epsilon_lower_bound`` (chosen before the test split).  With
+        ``"pooled_poisson"`` (δ > 0, Poissonised test sizes) the event is S₁ in this
+        direction pooled with a disjoint mirror S₂ in the other
+        (:mod:`privaudit.statistics.pooled`): ``count_x`` = outputs of the lower-bounded
+        side in S₁ plus of the other side in S₂, ``count_y`` the other two cells,
+        ``samples_x`` = ``samples_y`` = both test sizes together, and ``p_x_lower``,
+        ``p_y_upper`` exact Garwood bounds on the averaged probabilities (divided by
+        twice ``poisson_mean``).
     poisson_mean : float or None
         The Poisson mean of both test sizes when they were Poissonised.
     """
@@ -130,7 +137,7 @@ class EventBound(SpecModel):
     alpha: float
     epsilon_lower_bound: ExtendedEpsilon
     delta: float = 0.0
-    method: Literal["clopper_pearson", "rate_ratio"] = "clopper_pearson"
+    method: Literal["clopper_pearson", "rate_ratio", "pooled_poisson"] = "clopper_pearson"
     poisson_mean: float | None = None
 
     @property

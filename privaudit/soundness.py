@@ -8,10 +8,12 @@ upper bound.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import math
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from mechanisms import (
+    DiscreteGaussianMechanism,
     DiscreteLaplaceMechanism,
     GaussianMechanism,
     LaplaceMechanism,
@@ -23,7 +25,8 @@ from .auditor import audit
 from .config import AuditConfig
 from .statistics import clopper_pearson
 
-__all__ = ["CORRECT_MECHANISMS", "SoundnessResult", "soundness_run"]
+__all__ = ["CORRECT_DELTA_MECHANISMS", "CORRECT_MECHANISMS", "SoundnessResult",
+           "soundness_run"]
 
 #: Correct mechanisms of the soundness run (name, factory).
 CORRECT_MECHANISMS: tuple[tuple[str, Callable[[], Mechanism]], ...] = (
@@ -31,6 +34,37 @@ CORRECT_MECHANISMS: tuple[tuple[str, Callable[[], Mechanism]], ...] = (
     ("analytic_gaussian(eps=1, delta=1e-5)", lambda: GaussianMechanism(1.0, 1e-5, 1.0)),
     ("randomized_response(eps=1, k=4)", lambda: RandomizedResponseMechanism(1.0, categories=4)),
     ("discrete_laplace(eps=1)", lambda: DiscreteLaplaceMechanism(1.0, 1)),
+)
+
+
+def _rare_raw_mean() -> Mechanism:
+    from .suites.broken import RareRawMean
+    return RareRawMean(delta=1e-5, p=5e-6)
+
+
+def _fallback_mean() -> Mechanism:
+    from .suites.broken import NoiselessFallbackMean
+    return NoiselessFallbackMean(delta=1e-5, cutoff=math.log(1e6))
+
+
+def _clamp_mean() -> Mechanism:
+    from .suites.broken import LeakyClampMean
+    return LeakyClampMean(delta=1e-5, cutoff=math.log(1e6))
+
+
+#: Correct (ε, δ) mechanisms for the rare-event detection's false alarms: Gaussian laws
+#: and three leaks *within* the claimed δ = 10⁻⁵ (a raw branch of probability 5·10⁻⁶;
+#: a noiseless fallback and a noise clamp that fire with probability 10⁻⁶, each
+#: (1, ≤ 2·10⁻⁶)-DP: the atom plus the Laplace mass in the Δ-wide strip one neighbour
+#: clamps and the other does not).
+CORRECT_DELTA_MECHANISMS: tuple[tuple[str, Callable[[], Mechanism]], ...] = (
+    ("analytic_gaussian(eps=1, delta=1e-5)", lambda: GaussianMechanism(1.0, 1e-5, 1.0)),
+    ("classical_gaussian(eps=0.5, delta=1e-5)",
+     lambda: GaussianMechanism(0.5, 1e-5, 1.0, calibration="classical")),
+    ("discrete_gaussian(eps=1, delta=1e-5)", lambda: DiscreteGaussianMechanism(1.0, 1e-5, 1)),
+    ("raw branch p=5e-6 (delta=1e-5)", _rare_raw_mean),
+    ("noiseless fallback p=1e-6 (delta=1e-5)", _fallback_mean),
+    ("noise clamp p=1e-6 (delta=1e-5)", _clamp_mean),
 )
 
 
@@ -62,12 +96,17 @@ class SoundnessResult:
         return "\n".join(lines)
 
 
-def soundness_run(audits_per_mechanism: int, *, config: AuditConfig, first_seed: int = 0
+def soundness_run(audits_per_mechanism: int, *, config: AuditConfig, first_seed: int = 0,
+                  mechanisms: Sequence[tuple[str, Callable[[], Mechanism]]] = CORRECT_MECHANISMS
                   ) -> SoundnessResult:
-    """Audit each correct mechanism ``audits_per_mechanism`` times with consecutive seeds."""
+    """Audit each correct mechanism ``audits_per_mechanism`` times with consecutive seeds.
+
+    ``mechanisms`` defaults to :data:`CORRECT_MECHANISMS`; :data:`CORRECT_DELTA_MECHANISMS`
+    holds (ε, δ) mechanisms, some with rare atoms within their claimed δ.
+    """
     per: dict[str, int] = {}
     total = 0
-    for name, factory in CORRECT_MECHANISMS:
+    for name, factory in mechanisms:
         count = 0
         for i in range(audits_per_mechanism):
             report = audit(factory(), config=config, seed=first_seed + i)

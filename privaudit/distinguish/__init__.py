@@ -19,6 +19,9 @@
   the logistic score;
 * :mod:`~privaudit.distinguish.privacy_loss` — the declared privacy-loss profile with
   lower confidence bounds;
+* :mod:`~privaudit.distinguish.rare_events` — rare events of (ε, δ) claims (atoms,
+  neighbourhoods of f, excess over the declared density, unsupported outputs) found on
+  the search split;
 * :mod:`~privaudit.distinguish.rows` — outputs with few distinct values or rows
   (sparse-vector codes, bit vectors) counted once per distinct row, exactly;
 * :mod:`~privaudit.distinguish.pair_test` — :func:`test_pair`, which ties them together
@@ -74,6 +77,7 @@ from .patterns import (
     pattern_structure,
 )
 from .privacy_loss import LossHistogram, LossMoments, loss_moments, profile_lower_bounds
+from .rare_events import RareCandidate, find_rare_events
 from .rows import (
     RowTable,
     distinct_outputs,
@@ -119,6 +123,7 @@ __all__ = [
     "PatternLLR",
     "PatternStructure",
     "PatternValueEvent",
+    "RareCandidate",
     "ReleasedValue",
     "RowTable",
     "SelectedEvents",
@@ -132,6 +137,7 @@ __all__ = [
     "distinct_outputs",
     "distinct_rows",
     "distinct_values",
+    "find_rare_events",
     "fit_cell_score",
     "fit_logistic",
     "fit_logistic_score",

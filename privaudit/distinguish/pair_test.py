@@ -58,7 +58,19 @@ chooses more on a search split, and tests them all on a disjoint test split:
 **Error budget.**  With declared densities, α_profile = α/10 (:data:`PROFILE_SHARE`),
 the declared-law events 0.8 α (:data:`DECLARED_SHARE`; the main event 0.8 of that) and
 the data-driven events the rest, α/10; when the declared law yields no event, the
-data-driven events get 0.9 α; without declared densities they get all of α.
+data-driven events get 0.9 α; without declared densities they get all of α.  For a
+claim with δ > 0 whose search split shows rare events (atoms of a continuous law, mass
+far above the declared density near f(x) or anywhere, outputs the other input's declared
+law cannot produce; :mod:`~privaudit.distinguish.rare_events`), those events get
+α_rare = 0.8 α (:data:`RARE_SHARE`) and every share above applies to the other 0.2 α.
+The best rare event of each direction is kept; when the two are disjoint and the test
+split is Poissonised they are tested pooled (:mod:`privaudit.statistics.pooled`) at
+0.9 α_rare (:data:`POOLED_SHARE`) and the mirror alone at 0.1 α_rare, otherwise the
+best one alone at α_rare.  For every δ > 0 claim on a Poissonised split, the declared
+plan's main event is likewise tested pooled with its mirror ("other direction"), at
+the main event's level (the mirror keeps its own).  Which events, how many and at which
+levels is fixed by the declared law and the search split, so the family-wise error
+stays at most α.
 
 **Reading y_vs_x bounds.**  An :class:`~privaudit.results.EventBound` is written from the
 point of view of its direction: for ``y_vs_x`` the roles are swapped, so ``count_x``,
@@ -96,6 +108,7 @@ from privaudit.statistics.epsilon_bounds import (
     epsilon_lower_bound,
     violation_margin,
 )
+from privaudit.statistics.pooled import pooled_bound
 from privaudit.statistics.power import detectable_epsilon
 from privaudit.statistics.rate_ratio import rate_ratio_lower_bound
 from privaudit.streaming import Executor, StreamProgress, block_rows, root_seed, stream_chunks
@@ -107,10 +120,12 @@ from .declared_plan import DeclaredPlan, declared_loss_law, plan_declared_events
 from .densities import declared_llr, declared_log_densities
 from .events import Event, LogLikelihoodRatio, ThresholdEvent, event_mask, llr_from
 from .privacy_loss import LOSS_STEP, LossHistogram, loss_moments, profile_lower_bounds
+from .rare_events import disjoint as rare_disjoint
+from .rare_events import find_rare_events
 from .rows import distinct_outputs as _distinct_outputs
 
 __all__ = ["DECLARED_SHARE", "EVENT_SHARE", "PLAN_PRIOR_OUTPUTS", "POISSON_MINIMUM",
-           "PROFILE_SHARE",
+           "PROFILE_SHARE", "RARE_SHARE",
            "PairTestResult", "TradeoffPoint", "rate_ratio_applies", "test_pair"]
 
 #: Share of the pair's α spent on the privacy-loss profile when densities are declared.
@@ -121,6 +136,21 @@ DECLARED_SHARE = 0.8
 #: Share of the pair's α spent on event tests (declared and data-driven) when densities
 #: are declared (the rest goes to the privacy-loss profile).
 EVENT_SHARE = 1.0 - PROFILE_SHARE
+#: Share of the pair's α spent on rare events (:mod:`~privaudit.distinguish.rare_events`)
+#: when the claim has δ > 0 and the search split shows some; every other share above
+#: then applies to the remaining 1 − RARE_SHARE.  Rare events are found only where the
+#: search split holds mass the declared law cannot explain (ties of a continuous law,
+#: counts far above its density), so they get most of the budget: at the boundary of
+#: the target (N·p = 30 leaked outputs at p = 10·δ, ε = 1) a single-direction rare
+#: event must clear e^ε times the Clopper–Pearson upper bound of a zero count plus
+#: δN = 3, i.e. 13.9 at α_rare/2 = 0.018 (0.8 of 0.045) and 15.2 at 0.011 (half): 25
+#: leaked test outputs instead of 27 (≈ 0.84 instead of 0.70 at a Poisson(30) count);
+#: pooled with the other direction's (≈ 60 outputs against ≈ 17) it nearly always does.
+RARE_SHARE = 0.8
+#: Share of the rare events' α spent on the pooled test of the two directions' rare
+#: events when they are disjoint (:mod:`privaudit.statistics.pooled`); the mirror keeps
+#: the rest for its own test.
+POOLED_SHARE = 0.9
 #: Detection probability of the power statement.
 POWER_PROBABILITY = 0.9
 #: Pseudo-outputs at equal rates that the audit's final tests add to every candidate's
@@ -332,7 +362,8 @@ def test_pair(mechanism: Any, pair: CandidatePair, *, samples: int, search_sampl
               chunk_rows: int | None = None, declared: bool = True,
               poissonize: bool = True, prior_outputs: float = 0.0,
               executor: Executor | None = None,
-              progress: StreamProgress | None = None) -> PairTestResult:
+              progress: StreamProgress | None = None,
+              rare_events: bool = True) -> PairTestResult:
     """Test the claimed privacy of ``mechanism`` on one neighbouring pair.
 
     Parameters
@@ -361,7 +392,7 @@ def test_pair(mechanism: Any, pair: CandidatePair, *, samples: int, search_sampl
         the level of each (weighted Bonferroni, :func:`~privaudit.statistics.allocation.
         plan_events`); ``"equal"``: 2K events at α_events/(2K) each.
     chunk_rows : int, optional
-        Test outputs held in memory at once (default: about 16 M numbers), rounded up to
+        Test outputs held in memory at once (default: 2²⁰ numbers, 4 blocks), rounded up to
         whole blocks of :func:`~privaudit.streaming.block_rows` outputs, so memory stays
         bounded whatever ``samples`` is.  Each block is drawn from its own
         ``SeedSequence`` child (:mod:`privaudit.streaming`), so the result is the same
@@ -370,6 +401,10 @@ def test_pair(mechanism: Any, pair: CandidatePair, *, samples: int, search_sampl
         Maps the counting over chunks (default: serial, in this process).
     progress : callable, optional
         Called as ``progress(done, total)`` after each chunk of the test split.
+    rare_events : bool
+        Look for rare events (atoms, spikes, unsupported outputs, excess mass;
+        :mod:`~privaudit.distinguish.rare_events`) on the search split when the claim
+        has δ > 0 (default); those found get :data:`RARE_SHARE` of ``alpha``.
     declared : bool
         Plan events from the declared law when the densities are declared (default);
         off, only the data-driven events are tested (the declared LLR thresholds then
@@ -449,17 +484,30 @@ def test_pair(mechanism: Any, pair: CandidatePair, *, samples: int, search_sampl
             densities = llr = direct = None  # outputs the declared law cannot even score
     tick("densities")
 
+    # -- rare events of (ε, δ) claims (search split only) ------------------------------------
+    rare = find_rare_events(mechanism, pair, sx, sy, epsilon=eps_c, delta=delta_c,
+                            densities=densities) if rare_events and delta_c > 0 else ()
+    # the best of each direction, pooled when disjoint (and the split Poissonised);
+    # otherwise the best alone
+    pool_rare = len(rare) == 2 and poisson and rare_disjoint(rare[0].event, rare[1].event)
+    if not pool_rare:
+        rare = rare[:1]
+    rare_levels = (POOLED_SHARE, 1.0 - POOLED_SHARE) if pool_rare else (1.0,)
+    alpha_rare = RARE_SHARE * a if rare else 0.0
+    a_rest = a - alpha_rare
+    tick("selection")
+
     # -- events planned from the declared law (no sample involved) ---------------------------
     plan = None
     if densities is not None and declared and llr is not None:
         law = declared_loss_law(mechanism, pair.x, pair.y, llr)
         if law is not None:
             plan = plan_declared_events(law, llr, delta=delta_c, samples=n,
-                                        alpha=DECLARED_SHARE * a, rate_ratio=ratio_ok)
-    alpha_profile = PROFILE_SHARE * a if densities is not None else 0.0
-    alpha_declared = DECLARED_SHARE * a if plan is not None and plan.events else 0.0
-    alpha_search = a - alpha_profile - alpha_declared
-    alpha_events = alpha_declared + alpha_search
+                                        alpha=DECLARED_SHARE * a_rest, rate_ratio=ratio_ok)
+    alpha_profile = PROFILE_SHARE * a_rest if densities is not None else 0.0
+    alpha_declared = DECLARED_SHARE * a_rest if plan is not None and plan.events else 0.0
+    alpha_search = a_rest - alpha_profile - alpha_declared
+    alpha_events = alpha_declared + alpha_search + alpha_rare
     equal_level = alpha_search / (2 * k)
     tick("planning")
     if densities is not None and llr is not None and not alpha_declared > 0:
@@ -514,6 +562,20 @@ def test_pair(mechanism: Any, pair: CandidatePair, *, samples: int, search_sampl
         events.extend(chosen)
         dirs.extend([direction] * len(chosen))
         levels.extend(lv)
+    first_rare = len(events)
+    for candidate, share in zip(rare, rare_levels):
+        events.append(candidate.event)
+        dirs.append(candidate.direction)
+        levels.append(share * alpha_rare)
+    # pooled tests (δ > 0, Poissonised split): (primary, mirror) indices into events
+    pooled: list[tuple[int, int]] = []
+    if pool_rare:
+        pooled.append((first_rare, first_rare + 1))
+    if poisson and delta_c > 0 and plan is not None:
+        roles = {e.role: i for i, e in enumerate(plan.events)}
+        i, j = roles.get("main"), roles.get("other direction")
+        if i is not None and j is not None and _mirrored(events[i], events[j]):
+            pooled.append((i, j))
     # which bound each event gets, fixed before the test split: the declared law's
     # probabilities for planned events, the search split's for the data-driven ones
     use_ratio = np.zeros(len(events), dtype=bool)
@@ -667,6 +729,23 @@ def test_pair(mechanism: Any, pair: CandidatePair, *, samples: int, search_sampl
                 method="rate_ratio" if use_ratio[i] else "clopper_pearson",
                 poisson_mean=float(n) if poisson else None))
 
+    for i, j in pooled:
+        # the primary's level tests the pooled pair; the mirror keeps its own test
+        pb = pooled_bound(count_lo[i], count_hi[i], count_lo[j], count_hi[j],
+                          poisson_mean=float(n), alpha=float(levels[i]), delta=delta_c)
+        m_i, e_i = violation_margin(np.asarray([pb.p_lower]), np.asarray([pb.p_upper]),
+                                    guarantee, mgrid, return_epsilon=True)
+        margins[i], margin_eps[i] = float(np.ravel(m_i)[0]), float(np.ravel(e_i)[0])
+        total = sizes["x"] + sizes["y"]
+        other = "y" if dirs[i] == "x_vs_y" else "x"
+        bounds[i] = EventBound(
+            description=f"{events[i].description} + M({other}) in {events[j].description}"
+                        " (pooled)",
+            direction=dirs[i], count_x=pb.count_lower, count_y=pb.count_upper,
+            samples_x=total, samples_y=total, p_x_lower=pb.p_lower, p_y_upper=pb.p_upper,
+            alpha=float(levels[i]), epsilon_lower_bound=pb.epsilon_lower_bound,
+            delta=delta_c, method="pooled_poisson", poisson_mean=float(n))
+
     best_i = None
     if bounds:
         key = np.lexsort((margins, [b.epsilon_lower_bound for b in bounds]))
@@ -779,7 +858,8 @@ def test_pair(mechanism: Any, pair: CandidatePair, *, samples: int, search_sampl
         mechanism=spec.name, origin=pair.origin, claimed_epsilon=eps_c, claimed_delta=delta_c,
         alpha=a, alpha_events=alpha_events, alpha_per_event=level, alpha_profile=alpha_profile,
         samples=n, search_samples=n_s, densities_declared=densities is not None,
-        families=selected.families, events=tuple(bounds), regions=tuple(events),
+        families=selected.families + tuple(f"rare {c.family}" for c in rare),
+        events=tuple(bounds), regions=tuple(events),
         best_event=best, best_region=best_event, epsilon_lower_bound=eps_best,
         epsilon_lower_bound_infinite=infinite, infinite_evidence=infinite_text,
         zero_count_note=zero_text, violated=violated,
@@ -789,6 +869,15 @@ def test_pair(mechanism: Any, pair: CandidatePair, *, samples: int, search_sampl
         profile=tuple(profile), profile_violated=profile_violated, power=power,
         timings=timings, alpha_declared=alpha_declared, plan=plan,
         test_sizes=(sizes["x"], sizes["y"]), poissonized=poisson)
+
+
+def _mirrored(a: Event, b: Event) -> bool:
+    """Whether two planned LLR thresholds are {L ≥ s} and {L ≤ t} with t < s (disjoint)."""
+    if not (isinstance(a, ThresholdEvent) and isinstance(b, ThresholdEvent)
+            and a.feature is b.feature and {a.side, b.side} == {"ge", "le"}):
+        return False
+    ge, le = (a, b) if a.side == "ge" else (b, a)
+    return le.threshold < ge.threshold
 
 
 #: Search rows used to tune the profile's bets (a fixed prefix of the search split).

@@ -15,7 +15,9 @@
   given probability, from the exact law of the two binomial counts, and the sample size
   at which it detects a given ε (the same calculation inverted in n);
 * :mod:`~privaudit.statistics.allocation` — predicted ε bounds and the weighted-Bonferroni
-  plan (which events to test, at which levels) made from the search split.
+  plan (which events to test, at which levels) made from the search split;
+* :mod:`~privaudit.statistics.pooled` — two disjoint events of opposite directions pooled
+  into one exact test of an (ε, δ) claim on a Poissonised split (Garwood 1936).
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from .epsilon_bounds import (
     violation_margin,
 )
 from .mean_bounds import eb_lower_bound_from_sums, mean_lower_bound, tune_eb_bet
+from .pooled import PooledBound, garwood_lower, garwood_upper, pooled_bound
 from .power import detectable_epsilon, detection_probability, samples_to_detect
 from .rate_ratio import rate_ratio_epsilon_lower_bound, rate_ratio_lower_bound
 
@@ -37,6 +40,7 @@ __all__ = [
     "DEFAULT_REPORT_DELTA",
     "BinomialInterval",
     "EventPlan",
+    "PooledBound",
     "claimed_point",
     "clopper_pearson",
     "cp_lower",
@@ -46,8 +50,11 @@ __all__ = [
     "detection_probability",
     "eb_lower_bound_from_sums",
     "epsilon_lower_bound",
+    "garwood_lower",
+    "garwood_upper",
     "mean_lower_bound",
     "plan_events",
+    "pooled_bound",
     "predicted_epsilon",
     "predicted_rate_ratio_epsilon",
     "rate_ratio_epsilon_lower_bound",

@@ -11,6 +11,9 @@ lower bounds other auditors published on it.
   S&P 2021) with their published LR / MLP / StatDP lower bounds;
 * :func:`broken_cases` — under-declared sensitivity, data-dependent noise scale, the
   Curator Attack's truncated Laplace, the classical Gaussian outside its range;
+* :func:`delta_broken_cases` and :func:`delta_control_cases` — rare leaks (a raw-data
+  branch, a noiseless fallback, a clamp centred on the truth) under (1, 10⁻⁵) claims,
+  above and within the claimed δ;
 * :func:`control_cases` — the library's correct Laplace, analytic Gaussian, randomized
   response and discrete Laplace;
 * :func:`graph_broken_cases` and :func:`graph_control_cases` — node-DP graph statistics
@@ -32,7 +35,7 @@ Examples
 from __future__ import annotations
 
 from ._base import PRIVACY_REL_TOL, BenchmarkCase
-from .broken import broken_cases, control_cases
+from .broken import broken_cases, control_cases, delta_broken_cases, delta_control_cases
 from .dpsniper import DPSNIPER_CLAIMED_EPSILON, dpsniper_cases, dpsniper_patterns
 from .graphs import WORST_PAIR_GENERATORS, graph_broken_cases, graph_control_cases
 from .local import local_broken_cases, local_control_cases
@@ -47,6 +50,8 @@ __all__ = [
     "all_cases",
     "broken_cases",
     "control_cases",
+    "delta_broken_cases",
+    "delta_control_cases",
     "dpsniper_cases",
     "dpsniper_patterns",
     "graph_broken_cases",
