@@ -14,7 +14,6 @@ asserts on time; ``scripts/distributed_scaling.py`` prints the speed-up table.
 
 from __future__ import annotations
 
-import time
 from typing import Any
 
 import pytest
@@ -24,28 +23,12 @@ pytest.importorskip("distributed")
 from privaudit.distinguish import test_pair  # noqa: E402
 from privaudit.distributed import DaskExecutor  # noqa: E402
 from privaudit.pairs import verified_pair  # noqa: E402
-from privaudit.streaming import SerialExecutor  # noqa: E402
+from privaudit.streaming import SerialExecutor, TimedExecutor  # noqa: E402
 from privaudit.suites import dpsniper_cases  # noqa: E402
 
 SAMPLES = 1 << 19
 CASE = next(c for c in dpsniper_cases() if c.name.endswith(".SVT34Parallel"))
 PAIR = verified_pair(CASE.mechanism.spec, *CASE.input_pairs[0], "explicit")
-
-
-class _Timed:
-    """An executor wrapper that adds up the wall time of its maps."""
-
-    def __init__(self, inner: Any) -> None:
-        self.inner = inner
-        self.blocks_per_chunk = getattr(inner, "blocks_per_chunk", None)
-        self.seconds = 0.0
-
-    def map(self, fn: Any, items: Any) -> Any:
-        start = time.perf_counter()
-        try:
-            yield from self.inner.map(fn, items)
-        finally:
-            self.seconds += time.perf_counter() - start
 
 
 @pytest.fixture(scope="module", params=["serial", 1, 2],
@@ -64,7 +47,7 @@ def test_svt34_test_split(benchmark, executor):
     split_seconds: list[float] = []
 
     def run() -> Any:
-        timed = _Timed(executor)
+        timed = TimedExecutor(executor)
         result = test_pair(CASE.mechanism, PAIR, samples=SAMPLES, search_samples=5_000,
                            rng=0, alpha=0.05, executor=timed)
         split_seconds.append(timed.seconds)

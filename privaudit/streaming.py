@@ -42,6 +42,7 @@ __all__ = [
     "Executor",
     "SerialExecutor",
     "StreamProgress",
+    "TimedExecutor",
     "block_rows",
     "block_seed",
     "plan_chunks",
@@ -88,6 +89,25 @@ class SerialExecutor:
 
     def __repr__(self) -> str:
         return "SerialExecutor()"
+
+
+class TimedExecutor:
+    """Wraps an executor and adds up the wall time of its maps, from the call to the last
+    result (``seconds``): the time of the streamed part of an audit alone (drawing and
+    counting the test split; with a distributed executor, shipping the work and gathering
+    the counts too).  Used by the scaling benchmark and ``scripts/distributed_scaling.py``."""
+
+    def __init__(self, inner: Any) -> None:
+        self.inner = inner
+        self.blocks_per_chunk = getattr(inner, "blocks_per_chunk", None)
+        self.seconds = 0.0
+
+    def map(self, fn: Callable[[T], R], items: Iterable[T]) -> Iterator[R]:
+        start = time.perf_counter()
+        try:
+            yield from self.inner.map(fn, items)
+        finally:
+            self.seconds += time.perf_counter() - start
 
 
 @dataclass(frozen=True)

@@ -42,26 +42,8 @@ from privaudit import AuditConfig, audit
 from privaudit.distinguish import test_pair
 from privaudit.distributed import DaskExecutor
 from privaudit.pairs import verified_pair
-from privaudit.streaming import SerialExecutor
+from privaudit.streaming import SerialExecutor, TimedExecutor
 from privaudit.suites import dpsniper_cases
-
-
-class TimedExecutor:
-    """Wraps an executor and adds up the wall time of its maps, from the call to the
-    last result: the time of the distributed part alone (drawing and counting the test
-    split, shipping the work and gathering the counts included)."""
-
-    def __init__(self, inner: Any) -> None:
-        self.inner = inner
-        self.blocks_per_chunk = getattr(inner, "blocks_per_chunk", None)
-        self.seconds = 0.0
-
-    def map(self, fn: Any, items: Any) -> Any:
-        start = time.perf_counter()
-        try:
-            yield from self.inner.map(fn, items)
-        finally:
-            self.seconds += time.perf_counter() - start
 
 
 def _outcome(result: Any) -> tuple[Any, ...]:

@@ -12,6 +12,7 @@ from privaudit.streaming import (
     Block,
     Executor,
     SerialExecutor,
+    TimedExecutor,
     block_rows,
     block_seed,
     plan_chunks,
@@ -141,3 +142,13 @@ def test_pair_test_counts_do_not_depend_on_the_chunk_size(make):
 
 def test_block_is_a_plain_record():
     assert Block(stream=0, index=2, start=6, size=3) == Block(0, 2, 6, 3)
+
+
+def test_timed_executor_passes_results_through_and_accumulates_its_time():
+    timed = TimedExecutor(SerialExecutor())
+    assert isinstance(timed, Executor)
+    assert list(timed.map(lambda v: v * v, range(5))) == [0, 1, 4, 9, 16]
+    first = timed.seconds
+    assert first >= 0.0 and timed.blocks_per_chunk is None
+    assert list(timed.map(str, [7])) == ["7"]
+    assert timed.seconds >= first
