@@ -47,7 +47,10 @@ def conclusive_power(power: PowerStatement, config: AuditConfig, *, claimed_epsi
     -------
     PowerStatement
         With ``target_epsilon``, ``conclusive`` and, when not conclusive,
-        ``samples_to_conclude`` (``None`` when no sample size would do).
+        ``samples_to_conclude`` (``None`` when no sample size would do).  When the event's
+        estimated P[M(y) ∈ S] is too large for any event of that probability to show the
+        target, the samples are planned for an event of half the largest probability that
+        can.
     """
     target = config.detect_epsilon_for(claimed_epsilon)
     conclusive = (not math.isinf(power.detectable_epsilon)
@@ -55,9 +58,16 @@ def conclusive_power(power: PowerStatement, config: AuditConfig, *, claimed_epsi
     needed = None
     if not conclusive and power.p_y is not None and power.alpha is not None \
             and 0.0 < power.alpha < 1.0 and target > claimed_epsilon:
-        needed = samples_to_detect(target, power.p_y, alpha=power.alpha, delta=claimed_delta,
-                                   claimed_epsilon=claimed_epsilon,
-                                   probability=power.probability, start=power.samples)
+        plan = dict(alpha=power.alpha, delta=claimed_delta, claimed_epsilon=claimed_epsilon,
+                    probability=power.probability, start=power.samples)
+        needed = samples_to_detect(target, power.p_y, **plan)
+        if needed is None:
+            # An event with e^target · P[M(y) ∈ S] + δ ≥ 1 cannot show the target at any n
+            # (a small test split often estimates P[M(y) ∈ S] far above its value).  Plan
+            # then for an event half as likely as the largest that can show it: the event
+            # search picks events by their ratio, so a larger split lets it find one.
+            attainable = (1.0 - claimed_delta) * math.exp(-target)
+            needed = samples_to_detect(target, min(power.p_y, attainable / 2.0), **plan)
     return power.model_copy(update={"target_epsilon": target, "conclusive": conclusive,
                                     "samples_to_conclude": needed})
 

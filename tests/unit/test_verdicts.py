@@ -23,7 +23,9 @@ from privaudit.html_report import render_html_report
 from privaudit.pytest_plugin import AuditOutcome
 from privaudit.report import REPORT_SCHEMA_VERSION, AuditReport
 from privaudit.statistics.power import detection_probability, samples_to_detect
-from privaudit.verdicts import decide_verdict
+from privaudit.config import AuditConfig
+from privaudit.results import PowerStatement
+from privaudit.verdicts import conclusive_power, decide_verdict
 from spec.errors import CertificateError, InvalidParameterError
 
 EXAMPLE = str(Path(__file__).resolve().parents[2] / "examples" / "custom_mechanism.py")
@@ -173,3 +175,20 @@ def test_help_states_exit_code_3(capsys):
 def test_built_in_noisy_histogram_is_conclusive_at_ci_strength():
     report = audit(build_noisy_histogram(), samples=50_000, seed=3)
     assert report.verdict == "no_violation" and math.isfinite(report.power.detectable_epsilon)
+
+
+def test_an_event_too_likely_to_show_the_target_still_gets_a_sample_plan():
+    """10 outputs estimate P[M(y) ∈ S] = 0.41 for randomized response's atom (truth 0.175):
+    e² · 0.41 > 1, so no n lets that event show ε = 2; the plan is for an event half as
+    likely as the largest that can, and at that size the target is detected."""
+    weak = PowerStatement(detectable_epsilon=math.inf, probability=0.9, samples=10,
+                          statement="tiny", p_y=0.41, alpha=0.04)
+    assert samples_to_detect(2.0, 0.41, alpha=0.04, delta=0.0, claimed_epsilon=1.0) is None
+    power = conclusive_power(weak, AuditConfig(samples=10), claimed_epsilon=1.0,
+                             claimed_delta=0.0)
+    assert not power.conclusive and power.target_epsilon == 2.0
+    n = power.samples_to_conclude
+    p = math.exp(-2.0) / 2
+    assert isinstance(n, int) and n > 10
+    assert detection_probability(2.0, p, n, n, alpha=0.04, delta=0.0,
+                                 claimed_epsilon=1.0) >= 0.9
