@@ -39,7 +39,6 @@ if str(ROOT) not in sys.path:
 
 from estimators.lndp import (  # noqa: E402
     RegularStarRandomness,
-    blur_weights,
     blurry_linear_mechanism,
     blurry_linear_sensitivity,
     bucket_count,
@@ -54,20 +53,19 @@ from estimators.lndp import (  # noqa: E402
     regular_vs_star_sigma,
     rr_edge_epsilon0,
     rr_joint_delta,
-    soft_threshold,
     soft_threshold_mechanism,
 )
-from mechanisms import GaussianMechanism, declare_mechanism  # noqa: E402
 from privaudit import AuditConfig, audit  # noqa: E402
+from privaudit.suites.local_node import (  # noqa: E402
+    neighbours_copies_ignored,
+    own_sensitivity_soft_threshold,
+    sampled_one_hot,
+)
 from spec import Gaussian, GraphDomain, LocalNodeRelation  # noqa: E402
 
 AUDIT = AuditConfig(samples=40_000, pilot_samples=2_000, pair_budget=48, pairs_tested=3,
                     claim_budget=200, seed=19)
 N_AUDIT = 8
-
-
-def _degrees(graph) -> np.ndarray:
-    return np.array([graph.degree(i) for i in range(graph.number_of_nodes())], dtype=float)
 
 
 def _pairs(n: int, relation: LocalNodeRelation):
@@ -177,37 +175,6 @@ def errata_rr(lines: list[str]) -> None:
 
 
 # -- 2. verdicts ----------------------------------------------------------------------------
-def _own_sensitivity():
-    honest = soft_threshold_mechanism(N_AUDIT, 0.9, 1e-3, 0, 1)
-    sigma = honest.noise_law.sigma / honest.spec.global_sensitivity.value
-    return declare_mechanism(
-        honest.spec, lambda g, size, rng: soft_threshold(_degrees(g), 0, 1)
-        + rng.normal(0, sigma, (size, N_AUDIT)), statistic=honest.statistic), sigma
-
-
-def _own_only_claim():
-    return GaussianMechanism(
-        0.9, 1e-3, 1.0, calibration="classical",
-        statistic=lambda g: soft_threshold(_degrees(g), 0, 1),
-        input_domain=GraphDomain(n_nodes=N_AUDIT), relation=LocalNodeRelation(focus_nodes=(0,)),
-        output_dimension=N_AUDIT, name="broken.neighbours_copies_ignored")
-
-
-def _sampled_one_hot():
-    lam = 2
-    honest = blurry_linear_mechanism(N_AUDIT, 0.9, 1e-3, lam, np.eye(bucket_count(N_AUDIT, lam)))
-    k, sigma = bucket_count(N_AUDIT, lam), honest.noise_law.sigma
-
-    def sampler(g, size, rng):
-        j, r = blur_weights(_degrees(g).astype(int), lam)
-        idx = np.minimum(j + (rng.random((size, N_AUDIT)) < r), k - 1)
-        hot = np.zeros((size, N_AUDIT, k))
-        np.put_along_axis(hot, idx[..., None], 1.0, axis=2)
-        return hot.reshape(size, N_AUDIT * k) + rng.normal(0, sigma, (size, N_AUDIT * k))
-
-    return declare_mechanism(honest.spec, sampler, statistic=honest.statistic)
-
-
 def verdicts(lines: list[str], quick: bool) -> None:
     rows = []
     cases = [
@@ -221,11 +188,11 @@ def verdicts(lines: list[str], quick: bool) -> None:
             RegularStarRandomness(N_AUDIT, np.random.default_rng(0).integers(0, N_AUDIT, (6, 2))),
             0.9, 1e-3), None),
     ]
-    own, sigma_own = _own_sensitivity()
+    own, sigma_own = own_sensitivity_soft_threshold(N_AUDIT)
     cases.append(("Algorithm 1, σ for the node's own Δ = 1", "broken", own, sigma_own))
     cases.append(("degrees-only, claim ignores the neighbours' copies (Δ = 1)", "broken",
-                  _own_only_claim(), None))
-    cases.append(("Algorithm 3 releasing a sampled one-hot", "broken", _sampled_one_hot(), None))
+                  neighbours_copies_ignored(N_AUDIT), None))
+    cases.append(("Algorithm 3 releasing a sampled one-hot", "broken", sampled_one_hot(N_AUDIT), None))
     honest_alg1 = cases[0][2]
     for label, kind, mech, sigma_override in cases:
         if sigma_override is not None:          # the honest means, the broken noise level

@@ -29,11 +29,15 @@ from estimators.lndp import (
     joint_accounting,
     regular_vs_star_mechanism,
     regular_vs_star_sigma,
-    soft_threshold,
     soft_threshold_mechanism,
 )
-from mechanisms import GaussianMechanism, declare_mechanism
+from mechanisms import declare_mechanism
 from privaudit import AuditConfig, audit
+from privaudit.suites.local_node import (
+    neighbours_copies_ignored,
+    node_degrees,
+    own_sensitivity_soft_threshold,
+)
 from spec import (
     AdditiveNoise,
     GlobalSensitivity,
@@ -48,10 +52,6 @@ from spec.errors import InconsistentSpecError, UnsupportedCombinationError
 CONFIG = AuditConfig(samples=40_000, pilot_samples=2_000, pair_budget=48, pairs_tested=3,
                      claim_budget=200, seed=19)
 N = 8
-
-
-def _degrees(graph) -> np.ndarray:
-    return np.array([graph.degree(i) for i in range(graph.number_of_nodes())], dtype=float)
 
 
 def _checks(report) -> dict[str, str]:
@@ -76,19 +76,9 @@ def test_exact_accounting_holds_at_every_adversarial_pair():
 
 
 # -- 1. own sensitivity ----------------------------------------------------------------------
-def _own_sensitivity_soft_threshold():
-    honest = soft_threshold_mechanism(N, 0.9, 1e-3, 0, 1)
-    sigma_own = honest.noise_law.sigma / honest.spec.global_sensitivity.value   # Δ = 1
-    return declare_mechanism(
-        honest.spec,
-        lambda g, size, rng: soft_threshold(_degrees(g), 0, 1)
-        + rng.normal(0, sigma_own, (size, N)),
-        statistic=honest.statistic)
-
-
 @pytest.mark.quality
 def test_own_sensitivity_noise_is_caught():
-    report = audit(_own_sensitivity_soft_threshold(), config=CONFIG)
+    report = audit(own_sensitivity_soft_threshold(N)[0], config=CONFIG)
     assert report.violated
     assert _checks(report)["noise_law"] == "violated"
 
@@ -96,13 +86,10 @@ def test_own_sensitivity_noise_is_caught():
 # -- 2. degrees-only, neighbours' copies ignored ---------------------------------------------
 def test_ignoring_neighbours_copies_is_caught_by_the_swap():
     """Claim Δ₂ = 1 (the rewired node's own entry); the swap moves 2k other entries."""
-    broken = GaussianMechanism(
-        0.9, 1e-3, 1.0, calibration="classical",
-        statistic=lambda g: soft_threshold(_degrees(g), 0, 1), input_domain=GraphDomain(n_nodes=N),
-        relation=LocalNodeRelation(focus_nodes=(0,)), output_dimension=N, name="broken_own_only")
+    broken = neighbours_copies_ignored(N)
     swap = [(x, y) for x, y, o in LocalNodeRelation(focus_nodes=(0,)).adversarial_pairs(
         GraphDomain(n_nodes=N)) if o == "focused_degree_preserving_swap"][0]
-    assert _degrees(swap[0])[0] == _degrees(swap[1])[0]          # v's own message is unchanged
+    assert node_degrees(swap[0])[0] == node_degrees(swap[1])[0]          # v's own message is unchanged
     result = joint_accounting(broken, *swap)
     assert result.shift == pytest.approx(math.sqrt(2 * ((N - 1) // 2)))
     assert not result.holds and result.delta_at_claim > 10 * result.delta
@@ -110,10 +97,7 @@ def test_ignoring_neighbours_copies_is_caught_by_the_swap():
 
 @pytest.mark.quality
 def test_ignoring_neighbours_copies_fails_the_audit():
-    broken = GaussianMechanism(
-        0.9, 1e-3, 1.0, calibration="classical",
-        statistic=lambda g: soft_threshold(_degrees(g), 0, 1), input_domain=GraphDomain(n_nodes=N),
-        relation=LocalNodeRelation(focus_nodes=(0,)), output_dimension=N, name="broken_own_only")
+    broken = neighbours_copies_ignored(N)
     report = audit(broken, config=CONFIG)
     assert report.violated
     assert _checks(report)["sensitivity.global"] == "violated"

@@ -1,0 +1,80 @@
+"""Broken local-node (LNDP) mechanisms that a user could write, on the joint messages.
+
+Each is built from the correct mechanism of :mod:`estimators.lndp` (Raskhodnikova, Smith,
+Wagaman & Zavyalov, "Local Node Differential Privacy") with one classic error:
+
+* :func:`own_sensitivity_soft_threshold` — Algorithm 1 whose Gaussian noise is calibrated
+  to the rewired node's *own* sensitivity (Δ = 1) instead of the joint vector's
+  √(1 + (n − 1)/λ²): the spec is the honest one, the noise is too small;
+* :func:`neighbours_copies_ignored` — a degrees-only release whose claim counts only the
+  rewired node's own entry (Δ₂ = 1): a degree-preserving swap leaves that entry alone and
+  moves 2k entries of the neighbours;
+* :func:`sampled_one_hot` — Algorithm 3 (W = I) releasing a *sampled* rounded one-hot
+  instead of its expectation B·e_d; at n = 8 the audit does not catch it
+  (``docs/lndp_study.md``).
+
+Used by ``tests/quality/test_lndp_audits.py`` and ``scripts/lndp_study.py``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from estimators.lndp import (
+    blur_weights,
+    blurry_linear_mechanism,
+    bucket_count,
+    soft_threshold,
+    soft_threshold_mechanism,
+)
+from mechanisms import GaussianMechanism, declare_mechanism
+from spec import GraphDomain, LocalNodeRelation
+
+__all__ = [
+    "neighbours_copies_ignored",
+    "node_degrees",
+    "own_sensitivity_soft_threshold",
+    "sampled_one_hot",
+]
+
+
+def node_degrees(graph: Any) -> np.ndarray:
+    """The degrees of nodes 0 … n − 1 of a networkx graph, as floats."""
+    return np.array([graph.degree(i) for i in range(graph.number_of_nodes())], dtype=float)
+
+
+def own_sensitivity_soft_threshold(n: int) -> tuple[Any, float]:
+    """(Algorithm 1 at (0.9, 10⁻³), τ = 0..1, with σ for Δ = 1; that σ)."""
+    honest = soft_threshold_mechanism(n, 0.9, 1e-3, 0, 1)
+    sigma = honest.noise_law.sigma / honest.spec.global_sensitivity.value
+    mech = declare_mechanism(
+        honest.spec, lambda g, size, rng: soft_threshold(node_degrees(g), 0, 1)
+        + rng.normal(0, sigma, (size, n)), statistic=honest.statistic)
+    return mech, sigma
+
+
+def neighbours_copies_ignored(n: int) -> GaussianMechanism:
+    """Soft-thresholded degrees with a claimed ℓ2 sensitivity of 1 (the node's own entry)."""
+    return GaussianMechanism(
+        0.9, 1e-3, 1.0, calibration="classical",
+        statistic=lambda g: soft_threshold(node_degrees(g), 0, 1),
+        input_domain=GraphDomain(n_nodes=n), relation=LocalNodeRelation(focus_nodes=(0,)),
+        output_dimension=n, name="broken.neighbours_copies_ignored")
+
+
+def sampled_one_hot(n: int, bucket_width: int = 2) -> Any:
+    """Algorithm 3 (W = I) with each node's rounded one-hot sampled, not its expectation."""
+    honest = blurry_linear_mechanism(n, 0.9, 1e-3, bucket_width,
+                                     np.eye(bucket_count(n, bucket_width)))
+    k, sigma = bucket_count(n, bucket_width), honest.noise_law.sigma
+
+    def sampler(g: Any, size: int, rng: np.random.Generator) -> np.ndarray:
+        j, r = blur_weights(node_degrees(g).astype(int), bucket_width)
+        idx = np.minimum(j + (rng.random((size, n)) < r), k - 1)
+        hot = np.zeros((size, n, k))
+        np.put_along_axis(hot, idx[..., None], 1.0, axis=2)
+        return hot.reshape(size, n * k) + rng.normal(0, sigma, (size, n * k))
+
+    return declare_mechanism(honest.spec, sampler, statistic=honest.statistic)
