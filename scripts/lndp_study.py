@@ -71,7 +71,7 @@ N_AUDIT = 8
 def _pairs(n: int, relation: LocalNodeRelation):
     """The relation's own adversarial pairs plus the generic node generators."""
     domain = GraphDomain(n_nodes=n)
-    yield from relation.adversarial_pairs(domain)
+    yield from relation.local_node_pairs(domain)
     x, y = relation.star_toggle(n, 0)
     yield x, y, "star_toggle"
     half = nx_half_star(n)

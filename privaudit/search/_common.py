@@ -1,6 +1,8 @@
-"""Helpers shared by the search modules: pair keys, checked construction, pair anatomy.
+"""Helpers shared by the search modules: pair keys, checked construction, the pair registry.
 
-Nothing here draws random numbers; the functions only look at pairs of validated inputs.
+Nothing here draws random numbers or depends on the relation: what a pair of inputs looks
+like under a relation (where it differs, which node is rewired) is the relation's own
+business (:mod:`spec.relations`).
 """
 
 from __future__ import annotations
@@ -10,11 +12,7 @@ import numbers
 from collections.abc import Iterable
 from typing import Any
 
-import networkx as nx
-import numpy as np
-import numpy.typing as npt
-
-from spec import GraphDomain, LocalNodeRelation, MechanismSpec, NodeNeighbouring
+from spec import MechanismSpec
 from spec.errors import InvalidInputError, InvalidParameterError
 
 from ..pairs import CandidatePair, to_jsonable, verified_pair
@@ -22,13 +20,8 @@ from ..pairs import CandidatePair, to_jsonable, verified_pair
 __all__ = [
     "PairKey",
     "PairRegistry",
-    "added_or_removed_record",
     "check_count",
-    "differing_edges",
-    "differing_index",
-    "effective_graph_domain",
     "ordered_key",
-    "rewired_node",
     "score_order",
     "try_pair",
     "unordered_key",
@@ -122,65 +115,3 @@ class PairRegistry:
             if self.full:
                 return
             self.add(pair)
-
-
-# ----------------------------------------------------------------------------------------
-# the anatomy of a pair
-# ----------------------------------------------------------------------------------------
-def differing_index(x: npt.NDArray[Any], y: npt.NDArray[Any]) -> int | None:
-    """The first position where two equal-size datasets hold different records."""
-    if x.shape != y.shape:
-        return None
-    unequal = x != y
-    if unequal.ndim > 1:
-        unequal = unequal.any(axis=tuple(range(1, unequal.ndim)))
-    positions = np.flatnonzero(unequal)
-    return int(positions[0]) if positions.size else None
-
-
-def added_or_removed_record(
-    x: npt.NDArray[Any], y: npt.NDArray[Any]
-) -> tuple[str, npt.NDArray[Any]] | None:
-    """``("added", r)`` when ``y`` is ``x`` plus record ``r``, ``("removed", r)`` when minus.
-
-    ``None`` when the sizes do not differ by one or the multisets do not nest.
-    """
-    if abs(x.shape[0] - y.shape[0]) != 1:
-        return None
-    big, small, change = (y, x, "added") if y.shape[0] > x.shape[0] else (x, y, "removed")
-    together = np.concatenate([big, small], axis=0)
-    distinct, inverse = np.unique(together, axis=0, return_inverse=True)
-    inverse = np.asarray(inverse).reshape(-1)
-    counts_big = np.bincount(inverse[: big.shape[0]], minlength=distinct.shape[0])
-    counts_small = np.bincount(inverse[big.shape[0] :], minlength=distinct.shape[0])
-    excess = counts_big - counts_small
-    if (excess < 0).any() or int(excess.sum()) != 1:
-        return None
-    return change, distinct[int(np.flatnonzero(excess)[0])]
-
-
-def differing_edges(x: nx.Graph, y: nx.Graph) -> set[tuple[int, int]]:
-    """The symmetric difference of the edge sets, edges as sorted tuples."""
-    edges_x = {(min(u, v), max(u, v)) for u, v in x.edges()}
-    edges_y = {(min(u, v), max(u, v)) for u, v in y.edges()}
-    return edges_x ^ edges_y
-
-
-def rewired_node(x: nx.Graph, y: nx.Graph) -> int | None:
-    """The lowest node touching every differing edge (``None`` for equal graphs or none)."""
-    difference = differing_edges(x, y)
-    if not difference:
-        return None
-    common = set(next(iter(difference)))
-    for edge in difference:
-        common.intersection_update(edge)
-    return min(common) if common else None
-
-
-def effective_graph_domain(spec: MechanismSpec) -> GraphDomain:
-    """The spec's graph domain with the node relation's own degree bound folded in."""
-    domain = spec.input_domain
-    relation = spec.relation
-    if isinstance(relation, (NodeNeighbouring, LocalNodeRelation)):
-        return GraphDomain(n_nodes=domain.n_nodes, max_degree=relation.degree_bound(domain))
-    return domain

@@ -10,6 +10,13 @@ Two searches:
 The budget counts objective evaluations; a pair already evaluated is remembered and
 costs nothing the second time.  Moves that produce a non-neighbour, an input outside the
 domain, or two identical inputs are discarded before the objective sees them.
+
+The moves belong to the spec's relation: its
+:meth:`~spec.relations.NeighbouringRelationBase.random_neighbour` (redraw ``y``), its
+:meth:`~spec.relations.NeighbouringRelationBase.local_moves` (mutate ``x`` carrying ``y``,
+a neighbour built from extremes, a small change of ``y``) and its
+:meth:`~spec.relations.NeighbouringRelationBase.extreme_neighbours`; nothing here depends
+on which relation it is.
 """
 
 from __future__ import annotations
@@ -25,16 +32,10 @@ import numpy as np
 from spec import MechanismSpec
 from spec._random import RandomLike, WeightedChoice, as_generator
 from spec.errors import InvalidInputError, UnsupportedCombinationError
+from spec.relations import LocalMoves
 
 from ..pairs import CandidatePair, verified_pair
 from ._common import PairKey, check_count, ordered_key, score_order, try_pair
-from ._moves import (
-    mutated_pair,
-    nudged_neighbour,
-    redrawn_neighbour,
-    targeted_neighbour,
-    targeted_neighbours,
-)
 
 __all__ = [
     "PROPOSALS_PER_EVALUATION",
@@ -198,19 +199,29 @@ def _propose_pair(
     x, y = current.x, current.y
     move = _PAIR_MOVES.draw(gen)
     if move == 0:
-        return try_pair(spec, x, redrawn_neighbour(spec, x, gen), "local_search")
+        return try_pair(spec, x, _redrawn(spec, x, gen), "local_search")
     if move == 1:
-        new_x, new_y = mutated_pair(spec, x, y, gen)
+        new_x, new_y = _moves(spec, x, y, gen).mutate()
         try:
             carried = try_pair(spec, new_x, new_y, "local_search")
             if carried is not None:
                 return carried
-            return try_pair(spec, new_x, redrawn_neighbour(spec, new_x, gen), "local_search")
+            return try_pair(spec, new_x, _redrawn(spec, new_x, gen), "local_search")
         except InvalidInputError:
             return None
     if move == 2:
-        return try_pair(spec, x, targeted_neighbour(spec, x, y, gen), "local_search")
+        return try_pair(spec, x, _moves(spec, x, y, gen).target(), "local_search")
     return try_pair(spec, y, x, "local_search")
+
+
+def _redrawn(spec: MechanismSpec, x: Any, gen: np.random.Generator) -> Any:
+    """A fresh random neighbour of ``x`` from the relation's own generator."""
+    return spec.relation.random_neighbour(x, spec.input_domain, gen)
+
+
+def _moves(spec: MechanismSpec, x: Any, y: Any, gen: np.random.Generator) -> LocalMoves:
+    """The relation's local-search moves at ``(x, y)``, drawing from ``gen``."""
+    return spec.relation.local_moves(x, y, spec.input_domain, gen)
 
 
 def _start_pair(spec: MechanismSpec, index: int, item: Any) -> CandidatePair:
@@ -261,9 +272,10 @@ def maximise_pair_objective(
     ``restarts`` best then each seed one climb, sharing the remaining evaluations equally.
     A climb proposes, at random: (a) a new random neighbour ``y`` of ``x``; (b) ``x``
     changed by one step with ``y`` carried along when the relation allows (else redrawn),
-    see :func:`~privaudit.search._moves.mutated_pair`; (c) a neighbour built from extremes
-    (substitute-one: the differing record of ``y`` becomes a record-domain extreme);
-    (d) the swapped pair.  It moves whenever the score does not decrease.
+    (``mutate`` of the relation's
+    :meth:`~spec.relations.NeighbouringRelationBase.local_moves`); (c) a neighbour built
+    from extremes (its ``target``; substitute-one: the differing record of ``y`` becomes a
+    record-domain extreme); (d) the swapped pair.  It moves whenever the score does not decrease.
 
     Parameters
     ----------
@@ -338,11 +350,11 @@ def _propose_neighbour(
     x, y = current.x, current.y
     move = _NEIGHBOUR_MOVES.draw(gen)
     if move == 0:
-        candidate = nudged_neighbour(spec, x, y, gen)
+        candidate = _moves(spec, x, y, gen).nudge()
     elif move == 1:
-        candidate = targeted_neighbour(spec, x, y, gen)
+        candidate = _moves(spec, x, y, gen).target()
     else:
-        candidate = redrawn_neighbour(spec, x, gen)
+        candidate = _redrawn(spec, x, gen)
     return try_pair(spec, x, candidate, "local_search")
 
 
@@ -362,7 +374,8 @@ def maximise_over_neighbours(
     index × every record-domain extreme, distinct records first — local sensitivity is
     usually attained there), truncated to the budget; random neighbours (half of what is
     left); then hill climbing on ``y`` from the best so far
-    (see :func:`~privaudit.search._moves.nudged_neighbour`).
+    (the ``nudge`` of the relation's
+    :meth:`~spec.relations.NeighbouringRelationBase.local_moves`).
 
     Parameters
     ----------
@@ -403,7 +416,7 @@ def maximise_over_neighbours(
             evaluations.evaluate(pair)
         best = evaluations.ranked()[0]
         return NeighbourhoodMaximum(best, best.score, evaluations.used, True)
-    for y in targeted_neighbours(spec, xv):
+    for y in spec.relation.extreme_neighbours(xv, domain):
         if evaluations.remaining <= 0:
             break
         pair = try_pair(spec, xv, y, "extreme")
@@ -416,7 +429,7 @@ def maximise_over_neighbours(
         if evaluations.used >= random_target or stale >= RANDOM_STALE_LIMIT:
             break
         before = evaluations.used
-        pair = try_pair(spec, xv, redrawn_neighbour(spec, xv, gen), "random")
+        pair = try_pair(spec, xv, _redrawn(spec, xv, gen), "random")
         if pair is not None:
             evaluations.evaluate(pair)
         stale = stale + 1 if evaluations.used == before else 0

@@ -6,7 +6,10 @@ For users' property tests (``@given(neighbouring_pairs(spec))``) and for
 * :func:`domain_elements` draws elements of any input domain, canonical (validated);
 * :func:`neighbouring_pairs` draws ``(x, y)`` with ``y`` a neighbour of ``x``, built by a
   strategy specific to the relation, so every draw is a neighbour by construction (and
-  checked with the relation's ``require_neighbours``; no filtering).
+  checked with the relation's ``require_neighbours``; no filtering).  The strategies of
+  the built-in relations and domains sit in one dispatch table each (a subclass uses its
+  nearest base's entry); another relation brings its own through
+  :meth:`~spec.relations.NeighbouringRelationBase.neighbour_strategy`.
 
 Values shrink towards simple ones: numbers towards 0 (or the bound nearest to it),
 datasets towards ``min_size`` records, graphs towards no edges, differences towards none.
@@ -46,7 +49,7 @@ from spec import (
 from spec.domains import UNBOUNDED_REACH, ScalarDomainBase
 from spec.errors import InvalidParameterError, UnsupportedCombinationError
 
-from ._common import check_count, effective_graph_domain
+from ._common import check_count
 
 __all__ = ["DEFAULT_EXTRA_RECORDS", "domain_elements", "neighbouring_pairs"]
 
@@ -160,24 +163,59 @@ def domain_elements(
     """
     extra = check_count(max_extra_records, "max_extra_records", 0)
     _check_reach(unbounded_reach)
-    if isinstance(domain, (RealInterval, IntegerRange, Categorical)):
-        return _scalar_values(domain, unbounded_reach).map(domain.validate)
-    if isinstance(domain, VectorDomain):
-        return _array_values(domain.element, domain.length, unbounded_reach).map(domain.validate)
-    if isinstance(domain, DatasetDomain):
-        record = domain.record
-        element = record.element if isinstance(record, VectorDomain) else record
-        sizes = (
-            st.just(domain.size)
-            if domain.size is not None
-            else st.integers(domain.min_size, domain.min_size + extra)
-        )
-        shapes = sizes.map(lambda n: (n, *domain.record_shape))
-        return _array_values(element, shapes, unbounded_reach).map(domain.validate)
-    if isinstance(domain, GraphDomain):
-        return _graphs(domain)
-    shown = domain.label() if hasattr(domain, "label") else repr(domain)
-    raise UnsupportedCombinationError(f"domain_elements: no strategy for {shown}")
+    build = _lookup(_ELEMENTS, domain)
+    if build is None:
+        shown = domain.label() if hasattr(domain, "label") else repr(domain)
+        raise UnsupportedCombinationError(f"domain_elements: no strategy for {shown}")
+    return build(domain, extra, unbounded_reach)
+
+
+def _scalar_elements(domain: ScalarDomainBase, extra: int, reach: float | None
+                     ) -> st.SearchStrategy[Any]:
+    return _scalar_values(domain, reach).map(domain.validate)
+
+
+def _vector_elements(domain: VectorDomain, extra: int, reach: float | None
+                     ) -> st.SearchStrategy[Any]:
+    return _array_values(domain.element, domain.length, reach).map(domain.validate)
+
+
+def _dataset_elements(domain: DatasetDomain, extra: int, reach: float | None
+                      ) -> st.SearchStrategy[Any]:
+    record = domain.record
+    element = record.element if isinstance(record, VectorDomain) else record
+    sizes = (
+        st.just(domain.size)
+        if domain.size is not None
+        else st.integers(domain.min_size, domain.min_size + extra)
+    )
+    shapes = sizes.map(lambda n: (n, *domain.record_shape))
+    return _array_values(element, shapes, reach).map(domain.validate)
+
+
+def _graph_elements(domain: GraphDomain, extra: int, reach: float | None
+                    ) -> st.SearchStrategy[Any]:
+    return _graphs(domain)
+
+
+#: The one dispatch table of element strategies: domain type → builder
+#: ``(domain, max_extra_records, unbounded_reach) → strategy``.
+_ELEMENTS: dict[type, Callable[[Any, int, float | None], st.SearchStrategy[Any]]] = {
+    RealInterval: _scalar_elements,
+    IntegerRange: _scalar_elements,
+    Categorical: _scalar_elements,
+    VectorDomain: _vector_elements,
+    DatasetDomain: _dataset_elements,
+    GraphDomain: _graph_elements,
+}
+
+
+def _lookup(table: dict[type, Any], obj: Any) -> Any:
+    """The entry of ``obj``'s class, or of its nearest base class in the table, or ``None``."""
+    for cls in type(obj).__mro__:
+        if cls in table:
+            return table[cls]
+    return None
 
 
 def _record_elements(domain: DatasetDomain, reach: float | None) -> st.SearchStrategy[Any]:
@@ -203,12 +241,16 @@ def neighbouring_pairs(
 ) -> st.SearchStrategy[tuple[Any, Any]]:
     """A strategy drawing ``(x, y)``: ``x`` from the domain, ``y`` a neighbour of ``x``.
 
-    The neighbour is drawn by a strategy of the relation: substitute-one — an index and a
-    new record; add/remove-one — add a record at a position or remove one; query
-    distance — a difference inside the ball (ℓ0: up to ``⌊radius⌋`` coordinates
-    redrawn); edge — a node pair toggled (if the degree bound allows); node and
-    local-node — a node and a new neighbourhood among the nodes with room; local — a
-    second element.
+    A relation that offers its own strategy
+    (:meth:`~spec.relations.NeighbouringRelationBase.neighbour_strategy`) is used as it
+    is, each pair validated and checked.  For the built-in relations the neighbour is drawn
+    by the strategy of the dispatch table :data:`_NEIGHBOURS`: substitute-one — an index
+    and a new record; add/remove-one — add a record at a position or remove one; query
+    distance — a difference inside the ball (ℓ0: up to ``⌊radius⌋`` coordinates redrawn);
+    edge — a node pair toggled (if the degree bound allows); node and local-node — a node
+    and a new neighbourhood among the nodes with room; local — a second element.  ``x``
+    is drawn from the relation's
+    :meth:`~spec.relations.NeighbouringRelationBase.effective_domain`.
 
     Parameters
     ----------
@@ -220,52 +262,31 @@ def neighbouring_pairs(
     Raises
     ------
     UnsupportedCombinationError
-        For a relation without a strategy here.
+        For a relation without a strategy of its own or here.
     InvalidParameterError
         As in :func:`domain_elements`.
     """
     _check_reach(unbounded_reach)
-    draw_neighbour = _neighbour_drawer(spec, unbounded_reach)
-    if isinstance(spec.relation, (NodeNeighbouring, LocalNodeRelation)):
-        elements = domain_elements(effective_graph_domain(spec))
-    else:
-        elements = domain_elements(
-            spec.input_domain,
-            max_extra_records=max_extra_records,
-            unbounded_reach=unbounded_reach,
+    relation, domain = spec.relation, spec.input_domain
+    own = relation.neighbour_strategy(domain)
+    if own is not None:
+        return own.map(lambda pair: _checked(spec, *pair))
+    drawer = _lookup(_NEIGHBOURS, relation)
+    if drawer is None:
+        raise UnsupportedCombinationError(
+            f"neighbouring_pairs: no strategy for the relation {type(relation).__name__}"
         )
+    bounded = relation.effective_domain(domain)
+    elements = domain_elements(
+        bounded, max_extra_records=max_extra_records, unbounded_reach=unbounded_reach
+    )
 
     @st.composite
     def pairs(draw: st.DrawFn) -> tuple[Any, Any]:
         x = draw(elements)
-        return _checked(spec, x, draw_neighbour(draw, x))
+        return _checked(spec, x, drawer(draw, relation, bounded, x, unbounded_reach))
 
     return pairs()
-
-
-_NeighbourDrawer = Callable[[st.DrawFn, Any], Any]
-
-
-def _neighbour_drawer(spec: MechanismSpec, reach: float | None) -> _NeighbourDrawer:
-    """The relation's way of drawing a neighbour ``y`` of a drawn ``x``."""
-    relation, domain = spec.relation, spec.input_domain
-    if isinstance(relation, SubstituteOne):
-        return lambda draw, x: _substituted(draw, domain, x, reach)
-    if isinstance(relation, AddRemoveOne):
-        return lambda draw, x: _added_or_removed(draw, domain, x, reach)
-    if isinstance(relation, QueryDistance):
-        return lambda draw, x: _within_ball(draw, relation, domain, x, reach)
-    if isinstance(relation, EdgeNeighbouring):
-        return lambda draw, x: _edge_toggled(draw, domain, x)
-    if isinstance(relation, (NodeNeighbouring, LocalNodeRelation)):
-        bounded = effective_graph_domain(spec)
-        return lambda draw, x: _node_rewired(draw, bounded, x)
-    if isinstance(relation, LocalRelation):
-        others = domain_elements(domain, unbounded_reach=reach)
-        return lambda draw, _: draw(others)
-    raise UnsupportedCombinationError(
-        f"neighbouring_pairs: no strategy for the relation {type(relation).__name__}"
-    )
 
 
 def _substituted(draw: st.DrawFn, domain: DatasetDomain, x: Any, reach: float | None) -> Any:
@@ -360,3 +381,27 @@ def _node_rewired(draw: st.DrawFn, bounded: GraphDomain, x: nx.Graph) -> nx.Grap
     y.remove_edges_from(list(y.edges(v)))
     y.add_edges_from((v, u) for u in chosen)
     return y
+
+
+def _other_element(
+    draw: st.DrawFn, relation: LocalRelation, domain: Any, x: Any, reach: float | None
+) -> Any:
+    return draw(domain_elements(domain, unbounded_reach=reach))
+
+
+#: A neighbour drawer: ``(draw, relation, domain, x, unbounded_reach) → y``, where
+#: ``domain`` is the relation's effective domain.
+_NeighbourDrawer = Callable[[st.DrawFn, Any, Any, Any, "float | None"], Any]
+
+#: The one dispatch table of neighbour strategies of the built-in relations (a relation
+#: outside it offers its own ``neighbour_strategy``).
+_NEIGHBOURS: dict[type, _NeighbourDrawer] = {
+    SubstituteOne: lambda draw, relation, domain, x, reach: _substituted(draw, domain, x, reach),
+    AddRemoveOne: lambda draw, relation, domain, x, reach: _added_or_removed(
+        draw, domain, x, reach),
+    QueryDistance: _within_ball,
+    EdgeNeighbouring: lambda draw, relation, domain, x, reach: _edge_toggled(draw, domain, x),
+    NodeNeighbouring: lambda draw, relation, domain, x, reach: _node_rewired(draw, domain, x),
+    LocalNodeRelation: lambda draw, relation, domain, x, reach: _node_rewired(draw, domain, x),
+    LocalRelation: _other_element,
+}

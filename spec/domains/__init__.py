@@ -55,7 +55,7 @@ from typing import Union as _Union
 
 from pydantic import Field as _Field
 
-from ._base import DomainBase, ScalarDomainBase
+from ._base import NUDGE_FRACTION, PERTURB_EXTREME, PERTURB_FRESH, DomainBase, ScalarDomainBase
 from ._common import (
     MAX_GRAPH_COUNT_STATES,
     SAMPLE_OTHER_TRIES,
@@ -78,6 +78,9 @@ __all__ = [
     "InputDomain",
     "IntegerRange",
     "MAX_GRAPH_COUNT_STATES",
+    "NUDGE_FRACTION",
+    "PERTURB_EXTREME",
+    "PERTURB_FRESH",
     "RealInterval",
     "RecordDomain",
     "SAMPLE_OTHER_TRIES",

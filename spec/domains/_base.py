@@ -15,7 +15,13 @@ from .._random import RandomLike, as_generator
 from ..errors import InvalidInputError, PrivauditError, UnsupportedCombinationError
 from ._common import SAMPLE_OTHER_TRIES, _numeric_array, _same_element, _show
 
-__all__ = ["DomainBase", "ScalarDomainBase"]
+__all__ = [
+    "NUDGE_FRACTION",
+    "PERTURB_EXTREME",
+    "PERTURB_FRESH",
+    "DomainBase",
+    "ScalarDomainBase",
+]
 
 
 class DomainBase(SpecModel):
@@ -78,6 +84,19 @@ class DomainBase(SpecModel):
     def extremes(self) -> tuple[Any, ...]:
         """A few adversarially interesting elements (bounds, midpoints, outliers …)."""
 
+    def random_extreme(self, rng: RandomLike) -> Any:
+        """One of :meth:`extremes`, uniformly at random (one ``integers`` draw)."""
+        extremes = self.extremes()
+        return extremes[int(as_generator(rng).integers(len(extremes)))]
+
+    def perturbed(self, value: Any, rng: RandomLike) -> Any:
+        """A new element near or far from ``value``, for the local search over inputs.
+
+        The default is a fresh :meth:`sample`; scalar and vector domains mix extremes,
+        fresh samples and small steps (see :meth:`ScalarDomainBase.perturbed`).
+        """
+        return self.sample(as_generator(rng))
+
     @abstractmethod
     def enumerate(self) -> Iterator[Any]:
         """Iterate over every element of a finite domain.
@@ -94,6 +113,13 @@ class DomainBase(SpecModel):
 
     def _refuse_enumeration(self) -> UnsupportedCombinationError:
         return UnsupportedCombinationError(f"{self.label()} is infinite and cannot be enumerated")
+
+
+#: Probabilities that :meth:`ScalarDomainBase.perturbed` returns an extreme, a fresh sample
+#: (else a nudge); :meth:`~spec.domains.VectorDomain.perturbed` uses the first too.
+PERTURB_EXTREME, PERTURB_FRESH = 0.4, 0.3
+#: A bounded real value is nudged by a normal step of this fraction of the width.
+NUDGE_FRACTION = 0.125
 
 
 class ScalarDomainBase(DomainBase):
@@ -131,6 +157,37 @@ class ScalarDomainBase(DomainBase):
     @abstractmethod
     def low_and_high(self) -> tuple[Any, Any]:
         """The lowest and highest extreme values (finite stand-ins for unbounded sides)."""
+
+    def nudged(self, value: Any, rng: RandomLike) -> Any:
+        """``value`` moved a small random step, kept inside the domain.
+
+        Integer-valued domains: a geometric(1/2) step with a random sign, clamped.  Real
+        domains: a normal step of :data:`NUDGE_FRACTION` of the width (of
+        ``max(1, |value|/4)`` when unbounded), clipped.
+        """
+        gen = as_generator(rng)
+        lo, hi = self.value_bounds()
+        if self.is_integer_valued:
+            step = int(gen.geometric(0.5)) * (1 if gen.random() < 0.5 else -1)
+            moved = min(max(int(value) + step, lo), hi)
+            return self.validate(int(moved))
+        width = hi - lo
+        scale = width * NUDGE_FRACTION if math.isfinite(width) else max(1.0, abs(float(value)) / 4)
+        return self.validate(float(np.clip(float(value) + gen.normal(0.0, scale), lo, hi)))
+
+    def perturbed(self, value: Any, rng: RandomLike) -> Any:
+        """An extreme, a fresh sample or a :meth:`nudged` ``value``.
+
+        With probabilities :data:`PERTURB_EXTREME`, :data:`PERTURB_FRESH` and the rest,
+        chosen by one uniform draw.
+        """
+        gen = as_generator(rng)
+        u = gen.random()
+        if u < PERTURB_EXTREME:
+            return self.random_extreme(gen)
+        if u < PERTURB_EXTREME + PERTURB_FRESH:
+            return self.sample(gen)
+        return self.nudged(value, gen)
 
     def validate(self, x: Any) -> np.generic:
         """Return ``x`` as a numpy scalar (``np.float64`` or ``np.int64``).

@@ -13,7 +13,7 @@ import numpy.typing as npt
 from .._random import RandomLike, as_generator
 from .._types import PositiveInt
 from ..errors import InvalidInputError
-from ._base import DomainBase
+from ._base import PERTURB_EXTREME, DomainBase
 from ._common import _numeric_array, _show, _unique_by_bytes
 from .scalars import ScalarDomain
 
@@ -85,6 +85,17 @@ class VectorDomain(DomainBase):
             j = int(gen.integers(self.length))
             candidate[j] = self.element.sample_other(candidate[j], gen)
         return candidate
+
+    def perturbed(self, value: Any, rng: RandomLike) -> npt.NDArray[Any]:
+        """An extreme vector (probability :data:`~spec.domains.PERTURB_EXTREME`), else
+        ``value`` with one random coordinate :meth:`~spec.domains.ScalarDomainBase.perturbed`."""
+        gen = as_generator(rng)
+        if gen.random() < PERTURB_EXTREME:
+            return self.random_extreme(gen)
+        moved = np.array(value, copy=True)
+        j = int(gen.integers(self.length))
+        moved[j] = self.element.perturbed(moved[j], gen)
+        return moved
 
     def extremes(self) -> tuple[npt.NDArray[Any], ...]:
         """Constant vectors at each element extreme, and first-coordinate outliers."""

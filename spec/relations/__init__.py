@@ -13,6 +13,12 @@ Modules
 
 :data:`NeighbouringRelation` is the discriminated union of all seven (on ``kind``), for
 fields that hold any relation and for parsing with ``pydantic.TypeAdapter``.
+
+Every relation implements :class:`NeighbouringRelationBase`: it decides, generates, and
+owns the adversarial neighbours the auditor searches (``adversarial_pairs``,
+``extreme_neighbours``, ``local_moves`` returning :class:`LocalMoves`,
+``neighbour_strategy``, ``effective_domain``).  The private helper modules
+``_moves_datasets``, ``_moves_vectors`` and ``_moves_graphs`` build them.
 """
 
 from __future__ import annotations
@@ -22,7 +28,7 @@ from typing import Union as _Union
 
 from pydantic import Field as _Field
 
-from ._base import NeighbourDecision, NeighbouringRelationBase
+from ._base import AdversarialPair, LocalMoves, NeighbourDecision, NeighbouringRelationBase
 from .datasets import AddRemoveOne, SubstituteOne
 from .graphs import EdgeNeighbouring, NodeNeighbouring
 from .local import LocalNodeRelation, LocalRelation
@@ -30,7 +36,9 @@ from .vectors import QueryDistance
 
 __all__ = [
     "AddRemoveOne",
+    "AdversarialPair",
     "EdgeNeighbouring",
+    "LocalMoves",
     "LocalNodeRelation",
     "LocalRelation",
     "NeighbourDecision",

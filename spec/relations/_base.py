@@ -8,6 +8,23 @@ A relation is a spec model (frozen, hashable, JSON round-trip) that can
   where the domain is finite and small (:meth:`neighbours`), and random pairs
   (:meth:`random_pair`).
 
+and it owns its **adversarial neighbours**, the moves the auditor's search makes under it
+(:mod:`privaudit.search` asks the relation and never switches on its type):
+
+* :meth:`~NeighbouringRelationBase.adversarial_pairs` — candidate pairs built from the
+  domain's extremes, labelled with the pattern's name (``"extreme"``, ``"star_toggle"`` …);
+* :meth:`~NeighbouringRelationBase.extreme_neighbours` — the extreme-built neighbours of one
+  input, in a fixed order;
+* :meth:`~NeighbouringRelationBase.local_moves` — the perturbations of a pair that the
+  hill climbing proposes (:class:`LocalMoves`);
+* :meth:`~NeighbouringRelationBase.neighbour_strategy` — a hypothesis strategy of pairs,
+  for a relation outside the table of :mod:`privaudit.search.strategies`;
+* :meth:`~NeighbouringRelationBase.effective_domain` — the part of the domain the relation
+  relates (e.g. graphs within a node relation's own degree bound).
+
+Each has a default, so a new relation needs only :meth:`decide`, the generators and
+:meth:`supports_domain`; it earns targeted search by overriding the moves.
+
 Every generated neighbour is a neighbour by :meth:`decide`; the auditor verifies every
 pair it uses with :meth:`decide` before sampling.  Relations hold no domain themselves:
 the domain is passed in, so one relation serves any domain it supports
@@ -17,14 +34,19 @@ the domain is passed in, so one relation serves any domain it supports
 from __future__ import annotations
 
 from abc import abstractmethod
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 from .._base import SpecModel
-from .._random import RandomLike
+from .._random import RandomLike, as_generator
 
-__all__ = ["NeighbourDecision", "NeighbouringRelationBase"]
+__all__ = ["AdversarialPair", "LocalMoves", "NeighbourDecision", "NeighbouringRelationBase"]
+
+#: A raw adversarial pair ``(x, y, origin)``: two inputs and the name of the pattern
+#: that built them (not yet verified; the auditor checks it with :meth:`decide`).
+AdversarialPair = tuple[Any, Any, str]
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,6 +71,35 @@ class NeighbourDecision:
 
     def __bool__(self) -> bool:
         return self.is_neighbour
+
+
+@dataclass(frozen=True, slots=True)
+class LocalMoves:
+    """The local-search moves of a relation at one pair ``(x, y)``.
+
+    Each move is a function of no argument that draws from the generator given to
+    :meth:`NeighbouringRelationBase.local_moves` only when called, so a search that picks
+    one move draws exactly what that move needs.  A move may return inputs that are not
+    neighbours, or ``None`` when it has nothing to offer: the search discards them.
+
+    Attributes
+    ----------
+    mutate : callable () -> (x′, y′ or None)
+        ``x`` changed by one step, and ``y`` carried along when the relation allows
+        (``None``: the search redraws a neighbour of ``x′``).
+    target : callable () -> object or None
+        A neighbour of ``x`` built from extremes, chosen at random.
+    nudge : callable () -> object or None
+        A small change of ``y`` meant to keep it a neighbour of the fixed ``x``.
+    """
+
+    mutate: Callable[[], tuple[Any, Any]]
+    target: Callable[[], Any]
+    nudge: Callable[[], Any]
+
+
+def _redrawn_x(redraw: Callable[[], Any]) -> tuple[Any, None]:
+    return redraw(), None
 
 
 class NeighbouringRelationBase(SpecModel):
@@ -115,6 +166,77 @@ class NeighbouringRelationBase(SpecModel):
         gen = as_generator(rng)
         x = domain.sample(gen)
         return x, self.random_neighbour(x, domain, gen)
+
+    # -- what the search asks (defaults for a relation without moves of its own) ---------
+    def effective_domain(self, domain: Any) -> Any:
+        """The inputs of ``domain`` this relation relates; ``domain`` itself by default.
+
+        Node relations with their own degree bound return the graph domain with that
+        bound folded in; the search samples and builds inputs there.
+        """
+        return domain
+
+    def adversarial_pairs(
+        self,
+        domain: Any,
+        rng: RandomLike = None,
+        budget: int | None = None,
+        *,
+        claimed_sensitivity: float | None = None,
+    ) -> Iterator[AdversarialPair]:
+        """Candidate pairs ``(x, y, origin)`` built from extremes, most telling first.
+
+        The default pairs each of :meth:`effective_domain`'s extremes with each of its
+        :meth:`extreme_neighbours`, origin ``"extreme"``.  The pairs are raw (the search
+        verifies them and drops repeats and non-neighbours) and generated lazily.
+
+        Parameters
+        ----------
+        domain : object
+            The input domain.
+        rng : Generator, int or None
+            For relations whose patterns are random (the built-in ones are deterministic
+            and draw nothing).
+        budget : int, optional
+            How many pairs the caller will keep at most: a hint, the caller stops
+            iterating anyway.
+        claimed_sensitivity : float, optional
+            The mechanism's claimed global sensitivity, a hint for patterns that depend
+            on it (the degree thresholds of the node relations).
+        """
+        def generate() -> Iterator[AdversarialPair]:
+            for x in self.effective_domain(domain).extremes():
+                for y in self.extreme_neighbours(x, domain):
+                    yield x, y, "extreme"
+
+        return generate()
+
+    def extreme_neighbours(self, x: Any, domain: Any) -> Iterable[Any]:
+        """Neighbours of ``x`` built from extremes, in a fixed order; none by default.
+
+        Used by the search over the neighbours of one input (local sensitivity), before
+        its random and hill-climbing phases, and by the default :meth:`adversarial_pairs`.
+        """
+        return ()
+
+    def local_moves(self, x: Any, y: Any, domain: Any, rng: RandomLike) -> LocalMoves:
+        """The hill-climbing moves at the pair ``(x, y)`` (see :class:`LocalMoves`).
+
+        The default moves all redraw: ``mutate`` replaces ``x`` by a
+        :meth:`random_neighbour` (and lets the search redraw ``y``), ``target`` and
+        ``nudge`` return a random neighbour of ``x``.
+        """
+        redraw = partial(self.random_neighbour, x, domain, as_generator(rng))
+        return LocalMoves(mutate=partial(_redrawn_x, redraw), target=redraw, nudge=redraw)
+
+    def neighbour_strategy(self, domain: Any) -> Any:
+        """A hypothesis strategy of neighbouring pairs ``(x, y)``, or ``None``.
+
+        ``None`` (the default) lets :func:`privaudit.search.neighbouring_pairs` use its
+        own strategy for the built-in relations.  A new relation may return a strategy
+        here (it must import ``hypothesis`` itself: ``spec`` does not depend on it).
+        """
+        return None
 
     def require_neighbours(
         self, x: Any, y: Any, domain: Any, *, validated: bool = False

@@ -2,12 +2,15 @@
 
 Both relations compare datasets as validated numpy arrays (see
 :class:`spec.domains.DatasetDomain`) with vectorised numpy operations only; no Python
-loop runs over the records.
+loop runs over the records.  Their adversarial neighbours and local-search moves (the
+interface of :class:`~spec.relations.NeighbouringRelationBase`) are built by
+:mod:`spec.relations._moves_datasets`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
+from functools import partial
 from typing import Any, Literal
 
 import numpy as np
@@ -16,7 +19,8 @@ import numpy.typing as npt
 from .._random import RandomLike, as_generator
 from ..domains import DatasetDomain
 from ..errors import UnsupportedCombinationError
-from ._base import NeighbourDecision, NeighbouringRelationBase
+from . import _moves_datasets as _moves
+from ._base import AdversarialPair, LocalMoves, NeighbourDecision, NeighbouringRelationBase
 
 __all__ = ["AddRemoveOne", "SubstituteOne"]
 
@@ -67,6 +71,10 @@ class _DatasetRelation(NeighbouringRelationBase):
     ) -> tuple[npt.NDArray[Any], npt.NDArray[Any]]:
         """Both datasets validated against ``domain`` (as given when already ``validated``)."""
         return self._validated_inputs(self._require_domain(domain), x, y, validated)
+
+    def _redraw(self, domain: Any, gen: Any) -> Any:
+        """``x ↦`` a random neighbour of ``x`` drawn from ``gen``."""
+        return lambda x: self.random_neighbour(x, domain, gen)
 
 
 class SubstituteOne(_DatasetRelation):
@@ -151,6 +159,40 @@ class SubstituteOne(_DatasetRelation):
                         yield neighbour
 
         return generate()
+
+    # -- adversarial neighbours and moves (see NeighbouringRelationBase) --------------------
+    def adversarial_pairs(
+        self,
+        domain: Any,
+        rng: RandomLike = None,
+        budget: int | None = None,
+        *,
+        claimed_sensitivity: float | None = None,
+    ) -> Iterator[AdversarialPair]:
+        """Record 0 and a middle record of each extreme dataset replaced by each record
+        extreme (origin ``"extreme"``); deterministic, ``rng`` and the hints are unused."""
+        return _moves.substitution_extremes(self._require_domain(domain))
+
+    def extreme_neighbours(self, x: Any, domain: Any) -> Iterator[npt.NDArray[Any]]:
+        """Every index (first occurrences of distinct records first) × every record extreme."""
+        return _moves.substitution_neighbours(x, self._require_domain(domain))
+
+    def local_moves(self, x: Any, y: Any, domain: Any, rng: RandomLike) -> LocalMoves:
+        """Moves under substitution (see :mod:`spec.relations._moves_datasets`).
+
+        ``mutate``: a random record of ``x`` becomes a record extreme, a fresh record or a
+        nudge, and ``y`` takes the same record, unless the change hits the differing index:
+        then ``y`` is kept or redrawn (1/2 each).  ``target``: the differing record of ``y``
+        becomes a record extreme.  ``nudge``: the differing record moves to a new value, or
+        to another index.
+        """
+        checked, gen = self._require_domain(domain), as_generator(rng)
+        return LocalMoves(
+            mutate=partial(_moves.mutated_substitution, checked, x, y, gen),
+            target=partial(_moves.targeted_substitution, checked, x, y, gen),
+            nudge=partial(_moves.nudged_substitution, checked, x, y, gen,
+                          self._redraw(checked, gen)),
+        )
 
 
 class AddRemoveOne(_DatasetRelation):
@@ -248,3 +290,35 @@ class AddRemoveOne(_DatasetRelation):
                 yield np.concatenate([data, np.asarray(record, dtype=data.dtype)[None]], axis=0)
 
         return generate()
+
+    # -- adversarial neighbours and moves (see NeighbouringRelationBase) --------------------
+    def adversarial_pairs(
+        self,
+        domain: Any,
+        rng: RandomLike = None,
+        budget: int | None = None,
+        *,
+        claimed_sensitivity: float | None = None,
+    ) -> Iterator[AdversarialPair]:
+        """Each extreme dataset with its first and last record removed, or a record extreme
+        added (origin ``"extreme"``); deterministic, ``rng`` and the hints are unused."""
+        return _moves.add_remove_extremes(self._require_domain(domain))
+
+    def extreme_neighbours(self, x: Any, domain: Any) -> Iterator[npt.NDArray[Any]]:
+        """Removal of each distinct record (above ``min_size``), then each record extreme added."""
+        return _moves.add_remove_neighbours(x, self._require_domain(domain))
+
+    def local_moves(self, x: Any, y: Any, domain: Any, rng: RandomLike) -> LocalMoves:
+        """Moves under add/remove (see :mod:`spec.relations._moves_datasets`).
+
+        ``mutate``: a random record of ``x`` changes, and the added record is re-added (or
+        the removed one removed again).  ``target``: a record extreme is added to ``x``.
+        ``nudge``: the added record changes, or another record is removed.
+        """
+        checked, gen = self._require_domain(domain), as_generator(rng)
+        return LocalMoves(
+            mutate=partial(_moves.mutated_add_remove, checked, x, y, gen),
+            target=partial(_moves.targeted_addition, checked, x, gen),
+            nudge=partial(_moves.nudged_add_remove, checked, x, y, gen,
+                          self._redraw(checked, gen)),
+        )

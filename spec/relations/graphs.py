@@ -15,12 +15,16 @@ rewired node): :meth:`~NodeNeighbouring.star_toggle` (∅ against a star),
 non-neighbours), and the threshold backgrounds :meth:`~NodeNeighbouring.threshold_star_toggle`
 and :meth:`~NodeNeighbouring.threshold_complement_rewiring`, which put many nodes exactly at
 a degree threshold and push them over it.  Each returns a pair that :meth:`decide` relates.
+
+Both relations own their adversarial neighbours and local-search moves (the interface of
+:class:`~spec.relations.NeighbouringRelationBase`), built by :mod:`spec.relations._moves_graphs`.
 """
 
 from __future__ import annotations
 
 import itertools
 from collections.abc import Callable, Iterable, Iterator
+from functools import partial
 from typing import Any, Literal
 
 import networkx as nx
@@ -30,8 +34,10 @@ from .._random import RandomLike, as_generator
 from .._types import NonNegativeInt
 from ..domains import GraphDomain
 from ..errors import InvalidGraphError, InvalidParameterError, UnsupportedCombinationError
-from ._base import NeighbourDecision, NeighbouringRelationBase
+from . import _moves_graphs as _moves
+from ._base import AdversarialPair, LocalMoves, NeighbourDecision, NeighbouringRelationBase
 from ._graph_backgrounds import independent_neighbourhood_edges, near_regular_edges
+from ._moves_graphs import toggled
 
 __all__ = [
     "EXACT_COVER_LIMIT",
@@ -160,15 +166,6 @@ class EdgeNeighbouring(NeighbouringRelationBase):
     def _toggle_allowed(graph: nx.Graph, u: int, v: int, bound: int) -> bool:
         return graph.has_edge(u, v) or (graph.degree(u) < bound and graph.degree(v) < bound)
 
-    @staticmethod
-    def _toggled(graph: nx.Graph, u: int, v: int) -> nx.Graph:
-        result = graph.copy()
-        if result.has_edge(u, v):
-            result.remove_edge(u, v)
-        else:
-            result.add_edge(u, v)
-        return result
-
     def random_neighbour(self, x: Any, domain: Any, rng: RandomLike) -> nx.Graph:
         """Toggle a uniformly random node pair among those the degree bound allows."""
         checked = _require_graph_domain(self, domain)
@@ -180,7 +177,7 @@ class EdgeNeighbouring(NeighbouringRelationBase):
         for _ in range(_RANDOM_TRIES):
             u, v = (int(i) for i in gen.choice(n, size=2, replace=False))
             if self._toggle_allowed(graph, u, v, bound):
-                return self._toggled(graph, u, v)
+                return toggled(graph, u, v)
         allowed = [
             (u, v)
             for u, v in itertools.combinations(range(n), 2)
@@ -189,7 +186,7 @@ class EdgeNeighbouring(NeighbouringRelationBase):
         if not allowed:
             return graph
         u, v = allowed[int(gen.integers(len(allowed)))]
-        return self._toggled(graph, u, v)
+        return toggled(graph, u, v)
 
     def neighbours(self, x: Any, domain: Any) -> Iterator[nx.Graph]:
         """Every single-pair toggle the degree bound allows (``C(n, 2)`` without a bound)."""
@@ -198,7 +195,40 @@ class EdgeNeighbouring(NeighbouringRelationBase):
         bound = checked.degree_bound
         pairs = itertools.combinations(range(checked.n_nodes), 2)
         return (
-            self._toggled(graph, u, v) for u, v in pairs if self._toggle_allowed(graph, u, v, bound)
+            toggled(graph, u, v) for u, v in pairs if self._toggle_allowed(graph, u, v, bound)
+        )
+
+    # -- adversarial neighbours and moves (see NeighbouringRelationBase) --------------------
+    def adversarial_pairs(
+        self,
+        domain: Any,
+        rng: RandomLike = None,
+        budget: int | None = None,
+        *,
+        claimed_sensitivity: float | None = None,
+    ) -> Iterator[AdversarialPair]:
+        """At a max-degree node of each extreme graph: drop its first edge, add its first
+        non-edge (origin ``"extreme"``); deterministic, ``rng`` and the hints are unused."""
+        return _moves.edge_extremes(_require_graph_domain(self, domain))
+
+    def extreme_neighbours(self, x: Any, domain: Any) -> Iterator[nx.Graph]:
+        """Toggles at the nodes of highest degree first, each with every other node."""
+        _require_graph_domain(self, domain)
+        return _moves.edge_neighbours(x)
+
+    def local_moves(self, x: Any, y: Any, domain: Any, rng: RandomLike) -> LocalMoves:
+        """Moves by toggles (see :mod:`spec.relations._moves_graphs`).
+
+        ``mutate``: one node pair toggled in both graphs (within the degree bound).
+        ``target``: a random neighbour.  ``nudge``: the differing edge turns around one of
+        its ends.
+        """
+        checked, gen = _require_graph_domain(self, domain), as_generator(rng)
+        redraw = partial(self.random_neighbour, domain=checked, rng=gen)
+        return LocalMoves(
+            mutate=partial(_moves.mutated_graphs, x, y, checked.degree_bound, gen, node=False),
+            target=partial(redraw, x),
+            nudge=partial(_moves.nudged_graph, x, y, gen, node=False, redraw=redraw),
         )
 
 
@@ -219,6 +249,11 @@ class _NodeRewiringBase(NeighbouringRelationBase):
         """The tighter of the relation's and the domain's degree bounds (at most ``n − 1``)."""
         bound = domain.degree_bound
         return bound if self.max_degree is None else min(bound, self.max_degree)
+
+    def effective_domain(self, domain: Any) -> GraphDomain:
+        """``domain`` with the relation's own degree bound folded in (:meth:`degree_bound`)."""
+        checked = _require_graph_domain(self, domain)
+        return GraphDomain(n_nodes=checked.n_nodes, max_degree=self.degree_bound(checked))
 
     def _bound_breach(self, graph: nx.Graph) -> tuple[int, int] | None:
         """``(node, degree)`` of the first node above ``max_degree``, if any."""
@@ -337,8 +372,7 @@ class _NodeRewiringBase(NeighbouringRelationBase):
         """A random graph within both degree bounds and a random node-neighbour of it."""
         checked = _require_graph_domain(self, domain)
         gen = as_generator(rng)
-        bounded = GraphDomain(n_nodes=checked.n_nodes, max_degree=self.degree_bound(checked))
-        x = bounded.sample(gen)
+        x = self.effective_domain(checked).sample(gen)
         return x, self.random_neighbour(x, checked, gen)
 
     @staticmethod
@@ -391,7 +425,62 @@ class _NodeRewiringBase(NeighbouringRelationBase):
 
         return generate()
 
-    # -- adversarial pairs ----------------------------------------------------------------
+    # -- adversarial neighbours and moves (see NeighbouringRelationBase) --------------------
+    def threshold_hints(self, domain: Any, claimed_sensitivity: float | None = None
+                        ) -> list[int]:
+        """Degree thresholds worth trying first, from the claimed sensitivity and the bound.
+
+        ``⌊Δ⌋`` and ``⌈Δ⌉`` for a claimed global sensitivity Δ, and ``max_degree − 1``
+        for a bounded relation, kept in ``1 … n − 2`` (see
+        :func:`spec.relations._moves_graphs.threshold_hints`).
+        """
+        n = _require_graph_domain(self, domain).n_nodes
+        return _moves.threshold_hints(n, claimed_sensitivity, self.max_degree)
+
+    def adversarial_pairs(
+        self,
+        domain: Any,
+        rng: RandomLike = None,
+        budget: int | None = None,
+        *,
+        claimed_sensitivity: float | None = None,
+    ) -> Iterator[AdversarialPair]:
+        """The node-neighbouring generators, most telling first, labelled by generator.
+
+        Origins ``"star_toggle"``, ``"threshold_star_toggle"``,
+        ``"threshold_complement_rewiring"``, ``"complement_rewiring"``,
+        ``"hub_insertion"`` and ``"degree_preserving_swap"``, in the order of
+        :func:`spec.relations._moves_graphs.node_extremes`; the thresholds of
+        :meth:`threshold_hints` (from ``claimed_sensitivity``) come first.  Deterministic:
+        ``rng`` is unused.
+        """
+        bounded = self.effective_domain(domain)
+        hinted = self.threshold_hints(domain, claimed_sensitivity)
+        return _moves.node_extremes(self, bounded, hinted)
+
+    def extreme_neighbours(self, x: Any, domain: Any) -> Iterator[nx.Graph]:
+        """Complement rewiring, isolation, hub insertion and degree-preserving swap of each
+        node, highest degree first."""
+        return _moves.node_neighbours(self, x, self.effective_domain(domain))
+
+    def local_moves(self, x: Any, y: Any, domain: Any, rng: RandomLike) -> LocalMoves:
+        """Moves by rewiring (see :mod:`spec.relations._moves_graphs`).
+
+        ``mutate``: one node pair toggled in both graphs, unless it touches the rewired
+        node (then ``y`` is redrawn).  ``target``: a complement rewiring, isolation, hub
+        insertion or degree-preserving swap of a random node.  ``nudge``: one more edge at
+        the rewired node is toggled.
+        """
+        checked, gen = _require_graph_domain(self, domain), as_generator(rng)
+        bounded = self.effective_domain(checked)
+        redraw = partial(self.random_neighbour, domain=checked, rng=gen)
+        return LocalMoves(
+            mutate=partial(_moves.mutated_graphs, x, y, bounded.degree_bound, gen, node=True),
+            target=partial(_moves.targeted_node_move, self, x, checked.n_nodes, bounded, gen),
+            nudge=partial(_moves.nudged_graph, x, y, gen, node=True, redraw=redraw),
+        )
+
+    # -- adversarial pair generators -----------------------------------------------------
     def _bound_for(self, n: int, domain: GraphDomain | None) -> int:
         bound = n - 1 if self.max_degree is None else min(self.max_degree, n - 1)
         return bound if domain is None else min(bound, domain.degree_bound)

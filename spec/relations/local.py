@@ -5,22 +5,27 @@
 * :class:`LocalNodeRelation`: node-level local privacy on graphs; each node ``i`` holds
   its adjacency list ``N_G(i)``, and the graphs are node-neighbours (as in
   :class:`~spec.relations.graphs.NodeNeighbouring`).
+
+Both own their adversarial neighbours and local-search moves (the interface of
+:class:`~spec.relations.NeighbouringRelationBase`).
 """
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterator
+from functools import partial
 from typing import Any, Literal
-
-from pydantic import Field
 
 import networkx as nx
 import numpy as np
+from pydantic import Field
 
 from .._random import RandomLike, as_generator
 from ..domains import Categorical, GraphDomain, IntegerRange, RealInterval, VectorDomain
 from ..errors import InvalidGraphError, InvalidParameterError, UnsupportedCombinationError
-from ._base import NeighbourDecision, NeighbouringRelationBase
+from ._base import AdversarialPair, LocalMoves, NeighbourDecision, NeighbouringRelationBase
+from ._moves_vectors import mutated_vectors, nudged_vector
 from .graphs import _edge_set, _graph, _NodeRewiringBase
 
 #: Most (old, new) neighbourhood sizes the degree-space enumeration realises per background.
@@ -81,6 +86,36 @@ class LocalRelation(NeighbouringRelationBase):
             )
         return (element for element in checked.enumerate() if not np.array_equal(element, value))
 
+    # -- adversarial neighbours and moves (see NeighbouringRelationBase) --------------------
+    def adversarial_pairs(
+        self,
+        domain: Any,
+        rng: RandomLike = None,
+        budget: int | None = None,
+        *,
+        claimed_sensitivity: float | None = None,
+    ) -> Iterator[AdversarialPair]:
+        """Every pair of distinct domain extremes (origin ``"extreme"``); deterministic."""
+        checked = self._require_domain(domain)
+        return ((x, y, "extreme") for x, y in itertools.combinations(checked.extremes(), 2))
+
+    def extreme_neighbours(self, x: Any, domain: Any) -> Iterator[Any]:
+        """The domain's extremes (any two valid inputs are neighbours)."""
+        return iter(self._require_domain(domain).extremes())
+
+    def local_moves(self, x: Any, y: Any, domain: Any, rng: RandomLike) -> LocalMoves:
+        """Moves of the local model (see :mod:`spec.relations._moves_vectors`).
+
+        ``mutate``: one coordinate of ``x`` moves and ``y`` is kept.  ``target``: a random
+        extreme of the domain.  ``nudge``: one coordinate of ``y`` moves.
+        """
+        checked, gen = self._require_domain(domain), as_generator(rng)
+        return LocalMoves(
+            mutate=partial(mutated_vectors, checked, x, y, gen, carry=False),
+            target=partial(checked.random_extreme, gen),
+            nudge=partial(nudged_vector, checked, y, gen),
+        )
+
 
 class LocalNodeRelation(_NodeRewiringBase):
     """Node-neighbouring graphs seen through the nodes' own adjacency lists.
@@ -90,7 +125,8 @@ class LocalNodeRelation(_NodeRewiringBase):
     the local views :meth:`adjacency_lists` and :meth:`changed_nodes`, and the adversarial
     node-neighbour generators of local node differential privacy (Raskhodnikova, Smith,
     Wagaman & Zavyalov, "Local Node Differential Privacy", arXiv:2602.15802; see
-    ``docs/lndp_study.md``), offered to the auditor by :meth:`adversarial_pairs`.
+    ``docs/lndp_study.md``): :meth:`local_node_pairs`, which :meth:`adversarial_pairs`
+    offers the auditor before the generic node-neighbouring generators.
 
     Parameters
     ----------
@@ -155,7 +191,7 @@ class LocalNodeRelation(_NodeRewiringBase):
         if not isinstance(domain, GraphDomain):
             raise UnsupportedCombinationError(
                 f"LocalNodeRelation generators need a GraphDomain, got {type(domain).__name__}")
-        return GraphDomain(n_nodes=domain.n_nodes, max_degree=self.degree_bound(domain))
+        return self.effective_domain(domain)
 
     def _check_node(self, v: Any, n: int, what: str) -> int:
         if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or not 0 <= v < n:
@@ -211,8 +247,25 @@ class LocalNodeRelation(_NodeRewiringBase):
                           _graph(n, [(min(v, u), max(v, u)) for u in new])))
         return pairs
 
-    def adversarial_pairs(self, domain: Any) -> Iterator[tuple[nx.Graph, nx.Graph, str]]:
-        """The relation's own adversarial pairs, as ``(x, y, origin)``, most telling first.
+    def adversarial_pairs(
+        self,
+        domain: Any,
+        rng: RandomLike = None,
+        budget: int | None = None,
+        *,
+        claimed_sensitivity: float | None = None,
+    ) -> Iterator[AdversarialPair]:
+        """:meth:`local_node_pairs`, then the node-neighbouring generators of
+        :meth:`NodeNeighbouring.adversarial_pairs <spec.relations.NodeNeighbouring.adversarial_pairs>`."""
+        return itertools.chain(
+            self.local_node_pairs(domain),
+            super().adversarial_pairs(
+                domain, rng, budget, claimed_sensitivity=claimed_sensitivity
+            ),
+        )
+
+    def local_node_pairs(self, domain: Any) -> Iterator[AdversarialPair]:
+        """The pairs only local node privacy needs, as ``(x, y, origin)``, most telling first.
 
         1. ``"focused_star_toggle"``: ∅ against a star at each of :attr:`focus_nodes`
            (public-randomness-aware, paper §7.1);
@@ -222,8 +275,8 @@ class LocalNodeRelation(_NodeRewiringBase):
         4. ``"degree_space"``: :meth:`degree_space_pairs` at the first focus node (or 0).
 
         The generic generators (star toggle at node 0, complement rewiring, threshold
-        backgrounds, degree-preserving swaps) come from the auditor's node-neighbouring
-        search; these add what only local node privacy needs.
+        backgrounds, degree-preserving swaps) follow in :meth:`adversarial_pairs`; these
+        add what only local node privacy needs.
         """
         bounded = self._checked_domain(domain)
         n = bounded.n_nodes

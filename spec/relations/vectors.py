@@ -7,12 +7,18 @@ most ``radius`` in ℓ0 (number of differing coordinates), ℓ1, ℓ2 or ℓ∞.
 Float comparison uses the relative tolerance :data:`RELATIVE_TOLERANCE`:
 ``‖x − y‖ ≤ radius · (1 + 1e-12)``.  Differences are computed in float64 (integers
 beyond 2**53 lose precision there); ℓ0 compares values exactly.
+
+The relation owns its adversarial neighbours: the StatDP-style sign patterns of
+:meth:`QueryDistance.extreme_neighbours`, the pairs of :meth:`QueryDistance.adversarial_pairs`
+and the hill-climbing moves of :meth:`QueryDistance.local_moves`
+(:mod:`spec.relations._moves_vectors`).
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Iterator
+from functools import partial
 from typing import Any, Literal
 
 import numpy as np
@@ -22,7 +28,8 @@ from .._random import RandomLike, as_generator
 from .._types import PositiveFloat
 from ..domains import Categorical, IntegerRange, RealInterval, ScalarDomainBase, VectorDomain
 from ..errors import UnsupportedCombinationError
-from ._base import NeighbourDecision, NeighbouringRelationBase
+from ._base import AdversarialPair, LocalMoves, NeighbourDecision, NeighbouringRelationBase
+from ._moves_vectors import as_domain_value, as_vector, mutated_vectors, nudged_vector
 
 __all__ = [
     "QueryDistance",
@@ -355,3 +362,67 @@ class QueryDistance(NeighbouringRelationBase):
             ]
             return np.array(moved, dtype=np.int64)
         return np.clip(x + step, lo, hi) + 0.0
+
+    def adversarial_pairs(
+        self,
+        domain: Any,
+        rng: RandomLike = None,
+        budget: int | None = None,
+        *,
+        claimed_sensitivity: float | None = None,
+    ) -> Iterator[AdversarialPair]:
+        """:meth:`extreme_neighbours` of the zero vector and of each extreme vector.
+
+        Origin ``"extreme"``; deterministic (``rng`` and the hints are unused).  The zero
+        vector comes first: query answers around it sit where the noise makes outputs
+        uncertain (a sparse vector's threshold, a noisy max's ties), which is where the
+        privacy loss shows, while at the domain's extremes (±10⁶ for unbounded answers)
+        most outputs are certain on both inputs.  Under a small pair budget the zero
+        vector's patterns are the ones kept.
+        """
+        self._element_of(domain)
+        starts = []
+        zero = np.zeros(domain.length) if isinstance(domain, VectorDomain) else 0.0
+        if domain.contains(zero):
+            starts.append(domain.validate(zero))
+        starts.extend(domain.extremes())
+        for x in starts:
+            for y in self.extreme_neighbours(x, domain):
+                yield x, y, "extreme"
+
+    # -- local-search moves ---------------------------------------------------------------
+    def local_moves(self, x: Any, y: Any, domain: Any, rng: RandomLike) -> LocalMoves:
+        """Moves in the ball (see :mod:`spec.relations._moves_vectors`).
+
+        ``mutate``: one coordinate of ``x`` moves and ``y`` is translated alike (clamped
+        into the domain).  ``target``: one of :meth:`extreme_neighbours`, at random.
+        ``nudge``: one coordinate of ``y`` moves, then ``y`` is pulled back into the ball
+        for real coordinates (``None`` for integer ones outside it).
+        """
+        self._element_of(domain)
+        gen = as_generator(rng)
+        return LocalMoves(
+            mutate=partial(mutated_vectors, domain, x, y, gen, carry=True),
+            target=partial(self._random_extreme_neighbour, x, domain, gen),
+            nudge=partial(self._nudged_neighbour, x, y, domain, gen),
+        )
+
+    def _random_extreme_neighbour(self, x: Any, domain: Any, gen: np.random.Generator) -> Any:
+        options = self.extreme_neighbours(x, domain)
+        return options[int(gen.integers(len(options)))] if options else None
+
+    def _nudged_neighbour(self, x: Any, y: Any, domain: Any, gen: np.random.Generator) -> Any:
+        return self._pulled_into_ball(x, nudged_vector(domain, y, gen), domain)
+
+    def _pulled_into_ball(self, x: Any, y: Any, domain: Any) -> Any:
+        """``y`` moved towards ``x`` until the pair is related (real coordinates only)."""
+        distance = self.distance(x, y, domain)
+        if distance <= self.radius or self.norm == "l0":
+            return y
+        element = self._element_of(domain)
+        if element.is_integer_valued:
+            return None
+        vx, vy = as_vector(x).astype(np.float64), as_vector(y).astype(np.float64)
+        lo, hi = element.value_bounds()
+        shrunk = vx + (vy - vx) * (self.radius / distance) * (1.0 - 1e-9)
+        return as_domain_value(np.clip(shrunk, lo, hi) + 0.0, domain)

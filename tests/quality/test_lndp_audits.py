@@ -66,7 +66,7 @@ def test_exact_accounting_holds_at_every_adversarial_pair():
     domain = GraphDomain(n_nodes=N)
     mech = soft_threshold_mechanism(N, 0.9, 1e-3, 0, 1)
     shifts = []
-    for x, y, _ in LocalNodeRelation().adversarial_pairs(domain):
+    for x, y, _ in LocalNodeRelation().local_node_pairs(domain):
         result = joint_accounting(mech, x, y)
         assert result.holds
         shifts.append(result.shift)
@@ -87,7 +87,7 @@ def test_own_sensitivity_noise_is_caught():
 def test_ignoring_neighbours_copies_is_caught_by_the_swap():
     """Claim Δ₂ = 1 (the rewired node's own entry); the swap moves 2k other entries."""
     broken = neighbours_copies_ignored(N)
-    swap = [(x, y) for x, y, o in LocalNodeRelation(focus_nodes=(0,)).adversarial_pairs(
+    swap = [(x, y) for x, y, o in LocalNodeRelation(focus_nodes=(0,)).local_node_pairs(
         GraphDomain(n_nodes=N)) if o == "focused_degree_preserving_swap"][0]
     assert node_degrees(swap[0])[0] == node_degrees(swap[1])[0]          # v's own message is unchanged
     result = joint_accounting(broken, *swap)

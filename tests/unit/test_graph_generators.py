@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from privaudit.pairs import verified_pair
 from privaudit.search import candidate_pairs, domain_elements, pair_complexity, shrink_pair
-from privaudit.search.candidates import extreme_pairs, threshold_hints
+from privaudit.search.candidates import extreme_pairs
 from privaudit.suites._graph_statistics import edge_count, truncated_edge_count
 from spec import (
     GlobalSensitivity,
@@ -32,7 +32,7 @@ NODE_MODELS = [NodeNeighbouring, LocalNodeRelation]
 GENERATOR_ORIGINS = {
     "star_toggle", "threshold_star_toggle", "threshold_complement_rewiring",
     "complement_rewiring", "hub_insertion", "degree_preserving_swap",
-    # LocalNodeRelation.adversarial_pairs (the relation's own local-node moves)
+    # LocalNodeRelation.local_node_pairs (the relation's own local-node moves)
     "focused_star_toggle", "bucket_extremes", "focused_degree_preserving_swap", "degree_space",
 }
 
@@ -202,6 +202,11 @@ def test_threshold_generators_check_their_arguments():
 # ----------------------------------------------------------------------------------------
 # the auditor's candidate generation
 # ----------------------------------------------------------------------------------------
+def threshold_hints(spec: MechanismSpec) -> list[int]:
+    claim = spec.global_sensitivity
+    return spec.relation.threshold_hints(spec.input_domain, claim and claim.value)
+
+
 def test_threshold_hints_come_from_the_claims():
     assert threshold_hints(make_spec(10, NodeNeighbouring(), 3)) == [3]
     assert threshold_hints(make_spec(10, NodeNeighbouring(), 2.5)) == [2, 3]

@@ -857,11 +857,11 @@ def test_local_node_adversarial_pairs_are_realisable_neighbours():
                      LocalNodeRelation(max_degree=3)):
         domain = GraphDomain(n_nodes=7)
         origins = set()
-        for x, y, origin in relation.adversarial_pairs(domain):
+        for x, y, origin in relation.local_node_pairs(domain):
             assert relation.decide(x, y, domain).is_neighbour, origin
             origins.add(origin)
         assert "degree_space" in origins
-    focused = dict((o, (x, y)) for x, y, o in LocalNodeRelation(focus_nodes=(3,)).adversarial_pairs(
+    focused = dict((o, (x, y)) for x, y, o in LocalNodeRelation(focus_nodes=(3,)).local_node_pairs(
         GraphDomain(n_nodes=7)))
     x, y = focused["focused_degree_preserving_swap"]
     assert x.degree(3) == y.degree(3) == 3 and not set(x[3]) & set(y[3])

@@ -94,7 +94,7 @@ ORIGINS = {
     "explicit", "extreme", "random", "star_toggle", "complement_rewiring", "hub_insertion",
     "degree_preserving_swap", "threshold_star_toggle", "threshold_complement_rewiring",
     "local_search", "exhaustive", "hypothesis",
-    # LocalNodeRelation.adversarial_pairs
+    # LocalNodeRelation.local_node_pairs
     "focused_star_toggle", "bucket_extremes", "focused_degree_preserving_swap", "degree_space",
 }
 
