@@ -3,8 +3,8 @@
 Modules
 -------
 :mod:`privaudit.search.candidates`
-    :func:`candidate_pairs` — explicit, adversarial (domain extremes × relation moves) and
-    random pairs, deduplicated, within a budget.
+    :func:`candidate_pairs` — explicit, adversarial (the relation's own
+    ``adversarial_pairs``) and random pairs, deduplicated, within a budget.
 :mod:`privaudit.search.local_search`
     :func:`maximise_pair_objective` (hill climbing over pairs) and
     :func:`maximise_over_neighbours` (over the neighbours of one input, exhaustive when
@@ -13,6 +13,13 @@ Modules
     Hypothesis strategies :func:`domain_elements` and :func:`neighbouring_pairs`.
 :mod:`privaudit.search.shrink`
     :func:`shrink_pair` — hypothesis shrinks a witness pair; :func:`pair_complexity`.
+
+Nothing here switches on the relation's type: every move comes from the relation's
+interface (:class:`~spec.relations.NeighbouringRelationBase`: ``adversarial_pairs``,
+``extreme_neighbours``, ``local_moves``, ``random_neighbour``, ``effective_domain``), so a
+new relation is searched without editing this package.  Only the hypothesis strategies
+keep one dispatch table of the built-in relations (a new relation may bring its own
+``neighbour_strategy``).
 
 Every pair returned is built by :func:`~privaudit.pairs.verified_pair`.  The strategies
 and the shrinker need ``hypothesis``; they are imported on first use, so the rest of the

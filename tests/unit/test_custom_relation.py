@@ -4,7 +4,7 @@ The relation :class:`SwapAdjacent` relates two datasets of the same size when on
 other with two adjacent records swapped (a model of "the order of arrival is private").
 It implements only what :class:`~spec.relations.NeighbouringRelationBase` asks: deciding,
 generating, and its own adversarial neighbours (``adversarial_pairs``,
-``extreme_neighbours``, ``local_moves``).  Nothing in :mod:`privaudit.search` knows it:
+``extreme_neighbours``, ``local_moves``, ``neighbour_strategy``).  Nothing in :mod:`privaudit.search` knows it:
 the candidate generator, both local searches and the audit reach its moves through that
 interface only.
 
@@ -24,10 +24,16 @@ from typing import Any, Literal
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
 
 from mechanisms import declare_mechanism
 from privaudit import audit
-from privaudit.search import candidate_pairs, maximise_over_neighbours, maximise_pair_objective
+from privaudit.search import (
+    candidate_pairs,
+    maximise_over_neighbours,
+    maximise_pair_objective,
+    neighbouring_pairs,
+)
 from spec import (
     AdditiveNoise,
     DatasetDomain,
@@ -81,9 +87,8 @@ class SwapAdjacent(NeighbouringRelationBase):
 
     def random_neighbour(self, x: Any, domain: Any, rng: Any) -> np.ndarray:
         data = self._checked(domain).validate(x)
-        return _swapped(data, int(np.random.default_rng(rng).integers(N - 1))
-                        if not isinstance(rng, np.random.Generator)
-                        else int(rng.integers(N - 1)))
+        # default_rng returns a Generator unaltered, so the search's stream advances
+        return _swapped(data, int(np.random.default_rng(rng).integers(N - 1)))
 
     def neighbours(self, x: Any, domain: Any):
         data = self._checked(domain).validate(x)
@@ -110,6 +115,13 @@ class SwapAdjacent(NeighbouringRelationBase):
         return LocalMoves(mutate=partial(self._pushed, x, y, checked, rng),
                           target=partial(self._widest_swap, x),
                           nudge=partial(self.random_neighbour, x, checked, rng))
+
+    def neighbour_strategy(self, domain: Any):
+        """Hypothesis pairs: a dataset and one of its adjacent swaps."""
+        from hypothesis import strategies as st
+
+        data = st.lists(st.floats(0.0, 1.0), min_size=N, max_size=N).map(np.array)
+        return st.tuples(data, st.integers(0, N - 2)).map(lambda t: (t[0], _swapped(*t)))
 
     def _pushed(self, x, y, domain, gen):
         CALLS.append("mutate")
@@ -160,7 +172,7 @@ def test_candidate_pairs_come_from_the_relations_own_patterns():
 
 def test_local_searches_use_the_relations_moves():
     CALLS.clear()
-    objective = lambda x, y: abs(first_difference(x) - first_difference(y))  # noqa: E731
+    objective = lambda x, y: abs(first_difference(x) - first_difference(y))
     found = maximise_pair_objective(BROKEN.spec, objective, 3, start=[BENIGN], budget=60)
     assert found[0].score == pytest.approx(2.0)
     assert {"mutate", "target"} <= set(CALLS)
@@ -169,6 +181,13 @@ def test_local_searches_use_the_relations_moves():
     assert best.value == pytest.approx(2.0) and best.best.origin == "extreme"
     assert not best.exhaustive
     assert "extreme_neighbours" in CALLS
+
+
+@settings(max_examples=20, deadline=None, derandomize=True)
+@given(neighbouring_pairs(BROKEN.spec))
+def test_hypothesis_pairs_come_from_the_relations_strategy(pair):
+    x, y = pair
+    assert SwapAdjacent().decide(x, y, DOMAIN).is_neighbour
 
 
 def test_broken_mechanism_is_caught_under_the_new_relation():
