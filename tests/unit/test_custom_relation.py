@@ -204,3 +204,35 @@ def test_broken_mechanism_is_caught_under_the_new_relation():
 def test_correct_mechanism_is_not_flagged_under_the_new_relation():
     report = audit(CORRECT, pairs=[BENIGN], seed=11, samples=20_000)
     assert not report.violated
+
+
+class PlainSwap(SwapAdjacent):
+    """The same relation without moves of its own: the interface's defaults apply."""
+
+    kind: Literal["plain_swap"] = "plain_swap"
+
+    adversarial_pairs = NeighbouringRelationBase.adversarial_pairs
+    extreme_neighbours = NeighbouringRelationBase.extreme_neighbours
+    local_moves = NeighbouringRelationBase.local_moves
+    neighbour_strategy = NeighbouringRelationBase.neighbour_strategy
+
+
+class PlainSpec(MechanismSpec):
+    relation: PlainSwap
+
+
+def test_a_relation_without_moves_is_searched_with_the_defaults():
+    spec = PlainSpec.model_validate(BROKEN.spec.model_dump() | {"relation": PlainSwap()})
+    assert list(spec.relation.adversarial_pairs(DOMAIN)) == []
+    assert tuple(spec.relation.extreme_neighbours(_CALM, DOMAIN)) == ()
+    moves = spec.relation.local_moves(*BENIGN, DOMAIN, 0)
+    new_x, new_y = moves.mutate()
+    assert new_y is None and spec.relation.decide(_CALM, new_x, DOMAIN).is_neighbour
+    assert spec.relation.decide(_CALM, moves.target(), DOMAIN).is_neighbour
+    pairs = candidate_pairs(spec, 0, budget=4)
+    assert pairs and {p.origin for p in pairs} == {"random"}
+    objective = lambda x, y: abs(first_difference(x) - first_difference(y))
+    found = maximise_pair_objective(spec, objective, 3, start=[BENIGN], budget=30)
+    assert found[0].score > 0
+    with pytest.raises(UnsupportedCombinationError, match="no strategy for the relation PlainSwap"):
+        neighbouring_pairs(spec)
