@@ -529,8 +529,13 @@ def write_doc(path: pathlib.Path, args: argparse.Namespace, kendall: dict, auc: 
               "{L = ε} itself, seen about 1,570 times under x and 578 under y at 10⁶. Even "
               "with the whole 5 % error budget on that one event the exact one-sided "
               "(conditional binomial) bound is expected at 0.919 ε; the planner's share "
-              "(0.8 · 0.8 · 0.9 of α) predicts 0.908 ε. The bound reaches 0.97 ε at about "
-              "10⁷ samples per side (predicted 0.971), the row at 10⁷ below.", "",
+              "(0.8 · 0.8 · 0.9 of α) predicts 0.908 ε. At 10⁷ samples per side the "
+              "expected bound is 0.971 ε, and one audit scatters around it by about ±0.015 "
+              "(one standard error of the log ratio of counts near 15,700 and 5,780): the "
+              "row at 10⁷ below measured 0.959 ε. The bound is ≥ 0.97 ε in nine audits out "
+              "of ten from about 3·10⁷ samples per side (expected 0.983 ε). So the exact "
+              "mode is what certifies variant C's ε; the sampling audit confirms it to "
+              "within 6 to 12 % at 10⁶.", "",
               "| randomizer | samples per side | exact ε | coverage | sampling ε lower "
               "bound (per seed) | ratio (min–max) |", "|---|---|---|---|---|---|"]
     for name, n, exact, cov, lbs in cross:
@@ -539,6 +544,14 @@ def write_doc(path: pathlib.Path, args: argparse.Namespace, kendall: dict, auc: 
                   f"{min(ratios):.3f}–{max(ratios):.3f}")
         lines.append(f"| {name} | {n:,} | {exact:.6f} | {cov} | "
                      f"{', '.join(f'{lb:.4f}' for lb in lbs)} | {spread} |")
+    over = [(name, lb) for name, _, exact, _, lbs in cross for lb in lbs
+            if lb > exact * (1 + 1e-9)]
+    total = sum(len(lbs) for *_, lbs in cross)
+    lines += ["", f"{len(over)} of {total} audits put the sampling bound above the exact ε, "
+              "each a false alarm of that audit (probability ≤ 5 % per audit at 95 % "
+              "confidence; the bound exceeds the claim, so the audit reports a violation)"
+              + (": " + "; ".join(f"{name}, {lb:.4f}" for name, lb in over) if over else "")
+              + "."]
     lines += ["", "### False alarms of the correct product randomizers", "",
               f"{alarms.audits // len(alarms.per_mechanism)} seeded audits of each correct "
               "finite product randomizer at CI strength (5·10⁴ samples per side, 95 % "
