@@ -6,10 +6,11 @@ to a file, so a report can be attached to a CI run, mailed, or archived next to 
 certificate and opened years later without network access.
 
 The page shows, top to bottom: the mechanism and the verdict, the disclaimer, the ε lower
-bound against the claim, the claims (the spec), the checks, the counterexamples of the
-violated checks, the worst event with its Clopper–Pearson bounds and the power
-statement, the trade-off and privacy-profile figures, every tested event, the privacy
-profile and the run metadata.
+bound against the claim, for a finite randomizer the exact audit (exact ε, the worst pair
+and the exact δ(ε) profile, stated as exact: no sampling, no confidence level), the claims
+(the spec), the checks, the counterexamples of the violated checks, the worst event with
+its Clopper–Pearson bounds and the power statement, the trade-off and privacy-profile
+figures, every tested event, the privacy profile and the run metadata.
 
 Figures are drawn with :func:`privaudit.plotting.plot_tradeoff` and embedded as SVG;
 without matplotlib a small built-in SVG drawing (points, boxes and the claimed boundary)
@@ -32,6 +33,7 @@ import numpy as np
 from spec.errors import AuditError
 
 if TYPE_CHECKING:  # pragma: no cover
+    from .exact_audit import ExactAuditResult
     from .report import AuditReport
     from .results import CheckOutcome, Counterexample, EventBound
 
@@ -364,6 +366,98 @@ def _summary(report: AuditReport) -> str:
     return (f'<section class="card" id="summary"><h2>ε lower bound against the claim</h2>'
             f'<div class="kpis">{cards}</div>{_gauge(report)}<p class="lead">{sentence}</p>'
             f'{extra}</section>')
+
+
+def _exact_svg(exact: ExactAuditResult, report: AuditReport) -> str:
+    """A small SVG of the exact δ(ε) against the claimed profile (log δ axis)."""
+    pts = [p for p in exact.profile if math.isfinite(p.epsilon)]
+    e_max = max([p.epsilon for p in pts] + [1e-9])
+    e_grid = np.linspace(0.0, e_max, 200)
+    claimed = np.asarray(report.spec.guarantee.privacy_profile(e_grid), dtype=float)
+    positive = [v for v in list(claimed) + [p.delta_exact for p in pts] if v > 0]
+    floor = max(-12, min(-6, math.floor(math.log10(min(positive))) if positive else -6))
+    ax = _Axes(80, 40, 420, 220, (0.0, e_max), (float(floor), 0.0))
+
+    def lg(v: float) -> float:
+        return math.log10(v) if v > 0 else float(floor)
+
+    exact_y = [lg(p.delta_exact) for p in pts]
+    parts = [('<svg viewBox="0 0 560 360" role="img" aria-label="exact privacy profile" '
+              'font-family="sans-serif" font-size="12" fill="#1f2933">'),
+             '<rect width="560" height="360" fill="#ffffff"/>',
+             (f'<polyline points="{ax.points(e_grid, [lg(v) for v in claimed])}" fill="none" '
+             f'stroke="{_INK}" stroke-width="1.6"/>'),
+             (f'<polyline points="{ax.points([p.epsilon for p in pts], exact_y)}" '
+             f'fill="none" stroke="{_BLUE}" stroke-width="1.2"/>')]
+    for p in pts:
+        color = _RED if p.violated else _BLUE
+        parts.append(f'<circle cx="{ax.x(p.epsilon):.2f}" cy="{ax.y(lg(p.delta_exact)):.2f}" '
+                     f'r="3" fill="{color}"/>')
+    e_ticks = [(float(t), f"{t:.3g}") for t in np.linspace(0.0, e_max, 5)]
+    step = max(1, -floor // 6)
+    y_ticks = [(float(k), "1" if k == 0 else f"1e{k}") for k in range(floor, 1, step)]
+    y_ticks[0] = (float(floor), f"≤ 1e{floor}")
+    parts.append(ax.frame(e_ticks, y_ticks, "ε", "δ(ε)", "exact privacy profile"))
+    parts.append(_legend(ax.left, ax.top + ax.height + 62, [
+        (f'<line x1="0" x2="16" y1="0" y2="0" stroke="{_INK}" stroke-width="1.6"/>',
+         "claimed δ(ε)"),
+        (f'<circle cx="8" cy="0" r="3" fill="{_BLUE}"/>', "exact δ(ε), worst of the pairs"),
+        (f'<circle cx="8" cy="0" r="3" fill="{_RED}"/>', "exact δ(ε) above the claim"),
+    ]))
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+def _exact_section(report: AuditReport) -> str:
+    """The exact audit of a finite randomizer: ε, worst pair and δ(ε), computed, not sampled."""
+    exact = report.exact
+    if report.audit_mode != "exact" or exact is None:
+        return ""
+    eps = exact.epsilon_exact
+    over = exact.violated
+    coverage = ("every neighbouring pair of the input domain: this is the mechanism's ε"
+                if exact.coverage == "all_pairs" else
+                "the searched pairs only: exact on them, a lower bound on the mechanism's ε")
+    kpis = [("exact ε", _num(eps, 6), (f"over {exact.pairs_examined} pairs of "
+             f"{exact.inputs_examined} inputs"), "bad" if over else "good"),
+            ("claimed ε", _num(exact.epsilon_claimed, 6),
+             f"δ = {_num(exact.delta_claimed)}", ""),
+            ("exact δ at the claimed ε", _num(exact.delta_at_claimed_epsilon),
+             f"claimed δ = {_num(exact.delta_claimed)}", "bad" if over else "good")]
+    cards = "".join(
+        f'<div class="kpi {cls}"><div class="label">{_e(label)}</div>'
+        f'<div class="value">{_e(value)}</div><div class="note">{_e(note)}</div></div>'
+        for label, value, note, cls in kpis)
+    rows = []
+    for p in exact.profile:
+        status = "violated" if p.violated else "passed"
+        rows.append(f'<tr><td class="num">{_e(_num(p.epsilon, 6))}</td>'
+                    f'<td class="num">{_e(_num(p.delta_exact, 6))}</td>'
+                    f'<td class="num">{_e(_num(p.delta_claimed, 6))}</td>'
+                    f'<td><span class="status {status}">{status}</span></td></tr>')
+    if rows:
+        table = ('<h3>Exact privacy profile δ(ε)</h3>'
+                 f'<p class="small muted">The largest hockey-stick divergence over '
+                 f'{exact.profile_pairs} ordered pairs at each ε.</p>'
+                 f'<figure>{_exact_svg(exact, report)}</figure><table><thead><tr>'
+                 '<th class="num">ε</th><th class="num">exact δ(ε)</th>'
+                 '<th class="num">claimed δ(ε)</th><th>status</th></tr></thead>'
+                 f'<tbody>{"".join(rows)}</tbody></table>')
+    else:
+        note = exact.details.get("note", "")
+        reason = f": {note}" if note else ""
+        table = f'<p class="small">No exact profile was computed{_e(reason)}.</p>'
+    verdict = ("exceeds the claim" if over else "stays within the claim")
+    return (f'<section class="card" id="exact"><h2>Exact audit (no sampling)</h2>'
+            f'<div class="kpis">{cards}</div>'
+            f'<p class="lead">The output law is finite and declared, so the privacy of the '
+            f'randomizer is computed from the probability of every output under every input: '
+            f'these numbers are <strong>exact</strong>, with no sampling and no confidence '
+            f'level. The exact privacy {_e(verdict)}.</p>'
+            f'<p class="small">{_e(exact.statement)}</p>'
+            f'<p class="small">Pairs examined: {_e(coverage)}.</p>'
+            f'<h3>Worst pair</h3><div class="meta">found by <code>{_e(exact.worst_pair.origin)}'
+            f'</code></div>{_pair_block(exact.worst_pair)}{table}</section>')
 
 
 def _claims_section(report: AuditReport) -> str:
@@ -745,6 +839,7 @@ def render_html_report(report: AuditReport, *, figures: FigureMode = "auto") -> 
     body = "".join([
         _header(report),
         _summary(report),
+        _exact_section(report),
         _claims_section(report),
         _checks_section(report),
         _counterexamples_section(report),

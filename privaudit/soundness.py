@@ -25,8 +25,8 @@ from .auditor import audit
 from .config import AuditConfig
 from .statistics import clopper_pearson
 
-__all__ = ["CORRECT_DELTA_MECHANISMS", "CORRECT_MECHANISMS", "SoundnessResult",
-           "soundness_run"]
+__all__ = ["CORRECT_DELTA_MECHANISMS", "CORRECT_FINITE_MECHANISMS", "CORRECT_MECHANISMS",
+           "SoundnessResult", "soundness_run"]
 
 #: Correct mechanisms of the soundness run (name, factory).
 CORRECT_MECHANISMS: tuple[tuple[str, Callable[[], Mechanism]], ...] = (
@@ -68,6 +68,26 @@ CORRECT_DELTA_MECHANISMS: tuple[tuple[str, Callable[[], Mechanism]], ...] = (
 )
 
 
+def _registered(name: str) -> Mechanism:
+    from .registry import entry
+    return entry(name).create()
+
+
+def _hadamard_c(alpha: int, epsilon: float) -> Mechanism:
+    from estimators.local_ustatistics import HadamardRandomizerMechanism
+    return HadamardRandomizerMechanism(alpha, epsilon, "C")
+
+
+#: Correct finite randomizers whose declared output law is a product of several
+#: coordinates: the sampling audit plans their Neyman–Pearson events from the exact
+#: convolved loss law (:mod:`~privaudit.distinguish.product_loss`).
+CORRECT_FINITE_MECHANISMS: tuple[tuple[str, Callable[[], Mechanism]], ...] = (
+    ("local_ustat.hr.C (alpha=5, eps=1)", lambda: _registered("local_ustat.hr.C")),
+    ("hadamard variant C (alpha=3, eps=2)", lambda: _hadamard_c(3, 2.0)),
+    ("local_ustat.2pc.discrete (P=2, eps=1)", lambda: _registered("local_ustat.2pc.discrete")),
+)
+
+
 @dataclass(frozen=True)
 class SoundnessResult:
     """Outcome of a soundness run."""
@@ -102,7 +122,8 @@ def soundness_run(audits_per_mechanism: int, *, config: AuditConfig, first_seed:
     """Audit each correct mechanism ``audits_per_mechanism`` times with consecutive seeds.
 
     ``mechanisms`` defaults to :data:`CORRECT_MECHANISMS`; :data:`CORRECT_DELTA_MECHANISMS`
-    holds (ε, δ) mechanisms, some with rare atoms within their claimed δ.
+    holds (ε, δ) mechanisms, some with rare atoms within their claimed δ, and
+    :data:`CORRECT_FINITE_MECHANISMS` finite product randomizers (exact audit mode).
     """
     per: dict[str, int] = {}
     total = 0

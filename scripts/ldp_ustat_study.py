@@ -13,8 +13,9 @@ and Beyond", AISTATS 2020.  The script measures, over seeded repetitions,
    scores with the class sizes of the paper's smallest class (693 vs 7000);
 3. log-log error slopes in n and ε of Protocols A, B and C next to the paper's bounds
    (Theorem 1, Theorem 3, Theorem 5 with the corrected noise term);
-4. the exact audit against the sampling audit (10⁶ samples per side) on the finite
-   randomizers.
+4. the exact audit against the sampling audit (10⁶ samples per side, three seeds; variant
+   C also at 10⁷) on the finite randomizers, and the false alarms of the correct product
+   randomizers (200 seeded audits each at CI strength).
 
 Usage::
 
@@ -261,25 +262,50 @@ def slope_study(runs: int, seed: int, sizes: tuple[int, ...], epsilons: tuple[fl
 # ----------------------------------------------------------------------------------------
 # 4. exact vs sampling audit
 # ----------------------------------------------------------------------------------------
-def audit_crosscheck(samples: int) -> list[tuple[str, float, float, str]]:
+#: Seeds of the cross-check audits (each randomizer is audited once per seed).
+CROSS_SEEDS = (3, 4, 5)
+#: Audits per correct product randomizer in the false-alarm run (CI strength).
+FALSE_ALARM_AUDITS = 200
+
+
+def audit_crosscheck(samples: int, large: int) -> list[tuple[str, int, float, str,
+                                                             list[float]]]:
+    """Sampling ε lower bound of each finite randomizer at ``samples`` per side, one audit
+    per seed of :data:`CROSS_SEEDS`, next to its exact ε; variant C also at ``large``."""
     from estimators.local_ustatistics import rr_randomizer_mechanism
     from mechanisms import RandomizedResponseMechanism
     from privaudit import AuditConfig, audit
 
-    cfg = AuditConfig(samples=samples, pilot_samples=5_000, pair_budget=16, pairs_tested=1,
-                      claim_budget=100, confidence=0.95, seed=3)
-    mechs = {"k-RR, k = 2": RandomizedResponseMechanism(1.0, 2),
-             "k-RR, k = 4": RandomizedResponseMechanism(1.0, 4),
-             "Protocol A, 8 bins on [0, 1]": rr_randomizer_mechanism(1.0, bins=8),
-             "Protocol A, 36 joint cells": rr_randomizer_mechanism(1.0, cells=36),
-             "Protocol B, HR variant S (α = 5)": HadamardRandomizerMechanism(5, 1.0, "S"),
-             "Protocol B, HR variant C (α = 5)": HadamardRandomizerMechanism(5, 1.0, "C")}
+    def cfg(n: int, seed: int) -> AuditConfig:
+        return AuditConfig(samples=n, pilot_samples=5_000, pair_budget=16, pairs_tested=1,
+                           claim_budget=100, confidence=0.95, seed=seed)
+
+    mechs = [("k-RR, k = 2", RandomizedResponseMechanism(1.0, 2), (samples,)),
+             ("k-RR, k = 4", RandomizedResponseMechanism(1.0, 4), (samples,)),
+             ("Protocol A, 8 bins on [0, 1]", rr_randomizer_mechanism(1.0, bins=8), (samples,)),
+             ("Protocol A, 36 joint cells", rr_randomizer_mechanism(1.0, cells=36), (samples,)),
+             ("Protocol B, HR variant S (α = 5)", HadamardRandomizerMechanism(5, 1.0, "S"),
+              (samples,)),
+             ("Protocol B, HR variant C (α = 5)", HadamardRandomizerMechanism(5, 1.0, "C"),
+              (samples, large))]
     rows = []
-    for name, m in mechs.items():
-        r = audit(m, config=cfg)
-        rows.append((name, float(r.exact.epsilon_exact), float(r.epsilon_lower_bound),
-                     r.exact.coverage))
+    for name, m, sizes in mechs:
+        for n in sizes:
+            seeds = CROSS_SEEDS if n == samples else CROSS_SEEDS[:1]
+            reports = [audit(m, config=cfg(n, seed)) for seed in seeds]
+            rows.append((name, n, float(reports[0].exact.epsilon_exact),
+                         reports[0].exact.coverage,
+                         [float(r.epsilon_lower_bound) for r in reports]))
     return rows
+
+
+def false_alarms(audits: int):
+    """False violations of the correct product randomizers at CI strength (seeded)."""
+    from privaudit.config import CI_STRENGTH
+    from privaudit.soundness import CORRECT_FINITE_MECHANISMS, soundness_run
+
+    return soundness_run(audits, config=CI_STRENGTH, mechanisms=CORRECT_FINITE_MECHANISMS,
+                         first_seed=1_000)
 
 
 # ----------------------------------------------------------------------------------------
@@ -348,7 +374,8 @@ def _fmt(x: float) -> str:
 
 
 def write_doc(path: pathlib.Path, args: argparse.Namespace, kendall: dict, auc: dict,
-              slopes: dict, cross: list, plots: list[str], seconds: float) -> None:
+              slopes: dict, cross: list, alarms: object, plots: list[str],
+              seconds: float) -> None:
     t = kendall["truth"]
     lines = [
         "# Locally private U-statistics: study, errata and exact audits",
@@ -479,16 +506,63 @@ def write_doc(path: pathlib.Path, args: argparse.Namespace, kendall: dict, auc: 
     lines += _comparison_notes(kendall, auc)
     lines += ["## Exact audit against the sampling audit", "",
               f"Statistical audit at {args.audit_samples} samples per side (95 % "
-              "confidence, seed 3) next to the exact ε of the same randomizer. The sampling "
-              "bound must be ≤ the exact ε (soundness) and, for these tight randomizers, "
-              "≥ 0.97 of it (`tests/quality/test_local_randomizer_audits.py`, slow tier). "
-              "Variant C's α coordinates split ε over a product law the event search does "
-              "not resolve at this sample size: its sampling bound is far from tight, which "
-              "is what the exact mode is for.", "",
-              "| randomizer | exact ε | coverage | sampling ε lower bound | ratio |",
-              "|---|---|---|---|---|"]
-    for name, exact, lb, cov in cross:
-        lines.append(f"| {name} | {exact:.6f} | {cov} | {lb:.4f} | {lb / exact:.3f} |")
+              f"confidence, one audit per seed {', '.join(map(str, CROSS_SEEDS))}) next to "
+              "the exact ε of the same randomizer. The sampling bound must be ≤ the exact ε "
+              "(soundness) and, for these tight randomizers, ≥ 0.97 of it "
+              "(`tests/quality/test_local_randomizer_audits.py`, slow tier).", "",
+              "For a finite randomizer whose law is a product of coordinates (Protocol B's "
+              "variant C: one Hadamard bit per level at ε/α each) the sampling audit plans "
+              "its events from the declared law: the exact law of the privacy loss "
+              "L = Σ_c ℓ_c, the convolution of the coordinates' finite loss laws "
+              "(`privaudit/distinguish/product_loss.py`), gives the Neyman–Pearson level "
+              "sets {L ≥ t}, and the planner picks the one with the best predicted bound "
+              "before any sample is drawn; the events are then counted on the sampled "
+              "outputs with exact bounds, so the result is still a sampling bound. For "
+              "variant C the chosen event is L ≥ ε, \"every level's row separates x from y "
+              "and its bit agrees with x\": probability (κ/2)^α under x and ((1 − κ)/2)^α "
+              "under y, κ = e^{ε/α}/(1 + e^{ε/α}) (1.57·10⁻³ and 5.78·10⁻⁴ at α = 5, ε = 1). "
+              "Before this the data-driven search found only L ≥ 0.8 (ratio e^0.82): 0.80 at "
+              "10⁶.", "",
+              "The 0.97 target is out of reach for variant C at 10⁶ samples per side, for "
+              "any sound sampling bound from one event: every event has a likelihood ratio "
+              "≤ e^ε, and only subsets of {L = ε} reach it, so the best event is "
+              "{L = ε} itself, seen about 1,570 times under x and 578 under y at 10⁶. Even "
+              "with the whole 5 % error budget on that one event the exact one-sided "
+              "(conditional binomial) bound is expected at 0.919 ε; the planner's share "
+              "(0.8 · 0.8 · 0.9 of α) predicts 0.908 ε. At 10⁷ samples per side the "
+              "expected bound is 0.971 ε, and one audit scatters around it by about ±0.015 "
+              "(one standard error of the log ratio of counts near 15,700 and 5,780): the "
+              "row at 10⁷ below measured 0.959 ε. The bound is ≥ 0.97 ε in nine audits out "
+              "of ten from about 3·10⁷ samples per side (expected 0.983 ε). So the exact "
+              "mode is what certifies variant C's ε; the sampling audit confirms it to "
+              "within 6 to 12 % at 10⁶.", "",
+              "| randomizer | samples per side | exact ε | coverage | sampling ε lower "
+              "bound (per seed) | ratio (min–max) |", "|---|---|---|---|---|---|"]
+    for name, n, exact, cov, lbs in cross:
+        ratios = [lb / exact for lb in lbs]
+        spread = (f"{ratios[0]:.3f}" if len(ratios) == 1 else
+                  f"{min(ratios):.3f}–{max(ratios):.3f}")
+        lines.append(f"| {name} | {n:,} | {exact:.6f} | {cov} | "
+                     f"{', '.join(f'{lb:.4f}' for lb in lbs)} | {spread} |")
+    over = [(name, lb) for name, _, exact, _, lbs in cross for lb in lbs
+            if lb > exact * (1 + 1e-9)]
+    total = sum(len(lbs) for *_, lbs in cross)
+    lines += ["", f"{len(over)} of {total} audits put the sampling bound above the exact ε, "
+              "each a false alarm of that audit (probability ≤ 5 % per audit at 95 % "
+              "confidence; the bound exceeds the claim, so the audit reports a violation)"
+              + (": " + "; ".join(f"{name}, {lb:.4f}" for name, lb in over) if over else "")
+              + "."]
+    lines += ["", "### False alarms of the correct product randomizers", "",
+              f"{alarms.audits // len(alarms.per_mechanism)} seeded audits of each correct "
+              "finite product randomizer at CI strength (5·10⁴ samples per side, 95 % "
+              "confidence, seeds from 1000; `privaudit.soundness.CORRECT_FINITE_MECHANISMS`):",
+              "", "| randomizer | audits | false violations |", "|---|---|---|"]
+    per = alarms.audits // len(alarms.per_mechanism)
+    for name, count in alarms.per_mechanism.items():
+        lines.append(f"| {name} | {per} | {count} |")
+    lines += ["", f"Total {alarms.false_violations} of {alarms.audits} "
+              f"({alarms.rate:.2%}); one-sided 95 % Clopper–Pearson upper bound "
+              f"{alarms.rate_upper_bound:.2%} (nominal 5 % per audit)."]
     lines += ["", "## Known limits", "",
               "* The Tripadvisor data are not shipped by any installable package: the Kendall "
               "experiment uses a Gaussian-copula stand-in with the same n and domain.",
@@ -603,12 +677,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--quick", action="store_true", help="tiny sizes (smoke run)")
     parser.add_argument("--audit-samples", type=int, default=1_000_000)
+    parser.add_argument("--large-audit-samples", type=int, default=10_000_000,
+                        help="samples per side of the variant-C audit at the large size")
+    parser.add_argument("--false-alarm-audits", type=int, default=FALSE_ALARM_AUDITS)
     parser.add_argument("--out", type=pathlib.Path, default=ROOT / "docs")
     args = parser.parse_args(argv)
     args.out.mkdir(parents=True, exist_ok=True)
     started = time.perf_counter()
     if args.quick:
         args.audit_samples = min(args.audit_samples, 20_000)
+        args.large_audit_samples = min(args.large_audit_samples, 40_000)
+        args.false_alarm_audits = min(args.false_alarm_audits, 2)
         kendall = kendall_study(args.runs, args.seed, 2_000, (1.0, 4.0))
         auc = auc_study(args.runs, args.seed, (1.0, 4.0), 200, 800)
         slopes = slope_study(args.runs, args.seed, (1_000, 4_000), (1.0, 2.0), 2_000, 1.0)
@@ -620,10 +699,13 @@ def main(argv: list[str] | None = None) -> int:
         slopes = slope_study(args.runs, args.seed, (2_000, 20_000, 200_000, 2_000_000),
                              (0.25, 0.5, 1.0, 2.0, 4.0), 200_000, 1.0)
         print(f"slopes done {time.perf_counter() - started:.0f} s", flush=True)
-    cross = audit_crosscheck(args.audit_samples)
+    cross = audit_crosscheck(args.audit_samples, args.large_audit_samples)
+    print(f"cross-check done {time.perf_counter() - started:.0f} s", flush=True)
+    alarms = false_alarms(args.false_alarm_audits)
+    print(f"false alarms done {time.perf_counter() - started:.0f} s", flush=True)
     plots = _plot(kendall, auc, slopes, args.out)
-    write_doc(args.out / "ldp_ustat_study.md", args, kendall, auc, slopes, cross, plots,
-              time.perf_counter() - started)
+    write_doc(args.out / "ldp_ustat_study.md", args, kendall, auc, slopes, cross, alarms,
+              plots, time.perf_counter() - started)
     print(f"wrote {args.out / 'ldp_ustat_study.md'} in {time.perf_counter() - started:.0f} s")
     return 0
 

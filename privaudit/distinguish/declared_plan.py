@@ -42,6 +42,9 @@ declared law                                   method
 =============================================  ===========================================
 finitely many outputs (randomized response,    exact: every output with its two declared
 noisy argmax with Gumbel noise)                probabilities
+finite product randomizer (L coordinates)      exact: convolution of the coordinates'
+                                               loss laws (:mod:`~privaudit.distinguish.
+                                               product_loss`)
 additive noise on the integers, one            exact: every integer within 10⁻¹⁵ of both
 differing coordinate                           tails
 continuous additive or smooth-sensitivity      quadrature: ~7·10³ cells between quantiles
@@ -81,6 +84,7 @@ from spec.errors import PrivauditError
 
 from .densities import declared_tables
 from .events import DiscreteCode, Event, Feature, ThresholdEvent, ValueSetEvent
+from .product_loss import product_loss_law
 
 __all__ = [
     "HEDGE_FACTOR",
@@ -305,6 +309,12 @@ def declared_loss_law(mechanism: Any, x: Any, y: Any, llr: Feature) -> LossLaw |
                                np.zeros(1), 0,
                                f"exact on the {cats.size} outputs of the declared law",
                                finite=True)
+        product = product_loss_law(mechanism, x, y)
+        if product is not None:             # finite product law: exact by convolution
+            return LossLaw(values=product[0], mass_x=product[1], mass_y=product[2],
+                           method=f"exact convolution over the {noise.law.length} "
+                                  f"coordinates of the declared product law "
+                                  f"({product[0].size} loss values)")
         if isinstance(noise, AdditiveNoise) and mechanism.provides("statistic"):
             dim = int(mechanism.spec.output_dimension)
             fx = _finite_vector(mechanism.statistic(x), dim)

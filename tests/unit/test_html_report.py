@@ -257,3 +257,47 @@ def test_a_report_without_events_profile_or_power_still_renders(passing, figures
     assert parser.errors == [] and parser.stack == []
     assert "No rejection region was tested" in text and "no power statement" in text
     assert 'id="events"' not in text and 'id="profile"' not in text and "<svg" in text
+
+
+def _section(text: str, ident: str) -> str:
+    start = text.index(f'<section class="card" id="{ident}">')
+    return text[start:text.index("</section>", start)]
+
+
+@pytest.mark.parametrize("figures", ["auto", "builtin"])
+def test_exact_audit_has_its_own_section_stated_as_exact(figures):
+    from privaudit.suites.local import LocalKaryRR
+
+    # three independent eps-reports of one cell: exact eps = 3 (claimed 1), a product law
+    report = audit(LocalKaryRR(1.0, 4, copies=3, name="rr_three_reports"), config=FAST)
+    assert report.audit_mode == "exact"
+    text = render_html_report(report, figures=figures)
+    parser = _parse(text)
+    assert parser.errors == [] and parser.stack == []
+    _assert_standalone(text, parser)
+    section = _section(text, "exact")
+    plain = html.unescape(re.sub(r"<[^>]+>", " ", section))
+    assert "Exact audit (no sampling)" in plain
+    assert "exact" in plain and "no sampling and no confidence level" in plain
+    assert "exact ε" in plain and "3" in plain.split("exact ε", 1)[1].split()[0]
+    assert report.exact.statement in plain
+    assert "every neighbouring pair" in plain               # coverage = all_pairs
+    assert "Worst pair" in plain and 'class="pair"' in section
+    # the exact δ(ε) profile: one row per point, with the claimed δ and a status
+    assert section.count('<td class="num">') >= 3 * len(report.exact.profile)
+    assert len(report.exact.profile) > 0
+    assert 'aria-label="exact privacy profile"' in section
+    assert 'class="status violated"' in section               # δ(1) > 0 = claimed δ
+    for p in report.exact.profile:
+        assert _e6(p.delta_exact) in plain
+
+
+def test_statistical_report_has_no_exact_section(passing):
+    assert passing.audit_mode == "statistical"
+    assert 'id="exact"' not in render_html_report(passing)
+
+
+def _e6(value: float) -> str:
+    from privaudit.html_report import _num
+
+    return _num(value, 6)
