@@ -15,7 +15,7 @@ probe; *value* columns take many values but have an atom (one value carrying at 
 :data:`ATOM_SHARE` of the probe).  The family applies when there is at least one of each.
 
 **Score of a pattern** (:class:`PatternLLR`): the categorical columns are split into
-blocks of dependent columns (:func:`~privaudit.distinguish.scores.dependence_groups`;
+blocks of dependent columns (:func:`~privaudit.distinguish.cell_score.dependence_groups`;
 the independent halves of two parallel runs form separate blocks), each block's cell
 log-likelihood ratio is estimated (smoothed counts) and the blocks' ratios are added —
 the exact LLR of the pattern when the blocks are independent, with far less noise than
@@ -49,13 +49,9 @@ from typing import Literal
 
 import numpy as np
 
-from .scores import (
-    PackedSum,
-    dependence_groups,
-    digit_range,
-    output_rows,
-    small_integer_digits,
-)
+from .cell_score import dependence_groups
+from .columns import PackedSum, digit_range, small_integer_digits
+from .rows import output_rows
 
 __all__ = [
     "ATOM_SHARE",
@@ -199,7 +195,7 @@ class _Block:
 
     def packed_key(self, positions: tuple[int, ...], lo: int, base: int, width: int
                    ) -> PackedSum:
-        """:meth:`key` from a digit matrix (:func:`~privaudit.distinguish.scores.
+        """:meth:`key` from a digit matrix (:func:`~privaudit.distinguish.columns.
         small_integer_digits` with ``lo``; the block's columns at ``positions``): the
         mixed-radix key is Σ_c code_c(lo + d_c) · (product of the later radices)."""
         terms = []
@@ -253,7 +249,7 @@ class _PackedBlocks:
     @classmethod
     def of(cls, blocks: tuple[_Block, ...]) -> _PackedBlocks | None:
         """``None`` unless every column's values are integers of one small range
-        (:func:`~privaudit.distinguish.scores.digit_range`; sparse-vector codes)."""
+        (:func:`~privaudit.distinguish.columns.digit_range`; sparse-vector codes)."""
         lookups = [lk for b in blocks for lk in b._lookups]  # type: ignore[attr-defined]
         if not lookups or any(lk.table is None for lk in lookups):
             return None
@@ -310,7 +306,7 @@ def fit_pattern_llr(fit_x: np.ndarray, fit_y: np.ndarray, columns: tuple[int, ..
     """Fit :class:`PatternLLR` on the categorical ``columns`` of the fitting rows.
 
     Blocks are the connected components of significantly dependent columns
-    (:func:`~privaudit.distinguish.scores.dependence_groups`, G-test at level 10⁻⁶);
+    (:func:`~privaudit.distinguish.cell_score.dependence_groups`, G-test at level 10⁻⁶);
     each block's table is log((n_x(c) + λ)/(N_x + λm)) − log((n_y(c) + λ)/(N_y + λm)).
     """
     ox = np.asarray(fit_x).reshape(np.shape(fit_x)[0], -1)

@@ -1,44 +1,37 @@
-"""Learned distinguishing scores: density-ratio estimates fitted on part of the search split.
+"""The cell score: a smoothed cell log-likelihood ratio summed over groups of columns.
 
-Every score here is a fixed function φ of one output once fitted; the auditor thresholds
-it ({φ ≥ t}, {φ ≤ t}) and tests the thresholds on data it was not fitted on, so any
-score — good or bad — gives valid events.  A better score only gives *stronger* events.
+:class:`CellScore` is Σ over *groups* of columns of a smoothed cell log-likelihood
+ratio log((n_x(c) + λ)/(N_x + λm)) − log((n_y(c) + λ)/(N_y + λm)), on the cells of
+:mod:`~privaudit.distinguish.columns`.  With one column per group it is the
+**naive-Bayes (column-wise LLR) score**, the exact LLR of a product law (RAPPOR's
+independent bits, a noisy histogram's independent coordinates) and a strong score
+generally; with one group holding every column it is a **joint histogram** (the exact
+LLR of a discretised output); in between, **grouped** scores join dependent categorical
+columns (mutual information on the fitting sample) and add each continuous column's LLR
+*conditional on carrying a value* (its atoms score 0, its bins are normalised by the
+rows that carry a value), while the column's :class:`~privaudit.distinguish.columns.
+AtomClass` (which atom, or "a value") joins the categorical columns it depends on, so
+that "query j released a value" is counted once — with the pattern — and not again with
+the value.  That is the exact structure of sparse-vector outputs whose released values
+are independent given the pattern (and, with one ⊤, of every such output).  An optional
+linear *whitening* (Cholesky of the pooled covariance) is applied first for correlated
+continuous outputs: for prefix sums of independent noise it recovers the independent
+increments.
 
-* :class:`ColumnCoder` — one column (or a 1-D output) as integer cells: exact values
-  when the column takes few values, otherwise atoms (values carrying ≥ 0.5 % of the
-  mass) plus quantile bins of the rest, refined in both tails;
-* :class:`CellScore` — Σ over *groups* of columns of a smoothed cell log-likelihood
-  ratio log((n_x(c) + λ)/(N_x + λm)) − log((n_y(c) + λ)/(N_y + λm)).  With one column per
-  group it is the **naive-Bayes (column-wise LLR) score**, the exact LLR of a product law
-  (RAPPOR's independent bits, a noisy histogram's independent coordinates) and a strong
-  score generally; with one group holding every column it is a **joint histogram**
-  (the exact LLR of a discretised output); in between, **grouped** scores join dependent
-  categorical columns (mutual information on the fitting sample) and add each continuous
-  column's LLR *conditional on carrying a value* (its atoms score 0, its bins are
-  normalised by the rows that carry a value), while the column's :class:`AtomClass`
-  (which atom, or "a value") joins the categorical columns it depends on, so that "query
-  j released a value" is counted once — with the pattern — and not again with the
-  value.  That is the exact structure of sparse-vector outputs whose released values
-  are independent given the pattern (and, with one ⊤, of every such output).  An optional linear *whitening* (Cholesky of the pooled covariance) is applied
-  first for correlated continuous outputs: for prefix sums of independent noise it
-  recovers the independent increments;
-* :class:`LogisticScore` — logistic regression (:func:`~privaudit.distinguish.logistic.
-  fit_logistic`) on a feature map without the collinearity of the plain (z, z², |z|) map:
-  binary columns give one indicator, categorical columns a one-hot code, continuous
-  columns (z, z², |z|) plus indicators of their atoms, and low-dimensional continuous
-  outputs also the pairwise products z_i z_j; duplicate features are dropped;
-* :class:`AbsDeviation` — |o − c| for 1-D outputs, whose thresholds are two-sided
-  events {o ≤ c − r} ∪ {o ≥ c + r}.
+Every score is a fixed function φ of one output once fitted; the auditor thresholds it
+({φ ≥ t}, {φ ≤ t}) and tests the thresholds on data it was not fitted on, so any score —
+good or bad — gives valid events.  A better score only gives *stronger* events.
 
 References
 ----------
 .. [1] Bichsel, Steffen, Bogunovic & Vechev, "DP-Sniper", IEEE S&P 2021 (thresholds on a
    learned posterior).
 .. [2] Sugiyama, Suzuki & Kanamori, "Density ratio estimation in machine learning",
-   Cambridge University Press 2012 (histogram and probabilistic-classification
-   estimators of density ratios).
+   Cambridge University Press 2012 (histogram estimators of density ratios).
 .. [3] Lyu, Su & Li, "Understanding the sparse vector technique for differential
    privacy", PVLDB 2017 (the structure of SVT outputs).
+.. [4] Robertson, Wright & Dykstra, "Order restricted statistical inference", Wiley
+   1988 (pool-adjacent-violators, :func:`isotonic`).
 """
 
 from __future__ import annotations
@@ -51,42 +44,31 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy import special
 
-from .logistic import fit_logistic
+from .columns import (
+    CATEGORICAL_VALUES,
+    EXACT_VALUES,
+    PACKED_CELLS,
+    AtomClass,
+    ColumnCoder,
+    PackedSum,
+    digit_range,
+    fit_column_coder,
+    small_integer_digits,
+)
+from .rows import output_rows
 
 __all__ = [
-    "AbsDeviation",
-    "AtomClass",
+    "MI_ROWS",
     "CellFit",
     "CellScore",
-    "ColumnCoder",
-    "LogisticScore",
-    "PackedSum",
     "dependence_groups",
-    "digit_range",
     "fit_cell_score",
-    "fit_column_coder",
-    "fit_logistic_score",
     "isotonic",
-    "output_rows",
-    "small_integer_digits",
     "whitening",
 ]
 
-#: Columns with at most this many distinct values are coded exactly (categorical).
-EXACT_VALUES = 32
-#: Columns with at most this many distinct values count as categorical in grouped scores
-#: and in the logistic feature map.
-CATEGORICAL_VALUES = 16
-#: A value carrying at least this share of a continuous column is an atom (own cell).
-ATOM_SHARE = 0.005
-#: Rows of the fitting sample used to find distinct values and atoms.
-_PROBE_ROWS = 20_000
 #: Rows per block when scoring (a block of every column stays in cache).
 _BLOCK = 1 << 13
-#: Cells of the uniform grid that locates values among a coder's bin edges.
-_GRID_CELLS = 4096
-#: Fewest edges for which the grid is used (a binary search over fewer is as fast).
-_GRID_EDGES = 8
 #: Rows used to test columns for dependence.
 MI_ROWS = 100_000
 #: Smallest mutual information (nats) for which two columns are joined.
@@ -97,316 +79,6 @@ _MI_FLOOR = 1e-4
 def _g_threshold(dof: int) -> float:
     """The level-10⁻⁶ quantile of χ²(dof)."""
     return float(special.chdtri(dof, 1e-6))
-
-
-def output_rows(outputs: np.ndarray) -> np.ndarray:
-    """The outputs as a 2-D array, one row per output (also when there are none: no −1
-    to infer)."""
-    o = np.asarray(outputs)
-    return o.reshape(o.shape[0], math.prod(o.shape[1:]))
-
-
-# ----------------------------------------------------------------------------------------
-# columns as cells
-# ----------------------------------------------------------------------------------------
-@dataclass(frozen=True, eq=False)
-class ColumnCoder:
-    """Integer cells of one column: ``atoms`` exactly, other values in bins of ``edges``.
-
-    Cell ``i < len(atoms)`` is the value ``atoms[i]``; a value that is not an atom falls
-    in cell ``len(atoms) + searchsorted(edges, v, "right")`` (NaN in the last cell).
-    A column coded exactly has no edges, so every unseen value shares one cell.
-    """
-
-    atoms: np.ndarray = field(repr=False)
-    edges: np.ndarray = field(repr=False)
-
-    @property
-    def size(self) -> int:
-        """Number of cells."""
-        return int(self.atoms.size + self.edges.size + 1)
-
-    @property
-    def exact(self) -> bool:
-        """Whether the column is coded by its values only (no bins)."""
-        return self.edges.size == 0
-
-    def atom_index(self, column: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """(i, hit): the atom nearest below-or-at each value and whether it is equal."""
-        col = np.asarray(column)
-        m = self.atoms.size
-        lut = self._lookup(col)
-        if lut is not None:                       # integer column, small integer atoms
-            lo, table = lut
-            pos = np.subtract(col, lo)
-            np.clip(pos, -1, table.size - 2, out=pos)
-            idx = table[pos + 1]
-            hit = idx < m
-            return np.minimum(idx, m - 1), hit
-        if m == 1:                               # the usual single atom: no gather
-            return np.zeros(col.shape[0], dtype=np.intp), col == self.atoms[0]
-        if m <= 8:
-            idx = np.zeros(col.shape[0], dtype=np.intp)
-            for mid in (self.atoms[:-1] + self.atoms[1:]) / 2.0:
-                idx += col > mid
-        else:
-            idx = np.searchsorted(self.atoms, col)
-            np.minimum(idx, m - 1, out=idx)
-        return idx, self.atoms[idx] == col
-
-    def _lookup(self, col: np.ndarray) -> tuple[int, np.ndarray] | None:
-        """For integer columns whose atoms are integers spanning < 4096: (lo, table) with
-        table[v − lo + 1] the atom index of v, or m (slot 0 and the last: outside)."""
-        if col.dtype.kind not in "iu" or self.atoms.size == 0:
-            return None
-        cached = self.__dict__.get("_lut")
-        if cached is None:
-            a = self.atoms
-            lo, hi = float(a[0]), float(a[-1])
-            if not (np.all(a == np.round(a)) and hi - lo < 4096):
-                cached = False
-            else:
-                m = a.size
-                table = np.full(int(hi - lo) + 3, m, dtype=np.intp)
-                table[(a - lo).astype(np.intp) + 1] = np.arange(m)
-                cached = (int(lo), table)
-            object.__setattr__(self, "_lut", cached)
-        return cached or None
-
-    def __call__(self, column: np.ndarray) -> np.ndarray:
-        col = np.asarray(column)
-        m = self.atoms.size
-        lut = self._lookup(col) if self.edges.size == 0 else None
-        if lut is not None:
-            lo, table = lut
-            pos = np.subtract(col, lo)
-            np.clip(pos, -1, table.size - 2, out=pos)
-            return table[pos + 1]
-        if m == 0:
-            return self.bins(col).astype(np.intp)
-        idx, hit = self.atom_index(col)
-        code = np.where(hit, idx, m)
-        if self.edges.size:
-            rest = np.flatnonzero(~hit)
-            if rest.size:
-                code[rest] += self.bins(col[rest])
-        return code
-
-    def bins(self, values: np.ndarray) -> np.ndarray:
-        """``searchsorted(edges, values, side="right")``, exactly, for float64 values
-        through a uniform grid over the edges (:meth:`_grid`): a value whose grid cell
-        holds no edge has as many edges at or below it as every edge of a lower cell;
-        only values in the cells of the edges themselves are searched.  (A binary search
-        over ~50 edges mispredicts a branch at every level: ~30 ns per value.)"""
-        v = np.asarray(values)
-        grid = self._grid() if v.dtype == np.float64 else None
-        if grid is None:
-            return np.searchsorted(self.edges, v, side="right")
-        scale, shift, below, searched = grid
-        cell = _grid_cell(v, scale, shift, below.size - 1)
-        out = below[cell]
-        near = np.flatnonzero(searched[cell])
-        if near.size:
-            out[near] = np.searchsorted(self.edges, v[near], side="right")
-        return out
-
-    def _grid(self) -> tuple[float, float, np.ndarray, np.ndarray] | None:
-        """(scale, shift, below, searched) of :data:`_GRID_CELLS` cells spanning the
-        edges, built on first use: ``below[c]`` edges lie in cells before c, and
-        ``searched[c]`` marks the cells holding an edge; ``None`` for few edges."""
-        cached = self.__dict__.get("_bin_grid")
-        if cached is None:
-            e = self.edges
-            cached = False
-            if e.size >= _GRID_EDGES:
-                with np.errstate(all="ignore"):
-                    scale = _GRID_CELLS / (float(e[-1]) - float(e[0]))
-                    shift = 1.0 - float(e[0]) * scale
-                if math.isfinite(scale) and scale > 0 and math.isfinite(shift):
-                    cells = _grid_cell(e, scale, shift, _GRID_CELLS + 1)
-                    top = np.arange(_GRID_CELLS + 2)
-                    searched = np.zeros(top.size, dtype=bool)
-                    searched[cells] = True
-                    cached = (scale, shift, np.searchsorted(cells, top, side="left"),
-                              searched)
-            object.__setattr__(self, "_bin_grid", cached)
-        return cached or None
-
-
-def _grid_cell(values: np.ndarray, scale: float, shift: float, top: int) -> np.ndarray:
-    """The grid cell of each value, a non-decreasing function of it (every step —
-    product, sum, clip, truncation — is monotone, so an edge's cell below a value's
-    cell means the edge is below the value); NaN falls in the top cell, where a search
-    would place it too."""
-    with np.errstate(over="ignore"):           # huge values: ±∞, clipped below
-        x = values * scale
-        x += shift
-    np.fmin(x, float(top), out=x)              # fmin / fmax: NaN → the top, ±∞ clipped
-    np.fmax(x, 0.0, out=x)
-    return x.astype(np.intp)
-
-
-@dataclass(frozen=True, eq=False)
-class AtomClass:
-    """The *atom class* of a column: which of its atoms a value is, or "not an atom".
-
-    Cell ``i < len(atoms)`` is the atom ``atoms[i]``, cell ``len(atoms)`` any other value.
-    In grouped scores it is the categorical part of a continuous column with atoms (for a
-    sparse-vector output: whether the column carries a released value, i.e. whether its
-    query was answered ⊤), scored jointly with the categorical columns it depends on.
-    """
-
-    base: ColumnCoder = field(repr=False)
-
-    @property
-    def size(self) -> int:
-        """Number of cells (atoms + 1)."""
-        return int(self.base.atoms.size + 1)
-
-    @property
-    def exact(self) -> bool:
-        """Always: a finite set of classes."""
-        return True
-
-    def __call__(self, column: np.ndarray) -> np.ndarray:
-        idx, hit = self.base.atom_index(np.asarray(column))
-        return np.where(hit, idx, self.base.atoms.size)
-
-
-def _quantile_levels(bins: int, n: int) -> np.ndarray:
-    """Uniform levels plus geometric refinements of both tails down to ~8/n."""
-    body = np.linspace(0.0, 1.0, bins + 1)[1:-1]
-    low = 8.0 / max(n, 1)
-    if low < 1.0 / bins:
-        tail = np.geomspace(low, 1.0 / bins, max(2, int(math.log2(1.0 / (bins * low))) + 1))
-        body = np.concatenate([body, tail, 1.0 - tail])
-    return np.unique(np.clip(body, 0.0, 1.0))
-
-
-def fit_column_coder(pooled: np.ndarray, *, bins: int = 32, exact_limit: int = EXACT_VALUES,
-                     tails: bool = True) -> ColumnCoder:
-    """Cells of one column from a pooled fitting sample (both sides together).
-
-    Parameters
-    ----------
-    pooled : array (n,)
-        The column on the fitting rows of M(x) and M(y).
-    bins : int
-        Quantile bins of the non-atom values (before tail refinement).
-    exact_limit : int
-        Columns with at most this many distinct values are coded exactly.
-    tails : bool
-        Refine both tails geometrically (down to about 8 values per tail bin).
-    """
-    col = np.asarray(pooled, dtype=np.float64)
-    col = col[~np.isnan(col)]
-    if col.size == 0:
-        return ColumnCoder(atoms=np.zeros(0), edges=np.zeros(0))
-    probe = col[:_PROBE_ROWS]
-    values, counts = np.unique(probe, return_counts=True)
-    if values.size <= exact_limit:
-        full = np.unique(col) if col.size > probe.size else values
-        if full.size <= exact_limit:
-            return ColumnCoder(atoms=full, edges=np.zeros(0))
-    atoms = values[counts >= max(2.0, ATOM_SHARE * probe.size)]
-    if atoms.size:
-        _, hit = ColumnCoder(atoms=atoms, edges=np.zeros(0)).atom_index(col)
-        rest = col[~hit]
-    else:
-        rest = col
-    if rest.size == 0:
-        return ColumnCoder(atoms=atoms, edges=np.zeros(0))
-    levels = _quantile_levels(bins, rest.size) if tails else \
-        np.linspace(0.0, 1.0, bins + 1)[1:-1]
-    edges = np.unique(np.quantile(rest, levels, method="inverted_cdf"))
-    edges = edges[np.isfinite(edges)]
-    return ColumnCoder(atoms=atoms, edges=edges)
-
-
-# ----------------------------------------------------------------------------------------
-# small-integer columns as packed table lookups
-# ----------------------------------------------------------------------------------------
-#: Most cells of one packed part (base ** its columns): its table stays in cache.
-PACKED_CELLS = 1 << 16
-#: Widest range of integers read as digits (categorical codes: ⊤ / ⊥ / aborted …).
-PACKED_BASE = 16
-
-
-def digit_range(lows: Sequence[float], highs: Sequence[float]) -> tuple[int, int] | None:
-    """(lo, hi) covering every [low, high] (integers) when it holds at most
-    :data:`PACKED_BASE` integers within the int8 range, else ``None``."""
-    lo, hi = min(lows, default=0.0), max(highs, default=0.0)
-    if not (-128 <= lo and hi <= 127 and hi - lo < PACKED_BASE):
-        return None
-    return int(lo), int(hi)
-
-
-def small_integer_digits(block: np.ndarray, columns: Sequence[int], lo: int, hi: int
-                         ) -> np.ndarray | None:
-    """The entries of ``columns`` less ``lo`` as an (n, k) float64 matrix of digits in
-    {0, …, hi − lo}, or ``None`` unless every entry is an integer in [lo, hi].
-
-    The entries are read as float64 (as the per-column lookups read them) and checked
-    before any arithmetic: a value that is not exactly such an integer (0.5, 10⁻³⁰⁰,
-    NaN, ±∞) makes the whole block ``None``, so that the caller's exact path decides it.
-    ``lo`` and ``hi`` must lie in the int8 range (the integrality check is a cast).
-    """
-    sub = np.take(block, columns, axis=1)
-    if sub.dtype != np.float64:
-        sub = sub.astype(np.float64)
-    if sub.size == 0:
-        return sub
-    if not (sub.min() >= lo and sub.max() <= hi):      # NaN fails both comparisons
-        return None
-    if not np.array_equal(sub.astype(np.int8), sub):    # in range, so the cast is defined
-        return None
-    sub -= lo
-    return sub
-
-
-@dataclass(frozen=True, eq=False)
-class PackedSum:
-    """Σ_i terms_i[d_i] per row (int64, wrapping) over the digit columns d_i of a
-    :func:`small_integer_digits` matrix, by one table lookup per part.
-
-    The columns are cut into parts of at most :data:`PACKED_CELLS` joint digit
-    combinations; a part's digits read as one base-``base`` number index a table of the
-    sum of its columns' terms, precomputed for every combination.  Integer addition is
-    exact and associative (modulo 2⁶⁴), so the parts may be added in any order: the
-    result equals the column-by-column sum bit for bit.
-    """
-
-    weights: np.ndarray = field(repr=False)       # (k, parts): base powers of each part
-    tables: tuple[np.ndarray, ...] = field(repr=False)
-
-    @classmethod
-    def of(cls, positions: Sequence[int], terms: Sequence[np.ndarray], base: int,
-           width: int) -> PackedSum:
-        """The sum of ``terms[i][d]`` (each of length ``base``) over the digit columns
-        ``positions[i]`` of matrices with ``width`` columns."""
-        per_part = 1
-        while per_part < len(positions) and base ** (per_part + 1) <= PACKED_CELLS:
-            per_part += 1
-        starts = range(0, len(positions), per_part)
-        weights = np.zeros((width, len(starts)))
-        tables = []
-        for p, first in enumerate(starts):
-            cut = slice(first, first + per_part)
-            table = np.zeros(1, dtype=np.int64)
-            for power, (pos, term) in enumerate(zip(positions[cut], terms[cut])):
-                weights[pos, p] += float(base) ** power
-                # digit d of this column adds base**power · d to the packed number
-                table = (np.asarray(term, dtype=np.int64)[:, None] + table[None, :]).ravel()
-            tables.append(table)
-        return cls(weights=weights, tables=tuple(tables))
-
-    def __call__(self, digits: np.ndarray) -> np.ndarray:
-        # the packed numbers are integers below 2⁵³: the float product is exact
-        packed = (digits @ self.weights).astype(np.intp)
-        total = self.tables[0][packed[:, 0]]
-        for p in range(1, len(self.tables)):
-            total += self.tables[p][packed[:, p]]
-        return total
 
 
 # ----------------------------------------------------------------------------------------
@@ -1038,180 +710,3 @@ def fit_cell_score(fit_x: np.ndarray | None, fit_y: np.ndarray | None, *,
     if whiten:
         label = f"whitened {label}"
     return CellScore(groups=tuple(built), centre=centre, matrix=matrix, name=label)
-
-
-# ----------------------------------------------------------------------------------------
-# logistic regression on a non-collinear feature map
-# ----------------------------------------------------------------------------------------
-#: Largest number of continuous columns for which pairwise products are added.
-_PAIRWISE_COLUMNS = 4
-
-
-@dataclass(frozen=True, eq=False)
-class _FeatureMap:
-    """ψ(o): indicators, one-hot codes, (z, z², |z|), atom indicators, products."""
-
-    indicator: tuple[tuple[int, float], ...]          # (column, value): 1[o_j == value]
-    continuous: tuple[int, ...]
-    centre: np.ndarray = field(repr=False)
-    scale: np.ndarray = field(repr=False)
-    pairs: tuple[tuple[int, int], ...]
-    keep: np.ndarray = field(repr=False)              # indices of non-duplicate features
-
-    @property
-    def raw_size(self) -> int:
-        """Number of features before duplicates are dropped."""
-        return len(self.indicator) + 3 * len(self.continuous) + len(self.pairs)
-
-    def raw(self, outputs: np.ndarray) -> np.ndarray:
-        o = output_rows(outputs)
-        cols: list[np.ndarray] = []
-        for j, v in self.indicator:
-            cols.append((o[:, j] == v).astype(np.float64))
-        zs = []
-        for k, j in enumerate(self.continuous):
-            z = (np.asarray(o[:, j], dtype=np.float64) - self.centre[k]) / self.scale[k]
-            z = np.where(np.isfinite(z), z, 0.0)
-            zs.append(z)
-            cols.extend([z, z * z, np.abs(z)])
-        for a, b in self.pairs:
-            cols.append(zs[a] * zs[b])
-        if not cols:
-            return np.zeros((o.shape[0], 0))
-        return np.stack(cols, axis=1)
-
-    def __call__(self, outputs: np.ndarray) -> np.ndarray:
-        return self.raw(outputs)[:, self.keep]
-
-
-@dataclass(frozen=True, eq=False)
-class LogisticScore:
-    """s(o) = b + w·ψ(o) for the feature map ψ of :func:`fit_logistic_score`.
-
-    Evaluated as a running weighted sum, column by column, without materialising ψ.
-    """
-
-    features: _FeatureMap = field(repr=False)
-    weights: np.ndarray = field(repr=False)
-    bias: float = 0.0
-    name: str = "logistic score"
-
-    def __call__(self, outputs: np.ndarray) -> np.ndarray:
-        fm = self.features
-        o = output_rows(outputs)
-        full = np.zeros(fm.raw_size)
-        full[fm.keep] = self.weights
-        total = np.full(o.shape[0], self.bias, dtype=np.float64)
-        # the columns read, once per block of rows and transposed (contiguous columns)
-        columns = list(dict.fromkeys([j for j, _ in fm.indicator] + list(fm.continuous)))
-        where = {j: i for i, j in enumerate(columns)}
-        for start in range(0, o.shape[0], _BLOCK):     # blocks that stay in cache
-            read = np.take(o[start:start + _BLOCK], columns, axis=1).T.copy()
-            self._add(total[start:start + _BLOCK], read, where, full)
-        return total
-
-    def _add(self, total: np.ndarray, read: np.ndarray, where: dict[int, int],
-             full: np.ndarray) -> None:
-        """Add w·ψ(o) to ``total`` for one block (``read[where[j]]``: column j), term by
-        term in the fixed order of the features (the same float operations per row)."""
-        fm = self.features
-        i = 0
-        for j, v in fm.indicator:
-            if full[i] != 0.0:
-                total += full[i] * (read[where[j]] == v)
-            i += 1
-        zs = []
-        for k, j in enumerate(fm.continuous):
-            z = (np.asarray(read[where[j]], dtype=np.float64) - fm.centre[k]) / fm.scale[k]
-            z[~np.isfinite(z)] = 0.0
-            zs.append(z)
-            w1, w2, w3 = full[i:i + 3]
-            total += z * (w1 + w2 * z) + w3 * np.abs(z)
-            i += 3
-        for a, b in fm.pairs:
-            if full[i] != 0.0:
-                total += full[i] * zs[a] * zs[b]
-            i += 1
-
-
-def fit_logistic_score(fit_x: np.ndarray, fit_y: np.ndarray, *, l2: float = 1.0,
-                       max_rows: int = 24_000) -> LogisticScore | None:
-    """L2-regularised logistic regression of "came from x" on a non-collinear ψ(o).
-
-    Binary columns give one indicator, other categorical columns (≤ 16 values) a one-hot
-    code without its first value, continuous columns (z, z², |z|) plus an indicator per
-    atom; with at most four continuous columns the products z_i z_j are added.  Features
-    constant or identical to an earlier one on the fitting rows are dropped.
-    """
-    ox, oy = output_rows(fit_x)[: max_rows // 2], output_rows(fit_y)[: max_rows // 2]
-    if ox.shape[0] == 0 or oy.shape[0] == 0:
-        return None
-    pooled = np.concatenate([ox, oy])
-    d = pooled.shape[1]
-    indicator: list[tuple[int, float]] = []
-    continuous: list[int] = []
-    for j in range(d):
-        col = np.asarray(pooled[:, j], dtype=np.float64)
-        probe = col[:_PROBE_ROWS]
-        values, counts = np.unique(probe[~np.isnan(probe)], return_counts=True)
-        if values.size <= 1:
-            continue
-        if values.size <= CATEGORICAL_VALUES:
-            indicator.extend((j, float(v)) for v in values[1:])
-            continue
-        continuous.append(j)
-        atoms = values[counts >= max(2.0, 0.05 * probe.size)]
-        indicator.extend((j, float(v)) for v in atoms)
-    if not indicator and not continuous:
-        return None
-    cont = np.asarray(pooled[:, continuous], dtype=np.float64) if continuous else \
-        np.zeros((pooled.shape[0], 0))
-    cont = np.where(np.isfinite(cont), cont, np.nan)
-    centre = np.nan_to_num(np.nanmedian(cont, axis=0)) if continuous else np.zeros(0)
-    scale = np.nan_to_num(np.nanstd(cont, axis=0), nan=1.0) if continuous else np.zeros(0)
-    scale = np.where(scale > 0, scale, 1.0)
-    pairs = tuple((a, b) for a in range(len(continuous)) for b in range(a + 1, len(continuous))
-                  ) if 1 < len(continuous) <= _PAIRWISE_COLUMNS else ()
-    fmap = _FeatureMap(indicator=tuple(indicator), continuous=tuple(continuous),
-                       centre=centre, scale=scale, pairs=pairs, keep=np.zeros(0, dtype=int))
-    feats = fmap.raw(pooled)
-    spread = feats.std(axis=0)
-    keep: list[int] = []
-    seen: set[bytes] = set()
-    for i in range(feats.shape[1]):
-        if not spread[i] > 0:
-            continue
-        digest = np.round(feats[:2048, i], 12).tobytes()
-        if digest in seen:
-            continue
-        seen.add(digest)
-        keep.append(i)
-    if not keep:
-        return None
-    keep_arr = np.asarray(keep, dtype=int)
-    fmap = _FeatureMap(indicator=fmap.indicator, continuous=fmap.continuous, centre=centre,
-                       scale=scale, pairs=pairs, keep=keep_arr)
-    feats = feats[:, keep_arr]
-    spread = spread[keep_arr]
-    labels = np.concatenate([np.ones(ox.shape[0]), np.zeros(oy.shape[0])])
-    w, bias = fit_logistic(feats / spread, labels, l2=l2, max_iter=15, tol=1e-6)
-    return LogisticScore(features=fmap, weights=w / spread, bias=bias)
-
-
-# ----------------------------------------------------------------------------------------
-# two-sided events on 1-D outputs
-# ----------------------------------------------------------------------------------------
-@dataclass(frozen=True, eq=False)
-class AbsDeviation:
-    """|o − centre| for a 1-D output: its thresholds are two-sided events."""
-
-    centre: float
-    name: str = ""
-
-    def __post_init__(self) -> None:
-        if not self.name:
-            object.__setattr__(self, "name", f"|output - {self.centre:.6g}|")
-
-    def __call__(self, outputs: np.ndarray) -> np.ndarray:
-        o = np.asarray(outputs, dtype=np.float64).reshape(np.asarray(outputs).shape[0])
-        return np.abs(o - self.centre)

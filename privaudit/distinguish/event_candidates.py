@@ -1,9 +1,11 @@
-"""Choosing the events to test — and the level of each — on the search split only.
+"""Candidate *events* of one pair — and the level of each — chosen on the search split only.
+
+(Candidate *pairs* of inputs are :mod:`privaudit.search.candidates`' job.)
 
 :func:`select_events` builds candidate events from the search outputs of M(x) and M(y),
 ranks them, and returns the events to test per direction together with the share of
 the error budget each gets.  Nothing here looks at the test split, so whatever is
-chosen, the exact tests of :mod:`~privaudit.distinguish.pair_test` remain valid.
+chosen, the exact tests of :mod:`~privaudit.distinguish.pair` remain valid.
 
 **Split of the search sample.**  Scores that are *learned* (their form depends on the
 data: value orders, histogram and cell log-likelihood ratios, logistic regression) are
@@ -36,7 +38,7 @@ over every row — and two candidates that hold the same distinct rows are teste
     declared densities, thresholds of a histogram LLR with tail-refined quantile bins —
     unions of intervals, the shape of DP-Sniper's optimal attack on a 1-D output.
 (d) **Multi-dimensional outputs**: per-coordinate half-lines; the naive-Bayes
-    (column-wise) LLR of :mod:`~privaudit.distinguish.scores`; and without declared
+    (column-wise) LLR of :mod:`~privaudit.distinguish.cell_score`; and without declared
     densities a grouped LLR (dependent categorical columns joined, values scored given
     that they are released), a joint-cell LLR when the discretised rows are few, a
     whitened naive-Bayes LLR for correlated continuous outputs, a logistic score on
@@ -98,7 +100,9 @@ from privaudit.statistics.allocation import (
 from privaudit.statistics.epsilon_bounds import epsilon_lower_bound
 from spec.errors import AuditError
 
+from .cell_score import MI_ROWS, CellFit, CellScore, fit_cell_score
 from .events import (
+    AbsDeviation,
     Coordinate,
     DiscreteCode,
     Event,
@@ -107,6 +111,7 @@ from .events import (
     ValueSetEvent,
     event_mask,
 )
+from .logistic import fit_logistic_score
 from .patterns import (
     PatternAndValue,
     PatternStructure,
@@ -117,22 +122,12 @@ from .patterns import (
     pattern_counts,
     pattern_structure,
 )
-from .rows import row_table
-from .scores import (
-    MI_ROWS,
-    AbsDeviation,
-    CellFit,
-    CellScore,
-    fit_cell_score,
-    fit_logistic_score,
-)
+from .rows import checked_rows, is_discrete, row_keys, row_table
 
-__all__ = ["DIRECTIONS", "SelectedEvents", "is_discrete", "select_events"]
+__all__ = ["DIRECTIONS", "SelectedEvents", "select_events"]
 
 #: The two directions: ``x_vs_y`` bounds P[M(x) ∈ S] below and P[M(y) ∈ S] above.
 DIRECTIONS = ("x_vs_y", "y_vs_x")
-#: Outputs with at most this many distinct rows (pooled search sample) count as discrete.
-DISCRETE_ROWS = 1000
 #: Largest number of distinct values for which exact-value sets are formed.
 _MAX_VALUES = 100_000
 #: Rows per side on which the kind of output (discrete or not, the values of each
@@ -222,63 +217,6 @@ class _Candidates:
     feature: int
     group: str = ""
     learned_id: int = 0
-
-
-def _rows(outputs: np.ndarray) -> np.ndarray:
-    o = np.asarray(outputs)
-    if o.ndim == 2 and o.shape[1] == 1:
-        o = o[:, 0]
-    if o.ndim not in (1, 2):
-        raise AuditError(f"outputs must have shape (N,) or (N, d), got {o.shape}")
-    if o.dtype.kind not in "biuf":
-        raise AuditError(f"outputs must be numeric, got dtype {o.dtype}")
-    return o
-
-
-def is_discrete(pooled: np.ndarray) -> bool:
-    """Integer (or boolean) outputs, or at most :data:`DISCRETE_ROWS` distinct rows.
-
-    For real-valued outputs the distinct rows must also repeat — at most a quarter as
-    many distinct rows as outputs — so that a small sample of a continuous law (whose
-    rows are all distinct) is not mistaken for a discrete one.
-    """
-    if pooled.dtype.kind in "biu":
-        return True
-    limit = min(DISCRETE_ROWS, pooled.shape[0] // 4)
-
-    def distinct(rows: np.ndarray) -> int:
-        return int(np.unique(row_keys(rows)).size)
-
-    # a prefix with too many distinct rows settles it without sorting everything
-    if distinct(pooled[: 8 * DISCRETE_ROWS]) > limit:
-        return False
-    return distinct(pooled) <= limit
-
-
-#: Fixed random weights of :func:`row_keys` (any real weights separate distinct rows).
-_ROW_WEIGHTS = np.random.default_rng(0x0DDBA11).standard_normal(4096) + 2.0
-
-
-def row_keys(rows: np.ndarray) -> np.ndarray:
-    """One float per row, equal for equal rows and (almost surely) different for different
-    rows: the rows themselves for 1-D outputs, else a fixed random projection.
-
-    ``np.unique(rows, axis=0)`` sorts structured rows and costs tens of milliseconds per
-    10⁴ rows; sorting one key per row is two orders of magnitude faster.  Two different
-    rows share a key only if their difference is orthogonal to the fixed random weight
-    vector (or up to round-off), which for the coarse outputs this is used on does not
-    happen; a collision would only merge two output values in a *candidate* event, which
-    costs nothing in validity.
-    """
-    r = np.asarray(rows)
-    if r.ndim == 1:
-        return r
-    flat = r.reshape(r.shape[0], -1).astype(np.float64, copy=False)
-    d = flat.shape[1]
-    weights = _ROW_WEIGHTS[:d] if d <= _ROW_WEIGHTS.size else \
-        np.random.default_rng(0x0DDBA11).standard_normal(d) + 2.0
-    keys = flat @ weights
-    return np.where(np.isnan(keys), np.inf, keys)
 
 
 # ----------------------------------------------------------------------------------------
@@ -723,7 +661,7 @@ def select_events(search_x: np.ndarray, search_y: np.ndarray, *, delta: float, a
     -------
     SelectedEvents
     """
-    ox, oy = _rows(search_x), _rows(search_y)
+    ox, oy = checked_rows(search_x), checked_rows(search_y)
     if ox.ndim != oy.ndim or (ox.ndim == 2 and ox.shape[1] != oy.shape[1]):
         raise AuditError(f"outputs on x and y differ in shape: {ox.shape} vs {oy.shape}")
     n_x, n_y = ox.shape[0], oy.shape[0]
