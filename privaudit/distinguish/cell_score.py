@@ -609,98 +609,23 @@ def fit_cell_score(fit_x: np.ndarray | None, fit_y: np.ndarray | None, *,
         if fit_x is None or fit_y is None:
             raise ValueError("need the fitting rows or a context")
         context = CellFit(fit_x, fit_y)
-    n_x, n_y, d = context.n_x, context.n_y, context.d
-    if n_x == 0 or n_y == 0:
+    if context.n_x == 0 or context.n_y == 0:
         return None
-    split = context.split
-    w_x, w_y = (None, None) if context.weights is None else \
-        (context.weights[:split], context.weights[split:])
-    limit = max_cells if max_cells is not None else max(16, (n_x + n_y) // 20)
-    coders, codes = context.coded(bins)
-    categorical = [coders[j].exact and coders[j].atoms.size <= CATEGORICAL_VALUES
-                   for j in range(d)]
-    # a part is a tuple of members (column, coder, codes of the fitting rows, hash id);
-    # ``conditional`` marks single continuous columns scored given that they carry a
-    # value (atoms score 0, the bins are normalised by the non-atom counts)
-    Member = tuple[int, "ColumnCoder | AtomClass", np.ndarray, int]
-    parts: list[tuple[Member, ...]] = []
-    conditional: set[int] = set()
-
-    def member(j: int) -> Member:
-        return (j, coders[j], codes[j], j)
-
-    if groups == "columns":
-        parts = [(member(j),) for j in range(d)]
-    elif groups == "joint":
-        if d == 1:
-            return None
-        parts = [tuple(member(j) for j in range(d))]
-        keys = _combine(codes, range(d), _radix(coders))
-        if np.unique(keys).size > limit:        # with distinct rows: the observed ones
-            return None
-    elif groups == "grouped":
-        cat = [j for j in range(d) if categorical[j]]
-        cont = [j for j in range(d) if not categorical[j]]
-        if not cat:
-            return None
-        # the atom class of a continuous column with atoms is categorical: grouped with
-        # the categorical columns it depends on it is counted once (for sparse-vector
-        # outputs "column j carries a value" *is* the pattern's "⊤ at j", whose cells it
-        # then leaves unchanged), and the column's values are scored given it
-        variables = [member(j) for j in cat]
-        for j in cont:
-            if coders[j].atoms.size and not coders[j].exact:
-                cls = AtomClass(coders[j])
-                variables.append((j, cls, np.minimum(codes[j], coders[j].atoms.size),
-                                  d + j))
-                conditional.add(j)
-        sizes = [v[1].size for v in variables]
-        cat_groups = dependence_groups([v[2] for v in variables], sizes, max_cells=limit,
-                                       mi_weights=context.mi_weights)
-        parts = [tuple(variables[i] for i in g) for g in cat_groups] + \
-            [(member(j),) for j in cont]
-    else:
-        raise ValueError(f"unknown grouping {groups!r}")
+    limit = max_cells if max_cells is not None else max(16, (context.n_x + context.n_y) // 20)
+    coders, _codes = context.coded(bins)
+    categorical = [c.exact and c.atoms.size <= CATEGORICAL_VALUES for c in coders]
+    found = _parts(groups, context, bins, categorical, limit)
+    if found is None:
+        return None
+    parts, conditional = found
     built: list[_Group] = []
     for part in parts:
-        columns = tuple(m[0] for m in part)
-        sub_coders = tuple(m[1] for m in part)
-        if len(part) == 1:
-            j, coder, col_codes, _hid = part[0]
-            size = coder.size
-            cx = np.bincount(col_codes[:split], weights=w_x, minlength=size).astype(
-                np.float64)
-            cy = np.bincount(col_codes[split:], weights=w_y, minlength=size).astype(
-                np.float64)
-            first = coder.atoms.size if isinstance(coder, ColumnCoder) else 0
-            is_conditional = isinstance(coder, ColumnCoder) and (
-                j in conditional or (groups == "grouped" and not categorical[j]))
-            # totals: all rows, or (conditional) the rows carrying a value
-            tot_x, tot_y = (cx[first:].sum(), cy[first:].sum()) if j in conditional and \
-                isinstance(coder, ColumnCoder) else (n_x, n_y)
-            if tot_x <= 0 or tot_y <= 0:
-                continue
-            seen = int(np.count_nonzero(cx + cy)) + 1
-            table = (np.log(cx + smoothing) - math.log(tot_x + smoothing * seen)) - \
-                    (np.log(cy + smoothing) - math.log(tot_y + smoothing * seen))
-            if monotone and isinstance(coder, ColumnCoder) and coder.edges.size >= 2:
-                table[first:] = _monotone_llr(cx[first:], cy[first:], tot_x, tot_y,
-                                              smoothing)
-            if is_conditional:
-                table[:first] = 0.0
-            if np.all(table == 0.0):
-                continue
-            built.append(_Group(columns=columns, coders=sub_coders, keys=None, table=table,
-                                radix=None))
-            continue
-        radix = _radix(sub_coders)  # type: ignore[arg-type]
-        hash_ids = tuple(m[3] for m in part)
-        keys_all = _combine([m[2] for m in part], hash_ids, radix)
-        keys, table = _group_table(keys_all[:split], keys_all[split:], smoothing,
-                                   math.prod(radix) if radix is not None else None,
-                                   w_x, w_y)
-        built.append(_Group(columns=columns, coders=sub_coders, keys=keys, table=table,
-                            radix=radix, hash_ids=hash_ids))
+        group = _single_group(part[0], context, conditional, scored_given_value=(
+            groups == "grouped" and not categorical[part[0][0]]), smoothing=smoothing,
+            monotone=monotone) if len(part) == 1 else \
+            _joint_group(part, context, smoothing)
+        if group is not None:
+            built.append(group)
     if not built:
         return None
     label = name or {"columns": "naive-Bayes LLR", "joint": "joint-cell LLR",
@@ -710,3 +635,101 @@ def fit_cell_score(fit_x: np.ndarray | None, fit_y: np.ndarray | None, *,
     if whiten:
         label = f"whitened {label}"
     return CellScore(groups=tuple(built), centre=centre, matrix=matrix, name=label)
+
+
+#: A member of a group: (column, coder, codes of the fitting rows, hash id).
+_Member = tuple[int, "ColumnCoder | AtomClass", np.ndarray, int]
+
+
+def _parts(groups: str, context: CellFit, bins: int, categorical: list[bool], limit: int
+           ) -> tuple[list[tuple[_Member, ...]], set[int]] | None:
+    """The groups of columns scored jointly (see :func:`fit_cell_score`'s ``groups``) and
+    the ``conditional`` columns: single continuous columns scored given that they carry
+    a value (atoms score 0, the bins are normalised by the non-atom counts); ``None``
+    when the kind does not apply."""
+    coders, codes = context.coded(bins)
+    d = context.d
+    conditional: set[int] = set()
+
+    def member(j: int) -> _Member:
+        return (j, coders[j], codes[j], j)
+
+    if groups == "columns":
+        return [(member(j),) for j in range(d)], conditional
+    if groups == "joint":
+        if d == 1:
+            return None
+        keys = _combine(codes, range(d), _radix(coders))
+        if np.unique(keys).size > limit:        # with distinct rows: the observed ones
+            return None
+        return [tuple(member(j) for j in range(d))], conditional
+    if groups != "grouped":
+        raise ValueError(f"unknown grouping {groups!r}")
+    cat = [j for j in range(d) if categorical[j]]
+    cont = [j for j in range(d) if not categorical[j]]
+    if not cat:
+        return None
+    # the atom class of a continuous column with atoms is categorical: grouped with
+    # the categorical columns it depends on it is counted once (for sparse-vector
+    # outputs "column j carries a value" *is* the pattern's "⊤ at j", whose cells it
+    # then leaves unchanged), and the column's values are scored given it
+    variables = [member(j) for j in cat]
+    for j in cont:
+        if coders[j].atoms.size and not coders[j].exact:
+            cls = AtomClass(coders[j])
+            variables.append((j, cls, np.minimum(codes[j], coders[j].atoms.size), d + j))
+            conditional.add(j)
+    sizes = [v[1].size for v in variables]
+    cat_groups = dependence_groups([v[2] for v in variables], sizes, max_cells=limit,
+                                   mi_weights=context.mi_weights)
+    return [tuple(variables[i] for i in g) for g in cat_groups] + \
+        [(member(j),) for j in cont], conditional
+
+
+def _single_group(member: _Member, context: CellFit, conditional: set[int], *,
+                  scored_given_value: bool, smoothing: float, monotone: bool
+                  ) -> _Group | None:
+    """The group of one member: a table of smoothed LLRs per cell (``None`` if it is 0
+    everywhere or a side has no rows to normalise by)."""
+    split, n_x, n_y = context.split, context.n_x, context.n_y
+    w_x, w_y = (None, None) if context.weights is None else \
+        (context.weights[:split], context.weights[split:])
+    j, coder, col_codes, _hid = member
+    size = coder.size
+    cx = np.bincount(col_codes[:split], weights=w_x, minlength=size).astype(np.float64)
+    cy = np.bincount(col_codes[split:], weights=w_y, minlength=size).astype(np.float64)
+    first = coder.atoms.size if isinstance(coder, ColumnCoder) else 0
+    is_conditional = isinstance(coder, ColumnCoder) and (
+        j in conditional or scored_given_value)
+    # totals: all rows, or (conditional) the rows carrying a value
+    tot_x, tot_y = (cx[first:].sum(), cy[first:].sum()) if j in conditional and \
+        isinstance(coder, ColumnCoder) else (n_x, n_y)
+    if tot_x <= 0 or tot_y <= 0:
+        return None
+    seen = int(np.count_nonzero(cx + cy)) + 1
+    table = (np.log(cx + smoothing) - math.log(tot_x + smoothing * seen)) - \
+            (np.log(cy + smoothing) - math.log(tot_y + smoothing * seen))
+    if monotone and isinstance(coder, ColumnCoder) and coder.edges.size >= 2:
+        table[first:] = _monotone_llr(cx[first:], cy[first:], tot_x, tot_y, smoothing)
+    if is_conditional:
+        table[:first] = 0.0
+    if np.all(table == 0.0):
+        return None
+    return _Group(columns=(j,), coders=(coder,), keys=None, table=table, radix=None)
+
+
+def _joint_group(part: tuple[_Member, ...], context: CellFit, smoothing: float) -> _Group:
+    """The group of several members: their cells combined into one key, a table of
+    smoothed LLRs per observed key."""
+    split = context.split
+    w_x, w_y = (None, None) if context.weights is None else \
+        (context.weights[:split], context.weights[split:])
+    columns = tuple(m[0] for m in part)
+    sub_coders = tuple(m[1] for m in part)
+    radix = _radix(sub_coders)  # type: ignore[arg-type]
+    hash_ids = tuple(m[3] for m in part)
+    keys_all = _combine([m[2] for m in part], hash_ids, radix)
+    keys, table = _group_table(keys_all[:split], keys_all[split:], smoothing,
+                               math.prod(radix) if radix is not None else None, w_x, w_y)
+    return _Group(columns=columns, coders=sub_coders, keys=keys, table=table, radix=radix,
+                  hash_ids=hash_ids)
