@@ -332,6 +332,23 @@ def _alpha(value: Any) -> float:
     return float(value)
 
 
+def _checked_arguments(samples: Any, search_samples: Any, alpha: Any,
+                       events_per_direction: Any, allocation: Any, chunk_rows: Any
+                       ) -> tuple[int, int, float, int]:
+    """(samples, search_samples, alpha, events_per_direction) of :func:`distinguish_pair`,
+    checked (:class:`~spec.errors.InvalidParameterError` naming the bad value)."""
+    n = _int(samples, "samples", 1)
+    n_s = _int(search_samples, "search_samples", 1)
+    a = _alpha(alpha)
+    k = _int(events_per_direction, "events_per_direction", 1)
+    if allocation not in ("planned", "equal"):
+        raise InvalidParameterError(
+            f"allocation must be 'planned' or 'equal', got {allocation!r}")
+    if chunk_rows is not None:
+        _int(chunk_rows, "chunk_rows", 1)
+    return n, n_s, a, k
+
+
 def _profile_grid(epsilon_grid: Any, claimed_eps: float) -> np.ndarray:
     if epsilon_grid is None:
         top = max(2.0 * claimed_eps, 1.0)
@@ -440,15 +457,8 @@ def distinguish_pair(mechanism: Any, pair: CandidatePair, *, samples: int,
     Measured at 10⁶ test outputs per side (+6.25·10⁴ search, analytic Gaussian, 2 shared
     cores, minimum of 7 runs): 59 ms, of which 24 ms drawing.
     """
-    n = _int(samples, "samples", 1)
-    n_s = _int(search_samples, "search_samples", 1)
-    a = _alpha(alpha)
-    k = _int(events_per_direction, "events_per_direction", 1)
-    if allocation not in ("planned", "equal"):
-        raise InvalidParameterError(
-            f"allocation must be 'planned' or 'equal', got {allocation!r}")
-    if chunk_rows is not None:
-        _int(chunk_rows, "chunk_rows", 1)
+    n, n_s, a, k = _checked_arguments(samples, search_samples, alpha, events_per_direction,
+                                      allocation, chunk_rows)
     gen = as_generator(rng)
     spec = mechanism.spec
     guarantee = spec.guarantee
@@ -495,11 +505,7 @@ def distinguish_pair(mechanism: Any, pair: CandidatePair, *, samples: int,
     power = _power(bounds, tests.levels, best_i, samples=n, epsilon=eps_c, delta=delta_c)
     clock.tick("power")
 
-    stages = ["sampling", "densities", "planning", "selection", "event_tests", "bounds",
-              "profile", "power"]
-    timings = {stage: clock.timings.get(stage, 0.0) for stage in stages}
-    timings["total"] = time.perf_counter() - started
-
+    timings = clock.stages(started)
     return PairTestResult(
         mechanism=spec.name, origin=pair.origin, claimed_epsilon=eps_c, claimed_delta=delta_c,
         alpha=a, alpha_events=budget.alpha_events, alpha_per_event=level,
@@ -532,6 +538,14 @@ class _Stopwatch:
         now = time.perf_counter()
         self.timings[name] = self.timings.get(name, 0.0) + now - self.last
         self.last = now
+
+    def stages(self, started: float) -> dict[str, float]:
+        """Seconds per stage of :func:`distinguish_pair`, and in total since ``started``."""
+        stages = ["sampling", "densities", "planning", "selection", "event_tests", "bounds",
+                  "profile", "power"]
+        timings = {stage: self.timings.get(stage, 0.0) for stage in stages}
+        timings["total"] = time.perf_counter() - started
+        return timings
 
 
 @dataclass(frozen=True)
