@@ -50,7 +50,13 @@ from typing import Literal
 import numpy as np
 
 from .cell_score import dependence_groups
-from .columns import PackedSum, digit_range, small_integer_digits
+from .columns import (
+    CATEGORICAL_VALUES,
+    PROBE_ROWS,
+    PackedSum,
+    digit_range,
+    small_integer_digits,
+)
 from .rows import output_rows
 
 __all__ = [
@@ -68,12 +74,8 @@ __all__ = [
     "pattern_structure",
 ]
 
-#: Columns with at most this many distinct values (on the probe) are categorical.
-CATEGORICAL_VALUES = 16
 #: A value carrying at least this share of a non-categorical column is its atom.
 ATOM_SHARE = 0.05
-#: Rows probed to classify the columns.
-_PROBE_ROWS = 20_000
 #: Pseudo-count of the block LLR tables.
 _SMOOTHING = 0.5
 #: Rows per block when features are evaluated (the block's temporaries stay in cache).
@@ -103,7 +105,7 @@ def pattern_structure(probe: np.ndarray) -> PatternStructure | None:
     o = np.asarray(probe)
     if o.ndim != 2 or o.shape[1] < 2 or o.dtype.kind not in "biuf":
         return None
-    o = o[:_PROBE_ROWS * 2]
+    o = o[:PROBE_ROWS * 2]
     categorical, values, atoms = [], [], []
     for j in range(o.shape[1]):
         col = np.asarray(o[:, j], dtype=np.float64)
@@ -315,7 +317,7 @@ def fit_pattern_llr(fit_x: np.ndarray, fit_y: np.ndarray, columns: tuple[int, ..
     values, codes = [], []
     for i in range(len(columns)):
         # categorical columns: their values from a probe, the rest share an extra cell
-        v = np.unique(pooled[:_PROBE_ROWS, i])
+        v = np.unique(pooled[:PROBE_ROWS, i])
         v = v[~np.isnan(v)] if v.size else np.zeros(1)
         values.append(v)
         codes.append(_CellLookup.of(v)(pooled[:, i]))
