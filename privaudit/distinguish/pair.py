@@ -77,6 +77,14 @@ point of view of its direction: for ``y_vs_x`` the roles are swapped, so ``count
 ``samples_x`` and ``p_x_lower`` refer to M(y) (the side bounded from below) and
 ``count_y``, ``samples_y`` and ``p_y_upper`` to M(x).
 
+**Code.**  :func:`distinguish_pair` calls one function per stage, in this order:
+``_search_split`` (draw and score the search split), ``_split_budget`` (rare events, the
+declared plan and the shares of α), ``_select`` and ``_assemble_events`` (the data-driven
+events and every event's level), ``_bound_methods`` (Clopper–Pearson or rate ratio, fixed
+before the test split), ``_count_test_split`` (drawn and counted in chunks),
+``_event_bounds``, ``_best_index``, ``_zero_counts`` and ``_tradeoff`` (the bounds and the
+verdict), ``_profile`` and ``_power``.
+
 References
 ----------
 .. [1] Clopper & Pearson, Biometrika 1934.
