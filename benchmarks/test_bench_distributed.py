@@ -4,7 +4,7 @@ Run with ``python -m pytest benchmarks/test_bench_distributed.py --benchmark-onl
 (needs the extra ``privaudit[distributed]``).  The mechanism is DP-Sniper's
 ``SVT34Parallel`` (Lyu, Su & Li, PVLDB 2017, Algorithms 3 and 4 side by side; outputs
 of 30 numbers), on the first pair of its suite case; one call is
-:func:`privaudit.distinguish.test_pair` with 2¹⁹ test outputs per side (60 blocks of
+:func:`privaudit.distinguish.distinguish_pair` with 2¹⁹ test outputs per side (60 blocks of
 8,738 rows) and a search split of 5·10³.  The Dask clusters (worker processes, one thread
 each) are started once per module, outside the timing.  ``extra_info`` records the
 seconds spent in the executor (drawing and counting the test split: the part that is
@@ -20,7 +20,7 @@ import pytest
 
 pytest.importorskip("distributed")
 
-from privaudit.distinguish import test_pair  # noqa: E402
+from privaudit.distinguish import distinguish_pair  # noqa: E402
 from privaudit.distributed import DaskExecutor  # noqa: E402
 from privaudit.pairs import verified_pair  # noqa: E402
 from privaudit.streaming import SerialExecutor, TimedExecutor  # noqa: E402
@@ -38,7 +38,7 @@ def executor(request):
         yield SerialExecutor()
         return
     with DaskExecutor(n_workers=request.param, processes=True) as ex:
-        test_pair(CASE.mechanism, PAIR, samples=20_000, search_samples=1_000, rng=0,
+        distinguish_pair(CASE.mechanism, PAIR, samples=20_000, search_samples=1_000, rng=0,
                   alpha=0.05, executor=ex)                    # warm-up: workers import
         yield ex
 
@@ -48,7 +48,7 @@ def test_svt34_test_split(benchmark, executor):
 
     def run() -> Any:
         timed = TimedExecutor(executor)
-        result = test_pair(CASE.mechanism, PAIR, samples=SAMPLES, search_samples=5_000,
+        result = distinguish_pair(CASE.mechanism, PAIR, samples=SAMPLES, search_samples=5_000,
                            rng=0, alpha=0.05, executor=timed)
         split_seconds.append(timed.seconds)
         return result

@@ -25,7 +25,7 @@ that check is deterministic otherwise, :mod:`~privaudit.checks.float_image`),
 the distributional test the rest, split evenly over the tested pairs (one pair when the
 candidates are equivalent under the declared law) and, inside each pair, over the
 declared-law events, the data-driven events and the profile
-(:mod:`~privaudit.distinguish.pair_test`).  The deterministic checks spend no α.  So the
+(:mod:`~privaudit.distinguish.pair`).  The deterministic checks spend no α.  So the
 probability that an audit of a mechanism that meets its claims reports a violation is
 at most α.
 
@@ -59,9 +59,9 @@ from .checks import (
     float_image_applies,
 )
 from .config import AuditConfig
-from .distinguish import test_pair
+from .distinguish import distinguish_pair
 from .distinguish.densities import declared_log_densities
-from .distinguish.pair_test import PLAN_PRIOR_OUTPUTS
+from .distinguish.pair import PLAN_PRIOR_OUTPUTS
 from .distributed import DaskExecutor, executor_scope
 from .exact_audit import exact_audit_applies, exact_check, exact_privacy, worst_inputs
 from .pair_choice import choose_pairs
@@ -237,14 +237,14 @@ def _audit(mechanism: Mechanism, *, config: AuditConfig | None,
     results = []
     for i, pair in enumerate(chosen):
         say(f"testing pair {i + 1}/{len(chosen)} ({pair.origin}) with {cfg.samples} samples per side")
-        results.append((pair, test_pair(mechanism, pair, samples=cfg.samples,
-                                        search_samples=search_samples,
-                                        rng=rng["final"], alpha=per_pair,
-                                        events_per_direction=cfg.events_per_direction,
-                                        prior_outputs=PLAN_PRIOR_OUTPUTS,
-                                        executor=executor,
-                                        progress=None if progress is None else throttled(
-                                            say, f"pair {i + 1}/{len(chosen)} test split"))))
+        results.append((pair, distinguish_pair(mechanism, pair, samples=cfg.samples,
+                                               search_samples=search_samples,
+                                               rng=rng["final"], alpha=per_pair,
+                                               events_per_direction=cfg.events_per_direction,
+                                               prior_outputs=PLAN_PRIOR_OUTPUTS,
+                                               executor=executor,
+                                               progress=None if progress is None else throttled(
+                                                   say, f"pair {i + 1}/{len(chosen)} test split"))))
     best_pair, best = max(results, key=lambda r: r[1].epsilon_lower_bound)
     violated = any(r.violated for _, r in results)
     eps_lb = math.inf if best.epsilon_lower_bound_infinite else float(best.epsilon_lower_bound)

@@ -56,14 +56,13 @@ from mechanisms import Mechanism
 from spec import AdditiveNoise, SmoothSensitivityNoise
 
 from .config import AuditConfig
-from .distinguish import test_pair
-from .distinguish.candidates import DISCRETE_ROWS, is_discrete, row_keys
+from .distinguish import distinguish_pair
 from .distinguish.declared_plan import declared_loss_law, plan_declared_events
 from .distinguish.densities import declared_llr, declared_log_densities
 from .distinguish.events import LogLikelihoodRatio
-from .distinguish.pair_test import DECLARED_SHARE, rate_ratio_applies
+from .distinguish.pair import DECLARED_SHARE, rate_ratio_applies
 from .distinguish.patterns import ATOM_SHARE, CATEGORICAL_VALUES
-from .distinguish.rows import row_table
+from .distinguish.rows import DISCRETE_ROWS, is_discrete, row_keys, row_table
 from .pairs import CandidatePair, to_jsonable, verified_pair
 from .search import maximise_pair_objective
 from .statistics.allocation import predicted_epsilon, wilson_lower, wilson_upper
@@ -179,8 +178,8 @@ def _dense_row_codes(outputs_x: np.ndarray, outputs_y: np.ndarray
                      ) -> tuple[np.ndarray, np.ndarray] | None:
     """0, 1, 2, … for the distinct rows of both samples (equal rows, equal codes), or
     ``None`` when the outputs are not discrete: more than
-    :data:`~privaudit.distinguish.candidates.DISCRETE_ROWS` distinct rows, or real rows
-    that do not repeat (:func:`~privaudit.distinguish.candidates.is_discrete`).
+    :data:`~privaudit.distinguish.rows.DISCRETE_ROWS` distinct rows, or real rows
+    that do not repeat (:func:`~privaudit.distinguish.rows.is_discrete`).
 
     Small-integer rows get exact integer keys and one ``bincount``; other outputs are
     pooled and sorted by their rows' random projections.
@@ -213,7 +212,7 @@ def discrete_score(outputs_x: np.ndarray, outputs_y: np.ndarray, *, final_sample
     the two halves swap roles and the scores are averaged.  Using every output for the
     estimate (rather than a test split) and ordering on data that are not scored makes
     it far less noisy than a small distinguishing test.  ``None`` when the outputs are
-    not discrete (more than :data:`~privaudit.distinguish.candidates.DISCRETE_ROWS`
+    not discrete (more than :data:`~privaudit.distinguish.rows.DISCRETE_ROWS`
     distinct rows).
     """
     ox, oy = np.asarray(outputs_x), np.asarray(outputs_y)
@@ -284,7 +283,7 @@ def pair_score(mechanism: Mechanism, pair: CandidatePair, *, samples: int,
                events_per_direction: int = 8, projected: bool = True) -> float:
     """How strongly ``samples`` fresh outputs per side suggest the pair will refute the
     claim at ``final_samples``: :func:`discrete_score` for discrete outputs, otherwise a
-    pilot :func:`test_pair` (half the outputs to choose events, half to count them)
+    pilot :func:`distinguish_pair` (half the outputs to choose events, half to count them)
     scored by :func:`_pilot_score` (or, with ``projected=False``, by its own ε lower
     bound at level 1/2, which favours the certain evidence of events one side never
     reaches — what a short pilot can see — over projections of small counts)."""
@@ -303,16 +302,16 @@ def pair_score(mechanism: Mechanism, pair: CandidatePair, *, samples: int,
     if score is not None:
         return score
     replay = _Replay(mechanism, {id(pair.x): sx, id(pair.y): sy})
-    result = test_pair(replay, pair, samples=samples - half, search_samples=half,
-                       rng=rng, alpha=0.5, events_per_direction=events_per_direction,
-                       poissonize=False)
+    result = distinguish_pair(replay, pair, samples=samples - half, search_samples=half,
+                              rng=rng, alpha=0.5, events_per_direction=events_per_direction,
+                              poissonize=False)
     if not projected:
         return float(result.epsilon_lower_bound)
     return _pilot_score(result, final_samples, level, delta, ratio)
 
 
 class _Replay:
-    """Serves already drawn outputs, in order, to :func:`test_pair` (one pilot sample
+    """Serves already drawn outputs, in order, to :func:`distinguish_pair` (one pilot sample
     per side, split between its search and test parts)."""
 
     def __init__(self, mechanism: Mechanism, drawn: dict[int, np.ndarray]) -> None:

@@ -429,6 +429,35 @@ def write_report(result, rows, out: pathlib.Path, *, runtime: float, machine: st
         "n_α = n/q; it changes constants, not exponents, and expected errors are what is "
         "measured here. Theory columns are therefore stated in n, not n_α."),
         "",
+        *_result_sections(result, rows, labels, expected_private_error, snapshot,
+                          snap_eps, snap_n),
+    ]
+    levels_above_one = {k: float(np.mean(v > 1)) for k, v in result.level.items() if np.any(v > 1)}
+    lines += ["Algorithm 1's band level: L = 1 (every index good, Ã_n = A_n) in "
+              + ("every repetition of every cell." if not levels_above_one else
+                 "all but these cells (fraction with L > 1): "
+                 + "; ".join(f"{k}: {v:.3f}" for k, v in levels_above_one.items()) + "."), ""]
+    if not quick and config == default_config:
+        lines += ["## Discussion: where measurement and theory disagree, and why", "", DISCUSSION, ""]
+    else:
+        lines += ["## Discussion", "", ("This is not the default configuration (a quick or "
+                  "modified run): the written discussion of the default run is omitted."), ""]
+    lines += ["## Plots", ""]
+    lines += [f"![{p.stem}]({p.name})" for p in plots] or ["(plots skipped)"]
+    lines += ["", "## Full error table", *_error_tables(result, labels), "",
+              ("Raw per-cell numbers: `ustat_study_errors.csv`; every slope: "
+              "`ustat_study_slopes.csv`."), ""]
+    path = out / "ustat_study.md"
+    path.write_text("\n".join(lines), encoding="utf-8")
+    return path
+
+
+def _result_sections(result, rows, labels: dict[str, str], expected_private_error,
+                     snapshot: list[str], snap_eps: float, snap_n: int) -> list[str]:
+    """The measured sections of ``ustat_study.md``: the slope table next to Table 1, the
+    private error at the largest n, the calibration, the local slopes of the noise
+    formulas, the slopes in n and in ε, and the cells that exclude the leading exponent."""
+    return [
         "## The slope table (measurement next to Table 1)",
         "",
         *_headline(result, rows, labels),
@@ -476,21 +505,3 @@ def write_report(result, rows, out: pathlib.Path, *, runtime: float, machine: st
         *(_flags(result, rows, labels) or ["- none"]),
         "",
     ]
-    levels_above_one = {k: float(np.mean(v > 1)) for k, v in result.level.items() if np.any(v > 1)}
-    lines += ["Algorithm 1's band level: L = 1 (every index good, Ã_n = A_n) in "
-              + ("every repetition of every cell." if not levels_above_one else
-                 "all but these cells (fraction with L > 1): "
-                 + "; ".join(f"{k}: {v:.3f}" for k, v in levels_above_one.items()) + "."), ""]
-    if not quick and config == default_config:
-        lines += ["## Discussion: where measurement and theory disagree, and why", "", DISCUSSION, ""]
-    else:
-        lines += ["## Discussion", "", ("This is not the default configuration (a quick or "
-                  "modified run): the written discussion of the default run is omitted."), ""]
-    lines += ["## Plots", ""]
-    lines += [f"![{p.stem}]({p.name})" for p in plots] or ["(plots skipped)"]
-    lines += ["", "## Full error table", *_error_tables(result, labels), "",
-              ("Raw per-cell numbers: `ustat_study_errors.csv`; every slope: "
-              "`ustat_study_slopes.csv`."), ""]
-    path = out / "ustat_study.md"
-    path.write_text("\n".join(lines), encoding="utf-8")
-    return path

@@ -4,7 +4,7 @@ The mechanism is a sparse-vector mechanism of the DP-Sniper suite (default
 ``SVT34Parallel``: Lyu, Su & Li, PVLDB 2017, Algorithms 3 and 4 run side by side, 30
 numbers per output), on the first input pair of its suite case.  Two measurements:
 
-1. **the test split** — :func:`privaudit.distinguish.test_pair` with ``--samples``
+1. **the test split** — :func:`privaudit.distinguish.distinguish_pair` with ``--samples``
    outputs per side, on the serial executor (in this process) and on a ``LocalCluster``
    of 1 and of 2 worker *processes* (one thread each; :class:`privaudit.distributed.
    DaskExecutor`).  This is the part an executor distributes.  The cluster is started
@@ -39,7 +39,7 @@ import time
 from typing import Any
 
 from privaudit import AuditConfig, audit
-from privaudit.distinguish import test_pair
+from privaudit.distinguish import distinguish_pair
 from privaudit.distributed import DaskExecutor
 from privaudit.pairs import verified_pair
 from privaudit.streaming import SerialExecutor, TimedExecutor
@@ -70,7 +70,7 @@ def main() -> None:
     parser.add_argument("--samples", type=int, default=2_000_000,
                         help="test outputs per side (default 2·10⁶)")
     parser.add_argument("--search-samples", type=int, default=20_000,
-                        help="search split of the test_pair runs (default 2·10⁴)")
+                        help="search split of the distinguish_pair runs (default 2·10⁴)")
     parser.add_argument("--repeats", type=int, default=3, help="timings per executor")
     parser.add_argument("--blocks-per-chunk", type=int, default=None,
                         help="blocks per Dask task (default: the executor's default)")
@@ -88,7 +88,7 @@ def main() -> None:
 
     def split(executor: Any) -> tuple[Any, float]:
         timed = TimedExecutor(executor)
-        result = test_pair(mech, pair, samples=args.samples,
+        result = distinguish_pair(mech, pair, samples=args.samples,
                            search_samples=args.search_samples, rng=args.seed, alpha=0.05,
                            executor=timed)
         return result, timed.seconds
@@ -109,7 +109,7 @@ def main() -> None:
         for n in (1, 2):
             ex = DaskExecutor(n_workers=n, processes=True, **options)
             startup[f"{n} worker(s)"], _ = _timed(lambda ex=ex: ex.worker_threads)
-            test_pair(mech, pair, samples=20_000, search_samples=1_000, rng=0, alpha=0.05,
+            distinguish_pair(mech, pair, samples=20_000, search_samples=1_000, rng=0, alpha=0.05,
                       executor=ex)                                     # warm-up
             executors[f"{n} worker(s)"] = ex
         times: dict[str, list[float]] = {k: [] for k in executors}
@@ -137,7 +137,7 @@ def main() -> None:
               f"every executor (ε lower bound {reference[2]:.4f} on the test split)")
         print()
         print("| executor | cluster start (s) | test split: drawn and counted (s) | speed-up "
-              "| test_pair (s) | speed-up | whole audit (s) | speed-up |")
+              "| distinguish_pair (s) | speed-up | whole audit (s) | speed-up |")
         print("|---|---|---|---|---|---|---|---|")
         one = min(times["1 worker(s)"])
         one_pair = min(split_times["1 worker(s)"])
@@ -151,7 +151,7 @@ def main() -> None:
                   + ("—" if a is None else f"{one_audit / a:.2f}×") + " |")
         print()
         print(f"(minimum of {args.repeats} interleaved runs; speed-up relative to 1 worker)")
-        for label, table in (("test split", times), ("test_pair", split_times),
+        for label, table in (("test split", times), ("distinguish_pair", split_times),
                              ("audit", audit_times)):
             for name, values in table.items():
                 if values:

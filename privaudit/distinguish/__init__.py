@@ -1,30 +1,35 @@
 """privaudit.distinguish: the (ε, δ) distinguishing engine for one neighbouring pair.
 
+One job per module:
+
 * :mod:`~privaudit.distinguish.densities` — the declared output densities, when the spec
   and the gray-box hooks determine them;
 * :mod:`~privaudit.distinguish.events` — events (rejection regions) and the features
   they are defined through;
 * :mod:`~privaudit.distinguish.declared_plan` — events planned from the declared law
   alone (LLR thresholds optimal for the claimed δ, with hedges), no sample involved;
-* :mod:`~privaudit.distinguish.candidates` — choosing events and their levels on the
-  search split (LLR thresholds, exact values, half-lines, two-sided intervals, learned
-  scores);
-* :mod:`~privaudit.distinguish.scores` — learned scores: naive-Bayes (column-wise),
-  grouped, joint-cell and whitened cell log-likelihood ratios, monotone fits, logistic
+* :mod:`~privaudit.distinguish.event_candidates` — choosing candidate *events* and their
+  levels on the search split (LLR thresholds, exact values, half-lines, two-sided
+  intervals, learned scores); candidate *pairs* are :mod:`privaudit.search`'s job;
+* :mod:`~privaudit.distinguish.columns` — output columns as integer cells (exact values,
+  atoms, tail-refined quantile bins) and sums over small-integer columns as packed table
+  lookups;
+* :mod:`~privaudit.distinguish.cell_score` — the cell score: naive-Bayes (column-wise),
+  grouped, joint-cell and whitened cell log-likelihood ratios, monotone fits;
+* :mod:`~privaudit.distinguish.logistic` — the logistic score: Newton/IRLS logistic
   regression on a non-collinear feature map;
 * :mod:`~privaudit.distinguish.patterns` — pattern-conditional value thresholds for
   outputs made of code-pattern columns and released-value columns (sparse vectors that
   release noisy values), with a pattern LLR summed over independent blocks;
-* :mod:`~privaudit.distinguish.logistic` — the Newton/IRLS logistic regression behind
-  the logistic score;
 * :mod:`~privaudit.distinguish.privacy_loss` — the declared privacy-loss profile with
   lower confidence bounds;
 * :mod:`~privaudit.distinguish.rare_events` — rare events of (ε, δ) claims (atoms,
   neighbourhoods of f, excess over the declared density, unsupported outputs) found on
   the search split;
-* :mod:`~privaudit.distinguish.rows` — outputs with few distinct values or rows
-  (sparse-vector codes, bit vectors) counted once per distinct row, exactly;
-* :mod:`~privaudit.distinguish.pair_test` — :func:`test_pair`, which ties them together
+* :mod:`~privaudit.distinguish.rows` — outputs as rows: shapes, row keys, and outputs
+  with few distinct values or rows (sparse-vector codes, bit vectors) counted once per
+  distinct row, exactly;
+* :mod:`~privaudit.distinguish.pair` — :func:`distinguish_pair`, which ties them together
   with exact Clopper–Pearson tests on a disjoint test split.
 
 Black-box evidence only ever bounds ε from below: a pair that passes is not certified.
@@ -32,7 +37,8 @@ Black-box evidence only ever bounds ε from below: a pair that passes is not cer
 
 from __future__ import annotations
 
-from .candidates import DIRECTIONS, SelectedEvents, is_discrete, row_keys, select_events
+from .cell_score import CellScore, fit_cell_score
+from .columns import ColumnCoder
 from .declared_plan import (
     DeclaredEvent,
     DeclaredPlan,
@@ -47,7 +53,9 @@ from .densities import (
     declared_log_densities,
     declared_tables,
 )
+from .event_candidates import DIRECTIONS, SelectedEvents, select_events
 from .events import (
+    AbsDeviation,
     BinIndex,
     Coordinate,
     DiscreteCode,
@@ -58,14 +66,14 @@ from .events import (
     ThresholdEvent,
     ValueSetEvent,
 )
-from .logistic import fit_logistic
-from .pair_test import (
+from .logistic import LogisticScore, fit_logistic, fit_logistic_score
+from .pair import (
     DECLARED_SHARE,
     EVENT_SHARE,
     PROFILE_SHARE,
     PairTestResult,
     TradeoffPoint,
-    test_pair,
+    distinguish_pair,
 )
 from .patterns import (
     PatternAndValue,
@@ -83,32 +91,25 @@ from .rows import (
     distinct_outputs,
     distinct_rows,
     distinct_values,
+    is_discrete,
+    row_keys,
     row_table,
     small_integer_row_keys,
 )
-from .scores import (
-    AbsDeviation,
-    CellScore,
-    ColumnCoder,
-    LogisticScore,
-    fit_cell_score,
-    fit_logistic_score,
-)
 
 __all__ = [
-    "DECLARED_SHARE",
-    "DIRECTIONS",
-    "EVENT_SHARE",
-    "PROFILE_SHARE",
     "AbsDeviation",
     "BinIndex",
     "CellScore",
     "ColumnCoder",
     "Coordinate",
+    "DECLARED_SHARE",
+    "DIRECTIONS",
     "DeclaredEvent",
     "DeclaredPlan",
     "DensityPair",
     "DiscreteCode",
+    "EVENT_SHARE",
     "Event",
     "Feature",
     "LinearScore",
@@ -118,6 +119,7 @@ __all__ = [
     "LossHistogram",
     "LossLaw",
     "LossMoments",
+    "PROFILE_SHARE",
     "PairTestResult",
     "PatternAndValue",
     "PatternLLR",
@@ -137,6 +139,7 @@ __all__ = [
     "distinct_outputs",
     "distinct_rows",
     "distinct_values",
+    "distinguish_pair",
     "find_rare_events",
     "fit_cell_score",
     "fit_logistic",
@@ -151,5 +154,4 @@ __all__ = [
     "row_table",
     "select_events",
     "small_integer_row_keys",
-    "test_pair",
 ]

@@ -32,7 +32,7 @@ family's budget.  No search split is spent on them, and no α is lost to choosin
 many candidates (a data-driven search must test many events, or split its sample, to
 find the same one).  If the implementation follows its declared law the main event is
 the optimal single event; if it does not, the events are still valid, only possibly
-weaker — the data-driven events of :mod:`~privaudit.distinguish.candidates`, tested
+weaker — the data-driven events of :mod:`~privaudit.distinguish.event_candidates`, tested
 alongside with their own share of α, cover that case.
 
 **How the law of L is computed** (:class:`LossLaw`):

@@ -16,6 +16,8 @@ vectorised masks (:meth:`mask`).  The features:
   :func:`llr_from`);
 * :class:`Coordinate` — the output itself (1-D) or one column;
 * :class:`LinearScore` — a score w·ψ(o) + b learned on the search split;
+* :class:`AbsDeviation` — |o − c| for 1-D outputs, whose thresholds are two-sided
+  events {o ≤ c − r} ∪ {o ≥ c + r};
 * :class:`DiscreteCode` — an integer code of exact output values or rows (−1 for values
   never seen on the search split);
 * :class:`BinIndex` — the index of the histogram bin containing a 1-D output.
@@ -38,9 +40,11 @@ from typing import Literal, Protocol, runtime_checkable
 import numpy as np
 
 from .densities import LogDensity
+from .rows import squeeze_rows
 
 __all__ = [
     "LLR_DECIMALS",
+    "AbsDeviation",
     "BinIndex",
     "Coordinate",
     "DiscreteCode",
@@ -78,13 +82,6 @@ class Feature(Protocol):
 
     def __call__(self, outputs: np.ndarray) -> np.ndarray:
         """The feature of each output."""
-
-
-def _rows(outputs: np.ndarray) -> np.ndarray:
-    o = np.asarray(outputs)
-    if o.ndim == 2 and o.shape[1] == 1:
-        return o[:, 0]
-    return o
 
 
 # ----------------------------------------------------------------------------------------
@@ -163,7 +160,7 @@ class Coordinate:
     name: str = "output"
 
     def __call__(self, outputs: np.ndarray) -> np.ndarray:
-        o = _rows(outputs)
+        o = squeeze_rows(outputs)
         if self.index is None:
             return np.asarray(o, dtype=np.float64).reshape(o.shape[0])
         return np.asarray(o[:, self.index], dtype=np.float64)
@@ -193,6 +190,22 @@ def score_features(outputs: np.ndarray, centre: np.ndarray, scale: np.ndarray) -
 
 
 @dataclass(frozen=True, eq=False)
+class AbsDeviation:
+    """|o − centre| for a 1-D output: its thresholds are two-sided events."""
+
+    centre: float
+    name: str = ""
+
+    def __post_init__(self) -> None:
+        if not self.name:
+            object.__setattr__(self, "name", f"|output - {self.centre:.6g}|")
+
+    def __call__(self, outputs: np.ndarray) -> np.ndarray:
+        o = np.asarray(outputs, dtype=np.float64).reshape(np.asarray(outputs).shape[0])
+        return np.abs(o - self.centre)
+
+
+@dataclass(frozen=True, eq=False)
 class DiscreteCode:
     """Integer code of an output value or row: a mixed-radix index into per-column values.
 
@@ -209,7 +222,7 @@ class DiscreteCode:
         return int(np.prod([c.size for c in self.columns], dtype=np.float64))
 
     def __call__(self, outputs: np.ndarray) -> np.ndarray:
-        o = _rows(outputs)
+        o = squeeze_rows(outputs)
         o2 = o.reshape(o.shape[0], -1)
         if len(self.columns) == 1 and o2.dtype.kind in "iu":
             lookup = self._lookup()
@@ -264,7 +277,7 @@ class BinIndex:
         return int(self.edges.size + 1)
 
     def __call__(self, outputs: np.ndarray) -> np.ndarray:
-        o = np.asarray(_rows(outputs), dtype=np.float64)
+        o = np.asarray(squeeze_rows(outputs), dtype=np.float64)
         idx = np.searchsorted(self.edges, o, side="right").astype(np.int64)
         return np.where(np.isnan(o), -1, idx)
 

@@ -15,7 +15,7 @@ probe; *value* columns take many values but have an atom (one value carrying at 
 :data:`ATOM_SHARE` of the probe).  The family applies when there is at least one of each.
 
 **Score of a pattern** (:class:`PatternLLR`): the categorical columns are split into
-blocks of dependent columns (:func:`~privaudit.distinguish.scores.dependence_groups`;
+blocks of dependent columns (:func:`~privaudit.distinguish.cell_score.dependence_groups`;
 the independent halves of two parallel runs form separate blocks), each block's cell
 log-likelihood ratio is estimated (smoothed counts) and the blocks' ratios are added —
 the exact LLR of the pattern when the blocks are independent, with far less noise than
@@ -49,13 +49,15 @@ from typing import Literal
 
 import numpy as np
 
-from .scores import (
+from .cell_score import dependence_groups
+from .columns import (
+    CATEGORICAL_VALUES,
+    PROBE_ROWS,
     PackedSum,
-    dependence_groups,
     digit_range,
-    output_rows,
     small_integer_digits,
 )
+from .rows import output_rows
 
 __all__ = [
     "ATOM_SHARE",
@@ -72,12 +74,8 @@ __all__ = [
     "pattern_structure",
 ]
 
-#: Columns with at most this many distinct values (on the probe) are categorical.
-CATEGORICAL_VALUES = 16
 #: A value carrying at least this share of a non-categorical column is its atom.
 ATOM_SHARE = 0.05
-#: Rows probed to classify the columns.
-_PROBE_ROWS = 20_000
 #: Pseudo-count of the block LLR tables.
 _SMOOTHING = 0.5
 #: Rows per block when features are evaluated (the block's temporaries stay in cache).
@@ -107,7 +105,7 @@ def pattern_structure(probe: np.ndarray) -> PatternStructure | None:
     o = np.asarray(probe)
     if o.ndim != 2 or o.shape[1] < 2 or o.dtype.kind not in "biuf":
         return None
-    o = o[:_PROBE_ROWS * 2]
+    o = o[:PROBE_ROWS * 2]
     categorical, values, atoms = [], [], []
     for j in range(o.shape[1]):
         col = np.asarray(o[:, j], dtype=np.float64)
@@ -199,7 +197,7 @@ class _Block:
 
     def packed_key(self, positions: tuple[int, ...], lo: int, base: int, width: int
                    ) -> PackedSum:
-        """:meth:`key` from a digit matrix (:func:`~privaudit.distinguish.scores.
+        """:meth:`key` from a digit matrix (:func:`~privaudit.distinguish.columns.
         small_integer_digits` with ``lo``; the block's columns at ``positions``): the
         mixed-radix key is Σ_c code_c(lo + d_c) · (product of the later radices)."""
         terms = []
@@ -253,7 +251,7 @@ class _PackedBlocks:
     @classmethod
     def of(cls, blocks: tuple[_Block, ...]) -> _PackedBlocks | None:
         """``None`` unless every column's values are integers of one small range
-        (:func:`~privaudit.distinguish.scores.digit_range`; sparse-vector codes)."""
+        (:func:`~privaudit.distinguish.columns.digit_range`; sparse-vector codes)."""
         lookups = [lk for b in blocks for lk in b._lookups]  # type: ignore[attr-defined]
         if not lookups or any(lk.table is None for lk in lookups):
             return None
@@ -310,7 +308,7 @@ def fit_pattern_llr(fit_x: np.ndarray, fit_y: np.ndarray, columns: tuple[int, ..
     """Fit :class:`PatternLLR` on the categorical ``columns`` of the fitting rows.
 
     Blocks are the connected components of significantly dependent columns
-    (:func:`~privaudit.distinguish.scores.dependence_groups`, G-test at level 10⁻⁶);
+    (:func:`~privaudit.distinguish.cell_score.dependence_groups`, G-test at level 10⁻⁶);
     each block's table is log((n_x(c) + λ)/(N_x + λm)) − log((n_y(c) + λ)/(N_y + λm)).
     """
     ox = np.asarray(fit_x).reshape(np.shape(fit_x)[0], -1)
@@ -319,7 +317,7 @@ def fit_pattern_llr(fit_x: np.ndarray, fit_y: np.ndarray, columns: tuple[int, ..
     values, codes = [], []
     for i in range(len(columns)):
         # categorical columns: their values from a probe, the rest share an extra cell
-        v = np.unique(pooled[:_PROBE_ROWS, i])
+        v = np.unique(pooled[:PROBE_ROWS, i])
         v = v[~np.isnan(v)] if v.size else np.zeros(1)
         values.append(v)
         codes.append(_CellLookup.of(v)(pooled[:, i]))

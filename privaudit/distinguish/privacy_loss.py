@@ -23,7 +23,7 @@ bound above the claimed δ(ε) refutes the claim; in general it shows that M(x) 
 mass on outputs of high declared loss than the claimed profile allows, which is a
 conformance failure of the implementation against its declared law (a mechanism that
 ignores its declared noise entirely, e.g. a constant, can trigger it while being
-private).  The event tests of :mod:`~privaudit.distinguish.pair_test` need no such
+private).  The event tests of :mod:`~privaudit.distinguish.pair` need no such
 assumption.
 
 References

@@ -9,7 +9,7 @@ is invisible to events shaped by the declared law (LLR thresholds, half-lines), 
 probabilities are of order one and absorb p in their sampling error.
 
 :func:`find_rare_events` looks for such events on the **search split only** (so the
-exact tests of :mod:`~privaudit.distinguish.pair_test` on the test split stay valid),
+exact tests of :mod:`~privaudit.distinguish.pair` on the test split stay valid),
 in both directions (S found on the outputs of the side bounded from below):
 
 * **atoms** (spec declares a continuous law, scalar outputs): values repeated in the

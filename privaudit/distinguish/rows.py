@@ -1,4 +1,10 @@
-"""Outputs with few distinct values or rows, counted once per distinct value or row.
+"""Outputs as rows: their shapes, their keys, and outputs with few distinct values or rows
+counted once per distinct value or row.
+
+* :func:`output_rows`, :func:`squeeze_rows`, :func:`checked_rows`: the outputs as a 2-D
+  array, as (N,) for one column, and checked to be numeric of shape (N,) or (N, d);
+* :func:`row_keys` and :func:`is_discrete`: one float key per row, and whether outputs
+  are discrete (few distinct rows).
 
 Every event the auditor tests, and the privacy loss, is a function of the output, so
 for outputs that repeat — integer values of small range, sparse-vector codes, bit
@@ -12,23 +18,109 @@ instead of one pass per event.
 * :func:`distinct_rows`: such 2-D outputs → (distinct rows, counts).
 * :func:`row_table`: several such arrays sharing one table of distinct rows, each row
   mapped to its index in it, so that any slice of any array is (rows, counts) with one
-  ``bincount`` (the search split's parts, :mod:`~privaudit.distinguish.candidates`).
+  ``bincount`` (the search split's parts, :mod:`~privaudit.distinguish.event_candidates`).
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-__all__ = ["RowTable", "distinct_outputs", "distinct_rows", "distinct_values", "row_table",
-           "small_integer_row_keys"]
+from spec.errors import AuditError
+
+__all__ = ["DISCRETE_ROWS", "RowTable", "checked_rows", "distinct_outputs", "distinct_rows",
+           "distinct_values", "is_discrete", "output_rows", "row_keys", "row_table",
+           "small_integer_row_keys", "squeeze_rows"]
 
 #: Widest value range of 1-D integer outputs reduced to (value, count) pairs.
 VALUE_RANGE = 1 << 16
 #: Most cells (base^columns) of 2-D small-integer outputs reduced to distinct rows.
 ROW_CELLS = 1 << 20
+#: Outputs with at most this many distinct rows (pooled search sample) count as discrete.
+DISCRETE_ROWS = 1000
+
+
+# ----------------------------------------------------------------------------------------
+# shapes and keys
+# ----------------------------------------------------------------------------------------
+def output_rows(outputs: np.ndarray) -> np.ndarray:
+    """The outputs as a 2-D array, one row per output (also when there are none: no −1
+    to infer)."""
+    o = np.asarray(outputs)
+    return o.reshape(o.shape[0], math.prod(o.shape[1:]))
+
+
+def squeeze_rows(outputs: np.ndarray) -> np.ndarray:
+    """The outputs as an array, with outputs of one column, shape (N, 1), as (N,)."""
+    o = np.asarray(outputs)
+    if o.ndim == 2 and o.shape[1] == 1:
+        return o[:, 0]
+    return o
+
+
+def checked_rows(outputs: np.ndarray) -> np.ndarray:
+    """:func:`squeeze_rows` of numeric outputs of shape (N,) or (N, d); else
+    :class:`~spec.errors.AuditError` naming the shape or dtype."""
+    o = squeeze_rows(outputs)
+    if o.ndim not in (1, 2):
+        raise AuditError(f"outputs must have shape (N,) or (N, d), got {o.shape}")
+    if o.dtype.kind not in "biuf":
+        raise AuditError(f"outputs must be numeric, got dtype {o.dtype}")
+    return o
+
+
+def is_discrete(pooled: np.ndarray) -> bool:
+    """Integer (or boolean) outputs, or at most :data:`DISCRETE_ROWS` distinct rows.
+
+    For real-valued outputs the distinct rows must also repeat — at most a quarter as
+    many distinct rows as outputs — so that a small sample of a continuous law (whose
+    rows are all distinct) is not mistaken for a discrete one.
+    """
+    if pooled.dtype.kind in "biu":
+        return True
+    limit = min(DISCRETE_ROWS, pooled.shape[0] // 4)
+
+    def distinct(rows: np.ndarray) -> int:
+        return int(np.unique(row_keys(rows)).size)
+
+    # a prefix with too many distinct rows settles it without sorting everything
+    if distinct(pooled[: 8 * DISCRETE_ROWS]) > limit:
+        return False
+    return distinct(pooled) <= limit
+
+
+#: Fixed random weights of :func:`row_keys` (any real weights separate distinct rows).
+_ROW_WEIGHTS = np.random.default_rng(0x0DDBA11).standard_normal(4096) + 2.0
+
+
+def row_keys(rows: np.ndarray) -> np.ndarray:
+    """One float per row, equal for equal rows and (almost surely) different for different
+    rows: the rows themselves for 1-D outputs, else a fixed random projection.
+
+    ``np.unique(rows, axis=0)`` sorts structured rows and costs tens of milliseconds per
+    10⁴ rows; sorting one key per row is two orders of magnitude faster.  Two different
+    rows share a key only if their difference is orthogonal to the fixed random weight
+    vector (or up to round-off), which for the coarse outputs this is used on does not
+    happen; a collision would only merge two output values in a *candidate* event, which
+    costs nothing in validity.
+    """
+    r = np.asarray(rows)
+    if r.ndim == 1:
+        return r
+    flat = r.reshape(r.shape[0], -1).astype(np.float64, copy=False)
+    d = flat.shape[1]
+    weights = _ROW_WEIGHTS[:d] if d <= _ROW_WEIGHTS.size else \
+        np.random.default_rng(0x0DDBA11).standard_normal(d) + 2.0
+    keys = flat @ weights
+    return np.where(np.isnan(keys), np.inf, keys)
+
+
+# ----------------------------------------------------------------------------------------
+# distinct values and rows
+# ----------------------------------------------------------------------------------------
 
 
 def small_integer_row_keys(*outputs: np.ndarray, max_cells: int = ROW_CELLS

@@ -1,4 +1,4 @@
-"""The (ε, δ) distinguishing engine: declared densities, events, selection, test_pair.
+"""The (ε, δ) distinguishing engine: declared densities, events, selection, distinguish_pair.
 
 Every audit here is seeded.  Where an assertion is statistical, its docstring or comment
 states the error rate: for "a correct mechanism is not flagged" it is the family-wise
@@ -39,17 +39,16 @@ from privaudit.distinguish import (
     declared_log_densities,
     select_events,
 )
-from privaudit.distinguish.privacy_loss import _grid_rank, loss_moments
-from privaudit.distinguish.scores import (
+from privaudit.distinguish.cell_score import (
     CellFit,
-    ColumnCoder,
     dependence_groups,
     fit_cell_score,
-    fit_column_coder,
-    fit_logistic_score,
     isotonic,
     whitening,
 )
+from privaudit.distinguish.columns import ColumnCoder, fit_column_coder
+from privaudit.distinguish.logistic import fit_logistic_score
+from privaudit.distinguish.privacy_loss import _grid_rank, loss_moments
 from privaudit.pairs import verified_pair
 from privaudit.results import EventBound, ProfilePoint
 from spec import (
@@ -69,7 +68,7 @@ ALPHA = 0.05
 
 def audit(mech, x, y, *, samples=20_000, search=5_000, seed=0, alpha=ALPHA, **kw):
     pair = verified_pair(mech.spec, x, y, "explicit")
-    return dist.test_pair(mech, pair, samples=samples, search_samples=search, rng=seed,
+    return dist.distinguish_pair(mech, pair, samples=samples, search_samples=search, rng=seed,
                           alpha=alpha, **kw)
 
 
@@ -381,11 +380,11 @@ def test_parameters_are_checked():
                 {"epsilon_grid": [-1.0]}, {"allocation": "greedy"}, {"chunk_rows": 0}):
         kwargs = {"samples": 10, "search_samples": 10, "rng": 0, "alpha": 0.05, **bad}
         with pytest.raises(InvalidParameterError):
-            dist.test_pair(mech, pair, **kwargs)
+            dist.distinguish_pair(mech, pair, **kwargs)
 
 
 # ----------------------------------------------------------------------------------------
-# learned scores (privaudit.distinguish.scores)
+# learned scores (privaudit.distinguish.cell_score, .columns, .logistic)
 # ----------------------------------------------------------------------------------------
 
 
@@ -917,7 +916,7 @@ def test_search_split_row_table_changes_nothing(monkeypatch, name):
     """Counting the search split once per distinct row (features, value sets, learned
     fits, the judge) chooses exactly the events, levels and expected bound of a pass over
     every row."""
-    import privaudit.distinguish.candidates as cand
+    import privaudit.distinguish.event_candidates as cand
     from privaudit.suites import dpsniper_cases
 
     case = next(c for c in dpsniper_cases() if c.name.endswith(name))
@@ -968,16 +967,16 @@ def test_selected_events_of_few_distinct_rows_are_not_copies():
 
 def test_sparse_vector_counts_are_the_same_with_and_without_row_reduction(monkeypatch):
     """The whole pair test gives identical counts when the row reduction is disabled."""
-    import privaudit.distinguish.pair_test as pt
+    import privaudit.distinguish.pair as pt
     from privaudit.suites import dpsniper_cases
 
     case = next(c for c in dpsniper_cases()
                 if c.mechanism.spec.name.endswith("SparseVectorTechnique1"))
     mech, (x, y) = case.mechanism, case.input_pairs[4]
     pair = verified_pair(mech.spec, x, y, "explicit")
-    reduced = pt.test_pair(mech, pair, samples=20_000, search_samples=5000, rng=1, alpha=0.05)
+    reduced = pt.distinguish_pair(mech, pair, samples=20_000, search_samples=5000, rng=1, alpha=0.05)
     monkeypatch.setattr(pt, "_distinct_outputs", lambda out: (out, None))
-    raw = pt.test_pair(mech, pair, samples=20_000, search_samples=5000, rng=1, alpha=0.05)
+    raw = pt.distinguish_pair(mech, pair, samples=20_000, search_samples=5000, rng=1, alpha=0.05)
     assert [(e.count_x, e.count_y) for e in reduced.events] == \
         [(e.count_x, e.count_y) for e in raw.events]
     assert reduced.epsilon_lower_bound == raw.epsilon_lower_bound
@@ -987,7 +986,7 @@ def _flat_tail_family():
     """Thresholds of one half-line counted on 1.5·10⁶ rows per side: the edge of a
     plateau of ratio e^0.25 (21 000 counts) and three small thresholds whose ratio looks
     larger by luck (the shape of the noisy maximum's lower tail)."""
-    from privaudit.distinguish import candidates as cand
+    from privaudit.distinguish import event_candidates as cand
 
     a = np.array([21_000, 1_755, 904, 478])
     b = np.array([16_350, 1_300, 650, 330])
@@ -1002,7 +1001,7 @@ def test_scalar_selection_keeps_the_steadiest_threshold_of_a_flat_tail(steady):
     thresholds (one per octave), so without the steady nomination the plateau's edge —
     the event the test can bound most tightly — never reaches the judge; with it
     (one-dimensional outputs), the edge is kept as well."""
-    from privaudit.distinguish import candidates as cand
+    from privaudit.distinguish import event_candidates as cand
 
     fam = _flat_tail_family()
     n = np.full(fam.a.size, 1.5e6)

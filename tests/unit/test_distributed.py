@@ -22,7 +22,7 @@ from privaudit import distributed as dist  # noqa: E402
 from privaudit.auditor import audit  # noqa: E402
 from privaudit.cli import main  # noqa: E402
 from privaudit.config import AuditConfig  # noqa: E402
-from privaudit.distinguish import test_pair  # noqa: E402
+from privaudit.distinguish import distinguish_pair  # noqa: E402
 from privaudit.distributed import DaskExecutor, executor_scope  # noqa: E402
 from privaudit.pairs import verified_pair  # noqa: E402
 from privaudit.streaming import SerialExecutor, block_rows, stream_chunks  # noqa: E402
@@ -75,7 +75,7 @@ def test_pair_counts_identical_for_1_2_4_workers(make):
     """Three blocks per side, one block per task: the counts of the serial run, exactly."""
     mech = make()
     pair = verified_pair(mech.spec, 0.0, 1.0, "explicit")
-    run = functools.partial(test_pair, mech, pair, samples=600_000, search_samples=5_000,
+    run = functools.partial(distinguish_pair, mech, pair, samples=600_000, search_samples=5_000,
                             rng=11, alpha=0.05)
     serial = _outcome(run())
     assert serial[0][0] > 2 * block_rows(1)

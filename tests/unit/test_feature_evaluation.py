@@ -1,7 +1,7 @@
 """Fast feature evaluation gives the scores of a straightforward evaluation, to the bit.
 
 The learned scores read small-integer code columns as packed digits
-(:func:`~privaudit.distinguish.scores.small_integer_digits`) and look whole blocks of
+(:func:`~privaudit.distinguish.columns.small_integer_digits`) and look whole blocks of
 columns up in precomputed tables; they read the other columns once per block of rows.
 Each test here compares them with a plain evaluation — every column coded on its own,
 over all rows at once, as the scores were evaluated before — on seeded sparse-vector-like
@@ -17,23 +17,21 @@ import pickle
 import numpy as np
 import pytest
 
-from privaudit.distinguish import patterns, scores
+from privaudit.distinguish import cell_score, logistic, patterns
+from privaudit.distinguish.cell_score import CellFit, CellScore, fit_cell_score
+from privaudit.distinguish.columns import (
+    AtomClass,
+    ColumnCoder,
+    PackedSum,
+    digit_range,
+    small_integer_digits,
+)
+from privaudit.distinguish.logistic import fit_logistic_score
 from privaudit.distinguish.patterns import (
     PatternAndValue,
     PatternLLR,
     ReleasedValue,
     fit_pattern_llr,
-)
-from privaudit.distinguish.scores import (
-    AtomClass,
-    CellFit,
-    CellScore,
-    ColumnCoder,
-    PackedSum,
-    digit_range,
-    fit_cell_score,
-    fit_logistic_score,
-    small_integer_digits,
 )
 
 QUERIES = 6
@@ -336,7 +334,8 @@ def test_block_sizes_do_not_change_scores(fitted, monkeypatch):
                 fit_cell_score(fx, fy, groups="grouped", monotone=True),
                 fit_logistic_score(fx, fy)]
     before = [f(o) for f in features]
-    monkeypatch.setattr(scores, "_BLOCK", 1000)
+    monkeypatch.setattr(cell_score, "_BLOCK", 1000)
+    monkeypatch.setattr(logistic, "_BLOCK", 1000)
     monkeypatch.setattr(patterns, "_BLOCK_ROWS", 777)
     for f, b in zip(features, before):
         assert same(f(o), b)

@@ -16,7 +16,7 @@ from spec.errors import PrivauditError, PrivauditWarning
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 FACADES = ["spec", "spec.domains", "spec.noise", "spec.relations", "mechanisms", "estimators",
            "estimators.graphs", "estimators.hypothesis_tests", "estimators.models",
-           "estimators.ustatistics", "privaudit"]
+           "estimators.ustatistics", "privaudit", "privaudit.distinguish"]
 
 
 @pytest.mark.parametrize("name", FACADES)

@@ -8,10 +8,9 @@ import numpy as np
 import pytest
 
 from mechanisms import DiscreteGaussianMechanism, GaussianMechanism, LaplaceMechanism
-from privaudit.distinguish import test_pair
+from privaudit.distinguish import distinguish_pair
 from privaudit.distinguish.densities import declared_log_densities
-from privaudit.distinguish.pair_test import POOLED_SHARE, RARE_SHARE
-from privaudit.statistics.pooled import garwood_lower, garwood_upper, pooled_bound
+from privaudit.distinguish.pair import POOLED_SHARE, RARE_SHARE
 from privaudit.distinguish.rare_events import (
     ExactValues,
     ImpossibleUnder,
@@ -21,6 +20,7 @@ from privaudit.distinguish.rare_events import (
     find_rare_events,
 )
 from privaudit.pairs import verified_pair
+from privaudit.statistics.pooled import garwood_lower, garwood_upper, pooled_bound
 from privaudit.suites.broken import LeakyClampMean, NoiselessFallbackMean, RareRawMean
 from spec.errors import InvalidParameterError
 
@@ -117,7 +117,7 @@ def test_support_family_on_a_discrete_law():
 def test_rare_events_take_their_share_only_when_found():
     leak = RareRawMean(p=1e-3)
     pair = verified_pair(leak.spec, X, Y, "explicit")
-    r = test_pair(leak, pair, samples=200_000, search_samples=50_000, rng=1, alpha=0.05)
+    r = distinguish_pair(leak, pair, samples=200_000, search_samples=50_000, rng=1, alpha=0.05)
     rare = [e for e in r.events if e.description.startswith(("atoms", "neighbourhood",
                                                               "excess"))]
     # the two directions' atoms, disjoint: pooled at 0.9 of α_rare, the mirror alone at 0.1
@@ -129,9 +129,9 @@ def test_rare_events_take_their_share_only_when_found():
     assert sum(e.alpha for e in r.events) + r.alpha_profile == pytest.approx(0.05)
     gauss = GaussianMechanism(1.0, 1e-5, 1.0)
     g_pair = verified_pair(gauss.spec, 0.0, 1.0, "explicit")
-    plain = test_pair(gauss, g_pair, samples=200_000, search_samples=50_000, rng=1, alpha=0.05)
+    plain = distinguish_pair(gauss, g_pair, samples=200_000, search_samples=50_000, rng=1, alpha=0.05)
     assert not any(f.startswith("rare") for f in plain.families)
-    off = test_pair(leak, pair, samples=200_000, search_samples=50_000, rng=1, alpha=0.05,
+    off = distinguish_pair(leak, pair, samples=200_000, search_samples=50_000, rng=1, alpha=0.05,
                     rare_events=False)
     assert not any(f.startswith("rare") for f in off.families) and not off.violated
 

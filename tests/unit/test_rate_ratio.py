@@ -1,4 +1,4 @@
-"""The exact rate-ratio bound (privaudit.statistics.rate_ratio) and its use in test_pair."""
+"""The exact rate-ratio bound (privaudit.statistics.rate_ratio) and its use in distinguish_pair."""
 
 from __future__ import annotations
 
@@ -113,7 +113,7 @@ def _pair(mech, x, y):
 
 def test_pair_test_poissonises_and_uses_the_rate_ratio_for_pure_claims():
     mech = LaplaceMechanism(1.0, 1.0)
-    r = dist.test_pair(mech, _pair(mech, 0.0, 1.0), samples=20_000, search_samples=5000,
+    r = dist.distinguish_pair(mech, _pair(mech, 0.0, 1.0), samples=20_000, search_samples=5000,
                        rng=3, alpha=0.05)
     assert r.poissonized and r.test_sizes != (20_000, 20_000)
     assert abs(r.test_sizes[0] - 20_000) < 6 * math.sqrt(20_000)
@@ -122,7 +122,7 @@ def test_pair_test_poissonises_and_uses_the_rate_ratio_for_pure_claims():
     b = r.best_event
     assert b.epsilon_lower_bound == pytest.approx(float(rate_ratio_epsilon_lower_bound(
         b.count_x, b.count_y, 20_000.0, 20_000.0, alpha=b.alpha)))
-    fixed = dist.test_pair(mech, _pair(mech, 0.0, 1.0), samples=20_000, search_samples=5000,
+    fixed = dist.distinguish_pair(mech, _pair(mech, 0.0, 1.0), samples=20_000, search_samples=5000,
                            rng=3, alpha=0.05, poissonize=False)
     assert not fixed.poissonized and fixed.test_sizes == (20_000, 20_000)
     assert all(e.method == "clopper_pearson" for e in fixed.events)
@@ -130,7 +130,7 @@ def test_pair_test_poissonises_and_uses_the_rate_ratio_for_pure_claims():
 
 def test_approximate_claims_keep_the_clopper_pearson_pair():
     mech = GaussianMechanism(epsilon=1.0, delta=1e-5, sensitivity=1.0)
-    r = dist.test_pair(mech, _pair(mech, 0.0, 1.0), samples=20_000, search_samples=5000,
+    r = dist.distinguish_pair(mech, _pair(mech, 0.0, 1.0), samples=20_000, search_samples=5000,
                        rng=0, alpha=0.05)
     assert r.poissonized
     assert all(e.method in ("clopper_pearson", "pooled_poisson") for e in r.events)
@@ -138,6 +138,6 @@ def test_approximate_claims_keep_the_clopper_pearson_pair():
 
 def test_small_tests_are_not_poissonised():
     mech = LaplaceMechanism(1.0, 1.0)
-    r = dist.test_pair(mech, _pair(mech, 0.0, 1.0), samples=500, search_samples=500,
+    r = dist.distinguish_pair(mech, _pair(mech, 0.0, 1.0), samples=500, search_samples=500,
                        rng=0, alpha=0.05)
     assert not r.poissonized and r.test_sizes == (500, 500)

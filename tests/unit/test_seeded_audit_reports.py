@@ -20,7 +20,7 @@ import math
 import numpy as np
 import pytest
 
-import privaudit.distinguish.pair_test as pair_test_module
+import privaudit.distinguish.pair as pair_module
 from mechanisms import GaussianMechanism, LaplaceMechanism, RandomizedResponseMechanism
 from privaudit import AuditConfig, audit
 from privaudit.checks import _local_search as ratio_search
@@ -117,7 +117,7 @@ def _use_reference_paths(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(local_search, "_NEIGHBOUR_MOVES",
                         _ChoiceDraw(local_search._NEIGHBOUR_MOVE_WEIGHTS))
     monkeypatch.setattr(ratio_search, "_MOVE_CHOICE", _ChoiceDraw(ratio_search._MOVES))
-    monkeypatch.setattr(pair_test_module, "LossHistogram", _FullLengthLossHistogram)
+    monkeypatch.setattr(pair_module, "LossHistogram", _FullLengthLossHistogram)
     monkeypatch.setattr(RealInterval, "validate", ScalarDomainBase.validate)
 
 

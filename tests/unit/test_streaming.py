@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from mechanisms import LaplaceMechanism, declare_mechanism
-from privaudit.distinguish import test_pair
+from privaudit.distinguish import distinguish_pair
 from privaudit.pairs import verified_pair
 from privaudit.streaming import (
     Block,
@@ -126,7 +126,7 @@ def test_pair_test_counts_do_not_depend_on_the_chunk_size(make):
     """Three blocks per side (6·10⁵ outputs); one, two or all blocks per chunk."""
     mech = make()
     pair = verified_pair(mech.spec, 0.0, 1.0, "explicit")
-    results = [test_pair(mech, pair, samples=600_000, search_samples=5_000, rng=11,
+    results = [distinguish_pair(mech, pair, samples=600_000, search_samples=5_000, rng=11,
                          alpha=0.05, chunk_rows=rows)
                for rows in (1, 300_000, None)]
     first = results[0]

@@ -1,9 +1,11 @@
-"""Choosing the events to test — and the level of each — on the search split only.
+"""Candidate *events* of one pair — and the level of each — chosen on the search split only.
+
+(Candidate *pairs* of inputs are :mod:`privaudit.search.candidates`' job.)
 
 :func:`select_events` builds candidate events from the search outputs of M(x) and M(y),
 ranks them, and returns the events to test per direction together with the share of
 the error budget each gets.  Nothing here looks at the test split, so whatever is
-chosen, the exact tests of :mod:`~privaudit.distinguish.pair_test` remain valid.
+chosen, the exact tests of :mod:`~privaudit.distinguish.pair` remain valid.
 
 **Split of the search sample.**  Scores that are *learned* (their form depends on the
 data: value orders, histogram and cell log-likelihood ratios, logistic regression) are
@@ -36,7 +38,7 @@ over every row — and two candidates that hold the same distinct rows are teste
     declared densities, thresholds of a histogram LLR with tail-refined quantile bins —
     unions of intervals, the shape of DP-Sniper's optimal attack on a 1-D output.
 (d) **Multi-dimensional outputs**: per-coordinate half-lines; the naive-Bayes
-    (column-wise) LLR of :mod:`~privaudit.distinguish.scores`; and without declared
+    (column-wise) LLR of :mod:`~privaudit.distinguish.cell_score`; and without declared
     densities a grouped LLR (dependent categorical columns joined, values scored given
     that they are released), a joint-cell LLR when the discretised rows are few, a
     whitened naive-Bayes LLR for correlated continuous outputs, a logistic score on
@@ -98,7 +100,9 @@ from privaudit.statistics.allocation import (
 from privaudit.statistics.epsilon_bounds import epsilon_lower_bound
 from spec.errors import AuditError
 
+from .cell_score import MI_ROWS, CellFit, CellScore, fit_cell_score
 from .events import (
+    AbsDeviation,
     Coordinate,
     DiscreteCode,
     Event,
@@ -107,6 +111,7 @@ from .events import (
     ValueSetEvent,
     event_mask,
 )
+from .logistic import fit_logistic_score
 from .patterns import (
     PatternAndValue,
     PatternStructure,
@@ -117,22 +122,12 @@ from .patterns import (
     pattern_counts,
     pattern_structure,
 )
-from .rows import row_table
-from .scores import (
-    MI_ROWS,
-    AbsDeviation,
-    CellFit,
-    CellScore,
-    fit_cell_score,
-    fit_logistic_score,
-)
+from .rows import checked_rows, is_discrete, row_keys, row_table
 
-__all__ = ["DIRECTIONS", "SelectedEvents", "is_discrete", "select_events"]
+__all__ = ["DIRECTIONS", "SelectedEvents", "select_events"]
 
 #: The two directions: ``x_vs_y`` bounds P[M(x) ∈ S] below and P[M(y) ∈ S] above.
 DIRECTIONS = ("x_vs_y", "y_vs_x")
-#: Outputs with at most this many distinct rows (pooled search sample) count as discrete.
-DISCRETE_ROWS = 1000
 #: Largest number of distinct values for which exact-value sets are formed.
 _MAX_VALUES = 100_000
 #: Rows per side on which the kind of output (discrete or not, the values of each
@@ -222,63 +217,6 @@ class _Candidates:
     feature: int
     group: str = ""
     learned_id: int = 0
-
-
-def _rows(outputs: np.ndarray) -> np.ndarray:
-    o = np.asarray(outputs)
-    if o.ndim == 2 and o.shape[1] == 1:
-        o = o[:, 0]
-    if o.ndim not in (1, 2):
-        raise AuditError(f"outputs must have shape (N,) or (N, d), got {o.shape}")
-    if o.dtype.kind not in "biuf":
-        raise AuditError(f"outputs must be numeric, got dtype {o.dtype}")
-    return o
-
-
-def is_discrete(pooled: np.ndarray) -> bool:
-    """Integer (or boolean) outputs, or at most :data:`DISCRETE_ROWS` distinct rows.
-
-    For real-valued outputs the distinct rows must also repeat — at most a quarter as
-    many distinct rows as outputs — so that a small sample of a continuous law (whose
-    rows are all distinct) is not mistaken for a discrete one.
-    """
-    if pooled.dtype.kind in "biu":
-        return True
-    limit = min(DISCRETE_ROWS, pooled.shape[0] // 4)
-
-    def distinct(rows: np.ndarray) -> int:
-        return int(np.unique(row_keys(rows)).size)
-
-    # a prefix with too many distinct rows settles it without sorting everything
-    if distinct(pooled[: 8 * DISCRETE_ROWS]) > limit:
-        return False
-    return distinct(pooled) <= limit
-
-
-#: Fixed random weights of :func:`row_keys` (any real weights separate distinct rows).
-_ROW_WEIGHTS = np.random.default_rng(0x0DDBA11).standard_normal(4096) + 2.0
-
-
-def row_keys(rows: np.ndarray) -> np.ndarray:
-    """One float per row, equal for equal rows and (almost surely) different for different
-    rows: the rows themselves for 1-D outputs, else a fixed random projection.
-
-    ``np.unique(rows, axis=0)`` sorts structured rows and costs tens of milliseconds per
-    10⁴ rows; sorting one key per row is two orders of magnitude faster.  Two different
-    rows share a key only if their difference is orthogonal to the fixed random weight
-    vector (or up to round-off), which for the coarse outputs this is used on does not
-    happen; a collision would only merge two output values in a *candidate* event, which
-    costs nothing in validity.
-    """
-    r = np.asarray(rows)
-    if r.ndim == 1:
-        return r
-    flat = r.reshape(r.shape[0], -1).astype(np.float64, copy=False)
-    d = flat.shape[1]
-    weights = _ROW_WEIGHTS[:d] if d <= _ROW_WEIGHTS.size else \
-        np.random.default_rng(0x0DDBA11).standard_normal(d) + 2.0
-    keys = flat @ weights
-    return np.where(np.isnan(keys), np.inf, keys)
 
 
 # ----------------------------------------------------------------------------------------
@@ -723,33 +661,70 @@ def select_events(search_x: np.ndarray, search_y: np.ndarray, *, delta: float, a
     -------
     SelectedEvents
     """
-    ox, oy = _rows(search_x), _rows(search_y)
+    ox, oy = checked_rows(search_x), checked_rows(search_y)
     if ox.ndim != oy.ndim or (ox.ndim == 2 and ox.shape[1] != oy.shape[1]):
         raise AuditError(f"outputs on x and y differ in shape: {ox.shape} vs {oy.shape}")
-    n_x, n_y = ox.shape[0], oy.shape[0]
-    # the kind of output is decided on a probe of each side (a full pass over millions of
-    # rows for np.unique(axis=0) would cost more than everything else)
-    pooled = np.concatenate([ox[:_KIND_ROWS], oy[:_KIND_ROWS]])
-    discrete = is_discrete(pooled)
-    dims = 1 if ox.ndim == 1 else ox.shape[1]
-    per_dir: dict[str, list[_Candidates]] = {d: [] for d in DIRECTIONS}
-    families: list[str] = []
-    ids = _Ids()
-    planned = budget is not None
-    # parts: A = [0, h) fits learned scores, B = [h, r) counts their thresholds, fixed
-    # features are counted on [0, r); with a budget, C = [r, n) judges the kept candidates
-    hx, hy = int(n_x * _FIT_SHARE), int(n_y * _FIT_SHARE)
-    rx, ry = (n_x - int(n_x * _JUDGE_SHARE), n_y - int(n_y * _JUDGE_SHARE)) if planned \
-        else (n_x, n_y)
-    fit_x, fit_y, cnt_x, cnt_y = ox[:hx], oy[:hy], ox[hx:rx], oy[hy:ry]
-    rank_x, rank_y = ox[:rx], oy[:ry]
-    can_learn = learned and min(hx, hy) >= _MIN_FIT_ROWS and min(rx - hx, ry - hy) > 0
-    # outputs of few distinct small-integer rows (sparse-vector codes, bit vectors): every
-    # feature is evaluated once per distinct row and counted with the rows' multiplicities
-    # in each part — exactly the counts of a pass over the rows
-    table = row_table(ox, oy, max_rows=_TABLE_ROWS) if discrete and ox.ndim == 2 else None
+    found = _Search(ox, oy, planned=budget is not None, learned=learned)
+    if found.discrete and _few_rows(found.rank_x):
+        found.exact_values()
+    if llr is not None and llr_thresholds:
+        lx, ly = llr_search if llr_search is not None else (llr(ox), llr(oy))
+        found.thresholds(llr, 0, 0, 1, {"x_vs_y": ("ge",), "y_vs_x": ("le",)},
+                         values=(lx, ly))
+        found.families.append("LLR thresholds")
+    if found.dims == 1:
+        found.scalar_families(llr)
+    else:
+        found.vector_families(llr)
+    k = int(events_per_direction)
+    if budget is None:
+        chosen = {d: _pool(found.per_dir[d], delta=delta, alpha=alpha, k=k,
+                           test_samples=None, exact=True) for d in DIRECTIONS}
+        return SelectedEvents(
+            x_vs_y=tuple(f.build(i) for f, i, _ in chosen["x_vs_y"]),
+            y_vs_x=tuple(f.build(i) for f, i, _ in chosen["y_vs_x"]),
+            families=tuple(found.families))
+    return _planned_selection(found, delta=delta, k=k, budget=budget,
+                              test_samples=test_samples, rate_ratio=rate_ratio,
+                              prior_outputs=prior_outputs)
 
-    def thresholds(feature: Feature, start_x: int, start_y: int, priority: int,
+
+class _Search:
+    """The search split cut into its parts, and the candidates found on them so far.
+
+    Parts: A = [0, h) fits learned scores, B = [h, r) counts their thresholds, fixed
+    features are counted on [0, r); with a budget, C = [r, n) judges the kept candidates.
+    Outputs of few distinct small-integer rows (sparse-vector codes, bit vectors) are
+    held as a :class:`~privaudit.distinguish.rows.RowTable` (``table``): every feature is
+    evaluated once per distinct row and counted with the rows' multiplicities in each
+    part — exactly the counts of a pass over the rows.
+    """
+
+    def __init__(self, ox: np.ndarray, oy: np.ndarray, *, planned: bool, learned: bool
+                 ) -> None:
+        self.ox, self.oy = ox, oy
+        n_x, n_y = ox.shape[0], oy.shape[0]
+        self.n_x, self.n_y = n_x, n_y
+        # the kind of output is decided on a probe of each side (a full pass over millions
+        # of rows for np.unique(axis=0) would cost more than everything else)
+        self.pooled = np.concatenate([ox[:_KIND_ROWS], oy[:_KIND_ROWS]])
+        self.discrete = is_discrete(self.pooled)
+        self.dims = 1 if ox.ndim == 1 else ox.shape[1]
+        self.per_dir: dict[str, list[_Candidates]] = {d: [] for d in DIRECTIONS}
+        self.families: list[str] = []
+        self.ids = _Ids()
+        self.hx, self.hy = hx, hy = int(n_x * _FIT_SHARE), int(n_y * _FIT_SHARE)
+        self.rx, self.ry = rx, ry = (n_x - int(n_x * _JUDGE_SHARE),
+                                     n_y - int(n_y * _JUDGE_SHARE)) if planned else (n_x, n_y)
+        self.fit_x, self.fit_y = ox[:hx], oy[:hy]
+        self.cnt_x, self.cnt_y = ox[hx:rx], oy[hy:ry]
+        self.rank_x, self.rank_y = ox[:rx], oy[:ry]
+        self.can_learn = learned and min(hx, hy) >= _MIN_FIT_ROWS and \
+            min(rx - hx, ry - hy) > 0
+        self.table = row_table(ox, oy, max_rows=_TABLE_ROWS) \
+            if self.discrete and ox.ndim == 2 else None
+
+    def thresholds(self, feature: Feature, start_x: int, start_y: int, priority: int,
                    sides: dict[str, tuple[str, ...]] | None = None,
                    limit: int = _RANK_ROWS, group: str = "",
                    values: tuple[np.ndarray, np.ndarray] | None = None) -> None:
@@ -757,7 +732,8 @@ def select_events(search_x: np.ndarray, search_y: np.ndarray, *, delta: float, a
         each side's ranking part (``values``: the feature on the whole search split,
         already computed).  With a row table the feature is evaluated once per distinct
         row and counted with the rows' multiplicities: the same counts."""
-        stop_x, stop_y = min(rx, start_x + limit), min(ry, start_y + limit)
+        table = self.table
+        stop_x, stop_y = min(self.rx, start_x + limit), min(self.ry, start_y + limit)
         if table is not None and values is None:
             on_rows = feature(table.rows)
             wx, wy = table.counts(0, start_x, stop_x), table.counts(1, start_y, stop_y)
@@ -765,123 +741,140 @@ def select_events(search_x: np.ndarray, search_y: np.ndarray, *, delta: float, a
             nx_, ny_ = int(wx.sum()), int(wy.sum())
         else:
             vx = values[0][start_x:stop_x] if values is not None else \
-                feature(ox[start_x:stop_x])
+                feature(self.ox[start_x:stop_x])
             vy = values[1][start_y:stop_y] if values is not None else \
-                feature(oy[start_y:stop_y])
+                feature(self.oy[start_y:stop_y])
             sf = _Sorted.of(feature, vx, vy)
             nx_, ny_ = len(vx), len(vy)
         for direction in DIRECTIONS:
             for side in (sides or {}).get(direction, ("ge", "le")):
-                per_dir[direction].append(
-                    _thresholds(sf, direction, side, priority, ids(), nx_, ny_, group))
+                self.per_dir[direction].append(
+                    _thresholds(sf, direction, side, priority, self.ids(), nx_, ny_, group))
 
-    def learned_score(score: Feature | None, family: str) -> None:
+    def learned_score(self, score: Feature | None, family: str) -> None:
+        """Threshold candidates of a score fitted on part A, counted on part B."""
         if score is None:
             return
-        start = {d: len(per_dir[d]) for d in DIRECTIONS}
-        thresholds(score, hx, hy, 3, limit=_LEARNED_RANK_ROWS)
+        start = {d: len(self.per_dir[d]) for d in DIRECTIONS}
+        self.thresholds(score, self.hx, self.hy, 3, limit=_LEARNED_RANK_ROWS)
         for d in DIRECTIONS:
-            for fam in per_dir[d][start[d]:]:
+            for fam in self.per_dir[d][start[d]:]:
                 fam.learned_id = id(score)
-        families.append(family)
+        self.families.append(family)
 
-    if discrete and _few_rows(rank_x):
-        code = _discrete_code(pooled)
-        if code is not None:
-            if table is None:
-                cx, cy = code(rank_x), code(rank_y)
-                fx, fy = (cx[:hx], None), (cy[:hy], None)
-                kx, ky = (cx[hx:], None), (cy[hy:], None)
-                ax, ay = (cx, None), (cy, None)
-            else:
-                on_rows = code(table.rows)
-                fx, fy = (on_rows, table.counts(0, 0, hx)), (on_rows, table.counts(1, 0, hy))
-                kx = (on_rows, table.counts(0, hx, rx))
-                ky = (on_rows, table.counts(1, hy, ry))
-                ax, ay = (on_rows, table.counts(0, 0, rx)), (on_rows, table.counts(1, 0, ry))
-            if min(hx, hy) < 1 or min(rx - hx, ry - hy) < 1:
-                fx, fy, kx, ky = ax, ay, ax, ay
-            fam_xy = _value_sets(code, fx, fy, kx, ky, ax, ay, 0, ids)
-            fam_yx = _value_sets(code, fy, fx, ky, kx, ay, ax, 0, ids)
-            if fam_xy and fam_yx:
-                per_dir["x_vs_y"].extend(fam_xy)
-                per_dir["y_vs_x"].extend(fam_yx)
-                families.append("exact values")
-    if llr is not None and llr_thresholds:
-        lx, ly = llr_search if llr_search is not None else (llr(ox), llr(oy))
-        thresholds(llr, 0, 0, 1, {"x_vs_y": ("ge",), "y_vs_x": ("le",)}, values=(lx, ly))
-        families.append("LLR thresholds")
-    if dims == 1:
+    def exact_values(self) -> None:
+        """Sets of exact values (or rows) of a discrete output: prefixes by ratio, and
+        single values (:func:`_value_sets`)."""
+        code = _discrete_code(self.pooled)
+        if code is None:
+            return
+        table, hx, hy, rx, ry = self.table, self.hx, self.hy, self.rx, self.ry
+        if table is None:
+            cx, cy = code(self.rank_x), code(self.rank_y)
+            fx, fy = (cx[:hx], None), (cy[:hy], None)
+            kx, ky = (cx[hx:], None), (cy[hy:], None)
+            ax, ay = (cx, None), (cy, None)
+        else:
+            on_rows = code(table.rows)
+            fx, fy = (on_rows, table.counts(0, 0, hx)), (on_rows, table.counts(1, 0, hy))
+            kx = (on_rows, table.counts(0, hx, rx))
+            ky = (on_rows, table.counts(1, hy, ry))
+            ax, ay = (on_rows, table.counts(0, 0, rx)), (on_rows, table.counts(1, 0, ry))
+        if min(hx, hy) < 1 or min(rx - hx, ry - hy) < 1:
+            fx, fy, kx, ky = ax, ay, ax, ay
+        fam_xy = _value_sets(code, fx, fy, kx, ky, ax, ay, 0, self.ids)
+        fam_yx = _value_sets(code, fy, fx, ky, kx, ay, ax, 0, self.ids)
+        if fam_xy and fam_yx:
+            self.per_dir["x_vs_y"].extend(fam_xy)
+            self.per_dir["y_vs_x"].extend(fam_yx)
+            self.families.append("exact values")
+
+    def scalar_families(self, llr: Feature | None) -> None:
+        """Half-lines of a 1-D output; without a declared LLR also two-sided intervals
+        and (continuous outputs) a histogram LLR."""
         feature = Coordinate()
-        vx, vy = feature(rank_x), feature(rank_y)
+        vx, vy = feature(self.rank_x), feature(self.rank_y)
+        hx, hy = self.hx, self.hy
         # with a declared LLR these are a robustness check: fewer rows suffice
-        thresholds(feature, 0, 0, 2, values=(vx, vy),
-                   limit=_RANK_ROWS // 2 if llr is not None else _SCALAR_RANK_ROWS)
-        families.append("half-lines")
-        if not discrete and llr is None:
+        self.thresholds(feature, 0, 0, 2, values=(vx, vy),
+                        limit=_RANK_ROWS // 2 if llr is not None else _SCALAR_RANK_ROWS)
+        self.families.append("half-lines")
+        if not self.discrete and llr is None:
             centre = float(np.median(np.concatenate([vx[:hx], vy[:hy]]))) if hx and hy \
                 else float(np.median(np.concatenate([vx, vy])))
             dev = AbsDeviation(centre)
-            thresholds(dev, 0, 0, 2, limit=_SCALAR_RANK_ROWS)
-            families.append("two-sided intervals")
-        if not discrete and llr is None and can_learn:
-            learned_score(fit_cell_score(fit_x, fit_y, groups="columns", bins=64,
-                                         name="histogram LLR"), "histogram LLR")
-    else:
+            self.thresholds(dev, 0, 0, 2, limit=_SCALAR_RANK_ROWS)
+            self.families.append("two-sided intervals")
+        if not self.discrete and llr is None and self.can_learn:
+            self.learned_score(fit_cell_score(self.fit_x, self.fit_y, groups="columns",
+                                              bins=64, name="histogram LLR"),
+                               "histogram LLR")
+
+    def vector_families(self, llr: Feature | None) -> None:
+        """Coordinate half-lines of a d-dimensional output and the learned scores."""
         # with a declared LLR, per-coordinate half-lines only guard against a deviating
         # implementation, which the naive-Bayes score below covers: a few coordinates do
-        coords = min(dims, _MAX_COORDINATES if llr is None else 4)
+        coords = min(self.dims, _MAX_COORDINATES if llr is None else 4)
         for j in range(coords):
-            thresholds(Coordinate(index=j, name=f"output[{j}]"), 0, 0, 2, group="coordinates")
-        families.append("coordinate half-lines")
+            self.thresholds(Coordinate(index=j, name=f"output[{j}]"), 0, 0, 2,
+                            group="coordinates")
+        self.families.append("coordinate half-lines")
         # with a declared LLR the naive-Bayes score is a cheap check of the declared law
         # (it would cost a pass over every column of the test split if chosen)
-        if can_learn and (llr is None or dims <= _LLR_LEARNED_DIMS):
-            ctx = None
-            if table is not None:
-                # the first MI_ROWS pooled fitting rows (x's first) feed the G-test
-                ctx = CellFit.from_distinct_rows(
-                    table.rows, table.counts(0, 0, hx), table.counts(1, 0, hy),
-                    table.counts(0, 0, min(hx, MI_ROWS)),
-                    table.counts(1, 0, min(hy, max(0, MI_ROWS - hx))))
-            if ctx is None:
-                ctx = CellFit(fit_x, fit_y)
-            learned_score(fit_cell_score(None, None, groups="columns", context=ctx),
-                          "naive-Bayes LLR")
-            if llr is None:
-                learned_score(fit_cell_score(None, None, groups="columns", monotone=True,
-                                             context=ctx), "monotone naive-Bayes LLR")
-                grouped = fit_cell_score(None, None, groups="grouped", monotone=True,
-                                         context=ctx)
-                learned_score(grouped, "grouped LLR")
-                learned_score(fit_cell_score(None, None, groups="joint", bins=8,
-                                             smoothing=_JOINT_SMOOTHING, context=ctx),
-                              "joint-cell LLR")
-                continuous = not any(c.exact for c in ctx.coded(32)[0])
-                if not discrete and continuous:
-                    learned_score(fit_cell_score(fit_x, fit_y, groups="columns", whiten=True,
-                                                 monotone=True), "whitened naive-Bayes LLR")
-                if not discrete:
-                    learned_score(fit_logistic_score(fit_x, fit_y), "logistic score")
-                structure = pattern_structure(pooled) if not discrete else None
-                if structure is not None:
-                    for d, fams in _pattern_values(structure, fit_x, fit_y, cnt_x, cnt_y,
-                                                   ids, grouped).items():
-                        per_dir[d].extend(fams)
-                    families.append("pattern-conditional value thresholds")
-            del ctx
-    k = int(events_per_direction)
-    if budget is None:
-        chosen = {d: _pool(per_dir[d], delta=delta, alpha=alpha, k=k, test_samples=None,
-                           exact=True) for d in DIRECTIONS}
-        return SelectedEvents(
-            x_vs_y=tuple(f.build(i) for f, i, _ in chosen["x_vs_y"]),
-            y_vs_x=tuple(f.build(i) for f, i, _ in chosen["y_vs_x"]),
-            families=tuple(families))
-    n_test = int(test_samples) if test_samples is not None else max(n_x, n_y)
+        if self.can_learn and (llr is None or self.dims <= _LLR_LEARNED_DIMS):
+            self.learned_families(llr)
+
+    def learned_families(self, llr: Feature | None) -> None:
+        """The cell scores (naive Bayes; without a declared LLR also monotone, grouped,
+        joint, whitened), the logistic score and pattern-conditional value thresholds."""
+        table, hx, hy = self.table, self.hx, self.hy
+        fit_x, fit_y, discrete = self.fit_x, self.fit_y, self.discrete
+        ctx = None
+        if table is not None:
+            # the first MI_ROWS pooled fitting rows (x's first) feed the G-test
+            ctx = CellFit.from_distinct_rows(
+                table.rows, table.counts(0, 0, hx), table.counts(1, 0, hy),
+                table.counts(0, 0, min(hx, MI_ROWS)),
+                table.counts(1, 0, min(hy, max(0, MI_ROWS - hx))))
+        if ctx is None:
+            ctx = CellFit(fit_x, fit_y)
+        self.learned_score(fit_cell_score(None, None, groups="columns", context=ctx),
+                           "naive-Bayes LLR")
+        if llr is not None:
+            return
+        self.learned_score(fit_cell_score(None, None, groups="columns", monotone=True,
+                                          context=ctx), "monotone naive-Bayes LLR")
+        grouped = fit_cell_score(None, None, groups="grouped", monotone=True, context=ctx)
+        self.learned_score(grouped, "grouped LLR")
+        self.learned_score(fit_cell_score(None, None, groups="joint", bins=8,
+                                          smoothing=_JOINT_SMOOTHING, context=ctx),
+                           "joint-cell LLR")
+        continuous = not any(c.exact for c in ctx.coded(32)[0])
+        if not discrete and continuous:
+            self.learned_score(fit_cell_score(fit_x, fit_y, groups="columns", whiten=True,
+                                              monotone=True), "whitened naive-Bayes LLR")
+        if not discrete:
+            self.learned_score(fit_logistic_score(fit_x, fit_y), "logistic score")
+        structure = pattern_structure(self.pooled) if not discrete else None
+        if structure is not None:
+            for d, fams in _pattern_values(structure, fit_x, fit_y, self.cnt_x, self.cnt_y,
+                                           self.ids, grouped).items():
+                self.per_dir[d].extend(fams)
+            self.families.append("pattern-conditional value thresholds")
+
+
+def _planned_selection(found: _Search, *, delta: float, k: int, budget: float,
+                       test_samples: int | None, rate_ratio: bool, prior_outputs: float
+                       ) -> SelectedEvents:
+    """Rank the candidates, keep at most :data:`_MAX_LEARNED` learned scores, judge the
+    kept candidates on part C and plan how many to test and at which levels
+    (:func:`~privaudit.statistics.allocation.plan_events`)."""
+    ox, oy, table, rx, ry = found.ox, found.oy, found.table, found.rx, found.ry
+    per_dir, families = found.per_dir, found.families
+    n_test = int(test_samples) if test_samples is not None else max(found.n_x, found.n_y)
     reference = budget / 4.0
     chosen = {d: _pool(per_dir[d], delta=delta, alpha=reference, k=k, test_samples=n_test,
-                       exact=False, rate_ratio=rate_ratio, steady=dims == 1)
+                       exact=False, rate_ratio=rate_ratio, steady=found.dims == 1)
               for d in DIRECTIONS}
     # learned scores cost a pass over every test output each: keep the candidates of at
     # most _MAX_LEARNED of them (the best-ranked), fixed features are cheap
@@ -932,4 +925,3 @@ def select_events(search_x: np.ndarray, search_y: np.ndarray, *, delta: float, a
         x_vs_y=tuple(events["x_vs_y"]), y_vs_x=tuple(events["y_vs_x"]),
         families=tuple(families), levels_x_vs_y=tuple(levels["x_vs_y"]),
         levels_y_vs_x=tuple(levels["y_vs_x"]), expected_epsilon=float(plan.objective))
-
