@@ -234,7 +234,7 @@ def _edge_extremes(spec: MechanismSpec) -> Iterator[_Raw]:
 
 
 def _node_extremes(spec: MechanismSpec) -> Iterator[_Raw]:
-    """The node-neighbouring generators of ``lndp_spec.md`` §5.2, most telling first.
+    """The node-neighbouring generators of ``docs/derivations.md`` §7, most telling first.
 
     1. the star toggle (∅ against a star at node 0);
     2. threshold backgrounds at the *hinted* thresholds (:func:`threshold_hints`): many
