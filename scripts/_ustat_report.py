@@ -417,7 +417,8 @@ def write_report(result, rows, out: pathlib.Path, *, runtime: float, machine: st
         "more than 5·10⁶ pairs, hence n ≤ 3040 here); to afford 200 repetitions the study "
         "computes the same sorted pair values once per data set in closed form "
         "(`sorted_pair_values`) and runs the library's public schedule and `clipped_means` with "
-        "the same Laplace draws. `tests/unit/test_ustat_study.py` checks that these releases are "
+        "the same Laplace draws. `tests/unit/scripts/test_ustat_study.py` checks that these "
+        "releases are "
         "bit-for-bit the library's `private_coinpress_mean(..., family=\"all\")` with the same "
         "generator."),
         ("* `alg1_rigorous` — Algorithm 1 on all pairs, `private_mean_local_hajek(..., "

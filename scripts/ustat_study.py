@@ -235,7 +235,7 @@ def sorted_pair_values(data: object, kernel: Kernel) -> tuple[np.ndarray, np.nda
       ones, with N₁ the exact number of equal pairs (Σ_v c_v(c_v − 1)/2) or of edges (the
       library's own k-d-tree adjacency, which re-tests ‖x − y‖² ≤ r² like the kernel).
 
-    ``tests/unit/test_ustat_study.py`` checks that releases from these values equal the
+    ``tests/unit/scripts/test_ustat_study.py`` checks that releases from these values equal the
     library's ``private_coinpress_mean(..., family="all")`` with the same generator.
     """
     x = kernel.validate_data(data)

@@ -25,7 +25,8 @@ from mechanisms.smooth_sensitivity import QUARTIC_CONSTANT
 from privaudit import CI_STRENGTH, audit, registry
 
 USTAT = [e for e in registry.entries() if e.name.startswith("ustat.")]
-#: The documented paper-mode counterexample configuration (tests/unit/test_ustat_private.py).
+#: The documented paper-mode counterexample configuration
+#: (tests/unit/estimators/ustatistics/test_ustat_private.py).
 TABLE = [[0.0, 0.5, 1.0], [0.5, 0.0, 0.875], [1.0, 0.875, 1.0]]
 BETA = 1.0
 

@@ -11,7 +11,6 @@ from mechanisms import DiscreteGaussianMechanism, GaussianMechanism, LaplaceMech
 from privaudit.distinguish import test_pair
 from privaudit.distinguish.densities import declared_log_densities
 from privaudit.distinguish.pair_test import POOLED_SHARE, RARE_SHARE
-from privaudit.statistics.pooled import garwood_lower, garwood_upper, pooled_bound
 from privaudit.distinguish.rare_events import (
     ExactValues,
     ImpossibleUnder,
@@ -21,6 +20,7 @@ from privaudit.distinguish.rare_events import (
     find_rare_events,
 )
 from privaudit.pairs import verified_pair
+from privaudit.statistics.pooled import garwood_lower, garwood_upper, pooled_bound
 from privaudit.suites.broken import LeakyClampMean, NoiselessFallbackMean, RareRawMean
 from spec.errors import InvalidParameterError
 
