@@ -1,8 +1,8 @@
 """Exact U-statistics and all local Hájek projections ĥ(i): time per call.
 
 Run with ``python -m pytest benchmarks/test_bench_ustatistics.py -q --benchmark-only``.
-Targets (``ustat_spec.md`` §4.7): all ĥ(i) at k = 2, n = 10⁴ by the generic blocked
-path in about a second; fast paths far below; triangle projections on an n = 2,000
+Targets (ours; the paper states O(n^k) time, Section 4.2): all ĥ(i) at k = 2, n = 10⁴ by the generic
+blocked path in about a second; fast paths far below; triangle projections on an n = 2,000
 random geometric graph on par with networkx's triangle counting.  The speed-up over a
 direct Python double loop is tabulated by ``scripts/ustat_speed.py`` in
 ``docs/ustat_speed.md``.  Nothing here asserts on time; each benchmark checks its result.

@@ -21,7 +21,7 @@ sensitivity is the largest Δ_1.
 References
 ----------
 .. [1] Chaudhuri, Loh, Pandey & Sarkar, NeurIPS 2024, Algorithms A.2–A.3, Theorem A.1,
-   Proposition 1, Wrapper 1 and Lemma A.5 (``ustat_spec.md`` §5, §6).
+   Proposition 1, Wrapper 1 and Lemma A.5; ``docs/derivations.md`` §5.
 """
 
 from __future__ import annotations

@@ -2,8 +2,8 @@
 
 Algorithm 1 of Chaudhuri, Loh, Pandey & Sarkar (2024) needs a data-independent ξ with
 max_i |ĥ(i) − A_n| ≤ ξ with probability ≥ 1 − γ (γ = 0.01 inside Wrapper 1).  Privacy
-holds for *any* data-independent ξ; ξ only decides utility (``ustat_spec.md`` §4.1).  The
-applications compute ξ as a sum of explicit terms (a Bernstein bound on every ĥ(i)
+holds for *any* data-independent ξ; ξ only decides utility (Theorem 2 of Chaudhuri et al. 2024).
+The applications compute ξ as a sum of explicit terms (a Bernstein bound on every ĥ(i)
 around its conditional mean, a bound on the spread of the conditional means, and a
 Chebyshev bound on |U_n − θ|); :class:`ConcentrationRadius` keeps the terms so that a
 report or a test can show each of them.
@@ -31,7 +31,7 @@ __all__ = [
     "union_bound_log_term",
 ]
 
-#: γ, the constant failure probability of the inner algorithms (``ustat_spec.md`` §4.1, §5).
+#: γ, the constant failure probability of the inner algorithms (Chaudhuri et al. 2024, Wrapper 1).
 INNER_FAILURE_PROBABILITY = 0.01
 
 

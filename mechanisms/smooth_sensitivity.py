@@ -10,7 +10,7 @@ law of Z (scale 1)    constants                       guarantee
 ====================  ==============================  =================================
 Laplace(1)            a = ε/2, β = ε/(2 ln(2/δ))      (ε, δ)-DP (NRS 2007, Lemma 2.6)
 density ∝ 1/(1 + z⁴)  ε = 3β + 3^{3/4} a; by default  ε-DP (the tight constant of
-                      a = β = ε/(3 + 3^{3/4})         ``ustat_spec.md`` §2.3)
+                      a = β = ε/(3 + 3^{3/4})         ``derivations.md`` §1)
 ====================  ==============================  =================================
 
 (Chaudhuri et al. 2024, Lemma 2, state 10ε for the inverse-quartic release with
@@ -89,7 +89,7 @@ CHAUDHURI_2024 = Reference(
     citation="Chaudhuri, Loh, Pandey & Sarkar, 'On differentially private U statistics', "
              "NeurIPS 2024 (arXiv 2407.04945)",
     locator="Lemma 2 (1/(1+z^4) noise; tight constant 3 beta + 3^(3/4) a derived in "
-            "ustat_spec.md section 2.3)")
+            "privaudit docs/derivations.md section 1)")
 
 Statistic = Callable[[Any], Any]
 
@@ -331,7 +331,7 @@ def smooth_inverse_quartic_mechanism(statistic: Statistic,
     """f(D) + (S(D)/a)·Z with Z of density ∝ 1/(1+z⁴) and S β-smooth: ε-DP, ε = 3β + 3^{3/4}a.
 
     By default a = β = ε/(3 + 3^{3/4}), so the claim is exactly the tight constant of
-    ``ustat_spec.md`` §2.3 (the paper's Lemma 2 states 10ε for a = β = ε).
+    ``docs/derivations.md`` §1 (the paper's Lemma 2 states 10ε for a = β = ε).
 
     Parameters
     ----------

@@ -1,6 +1,6 @@
 """The auditor: from a mechanism and its spec to an :class:`~privaudit.report.AuditReport`.
 
-An audit runs three layers of checks (``auditing_state_of_the_art.md`` §7):
+An audit runs three layers of checks (``docs/derivations.md`` §8):
 
 1. **claim checks** (deterministic, gray-box): the spec agrees with the mechanism's own
    parameters; the declared global, local and smooth sensitivities hold on adversarial

@@ -1,9 +1,9 @@
-"""The three (four) data scenarios of the U-statistics study (``ustat_spec.md`` §14 item 1).
+"""The three (four) data scenarios of the U-statistics study (the paper reports none).
 
 Each :class:`Scenario` fixes, as functions of the public sample size n only: the data
 law, the kernel (with its declared range, so C is public), the target θ, the public
 concentration parameter ξ of Algorithm 1, the public A.2 parameters (R, τ), and the
-asymptotic rates that Table 1 (§13) and §11.2 predict.
+asymptotic rates that Table 1 and docs/derivations.md §6 predict.
 
 * ``variance`` (non-degenerate).  X ~ N(0, 1) clipped to the public interval
   [−R, R] = [−3, 3]; h(x, y) = (x − y)²/2 so C = (2R)²/2 = 2R² = 18.  The target is the
@@ -14,16 +14,16 @@ asymptotic rates that Table 1 (§13) and §11.2 predict.
   stated); h(x, y) = 1(x = y), C = 1, θ = 1/m, ζ₁ = 0 < ζ₂.
 * ``rgg_quarter`` / ``rgg_third`` (sparse, degenerate).  Latent points uniform on S² ⊂ ℝ³
   (normalised Gaussians, ``estimators.models.random_geometric.sample_sphere_points``), h(x, y) = 1(‖x − y‖₂ ≤ r_n) with r_n = n^{−1/4} resp. n^{−1/3};
-  C = 1, θ = p = r_n²/4 exactly (§11.2), ζ₁ = 0.
+  C = 1, θ = p = r_n²/4 exactly (docs/derivations.md §6), ζ₁ = 0.
 
-How ξ is chosen.  Privacy holds for any data-independent ξ (§4.1); ξ only decides
+How ξ is chosen.  Privacy holds for any data-independent ξ (Theorem 2); ξ only decides
 whether every index is "good" (then Ã_n = A_n and the noise scale is S/ε at L = 1).  The
 study uses ξ = sup_x |h₁(x) − θ| + (Bernstein radius of ĥ(i) around h₁(X_i), union over
 the n indices, failure 0.005) + (radius of |U_n − θ|, failure 0.005), computed from the
 *known data law* of the scenario: a public number, fixed before the data are drawn, so the
 privacy conditions hold; a practitioner without the law would use the distribution-free
 Lemma 4 / Corollary 2 form with σ_i ≤ C/2 (larger ξ, same rates).  The total failure
-probability 0.01 is the γ of the paper's proofs (§4.1).
+probability 0.01 is the γ of the paper's proofs (Theorem 2).
 
 Baselines A.2.  Every kernel here is bounded, so h(X_S) ~ subG(C²/4) (Hoeffding's lemma)
 gives the public τ, and |θ| ≤ R := max(|lower|, |upper|) of the kernel's declared range.
@@ -32,7 +32,7 @@ References
 ----------
 K. Chaudhuri, P.-L. Loh, S. Pandey, P. Sarkar, "On Differentially Private U Statistics",
 NeurIPS 2024: Lemma A.3 (concentration of U_n), Lemma 4 (Bernstein for ĥ(i)), Table 1,
-Section 5.2; ``ustat_spec.md`` §1, §8, §11.2, §13.
+Section 5.2; ``docs/derivations.md`` §4 and §6.
 """
 
 from __future__ import annotations
@@ -62,7 +62,7 @@ __all__ = [
 CLIP_RADIUS = 3.0
 #: Alphabet size m of scenario (b).
 COLLISION_LABELS = 10
-#: Failure probabilities of the two parts of ξ (total γ = 0.01, ``ustat_spec.md`` §4.1).
+#: Failure probabilities of the two parts of ξ (total γ = 0.01, Wrapper 1's inner γ).
 PROJECTION_FAILURE = 0.005
 STATISTIC_FAILURE = 0.005
 
@@ -232,7 +232,7 @@ def _collision_xi(n: int) -> float:
     theta = 1.0 / COLLISION_LABELS
     variance = theta * (1.0 - theta)
     deviation = bernstein_radius(variance, 1.0, n - 1, math.log(2.0 * n / PROJECTION_FAILURE))
-    exact = 2.0 * variance / (n * (n - 1))  # Var(U_n) at uniformity (§11.1, s₃ = s₂²)
+    exact = 2.0 * variance / (n * (n - 1))  # Var(U_n) at uniformity, s₃ = s₂²
     return deviation + u_statistic_radius(n, variance, 1.0, exact_variance=exact)
 
 
@@ -263,12 +263,13 @@ def _rgg_scenario(power: float, label: str) -> Scenario:
         return float(n) ** (-power)
 
     def edge_probability(n: int) -> float:
-        return rgg_edge_probability(radius(n))  # r²/4: a chord-r cap of S² has area πr² (§11.2)
+        # r²/4: a chord-r cap of S² has area πr² (docs/derivations.md §6)
+        return rgg_edge_probability(radius(n))
 
     def xi(n: int) -> float:
         p = edge_probability(n)
         deviation = bernstein_radius(p * (1 - p), 1.0, n - 1, math.log(2.0 * n / PROJECTION_FAILURE))
-        exact = 2.0 * p * (1 - p) / (n * (n - 1))  # Var(U_n), ζ₁ = 0 (§11.2)
+        exact = 2.0 * p * (1 - p) / (n * (n - 1))  # Var(U_n), ζ₁ = 0 (docs/derivations.md §6)
         return deviation + u_statistic_radius(n, p * (1 - p), 1.0, exact_variance=exact)
 
     # private Alg. 1: r_n/(n^{3/2}ε) (leading when r_n ≫ n^{−1/2}) + 1/(n²ε²); U_n: r_n/n.
@@ -277,10 +278,11 @@ def _rgg_scenario(power: float, label: str) -> Scenario:
                  "alg1_rigorous": (-1.5 - power, -1.0), "alg1_paper": (-1.5 - power, -1.0)},
         nonprivate={"u_n": -1.0 - power, "naive": -0.5 - power, "all_tuples": -1.0 - power,
                     "alg1_rigorous": -1.0 - power, "alg1_paper": -1.0 - power},
-        source={"naive": "Remark 2 / §11.2: 1/(nε)", "all_tuples": "Remark 2 / §11.2: 1/(nε)",
-                "alg1_rigorous": "§11.2 [R]: r_n/(n^{3/2}ε) + 1/(n²ε²)",
-                "alg1_paper": "§11.2 [R]: r_n/(n^{3/2}ε) + 1/(n²ε²)",
-                "u_n": "§11.2: √Var(U_n) = √(2p(1−p)/(n(n−1))) ≍ r_n/n"},
+        source={"naive": "Remark 2 / docs/derivations.md §6: 1/(nε)",
+                "all_tuples": "Remark 2 / docs/derivations.md §6: 1/(nε)",
+                "alg1_rigorous": "docs/derivations.md §6: r_n/(n^{3/2}ε) + 1/(n²ε²)",
+                "alg1_paper": "docs/derivations.md §6: r_n/(n^{3/2}ε) + 1/(n²ε²)",
+                "u_n": "docs/derivations.md §6: √Var(U_n) = √(2p(1−p)/(n(n−1))) ≍ r_n/n"},
     )
     return Scenario(
         name=f"rgg_{label}", title=f"(c) RGG edge density on S², r_n = n^(−{power:.4g})",

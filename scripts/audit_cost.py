@@ -208,7 +208,7 @@ bincounted into all 2.7·10⁵ bins (``minlength``) and added all of them, about
 faults per call for losses that fill a few thousand bins, and ``moments`` scanned all
 bins.
 
-After, with every seeded report unchanged (``tests/unit/test_seeded_audit_reports.py``
+After, with every seeded report unchanged (``tests/unit/privaudit/test_seeded_audit_reports.py``
 compares whole reports with the old code paths patched back in, and key numbers with
 those of 13f2772):
 

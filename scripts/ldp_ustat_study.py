@@ -396,7 +396,9 @@ def write_doc(path: pathlib.Path, args: argparse.Namespace, kendall: dict, auc: 
         "u_i depends only on the report t = x̃_i, and for symmetric A its self term is "
         "q_t = (A_tt − 2(Ab)_t + bᵀAb)/(1 − β)². Hence Û = (SᵀAS − Σ_t c_t q_t)/(n(n − 1)): "
         "O(n) for the histogram, O(k²) afterwards (`fast_u_statistic`; equal to the pairwise "
-        "sum to 1e-11 in `tests/unit/test_local_ustat_protocol_a.py`). With two disjoint "
+        "sum to 1e-11 in "
+        "`tests/unit/estimators/local_ustatistics/test_local_ustat_protocol_a.py`). "
+        "With two disjoint "
         "samples (AUC with public labels) there is no diagonal: AUĈ = S₊ᵀAS₋/(n₊n₋).",
         "",
         "### Protocol B oracles",
@@ -455,7 +457,8 @@ def write_doc(path: pathlib.Path, args: argparse.Namespace, kendall: dict, auc: 
         "target.",
         "* Protocol A's per-user law, the HR oracle's law (variants S and C) and the "
         "discrete 2PC view are audited exactly: ε_exact = ε in every case (table below; "
-        "the discrete view in `tests/unit/test_local_ustat_two_party.py`).",
+        "the discrete view in "
+        "`tests/unit/estimators/local_ustatistics/test_local_ustat_two_party.py`).",
         "",
         f"## Kendall's τ (n = {kendall['n']}, {args.runs} runs per cell)",
         "",

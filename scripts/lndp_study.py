@@ -121,7 +121,7 @@ def errata_blurry(lines: list[str]) -> None:
               "the tight bound is attained, so the paper's bound is exactly √2 too large "
               "there, and at λ = 2, 3 the gap is at least √2.  The default calibration keeps "
               "the paper's bound for reproducibility, so audits of ``lndp.pmf`` show slack "
-              "(confirmed by ``tests/unit/test_lndp_algorithms.py::"
+              "(confirmed by ``tests/unit/estimators/test_lndp_algorithms.py::"
               "test_blurry_linear_unbiased_and_sensitivities``).", ""]
 
 

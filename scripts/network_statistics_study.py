@@ -1,7 +1,8 @@
 """Private network statistics on random geometric graphs: error against n and r_n.
 
 For latent points uniform on the sphere S² and edges 1(‖X_i − X_j‖ ≤ r_n) with
-r_n ∈ {n^{−1/4}, n^{−1/3}} (``ustat_spec.md`` §11.2–11.3), this study measures, over
+r_n ∈ {n^{−1/4}, n^{−1/3}} (Chaudhuri et al. 2024, Section 5.2;
+``docs/derivations.md`` §6), this study measures, over
 independent graphs and noise draws,
 
 * the non-private error |U_n − θ| of the exact edge / triangle density U_n;
@@ -9,7 +10,7 @@ independent graphs and noise draws,
   - ``alg1``: Algorithm 1 (rigorous smooth sensitivity) on the whole graph (α = 0.9, q = 1),
   - ``alg1_wrapped``: Algorithm 1 under Wrapper 1 over node chunks (α = 0.25, q = 13),
   - ``alg1_coarse_xi``: ``alg1`` with ξ from a private coarse edge density (ε₀ = 0.1ε)
-    instead of the public radius bound (ξ option (b) of §11.2),
+    instead of the public radius bound (docs/derivations.md §4),
   - ``coinpress`` / ``coinpress_wrapped``: the all-tuples CoinPress baseline (Algorithm
     A.2, Proposition 1) with q = 1 / q = 13;
 
@@ -20,7 +21,7 @@ estimators are ε-DP under node neighbouring with ε the total claim.
 
 It writes ``docs/network_statistics_study.md`` (parameters, the error table, where the
 private error falls below the non-private error, log-log slopes in n next to the rates
-of §11.2–11.3) and two plots ``docs/network_statistics_study_<statistic>.png``.  An
+of docs/derivations.md §6) and two plots ``docs/network_statistics_study_<statistic>.png``.  An
 extended grid (edge density, ``alg1`` only, n up to 64,000 and ε ∈ {1, 8, 32}) locates
 where Algorithm 1's private error falls below the non-private error.
 
@@ -114,7 +115,7 @@ class Cell:
 
 def theory_rate(statistic: str, method: str, n: float, radius: float, epsilon: float,
                 chunks: int = 1) -> float:
-    """The rate of §11.2–11.3 (every constant set to 1) at chunk size n/q.
+    """The rate of docs/derivations.md §6 (every constant set to 1) at chunk size n/q.
 
     Edge density: non-private r/n; Algorithm 1 private r/(n^{3/2}ε) + 1/(n²ε²) + 1/(n³ε³);
     CoinPress 1/(nε).  Triangle density: non-private r²/n; Algorithm 1 private (slides)
@@ -175,10 +176,11 @@ def run_study(ns: Sequence[int], epsilons: Sequence[float], reps: int, *, seed: 
 
 
 NOTES = [
-    "## Reading the comparison with §11.2–11.3", "",
-    "* The rates of §11.2–11.3 hide constants and logarithms; the table of slopes compares "
+    "## Reading the comparison with docs/derivations.md §6", "",
+    "* The rates of docs/derivations.md §6 hide constants and logarithms; the table of slopes "
+    "compares "
     "exponents only.  Algorithm 1's smooth bound here is the *rigorous* S_rig of "
-    "ustat_spec.md §4.6 with the tight privacy constant (3 + 3^(3/4))β = ε, so β ≈ ε/5.28, and "
+    "docs/derivations.md §3 with the tight privacy constant (3 + 3^(3/4))β = ε, so β ≈ ε/5.28, and "
     "S_rig carries explicit constants (the band step a = 6kC/n, the weight-change bound η ≥ β "
     "and the a/(4β) term of Γ) that the paper's rates drop.  At these n the lower-order "
     "terms of order k²C/(n²β) and k²C/(n²β²) dominate the ξ term, which is why the measured "
@@ -300,7 +302,7 @@ def _crossing_section(table: dict, ns: Sequence[int], epsilons: Sequence[float],
 def _slope_section(table: dict, ns: Sequence[int], epsilons: Sequence[float],
                    rules: Sequence[str], statistics: Sequence[str],
                    methods: Sequence[str]) -> list[str]:
-    out = ["## Log-log slopes in n next to the rates of §11.2–11.3", "",
+    out = ["## Log-log slopes in n next to the rates of docs/derivations.md §6", "",
            "Measured: least-squares slope of log(mean error) on log n over the grid.  Theory: "
            "the slope over the same grid of the rate with every constant set to 1 (edge: "
            "non-private r/n, Algorithm 1 r/(n^{3/2}ε) + 1/(n²ε²) + 1/(n³ε³); triangle: "

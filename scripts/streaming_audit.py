@@ -64,7 +64,7 @@ def main(argv: list[str] | None = None) -> int:
         "`SeedSequence` child, and counted chunk by chunk (`privaudit.streaming`): counts",
         "are sufficient statistics for every event test and the loss histogram, so memory",
         "holds one chunk (4 blocks, ≈ 10⁶ scalar outputs) whatever the sample size, and the",
-        "result does not depend on the chunk size (`tests/unit/test_streaming.py`).  The",
+        "result does not depend on the chunk size (`tests/unit/privaudit/test_streaming.py`).  The",
         "search split is capped at 4·10⁶ outputs per side and the noise-law check at 10⁶",
         "(`AuditConfig`).",
         "",

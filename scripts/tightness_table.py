@@ -1,6 +1,6 @@
 """Tightness: ε lower bounds of full audits of correct mechanisms next to the oracle.
 
-The oracle (``auditing_state_of_the_art.md`` §5) is the best ε lower bound any sampling
+The oracle (``docs/derivations.md`` §8) is the best ε lower bound any sampling
 auditor can certify with N samples per side at 95 % confidence *if the optimal event were
 known in advance* (expected counts, CP bounds at α/2 per side).  Our audits run with the
 default configuration at confidence 0.95 (only ``samples``, ``seed`` and a smaller

@@ -17,7 +17,7 @@ under three distributions (:mod:`estimators.models.uniformity`):
 
 over a grid of (m, n, δ, ε), with exact (Clopper–Pearson) 95 % intervals.  Next to each
 cell: n_α = ⌊n/q⌋ against the sample complexity of Theorem 5 as rebuilt in
-``ustat_spec.md`` §11.1 (every constant set to 1),
+``docs/derivations.md`` §4 (every constant set to 1),
 
     n_α ≳ m^{1/2}/δ² + m^{1/2}/(δε) + m^{1/2}√log(m/(δε))/(δε^{1/2}) + m^{1/3}/(δ^{2/3}ε)
           + 1/(δ²ε),
@@ -97,7 +97,7 @@ def distributions(m: int, delta: float) -> dict[str, AlphabetDistribution]:
 
 
 def theorem5_sample_complexity(m: int, delta: float, epsilon: float) -> float:
-    """The n_α of Theorem 5 as rebuilt in §11.1 [R], every constant set to 1."""
+    """The n_α of Theorem 5 as rebuilt in docs/derivations.md §4, every constant set to 1."""
     log_term = math.sqrt(max(math.log(m / (delta * epsilon)), 1.0))
     return (math.sqrt(m) / delta**2 + math.sqrt(m) / (delta * epsilon)
             + math.sqrt(m) * log_term / (delta * math.sqrt(epsilon))
@@ -323,7 +323,7 @@ NOTES = [
     "* Theorem 5's sample complexity is a rate: with every constant set to 1 it "
     "underestimates the n_α at which Algorithm A.4 becomes correct here by an order of "
     "magnitude (column n_α/Thm 5), because of the explicit constants of the rigorous smooth "
-    "bound (ustat_spec.md §4.6), the tight privacy constant β = ε/(3 + 3^(3/4)) and the "
+    "bound (docs/derivations.md §3), the tight privacy constant β = ε/(3 + 3^(3/4)) and the "
     "conservative ξ of Lemma A.21 (at least 2/m): for m = 1000, n_α = 6736 the noise scale "
     "S_rig/β of one chunk is 9.5e-5 at ε = 1 and 2.5e-5 at ε = 4, against a gap "
     "δ²/(4m) = 2.5e-4 at δ = 1.",

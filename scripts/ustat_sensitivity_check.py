@@ -1,14 +1,14 @@
 """Verify the smooth sensitivity of Algorithm 1: exact enumeration and the auditor on its own.
 
-Reproduces ``ustat_spec.md`` §4.6 with the library's own code:
+Reproduces the finding of ``docs/derivations.md`` §3 with the library's own code:
 
 1. **Exact local sensitivity.**  k = 2 ``table_kernel`` on label domains of 3–7 values
    (tables rescaled to [0, 1], so C = 1), n = 20–60, ξ ∈ {0, 0.01, 0.05, 0.1}, and Algorithm
    1's ε (called β) ∈ {0.25, 0.5, 1, 2}.  For random data sets, skewed ones (90 % one
    label) and adversarial ones (hill climbing on single-record changes maximising LS/S_paper
    or LS/S_rig), LS(Ã_n) is computed exactly by enumerating every neighbour
-   (:func:`estimators.ustatistics.exact_local_sensitivity`) and compared with S_paper (§4.5),
-   S_rig (§4.6) and the per-level bounds g_paper(L), G_rig(L).  Smoothness
+   (:func:`estimators.ustatistics.exact_local_sensitivity`) and compared with S_paper (eq. (A.57)),
+   S_rig (docs/derivations.md §3) and the per-level bounds g_paper(L), G_rig(L).  Smoothness
    (S(X) ≤ e^β S(X′) on every enumerated neighbour) and |L_X − L_X′| ≤ 1 are checked too.
    A sample of data sets is re-evaluated through the production all-tuples path (the
    mechanism's ``statistic`` hook) to make sure both paths agree.
@@ -305,7 +305,7 @@ def write(results: dict[float, Worst], crosschecked: int, rows: list[AuditRow],
               "- Rigorous mode: " + (
                   "no violation of S_rig ≥ LS, of G_rig(L) ≥ LS, of smoothness or of "
                   "|L − L′| ≤ 1 in any enumeration, and no audit found a violation; the "
-                  "bound G_rig of ustat_spec.md §4.6 is used unchanged."
+                  "bound G_rig of docs/derivations.md §3 is used unchanged."
                   if not rig_bad and not audit_rig else
                   f"VIOLATIONS at β ∈ {rig_bad} / audits {[r.beta for r in audit_rig]}: "
                   "the bound must be fixed."),

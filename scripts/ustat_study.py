@@ -1,14 +1,14 @@
 """The U-statistics study the paper does not have: error against n and ε, slopes next to Table 1.
 
 Chaudhuri, Loh, Pandey & Sarkar (NeurIPS 2024) prove rates but report no experiment
-(``ustat_spec.md`` §14).  This script measures, over repetitions, the private error
+(the paper has no experiments section).  This script measures, over repetitions, the private error
 |θ̃ − A| (A the non-private statistic the method privatises) and the total error |θ̃ − θ| of
 
 * ``u_n``            the non-private U_n (private error 0 by definition);
 * ``naive``          Algorithm A.2 (CoinPress extension) on ⌊n/k⌋ disjoint blocks;
 * ``all_tuples``     Algorithm A.2 on all k-subsets (Proposition 1);
-* ``alg1_rigorous``  Algorithm 1 with the proven smooth bound S_rig (§4.6);
-* ``alg1_paper``     Algorithm 1 with the paper's printed bound (§4.5, unproven);
+* ``alg1_rigorous``  Algorithm 1 with the proven smooth bound S_rig (docs/derivations.md §3);
+* ``alg1_paper``     Algorithm 1 with the paper's printed bound (eq. (A.57), unproven);
 
 on the scenarios of :mod:`_ustat_scenarios`, over a grid of n and ε, fits log-log slopes
 in n and ε with bootstrap intervals, and writes ``docs/ustat_study.md``, the CSV tables
@@ -235,7 +235,7 @@ def sorted_pair_values(data: object, kernel: Kernel) -> tuple[np.ndarray, np.nda
       ones, with N₁ the exact number of equal pairs (Σ_v c_v(c_v − 1)/2) or of edges (the
       library's own k-d-tree adjacency, which re-tests ‖x − y‖² ≤ r² like the kernel).
 
-    ``tests/unit/test_ustat_study.py`` checks that releases from these values equal the
+    ``tests/unit/scripts/test_ustat_study.py`` checks that releases from these values equal the
     library's ``private_coinpress_mean(..., family="all")`` with the same generator.
     """
     x = kernel.validate_data(data)
@@ -291,8 +291,8 @@ METHOD_FUNCTIONS: dict[str, MethodFunction] = {
 def expected_private_error(scenario: Scenario, method: str, n: int, epsilon: float) -> float:
     """E|θ̃ − A| predicted by the method's own public noise scale, at any n (no data needed).
 
-    * Algorithm 1: S(1)/β · E|Z| with E|Z| = 1/√2 (§2.4) — exact when every index is good
-      (L = 1, Ã_n = A_n), which held in every repetition of the study;
+    * Algorithm 1: S(1)/β · E|Z| with E|Z| = 1/√2 (docs/derivations.md §2) — exact when every index
+      is good (L = 1, Ã_n = A_n), which held in every repetition of the study;
     * A.2 (naive / all-tuples): the last Laplace scale b_{t+1} (E|Lap(b)| = b) — exact when
       the final clipping interval does not cut any kernel value (it is ≥ 2Q wider than the
       kernel's range here).
@@ -446,7 +446,7 @@ class SlopeRow:
     fit : SlopeFit
         Measured slope with its bootstrap interval.
     leading : float
-        The leading-order exponent from Table 1 / §11.2.
+        The leading-order exponent from Table 1 / docs/derivations.md §6.
     formula : float
         The least-squares slope of the exact expected private error mean(noise_std)/√2
         over the same grid: what the method's own noise scale predicts once lower-order

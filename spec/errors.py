@@ -216,8 +216,8 @@ class UtilityConditionWarning(PrivauditWarning):
     """A public, data-independent condition of an accuracy theorem does not hold.
 
     Emitted, for example, when the conditions of Theorem A.1 of Chaudhuri et al. (2024)
-    fail for the chosen family and τ (``ustat_spec.md`` §6.3), or when Wrapper 1 has to
-    use fewer chunks than 8 ln(1/α) (§5).  The privacy claim does not depend on these
+    fail for the chosen family and τ, or when Wrapper 1 (Section 3.1, Lemma A.6) has to
+    use fewer chunks than 8 ln(1/α).  The privacy claim does not depend on these
     conditions; only the stated accuracy does.
     """
 

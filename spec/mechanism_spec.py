@@ -19,7 +19,7 @@ curve — and refuses any claimed guarantee stronger than that.  Examples:
 * a smooth-sensitivity Laplace release (noise S(D)/a · Lap(1)) needs an (ε, δ) claim with
   a ≤ ε/2 and β ≤ ε/(2 ln(2/δ)) (Nissim, Raskhodnikova & Smith 2007, Lemmas 2.5–2.6);
 * a smooth-sensitivity release with the density ∝ 1/(1+z⁴) (noise S(D)/a · Z) under an
-  ε-DP claim needs ε ≥ 3β + 3^{3/4} a (the tight constant of ``ustat_spec.md`` §2.3,
+  ε-DP claim needs ε ≥ 3β + 3^{3/4} a (the tight constant of ``docs/derivations.md`` §1,
   which the paper's Lemma 2 states loosely as 10ε for a = β = ε);
 * ℓ2 sensitivity under Laplace noise on vector outputs (the L1/L2 confusion) is refused.
 
@@ -86,7 +86,7 @@ __all__ = [
 
 #: Relative slack allowed when comparing a claimed guarantee with what the noise delivers.
 REL_TOL = 1e-9
-#: 3^{3/4}: sup_z |d/dz log(1 + z⁴)|, attained at z = 3^{1/4} (``ustat_spec.md`` §2.3).
+#: 3^{3/4}: sup_z |d/dz log(1 + z⁴)|, attained at z = 3^{1/4} (``docs/derivations.md`` §1).
 _QUARTIC_LIPSCHITZ = 3.0**0.75
 
 Numerics = Literal["idealized", "exact"]

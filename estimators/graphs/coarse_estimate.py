@@ -1,4 +1,4 @@
-"""The private coarse estimate of the edge probability that sets ξ (``ustat_spec.md`` §11.2 (b)).
+"""The private coarse estimate of the edge probability that sets ξ (``docs/derivations.md`` §4).
 
 Node sensitivity.  Under node neighbouring (rewire the edges of one node v; the node
 set {0, …, n − 1} is public), only the pairs {v, u} change:
@@ -13,8 +13,8 @@ Nissim & Smith 2006), and the upper confidence bound below is post-processing.
 
 Upper confidence bound.  With p̂ = U_n + Z, Z ~ Laplace(b), b = 2/(nε₀):
 P(−Z > b ln(1/γ₀)) = γ₀/2, and Chebyshev with Var(U_n) = 2p(1 − p)/(n(n − 1))
-≤ 2p/(n(n − 1)) (ζ_1 = 0, §11.2) gives p − U_n ≤ c√p with c = √(4/(γ₀ n(n − 1))) with
-probability ≥ 1 − γ₀/2.  Hence p ≤ x + c√p with x = p̂ + b ln(1/γ₀), i.e.
+≤ 2p/(n(n − 1)) (ζ_1 = 0, docs/derivations.md §6) gives p − U_n ≤ c√p with c = √(4/(γ₀ n(n − 1)))
+with probability ≥ 1 − γ₀/2.  Hence p ≤ x + c√p with x = p̂ + b ln(1/γ₀), i.e.
 
     p ≤ p_up := min{1, ((c + √(c² + 4 max(x, 0)))/2)²}     with probability ≥ 1 − γ₀.
 
@@ -57,8 +57,8 @@ DensityName = Literal["edge_density", "triangle_density"]
 CHAUDHURI_2024_NETWORK = Reference(
     citation="Chaudhuri, Loh, Pandey & Sarkar, 'On differentially private U statistics', "
              "NeurIPS 2024 (arXiv 2407.04945)",
-    locator="Section 5.2 and Algorithm A.5 (node-level privacy; xi option (b) of "
-            "ustat_spec.md section 11.2)")
+    locator="Section 5.2 and Algorithm A.5 (node-level privacy; xi from a coarse "
+            "private estimate, privaudit docs/derivations.md section 4)")
 
 
 def _check_nodes(n: Any, minimum: int, what: str) -> int:

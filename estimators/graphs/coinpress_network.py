@@ -3,7 +3,7 @@
 Proposition 1 of Chaudhuri, Loh, Pandey & Sarkar (2024): Algorithm A.2 (CoinPress-style
 U-statistic mean) on the all-tuples family of each node chunk's induced subgraph, median
 over the q chunks.  Its private error is Θ̃(1/(n_α ε)) whatever the sparsity (Remark 2),
-which is what Algorithm 1 improves on for sparse graphs (``ustat_spec.md`` §11.2–11.3).
+which is what Algorithm 1 improves on for sparse graphs (``docs/derivations.md`` §6).
 The adjacency kernels take values in {0, 1}, so every clipped mean of A.2 is exact from
 the chunk's density (:mod:`estimators._binary_coinpress`), at any chunk size.
 

@@ -3,22 +3,22 @@
 Records are nodes; the local Hájek projection of node i is its normalised degree
 ĥ(i) = deg(i)/(n − 1) (edge density, k = 2) or its normalised triangle count
 ĥ(i) = t_i / C(n − 1, 2) (triangle density, k = 3).  Under the latent-position model of
-``ustat_spec.md`` §11.2 (latent points uniform on the sphere S², edges 1(‖X_i − X_j‖ ≤ r))
-the conditional mean of ĥ(i) given X_i does not depend on X_i (ζ_1 = 0), so
+Chaudhuri et al. (2024, Section 5.2) (latent points uniform on the sphere S², edges 1(‖X_i − X_j‖ ≤
+r)) the conditional mean of ĥ(i) given X_i does not depend on X_i (ζ_1 = 0), so
 
     max_i |ĥ(i) − A_n| ≤ max_i |ĥ(i) − θ| + |A_n − θ|,
 
 and ξ is the sum of a Bernstein bound on every ĥ(i) (union bound at γ/2) and a Chebyshev
 bound on |A_n − θ| (at γ/2).  Both need an upper bound on θ — a public radius bound
-(§11.2 option (a)) or a private coarse estimate (option (b), see
+(docs/derivations.md §4) or a private coarse estimate (option (b), see
 :mod:`estimators.graphs.coarse_estimate`).  Privacy never depends on ξ; utility does.
 
 References
 ----------
 .. [1] Chaudhuri, Loh, Pandey & Sarkar, "On differentially private U statistics",
-   NeurIPS 2024, Section 5.2 and Appendix A.6.2 (``ustat_spec.md`` §11.2–11.3).
+   NeurIPS 2024, Section 5.2 and Appendix A.6.2; ``docs/derivations.md`` §4, §6.
 .. [2] Hoeffding, "Probability inequalities for sums of bounded random variables",
-   JASA 1963, eq. (5.7) (Bernstein form for U-statistics; ``ustat_spec.md`` Lemma A.3(ii)).
+   JASA 1963, eq. (5.7) (Bernstein form for U-statistics; Lemma A.3(ii) of [1]).
 """
 
 from __future__ import annotations
@@ -67,9 +67,10 @@ def edge_density_xi(n: int, p_upper: float, *,
 
     * ``bernstein_variance`` + ``bernstein_range`` = √(2σ²L/(n − 1)) + (2/3)·L/(n − 1):
       given X_i, deg(i) ~ Bin(n − 1, p), so Bernstein's inequality and a union bound over
-      the n nodes give max_i |ĥ(i) − p| below it with probability ≥ 1 − γ/2 (§11.2 [R]);
-    * ``chebyshev_mean`` = √(2·Var(U_n)/γ) with Var(U_n) = 2p(1 − p)/(n(n − 1)) (§11.2,
-      ζ_1 = 0): |U_n − p| below it with probability ≥ 1 − γ/2.
+      the n nodes give max_i |ĥ(i) − p| below it with probability ≥ 1 − γ/2 (docs/derivations.md
+      §4);
+    * ``chebyshev_mean`` = √(2·Var(U_n)/γ) with Var(U_n) = 2p(1 − p)/(n(n − 1)) (docs/derivations.md
+      §6, ζ_1 = 0): |U_n − p| below it with probability ≥ 1 − γ/2.
 
     Parameters
     ----------
@@ -92,7 +93,7 @@ def edge_density_xi(n: int, p_upper: float, *,
 
     References
     ----------
-    .. [1] Chaudhuri et al. 2024, Section 5.2, Algorithm A.5 (``ustat_spec.md`` §11.2).
+    .. [1] Chaudhuri et al. 2024, Section 5.2, Algorithm A.5; ``docs/derivations.md`` §4.
 
     Examples
     --------
@@ -114,7 +115,7 @@ def edge_density_xi(n: int, p_upper: float, *,
     return ConcentrationRadius.from_terms(
         terms, n=size, failure_probability=g,
         source="Bernstein on deg(i)/(n-1) given X_i (union bound, gamma/2) + Chebyshev on "
-               "U_n with Var(U_n) = 2p(1-p)/(n(n-1)) (gamma/2); ustat_spec.md section 11.2")
+               "U_n with Var(U_n) = 2p(1-p)/(n(n-1)) (gamma/2); docs/derivations.md section 4")
 
 
 def triangle_density_xi(n: int, theta_upper: float, *,
@@ -133,7 +134,7 @@ def triangle_density_xi(n: int, theta_upper: float, *,
       (Lemma A.2), ζ_3 ≤ σ²: Var(U_n) ≤ (2n − 5)·σ²/C(n, 3).
 
     This is a rigorous but conservative radius of order r²√(log n/n); the slides' heuristic
-    ξ ≈ c·r³√(log n/n) (``ustat_spec.md`` §11.3) uses the finer Hoeffding decomposition of
+    ξ ≈ c·r³√(log n/n) (``docs/derivations.md`` §6) uses the finer Hoeffding decomposition of
     g and has no explicit constant.
 
     Parameters
@@ -157,8 +158,8 @@ def triangle_density_xi(n: int, theta_upper: float, *,
 
     References
     ----------
-    .. [1] Chaudhuri et al. 2024, Lemma A.3(ii) and eq. (3); slides on triangle density
-       (``ustat_spec.md`` §1, §11.3).
+    .. [1] Chaudhuri et al. 2024, Lemma A.3(ii) and eq. (3); Sarkar's IMSI 2026 talk on
+       triangle density (``docs/derivations.md`` §6).
 
     Examples
     --------
@@ -181,4 +182,4 @@ def triangle_density_xi(n: int, theta_upper: float, *,
         terms, n=size, failure_probability=g,
         source="Hoeffding-Bernstein for the degree-2 U-statistic t_i/C(n-1,2) given X_i "
                "(union bound, gamma/2) + Chebyshev on U_n with Var(U_n) <= (2n-5) "
-               "sigma^2/C(n,3) (gamma/2); ustat_spec.md sections 1 and 11.3")
+               "sigma^2/C(n,3) (gamma/2); docs/derivations.md section 6")

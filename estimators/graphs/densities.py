@@ -1,6 +1,6 @@
 """Exact (non-private) edge and triangle densities of a graph, from its sparse adjacency.
 
-Both are U-statistics whose records are the nodes (``ustat_spec.md`` §11.2–11.3):
+Both are U-statistics whose records are the nodes (Chaudhuri et al. 2024, Section 5.2):
 
 * edge density      U_n = Σ_{i<j} A_ij / C(n, 2),
 * triangle density  U_n = Σ_{i<j<l} A_ij A_jl A_il / C(n, 3) = trace(A³) / (6 C(n, 3)).

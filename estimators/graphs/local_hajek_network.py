@@ -1,20 +1,20 @@
 """Algorithm 1 under Wrapper 1 on the node chunks of a graph, as an audited mechanism.
 
 For a network statistic (edge or triangle density) the kernel's records are the nodes of
-the graph and its data is the adjacency matrix (``ustat_spec.md`` §11.2–11.3).  The
+the graph and its data is the adjacency matrix (Chaudhuri et al. 2024, Section 5.2).  The
 release is the median over the q node chunks of :mod:`.node_chunks` of
 
     Ã^{(c)} + (S^{(c)}/β)·Z_c,      Z_c i.i.d. with density ∝ 1/(1 + z⁴),
 
-where Ã^{(c)} and S^{(c)} = S_rig are Algorithm 1 (rigorous smooth bound, §4.6) on the
-induced subgraph of chunk c with its own ξ (ξ depends on the chunk size).
+where Ã^{(c)} and S^{(c)} = S_rig are Algorithm 1 (rigorous smooth bound, docs/derivations.md §3) on
+the induced subgraph of chunk c with its own ξ (ξ depends on the chunk size).
 
 Privacy, under node neighbouring (rewire every edge at one node v; the node set is
-public — *changing one latent point X_v is rewiring one node*, ``ustat_spec.md`` §2.1):
+public — *changing one latent point X_v is rewiring one node*, Chaudhuri et al. 2024, Section 2.2):
 
 * inside a chunk, rewiring v changes exactly the kernel values h(X_S) with S ∋ v, which is
   all the proof of Algorithm 1 uses (Theorems 2 and 4), so each chunk's release is
-  ε-DP with ε = (3 + 3^{3/4})β (the tight constant of §2.3; the paper states 10β);
+  ε-DP with ε = (3 + 3^{3/4})β (the tight constant of docs/derivations.md §1; the paper states 10β);
 * the partition is public and only v's chunk changes (:mod:`.node_chunks`), so the tuple
   of chunk releases — and its median — is ε-DP by parallel composition (Lemma A.5).
 
@@ -93,7 +93,8 @@ WRAPPER_1 = Reference(
 NODE_PRIVACY_NOTE = (
     "Node-level privacy: the relation is node neighbouring on graphs with the public node set "
     "{0..n-1} - changing one latent point = rewiring one node (every edge at one node may "
-    "change arbitrarily; ustat_spec.md section 2.1, lndp_spec.md section 1.1). Rewiring node v "
+    "change arbitrarily; Chaudhuri et al. 2024 Section 2.2; Raskhodnikova et al. 2026 Section 2). "
+    "Rewiring node v "
     "changes exactly the kernel values h(X_S) with v in S, which is all the proof of "
     "Algorithm 1 uses.")
 
@@ -265,8 +266,8 @@ def _wrapped_spec(engine: ChunkedLocalHajek, *, name: str, notes: str) -> Mechan
         sensitivity=(SmoothSensitivityBound(
             beta=engine.beta, norm="linf",
             description=("max over chunks c of S_rig^(c), Algorithm 1's rigorous smooth "
-                         "bound on the subgraph induced by chunk c (ustat_spec.md section "
-                         "4.6): a beta-smooth bound on the l_inf local sensitivity of the "
+                         "bound on the subgraph induced by chunk c (docs/derivations.md "
+                         "section 3): a beta-smooth bound on the l_inf local sensitivity of the "
                          "vector of chunk statistics")),),
         summary=(f"private {stat.label}: median over {chunks.count} node chunks (induced "
                  "subgraphs) of Algorithm 1 with rigorous smooth sensitivity; epsilon-DP under "
@@ -282,7 +283,7 @@ def _wrapped_spec(engine: ChunkedLocalHajek, *, name: str, notes: str) -> Mechan
                f"alpha = {chunks.alpha:g}); rewiring one node changes only the subgraph "
                "induced by its own chunk, so the q releases compose in parallel (Lemma A.5) "
                f"and each is (3 + 3^(3/4)) beta = {engine.epsilon:g}-DP with beta = "
-               f"{engine.beta:.6g} (rigorous smooth bound S_rig, ustat_spec.md section 4.6); "
+               f"{engine.beta:.6g} (rigorous smooth bound S_rig, docs/derivations.md section 3); "
                f"xi: {xi}. {notes}"))
 
 

@@ -2,19 +2,19 @@
 
 :func:`private_edge_density` and :func:`private_triangle_density` release ε-DP estimates
 under **node neighbouring** (rewire every edge at one node; changing one latent point of a
-random geometric graph is exactly that, ``ustat_spec.md`` §2.1, §11.2) with
+random geometric graph is exactly that, Section 2.2 of [1]) with
 
 * ``method="local_hajek"`` (default): Algorithm 1 of Chaudhuri, Loh, Pandey & Sarkar
-  (2024) with the rigorous smooth sensitivity (§4.6) on the adjacency kernel (k = 2 for
+  (2024) with the rigorous smooth sensitivity ([2] §3) on the adjacency kernel (k = 2 for
   edges, k = 3 for triangles; records are nodes), under Wrapper 1 over node chunks —
   induced subgraphs on a data-independent partition (:mod:`.node_chunks`,
-  :mod:`.local_hajek_network`).  This is Algorithm A.5 as rebuilt in §11.2 and its
-  triangle analogue (§11.3);
+  :mod:`.local_hajek_network`).  This is Algorithm A.5 as rebuilt in docs/derivations.md §6 and its
+  triangle analogue (docs/derivations.md §6);
 * ``method="coinpress"``: the all-tuples CoinPress baseline (Algorithm A.2,
   Proposition 1) under the same Wrapper 1, whose private error is Θ̃(1/(nε)) (Remark 2).
 
-**The ξ choice** (§11.2; Algorithm 1 only).  Privacy holds for any data-independent ξ;
-accuracy needs max_i |ĥ(i) − A_n| ≤ ξ with probability ≥ 0.99 on every chunk:
+**The ξ choice** (docs/derivations.md §6; Algorithm 1 only).  Privacy holds for any data-independent
+ξ; accuracy needs max_i |ĥ(i) − A_n| ≤ ξ with probability ≥ 0.99 on every chunk:
 
 (a) a public bound ``r_max`` on the connection radius of the RGG on S² gives
     p ≤ r_max²/4 and ξ per chunk size from :mod:`.concentration`;
@@ -30,7 +30,7 @@ References
 ----------
 .. [1] Chaudhuri, Loh, Pandey & Sarkar, "On differentially private U statistics",
    NeurIPS 2024: Algorithm 1, Wrapper 1, Section 5.2, Algorithm A.5, Proposition 1.
-.. [2] ``ustat_spec.md`` §2.1, §4.6, §5, §11.2–11.3.
+.. [2] ``docs/derivations.md`` §3 (rigorous smooth bound), §4 (ξ), §6 (the sphere model).
 """
 
 from __future__ import annotations
@@ -155,8 +155,8 @@ def _network_mechanism(statistic: NetworkStatistic, n: int, epsilon: float, *, x
             xi_for_size=lambda size: statistic.xi(size, theta_up, gamma=g).value)
         return network_local_hajek_mechanism(
             engine, name=name,
-            notes=(f"xi from the public radius bound r_max = {float(r_max)!r} (ustat_spec.md "
-                   f"section 11.2 option (a)): p <= r_max^2/4 = {p_up:.6g}, theta <= "
+            notes=(f"xi from the public radius bound r_max = {float(r_max)!r} (docs/derivations.md "
+                   f"section 4): p <= r_max^2/4 = {p_up:.6g}, theta <= "
                    f"{theta_up:.6g}, gamma = {g:g}."))
     fraction = _check_fraction(coarse_fraction)
     chunks = node_chunks(size, a, statistic.degree, seed=seed)

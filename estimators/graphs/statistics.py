@@ -8,9 +8,9 @@ follows from a bound on the edge probability p:
 * edge density:     θ = p ≤ p_up;
 * triangle density: θ ≤ E[A_12 A_13] = p² ≤ p_up² (A_12, A_13 independent given X_1).
 
-Under the random geometric graph on the unit sphere S² (``ustat_spec.md`` §11.2) with
+Under the random geometric graph on the unit sphere S² (``docs/derivations.md`` §6) with
 connection radius r, p = r²/4 exactly for 0 ≤ r ≤ 2 (a cap of chord radius r has area
-πr²), so a public bound r ≤ r_max gives p_up = min(1, r_max²/4) (§11.2 option (a)).
+πr²), so a public bound r ≤ r_max gives p_up = min(1, r_max²/4) (``docs/derivations.md`` §4).
 """
 
 from __future__ import annotations

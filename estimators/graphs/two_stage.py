@@ -1,4 +1,4 @@
-"""ξ from a private coarse estimate: the two-stage network mechanism (``ustat_spec.md`` §11.2 (b)).
+"""ξ from a private coarse estimate: the two-stage network mechanism (``docs/derivations.md`` §4).
 
 Stage 1 releases p̂ = edge density + Laplace(2/(nε₀)) (ε₀-DP under node neighbouring,
 :mod:`.coarse_estimate`) and turns it into an upper confidence bound p_up on the edge

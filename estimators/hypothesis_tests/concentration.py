@@ -1,10 +1,10 @@
-"""The concentration radius ξ of the private uniformity test (``ustat_spec.md`` §11.1).
+"""The concentration radius ξ of the private uniformity test (``docs/derivations.md`` §4).
 
 Samples X_1, …, X_n are i.i.d. on the alphabet [m] with probabilities p_v = (1 + a_v)/m,
 |a_v| ≤ 1, and the kernel is the collision indicator h(x, y) = 1(x = y) (k = 2, C = 1).
 The local Hájek projection of sample i is ĥ(i) = (c_{X_i} − 1)/(n − 1), where c_v counts
 the samples equal to v, and A_n = U_n.  Lemma A.21 of the paper bounds max_i |ĥ(i) − U_n|;
-its printed constant (ξ = 6/m + 8 log(4n/γ)/n …) is partly garbled, so — as §11.1 [I]
+its printed constant (ξ = 6/m + 8 log(4n/γ)/n …) is partly garbled, so — as docs/derivations.md §4
 recommends — ξ is the sum of the three explicit terms of its proof:
 
 1. **Bernstein given X_i**: ĥ(i) averages n − 1 i.i.d. Bern(p_{X_i}) with variance
@@ -18,7 +18,7 @@ recommends — ξ is the sum of the three explicit terms of its proof:
 References
 ----------
 .. [1] Chaudhuri, Loh, Pandey & Sarkar, "On differentially private U statistics",
-   NeurIPS 2024, Section 5.1, Lemma A.21 and eq. (A.63) (``ustat_spec.md`` §11.1).
+   NeurIPS 2024, Section 5.1, Lemma A.21 and eq. (A.63); ``docs/derivations.md`` §4.
 """
 
 from __future__ import annotations
@@ -71,7 +71,7 @@ def uniformity_xi(n: int, m: int, *,
 
     References
     ----------
-    .. [1] Chaudhuri et al. 2024, Lemma A.21 and (A.63) (``ustat_spec.md`` §11.1 [I]).
+    .. [1] Chaudhuri et al. 2024, Lemma A.21 and (A.63); ``docs/derivations.md`` §4.
 
     Examples
     --------
@@ -96,4 +96,4 @@ def uniformity_xi(n: int, m: int, *,
         terms, n=size, failure_probability=g,
         source="Lemma A.21 of Chaudhuri et al. 2024 as three explicit terms: Bernstein on "
                "(c_{X_i}-1)/(n-1) given X_i (union bound, gamma/2), |p_{X_i} - theta| <= 2/m, "
-               "Chebyshev with (A.63) (gamma/2); ustat_spec.md section 11.1")
+               "Chebyshev with (A.63) (gamma/2); docs/derivations.md section 4")

@@ -7,7 +7,7 @@ separates
 * H0 (approximately uniform, the tolerant null): ℓ2(p, U) ≤ δ/√(2m), θ ≤ (1 + δ²/2)/m;
 * H1 (far): ℓ2(p, U) ≥ δ/√m, θ ≥ (1 + δ²)/m.
 
-Algorithm A.4 (its box is lost; rebuilt in ``ustat_spec.md`` §11.1 [R]) estimates θ
+Algorithm A.4 (its box is lost; rebuilt in ``docs/derivations.md`` §4) estimates θ
 privately with Algorithm 1 on the collision kernel h(x, y) = 1(x = y) (k = 2, C = 1) under
 Wrapper 1 (f = all, failure α), with ξ the sum of the three explicit terms of Lemma A.21
 (:func:`.uniformity_xi`, at the chunk size n_α), and rejects uniformity when the private
@@ -43,7 +43,7 @@ O(n) per chunk (ĥ(i) = (c_{X_i} − 1)/(n_α − 1)).
 References
 ----------
 .. [1] Chaudhuri et al., NeurIPS 2024, Section 5.1, Algorithm A.4, Theorem 5, Lemmas A.19
-   and A.21, Proposition 1 (``ustat_spec.md`` §11.1, §15 item 12).
+   and A.21, Proposition 1; ``docs/derivations.md`` §4.
 .. [2] Diakonikolas, Gouleakis, Peebles & Price, "Collision-based testers are optimal for
    uniformity and closeness", 2016 (the non-private collision tester).
 """
@@ -93,7 +93,8 @@ DEFAULT_ALPHA = 0.1
 UNIFORMITY_TEST = Reference(
     citation="Chaudhuri, Loh, Pandey & Sarkar, 'On differentially private U statistics', "
              "NeurIPS 2024 (arXiv 2407.04945)",
-    locator="Section 5.1, Algorithm A.4 (rebuilt in ustat_spec.md section 11.1), Theorem 5, "
+    locator="Section 5.1, Algorithm A.4 (rebuilt in privaudit docs/derivations.md section 4), "
+            "Theorem 5, "
             "Lemmas A.19 and A.21",
     url="https://arxiv.org/abs/2407.04945")
 

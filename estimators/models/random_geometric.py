@@ -1,8 +1,8 @@
 """Random geometric graphs on the unit sphere S² ⊂ ℝ³, with their exact edge probability.
 
-The model of Chaudhuri, Loh, Pandey & Sarkar (NeurIPS 2024, Section 5.2; ``ustat_spec.md``
-§11.2–11.3): latent points X₁, …, Xₙ i.i.d. uniform on S², and the edge ``{i, j}`` present
-iff the chord distance ``‖Xᵢ − Xⱼ‖₂ ≤ r``.
+The model of Chaudhuri, Loh, Pandey & Sarkar (NeurIPS 2024, Section 5.2;
+``docs/derivations.md`` §6): latent points X₁, …, Xₙ i.i.d. uniform on S², and the edge ``{i, j}``
+present iff the chord distance ``‖Xᵢ − Xⱼ‖₂ ≤ r``.
 
 Ground truth
 ------------
@@ -25,7 +25,7 @@ the Gaussian), and edges come from ``scipy.spatial.cKDTree.query_pairs`` (chord 
 References
 ----------
 .. [1] Chaudhuri, Loh, Pandey & Sarkar, "On differentially private U statistics",
-   NeurIPS 2024, Section 5.2 and Algorithm A.5 (``ustat_spec.md`` §11.2–11.3).
+   NeurIPS 2024, Section 5.2 and Algorithm A.5; ``docs/derivations.md`` §6.
 .. [2] Muller, "A note on a method for generating points uniformly on n-dimensional
    spheres", Communications of the ACM 2(4), 1959 (normalised Gaussians).
 """
@@ -269,7 +269,7 @@ def rgg_triangle_density_small_radius(radius: float) -> float:
     approximation, two points at distance d ≤ r (density ``2d/r²``) leave for the third
     the lens of two radius-r disks, of area ``A(d) = 2r² arccos(d/2r) − (d/2)√(4r² − d²)``,
     whose average is ``E A = r²(π − 3√3/4)``; with ``P(A₁₂ = 1) = r²/4`` this gives the
-    formula (``ustat_spec.md`` §11.3).
+    formula (``docs/derivations.md`` §6).
 
     Validity: exact on the flat torus; on S² it is the leading term as r → 0 (curvature
     changes areas at relative order r²).  Compare :func:`rgg_triangle_probability`

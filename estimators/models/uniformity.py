@@ -1,6 +1,6 @@
 """Distributions on a finite alphabet near the uniform law, for uniformity-testing studies.
 
-The private uniformity test (``ustat_spec.md`` §11.1) separates
+The private uniformity test (Chaudhuri et al. 2024, Section 5.1) separates
 
 * H0 (approximately uniform): ℓ2(p, U) ≤ δ/√(2m), and
 * H1 (far): ℓ2(p, U) ≥ δ/√m,

@@ -1,7 +1,7 @@
 """U-statistics: kernels, exact U_n and local Hájek projections, families of subsets.
 
 The non-private core on which the private U-statistics of Chaudhuri, Loh, Pandey &
-Sarkar (NeurIPS 2024) are built (``ustat_spec.md`` §1, §3, §4.7, §11, §12):
+Sarkar (NeurIPS 2024) are built (Sections 2, 3, 4.2 and 5 of the paper):
 
 * :class:`Kernel` and the built-in kernels (mean, variance, Gini mean difference,
   Kendall's tau-a, Wilcoxon signed rank, symmetry, collision, table, AUC, random

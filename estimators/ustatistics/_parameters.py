@@ -26,8 +26,9 @@ __all__ = [
 ]
 
 SensitivityMode = Literal["rigorous", "paper"]
-"""``"rigorous"``: the explicit bound of ``ustat_spec.md`` §4.6 (proven, the default);
-``"paper"``: the printed box formula of §4.5 (reproduction only, claim unproven)."""
+"""``"rigorous"``: the explicit bound of ``docs/derivations.md`` §3 (proven, the default);
+``"paper"``: the printed box formula of Algorithm 1 line 20, eq. (A.57) (reproduction only,
+claim unproven)."""
 
 
 def check_count(value: Any, what: str, minimum: int = 1) -> int:

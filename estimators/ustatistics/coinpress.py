@@ -67,7 +67,7 @@ COINPRESS = Reference(
     citation="Chaudhuri, Loh, Pandey & Sarkar, 'On differentially private U statistics', "
              "NeurIPS 2024 (arXiv 2407.04945)",
     locator="Algorithms A.2-A.3 (U-StatMean, U-StatOneStep), Theorem A.1, Propositions 1, "
-            "A.1, A.2; ustat_spec.md section 6",
+            "A.1, A.2",
     url="https://arxiv.org/abs/2407.04945")
 BISWAS_2020 = Reference(
     citation="Biswas, Dong, Kamath & Ullman, 'CoinPress: practical private mean and "

@@ -13,13 +13,13 @@ with (ε_i, β_i) = (ε/(2t), γ/t) for i = 1..t and (ε/2, γ) for the final st
 the release is ε-DP by basic composition (Theorem A.1).  This module computes that
 schedule; :mod:`.coinpress` runs it on data.
 
-Choices (``ustat_spec.md`` §6.2 [I]):
+Choices (``docs/derivations.md`` §5, choice 3):
 
 * t = max(1, ⌈log₂(R/Q(γ))⌉) (each refinement halves the interval while it is longer
   than 28Q(γ));
 * dep(𝔽) = max_i f_i is computed exactly from the family (not from its w.h.p. bound);
-* Q and Q_avg are the sub-Gaussian confidence bounds of the table in §6.4 for the
-  family kind, with the public variance proxy τ:
+* Q and Q_avg are the sub-Gaussian confidence bounds of Propositions A.1, 1 and A.2 (Chaudhuri et
+  al. 2024) for the family kind, with the public variance proxy τ:
 
   ============  ==============================  ==========================================
   family        Q(β)                            Q_avg(β)
@@ -73,7 +73,7 @@ __all__ = [
 ]
 
 FamilyKind = Literal["naive", "all", "subsampled"]
-"""The three families of ``ustat_spec.md`` §6.4."""
+"""The three families of Propositions A.1, 1 and A.2 (Chaudhuri et al. 2024)."""
 
 
 def _kind(value: str) -> FamilyKind:
@@ -85,7 +85,7 @@ def _kind(value: str) -> FamilyKind:
 
 def concentration_bound(beta: float, *, kind: FamilyKind, n: int, degree: int, tau: float,
                         family_size: int) -> float:
-    """Q(β): P(max_j |Y_j − θ| > Q(β)) < β for a subG(τ) kernel (§6.4 table, column Q).
+    """Q(β): P(max_j |Y_j − θ| > Q(β)) < β for a subG(τ) kernel (Propositions A.1, 1, A.2).
 
     Parameters
     ----------
@@ -118,7 +118,7 @@ def concentration_bound(beta: float, *, kind: FamilyKind, n: int, degree: int, t
 
 def mean_concentration_bound(beta: float, *, kind: FamilyKind, n: int, degree: int,
                              tau: float, family_size: int) -> float:
-    """Q_avg(β): P(|(1/m)Σ_j Y_j − θ| > Q_avg(β)) < β (§6.4 table, column Q_avg)."""
+    """Q_avg(β): P(|(1/m)Σ_j Y_j − θ| > Q_avg(β)) < β (Propositions A.1, 1, A.2)."""
     b = check_failure_probability(beta, "beta")
     t = check_positive(tau, "tau")
     k_ = _kind(kind)

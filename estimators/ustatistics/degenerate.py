@@ -2,8 +2,8 @@
 
 For a bounded kernel with additive range C and ζ_1 = 0 (E[h | X_i] = θ for every x_i), Lemma
 4 of Chaudhuri, Loh, Pandey & Sarkar (2024) bounds every local Hájek projection around θ,
-and Lemma A.3(ii) bounds |U_n − θ|; their sum is a valid ξ for |ĥ(i) − U_n| (§8 [I]).  With
-γ = 0.01 (the inner failure probability of Wrapper 1's proofs), on a chunk of n records:
+and Lemma A.3(ii) bounds |U_n − θ|; their sum is a valid ξ for |ĥ(i) − U_n| (docs/derivations.md
+§4).  With γ = 0.01 (the inner failure probability of Wrapper 1's proofs), on a chunk of n records:
 
 * Lemma 4 at β = γ/2 with σ_i ≤ C/2 (Popoviciu) and m′ = ⌊(n − 1)/(k − 1)⌋, for all i at
   once with probability ≥ 1 − γ/2:
@@ -17,7 +17,7 @@ any data; if the kernel is not degenerate the estimate stays private, only less 
 References
 ----------
 .. [1] Chaudhuri et al., NeurIPS 2024, Corollary 2, Lemma 4, Lemma A.3(ii), Theorem 3.
-.. [2] ``ustat_spec.md`` §8.
+.. [2] ``docs/derivations.md`` §4 (explicit ξ for degenerate kernels).
 """
 
 from __future__ import annotations
@@ -39,7 +39,7 @@ from .median_of_means import (
 
 __all__ = ["degenerate_mean_mechanism", "degenerate_xi", "private_degenerate_mean"]
 
-#: The inner failure probability of Algorithm 1 inside Wrapper 1 (ustat_spec.md §4.1).
+#: The inner failure probability of Algorithm 1 inside Wrapper 1 (Chaudhuri et al. 2024).
 INNER_GAMMA = 0.01
 
 

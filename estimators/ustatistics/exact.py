@@ -7,7 +7,7 @@ For a kernel h of degree k and records X_1..X_n (Chaudhuri, Loh, Pandey & Sarkar
 
 so that (1/n) Σ_i ĥ(i) = U_n (each S is counted k times and k·C(n,k) = n·C(n−1,k−1)).
 
-Algorithm 1 (``ustat_spec.md`` §4.2, lines 16–19) also needs, for weights w ∈ [0,1]^n,
+Algorithm 1 (Chaudhuri et al. 2024, lines 16–19) also needs, for weights w ∈ [0,1]^n,
 Σ_S (min_{i∈S} w_i)·h(X_S) (:func:`weighted_tuple_sum`) and Σ_S min_{i∈S} w_i
 (:func:`min_weight_tuple_sum`), since Ã_n = A_n + (1/M)·[Σ_S w_S h_S − A_n Σ_S w_S].
 
@@ -151,7 +151,7 @@ def local_hajek_projections(data: Any, kernel: Kernel, *, method: str = "auto",
 
     References
     ----------
-    Chaudhuri, Loh, Pandey & Sarkar (2024), eqs. (1) and (9); ``ustat_spec.md`` §1, §4.7.
+    Chaudhuri, Loh, Pandey & Sarkar (2024), eqs. (1) and (9), Section 4.2.
     """
     kernel = _check_kernel(kernel)
     method = _check_method(method, kernel)
@@ -269,7 +269,7 @@ def weighted_tuple_sum(data: Any, kernel: Kernel, weights: Any, *, method: str =
 
     References
     ----------
-    ``ustat_spec.md`` §4.2, lines 16–19; §4.7 (complexity).
+    Chaudhuri et al. 2024, Algorithm 1, lines 16–19; Section 4.2 (complexity).
     """
     kernel = _check_kernel(kernel)
     if method not in ("auto", "generic"):

@@ -1,6 +1,6 @@
 """Families 𝒮 of k-subsets of [n], their membership counts and the checks of Algorithm 1.
 
-For a family 𝒮 (a multiset of k-subsets) with M = |𝒮| (``ustat_spec.md`` §3):
+For a family 𝒮 (a multiset of k-subsets) with M = |𝒮| (Chaudhuri et al. 2024, Section 3, eq. (11)):
 M_i = |{S ∈ 𝒮 : i ∈ S}|, M_ij = |{S ∈ 𝒮 : i, j ∈ S}|,
 A_n(𝒮) = (1/M) Σ_{S∈𝒮} h(X_S) and ĥ_𝒮(i) = (1/M_i) Σ_{S∈𝒮_i} h(X_S) (eq. 11).
 
@@ -310,7 +310,7 @@ def default_subsample_size(n: int, k: int, alpha: float) -> int:
     """M = ⌈8·(n²/k²)·ln(n/α)⌉, the default size of a subsampled family.
 
     Lemma A.11 asks for M = Ω((n²/k²) log(n/γ)); the constant 8 is our choice
-    (``ustat_spec.md`` §15 item 11).
+    (``docs/derivations.md`` §5, choice 2).
     """
     n, k = _check_n_k(n, k)
     if not (0 < alpha < 1):

@@ -15,7 +15,7 @@ labels 0..d−1 (or any integer)         ``DatasetDomain(Categorical(d) or Integ
                                        ``SubstituteOne()``
 adjacency matrix of a graph on n nodes ``GraphDomain(n)``, ``NodeNeighbouring()`` (the
                                        records are the nodes: changing X_i rewires row and
-                                       column i, ``ustat_spec.md`` §2.1)
+                                       column i, Chaudhuri et al. §2.2)
 =====================================  ==================================================
 
 Scored labels have no spec domain; pass ``input_domain`` (and ``relation``) explicitly.

@@ -2,11 +2,12 @@
 
 A :class:`Kernel` bundles a vectorised evaluation function with what the privacy
 analysis relies on: its degree k, its declared range [lower, upper] over the *whole*
-domain (so the additive range C = upper − lower, ``ustat_spec.md`` §1 "Bounded kernels",
+domain (so the additive range C = upper − lower,
 footnote 4 of Chaudhuri et al. 2024) or a sub-Gaussian proxy τ, and the domain its data
 must live in.  Evaluation checks every value against the declared range.
 
-The built-in kernels are those of ``ustat_spec.md`` §12 plus a few standard ones.
+The built-in kernels are those named by Chaudhuri et al. (2024, Sections 1 and 5) plus a few
+standard ones.
 
 References
 ----------
@@ -104,7 +105,7 @@ class Kernel:
         Declared bounds of h over the whole domain (not just the data at hand).  Privacy
         analyses use C = upper − lower (:attr:`additive_range`).
     subgaussian_proxy : float or None
-        Declared τ with h(X_S) ~ subG(τ) (``ustat_spec.md`` §1), for unbounded kernels.
+        Declared τ with h(X_S) ~ subG(τ) (Chaudhuri et al. 2024, Section 2), for unbounded kernels.
     domain : DataDomain
         What one data set looks like; :meth:`validate_data` enforces it.
     parameters : mapping
@@ -360,7 +361,7 @@ def variance_kernel(lower: float, upper: float) -> Kernel:
     """h(x₁, x₂) = (x₁ − x₂)²/2 (k = 2): U_n is the unbiased sample variance.
 
     For records in [lower, upper] the range is [0, (upper − lower)²/2], attained at
-    x₁ = x₂ and at {x₁, x₂} = {lower, upper} (``ustat_spec.md`` §12, variance).
+    x₁ = x₂ and at {x₁, x₂} = {lower, upper}.
     """
     lo, hi = _check_bounds(lower, upper)
     width = hi - lo
@@ -406,7 +407,7 @@ def symmetry_kernel(lower: float, upper: float) -> Kernel:
 def collision_kernel() -> Kernel:
     """h(x, y) = 1(x = y) on integer labels (k = 2), the uniformity-testing kernel; range {0, 1}.
 
-    U_n = Σ_v c_v(c_v − 1)/(n(n − 1)) with c_v the count of label v (``ustat_spec.md`` §11.1).
+    U_n = Σ_v c_v(c_v − 1)/(n(n − 1)) with c_v the count of label v (Section 5.1 of the paper).
     """
     return Kernel("collision", 2, fn.equal_labels, 0.0, 1.0, domain=DataDomain("labels"))
 
@@ -483,7 +484,8 @@ def _check_radius(radius: float) -> float:
 def rgg_edge_kernel(radius: float, dimension: int = 3) -> Kernel:
     """h(x, y) = 1(‖x − y‖₂ ≤ r) on latent points of ℝ^dimension (k = 2), range {0, 1}.
 
-    The random-geometric-graph edge kernel of ``ustat_spec.md`` §11.2 (points on S² ⊂ ℝ³).
+    The random-geometric-graph edge kernel of Chaudhuri et al. 2024, Section 5.2 (points on S² ⊂
+    ℝ³).
     """
     r = _check_radius(radius)
     return Kernel("rgg_edge", 2, functools.partial(fn.rgg_edge, radius=r), 0.0, 1.0,
@@ -494,7 +496,7 @@ def rgg_edge_kernel(radius: float, dimension: int = 3) -> Kernel:
 def rgg_triangle_kernel(radius: float, dimension: int = 3) -> Kernel:
     """g(x, y, z) = h(x, y)h(y, z)h(x, z) with h the RGG edge kernel (k = 3), range {0, 1}.
 
-    ``ustat_spec.md`` §11.3.
+    ``docs/derivations.md`` §6.
     """
     r = _check_radius(radius)
     return Kernel("rgg_triangle", 3, functools.partial(fn.rgg_triangle, radius=r), 0.0, 1.0,
@@ -515,7 +517,7 @@ def adjacency_triangle_kernel() -> Kernel:
     """h(i, j, l) = A_ij A_jl A_il on the nodes of a simple undirected graph (k = 3), range {0, 1}.
 
     U_n is the triangle density and ĥ(i) = t_i / C(n − 1, 2) with t_i the number of
-    triangles through i (``ustat_spec.md`` §11.3).
+    triangles through i (``docs/derivations.md`` §6).
     """
     return Kernel("adjacency_triangle", 3, fn.adjacency_triangle, 0.0, 1.0,
                   domain=DataDomain("adjacency"))

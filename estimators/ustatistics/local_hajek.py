@@ -4,23 +4,23 @@ This module fixes the public parameters of Algorithm 1 and computes, on one data
 everything before the noise; :mod:`.local_hajek_mechanism` adds the noise and the spec and
 :mod:`.private_mean` is the analyst's entry point.
 
-The release is Ã_n + (S(X)/β)·Z with Z of density ∝ 1/(1 + z⁴) (``ustat_spec.md`` §2.4),
+The release is Ã_n + (S(X)/β)·Z with Z of density ∝ 1/(1 + z⁴) (``docs/derivations.md`` §2),
 where Ã_n is the local-Hájek-weighted mean of the kernel values over a family 𝒮 of
 k-subsets (:mod:`.local_hajek_weights`) and S is a β-smooth bound on its local
 sensitivity (:mod:`.smooth_bounds`).
 
 **The ε convention.**  In the paper one ε plays three roles — the smoothness β of S, the
 ramp slope εn/(6Ck) of the weights and the divisor of the noise scale — and the release is
-then "10ε-DP" (Lemma 2, read as 10ε, §2.3).  Here the user's ``epsilon`` is always the
-**total privacy claim** and the paper's ε is called β:
+then "10ε-DP" (Lemma 2, read as 10ε, docs/derivations.md §1).  Here the user's ``epsilon`` is always
+the **total privacy claim** and the paper's ε is called β:
 
-* ``sensitivity_mode="rigorous"`` (default): β = epsilon/(3 + 3^{3/4}) and S = S_rig of §4.6,
-  a proven β-smooth upper bound; the claim epsilon = (3 + 3^{3/4})β is the tight constant
-  of the 1/(1+z⁴) smooth-sensitivity release (§2.3) and is proven.
+* ``sensitivity_mode="rigorous"`` (default): β = epsilon/(3 + 3^{3/4}) and S = S_rig of
+  docs/derivations.md §3, a proven β-smooth upper bound; the claim epsilon = (3 + 3^{3/4})β is the
+  tight constant of the 1/(1+z⁴) smooth-sensitivity release (docs/derivations.md §1) and is proven.
 * ``sensitivity_mode="paper"``: β = epsilon/10 and S = S_paper, the printed box formula
-  (§4.5); the claim epsilon = 10β is the paper's, but S_paper is **not** an upper bound on
-  the local sensitivity (§4.6), so the claim is unproven (the spec says so).  Use it to
-  reproduce the paper only.
+  (eq. (A.57)); the claim epsilon = 10β is the paper's, but S_paper is **not** an upper bound on
+  the local sensitivity (docs/derivations.md §3), so the claim is unproven (the spec says so).  Use
+  it to reproduce the paper only.
 
 **Public parameters.**  n, the kernel and its declared range C, ξ, ε and the family 𝒮 are
 public: they must be chosen without looking at the data (ξ only affects accuracy; any
@@ -37,7 +37,7 @@ References
 ----------
 .. [1] Chaudhuri, Loh, Pandey & Sarkar, "On differentially private U statistics",
    NeurIPS 2024 (arXiv 2407.04945), Algorithm 1, Lemma 2, Theorems 2 and 4.
-.. [2] ``ustat_spec.md`` §2.3–2.4, §4.2–4.6, §9.
+.. [2] ``docs/derivations.md`` §1–§3 (tight constant, noise, rigorous smooth bound).
 """
 
 from __future__ import annotations
@@ -76,14 +76,15 @@ __all__ = [
     "local_hajek_statistic",
 ]
 
-#: The paper's privacy constant for Algorithm 1 (Lemma 2 read as 10ε; §2.3).
+#: The paper's privacy constant for Algorithm 1 (Lemma 2 read as 10ε; docs/derivations.md §1).
 PAPER_CONSTANT = 10.0
 
 
 def internal_epsilon(epsilon: float, sensitivity_mode: SensitivityMode = "rigorous") -> float:
     """Algorithm 1's own ε (called β here) for a total privacy claim ``epsilon``.
 
-    ``"rigorous"``: epsilon/(3 + 3^{3/4}) (tight constant, §2.3); ``"paper"``: epsilon/10.
+    ``"rigorous"``: epsilon/(3 + 3^{3/4}) (tight constant, docs/derivations.md §1);
+    ``"paper"``: epsilon/10.
 
     Examples
     --------

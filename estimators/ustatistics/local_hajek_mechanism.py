@@ -4,13 +4,13 @@
 :class:`~mechanisms.SmoothSensitivityMechanism` whose spec states:
 
 * the input domain (n records of the kernel's domain, or a graph on n nodes) and the
-  relation (substitute one record; node-neighbouring for graphs, ``ustat_spec.md`` §2.1);
+  relation (substitute one record; node-neighbouring for graphs, Section 2.2 of [1]);
 * the statistic: Ã_n of Algorithm 1 on the stated family;
 * the smooth-sensitivity claim ``SmoothSensitivityBound(beta=β)``: S(X) ≥ LS(Ã_n)(X) and
   S(X) ≤ e^β S(X′) on neighbours;
 * the noise ``SmoothSensitivityNoise(InverseQuartic(1), alpha=β)``: the scale is S(X)/β;
 * the claim ``PureDP(epsilon)``: (3 + 3^{3/4})β = epsilon in rigorous mode (proven), 10β =
-  epsilon in paper mode (``proof_status="unproven"``, with a note citing §4.6).
+  epsilon in paper mode (``proof_status="unproven"``, with a note citing docs/derivations.md §3).
 
 The gray-box hooks ``statistic`` (Ã_n) and ``smooth_sensitivity`` (S) share one cached
 evaluation per data set, so the auditor's checks and the sampler never compute Algorithm 1
@@ -19,7 +19,7 @@ twice on the same input.
 References
 ----------
 .. [1] Chaudhuri, Loh, Pandey & Sarkar, NeurIPS 2024, Algorithm 1, Lemma 2, Theorems 2, 4.
-.. [2] ``ustat_spec.md`` §2.3 (tight constant), §4.5–4.6 (the two smooth bounds).
+.. [2] ``docs/derivations.md`` §1 (tight constant), §3 (the two smooth bounds).
 """
 
 from __future__ import annotations
@@ -63,10 +63,10 @@ __all__ = [
 
 #: Where the rigorous smooth bound and the finding against the paper's bound are stated.
 USTAT_SPEC_RIGOROUS = Reference(
-    citation="privaudit implementation spec 'ustat_spec.md' (reconstruction of Chaudhuri et "
-             "al. 2024)",
-    locator="section 4.6: prefactor 1 is not a valid local-sensitivity bound; rigorous bound "
-            "G_rig; section 2.3: tight constant 3 + 3^(3/4)")
+    citation="privaudit derivations, docs/derivations.md (our derivation from Chaudhuri et "
+             "al. 2024, Algorithm 1, Lemmas 2, A.12-A.18)",
+    locator="section 3: prefactor 1 is not a valid local-sensitivity bound; rigorous bound "
+            "G_rig; section 1: tight constant 3 + 3^(3/4)")
 ALGORITHM_1 = Reference(
     citation=CHAUDHURI_2024.citation,
     locator="Algorithm 1 (Private Mean Local Hajek), Theorems 2 and 4, Lemma A.18",
@@ -187,13 +187,13 @@ def local_hajek_spec(algorithm: LocalHajekAlgorithm, epsilon: float, *, input_do
     k, c = algorithm.degree, algorithm.additive_range
     kernel = algorithm.kernel
     family = algorithm.describe_family()
-    bound = ("S_rig(X) = max_l e^(-beta l) G_rig(min(L_X + l, n)), ustat_spec.md section 4.6 "
+    bound = ("S_rig(X) = max_l e^(-beta l) G_rig(min(L_X + l, n)), docs/derivations.md section 3 "
              f"(rho1 = {algorithm.overlap.member_fraction:.6g}, rho2 = "
              f"{algorithm.overlap.pair_ratio:.6g})"
              if mode == "rigorous" else
              "S_paper(X) = max_l e^(-beta l) g(min(L_X + l, n)) with g(L) = (k/n)(xi + kCL/n)"
              "(1 + beta L) + k^2 C L^2 min(k, L)/n^2 (Algorithm 1 line 20 / eq. A.57 with "
-             "prefactor 1, ustat_spec.md section 4.5)")
+             "prefactor 1, Chaudhuri et al. 2024)")
     notes = (f"Public parameters: n = {algorithm.n}, k = {k}, kernel {kernel.name!r} with "
              f"declared range [{kernel.lower!r}, {kernel.upper!r}] (C = {c:g}), xi = "
              f"{algorithm.xi!r}, family: {family}, beta (Algorithm 1's epsilon) = {beta!r}. "
@@ -201,14 +201,14 @@ def local_hajek_spec(algorithm: LocalHajekAlgorithm, epsilon: float, *, input_do
              "accuracy only). ")
     if mode == "rigorous":
         notes += ("The claim epsilon = (3 + 3^(3/4)) beta is the tight constant of the "
-                  "1/(1+z^4) smooth-sensitivity release (ustat_spec.md section 2.3) applied to "
+                  "1/(1+z^4) smooth-sensitivity release (docs/derivations.md section 1) applied to "
                   "the proven beta-smooth bound S_rig; the paper states 10 beta.")
         status = "proven"
     else:
         notes += ("PAPER MODE, reproduction only: the claim epsilon = 10 beta is the paper's "
                   "(Lemma 2 read as 10 epsilon), but its smooth bound with constant prefactor "
                   "1 is not an upper bound on the local sensitivity of A~_n: exact enumeration "
-                  "finds LS(X) up to ~6 S_paper(X) (ustat_spec.md section 4.6, "
+                  "finds LS(X) up to ~6 S_paper(X) (docs/derivations.md section 3, "
                   "docs/ustat_sensitivity_check.md), so the proof of Lemma 2 does not apply "
                   "and the claim is unproven.")
         status = "unproven"

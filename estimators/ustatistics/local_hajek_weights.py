@@ -21,7 +21,6 @@ References
 ----------
 .. [1] Chaudhuri, Loh, Pandey & Sarkar, "On differentially private U statistics",
    NeurIPS 2024 (arXiv 2407.04945), Algorithm 1 lines 11–19, eqs. (14)–(15).
-.. [2] ``ustat_spec.md`` §4.2.
 """
 
 from __future__ import annotations

@@ -20,7 +20,7 @@ it passes the checks of Algorithm 1.
 References
 ----------
 .. [1] Chaudhuri et al., NeurIPS 2024, Wrapper 1, Lemmas A.5–A.6, Theorems 2 and 4.
-.. [2] ``ustat_spec.md`` §5.
+.. [2] ``docs/derivations.md`` §5, choice 1 (q odd, data-independent partition).
 """
 
 from __future__ import annotations
@@ -324,7 +324,7 @@ def _wrapper_spec(chunks: tuple[WrapperChunk, ...], epsilon: float, space: Kerne
              "The smooth claim is max_c S_c, a beta-smooth bound on the l_inf local "
              "sensitivity of the chunk vector (a substitution moves one chunk). "
              + ("PAPER MODE: each chunk's smooth bound is the unproven prefactor-1 formula "
-                "(ustat_spec.md section 4.6), so the claim is unproven."
+                "(docs/derivations.md section 3), so the claim is unproven."
                 if mode == "paper" else ""))
     return MechanismSpec(
         name=name,

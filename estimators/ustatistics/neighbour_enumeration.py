@@ -9,7 +9,7 @@ kernel values of tuples through the changed record are recomputed) and returns
     LS(X) = max_{X′ ~ X} |Ã_n(X) − Ã_n(X′)|
 
 exactly, with the neighbour attaining it.  This is the reference against which the smooth
-bounds are verified (``ustat_spec.md`` §4.6; ``scripts/ustat_sensitivity_check.py``).
+bounds are verified (``docs/derivations.md`` §3; ``scripts/ustat_sensitivity_check.py``).
 """
 
 from __future__ import annotations

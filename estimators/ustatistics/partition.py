@@ -5,7 +5,7 @@ q = 8 ln(1/α) chunks, runs the inner private algorithm on each and releases the
 Lemma A.6 boosts a success probability of 0.75 to 1 − α by Hoeffding's inequality,
 Pr(Σ T_i > q/2) ≤ e^{−q/8} ≤ α, and assumes q odd.
 
-Choices made here (``ustat_spec.md`` §5 [I], §15 item 10):
+Choices made here (``docs/derivations.md`` §5, choice 1):
 
 * q = max(1, ⌈8 ln(1/α)⌉), rounded up to the next odd integer;
 * each chunk needs at least k records (the inner algorithm evaluates k-subsets of the

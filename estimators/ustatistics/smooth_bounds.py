@@ -10,14 +10,14 @@ G is non-decreasing and |L_X − L_X′| ≤ 1 on neighbours (which needs the fa
 (10)/(17)), S is a β-smooth upper bound on LS(Ã_n) whenever LS(X) ≤ G(L_X) (Lemma A.18).
 Replacing L + ℓ by min(L + ℓ, n) keeps the maximum finite and exact (L_X ≤ n always).
 
-Two choices of G are provided (``ustat_spec.md`` §4.5–4.6):
+Two choices of G are provided (``docs/derivations.md`` §3):
 
 * :func:`local_sensitivity_bound_paper` — eq. (A.57) with "constant prefactor 1",
   g(L) = (k/n)(ξ + kCL/n)(1 + βL) + k²CL²·min(k, L)/n².  **Not** a valid bound on LS:
-  exact enumeration finds LS(X) up to several times S(X) (§4.6, and
+  exact enumeration finds LS(X) up to several times S(X) (docs/derivations.md §3, and
   ``docs/ustat_sensitivity_check.md``).  For reproduction only.
-* :func:`local_sensitivity_bound_rigorous` — G_rig of §4.6, rebuilt from Lemmas A.12–A.17
-  with explicit constants under the checks M_i/M ≤ 3k/n and M_ij/M_i ≤ 3k/n, for any
+* :func:`local_sensitivity_bound_rigorous` — G_rig of docs/derivations.md §3, rebuilt from Lemmas
+  A.12–A.17 with explicit constants under the checks M_i/M ≤ 3k/n and M_ij/M_i ≤ 3k/n, for any
   family with ρ1 = max_i M_i/M and ρ2 = max_{i≠j} M_ij/M_i.
 
 Here β is Algorithm 1's own parameter ε (the smoothness, the ramp slope εn/(6Ck) and the
@@ -29,7 +29,7 @@ References
 ----------
 .. [1] Chaudhuri, Loh, Pandey & Sarkar, "On differentially private U statistics",
    NeurIPS 2024 (arXiv 2407.04945), Algorithm 1 line 20, eq. (A.57), Lemmas A.12–A.18.
-.. [2] ``ustat_spec.md`` §4.5 (paper mode) and §4.6 (rigorous bound G_rig).
+.. [2] ``docs/derivations.md`` §3 (why paper mode is unproven; the rigorous bound G_rig).
 .. [3] Nissim, Raskhodnikova & Smith, STOC 2007, Definition 2.1 (β-smooth upper bound).
 """
 
@@ -74,7 +74,8 @@ class FamilyOverlap:
 
 
 def all_tuples_overlap(n: int, degree: int) -> FamilyOverlap:
-    """ρ1 = k/n and ρ2 = (k−1)/(n−1) of the family of all k-subsets of [n] (§3).
+    """ρ1 = k/n and ρ2 = (k−1)/(n−1) of the family of all k-subsets of [n]
+    (Chaudhuri et al. 2024, Section 3).
 
     Examples
     --------
@@ -110,7 +111,7 @@ def local_sensitivity_bound_paper(levels: npt.ArrayLike, *, n: int, degree: int,
     g(L) = (k/n)·(ξ + kCL/n)·(1 + βL) + k²·C·L²·min(k, L)/n².
 
     This is the box formula *as printed*; the (ε + k/n) factor of Lemma A.18 is absent
-    (the larger value).  It is not a valid bound on the local sensitivity (§4.6).
+    (the larger value).  It is not a valid bound on the local sensitivity (docs/derivations.md §3).
 
     Parameters
     ----------
@@ -134,7 +135,7 @@ def local_sensitivity_bound_paper(levels: npt.ArrayLike, *, n: int, degree: int,
 
     References
     ----------
-    .. [1] Chaudhuri et al. 2024, Algorithm 1 line 20 and eq. (A.57); ``ustat_spec.md`` §4.5.
+    .. [1] Chaudhuri et al. 2024, Algorithm 1 line 20 and eq. (A.57).
     """
     size, k = _size_and_degree(n, degree)
     c = check_positive(additive_range, "additive range C")
@@ -149,7 +150,7 @@ def local_sensitivity_bound_rigorous(levels: npt.ArrayLike, *, n: int, degree: i
                                      additive_range: float, xi: float, beta: float,
                                      overlap: FamilyOverlap | None = None
                                      ) -> npt.NDArray[np.float64]:
-    """G_rig(L) of ``ustat_spec.md`` §4.6: LS(Ã_n)(X) ≤ G_rig(L_X), vectorised over L.
+    """G_rig(L) of ``docs/derivations.md`` §3: LS(Ã_n)(X) ≤ G_rig(L_X), vectorised over L.
 
     With a = 6kC/n, s = β/a (the ramp slope), D_A = Cρ1 (bound on |A_n − A′_n|),
     D_x = C(ρ1 + ρ2) (bound on the move of ĥ(i) − A_n for i ≠ i*), η = min{1, s(D_x + a)}
@@ -188,7 +189,7 @@ def local_sensitivity_bound_rigorous(levels: npt.ArrayLike, *, n: int, degree: i
     References
     ----------
     .. [1] Chaudhuri et al. 2024, Lemmas A.12–A.17 (constants made explicit).
-    .. [2] ``ustat_spec.md`` §4.6.
+    .. [2] ``docs/derivations.md`` §3.
     """
     size, k = _size_and_degree(n, degree)
     c = check_positive(additive_range, "additive range C")
@@ -302,9 +303,9 @@ def _smooth(bound_fn: object, level: int, n: int, beta: float, **kwargs: object)
 
 def smooth_sensitivity_paper(level: int, *, n: int, degree: int, additive_range: float,
                              xi: float, beta: float) -> float:
-    """S_paper(X) = max_{ℓ=0..n} e^{−βℓ} g(min(L_X + ℓ, n)) (Algorithm 1 line 20, §4.5).
+    """S_paper(X) = max_{ℓ=0..n} e^{−βℓ} g(min(L_X + ℓ, n)) (Algorithm 1 line 20, eq. (A.57)).
 
-    Reproduction only: g is not a bound on the local sensitivity (``ustat_spec.md`` §4.6),
+    Reproduction only: g is not a bound on the local sensitivity (``docs/derivations.md`` §3),
     so this S is not a β-smooth upper bound and the release built on it has no proof.
 
     Parameters
@@ -331,7 +332,7 @@ def smooth_sensitivity_paper(level: int, *, n: int, degree: int, additive_range:
 def smooth_sensitivity_rigorous(level: int, *, n: int, degree: int, additive_range: float,
                                 xi: float, beta: float, overlap: FamilyOverlap | None = None
                                 ) -> float:
-    """S_rig(X) = max_{ℓ=0..n} e^{−βℓ} G_rig(min(L_X + ℓ, n)) (``ustat_spec.md`` §4.6).
+    """S_rig(X) = max_{ℓ=0..n} e^{−βℓ} G_rig(min(L_X + ℓ, n)) (``docs/derivations.md`` §3).
 
     A β-smooth upper bound on the local sensitivity of Ã_n for any family passing the
     checks of Algorithm 1 (ρ1, ρ2 from ``overlap``; all k-subsets by default).
@@ -349,7 +350,7 @@ def smooth_sensitivity_rigorous(level: int, *, n: int, degree: int, additive_ran
 
     References
     ----------
-    .. [1] Chaudhuri et al. 2024, Lemma A.18 (smoothing over ℓ); ``ustat_spec.md`` §4.6.
+    .. [1] Chaudhuri et al. 2024, Lemma A.18 (smoothing over ℓ); ``docs/derivations.md`` §3.
 
     Examples
     --------

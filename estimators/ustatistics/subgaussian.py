@@ -1,7 +1,7 @@
 """Corollary 1: sub-Gaussian kernels — a coarse CoinPress estimate, then Wrapper 1 ∘ Algorithm 1.
 
 Section 4.3 of Chaudhuri, Loh, Pandey & Sarkar (2024) extends Algorithm 1 to a kernel with
-h(X_S) ~ subG(τ), τ public (``ustat_spec.md`` §7):
+h(X_S) ~ subG(τ), τ public (Corollary 1; our choices in ``docs/derivations.md`` §4):
 
 1. split [n] into two halves I₁, I₂ (a data-independent split from a public seed);
 2. **coarse**: the naive CoinPress estimator (Algorithm A.2, disjoint blocks) on I₁ with
@@ -12,10 +12,10 @@ h(X_S) ~ subG(τ), τ public (``ustat_spec.md`` §7):
    plus the coarse error);
 4. **main**: Wrapper 1 (failure α/2) ∘ Algorithm 1 on I₂ with kernel h̄, budget ε/2 and
    **C := 2w**, the exact width of the projection interval — critical for privacy: the
-   corollary's printed C = √(2kτ log(n/2α)) is only valid if it covers the interval (§7 [I]);
-   ξ(n_c) = √(2τ ln(4n_c/γ)) + √(2τ ln(4/γ)/⌊n_c/k⌋) per chunk of n_c records (Lemma 3
-   for the projections around θ plus Lemma A.3(i) for |A_n − θ|, γ = 0.01; ξ affects
-   accuracy only).
+   corollary's printed C = √(2kτ log(n/2α)) is only valid if it covers the interval
+   (docs/derivations.md §4); ξ(n_c) = √(2τ ln(4n_c/γ)) + √(2τ ln(4/γ)/⌊n_c/k⌋) per chunk of n_c
+   records (Lemma 3 for the projections around θ plus Lemma A.3(i) for |A_n − θ|, γ = 0.01; ξ
+   affects accuracy only).
 
 The budget is split with :func:`mechanisms.composition.split_budget` and stated with
 :func:`mechanisms.composition.basic_composition`: ε/2 + ε/2 = ε (the paper's accounting;
@@ -33,7 +33,7 @@ References
 ----------
 .. [1] Chaudhuri et al., NeurIPS 2024, Section 4.3, Corollary 1, Lemma 3, Lemma A.3,
    Proposition A.1, Theorem A.1.
-.. [2] ``ustat_spec.md`` §7.
+.. [2] ``docs/derivations.md`` §4 (budget ε/20 and C ≥ 2w).
 """
 
 from __future__ import annotations
@@ -412,7 +412,7 @@ def _pipeline_spec(plan: SubGaussianPlan, kernel: Kernel, n: int, radius: float,
              "ln(400)/floor(n_c/k)). Budget split by split_budget, total by basic "
              "composition. The gray-box statistic is the coarse stage's first clipped mean; "
              "the main stage's smooth claim is audited via subgaussian_main_stage_mechanism."
-             + (" PAPER MODE main stage: unproven claim (ustat_spec.md section 4.6)."
+             + (" PAPER MODE main stage: unproven claim (docs/derivations.md section 3)."
                 if mode == "paper" else ""))
     spec = MechanismSpec(
         name=name or f"ustat.subgaussian.{kernel.name}" + (".paper" if mode == "paper" else ""),

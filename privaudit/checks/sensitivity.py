@@ -27,7 +27,7 @@ References
    analysis", TCC 2006 (global sensitivity).
 .. [3] Chaudhuri, Loh, Pandey & Sarkar, "On differentially private U statistics",
    NeurIPS 2024 (the smooth bound whose printed constant this check refutes; see
-   ``ustat_spec.md`` §4.5–4.6).
+   ``docs/derivations.md`` §3).
 """
 
 from __future__ import annotations
@@ -399,7 +399,7 @@ def check_smooth_sensitivity(mechanism: Mechanism, rng: RandomLike, *, inputs: I
     References
     ----------
     .. [1] Nissim, Raskhodnikova & Smith, STOC 2007, Definition 2.1.
-    .. [2] ``ustat_spec.md`` §4.5–4.6: the printed smooth bound of Chaudhuri et al.
+    .. [2] ``docs/derivations.md`` §3: the printed smooth bound of Chaudhuri et al.
        (NeurIPS 2024) is below the local sensitivity by up to 6×.
     """
     total = check_count(budget, "budget", 1)

@@ -21,6 +21,9 @@ One job per module:
 * :mod:`~privaudit.distinguish.patterns` — pattern-conditional value thresholds for
   outputs made of code-pattern columns and released-value columns (sparse vectors that
   release noisy values), with a pattern LLR summed over independent blocks;
+* :mod:`~privaudit.distinguish.product_loss` — the exact declared privacy-loss law of a
+  finite product randomizer (Hadamard response under composition), by convolution of the
+  coordinates' loss laws, so the declared plan can pick its Neyman–Pearson level sets;
 * :mod:`~privaudit.distinguish.privacy_loss` — the declared privacy-loss profile with
   lower confidence bounds;
 * :mod:`~privaudit.distinguish.rare_events` — rare events of (ε, δ) claims (atoms,

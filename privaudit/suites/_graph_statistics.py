@@ -6,8 +6,9 @@ Each sensitivity function returns the exact global sensitivity under the stated 
 derived in its docstring; ``tests/quality/test_graph_suites.py`` verifies them by exhaustive
 enumeration of every node- or edge-neighbouring pair for small ``n``.
 
-Node-neighbouring: ``E Δ E′ ⊆ {{v, u} : u ≠ v}`` for one node ``v`` (``lndp_spec.md``
-§1.1).  Edge-neighbouring: ``|E Δ E′| ≤ 1``.
+Node-neighbouring: ``E Δ E′ ⊆ {{v, u} : u ≠ v}`` for one node ``v`` (Raskhodnikova,
+Smith, Wagaman & Zavyalov, "Local Node Differential Privacy", arXiv 2602.15802, Section 2).
+Edge-neighbouring: ``|E Δ E′| ≤ 1``.
 """
 
 from __future__ import annotations

@@ -17,9 +17,9 @@ draws inputs from [−10, 10]; the float-valued query mechanisms here accept any
 answers (their privacy claim is about all of them), the integer ones keep DP-Sniper's
 ranges (counts in 0 … 5 and 0 … 10, RAPPOR values in −10 … 10).
 
-True ε.  Each case's ``notes`` give the derivation.  Where the survey table
-(``auditing_state_of_the_art.md`` §2.4) says ∞ for SVT3, SVT6 and SVT34Parallel, that
-holds for unbounded query streams (Lyu et al.); with DP-Sniper's 10 queries each is
+True ε.  Each case's ``notes`` give the derivation.  Where DP-Sniper's reference
+results (Bichsel et al., IEEE S&P 2021, evaluation tables) say ∞ for SVT3, SVT6 and SVT34Parallel,
+that holds for unbounded query streams (Lyu et al.); with DP-Sniper's 10 queries each is
 finite (0.5, 0.5 and 0.575), which is what the cases record.
 """
 

@@ -40,7 +40,9 @@ References
    sensitivity depends on how many nodes sit near the threshold).
 .. [2] Blocki, Blum, Datta & Sheffet, "Differentially private data analysis of social
    networks via restricted sensitivity", ITCS 2013 (degree-bounded node DP).
-.. [3] ``lndp_spec.md`` §1.1 (node neighbours) and §5.2 (worst-case generators).
+.. [3] Raskhodnikova, Smith, Wagaman & Zavyalov, "Local Node Differential Privacy",
+   arXiv 2602.15802, 2026, Section 2 (node neighbours); ``docs/derivations.md`` §7
+   (worst-case generators).
 """
 
 from __future__ import annotations
@@ -156,7 +158,7 @@ def graph_broken_cases() -> tuple[BenchmarkCase, ...]:
 
     References
     ----------
-    Kasiviswanathan, Nissim, Raskhodnikova & Smith, TCC 2013; ``lndp_spec.md`` §5.2.
+    Kasiviswanathan, Nissim, Raskhodnikova & Smith, TCC 2013; ``docs/derivations.md`` §7.
     """
     n, d = GRAPH_NODES, GRAPH_DEGREE_BOUND
     domain = GraphDomain(n_nodes=n)

@@ -18,7 +18,7 @@ References
 .. [2] Balle, Wang. "Improving the Gaussian Mechanism for Differential Privacy:
    Analytical Calibration and Optimal Denoising." ICML 2018, Theorem 8 (the exact
    Gaussian privacy profile).
-.. [3] Chaudhuri et al. NeurIPS 2024, Lemma 2, and the privaudit spec §2.4 (the
+.. [3] Chaudhuri et al. NeurIPS 2024, Lemma 2, and ``docs/derivations.md`` §2 (the
    inverse-quartic law with density (√2/(π s)) / (1 + (z/s)⁴)).
 .. [4] McSherry, Talwar. "Mechanism Design via Differential Privacy." FOCS 2007, and
    Durfee, Rogers. "Practical Differentially Private Top-k Selection with Pay-what-you-get
@@ -379,7 +379,7 @@ class InverseQuartic(NoiseLaw):
 
     References
     ----------
-    .. [1] Chaudhuri et al. NeurIPS 2024, Lemma 2; privaudit spec §2.4.
+    .. [1] Chaudhuri et al. NeurIPS 2024, Lemma 2; ``docs/derivations.md`` §2.
     """
 
     kind: Literal["inverse_quartic"] = "inverse_quartic"

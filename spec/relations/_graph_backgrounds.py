@@ -2,7 +2,7 @@
 
 A worst case for a mechanism that truncates or thresholds degrees is a background in which
 many nodes sit exactly at the threshold ``t``, so that rewiring one node pushes many of them
-over it (``lndp_spec.md`` §5.2, item 2: "slope-targeted background").  The builders here
+over it (``docs/derivations.md`` §7, item 2: "slope-targeted background").  The builders here
 return edge lists on the public node set; the generators in :mod:`spec.relations.graphs`
 turn them into neighbouring pairs.
 

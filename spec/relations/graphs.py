@@ -8,7 +8,7 @@ as the sorted tuple ``(u, v)`` with ``u < v``; deciding uses set operations only
 * :class:`NodeNeighbouring`: some node ``v`` covers every differing edge, i.e. one graph
   is the other with ``v``'s neighbourhood rewired (optionally within a degree bound).
 
-The node relations also build the adversarial pairs of ``lndp_spec.md`` §5.2 (``v`` the
+The node relations also build the adversarial pairs of ``docs/derivations.md`` §7 (``v`` the
 rewired node): :meth:`~NodeNeighbouring.star_toggle` (∅ against a star),
 :meth:`~NodeNeighbouring.complement_rewiring`, :meth:`~NodeNeighbouring.hub_insertion`,
 :meth:`~NodeNeighbouring.degree_preserving_swap` (``N(v)`` swapped for as many
@@ -560,7 +560,7 @@ class _NodeRewiringBase(NeighbouringRelationBase):
         The ``k`` lowest-numbered neighbours of ``v`` are replaced by the ``k``
         lowest-numbered non-neighbours with room under the degree bound, ``k`` as large as
         possible, so ``v``'s degree is preserved and, when ``k = deg(v)``, the old and new
-        neighbourhoods are disjoint (``lndp_spec.md`` §5.2, item 4).  A double-edge swap
+        neighbourhoods are disjoint (``docs/derivations.md`` §7, item 4).  A double-edge swap
         ``{a, b}, {c, d} → {a, c}, {b, d}`` touches four nodes and is not a node-neighbour
         pair in general; this one rewires ``v`` only, so ``2k`` other degrees move by one
         while ``v``'s own degree does not (the worst case of degrees-only mechanisms).
@@ -619,7 +619,7 @@ class _NodeRewiringBase(NeighbouringRelationBase):
         parity forces) with ``v`` isolated; the second joins ``v`` to as many of them as
         the degree bound allows (all without a bound), those at exactly ``threshold``
         first, so up to ``n − 1`` nodes are pushed from ``threshold`` to
-        ``threshold + 1`` (``lndp_spec.md`` §5.2, item 2: the worst case of
+        ``threshold + 1`` (``docs/derivations.md`` §7, item 2: the worst case of
         truncation-based mechanisms that drop nodes of degree above a threshold).
 
         Parameters

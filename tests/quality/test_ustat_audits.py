@@ -4,7 +4,7 @@
   of a true claim with probability at most 1 − confidence (0.05 at CI strength); the runs
   are seeded, so the outcome is deterministic.
 * Paper mode — Algorithm 1 with the printed smooth bound (constant prefactor 1, unproven,
-  ``ustat_spec.md`` §4.6) — is flagged by the deterministic smooth-sensitivity check on its
+  ``docs/derivations.md`` §3) — is flagged by the deterministic smooth-sensitivity check on its
   own: the auditor is given the mechanism only, never the bad input, and its
   counterexample is confirmed by exact enumeration (error rate 0: a counterexample is a
   concrete pair of neighbours).  Rigorous mode on the same configuration passes.
@@ -25,7 +25,8 @@ from mechanisms.smooth_sensitivity import QUARTIC_CONSTANT
 from privaudit import CI_STRENGTH, audit, registry
 
 USTAT = [e for e in registry.entries() if e.name.startswith("ustat.")]
-#: The documented paper-mode counterexample configuration (tests/unit/test_ustat_private.py).
+#: The documented paper-mode counterexample configuration
+#: (tests/unit/estimators/ustatistics/test_ustat_private.py).
 TABLE = [[0.0, 0.5, 1.0], [0.5, 0.0, 0.875], [1.0, 0.875, 1.0]]
 BETA = 1.0
 

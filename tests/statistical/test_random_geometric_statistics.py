@@ -5,7 +5,7 @@
   binomial test at α = 1e-6 per radius.  Together with the unit test that the KD-tree edge
   set equals the brute-force set of pairs within r, this pins the graph's edge law.
 * **Edge density of whole graphs.**  The edge density U = m/C(n, 2) is a U-statistic with
-  ζ₁ = 0 and exact variance 2p(1 − p)/(n(n − 1)) (``ustat_spec.md`` §11.2); the mean of K
+  ζ₁ = 0 and exact variance 2p(1 − p)/(n(n − 1)) (``docs/derivations.md`` §6); the mean of K
   independent replicates is compared with p by a z-test with that known variance at
   α = 1e-6 two-sided (|z| ≤ 4.89; normal approximation of a mean of K i.i.d. replicates).
 * **Triangle density.**  Against the exact spherical value
@@ -17,7 +17,7 @@
 
 Measured with these seeds (K = 20 graphs of n = 3000 nodes): r = 0.3: 2.9857e-4 ± 0.0064e-4
 (exact 2.9851e-4, small-r 2.9692e-4); r = 0.4: 9.4730e-4 ± 0.0157e-4 (exact 9.4741e-4,
-small-r 9.3841e-4; ``ustat_spec.md`` §11.3 reports a Monte Carlo 9.5e-4).
+small-r 9.3841e-4; ``docs/derivations.md`` §6 reports a Monte Carlo 9.5e-4).
 
 Every test uses fixed seeds, so it is deterministic; α is the probability that a correct
 sampler fails over the choice of seed.

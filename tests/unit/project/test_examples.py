@@ -5,7 +5,7 @@ from __future__ import annotations
 import pathlib
 import runpy
 
-ROOT = pathlib.Path(__file__).resolve().parents[2]
+ROOT = pathlib.Path(__file__).resolve().parents[3]
 
 
 def test_custom_mechanism_example(capsys):

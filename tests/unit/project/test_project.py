@@ -13,7 +13,7 @@ import pytest
 import spec.errors as errors_module
 from spec.errors import PrivauditError, PrivauditWarning
 
-ROOT = pathlib.Path(__file__).resolve().parents[2]
+ROOT = pathlib.Path(__file__).resolve().parents[3]
 FACADES = ["spec", "spec.domains", "spec.noise", "spec.relations", "mechanisms", "estimators",
            "estimators.graphs", "estimators.hypothesis_tests", "estimators.models",
            "estimators.ustatistics", "privaudit", "privaudit.distinguish"]

@@ -2,8 +2,8 @@
 
 Faithfulness is checked three ways: DP-Sniper's own (already vectorised) sampling code,
 ported to a ``numpy.random.Generator``, must give the same output law
-(``tests/unit/test_sampler_laws.py``: the fast samplers draw Laplace noise differently,
-so the streams differ); StatDP's per-sample loops, ported literally, must give the
+(``tests/unit/privaudit/suites/test_sampler_laws.py``: the fast samplers draw Laplace noise
+differently, so the streams differ); StatDP's per-sample loops, ported literally, must give the
 same output law (χ² homogeneity at α = 1e-4, fixed seeds); and mechanisms with a
 closed-form output law are checked against it.
 """

@@ -11,7 +11,7 @@ from __future__ import annotations
 import ast
 import pathlib
 
-ROOT = pathlib.Path(__file__).resolve().parents[2]
+ROOT = pathlib.Path(__file__).resolve().parents[3]
 #: Most lines of a function, from its ``def`` line to its last line (docstring included).
 LIMIT = 150
 #: ``"path/to/module.py:qualified.name"`` → why it may be longer.  Keep it empty: cut a

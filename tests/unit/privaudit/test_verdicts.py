@@ -28,7 +28,7 @@ from privaudit.results import PowerStatement
 from privaudit.verdicts import conclusive_power, decide_verdict
 from spec.errors import CertificateError, InvalidParameterError
 
-EXAMPLE = str(Path(__file__).resolve().parents[2] / "examples" / "custom_mechanism.py")
+EXAMPLE = str(Path(__file__).resolve().parents[3] / "examples" / "custom_mechanism.py")
 _NS = runpy.run_path(EXAMPLE)
 build_noisy_histogram = _NS["build_noisy_histogram"]
 build_underscaled_histogram = _NS["build_underscaled_histogram"]

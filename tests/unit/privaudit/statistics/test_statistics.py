@@ -101,7 +101,7 @@ def test_epsilon_lower_bound_is_uncapped():
 @pytest.mark.parametrize("n, table", [(10**4, 0.939), (10**5, 0.981), (10**6, 0.994),
                                       (10**7, 0.998)])
 def test_reproduces_the_oracle_table_for_laplace(n, table):
-    """§5 of the state-of-the-art notes: Laplace ε = 1, known event {o <= 0}, expected counts."""
+    """The oracle of docs/derivations.md §8: Laplace ε = 1, event {o <= 0}, expected counts."""
     kx, ky = round(0.5 * n), round(0.5 * math.exp(-1) * n)
     assert float(epsilon_lower_bound(kx, n, ky, n, alpha=0.05)) == pytest.approx(table, abs=6e-4)
 

@@ -64,7 +64,7 @@ from spec.errors import InvalidParameterError
 
 ALPHA = 1e-4
 DRAWS = 200_000
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[4]
 DPS = {c.name.split(".", 1)[1]: c for c in dpsniper_cases()}
 
 

@@ -1,7 +1,7 @@
 """Algorithm 1 (private mean via local Hájek projections): weights, bounds, mechanism, spec.
 
-The references below re-implement ``ustat_spec.md`` §4.2 line by line with plain loops
-(small n only) and compare the vectorised library with them.
+The references below re-implement Algorithm 1 of Chaudhuri et al. (NeurIPS 2024) line by line with
+plain loops (small n only) and compare the vectorised library with them.
 """
 
 from __future__ import annotations
@@ -49,7 +49,7 @@ from spec.errors import (
 
 FAST = settings(max_examples=40, deadline=None)
 
-#: A documented paper-mode counterexample (found by hill climbing, §4.6): k = 2 table
+#: A documented paper-mode counterexample (hill climbing, docs/derivations.md §3): k = 2 table
 #: kernel on 3 labels (C = 1), n = 20, ξ = 0, β = 1; 19 records of label 0 and one of 2.
 #: Replacing record 0 by label 2 moves Ã_n by 0.1397, while S_paper = 0.0515.
 COUNTEREXAMPLE_TABLE = [[0.0, 0.5, 1.0], [0.5, 0.0, 0.875], [1.0, 0.875, 1.0]]
@@ -57,7 +57,7 @@ COUNTEREXAMPLE_DATA = [0] * 19 + [2]
 
 
 # ----------------------------------------------------------------------------------------
-# direct references (§4.2 with loops)
+# direct references (Algorithm 1 with loops)
 # ----------------------------------------------------------------------------------------
 def reference_weights(proj, mean, k, c, xi, beta):
     n = len(proj)
@@ -70,7 +70,7 @@ def reference_weights(proj, mean, k, c, xi, beta):
 
 
 def reference_algorithm_one(x, h, k, c, xi, beta, tuples=None):
-    """A_n, Ã_n and L by the pseudocode of §4.2 (h: function of a tuple of records)."""
+    """A_n, Ã_n and L by the pseudocode of Algorithm 1 (h: function of a tuple of records)."""
     n = len(x)
     family = list(itertools.combinations(range(n), k)) if tuples is None else [
         tuple(t) for t in tuples]
@@ -186,7 +186,7 @@ def test_level_moves_by_at_most_one_between_neighbours(seed, m, n, xi, beta):
 # the smooth bounds
 # ----------------------------------------------------------------------------------------
 def test_smooth_bounds_reproduce_the_spec_example():
-    # ustat_spec.md §4.6: n = 2000, k = 2, C = 1, ξ = 0.02, ε = 1 (L = 1)
+    # docs/derivations.md §3: n = 2000, k = 2, C = 1, ξ = 0.02, ε = 1 (L = 1)
     common = {"n": 2000, "degree": 2, "additive_range": 1.0, "xi": 0.02, "beta": 1.0}
     assert smooth_sensitivity_paper(1, **common) == pytest.approx(4.3e-5, rel=1e-12)
     assert smooth_sensitivity_rigorous(1, **common) == pytest.approx(2.2e-4, rel=0.02)
@@ -236,7 +236,10 @@ def test_rigorous_bound_holds_for_a_subsampled_family():
 
 
 def test_documented_paper_mode_counterexample():
-    """The paper's box formula (prefactor 1) is below the exact local sensitivity (§4.6)."""
+    """The paper's box formula (prefactor 1) is below the exact local sensitivity.
+
+    See docs/derivations.md §3.
+    """
     kernel = table_kernel(COUNTEREXAMPLE_TABLE)
     x = np.array(COUNTEREXAMPLE_DATA)
     paper = local_hajek_algorithm(20, kernel, xi=0.0, beta=1.0, sensitivity_mode="paper")
@@ -270,7 +273,7 @@ def test_paper_spec_is_marked_unproven():
     mech = private_mean_local_hajek_mechanism(40, variance_kernel(0.0, 1.0), 5.0, xi=0.05,
                                               sensitivity_mode="paper")
     assert mech.spec.proof_status == "unproven"
-    assert "4.6" in mech.spec.notes and "unproven" in mech.spec.notes
+    assert "derivations.md section 3" in mech.spec.notes and "unproven" in mech.spec.notes
     assert mech.beta == 0.5 == internal_epsilon(5.0, "paper")
     assert mech.spec.name.endswith(".paper")
 

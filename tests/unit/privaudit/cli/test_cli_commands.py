@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[4]
 SMALL = ("--samples", "20000")
 #: The cheapest certificate the certificate minimums allow (10⁵ samples per side).
 CERT_SMALL = ("--samples", "100000")
