@@ -43,6 +43,7 @@ from spec.errors import AuditError, PrivauditError
 
 from .pairs import CandidatePair, to_jsonable
 from .results import CheckOutcome, Counterexample
+from .statistics import claimed_point
 
 __all__ = [
     "EXACT_MAX_INPUTS",
@@ -309,9 +310,7 @@ def exact_privacy(mechanism: Mechanism, *, candidates: Sequence[CandidatePair] =
     if not exact_audit_applies(mechanism):
         raise AuditError(f"{mechanism.name!r} has no finite output law with an "
                          "output_probabilities hook; the exact audit does not apply")
-    from .report import claimed_epsilon_delta  # the report module imports this one
-
-    eps_claimed, delta_claimed = claimed_epsilon_delta(spec)
+    eps_claimed, delta_claimed = claimed_point(spec.guarantee)
     shape = _law_shape(spec)
     inputs, pairs, coverage = _inputs_and_pairs(spec, candidates, max_inputs)
     probs = np.stack([_probabilities(mechanism, x, shape) for x in inputs])   # (N, L, A)

@@ -17,15 +17,13 @@ from pydantic import Field
 from spec import MechanismSpec
 from spec._base import SpecModel
 from spec._types import ExtendedEpsilon
-from spec.guarantees import ApproxDP, PureDP
 
 from .config import AuditConfig
 from .exact_audit import ExactAuditResult
 from .results import CheckOutcome, Counterexample, EventBound, PowerStatement, ProfilePoint
 from .verdicts import Verdict, inconclusive_text
 
-__all__ = ["DISCLAIMER", "REPORT_SCHEMA_VERSION", "AccountingTightness", "AuditReport",
-           "claimed_epsilon_delta"]
+__all__ = ["DISCLAIMER", "REPORT_SCHEMA_VERSION", "AccountingTightness", "AuditReport"]
 
 #: Bumped whenever a field of the JSON report changes meaning or disappears (2: the
 #: verdict ``"inconclusive"``; ``"no_violation"`` now also means the audit was powerful
@@ -37,24 +35,6 @@ DISCLAIMER = (
     "means that no test at the stated confidence and power rejected the claim, not that "
     "the mechanism is private."
 )
-
-#: δ at which guarantees without a native (ε, δ) pair (RDP, zCDP, GDP) are summarised.
-REFERENCE_DELTA = 1e-6
-
-
-def claimed_epsilon_delta(spec: MechanismSpec) -> tuple[float, float]:
-    """The (ε, δ) pair a report quotes for the spec's guarantee.
-
-    Pure and approximate DP quote their own parameters; Rényi, zero-concentrated and
-    Gaussian DP quote their ε at δ = 10⁻⁶ (the audit itself tests their whole curve).
-    """
-    g = spec.guarantee
-    if isinstance(g, PureDP):
-        return g.epsilon, 0.0
-    if isinstance(g, ApproxDP):
-        return g.epsilon, g.delta
-    return g.epsilon_for_delta(REFERENCE_DELTA), REFERENCE_DELTA
-
 
 class AccountingTightness(SpecModel):
     """For an audited composition: the accountant's bound beside the measured ε lower bound.

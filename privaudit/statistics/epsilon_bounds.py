@@ -144,7 +144,8 @@ def epsilon_lower_bound(count_x: npt.ArrayLike, n_x: npt.ArrayLike, count_y: npt
 def claimed_point(guarantee: Any) -> tuple[float, float]:
     """The (ε, δ) point of a claim at which ε lower bounds are reported.
 
-    Pure ε-DP → (ε, 0); (ε, δ)-DP → (ε, δ); Rényi, zero-concentrated and Gaussian DP →
+    The one rule for it: the auditor, the exact audit, reports, certificates and their
+    consistency check all quote this point.  Pure ε-DP → (ε, 0); (ε, δ)-DP → (ε, δ); Rényi, zero-concentrated and Gaussian DP →
     (``epsilon_for_delta(δ*)``, δ*) with δ* = :data:`DEFAULT_REPORT_DELTA`.
 
     Examples
