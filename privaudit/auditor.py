@@ -155,9 +155,7 @@ def _audit(mechanism: Mechanism, *, config: AuditConfig | None,
         mechanism = ComposedMechanism(mechanism)
     if not isinstance(mechanism, Mechanism):
         raise AuditError(f"audit needs a Mechanism, got {type(mechanism).__name__}")
-    cfg = config if config is not None else AuditConfig()
-    if overrides:
-        cfg = AuditConfig.model_validate({**cfg.model_dump(), **overrides})
+    cfg = (config if config is not None else AuditConfig()).merged(overrides)
     say = progress or (lambda _msg: None)
     started = time.perf_counter()
     spec = mechanism.spec

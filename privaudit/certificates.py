@@ -875,9 +875,7 @@ def certify(mechanism: Mechanism, *, config: AuditConfig | None = None,
     if not isinstance(mechanism, Mechanism):
         raise CertificateError(
             f"can only certify a Mechanism, got {type(mechanism).__name__}: {mechanism!r}")
-    cfg = config if config is not None else CERTIFICATE_STRENGTH
-    if overrides:
-        cfg = AuditConfig.model_validate({**cfg.model_dump(), **overrides})
+    cfg = (config if config is not None else CERTIFICATE_STRENGTH).merged(overrides)
     weak = below_certificate_minimums(cfg)
     if weak:
         raise CertificateError(

@@ -131,14 +131,6 @@ def _overrides(args: argparse.Namespace) -> dict[str, Any]:
     return out
 
 
-def _with(config: Any, overrides: dict[str, Any]) -> Any:
-    from .config import AuditConfig
-
-    if not overrides:
-        return config
-    return AuditConfig.model_validate({**config.model_dump(), **overrides})
-
-
 def _write_text(path: str | Path, text: str, what: str) -> None:
     target = Path(path)
     try:
@@ -241,7 +233,7 @@ def _audit_target(args: argparse.Namespace, html_writer: Callable[..., Any] | No
     out = _Output(args)
     mech = load_target(args.target)
     base = CERTIFICATE_STRENGTH if args.strength == "certificate" else CI_STRENGTH
-    config = _with(base, _overrides(args))
+    config = base.merged(_overrides(args))
     report = audit(mech, config=config, progress=out.progress(mech.name), executor=args.run)
     out.say(report.summary())
     if args.json:
@@ -322,7 +314,7 @@ def _audit_registry(args: argparse.Namespace, html_writer: Callable[..., Any] | 
     overrides = _overrides(args)
     rows, reports, records, errors = [], [], [], []
     if len(found) > 1:
-        total = _with(found[0].audit_config, overrides).confidence
+        total = found[0].audit_config.merged(overrides).confidence
         out.say(textwrap.fill(
             f"Auditing {len(found)} registry entries at {100 * total:g}% family-wise confidence "
             f"over the whole registry (Bonferroni: each entry at "
@@ -334,7 +326,7 @@ def _audit_registry(args: argparse.Namespace, html_writer: Callable[..., Any] | 
             mech = item.create()
             cert = registry.status_for(item, mech)
             base = item.certificate_config if args.strength == "certificate" else item.audit_config
-            report = audit(mech, config=registry.family_wise_config(_with(base, overrides), len(found)),
+            report = audit(mech, config=registry.family_wise_config(base.merged(overrides), len(found)),
                            pairs=item.pairs, progress=out.progress(item.name),
                            executor=args.run)
         except PrivauditError as err:
@@ -451,7 +443,7 @@ def _certify_target(args: argparse.Namespace) -> int:
     out = _Output(args)
     factory = target_factory(args.target)
     mech = factory()
-    cert, report = _certify_one(mech, _with(CERTIFICATE_STRENGTH, _overrides(args)), (), (),
+    cert, report = _certify_one(mech, CERTIFICATE_STRENGTH.merged(_overrides(args)), (), (),
                                 out, mech.name, factory=factory, source=args.target)
     if cert is None:
         return _exit_code(report)
@@ -471,7 +463,7 @@ def _certify_registry(args: argparse.Namespace) -> int:
     rows, refused = [], []
     for item in found:
         started = time.perf_counter()
-        config = _with(item.certificate_config, overrides)
+        config = item.certificate_config.merged(overrides)
         cert, report = _certify_one(item.create(), config, item.pairs, item.notes, out, item.name,
                                     factory=item.create,
                                     source=registry.registry_source(item.name))

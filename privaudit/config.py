@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from types import MappingProxyType
-from typing import Annotated
+from typing import Annotated, Any
 
 from pydantic import BeforeValidator, model_validator
 
@@ -118,6 +118,23 @@ class AuditConfig(SpecModel):
             raise InvalidParameterError(
                 f"pairs_tested = {self.pairs_tested} exceeds pair_budget = {self.pair_budget}")
         return self
+
+    def merged(self, overrides: Mapping[str, Any] | None = None) -> AuditConfig:
+        """This configuration with the fields named in ``overrides`` replaced.
+
+        The one rule by which the command line, the registry and :func:`privaudit.audit`
+        apply overrides (``samples=``, ``confidence=``, ...): the result is validated
+        again, so an unknown field or a bad value raises the same error as in the
+        constructor.  Without overrides, ``self`` itself is returned.
+
+        Examples
+        --------
+        >>> AuditConfig().merged({"samples": 10_000}).samples
+        10000
+        """
+        if not overrides:
+            return self
+        return AuditConfig.model_validate({**self.model_dump(), **overrides})
 
     @property
     def alpha(self) -> float:
