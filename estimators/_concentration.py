@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
-from spec._types import check_probability
+from spec import check_probability
 from spec.errors import InvalidParameterError
 
 __all__ = [

@@ -9,6 +9,9 @@ from __future__ import annotations
 import argparse
 import math
 
+from spec import check_confidence
+from spec.errors import InvalidParameterError
+
 __all__ = ["MAX_SAMPLES", "confidence", "nonnegative_int", "positive_float", "positive_int",
            "sample_count"]
 
@@ -64,6 +67,7 @@ def confidence(text: str) -> float:
         value = float(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected a number in [0.5, 1), got {text!r}") from None
-    if not (0.5 <= value < 1.0):
-        raise argparse.ArgumentTypeError(f"expected a number in [0.5, 1), got {text!r}")
-    return value
+    try:
+        return check_confidence(value)
+    except InvalidParameterError:
+        raise argparse.ArgumentTypeError(f"expected a number in [0.5, 1), got {text!r}") from None

@@ -56,9 +56,7 @@ from typing import Any, Literal
 from pydantic import AwareDatetime, BaseModel, Field, model_validator
 
 from mechanisms import Mechanism
-from spec import MechanismSpec
-from spec._base import SpecModel
-from spec._types import ExtendedEpsilon
+from spec import ExtendedEpsilon, MechanismSpec, SpecModel
 from spec.errors import CertificateError, PrivauditError
 from spec.noise import NoiseLaw
 

@@ -12,8 +12,7 @@ from typing import Annotated, Any
 
 from pydantic import BeforeValidator, model_validator
 
-from spec._base import SpecModel
-from spec._types import NonNegativeInt, PositiveFloat, PositiveInt
+from spec import NonNegativeInt, PositiveFloat, PositiveInt, SpecModel, check_confidence
 from spec.errors import InvalidParameterError, SampleSizeError
 
 from ._argtypes import MAX_SAMPLES
@@ -42,16 +41,7 @@ DETECT_FACTOR = 2.0
 SEARCH_CAP = 4_000_000
 
 
-def _check_confidence(value: object) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise InvalidParameterError(f"confidence must be a number in [0.5, 1), got {value!r}")
-    c = float(value)
-    if not (0.5 <= c < 1.0):
-        raise InvalidParameterError(f"confidence must lie in [0.5, 1), got {value!r}")
-    return c
-
-
-Confidence = Annotated[float, BeforeValidator(_check_confidence)]
+Confidence = Annotated[float, BeforeValidator(check_confidence)]
 
 
 class AuditConfig(SpecModel):

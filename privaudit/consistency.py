@@ -27,7 +27,7 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING, Any
 
-from spec._base import SpecModel
+from spec import SpecModel
 
 from .config import below_certificate_minimums
 from .statistics import claimed_point

@@ -35,9 +35,14 @@ import numpy as np
 from pydantic import Field, JsonValue
 
 from mechanisms import Mechanism
-from spec import FiniteRandomizer, LocalRelation, MechanismSpec, RandomizedResponse
-from spec._base import SpecModel
-from spec._types import ExtendedEpsilon
+from spec import (
+    ExtendedEpsilon,
+    FiniteRandomizer,
+    LocalRelation,
+    MechanismSpec,
+    RandomizedResponse,
+    SpecModel,
+)
 from spec.domains import IntegerRange, RealInterval
 from spec.errors import AuditError, PrivauditError
 

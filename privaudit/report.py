@@ -14,9 +14,7 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from spec import MechanismSpec
-from spec._base import SpecModel
-from spec._types import ExtendedEpsilon
+from spec import ExtendedEpsilon, MechanismSpec, SpecModel
 
 from .config import AuditConfig
 from .exact_audit import ExactAuditResult

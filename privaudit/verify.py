@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from mechanisms import Mechanism
-from spec._base import SpecModel
+from spec import SpecModel
 from spec.errors import CertificateError, PrivauditError
 
 from ._environment import library_versions

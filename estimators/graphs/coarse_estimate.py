@@ -33,9 +33,15 @@ import numpy as np
 
 from mechanisms import LaplaceMechanism
 from mechanisms.accounting import charge
-from spec import GraphDomain, NodeNeighbouring, PureDP, Reference
-from spec._random import RandomLike, as_generator
-from spec._types import check_epsilon
+from spec import (
+    GraphDomain,
+    NodeNeighbouring,
+    PureDP,
+    RandomLike,
+    Reference,
+    as_generator,
+    check_epsilon,
+)
 from spec.errors import InvalidParameterError, ParameterTypeError, SampleSizeError
 
 from .._concentration import INNER_FAILURE_PROBABILITY, check_failure_probability

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import math
 
-from spec._types import check_probability
+from spec import check_probability
 
 from .._concentration import (
     INNER_FAILURE_PROBABILITY,

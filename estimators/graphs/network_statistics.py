@@ -41,9 +41,7 @@ from typing import Any, Literal
 
 from mechanisms import Mechanism
 from mechanisms.accounting import charge
-from spec import PureDP
-from spec._random import RandomLike, as_generator
-from spec._types import check_epsilon
+from spec import PureDP, RandomLike, as_generator, check_epsilon
 from spec.errors import InvalidParameterError, ParameterTypeError, SampleSizeError
 
 from .._concentration import INNER_FAILURE_PROBABILITY, check_failure_probability

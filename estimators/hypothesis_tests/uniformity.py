@@ -57,9 +57,16 @@ from typing import Any, Literal
 import numpy as np
 
 from mechanisms import Mechanism
-from spec import Categorical, DatasetDomain, MechanismSpec, Reference, SubstituteOne
-from spec._random import RandomLike, as_generator
-from spec._types import check_epsilon
+from spec import (
+    Categorical,
+    DatasetDomain,
+    MechanismSpec,
+    RandomLike,
+    Reference,
+    SubstituteOne,
+    as_generator,
+    check_epsilon,
+)
 from spec.errors import InvalidParameterError, ParameterTypeError, SampleSizeError
 
 from .._binary_coinpress import (

@@ -10,7 +10,7 @@ import math
 import numbers
 from typing import Any, Literal
 
-from spec._types import check_epsilon, check_positive, check_probability
+from spec import check_epsilon, check_positive, check_probability
 from spec.errors import InvalidParameterError, ParameterTypeError, SampleSizeError
 
 __all__ = [

@@ -33,10 +33,11 @@ from spec import (
     LocalRelation,
     MechanismSpec,
     QueryDistance,
+    RandomLike,
     SubstituteOne,
     VectorDomain,
+    as_generator,
 )
-from spec._random import RandomLike, as_generator
 from spec.errors import InvalidInputError
 
 from ..pairs import CandidatePair, to_jsonable, verified_pair

@@ -22,8 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from spec import MechanismSpec
-from spec._random import RandomLike, WeightedChoice, as_generator
+from spec import MechanismSpec, RandomLike, WeightedChoice, as_generator
 from spec.errors import InvalidInputError, UnsupportedCombinationError
 
 from ..pairs import CandidatePair, verified_pair

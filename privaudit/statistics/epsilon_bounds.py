@@ -46,6 +46,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from spec import check_alpha, check_delta
 from spec.errors import InvalidParameterError
 
 from .clopper_pearson import cp_lower, cp_upper
@@ -64,24 +65,6 @@ DEFAULT_REPORT_DELTA = 1e-6
 
 #: Number of points of the fine ε grid used by :func:`violation_margin` by default.
 _GRID_POINTS = 257
-
-
-def _check_alpha(alpha: Any) -> float:
-    if isinstance(alpha, bool) or not isinstance(alpha, (int, float, np.floating, np.integer)):
-        raise InvalidParameterError(f"alpha must be a number in (0, 1), got {alpha!r}")
-    a = float(alpha)
-    if not 0.0 < a < 1.0:
-        raise InvalidParameterError(f"alpha must lie in (0, 1), got {alpha!r}")
-    return a
-
-
-def _check_delta(delta: Any) -> float:
-    if isinstance(delta, bool) or not isinstance(delta, (int, float, np.floating, np.integer)):
-        raise InvalidParameterError(f"delta must be a number in [0, 1), got {delta!r}")
-    d = float(delta)
-    if not 0.0 <= d < 1.0:
-        raise InvalidParameterError(f"delta must lie in [0, 1), got {delta!r}")
-    return d
 
 
 def _finish(a: np.ndarray) -> Any:
@@ -131,8 +114,8 @@ def epsilon_lower_bound(count_x: npt.ArrayLike, n_x: npt.ArrayLike, count_y: npt
     >>> float(epsilon_lower_bound(0, 100, 50, 100, alpha=0.05))
     0.0
     """
-    a = _check_alpha(alpha)
-    d = _check_delta(delta)
+    a = check_alpha(alpha)
+    d = check_delta(delta)
     lower = np.asarray(cp_lower(count_x, n_x, a / 2.0), dtype=np.float64)
     upper = np.asarray(cp_upper(count_y, n_y, a / 2.0), dtype=np.float64)
     numerator = lower - d
