@@ -32,7 +32,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import os
 import sys
 import textwrap
@@ -50,6 +49,7 @@ from ._argtypes import positive_float as _positive_float
 from ._argtypes import positive_int as _positive_int
 from ._argtypes import sample_count as _sample_count
 from ._version import __version__
+from .texts import claim_text, format_epsilon, guarantee_text, relation_text
 
 __all__ = ["main"]
 
@@ -178,10 +178,6 @@ def _plot(report: Any, path: Path) -> None:
     plt.close(fig)
 
 
-def _fmt_eps(value: float) -> str:
-    return "inf" if math.isinf(value) else f"{value:.4g}"
-
-
 def _shown(path: Path) -> str:
     """``path`` relative to the working directory when it lies below it."""
     try:
@@ -253,7 +249,6 @@ def _exit_code(report: Any) -> int:
 
 
 def _paragraph(name: str, description: str, report: Any, cert: Any, seconds: float) -> str:
-    from .certificates import claim_text
     from .registry import certify_command
     from .verdicts import inconclusive_text
 
@@ -276,17 +271,17 @@ def _paragraph(name: str, description: str, report: Any, cert: Any, seconds: flo
         if any(c.name == "distinguishability" for c in checks) else "?"
     exact = getattr(report, "exact", None)
     if exact is not None:
-        parts.append(f"Exact ε = {_fmt_eps(exact.epsilon_exact)} (EXACT, no sampling: "
+        parts.append(f"Exact ε = {format_epsilon(exact.epsilon_exact)} (EXACT, no sampling: "
                      f"{exact.coverage.replace('_', ' ')}, {exact.pairs_examined} pairs); "
                      "sampling cross-check:")
-    parts.append(f"ε lower bound {_fmt_eps(report.epsilon_lower_bound)} at δ = "
+    parts.append(f"ε lower bound {format_epsilon(report.epsilon_lower_bound)} at δ = "
                  f"{report.delta_claimed:g} (claimed ε = {report.epsilon_claimed:.6g}), from "
                  f"{report.samples} samples per side on {pairs} tested pairs, seed {report.seed}; "
                  f"{passed} of {len(checks)} checks passed"
                  + (f", {skipped} skipped" if skipped else "") + ".")
     if report.power is not None and not report.violated:
-        parts.append(f"Power: a true ε of {_fmt_eps(report.power.detectable_epsilon)} or more "
-                     f"on the worst pair would be detected with probability ≥ "
+        parts.append(f"Power: a true ε of {format_epsilon(report.power.detectable_epsilon)} or "
+                     f"more on the worst pair would be detected with probability ≥ "
                      f"{report.power.probability:g}.")
     if cert.current:
         parts.append(f"Certificate: current ({cert.reason}).")
@@ -341,7 +336,8 @@ def _audit_registry(args: argparse.Namespace, html_writer: Callable[..., Any] | 
         verdict = {"violation": "VIOLATION", "inconclusive": "INCONCLUSIVE"}.get(
             report.verdict, "no violation")
         rows.append([item.name, f"{report.epsilon_claimed:.6g}", f"{report.delta_claimed:g}",
-                     _fmt_eps(report.epsilon_lower_bound), verdict, cert.state, f"{seconds:.1f}"])
+                     format_epsilon(report.epsilon_lower_bound), verdict, cert.state,
+                     f"{seconds:.1f}"])
         reports.append(report)
         records.append({"name": item.name, "verdict": report.verdict,
                         "epsilon_lower_bound": report.model_dump(mode="json")["epsilon_lower_bound"],
@@ -470,12 +466,12 @@ def _certify_registry(args: argparse.Namespace) -> int:
         seconds = time.perf_counter() - started
         if cert is None:
             refused.append((item.name, report))
-            rows.append([item.name, str(config.samples), _fmt_eps(report.epsilon_lower_bound),
+            rows.append([item.name, str(config.samples), format_epsilon(report.epsilon_lower_bound),
                          f"REFUSED ({report.verdict})", f"{seconds:.1f}", "-"])
             continue
         path = item.certificate_path if args.output is None else Path(args.output) / f"{item.name}.json"
         cert.write(path)
-        rows.append([item.name, str(config.samples), _fmt_eps(cert.epsilon_lower_bound),
+        rows.append([item.name, str(config.samples), format_epsilon(cert.epsilon_lower_bound),
                      "certified", f"{seconds:.1f}", _shown(path)])
         out.say(f"certified {item.name} in {seconds:.1f} s -> {_shown(path)}")
     out.say()
@@ -493,7 +489,6 @@ def _certify_registry(args: argparse.Namespace) -> int:
 # ----------------------------------------------------------------------------------------
 def _cmd_list(args: argparse.Namespace) -> int:
     from . import registry
-    from .certificates import guarantee_text, relation_text
 
     rows, records, failed = [], [], False
     for item in registry.entries():
@@ -594,9 +589,9 @@ def _cmd_verify(args: argparse.Namespace) -> int:
         for path in args.certificates:
             results.append(verify_path(path, progress=out.progress(str(path))))
             out.say(textwrap.fill(results[-1].summary(), width=92, subsequent_indent="  "))
-    rows = [[r.name, r.state, _fmt_eps(r.epsilon_lower_bound_recorded)
+    rows = [[r.name, r.state, format_epsilon(r.epsilon_lower_bound_recorded)
              if r.epsilon_lower_bound_recorded is not None else "?",
-             _fmt_eps(r.epsilon_lower_bound_rerun) if r.epsilon_lower_bound_rerun is not None
+             format_epsilon(r.epsilon_lower_bound_rerun) if r.epsilon_lower_bound_rerun is not None
              else "-", r.mode, f"{r.seconds:.1f}"] for r in results]
     out.say()
     out.say(_table(rows, ["certificate", "state", "ε lb recorded", "ε lb re-run", "compared",

@@ -49,6 +49,7 @@ from spec.errors import AuditError, PrivauditError
 from .pairs import CandidatePair, to_jsonable
 from .results import CheckOutcome, Counterexample
 from .statistics import claimed_point
+from .texts import format_epsilon
 
 __all__ = [
     "EXACT_MAX_INPUTS",
@@ -382,8 +383,8 @@ def exact_privacy(mechanism: Mechanism, *, candidates: Sequence[CandidatePair] =
     violated = bool(pure_violation or any(pt.violated for pt in profile))
     where = ("every neighbouring pair of the " if coverage == "all_pairs" else
              "the searched pairs among the ")
-    statement = (f"EXACT (no sampling): epsilon = {_fmt(eps_exact)} from the declared output "
-                 f"probabilities over {where}{len(inputs)} inputs ({n_pairs} pairs, "
+    statement = (f"EXACT (no sampling): epsilon = {format_epsilon(eps_exact, 6)} from the "
+                 f"declared output probabilities over {where}{len(inputs)} inputs ({n_pairs} pairs, "
                  f"{distinct} distinct laws); delta({eps_claimed:.4g}) = {delta_at_claim:.3g}"
                  + ("" if coverage == "all_pairs" else "; a lower bound on the mechanism's "
                     "epsilon outside the examined inputs"))
@@ -425,7 +426,3 @@ def worst_inputs(mechanism: Mechanism, result: ExactAuditResult) -> tuple[Any, A
     """The worst pair's inputs, validated (for the sampler-vs-hook conformance check)."""
     validate = mechanism.spec.input_domain.validate
     return validate(result.worst_pair.x), validate(result.worst_pair.y)
-
-
-def _fmt(value: float) -> str:
-    return "inf" if math.isinf(value) else f"{value:.6g}"

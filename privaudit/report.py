@@ -19,6 +19,7 @@ from spec import ExtendedEpsilon, MechanismSpec, SpecModel
 from .config import AuditConfig
 from .exact_audit import ExactAuditResult
 from .results import CheckOutcome, Counterexample, EventBound, PowerStatement, ProfilePoint
+from .texts import claim_text, format_epsilon
 from .verdicts import Verdict, inconclusive_text
 
 __all__ = ["DISCLAIMER", "REPORT_SCHEMA_VERSION", "AccountingTightness", "AuditReport"]
@@ -169,25 +170,24 @@ class AuditReport(SpecModel):
     def summary(self) -> str:
         """A readable multi-line text report."""
         pct = f"{100 * self.confidence:g}%"
-        eps = _fmt_eps(self.epsilon_lower_bound)
+        eps = format_epsilon(self.epsilon_lower_bound)
         lines = [f"privaudit audit of {self.mechanism!r} (spec {self.spec_hash[:19]}…)"]
-        lines.append(f"  claim          : {_guarantee_text(self.spec)} under "
-                     f"{self.spec.relation.kind} neighbouring")
+        lines.append(f"  claim          : {claim_text(self.spec)}")
         lines.append(f"  verdict        : {self.verdict_text} (family-wise confidence {pct})")
         if self.inconclusive:
             lines.append(f"  why            : {inconclusive_text(self.power)}")
         lines.append(f"  ε lower bound  : {eps} at δ = {self.delta_claimed:g} "
                      f"(claimed ε = {self.epsilon_claimed:.6g})")
         if self.exact is not None:
-            lines.append(f"  exact ε        : {_fmt_eps(self.exact.epsilon_exact)} "
+            lines.append(f"  exact ε        : {format_epsilon(self.exact.epsilon_exact)} "
                          f"({self.exact.statement})")
         if self.infinite_evidence:
             lines.append(f"  support        : {self.infinite_evidence}")
         if self.accounting is not None:
             acc = self.accounting
             lines.append(f"  accounting     : {acc.releases} releases, {acc.accountant} bound ε = "
-                         f"{acc.epsilon_bound:.4g} (basic {_fmt_eps(acc.basic_epsilon)}); "
-                         f"measured ε ≥ {eps}: tightness {_fmt_eps(acc.tightness)}")
+                         f"{acc.epsilon_bound:.4g} (basic {format_epsilon(acc.basic_epsilon)}); "
+                         f"measured ε ≥ {eps}: tightness {format_epsilon(acc.tightness)}")
         if self.worst_event is not None:
             ev = self.worst_event
             lines.append(f"  worst event    : {ev.description} [{ev.direction}]: "
@@ -232,16 +232,6 @@ class AuditReport(SpecModel):
         from .plotting import plot_tradeoff
 
         return plot_tradeoff(self, path)
-
-
-def _fmt_eps(value: float) -> str:
-    return "inf" if math.isinf(value) else f"{value:.4g}"
-
-
-def _guarantee_text(spec: MechanismSpec) -> str:
-    g = spec.guarantee
-    fields = ", ".join(f"{k}={v:g}" for k, v in g.model_dump().items() if k != "kind")
-    return f"{g.kind}({fields})"
 
 
 def _short(value: Any, limit: int = 100) -> str:
