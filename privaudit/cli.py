@@ -10,7 +10,7 @@ Commands::
     privaudit show CERTIFICATE [--json]              print a certificate (path or entry name)
     privaudit verify CERT ... | --registry [NAME ...]
                                                      check and reproduce certificates
-    privaudit demo                                   a private release and its spec
+    privaudit demo [NAME] [--seed S]                 a certified entry's release and spec
 
 TARGET is ``package.module:name`` or ``path/to/file.py:name`` naming a mechanism or a
 zero-argument factory that returns one (:mod:`privaudit.targets`); the module or file is
@@ -619,22 +619,34 @@ def _cmd_verify(args: argparse.Namespace) -> int:
 # ----------------------------------------------------------------------------------------
 # demo
 # ----------------------------------------------------------------------------------------
-def _cmd_demo(args: argparse.Namespace) -> int:
+def _value_text(value: Any) -> str:
     import numpy as np
 
-    from estimators import private_bounded_mean
+    if np.ndim(value) == 0:
+        return f"{float(value):.6f}" if isinstance(value, (float, np.floating)) else str(value)
+    return np.array2string(np.asarray(value), precision=6, threshold=12)
 
+
+def _cmd_demo(args: argparse.Namespace) -> int:
+    """One release of a certified registry entry on data drawn from its input domain."""
+    import numpy as np
+
+    from . import registry
+
+    mechanism = registry.get(args.name)
+    spec = mechanism.spec
     rng = np.random.default_rng(args.seed)
-    data = rng.beta(2.0, 5.0, size=args.n)
-    result = private_bounded_mean(data, lower=0.0, upper=1.0, epsilon=args.epsilon, rng=rng)
-    print("privaudit demo: a private mean of synthetic data in [0, 1]")
-    print(f"  n = {args.n}, epsilon = {args.epsilon:g}, seed = {args.seed}")
-    print(f"  non-private mean : {data.mean():.6f}")
-    print(f"  private release  : {result.estimate:.6f}")
-    print(f"  noise std        : {result.noise_std:.6f}")
+    data = spec.input_domain.sample(rng)
+    released = mechanism.release(data, rng)
+    print(f"privaudit demo: one release of the registry entry {args.name!r} on synthetic data")
+    print(f"  claim            : {claim_text(spec)}")
+    print(f"  input            : drawn from {spec.input_domain.label()}, seed = {args.seed}")
+    if mechanism.provides("statistic"):
+        print(f"  non-private value: {_value_text(mechanism.statistic(data))}")
+    print(f"  private release  : {_value_text(released)}")
     print()
     print("The mechanism's spec (its claims):")
-    print(result.spec.describe())
+    print(spec.describe())
     return EXIT_OK
 
 
@@ -758,12 +770,13 @@ def _build_parser() -> argparse.ArgumentParser:
                         help="no progress and no readable text (exit code and --json only)")
     verify.set_defaults(handler=_cmd_verify, parser=verify)
 
-    demo = sub.add_parser("demo", help="release a private statistic and print its spec",
-                          description="Release a private mean of synthetic data and print the "
-                                      "mechanism's spec.")
-    demo.add_argument("--n", type=_positive_int, default=1000, help="sample size (default 1000)")
-    demo.add_argument("--epsilon", type=_positive_float, default=1.0,
-                      help="privacy parameter (default 1.0)")
+    demo = sub.add_parser("demo", help="release a certified registry entry and print its spec",
+                          description="Release one output of a registry entry (only if its "
+                                      "certificate is current) on synthetic data drawn from "
+                                      "its input domain, and print the mechanism's spec.")
+    demo.add_argument("name", nargs="?", default="bounded_mean",
+                      help="registry entry (default bounded_mean: the mean of 1000 records "
+                           "in [0, 1] plus Laplace noise, 1-DP)")
     demo.add_argument("--seed", type=_nonnegative_int, default=0, help="random seed (default 0)")
     demo.set_defaults(handler=_cmd_demo)
     return parser
