@@ -44,7 +44,7 @@ from spec import (
 )
 from spec.errors import InvalidParameterError, ParameterTypeError, SampleSizeError
 
-from .._concentration import INNER_FAILURE_PROBABILITY, check_failure_probability
+from ..ustatistics.concentration import INNER_FAILURE_PROBABILITY, check_failure_probability
 from ._adjacency import as_adjacency
 from .densities import edge_density, triangle_density
 

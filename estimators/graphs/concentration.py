@@ -27,7 +27,7 @@ import math
 
 from spec import check_probability
 
-from .._concentration import (
+from ..ustatistics.concentration import (
     INNER_FAILURE_PROBABILITY,
     ConcentrationRadius,
     bernstein_range_term,

@@ -44,8 +44,8 @@ from mechanisms.accounting import charge
 from spec import PureDP, RandomLike, as_generator, check_epsilon
 from spec.errors import InvalidParameterError, ParameterTypeError, SampleSizeError
 
-from .._concentration import INNER_FAILURE_PROBABILITY, check_failure_probability
 from .._privacy_account import PrivacyAccount
+from ..ustatistics.concentration import INNER_FAILURE_PROBABILITY, check_failure_probability
 from ._adjacency import as_adjacency
 from ._result import NetworkStatisticEstimate
 from .coarse_estimate import CoarseDensityEstimate

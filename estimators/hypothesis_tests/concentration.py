@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import math
 
-from .._concentration import (
+from ..ustatistics.concentration import (
     INNER_FAILURE_PROBABILITY,
     ConcentrationRadius,
     bernstein_range_term,

@@ -69,15 +69,15 @@ from spec import (
 )
 from spec.errors import InvalidParameterError, ParameterTypeError, SampleSizeError
 
-from .._binary_coinpress import (
+from .._privacy_account import PrivacyAccount
+from ..ustatistics import collision_kernel
+from ..ustatistics.binary_coinpress import (
     BinaryCoinPressMechanism,
     binary_coinpress_chunks,
     sensitivity_claim,
 )
-from .._concentration import INNER_FAILURE_PROBABILITY, check_failure_probability
-from .._privacy_account import PrivacyAccount
-from ..ustatistics import collision_kernel
 from ..ustatistics.coinpress import COINPRESS
+from ..ustatistics.concentration import INNER_FAILURE_PROBABILITY, check_failure_probability
 from ..ustatistics.median_of_means import median_of_means_mechanism
 from ..ustatistics.partition import median_of_means_chunk_count, median_of_means_partition
 from ._result import UniformityTestResult
