@@ -158,7 +158,7 @@ def edge_probability_upper_bounds(noisy_densities: Any, n: int, epsilon: float, 
             f"noisy densities must be finite numbers, got {noisy_densities!r}")
     size = _check_nodes(n, 2, "edge density")
     eps = check_epsilon(epsilon)
-    g = check_failure_probability(gamma)
+    g = check_failure_probability(gamma, "gamma")
     laplace_margin = edge_density_node_sensitivity(size) / eps * math.log(1.0 / g)
     x = np.maximum(values + laplace_margin, 0.0)
     c = math.sqrt(4.0 / (g * size * (size - 1)))
@@ -267,5 +267,5 @@ def private_coarse_edge_density(graph: Any, epsilon: float, *,
         noisy_density=noisy,
         upper_bound=edge_probability_upper_bound(noisy, n, epsilon, gamma=gamma),
         guarantee=mech.spec.guarantee, noise_scale=float(law.scale),
-        failure_probability=check_failure_probability(gamma), n=n)
+        failure_probability=check_failure_probability(gamma, "gamma"), n=n)
 

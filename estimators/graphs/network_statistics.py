@@ -122,7 +122,7 @@ def _network_mechanism(statistic: NetworkStatistic, n: int, epsilon: float, *, x
     size = _check_nodes(n, statistic)
     eps = check_epsilon(epsilon)
     kind = _check_method(method)
-    g = check_failure_probability(gamma)
+    g = check_failure_probability(gamma, "gamma")
     seed = _check_seed(partition_seed)
     a = check_failure_probability(alpha, "alpha")
     if xi is not None and r_max is not None:

@@ -259,7 +259,7 @@ def private_uniformity_test_mechanism(n: int, m: int, epsilon: float, *,
     alphabet = check_alphabet_size(m)
     eps = check_epsilon(epsilon)
     a = check_failure_probability(alpha, "alpha")
-    g = check_failure_probability(gamma)
+    g = check_failure_probability(gamma, "gamma")
     seed = _check_seed(partition_seed)
     record = Categorical(size=alphabet)
     if kind == "local_hajek":
