@@ -40,7 +40,8 @@ CASES = {
     "numpy_laplace": (lambda g: g.laplace(0.0, 1.0, N), N),
     "numpy_normal": (lambda g: g.normal(0.0, 3.73, N), N),
     "scalar_cks20_discrete_laplace": (
-        lambda g: [scalar_reference._discrete_laplace_exact(g, 1, 1) for _ in range(N_SCALAR)], N_SCALAR),
+        lambda g: [scalar_reference._discrete_laplace_exact(g, 1, 1) for _ in range(N_SCALAR)],
+        N_SCALAR),
     "scalar_cks20_discrete_gaussian": (
         lambda g: [scalar_reference._discrete_gaussian_exact(g, Fraction(3.73) ** 2)
                    for _ in range(N_SCALAR)], N_SCALAR),

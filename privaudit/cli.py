@@ -321,7 +321,8 @@ def _audit_registry(args: argparse.Namespace, html_writer: Callable[..., Any] | 
             mech = item.create()
             cert = registry.status_for(item, mech)
             base = item.certificate_config if args.strength == "certificate" else item.audit_config
-            report = audit(mech, config=registry.family_wise_config(base.merged(overrides), len(found)),
+            config = registry.family_wise_config(base.merged(overrides), len(found))
+            report = audit(mech, config=config,
                            pairs=item.pairs, progress=out.progress(item.name),
                            executor=args.run)
         except PrivauditError as err:

@@ -384,8 +384,8 @@ def exact_privacy(mechanism: Mechanism, *, candidates: Sequence[CandidatePair] =
     where = ("every neighbouring pair of the " if coverage == "all_pairs" else
              "the searched pairs among the ")
     statement = (f"EXACT (no sampling): epsilon = {format_epsilon(eps_exact, 6)} from the "
-                 f"declared output probabilities over {where}{len(inputs)} inputs ({n_pairs} pairs, "
-                 f"{distinct} distinct laws); delta({eps_claimed:.4g}) = {delta_at_claim:.3g}"
+                 f"declared output probabilities over {where}{len(inputs)} inputs "
+                 f"({n_pairs} pairs, {distinct} distinct laws); delta({eps_claimed:.4g}) = {delta_at_claim:.3g}"
                  + ("" if coverage == "all_pairs" else "; a lower bound on the mechanism's "
                     "epsilon outside the examined inputs"))
     return ExactAuditResult(

@@ -128,8 +128,9 @@ def claimed_point(guarantee: Any) -> tuple[float, float]:
     """The (ε, δ) point of a claim at which ε lower bounds are reported.
 
     The one rule for it: the auditor, the exact audit, reports, certificates and their
-    consistency check all quote this point.  Pure ε-DP → (ε, 0); (ε, δ)-DP → (ε, δ); Rényi, zero-concentrated and Gaussian DP →
-    (``epsilon_for_delta(δ*)``, δ*) with δ* = :data:`DEFAULT_REPORT_DELTA`.
+    consistency check all quote this point.  Pure ε-DP → (ε, 0); (ε, δ)-DP → (ε, δ);
+    Rényi, zero-concentrated and Gaussian DP → (``epsilon_for_delta(δ*)``, δ*) with
+    δ* = :data:`DEFAULT_REPORT_DELTA` (the audit itself tests their whole curve).
 
     Examples
     --------
