@@ -9,9 +9,6 @@ from __future__ import annotations
 import argparse
 import math
 
-from spec import check_confidence
-from spec.errors import InvalidParameterError
-
 __all__ = ["MAX_SAMPLES", "confidence", "nonnegative_int", "positive_float", "positive_int",
            "sample_count"]
 
@@ -62,7 +59,12 @@ def positive_float(text: str) -> float:
 
 
 def confidence(text: str) -> float:
-    """A confidence level in [0.5, 1)."""
+    """A confidence level in [0.5, 1) (:func:`spec.check_confidence`)."""
+    # imported here, not at the top: importing the pytest plugin (which uses these
+    # argument types) must not import spec, numpy or pydantic
+    from spec import check_confidence
+    from spec.errors import InvalidParameterError
+
     try:
         value = float(text)
     except ValueError:
