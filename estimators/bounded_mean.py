@@ -13,8 +13,7 @@ import numpy as np
 
 from mechanisms import LaplaceMechanism
 from mechanisms.accounting import PrivacyBudget
-from spec import DatasetDomain, RealInterval, SubstituteOne
-from spec._random import RandomLike
+from spec import DatasetDomain, RandomLike, RealInterval, SubstituteOne
 from spec.validation import check_epsilon, check_sample_size, real_array
 
 from ._result import PrivateEstimate

@@ -24,8 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from spec import MechanismSpec
-from spec._random import RandomLike, as_generator
+from spec import MechanismSpec, RandomLike, as_generator
 from spec.errors import InvalidParameterError
 
 __all__ = ["Mechanism", "check_sample_size"]
@@ -92,7 +91,7 @@ class Mechanism(ABC):
         n = check_sample_size(size)
         validated = self.validate_input(data)
         if budget is not None:
-            from .accounting.budget import charge   # local: accounting is optional here
+            from .accounting.budget import charge  # local: accounting is optional here
 
             charge(budget, self._spec, estimator=self.name, count=n)
         return self._sample(validated, n, as_generator(rng))

@@ -34,7 +34,7 @@ from typing import Any
 
 from scipy import optimize, special
 
-from spec._types import check_delta, check_epsilon, check_positive
+from spec import check_delta, check_epsilon, check_positive
 from spec.errors import InvalidParameterError, UnsupportedCombinationError
 from spec.guarantees import ZeroConcentratedDP
 from spec.noise import DiscreteGaussian, DiscreteLaplace, Gaussian, Laplace

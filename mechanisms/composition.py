@@ -24,6 +24,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Sequence
 
+from spec import check_delta, check_positive
 from spec.errors import InvalidParameterError, UnsupportedCombinationError
 from spec.guarantees import (
     ApproxDP,
@@ -33,7 +34,6 @@ from spec.guarantees import (
     RenyiDP,
     ZeroConcentratedDP,
 )
-from spec._types import check_delta, check_positive
 
 __all__ = [
     "advanced_composition",

@@ -59,11 +59,17 @@ def positive_float(text: str) -> float:
 
 
 def confidence(text: str) -> float:
-    """A confidence level in [0.5, 1)."""
+    """A confidence level in [0.5, 1) (:func:`spec.check_confidence`)."""
+    # imported here, not at the top: importing the pytest plugin (which uses these
+    # argument types) must not import spec, numpy or pydantic
+    from spec import check_confidence
+    from spec.errors import InvalidParameterError
+
     try:
         value = float(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected a number in [0.5, 1), got {text!r}") from None
-    if not (0.5 <= value < 1.0):
-        raise argparse.ArgumentTypeError(f"expected a number in [0.5, 1), got {text!r}")
-    return value
+    try:
+        return check_confidence(value)
+    except InvalidParameterError:
+        raise argparse.ArgumentTypeError(f"expected a number in [0.5, 1), got {text!r}") from None

@@ -66,9 +66,10 @@ from .distributed import DaskExecutor, executor_scope
 from .exact_audit import exact_audit_applies, exact_check, exact_privacy, worst_inputs
 from .pair_choice import choose_pairs
 from .pairs import CandidatePair, to_jsonable, verified_pair
-from .report import AccountingTightness, AuditReport, claimed_epsilon_delta
+from .report import AccountingTightness, AuditReport
 from .results import CheckOutcome, Counterexample, PowerStatement
 from .search import candidate_pairs
+from .statistics import claimed_point
 from .streaming import Executor, throttled
 from .verdicts import conclusive_power, decide_verdict
 
@@ -154,9 +155,7 @@ def _audit(mechanism: Mechanism, *, config: AuditConfig | None,
         mechanism = ComposedMechanism(mechanism)
     if not isinstance(mechanism, Mechanism):
         raise AuditError(f"audit needs a Mechanism, got {type(mechanism).__name__}")
-    cfg = config if config is not None else AuditConfig()
-    if overrides:
-        cfg = AuditConfig.model_validate({**cfg.model_dump(), **overrides})
+    cfg = (config if config is not None else AuditConfig()).merged(overrides)
     say = progress or (lambda _msg: None)
     started = time.perf_counter()
     spec = mechanism.spec
@@ -207,7 +206,7 @@ def _audit(mechanism: Mechanism, *, config: AuditConfig | None,
     # idealized numerics; an (ε, δ) claim with exact numerics gives it half this share
     float_image = float_image_applies(mechanism) and mechanism.provides("statistic")
     alpha_float = alpha_conformance / 2 if (
-        float_image and spec.numerics == "exact" and claimed_epsilon_delta(spec)[1] > 0) else 0.0
+        float_image and spec.numerics == "exact" and claimed_point(spec.guarantee)[1] > 0) else 0.0
     if conformance_applies:
         say(f"testing the noise law on {cfg.effective_conformance_samples} draws")
         share = (alpha_conformance - alpha_float) / len(conformance_inputs)
@@ -224,7 +223,7 @@ def _audit(mechanism: Mechanism, *, config: AuditConfig | None,
 
     # 5. choose the pairs for the distributional test (never from the final samples) ---------
     alpha_dist = alpha - alpha_conformance
-    eps_claimed, delta_claimed = claimed_epsilon_delta(spec)
+    eps_claimed, delta_claimed = claimed_point(spec.guarantee)
     say("ranking pairs")
     choice = choose_pairs(mechanism, cfg, candidates, explicit, rng["pilot"],
                           alpha=alpha_dist, delta=delta_claimed)

@@ -68,7 +68,7 @@ from mechanisms import (
 )
 from spec import Categorical, IntegerRange, RealInterval
 
-from .config import CI_STRENGTH, AuditConfig
+from .config import CI_STRENGTH
 
 __all__ = ["register_builtins"]
 
@@ -170,7 +170,7 @@ def register_builtins(register: Callable[..., Any]) -> None:
 
 #: CI audit of the three-chunk Wrapper 1 entry: 2·10⁵ samples per side, so that it stays
 #: conclusive (detects 2× its claim) under the registry-wide Bonferroni share.
-_CI_WRAPPER = AuditConfig.model_validate({**CI_STRENGTH.model_dump(), "samples": 200_000})
+_CI_WRAPPER = CI_STRENGTH.merged({"samples": 200_000})
 
 #: Wrapper 1 with alpha >= e^(-1/8) has one chunk: the registered graph estimators run on
 #: the whole graph so that the gray-box smooth-sensitivity checks see Algorithm 1 itself.

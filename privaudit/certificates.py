@@ -56,9 +56,7 @@ from typing import Any, Literal
 from pydantic import AwareDatetime, BaseModel, Field, model_validator
 
 from mechanisms import Mechanism
-from spec import MechanismSpec
-from spec._base import SpecModel
-from spec._types import ExtendedEpsilon
+from spec import ExtendedEpsilon, MechanismSpec, SpecModel
 from spec.errors import CertificateError, PrivauditError
 from spec.noise import NoiseLaw
 
@@ -67,6 +65,7 @@ from .config import CERTIFICATE_STRENGTH, AuditConfig, below_certificate_minimum
 from .report import AuditReport
 from .results import CheckStatus, PowerStatement, ProfilePoint
 from .source_units import enclosing_function, module_file, read_source
+from .texts import claim_text, guarantee_text, relation_text
 from .tracing import trace_release
 
 __all__ = [
@@ -438,43 +437,6 @@ def implementation_hash(mechanism: Mechanism, *,
 # ----------------------------------------------------------------------------------------
 # the certificate
 # ----------------------------------------------------------------------------------------
-def _value_text(value: Any) -> str:
-    if isinstance(value, float):
-        return f"{value:g}"
-    if isinstance(value, (list, tuple)):
-        return "[" + ", ".join(_value_text(v) for v in value) + "]"
-    return str(value)
-
-
-def _model_text(model: BaseModel) -> str:
-    data = model.model_dump()
-    kind = data.pop("kind", type(model).__name__)
-    inner = ", ".join(f"{k}={_value_text(v)}" for k, v in data.items() if v is not None)
-    return f"{kind}({inner})" if inner else str(kind)
-
-
-def guarantee_text(spec: MechanismSpec) -> str:
-    """The guarantee of ``spec`` in one line, e.g. ``approx_dp(epsilon=1, delta=1e-05)``."""
-    return _model_text(spec.guarantee)
-
-
-def relation_text(spec: MechanismSpec) -> str:
-    """The relation of ``spec`` in one line, e.g. ``query_distance(norm=l1, radius=1)``."""
-    return _model_text(spec.relation)
-
-
-def claim_text(spec: MechanismSpec) -> str:
-    """The guarantee and relation of ``spec`` in one line.
-
-    Examples
-    --------
-    >>> from mechanisms import LaplaceMechanism
-    >>> claim_text(LaplaceMechanism(1.0, 1.0).spec)
-    'pure_dp(epsilon=1) under query_distance(norm=l1, radius=1)'
-    """
-    return f"{guarantee_text(spec)} under {relation_text(spec)}"
-
-
 class CertifiedCheck(SpecModel):
     """One check of the certifying audit: its name, outcome and one-sentence summary."""
 
@@ -875,9 +837,7 @@ def certify(mechanism: Mechanism, *, config: AuditConfig | None = None,
     if not isinstance(mechanism, Mechanism):
         raise CertificateError(
             f"can only certify a Mechanism, got {type(mechanism).__name__}: {mechanism!r}")
-    cfg = config if config is not None else CERTIFICATE_STRENGTH
-    if overrides:
-        cfg = AuditConfig.model_validate({**cfg.model_dump(), **overrides})
+    cfg = (config if config is not None else CERTIFICATE_STRENGTH).merged(overrides)
     weak = below_certificate_minimums(cfg)
     if weak:
         raise CertificateError(

@@ -10,7 +10,7 @@ Commands::
     privaudit show CERTIFICATE [--json]              print a certificate (path or entry name)
     privaudit verify CERT ... | --registry [NAME ...]
                                                      check and reproduce certificates
-    privaudit demo                                   a private release and its spec
+    privaudit demo [NAME] [--seed S]                 a certified entry's release and spec
 
 TARGET is ``package.module:name`` or ``path/to/file.py:name`` naming a mechanism or a
 zero-argument factory that returns one (:mod:`privaudit.targets`); the module or file is
@@ -32,7 +32,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import os
 import sys
 import textwrap
@@ -50,6 +49,7 @@ from ._argtypes import positive_float as _positive_float
 from ._argtypes import positive_int as _positive_int
 from ._argtypes import sample_count as _sample_count
 from ._version import __version__
+from .texts import claim_text, format_epsilon, guarantee_text, relation_text
 
 __all__ = ["main"]
 
@@ -131,14 +131,6 @@ def _overrides(args: argparse.Namespace) -> dict[str, Any]:
     return out
 
 
-def _with(config: Any, overrides: dict[str, Any]) -> Any:
-    from .config import AuditConfig
-
-    if not overrides:
-        return config
-    return AuditConfig.model_validate({**config.model_dump(), **overrides})
-
-
 def _write_text(path: str | Path, text: str, what: str) -> None:
     target = Path(path)
     try:
@@ -184,10 +176,6 @@ def _plot(report: Any, path: Path) -> None:
     import matplotlib.pyplot as plt
 
     plt.close(fig)
-
-
-def _fmt_eps(value: float) -> str:
-    return "inf" if math.isinf(value) else f"{value:.4g}"
 
 
 def _shown(path: Path) -> str:
@@ -241,7 +229,7 @@ def _audit_target(args: argparse.Namespace, html_writer: Callable[..., Any] | No
     out = _Output(args)
     mech = load_target(args.target)
     base = CERTIFICATE_STRENGTH if args.strength == "certificate" else CI_STRENGTH
-    config = _with(base, _overrides(args))
+    config = base.merged(_overrides(args))
     report = audit(mech, config=config, progress=out.progress(mech.name), executor=args.run)
     out.say(report.summary())
     if args.json:
@@ -261,7 +249,6 @@ def _exit_code(report: Any) -> int:
 
 
 def _paragraph(name: str, description: str, report: Any, cert: Any, seconds: float) -> str:
-    from .certificates import claim_text
     from .registry import certify_command
     from .verdicts import inconclusive_text
 
@@ -284,17 +271,17 @@ def _paragraph(name: str, description: str, report: Any, cert: Any, seconds: flo
         if any(c.name == "distinguishability" for c in checks) else "?"
     exact = getattr(report, "exact", None)
     if exact is not None:
-        parts.append(f"Exact ε = {_fmt_eps(exact.epsilon_exact)} (EXACT, no sampling: "
+        parts.append(f"Exact ε = {format_epsilon(exact.epsilon_exact)} (EXACT, no sampling: "
                      f"{exact.coverage.replace('_', ' ')}, {exact.pairs_examined} pairs); "
                      "sampling cross-check:")
-    parts.append(f"ε lower bound {_fmt_eps(report.epsilon_lower_bound)} at δ = "
+    parts.append(f"ε lower bound {format_epsilon(report.epsilon_lower_bound)} at δ = "
                  f"{report.delta_claimed:g} (claimed ε = {report.epsilon_claimed:.6g}), from "
                  f"{report.samples} samples per side on {pairs} tested pairs, seed {report.seed}; "
                  f"{passed} of {len(checks)} checks passed"
                  + (f", {skipped} skipped" if skipped else "") + ".")
     if report.power is not None and not report.violated:
-        parts.append(f"Power: a true ε of {_fmt_eps(report.power.detectable_epsilon)} or more "
-                     f"on the worst pair would be detected with probability ≥ "
+        parts.append(f"Power: a true ε of {format_epsilon(report.power.detectable_epsilon)} or "
+                     f"more on the worst pair would be detected with probability ≥ "
                      f"{report.power.probability:g}.")
     if cert.current:
         parts.append(f"Certificate: current ({cert.reason}).")
@@ -322,7 +309,7 @@ def _audit_registry(args: argparse.Namespace, html_writer: Callable[..., Any] | 
     overrides = _overrides(args)
     rows, reports, records, errors = [], [], [], []
     if len(found) > 1:
-        total = _with(found[0].audit_config, overrides).confidence
+        total = found[0].audit_config.merged(overrides).confidence
         out.say(textwrap.fill(
             f"Auditing {len(found)} registry entries at {100 * total:g}% family-wise confidence "
             f"over the whole registry (Bonferroni: each entry at "
@@ -334,7 +321,8 @@ def _audit_registry(args: argparse.Namespace, html_writer: Callable[..., Any] | 
             mech = item.create()
             cert = registry.status_for(item, mech)
             base = item.certificate_config if args.strength == "certificate" else item.audit_config
-            report = audit(mech, config=registry.family_wise_config(_with(base, overrides), len(found)),
+            config = registry.family_wise_config(base.merged(overrides), len(found))
+            report = audit(mech, config=config,
                            pairs=item.pairs, progress=out.progress(item.name),
                            executor=args.run)
         except PrivauditError as err:
@@ -349,7 +337,8 @@ def _audit_registry(args: argparse.Namespace, html_writer: Callable[..., Any] | 
         verdict = {"violation": "VIOLATION", "inconclusive": "INCONCLUSIVE"}.get(
             report.verdict, "no violation")
         rows.append([item.name, f"{report.epsilon_claimed:.6g}", f"{report.delta_claimed:g}",
-                     _fmt_eps(report.epsilon_lower_bound), verdict, cert.state, f"{seconds:.1f}"])
+                     format_epsilon(report.epsilon_lower_bound), verdict, cert.state,
+                     f"{seconds:.1f}"])
         reports.append(report)
         records.append({"name": item.name, "verdict": report.verdict,
                         "epsilon_lower_bound": report.model_dump(mode="json")["epsilon_lower_bound"],
@@ -451,7 +440,7 @@ def _certify_target(args: argparse.Namespace) -> int:
     out = _Output(args)
     factory = target_factory(args.target)
     mech = factory()
-    cert, report = _certify_one(mech, _with(CERTIFICATE_STRENGTH, _overrides(args)), (), (),
+    cert, report = _certify_one(mech, CERTIFICATE_STRENGTH.merged(_overrides(args)), (), (),
                                 out, mech.name, factory=factory, source=args.target)
     if cert is None:
         return _exit_code(report)
@@ -471,19 +460,19 @@ def _certify_registry(args: argparse.Namespace) -> int:
     rows, refused = [], []
     for item in found:
         started = time.perf_counter()
-        config = _with(item.certificate_config, overrides)
+        config = item.certificate_config.merged(overrides)
         cert, report = _certify_one(item.create(), config, item.pairs, item.notes, out, item.name,
                                     factory=item.create,
                                     source=registry.registry_source(item.name))
         seconds = time.perf_counter() - started
         if cert is None:
             refused.append((item.name, report))
-            rows.append([item.name, str(config.samples), _fmt_eps(report.epsilon_lower_bound),
+            rows.append([item.name, str(config.samples), format_epsilon(report.epsilon_lower_bound),
                          f"REFUSED ({report.verdict})", f"{seconds:.1f}", "-"])
             continue
         path = item.certificate_path if args.output is None else Path(args.output) / f"{item.name}.json"
         cert.write(path)
-        rows.append([item.name, str(config.samples), _fmt_eps(cert.epsilon_lower_bound),
+        rows.append([item.name, str(config.samples), format_epsilon(cert.epsilon_lower_bound),
                      "certified", f"{seconds:.1f}", _shown(path)])
         out.say(f"certified {item.name} in {seconds:.1f} s -> {_shown(path)}")
     out.say()
@@ -501,7 +490,6 @@ def _certify_registry(args: argparse.Namespace) -> int:
 # ----------------------------------------------------------------------------------------
 def _cmd_list(args: argparse.Namespace) -> int:
     from . import registry
-    from .certificates import guarantee_text, relation_text
 
     rows, records, failed = [], [], False
     for item in registry.entries():
@@ -602,9 +590,9 @@ def _cmd_verify(args: argparse.Namespace) -> int:
         for path in args.certificates:
             results.append(verify_path(path, progress=out.progress(str(path))))
             out.say(textwrap.fill(results[-1].summary(), width=92, subsequent_indent="  "))
-    rows = [[r.name, r.state, _fmt_eps(r.epsilon_lower_bound_recorded)
+    rows = [[r.name, r.state, format_epsilon(r.epsilon_lower_bound_recorded)
              if r.epsilon_lower_bound_recorded is not None else "?",
-             _fmt_eps(r.epsilon_lower_bound_rerun) if r.epsilon_lower_bound_rerun is not None
+             format_epsilon(r.epsilon_lower_bound_rerun) if r.epsilon_lower_bound_rerun is not None
              else "-", r.mode, f"{r.seconds:.1f}"] for r in results]
     out.say()
     out.say(_table(rows, ["certificate", "state", "ε lb recorded", "ε lb re-run", "compared",
@@ -632,22 +620,34 @@ def _cmd_verify(args: argparse.Namespace) -> int:
 # ----------------------------------------------------------------------------------------
 # demo
 # ----------------------------------------------------------------------------------------
-def _cmd_demo(args: argparse.Namespace) -> int:
+def _value_text(value: Any) -> str:
     import numpy as np
 
-    from estimators import private_bounded_mean
+    if np.ndim(value) == 0:
+        return f"{float(value):.6f}" if isinstance(value, (float, np.floating)) else str(value)
+    return np.array2string(np.asarray(value), precision=6, threshold=12)
 
+
+def _cmd_demo(args: argparse.Namespace) -> int:
+    """One release of a certified registry entry on data drawn from its input domain."""
+    import numpy as np
+
+    from . import registry
+
+    mechanism = registry.get(args.name)
+    spec = mechanism.spec
     rng = np.random.default_rng(args.seed)
-    data = rng.beta(2.0, 5.0, size=args.n)
-    result = private_bounded_mean(data, lower=0.0, upper=1.0, epsilon=args.epsilon, rng=rng)
-    print("privaudit demo: a private mean of synthetic data in [0, 1]")
-    print(f"  n = {args.n}, epsilon = {args.epsilon:g}, seed = {args.seed}")
-    print(f"  non-private mean : {data.mean():.6f}")
-    print(f"  private release  : {result.estimate:.6f}")
-    print(f"  noise std        : {result.noise_std:.6f}")
+    data = spec.input_domain.sample(rng)
+    released = mechanism.release(data, rng)
+    print(f"privaudit demo: one release of the registry entry {args.name!r} on synthetic data")
+    print(f"  claim            : {claim_text(spec)}")
+    print(f"  input            : drawn from {spec.input_domain.label()}, seed = {args.seed}")
+    if mechanism.provides("statistic"):
+        print(f"  non-private value: {_value_text(mechanism.statistic(data))}")
+    print(f"  private release  : {_value_text(released)}")
     print()
     print("The mechanism's spec (its claims):")
-    print(result.spec.describe())
+    print(spec.describe())
     return EXIT_OK
 
 
@@ -771,12 +771,13 @@ def _build_parser() -> argparse.ArgumentParser:
                         help="no progress and no readable text (exit code and --json only)")
     verify.set_defaults(handler=_cmd_verify, parser=verify)
 
-    demo = sub.add_parser("demo", help="release a private statistic and print its spec",
-                          description="Release a private mean of synthetic data and print the "
-                                      "mechanism's spec.")
-    demo.add_argument("--n", type=_positive_int, default=1000, help="sample size (default 1000)")
-    demo.add_argument("--epsilon", type=_positive_float, default=1.0,
-                      help="privacy parameter (default 1.0)")
+    demo = sub.add_parser("demo", help="release a certified registry entry and print its spec",
+                          description="Release one output of a registry entry (only if its "
+                                      "certificate is current) on synthetic data drawn from "
+                                      "its input domain, and print the mechanism's spec.")
+    demo.add_argument("name", nargs="?", default="bounded_mean",
+                      help="registry entry (default bounded_mean: the mean of 1000 records "
+                           "in [0, 1] plus Laplace noise, 1-DP)")
     demo.add_argument("--seed", type=_nonnegative_int, default=0, help="random seed (default 0)")
     demo.set_defaults(handler=_cmd_demo)
     return parser

@@ -8,12 +8,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from types import MappingProxyType
-from typing import Annotated
+from typing import Annotated, Any
 
 from pydantic import BeforeValidator, model_validator
 
-from spec._base import SpecModel
-from spec._types import NonNegativeInt, PositiveFloat, PositiveInt
+from spec import NonNegativeInt, PositiveFloat, PositiveInt, SpecModel, check_confidence
 from spec.errors import InvalidParameterError, SampleSizeError
 
 from ._argtypes import MAX_SAMPLES
@@ -42,16 +41,7 @@ DETECT_FACTOR = 2.0
 SEARCH_CAP = 4_000_000
 
 
-def _check_confidence(value: object) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise InvalidParameterError(f"confidence must be a number in [0.5, 1), got {value!r}")
-    c = float(value)
-    if not (0.5 <= c < 1.0):
-        raise InvalidParameterError(f"confidence must lie in [0.5, 1), got {value!r}")
-    return c
-
-
-Confidence = Annotated[float, BeforeValidator(_check_confidence)]
+Confidence = Annotated[float, BeforeValidator(check_confidence)]
 
 
 class AuditConfig(SpecModel):
@@ -118,6 +108,23 @@ class AuditConfig(SpecModel):
             raise InvalidParameterError(
                 f"pairs_tested = {self.pairs_tested} exceeds pair_budget = {self.pair_budget}")
         return self
+
+    def merged(self, overrides: Mapping[str, Any] | None = None) -> AuditConfig:
+        """This configuration with the fields named in ``overrides`` replaced.
+
+        The one rule by which the command line, the registry and :func:`privaudit.audit`
+        apply overrides (``samples=``, ``confidence=``, ...): the result is validated
+        again, so an unknown field or a bad value raises the same error as in the
+        constructor.  Without overrides, ``self`` itself is returned.
+
+        Examples
+        --------
+        >>> AuditConfig().merged({"samples": 10_000}).samples
+        10000
+        """
+        if not overrides:
+            return self
+        return AuditConfig.model_validate({**self.model_dump(), **overrides})
 
     @property
     def alpha(self) -> float:

@@ -10,7 +10,7 @@ audit --registry`` and ``privaudit verify``) :func:`check_consistency` requires:
 2. **the ε lower bound is at most the claim** whenever the verdict is not a violation
    (likewise every point of the recorded privacy profile: its δ lower bound is at most
    the claimed δ), and the claimed (ε, δ) are those of the recorded spec
-   (:func:`privaudit.report.claimed_epsilon_delta`);
+   (:func:`privaudit.statistics.claimed_point`);
 3. **the embedded report agrees with the top-level fields**: spec, spec hash,
    configuration, verdict, ε lower bound, claim, checks, privacy profile, power and
    versions;
@@ -27,10 +27,10 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING, Any
 
-from spec._base import SpecModel
+from spec import SpecModel
 
 from .config import below_certificate_minimums
-from .report import claimed_epsilon_delta
+from .statistics import claimed_point
 
 if TYPE_CHECKING:
     from .certificates import Certificate
@@ -95,7 +95,7 @@ def _bound_problems(cert: Certificate) -> list[str]:
         problems.append(f"epsilon_lower_bound = {cert.epsilon_lower_bound:g} exceeds "
                         f"epsilon_claimed = {cert.epsilon_claimed:g} under verdict "
                         f"{cert.verdict!r}")
-    eps, delta = claimed_epsilon_delta(cert.spec)
+    eps, delta = claimed_point(cert.spec.guarantee)
     if not (_same(cert.epsilon_claimed, eps) and _same(cert.delta_claimed, delta)):
         problems.append(f"the recorded claim (epsilon_claimed = {cert.epsilon_claimed:g}, "
                         f"delta_claimed = {cert.delta_claimed:g}) is not the spec's "

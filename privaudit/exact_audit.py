@@ -35,14 +35,21 @@ import numpy as np
 from pydantic import Field, JsonValue
 
 from mechanisms import Mechanism
-from spec import FiniteRandomizer, LocalRelation, MechanismSpec, RandomizedResponse
-from spec._base import SpecModel
-from spec._types import ExtendedEpsilon
+from spec import (
+    ExtendedEpsilon,
+    FiniteRandomizer,
+    LocalRelation,
+    MechanismSpec,
+    RandomizedResponse,
+    SpecModel,
+)
 from spec.domains import IntegerRange, RealInterval
 from spec.errors import AuditError, PrivauditError
 
 from .pairs import CandidatePair, to_jsonable
 from .results import CheckOutcome, Counterexample
+from .statistics import claimed_point
+from .texts import format_epsilon
 
 __all__ = [
     "EXACT_MAX_INPUTS",
@@ -309,9 +316,7 @@ def exact_privacy(mechanism: Mechanism, *, candidates: Sequence[CandidatePair] =
     if not exact_audit_applies(mechanism):
         raise AuditError(f"{mechanism.name!r} has no finite output law with an "
                          "output_probabilities hook; the exact audit does not apply")
-    from .report import claimed_epsilon_delta  # the report module imports this one
-
-    eps_claimed, delta_claimed = claimed_epsilon_delta(spec)
+    eps_claimed, delta_claimed = claimed_point(spec.guarantee)
     shape = _law_shape(spec)
     inputs, pairs, coverage = _inputs_and_pairs(spec, candidates, max_inputs)
     probs = np.stack([_probabilities(mechanism, x, shape) for x in inputs])   # (N, L, A)
@@ -378,9 +383,9 @@ def exact_privacy(mechanism: Mechanism, *, candidates: Sequence[CandidatePair] =
     violated = bool(pure_violation or any(pt.violated for pt in profile))
     where = ("every neighbouring pair of the " if coverage == "all_pairs" else
              "the searched pairs among the ")
-    statement = (f"EXACT (no sampling): epsilon = {_fmt(eps_exact)} from the declared output "
-                 f"probabilities over {where}{len(inputs)} inputs ({n_pairs} pairs, "
-                 f"{distinct} distinct laws); delta({eps_claimed:.4g}) = {delta_at_claim:.3g}"
+    statement = (f"EXACT (no sampling): epsilon = {format_epsilon(eps_exact, 6)} from the "
+                 f"declared output probabilities over {where}{len(inputs)} inputs "
+                 f"({n_pairs} pairs, {distinct} distinct laws); delta({eps_claimed:.4g}) = {delta_at_claim:.3g}"
                  + ("" if coverage == "all_pairs" else "; a lower bound on the mechanism's "
                     "epsilon outside the examined inputs"))
     return ExactAuditResult(
@@ -421,7 +426,3 @@ def worst_inputs(mechanism: Mechanism, result: ExactAuditResult) -> tuple[Any, A
     """The worst pair's inputs, validated (for the sampler-vs-hook conformance check)."""
     validate = mechanism.spec.input_domain.validate
     return validate(result.worst_pair.x), validate(result.worst_pair.y)
-
-
-def _fmt(value: float) -> str:
-    return "inf" if math.isinf(value) else f"{value:.6g}"

@@ -503,10 +503,7 @@ def get(name: str, *, allow_uncertified: bool = False) -> Mechanism:
 # auditing and certifying entries
 # ----------------------------------------------------------------------------------------
 def _config(base: AuditConfig, config: AuditConfig | None, overrides: dict[str, Any]) -> AuditConfig:
-    cfg = config if config is not None else base
-    if overrides:
-        cfg = AuditConfig.model_validate({**cfg.model_dump(), **overrides})
-    return cfg
+    return (config if config is not None else base).merged(overrides)
 
 
 def family_wise_config(config: AuditConfig, entries: int) -> AuditConfig:
@@ -518,8 +515,7 @@ def family_wise_config(config: AuditConfig, entries: int) -> AuditConfig:
     """
     if entries <= 1:
         return config
-    return AuditConfig.model_validate(
-        {**config.model_dump(), "confidence": 1.0 - (1.0 - config.confidence) / entries})
+    return config.merged({"confidence": 1.0 - (1.0 - config.confidence) / entries})
 
 
 def audit_entry(name: str, *, config: AuditConfig | None = None,

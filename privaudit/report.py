@@ -14,18 +14,15 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from spec import MechanismSpec
-from spec._base import SpecModel
-from spec._types import ExtendedEpsilon
-from spec.guarantees import ApproxDP, PureDP
+from spec import ExtendedEpsilon, MechanismSpec, SpecModel
 
 from .config import AuditConfig
 from .exact_audit import ExactAuditResult
 from .results import CheckOutcome, Counterexample, EventBound, PowerStatement, ProfilePoint
+from .texts import claim_text, format_epsilon
 from .verdicts import Verdict, inconclusive_text
 
-__all__ = ["DISCLAIMER", "REPORT_SCHEMA_VERSION", "AccountingTightness", "AuditReport",
-           "claimed_epsilon_delta"]
+__all__ = ["DISCLAIMER", "REPORT_SCHEMA_VERSION", "AccountingTightness", "AuditReport"]
 
 #: Bumped whenever a field of the JSON report changes meaning or disappears (2: the
 #: verdict ``"inconclusive"``; ``"no_violation"`` now also means the audit was powerful
@@ -37,24 +34,6 @@ DISCLAIMER = (
     "means that no test at the stated confidence and power rejected the claim, not that "
     "the mechanism is private."
 )
-
-#: δ at which guarantees without a native (ε, δ) pair (RDP, zCDP, GDP) are summarised.
-REFERENCE_DELTA = 1e-6
-
-
-def claimed_epsilon_delta(spec: MechanismSpec) -> tuple[float, float]:
-    """The (ε, δ) pair a report quotes for the spec's guarantee.
-
-    Pure and approximate DP quote their own parameters; Rényi, zero-concentrated and
-    Gaussian DP quote their ε at δ = 10⁻⁶ (the audit itself tests their whole curve).
-    """
-    g = spec.guarantee
-    if isinstance(g, PureDP):
-        return g.epsilon, 0.0
-    if isinstance(g, ApproxDP):
-        return g.epsilon, g.delta
-    return g.epsilon_for_delta(REFERENCE_DELTA), REFERENCE_DELTA
-
 
 class AccountingTightness(SpecModel):
     """For an audited composition: the accountant's bound beside the measured ε lower bound.
@@ -191,25 +170,24 @@ class AuditReport(SpecModel):
     def summary(self) -> str:
         """A readable multi-line text report."""
         pct = f"{100 * self.confidence:g}%"
-        eps = _fmt_eps(self.epsilon_lower_bound)
+        eps = format_epsilon(self.epsilon_lower_bound)
         lines = [f"privaudit audit of {self.mechanism!r} (spec {self.spec_hash[:19]}…)"]
-        lines.append(f"  claim          : {_guarantee_text(self.spec)} under "
-                     f"{self.spec.relation.kind} neighbouring")
+        lines.append(f"  claim          : {claim_text(self.spec)}")
         lines.append(f"  verdict        : {self.verdict_text} (family-wise confidence {pct})")
         if self.inconclusive:
             lines.append(f"  why            : {inconclusive_text(self.power)}")
         lines.append(f"  ε lower bound  : {eps} at δ = {self.delta_claimed:g} "
                      f"(claimed ε = {self.epsilon_claimed:.6g})")
         if self.exact is not None:
-            lines.append(f"  exact ε        : {_fmt_eps(self.exact.epsilon_exact)} "
+            lines.append(f"  exact ε        : {format_epsilon(self.exact.epsilon_exact)} "
                          f"({self.exact.statement})")
         if self.infinite_evidence:
             lines.append(f"  support        : {self.infinite_evidence}")
         if self.accounting is not None:
             acc = self.accounting
             lines.append(f"  accounting     : {acc.releases} releases, {acc.accountant} bound ε = "
-                         f"{acc.epsilon_bound:.4g} (basic {_fmt_eps(acc.basic_epsilon)}); "
-                         f"measured ε ≥ {eps}: tightness {_fmt_eps(acc.tightness)}")
+                         f"{acc.epsilon_bound:.4g} (basic {format_epsilon(acc.basic_epsilon)}); "
+                         f"measured ε ≥ {eps}: tightness {format_epsilon(acc.tightness)}")
         if self.worst_event is not None:
             ev = self.worst_event
             lines.append(f"  worst event    : {ev.description} [{ev.direction}]: "
@@ -254,16 +232,6 @@ class AuditReport(SpecModel):
         from .plotting import plot_tradeoff
 
         return plot_tradeoff(self, path)
-
-
-def _fmt_eps(value: float) -> str:
-    return "inf" if math.isinf(value) else f"{value:.4g}"
-
-
-def _guarantee_text(spec: MechanismSpec) -> str:
-    g = spec.guarantee
-    fields = ", ".join(f"{k}={v:g}" for k, v in g.model_dump().items() if k != "kind")
-    return f"{g.kind}({fields})"
 
 
 def _short(value: Any, limit: int = 100) -> str:

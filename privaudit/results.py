@@ -11,8 +11,7 @@ from typing import Any, Literal
 
 from pydantic import Field, JsonValue
 
-from spec._base import SpecModel
-from spec._types import ExtendedEpsilon
+from spec import ExtendedEpsilon, SpecModel
 
 __all__ = [
     "CheckOutcome",

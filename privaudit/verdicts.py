@@ -21,6 +21,7 @@ from typing import Literal
 from .config import AuditConfig
 from .results import PowerStatement
 from .statistics.power import samples_to_detect
+from .texts import format_epsilon
 
 __all__ = ["Verdict", "conclusive_power", "decide_verdict", "inconclusive_text"]
 
@@ -90,12 +91,8 @@ def inconclusive_text(power: PowerStatement | None) -> str:
     target = power.target_epsilon
     head = (f"inconclusive: the audit could not have detected a true ε of {target:.4g} with "
             f"probability ≥ {power.probability:g} (it detects ε ≥ "
-            f"{_fmt(power.detectable_epsilon)} with {power.samples} samples per side)")
+            f"{format_epsilon(power.detectable_epsilon)} with {power.samples} samples per side)")
     if power.samples_to_conclude is not None:
         return head + f"; about {power.samples_to_conclude} samples per side would make it conclusive"
     return head + ("; no sample size would, with this event: test more or other pairs, or "
                    "raise detect_epsilon")
-
-
-def _fmt(value: float) -> str:
-    return "inf" if math.isinf(value) else f"{value:.4g}"

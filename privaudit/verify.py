@@ -33,13 +33,14 @@ from pathlib import Path
 from typing import Any, Literal
 
 from mechanisms import Mechanism
-from spec._base import SpecModel
+from spec import SpecModel
 from spec.errors import CertificateError, PrivauditError
 
 from ._environment import library_versions
 from .certificates import Certificate, CertificateStatus, load_certificate
 from .consistency import ConsistencyResult, check_consistency
 from .report import AuditReport
+from .texts import format_epsilon
 
 __all__ = [
     "REPRODUCTION_TOLERANCE",
@@ -108,9 +109,7 @@ class VerificationResult(SpecModel):
 
 
 def _fmt(value: float | None) -> str:
-    if value is None:
-        return "?"
-    return "inf" if math.isinf(value) else f"{value:.6g}"
+    return "?" if value is None else format_epsilon(value, 6)
 
 
 def rebuild(source: str) -> tuple[Mechanism, tuple[tuple[Any, Any], ...]]:

@@ -22,7 +22,7 @@ from mechanisms import (
     LaplaceMechanism,
 )
 from spec import DiscreteGaussian, DiscreteLaplace, Gaussian, Laplace
-from spec.noise import _cks
+from spec.noise import discrete as scalar_reference  # the CKS20 scalar reference lives here
 
 Draw = Callable[[int, int], object]  # (n, seed) -> draws
 
@@ -71,10 +71,10 @@ def _samplers(size: int) -> dict[str, tuple[Draw, int]]:
         table[f"exact discrete Gaussian (σ {sigma:g})"] = (
             lambda n, s, law=law_g: law.sample_exact(s, n), size)
     table["CKS20 scalar reference, discrete Laplace (scale 1)"] = (
-        lambda n, s: [_cks._discrete_laplace_exact(np.random.default_rng(s), 1, 1)
+        lambda n, s: [scalar_reference._discrete_laplace_exact(np.random.default_rng(s), 1, 1)
                       for _ in range(n)], 2_000)
     table["CKS20 scalar reference, discrete Gaussian (σ 3.73)"] = (
-        lambda n, s: [_cks._discrete_gaussian_exact(np.random.default_rng(s),
+        lambda n, s: [scalar_reference._discrete_gaussian_exact(np.random.default_rng(s),
                                                     Fraction(3.73) ** 2) for _ in range(n)],
         2_000)
     table.update(_opendp())

@@ -216,7 +216,7 @@ those of 13f2772):
   it has just validated are not validated again;
 * ``RealInterval.validate`` converts an in-range Python or numpy float directly
   (0.4 µs instead of 5 µs; anything else and every refusal take the general checks);
-* move draws by ``spec._random.WeightedChoice``: the cdf built once, then the same single
+* move draws by ``spec.WeightedChoice``: the cdf built once, then the same single
   uniform and the same search as ``Generator.choice`` (same index, same generator state);
 * the loss histogram counts each call from the bin of its smallest loss (intp indices,
   a short ``bincount`` added into that stretch) and its readers look at the touched bins

@@ -29,7 +29,7 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from privaudit import AuditConfig, audit, registry
+from privaudit import audit, registry
 from privaudit.report import AuditReport
 from privaudit.statistics.power import detectable_epsilon
 
@@ -62,8 +62,7 @@ def main() -> None:
     rows = []
     started = time.perf_counter()
     for item in entries:
-        config = AuditConfig.model_validate({**item.audit_config.model_dump(), "seed": SEED,
-                                             "confidence": confidence})
+        config = item.audit_config.merged({"seed": SEED, "confidence": confidence})
         report = audit(item.create(), config=config, pairs=item.pairs)
         power = report.power
         old = best_event_power(report)

@@ -12,7 +12,15 @@ Layout (one idea per module):
 * :mod:`spec.noise` — noise laws with their exact densities, CDFs and batched samplers;
 * :mod:`spec.mechanism_spec` — the :class:`MechanismSpec` that ties them together and
   refuses contradictory claims;
-* :mod:`spec.errors` — the project's one exception hierarchy.
+* :mod:`spec.errors` — the project's one exception hierarchy;
+* :mod:`spec.validation` — the one home of input validation (the ``check_*`` functions,
+  also exported here, and the data-array checks).
+
+The base model :class:`SpecModel`, the annotated field types (``Epsilon``, ``Delta``,
+``PositiveInt``, ``ExtendedEpsilon``, ...), the validators and the injected-randomness
+helpers (:data:`RandomLike`, :func:`as_generator`, :class:`WeightedChoice`) are exported
+here: code outside ``spec`` imports them from ``spec`` (or ``spec.validation``), never
+from a private module ``spec._*`` (a unit test checks it).
 
 Every model is frozen, refuses unknown fields, round-trips through JSON
 (``Model.from_json(m.to_json()) == m``) and has a stable ``content_hash``.
@@ -21,7 +29,27 @@ Every model is frozen, refuses unknown fields, round-trips through JSON
 from __future__ import annotations
 
 from ._base import HASH_SCHEMA, SpecModel
-from ._random import RandomLike, as_generator
+from ._random import RandomLike, WeightedChoice, as_generator
+from ._types import (
+    EPSILON_MAX,
+    EPSILON_MIN,
+    Delta,
+    Epsilon,
+    ExtendedEpsilon,
+    NonNegativeFloat,
+    NonNegativeInt,
+    PositiveFloat,
+    PositiveInt,
+    Probability,
+    RenyiOrder,
+    check_alpha,
+    check_confidence,
+    check_delta,
+    check_epsilon,
+    check_positive,
+    check_probability,
+    check_sample_size,
+)
 from .domains import (
     Categorical,
     DatasetDomain,
@@ -112,10 +140,15 @@ __all__ = [
     "Categorical",
     "CertificateError",
     "DatasetDomain",
+    "Delta",
     "DiscreteGaussian",
     "DiscreteLaplace",
+    "EPSILON_MAX",
+    "EPSILON_MIN",
     "EdgeNeighbouring",
+    "Epsilon",
     "Exponential",
+    "ExtendedEpsilon",
     "FiniteOutputLaw",
     "FiniteRandomizer",
     "Gaussian",
@@ -145,10 +178,15 @@ __all__ = [
     "NoiseApplication",
     "NoiseLaw",
     "NoisyArgmax",
+    "NonNegativeFloat",
+    "NonNegativeInt",
     "NotNeighboursError",
+    "PositiveFloat",
+    "PositiveInt",
     "PrivacyGuarantee",
     "PrivauditError",
     "PrivauditWarning",
+    "Probability",
     "PureDP",
     "QueryDistance",
     "RandomLike",
@@ -158,6 +196,7 @@ __all__ = [
     "Reference",
     "RegistryError",
     "RenyiDP",
+    "RenyiOrder",
     "SensitivityClaim",
     "SmoothSensitivityBound",
     "SmoothSensitivityNoise",
@@ -166,9 +205,17 @@ __all__ = [
     "SubstituteOne",
     "UnsupportedCombinationError",
     "VectorDomain",
+    "WeightedChoice",
     "ZeroConcentratedDP",
     "adjacency_matrix",
     "as_generator",
+    "check_alpha",
+    "check_confidence",
+    "check_delta",
+    "check_epsilon",
+    "check_positive",
+    "check_probability",
+    "check_sample_size",
     "pure_to_zcdp",
     "relabel_graph",
     "zcdp_to_renyi",

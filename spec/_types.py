@@ -39,6 +39,8 @@ __all__ = [
     "PositiveInt",
     "Probability",
     "RenyiOrder",
+    "check_alpha",
+    "check_confidence",
     "check_delta",
     "check_epsilon",
     "check_positive",
@@ -136,6 +138,33 @@ def check_probability(value: Any, what: str = "probability") -> float:
     x = _as_real(value, what)
     if not (0.0 <= x <= 1.0):
         raise InvalidParameterError(f"{what} must lie in [0, 1], got {value!r}")
+    return x
+
+
+def check_alpha(value: Any, what: str = "alpha") -> float:
+    """Return ``value`` as a float if it is an error level α in (0, 1); raise otherwise.
+
+    The one validator of error levels (the α of a confidence bound, a test or a
+    Bonferroni share).  Raises :class:`~spec.errors.ParameterTypeError` for a non-number
+    and :class:`~spec.errors.InvalidParameterError` for NaN or α ∉ (0, 1).
+    """
+    x = _as_real(value, what)
+    if not 0.0 < x < 1.0:
+        raise InvalidParameterError(f"{what} must lie in (0, 1), got {value!r}")
+    return x
+
+
+def check_confidence(value: Any, what: str = "confidence") -> float:
+    """Return ``value`` as a float if it is a confidence level in [0.5, 1); raise otherwise.
+
+    A confidence is 1 − α for an error level α ≤ 1/2 (:func:`check_alpha`); levels
+    below 1/2 would call a coin flip evidence.  Raises
+    :class:`~spec.errors.ParameterTypeError` for a non-number and
+    :class:`~spec.errors.InvalidParameterError` for NaN or a level outside [0.5, 1).
+    """
+    x = _as_real(value, what)
+    if not 0.5 <= x < 1.0:
+        raise InvalidParameterError(f"{what} must lie in [0.5, 1), got {value!r}")
     return x
 
 

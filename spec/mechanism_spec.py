@@ -82,6 +82,7 @@ __all__ = [
     "RandomizedResponse",
     "Reference",
     "SmoothSensitivityNoise",
+    "laplace_rdp",
 ]
 
 #: Relative slack allowed when comparing a claimed guarantee with what the noise delivers.
@@ -230,7 +231,7 @@ class _Delivered:
         self.source = source
 
 
-def _laplace_rdp(lam: float) -> Callable[[float], float]:
+def laplace_rdp(lam: float) -> Callable[[float], float]:
     """(α, ε(α))-RDP curve of Laplace with Δ/b = λ (Mironov 2017, Table II)."""
 
     def eps(alpha: float) -> float:
@@ -298,7 +299,7 @@ def _delivered_additive(noise: AdditiveNoise, claim: GlobalSensitivity, dim: int
         lam = delta_f / law.scale
         profile = (lambda e: law.privacy_profile(e, delta_f)) if dim == 1 else (
             PureDP(epsilon=lam).delta_for_epsilon)
-        return _Delivered(pure=pure, profile=profile, rdp=_laplace_rdp(lam), source=src)
+        return _Delivered(pure=pure, profile=profile, rdp=laplace_rdp(lam), source=src)
     if dim == 1:
         return _Delivered(pure=pure, profile=lambda e: law.privacy_profile(e, delta_f), source=src)
     # discrete Laplace on vectors: ℓ1 sensitivity, losses add up to Δ₁/t

@@ -21,6 +21,9 @@ complex, boolean, None)
 ε not finite, ≤ 0 or outside the accepted range :class:`~spec.errors.EpsilonRangeError`
 δ outside [0, 1)                                :class:`~spec.errors.DeltaRangeError`
 n not an integer ≥ its minimum                  :class:`~spec.errors.SampleSizeError`
+an error level α outside (0, 1), a confidence   :class:`~spec.errors.InvalidParameterError`
+outside [0.5, 1), a probability outside [0, 1)
+or a value that must be > 0 and is not
 ==============================================  ========================================
 
 **The accepted range of ε** is [:data:`EPSILON_MIN`, :data:`EPSILON_MAX`] = [1e-50, 300]:
@@ -37,15 +40,29 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from ._types import EPSILON_MAX, EPSILON_MIN, check_delta, check_epsilon, check_sample_size
+from ._types import (
+    EPSILON_MAX,
+    EPSILON_MIN,
+    check_alpha,
+    check_confidence,
+    check_delta,
+    check_epsilon,
+    check_positive,
+    check_probability,
+    check_sample_size,
+)
 from .domains._common import _as_float64, _as_int64, _numeric_array
 from .errors import EmptyInputError, InputShapeError
 
 __all__ = [
     "EPSILON_MAX",
     "EPSILON_MIN",
+    "check_alpha",
+    "check_confidence",
     "check_delta",
     "check_epsilon",
+    "check_positive",
+    "check_probability",
     "check_sample_size",
     "integer_array",
     "numeric_array",

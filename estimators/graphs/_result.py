@@ -9,9 +9,9 @@ from typing import Any, Literal
 
 from spec import PrivacyGuarantee
 
-from .._concentration import ConcentrationRadius
-from .._result import non_private_field, private_repr
 from .._privacy_account import PrivacyAccount
+from .._result import non_private_field, private_repr
+from ..ustatistics.concentration import ConcentrationRadius
 from .coarse_estimate import CoarseDensityEstimate
 from .node_chunks import NodeChunks
 

@@ -33,12 +33,18 @@ import numpy as np
 
 from mechanisms import LaplaceMechanism
 from mechanisms.accounting import charge
-from spec import GraphDomain, NodeNeighbouring, PureDP, Reference
-from spec._random import RandomLike, as_generator
-from spec._types import check_epsilon
+from spec import (
+    GraphDomain,
+    NodeNeighbouring,
+    PureDP,
+    RandomLike,
+    Reference,
+    as_generator,
+    check_epsilon,
+)
 from spec.errors import InvalidParameterError, ParameterTypeError, SampleSizeError
 
-from .._concentration import INNER_FAILURE_PROBABILITY, check_failure_probability
+from ..ustatistics.concentration import INNER_FAILURE_PROBABILITY, check_failure_probability
 from ._adjacency import as_adjacency
 from .densities import edge_density, triangle_density
 
@@ -152,7 +158,7 @@ def edge_probability_upper_bounds(noisy_densities: Any, n: int, epsilon: float, 
             f"noisy densities must be finite numbers, got {noisy_densities!r}")
     size = _check_nodes(n, 2, "edge density")
     eps = check_epsilon(epsilon)
-    g = check_failure_probability(gamma)
+    g = check_failure_probability(gamma, "gamma")
     laplace_margin = edge_density_node_sensitivity(size) / eps * math.log(1.0 / g)
     x = np.maximum(values + laplace_margin, 0.0)
     c = math.sqrt(4.0 / (g * size * (size - 1)))
@@ -261,5 +267,5 @@ def private_coarse_edge_density(graph: Any, epsilon: float, *,
         noisy_density=noisy,
         upper_bound=edge_probability_upper_bound(noisy, n, epsilon, gamma=gamma),
         guarantee=mech.spec.guarantee, noise_scale=float(law.scale),
-        failure_probability=check_failure_probability(gamma), n=n)
+        failure_probability=check_failure_probability(gamma, "gamma"), n=n)
 

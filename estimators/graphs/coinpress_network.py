@@ -5,7 +5,7 @@ U-statistic mean) on the all-tuples family of each node chunk's induced subgraph
 over the q chunks.  Its private error is Θ̃(1/(n_α ε)) whatever the sparsity (Remark 2),
 which is what Algorithm 1 improves on for sparse graphs (``docs/derivations.md`` §6).
 The adjacency kernels take values in {0, 1}, so every clipped mean of A.2 is exact from
-the chunk's density (:mod:`estimators._binary_coinpress`), at any chunk size.
+the chunk's density (:mod:`estimators.ustatistics.binary_coinpress`), at any chunk size.
 
 Public parameters: R = 1 (a density lies in [0, 1]), τ = C²/4 = 1/4 (Hoeffding's lemma
 for a kernel with range [0, 1]), γ = 0.01; no ξ.
@@ -24,7 +24,7 @@ import numpy as np
 
 from spec import GraphDomain, MechanismSpec, NodeNeighbouring
 
-from .._binary_coinpress import (
+from ..ustatistics.binary_coinpress import (
     BinaryCoinPressChunks,
     BinaryCoinPressMechanism,
     binary_coinpress_chunks,

@@ -25,9 +25,9 @@ from __future__ import annotations
 
 import math
 
-from spec._types import check_probability
+from spec import check_probability
 
-from .._concentration import (
+from ..ustatistics.concentration import (
     INNER_FAILURE_PROBABILITY,
     ConcentrationRadius,
     bernstein_range_term,
@@ -104,7 +104,7 @@ def edge_density_xi(n: int, p_upper: float, *,
     0.0266
     """
     size = _check_size(n, 2, "edge density")
-    g = check_failure_probability(gamma)
+    g = check_failure_probability(gamma, "gamma")
     variance = bernoulli_variance_bound(p_upper)
     log_term = union_bound_log_term(size, g)
     terms = {
@@ -168,7 +168,7 @@ def triangle_density_xi(n: int, theta_upper: float, *,
     True
     """
     size = _check_size(n, 3, "triangle density")
-    g = check_failure_probability(gamma)
+    g = check_failure_probability(gamma, "gamma")
     variance = bernoulli_variance_bound(theta_upper)
     log_term = union_bound_log_term(size, g)
     blocks = (size - 1) // 2

@@ -53,8 +53,8 @@ from spec import (
     PureDP,
     Reference,
     SmoothSensitivityBound,
+    check_epsilon,
 )
-from spec._types import check_epsilon
 
 from ..ustatistics.local_hajek import (
     LocalHajekAlgorithm,

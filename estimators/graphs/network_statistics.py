@@ -41,13 +41,11 @@ from typing import Any, Literal
 
 from mechanisms import Mechanism
 from mechanisms.accounting import charge
-from spec import PureDP
-from spec._random import RandomLike, as_generator
-from spec._types import check_epsilon
+from spec import PureDP, RandomLike, as_generator, check_epsilon
 from spec.errors import InvalidParameterError, ParameterTypeError, SampleSizeError
 
-from .._concentration import INNER_FAILURE_PROBABILITY, check_failure_probability
 from .._privacy_account import PrivacyAccount
+from ..ustatistics.concentration import INNER_FAILURE_PROBABILITY, check_failure_probability
 from ._adjacency import as_adjacency
 from ._result import NetworkStatisticEstimate
 from .coarse_estimate import CoarseDensityEstimate
@@ -124,7 +122,7 @@ def _network_mechanism(statistic: NetworkStatistic, n: int, epsilon: float, *, x
     size = _check_nodes(n, statistic)
     eps = check_epsilon(epsilon)
     kind = _check_method(method)
-    g = check_failure_probability(gamma)
+    g = check_failure_probability(gamma, "gamma")
     seed = _check_seed(partition_seed)
     a = check_failure_probability(alpha, "alpha")
     if xi is not None and r_max is not None:

@@ -23,9 +23,9 @@ from typing import Any, Literal
 
 from spec.errors import InvalidParameterError
 
-from .._concentration import ConcentrationRadius
 from ..models import rgg_edge_probability
 from ..ustatistics import Kernel, adjacency_edge_kernel, adjacency_triangle_kernel
+from ..ustatistics.concentration import ConcentrationRadius
 from .coarse_estimate import edge_density_node_sensitivity, triangle_density_node_sensitivity
 from .concentration import edge_density_xi, triangle_density_xi
 from .densities import edge_density, triangle_density

@@ -22,8 +22,7 @@ from typing import Any
 import numpy as np
 
 from mechanisms import Mechanism, basic_composition, split_budget
-from spec import GraphDomain, MechanismSpec, NodeNeighbouring, PureDP
-from spec._types import check_epsilon
+from spec import GraphDomain, MechanismSpec, NodeNeighbouring, PureDP, check_epsilon
 from spec.errors import InvalidParameterError
 
 from ..ustatistics.local_hajek_mechanism import ALGORITHM_1, USTAT_SPEC_RIGOROUS

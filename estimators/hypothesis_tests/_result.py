@@ -9,8 +9,8 @@ from typing import Literal
 
 from spec import PrivacyGuarantee
 
-from .._concentration import ConcentrationRadius
 from .._privacy_account import PrivacyAccount
+from ..ustatistics.concentration import ConcentrationRadius
 
 __all__ = ["UniformityTestResult"]
 

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import math
 
-from .._concentration import (
+from ..ustatistics.concentration import (
     INNER_FAILURE_PROBABILITY,
     ConcentrationRadius,
     bernstein_range_term,
@@ -83,7 +83,7 @@ def uniformity_xi(n: int, m: int, *,
     """
     size = check_integer_at_least(n, 2, f"the uniformity test needs n >= 2 samples, got n={n!r}")
     alphabet = check_alphabet_size(m)
-    g = check_failure_probability(gamma)
+    g = check_failure_probability(gamma, "gamma")
     log_term = union_bound_log_term(size, g)
     variance_un = 8.0 / (alphabet**2 * size) + 8.0 / (alphabet * size**2)
     terms = {

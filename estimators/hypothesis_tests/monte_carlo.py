@@ -34,7 +34,7 @@ import numpy as np
 
 from spec.errors import InvalidParameterError, ParameterTypeError, SampleSizeError
 
-from .._concentration import check_failure_probability
+from ..ustatistics.concentration import check_failure_probability
 
 __all__ = ["DEFAULT_SIMULATIONS", "MonteCarloNull", "monte_carlo_null"]
 

@@ -57,20 +57,27 @@ from typing import Any, Literal
 import numpy as np
 
 from mechanisms import Mechanism
-from spec import Categorical, DatasetDomain, MechanismSpec, Reference, SubstituteOne
-from spec._random import RandomLike, as_generator
-from spec._types import check_epsilon
+from spec import (
+    Categorical,
+    DatasetDomain,
+    MechanismSpec,
+    RandomLike,
+    Reference,
+    SubstituteOne,
+    as_generator,
+    check_epsilon,
+)
 from spec.errors import InvalidParameterError, ParameterTypeError, SampleSizeError
 
-from .._binary_coinpress import (
+from .._privacy_account import PrivacyAccount
+from ..ustatistics import collision_kernel
+from ..ustatistics.binary_coinpress import (
     BinaryCoinPressMechanism,
     binary_coinpress_chunks,
     sensitivity_claim,
 )
-from .._concentration import INNER_FAILURE_PROBABILITY, check_failure_probability
-from .._privacy_account import PrivacyAccount
-from ..ustatistics import collision_kernel
 from ..ustatistics.coinpress import COINPRESS
+from ..ustatistics.concentration import INNER_FAILURE_PROBABILITY, check_failure_probability
 from ..ustatistics.median_of_means import median_of_means_mechanism
 from ..ustatistics.partition import median_of_means_chunk_count, median_of_means_partition
 from ._result import UniformityTestResult
@@ -253,7 +260,7 @@ def private_uniformity_test_mechanism(n: int, m: int, epsilon: float, *,
     alphabet = check_alphabet_size(m)
     eps = check_epsilon(epsilon)
     a = check_failure_probability(alpha, "alpha")
-    g = check_failure_probability(gamma)
+    g = check_failure_probability(gamma, "gamma")
     seed = _check_seed(partition_seed)
     record = Categorical(size=alphabet)
     if kind == "local_hajek":

@@ -25,8 +25,7 @@ import numpy as np
 from scipy.stats import binom
 
 from mechanisms import AdditiveNoiseMechanism
-from spec import Gaussian, Laplace
-from spec._types import check_epsilon
+from spec import Gaussian, Laplace, check_epsilon
 from spec.errors import InvalidParameterError, UnsupportedCombinationError
 
 __all__ = ["JointAccounting", "joint_accounting", "regular_graph_tv_bound", "rr_joint_delta"]

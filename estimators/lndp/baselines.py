@@ -29,8 +29,7 @@ import scipy.sparse as sp
 
 from mechanisms import LaplaceMechanism
 from mechanisms.accounting import PrivacyBudget, charge
-from spec import ApproxDP, GraphDomain, LocalNodeRelation
-from spec._random import RandomLike, as_generator
+from spec import ApproxDP, GraphDomain, LocalNodeRelation, RandomLike, as_generator
 from spec.errors import InvalidParameterError
 from spec.validation import check_delta, check_epsilon
 

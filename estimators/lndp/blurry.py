@@ -27,8 +27,7 @@ import numpy as np
 
 from mechanisms import GaussianMechanism
 from mechanisms.accounting import PrivacyBudget, charge
-from spec import GraphDomain, LocalNodeRelation
-from spec._random import RandomLike, as_generator
+from spec import GraphDomain, LocalNodeRelation, RandomLike, as_generator
 from spec.errors import InvalidParameterError
 
 from ._common import (

@@ -31,7 +31,7 @@ from typing import Any, Literal
 import numpy as np
 
 from mechanisms.accounting import PrivacyBudget
-from spec._random import RandomLike
+from spec import RandomLike
 from spec.errors import InvalidParameterError
 
 from ._common import check_nodes, local_views

@@ -26,7 +26,7 @@ import numpy as np
 from scipy.linalg import toeplitz
 
 from mechanisms.accounting import PrivacyBudget
-from spec._random import RandomLike
+from spec import RandomLike
 from spec.errors import InvalidParameterError
 
 from ._common import check_nodes, local_views

@@ -35,8 +35,7 @@ from scipy.stats import norm
 
 from mechanisms import GaussianMechanism
 from mechanisms.accounting import PrivacyBudget, charge
-from spec import ApproxDP, GraphDomain, LocalNodeRelation
-from spec._random import RandomLike, as_generator
+from spec import ApproxDP, GraphDomain, LocalNodeRelation, RandomLike, as_generator
 from spec.errors import InvalidParameterError, UnsupportedCombinationError
 
 from ._common import (

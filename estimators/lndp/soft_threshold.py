@@ -21,9 +21,7 @@ import numpy as np
 
 from mechanisms import GaussianMechanism
 from mechanisms.accounting import PrivacyBudget, charge
-from spec import GraphDomain, LocalNodeRelation
-from spec._random import RandomLike, as_generator
-from spec._types import check_positive
+from spec import GraphDomain, LocalNodeRelation, RandomLike, as_generator, check_positive
 from spec.errors import InvalidParameterError
 
 from ._common import (

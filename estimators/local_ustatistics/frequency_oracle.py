@@ -31,8 +31,7 @@ from typing import Literal
 
 import numpy as np
 
-from spec._random import RandomLike, as_generator
-from spec._types import check_epsilon
+from spec import RandomLike, as_generator, check_epsilon
 from spec.errors import InvalidParameterError
 
 from .hierarchy import check_depth, score_cells

@@ -27,8 +27,8 @@ from spec import (
     LocalRelation,
     MechanismSpec,
     PureDP,
+    check_epsilon,
 )
-from spec._types import check_epsilon
 
 from ._references import reference
 from .frequency_oracle import Variant, hadamard_reports, hadamard_sign, oracle_budget

@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 
 from mechanisms.accounting import PrivacyBudget, charge
-from spec._random import RandomLike, as_generator
+from spec import RandomLike, as_generator
 from spec.errors import InvalidInputError, InvalidParameterError, OutOfDomainError
 from spec.validation import integer_array, real_array
 

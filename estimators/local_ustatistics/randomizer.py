@@ -20,8 +20,7 @@ from typing import Any, Literal
 
 import numpy as np
 
-from spec._random import RandomLike, as_generator
-from spec._types import check_epsilon
+from spec import RandomLike, as_generator, check_epsilon
 from spec.errors import InvalidInputError, InvalidParameterError
 
 __all__ = ["KaryRandomizer", "eq9_probabilities"]

@@ -45,11 +45,12 @@ from spec import (
     Laplace,
     MechanismSpec,
     PureDP,
+    RandomLike,
     RealInterval,
     SubstituteOne,
     VectorDomain,
+    as_generator,
 )
-from spec._random import RandomLike, as_generator
 from spec.errors import (
     DeltaRangeError,
     InconsistentSpecError,

@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from spec._random import RandomLike, as_generator
+from spec import RandomLike, as_generator
 from spec.errors import InvalidParameterError
 
 __all__ = ["AlphabetDistribution", "plus_minus_perturbation", "uniform_distribution"]

@@ -10,7 +10,7 @@ import math
 import numbers
 from typing import Any, Literal
 
-from spec._types import check_epsilon, check_positive, check_probability
+from spec import check_alpha, check_epsilon, check_positive, check_probability
 from spec.errors import InvalidParameterError, ParameterTypeError, SampleSizeError
 
 __all__ = [
@@ -52,11 +52,8 @@ def check_nonnegative(value: Any, what: str) -> float:
 
 
 def check_failure_probability(value: Any, what: str = "alpha") -> float:
-    """Return a failure probability in the open interval (0, 1)."""
-    x = check_probability(value, what)
-    if not 0.0 < x < 1.0:
-        raise InvalidParameterError(f"{what} must lie in (0, 1), got {value!r}")
-    return x
+    """Return a failure probability in the open interval (0, 1) (:func:`spec.check_alpha`)."""
+    return check_alpha(value, what)
 
 
 def check_mode(value: Any) -> SensitivityMode:

@@ -41,8 +41,7 @@ import numpy as np
 import numpy.typing as npt
 
 from mechanisms import Mechanism
-from spec import GlobalSensitivity, Laplace, MechanismSpec, Reference
-from spec._random import RandomLike
+from spec import GlobalSensitivity, Laplace, MechanismSpec, RandomLike, Reference
 from spec.errors import InvalidParameterError, SampleSizeError
 
 from .._result import PrivateEstimate

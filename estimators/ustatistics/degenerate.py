@@ -25,7 +25,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from spec._random import RandomLike
+from spec import RandomLike
 from spec.errors import InvalidParameterError, SampleSizeError
 
 from ._parameters import SensitivityMode, check_count, check_failure_probability, check_positive

@@ -26,7 +26,7 @@ from typing import Any, Literal
 import numpy as np
 import scipy.sparse as sp
 
-from spec._random import RandomLike, as_generator
+from spec import RandomLike, as_generator, check_alpha
 from spec.errors import InvalidInputError, InvalidParameterError, SampleSizeError
 
 from .exact import _check_weights, local_hajek_projections, min_weight_tuple_sum, weighted_tuple_sum
@@ -313,8 +313,7 @@ def default_subsample_size(n: int, k: int, alpha: float) -> int:
     (``docs/derivations.md`` §5, choice 2).
     """
     n, k = _check_n_k(n, k)
-    if not (0 < alpha < 1):
-        raise InvalidParameterError(f"alpha must lie in (0, 1), got {alpha!r}")
+    alpha = check_alpha(alpha)
     return math.ceil(8.0 * (n * n) / (k * k) * math.log(n / alpha))
 
 

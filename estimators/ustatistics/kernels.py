@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from spec._random import RandomLike, as_generator
+from spec import RandomLike, as_generator
 from spec.errors import InvalidInputError, InvalidParameterError, KernelRangeError
 
 from . import _builtin_functions as fn

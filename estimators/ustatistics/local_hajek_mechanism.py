@@ -40,8 +40,8 @@ from spec import (
     Reference,
     SmoothSensitivityBound,
     SmoothSensitivityNoise,
+    check_epsilon,
 )
-from spec._types import check_epsilon
 from spec.errors import InvalidParameterError
 
 from ._parameters import SensitivityMode, check_mode

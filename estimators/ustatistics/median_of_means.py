@@ -37,8 +37,7 @@ import scipy.sparse as sp
 from mechanisms import Mechanism
 from mechanisms.accounting import charge
 from mechanisms.composition import parallel_composition
-from spec import InverseQuartic, MechanismSpec, SmoothSensitivityBound
-from spec._random import RandomLike, as_generator
+from spec import InverseQuartic, MechanismSpec, RandomLike, SmoothSensitivityBound, as_generator
 from spec.errors import InvalidParameterError
 
 from .._result import PrivateEstimate, non_private_field

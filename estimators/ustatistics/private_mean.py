@@ -22,7 +22,7 @@ from typing import Any, ClassVar
 
 import networkx as nx
 
-from spec._random import RandomLike
+from spec import RandomLike
 from spec.errors import InvalidParameterError
 
 from .._result import PrivateEstimate, non_private_field

@@ -55,9 +55,10 @@ from spec import (
     InverseQuartic,
     MechanismSpec,
     PureDP,
+    RandomLike,
     SubstituteOne,
+    as_generator,
 )
-from spec._random import RandomLike, as_generator
 from spec.errors import InvalidParameterError, SampleSizeError
 from spec.validation import check_epsilon
 

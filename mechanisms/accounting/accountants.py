@@ -36,9 +36,9 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from spec import check_delta
 from spec.errors import InvalidParameterError, UnsupportedCombinationError
 from spec.guarantees import ApproxDP, GaussianDP, RenyiDP, ZeroConcentratedDP
-from spec._types import check_delta
 
 from .curves import PrivacyCurves, privacy_curves
 

@@ -24,9 +24,17 @@ from typing import Literal
 
 from pydantic import model_validator
 
-from spec import AddRemoveOne, AdditiveNoise, DatasetDomain, Gaussian, MechanismSpec, SubstituteOne
-from spec._base import SpecModel
-from spec._types import PositiveInt, Probability
+from spec import (
+    AdditiveNoise,
+    AddRemoveOne,
+    DatasetDomain,
+    Gaussian,
+    MechanismSpec,
+    PositiveInt,
+    Probability,
+    SpecModel,
+    SubstituteOne,
+)
 from spec.errors import InconsistentSpecError, InvalidParameterError, UnsupportedCombinationError
 
 from .curves import PrivacyCurves, _pld_from_parameters, privacy_curves, randomized_response_rdp
@@ -118,6 +126,7 @@ def _scalar_additive(spec: MechanismSpec) -> tuple[object, float] | None:
 def _poisson_pld(spec: MechanismSpec, q: float):  # type: ignore[no-untyped-def]
     """dp_accounting's PLD of the Poisson-subsampled additive mechanism, if it has one."""
     from dp_accounting.pld import privacy_loss_distribution as pld_mod
+
     from spec import DiscreteGaussian, DiscreteLaplace, Laplace
 
     found = _scalar_additive(spec)

@@ -40,7 +40,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from spec._types import check_delta, check_epsilon
+from spec import check_delta, check_epsilon
 from spec.errors import BudgetExceededError, InvalidParameterError
 
 from .accountants import Accountant, make_accountant

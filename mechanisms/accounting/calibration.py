@@ -17,9 +17,19 @@ import math
 
 from scipy import optimize
 
-from spec import AdditiveNoise, DatasetDomain, GlobalSensitivity, Laplace, MechanismSpec, PureDP
-from spec import RealInterval, SubstituteOne
-from spec._types import check_delta, check_epsilon, check_positive
+from spec import (
+    AdditiveNoise,
+    DatasetDomain,
+    GlobalSensitivity,
+    Laplace,
+    MechanismSpec,
+    PureDP,
+    RealInterval,
+    SubstituteOne,
+    check_delta,
+    check_epsilon,
+    check_positive,
+)
 from spec.errors import InvalidParameterError
 from spec.guarantees import GaussianDP
 

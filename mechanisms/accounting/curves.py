@@ -44,8 +44,8 @@ from spec import (
     ApproxDP,
     DiscreteGaussian,
     DiscreteLaplace,
-    GaussianDP,
     Gaussian,
+    GaussianDP,
     Gumbel,
     Laplace,
     MechanismSpec,
@@ -56,7 +56,7 @@ from spec import (
     ZeroConcentratedDP,
 )
 from spec.errors import InvalidParameterError, UnsupportedCombinationError
-from spec.mechanism_spec import _laplace_rdp
+from spec.mechanism_spec import laplace_rdp
 
 __all__ = ["PldFactory", "PrivacyCurves", "privacy_curves", "randomized_response_rdp"]
 
@@ -144,7 +144,8 @@ def _pld_three_point(epsilon: float, profile: Callable[[float], float]) -> PldFa
     """
 
     def build(interval: float) -> Any:
-        from dp_accounting.pld import pld_pmf, privacy_loss_distribution as pld_mod
+        from dp_accounting.pld import pld_pmf
+        from dp_accounting.pld import privacy_loss_distribution as pld_mod
 
         ratio = epsilon / interval
         n = max(1, round(ratio) if abs(ratio - round(ratio)) < 1e-9 else math.ceil(ratio))
@@ -224,7 +225,7 @@ def _additive(spec: MechanismSpec, noise: AdditiveNoise) -> PrivacyCurves | None
             source=src, pure_epsilon=lam, exact_pld=True,
             pld=lambda h: pld_mod.from_laplace_mechanism(law.scale, sensitivity=delta_f,
                                                          value_discretization_interval=h),
-            rdp=_laplace_rdp(lam), rho=lam * lam / 2.0)
+            rdp=laplace_rdp(lam), rho=lam * lam / 2.0)
     if isinstance(law, DiscreteLaplace) and dim == 1:
         eps = delta_f / law.scale
         return PrivacyCurves(

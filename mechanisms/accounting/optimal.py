@@ -27,9 +27,9 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import optimize, special
 
+from spec import check_delta
 from spec.errors import InvalidParameterError, UnsupportedCombinationError
 from spec.guarantees import ApproxDP, PureDP
-from spec._types import check_delta
 
 __all__ = ["OptimalComposition", "optimal_composition"]
 

@@ -21,8 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from spec import MechanismSpec
-from spec._random import WeightedChoice
+from spec import MechanismSpec, WeightedChoice
 from spec.errors import InvalidInputError, UnsupportedCombinationError
 
 from ..pairs import CandidatePair

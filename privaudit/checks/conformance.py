@@ -34,7 +34,6 @@ References
 
 from __future__ import annotations
 
-import numbers
 from typing import Any
 
 import numpy as np
@@ -45,10 +44,11 @@ from spec import (
     FiniteRandomizer,
     NoisyArgmax,
     RandomizedResponse,
+    RandomLike,
     SmoothSensitivityNoise,
+    as_generator,
+    check_alpha,
 )
-from spec._random import RandomLike, as_generator
-from spec.errors import InvalidParameterError
 
 from ..pairs import to_jsonable
 from ..results import CheckOutcome, jsonable_details
@@ -70,12 +70,6 @@ from ._selection import selection_probabilities
 __all__ = ["check_noise_law"]
 
 _NAME = "noise_law"
-
-
-def _check_alpha(alpha: Any) -> float:
-    if isinstance(alpha, bool) or not isinstance(alpha, numbers.Real) or not 0.0 < alpha < 1.0:
-        raise InvalidParameterError(f"alpha must be a number in (0, 1), got {alpha!r}")
-    return float(alpha)
 
 
 # ----------------------------------------------------------------------------------------
@@ -259,7 +253,7 @@ def check_noise_law(mechanism: Mechanism, x: Any, rng: RandomLike, *, samples: i
     .. [2] Wang et al., "The Curator Attack", CCS 2024.
     """
     n = check_count(samples, "samples", 1)
-    level = _check_alpha(alpha)
+    level = check_alpha(alpha)
     spec = mechanism.spec
     noise = spec.noise
     if noise is None:

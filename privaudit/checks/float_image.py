@@ -53,8 +53,16 @@ from typing import Any
 import numpy as np
 
 from mechanisms import Mechanism
-from spec import AdditiveNoise, ApproxDP, Laplace, LatticeGaussian, LatticeLaplace, PureDP
-from spec._random import RandomLike, as_generator
+from spec import (
+    AdditiveNoise,
+    ApproxDP,
+    Laplace,
+    LatticeGaussian,
+    LatticeLaplace,
+    PureDP,
+    RandomLike,
+    as_generator,
+)
 
 from ..pairs import CandidatePair, to_jsonable
 from ..results import CheckOutcome, Counterexample, jsonable_details

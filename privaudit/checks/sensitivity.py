@@ -39,8 +39,7 @@ from typing import Any
 import numpy as np
 
 from mechanisms import Mechanism
-from spec import MechanismSpec
-from spec._random import RandomLike, as_generator
+from spec import MechanismSpec, RandomLike, as_generator
 
 from ..pairs import CandidatePair
 from ..results import CheckOutcome, jsonable_details

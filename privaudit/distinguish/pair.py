@@ -120,7 +120,7 @@ from privaudit.statistics.pooled import pooled_bound
 from privaudit.statistics.power import detectable_epsilon
 from privaudit.statistics.rate_ratio import rate_ratio_lower_bound
 from privaudit.streaming import Executor, StreamProgress, block_rows, root_seed, stream_chunks
-from spec._random import RandomLike, as_generator
+from spec import RandomLike, as_generator
 from spec.errors import AuditError, InvalidParameterError, PrivauditError
 
 from .declared_plan import DeclaredPlan, declared_loss_law, plan_declared_events

@@ -22,8 +22,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from spec import MechanismSpec
-from spec._random import RandomLike, as_generator
+from spec import MechanismSpec, RandomLike, as_generator
 from spec.errors import InvalidInputError
 from spec.relations import AdversarialPair
 

@@ -29,8 +29,7 @@ from typing import Any
 
 import numpy as np
 
-from spec import MechanismSpec
-from spec._random import RandomLike, WeightedChoice, as_generator
+from spec import MechanismSpec, RandomLike, WeightedChoice, as_generator
 from spec.errors import InvalidInputError, UnsupportedCombinationError
 from spec.relations import LocalMoves
 

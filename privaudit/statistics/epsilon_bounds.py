@@ -46,6 +46,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from spec import check_alpha, check_delta
 from spec.errors import InvalidParameterError
 
 from .clopper_pearson import cp_lower, cp_upper
@@ -64,24 +65,6 @@ DEFAULT_REPORT_DELTA = 1e-6
 
 #: Number of points of the fine ε grid used by :func:`violation_margin` by default.
 _GRID_POINTS = 257
-
-
-def _check_alpha(alpha: Any) -> float:
-    if isinstance(alpha, bool) or not isinstance(alpha, (int, float, np.floating, np.integer)):
-        raise InvalidParameterError(f"alpha must be a number in (0, 1), got {alpha!r}")
-    a = float(alpha)
-    if not 0.0 < a < 1.0:
-        raise InvalidParameterError(f"alpha must lie in (0, 1), got {alpha!r}")
-    return a
-
-
-def _check_delta(delta: Any) -> float:
-    if isinstance(delta, bool) or not isinstance(delta, (int, float, np.floating, np.integer)):
-        raise InvalidParameterError(f"delta must be a number in [0, 1), got {delta!r}")
-    d = float(delta)
-    if not 0.0 <= d < 1.0:
-        raise InvalidParameterError(f"delta must lie in [0, 1), got {delta!r}")
-    return d
 
 
 def _finish(a: np.ndarray) -> Any:
@@ -131,8 +114,8 @@ def epsilon_lower_bound(count_x: npt.ArrayLike, n_x: npt.ArrayLike, count_y: npt
     >>> float(epsilon_lower_bound(0, 100, 50, 100, alpha=0.05))
     0.0
     """
-    a = _check_alpha(alpha)
-    d = _check_delta(delta)
+    a = check_alpha(alpha)
+    d = check_delta(delta)
     lower = np.asarray(cp_lower(count_x, n_x, a / 2.0), dtype=np.float64)
     upper = np.asarray(cp_upper(count_y, n_y, a / 2.0), dtype=np.float64)
     numerator = lower - d
@@ -144,8 +127,10 @@ def epsilon_lower_bound(count_x: npt.ArrayLike, n_x: npt.ArrayLike, count_y: npt
 def claimed_point(guarantee: Any) -> tuple[float, float]:
     """The (ε, δ) point of a claim at which ε lower bounds are reported.
 
-    Pure ε-DP → (ε, 0); (ε, δ)-DP → (ε, δ); Rényi, zero-concentrated and Gaussian DP →
-    (``epsilon_for_delta(δ*)``, δ*) with δ* = :data:`DEFAULT_REPORT_DELTA`.
+    The one rule for it: the auditor, the exact audit, reports, certificates and their
+    consistency check all quote this point.  Pure ε-DP → (ε, 0); (ε, δ)-DP → (ε, δ);
+    Rényi, zero-concentrated and Gaussian DP → (``epsilon_for_delta(δ*)``, δ*) with
+    δ* = :data:`DEFAULT_REPORT_DELTA` (the audit itself tests their whole curve).
 
     Examples
     --------

@@ -61,6 +61,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from spec import check_alpha
 from spec.errors import InvalidInputError, InvalidParameterError
 
 __all__ = [
@@ -71,15 +72,6 @@ __all__ = [
 
 #: Largest u = λc allowed by the default tuning (Waudby-Smith & Ramdas use ½ or ¾).
 BET_CAP = 0.75
-
-
-def _check_alpha(alpha: Any) -> float:
-    if isinstance(alpha, bool) or not isinstance(alpha, (int, float, np.floating, np.integer)):
-        raise InvalidParameterError(f"alpha must be a number in (0, 1), got {alpha!r}")
-    a = float(alpha)
-    if not 0.0 < a < 1.0:
-        raise InvalidParameterError(f"alpha must lie in (0, 1), got {alpha!r}")
-    return a
 
 
 def _finish(a: np.ndarray) -> Any:
@@ -135,7 +127,7 @@ def mean_lower_bound(samples: npt.ArrayLike, *, alpha: float) -> Any:
     >>> 0.19 < float(mean_lower_bound(x, alpha=0.05)) < 0.2
     True
     """
-    a = _check_alpha(alpha)
+    a = check_alpha(alpha)
     x = np.asarray(samples, dtype=np.float64)
     if x.ndim == 0 or x.shape[-1] == 0:
         raise InvalidInputError(f"need at least one sample, got shape {x.shape}")
@@ -182,7 +174,7 @@ def tune_eb_bet(mean_guess: npt.ArrayLike, var_guess: npt.ArrayLike, n: int, *,
         λ = min(√(2 log(1/α)/(n v)), cap/c) (the minimiser of the Gaussian
         approximation of the bound's slack) and c.
     """
-    a = _check_alpha(alpha)
+    a = check_alpha(alpha)
     if not 0.0 < float(cap) < 1.0:
         raise InvalidParameterError(f"cap must lie in (0, 1), got {cap!r}")
     c = np.clip(np.asarray(mean_guess, dtype=np.float64), 0.0, 1.0)
@@ -222,7 +214,7 @@ def eb_lower_bound_from_sums(sum_x: npt.ArrayLike, sum_sq_centred: npt.ArrayLike
     >>> float(eb_lower_bound_from_sums(0.0, 0.0, 100, alpha=0.05, lam=1.0, centre=0.0))
     0.0
     """
-    a = _check_alpha(alpha)
+    a = check_alpha(alpha)
     if int(n) < 1:
         raise InvalidParameterError(f"n must be >= 1, got {n!r}")
     lam_a = np.asarray(lam, dtype=np.float64)

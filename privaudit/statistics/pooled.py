@@ -30,6 +30,7 @@ from dataclasses import dataclass
 
 from scipy import stats
 
+from spec import check_alpha
 from spec.errors import InvalidParameterError
 
 __all__ = ["PooledBound", "garwood_lower", "garwood_upper", "pooled_bound"]
@@ -41,22 +42,15 @@ def _count(value: object, what: str) -> int:
     return int(value)
 
 
-def _level(value: object) -> float:
-    if isinstance(value, bool) or not isinstance(value, numbers.Real) \
-            or not 0.0 < float(value) < 1.0:
-        raise InvalidParameterError(f"alpha must lie in (0, 1), got {value!r}")
-    return float(value)
-
-
 def garwood_lower(count: int, alpha: float) -> float:
     """Exact one-sided lower bound on a Poisson mean at level ``alpha`` (0 for count 0)."""
-    k, a = _count(count, "count"), _level(alpha)
+    k, a = _count(count, "count"), check_alpha(alpha)
     return 0.0 if k == 0 else float(stats.chi2.ppf(a, 2 * k)) / 2.0
 
 
 def garwood_upper(count: int, alpha: float) -> float:
     """Exact one-sided upper bound on a Poisson mean at level ``alpha``."""
-    k, a = _count(count, "count"), _level(alpha)
+    k, a = _count(count, "count"), check_alpha(alpha)
     return float(stats.chi2.isf(a, 2 * k + 2)) / 2.0
 
 
@@ -109,7 +103,7 @@ def pooled_bound(lower_1: int, upper_1: int, lower_2: int, upper_2: int, *,
     n = float(poisson_mean)
     if not (math.isfinite(n) and n > 0):
         raise InvalidParameterError(f"poisson_mean must be finite and > 0, got {poisson_mean!r}")
-    a = _level(alpha)
+    a = check_alpha(alpha)
     k1 = _count(lower_1, "lower_1") + _count(lower_2, "lower_2")
     k2 = _count(upper_1, "upper_1") + _count(upper_2, "upper_2")
     lo = garwood_lower(k1, a / 2.0) / (2.0 * n)

@@ -51,6 +51,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from spec import check_alpha
 from spec.errors import InvalidParameterError
 
 from .clopper_pearson import cp_lower
@@ -68,13 +69,6 @@ def checked_poisson_means(mean_x: Any, mean_y: Any) -> tuple[np.ndarray, np.ndar
             f"the Poisson means of the sample sizes must be finite and > 0, got "
             f"mean_x={mean_x!r}, mean_y={mean_y!r}")
     return lx, ly
-
-
-def _alpha(alpha: Any) -> float:
-    if isinstance(alpha, bool) or not isinstance(alpha, (int, float, np.floating)) \
-            or not 0.0 < float(alpha) < 1.0:
-        raise InvalidParameterError(f"alpha must lie in (0, 1), got {alpha!r}")
-    return float(alpha)
 
 
 def _finish(a: np.ndarray) -> Any:
@@ -111,7 +105,7 @@ def rate_ratio_lower_bound(count_x: npt.ArrayLike, count_y: npt.ArrayLike,
     >>> round(float(rate_ratio_lower_bound(1100, 1000, 10**6, 10**6, alpha=0.05)), 4)
     1.0228
     """
-    a = _alpha(alpha)
+    a = check_alpha(alpha)
     kx, ky = np.asarray(count_x), np.asarray(count_y)
     if not (np.issubdtype(kx.dtype, np.integer) and np.issubdtype(ky.dtype, np.integer)) \
             or np.any(kx < 0) or np.any(ky < 0):

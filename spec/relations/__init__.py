@@ -29,6 +29,7 @@ from typing import Union as _Union
 from pydantic import Field as _Field
 
 from ._base import AdversarialPair, LocalMoves, NeighbourDecision, NeighbouringRelationBase
+from ._graph_backgrounds import independent_neighbourhood_edges, near_regular_edges
 from .datasets import AddRemoveOne, SubstituteOne
 from .graphs import EdgeNeighbouring, NodeNeighbouring
 from .local import LocalNodeRelation, LocalRelation
@@ -47,6 +48,8 @@ __all__ = [
     "NodeNeighbouring",
     "QueryDistance",
     "SubstituteOne",
+    "independent_neighbourhood_edges",
+    "near_regular_edges",
 ]
 
 NeighbouringRelation = _Annotated[

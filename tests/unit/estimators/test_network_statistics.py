@@ -16,7 +16,6 @@ import scipy.sparse as sp
 from hypothesis import given
 from hypothesis import strategies as st
 
-from estimators._concentration import ConcentrationRadius
 from estimators.graphs._adjacency import as_adjacency
 from estimators.graphs.coarse_estimate import (
     coarse_density_mechanism,
@@ -31,6 +30,7 @@ from estimators.graphs.concentration import (
     triangle_density_xi,
 )
 from estimators.graphs.densities import edge_density, node_triangle_counts, triangle_density
+from estimators.ustatistics.concentration import ConcentrationRadius
 from spec.errors import InvalidGraphError, InvalidParameterError
 
 
@@ -250,7 +250,6 @@ def test_bad_graphs_are_refused_by_every_entry_point(graph, message):
 
 
 # ---- the estimators and their mechanisms ------------------------------------------------
-from estimators._binary_coinpress import binary_coinpress
 from estimators.graphs import (
     NetworkStatisticEstimate,
     node_chunks,
@@ -267,6 +266,7 @@ from estimators.ustatistics import (
     adjacency_triangle_kernel,
     coinpress_mechanism,
 )
+from estimators.ustatistics.binary_coinpress import binary_coinpress
 from estimators.ustatistics.local_hajek import local_hajek_algorithm
 from mechanisms import QUARTIC_CONSTANT
 from spec import NodeNeighbouring

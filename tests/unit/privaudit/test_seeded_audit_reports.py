@@ -26,8 +26,7 @@ from privaudit import AuditConfig, audit
 from privaudit.checks import _local_search as ratio_search
 from privaudit.distinguish.privacy_loss import LOSS_STEP, LossHistogram, LossMoments, loss_moments
 from privaudit.search import local_search
-from spec.domains import RealInterval
-from spec.domains._base import ScalarDomainBase
+from spec.domains import RealInterval, ScalarDomainBase
 from spec.relations import (
     AddRemoveOne,
     EdgeNeighbouring,

@@ -474,7 +474,7 @@ def test_real_interval_float_shortcut_matches_the_array_checks():
     """Python floats and np.float64 in the interval skip the 0-d array checks: the value
     (bit for bit, -0.0 included) and type are those of the general path, and every value
     the general path refuses is refused with its message."""
-    from spec.domains._base import ScalarDomainBase
+    from spec.domains import ScalarDomainBase
 
     rng = np.random.default_rng(8)
     domains = [RealInterval(), RealInterval(lo=-2.0, hi=3.5), RealInterval(lo=0.0),

@@ -22,7 +22,7 @@ from spec import (
     PureDP,
 )
 from spec.errors import InvalidGraphError, InvalidParameterError
-from spec.relations._graph_backgrounds import (
+from spec.relations import (
     independent_neighbourhood_edges,
     near_regular_edges,
 )

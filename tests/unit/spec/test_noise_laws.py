@@ -152,7 +152,7 @@ def test_content_hash_golden_value():
     """The canonical form ``{"kind":"laplace","scale":1.0}`` must never drift."""
     import hashlib
 
-    from spec._base import HASH_SCHEMA
+    from spec import HASH_SCHEMA
 
     law = Laplace(scale=1.0)
     assert law.canonical_json() == '{"kind":"laplace","scale":1.0}'

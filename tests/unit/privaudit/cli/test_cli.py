@@ -8,6 +8,7 @@ import sys
 import pytest
 
 import privaudit
+from privaudit import registry
 
 
 def run(*args: str) -> subprocess.CompletedProcess[str]:
@@ -32,17 +33,25 @@ def test_no_command_prints_help_and_exits_2():
     assert out.returncode == 2 and "usage" in out.stdout
 
 
-def test_demo_releases_and_prints_the_spec():
-    out = run("demo", "--n", "500", "--epsilon", "0.5", "--seed", "3")
-    assert out.returncode == 0, out.stderr
-    assert "private release" in out.stdout and "spec hash" in out.stdout
-    assert "pure_dp(epsilon=0.5)" in out.stdout
-    # reproducible from the seed
-    assert run("demo", "--n", "500", "--epsilon", "0.5", "--seed", "3").stdout == out.stdout
+def test_demo_releases_a_certified_registry_entry_and_prints_its_spec():
+    """The demo goes through ``registry.get``: it releases an entry only while its
+    certificate is current, and otherwise refuses in one line (exit 2) naming the command
+    that certifies it (code changes make certificates stale until they are re-certified)."""
+    out = run("demo", "--seed", "3")
+    if registry.status("bounded_mean").current:
+        assert out.returncode == 0, out.stderr
+        assert "private release" in out.stdout and "spec hash" in out.stdout
+        assert "pure_dp(epsilon=1) under substitute_one" in out.stdout
+        # reproducible from the seed
+        assert run("demo", "bounded_mean", "--seed", "3").stdout == out.stdout
+    else:
+        assert out.returncode == 2 and out.stdout == ""
+        assert len(out.stderr.strip().splitlines()) == 1, out.stderr
+        assert "privaudit certify --registry bounded_mean" in out.stderr
 
 
-@pytest.mark.parametrize("args", [("demo", "--epsilon", "0"), ("demo", "--epsilon", "nan"),
-                                  ("demo", "--n", "-3"), ("demo", "--bogus"), ("frobnicate",)])
+@pytest.mark.parametrize("args", [("demo", "--seed", "-1"), ("demo", "no.such.entry"),
+                                  ("demo", "--bogus"), ("frobnicate",)])
 def test_usage_errors_are_one_line_exit_2_no_traceback(args):
     out = run(*args)
     assert out.returncode == 2

@@ -486,7 +486,7 @@ def test_weighted_choice_draws_exactly_what_generator_choice_draws():
     seeds and probability vectors (uneven, with zeros, one-hot, and the search's own)."""
     from privaudit.checks import _local_search as ratio_search
     from privaudit.search import local_search
-    from spec._random import WeightedChoice
+    from spec import WeightedChoice
 
     shapes = np.random.default_rng(2024)
     vectors = [local_search._PAIR_MOVE_WEIGHTS, local_search._NEIGHBOUR_MOVE_WEIGHTS,
@@ -510,7 +510,7 @@ def test_weighted_choice_draws_exactly_what_generator_choice_draws():
 
 @pytest.mark.parametrize("p", [[], [[0.5, 0.5]], [0.5, -0.1, 0.6], [0.5, np.nan], [0.3, 0.3]])
 def test_weighted_choice_refuses_what_choice_refuses(p):
-    from spec._random import WeightedChoice
+    from spec import WeightedChoice
 
     with pytest.raises(InvalidParameterError):
         WeightedChoice(p)

@@ -35,10 +35,9 @@ from typing import Any
 import numpy as np
 
 from mechanisms import Mechanism, parallel_composition
-from spec import GlobalSensitivity, Laplace, MechanismSpec, PrivacyGuarantee
-from spec._types import check_epsilon
+from spec import GlobalSensitivity, Laplace, MechanismSpec, PrivacyGuarantee, check_epsilon
 
-from .ustatistics.coinpress_schedule import CoinPressSchedule, coinpress_schedule
+from .coinpress_schedule import CoinPressSchedule, coinpress_schedule
 
 __all__ = [
     "BINARY_KERNEL_TAU",

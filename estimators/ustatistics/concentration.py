@@ -17,8 +17,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
-from spec._types import check_probability
 from spec.errors import InvalidParameterError
+
+from ._parameters import check_failure_probability
 
 __all__ = [
     "INNER_FAILURE_PROBABILITY",
@@ -33,14 +34,6 @@ __all__ = [
 
 #: γ, the constant failure probability of the inner algorithms (Chaudhuri et al. 2024, Wrapper 1).
 INNER_FAILURE_PROBABILITY = 0.01
-
-
-def check_failure_probability(gamma: object, what: str = "gamma") -> float:
-    """Return ``gamma`` as a float in (0, 1); raise :class:`InvalidParameterError` otherwise."""
-    value = check_probability(gamma, what)
-    if not 0.0 < value < 1.0:
-        raise InvalidParameterError(f"{what} must lie in (0, 1), got {gamma!r}")
-    return value
 
 
 def check_integer_at_least(value: object, minimum: int, message: str) -> int:
