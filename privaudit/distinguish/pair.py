@@ -120,7 +120,7 @@ from privaudit.statistics.pooled import pooled_bound
 from privaudit.statistics.power import detectable_epsilon
 from privaudit.statistics.rate_ratio import rate_ratio_lower_bound
 from privaudit.streaming import Executor, StreamProgress, block_rows, root_seed, stream_chunks
-from spec import RandomLike, as_generator
+from spec import RandomLike, as_generator, check_alpha
 from spec.errors import AuditError, InvalidParameterError, PrivauditError
 
 from .declared_plan import DeclaredPlan, declared_loss_law, plan_declared_events
@@ -333,13 +333,6 @@ def _int(value: Any, what: str, minimum: int) -> int:
     return int(value)
 
 
-def _alpha(value: Any) -> float:
-    if isinstance(value, bool) or not isinstance(value, numbers.Real) \
-            or not 0.0 < float(value) < 1.0:
-        raise InvalidParameterError(f"alpha must lie in (0, 1), got {value!r}")
-    return float(value)
-
-
 def _checked_arguments(samples: Any, search_samples: Any, alpha: Any,
                        events_per_direction: Any, allocation: Any, chunk_rows: Any
                        ) -> tuple[int, int, float, int]:
@@ -347,7 +340,7 @@ def _checked_arguments(samples: Any, search_samples: Any, alpha: Any,
     checked (:class:`~spec.errors.InvalidParameterError` naming the bad value)."""
     n = _int(samples, "samples", 1)
     n_s = _int(search_samples, "search_samples", 1)
-    a = _alpha(alpha)
+    a = check_alpha(alpha)
     k = _int(events_per_direction, "events_per_direction", 1)
     if allocation not in ("planned", "equal"):
         raise InvalidParameterError(
