@@ -56,17 +56,31 @@ from __future__ import annotations
 
 import math
 from fractions import Fraction
+from types import ModuleType
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
 from ..errors import ExactSamplingRangeError
-from . import _cks_kernel as _kernel
-from ._cks_kernel import gamma_float as _gamma_float
 
 __all__ = ["MAX_EXACT_T", "discrete_gaussian_exact", "discrete_laplace_exact"]
 
 IntArray = npt.NDArray[np.int64]
+
+
+
+def _kernel() -> ModuleType:
+    """The compiled kernel module, imported on first use (numba is a heavy import)."""
+    from . import _cks_kernel
+
+    return _cks_kernel
+
+
+def _gamma_float(a: Any, sigma: float, t: int) -> tuple[Any, Any]:
+    """The kernel's float filter γ̂ and its error bound M (scalars or arrays)."""
+    return _kernel().gamma_float(a, sigma, t)  # type: ignore[no-any-return]
+
 
 #: Largest numerator t of the discrete Laplace scale t/s (and ⌊σ⌋ + 1) supported.
 MAX_EXACT_T = 1 << 56
@@ -167,7 +181,7 @@ def _rescue(gen: np.random.Generator, status: int, y: int, k: int, big_k: int,
     Algorithm 1 continues with fresh exact coins.
     """
     gamma = _exact_gamma(abs(y), sigma2, t)
-    if status == _kernel.RESCUE_COIN:
+    if status == _kernel().RESCUE_COIN:
         return _bernoulli_exp_neg(gen, gamma)
     f = gamma - math.floor(gamma)
     if _coin_below(gen, big_k, f / k):
@@ -216,8 +230,8 @@ def discrete_laplace_exact(gen: np.random.Generator, scale: Fraction, n: int) ->
     if n == 0:
         return out
     # s = 0 tells the kernel that s exceeds every U + tV < 2⁶³ (all draws are 0)
-    status = _kernel.cks_fill(gen, out, 0, t, s if s <= _INT64_MAX else 0, False, 0.0)[1]
-    if status != _kernel.DONE:
+    status = _kernel().cks_fill(gen, out, 0, t, s if s <= _INT64_MAX else 0, False, 0.0)[1]
+    if status != _kernel().DONE:
         raise _overflow(f"discrete Laplace (scale {t}/{s})")
     return out
 
@@ -249,11 +263,11 @@ def discrete_gaussian_exact(gen: np.random.Generator, sigma: float, n: int) -> I
     out = np.empty(n, dtype=np.int64)
     i = 0
     while i < n:
-        i, status, y, k, big_k = _kernel.cks_fill(gen, out, i, t, 1, True,
+        i, status, y, k, big_k = _kernel().cks_fill(gen, out, i, t, 1, True,
                                                        float(sigma))
-        if status == _kernel.OVERFLOW:
+        if status == _kernel().OVERFLOW:
             raise _overflow(f"discrete Gaussian (sigma {sigma!r})")
-        if status != _kernel.DONE and _rescue(gen, int(status), int(y), int(k), int(big_k),
+        if status != _kernel().DONE and _rescue(gen, int(status), int(y), int(k), int(big_k),
                                               sigma2, t):
             out[i] = y
             i += 1

@@ -131,11 +131,11 @@ def test_exact_rescue_of_the_acceptance_coin(a):
     p = math.exp(-float(gamma))
     gen = np.random.default_rng(a)
     n = 5_000
-    coin = sum(_cks._rescue(gen, _cks._kernel.RESCUE_COIN, a, 0, 0, sigma2, t)
+    coin = sum(_cks._rescue(gen, _cks._kernel().RESCUE_COIN, a, 0, 0, sigma2, t)
                for _ in range(n))
     assert stats.binomtest(coin, n, p).pvalue > ALPHA
     if gamma < 1:
         big_k = gen.integers(0, 1 << 53, n)
-        step = sum(_cks._rescue(gen, _cks._kernel.RESCUE_STEP, -a, 1, int(k), sigma2, t)
+        step = sum(_cks._rescue(gen, _cks._kernel().RESCUE_STEP, -a, 1, int(k), sigma2, t)
                    for k in big_k)
         assert stats.binomtest(step, n, p).pvalue > ALPHA
