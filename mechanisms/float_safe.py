@@ -136,7 +136,7 @@ class _FloatSafeMechanism(AdditiveNoiseMechanism):
         unit = self.noise_law.unit_law  # type: ignore[attr-defined]
         draws = unit.sample_exact(rng, size) if self._exact else unit.sample(rng, size)
         draws += index
-        if draws.size and np.abs(draws).max() > _MAX_GRID:
+        if draws.size and (draws.max() > _MAX_GRID or draws.min() < -_MAX_GRID):
             raise InvalidInputError(
                 f"{self.name!r}: a released grid index exceeds 2**52 (value {index * g!r}, "
                 f"granularity {g!r}); use a coarser granularity")
