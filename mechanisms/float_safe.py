@@ -9,7 +9,7 @@ OpenDP's float Laplace and Gaussian mechanisms and Mironov's snapping mechanism,
    ``r(v) = g·(⌊v/g⌋ + [v/g − ⌊v/g⌋ ≥ ½])``, every step exact in float64 because g is a
    power of two);
 2. add exact discrete noise in grid units — a discrete Laplace or discrete Gaussian
-   integer drawn by the vectorised CKS20 samplers (:mod:`spec.noise._cks`, integer
+   integer drawn by the compiled exact CKS20 samplers (:mod:`spec.noise._cks`, integer
    randomness and exact decisions only);
 3. release ``g·(r(f(D))/g + Y)``, an exact product.
 
