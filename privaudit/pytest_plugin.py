@@ -73,10 +73,10 @@ __all__ = [
     "PrivacyAudit",
     "SeedSource",
     "privacy_audit",
+    "privaudit_executor",
     "pytest_addoption",
     "pytest_collection_modifyitems",
     "pytest_configure",
-    "privaudit_executor",
     "seed_for_nodeid",
 ]
 

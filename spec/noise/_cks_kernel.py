@@ -11,7 +11,9 @@ rigorous error bound settles and hands every other one back to the caller (statu
 below), which decides it in exact rational arithmetic (:mod:`spec.noise._cks`).
 
 Bits left over at the end of a call (never examined) are discarded: the law of the
-draws does not depend on them.
+draws does not depend on them.  The kernel releases the GIL and, like numba's own
+generator methods, does not take the bit generator's lock: a ``Generator`` must not be
+drawn from by two threads at once (the auditor gives every block its own generator).
 
 References
 ----------
