@@ -1,7 +1,7 @@
 """Throughput of the exact samplers beside numpy, OpenDP and the scalar CKS20 reference.
 
 Run with ``python -m pytest benchmarks/test_bench_exact_samplers.py -q --benchmark-only``.
-The vectorised exact samplers (``spec.noise._cks``) and the float-safe mechanisms draw
+The compiled exact samplers (``spec.noise._cks``) and the float-safe mechanisms draw
 N = 10⁶ values per call; the scalar reference (one ``Fraction`` draw at a time) draws
 2 000 and OpenDP's vector measurements 10⁵ (they cost ~10⁴ times more per draw).
 ``extra_info["draws_per_second"]`` records the throughput of the mean round.  Targets:

@@ -9,7 +9,7 @@ OpenDP's float Laplace and Gaussian mechanisms and Mironov's snapping mechanism,
    ``r(v) = g·(⌊v/g⌋ + [v/g − ⌊v/g⌋ ≥ ½])``, every step exact in float64 because g is a
    power of two);
 2. add exact discrete noise in grid units — a discrete Laplace or discrete Gaussian
-   integer drawn by the vectorised CKS20 samplers (:mod:`spec.noise._cks`, integer
+   integer drawn by the compiled exact CKS20 samplers (:mod:`spec.noise._cks`, integer
    randomness and exact decisions only);
 3. release ``g·(r(f(D))/g + Y)``, an exact product.
 
@@ -136,7 +136,7 @@ class _FloatSafeMechanism(AdditiveNoiseMechanism):
         unit = self.noise_law.unit_law  # type: ignore[attr-defined]
         draws = unit.sample_exact(rng, size) if self._exact else unit.sample(rng, size)
         draws += index
-        if draws.size and np.abs(draws).max() > _MAX_GRID:
+        if draws.size and (draws.max() > _MAX_GRID or draws.min() < -_MAX_GRID):
             raise InvalidInputError(
                 f"{self.name!r}: a released grid index exceeds 2**52 (value {index * g!r}, "
                 f"granularity {g!r}); use a coarser granularity")

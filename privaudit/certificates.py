@@ -798,7 +798,7 @@ def certify(mechanism: Mechanism, *, config: AuditConfig | None = None,
             pairs: Sequence[tuple[Any, Any]] = (), progress: Callable[[str], None] | None = None,
             include_report: bool = True, notes: Sequence[str] = (),
             factory: Callable[[], Any] | None = None, source: str | None = None,
-            **overrides: Any) -> Certificate:
+            executor: Any = None, **overrides: Any) -> Certificate:
     """Audit ``mechanism`` and return its certificate.
 
     Parameters
@@ -820,6 +820,10 @@ def certify(mechanism: Mechanism, *, config: AuditConfig | None = None,
         code that builds the mechanism is covered too (:func:`implementation_of`).
     source : str, optional
         How to rebuild the mechanism (``registry:NAME`` or a target), for ``verify``.
+    executor : Executor, "serial", "dask" or None
+        Where the audit's test splits are drawn and counted, as for
+        :func:`~privaudit.audit` (``docs/distributed.md``); the certificate is the same on
+        every executor.
 
     Returns
     -------
@@ -844,7 +848,7 @@ def certify(mechanism: Mechanism, *, config: AuditConfig | None = None,
             f"refusing to certify {mechanism.name!r}: the audit configuration is below the "
             f"certificate minimums ({'; '.join(weak)})")
     found = implementation_of(mechanism, factory=factory)  # the code as it is when audited
-    report = audit(mechanism, config=cfg, pairs=pairs, progress=progress)
+    report = audit(mechanism, config=cfg, pairs=pairs, progress=progress, executor=executor)
     return Certificate.from_report(mechanism, report, explicit_pairs=len(pairs), notes=notes,
                                    include_report=include_report, implementation=found,
                                    source=source)

@@ -6,6 +6,7 @@ Commands::
                     [--executor dask [--scheduler ADDRESS | --workers N]]
     privaudit certify TARGET [-o PATH] | --registry [NAME ...]
                                                      audit and write a certificate
+                    [--executor dask [--scheduler ADDRESS | --workers N]]
     privaudit list [--json] [--check]                the registry and its certificates
     privaudit show CERTIFICATE [--json]              print a certificate (path or entry name)
     privaudit verify CERT ... | --registry [NAME ...]
@@ -205,16 +206,26 @@ def _target_or_registry(args: argparse.Namespace, verb: str) -> None:
         args.parser.error(f"give a TARGET to {verb}, or --registry for registry entries")
 
 
-def _cmd_audit(args: argparse.Namespace) -> int:
-    _target_or_registry(args, "audit")
+def _check_executor_options(args: argparse.Namespace) -> None:
+    """--scheduler and --workers need --executor dask, and exclude each other."""
     if args.executor != "dask" and (args.scheduler is not None or args.workers is not None):
         args.parser.error("--scheduler and --workers need --executor dask")
     if args.scheduler is not None and args.workers is not None:
         args.parser.error("--workers sizes a local cluster; it cannot go with --scheduler")
-    html_writer = _require_outputs(args)
+
+
+def _executor(args: argparse.Namespace) -> Any:
+    """The context manager of the executor chosen by --executor/--scheduler/--workers."""
     from .distributed import executor_scope
 
-    with executor_scope(args.executor, scheduler=args.scheduler, n_workers=args.workers) as run:
+    return executor_scope(args.executor, scheduler=args.scheduler, n_workers=args.workers)
+
+
+def _cmd_audit(args: argparse.Namespace) -> int:
+    _target_or_registry(args, "audit")
+    _check_executor_options(args)
+    html_writer = _require_outputs(args)
+    with _executor(args) as run:
         args.run = run
         if args.registry is not None:
             return _audit_registry(args, html_writer)
@@ -396,14 +407,17 @@ def _audit_registry(args: argparse.Namespace, html_writer: Callable[..., Any] | 
 # ----------------------------------------------------------------------------------------
 def _cmd_certify(args: argparse.Namespace) -> int:
     _target_or_registry(args, "certify")
-    if args.registry is not None:
-        return _certify_registry(args)
-    return _certify_target(args)
+    _check_executor_options(args)
+    with _executor(args) as run:
+        args.run = run
+        if args.registry is not None:
+            return _certify_registry(args)
+        return _certify_target(args)
 
 
 def _certify_one(mech: Any, config: Any, pairs: Sequence[Any], notes: Sequence[str],
                  out: _Output, label: str, *, factory: Callable[[], Any],
-                 source: str) -> tuple[Any, Any]:
+                 source: str, executor: Any = None) -> tuple[Any, Any]:
     """(certificate or None, report); prints the refusal when the audit found a violation
     or is inconclusive."""
     from .auditor import audit
@@ -416,7 +430,8 @@ def _certify_one(mech: Any, config: Any, pairs: Sequence[Any], notes: Sequence[s
         raise CertificateError(f"refusing to certify {label!r}: the configuration is below the "
                                f"certificate minimums ({'; '.join(weak)})")
     found = implementation_of(mech, factory=factory)  # the code as it is when audited
-    report = audit(mech, config=config, pairs=pairs, progress=out.progress(label))
+    report = audit(mech, config=config, pairs=pairs, progress=out.progress(label),
+                   executor=executor)
     if report.violated:
         out.say(report.summary())
         names = ", ".join(c.name for c in report.violations)
@@ -441,7 +456,8 @@ def _certify_target(args: argparse.Namespace) -> int:
     factory = target_factory(args.target)
     mech = factory()
     cert, report = _certify_one(mech, CERTIFICATE_STRENGTH.merged(_overrides(args)), (), (),
-                                out, mech.name, factory=factory, source=args.target)
+                                out, mech.name, factory=factory, source=args.target,
+                                executor=args.run)
     if cert is None:
         return _exit_code(report)
     path = cert.write(args.output or f"{mech.name}.certificate.json")
@@ -463,7 +479,8 @@ def _certify_registry(args: argparse.Namespace) -> int:
         config = item.certificate_config.merged(overrides)
         cert, report = _certify_one(item.create(), config, item.pairs, item.notes, out, item.name,
                                     factory=item.create,
-                                    source=registry.registry_source(item.name))
+                                    source=registry.registry_source(item.name),
+                                    executor=args.run)
         seconds = time.perf_counter() - started
         if cert is None:
             refused.append((item.name, report))
@@ -670,6 +687,19 @@ def _add_run_options(parser: argparse.ArgumentParser, default_note: str) -> None
                         help="no progress and no readable text (exit code and --json only)")
 
 
+def _add_executor_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--executor", choices=("serial", "dask"), default="serial",
+                        help="where the test splits are drawn and counted: in this process "
+                             "(default) or on dask.distributed workers (the extra "
+                             "privaudit[distributed]; docs/distributed.md); same results")
+    parser.add_argument("--scheduler", metavar="ADDRESS", default=None,
+                        help="with --executor dask: address of a running Dask scheduler "
+                             "(default: start a local cluster)")
+    parser.add_argument("--workers", type=_positive_int, default=None, metavar="N",
+                        help="with --executor dask and no --scheduler: worker processes of "
+                             "the local cluster (default: Dask's choice from the cores)")
+
+
 def _build_parser() -> argparse.ArgumentParser:
     parser = _OneLineParser(prog="privaudit", description=_DESCRIPTION,
                             formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -695,16 +725,7 @@ def _build_parser() -> argparse.ArgumentParser:
     _add_run_options(audit, "default: from --strength")
     audit.add_argument("--json", metavar="PATH", default=None,
                        help="write the report as JSON (docs/report_schema.md); '-' for stdout")
-    audit.add_argument("--executor", choices=("serial", "dask"), default="serial",
-                       help="where the test splits are drawn and counted: in this process "
-                            "(default) or on dask.distributed workers (the extra "
-                            "privaudit[distributed]; docs/distributed.md); same results")
-    audit.add_argument("--scheduler", metavar="ADDRESS", default=None,
-                       help="with --executor dask: address of a running Dask scheduler "
-                            "(default: start a local cluster)")
-    audit.add_argument("--workers", type=_positive_int, default=None, metavar="N",
-                       help="with --executor dask and no --scheduler: worker processes of "
-                            "the local cluster (default: Dask's choice from the cores)")
+    _add_executor_options(audit)
     audit.add_argument("--plot", metavar="PATH", default=None,
                        help="save the trade-off plot as PNG (with --registry: a directory)")
     audit.add_argument("--html", metavar="PATH", default=None,
@@ -726,6 +747,7 @@ def _build_parser() -> argparse.ArgumentParser:
                          help="certificate file (default ./NAME.certificate.json); with "
                               "--registry a directory that replaces the registry's")
     _add_run_options(certify, "default: certificate strength")
+    _add_executor_options(certify)
     certify.set_defaults(handler=_cmd_certify, parser=certify)
 
     lister = sub.add_parser("list", help="show the registry and its certificate status",

@@ -24,6 +24,12 @@ Command-line options (all optional):
     Use seed ``S`` for every audit instead of the per-test seed (to reproduce a failure).
 ``--privaudit-confidence C``
     Family-wise confidence of each audit, in [0.5, 1).
+``--privaudit-executor {serial,dask}`` [``--privaudit-scheduler ADDRESS`` | ``--privaudit-workers N``]
+    Where the audits' test splits are drawn and counted: in the test process (default)
+    or on ``dask.distributed`` workers (the extra ``privaudit[distributed]``), on the
+    scheduler at ADDRESS or else on a ``LocalCluster`` of N workers started once for the
+    session, on first use, and closed at its end.  The results are the same, bit for
+    bit, as in the test process (``docs/distributed.md``).
 
 Precedence: keyword overrides passed to ``privacy_audit(...)`` beat the command line,
 which beats the ini file, which beats ``CI_STRENGTH``.
@@ -48,7 +54,7 @@ import hashlib
 import math
 import shlex
 import textwrap
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -67,6 +73,7 @@ __all__ = [
     "PrivacyAudit",
     "SeedSource",
     "privacy_audit",
+    "privaudit_executor",
     "pytest_addoption",
     "pytest_collection_modifyitems",
     "pytest_configure",
@@ -94,6 +101,16 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                          "from the test's node id (reproduces a reported failure)")
     group.addoption("--privaudit-confidence", type=_confidence, default=None, metavar="C",
                     help="family-wise confidence of each privacy_audit, in [0.5, 1)")
+    group.addoption("--privaudit-executor", choices=("serial", "dask"), default="serial",
+                    help="where the audits' test splits are drawn and counted: in the test "
+                         "process (default) or on dask.distributed workers (the extra "
+                         "privaudit[distributed]); same results")
+    group.addoption("--privaudit-scheduler", default=None, metavar="ADDRESS",
+                    help="with --privaudit-executor dask: address of a running Dask "
+                         "scheduler (default: a local cluster for the session)")
+    group.addoption("--privaudit-workers", type=_positive_int, default=None, metavar="N",
+                    help="with --privaudit-executor dask and no scheduler: worker processes "
+                         "of the local cluster")
     parser.addini("privaudit_samples", default=None,
                   help="default outputs per side of each tested pair in privacy_audit")
 
@@ -109,9 +126,18 @@ def _ini_samples(config: pytest.Config) -> int | None:
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    """Register the ``privacy`` marker and validate the ini option."""
+    """Register the ``privacy`` marker and validate the ini and executor options."""
     config.addinivalue_line("markers", _MARKER)
     _ini_samples(config)
+    scheduler = config.getoption("privaudit_scheduler")
+    workers = config.getoption("privaudit_workers")
+    if config.getoption("privaudit_executor") != "dask" and (
+            scheduler is not None or workers is not None):
+        raise pytest.UsageError(
+            "--privaudit-scheduler and --privaudit-workers need --privaudit-executor dask")
+    if scheduler is not None and workers is not None:
+        raise pytest.UsageError("--privaudit-workers sizes a local cluster; it cannot go with "
+                                f"--privaudit-scheduler {scheduler}")
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
@@ -327,6 +353,8 @@ class PrivacyAudit:
         Samples per side from the command line or ini file (``None``: ``CI_STRENGTH``).
     confidence : float or None
         Confidence from the command line (``None``: ``CI_STRENGTH``).
+    executor : Executor or None
+        Where the audits run (``--privaudit-executor``; ``None``: in the test process).
     """
 
     nodeid: str
@@ -334,6 +362,7 @@ class PrivacyAudit:
     seed_source: SeedSource = "node id"
     samples: int | None = None
     confidence: float | None = None
+    executor: Any = field(default=None, repr=False, compare=False)
     outcomes: list[AuditOutcome] = field(default_factory=list, repr=False, compare=False)
 
     def __call__(
@@ -374,15 +403,30 @@ class PrivacyAudit:
         source: SeedSource = "test" if "seed" in config_overrides else self.seed_source
         options.update(config_overrides)
         report = audit(mechanism, config=config if config is not None else CI_STRENGTH,
-                       pairs=pairs, **options)
+                       pairs=pairs, executor=self.executor, **options)
         outcome = AuditOutcome(report=report, seed=report.seed, seed_source=source,
                                nodeid=self.nodeid)
         self.outcomes.append(outcome)
         return outcome
 
 
+@pytest.fixture(scope="session")
+def privaudit_executor(pytestconfig: pytest.Config) -> Iterator[Any]:
+    """The executor of every ``privacy_audit`` of the session (``--privaudit-executor``).
+
+    Started on first use (a Dask cluster only when a test audits) and closed when the
+    session ends.
+    """
+    from privaudit.distributed import executor_scope
+
+    with executor_scope(pytestconfig.getoption("privaudit_executor"),
+                        scheduler=pytestconfig.getoption("privaudit_scheduler"),
+                        n_workers=pytestconfig.getoption("privaudit_workers")) as run:
+        yield run
+
+
 @pytest.fixture
-def privacy_audit(request: pytest.FixtureRequest) -> PrivacyAudit:
+def privacy_audit(request: pytest.FixtureRequest, privaudit_executor: Any) -> PrivacyAudit:
     """Audit a mechanism at CI strength with a seed derived from the test's node id.
 
     Use as ``privacy_audit(mechanism, pairs=(), **config_overrides)``; it returns an
@@ -401,6 +445,7 @@ def privacy_audit(request: pytest.FixtureRequest) -> PrivacyAudit:
         seed_source="--privaudit-seed" if option_seed is not None else "node id",
         samples=samples,
         confidence=config.getoption("privaudit_confidence"),
+        executor=privaudit_executor,
     )
     request.node.user_properties.append(("privaudit_seed", runner.seed))
     return runner

@@ -14,10 +14,10 @@ Two samplers per law:
   the law is exact only up to floating-point rounding (relative errors ~1e-16 in the
   probabilities).  Fast; used for simulation and auditing.
 * :meth:`sample_exact` — Canonne–Kamath–Steinke 2020 Algorithms 1–3, exactly (integer
-  and rational decisions only), with randomness taken only from ``Generator.integers``
-  (exact uniform integers), vectorised over numpy int64 batches
-  (:mod:`spec.noise._cks`, which also keeps the one-draw-at-a-time ``Fraction``
-  reference).  The float parameter is converted exactly with ``Fraction(x)``.  Supported
+  and rational decisions only), with randomness taken only as uniform integers from the
+  generator (its raw 64-bit words through ``Generator.integers``), run by a compiled
+  numba kernel (:mod:`spec.noise._cks`, which also keeps the one-draw-at-a-time
+  ``Fraction`` reference).  The float parameter is converted exactly with ``Fraction(x)``.  Supported
   range: discrete Laplace scale t/s with t ≤ 2⁵⁶, discrete Gaussian ⌊σ⌋ + 1 ≤ 2⁵²
   (:class:`~spec.errors.ExactSamplingRangeError` outside).
 
@@ -214,10 +214,11 @@ class DiscreteLaplace(_SymmetricIntegerLaw):
         return out.astype(np.int64, copy=False)
 
     def sample_exact(self, rng: RandomLike, size: int | tuple[int, ...]) -> IntArray:
-        """Exact draw by CKS20 Algorithm 2, vectorised over int64 batches.
+        """Exact draw by CKS20 Algorithm 2 (compiled kernel, int64).
 
         The scale is taken as the exact rational ``Fraction(scale) = t/s``; all randomness
-        comes from ``Generator.integers``; every decision is an exact integer comparison
+        comes as uniform integers from ``Generator.integers``; every decision is an exact
+        integer comparison
         (:func:`spec.noise._cks.discrete_laplace_exact`).
 
         Raises
@@ -422,9 +423,10 @@ class DiscreteGaussian(_SymmetricIntegerLaw):
         return out
 
     def sample_exact(self, rng: RandomLike, size: int | tuple[int, ...]) -> IntArray:
-        """Exact draw by CKS20 Algorithms 1–3 for σ² = Fraction(σ)², vectorised (int64).
+        """Exact draw by CKS20 Algorithms 1–3 for σ² = Fraction(σ)² (compiled kernel, int64).
 
-        All randomness comes from ``Generator.integers``; every decision is exact (float
+        All randomness comes as uniform integers from ``Generator.integers``; every decision
+        is exact (float
         values only filter out comparisons that are far from close, see
         :func:`spec.noise._cks.discrete_gaussian_exact`).
 

@@ -4,7 +4,7 @@
 ``Y`` a discrete Laplace or discrete Gaussian law on ℤ (the *unit law*, in grid units)
 and ``g = 2^−k`` a public granularity.  Because g is a power of two, ``x/g`` and ``g·k``
 are exact in float64 (away from overflow and underflow), so every formula is the unit
-law's at ``x/g``, and the exact sampler of the unit law (CKS20, vectorised,
+law's at ``x/g``, and the exact sampler of the unit law (CKS20, compiled,
 :mod:`spec.noise._cks`) gives exact draws on the lattice.
 
 An additive mechanism with this noise releases ``r(f(D)) + Z`` where ``r`` rounds f onto

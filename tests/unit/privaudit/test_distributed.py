@@ -199,6 +199,30 @@ def test_cli_executor_options(monkeypatch, capsys, tmp_path):
     assert on_dask == serial
 
 
+def test_cli_certify_on_dask_writes_the_serial_certificate(monkeypatch, capsys, tmp_path):
+    """``privaudit certify --executor dask``: the same certificate as in-process (threads
+    here, as above), and the same option checks as ``audit``."""
+    target = "examples/custom_mechanism.py:build_noisy_histogram"
+    with pytest.raises(SystemExit) as stop:
+        main(["certify", target, "-q", "--workers", "2"])
+    assert stop.value.code == 2
+    assert "need --executor dask" in capsys.readouterr().err
+    monkeypatch.setattr(dist, "DaskExecutor", functools.partial(DaskExecutor, processes=False))
+    common = ["certify", target, "--samples", "100000", "--seed", "5", "-q", "-o"]
+    assert main([*common, str(tmp_path / "serial.json")]) == 0
+    assert main([*common, str(tmp_path / "dask.json"), "--executor", "dask",
+                 "--workers", "2"]) == 0
+    import json
+
+    serial, on_dask = (json.loads((tmp_path / f"{n}.json").read_text())
+                       for n in ("serial", "dask"))
+    for cert in (serial, on_dask):
+        for key in ("created", "runtime_seconds"):
+            cert.pop(key)
+        cert["report"].pop("runtime_seconds")
+    assert on_dask == serial
+
+
 @pytest.mark.slow
 def test_worker_processes_give_the_serial_report():
     """``audit(executor="dask")``: a LocalCluster of worker processes, started and closed."""

@@ -1,8 +1,9 @@
 """The vectorised exact CKS20 samplers (``spec.noise._cks``): their decisions, range and law.
 
-Deterministic tests check the exact pieces (the factorial-digit decoding of the
-Bernoulli(e⁻¹) coin against Algorithm 1's own coins, the float filter's error bound against
-exact rational arithmetic, the exact rescue of close calls, the supported range).  The
+Deterministic tests check the exact pieces (the float filter's error bound against exact
+rational arithmetic, the exact decision of close calls, the supported range, that the
+draws come from the injected generator); binomial tests check the compiled kernel's coins
+through the discrete Laplace law and the exact rescue of the discrete Gaussian's coin.  The
 seeded statistical tests state their level: α = 1e-4 each.
 """
 
@@ -22,49 +23,39 @@ from spec.noise import _cks
 ALPHA = 1e-4
 
 
-def _first_failing_coin(w: int, n: int) -> int:
-    """Algorithm 1 with γ = 1 read off W's factorial digits: W = Σ_j d_j · n!/j!,
-    d_j ∈ {0..j−1}; coin k = Bernoulli(1/k) succeeds iff d_k = 0 (k = 2..n)."""
-    size = math.factorial(n)
-    for k in range(2, n + 1):
-        d_k = (w // (size // math.factorial(k))) % k
-        if d_k != 0:
-            return k
-    return n + 1  # all coins 2..n succeeded
+@pytest.mark.parametrize("scale", [Fraction(1), Fraction(10, 3), Fraction(7, 2),
+                                   Fraction(1 << 40), Fraction(1 << 45, 3)])
+def test_discrete_laplace_zero_and_tail_frequencies(scale):
+    """P(Y = 0) = tanh(s/(2t)) and P(|Y| > m) = 2e^{−(m+1)s/t}/(1 + e^{−s/t}) for DLap(t/s)
+    (Algorithm 1 at γ = U/t with t up to 2⁴⁵, the e⁻¹ coins, the division by s): exact
+    binomial tests on 200 000 draws, α = 1e-4 each."""
+    gen = np.random.default_rng(int(scale.numerator % 997))
+    n = 200_000
+    y = _cks.discrete_laplace_exact(gen, scale, n)
+    b = float(scale)
+    assert stats.binomtest(int((y == 0).sum()), n, math.tanh(0.5 / b)).pvalue > ALPHA
+    m = math.floor(b)
+    q = math.exp(-1.0 / b)
+    p_tail = 2 * q ** (m + 1) / (1 + q)
+    assert stats.binomtest(int((np.abs(y) > m).sum()), n, p_tail).pvalue > ALPHA
 
 
-def test_exp1_table_matches_algorithm_1_digits():
-    """Every one of the 8! table entries against Algorithm 1's coins (deterministic)."""
-    n = _cks._EXP1_N
-    table = _cks._EXP1_TABLE
-    assert table.size == math.factorial(n)
-    expected = np.array([1 if _first_failing_coin(w, n) % 2 == 1 else 0
-                         for w in range(table.size)], dtype=np.int8)
-    expected[0] = -1  # all coins succeeded: undecided, continued from coin n + 1
-    np.testing.assert_array_equal(table, expected)
-    # P(success) from the table is Σ_{j odd} (1/(j−1)! − 1/j!) exactly
-    p = sum(Fraction(1, math.factorial(j - 1)) - Fraction(1, math.factorial(j))
-            for j in range(3, n + 1, 2))
-    assert Fraction(int((table == 1).sum()), table.size) == p
+def test_discrete_laplace_below_every_integer_scale_is_zero():
+    """A scale t/s with s ≥ 2⁶³ (here 2⁻⁷⁰) gives 0 exactly: every U + tV < s."""
+    assert not np.any(DiscreteLaplace(scale=2.0**-70).sample_exact(3, 1000))
 
 
-def test_exp1_coin_and_geometric_frequencies():
-    """Binomial tests of P(coin) = e⁻¹ and P(V ≥ 2) = e⁻² on 10⁶ draws, α = 1e-4 each."""
-    gen = np.random.default_rng(12)
-    n = 1_000_000
-    hits = int(_cks._bernoulli_exp1(gen, n).sum())
-    assert stats.binomtest(hits, n, math.exp(-1)).pvalue > ALPHA
-    v = _cks._geometric_exp1(gen, n)
-    assert stats.binomtest(int((v >= 2).sum()), n, math.exp(-2)).pvalue > ALPHA
-
-
-@pytest.mark.parametrize("t", [1, 2, 7, 1 << 40])
-def test_bernoulli_exp_ratio_frequency(t):
-    """Bernoulli(exp(−u/t)) at u = ⌊t/2⌋: binomial test on 200 000 coins, α = 1e-4."""
-    gen = np.random.default_rng(t % 1000)
-    u = np.full(200_000, t // 2, dtype=np.int64)
-    hits = int(_cks._bernoulli_exp_ratio(gen, u, t).sum())
-    assert stats.binomtest(hits, u.size, math.exp(-(t // 2) / t)).pvalue > ALPHA
+def test_draws_come_from_the_injected_generator():
+    """The kernel advances the caller's generator: a seed reproduces, the next call differs,
+    and the generator's state moved."""
+    for law in (DiscreteLaplace(scale=2.5), DiscreteGaussian(sigma=2.5)):
+        gen = np.random.default_rng(8)
+        before = gen.bit_generator.state["state"]["state"]
+        first = law.sample_exact(gen, 1000)
+        assert gen.bit_generator.state["state"]["state"] != before
+        second = law.sample_exact(gen, 1000)
+        assert not np.array_equal(first, second)
+        np.testing.assert_array_equal(first, law.sample_exact(np.random.default_rng(8), 1000))
 
 
 @pytest.mark.parametrize("sigma", [0.3, 1.0, 3.73, 12.5, 1000.0, 123456.789])
@@ -127,14 +118,24 @@ def test_exact_sampler_shapes_and_seeds():
     assert DiscreteLaplace(scale=0.4).sample_exact(0, 0).shape == (0,)
 
 
-@pytest.mark.parametrize("a", [0, 3, 4, 11, 25])
-def test_discrete_gaussian_acceptance_coin_frequency(a):
-    """Bernoulli(exp(−(|y| − σ²/t)²/(2σ²))) at σ = 3.73 for a fixed |y|: binomial test on
-    100 000 coins (covers ⌊γ⌋ ≥ 1 for a ≥ 11), α = 1e-4."""
+@pytest.mark.parametrize("a", [0, 4, 11, 25])
+def test_exact_rescue_of_the_acceptance_coin(a):
+    """The kernel's close calls, decided in exact arithmetic, at σ = 3.73 for a fixed |y|:
+    the whole coin (RESCUE_COIN) is Bernoulli(exp(−γ)); coin 1 of Algorithm 1 handed over
+    with a uniform K (RESCUE_STEP, when ⌊γ⌋ = 0) makes the same coin.  Binomial tests on
+    5 000 coins each, α = 1e-4."""
     sigma = 3.73
     sigma2 = Fraction(sigma) ** 2
     t = math.floor(sigma) + 1
-    y = np.full(100_000, a, dtype=np.int64)
-    hits = int(_cks._dg_accept(np.random.default_rng(a), y, sigma, sigma2, t).sum())
-    p = math.exp(-float(_cks._exact_gamma(a, sigma2, t)))
-    assert stats.binomtest(hits, y.size, p).pvalue > ALPHA
+    gamma = _cks._exact_gamma(a, sigma2, t)
+    p = math.exp(-float(gamma))
+    gen = np.random.default_rng(a)
+    n = 5_000
+    coin = sum(_cks._rescue(gen, _cks._kernel().RESCUE_COIN, a, 0, 0, sigma2, t)
+               for _ in range(n))
+    assert stats.binomtest(coin, n, p).pvalue > ALPHA
+    if gamma < 1:
+        big_k = gen.integers(0, 1 << 53, n)
+        step = sum(_cks._rescue(gen, _cks._kernel().RESCUE_STEP, -a, 1, int(k), sigma2, t)
+                   for k in big_k)
+        assert stats.binomtest(step, n, p).pvalue > ALPHA

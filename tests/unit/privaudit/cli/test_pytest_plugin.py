@@ -7,6 +7,7 @@ pytest on it in-process; the plugin is picked up through its ``pytest11`` entry 
 
 from __future__ import annotations
 
+import functools
 import json
 import subprocess
 import sys
@@ -198,6 +199,47 @@ def test_invalid_options_are_usage_errors(project, option, value):
     result = project.runpytest(*_args(option, value))
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines([f"*{option}*"])
+
+
+@pytest.mark.parametrize("options", [("--privaudit-scheduler", "tcp://127.0.0.1:8786"),
+                                     ("--privaudit-workers", "2"),
+                                     ("--privaudit-executor", "dask", "--privaudit-workers", "2",
+                                      "--privaudit-scheduler", "tcp://127.0.0.1:8786")])
+def test_dask_options_without_dask_or_together_are_usage_errors(project, options):
+    project.makepyfile(test_x="def test_x(): pass")
+    result = project.runpytest(*_args(*options))
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*--privaudit-*"])
+
+
+WHERE = '''
+import json
+
+def test_where(privacy_audit, privaudit_executor, pytestconfig):
+    from mechs import correct
+    kind = pytestconfig.getoption("privaudit_executor")
+    assert type(privaudit_executor).__name__ == (
+        "DaskExecutor" if kind == "dask" else "SerialExecutor")
+    report = json.loads(privacy_audit(correct(), samples=300_000, seed=4).report.to_json())
+    report.pop("runtime_seconds")
+    with open(f"{kind}.json", "w") as handle:
+        json.dump(report, handle)
+'''
+
+
+def test_audits_on_dask_give_the_in_process_reports(project, monkeypatch):
+    """``--privaudit-executor dask``: one cluster for the session (worker threads here: a
+    worker process takes seconds to start), reports equal to the in-process ones."""
+    pytest.importorskip("distributed")
+    from privaudit import distributed as dist
+
+    monkeypatch.setattr(dist, "DaskExecutor",
+                        functools.partial(dist.DaskExecutor, processes=False))
+    project.makepyfile(test_where=WHERE)
+    project.runpytest(*_args()).assert_outcomes(passed=1)
+    project.runpytest(*_args("--privaudit-executor", "dask", "--privaudit-workers", "2")
+                      ).assert_outcomes(passed=1)
+    assert _load(project, "dask.json") == _load(project, "serial.json")
 
 
 def test_invalid_ini_samples_is_a_usage_error(project):
