@@ -41,7 +41,7 @@ from spec._types import ExtendedEpsilon
 from spec.domains import IntegerRange, RealInterval
 from spec.errors import AuditError, PrivauditError
 
-from .pairs import CandidatePair, to_jsonable
+from .pairs import CandidatePair, from_jsonable_input, to_jsonable
 from .results import CheckOutcome, Counterexample
 
 __all__ = [
@@ -420,7 +420,8 @@ def exact_check(result: ExactAuditResult) -> CheckOutcome:
 def worst_inputs(mechanism: Mechanism, result: ExactAuditResult) -> tuple[Any, Any]:
     """The worst pair's inputs, validated (for the sampler-vs-hook conformance check)."""
     validate = mechanism.spec.input_domain.validate
-    return validate(result.worst_pair.x), validate(result.worst_pair.y)
+    return (validate(from_jsonable_input(result.worst_pair.x)),
+            validate(from_jsonable_input(result.worst_pair.y)))
 
 
 def _fmt(value: float) -> str:
