@@ -197,6 +197,11 @@ class RREdgeCountMechanism(Mechanism):
         """The per-bit RR level ε0."""
         return self._eps0
 
+    def node_message_blocks(self) -> list[np.ndarray]:
+        """Node i's coordinates: its bits (i, j), j > i (node n − 1 sends nothing)."""
+        rows, _ = np.triu_indices(self._n, k=1)
+        return [np.flatnonzero(rows == i) for i in range(self._n)]
+
     def _sample(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
         return _rr_bits(_upper_bits(data, self._n), self._eps0, size, rng)
 

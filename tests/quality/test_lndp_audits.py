@@ -11,7 +11,8 @@ Broken variants (the pitfalls of the paper's auditing discussion, ``docs/lndp_st
 1. per-node noise calibrated to the node's *own* sensitivity (LDP-style), spec correct;
 2. a degrees-only mechanism whose claimed sensitivity counts the rewired node only and so
    ignores the neighbours' copies of its edges: caught at the degree-preserving swap, where
-   the rewired node's own message does not move at all;
+   the rewired node's own message does not move at all; and a randomizer that reads the
+   other nodes' lists (thresholds from the average degree), caught by ``lndp.locality``;
 3. Algorithm 7 with the paper's tail-bound M on an adversarial ρ (per-ρ claim fails);
 4. Laplace noise with an ℓ2-calibrated scale and classical Gaussian calibration at ε ≥ 1:
    refused when the spec is built.
@@ -34,6 +35,7 @@ from estimators.lndp import (
 from mechanisms import declare_mechanism
 from privaudit import AuditConfig, audit
 from privaudit.suites.local_node import (
+    global_threshold_soft_threshold,
     neighbours_copies_ignored,
     node_degrees,
     own_sensitivity_soft_threshold,
@@ -101,6 +103,16 @@ def test_ignoring_neighbours_copies_fails_the_audit():
     report = audit(broken, config=CONFIG)
     assert report.violated
     assert _checks(report)["sensitivity.global"] == "violated"
+
+
+# -- 2b. a randomizer reading the other nodes' lists -------------------------------------------
+@pytest.mark.quality
+def test_reading_other_lists_fails_the_locality_check():
+    """Thresholds from the graph's average degree: node v's message changes when only the
+    other nodes' lists do (privaudit.checks.local_node, deterministic)."""
+    report = audit(global_threshold_soft_threshold(N), config=CONFIG)
+    assert report.violated
+    assert _checks(report)["lndp.locality"] == "violated"
 
 
 # -- 3. Algorithm 7 on an adversarial ρ -------------------------------------------------------
