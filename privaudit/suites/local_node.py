@@ -9,6 +9,9 @@ Wagaman & Zavyalov, "Local Node Differential Privacy") with one classic error:
 * :func:`neighbours_copies_ignored` — a degrees-only release whose claim counts only the
   rewired node's own entry (Δ₂ = 1): a degree-preserving swap leaves that entry alone and
   moves 2k entries of the neighbours;
+* :func:`own_sensitivity_laplace_edge_count` — Algorithm 8 whose Laplace scale counts only
+  the rewired node's own degree change (n − 1, not 2(n − 1)): the true loss is 2ε at one
+  rewiring and (n − 1 + …)/b at node distance k (caught by the group-privacy audit);
 * :func:`global_threshold_soft_threshold` — Algorithm 1 whose thresholds follow the graph's
   average degree, which no node knows: each message depends on the other nodes' lists
   (caught by the ``lndp.locality`` check);
@@ -27,6 +30,7 @@ import numpy as np
 
 from estimators.lndp import (
     blur_weights,
+    laplace_edge_count_mechanism,
     blurry_linear_mechanism,
     bucket_count,
     soft_threshold,
@@ -37,6 +41,7 @@ from spec import GraphDomain, LocalNodeRelation
 
 __all__ = [
     "global_threshold_soft_threshold",
+    "own_sensitivity_laplace_edge_count",
     "neighbours_copies_ignored",
     "node_degrees",
     "own_sensitivity_soft_threshold",
@@ -57,6 +62,15 @@ def own_sensitivity_soft_threshold(n: int) -> tuple[Any, float]:
         honest.spec, lambda g, size, rng: soft_threshold(node_degrees(g), 0, 1)
         + rng.normal(0, sigma, (size, n)), statistic=honest.statistic)
     return mech, sigma
+
+
+def own_sensitivity_laplace_edge_count(n: int, epsilon: float = 1.0) -> Any:
+    """Algorithm 8's honest spec, sampled with b = (n − 1)/ε (half the required scale)."""
+    honest = laplace_edge_count_mechanism(n, epsilon)
+    b = (n - 1) / epsilon
+    return declare_mechanism(
+        honest.spec, lambda g, size, rng: node_degrees(g) + rng.laplace(0.0, b, (size, n)),
+        statistic=honest.statistic)
 
 
 def global_threshold_soft_threshold(n: int) -> Any:

@@ -15,7 +15,10 @@ Broken variants (the pitfalls of the paper's auditing discussion, ``docs/lndp_st
    other nodes' lists (thresholds from the average degree), caught by ``lndp.locality``;
 3. Algorithm 7 with the paper's tail-bound M on an adversarial ρ (per-ρ claim fails);
 4. Laplace noise with an ℓ2-calibrated scale and classical Gaussian calibration at ε ≥ 1:
-   refused when the spec is built.
+   refused when the spec is built;
+5. group privacy at node distance 2 (privaudit.checks.group_privacy): the implied
+   (2ε, δ(1 + e^ε)) claim holds for correct mechanisms and is refuted for Algorithm 8 with
+   half its Laplace scale.
 """
 
 from __future__ import annotations
@@ -28,15 +31,18 @@ import pytest
 from estimators.lndp import (
     RegularStarRandomness,
     joint_accounting,
+    laplace_edge_count_mechanism,
     regular_vs_star_mechanism,
     regular_vs_star_sigma,
     soft_threshold_mechanism,
 )
 from mechanisms import declare_mechanism
 from privaudit import AuditConfig, audit
+from privaudit.checks.group_privacy import audit_group_privacy
 from privaudit.suites.local_node import (
     global_threshold_soft_threshold,
     neighbours_copies_ignored,
+    own_sensitivity_laplace_edge_count,
     node_degrees,
     own_sensitivity_soft_threshold,
 )
@@ -151,6 +157,30 @@ def test_averaged_calibration_fails_the_audit_on_adversarial_rho():
     report = audit(declare_mechanism(honest.spec, sampler, statistic=honest.statistic),
                    config=CONFIG)
     assert report.violated
+
+
+# -- 5. group privacy at node distance k > 1 ------------------------------------------------
+@pytest.mark.quality
+@pytest.mark.parametrize("mech", [soft_threshold_mechanism(N, 0.9, 1e-3, 0, 1),
+                                  laplace_edge_count_mechanism(N, 1.0)], ids=["alg1", "alg8"])
+def test_group_claim_holds_at_distance_2_for_correct_mechanisms(mech):
+    """Exact δ(2ε) ≤ δ(1 + e^ε) (ℓ1 loss ≤ 2ε for Laplace) and no black-box refutation on
+    the relation's three distance-2 pairs (family-wise 95 %)."""
+    results = audit_group_privacy(mech, 2, samples=50_000, rng=19)
+    assert {r.origin for r in results} == {"empty_vs_starpartite", "empty_vs_clique",
+                                           "clique_growth"}
+    assert not any(r.exact_violated or r.violated for r in results)
+    assert all(r.epsilon_lower_bound <= r.epsilon_group for r in results)
+
+
+@pytest.mark.quality
+def test_group_claim_fails_at_distance_2_for_half_scale_laplace():
+    """Algorithm 8 sampled at b = (n − 1)/ε: at ∅ vs the 2-starpartite graph the degree
+    vector moves by 26 in ℓ1, a loss of 3.7 > 2ε."""
+    results = audit_group_privacy(own_sensitivity_laplace_edge_count(N), 2, samples=50_000,
+                                  rng=19)
+    caught = [r for r in results if r.violated]
+    assert caught and max(r.epsilon_lower_bound for r in caught) > 2.0
 
 
 # -- 4. refused specs ------------------------------------------------------------------------
