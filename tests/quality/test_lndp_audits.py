@@ -42,9 +42,10 @@ from privaudit.checks.group_privacy import audit_group_privacy
 from privaudit.suites.local_node import (
     global_threshold_soft_threshold,
     neighbours_copies_ignored,
-    own_sensitivity_laplace_edge_count,
     node_degrees,
+    own_sensitivity_laplace_edge_count,
     own_sensitivity_soft_threshold,
+    sampled_one_hot,
 )
 from spec import (
     AdditiveNoise,
@@ -109,6 +110,19 @@ def test_ignoring_neighbours_copies_fails_the_audit():
     report = audit(broken, config=CONFIG)
     assert report.violated
     assert _checks(report)["sensitivity.global"] == "violated"
+
+
+# -- 2c. the sampled one-hot pitfall is private at n = 8 -------------------------------------
+def test_sampled_one_hot_is_private_at_n8_so_no_audit_may_flag_it():
+    """Every mixture component of the sampled one-hot moves by ≤ √2 per node whose degree
+    changes (≤ n nodes), so by joint convexity of the hockey-stick divergence its δ(0.9) at
+    any pair is ≤ δ_Gauss(0.9; √(2n), σ) — below the claimed 10⁻³ (docs/lndp_study.md)."""
+    from spec import Gaussian
+
+    mech = sampled_one_hot(N)
+    sigma = mech.spec.noise.law.sigma
+    bound = Gaussian(sigma=sigma).privacy_profile(0.9, math.sqrt(2 * N))
+    assert bound < 1e-3 and bound == pytest.approx(1.07e-4, rel=0.01)
 
 
 # -- 2b. a randomizer reading the other nodes' lists -------------------------------------------
