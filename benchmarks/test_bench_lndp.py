@@ -82,14 +82,16 @@ def audit_joint_messages(samples: int = AUDIT_SAMPLES):
     """Audit Algorithm 1 (τ = 0..1, (0.9, 10⁻³)) on n = 50 nodes with ``samples`` joint
     releases (50 messages each) per side of the tested pair (the star toggle at node 0,
     tested first): the test split is drawn and counted in chunks of 2²⁰ numbers by the
-    streaming executor (:mod:`privaudit.streaming`), so memory stays bounded."""
+    streaming executor (:mod:`privaudit.streaming`), so memory stays bounded.  The
+    noise-law check draws its sample in one piece, so it gets 10⁵ draws (10⁶ × 50 floats
+    would hold 400 MB at once)."""
     from estimators.lndp import soft_threshold_mechanism
     from privaudit import AuditConfig, audit
     from spec import LocalNodeRelation
 
     mech = soft_threshold_mechanism(AUDIT_NODES, 0.9, 1e-3, 0, 1)
     config = AuditConfig(samples=samples, pilot_samples=2_000, pair_budget=24, pairs_tested=1,
-                         claim_budget=100, seed=0)
+                         claim_budget=100, conformance_samples=100_000, seed=0)
     return audit(mech, config=config, pairs=[LocalNodeRelation().star_toggle(AUDIT_NODES, 0)])
 
 
