@@ -30,9 +30,9 @@ import numpy as np
 
 from estimators.lndp import (
     blur_weights,
-    laplace_edge_count_mechanism,
     blurry_linear_mechanism,
     bucket_count,
+    laplace_edge_count_mechanism,
     soft_threshold,
     soft_threshold_mechanism,
 )
@@ -41,9 +41,9 @@ from spec import GraphDomain, LocalNodeRelation
 
 __all__ = [
     "global_threshold_soft_threshold",
-    "own_sensitivity_laplace_edge_count",
     "neighbours_copies_ignored",
     "node_degrees",
+    "own_sensitivity_laplace_edge_count",
     "own_sensitivity_soft_threshold",
     "sampled_one_hot",
 ]
