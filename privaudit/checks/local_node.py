@@ -17,7 +17,7 @@ message is the block of coordinates :func:`message_blocks` returns.
 * ``lndp.joint_accounting`` — the exact δ(ε_claim) of the joint Gaussian messages (one
   Gaussian with the ℓ2 shift of the stacked means; Balle & Wang, ICML 2018, Theorem 8), or
   the ℓ1 loss bound of Laplace messages under a pure claim, at every pair the relation's
-  adversarial generators and the auditor's search offer (§5.3 of ``docs/lndp_study.md``);
+  adversarial generators and the auditor's search offer (``docs/lndp_study.md``, verdicts);
 * ``lndp.global_certificate`` — Lemma 5.4: for every (ε, δ)-LNDP algorithm, the total
   variation between (G, A(∅)) and (G, A(G)), G uniform D-regular, is at most
   √(1 − e^{−2𝔅}) (:func:`estimators.lndp.accounting.regular_graph_tv_bound`).  The exact TV
