@@ -12,6 +12,10 @@ An audit runs three layers of checks (``docs/derivations.md`` §8):
    over every pair of a finite domain (or the searched pairs), used automatically; the
    noise-law check then tests the sampler against the hook on the worst pair, and the
    statistical test below still runs as a cross-check;
+3b. **local node privacy** (specs under :class:`~spec.LocalNodeRelation` only,
+   :mod:`~privaudit.checks.local_node`): n public and per-node messages, locality of each
+   randomizer, exact per-node and joint accounting (deterministic), and the Lemma 5.4
+   global certificate (error rate 10⁻⁶, outside the Bonferroni budget below);
 4. **distributional indistinguishability** on the worst pairs found
    (:mod:`~privaudit.pair_choice`): rejection regions planned from the declared law
    when the spec declares the output densities, and chosen on a search split otherwise
@@ -52,11 +56,13 @@ from ._threads import single_threaded_blas
 from .checks import (
     check_float_image,
     check_global_sensitivity,
+    check_local_node,
     check_local_sensitivity_bound,
     check_noise_law,
     check_smooth_sensitivity,
     check_spec_consistency,
     float_image_applies,
+    local_node_checks_apply,
 )
 from .config import AuditConfig
 from .distinguish import distinguish_pair
@@ -77,7 +83,7 @@ __all__ = ["audit"]
 
 Progress = Callable[[str], None]
 
-_STREAMS = ("search", "claims", "conformance", "pilot", "final", "float_image")
+_STREAMS = ("search", "claims", "conformance", "pilot", "final", "float_image", "local_node")
 
 #: Share of α spent on the noise-law conformance check when it applies.
 CONFORMANCE_SHARE = 0.1
@@ -220,6 +226,11 @@ def _audit(mechanism: Mechanism, *, config: AuditConfig | None,
         say("checking the floating-point image of the outputs")
         checks.append(check_float_image(mechanism, candidates, rng["float_image"],
                                         alpha=alpha_float))
+
+    # 4c. local node privacy: structure, locality, exact joint accounting, Lemma 5.4 --------
+    if local_node_checks_apply(mechanism):
+        say("checking the local-node structure, locality and joint certificates")
+        checks.extend(check_local_node(mechanism, candidates, rng["local_node"]))
 
     # 5. choose the pairs for the distributional test (never from the final samples) ---------
     alpha_dist = alpha - alpha_conformance

@@ -34,6 +34,7 @@ from estimators.lndp import (
     erdos_renyi_bucket_width,
     laplace_edge_count_mechanism,
     regular_vs_star_mechanism,
+    rr_edge_count_mechanism,
     soft_threshold_mechanism,
 )
 from estimators.local_ustatistics import (
@@ -66,7 +67,7 @@ from mechanisms import (
     ReportNoisyMax,
     smooth_median_mechanism,
 )
-from spec import Categorical, IntegerRange, RealInterval
+from spec import Categorical, IntegerRange, LocalNodeRelation, RealInterval
 
 from .config import CI_STRENGTH
 
@@ -346,3 +347,14 @@ def _register_lndp(register: Callable[..., Any]) -> None:
              partial(laplace_edge_count_mechanism, n, 1.0, name="lndp.laplace_edge_count"),
              description="estimator: LNDP Algorithm 8 (degrees + Laplace(2(n-1)/eps)) on 8 "
                          "nodes, epsilon = 1", notes=_LNDP_NOTE)
+    # the star toggle at node 0 flips the n - 1 bits {0, j}: the pair of largest exact loss,
+    # tested first (the pilot ranking ties it with one-edge pairs, whose single bit cannot
+    # show a doubled epsilon)
+    register("lndp.rr_edge_count",
+             partial(rr_edge_count_mechanism, n, 1.0, 1e-3, name="lndp.rr_edge_count"),
+             description="estimator: LNDP Algorithm 9 (randomized response on the 28 "
+                         "upper-triangle pairs, eps0 = eps/(2 sqrt(2(n-1) ln(1/delta)))) on 8 "
+                         "nodes, (1, 1e-3); exact joint privacy-loss law",
+             pairs=(LocalNodeRelation().star_toggle(n, 0),),
+             notes=_LNDP_NOTE + "; the joint law is a product of 28 binary coins, audited "
+                                "exactly")

@@ -46,7 +46,7 @@ from spec import (
 from spec.domains import IntegerRange, RealInterval
 from spec.errors import AuditError, PrivauditError
 
-from .pairs import CandidatePair, to_jsonable
+from .pairs import CandidatePair, from_jsonable_input, to_jsonable
 from .results import CheckOutcome, Counterexample
 from .statistics import claimed_point
 from .texts import format_epsilon
@@ -425,4 +425,5 @@ def exact_check(result: ExactAuditResult) -> CheckOutcome:
 def worst_inputs(mechanism: Mechanism, result: ExactAuditResult) -> tuple[Any, Any]:
     """The worst pair's inputs, validated (for the sampler-vs-hook conformance check)."""
     validate = mechanism.spec.input_domain.validate
-    return validate(result.worst_pair.x), validate(result.worst_pair.y)
+    return (validate(from_jsonable_input(result.worst_pair.x)),
+            validate(from_jsonable_input(result.worst_pair.y)))

@@ -16,7 +16,7 @@ import numpy as np
 
 from spec import MechanismSpec, NeighbourDecision
 
-__all__ = ["CandidatePair", "to_jsonable", "verified_pair"]
+__all__ = ["CandidatePair", "from_jsonable_input", "to_jsonable", "verified_pair"]
 
 
 @dataclass(frozen=True)
@@ -95,4 +95,17 @@ def to_jsonable(value: Any) -> Any:
         return {str(k): to_jsonable(v) for k, v in value.items()}
     if isinstance(value, (frozenset, set)):
         return sorted(to_jsonable(v) for v in value)
+    return value
+
+
+def from_jsonable_input(value: Any) -> Any:
+    """Undo :func:`to_jsonable` for a graph input (``{"graph": {...}}`` → ``networkx.Graph``).
+
+    Anything else is returned unchanged (the input domain's ``validate`` reads it).
+    """
+    if isinstance(value, dict) and set(value) == {"graph"} and isinstance(value["graph"], dict):
+        graph = nx.Graph()
+        graph.add_nodes_from(range(int(value["graph"]["nodes"])))
+        graph.add_edges_from((int(u), int(v)) for u, v in value["graph"]["edges"])
+        return graph
     return value

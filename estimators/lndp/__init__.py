@@ -17,7 +17,8 @@ mechanism of the graph, a ``*_mechanism`` factory whose spec claims (ε, δ)-pri
   Algorithm 6 :func:`private_clique_size`;
 * Algorithm 7 :func:`private_regular_vs_star` / :func:`regular_vs_star_mechanism` (per-ρ);
 * Algorithm 8 :func:`private_laplace_edge_count` / :func:`laplace_edge_count_mechanism`;
-  Algorithm 9 :func:`private_rr_edge_count`, :func:`rr_node_messages`;
+  Algorithm 9 :func:`private_rr_edge_count` / :func:`rr_edge_count_mechanism` (a finite
+  randomizer: the exact audit computes its joint privacy-loss law), :func:`rr_node_messages`;
 * exact white-box accounting of the joint messages: :mod:`estimators.lndp.accounting`.
 
 Layout: ``_common`` (parameters, local views, batched message sums), ``soft_threshold``
@@ -36,9 +37,11 @@ from .accounting import (
     rr_joint_delta,
 )
 from .baselines import (
+    RREdgeCountMechanism,
     laplace_edge_count_mechanism,
     private_laplace_edge_count,
     private_rr_edge_count,
+    rr_edge_count_mechanism,
     rr_edge_epsilon0,
     rr_node_messages,
 )
@@ -82,6 +85,7 @@ from .soft_threshold import (
 __all__ = [
     "JointAccounting",
     "LocalNodeEstimate",
+    "RREdgeCountMechanism",
     "RegularStarRandomness",
     "blur_weights",
     "blurry_distribution",
@@ -110,6 +114,7 @@ __all__ = [
     "regular_graph_tv_bound",
     "regular_vs_star_mechanism",
     "regular_vs_star_sigma",
+    "rr_edge_count_mechanism",
     "rr_edge_epsilon0",
     "rr_joint_delta",
     "rr_node_messages",

@@ -13,7 +13,10 @@ Algorithm 9 ((ε, δ)-LNDP, unrestricted): node i reports RR_{ε0}(1[j ∈ N(i)]
 at most n − 1 reported bits; advanced composition (Lemma A.6, δ′ = δ) gives
 √(2(n − 1) ln(1/δ)) ε0 + (n − 1) ε0 (e^{ε0} − 1) ≤ ε when ε ≤ 2 ln(1/δ) (e^x − 1 ≤ 2x for
 x ≤ 1).  The server debiases: ã = (y(e^{ε0} + 1) − 1)/(e^{ε0} − 1), m̂ = Σ ã,
-Var = C(n, 2) e^{ε0}/(e^{ε0} − 1)².  Node i's message enters the server's estimate only
+Var = C(n, 2) e^{ε0}/(e^{ε0} − 1)².  :func:`rr_edge_count_mechanism` is the joint message
+vector of all C(n, 2) bits as a finite randomizer: a product of independent binary RR
+coins whose output law is exposed exactly (so the auditor's exact audit computes the joint
+privacy-loss distribution at every pair it examines).  Node i's message enters the server's estimate only
 through its number of reported ones, so :func:`private_rr_edge_count` draws that count
 per node (two binomials, exactly the same law) instead of C(n, 2) bits;
 :func:`rr_node_messages` draws the full bit vectors for small n (audits).
@@ -27,9 +30,18 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from mechanisms import LaplaceMechanism
+from mechanisms import LaplaceMechanism, Mechanism
 from mechanisms.accounting import PrivacyBudget, charge
-from spec import ApproxDP, GraphDomain, LocalNodeRelation, RandomLike, as_generator
+from spec import (
+    ApproxDP,
+    FiniteOutputLaw,
+    FiniteRandomizer,
+    GraphDomain,
+    LocalNodeRelation,
+    MechanismSpec,
+    RandomLike,
+    as_generator,
+)
 from spec.errors import InvalidParameterError
 from spec.validation import check_delta, check_epsilon
 
@@ -40,6 +52,7 @@ __all__ = [
     "laplace_edge_count_mechanism",
     "private_laplace_edge_count",
     "private_rr_edge_count",
+    "rr_edge_count_mechanism",
     "rr_edge_epsilon0",
     "rr_node_messages",
 ]
@@ -117,17 +130,101 @@ def _upper_edges(adjacency: sp.csr_array) -> np.ndarray:
     return np.diff(upper.indptr).astype(np.int64)
 
 
+def _upper_bits(graph: Any, n: int | None = None) -> np.ndarray:
+    """The true bits 1[j ∈ N(i)], i < j, in row-major order (node i reports row i)."""
+    adjacency, degrees = local_views(graph, n)
+    size = degrees.shape[0]
+    rows, cols = np.triu_indices(size, k=1)
+    return np.asarray(adjacency[rows, cols]).astype(bool).ravel()
+
+
+def _rr_bits(bits: np.ndarray, eps0: float, size: int, rng: np.random.Generator) -> np.ndarray:
+    keep = rng.random((size, bits.size)) < math.exp(eps0) / (1.0 + math.exp(eps0))
+    return (keep == bits).astype(np.int8)
+
+
 def rr_node_messages(graph: Any, epsilon: float, delta: float, *, size: int = 1,
                      rng: RandomLike = None) -> np.ndarray:
     """``size`` draws of the joint message: all C(n, 2) RR bits, pairs (i, j), i < j, in
     row-major order (small n only: C(n, 2) bits per draw)."""
-    adjacency, degrees = local_views(graph)
-    n = check_nodes(degrees.shape[0])
+    n = check_nodes(local_views(graph)[1].shape[0])
     eps0 = rr_edge_epsilon0(n, epsilon, delta)
-    rows, cols = np.triu_indices(n, k=1)
-    bits = np.asarray(adjacency[rows, cols]).astype(bool).ravel()
-    keep = as_generator(rng).random((size, bits.size)) < math.exp(eps0) / (1.0 + math.exp(eps0))
-    return (keep == bits).astype(np.int8)
+    return _rr_bits(_upper_bits(graph, n), eps0, size, as_generator(rng))
+
+
+class RREdgeCountMechanism(Mechanism):
+    """Algorithm 9's joint messages: randomized response on every pair {i, j}, i < j.
+
+    Node i reports RR_{ε0}(1[j ∈ N(i)]) for each j > i, so the joint release is C(n, 2)
+    independent binary coins; it is declared as a finite randomizer (a product law over
+    C(n, 2) bits, pure ε = (n − 1)ε0 since one rewiring changes at most n − 1 bits) whose
+    exact probabilities :meth:`output_probabilities` exposes.  The claim is the paper's
+    (ε, δ) of Algorithm 9 (advanced composition, Raskhodnikova, Smith, Wagaman & Zavyalov,
+    arXiv:2602.15802, Appendix D, Lemma A.6); the spec checks that the declared law
+    delivers it (the pure (n − 1)ε0 implies it whenever (n − 1)ε0 ≤ ε, as at n = 8).
+
+    Parameters
+    ----------
+    n : int
+        Public number of nodes (C(n, 2) bits per release: small n only).
+    epsilon, delta : float
+        The (ε, δ) claim; ε0 = :func:`rr_edge_epsilon0`.
+    name : str
+        The spec's name.
+    """
+
+    def __init__(self, n: int, epsilon: float, delta: float, *,
+                 name: str = "lndp.rr_edge_count") -> None:
+        size = check_nodes(n)
+        eps0 = rr_edge_epsilon0(size, epsilon, delta)
+        pairs = size * (size - 1) // 2
+        law = FiniteOutputLaw(
+            alphabet=2, length=pairs, epsilon=(size - 1) * eps0,
+            description=f"C(n, 2) = {pairs} independent binary RR coins at eps0 = {eps0:.6g}; "
+                        f"a rewiring changes at most n - 1 = {size - 1} of them")
+        spec = MechanismSpec(
+            name=name, summary="each node i sends RR_eps0(1[j in N(i)]) for every j > i: "
+                               "(eps, delta)-LNDP by advanced composition",
+            references=(reference("Appendix D, Algorithm 9"),),
+            input_domain=GraphDomain(n_nodes=size), relation=LocalNodeRelation(),
+            statistic="the upper-triangle adjacency bits, node i's row from its own list",
+            output_dimension=pairs, noise=FiniteRandomizer(law=law),
+            guarantee=ApproxDP(epsilon=check_epsilon(epsilon), delta=check_delta(delta)))
+        super().__init__(spec)
+        self._n, self._eps0 = size, eps0
+
+    @property
+    def epsilon0(self) -> float:
+        """The per-bit RR level ε0."""
+        return self._eps0
+
+    def node_message_blocks(self) -> list[np.ndarray]:
+        """Node i's coordinates: its bits (i, j), j > i (node n − 1 sends nothing)."""
+        rows, _ = np.triu_indices(self._n, k=1)
+        return [np.flatnonzero(rows == i) for i in range(self._n)]
+
+    def _sample(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
+        return _rr_bits(_upper_bits(data, self._n), self._eps0, size, rng)
+
+    def output_probabilities(self, data: Any) -> np.ndarray:
+        """P(bit = 0), P(bit = 1) for each of the C(n, 2) coins, shape (C(n, 2), 2)."""
+        bits = _upper_bits(self.validate_input(data), self._n)
+        keep = math.exp(self._eps0) / (1.0 + math.exp(self._eps0))
+        p_one = np.where(bits, keep, 1.0 - keep)
+        return np.column_stack([1.0 - p_one, p_one])
+
+
+def rr_edge_count_mechanism(n: int, epsilon: float, delta: float, *,
+                            name: str = "lndp.rr_edge_count") -> RREdgeCountMechanism:
+    """Algorithm 9's joint messages as a mechanism (:class:`RREdgeCountMechanism`).
+
+    Examples
+    --------
+    >>> mech = rr_edge_count_mechanism(8, 1.0, 1e-3)
+    >>> mech.spec.output_dimension, round(mech.epsilon0, 4)
+    (28, 0.0508)
+    """
+    return RREdgeCountMechanism(n, epsilon, delta, name=name)
 
 
 def private_rr_edge_count(graph: Any, epsilon: float, delta: float, *, rng: RandomLike = None,

@@ -7,7 +7,10 @@
 * :mod:`privaudit.checks.float_image` — outputs the modelled float sampler can produce
   under x but not under its neighbour (Mironov's floating-point attack);
 * :mod:`privaudit.checks.consistency` — the spec re-validates from JSON and agrees with
-  the mechanism's own parameters.
+  the mechanism's own parameters;
+* :mod:`privaudit.checks.local_node` — local node privacy: n public and per-node messages,
+  locality of each randomizer, per-node and exact joint accounting, and the global
+  certificate of Lemma 5.4 (Raskhodnikova, Smith, Wagaman & Zavyalov).
 
 Every check returns a :class:`~privaudit.results.CheckOutcome` (the smooth check a pair of
 them): ``"violated"`` with a counterexample, ``"passed"``, or ``"skipped"`` with the reason.
@@ -18,6 +21,7 @@ from __future__ import annotations
 from .conformance import check_noise_law
 from .consistency import check_spec_consistency
 from .float_image import check_float_image, float_image_applies
+from .local_node import check_local_node, local_node_checks_apply
 from .sensitivity import (
     check_global_sensitivity,
     check_local_sensitivity_bound,
@@ -27,9 +31,11 @@ from .sensitivity import (
 __all__ = [
     "check_float_image",
     "check_global_sensitivity",
+    "check_local_node",
     "check_local_sensitivity_bound",
     "check_noise_law",
     "check_smooth_sensitivity",
     "check_spec_consistency",
     "float_image_applies",
+    "local_node_checks_apply",
 ]

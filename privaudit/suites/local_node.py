@@ -9,9 +9,15 @@ Wagaman & Zavyalov, "Local Node Differential Privacy") with one classic error:
 * :func:`neighbours_copies_ignored` — a degrees-only release whose claim counts only the
   rewired node's own entry (Δ₂ = 1): a degree-preserving swap leaves that entry alone and
   moves 2k entries of the neighbours;
+* :func:`own_sensitivity_laplace_edge_count` — Algorithm 8 whose Laplace scale counts only
+  the rewired node's own degree change (n − 1, not 2(n − 1)): the true loss is 2ε at one
+  rewiring and (n − 1 + …)/b at node distance k (caught by the group-privacy audit);
+* :func:`global_threshold_soft_threshold` — Algorithm 1 whose thresholds follow the graph's
+  average degree, which no node knows: each message depends on the other nodes' lists
+  (caught by the ``lndp.locality`` check);
 * :func:`sampled_one_hot` — Algorithm 3 (W = I) releasing a *sampled* rounded one-hot
-  instead of its expectation B·e_d; at n = 8 the audit does not catch it
-  (``docs/lndp_study.md``).
+  instead of its expectation B·e_d; at n = 8 it is in fact (0.9, 10⁻³)-private, so no
+  sound audit can flag it (``docs/lndp_study.md`` gives the bound).
 
 Used by ``tests/quality/test_lndp_audits.py`` and ``scripts/lndp_study.py``.
 """
@@ -26,6 +32,7 @@ from estimators.lndp import (
     blur_weights,
     blurry_linear_mechanism,
     bucket_count,
+    laplace_edge_count_mechanism,
     soft_threshold,
     soft_threshold_mechanism,
 )
@@ -33,8 +40,10 @@ from mechanisms import GaussianMechanism, declare_mechanism
 from spec import GraphDomain, LocalNodeRelation
 
 __all__ = [
+    "global_threshold_soft_threshold",
     "neighbours_copies_ignored",
     "node_degrees",
+    "own_sensitivity_laplace_edge_count",
     "own_sensitivity_soft_threshold",
     "sampled_one_hot",
 ]
@@ -53,6 +62,30 @@ def own_sensitivity_soft_threshold(n: int) -> tuple[Any, float]:
         honest.spec, lambda g, size, rng: soft_threshold(node_degrees(g), 0, 1)
         + rng.normal(0, sigma, (size, n)), statistic=honest.statistic)
     return mech, sigma
+
+
+def own_sensitivity_laplace_edge_count(n: int, epsilon: float = 1.0) -> Any:
+    """Algorithm 8's honest spec, sampled with b = (n − 1)/ε (half the required scale)."""
+    honest = laplace_edge_count_mechanism(n, epsilon)
+    b = (n - 1) / epsilon
+    return declare_mechanism(
+        honest.spec, lambda g, size, rng: node_degrees(g) + rng.laplace(0.0, b, (size, n)),
+        statistic=honest.statistic)
+
+
+def global_threshold_soft_threshold(n: int) -> Any:
+    """Algorithm 1 at (0.9, 10⁻³) with τ1 = ⌊average degree⌋, τ2 = τ1 + 1 (not local)."""
+    honest = soft_threshold_mechanism(n, 0.9, 1e-3, 0, 1)
+    sigma = honest.noise_law.sigma
+
+    def messages_mean(g: Any) -> np.ndarray:
+        d = node_degrees(g)
+        tau = float(np.floor(d.mean()))
+        return soft_threshold(d, tau, tau + 1)
+
+    return declare_mechanism(
+        honest.spec, lambda g, size, rng: messages_mean(g) + rng.normal(0, sigma, (size, n)),
+        statistic=messages_mean)
 
 
 def neighbours_copies_ignored(n: int) -> GaussianMechanism:

@@ -247,6 +247,102 @@ class LocalNodeRelation(_NodeRewiringBase):
                           _graph(n, [(min(v, u), max(v, u)) for u in new])))
         return pairs
 
+    def same_view_graphs(self, domain: Any, graph: Any, v: int) -> list[nx.Graph]:
+        """Graphs in which node ``v``'s adjacency list is that of ``graph`` and others' differ.
+
+        For the locality check of local node privacy (each randomizer reads its own list
+        only; Raskhodnikova, Smith, Wagaman & Zavyalov, arXiv:2602.15802, Definition 2.3):
+        (a) ``graph`` keeping only ``v``'s edges, and (b) ``v``'s edges plus every edge among
+        the other nodes that the degree bound allows (added in lexicographic order).  Only
+        graphs different from ``graph`` are returned.
+        """
+        bounded = self._checked_domain(domain)
+        n, bound = bounded.n_nodes, bounded.degree_bound
+        v = self._check_node(v, n, "same_view_graphs")
+        base = bounded.validate(graph)
+        own = [(min(v, u), max(v, u)) for u in base[v]]
+        sparse = _graph(n, own)
+        dense = _graph(n, own)
+        for a in range(n):
+            for b in range(a + 1, n):
+                if v not in (a, b) and dense.degree(a) < bound and dense.degree(b) < bound:
+                    dense.add_edge(a, b)
+        old = _edge_set(base)
+        out = []
+        for other in (sparse, dense):
+            if _edge_set(other) != old and all(_edge_set(other) != _edge_set(g) for g in out):
+                out.append(other)
+        return out
+
+    def regular_graphs(self, domain: Any, degree: int, count: int,
+                       rng: RandomLike) -> list[nx.Graph]:
+        """``count`` uniformly random ``degree``-regular graphs on the domain's n nodes.
+
+        The distribution R_{n,D} of Lemma 5.4 (Raskhodnikova, Smith, Wagaman & Zavyalov,
+        arXiv:2602.15802); drawn with ``networkx.random_regular_graph`` seeded from ``rng``.
+
+        Raises
+        ------
+        InvalidParameterError
+            If no such graph fits the domain (n·D odd, D ≥ n or D above the degree bound).
+        """
+        bounded = self._checked_domain(domain)
+        n = bounded.n_nodes
+        if isinstance(degree, bool) or not isinstance(degree, (int, np.integer)) \
+                or not 1 <= degree <= bounded.degree_bound or (n * degree) % 2:
+            raise InvalidParameterError(
+                f"regular_graphs: degree must be an integer in [1, {bounded.degree_bound}] with "
+                f"n*degree even (n = {n}), got {degree!r}")
+        gen = as_generator(rng)
+        seeds = gen.integers(0, 2**31 - 1, size=int(count))
+        return [_graph(n, nx.random_regular_graph(int(degree), n, seed=int(s)).edges())
+                for s in seeds]
+
+    def group_pairs(self, domain: Any, k: int) -> list[tuple[nx.Graph, nx.Graph, str]]:
+        """Pairs of graphs at node distance exactly ``k`` (group privacy), as ``(x, y, origin)``.
+
+        * ``"empty_vs_starpartite"``: ∅ against the k-starpartite graph whose centres
+          0, …, k − 1 are adjacent to every other node (a vertex cover of size k and no
+          smaller);
+        * ``"empty_vs_clique"``: ∅ against the clique on nodes 0, …, k (cover k);
+        * ``"clique_growth"``: a K-clique on the last K = n − 1 − k nodes against the
+          (K + k)-clique on nodes 1, …, n − 1, when K ≥ k + 1 (Raskhodnikova, Smith, Wagaman
+          & Zavyalov, arXiv:2602.15802, Section 6: cliques whose sizes differ by k).
+
+        Only pairs that respect the degree bound are returned; every pair's distance is
+        confirmed by :meth:`decide`.
+
+        Raises
+        ------
+        InvalidParameterError
+            If ``k`` is not an integer in [1, n − 1].
+        """
+        bounded = self._checked_domain(domain)
+        n, bound = bounded.n_nodes, bounded.degree_bound
+        if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or not 1 <= k <= n - 1:
+            raise InvalidParameterError(f"group_pairs: k must be an integer in [1, {n - 1}], "
+                                        f"got {k!r}")
+        k = int(k)
+        empty = _graph(n, [])
+        star = _graph(n, [(c, u) for c in range(k) for u in range(c + 1, n)])
+        clique = _graph(n, [(a, b) for a in range(k + 1) for b in range(a + 1, k + 1)])
+        candidates = [(empty, star, "empty_vs_starpartite"), (empty, clique, "empty_vs_clique")]
+        small = n - 1 - k
+        if small >= k + 1:
+            first = range(n - small, n)
+            second = range(1, n)
+            candidates.append((_graph(n, [(a, b) for a in first for b in first if a < b]),
+                               _graph(n, [(a, b) for a in second for b in second if a < b]),
+                               "clique_growth"))
+        out = []
+        for x, y, origin in candidates:
+            if max((d for _, d in y.degree()), default=0) > bound or \
+                    max((d for _, d in x.degree()), default=0) > bound:
+                continue
+            if self.decide(x, y, bounded).distance == k:
+                out.append((x, y, origin))
+        return out
+
     def adversarial_pairs(
         self,
         domain: Any,

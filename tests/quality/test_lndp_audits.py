@@ -11,10 +11,14 @@ Broken variants (the pitfalls of the paper's auditing discussion, ``docs/lndp_st
 1. per-node noise calibrated to the node's *own* sensitivity (LDP-style), spec correct;
 2. a degrees-only mechanism whose claimed sensitivity counts the rewired node only and so
    ignores the neighbours' copies of its edges: caught at the degree-preserving swap, where
-   the rewired node's own message does not move at all;
+   the rewired node's own message does not move at all; and a randomizer that reads the
+   other nodes' lists (thresholds from the average degree), caught by ``lndp.locality``;
 3. Algorithm 7 with the paper's tail-bound M on an adversarial ρ (per-ρ claim fails);
 4. Laplace noise with an ℓ2-calibrated scale and classical Gaussian calibration at ε ≥ 1:
-   refused when the spec is built.
+   refused when the spec is built;
+5. group privacy at node distance 2 (privaudit.checks.group_privacy): the implied
+   (2ε, δ(1 + e^ε)) claim holds for correct mechanisms and is refuted for Algorithm 8 with
+   half its Laplace scale.
 """
 
 from __future__ import annotations
@@ -27,16 +31,21 @@ import pytest
 from estimators.lndp import (
     RegularStarRandomness,
     joint_accounting,
+    laplace_edge_count_mechanism,
     regular_vs_star_mechanism,
     regular_vs_star_sigma,
     soft_threshold_mechanism,
 )
 from mechanisms import declare_mechanism
 from privaudit import AuditConfig, audit
+from privaudit.checks.group_privacy import audit_group_privacy
 from privaudit.suites.local_node import (
+    global_threshold_soft_threshold,
     neighbours_copies_ignored,
     node_degrees,
+    own_sensitivity_laplace_edge_count,
     own_sensitivity_soft_threshold,
+    sampled_one_hot,
 )
 from spec import (
     AdditiveNoise,
@@ -103,6 +112,29 @@ def test_ignoring_neighbours_copies_fails_the_audit():
     assert _checks(report)["sensitivity.global"] == "violated"
 
 
+# -- 2c. the sampled one-hot pitfall is private at n = 8 -------------------------------------
+def test_sampled_one_hot_is_private_at_n8_so_no_audit_may_flag_it():
+    """Every mixture component of the sampled one-hot moves by ≤ √2 per node whose degree
+    changes (≤ n nodes), so by joint convexity of the hockey-stick divergence its δ(0.9) at
+    any pair is ≤ δ_Gauss(0.9; √(2n), σ) — below the claimed 10⁻³ (docs/lndp_study.md)."""
+    from spec import Gaussian
+
+    mech = sampled_one_hot(N)
+    sigma = mech.spec.noise.law.sigma
+    bound = Gaussian(sigma=sigma).privacy_profile(0.9, math.sqrt(2 * N))
+    assert bound < 1e-3 and bound == pytest.approx(1.07e-4, rel=0.01)
+
+
+# -- 2b. a randomizer reading the other nodes' lists -------------------------------------------
+@pytest.mark.quality
+def test_reading_other_lists_fails_the_locality_check():
+    """Thresholds from the graph's average degree: node v's message changes when only the
+    other nodes' lists do (privaudit.checks.local_node, deterministic)."""
+    report = audit(global_threshold_soft_threshold(N), config=CONFIG)
+    assert report.violated
+    assert _checks(report)["lndp.locality"] == "violated"
+
+
 # -- 3. Algorithm 7 on an adversarial ρ -------------------------------------------------------
 def _adversarial_rho(n=100, sets=1000) -> RegularStarRandomness:
     members = np.zeros((sets, 1), dtype=np.int64)                 # node 0 in every S_t
@@ -139,6 +171,30 @@ def test_averaged_calibration_fails_the_audit_on_adversarial_rho():
     report = audit(declare_mechanism(honest.spec, sampler, statistic=honest.statistic),
                    config=CONFIG)
     assert report.violated
+
+
+# -- 5. group privacy at node distance k > 1 ------------------------------------------------
+@pytest.mark.quality
+@pytest.mark.parametrize("mech", [soft_threshold_mechanism(N, 0.9, 1e-3, 0, 1),
+                                  laplace_edge_count_mechanism(N, 1.0)], ids=["alg1", "alg8"])
+def test_group_claim_holds_at_distance_2_for_correct_mechanisms(mech):
+    """Exact δ(2ε) ≤ δ(1 + e^ε) (ℓ1 loss ≤ 2ε for Laplace) and no black-box refutation on
+    the relation's three distance-2 pairs (family-wise 95 %)."""
+    results = audit_group_privacy(mech, 2, samples=50_000, rng=19)
+    assert {r.origin for r in results} == {"empty_vs_starpartite", "empty_vs_clique",
+                                           "clique_growth"}
+    assert not any(r.exact_violated or r.violated for r in results)
+    assert all(r.epsilon_lower_bound <= r.epsilon_group for r in results)
+
+
+@pytest.mark.quality
+def test_group_claim_fails_at_distance_2_for_half_scale_laplace():
+    """Algorithm 8 sampled at b = (n − 1)/ε: at ∅ vs the 2-starpartite graph the degree
+    vector moves by 26 in ℓ1, a loss of 3.7 > 2ε."""
+    results = audit_group_privacy(own_sensitivity_laplace_edge_count(N), 2, samples=50_000,
+                                  rng=19)
+    caught = [r for r in results if r.violated]
+    assert caught and max(r.epsilon_lower_bound for r in caught) > 2.0
 
 
 # -- 4. refused specs ------------------------------------------------------------------------

@@ -40,7 +40,9 @@ from estimators.lndp import (
     private_soft_threshold,
     regular_graph_tv_bound,
     regular_vs_star_mechanism,
+    rr_edge_count_mechanism,
     rr_edge_epsilon0,
+    rr_joint_delta,
     soft_threshold,
     soft_threshold_mechanism,
 )
@@ -216,6 +218,30 @@ def test_baselines_unbiased():
         band = 5 * runs[0].standard_error / math.sqrt(300)
         assert abs(np.mean([r.estimate for r in runs]) - 900) < band
     assert laplace_edge_count_mechanism(10, 0.5).noise_law.scale == 36.0
+
+
+def test_rr_edge_count_mechanism_law_and_exact_privacy():
+    """Algorithm 9's joint bits: the hook matches the sampler, and the exact audit's ε and
+    δ(ε) at the star toggle are those of n − 1 changed RR bits (rr_joint_delta)."""
+    from privaudit.exact_audit import exact_privacy
+    from privaudit.pairs import verified_pair
+    from spec import LocalNodeRelation
+
+    n, eps, delta = 8, 1.0, 1e-3
+    mech = rr_edge_count_mechanism(n, eps, delta)
+    eps0 = rr_edge_epsilon0(n, eps, delta)
+    assert mech.epsilon0 == eps0 and mech.spec.noise.law.epsilon == pytest.approx(7 * eps0)
+    g = nx.path_graph(n)
+    draws = mech.sample(g, 20_000, rng=3)
+    assert draws.shape == (20_000, 28)
+    p_one = mech.output_probabilities(g)[:, 1]
+    # 28 coordinates, Bonferroni at 1e-4 overall: |mean - p| < 4.9 sd
+    assert np.all(np.abs(draws.mean(axis=0) - p_one) < 4.9 * np.sqrt(p_one * (1 - p_one) / 20_000))
+    star = verified_pair(mech.spec, *LocalNodeRelation().star_toggle(n, 0), "explicit")
+    result = exact_privacy(mech, candidates=[star])
+    assert float(result.epsilon_exact) == pytest.approx(7 * eps0)
+    assert result.delta_at_claimed_epsilon == pytest.approx(rr_joint_delta(eps, eps0, 7), abs=1e-15)
+    assert not result.violated
 
 
 # -- errors ----------------------------------------------------------------------------------

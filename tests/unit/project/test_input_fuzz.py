@@ -160,6 +160,7 @@ CONSTRUCTORS: dict[str, Callable[[Any, Any], Any]] = {
     "blurry_linear_mechanism": lambda n, e: lndp.blurry_linear_mechanism(
         n, e, 1e-3, 3, np.eye(lndp.bucket_count(24, 3))),
     "laplace_edge_count_mechanism": lambda n, e: lndp.laplace_edge_count_mechanism(n, e),
+    "rr_edge_count_mechanism": lambda n, e: lndp.rr_edge_count_mechanism(n, e, 1e-3),
 }
 GOOD_N = {"degenerate_mean_mechanism": 40, "subgaussian_mean_mechanism": 48,
           "private_uniformity_test_mechanism": 30, "smooth_median_mechanism": 21}

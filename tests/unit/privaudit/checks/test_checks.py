@@ -94,9 +94,9 @@ def _pairs(mech, rng, count: int = 3):
 def test_facade_exports_sorted_all():
     assert checks.__all__ == sorted(checks.__all__)
     assert set(checks.__all__) == {
-        "check_float_image", "check_global_sensitivity", "check_local_sensitivity_bound",
-        "check_noise_law", "check_smooth_sensitivity", "check_spec_consistency",
-        "float_image_applies"}
+        "check_float_image", "check_global_sensitivity", "check_local_node",
+        "check_local_sensitivity_bound", "check_noise_law", "check_smooth_sensitivity",
+        "check_spec_consistency", "float_image_applies", "local_node_checks_apply"}
 
 
 # ----------------------------------------------------------------------------------------
