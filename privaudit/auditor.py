@@ -21,7 +21,9 @@ An audit runs three layers of checks (``auditing_state_of_the_art.md`` §7):
 Error control.  With α = 1 − confidence, the statistical components share α by
 Bonferroni: the noise-law check gets α/10 (:data:`CONFORMANCE_SHARE`) when it applies
 (halved with the floating-point image check for an (ε, δ) claim with exact numerics;
-that check is deterministic otherwise, :mod:`~privaudit.checks.float_image`),
+that check is deterministic otherwise, :mod:`~privaudit.checks.float_image`; what
+remains is halved again with the spike check, :data:`SPIKE_SHARE`, when the noise is
+additive and continuous and the ``statistic`` hook exists, :mod:`~privaudit.checks.spike`),
 the distributional test the rest, split evenly over the tested pairs (one pair when the
 candidates are equivalent under the declared law) and, inside each pair, over the
 declared-law events, the data-driven events and the profile
@@ -56,7 +58,9 @@ from .checks import (
     check_noise_law,
     check_smooth_sensitivity,
     check_spec_consistency,
+    check_spike,
     float_image_applies,
+    spike_applies,
 )
 from .config import AuditConfig
 from .distinguish import test_pair
@@ -76,10 +80,13 @@ __all__ = ["audit"]
 
 Progress = Callable[[str], None]
 
-_STREAMS = ("search", "claims", "conformance", "pilot", "final", "float_image")
+_STREAMS = ("search", "claims", "conformance", "pilot", "final", "float_image", "spike")
 
 #: Share of α spent on the noise-law conformance check when it applies.
 CONFORMANCE_SHARE = 0.1
+#: Part of the conformance share (after the floating-point image check's part) that the
+#: spike check (:func:`~privaudit.checks.check_spike`) gets when it applies.
+SPIKE_SHARE = 0.5
 
 
 def _streams(seed: int) -> dict[str, np.random.Generator]:
@@ -208,13 +215,23 @@ def _audit(mechanism: Mechanism, *, config: AuditConfig | None,
     float_image = float_image_applies(mechanism) and mechanism.provides("statistic")
     alpha_float = alpha_conformance / 2 if (
         float_image and spec.numerics == "exact" and claimed_epsilon_delta(spec)[1] > 0) else 0.0
+    # 4c. spikes at f: with the statistic hook, the declared law bounds the mass of every
+    # window around f(x), so both sides' outputs are counted in an a-priori grid of windows
+    spike = conformance_applies and spike_applies(mechanism) is None
+    alpha_spike = SPIKE_SHARE * (alpha_conformance - alpha_float) if spike else 0.0
     if conformance_applies:
         say(f"testing the noise law on {cfg.effective_conformance_samples} draws")
-        share = (alpha_conformance - alpha_float) / len(conformance_inputs)
+        share = (alpha_conformance - alpha_float - alpha_spike) / len(conformance_inputs)
         for x_conf in conformance_inputs:
             checks.append(check_noise_law(mechanism, x_conf, rng["conformance"],
                                           samples=cfg.effective_conformance_samples,
                                           alpha=share))
+    if spike:
+        say(f"counting outputs near f on {cfg.samples} draws per side")
+        checks.append(check_spike(
+            mechanism, (candidates[0].x, candidates[0].y), rng["spike"], samples=cfg.samples,
+            alpha=alpha_spike, executor=executor,
+            progress=None if progress is None else throttled(say, "spike check")))
 
     # 4b. floating-point image: outputs of M(x) the sampler cannot produce under y --------
     if float_image:
