@@ -96,7 +96,7 @@ def test_facade_exports_sorted_all():
     assert set(checks.__all__) == {
         "check_float_image", "check_global_sensitivity", "check_local_sensitivity_bound",
         "check_noise_law", "check_smooth_sensitivity", "check_spec_consistency",
-        "float_image_applies"}
+        "check_spike", "float_image_applies", "spike_applies"}
 
 
 # ----------------------------------------------------------------------------------------
