@@ -230,7 +230,7 @@ def _audit(mechanism: Mechanism, *, config: AuditConfig | None,
         say(f"counting outputs near f on {cfg.samples} draws per side")
         checks.append(check_spike(
             mechanism, (candidates[0].x, candidates[0].y), rng["spike"], samples=cfg.samples,
-            alpha=alpha_spike, executor=executor,
+            alpha=alpha_spike, allowance=claimed_epsilon_delta(spec)[1], executor=executor,
             progress=None if progress is None else throttled(say, "spike check")))
 
     # 4b. floating-point image: outputs of M(x) the sampler cannot produce under y --------

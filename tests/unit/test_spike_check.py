@@ -96,3 +96,18 @@ def test_the_audit_runs_it_on_half_the_noise_law_share():
     assert spike.violated and report.violated
     assert math.isclose(spike.error_rate, law.error_rate)
     assert math.isclose(spike.error_rate + law.error_rate, 0.1 * 0.05)
+
+
+def test_leaks_within_the_allowance_pass_and_larger_ones_do_not():
+    # an atom of probability delta/2: a departure from the declared law that the claimed
+    # delta covers (N p = 5 per side at 10^6)
+    small = RareRawMean(delta=1e-5, p=5e-6)
+    strict = check_spike(small, (X, Y), 4, samples=1_000_000, alpha=0.0025)
+    assert strict.violated
+    allowed = check_spike(small, (X, Y), 4, samples=1_000_000, alpha=0.0025, allowance=1e-5)
+    assert allowed.status == "passed" and allowed.details["allowance"] == 1e-5
+    big = check_spike(RareRawMean(delta=3e-6, p=3e-5, spike=1e-7), (X, Y), 4,
+                      samples=1_000_000, alpha=0.0025, allowance=3e-6)
+    assert big.violated and "plus delta" in big.summary
+    with pytest.raises(InvalidParameterError, match="allowance"):
+        check_spike(small, (X, Y), 0, samples=10, allowance=-0.1)
