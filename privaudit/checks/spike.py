@@ -67,8 +67,8 @@ from ..results import CheckOutcome, jsonable_details
 from ..streaming import Executor, StreamProgress, block_rows, root_seed, stream_chunks
 from ._common import check_count, missing_hooks, skipped
 
-__all__ = ["CDF_SLACK", "MAX_RADII", "MIN_ULPS", "WindowGrid", "check_spike",
-           "spike_applies"]
+__all__ = ["CDF_SLACK", "LARGEST_EXPECTED", "MAX_RADII", "MIN_ULPS", "SMALLEST_EXPECTED",
+           "WindowGrid", "check_spike", "spike_applies"]
 
 _NAME = "noise_law.spike"
 
@@ -79,9 +79,13 @@ CDF_SLACK = 1e-15
 MIN_ULPS = 1024
 #: Most radii of the grid (r_k = s·2^{−k}, k = 0 … MAX_RADII − 1).
 MAX_RADII = 64
-#: The grid stops once the declared law expects fewer than this many outputs (of both
-#: sides together) in the window: smaller windows add multiplicity but no power.
-_SMALLEST_EXPECTED = 0.05
+#: The grid stops after the first window in which the declared law expects fewer than
+#: this many outputs (of all inputs together): smaller windows add multiplicity but no
+#: power (an atom of N·p ≥ 30 outputs per side is far above one expected output).
+SMALLEST_EXPECTED = 1.0
+#: Windows in which the declared law expects more outputs than this are left out: a
+#: departure from the law that wide is the noise-law check's (KS, Anderson–Darling).
+LARGEST_EXPECTED = 1e4
 
 
 def _alpha(alpha: Any) -> float:
@@ -133,8 +137,10 @@ class WindowGrid:
 
     @classmethod
     def build(cls, law: Any, centres: list[np.ndarray], total: int) -> WindowGrid:
-        """Radii s·2^{−k} down to :data:`MIN_ULPS` ulps of the largest |f| or until the
-        declared law expects < 0.05 of the ``total`` outputs in the window."""
+        """Radii s·2^{−k} (k < :data:`MAX_RADII`) whose window the declared law expects
+        at most :data:`LARGEST_EXPECTED` of the ``total`` outputs in, down to the first
+        one where it expects fewer than :data:`SMALLEST_EXPECTED` or to :data:`MIN_ULPS`
+        ulps of the largest |f|; at least one radius when any is resolvable."""
         s = _scale(law)
         magnitude = max(float(np.max(np.abs(c), initial=0.0)) for c in centres)
         floor = MIN_ULPS * float(np.spacing(magnitude)) if magnitude > 0 else 0.0
@@ -148,9 +154,11 @@ class WindowGrid:
             wide = r + u
             mass = float(np.asarray(law.cdf(wide)) - np.asarray(law.cdf(-wide)))
             q = min(1.0, max(mass, 0.0) + CDF_SLACK) ** dim
+            if total * q > LARGEST_EXPECTED and k + 1 < MAX_RADII:
+                continue
             radii.append(r)
             null.append(q)
-            if total * q < _SMALLEST_EXPECTED:
+            if total * q < SMALLEST_EXPECTED:
                 break
         return cls(np.asarray(radii, dtype=np.float64), np.asarray(null, dtype=np.float64))
 
@@ -176,8 +184,9 @@ def check_spike(mechanism: Mechanism, inputs: Any, rng: RandomLike, *, samples: 
     For each input (typically both sides x, y of a neighbouring pair), ``samples``
     outputs are drawn in chunks and counted in the windows {o : max_j |o_j − f_j| ≤ r_k}
     around that input's own statistic f, for the a-priori radii r_k = s·2^{−k} of
-    :class:`WindowGrid` (s the law's standard deviation; the grid stops where the law
-    expects fewer than 0.05 outputs of all inputs together).  The counts of all inputs
+    :class:`WindowGrid` (s the law's standard deviation; from the first window where the
+    law expects at most 10⁴ outputs of all inputs together, down to the first where it
+    expects fewer than one).  The counts of all inputs
     are pooled: under the declared law the pooled count K_k is Binomial(n, q_k) with n
     the outputs drawn and q_k = (F(r_k) − F(−r_k))^d (an upper bound of it, see the
     module notes), and each radius is tested by the exact one-sided binomial test

@@ -10,7 +10,13 @@ import pytest
 from mechanisms import DiscreteLaplaceMechanism, GaussianMechanism, LaplaceMechanism
 from privaudit import audit
 from privaudit.checks import check_spike, spike_applies
-from privaudit.checks.spike import CDF_SLACK, WindowGrid, _window_counts
+from privaudit.checks.spike import (
+    CDF_SLACK,
+    LARGEST_EXPECTED,
+    SMALLEST_EXPECTED,
+    WindowGrid,
+    _window_counts,
+)
 from privaudit.suites.broken import RareRawMean
 from spec import Laplace
 from spec.errors import InvalidParameterError
@@ -22,13 +28,15 @@ def test_grid_probabilities_are_the_exact_laplace_windows_plus_slack():
     law = Laplace(scale=0.01)
     grid = WindowGrid.build(law, [np.array([0.0]), np.array([0.01])], 2_000_000)
     s = law.std
-    assert grid.radii[0] == pytest.approx(s)
-    assert np.allclose(grid.radii[1:] / grid.radii[:-1], 0.5)
+    k = np.log2(s / grid.radii)
+    assert np.allclose(k, np.round(k)) and np.allclose(np.diff(k), 1.0)
+    # the grid starts at the first radius s·2^-k with at most 10^4 expected outputs
+    assert 2_000_000 * grid.null[0] <= LARGEST_EXPECTED < 2_000_000 * 2 * grid.null[0]
     exact = -np.expm1(-grid.radii / 0.01)          # P[|Laplace(b)| <= r] = 1 - e^{-r/b}
     assert np.all(grid.null >= exact)               # never understated
     assert np.allclose(grid.null, exact, rtol=1e-6, atol=2 * CDF_SLACK)
-    # the grid stops once the law expects < 0.05 of the outputs in the window
-    assert 2_000_000 * grid.null[-1] < 0.05 <= 2_000_000 * grid.null[-2]
+    # and stops at the first window where the law expects fewer than one output
+    assert 2_000_000 * grid.null[-1] < SMALLEST_EXPECTED <= 2_000_000 * grid.null[-2]
 
 
 def test_window_counts_use_the_linf_distance_to_the_centre():
