@@ -164,14 +164,22 @@ class WindowGrid:
 
 
 def _window_counts(out: np.ndarray, centre: np.ndarray, radii: np.ndarray) -> np.ndarray:
-    """How many rows of ``out`` lie within each radius of ``centre`` (ℓ∞ distance)."""
-    rows = np.asarray(out, dtype=np.float64).reshape(len(out), -1)
-    with np.errstate(invalid="ignore"):
-        dist = np.max(np.abs(rows - centre.reshape(1, -1)), axis=1)
-    dist = dist[~np.isnan(dist)]
+    """How many rows of ``out`` lie within each radius of ``centre`` (ℓ∞ distance).
+
+    ``radii`` decrease; one ``searchsorted`` of the distances into the (few) ascending
+    radii and a cumulative bincount, no sort of the outputs.
+    """
+    values = np.asarray(out, dtype=np.float64)
+    if centre.size == 1:
+        dist = np.abs(values.reshape(-1) - centre[0])
+    else:
+        with np.errstate(invalid="ignore"):
+            dist = np.max(np.abs(values.reshape(len(values), -1) - centre.reshape(1, -1)),
+                          axis=1)
     ascending = radii[::-1]
-    # for ascending radii a_0 < a_1 < …: #{dist ≤ a_i}
-    at_most = np.searchsorted(np.sort(dist), ascending, side="right")
+    # bin i holds the distances in (a_{i−1}, a_i]; NaN sorts past the last radius
+    bins = np.searchsorted(ascending, dist, side="left")
+    at_most = np.cumsum(np.bincount(bins, minlength=ascending.size + 1)[: ascending.size])
     return at_most[::-1].astype(np.int64)
 
 
