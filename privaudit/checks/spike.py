@@ -60,7 +60,7 @@ from scipy import stats
 from mechanisms import Mechanism
 from spec import AdditiveNoise
 from spec._random import RandomLike, as_generator
-from spec.errors import InvalidParameterError
+from spec.errors import AuditError, InvalidParameterError
 
 from ..pairs import to_jsonable
 from ..results import CheckOutcome, jsonable_details
@@ -170,6 +170,10 @@ def _window_counts(out: np.ndarray, centre: np.ndarray, radii: np.ndarray) -> np
     radii and a cumulative bincount, no sort of the outputs.
     """
     values = np.asarray(out, dtype=np.float64)
+    rows = values.shape[0] if values.ndim else 1
+    if values.size != rows * centre.size:
+        raise AuditError(f"the sampler returned outputs of shape {values.shape} for a "
+                         f"statistic with {centre.size} coordinate(s)")
     if centre.size == 1:
         dist = np.abs(values.reshape(-1) - centre[0])
     else:
@@ -232,7 +236,9 @@ def check_spike(mechanism: Mechanism, inputs: Any, rng: RandomLike, *, samples: 
     Raises
     ------
     InvalidParameterError
-        If ``samples`` or ``alpha`` is out of range.
+        If ``samples``, ``alpha`` or ``allowance`` is out of range.
+    AuditError
+        If the sampler's outputs do not have the statistic's number of coordinates.
     """
     n = check_count(samples, "samples", 1)
     level = _alpha(alpha)

@@ -19,7 +19,7 @@ from privaudit.checks.spike import (
 )
 from privaudit.suites.broken import RareRawMean
 from spec import Laplace
-from spec.errors import InvalidParameterError
+from spec.errors import AuditError, InvalidParameterError
 
 X, Y = np.zeros(100), np.concatenate([[1.0], np.zeros(99)])
 
@@ -119,3 +119,8 @@ def test_leaks_within_the_allowance_pass_and_larger_ones_do_not():
     assert big.violated and "plus delta" in big.summary
     with pytest.raises(InvalidParameterError, match="allowance"):
         check_spike(small, (X, Y), 0, samples=10, allowance=-0.1)
+
+
+def test_outputs_of_the_wrong_width_are_an_audit_error():
+    with pytest.raises(AuditError, match="coordinate"):
+        _window_counts(np.zeros((10, 2)), np.array([0.0]), np.array([1.0]))
