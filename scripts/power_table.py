@@ -89,7 +89,7 @@ SIZES: dict[str, Size] = {
     "ReportNoisyMax3": Size(100 * M, 8 * M, 20_000, pairs_tested=1),
     "ReportNoisyMax4": Size(4 * M, M, 20_000),
     "SparseVectorTechnique1": Size(30 * M, 8 * M, 100_000, pairs_tested=1, pair_budget=24),
-    "SparseVectorTechnique2": Size(30 * M, 8 * M, 100_000, pairs_tested=1, pair_budget=24),
+    "SparseVectorTechnique2": Size(30 * M, 8 * M, 100_000, pairs_tested=2, pair_budget=24),
     "SparseVectorTechnique3": Size(4 * M, 3 * M // 2),
     "SparseVectorTechnique4": Size(30 * M, 8 * M, 100_000, pairs_tested=1, pair_budget=24),
     "SparseVectorTechnique5": Size(M, M // 4),
