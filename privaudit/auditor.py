@@ -22,8 +22,9 @@ Error control.  With α = 1 − confidence, the statistical components share α 
 Bonferroni: the noise-law check gets α/10 (:data:`CONFORMANCE_SHARE`) when it applies
 (halved with the floating-point image check for an (ε, δ) claim with exact numerics;
 that check is deterministic otherwise, :mod:`~privaudit.checks.float_image`; what
-remains is halved again with the spike check, :data:`SPIKE_SHARE`, when the noise is
-additive and continuous and the ``statistic`` hook exists, :mod:`~privaudit.checks.spike`),
+remains is halved again with the spike check, :data:`SPIKE_SHARE`, for an (ε, δ) claim
+with δ > 0 when the noise is additive and continuous and the ``statistic`` hook exists,
+:mod:`~privaudit.checks.spike`),
 the distributional test the rest, split evenly over the tested pairs (one pair when the
 candidates are equivalent under the declared law) and, inside each pair, over the
 declared-law events, the data-driven events and the profile
@@ -215,9 +216,11 @@ def _audit(mechanism: Mechanism, *, config: AuditConfig | None,
     float_image = float_image_applies(mechanism) and mechanism.provides("statistic")
     alpha_float = alpha_conformance / 2 if (
         float_image and spec.numerics == "exact" and claimed_epsilon_delta(spec)[1] > 0) else 0.0
-    # 4c. spikes at f: with the statistic hook, the declared law bounds the mass of every
-    # window around f(x), so both sides' outputs are counted in an a-priori grid of windows
-    spike = conformance_applies and spike_applies(mechanism) is None
+    # 4c. spikes at f for (ε, δ) claims: with the statistic hook, the declared law bounds
+    # the mass of every window around f(x), so both sides' outputs are counted in an
+    # a-priori grid of windows
+    claimed_delta = claimed_epsilon_delta(spec)[1]
+    spike = conformance_applies and claimed_delta > 0 and spike_applies(mechanism) is None
     alpha_spike = SPIKE_SHARE * (alpha_conformance - alpha_float) if spike else 0.0
     if conformance_applies:
         say(f"testing the noise law on {cfg.effective_conformance_samples} draws")
@@ -230,7 +233,7 @@ def _audit(mechanism: Mechanism, *, config: AuditConfig | None,
         say(f"counting outputs near f on {cfg.samples} draws per side")
         checks.append(check_spike(
             mechanism, (candidates[0].x, candidates[0].y), rng["spike"], samples=cfg.samples,
-            alpha=alpha_spike, allowance=claimed_epsilon_delta(spec)[1], executor=executor,
+            alpha=alpha_spike, allowance=claimed_delta, executor=executor,
             progress=None if progress is None else throttled(say, "spike check")))
 
     # 4b. floating-point image: outputs of M(x) the sampler cannot produce under y --------

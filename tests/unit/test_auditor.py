@@ -60,7 +60,7 @@ def test_correct_laplace_passes_with_a_full_report(laplace_report):
     assert r.power is not None and r.power.detectable_epsilon > 1.0
     assert r.worst_event is not None and r.events
     assert math.isclose(sum(c.error_rate for c in r.checks if c.name in {
-        "noise_law", "noise_law.spike", "distinguishability"}), 1 - r.confidence, rel_tol=1e-9)
+        "noise_law", "distinguishability"}), 1 - r.confidence, rel_tol=1e-9)
 
 
 def test_reports_are_reproducible_from_the_seed(laplace_report):
@@ -197,17 +197,14 @@ def test_edge_sensitivity_claimed_under_node_neighbouring_is_caught_on_a_star():
 def test_equivalent_pairs_are_tested_once_and_the_error_budget_adds_up():
     """Laplace on a scalar: every generated pair has the declared worst shift 1, so one pair
     gets the whole distinguishing budget; the statistical error rates add up to
-    1 − confidence (noise law and spike check α/20 each, the pair's events and profile
-    the rest)."""
+    1 − confidence (noise law α/10, the pair's events and profile the rest)."""
     r = audit(LaplaceMechanism(1.0, 1.0), config=FAST)
     dist = r.check("distinguishability")
     assert dist.details["pairs_tested"] == 1 and dist.details["equivalent_pairs_tied"]
     assert dist.details["pair_objective"] == "statistic shift"
-    noise, spike = r.check("noise_law"), r.check("noise_law.spike")
-    assert noise.error_rate == pytest.approx(0.05 * (1 - r.confidence))
-    assert spike.error_rate == pytest.approx(noise.error_rate)
-    assert noise.error_rate + spike.error_rate + dist.error_rate == pytest.approx(
-        1 - r.confidence)
+    noise = r.check("noise_law")
+    assert noise.error_rate == pytest.approx(0.1 * (1 - r.confidence))
+    assert noise.error_rate + dist.error_rate == pytest.approx(1 - r.confidence)
     assert r.check("privacy_profile").error_rate == pytest.approx(0.1 * dist.error_rate)
     events = sum(e.alpha for e in r.events)
     assert events + r.check("privacy_profile").error_rate <= dist.error_rate * (1 + 1e-12)

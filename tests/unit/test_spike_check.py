@@ -124,3 +124,10 @@ def test_leaks_within_the_allowance_pass_and_larger_ones_do_not():
 def test_outputs_of_the_wrong_width_are_an_audit_error():
     with pytest.raises(AuditError, match="coordinate"):
         _window_counts(np.zeros((10, 2)), np.array([0.0]), np.array([1.0]))
+
+
+def test_pure_claims_keep_the_noise_law_share_and_run_no_spike_check():
+    report = audit(LaplaceMechanism(1.0, 1.0), samples=20_000, pilot_samples=1_000, seed=1)
+    names = {c.name for c in report.checks}
+    assert "noise_law.spike" not in names
+    assert math.isclose(report.check("noise_law").error_rate, 0.1 * 0.05)
