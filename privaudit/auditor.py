@@ -25,7 +25,10 @@ An audit runs three layers of checks (``docs/derivations.md`` §8):
 Error control.  With α = 1 − confidence, the statistical components share α by
 Bonferroni: the noise-law check gets α/10 (:data:`CONFORMANCE_SHARE`) when it applies
 (halved with the floating-point image check for an (ε, δ) claim with exact numerics;
-that check is deterministic otherwise, :mod:`~privaudit.checks.float_image`),
+that check is deterministic otherwise, :mod:`~privaudit.checks.float_image`; what
+remains is halved again with the spike check, :data:`SPIKE_SHARE`, for an (ε, δ) claim
+with δ > 0 when the noise is additive and continuous and the ``statistic`` hook exists,
+:mod:`~privaudit.checks.spike`),
 the distributional test the rest, split evenly over the tested pairs (one pair when the
 candidates are equivalent under the declared law) and, inside each pair, over the
 declared-law events, the data-driven events and the profile
@@ -61,8 +64,10 @@ from .checks import (
     check_noise_law,
     check_smooth_sensitivity,
     check_spec_consistency,
+    check_spike,
     float_image_applies,
     local_node_checks_apply,
+    spike_applies,
 )
 from .config import AuditConfig
 from .distinguish import distinguish_pair
@@ -83,10 +88,14 @@ __all__ = ["audit"]
 
 Progress = Callable[[str], None]
 
-_STREAMS = ("search", "claims", "conformance", "pilot", "final", "float_image", "local_node")
+_STREAMS = ("search", "claims", "conformance", "pilot", "final", "float_image", "local_node",
+            "spike")
 
 #: Share of α spent on the noise-law conformance check when it applies.
 CONFORMANCE_SHARE = 0.1
+#: Part of the conformance share (after the floating-point image check's part) that the
+#: spike check (:func:`~privaudit.checks.check_spike`) gets when it applies.
+SPIKE_SHARE = 0.5
 
 
 def _streams(seed: int) -> dict[str, np.random.Generator]:
@@ -203,34 +212,9 @@ def _audit(mechanism: Mechanism, *, config: AuditConfig | None,
         checks.append(exact_check(exact))
         conformance_inputs = list(worst_inputs(mechanism, exact))
 
-    # 4. noise-law conformance -------------------------------------------------------------
-    conformance_applies = spec.noise is not None and (
-        not isinstance(spec.noise, (AdditiveNoise, SmoothSensitivityNoise))
-        or mechanism.provides("statistic"))
-    alpha_conformance = CONFORMANCE_SHARE * alpha if conformance_applies else 0.0
-    # the floating-point image check (4b) is deterministic for pure-DP claims and claims with
-    # idealized numerics; an (ε, δ) claim with exact numerics gives it half this share
-    float_image = float_image_applies(mechanism) and mechanism.provides("statistic")
-    alpha_float = alpha_conformance / 2 if (
-        float_image and spec.numerics == "exact" and claimed_point(spec.guarantee)[1] > 0) else 0.0
-    if conformance_applies:
-        say(f"testing the noise law on {cfg.effective_conformance_samples} draws")
-        share = (alpha_conformance - alpha_float) / len(conformance_inputs)
-        for x_conf in conformance_inputs:
-            checks.append(check_noise_law(mechanism, x_conf, rng["conformance"],
-                                          samples=cfg.effective_conformance_samples,
-                                          alpha=share))
-
-    # 4b. floating-point image: outputs of M(x) the sampler cannot produce under y --------
-    if float_image:
-        say("checking the floating-point image of the outputs")
-        checks.append(check_float_image(mechanism, candidates, rng["float_image"],
-                                        alpha=alpha_float))
-
-    # 4c. local node privacy: structure, locality, exact joint accounting, Lemma 5.4 --------
-    if local_node_checks_apply(mechanism):
-        say("checking the local-node structure, locality and joint certificates")
-        checks.extend(check_local_node(mechanism, candidates, rng["local_node"]))
+    # 4. the declared noise law: conformance, spikes at f, floating-point image, LNDP ------
+    alpha_conformance = _noise_law_checks(mechanism, cfg, candidates, conformance_inputs, rng,
+                                          checks, say, progress, executor)
 
     # 5. choose the pairs for the distributional test (never from the final samples) ---------
     alpha_dist = alpha - alpha_conformance
@@ -301,3 +285,59 @@ def _audit(mechanism: Mechanism, *, config: AuditConfig | None,
         runtime_seconds=time.perf_counter() - started, versions=library_versions())
     say("done")
     return report
+
+
+def _noise_law_checks(mechanism: Mechanism, cfg: AuditConfig, candidates: Sequence[Any],
+                      conformance_inputs: Sequence[Any], rng: dict[str, Any],
+                      checks: list[CheckOutcome], say: Progress, progress: Progress | None,
+                      executor: Executor | None) -> float:
+    """Step 4 of :func:`_audit`: the checks of the declared noise law, appended to ``checks``.
+
+    The noise-law conformance test, the spike windows at f for (ε, δ) claims
+    (:mod:`privaudit.checks.spike`), the floating-point image of the outputs and the
+    local-node structural checks.  Returns the share of α they spend (the rest goes to the
+    distinguishing test).
+    """
+    spec = mechanism.spec
+    alpha = cfg.alpha
+    # conformance of the outputs to the declared law
+    conformance_applies = spec.noise is not None and (
+        not isinstance(spec.noise, (AdditiveNoise, SmoothSensitivityNoise))
+        or mechanism.provides("statistic"))
+    alpha_conformance = CONFORMANCE_SHARE * alpha if conformance_applies else 0.0
+    # the floating-point image check (4b) is deterministic for pure-DP claims and claims with
+    # idealized numerics; an (ε, δ) claim with exact numerics gives it half this share
+    float_image = float_image_applies(mechanism) and mechanism.provides("statistic")
+    alpha_float = alpha_conformance / 2 if (
+        float_image and spec.numerics == "exact" and claimed_point(spec.guarantee)[1] > 0) else 0.0
+    # 4c. spikes at f for (ε, δ) claims: with the statistic hook, the declared law bounds
+    # the mass of every window around f(x), so both sides' outputs are counted in an
+    # a-priori grid of windows
+    claimed_delta = claimed_point(spec.guarantee)[1]
+    spike = conformance_applies and claimed_delta > 0 and spike_applies(mechanism) is None
+    alpha_spike = SPIKE_SHARE * (alpha_conformance - alpha_float) if spike else 0.0
+    if conformance_applies:
+        say(f"testing the noise law on {cfg.effective_conformance_samples} draws")
+        share = (alpha_conformance - alpha_float - alpha_spike) / len(conformance_inputs)
+        for x_conf in conformance_inputs:
+            checks.append(check_noise_law(mechanism, x_conf, rng["conformance"],
+                                          samples=cfg.effective_conformance_samples,
+                                          alpha=share))
+    if spike:
+        say(f"counting outputs near f on {cfg.samples} draws per side")
+        checks.append(check_spike(
+            mechanism, (candidates[0].x, candidates[0].y), rng["spike"], samples=cfg.samples,
+            alpha=alpha_spike, allowance=claimed_delta, executor=executor,
+            progress=None if progress is None else throttled(say, "spike check")))
+
+    # 4b. floating-point image: outputs of M(x) the sampler cannot produce under y --------
+    if float_image:
+        say("checking the floating-point image of the outputs")
+        checks.append(check_float_image(mechanism, candidates, rng["float_image"],
+                                        alpha=alpha_float))
+
+    # 4c. local node privacy: structure, locality, exact joint accounting, Lemma 5.4 --------
+    if local_node_checks_apply(mechanism):
+        say("checking the local-node structure, locality and joint certificates")
+        checks.extend(check_local_node(mechanism, candidates, rng["local_node"]))
+    return alpha_conformance

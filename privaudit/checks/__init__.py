@@ -6,6 +6,8 @@
   tails included (KS, Anderson–Darling, binomial tail tests, χ²);
 * :mod:`privaudit.checks.float_image` — outputs the modelled float sampler can produce
   under x but not under its neighbour (Mironov's floating-point attack);
+* :mod:`privaudit.checks.spike` — no more outputs near the statistic f(x) than the
+  declared additive law allows (rare branches releasing f(x) with little or no noise);
 * :mod:`privaudit.checks.consistency` — the spec re-validates from JSON and agrees with
   the mechanism's own parameters;
 * :mod:`privaudit.checks.local_node` — local node privacy: n public and per-node messages,
@@ -27,6 +29,7 @@ from .sensitivity import (
     check_local_sensitivity_bound,
     check_smooth_sensitivity,
 )
+from .spike import check_spike, spike_applies
 
 __all__ = [
     "check_float_image",
@@ -36,6 +39,8 @@ __all__ = [
     "check_noise_law",
     "check_smooth_sensitivity",
     "check_spec_consistency",
+    "check_spike",
     "float_image_applies",
     "local_node_checks_apply",
+    "spike_applies",
 ]

@@ -302,9 +302,14 @@ class QueryDistance(NeighbouringRelationBase):
 
         Sign patterns ``s`` (after Ding et al., "Detecting violations of differential
         privacy", CCS 2018): one above ``(+1, 0, …)``, one below ``(−1, 0, …)``, all above,
-        all below, one above rest below ``(+1, −1, …)``, one below rest above, and
-        half-half ``(+1, …, −1, …)``; and the same with the odd coordinate *last*, rest
-        below last above ``(…, −1, +1)`` and rest above last below ``(…, +1, −1)``.  The
+        all below, one above rest below ``(+1, −1, …)``, one below rest above,
+        half-half ``(+1, …, −1, …)`` (first ``⌊d/2⌋`` above, the rest below) and its
+        mirror ``(−1, …, +1, …)``; and the same with the odd coordinate *last*, rest
+        below last above ``(…, −1, +1)`` and rest above last below ``(…, +1, −1)``, in
+        this order (a caller that keeps only the first few keeps the half-half pair: on
+        DP-Sniper's SparseVectorTechnique6, SVT34Parallel and NumericalSVT it is the
+        pattern of DP-Sniper's best pairs, ``(1¹⁰, (2⁵, 0⁵))`` and ``(1⁵0⁵, 0⁵1⁵)``,
+        from the input pairs of Bichsel et al., "DP-Sniper", IEEE S&P 2021).  The
         last two matter for mechanisms that read their queries in order (a sparse
         vector's most likely ⊤ after a run of ⊥ is then the least likely on the other
         side: for DP-Sniper's SparseVectorTechnique1 the best single event at 3·10⁷
@@ -324,12 +329,11 @@ class QueryDistance(NeighbouringRelationBase):
         if d >= 2:
             rest = -np.ones(d)
             rest[0] = 1.0
-            last = -np.ones(d)
-            last[-1] = 1.0
-            patterns += [rest, -rest, last, -last]
             half = np.ones(d)
             half[d // 2 :] = -1.0
-            patterns.append(half)
+            last = -np.ones(d)
+            last[-1] = 1.0
+            patterns += [rest, -rest, half, -half, last, -last]
         results: list[Any] = []
         seen: set[bytes] = set()
         for signs in patterns:
