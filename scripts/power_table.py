@@ -73,15 +73,20 @@ CONFORMANCE = M
 #: mechanisms where DP-Sniper's value needs it (one pair tested at full size, chosen by a
 #: larger pilot and successive halving, from a pair budget of 24 so that the generated
 #: sign-pattern pairs join DP-Sniper's eleven, and a search split of 8·10⁶ so that the
-#: rare best event is recognised), fewer where it does not.  SVT2 tests two pairs: its
-#: pilot cannot tell the half-half pairs from (0¹⁰, (1⁹, −1)) (single-event ceiling
-#: 0.0927 at 3·10⁷), and with one pair tested and no input pairs it kept a half-half one
-#: (0.0855 < 0.0859).  SVT34Parallel tests one pair
+#: rare best event is recognised), fewer where it does not.  SVT34Parallel tests one pair
 #: at 5·10⁶: at 2.5·10⁶ on two pairs it stays below DP-Sniper's value (0.2375 < 0.261).
 #: NumericalSVT tests three pairs: no pilot we could afford ranks its pairs (rank
 #: correlations near 0 with the exact ceilings up to 10⁶ outputs per side), and three of
 #: its seventeen candidates move one query (ceiling 0.0205 at 4·10⁶, against 0.036–0.055
 #: for the others); with two pairs the halving kept one of them (0.0177).
+#: Without input pairs (``--no-pairs``) every audit gets a pair budget of at least
+#: :data:`NO_PAIRS_MIN_BUDGET`, so that the relation's ninth sign pattern, half-half
+#: (``spec.relations.QueryDistance.extreme_neighbours``), is among the generated pairs,
+#: and SVT2 tests two pairs: its pilot cannot tell the half-half pairs from
+#: (0¹⁰, (1⁹, −1)) (single-event ceiling 0.0927 at 3·10⁷), and with one pair tested it
+#: kept a half-half one (0.0855 < 0.0859).
+NO_PAIRS_MIN_BUDGET = 10
+NO_PAIRS_TESTED = {"SparseVectorTechnique2": 2}
 SIZES: dict[str, Size] = {
     "LaplaceMechanism": Size(10 * M, M, 20_000),
     "TruncatedGeometricMechanism": Size(10 * M, M, 20_000),
@@ -92,15 +97,15 @@ SIZES: dict[str, Size] = {
     "ReportNoisyMax3": Size(100 * M, 8 * M, 20_000, pairs_tested=1),
     "ReportNoisyMax4": Size(4 * M, M, 20_000),
     "SparseVectorTechnique1": Size(30 * M, 8 * M, 100_000, pairs_tested=1, pair_budget=24),
-    "SparseVectorTechnique2": Size(30 * M, 8 * M, 100_000, pairs_tested=2, pair_budget=24),
-    "SparseVectorTechnique3": Size(4 * M, 3 * M // 2),
+    "SparseVectorTechnique2": Size(30 * M, 8 * M, 100_000, pairs_tested=1, pair_budget=24),
+    "SparseVectorTechnique3": Size(6 * M, 3 * M // 2),
     "SparseVectorTechnique4": Size(30 * M, 8 * M, 100_000, pairs_tested=1, pair_budget=24),
     "SparseVectorTechnique5": Size(M, M // 4),
     "SparseVectorTechnique6": Size(6 * M, M),
     "Rappor": Size(5 * M, M, pairs_tested=1),
     "OneTimeRappor": Size(10 * M, M, pairs_tested=1),
     "LaplaceParallel": Size(10 * M, M),
-    "SVT34Parallel": Size(5 * M, M, pairs_tested=1),
+    "SVT34Parallel": Size(5 * M, M, pairs_tested=2),
     "PrefixSum": Size(2 * M, M // 2),
     "NumericalSVT": Size(4 * M, M, pairs_tested=3),
 }
@@ -179,6 +184,10 @@ def run_case(case: BenchmarkCase, size: Size, scale: float, *,
     samples = max(10_000, int(size.samples * scale))
     search = max(5_000, int(size.search * scale))
     pilot = max(2_000, int(size.pilot * min(1.0, 4 * scale)))
+    if not with_pairs:
+        size = Size(size.samples, size.search, size.pilot,
+                    pairs_tested=NO_PAIRS_TESTED.get(short, size.pairs_tested),
+                    pair_budget=max(size.pair_budget, NO_PAIRS_MIN_BUDGET))
     started = time.perf_counter()
     report = audit(case.mechanism, pairs=case.input_pairs if with_pairs else (),
                    samples=samples,

@@ -302,15 +302,15 @@ class QueryDistance(NeighbouringRelationBase):
 
         Sign patterns ``s`` (after Ding et al., "Detecting violations of differential
         privacy", CCS 2018): one above ``(+1, 0, …)``, one below ``(−1, 0, …)``, all above,
-        all below, one above rest below ``(+1, −1, …)``, one below rest above,
-        half-half ``(+1, …, −1, …)`` (first ``⌊d/2⌋`` above, the rest below) and its
-        mirror ``(−1, …, +1, …)``; and the same with the odd coordinate *last*, rest
-        below last above ``(…, −1, +1)`` and rest above last below ``(…, +1, −1)``, in
-        this order (a caller that keeps only the first few keeps the half-half pair: on
-        DP-Sniper's SparseVectorTechnique6, SVT34Parallel and NumericalSVT it is the
-        pattern of DP-Sniper's best pairs, ``(1¹⁰, (2⁵, 0⁵))`` and ``(1⁵0⁵, 0⁵1⁵)``,
-        from the input pairs of Bichsel et al., "DP-Sniper", IEEE S&P 2021).  The
-        last two matter for mechanisms that read their queries in order (a sparse
+        all below, one above rest below ``(+1, −1, …)``, one below rest above; the same
+        with the odd coordinate *last*, rest below last above ``(…, −1, +1)`` and rest
+        above last below ``(…, +1, −1)``; and half-half ``(+1, …, −1, …)`` (first
+        ``⌊d/2⌋`` above, the rest below), in this order.  Half-half is the pattern of
+        DP-Sniper's best pairs on SparseVectorTechnique6, SVT34Parallel and NumericalSVT,
+        ``(1¹⁰, (2⁵, 0⁵))`` and ``(1⁵0⁵, 0⁵1⁵)`` (Bichsel et al., "DP-Sniper", IEEE S&P
+        2021); it is the ninth pattern, so an audit without input pairs needs a
+        ``pair_budget`` of at least 9 per extreme input to try it
+        (``scripts/power_table.py --no-pairs`` uses 10).  The "last" patterns matter for mechanisms that read their queries in order (a sparse
         vector's most likely ⊤ after a run of ⊥ is then the least likely on the other
         side: for DP-Sniper's SparseVectorTechnique1 the best single event at 3·10⁷
         outputs certifies ε ≥ 0.0927 on ``(0¹⁰, ((−1)⁹, 1))`` against 0.0856 on
@@ -329,11 +329,11 @@ class QueryDistance(NeighbouringRelationBase):
         if d >= 2:
             rest = -np.ones(d)
             rest[0] = 1.0
-            half = np.ones(d)
-            half[d // 2 :] = -1.0
             last = -np.ones(d)
             last[-1] = 1.0
-            patterns += [rest, -rest, half, -half, last, -last]
+            half = np.ones(d)
+            half[d // 2 :] = -1.0
+            patterns += [rest, -rest, last, -last, half]
         results: list[Any] = []
         seen: set[bytes] = set()
         for signs in patterns:
