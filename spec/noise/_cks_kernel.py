@@ -45,7 +45,12 @@ _EXP_REL = 2.0**-45
 #: The acceptance coin of a proposal with γ above this is certainly lost once its
 #: uniform's 53 bits K are not all 0: e^{−γ} < e⁻⁴⁰ < 2⁻⁵⁷ < K/2⁵³.
 _GAMMA_TAIL = 40.0
+_SIXTH = 1.0 / 6.0  # (its rounding is far inside _SQUEEZE)
 _K_BIG = np.int64(1 << 40)
+_K_NEVER = np.int64((1 << 53) + 1)
+#: The acceptance table covers |y| < 8t (P(|Y| ≥ 8t) = e⁻⁸ for a proposal) when a call
+#: draws at least 8 entries per table entry and the table has at most 2²⁰ entries.
+_TABLE_T, _TABLE_MAX = 8, 1 << 20
 #: Absolute slack of the squeeze tests (their few roundings are each ≤ 2⁻⁵² here).
 _SQUEEZE = 2.0**-40
 _A_MAX = np.int64(1 << 52)
@@ -88,10 +93,21 @@ def gamma_float(a, sigma, t):  # type: ignore[no-untyped-def]
     which covers the bound (|a − μ| ≤ |d̂|(1 + u) + 2.02uμ) and the rounding of M itself.
     Works elementwise on arrays and on scalars.
     """
+    mu, inv_two_s2 = _gamma_constants(sigma, t)
+    return _gamma_parts(a, mu, inv_two_s2)
+
+
+@_jit
+def _gamma_constants(sigma, t):  # type: ignore[no-untyped-def]
+    """(μ̂ = fl(σ̂²/t), fl(1/(2σ̂²))): the per-σ part of :func:`gamma_float`."""
     s2 = sigma * sigma
-    mu = s2 / t
+    return s2 / t, 1.0 / (2.0 * s2)
+
+
+@_jit
+def _gamma_parts(a, mu, inv_two_s2):  # type: ignore[no-untyped-def]
+    """γ̂ and M of :func:`gamma_float` from its per-σ constants (the kernel's loop)."""
     d = a - mu
-    inv_two_s2 = 1.0 / (2.0 * s2)
     gamma = d * d * inv_two_s2
     span = np.abs(d) + 2.0 * mu
     margin = 8.0 * _U * span * span * inv_two_s2 + 1e-300
@@ -223,6 +239,42 @@ def cks_fill(gen, out, t, s):  # type: ignore[no-untyped-def]
 
 
 @_jit
+def _exp_bounds(gamma, margin):  # type: ignore[no-untyped-def]
+    """Floats p_lo ≤ e^{−γ} ≤ p_hi from γ̂ and M (for γ̂ − M ≤ 40 and M ≤ 1/4).
+
+    e^{−γ} ∈ [e^{−γ̂−M}, e^{−γ̂+M}] and p̂ = fl(exp(−γ̂)) = e^{−γ̂}(1 + δ), |δ| ≤ _EXP_REL
+    (γ̂ ≤ 41: a normal result), so p̂(1 − M − 2_EXP_REL) ≤ e^{−γ} ≤ p̂(1 + 2M + 4_EXP_REL)
+    for M ≤ 1/4, with room for the few roundings (each ≤ u) of these products.
+    """
+    p = np.exp(-gamma)
+    return p * (1.0 - (margin + 2.0 * _EXP_REL)), p * (1.0 + (2.0 * margin + 4.0 * _EXP_REL))
+
+
+@_jit
+def _acceptance_table(size, mu, inv_two_s2):  # type: ignore[no-untyped-def]
+    """Integer thresholds of the acceptance coin [W < e^{−γ(x)}] for |y| = x < size.
+
+    With K the coin's 53 bits: K < acc[x] ⟺ (K + 1)/2⁵³ ≤ p_lo (certainly accept),
+    K ≥ rej[x] ⟺ K/2⁵³ ≥ p_hi (certainly reject), else a close call — the same
+    decisions as the kernel's scalar path (:func:`_exp_bounds`, the γ > 40 tail, the
+    M > 1/4 guard), computed once per x (p·2⁵³ is exact: a power-of-two scaling).
+    """
+    acc = np.zeros(size, dtype=np.int64)
+    rej = np.empty(size, dtype=np.int64)
+    for x in range(size):
+        gamma, margin = _gamma_parts(float(x), mu, inv_two_s2)
+        if gamma - margin > _GAMMA_TAIL:
+            rej[x] = 1
+        elif margin > 0.25:
+            rej[x] = _K_NEVER
+        else:
+            p_lo, p_hi = _exp_bounds(gamma, margin)
+            acc[x] = np.int64(np.floor(p_lo * _TWO53))
+            rej[x] = np.int64(np.ceil(p_hi * _TWO53))
+    return acc, rej
+
+
+@_jit
 def dg_fill(gen, out, start, t, sigma):  # type: ignore[no-untyped-def]
     """Fill ``out[start:]`` (int64) with exact draws of N_ℤ(0, σ²) — CKS20 Algorithm 3.
 
@@ -253,6 +305,11 @@ def dg_fill(gen, out, start, t, sigma):  # type: ignore[no-untyped-def]
     zero = np.int64(0)
     tf = float(t)
     slack_t = 1.01 * tf * 2.0**-40
+    mu, inv_two_s2 = _gamma_constants(sigma, t)
+    size = _TABLE_T * t
+    if size > _TABLE_MAX or 8 * size > out.size - start:
+        size = 0
+    acc, rej = _acceptance_table(size, mu, inv_two_s2)
     i = start
     while i < out.size:
         # ---- proposal: X from the top 53 bits of one word, the sign from its lowest bit ----
@@ -291,7 +348,23 @@ def dg_fill(gen, out, start, t, sigma):  # type: ignore[no-untyped-def]
             pos = 0
         big_k = np.int64(buf[pos] >> np.uint64(11))
         pos += 1
-        gamma, margin = gamma_float(float(x), sigma, t)
+        if x < size:
+            if big_k < acc[x]:
+                out[i] = y
+                i += 1
+                continue
+            if big_k >= rej[x]:
+                continue
+            return i, RESCUE_ACCEPT, y, big_k
+        if x < size:
+            if big_k < acc[x]:
+                out[i] = y
+                i += 1
+                continue
+            if big_k >= rej[x]:
+                continue
+            return i, RESCUE_ACCEPT, y, big_k
+        gamma, margin = _gamma_parts(float(x), mu, inv_two_s2)
         if gamma - margin > _GAMMA_TAIL:
             if big_k > 0:
                 continue
@@ -304,7 +377,7 @@ def dg_fill(gen, out, start, t, sigma):  # type: ignore[no-untyped-def]
         g_hi = gamma + margin
         if g_hi <= 1.0:
             w_hi = float(big_k + 1) * _INV53
-            if w_hi <= 1.0 - g_hi * (1.0 - g_hi * (0.5 - g_hi / 6.0)) - _SQUEEZE:
+            if w_hi <= 1.0 - g_hi * (1.0 - g_hi * (0.5 - g_hi * _SIXTH)) - _SQUEEZE:
                 out[i] = y
                 i += 1
                 continue
@@ -312,15 +385,12 @@ def dg_fill(gen, out, start, t, sigma):  # type: ignore[no-untyped-def]
         if g_lo >= 0.0 and float(big_k) * _INV53 * (1.0 + g_lo * (1.0 + 0.5 * g_lo)) >= (
                 1.0 + _SQUEEZE):
             continue
-        # e^{−γ} ∈ [e^{−γ̂−M}, e^{−γ̂+M}] and p̂ = e^{−γ̂}(1 + δ), |δ| ≤ _EXP_REL (γ̂ ≤ 41:
-        # a normal result): p̂(1 − M − 2_EXP_REL) ≤ e^{−γ} ≤ p̂(1 + 2M + 4_EXP_REL) for
-        # M ≤ 1/4, with room for the few roundings (each ≤ u) of these products
-        p = np.exp(-gamma)
-        if float(big_k + 1) * _INV53 <= p * (1.0 - (margin + 2.0 * _EXP_REL)):
+        p_lo, p_hi = _exp_bounds(gamma, margin)
+        if float(big_k + 1) * _INV53 <= p_lo:
             out[i] = y
             i += 1
             continue
-        if float(big_k) * _INV53 >= p * (1.0 + (2.0 * margin + 4.0 * _EXP_REL)):
+        if float(big_k) * _INV53 >= p_hi:
             continue
         return i, RESCUE_ACCEPT, y, big_k
     return i, DONE, zero, zero
