@@ -46,7 +46,8 @@ _EXP_REL = 2.0**-45
 #: uniform's 53 bits K are not all 0: e^{−γ} < e⁻⁴⁰ < 2⁻⁵⁷ < K/2⁵³.
 _GAMMA_TAIL = 40.0
 _SIXTH = 1.0 / 6.0  # (its rounding is far inside _SQUEEZE)
-_K_BIG = np.int64(1 << 40)
+_K_HALF = np.int64(1 << 52)
+_K_BIG = np.int64(1 << 48)
 _K_NEVER = np.int64((1 << 53) + 1)
 #: The acceptance table covers |y| < 8t (P(|Y| ≥ 8t) = e⁻⁸ for a proposal) when a call
 #: draws at least 8 entries per table entry and the table has at most 2²⁰ entries.
@@ -304,7 +305,8 @@ def dg_fill(gen, out, start, t, sigma):  # type: ignore[no-untyped-def]
     pos = _WORDS  # the buffer is filled on the first request
     zero = np.int64(0)
     tf = float(t)
-    slack_t = 1.01 * tf * 2.0**-40
+    slack_52 = 1.01 * tf * 2.0**-52
+    slack_48 = 1.01 * tf * 2.0**-48
     mu, inv_two_s2 = _gamma_constants(sigma, t)
     size = _TABLE_T * t
     if size > _TABLE_MAX or 8 * size > out.size - start:
@@ -329,8 +331,13 @@ def dg_fill(gen, out, start, t, sigma):  # type: ignore[no-untyped-def]
         # X = n is certain when n < every c and every c < n + 1.
         c = -tf * np.log(float(big_k) * _INV53)
         c_max = c * (1.0 + 3.0 * _EXP_REL)
-        # (t/K ≤ t·2⁻⁴⁰ for K ≥ 2⁴⁰ saves a division in all but 2⁻¹³ of the words)
-        width = slack_t if big_k >= _K_BIG else 1.01 * tf / float(big_k)
+        # (t/K ≤ t·2⁻⁵² for K ≥ 2⁵², ≤ t·2⁻⁴⁸ for K ≥ 2⁴⁸: a division in 2⁻⁵ of the words)
+        if big_k >= _K_HALF:
+            width = slack_52
+        elif big_k >= _K_BIG:
+            width = slack_48
+        else:
+            width = 1.01 * tf / float(big_k)
         c_min = c * (1.0 - 3.0 * _EXP_REL) - width
         n_lo = np.floor(c_min)
         if not (n_lo < c_min and c_max < n_lo + 1.0):
