@@ -8,10 +8,9 @@ randomness as uniform integers from the injected ``Generator``:
   ``_discrete_gaussian_exact``): one draw at a time in :class:`fractions.Fraction`
   arithmetic, a literal transcription of the paper;
 * the **compiled samplers** (:func:`discrete_laplace_exact`,
-  :func:`discrete_gaussian_exact`): the same algorithms, one draw after the other in a
-  numba kernel (:mod:`spec.noise._cks_kernel`) over a pool of random bits taken from
-  the generator's raw 64-bit words (``Generator.integers`` over the full uint64 range),
-  every decision an exact integer comparison.
+  :func:`discrete_gaussian_exact`): the same laws, one draw after the other in numba
+  kernels (:mod:`spec.noise._cks_kernel`) over the generator's raw 64-bit words
+  (``Generator.integers`` over the full uint64 range), every decision exact.
 
 How each random decision is made exactly in the kernel:
 
@@ -22,22 +21,25 @@ How each random decision is made exactly in the kernel:
   is odd";
 * ``Bernoulli(exp(−1))`` (Algorithm 1 with γ = 1): coins ``Bernoulli(1/k)`` = [a uniform
   integer below k is 0], k = 2, 3, …;
-* ``Bernoulli(exp(−γ))`` for the discrete Gaussian's rational
-  ``γ = (|y| − σ²/t)²/(2σ²)`` (σ² = ``Fraction(σ)²`` has ~106-bit numerator and
-  denominator, so no int64 formula exists): ``γ = n + f`` with ``n = ⌊γ⌋`` coins
-  ``Bernoulli(exp(−1))`` and Algorithm 1 for ``f < 1``, whose coins ``Bernoulli(f/k)``
-  compare a uniform ``V = (K + W)/2⁵³`` (K 53 random bits, W the unrevealed lower bits)
-  with ``f/k``.  The kernel decides the comparison from a float64 value of ``f/k`` with
-  a rigorous error bound (``_gamma_float``) when ``[K/2⁵³, (K+1)/2⁵³)`` lies on one side
-  of ``f/k ± bound``, and otherwise stops and hands the close call back (``_rescue``):
-  exact rational arithmetic from the same K (drawing W's bits only then), so the float
-  is a filter and never decides a close call.  Where ``n`` itself is uncertain (γ within
-  the bound of an integer), the whole coin is drawn by the scalar reference before any
-  randomness is used for it.  A rejected proposal restarts its entry (rejection sampling
-  is memoryless), so the kernel simply resumes at the entry due.
+* the discrete Gaussian (Algorithm 3, its own kernel ``dg_fill``): every decision is one
+  comparison ``W < e^{−r}`` of a uniform ``W = (K + W′)/2⁵³`` (K the top 53 bits of a
+  raw word, W′ its unrevealed lower bits) with an exponential — the proposal's
+  ``|Y| = max{x : W < e^{−x/t}}`` (the geometric law of Algorithm 2's U + tV, by
+  inversion, with the word's lowest bit as the sign) and the acceptance coin
+  ``[W < e^{−γ}]``, ``γ = (|y| − σ²/t)²/(2σ²)``.  The kernel decides a comparison in
+  float64 only when ``[K/2⁵³, (K+1)/2⁵³)`` lies on one side of the value's rigorous
+  float bounds (libm ``log``/``exp`` taken as accurate to 2⁻⁴⁵ relative, 128 times
+  their documented error; γ̂ with its bound from ``_gamma_float``; polynomial squeezes
+  ``1 − g + g²/2 − g³/6 ≤ e^{−g} ≤ 1/(1 + g + g²/2)`` before ``exp``), and otherwise
+  hands the close call back (``_rescue``): exact rational bounds on ``e^{−r}`` (Taylor
+  partial sums, ``_exp_neg_bounds``) against W's interval, drawing W′'s bits 32 at a
+  time only then (``_LazyUniform``), so the float is a filter and never decides a close
+  call.  A rejected proposal restarts its entry (rejection sampling is memoryless), so
+  the kernel simply resumes at the entry due.
 
-The kernel's random stream differs from the numpy-batch implementation it replaced (the
-same laws, different draws for a seed).
+The kernels' random streams differ from the numpy-batch implementation they replaced, and
+the discrete Gaussian's from the Algorithm-2-proposal kernel before it (the same laws,
+different draws for a seed; ``docs/sampler_speed.md``).
 
 Supported parameters (``ExactSamplingRangeError`` outside): discrete Laplace scale
 ``t/s`` (in lowest terms) with ``t ≤ 2⁵⁶`` — every float scale below 2⁵⁶ qualifies
@@ -54,6 +56,7 @@ References
 
 from __future__ import annotations
 
+import functools
 import math
 from fractions import Fraction
 from types import ModuleType
@@ -156,39 +159,107 @@ def _discrete_gaussian_exact(gen: np.random.Generator, sigma2: Fraction) -> int:
 
 
 # --------------------------------------------------------------------------------------
-# exact decisions of the discrete Gaussian's close calls (Python Fractions)
+# exact decisions of the discrete Gaussian kernel's close calls (Python Fractions)
 # --------------------------------------------------------------------------------------
 def _exact_gamma(a: int, sigma2: Fraction, t: int) -> Fraction:
     return (a - sigma2 / t) ** 2 / (2 * sigma2)
 
 
-def _coin_below(gen: np.random.Generator, k_int: int, g: Fraction) -> bool:
-    """Exact ``(K + W)/2⁵³ < g`` for the drawn K and a fresh uniform W ∈ [0, 1)."""
-    scaled = g * (1 << 53)
-    whole = math.floor(scaled)
-    if k_int != whole:
-        return k_int < whole
-    return _bernoulli(gen, scaled - whole)
+def _series_bounds(f: Fraction, terms: int) -> tuple[Fraction, Fraction]:
+    """Rational bounds L ≤ e^{−f} ≤ U for 0 ≤ f ≤ 1 (terms ≥ 2).
 
-
-def _rescue(gen: np.random.Generator, status: int, y: int, k: int, big_k: int,
-            sigma2: Fraction, t: int) -> bool:
-    """The kernel's close call for proposal y, decided exactly: accept y or not.
-
-    ``RESCUE_COIN``: the whole coin Bernoulli(exp(−γ)) (no randomness was used for it
-    yet).  ``RESCUE_STEP``: the ⌊γ⌋ coins Bernoulli(e⁻¹) and Algorithm 1's coins 1..k − 1
-    for f = γ − ⌊γ⌋ succeeded; coin k compares V = (K + W)/2⁵³ with f/k exactly, then
-    Algorithm 1 continues with fresh exact coins.
+    The Taylor series of e^{−f} alternates with non-increasing terms fⁿ/n!, so the limit
+    lies between two consecutive partial sums (Leibniz); for f ≤ 1 and n ≥ 2 both are > 0.
     """
-    gamma = _exact_gamma(abs(y), sigma2, t)
-    if status == _kernel().RESCUE_COIN:
-        return _bernoulli_exp_neg(gen, gamma)
-    f = gamma - math.floor(gamma)
-    if _coin_below(gen, big_k, f / k):
-        k += 1
-        while _bernoulli(gen, f / k):
-            k += 1
-    return k % 2 == 1
+    term, total = Fraction(1), Fraction(1)
+    for n in range(1, terms + 1):
+        term = -term * f / n
+        total += term
+    following = total - term * f / (terms + 1)
+    return min(total, following), max(total, following)
+
+
+@functools.lru_cache(maxsize=256)
+def _exp_neg_bounds(r: Fraction, terms: int) -> tuple[Fraction, Fraction]:
+    """Rational bounds L ≤ e^{−r} ≤ U for rational r ≥ 0: e^{−r} = (e^{−1})^⌊r⌋ · e^{−f}."""
+    whole = math.floor(r)
+    low, high = _series_bounds(r - whole, terms)
+    if whole:
+        low1, high1 = _series_bounds(Fraction(1), terms)
+        low, high = low * low1 ** whole, high * high1 ** whole
+    return low, high
+
+
+class _LazyUniform:
+    """A uniform W ∈ [0, 1) of which only the leading bits are drawn: W ∈ [m/2ᵇ, (m+1)/2ᵇ).
+
+    Starts from the kernel's 53 bits K (b = 53) and draws 32 more bits from the generator
+    whenever a comparison is not yet decided, so every comparison ``W < e^{−r}`` is exact
+    (e^{−r} is irrational for rational r > 0 (Lindemann), so the refinement ends with
+    probability 1; e⁰ = 1 > W at once).
+    """
+
+    def __init__(self, mantissa: int, bits: int) -> None:
+        self.mantissa, self.bits = mantissa, bits
+
+    def refine(self, gen: np.random.Generator) -> None:
+        self.mantissa = (self.mantissa << 32) | int(gen.integers(0, 1 << 32))
+        self.bits += 32
+
+    def below_exp_neg(self, gen: np.random.Generator, r: Fraction) -> bool:
+        """Exactly [W < e^{−r}]."""
+        terms = 24
+        while True:
+            low, high = _exp_neg_bounds(r, terms)
+            if Fraction(self.mantissa + 1, 1 << self.bits) <= low:
+                return True
+            if Fraction(self.mantissa, 1 << self.bits) >= high:
+                return False
+            self.refine(gen)
+            terms += 16
+
+
+def _geometric_exact(gen: np.random.Generator, big_k: int, t: int) -> int:
+    """X = max{x ≥ 0 : W < e^{−x/t}} exactly, W the uniform whose top 53 bits are K."""
+    w = _LazyUniform(big_k, 53)
+    while w.mantissa == 0:
+        w.refine(gen)
+    # a float guess, then exact comparisons (e^{−x/t} decreases in x)
+    x = max(0, math.floor(t * (w.bits * math.log(2) - math.log(w.mantissa + 1))))
+    if w.below_exp_neg(gen, Fraction(x, t)):
+        while w.below_exp_neg(gen, Fraction(x + 1, t)):
+            x += 1
+        return x
+    x -= 1
+    while not w.below_exp_neg(gen, Fraction(x, t)):
+        x -= 1
+    return x
+
+
+def _rescue(gen: np.random.Generator, status: int, y: int, big_k: int,
+            sigma2: Fraction, t: int) -> int | None:
+    """The kernel's close call at one entry, decided exactly: the draw, or None (rejected).
+
+    ``RESCUE_GEO``: X from K exactly, then a fresh sign bit and the whole acceptance coin
+    (Algorithm 1 in Fractions).  ``RESCUE_ACCEPT``: the coin [W < e^{−γ}] of proposal y
+    from its drawn K.  ``RESCUE_COIN``: the whole coin Bernoulli(exp(−γ)) of proposal y
+    (no randomness used for it yet).
+    """
+    kernel = _kernel()
+    if status == kernel.RESCUE_GEO:
+        x = _geometric_exact(gen, big_k, t)
+        if int(gen.integers(0, 2)) == 1:
+            if x == 0:
+                return None
+            y = -x
+        else:
+            y = x
+        accept = _bernoulli_exp_neg(gen, _exact_gamma(x, sigma2, t))
+    elif status == kernel.RESCUE_ACCEPT:
+        accept = _LazyUniform(big_k, 53).below_exp_neg(gen, _exact_gamma(abs(y), sigma2, t))
+    else:
+        accept = _bernoulli_exp_neg(gen, _exact_gamma(abs(y), sigma2, t))
+    return y if accept else None
 
 
 # --------------------------------------------------------------------------------------
@@ -230,7 +301,7 @@ def discrete_laplace_exact(gen: np.random.Generator, scale: Fraction, n: int) ->
     if n == 0:
         return out
     # s = 0 tells the kernel that s exceeds every U + tV < 2⁶³ (all draws are 0)
-    status = _kernel().cks_fill(gen, out, 0, t, s if s <= _INT64_MAX else 0, False, 0.0)[1]
+    status = _kernel().cks_fill(gen, out, t, s if s <= _INT64_MAX else 0)[1]
     if status != _kernel().DONE:
         raise _overflow(f"discrete Laplace (scale {t}/{s})")
     return out
@@ -263,12 +334,13 @@ def discrete_gaussian_exact(gen: np.random.Generator, sigma: float, n: int) -> I
     out = np.empty(n, dtype=np.int64)
     i = 0
     while i < n:
-        i, status, y, k, big_k = _kernel().cks_fill(gen, out, i, t, 1, True,
-                                                       float(sigma))
-        if status == _kernel().OVERFLOW:
-            raise _overflow(f"discrete Gaussian (sigma {sigma!r})")
-        if status != _kernel().DONE and _rescue(gen, int(status), int(y), int(k), int(big_k),
-                                              sigma2, t):
-            out[i] = y
+        i, status, y, big_k = _kernel().dg_fill(gen, out, i, t, float(sigma))
+        if status == _kernel().DONE:
+            break
+        draw = _rescue(gen, int(status), int(y), int(big_k), sigma2, t)
+        if draw is not None:
+            if abs(draw) > _INT64_MAX:
+                raise _overflow(f"discrete Gaussian (sigma {sigma!r})")
+            out[i] = draw
             i += 1
     return out

@@ -9,6 +9,7 @@ seeded statistical tests state their level: α = 1e-4 each.
 
 from __future__ import annotations
 
+import decimal
 import math
 from fractions import Fraction
 
@@ -70,17 +71,64 @@ def test_float_filter_bound_covers_the_exact_gamma(sigma):
         assert abs(Fraction(float(gi)) - exact) <= Fraction(float(mi))
 
 
+@pytest.mark.parametrize("r", [Fraction(0), Fraction(1, 3), Fraction(1), Fraction(7, 2),
+                               Fraction(4001, 37), Fraction(12345, 4001)])
+def test_exp_bounds_bracket_the_exponential(r):
+    """The rational bounds of the exact fallback bracket e^{−r} (against a 60-digit
+    decimal value, relative error below 10⁻⁵⁰) and are tight."""
+    low, high = _cks._exp_neg_bounds(r, 24)
+    with decimal.localcontext() as ctx:
+        ctx.prec = 60
+        value = (-(decimal.Decimal(r.numerator) / r.denominator)).exp()
+        slack = value * decimal.Decimal(10) ** -50
+        assert low <= high
+        assert decimal.Decimal(low.numerator) / low.denominator <= value + slack
+        assert decimal.Decimal(high.numerator) / high.denominator >= value - slack
+    assert high - low <= Fraction(1, 10**15) * high
+
+
 def test_close_calls_are_decided_exactly():
-    """``_coin_below`` with K at ⌊g·2⁵³⌋ draws W's bits; away from it, no randomness."""
-    g = Fraction(1, 3)
-    whole = math.floor(g * (1 << 53))
+    """``_LazyUniform.below_exp_neg`` away from e^{−r}·2⁵³ draws no randomness; at
+    K = ⌊e^{−r}·2⁵³⌋ it draws W's further bits and is Bernoulli(e^{−r}·2⁵³ − K)."""
+    r = Fraction(1, 3)
+    low, _ = _cks._exp_neg_bounds(r, 40)
+    whole = math.floor(low * (1 << 53))
     gen = np.random.default_rng(0)
-    assert _cks._coin_below(gen, whole - 1, g) is True
-    assert _cks._coin_below(gen, whole + 1, g) is False
-    # at K = ⌊g·2⁵³⌋ the coin is Bernoulli(g·2⁵³ − K) = Bernoulli(1/3) or (2/3)
-    p = float(g * (1 << 53) - whole)
-    hits = sum(_cks._coin_below(gen, whole, g) for _ in range(20_000))
+    state = gen.bit_generator.state["state"]["state"]
+    assert _cks._LazyUniform(whole - 1, 53).below_exp_neg(gen, r) is True
+    assert _cks._LazyUniform(whole + 1, 53).below_exp_neg(gen, r) is False
+    assert _cks._LazyUniform(5, 53).below_exp_neg(gen, Fraction(0)) is True
+    assert gen.bit_generator.state["state"]["state"] == state
+    p = float(low * (1 << 53) - whole)
+    hits = sum(_cks._LazyUniform(whole, 53).below_exp_neg(gen, r) for _ in range(20_000))
     assert stats.binomtest(hits, 20_000, p).pvalue > ALPHA
+
+
+@pytest.mark.parametrize("sigma", [3.73, 4000.0])
+def test_kernel_decisions_match_exact_arithmetic(sigma):
+    """Every decision of the discrete Gaussian kernel, replayed from the same raw words in
+    exact rational arithmetic (X = max{x : W < e^{−x/t}}, the sign bit, [W < e^{−γ}]),
+    gives the same draws: the float filter never decides a comparison wrongly."""
+    n = 300
+    got = DiscreteGaussian(sigma=sigma).sample_exact(np.random.default_rng(5), n)
+    words = np.random.default_rng(5).integers(0, (1 << 64) - 1, size=4096, dtype=np.uint64,
+                                              endpoint=True)
+    sigma2 = Fraction(sigma) ** 2
+    t = math.floor(sigma) + 1
+    spare = np.random.default_rng(99)  # a close call would draw here (none expected)
+    replay, pos = [], 0
+    while len(replay) < n:
+        word = int(words[pos])
+        pos += 1
+        x = _cks._geometric_exact(spare, word >> 11, t)
+        if word & 1 and x == 0:
+            continue
+        y = -x if word & 1 else x
+        big_k = int(words[pos]) >> 11
+        pos += 1
+        if _cks._LazyUniform(big_k, 53).below_exp_neg(spare, _cks._exact_gamma(x, sigma2, t)):
+            replay.append(y)
+    np.testing.assert_array_equal(got, replay)
 
 
 def test_vectorised_and_scalar_reference_agree():
@@ -120,9 +168,9 @@ def test_exact_sampler_shapes_and_seeds():
 
 @pytest.mark.parametrize("a", [0, 4, 11, 25])
 def test_exact_rescue_of_the_acceptance_coin(a):
-    """The kernel's close calls, decided in exact arithmetic, at σ = 3.73 for a fixed |y|:
-    the whole coin (RESCUE_COIN) is Bernoulli(exp(−γ)); coin 1 of Algorithm 1 handed over
-    with a uniform K (RESCUE_STEP, when ⌊γ⌋ = 0) makes the same coin.  Binomial tests on
+    """The kernel's close calls of the acceptance coin, decided in exact arithmetic, at
+    σ = 3.73 for a fixed |y|: the whole coin (RESCUE_COIN) and the coin [W < e^{−γ}] handed
+    over with a uniform K (RESCUE_ACCEPT) are both Bernoulli(exp(−γ)).  Binomial tests on
     5 000 coins each, α = 1e-4."""
     sigma = 3.73
     sigma2 = Fraction(sigma) ** 2
@@ -131,11 +179,25 @@ def test_exact_rescue_of_the_acceptance_coin(a):
     p = math.exp(-float(gamma))
     gen = np.random.default_rng(a)
     n = 5_000
-    coin = sum(_cks._rescue(gen, _cks._kernel().RESCUE_COIN, a, 0, 0, sigma2, t)
+    kernel = _cks._kernel()
+    coin = sum(_cks._rescue(gen, kernel.RESCUE_COIN, a, 0, sigma2, t) is not None
                for _ in range(n))
     assert stats.binomtest(coin, n, p).pvalue > ALPHA
-    if gamma < 1:
-        big_k = gen.integers(0, 1 << 53, n)
-        step = sum(_cks._rescue(gen, _cks._kernel().RESCUE_STEP, -a, 1, int(k), sigma2, t)
-                   for k in big_k)
-        assert stats.binomtest(step, n, p).pvalue > ALPHA
+    big_k = gen.integers(0, 1 << 53, n)
+    step = sum(_cks._rescue(gen, kernel.RESCUE_ACCEPT, -a, int(k), sigma2, t) is not None
+               for k in big_k)
+    assert stats.binomtest(step, n, p).pvalue > ALPHA
+
+
+def test_exact_rescue_of_the_proposal():
+    """RESCUE_GEO's X = max{x : W < e^{−x/t}} from a uniform K has P(X ≥ x) = e^{−x/t}
+    (binomial tests at x = t and 2t, t = 4, on 5 000 draws, α = 1e-4); K = 0 (W < 2⁻⁵³)
+    gives X ≥ 53·t·ln 2."""
+    t = 4
+    gen = np.random.default_rng(3)
+    n = 5_000
+    x = np.array([_cks._geometric_exact(gen, int(k), t)
+                  for k in gen.integers(0, 1 << 53, n)])
+    for m in (t, 2 * t):
+        assert stats.binomtest(int((x >= m).sum()), n, math.exp(-m / t)).pvalue > ALPHA
+    assert _cks._geometric_exact(gen, 0, t) >= math.floor(53 * t * math.log(2))
