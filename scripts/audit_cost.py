@@ -61,6 +61,10 @@ class CountingMechanism(Mechanism):
         self.batches.append((data, size))
         return self.inner._sample(data, size, rng)
 
+    def output_probabilities(self, x: Any) -> np.ndarray:
+        """The wrapped mechanism's declared finite output law (the exact audit reads it)."""
+        return self.inner.output_probabilities(x)
+
     def __getattr__(self, name: str) -> Any:  # parameters for the consistency check
         if name == "inner":
             raise AttributeError(name)

@@ -58,8 +58,7 @@ import numpy as np
 from scipy import stats
 
 from mechanisms import Mechanism
-from spec import AdditiveNoise
-from spec import RandomLike, as_generator
+from spec import AdditiveNoise, RandomLike, as_generator, check_alpha
 from spec.errors import AuditError, InvalidParameterError
 
 from ..pairs import to_jsonable
@@ -86,12 +85,6 @@ SMALLEST_EXPECTED = 1.0
 #: Windows in which the declared law expects more outputs than this are left out: a
 #: departure from the law that wide is the noise-law check's (KS, Anderson–Darling).
 LARGEST_EXPECTED = 1e4
-
-
-def _alpha(alpha: Any) -> float:
-    if isinstance(alpha, bool) or not isinstance(alpha, numbers.Real) or not 0.0 < alpha < 1.0:
-        raise InvalidParameterError(f"alpha must be a number in (0, 1), got {alpha!r}")
-    return float(alpha)
 
 
 def spike_applies(mechanism: Mechanism) -> str | None:
@@ -241,7 +234,7 @@ def check_spike(mechanism: Mechanism, inputs: Any, rng: RandomLike, *, samples: 
         If the sampler's outputs do not have the statistic's number of coordinates.
     """
     n = check_count(samples, "samples", 1)
-    level = _alpha(alpha)
+    level = check_alpha(alpha)
     if isinstance(allowance, bool) or not isinstance(allowance, numbers.Real) or not (
             0.0 <= allowance < 1.0):
         raise InvalidParameterError(f"allowance must be a number in [0, 1), got {allowance!r}")
