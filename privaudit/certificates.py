@@ -45,7 +45,9 @@ import functools
 import hashlib
 import inspect
 import math
+import os
 import sys
+import sysconfig
 import textwrap
 from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime
@@ -156,11 +158,41 @@ def _dependency_packages() -> frozenset[str]:
     return frozenset(tops - _OWN_PACKAGES)
 
 
+@functools.lru_cache(maxsize=1)
+def _install_directories() -> tuple[str, ...]:
+    """The interpreter's library directories (stdlib and site-packages), as real paths."""
+    paths = sysconfig.get_paths()
+    found = {os.path.realpath(paths[key]) for key in ("stdlib", "platstdlib", "purelib",
+                                                       "platlib") if paths.get(key)}
+    return tuple(sorted(found))
+
+
+def _installed_elsewhere(name: str) -> bool:
+    """Whether module ``name`` is installation machinery, not code a user wrote.
+
+    Setuptools' editable-install finders (``__editable___<dist>_finder``, which run while a
+    release imports something lazily) and every other module whose file lies in the
+    interpreter's stdlib or site-packages directories: their text depends on where and how
+    the package was installed (the finder embeds the checkout's path), so hashing them
+    would make a certificate stale on every other machine.
+    """
+    if name.startswith("__editable__"):
+        return True
+    module = sys.modules.get(name)
+    file = getattr(module, "__file__", None)
+    if not file:
+        return False
+    real = os.path.realpath(file)
+    return any(real.startswith(directory + os.sep) for directory in _install_directories())
+
+
 def _hashed_module(name: str | None) -> bool:
     if not name:
         return False
     top = name.partition(".")[0]
-    return top in _OWN_PACKAGES or top not in _dependency_packages()
+    if top in _OWN_PACKAGES:
+        return True
+    return top not in _dependency_packages() and not _installed_elsewhere(name)
 
 
 class _Collector:
