@@ -138,6 +138,14 @@ footer{margin-top:22px;color:#6b7785;font-size:.82rem;text-align:center}
 
 
 # -- small formatting helpers ------------------------------------------------------------------
+
+def _log_delta_ticks(floor: int) -> list[tuple[float, str]]:
+    """Ticks of a log₁₀ δ axis from 10^floor (shown as "≤", where smaller δ are drawn) to 1."""
+    step = max(1, -floor // 6)
+    ticks = [(float(k), "1" if k == 0 else f"1e{k}") for k in range(floor, 1, step)]
+    ticks[0] = (float(floor), f"≤ 1e{floor}")
+    return ticks
+
 def _e(value: Any) -> str:
     """Escape any value as HTML text."""
     return html.escape(str(value), quote=True)
@@ -394,9 +402,7 @@ def _exact_svg(exact: ExactAuditResult, report: AuditReport) -> str:
         parts.append(f'<circle cx="{ax.x(p.epsilon):.2f}" cy="{ax.y(lg(p.delta_exact)):.2f}" '
                      f'r="3" fill="{color}"/>')
     e_ticks = [(float(t), f"{t:.3g}") for t in np.linspace(0.0, e_max, 5)]
-    step = max(1, -floor // 6)
-    y_ticks = [(float(k), "1" if k == 0 else f"1e{k}") for k in range(floor, 1, step)]
-    y_ticks[0] = (float(floor), f"≤ 1e{floor}")
+    y_ticks = _log_delta_ticks(floor)
     parts.append(ax.frame(e_ticks, y_ticks, "ε", "δ(ε)", "exact privacy profile"))
     parts.append(_legend(ax.left, ax.top + ax.height + 62, [
         (f'<line x1="0" x2="16" y1="0" y2="0" stroke="{_INK}" stroke-width="1.6"/>',
@@ -767,9 +773,7 @@ def _builtin_svg(report: AuditReport) -> str:
         parts.append(f'<polygon points="{x - 3.5:.2f},{y - 3:.2f} {x + 3.5:.2f},{y - 3:.2f} '
                      f'{x:.2f},{y + 3.5:.2f}" fill="{_RED}"/>')
     e_ticks = [(float(t), f"{t:g}") for t in np.linspace(0.0, e_max, 5)]
-    step = max(1, -floor // 6)
-    y_ticks = [(float(k), "1" if k == 0 else f"1e{k}") for k in range(floor, 1, step)]
-    y_ticks[0] = (float(floor), f"≤ 1e{floor}")
+    y_ticks = _log_delta_ticks(floor)
     parts.append(ax2.frame(e_ticks, y_ticks, "ε", "δ(ε)", "privacy profile"))
     parts.append(_legend(ax2.left, ax2.top + ax2.height + 62, [
         (f'<line x1="0" x2="16" y1="0" y2="0" stroke="{_INK}" stroke-width="1.6"/>',
