@@ -15,7 +15,11 @@ One job per module:
   atoms, tail-refined quantile bins) and sums over small-integer columns as packed table
   lookups;
 * :mod:`~privaudit.distinguish.cell_score` — the cell score: naive-Bayes (column-wise),
-  grouped, joint-cell and whitened cell log-likelihood ratios, monotone fits;
+  grouped, joint-cell and whitened cell log-likelihood ratios;
+* :mod:`~privaudit.distinguish.whitening` — the linear whitening of correlated continuous
+  columns that the cell score applies first;
+* :mod:`~privaudit.distinguish.isotonic` — pool-adjacent-violators and the monotone bin
+  log-likelihood ratios of the cell score;
 * :mod:`~privaudit.distinguish.logistic` — the logistic score: Newton/IRLS logistic
   regression on a non-collinear feature map;
 * :mod:`~privaudit.distinguish.patterns` — pattern-conditional value thresholds for

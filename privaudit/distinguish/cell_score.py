@@ -31,7 +31,7 @@ References
 .. [3] Lyu, Su & Li, "Understanding the sparse vector technique for differential
    privacy", PVLDB 2017 (the structure of SVT outputs).
 .. [4] Robertson, Wright & Dykstra, "Order restricted statistical inference", Wiley
-   1988 (pool-adjacent-violators, :func:`isotonic`).
+   1988 (pool-adjacent-violators, :func:`~privaudit.distinguish.isotonic.isotonic`).
 """
 
 from __future__ import annotations
@@ -55,7 +55,9 @@ from .columns import (
     fit_column_coder,
     small_integer_digits,
 )
+from .isotonic import isotonic, monotone_llr
 from .rows import output_rows
+from .whitening import whitening
 
 __all__ = [
     "MI_ROWS",
@@ -333,30 +335,6 @@ class CellScore:
         return total
 
 
-def whitening(pooled: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
-    """(μ, W) with (o − μ)W uncorrelated, W = L⁻ᵀ for the Cholesky factor L of the
-    pooled covariance; ``None`` if the covariance is singular or the columns are already
-    nearly uncorrelated (largest |correlation| < 0.2)."""
-    o = np.asarray(pooled, dtype=np.float64)
-    if o.ndim != 2 or o.shape[1] < 2 or not np.all(np.isfinite(o)):
-        return None
-    mu = o.mean(axis=0)
-    cov = np.cov(o, rowvar=False)
-    sd = np.sqrt(np.diag(cov))
-    if np.any(sd <= 0):
-        return None
-    corr = cov / np.outer(sd, sd)
-    np.fill_diagonal(corr, 0.0)
-    if np.max(np.abs(corr)) < 0.2:
-        return None
-    try:
-        chol = np.linalg.cholesky(cov)
-    except np.linalg.LinAlgError:
-        return None
-    w = np.linalg.inv(chol).T
-    return mu, w
-
-
 def dependence_groups(codes: Sequence[np.ndarray], sizes: Sequence[int], *, max_cells: int,
                       mi_weights: np.ndarray | None = None) -> list[tuple[int, ...]]:
     """Connected components of "significantly dependent" columns (G-test on the cells).
@@ -442,46 +420,6 @@ def _group_table(keys_x: np.ndarray, keys_y: np.ndarray, smoothing: float,
     lx = np.log(cx + smoothing) - math.log(n_x + smoothing * m)
     ly = np.log(cy + smoothing) - math.log(n_y + smoothing * m)
     return keys, lx - ly
-
-
-def isotonic(values: np.ndarray, weights: np.ndarray, *, increasing: bool = True
-             ) -> np.ndarray:
-    """Weighted least-squares isotonic regression (pool-adjacent-violators)."""
-    v = np.asarray(values, dtype=np.float64)
-    w = np.asarray(weights, dtype=np.float64)
-    if not increasing:
-        return -isotonic(-v, w, increasing=True)
-    means: list[float] = []
-    wts: list[float] = []
-    sizes: list[int] = []
-    for vi, wi in zip(v.tolist(), w.tolist()):
-        means.append(vi)
-        wts.append(wi)
-        sizes.append(1)
-        while len(means) > 1 and means[-2] > means[-1]:
-            wt = wts[-2] + wts[-1]
-            m = (means[-2] * wts[-2] + means[-1] * wts[-1]) / wt if wt > 0 else \
-                (means[-2] + means[-1]) / 2.0
-            size = sizes[-2] + sizes[-1]
-            del means[-1], wts[-1], sizes[-1]
-            means[-1], wts[-1], sizes[-1] = m, wt, size
-    return np.repeat(np.asarray(means), sizes)
-
-
-def _monotone_llr(cx: np.ndarray, cy: np.ndarray, n_x: int, n_y: int, smoothing: float
-                  ) -> np.ndarray:
-    """Bin LLRs under a monotone likelihood ratio: the x-share of each bin (weighted by
-    its count) fitted isotonically, up or down, whichever has the larger likelihood."""
-    tot = cx + cy
-    share = (cx + smoothing) / (tot + 2.0 * smoothing)
-    prior = math.log(n_x / n_y)
-    best, best_ll = None, -np.inf
-    for up in (True, False):
-        fit = np.clip(isotonic(share, tot + 1e-9, increasing=up), 1e-12, 1 - 1e-12)
-        ll = float(np.sum(cx * np.log(fit) + cy * np.log1p(-fit)))
-        if ll > best_ll:
-            best, best_ll = fit, ll
-    return np.log(best) - np.log1p(-best) - prior  # type: ignore[arg-type]
 
 
 class CellFit:
@@ -710,7 +648,7 @@ def _single_group(member: _Member, context: CellFit, conditional: set[int], *,
     table = (np.log(cx + smoothing) - math.log(tot_x + smoothing * seen)) - \
             (np.log(cy + smoothing) - math.log(tot_y + smoothing * seen))
     if monotone and isinstance(coder, ColumnCoder) and coder.edges.size >= 2:
-        table[first:] = _monotone_llr(cx[first:], cy[first:], tot_x, tot_y, smoothing)
+        table[first:] = monotone_llr(cx[first:], cy[first:], tot_x, tot_y, smoothing)
     if is_conditional:
         table[:first] = 0.0
     if np.all(table == 0.0):
