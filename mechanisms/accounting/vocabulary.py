@@ -5,32 +5,31 @@
 >>> _ = budget.charge(repeated(subsampled(gaussian(sigma=1.0), 0.01), 100))
 >>> _ = budget.charge(laplace(scale=10.0))
 >>> round(budget.spent_epsilon, 3)
-0.578
+0.998
 
 Each constructor returns a :class:`~mechanisms.Mechanism` with a complete spec: the
-release of a sum of records, each in [0, Δ] (integers {0, …, Δ} for the discrete laws),
-so that its sensitivity is Δ under add/remove-one and under substitute-one alike.  This
-is dp_accounting's convention (``GaussianDpEvent(σ)`` is sensitivity 1 under
-add/remove-one, and its ``REPLACE_ONE`` accountant doubles it), so the same numbers come
-out of both libraries (``docs/accounting.md``, "Side by side").
+release of a sum of records.  Under add/remove-one (the default, as dp_accounting's) each
+record is a contribution in [−Δ, Δ] (integers for the discrete laws): adding or removing
+one moves the sum by at most Δ, and substituting one by at most 2Δ, which is exactly
+dp_accounting's convention (``GaussianDpEvent(σ)`` is sensitivity 1 under add/remove-one,
+and its ``REPLACE_ONE`` accountant doubles it) and the budget's group-of-2 conversion; so
+the same numbers come out of both libraries (``docs/accounting.md``, "Side by side").
+Under ``relation="substitute_one"`` each record lies in [0, Δ]: a substitution moves the
+sum by at most Δ, and so does an addition or a removal, so that constructor also declares
+its add/remove-one claim (``relation_specs``) unless ``declare_both=False``: such a release
+may then be charged to an add/remove-one budget or Poisson-subsampled.
 
 ================================  =====================================  ====================
 constructor                       release                                stated under
 ================================  =====================================  ====================
-``gaussian(sigma)``               sum + N(0, σ²)                         ``relation`` (add/
-``laplace(scale)``                sum + Laplace(b)                       remove-one by default;
-``discrete_gaussian(sigma)``      integer sum + discrete Gaussian(σ)     the mechanism also
-``discrete_laplace(scale)``       integer sum + discrete Laplace(t)      declares the other)
+``gaussian(sigma)``               sum + N(0, σ²)                         ``relation``
+``laplace(scale)``                sum + Laplace(b)                       (add/remove-one by
+``discrete_gaussian(sigma)``      integer sum + discrete Gaussian(σ)     default)
+``discrete_laplace(scale)``       integer sum + discrete Laplace(t)
 ``randomized_response(epsilon)``  k-ary randomized response of a value   substitute-one (local)
 ``subsampled(m, q)``              m on a Poisson subsample of rate q     add/remove-one
 ``repeated(m, k)``                k independent releases of m            as m
 ================================  =====================================  ====================
-
-Because a bounded sum has sensitivity Δ under both dataset relations, the additive
-constructors declare both claims: the one named by ``relation`` is the spec, the other is
-in ``relation_specs`` (so a substitute-one release may be charged against an add/remove-one
-budget, and vice versa without the group-2 cost).  Pass ``declare_both=False`` to state
-one relation only, as a mechanism whose statistic is not a bounded sum would.
 """
 
 from __future__ import annotations
@@ -104,15 +103,15 @@ def _relation_object(kind: str) -> Any:
 
 
 def _bounded_sum(data: Any) -> Any:
-    """The sum of the records (each in [0, Δ])."""
+    """The sum of the records."""
     return np.sum(data, axis=0)
 
 
 class SumMechanism(AdditiveNoiseMechanism):
-    """sum(D) + Z for records in [0, Δ]: the additive constructors' mechanism.
+    """sum(D) + Z for bounded records: the additive constructors' mechanism.
 
-    ``relation_specs`` holds the same claim under the other dataset relation (a bounded
-    sum has sensitivity Δ under both), unless it was built with ``declare_both=False``.
+    ``relation_specs`` holds the add/remove-one claim of a substitute-one constructor
+    (records in [0, Δ]), unless it was built with ``declare_both=False``.
     """
 
     def __init__(self, spec: MechanismSpec, relation_specs: tuple[MechanismSpec, ...]) -> None:
@@ -121,7 +120,7 @@ class SumMechanism(AdditiveNoiseMechanism):
 
     @property
     def sensitivity(self) -> float:
-        """Δ: the records' upper bound."""
+        """Δ: the sum's sensitivity under the spec's relation."""
         return float(self.spec.global_sensitivity.value)  # type: ignore[union-attr]
 
     def sample(self, data: Any, size: int, rng: Any = None, *, budget: Any = None) -> np.ndarray:
@@ -142,19 +141,23 @@ def _sample_charging(mech: Mechanism, data: Any, size: int, rng: Any, budget: An
 def _additive(name: str, law: Any, guarantee: Any, sensitivity: float, relation: Any,
               discrete: bool, declare_both: bool, norm: str, summary: str) -> SumMechanism:
     kind = check_budget_relation(relation)
-    record = IntegerRange(lo=0, hi=int(sensitivity)) if discrete else RealInterval(
-        lo=0.0, hi=sensitivity)
+    if not isinstance(declare_both, bool):
+        raise InvalidParameterError(f"declare_both must be True or False, got {declare_both!r}")
+    lo = 0.0 if kind == SUBSTITUTE_ONE else -sensitivity
+    record = IntegerRange(lo=int(lo), hi=int(sensitivity)) if discrete else RealInterval(
+        lo=lo, hi=sensitivity)
 
     def build(rel: str) -> MechanismSpec:
         return MechanismSpec(
             name=name, summary=summary, references=(_VOCABULARY,),
             input_domain=DatasetDomain(record=record), relation=_relation_object(rel),
-            statistic=f"sum of the records, each in [0, {sensitivity:g}]",
+            statistic=f"sum of the records, each in [{lo:g}, {sensitivity:g}]",
             sensitivity=(GlobalSensitivity(value=sensitivity, norm=norm),),  # type: ignore[arg-type]
             noise=AdditiveNoise(law=law, calibration="manual"),
             guarantee=guarantee, numerics="exact" if discrete else "idealized")
-    other = ADD_REMOVE_ONE if kind == SUBSTITUTE_ONE else SUBSTITUTE_ONE
-    return SumMechanism(build(kind), (build(other),) if declare_both else ())
+    # records in [0, Δ]: an addition or a removal also moves the sum by at most Δ
+    extra = (build(ADD_REMOVE_ONE),) if kind == SUBSTITUTE_ONE and declare_both else ()
+    return SumMechanism(build(kind), extra)
 
 
 def gaussian(sigma: float, *, sensitivity: float = 1.0, relation: Any = ADD_REMOVE_ONE,

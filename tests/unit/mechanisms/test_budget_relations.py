@@ -18,6 +18,7 @@ from mechanisms.accounting import (
     ComposedMechanism,
     PrivacyBudget,
     RemainingBudget,
+    SumMechanism,
     decide_conversion,
     discrete_gaussian,
     discrete_laplace,
@@ -99,7 +100,9 @@ def test_substitute_one_charge_is_refused_by_an_add_remove_budget_unless_declare
     entry = budget.charge(laplace(1.0, relation="substitute_one"))
     assert entry.relation == "substitute_one" and "declared claim" in entry.conversion
     assert entry.epsilon == pytest.approx(1.0, abs=1e-5)
-    assert decide_conversion(laplace(1.0), "substitute_one").rule == "declared claim"
+    assert decide_conversion(laplace(1.0), "substitute_one").rule == "group of 2"
+    assert decide_conversion(laplace(1.0, relation="substitute_one"),
+                             "add_remove_one").rule == "declared claim"
 
 
 def test_query_level_and_bounded_relations():
@@ -130,8 +133,10 @@ def test_subsampling_uses_the_same_rule():
 
 
 def test_composition_converts_mixed_parts_and_refuses_the_unconvertible():
-    ar, sub = gaussian(2.0, declare_both=False), gaussian(2.0, relation="substitute_one",
-                                                          declare_both=False)
+    sub = gaussian(2.0, relation="substitute_one", declare_both=False)
+    # the same release (records in [0, 1]) stated under add/remove-one only
+    ar = SumMechanism(gaussian(2.0, relation="substitute_one").relation_specs[0], ())
+    assert ar.spec.relation.kind == "add_remove_one"
     mixed = ComposedMechanism([ar, sub], delta=1e-6)
     assert mixed.spec.relation.kind == "substitute_one"
     mu = math.hypot(2 / 2.0, 1 / 2.0)                    # group of 2 for the add/remove part
