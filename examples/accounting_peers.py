@@ -2,8 +2,8 @@
 
 Each function is one library's code for one composition and returns its ε at the stated δ.
 ``scripts/accounting_side_by_side.py`` runs them and writes their source and numbers into
-``docs/accounting.md``; ``tests/unit/project/test_examples.py`` runs them and checks that
-the numbers agree and that the page shows the current code.
+``docs/accounting.md``; ``tests/unit/scripts/test_accounting_side_by_side.py`` runs them
+and checks that the numbers agree and that the page shows the current code.
 
 Conventions: every release has sensitivity 1 under add/remove-one (dp_accounting's
 ``GaussianDpEvent(σ)`` and OpenDP's ``make_gaussian(scale=σ)`` on a sensitivity-1 query).
