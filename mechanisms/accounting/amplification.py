@@ -182,7 +182,7 @@ def poisson_subsample(spec: Any, rate: float) -> SubsampledSpec:
     substitute-one spec is refused with :class:`~spec.errors.RelationConversionError`
     (:func:`~mechanisms.accounting.relations.decide_conversion` decides).
     """
-    from .relations import ADD_REMOVE_ONE, declared_claim, decide_conversion
+    from .relations import ADD_REMOVE_ONE, decide_conversion, declared_claim
 
     rule = decide_conversion(spec, ADD_REMOVE_ONE, purpose="Poisson-subsampled").rule
     if rule == "declared claim":

@@ -160,11 +160,11 @@ class BudgetReport:
         lines = [(str(i + 1), e.estimator, str(e.count), e.relation or "-", e.conversion or "-",
                   f"{e.epsilon:.6g}", f"{e.total_epsilon:.6g}") for i, e in enumerate(self.rows)]
         widths = [max(len(r[k]) for r in [head, *lines]) for k in range(len(head))]
-        fmt = "  ".join("{:<%d}" % w for w in widths)
-        out = [f"privacy budget (epsilon = {self.epsilon:g}, delta = {self.delta:g}) under "
-               f"{self.relation}, {self.accountant} accounting; own eps is each charge alone at "
-               "this delta, total eps the composition so far (rows do not add up)",
-               fmt.format(*head), fmt.format(*("-" * w for w in widths))]
+        fmt = "  ".join(f"{{:<{w}}}" for w in widths)
+        title = (f"privacy budget (epsilon = {self.epsilon:g}, delta = {self.delta:g}) under "
+                 f"{self.relation}, {self.accountant} accounting; own eps is each charge alone "
+                 "at this delta, total eps the composition so far (rows do not add up)")
+        out = [title, fmt.format(*head), fmt.format(*("-" * w for w in widths))]
         out += [fmt.format(*r) for r in lines]
         if not lines:
             out.append("(no charges)")

@@ -32,14 +32,14 @@ from .accountants import Accountant, BasicAccountant, make_accountant
 from .curves import privacy_curves
 from .relations import (
     BUDGET_RELATIONS,
+    QUERY_LEVEL,
+    SUBSTITUTE_ONE,
     ConvertedCharge,
     RelationConversion,
     accounting_item,
-    group_charges,
-    QUERY_LEVEL,
-    SUBSTITUTE_ONE,
     check_budget_relation,
     convert_charge,
+    group_charges,
     stated_relation,
 )
 

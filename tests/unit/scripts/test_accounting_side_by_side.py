@@ -14,7 +14,7 @@ for path in (ROOT / "scripts", ROOT / "examples"):
 
 pytest.importorskip("opendp")
 
-import accounting_side_by_side as page  # noqa: E402  (scripts/; imports the examples)
+import accounting_side_by_side as page  # scripts/; it imports examples/accounting_peers.py
 
 examples = page.examples
 
