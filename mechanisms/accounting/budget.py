@@ -134,9 +134,11 @@ class RemainingBudget:
                 f"{self.spent_epsilon:.6g} of ({self.budget_epsilon:g}, {self.budget_delta:g})")
 
 
-@dataclass(frozen=True)
-class BudgetReport:
+class BudgetReport(str):
     """The ledger of a budget as a table: each charge's own cost and the running total.
+
+    A string (the rendered table, so ``print(budget.report())`` shows it) that also keeps
+    the data it was rendered from.
 
     Attributes
     ----------
@@ -154,24 +156,28 @@ class BudgetReport:
     relation: str
     accountant: str
 
-    def to_text(self) -> str:
-        """The table (monospace), one line per charge; the last column is the running total."""
+    def __new__(cls, rows: tuple[LedgerEntry, ...], epsilon: float, delta: float,
+                relation: str, accountant: str) -> BudgetReport:
         head = ("#", "charge", "count", "stated under", "charged as", "own eps", "total eps")
         lines = [(str(i + 1), e.estimator, str(e.count), e.relation or "-", e.conversion or "-",
-                  f"{e.epsilon:.6g}", f"{e.total_epsilon:.6g}") for i, e in enumerate(self.rows)]
+                  f"{e.epsilon:.6g}", f"{e.total_epsilon:.6g}") for i, e in enumerate(rows)]
         widths = [max(len(r[k]) for r in [head, *lines]) for k in range(len(head))]
         fmt = "  ".join(f"{{:<{w}}}" for w in widths)
-        title = (f"privacy budget (epsilon = {self.epsilon:g}, delta = {self.delta:g}) under "
-                 f"{self.relation}, {self.accountant} accounting; own eps is each charge alone "
+        title = (f"privacy budget (epsilon = {epsilon:g}, delta = {delta:g}) under "
+                 f"{relation}, {accountant} accounting; own eps is each charge alone "
                  "at this delta, total eps the composition so far (rows do not add up)")
         out = [title, fmt.format(*head), fmt.format(*("-" * w for w in widths))]
-        out += [fmt.format(*r) for r in lines]
+        out += [fmt.format(*r).rstrip() for r in lines]
         if not lines:
             out.append("(no charges)")
-        return "\n".join(out)
+        obj = super().__new__(cls, "\n".join(out))
+        obj.rows, obj.epsilon, obj.delta = tuple(rows), float(epsilon), float(delta)
+        obj.relation, obj.accountant = relation, accountant
+        return obj
 
-    def __str__(self) -> str:
-        return self.to_text()
+    def to_text(self) -> str:
+        """The table as a plain string."""
+        return str.__str__(self)
 
 
 class PrivacyBudget:

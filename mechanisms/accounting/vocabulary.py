@@ -160,15 +160,26 @@ def _additive(name: str, law: Any, guarantee: Any, sensitivity: float, relation:
     return SumMechanism(build(kind), extra)
 
 
-def gaussian(sigma: float, *, sensitivity: float = 1.0, relation: Any = ADD_REMOVE_ONE,
+def _sigma(sigma: Any, scale: Any) -> float:
+    """σ given as ``sigma`` or (OpenDP's name) ``scale``, exactly one of them."""
+    if (sigma is None) == (scale is None):
+        raise InvalidParameterError(
+            f"give the noise's standard deviation as sigma or scale (one of them), got "
+            f"sigma={sigma!r}, scale={scale!r}")
+    return _positive(sigma if sigma is not None else scale, "sigma")
+
+
+def gaussian(sigma: float | None = None, *, scale: float | None = None,
+             sensitivity: float = 1.0, relation: Any = ADD_REMOVE_ONE,
              declare_both: bool = True) -> SumMechanism:
     """Gaussian noise of standard deviation σ on a sum of sensitivity Δ: μ = Δ/σ GDP.
 
     dp_accounting: ``GaussianDpEvent(noise_multiplier=σ/Δ)``; OpenDP:
-    ``make_gaussian(scale=σ)`` on a sensitivity-Δ query.  The claim is μ-GDP with
-    μ = Δ/σ, exact (Dong, Roth & Su, JRSS-B 2022, Cor. 2.13; Balle & Wang, ICML 2018).
+    ``make_gaussian(scale=σ)`` on a sensitivity-Δ query (``scale=`` is accepted here
+    too).  The claim is μ-GDP with μ = Δ/σ, exact (Dong, Roth & Su, JRSS-B 2022,
+    Cor. 2.13; Balle & Wang, ICML 2018).
     """
-    s, d = _positive(sigma, "sigma"), _positive(sensitivity, "sensitivity")
+    s, d = _sigma(sigma, scale), _positive(sensitivity, "sensitivity")
     return _additive("gaussian", Gaussian(sigma=s), GaussianDP(mu=d / s), d, relation, False,
                      declare_both, "l2", f"sum + Gaussian noise, sigma = {s:g}")
 
@@ -198,15 +209,16 @@ def discrete_laplace(scale: float, *, sensitivity: int = 1, relation: Any = ADD_
                      f"integer sum + discrete Laplace noise, scale = {t:g}")
 
 
-def discrete_gaussian(sigma: float, *, sensitivity: int = 1, relation: Any = ADD_REMOVE_ONE,
+def discrete_gaussian(sigma: float | None = None, *, scale: float | None = None,
+                      sensitivity: int = 1, relation: Any = ADD_REMOVE_ONE,
                       declare_both: bool = True) -> SumMechanism:
     """Discrete Gaussian noise of scale σ on an integer sum: ρ = Δ²/(2σ²) zCDP.
 
     Canonne, Kamath & Steinke (NeurIPS 2020, Thm. 4); OpenDP: ``make_gaussian(scale=σ)``
-    on integers.  The accountants use its exact PLD (dp_accounting's
-    ``from_discrete_gaussian_mechanism``).
+    on integers (``scale=`` is accepted here too).  The accountants use its exact PLD
+    (dp_accounting's ``from_discrete_gaussian_mechanism``).
     """
-    s, d = _positive(sigma, "sigma"), _integer_sensitivity(sensitivity)
+    s, d = _sigma(sigma, scale), _integer_sensitivity(sensitivity)
     return _additive("discrete_gaussian", DiscreteGaussian(sigma=s),
                      ZeroConcentratedDP(rho=d * d / (2.0 * s * s)), d, relation, True,
                      declare_both, "l2", f"integer sum + discrete Gaussian noise, sigma = {s:g}")

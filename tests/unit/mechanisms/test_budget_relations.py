@@ -187,6 +187,9 @@ def test_constructors_state_their_laws():
     assert laplace(4.0).noise_law.scale == 4.0 and laplace(4.0).spec.guarantee.epsilon == 0.25
     assert discrete_laplace(2.0).noise_law.scale == 2.0
     assert discrete_gaussian(3.0).spec.guarantee.rho == pytest.approx(1 / 18)
+    assert discrete_gaussian(scale=3.0).noise_law.sigma == gaussian(scale=3.0).noise_law.sigma
+    with pytest.raises(InvalidParameterError, match="one of them"):
+        gaussian(1.0, scale=2.0)
     assert randomized_response(1.0, categories=3).spec.guarantee.epsilon == 1.0
     rep = repeated(subsampled(gaussian(1.0), 0.01), 100)
     assert len(rep.mechanisms) == 100 and rep.spec.relation.kind == "add_remove_one"
@@ -254,6 +257,7 @@ def test_report_renders_each_charge_its_relation_and_the_running_total():
     budget.charge(randomized_response(0.5), estimator="second")
     report = budget.report()
     assert isinstance(report, BudgetReport) and len(report.rows) == 2
+    assert isinstance(report, str) and "group of 2" in report
     text = str(report)
     lines = text.splitlines()
     assert "rows do not add up" in lines[0]
