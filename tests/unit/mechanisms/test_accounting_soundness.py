@@ -181,7 +181,7 @@ def test_both_relations_are_drawn_in_the_fast_tier(relation):
 
 
 @pytest.mark.slow
-@settings(max_examples=40, derandomize=True, deadline=None, database=None,
+@settings(max_examples=25, derandomize=True, deadline=None, database=None,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(compositions(min_size=50, max_size=120))
 def test_random_compositions_sit_between_optimistic_and_pessimistic_pld_full(case):
