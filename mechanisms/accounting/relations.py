@@ -36,7 +36,8 @@ a bounded relation                   substitute-one                       as sta
 Group privacy of size 2, soundly (each is a theorem, never an approximation):
 
 * additive noise with global sensitivity Δ under add/remove-one has sensitivity ≤ 2Δ
-  under substitute-one (triangle inequality through D − {r}); the same law's exact PLD at
+  under substitute-one (triangle inequality through D ∪ {r′}, which is in every variable-size
+  domain even when D − {r} would be empty); the same law's exact PLD at
   2Δ is used (dp_accounting's ``REPLACE`` adjacency for the Gaussian, which is this);
 * the Poisson-subsampled Gaussian: dp_accounting's ``REPLACE_ONE`` PLD (the pair
   (1 − q)N(0, σ²) + qN(Δ, σ²) against (1 − q)N(0, σ²) + qN(−Δ, σ²); Zhu, Dong & Wang,
