@@ -19,7 +19,10 @@ message and exit code 2.  Each error names the offending value.
     │   │   └── ExactSamplingRangeError    a parameter outside the range of an exact integer sampler
     │   └── InconsistentSpecError          the parts of a spec contradict each other
     ├── UnsupportedCombinationError        (also a TypeError) parts that cannot go together:
-    │                                      a Gaussian with a pure-DP claim, an ℓ2 law under an ℓ1 claim …
+    │   │                                  a Gaussian with a pure-DP claim, an ℓ2 law under an ℓ1 claim …
+    │   └── RelationConversionError        a guarantee cannot be restated under another neighbouring
+    │                                      relation (substitute-one → add/remove-one without a declared
+    │                                      add/remove-one claim; docs/accounting.md)
     ├── InvalidInputError                  (also a ValueError) data that does not fit its domain
     │   ├── NonNumericInputError           strings (numeric strings too), bytes, booleans, None or
     │   │                                  other objects where real numbers are expected
@@ -77,6 +80,7 @@ __all__ = [
     "PrivauditError",
     "PrivauditWarning",
     "RegistryError",
+    "RelationConversionError",
     "SampleSizeError",
     "SpecError",
     "StaleCertificateError",
@@ -125,6 +129,16 @@ class InconsistentSpecError(SpecError):
 
 class UnsupportedCombinationError(PrivauditError, TypeError):
     """Two parts that cannot be combined (e.g. Gaussian noise with a pure-DP claim)."""
+
+
+class RelationConversionError(UnsupportedCombinationError):
+    """A guarantee stated under one neighbouring relation cannot be restated under another.
+
+    Raised by ``mechanisms.accounting.relations.decide_conversion`` (budgets, compositions,
+    subsampling): a substitute-one guarantee says nothing when the dataset's size changes,
+    so it is never converted to add/remove-one unless the mechanism also declares an
+    add/remove-one claim.  The message names both relations and the release.
+    """
 
 
 class InvalidInputError(PrivauditError, ValueError):

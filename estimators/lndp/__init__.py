@@ -21,6 +21,11 @@ mechanism of the graph, a ``*_mechanism`` factory whose spec claims (ε, δ)-pri
   randomizer: the exact audit computes its joint privacy-loss law), :func:`rr_node_messages`;
 * exact white-box accounting of the joint messages: :mod:`estimators.lndp.accounting`.
 
+Gaussian messages (Algorithms 1–7) take ``calibration="analytic"`` (the default: the
+analytic Gaussian mechanism of Balle & Wang, ICML 2018, the smallest σ for (ε, δ), valid
+at every ε) or ``calibration="classical"`` (the paper's σ = Δ₂√(2 ln(1.25/δ))/ε, Lemma A.3,
+ε < 1 only), to reproduce the paper.
+
 Layout: ``_common`` (parameters, local views, batched message sums), ``soft_threshold``
 (Algorithms 1–2), ``blurry`` (Definition 4.5, Algorithm 3), ``factorization`` (Theorem 4.2),
 ``concentrated`` (Algorithms 4–6), ``regular_vs_star`` (Algorithm 7), ``baselines``

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import math
 import numbers
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 import scipy.sparse as sp
@@ -29,6 +29,9 @@ from ..graphs._adjacency import as_adjacency
 __all__ = [
     "LNDP_PAPER",
     "MESSAGE_CHUNK",
+    "DEFAULT_CALIBRATION",
+    "GaussianCalibration",
+    "check_calibration",
     "check_classical",
     "check_nodes",
     "check_positive_int",
@@ -87,6 +90,41 @@ def check_classical(epsilon: Any, delta: Any) -> tuple[float, float]:
             f"the classical Gaussian calibration of the LNDP algorithms (paper, Lemma A.3) "
             f"needs epsilon < 1, got epsilon={epsilon!r}")
     return eps, d0
+
+
+#: How the Gaussian messages are calibrated: ``"analytic"`` (Balle & Wang, ICML 2018,
+#: Thm. 8: the smallest σ, valid at every ε) or ``"classical"`` (σ = Δ₂√(2 ln(1.25/δ))/ε,
+#: Dwork & Roth 2014 Thm. A.1, the paper's Lemma A.3, ε < 1 only).
+GaussianCalibration = Literal["analytic", "classical"]
+#: The analytic calibration is never looser than the classical one (it is the exact
+#: smallest σ for (ε, δ)), so it is the default; "classical" reproduces the paper.
+DEFAULT_CALIBRATION: GaussianCalibration = "analytic"
+
+
+def check_calibration(epsilon: Any, delta: Any,
+                      calibration: Any) -> tuple[float, float, GaussianCalibration]:
+    """(ε, δ, calibration) validated for the Gaussian messages.
+
+    ``"classical"`` needs ε < 1 (:func:`check_classical`); ``"analytic"`` takes every
+    ε > 0 and δ ∈ (0, 1).
+
+    Raises
+    ------
+    InvalidParameterError
+        For a calibration other than ``"analytic"`` or ``"classical"``.
+    """
+    if calibration == "classical":
+        eps, d0 = check_classical(epsilon, delta)
+        return eps, d0, "classical"
+    if calibration != "analytic":
+        raise InvalidParameterError(
+            f"calibration must be 'analytic' or 'classical', got {calibration!r}")
+    eps = check_epsilon(epsilon)
+    d0 = check_delta(delta)
+    if d0 == 0.0:
+        raise DeltaRangeError(
+            f"delta must lie in (0, 1) for the Gaussian mechanism, got {delta!r}")
+    return eps, d0, "analytic"
 
 
 def classical_multiplier(delta: float) -> float:

@@ -31,7 +31,9 @@ from spec import GraphDomain, LocalNodeRelation, RandomLike, as_generator
 from spec.errors import InvalidParameterError
 
 from ._common import (
-    check_classical,
+    DEFAULT_CALIBRATION,
+    GaussianCalibration,
+    check_calibration,
     check_nodes,
     check_positive_int,
     gaussian_message_sum,
@@ -148,6 +150,7 @@ def blurry_linear_sensitivity(n: int, lam: int, workload: Any, bound: Bound = "p
 
 def blurry_linear_mechanism(n: int, epsilon: float, delta: float, lam: int, workload: Any, *,
                             bound: Bound = "paper",
+                            calibration: GaussianCalibration = DEFAULT_CALIBRATION,
                             name: str = "lndp.blurry_linear") -> GaussianMechanism:
     """Algorithm 3's joint messages (W B e_{d_i} + N(0, σ² I_k))_i as a Gaussian mechanism.
 
@@ -156,13 +159,16 @@ def blurry_linear_mechanism(n: int, epsilon: float, delta: float, lam: int, work
     n : int
         Public number of nodes.
     epsilon, delta : float
-        ε ∈ (0, 1), δ ∈ (0, 1) (classical calibration).
+        ε > 0, δ ∈ (0, 1); ε < 1 for the classical calibration.
     lam : int
         Bucket width λ ≥ 1.
     workload : array_like, shape (k, n_λ)
         The public query matrix W.
     bound : {"paper", "tight"}
         Which sensitivity calibrates σ (:func:`blurry_linear_sensitivity`).
+    calibration : {"analytic", "classical"}, default "analytic"
+        σ from the analytic Gaussian mechanism (Balle & Wang, ICML 2018) or from the
+        paper's classical formula (Lemma A.3, ε < 1).
 
     Returns
     -------
@@ -171,7 +177,7 @@ def blurry_linear_mechanism(n: int, epsilon: float, delta: float, lam: int, work
         ik … ik + k − 1), on ``GraphDomain(n)`` under ``LocalNodeRelation()``.
     """
     size = check_nodes(n)
-    eps, d0 = check_classical(epsilon, delta)
+    eps, d0, how = check_calibration(epsilon, delta, calibration)
     width = check_positive_int(lam, "lambda")
     w = _check_workload(workload, bucket_count(size, width))
     sensitivity = blurry_linear_sensitivity(size, width, w, bound)
@@ -181,7 +187,7 @@ def blurry_linear_mechanism(n: int, epsilon: float, delta: float, lam: int, work
         return _interpolate(w, j, r).ravel()
 
     return GaussianMechanism(
-        eps, d0, sensitivity, calibration="classical", statistic=messages_mean,
+        eps, d0, sensitivity, calibration=how, statistic=messages_mean,
         input_domain=GraphDomain(n_nodes=size), relation=LocalNodeRelation(bucket_width=width),
         output_dimension=size * w.shape[0], name=name,
         statistic_description=f"stacked W B e_(d_i), W of shape {w.shape}, lambda={width} "
@@ -192,8 +198,8 @@ def blurry_linear_mechanism(n: int, epsilon: float, delta: float, lam: int, work
 
 
 def private_blurry_linear(graph: Any, epsilon: float, delta: float, lam: int, workload: Any, *,
-                          bound: Bound = "paper", rng: RandomLike = None,
-                          budget: PrivacyBudget | None = None,
+                          bound: Bound = "paper", calibration: GaussianCalibration = DEFAULT_CALIBRATION,
+                          rng: RandomLike = None, budget: PrivacyBudget | None = None,
                           _estimator: str = "private_blurry_linear") -> LocalNodeEstimate:
     """ŷ = (1/n) Σ_i y_i = W Q_G + N(0, σ²/n I_k): Algorithm 3 (Theorem 4.1).
 
@@ -210,7 +216,8 @@ def private_blurry_linear(graph: Any, epsilon: float, delta: float, lam: int, wo
     """
     _, degrees = local_views(graph)
     n = check_nodes(degrees.shape[0])
-    mech = blurry_linear_mechanism(n, epsilon, delta, lam, workload, bound=bound)
+    mech = blurry_linear_mechanism(n, epsilon, delta, lam, workload, bound=bound,
+                                   calibration=calibration)
     w = _check_workload(workload, bucket_count(n, lam))
     sigma = mech.noise_law.sigma
     charge(budget, mech.spec, estimator=_estimator)
@@ -222,4 +229,5 @@ def private_blurry_linear(graph: Any, epsilon: float, delta: float, lam: int, wo
         algorithm="algorithm_3_blurry_linear", estimate=total / n, guarantee=mech.spec.guarantee,
         message_noise=sigma, joint_sensitivity=mech.spec.global_sensitivity.value,
         standard_error=sigma / math.sqrt(n),
-        details={"n": n, "lambda": int(lam), "buckets": w.shape[1], "bound": bound})
+        details={"n": n, "lambda": int(lam), "buckets": w.shape[1], "bound": bound,
+                 "calibration": mech.spec.noise.calibration})  # type: ignore[union-attr]

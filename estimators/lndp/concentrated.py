@@ -34,7 +34,7 @@ from mechanisms.accounting import PrivacyBudget
 from spec import RandomLike
 from spec.errors import InvalidParameterError
 
-from ._common import check_nodes, local_views
+from ._common import DEFAULT_CALIBRATION, GaussianCalibration, check_nodes, local_views
 from ._result import LocalNodeEstimate
 from .blurry import Bound, bucket_count, private_blurry_linear
 
@@ -77,8 +77,8 @@ def _excess(q: np.ndarray, lam: int, lo: int, hi: int) -> float:
 
 def private_average_degree(graph: Any, epsilon: float, delta: float, lam: int, *,
                            nonisolated: int | None = None, window: Window = 5,
-                           bound: Bound = "paper", rng: RandomLike = None,
-                           budget: PrivacyBudget | None = None,
+                           bound: Bound = "paper", calibration: GaussianCalibration = DEFAULT_CALIBRATION,
+                           rng: RandomLike = None, budget: PrivacyBudget | None = None,
                            _estimator: str = "private_average_degree") -> LocalNodeEstimate:
     """Algorithm 4: the average degree of a graph whose non-isolated degrees lie in a
     width-λ interval, (ε, δ)-LNDP on every graph.
@@ -103,7 +103,8 @@ def private_average_degree(graph: Any, epsilon: float, delta: float, lam: int, *
     if not 0 <= count <= n:
         raise InvalidParameterError(f"nonisolated must lie in [0, {n}], got {nonisolated!r}")
     pmf = private_blurry_linear(graph, epsilon, delta, lam, np.eye(bucket_count(n, lam)),
-                                bound=bound, rng=rng, budget=budget, _estimator=_estimator)
+                                bound=bound, calibration=calibration, rng=rng, budget=budget,
+                                _estimator=_estimator)
     q = np.asarray(pmf.estimate)
     peak, lo, hi = locate_window(q, window)
     excess = _excess(q, lam, lo, hi)
@@ -132,6 +133,7 @@ def erdos_renyi_bucket_width(n: int, c_lambda: float = 2.0) -> int:
 
 
 def private_erdos_renyi(graph: Any, epsilon: float, delta: float, *, c_lambda: float = 2.0,
+                        calibration: GaussianCalibration = DEFAULT_CALIBRATION,
                         rng: RandomLike = None,
                         budget: PrivacyBudget | None = None) -> LocalNodeEstimate:
     """Algorithm 5: p̂ for G ~ G(n, p), (ε, δ)-LNDP on every graph (Theorem 4.9).
@@ -144,8 +146,8 @@ def private_erdos_renyi(graph: Any, epsilon: float, delta: float, *, c_lambda: f
     _, degrees = local_views(graph)
     n = check_nodes(degrees.shape[0])
     lam = erdos_renyi_bucket_width(n, c_lambda)
-    inner = private_average_degree(graph, epsilon, delta, lam, rng=rng, budget=budget,
-                                   _estimator="private_erdos_renyi")
+    inner = private_average_degree(graph, epsilon, delta, lam, calibration=calibration,
+                                   rng=rng, budget=budget, _estimator="private_erdos_renyi")
     d_hat = lam * inner.details["j_lo"] + inner.details["excess"]
     return LocalNodeEstimate(
         algorithm="algorithm_5_erdos_renyi", estimate=float(np.clip(d_hat / (n - 1), 0.0, 1.0)),
@@ -156,6 +158,7 @@ def private_erdos_renyi(graph: Any, epsilon: float, delta: float, *, c_lambda: f
 
 
 def private_clique_size(graph: Any, epsilon: float, delta: float, *, window: Window = 5,
+                        calibration: GaussianCalibration = DEFAULT_CALIBRATION,
                         rng: RandomLike = None,
                         budget: PrivacyBudget | None = None) -> LocalNodeEstimate:
     """Algorithm 6: the size K of a clique plus n − K isolated nodes (Theorem 4.10).
@@ -168,8 +171,9 @@ def private_clique_size(graph: Any, epsilon: float, delta: float, *, window: Win
     _, degrees = local_views(graph)
     n = check_nodes(degrees.shape[0])
     lam = math.ceil(math.sqrt(n))
-    inner = private_average_degree(graph, epsilon, delta, lam, window=window, rng=rng,
-                                   budget=budget, _estimator="private_clique_size")
+    inner = private_average_degree(graph, epsilon, delta, lam, window=window,
+                                   calibration=calibration, rng=rng, budget=budget,
+                                   _estimator="private_clique_size")
     b = 1.0 + lam * inner.details["j_lo"]
     root = (b + math.sqrt(max(0.0, b * b + 4.0 * n * inner.details["excess"]))) / 2.0
     k_hat = float(min(max(root, 0.0), n))

@@ -29,7 +29,7 @@ from mechanisms.accounting import PrivacyBudget
 from spec import RandomLike
 from spec.errors import InvalidParameterError
 
-from ._common import check_nodes, local_views
+from ._common import DEFAULT_CALIBRATION, GaussianCalibration, check_nodes, local_views
 from ._result import LocalNodeEstimate
 from .blurry import Bound, bucket_count, private_blurry_linear
 
@@ -59,7 +59,8 @@ def cdf_factor(size: int) -> np.ndarray:
 
 
 def private_degree_pmf(graph: Any, epsilon: float, delta: float, lam: int, *,
-                       bound: Bound = "paper", rng: RandomLike = None,
+                       bound: Bound = "paper", calibration: GaussianCalibration = DEFAULT_CALIBRATION,
+                       rng: RandomLike = None,
                        budget: PrivacyBudget | None = None) -> LocalNodeEstimate:
     """Q̂ = Q_G + N(0, σ̃² I): the compressed blurry degree histogram (Corollary 4.3).
 
@@ -72,6 +73,7 @@ def private_degree_pmf(graph: Any, epsilon: float, delta: float, lam: int, *,
     n = check_nodes(degrees.shape[0])
     buckets = bucket_count(n, lam)
     inner = private_blurry_linear(graph, epsilon, delta, lam, np.eye(buckets), bound=bound,
+                                  calibration=calibration,
                                   rng=rng, budget=budget, _estimator="private_degree_pmf")
     return LocalNodeEstimate(
         algorithm="corollary_4_3_degree_pmf", estimate=inner.estimate,
@@ -82,8 +84,8 @@ def private_degree_pmf(graph: Any, epsilon: float, delta: float, lam: int, *,
 
 def private_degree_cdf(graph: Any, epsilon: float, delta: float, lam: int, *,
                        factorization: Literal["sqrt", "identity"] = "sqrt",
-                       bound: Bound = "paper", rng: RandomLike = None,
-                       budget: PrivacyBudget | None = None,
+                       bound: Bound = "paper", calibration: GaussianCalibration = DEFAULT_CALIBRATION,
+                       rng: RandomLike = None, budget: PrivacyBudget | None = None,
                        _estimator: str = "private_degree_cdf") -> LocalNodeEstimate:
     """F̂ = L ŷ ≈ T Q_G: the blurry degree CDF by the factorization mechanism (Cor. 4.4).
 
@@ -112,7 +114,8 @@ def private_degree_cdf(graph: Any, epsilon: float, delta: float, lam: int, *,
     else:
         raise InvalidParameterError(
             f"factorization must be 'sqrt' or 'identity', got {factorization!r}")
-    inner = private_blurry_linear(graph, epsilon, delta, lam, right, bound=bound, rng=rng,
+    inner = private_blurry_linear(graph, epsilon, delta, lam, right, bound=bound,
+                                  calibration=calibration, rng=rng,
                                   budget=budget, _estimator=_estimator)
     sd = float(inner.standard_error) * np.sqrt((left**2).sum(axis=1))
     return LocalNodeEstimate(
@@ -127,6 +130,7 @@ def private_degree_cdf(graph: Any, epsilon: float, delta: float, lam: int, *,
 
 def private_degree_thresholds(graph: Any, epsilon: float, delta: float, lam: int,
                               thresholds: Any, *, bound: Bound = "paper",
+                              calibration: GaussianCalibration = DEFAULT_CALIBRATION,
                               rng: RandomLike = None,
                               budget: PrivacyBudget | None = None) -> LocalNodeEstimate:
     """Counts of nodes with blurry degree ≥ τ for several multiples τ = jλ, from one CDF.
@@ -151,7 +155,8 @@ def private_degree_thresholds(graph: Any, epsilon: float, delta: float, lam: int
         raise InvalidParameterError(
             f"thresholds must be multiples j*lambda of lambda={lam} with 1 <= j < {buckets}, "
             f"got {thresholds!r}")
-    cdf = private_degree_cdf(graph, epsilon, delta, lam, bound=bound, rng=rng, budget=budget,
+    cdf = private_degree_cdf(graph, epsilon, delta, lam, bound=bound, calibration=calibration,
+                             rng=rng, budget=budget,
                              _estimator="private_degree_thresholds")
     index = taus // lam - 1
     return LocalNodeEstimate(

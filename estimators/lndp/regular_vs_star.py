@@ -12,10 +12,12 @@ stacked means is √(T + (n − 1) X_v(ρ)) with X_v(ρ) = #{t : v ∈ S_t}.
 **Per-ρ privacy.**  The paper bounds X_v by a binomial tail bound M that fails with
 probability δ/2 over ρ and spends the other δ/2 on the Gaussian: the guarantee is then
 (ε, δ) *averaged over ρ*, weaker than Definition 2.3, which asks for every fixed ρ.  The
-default here (``calibration="per_rho"``) sets M := max_v X_v(ρ), which is public, so the
-claim holds for every ρ; ``calibration="averaged"`` reproduces the paper and is refused as a
-per-ρ mechanism (``regular_vs_star_mechanism``); on an adversarial ρ (one node in every
-S_t) its exact δ(ε) exceeds δ (``docs/lndp_study.md``).
+default here sets M := max_v X_v(ρ), which is public, so the claim holds for every ρ, and
+calibrates σ by the analytic Gaussian mechanism (``calibration="analytic"``; Balle & Wang,
+ICML 2018), valid at every ε; ``calibration="classical"`` (alias ``"per_rho"``) uses the
+classical σ = Δ₂c_δ/ε for the same M (ε < 1); ``calibration="averaged"`` reproduces the
+paper and is refused as a per-ρ mechanism (``regular_vs_star_mechanism``); on an
+adversarial ρ (one node in every S_t) its exact δ(ε) exceeds δ (``docs/lndp_study.md``).
 
 Server: ȳ_t = (1/n) Σ_i y_{i,t}; p* = 1 − (1 − k/n)^s (Lemma 7.4);
 F = (1/T) #{t : |ȳ_t − p*| ≤ w}; "regular" if F ≥ τ.  Under R_{n,k} ȳ_t ≈ N(p*, σ²/n); under
@@ -33,12 +35,13 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.stats import norm
 
-from mechanisms import GaussianMechanism
+from mechanisms import GaussianMechanism, analytic_gaussian_sigma
 from mechanisms.accounting import PrivacyBudget, charge
 from spec import ApproxDP, GraphDomain, LocalNodeRelation, RandomLike, as_generator
 from spec.errors import InvalidParameterError, UnsupportedCombinationError
 
 from ._common import (
+    check_calibration,
     check_classical,
     check_nodes,
     check_positive_int,
@@ -57,7 +60,15 @@ __all__ = [
     "regular_vs_star_sigma",
 ]
 
-Calibration = Literal["per_rho", "averaged"]
+Calibration = Literal["analytic", "classical", "per_rho", "averaged"]
+_PER_RHO = ("analytic", "classical", "per_rho")
+
+
+def _check_mode(calibration: Any) -> None:
+    if calibration not in _PER_RHO + ("averaged",):
+        raise InvalidParameterError(
+            "calibration must be 'analytic', 'classical' (alias 'per_rho') or 'averaged', got "
+            f"{calibration!r}")
 
 
 @dataclass(frozen=True)
@@ -126,23 +137,27 @@ def _tail_bound(sets: int, draws: int, n: int, delta: float) -> float:
 
 
 def regular_vs_star_sigma(rho: RegularStarRandomness, epsilon: float, delta: float,
-                          calibration: Calibration = "per_rho") -> tuple[float, float]:
+                          calibration: Calibration = "analytic") -> tuple[float, float]:
     """(σ, Δ₂) of the per-node messages.
 
-    ``"per_rho"``: Δ₂ = √(T + (n − 1) max_v X_v(ρ)), σ = Δ₂ c_δ/ε (every fixed ρ);
+    ``"analytic"``: Δ₂ = √(T + (n − 1) max_v X_v(ρ)), σ the analytic Gaussian σ for
+    (ε, δ, Δ₂) (Balle & Wang 2018; every fixed ρ, every ε);
+    ``"classical"`` (``"per_rho"``): the same Δ₂, σ = Δ₂ c_δ/ε (every fixed ρ, ε < 1);
     ``"averaged"``: Δ₂ = √(T + (n − 1) M) with the tail bound M, σ = Δ₂ c_{δ/2}/ε (the
     paper's analysis, private only on average over ρ).
     """
+    _check_mode(calibration)
+    if calibration == "analytic":
+        eps, d0, _ = check_calibration(epsilon, delta, "analytic")
+        sensitivity = math.sqrt(rho.sets + (rho.n - 1) * float(rho.occurrences().max()))
+        return analytic_gaussian_sigma(eps, d0, sensitivity), sensitivity
     eps, d0 = check_classical(epsilon, delta)
-    if calibration == "per_rho":
-        bound = float(rho.occurrences().max())
-        multiplier = classical_multiplier(d0)
-    elif calibration == "averaged":
+    if calibration == "averaged":
         bound = _tail_bound(rho.sets, rho.draws, rho.n, d0)
         multiplier = classical_multiplier(d0 / 2.0)
     else:
-        raise InvalidParameterError(
-            f"calibration must be 'per_rho' or 'averaged', got {calibration!r}")
+        bound = float(rho.occurrences().max())
+        multiplier = classical_multiplier(d0)
     sensitivity = math.sqrt(rho.sets + (rho.n - 1) * bound)
     return sensitivity * multiplier / eps, sensitivity
 
@@ -154,7 +169,7 @@ def _hits(adjacency: sp.csr_array, indicator: sp.csr_array) -> np.ndarray:
 
 
 def regular_vs_star_mechanism(rho: RegularStarRandomness, epsilon: float, delta: float, *,
-                              calibration: Calibration = "per_rho",
+                              calibration: Calibration = "analytic",
                               name: str = "lndp.regular_vs_star") -> GaussianMechanism:
     """Algorithm 7's joint messages for a fixed public ρ, (ε, δ)-LNDP for this ρ.
 
@@ -167,14 +182,14 @@ def regular_vs_star_mechanism(rho: RegularStarRandomness, epsilon: float, delta:
     if calibration == "averaged":
         raise UnsupportedCombinationError(
             "Algorithm 7 with the paper's tail-bound calibration is (eps, delta)-private only "
-            "on average over rho; it has no per-rho spec (use calibration='per_rho')")
-    if calibration != "per_rho":
-        raise InvalidParameterError(
-            f"calibration must be 'per_rho' or 'averaged', got {calibration!r}")
+            "on average over rho; it has no per-rho spec (use calibration='analytic' or "
+            "'classical')")
+    _check_mode(calibration)
     if not isinstance(rho, RegularStarRandomness):
         raise InvalidParameterError(f"rho must be a RegularStarRandomness, got {rho!r}")
-    eps, d0 = check_classical(epsilon, delta)
-    _, sensitivity = regular_vs_star_sigma(rho, eps, d0, "per_rho")
+    how = "analytic" if calibration == "analytic" else "classical"
+    eps, d0, _ = check_calibration(epsilon, delta, how)
+    _, sensitivity = regular_vs_star_sigma(rho, eps, d0, how)
     indicator = rho.indicator()
     n = rho.n
 
@@ -182,7 +197,7 @@ def regular_vs_star_mechanism(rho: RegularStarRandomness, epsilon: float, delta:
         return _hits(local_views(graph, n)[0], indicator).ravel()
 
     return GaussianMechanism(
-        eps, d0, sensitivity, calibration="classical", statistic=messages_mean,
+        eps, d0, sensitivity, calibration=how, statistic=messages_mean,
         input_domain=GraphDomain(n_nodes=n),
         relation=LocalNodeRelation(focus_nodes=(int(np.argmax(rho.occurrences())),)),
         output_dimension=n * rho.sets, name=name,
@@ -196,7 +211,7 @@ def regular_vs_star_mechanism(rho: RegularStarRandomness, epsilon: float, delta:
 
 def private_regular_vs_star(graph: Any, epsilon: float, delta: float, k: int, sets: int, *,
                             draws: int | None = None, width: float | None = None,
-                            calibration: Calibration = "per_rho",
+                            calibration: Calibration = "analytic",
                             rng: RandomLike = None,
                             budget: PrivacyBudget | None = None) -> LocalNodeEstimate:
     """Algorithm 7: is G k-regular or k-starpartite?  ρ is drawn from ``rng`` first.
@@ -211,9 +226,9 @@ def private_regular_vs_star(graph: Any, epsilon: float, delta: float, k: int, se
         s (default ⌈n ln 2 / k⌉, so p* ≈ 1/2).
     width : float, optional
         w (default σ/√n).
-    calibration : {"per_rho", "averaged"}
-        See the module docstring; ``"averaged"`` gives only the averaged guarantee, which
-        ``details["guarantee_scope"]`` records.
+    calibration : {"analytic", "classical", "per_rho", "averaged"}
+        See the module docstring (``"per_rho"`` is ``"classical"``); ``"averaged"`` gives
+        only the averaged guarantee, which ``details["guarantee_scope"]`` records.
     budget : PrivacyBudget, optional
         Charged for the (ε, δ) guarantee of the whole release (the joint messages), before
         ρ or any noise is drawn; a call it cannot afford is refused.
@@ -233,10 +248,9 @@ def private_regular_vs_star(graph: Any, epsilon: float, delta: float, k: int, se
     s = math.ceil(n * math.log(2.0) / centres) if draws is None else check_positive_int(
         draws, "s (draws per set)")
     check_positive_int(sets, "T (number of sets)")
-    eps, d0 = check_classical(epsilon, delta)
-    if calibration not in ("per_rho", "averaged"):
-        raise InvalidParameterError(
-            f"calibration must be 'per_rho' or 'averaged', got {calibration!r}")
+    _check_mode(calibration)
+    eps, d0, _ = check_calibration(epsilon, delta,
+                                   "analytic" if calibration == "analytic" else "classical")
     charge(budget, ApproxDP(epsilon=eps, delta=d0), estimator="private_regular_vs_star")
     gen = as_generator(rng)
     rho = draw_regular_star_randomness(n, sets, s, gen)
@@ -257,7 +271,7 @@ def private_regular_vs_star(graph: Any, epsilon: float, delta: float, k: int, se
     q_regular = mass(0.0)
     q_star = p_star * mass(1.0 - p_star) + (1.0 - p_star) * mass(centres / n - p_star)
     tau = (q_regular + q_star) / 2.0
-    scope = "every fixed rho" if calibration == "per_rho" else "averaged over rho only"
+    scope = "every fixed rho" if calibration in _PER_RHO else "averaged over rho only"
     return LocalNodeEstimate(
         algorithm="algorithm_7_regular_vs_star", estimate=inside,
         guarantee=ApproxDP(epsilon=eps, delta=d0), message_noise=sigma,

@@ -25,7 +25,9 @@ from spec import GraphDomain, LocalNodeRelation, RandomLike, as_generator, check
 from spec.errors import InvalidParameterError
 
 from ._common import (
-    check_classical,
+    DEFAULT_CALIBRATION,
+    GaussianCalibration,
+    check_calibration,
     check_nodes,
     check_positive_int,
     gaussian_message_sum,
@@ -79,6 +81,7 @@ def soft_threshold_sensitivity(n: int, width: float) -> float:
 
 
 def soft_threshold_mechanism(n: int, epsilon: float, delta: float, tau1: float, tau2: float, *,
+                             calibration: GaussianCalibration = DEFAULT_CALIBRATION,
                              name: str = "lndp.soft_threshold") -> GaussianMechanism:
     """Algorithm 1's joint messages (f(d_i) + N(0, σ²))_i as an audited Gaussian mechanism.
 
@@ -87,9 +90,12 @@ def soft_threshold_mechanism(n: int, epsilon: float, delta: float, tau1: float, 
     n : int
         Public number of nodes (≥ 2).
     epsilon, delta : float
-        ε ∈ (0, 1), δ ∈ (0, 1) (classical calibration, Lemma A.3).
+        ε > 0, δ ∈ (0, 1); ε < 1 for the classical calibration (Lemma A.3).
     tau1, tau2 : float
         The thresholds τ1 < τ2.
+    calibration : {"analytic", "classical"}, default "analytic"
+        σ from the analytic Gaussian mechanism (Balle & Wang, ICML 2018), or from the
+        paper's classical formula σ = Δ₂c_δ/ε (Lemma A.3).
 
     Returns
     -------
@@ -104,7 +110,7 @@ def soft_threshold_mechanism(n: int, epsilon: float, delta: float, tau1: float, 
     (6, 'local_node')
     """
     size = check_nodes(n)
-    eps, d0 = check_classical(epsilon, delta)
+    eps, d0, how = check_calibration(epsilon, delta, calibration)
     lo, hi = _thresholds(tau1, tau2)
     sensitivity = soft_threshold_sensitivity(size, hi - lo)
 
@@ -112,7 +118,7 @@ def soft_threshold_mechanism(n: int, epsilon: float, delta: float, tau1: float, 
         return soft_threshold(local_views(graph, size)[1], lo, hi)
 
     return GaussianMechanism(
-        eps, d0, sensitivity, calibration="classical", statistic=messages_mean,
+        eps, d0, sensitivity, calibration=how, statistic=messages_mean,
         input_domain=GraphDomain(n_nodes=size), relation=LocalNodeRelation(),
         output_dimension=size, name=name,
         statistic_description=f"stacked soft thresholds f(d_i) with tau1={lo:g}, tau2={hi:g} "
@@ -123,7 +129,8 @@ def soft_threshold_mechanism(n: int, epsilon: float, delta: float, tau1: float, 
 
 
 def private_soft_threshold(graph: Any, epsilon: float, delta: float, tau1: float, tau2: float,
-                           *, rng: RandomLike = None, budget: PrivacyBudget | None = None,
+                           *, calibration: GaussianCalibration = DEFAULT_CALIBRATION,
+                           rng: RandomLike = None, budget: PrivacyBudget | None = None,
                            _estimator: str = "private_soft_threshold") -> LocalNodeEstimate:
     """ŝ = (1/n) Σ_i y_i, an (ε, δ)-LNDP estimate of s(G) = (1/n) Σ_i f_{τ1,τ2}(d_i).
 
@@ -144,7 +151,7 @@ def private_soft_threshold(graph: Any, epsilon: float, delta: float, tau1: float
     """
     adjacency, degrees = local_views(graph)
     n = check_nodes(adjacency.shape[0])
-    mech = soft_threshold_mechanism(n, epsilon, delta, tau1, tau2)
+    mech = soft_threshold_mechanism(n, epsilon, delta, tau1, tau2, calibration=calibration)
     lo, hi = _thresholds(tau1, tau2)
     sigma = mech.noise_law.sigma
     charge(budget, mech.spec, estimator=_estimator)
@@ -155,17 +162,21 @@ def private_soft_threshold(graph: Any, epsilon: float, delta: float, tau1: float
         guarantee=mech.spec.guarantee, message_noise=sigma,
         joint_sensitivity=mech.spec.global_sensitivity.value,
         standard_error=sigma / math.sqrt(n),
-        details={"n": n, "tau1": lo, "tau2": hi, "calibration": "classical"})
+        details={"n": n, "tau1": lo, "tau2": hi,
+                 "calibration": mech.spec.noise.calibration})  # type: ignore[union-attr]
 
 
 def edge_count_mechanism(n: int, epsilon: float, delta: float, max_degree: int, *,
+                         calibration: GaussianCalibration = DEFAULT_CALIBRATION,
                          name: str = "lndp.edge_count") -> GaussianMechanism:
     """Algorithm 2's joint messages: Algorithm 1 with τ1 = 0, τ2 = D."""
     bound = check_positive_int(max_degree, "max_degree D")
-    return soft_threshold_mechanism(n, epsilon, delta, 0, bound, name=name)
+    return soft_threshold_mechanism(n, epsilon, delta, 0, bound, calibration=calibration,
+                                    name=name)
 
 
 def private_edge_count(graph: Any, epsilon: float, delta: float, max_degree: int, *,
+                       calibration: GaussianCalibration = DEFAULT_CALIBRATION,
                        rng: RandomLike = None,
                        budget: PrivacyBudget | None = None) -> LocalNodeEstimate:
     """m̂ = nDŝ/2: the (ε, δ)-LNDP edge count of a D-bounded graph (Algorithm 2, Thm 3.4).
@@ -183,8 +194,8 @@ def private_edge_count(graph: Any, epsilon: float, delta: float, max_degree: int
     True
     """
     bound = check_positive_int(max_degree, "max_degree D")
-    inner = private_soft_threshold(graph, epsilon, delta, 0, bound, rng=rng, budget=budget,
-                                   _estimator="private_edge_count")
+    inner = private_soft_threshold(graph, epsilon, delta, 0, bound, calibration=calibration,
+                                   rng=rng, budget=budget, _estimator="private_edge_count")
     n = int(inner.details["n"])
     return LocalNodeEstimate(
         algorithm="algorithm_2_edge_count", estimate=n * bound * float(inner.estimate) / 2.0,

@@ -17,7 +17,13 @@ Layout (one idea per module):
   subsampling and by sampling without replacement, as a spec transformation;
 * :mod:`~mechanisms.accounting.calibration` — noise scales for k releases at a target
   (ε, δ);
-* :mod:`~mechanisms.accounting.budget` — :class:`PrivacyBudget` and its ledger;
+* :mod:`~mechanisms.accounting.budget` — :class:`PrivacyBudget`, its ledger, what is
+  left (:meth:`PrivacyBudget.remaining`) and the ledger table (:meth:`PrivacyBudget.report`);
+* :mod:`~mechanisms.accounting.relations` — the neighbouring relation a charge is stated
+  under and the one rule converting it (group privacy; refusals);
+* :mod:`~mechanisms.accounting.vocabulary` — one-line releases (Gaussian by σ, Laplace by
+  scale, discrete laws, randomized response, subsampled, repeated) that budgets and
+  ``privaudit.audit`` both accept;
 * :mod:`~mechanisms.accounting.composed` — k releases of registered mechanisms on the
   same input as one mechanism, so that the auditor can measure how tight accounting is.
 
@@ -39,16 +45,29 @@ from .accountants import (
     make_accountant,
 )
 from .amplification import SubsampledSpec, poisson_subsample, subsample_without_replacement
-from .budget import LedgerEntry, PrivacyBudget, charge
+from .budget import BudgetReport, LedgerEntry, PrivacyBudget, RemainingBudget, charge
 from .composed import DEFAULT_COMPOSITION_DELTA, ComposedMechanism
 from .calibration import gaussian_sigma_for_composition, laplace_scale_for_composition
 from .curves import PrivacyCurves, privacy_curves, randomized_response_rdp
 from .optimal import OptimalComposition, optimal_composition
+from .relations import RelationConversion, convert_charge, decide_conversion
+from .vocabulary import (
+    SubsampledMechanism,
+    SumMechanism,
+    discrete_gaussian,
+    discrete_laplace,
+    gaussian,
+    laplace,
+    randomized_response,
+    repeated,
+    subsampled,
+)
 
 __all__ = [
     "ACCOUNTANTS",
     "Accountant",
     "BasicAccountant",
+    "BudgetReport",
     "ComposedMechanism",
     "DEFAULT_COMPOSITION_DELTA",
     "DEFAULT_ORDERS",
@@ -59,15 +78,28 @@ __all__ = [
     "PrivacyBudget",
     "PrivacyCurves",
     "RDPAccountant",
+    "RelationConversion",
+    "RemainingBudget",
+    "SubsampledMechanism",
+    "SumMechanism",
     "SubsampledSpec",
     "ZCDPAccountant",
     "charge",
+    "convert_charge",
+    "decide_conversion",
+    "discrete_gaussian",
+    "discrete_laplace",
+    "gaussian",
+    "laplace",
     "gaussian_sigma_for_composition",
     "laplace_scale_for_composition",
     "make_accountant",
     "optimal_composition",
     "poisson_subsample",
     "privacy_curves",
+    "randomized_response",
     "randomized_response_rdp",
+    "repeated",
+    "subsampled",
     "subsample_without_replacement",
 ]

@@ -4,8 +4,9 @@ A :class:`SubsampledSpec` is a base :class:`~spec.MechanismSpec` run on a random
 of the data.  It is not itself a ``MechanismSpec`` (the base spec's noise would not
 justify the amplified claim at construction); accountants take it directly.
 
-Each scheme is valid under its matching neighbouring relation only, and is refused
-otherwise:
+Each scheme is valid under its matching neighbouring relation only; which bases qualify
+is decided by :func:`~mechanisms.accounting.relations.decide_conversion` (the rule every
+budget and composition uses), and the others are refused:
 
 * :func:`poisson_subsample` (rate q), under add/remove-one: ε′ = ln(1 + q(e^ε − 1)),
   δ′ = qδ (Balle, Barthe & Gaboardi, NeurIPS 2018; Li, Qardaji & Su, ASIACCS
@@ -20,13 +21,12 @@ otherwise:
 from __future__ import annotations
 
 import math
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import model_validator
 
 from spec import (
     AdditiveNoise,
-    AddRemoveOne,
     DatasetDomain,
     Gaussian,
     MechanismSpec,
@@ -69,18 +69,26 @@ class SubsampledSpec(SpecModel):
 
     @model_validator(mode="after")
     def _matching_relation(self) -> SubsampledSpec:
+        from .relations import ADD_REMOVE_ONE, SUBSTITUTE_ONE, decide_conversion
+
         if not self.rate > 0:
             raise InvalidParameterError(f"the sampling rate must be > 0, got {self.rate!r}")
         rel = self.base.relation
-        if self.scheme == "poisson" and not isinstance(rel, AddRemoveOne):
-            raise UnsupportedCombinationError(
-                "Poisson subsampling amplifies under add/remove-one neighbouring; the base spec "
-                f"{self.base.name!r} is stated under {rel.kind!r}")
-        if self.scheme == "without_replacement":
-            if not isinstance(rel, SubstituteOne):
+        if self.scheme == "poisson":
+            # the one relation rule: stated under add/remove-one, or a query-level spec
+            rule = decide_conversion(self.base, ADD_REMOVE_ONE, purpose="Poisson-subsampled").rule
+            if rule not in ("as stated", "query level"):   # pragma: no cover - refused above
                 raise UnsupportedCombinationError(
-                    "sampling without replacement amplifies under substitute-one neighbouring; "
-                    f"the base spec {self.base.name!r} is stated under {rel.kind!r}")
+                    "Poisson subsampling amplifies under add/remove-one neighbouring; the base "
+                    f"spec {self.base.name!r} is stated under {rel.kind!r}")
+        if self.scheme == "without_replacement":
+            rule = decide_conversion(self.base, SUBSTITUTE_ONE,
+                                     purpose="subsampled without replacement").rule
+            if rule != "as stated" or not isinstance(rel, SubstituteOne):
+                raise UnsupportedCombinationError(
+                    "sampling without replacement amplifies under substitute-one neighbouring "
+                    f"on datasets of public size; the base spec {self.base.name!r} is stated "
+                    f"under {rel.kind!r}")
             if self.population_size is None:
                 raise InconsistentSpecError("sampling without replacement needs population_size")
         return self
@@ -165,20 +173,34 @@ def _gaussian_rdp(spec: MechanismSpec, scheme: str, q: float):  # type: ignore[n
     return lambda a: float(rdp_mod._compute_rdp_sample_wor_gaussian(q, multiplier, [a])[0])
 
 
-def poisson_subsample(spec: MechanismSpec, rate: float) -> SubsampledSpec:
+def poisson_subsample(spec: Any, rate: float) -> SubsampledSpec:
     """``spec`` run on a Poisson subsample that keeps each record with probability ``rate``.
 
-    The base spec must be stated under add/remove-one neighbouring.
+    The base must be stated under add/remove-one neighbouring, or be a query-level spec
+    (its sensitivity is then read under add/remove-one), or be a mechanism that also
+    declares an add/remove-one claim (``relation_specs``), which is then the base.  A
+    substitute-one spec is refused with :class:`~spec.errors.RelationConversionError`
+    (:func:`~mechanisms.accounting.relations.decide_conversion` decides).
     """
-    return SubsampledSpec(base=spec, scheme="poisson", rate=rate)
+    from .relations import ADD_REMOVE_ONE, decide_conversion, declared_claim
+
+    rule = decide_conversion(spec, ADD_REMOVE_ONE, purpose="Poisson-subsampled").rule
+    if rule == "declared claim":
+        spec = declared_claim(spec, ADD_REMOVE_ONE)
+    base = spec if isinstance(spec, MechanismSpec) else getattr(spec, "spec", spec)
+    return SubsampledSpec(base=base, scheme="poisson", rate=rate)
 
 
-def subsample_without_replacement(spec: MechanismSpec, population_size: int) -> SubsampledSpec:
+def subsample_without_replacement(spec: Any, population_size: int) -> SubsampledSpec:
     """``spec`` run on m records drawn without replacement from a public population of n.
 
     The base spec must be stated under substitute-one neighbouring on datasets of a fixed
     size m ≤ n (m is read from its input domain).
     """
+    from .relations import SUBSTITUTE_ONE, decide_conversion
+
+    spec = spec if isinstance(spec, MechanismSpec) else getattr(spec, "spec", spec)
+    decide_conversion(spec, SUBSTITUTE_ONE, purpose="subsampled without replacement")
     if not isinstance(spec.relation, SubstituteOne):
         raise UnsupportedCombinationError(
             "sampling without replacement amplifies under substitute-one neighbouring; the "

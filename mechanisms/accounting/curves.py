@@ -298,6 +298,9 @@ def privacy_curves(item: Any) -> PrivacyCurves:
 
     if isinstance(item, PrivacyCurves):
         return item
+    inner = getattr(item, "accounting_item", None)    # a subsampled mechanism's SubsampledSpec
+    if inner is not None:
+        return privacy_curves(inner)
     if isinstance(item, SubsampledSpec):
         return item.curves()
     spec = getattr(item, "spec", item) if not isinstance(item, MechanismSpec) else item

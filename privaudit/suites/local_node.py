@@ -56,7 +56,7 @@ def node_degrees(graph: Any) -> np.ndarray:
 
 def own_sensitivity_soft_threshold(n: int) -> tuple[Any, float]:
     """(Algorithm 1 at (0.9, 10⁻³), τ = 0..1, with σ for Δ = 1; that σ)."""
-    honest = soft_threshold_mechanism(n, 0.9, 1e-3, 0, 1)
+    honest = soft_threshold_mechanism(n, 0.9, 1e-3, 0, 1, calibration="classical")
     sigma = honest.noise_law.sigma / honest.spec.global_sensitivity.value
     mech = declare_mechanism(
         honest.spec, lambda g, size, rng: soft_threshold(node_degrees(g), 0, 1)
@@ -75,7 +75,7 @@ def own_sensitivity_laplace_edge_count(n: int, epsilon: float = 1.0) -> Any:
 
 def global_threshold_soft_threshold(n: int) -> Any:
     """Algorithm 1 at (0.9, 10⁻³) with τ1 = ⌊average degree⌋, τ2 = τ1 + 1 (not local)."""
-    honest = soft_threshold_mechanism(n, 0.9, 1e-3, 0, 1)
+    honest = soft_threshold_mechanism(n, 0.9, 1e-3, 0, 1, calibration="classical")
     sigma = honest.noise_law.sigma
 
     def messages_mean(g: Any) -> np.ndarray:
@@ -100,7 +100,8 @@ def neighbours_copies_ignored(n: int) -> GaussianMechanism:
 def sampled_one_hot(n: int, bucket_width: int = 2) -> Any:
     """Algorithm 3 (W = I) with each node's rounded one-hot sampled, not its expectation."""
     honest = blurry_linear_mechanism(n, 0.9, 1e-3, bucket_width,
-                                     np.eye(bucket_count(n, bucket_width)))
+                                     np.eye(bucket_count(n, bucket_width)),
+                                     calibration="classical")
     k, sigma = bucket_count(n, bucket_width), honest.noise_law.sigma
 
     def sampler(g: Any, size: int, rng: np.random.Generator) -> np.ndarray:

@@ -208,4 +208,5 @@ def test_l2_calibrated_laplace_and_classical_at_large_epsilon_are_refused():
                       noise=AdditiveNoise(law=Laplace(scale=l2 / eps)),
                       guarantee=PureDP(epsilon=eps))
     with pytest.raises(UnsupportedCombinationError):
-        soft_threshold_mechanism(n, 1.2, 1e-3, 0, 1)
+        soft_threshold_mechanism(n, 1.2, 1e-3, 0, 1, calibration="classical")
+    assert soft_threshold_mechanism(n, 1.2, 1e-3, 0, 1).spec.noise.calibration == "analytic"

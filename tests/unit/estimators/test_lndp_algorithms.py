@@ -64,7 +64,7 @@ def _clique(n: int, k: int) -> sp.csr_array:
 # -- Algorithm 1 / 2 ------------------------------------------------------------------------
 def test_soft_threshold_values_and_sigma():
     assert soft_threshold([0, 3, 4, 7, 9], 3, 7).tolist() == [0.0, 0.0, 0.25, 1.0, 1.0]
-    mech = soft_threshold_mechanism(50, 0.5, 1e-6, 2, 6)
+    mech = soft_threshold_mechanism(50, 0.5, 1e-6, 2, 6, calibration="classical")
     assert mech.spec.global_sensitivity.value == pytest.approx(math.sqrt(1 + 49 / 16))
     assert mech.noise_law.sigma == pytest.approx(math.sqrt(1 + 49 / 16) * C_DELTA_6 / 0.5)
 
@@ -98,7 +98,8 @@ def test_edge_count_unbiased_and_bias_on_unbounded_graphs():
 def test_reference_standard_deviations(n, eps, d, sd_alg2, sd_laplace, sd_rr):
     """The s.d. of m̂ for Algorithms 2, 8 and 9 at δ = 10⁻⁶ (3 significant digits)."""
     g = _empty(n)
-    for result, expected in ((private_edge_count(g, eps, 1e-6, d, rng=0), sd_alg2),
+    for result, expected in ((private_edge_count(g, eps, 1e-6, d, rng=0,
+                                                 calibration="classical"), sd_alg2),
                              (private_laplace_edge_count(g, eps, rng=0), sd_laplace),
                              (private_rr_edge_count(g, eps, 1e-6, rng=0), sd_rr)):
         assert result.standard_error == pytest.approx(expected, rel=5e-3)
@@ -145,7 +146,8 @@ def test_cdf_factorization(size, cost):
 
 def test_pmf_reference_sigma():
     """σ̃ = 0.300 at n = 10⁴, ε = 0.5, λ = ⌈√n⌉ = 100, δ = 10⁻⁶."""
-    mech = blurry_linear_mechanism(10**4, 0.5, 1e-6, 100, np.eye(bucket_count(10**4, 100)))
+    mech = blurry_linear_mechanism(10**4, 0.5, 1e-6, 100, np.eye(bucket_count(10**4, 100)),
+                                   calibration="classical")
     assert mech.noise_law.sigma / 100 == pytest.approx(0.300, abs=5e-4)
 
 
@@ -247,7 +249,7 @@ def test_rr_edge_count_mechanism_law_and_exact_privacy():
 # -- errors ----------------------------------------------------------------------------------
 def test_bad_inputs_raise_named_errors():
     with pytest.raises(UnsupportedCombinationError, match="epsilon=1.5"):
-        soft_threshold_mechanism(10, 1.5, 1e-6, 0, 2)
+        soft_threshold_mechanism(10, 1.5, 1e-6, 0, 2, calibration="classical")
     with pytest.raises(InvalidParameterError, match="tau1"):
         soft_threshold_mechanism(10, 0.5, 1e-6, 3, 3)
     with pytest.raises(InvalidParameterError, match="max_degree"):
@@ -280,3 +282,27 @@ def test_histogram_bound_slack_is_attained_at_bucket_extremes():
               LocalNodeRelation(bucket_width=1).bucket_extremes(GraphDomain(n_nodes=6), 1)]
     assert max(shifts) == pytest.approx(blurry_linear_sensitivity(6, 1, np.eye(6), "tight"))
     assert mech.spec.global_sensitivity.value / max(shifts) == pytest.approx(math.sqrt(2))
+
+
+def test_analytic_calibration_is_the_default_valid_at_every_epsilon_and_never_looser():
+    """Balle & Wang (ICML 2018): the analytic σ is the smallest for (ε, δ); the classical
+    formula (the paper's Lemma A.3) is kept for reproducing the paper, ε < 1 only."""
+    g = nx.cycle_graph(200)
+    est = private_edge_count(g, 1.0, 1e-6, 20, rng=0)                # refused classically
+    assert est.details["soft_threshold"] is not None and est.message_noise > 0
+    for eps in (0.1, 0.5, 0.9):
+        analytic = soft_threshold_mechanism(50, eps, 1e-6, 2, 6)
+        classical = soft_threshold_mechanism(50, eps, 1e-6, 2, 6, calibration="classical")
+        assert analytic.spec.noise.calibration == "analytic"
+        assert analytic.noise_law.sigma <= classical.noise_law.sigma
+        pmf_a = blurry_linear_mechanism(60, eps, 1e-6, 5, np.eye(bucket_count(60, 5)))
+        pmf_c = blurry_linear_mechanism(60, eps, 1e-6, 5, np.eye(bucket_count(60, 5)),
+                                        calibration="classical")
+        assert pmf_a.noise_law.sigma <= pmf_c.noise_law.sigma
+    assert private_degree_pmf(g, 2.0, 1e-6, 5, rng=1).details["calibration"] == "analytic"
+    for fn in (private_average_degree,):
+        assert fn(g, 3.0, 1e-6, 5, rng=2, calibration="analytic").message_noise > 0
+    with pytest.raises(UnsupportedCombinationError, match="epsilon"):
+        private_edge_count(g, 1.0, 1e-6, 20, rng=0, calibration="classical")
+    with pytest.raises(InvalidParameterError, match="calibration"):
+        private_edge_count(g, 0.5, 1e-6, 20, rng=0, calibration="exact")

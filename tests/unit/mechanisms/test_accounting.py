@@ -284,7 +284,7 @@ def test_zcdp_accountant_agrees_with_opendp():
 
 
 @pytest.mark.parametrize("name", ["accountants", "amplification", "budget", "calibration",
-                                  "composed", "curves", "optimal"])
+                                  "composed", "curves", "optimal", "relations", "vocabulary"])
 def test_docstring_examples_run(name):
     import doctest
     import importlib

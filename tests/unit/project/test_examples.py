@@ -55,3 +55,7 @@ def test_the_readme_python_blocks_run_in_order():
         exec(compile(block, f"README.md python block {number}", "exec"), namespace)
     # the estimator example shows what its comment says
     assert abs(namespace["est"].u_statistic - namespace["x"].var(ddof=1)) < 1e-12
+    # the budget example: three charges, the add/remove-one one converted, one refused
+    budget = namespace["budget"]
+    assert len(budget.ledger) == 3 and "group of 2" in budget.ledger[1].conversion
+    assert abs(budget.remaining().epsilon - 1.918) < 1e-3
