@@ -78,8 +78,8 @@ from ._argtypes import nonnegative_int as _seed
 from ._argtypes import positive_int as _positive_int
 
 if TYPE_CHECKING:  # pragma: no cover
-    from privaudit.confirmation import ConfirmationPolicy, TwoStageAudit
     from privaudit.config import AuditConfig
+    from privaudit.confirmation import ConfirmationPolicy, TwoStageAudit
     from privaudit.report import AuditReport
 
 __all__ = [

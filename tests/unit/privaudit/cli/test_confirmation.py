@@ -82,7 +82,7 @@ def test_confirmation_seed_is_fixed_and_differs_from_the_screen():
 def test_a_screen_false_alarm_is_cleared_by_the_confirmation(monkeypatch):
     """Broken during the screen only (a stand-in for a chance violation): the independent
     confirmation on the correct code finds nothing, so the final verdict is no violation."""
-    import privaudit.auditor as auditor
+    from privaudit import auditor
 
     mechanism, sampler = _black_box("flips_after_screen", 0.4)
     original = auditor.audit
@@ -187,8 +187,8 @@ def test_the_failure_message_shows_both_stages(project):
     result.stdout.fnmatch_lines([
         "*privacy audit of 'sum': VIOLATION FOUND*",
         "*stage 1 (screen): VIOLATION FOUND*50000 samples per side, confidence 0.95)*",
-        "*stage 2 (confirmation, independent stream, level 0.01/50 = 0.0002): VIOLATION FOUND*"
-        "200000 samples per side, confidence 0.9998)*",
+        ("*stage 2 (confirmation, independent stream, level 0.01/50 = 0.0002): VIOLATION "
+         "FOUND*200000 samples per side, confidence 0.9998)*"),
         "*violated checks:*",
         "*counterexample (found by *",
         "*reproduce with pytest test_bad.py::test_half_noise --privaudit-seed *",
