@@ -903,7 +903,7 @@ def certify(mechanism: Mechanism, *, config: AuditConfig | None = None,
         cannot be hashed.
     """
     from .auditor import audit
-    from .reproducibility import check_generator_determinism
+    from .reproducibility import check_generator_determinism, non_reproducible_note
 
     if not isinstance(mechanism, Mechanism):
         raise CertificateError(
@@ -917,9 +917,7 @@ def certify(mechanism: Mechanism, *, config: AuditConfig | None = None,
     found = implementation_of(mechanism, factory=factory)  # the code as it is when audited
     determinism = check_generator_determinism(mechanism, seed=cfg.seed)
     if not determinism.reproducible:
-        notes = (*notes, (f"not reproducible from the seed: {determinism.reason}; verify "
-                          f"re-runs the audit and compares its verdict and check statuses "
-                          f"(a tolerance rule), not its numbers bit for bit"))
+        notes = (*notes, non_reproducible_note(determinism))
     report = audit(mechanism, config=cfg, pairs=pairs, progress=progress, executor=executor)
     return Certificate.from_report(mechanism, report, explicit_pairs=len(pairs), notes=notes,
                                    include_report=include_report, implementation=found,

@@ -24,7 +24,7 @@ import numpy as np
 from spec import SpecModel
 from spec.errors import InvalidParameterError
 
-__all__ = ["GeneratorDeterminism", "check_generator_determinism"]
+__all__ = ["GeneratorDeterminism", "check_generator_determinism", "non_reproducible_note"]
 
 
 class GeneratorDeterminism(SpecModel):
@@ -110,3 +110,10 @@ def check_generator_determinism(mechanism: Any, data: Any = None, *, seed: int =
                 f"differ in {differing} of {samples} outputs: the mechanism draws (at least "
                 f"part of) its randomness from a source of its own, so its audit cannot be "
                 f"reproduced bit for bit from the seed"))
+
+
+def non_reproducible_note(result: GeneratorDeterminism) -> str:
+    """The certificate note (and the command line's warning) for an unseedable mechanism."""
+    return (f"not reproducible from the seed: {result.reason}; verify re-runs the audit and "
+            f"compares its verdict and check statuses (a tolerance rule), not its numbers "
+            f"bit for bit")

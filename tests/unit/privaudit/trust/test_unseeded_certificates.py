@@ -117,3 +117,40 @@ def test_an_upgraded_wrapped_library_makes_the_certificate_stale(unseeded_cert, 
     status = unseeded_cert.status_for(mechanism)
     assert status.state == "stale"
     assert f"wrapped library numpy {np.__version__} → 999.0" in status.reason
+
+
+TARGET = '''
+import numpy as np
+from mechanisms import from_scalar_sampler
+from spec import (AdditiveNoise, GlobalSensitivity, Laplace, MechanismSpec, PureDP,
+                  QueryDistance, RealInterval)
+
+OWN = np.random.default_rng([28, 1])  # the "library's" own generator, not the audit's
+
+
+def build():
+    spec = MechanismSpec(
+        name="cli_library_laplace", input_domain=RealInterval(lo=-5.0, hi=5.0),
+        relation=QueryDistance(norm="l1", radius=1.0), statistic="the value itself",
+        sensitivity=(GlobalSensitivity(value=1.0),),
+        noise=AdditiveNoise(law=Laplace(scale=1.0)), guarantee=PureDP(epsilon=1.0))
+    return from_scalar_sampler(spec, lambda x, rng: x + OWN.laplace(0.0, 1.0),
+                               statistic=float, library="numpy")
+'''
+
+
+def test_the_command_line_says_so_and_verify_accepts_the_certificate(tmp_path, capsys):
+    from privaudit.cli import main
+
+    target = tmp_path / "library_mech.py"
+    target.write_text(TARGET, encoding="utf-8")
+    out_path = tmp_path / "cert.json"
+    code = main(["certify", f"{target}:build", "--samples", "100000", "--seed", "3",
+                 "-o", str(out_path), "-q"])
+    err = capsys.readouterr().err
+    assert code == 0, err
+    assert "'cli_library_laplace' is not reproducible from the seed" in err
+    cert = Certificate.from_json(out_path.read_text(encoding="utf-8"))
+    assert cert.reproducible is False and cert.wrapped_distributions == {
+        "numpy": np.__version__}
+    assert main(["verify", str(out_path), "-q"]) == 0
