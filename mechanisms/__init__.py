@@ -6,6 +6,8 @@ Layout (one idea per module):
   ``release``, gray-box hooks);
 * :mod:`mechanisms.custom` — :func:`declare_mechanism`, a mechanism from a spec and a
   sampling function;
+* :mod:`mechanisms.scalar_sampler` — :func:`from_scalar_sampler`, a mechanism from a
+  release of one output per call (another library's mechanism), with its library version;
 * :mod:`mechanisms.composition` — composition rules over guarantees;
 * :mod:`mechanisms.calibration` — noise scales for a target guarantee (Laplace, classical
   and analytic Gaussian, discrete laws), always on the safe side;
@@ -57,6 +59,12 @@ from .composition import (
 from .custom import FunctionMechanism, declare_mechanism
 from .float_safe import FloatSafeGaussianMechanism, FloatSafeLaplaceMechanism
 from .randomized_response import RandomizedResponseMechanism
+from .scalar_sampler import (
+    SamplerCost,
+    ScalarSamplerMechanism,
+    from_scalar_sampler,
+    installed_versions,
+)
 from .selection import ExponentialMechanism, NoisyArgmaxMechanism, ReportNoisyMax
 from .smooth_sensitivity import (
     QUARTIC_CONSTANT,
@@ -82,6 +90,8 @@ __all__ = [
     "QUARTIC_CONSTANT",
     "RandomizedResponseMechanism",
     "ReportNoisyMax",
+    "SamplerCost",
+    "ScalarSamplerMechanism",
     "SmoothSensitivityMechanism",
     "advanced_composition",
     "analytic_gaussian_sigma",
@@ -91,6 +101,8 @@ __all__ = [
     "declare_mechanism",
     "discrete_gaussian_sigma",
     "discrete_laplace_scale",
+    "from_scalar_sampler",
+    "installed_versions",
     "laplace_scale",
     "median_smooth_sensitivity",
     "parallel_composition",

@@ -29,7 +29,8 @@ from spec.errors import InvalidParameterError
 
 __all__ = ["Mechanism", "check_sample_size"]
 
-_HOOKS = ("statistic", "local_sensitivity_bound", "smooth_sensitivity", "output_probabilities")
+_HOOKS = ("statistic", "local_sensitivity_bound", "smooth_sensitivity", "output_probabilities",
+          "float_image")
 
 
 def check_sample_size(size: Any) -> int:
@@ -110,7 +111,7 @@ class Mechanism(ABC):
         """Whether the mechanism implements the gray-box hook ``hook``.
 
         ``hook`` is one of ``"statistic"``, ``"local_sensitivity_bound"``,
-        ``"smooth_sensitivity"`` and ``"output_probabilities"``.
+        ``"smooth_sensitivity"``, ``"output_probabilities"`` and ``"float_image"``.
         """
         if hook not in _HOOKS:
             raise InvalidParameterError(f"unknown hook {hook!r}; expected one of {_HOOKS}")
@@ -138,6 +139,20 @@ class Mechanism(ABC):
         it against the sampler.
         """
         raise NotImplementedError(f"{type(self).__name__} does not expose its output law")
+
+    def float_image(self, outputs: Any, centre: float) -> np.ndarray:
+        """The sampler's float image: which ``outputs`` it can produce when f(D) = ``centre``.
+
+        A user-supplied model of the floating-point computation of a scalar additive
+        mechanism (gray-box hook), for a sampler that the floating-point check
+        (:mod:`privaudit.checks.float_image`) does not model itself (any law other than
+        numpy's ``Generator.laplace`` and the lattice laws, e.g. another library's
+        Laplace).  Returns a boolean array of the shape of ``outputs``: True where the
+        sampler can output the float exactly.  A False must be exact (the check reports
+        it as an impossible output under the neighbour: ε = ∞ for the float
+        implementation, Mironov, ACM CCS 2012, §3).
+        """
+        raise NotImplementedError(f"{type(self).__name__} declares no float image")
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self._spec.name!r} {self._spec.content_hash[:19]}>"

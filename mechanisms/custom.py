@@ -68,7 +68,7 @@ class FunctionMechanism(Mechanism):
         super().provides(hook)  # validates the name
         return {"statistic": self._statistic, "local_sensitivity_bound": self._local,
                 "smooth_sensitivity": self._smooth,
-                "output_probabilities": self._probabilities}[hook] is not None
+                "output_probabilities": self._probabilities}.get(hook) is not None
 
     def _sample(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
         out = np.asarray(self._sampler(data, size, rng))

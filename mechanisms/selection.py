@@ -14,7 +14,12 @@ ReportNoisyMax          Exponential(2Δ/ε)       permute-and-flip (Ding et al. 
 ======================  ======================  =======================================
 
 With ``monotone=True`` (all scores move in the same direction between neighbours, as
-counting queries under add/remove do) the scale is Δ/ε.  Each is ε-DP.
+counting queries under add/remove do) the scale is Δ/ε.  Each is ε-DP.  Monotonicity
+is a property of the neighbouring relation, so a monotone mechanism declares the
+one-directional relation ``QueryDistance(norm="linf", radius=Δ, monotone=True)``: the
+spec refuses ``NoisyArgmax(monotone=True)`` under a two-sided relation
+(:class:`~spec.errors.NonMonotoneRelationError`), since there the halved noise gives
+only 2ε-DP, and the audit tests pairs that move every score the same way.
 
 The input is the score vector itself (``VectorDomain(RealInterval(), m)``), with
 neighbours at ℓ∞ distance ≤ Δ; the gray-box ``statistic`` is that validated score
@@ -173,7 +178,7 @@ def _argmax_spec(name: str, summary: str, law: NoiseLaw, epsilon: float, delta_f
     return MechanismSpec(
         name=name, summary=summary, references=references,
         input_domain=VectorDomain(element=RealInterval(), length=m),
-        relation=QueryDistance(norm="linf", radius=delta_f),
+        relation=QueryDistance(norm="linf", radius=delta_f, monotone=monotone),
         statistic=f"the score vector of {m} candidates",
         sensitivity=(GlobalSensitivity(value=delta_f, norm="linf"),),
         noise=NoisyArgmax(law=law, monotone=monotone), guarantee=PureDP(epsilon=epsilon))

@@ -66,6 +66,7 @@ from .checks import (
     check_spec_consistency,
     check_spike,
     float_image_applies,
+    float_image_unavailable,
     local_node_checks_apply,
     spike_applies,
 )
@@ -335,6 +336,9 @@ def _noise_law_checks(mechanism: Mechanism, cfg: AuditConfig, candidates: Sequen
         say("checking the floating-point image of the outputs")
         checks.append(check_float_image(mechanism, candidates, rng["float_image"],
                                         alpha=alpha_float))
+    elif (unavailable := float_image_unavailable(mechanism)) is not None:
+        checks.append(CheckOutcome(name="floating_point.image", status="skipped",
+                                   summary=unavailable, details={"reason": unavailable}))
 
     # 4c. local node privacy: structure, locality, exact joint accounting, Lemma 5.4 --------
     if local_node_checks_apply(mechanism):

@@ -546,6 +546,14 @@ class Certificate(SpecModel):
         Anything a reader must know about how this certificate was obtained.
     report : AuditReport, optional
         The full report of the certifying audit.
+    reproducible : bool
+        False when the mechanism ignores the injected generator (same seed, different
+        outputs: :func:`privaudit.reproducibility.check_generator_determinism`); ``verify``
+        then compares the re-run by verdict and check statuses, not bit for bit.
+    wrapped_distributions : dict
+        ``{distribution: version}`` of the third-party libraries the mechanism wraps
+        (:func:`mechanisms.from_scalar_sampler`); another installed version makes the
+        certificate stale.
     """
 
     schema_version: int = CERTIFICATE_SCHEMA_VERSION
@@ -573,6 +581,8 @@ class Certificate(SpecModel):
     statement: str = STATEMENT
     notes: tuple[str, ...] = ()
     report: AuditReport | None = None
+    reproducible: bool = True
+    wrapped_distributions: dict[str, str] = Field(default_factory=dict)
 
     @model_validator(mode="before")
     @classmethod
@@ -614,12 +624,13 @@ class Certificate(SpecModel):
     def from_report(cls, mechanism: Mechanism, report: AuditReport, *, explicit_pairs: int = 0,
                     notes: Sequence[str] = (), include_report: bool = True,
                     implementation: Implementation | None = None,
-                    source: str | None = None) -> Certificate:
+                    source: str | None = None, reproducible: bool = True) -> Certificate:
         """The certificate of ``mechanism`` from the report of its (passed) audit.
 
         ``implementation`` is :func:`implementation_of` the mechanism taken before the
         audit (computed now, without a factory, when omitted); ``source`` says how to
-        rebuild the mechanism (``registry:NAME`` or a target).
+        rebuild the mechanism (``registry:NAME`` or a target); ``reproducible`` is False
+        for a mechanism that ignores the injected generator.
 
         Raises
         ------
@@ -661,7 +672,8 @@ class Certificate(SpecModel):
             versions=dict(report.versions) or library_versions(),
             created=datetime.now(UTC).replace(microsecond=0),
             runtime_seconds=round(report.runtime_seconds, 3), notes=tuple(notes),
-            report=report if include_report else None)
+            report=report if include_report else None, reproducible=reproducible,
+            wrapped_distributions=dict(getattr(mechanism, "wrapped_distributions", {}) or {}))
 
     # -- status ----------------------------------------------------------------------------
     @property
@@ -697,6 +709,7 @@ class Certificate(SpecModel):
             reasons.append(f"implementation hash changed (certificate "
                            f"{self.implementation_hash[:19]}…, code {found.hash[:19]}…: "
                            f"{code_changes(self.implementation, found)})")
+        reasons.extend(_wrapped_changes(self.wrapped_distributions))
         if reasons:
             return CertificateStatus(state="stale", reason="; ".join(reasons))
         return CertificateStatus(
@@ -742,6 +755,14 @@ class Certificate(SpecModel):
                                                   for k, v in sorted(self.versions.items()))))
         lines.append(_field("created", f"{self.created.isoformat()} (audit took "
                                        f"{self.runtime_seconds:.1f} s)"))
+        if self.wrapped_distributions:
+            lines.append(_field("wraps", ", ".join(
+                f"{k} {v}" for k, v in sorted(self.wrapped_distributions.items()))))
+        if not self.reproducible:
+            lines.append(_field("reproducible", (
+                "no: the mechanism draws randomness of its own (same seed, different "
+                "outputs), so verify compares a re-run by its verdict and check statuses, "
+                "not bit for bit")))
         lines.extend(_field("note", note) for note in self.notes)
         return "\n".join(lines)
 
@@ -757,6 +778,19 @@ class Certificate(SpecModel):
         except OSError as err:
             raise CertificateError(f"cannot write certificate to {str(target)!r}: {err}") from None
         return target
+
+
+def _wrapped_changes(recorded: Mapping[str, str]) -> list[str]:
+    """``library recorded → installed`` for every wrapped distribution that changed."""
+    changes = []
+    for name, version in sorted(recorded.items()):
+        try:
+            now = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            now = "not installed"
+        if now != version:
+            changes.append(f"wrapped library {name} {version} → {now}")
+    return changes
 
 
 def _field(label: str, text: str, width: int = 92) -> str:
@@ -869,6 +903,7 @@ def certify(mechanism: Mechanism, *, config: AuditConfig | None = None,
         cannot be hashed.
     """
     from .auditor import audit
+    from .reproducibility import check_generator_determinism, non_reproducible_note
 
     if not isinstance(mechanism, Mechanism):
         raise CertificateError(
@@ -880,7 +915,10 @@ def certify(mechanism: Mechanism, *, config: AuditConfig | None = None,
             f"refusing to certify {mechanism.name!r}: the audit configuration is below the "
             f"certificate minimums ({'; '.join(weak)})")
     found = implementation_of(mechanism, factory=factory)  # the code as it is when audited
+    determinism = check_generator_determinism(mechanism, seed=cfg.seed)
+    if not determinism.reproducible:
+        notes = (*notes, non_reproducible_note(determinism))
     report = audit(mechanism, config=cfg, pairs=pairs, progress=progress, executor=executor)
     return Certificate.from_report(mechanism, report, explicit_pairs=len(pairs), notes=notes,
                                    include_report=include_report, implementation=found,
-                                   source=source)
+                                   source=source, reproducible=determinism.reproducible)

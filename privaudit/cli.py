@@ -423,6 +423,7 @@ def _certify_one(mech: Any, config: Any, pairs: Sequence[Any], notes: Sequence[s
     from .auditor import audit
     from .certificates import Certificate, implementation_of
     from .config import below_certificate_minimums
+    from .reproducibility import check_generator_determinism, non_reproducible_note
     from .verdicts import inconclusive_text
 
     weak = below_certificate_minimums(config)
@@ -430,6 +431,11 @@ def _certify_one(mech: Any, config: Any, pairs: Sequence[Any], notes: Sequence[s
         raise CertificateError(f"refusing to certify {label!r}: the configuration is below the "
                                f"certificate minimums ({'; '.join(weak)})")
     found = implementation_of(mech, factory=factory)  # the code as it is when audited
+    determinism = check_generator_determinism(mech, seed=config.seed)
+    if not determinism.reproducible:
+        notes = (*notes, non_reproducible_note(determinism))
+        print(f"privaudit: {label!r} is {non_reproducible_note(determinism)}",
+              file=sys.stderr)
     report = audit(mech, config=config, pairs=pairs, progress=out.progress(label),
                    executor=executor)
     if report.violated:
@@ -444,7 +450,8 @@ def _certify_one(mech: Any, config: Any, pairs: Sequence[Any], notes: Sequence[s
               f"({inconclusive_text(report.power)})", file=sys.stderr)
         return None, report
     cert = Certificate.from_report(mech, report, explicit_pairs=len(pairs), notes=notes,
-                                   implementation=found, source=source)
+                                   implementation=found, source=source,
+                                   reproducible=determinism.reproducible)
     return cert, report
 
 

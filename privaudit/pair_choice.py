@@ -324,6 +324,9 @@ class _Replay:
     def provides(self, hook: str) -> bool:
         return self._mechanism.provides(hook)
 
+    def float_image(self, outputs: Any, centre: float) -> Any:
+        return self._mechanism.float_image(outputs, centre)
+
     def statistic(self, data: Any) -> Any:
         return self._mechanism.statistic(data)
 

@@ -24,12 +24,25 @@ Command-line options (all optional):
     Use seed ``S`` for every audit instead of the per-test seed (to reproduce a failure).
 ``--privaudit-confidence C``
     Family-wise confidence of each audit, in [0.5, 1).
+``--privaudit-session-alpha A`` (ini ``privaudit_session_alpha``, default 0.01)
+    Probability that a session of correct mechanisms fails at all: a violation that the
+    CI-strength audit (the *screen*) finds with statistical checks only is confirmed by a
+    second audit on an independent random stream, with ``--privaudit-confirm-factor``
+    (default 4) times the samples, at level ``A / m`` (Bonferroni over the session), where
+    ``m`` is the larger of ``--privaudit-suite-size`` (ini ``privaudit_suite_size``,
+    default 50) and the number of collected tests that audit; the test fails only when
+    both stages find a violation (:mod:`privaudit.confirmation`).  A violation found by
+    a deterministic check fails at once.  ``--privaudit-no-confirm`` makes the screen's
+    verdict final (per-test control at level ``1 − C``).
 ``--privaudit-executor {serial,dask}`` [``--privaudit-scheduler ADDRESS`` | ``--privaudit-workers N``]
     Where the audits' test splits are drawn and counted: in the test process (default)
     or on ``dask.distributed`` workers (the extra ``privaudit[distributed]``), on the
     scheduler at ADDRESS or else on a ``LocalCluster`` of N workers started once for the
     session, on first use, and closed at its end.  The results are the same, bit for
     bit, as in the test process (``docs/distributed.md``).
+
+Failure messages show both stages (seed, samples, confidence, verdict and ε lower bound
+of each); the counterexamples shown are the confirmation's.
 
 Precedence: keyword overrides passed to ``privacy_audit(...)`` beat the command line,
 which beats the ini file, which beats ``CI_STRENGTH``.
@@ -66,6 +79,7 @@ from ._argtypes import positive_int as _positive_int
 
 if TYPE_CHECKING:  # pragma: no cover
     from privaudit.config import AuditConfig
+    from privaudit.confirmation import ConfirmationPolicy, TwoStageAudit
     from privaudit.report import AuditReport
 
 __all__ = [
@@ -111,24 +125,75 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--privaudit-workers", type=_positive_int, default=None, metavar="N",
                     help="with --privaudit-executor dask and no scheduler: worker processes "
                          "of the local cluster")
+    group.addoption("--privaudit-session-alpha", type=_open_unit, default=None,
+                    metavar="A",
+                    help="probability that a session of correct mechanisms fails at all "
+                         "(default: ini privaudit_session_alpha, else 0.01); sets the level "
+                         "A/m of the confirmation stage")
+    group.addoption("--privaudit-suite-size", type=_positive_int, default=None, metavar="M",
+                    help="audits the session bound covers (default: ini "
+                         "privaudit_suite_size, else 50; at least the collected audits)")
+    group.addoption("--privaudit-confirm-factor", type=_positive_int, default=None,
+                    metavar="K",
+                    help="the confirmation stage draws K times the screen's samples "
+                         "(default 4)")
+    group.addoption("--privaudit-no-confirm", action="store_true", default=False,
+                    help="no confirmation stage: a violation of the CI-strength audit fails "
+                         "the test at once (per-test false-alarm control only)")
     parser.addini("privaudit_samples", default=None,
                   help="default outputs per side of each tested pair in privacy_audit")
+    parser.addini("privaudit_session_alpha", default=None,
+                  help="probability that a session of correct mechanisms fails (0.01)")
+    parser.addini("privaudit_suite_size", default=None,
+                  help="audits the session's false-alarm bound covers (50)")
 
 
-def _ini_samples(config: pytest.Config) -> int | None:
-    raw = config.getini("privaudit_samples")
+def _open_unit(text: str) -> float:
+    """A number in (0, 1) (the session's false-alarm probability)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number in (0, 1), got {text!r}") from None
+    if not 0.0 < value < 1.0:
+        raise argparse.ArgumentTypeError(f"expected a number in (0, 1), got {text!r}")
+    return value
+
+
+def _ini_value(config: pytest.Config, name: str, parse: Any) -> Any:
+    raw = config.getini(name)
     if raw is None or str(raw).strip() == "":
         return None
     try:
-        return _positive_int(str(raw).strip())
+        return parse(str(raw).strip())
     except argparse.ArgumentTypeError as exc:
-        raise pytest.UsageError(f"ini option privaudit_samples: {exc}") from None
+        raise pytest.UsageError(f"ini option {name}: {exc}") from None
+
+
+def _ini_samples(config: pytest.Config) -> int | None:
+    return _ini_value(config, "privaudit_samples", _positive_int)
+
+
+def _confirmation_settings(config: pytest.Config) -> dict[str, Any]:
+    """Session α, suite size, sample factor and switch (command line, ini, defaults)."""
+    alpha = config.getoption("privaudit_session_alpha")
+    if alpha is None:
+        alpha = _ini_value(config, "privaudit_session_alpha", _open_unit)
+    size = config.getoption("privaudit_suite_size")
+    if size is None:
+        size = _ini_value(config, "privaudit_suite_size", _positive_int)
+    collected = int(getattr(config, "_privaudit_collected_audits", 0))
+    factor = config.getoption("privaudit_confirm_factor")
+    return {"session_alpha": 0.01 if alpha is None else alpha,
+            "suite_size": max(50 if size is None else size, collected),
+            "sample_factor": 4 if factor is None else factor,
+            "enabled": not config.getoption("privaudit_no_confirm")}
 
 
 def pytest_configure(config: pytest.Config) -> None:
     """Register the ``privacy`` marker and validate the ini and executor options."""
     config.addinivalue_line("markers", _MARKER)
     _ini_samples(config)
+    _confirmation_settings(config)
     scheduler = config.getoption("privaudit_scheduler")
     workers = config.getoption("privaudit_workers")
     if config.getoption("privaudit_executor") != "dask" and (
@@ -140,11 +205,18 @@ def pytest_configure(config: pytest.Config) -> None:
                                 f"--privaudit-scheduler {scheduler}")
 
 
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Mark every test that uses ``privacy_audit`` with ``privacy``."""
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Mark every test that uses ``privacy_audit`` with ``privacy``; count them.
+
+    The count bounds the session's number of audits from below (the suite size of the
+    confirmation stage is at least this count).
+    """
+    audits = 0
     for item in items:
         if "privacy_audit" in getattr(item, "fixturenames", ()):
             item.add_marker(pytest.mark.privacy)
+            audits += 1
+    config._privaudit_collected_audits = audits  # type: ignore[attr-defined]
 
 
 # -- seeds -----------------------------------------------------------------------------------
@@ -182,20 +254,34 @@ class AuditOutcome:
     Attributes
     ----------
     report : AuditReport
-        The full report of :func:`privaudit.audit`.
+        The report whose verdict stands: the confirmation's when a statistical violation
+        of the screen was re-tested, else the screen's (:mod:`privaudit.confirmation`).
     seed : int
-        The seed the audit ran with.
+        The seed the audit (its screen) ran with.
     seed_source : {"node id", "--privaudit-seed", "test"}
         Where the seed came from: derived from the node id, the command line, or a
         ``seed=`` keyword in the test itself.
     nodeid : str
         The node id of the test that ran the audit.
+    stages : TwoStageAudit or None
+        Both stages (screen and confirmation); ``None`` for an outcome built by hand.
     """
 
     report: AuditReport
     seed: int
     seed_source: SeedSource = "node id"
     nodeid: str = ""
+    stages: TwoStageAudit | None = None
+
+    @property
+    def screening(self) -> AuditReport:
+        """The CI-strength audit (stage 1)."""
+        return self.stages.screening if self.stages is not None else self.report
+
+    @property
+    def confirmation(self) -> AuditReport | None:
+        """The independent re-test of a screened violation (stage 2), if it ran."""
+        return self.stages.confirmation if self.stages is not None else None
 
     @property
     def verdict(self) -> str:
@@ -234,10 +320,13 @@ class AuditOutcome:
              f"{r.epsilon_claimed:.6g} at δ = {r.delta_claimed:g}"),
         ]
 
+    def _stage_lines(self) -> list[str]:
+        return self.stages.stage_lines() if self.stages is not None else []
+
     def failure_message(self) -> str:
         """The message of :meth:`assert_no_violation`: verdict, bound, counterexamples, seed."""
         r = self.report
-        lines = self._header()
+        lines = self._header() + self._stage_lines()
         if r.infinite_evidence:
             lines.append(f"  support: {r.infinite_evidence}")
         lines.append("  violated checks:")
@@ -268,7 +357,7 @@ class AuditOutcome:
         from privaudit.verdicts import inconclusive_text
 
         r = self.report
-        lines = self._header()
+        lines = self._header() + self._stage_lines()
         lines.append(f"  {inconclusive_text(r.power)}")
         if r.samples_to_conclude is not None:
             lines.append(f"  rerun with samples={r.samples_to_conclude} (per side), e.g. "
@@ -285,6 +374,7 @@ class AuditOutcome:
         lines = self._header()
         lines[0] = lines[0].replace(r.verdict_text, "expected a violation, found none ("
                                     f"{r.verdict_text})")
+        lines += self._stage_lines()
         if r.power is not None:
             lines.append(f"  power: {r.power.statement}")
         for c in r.checks:
@@ -355,6 +445,9 @@ class PrivacyAudit:
         Confidence from the command line (``None``: ``CI_STRENGTH``).
     executor : Executor or None
         Where the audits run (``--privaudit-executor``; ``None``: in the test process).
+    policy : ConfirmationPolicy or None
+        How a screened violation is confirmed (``None``: the defaults of
+        :class:`~privaudit.confirmation.ConfirmationPolicy`, 1 % for 50 audits).
     """
 
     nodeid: str
@@ -363,6 +456,7 @@ class PrivacyAudit:
     samples: int | None = None
     confidence: float | None = None
     executor: Any = field(default=None, repr=False, compare=False)
+    policy: ConfirmationPolicy | None = None
     outcomes: list[AuditOutcome] = field(default_factory=list, repr=False, compare=False)
 
     def __call__(
@@ -392,8 +486,11 @@ class PrivacyAudit:
         Returns
         -------
         AuditOutcome
+            A violation found by statistical checks only stands when an independent
+            confirmation finds one too (:func:`privaudit.confirmation.screened_audit`).
         """
-        from privaudit import CI_STRENGTH, audit
+        from privaudit import CI_STRENGTH
+        from privaudit.confirmation import screened_audit
 
         options: dict[str, Any] = {"seed": self.seed}
         if self.samples is not None:
@@ -402,10 +499,11 @@ class PrivacyAudit:
             options["confidence"] = self.confidence
         source: SeedSource = "test" if "seed" in config_overrides else self.seed_source
         options.update(config_overrides)
-        report = audit(mechanism, config=config if config is not None else CI_STRENGTH,
-                       pairs=pairs, executor=self.executor, **options)
-        outcome = AuditOutcome(report=report, seed=report.seed, seed_source=source,
-                               nodeid=self.nodeid)
+        stages = screened_audit(mechanism, config=config if config is not None else CI_STRENGTH,
+                                pairs=pairs, policy=self.policy, executor=self.executor,
+                                **options)
+        outcome = AuditOutcome(report=stages.final, seed=stages.screening.seed,
+                               seed_source=source, nodeid=self.nodeid, stages=stages)
         self.outcomes.append(outcome)
         return outcome
 
@@ -439,6 +537,8 @@ def privacy_audit(request: pytest.FixtureRequest, privaudit_executor: Any) -> Pr
     samples = config.getoption("privaudit_samples")
     if samples is None:
         samples = _ini_samples(config)
+    from privaudit.confirmation import ConfirmationPolicy
+
     runner = PrivacyAudit(
         nodeid=nodeid,
         seed=option_seed if option_seed is not None else seed_for_nodeid(nodeid),
@@ -446,6 +546,7 @@ def privacy_audit(request: pytest.FixtureRequest, privaudit_executor: Any) -> Pr
         samples=samples,
         confidence=config.getoption("privaudit_confidence"),
         executor=privaudit_executor,
+        policy=ConfirmationPolicy(**_confirmation_settings(config)),
     )
     request.node.user_properties.append(("privaudit_seed", runner.seed))
     return runner

@@ -18,7 +18,11 @@
    point and samplers may differ in the last bits, so the verdict and every check's
    status must still be equal and the ε lower bound and the detectable ε of the power
    statement must agree within :data:`REPRODUCTION_TOLERANCE` (absolute ``0.02`` plus
-   ``5 %`` of the larger value).
+   ``5 %`` of the larger value).  A certificate of a mechanism that draws randomness of
+   its own (``reproducible = False``, detected by ``certify``) cannot be re-run from its
+   seed: its re-run is an independent audit at the same strength, and it must reach the
+   same verdict and check statuses with an ε lower bound that is again within the claim
+   (mode ``"statistical"``).
 
 A certificate proves reproducibility and code identity, nothing more: it is not a
 signature (anyone can write one), and a passed audit is not a proof of privacy.
@@ -70,9 +74,10 @@ class VerificationResult(SpecModel):
         ``verified`` only when all three steps hold.
     problems : tuple of str
         What failed, one sentence each (empty when verified).
-    mode : {"bit-identical", "tolerance", "not run"}
-        How the re-run was compared: exactly (same library versions) or within
-        :data:`REPRODUCTION_TOLERANCE`; ``not run`` when an earlier step failed.
+    mode : {"bit-identical", "tolerance", "statistical", "not run"}
+        How the re-run was compared: exactly (same library versions), within
+        :data:`REPRODUCTION_TOLERANCE`, or by verdict and check statuses (a mechanism that
+        ignores the seed); ``not run`` when an earlier step failed.
     version_differences : tuple of str
         ``package recorded → now`` for every library version that differs.
     epsilon_lower_bound_recorded, epsilon_lower_bound_rerun : float, optional
@@ -85,7 +90,7 @@ class VerificationResult(SpecModel):
     path: str = ""
     state: VerificationState
     problems: tuple[str, ...] = ()
-    mode: Literal["bit-identical", "tolerance", "not run"] = "not run"
+    mode: Literal["bit-identical", "tolerance", "statistical", "not run"] = "not run"
     version_differences: tuple[str, ...] = ()
     epsilon_lower_bound_recorded: float | None = None
     epsilon_lower_bound_rerun: float | None = None
@@ -99,6 +104,11 @@ class VerificationResult(SpecModel):
     def summary(self) -> str:
         """One paragraph: the state, how the re-run compared, and every problem."""
         head = f"{self.name}: {self.state.upper().replace('_', ' ')}"
+        if self.verified and self.mode == "statistical":
+            return (f"{head} (consistent, current; the sampler ignores the seed, so the audit "
+                    f"was re-run independently: same verdict and checks, ε lower bound "
+                    f"{_fmt(self.epsilon_lower_bound_rerun)} against the recorded "
+                    f"{_fmt(self.epsilon_lower_bound_recorded)}; {self.seconds:.1f} s)")
         if self.verified:
             return (f"{head} (consistent, current, audit reproduced {self.mode}: ε lower "
                     f"bound {_fmt(self.epsilon_lower_bound_recorded)}; {self.seconds:.1f} s)")
@@ -173,6 +183,25 @@ def _compare(cert: Certificate, rerun: AuditReport, exact: bool) -> list[str]:
     return problems
 
 
+def _compare_independent(cert: Certificate, rerun: AuditReport) -> list[str]:
+    """An independent re-run (unseedable sampler): same verdict and check statuses, and
+    an ε lower bound within the claim again (each is a valid lower confidence bound)."""
+    problems: list[str] = []
+    if rerun.verdict != cert.verdict:
+        problems.append(f"the independent re-run's verdict is {rerun.verdict!r}, the "
+                        f"certificate's {cert.verdict!r}")
+    recorded = [(c.name, c.status) for c in cert.checks]
+    now = [(c.name, c.status) for c in rerun.checks]
+    if recorded != now:
+        problems.append(f"the independent re-run's checks {now} differ from the recorded "
+                        f"{recorded}")
+    if rerun.epsilon_lower_bound > cert.epsilon_claimed and cert.verdict != "violation":
+        problems.append(f"the independent re-run's ε lower bound "
+                        f"{_fmt(rerun.epsilon_lower_bound)} exceeds the claimed ε "
+                        f"{_fmt(cert.epsilon_claimed)}")
+    return problems
+
+
 def _version_differences(cert: Certificate) -> tuple[str, ...]:
     now = library_versions()
     return tuple(f"{pkg} {cert.versions.get(pkg, '?')} → {now.get(pkg, '?')}"
@@ -239,8 +268,12 @@ def verify_certificate(cert: Certificate, *, name: str | None = None, path: str 
                                        f"explicit pairs, the source gives {len(pairs)}"])
     rerun = audit(mechanism, config=cert.config, pairs=pairs, progress=progress)
     exact = not base["version_differences"]
-    problems = _compare(cert, rerun, exact)
-    mode: Literal["bit-identical", "tolerance"] = "bit-identical" if exact else "tolerance"
+    mode: Literal["bit-identical", "tolerance", "statistical"]
+    if not cert.reproducible:
+        problems, mode = _compare_independent(cert, rerun), "statistical"
+    else:
+        problems = _compare(cert, rerun, exact)
+        mode = "bit-identical" if exact else "tolerance"
     return done("not_reproduced" if problems else "verified", problems, mode=mode,
                 epsilon_lower_bound_rerun=rerun.epsilon_lower_bound)
 

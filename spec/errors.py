@@ -18,6 +18,8 @@ message and exit code 2.  Each error names the offending value.
     │   │   ├── SampleSizeError            a sample size n that is not an integer ≥ its minimum
     │   │   └── ExactSamplingRangeError    a parameter outside the range of an exact integer sampler
     │   └── InconsistentSpecError          the parts of a spec contradict each other
+    │       └── NonMonotoneRelationError   a monotone claim (noisy argmax) under a relation
+    │                                      that lets scores move in both directions
     ├── UnsupportedCombinationError        (also a TypeError) parts that cannot go together:
     │   │                                  a Gaussian with a pure-DP claim, an ℓ2 law under an ℓ1 claim …
     │   └── RelationConversionError        a guarantee cannot be restated under another neighbouring
@@ -72,6 +74,7 @@ __all__ = [
     "InvalidParameterError",
     "KernelRangeError",
     "NonFiniteInputError",
+    "NonMonotoneRelationError",
     "NonNumericInputError",
     "NotNeighboursError",
     "NotShippableError",
@@ -125,6 +128,11 @@ class SampleSizeError(InvalidParameterError):
 
 class InconsistentSpecError(SpecError):
     """The parts of a spec contradict each other (e.g. Laplace scale b < Δ/ε)."""
+
+
+class NonMonotoneRelationError(InconsistentSpecError):
+    """A claim that needs monotone neighbours (every score moves the same way, e.g. a
+    ``monotone=True`` noisy argmax) made under a relation that allows two-sided changes."""
 
 
 class UnsupportedCombinationError(PrivauditError, TypeError):

@@ -38,7 +38,7 @@ from pydantic import Field, model_validator
 from ._base import SpecModel
 from ._types import PositiveFloat, PositiveInt
 from .domains import Categorical, InputDomain
-from .errors import InconsistentSpecError, UnsupportedCombinationError
+from .errors import InconsistentSpecError, NonMonotoneRelationError, UnsupportedCombinationError
 from .guarantees import (
     ApproxDP,
     GaussianDP,
@@ -530,6 +530,12 @@ class MechanismSpec(SpecModel):
             if claim is None or claim.norm != "linf":
                 raise InconsistentSpecError(
                     "noisy argmax needs a global sensitivity claim on the score vector in norm 'linf'")
+            if noise.monotone and getattr(self.relation, "monotone", False) is not True:
+                raise NonMonotoneRelationError(
+                    f"NoisyArgmax(monotone=True) halves the noise only when every score moves "
+                    f"the same way between neighbours, but the relation {self.relation!r} "
+                    f"allows scores to move in both directions; declare it on the relation, "
+                    f"e.g. QueryDistance(norm='linf', radius=..., monotone=True)")
             _check_claim(self.guarantee, _delivered_argmax(noise, claim))
         elif isinstance(noise, RandomizedResponse):
             dom = self.input_domain

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from .conformance import check_noise_law
 from .consistency import check_spec_consistency
-from .float_image import check_float_image, float_image_applies
+from .float_image import check_float_image, float_image_applies, float_image_unavailable
 from .local_node import check_local_node, local_node_checks_apply
 from .sensitivity import (
     check_global_sensitivity,
@@ -41,6 +41,7 @@ __all__ = [
     "check_spec_consistency",
     "check_spike",
     "float_image_applies",
+    "float_image_unavailable",
     "local_node_checks_apply",
     "spike_applies",
 ]

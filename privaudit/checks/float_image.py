@@ -26,6 +26,15 @@ Sampler models (the float computation reproduced operation by operation):
 * :class:`~spec.LatticeLaplace`, :class:`~spec.LatticeGaussian` (the float-safe
   mechanisms) — the image under y is the lattice ``g·ℤ`` within ±2⁵²·g (outputs are
   ``g·(r(f(y))/g + Y)``, exact).
+* **A user-supplied model** — a mechanism that provides the gray-box hook
+  :meth:`mechanisms.Mechanism.float_image` (``from_scalar_sampler(..., float_image=...)``
+  for another library's sampler) is checked against its own model, whatever its law;
+  the hook's "impossible" verdicts are taken as exact.
+
+A scalar additive mechanism with a continuous law that none of these models covers (a
+Gaussian sampler, another library's Laplace without a model, a mechanism without the
+``statistic`` hook) gets a ``skipped`` outcome that says why
+(:func:`float_image_unavailable`), never silence.
 
 Before counting, every drawn output must be possible under its own input; if one is not,
 the mechanism does not compute its floats the modelled way and the check is skipped
@@ -69,7 +78,8 @@ from ..results import CheckOutcome, Counterexample, jsonable_details
 from ..statistics.clopper_pearson import cp_lower
 from ._common import check_count, missing_hooks, skipped
 
-__all__ = ["WINDOW", "check_float_image", "float_image_applies", "laplace_image_contains"]
+__all__ = ["WINDOW", "check_float_image", "float_image_applies", "float_image_unavailable",
+           "laplace_image_contains"]
 
 _NAME = "floating_point.image"
 #: Largest number of uniform grid values k enumerated per output and centre.
@@ -173,14 +183,48 @@ def _lattice_contains(outputs: Any, granularity: float) -> np.ndarray:
 # ----------------------------------------------------------------------------------------
 # the check
 # ----------------------------------------------------------------------------------------
+def _user_model(mechanism: Mechanism) -> bool:
+    return bool(mechanism.provides("float_image"))
+
+
 def float_image_applies(mechanism: Mechanism) -> bool:
-    """True for scalar additive noise with a modelled law (Laplace or a lattice law)."""
+    """True for scalar additive noise with a model: Laplace, a lattice law, or the
+    mechanism's own :meth:`~mechanisms.Mechanism.float_image` hook."""
     spec = mechanism.spec
     return (isinstance(spec.noise, AdditiveNoise) and spec.output_dimension == 1
-            and isinstance(spec.noise.law, (Laplace, LatticeLaplace, LatticeGaussian)))
+            and (isinstance(spec.noise.law, (Laplace, LatticeLaplace, LatticeGaussian))
+                 or _user_model(mechanism)))
 
 
-def _image(law: Any, outputs: np.ndarray, centre: float) -> tuple[np.ndarray, np.ndarray]:
+def float_image_unavailable(mechanism: Mechanism) -> str | None:
+    """Why the check cannot run on a scalar additive mechanism with a continuous law.
+
+    ``None`` when it can run, and for mechanisms it does not concern (vector outputs,
+    integer-valued laws, non-additive noise), whose floats are not read this way.
+    """
+    spec = mechanism.spec
+    if not isinstance(spec.noise, AdditiveNoise) or spec.output_dimension != 1:
+        return None
+    law = spec.noise.law
+    if getattr(law, "is_discrete", False) and not isinstance(law, (LatticeLaplace,
+                                                                   LatticeGaussian)):
+        return None
+    if not float_image_applies(mechanism):
+        return (f"cannot run: no floating-point model of this sampler's outputs (the check "
+                f"models numpy's Generator.laplace and the lattice laws, the spec's law is "
+                f"{type(law).__name__}, and the mechanism provides no float_image hook; "
+                f"supply one, e.g. from_scalar_sampler(..., float_image=...))")
+    if not mechanism.provides("statistic"):
+        return ("cannot run: the float image is centred at f(x), and the mechanism does not "
+                "provide the statistic hook")
+    return None
+
+
+def _image(law: Any, outputs: np.ndarray, centre: float,
+           mechanism: Mechanism | None = None) -> tuple[np.ndarray, np.ndarray]:
+    if mechanism is not None and _user_model(mechanism):
+        possible = np.asarray(mechanism.float_image(outputs, centre), dtype=bool).ravel()
+        return possible, ~possible
     if isinstance(law, Laplace):
         return laplace_image_contains(outputs, centre, law.scale)
     possible = _lattice_contains(outputs, law.granularity)
@@ -195,8 +239,9 @@ def check_float_image(mechanism: Mechanism, pairs: Sequence[CandidatePair], rng:
     Parameters
     ----------
     mechanism : Mechanism
-        Scalar :class:`~spec.AdditiveNoise` with a Laplace or lattice law and the
-        ``statistic`` hook; anything else is skipped.
+        Scalar :class:`~spec.AdditiveNoise` with a Laplace or lattice law, or with its own
+        ``float_image`` hook, and the ``statistic`` hook; anything else is skipped with
+        the reason.
     pairs : sequence of CandidatePair
         Neighbouring pairs; the first ``max_pairs`` with f(x) ≠ f(y) are used, both
         directions.
@@ -220,8 +265,9 @@ def check_float_image(mechanism: Mechanism, pairs: Sequence[CandidatePair], rng:
     """
     n = check_count(samples, "samples", 1)
     if not float_image_applies(mechanism):
-        return skipped(_NAME, "no floating-point model for this mechanism's noise (the check "
-                              "covers scalar additive Laplace and lattice laws)")
+        return skipped(_NAME, float_image_unavailable(mechanism) or (
+            "no floating-point model for this mechanism's noise (the check covers scalar "
+            "additive Laplace and lattice laws, and mechanisms with a float_image hook)"))
     if missing_hooks(mechanism, ["statistic"]):
         return skipped(_NAME, "the float image needs the statistic hook")
     spec = mechanism.spec
@@ -249,13 +295,16 @@ def check_float_image(mechanism: Mechanism, pairs: Sequence[CandidatePair], rng:
         fx, fy = centre[id(pair)]
         for src, dst, c_src, c_dst in ((pair.x, pair.y, fx, fy), (pair.y, pair.x, fy, fx)):
             out = np.asarray(mechanism.sample(src, n, gen), dtype=np.float64).ravel()
-            own, _ = _image(law, out, c_src)
+            own, _ = _image(law, out, c_src, mechanism)
             if not own.all():
                 bad = float(out[np.flatnonzero(~own)[0]])
-                return skipped(_NAME, f"output {bad!r} of M(x) is not in the modelled float image "
-                                      f"of x itself: the mechanism does not draw its floats as "
-                                      f"the {type(law).__name__} model assumes", samples=n)
-            possible, verified = _image(law, out, c_dst)
+                what = ("its float_image hook" if _user_model(mechanism)
+                        else f"the {type(law).__name__} model")
+                return skipped(_NAME, f"cannot run: output {bad!r} of M(x) is not in the "
+                                      f"modelled float image of x itself: the mechanism does "
+                                      f"not draw its floats as {what} assumes (supply a model "
+                                      f"of its sampler with a float_image hook)", samples=n)
+            possible, verified = _image(law, out, c_dst, mechanism)
             w = int(np.count_nonzero(~possible))
             frac = w / n
             first = float(out[np.flatnonzero(verified)[0]]) if verified.any() else None
@@ -273,7 +322,8 @@ def check_float_image(mechanism: Mechanism, pairs: Sequence[CandidatePair], rng:
     counts = pure and leak or (not pure and cp_violated)
     enforce = spec.numerics == "exact" or strict
     violated = bool(counts and enforce)
-    model = "numpy Generator.laplace" if isinstance(law, Laplace) else "exact lattice"
+    model = ("user-supplied float_image" if _user_model(mechanism) else
+             "numpy Generator.laplace" if isinstance(law, Laplace) else "exact lattice")
     if leak:
         src, dst, pair = witness_pair  # type: ignore[misc]
         what = (f"floating-point leak: {worst_fraction:.3%} of the outputs of M(x) are floats "

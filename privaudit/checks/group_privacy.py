@@ -66,6 +66,9 @@ class _GroupClaim(Mechanism):
     def provides(self, hook: str) -> bool:
         return self._inner.provides(hook)
 
+    def float_image(self, outputs: Any, centre: float) -> Any:
+        return self._inner.float_image(outputs, centre)
+
     def _sample(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
         return self._inner.sample(data, size, rng)
 

@@ -320,6 +320,17 @@ def _norm(step: np.ndarray, norm: str) -> float:
 def _within_ball(
     draw: st.DrawFn, relation: QueryDistance, domain: Any, x: Any, reach: float | None
 ) -> Any:
+    """A neighbour in the ball; for a monotone relation, moves against its direction undone."""
+    y = _within_two_sided_ball(draw, relation, domain, x, reach)
+    if not relation.monotone:
+        return y
+    directed = relation.one_sided(np.atleast_1d(x), np.atleast_1d(y).copy())
+    return directed if isinstance(domain, VectorDomain) else directed[0]
+
+
+def _within_two_sided_ball(
+    draw: st.DrawFn, relation: QueryDistance, domain: Any, x: Any, reach: float | None
+) -> Any:
     """``x`` plus a drawn difference of norm ≤ radius, clamped into the domain."""
     element = domain.element if isinstance(domain, VectorDomain) else domain
     vx = np.atleast_1d(x).copy()

@@ -8,6 +8,13 @@ Float comparison uses the relative tolerance :data:`RELATIVE_TOLERANCE`:
 ``‖x − y‖ ≤ radius · (1 + 1e-12)``.  Differences are computed in float64 (integers
 beyond 2**53 lose precision there); ℓ0 compares values exactly.
 
+With ``monotone=True`` the relation is *one-directional*: besides ``‖x − y‖ ≤ radius``,
+every coordinate of ``y − x`` has the same sign (all ≥ 0 or all ≤ 0), the neighbouring
+relation of monotone score functions (counting queries under add/remove-one), under
+which a noisy argmax needs half the noise (Dwork & Roth 2014, §3.3, the monotone case of
+Claim 3.9 and of Theorem 3.10).  Its random neighbours, enumerated neighbours,
+adversarial patterns and local-search moves all respect the direction.
+
 The relation owns its adversarial neighbours: the StatDP-style sign patterns of
 :meth:`QueryDistance.extreme_neighbours`, the pairs of :meth:`QueryDistance.adversarial_pairs`
 and the hill-climbing moves of :meth:`QueryDistance.local_moves`
@@ -23,6 +30,7 @@ from typing import Any, Literal
 
 import numpy as np
 import numpy.typing as npt
+from pydantic import SerializationInfo, SerializerFunctionWrapHandler, model_serializer
 
 from .._random import RandomLike, as_generator
 from .._types import PositiveFloat
@@ -66,16 +74,39 @@ class QueryDistance(NeighbouringRelationBase):
         The norm of the difference (ℓ0 = number of differing coordinates).
     radius : float
         Finite, > 0.
+    monotone : bool
+        True: neighbours also move every coordinate the same way (``y − x`` all ≥ 0 or
+        all ≤ 0), the relation of monotone scores (default False: two-sided).
 
     Notes
     -----
     Supported domains: :class:`~spec.domains.VectorDomain` and the scalar domains
-    (as vectors of length 1; generated neighbours are then scalars too).
+    (as vectors of length 1; generated neighbours are then scalars too).  A two-sided
+    relation serialises without the ``monotone`` key, so its spec hash is the one it had
+    before the field existed.
+
+    Examples
+    --------
+    >>> from spec.domains import RealInterval, VectorDomain
+    >>> dom = VectorDomain(element=RealInterval(), length=2)
+    >>> QueryDistance(norm="linf", radius=1.0, monotone=True).decide(
+    ...     [0.0, 0.0], [1.0, -1.0], dom).is_neighbour
+    False
     """
 
     kind: Literal["query_distance"] = "query_distance"
     norm: _NormName
     radius: PositiveFloat
+    monotone: bool = False
+
+    @model_serializer(mode="wrap")
+    def _omit_two_sided(
+        self, handler: SerializerFunctionWrapHandler, info: SerializationInfo
+    ) -> Any:
+        data = handler(self)
+        if isinstance(data, dict) and not self.monotone:
+            data.pop("monotone", None)
+        return data
 
     # -- domain handling ------------------------------------------------------------------
     def supports_domain(self, domain: Any) -> bool:
@@ -124,11 +155,17 @@ class QueryDistance(NeighbouringRelationBase):
         else:
             a, b = self._as_vector(x, domain), self._as_vector(y, domain)
         unequal = a != b
-        dist = _norm(a.astype(np.float64) - b.astype(np.float64), unequal, self.norm)
+        difference = a.astype(np.float64) - b.astype(np.float64)
+        dist = _norm(difference, unequal, self.norm)
         differing = np.flatnonzero(unequal)
         shown = ", ".join(str(int(i)) for i in differing[:5])
         shown += ", …" if differing.size > 5 else ""
         where = f" (coordinates differ at {shown})" if differing.size else ""
+        if self.monotone and (difference > 0).any() and (difference < 0).any():
+            up, down = int(np.argmax(difference < 0)), int(np.argmax(difference > 0))
+            return NeighbourDecision(
+                False, f"monotone relation: coordinate {up} moves up and coordinate {down} "
+                       f"moves down (every coordinate must move the same way)", dist)
         if dist <= self._tolerant_radius:
             return NeighbourDecision(
                 True, f"{self.norm} distance {dist!r} <= radius {self.radius!r}{where}", dist
@@ -246,7 +283,25 @@ class QueryDistance(NeighbouringRelationBase):
             result = self._integer_neighbour(vector, element, gen)
         else:
             result = self._real_neighbour(vector, element, gen)
-        return self._as_element(result, domain)
+        return self._as_element(self.one_sided(vector, result), domain)
+
+    def one_sided(self, x: npt.NDArray[Any], y: npt.NDArray[Any]) -> npt.NDArray[Any]:
+        """For a monotone relation, ``y`` with the moves against its main direction undone.
+
+        The direction is that of the coordinate that moves most; coordinates moving the
+        other way get back their value in ``x``, which only shrinks ``‖y − x‖`` (the pair
+        stays related) and keeps ``y`` in the domain.  Two-sided relations: ``y``.
+        """
+        if not self.monotone:
+            return y
+        difference = y.astype(np.float64) - x.astype(np.float64)
+        if not ((difference > 0).any() and (difference < 0).any()):
+            return y
+        sign = np.sign(difference[int(np.argmax(np.abs(difference)))])
+        result = y.copy()
+        against = np.sign(difference) == -sign
+        result[against] = x[against]
+        return result
 
     # -- exhaustive neighbours ------------------------------------------------------------
     def neighbours(self, x: Any, domain: Any) -> Iterator[Any]:
@@ -289,9 +344,13 @@ class QueryDistance(NeighbouringRelationBase):
 
         original = vector.tolist()
 
+        def one_sided(values: list[int]) -> bool:
+            moves = [v - o for v, o in zip(values, original)]
+            return not self.monotone or all(m >= 0 for m in moves) or all(m <= 0 for m in moves)
+
         def generate() -> Iterator[Any]:
             for values in extend(0, budget, []):
-                if values != original:
+                if values != original and one_sided(values):
                     yield self._as_element(np.array(values, dtype=np.int64), domain)
 
         return generate()
@@ -321,12 +380,25 @@ class QueryDistance(NeighbouringRelationBase):
         extreme.  Integer steps are truncated towards zero; every result is clamped into
         the domain, which only shrinks the difference.  Patterns that leave ``x``
         unchanged are dropped.
+
+        A monotone relation keeps the one-directional patterns (one above, one below,
+        all above, all below) and adds all-but-first and all-but-last above and below
+        ``(0, +1, …, +1)``, ``(+1, …, +1, 0)`` and their negatives.
         """
         element = self._element_of(domain)
         vector = self._as_vector(x, domain)
         d = vector.size
         patterns = [np.eye(1, d, 0).ravel(), -np.eye(1, d, 0).ravel(), np.ones(d), -np.ones(d)]
-        if d >= 2:
+        if self.monotone and d >= 2:
+            # One-directional patterns only: all but the first (last) coordinate move, up
+            # or down, which is where a monotone noisy argmax loses the most (the one
+            # candidate left behind falls by the full e^ε).
+            rest = np.ones(d)
+            rest[0] = 0.0
+            last = np.ones(d)
+            last[-1] = 0.0
+            patterns += [rest, -rest, last, -last]
+        elif d >= 2:
             rest = -np.ones(d)
             rest[0] = 1.0
             last = -np.ones(d)
@@ -337,7 +409,7 @@ class QueryDistance(NeighbouringRelationBase):
         results: list[Any] = []
         seen: set[bytes] = set()
         for signs in patterns:
-            candidate = self._apply_pattern(vector, signs, element)
+            candidate = self.one_sided(vector, self._apply_pattern(vector, signs, element))
             key = candidate.tobytes()
             if key in seen or np.array_equal(candidate, vector):
                 continue
@@ -401,7 +473,9 @@ class QueryDistance(NeighbouringRelationBase):
         ``mutate``: one coordinate of ``x`` moves and ``y`` is translated alike (clamped
         into the domain).  ``target``: one of :meth:`extreme_neighbours`, at random.
         ``nudge``: one coordinate of ``y`` moves, then ``y`` is pulled back into the ball
-        for real coordinates (``None`` for integer ones outside it).
+        for real coordinates (``None`` for integer ones outside it); under a monotone
+        relation a move against the pair's direction is undone.  ``mutate`` keeps the
+        direction of every coordinate (clamping only shrinks a move towards zero).
         """
         self._element_of(domain)
         gen = as_generator(rng)
@@ -416,7 +490,10 @@ class QueryDistance(NeighbouringRelationBase):
         return options[int(gen.integers(len(options)))] if options else None
 
     def _nudged_neighbour(self, x: Any, y: Any, domain: Any, gen: np.random.Generator) -> Any:
-        return self._pulled_into_ball(x, nudged_vector(domain, y, gen), domain)
+        pulled = self._pulled_into_ball(x, nudged_vector(domain, y, gen), domain)
+        if pulled is None or not self.monotone:
+            return pulled
+        return as_domain_value(self.one_sided(as_vector(x), as_vector(pulled)), domain)
 
     def _pulled_into_ball(self, x: Any, y: Any, domain: Any) -> Any:
         """``y`` moved towards ``x`` until the pair is related (real coordinates only)."""

@@ -5,6 +5,10 @@ from __future__ import annotations
 import pathlib
 import runpy
 
+import pytest
+
+pytest_plugins = ["pytester"]
+
 ROOT = pathlib.Path(__file__).resolve().parents[3]
 
 
@@ -59,3 +63,34 @@ def test_the_readme_python_blocks_run_in_order():
     budget = namespace["budget"]
     assert len(budget.ledger) == 3 and "group of 2" in budget.ledger[1].conversion
     assert abs(budget.remaining().epsilon - 1.918) < 1e-3
+
+
+def test_third_party_example_audits_opendp_through_the_adapter(capsys):
+    """OpenDP (test extra) draws its own randomness: detected, versioned, costed, audited.
+
+    Its draws cannot be seeded, so this audit is not reproducible: it runs at confidence
+    1 − 10⁻⁴, the probability that it flags the correct OpenDP Laplace by chance."""
+    pytest.importorskip("opendp")
+    from importlib import metadata
+
+    ns = runpy.run_path(str(ROOT / "examples" / "third_party_opendp.py"))
+    report = ns["main"](2_000, confidence=0.9999)
+    out = capsys.readouterr().out
+    assert f"wraps opendp {metadata.version('opendp')}" in out
+    assert "reproducible from the seed: False" in out
+    assert "µs per sample" in out
+    assert not report.violated, report.summary()
+    image = report.check("floating_point.image")
+    assert image.status == "passed" and "user-supplied float_image" in image.summary
+    mech = ns["build_opendp_laplace"]()
+    assert mech.wrapped_distributions == {"opendp": metadata.version("opendp")}
+
+
+def test_pytest_suite_example_runs_under_the_plugin(pytester):
+    """The example suite, copied into a fresh project, passes under the plugin: four
+    correct mechanisms keep their claims and the broken one is caught."""
+    source = ROOT / "examples" / "pytest_suite" / "test_my_mechanisms.py"
+    pytester.makepyfile(test_my_mechanisms=source.read_text(encoding="utf-8"))
+    result = pytester.runpytest("-p", "no:cacheprovider", "-m", "privacy", "-v")
+    result.assert_outcomes(passed=5)
+    result.stdout.fnmatch_lines(["*test_half_the_noise_is_caught PASSED*"])

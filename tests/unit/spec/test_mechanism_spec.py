@@ -26,6 +26,7 @@ from spec import (
     LocalRelation,
     MechanismSpec,
     NoisyArgmax,
+    NonMonotoneRelationError,
     PureDP,
     QueryDistance,
     RandomizedResponse,
@@ -59,9 +60,11 @@ def smooth(law, alpha, beta, guarantee, **kw):
         noise=SmoothSensitivityNoise(law=law, alpha=alpha), guarantee=guarantee, **kw)
 
 
-def argmax(law, guarantee, delta_f=1.0, monotone=False):
+def argmax(law, guarantee, delta_f=1.0, monotone=False, monotone_relation=None):
+    one_way = monotone if monotone_relation is None else monotone_relation
     return MechanismSpec(
-        name="a", input_domain=SCORES, relation=QueryDistance(norm="linf", radius=delta_f),
+        name="a", input_domain=SCORES,
+        relation=QueryDistance(norm="linf", radius=delta_f, monotone=one_way),
         sensitivity=(GlobalSensitivity(value=delta_f, norm="linf"),),
         noise=NoisyArgmax(law=law, monotone=monotone), guarantee=guarantee)
 
@@ -244,12 +247,23 @@ def test_noisy_argmax_constants():
     argmax(Gumbel(scale=1.0 / eps), PureDP(epsilon=eps), monotone=True)
     with pytest.raises(InconsistentSpecError):
         argmax(Gumbel(scale=1.0 / eps), PureDP(epsilon=eps))
+    # a non-monotone mechanism is private under the (smaller) monotone relation too
+    argmax(Gumbel(scale=2.0 / eps), PureDP(epsilon=eps), monotone_relation=True)
     # bounded range: the exponential mechanism is ε²/8-zCDP (Cesar & Rogers 2021) ...
     argmax(Gumbel(scale=2.0 / eps), ZeroConcentratedDP(rho=eps**2 / 8))
     # ... but permute-and-flip (exponential noise) is not: the OpenDP #2911 bug class.
     with pytest.raises(InconsistentSpecError, match="rho"):
         argmax(Exponential(scale=2.0 / eps), ZeroConcentratedDP(rho=eps**2 / 8))
     argmax(Laplace(scale=2.0 / eps), PureDP(epsilon=eps))
+
+
+@pytest.mark.parametrize("law", [Gumbel(scale=1.0), Laplace(scale=1.0), Exponential(scale=1.0)])
+def test_monotone_argmax_is_refused_under_a_two_sided_relation(law):
+    """Issue 28: the halved noise of a monotone argmax is only 2ε-DP when scores may move
+    both ways, so the claim must be declared on the relation."""
+    with pytest.raises(NonMonotoneRelationError, match="both directions"):
+        argmax(law, PureDP(epsilon=1.0), monotone=True, monotone_relation=False)
+    assert issubclass(NonMonotoneRelationError, InconsistentSpecError)
 
 
 def test_randomized_response_constants():

@@ -97,7 +97,7 @@ def test_facade_exports_sorted_all():
         "check_float_image", "check_global_sensitivity", "check_local_node",
         "check_local_sensitivity_bound", "check_noise_law", "check_smooth_sensitivity",
         "check_spec_consistency", "check_spike", "float_image_applies",
-        "local_node_checks_apply", "spike_applies"}
+        "float_image_unavailable", "local_node_checks_apply", "spike_applies"}
 
 
 # ----------------------------------------------------------------------------------------
