@@ -130,8 +130,8 @@ from .pair_verdict import (
     _zero_counts,
 )
 from .privacy_loss import LOSS_STEP, LossHistogram
-from .rare_events import find_rare_events
 from .rare_events import disjoint as rare_disjoint
+from .rare_events import find_rare_events
 
 __all__ = ["DECLARED_SHARE", "EVENT_SHARE", "PLAN_PRIOR_OUTPUTS", "POISSON_MINIMUM",
            "PROFILE_SHARE", "RARE_SHARE",
