@@ -6,9 +6,12 @@ import functools
 import platform
 from importlib import metadata
 
+from ._version import __version__
+
 __all__ = ["library_versions"]
 
-_PACKAGES = ("privaudit", "numpy", "scipy", "pydantic", "networkx", "hypothesis")
+#: The libraries whose installed versions are recorded beside Python's and privaudit's own.
+_PACKAGES = ("numpy", "scipy", "pydantic", "networkx", "hypothesis")
 
 
 def library_versions() -> dict[str, str]:
@@ -22,7 +25,9 @@ def library_versions() -> dict[str, str]:
 
 @functools.lru_cache(maxsize=1)
 def _versions() -> tuple[tuple[str, str], ...]:
-    out = {"python": platform.python_version()}
+    # privaudit's own version from its one home (privaudit/_version.py), so a source tree
+    # reports the version it holds, whatever (or whether) an installation says
+    out = {"python": platform.python_version(), "privaudit": __version__}
     for pkg in _PACKAGES:
         try:
             out[pkg] = metadata.version(pkg)

@@ -1,12 +1,13 @@
-"""The installed version of privaudit."""
+"""The version of privaudit: its one home.
+
+``pyproject.toml`` reads it (``dynamic = ["version"]``, ``[tool.setuptools.dynamic]``), so
+the installed metadata, ``privaudit.__version__``, ``privaudit --version``, reports and
+certificates (``versions["privaudit"]``) all show this string.  Record each release in
+``CHANGELOG.md``.
+"""
 
 from __future__ import annotations
 
-from importlib import metadata
-
 __all__ = ["__version__"]
 
-try:
-    __version__ = metadata.version("privaudit")
-except metadata.PackageNotFoundError:  # running from a source tree that is not installed
-    __version__ = "0.1.0+source"
+__version__ = "0.1.0"

@@ -10,8 +10,10 @@ factor of two from one run to the next; each audit and each drawing is therefore
 time code on a noisy machine (``timeit``), applied to both sides of the ratio alike.  The
 stage times (minimum over the repeats) come from the audit's progress messages.
 
-Usage: python scripts/audit_cost.py [--samples N] [--repeats R] [--no-write]
-       (writes docs/audit_cost.md)
+Usage::
+
+    python scripts/audit_cost.py [--samples N] [--repeats R] [--no-write]
+    (writes docs/audit_cost.md)
 """
 
 from __future__ import annotations

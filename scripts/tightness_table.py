@@ -29,8 +29,10 @@ tighter than the two-CP oracle: the Laplace rows lie at or above it.  The Gaussi
 between 0.970 and 1.004 of the oracle across changes that leave its statistics alone
 (the standard error of a 20-seed mean is about 0.01); the table uses 50 seeds.
 
-Usage: python scripts/tightness_table.py [--seeds S] [--quick]   (writes docs/tightness_table.md)
-       python scripts/tightness_table.py --delta [--seeds S]     (the δ section only)
+Usage::
+
+    python scripts/tightness_table.py [--seeds S] [--quick]   (writes docs/tightness_table.md)
+    python scripts/tightness_table.py --delta [--seeds S]     (the δ section only)
 """
 
 from __future__ import annotations

@@ -15,7 +15,7 @@ length + 2Q(β_i)) plus Laplace(Δ_i/ε_i); by basic composition
 substitute-one (Theorem A.1), whatever the data-independent τ, R, Q and family.
 
 Spec: the statistic the auditor checks is the first step's clipped mean
-(1/m) Σ_j proj_[−R−Q(β_1), R+Q(β_1)](Y_j) with its global sensitivity Δ_1 (every later step
+(1/m) Σ_j proj_{[−R−Q(β_1), R+Q(β_1)]}(Y_j) with its global sensitivity Δ_1 (every later step
 has the same form with a public interval); the claim is ``PureDP(ε)`` from the composition.
 
 Public parameters: R and τ are inputs (τ defaults to the kernel's declared
@@ -177,7 +177,7 @@ class CoinPressMechanism(Mechanism):
         return self._cached(self._space.to_kernel_data(validated))
 
     def statistic(self, data: Any) -> float:
-        """The first step's clipped mean (1/m) Σ_j proj_[−R−Q(β₁), R+Q(β₁)](Y_j)."""
+        """The first step's clipped mean (1/m) Σ_j proj_{[−R−Q(β₁), R+Q(β₁)]}(Y_j)."""
         ordered, prefix = self._values(self.validate_input(data))
         lo, hi = self._schedule.clip_bounds(0, np.zeros(1))
         return float(clipped_means(ordered, prefix, lo, hi)[0])

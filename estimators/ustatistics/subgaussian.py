@@ -7,7 +7,7 @@ h(X_S) ~ subG(τ), τ public (Corollary 1; our choices in ``docs/derivations.md`
 2. **coarse**: the naive CoinPress estimator (Algorithm A.2, disjoint blocks) on I₁ with
    budget ε/2 gives θ_c, within e_c of θ with high probability, where e_c is the public
    half-length of its final interval;
-3. **projection**: h̄ = proj_[θ_c − w, θ_c + w](h) with the public half-width
+3. **projection**: h̄ = proj_{[θ_c − w, θ_c + w]}(h) with the public half-width
    w = √(2τ ln(4·C(|I₂|, k)/α)) + e_c (a union bound over every k-subset of I₂ at level α/2,
    plus the coarse error);
 4. **main**: Wrapper 1 (failure α/2) ∘ Algorithm 1 on I₂ with kernel h̄, budget ε/2 and
@@ -152,7 +152,7 @@ def _clip_values(data: Any, index_tuples: np.ndarray, *, inner: Any, lower: floa
 
 
 def clipped_kernel(kernel: Kernel, centre: float, half_width: float) -> Kernel:
-    """h̄ = proj_[centre − w, centre + w](h): a bounded kernel of additive range exactly 2w.
+    """h̄ = proj_{[centre − w, centre + w]}(h): a bounded kernel of additive range exactly 2w.
 
     Raises
     ------
@@ -241,7 +241,7 @@ def subgaussian_main_stage_mechanism(n: int, kernel: Kernel, epsilon: float, *, 
                                      ) -> MedianOfMeansMechanism:
     """The main stage of Corollary 1 at a public centre: Wrapper 1 ∘ Algorithm 1 on h̄.
 
-    h̄ = proj_[centre − w, centre + w](h) has C = 2w; ξ is :func:`subgaussian_xi` per chunk and
+    h̄ = proj_{[centre − w, centre + w]}(h) has C = 2w; ξ is :func:`subgaussian_xi` per chunk and
     the wrapper's failure probability is ``alpha`` (α/2 of the corollary).  This is the
     mechanism the pipeline runs once θ_c is released; as its own mechanism it carries the
     full smooth-sensitivity claim.

@@ -10,7 +10,9 @@ One job per module:
   alone (LLR thresholds optimal for the claimed δ, with hedges), no sample involved;
 * :mod:`~privaudit.distinguish.event_candidates` — choosing candidate *events* and their
   levels on the search split (LLR thresholds, exact values, half-lines, two-sided
-  intervals, learned scores); candidate *pairs* are :mod:`privaudit.search`'s job;
+  intervals, learned scores); candidate *pairs* are :mod:`privaudit.search`'s job; the
+  families are built in :mod:`~privaudit.distinguish.event_families` and ranked in
+  :mod:`~privaudit.distinguish.event_ranking`;
 * :mod:`~privaudit.distinguish.columns` — output columns as integer cells (exact values,
   atoms, tail-refined quantile bins) and sums over small-integer columns as packed table
   lookups;
@@ -37,7 +39,11 @@ One job per module:
   with few distinct values or rows (sparse-vector codes, bit vectors) counted once per
   distinct row, exactly;
 * :mod:`~privaudit.distinguish.pair` — :func:`distinguish_pair`, which ties them together
-  with exact Clopper–Pearson tests on a disjoint test split.
+  with exact Clopper–Pearson tests on a disjoint test split; its stages live beside it:
+  :mod:`~privaudit.distinguish.pair_stages` (the state the stages hand on),
+  :mod:`~privaudit.distinguish.pair_counts` (the test split, drawn and counted in chunks),
+  :mod:`~privaudit.distinguish.pair_verdict` (bounds, best event, zero counts, profile,
+  power) and :mod:`~privaudit.distinguish.pair_result` (:class:`PairTestResult`).
 
 Black-box evidence only ever bounds ε from below: a pair that passes is not certified.
 """

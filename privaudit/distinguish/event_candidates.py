@@ -7,6 +7,9 @@ ranks them, and returns the events to test per direction together with the share
 the error budget each gets.  Nothing here looks at the test split, so whatever is
 chosen, the exact tests of :mod:`~privaudit.distinguish.pair` remain valid.
 
+The families are built in :mod:`~privaudit.distinguish.event_families` and ranked in
+:mod:`~privaudit.distinguish.event_ranking`; this module chooses among them.
+
 **Split of the search sample.**  Scores that are *learned* (their form depends on the
 data: value orders, histogram and cell log-likelihood ratios, logistic regression) are
 fitted on the first half of each search sample (part A) and their thresholds counted
@@ -84,75 +87,42 @@ References
 
 from __future__ import annotations
 
-import math
-from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
 
-from privaudit.statistics.allocation import (
-    equal_rate_prior,
-    plan_events,
-    predicted_epsilon,
-    wilson_lower,
-    wilson_upper,
-)
-from privaudit.statistics.epsilon_bounds import epsilon_lower_bound
+from privaudit.statistics.allocation import equal_rate_prior, plan_events
 from spec.errors import AuditError
 
-from .cell_score import MI_ROWS, CellFit, CellScore, fit_cell_score
-from .events import (
-    AbsDeviation,
-    Coordinate,
-    DiscreteCode,
-    Event,
-    Feature,
-    ThresholdEvent,
-    ValueSetEvent,
-    event_mask,
+from .cell_score import MI_ROWS, CellFit, fit_cell_score
+from .event_families import (
+    DIRECTIONS,
+    _Candidates,
+    _discrete_code,
+    _few_rows,
+    _Ids,
+    _pattern_values,
+    _Sorted,
+    _thresholds,
+    _value_sets,
 )
+from .event_ranking import _conservative, _drop_copies, _pool
+from .events import AbsDeviation, Coordinate, Event, Feature, event_mask
 from .logistic import fit_logistic_score
-from .patterns import (
-    PatternAndValue,
-    PatternStructure,
-    PatternValueEvent,
-    ReleasedValue,
-    candidate_grid,
-    fit_pattern_llr,
-    pattern_counts,
-    pattern_structure,
-)
-from .rows import checked_rows, is_discrete, row_keys, row_table
+from .patterns import pattern_structure
+from .rows import checked_rows, is_discrete, row_table
 
 __all__ = ["DIRECTIONS", "SelectedEvents", "select_events"]
 
-#: The two directions: ``x_vs_y`` bounds P[M(x) ∈ S] below and P[M(y) ∈ S] above.
-DIRECTIONS = ("x_vs_y", "y_vs_x")
-#: Largest number of distinct values for which exact-value sets are formed.
-_MAX_VALUES = 100_000
 #: Rows per side on which the kind of output (discrete or not, the values of each
 #: column for exact-value sets) is decided.
 _KIND_ROWS = 1 << 16
-#: Rows probed to decide whether exact-value sets are worth forming.
-_PROBE = 20_000
 #: Largest number of coordinates given half-line events.
 _MAX_COORDINATES = 64
-#: Candidates per direction that reach the exact ranking / the plan.
-_PRESELECT = 32
 #: With a declared LLR, outputs of at most this many columns also get a naive-Bayes score.
 _LLR_LEARNED_DIMS = 8
 #: Learned scores whose candidates reach the plan (each costs a pass over the test split).
 _MAX_LEARNED = 2
-#: At most this many kept candidates per feature and direction.
-_PER_FEATURE = 3
-#: At most this many kept candidates per direction from one group of features (the
-#: per-coordinate half-lines of a multi-dimensional output).
-_PER_GROUP = 4
-#: Level of the conservative search estimates used for ranking (one-sided).
-_SEARCH_LEVEL = 0.16
-#: Level of the strict (three-standard-error) estimates that nominate each feature's
-#: steadiest candidate.
-_STRICT_LEVEL = 0.00135
 #: Largest number of rows per side on which a fixed feature's thresholds are counted.
 _RANK_ROWS = 1 << 17
 #: The same for the half-lines and intervals of a black-box scalar output (one sort of
@@ -170,8 +140,6 @@ _JOINT_SMOOTHING = 5.0
 _JUDGE_LEVEL = 0.025
 #: Fewest rows per side in part A for learned scores to be fitted.
 _MIN_FIT_ROWS = 200
-#: Rows per side of part A from which the pattern family's grids are cut.
-_PATTERN_GRID_ROWS = 1 << 17
 #: Most distinct rows of a search split counted through a row table (every distinct value
 #: of a feature is then a candidate threshold).
 _TABLE_ROWS = 4096
@@ -202,412 +170,6 @@ class SelectedEvents:
     def levels_for(self, direction: str) -> tuple[float, ...]:
         """The levels of ``direction``'s events (empty: the common ``alpha``)."""
         return self.levels_x_vs_y if direction == "x_vs_y" else self.levels_y_vs_x
-
-
-@dataclass
-class _Candidates:
-    """Candidates of one family in one direction: search counts, sizes and a builder."""
-
-    a: np.ndarray
-    b: np.ndarray
-    n_a: int
-    n_b: int
-    build: Callable[[int], Event]
-    priority: int
-    feature: int
-    group: str = ""
-    learned_id: int = 0
-
-
-# ----------------------------------------------------------------------------------------
-# families
-# ----------------------------------------------------------------------------------------
-def _threshold_values(*samples: np.ndarray) -> np.ndarray:
-    """Candidate thresholds: quantiles, fine tail levels, extreme order statistics."""
-    picks = []
-    for s in samples:
-        n = s.size
-        if n == 0:
-            continue
-        if n <= 4096:
-            picks.extend([s, np.nextafter(s[:1], -np.inf), np.nextafter(s[-1:], np.inf)])
-            continue
-        tail = np.geomspace(1.0 / n, 0.5, 256)
-        levels = np.concatenate([np.linspace(0.0, 1.0, 1025), tail, 1.0 - tail])
-        idx = np.clip(np.round(levels * (n - 1)).astype(np.int64), 0, n - 1)
-        picks.extend([s[idx], s[:64], s[-64:]])
-        # just outside the extremes too: events that hold none of this sample's extremes
-        picks.extend([np.nextafter(s[:8], -np.inf), np.nextafter(s[-8:], np.inf)])
-    if not picks:
-        return np.zeros(0)
-    return np.unique(np.concatenate(picks))
-
-
-@dataclass(frozen=True)
-class _Sorted:
-    """A real feature on two count samples, sorted once, with its candidate thresholds.
-
-    With weights (the counts of distinct rows, :mod:`~privaudit.distinguish.rows`) the
-    values are those of the distinct rows and ``cum_x[i]`` is the weight of the i
-    smallest, so counts are read off the cumulative weights instead of positions.
-    """
-
-    feature: Feature
-    on_x: np.ndarray
-    on_y: np.ndarray
-    thresholds: np.ndarray
-    cum_x: np.ndarray | None = None
-    cum_y: np.ndarray | None = None
-
-    @classmethod
-    def of(cls, feature: Feature, vx: np.ndarray, vy: np.ndarray,
-           wx: np.ndarray | None = None, wy: np.ndarray | None = None) -> _Sorted:
-        if wx is None or wy is None:
-            sx = np.sort(np.asarray(vx, dtype=np.float64))
-            sy = np.sort(np.asarray(vy, dtype=np.float64))
-            sx, sy = sx[: np.searchsorted(sx, np.nan)], sy[: np.searchsorted(sy, np.nan)]
-            return cls(feature, sx, sy, _threshold_values(sx, sy))
-        sides = []
-        for v, w in ((vx, wx), (vy, wy)):
-            v = np.asarray(v, dtype=np.float64)
-            keep = (np.asarray(w) > 0) & ~np.isnan(v)
-            order = np.argsort(v[keep], kind="stable")
-            values = v[keep][order]
-            cum = np.concatenate([[0], np.cumsum(np.asarray(w)[keep][order])]).astype(np.int64)
-            sides.append((values, cum))
-        (sx, cx), (sy, cy) = sides
-        # few distinct values: every one of them (and just outside the extremes) is a
-        # candidate threshold
-        return cls(feature, sx, sy, _threshold_values(np.unique(sx), np.unique(sy)), cx, cy)
-
-    def count(self, side: str, which: str, t: np.ndarray) -> np.ndarray:
-        """#{φ ≥ t} (``which="ge"``) or #{φ ≤ t} (``"le"``) on ``side`` ("x" or "y")."""
-        values, cum = (self.on_x, self.cum_x) if side == "x" else (self.on_y, self.cum_y)
-        total = values.size if cum is None else int(cum[-1])
-        if which == "ge":
-            pos = np.searchsorted(values, t, side="left")
-            return total - (pos if cum is None else cum[pos])
-        pos = np.searchsorted(values, t, side="right")
-        return pos if cum is None else cum[pos]
-
-
-class _Ids:
-    """Fresh feature ids (one per feature, side and direction)."""
-
-    def __init__(self) -> None:
-        self.next = 0
-
-    def __call__(self) -> int:
-        self.next += 1
-        return self.next
-
-
-def _thresholds(sf: _Sorted, direction: str, side: str, priority: int, fid: int,
-                n_x: int, n_y: int, group: str = "") -> _Candidates:
-    """{φ ≥ t} or {φ ≤ t} over the candidate t, counted on the direction's two sides."""
-    first, second = ("x", "y") if direction == "x_vs_y" else ("y", "x")
-    na, nb = (n_x, n_y) if direction == "x_vs_y" else (n_y, n_x)
-    t = sf.thresholds
-    a = np.asarray(sf.count(first, side, t))
-    b = np.asarray(sf.count(second, side, t))
-    feature = sf.feature
-
-    def build(i: int) -> Event:
-        return ThresholdEvent(feature=feature, threshold=float(t[i]), side=side)  # type: ignore[arg-type]
-
-    return _Candidates(a.astype(np.int64), b.astype(np.int64), na, nb, build, priority, fid,
-                       group)
-
-
-#: A part of the search split as codes, with the multiplicity of each (``None``: one).
-_Coded = tuple[np.ndarray, "np.ndarray | None"]
-
-
-def _value_sets(feature: DiscreteCode, fit_a: _Coded, fit_b: _Coded, cnt_a: _Coded,
-                cnt_b: _Coded, all_a: _Coded, all_b: _Coded, priority: int, ids: _Ids
-                ) -> list[_Candidates]:
-    """Prefixes of the codes ordered by their ratio on part A (counted on part B), and
-    single codes (counted on the whole search sample).  Each part is (codes, weights):
-    the codes of its outputs, or of its distinct rows with their counts."""
-    pooled = np.concatenate([all_a[0], all_b[0]])
-    pooled = pooled[pooled >= 0]
-    if pooled.size and int(pooled.max()) < 1 << 22:     # small codes: bincount, no sort
-        codes = np.flatnonzero(np.bincount(pooled)).astype(pooled.dtype)
-    else:
-        codes = np.unique(pooled)
-    if codes.size == 0 or codes.size > _MAX_VALUES:
-        return []
-
-    top = int(codes[-1]) + 1
-
-    def counts(part: _Coded) -> np.ndarray:
-        v, w = part
-        if top <= 1 << 22:                                 # codes are small integers
-            inside = v >= 0
-            weights = None if w is None else w[inside]
-            return np.bincount(v[inside], weights=weights, minlength=top)[codes]
-        pos = np.searchsorted(codes, v)
-        pos = np.minimum(pos, codes.size - 1)
-        ok = codes[pos] == v
-        return np.bincount(pos[ok], weights=None if w is None else w[ok],
-                           minlength=codes.size)
-
-    def size(part: _Coded) -> int:
-        return int(part[0].size if part[1] is None else part[1].sum())
-
-    ratio = (counts(fit_a) + 0.5) / (counts(fit_b) + 0.5)
-    order = np.argsort(-ratio, kind="stable")
-    prefix_a = np.cumsum(counts(cnt_a)[order])
-    prefix_b = np.cumsum(counts(cnt_b)[order])
-    single_a, single_b = counts(all_a), counts(all_b)
-
-    def build_prefix(i: int) -> Event:
-        return ValueSetEvent(feature=feature, members=tuple(int(c) for c in codes[order[: i + 1]]))
-
-    def build_single(i: int) -> Event:
-        return ValueSetEvent(feature=feature, members=(int(codes[i]),))
-
-    return [_Candidates(np.rint(prefix_a).astype(np.int64), np.rint(prefix_b).astype(
-                np.int64), size(cnt_a), size(cnt_b), build_prefix, priority, ids()),
-            _Candidates(np.rint(single_a).astype(np.int64), np.rint(single_b).astype(
-                np.int64), size(all_a), size(all_b), build_single, priority, ids())]
-
-
-def _pattern_values(structure: PatternStructure, fit_x: np.ndarray, fit_y: np.ndarray,
-                    cnt_x: np.ndarray, cnt_y: np.ndarray, ids: _Ids,
-                    grouped: CellScore | None = None) -> dict[str, list[_Candidates]]:
-    """Pattern-conditional value thresholds (:mod:`~privaudit.distinguish.patterns`):
-    the pattern score is fitted on part A, levels and value thresholds are cut from
-    part A, every (level, threshold) event is counted on part B.  ``grouped`` (the
-    grouped LLR fitted on part A) supplies the per-column value LLRs of the third
-    value feature."""
-    score = fit_pattern_llr(fit_x, fit_y, structure.categorical)
-    out: dict[str, list[_Candidates]] = {d: [] for d in DIRECTIONS}
-    # some released value low / high (min ≤ t, max ≥ t), every released value high / low
-    # (min ≥ t, max ≤ t), and the fitted value LLR in the direction's sense
-    values: list[tuple[ReleasedValue, dict[str, str]]] = [
-        (ReleasedValue(structure.value_columns, structure.atoms, how),  # type: ignore[arg-type]
-         {"x_vs_y": side, "y_vs_x": side})
-        for how in ("min", "max") for side in ("le", "ge")]
-    value_llr = grouped.restricted(structure.value_columns) if grouped is not None else None
-    if value_llr is not None:
-        values.append((ReleasedValue(structure.value_columns, structure.atoms, "score",
-                                     score=value_llr), {"x_vs_y": "ge", "y_vs_x": "le"}))
-    feature = PatternAndValue(score, tuple(v for v, _ in values))
-    # the events carry one value feature each (shared by the events of that kind), so the
-    # judge and the test split compute only the kinds that were chosen
-    singles = [PatternAndValue(score, (v,)) for v, _ in values]
-    # every feature once per part: (pattern score, value features...) per row; part A
-    # only supplies the grids' quantiles, for which a slice of it is plenty
-    fitted = np.concatenate([feature(fit_x[:_PATTERN_GRID_ROWS]),
-                             feature(fit_y[:_PATTERN_GRID_ROWS])])
-    counted_x, counted_y = feature(cnt_x), feature(cnt_y)
-    on_x, on_y = counted_x[:, 0], counted_y[:, 0]
-    for index, (_value, sides) in enumerate(values):
-        levels, thresholds = candidate_grid(fitted[:, 0], fitted[:, 1 + index])
-        if levels.size == 0:
-            continue
-        vx, vy = counted_x[:, 1 + index], counted_y[:, 1 + index]
-        for direction, pattern_side in (("x_vs_y", "ge"), ("y_vs_x", "le")):
-            side = sides[direction]
-            (sa, va), (sb, vb) = ((on_x, vx), (on_y, vy)) if direction == "x_vs_y" else \
-                ((on_y, vy), (on_x, vx))
-            na, nb = (cnt_x.shape[0], cnt_y.shape[0]) if direction == "x_vs_y" else \
-                (cnt_y.shape[0], cnt_x.shape[0])
-            a = pattern_counts(sa, va, levels, thresholds, pattern_side=pattern_side, side=side)
-            b = pattern_counts(sb, vb, levels, thresholds, pattern_side=pattern_side, side=side)
-
-            def build(i: int, levels: np.ndarray = levels, thresholds: np.ndarray = thresholds,
-                      pattern_side: str = pattern_side, side: str = side,
-                      index: int = index) -> Event:
-                li, ti = divmod(int(i), thresholds.size)
-                return PatternValueEvent(feature=singles[index], level=float(levels[li]),
-                                         pattern_side=pattern_side,  # type: ignore[arg-type]
-                                         value=0, threshold=float(thresholds[ti]),
-                                         side=side)  # type: ignore[arg-type]
-
-            out[direction].append(_Candidates(a.ravel().astype(np.int64),
-                                              b.ravel().astype(np.int64), na, nb, build, 2,
-                                              ids()))
-    return out
-
-
-def _distinct(col: np.ndarray) -> np.ndarray:
-    """Sorted distinct non-NaN values of a column (bincount for small integer spans)."""
-    if col.dtype.kind in "iub" and col.size:
-        lo, hi = int(col.min()), int(col.max())
-        if hi - lo < 1 << 16:
-            seen = np.bincount((col - lo).astype(np.intp), minlength=hi - lo + 1)
-            return (np.flatnonzero(seen) + lo).astype(col.dtype)
-        return np.unique(col)
-    return np.unique(col[~np.isnan(col.astype(np.float64))])
-
-
-def _discrete_code(pooled: np.ndarray) -> DiscreteCode | None:
-    cols = pooled.reshape(pooled.shape[0], -1)
-    columns = tuple(_distinct(cols[:, j]) for j in range(cols.shape[1]))
-    if any(c.size == 0 for c in columns):
-        return None
-    if math.prod(int(c.size) for c in columns) >= 2**62:
-        return None
-    return DiscreteCode(columns=columns)
-
-
-def _few_rows(rows: np.ndarray) -> bool:
-    """Whether exact-value sets are worth forming: a probe of the rows repeats (at most a
-    quarter as many distinct rows as rows probed)."""
-    probe = rows[:_PROBE]
-    distinct = np.unique(row_keys(probe)).size
-    return distinct <= max(16, probe.shape[0] // 4)
-
-
-# ----------------------------------------------------------------------------------------
-# ranking
-# ----------------------------------------------------------------------------------------
-def _conservative(a: np.ndarray, n_a: np.ndarray, b: np.ndarray, n_b: np.ndarray,
-                  level: float | None = None) -> tuple[np.ndarray, np.ndarray]:
-    lv = _SEARCH_LEVEL if level is None else level
-    return (wilson_lower(a, n_a, lv), wilson_upper(b, n_b, lv))
-
-
-def _pool(families: list[_Candidates], *, delta: float, alpha: float, k: int,
-          test_samples: int | None, exact: bool, rate_ratio: bool = False,
-          steady: bool = False) -> list[tuple[_Candidates, int, float]]:
-    """The kept candidates of one direction, best first: (family, index, score)."""
-    families = [f for f in families if f.a.size]
-    if not families:
-        return []
-    a = np.concatenate([f.a for f in families])
-    b = np.concatenate([f.b for f in families])
-    na = np.concatenate([np.full(f.a.size, f.n_a, dtype=np.float64) for f in families])
-    nb = np.concatenate([np.full(f.a.size, f.n_b, dtype=np.float64) for f in families])
-    prio = np.concatenate([np.full(f.a.size, f.priority) for f in families])
-    owner = np.concatenate([np.full(f.a.size, i) for i, f in enumerate(families)])
-    local = np.concatenate([np.arange(f.a.size) for f in families])
-    with np.errstate(divide="ignore", invalid="ignore"):
-        plug = np.log(np.maximum(a / na - delta, 0.0)) - np.log((b + 0.5) / nb)
-    plug = np.where((a > 0) & np.isfinite(plug), plug, -np.inf)
-    if test_samples is None:
-        # classical ranking: the CP bound on the search split at the test level
-        approx = _wilson_search(a, na, b, nb, alpha, delta)
-        pool = np.lexsort((prio, -plug, -approx))[: _PRESELECT * k]
-        pool = pool[a[pool] > 0]
-        if pool.size == 0:
-            return []
-        score = np.atleast_1d(epsilon_lower_bound(a[pool].astype(np.int64), na[pool].astype(
-            np.int64), b[pool].astype(np.int64), nb[pool].astype(np.int64), alpha=alpha,
-            delta=delta))
-    else:
-        return _stratified_pool(families, a, b, na, nb, prio, owner, local, plug,
-                                delta=delta, alpha=alpha, k=k, test_samples=test_samples,
-                                rate_ratio=rate_ratio, steady=steady)
-    order = pool[np.lexsort((prio[pool], -plug[pool], -score))]
-    scored = dict(zip(pool.tolist(), score.tolist()))
-    chosen: list[tuple[_Candidates, int, float]] = []
-    seen: set[tuple[int, int, int, int]] = set()
-    per_feature: dict[int, int] = {}
-    for i in order:
-        fam = families[int(owner[i])]
-        key = (int(a[i]), int(b[i]), int(na[i]), int(nb[i]))
-        if key in seen or (not exact and per_feature.get(fam.feature, 0) >= _PER_FEATURE):
-            continue
-        seen.add(key)
-        per_feature[fam.feature] = per_feature.get(fam.feature, 0) + 1
-        chosen.append((fam, int(local[i]), float(scored[int(i)])))
-        if len(chosen) == k:
-            break
-    return chosen
-
-
-def _stratified_pool(families: list[_Candidates], a: np.ndarray, b: np.ndarray,
-                     na: np.ndarray, nb: np.ndarray, prio: np.ndarray, owner: np.ndarray,
-                     local: np.ndarray, plug: np.ndarray, *, delta: float, alpha: float,
-                     k: int, test_samples: int, rate_ratio: bool = False,
-                     steady: bool = False) -> list[tuple[_Candidates, int, float]]:
-    """Up to 2K candidates, diverse in feature and in probability scale.
-
-    Thresholds of one feature differ mostly in how much mass they hold; among many
-    small-mass thresholds the luckiest looks best.  So each feature contributes its best
-    candidate per octave of P[M(·) ∈ S] (ranked by the bound they predict at the test
-    size, from conservative estimates) — its best three octaves and its best octave
-    above 1/8 — and part C of the search split, which played no part in this, judges.
-    Per-coordinate half-lines of a multi-dimensional output are many features of one
-    kind; together they get at most :data:`_PER_GROUP` places, so that their luckiest
-    tails cannot crowd out the scores that use every coordinate.  With ``steady`` (scalar
-    outputs) each feature also keeps its best candidate by strict estimates at
-    :data:`_STRICT_LEVEL`: the widest threshold of a plateau of equal ratio, which the
-    one-standard-error ranking loses to the luckiest small thresholds.
-    """
-    lo, hi = _conservative(a, na, b, nb)
-    pred = predicted_epsilon(lo, hi, test_samples, test_samples, alpha=alpha, delta=delta,
-                             rate_ratio=rate_ratio)
-    strict = predicted_epsilon(*_conservative(a, na, b, nb, _STRICT_LEVEL), test_samples,
-                               test_samples, alpha=alpha, delta=delta, rate_ratio=rate_ratio) \
-        if steady else None
-    octave = np.clip(np.floor(np.log2(np.maximum(a, 0.5) / na)), -30, 0).astype(np.int64)
-    order = np.lexsort((prio, -plug, -pred))
-    order = order[a[order] > 0]
-    if order.size == 0:
-        return []
-    cell = owner[order] * 64 - octave[order]
-    _, first = np.unique(cell, return_index=True)
-    best = order[np.sort(first)]                       # best per (feature, octave), best first
-    kept: list[int] = []
-    for fam_i in np.unique(owner[best]):
-        mine = best[owner[best] == fam_i]              # still best first
-        take = list(mine[:3])
-        wide = mine[octave[mine] >= -3]
-        if wide.size and int(wide[0]) not in take:
-            take.append(int(wide[0]))
-        if steady:
-            own = np.flatnonzero((owner == fam_i) & (a > 0))
-            steadiest = int(own[np.argmax(strict[own])])
-            if steadiest not in take:
-                take.append(steadiest)
-        kept.extend(int(i) for i in take)
-    kept_arr = np.asarray(kept, dtype=np.int64)
-    kept_arr = kept_arr[np.lexsort((prio[kept_arr], -plug[kept_arr], -pred[kept_arr]))]
-    chosen: list[tuple[_Candidates, int, float]] = []
-    seen: set[tuple[int, int, int, int]] = set()
-    per_group: dict[str, int] = {}
-    for i in kept_arr:
-        key = (int(a[i]), int(b[i]), int(na[i]), int(nb[i]))
-        group = families[int(owner[i])].group
-        if key in seen or (group and per_group.get(group, 0) >= _PER_GROUP):
-            continue
-        seen.add(key)
-        if group:
-            per_group[group] = per_group.get(group, 0) + 1
-        chosen.append((families[int(owner[i])], int(local[i]), float(pred[i])))
-        if len(chosen) == 2 * k:
-            break
-    return chosen
-
-
-def _wilson_search(a: np.ndarray, na: np.ndarray, b: np.ndarray, nb: np.ndarray,
-                   alpha: float, delta: float) -> np.ndarray:
-    """Wilson stand-in for the CP ε bound on the search split itself (pre-selection)."""
-    lo = wilson_lower(a, na, alpha / 2.0) - delta
-    hi = np.maximum(wilson_upper(b, nb, alpha / 2.0), 1e-300)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        eps = np.log(np.where(lo > 0, lo, 1.0)) - np.log(hi)
-    return np.where(lo > 0, np.maximum(eps, 0.0), 0.0)
-
-
-def _drop_copies(flat: list[tuple[str, Event, int]], rows: np.ndarray,
-                 cache: dict[int, np.ndarray]) -> list[tuple[str, Event, int]]:
-    """The candidates without later copies: two candidates of one direction that hold the
-    same distinct rows (say a learned-score threshold and a set of values) are one event,
-    and testing both would split the budget over copies.  The first (best-ranked) stays.
-    """
-    seen: set[tuple[str, bytes]] = set()
-    kept = []
-    for d, e, f in flat:
-        key = (d, np.packbits(event_mask(e, rows, cache)).tobytes())
-        if key not in seen:
-            seen.add(key)
-            kept.append((d, e, f))
-    return kept
 
 
 # ----------------------------------------------------------------------------------------

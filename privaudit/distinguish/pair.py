@@ -83,7 +83,11 @@ declared plan and the shares of α), ``_select`` and ``_assemble_events`` (the d
 events and every event's level), ``_bound_methods`` (Clopper–Pearson or rate ratio, fixed
 before the test split), ``_count_test_split`` (drawn and counted in chunks),
 ``_event_bounds``, ``_best_index``, ``_zero_counts`` and ``_tradeoff`` (the bounds and the
-verdict), ``_profile`` and ``_power``.
+verdict), ``_profile`` and ``_power``.  The state they hand on is in
+:mod:`~privaudit.distinguish.pair_stages`, the test split in
+:mod:`~privaudit.distinguish.pair_counts`, the bounds and the verdict in
+:mod:`~privaudit.distinguish.pair_verdict`, and the result classes in
+:mod:`~privaudit.distinguish.pair_result`.
 
 References
 ----------
@@ -99,38 +103,35 @@ from __future__ import annotations
 
 import math
 import numbers
-import time
-from collections.abc import Mapping
-from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
 from privaudit.pairs import CandidatePair
-from privaudit.results import EventBound, PowerStatement, ProfilePoint
 from privaudit.statistics.allocation import prefers_rate_ratio
-from privaudit.statistics.clopper_pearson import cp_lower, cp_upper
-from privaudit.statistics.epsilon_bounds import (
-    claimed_point,
-    default_margin_grid,
-    epsilon_lower_bound,
-    violation_margin,
-)
-from privaudit.statistics.pooled import pooled_bound
-from privaudit.statistics.power import detectable_epsilon
-from privaudit.statistics.rate_ratio import rate_ratio_lower_bound
-from privaudit.streaming import Executor, StreamProgress, block_rows, root_seed, stream_chunks
+from privaudit.statistics.epsilon_bounds import claimed_point
+from privaudit.streaming import Executor, StreamProgress
 from spec import RandomLike, as_generator, check_alpha
 from spec.errors import AuditError, InvalidParameterError, PrivauditError
 
-from .declared_plan import DeclaredPlan, declared_loss_law, plan_declared_events
-from .densities import DensityPair, declared_llr, declared_log_densities
+from .declared_plan import declared_loss_law, plan_declared_events
+from .densities import declared_llr, declared_log_densities
 from .event_candidates import DIRECTIONS, SelectedEvents, select_events
-from .events import Event, LogLikelihoodRatio, ThresholdEvent, event_mask, llr_from
-from .privacy_loss import LOSS_STEP, LossHistogram, loss_moments, profile_lower_bounds
-from .rare_events import RareCandidate, find_rare_events
+from .events import Event, LogLikelihoodRatio, ThresholdEvent, event_mask
+from .pair_counts import _count_test_split, _draw
+from .pair_result import PairTestResult, TradeoffPoint
+from .pair_stages import _Budget, _Search, _Stopwatch, _Tests
+from .pair_verdict import (
+    _best_index,
+    _event_bounds,
+    _power,
+    _profile,
+    _tradeoff,
+    _zero_counts,
+)
+from .privacy_loss import LOSS_STEP, LossHistogram
 from .rare_events import disjoint as rare_disjoint
-from .rows import distinct_outputs as _distinct_outputs
+from .rare_events import find_rare_events
 
 __all__ = ["DECLARED_SHARE", "EVENT_SHARE", "PLAN_PRIOR_OUTPUTS", "POISSON_MINIMUM",
            "PROFILE_SHARE", "RARE_SHARE",
@@ -159,8 +160,6 @@ RARE_SHARE = 0.8
 #: events when they are disjoint (:mod:`privaudit.statistics.pooled`); the mirror keeps
 #: the rest for its own test.
 POOLED_SHARE = 0.9
-#: Detection probability of the power statement.
-POWER_PROBABILITY = 0.9
 #: Pseudo-outputs at equal rates that the audit's final tests add to every candidate's
 #: judging counts before planning the levels
 #: (:func:`~privaudit.statistics.allocation.equal_rate_prior`).  Without them the plan
@@ -173,148 +172,6 @@ PLAN_PRIOR_OUTPUTS = 50.0
 #: Smallest mean test size that is Poissonised (below, the sizes are fixed and every
 #: event uses the two Clopper–Pearson bounds).
 POISSON_MINIMUM = 1_000
-
-
-@dataclass(frozen=True)
-class TradeoffPoint:
-    """The best event as a test "reject x when the output is not in S".
-
-    ``alpha0`` = 1 − p̲_x bounds its type-I error and ``alpha1`` = p̄_y its type-II
-    error (Wasserman & Zhou 2010): (ε, δ)-DP requires α0 + e^ε α1 ≥ 1 − δ.  The
-    intervals are the two-sided CP intervals at the event's level (α_e/2 per end), whose
-    conservative ends are ``alpha0`` and ``alpha1``.
-    """
-
-    alpha0: float
-    alpha0_interval: tuple[float, float]
-    alpha1: float
-    alpha1_interval: tuple[float, float]
-    level: float
-
-
-@dataclass(frozen=True)
-class PairTestResult:
-    """Everything :func:`distinguish_pair` found on one pair (see the module docstring).
-
-    Attributes
-    ----------
-    alpha_per_event : float
-        The level α_i of the best event (each tested event carries its own in
-        ``EventBound.alpha``; they sum to ``alpha_events``).
-    events : tuple of EventBound
-        The tested events (x_vs_y first), each with its CP bounds and ε_lb.  For
-        ``y_vs_x`` events the roles are swapped: ``count_x``, ``samples_x`` and
-        ``p_x_lower`` refer to M(y), the side bounded from below.
-    regions : tuple of Event
-        The event objects themselves, parallel to ``events`` (reusable on new outputs).
-    best_event, best_region
-        The event with the largest ε_lb (ties: largest violation margin) and its object.
-    epsilon_lower_bound : float
-        Its ε_lb at ``claimed_delta``; finite.  ``epsilon_lower_bound_infinite`` and
-        ``infinite_evidence`` report a declared support mismatch (ε = ∞ under the declared
-        law); ``zero_count_note`` explains a finite bound resting on a zero count.
-    violated, violation_margin, violation_epsilon, violating
-        Whether some event's bounds exceed the claimed profile δ(ε), by how much, where,
-        and the (first such) event.
-    tradeoff : TradeoffPoint
-        The best event as a point (α0, α1) of the hypothesis-testing trade-off.
-    profile, profile_violated
-        The declared privacy-loss profile against the claim (empty without densities).
-    power : PowerStatement
-        The smallest true ε that the most sensitive tested event reveals with
-        probability 0.9 (at its own level, holding its P[M(y) ∈ S] fixed).
-    timings : mapping
-        Seconds spent in each stage (sampling, densities, selection, event_tests, bounds,
-        profile, power) and in total.
-    """
-
-    mechanism: str
-    origin: str
-    claimed_epsilon: float
-    claimed_delta: float
-    alpha: float
-    alpha_events: float
-    alpha_per_event: float
-    alpha_profile: float
-    samples: int
-    search_samples: int
-    densities_declared: bool
-    families: tuple[str, ...]
-    events: tuple[EventBound, ...]
-    regions: tuple[Event, ...] = field(repr=False)
-    best_event: EventBound | None
-    best_region: Event | None = field(repr=False)
-    epsilon_lower_bound: float
-    epsilon_lower_bound_infinite: bool
-    infinite_evidence: str
-    zero_count_note: str
-    violated: bool
-    violation_margin: float
-    violation_epsilon: float
-    violating: EventBound | None
-    tradeoff: TradeoffPoint | None
-    profile: tuple[ProfilePoint, ...]
-    profile_violated: bool
-    power: PowerStatement | None
-    timings: Mapping[str, float] = field(default_factory=dict, repr=False)
-    alpha_declared: float = 0.0
-    plan: DeclaredPlan | None = field(default=None, repr=False)
-    test_sizes: tuple[int, int] = (0, 0)
-    poissonized: bool = False
-
-    @property
-    def reported_epsilon(self) -> float:
-        """ε_lb, or ``inf`` when the evidence is a declared support mismatch."""
-        return math.inf if self.epsilon_lower_bound_infinite else self.epsilon_lower_bound
-
-    def details(self) -> dict[str, Any]:
-        """The key results as JSON-compatible values (for a report's ``details``)."""
-        from privaudit.results import jsonable_details
-
-        def dump(model: Any) -> Any:
-            return None if model is None else model.model_dump(mode="json")
-
-        return jsonable_details(
-            epsilon_lower_bound=self.epsilon_lower_bound,
-            epsilon_lower_bound_infinite=self.epsilon_lower_bound_infinite,
-            infinite_evidence=self.infinite_evidence, zero_count_note=self.zero_count_note,
-            claimed_epsilon=self.claimed_epsilon, claimed_delta=self.claimed_delta,
-            violated=self.violated, violation_margin=self.violation_margin,
-            violation_epsilon=self.violation_epsilon, alpha=self.alpha,
-            alpha_events=self.alpha_events, alpha_per_event=self.alpha_per_event,
-            alpha_profile=self.alpha_profile, alpha_declared=self.alpha_declared,
-            declared_plan=None if self.plan is None else {
-                "loss_law": self.plan.law.method,
-                "events": [{"description": e.event.description, "direction": e.direction,
-                            "role": e.role, "weight": e.weight,
-                            "declared_p_lower_side": e.p_lower_side,
-                            "declared_p_upper_side": e.p_upper_side,
-                            "predicted_epsilon": e.predicted_epsilon}
-                           for e in self.plan.events]},
-            samples=self.samples, test_sizes=list(self.test_sizes),
-            poissonized=self.poissonized,
-            search_samples=self.search_samples, densities_declared=self.densities_declared,
-            families=list(self.families), best_event=dump(self.best_event),
-            events=[dump(b) for b in self.events],
-            profile_violated=self.profile_violated,
-            profile=[dump(p) for p in self.profile], power=dump(self.power),
-            tradeoff=None if self.tradeoff is None else {
-                "alpha0": self.tradeoff.alpha0,
-                "alpha0_interval": list(self.tradeoff.alpha0_interval),
-                "alpha1": self.tradeoff.alpha1,
-                "alpha1_interval": list(self.tradeoff.alpha1_interval),
-                "level": self.tradeoff.level})
-
-    def summary(self) -> str:
-        """One sentence with the key numbers."""
-        eps = "inf (declared support mismatch)" if self.epsilon_lower_bound_infinite \
-            else f"{self.epsilon_lower_bound:.4g}"
-        what = self.best_event.description if self.best_event is not None else "no event"
-        verdict = "VIOLATED" if self.violated else "not refuted"
-        prof = "; declared-loss profile exceeds the claim" if self.profile_violated else ""
-        return (f"{self.mechanism}: epsilon >= {eps} at delta = {self.claimed_delta:g} "
-                f"(claim {self.claimed_epsilon:g}, {verdict}, confidence "
-                f"{1 - self.alpha:g}) from '{what}'{prof}")
 
 
 def rate_ratio_applies(guarantee: Any, samples: int, *, poissonize: bool = True) -> bool:
@@ -360,18 +217,6 @@ def _profile_grid(epsilon_grid: Any, claimed_eps: float) -> np.ndarray:
             raise InvalidParameterError(
                 f"epsilon_grid must hold finite values >= 0, got {epsilon_grid!r}")
     return np.unique(grid)
-
-
-def _draw(mechanism: Any, data: Any, total: int, gen: np.random.Generator) -> np.ndarray:
-    out = np.asarray(mechanism.sample(data, total, gen))
-    if out.ndim == 2 and out.shape[1] == 1:
-        out = out[:, 0]
-    if out.ndim not in (1, 2) or out.shape[0] != total:
-        raise AuditError(f"{mechanism!r} returned outputs of shape {out.shape}; expected "
-                         f"({total},) or ({total}, d)")
-    if out.dtype.kind not in "biuf":
-        raise AuditError(f"{mechanism!r} returned non-numeric outputs (dtype {out.dtype})")
-    return out
 
 
 def distinguish_pair(mechanism: Any, pair: CandidatePair, *, samples: int,
@@ -528,45 +373,6 @@ def distinguish_pair(mechanism: Any, pair: CandidatePair, *, samples: int,
 # ----------------------------------------------------------------------------------------
 # the stages of distinguish_pair, in order
 # ----------------------------------------------------------------------------------------
-@dataclass
-class _Stopwatch:
-    """Seconds spent per stage: :meth:`tick` charges the time since the last tick."""
-
-    timings: dict[str, float] = field(default_factory=dict)
-    last: float = field(default_factory=time.perf_counter)
-
-    def tick(self, name: str) -> None:
-        now = time.perf_counter()
-        self.timings[name] = self.timings.get(name, 0.0) + now - self.last
-        self.last = now
-
-    def stages(self, started: float) -> dict[str, float]:
-        """Seconds per stage of :func:`distinguish_pair`, and in total since ``started``."""
-        stages = ["sampling", "densities", "planning", "selection", "event_tests", "bounds",
-                  "profile", "power"]
-        timings = {stage: self.timings.get(stage, 0.0) for stage in stages}
-        timings["total"] = time.perf_counter() - started
-        return timings
-
-
-@dataclass(frozen=True)
-class _Search:
-    """The search split and the declared law's view of it.
-
-    ``llr`` is the declared log-likelihood ratio (``None`` without declared densities,
-    or when they cannot score the outputs), ``direct`` its direct form for additive
-    noise of full support, and ``tune`` the loss on a prefix of the search split (the
-    profile's bets).
-    """
-
-    sx: np.ndarray
-    sy: np.ndarray
-    densities: DensityPair | None
-    direct: Any
-    llr: LogLikelihoodRatio | None
-    tune: tuple[np.ndarray, np.ndarray] | None
-
-
 def _search_split(mechanism: Any, pair: CandidatePair, n_s: int, gen: np.random.Generator,
                   clock: _Stopwatch) -> _Search:
     """Draw the search split (x first, then y) and score it with the declared law."""
@@ -589,24 +395,6 @@ def _search_split(mechanism: Any, pair: CandidatePair, n_s: int, gen: np.random.
             densities = llr = direct = None  # outputs the declared law cannot even score
     clock.tick("densities")
     return _Search(sx=sx, sy=sy, densities=densities, direct=direct, llr=llr, tune=tune)
-
-
-@dataclass(frozen=True)
-class _Budget:
-    """The pair's α split between rare events, declared-law events, data-driven events
-    and the profile (see the module docstring's "Error budget"), with the rare events
-    and the declared plan that decide it."""
-
-    rare: tuple[RareCandidate, ...]
-    pool_rare: bool
-    rare_levels: tuple[float, ...]
-    alpha_rare: float
-    plan: DeclaredPlan | None
-    alpha_profile: float
-    alpha_declared: float
-    alpha_search: float
-    alpha_events: float
-    equal_level: float
 
 
 def _split_budget(mechanism: Any, pair: CandidatePair, search: _Search, *, alpha: float,
@@ -674,26 +462,6 @@ def _select(search: _Search, budget: _Budget, *, samples: int, search_samples: i
         llr_search=llr_s, budget=budget.alpha_search if planned else None,
         test_samples=samples if planned else None, llr_thresholds=not has_plan,
         rate_ratio=ratio_ok, prior_outputs=prior_outputs)
-
-
-@dataclass(frozen=True)
-class _Tests:
-    """Every event to test on the test split, fixed before it is drawn.
-
-    ``events[i]`` is tested in direction ``dirs[i]`` at level ``levels[i]``;
-    ``from_histogram`` maps the index of a planned LLR threshold counted from the loss
-    histograms to ("ge", k) for {L ≥ k·h} or ("lt", k) for {L < k·h}; ``pooled`` holds
-    (primary, mirror) index pairs tested pooled; ``grid`` and ``histograms`` are the
-    profile's ε grid and per-side loss histograms (declared densities only).
-    """
-
-    events: list[Event]
-    dirs: list[str]
-    levels: list[float]
-    from_histogram: dict[int, tuple[str, int]]
-    pooled: list[tuple[int, int]]
-    grid: np.ndarray | None
-    histograms: dict[str, LossHistogram]
 
 
 def _assemble_events(search: _Search, budget: _Budget, selected: SelectedEvents, *,
@@ -783,118 +551,6 @@ def _bound_methods(search: _Search, budget: _Budget, tests: _Tests, *, samples: 
     return use_ratio
 
 
-@dataclass(frozen=True)
-class _Split:
-    """The test split's sizes and per-event counts, and which events' outputs all have
-    declared probability 0 under the other input (``support_gap``)."""
-
-    sizes: dict[str, int]
-    counts: dict[str, np.ndarray]
-    support_gap: np.ndarray
-
-
-def _count_test_split(mechanism: Any, pair: CandidatePair, search: _Search, tests: _Tests,
-                      *, samples: int, poisson: bool, gen: np.random.Generator,
-                      chunk_rows: int | None, executor: Executor | None,
-                      progress: StreamProgress | None, clock: _Stopwatch) -> _Split:
-    """Draw the test split in chunks and count every event on it (and fill the loss
-    histograms of ``tests``)."""
-    n, events, histograms = samples, tests.events, tests.histograms
-    sizes = {"x": n, "y": n}
-    if poisson:
-        drawn_sizes = gen.poisson(float(n), size=2)
-        sizes = {"x": int(drawn_sizes[0]), "y": int(drawn_sizes[1])}
-    sx = search.sx
-    width = int(np.prod(np.shape(sx)[1:])) if np.ndim(sx) > 1 else 1
-    # the test split is drawn in fixed blocks, each from its own SeedSequence child of
-    # one root drawn here, so that the counts do not depend on the chunk size
-    # (privaudit.streaming)
-    root = root_seed(gen)
-    per_block = block_rows(width)
-    counts = {"x": np.zeros(len(events), dtype=np.int64),
-              "y": np.zeros(len(events), dtype=np.int64)}
-    # infinite evidence: every in-event output of the lower-bounded side has declared
-    # probability 0 under the other input
-    support_gap = np.full(len(events), search.direct is None and search.densities is not None)
-    check_gap = bool(support_gap.any())
-
-    def count_chunk(side: str, out: np.ndarray) -> tuple[np.ndarray, np.ndarray,
-                                                         LossHistogram | None]:
-        return _count_chunk(search, tests, support_gap, check_gap, side, out, clock)
-
-    for stream, side, data in ((0, "x", pair.x), (1, "y", pair.y)):
-        tally = stream_chunks(
-            lambda m, g, data=data: _draw(mechanism, data, m, g), sizes[side], root=root,
-            stream=stream, consume=lambda out, side=side: count_chunk(side, out),
-            rows_per_block=per_block, chunk_rows=chunk_rows, executor=executor,
-            progress=progress)
-        for chunk_counts, reached, hist in tally:
-            counts[side] += chunk_counts
-            support_gap &= ~reached
-            if hist is not None:
-                histograms[side].merge(hist)
-    for i, (how, k_lattice) in tests.from_histogram.items():
-        for side in "xy":
-            hist = histograms[side]
-            counts[side][i] = hist.count_at_least(k_lattice) if how == "ge" \
-                else hist.count_below(k_lattice)
-    return _Split(sizes=sizes, counts=counts, support_gap=support_gap)
-
-
-def _count_chunk(search: _Search, tests: _Tests, support_gap: np.ndarray, check_gap: bool,
-                 side: str, out: np.ndarray, clock: _Stopwatch
-                 ) -> tuple[np.ndarray, np.ndarray, LossHistogram | None]:
-    """Counts of the events, support hits and loss histogram of one chunk of ``side``."""
-    densities, direct, llr = search.densities, search.direct, search.llr
-    events, dirs = tests.events, tests.dirs
-    clock.tick("sampling")
-    # small-range integer outputs (values or rows): one bincount, then everything
-    # on the distinct outputs
-    out, weights = _distinct_outputs(out)
-    loss = other_log = None
-    if densities is not None:
-        try:
-            if direct is not None:
-                loss = llr(out)                              # type: ignore[misc]
-            else:
-                lpx, lpy = densities.log_p_x(out), densities.log_p_y(out)
-                loss = llr_from(lpx, lpy)
-                other_log = lpy if side == "x" else lpx
-                del lpx, lpy
-        except (PrivauditError, ValueError, TypeError, IndexError) as err:
-            raise AuditError(f"the declared densities failed on test outputs: {err}"
-                             ) from err
-    clock.tick("densities")
-    cache: dict[int, np.ndarray] = {}
-    if llr is not None:
-        cache[id(llr)] = loss                                # type: ignore[assignment]
-    # outputs the other input's declared law can produce (for the support check)
-    possible = None
-    if other_log is not None and check_gap:
-        possible = ~np.isneginf(other_log)
-        if possible.all():
-            possible = True                                  # type: ignore[assignment]
-    chunk_counts = np.zeros(len(events), dtype=np.int64)
-    reached = np.zeros(len(events), dtype=bool)
-    for i, event in enumerate(events):
-        if i in tests.from_histogram:
-            continue
-        hit = event_mask(event, out, cache)
-        c = int(np.count_nonzero(hit)) if weights is None else int(weights[hit].sum())
-        chunk_counts[i] = c
-        lo_side = "x" if dirs[i] == "x_vs_y" else "y"
-        if possible is not None and side == lo_side and support_gap[i] and c:
-            reached[i] = True if possible is True else bool(np.any(hit & possible))
-    del cache
-    clock.tick("event_tests")
-    hist = None
-    if densities is not None:
-        hist = LossHistogram(tests.grid)                     # type: ignore[arg-type]
-        hist.add(loss, weights)                              # type: ignore[arg-type]
-        clock.tick("profile")
-    return chunk_counts, reached, hist
-
-
 def _mirrored(a: Event, b: Event) -> bool:
     """Whether two planned LLR thresholds are {L ≥ s} and {L ≤ t} with t < s (disjoint)."""
     if not (isinstance(a, ThresholdEvent) and isinstance(b, ThresholdEvent)
@@ -907,196 +563,3 @@ def _mirrored(a: Event, b: Event) -> bool:
 #: Search rows used to tune the profile's bets (a fixed prefix of the search split).
 _TUNE_ROWS = 1 << 16
 
-
-def _cp_lower_each(k: np.ndarray, n: list[int], alpha: np.ndarray) -> np.ndarray:
-    return np.asarray([float(cp_lower(int(ki), int(ni), float(ai)))
-                       for ki, ni, ai in zip(k, n, alpha)])
-
-
-def _cp_upper_each(k: np.ndarray, n: list[int], alpha: np.ndarray) -> np.ndarray:
-    return np.asarray([float(cp_upper(int(ki), int(ni), float(ai)))
-                       for ki, ni, ai in zip(k, n, alpha)])
-
-
-def _event_bounds(tests: _Tests, split: _Split, use_ratio: np.ndarray, guarantee: Any, *,
-                  samples: int, epsilon: float, delta: float, poisson: bool
-                  ) -> tuple[list[EventBound], np.ndarray, np.ndarray]:
-    """Each event's exact bounds (Clopper–Pearson or rate ratio; pooled pairs pooled),
-    ε_lb and violation margin over the claimed profile, and the ε of that margin."""
-    n, events, dirs, levels = samples, tests.events, tests.dirs, tests.levels
-    counts, sizes = split.counts, split.sizes
-    eps_c, delta_c = epsilon, delta
-    bounds: list[EventBound] = []
-    margins = np.zeros(0)
-    margin_eps = np.zeros(0)
-    count_lo = [int(counts["x" if d == "x_vs_y" else "y"][i]) for i, d in enumerate(dirs)]
-    count_hi = [int(counts["y" if d == "x_vs_y" else "x"][i]) for i, d in enumerate(dirs)]
-    size_lo = [sizes["x" if d == "x_vs_y" else "y"] for d in dirs]
-    size_hi = [sizes["y" if d == "x_vs_y" else "x"] for d in dirs]
-    if not events:
-        return bounds, margins, margin_eps
-    c_lo = np.asarray(count_lo, dtype=np.int64)
-    c_hi = np.asarray(count_hi, dtype=np.int64)
-    lv = np.asarray(levels, dtype=np.float64)
-    p_lo = np.atleast_1d(_cp_lower_each(c_lo, size_lo, lv / 2.0))
-    p_hi = np.atleast_1d(_cp_upper_each(c_hi, size_hi, lv / 2.0))
-    eps_lb = np.atleast_1d(np.asarray([
-        float(epsilon_lower_bound(int(c_lo[i]), size_lo[i], int(c_hi[i]), size_hi[i],
-                                  alpha=float(lv[i]), delta=delta_c))
-        for i in range(len(events))]))
-    mgrid = default_margin_grid(p_lo, p_hi, eps_c)
-    margins, margin_eps = violation_margin(p_lo, p_hi, guarantee, mgrid,
-                                           return_epsilon=True)
-    margins, margin_eps = np.atleast_1d(margins), np.atleast_1d(margin_eps)
-    if use_ratio.any():
-        # rate-ratio events (pure claims only): ε_lb = ln r̲, and the margin on the
-        # probability scale (r̲ − e^{ε_c})·p̄_y, positive exactly when ln r̲ > ε_c
-        ratio = np.asarray([float(rate_ratio_lower_bound(
-            int(c_lo[i]), int(c_hi[i]), float(n), float(n), alpha=float(lv[i])))
-            for i in range(len(events))])
-        with np.errstate(divide="ignore"):
-            eps_ratio = np.where(ratio > 1.0, np.log(np.where(ratio > 1.0, ratio, 1.0)),
-                                 0.0)
-            margin_ratio = (ratio - math.exp(eps_c)) * p_hi
-        eps_lb = np.where(use_ratio, eps_ratio, eps_lb)
-        margins = np.where(use_ratio, margin_ratio, margins)
-        margin_eps = np.where(use_ratio, eps_c, margin_eps)
-    for i, event in enumerate(events):
-        bounds.append(EventBound(
-            description=event.description, direction=dirs[i], count_x=count_lo[i],
-            count_y=count_hi[i], samples_x=size_lo[i], samples_y=size_hi[i],
-            p_x_lower=float(p_lo[i]), p_y_upper=float(p_hi[i]), alpha=float(lv[i]),
-            epsilon_lower_bound=float(eps_lb[i]), delta=delta_c,
-            method="rate_ratio" if use_ratio[i] else "clopper_pearson",
-            poisson_mean=float(n) if poisson else None))
-
-    for i, j in tests.pooled:
-        # the primary's level tests the pooled pair; the mirror keeps its own test
-        pb = pooled_bound(count_lo[i], count_hi[i], count_lo[j], count_hi[j],
-                          poisson_mean=float(n), alpha=float(levels[i]), delta=delta_c)
-        m_i, e_i = violation_margin(np.asarray([pb.p_lower]), np.asarray([pb.p_upper]),
-                                    guarantee, mgrid, return_epsilon=True)
-        margins[i], margin_eps[i] = float(np.ravel(m_i)[0]), float(np.ravel(e_i)[0])
-        total = sizes["x"] + sizes["y"]
-        other = "y" if dirs[i] == "x_vs_y" else "x"
-        bounds[i] = EventBound(
-            description=f"{events[i].description} + M({other}) in {events[j].description}"
-                        " (pooled)",
-            direction=dirs[i], count_x=pb.count_lower, count_y=pb.count_upper,
-            samples_x=total, samples_y=total, p_x_lower=pb.p_lower, p_y_upper=pb.p_upper,
-            alpha=float(levels[i]), epsilon_lower_bound=pb.epsilon_lower_bound,
-            delta=delta_c, method="pooled_poisson", poisson_mean=float(n))
-    return bounds, margins, margin_eps
-
-
-def _best_index(bounds: list[EventBound], margins: np.ndarray, declared: bool,
-                support_gap: np.ndarray) -> int | None:
-    """The event with the largest ε_lb (ties: largest margin); a declared support
-    mismatch (ε = ∞ under the declared law) outranks any finite bound."""
-    if not bounds:
-        return None
-    key = np.lexsort((margins, [b.epsilon_lower_bound for b in bounds]))
-    best_i = int(key[-1])
-    gaps = [i for i, b in enumerate(bounds) if declared and support_gap[i]
-            and b.count_y == 0 and b.count_x > 0]
-    if gaps:
-        best_i = max(gaps, key=lambda i: (bounds[i].epsilon_lower_bound, margins[i]))
-    return best_i
-
-
-def _zero_counts(best: EventBound | None, support_gap: bool, level: float, eps_best: float
-                 ) -> tuple[bool, str, str]:
-    """(infinite, infinite_evidence, zero_count_note) of the best event: a declared
-    support mismatch when its count_y = 0 < count_x and ``support_gap`` (every in-event
-    output has declared probability 0 under the other input), else a note on the finite
-    bound a zero count allows."""
-    if best is None or not (best.count_y == 0 and best.count_x > 0):
-        return False, "", ""
-    lo_side = "x" if best.direction == "x_vs_y" else "y"
-    other = "y" if lo_side == "x" else "x"
-    if support_gap:
-        return True, (
-            f"S = '{best.description}' holds {best.count_x} of {best.samples_x} test outputs of "
-            f"M({lo_side}) and none of M({other}); every one of them has declared "
-            f"probability 0 under {other}, so S' = S ∩ {{o : p_{other}(o) = 0}} has "
-            f"P[M({other}) ∈ S'] = 0 under the declared law and P[M({lo_side}) ∈ S'] >= "
-            f"{best.p_x_lower:.4g} (Clopper-Pearson, level {level / 2:.3g}): "
-            f"epsilon = inf if the implementation follows its declared law."), ""
-    return False, "", (
-        f"no output of M({other}) fell in '{best.description}' ({best.samples_y} test "
-        f"outputs); "
-        f"the finite bound {eps_best:.4g} uses the CP upper bound "
-        f"{best.p_y_upper:.3g} on P[M({other}) in S] and is limited by the sample "
-        f"size, not by the mechanism.")
-
-
-def _tradeoff(best: EventBound | None, level: float) -> TradeoffPoint | None:
-    """The best event as a point (α0, α1) of the hypothesis-testing trade-off."""
-    if best is None:
-        return None
-    return TradeoffPoint(
-        alpha0=1.0 - best.p_x_lower,
-        alpha0_interval=(1.0 - float(cp_upper(best.count_x, best.samples_x, level / 2.0)),
-                         1.0 - best.p_x_lower),
-        alpha1=best.p_y_upper,
-        alpha1_interval=(float(cp_lower(best.count_y, best.samples_y, level / 2.0)),
-                         best.p_y_upper),
-        level=level)
-
-
-def _profile(guarantee: Any, search: _Search, tests: _Tests, alpha_profile: float
-             ) -> list[ProfilePoint]:
-    """The declared privacy-loss profile's lower bounds against the claim (declared
-    densities only; Bonferroni over 2 directions × the ε grid)."""
-    profile: list[ProfilePoint] = []
-    tune, grid, histograms = search.tune, tests.grid, tests.histograms
-    if search.densities is None or tune is None or grid is None:
-        return profile
-    claimed = np.asarray([guarantee.delta_for_epsilon(float(e)) for e in grid])
-    per_point = alpha_profile / (2 * grid.size)
-    for direction, bet_rows, side in (("x_vs_y", tune[0], "x"), ("y_vs_x", -tune[1], "y")):
-        lower, estimate = profile_lower_bounds(
-            loss_moments(bet_rows, grid),
-            histograms[side].moments(1 if side == "x" else -1), alpha=per_point)
-        for j, e in enumerate(grid):
-            profile.append(ProfilePoint(
-                epsilon=float(e), delta_claimed=float(claimed[j]),
-                delta_lower_bound=float(lower[j]), delta_estimate=float(estimate[j]),
-                direction=direction, alpha=per_point))
-    return profile
-
-
-def _power(bounds: list[EventBound], levels: list[float], best_i: int | None, *,
-           samples: int, epsilon: float, delta: float) -> PowerStatement | None:
-    """The power statement of the most sensitive tested event.
-
-    The pair is reported as violating when ANY tested event's bound exceeds the claim,
-    so P(detect) ≥ P(event S alone detects) for every S: the power is that of the most
-    sensitive tested event (smallest detectable ε at its own level and P[M(y) ∈ S]).
-    """
-    if best_i is None:
-        return None
-    n, eps_c, delta_c = samples, epsilon, delta
-    order = [best_i] + [i for i in range(len(bounds))
-                        if i != best_i and 0.0 < float(levels[i]) < 1.0]
-    chosen = None
-    for i in order:
-        b = bounds[i]
-        p_y_i = (b.count_y + 0.5) / (b.samples_y + 1.0)
-        d_i = detectable_epsilon(p_y_i, n, n, alpha=float(levels[i]), delta=delta_c,
-                                 claimed_epsilon=eps_c, probability=POWER_PROBABILITY,
-                                 tolerance=1e-3)
-        if chosen is None or d_i < chosen[0]:
-            chosen = (d_i, i, p_y_i)
-    assert chosen is not None
-    detectable, power_i, p_y = chosen
-    head = (f"with {n} test outputs per side and P[M(second input) in S] ~ {p_y:.3g}, "
-            f"an event like '{bounds[power_i].description}' ")
-    if math.isinf(detectable):
-        text = (head + f"cannot reveal any true epsilon above the claim {eps_c:g} "
-                f"(delta {delta_c:g}) with probability >= {POWER_PROBABILITY:g}")
-    else:
-        text = (head + f"reveals a true epsilon of {detectable:.4g} or more (claim "
-                f"{eps_c:g}, delta {delta_c:g}) with probability >= {POWER_PROBABILITY:g}")
-    return PowerStatement(detectable_epsilon=detectable, probability=POWER_PROBABILITY,
-                          samples=n, statement=text, p_y=p_y, alpha=float(levels[power_i]))

@@ -21,6 +21,7 @@ import numpy as np
 import pytest
 
 import privaudit.distinguish.pair as pair_module
+import privaudit.distinguish.pair_counts as pair_counts_module
 from mechanisms import GaussianMechanism, LaplaceMechanism, RandomizedResponseMechanism
 from privaudit import AuditConfig, audit
 from privaudit.checks import _local_search as ratio_search
@@ -117,6 +118,7 @@ def _use_reference_paths(monkeypatch: pytest.MonkeyPatch) -> None:
                         _ChoiceDraw(local_search._NEIGHBOUR_MOVE_WEIGHTS))
     monkeypatch.setattr(ratio_search, "_MOVE_CHOICE", _ChoiceDraw(ratio_search._MOVES))
     monkeypatch.setattr(pair_module, "LossHistogram", _FullLengthLossHistogram)
+    monkeypatch.setattr(pair_counts_module, "LossHistogram", _FullLengthLossHistogram)
     monkeypatch.setattr(RealInterval, "validate", ScalarDomainBase.validate)
 
 

@@ -1,4 +1,5 @@
-"""The examples in examples/ run and show what the README says they show."""
+"""The examples in examples/, the README and the getting-started pages run and show what they
+say they show."""
 
 from __future__ import annotations
 
@@ -47,16 +48,48 @@ def test_the_audit_rejects_the_broken_example_and_passes_the_correct_one():
     assert bad.epsilon_lower_bound > 1.0
 
 
-def test_the_readme_python_blocks_run_in_order():
-    """Every ```python block of the README runs, in order, in one namespace."""
+#: Pages whose ```python blocks are runnable examples: the README's three short examples
+#: and the getting-started pages of the documentation site (docs/getting-started/).
+EXAMPLE_PAGES = ["README.md", "docs/getting-started/ci.md",
+                 "docs/getting-started/researchers.md", "docs/getting-started/analysts.md"]
+
+
+def _run_python_blocks(page: str) -> dict[str, object]:
+    """Run every ```python block of ``page``, in order, in one namespace."""
     import re
 
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    text = (ROOT / page).read_text(encoding="utf-8")
     blocks = re.findall(r"```python\n(.*?)```", text, flags=re.S)
-    assert len(blocks) >= 4
+    assert blocks, f"{page} has no python example"
     namespace: dict[str, object] = {}
     for number, block in enumerate(blocks):
-        exec(compile(block, f"README.md python block {number}", "exec"), namespace)
+        exec(compile(block, f"{page} python block {number}", "exec"), namespace)
+    return namespace
+
+
+def test_the_readme_shows_three_short_examples():
+    """The README's examples: the pytest fixture, a declared mechanism, an analyst's call."""
+    namespace = _run_python_blocks("README.md")
+    assert namespace["noisy_mean"].spec.name == "noisy_mean"
+    assert callable(namespace["test_my_mechanism_is_private"])
+    budget = namespace["budget"]
+    assert len(budget.ledger) == 2, "the analyst's calls charged no budget"
+    assert "group of 2" in budget.ledger[1].conversion   # add/remove-one under substitute-one
+    assert namespace["mean"].spec.name == "bounded_mean"
+
+
+def test_the_researchers_page_declares_and_samples_a_mechanism():
+    namespace = _run_python_blocks("docs/getting-started/researchers.md")
+    assert namespace["outputs"].shape == (100_000,)
+
+
+def test_the_ci_page_python_blocks_run():
+    assert callable(_run_python_blocks("docs/getting-started/ci.md")[
+        "test_my_mechanism_is_private"])
+
+
+def test_the_analysts_page_python_blocks_run_in_order():
+    namespace = _run_python_blocks("docs/getting-started/analysts.md")
     # the estimator example shows what its comment says
     assert abs(namespace["est"].u_statistic - namespace["x"].var(ddof=1)) < 1e-12
     # the budget example: three charges, the add/remove-one one converted, one refused
@@ -94,3 +127,10 @@ def test_pytest_suite_example_runs_under_the_plugin(pytester):
     result = pytester.runpytest("-p", "no:cacheprovider", "-m", "privacy", "-v")
     result.assert_outcomes(passed=5)
     result.stdout.fnmatch_lines(["*test_half_the_noise_is_caught PASSED*"])
+
+
+def test_every_example_page_is_tested():
+    """A new getting-started page gets its examples run (extend EXAMPLE_PAGES)."""
+    folder = ROOT / "docs" / "getting-started"
+    pages = {p.relative_to(ROOT).as_posix() for p in folder.glob("*.md")}
+    assert pages <= set(EXAMPLE_PAGES)

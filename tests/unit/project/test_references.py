@@ -32,7 +32,8 @@ FORBIDDEN = re.compile("|".join([
     "shared" + "/",
 ]).encode())
 SKIPPED_DIRS = {".git", "builtin_certificates", "__pycache__", ".pytest_cache", ".hypothesis",
-                ".benchmarks", ".ruff_cache", ".mypy_cache", "node_modules"}
+                ".benchmarks", ".ruff_cache", ".mypy_cache", "node_modules",
+                "site"}  # the built documentation site (mkdocs build), generated from docs/
 TEXT_SUFFIXES = {".py", ".md", ".txt", ".toml", ".cfg", ".ini", ".yml", ".yaml", ".json",
                  ".html", ".csv", ".rst", ".sh", ""}
 

@@ -91,12 +91,12 @@ def test_scalar_selection_keeps_the_steadiest_threshold_of_a_flat_tail(steady):
     thresholds (one per octave), so without the steady nomination the plateau's edge —
     the event the test can bound most tightly — never reaches the judge; with it
     (one-dimensional outputs), the edge is kept as well."""
-    from privaudit.distinguish import event_candidates as cand
+    from privaudit.distinguish import event_ranking as ranking
 
     fam = _flat_tail_family()
     n = np.full(fam.a.size, 1.5e6)
     plug = np.log(fam.a / n) - np.log((fam.b + 0.5) / n)
-    kept = cand._stratified_pool([fam], fam.a, fam.b, n, n, np.full(fam.a.size, 2),
+    kept = ranking._stratified_pool([fam], fam.a, fam.b, n, n, np.full(fam.a.size, 2),
                                  np.zeros(fam.a.size, dtype=int), np.arange(fam.a.size),
                                  plug, delta=0.0, alpha=0.0125, k=8, test_samples=10**8,
                                  rate_ratio=True, steady=steady)
