@@ -38,8 +38,11 @@ def non_private_fields(obj: Any) -> frozenset[str]:
 def private_repr(self: Any) -> str:
     """``Class(field=value, …)`` over the fields shown in ``repr`` that are private."""
     hidden = non_private_fields(self)
-    shown = ", ".join(f"{f.name}={getattr(self, f.name)!r}" for f in dataclasses.fields(self)
-                      if f.repr and f.name not in hidden)
+    shown = ", ".join(
+        f"{f.name}={getattr(self, f.name)!r}"
+        for f in dataclasses.fields(self)
+        if f.repr and f.name not in hidden
+    )
     return f"{type(self).__name__}({shown})"
 
 

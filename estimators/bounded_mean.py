@@ -44,16 +44,27 @@ def bounded_mean_mechanism(n: int, lower: float, upper: float, epsilon: float) -
     domain = DatasetDomain(record=RealInterval(lo=lower, hi=upper), size=size)
     sensitivity = (domain.record.hi - domain.record.lo) / size
     return LaplaceMechanism(
-        eps, sensitivity, statistic=lambda x: float(np.mean(x)), input_domain=domain,
-        relation=SubstituteOne(), name="bounded_mean",
+        eps,
+        sensitivity,
+        statistic=lambda x: float(np.mean(x)),
+        input_domain=domain,
+        relation=SubstituteOne(),
+        name="bounded_mean",
         summary="mean of n bounded records plus Laplace noise",
         statistic_description="sample mean of records in [lower, upper]",
     )
 
 
-def private_bounded_mean(data: Any, lower: float, upper: float, epsilon: float, *,
-                         clip: bool = False, rng: RandomLike = None,
-                         budget: PrivacyBudget | None = None) -> PrivateEstimate:
+def private_bounded_mean(
+    data: Any,
+    lower: float,
+    upper: float,
+    epsilon: float,
+    *,
+    clip: bool = False,
+    rng: RandomLike = None,
+    budget: PrivacyBudget | None = None,
+) -> PrivateEstimate:
     """Release an ε-DP estimate of the mean of ``data`` whose records lie in [lower, upper].
 
     Parameters

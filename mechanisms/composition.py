@@ -68,10 +68,12 @@ def _common_family(items: list[PrivacyGuarantee], what: str) -> str:
             return "renyi"
         raise UnsupportedCombinationError(
             f"{what} of Renyi guarantees at different orders {sorted(alphas)} is not defined; "
-            "state each at a common alpha")
+            "state each at a common alpha"
+        )
     raise UnsupportedCombinationError(
         f"{what} of {sorted(kinds)} has no lossless rule; convert explicitly first (for "
-        "example with .to_approx_dp(delta) or pure_to_zcdp)")
+        "example with .to_approx_dp(delta) or pure_to_zcdp)"
+    )
 
 
 def _to_zcdp_rho(g: PrivacyGuarantee) -> float:
@@ -148,7 +150,8 @@ def advanced_composition(guarantee: PureDP | ApproxDP, k: int, delta_slack: floa
     """
     if not isinstance(guarantee, (PureDP, ApproxDP)):
         raise UnsupportedCombinationError(
-            f"advanced composition applies to pure or approximate DP, got {guarantee!r}")
+            f"advanced composition applies to pure or approximate DP, got {guarantee!r}"
+        )
     if isinstance(k, bool) or not isinstance(k, int) or k < 1:
         raise InvalidParameterError(f"k must be an integer >= 1, got {k!r}")
     slack = check_delta(delta_slack, "delta_slack")
@@ -160,7 +163,8 @@ def advanced_composition(guarantee: PureDP | ApproxDP, k: int, delta_slack: floa
     total_delta = k * delta + slack
     if total_delta >= 1.0:
         raise InvalidParameterError(
-            f"k*delta + delta_slack = {total_delta:g} >= 1: no meaningful guarantee")
+            f"k*delta + delta_slack = {total_delta:g} >= 1: no meaningful guarantee"
+        )
     return ApproxDP(epsilon=min(k * eps, advanced), delta=total_delta)
 
 
@@ -176,8 +180,10 @@ def parallel_composition(guarantees: Iterable[PrivacyGuarantee]) -> PrivacyGuara
     if family == "pure":
         return PureDP(epsilon=max(g.epsilon for g in items))  # type: ignore[union-attr]
     if family == "approx":
-        return ApproxDP(epsilon=max(g.epsilon for g in items),  # type: ignore[union-attr]
-                        delta=max(getattr(g, "delta", 0.0) for g in items))
+        return ApproxDP(
+            epsilon=max(g.epsilon for g in items),  # type: ignore[union-attr]
+            delta=max(getattr(g, "delta", 0.0) for g in items),
+        )
     if family == "zcdp":
         return ZeroConcentratedDP(rho=max(_to_zcdp_rho(g) for g in items))
     if family == "gdp":

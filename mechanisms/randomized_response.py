@@ -32,11 +32,13 @@ __all__ = ["RandomizedResponseMechanism"]
 
 WARNER_1965 = Reference(
     citation="Warner, 'Randomized response: a survey technique for eliminating evasive "
-             "answer bias', Journal of the American Statistical Association 60(309), 1965")
+    "answer bias', Journal of the American Statistical Association 60(309), 1965"
+)
 KOV_2016 = Reference(
     citation="Kairouz, Oh & Viswanath, 'Extremal mechanisms for local differential privacy', "
-             "Journal of Machine Learning Research 17, 2016",
-    locator="k-ary randomized response")
+    "Journal of Machine Learning Research 17, 2016",
+    locator="k-ary randomized response",
+)
 
 
 class RandomizedResponseMechanism(Mechanism):
@@ -75,21 +77,28 @@ class RandomizedResponseMechanism(Mechanism):
     (dtype('int64'), (6,), True)
     """
 
-    def __init__(self, epsilon: float, categories: int = 2, *,
-                 name: str = "randomized_response") -> None:
+    def __init__(
+        self, epsilon: float, categories: int = 2, *, name: str = "randomized_response"
+    ) -> None:
         eps = _check_epsilon(epsilon)
-        if isinstance(categories, bool) or not isinstance(categories, numbers.Integral) \
-                or int(categories) < 2:
-            raise InvalidParameterError(
-                f"categories must be an integer >= 2, got {categories!r}")
+        if (
+            isinstance(categories, bool)
+            or not isinstance(categories, numbers.Integral)
+            or int(categories) < 2
+        ):
+            raise InvalidParameterError(f"categories must be an integer >= 2, got {categories!r}")
         m = int(categories)
         law = RandomizedResponseLaw.from_epsilon(eps, m)
         spec = MechanismSpec(
             name=name,
             summary=f"{m}-ary randomized response of one categorical value",
-            references=(WARNER_1965, KOV_2016), input_domain=Categorical(size=m),
-            relation=LocalRelation(), statistic="the user's category",
-            noise=RandomizedResponse(law=law), guarantee=PureDP(epsilon=eps))
+            references=(WARNER_1965, KOV_2016),
+            input_domain=Categorical(size=m),
+            relation=LocalRelation(),
+            statistic="the user's category",
+            noise=RandomizedResponse(law=law),
+            guarantee=PureDP(epsilon=eps),
+        )
         super().__init__(spec)
 
     @property
@@ -114,5 +123,6 @@ class RandomizedResponseMechanism(Mechanism):
     def output_probabilities(self, data: Any) -> np.ndarray:
         """P(· | x) over the m categories, shape (1, m) (gray-box hook of the exact audit)."""
         x = int(self.validate_input(data))
-        return np.asarray(self.law.pmf_given(np.arange(self.categories), x),
-                          dtype=np.float64)[None, :]
+        return np.asarray(self.law.pmf_given(np.arange(self.categories), x), dtype=np.float64)[
+            None, :
+        ]

@@ -76,7 +76,8 @@ def check_epsilon(value: Any, what: str = "epsilon") -> float:
     if not EPSILON_MIN <= x <= EPSILON_MAX:
         raise EpsilonRangeError(
             f"{what} must lie in the accepted range [{EPSILON_MIN:g}, {EPSILON_MAX:g}] "
-            f"(beyond it the noise calibration overflows float64), got {value!r}")
+            f"(beyond it the noise calibration overflows float64), got {value!r}"
+        )
     return x
 
 

@@ -167,8 +167,10 @@ class ApproxDP(_GuaranteeBase):
 
 def _rdp_delta(alpha: float, eps_alpha: float, eps: float) -> float:
     """δ(ε) implied by (α, ε_α)-RDP (CKS 2020 Prop. 12), capped at 1."""
-    log_delta = (alpha - 1.0) * (eps_alpha - eps) + (alpha - 1.0) * math.log1p(-1.0 / alpha) - math.log(
-        alpha
+    log_delta = (
+        (alpha - 1.0) * (eps_alpha - eps)
+        + (alpha - 1.0) * math.log1p(-1.0 / alpha)
+        - math.log(alpha)
     )
     return float(min(1.0, math.exp(min(log_delta, 0.0)))) if log_delta < 700 else 1.0
 
@@ -238,8 +240,9 @@ class ZeroConcentratedDP(_GuaranteeBase):
             return (a - 1.0) * (a * rho - eps) + (a - 1.0) * math.log1p(-1.0 / a) - math.log(a)
 
         # the optimum lies near α* = (ε + ρ)/(2ρ); search log(α − 1) over a wide bracket
-        res = optimize.minimize_scalar(log_delta, bounds=(-30.0, 30.0), method="bounded",
-                                       options={"xatol": 1e-12})
+        res = optimize.minimize_scalar(
+            log_delta, bounds=(-30.0, 30.0), method="bounded", options={"xatol": 1e-12}
+        )
         best = min(float(res.fun), log_delta(-30.0))
         return float(min(1.0, math.exp(min(best, 0.0))))
 
@@ -254,8 +257,9 @@ class ZeroConcentratedDP(_GuaranteeBase):
             a = 1.0 + math.exp(log_am1)
             return _rdp_epsilon(a, a * rho, d)
 
-        res = optimize.minimize_scalar(eps_of, bounds=(-30.0, 30.0), method="bounded",
-                                       options={"xatol": 1e-12})
+        res = optimize.minimize_scalar(
+            eps_of, bounds=(-30.0, 30.0), method="bounded", options={"xatol": 1e-12}
+        )
         simple = rho + 2.0 * math.sqrt(rho * math.log(1.0 / d))
         return float(min(res.fun, simple))
 
@@ -296,8 +300,11 @@ class GaussianDP(_GuaranteeBase):
         hi = 1.0
         while self.delta_for_epsilon(hi) > d:
             hi *= 2.0
-        return float(optimize.brentq(lambda e: self.delta_for_epsilon(e) - d, 0.0, hi, xtol=1e-14,
-                                     rtol=1e-14))
+        return float(
+            optimize.brentq(
+                lambda e: self.delta_for_epsilon(e) - d, 0.0, hi, xtol=1e-14, rtol=1e-14
+            )
+        )
 
     def to_zcdp(self) -> ZeroConcentratedDP:
         """μ-GDP ⇒ (μ²/2)-zCDP."""

@@ -60,7 +60,8 @@ def check_mode(value: Any) -> SensitivityMode:
     """Return ``"rigorous"`` or ``"paper"``; raise on anything else."""
     if value not in ("rigorous", "paper"):
         raise InvalidParameterError(
-            f"sensitivity_mode must be 'rigorous' or 'paper', got {value!r}")
+            f"sensitivity_mode must be 'rigorous' or 'paper', got {value!r}"
+        )
     return value  # type: ignore[no-any-return]
 
 

@@ -79,12 +79,14 @@ FamilyKind = Literal["naive", "all", "subsampled"]
 def _kind(value: str) -> FamilyKind:
     if value not in ("naive", "all", "subsampled"):
         raise InvalidParameterError(
-            f"family kind must be 'naive', 'all' or 'subsampled', got {value!r}")
+            f"family kind must be 'naive', 'all' or 'subsampled', got {value!r}"
+        )
     return value  # type: ignore[return-value]
 
 
-def concentration_bound(beta: float, *, kind: FamilyKind, n: int, degree: int, tau: float,
-                        family_size: int) -> float:
+def concentration_bound(
+    beta: float, *, kind: FamilyKind, n: int, degree: int, tau: float, family_size: int
+) -> float:
     """Q(β): P(max_j |Y_j − θ| > Q(β)) < β for a subG(τ) kernel (Propositions A.1, 1, A.2).
 
     Parameters
@@ -116,8 +118,9 @@ def concentration_bound(beta: float, *, kind: FamilyKind, n: int, degree: int, t
     return math.sqrt(2.0 * t * (log_count - math.log(b)))
 
 
-def mean_concentration_bound(beta: float, *, kind: FamilyKind, n: int, degree: int,
-                             tau: float, family_size: int) -> float:
+def mean_concentration_bound(
+    beta: float, *, kind: FamilyKind, n: int, degree: int, tau: float, family_size: int
+) -> float:
     """Q_avg(β): P(|(1/m)Σ_j Y_j − θ| > Q_avg(β)) < β (Propositions A.1, 1, A.2)."""
     b = check_failure_probability(beta, "beta")
     t = check_positive(tau, "tau")
@@ -186,9 +189,19 @@ class CoinPressSchedule:
         return c - reach, c + reach
 
 
-def coinpress_schedule(*, epsilon: float, radius: float, tau: float, kind: FamilyKind,
-                       n: int, degree: int, dependence: float, family_size: int,
-                       gamma: float = 0.01, warn: bool = True) -> CoinPressSchedule:
+def coinpress_schedule(
+    *,
+    epsilon: float,
+    radius: float,
+    tau: float,
+    kind: FamilyKind,
+    n: int,
+    degree: int,
+    dependence: float,
+    family_size: int,
+    gamma: float = 0.01,
+    warn: bool = True,
+) -> CoinPressSchedule:
     """The public schedule of Algorithm A.2 (see the module docstring).
 
     Parameters
@@ -246,8 +259,10 @@ def coinpress_schedule(*, epsilon: float, radius: float, tau: float, kind: Famil
         margins.append(q_i)
         sens.append(delta_i)
         scales.append(delta_i / e_i)
-        halves.append(mean_concentration_bound(b_i, **common)  # type: ignore[arg-type]
-                      + (delta_i / e_i) * math.log(1.0 / b_i))
+        halves.append(
+            mean_concentration_bound(b_i, **common)  # type: ignore[arg-type]
+            + (delta_i / e_i) * math.log(1.0 / b_i)
+        )
     q_step = concentration_bound(g / steps, **common)  # type: ignore[arg-type]
     dep_ok = dep <= q_gamma * eps / (10.0 * steps * q_step * math.log(steps / g))
     mean_ok = mean_concentration_bound(g / steps, **common) < q_gamma  # type: ignore[arg-type]
@@ -258,14 +273,27 @@ def coinpress_schedule(*, epsilon: float, radius: float, tau: float, kind: Famil
             failed.append(f"dep(F) = {dep:.4g} > Q(gamma) eps/(10 t Q(gamma/t) ln(t/gamma))")
         if not mean_ok:
             failed.append("Q_avg(gamma/t) >= Q(gamma)")
-        warnings.warn(UtilityConditionWarning(
-            f"Theorem A.1's conditions fail for the {kind_} family (n={size}, k={k}, "
-            f"epsilon={eps:g}, tau={tau_:g}, R={r:g}): {'; '.join(failed)}; the accuracy "
-            "bound does not apply (privacy is unaffected)"), stacklevel=2)
+        warnings.warn(
+            UtilityConditionWarning(
+                f"Theorem A.1's conditions fail for the {kind_} family (n={size}, k={k}, "
+                f"epsilon={eps:g}, tau={tau_:g}, R={r:g}): {'; '.join(failed)}; the accuracy "
+                "bound does not apply (privacy is unaffected)"
+            ),
+            stacklevel=2,
+        )
     return CoinPressSchedule(
-        kind=kind_, radius=r, steps=steps, dependence=dep, epsilons=epsilons,
-        confidences=confidences, margins=tuple(margins), sensitivities=tuple(sens),
-        laplace_scales=tuple(scales), half_lengths=tuple(halves[:-1]),
+        kind=kind_,
+        radius=r,
+        steps=steps,
+        dependence=dep,
+        epsilons=epsilons,
+        confidences=confidences,
+        margins=tuple(margins),
+        sensitivities=tuple(sens),
+        laplace_scales=tuple(scales),
+        half_lengths=tuple(halves[:-1]),
         final_half_length=halves[-1],
-        dependence_condition=bool(dep_ok), mean_condition=bool(mean_ok),
-        guarantee=guarantee)
+        dependence_condition=bool(dep_ok),
+        mean_condition=bool(mean_ok),
+        guarantee=guarantee,
+    )

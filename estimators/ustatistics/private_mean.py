@@ -82,10 +82,18 @@ class LocalHajekEstimate(PrivateEstimate):
         return float(self.spec.guarantee.epsilon)  # type: ignore[union-attr]
 
 
-def private_mean_local_hajek(data: Any, kernel: Kernel, epsilon: float, *, xi: float,
-                             family: Any = None, sensitivity_mode: SensitivityMode = "rigorous",
-                             rng: RandomLike = None, budget: Any = None,
-                             **space: Any) -> LocalHajekEstimate:
+def private_mean_local_hajek(
+    data: Any,
+    kernel: Kernel,
+    epsilon: float,
+    *,
+    xi: float,
+    family: Any = None,
+    sensitivity_mode: SensitivityMode = "rigorous",
+    rng: RandomLike = None,
+    budget: Any = None,
+    **space: Any,
+) -> LocalHajekEstimate:
     """An ε-DP estimate of θ = E h(X_1, …, X_k) by Algorithm 1.
 
     Parameters
@@ -136,16 +144,23 @@ def private_mean_local_hajek(data: Any, kernel: Kernel, epsilon: float, *, xi: f
     (True, 'proven')
     """
     n = _record_count(data, kernel)
-    mech = private_mean_local_hajek_mechanism(n, kernel, epsilon, xi=xi, family=family,
-                                              sensitivity_mode=sensitivity_mode, **space)
+    mech = private_mean_local_hajek_mechanism(
+        n, kernel, epsilon, xi=xi, family=family, sensitivity_mode=sensitivity_mode, **space
+    )
     validated = mech.validate_input(data)
     stat = mech.evaluate(validated)
     value = mech.release(validated, rng=rng, budget=budget)
     return LocalHajekEstimate(
-        estimate=float(value), spec=mech.spec, noise_std=stat.noise_scale,
-        u_statistic=stat.mean, weighted_statistic=stat.weighted_mean,
-        smooth_sensitivity=stat.smooth_sensitivity, level=stat.level, beta=stat.beta,
-        sensitivity_mode=stat.sensitivity_mode)
+        estimate=float(value),
+        spec=mech.spec,
+        noise_std=stat.noise_scale,
+        u_statistic=stat.mean,
+        weighted_statistic=stat.weighted_mean,
+        smooth_sensitivity=stat.smooth_sensitivity,
+        level=stat.level,
+        beta=stat.beta,
+        sensitivity_mode=stat.sensitivity_mode,
+    )
 
 
 def _record_count(data: Any, kernel: Kernel) -> int:

@@ -91,8 +91,11 @@ class RealInterval(ScalarDomainBase):
         """
         if type(x) is float or type(x) is np.float64:
             value = float(x) + 0.0
-            if math.isfinite(value) and (self.lo is None or value >= self.lo) and (
-                    self.hi is None or value <= self.hi):
+            if (
+                math.isfinite(value)
+                and (self.lo is None or value >= self.lo)
+                and (self.hi is None or value <= self.hi)
+            ):
                 return np.float64(value)
         return super().validate(x)
 

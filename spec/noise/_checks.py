@@ -14,7 +14,6 @@ from ..errors import InvalidInputError, InvalidParameterError
 FloatArray = npt.NDArray[np.float64]
 
 
-
 def _show(value: Any) -> str:
     shown = repr(value)
     return shown if len(shown) <= 120 else shown[:117] + "..."
@@ -38,9 +37,7 @@ def _as_probability_array(q: npt.ArrayLike, what: str = "q") -> FloatArray:
     arr = _as_real_array(q, what)
     bad = (arr < 0.0) | (arr > 1.0)
     if bad.any():
-        raise InvalidInputError(
-            f"{what} must lie in [0, 1], got {float(arr[bad].flat[0])!r}"
-        )
+        raise InvalidInputError(f"{what} must lie in [0, 1], got {float(arr[bad].flat[0])!r}")
     return arr
 
 

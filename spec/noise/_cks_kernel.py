@@ -27,8 +27,16 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-__all__ = ["DONE", "OVERFLOW", "RESCUE_ACCEPT", "RESCUE_COIN", "RESCUE_GEO", "cks_fill",
-           "dg_fill", "gamma_float"]
+__all__ = [
+    "DONE",
+    "OVERFLOW",
+    "RESCUE_ACCEPT",
+    "RESCUE_COIN",
+    "RESCUE_GEO",
+    "cks_fill",
+    "dg_fill",
+    "gamma_float",
+]
 
 #: Status codes returned by the kernels.
 DONE, OVERFLOW, RESCUE_COIN, RESCUE_GEO, RESCUE_ACCEPT = 0, 1, 2, 3, 4
@@ -36,7 +44,7 @@ DONE, OVERFLOW, RESCUE_COIN, RESCUE_GEO, RESCUE_ACCEPT = 0, 1, 2, 3, 4
 _WORDS = 4096
 _FULL = np.uint64(0xFFFFFFFFFFFFFFFF)
 _INT64_MAX = np.int64((1 << 63) - 1)
-_U = 2.0**-53          # unit roundoff of float64
+_U = 2.0**-53  # unit roundoff of float64
 _TWO53 = float(1 << 53)
 _INV53 = 2.0**-53
 #: Assumed bound on the relative error of float64 ``exp`` on normal results (libm's is
@@ -390,7 +398,8 @@ def dg_fill(gen, out, start, t, sigma):  # type: ignore[no-untyped-def]
                 continue
         g_lo = gamma - margin
         if g_lo >= 0.0 and float(big_k) * _INV53 * (1.0 + g_lo * (1.0 + 0.5 * g_lo)) >= (
-                1.0 + _SQUEEZE):
+            1.0 + _SQUEEZE
+        ):
             continue
         p_lo, p_hi = _exp_bounds(gamma, margin)
         if float(big_k + 1) * _INV53 <= p_lo:

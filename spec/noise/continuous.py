@@ -305,8 +305,10 @@ def _iq_tail_inverse(t: FloatArray) -> FloatArray:
         x_new = np.where(outside, 0.5 * (lo[idx] + hi[idx]), x_new)
         x_new = np.where(g == 0.0, xi, x_new)
         x[idx] = x_new
-        done = (np.abs(x_new - xi) <= 4e-16 * x_new) | (g == 0.0) | (
-            hi[idx] - lo[idx] <= 4e-16 * hi[idx]
+        done = (
+            (np.abs(x_new - xi) <= 4e-16 * x_new)
+            | (g == 0.0)
+            | (hi[idx] - lo[idx] <= 4e-16 * hi[idx])
         )
         idx = idx[~done]
         if idx.size == 0:

@@ -50,7 +50,8 @@ def check_granularity(value: Any) -> float:
     mantissa, exponent = math.frexp(g) if math.isfinite(g) and g > 0 else (0.0, 0)
     if mantissa != 0.5 or abs(exponent - 1) > _K_RANGE:
         raise InvalidParameterError(
-            f"granularity must be a power of two 2**k with |k| <= {_K_RANGE}, got {value!r}")
+            f"granularity must be a power of two 2**k with |k| <= {_K_RANGE}, got {value!r}"
+        )
     return g
 
 
@@ -75,7 +76,8 @@ class _LatticeLaw(NoiseLaw):
         if not (math.isfinite(ratio) and ratio > 0 and ratio.is_integer()):
             raise InvalidParameterError(
                 f"the sensitivity of a release on the lattice {self.granularity!r}·Z must be a "
-                f"positive multiple of the granularity, got {sensitivity!r}")
+                f"positive multiple of the granularity, got {sensitivity!r}"
+            )
         return ratio
 
     def sample(self, rng: RandomLike, size: int | tuple[int, ...]) -> FloatArray:

@@ -92,9 +92,7 @@ class SubstituteOne(_DatasetRelation):
         """True for every :class:`~spec.domains.DatasetDomain`."""
         return isinstance(domain, DatasetDomain)
 
-    def decide(
-        self, x: Any, y: Any, domain: Any, *, validated: bool = False
-    ) -> NeighbourDecision:
+    def decide(self, x: Any, y: Any, domain: Any, *, validated: bool = False) -> NeighbourDecision:
         """Related iff equal sizes and at most one position holds different records.
 
         ``validated``: see :meth:`NeighbouringRelationBase.decide`.
@@ -190,8 +188,9 @@ class SubstituteOne(_DatasetRelation):
         return LocalMoves(
             mutate=partial(_moves.mutated_substitution, checked, x, y, gen),
             target=partial(_moves.targeted_substitution, checked, x, y, gen),
-            nudge=partial(_moves.nudged_substitution, checked, x, y, gen,
-                          self._redraw(checked, gen)),
+            nudge=partial(
+                _moves.nudged_substitution, checked, x, y, gen, self._redraw(checked, gen)
+            ),
         )
 
 
@@ -211,9 +210,7 @@ class AddRemoveOne(_DatasetRelation):
         """True for a variable-size :class:`~spec.domains.DatasetDomain`."""
         return isinstance(domain, DatasetDomain) and domain.size is None
 
-    def decide(
-        self, x: Any, y: Any, domain: Any, *, validated: bool = False
-    ) -> NeighbourDecision:
+    def decide(self, x: Any, y: Any, domain: Any, *, validated: bool = False) -> NeighbourDecision:
         """Related iff the multiset symmetric difference has at most one record.
 
         ``validated``: see :meth:`NeighbouringRelationBase.decide`.
@@ -319,6 +316,5 @@ class AddRemoveOne(_DatasetRelation):
         return LocalMoves(
             mutate=partial(_moves.mutated_add_remove, checked, x, y, gen),
             target=partial(_moves.targeted_addition, checked, x, gen),
-            nudge=partial(_moves.nudged_add_remove, checked, x, y, gen,
-                          self._redraw(checked, gen)),
+            nudge=partial(_moves.nudged_add_remove, checked, x, y, gen, self._redraw(checked, gen)),
         )

@@ -141,9 +141,7 @@ class EdgeNeighbouring(NeighbouringRelationBase):
         """True for :class:`~spec.domains.GraphDomain`."""
         return isinstance(domain, GraphDomain)
 
-    def decide(
-        self, x: Any, y: Any, domain: Any, *, validated: bool = False
-    ) -> NeighbourDecision:
+    def decide(self, x: Any, y: Any, domain: Any, *, validated: bool = False) -> NeighbourDecision:
         """Related iff ``|E(x) Δ E(y)| ≤ 1``.
 
         ``validated``: see :meth:`NeighbouringRelationBase.decide`.
@@ -194,9 +192,7 @@ class EdgeNeighbouring(NeighbouringRelationBase):
         graph = checked.validate(x)
         bound = checked.degree_bound
         pairs = itertools.combinations(range(checked.n_nodes), 2)
-        return (
-            toggled(graph, u, v) for u, v in pairs if self._toggle_allowed(graph, u, v, bound)
-        )
+        return (toggled(graph, u, v) for u, v in pairs if self._toggle_allowed(graph, u, v, bound))
 
     # -- adversarial neighbours and moves (see NeighbouringRelationBase) --------------------
     def adversarial_pairs(
@@ -283,9 +279,7 @@ class _NodeRewiringBase(NeighbouringRelationBase):
         return checked, graph
 
     # -- decide ---------------------------------------------------------------------------
-    def decide(
-        self, x: Any, y: Any, domain: Any, *, validated: bool = False
-    ) -> NeighbourDecision:
+    def decide(self, x: Any, y: Any, domain: Any, *, validated: bool = False) -> NeighbourDecision:
         """Related iff one node ``v`` covers ``E(x) Δ E(y)`` and both graphs respect the bound.
 
         The distance is the minimum number of nodes covering the difference (0 for equal
@@ -426,8 +420,7 @@ class _NodeRewiringBase(NeighbouringRelationBase):
         return generate()
 
     # -- adversarial neighbours and moves (see NeighbouringRelationBase) --------------------
-    def threshold_hints(self, domain: Any, claimed_sensitivity: float | None = None
-                        ) -> list[int]:
+    def threshold_hints(self, domain: Any, claimed_sensitivity: float | None = None) -> list[int]:
         """Degree thresholds worth trying first, from the claimed sensitivity and the bound.
 
         ``⌊Δ⌋`` and ``⌈Δ⌉`` for a claimed global sensitivity Δ, and ``max_degree − 1``
@@ -576,8 +569,14 @@ class _NodeRewiringBase(NeighbouringRelationBase):
         return validated, self._rewired(validated, v, old[k:] + fresh[:k])
 
     def _threshold_arguments(
-        self, n: Any, threshold: Any, v: Any, domain: GraphDomain | None, what: str,
-        smallest: int, largest: Callable[[int], int],
+        self,
+        n: Any,
+        threshold: Any,
+        v: Any,
+        domain: GraphDomain | None,
+        what: str,
+        smallest: int,
+        largest: Callable[[int], int],
     ) -> tuple[int, int, int, GraphDomain]:
         """Check ``(n, threshold, v)``; return them with the domain to use.
 

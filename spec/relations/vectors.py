@@ -142,9 +142,7 @@ class QueryDistance(NeighbouringRelationBase):
         a, b = self._as_vector(x, domain), self._as_vector(y, domain)
         return _norm(a.astype(np.float64) - b.astype(np.float64), a != b, self.norm)
 
-    def decide(
-        self, x: Any, y: Any, domain: Any, *, validated: bool = False
-    ) -> NeighbourDecision:
+    def decide(self, x: Any, y: Any, domain: Any, *, validated: bool = False) -> NeighbourDecision:
         """Related iff ``‖x − y‖ ≤ radius · (1 + 1e-12)``.
 
         ``validated``: see :meth:`NeighbouringRelationBase.decide`.
@@ -164,8 +162,11 @@ class QueryDistance(NeighbouringRelationBase):
         if self.monotone and (difference > 0).any() and (difference < 0).any():
             up, down = int(np.argmax(difference < 0)), int(np.argmax(difference > 0))
             return NeighbourDecision(
-                False, f"monotone relation: coordinate {up} moves up and coordinate {down} "
-                       f"moves down (every coordinate must move the same way)", dist)
+                False,
+                f"monotone relation: coordinate {up} moves up and coordinate {down} "
+                f"moves down (every coordinate must move the same way)",
+                dist,
+            )
         if dist <= self._tolerant_radius:
             return NeighbourDecision(
                 True, f"{self.norm} distance {dist!r} <= radius {self.radius!r}{where}", dist

@@ -477,14 +477,36 @@ def test_real_interval_float_shortcut_matches_the_array_checks():
     from spec.domains import ScalarDomainBase
 
     rng = np.random.default_rng(8)
-    domains = [RealInterval(), RealInterval(lo=-2.0, hi=3.5), RealInterval(lo=0.0),
-               RealInterval(hi=-1e-300), RealInterval(lo=-1.0, hi=1.0)]
+    domains = [
+        RealInterval(),
+        RealInterval(lo=-2.0, hi=3.5),
+        RealInterval(lo=0.0),
+        RealInterval(hi=-1e-300),
+        RealInterval(lo=-1.0, hi=1.0),
+    ]
     for domain in domains:
         lo, hi = domain.value_bounds()
-        edges = [v for b in (lo, hi) if math.isfinite(b)
-                 for v in (b, math.nextafter(b, -math.inf), math.nextafter(b, math.inf))]
-        values = [0.0, -0.0, 1.0, -1.0, 5e-324, -5e-324, 1e308, -1e308, math.inf, -math.inf,
-                  math.nan, *edges, *rng.normal(0.0, 10 ** rng.uniform(-3, 6, 200)).tolist()]
+        edges = [
+            v
+            for b in (lo, hi)
+            if math.isfinite(b)
+            for v in (b, math.nextafter(b, -math.inf), math.nextafter(b, math.inf))
+        ]
+        values = [
+            0.0,
+            -0.0,
+            1.0,
+            -1.0,
+            5e-324,
+            -5e-324,
+            1e308,
+            -1e308,
+            math.inf,
+            -math.inf,
+            math.nan,
+            *edges,
+            *rng.normal(0.0, 10 ** rng.uniform(-3, 6, 200)).tolist(),
+        ]
         for value in values:
             for x in (float(value), np.float64(value)):
                 try:

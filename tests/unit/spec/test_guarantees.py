@@ -106,7 +106,9 @@ def test_pure_profile_is_randomized_response(eps0, eps):
     e0, e = Decimal(eps0).exp(), Decimal(eps).exp()
     p = e0 / (1 + e0)
     rr = max(Decimal(0), p - e * (1 - p)) + max(Decimal(0), (1 - p) - e * p)
-    assert PureDP(epsilon=eps0).delta_for_epsilon(eps) == pytest.approx(float(rr), rel=1e-12, abs=1e-40)
+    assert PureDP(epsilon=eps0).delta_for_epsilon(eps) == pytest.approx(
+        float(rr), rel=1e-12, abs=1e-40
+    )
 
 
 @given(eps0=eps_st, d0=st.floats(min_value=0.0, max_value=0.5))
@@ -135,7 +137,8 @@ def test_epsilon_for_delta_inverts_the_profile(g, delta):
     assert g.delta_for_epsilon(eps) <= delta * (1 + 1e-6)
     if eps > 1e-6:  # and it is the smallest such ε (within the solvers' tolerance)
         assert g.delta_for_epsilon(eps * (1 - 1e-3) - 1e-9) > delta * (1 - 1e-6) or isinstance(
-            g, (RenyiDP, ZeroConcentratedDP))
+            g, (RenyiDP, ZeroConcentratedDP)
+        )
 
 
 @pytest.mark.parametrize("mu", [0.3, 1.0, 2.5])
@@ -160,8 +163,11 @@ def test_zcdp_of_a_gaussian_upper_bounds_its_exact_profile(mu, eps):
     assert ZeroConcentratedDP(rho=mu**2 / 2).delta_for_epsilon(eps) >= exact - 1e-12
 
 
-@given(alpha=st.floats(min_value=1.01, max_value=64.0), ea=st.floats(min_value=1e-3, max_value=5.0),
-       eps=st.floats(min_value=0.0, max_value=20.0))
+@given(
+    alpha=st.floats(min_value=1.01, max_value=64.0),
+    ea=st.floats(min_value=1e-3, max_value=5.0),
+    eps=st.floats(min_value=0.0, max_value=20.0),
+)
 def test_rdp_conversion_is_at_least_as_good_as_mironov(alpha, ea, eps):
     mironov = min(1.0, math.exp((alpha - 1) * (ea - eps)))
     assert RenyiDP(alpha=alpha, epsilon=ea).delta_for_epsilon(eps) <= mironov + 1e-15
@@ -169,7 +175,9 @@ def test_rdp_conversion_is_at_least_as_good_as_mironov(alpha, ea, eps):
 
 def test_named_conversions():
     assert pure_to_zcdp(PureDP(epsilon=0.5)) == ZeroConcentratedDP(rho=0.125)
-    assert zcdp_to_renyi(ZeroConcentratedDP(rho=0.1), 3.0) == RenyiDP(alpha=3.0, epsilon=0.30000000000000004)
+    assert zcdp_to_renyi(ZeroConcentratedDP(rho=0.1), 3.0) == RenyiDP(
+        alpha=3.0, epsilon=0.30000000000000004
+    )
     assert GaussianDP(mu=1.0).to_zcdp() == ZeroConcentratedDP(rho=0.5)
     converted = ZeroConcentratedDP(rho=0.5).to_approx_dp(1e-5)
     assert isinstance(converted, ApproxDP) and converted.delta == 1e-5
