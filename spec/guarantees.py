@@ -9,16 +9,18 @@ against the hypothesis-testing characterisation:
 
 Conversions used (all standard; none is looser than the reference given):
 
-=====================  =======================================================  ==============================
-from                   δ(ε)                                                       reference
-=====================  =======================================================  ==============================
-ε₀-DP                  (e^{ε₀} − e^{ε})₊ / (1 + e^{ε₀})   (tight)                  Kairouz, Oh, Viswanath 2015
-(ε₀, δ₀)-DP            δ₀ + (1 − δ₀)(e^{ε₀} − e^{ε})₊ / (1 + e^{ε₀})  (tight)      Kairouz, Oh, Viswanath 2015
-(α, ε_α)-RDP           e^{(α−1)(ε_α − ε)} (1 − 1/α)^{α−1} / α                     Canonne, Kamath, Steinke 2020, Prop. 12;
-                                                                                  Balle et al. 2020, Thm. 21
-ρ-zCDP                 inf_{α>1} of the RDP bound with ε_α = αρ                   Bun & Steinke 2016; CKS 2020
-μ-GDP                  Φ(−ε/μ + μ/2) − e^{ε} Φ(−ε/μ − μ/2)   (exact)               Dong, Roth, Su 2022, Cor. 2.13
-=====================  =======================================================  ==============================
+============  =============================================  ==============================
+from          δ(ε)                                           reference
+============  =============================================  ==============================
+ε₀-DP         (e^{ε₀} − e^{ε})₊ / (1 + e^{ε₀})  (tight)      Kairouz, Oh, Viswanath 2015
+(ε₀, δ₀)-DP   δ₀ + (1 − δ₀)(e^{ε₀} − e^{ε})₊ / (1 + e^{ε₀})  Kairouz, Oh, Viswanath 2015
+              (tight)
+(α, ε_α)-RDP  e^{(α−1)(ε_α − ε)} (1 − 1/α)^{α−1} / α         Canonne, Kamath, Steinke 2020,
+                                                             Prop. 12; Balle et al. 2020,
+                                                             Thm. 21
+ρ-zCDP        inf_{α>1} of the RDP bound with ε_α = αρ       Bun & Steinke 2016; CKS 2020
+μ-GDP         Φ(−ε/μ + μ/2) − e^{ε} Φ(−ε/μ − μ/2)  (exact)   Dong, Roth, Su 2022, Cor. 2.13
+============  =============================================  ==============================
 
 and, between the divergence-based notions, ε-DP ⇒ ε²/2-zCDP (Bun & Steinke 2016,
 Prop. 1.4), μ-GDP ⇔ the Gaussian mechanism with Δ/σ = μ ⇒ μ²/2-zCDP, ρ-zCDP ⇒
@@ -28,7 +30,7 @@ Prop. 1.4), μ-GDP ⇔ the Gaussian mechanism with Δ/σ = μ ⇒ μ²/2-zCDP, �
 from __future__ import annotations
 
 import math
-from typing import Annotated, Literal, Union
+from typing import Annotated, Literal
 
 import numpy as np
 from pydantic import Field
@@ -322,7 +324,7 @@ def zcdp_to_renyi(guarantee: ZeroConcentratedDP, alpha: float) -> RenyiDP:
 
 
 PrivacyGuarantee = Annotated[
-    Union[PureDP, ApproxDP, RenyiDP, ZeroConcentratedDP, GaussianDP],
+    PureDP | ApproxDP | RenyiDP | ZeroConcentratedDP | GaussianDP,
     Field(discriminator="kind"),
 ]
 """Any privacy guarantee, as a pydantic discriminated union on ``kind``."""

@@ -128,10 +128,10 @@ def real_array(
     --------
     >>> real_array([0.5, 1], ndim=1)
     array([0.5, 1. ])
-    >>> real_array(["0.5", "1"])
+    >>> real_array(["0.5", "1"])  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    spec.errors.NonNumericInputError: data: expected real numbers, got strings (dtype <U3), e.g. '0.5'; numeric strings are not read as numbers
+    spec.errors.NonNumericInputError: data: expected real numbers, got strings (dtype <U3), ...
     """
     arr = numeric_array(data, what)
     _shaped(arr, what, ndim, record_shape)

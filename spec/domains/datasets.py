@@ -9,7 +9,7 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Iterator
-from typing import Annotated, Any, Literal, Self, Union
+from typing import Annotated, Any, Literal, Self
 
 import numpy as np
 import numpy.typing as npt
@@ -26,7 +26,7 @@ from .vectors import VectorDomain
 __all__ = ["DatasetDomain", "RecordDomain"]
 
 RecordDomain = Annotated[
-    Union[RealInterval, IntegerRange, Categorical, VectorDomain], Field(discriminator="kind")
+    RealInterval | IntegerRange | Categorical | VectorDomain, Field(discriminator="kind")
 ]
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterator
-from typing import Annotated, Any, ClassVar, Literal, Self, Union
+from typing import Annotated, Any, ClassVar, Literal, Self
 
 import numpy as np
 import numpy.typing as npt
@@ -301,6 +301,4 @@ class Categorical(ScalarDomainBase):
         return (np.int64(v) for v in range(self.size))
 
 
-ScalarDomain = Annotated[
-    Union[RealInterval, IntegerRange, Categorical], Field(discriminator="kind")
-]
+ScalarDomain = Annotated[RealInterval | IntegerRange | Categorical, Field(discriminator="kind")]

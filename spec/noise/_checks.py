@@ -1,4 +1,7 @@
-"""Shared argument checks and helpers of the noise laws (O(1) for parameters, one vectorised NaN scan for data)."""
+"""Shared argument checks and helpers of the noise laws.
+
+O(1) for parameters, one vectorised NaN scan for data.
+"""
 
 from __future__ import annotations
 

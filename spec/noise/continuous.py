@@ -40,13 +40,13 @@ from ..errors import InvalidParameterError
 from ._base import NoiseLaw
 from ._checks import (
     FloatArray,
-    _as_real_array,
     _as_probability_array,
-    _finish,
-    _check_size,
+    _as_real_array,
     _check_profile_epsilon,
     _check_sensitivity,
+    _check_size,
     _exp_times,
+    _finish,
 )
 
 __all__ = ["Exponential", "Gaussian", "Gumbel", "InverseQuartic", "Laplace"]

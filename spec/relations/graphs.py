@@ -289,7 +289,7 @@ class _NodeRewiringBase(NeighbouringRelationBase):
         """
         checked = _require_graph_domain(self, domain)
         graphs = self._validated_inputs(checked, x, y, validated)
-        for which, graph in zip(("first", "second"), graphs):
+        for which, graph in zip(("first", "second"), graphs, strict=True):
             breach = self._bound_breach(graph)
             if breach is not None:
                 return NeighbourDecision(

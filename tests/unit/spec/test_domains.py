@@ -369,7 +369,7 @@ def _brute_force_graph_count(n: int, bound: int) -> int:
     count = 0
     for mask in itertools.product((0, 1), repeat=len(pairs)):
         degrees = [0] * n
-        for keep, (u, v) in zip(mask, pairs):
+        for keep, (u, v) in zip(mask, pairs, strict=True):
             if keep:
                 degrees[u] += 1
                 degrees[v] += 1

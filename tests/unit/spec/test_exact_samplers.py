@@ -67,7 +67,7 @@ def test_float_filter_bound_covers_the_exact_gamma(sigma):
     t = math.floor(sigma) + 1
     a = np.unique(np.linspace(0, 40 * sigma + 5, 400).astype(np.int64))
     gamma, margin = _cks._gamma_float(a.astype(np.float64), sigma, t)
-    for ai, gi, mi in zip(a, gamma, margin):
+    for ai, gi, mi in zip(a, gamma, margin, strict=True):
         exact = _cks._exact_gamma(int(ai), sigma2, t)
         assert abs(Fraction(float(gi)) - exact) <= Fraction(float(mi))
 

@@ -146,7 +146,8 @@ def _assert_canonical_adjacency(matrix, n: int, edges: frozenset) -> None:
     assert not np.diagonal(dense).any()
     assert set(np.unique(dense)) <= {0, 1}
     assert np.all(matrix.data == 1)  # no explicit zeros
-    assert {(int(i), int(j)) for i, j in zip(*np.nonzero(np.triu(dense, 1)))} == set(edges)
+    rows, cols = np.nonzero(np.triu(dense, 1))
+    assert {(int(i), int(j)) for i, j in zip(rows, cols, strict=True)} == set(edges)
 
 
 @FAST
@@ -260,7 +261,7 @@ def test_relabel_graph_refuses_bad_graphs():
 def _all_graphs(n: int) -> list[nx.Graph]:
     pairs = list(itertools.combinations(range(n), 2))
     return [
-        _on_nodes(n, [p for p, keep in zip(pairs, mask) if keep])
+        _on_nodes(n, [p for p, keep in zip(pairs, mask, strict=True) if keep])
         for mask in itertools.product([False, True], repeat=len(pairs))
     ]
 

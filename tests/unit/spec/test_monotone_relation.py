@@ -115,7 +115,7 @@ def test_enumerated_neighbours_are_exactly_the_one_directional_ones():
     one_way = list(QueryDistance(norm="l1", radius=2.0, monotone=True).neighbours(x, domain))
     expected = [y for y in both if _one_directional(x, y)]
     assert len(one_way) == len(expected) < len(both)
-    assert all(np.array_equal(a, b) for a, b in zip(one_way, expected))
+    assert all(np.array_equal(a, b) for a, b in zip(one_way, expected, strict=True))
 
 
 @FAST

@@ -211,8 +211,9 @@ def test_extra_fields_and_wrong_kind_are_refused(cls):
         cls(**{name: 1.0, "location": 0.0})
     with pytest.raises(InvalidParameterError):
         cls(**{name: 1.0, "kind": "something_else"})
+    kind = cls.model_fields["kind"].default
     with pytest.raises(InvalidParameterError):
-        cls.from_json('{"kind": "%s", "%s": "NaN"}' % (cls.model_fields["kind"].default, name))
+        cls.from_json(f'{{"kind": "{kind}", "{name}": "NaN"}}')
 
 
 def test_error_names_the_offending_value():

@@ -763,7 +763,7 @@ def test_decide_is_symmetric_on_arbitrary_pairs(case, seed_x, seed_y):
 def test_random_pairs_are_reproducible_and_checked(relation, domain):
     first = relation.random_pair(domain, 11)
     second = relation.random_pair(domain, 11)
-    for a, b in zip(first, second):
+    for a, b in zip(first, second, strict=True):
         if isinstance(a, nx.Graph):
             assert _edges(a) == _edges(b)
         else:
