@@ -110,11 +110,10 @@ def hadamard_reports(
         rows = gen.integers(0, 1 << a, (a, n), dtype=np.int64) >> shift
         truth = hadamard_sign(rows, s[None, :] >> shift)
         levels, rows, truth = levels.T, rows.T, truth.T
-    keep = (
-        gen.random(truth.shape[::-1]).T < 1.0 / (1.0 + math.exp(-e))
-        if variant == "C"
-        else gen.random(n) < 1.0 / (1.0 + math.exp(-e))
-    )
+    keep_probability = 1.0 / (1.0 + math.exp(-e))
+    # "C": drawn level-major (α, n) as ``truth`` is stored, viewed as (n, α)
+    uniforms = gen.random(truth.shape[::-1]).T if variant == "C" else gen.random(n)
+    keep = uniforms < keep_probability
     bits = np.where(keep, truth, -truth).astype(np.int8)
     return HadamardReports(variant, a, float(epsilon), levels, rows, bits)
 

@@ -10,9 +10,9 @@ import math
 
 import numpy as np
 import pytest
-from scipy.stats import binomtest
 from hypothesis import given
 from hypothesis import strategies as st
+from scipy.stats import binomtest
 
 from estimators.hypothesis_tests import (
     UniformityTestResult,

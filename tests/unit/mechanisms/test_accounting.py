@@ -42,8 +42,8 @@ from mechanisms.accounting import (
 )
 from mechanisms.accounting.calibration import _laplace_spec
 from spec import (
-    AddRemoveOne,
     AdditiveNoise,
+    AddRemoveOne,
     ApproxDP,
     DatasetDomain,
     Gaussian,

@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 
 import mechanisms.smooth_sensitivity as smooth_module
 from mechanisms import (
+    QUARTIC_CONSTANT,
     AdditiveNoiseMechanism,
     DiscreteGaussianMechanism,
     DiscreteLaplaceMechanism,
@@ -21,7 +22,6 @@ from mechanisms import (
     GaussianMechanism,
     LaplaceMechanism,
     Mechanism,
-    QUARTIC_CONSTANT,
     RandomizedResponseMechanism,
     ReportNoisyMax,
     SmoothSensitivityMechanism,
