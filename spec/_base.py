@@ -74,7 +74,7 @@ class SpecModel(BaseModel):
             raise _translate(err, type(self).__name__) from None
 
     @classmethod
-    def model_validate(cls, obj: Any, *args: Any, **kwargs: Any) -> Self:  # type: ignore[override]
+    def model_validate(cls, obj: Any, *args: Any, **kwargs: Any) -> Self:
         try:
             return super().model_validate(obj, *args, **kwargs)
         except ValidationError as err:

@@ -182,10 +182,10 @@ def _check_int(value: Any, what: str, minimum: int) -> int:
             value = int(value)
         else:
             raise ParameterTypeError(f"{what} must be an integer, got {value!r}")
-    value = int(value)
-    if value < minimum:
-        raise InvalidParameterError(f"{what} must be >= {minimum}, got {value!r}")
-    return value
+    number = int(value)
+    if number < minimum:
+        raise InvalidParameterError(f"{what} must be >= {minimum}, got {number!r}")
+    return number
 
 
 def _check_extended_epsilon(value: Any) -> float:

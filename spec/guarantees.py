@@ -86,7 +86,8 @@ class _GuaranteeBase(SpecModel):
     def privacy_profile(self, epsilons: np.typing.ArrayLike) -> np.ndarray:
         """δ(ε) on a grid of ε ≥ 0 values (vector version of :meth:`delta_for_epsilon`)."""
         eps = np.asarray(epsilons, dtype=float)
-        return np.vectorize(self.delta_for_epsilon, otypes=[float])(eps)
+        profile: np.ndarray = np.vectorize(self.delta_for_epsilon, otypes=[float])(eps)
+        return profile
 
     def to_approx_dp(self, delta: float) -> ApproxDP:
         """The (ε, δ)-DP guarantee implied at the given δ ∈ (0, 1) (or δ = 0 where finite)."""

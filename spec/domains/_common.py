@@ -77,10 +77,10 @@ def _check_optional_int64(value: Any) -> int | None:
             value = int(value)
         else:
             raise InvalidParameterError(f"bound must be an integer or None, got {value!r}")
-    value = int(value)
-    if not _INT64_MIN <= value <= _INT64_MAX:
-        raise InvalidParameterError(f"bound must fit in int64, got {value!r}")
-    return value
+    number = int(value)
+    if not _INT64_MIN <= number <= _INT64_MAX:
+        raise InvalidParameterError(f"bound must fit in int64, got {number!r}")
+    return number
 
 
 _OptionalFiniteFloat = Annotated[float | None, BeforeValidator(_check_optional_finite_real)]

@@ -44,8 +44,12 @@ def _as_probability_array(q: npt.ArrayLike, what: str = "q") -> FloatArray:
     return arr
 
 
-def _finish(a: np.ndarray) -> Any:
-    """Return 0-d results as numpy scalars, arrays unchanged."""
+def _finish(a: npt.NDArray[Any]) -> npt.NDArray[Any]:
+    """Return 0-d results as numpy scalars, arrays unchanged.
+
+    Typed as an array: a numpy scalar has the array interface (``dtype``, ``shape``,
+    ``ndim``, arithmetic, ufuncs) that the laws' callers rely on.
+    """
     return a[()] if a.ndim == 0 else a
 
 
@@ -56,7 +60,7 @@ def _check_size(size: Any) -> int | tuple[int, ...]:
             raise InvalidParameterError(f"size must be >= 0, got {size!r}")
         return int(size)
     if isinstance(size, tuple) and all(
-        isinstance(s, numbers.Integral) and not isinstance(s, bool) and s >= 0 for s in size
+        isinstance(s, numbers.Integral) and not isinstance(s, bool) and int(s) >= 0 for s in size
     ):
         return tuple(int(s) for s in size)
     raise InvalidParameterError(

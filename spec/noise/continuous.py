@@ -268,7 +268,8 @@ def _iq_log1p_pow4(x: FloatArray) -> FloatArray:
         small_val = np.log1p(ax**4)
         inv = np.where(big, 1.0 / np.where(big, ax, 1.0), 0.0)
         big_val = 4.0 * np.log(np.where(big, ax, 1.0)) + np.log1p(inv**4)
-    return np.where(big, big_val, small_val)
+    value: FloatArray = np.where(big, big_val, small_val)
+    return value
 
 
 def _iq_tail_inverse(t: FloatArray) -> FloatArray:

@@ -365,7 +365,8 @@ def _dg_log_left_em(m: FloatArray, sigma: float) -> FloatArray:
     log_phi_tail = special.log_ndtr(u)
     log_phi = -0.5 * u * u - 0.5 * math.log(2.0 * math.pi)
     rel = np.exp(log_phi - log_phi_tail) * series
-    return log_phi_tail + np.log1p(-rel)
+    log_tail: FloatArray = log_phi_tail + np.log1p(-rel)
+    return log_tail
 
 
 class DiscreteGaussian(_SymmetricIntegerLaw):

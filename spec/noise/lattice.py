@@ -23,7 +23,7 @@ References
 from __future__ import annotations
 
 import math
-from typing import Any, ClassVar, Literal
+from typing import Any, ClassVar, Literal, cast
 
 import numpy as np
 import numpy.typing as npt
@@ -82,11 +82,13 @@ class _LatticeLaw(NoiseLaw):
 
     def sample(self, rng: RandomLike, size: int | tuple[int, ...]) -> FloatArray:
         """``g ·`` the unit law's vectorised (idealized) draw, float64 on the lattice."""
-        return self.unit_law.sample(rng, size) * self.granularity
+        # a float64 array times a Python float is float64 (numpy's stubs say floating[Any])
+        return cast(FloatArray, self.unit_law.sample(rng, size) * self.granularity)
 
     def sample_exact(self, rng: RandomLike, size: int | tuple[int, ...]) -> FloatArray:
         """``g ·`` the unit law's exact CKS20 draw, float64 on the lattice (exact products)."""
-        return self.unit_law.sample_exact(rng, size) * self.granularity
+        # float64 times a Python float is float64, as in sample
+        return cast(FloatArray, self.unit_law.sample_exact(rng, size) * self.granularity)
 
     def log_density(self, x: npt.ArrayLike) -> FloatArray:
         """The unit law's log mass at x/g: ``−inf`` off the lattice."""

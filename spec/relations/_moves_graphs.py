@@ -75,11 +75,13 @@ def _nodes_by_degree(graph: nx.Graph) -> list[int]:
 
 
 def _max_degree_node(graph: nx.Graph) -> int:
-    return min(graph.nodes, key=lambda v: (-graph.degree(v), v))
+    node: int = min(graph.nodes, key=lambda v: (-graph.degree(v), v))
+    return node
 
 
 def _min_degree_node(graph: nx.Graph) -> int:
-    return min(graph.nodes, key=lambda v: (graph.degree(v), v))
+    node: int = min(graph.nodes, key=lambda v: (graph.degree(v), v))
+    return node
 
 
 # ----------------------------------------------------------------------------------------

@@ -25,7 +25,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Callable, Iterable, Iterator
 from functools import partial
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 import networkx as nx
 import numpy as np
@@ -85,7 +85,7 @@ def _require_graph_domain(relation: NeighbouringRelationBase, domain: Any) -> Gr
     if not relation.supports_domain(domain):
         shown = domain.label() if hasattr(domain, "label") else repr(domain)
         raise UnsupportedCombinationError(f"{type(relation).__name__} is not defined on {shown}")
-    return domain
+    return cast(GraphDomain, domain)  # supports_domain is an isinstance check for GraphDomain
 
 
 def _greedy_matching_size(edges: Iterable[_Edge]) -> int:
@@ -162,7 +162,10 @@ class EdgeNeighbouring(NeighbouringRelationBase):
 
     @staticmethod
     def _toggle_allowed(graph: nx.Graph, u: int, v: int, bound: int) -> bool:
-        return graph.has_edge(u, v) or (graph.degree(u) < bound and graph.degree(v) < bound)
+        allowed: bool = graph.has_edge(u, v) or (
+            graph.degree(u) < bound and graph.degree(v) < bound
+        )
+        return allowed
 
     def random_neighbour(self, x: Any, domain: Any, rng: RandomLike) -> nx.Graph:
         """Toggle a uniformly random node pair among those the degree bound allows."""

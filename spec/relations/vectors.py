@@ -187,7 +187,8 @@ class QueryDistance(NeighbouringRelationBase):
         if self.norm == "l1":
             weights = gen.exponential(size=length)
             signs = gen.choice(np.array([-1.0, 1.0]), size=length)
-            return signs * weights / weights.sum()
+            direction: npt.NDArray[np.float64] = signs * weights / weights.sum()
+            return direction
         u = gen.uniform(-1.0, 1.0, size=length)
         u[int(gen.integers(length))] = gen.choice(np.array([-1.0, 1.0]))
         return u
@@ -438,7 +439,8 @@ class QueryDistance(NeighbouringRelationBase):
                 for xi, si in zip(x.tolist(), step.tolist(), strict=True)
             ]
             return np.array(moved, dtype=np.int64)
-        return np.clip(x + step, lo, hi) + 0.0
+        clipped: npt.NDArray[Any] = np.clip(x + step, lo, hi) + 0.0
+        return clipped
 
     def adversarial_pairs(
         self,
