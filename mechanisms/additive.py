@@ -207,12 +207,13 @@ class AdditiveNoiseMechanism(Mechanism):
             )
         if not self._discrete:
             return value.astype(np.float64)
-        if value.dtype.kind == "f":
-            if not np.all(value == np.round(value)) or np.any(np.abs(value) >= 2.0**63):
-                raise InvalidInputError(
-                    f"statistic of {self.name!r} must be integer-valued for the discrete "
-                    f"{type(self.noise_law).__name__} law, got {value!r}"
-                )
+        if value.dtype.kind == "f" and (
+            not np.all(value == np.round(value)) or np.any(np.abs(value) >= 2.0**63)
+        ):
+            raise InvalidInputError(
+                f"statistic of {self.name!r} must be integer-valued for the discrete "
+                f"{type(self.noise_law).__name__} law, got {value!r}"
+            )
         return value.astype(np.int64)
 
     def statistic(self, data: Any) -> Any:
@@ -283,7 +284,11 @@ def _setup(
             (statistic_description or f"identity: {what}"),
         )
     if not all(given):
-        missing = [n for n, g in zip(("statistic", "input_domain", "relation"), given) if not g]
+        missing = [
+            n
+            for n, g in zip(("statistic", "input_domain", "relation"), given, strict=True)
+            if not g
+        ]
         raise InvalidParameterError(
             "statistic, input_domain and relation go together (the default is the identity "
             f"on query answers); missing {missing}"

@@ -4,19 +4,19 @@ Estimators split a budget with :func:`split_budget` and state the total with
 :func:`basic_composition`; the two are inverse to each other, so a split always composes
 back to the total it came from.
 
-======================  ==========================================================  ===============================
-function                rule                                                        reference
-======================  ==========================================================  ===============================
-basic_composition       Σε (pure); (Σε, Σδ) (approx); Σρ (zCDP); √Σμ² (GDP);        Dwork & Roth 2014 Thm. 3.16;
-                        Σε(α) at a common α (RDP)                                   Bun & Steinke 2016 Lemma 2.3;
-                                                                                    Dong, Roth & Su 2022 Cor. 3.3;
-                                                                                    Mironov 2017 Prop. 1
-advanced_composition    k-fold (ε, δ): ε′ = √(2k ln(1/δ′)) ε + k ε (e^ε − 1),      Dwork, Rothblum & Vadhan 2010;
-                        δ_total = kδ + δ′ (never worse than basic: the min is       Dwork & Roth 2014 Thm. 3.20
-                        returned)
-parallel_composition    mechanisms on disjoint parts of the data: the worst part    McSherry 2009; Chaudhuri et al.
-                                                                                    2024, Lemma A.5
-======================  ==========================================================  ===============================
+====================  ==============================================  ==============================
+function              rule                                            reference
+====================  ==============================================  ==============================
+basic_composition     Σε (pure); (Σε, Σδ) (approx); Σρ (zCDP);        Dwork & Roth 2014 Thm. 3.16;
+                      √Σμ² (GDP); Σε(α) at a common α (RDP)           Bun & Steinke 2016 Lemma 2.3;
+                                                                      Dong, Roth & Su 2022 Cor. 3.3;
+                                                                      Mironov 2017 Prop. 1
+advanced_composition  k-fold (ε, δ): ε′ = √(2k ln(1/δ′)) ε            Dwork, Rothblum & Vadhan 2010;
+                      + k ε (e^ε − 1), δ_total = kδ + δ′ (never       Dwork & Roth 2014 Thm. 3.20
+                      worse than basic: the min is returned)
+parallel_composition  mechanisms on disjoint parts of the data: the   McSherry 2009; Chaudhuri
+                      worst part                                      et al. 2024, Lemma A.5
+====================  ==============================================  ==============================
 """
 
 from __future__ import annotations

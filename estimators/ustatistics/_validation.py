@@ -241,7 +241,8 @@ def _validate_adjacency(data: Any) -> Any:
             coo = asym.tocoo()
             i, j = int(coo.row[0]), int(coo.col[0])
             raise InvalidGraphError(
-                f"the graph must be undirected: A[{i}, {j}] = {_py(matrix[i, j])!r} but A[{j}, {i}] = {_py(matrix[j, i])!r}"
+                f"the graph must be undirected: A[{i}, {j}] = {_py(matrix[i, j])!r} but "
+                f"A[{j}, {i}] = {_py(matrix[j, i])!r}"
             )
         return sp.csr_array(matrix, dtype=np.int8)
     array = _as_array(data)
@@ -262,6 +263,7 @@ def _validate_adjacency(data: Any) -> Any:
     if asym.any():
         i, j = (int(v) for v in np.argwhere(asym)[0])
         raise InvalidGraphError(
-            f"the graph must be undirected: A[{i}, {j}] = {_py(array[i, j])!r} but A[{j}, {i}] = {_py(array[j, i])!r}"
+            f"the graph must be undirected: A[{i}, {j}] = {_py(array[i, j])!r} but "
+            f"A[{j}, {i}] = {_py(array[j, i])!r}"
         )
     return array

@@ -151,7 +151,7 @@ class BinaryCoinPressChunks:
         return np.array(
             [
                 self.runs[int(b.size)].first_step(u)
-                for b, u in zip(self.blocks, self.chunk_u_statistics(data))
+                for b, u in zip(self.blocks, self.chunk_u_statistics(data), strict=True)
             ]
         )
 
@@ -160,7 +160,7 @@ class BinaryCoinPressChunks:
         draws = np.stack(
             [
                 self.runs[int(b.size)].draw(u, size, rng)
-                for b, u in zip(self.blocks, self.chunk_u_statistics(data))
+                for b, u in zip(self.blocks, self.chunk_u_statistics(data), strict=True)
             ]
         )
         return draws[0] if self.count == 1 else np.median(draws, axis=0)

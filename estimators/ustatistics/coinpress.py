@@ -304,7 +304,9 @@ def coinpress_mechanism(
     )
     steps = ", ".join(
         f"(eps={e:.6g}, Delta={d:.6g}, b={b:.6g})"
-        for e, d, b in zip(schedule.epsilons, schedule.sensitivities, schedule.laplace_scales)
+        for e, d, b in zip(
+            schedule.epsilons, schedule.sensitivities, schedule.laplace_scales, strict=True
+        )
     )
     spec = MechanismSpec(
         name=name or f"ustat.coinpress.{kind}.{kernel.name}",

@@ -253,7 +253,7 @@ def coinpress_schedule(
     epsilons = (eps / (2.0 * steps),) * steps + (eps / 2.0,)
     confidences = (g / steps,) * steps + (g,)
     margins, sens, scales, halves = [], [], [], [r]
-    for e_i, b_i in zip(epsilons, confidences):
+    for e_i, b_i in zip(epsilons, confidences, strict=True):
         q_i = concentration_bound(b_i, **common)  # type: ignore[arg-type]
         delta_i = dep * (2.0 * halves[-1] + 2.0 * q_i)
         margins.append(q_i)

@@ -97,7 +97,8 @@ def _check_method(method: str, kernel: Kernel) -> str:
         raise InvalidParameterError(f"method must be one of {METHODS}, got {method!r}")
     if method == "blocked" and kernel.degree != 2:
         raise InvalidParameterError(
-            f"method='blocked' is for kernels of degree 2, kernel {kernel.name!r} has degree {kernel.degree}"
+            f"method='blocked' is for kernels of degree 2, kernel {kernel.name!r} has "
+            f"degree {kernel.degree}"
         )
     if method == "fast" and fast_path_for(kernel) is None:
         raise InvalidParameterError(f"kernel {kernel.name!r} has no fast path; use method='auto'")
@@ -254,10 +255,10 @@ def _graph_triangle_weighted_sum(adjacency, w: np.ndarray, touching: np.ndarray)
         if neighbours.size < 2:
             continue
         sub = sp.triu(matrix[neighbours][:, neighbours], k=1).tocoo()
-        j, l = neighbours[sub.row], neighbours[sub.col]
+        j, m = neighbours[sub.row], neighbours[sub.col]
         # count each triangle once, at its smallest-index member of T
-        first = ~((in_touching[j] & (j < i)) | (in_touching[l] & (l < i)))
-        weight = np.minimum(w[i], np.minimum(w[j[first]], w[l[first]]))
+        first = ~((in_touching[j] & (j < i)) | (in_touching[m] & (m < i)))
+        weight = np.minimum(w[i], np.minimum(w[j[first]], w[m[first]]))
         deficit += float((1.0 - weight).sum())
     return total - deficit
 

@@ -205,7 +205,8 @@ class SubsetFamily:
         raise InvalidParameterError(
             f"no subsampled family of size M={size} (n={n}, k={k}) passed the checks in "
             f"{max_attempts} attempts; last failure: {result.failed_condition} "
-            f"(max M_i/M={result.max_member_fraction:.4g}, max M_ij/M_i={result.max_pair_ratio:.4g}, "
+            f"(max M_i/M={result.max_member_fraction:.4g}, "
+            f"max M_ij/M_i={result.max_pair_ratio:.4g}, "
             f"min M_i={result.min_member_count}, threshold 3k/n={result.threshold:.4g}); "
             f"use a larger size, e.g. default_subsample_size(n, k, alpha)"
         )
@@ -394,7 +395,8 @@ def _check_family(data: Any, kernel: Kernel, family: Any) -> tuple[Any, SubsetFa
         )
     if family.degree != kernel.degree:
         raise InvalidParameterError(
-            f"the family has subsets of size {family.degree} but kernel {kernel.name!r} has degree {kernel.degree}"
+            f"the family has subsets of size {family.degree} but kernel {kernel.name!r} has "
+            f"degree {kernel.degree}"
         )
     return data, family
 

@@ -1,12 +1,12 @@
 """Fast exact paths for U_n and all local Hájek projections ĥ(i) of built-in kernels.
 
-Each fast path takes validated data and returns, exactly, the U-statistic U_n = C(n,k)⁻¹ Σ_S h(X_S) (eq. 1 of Chaudhuri et al.
-2024) and the projections ĥ(i) = C(n−1,k−1)⁻¹ Σ_{S∋i} h(X_S) (eq. 9).  A fast path is
-used only when the kernel's function *is* the built-in function (identity, or a
-``functools.partial`` of it), never on a look-alike, and only when the kernel's declared
-range contains the exact range of that function on the kernel's data domain (a fast path
-does not see the individual values, so it relies on the domain to keep them in range;
-see :func:`fast_path_for`).
+Each fast path takes validated data and returns, exactly, the U-statistic U_n = C(n,k)⁻¹
+Σ_S h(X_S) (eq. 1 of Chaudhuri et al. 2024) and the projections ĥ(i) = C(n−1,k−1)⁻¹
+Σ_{S∋i} h(X_S) (eq. 9). A fast path is used only when the kernel's function *is* the
+built-in function (identity, or a ``functools.partial`` of it), never on a look-alike,
+and only when the kernel's declared range contains the exact range of that function on
+the kernel's data domain (a fast path does not see the individual values, so it relies
+on the domain to keep them in range; see :func:`fast_path_for`).
 
 =====================  ======================================  =====================
 kernel                 identity used                           cost

@@ -228,8 +228,8 @@ class Kernel:
                 if repeated.any():
                     row = int(np.argmax(repeated))
                     raise InvalidInputError(
-                        f"index tuple {tuple(tuples[row].tolist())} repeats an index; a U-statistic "
-                        "kernel is evaluated on k distinct records"
+                        f"index tuple {tuple(tuples[row].tolist())} repeats an index; "
+                        "a U-statistic kernel is evaluated on k distinct records"
                     )
         return tuples
 

@@ -367,7 +367,7 @@ class SubGaussianMeanMechanism(Mechanism):
         q, b = len(self._chunks), centres.size
         means = np.empty((q, b))
         scales = np.empty((q, b))
-        for ci, (chunk, vals) in enumerate(zip(self._chunks, values)):
+        for ci, (chunk, vals) in enumerate(zip(self._chunks, values, strict=True)):
             rows = max(1, _BATCH_ELEMENTS // (vals.size * chunk.family.degree))
             for start in range(0, b, rows):
                 c = centres[start : start + rows, None]

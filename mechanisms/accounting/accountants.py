@@ -142,8 +142,11 @@ class Accountant(ABC):
         """The composed (curves, count) pairs, in order."""
         return self._items
 
-    def _accepts(self, curves: PrivacyCurves) -> None:
-        """Raise :class:`UnsupportedCombinationError` if ``curves`` cannot be composed here."""
+    def _accepts(self, curves: PrivacyCurves) -> None:  # noqa: B027 - optional hook, default accepts all
+        """Raise :class:`UnsupportedCombinationError` if ``curves`` cannot be composed here.
+
+        The default accepts every curve; subclasses override it to refuse.
+        """
 
     # -- questions --------------------------------------------------------------------
     def epsilon(self, delta: float) -> float:
@@ -238,7 +241,7 @@ def _rdp_epsilon(orders: Sequence[float], values: np.ndarray, delta: float) -> f
     if delta <= 0:
         return math.inf
     best = math.inf
-    for a, v in zip(orders, values):
+    for a, v in zip(orders, values, strict=True):
         if math.isfinite(v):
             one = RenyiDP.model_construct(alpha=a, epsilon=float(v))
             best = min(best, one.epsilon_for_delta(delta))
@@ -247,7 +250,7 @@ def _rdp_epsilon(orders: Sequence[float], values: np.ndarray, delta: float) -> f
 
 def _rdp_delta(orders: Sequence[float], values: np.ndarray, epsilon: float) -> float:
     best = 1.0
-    for a, v in zip(orders, values):
+    for a, v in zip(orders, values, strict=True):
         if math.isfinite(v):
             one = RenyiDP.model_construct(alpha=a, epsilon=float(v))
             best = min(best, one.delta_for_epsilon(epsilon))

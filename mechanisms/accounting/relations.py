@@ -27,10 +27,12 @@ node: the size is public)                                                 Relati
                                                                           unless the mechanism also
                                                                           declares an add/remove-one
                                                                           claim (``relation_specs``)
-any                                  a relation the mechanism also        declared claim (preferred
-                                     declares a claim under               to a conversion)
-a bounded relation                   substitute-one                       as stated: one unit changes
-                                                                          its data, none is added
+any                                  a relation the mechanism also        declared claim
+                                     declares a claim under               (preferred to a
+                                                                          conversion)
+a bounded relation                   substitute-one                       as stated: one unit
+                                                                          changes its data, none
+                                                                          is added
 ===================================  ===================================  ==========================
 
 Group privacy of size 2, soundly (each is a theorem, never an approximation):

@@ -173,7 +173,7 @@ def test_cdf_bicriterion_and_thresholds():
     pmf = private_degree_pmf(g, 0.5, 1e-6, lam, rng=5)
     assert pmf.estimate.shape == x.shape
     counts = private_degree_thresholds(g, 0.5, 1e-6, lam, [lam, 2 * lam], rng=6)
-    for tau, value, sd in zip((lam, 2 * lam), counts.estimate, counts.standard_error):
+    for tau, value, sd in zip((lam, 2 * lam), counts.estimate, counts.standard_error, strict=True):
         lo, hi = np.sum(degrees >= tau), np.sum(degrees > tau - lam)
         assert lo - 5 * sd <= value <= hi + 5 * sd
 

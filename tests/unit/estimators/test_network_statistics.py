@@ -16,6 +16,14 @@ import scipy.sparse as sp
 from hypothesis import given
 from hypothesis import strategies as st
 
+from estimators.graphs import (
+    NetworkStatisticEstimate,
+    node_chunks,
+    private_edge_density,
+    private_edge_density_mechanism,
+    private_triangle_density,
+    private_triangle_density_mechanism,
+)
 from estimators.graphs._adjacency import as_adjacency
 from estimators.graphs.coarse_estimate import (
     coarse_density_mechanism,
@@ -30,7 +38,19 @@ from estimators.graphs.concentration import (
     triangle_density_xi,
 )
 from estimators.graphs.densities import edge_density, node_triangle_counts, triangle_density
+from estimators.graphs.node_chunks import induced_subgraph
+from estimators.graphs.two_stage import TwoStageNetworkMechanism, round_up_to_grid
+from estimators.models import random_geometric_graph, rgg_edge_probability
+from estimators.ustatistics import (
+    adjacency_edge_kernel,
+    adjacency_triangle_kernel,
+    coinpress_mechanism,
+)
+from estimators.ustatistics.binary_coinpress import binary_coinpress
 from estimators.ustatistics.concentration import ConcentrationRadius
+from estimators.ustatistics.local_hajek import local_hajek_algorithm
+from mechanisms import QUARTIC_CONSTANT
+from spec import NodeNeighbouring
 from spec.errors import InvalidGraphError, InvalidParameterError
 
 
@@ -147,8 +167,8 @@ def _all_graphs(n):
 def _triangles(bits, pairs, n):
     index = {pair: col for col, pair in enumerate(pairs)}
     total = np.zeros(bits.shape[0], dtype=np.int64)
-    for i, j, l in itertools.combinations(range(n), 3):
-        total += bits[:, index[(i, j)]] * bits[:, index[(j, l)]] * bits[:, index[(i, l)]]
+    for i, j, k in itertools.combinations(range(n), 3):
+        total += bits[:, index[(i, j)]] * bits[:, index[(j, k)]] * bits[:, index[(i, k)]]
     return total
 
 
@@ -279,26 +299,6 @@ def test_bad_graphs_are_refused_by_every_entry_point(graph, message):
 
 
 # ---- the estimators and their mechanisms ------------------------------------------------
-from estimators.graphs import (
-    NetworkStatisticEstimate,
-    node_chunks,
-    private_edge_density,
-    private_edge_density_mechanism,
-    private_triangle_density,
-    private_triangle_density_mechanism,
-)
-from estimators.graphs.node_chunks import induced_subgraph
-from estimators.graphs.two_stage import TwoStageNetworkMechanism, round_up_to_grid
-from estimators.models import random_geometric_graph, rgg_edge_probability
-from estimators.ustatistics import (
-    adjacency_edge_kernel,
-    adjacency_triangle_kernel,
-    coinpress_mechanism,
-)
-from estimators.ustatistics.binary_coinpress import binary_coinpress
-from estimators.ustatistics.local_hajek import local_hajek_algorithm
-from mechanisms import QUARTIC_CONSTANT
-from spec import NodeNeighbouring
 
 ESTIMATORS = [
     (private_edge_density, private_edge_density_mechanism, edge_density, 2),
@@ -382,7 +382,7 @@ def test_wrapped_mechanism_states_the_chunk_vector_and_parallel_composition():
     assert values.shape == (3,)
     beta = 1.0 / QUARTIC_CONSTANT
     smooth = []
-    for block, value in zip(chunks.blocks, values):
+    for block, value in zip(chunks.blocks, values, strict=True):
         stat = local_hajek_algorithm(24, adjacency_edge_kernel(), xi=0.02, beta=beta).evaluate(
             induced_subgraph(as_adjacency(graph), block)
         )
@@ -400,7 +400,7 @@ def test_node_chunks_are_a_public_partition():
     assert together.tolist() == list(range(100))
     assert max(chunks.sizes) - min(chunks.sizes) <= 1
     again = node_chunks(100, 0.1, 3, seed=7)
-    assert all(np.array_equal(a, b) for a, b in zip(chunks.blocks, again.blocks))
+    assert all(np.array_equal(a, b) for a, b in zip(chunks.blocks, again.blocks, strict=True))
     assert node_chunks(100, 0.9, 3).count == 1
 
 

@@ -105,10 +105,10 @@ def test_gaussian_composition_is_exact_through_gdp():
 def _kov_mpmath(eps0: float, delta0: float, k: int, eps: float) -> float:
     mp.mp.dps = 60
     e0, total = mp.mpf(eps0), mp.mpf(0)
-    for l in range(k + 1):
-        v = mp.e ** ((k - l) * e0) - mp.e ** (eps + l * e0)
+    for i in range(k + 1):
+        v = mp.e ** ((k - i) * e0) - mp.e ** (eps + i * e0)
         if v > 0:
-            total += mp.binomial(k, l) * v
+            total += mp.binomial(k, i) * v
     total /= (1 + mp.e**e0) ** k
     return float(1 - (1 - mp.mpf(delta0)) ** k * (1 - total))
 

@@ -1,4 +1,7 @@
-"""Float-safe mechanisms and lattice laws: exact rounding, lattice outputs, the spec's accounting."""
+"""Float-safe mechanisms and lattice laws.
+
+Exact rounding, lattice outputs, the spec's accounting.
+"""
 
 from __future__ import annotations
 

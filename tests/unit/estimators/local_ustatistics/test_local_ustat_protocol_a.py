@@ -129,7 +129,7 @@ def test_two_sample_auc_is_unbiased_for_the_quantized_auc():
     values = np.array(
         [
             two_sample_statistic(np.bincount(p, minlength=k), np.bincount(n, minlength=k), a, r)
-            for p, n in zip(rp, rn)
+            for p, n in zip(rp, rn, strict=True)
         ]
     )
     assert abs(values.mean() - truth) < 4.5 * values.std(ddof=1) / math.sqrt(reps)

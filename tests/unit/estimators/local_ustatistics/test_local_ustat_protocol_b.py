@@ -120,7 +120,7 @@ def test_frequency_oracle_agrees_with_pure_ldp_hadamard_response():
     data = rng.integers(0, d, n)
     truth = np.bincount(data, minlength=d).astype(float)
     ours, theirs = [], []
-    for r in range(reps):
+    for _ in range(reps):
         rep = hadamard_reports(data, 4, eps, "C", rng)  # variant C at α = 4 uses ε/4 per level;
         ours.append(level_estimates(rep).levels[4])  # compare at equal budget below
         server = hr.HadamardResponseServer(eps / 4, d)

@@ -53,7 +53,8 @@ def test_theorem5_noise_term_is_4p_over_n_eps2_not_the_printed_2p(printed, match
         res = private_ustatistic_2pc(x, gini, eps, p, rng=gen)
         noise.append(res.estimate)
     # Var(Û | data) = subsampling part + noise part; isolate the noise part by subtracting
-    # the subsampling variance measured at ε = 300, the largest ε accepted (noise variance ~1e-7 of the noise part)
+    # the subsampling variance measured at ε = 300, the largest ε accepted (noise variance
+    # ~1e-7 of the noise part)
     sub = [private_ustatistic_2pc(x, gini, 300.0, p, rng=gen).estimate for _ in range(reps)]
     measured = np.var(noise, ddof=1) - np.var(sub, ddof=1)
     theory = theorem5_mse(n, p, eps, 0.0, 0.0, printed=printed)

@@ -227,7 +227,7 @@ def test_family_projections_equal_brute_force(family, seed):
     assert result.family_mean == pytest.approx(np.mean(values)) == pytest.approx(result.u_statistic)
     np.testing.assert_allclose(result.kernel_values, values)
     for i in range(family.n):
-        mine = [v for s, v in zip(family.tuples.tolist(), values) if i in s]
+        mine = [v for s, v in zip(family.tuples.tolist(), values, strict=True) if i in s]
         if mine:
             assert result.projections[i] == pytest.approx(np.mean(mine))
         else:

@@ -132,7 +132,7 @@ def test_auc_kernel_definition_and_relation_to_mann_whitney(rng):
     kernel = auc_kernel()
     tuples = np.array(list(itertools.combinations(range(40), 2)))
     values = kernel.evaluate(data, tuples)
-    for (i, j), v in zip(tuples, values):
+    for (i, j), v in zip(tuples, values, strict=True):
         if labels[i] == labels[j]:
             assert v == 0.5
         else:
@@ -152,14 +152,17 @@ def test_graph_kernels_read_the_adjacency_matrix(rng):
         assert adjacency_edge_kernel().evaluate(data, pairs).tolist() == [
             adjacency[i, j] for i, j in pairs
         ]
-        want = [adjacency[i, j] * adjacency[j, l] * adjacency[i, l] for i, j, l in triples]
+        want = [adjacency[i, j] * adjacency[j, k] * adjacency[i, k] for i, j, k in triples]
         assert adjacency_triangle_kernel().evaluate(data, triples).tolist() == want
 
 
 def test_rgg_kernels_are_distance_indicators(rng):
     points = _sphere(rng, 9)
     triples = np.array(list(itertools.combinations(range(9), 3)))
-    edge = lambda a, b: float(np.linalg.norm(points[a] - points[b]) <= 1.1)
+
+    def edge(a: int, b: int) -> float:
+        return float(np.linalg.norm(points[a] - points[b]) <= 1.1)
+
     got = rgg_triangle_kernel(1.1).evaluate(points, triples)
     assert got.tolist() == [edge(a, b) * edge(b, c) * edge(a, c) for a, b, c in triples]
     pairs = triples[:, :2]

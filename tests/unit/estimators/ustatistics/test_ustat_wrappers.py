@@ -74,7 +74,7 @@ def test_partition_is_a_data_independent_balanced_partition(n, q, seed):
         return
     blocks = median_of_means_partition(n, q, seed)
     again = median_of_means_partition(n, q, seed)
-    assert all(np.array_equal(a, b) for a, b in zip(blocks, again))
+    assert all(np.array_equal(a, b) for a, b in zip(blocks, again, strict=True))
     joined = np.concatenate(blocks)
     assert sorted(joined.tolist()) == list(range(n))
     sizes = [b.size for b in blocks]
@@ -96,7 +96,7 @@ def test_wrapper_statistic_release_and_spec():
     x = np.random.default_rng(0).random(90)
     stats = mech.statistic(x)
     assert len(mech.chunks) == 7 == stats.size
-    for chunk, value in zip(mech.chunks, stats):
+    for chunk, value in zip(mech.chunks, stats, strict=True):
         alone = local_hajek_statistic(x[chunk.records], kernel, xi=0.1, beta=mech.beta)
         assert value == alone.weighted_mean
     assert mech.smooth_sensitivity(x) == max(s.smooth_sensitivity for s in mech.evaluate(x))
@@ -240,7 +240,7 @@ def test_coinpress_sampler_matches_a_direct_implementation_of_algorithm_a2():
     lo, hi = np.full(7, -sched.radius), np.full(7, sched.radius)
     for step in range(sched.steps + 1):
         q = sched.margins[step]
-        z = np.array([np.clip(values, l - q, r + q).mean() for l, r in zip(lo, hi)])
+        z = np.array([np.clip(values, a - q, b + q).mean() for a, b in zip(lo, hi, strict=True)])
         z = z + Laplace(scale=sched.laplace_scales[step]).sample(gen, 7)
         half = sched.half_lengths[step + 1] if step < sched.steps else sched.final_half_length
         lo, hi = z - half, z + half
