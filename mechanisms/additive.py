@@ -37,6 +37,8 @@ from spec import (
     GlobalSensitivity,
     IntegerRange,
     Laplace,
+    LatticeGaussian,
+    LatticeLaplace,
     MechanismSpec,
     PureDP,
     QueryDistance,
@@ -99,6 +101,25 @@ GRS_2009 = Reference(
     "mechanisms', STOC 2009",
     locator="the geometric (discrete Laplace) mechanism",
 )
+
+
+#: The laws with an exact integer sampler ``sample_exact`` (CKS 2020), scaled for lattices.
+_EXACT_SAMPLING_LAWS = (DiscreteLaplace, DiscreteGaussian, LatticeLaplace, LatticeGaussian)
+
+
+def _sample_exact(law: NoiseLaw, rng: np.random.Generator, shape: tuple[int, ...]) -> np.ndarray:
+    """``law.sample_exact(rng, shape)`` for a discrete or lattice law.
+
+    Raises
+    ------
+    UnsupportedCombinationError
+        If ``law`` has no exact sampler (a continuous law with ``numerics="exact"``).
+    """
+    if not isinstance(law, _EXACT_SAMPLING_LAWS):
+        raise UnsupportedCombinationError(
+            f"numerics='exact' needs a discrete or lattice noise law, got {type(law).__name__}"
+        )
+    return law.sample_exact(rng, shape)
 
 
 # ----------------------------------------------------------------------------------------
@@ -168,7 +189,13 @@ class AdditiveNoiseMechanism(Mechanism):
     @property
     def noise_law(self) -> NoiseLaw:
         """The law of each noise coordinate (``spec.noise.law``)."""
-        return self.spec.noise.law  # type: ignore[union-attr]
+        noise = self.spec.noise
+        if not isinstance(noise, AdditiveNoise):  # refused by __init__ already
+            raise UnsupportedCombinationError(
+                f"AdditiveNoiseMechanism needs a spec with AdditiveNoise, got noise "
+                f"{type(noise).__name__}"
+            )
+        return noise.law
 
     @property
     def output_dimension(self) -> int:
@@ -231,10 +258,7 @@ class AdditiveNoiseMechanism(Mechanism):
             (size,) if self.output_dimension == 1 else (size, self.output_dimension)
         )
         law = self.noise_law
-        if self._exact:
-            noise = law.sample_exact(rng, shape)  # type: ignore[attr-defined]
-        else:
-            noise = law.sample(rng, shape)
+        noise = _sample_exact(law, rng, shape) if self._exact else law.sample(rng, shape)
         noise += value
         return noise
 
@@ -268,7 +292,7 @@ def _setup(
     relation: Any,
     dimension: int,
     element: Any,
-    norm: str,
+    norm: Literal["l0", "l1", "l2", "linf"],
     radius: float,
     statistic_description: str | None,
 ) -> tuple[Statistic, Any, Any, str]:
@@ -297,7 +321,7 @@ def _setup(
         raise InvalidParameterError(f"statistic must be callable, got {statistic!r}")
     name = getattr(statistic, "__name__", type(statistic).__name__)
     description = statistic_description or name
-    return statistic, input_domain, relation, description  # type: ignore[return-value]
+    return statistic, input_domain, relation, description
 
 
 # ----------------------------------------------------------------------------------------
@@ -495,10 +519,10 @@ class GaussianMechanism(AdditiveNoiseMechanism):
 # ----------------------------------------------------------------------------------------
 # discrete laws
 # ----------------------------------------------------------------------------------------
-def _check_numerics(numerics: Any) -> str:
+def _check_numerics(numerics: Any) -> Literal["idealized", "exact"]:
     if numerics not in ("idealized", "exact"):
         raise InvalidParameterError(f"numerics must be 'idealized' or 'exact', got {numerics!r}")
-    return str(numerics)
+    return "exact" if numerics == "exact" else "idealized"
 
 
 class DiscreteLaplaceMechanism(AdditiveNoiseMechanism):
@@ -580,7 +604,7 @@ class DiscreteLaplaceMechanism(AdditiveNoiseMechanism):
             ),
             guarantee=PureDP(epsilon=eps),
             numerics=mode,
-        )  # type: ignore[arg-type]
+        )
         super().__init__(spec, fn)
 
 
@@ -688,7 +712,7 @@ class DiscreteGaussianMechanism(AdditiveNoiseMechanism):
             noise=AdditiveNoise(law=DiscreteGaussian(sigma=sigma), calibration="exact"),
             guarantee=guarantee,
             numerics=mode,
-        )  # type: ignore[arg-type]
+        )
         super().__init__(spec, fn)
 
     @property

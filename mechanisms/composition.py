@@ -54,6 +54,36 @@ def _as_list(guarantees: Iterable[PrivacyGuarantee]) -> list[PrivacyGuarantee]:
     return items
 
 
+def _epsilons(items: list[PrivacyGuarantee]) -> list[float]:
+    """ε of each pure, approximate or Rényi guarantee (after :func:`_common_family`)."""
+    epsilons = []
+    for g in items:
+        if not isinstance(g, (PureDP, ApproxDP, RenyiDP)):  # pragma: no cover - family checked
+            raise UnsupportedCombinationError(f"{g!r} has no epsilon")
+        epsilons.append(g.epsilon)
+    return epsilons
+
+
+def _mus(items: list[PrivacyGuarantee]) -> list[float]:
+    """μ of each Gaussian-DP guarantee (after :func:`_common_family`)."""
+    mus = []
+    for g in items:
+        if not isinstance(g, GaussianDP):  # pragma: no cover - family checked
+            raise UnsupportedCombinationError(f"{g!r} is not a Gaussian-DP guarantee")
+        mus.append(g.mu)
+    return mus
+
+
+def _alphas(items: list[PrivacyGuarantee]) -> list[float]:
+    """The order α of each Rényi guarantee (the caller checked that all are Rényi)."""
+    alphas = []
+    for g in items:
+        if not isinstance(g, RenyiDP):  # pragma: no cover - family checked
+            raise UnsupportedCombinationError(f"{g!r} is not a Renyi guarantee")
+        alphas.append(g.alpha)
+    return alphas
+
+
 def _common_family(items: list[PrivacyGuarantee], what: str) -> str:
     kinds = {g.kind for g in items}
     if kinds <= {"pure_dp", "approx_dp"}:
@@ -63,7 +93,7 @@ def _common_family(items: list[PrivacyGuarantee], what: str) -> str:
     if kinds == {"gdp"}:
         return "gdp"
     if kinds == {"renyi_dp"}:
-        alphas = {g.alpha for g in items}  # type: ignore[union-attr]
+        alphas = set(_alphas(items))
         if len(alphas) == 1:
             return "renyi"
         raise UnsupportedCombinationError(
@@ -114,16 +144,16 @@ def basic_composition(guarantees: Iterable[PrivacyGuarantee]) -> PrivacyGuarante
     items = _as_list(guarantees)
     family = _common_family(items, "basic composition")
     if family == "pure":
-        return PureDP(epsilon=math.fsum(g.epsilon for g in items))  # type: ignore[union-attr]
+        return PureDP(epsilon=math.fsum(_epsilons(items)))
     if family == "approx":
         delta = math.fsum(getattr(g, "delta", 0.0) for g in items)
-        return ApproxDP(epsilon=math.fsum(g.epsilon for g in items), delta=delta)  # type: ignore[union-attr]
+        return ApproxDP(epsilon=math.fsum(_epsilons(items)), delta=delta)
     if family == "zcdp":
         return ZeroConcentratedDP(rho=math.fsum(_to_zcdp_rho(g) for g in items))
     if family == "gdp":
-        return GaussianDP(mu=math.sqrt(math.fsum(g.mu**2 for g in items)))  # type: ignore[union-attr]
-    alpha = items[0].alpha  # type: ignore[union-attr]
-    return RenyiDP(alpha=alpha, epsilon=math.fsum(g.epsilon for g in items))  # type: ignore[union-attr]
+        return GaussianDP(mu=math.sqrt(math.fsum(mu**2 for mu in _mus(items))))
+    alpha = _alphas(items)[0]
+    return RenyiDP(alpha=alpha, epsilon=math.fsum(_epsilons(items)))
 
 
 def advanced_composition(guarantee: PureDP | ApproxDP, k: int, delta_slack: float) -> ApproxDP:
@@ -178,17 +208,17 @@ def parallel_composition(guarantees: Iterable[PrivacyGuarantee]) -> PrivacyGuara
     items = _as_list(guarantees)
     family = _common_family(items, "parallel composition")
     if family == "pure":
-        return PureDP(epsilon=max(g.epsilon for g in items))  # type: ignore[union-attr]
+        return PureDP(epsilon=max(_epsilons(items)))
     if family == "approx":
         return ApproxDP(
-            epsilon=max(g.epsilon for g in items),  # type: ignore[union-attr]
+            epsilon=max(_epsilons(items)),
             delta=max(getattr(g, "delta", 0.0) for g in items),
         )
     if family == "zcdp":
         return ZeroConcentratedDP(rho=max(_to_zcdp_rho(g) for g in items))
     if family == "gdp":
-        return GaussianDP(mu=max(g.mu for g in items))  # type: ignore[union-attr]
-    return RenyiDP(alpha=items[0].alpha, epsilon=max(g.epsilon for g in items))  # type: ignore[union-attr]
+        return GaussianDP(mu=max(_mus(items)))
+    return RenyiDP(alpha=_alphas(items)[0], epsilon=max(_epsilons(items)))
 
 
 def split_budget(total: PrivacyGuarantee, weights: Sequence[float]) -> tuple[PrivacyGuarantee, ...]:

@@ -46,7 +46,7 @@ from spec import (
     RealInterval,
     Reference,
 )
-from spec.errors import InvalidInputError, InvalidParameterError
+from spec.errors import InvalidInputError, InvalidParameterError, UnsupportedCombinationError
 from spec.noise.lattice import check_granularity
 
 from .additive import CKS_2020, AdditiveNoiseMechanism, Statistic, _merge, _setup
@@ -123,9 +123,19 @@ class _FloatSafeMechanism(AdditiveNoiseMechanism):
     """r(f(D)) + exact lattice noise; float64 outputs on g·ℤ (scalar statistics)."""
 
     @property
+    def _lattice_law(self) -> LatticeLaplace | LatticeGaussian:
+        """The noise law, a lattice law by construction of the subclasses."""
+        law = self.noise_law
+        if not isinstance(law, (LatticeLaplace, LatticeGaussian)):  # pragma: no cover - built so
+            raise UnsupportedCombinationError(
+                f"a float-safe mechanism needs a lattice noise law, got {type(law).__name__}"
+            )
+        return law
+
+    @property
     def granularity(self) -> float:
         """The public grid step g = 2^−k."""
-        return float(self.noise_law.granularity)  # type: ignore[attr-defined]
+        return float(self._lattice_law.granularity)
 
     def _evaluate(self, data: Any) -> np.ndarray:
         """r(f(D)) as a float64 lattice point (0-d)."""
@@ -141,7 +151,7 @@ class _FloatSafeMechanism(AdditiveNoiseMechanism):
     def _sample(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
         g = self.granularity
         index = round_to_lattice(self._statistic_fn(data), g).reshape(())
-        unit = self.noise_law.unit_law  # type: ignore[attr-defined]
+        unit = self._lattice_law.unit_law
         draws = unit.sample_exact(rng, size) if self._exact else unit.sample(rng, size)
         draws += index
         if draws.size and (draws.max() > _MAX_GRID or draws.min() < -_MAX_GRID):

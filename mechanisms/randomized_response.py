@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from spec import (
+    ApproxDP,
     Categorical,
     LocalRelation,
     MechanismSpec,
@@ -22,8 +23,9 @@ from spec import (
     RandomizedResponse,
     RandomizedResponseLaw,
     Reference,
+    RenyiDP,
 )
-from spec.errors import InvalidParameterError
+from spec.errors import InvalidParameterError, UnsupportedCombinationError
 
 from ._base import Mechanism
 from .calibration import _check_epsilon
@@ -104,7 +106,12 @@ class RandomizedResponseMechanism(Mechanism):
     @property
     def law(self) -> RandomizedResponseLaw:
         """The output law P(y | x) (``spec.noise.law``)."""
-        return self.spec.noise.law  # type: ignore[union-attr,return-value]
+        noise = self.spec.noise
+        if not isinstance(noise, RandomizedResponse):  # built so by __init__
+            raise UnsupportedCombinationError(
+                f"{self.name!r} needs RandomizedResponse noise, got {type(noise).__name__}"
+            )
+        return noise.law
 
     @property
     def categories(self) -> int:
@@ -114,7 +121,12 @@ class RandomizedResponseMechanism(Mechanism):
     @property
     def epsilon(self) -> float:
         """ε of the pure-DP claim."""
-        return float(self.spec.guarantee.epsilon)  # type: ignore[union-attr]
+        guarantee = self.spec.guarantee
+        if not isinstance(guarantee, (PureDP, ApproxDP, RenyiDP)):
+            raise UnsupportedCombinationError(
+                f"{self.name!r} states its claim in epsilon, got {type(guarantee).__name__}"
+            )
+        return float(guarantee.epsilon)
 
     def _sample(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
         out = self.law.sample_given(int(data), rng, size)

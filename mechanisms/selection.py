@@ -35,6 +35,7 @@ from typing import Any, Literal
 import numpy as np
 
 from spec import (
+    ApproxDP,
     Exponential,
     GlobalSensitivity,
     Gumbel,
@@ -45,6 +46,7 @@ from spec import (
     QueryDistance,
     RealInterval,
     Reference,
+    RenyiDP,
     VectorDomain,
 )
 from spec.errors import InvalidParameterError, UnsupportedCombinationError
@@ -136,24 +138,44 @@ class NoisyArgmaxMechanism(Mechanism):
             )
 
     @property
+    def _noise(self) -> NoisyArgmax:
+        noise = self.spec.noise
+        if not isinstance(noise, NoisyArgmax):  # refused by __init__ already
+            raise UnsupportedCombinationError(
+                f"NoisyArgmaxMechanism needs a spec with NoisyArgmax noise, got "
+                f"{type(noise).__name__}"
+            )
+        return noise
+
+    @property
     def noise_law(self) -> NoiseLaw:
         """The law of each Z_i (``spec.noise.law``)."""
-        return self.spec.noise.law  # type: ignore[union-attr]
+        return self._noise.law
 
     @property
     def candidates(self) -> int:
         """Number of candidates m."""
-        return int(self.spec.input_domain.length)  # type: ignore[union-attr]
+        domain = self.spec.input_domain
+        if not isinstance(domain, VectorDomain):  # refused by __init__ already
+            raise UnsupportedCombinationError(
+                f"NoisyArgmaxMechanism needs a score vector input, got {domain.label()}"
+            )
+        return int(domain.length)
 
     @property
     def epsilon(self) -> float:
         """ε of the pure-DP claim."""
-        return float(self.spec.guarantee.epsilon)  # type: ignore[union-attr]
+        guarantee = self.spec.guarantee
+        if not isinstance(guarantee, (PureDP, ApproxDP, RenyiDP)):
+            raise UnsupportedCombinationError(
+                f"{self.name!r} states its claim in epsilon, got {type(guarantee).__name__}"
+            )
+        return float(guarantee.epsilon)
 
     @property
     def monotone(self) -> bool:
         """Whether the scores are declared monotone."""
-        return bool(self.spec.noise.monotone)  # type: ignore[union-attr]
+        return bool(self._noise.monotone)
 
     def statistic(self, data: Any) -> np.ndarray:
         """The validated score vector q (gray-box hook)."""
@@ -167,7 +189,8 @@ class NoisyArgmaxMechanism(Mechanism):
         rows = max(1, _BLOCK_ELEMENTS // m)
         for start in range(0, size, rows):  # blocks of rows, never single samples
             stop = min(size, start + rows)
-            noisy = law.sample(rng, (stop - start, m))
+            # the argmax laws (Gumbel, Exponential, Laplace) are continuous: float64 draws
+            noisy = np.asarray(law.sample(rng, (stop - start, m)), dtype=np.float64)
             noisy += scores
             out[start:stop] = np.argmax(noisy, axis=1)
         return out
@@ -182,7 +205,7 @@ def _check_candidates(value: Any) -> int:
 def _argmax_spec(
     name: str,
     summary: str,
-    law: NoiseLaw,
+    law: Laplace | Exponential | Gumbel,
     epsilon: float,
     delta_f: float,
     m: int,
@@ -280,7 +303,12 @@ class ExponentialMechanism(NoisyArgmaxMechanism):
         >>> ExponentialMechanism(2.0, 1.0, 2).probabilities([0.0, 0.0]).tolist()
         [0.5, 0.5]
         """
-        q = self.statistic(scores) / self.noise_law.scale  # type: ignore[attr-defined]
+        law = self.noise_law
+        if not isinstance(law, Gumbel):  # pragma: no cover - built with Gumbel noise
+            raise UnsupportedCombinationError(
+                f"the exponential mechanism uses Gumbel noise, got {type(law).__name__}"
+            )
+        q = self.statistic(scores) / law.scale
         w = np.exp(q - q.max())
         return w / w.sum()
 
@@ -336,7 +364,8 @@ class ReportNoisyMax(NoisyArgmaxMechanism):
         m = _check_candidates(candidates)
         mono = _check_flag(monotone)
         scale = _scale(eps, delta_f, mono)
-        law: NoiseLaw
+        law: Laplace | Exponential | Gumbel
+        refs: tuple[Reference, ...]
         if noise == "laplace":
             law, refs = Laplace(scale=scale), (DWORK_ROTH_RNM,)
             summary = "index of the best score by report noisy max with Laplace noise"

@@ -44,6 +44,7 @@ from spec import (
     PureDP,
     RealInterval,
     Reference,
+    RenyiDP,
     SmoothSensitivityBound,
     SmoothSensitivityNoise,
     SubstituteOne,
@@ -55,7 +56,7 @@ from spec.errors import (
     SampleSizeError,
     UnsupportedCombinationError,
 )
-from spec.noise import NoiseLaw
+from spec.noise import AdditiveNoiseLaw, NoiseLaw
 
 from ._base import Mechanism
 from .calibration import _check_delta, _check_epsilon
@@ -154,7 +155,7 @@ class SmoothSensitivityMechanism(Mechanism):
         *,
         beta: float,
         alpha: float,
-        law: NoiseLaw,
+        law: AdditiveNoiseLaw,
         input_domain: Any,
         relation: Any,
         guarantee: Any,
@@ -163,7 +164,7 @@ class SmoothSensitivityMechanism(Mechanism):
         statistic_description: str | None = None,
         smooth_description: str | None = None,
         references: tuple[Reference, ...] = (),
-        norm: str = "l1",
+        norm: Literal["l1", "l2", "linf"] = "l1",
     ) -> None:
         for what, fn in (("statistic", statistic), ("smooth_sensitivity", smooth_sensitivity)):
             if not callable(fn):
@@ -218,22 +219,40 @@ class SmoothSensitivityMechanism(Mechanism):
     @property
     def noise_law(self) -> NoiseLaw:
         """The standardised law of Z (``spec.noise.law``)."""
-        return self.spec.noise.law  # type: ignore[union-attr]
+        return self._noise.law
+
+    @property
+    def _noise(self) -> SmoothSensitivityNoise:
+        noise = self.spec.noise
+        if not isinstance(noise, SmoothSensitivityNoise):  # refused by __init__ already
+            raise UnsupportedCombinationError(
+                f"SmoothSensitivityMechanism needs a spec with SmoothSensitivityNoise, got "
+                f"noise {type(noise).__name__}"
+            )
+        return noise
 
     @property
     def alpha(self) -> float:
         """The divisor a of the noise scale S(D)/a."""
-        return float(self.spec.noise.alpha)  # type: ignore[union-attr]
+        return float(self._noise.alpha)
 
     @property
     def beta(self) -> float:
         """The smoothness parameter β of the claim."""
-        return float(self.spec.smooth_sensitivity_claim.beta)  # type: ignore[union-attr]
+        claim = self.spec.smooth_sensitivity_claim
+        if claim is None:  # refused by MechanismSpec for SmoothSensitivityNoise
+            raise UnsupportedCombinationError(f"{self.name!r} declares no smooth sensitivity")
+        return float(claim.beta)
 
     @property
     def epsilon(self) -> float:
         """ε of the claim."""
-        return float(self.spec.guarantee.epsilon)  # type: ignore[union-attr]
+        guarantee = self.spec.guarantee
+        if not isinstance(guarantee, (PureDP, ApproxDP, RenyiDP)):
+            raise UnsupportedCombinationError(
+                f"{self.name!r} states its claim in epsilon, got {type(guarantee).__name__}"
+            )
+        return float(guarantee.epsilon)
 
     @property
     def delta(self) -> float:
@@ -662,6 +681,6 @@ def smooth_median_mechanism(
         smooth_description="exact beta-smooth sensitivity of the median (NRS 2007, §3.1)",
         references=(NRS_2007_MEDIAN,),
     )
-    if kind == "laplace":
-        return smooth_laplace_mechanism(median, smooth, eps, delta, **common)  # type: ignore[arg-type]
+    if kind == "laplace" and delta is not None:  # a Laplace variant without delta raised above
+        return smooth_laplace_mechanism(median, smooth, eps, delta, **common)
     return smooth_inverse_quartic_mechanism(median, smooth, eps, **common)

@@ -81,7 +81,9 @@ class SpecModel(BaseModel):
             raise _translate(err, cls.__name__) from None
 
     @classmethod
-    def model_validate_json(cls, json_data: str | bytes, *args: Any, **kwargs: Any) -> Self:  # type: ignore[override]
+    def model_validate_json(  # type: ignore[override]  # pydantic's keywords go via **kwargs
+        cls, json_data: str | bytes, *args: Any, **kwargs: Any
+    ) -> Self:
         try:
             return super().model_validate_json(json_data, *args, **kwargs)
         except ValidationError as err:

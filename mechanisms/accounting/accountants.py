@@ -358,7 +358,12 @@ class GDPAccountant(Accountant):
     @property
     def mu(self) -> float:
         """μ = √Σ k μ_i²."""
-        return math.sqrt(math.fsum(c.mu**2 * k for c, k in self._items))  # type: ignore[operator]
+        terms = []
+        for curves, count in self._items:
+            if curves.mu is None:  # pragma: no cover - refused by _accepts
+                raise UnsupportedCombinationError(f"{curves.source} has no exact GDP guarantee")
+            terms.append(curves.mu**2 * count)
+        return math.sqrt(math.fsum(terms))
 
     def _epsilon(self, delta: float) -> float:
         return GaussianDP(mu=self.mu).epsilon_for_delta(delta)

@@ -21,6 +21,7 @@ budget and composition uses), and the others are refused:
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import Any, Literal
 
 from pydantic import model_validator
@@ -139,7 +140,7 @@ def _scalar_additive(spec: MechanismSpec) -> tuple[object, float] | None:
     return noise.law, claim.value
 
 
-def _poisson_pld(spec: MechanismSpec, q: float):  # type: ignore[no-untyped-def]
+def _poisson_pld(spec: MechanismSpec, q: float) -> Callable[[float], Any] | None:
     """dp_accounting's PLD of the Poisson-subsampled additive mechanism, if it has one."""
     from dp_accounting.pld import privacy_loss_distribution as pld_mod
 
@@ -176,14 +177,16 @@ def _poisson_pld(spec: MechanismSpec, q: float):  # type: ignore[no-untyped-def]
     return None
 
 
-def _gaussian_rdp(spec: MechanismSpec, scheme: str, q: float):  # type: ignore[no-untyped-def]
+def _gaussian_rdp(spec: MechanismSpec, scheme: str, q: float) -> Callable[[float], float] | None:
     """RDP of the subsampled Gaussian from dp_accounting's RDP module, if the law is Gaussian."""
     from dp_accounting.rdp import rdp_privacy_accountant as rdp_mod
 
     found = _scalar_additive(spec)
-    if found is None or not isinstance(found[0], Gaussian):
+    if found is None:
         return None
     law, sens = found
+    if not isinstance(law, Gaussian):
+        return None
     multiplier = law.sigma / sens
     if scheme == "poisson":
         return lambda a: float(

@@ -44,6 +44,7 @@ from spec import (
     ApproxDP,
     DiscreteGaussian,
     DiscreteLaplace,
+    Exponential,
     Gaussian,
     GaussianDP,
     Gumbel,
@@ -286,8 +287,14 @@ def _argmax(spec: MechanismSpec, noise: NoisyArgmax) -> PrivacyCurves | None:
     claim = spec.global_sensitivity
     if claim is None:  # pragma: no cover - refused by MechanismSpec
         return None
-    eps = (1.0 if noise.monotone else 2.0) * claim.value / noise.law.scale
-    if isinstance(noise.law, Gumbel):  # ε-bounded range ⇒ ε²/8-zCDP
+    law = noise.law
+    if not isinstance(law, (Gumbel, Exponential, Laplace)):  # pragma: no cover - refused by spec
+        raise UnsupportedCombinationError(
+            "noisy argmax is defined here for Gumbel, Exponential or Laplace noise, got "
+            f"{type(law).__name__}"
+        )
+    eps = (1.0 if noise.monotone else 2.0) * claim.value / law.scale
+    if isinstance(law, Gumbel):  # ε-bounded range ⇒ ε²/8-zCDP
         base = _pure(eps, f"exponential mechanism, epsilon {eps:g}", rho=eps * eps / 8.0)
         rr = randomized_response_rdp(eps)
         return PrivacyCurves(

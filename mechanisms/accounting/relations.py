@@ -366,9 +366,11 @@ def _subsampled_gaussian_replace(item: Any) -> PrivacyCurves | None:
     if not isinstance(item, SubsampledSpec) or item.scheme != "poisson":
         return None
     found = _scalar_additive(item.base)
-    if found is None or not isinstance(found[0], Gaussian):
+    if found is None:
         return None
     law, sens = found
+    if not isinstance(law, Gaussian):
+        return None
     q = item.rate
     generic = _group_of_two_guarantee(privacy_curves(item), "")
     return PrivacyCurves(

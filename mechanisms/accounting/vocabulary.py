@@ -35,7 +35,7 @@ constructor                       release                                stated 
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 
@@ -57,10 +57,10 @@ from spec import (
     SubstituteOne,
     ZeroConcentratedDP,
 )
-from spec.errors import InvalidParameterError, RelationConversionError
+from spec.errors import InvalidParameterError, RelationConversionError, UnsupportedCombinationError
 
 from .._base import Mechanism, check_sample_size
-from ..additive import AdditiveNoiseMechanism
+from ..additive import AdditiveNoiseMechanism, _sample_exact
 from ..randomized_response import RandomizedResponseMechanism
 from .amplification import SubsampledSpec, poisson_subsample
 from .composed import DEFAULT_COMPOSITION_DELTA, ComposedMechanism
@@ -123,7 +123,10 @@ class SumMechanism(AdditiveNoiseMechanism):
     @property
     def sensitivity(self) -> float:
         """Δ: the sum's sensitivity under the spec's relation."""
-        return float(self.spec.global_sensitivity.value)  # type: ignore[union-attr]
+        claim = self.spec.global_sensitivity
+        if claim is None:  # pragma: no cover - every sum mechanism declares one
+            raise UnsupportedCombinationError(f"{self.name!r} declares no global sensitivity")
+        return float(claim.value)
 
     def sample(self, data: Any, size: int, rng: Any = None, *, budget: Any = None) -> np.ndarray:
         """As :meth:`Mechanism.sample`; the budget is charged with this mechanism's own claims."""
@@ -148,7 +151,7 @@ def _additive(
     relation: Any,
     discrete: bool,
     declare_both: bool,
-    norm: str,
+    norm: Literal["l1", "l2", "linf"],
     summary: str,
 ) -> SumMechanism:
     kind = check_budget_relation(relation)
@@ -169,7 +172,7 @@ def _additive(
             input_domain=DatasetDomain(record=record),
             relation=_relation_object(rel),
             statistic=f"sum of the records, each in [{lo:g}, {sensitivity:g}]",
-            sensitivity=(GlobalSensitivity(value=sensitivity, norm=norm),),  # type: ignore[arg-type]
+            sensitivity=(GlobalSensitivity(value=sensitivity, norm=norm),),
             noise=AdditiveNoise(law=law, calibration="manual"),
             guarantee=guarantee,
             numerics="exact" if discrete else "idealized",
@@ -365,10 +368,10 @@ class SubsampledMechanism(Mechanism):
         law = self._base.noise_law
         if law.is_discrete:
             noise = (
-                law.sample_exact(rng, (size,)) if self._base._exact else law.sample(rng, (size,))
+                _sample_exact(law, rng, (size,)) if self._base._exact else law.sample(rng, (size,))
             )
             return np.rint(sums[:, 0]).astype(np.int64) + np.asarray(noise, dtype=np.int64)
-        return sums[:, 0] + law.sample(rng, (size,))
+        return sums[:, 0] + np.asarray(law.sample(rng, (size,)), dtype=np.float64)
 
 
 def subsampled(

@@ -81,7 +81,8 @@ def _kernel() -> ModuleType:
 
 def _gamma_float(a: Any, sigma: float, t: int) -> tuple[Any, Any]:
     """The kernel's float filter γ̂ and its error bound M (scalars or arrays)."""
-    return _kernel().gamma_float(a, sigma, t)  # type: ignore[no-any-return]
+    result: tuple[Any, Any] = _kernel().gamma_float(a, sigma, t)
+    return result
 
 
 #: Largest numerator t of the discrete Laplace scale t/s (and ⌊σ⌋ + 1) supported.
