@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Sequence
+from typing import overload
 
 from spec import check_delta, check_positive
 from spec.errors import InvalidParameterError, UnsupportedCombinationError
@@ -116,6 +117,10 @@ def _to_zcdp_rho(g: PrivacyGuarantee) -> float:
     raise UnsupportedCombinationError(f"{g!r} has no zCDP form")  # pragma: no cover
 
 
+@overload
+def basic_composition(guarantees: Iterable[PureDP]) -> PureDP: ...
+@overload
+def basic_composition(guarantees: Iterable[PrivacyGuarantee]) -> PrivacyGuarantee: ...
 def basic_composition(guarantees: Iterable[PrivacyGuarantee]) -> PrivacyGuarantee:
     """The guarantee of running every mechanism on the same data (adaptively is fine).
 
@@ -221,6 +226,12 @@ def parallel_composition(guarantees: Iterable[PrivacyGuarantee]) -> PrivacyGuara
     return RenyiDP(alpha=_alphas(items)[0], epsilon=max(_epsilons(items)))
 
 
+@overload
+def split_budget(total: PureDP, weights: Sequence[float]) -> tuple[PureDP, ...]: ...
+@overload
+def split_budget(
+    total: PrivacyGuarantee, weights: Sequence[float]
+) -> tuple[PrivacyGuarantee, ...]: ...
 def split_budget(total: PrivacyGuarantee, weights: Sequence[float]) -> tuple[PrivacyGuarantee, ...]:
     """Split a total budget into parts in proportion to ``weights``.
 

@@ -35,6 +35,7 @@ from mechanisms import LaplaceMechanism
 from mechanisms.accounting import charge
 from spec import (
     GraphDomain,
+    Laplace,
     NodeNeighbouring,
     PureDP,
     RandomLike,
@@ -42,7 +43,12 @@ from spec import (
     as_generator,
     check_epsilon,
 )
-from spec.errors import InvalidParameterError, ParameterTypeError, SampleSizeError
+from spec.errors import (
+    InvalidParameterError,
+    ParameterTypeError,
+    SampleSizeError,
+    UnsupportedCombinationError,
+)
 
 from ..ustatistics.concentration import INNER_FAILURE_PROBABILITY, check_failure_probability
 from ._adjacency import as_adjacency
@@ -284,13 +290,18 @@ def private_coarse_edge_density(
     adjacency = as_adjacency(graph)
     n = adjacency.shape[0]
     mech = coarse_density_mechanism(n, epsilon, "edge_density")
-    law = mech.noise_law
+    law, guarantee = mech.noise_law, mech.spec.guarantee
+    if not isinstance(law, Laplace) or not isinstance(guarantee, PureDP):
+        raise UnsupportedCombinationError(  # pragma: no cover - built so above
+            f"the coarse density release is Laplace noise with a pure-DP claim, got "
+            f"{type(law).__name__} and {type(guarantee).__name__}"
+        )
     charge(budget, mech.spec, estimator="private_coarse_edge_density")
     noisy = edge_density(adjacency, validated=True) + float(law.sample(as_generator(rng), 1)[0])
     return CoarseDensityEstimate(
         noisy_density=noisy,
         upper_bound=edge_probability_upper_bound(noisy, n, epsilon, gamma=gamma),
-        guarantee=mech.spec.guarantee,
+        guarantee=guarantee,
         noise_scale=float(law.scale),
         failure_probability=check_failure_probability(gamma, "gamma"),
         n=n,

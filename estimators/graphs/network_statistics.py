@@ -45,12 +45,20 @@ from spec import PureDP, RandomLike, as_generator, check_epsilon
 from spec.errors import InvalidParameterError, ParameterTypeError, SampleSizeError
 
 from .._privacy_account import PrivacyAccount
-from ..ustatistics.concentration import INNER_FAILURE_PROBABILITY, check_failure_probability
+from ..ustatistics.concentration import (
+    INNER_FAILURE_PROBABILITY,
+    ConcentrationRadius,
+    check_failure_probability,
+)
 from ._adjacency import as_adjacency
-from ._result import NetworkStatisticEstimate
+from ._result import NetworkStatisticEstimate, XiSource
 from .coarse_estimate import CoarseDensityEstimate
-from .coinpress_network import network_coinpress_mechanism
-from .local_hajek_network import chunked_local_hajek, network_local_hajek_mechanism
+from .coinpress_network import NetworkCoinPressMechanism, network_coinpress_mechanism
+from .local_hajek_network import (
+    NetworkStatisticMechanism,
+    chunked_local_hajek,
+    network_local_hajek_mechanism,
+)
 from .node_chunks import node_chunks
 from .statistics import (
     EDGE_DENSITY,
@@ -92,7 +100,7 @@ def _check_xi(xi: Any) -> float:
 def _check_method(method: Any) -> Method:
     if method not in ("local_hajek", "coinpress"):
         raise InvalidParameterError(f"method must be 'local_hajek' or 'coinpress', got {method!r}")
-    return method  # type: ignore[no-any-return]
+    return method
 
 
 def _check_fraction(fraction: Any) -> float:
@@ -135,7 +143,7 @@ def _network_mechanism(
     partition_seed: int,
     gamma: float,
     name: str | None,
-) -> Mechanism:
+) -> NetworkCoinPressMechanism | NetworkStatisticMechanism | TwoStageNetworkMechanism:
     size = _check_nodes(n, statistic)
     eps = check_epsilon(epsilon)
     kind = _check_method(method)
@@ -344,6 +352,8 @@ def _release(
     }
     coarse = None
     mean_bound: float | None = None
+    source: XiSource
+    xi_used: dict[int, ConcentrationRadius | float]
     if isinstance(mech, TwoStageNetworkMechanism):
         eps0, eps1 = mech.stage_guarantees
         released = mech.coarse_releases(adjacency, 1, gen, validated=True)
@@ -354,7 +364,7 @@ def _release(
             noisy_density=float(released[0]),
             upper_bound=p_up,
             guarantee=eps0,
-            noise_scale=float(mech.coarse_mechanism.noise_law.scale),  # type: ignore[attr-defined]
+            noise_scale=mech.coarse_noise_scale,
             failure_probability=float(gamma),
             n=n,
         )
@@ -369,13 +379,14 @@ def _release(
         parameters["coarse_fraction"] = float(coarse_fraction)
         source = "private_coarse_estimate"
     else:
-        if method == "coinpress":
-            estimate = float(mech.engine.draw(adjacency, 1, gen)[0])  # type: ignore[attr-defined]
+        # method == "coinpress" exactly when _network_mechanism built the CoinPress baseline
+        if isinstance(mech, NetworkCoinPressMechanism):
+            estimate = float(mech.engine.draw(adjacency, 1, gen)[0])
         else:  # Algorithm 1 on the adjacency validated above (cached per input)
-            evaluation = mech.evaluate_adjacency(adjacency)  # type: ignore[attr-defined]
-            estimate = float(mech.engine.draw(evaluation, 1, gen)[0])  # type: ignore[attr-defined]
-        chunks = mech.chunks  # type: ignore[attr-defined]
-        if method == "coinpress":
+            evaluation = mech.evaluate_adjacency(adjacency)
+            estimate = float(mech.engine.draw(evaluation, 1, gen)[0])
+        chunks = mech.chunks
+        if isinstance(mech, NetworkCoinPressMechanism):
             xi_used, source = {}, "none"
             stage = "CoinPress all-tuples baseline under Wrapper 1"
         elif r_max is not None:
@@ -386,7 +397,7 @@ def _release(
             }
             source, stage = "public_radius_bound", "Algorithm 1 under Wrapper 1"
         else:
-            xi_used = dict(mech.engine.xi_by_size)  # type: ignore[attr-defined]
+            xi_used = dict(mech.engine.xi_by_size)
             source, stage = "public_xi", "Algorithm 1 under Wrapper 1"
         guarantee = mech.spec.guarantee
         if not isinstance(guarantee, PureDP):  # pragma: no cover - every spec here is pure

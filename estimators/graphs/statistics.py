@@ -124,7 +124,7 @@ TRIANGLE_DENSITY = NetworkStatistic(
     power_of_edge_probability=2,
 )
 
-_BY_NAME = {s.name: s for s in (EDGE_DENSITY, TRIANGLE_DENSITY)}
+_BY_NAME: dict[str, NetworkStatistic] = {s.name: s for s in (EDGE_DENSITY, TRIANGLE_DENSITY)}
 
 
 def network_statistic(name: Any) -> NetworkStatistic:

@@ -22,8 +22,8 @@ from typing import Any
 import numpy as np
 
 from mechanisms import Mechanism, basic_composition, split_budget
-from spec import GraphDomain, MechanismSpec, NodeNeighbouring, PureDP, check_epsilon
-from spec.errors import InvalidParameterError
+from spec import GraphDomain, Laplace, MechanismSpec, NodeNeighbouring, PureDP, check_epsilon
+from spec.errors import InvalidParameterError, UnsupportedCombinationError
 
 from ..ustatistics.local_hajek_mechanism import ALGORITHM_1, USTAT_SPEC_RIGOROUS
 from ._adjacency import as_adjacency
@@ -147,9 +147,24 @@ class TwoStageNetworkMechanism(Mechanism):
         return self._coarse
 
     @property
+    def coarse_noise_scale(self) -> float:
+        """Stage 1's Laplace scale b = 2/(n ε₀)."""
+        law = self._coarse.noise_law
+        if not isinstance(law, Laplace):  # pragma: no cover - a Laplace mechanism
+            raise UnsupportedCombinationError(f"stage 1 adds Laplace noise, got {law!r}")
+        return float(law.scale)
+
+    @property
+    def _coarse_guarantee(self) -> PureDP:
+        guarantee = self._coarse.spec.guarantee
+        if not isinstance(guarantee, PureDP):  # pragma: no cover - built with a pure-DP claim
+            raise UnsupportedCombinationError(f"stage 1 claims pure DP, got {guarantee!r}")
+        return guarantee
+
+    @property
     def stage_guarantees(self) -> tuple[PureDP, PureDP]:
         """(ε₀-DP of stage 1, ε₁-DP of stage 2)."""
-        return self._coarse.spec.guarantee, self._main_guarantee  # type: ignore[return-value]
+        return self._coarse_guarantee, self._main_guarantee
 
     @property
     def chunks(self) -> NodeChunks:
@@ -171,7 +186,7 @@ class TwoStageNetworkMechanism(Mechanism):
 
     def edge_probability_bounds(self, releases: np.ndarray) -> np.ndarray:
         """p_up of each release, rounded up to the grid 2^{j/4}."""
-        eps0 = self._coarse.spec.guarantee.epsilon  # type: ignore[union-attr]
+        eps0 = self._coarse_guarantee.epsilon
         return round_up_to_grid(
             edge_probability_upper_bounds(
                 np.ravel(releases), self._chunks.n, eps0, gamma=self._gamma

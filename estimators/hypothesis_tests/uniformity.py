@@ -67,7 +67,12 @@ from spec import (
     as_generator,
     check_epsilon,
 )
-from spec.errors import InvalidParameterError, ParameterTypeError, SampleSizeError
+from spec.errors import (
+    InvalidParameterError,
+    ParameterTypeError,
+    SampleSizeError,
+    UnsupportedCombinationError,
+)
 
 from .._privacy_account import PrivacyAccount
 from ..ustatistics import collision_kernel
@@ -78,7 +83,7 @@ from ..ustatistics.binary_coinpress import (
 )
 from ..ustatistics.coinpress import COINPRESS
 from ..ustatistics.concentration import INNER_FAILURE_PROBABILITY, check_failure_probability
-from ..ustatistics.median_of_means import median_of_means_mechanism
+from ..ustatistics.median_of_means import MedianOfMeansMechanism, median_of_means_mechanism
 from ..ustatistics.partition import median_of_means_chunk_count, median_of_means_partition
 from ._result import UniformityTestResult
 from .concentration import check_alphabet_size, uniformity_xi
@@ -128,7 +133,7 @@ def _check_calibration(calibration: Any, null: Any, threshold: Any) -> Calibrati
                 f"threshold={threshold!r} with calibration='monte_carlo': the threshold is the "
                 "Monte Carlo critical value; pass calibration='threshold' to set it"
             )
-    return calibration  # type: ignore[no-any-return]
+    return calibration
 
 
 def uniform_null_simulator(mech: Mechanism, n: int, m: int) -> Any:
@@ -192,7 +197,7 @@ def collision_u_statistic(labels: np.ndarray, m: int) -> float:
 def _check_method(method: Any) -> Method:
     if method not in ("local_hajek", "all_tuples"):
         raise InvalidParameterError(f"method must be 'local_hajek' or 'all_tuples', got {method!r}")
-    return method  # type: ignore[no-any-return]
+    return method
 
 
 def _check_size(n: Any, minimum: int, method: str) -> int:
@@ -421,6 +426,7 @@ def private_uniformity_test(
     alphabet = check_alphabet_size(m)
     d = check_separation(delta)
     how = _check_calibration(calibration, null, threshold)
+    which: Literal["tolerant", "exact", "custom"]
     if how == "monte_carlo":
         cut, which = math.nan, "exact"  # set from the simulation below
     elif threshold is None:
@@ -486,4 +492,6 @@ def private_uniformity_test(
 def _chunk_sizes(mech: Mechanism) -> tuple[int, ...]:
     if isinstance(mech, BinaryCoinPressMechanism):
         return tuple(int(b.size) for b in mech.engine.blocks)
-    return tuple(int(c.records.size) for c in mech.chunks)  # type: ignore[attr-defined]
+    if not isinstance(mech, MedianOfMeansMechanism):  # pragma: no cover - the two methods
+        raise UnsupportedCombinationError(f"no chunks in {type(mech).__name__}")
+    return tuple(int(c.records.size) for c in mech.chunks)

@@ -78,7 +78,13 @@ def joint_accounting(mechanism: AdditiveNoiseMechanism, graph: Any, other: Any) 
     """
     law = mechanism.noise_law
     diff = _stacked(mechanism, graph) - _stacked(mechanism, other)
-    eps = float(mechanism.epsilon)
+    claimed = mechanism.epsilon
+    if claimed is None:
+        raise UnsupportedCombinationError(
+            f"{mechanism.name!r} states no epsilon (a zCDP claim); joint accounting reads the "
+            "(epsilon, delta) claim"
+        )
+    eps = float(claimed)
     delta = float(mechanism.delta or 0.0)
     if isinstance(law, Gaussian):
         shift = float(np.linalg.norm(diff))

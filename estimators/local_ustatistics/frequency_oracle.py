@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 import numpy as np
+import numpy.typing as npt
 
 from spec import RandomLike, as_generator, check_epsilon
 from spec.errors import InvalidParameterError
@@ -60,7 +61,7 @@ def oracle_budget(epsilon: float, alpha: int, variant: Variant) -> tuple[float, 
     raise InvalidParameterError(f"variant must be 'S' or 'C', got {variant!r}")
 
 
-def hadamard_sign(rows: np.ndarray, prefixes: np.ndarray) -> np.ndarray:
+def hadamard_sign(rows: npt.ArrayLike, prefixes: npt.ArrayLike) -> np.ndarray:
     """H[j, q] = (−1)^{popcount(j & q)} (int64 ±1), vectorised by an xor fold of j & q."""
     x = np.bitwise_and(np.asarray(rows, dtype=np.int64), np.asarray(prefixes, dtype=np.int64))
     if hasattr(np, "bitwise_count"):  # numpy >= 2: one pass
@@ -82,7 +83,7 @@ class HadamardReports:
     (column m − 1 is level m); bits are ±1 (int8).
     """
 
-    variant: str
+    variant: Variant
     alpha: int
     epsilon: float
     levels: np.ndarray
@@ -144,7 +145,7 @@ class LevelEstimates:
 def level_estimates(reports: HadamardReports) -> LevelEstimates:
     """ĥ_p for every node of every level, O(n + d log d) (FWHT per level)."""
     a = reports.alpha
-    e, w = oracle_budget(reports.epsilon, a, reports.variant)  # type: ignore[arg-type]
+    e, w = oracle_budget(reports.epsilon, a, reports.variant)
     c = _c(e)
     n = reports.bits.shape[0]
     out = [np.array([float(n)])]

@@ -80,7 +80,7 @@ class HadamardRandomizerMechanism(Mechanism):
     def _sample(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
         rep = hadamard_reports(
             np.full(size, int(data), dtype=np.int64), self._alpha, self._epsilon, self._variant, rng
-        )  # type: ignore[arg-type]
+        )
         plus = (rep.bits > 0).astype(np.int64)
         if self._variant == "S":
             return ((1 << (rep.levels + 1)) - 4) + 2 * rep.rows + plus

@@ -58,9 +58,12 @@ class QuantizedRRMechanism(Mechanism):
         name: str = "local_ustat.rr",
         statistic: str = "the user's cell (k-RR report)",
     ) -> None:
-        if (cells is None) == (quantizer is None):
+        if quantizer is not None and cells is None:
+            k = quantizer.bins
+        elif cells is not None and quantizer is None:
+            k = int(cells)
+        else:
             raise InvalidParameterError("give exactly one of cells= and quantizer=")
-        k = quantizer.bins if quantizer is not None else int(cells)  # type: ignore[arg-type]
         self._randomizer = KaryRandomizer(k, epsilon)
         self._quantizer = quantizer
         domain: Any = (

@@ -30,6 +30,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, Literal
 
 import numpy as np
+import numpy.typing as npt
 from scipy.optimize import brentq
 
 from mechanisms import AdditiveNoiseMechanism, Mechanism, advanced_composition
@@ -41,7 +42,6 @@ from spec import (
     FiniteOutputLaw,
     FiniteRandomizer,
     GlobalSensitivity,
-    InputDomain,
     Laplace,
     MechanismSpec,
     PureDP,
@@ -51,6 +51,7 @@ from spec import (
     VectorDomain,
     as_generator,
 )
+from spec.domains import RecordDomain
 from spec.errors import (
     DeltaRangeError,
     InconsistentSpecError,
@@ -171,7 +172,7 @@ def subsampled_view_mechanism(
     p: int,
     epsilon: float,
     kernel: PairKernel,
-    record_domain: InputDomain,
+    record_domain: RecordDomain,
     lower: float,
     upper: float,
     *,
@@ -253,13 +254,13 @@ def private_ustatistic_2pc(
     )
 
 
-def _record_domain(x: np.ndarray) -> InputDomain:
+def _record_domain(x: np.ndarray) -> RecordDomain:
     """A public, data-independent record domain for the returned spec (unbounded reals)."""
     return _unbounded_domain(1 if x.ndim == 1 else int(x.shape[1]))
 
 
 @functools.lru_cache(maxsize=64)
-def _unbounded_domain(dimension: int) -> InputDomain:
+def _unbounded_domain(dimension: int) -> RecordDomain:
     if dimension == 1:
         return RealInterval()
     return VectorDomain(element=RealInterval(), length=dimension)
@@ -268,7 +269,7 @@ def _unbounded_domain(dimension: int) -> InputDomain:
 # ----------------------------------------------------------------------------------------
 # Protocol C, discrete kernel (randomized response per pair)
 # ----------------------------------------------------------------------------------------
-def debias_discrete(reports: np.ndarray, values: Sequence[float], keep: float) -> np.ndarray:
+def debias_discrete(reports: np.ndarray, values: npt.ArrayLike, keep: float) -> np.ndarray:
     """Unbiased g(r) for k-RR over the kernel's value set V (k = |V|):
 
     E[r] = f (p − q) + q S with q = (1 − p)/(k − 1), S = Σ V, so g = (r − qS)/(p − q).
@@ -289,7 +290,7 @@ def discrete_view_mechanism(
     p: int,
     epsilon: float,
     kernel: PairKernel,
-    record_domain: InputDomain,
+    record_domain: RecordDomain,
     values: Sequence[float],
     *,
     pairing_seed: int = 0,
@@ -466,7 +467,7 @@ def all_pairs_view_mechanism(
     epsilon: float,
     delta: float,
     kernel: PairKernel,
-    record_domain: InputDomain,
+    record_domain: RecordDomain,
     lower: float,
     upper: float,
     *,

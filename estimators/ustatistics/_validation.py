@@ -73,7 +73,7 @@ class DataDomain:
             raise InvalidParameterError(
                 f"give both data bounds or neither, got lower={self.lower!r}, upper={self.upper!r}"
             )
-        if self.lower is not None:
+        if self.lower is not None and self.upper is not None:  # both or neither, checked above
             if not (np.isfinite(self.lower) and np.isfinite(self.upper)):
                 raise InvalidParameterError(
                     f"data bounds must be finite, got lower={self.lower!r}, upper={self.upper!r}"

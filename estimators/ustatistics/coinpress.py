@@ -45,7 +45,7 @@ from spec import GlobalSensitivity, Laplace, MechanismSpec, RandomLike, Referenc
 from spec.errors import InvalidParameterError, SampleSizeError
 
 from .._result import PrivateEstimate
-from ._parameters import check_count, check_positive
+from ._parameters import check_count, check_positive, claimed_epsilon
 from .batched_local_hajek import all_index_tuples
 from .coinpress_schedule import CoinPressSchedule, FamilyKind, coinpress_schedule
 from .families import SubsetFamily
@@ -101,18 +101,24 @@ def default_coinpress_subsample_size(n: int, k: int, gamma: float = 0.01) -> int
     return math.ceil(8.0 * n / k * math.log(n / gamma))
 
 
+_KIND_OF_FAMILY: dict[str, FamilyKind] = {
+    "all_tuples": "all",
+    "naive_blocks": "naive",
+    "subsampled": "subsampled",
+}
+
+
 def _family(
     family: Any, n: int, k: int, family_size: int | None, seed: int
 ) -> tuple[FamilyKind, npt.NDArray[np.int64], float]:
     """(kind, index tuples (M, k), dep) of the requested family."""
+    kind: FamilyKind
     if isinstance(family, SubsetFamily):
         if (family.n, family.degree) != (n, k):
             raise InvalidParameterError(
                 f"the family is on (n, k) = ({family.n}, {family.degree}), expected ({n}, {k})"
             )
-        kind = {"all_tuples": "all", "naive_blocks": "naive", "subsampled": "subsampled"}[
-            family.kind
-        ]
+        kind = _KIND_OF_FAMILY[family.kind]
         chosen = family
     elif family == "all":
         kind, chosen = "all", SubsetFamily.all_tuples(n, k)
@@ -131,7 +137,7 @@ def _family(
             f"family must be 'naive', 'all', 'subsampled' or a SubsetFamily, got {family!r}"
         )
     tuples = all_index_tuples(n, k) if chosen.tuples is None else chosen.tuples
-    return kind, tuples, float(chosen.dependence)  # type: ignore[return-value]
+    return kind, tuples, float(chosen.dependence)
 
 
 def clipped_means(
@@ -177,7 +183,7 @@ class CoinPressMechanism(Mechanism):
     @property
     def epsilon(self) -> float:
         """ε of the claim."""
-        return float(self.spec.guarantee.epsilon)  # type: ignore[union-attr]
+        return claimed_epsilon(self.spec)
 
     @property
     def family_size(self) -> int:

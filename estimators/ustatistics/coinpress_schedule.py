@@ -47,7 +47,7 @@ from __future__ import annotations
 import math
 import warnings
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, cast
 
 import numpy as np
 import numpy.typing as npt
@@ -81,7 +81,7 @@ def _kind(value: str) -> FamilyKind:
         raise InvalidParameterError(
             f"family kind must be 'naive', 'all' or 'subsampled', got {value!r}"
         )
-    return value  # type: ignore[return-value]
+    return cast(FamilyKind, value)  # one of the three, checked just above
 
 
 def concentration_bound(
@@ -247,25 +247,28 @@ def coinpress_schedule(
         raise InvalidParameterError(f"dependence dep(F) must be <= 1, got {dependence!r}")
     m = check_count(family_size, "family size M")
     g = check_failure_probability(gamma, "gamma")
-    common = {"kind": kind_, "n": size, "degree": k, "tau": tau_, "family_size": m}
-    q_gamma = concentration_bound(g, **common)  # type: ignore[arg-type]
+
+    def bound(beta: float) -> float:
+        return concentration_bound(beta, kind=kind_, n=size, degree=k, tau=tau_, family_size=m)
+
+    def mean_bound(beta: float) -> float:
+        return mean_concentration_bound(beta, kind=kind_, n=size, degree=k, tau=tau_, family_size=m)
+
+    q_gamma = bound(g)
     steps = max(1, math.ceil(math.log2(r / q_gamma)))
     epsilons = (eps / (2.0 * steps),) * steps + (eps / 2.0,)
     confidences = (g / steps,) * steps + (g,)
     margins, sens, scales, halves = [], [], [], [r]
     for e_i, b_i in zip(epsilons, confidences, strict=True):
-        q_i = concentration_bound(b_i, **common)  # type: ignore[arg-type]
+        q_i = bound(b_i)
         delta_i = dep * (2.0 * halves[-1] + 2.0 * q_i)
         margins.append(q_i)
         sens.append(delta_i)
         scales.append(delta_i / e_i)
-        halves.append(
-            mean_concentration_bound(b_i, **common)  # type: ignore[arg-type]
-            + (delta_i / e_i) * math.log(1.0 / b_i)
-        )
-    q_step = concentration_bound(g / steps, **common)  # type: ignore[arg-type]
+        halves.append(mean_bound(b_i) + (delta_i / e_i) * math.log(1.0 / b_i))
+    q_step = bound(g / steps)
     dep_ok = dep <= q_gamma * eps / (10.0 * steps * q_step * math.log(steps / g))
-    mean_ok = mean_concentration_bound(g / steps, **common) < q_gamma  # type: ignore[arg-type]
+    mean_ok = mean_bound(g / steps) < q_gamma
     guarantee = basic_composition([PureDP(epsilon=e) for e in epsilons])
     if warn and not (dep_ok and mean_ok):
         failed = []

@@ -21,7 +21,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 import numpy as np
 import scipy.sparse as sp
@@ -196,12 +196,13 @@ class SubsetFamily:
         """
         max_attempts = _check_int(max_attempts, "max_attempts", 1)
         generator = as_generator(rng)
-        result = None
+        result: FamilyCheckResult | None = None
         for _ in range(max_attempts):
             family = cls.subsampled(n, k, size, generator)
             result = family.check()
             if result.passed:
                 return family
+        result = cast(FamilyCheckResult, result)  # max_attempts >= 1: the loop ran
         raise InvalidParameterError(
             f"no subsampled family of size M={size} (n={n}, k={k}) passed the checks in "
             f"{max_attempts} attempts; last failure: {result.failed_condition} "

@@ -178,7 +178,7 @@ class Kernel:
         InvalidParameterError
             If the kernel does not declare both bounds.
         """
-        if not self.is_bounded:
+        if self.lower is None or self.upper is None:  # not self.is_bounded
             raise InvalidParameterError(
                 f"kernel {self.name!r} is unbounded (lower={self.lower!r}, upper={self.upper!r}): "
                 "it has no additive range"
@@ -349,15 +349,19 @@ class Kernel:
         return SymmetryCheckResult(
             symmetric=symmetric,
             max_discrepancy=worst,
-            offending_tuple=None if symmetric else tuple(tuples[worst_row].tolist()),
-            permuted_tuple=None if symmetric else tuple(worst_order.tolist()),
+            offending_tuple=(
+                None if symmetric or worst_row is None else tuple(tuples[worst_row].tolist())
+            ),
+            permuted_tuple=(
+                None if symmetric or worst_order is None else tuple(worst_order.tolist())
+            ),
             n_tuples=int(n_tuples),
             n_permutations=int(n_permutations),
         )
 
 
 # ---------------------------------------------------------------- built-ins
-def _check_bounds(lower: float, upper: float) -> tuple[float, float]:
+def _check_bounds(lower: Any, upper: Any) -> tuple[float, float]:
     try:
         lo, hi = float(lower), float(upper)
     except (TypeError, ValueError) as exc:
@@ -646,11 +650,11 @@ def triangle_product_kernel(edge: Kernel) -> Kernel:
     """
     if not isinstance(edge, Kernel) or edge.degree != 2:
         raise InvalidParameterError(f"edge must be a Kernel of degree 2, got {edge!r}")
-    if not edge.is_bounded:
+    a, b = edge.lower, edge.upper
+    if a is None or b is None:  # not edge.is_bounded
         raise InvalidParameterError(
             f"edge kernel {edge.name!r} must be bounded to bound the product"
         )
-    a, b = edge.lower, edge.upper
     corners = (a * a * a, a * a * b, a * b * b, b * b * b)
     return Kernel(
         f"triangle_product[{edge.name}]",

@@ -382,11 +382,14 @@ def local_hajek_algorithm(
     else:
         overlap = all_tuples_overlap(size, k)
     levels = np.arange(1, size + 1)
-    common = {"n": size, "degree": k, "additive_range": c, "xi": x, "beta": b}
     if mode == "rigorous":
-        bounds = local_sensitivity_bound_rigorous(levels, overlap=overlap, **common)
+        bounds = local_sensitivity_bound_rigorous(
+            levels, overlap=overlap, n=size, degree=k, additive_range=c, xi=x, beta=b
+        )
     else:
-        bounds = local_sensitivity_bound_paper(levels, **common)
+        bounds = local_sensitivity_bound_paper(
+            levels, n=size, degree=k, additive_range=c, xi=x, beta=b
+        )
     bounds.setflags(write=False)
     table = smooth_sensitivity_table(bounds, b)
     table.setflags(write=False)

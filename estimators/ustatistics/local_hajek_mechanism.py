@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 import scipy.sparse as sp
@@ -220,6 +220,7 @@ def local_hajek_spec(
         "xi, C and the family are public inputs chosen without the data (xi affects "
         "accuracy only). "
     )
+    status: Literal["proven", "unproven"]
     if mode == "rigorous":
         notes += (
             "The claim epsilon = (3 + 3^(3/4)) beta is the tight constant of the "

@@ -40,8 +40,14 @@ from mechanisms.composition import parallel_composition
 from spec import InverseQuartic, MechanismSpec, RandomLike, SmoothSensitivityBound, as_generator
 from spec.errors import InvalidParameterError
 
-from .._result import PrivateEstimate, non_private_field
-from ._parameters import SensitivityMode, check_count, check_failure_probability, check_mode
+from .._result import PrivateEstimate, non_private_field, result_dataclass
+from ._parameters import (
+    SensitivityMode,
+    check_count,
+    check_failure_probability,
+    check_mode,
+    claimed_epsilon,
+)
 from .families import SubsetFamily, default_subsample_size
 from .kernel_domains import KernelInputSpace, kernel_input_space
 from .kernels import Kernel
@@ -183,7 +189,7 @@ class MedianOfMeansMechanism(Mechanism):
     @property
     def epsilon(self) -> float:
         """ε of the claim."""
-        return float(self.spec.guarantee.epsilon)  # type: ignore[union-attr]
+        return claimed_epsilon(self.spec)
 
     @property
     def failure_bound(self) -> float:
@@ -420,7 +426,7 @@ def _wrapper_spec(
     )
 
 
-@dataclass(frozen=True, slots=True, repr=False)
+@result_dataclass(frozen=True, slots=True, repr=False)
 class MedianOfMeansEstimate(PrivateEstimate):
     """A release of Wrapper 1 ∘ Algorithm 1.
 

@@ -17,7 +17,6 @@ References
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any, ClassVar
 
 import networkx as nx
@@ -25,15 +24,15 @@ import networkx as nx
 from spec import RandomLike
 from spec.errors import InvalidParameterError
 
-from .._result import PrivateEstimate, non_private_field
-from ._parameters import SensitivityMode
+from .._result import PrivateEstimate, non_private_field, result_dataclass
+from ._parameters import SensitivityMode, claimed_epsilon
 from .kernels import Kernel
 from .local_hajek_mechanism import private_mean_local_hajek_mechanism
 
 __all__ = ["LocalHajekEstimate", "private_mean_local_hajek"]
 
 
-@dataclass(frozen=True, slots=True, repr=False)
+@result_dataclass(frozen=True, slots=True, repr=False)
 class LocalHajekEstimate(PrivateEstimate):
     """A release of Algorithm 1 and the quantities behind it.
 
@@ -79,7 +78,7 @@ class LocalHajekEstimate(PrivateEstimate):
     @property
     def epsilon(self) -> float:
         """The claimed ε."""
-        return float(self.spec.guarantee.epsilon)  # type: ignore[union-attr]
+        return claimed_epsilon(self.spec)
 
 
 def private_mean_local_hajek(

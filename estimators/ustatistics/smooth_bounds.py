@@ -36,6 +36,7 @@ References
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -309,12 +310,18 @@ def smooth_sensitivity_table(
     return np.exp(best + b * levels)
 
 
-def _smooth(bound_fn: object, level: int, n: int, beta: float, **kwargs: object) -> float:
+def _smooth(
+    bound_fn: Callable[..., npt.NDArray[np.float64]],
+    level: int,
+    n: int,
+    beta: float,
+    **kwargs: object,
+) -> float:
     size = check_count(n, "n")
     lv = check_count(level, "level L")
     if lv > size:
         raise InvalidParameterError(f"level L must be in 1..n = {size}, got {level!r}")
-    table = bound_fn(np.arange(1, size + 1), n=size, beta=beta, **kwargs)  # type: ignore[operator]
+    table = bound_fn(np.arange(1, size + 1), n=size, beta=beta, **kwargs)
     return smooth_maximum(table, lv, beta)
 
 

@@ -59,7 +59,7 @@ from spec import (
     SubstituteOne,
     as_generator,
 )
-from spec.errors import InvalidParameterError, SampleSizeError
+from spec.errors import InvalidParameterError, SampleSizeError, UnsupportedCombinationError
 from spec.validation import check_epsilon
 
 from .._result import PrivateEstimate
@@ -69,6 +69,7 @@ from ._parameters import (
     check_failure_probability,
     check_mode,
     check_positive,
+    claimed_epsilon,
     log_binomial,
 )
 from .batched_local_hajek import TupleFamily, all_index_tuples, batched_local_hajek, tuple_family
@@ -338,7 +339,7 @@ class SubGaussianMeanMechanism(Mechanism):
     @property
     def epsilon(self) -> float:
         """ε of the claim."""
-        return float(self.spec.guarantee.epsilon)  # type: ignore[union-attr]
+        return claimed_epsilon(self.spec)
 
     def _kernel_values(self, data: Any) -> tuple[npt.NDArray[np.float64], ...]:
         x = self._kernel.validate_data(data)
@@ -479,6 +480,9 @@ def _pipeline_spec(
     coarse_g, main_g = PureDP(epsilon=plan.coarse.epsilon), PureDP(epsilon=plan.main_epsilon)
     guarantee = basic_composition([coarse_g, main_g])
     coarse_spec = plan.coarse.spec
+    coarse_claim = coarse_spec.global_sensitivity
+    if coarse_claim is None:  # pragma: no cover - CoinPress declares its global sensitivity
+        raise UnsupportedCombinationError(f"{coarse_spec.name!r} declares no global sensitivity")
     notes = (
         f"Corollary 1 pipeline. Public: R = {radius!r}, tau = {plan.tau!r}, alpha = "
         f"{plan.alpha!r}; halves I1 ({plan.coarse_records.size} records) and I2 "
@@ -509,7 +513,7 @@ def _pipeline_spec(
         input_domain=space.input_domain,
         relation=SubstituteOne(),
         statistic=(f"coarse stage: {coarse_spec.statistic} on the records of I1"),
-        sensitivity=(GlobalSensitivity(value=coarse_spec.global_sensitivity.value),),
+        sensitivity=(GlobalSensitivity(value=coarse_claim.value),),
         noise=None,
         guarantee=guarantee,
         proof_status="proven" if mode == "rigorous" else "unproven",

@@ -267,14 +267,19 @@ def _additive(spec: MechanismSpec, noise: AdditiveNoise) -> PrivacyCurves | None
         )
     if isinstance(law, DiscreteGaussian):
         rho = delta_f**2 / (2.0 * law.sigma**2)
-        pld = None
+        pld: PldFactory | None = None
         if dim == 1:
-            pld = lambda h: pld_mod.from_discrete_gaussian_mechanism(  # noqa: E731
-                law.sigma,
-                sensitivity=int(delta_f),
-                value_discretization_interval=h,
-                use_connect_dots=True,
-            )
+            sigma = law.sigma
+
+            def discrete_gaussian_pld(h: float) -> Any:
+                return pld_mod.from_discrete_gaussian_mechanism(
+                    sigma,
+                    sensitivity=int(delta_f),
+                    value_discretization_interval=h,
+                    use_connect_dots=True,
+                )
+
+            pld = discrete_gaussian_pld
         elif isinstance(spec.guarantee, (PureDP, ApproxDP)):
             pld = curves_of_guarantee(spec.guarantee).pld
         return PrivacyCurves(

@@ -61,7 +61,7 @@ def test_empty_and_non_guarantees_raise():
     with pytest.raises(InvalidParameterError):
         basic_composition([])
     with pytest.raises(InvalidParameterError):
-        basic_composition([1.0])  # type: ignore[list-item]
+        basic_composition([1.0])  # type: ignore[list-item]  # a bad item on purpose
 
 
 def test_advanced_composition_formula():
@@ -91,7 +91,7 @@ def test_advanced_composition_checks_arguments(kwargs):
     with pytest.raises(InvalidParameterError):
         advanced_composition(PureDP(epsilon=1.0), **kwargs)
     with pytest.raises(UnsupportedCombinationError):
-        advanced_composition(ZeroConcentratedDP(rho=0.1), k=2, delta_slack=1e-6)  # type: ignore[arg-type]
+        advanced_composition(ZeroConcentratedDP(rho=0.1), k=2, delta_slack=1e-6)  # type: ignore[arg-type]  # refused on purpose
 
 
 def test_parallel_composition_takes_the_worst_part():

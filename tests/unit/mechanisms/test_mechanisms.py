@@ -243,7 +243,10 @@ def test_guarantees_and_properties():
 def test_every_built_in_spec_cites_its_sources():
     for name, mech in MECHS.items():
         assert mech.spec.references, name
-    cites = lambda m: " ".join(r.citation for r in m.spec.references)  # noqa: E731
+
+    def cites(m):
+        return " ".join(r.citation for r in m.spec.references)
+
     assert "Dwork, McSherry, Nissim & Smith" in cites(MECHS["laplace"])
     assert "Balle & Wang" in cites(MECHS["gaussian"])
     assert "Canonne, Kamath & Steinke" in cites(MECHS["discrete_gaussian"])

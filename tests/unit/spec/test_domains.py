@@ -216,7 +216,7 @@ def test_unknown_kind_is_refused():
 def test_models_are_frozen():
     domain = Categorical(size=3)
     with pytest.raises(ValidationError):
-        domain.size = 4  # type: ignore[misc]
+        domain.size = 4  # type: ignore[misc]  # frozen: the assignment must fail
 
 
 # ----------------------------------------------------------------------------------------

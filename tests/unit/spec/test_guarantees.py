@@ -63,7 +63,7 @@ def test_hash_is_a_known_constant():
 def test_models_are_frozen_and_forbid_extra():
     g = PureDP(epsilon=1.0)
     with pytest.raises(ValidationError, match="frozen"):
-        g.epsilon = 2.0  # type: ignore[misc]
+        g.epsilon = 2.0  # type: ignore[misc]  # frozen: the assignment must fail
     with pytest.raises(InvalidParameterError, match="Extra inputs"):
         PureDP(epsilon=1.0, delta=0.1)
 
@@ -145,7 +145,9 @@ def test_epsilon_for_delta_inverts_the_profile(g, delta):
 @pytest.mark.parametrize("eps", [0.0, 0.5, 1.0, 3.0])
 def test_gdp_profile_matches_numerical_hockey_stick(mu, eps):
     # E_{e^ε}(N(μ,1) ‖ N(0,1)) = ∫ (φ(x−μ) − e^ε φ(x))₊ dx.
-    f = lambda x: max(0.0, stats.norm.pdf(x - mu) - math.exp(eps) * stats.norm.pdf(x))  # noqa: E731
+    def f(x):
+        return max(0.0, stats.norm.pdf(x - mu) - math.exp(eps) * stats.norm.pdf(x))
+
     expected, _ = integrate.quad(f, -30, 30, points=[eps / mu + mu / 2], limit=400)
     assert GaussianDP(mu=mu).delta_for_epsilon(eps) == pytest.approx(expected, rel=1e-7, abs=1e-13)
 

@@ -486,7 +486,10 @@ def test_inverse_quartic_closed_form_cdf():
 
 def test_inverse_quartic_moments():
     law = InverseQuartic()
-    dens = lambda z: float(law.density(z))  # noqa: E731
+
+    def dens(z):
+        return float(law.density(z))
+
     assert _quad(lambda z: z * z * dens(z), -np.inf, np.inf, [0.0]) == pytest.approx(1.0, abs=1e-10)
     assert law.variance == 1.0 and law.std == 1.0
     mean_abs = _quad(lambda z: abs(z) * dens(z), -np.inf, np.inf, [0.0])
@@ -556,7 +559,10 @@ def test_inverse_quartic_ppf_extreme_tails():
 
 def _iq_pure_epsilon_numeric(d: float) -> float:
     """sup_z |log(1 + (z + d)⁴) − log(1 + z⁴)|: fine grid, then bounded refinement."""
-    f = lambda z: math.log1p((z + d) ** 4) - math.log1p(z**4)  # noqa: E731
+
+    def f(z):
+        return math.log1p((z + d) ** 4) - math.log1p(z**4)
+
     span = 10.0 * (1.0 + d)
     grid = np.linspace(-span, span, 200_001)
     vals = np.log1p((grid + d) ** 4) - np.log1p(grid**4)
@@ -772,16 +778,24 @@ def test_inverse_quartic_profile_against_mpmath():
     mpmath = pytest.importorskip("mpmath")
     mpmath.mp.dps = 30
     law = InverseQuartic()
-    p = lambda z: mpmath.sqrt(2) / mpmath.pi / (1 + z**4)  # noqa: E731
+
+    def p(z):
+        return mpmath.sqrt(2) / mpmath.pi / (1 + z**4)
+
     for d, eps in [(1.0, 0.001), (3.0, 0.1), (0.5, 0.4)]:
         dd, ee = mpmath.mpf(d), mpmath.mpf(eps)
-        g = lambda z, dd=dd, ee=ee: mpmath.log(p(z)) - mpmath.log(p(z - dd)) - ee  # noqa: E731
+
+        def g(z, dd=dd, ee=ee):
+            return mpmath.log(p(z)) - mpmath.log(p(z - dd)) - ee
 
         def dg(z, dd=dd):
             return 4 * (z - dd) ** 3 / (1 + (z - dd) ** 4) - 4 * z**3 / (1 + z**4)
 
         z_star = mpmath.findroot(dg, optimize.brentq(lambda z: float(dg(z)), -50.0, 0.0))
-        gf = lambda z, g=g: float(g(z))  # noqa: E731
+
+        def gf(z, g=g):
+            return float(g(z))
+
         b = mpmath.findroot(g, optimize.brentq(gf, float(z_star), d / 2))
         a = mpmath.findroot(g, optimize.brentq(gf, -1e6, float(z_star)))
         ref = mpmath.quad(lambda z, dd=dd, ee=ee: p(z) - mpmath.exp(ee) * p(z - dd), [a, z_star, b])

@@ -361,7 +361,7 @@ def test_result_object(rng):
         np.max(np.abs(result.projections - result.u_statistic))
     )
     with pytest.raises(AttributeError):
-        result.u_statistic = 0.0  # type: ignore[misc]
+        result.u_statistic = 0.0  # type: ignore[misc]  # frozen: the assignment must fail
     with pytest.raises(ValueError, match="read-only"):
         result.projections[0] = 1.0
 

@@ -410,5 +410,5 @@ def test_kernels_pickle_and_keep_names_and_parameters(rng):
 def test_kernel_is_immutable():
     kernel = variance_kernel(0, 1)
     with pytest.raises(AttributeError):
-        kernel.upper = 3.0  # type: ignore[misc]
+        kernel.upper = 3.0  # type: ignore[misc]  # frozen: the assignment must fail
     assert math.isclose(kernel.additive_range, 0.5)
