@@ -50,4 +50,5 @@ class PrivacyAccount:
             if stage == name:
                 return guarantee
         raise InvalidParameterError(
-            f"no stage named {name!r}; stages: {[stage for stage, _ in self.stages]}")
+            f"no stage named {name!r}; stages: {[stage for stage, _ in self.stages]}"
+        )

@@ -13,19 +13,38 @@ subclass's ``NON_PRIVATE_INHERITED``.  :func:`non_private_fields` lists them all
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypeVar, dataclass_transform
 
 from spec import MechanismSpec, PrivacyGuarantee
 
-__all__ = ["PrivateEstimate", "non_private_field", "non_private_fields", "private_repr"]
+__all__ = [
+    "PrivateEstimate",
+    "non_private_field",
+    "non_private_fields",
+    "private_repr",
+    "result_dataclass",
+]
 
 _NON_PRIVATE = {"non_private": True}
+_T = TypeVar("_T")
 
 
 def non_private_field(**kwargs: Any) -> Any:
     """A dataclass field that holds a non-private value: kept, but hidden from ``repr``."""
     return dataclasses.field(repr=False, metadata=_NON_PRIVATE, **kwargs)
+
+
+@dataclass_transform(field_specifiers=(dataclasses.field, non_private_field))
+def result_dataclass(**kwargs: Any) -> Callable[[type[_T]], type[_T]]:
+    """``dataclasses.dataclass(**kwargs)`` for classes with :func:`non_private_field` fields.
+
+    The same decorator at run time; it also tells type checkers (PEP 681) that
+    :func:`non_private_field` declares a field without a default.
+    """
+    decorate: Callable[[type[_T]], type[_T]] = dataclass(**kwargs)
+    return decorate
 
 
 def non_private_fields(obj: Any) -> frozenset[str]:
@@ -38,8 +57,11 @@ def non_private_fields(obj: Any) -> frozenset[str]:
 def private_repr(self: Any) -> str:
     """``Class(field=value, …)`` over the fields shown in ``repr`` that are private."""
     hidden = non_private_fields(self)
-    shown = ", ".join(f"{f.name}={getattr(self, f.name)!r}" for f in dataclasses.fields(self)
-                      if f.repr and f.name not in hidden)
+    shown = ", ".join(
+        f"{f.name}={getattr(self, f.name)!r}"
+        for f in dataclasses.fields(self)
+        if f.repr and f.name not in hidden
+    )
     return f"{type(self).__name__}({shown})"
 
 

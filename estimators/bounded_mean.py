@@ -14,6 +14,7 @@ import numpy as np
 from mechanisms import LaplaceMechanism
 from mechanisms.accounting import PrivacyBudget
 from spec import DatasetDomain, RandomLike, RealInterval, SubstituteOne
+from spec.errors import InvalidParameterError, UnsupportedCombinationError
 from spec.validation import check_epsilon, check_sample_size, real_array
 
 from ._result import PrivateEstimate
@@ -41,19 +42,35 @@ def bounded_mean_mechanism(n: int, lower: float, upper: float, epsilon: float) -
     """
     size = check_sample_size(n, 1, "n")
     eps = check_epsilon(epsilon)
-    domain = DatasetDomain(record=RealInterval(lo=lower, hi=upper), size=size)
-    sensitivity = (domain.record.hi - domain.record.lo) / size
+    record = RealInterval(lo=lower, hi=upper)
+    if record.lo is None or record.hi is None:
+        raise InvalidParameterError(
+            f"a bounded mean needs both bounds, got lower={lower!r}, upper={upper!r}"
+        )
+    domain = DatasetDomain(record=record, size=size)
+    sensitivity = (record.hi - record.lo) / size
     return LaplaceMechanism(
-        eps, sensitivity, statistic=lambda x: float(np.mean(x)), input_domain=domain,
-        relation=SubstituteOne(), name="bounded_mean",
+        eps,
+        sensitivity,
+        statistic=lambda x: float(np.mean(x)),
+        input_domain=domain,
+        relation=SubstituteOne(),
+        name="bounded_mean",
         summary="mean of n bounded records plus Laplace noise",
         statistic_description="sample mean of records in [lower, upper]",
     )
 
 
-def private_bounded_mean(data: Any, lower: float, upper: float, epsilon: float, *,
-                         clip: bool = False, rng: RandomLike = None,
-                         budget: PrivacyBudget | None = None) -> PrivateEstimate:
+def private_bounded_mean(
+    data: Any,
+    lower: float,
+    upper: float,
+    epsilon: float,
+    *,
+    clip: bool = False,
+    rng: RandomLike = None,
+    budget: PrivacyBudget | None = None,
+) -> PrivateEstimate:
     """Release an ε-DP estimate of the mean of ``data`` whose records lie in [lower, upper].
 
     Parameters
@@ -98,6 +115,11 @@ def private_bounded_mean(data: Any, lower: float, upper: float, epsilon: float, 
     arr = real_array(data, "data", ndim=1)
     mech = bounded_mean_mechanism(arr.size, lower, upper, epsilon)
     if clip:
-        arr = np.clip(arr, mech.spec.input_domain.record.lo, mech.spec.input_domain.record.hi)
+        domain = mech.spec.input_domain
+        if not isinstance(domain, DatasetDomain) or not isinstance(domain.record, RealInterval):
+            raise UnsupportedCombinationError(  # pragma: no cover - built above
+                f"a bounded mean needs real records, got {domain.label()}"
+            )
+        arr = np.clip(arr, domain.record.lo, domain.record.hi)
     value = mech.release(arr, rng=rng, budget=budget)
-    return PrivateEstimate(estimate=float(value), spec=mech.spec, noise_std=mech.spec.noise.law.std)
+    return PrivateEstimate(estimate=float(value), spec=mech.spec, noise_std=mech.noise_law.std)

@@ -37,6 +37,8 @@ from spec import (
     GlobalSensitivity,
     IntegerRange,
     Laplace,
+    LatticeGaussian,
+    LatticeLaplace,
     MechanismSpec,
     PureDP,
     QueryDistance,
@@ -74,25 +76,50 @@ Statistic = Callable[[Any], Any]
 
 DMNS_2006 = Reference(
     citation="Dwork, McSherry, Nissim & Smith, 'Calibrating noise to sensitivity in private "
-             "data analysis', TCC 2006",
-    locator="Proposition 1 (the Laplace mechanism)")
+    "data analysis', TCC 2006",
+    locator="Proposition 1 (the Laplace mechanism)",
+)
 BALLE_WANG_2018 = Reference(
     citation="Balle & Wang, 'Improving the Gaussian mechanism for differential privacy: "
-             "analytical calibration and optimal denoising', ICML 2018",
-    locator="Theorem 8 and Algorithm 1", url="https://arxiv.org/abs/1805.06530")
+    "analytical calibration and optimal denoising', ICML 2018",
+    locator="Theorem 8 and Algorithm 1",
+    url="https://arxiv.org/abs/1805.06530",
+)
 DWORK_ROTH_2014 = Reference(
     citation="Dwork & Roth, 'The algorithmic foundations of differential privacy', "
-             "Foundations and Trends in Theoretical Computer Science, 2014",
-    locator="Theorem A.1 (classical Gaussian calibration, epsilon < 1)")
+    "Foundations and Trends in Theoretical Computer Science, 2014",
+    locator="Theorem A.1 (classical Gaussian calibration, epsilon < 1)",
+)
 CKS_2020 = Reference(
     citation="Canonne, Kamath & Steinke, 'The discrete Gaussian for differential privacy', "
-             "NeurIPS 2020",
+    "NeurIPS 2020",
     locator="Theorem 7 (exact privacy profile), zCDP bounds; Algorithms 1-3 (exact samplers)",
-    url="https://arxiv.org/abs/2004.00010")
+    url="https://arxiv.org/abs/2004.00010",
+)
 GRS_2009 = Reference(
     citation="Ghosh, Roughgarden & Sundararajan, 'Universally utility-maximizing privacy "
-             "mechanisms', STOC 2009",
-    locator="the geometric (discrete Laplace) mechanism")
+    "mechanisms', STOC 2009",
+    locator="the geometric (discrete Laplace) mechanism",
+)
+
+
+#: The laws with an exact integer sampler ``sample_exact`` (CKS 2020), scaled for lattices.
+_EXACT_SAMPLING_LAWS = (DiscreteLaplace, DiscreteGaussian, LatticeLaplace, LatticeGaussian)
+
+
+def _sample_exact(law: NoiseLaw, rng: np.random.Generator, shape: tuple[int, ...]) -> np.ndarray:
+    """``law.sample_exact(rng, shape)`` for a discrete or lattice law.
+
+    Raises
+    ------
+    UnsupportedCombinationError
+        If ``law`` has no exact sampler (a continuous law with ``numerics="exact"``).
+    """
+    if not isinstance(law, _EXACT_SAMPLING_LAWS):
+        raise UnsupportedCombinationError(
+            f"numerics='exact' needs a discrete or lattice noise law, got {type(law).__name__}"
+        )
+    return law.sample_exact(rng, shape)
 
 
 # ----------------------------------------------------------------------------------------
@@ -149,7 +176,8 @@ class AdditiveNoiseMechanism(Mechanism):
         if not isinstance(spec.noise, AdditiveNoise):
             raise UnsupportedCombinationError(
                 f"AdditiveNoiseMechanism needs a spec with AdditiveNoise, got noise "
-                f"{type(spec.noise).__name__}")
+                f"{type(spec.noise).__name__}"
+            )
         if not callable(statistic):
             raise InvalidParameterError(f"statistic must be callable, got {statistic!r}")
         self._statistic_fn = statistic
@@ -161,7 +189,13 @@ class AdditiveNoiseMechanism(Mechanism):
     @property
     def noise_law(self) -> NoiseLaw:
         """The law of each noise coordinate (``spec.noise.law``)."""
-        return self.spec.noise.law  # type: ignore[union-attr]
+        noise = self.spec.noise
+        if not isinstance(noise, AdditiveNoise):  # refused by __init__ already
+            raise UnsupportedCombinationError(
+                f"AdditiveNoiseMechanism needs a spec with AdditiveNoise, got noise "
+                f"{type(noise).__name__}"
+            )
+        return noise.law
 
     @property
     def output_dimension(self) -> int:
@@ -188,20 +222,25 @@ class AdditiveNoiseMechanism(Mechanism):
         expected = () if d == 1 else (d,)
         if value.shape != expected:
             raise InvalidInputError(
-                f"statistic of {self.name!r} returned shape {value.shape}, expected {expected}")
+                f"statistic of {self.name!r} returned shape {value.shape}, expected {expected}"
+            )
         if value.dtype.kind not in "iuf":
             raise InvalidInputError(
-                f"statistic of {self.name!r} returned non-real values {value!r}")
+                f"statistic of {self.name!r} returned non-real values {value!r}"
+            )
         if value.dtype.kind == "f" and not np.all(np.isfinite(value)):
             raise InvalidInputError(
-                f"statistic of {self.name!r} returned a non-finite value {value!r}")
+                f"statistic of {self.name!r} returned a non-finite value {value!r}"
+            )
         if not self._discrete:
             return value.astype(np.float64)
-        if value.dtype.kind == "f":
-            if not np.all(value == np.round(value)) or np.any(np.abs(value) >= 2.0**63):
-                raise InvalidInputError(
-                    f"statistic of {self.name!r} must be integer-valued for the discrete "
-                    f"{type(self.noise_law).__name__} law, got {value!r}")
+        if value.dtype.kind == "f" and (
+            not np.all(value == np.round(value)) or np.any(np.abs(value) >= 2.0**63)
+        ):
+            raise InvalidInputError(
+                f"statistic of {self.name!r} must be integer-valued for the discrete "
+                f"{type(self.noise_law).__name__} law, got {value!r}"
+            )
         return value.astype(np.int64)
 
     def statistic(self, data: Any) -> Any:
@@ -215,13 +254,11 @@ class AdditiveNoiseMechanism(Mechanism):
     # -- sampling --------------------------------------------------------------------------
     def _sample(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
         value = self._evaluate(data)
-        shape: tuple[int, ...] = (size,) if self.output_dimension == 1 else (
-            size, self.output_dimension)
+        shape: tuple[int, ...] = (
+            (size,) if self.output_dimension == 1 else (size, self.output_dimension)
+        )
         law = self.noise_law
-        if self._exact:
-            noise = law.sample_exact(rng, shape)  # type: ignore[attr-defined]
-        else:
-            noise = law.sample(rng, shape)
+        noise = _sample_exact(law, rng, shape) if self._exact else law.sample(rng, shape)
         noise += value
         return noise
 
@@ -249,26 +286,42 @@ def _identity(data: Any) -> Any:
     return data
 
 
-def _setup(statistic: Statistic | None, input_domain: Any, relation: Any, dimension: int,
-           element: Any, norm: str, radius: float,
-           statistic_description: str | None) -> tuple[Statistic, Any, Any, str]:
+def _setup(
+    statistic: Statistic | None,
+    input_domain: Any,
+    relation: Any,
+    dimension: int,
+    element: Any,
+    norm: Literal["l0", "l1", "l2", "linf"],
+    radius: float,
+    statistic_description: str | None,
+) -> tuple[Statistic, Any, Any, str]:
     """(f, domain, relation, description): the identity on query answers by default."""
     given = [statistic is not None, input_domain is not None, relation is not None]
     if not any(given):
         domain = element if dimension == 1 else VectorDomain(element=element, length=dimension)
         what = "the query answer" if dimension == 1 else f"the vector of {dimension} query answers"
-        return _identity, domain, QueryDistance(norm=norm, radius=radius), (
-            statistic_description or f"identity: {what}")
+        return (
+            _identity,
+            domain,
+            QueryDistance(norm=norm, radius=radius),
+            (statistic_description or f"identity: {what}"),
+        )
     if not all(given):
-        missing = [n for n, g in zip(("statistic", "input_domain", "relation"), given) if not g]
+        missing = [
+            n
+            for n, g in zip(("statistic", "input_domain", "relation"), given, strict=True)
+            if not g
+        ]
         raise InvalidParameterError(
             "statistic, input_domain and relation go together (the default is the identity "
-            f"on query answers); missing {missing}")
+            f"on query answers); missing {missing}"
+        )
     if not callable(statistic):
         raise InvalidParameterError(f"statistic must be callable, got {statistic!r}")
     name = getattr(statistic, "__name__", type(statistic).__name__)
     description = statistic_description or name
-    return statistic, input_domain, relation, description  # type: ignore[return-value]
+    return statistic, input_domain, relation, description
 
 
 # ----------------------------------------------------------------------------------------
@@ -322,24 +375,47 @@ class LaplaceMechanism(AdditiveNoiseMechanism):
     (4, 3)
     """
 
-    def __init__(self, epsilon: float, sensitivity: float, *, statistic: Statistic | None = None,
-                 input_domain: Any = None, relation: Any = None, output_dimension: int = 1,
-                 name: str = "laplace", statistic_description: str | None = None,
-                 summary: str | None = None, references: tuple[Reference, ...] = ()) -> None:
+    def __init__(
+        self,
+        epsilon: float,
+        sensitivity: float,
+        *,
+        statistic: Statistic | None = None,
+        input_domain: Any = None,
+        relation: Any = None,
+        output_dimension: int = 1,
+        name: str = "laplace",
+        statistic_description: str | None = None,
+        summary: str | None = None,
+        references: tuple[Reference, ...] = (),
+    ) -> None:
         eps = _check_epsilon(epsilon)
         delta_f = _check_sensitivity(sensitivity)
         d = _check_dimension(output_dimension)
-        fn, domain, rel, what = _setup(statistic, input_domain, relation, d, RealInterval(),
-                                       "l1", delta_f, statistic_description)
+        fn, domain, rel, what = _setup(
+            statistic,
+            input_domain,
+            relation,
+            d,
+            RealInterval(),
+            "l1",
+            delta_f,
+            statistic_description,
+        )
         spec = MechanismSpec(
             name=name,
             summary=summary or "statistic plus Laplace noise of scale sensitivity/epsilon",
-            references=_merge((DMNS_2006,), references), input_domain=domain, relation=rel,
+            references=_merge((DMNS_2006,), references),
+            input_domain=domain,
+            relation=rel,
             statistic=what,
-            output_dimension=d, sensitivity=(GlobalSensitivity(value=delta_f, norm="l1"),),
-            noise=AdditiveNoise(law=Laplace(scale=laplace_scale(eps, delta_f)),
-                                calibration="exact"),
-            guarantee=PureDP(epsilon=eps))
+            output_dimension=d,
+            sensitivity=(GlobalSensitivity(value=delta_f, norm="l1"),),
+            noise=AdditiveNoise(
+                law=Laplace(scale=laplace_scale(eps, delta_f)), calibration="exact"
+            ),
+            guarantee=PureDP(epsilon=eps),
+        )
         super().__init__(spec, fn)
 
 
@@ -387,12 +463,22 @@ class GaussianMechanism(AdditiveNoiseMechanism):
     True
     """
 
-    def __init__(self, epsilon: float, delta: float, sensitivity: float, *,
-                 calibration: Literal["analytic", "classical"] = "analytic",
-                 statistic: Statistic | None = None, input_domain: Any = None,
-                 relation: Any = None, output_dimension: int = 1, name: str = "gaussian",
-                 statistic_description: str | None = None, summary: str | None = None,
-                 references: tuple[Reference, ...] = ()) -> None:
+    def __init__(
+        self,
+        epsilon: float,
+        delta: float,
+        sensitivity: float,
+        *,
+        calibration: Literal["analytic", "classical"] = "analytic",
+        statistic: Statistic | None = None,
+        input_domain: Any = None,
+        relation: Any = None,
+        output_dimension: int = 1,
+        name: str = "gaussian",
+        statistic_description: str | None = None,
+        summary: str | None = None,
+        references: tuple[Reference, ...] = (),
+    ) -> None:
         eps = _check_epsilon(epsilon)
         d0 = _check_delta(delta)
         delta_f = _check_sensitivity(sensitivity)
@@ -403,26 +489,40 @@ class GaussianMechanism(AdditiveNoiseMechanism):
             sigma, refs = classical_gaussian_sigma(eps, d0, delta_f), (DWORK_ROTH_2014,)
         else:
             raise InvalidParameterError(
-                f"calibration must be 'analytic' or 'classical', got {calibration!r}")
-        fn, domain, rel, what = _setup(statistic, input_domain, relation, dim, RealInterval(),
-                                       "l2", delta_f, statistic_description)
+                f"calibration must be 'analytic' or 'classical', got {calibration!r}"
+            )
+        fn, domain, rel, what = _setup(
+            statistic,
+            input_domain,
+            relation,
+            dim,
+            RealInterval(),
+            "l2",
+            delta_f,
+            statistic_description,
+        )
         spec = MechanismSpec(
             name=name,
             summary=summary or f"statistic plus Gaussian noise ({calibration} calibration)",
-            references=_merge(refs, references), input_domain=domain, relation=rel, statistic=what,
-            output_dimension=dim, sensitivity=(GlobalSensitivity(value=delta_f, norm="l2"),),
+            references=_merge(refs, references),
+            input_domain=domain,
+            relation=rel,
+            statistic=what,
+            output_dimension=dim,
+            sensitivity=(GlobalSensitivity(value=delta_f, norm="l2"),),
             noise=AdditiveNoise(law=Gaussian(sigma=sigma), calibration=calibration),
-            guarantee=ApproxDP(epsilon=eps, delta=d0))
+            guarantee=ApproxDP(epsilon=eps, delta=d0),
+        )
         super().__init__(spec, fn)
 
 
 # ----------------------------------------------------------------------------------------
 # discrete laws
 # ----------------------------------------------------------------------------------------
-def _check_numerics(numerics: Any) -> str:
+def _check_numerics(numerics: Any) -> Literal["idealized", "exact"]:
     if numerics not in ("idealized", "exact"):
         raise InvalidParameterError(f"numerics must be 'idealized' or 'exact', got {numerics!r}")
-    return str(numerics)
+    return "exact" if numerics == "exact" else "idealized"
 
 
 class DiscreteLaplaceMechanism(AdditiveNoiseMechanism):
@@ -461,26 +561,50 @@ class DiscreteLaplaceMechanism(AdditiveNoiseMechanism):
     (dtype('int64'), (3,))
     """
 
-    def __init__(self, epsilon: float, sensitivity: int, *,
-                 numerics: Literal["idealized", "exact"] = "idealized",
-                 statistic: Statistic | None = None, input_domain: Any = None,
-                 relation: Any = None, output_dimension: int = 1,
-                 name: str = "discrete_laplace", statistic_description: str | None = None,
-                 summary: str | None = None, references: tuple[Reference, ...] = ()) -> None:
+    def __init__(
+        self,
+        epsilon: float,
+        sensitivity: int,
+        *,
+        numerics: Literal["idealized", "exact"] = "idealized",
+        statistic: Statistic | None = None,
+        input_domain: Any = None,
+        relation: Any = None,
+        output_dimension: int = 1,
+        name: str = "discrete_laplace",
+        statistic_description: str | None = None,
+        summary: str | None = None,
+        references: tuple[Reference, ...] = (),
+    ) -> None:
         eps = _check_epsilon(epsilon)
         delta_f = _check_integer_sensitivity(sensitivity)
         dim = _check_dimension(output_dimension)
         mode = _check_numerics(numerics)
-        fn, domain, rel, what = _setup(statistic, input_domain, relation, dim, IntegerRange(),
-                                       "l1", float(delta_f), statistic_description)
+        fn, domain, rel, what = _setup(
+            statistic,
+            input_domain,
+            relation,
+            dim,
+            IntegerRange(),
+            "l1",
+            float(delta_f),
+            statistic_description,
+        )
         spec = MechanismSpec(
-            name=name, summary=summary or "integer statistic plus discrete Laplace noise",
-            references=_merge((GRS_2009, CKS_2020), references), input_domain=domain, relation=rel,
-            statistic=what, output_dimension=dim,
+            name=name,
+            summary=summary or "integer statistic plus discrete Laplace noise",
+            references=_merge((GRS_2009, CKS_2020), references),
+            input_domain=domain,
+            relation=rel,
+            statistic=what,
+            output_dimension=dim,
             sensitivity=(GlobalSensitivity(value=delta_f, norm="l1"),),
-            noise=AdditiveNoise(law=DiscreteLaplace(scale=discrete_laplace_scale(eps, delta_f)),
-                                calibration="exact"),
-            guarantee=PureDP(epsilon=eps), numerics=mode)  # type: ignore[arg-type]
+            noise=AdditiveNoise(
+                law=DiscreteLaplace(scale=discrete_laplace_scale(eps, delta_f)), calibration="exact"
+            ),
+            guarantee=PureDP(epsilon=eps),
+            numerics=mode,
+        )
         super().__init__(spec, fn)
 
 
@@ -525,13 +649,23 @@ class DiscreteGaussianMechanism(AdditiveNoiseMechanism):
     1.0
     """
 
-    def __init__(self, epsilon: float | None = None, delta: float | None = None,
-                 sensitivity: int | None = None, *, rho: float | None = None,
-                 numerics: Literal["idealized", "exact"] = "idealized",
-                 statistic: Statistic | None = None, input_domain: Any = None,
-                 relation: Any = None, output_dimension: int = 1,
-                 name: str = "discrete_gaussian", statistic_description: str | None = None,
-                 summary: str | None = None, references: tuple[Reference, ...] = ()) -> None:
+    def __init__(
+        self,
+        epsilon: float | None = None,
+        delta: float | None = None,
+        sensitivity: int | None = None,
+        *,
+        rho: float | None = None,
+        numerics: Literal["idealized", "exact"] = "idealized",
+        statistic: Statistic | None = None,
+        input_domain: Any = None,
+        relation: Any = None,
+        output_dimension: int = 1,
+        name: str = "discrete_gaussian",
+        statistic_description: str | None = None,
+        summary: str | None = None,
+        references: tuple[Reference, ...] = (),
+    ) -> None:
         if sensitivity is None:
             raise InvalidParameterError("sensitivity is required, got None")
         delta_f = _check_integer_sensitivity(sensitivity)
@@ -542,7 +676,8 @@ class DiscreteGaussianMechanism(AdditiveNoiseMechanism):
             if epsilon is not None or delta is not None:
                 raise InvalidParameterError(
                     f"give either (epsilon, delta) or rho, got epsilon={epsilon!r}, "
-                    f"delta={delta!r} and rho={rho!r}")
+                    f"delta={delta!r} and rho={rho!r}"
+                )
             r = _check_epsilon(rho, "rho")
             sigma = zcdp_discrete_gaussian_sigma(r, delta_f)
             guarantee = ZeroConcentratedDP(rho=r)
@@ -550,19 +685,34 @@ class DiscreteGaussianMechanism(AdditiveNoiseMechanism):
             if epsilon is None or delta is None:
                 raise InvalidParameterError(
                     f"give both epsilon and delta (or rho), got epsilon={epsilon!r}, "
-                    f"delta={delta!r}")
+                    f"delta={delta!r}"
+                )
             eps, d0 = _check_epsilon(epsilon), _check_delta(delta)
             sigma = discrete_gaussian_sigma(eps, d0, delta_f, dimension=dim)
             guarantee = ApproxDP(epsilon=eps, delta=d0)
-        fn, domain, rel, what = _setup(statistic, input_domain, relation, dim, IntegerRange(),
-                                       "l2", float(delta_f), statistic_description)
+        fn, domain, rel, what = _setup(
+            statistic,
+            input_domain,
+            relation,
+            dim,
+            IntegerRange(),
+            "l2",
+            float(delta_f),
+            statistic_description,
+        )
         spec = MechanismSpec(
-            name=name, summary=summary or "integer statistic plus discrete Gaussian noise",
-            references=_merge((CKS_2020,), references), input_domain=domain, relation=rel,
+            name=name,
+            summary=summary or "integer statistic plus discrete Gaussian noise",
+            references=_merge((CKS_2020,), references),
+            input_domain=domain,
+            relation=rel,
             statistic=what,
-            output_dimension=dim, sensitivity=(GlobalSensitivity(value=delta_f, norm="l2"),),
+            output_dimension=dim,
+            sensitivity=(GlobalSensitivity(value=delta_f, norm="l2"),),
             noise=AdditiveNoise(law=DiscreteGaussian(sigma=sigma), calibration="exact"),
-            guarantee=guarantee, numerics=mode)  # type: ignore[arg-type]
+            guarantee=guarantee,
+            numerics=mode,
+        )
         super().__init__(spec, fn)
 
     @property

@@ -80,7 +80,8 @@ def _check_integer_sensitivity(value: Any, what: str = "sensitivity") -> int:
     x = _check_sensitivity(value, what)
     if not x.is_integer():
         raise InvalidParameterError(
-            f"{what} must be an integer for a law on the integers, got {value!r}")
+            f"{what} must be an integer for a law on the integers, got {value!r}"
+        )
     return int(x)
 
 
@@ -97,7 +98,8 @@ def _nudge_up(value: float, ok: Callable[[float], bool], what: str) -> float:
         ulp = math.ulp(value)
         step = ulp if step == 0.0 else 2.0 * step
     raise InvalidParameterError(  # pragma: no cover - would need a broken noise law
-        f"could not find a safe {what} near {value!r}")
+        f"could not find a safe {what} near {value!r}"
+    )
 
 
 def _bracket_log(f: Callable[[float], float], start: float) -> tuple[float, float]:
@@ -111,7 +113,8 @@ def _bracket_log(f: Callable[[float], float], start: float) -> tuple[float, floa
         hi += math.log(2.0)
         if hi > 700.0:
             raise InvalidParameterError(
-                "no finite noise scale reaches the requested delta; it is too small")
+                "no finite noise scale reaches the requested delta; it is too small"
+            )
     return lo, hi
 
 
@@ -151,8 +154,9 @@ def laplace_scale(epsilon: float, sensitivity: float) -> float:
     """
     eps = _check_epsilon(epsilon)
     delta_f = _check_sensitivity(sensitivity)
-    return _nudge_up(delta_f / eps,
-                     lambda b: Laplace(scale=b).pure_epsilon(delta_f) <= eps, "Laplace scale")
+    return _nudge_up(
+        delta_f / eps, lambda b: Laplace(scale=b).pure_epsilon(delta_f) <= eps, "Laplace scale"
+    )
 
 
 def discrete_laplace_scale(epsilon: float, sensitivity: int) -> float:
@@ -193,9 +197,11 @@ def discrete_laplace_scale(epsilon: float, sensitivity: int) -> float:
     """
     eps = _check_epsilon(epsilon)
     delta_f = _check_integer_sensitivity(sensitivity)
-    return _nudge_up(delta_f / eps,
-                     lambda t: DiscreteLaplace(scale=t).pure_epsilon(delta_f) <= eps,
-                     "discrete Laplace scale")
+    return _nudge_up(
+        delta_f / eps,
+        lambda t: DiscreteLaplace(scale=t).pure_epsilon(delta_f) <= eps,
+        "discrete Laplace scale",
+    )
 
 
 # ----------------------------------------------------------------------------------------
@@ -240,7 +246,8 @@ def classical_gaussian_sigma(epsilon: float, delta: float, sensitivity: float) -
     if eps >= 1.0:
         raise UnsupportedCombinationError(
             f"the classical Gaussian calibration needs epsilon < 1 (Dwork & Roth 2014, "
-            f"Thm. A.1), got epsilon = {epsilon!r}; use analytic_gaussian_sigma")
+            f"Thm. A.1), got epsilon = {epsilon!r}; use analytic_gaussian_sigma"
+        )
     return delta_f * math.sqrt(2.0 * math.log(1.25 / d)) / eps
 
 
@@ -312,9 +319,11 @@ def analytic_gaussian_sigma(epsilon: float, delta: float, sensitivity: float) ->
     start = delta_f * math.sqrt(2.0 * math.log(1.25 / d)) / eps
     lo, hi = _bracket_log(excess, start)
     root = optimize.brentq(excess, lo, hi, xtol=_XTOL, rtol=4 * 2.0**-52, maxiter=500)
-    return _nudge_up(math.exp(root),
-                     lambda s: Gaussian(sigma=s).privacy_profile(eps, delta_f) <= d,
-                     "Gaussian sigma")
+    return _nudge_up(
+        math.exp(root),
+        lambda s: Gaussian(sigma=s).privacy_profile(eps, delta_f) <= d,
+        "Gaussian sigma",
+    )
 
 
 # ----------------------------------------------------------------------------------------
@@ -348,12 +357,16 @@ def zcdp_discrete_gaussian_sigma(rho: float, sensitivity: int) -> float:
     """
     r = _check_epsilon(rho, "rho")
     delta_f = _check_integer_sensitivity(sensitivity)
-    return _nudge_up(delta_f / math.sqrt(2.0 * r),
-                     lambda s: delta_f**2 / (2.0 * s**2) <= r, "discrete Gaussian sigma")
+    return _nudge_up(
+        delta_f / math.sqrt(2.0 * r),
+        lambda s: delta_f**2 / (2.0 * s**2) <= r,
+        "discrete Gaussian sigma",
+    )
 
 
 def _zcdp_rho_for(eps: float, d: float) -> float:
     """The largest ρ (up to round-off, on the safe side) whose zCDP profile has δ(ε) ≤ δ."""
+
     def excess(log_rho: float) -> float:
         value = ZeroConcentratedDP(rho=math.exp(log_rho)).delta_for_epsilon(eps)
         return math.log(max(value, 1e-320)) - math.log(d)
@@ -371,11 +384,13 @@ def _zcdp_rho_for(eps: float, d: float) -> float:
             return rho
         rho *= 1.0 - 1e-12
     raise InvalidParameterError(  # pragma: no cover
-        f"could not find a safe rho for epsilon={eps!r}, delta={d!r}")
+        f"could not find a safe rho for epsilon={eps!r}, delta={d!r}"
+    )
 
 
-def discrete_gaussian_sigma(epsilon: float, delta: float, sensitivity: int, *,
-                            dimension: int = 1) -> float:
+def discrete_gaussian_sigma(
+    epsilon: float, delta: float, sensitivity: int, *, dimension: int = 1
+) -> float:
     """The smallest σ for which the discrete Gaussian mechanism is (ε, δ)-DP.
 
     For a scalar statistic the target is the *exact* privacy profile of the discrete
@@ -433,6 +448,8 @@ def discrete_gaussian_sigma(epsilon: float, delta: float, sensitivity: int, *,
     start = analytic_gaussian_sigma(eps, d, delta_f)
     lo, hi = _bracket_log(excess, start)
     root = optimize.brentq(excess, lo, hi, xtol=1e-14, maxiter=500)
-    return _nudge_up(math.exp(root),
-                     lambda s: DiscreteGaussian(sigma=s).privacy_profile(eps, delta_f) <= d,
-                     "discrete Gaussian sigma")
+    return _nudge_up(
+        math.exp(root),
+        lambda s: DiscreteGaussian(sigma=s).privacy_profile(eps, delta_f) <= d,
+        "discrete Gaussian sigma",
+    )

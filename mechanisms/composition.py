@@ -4,25 +4,26 @@ Estimators split a budget with :func:`split_budget` and state the total with
 :func:`basic_composition`; the two are inverse to each other, so a split always composes
 back to the total it came from.
 
-======================  ==========================================================  ===============================
-function                rule                                                        reference
-======================  ==========================================================  ===============================
-basic_composition       Σε (pure); (Σε, Σδ) (approx); Σρ (zCDP); √Σμ² (GDP);        Dwork & Roth 2014 Thm. 3.16;
-                        Σε(α) at a common α (RDP)                                   Bun & Steinke 2016 Lemma 2.3;
-                                                                                    Dong, Roth & Su 2022 Cor. 3.3;
-                                                                                    Mironov 2017 Prop. 1
-advanced_composition    k-fold (ε, δ): ε′ = √(2k ln(1/δ′)) ε + k ε (e^ε − 1),      Dwork, Rothblum & Vadhan 2010;
-                        δ_total = kδ + δ′ (never worse than basic: the min is       Dwork & Roth 2014 Thm. 3.20
-                        returned)
-parallel_composition    mechanisms on disjoint parts of the data: the worst part    McSherry 2009; Chaudhuri et al.
-                                                                                    2024, Lemma A.5
-======================  ==========================================================  ===============================
+====================  ==============================================  ==============================
+function              rule                                            reference
+====================  ==============================================  ==============================
+basic_composition     Σε (pure); (Σε, Σδ) (approx); Σρ (zCDP);        Dwork & Roth 2014 Thm. 3.16;
+                      √Σμ² (GDP); Σε(α) at a common α (RDP)           Bun & Steinke 2016 Lemma 2.3;
+                                                                      Dong, Roth & Su 2022 Cor. 3.3;
+                                                                      Mironov 2017 Prop. 1
+advanced_composition  k-fold (ε, δ): ε′ = √(2k ln(1/δ′)) ε            Dwork, Rothblum & Vadhan 2010;
+                      + k ε (e^ε − 1), δ_total = kδ + δ′ (never       Dwork & Roth 2014 Thm. 3.20
+                      worse than basic: the min is returned)
+parallel_composition  mechanisms on disjoint parts of the data: the   McSherry 2009; Chaudhuri
+                      worst part                                      et al. 2024, Lemma A.5
+====================  ==============================================  ==============================
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Sequence
+from typing import overload
 
 from spec import check_delta, check_positive
 from spec.errors import InvalidParameterError, UnsupportedCombinationError
@@ -54,6 +55,36 @@ def _as_list(guarantees: Iterable[PrivacyGuarantee]) -> list[PrivacyGuarantee]:
     return items
 
 
+def _epsilons(items: list[PrivacyGuarantee]) -> list[float]:
+    """ε of each pure, approximate or Rényi guarantee (after :func:`_common_family`)."""
+    epsilons = []
+    for g in items:
+        if not isinstance(g, (PureDP, ApproxDP, RenyiDP)):  # pragma: no cover - family checked
+            raise UnsupportedCombinationError(f"{g!r} has no epsilon")
+        epsilons.append(g.epsilon)
+    return epsilons
+
+
+def _mus(items: list[PrivacyGuarantee]) -> list[float]:
+    """μ of each Gaussian-DP guarantee (after :func:`_common_family`)."""
+    mus = []
+    for g in items:
+        if not isinstance(g, GaussianDP):  # pragma: no cover - family checked
+            raise UnsupportedCombinationError(f"{g!r} is not a Gaussian-DP guarantee")
+        mus.append(g.mu)
+    return mus
+
+
+def _alphas(items: list[PrivacyGuarantee]) -> list[float]:
+    """The order α of each Rényi guarantee (the caller checked that all are Rényi)."""
+    alphas = []
+    for g in items:
+        if not isinstance(g, RenyiDP):  # pragma: no cover - family checked
+            raise UnsupportedCombinationError(f"{g!r} is not a Renyi guarantee")
+        alphas.append(g.alpha)
+    return alphas
+
+
 def _common_family(items: list[PrivacyGuarantee], what: str) -> str:
     kinds = {g.kind for g in items}
     if kinds <= {"pure_dp", "approx_dp"}:
@@ -63,15 +94,17 @@ def _common_family(items: list[PrivacyGuarantee], what: str) -> str:
     if kinds == {"gdp"}:
         return "gdp"
     if kinds == {"renyi_dp"}:
-        alphas = {g.alpha for g in items}  # type: ignore[union-attr]
+        alphas = set(_alphas(items))
         if len(alphas) == 1:
             return "renyi"
         raise UnsupportedCombinationError(
             f"{what} of Renyi guarantees at different orders {sorted(alphas)} is not defined; "
-            "state each at a common alpha")
+            "state each at a common alpha"
+        )
     raise UnsupportedCombinationError(
         f"{what} of {sorted(kinds)} has no lossless rule; convert explicitly first (for "
-        "example with .to_approx_dp(delta) or pure_to_zcdp)")
+        "example with .to_approx_dp(delta) or pure_to_zcdp)"
+    )
 
 
 def _to_zcdp_rho(g: PrivacyGuarantee) -> float:
@@ -84,6 +117,10 @@ def _to_zcdp_rho(g: PrivacyGuarantee) -> float:
     raise UnsupportedCombinationError(f"{g!r} has no zCDP form")  # pragma: no cover
 
 
+@overload
+def basic_composition(guarantees: Iterable[PureDP]) -> PureDP: ...
+@overload
+def basic_composition(guarantees: Iterable[PrivacyGuarantee]) -> PrivacyGuarantee: ...
 def basic_composition(guarantees: Iterable[PrivacyGuarantee]) -> PrivacyGuarantee:
     """The guarantee of running every mechanism on the same data (adaptively is fine).
 
@@ -112,16 +149,16 @@ def basic_composition(guarantees: Iterable[PrivacyGuarantee]) -> PrivacyGuarante
     items = _as_list(guarantees)
     family = _common_family(items, "basic composition")
     if family == "pure":
-        return PureDP(epsilon=math.fsum(g.epsilon for g in items))  # type: ignore[union-attr]
+        return PureDP(epsilon=math.fsum(_epsilons(items)))
     if family == "approx":
         delta = math.fsum(getattr(g, "delta", 0.0) for g in items)
-        return ApproxDP(epsilon=math.fsum(g.epsilon for g in items), delta=delta)  # type: ignore[union-attr]
+        return ApproxDP(epsilon=math.fsum(_epsilons(items)), delta=delta)
     if family == "zcdp":
         return ZeroConcentratedDP(rho=math.fsum(_to_zcdp_rho(g) for g in items))
     if family == "gdp":
-        return GaussianDP(mu=math.sqrt(math.fsum(g.mu**2 for g in items)))  # type: ignore[union-attr]
-    alpha = items[0].alpha  # type: ignore[union-attr]
-    return RenyiDP(alpha=alpha, epsilon=math.fsum(g.epsilon for g in items))  # type: ignore[union-attr]
+        return GaussianDP(mu=math.sqrt(math.fsum(mu**2 for mu in _mus(items))))
+    alpha = _alphas(items)[0]
+    return RenyiDP(alpha=alpha, epsilon=math.fsum(_epsilons(items)))
 
 
 def advanced_composition(guarantee: PureDP | ApproxDP, k: int, delta_slack: float) -> ApproxDP:
@@ -148,7 +185,8 @@ def advanced_composition(guarantee: PureDP | ApproxDP, k: int, delta_slack: floa
     """
     if not isinstance(guarantee, (PureDP, ApproxDP)):
         raise UnsupportedCombinationError(
-            f"advanced composition applies to pure or approximate DP, got {guarantee!r}")
+            f"advanced composition applies to pure or approximate DP, got {guarantee!r}"
+        )
     if isinstance(k, bool) or not isinstance(k, int) or k < 1:
         raise InvalidParameterError(f"k must be an integer >= 1, got {k!r}")
     slack = check_delta(delta_slack, "delta_slack")
@@ -160,7 +198,8 @@ def advanced_composition(guarantee: PureDP | ApproxDP, k: int, delta_slack: floa
     total_delta = k * delta + slack
     if total_delta >= 1.0:
         raise InvalidParameterError(
-            f"k*delta + delta_slack = {total_delta:g} >= 1: no meaningful guarantee")
+            f"k*delta + delta_slack = {total_delta:g} >= 1: no meaningful guarantee"
+        )
     return ApproxDP(epsilon=min(k * eps, advanced), delta=total_delta)
 
 
@@ -174,17 +213,25 @@ def parallel_composition(guarantees: Iterable[PrivacyGuarantee]) -> PrivacyGuara
     items = _as_list(guarantees)
     family = _common_family(items, "parallel composition")
     if family == "pure":
-        return PureDP(epsilon=max(g.epsilon for g in items))  # type: ignore[union-attr]
+        return PureDP(epsilon=max(_epsilons(items)))
     if family == "approx":
-        return ApproxDP(epsilon=max(g.epsilon for g in items),  # type: ignore[union-attr]
-                        delta=max(getattr(g, "delta", 0.0) for g in items))
+        return ApproxDP(
+            epsilon=max(_epsilons(items)),
+            delta=max(getattr(g, "delta", 0.0) for g in items),
+        )
     if family == "zcdp":
         return ZeroConcentratedDP(rho=max(_to_zcdp_rho(g) for g in items))
     if family == "gdp":
-        return GaussianDP(mu=max(g.mu for g in items))  # type: ignore[union-attr]
-    return RenyiDP(alpha=items[0].alpha, epsilon=max(g.epsilon for g in items))  # type: ignore[union-attr]
+        return GaussianDP(mu=max(_mus(items)))
+    return RenyiDP(alpha=_alphas(items)[0], epsilon=max(_epsilons(items)))
 
 
+@overload
+def split_budget(total: PureDP, weights: Sequence[float]) -> tuple[PureDP, ...]: ...
+@overload
+def split_budget(
+    total: PrivacyGuarantee, weights: Sequence[float]
+) -> tuple[PrivacyGuarantee, ...]: ...
 def split_budget(total: PrivacyGuarantee, weights: Sequence[float]) -> tuple[PrivacyGuarantee, ...]:
     """Split a total budget into parts in proportion to ``weights``.
 

@@ -46,7 +46,7 @@ from spec import (
     RealInterval,
     Reference,
 )
-from spec.errors import InvalidInputError, InvalidParameterError
+from spec.errors import InvalidInputError, InvalidParameterError, UnsupportedCombinationError
 from spec.noise.lattice import check_granularity
 
 from .additive import CKS_2020, AdditiveNoiseMechanism, Statistic, _merge, _setup
@@ -58,14 +58,20 @@ from .calibration import (
     discrete_laplace_scale,
 )
 
-__all__ = ["FloatSafeGaussianMechanism", "FloatSafeLaplaceMechanism", "default_granularity",
-           "lattice_sensitivity", "round_to_lattice"]
+__all__ = [
+    "FloatSafeGaussianMechanism",
+    "FloatSafeLaplaceMechanism",
+    "default_granularity",
+    "lattice_sensitivity",
+    "round_to_lattice",
+]
 
 MIRONOV_2012 = Reference(
     citation="Mironov, 'On significance of the least significant bits for differential "
-             "privacy', ACM CCS 2012",
+    "privacy', ACM CCS 2012",
     locator="Section 5 (the snapping mechanism: rounding onto a public power-of-two grid)",
-    url="https://doi.org/10.1145/2382196.2382264")
+    url="https://doi.org/10.1145/2382196.2382264",
+)
 
 #: Grid units of the largest |r(f(D))/g + Y| released exactly (|k| ≤ 2⁵² is exact in float64).
 _MAX_GRID = float(1 << 52)
@@ -107,7 +113,8 @@ def round_to_lattice(value: Any, granularity: float) -> np.ndarray:
     if not np.all(np.isfinite(y)) or np.any(np.abs(y) > _MAX_GRID):
         raise InvalidInputError(
             f"a float-safe release needs finite values with |value/granularity| <= 2**52, got "
-            f"{value!r} at granularity {granularity!r}")
+            f"{value!r} at granularity {granularity!r}"
+        )
     low = np.floor(y)
     return (low + (y - low >= 0.5)).astype(np.int64)
 
@@ -116,9 +123,19 @@ class _FloatSafeMechanism(AdditiveNoiseMechanism):
     """r(f(D)) + exact lattice noise; float64 outputs on g·ℤ (scalar statistics)."""
 
     @property
+    def _lattice_law(self) -> LatticeLaplace | LatticeGaussian:
+        """The noise law, a lattice law by construction of the subclasses."""
+        law = self.noise_law
+        if not isinstance(law, (LatticeLaplace, LatticeGaussian)):  # pragma: no cover - built so
+            raise UnsupportedCombinationError(
+                f"a float-safe mechanism needs a lattice noise law, got {type(law).__name__}"
+            )
+        return law
+
+    @property
     def granularity(self) -> float:
         """The public grid step g = 2^−k."""
-        return float(self.noise_law.granularity)  # type: ignore[attr-defined]
+        return float(self._lattice_law.granularity)
 
     def _evaluate(self, data: Any) -> np.ndarray:
         """r(f(D)) as a float64 lattice point (0-d)."""
@@ -127,19 +144,21 @@ class _FloatSafeMechanism(AdditiveNoiseMechanism):
             value = value.reshape(())
         if value.shape != () or value.dtype.kind not in "iuf":
             raise InvalidInputError(
-                f"statistic of {self.name!r} must return one real number, got {value!r}")
+                f"statistic of {self.name!r} must return one real number, got {value!r}"
+            )
         return round_to_lattice(value, self.granularity) * self.granularity
 
     def _sample(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
         g = self.granularity
         index = round_to_lattice(self._statistic_fn(data), g).reshape(())
-        unit = self.noise_law.unit_law  # type: ignore[attr-defined]
+        unit = self._lattice_law.unit_law
         draws = unit.sample_exact(rng, size) if self._exact else unit.sample(rng, size)
         draws += index
         if draws.size and (draws.max() > _MAX_GRID or draws.min() < -_MAX_GRID):
             raise InvalidInputError(
                 f"{self.name!r}: a released grid index exceeds 2**52 (value {index * g!r}, "
-                f"granularity {g!r}); use a coarser granularity")
+                f"granularity {g!r}); use a coarser granularity"
+            )
         return draws * g
 
 
@@ -190,30 +209,53 @@ class FloatSafeLaplaceMechanism(_FloatSafeMechanism):
     True
     """
 
-    def __init__(self, epsilon: float, sensitivity: float, *, granularity: float | None = None,
-                 statistic: Statistic | None = None, input_domain: Any = None,
-                 relation: Any = None, name: str = "float_safe_laplace",
-                 statistic_description: str | None = None, summary: str | None = None,
-                 references: tuple[Reference, ...] = ()) -> None:
+    def __init__(
+        self,
+        epsilon: float,
+        sensitivity: float,
+        *,
+        granularity: float | None = None,
+        statistic: Statistic | None = None,
+        input_domain: Any = None,
+        relation: Any = None,
+        name: str = "float_safe_laplace",
+        statistic_description: str | None = None,
+        summary: str | None = None,
+        references: tuple[Reference, ...] = (),
+    ) -> None:
         eps = _check_epsilon(epsilon)
         delta_f = _check_sensitivity(sensitivity)
         g = _granularity(granularity, delta_f)
         m = lattice_sensitivity(delta_f, g)
-        fn, domain, rel, what = _setup(statistic, input_domain, relation, 1, RealInterval(),
-                                       "l1", delta_f, statistic_description)
+        fn, domain, rel, what = _setup(
+            statistic,
+            input_domain,
+            relation,
+            1,
+            RealInterval(),
+            "l1",
+            delta_f,
+            statistic_description,
+        )
         scale_units = discrete_laplace_scale(eps, m)
         spec = MechanismSpec(
             name=name,
-            summary=summary or "statistic rounded to a 2^-k grid plus exact discrete Laplace "
-                               "noise in grid units (no floating-point leak)",
-            references=_merge((MIRONOV_2012, CKS_2020), references), input_domain=domain,
-            relation=rel, statistic=f"{what}, rounded half up to the grid {g!r}·Z",
+            summary=summary
+            or "statistic rounded to a 2^-k grid plus exact discrete Laplace "
+            "noise in grid units (no floating-point leak)",
+            references=_merge((MIRONOV_2012, CKS_2020), references),
+            input_domain=domain,
+            relation=rel,
+            statistic=f"{what}, rounded half up to the grid {g!r}·Z",
             sensitivity=(GlobalSensitivity(value=m * g, norm="l1"),),
-            noise=AdditiveNoise(law=LatticeLaplace(scale=scale_units * g, granularity=g),
-                                calibration="exact"),
-            guarantee=PureDP(epsilon=eps), numerics="exact",
+            noise=AdditiveNoise(
+                law=LatticeLaplace(scale=scale_units * g, granularity=g), calibration="exact"
+            ),
+            guarantee=PureDP(epsilon=eps),
+            numerics="exact",
             notes=f"sensitivity of the rounded statistic: g*ceil(Delta/g) = {m * g!r} for "
-                  f"Delta = {delta_f!r}, g = {g!r} (docs/float_safe_mechanisms.md)")
+            f"Delta = {delta_f!r}, g = {g!r} (docs/float_safe_mechanisms.md)",
+        )
         super().__init__(spec, fn)
 
 
@@ -252,30 +294,54 @@ class FloatSafeGaussianMechanism(_FloatSafeMechanism):
     'lattice_gaussian'
     """
 
-    def __init__(self, epsilon: float, delta: float, sensitivity: float, *,
-                 granularity: float | None = None, statistic: Statistic | None = None,
-                 input_domain: Any = None, relation: Any = None,
-                 name: str = "float_safe_gaussian", statistic_description: str | None = None,
-                 summary: str | None = None, references: tuple[Reference, ...] = ()) -> None:
+    def __init__(
+        self,
+        epsilon: float,
+        delta: float,
+        sensitivity: float,
+        *,
+        granularity: float | None = None,
+        statistic: Statistic | None = None,
+        input_domain: Any = None,
+        relation: Any = None,
+        name: str = "float_safe_gaussian",
+        statistic_description: str | None = None,
+        summary: str | None = None,
+        references: tuple[Reference, ...] = (),
+    ) -> None:
         eps, d0 = _check_epsilon(epsilon), _check_delta(delta)
         delta_f = _check_sensitivity(sensitivity)
         g = _granularity(granularity, delta_f)
         m = lattice_sensitivity(delta_f, g)
-        fn, domain, rel, what = _setup(statistic, input_domain, relation, 1, RealInterval(),
-                                       "l2", delta_f, statistic_description)
+        fn, domain, rel, what = _setup(
+            statistic,
+            input_domain,
+            relation,
+            1,
+            RealInterval(),
+            "l2",
+            delta_f,
+            statistic_description,
+        )
         sigma_units = discrete_gaussian_sigma(eps, d0, m)
         if sigma_units * g <= 0 or not math.isfinite(sigma_units * g):
             raise InvalidParameterError(f"granularity {g!r} gives no valid sigma")
         spec = MechanismSpec(
             name=name,
-            summary=summary or "statistic rounded to a 2^-k grid plus exact discrete Gaussian "
-                               "noise in grid units (no floating-point leak)",
-            references=_merge((CKS_2020, MIRONOV_2012), references), input_domain=domain,
-            relation=rel, statistic=f"{what}, rounded half up to the grid {g!r}·Z",
+            summary=summary
+            or "statistic rounded to a 2^-k grid plus exact discrete Gaussian "
+            "noise in grid units (no floating-point leak)",
+            references=_merge((CKS_2020, MIRONOV_2012), references),
+            input_domain=domain,
+            relation=rel,
+            statistic=f"{what}, rounded half up to the grid {g!r}·Z",
             sensitivity=(GlobalSensitivity(value=m * g, norm="l2"),),
-            noise=AdditiveNoise(law=LatticeGaussian(sigma=sigma_units * g, granularity=g),
-                                calibration="exact"),
-            guarantee=ApproxDP(epsilon=eps, delta=d0), numerics="exact",
+            noise=AdditiveNoise(
+                law=LatticeGaussian(sigma=sigma_units * g, granularity=g), calibration="exact"
+            ),
+            guarantee=ApproxDP(epsilon=eps, delta=d0),
+            numerics="exact",
             notes=f"sensitivity of the rounded statistic: g*ceil(Delta/g) = {m * g!r} for "
-                  f"Delta = {delta_f!r}, g = {g!r} (docs/float_safe_mechanisms.md)")
+            f"Delta = {delta_f!r}, g = {g!r} (docs/float_safe_mechanisms.md)",
+        )
         super().__init__(spec, fn)

@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from spec import (
+    ApproxDP,
     Categorical,
     LocalRelation,
     MechanismSpec,
@@ -22,8 +23,9 @@ from spec import (
     RandomizedResponse,
     RandomizedResponseLaw,
     Reference,
+    RenyiDP,
 )
-from spec.errors import InvalidParameterError
+from spec.errors import InvalidParameterError, UnsupportedCombinationError
 
 from ._base import Mechanism
 from .calibration import _check_epsilon
@@ -32,11 +34,13 @@ __all__ = ["RandomizedResponseMechanism"]
 
 WARNER_1965 = Reference(
     citation="Warner, 'Randomized response: a survey technique for eliminating evasive "
-             "answer bias', Journal of the American Statistical Association 60(309), 1965")
+    "answer bias', Journal of the American Statistical Association 60(309), 1965"
+)
 KOV_2016 = Reference(
     citation="Kairouz, Oh & Viswanath, 'Extremal mechanisms for local differential privacy', "
-             "Journal of Machine Learning Research 17, 2016",
-    locator="k-ary randomized response")
+    "Journal of Machine Learning Research 17, 2016",
+    locator="k-ary randomized response",
+)
 
 
 class RandomizedResponseMechanism(Mechanism):
@@ -75,27 +79,39 @@ class RandomizedResponseMechanism(Mechanism):
     (dtype('int64'), (6,), True)
     """
 
-    def __init__(self, epsilon: float, categories: int = 2, *,
-                 name: str = "randomized_response") -> None:
+    def __init__(
+        self, epsilon: float, categories: int = 2, *, name: str = "randomized_response"
+    ) -> None:
         eps = _check_epsilon(epsilon)
-        if isinstance(categories, bool) or not isinstance(categories, numbers.Integral) \
-                or int(categories) < 2:
-            raise InvalidParameterError(
-                f"categories must be an integer >= 2, got {categories!r}")
+        if (
+            isinstance(categories, bool)
+            or not isinstance(categories, numbers.Integral)
+            or int(categories) < 2
+        ):
+            raise InvalidParameterError(f"categories must be an integer >= 2, got {categories!r}")
         m = int(categories)
         law = RandomizedResponseLaw.from_epsilon(eps, m)
         spec = MechanismSpec(
             name=name,
             summary=f"{m}-ary randomized response of one categorical value",
-            references=(WARNER_1965, KOV_2016), input_domain=Categorical(size=m),
-            relation=LocalRelation(), statistic="the user's category",
-            noise=RandomizedResponse(law=law), guarantee=PureDP(epsilon=eps))
+            references=(WARNER_1965, KOV_2016),
+            input_domain=Categorical(size=m),
+            relation=LocalRelation(),
+            statistic="the user's category",
+            noise=RandomizedResponse(law=law),
+            guarantee=PureDP(epsilon=eps),
+        )
         super().__init__(spec)
 
     @property
     def law(self) -> RandomizedResponseLaw:
         """The output law P(y | x) (``spec.noise.law``)."""
-        return self.spec.noise.law  # type: ignore[union-attr,return-value]
+        noise = self.spec.noise
+        if not isinstance(noise, RandomizedResponse):  # built so by __init__
+            raise UnsupportedCombinationError(
+                f"{self.name!r} needs RandomizedResponse noise, got {type(noise).__name__}"
+            )
+        return noise.law
 
     @property
     def categories(self) -> int:
@@ -105,7 +121,12 @@ class RandomizedResponseMechanism(Mechanism):
     @property
     def epsilon(self) -> float:
         """ε of the pure-DP claim."""
-        return float(self.spec.guarantee.epsilon)  # type: ignore[union-attr]
+        guarantee = self.spec.guarantee
+        if not isinstance(guarantee, (PureDP, ApproxDP, RenyiDP)):
+            raise UnsupportedCombinationError(
+                f"{self.name!r} states its claim in epsilon, got {type(guarantee).__name__}"
+            )
+        return float(guarantee.epsilon)
 
     def _sample(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
         out = self.law.sample_given(int(data), rng, size)
@@ -114,5 +135,6 @@ class RandomizedResponseMechanism(Mechanism):
     def output_probabilities(self, data: Any) -> np.ndarray:
         """P(· | x) over the m categories, shape (1, m) (gray-box hook of the exact audit)."""
         x = int(self.validate_input(data))
-        return np.asarray(self.law.pmf_given(np.arange(self.categories), x),
-                          dtype=np.float64)[None, :]
+        return np.asarray(self.law.pmf_given(np.arange(self.categories), x), dtype=np.float64)[
+            None, :
+        ]

@@ -56,8 +56,7 @@ from spec.errors import InvalidParameterError
 
 from ._base import Mechanism, check_sample_size
 
-__all__ = ["SamplerCost", "ScalarSamplerMechanism", "from_scalar_sampler",
-           "installed_versions"]
+__all__ = ["SamplerCost", "ScalarSamplerMechanism", "from_scalar_sampler", "installed_versions"]
 
 ScalarRelease = Callable[[Any, np.random.Generator], Any]
 
@@ -87,7 +86,8 @@ def installed_versions(libraries: str | Sequence[str] | None) -> dict[str, str]:
         except metadata.PackageNotFoundError:
             raise InvalidParameterError(
                 f"library {name!r} is not an installed distribution (importlib.metadata "
-                f"finds no version of it)") from None
+                f"finds no version of it)"
+            ) from None
     return found
 
 
@@ -111,8 +111,10 @@ class SamplerCost:
         return self.seconds_per_sample * samples
 
     def __str__(self) -> str:
-        return (f"{self.seconds_per_sample * 1e6:.3g} µs per sample ({self.calls} calls "
-                f"timed; 10⁶ samples ≈ {self.seconds_for(1_000_000):.3g} s)")
+        return (
+            f"{self.seconds_per_sample * 1e6:.3g} µs per sample ({self.calls} calls "
+            f"timed; 10⁶ samples ≈ {self.seconds_for(1_000_000):.3g} s)"
+        )
 
 
 class ScalarSamplerMechanism(Mechanism):
@@ -132,8 +134,11 @@ class ScalarSamplerMechanism(Mechanism):
         library: str | Sequence[str] | None = None,
     ) -> None:
         super().__init__(spec)
-        for name, fn in (("release", release), ("statistic", statistic),
-                         ("float_image", float_image)):
+        for name, fn in (
+            ("release", release),
+            ("statistic", statistic),
+            ("float_image", float_image),
+        ):
             if fn is not None and not callable(fn):
                 raise InvalidParameterError(f"{name} must be callable, got {fn!r}")
         if release is None:
@@ -150,8 +155,9 @@ class ScalarSamplerMechanism(Mechanism):
 
     def provides(self, hook: str) -> bool:
         super().provides(hook)  # validates the name
-        return {"statistic": self._statistic,
-                "float_image": self._float_image}.get(hook) is not None
+        return {"statistic": self._statistic, "float_image": self._float_image}.get(
+            hook
+        ) is not None
 
     def _sample(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
         release = self._release
@@ -180,11 +186,11 @@ class ScalarSamplerMechanism(Mechanism):
         if possible.shape != np.shape(outputs):
             raise InvalidParameterError(
                 f"float_image must return one boolean per output, shape {np.shape(outputs)}, "
-                f"got shape {possible.shape}")
+                f"got shape {possible.shape}"
+            )
         return possible
 
-    def cost_per_sample(self, data: Any, *, calls: int = 1_000,
-                        rng: RandomLike = 0) -> SamplerCost:
+    def cost_per_sample(self, data: Any, *, calls: int = 1_000, rng: RandomLike = 0) -> SamplerCost:
         """Time ``calls`` releases on ``data`` through :meth:`sample`.
 
         A measurement, not a guarantee: it depends on the machine and its load.
@@ -234,5 +240,6 @@ def from_scalar_sampler(
     InvalidParameterError
         If a function is not callable or a library is not installed.
     """
-    return ScalarSamplerMechanism(spec, release, statistic=statistic,
-                                  float_image=float_image, library=library)
+    return ScalarSamplerMechanism(
+        spec, release, statistic=statistic, float_image=float_image, library=library
+    )

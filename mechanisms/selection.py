@@ -35,6 +35,7 @@ from typing import Any, Literal
 import numpy as np
 
 from spec import (
+    ApproxDP,
     Exponential,
     GlobalSensitivity,
     Gumbel,
@@ -45,6 +46,7 @@ from spec import (
     QueryDistance,
     RealInterval,
     Reference,
+    RenyiDP,
     VectorDomain,
 )
 from spec.errors import InvalidParameterError, UnsupportedCombinationError
@@ -64,21 +66,26 @@ _BLOCK_ELEMENTS = 1 << 22
 
 MCSHERRY_TALWAR_2007 = Reference(
     citation="McSherry & Talwar, 'Mechanism design via differential privacy', FOCS 2007",
-    locator="the exponential mechanism")
+    locator="the exponential mechanism",
+)
 DURFEE_ROGERS_2019 = Reference(
     citation="Durfee & Rogers, 'Practical differentially private top-k selection with "
-             "pay-what-you-get composition', NeurIPS 2019",
-    locator="Gumbel-max equivalence with the exponential mechanism")
+    "pay-what-you-get composition', NeurIPS 2019",
+    locator="Gumbel-max equivalence with the exponential mechanism",
+)
 DWORK_ROTH_RNM = Reference(
     citation="Dwork & Roth, 'The algorithmic foundations of differential privacy', "
-             "Foundations and Trends in Theoretical Computer Science, 2014",
-    locator="Section 3.3, Claim 3.9 (report noisy max)")
+    "Foundations and Trends in Theoretical Computer Science, 2014",
+    locator="Section 3.3, Claim 3.9 (report noisy max)",
+)
 MCKENNA_SHELDON_2020 = Reference(
     citation="McKenna & Sheldon, 'Permute-and-flip: a new mechanism for differentially "
-             "private selection', NeurIPS 2020")
+    "private selection', NeurIPS 2020"
+)
 DING_2021 = Reference(
     citation="Ding, Kifer, Steinke, Wang, Xiao & Zhang, 'The permute-and-flip mechanism is "
-             "identical to report-noisy-max with exponential noise', 2021")
+    "identical to report-noisy-max with exponential noise', 2021"
+)
 
 
 class NoisyArgmaxMechanism(Mechanism):
@@ -123,31 +130,52 @@ class NoisyArgmaxMechanism(Mechanism):
         if not isinstance(spec.noise, NoisyArgmax):
             raise UnsupportedCombinationError(
                 f"NoisyArgmaxMechanism needs a spec with NoisyArgmax noise, got "
-                f"{type(spec.noise).__name__}")
+                f"{type(spec.noise).__name__}"
+            )
         if not isinstance(spec.input_domain, VectorDomain):
             raise UnsupportedCombinationError(
-                f"NoisyArgmaxMechanism needs a score vector input, got "
-                f"{spec.input_domain.label()}")
+                f"NoisyArgmaxMechanism needs a score vector input, got {spec.input_domain.label()}"
+            )
+
+    @property
+    def _noise(self) -> NoisyArgmax:
+        noise = self.spec.noise
+        if not isinstance(noise, NoisyArgmax):  # refused by __init__ already
+            raise UnsupportedCombinationError(
+                f"NoisyArgmaxMechanism needs a spec with NoisyArgmax noise, got "
+                f"{type(noise).__name__}"
+            )
+        return noise
 
     @property
     def noise_law(self) -> NoiseLaw:
         """The law of each Z_i (``spec.noise.law``)."""
-        return self.spec.noise.law  # type: ignore[union-attr]
+        return self._noise.law
 
     @property
     def candidates(self) -> int:
         """Number of candidates m."""
-        return int(self.spec.input_domain.length)  # type: ignore[union-attr]
+        domain = self.spec.input_domain
+        if not isinstance(domain, VectorDomain):  # refused by __init__ already
+            raise UnsupportedCombinationError(
+                f"NoisyArgmaxMechanism needs a score vector input, got {domain.label()}"
+            )
+        return int(domain.length)
 
     @property
     def epsilon(self) -> float:
         """ε of the pure-DP claim."""
-        return float(self.spec.guarantee.epsilon)  # type: ignore[union-attr]
+        guarantee = self.spec.guarantee
+        if not isinstance(guarantee, (PureDP, ApproxDP, RenyiDP)):
+            raise UnsupportedCombinationError(
+                f"{self.name!r} states its claim in epsilon, got {type(guarantee).__name__}"
+            )
+        return float(guarantee.epsilon)
 
     @property
     def monotone(self) -> bool:
         """Whether the scores are declared monotone."""
-        return bool(self.spec.noise.monotone)  # type: ignore[union-attr]
+        return bool(self._noise.monotone)
 
     def statistic(self, data: Any) -> np.ndarray:
         """The validated score vector q (gray-box hook)."""
@@ -161,7 +189,8 @@ class NoisyArgmaxMechanism(Mechanism):
         rows = max(1, _BLOCK_ELEMENTS // m)
         for start in range(0, size, rows):  # blocks of rows, never single samples
             stop = min(size, start + rows)
-            noisy = law.sample(rng, (stop - start, m))
+            # the argmax laws (Gumbel, Exponential, Laplace) are continuous: float64 draws
+            noisy = np.asarray(law.sample(rng, (stop - start, m)), dtype=np.float64)
             noisy += scores
             out[start:stop] = np.argmax(noisy, axis=1)
         return out
@@ -173,15 +202,27 @@ def _check_candidates(value: Any) -> int:
     return int(value)
 
 
-def _argmax_spec(name: str, summary: str, law: NoiseLaw, epsilon: float, delta_f: float,
-                 m: int, monotone: bool, references: tuple[Reference, ...]) -> MechanismSpec:
+def _argmax_spec(
+    name: str,
+    summary: str,
+    law: Laplace | Exponential | Gumbel,
+    epsilon: float,
+    delta_f: float,
+    m: int,
+    monotone: bool,
+    references: tuple[Reference, ...],
+) -> MechanismSpec:
     return MechanismSpec(
-        name=name, summary=summary, references=references,
+        name=name,
+        summary=summary,
+        references=references,
         input_domain=VectorDomain(element=RealInterval(), length=m),
         relation=QueryDistance(norm="linf", radius=delta_f, monotone=monotone),
         statistic=f"the score vector of {m} candidates",
         sensitivity=(GlobalSensitivity(value=delta_f, norm="linf"),),
-        noise=NoisyArgmax(law=law, monotone=monotone), guarantee=PureDP(epsilon=epsilon))
+        noise=NoisyArgmax(law=law, monotone=monotone),
+        guarantee=PureDP(epsilon=epsilon),
+    )
 
 
 def _scale(eps: float, delta_f: float, monotone: bool) -> float:
@@ -227,16 +268,32 @@ class ExponentialMechanism(NoisyArgmaxMechanism):
     dtype('int64')
     """
 
-    def __init__(self, epsilon: float, score_sensitivity: float, candidates: int, *,
-                 monotone: bool = False, name: str = "exponential_mechanism") -> None:
+    def __init__(
+        self,
+        epsilon: float,
+        score_sensitivity: float,
+        candidates: int,
+        *,
+        monotone: bool = False,
+        name: str = "exponential_mechanism",
+    ) -> None:
         eps = _check_epsilon(epsilon)
         delta_f = _check_sensitivity(score_sensitivity, "score_sensitivity")
         m = _check_candidates(candidates)
         mono = _check_flag(monotone)
         law = Gumbel(scale=_scale(eps, delta_f, mono))
-        super().__init__(_argmax_spec(
-            name, "index of the best score by the exponential mechanism (Gumbel-max)",
-            law, eps, delta_f, m, mono, (MCSHERRY_TALWAR_2007, DURFEE_ROGERS_2019)))
+        super().__init__(
+            _argmax_spec(
+                name,
+                "index of the best score by the exponential mechanism (Gumbel-max)",
+                law,
+                eps,
+                delta_f,
+                m,
+                mono,
+                (MCSHERRY_TALWAR_2007, DURFEE_ROGERS_2019),
+            )
+        )
 
     def probabilities(self, scores: Any) -> np.ndarray:
         """Exact output probabilities softmax(q/scale) on the score vector ``scores``.
@@ -246,7 +303,12 @@ class ExponentialMechanism(NoisyArgmaxMechanism):
         >>> ExponentialMechanism(2.0, 1.0, 2).probabilities([0.0, 0.0]).tolist()
         [0.5, 0.5]
         """
-        q = self.statistic(scores) / self.noise_law.scale  # type: ignore[attr-defined]
+        law = self.noise_law
+        if not isinstance(law, Gumbel):  # pragma: no cover - built with Gumbel noise
+            raise UnsupportedCombinationError(
+                f"the exponential mechanism uses Gumbel noise, got {type(law).__name__}"
+            )
+        q = self.statistic(scores) / law.scale
         w = np.exp(q - q.max())
         return w / w.sum()
 
@@ -287,25 +349,34 @@ class ReportNoisyMax(NoisyArgmaxMechanism):
     ('Exponential', 1.0)
     """
 
-    def __init__(self, epsilon: float, score_sensitivity: float, candidates: int, *,
-                 noise: Literal["laplace", "exponential"] = "laplace", monotone: bool = False,
-                 name: str = "report_noisy_max") -> None:
+    def __init__(
+        self,
+        epsilon: float,
+        score_sensitivity: float,
+        candidates: int,
+        *,
+        noise: Literal["laplace", "exponential"] = "laplace",
+        monotone: bool = False,
+        name: str = "report_noisy_max",
+    ) -> None:
         eps = _check_epsilon(epsilon)
         delta_f = _check_sensitivity(score_sensitivity, "score_sensitivity")
         m = _check_candidates(candidates)
         mono = _check_flag(monotone)
         scale = _scale(eps, delta_f, mono)
-        law: NoiseLaw
+        law: Laplace | Exponential | Gumbel
+        refs: tuple[Reference, ...]
         if noise == "laplace":
             law, refs = Laplace(scale=scale), (DWORK_ROTH_RNM,)
             summary = "index of the best score by report noisy max with Laplace noise"
         elif noise == "exponential":
             law, refs = Exponential(scale=scale), (MCKENNA_SHELDON_2020, DING_2021)
-            summary = ("index of the best score by report noisy max with exponential noise "
-                       "(permute-and-flip)")
+            summary = (
+                "index of the best score by report noisy max with exponential noise "
+                "(permute-and-flip)"
+            )
         else:
-            raise InvalidParameterError(
-                f"noise must be 'laplace' or 'exponential', got {noise!r}")
+            raise InvalidParameterError(f"noise must be 'laplace' or 'exponential', got {noise!r}")
         super().__init__(_argmax_spec(name, summary, law, eps, delta_f, m, mono, refs))
 
 

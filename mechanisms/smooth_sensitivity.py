@@ -44,6 +44,7 @@ from spec import (
     PureDP,
     RealInterval,
     Reference,
+    RenyiDP,
     SmoothSensitivityBound,
     SmoothSensitivityNoise,
     SubstituteOne,
@@ -55,7 +56,7 @@ from spec.errors import (
     SampleSizeError,
     UnsupportedCombinationError,
 )
-from spec.noise import NoiseLaw
+from spec.noise import AdditiveNoiseLaw, NoiseLaw
 
 from ._base import Mechanism
 from .calibration import _check_delta, _check_epsilon
@@ -77,19 +78,22 @@ _BLOCK_ELEMENTS = 1 << 20
 
 NRS_2007 = Reference(
     citation="Nissim, Raskhodnikova & Smith, 'Smooth sensitivity and sampling in private data "
-             "analysis', STOC 2007",
+    "analysis', STOC 2007",
     locator="Definitions 2.1 and 2.4, Lemmas 2.5-2.6",
-    url="https://doi.org/10.1145/1250790.1250803")
+    url="https://doi.org/10.1145/1250790.1250803",
+)
 NRS_2007_MEDIAN = Reference(
     citation="Nissim, Raskhodnikova & Smith, 'Smooth sensitivity and sampling in private data "
-             "analysis', STOC 2007",
+    "analysis', STOC 2007",
     locator="Section 3.1 (smooth sensitivity of the median)",
-    url="https://doi.org/10.1145/1250790.1250803")
+    url="https://doi.org/10.1145/1250790.1250803",
+)
 CHAUDHURI_2024 = Reference(
     citation="Chaudhuri, Loh, Pandey & Sarkar, 'On differentially private U statistics', "
-             "NeurIPS 2024 (arXiv 2407.04945)",
+    "NeurIPS 2024 (arXiv 2407.04945)",
     locator="Lemma 2 (1/(1+z^4) noise; tight constant 3 beta + 3^(3/4) a derived in "
-            "privaudit docs/derivations.md section 1)")
+    "privaudit docs/derivations.md section 1)",
+)
 
 Statistic = Callable[[Any], Any]
 
@@ -144,31 +148,52 @@ class SmoothSensitivityMechanism(Mechanism):
     (3,)
     """
 
-    def __init__(self, statistic: Statistic, smooth_sensitivity: Callable[[Any], float], *,
-                 beta: float, alpha: float, law: NoiseLaw, input_domain: Any, relation: Any,
-                 guarantee: Any, name: str = "smooth_sensitivity", summary: str = "",
-                 statistic_description: str | None = None,
-                 smooth_description: str | None = None,
-                 references: tuple[Reference, ...] = (), norm: str = "l1") -> None:
+    def __init__(
+        self,
+        statistic: Statistic,
+        smooth_sensitivity: Callable[[Any], float],
+        *,
+        beta: float,
+        alpha: float,
+        law: AdditiveNoiseLaw,
+        input_domain: Any,
+        relation: Any,
+        guarantee: Any,
+        name: str = "smooth_sensitivity",
+        summary: str = "",
+        statistic_description: str | None = None,
+        smooth_description: str | None = None,
+        references: tuple[Reference, ...] = (),
+        norm: Literal["l1", "l2", "linf"] = "l1",
+    ) -> None:
         for what, fn in (("statistic", statistic), ("smooth_sensitivity", smooth_sensitivity)):
             if not callable(fn):
                 raise InvalidParameterError(f"{what} must be callable, got {fn!r}")
         spec = MechanismSpec(
             name=name,
             summary=summary or "statistic plus noise scaled to a beta-smooth sensitivity bound",
-            references=(NRS_2007, *references), input_domain=input_domain, relation=relation,
+            references=(NRS_2007, *references),
+            input_domain=input_domain,
+            relation=relation,
             statistic=statistic_description or _name_of(statistic),
-            sensitivity=(SmoothSensitivityBound(
-                beta=beta, norm=norm,
-                description=smooth_description or _name_of(smooth_sensitivity)),),
-            noise=SmoothSensitivityNoise(law=law, alpha=alpha), guarantee=guarantee)
+            sensitivity=(
+                SmoothSensitivityBound(
+                    beta=beta,
+                    norm=norm,
+                    description=smooth_description or _name_of(smooth_sensitivity),
+                ),
+            ),
+            noise=SmoothSensitivityNoise(law=law, alpha=alpha),
+            guarantee=guarantee,
+        )
         super().__init__(spec)
         self._statistic_fn = statistic
         self._smooth_fn = smooth_sensitivity
 
     @classmethod
-    def from_spec(cls, spec: MechanismSpec, statistic: Statistic,
-                  smooth_sensitivity: Callable[[Any], float]) -> SmoothSensitivityMechanism:
+    def from_spec(
+        cls, spec: MechanismSpec, statistic: Statistic, smooth_sensitivity: Callable[[Any], float]
+    ) -> SmoothSensitivityMechanism:
         """Bind f and S to a ready-made spec with smooth-sensitivity noise.
 
         Raises
@@ -179,7 +204,8 @@ class SmoothSensitivityMechanism(Mechanism):
         if not isinstance(spec.noise, SmoothSensitivityNoise):
             raise UnsupportedCombinationError(
                 f"a smooth-sensitivity mechanism needs SmoothSensitivityNoise, got "
-                f"{type(spec.noise).__name__}")
+                f"{type(spec.noise).__name__}"
+            )
         for what, fn in (("statistic", statistic), ("smooth_sensitivity", smooth_sensitivity)):
             if not callable(fn):
                 raise InvalidParameterError(f"{what} must be callable, got {fn!r}")
@@ -193,22 +219,40 @@ class SmoothSensitivityMechanism(Mechanism):
     @property
     def noise_law(self) -> NoiseLaw:
         """The standardised law of Z (``spec.noise.law``)."""
-        return self.spec.noise.law  # type: ignore[union-attr]
+        return self._noise.law
+
+    @property
+    def _noise(self) -> SmoothSensitivityNoise:
+        noise = self.spec.noise
+        if not isinstance(noise, SmoothSensitivityNoise):  # refused by __init__ already
+            raise UnsupportedCombinationError(
+                f"SmoothSensitivityMechanism needs a spec with SmoothSensitivityNoise, got "
+                f"noise {type(noise).__name__}"
+            )
+        return noise
 
     @property
     def alpha(self) -> float:
         """The divisor a of the noise scale S(D)/a."""
-        return float(self.spec.noise.alpha)  # type: ignore[union-attr]
+        return float(self._noise.alpha)
 
     @property
     def beta(self) -> float:
         """The smoothness parameter β of the claim."""
-        return float(self.spec.smooth_sensitivity_claim.beta)  # type: ignore[union-attr]
+        claim = self.spec.smooth_sensitivity_claim
+        if claim is None:  # refused by MechanismSpec for SmoothSensitivityNoise
+            raise UnsupportedCombinationError(f"{self.name!r} declares no smooth sensitivity")
+        return float(claim.beta)
 
     @property
     def epsilon(self) -> float:
         """ε of the claim."""
-        return float(self.spec.guarantee.epsilon)  # type: ignore[union-attr]
+        guarantee = self.spec.guarantee
+        if not isinstance(guarantee, (PureDP, ApproxDP, RenyiDP)):
+            raise UnsupportedCombinationError(
+                f"{self.name!r} states its claim in epsilon, got {type(guarantee).__name__}"
+            )
+        return float(guarantee.epsilon)
 
     @property
     def delta(self) -> float:
@@ -220,16 +264,21 @@ class SmoothSensitivityMechanism(Mechanism):
         value = np.asarray(self._statistic_fn(data))
         if value.size != 1 or value.dtype.kind not in "iuf" or not np.isfinite(value).all():
             raise InvalidInputError(
-                f"statistic of {self.name!r} must return one finite real number, got {value!r}")
+                f"statistic of {self.name!r} must return one finite real number, got {value!r}"
+            )
         return float(value.reshape(()))
 
     def _bound(self, data: Any) -> float:
         value = np.asarray(self._smooth_fn(data))
-        if value.size != 1 or value.dtype.kind not in "iuf" or not np.isfinite(value).all() \
-                or float(value.reshape(())) < 0.0:
+        if (
+            value.size != 1
+            or value.dtype.kind not in "iuf"
+            or not np.isfinite(value).all()
+            or float(value.reshape(())) < 0.0
+        ):
             raise InvalidInputError(
-                f"smooth sensitivity of {self.name!r} must be one finite number >= 0, "
-                f"got {value!r}")
+                f"smooth sensitivity of {self.name!r} must be one finite number >= 0, got {value!r}"
+            )
         return float(value.reshape(()))
 
     def statistic(self, data: Any) -> float:
@@ -261,11 +310,19 @@ def _name_of(fn: Any) -> str:
 # ----------------------------------------------------------------------------------------
 # constructors
 # ----------------------------------------------------------------------------------------
-def smooth_laplace_mechanism(statistic: Statistic, smooth_sensitivity: Callable[[Any], float],
-                             epsilon: float, delta: float, *, input_domain: Any, relation: Any,
-                             alpha: float | None = None, beta: float | None = None,
-                             name: str = "smooth_laplace", **kwargs: Any
-                             ) -> SmoothSensitivityMechanism:
+def smooth_laplace_mechanism(
+    statistic: Statistic,
+    smooth_sensitivity: Callable[[Any], float],
+    epsilon: float,
+    delta: float,
+    *,
+    input_domain: Any,
+    relation: Any,
+    alpha: float | None = None,
+    beta: float | None = None,
+    name: str = "smooth_laplace",
+    **kwargs: Any,
+) -> SmoothSensitivityMechanism:
     """f(D) + (2S(D)/ε)·Lap(1) with S β-smooth, β = ε/(2 ln(2/δ)): (ε, δ)-DP.
 
     Parameters
@@ -311,9 +368,17 @@ def smooth_laplace_mechanism(statistic: Statistic, smooth_sensitivity: Callable[
     a = a_default if alpha is None else alpha
     b = b_default if beta is None else beta
     return SmoothSensitivityMechanism(
-        statistic, smooth_sensitivity, beta=b, alpha=a, law=Laplace(scale=1.0),
-        input_domain=input_domain, relation=relation, guarantee=ApproxDP(epsilon=eps, delta=d),
-        name=name, **kwargs)
+        statistic,
+        smooth_sensitivity,
+        beta=b,
+        alpha=a,
+        law=Laplace(scale=1.0),
+        input_domain=input_domain,
+        relation=relation,
+        guarantee=ApproxDP(epsilon=eps, delta=d),
+        name=name,
+        **kwargs,
+    )
 
 
 def _laplace_constants(eps: float, d: float) -> tuple[float, float]:
@@ -321,13 +386,18 @@ def _laplace_constants(eps: float, d: float) -> tuple[float, float]:
     return eps / 2.0, eps / (2.0 * math.log(2.0 / d))
 
 
-def smooth_inverse_quartic_mechanism(statistic: Statistic,
-                                     smooth_sensitivity: Callable[[Any], float],
-                                     epsilon: float | None = None, *, input_domain: Any,
-                                     relation: Any, alpha: float | None = None,
-                                     beta: float | None = None,
-                                     name: str = "smooth_inverse_quartic", **kwargs: Any
-                                     ) -> SmoothSensitivityMechanism:
+def smooth_inverse_quartic_mechanism(
+    statistic: Statistic,
+    smooth_sensitivity: Callable[[Any], float],
+    epsilon: float | None = None,
+    *,
+    input_domain: Any,
+    relation: Any,
+    alpha: float | None = None,
+    beta: float | None = None,
+    name: str = "smooth_inverse_quartic",
+    **kwargs: Any,
+) -> SmoothSensitivityMechanism:
     """f(D) + (S(D)/a)·Z with Z of density ∝ 1/(1+z⁴) and S β-smooth: ε-DP, ε = 3β + 3^{3/4}a.
 
     By default a = β = ε/(3 + 3^{3/4}), so the claim is exactly the tight constant of
@@ -381,7 +451,8 @@ def smooth_inverse_quartic_mechanism(statistic: Statistic,
         if alpha is None or beta is None:
             raise InvalidParameterError(
                 "give epsilon, or both alpha and beta (the claim is then "
-                f"3 beta + 3^(3/4) alpha), got alpha={alpha!r}, beta={beta!r}")
+                f"3 beta + 3^(3/4) alpha), got alpha={alpha!r}, beta={beta!r}"
+            )
         a, b = _check_epsilon(alpha, "alpha"), _check_epsilon(beta, "beta")
         eps = 3.0 * b + _QUARTIC_LIPSCHITZ * a
     else:
@@ -393,21 +464,36 @@ def smooth_inverse_quartic_mechanism(statistic: Statistic,
             a = _remaining(eps - 3.0 * b, _QUARTIC_LIPSCHITZ, "alpha", f"3*beta = {3 * b!r}", eps)
         elif beta is None:
             a = _check_epsilon(alpha, "alpha")
-            b = _remaining(eps - _QUARTIC_LIPSCHITZ * a, 3.0, "beta",
-                           f"3^(3/4)*alpha = {_QUARTIC_LIPSCHITZ * a!r}", eps)
+            b = _remaining(
+                eps - _QUARTIC_LIPSCHITZ * a,
+                3.0,
+                "beta",
+                f"3^(3/4)*alpha = {_QUARTIC_LIPSCHITZ * a!r}",
+                eps,
+            )
         else:
             a, b = alpha, beta
     references = (CHAUDHURI_2024, *kwargs.pop("references", ()))
     return SmoothSensitivityMechanism(
-        statistic, smooth_sensitivity, beta=b, alpha=a, law=InverseQuartic(scale=1.0),
-        input_domain=input_domain, relation=relation, guarantee=PureDP(epsilon=eps),
-        name=name, references=references, **kwargs)
+        statistic,
+        smooth_sensitivity,
+        beta=b,
+        alpha=a,
+        law=InverseQuartic(scale=1.0),
+        input_domain=input_domain,
+        relation=relation,
+        guarantee=PureDP(epsilon=eps),
+        name=name,
+        references=references,
+        **kwargs,
+    )
 
 
 def _remaining(budget: float, weight: float, what: str, used: str, eps: float) -> float:
     if not budget > 0.0:
         raise InvalidParameterError(
-            f"{used} uses up all of epsilon = {eps!r}; nothing is left for {what}")
+            f"{used} uses up all of epsilon = {eps!r}; nothing is left for {what}"
+        )
     return budget / weight
 
 
@@ -459,8 +545,9 @@ def median_smooth_sensitivity(x: Any, beta: float, lower: float, upper: float) -
     b = _check_epsilon(beta, "beta")
     m = (n + 1) // 2
     # padded[j] holds x_i for 1-based i = j + (m - n - 1); x_m sits at j = n + 1
-    padded = np.concatenate([np.full(n + 2 - m, float(lower)), values,
-                             np.full(m + 1, float(upper))])
+    padded = np.concatenate(
+        [np.full(n + 2 - m, float(lower)), values, np.full(m + 1, float(upper))]
+    )
     centre = n + 1
     width = float(upper) - float(lower)
     best = 0.0
@@ -488,16 +575,25 @@ def _odd_size(n: Any) -> int:
 
 
 def _bound(value: Any, what: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, numbers.Real) \
-            or not math.isfinite(float(value)):
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, numbers.Real)
+        or not math.isfinite(float(value))
+    ):
         raise InvalidParameterError(f"{what} must be a finite real number, got {value!r}")
     return float(value)
 
 
-def smooth_median_mechanism(n: int, lower: float, upper: float, epsilon: float,
-                            delta: float | None = None, *,
-                            noise: Literal["laplace", "inverse_quartic"] | None = None,
-                            name: str = "smooth_median") -> SmoothSensitivityMechanism:
+def smooth_median_mechanism(
+    n: int,
+    lower: float,
+    upper: float,
+    epsilon: float,
+    delta: float | None = None,
+    *,
+    noise: Literal["laplace", "inverse_quartic"] | None = None,
+    name: str = "smooth_median",
+) -> SmoothSensitivityMechanism:
     """The median of n bounded records plus noise scaled to its exact β-smooth sensitivity.
 
     Parameters
@@ -548,8 +644,7 @@ def smooth_median_mechanism(n: int, lower: float, upper: float, epsilon: float,
         raise InvalidParameterError(f"lower must be < upper, got lower={lower!r}, upper={upper!r}")
     kind = noise if noise is not None else ("laplace" if delta is not None else "inverse_quartic")
     if kind not in ("laplace", "inverse_quartic"):
-        raise InvalidParameterError(
-            f"noise must be 'laplace' or 'inverse_quartic', got {noise!r}")
+        raise InvalidParameterError(f"noise must be 'laplace' or 'inverse_quartic', got {noise!r}")
     domain = DatasetDomain(record=RealInterval(lo=lo, hi=hi), size=size)
     middle = (size - 1) // 2
 
@@ -566,7 +661,8 @@ def smooth_median_mechanism(n: int, lower: float, upper: float, epsilon: float,
         if delta is not None:
             raise InvalidParameterError(
                 f"the inverse-quartic variant is pure epsilon-DP; got delta={delta!r} "
-                "(pass noise='laplace' for an (epsilon, delta) claim)")
+                "(pass noise='laplace' for an (epsilon, delta) claim)"
+            )
         alpha = beta = eps / QUARTIC_CONSTANT
 
     def smooth(x: np.ndarray) -> float:
@@ -574,13 +670,17 @@ def smooth_median_mechanism(n: int, lower: float, upper: float, epsilon: float,
         return median_smooth_sensitivity(x, beta, lo, hi)
 
     common: dict[str, Any] = dict(
-        input_domain=domain, relation=SubstituteOne(), alpha=alpha, beta=beta, name=name,
+        input_domain=domain,
+        relation=SubstituteOne(),
+        alpha=alpha,
+        beta=beta,
+        name=name,
         summary=f"median of {size} records in [{lo:g}, {hi:g}] with smooth-sensitivity "
-                f"noise ({kind})",
+        f"noise ({kind})",
         statistic_description=f"median of {size} records in [{lo:g}, {hi:g}]",
         smooth_description="exact beta-smooth sensitivity of the median (NRS 2007, §3.1)",
-        references=(NRS_2007_MEDIAN,))
-    if kind == "laplace":
-        return smooth_laplace_mechanism(
-            median, smooth, eps, delta, **common)  # type: ignore[arg-type]
+        references=(NRS_2007_MEDIAN,),
+    )
+    if kind == "laplace" and delta is not None:  # a Laplace variant without delta raised above
+        return smooth_laplace_mechanism(median, smooth, eps, delta, **common)
     return smooth_inverse_quartic_mechanism(median, smooth, eps, **common)

@@ -74,14 +74,16 @@ class SpecModel(BaseModel):
             raise _translate(err, type(self).__name__) from None
 
     @classmethod
-    def model_validate(cls, obj: Any, *args: Any, **kwargs: Any) -> Self:  # type: ignore[override]
+    def model_validate(cls, obj: Any, *args: Any, **kwargs: Any) -> Self:
         try:
             return super().model_validate(obj, *args, **kwargs)
         except ValidationError as err:
             raise _translate(err, cls.__name__) from None
 
     @classmethod
-    def model_validate_json(cls, json_data: str | bytes, *args: Any, **kwargs: Any) -> Self:  # type: ignore[override]
+    def model_validate_json(  # type: ignore[override]  # pydantic's keywords go via **kwargs
+        cls, json_data: str | bytes, *args: Any, **kwargs: Any
+    ) -> Self:
         try:
             return super().model_validate_json(json_data, *args, **kwargs)
         except ValidationError as err:

@@ -76,7 +76,8 @@ def check_epsilon(value: Any, what: str = "epsilon") -> float:
     if not EPSILON_MIN <= x <= EPSILON_MAX:
         raise EpsilonRangeError(
             f"{what} must lie in the accepted range [{EPSILON_MIN:g}, {EPSILON_MAX:g}] "
-            f"(beyond it the noise calibration overflows float64), got {value!r}")
+            f"(beyond it the noise calibration overflows float64), got {value!r}"
+        )
     return x
 
 
@@ -181,10 +182,10 @@ def _check_int(value: Any, what: str, minimum: int) -> int:
             value = int(value)
         else:
             raise ParameterTypeError(f"{what} must be an integer, got {value!r}")
-    value = int(value)
-    if value < minimum:
-        raise InvalidParameterError(f"{what} must be >= {minimum}, got {value!r}")
-    return value
+    number = int(value)
+    if number < minimum:
+        raise InvalidParameterError(f"{what} must be >= {minimum}, got {number!r}")
+    return number
 
 
 def _check_extended_epsilon(value: Any) -> float:

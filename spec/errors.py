@@ -13,7 +13,8 @@ message and exit code 2.  Each error names the offending value.
     │   │   ├── ParameterTypeError         a parameter that is not a real number: a string (even
     │   │   │                              "1.0"), a complex number, a boolean, None
     │   │   ├── EpsilonRangeError          ε not finite, ≤ 0, or outside the accepted range
-    │   │   │                              [EPSILON_MIN, EPSILON_MAX] = [1e-50, 300] (spec.validation)
+    │   │   │                              [EPSILON_MIN, EPSILON_MAX] = [1e-50, 300]
+    │   │   │                              (spec.validation)
     │   │   ├── DeltaRangeError            δ outside [0, 1)
     │   │   ├── SampleSizeError            a sample size n that is not an integer ≥ its minimum
     │   │   └── ExactSamplingRangeError    a parameter outside the range of an exact integer sampler
@@ -21,10 +22,12 @@ message and exit code 2.  Each error names the offending value.
     │       └── NonMonotoneRelationError   a monotone claim (noisy argmax) under a relation
     │                                      that lets scores move in both directions
     ├── UnsupportedCombinationError        (also a TypeError) parts that cannot go together:
-    │   │                                  a Gaussian with a pure-DP claim, an ℓ2 law under an ℓ1 claim …
-    │   └── RelationConversionError        a guarantee cannot be restated under another neighbouring
-    │                                      relation (substitute-one → add/remove-one without a declared
-    │                                      add/remove-one claim; docs/accounting.md)
+    │   │                                  a Gaussian with a pure-DP claim, an ℓ2 law under
+    │   │                                  an ℓ1 claim …
+    │   └── RelationConversionError        a guarantee cannot be restated under another
+    │                                      neighbouring relation (substitute-one →
+    │                                      add/remove-one without a declared add/remove-one
+    │                                      claim; docs/accounting.md)
     ├── InvalidInputError                  (also a ValueError) data that does not fit its domain
     │   ├── NonNumericInputError           strings (numeric strings too), bytes, booleans, None or
     │   │                                  other objects where real numbers are expected
@@ -36,8 +39,10 @@ message and exit code 2.  Each error names the offending value.
     │   ├── InvalidGraphError              directed, self-loops, wrong node set, degree bound broken
     │   ├── NotNeighboursError             a pair that the declared relation does not relate
     │   └── KernelRangeError               a kernel value outside its declared range
-    ├── AuditError                         the auditor could not run as asked (bad budget, no statistic …)
-    │   └── ExecutorError                  a distributed executor could not run (extra missing, no scheduler …)
+    ├── AuditError                         the auditor could not run as asked (bad budget,
+    │   │                                  no statistic …)
+    │   └── ExecutorError                  a distributed executor could not run (extra
+    │       │                              missing, no scheduler …)
     │       └── NotShippableError          the mechanism cannot be pickled and sent to the workers
     ├── BudgetExceededError                a release would exceed an analyst's privacy budget
     └── CertificateError                   a certificate is missing, stale, or does not match

@@ -9,16 +9,18 @@ against the hypothesis-testing characterisation:
 
 Conversions used (all standard; none is looser than the reference given):
 
-=====================  =======================================================  ==============================
-from                   δ(ε)                                                       reference
-=====================  =======================================================  ==============================
-ε₀-DP                  (e^{ε₀} − e^{ε})₊ / (1 + e^{ε₀})   (tight)                  Kairouz, Oh, Viswanath 2015
-(ε₀, δ₀)-DP            δ₀ + (1 − δ₀)(e^{ε₀} − e^{ε})₊ / (1 + e^{ε₀})  (tight)      Kairouz, Oh, Viswanath 2015
-(α, ε_α)-RDP           e^{(α−1)(ε_α − ε)} (1 − 1/α)^{α−1} / α                     Canonne, Kamath, Steinke 2020, Prop. 12;
-                                                                                  Balle et al. 2020, Thm. 21
-ρ-zCDP                 inf_{α>1} of the RDP bound with ε_α = αρ                   Bun & Steinke 2016; CKS 2020
-μ-GDP                  Φ(−ε/μ + μ/2) − e^{ε} Φ(−ε/μ − μ/2)   (exact)               Dong, Roth, Su 2022, Cor. 2.13
-=====================  =======================================================  ==============================
+============  =============================================  ==============================
+from          δ(ε)                                           reference
+============  =============================================  ==============================
+ε₀-DP         (e^{ε₀} − e^{ε})₊ / (1 + e^{ε₀})  (tight)      Kairouz, Oh, Viswanath 2015
+(ε₀, δ₀)-DP   δ₀ + (1 − δ₀)(e^{ε₀} − e^{ε})₊ / (1 + e^{ε₀})  Kairouz, Oh, Viswanath 2015
+              (tight)
+(α, ε_α)-RDP  e^{(α−1)(ε_α − ε)} (1 − 1/α)^{α−1} / α         Canonne, Kamath, Steinke 2020,
+                                                             Prop. 12; Balle et al. 2020,
+                                                             Thm. 21
+ρ-zCDP        inf_{α>1} of the RDP bound with ε_α = αρ       Bun & Steinke 2016; CKS 2020
+μ-GDP         Φ(−ε/μ + μ/2) − e^{ε} Φ(−ε/μ − μ/2)  (exact)   Dong, Roth, Su 2022, Cor. 2.13
+============  =============================================  ==============================
 
 and, between the divergence-based notions, ε-DP ⇒ ε²/2-zCDP (Bun & Steinke 2016,
 Prop. 1.4), μ-GDP ⇔ the Gaussian mechanism with Δ/σ = μ ⇒ μ²/2-zCDP, ρ-zCDP ⇒
@@ -28,7 +30,7 @@ Prop. 1.4), μ-GDP ⇔ the Gaussian mechanism with Δ/σ = μ ⇒ μ²/2-zCDP, �
 from __future__ import annotations
 
 import math
-from typing import Annotated, Literal, Union
+from typing import Annotated, Literal
 
 import numpy as np
 from pydantic import Field
@@ -84,7 +86,8 @@ class _GuaranteeBase(SpecModel):
     def privacy_profile(self, epsilons: np.typing.ArrayLike) -> np.ndarray:
         """δ(ε) on a grid of ε ≥ 0 values (vector version of :meth:`delta_for_epsilon`)."""
         eps = np.asarray(epsilons, dtype=float)
-        return np.vectorize(self.delta_for_epsilon, otypes=[float])(eps)
+        profile: np.ndarray = np.vectorize(self.delta_for_epsilon, otypes=[float])(eps)
+        return profile
 
     def to_approx_dp(self, delta: float) -> ApproxDP:
         """The (ε, δ)-DP guarantee implied at the given δ ∈ (0, 1) (or δ = 0 where finite)."""
@@ -167,8 +170,10 @@ class ApproxDP(_GuaranteeBase):
 
 def _rdp_delta(alpha: float, eps_alpha: float, eps: float) -> float:
     """δ(ε) implied by (α, ε_α)-RDP (CKS 2020 Prop. 12), capped at 1."""
-    log_delta = (alpha - 1.0) * (eps_alpha - eps) + (alpha - 1.0) * math.log1p(-1.0 / alpha) - math.log(
-        alpha
+    log_delta = (
+        (alpha - 1.0) * (eps_alpha - eps)
+        + (alpha - 1.0) * math.log1p(-1.0 / alpha)
+        - math.log(alpha)
     )
     return float(min(1.0, math.exp(min(log_delta, 0.0)))) if log_delta < 700 else 1.0
 
@@ -238,8 +243,9 @@ class ZeroConcentratedDP(_GuaranteeBase):
             return (a - 1.0) * (a * rho - eps) + (a - 1.0) * math.log1p(-1.0 / a) - math.log(a)
 
         # the optimum lies near α* = (ε + ρ)/(2ρ); search log(α − 1) over a wide bracket
-        res = optimize.minimize_scalar(log_delta, bounds=(-30.0, 30.0), method="bounded",
-                                       options={"xatol": 1e-12})
+        res = optimize.minimize_scalar(
+            log_delta, bounds=(-30.0, 30.0), method="bounded", options={"xatol": 1e-12}
+        )
         best = min(float(res.fun), log_delta(-30.0))
         return float(min(1.0, math.exp(min(best, 0.0))))
 
@@ -254,8 +260,9 @@ class ZeroConcentratedDP(_GuaranteeBase):
             a = 1.0 + math.exp(log_am1)
             return _rdp_epsilon(a, a * rho, d)
 
-        res = optimize.minimize_scalar(eps_of, bounds=(-30.0, 30.0), method="bounded",
-                                       options={"xatol": 1e-12})
+        res = optimize.minimize_scalar(
+            eps_of, bounds=(-30.0, 30.0), method="bounded", options={"xatol": 1e-12}
+        )
         simple = rho + 2.0 * math.sqrt(rho * math.log(1.0 / d))
         return float(min(res.fun, simple))
 
@@ -296,8 +303,11 @@ class GaussianDP(_GuaranteeBase):
         hi = 1.0
         while self.delta_for_epsilon(hi) > d:
             hi *= 2.0
-        return float(optimize.brentq(lambda e: self.delta_for_epsilon(e) - d, 0.0, hi, xtol=1e-14,
-                                     rtol=1e-14))
+        return float(
+            optimize.brentq(
+                lambda e: self.delta_for_epsilon(e) - d, 0.0, hi, xtol=1e-14, rtol=1e-14
+            )
+        )
 
     def to_zcdp(self) -> ZeroConcentratedDP:
         """μ-GDP ⇒ (μ²/2)-zCDP."""
@@ -315,7 +325,7 @@ def zcdp_to_renyi(guarantee: ZeroConcentratedDP, alpha: float) -> RenyiDP:
 
 
 PrivacyGuarantee = Annotated[
-    Union[PureDP, ApproxDP, RenyiDP, ZeroConcentratedDP, GaussianDP],
+    PureDP | ApproxDP | RenyiDP | ZeroConcentratedDP | GaussianDP,
     Field(discriminator="kind"),
 ]
 """Any privacy guarantee, as a pydantic discriminated union on ``kind``."""

@@ -15,7 +15,7 @@ claim against the mechanism's own ``statistic`` (and, for local and smooth claim
 
 from __future__ import annotations
 
-from typing import Annotated, Literal, Union
+from typing import Annotated, Literal
 
 from pydantic import Field
 
@@ -88,7 +88,7 @@ class SmoothSensitivityBound(SpecModel):
 
 
 SensitivityClaim = Annotated[
-    Union[GlobalSensitivity, LocalSensitivityBound, SmoothSensitivityBound],
+    GlobalSensitivity | LocalSensitivityBound | SmoothSensitivityBound,
     Field(discriminator="kind"),
 ]
 """Any sensitivity claim, as a pydantic discriminated union on ``kind``."""

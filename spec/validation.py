@@ -80,23 +80,31 @@ def numeric_array(data: Any, what: str = "data") -> npt.NDArray[Any]:
     return _numeric_array(data, what)
 
 
-def _shaped(arr: npt.NDArray[Any], what: str, ndim: int | None,
-            record_shape: tuple[int, ...] | None) -> None:
+def _shaped(
+    arr: npt.NDArray[Any], what: str, ndim: int | None, record_shape: tuple[int, ...] | None
+) -> None:
     if arr.ndim == 0:
-        raise InputShapeError(f"{what}: expected an array of records, got the scalar "
-                              f"{arr.item()!r}")
+        raise InputShapeError(
+            f"{what}: expected an array of records, got the scalar {arr.item()!r}"
+        )
     if arr.shape[0] == 0:
         raise EmptyInputError(f"{what}: no records (shape {arr.shape})")
     if ndim is not None and arr.ndim != ndim:
         raise InputShapeError(f"{what}: expected {ndim}-d data, got shape {arr.shape}")
     if record_shape is not None and arr.shape[1:] != record_shape:
-        expected = "(n" + "".join(f", {s}" for s in record_shape) + ("," if not record_shape
-                                                                       else "") + ")"
+        expected = (
+            "(n" + "".join(f", {s}" for s in record_shape) + ("," if not record_shape else "") + ")"
+        )
         raise InputShapeError(f"{what}: expected shape {expected}, got shape {arr.shape}")
 
 
-def real_array(data: Any, what: str = "data", *, ndim: int | None = None,
-               record_shape: tuple[int, ...] | None = None) -> npt.NDArray[np.float64]:
+def real_array(
+    data: Any,
+    what: str = "data",
+    *,
+    ndim: int | None = None,
+    record_shape: tuple[int, ...] | None = None,
+) -> npt.NDArray[np.float64]:
     """``data`` as a non-empty, finite float64 array of the given shape.
 
     Parameters
@@ -120,18 +128,19 @@ def real_array(data: Any, what: str = "data", *, ndim: int | None = None,
     --------
     >>> real_array([0.5, 1], ndim=1)
     array([0.5, 1. ])
-    >>> real_array(["0.5", "1"])
+    >>> real_array(["0.5", "1"])  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    spec.errors.NonNumericInputError: data: expected real numbers, got strings (dtype <U3), e.g. '0.5'; numeric strings are not read as numbers
+    spec.errors.NonNumericInputError: data: expected real numbers, got strings (dtype <U3), ...
     """
     arr = numeric_array(data, what)
     _shaped(arr, what, ndim, record_shape)
     return _as_float64(arr, what)
 
 
-def integer_array(data: Any, what: str = "labels", *, ndim: int | None = 1
-                  ) -> npt.NDArray[np.int64]:
+def integer_array(
+    data: Any, what: str = "labels", *, ndim: int | None = 1
+) -> npt.NDArray[np.int64]:
     """``data`` as a non-empty int64 array (floats must be whole numbers).
 
     Raises as :func:`real_array`, and :class:`~spec.errors.OutOfDomainError` for a value

@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from types import MappingProxyType
 from typing import Any, Literal
 
 from spec import PrivacyGuarantee
 
 from .._privacy_account import PrivacyAccount
-from .._result import non_private_field, private_repr
+from .._result import non_private_field, private_repr, result_dataclass
 from ..ustatistics.concentration import ConcentrationRadius
 from .coarse_estimate import CoarseDensityEstimate
 from .node_chunks import NodeChunks
@@ -20,7 +20,7 @@ __all__ = ["NetworkStatisticEstimate", "XiSource"]
 XiSource = Literal["public_xi", "public_radius_bound", "private_coarse_estimate", "none"]
 
 
-@dataclass(frozen=True, repr=False)
+@result_dataclass(frozen=True, repr=False)
 class NetworkStatisticEstimate:
     """A private edge or triangle density and how it was made.
 

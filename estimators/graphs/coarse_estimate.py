@@ -35,6 +35,7 @@ from mechanisms import LaplaceMechanism
 from mechanisms.accounting import charge
 from spec import (
     GraphDomain,
+    Laplace,
     NodeNeighbouring,
     PureDP,
     RandomLike,
@@ -42,7 +43,12 @@ from spec import (
     as_generator,
     check_epsilon,
 )
-from spec.errors import InvalidParameterError, ParameterTypeError, SampleSizeError
+from spec.errors import (
+    InvalidParameterError,
+    ParameterTypeError,
+    SampleSizeError,
+    UnsupportedCombinationError,
+)
 
 from ..ustatistics.concentration import INNER_FAILURE_PROBABILITY, check_failure_probability
 from ._adjacency import as_adjacency
@@ -62,9 +68,10 @@ DensityName = Literal["edge_density", "triangle_density"]
 
 CHAUDHURI_2024_NETWORK = Reference(
     citation="Chaudhuri, Loh, Pandey & Sarkar, 'On differentially private U statistics', "
-             "NeurIPS 2024 (arXiv 2407.04945)",
+    "NeurIPS 2024 (arXiv 2407.04945)",
     locator="Section 5.2 and Algorithm A.5 (node-level privacy; xi from a coarse "
-            "private estimate, privaudit docs/derivations.md section 4)")
+    "private estimate, privaudit docs/derivations.md section 4)",
+)
 
 
 def _check_nodes(n: Any, minimum: int, what: str) -> int:
@@ -100,15 +107,24 @@ def triangle_density_node_sensitivity(n: int) -> float:
 
 
 _DENSITIES = {
-    "edge_density": (edge_density, edge_density_node_sensitivity, 2,
-                     "edge density e(G)/C(n,2) of a simple graph on n nodes"),
-    "triangle_density": (triangle_density, triangle_density_node_sensitivity, 3,
-                         "triangle density t(G)/C(n,3) of a simple graph on n nodes"),
+    "edge_density": (
+        edge_density,
+        edge_density_node_sensitivity,
+        2,
+        "edge density e(G)/C(n,2) of a simple graph on n nodes",
+    ),
+    "triangle_density": (
+        triangle_density,
+        triangle_density_node_sensitivity,
+        3,
+        "triangle density t(G)/C(n,3) of a simple graph on n nodes",
+    ),
 }
 
 
-def coarse_density_mechanism(n: int, epsilon: float,
-                             statistic: DensityName = "edge_density") -> LaplaceMechanism:
+def coarse_density_mechanism(
+    n: int, epsilon: float, statistic: DensityName = "edge_density"
+) -> LaplaceMechanism:
     """The ε-node-DP Laplace mechanism for the edge (or triangle) density of a graph on n nodes.
 
     Parameters
@@ -134,28 +150,35 @@ def coarse_density_mechanism(n: int, epsilon: float,
     """
     if statistic not in _DENSITIES:
         raise InvalidParameterError(
-            f"statistic must be 'edge_density' or 'triangle_density', got {statistic!r}")
+            f"statistic must be 'edge_density' or 'triangle_density', got {statistic!r}"
+        )
     function, sensitivity, k, description = _DENSITIES[statistic]
     size = _check_nodes(n, k, statistic.replace("_", " "))
     return LaplaceMechanism(
-        check_epsilon(epsilon), sensitivity(size), statistic=function,
-        input_domain=GraphDomain(n_nodes=size), relation=NodeNeighbouring(),
+        check_epsilon(epsilon),
+        sensitivity(size),
+        statistic=function,
+        input_domain=GraphDomain(n_nodes=size),
+        relation=NodeNeighbouring(),
         name=f"graphs.coarse_{statistic}",
         statistic_description=f"{description} (node sensitivity {sensitivity(size):.6g} = "
-                              f"{k}/n under node neighbouring)",
+        f"{k}/n under node neighbouring)",
         summary=f"{statistic.replace('_', ' ')} plus Laplace({k}/(n epsilon)) noise: "
-                "epsilon-DP under node neighbouring (changing one latent point = rewiring "
-                "one node)",
-        references=(CHAUDHURI_2024_NETWORK,))
+        "epsilon-DP under node neighbouring (changing one latent point = rewiring "
+        "one node)",
+        references=(CHAUDHURI_2024_NETWORK,),
+    )
 
 
-def edge_probability_upper_bounds(noisy_densities: Any, n: int, epsilon: float, *,
-                                  gamma: float = INNER_FAILURE_PROBABILITY) -> np.ndarray:
+def edge_probability_upper_bounds(
+    noisy_densities: Any, n: int, epsilon: float, *, gamma: float = INNER_FAILURE_PROBABILITY
+) -> np.ndarray:
     """p_up of every release in ``noisy_densities`` (vectorised)."""
     values = np.asarray(noisy_densities, dtype=np.float64)
     if values.dtype.kind != "f" or not np.all(np.isfinite(values)):
         raise InvalidParameterError(
-            f"noisy densities must be finite numbers, got {noisy_densities!r}")
+            f"noisy densities must be finite numbers, got {noisy_densities!r}"
+        )
     size = _check_nodes(n, 2, "edge density")
     eps = check_epsilon(epsilon)
     g = check_failure_probability(gamma, "gamma")
@@ -166,8 +189,9 @@ def edge_probability_upper_bounds(noisy_densities: Any, n: int, epsilon: float, 
     return np.minimum(1.0, root * root)
 
 
-def edge_probability_upper_bound(noisy_density: float, n: int, epsilon: float, *,
-                                 gamma: float = INNER_FAILURE_PROBABILITY) -> float:
+def edge_probability_upper_bound(
+    noisy_density: float, n: int, epsilon: float, *, gamma: float = INNER_FAILURE_PROBABILITY
+) -> float:
     """p_up: an upper confidence bound on p from p̂ = U_n + Laplace(2/(nε₀)) (module docstring).
 
     Parameters
@@ -191,11 +215,13 @@ def edge_probability_upper_bound(noisy_density: float, n: int, epsilon: float, *
     >>> round(edge_probability_upper_bound(0.05, 1000, 1.0), 4)
     0.0643
     """
-    if isinstance(noisy_density, bool) or not isinstance(noisy_density, numbers.Real) \
-            or not math.isfinite(float(noisy_density)):
+    if (
+        isinstance(noisy_density, bool)
+        or not isinstance(noisy_density, numbers.Real)
+        or not math.isfinite(float(noisy_density))
+    ):
         raise InvalidParameterError(f"noisy_density must be a finite number, got {noisy_density!r}")
-    return float(edge_probability_upper_bounds([float(noisy_density)], n, epsilon,
-                                               gamma=gamma)[0])
+    return float(edge_probability_upper_bounds([float(noisy_density)], n, epsilon, gamma=gamma)[0])
 
 
 @dataclass(frozen=True)
@@ -226,10 +252,14 @@ class CoarseDensityEstimate:
     n: int
 
 
-def private_coarse_edge_density(graph: Any, epsilon: float, *,
-                                gamma: float = INNER_FAILURE_PROBABILITY,
-                                rng: RandomLike = None, budget: Any = None
-                                ) -> CoarseDensityEstimate:
+def private_coarse_edge_density(
+    graph: Any,
+    epsilon: float,
+    *,
+    gamma: float = INNER_FAILURE_PROBABILITY,
+    rng: RandomLike = None,
+    budget: Any = None,
+) -> CoarseDensityEstimate:
     """Release p̂ = edge density + Laplace(2/(nε₀)) (ε₀-node-DP) and its upper bound p_up.
 
     Parameters
@@ -260,12 +290,19 @@ def private_coarse_edge_density(graph: Any, epsilon: float, *,
     adjacency = as_adjacency(graph)
     n = adjacency.shape[0]
     mech = coarse_density_mechanism(n, epsilon, "edge_density")
-    law = mech.noise_law
+    law, guarantee = mech.noise_law, mech.spec.guarantee
+    if not isinstance(law, Laplace) or not isinstance(guarantee, PureDP):
+        raise UnsupportedCombinationError(  # pragma: no cover - built so above
+            f"the coarse density release is Laplace noise with a pure-DP claim, got "
+            f"{type(law).__name__} and {type(guarantee).__name__}"
+        )
     charge(budget, mech.spec, estimator="private_coarse_edge_density")
     noisy = edge_density(adjacency, validated=True) + float(law.sample(as_generator(rng), 1)[0])
     return CoarseDensityEstimate(
         noisy_density=noisy,
         upper_bound=edge_probability_upper_bound(noisy, n, epsilon, gamma=gamma),
-        guarantee=mech.spec.guarantee, noise_scale=float(law.scale),
-        failure_probability=check_failure_probability(gamma, "gamma"), n=n)
-
+        guarantee=guarantee,
+        noise_scale=float(law.scale),
+        failure_probability=check_failure_probability(gamma, "gamma"),
+        n=n,
+    )

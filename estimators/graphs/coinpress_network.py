@@ -45,8 +45,9 @@ COINPRESS_RADIUS = 1.0
 class NetworkCoinPressMechanism(BinaryCoinPressMechanism):
     """The wrapped CoinPress baseline on graphs (built by :func:`network_coinpress_mechanism`)."""
 
-    def __init__(self, spec: MechanismSpec, engine: BinaryCoinPressChunks,
-                 chunks: NodeChunks) -> None:
+    def __init__(
+        self, spec: MechanismSpec, engine: BinaryCoinPressChunks, chunks: NodeChunks
+    ) -> None:
         super().__init__(spec, engine, lambda g: as_adjacency(g, chunks.n))
         self._chunks = chunks
 
@@ -56,9 +57,14 @@ class NetworkCoinPressMechanism(BinaryCoinPressMechanism):
         return self._chunks
 
 
-def network_coinpress_mechanism(statistic: NetworkStatistic, chunks: NodeChunks,
-                                epsilon: float, *, gamma: float = 0.01,
-                                name: str | None = None) -> NetworkCoinPressMechanism:
+def network_coinpress_mechanism(
+    statistic: NetworkStatistic,
+    chunks: NodeChunks,
+    epsilon: float,
+    *,
+    gamma: float = 0.01,
+    name: str | None = None,
+) -> NetworkCoinPressMechanism:
     """The all-tuples CoinPress baseline under Wrapper 1 over node chunks, with its spec.
 
     Parameters
@@ -83,31 +89,45 @@ def network_coinpress_mechanism(statistic: NetworkStatistic, chunks: NodeChunks,
     def chunk_density(adjacency: Any, block: np.ndarray) -> float:
         return statistic.exact(induced_subgraph(adjacency, block), validated=True)
 
-    engine = binary_coinpress_chunks(chunks.blocks, statistic.degree, epsilon,
-                                     u_statistic=chunk_density, radius=COINPRESS_RADIUS,
-                                     gamma=gamma)
+    engine = binary_coinpress_chunks(
+        chunks.blocks,
+        statistic.degree,
+        epsilon,
+        u_statistic=chunk_density,
+        radius=COINPRESS_RADIUS,
+        gamma=gamma,
+    )
     steps = "; ".join(
         f"chunks of {size} nodes: t = {run.schedule.steps}, epsilons "
         f"{[round(e, 6) for e in run.schedule.epsilons]}, sensitivities "
         f"{[float(f'{d:.6g}') for d in run.schedule.sensitivities]}"
-        for size, run in engine.runs.items())
+        for size, run in engine.runs.items()
+    )
     spec = MechanismSpec(
         name=name or f"graphs.{statistic.name}.coinpress",
-        summary=(f"private {statistic.label}: median over {chunks.count} node chunks "
-                 "(induced subgraphs) of Algorithm A.2 (CoinPress) on all tuples; epsilon-DP "
-                 "under node neighbouring"),
+        summary=(
+            f"private {statistic.label}: median over {chunks.count} node chunks "
+            "(induced subgraphs) of Algorithm A.2 (CoinPress) on all tuples; epsilon-DP "
+            "under node neighbouring"
+        ),
         references=(COINPRESS, WRAPPER_1),
-        input_domain=GraphDomain(n_nodes=chunks.n), relation=NodeNeighbouring(),
-        statistic=(f"the chunks' first-step clipped means (1/M) sum_S proj(h(S)) of the "
-                   f"{statistic.label} kernel over all {statistic.degree}-subsets of each "
-                   f"chunk (q = {chunks.count}); the release is the median of the chunks' "
-                   "A.2 releases"),
+        input_domain=GraphDomain(n_nodes=chunks.n),
+        relation=NodeNeighbouring(),
+        statistic=(
+            f"the chunks' first-step clipped means (1/M) sum_S proj(h(S)) of the "
+            f"{statistic.label} kernel over all {statistic.degree}-subsets of each "
+            f"chunk (q = {chunks.count}); the release is the median of the chunks' "
+            "A.2 releases"
+        ),
         sensitivity=(sensitivity_claim(engine),),
         guarantee=engine.guarantee,
-        notes=(f"{NODE_PRIVACY_NOTE} Baseline of Proposition 1: Wrapper 1 with q = "
-               f"{chunks.count} chunks (public seed {chunks.seed}, alpha = {chunks.alpha:g}); "
-               "rewiring one node changes only its chunk's induced subgraph (parallel "
-               f"composition, Lemma A.5). R = {COINPRESS_RADIUS:g}, tau = 1/4, gamma = "
-               f"{gamma:g}, dep = k/n_c; each chunk's claim is the basic composition of its "
-               f"steps (Theorem A.1). {steps}."))
+        notes=(
+            f"{NODE_PRIVACY_NOTE} Baseline of Proposition 1: Wrapper 1 with q = "
+            f"{chunks.count} chunks (public seed {chunks.seed}, alpha = {chunks.alpha:g}); "
+            "rewiring one node changes only its chunk's induced subgraph (parallel "
+            f"composition, Lemma A.5). R = {COINPRESS_RADIUS:g}, tau = 1/4, gamma = "
+            f"{gamma:g}, dep = k/n_c; each chunk's claim is the basic composition of its "
+            f"steps (Theorem A.1). {steps}."
+        ),
+    )
     return NetworkCoinPressMechanism(spec, engine, chunks)

@@ -59,8 +59,9 @@ def bernoulli_variance_bound(mean_upper: float) -> float:
     return u * (1.0 - u)
 
 
-def edge_density_xi(n: int, p_upper: float, *,
-                    gamma: float = INNER_FAILURE_PROBABILITY) -> ConcentrationRadius:
+def edge_density_xi(
+    n: int, p_upper: float, *, gamma: float = INNER_FAILURE_PROBABILITY
+) -> ConcentrationRadius:
     """ξ for the edge density of a graph on ``n`` nodes whose edge probability is ≤ ``p_upper``.
 
     With σ² = p(1 − p) ≤ :func:`bernoulli_variance_bound` (p_upper) and L = ln(4n/γ):
@@ -113,13 +114,17 @@ def edge_density_xi(n: int, p_upper: float, *,
         "chebyshev_mean": chebyshev_mean_term(2.0 * variance / (size * (size - 1)), g),
     }
     return ConcentrationRadius.from_terms(
-        terms, n=size, failure_probability=g,
+        terms,
+        n=size,
+        failure_probability=g,
         source="Bernstein on deg(i)/(n-1) given X_i (union bound, gamma/2) + Chebyshev on "
-               "U_n with Var(U_n) = 2p(1-p)/(n(n-1)) (gamma/2); docs/derivations.md section 4")
+        "U_n with Var(U_n) = 2p(1-p)/(n(n-1)) (gamma/2); docs/derivations.md section 4",
+    )
 
 
-def triangle_density_xi(n: int, theta_upper: float, *,
-                        gamma: float = INNER_FAILURE_PROBABILITY) -> ConcentrationRadius:
+def triangle_density_xi(
+    n: int, theta_upper: float, *, gamma: float = INNER_FAILURE_PROBABILITY
+) -> ConcentrationRadius:
     """ξ for the triangle density on ``n`` nodes when θ (the triangle density) ≤ ``theta_upper``.
 
     Given X_i, ĥ(i) = t_i / C(n − 1, 2) is a U-statistic of degree 2 over the other n − 1
@@ -179,7 +184,10 @@ def triangle_density_xi(n: int, theta_upper: float, *,
         "chebyshev_mean": chebyshev_mean_term(variance_un, g),
     }
     return ConcentrationRadius.from_terms(
-        terms, n=size, failure_probability=g,
+        terms,
+        n=size,
+        failure_probability=g,
         source="Hoeffding-Bernstein for the degree-2 U-statistic t_i/C(n-1,2) given X_i "
-               "(union bound, gamma/2) + Chebyshev on U_n with Var(U_n) <= (2n-5) "
-               "sigma^2/C(n,3) (gamma/2); docs/derivations.md section 6")
+        "(union bound, gamma/2) + Chebyshev on U_n with Var(U_n) <= (2n-5) "
+        "sigma^2/C(n,3) (gamma/2); docs/derivations.md section 6",
+    )

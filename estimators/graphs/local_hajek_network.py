@@ -86,8 +86,9 @@ __all__ = [
 WRAPPER_1 = Reference(
     citation=ALGORITHM_1.citation,
     locator="Wrapper 1 (median of means) and Lemmas A.5-A.6; Section 5.2 and Algorithm A.5 "
-            "(network statistics, node-level privacy)",
-    url=ALGORITHM_1.url)
+    "(network statistics, node-level privacy)",
+    url=ALGORITHM_1.url,
+)
 
 #: The node-level privacy statement every graph estimator's spec carries.
 NODE_PRIVACY_NOTE = (
@@ -96,7 +97,8 @@ NODE_PRIVACY_NOTE = (
     "change arbitrarily; Chaudhuri et al. 2024 Section 2.2; Raskhodnikova et al. 2026 Section 2). "
     "Rewiring node v "
     "changes exactly the kernel values h(X_S) with v in S, which is all the proof of "
-    "Algorithm 1 uses.")
+    "Algorithm 1 uses."
+)
 
 
 @dataclass(frozen=True)
@@ -171,17 +173,22 @@ class ChunkedLocalHajek:
             out.append(self.algorithms[int(block.size)].evaluate(sub))
         return ChunkedEvaluation(chunks=tuple(out))
 
-    def draw(self, evaluation: ChunkedEvaluation, size: int,
-             rng: np.random.Generator) -> np.ndarray:
+    def draw(
+        self, evaluation: ChunkedEvaluation, size: int, rng: np.random.Generator
+    ) -> np.ndarray:
         """``size`` independent releases: the median of the noisy chunk statistics."""
         q = self.chunks.count
         noise = InverseQuartic(scale=1.0).sample(rng, size * q).reshape(size, q)
-        return median_of_noisy_chunks(evaluation.weighted_means, evaluation.noise_scales,
-                                      noise.T)
+        return median_of_noisy_chunks(evaluation.weighted_means, evaluation.noise_scales, noise.T)
 
 
-def chunked_local_hajek(statistic: NetworkStatistic, chunks: NodeChunks, epsilon: float, *,
-                        xi_for_size: Callable[[int], float]) -> ChunkedLocalHajek:
+def chunked_local_hajek(
+    statistic: NetworkStatistic,
+    chunks: NodeChunks,
+    epsilon: float,
+    *,
+    xi_for_size: Callable[[int], float],
+) -> ChunkedLocalHajek:
     """Configure Algorithm 1 (rigorous, β = ε/(3 + 3^{3/4})) on every chunk size.
 
     Parameters
@@ -198,11 +205,15 @@ def chunked_local_hajek(statistic: NetworkStatistic, chunks: NodeChunks, epsilon
     eps = check_epsilon(epsilon)
     beta = internal_epsilon(eps, "rigorous")
     kernel = statistic.kernel()
-    algorithms = {size: local_hajek_algorithm(size, kernel, xi=float(xi_for_size(size)),
-                                              beta=beta, sensitivity_mode="rigorous")
-                  for size in sorted(set(chunks.sizes))}
-    return ChunkedLocalHajek(statistic=statistic, chunks=chunks,
-                             algorithms=MappingProxyType(algorithms), epsilon=eps)
+    algorithms = {
+        size: local_hajek_algorithm(
+            size, kernel, xi=float(xi_for_size(size)), beta=beta, sensitivity_mode="rigorous"
+        )
+        for size in sorted(set(chunks.sizes))
+    }
+    return ChunkedLocalHajek(
+        statistic=statistic, chunks=chunks, algorithms=MappingProxyType(algorithms), epsilon=eps
+    )
 
 
 class NetworkStatisticMechanism(Mechanism):
@@ -263,32 +274,47 @@ def _wrapped_spec(engine: ChunkedLocalHajek, *, name: str, notes: str) -> Mechan
     xi = ", ".join(f"{xi:.6g} on {size} nodes" for size, xi in engine.xi_by_size.items())
     return MechanismSpec(
         name=name,
-        sensitivity=(SmoothSensitivityBound(
-            beta=engine.beta, norm="linf",
-            description=("max over chunks c of S_rig^(c), Algorithm 1's rigorous smooth "
-                         "bound on the subgraph induced by chunk c (docs/derivations.md "
-                         "section 3): a beta-smooth bound on the l_inf local sensitivity of the "
-                         "vector of chunk statistics")),),
-        summary=(f"private {stat.label}: median over {chunks.count} node chunks (induced "
-                 "subgraphs) of Algorithm 1 with rigorous smooth sensitivity; epsilon-DP under "
-                 "node neighbouring"),
+        sensitivity=(
+            SmoothSensitivityBound(
+                beta=engine.beta,
+                norm="linf",
+                description=(
+                    "max over chunks c of S_rig^(c), Algorithm 1's rigorous smooth "
+                    "bound on the subgraph induced by chunk c (docs/derivations.md "
+                    "section 3): a beta-smooth bound on the l_inf local sensitivity of the "
+                    "vector of chunk statistics"
+                ),
+            ),
+        ),
+        summary=(
+            f"private {stat.label}: median over {chunks.count} node chunks (induced "
+            "subgraphs) of Algorithm 1 with rigorous smooth sensitivity; epsilon-DP under "
+            "node neighbouring"
+        ),
         references=(WRAPPER_1, ALGORITHM_1, USTAT_SPEC_RIGOROUS, NRS_2007),
-        input_domain=GraphDomain(n_nodes=chunks.n), relation=NodeNeighbouring(),
-        statistic=(f"the vector of the q = {chunks.count} chunk statistics A~^(c), the "
-                   f"local-Hajek-weighted {stat.label} of the subgraph induced by chunk c; the "
-                   "release is the median of A~^(c) + (S_rig^(c)/beta) Z_c, Z_c ~ 1/(1+z^4)"),
+        input_domain=GraphDomain(n_nodes=chunks.n),
+        relation=NodeNeighbouring(),
+        statistic=(
+            f"the vector of the q = {chunks.count} chunk statistics A~^(c), the "
+            f"local-Hajek-weighted {stat.label} of the subgraph induced by chunk c; the "
+            "release is the median of A~^(c) + (S_rig^(c)/beta) Z_c, Z_c ~ 1/(1+z^4)"
+        ),
         guarantee=guarantee,
-        notes=(f"{NODE_PRIVACY_NOTE} Wrapper 1: q = {chunks.count} chunks of sizes "
-               f"{sorted(set(chunks.sizes))} from a public permutation (seed {chunks.seed}, "
-               f"alpha = {chunks.alpha:g}); rewiring one node changes only the subgraph "
-               "induced by its own chunk, so the q releases compose in parallel (Lemma A.5) "
-               f"and each is (3 + 3^(3/4)) beta = {engine.epsilon:g}-DP with beta = "
-               f"{engine.beta:.6g} (rigorous smooth bound S_rig, docs/derivations.md section 3); "
-               f"xi: {xi}. {notes}"))
+        notes=(
+            f"{NODE_PRIVACY_NOTE} Wrapper 1: q = {chunks.count} chunks of sizes "
+            f"{sorted(set(chunks.sizes))} from a public permutation (seed {chunks.seed}, "
+            f"alpha = {chunks.alpha:g}); rewiring one node changes only the subgraph "
+            "induced by its own chunk, so the q releases compose in parallel (Lemma A.5) "
+            f"and each is (3 + 3^(3/4)) beta = {engine.epsilon:g}-DP with beta = "
+            f"{engine.beta:.6g} (rigorous smooth bound S_rig, docs/derivations.md section 3); "
+            f"xi: {xi}. {notes}"
+        ),
+    )
 
 
-def network_local_hajek_mechanism(engine: ChunkedLocalHajek, *, name: str | None = None,
-                                  notes: str = "") -> NetworkStatisticMechanism:
+def network_local_hajek_mechanism(
+    engine: ChunkedLocalHajek, *, name: str | None = None, notes: str = ""
+) -> NetworkStatisticMechanism:
     """The mechanism of a configured :class:`ChunkedLocalHajek`, with the spec described above.
 
     Parameters
@@ -305,12 +331,22 @@ def network_local_hajek_mechanism(engine: ChunkedLocalHajek, *, name: str | None
     if chunks.count == 1:
         algorithm = engine.algorithms[chunks.n]
         base = local_hajek_spec(
-            algorithm, engine.epsilon, input_domain=GraphDomain(n_nodes=chunks.n),
-            relation=NodeNeighbouring(), name=spec_name,
-            summary=(f"private {stat.label} of a graph on {chunks.n} nodes by Algorithm 1 "
-                     "(rigorous smooth sensitivity); epsilon-DP under node neighbouring"))
-        spec = base.model_copy(update={"notes": f"{NODE_PRIVACY_NOTE} {base.notes} {notes}".strip(),
-                                       "references": (WRAPPER_1, *base.references)})
+            algorithm,
+            engine.epsilon,
+            input_domain=GraphDomain(n_nodes=chunks.n),
+            relation=NodeNeighbouring(),
+            name=spec_name,
+            summary=(
+                f"private {stat.label} of a graph on {chunks.n} nodes by Algorithm 1 "
+                "(rigorous smooth sensitivity); epsilon-DP under node neighbouring"
+            ),
+        )
+        spec = base.model_copy(
+            update={
+                "notes": f"{NODE_PRIVACY_NOTE} {base.notes} {notes}".strip(),
+                "references": (WRAPPER_1, *base.references),
+            }
+        )
         spec = MechanismSpec.model_validate(spec.model_dump())
     else:
         spec = _wrapped_spec(engine, name=spec_name, notes=notes)

@@ -45,12 +45,20 @@ from spec import PureDP, RandomLike, as_generator, check_epsilon
 from spec.errors import InvalidParameterError, ParameterTypeError, SampleSizeError
 
 from .._privacy_account import PrivacyAccount
-from ..ustatistics.concentration import INNER_FAILURE_PROBABILITY, check_failure_probability
+from ..ustatistics.concentration import (
+    INNER_FAILURE_PROBABILITY,
+    ConcentrationRadius,
+    check_failure_probability,
+)
 from ._adjacency import as_adjacency
-from ._result import NetworkStatisticEstimate
+from ._result import NetworkStatisticEstimate, XiSource
 from .coarse_estimate import CoarseDensityEstimate
-from .coinpress_network import network_coinpress_mechanism
-from .local_hajek_network import chunked_local_hajek, network_local_hajek_mechanism
+from .coinpress_network import NetworkCoinPressMechanism, network_coinpress_mechanism
+from .local_hajek_network import (
+    NetworkStatisticMechanism,
+    chunked_local_hajek,
+    network_local_hajek_mechanism,
+)
 from .node_chunks import node_chunks
 from .statistics import (
     EDGE_DENSITY,
@@ -79,22 +87,28 @@ DEFAULT_COARSE_FRACTION = 0.1
 
 
 def _check_xi(xi: Any) -> float:
-    if isinstance(xi, bool) or not isinstance(xi, numbers.Real) or not math.isfinite(float(xi)) \
-            or float(xi) < 0:
+    if (
+        isinstance(xi, bool)
+        or not isinstance(xi, numbers.Real)
+        or not math.isfinite(float(xi))
+        or float(xi) < 0
+    ):
         raise InvalidParameterError(f"xi must be a finite number >= 0, got {xi!r}")
     return float(xi)
 
 
 def _check_method(method: Any) -> Method:
     if method not in ("local_hajek", "coinpress"):
-        raise InvalidParameterError(
-            f"method must be 'local_hajek' or 'coinpress', got {method!r}")
-    return method  # type: ignore[no-any-return]
+        raise InvalidParameterError(f"method must be 'local_hajek' or 'coinpress', got {method!r}")
+    return method
 
 
 def _check_fraction(fraction: Any) -> float:
-    if isinstance(fraction, bool) or not isinstance(fraction, numbers.Real) \
-            or not 0.0 < float(fraction) < 1.0:
+    if (
+        isinstance(fraction, bool)
+        or not isinstance(fraction, numbers.Real)
+        or not 0.0 < float(fraction) < 1.0
+    ):
         raise InvalidParameterError(f"coarse_fraction must lie in (0, 1), got {fraction!r}")
     return float(fraction)
 
@@ -109,16 +123,27 @@ def _check_nodes(n: Any, statistic: NetworkStatistic) -> int:
     k = statistic.degree
     if isinstance(n, bool) or not isinstance(n, numbers.Integral):
         raise ParameterTypeError(
-            f"the {statistic.label} needs an integer number of nodes n >= {k}, got n={n!r}")
+            f"the {statistic.label} needs an integer number of nodes n >= {k}, got n={n!r}"
+        )
     if int(n) < k:
-        raise SampleSizeError(
-            f"the {statistic.label} needs a graph of n >= {k} nodes, got n={n!r}")
+        raise SampleSizeError(f"the {statistic.label} needs a graph of n >= {k} nodes, got n={n!r}")
     return int(n)
 
 
-def _network_mechanism(statistic: NetworkStatistic, n: int, epsilon: float, *, xi: Any,
-                       r_max: Any, alpha: float, method: Any, coarse_fraction: float,
-                       partition_seed: int, gamma: float, name: str | None) -> Mechanism:
+def _network_mechanism(
+    statistic: NetworkStatistic,
+    n: int,
+    epsilon: float,
+    *,
+    xi: Any,
+    r_max: Any,
+    alpha: float,
+    method: Any,
+    coarse_fraction: float,
+    partition_seed: int,
+    gamma: float,
+    name: str | None,
+) -> NetworkCoinPressMechanism | NetworkStatisticMechanism | TwoStageNetworkMechanism:
     size = _check_nodes(n, statistic)
     eps = check_epsilon(epsilon)
     kind = _check_method(method)
@@ -126,40 +151,54 @@ def _network_mechanism(statistic: NetworkStatistic, n: int, epsilon: float, *, x
     seed = _check_seed(partition_seed)
     a = check_failure_probability(alpha, "alpha")
     if xi is not None and r_max is not None:
-        raise InvalidParameterError(
-            f"give at most one of xi (= {xi!r}) and r_max (= {r_max!r})")
+        raise InvalidParameterError(f"give at most one of xi (= {xi!r}) and r_max (= {r_max!r})")
     if kind == "coinpress":
         if xi is not None or r_max is not None:
             raise InvalidParameterError(
                 "method='coinpress' uses no xi: do not pass xi or r_max "
-                f"(got xi={xi!r}, r_max={r_max!r})")
+                f"(got xi={xi!r}, r_max={r_max!r})"
+            )
         if size < 2 * statistic.degree:
             raise SampleSizeError(
                 f"the CoinPress baseline (Algorithm A.2) needs n >= 2k = {2 * statistic.degree} "
-                f"nodes for the {statistic.label}, got n={size}")
+                f"nodes for the {statistic.label}, got n={size}"
+            )
         chunks = node_chunks(size, a, 2 * statistic.degree, seed=seed)
         return network_coinpress_mechanism(statistic, chunks, eps, gamma=g, name=name)
     if xi is not None:
         value = _check_xi(xi)
-        engine = chunked_local_hajek(statistic, node_chunks(size, a, statistic.degree, seed=seed),
-                                     eps, xi_for_size=lambda _size: value)
-        return network_local_hajek_mechanism(engine, name=name, notes=f"xi = {value!r} given "
-                                             "as a public parameter.")
+        engine = chunked_local_hajek(
+            statistic,
+            node_chunks(size, a, statistic.degree, seed=seed),
+            eps,
+            xi_for_size=lambda _size: value,
+        )
+        return network_local_hajek_mechanism(
+            engine, name=name, notes=f"xi = {value!r} given as a public parameter."
+        )
     if r_max is not None:
         p_up = edge_probability_bound_from_radius(r_max)
         theta_up = statistic.mean_bound(p_up)
         engine = chunked_local_hajek(
-            statistic, node_chunks(size, a, statistic.degree, seed=seed), eps,
-            xi_for_size=lambda size: statistic.xi(size, theta_up, gamma=g).value)
+            statistic,
+            node_chunks(size, a, statistic.degree, seed=seed),
+            eps,
+            xi_for_size=lambda size: statistic.xi(size, theta_up, gamma=g).value,
+        )
         return network_local_hajek_mechanism(
-            engine, name=name,
-            notes=(f"xi from the public radius bound r_max = {float(r_max)!r} (docs/derivations.md "
-                   f"section 4): p <= r_max^2/4 = {p_up:.6g}, theta <= "
-                   f"{theta_up:.6g}, gamma = {g:g}."))
+            engine,
+            name=name,
+            notes=(
+                f"xi from the public radius bound r_max = {float(r_max)!r} (docs/derivations.md "
+                f"section 4): p <= r_max^2/4 = {p_up:.6g}, theta <= "
+                f"{theta_up:.6g}, gamma = {g:g}."
+            ),
+        )
     fraction = _check_fraction(coarse_fraction)
     chunks = node_chunks(size, a, statistic.degree, seed=seed)
-    return TwoStageNetworkMechanism(statistic, chunks, eps, coarse_fraction=fraction,
-                                    gamma=g, name=name)
+    return TwoStageNetworkMechanism(
+        statistic, chunks, eps, coarse_fraction=fraction, gamma=g, name=name
+    )
 
 
 def _mechanism_doc(statistic: str, k: int, sensitivity: str) -> str:
@@ -210,49 +249,111 @@ def _mechanism_doc(statistic: str, k: int, sensitivity: str) -> str:
     """
 
 
-def private_edge_density_mechanism(n: int, epsilon: float, *, xi: float | None = None,
-                                   r_max: float | None = None, alpha: float = DEFAULT_ALPHA,
-                                   method: Method = "local_hajek",
-                                   coarse_fraction: float = DEFAULT_COARSE_FRACTION,
-                                   partition_seed: int = 0,
-                                   gamma: float = INNER_FAILURE_PROBABILITY,
-                                   name: str | None = None) -> Mechanism:
-    return _network_mechanism(EDGE_DENSITY, n, epsilon, xi=xi, r_max=r_max, alpha=alpha,
-                              method=method, coarse_fraction=coarse_fraction,
-                              partition_seed=partition_seed, gamma=gamma, name=name)
+def private_edge_density_mechanism(
+    n: int,
+    epsilon: float,
+    *,
+    xi: float | None = None,
+    r_max: float | None = None,
+    alpha: float = DEFAULT_ALPHA,
+    method: Method = "local_hajek",
+    coarse_fraction: float = DEFAULT_COARSE_FRACTION,
+    partition_seed: int = 0,
+    gamma: float = INNER_FAILURE_PROBABILITY,
+    name: str | None = None,
+) -> Mechanism:
+    return _network_mechanism(
+        EDGE_DENSITY,
+        n,
+        epsilon,
+        xi=xi,
+        r_max=r_max,
+        alpha=alpha,
+        method=method,
+        coarse_fraction=coarse_fraction,
+        partition_seed=partition_seed,
+        gamma=gamma,
+        name=name,
+    )
 
 
-def private_triangle_density_mechanism(n: int, epsilon: float, *, xi: float | None = None,
-                                       r_max: float | None = None,
-                                       alpha: float = DEFAULT_ALPHA,
-                                       method: Method = "local_hajek",
-                                       coarse_fraction: float = DEFAULT_COARSE_FRACTION,
-                                       partition_seed: int = 0,
-                                       gamma: float = INNER_FAILURE_PROBABILITY,
-                                       name: str | None = None) -> Mechanism:
-    return _network_mechanism(TRIANGLE_DENSITY, n, epsilon, xi=xi, r_max=r_max, alpha=alpha,
-                              method=method, coarse_fraction=coarse_fraction,
-                              partition_seed=partition_seed, gamma=gamma, name=name)
+def private_triangle_density_mechanism(
+    n: int,
+    epsilon: float,
+    *,
+    xi: float | None = None,
+    r_max: float | None = None,
+    alpha: float = DEFAULT_ALPHA,
+    method: Method = "local_hajek",
+    coarse_fraction: float = DEFAULT_COARSE_FRACTION,
+    partition_seed: int = 0,
+    gamma: float = INNER_FAILURE_PROBABILITY,
+    name: str | None = None,
+) -> Mechanism:
+    return _network_mechanism(
+        TRIANGLE_DENSITY,
+        n,
+        epsilon,
+        xi=xi,
+        r_max=r_max,
+        alpha=alpha,
+        method=method,
+        coarse_fraction=coarse_fraction,
+        partition_seed=partition_seed,
+        gamma=gamma,
+        name=name,
+    )
 
 
 private_edge_density_mechanism.__doc__ = _mechanism_doc("edge density", 2, "2/n")
 private_triangle_density_mechanism.__doc__ = _mechanism_doc("triangle density", 3, "3/n")
 
 
-def _release(statistic: NetworkStatistic, graph: Any, epsilon: float, *, xi: Any, r_max: Any,
-             alpha: float, method: Any, coarse_fraction: float, partition_seed: int,
-             gamma: float, rng: RandomLike, budget: Any = None) -> NetworkStatisticEstimate:
+def _release(
+    statistic: NetworkStatistic,
+    graph: Any,
+    epsilon: float,
+    *,
+    xi: Any,
+    r_max: Any,
+    alpha: float,
+    method: Any,
+    coarse_fraction: float,
+    partition_seed: int,
+    gamma: float,
+    rng: RandomLike,
+    budget: Any = None,
+) -> NetworkStatisticEstimate:
     adjacency = as_adjacency(graph)
     n = adjacency.shape[0]
-    mech = _network_mechanism(statistic, n, epsilon, xi=xi, r_max=r_max, alpha=alpha,
-                              method=method, coarse_fraction=coarse_fraction,
-                              partition_seed=partition_seed, gamma=gamma, name=None)
+    mech = _network_mechanism(
+        statistic,
+        n,
+        epsilon,
+        xi=xi,
+        r_max=r_max,
+        alpha=alpha,
+        method=method,
+        coarse_fraction=coarse_fraction,
+        partition_seed=partition_seed,
+        gamma=gamma,
+        name=None,
+    )
     charge(budget, mech.spec, estimator=f"private_{statistic.name}")
     gen = as_generator(rng)
-    parameters = {"n": n, "epsilon": float(epsilon), "alpha": float(alpha), "xi": xi,
-                  "r_max": r_max, "partition_seed": int(partition_seed), "gamma": float(gamma)}
+    parameters = {
+        "n": n,
+        "epsilon": float(epsilon),
+        "alpha": float(alpha),
+        "xi": xi,
+        "r_max": r_max,
+        "partition_seed": int(partition_seed),
+        "gamma": float(gamma),
+    }
     coarse = None
     mean_bound: float | None = None
+    source: XiSource
+    xi_used: dict[int, ConcentrationRadius | float]
     if isinstance(mech, TwoStageNetworkMechanism):
         eps0, eps1 = mech.stage_guarantees
         released = mech.coarse_releases(adjacency, 1, gen, validated=True)
@@ -260,44 +361,61 @@ def _release(statistic: NetworkStatistic, graph: Any, epsilon: float, *, xi: Any
         engine = mech.engine_for(p_up)
         estimate = float(engine.draw(engine.evaluate(adjacency), 1, gen)[0])
         coarse = CoarseDensityEstimate(
-            noisy_density=float(released[0]), upper_bound=p_up, guarantee=eps0,
-            noise_scale=float(mech.coarse_mechanism.noise_law.scale),  # type: ignore[attr-defined]
-            failure_probability=float(gamma), n=n)
+            noisy_density=float(released[0]),
+            upper_bound=p_up,
+            guarantee=eps0,
+            noise_scale=mech.coarse_noise_scale,
+            failure_probability=float(gamma),
+            n=n,
+        )
         mean_bound = statistic.mean_bound(p_up)
         chunks = mech.chunks
-        xi_used = {size: statistic.xi(size, mean_bound, gamma=gamma)
-                   for size in sorted(set(chunks.sizes))}
-        account = PrivacyAccount.of([("coarse edge density for xi", eps0),
-                                     ("Algorithm 1 under Wrapper 1", eps1)])
+        xi_used = {
+            size: statistic.xi(size, mean_bound, gamma=gamma) for size in sorted(set(chunks.sizes))
+        }
+        account = PrivacyAccount.of(
+            [("coarse edge density for xi", eps0), ("Algorithm 1 under Wrapper 1", eps1)]
+        )
         parameters["coarse_fraction"] = float(coarse_fraction)
         source = "private_coarse_estimate"
     else:
-        if method == "coinpress":
-            estimate = float(mech.engine.draw(adjacency, 1, gen)[0])  # type: ignore[attr-defined]
+        # method == "coinpress" exactly when _network_mechanism built the CoinPress baseline
+        if isinstance(mech, NetworkCoinPressMechanism):
+            estimate = float(mech.engine.draw(adjacency, 1, gen)[0])
         else:  # Algorithm 1 on the adjacency validated above (cached per input)
-            evaluation = mech.evaluate_adjacency(adjacency)  # type: ignore[attr-defined]
-            estimate = float(mech.engine.draw(evaluation, 1, gen)[0])  # type: ignore[attr-defined]
-        chunks = mech.chunks  # type: ignore[attr-defined]
-        if method == "coinpress":
+            evaluation = mech.evaluate_adjacency(adjacency)
+            estimate = float(mech.engine.draw(evaluation, 1, gen)[0])
+        chunks = mech.chunks
+        if isinstance(mech, NetworkCoinPressMechanism):
             xi_used, source = {}, "none"
             stage = "CoinPress all-tuples baseline under Wrapper 1"
         elif r_max is not None:
             mean_bound = statistic.mean_bound(edge_probability_bound_from_radius(r_max))
-            xi_used = {size: statistic.xi(size, mean_bound, gamma=gamma)
-                       for size in sorted(set(chunks.sizes))}
+            xi_used = {
+                size: statistic.xi(size, mean_bound, gamma=gamma)
+                for size in sorted(set(chunks.sizes))
+            }
             source, stage = "public_radius_bound", "Algorithm 1 under Wrapper 1"
         else:
-            xi_used = dict(mech.engine.xi_by_size)  # type: ignore[attr-defined]
+            xi_used = dict(mech.engine.xi_by_size)
             source, stage = "public_xi", "Algorithm 1 under Wrapper 1"
         guarantee = mech.spec.guarantee
         if not isinstance(guarantee, PureDP):  # pragma: no cover - every spec here is pure
             raise InvalidParameterError(f"unexpected guarantee {guarantee!r}")
         account = PrivacyAccount.of([(stage, guarantee)])
     return NetworkStatisticEstimate(
-        statistic=statistic.name, estimate=estimate,
+        statistic=statistic.name,
+        estimate=estimate,
         non_private=statistic.exact(adjacency, validated=True),
-        privacy=account, method=method, xi_source=source, xi=xi_used, mean_bound=mean_bound,
-        coarse=coarse, chunks=chunks, parameters=parameters)
+        privacy=account,
+        method=method,
+        xi_source=source,
+        xi=xi_used,
+        mean_bound=mean_bound,
+        coarse=coarse,
+        chunks=chunks,
+        parameters=parameters,
+    )
 
 
 def _estimator_doc(statistic: str, k: int) -> str:
@@ -340,31 +458,68 @@ def _estimator_doc(statistic: str, k: int) -> str:
         A directed graph, a multigraph, self-loops, a node set other than
         {{0, …, n − 1}}, a non-0/1 or asymmetric matrix.
     InvalidParameterError
-        See :func:`private_{statistic.replace(' ', '_')}_mechanism`.
+        See :func:`private_{statistic.replace(" ", "_")}_mechanism`.
     """
 
 
-def private_edge_density(graph: Any, epsilon: float, *, xi: float | None = None,
-                         r_max: float | None = None, alpha: float = DEFAULT_ALPHA,
-                         method: Method = "local_hajek",
-                         coarse_fraction: float = DEFAULT_COARSE_FRACTION,
-                         partition_seed: int = 0, gamma: float = INNER_FAILURE_PROBABILITY,
-                         rng: RandomLike = None, budget: Any = None) -> NetworkStatisticEstimate:
-    return _release(EDGE_DENSITY, graph, epsilon, xi=xi, r_max=r_max, alpha=alpha,
-                    method=method, coarse_fraction=coarse_fraction,
-                    partition_seed=partition_seed, gamma=gamma, rng=rng, budget=budget)
+def private_edge_density(
+    graph: Any,
+    epsilon: float,
+    *,
+    xi: float | None = None,
+    r_max: float | None = None,
+    alpha: float = DEFAULT_ALPHA,
+    method: Method = "local_hajek",
+    coarse_fraction: float = DEFAULT_COARSE_FRACTION,
+    partition_seed: int = 0,
+    gamma: float = INNER_FAILURE_PROBABILITY,
+    rng: RandomLike = None,
+    budget: Any = None,
+) -> NetworkStatisticEstimate:
+    return _release(
+        EDGE_DENSITY,
+        graph,
+        epsilon,
+        xi=xi,
+        r_max=r_max,
+        alpha=alpha,
+        method=method,
+        coarse_fraction=coarse_fraction,
+        partition_seed=partition_seed,
+        gamma=gamma,
+        rng=rng,
+        budget=budget,
+    )
 
 
-def private_triangle_density(graph: Any, epsilon: float, *, xi: float | None = None,
-                             r_max: float | None = None, alpha: float = DEFAULT_ALPHA,
-                             method: Method = "local_hajek",
-                             coarse_fraction: float = DEFAULT_COARSE_FRACTION,
-                             partition_seed: int = 0, gamma: float = INNER_FAILURE_PROBABILITY,
-                             rng: RandomLike = None, budget: Any = None
-                             ) -> NetworkStatisticEstimate:
-    return _release(TRIANGLE_DENSITY, graph, epsilon, xi=xi, r_max=r_max, alpha=alpha,
-                    method=method, coarse_fraction=coarse_fraction,
-                    partition_seed=partition_seed, gamma=gamma, rng=rng, budget=budget)
+def private_triangle_density(
+    graph: Any,
+    epsilon: float,
+    *,
+    xi: float | None = None,
+    r_max: float | None = None,
+    alpha: float = DEFAULT_ALPHA,
+    method: Method = "local_hajek",
+    coarse_fraction: float = DEFAULT_COARSE_FRACTION,
+    partition_seed: int = 0,
+    gamma: float = INNER_FAILURE_PROBABILITY,
+    rng: RandomLike = None,
+    budget: Any = None,
+) -> NetworkStatisticEstimate:
+    return _release(
+        TRIANGLE_DENSITY,
+        graph,
+        epsilon,
+        xi=xi,
+        r_max=r_max,
+        alpha=alpha,
+        method=method,
+        coarse_fraction=coarse_fraction,
+        partition_seed=partition_seed,
+        gamma=gamma,
+        rng=rng,
+        budget=budget,
+    )
 
 
 private_edge_density.__doc__ = _estimator_doc("edge density", 2)

@@ -77,8 +77,9 @@ class NodeChunks:
         return self.count < self.requested
 
 
-def node_chunks(n: int, alpha: float, degree: int, *, seed: int = 0,
-                warn: bool = True) -> NodeChunks:
+def node_chunks(
+    n: int, alpha: float, degree: int, *, seed: int = 0, warn: bool = True
+) -> NodeChunks:
     """The data-independent partition of n nodes into q = ⌈8 ln(1/α)⌉ (odd) blocks.
 
     Parameters
@@ -107,8 +108,9 @@ def node_chunks(n: int, alpha: float, degree: int, *, seed: int = 0,
     """
     count = median_of_means_chunk_count(alpha, n, degree, warn=warn)
     blocks = median_of_means_partition(n, count.chunks, seed)
-    return NodeChunks(n=int(n), blocks=blocks, alpha=float(alpha), requested=count.requested,
-                      seed=int(seed))
+    return NodeChunks(
+        n=int(n), blocks=blocks, alpha=float(alpha), requested=count.requested, seed=int(seed)
+    )
 
 
 def induced_subgraph(adjacency: Any, nodes: np.ndarray) -> sp.csr_array:

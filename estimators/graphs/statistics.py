@@ -55,8 +55,12 @@ def edge_probability_bound_from_radius(r_max: float) -> float:
     >>> edge_probability_bound_from_radius(0.2)
     0.010000000000000002
     """
-    if isinstance(r_max, bool) or not isinstance(r_max, numbers.Real) \
-            or not math.isfinite(float(r_max)) or float(r_max) <= 0:
+    if (
+        isinstance(r_max, bool)
+        or not isinstance(r_max, numbers.Real)
+        or not math.isfinite(float(r_max))
+        or float(r_max) <= 0
+    ):
         raise InvalidParameterError(f"r_max must be a finite number > 0, got {r_max!r}")
     return rgg_edge_probability(float(r_max))
 
@@ -102,15 +106,25 @@ class NetworkStatistic:
 
 
 EDGE_DENSITY = NetworkStatistic(
-    name="edge_density", degree=2, kernel=adjacency_edge_kernel, exact=edge_density,
-    node_sensitivity=edge_density_node_sensitivity, xi=edge_density_xi,
-    power_of_edge_probability=1)
+    name="edge_density",
+    degree=2,
+    kernel=adjacency_edge_kernel,
+    exact=edge_density,
+    node_sensitivity=edge_density_node_sensitivity,
+    xi=edge_density_xi,
+    power_of_edge_probability=1,
+)
 TRIANGLE_DENSITY = NetworkStatistic(
-    name="triangle_density", degree=3, kernel=adjacency_triangle_kernel, exact=triangle_density,
-    node_sensitivity=triangle_density_node_sensitivity, xi=triangle_density_xi,
-    power_of_edge_probability=2)
+    name="triangle_density",
+    degree=3,
+    kernel=adjacency_triangle_kernel,
+    exact=triangle_density,
+    node_sensitivity=triangle_density_node_sensitivity,
+    xi=triangle_density_xi,
+    power_of_edge_probability=2,
+)
 
-_BY_NAME = {s.name: s for s in (EDGE_DENSITY, TRIANGLE_DENSITY)}
+_BY_NAME: dict[str, NetworkStatistic] = {s.name: s for s in (EDGE_DENSITY, TRIANGLE_DENSITY)}
 
 
 def network_statistic(name: Any) -> NetworkStatistic:
@@ -118,5 +132,6 @@ def network_statistic(name: Any) -> NetworkStatistic:
     found = _BY_NAME.get(name) if isinstance(name, str) else None
     if found is None:
         raise InvalidParameterError(
-            f"statistic must be 'edge_density' or 'triangle_density', got {name!r}")
+            f"statistic must be 'edge_density' or 'triangle_density', got {name!r}"
+        )
     return found

@@ -22,8 +22,8 @@ from typing import Any
 import numpy as np
 
 from mechanisms import Mechanism, basic_composition, split_budget
-from spec import GraphDomain, MechanismSpec, NodeNeighbouring, PureDP, check_epsilon
-from spec.errors import InvalidParameterError
+from spec import GraphDomain, Laplace, MechanismSpec, NodeNeighbouring, PureDP, check_epsilon
+from spec.errors import InvalidParameterError, UnsupportedCombinationError
 
 from ..ustatistics.local_hajek_mechanism import ALGORITHM_1, USTAT_SPEC_RIGOROUS
 from ._adjacency import as_adjacency
@@ -84,15 +84,28 @@ class TwoStageNetworkMechanism(Mechanism):
         The spec's name.
     """
 
-    def __init__(self, statistic: NetworkStatistic, chunks: NodeChunks, epsilon: float, *,
-                 coarse_fraction: float, gamma: float, name: str | None = None) -> None:
+    def __init__(
+        self,
+        statistic: NetworkStatistic,
+        chunks: NodeChunks,
+        epsilon: float,
+        *,
+        coarse_fraction: float,
+        gamma: float,
+        name: str | None = None,
+    ) -> None:
         eps = check_epsilon(epsilon)
-        if isinstance(coarse_fraction, bool) or not isinstance(coarse_fraction, (int, float)) \
-                or not 0.0 < float(coarse_fraction) < 1.0:
+        if (
+            isinstance(coarse_fraction, bool)
+            or not isinstance(coarse_fraction, (int, float))
+            or not 0.0 < float(coarse_fraction) < 1.0
+        ):
             raise InvalidParameterError(
-                f"coarse_fraction must lie in (0, 1), got {coarse_fraction!r}")
-        coarse, main = split_budget(PureDP(epsilon=eps),
-                                    [float(coarse_fraction), 1.0 - float(coarse_fraction)])
+                f"coarse_fraction must lie in (0, 1), got {coarse_fraction!r}"
+            )
+        coarse, main = split_budget(
+            PureDP(epsilon=eps), [float(coarse_fraction), 1.0 - float(coarse_fraction)]
+        )
         self._statistic, self._chunks, self._gamma = statistic, chunks, float(gamma)
         self._coarse = coarse_density_mechanism(chunks.n, coarse.epsilon, "edge_density")
         self._main_guarantee = main
@@ -100,23 +113,32 @@ class TwoStageNetworkMechanism(Mechanism):
         total = basic_composition([coarse, main])
         spec = MechanismSpec(
             name=name or f"graphs.{statistic.name}.local_hajek.coarse_xi",
-            summary=(f"private {statistic.label}: xi from a private coarse edge density "
-                     f"(epsilon0 = {coarse.epsilon:g}), then Algorithm 1 under Wrapper 1 "
-                     f"(epsilon1 = {main.epsilon:g}); epsilon-DP under node neighbouring"),
+            summary=(
+                f"private {statistic.label}: xi from a private coarse edge density "
+                f"(epsilon0 = {coarse.epsilon:g}), then Algorithm 1 under Wrapper 1 "
+                f"(epsilon1 = {main.epsilon:g}); epsilon-DP under node neighbouring"
+            ),
             references=(CHAUDHURI_2024_NETWORK, WRAPPER_1, ALGORITHM_1, USTAT_SPEC_RIGOROUS),
-            input_domain=GraphDomain(n_nodes=chunks.n), relation=NodeNeighbouring(),
-            statistic=(f"stage 1: edge density + Laplace(2/(n epsilon0)); stage 2: median over "
-                       f"{chunks.count} node chunks of Algorithm 1 on the {statistic.label} "
-                       "with xi from the stage-1 upper confidence bound"),
+            input_domain=GraphDomain(n_nodes=chunks.n),
+            relation=NodeNeighbouring(),
+            statistic=(
+                f"stage 1: edge density + Laplace(2/(n epsilon0)); stage 2: median over "
+                f"{chunks.count} node chunks of Algorithm 1 on the {statistic.label} "
+                "with xi from the stage-1 upper confidence bound"
+            ),
             guarantee=total,
-            notes=(f"{NODE_PRIVACY_NOTE} Budget by basic composition (adaptive): epsilon0 = "
-                   f"{coarse.epsilon:g} for the coarse edge density (node sensitivity 2/n) + "
-                   f"epsilon1 = {main.epsilon:g} for Algorithm 1 under Wrapper 1 (q = "
-                   f"{chunks.count}, seed {chunks.seed}) = {total.epsilon:g}. The upper "
-                   f"confidence bound p_up (gamma = {gamma:g}) is rounded up to the grid "
-                   "2^(j/4); theta_up = p_up^" f"{statistic.power_of_edge_probability}; xi "
-                   "per chunk size from the Bernstein + Chebyshev radius; only the final "
-                   "estimate is released (post-processing)."))
+            notes=(
+                f"{NODE_PRIVACY_NOTE} Budget by basic composition (adaptive): epsilon0 = "
+                f"{coarse.epsilon:g} for the coarse edge density (node sensitivity 2/n) + "
+                f"epsilon1 = {main.epsilon:g} for Algorithm 1 under Wrapper 1 (q = "
+                f"{chunks.count}, seed {chunks.seed}) = {total.epsilon:g}. The upper "
+                f"confidence bound p_up (gamma = {gamma:g}) is rounded up to the grid "
+                "2^(j/4); theta_up = p_up^"
+                f"{statistic.power_of_edge_probability}; xi "
+                "per chunk size from the Bernstein + Chebyshev radius; only the final "
+                "estimate is released (post-processing)."
+            ),
+        )
         super().__init__(spec)
 
     @property
@@ -125,9 +147,24 @@ class TwoStageNetworkMechanism(Mechanism):
         return self._coarse
 
     @property
+    def coarse_noise_scale(self) -> float:
+        """Stage 1's Laplace scale b = 2/(n ε₀)."""
+        law = self._coarse.noise_law
+        if not isinstance(law, Laplace):  # pragma: no cover - a Laplace mechanism
+            raise UnsupportedCombinationError(f"stage 1 adds Laplace noise, got {law!r}")
+        return float(law.scale)
+
+    @property
+    def _coarse_guarantee(self) -> PureDP:
+        guarantee = self._coarse.spec.guarantee
+        if not isinstance(guarantee, PureDP):  # pragma: no cover - built with a pure-DP claim
+            raise UnsupportedCombinationError(f"stage 1 claims pure DP, got {guarantee!r}")
+        return guarantee
+
+    @property
     def stage_guarantees(self) -> tuple[PureDP, PureDP]:
         """(ε₀-DP of stage 1, ε₁-DP of stage 2)."""
-        return self._coarse.spec.guarantee, self._main_guarantee  # type: ignore[return-value]
+        return self._coarse_guarantee, self._main_guarantee
 
     @property
     def chunks(self) -> NodeChunks:
@@ -135,8 +172,9 @@ class TwoStageNetworkMechanism(Mechanism):
         return self._chunks
 
     # -- stage 1 ----------------------------------------------------------------------------
-    def coarse_releases(self, graph: Any, size: int, rng: np.random.Generator, *,
-                        validated: bool = False) -> np.ndarray:
+    def coarse_releases(
+        self, graph: Any, size: int, rng: np.random.Generator, *, validated: bool = False
+    ) -> np.ndarray:
         """``size`` independent stage-1 releases p̂ (a graph or an adjacency matrix).
 
         ``validated=True`` for an adjacency :func:`~estimators.graphs.as_adjacency` returned.
@@ -148,9 +186,12 @@ class TwoStageNetworkMechanism(Mechanism):
 
     def edge_probability_bounds(self, releases: np.ndarray) -> np.ndarray:
         """p_up of each release, rounded up to the grid 2^{j/4}."""
-        eps0 = self._coarse.spec.guarantee.epsilon  # type: ignore[union-attr]
-        return round_up_to_grid(edge_probability_upper_bounds(
-            np.ravel(releases), self._chunks.n, eps0, gamma=self._gamma))
+        eps0 = self._coarse_guarantee.epsilon
+        return round_up_to_grid(
+            edge_probability_upper_bounds(
+                np.ravel(releases), self._chunks.n, eps0, gamma=self._gamma
+            )
+        )
 
     # -- stage 2 ----------------------------------------------------------------------------
     def engine_for(self, edge_probability_bound: float) -> ChunkedLocalHajek:
@@ -161,19 +202,20 @@ class TwoStageNetworkMechanism(Mechanism):
             stat = self._statistic
             mean_bound = stat.mean_bound(key)
             engine = chunked_local_hajek(
-                stat, self._chunks, self._main_guarantee.epsilon,
-                xi_for_size=lambda size: stat.xi(size, mean_bound, gamma=self._gamma).value)
+                stat,
+                self._chunks,
+                self._main_guarantee.epsilon,
+                xi_for_size=lambda size: stat.xi(size, mean_bound, gamma=self._gamma).value,
+            )
             self._engines[key] = engine
         return engine
 
     def _sample(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
         data = as_adjacency(data, self._chunks.n)
-        bounds = self.edge_probability_bounds(
-            self.coarse_releases(data, size, rng, validated=True))
+        bounds = self.edge_probability_bounds(self.coarse_releases(data, size, rng, validated=True))
         out = np.empty(size, dtype=np.float64)
         for value in np.unique(bounds):
             where = np.flatnonzero(bounds == value)
             engine = self.engine_for(float(value))
             out[where] = engine.draw(engine.evaluate(data), where.size, rng)
         return out
-

@@ -43,8 +43,9 @@ def check_alphabet_size(m: object) -> int:
     return check_integer_at_least(m, 2, f"the alphabet size m must be an integer >= 2, got m={m!r}")
 
 
-def uniformity_xi(n: int, m: int, *,
-                  gamma: float = INNER_FAILURE_PROBABILITY) -> ConcentrationRadius:
+def uniformity_xi(
+    n: int, m: int, *, gamma: float = INNER_FAILURE_PROBABILITY
+) -> ConcentrationRadius:
     """ξ for the collision kernel on ``n`` samples over an alphabet of size ``m``.
 
     Parameters
@@ -93,7 +94,10 @@ def uniformity_xi(n: int, m: int, *,
         "chebyshev_mean": chebyshev_mean_term(variance_un, g),
     }
     return ConcentrationRadius.from_terms(
-        terms, n=size, failure_probability=g,
+        terms,
+        n=size,
+        failure_probability=g,
         source="Lemma A.21 of Chaudhuri et al. 2024 as three explicit terms: Bernstein on "
-               "(c_{X_i}-1)/(n-1) given X_i (union bound, gamma/2), |p_{X_i} - theta| <= 2/m, "
-               "Chebyshev with (A.63) (gamma/2); docs/derivations.md section 4")
+        "(c_{X_i}-1)/(n-1) given X_i (union bound, gamma/2), |p_{X_i} - theta| <= 2/m, "
+        "Chebyshev with (A.63) (gamma/2); docs/derivations.md section 4",
+    )

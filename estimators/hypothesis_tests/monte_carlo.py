@@ -83,9 +83,14 @@ def _count(value: Any, what: str) -> int:
     return int(value)
 
 
-def monte_carlo_null(statistic: float, simulate: Simulator, *, alpha: float,
-                     simulations: int = DEFAULT_SIMULATIONS,
-                     rng: np.random.Generator) -> MonteCarloNull:
+def monte_carlo_null(
+    statistic: float,
+    simulate: Simulator,
+    *,
+    alpha: float,
+    simulations: int = DEFAULT_SIMULATIONS,
+    rng: np.random.Generator,
+) -> MonteCarloNull:
     """Calibrate ``statistic`` (large values reject) against ``simulations`` null draws.
 
     Parameters
@@ -122,15 +127,19 @@ def monte_carlo_null(statistic: float, simulate: Simulator, *, alpha: float,
     """
     a = check_failure_probability(alpha, "alpha")
     b = _count(simulations, "simulations")
-    if isinstance(statistic, bool) or not isinstance(statistic, numbers.Real) \
-            or not math.isfinite(float(statistic)):
+    if (
+        isinstance(statistic, bool)
+        or not isinstance(statistic, numbers.Real)
+        or not math.isfinite(float(statistic))
+    ):
         raise InvalidParameterError(f"the statistic must be a finite number, got {statistic!r}")
     t = float(statistic)
     draws = np.asarray(simulate(rng, b), dtype=np.float64).reshape(-1)
     if draws.size != b or not np.all(np.isfinite(draws)):
         raise InvalidParameterError(
             f"the null simulator must return {b} finite numbers, got {draws.size} "
-            f"({int(np.sum(~np.isfinite(draws)))} non-finite)")
+            f"({int(np.sum(~np.isfinite(draws)))} non-finite)"
+        )
     exceed = int(np.count_nonzero(draws >= t))
     p = (1.0 + exceed) / (b + 1.0)
     k = math.floor(a * (b + 1) + 1e-9) - 1
@@ -140,5 +149,11 @@ def monte_carlo_null(statistic: float, simulate: Simulator, *, alpha: float,
         critical = -math.inf
     else:
         critical = float(np.sort(draws)[::-1][k])
-    return MonteCarloNull(simulations=b, exceedances=exceed, p_value=p, alpha=a,
-                          critical_value=critical, reject=bool(p <= a + 1e-12))
+    return MonteCarloNull(
+        simulations=b,
+        exceedances=exceed,
+        p_value=p,
+        alpha=a,
+        critical_value=critical,
+        reject=bool(p <= a + 1e-12),
+    )

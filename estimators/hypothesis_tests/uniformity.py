@@ -67,7 +67,12 @@ from spec import (
     as_generator,
     check_epsilon,
 )
-from spec.errors import InvalidParameterError, ParameterTypeError, SampleSizeError
+from spec.errors import (
+    InvalidParameterError,
+    ParameterTypeError,
+    SampleSizeError,
+    UnsupportedCombinationError,
+)
 
 from .._privacy_account import PrivacyAccount
 from ..ustatistics import collision_kernel
@@ -78,7 +83,7 @@ from ..ustatistics.binary_coinpress import (
 )
 from ..ustatistics.coinpress import COINPRESS
 from ..ustatistics.concentration import INNER_FAILURE_PROBABILITY, check_failure_probability
-from ..ustatistics.median_of_means import median_of_means_mechanism
+from ..ustatistics.median_of_means import MedianOfMeansMechanism, median_of_means_mechanism
 from ..ustatistics.partition import median_of_means_chunk_count, median_of_means_partition
 from ._result import UniformityTestResult
 from .concentration import check_alphabet_size, uniformity_xi
@@ -99,11 +104,12 @@ DEFAULT_ALPHA = 0.1
 
 UNIFORMITY_TEST = Reference(
     citation="Chaudhuri, Loh, Pandey & Sarkar, 'On differentially private U statistics', "
-             "NeurIPS 2024 (arXiv 2407.04945)",
+    "NeurIPS 2024 (arXiv 2407.04945)",
     locator="Section 5.1, Algorithm A.4 (rebuilt in privaudit docs/derivations.md section 4), "
-            "Theorem 5, "
-            "Lemmas A.19 and A.21",
-    url="https://arxiv.org/abs/2407.04945")
+    "Theorem 5, "
+    "Lemmas A.19 and A.21",
+    url="https://arxiv.org/abs/2407.04945",
+)
 
 Null = Literal["tolerant", "exact"]
 Method = Literal["local_hajek", "all_tuples"]
@@ -113,18 +119,21 @@ Calibration = Literal["monte_carlo", "threshold"]
 def _check_calibration(calibration: Any, null: Any, threshold: Any) -> Calibration:
     if calibration not in ("monte_carlo", "threshold"):
         raise InvalidParameterError(
-            f"calibration must be 'monte_carlo' or 'threshold', got {calibration!r}")
+            f"calibration must be 'monte_carlo' or 'threshold', got {calibration!r}"
+        )
     if calibration == "monte_carlo":
         if null not in (None, "exact"):
             raise InvalidParameterError(
                 f"null={null!r} with calibration='monte_carlo': only the exact null (uniform "
                 "on [m]) is fully specified and can be simulated; the tolerant null is "
-                "composite, use calibration='threshold' for its threshold rule")
+                "composite, use calibration='threshold' for its threshold rule"
+            )
         if threshold is not None:
             raise InvalidParameterError(
                 f"threshold={threshold!r} with calibration='monte_carlo': the threshold is the "
-                "Monte Carlo critical value; pass calibration='threshold' to set it")
-    return calibration  # type: ignore[no-any-return]
+                "Monte Carlo critical value; pass calibration='threshold' to set it"
+            )
+    return calibration
 
 
 def uniform_null_simulator(mech: Mechanism, n: int, m: int) -> Any:
@@ -133,18 +142,23 @@ def uniform_null_simulator(mech: Mechanism, n: int, m: int) -> Any:
     Each draw is a fresh data set X ~ U([m])^n pushed through ``mech`` with fresh noise,
     i.e. one draw of the private statistic's exact null law (:mod:`.monte_carlo`).
     """
+
     def simulate(rng: np.random.Generator, size: int) -> np.ndarray:
         data = rng.integers(0, m, size=(size, n))
-        return np.fromiter((float(mech.sample(row, 1, rng)[0]) for row in data),
-                           dtype=np.float64, count=size)
+        return np.fromiter(
+            (float(mech.sample(row, 1, rng)[0]) for row in data), dtype=np.float64, count=size
+        )
 
     return simulate
 
 
 def check_separation(delta: Any) -> float:
     """Return δ as a float in (0, 1]; H1's ℓ2 distance δ/√m is reachable only for δ ≤ 1."""
-    if isinstance(delta, bool) or not isinstance(delta, numbers.Real) \
-            or not 0.0 < float(delta) <= 1.0:
+    if (
+        isinstance(delta, bool)
+        or not isinstance(delta, numbers.Real)
+        or not 0.0 < float(delta) <= 1.0
+    ):
         raise InvalidParameterError(f"delta must lie in (0, 1], got delta={delta!r}")
     return float(delta)
 
@@ -182,18 +196,19 @@ def collision_u_statistic(labels: np.ndarray, m: int) -> float:
 
 def _check_method(method: Any) -> Method:
     if method not in ("local_hajek", "all_tuples"):
-        raise InvalidParameterError(
-            f"method must be 'local_hajek' or 'all_tuples', got {method!r}")
-    return method  # type: ignore[no-any-return]
+        raise InvalidParameterError(f"method must be 'local_hajek' or 'all_tuples', got {method!r}")
+    return method
 
 
 def _check_size(n: Any, minimum: int, method: str) -> int:
     if isinstance(n, bool) or not isinstance(n, numbers.Integral):
         raise ParameterTypeError(
-            f"the uniformity test ({method}) needs an integer n >= {minimum}, got n={n!r}")
+            f"the uniformity test ({method}) needs an integer n >= {minimum}, got n={n!r}"
+        )
     if int(n) < minimum:
         raise SampleSizeError(
-            f"the uniformity test ({method}) needs n >= {minimum} samples, got n={n!r}")
+            f"the uniformity test ({method}) needs n >= {minimum} samples, got n={n!r}"
+        )
     return int(n)
 
 
@@ -203,12 +218,18 @@ def _check_seed(seed: Any) -> int:
     return int(seed)
 
 
-def private_uniformity_test_mechanism(n: int, m: int, epsilon: float, *,
-                                      alpha: float = DEFAULT_ALPHA,
-                                      method: Method = "local_hajek",
-                                      partition_seed: int = 0,
-                                      gamma: float = INNER_FAILURE_PROBABILITY,
-                                      name: str | None = None, warn: bool = True) -> Mechanism:
+def private_uniformity_test_mechanism(
+    n: int,
+    m: int,
+    epsilon: float,
+    *,
+    alpha: float = DEFAULT_ALPHA,
+    method: Method = "local_hajek",
+    partition_seed: int = 0,
+    gamma: float = INNER_FAILURE_PROBABILITY,
+    name: str | None = None,
+    warn: bool = True,
+) -> Mechanism:
     """The test's private statistic Ũ (an estimate of θ = Σ p_v²) as an audited mechanism.
 
     The decision compares Ũ with a public threshold (post-processing), so auditing Ũ
@@ -265,45 +286,69 @@ def private_uniformity_test_mechanism(n: int, m: int, epsilon: float, *,
     record = Categorical(size=alphabet)
     if kind == "local_hajek":
         return median_of_means_mechanism(
-            size, collision_kernel(), eps, alpha=a,
+            size,
+            collision_kernel(),
+            eps,
+            alpha=a,
             xi=lambda chunk: uniformity_xi(chunk, alphabet, gamma=g).value,
-            record_domain=record, partition_seed=seed, warn=warn,
-            name=name or "hypothesis_tests.uniformity.local_hajek")
+            record_domain=record,
+            partition_seed=seed,
+            warn=warn,
+            name=name or "hypothesis_tests.uniformity.local_hajek",
+        )
     count = median_of_means_chunk_count(a, size, 4, warn=warn)
     blocks = median_of_means_partition(size, count.chunks, seed)
 
     def chunk_collisions(labels: np.ndarray, block: np.ndarray) -> float:
         return collision_u_statistic(labels[block], alphabet)
 
-    engine = binary_coinpress_chunks(blocks, 2, eps, u_statistic=chunk_collisions, radius=1.0,
-                                     gamma=g)
+    engine = binary_coinpress_chunks(
+        blocks, 2, eps, u_statistic=chunk_collisions, radius=1.0, gamma=g
+    )
     spec = MechanismSpec(
         name=name or "hypothesis_tests.uniformity.all_tuples",
-        summary=(f"all-tuples baseline for uniformity testing: median over {count.chunks} "
-                 "chunks of Algorithm A.2 (CoinPress) on the collision kernel"),
+        summary=(
+            f"all-tuples baseline for uniformity testing: median over {count.chunks} "
+            "chunks of Algorithm A.2 (CoinPress) on the collision kernel"
+        ),
         references=(UNIFORMITY_TEST, COINPRESS),
-        input_domain=DatasetDomain(record=record, size=size), relation=SubstituteOne(),
-        statistic=(f"the chunks' first-step clipped means of the collision kernel 1(x = y) "
-                   f"over all pairs of each chunk (q = {count.chunks}); the release is the "
-                   "median of the chunks' A.2 releases"),
+        input_domain=DatasetDomain(record=record, size=size),
+        relation=SubstituteOne(),
+        statistic=(
+            f"the chunks' first-step clipped means of the collision kernel 1(x = y) "
+            f"over all pairs of each chunk (q = {count.chunks}); the release is the "
+            "median of the chunks' A.2 releases"
+        ),
         sensitivity=(sensitivity_claim(engine),),
         guarantee=engine.guarantee,
-        notes=(f"Proposition 1 baseline: Wrapper 1 with q = {count.chunks} chunks (alpha = "
-               f"{a:g}, public seed {seed}); each chunk runs Algorithm A.2 with all pairs, "
-               f"R = 1, tau = 1/4, gamma = {g:g}, dep = 2/n_c; a substitution changes one "
-               "chunk (parallel composition, Lemma A.5)."))
+        notes=(
+            f"Proposition 1 baseline: Wrapper 1 with q = {count.chunks} chunks (alpha = "
+            f"{a:g}, public seed {seed}); each chunk runs Algorithm A.2 with all pairs, "
+            f"R = 1, tau = 1/4, gamma = {g:g}, dep = 2/n_c; a substitution changes one "
+            "chunk (parallel composition, Lemma A.5)."
+        ),
+    )
     domain = spec.input_domain
     return BinaryCoinPressMechanism(spec, engine, lambda x: domain.validate(x))
 
 
-def private_uniformity_test(samples: Any, m: int, delta: float, epsilon: float, *,
-                            alpha: float = DEFAULT_ALPHA, null: Null | None = None,
-                            threshold: float | None = None, method: Method = "local_hajek",
-                            calibration: Calibration = "monte_carlo",
-                            simulations: int = DEFAULT_SIMULATIONS,
-                            partition_seed: int = 0,
-                            gamma: float = INNER_FAILURE_PROBABILITY,
-                            rng: RandomLike = None, budget: Any = None) -> UniformityTestResult:
+def private_uniformity_test(
+    samples: Any,
+    m: int,
+    delta: float,
+    epsilon: float,
+    *,
+    alpha: float = DEFAULT_ALPHA,
+    null: Null | None = None,
+    threshold: float | None = None,
+    method: Method = "local_hajek",
+    calibration: Calibration = "monte_carlo",
+    simulations: int = DEFAULT_SIMULATIONS,
+    partition_seed: int = 0,
+    gamma: float = INNER_FAILURE_PROBABILITY,
+    rng: RandomLike = None,
+    budget: Any = None,
+) -> UniformityTestResult:
     """An ε-DP test of uniformity on [m]: Algorithm A.4, calibrated at the data's n.
 
     Parameters
@@ -381,45 +426,72 @@ def private_uniformity_test(samples: Any, m: int, delta: float, epsilon: float, 
     alphabet = check_alphabet_size(m)
     d = check_separation(delta)
     how = _check_calibration(calibration, null, threshold)
+    which: Literal["tolerant", "exact", "custom"]
     if how == "monte_carlo":
-        cut, which = math.nan, "exact"      # set from the simulation below
+        cut, which = math.nan, "exact"  # set from the simulation below
     elif threshold is None:
         which = null if null is not None else "tolerant"
         cut = uniformity_threshold(alphabet, d, which)
     else:
-        if isinstance(threshold, bool) or not isinstance(threshold, numbers.Real) \
-                or not math.isfinite(float(threshold)):
+        if (
+            isinstance(threshold, bool)
+            or not isinstance(threshold, numbers.Real)
+            or not math.isfinite(float(threshold))
+        ):
             raise InvalidParameterError(f"threshold must be a finite number, got {threshold!r}")
         uniformity_threshold(alphabet, d, null or "tolerant")  # validates null
         cut, which = float(threshold), "custom"
     labels = DatasetDomain(record=Categorical(size=alphabet)).validate(samples)
     n = _check_size(int(labels.shape[0]), 2 if kind == "local_hajek" else 4, kind)
-    mech = private_uniformity_test_mechanism(n, alphabet, epsilon, alpha=alpha, method=kind,
-                                             partition_seed=partition_seed, gamma=gamma)
+    mech = private_uniformity_test_mechanism(
+        n, alphabet, epsilon, alpha=alpha, method=kind, partition_seed=partition_seed, gamma=gamma
+    )
     gen = as_generator(rng)
     statistic = float(mech.sample(labels, 1, gen, budget=budget)[0])
     calibrated: MonteCarloNull | None = None
     if how == "monte_carlo":
-        calibrated = monte_carlo_null(statistic, uniform_null_simulator(mech, n, alphabet),
-                                      alpha=check_failure_probability(alpha, "alpha"),
-                                      simulations=simulations, rng=gen)
+        calibrated = monte_carlo_null(
+            statistic,
+            uniform_null_simulator(mech, n, alphabet),
+            alpha=check_failure_probability(alpha, "alpha"),
+            simulations=simulations,
+            rng=gen,
+        )
         cut = calibrated.critical_value
     sizes = _chunk_sizes(mech)
-    xi = ({size: uniformity_xi(size, alphabet, gamma=gamma) for size in sorted(set(sizes))}
-          if kind == "local_hajek" else None)
-    stage = ("Algorithm 1 under Wrapper 1 (Algorithm A.4)" if kind == "local_hajek"
-             else "CoinPress all-tuples baseline under Wrapper 1 (Proposition 1)")
+    xi = (
+        {size: uniformity_xi(size, alphabet, gamma=gamma) for size in sorted(set(sizes))}
+        if kind == "local_hajek"
+        else None
+    )
+    stage = (
+        "Algorithm 1 under Wrapper 1 (Algorithm A.4)"
+        if kind == "local_hajek"
+        else "CoinPress all-tuples baseline under Wrapper 1 (Proposition 1)"
+    )
     return UniformityTestResult(
         reject=bool(calibrated.reject if calibrated is not None else statistic > cut),
-        statistic=statistic, threshold=cut, null=which, calibration=how,
+        statistic=statistic,
+        threshold=cut,
+        null=which,
+        calibration=how,
         p_value=calibrated.p_value if calibrated is not None else None,
         simulations=calibrated.simulations if calibrated is not None else None,
-        privacy=PrivacyAccount.of([(stage, mech.spec.guarantee)]), method=kind, xi=xi, n=n,
-        n_alpha=min(sizes), chunks=len(sizes), m=alphabet, delta=d,
-        alpha=float(alpha))
+        privacy=PrivacyAccount.of([(stage, mech.spec.guarantee)]),
+        method=kind,
+        xi=xi,
+        n=n,
+        n_alpha=min(sizes),
+        chunks=len(sizes),
+        m=alphabet,
+        delta=d,
+        alpha=float(alpha),
+    )
 
 
 def _chunk_sizes(mech: Mechanism) -> tuple[int, ...]:
     if isinstance(mech, BinaryCoinPressMechanism):
         return tuple(int(b.size) for b in mech.engine.blocks)
-    return tuple(int(c.records.size) for c in mech.chunks)  # type: ignore[attr-defined]
+    if not isinstance(mech, MedianOfMeansMechanism):  # pragma: no cover - the two methods
+        raise UnsupportedCombinationError(f"no chunks in {type(mech).__name__}")
+    return tuple(int(c.records.size) for c in mech.chunks)

@@ -61,8 +61,7 @@ def _stacked(mechanism: AdditiveNoiseMechanism, graph: Any) -> np.ndarray:
     return np.atleast_1d(np.asarray(mechanism.statistic(graph), dtype=np.float64))
 
 
-def joint_accounting(mechanism: AdditiveNoiseMechanism, graph: Any,
-                     other: Any) -> JointAccounting:
+def joint_accounting(mechanism: AdditiveNoiseMechanism, graph: Any, other: Any) -> JointAccounting:
     """Exact δ(ε_claim) of a Gaussian or Laplace LNDP mechanism's joint messages at (G, G′).
 
     Parameters
@@ -79,7 +78,13 @@ def joint_accounting(mechanism: AdditiveNoiseMechanism, graph: Any,
     """
     law = mechanism.noise_law
     diff = _stacked(mechanism, graph) - _stacked(mechanism, other)
-    eps = float(mechanism.epsilon)
+    claimed = mechanism.epsilon
+    if claimed is None:
+        raise UnsupportedCombinationError(
+            f"{mechanism.name!r} states no epsilon (a zCDP claim); joint accounting reads the "
+            "(epsilon, delta) claim"
+        )
+    eps = float(claimed)
     delta = float(mechanism.delta or 0.0)
     if isinstance(law, Gaussian):
         shift = float(np.linalg.norm(diff))
@@ -87,15 +92,24 @@ def joint_accounting(mechanism: AdditiveNoiseMechanism, graph: Any,
         family = "gaussian"
     elif isinstance(law, Laplace):
         shift = float(np.abs(diff).sum())
-        value = 0.0 if shift / law.scale <= eps * (1 + 1e-12) else 1.0 - math.exp(
-            (eps - shift / law.scale) / 2.0)
+        value = (
+            0.0
+            if shift / law.scale <= eps * (1 + 1e-12)
+            else 1.0 - math.exp((eps - shift / law.scale) / 2.0)
+        )
         family = "laplace"
     else:
         raise UnsupportedCombinationError(
-            f"joint accounting covers Gaussian and Laplace messages, got "
-            f"{type(law).__name__}")
-    return JointAccounting(shift=shift, epsilon=eps, delta=delta, delta_at_claim=float(value),
-                           holds=bool(value <= delta * (1 + 1e-12) + 1e-300), family=family)
+            f"joint accounting covers Gaussian and Laplace messages, got {type(law).__name__}"
+        )
+    return JointAccounting(
+        shift=shift,
+        epsilon=eps,
+        delta=delta,
+        delta_at_claim=float(value),
+        holds=bool(value <= delta * (1 + 1e-12) + 1e-300),
+        family=family,
+    )
 
 
 def rr_joint_delta(epsilon: float, epsilon0: float, changed_bits: int) -> float:
@@ -110,8 +124,11 @@ def rr_joint_delta(epsilon: float, epsilon0: float, changed_bits: int) -> float:
     """
     eps = check_epsilon(epsilon)
     eps0 = check_epsilon(epsilon0, "epsilon0")
-    if isinstance(changed_bits, bool) or not isinstance(changed_bits, (int, np.integer)) \
-            or changed_bits < 0:
+    if (
+        isinstance(changed_bits, bool)
+        or not isinstance(changed_bits, (int, np.integer))
+        or changed_bits < 0
+    ):
         raise InvalidParameterError(f"changed_bits must be an integer >= 0, got {changed_bits!r}")
     m = int(changed_bits)
     if m == 0:
@@ -137,8 +154,7 @@ def regular_graph_tv_bound(n: int, degree: int, epsilon: float, delta: float) ->
     """
     if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 2:
         raise InvalidParameterError(f"n must be an integer >= 2, got {n!r}")
-    if isinstance(degree, bool) or not isinstance(degree, (int, np.integer)) \
-            or not 1 <= degree < n:
+    if isinstance(degree, bool) or not isinstance(degree, (int, np.integer)) or not 1 <= degree < n:
         raise InvalidParameterError(f"degree D must be an integer in [1, n), got {degree!r}")
     eps = check_epsilon(epsilon)
     if not 0.0 <= float(delta) < 1.0:

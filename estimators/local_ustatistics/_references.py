@@ -7,8 +7,10 @@ from spec import Reference
 __all__ = ["BELL_2020", "CITATION", "reference"]
 
 #: Short citation used in docstrings and error messages.
-CITATION = ("Bell, Bellet, Gascón & Kulkarni, 'Private Protocols for U-Statistics in the "
-            "Local Model and Beyond', AISTATS 2020")
+CITATION = (
+    "Bell, Bellet, Gascón & Kulkarni, 'Private Protocols for U-Statistics in the "
+    "Local Model and Beyond', AISTATS 2020"
+)
 
 
 def reference(locator: str) -> Reference:

@@ -30,14 +30,22 @@ from dataclasses import dataclass
 from typing import Literal
 
 import numpy as np
+import numpy.typing as npt
 
 from spec import RandomLike, as_generator, check_epsilon
 from spec.errors import InvalidParameterError
 
 from .hierarchy import check_depth, score_cells
 
-__all__ = ["HadamardReports", "LevelEstimates", "fwht", "hadamard_reports", "hadamard_sign",
-           "level_estimates", "oracle_budget"]
+__all__ = [
+    "HadamardReports",
+    "LevelEstimates",
+    "fwht",
+    "hadamard_reports",
+    "hadamard_sign",
+    "level_estimates",
+    "oracle_budget",
+]
 
 Variant = Literal["S", "C"]
 
@@ -53,10 +61,10 @@ def oracle_budget(epsilon: float, alpha: int, variant: Variant) -> tuple[float, 
     raise InvalidParameterError(f"variant must be 'S' or 'C', got {variant!r}")
 
 
-def hadamard_sign(rows: np.ndarray, prefixes: np.ndarray) -> np.ndarray:
+def hadamard_sign(rows: npt.ArrayLike, prefixes: npt.ArrayLike) -> np.ndarray:
     """H[j, q] = (−1)^{popcount(j & q)} (int64 ±1), vectorised by an xor fold of j & q."""
     x = np.bitwise_and(np.asarray(rows, dtype=np.int64), np.asarray(prefixes, dtype=np.int64))
-    if hasattr(np, "bitwise_count"):            # numpy >= 2: one pass
+    if hasattr(np, "bitwise_count"):  # numpy >= 2: one pass
         return 1 - 2 * (np.bitwise_count(x) & 1).astype(np.int64)
     for shift in (32, 16, 8, 4, 2, 1):
         x = x ^ (x >> shift)
@@ -64,7 +72,7 @@ def hadamard_sign(rows: np.ndarray, prefixes: np.ndarray) -> np.ndarray:
 
 
 def _c(e: float) -> float:
-    return 1.0 / math.tanh(e / 2.0)        # (e^e + 1)/(e^e − 1)
+    return 1.0 / math.tanh(e / 2.0)  # (e^e + 1)/(e^e − 1)
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,7 +83,7 @@ class HadamardReports:
     (column m − 1 is level m); bits are ±1 (int8).
     """
 
-    variant: str
+    variant: Variant
     alpha: int
     epsilon: float
     levels: np.ndarray
@@ -83,8 +91,9 @@ class HadamardReports:
     bits: np.ndarray
 
 
-def hadamard_reports(scores: np.ndarray, alpha: int, epsilon: float, variant: Variant,
-                     rng: RandomLike = None) -> HadamardReports:
+def hadamard_reports(
+    scores: np.ndarray, alpha: int, epsilon: float, variant: Variant, rng: RandomLike = None
+) -> HadamardReports:
     """Every user's one-bit (S) or α-bit (C) Hadamard response, in one batched draw."""
     a = check_depth(alpha)
     s = score_cells(scores, a)
@@ -94,16 +103,18 @@ def hadamard_reports(scores: np.ndarray, alpha: int, epsilon: float, variant: Va
     if variant == "S":
         levels = gen.integers(1, a + 1, n, dtype=np.int64)
         shift = a - levels
-        rows = gen.integers(0, 1 << a, n, dtype=np.int64) >> shift   # uniform on 2^m rows
+        rows = gen.integers(0, 1 << a, n, dtype=np.int64) >> shift  # uniform on 2^m rows
         truth = hadamard_sign(rows, s >> shift)
-    else:                       # stored level-major (α, n), exposed as (n, α) views
+    else:  # stored level-major (α, n), exposed as (n, α) views
         levels = np.broadcast_to(np.arange(1, a + 1, dtype=np.int64)[:, None], (a, n))
         shift = (a - np.arange(1, a + 1, dtype=np.int64))[:, None]
         rows = gen.integers(0, 1 << a, (a, n), dtype=np.int64) >> shift
         truth = hadamard_sign(rows, s[None, :] >> shift)
         levels, rows, truth = levels.T, rows.T, truth.T
-    keep = gen.random(truth.shape[::-1]).T < 1.0 / (1.0 + math.exp(-e)) if variant == "C" \
-        else gen.random(n) < 1.0 / (1.0 + math.exp(-e))
+    keep_probability = 1.0 / (1.0 + math.exp(-e))
+    # "C": drawn level-major (α, n) as ``truth`` is stored, viewed as (n, α)
+    uniforms = gen.random(truth.shape[::-1]).T if variant == "C" else gen.random(n)
+    keep = uniforms < keep_probability
     bits = np.where(keep, truth, -truth).astype(np.int8)
     return HadamardReports(variant, a, float(epsilon), levels, rows, bits)
 
@@ -134,7 +145,7 @@ class LevelEstimates:
 def level_estimates(reports: HadamardReports) -> LevelEstimates:
     """ĥ_p for every node of every level, O(n + d log d) (FWHT per level)."""
     a = reports.alpha
-    e, w = oracle_budget(reports.epsilon, a, reports.variant)  # type: ignore[arg-type]
+    e, w = oracle_budget(reports.epsilon, a, reports.variant)
     c = _c(e)
     n = reports.bits.shape[0]
     out = [np.array([float(n)])]

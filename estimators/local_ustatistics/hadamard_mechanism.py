@@ -40,35 +40,47 @@ __all__ = ["HadamardRandomizerMechanism"]
 class HadamardRandomizerMechanism(Mechanism):
     """Protocol B's per-user randomizer over scores {0..2^α − 1}, variant S or C."""
 
-    def __init__(self, alpha: int, epsilon: float, variant: Variant = "S",
-                 name: str | None = None) -> None:
+    def __init__(
+        self, alpha: int, epsilon: float, variant: Variant = "S", name: str | None = None
+    ) -> None:
         self._alpha = check_depth(alpha)
         self._epsilon = check_epsilon(epsilon)
         self._e, _ = oracle_budget(self._epsilon, self._alpha, variant)
         self._variant = variant
         a = self._alpha
         if variant == "S":
-            law = FiniteOutputLaw(alphabet=(1 << (a + 2)) - 4, length=1, epsilon=self._e,
-                                  description="level m uniform in 1..alpha, row j uniform, one "
-                                              "Hadamard bit kept w.p. e^eps/(1+e^eps)")
+            law = FiniteOutputLaw(
+                alphabet=(1 << (a + 2)) - 4,
+                length=1,
+                epsilon=self._e,
+                description="level m uniform in 1..alpha, row j uniform, one "
+                "Hadamard bit kept w.p. e^eps/(1+e^eps)",
+            )
         else:
-            law = FiniteOutputLaw(alphabet=1 << (a + 1), length=a, epsilon=a * self._e,
-                                  description="alpha Hadamard bits (one per level), each with "
-                                              "budget eps/alpha")
+            law = FiniteOutputLaw(
+                alphabet=1 << (a + 1),
+                length=a,
+                epsilon=a * self._e,
+                description="alpha Hadamard bits (one per level), each with budget eps/alpha",
+            )
         spec = MechanismSpec(
-            name=name or f"local_ustat.hr.{variant}", output_dimension=law.length,
-            summary=f"Protocol B randomizer (variant {variant}) of one score in "
-                    f"0..{(1 << a) - 1}",
+            name=name or f"local_ustat.hr.{variant}",
+            output_dimension=law.length,
+            summary=f"Protocol B randomizer (variant {variant}) of one score in 0..{(1 << a) - 1}",
             references=(reference("Section 4, Theorem 4 (one-bit frequency oracle)"),),
-            input_domain=Categorical(size=1 << a), relation=LocalRelation(),
+            input_domain=Categorical(size=1 << a),
+            relation=LocalRelation(),
             statistic="the user's discretized score (its tree prefixes)",
-            noise=FiniteRandomizer(law=law), guarantee=PureDP(epsilon=self._epsilon),
-            notes="labels and the level / row assignment are public; only scores are protected")
+            noise=FiniteRandomizer(law=law),
+            guarantee=PureDP(epsilon=self._epsilon),
+            notes="labels and the level / row assignment are public; only scores are protected",
+        )
         super().__init__(spec)
 
     def _sample(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
-        rep = hadamard_reports(np.full(size, int(data), dtype=np.int64), self._alpha,
-                               self._epsilon, self._variant, rng)  # type: ignore[arg-type]
+        rep = hadamard_reports(
+            np.full(size, int(data), dtype=np.int64), self._alpha, self._epsilon, self._variant, rng
+        )
         plus = (rep.bits > 0).astype(np.int64)
         if self._variant == "S":
             return ((1 << (rep.levels + 1)) - 4) + 2 * rep.rows + plus

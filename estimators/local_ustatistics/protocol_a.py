@@ -60,10 +60,13 @@ def report_histogram(reports: Any, k: int) -> np.ndarray:
     """c_t = #{i : x̃_i = t}, t = 0..k−1 (float64, O(n))."""
     arr = np.asarray(reports)
     if arr.ndim != 1 or arr.dtype.kind not in "iu":
-        raise InvalidInputError(f"reports must be a 1-d integer array, got shape {arr.shape} "
-                                f"and dtype {arr.dtype}")
+        raise InvalidInputError(
+            f"reports must be a 1-d integer array, got shape {arr.shape} and dtype {arr.dtype}"
+        )
     if arr.size and (arr.min() < 0 or arr.max() >= k):
-        raise InvalidInputError(f"reports must lie in [0, {k}), got {arr[(arr < 0) | (arr >= k)][0]!r}")
+        raise InvalidInputError(
+            f"reports must lie in [0, {k}), got {arr[(arr < 0) | (arr >= k)][0]!r}"
+        )
     return np.bincount(arr, minlength=k).astype(np.float64)
 
 
@@ -91,8 +94,8 @@ def fast_u_statistic(counts: Any, table: Any, randomizer: KaryRandomizer) -> flo
     s = debiased_sum(c, randomizer)
     one_minus_beta = 1.0 - randomizer.beta
     b = randomizer.beta / randomizer.k
-    ab = a.sum(axis=1) * b                        # (A b)_t
-    bab = float(ab.sum()) * b                      # bᵀ A b
+    ab = a.sum(axis=1) * b  # (A b)_t
+    bab = float(ab.sum()) * b  # bᵀ A b
     q = (np.diag(a) - 2.0 * ab + bab) / one_minus_beta**2
     return float((s @ a @ s - c @ q) / (n * (n - 1.0)))
 
@@ -105,14 +108,15 @@ def pairwise_u_statistic(reports: Any, table: Any, randomizer: KaryRandomizer) -
         raise InvalidInputError(f"a U-statistic of degree 2 needs n >= 2 reports, got {n}")
     a = _square(table, randomizer.k)
     b = np.full(randomizer.k, randomizer.beta / randomizer.k)
-    u = (np.eye(randomizer.k)[r] - b) / (1.0 - randomizer.beta)     # (n, k)
+    u = (np.eye(randomizer.k)[r] - b) / (1.0 - randomizer.beta)  # (n, k)
     values = u @ a @ u.T
     iu = np.triu_indices(n, 1)
     return float(values[iu].mean())
 
 
-def two_sample_statistic(counts_pos: Any, counts_neg: Any, table: Any,
-                         randomizer: KaryRandomizer) -> float:
+def two_sample_statistic(
+    counts_pos: Any, counts_neg: Any, table: Any, randomizer: KaryRandomizer
+) -> float:
     """S₊ᵀ A S₋ /(n₊ n₋): unbiased for (1/(n₊n₋)) Σ_{i∈+, j∈−} A[π(s_i), π(s_j)]."""
     cp, cn = _counts(counts_pos, randomizer.k), _counts(counts_neg, randomizer.k)
     n_pos, n_neg = float(cp.sum()), float(cn.sum())
@@ -130,10 +134,17 @@ def theorem1_variance_bound(n: int, k: int, epsilon: float) -> float:
     return 1.0 / (n * (1 - beta) ** 2) + (1 + beta) ** 2 / (2.0 * n * (n - 1) * (1 - beta) ** 4)
 
 
-def private_ustatistic_rr(cells: Any, table: Any, epsilon: float, *, clip: bool = False,
-                          rng: RandomLike = None, quantizer: UniformQuantizer | None = None,
-                          name: str = "local_ustat.rr",
-                          budget: PrivacyBudget | None = None) -> LocalUStatisticEstimate:
+def private_ustatistic_rr(
+    cells: Any,
+    table: Any,
+    epsilon: float,
+    *,
+    clip: bool = False,
+    rng: RandomLike = None,
+    quantizer: UniformQuantizer | None = None,
+    name: str = "local_ustat.rr",
+    budget: PrivacyBudget | None = None,
+) -> LocalUStatisticEstimate:
     """Algorithm 1 on data already mapped to cells (or real data with ``quantizer``).
 
     Parameters
@@ -159,12 +170,18 @@ def private_ustatistic_rr(cells: Any, table: Any, epsilon: float, *, clip: bool 
     """
     a = kernel_table(table)
     k = a.shape[0]
-    mech = (QuantizedRRMechanism(epsilon, quantizer=quantizer, name=name) if quantizer is not None
-            else QuantizedRRMechanism(epsilon, cells=k, name=name))
+    mech = (
+        QuantizedRRMechanism(epsilon, quantizer=quantizer, name=name)
+        if quantizer is not None
+        else QuantizedRRMechanism(epsilon, cells=k, name=name)
+    )
     if quantizer is not None and quantizer.bins != k:
         raise InvalidParameterError(f"table is {k}×{k} but the quantizer has {quantizer.bins} bins")
-    t = (quantizer.index(real_array(cells, "data", ndim=1)) if quantizer is not None
-         else _cells(cells, k))
+    t = (
+        quantizer.index(real_array(cells, "data", ndim=1))
+        if quantizer is not None
+        else _cells(cells, k)
+    )
     if t.size < 2:
         raise InvalidInputError(f"need a 1-d sample of n >= 2 users, got shape {t.shape}")
     charge(budget, mech.spec, estimator=name)
@@ -176,41 +193,81 @@ def private_ustatistic_rr(cells: Any, table: Any, epsilon: float, *, clip: bool 
     width = hi - lo
     bound = theorem1_variance_bound(t.size, k, mech.randomizer.epsilon) * width**2
     return LocalUStatisticEstimate(
-        estimate=est, spec=mech.spec, protocol="A", n=int(t.size), epsilon=mech.randomizer.epsilon,
-        variance_bound=bound, clipped=clip,
-        details={"k": k, "beta": mech.randomizer.beta, "report_counts": counts})
+        estimate=est,
+        spec=mech.spec,
+        protocol="A",
+        n=int(t.size),
+        epsilon=mech.randomizer.epsilon,
+        variance_bound=bound,
+        clipped=clip,
+        details={"k": k, "beta": mech.randomizer.beta, "report_counts": counts},
+    )
 
 
-def private_gini_mean_difference_rr(x: Any, epsilon: float, bins: int, *, lower: float = 0.0,
-                                    upper: float = 1.0, clip: bool = False,
-                                    rng: RandomLike = None, budget: PrivacyBudget | None = None
-                                    ) -> LocalUStatisticEstimate:
+def private_gini_mean_difference_rr(
+    x: Any,
+    epsilon: float,
+    bins: int,
+    *,
+    lower: float = 0.0,
+    upper: float = 1.0,
+    clip: bool = False,
+    rng: RandomLike = None,
+    budget: PrivacyBudget | None = None,
+) -> LocalUStatisticEstimate:
     """Gini mean difference E|X − X'| (eq. 4) by Algorithm 1 with bin-centre table.
 
     ``budget`` (a :class:`~mechanisms.accounting.PrivacyBudget`, optional) is charged for
     the randomizer's spec before any randomness is drawn.
     """
     q = UniformQuantizer(lower, upper, bins)
-    return private_ustatistic_rr(x, gini_table(q), epsilon, clip=clip, rng=rng, quantizer=q,
-                                 name="local_ustat.rr.gini", budget=budget)
+    return private_ustatistic_rr(
+        x,
+        gini_table(q),
+        epsilon,
+        clip=clip,
+        rng=rng,
+        quantizer=q,
+        name="local_ustat.rr.gini",
+        budget=budget,
+    )
 
 
-def private_kendall_tau_rr(y: Any, z: Any, levels: int, epsilon: float, *, clip: bool = False,
-                           rng: RandomLike = None, budget: PrivacyBudget | None = None
-                           ) -> LocalUStatisticEstimate:
+def private_kendall_tau_rr(
+    y: Any,
+    z: Any,
+    levels: int,
+    epsilon: float,
+    *,
+    clip: bool = False,
+    rng: RandomLike = None,
+    budget: PrivacyBudget | None = None,
+) -> LocalUStatisticEstimate:
     """Kendall's tau-a (eq. 6) on {0..K−1}²: one k-RR report over the K² joint cells.
 
     ``budget`` (a :class:`~mechanisms.accounting.PrivacyBudget`, optional) is charged for
     the randomizer's spec before any randomness is drawn.
     """
-    return private_ustatistic_rr(joint_index(y, z, levels), kendall_table(levels), epsilon,
-                                 clip=clip, rng=rng, name="local_ustat.rr.kendall",
-                                 budget=budget)
+    return private_ustatistic_rr(
+        joint_index(y, z, levels),
+        kendall_table(levels),
+        epsilon,
+        clip=clip,
+        rng=rng,
+        name="local_ustat.rr.kendall",
+        budget=budget,
+    )
 
 
-def private_renyi2_rr(labels: Any, k: int, epsilon: float, *, rng: RandomLike = None,
-                      floor: float = 1e-12, budget: PrivacyBudget | None = None
-                      ) -> LocalUStatisticEstimate:
+def private_renyi2_rr(
+    labels: Any,
+    k: int,
+    epsilon: float,
+    *,
+    rng: RandomLike = None,
+    floor: float = 1e-12,
+    budget: PrivacyBudget | None = None,
+) -> LocalUStatisticEstimate:
     """Collision probability (eq. 5) by Algorithm 1; ``details['entropy']`` is −ln max(Û, floor).
 
     Û can be ≤ 0 for small n ε, hence the floor before the logarithm (post-processing).
@@ -220,18 +277,29 @@ def private_renyi2_rr(labels: Any, k: int, epsilon: float, *, rng: RandomLike = 
     """
     if not (0.0 < floor < 1.0):
         raise InvalidParameterError(f"floor must lie in (0, 1), got {floor!r}")
-    res = private_ustatistic_rr(labels, collision_table(k), epsilon, rng=rng,
-                                name="local_ustat.rr.renyi2", budget=budget)
+    res = private_ustatistic_rr(
+        labels, collision_table(k), epsilon, rng=rng, name="local_ustat.rr.renyi2", budget=budget
+    )
     details = dict(res.details)
     details["entropy"] = -math.log(max(res.estimate, floor))
-    return LocalUStatisticEstimate(res.estimate, res.spec, "A", res.n, res.epsilon,
-                                   res.variance_bound, False, details)
+    return LocalUStatisticEstimate(
+        res.estimate, res.spec, "A", res.n, res.epsilon, res.variance_bound, False, details
+    )
 
 
-def private_auc_rr(scores: Any, labels: Any, epsilon: float, bins: int, *, lower: float = 0.0,
-                   upper: float = 1.0, tie: float = 0.5, clip: bool = False,
-                   rng: RandomLike = None, budget: PrivacyBudget | None = None
-                   ) -> LocalUStatisticEstimate:
+def private_auc_rr(
+    scores: Any,
+    labels: Any,
+    epsilon: float,
+    bins: int,
+    *,
+    lower: float = 0.0,
+    upper: float = 1.0,
+    tie: float = 0.5,
+    clip: bool = False,
+    rng: RandomLike = None,
+    budget: PrivacyBudget | None = None,
+) -> LocalUStatisticEstimate:
     """Two-sample AUC with public labels: each user k-RRs its quantized score once.
 
     AUĈ = S₊ᵀ A S₋ /(n₊ n₋) with A = :func:`~.tables.auc_table` (I[t > u] + tie·I[t = u]).
@@ -243,8 +311,9 @@ def private_auc_rr(scores: Any, labels: Any, epsilon: float, bins: int, *, lower
     s = real_array(scores, "scores", ndim=1)
     y = integer_array(labels, "labels")
     if y.shape != s.shape:
-        raise InvalidInputError(f"scores and labels must be 1-d of equal length, got {s.shape} "
-                                f"and {y.shape}")
+        raise InvalidInputError(
+            f"scores and labels must be 1-d of equal length, got {s.shape} and {y.shape}"
+        )
     if not np.isin(y, (0, 1)).all():
         raise OutOfDomainError(f"labels must be 0 or 1, got {y[~np.isin(y, (0, 1))][0]!r}")
     q = UniformQuantizer(lower, upper, bins)
@@ -261,15 +330,23 @@ def private_auc_rr(scores: Any, labels: Any, epsilon: float, bins: int, *, lower
     # variance ≤ n/(1−β)²): a conservative analogue of Theorem 1's leading term.
     bound = (1.0 / n_pos + 1.0 / n_neg) / (1.0 - beta) ** 2
     return LocalUStatisticEstimate(
-        estimate=est, spec=mech.spec, protocol="A-two-sample", n=int(s.size),
-        epsilon=mech.randomizer.epsilon, variance_bound=bound, clipped=clip,
-        details={"k": bins, "beta": beta, "n_positive": n_pos, "n_negative": n_neg})
+        estimate=est,
+        spec=mech.spec,
+        protocol="A-two-sample",
+        n=int(s.size),
+        epsilon=mech.randomizer.epsilon,
+        variance_bound=bound,
+        clipped=clip,
+        details={"k": bins, "beta": beta, "n_positive": n_pos, "n_negative": n_neg},
+    )
 
 
 def _counts(counts: Any, k: int) -> np.ndarray:
     c = np.asarray(counts, dtype=np.float64)
     if c.shape != (k,) or (c < 0).any() or not np.isfinite(c).all():
-        raise InvalidInputError(f"counts must be {k} non-negative finite numbers, got shape {c.shape}")
+        raise InvalidInputError(
+            f"counts must be {k} non-negative finite numbers, got shape {c.shape}"
+        )
     return c
 
 

@@ -44,9 +44,14 @@ def discretize_scores(scores: Any, alpha: int) -> np.ndarray:
     return UniformQuantizer(0.0, 1.0, 1 << check_depth(alpha)).index(scores)
 
 
-def private_uauc(h_pos: list[np.ndarray], h_neg: list[np.ndarray], v_pos: float, v_neg: float,
-                 a: float = 4.0, floor: Literal["half_root", "root_half"] = "half_root"
-                 ) -> tuple[float, list[int]]:
+def private_uauc(
+    h_pos: list[np.ndarray],
+    h_neg: list[np.ndarray],
+    v_pos: float,
+    v_neg: float,
+    a: float = 4.0,
+    floor: Literal["half_root", "root_half"] = "half_root",
+) -> tuple[float, list[int]]:
     """UAUĈ of eq. (10) from level estimates (level 0 = exact n±); also |R_m| per level."""
     if not (math.isfinite(a) and a > 1.0):
         raise InvalidParameterError(f"a must be finite and > 1, got {a!r}")
@@ -79,8 +84,9 @@ def private_uauc(h_pos: list[np.ndarray], h_neg: list[np.ndarray], v_pos: float,
     return total, recursed
 
 
-def theorem3_mse_bound(n_pos: int, n_neg: int, alpha: int, constant: float, a: float,
-                       reading: Literal["1", "2"] = "2") -> float:
+def theorem3_mse_bound(
+    n_pos: int, n_neg: int, alpha: int, constant: float, a: float, reading: Literal["1", "2"] = "2"
+) -> float:
     """Theorem 3's MSE of UAUĈ divided by (n⁺n⁻)²: the bound on the MSE of AUĈ.
 
     C n⁻ n⁺ α² (2n + (4a + 1) min(n⁻, n⁺) + X), X = √21 √(2nCα)/(a − 1) (reading "2", the
@@ -93,11 +99,19 @@ def theorem3_mse_bound(n_pos: int, n_neg: int, alpha: int, constant: float, a: f
     return mse / float(n_pos * n_neg) ** 2
 
 
-def private_auc_hierarchical(scores: Any, labels: Any, alpha: int, epsilon: float, *,
-                             variant: Variant = "S", a: float = 4.0,
-                             floor: Literal["half_root", "root_half"] = "half_root",
-                             clip: bool = False, rng: RandomLike = None,
-                             budget: PrivacyBudget | None = None) -> LocalUStatisticEstimate:
+def private_auc_hierarchical(
+    scores: Any,
+    labels: Any,
+    alpha: int,
+    epsilon: float,
+    *,
+    variant: Variant = "S",
+    a: float = 4.0,
+    floor: Literal["half_root", "root_half"] = "half_root",
+    clip: bool = False,
+    rng: RandomLike = None,
+    budget: PrivacyBudget | None = None,
+) -> LocalUStatisticEstimate:
     """ε-LDP AUC of integer scores in {0..2^α − 1} with public labels (Protocol B).
 
     Parameters
@@ -131,8 +145,9 @@ def private_auc_hierarchical(scores: Any, labels: Any, alpha: int, epsilon: floa
     s = score_cells(scores, depth)
     y = integer_array(labels, "labels")
     if y.shape != s.shape:
-        raise InvalidInputError(f"labels must be 0/1 of the scores' shape {s.shape}, got shape "
-                                f"{y.shape}")
+        raise InvalidInputError(
+            f"labels must be 0/1 of the scores' shape {s.shape}, got shape {y.shape}"
+        )
     if not np.isin(y, (0, 1)).all():
         raise OutOfDomainError(f"labels must be 0 or 1, got {y[~np.isin(y, (0, 1))][0]!r}")
     pos, neg = s[y == 1], s[y == 0]
@@ -147,13 +162,24 @@ def private_auc_hierarchical(scores: Any, labels: Any, alpha: int, epsilon: floa
     gen = as_generator(rng)
     est_pos = level_estimates(hadamard_reports(pos, depth, epsilon, variant, gen))
     est_neg = level_estimates(hadamard_reports(neg, depth, epsilon, variant, gen))
-    uauc, recursed = private_uauc(est_pos.levels, est_neg.levels, est_pos.variance_bound,
-                                  est_neg.variance_bound, a, floor)
+    uauc, recursed = private_uauc(
+        est_pos.levels, est_neg.levels, est_pos.variance_bound, est_neg.variance_bound, a, floor
+    )
     value = uauc / (pos.size * neg.size)
     return LocalUStatisticEstimate(
-        estimate=float(np.clip(value, 0.0, 1.0)) if clip else value, spec=mech.spec,
-        protocol=f"B-{variant}", n=int(s.size), epsilon=float(epsilon),
+        estimate=float(np.clip(value, 0.0, 1.0)) if clip else value,
+        spec=mech.spec,
+        protocol=f"B-{variant}",
+        n=int(s.size),
+        epsilon=float(epsilon),
         variance_bound=theorem3_mse_bound(pos.size, neg.size, depth, est_pos.constant, a),
         clipped=clip,
-        details={"alpha": depth, "a": a, "constant_C": est_pos.constant, "recursed": recursed,
-                 "n_positive": int(pos.size), "n_negative": int(neg.size)})
+        details={
+            "alpha": depth,
+            "a": a,
+            "constant_C": est_pos.constant,
+            "recursed": recursed,
+            "n_positive": int(pos.size),
+            "n_negative": int(neg.size),
+        },
+    )

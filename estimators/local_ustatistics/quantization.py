@@ -50,9 +50,13 @@ class UniformQuantizer:
         if not (math.isfinite(lo) and math.isfinite(hi) and lo < hi):
             raise InvalidParameterError(
                 f"quantizer bounds must be finite with lower < upper, got ({self.lower!r}, "
-                f"{self.upper!r})")
-        if isinstance(self.bins, bool) or not isinstance(self.bins, (int, np.integer)) \
-                or int(self.bins) < 1:
+                f"{self.upper!r})"
+            )
+        if (
+            isinstance(self.bins, bool)
+            or not isinstance(self.bins, (int, np.integer))
+            or int(self.bins) < 1
+        ):
             raise InvalidParameterError(f"bins must be an integer >= 1, got {self.bins!r}")
         object.__setattr__(self, "lower", lo)
         object.__setattr__(self, "upper", hi)
@@ -87,8 +91,9 @@ class UniformQuantizer:
         arr = arr.astype(np.float64, copy=False)
         if np.isnan(arr).any():
             raise InvalidInputError("quantizer inputs must not contain NaN")
-        scaled = (np.clip(arr, self.lower, self.upper) - self.lower) * (self.bins /
-                                                                        (self.upper - self.lower))
+        scaled = (np.clip(arr, self.lower, self.upper) - self.lower) * (
+            self.bins / (self.upper - self.lower)
+        )
         return np.minimum(np.floor(scaled).astype(np.int64), self.bins - 1)
 
 
@@ -103,4 +108,4 @@ def corollary1_bins(n: int, epsilon: float, lipschitz: float = 1.0) -> int:
         raise InvalidParameterError(f"epsilon must be finite and > 0, got {epsilon!r}")
     if not (math.isfinite(lipschitz) and lipschitz > 0):
         raise InvalidParameterError(f"lipschitz must be finite and > 0, got {lipschitz!r}")
-    return max(1, round(n ** 0.25 * math.sqrt(lipschitz * epsilon)))
+    return max(1, round(n**0.25 * math.sqrt(lipschitz * epsilon)))

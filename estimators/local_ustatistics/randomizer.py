@@ -81,15 +81,20 @@ class KaryRandomizer:
     def _cells(self, cells: Any, what: str) -> np.ndarray:
         arr = np.asarray(cells)
         if arr.dtype.kind not in "iu":
-            raise InvalidInputError(f"{what} must be integer cells in [0, {self.k}), got {arr.dtype}")
+            raise InvalidInputError(
+                f"{what} must be integer cells in [0, {self.k}), got {arr.dtype}"
+            )
         bad = (arr < 0) | (arr >= self.k)
         if bad.any():
-            raise InvalidInputError(f"{what} must lie in [0, {self.k}), got {arr[bad].ravel()[0]!r}")
+            raise InvalidInputError(
+                f"{what} must lie in [0, {self.k}), got {arr[bad].ravel()[0]!r}"
+            )
         return arr.astype(np.int64, copy=False)
 
 
-def eq9_probabilities(k: int, epsilon: float, reading: Literal["mixture", "printed"] = "mixture"
-                      ) -> tuple[float, float]:
+def eq9_probabilities(
+    k: int, epsilon: float, reading: Literal["mixture", "printed"] = "mixture"
+) -> tuple[float, float]:
     """(P(true cell), P(each other cell)) of eq. 9 under the two readings.
 
     ``"mixture"`` (correct): (1 − β + β/k, β/k).  ``"printed"``: (1 − β, β/k) as the text

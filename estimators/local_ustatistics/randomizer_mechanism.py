@@ -49,29 +49,54 @@ class QuantizedRRMechanism(Mechanism):
         The spec's name and a description of what the reports feed.
     """
 
-    def __init__(self, epsilon: float, *, cells: int | None = None,
-                 quantizer: UniformQuantizer | None = None, name: str = "local_ustat.rr",
-                 statistic: str = "the user's cell (k-RR report)") -> None:
-        if (cells is None) == (quantizer is None):
+    def __init__(
+        self,
+        epsilon: float,
+        *,
+        cells: int | None = None,
+        quantizer: UniformQuantizer | None = None,
+        name: str = "local_ustat.rr",
+        statistic: str = "the user's cell (k-RR report)",
+    ) -> None:
+        if quantizer is not None and cells is None:
+            k = quantizer.bins
+        elif cells is not None and quantizer is None:
+            k = int(cells)
+        else:
             raise InvalidParameterError("give exactly one of cells= and quantizer=")
-        k = quantizer.bins if quantizer is not None else int(cells)  # type: ignore[arg-type]
         self._randomizer = KaryRandomizer(k, epsilon)
         self._quantizer = quantizer
-        domain: Any = (RealInterval(lo=quantizer.lower, hi=quantizer.upper)
-                       if quantizer is not None else Categorical(size=k))
-        what = (f"k-RR (k = {k}) of the public-bin index of x in [{quantizer.lower:g}, "
-                f"{quantizer.upper:g}]" if quantizer is not None else f"k-RR over {k} cells")
+        domain: Any = (
+            RealInterval(lo=quantizer.lower, hi=quantizer.upper)
+            if quantizer is not None
+            else Categorical(size=k)
+        )
+        what = (
+            f"k-RR (k = {k}) of the public-bin index of x in [{quantizer.lower:g}, "
+            f"{quantizer.upper:g}]"
+            if quantizer is not None
+            else f"k-RR over {k} cells"
+        )
         spec = MechanismSpec(
-            name=name, summary=f"Protocol A local randomizer: {what}",
+            name=name,
+            summary=f"Protocol A local randomizer: {what}",
             references=(reference("Algorithm 1; Theorem 2 (epsilon-LDP)"),),
-            input_domain=domain, relation=LocalRelation(), statistic=statistic,
-            noise=FiniteRandomizer(law=FiniteOutputLaw(
-                alphabet=k, length=1, epsilon=self._randomizer.epsilon,
-                description=f"{what}: keep w.p. e^eps/(k + e^eps - 1), else each other cell "
-                            "w.p. 1/(k + e^eps - 1)")),
+            input_domain=domain,
+            relation=LocalRelation(),
+            statistic=statistic,
+            noise=FiniteRandomizer(
+                law=FiniteOutputLaw(
+                    alphabet=k,
+                    length=1,
+                    epsilon=self._randomizer.epsilon,
+                    description=f"{what}: keep w.p. e^eps/(k + e^eps - 1), else each other cell "
+                    "w.p. 1/(k + e^eps - 1)",
+                )
+            ),
             guarantee=PureDP(epsilon=self._randomizer.epsilon),
             notes="Inputs in the same bin have identical output laws; quantization is public, "
-                  "data-independent pre-processing.")
+            "data-independent pre-processing.",
+        )
         super().__init__(spec)
 
     @property
@@ -98,11 +123,18 @@ class QuantizedRRMechanism(Mechanism):
         return self._randomizer.probabilities(self.cell(self.validate_input(data)))[None, :]
 
 
-def rr_randomizer_mechanism(epsilon: float, *, cells: int | None = None,
-                            bins: int | None = None, lower: float = 0.0, upper: float = 1.0,
-                            name: str = "local_ustat.rr") -> QuantizedRRMechanism:
+def rr_randomizer_mechanism(
+    epsilon: float,
+    *,
+    cells: int | None = None,
+    bins: int | None = None,
+    lower: float = 0.0,
+    upper: float = 1.0,
+    name: str = "local_ustat.rr",
+) -> QuantizedRRMechanism:
     """Protocol A's randomizer: ``cells=k`` for discrete data, ``bins=k`` for [lower, upper]."""
     if bins is not None:
-        return QuantizedRRMechanism(epsilon, quantizer=UniformQuantizer(lower, upper, bins),
-                                    name=name)
+        return QuantizedRRMechanism(
+            epsilon, quantizer=UniformQuantizer(lower, upper, bins), name=name
+        )
     return QuantizedRRMechanism(epsilon, cells=cells, name=name)

@@ -61,8 +61,9 @@ def kernel_table(table: Any, *, symmetric: bool = True) -> np.ndarray:
     return array
 
 
-def lipschitz_table(f: Callable[[np.ndarray, np.ndarray], np.ndarray],
-                    quantizer: UniformQuantizer) -> np.ndarray:
+def lipschitz_table(
+    f: Callable[[np.ndarray, np.ndarray], np.ndarray], quantizer: UniformQuantizer
+) -> np.ndarray:
     """A[t, u] = f(c_t, c_u) at the bin centres (vectorised ``f``), validated symmetric."""
     c = quantizer.centres
     return kernel_table(np.asarray(f(c[:, None], c[None, :]), dtype=np.float64))

@@ -30,6 +30,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, Literal
 
 import numpy as np
+import numpy.typing as npt
 from scipy.optimize import brentq
 
 from mechanisms import AdditiveNoiseMechanism, Mechanism, advanced_composition
@@ -41,7 +42,6 @@ from spec import (
     FiniteOutputLaw,
     FiniteRandomizer,
     GlobalSensitivity,
-    InputDomain,
     Laplace,
     MechanismSpec,
     PureDP,
@@ -51,6 +51,7 @@ from spec import (
     VectorDomain,
     as_generator,
 )
+from spec.domains import RecordDomain
 from spec.errors import (
     DeltaRangeError,
     InconsistentSpecError,
@@ -104,8 +105,15 @@ def permutation_pairs(n: int, p: int, rng: RandomLike = None) -> np.ndarray:
     return perms.reshape(pp * half, 2)
 
 
-def theorem5_mse(n: int, p: int, epsilon: float, zeta1: float, zeta2: float,
-                 sensitivity: float = 1.0, printed: bool = False) -> float:
+def theorem5_mse(
+    n: int,
+    p: int,
+    epsilon: float,
+    zeta1: float,
+    zeta2: float,
+    sensitivity: float = 1.0,
+    printed: bool = False,
+) -> float:
     """Theorem 5's MSE of Û against the population U (corrected noise term by default).
 
     (2/(Pn))·[2(P−1)(1 − 1/(n−1)) ζ1 + (1 + (P−1)/(n−1)) ζ2] + 4PΔ²/(nε²); with
@@ -113,8 +121,9 @@ def theorem5_mse(n: int, p: int, epsilon: float, zeta1: float, zeta2: float,
     """
     nn, pp = _check_n(n), _check_p(p)
     eps = check_epsilon(epsilon)
-    sub = (2.0 / (pp * nn)) * (2 * (pp - 1) * (1 - 1 / (nn - 1)) * zeta1
-                               + (1 + (pp - 1) / (nn - 1)) * zeta2)
+    sub = (2.0 / (pp * nn)) * (
+        2 * (pp - 1) * (1 - 1 / (nn - 1)) * zeta1 + (1 + (pp - 1) / (nn - 1)) * zeta2
+    )
     noise = (2.0 * pp / (nn * eps**2)) if printed else 4.0 * pp * sensitivity**2 / (nn * eps**2)
     return sub + noise
 
@@ -126,8 +135,9 @@ def _records(data: Any) -> np.ndarray:
     """n ≥ 2 finite real records, scalars (shape (n,)) or vectors (shape (n, d))."""
     arr = real_array(data, "data")
     if arr.ndim not in (1, 2):
-        raise InputShapeError(f"data must be n >= 2 records of shape (n,) or (n, d), got shape "
-                              f"{arr.shape}")
+        raise InputShapeError(
+            f"data must be n >= 2 records of shape (n,) or (n, d), got shape {arr.shape}"
+        )
     if arr.shape[0] < 2:
         raise InvalidInputError(f"data must be n >= 2 records, got shape {arr.shape}")
     return arr
@@ -137,26 +147,38 @@ def _kernel_output(kernel: PairKernel, x: np.ndarray, pairs: np.ndarray) -> np.n
     """f(x_i, x_j) on the pairs, one real per pair (else the records do not fit the kernel)."""
     values = np.asarray(kernel(x[pairs[:, 0]], x[pairs[:, 1]]), dtype=np.float64)
     if values.shape != (pairs.shape[0],):
-        raise InputShapeError(f"kernel returned shape {values.shape} for {pairs.shape[0]} "
-                              f"pairs of records of shape {x.shape}: one value per pair needed")
+        raise InputShapeError(
+            f"kernel returned shape {values.shape} for {pairs.shape[0]} "
+            f"pairs of records of shape {x.shape}: one value per pair needed"
+        )
     return values
 
 
-def _kernel_values(kernel: PairKernel, x: np.ndarray, pairs: np.ndarray, lower: float,
-                   upper: float) -> np.ndarray:
+def _kernel_values(
+    kernel: PairKernel, x: np.ndarray, pairs: np.ndarray, lower: float, upper: float
+) -> np.ndarray:
     values = _kernel_output(kernel, x, pairs)
     bad = (values < lower) | (values > upper) | ~np.isfinite(values)
     if bad.any():
-        raise InvalidInputError(f"kernel value {values[bad][0]!r} outside its declared range "
-                                f"[{lower:g}, {upper:g}]")
+        raise InvalidInputError(
+            f"kernel value {values[bad][0]!r} outside its declared range [{lower:g}, {upper:g}]"
+        )
     return values
 
 
 @functools.lru_cache(maxsize=64)
-def subsampled_view_mechanism(n: int, p: int, epsilon: float, kernel: PairKernel,
-                              record_domain: InputDomain, lower: float, upper: float, *,
-                              pairing_seed: int = 0, name: str = "local_ustat.2pc.subsampled"
-                              ) -> AdditiveNoiseMechanism:
+def subsampled_view_mechanism(
+    n: int,
+    p: int,
+    epsilon: float,
+    kernel: PairKernel,
+    record_domain: RecordDomain,
+    lower: float,
+    upper: float,
+    *,
+    pairing_seed: int = 0,
+    name: str = "local_ustat.2pc.subsampled",
+) -> AdditiveNoiseMechanism:
     """Protocol C's central view: all P⌊n/2⌋ noisy kernel values, Laplace(PΔ/ε) each.
 
     The pairing is public (permutations from ``pairing_seed``); substitute-one of one
@@ -168,22 +190,36 @@ def subsampled_view_mechanism(n: int, p: int, epsilon: float, kernel: PairKernel
     width = float(upper) - float(lower)
     pairs = permutation_pairs(nn, pp, pairing_seed)
     spec = MechanismSpec(
-        name=name, summary=f"Protocol C (2PC simulated): {pairs.shape[0]} noisy kernel values "
-                           f"of P = {pp} random pairings",
+        name=name,
+        summary=f"Protocol C (2PC simulated): {pairs.shape[0]} noisy kernel values "
+        f"of P = {pp} random pairings",
         references=(reference("Section 5, Theorem 5"),),
-        input_domain=DatasetDomain(record=record_domain, size=nn), relation=SubstituteOne(),
-        statistic="f(x_i, x_j) on the public pairs", output_dimension=int(pairs.shape[0]),
+        input_domain=DatasetDomain(record=record_domain, size=nn),
+        relation=SubstituteOne(),
+        statistic="f(x_i, x_j) on the public pairs",
+        output_dimension=int(pairs.shape[0]),
         sensitivity=(GlobalSensitivity(value=pp * width, norm="l1"),),
-        noise=AdditiveNoise(law=Laplace(scale=pp * width / eps)), guarantee=PureDP(epsilon=eps),
+        noise=AdditiveNoise(law=Laplace(scale=pp * width / eps)),
+        guarantee=PureDP(epsilon=eps),
         notes="central view of the aggregator (the 2PC layer is simulated: CDP becomes DP); "
-              "floating-point Laplace, idealized numerics")
+        "floating-point Laplace, idealized numerics",
+    )
     return AdditiveNoiseMechanism(
-        spec, statistic=lambda x: _kernel_values(kernel, np.asarray(x), pairs, lower, upper))
+        spec, statistic=lambda x: _kernel_values(kernel, np.asarray(x), pairs, lower, upper)
+    )
 
 
-def private_ustatistic_2pc(data: Any, kernel: PairKernel, epsilon: float, p: int = 1, *,
-                           lower: float = 0.0, upper: float = 1.0, rng: RandomLike = None,
-                           budget: PrivacyBudget | None = None) -> LocalUStatisticEstimate:
+def private_ustatistic_2pc(
+    data: Any,
+    kernel: PairKernel,
+    epsilon: float,
+    p: int = 1,
+    *,
+    lower: float = 0.0,
+    upper: float = 1.0,
+    rng: RandomLike = None,
+    budget: PrivacyBudget | None = None,
+) -> LocalUStatisticEstimate:
     """Protocol C: Û = mean over P⌊n/2⌋ random pairs of f + Lap(P(upper − lower)/ε).
 
     ``budget`` (a :class:`~mechanisms.accounting.PrivacyBudget`, optional) is charged for
@@ -198,8 +234,9 @@ def private_ustatistic_2pc(data: Any, kernel: PairKernel, epsilon: float, p: int
     x = _records(data)
     pp = _check_p(p)
     eps = check_epsilon(epsilon)
-    mech = subsampled_view_mechanism(max(2, x.shape[0] - x.shape[0] % 2), pp, eps, kernel,
-                                     _record_domain(x), lower, upper)
+    mech = subsampled_view_mechanism(
+        max(2, x.shape[0] - x.shape[0] % 2), pp, eps, kernel, _record_domain(x), lower, upper
+    )
     charge(budget, mech.spec, estimator=mech.spec.name)
     gen = as_generator(rng)
     pairs = permutation_pairs(x.shape[0], pp, gen)
@@ -207,18 +244,23 @@ def private_ustatistic_2pc(data: Any, kernel: PairKernel, epsilon: float, p: int
     values = _kernel_values(kernel, x, pairs, lower, upper)
     noisy = values + gen.laplace(0.0, pp * width / eps, values.size)
     return LocalUStatisticEstimate(
-        estimate=float(noisy.mean()), spec=mech.spec, protocol="C", n=int(x.shape[0]),
-        epsilon=eps, variance_bound=2.0 * (pp * width / eps) ** 2 / values.size,
-        details={"P": pp, "pairs": int(values.size), "laplace_scale": pp * width / eps})
+        estimate=float(noisy.mean()),
+        spec=mech.spec,
+        protocol="C",
+        n=int(x.shape[0]),
+        epsilon=eps,
+        variance_bound=2.0 * (pp * width / eps) ** 2 / values.size,
+        details={"P": pp, "pairs": int(values.size), "laplace_scale": pp * width / eps},
+    )
 
 
-def _record_domain(x: np.ndarray) -> InputDomain:
+def _record_domain(x: np.ndarray) -> RecordDomain:
     """A public, data-independent record domain for the returned spec (unbounded reals)."""
     return _unbounded_domain(1 if x.ndim == 1 else int(x.shape[1]))
 
 
 @functools.lru_cache(maxsize=64)
-def _unbounded_domain(dimension: int) -> InputDomain:
+def _unbounded_domain(dimension: int) -> RecordDomain:
     if dimension == 1:
         return RealInterval()
     return VectorDomain(element=RealInterval(), length=dimension)
@@ -227,7 +269,7 @@ def _unbounded_domain(dimension: int) -> InputDomain:
 # ----------------------------------------------------------------------------------------
 # Protocol C, discrete kernel (randomized response per pair)
 # ----------------------------------------------------------------------------------------
-def debias_discrete(reports: np.ndarray, values: Sequence[float], keep: float) -> np.ndarray:
+def debias_discrete(reports: np.ndarray, values: npt.ArrayLike, keep: float) -> np.ndarray:
     """Unbiased g(r) for k-RR over the kernel's value set V (k = |V|):
 
     E[r] = f (p − q) + q S with q = (1 − p)/(k − 1), S = Σ V, so g = (r − qS)/(p − q).
@@ -243,10 +285,17 @@ def _rr_keep(epsilon: float, k: int) -> float:
     return 1.0 / (1.0 + (k - 1) * math.exp(-epsilon))
 
 
-def discrete_view_mechanism(n: int, p: int, epsilon: float, kernel: PairKernel,
-                            record_domain: InputDomain, values: Sequence[float], *,
-                            pairing_seed: int = 0, name: str = "local_ustat.2pc.discrete"
-                            ) -> Mechanism:
+def discrete_view_mechanism(
+    n: int,
+    p: int,
+    epsilon: float,
+    kernel: PairKernel,
+    record_domain: RecordDomain,
+    values: Sequence[float],
+    *,
+    pairing_seed: int = 0,
+    name: str = "local_ustat.2pc.discrete",
+) -> Mechanism:
     """The discrete variant's central view: k-RR (budget ε/P) of f on every public pair.
 
     Output symbols are indices into ``values``; the law is a product over pairs, exposed
@@ -260,16 +309,24 @@ def discrete_view_mechanism(n: int, p: int, epsilon: float, kernel: PairKernel,
     pairs = permutation_pairs(nn, pp, pairing_seed)
     keep = _rr_keep(eps / pp, vals.size)
     spec = MechanismSpec(
-        name=name, summary=f"Protocol C, discrete kernel: {vals.size}-RR at eps/P of f on "
-                           f"{pairs.shape[0]} public pairs",
+        name=name,
+        summary=f"Protocol C, discrete kernel: {vals.size}-RR at eps/P of f on "
+        f"{pairs.shape[0]} public pairs",
         references=(reference("Section 5 (randomized response for discrete kernels)"),),
-        input_domain=DatasetDomain(record=record_domain, size=nn), relation=SubstituteOne(),
+        input_domain=DatasetDomain(record=record_domain, size=nn),
+        relation=SubstituteOne(),
         statistic="index of f(x_i, x_j) in the value set, per public pair",
         output_dimension=int(pairs.shape[0]),
-        noise=FiniteRandomizer(law=FiniteOutputLaw(
-            alphabet=int(vals.size), length=int(pairs.shape[0]), epsilon=eps,
-            description=f"{vals.size}-RR at eps/P per pair; one user is in at most P pairs")),
-        guarantee=PureDP(epsilon=eps))
+        noise=FiniteRandomizer(
+            law=FiniteOutputLaw(
+                alphabet=int(vals.size),
+                length=int(pairs.shape[0]),
+                epsilon=eps,
+                description=f"{vals.size}-RR at eps/P per pair; one user is in at most P pairs",
+            )
+        ),
+        guarantee=PureDP(epsilon=eps),
+    )
     return _DiscreteView(spec, kernel, pairs, vals, keep)
 
 
@@ -277,16 +334,25 @@ _cached_discrete_view = functools.lru_cache(maxsize=64)(discrete_view_mechanism)
 
 
 class _DiscreteView(Mechanism):
-    def __init__(self, spec: MechanismSpec, kernel: PairKernel, pairs: np.ndarray,
-                 values: np.ndarray, keep: float) -> None:
+    def __init__(
+        self,
+        spec: MechanismSpec,
+        kernel: PairKernel,
+        pairs: np.ndarray,
+        values: np.ndarray,
+        keep: float,
+    ) -> None:
         super().__init__(spec)
         self._kernel, self._pairs, self._values, self._keep = kernel, pairs, values, keep
 
     def cells(self, data: Any) -> np.ndarray:
         x = np.asarray(data)
         f = np.asarray(self._kernel(x[self._pairs[:, 0]], x[self._pairs[:, 1]]), dtype=float)
-        idx = np.searchsorted(self._values, f) if np.all(np.diff(self._values) > 0) else \
-            np.array([int(np.flatnonzero(self._values == v)[0]) for v in f])
+        idx = (
+            np.searchsorted(self._values, f)
+            if np.all(np.diff(self._values) > 0)
+            else np.array([int(np.flatnonzero(self._values == v)[0]) for v in f])
+        )
         if np.any(idx >= self._values.size) or not np.allclose(self._values[idx], f):
             raise InvalidInputError("a kernel value is not in the declared value set")
         return idx.astype(np.int64)
@@ -307,10 +373,16 @@ class _DiscreteView(Mechanism):
         return out
 
 
-def private_ustatistic_2pc_discrete(data: Any, kernel: PairKernel, values: Sequence[float],
-                                    epsilon: float, p: int = 1, *, rng: RandomLike = None,
-                                    budget: PrivacyBudget | None = None
-                                    ) -> LocalUStatisticEstimate:
+def private_ustatistic_2pc_discrete(
+    data: Any,
+    kernel: PairKernel,
+    values: Sequence[float],
+    epsilon: float,
+    p: int = 1,
+    *,
+    rng: RandomLike = None,
+    budget: PrivacyBudget | None = None,
+) -> LocalUStatisticEstimate:
     """Protocol C with randomized response: Û = mean of the debiased k-RR(ε/P) reports.
 
     ``budget`` (a :class:`~mechanisms.accounting.PrivacyBudget`, optional) is charged for
@@ -320,8 +392,14 @@ def private_ustatistic_2pc_discrete(data: Any, kernel: PairKernel, values: Seque
     pp = _check_p(p)
     eps = check_epsilon(epsilon)
     vals = np.sort(np.asarray(values, dtype=np.float64))
-    mech = _cached_discrete_view(max(2, x.shape[0] - x.shape[0] % 2), pp, eps, kernel,
-                                 _record_domain(x), tuple(vals.tolist()))
+    mech = _cached_discrete_view(
+        max(2, x.shape[0] - x.shape[0] % 2),
+        pp,
+        eps,
+        kernel,
+        _record_domain(x),
+        tuple(vals.tolist()),
+    )
     charge(budget, mech.spec, estimator=mech.spec.name)
     gen = as_generator(rng)
     pairs = permutation_pairs(x.shape[0], pp, gen)
@@ -336,9 +414,14 @@ def private_ustatistic_2pc_discrete(data: Any, kernel: PairKernel, values: Seque
     reports = vals[np.where(kept, idx, other)]
     g = debias_discrete(reports, vals, keep)
     return LocalUStatisticEstimate(
-        estimate=float(g.mean()), spec=mech.spec, protocol="C-discrete", n=int(x.shape[0]),
-        epsilon=eps, variance_bound=_discrete_noise_variance(vals, keep) / g.size,
-        details={"P": pp, "pairs": int(g.size), "keep_probability": keep})
+        estimate=float(g.mean()),
+        spec=mech.spec,
+        protocol="C-discrete",
+        n=int(x.shape[0]),
+        epsilon=eps,
+        variance_bound=_discrete_noise_variance(vals, keep) / g.size,
+        details={"P": pp, "pairs": int(g.size), "keep_probability": keep},
+    )
 
 
 def _discrete_noise_variance(values: np.ndarray, keep: float) -> float:
@@ -379,9 +462,17 @@ def all_pairs_epsilon0(n: int, epsilon: float, delta: float) -> float:
 
 
 @functools.lru_cache(maxsize=64)
-def all_pairs_view_mechanism(n: int, epsilon: float, delta: float, kernel: PairKernel,
-                             record_domain: InputDomain, lower: float, upper: float, *,
-                             name: str = "local_ustat.2pc.all_pairs") -> Mechanism:
+def all_pairs_view_mechanism(
+    n: int,
+    epsilon: float,
+    delta: float,
+    kernel: PairKernel,
+    record_domain: RecordDomain,
+    lower: float,
+    upper: float,
+    *,
+    name: str = "local_ustat.2pc.all_pairs",
+) -> Mechanism:
     """Protocol D's view of one user: the n − 1 values f(x_0, x_j) + Lap(Δ/ε₀), j ≥ 1.
 
     Substitute-one of x_0 moves all n − 1 values by ≤ Δ, of x_j one value: ℓ1 sensitivity
@@ -404,21 +495,30 @@ def all_pairs_view_mechanism(n: int, epsilon: float, delta: float, kernel: PairK
     common: dict[str, Any] = {
         "name": name,
         "summary": f"Protocol D (2PC simulated, all pairs): user 0's {nn - 1} noisy kernel "
-                   f"values, eps0 = {eps0:.4g}",
+        f"values, eps0 = {eps0:.4g}",
         "references": (reference("Section 5, all-pairs baseline (Figure 4)"),),
-        "input_domain": domain, "relation": SubstituteOne(),
-        "statistic": "f(x_0, x_j), j = 1..n-1", "output_dimension": nn - 1,
-        "guarantee": ApproxDP(epsilon=epsilon, delta=delta)}
+        "input_domain": domain,
+        "relation": SubstituteOne(),
+        "statistic": "f(x_0, x_j), j = 1..n-1",
+        "output_dimension": nn - 1,
+        "guarantee": ApproxDP(epsilon=epsilon, delta=delta),
+    }
     try:
-        spec = MechanismSpec(**common, sensitivity=(GlobalSensitivity(value=(nn - 1) * width,
-                                                                      norm="l1"),),
-                             noise=AdditiveNoise(law=Laplace(scale=width / eps0)))
+        spec = MechanismSpec(
+            **common,
+            sensitivity=(GlobalSensitivity(value=(nn - 1) * width, norm="l1"),),
+            noise=AdditiveNoise(law=Laplace(scale=width / eps0)),
+        )
         return AdditiveNoiseMechanism(spec, statistic=statistic)
     except InconsistentSpecError:
-        spec = MechanismSpec(**common, notes=(
-            f"n - 1 = {nn - 1} Laplace(Delta/eps0) releases per user with eps0 = {eps0:.6g}: "
-            f"(eps, delta)-DP by advanced composition ({DRV_2010}); declared black-box because "
-            "the spec language checks a Laplace vector's composition only in pure form"))
+        spec = MechanismSpec(
+            **common,
+            notes=(
+                f"n - 1 = {nn - 1} Laplace(Delta/eps0) releases per user with eps0 = {eps0:.6g}: "
+                f"(eps, delta)-DP by advanced composition ({DRV_2010}); declared black-box because "
+                "the spec language checks a Laplace vector's composition only in pure form"
+            ),
+        )
         gen_scale = width / eps0
 
         class _View(Mechanism):
@@ -429,12 +529,19 @@ def all_pairs_view_mechanism(n: int, epsilon: float, delta: float, kernel: PairK
         return _View(spec)
 
 
-def private_ustatistic_2pc_all_pairs(data: Any, kernel: PairKernel, epsilon: float,
-                                     delta: float, *, lower: float = 0.0, upper: float = 1.0,
-                                     noise: Literal["exact", "clt"] = "exact",
-                                     u_statistic: float | None = None,
-                                     rng: RandomLike = None, budget: PrivacyBudget | None = None
-                                     ) -> LocalUStatisticEstimate:
+def private_ustatistic_2pc_all_pairs(
+    data: Any,
+    kernel: PairKernel,
+    epsilon: float,
+    delta: float,
+    *,
+    lower: float = 0.0,
+    upper: float = 1.0,
+    noise: Literal["exact", "clt"] = "exact",
+    u_statistic: float | None = None,
+    rng: RandomLike = None,
+    budget: PrivacyBudget | None = None,
+) -> LocalUStatisticEstimate:
     """Protocol D: mean over all C(n, 2) pairs of f + Lap(Δ/ε₀).
 
     ``noise="exact"`` draws every Laplace variable (O(n²), small n); ``noise="clt"``
@@ -464,12 +571,18 @@ def private_ustatistic_2pc_all_pairs(data: Any, kernel: PairKernel, epsilon: flo
     elif noise == "clt":
         if u_statistic is None:
             iu = np.triu_indices(n, 1)
-            u_statistic = float(_kernel_values(kernel, x, np.stack(iu, axis=1), lower,
-                                               upper).mean())
+            u_statistic = float(
+                _kernel_values(kernel, x, np.stack(iu, axis=1), lower, upper).mean()
+            )
         est = float(u_statistic) + float(gen.normal(0.0, scale * math.sqrt(2.0 / m)))
     else:
         raise InvalidParameterError(f"noise must be 'exact' or 'clt', got {noise!r}")
     return LocalUStatisticEstimate(
-        estimate=est, spec=mech.spec, protocol="D", n=int(n), epsilon=eps,
+        estimate=est,
+        spec=mech.spec,
+        protocol="D",
+        n=int(n),
+        epsilon=eps,
         variance_bound=2.0 * scale**2 / m,
-        details={"epsilon0": eps0, "delta": delta, "pairs": m, "noise": noise})
+        details={"epsilon0": eps0, "delta": delta, "pairs": m, "noise": noise},
+    )

@@ -84,7 +84,8 @@ def _check_radius(radius: Any) -> float:
         raise InvalidParameterError(f"radius must be >= 0 (not NaN), got {radius!r}")
     if math.isinf(r):
         raise InvalidParameterError(
-            f"radius must be finite, got {radius!r} (any radius >= 2 gives the complete graph)")
+            f"radius must be finite, got {radius!r} (any radius >= 2 gives the complete graph)"
+        )
     return r
 
 
@@ -180,7 +181,7 @@ class RandomGeometricGraph:
         upper = sp.triu(self.adjacency, k=1, format="csr").astype(np.int64)
         total = 0
         for start in range(0, self.n_nodes, TRIANGLE_BLOCK_ROWS):
-            block = upper[start:start + TRIANGLE_BLOCK_ROWS]
+            block = upper[start : start + TRIANGLE_BLOCK_ROWS]
             total += int((block @ upper).multiply(block).sum())
         return total
 
@@ -192,8 +193,9 @@ class RandomGeometricGraph:
         return graph
 
 
-def random_geometric_graph(n: int, radius: float, rng: RandomLike, *,
-                           return_points: bool = False) -> RandomGeometricGraph:
+def random_geometric_graph(
+    n: int, radius: float, rng: RandomLike, *, return_points: bool = False
+) -> RandomGeometricGraph:
     """Sample the random geometric graph on S²: edge ``{i, j}`` iff ``‖Xᵢ − Xⱼ‖₂ ≤ radius``.
 
     Parameters
@@ -241,8 +243,13 @@ def random_geometric_graph(n: int, radius: float, rng: RandomLike, *,
     cols = np.concatenate([edges[:, 1], edges[:, 0]])
     adjacency = sp.csr_array((np.ones(rows.size, dtype=np.int8), (rows, cols)), shape=(n, n))
     adjacency.sort_indices()
-    return RandomGeometricGraph(n_nodes=n, radius=r, edges=edges, adjacency=adjacency,
-                                points=points if return_points else None)
+    return RandomGeometricGraph(
+        n_nodes=n,
+        radius=r,
+        edges=edges,
+        adjacency=adjacency,
+        points=points if return_points else None,
+    )
 
 
 # ----------------------------------------------------------------------------------------
@@ -306,8 +313,9 @@ def _lens_probability(chord: float, alpha: float) -> float:
         c = (cos_alpha - t * cos_beta) / (sin_theta * sin_beta)
         return math.acos(min(1.0, max(-1.0, c))) / math.pi
 
-    partial, _ = integrate.quad(arc_fraction, cos_alpha, full, epsabs=1e-15, epsrel=1e-11,
-                                limit=200)
+    partial, _ = integrate.quad(
+        arc_fraction, cos_alpha, full, epsabs=1e-15, epsrel=1e-11, limit=200
+    )
     return ((1.0 - full) + partial) / 2.0
 
 
@@ -333,6 +341,12 @@ def rgg_triangle_probability(radius: float) -> float:
     if r == 0.0:
         return 0.0
     alpha = 2.0 * math.asin(r / 2.0)
-    value, _ = integrate.quad(lambda d: d / 2.0 * _lens_probability(d, alpha), 0.0, r,
-                              epsabs=1e-15, epsrel=1e-10, limit=200)
+    value, _ = integrate.quad(
+        lambda d: d / 2.0 * _lens_probability(d, alpha),
+        0.0,
+        r,
+        epsabs=1e-15,
+        epsrel=1e-10,
+        limit=200,
+    )
     return float(value)

@@ -52,11 +52,16 @@ class AlphabetDistribution:
         p = np.array(self.probabilities, dtype=np.float64)
         if p.ndim != 1 or p.size < 2:
             raise InvalidParameterError(
-                f"probabilities must be a vector of length m >= 2, got shape {p.shape}")
-        if not np.all(np.isfinite(p)) or np.any(p < 0) or not math.isclose(
-                float(p.sum()), 1.0, rel_tol=0.0, abs_tol=1e-9):
+                f"probabilities must be a vector of length m >= 2, got shape {p.shape}"
+            )
+        if (
+            not np.all(np.isfinite(p))
+            or np.any(p < 0)
+            or not math.isclose(float(p.sum()), 1.0, rel_tol=0.0, abs_tol=1e-9)
+        ):
             raise InvalidParameterError(
-                f"probabilities must be finite, >= 0 and sum to 1, got sum {float(p.sum())!r}")
+                f"probabilities must be finite, >= 0 and sum to 1, got sum {float(p.sum())!r}"
+            )
         p.setflags(write=False)
         object.__setattr__(self, "probabilities", p)
 
@@ -122,15 +127,20 @@ def plus_minus_perturbation(m: int, l2_distance: float) -> AlphabetDistribution:
     (0.05, [0.015, 0.005])
     """
     size = _check_alphabet(m)
-    if isinstance(l2_distance, bool) or not isinstance(l2_distance, numbers.Real) \
-            or not math.isfinite(float(l2_distance)) or float(l2_distance) < 0:
+    if (
+        isinstance(l2_distance, bool)
+        or not isinstance(l2_distance, numbers.Real)
+        or not math.isfinite(float(l2_distance))
+        or float(l2_distance) < 0
+    ):
         raise InvalidParameterError(f"l2_distance must be finite and >= 0, got {l2_distance!r}")
     paired = 2 * (size // 2)
     amplitude = float(l2_distance) * size / math.sqrt(paired)
     if amplitude > 1.0 + 1e-12:
         raise InvalidParameterError(
             f"l2_distance={l2_distance!r} needs amplitude s = {amplitude:.6g} > 1 on m={size} "
-            f"labels (largest reachable distance {math.sqrt(paired) / size:.6g})")
+            f"labels (largest reachable distance {math.sqrt(paired) / size:.6g})"
+        )
     amplitude = min(amplitude, 1.0)
     a = np.zeros(size)
     a[:paired:2] = amplitude

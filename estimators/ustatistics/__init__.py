@@ -42,6 +42,21 @@ from .batched_local_hajek import (
     batched_local_hajek,
     tuple_family,
 )
+from .coinpress import (
+    CoinPressEstimate,
+    CoinPressMechanism,
+    coinpress_mechanism,
+    default_coinpress_subsample_size,
+    private_coinpress_mean,
+    public_subgaussian_proxy,
+)
+from .coinpress_schedule import (
+    CoinPressSchedule,
+    coinpress_schedule,
+    concentration_bound,
+    mean_concentration_bound,
+)
+from .degenerate import degenerate_mean_mechanism, degenerate_xi, private_degenerate_mean
 from .exact import (
     HajekProjections,
     local_hajek_projections,
@@ -58,21 +73,6 @@ from .families import (
     family_projections,
     family_weighted_sum,
 )
-from .coinpress import (
-    CoinPressEstimate,
-    CoinPressMechanism,
-    coinpress_mechanism,
-    default_coinpress_subsample_size,
-    private_coinpress_mean,
-    public_subgaussian_proxy,
-)
-from .coinpress_schedule import (
-    CoinPressSchedule,
-    coinpress_schedule,
-    concentration_bound,
-    mean_concentration_bound,
-)
-from .degenerate import degenerate_mean_mechanism, degenerate_xi, private_degenerate_mean
 from .kernel_domains import KernelInputSpace, kernel_input_space
 from .kernels import (
     Kernel,
@@ -111,6 +111,15 @@ from .median_of_means import (
 from .neighbour_enumeration import ExactLocalSensitivity, exact_local_sensitivity
 from .partition import ChunkCount, median_of_means_chunk_count, median_of_means_partition
 from .private_mean import LocalHajekEstimate, private_mean_local_hajek
+from .smooth_bounds import (
+    FamilyOverlap,
+    all_tuples_overlap,
+    local_sensitivity_bound_paper,
+    local_sensitivity_bound_rigorous,
+    smooth_sensitivity_paper,
+    smooth_sensitivity_rigorous,
+    smooth_sensitivity_table,
+)
 from .subgaussian import (
     SubGaussianEstimate,
     SubGaussianMeanMechanism,
@@ -120,15 +129,6 @@ from .subgaussian import (
     subgaussian_main_stage_mechanism,
     subgaussian_mean_mechanism,
     subgaussian_xi,
-)
-from .smooth_bounds import (
-    FamilyOverlap,
-    all_tuples_overlap,
-    local_sensitivity_bound_paper,
-    local_sensitivity_bound_rigorous,
-    smooth_sensitivity_paper,
-    smooth_sensitivity_rigorous,
-    smooth_sensitivity_table,
 )
 
 __all__ = [

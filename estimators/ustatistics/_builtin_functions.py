@@ -95,7 +95,9 @@ def scored_label_order(data: np.ndarray, index_tuples: np.ndarray) -> np.ndarray
     return np.where(opposite, ordered, 0.5)
 
 
-def _within_radius(points: np.ndarray, left: np.ndarray, right: np.ndarray, radius: float) -> np.ndarray:
+def _within_radius(
+    points: np.ndarray, left: np.ndarray, right: np.ndarray, radius: float
+) -> np.ndarray:
     diff = points[left] - points[right]
     return np.einsum("ij,ij->i", diff, diff) <= radius * radius
 
@@ -108,8 +110,11 @@ def rgg_edge(data: np.ndarray, index_tuples: np.ndarray, *, radius: float) -> np
 def rgg_triangle(data: np.ndarray, index_tuples: np.ndarray, *, radius: float) -> np.ndarray:
     """g(x, y, z) = h(x, y)·h(y, z)·h(x, z) with h the RGG edge indicator."""
     a, b, c = index_tuples[:, 0], index_tuples[:, 1], index_tuples[:, 2]
-    inside = (_within_radius(data, a, b, radius) & _within_radius(data, b, c, radius)
-              & _within_radius(data, a, c, radius))
+    inside = (
+        _within_radius(data, a, b, radius)
+        & _within_radius(data, b, c, radius)
+        & _within_radius(data, a, c, radius)
+    )
     return inside.astype(np.float64)
 
 
@@ -134,5 +139,8 @@ def pairwise_triangle(data, index_tuples: np.ndarray, *, edge) -> np.ndarray:
     """h(x, y, z) = e(x, y)·e(y, z)·e(x, z) for a symmetric degree-2 kernel e (``edge``)."""
     a, b, c = index_tuples[:, 0], index_tuples[:, 1], index_tuples[:, 2]
     pair = edge.function
-    return (pair(data, np.column_stack((a, b))) * pair(data, np.column_stack((b, c)))
-            * pair(data, np.column_stack((a, c))))
+    return (
+        pair(data, np.column_stack((a, b)))
+        * pair(data, np.column_stack((b, c)))
+        * pair(data, np.column_stack((a, c)))
+    )

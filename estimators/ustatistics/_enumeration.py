@@ -38,7 +38,9 @@ def default_block_size(n: int, chunk: int = DEFAULT_CHUNK) -> int:
     return max(1, min(n, chunk // max(n, 1)))
 
 
-def _iter_pair_pieces(n: int, block_size: int) -> Iterator[tuple[np.ndarray, tuple[int, int] | None]]:
+def _iter_pair_pieces(
+    n: int, block_size: int
+) -> Iterator[tuple[np.ndarray, tuple[int, int] | None]]:
     """Pairs i < j by row block: (tuples, None) for the upper triangle of a diagonal block and
     (tuples, (rows, cols)) for the rectangle [a, b) × [b, n), whose tuples are in row-major
     order of that rectangle.  Tuples are (m, 2) arrays with contiguous columns."""
@@ -63,8 +65,9 @@ def iter_pair_blocks(n: int, block_size: int) -> Iterator[np.ndarray]:
         yield pairs
 
 
-def sum_over_pairs(n: int, evaluate: Callable[[np.ndarray], np.ndarray], block_size: int
-                   ) -> tuple[float, np.ndarray]:
+def sum_over_pairs(
+    n: int, evaluate: Callable[[np.ndarray], np.ndarray], block_size: int
+) -> tuple[float, np.ndarray]:
     """Σ_{i<j} h(i, j) and Σ_{j≠i} h(i, j) for every i, by row blocks (memory O(n·block)).
 
     Rectangle blocks are summed along their rows and columns; only the small diagonal
@@ -81,8 +84,8 @@ def sum_over_pairs(n: int, evaluate: Callable[[np.ndarray], np.ndarray], block_s
         else:
             grid = values.reshape(shape)
             first = int(pairs[0, 0])
-            per_index[first:first + shape[0]] += grid.sum(axis=1)
-            per_index[n - shape[1]:] += grid.sum(axis=0)
+            per_index[first : first + shape[0]] += grid.sum(axis=1)
+            per_index[n - shape[1] :] += grid.sum(axis=0)
     return total, per_index
 
 
@@ -105,8 +108,9 @@ def _iter_triples(n: int, chunk: int) -> Iterator[np.ndarray]:
         yield np.concatenate(pending)
 
 
-def iter_combinations(n: int, k: int, chunk: int = DEFAULT_CHUNK,
-                      block_size: int | None = None) -> Iterator[np.ndarray]:
+def iter_combinations(
+    n: int, k: int, chunk: int = DEFAULT_CHUNK, block_size: int | None = None
+) -> Iterator[np.ndarray]:
     """All k-subsets of range(n) (each row increasing) as int64 arrays of at most ~chunk rows."""
     if k > n:
         return
@@ -119,39 +123,54 @@ def iter_combinations(n: int, k: int, chunk: int = DEFAULT_CHUNK,
     else:
         combos = itertools.combinations(range(n), k)
         while True:
-            flat = np.fromiter(itertools.chain.from_iterable(itertools.islice(combos, chunk)),
-                               dtype=np.int64)
+            flat = np.fromiter(
+                itertools.chain.from_iterable(itertools.islice(combos, chunk)), dtype=np.int64
+            )
             if flat.size == 0:
                 return
             yield flat.reshape(-1, k)
 
 
-def iter_product_combinations(group_a: np.ndarray, size_a: int, group_b: np.ndarray, size_b: int,
-                              chunk: int = DEFAULT_CHUNK) -> Iterator[np.ndarray]:
+def iter_product_combinations(
+    group_a: np.ndarray, size_a: int, group_b: np.ndarray, size_b: int, chunk: int = DEFAULT_CHUNK
+) -> Iterator[np.ndarray]:
     """Tuples made of a size_a-subset of ``group_a`` and a size_b-subset of ``group_b``.
 
     The groups must be disjoint; each tuple appears once.  Rows are not sorted.
     """
     if size_a > group_a.size or size_b > group_b.size:
         return
-    a_chunks = ([np.empty((1, 0), dtype=np.int64)] if size_a == 0 else
-                [group_a[c] for c in iter_combinations(group_a.size, size_a, chunk)])
-    for b_local in ([np.zeros((1, 0), dtype=np.int64)] if size_b == 0 else
-                    iter_combinations(group_b.size, size_b, chunk)):
+    a_chunks = (
+        [np.empty((1, 0), dtype=np.int64)]
+        if size_a == 0
+        else [group_a[c] for c in iter_combinations(group_a.size, size_a, chunk)]
+    )
+    for b_local in (
+        [np.zeros((1, 0), dtype=np.int64)]
+        if size_b == 0
+        else iter_combinations(group_b.size, size_b, chunk)
+    ):
         b_rows = group_b[b_local]
         for a_rows in a_chunks:
             step = max(1, chunk // max(b_rows.shape[0], 1))
             for start in range(0, a_rows.shape[0], step):
-                a_part = a_rows[start:start + step]
-                joined = np.empty((a_part.shape[0], b_rows.shape[0], size_a + size_b), dtype=np.int64)
+                a_part = a_rows[start : start + step]
+                joined = np.empty(
+                    (a_part.shape[0], b_rows.shape[0], size_a + size_b), dtype=np.int64
+                )
                 joined[:, :, :size_a] = a_part[:, None, :]
                 joined[:, :, size_a:] = b_rows[None, :, :]
                 yield joined.reshape(-1, size_a + size_b)
 
 
-def sum_over_combinations(n: int, k: int, evaluate: Callable[[np.ndarray], np.ndarray],
-                          *, chunk: int = DEFAULT_CHUNK, block_size: int | None = None
-                          ) -> tuple[float, np.ndarray]:
+def sum_over_combinations(
+    n: int,
+    k: int,
+    evaluate: Callable[[np.ndarray], np.ndarray],
+    *,
+    chunk: int = DEFAULT_CHUNK,
+    block_size: int | None = None,
+) -> tuple[float, np.ndarray]:
     """Σ_S h(S) and the per-index sums Σ_{S∋i} h(S) over all k-subsets S of range(n)."""
     if k == 2:
         return sum_over_pairs(n, evaluate, block_size or default_block_size(n, chunk))

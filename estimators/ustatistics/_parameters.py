@@ -10,8 +10,22 @@ import math
 import numbers
 from typing import Any, Literal
 
-from spec import check_alpha, check_epsilon, check_positive, check_probability
-from spec.errors import InvalidParameterError, ParameterTypeError, SampleSizeError
+from spec import (
+    ApproxDP,
+    MechanismSpec,
+    PureDP,
+    RenyiDP,
+    check_alpha,
+    check_epsilon,
+    check_positive,
+    check_probability,
+)
+from spec.errors import (
+    InvalidParameterError,
+    ParameterTypeError,
+    SampleSizeError,
+    UnsupportedCombinationError,
+)
 
 __all__ = [
     "SensitivityMode",
@@ -22,6 +36,7 @@ __all__ = [
     "check_nonnegative",
     "check_positive",
     "check_probability",
+    "claimed_epsilon",
     "log_binomial",
 ]
 
@@ -29,6 +44,22 @@ SensitivityMode = Literal["rigorous", "paper"]
 """``"rigorous"``: the explicit bound of ``docs/derivations.md`` §3 (proven, the default);
 ``"paper"``: the printed box formula of Algorithm 1 line 20, eq. (A.57) (reproduction only,
 claim unproven)."""
+
+
+def claimed_epsilon(spec: MechanismSpec) -> float:
+    """ε of the spec's claim (pure, approximate or Rényi DP).
+
+    Raises
+    ------
+    UnsupportedCombinationError
+        For a claim stated without ε (zCDP, Gaussian DP).
+    """
+    guarantee = spec.guarantee
+    if not isinstance(guarantee, (PureDP, ApproxDP, RenyiDP)):
+        raise UnsupportedCombinationError(
+            f"{spec.name!r} states its claim without epsilon: {type(guarantee).__name__}"
+        )
+    return float(guarantee.epsilon)
 
 
 def check_count(value: Any, what: str, minimum: int = 1) -> int:
@@ -60,8 +91,9 @@ def check_mode(value: Any) -> SensitivityMode:
     """Return ``"rigorous"`` or ``"paper"``; raise on anything else."""
     if value not in ("rigorous", "paper"):
         raise InvalidParameterError(
-            f"sensitivity_mode must be 'rigorous' or 'paper', got {value!r}")
-    return value  # type: ignore[no-any-return]
+            f"sensitivity_mode must be 'rigorous' or 'paper', got {value!r}"
+        )
+    return value
 
 
 def log_binomial(n: int, k: int) -> float:

@@ -71,14 +71,17 @@ class DataDomain:
             raise InvalidParameterError(f"unknown data domain kind {self.kind!r}")
         if (self.lower is None) != (self.upper is None):
             raise InvalidParameterError(
-                f"give both data bounds or neither, got lower={self.lower!r}, upper={self.upper!r}")
-        if self.lower is not None:
+                f"give both data bounds or neither, got lower={self.lower!r}, upper={self.upper!r}"
+            )
+        if self.lower is not None and self.upper is not None:  # both or neither, checked above
             if not (np.isfinite(self.lower) and np.isfinite(self.upper)):
                 raise InvalidParameterError(
-                    f"data bounds must be finite, got lower={self.lower!r}, upper={self.upper!r}")
+                    f"data bounds must be finite, got lower={self.lower!r}, upper={self.upper!r}"
+                )
             if not self.lower < self.upper:
                 raise InvalidParameterError(
-                    f"need lower < upper, got lower={self.lower!r}, upper={self.upper!r}")
+                    f"need lower < upper, got lower={self.lower!r}, upper={self.upper!r}"
+                )
         if self.n_labels is not None and self.n_labels < 1:
             raise InvalidParameterError(f"n_labels must be >= 1, got {self.n_labels!r}")
 
@@ -142,14 +145,20 @@ def _check_finite(array: np.ndarray) -> None:
     bad = ~np.isfinite(array)
     if bad.any():
         where = tuple(int(i) for i in np.argwhere(bad)[0])
-        raise NonFiniteInputError(f"data must be finite, found {_py(array[where])!r} at index {where}")
+        raise NonFiniteInputError(
+            f"data must be finite, found {_py(array[where])!r} at index {where}"
+        )
 
 
 def _validate_real(data: Any, domain: DataDomain) -> np.ndarray:
     array = _as_array(data)
     expected_ndim = 1 + len(domain.record_shape)
     if array.ndim != expected_ndim or array.shape[1:] != domain.record_shape:
-        expected = "(n, " + ", ".join(map(str, domain.record_shape)) + ")" if domain.record_shape else "(n,)"
+        expected = (
+            "(n, " + ", ".join(map(str, domain.record_shape)) + ")"
+            if domain.record_shape
+            else "(n,)"
+        )
         raise InputShapeError(f"data must have shape {expected}, got shape {array.shape}")
     _check_finite(array)
     if domain.lower is not None:
@@ -158,7 +167,8 @@ def _validate_real(data: Any, domain: DataDomain) -> np.ndarray:
             where = tuple(int(i) for i in np.argwhere(outside)[0])
             raise OutOfDomainError(
                 f"data must lie in [{domain.lower!r}, {domain.upper!r}], "
-                f"found {_py(array[where])!r} at index {where}")
+                f"found {_py(array[where])!r} at index {where}"
+            )
     return array
 
 
@@ -185,7 +195,8 @@ def _validate_labels(data: Any, n_labels: int | None) -> np.ndarray:
         if bad.any():
             i = int(np.argmax(bad))
             raise OutOfDomainError(
-                f"labels must lie in 0..{n_labels - 1}, found {_py(labels[i])!r} at index {i}")
+                f"labels must lie in 0..{n_labels - 1}, found {_py(labels[i])!r} at index {i}"
+            )
     return labels
 
 
@@ -214,9 +225,12 @@ def _validate_adjacency(data: Any) -> Any:
         values = matrix.data
         if not np.isfinite(values).all():
             raise NonFiniteInputError(
-                f"adjacency entries must be finite, found {_py(values[~np.isfinite(values)][0])!r}")
+                f"adjacency entries must be finite, found {_py(values[~np.isfinite(values)][0])!r}"
+            )
         if (values != 1).any():
-            raise InvalidGraphError(f"adjacency entries must be 0 or 1, found {_py(values[values != 1][0])!r}")
+            raise InvalidGraphError(
+                f"adjacency entries must be 0 or 1, found {_py(values[values != 1][0])!r}"
+            )
         diagonal = matrix.diagonal()
         if diagonal.any():
             i = int(np.flatnonzero(diagonal)[0])
@@ -227,7 +241,9 @@ def _validate_adjacency(data: Any) -> Any:
             coo = asym.tocoo()
             i, j = int(coo.row[0]), int(coo.col[0])
             raise InvalidGraphError(
-                f"the graph must be undirected: A[{i}, {j}] = {_py(matrix[i, j])!r} but A[{j}, {i}] = {_py(matrix[j, i])!r}")
+                f"the graph must be undirected: A[{i}, {j}] = {_py(matrix[i, j])!r} but "
+                f"A[{j}, {i}] = {_py(matrix[j, i])!r}"
+            )
         return sp.csr_array(matrix, dtype=np.int8)
     array = _as_array(data)
     if array.ndim != 2 or array.shape[0] != array.shape[1]:
@@ -236,7 +252,9 @@ def _validate_adjacency(data: Any) -> Any:
     bad = (array != 0) & (array != 1)
     if bad.any():
         i, j = (int(v) for v in np.argwhere(bad)[0])
-        raise InvalidGraphError(f"adjacency entries must be 0 or 1, found A[{i}, {j}] = {_py(array[i, j])!r}")
+        raise InvalidGraphError(
+            f"adjacency entries must be 0 or 1, found A[{i}, {j}] = {_py(array[i, j])!r}"
+        )
     diagonal = np.diagonal(array)
     if diagonal.any():
         i = int(np.flatnonzero(diagonal)[0])
@@ -245,5 +263,7 @@ def _validate_adjacency(data: Any) -> Any:
     if asym.any():
         i, j = (int(v) for v in np.argwhere(asym)[0])
         raise InvalidGraphError(
-            f"the graph must be undirected: A[{i}, {j}] = {_py(array[i, j])!r} but A[{j}, {i}] = {_py(array[j, i])!r}")
+            f"the graph must be undirected: A[{i}, {j}] = {_py(array[i, j])!r} but "
+            f"A[{j}, {i}] = {_py(array[j, i])!r}"
+        )
     return array

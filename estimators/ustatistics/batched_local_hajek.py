@@ -89,8 +89,9 @@ class TupleFamily:
         co = sp.coo_array(self.incidence.T @ self.incidence)
         off = co.row != co.col
         ratios = co.data[off] / self.member_counts[co.row[off]]
-        return FamilyOverlap(member_fraction=rho1,
-                             pair_ratio=float(ratios.max()) if ratios.size else 0.0)
+        return FamilyOverlap(
+            member_fraction=rho1, pair_ratio=float(ratios.max()) if ratios.size else 0.0
+        )
 
     def check(self) -> None:
         """Raise unless the family passes the checks of Algorithm 1 line 4 / eq. (17).
@@ -120,7 +121,8 @@ class TupleFamily:
                 f"the family of {m} tuples fails the checks of Algorithm 1: max M_i/M = "
                 f"{ov.member_fraction:.6g} and max M_ij/M_i = {ov.pair_ratio:.6g} (largest "
                 f"M_ij = {worst_pair}) must be <= 3k/n = {3 * k / n:.6g}; Algorithm 1 would "
-                "return bottom, so draw another family")
+                "return bottom, so draw another family"
+            )
 
 
 def tuple_family(tuples: npt.ArrayLike, n: int) -> TupleFamily:
@@ -138,11 +140,13 @@ def tuple_family(tuples: npt.ArrayLike, n: int) -> TupleFamily:
     if arr.ndim != 2 or arr.shape[0] < 1 or arr.shape[1] < 1 or arr.dtype.kind not in "iu":
         raise InvalidParameterError(
             f"tuples must be a non-empty integer array of shape (M, k), got shape "
-            f"{arr.shape} and dtype {arr.dtype}")
+            f"{arr.shape} and dtype {arr.dtype}"
+        )
     arr = arr.astype(np.int64)
     if arr.min() < 0 or arr.max() >= size:
-        raise InvalidParameterError(f"tuple indices must lie in 0..{size - 1}, got "
-                                    f"{int(arr.min())}..{int(arr.max())}")
+        raise InvalidParameterError(
+            f"tuple indices must lie in 0..{size - 1}, got {int(arr.min())}..{int(arr.max())}"
+        )
     if arr.shape[1] > 1 and (np.diff(np.sort(arr, axis=1), axis=1) == 0).any():
         row = int(np.argmax((np.diff(np.sort(arr, axis=1), axis=1) == 0).any(axis=1)))
         raise InvalidParameterError(f"tuple {tuple(arr[row].tolist())} repeats an index")
@@ -150,10 +154,12 @@ def tuple_family(tuples: npt.ArrayLike, n: int) -> TupleFamily:
     if (counts == 0).any():
         raise InvalidParameterError(
             f"record {int(np.argmin(counts))} belongs to no tuple of the family (M_i = 0); "
-            "Algorithm 1 would return bottom")
+            "Algorithm 1 would return bottom"
+        )
     m, k = arr.shape
-    incidence = sp.csr_array((np.ones(m * k), (np.repeat(np.arange(m), k), arr.ravel())),
-                             shape=(m, size))
+    incidence = sp.csr_array(
+        (np.ones(m * k), (np.repeat(np.arange(m), k), arr.ravel())), shape=(m, size)
+    )
     arr.setflags(write=False)
     counts.setflags(write=False)
     return TupleFamily(tuples=arr, n=size, member_counts=counts, incidence=incidence)
@@ -174,9 +180,13 @@ def all_index_tuples(n: int, degree: int) -> npt.NDArray[np.int64]:
     if count > MAX_ENUMERATED_TUPLES:
         raise InvalidParameterError(
             f"C({size}, {k}) = {count} tuples exceed {MAX_ENUMERATED_TUPLES}; use the "
-            "all-tuples path of local_hajek_statistic instead")
-    flat = np.fromiter(itertools.chain.from_iterable(itertools.combinations(range(size), k)),
-                       dtype=np.int64, count=count * k)
+            "all-tuples path of local_hajek_statistic instead"
+        )
+    flat = np.fromiter(
+        itertools.chain.from_iterable(itertools.combinations(range(size), k)),
+        dtype=np.int64,
+        count=count * k,
+    )
     return flat.reshape(count, k)
 
 
@@ -205,8 +215,9 @@ class BatchedLocalHajek:
     weighted_means: npt.NDArray[np.float64]
 
 
-def batched_local_hajek(values: npt.ArrayLike, family: TupleFamily, *, additive_range: float,
-                        xi: float, beta: float) -> BatchedLocalHajek:
+def batched_local_hajek(
+    values: npt.ArrayLike, family: TupleFamily, *, additive_range: float, xi: float, beta: float
+) -> BatchedLocalHajek:
     """Lines 7–19 of Algorithm 1 for each row of ``values`` (kernel values on ``family``).
 
     Parameters
@@ -235,7 +246,8 @@ def batched_local_hajek(values: npt.ArrayLike, family: TupleFamily, *, additive_
     vals = np.atleast_2d(np.asarray(values, dtype=np.float64))
     if vals.ndim != 2 or vals.shape[1] != family.size:
         raise InvalidInputError(
-            f"values must have {family.size} columns (one per tuple), got shape {vals.shape}")
+            f"values must have {family.size} columns (one per tuple), got shape {vals.shape}"
+        )
     if not np.all(np.isfinite(vals)):
         raise InvalidInputError("kernel values must be finite")
     c = check_positive(additive_range, "additive range C")
@@ -254,5 +266,10 @@ def batched_local_hajek(values: npt.ArrayLike, family: TupleFamily, *, additive_
     weighted = means + (tuple_weights * (vals - means[:, None])).mean(axis=1)
     all_good = (deviations <= radius[:, None]).all(axis=1)
     weighted = np.where(all_good, means, weighted)
-    return BatchedLocalHajek(means=means, projections=projections, levels=levels,
-                             weights=weights, weighted_means=weighted)
+    return BatchedLocalHajek(
+        means=means,
+        projections=projections,
+        levels=levels,
+        weights=weights,
+        weighted_means=weighted,
+    )

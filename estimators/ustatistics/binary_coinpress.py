@@ -82,18 +82,28 @@ class BinaryCoinPress:
         """``size`` independent releases (the centre of the last interval)."""
         centres = np.zeros(size)
         for step, scale in enumerate(self.schedule.laplace_scales):
-            centres = self.clipped_means(u_statistic, step, centres) + Laplace(
-                scale=scale).sample(rng, size)
+            centres = self.clipped_means(u_statistic, step, centres) + Laplace(scale=scale).sample(
+                rng, size
+            )
         return centres
 
 
-def binary_coinpress(n: int, degree: int, epsilon: float, *, radius: float = 1.0,
-                     gamma: float = 0.01) -> BinaryCoinPress:
+def binary_coinpress(
+    n: int, degree: int, epsilon: float, *, radius: float = 1.0, gamma: float = 0.01
+) -> BinaryCoinPress:
     """Configure :class:`BinaryCoinPress` (R = ``radius``, τ = 1/4, all tuples)."""
     schedule = coinpress_schedule(
-        epsilon=check_epsilon(epsilon), radius=radius, tau=BINARY_KERNEL_TAU, kind="all",
-        n=n, degree=degree, dependence=degree / n, family_size=math.comb(n, degree),
-        gamma=gamma, warn=False)
+        epsilon=check_epsilon(epsilon),
+        radius=radius,
+        tau=BINARY_KERNEL_TAU,
+        kind="all",
+        n=n,
+        degree=degree,
+        dependence=degree / n,
+        family_size=math.comb(n, degree),
+        gamma=gamma,
+        warn=False,
+    )
     return BinaryCoinPress(n=int(n), degree=int(degree), schedule=schedule)
 
 
@@ -123,8 +133,9 @@ class BinaryCoinPressChunks:
     @property
     def guarantee(self) -> PrivacyGuarantee:
         """Parallel composition of the chunks' claims."""
-        return parallel_composition([self.runs[int(b.size)].schedule.guarantee
-                                     for b in self.blocks])
+        return parallel_composition(
+            [self.runs[int(b.size)].schedule.guarantee for b in self.blocks]
+        )
 
     @property
     def sensitivity(self) -> float:
@@ -137,24 +148,41 @@ class BinaryCoinPressChunks:
 
     def first_steps(self, data: Any) -> np.ndarray:
         """The chunks' first-step clipped means."""
-        return np.array([self.runs[int(b.size)].first_step(u)
-                         for b, u in zip(self.blocks, self.chunk_u_statistics(data))])
+        return np.array(
+            [
+                self.runs[int(b.size)].first_step(u)
+                for b, u in zip(self.blocks, self.chunk_u_statistics(data), strict=True)
+            ]
+        )
 
     def draw(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
         """``size`` medians of the chunks' releases."""
-        draws = np.stack([self.runs[int(b.size)].draw(u, size, rng)
-                          for b, u in zip(self.blocks, self.chunk_u_statistics(data))])
+        draws = np.stack(
+            [
+                self.runs[int(b.size)].draw(u, size, rng)
+                for b, u in zip(self.blocks, self.chunk_u_statistics(data), strict=True)
+            ]
+        )
         return draws[0] if self.count == 1 else np.median(draws, axis=0)
 
 
-def binary_coinpress_chunks(blocks: tuple[np.ndarray, ...], degree: int, epsilon: float, *,
-                            u_statistic: Callable[[Any, np.ndarray], float],
-                            radius: float = 1.0, gamma: float = 0.01) -> BinaryCoinPressChunks:
+def binary_coinpress_chunks(
+    blocks: tuple[np.ndarray, ...],
+    degree: int,
+    epsilon: float,
+    *,
+    u_statistic: Callable[[Any, np.ndarray], float],
+    radius: float = 1.0,
+    gamma: float = 0.01,
+) -> BinaryCoinPressChunks:
     """Configure Algorithm A.2 on every chunk size of ``blocks``."""
-    runs = {size: binary_coinpress(size, degree, epsilon, radius=radius, gamma=gamma)
-            for size in sorted({int(b.size) for b in blocks})}
-    return BinaryCoinPressChunks(blocks=tuple(blocks), runs=MappingProxyType(runs),
-                                 u_statistic=u_statistic)
+    runs = {
+        size: binary_coinpress(size, degree, epsilon, radius=radius, gamma=gamma)
+        for size in sorted({int(b.size) for b in blocks})
+    }
+    return BinaryCoinPressChunks(
+        blocks=tuple(blocks), runs=MappingProxyType(runs), u_statistic=u_statistic
+    )
 
 
 def sensitivity_claim(engine: BinaryCoinPressChunks) -> GlobalSensitivity:
@@ -168,8 +196,9 @@ class BinaryCoinPressMechanism(Mechanism):
     ``to_data`` turns a validated input into what ``engine.u_statistic`` reads.
     """
 
-    def __init__(self, spec: MechanismSpec, engine: BinaryCoinPressChunks,
-                 to_data: Callable[[Any], Any]) -> None:
+    def __init__(
+        self, spec: MechanismSpec, engine: BinaryCoinPressChunks, to_data: Callable[[Any], Any]
+    ) -> None:
         super().__init__(spec)
         self._engine = engine
         self._to_data = to_data

@@ -45,7 +45,7 @@ from spec import GlobalSensitivity, Laplace, MechanismSpec, RandomLike, Referenc
 from spec.errors import InvalidParameterError, SampleSizeError
 
 from .._result import PrivateEstimate
-from ._parameters import check_count, check_positive
+from ._parameters import check_count, check_positive, claimed_epsilon
 from .batched_local_hajek import all_index_tuples
 from .coinpress_schedule import CoinPressSchedule, FamilyKind, coinpress_schedule
 from .families import SubsetFamily
@@ -64,13 +64,14 @@ __all__ = [
 
 COINPRESS = Reference(
     citation="Chaudhuri, Loh, Pandey & Sarkar, 'On differentially private U statistics', "
-             "NeurIPS 2024 (arXiv 2407.04945)",
-    locator="Algorithms A.2-A.3 (U-StatMean, U-StatOneStep), Theorem A.1, Propositions 1, "
-            "A.1, A.2",
-    url="https://arxiv.org/abs/2407.04945")
+    "NeurIPS 2024 (arXiv 2407.04945)",
+    locator="Algorithms A.2-A.3 (U-StatMean, U-StatOneStep), Theorem A.1, Propositions 1, A.1, A.2",
+    url="https://arxiv.org/abs/2407.04945",
+)
 BISWAS_2020 = Reference(
     citation="Biswas, Dong, Kamath & Ullman, 'CoinPress: practical private mean and "
-             "covariance estimation', NeurIPS 2020")
+    "covariance estimation', NeurIPS 2020"
+)
 
 
 def public_subgaussian_proxy(kernel: Kernel, tau: float | None = None) -> float:
@@ -91,7 +92,8 @@ def public_subgaussian_proxy(kernel: Kernel, tau: float | None = None) -> float:
         return kernel.additive_range**2 / 4.0
     raise InvalidParameterError(
         f"kernel {kernel.name!r} declares neither a sub-Gaussian proxy nor a range: give the "
-        "public tau")
+        "public tau"
+    )
 
 
 def default_coinpress_subsample_size(n: int, k: int, gamma: float = 0.01) -> int:
@@ -99,15 +101,24 @@ def default_coinpress_subsample_size(n: int, k: int, gamma: float = 0.01) -> int
     return math.ceil(8.0 * n / k * math.log(n / gamma))
 
 
-def _family(family: Any, n: int, k: int, family_size: int | None, seed: int
-            ) -> tuple[FamilyKind, npt.NDArray[np.int64], float]:
+_KIND_OF_FAMILY: dict[str, FamilyKind] = {
+    "all_tuples": "all",
+    "naive_blocks": "naive",
+    "subsampled": "subsampled",
+}
+
+
+def _family(
+    family: Any, n: int, k: int, family_size: int | None, seed: int
+) -> tuple[FamilyKind, npt.NDArray[np.int64], float]:
     """(kind, index tuples (M, k), dep) of the requested family."""
+    kind: FamilyKind
     if isinstance(family, SubsetFamily):
         if (family.n, family.degree) != (n, k):
-            raise InvalidParameterError(f"the family is on (n, k) = ({family.n}, "
-                                        f"{family.degree}), expected ({n}, {k})")
-        kind = {"all_tuples": "all", "naive_blocks": "naive", "subsampled": "subsampled"}[
-            family.kind]
+            raise InvalidParameterError(
+                f"the family is on (n, k) = ({family.n}, {family.degree}), expected ({n}, {k})"
+            )
+        kind = _KIND_OF_FAMILY[family.kind]
         chosen = family
     elif family == "all":
         kind, chosen = "all", SubsetFamily.all_tuples(n, k)
@@ -115,18 +126,26 @@ def _family(family: Any, n: int, k: int, family_size: int | None, seed: int
         kind, chosen = "naive", SubsetFamily.naive_blocks(n, k)
     elif family == "subsampled":
         m = family_size if family_size is not None else default_coinpress_subsample_size(n, k)
-        kind, chosen = "subsampled", SubsetFamily.subsampled(
-            n, k, check_count(m, "family_size"), np.random.default_rng(seed))
+        kind, chosen = (
+            "subsampled",
+            SubsetFamily.subsampled(
+                n, k, check_count(m, "family_size"), np.random.default_rng(seed)
+            ),
+        )
     else:
         raise InvalidParameterError(
-            f"family must be 'naive', 'all', 'subsampled' or a SubsetFamily, got {family!r}")
+            f"family must be 'naive', 'all', 'subsampled' or a SubsetFamily, got {family!r}"
+        )
     tuples = all_index_tuples(n, k) if chosen.tuples is None else chosen.tuples
-    return kind, tuples, float(chosen.dependence)  # type: ignore[return-value]
+    return kind, tuples, float(chosen.dependence)
 
 
-def clipped_means(sorted_values: npt.NDArray[np.float64], prefix: npt.NDArray[np.float64],
-                  lower: npt.NDArray[np.float64], upper: npt.NDArray[np.float64]
-                  ) -> npt.NDArray[np.float64]:
+def clipped_means(
+    sorted_values: npt.NDArray[np.float64],
+    prefix: npt.NDArray[np.float64],
+    lower: npt.NDArray[np.float64],
+    upper: npt.NDArray[np.float64],
+) -> npt.NDArray[np.float64]:
     """(1/m) Σ_j clip(Y_j, lower, upper) for arrays of intervals, by binary search."""
     m = sorted_values.size
     below = np.searchsorted(sorted_values, lower, side="left")
@@ -141,8 +160,14 @@ class CoinPressMechanism(Mechanism):
     Build it with :func:`coinpress_mechanism`.
     """
 
-    def __init__(self, spec: MechanismSpec, kernel: Kernel, tuples: npt.NDArray[np.int64],
-                 schedule: CoinPressSchedule, space: KernelInputSpace) -> None:
+    def __init__(
+        self,
+        spec: MechanismSpec,
+        kernel: Kernel,
+        tuples: npt.NDArray[np.int64],
+        schedule: CoinPressSchedule,
+        space: KernelInputSpace,
+    ) -> None:
         super().__init__(spec)
         self._kernel = kernel
         self._tuples = tuples
@@ -158,7 +183,7 @@ class CoinPressMechanism(Mechanism):
     @property
     def epsilon(self) -> float:
         """ε of the claim."""
-        return float(self.spec.guarantee.epsilon)  # type: ignore[union-attr]
+        return claimed_epsilon(self.spec)
 
     @property
     def family_size(self) -> int:
@@ -167,9 +192,12 @@ class CoinPressMechanism(Mechanism):
 
     def _sorted_values(self, data: Any) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
         x = self._kernel.validate_data(data)
-        values = np.concatenate([
-            self._kernel.evaluate(x, self._tuples[s:s + (1 << 20)], validate=False)
-            for s in range(0, self._tuples.shape[0], 1 << 20)])
+        values = np.concatenate(
+            [
+                self._kernel.evaluate(x, self._tuples[s : s + (1 << 20)], validate=False)
+                for s in range(0, self._tuples.shape[0], 1 << 20)
+            ]
+        )
         ordered = np.sort(values)
         return ordered, np.concatenate([[0.0], np.cumsum(ordered)])
 
@@ -188,17 +216,29 @@ class CoinPressMechanism(Mechanism):
         for step, scale in enumerate(self._schedule.laplace_scales):
             lo, hi = self._schedule.clip_bounds(step, centres)
             centres = clipped_means(ordered, prefix, lo, hi) + Laplace(scale=scale).sample(
-                rng, size)
+                rng, size
+            )
         return centres
 
 
-def coinpress_mechanism(n: int, kernel: Kernel, epsilon: float, *, radius: float,
-                        tau: float | None = None, family: Any = "all",
-                        family_size: int | None = None, family_seed: int = 0,
-                        gamma: float = 0.01, record_domain: Any = None,
-                        input_domain: Any = None, relation: Any = None,
-                        to_kernel_data: Callable[[Any], Any] | None = None,
-                        name: str | None = None, warn: bool = True) -> CoinPressMechanism:
+def coinpress_mechanism(
+    n: int,
+    kernel: Kernel,
+    epsilon: float,
+    *,
+    radius: float,
+    tau: float | None = None,
+    family: Any = "all",
+    family_size: int | None = None,
+    family_seed: int = 0,
+    gamma: float = 0.01,
+    record_domain: Any = None,
+    input_domain: Any = None,
+    relation: Any = None,
+    to_kernel_data: Callable[[Any], Any] | None = None,
+    name: str | None = None,
+    warn: bool = True,
+) -> CoinPressMechanism:
     """Algorithm A.2 on n records of ``kernel`` as an ε-DP mechanism with its spec.
 
     Parameters
@@ -245,37 +285,65 @@ def coinpress_mechanism(n: int, kernel: Kernel, epsilon: float, *, radius: float
     if 2 * k > size:
         raise SampleSizeError(f"Algorithm A.2 needs k <= n/2, got n={size}, k={k}")
     proxy = public_subgaussian_proxy(kernel, tau)
-    kind, tuples, dep = _family(family, size, k, family_size,
-                                check_count(family_seed, "family_seed", 0))
-    schedule = coinpress_schedule(epsilon=epsilon, radius=radius, tau=proxy, kind=kind, n=size,
-                                  degree=k, dependence=dep, family_size=int(tuples.shape[0]),
-                                  gamma=gamma, warn=warn)
-    space = kernel_input_space(kernel, size, record_domain=record_domain,
-                               input_domain=input_domain, relation=relation,
-                               to_kernel_data=to_kernel_data)
-    steps = ", ".join(f"(eps={e:.6g}, Delta={d:.6g}, b={b:.6g})" for e, d, b in
-                      zip(schedule.epsilons, schedule.sensitivities, schedule.laplace_scales))
+    kind, tuples, dep = _family(
+        family, size, k, family_size, check_count(family_seed, "family_seed", 0)
+    )
+    schedule = coinpress_schedule(
+        epsilon=epsilon,
+        radius=radius,
+        tau=proxy,
+        kind=kind,
+        n=size,
+        degree=k,
+        dependence=dep,
+        family_size=int(tuples.shape[0]),
+        gamma=gamma,
+        warn=warn,
+    )
+    space = kernel_input_space(
+        kernel,
+        size,
+        record_domain=record_domain,
+        input_domain=input_domain,
+        relation=relation,
+        to_kernel_data=to_kernel_data,
+    )
+    steps = ", ".join(
+        f"(eps={e:.6g}, Delta={d:.6g}, b={b:.6g})"
+        for e, d, b in zip(
+            schedule.epsilons, schedule.sensitivities, schedule.laplace_scales, strict=True
+        )
+    )
     spec = MechanismSpec(
         name=name or f"ustat.coinpress.{kind}.{kernel.name}",
-        summary=(f"Algorithm A.2 (CoinPress-style U-statistic mean), {kind} family of "
-                 f"{tuples.shape[0]} {k}-subsets, {kernel.name} kernel, "
-                 f"{schedule.steps} + 1 Laplace steps"),
+        summary=(
+            f"Algorithm A.2 (CoinPress-style U-statistic mean), {kind} family of "
+            f"{tuples.shape[0]} {k}-subsets, {kernel.name} kernel, "
+            f"{schedule.steps} + 1 Laplace steps"
+        ),
         references=(COINPRESS, BISWAS_2020),
-        input_domain=space.input_domain, relation=space.relation,
-        statistic=(f"first step's clipped mean (1/m) sum_j proj_[-R-Q, R+Q](h(X_S_j)) over the "
-                   f"{kind} family (m = {tuples.shape[0]}, R = {schedule.radius:g}, Q = "
-                   f"Q(gamma/t) = {schedule.margins[0]:.6g}); every later step clips to a "
-                   "public interval of the same form"),
+        input_domain=space.input_domain,
+        relation=space.relation,
+        statistic=(
+            f"first step's clipped mean (1/m) sum_j proj_[-R-Q, R+Q](h(X_S_j)) over the "
+            f"{kind} family (m = {tuples.shape[0]}, R = {schedule.radius:g}, Q = "
+            f"Q(gamma/t) = {schedule.margins[0]:.6g}); every later step clips to a "
+            "public interval of the same form"
+        ),
         sensitivity=(GlobalSensitivity(value=schedule.sensitivities[0]),),
-        noise=None, guarantee=schedule.guarantee,
-        notes=(f"Public parameters: R = {schedule.radius!r}, tau = {proxy!r} "
-               f"({'given' if tau is not None else 'declared by the kernel or C^2/4'}), "
-               f"gamma = {gamma!r}, family {kind} with exact dep(F) = {dep:.6g}, t = "
-               f"{schedule.steps}. Steps (epsilon_i, sensitivity Delta_i = dep(F) (interval "
-               f"length + 2Q(beta_i)), Laplace scale b_i): {steps}. The claim is their basic "
-               "composition (Theorem A.1). Theorem A.1's accuracy conditions: dep "
-               f"{'holds' if schedule.dependence_condition else 'FAILS'}, Q_avg(gamma/t) < "
-               f"Q(gamma) {'holds' if schedule.mean_condition else 'FAILS'} (accuracy only)."))
+        noise=None,
+        guarantee=schedule.guarantee,
+        notes=(
+            f"Public parameters: R = {schedule.radius!r}, tau = {proxy!r} "
+            f"({'given' if tau is not None else 'declared by the kernel or C^2/4'}), "
+            f"gamma = {gamma!r}, family {kind} with exact dep(F) = {dep:.6g}, t = "
+            f"{schedule.steps}. Steps (epsilon_i, sensitivity Delta_i = dep(F) (interval "
+            f"length + 2Q(beta_i)), Laplace scale b_i): {steps}. The claim is their basic "
+            "composition (Theorem A.1). Theorem A.1's accuracy conditions: dep "
+            f"{'holds' if schedule.dependence_condition else 'FAILS'}, Q_avg(gamma/t) < "
+            f"Q(gamma) {'holds' if schedule.mean_condition else 'FAILS'} (accuracy only)."
+        ),
+    )
     return CoinPressMechanism(spec, kernel, tuples, schedule, space)
 
 
@@ -303,11 +371,22 @@ class CoinPressEstimate(PrivateEstimate):
         return self.schedule.steps
 
 
-def private_coinpress_mean(data: Any, kernel: Kernel, epsilon: float, *, radius: float,
-                           tau: float | None = None, family: Any = "all",
-                           family_size: int | None = None, family_seed: int = 0,
-                           gamma: float = 0.01, rng: RandomLike = None, warn: bool = True,
-                           budget: Any = None, **space: Any) -> CoinPressEstimate:
+def private_coinpress_mean(
+    data: Any,
+    kernel: Kernel,
+    epsilon: float,
+    *,
+    radius: float,
+    tau: float | None = None,
+    family: Any = "all",
+    family_size: int | None = None,
+    family_seed: int = 0,
+    gamma: float = 0.01,
+    rng: RandomLike = None,
+    warn: bool = True,
+    budget: Any = None,
+    **space: Any,
+) -> CoinPressEstimate:
     """An ε-DP estimate of θ by Algorithm A.2 (see :func:`coinpress_mechanism`).
 
     ``budget`` (a :class:`~mechanisms.accounting.PrivacyBudget`) is charged before any
@@ -323,12 +402,28 @@ def private_coinpress_mean(data: Any, kernel: Kernel, epsilon: float, *, radius:
     >>> abs(r.estimate - 1 / 12) < 0.1
     True
     """
-    n = int(data.number_of_nodes()) if isinstance(data, nx.Graph) else int(
-        kernel.validate_data(data).shape[0])
-    mech = coinpress_mechanism(n, kernel, epsilon, radius=radius, tau=tau, family=family,
-                               family_size=family_size, family_seed=family_seed, gamma=gamma,
-                               warn=warn, **space)
+    n = (
+        int(data.number_of_nodes())
+        if isinstance(data, nx.Graph)
+        else int(kernel.validate_data(data).shape[0])
+    )
+    mech = coinpress_mechanism(
+        n,
+        kernel,
+        epsilon,
+        radius=radius,
+        tau=tau,
+        family=family,
+        family_size=family_size,
+        family_seed=family_seed,
+        gamma=gamma,
+        warn=warn,
+        **space,
+    )
     value = mech.release(data, rng=rng, budget=budget)
-    return CoinPressEstimate(estimate=float(value), spec=mech.spec,
-                             noise_std=math.sqrt(2.0) * mech.schedule.laplace_scales[-1],
-                             schedule=mech.schedule)
+    return CoinPressEstimate(
+        estimate=float(value),
+        spec=mech.spec,
+        noise_std=math.sqrt(2.0) * mech.schedule.laplace_scales[-1],
+        schedule=mech.schedule,
+    )

@@ -47,7 +47,7 @@ from __future__ import annotations
 import math
 import warnings
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, cast
 
 import numpy as np
 import numpy.typing as npt
@@ -79,12 +79,14 @@ FamilyKind = Literal["naive", "all", "subsampled"]
 def _kind(value: str) -> FamilyKind:
     if value not in ("naive", "all", "subsampled"):
         raise InvalidParameterError(
-            f"family kind must be 'naive', 'all' or 'subsampled', got {value!r}")
-    return value  # type: ignore[return-value]
+            f"family kind must be 'naive', 'all' or 'subsampled', got {value!r}"
+        )
+    return cast(FamilyKind, value)  # one of the three, checked just above
 
 
-def concentration_bound(beta: float, *, kind: FamilyKind, n: int, degree: int, tau: float,
-                        family_size: int) -> float:
+def concentration_bound(
+    beta: float, *, kind: FamilyKind, n: int, degree: int, tau: float, family_size: int
+) -> float:
     """Q(β): P(max_j |Y_j − θ| > Q(β)) < β for a subG(τ) kernel (Propositions A.1, 1, A.2).
 
     Parameters
@@ -116,8 +118,9 @@ def concentration_bound(beta: float, *, kind: FamilyKind, n: int, degree: int, t
     return math.sqrt(2.0 * t * (log_count - math.log(b)))
 
 
-def mean_concentration_bound(beta: float, *, kind: FamilyKind, n: int, degree: int,
-                             tau: float, family_size: int) -> float:
+def mean_concentration_bound(
+    beta: float, *, kind: FamilyKind, n: int, degree: int, tau: float, family_size: int
+) -> float:
     """Q_avg(β): P(|(1/m)Σ_j Y_j − θ| > Q_avg(β)) < β (Propositions A.1, 1, A.2)."""
     b = check_failure_probability(beta, "beta")
     t = check_positive(tau, "tau")
@@ -186,9 +189,19 @@ class CoinPressSchedule:
         return c - reach, c + reach
 
 
-def coinpress_schedule(*, epsilon: float, radius: float, tau: float, kind: FamilyKind,
-                       n: int, degree: int, dependence: float, family_size: int,
-                       gamma: float = 0.01, warn: bool = True) -> CoinPressSchedule:
+def coinpress_schedule(
+    *,
+    epsilon: float,
+    radius: float,
+    tau: float,
+    kind: FamilyKind,
+    n: int,
+    degree: int,
+    dependence: float,
+    family_size: int,
+    gamma: float = 0.01,
+    warn: bool = True,
+) -> CoinPressSchedule:
     """The public schedule of Algorithm A.2 (see the module docstring).
 
     Parameters
@@ -234,23 +247,28 @@ def coinpress_schedule(*, epsilon: float, radius: float, tau: float, kind: Famil
         raise InvalidParameterError(f"dependence dep(F) must be <= 1, got {dependence!r}")
     m = check_count(family_size, "family size M")
     g = check_failure_probability(gamma, "gamma")
-    common = {"kind": kind_, "n": size, "degree": k, "tau": tau_, "family_size": m}
-    q_gamma = concentration_bound(g, **common)  # type: ignore[arg-type]
+
+    def bound(beta: float) -> float:
+        return concentration_bound(beta, kind=kind_, n=size, degree=k, tau=tau_, family_size=m)
+
+    def mean_bound(beta: float) -> float:
+        return mean_concentration_bound(beta, kind=kind_, n=size, degree=k, tau=tau_, family_size=m)
+
+    q_gamma = bound(g)
     steps = max(1, math.ceil(math.log2(r / q_gamma)))
     epsilons = (eps / (2.0 * steps),) * steps + (eps / 2.0,)
     confidences = (g / steps,) * steps + (g,)
     margins, sens, scales, halves = [], [], [], [r]
-    for e_i, b_i in zip(epsilons, confidences):
-        q_i = concentration_bound(b_i, **common)  # type: ignore[arg-type]
+    for e_i, b_i in zip(epsilons, confidences, strict=True):
+        q_i = bound(b_i)
         delta_i = dep * (2.0 * halves[-1] + 2.0 * q_i)
         margins.append(q_i)
         sens.append(delta_i)
         scales.append(delta_i / e_i)
-        halves.append(mean_concentration_bound(b_i, **common)  # type: ignore[arg-type]
-                      + (delta_i / e_i) * math.log(1.0 / b_i))
-    q_step = concentration_bound(g / steps, **common)  # type: ignore[arg-type]
+        halves.append(mean_bound(b_i) + (delta_i / e_i) * math.log(1.0 / b_i))
+    q_step = bound(g / steps)
     dep_ok = dep <= q_gamma * eps / (10.0 * steps * q_step * math.log(steps / g))
-    mean_ok = mean_concentration_bound(g / steps, **common) < q_gamma  # type: ignore[arg-type]
+    mean_ok = mean_bound(g / steps) < q_gamma
     guarantee = basic_composition([PureDP(epsilon=e) for e in epsilons])
     if warn and not (dep_ok and mean_ok):
         failed = []
@@ -258,14 +276,27 @@ def coinpress_schedule(*, epsilon: float, radius: float, tau: float, kind: Famil
             failed.append(f"dep(F) = {dep:.4g} > Q(gamma) eps/(10 t Q(gamma/t) ln(t/gamma))")
         if not mean_ok:
             failed.append("Q_avg(gamma/t) >= Q(gamma)")
-        warnings.warn(UtilityConditionWarning(
-            f"Theorem A.1's conditions fail for the {kind_} family (n={size}, k={k}, "
-            f"epsilon={eps:g}, tau={tau_:g}, R={r:g}): {'; '.join(failed)}; the accuracy "
-            "bound does not apply (privacy is unaffected)"), stacklevel=2)
+        warnings.warn(
+            UtilityConditionWarning(
+                f"Theorem A.1's conditions fail for the {kind_} family (n={size}, k={k}, "
+                f"epsilon={eps:g}, tau={tau_:g}, R={r:g}): {'; '.join(failed)}; the accuracy "
+                "bound does not apply (privacy is unaffected)"
+            ),
+            stacklevel=2,
+        )
     return CoinPressSchedule(
-        kind=kind_, radius=r, steps=steps, dependence=dep, epsilons=epsilons,
-        confidences=confidences, margins=tuple(margins), sensitivities=tuple(sens),
-        laplace_scales=tuple(scales), half_lengths=tuple(halves[:-1]),
+        kind=kind_,
+        radius=r,
+        steps=steps,
+        dependence=dep,
+        epsilons=epsilons,
+        confidences=confidences,
+        margins=tuple(margins),
+        sensitivities=tuple(sens),
+        laplace_scales=tuple(scales),
+        half_lengths=tuple(halves[:-1]),
         final_half_length=halves[-1],
-        dependence_condition=bool(dep_ok), mean_condition=bool(mean_ok),
-        guarantee=guarantee)
+        dependence_condition=bool(dep_ok),
+        mean_condition=bool(mean_ok),
+        guarantee=guarantee,
+    )

@@ -97,14 +97,21 @@ class ConcentrationRadius:
         if not math.isclose(total, self.value, rel_tol=1e-12, abs_tol=0.0):
             raise InvalidParameterError(
                 f"a concentration radius must equal the sum of its terms: value "
-                f"{self.value!r} but the terms sum to {total!r}")
+                f"{self.value!r} but the terms sum to {total!r}"
+            )
 
     @classmethod
-    def from_terms(cls, terms: Mapping[str, float], *, n: int, failure_probability: float,
-                   source: str) -> ConcentrationRadius:
+    def from_terms(
+        cls, terms: Mapping[str, float], *, n: int, failure_probability: float, source: str
+    ) -> ConcentrationRadius:
         """Build the radius whose value is the (compensated) sum of ``terms``."""
-        return cls(value=math.fsum(terms.values()), terms=terms, n=n,
-                   failure_probability=failure_probability, source=source)
+        return cls(
+            value=math.fsum(terms.values()),
+            terms=terms,
+            n=n,
+            failure_probability=failure_probability,
+            source=source,
+        )
 
     def __float__(self) -> float:
         return float(self.value)

@@ -43,8 +43,7 @@ __all__ = ["degenerate_mean_mechanism", "degenerate_xi", "private_degenerate_mea
 INNER_GAMMA = 0.01
 
 
-def degenerate_xi(n: int, degree: int, additive_range: float, gamma: float = INNER_GAMMA
-                  ) -> float:
+def degenerate_xi(n: int, degree: int, additive_range: float, gamma: float = INNER_GAMMA) -> float:
     """The explicit ξ of Corollary 2 for a chunk of n records (see the module docstring).
 
     Parameters
@@ -75,8 +74,9 @@ def degenerate_xi(n: int, degree: int, additive_range: float, gamma: float = INN
     """
     size, k = check_count(n, "n"), check_count(degree, "degree k")
     if k < 2:
-        raise InvalidParameterError(f"a degenerate kernel needs k >= 2 (k = 1 with zeta_1 = 0 "
-                                    f"is constant), got k={k}")
+        raise InvalidParameterError(
+            f"a degenerate kernel needs k >= 2 (k = 1 with zeta_1 = 0 is constant), got k={k}"
+        )
     if size <= k:
         raise SampleSizeError(f"need n > k, got n={size}, k={k}")
     c = check_positive(additive_range, "additive range C")
@@ -85,8 +85,10 @@ def degenerate_xi(n: int, degree: int, additive_range: float, gamma: float = INN
     blocks_given_i = (size - 1) // (k - 1)
     log_term = math.log(2.0 * size / beta)
     sigma = c / 2.0
-    projection = (2.0 * sigma * math.sqrt(log_term / blocks_given_i)
-                  + (4.0 * c / 3.0) * log_term / blocks_given_i)
+    projection = (
+        2.0 * sigma * math.sqrt(log_term / blocks_given_i)
+        + (4.0 * c / 3.0) * log_term / blocks_given_i
+    )
     blocks = size // k
     zeta_k = c * c / 4.0
     lam = math.log(4.0 / g)
@@ -104,11 +106,20 @@ def _xi_rule(kernel: Kernel, gamma: float) -> Any:
     return xi
 
 
-def degenerate_mean_mechanism(n: int, kernel: Kernel, epsilon: float, *, alpha: float,
-                              gamma: float = INNER_GAMMA, family: str = "all",
-                              partition_seed: int = 0, family_seed: int = 0,
-                              sensitivity_mode: SensitivityMode = "rigorous",
-                              name: str | None = None, **space: Any) -> MedianOfMeansMechanism:
+def degenerate_mean_mechanism(
+    n: int,
+    kernel: Kernel,
+    epsilon: float,
+    *,
+    alpha: float,
+    gamma: float = INNER_GAMMA,
+    family: str = "all",
+    partition_seed: int = 0,
+    family_seed: int = 0,
+    sensitivity_mode: SensitivityMode = "rigorous",
+    name: str | None = None,
+    **space: Any,
+) -> MedianOfMeansMechanism:
     """Corollary 2 as an ε-DP mechanism: Wrapper 1 ∘ Algorithm 1 with ξ = :func:`degenerate_xi`.
 
     Parameters are those of :func:`.median_of_means_mechanism`; ξ is the public function
@@ -126,18 +137,35 @@ def degenerate_mean_mechanism(n: int, kernel: Kernel, epsilon: float, *, alpha: 
     if not isinstance(kernel, Kernel):
         raise InvalidParameterError(f"kernel must be a Kernel, got {type(kernel).__name__}")
     return median_of_means_mechanism(
-        n, kernel, epsilon, alpha=alpha, xi=_xi_rule(kernel, gamma), family=family,
-        partition_seed=partition_seed, family_seed=family_seed,
+        n,
+        kernel,
+        epsilon,
+        alpha=alpha,
+        xi=_xi_rule(kernel, gamma),
+        family=family,
+        partition_seed=partition_seed,
+        family_seed=family_seed,
         sensitivity_mode=sensitivity_mode,
-        name=name or f"ustat.degenerate.{kernel.name}", **space)
+        name=name or f"ustat.degenerate.{kernel.name}",
+        **space,
+    )
 
 
-def private_degenerate_mean(data: Any, kernel: Kernel, epsilon: float, *, alpha: float,
-                            gamma: float = INNER_GAMMA, family: str = "all",
-                            partition_seed: int = 0, family_seed: int = 0,
-                            sensitivity_mode: SensitivityMode = "rigorous",
-                            rng: RandomLike = None, budget: Any = None,
-                            **space: Any) -> MedianOfMeansEstimate:
+def private_degenerate_mean(
+    data: Any,
+    kernel: Kernel,
+    epsilon: float,
+    *,
+    alpha: float,
+    gamma: float = INNER_GAMMA,
+    family: str = "all",
+    partition_seed: int = 0,
+    family_seed: int = 0,
+    sensitivity_mode: SensitivityMode = "rigorous",
+    rng: RandomLike = None,
+    budget: Any = None,
+    **space: Any,
+) -> MedianOfMeansEstimate:
     """An ε-DP estimate of θ for a degenerate bounded kernel (Corollary 2).
 
     ``budget`` (a :class:`~mechanisms.accounting.PrivacyBudget`) is charged before any
@@ -158,6 +186,16 @@ def private_degenerate_mean(data: Any, kernel: Kernel, epsilon: float, *, alpha:
     if not isinstance(kernel, Kernel):
         raise InvalidParameterError(f"kernel must be a Kernel, got {type(kernel).__name__}")
     return private_median_of_means(
-        data, kernel, epsilon, alpha=alpha, xi=_xi_rule(kernel, gamma), family=family,
-        partition_seed=partition_seed, family_seed=family_seed,
-        sensitivity_mode=sensitivity_mode, rng=rng, budget=budget, **space)
+        data,
+        kernel,
+        epsilon,
+        alpha=alpha,
+        xi=_xi_rule(kernel, gamma),
+        family=family,
+        partition_seed=partition_seed,
+        family_seed=family_seed,
+        sensitivity_mode=sensitivity_mode,
+        rng=rng,
+        budget=budget,
+        **space,
+    )

@@ -97,7 +97,9 @@ def _check_method(method: str, kernel: Kernel) -> str:
         raise InvalidParameterError(f"method must be one of {METHODS}, got {method!r}")
     if method == "blocked" and kernel.degree != 2:
         raise InvalidParameterError(
-            f"method='blocked' is for kernels of degree 2, kernel {kernel.name!r} has degree {kernel.degree}")
+            f"method='blocked' is for kernels of degree 2, kernel {kernel.name!r} has "
+            f"degree {kernel.degree}"
+        )
     if method == "fast" and fast_path_for(kernel) is None:
         raise InvalidParameterError(f"kernel {kernel.name!r} has no fast path; use method='auto'")
     return method
@@ -106,7 +108,11 @@ def _check_method(method: str, kernel: Kernel) -> str:
 def _check_block_size(block_size: Any) -> int | None:
     if block_size is None:
         return None
-    if isinstance(block_size, bool) or not isinstance(block_size, (int, np.integer)) or block_size < 1:
+    if (
+        isinstance(block_size, bool)
+        or not isinstance(block_size, (int, np.integer))
+        or block_size < 1
+    ):
         raise InvalidParameterError(f"block_size must be an integer >= 1, got {block_size!r}")
     return int(block_size)
 
@@ -120,8 +126,9 @@ def _enumerate(data: Any, kernel: Kernel, block_size: int | None) -> tuple[float
     return sum_over_combinations(n, kernel.degree, evaluate, block_size=block_size)
 
 
-def local_hajek_projections(data: Any, kernel: Kernel, *, method: str = "auto",
-                            block_size: int | None = None) -> HajekProjections:
+def local_hajek_projections(
+    data: Any, kernel: Kernel, *, method: str = "auto", block_size: int | None = None
+) -> HajekProjections:
     """Exact U_n and all n local Hájek projections ĥ(i) (eq. 9).
 
     Parameters
@@ -163,12 +170,14 @@ def local_hajek_projections(data: Any, kernel: Kernel, *, method: str = "auto",
         if found is not None:
             name, path = found
             u_value, projections = path(data)
-            return HajekProjections(float(u_value), np.asarray(projections, dtype=np.float64),
-                                    n, k, f"fast:{name}")
+            return HajekProjections(
+                float(u_value), np.asarray(projections, dtype=np.float64), n, k, f"fast:{name}"
+            )
     total, per_index = _enumerate(data, kernel, block_size)
     label = "blocked" if k == 2 else "generic"
-    return HajekProjections(total / float(math.comb(n, k)), per_index / float(math.comb(n - 1, k - 1)),
-                            n, k, label)
+    return HajekProjections(
+        total / float(math.comb(n, k)), per_index / float(math.comb(n - 1, k - 1)), n, k, label
+    )
 
 
 def u_statistic(data: Any, kernel: Kernel, *, method: str = "auto") -> float:
@@ -183,9 +192,13 @@ def _check_weights(weights: Any, n: int | None = None) -> np.ndarray:
     except (TypeError, ValueError) as exc:
         raise InvalidParameterError(f"weights must be real numbers: {exc}") from exc
     if array.ndim != 1 or array.size == 0:
-        raise InvalidParameterError(f"weights must be a non-empty 1-d array, got shape {array.shape}")
+        raise InvalidParameterError(
+            f"weights must be a non-empty 1-d array, got shape {array.shape}"
+        )
     if n is not None and array.size != n:
-        raise InvalidParameterError(f"need one weight per record: {n} records, {array.size} weights")
+        raise InvalidParameterError(
+            f"need one weight per record: {n} records, {array.size} weights"
+        )
     bad = ~((array >= 0) & (array <= 1))  # also catches NaN
     if bad.any():
         i = int(np.argmax(bad))
@@ -230,20 +243,22 @@ def _graph_edge_weighted_sum(adjacency, w: np.ndarray) -> float:
 
 def _graph_triangle_weighted_sum(adjacency, w: np.ndarray, touching: np.ndarray) -> float:
     """Σ over triangles of min weight = #triangles − Σ_{triangles touching T} (1 − w_S)."""
-    matrix = sp.csr_array(adjacency) if sp.issparse(adjacency) else sp.csr_array(np.asarray(adjacency))
+    matrix = (
+        sp.csr_array(adjacency) if sp.issparse(adjacency) else sp.csr_array(np.asarray(adjacency))
+    )
     total = float(triangle_counts(matrix).sum() // 3)
     in_touching = np.zeros(w.size, dtype=bool)
     in_touching[touching] = True
     deficit = 0.0
     for i in touching:
-        neighbours = matrix.indices[matrix.indptr[i]:matrix.indptr[i + 1]]
+        neighbours = matrix.indices[matrix.indptr[i] : matrix.indptr[i + 1]]
         if neighbours.size < 2:
             continue
         sub = sp.triu(matrix[neighbours][:, neighbours], k=1).tocoo()
-        j, l = neighbours[sub.row], neighbours[sub.col]
+        j, m = neighbours[sub.row], neighbours[sub.col]
         # count each triangle once, at its smallest-index member of T
-        first = ~((in_touching[j] & (j < i)) | (in_touching[l] & (l < i)))
-        weight = np.minimum(w[i], np.minimum(w[j[first]], w[l[first]]))
+        first = ~((in_touching[j] & (j < i)) | (in_touching[m] & (m < i)))
+        weight = np.minimum(w[i], np.minimum(w[j[first]], w[m[first]]))
         deficit += float((1.0 - weight).sum())
     return total - deficit
 

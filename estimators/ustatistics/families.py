@@ -21,7 +21,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 import numpy as np
 import scipy.sparse as sp
@@ -124,7 +124,9 @@ class SubsetFamily:
             return
         tuples = np.asarray(self.tuples)
         if tuples.ndim != 2 or tuples.shape[1] != k or tuples.shape[0] < 1:
-            raise InvalidParameterError(f"family tuples must have shape (M >= 1, {k}), got {tuples.shape}")
+            raise InvalidParameterError(
+                f"family tuples must have shape (M >= 1, {k}), got {tuples.shape}"
+            )
         if tuples.dtype.kind not in "iu":
             raise InvalidParameterError(f"family tuples must be integers, got dtype {tuples.dtype}")
         tuples = np.sort(tuples.astype(np.int64), axis=1)
@@ -132,7 +134,9 @@ class SubsetFamily:
             raise InvalidParameterError(f"family tuples must index 0..{n - 1}")
         if k > 1 and (np.diff(tuples, axis=1) == 0).any():
             row = int(np.argmax((np.diff(tuples, axis=1) == 0).any(axis=1)))
-            raise InvalidParameterError(f"family tuple {tuple(tuples[row].tolist())} repeats an index")
+            raise InvalidParameterError(
+                f"family tuple {tuple(tuples[row].tolist())} repeats an index"
+            )
         tuples.setflags(write=False)
         object.__setattr__(self, "tuples", tuples)
 
@@ -166,7 +170,9 @@ class SubsetFamily:
                 repeated = np.flatnonzero((np.diff(tuples, axis=1) == 0).any(axis=1))
                 if repeated.size == 0:
                     break
-                tuples[repeated] = np.sort(generator.integers(0, n, size=(repeated.size, k)), axis=1)
+                tuples[repeated] = np.sort(
+                    generator.integers(0, n, size=(repeated.size, k)), axis=1
+                )
         else:
             parts = []
             step = max(1, _CHUNK // n)
@@ -178,8 +184,9 @@ class SubsetFamily:
         return cls(n, k, "subsampled", tuples)
 
     @classmethod
-    def draw_valid_subsampled(cls, n: int, k: int, size: int, rng: RandomLike,
-                              max_attempts: int = 100) -> SubsetFamily:
+    def draw_valid_subsampled(
+        cls, n: int, k: int, size: int, rng: RandomLike, max_attempts: int = 100
+    ) -> SubsetFamily:
         """Draw subsampled families until one passes :meth:`check` (data-independent, so free).
 
         Raises
@@ -189,18 +196,21 @@ class SubsetFamily:
         """
         max_attempts = _check_int(max_attempts, "max_attempts", 1)
         generator = as_generator(rng)
-        result = None
+        result: FamilyCheckResult | None = None
         for _ in range(max_attempts):
             family = cls.subsampled(n, k, size, generator)
             result = family.check()
             if result.passed:
                 return family
+        result = cast(FamilyCheckResult, result)  # max_attempts >= 1: the loop ran
         raise InvalidParameterError(
             f"no subsampled family of size M={size} (n={n}, k={k}) passed the checks in "
             f"{max_attempts} attempts; last failure: {result.failed_condition} "
-            f"(max M_i/M={result.max_member_fraction:.4g}, max M_ij/M_i={result.max_pair_ratio:.4g}, "
+            f"(max M_i/M={result.max_member_fraction:.4g}, "
+            f"max M_ij/M_i={result.max_pair_ratio:.4g}, "
             f"min M_i={result.min_member_count}, threshold 3k/n={result.threshold:.4g}); "
-            f"use a larger size, e.g. default_subsample_size(n, k, alpha)")
+            f"use a larger size, e.g. default_subsample_size(n, k, alpha)"
+        )
 
     # ------------------------------------------------------------- counts
     @property
@@ -230,14 +240,17 @@ class SubsetFamily:
         """
         if self.tuples is None:
             raise InvalidParameterError(
-                "the all-tuples family is implicit: M_ij = C(n-2, k-2) for every pair i != j")
+                "the all-tuples family is implicit: M_ij = C(n-2, k-2) for every pair i != j"
+            )
         k = self.degree
         if k == 1:
             return sp.csr_array((self.n, self.n), dtype=np.int64)
         first, second = np.triu_indices(k, k=1)
         rows = self.tuples[:, first].ravel()
         cols = self.tuples[:, second].ravel()
-        upper = sp.coo_array((np.ones(rows.size, dtype=np.int64), (rows, cols)), shape=(self.n, self.n))
+        upper = sp.coo_array(
+            (np.ones(rows.size, dtype=np.int64), (rows, cols)), shape=(self.n, self.n)
+        )
         upper = upper.tocsr()
         upper.sum_duplicates()
         return (upper + upper.T).tocsr()
@@ -286,8 +299,15 @@ class SubsetFamily:
         threshold = 3 * k / n
         if self.tuples is None:
             # M_i/M = k/n and M_ij/M_i = (k−1)/(n−1) ≤ k/n: always passes.
-            return FamilyCheckResult(True, None, None, math.comb(n - 1, k - 1),
-                                     self.max_member_fraction, self.max_pair_ratio, threshold)
+            return FamilyCheckResult(
+                True,
+                None,
+                None,
+                math.comb(n - 1, k - 1),
+                self.max_member_fraction,
+                self.max_pair_ratio,
+                threshold,
+            )
         counts = self.member_counts.astype(np.int64)
         size = self.size
         fraction, ratio = self.max_member_fraction, self.max_pair_ratio
@@ -303,7 +323,9 @@ class SubsetFamily:
                 too_close = np.flatnonzero(self.max_pair_counts * n > 3 * k * counts)
                 if too_close.size:
                     failed, index = "pair_ratio", int(too_close[0])
-        return FamilyCheckResult(failed is None, failed, index, int(counts.min()), fraction, ratio, threshold)
+        return FamilyCheckResult(
+            failed is None, failed, index, int(counts.min()), fraction, ratio, threshold
+        )
 
 
 def default_subsample_size(n: int, k: int, alpha: float) -> int:
@@ -369,16 +391,24 @@ def _check_family(data: Any, kernel: Kernel, family: Any) -> tuple[Any, SubsetFa
         raise InvalidParameterError(f"family must be a SubsetFamily, got {type(family).__name__}")
     data = kernel.validate_data(data)
     if family.n != data.shape[0]:
-        raise InvalidInputError(f"the family is on n={family.n} records but the data have n={data.shape[0]}")
+        raise InvalidInputError(
+            f"the family is on n={family.n} records but the data have n={data.shape[0]}"
+        )
     if family.degree != kernel.degree:
         raise InvalidParameterError(
-            f"the family has subsets of size {family.degree} but kernel {kernel.name!r} has degree {kernel.degree}")
+            f"the family has subsets of size {family.degree} but kernel {kernel.name!r} has "
+            f"degree {kernel.degree}"
+        )
     return data, family
 
 
 def _family_values(data: Any, kernel: Kernel, tuples: np.ndarray) -> np.ndarray:
-    return np.concatenate([kernel.evaluate(data, tuples[start:start + _CHUNK], validate=False)
-                           for start in range(0, tuples.shape[0], _CHUNK)])
+    return np.concatenate(
+        [
+            kernel.evaluate(data, tuples[start : start + _CHUNK], validate=False)
+            for start in range(0, tuples.shape[0], _CHUNK)
+        ]
+    )
 
 
 def family_projections(data: Any, kernel: Kernel, family: SubsetFamily) -> FamilyProjections:
@@ -387,8 +417,15 @@ def family_projections(data: Any, kernel: Kernel, family: SubsetFamily) -> Famil
     data, family = _check_family(data, kernel, family)
     if family.tuples is None:
         exact = local_hajek_projections(data, kernel)
-        return FamilyProjections(exact.u_statistic, exact.projections, family.member_counts,
-                                 family.n, family.degree, family.kind, exact.method)
+        return FamilyProjections(
+            exact.u_statistic,
+            exact.projections,
+            family.member_counts,
+            family.n,
+            family.degree,
+            family.kind,
+            exact.method,
+        )
     values = _family_values(data, kernel, family.tuples)
     sums = np.zeros(family.n)
     for column in range(family.degree):
@@ -396,8 +433,16 @@ def family_projections(data: Any, kernel: Kernel, family: SubsetFamily) -> Famil
     counts = family.member_counts
     with np.errstate(invalid="ignore", divide="ignore"):
         projections = np.where(counts > 0, sums / np.maximum(counts, 1), np.nan)
-    return FamilyProjections(float(values.mean()), projections, counts, family.n, family.degree,
-                             family.kind, "family_bincount", values)
+    return FamilyProjections(
+        float(values.mean()),
+        projections,
+        counts,
+        family.n,
+        family.degree,
+        family.kind,
+        "family_bincount",
+        values,
+    )
 
 
 def family_weighted_sum(data: Any, kernel: Kernel, family: SubsetFamily, weights: Any) -> float:

@@ -1,12 +1,12 @@
 """Fast exact paths for U_n and all local Hájek projections ĥ(i) of built-in kernels.
 
-Each fast path takes validated data and returns, exactly, the U-statistic U_n = C(n,k)⁻¹ Σ_S h(X_S) (eq. 1 of Chaudhuri et al.
-2024) and the projections ĥ(i) = C(n−1,k−1)⁻¹ Σ_{S∋i} h(X_S) (eq. 9).  A fast path is
-used only when the kernel's function *is* the built-in function (identity, or a
-``functools.partial`` of it), never on a look-alike, and only when the kernel's declared
-range contains the exact range of that function on the kernel's data domain (a fast path
-does not see the individual values, so it relies on the domain to keep them in range;
-see :func:`fast_path_for`).
+Each fast path takes validated data and returns, exactly, the U-statistic U_n = C(n,k)⁻¹
+Σ_S h(X_S) (eq. 1 of Chaudhuri et al. 2024) and the projections ĥ(i) = C(n−1,k−1)⁻¹
+Σ_{S∋i} h(X_S) (eq. 9). A fast path is used only when the kernel's function *is* the
+built-in function (identity, or a ``functools.partial`` of it), never on a look-alike,
+and only when the kernel's declared range contains the exact range of that function on
+the kernel's data domain (a fast path does not see the individual values, so it relies
+on the domain to keep them in range; see :func:`fast_path_for`).
 
 =====================  ======================================  =====================
 kernel                 identity used                           cost
@@ -225,8 +225,16 @@ def adjacency_from_points(points: np.ndarray, radius: float) -> sp.csr_array:
     if candidates.size:
         keep = fn.rgg_edge(points, candidates, radius=radius) > 0
         candidates = candidates[keep]
-    rows = np.concatenate((candidates[:, 0], candidates[:, 1])) if candidates.size else np.zeros(0, int)
-    cols = np.concatenate((candidates[:, 1], candidates[:, 0])) if candidates.size else np.zeros(0, int)
+    rows = (
+        np.concatenate((candidates[:, 0], candidates[:, 1]))
+        if candidates.size
+        else np.zeros(0, int)
+    )
+    cols = (
+        np.concatenate((candidates[:, 1], candidates[:, 0]))
+        if candidates.size
+        else np.zeros(0, int)
+    )
     return sp.csr_array((np.ones(rows.size, dtype=np.int8), (rows, cols)), shape=(n, n))
 
 
@@ -252,7 +260,9 @@ def pairwise_matrix(data, edge, block_size: int | None = None):
         rows.append(pairs[keep, 0])
         cols.append(pairs[keep, 1])
         vals.append(values[keep])
-    row, col, val = (np.concatenate(parts) if parts else np.zeros(0) for parts in (rows, cols, vals))
+    row, col, val = (
+        np.concatenate(parts) if parts else np.zeros(0) for parts in (rows, cols, vals)
+    )
     upper = sp.coo_array((val, (row.astype(np.int64), col.astype(np.int64))), shape=(n, n))
     matrix = (upper + upper.T).tocsr()
     if matrix.nnz > 0.1 * n * n:
@@ -282,9 +292,11 @@ def _identity_range(kernel, **_: Any) -> tuple[float, float]:
 
 def _width_range(of_width: Callable[[float], tuple[float, float]]) -> Callable:
     """Range of h as a function of the data width upper − lower (∞ for unbounded data)."""
+
     def implied(kernel, **_: Any) -> tuple[float, float]:
         domain = kernel.domain
         return of_width(math.inf if domain.lower is None else domain.upper - domain.lower)
+
     return implied
 
 
@@ -305,22 +317,48 @@ def _product_range(kernel, *, edge) -> tuple[float, float] | None:
 #: function → (path name, path, required data kind, record rank or None, implied range of h)
 _BY_FUNCTION: dict[Callable, tuple[str, Callable, str | None, int | None, Callable]] = {
     fn.identity: ("mean_values", _mean, "real", 0, _identity_range),
-    fn.half_squared_difference: ("variance_closed_form", _variance, "real", 0,
-                                 _width_range(lambda w: (0.0, 0.5 * (w * w)))),
-    fn.absolute_difference: ("gini_sorted_prefix_sums", _gini, "real", 0,
-                             _width_range(lambda w: (0.0, w))),
+    fn.half_squared_difference: (
+        "variance_closed_form",
+        _variance,
+        "real",
+        0,
+        _width_range(lambda w: (0.0, 0.5 * (w * w))),
+    ),
+    fn.absolute_difference: (
+        "gini_sorted_prefix_sums",
+        _gini,
+        "real",
+        0,
+        _width_range(lambda w: (0.0, w)),
+    ),
     fn.positive_pair_sum: ("wilcoxon_sorted_search", _wilcoxon, "real", 0, _unit_range),
-    fn.kendall_concordance: ("kendall_dominance_counts", _kendall, "real", 1,
-                             lambda kernel: (-1.0, 1.0) if kernel.record_shape == (2,) else None),
+    fn.kendall_concordance: (
+        "kendall_dominance_counts",
+        _kendall,
+        "real",
+        1,
+        lambda kernel: (-1.0, 1.0) if kernel.record_shape == (2,) else None,
+    ),
     fn.equal_labels: ("collision_counts", _collision, "labels", None, _unit_range),
     fn.table_lookup: ("table_counts", _table, "labels", None, _table_range),
     fn.scored_label_order: ("auc_sorted_search", _auc, "scored_labels", None, _unit_range),
     fn.adjacency_entry: ("adjacency_degrees", _adjacency_edge, "adjacency", None, _unit_range),
-    fn.adjacency_triangle: ("adjacency_triangle_counts", _adjacency_triangle, "adjacency", None,
-                            _unit_range),
+    fn.adjacency_triangle: (
+        "adjacency_triangle_counts",
+        _adjacency_triangle,
+        "adjacency",
+        None,
+        _unit_range,
+    ),
     fn.rgg_edge: ("rgg_kdtree_degrees", _rgg_edge, "real", 1, _unit_range),
     fn.rgg_triangle: ("rgg_kdtree_triangle_counts", _rgg_triangle, "real", 1, _unit_range),
-    fn.pairwise_triangle: ("triangle_matrix_product", _triangle_product, None, None, _product_range),
+    fn.pairwise_triangle: (
+        "triangle_matrix_product",
+        _triangle_product,
+        None,
+        None,
+        _product_range,
+    ),
 }
 
 
@@ -351,6 +389,8 @@ def fast_path_for(kernel) -> tuple[str, Callable[[Any], tuple[float, np.ndarray]
     if implied is None:
         return None
     low, high = implied
-    if (kernel.lower is not None and kernel.lower > low) or (kernel.upper is not None and kernel.upper < high):
+    if (kernel.lower is not None and kernel.lower > low) or (
+        kernel.upper is not None and kernel.upper < high
+    ):
         return None
     return name, functools.partial(path, kernel=kernel, **keywords)

@@ -51,8 +51,9 @@ __all__ = ["KernelInputSpace", "graph_adjacency", "kernel_input_space"]
 
 def graph_adjacency(graph: nx.Graph) -> Any:
     """The sparse adjacency matrix of a validated graph on nodes 0..n−1 (node order)."""
-    return nx.to_scipy_sparse_array(graph, nodelist=range(graph.number_of_nodes()),
-                                    dtype=np.int8, format="csr")
+    return nx.to_scipy_sparse_array(
+        graph, nodelist=range(graph.number_of_nodes()), dtype=np.int8, format="csr"
+    )
 
 
 def _identity(x: Any) -> Any:
@@ -81,9 +82,15 @@ class KernelInputSpace:
     records_are_nodes: bool = False
 
 
-def kernel_input_space(kernel: Kernel, n: int, *, record_domain: Any = None,
-                       input_domain: Any = None, relation: Any = None,
-                       to_kernel_data: Callable[[Any], Any] | None = None) -> KernelInputSpace:
+def kernel_input_space(
+    kernel: Kernel,
+    n: int,
+    *,
+    record_domain: Any = None,
+    input_domain: Any = None,
+    relation: Any = None,
+    to_kernel_data: Callable[[Any], Any] | None = None,
+) -> KernelInputSpace:
     """The input domain and relation for n records of ``kernel`` (see the module table).
 
     Parameters
@@ -117,8 +124,12 @@ def kernel_input_space(kernel: Kernel, n: int, *, record_domain: Any = None,
         relation = NodeNeighbouring() if is_graph else SubstituteOne()
     if to_kernel_data is None:
         to_kernel_data = graph_adjacency if isinstance(input_domain, GraphDomain) else _identity
-    return KernelInputSpace(input_domain=input_domain, relation=relation,
-                            to_kernel_data=to_kernel_data, records_are_nodes=is_graph)
+    return KernelInputSpace(
+        input_domain=input_domain,
+        relation=relation,
+        to_kernel_data=to_kernel_data,
+        records_are_nodes=is_graph,
+    )
 
 
 def _record_domain(kernel: Kernel) -> Any:
@@ -133,4 +144,5 @@ def _record_domain(kernel: Kernel) -> Any:
         return Categorical(size=dom.n_labels) if dom.n_labels is not None else IntegerRange()
     raise InvalidParameterError(
         f"kernel {kernel.name!r} has data of kind {dom.kind!r} (record shape "
-        f"{dom.record_shape}) with no default spec domain; pass record_domain or input_domain")
+        f"{dom.record_shape}) with no default spec domain; pass record_domain or input_domain"
+    )

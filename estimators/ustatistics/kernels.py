@@ -130,8 +130,14 @@ class Kernel:
     def __post_init__(self) -> None:
         if not isinstance(self.name, str) or not self.name:
             raise InvalidParameterError(f"a kernel needs a non-empty name, got {self.name!r}")
-        if isinstance(self.degree, bool) or not isinstance(self.degree, (int, np.integer)) or self.degree < 1:
-            raise InvalidParameterError(f"kernel degree k must be an integer >= 1, got {self.degree!r}")
+        if (
+            isinstance(self.degree, bool)
+            or not isinstance(self.degree, (int, np.integer))
+            or self.degree < 1
+        ):
+            raise InvalidParameterError(
+                f"kernel degree k must be an integer >= 1, got {self.degree!r}"
+            )
         object.__setattr__(self, "degree", int(self.degree))
         if not callable(self.function):
             raise InvalidParameterError(f"kernel function must be callable, got {self.function!r}")
@@ -139,15 +145,20 @@ class Kernel:
             value = getattr(self, label)
             if value is not None:
                 if not np.isfinite(value):
-                    raise InvalidParameterError(f"kernel bound {label} must be finite, got {value!r}")
+                    raise InvalidParameterError(
+                        f"kernel bound {label} must be finite, got {value!r}"
+                    )
                 object.__setattr__(self, label, float(value))
         if self.lower is not None and self.upper is not None and self.lower > self.upper:
             raise InvalidParameterError(
-                f"kernel range needs lower <= upper, got lower={self.lower!r}, upper={self.upper!r}")
+                f"kernel range needs lower <= upper, got lower={self.lower!r}, upper={self.upper!r}"
+            )
         if self.subgaussian_proxy is not None and not (
-                np.isfinite(self.subgaussian_proxy) and self.subgaussian_proxy > 0):
+            np.isfinite(self.subgaussian_proxy) and self.subgaussian_proxy > 0
+        ):
             raise InvalidParameterError(
-                f"sub-Gaussian proxy must be finite and > 0, got {self.subgaussian_proxy!r}")
+                f"sub-Gaussian proxy must be finite and > 0, got {self.subgaussian_proxy!r}"
+            )
         if not isinstance(self.domain, DataDomain):
             raise InvalidParameterError(f"domain must be a DataDomain, got {self.domain!r}")
         object.__setattr__(self, "parameters", dict(self.parameters))
@@ -167,10 +178,11 @@ class Kernel:
         InvalidParameterError
             If the kernel does not declare both bounds.
         """
-        if not self.is_bounded:
+        if self.lower is None or self.upper is None:  # not self.is_bounded
             raise InvalidParameterError(
                 f"kernel {self.name!r} is unbounded (lower={self.lower!r}, upper={self.upper!r}): "
-                "it has no additive range")
+                "it has no additive range"
+            )
         return float(self.upper - self.lower)
 
     @property
@@ -198,7 +210,8 @@ class Kernel:
             tuples = tuples[:, None]
         if tuples.ndim != 2 or tuples.shape[1] != self.degree:
             raise InvalidInputError(
-                f"index tuples must have shape (m, {self.degree}), got shape {tuples.shape}")
+                f"index tuples must have shape (m, {self.degree}), got shape {tuples.shape}"
+            )
         if tuples.size and tuples.dtype.kind not in "iu":
             raise InvalidInputError(f"index tuples must be integers, got dtype {tuples.dtype}")
         tuples = tuples.astype(np.int64)
@@ -207,15 +220,17 @@ class Kernel:
             if bad.any():
                 row = int(np.argwhere(bad)[0][0])
                 raise InvalidInputError(
-                    f"index tuple {tuple(tuples[row].tolist())} has an index outside 0..{n - 1}")
+                    f"index tuple {tuple(tuples[row].tolist())} has an index outside 0..{n - 1}"
+                )
             if self.degree > 1:
                 ordered = np.sort(tuples, axis=1)
                 repeated = (np.diff(ordered, axis=1) == 0).any(axis=1)
                 if repeated.any():
                     row = int(np.argmax(repeated))
                     raise InvalidInputError(
-                        f"index tuple {tuple(tuples[row].tolist())} repeats an index; a U-statistic "
-                        "kernel is evaluated on k distinct records")
+                        f"index tuple {tuple(tuples[row].tolist())} repeats an index; "
+                        "a U-statistic kernel is evaluated on k distinct records"
+                    )
         return tuples
 
     def evaluate(self, data: Any, index_tuples: Any, *, validate: bool = True) -> np.ndarray:
@@ -251,7 +266,8 @@ class Kernel:
         if values.shape != expected:
             raise InvalidParameterError(
                 f"kernel {self.name!r} returned shape {values.shape} for {expected[0]} tuples; "
-                f"expected shape {expected}")
+                f"expected shape {expected}"
+            )
         self.check_range(values, index_tuples)
         return values
 
@@ -260,8 +276,11 @@ class Kernel:
         if values.size == 0:
             return
         smallest, largest = values.min(), values.max()  # NaN propagates into both
-        if not (np.isnan(smallest) or (self.lower is not None and smallest < self.lower)
-                or (self.upper is not None and largest > self.upper)):
+        if not (
+            np.isnan(smallest)
+            or (self.lower is not None and smallest < self.lower)
+            or (self.upper is not None and largest > self.upper)
+        ):
             return
         bad = np.isnan(values)
         if self.lower is not None:
@@ -273,10 +292,18 @@ class Kernel:
             raise KernelRangeError(
                 f"kernel {self.name!r} returned {_py(values[row])!r} on index tuple "
                 f"{tuple(np.asarray(index_tuples[row]).tolist())}, outside its declared range "
-                f"[{self.lower!r}, {self.upper!r}]")
+                f"[{self.lower!r}, {self.upper!r}]"
+            )
 
-    def check_symmetry(self, data: Any, rng: RandomLike, n_tuples: int = 200,
-                       n_permutations: int = 5, *, tolerance: float = 1e-12) -> SymmetryCheckResult:
+    def check_symmetry(
+        self,
+        data: Any,
+        rng: RandomLike,
+        n_tuples: int = 200,
+        n_permutations: int = 5,
+        *,
+        tolerance: float = 1e-12,
+    ) -> SymmetryCheckResult:
         """Test on random tuples and random permutations that h is symmetric.
 
         Draws ``n_tuples`` uniform k-subsets of the records and, for each, ``n_permutations``
@@ -320,25 +347,40 @@ class Kernel:
                 worst, worst_row, worst_order = float(discrepancy[row]), row, permuted[row]
         symmetric = worst <= tolerance
         return SymmetryCheckResult(
-            symmetric=symmetric, max_discrepancy=worst,
-            offending_tuple=None if symmetric else tuple(tuples[worst_row].tolist()),
-            permuted_tuple=None if symmetric else tuple(worst_order.tolist()),
-            n_tuples=int(n_tuples), n_permutations=int(n_permutations))
+            symmetric=symmetric,
+            max_discrepancy=worst,
+            offending_tuple=(
+                None if symmetric or worst_row is None else tuple(tuples[worst_row].tolist())
+            ),
+            permuted_tuple=(
+                None if symmetric or worst_order is None else tuple(worst_order.tolist())
+            ),
+            n_tuples=int(n_tuples),
+            n_permutations=int(n_permutations),
+        )
 
 
 # ---------------------------------------------------------------- built-ins
-def _check_bounds(lower: float, upper: float) -> tuple[float, float]:
+def _check_bounds(lower: Any, upper: Any) -> tuple[float, float]:
     try:
         lo, hi = float(lower), float(upper)
     except (TypeError, ValueError) as exc:
-        raise InvalidParameterError(f"bounds must be real numbers, got {lower!r}, {upper!r}") from exc
+        raise InvalidParameterError(
+            f"bounds must be real numbers, got {lower!r}, {upper!r}"
+        ) from exc
     if not (np.isfinite(lo) and np.isfinite(hi) and lo < hi):
-        raise InvalidParameterError(f"need finite bounds lower < upper, got lower={lower!r}, upper={upper!r}")
+        raise InvalidParameterError(
+            f"need finite bounds lower < upper, got lower={lower!r}, upper={upper!r}"
+        )
     return lo, hi
 
 
-def mean_kernel(lower: float | None = None, upper: float | None = None, *,
-                subgaussian_proxy: float | None = None) -> Kernel:
+def mean_kernel(
+    lower: float | None = None,
+    upper: float | None = None,
+    *,
+    subgaussian_proxy: float | None = None,
+) -> Kernel:
     """h(x) = x (k = 1): U_n is the sample mean.
 
     Parameters
@@ -350,11 +392,25 @@ def mean_kernel(lower: float | None = None, upper: float | None = None, *,
         Declared τ of h(X) = X.
     """
     if lower is None and upper is None:
-        return Kernel("mean", 1, fn.identity, subgaussian_proxy=subgaussian_proxy,
-                      domain=DataDomain("real"), parameters={"lower": None, "upper": None})
+        return Kernel(
+            "mean",
+            1,
+            fn.identity,
+            subgaussian_proxy=subgaussian_proxy,
+            domain=DataDomain("real"),
+            parameters={"lower": None, "upper": None},
+        )
     lo, hi = _check_bounds(lower, upper)
-    return Kernel("mean", 1, fn.identity, lo, hi, subgaussian_proxy=subgaussian_proxy,
-                  domain=DataDomain("real", lower=lo, upper=hi), parameters={"lower": lo, "upper": hi})
+    return Kernel(
+        "mean",
+        1,
+        fn.identity,
+        lo,
+        hi,
+        subgaussian_proxy=subgaussian_proxy,
+        domain=DataDomain("real", lower=lo, upper=hi),
+        parameters={"lower": lo, "upper": hi},
+    )
 
 
 def variance_kernel(lower: float, upper: float) -> Kernel:
@@ -365,15 +421,29 @@ def variance_kernel(lower: float, upper: float) -> Kernel:
     """
     lo, hi = _check_bounds(lower, upper)
     width = hi - lo
-    return Kernel("variance", 2, fn.half_squared_difference, 0.0, 0.5 * (width * width),
-                  domain=DataDomain("real", lower=lo, upper=hi), parameters={"lower": lo, "upper": hi})
+    return Kernel(
+        "variance",
+        2,
+        fn.half_squared_difference,
+        0.0,
+        0.5 * (width * width),
+        domain=DataDomain("real", lower=lo, upper=hi),
+        parameters={"lower": lo, "upper": hi},
+    )
 
 
 def gini_mean_difference_kernel(lower: float, upper: float) -> Kernel:
     """h(x₁, x₂) = |x₁ − x₂| (k = 2): U_n is Gini's mean difference; range [0, upper − lower]."""
     lo, hi = _check_bounds(lower, upper)
-    return Kernel("gini_mean_difference", 2, fn.absolute_difference, 0.0, hi - lo,
-                  domain=DataDomain("real", lower=lo, upper=hi), parameters={"lower": lo, "upper": hi})
+    return Kernel(
+        "gini_mean_difference",
+        2,
+        fn.absolute_difference,
+        0.0,
+        hi - lo,
+        domain=DataDomain("real", lower=lo, upper=hi),
+        parameters={"lower": lo, "upper": hi},
+    )
 
 
 def kendall_tau_kernel() -> Kernel:
@@ -381,13 +451,21 @@ def kendall_tau_kernel() -> Kernel:
 
     Data have shape (n, 2); sign(0) = 0, so tied pairs count 0.  Range [−1, 1].
     """
-    return Kernel("kendall_tau", 2, fn.kendall_concordance, -1.0, 1.0,
-                  domain=DataDomain("real", record_shape=(2,)))
+    return Kernel(
+        "kendall_tau",
+        2,
+        fn.kendall_concordance,
+        -1.0,
+        1.0,
+        domain=DataDomain("real", record_shape=(2,)),
+    )
 
 
 def wilcoxon_signed_rank_kernel() -> Kernel:
     """h(x₁, x₂) = 1(x₁ + x₂ > 0) (k = 2), Wilcoxon's signed-rank kernel; range [0, 1]."""
-    return Kernel("wilcoxon_signed_rank", 2, fn.positive_pair_sum, 0.0, 1.0, domain=DataDomain("real"))
+    return Kernel(
+        "wilcoxon_signed_rank", 2, fn.positive_pair_sum, 0.0, 1.0, domain=DataDomain("real")
+    )
 
 
 def symmetry_kernel(lower: float, upper: float) -> Kernel:
@@ -400,8 +478,15 @@ def symmetry_kernel(lower: float, upper: float) -> Kernel:
     """
     lo, hi = _check_bounds(lower, upper)
     third = (hi - lo) / 3.0
-    return Kernel("symmetry", 3, fn.median_minus_mean, -third, third,
-                  domain=DataDomain("real", lower=lo, upper=hi), parameters={"lower": lo, "upper": hi})
+    return Kernel(
+        "symmetry",
+        3,
+        fn.median_minus_mean,
+        -third,
+        third,
+        domain=DataDomain("real", lower=lo, upper=hi),
+        parameters={"lower": lo, "upper": hi},
+    )
 
 
 def collision_kernel() -> Kernel:
@@ -427,20 +512,30 @@ def table_kernel(table: Any) -> Kernel:
     except (TypeError, ValueError) as exc:
         raise InvalidParameterError(f"kernel table must be a real matrix: {exc}") from exc
     if array.ndim != 2 or array.shape[0] != array.shape[1] or array.shape[0] < 1:
-        raise InvalidParameterError(f"kernel table must be square d×d with d >= 1, got shape {array.shape}")
+        raise InvalidParameterError(
+            f"kernel table must be square d×d with d >= 1, got shape {array.shape}"
+        )
     if not np.isfinite(array).all():
-        raise InvalidParameterError(f"kernel table must be finite, found {_py(array[~np.isfinite(array)][0])!r}")
+        raise InvalidParameterError(
+            f"kernel table must be finite, found {_py(array[~np.isfinite(array)][0])!r}"
+        )
     asym = array != array.T
     if asym.any():
         i, j = (int(v) for v in np.argwhere(asym)[0])
         raise InvalidParameterError(
             f"kernel table must be symmetric: table[{i}, {j}] = {_py(array[i, j])!r} but "
-            f"table[{j}, {i}] = {_py(array[j, i])!r}")
+            f"table[{j}, {i}] = {_py(array[j, i])!r}"
+        )
     array.setflags(write=False)
-    return Kernel("table", 2, functools.partial(fn.table_lookup, table=array),
-                  float(array.min()), float(array.max()),
-                  domain=DataDomain("labels", n_labels=array.shape[0]),
-                  parameters={"table": array.tolist()})
+    return Kernel(
+        "table",
+        2,
+        functools.partial(fn.table_lookup, table=array),
+        float(array.min()),
+        float(array.max()),
+        domain=DataDomain("labels", n_labels=array.shape[0]),
+        parameters={"table": array.tolist()},
+    )
 
 
 def auc_kernel() -> Kernel:
@@ -466,7 +561,8 @@ def auc_from_u_statistic(u_statistic: float, n_positive: int, n_negative: int) -
     """Empirical AUC from the U-statistic of :func:`auc_kernel` (see its Relation to the AUC)."""
     if n_positive < 1 or n_negative < 1:
         raise InvalidParameterError(
-            f"AUC needs both classes, got n_positive={n_positive!r}, n_negative={n_negative!r}")
+            f"AUC needs both classes, got n_positive={n_positive!r}, n_negative={n_negative!r}"
+        )
     n = n_positive + n_negative
     return 0.5 + (float(u_statistic) - 0.5) * (n * (n - 1) / 2) / (n_positive * n_negative)
 
@@ -488,9 +584,15 @@ def rgg_edge_kernel(radius: float, dimension: int = 3) -> Kernel:
     ℝ³).
     """
     r = _check_radius(radius)
-    return Kernel("rgg_edge", 2, functools.partial(fn.rgg_edge, radius=r), 0.0, 1.0,
-                  domain=DataDomain("real", record_shape=(int(dimension),)),
-                  parameters={"radius": r, "dimension": int(dimension)})
+    return Kernel(
+        "rgg_edge",
+        2,
+        functools.partial(fn.rgg_edge, radius=r),
+        0.0,
+        1.0,
+        domain=DataDomain("real", record_shape=(int(dimension),)),
+        parameters={"radius": r, "dimension": int(dimension)},
+    )
 
 
 def rgg_triangle_kernel(radius: float, dimension: int = 3) -> Kernel:
@@ -499,9 +601,15 @@ def rgg_triangle_kernel(radius: float, dimension: int = 3) -> Kernel:
     ``docs/derivations.md`` §6.
     """
     r = _check_radius(radius)
-    return Kernel("rgg_triangle", 3, functools.partial(fn.rgg_triangle, radius=r), 0.0, 1.0,
-                  domain=DataDomain("real", record_shape=(int(dimension),)),
-                  parameters={"radius": r, "dimension": int(dimension)})
+    return Kernel(
+        "rgg_triangle",
+        3,
+        functools.partial(fn.rgg_triangle, radius=r),
+        0.0,
+        1.0,
+        domain=DataDomain("real", record_shape=(int(dimension),)),
+        parameters={"radius": r, "dimension": int(dimension)},
+    )
 
 
 def adjacency_edge_kernel() -> Kernel:
@@ -519,8 +627,9 @@ def adjacency_triangle_kernel() -> Kernel:
     U_n is the triangle density and ĥ(i) = t_i / C(n − 1, 2) with t_i the number of
     triangles through i (``docs/derivations.md`` §6).
     """
-    return Kernel("adjacency_triangle", 3, fn.adjacency_triangle, 0.0, 1.0,
-                  domain=DataDomain("adjacency"))
+    return Kernel(
+        "adjacency_triangle", 3, fn.adjacency_triangle, 0.0, 1.0, domain=DataDomain("adjacency")
+    )
 
 
 def triangle_product_kernel(edge: Kernel) -> Kernel:
@@ -541,10 +650,18 @@ def triangle_product_kernel(edge: Kernel) -> Kernel:
     """
     if not isinstance(edge, Kernel) or edge.degree != 2:
         raise InvalidParameterError(f"edge must be a Kernel of degree 2, got {edge!r}")
-    if not edge.is_bounded:
-        raise InvalidParameterError(f"edge kernel {edge.name!r} must be bounded to bound the product")
     a, b = edge.lower, edge.upper
+    if a is None or b is None:  # not edge.is_bounded
+        raise InvalidParameterError(
+            f"edge kernel {edge.name!r} must be bounded to bound the product"
+        )
     corners = (a * a * a, a * a * b, a * b * b, b * b * b)
-    return Kernel(f"triangle_product[{edge.name}]", 3, functools.partial(fn.pairwise_triangle, edge=edge),
-                  min(corners), max(corners), domain=edge.domain,
-                  parameters={"edge": edge.name, "edge_parameters": dict(edge.parameters)})
+    return Kernel(
+        f"triangle_product[{edge.name}]",
+        3,
+        functools.partial(fn.pairwise_triangle, edge=edge),
+        min(corners),
+        max(corners),
+        domain=edge.domain,
+        parameters={"edge": edge.name, "edge_parameters": dict(edge.parameters)},
+    )

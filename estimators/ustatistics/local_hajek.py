@@ -113,8 +113,9 @@ def as_tuple_family(family: Any, n: int) -> TupleFamily | None:
         return None
     if isinstance(family, SubsetFamily):
         if family.n != n:
-            raise InvalidParameterError(f"the family is over n={family.n} records, the data "
-                                        f"have n={n}")
+            raise InvalidParameterError(
+                f"the family is over n={family.n} records, the data have n={n}"
+            )
         if family.tuples is None:
             return None
         result = family.check()
@@ -125,19 +126,22 @@ def as_tuple_family(family: Any, n: int) -> TupleFamily | None:
                 f"max M_i/M = {result.max_member_fraction:.6g}, max M_ij/M_i = "
                 f"{result.max_pair_ratio:.6g}, min M_i = {result.min_member_count}, threshold "
                 f"3k/n = {result.threshold:.6g}); Algorithm 1 would return bottom, so draw "
-                "another family (SubsetFamily.draw_valid_subsampled resamples for free)")
+                "another family (SubsetFamily.draw_valid_subsampled resamples for free)"
+            )
         return tuple_family(family.tuples, n)
     if isinstance(family, TupleFamily):
         if family.n != n:
-            raise InvalidParameterError(f"the family is over n={family.n} records, the data "
-                                        f"have n={n}")
+            raise InvalidParameterError(
+                f"the family is over n={family.n} records, the data have n={n}"
+            )
         explicit = family
     elif isinstance(family, (np.ndarray, list, tuple)):
         explicit = tuple_family(np.asarray(family), n)
     else:
         raise InvalidParameterError(
             "family must be None (all k-subsets), a SubsetFamily, a TupleFamily or an (M, k) "
-            f"array of index tuples, got {type(family).__name__}")
+            f"array of index tuples, got {type(family).__name__}"
+        )
     explicit.check()
     return explicit
 
@@ -236,16 +240,21 @@ class LocalHajekAlgorithm:
     @property
     def family_size(self) -> float:
         """M = |𝒮| (a float: C(n, k) may exceed 2⁵³)."""
-        return float(self.family.size) if self.family is not None else float(
-            math.comb(self.n, self.degree))
+        return (
+            float(self.family.size)
+            if self.family is not None
+            else float(math.comb(self.n, self.degree))
+        )
 
     def describe_family(self) -> str:
         """One line naming the family, for specs and reports."""
         if self.family is None:
             return f"all C({self.n}, {self.degree}) {self.degree}-subsets"
-        return (f"an explicit family of {self.family.size} {self.degree}-subsets "
-                f"(rho1 = {self.overlap.member_fraction:.6g}, rho2 = "
-                f"{self.overlap.pair_ratio:.6g})")
+        return (
+            f"an explicit family of {self.family.size} {self.degree}-subsets "
+            f"(rho1 = {self.overlap.member_fraction:.6g}, rho2 = "
+            f"{self.overlap.pair_ratio:.6g})"
+        )
 
     def evaluate(self, data: Any, *, validated: bool = False) -> LocalHajekStatistic:
         """Lines 1–20 of Algorithm 1 on ``data`` (no noise).
@@ -272,37 +281,56 @@ class LocalHajekAlgorithm:
         x = data if validated else self.kernel.validate_data(data)
         size = int(x.shape[0])
         if size != self.n:
-            raise InvalidInputError(f"the data have n={size} records but the public size is "
-                                    f"n={self.n}")
+            raise InvalidInputError(
+                f"the data have n={size} records but the public size is n={self.n}"
+            )
         k, c = self.degree, self.additive_range
         if self.family is None:
             hajek = local_hajek_projections(x, self.kernel)
             mean = float(hajek.u_statistic)
-            weights = local_hajek_weights(hajek.projections, mean, degree=k, additive_range=c,
-                                          xi=self.xi, beta=self.beta)
+            weights = local_hajek_weights(
+                hajek.projections, mean, degree=k, additive_range=c, xi=self.xi, beta=self.beta
+            )
             if weights.all_good:
                 weighted = mean
             else:
                 weighted = weighted_mean_from_sums(
-                    mean, weighted_tuple_sum(x, self.kernel, weights.weights),
-                    min_weight_tuple_sum(weights.weights, k), self.family_size)
+                    mean,
+                    weighted_tuple_sum(x, self.kernel, weights.weights),
+                    min_weight_tuple_sum(weights.weights, k),
+                    self.family_size,
+                )
         else:
             values = self.kernel.evaluate(x, self.family.tuples, validate=False)
-            batch = batched_local_hajek(values, self.family, additive_range=c, xi=self.xi,
-                                        beta=self.beta)
+            batch = batched_local_hajek(
+                values, self.family, additive_range=c, xi=self.xi, beta=self.beta
+            )
             mean = float(batch.means[0])
-            weights = local_hajek_weights(batch.projections[0], mean, degree=k,
-                                          additive_range=c, xi=self.xi, beta=self.beta)
+            weights = local_hajek_weights(
+                batch.projections[0], mean, degree=k, additive_range=c, xi=self.xi, beta=self.beta
+            )
             weighted = float(batch.weighted_means[0])
         return LocalHajekStatistic(
-            n=self.n, degree=k, mean=mean, weighted_mean=float(weighted), weights=weights,
-            smooth_sensitivity=float(self.smooth_table[weights.level - 1]), beta=self.beta,
-            sensitivity_mode=self.sensitivity_mode)
+            n=self.n,
+            degree=k,
+            mean=mean,
+            weighted_mean=float(weighted),
+            weights=weights,
+            smooth_sensitivity=float(self.smooth_table[weights.level - 1]),
+            beta=self.beta,
+            sensitivity_mode=self.sensitivity_mode,
+        )
 
 
-def local_hajek_algorithm(n: int, kernel: Kernel, *, xi: float, beta: float,
-                          family: Any = None, sensitivity_mode: SensitivityMode = "rigorous"
-                          ) -> LocalHajekAlgorithm:
+def local_hajek_algorithm(
+    n: int,
+    kernel: Kernel,
+    *,
+    xi: float,
+    beta: float,
+    family: Any = None,
+    sensitivity_mode: SensitivityMode = "rigorous",
+) -> LocalHajekAlgorithm:
     """Fix the public parameters of Algorithm 1 (see :class:`LocalHajekAlgorithm`).
 
     Parameters
@@ -339,7 +367,8 @@ def local_hajek_algorithm(n: int, kernel: Kernel, *, xi: float, beta: float,
     c = kernel.additive_range  # raises for unbounded kernels
     if not c > 0:
         raise InvalidParameterError(
-            f"kernel {kernel.name!r} has additive range C = {c!r}; Algorithm 1 needs C > 0")
+            f"kernel {kernel.name!r} has additive range C = {c!r}; Algorithm 1 needs C > 0"
+        )
     x = check_nonnegative(xi, "xi")
     b = check_epsilon(beta, "beta")
     mode = check_mode(sensitivity_mode)
@@ -347,27 +376,45 @@ def local_hajek_algorithm(n: int, kernel: Kernel, *, xi: float, beta: float,
     if explicit is not None:
         if explicit.degree != k:
             raise InvalidParameterError(
-                f"the family has {explicit.degree}-subsets, the kernel has degree {k}")
+                f"the family has {explicit.degree}-subsets, the kernel has degree {k}"
+            )
         overlap = explicit.overlap()
     else:
         overlap = all_tuples_overlap(size, k)
     levels = np.arange(1, size + 1)
-    common = {"n": size, "degree": k, "additive_range": c, "xi": x, "beta": b}
     if mode == "rigorous":
-        bounds = local_sensitivity_bound_rigorous(levels, overlap=overlap, **common)
+        bounds = local_sensitivity_bound_rigorous(
+            levels, overlap=overlap, n=size, degree=k, additive_range=c, xi=x, beta=b
+        )
     else:
-        bounds = local_sensitivity_bound_paper(levels, **common)
+        bounds = local_sensitivity_bound_paper(
+            levels, n=size, degree=k, additive_range=c, xi=x, beta=b
+        )
     bounds.setflags(write=False)
     table = smooth_sensitivity_table(bounds, b)
     table.setflags(write=False)
-    return LocalHajekAlgorithm(n=size, kernel=kernel, xi=x, beta=b, sensitivity_mode=mode,
-                               family=explicit, overlap=overlap, local_bounds=bounds,
-                               smooth_table=table)
+    return LocalHajekAlgorithm(
+        n=size,
+        kernel=kernel,
+        xi=x,
+        beta=b,
+        sensitivity_mode=mode,
+        family=explicit,
+        overlap=overlap,
+        local_bounds=bounds,
+        smooth_table=table,
+    )
 
 
-def local_hajek_statistic(data: Any, kernel: Kernel, *, xi: float, beta: float,
-                          family: Any = None, sensitivity_mode: SensitivityMode = "rigorous"
-                          ) -> LocalHajekStatistic:
+def local_hajek_statistic(
+    data: Any,
+    kernel: Kernel,
+    *,
+    xi: float,
+    beta: float,
+    family: Any = None,
+    sensitivity_mode: SensitivityMode = "rigorous",
+) -> LocalHajekStatistic:
     """Ã_n, A_n, the weights and S(X) of Algorithm 1 on ``data`` (no noise).
 
     A convenience for :func:`local_hajek_algorithm` ``(n, …).evaluate(data)`` with n read
@@ -385,6 +432,7 @@ def local_hajek_statistic(data: Any, kernel: Kernel, *, xi: float, beta: float,
     x = kernel.validate_data(data) if isinstance(kernel, Kernel) else data
     if not isinstance(kernel, Kernel):
         raise InvalidParameterError(f"kernel must be a Kernel, got {type(kernel).__name__}")
-    algorithm = local_hajek_algorithm(int(x.shape[0]), kernel, xi=xi, beta=beta, family=family,
-                                      sensitivity_mode=sensitivity_mode)
+    algorithm = local_hajek_algorithm(
+        int(x.shape[0]), kernel, xi=xi, beta=beta, family=family, sensitivity_mode=sensitivity_mode
+    )
     return algorithm.evaluate(x, validated=True)

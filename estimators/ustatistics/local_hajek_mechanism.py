@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 import scipy.sparse as sp
@@ -64,13 +64,15 @@ __all__ = [
 #: Where the rigorous smooth bound and the finding against the paper's bound are stated.
 USTAT_SPEC_RIGOROUS = Reference(
     citation="privaudit derivations, docs/derivations.md (our derivation from Chaudhuri et "
-             "al. 2024, Algorithm 1, Lemmas 2, A.12-A.18)",
+    "al. 2024, Algorithm 1, Lemmas 2, A.12-A.18)",
     locator="section 3: prefactor 1 is not a valid local-sensitivity bound; rigorous bound "
-            "G_rig; section 1: tight constant 3 + 3^(3/4)")
+    "G_rig; section 1: tight constant 3 + 3^(3/4)",
+)
 ALGORITHM_1 = Reference(
     citation=CHAUDHURI_2024.citation,
     locator="Algorithm 1 (Private Mean Local Hajek), Theorems 2 and 4, Lemma A.18",
-    url="https://arxiv.org/abs/2407.04945")
+    url="https://arxiv.org/abs/2407.04945",
+)
 
 #: Data sets whose evaluation is kept per mechanism (the auditor revisits a few inputs).
 CACHE_SIZE = 64
@@ -81,8 +83,14 @@ def _data_key(x: Any) -> bytes:
     if sp.issparse(x):
         csr = sp.csr_array(x)
         csr.sort_indices()
-        return b"|".join([repr(csr.shape).encode(), csr.indptr.tobytes(),
-                          csr.indices.tobytes(), np.asarray(csr.data).tobytes()])
+        return b"|".join(
+            [
+                repr(csr.shape).encode(),
+                csr.indptr.tobytes(),
+                csr.indices.tobytes(),
+                np.asarray(csr.data).tobytes(),
+            ]
+        )
     arr = np.asarray(x)
     return b"|".join([arr.dtype.str.encode(), repr(arr.shape).encode(), arr.tobytes()])
 
@@ -123,8 +131,9 @@ class LocalHajekMechanism(SmoothSensitivityMechanism):
         Input domain, relation and the converter to the kernel's data.
     """
 
-    def __init__(self, spec: MechanismSpec, algorithm: LocalHajekAlgorithm,
-                 space: KernelInputSpace) -> None:
+    def __init__(
+        self, spec: MechanismSpec, algorithm: LocalHajekAlgorithm, space: KernelInputSpace
+    ) -> None:
         Mechanism.__init__(self, spec)
         self._algorithm = algorithm
         self._space = space
@@ -166,8 +175,15 @@ class LocalHajekMechanism(SmoothSensitivityMechanism):
         return out
 
 
-def local_hajek_spec(algorithm: LocalHajekAlgorithm, epsilon: float, *, input_domain: Any,
-                     relation: Any, name: str, summary: str = "") -> MechanismSpec:
+def local_hajek_spec(
+    algorithm: LocalHajekAlgorithm,
+    epsilon: float,
+    *,
+    input_domain: Any,
+    relation: Any,
+    name: str,
+    summary: str = "",
+) -> MechanismSpec:
     """The spec of Algorithm 1 with the given public parameters and total claim ``epsilon``.
 
     Raises
@@ -183,56 +199,82 @@ def local_hajek_spec(algorithm: LocalHajekAlgorithm, epsilon: float, *, input_do
     if not np.isclose(beta, expected, rtol=1e-12, atol=0.0):
         raise InvalidParameterError(
             f"the algorithm's beta = {beta!r} does not match epsilon = {eps!r} in {mode} mode "
-            f"(expected beta = {expected!r})")
+            f"(expected beta = {expected!r})"
+        )
     k, c = algorithm.degree, algorithm.additive_range
     kernel = algorithm.kernel
     family = algorithm.describe_family()
-    bound = ("S_rig(X) = max_l e^(-beta l) G_rig(min(L_X + l, n)), docs/derivations.md section 3 "
-             f"(rho1 = {algorithm.overlap.member_fraction:.6g}, rho2 = "
-             f"{algorithm.overlap.pair_ratio:.6g})"
-             if mode == "rigorous" else
-             "S_paper(X) = max_l e^(-beta l) g(min(L_X + l, n)) with g(L) = (k/n)(xi + kCL/n)"
-             "(1 + beta L) + k^2 C L^2 min(k, L)/n^2 (Algorithm 1 line 20 / eq. A.57 with "
-             "prefactor 1, Chaudhuri et al. 2024)")
-    notes = (f"Public parameters: n = {algorithm.n}, k = {k}, kernel {kernel.name!r} with "
-             f"declared range [{kernel.lower!r}, {kernel.upper!r}] (C = {c:g}), xi = "
-             f"{algorithm.xi!r}, family: {family}, beta (Algorithm 1's epsilon) = {beta!r}. "
-             "xi, C and the family are public inputs chosen without the data (xi affects "
-             "accuracy only). ")
+    bound = (
+        "S_rig(X) = max_l e^(-beta l) G_rig(min(L_X + l, n)), docs/derivations.md section 3 "
+        f"(rho1 = {algorithm.overlap.member_fraction:.6g}, rho2 = "
+        f"{algorithm.overlap.pair_ratio:.6g})"
+        if mode == "rigorous"
+        else "S_paper(X) = max_l e^(-beta l) g(min(L_X + l, n)) with g(L) = (k/n)(xi + kCL/n)"
+        "(1 + beta L) + k^2 C L^2 min(k, L)/n^2 (Algorithm 1 line 20 / eq. A.57 with "
+        "prefactor 1, Chaudhuri et al. 2024)"
+    )
+    notes = (
+        f"Public parameters: n = {algorithm.n}, k = {k}, kernel {kernel.name!r} with "
+        f"declared range [{kernel.lower!r}, {kernel.upper!r}] (C = {c:g}), xi = "
+        f"{algorithm.xi!r}, family: {family}, beta (Algorithm 1's epsilon) = {beta!r}. "
+        "xi, C and the family are public inputs chosen without the data (xi affects "
+        "accuracy only). "
+    )
+    status: Literal["proven", "unproven"]
     if mode == "rigorous":
-        notes += ("The claim epsilon = (3 + 3^(3/4)) beta is the tight constant of the "
-                  "1/(1+z^4) smooth-sensitivity release (docs/derivations.md section 1) applied to "
-                  "the proven beta-smooth bound S_rig; the paper states 10 beta.")
+        notes += (
+            "The claim epsilon = (3 + 3^(3/4)) beta is the tight constant of the "
+            "1/(1+z^4) smooth-sensitivity release (docs/derivations.md section 1) applied to "
+            "the proven beta-smooth bound S_rig; the paper states 10 beta."
+        )
         status = "proven"
     else:
-        notes += ("PAPER MODE, reproduction only: the claim epsilon = 10 beta is the paper's "
-                  "(Lemma 2 read as 10 epsilon), but its smooth bound with constant prefactor "
-                  "1 is not an upper bound on the local sensitivity of A~_n: exact enumeration "
-                  "finds LS(X) up to ~6 S_paper(X) (docs/derivations.md section 3, "
-                  "docs/ustat_sensitivity_check.md), so the proof of Lemma 2 does not apply "
-                  "and the claim is unproven.")
+        notes += (
+            "PAPER MODE, reproduction only: the claim epsilon = 10 beta is the paper's "
+            "(Lemma 2 read as 10 epsilon), but its smooth bound with constant prefactor "
+            "1 is not an upper bound on the local sensitivity of A~_n: exact enumeration "
+            "finds LS(X) up to ~6 S_paper(X) (docs/derivations.md section 3, "
+            "docs/ustat_sensitivity_check.md), so the proof of Lemma 2 does not apply "
+            "and the claim is unproven."
+        )
         status = "unproven"
     return MechanismSpec(
         name=name,
-        summary=summary or (f"Algorithm 1 (private mean via local Hajek projections), "
-                            f"{mode} smooth sensitivity, on {kernel.name} kernel of degree {k}"),
+        summary=summary
+        or (
+            f"Algorithm 1 (private mean via local Hajek projections), "
+            f"{mode} smooth sensitivity, on {kernel.name} kernel of degree {k}"
+        ),
         references=(ALGORITHM_1, USTAT_SPEC_RIGOROUS, NRS_2007),
-        input_domain=input_domain, relation=relation,
-        statistic=(f"A~_n: local-Hajek-weighted mean of the degree-{k} kernel {kernel.name!r} "
-                   f"over {family} (Algorithm 1 lines 7-19; A~_n = A_n when every index is in "
-                   "the band)"),
+        input_domain=input_domain,
+        relation=relation,
+        statistic=(
+            f"A~_n: local-Hajek-weighted mean of the degree-{k} kernel {kernel.name!r} "
+            f"over {family} (Algorithm 1 lines 7-19; A~_n = A_n when every index is in "
+            "the band)"
+        ),
         sensitivity=(SmoothSensitivityBound(beta=beta, description=bound),),
         noise=SmoothSensitivityNoise(law=InverseQuartic(scale=1.0), alpha=beta),
-        guarantee=PureDP(epsilon=eps), proof_status=status, notes=notes)
+        guarantee=PureDP(epsilon=eps),
+        proof_status=status,
+        notes=notes,
+    )
 
 
-def private_mean_local_hajek_mechanism(n: int, kernel: Kernel, epsilon: float, *, xi: float,
-                                       family: Any = None,
-                                       sensitivity_mode: SensitivityMode = "rigorous",
-                                       record_domain: Any = None, input_domain: Any = None,
-                                       relation: Any = None,
-                                       to_kernel_data: Callable[[Any], Any] | None = None,
-                                       name: str | None = None) -> LocalHajekMechanism:
+def private_mean_local_hajek_mechanism(
+    n: int,
+    kernel: Kernel,
+    epsilon: float,
+    *,
+    xi: float,
+    family: Any = None,
+    sensitivity_mode: SensitivityMode = "rigorous",
+    record_domain: Any = None,
+    input_domain: Any = None,
+    relation: Any = None,
+    to_kernel_data: Callable[[Any], Any] | None = None,
+    name: str | None = None,
+) -> LocalHajekMechanism:
     """Algorithm 1 on n records of ``kernel`` as an ε-DP mechanism with its spec.
 
     Parameters
@@ -279,13 +321,23 @@ def private_mean_local_hajek_mechanism(n: int, kernel: Kernel, epsilon: float, *
     """
     mode = check_mode(sensitivity_mode)
     beta = internal_epsilon(epsilon, mode)
-    algorithm = local_hajek_algorithm(n, kernel, xi=xi, beta=beta, family=family,
-                                      sensitivity_mode=mode)
-    space = kernel_input_space(kernel, algorithm.n, record_domain=record_domain,
-                               input_domain=input_domain, relation=relation,
-                               to_kernel_data=to_kernel_data)
+    algorithm = local_hajek_algorithm(
+        n, kernel, xi=xi, beta=beta, family=family, sensitivity_mode=mode
+    )
+    space = kernel_input_space(
+        kernel,
+        algorithm.n,
+        record_domain=record_domain,
+        input_domain=input_domain,
+        relation=relation,
+        to_kernel_data=to_kernel_data,
+    )
     default = f"ustat.local_hajek.{kernel.name}" + (".paper" if mode == "paper" else "")
-    spec = local_hajek_spec(algorithm, epsilon, input_domain=space.input_domain,
-                            relation=space.relation, name=name or default)
+    spec = local_hajek_spec(
+        algorithm,
+        epsilon,
+        input_domain=space.input_domain,
+        relation=space.relation,
+        name=name or default,
+    )
     return LocalHajekMechanism(spec, algorithm, space)
-

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from spec.errors import InvalidInputError, InvalidParameterError, SampleSizeError
+from spec.errors import InvalidInputError, SampleSizeError
 
 from ._parameters import check_count, check_epsilon, check_nonnegative, check_positive
 
@@ -74,8 +74,9 @@ class LocalHajekWeights:
         return self.bad.size == 0
 
 
-def band_levels(deviations: npt.NDArray[np.float64], xi: float, band_step: float
-                ) -> npt.NDArray[np.int64]:
+def band_levels(
+    deviations: npt.NDArray[np.float64], xi: float, band_step: float
+) -> npt.NDArray[np.int64]:
     """L = min{t ≥ 1 : #{i : d_i > ξ + t·a} ≤ t} for each row of ``deviations``.
 
     With the deviations of a row sorted in decreasing order, d_(1) ≥ … ≥ d_(n), at most t
@@ -108,8 +109,15 @@ def band_levels(deviations: npt.NDArray[np.float64], xi: float, band_step: float
     return levels.reshape(np.shape(deviations)[:-1])
 
 
-def local_hajek_weights(projections: npt.ArrayLike, mean: float, *, degree: int,
-                        additive_range: float, xi: float, beta: float) -> LocalHajekWeights:
+def local_hajek_weights(
+    projections: npt.ArrayLike,
+    mean: float,
+    *,
+    degree: int,
+    additive_range: float,
+    xi: float,
+    beta: float,
+) -> LocalHajekWeights:
     """The band level L, the weights wt(i) and the good/bad sets of Algorithm 1.
 
     Parameters
@@ -153,8 +161,9 @@ def local_hajek_weights(projections: npt.ArrayLike, mean: float, *, degree: int,
     """
     proj = np.asarray(projections, dtype=np.float64)
     if proj.ndim != 1 or proj.size == 0:
-        raise InvalidInputError(f"projections must be a non-empty 1-d array, got shape "
-                                f"{proj.shape}")
+        raise InvalidInputError(
+            f"projections must be a non-empty 1-d array, got shape {proj.shape}"
+        )
     if not np.all(np.isfinite(proj)):
         bad = int(np.flatnonzero(~np.isfinite(proj))[0])
         raise InvalidInputError(f"projection {bad} is not finite: {proj[bad]!r}")
@@ -175,13 +184,20 @@ def local_hajek_weights(projections: npt.ArrayLike, mean: float, *, degree: int,
     slope = b / step
     weights = np.clip(1.0 - slope * np.maximum(deviations - radius, 0.0), 0.0, 1.0)
     inside = deviations <= radius
-    return LocalHajekWeights(level=level, band_radius=radius, ramp_slope=slope,
-                             deviations=deviations, weights=weights,
-                             good=np.flatnonzero(inside), bad=np.flatnonzero(~inside))
+    return LocalHajekWeights(
+        level=level,
+        band_radius=radius,
+        ramp_slope=slope,
+        deviations=deviations,
+        weights=weights,
+        good=np.flatnonzero(inside),
+        bad=np.flatnonzero(~inside),
+    )
 
 
-def weighted_mean_from_sums(mean: float, weighted_kernel_sum: float, weight_sum: float,
-                            family_size: float) -> float:
+def weighted_mean_from_sums(
+    mean: float, weighted_kernel_sum: float, weight_sum: float, family_size: float
+) -> float:
     """Ã_n = A_n + (Σ_S w_S h(X_S) − A_n Σ_S w_S)/M (Algorithm 1 lines 16–19).
 
     Parameters

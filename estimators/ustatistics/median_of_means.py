@@ -40,8 +40,14 @@ from mechanisms.composition import parallel_composition
 from spec import InverseQuartic, MechanismSpec, RandomLike, SmoothSensitivityBound, as_generator
 from spec.errors import InvalidParameterError
 
-from .._result import PrivateEstimate, non_private_field
-from ._parameters import SensitivityMode, check_count, check_failure_probability, check_mode
+from .._result import PrivateEstimate, non_private_field, result_dataclass
+from ._parameters import (
+    SensitivityMode,
+    check_count,
+    check_failure_probability,
+    check_mode,
+    claimed_epsilon,
+)
 from .families import SubsetFamily, default_subsample_size
 from .kernel_domains import KernelInputSpace, kernel_input_space
 from .kernels import Kernel
@@ -86,21 +92,24 @@ def restrict_records(data: Any, records: npt.NDArray[np.int64], records_are_node
 def _chunk_xi(xi: XiRule, size: int) -> float:
     value = xi(size) if callable(xi) else xi
     if isinstance(value, bool) or not isinstance(value, (int, float, np.floating)):
-        raise InvalidParameterError(f"xi must be a number or a function of the chunk size "
-                                    f"returning one, got {value!r}")
+        raise InvalidParameterError(
+            f"xi must be a number or a function of the chunk size returning one, got {value!r}"
+        )
     return float(value)
 
 
-def _chunk_family(kind: str, size: int, k: int, family_size: int | None,
-                  gen: np.random.Generator) -> SubsetFamily | None:
+def _chunk_family(
+    kind: str, size: int, k: int, family_size: int | None, gen: np.random.Generator
+) -> SubsetFamily | None:
     if kind == "all":
         return None
     m = family_size if family_size is not None else default_subsample_size(size, k, FAMILY_GAMMA)
     return SubsetFamily.draw_valid_subsampled(size, k, check_count(m, "family_size"), gen)
 
 
-def noisy_chunk_statistics(centres: npt.ArrayLike, scales: npt.ArrayLike,
-                           noise: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
+def noisy_chunk_statistics(
+    centres: npt.ArrayLike, scales: npt.ArrayLike, noise: npt.NDArray[np.float64]
+) -> npt.NDArray[np.float64]:
     """The chunk releases Ã_c + (S_c/β)·Z_c of Wrapper 1, shape (q, size).
 
     Parameters
@@ -116,12 +125,14 @@ def noisy_chunk_statistics(centres: npt.ArrayLike, scales: npt.ArrayLike,
     ----------
     .. [1] Chaudhuri et al., NeurIPS 2024, Algorithm 1 (line 21) and Wrapper 1.
     """
-    return (np.asarray(centres, dtype=float)[:, None]
-            + np.asarray(scales, dtype=float)[:, None] * noise)
+    return (
+        np.asarray(centres, dtype=float)[:, None] + np.asarray(scales, dtype=float)[:, None] * noise
+    )
 
 
-def median_of_noisy_chunks(centres: npt.ArrayLike, scales: npt.ArrayLike,
-                           noise: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
+def median_of_noisy_chunks(
+    centres: npt.ArrayLike, scales: npt.ArrayLike, noise: npt.NDArray[np.float64]
+) -> npt.NDArray[np.float64]:
     """Wrapper 1's release median_c(Ã_c + (S_c/β)·Z_c), one per column of ``noise``.
 
     Shared by :class:`MedianOfMeansMechanism` (records) and
@@ -149,8 +160,14 @@ class MedianOfMeansMechanism(Mechanism):
     Build it with :func:`median_of_means_mechanism`.
     """
 
-    def __init__(self, spec: MechanismSpec, chunks: tuple[WrapperChunk, ...],
-                 space: KernelInputSpace, beta: float, failure_bound: float) -> None:
+    def __init__(
+        self,
+        spec: MechanismSpec,
+        chunks: tuple[WrapperChunk, ...],
+        space: KernelInputSpace,
+        beta: float,
+        failure_bound: float,
+    ) -> None:
         super().__init__(spec)
         self._chunks = chunks
         self._space = space
@@ -172,7 +189,7 @@ class MedianOfMeansMechanism(Mechanism):
     @property
     def epsilon(self) -> float:
         """ε of the claim."""
-        return float(self.spec.guarantee.epsilon)  # type: ignore[union-attr]
+        return claimed_epsilon(self.spec)
 
     @property
     def failure_bound(self) -> float:
@@ -181,8 +198,9 @@ class MedianOfMeansMechanism(Mechanism):
 
     def _evaluate_kernel_data(self, data: Any) -> tuple[LocalHajekStatistic, ...]:
         nodes = self._space.records_are_nodes
-        return tuple(c.algorithm.evaluate(restrict_records(data, c.records, nodes))
-                     for c in self._chunks)
+        return tuple(
+            c.algorithm.evaluate(restrict_records(data, c.records, nodes)) for c in self._chunks
+        )
 
     def _evaluations(self, validated: Any) -> tuple[LocalHajekStatistic, ...]:
         return self._cached(self._space.to_kernel_data(validated))
@@ -199,31 +217,46 @@ class MedianOfMeansMechanism(Mechanism):
         """max_c S_c: a β-smooth bound on the ℓ∞ local sensitivity of :meth:`statistic`."""
         return float(max(s.smooth_sensitivity for s in self.evaluate(data)))
 
-    def chunk_releases(self, data: Any, size: int, rng: RandomLike = None
-                       ) -> npt.NDArray[np.float64]:
+    def chunk_releases(
+        self, data: Any, size: int, rng: RandomLike = None
+    ) -> npt.NDArray[np.float64]:
         """``size`` independent private releases of every chunk, shape (q, size)."""
-        return self._chunk_draws(self._evaluations(self.validate_input(data)), size,
-                                 as_generator(rng))
+        return self._chunk_draws(
+            self._evaluations(self.validate_input(data)), size, as_generator(rng)
+        )
 
-    def _chunk_draws(self, stats: tuple[LocalHajekStatistic, ...], size: int,
-                     gen: np.random.Generator) -> npt.NDArray[np.float64]:
-        return noisy_chunk_statistics([s.weighted_mean for s in stats],
-                                      [s.noise_scale for s in stats],
-                                      self._law.sample(gen, (len(stats), size)))
+    def _chunk_draws(
+        self, stats: tuple[LocalHajekStatistic, ...], size: int, gen: np.random.Generator
+    ) -> npt.NDArray[np.float64]:
+        return noisy_chunk_statistics(
+            [s.weighted_mean for s in stats],
+            [s.noise_scale for s in stats],
+            self._law.sample(gen, (len(stats), size)),
+        )
 
     def _sample(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
         return np.median(self._chunk_draws(self._evaluations(data), size, rng), axis=0)
 
 
-def median_of_means_mechanism(n: int, kernel: Kernel, epsilon: float, *, alpha: float,
-                              xi: XiRule, family: str = "all", family_size: int | None = None,
-                              partition_seed: int = 0, family_seed: int = 0,
-                              sensitivity_mode: SensitivityMode = "rigorous",
-                              record_domain: Any = None, input_domain: Any = None,
-                              relation: Any = None,
-                              to_kernel_data: Callable[[Any], Any] | None = None,
-                              name: str | None = None, warn: bool = True
-                              ) -> MedianOfMeansMechanism:
+def median_of_means_mechanism(
+    n: int,
+    kernel: Kernel,
+    epsilon: float,
+    *,
+    alpha: float,
+    xi: XiRule,
+    family: str = "all",
+    family_size: int | None = None,
+    partition_seed: int = 0,
+    family_seed: int = 0,
+    sensitivity_mode: SensitivityMode = "rigorous",
+    record_domain: Any = None,
+    input_domain: Any = None,
+    relation: Any = None,
+    to_kernel_data: Callable[[Any], Any] | None = None,
+    name: str | None = None,
+    warn: bool = True,
+) -> MedianOfMeansMechanism:
     """Wrapper 1 ∘ Algorithm 1 on n records as an ε-DP mechanism with its spec.
 
     Parameters
@@ -284,64 +317,116 @@ def median_of_means_mechanism(n: int, kernel: Kernel, epsilon: float, *, alpha: 
     size = check_count(n, "n")
     k = kernel.degree
     count = median_of_means_chunk_count(a, size, k, warn=warn)
-    blocks = median_of_means_partition(size, count.chunks, check_count(partition_seed,
-                                                                       "partition_seed", 0))
+    blocks = median_of_means_partition(
+        size, count.chunks, check_count(partition_seed, "partition_seed", 0)
+    )
     gen = np.random.default_rng(check_count(family_seed, "family_seed", 0))
     chunks = []
     for records in blocks:
         chunk_family = _chunk_family(family, records.size, k, family_size, gen)
-        algorithm = local_hajek_algorithm(records.size, kernel, xi=_chunk_xi(xi, records.size),
-                                          beta=beta, family=chunk_family,
-                                          sensitivity_mode=mode)
+        algorithm = local_hajek_algorithm(
+            records.size,
+            kernel,
+            xi=_chunk_xi(xi, records.size),
+            beta=beta,
+            family=chunk_family,
+            sensitivity_mode=mode,
+        )
         chunks.append(WrapperChunk(records=records, algorithm=algorithm))
-    space = kernel_input_space(kernel, size, record_domain=record_domain,
-                               input_domain=input_domain, relation=relation,
-                               to_kernel_data=to_kernel_data)
-    spec = _wrapper_spec(tuple(chunks), epsilon, space, mode, kernel, count.chunks, a,
-                         partition_seed, family,
-                         name or f"ustat.median_of_means.{kernel.name}"
-                         + (".paper" if mode == "paper" else ""))
+    space = kernel_input_space(
+        kernel,
+        size,
+        record_domain=record_domain,
+        input_domain=input_domain,
+        relation=relation,
+        to_kernel_data=to_kernel_data,
+    )
+    spec = _wrapper_spec(
+        tuple(chunks),
+        epsilon,
+        space,
+        mode,
+        kernel,
+        count.chunks,
+        a,
+        partition_seed,
+        family,
+        name or f"ustat.median_of_means.{kernel.name}" + (".paper" if mode == "paper" else ""),
+    )
     return MedianOfMeansMechanism(spec, tuple(chunks), space, beta, count.failure_bound)
 
 
-def _wrapper_spec(chunks: tuple[WrapperChunk, ...], epsilon: float, space: KernelInputSpace,
-                  mode: SensitivityMode, kernel: Kernel, q: int, alpha: float,
-                  partition_seed: int, family: str, name: str) -> MechanismSpec:
-    chunk_specs = [local_hajek_spec(c.algorithm, epsilon, input_domain=space.input_domain,
-                                    relation=space.relation, name=f"{name}.chunk{i}")
-                   for i, c in enumerate(chunks)]
+def _wrapper_spec(
+    chunks: tuple[WrapperChunk, ...],
+    epsilon: float,
+    space: KernelInputSpace,
+    mode: SensitivityMode,
+    kernel: Kernel,
+    q: int,
+    alpha: float,
+    partition_seed: int,
+    family: str,
+    name: str,
+) -> MechanismSpec:
+    chunk_specs = [
+        local_hajek_spec(
+            c.algorithm,
+            epsilon,
+            input_domain=space.input_domain,
+            relation=space.relation,
+            name=f"{name}.chunk{i}",
+        )
+        for i, c in enumerate(chunks)
+    ]
     guarantee = parallel_composition([s.guarantee for s in chunk_specs])
     beta = chunks[0].algorithm.beta
     sizes = [int(c.records.size) for c in chunks]
     xis = sorted({c.algorithm.xi for c in chunks})
-    notes = (f"Wrapper 1 with q = {q} chunks (alpha = {alpha:g}; q = ceil(8 ln(1/alpha)) made "
-             f"odd, clamped to floor(n/k)) of sizes {sizes}, cut from a permutation of the n "
-             f"records drawn from the public seed {partition_seed} (data-independent); "
-             f"Algorithm 1 ({mode} smooth sensitivity, beta = {beta!r}, xi per chunk {xis}, "
-             f"{family} family per chunk, resampled until the checks pass) with the same "
-             "epsilon in every chunk; the claim is their parallel composition (Lemma A.5). "
-             "The smooth claim is max_c S_c, a beta-smooth bound on the l_inf local "
-             "sensitivity of the chunk vector (a substitution moves one chunk). "
-             + ("PAPER MODE: each chunk's smooth bound is the unproven prefactor-1 formula "
-                "(docs/derivations.md section 3), so the claim is unproven."
-                if mode == "paper" else ""))
+    notes = (
+        f"Wrapper 1 with q = {q} chunks (alpha = {alpha:g}; q = ceil(8 ln(1/alpha)) made "
+        f"odd, clamped to floor(n/k)) of sizes {sizes}, cut from a permutation of the n "
+        f"records drawn from the public seed {partition_seed} (data-independent); "
+        f"Algorithm 1 ({mode} smooth sensitivity, beta = {beta!r}, xi per chunk {xis}, "
+        f"{family} family per chunk, resampled until the checks pass) with the same "
+        "epsilon in every chunk; the claim is their parallel composition (Lemma A.5). "
+        "The smooth claim is max_c S_c, a beta-smooth bound on the l_inf local "
+        "sensitivity of the chunk vector (a substitution moves one chunk). "
+        + (
+            "PAPER MODE: each chunk's smooth bound is the unproven prefactor-1 formula "
+            "(docs/derivations.md section 3), so the claim is unproven."
+            if mode == "paper"
+            else ""
+        )
+    )
     return MechanismSpec(
         name=name,
-        summary=(f"Wrapper 1 (median of {q} chunk means) of Algorithm 1, {mode} smooth "
-                 f"sensitivity, {kernel.name} kernel of degree {kernel.degree}"),
+        summary=(
+            f"Wrapper 1 (median of {q} chunk means) of Algorithm 1, {mode} smooth "
+            f"sensitivity, {kernel.name} kernel of degree {kernel.degree}"
+        ),
         references=(ALGORITHM_1, USTAT_SPEC_RIGOROUS),
-        input_domain=space.input_domain, relation=space.relation,
-        statistic=(f"the vector of the q = {q} chunk statistics A~_n(X_I_c) of Algorithm 1; "
-                   "the release is the median of their independent private releases "
-                   "A~_n + (S_c/beta) Z_c, Z_c ~ 1/(1+z^4)"),
-        sensitivity=(SmoothSensitivityBound(
-            beta=beta, norm="linf",
-            description="max over chunks of Algorithm 1's smooth sensitivity S_c(X_I_c)"),),
-        noise=None, guarantee=guarantee,
-        proof_status="proven" if mode == "rigorous" else "unproven", notes=notes.strip())
+        input_domain=space.input_domain,
+        relation=space.relation,
+        statistic=(
+            f"the vector of the q = {q} chunk statistics A~_n(X_I_c) of Algorithm 1; "
+            "the release is the median of their independent private releases "
+            "A~_n + (S_c/beta) Z_c, Z_c ~ 1/(1+z^4)"
+        ),
+        sensitivity=(
+            SmoothSensitivityBound(
+                beta=beta,
+                norm="linf",
+                description="max over chunks of Algorithm 1's smooth sensitivity S_c(X_I_c)",
+            ),
+        ),
+        noise=None,
+        guarantee=guarantee,
+        proof_status="proven" if mode == "rigorous" else "unproven",
+        notes=notes.strip(),
+    )
 
 
-@dataclass(frozen=True, slots=True, repr=False)
+@result_dataclass(frozen=True, slots=True, repr=False)
 class MedianOfMeansEstimate(PrivateEstimate):
     """A release of Wrapper 1 ∘ Algorithm 1.
 
@@ -378,12 +463,22 @@ class MedianOfMeansEstimate(PrivateEstimate):
         return len(self.chunk_sizes)
 
 
-def private_median_of_means(data: Any, kernel: Kernel, epsilon: float, *, alpha: float,
-                            xi: XiRule, family: str = "all", family_size: int | None = None,
-                            partition_seed: int = 0, family_seed: int = 0,
-                            sensitivity_mode: SensitivityMode = "rigorous",
-                            rng: RandomLike = None, budget: Any = None,
-                            **space: Any) -> MedianOfMeansEstimate:
+def private_median_of_means(
+    data: Any,
+    kernel: Kernel,
+    epsilon: float,
+    *,
+    alpha: float,
+    xi: XiRule,
+    family: str = "all",
+    family_size: int | None = None,
+    partition_seed: int = 0,
+    family_seed: int = 0,
+    sensitivity_mode: SensitivityMode = "rigorous",
+    rng: RandomLike = None,
+    budget: Any = None,
+    **space: Any,
+) -> MedianOfMeansEstimate:
     """An ε-DP estimate of θ by Wrapper 1 ∘ Algorithm 1 (accuracy 1 − α, Lemma A.6).
 
     Parameters are those of :func:`median_of_means_mechanism` (n is read from the data);
@@ -400,17 +495,33 @@ def private_median_of_means(data: Any, kernel: Kernel, epsilon: float, *, alpha:
     >>> r.chunks, abs(r.estimate - 1 / 12) < 0.02
     (19, True)
     """
-    n = int(data.number_of_nodes()) if isinstance(data, nx.Graph) else int(
-        kernel.validate_data(data).shape[0])
-    mech = median_of_means_mechanism(n, kernel, epsilon, alpha=alpha, xi=xi, family=family,
-                                     family_size=family_size, partition_seed=partition_seed,
-                                     family_seed=family_seed, sensitivity_mode=sensitivity_mode,
-                                     **space)
+    n = (
+        int(data.number_of_nodes())
+        if isinstance(data, nx.Graph)
+        else int(kernel.validate_data(data).shape[0])
+    )
+    mech = median_of_means_mechanism(
+        n,
+        kernel,
+        epsilon,
+        alpha=alpha,
+        xi=xi,
+        family=family,
+        family_size=family_size,
+        partition_seed=partition_seed,
+        family_seed=family_seed,
+        sensitivity_mode=sensitivity_mode,
+        **space,
+    )
     stats = mech.evaluate(data)
     charge(budget, mech.spec, estimator="private_median_of_means")
     releases = mech.chunk_releases(data, 1, rng)[:, 0]
     return MedianOfMeansEstimate(
-        estimate=float(np.median(releases)), spec=mech.spec,
-        noise_std=float(max(s.noise_scale for s in stats)), chunk_releases=releases,
-        chunk_statistics=stats, chunk_sizes=tuple(int(c.records.size) for c in mech.chunks),
-        failure_bound=mech.failure_bound)
+        estimate=float(np.median(releases)),
+        spec=mech.spec,
+        noise_std=float(max(s.noise_scale for s in stats)),
+        chunk_releases=releases,
+        chunk_statistics=stats,
+        chunk_sizes=tuple(int(c.records.size) for c in mech.chunks),
+        failure_bound=mech.failure_bound,
+    )

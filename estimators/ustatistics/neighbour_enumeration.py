@@ -78,8 +78,9 @@ class ExactLocalSensitivity:
         return self.value / self.local_bound
 
 
-def substitution_neighbours(data: npt.ArrayLike, alphabet: npt.ArrayLike
-                            ) -> tuple[npt.NDArray[Any], npt.NDArray[np.int64], npt.NDArray[Any]]:
+def substitution_neighbours(
+    data: npt.ArrayLike, alphabet: npt.ArrayLike
+) -> tuple[npt.NDArray[Any], npt.NDArray[np.int64], npt.NDArray[Any]]:
     """Every substitute-one neighbour of ``data`` over a finite alphabet of record values.
 
     Returns
@@ -114,8 +115,9 @@ def _explicit(algorithm: LocalHajekAlgorithm) -> TupleFamily:
     return tuple_family(all_index_tuples(algorithm.n, algorithm.degree), algorithm.n)
 
 
-def exact_local_sensitivity(algorithm: LocalHajekAlgorithm, data: npt.ArrayLike,
-                            alphabet: npt.ArrayLike) -> ExactLocalSensitivity:
+def exact_local_sensitivity(
+    algorithm: LocalHajekAlgorithm, data: npt.ArrayLike, alphabet: npt.ArrayLike
+) -> ExactLocalSensitivity:
     """LS(Ã_n)(X) by enumerating all n(|alphabet| − 1) neighbours (see the module docstring).
 
     Parameters
@@ -140,13 +142,15 @@ def exact_local_sensitivity(algorithm: LocalHajekAlgorithm, data: npt.ArrayLike,
     kernel = algorithm.kernel
     x = kernel.validate_data(data)
     if x.shape[0] != algorithm.n:
-        raise InvalidInputError(f"the data have n={x.shape[0]} records, the algorithm n="
-                                f"{algorithm.n}")
+        raise InvalidInputError(
+            f"the data have n={x.shape[0]} records, the algorithm n={algorithm.n}"
+        )
     symbols = np.asarray(alphabet)
     member = np.array([any(np.array_equal(r, v) for v in symbols) for r in x])
     if not member.all():
-        raise InvalidInputError(f"record {int(np.argmin(member))} = {x[np.argmin(member)]!r} "
-                                "is not in the alphabet")
+        raise InvalidInputError(
+            f"record {int(np.argmin(member))} = {x[np.argmin(member)]!r} is not in the alphabet"
+        )
     family = _explicit(algorithm)
     base = kernel.evaluate(x, family.tuples, validate=False)
     others, changed, new = substitution_neighbours(x, symbols)
@@ -155,18 +159,27 @@ def exact_local_sensitivity(algorithm: LocalHajekAlgorithm, data: npt.ArrayLike,
     for b in range(others.shape[0]):
         rows = rows_of[int(changed[b])]
         values[b + 1, rows] = kernel.evaluate(others[b], family.tuples[rows], validate=False)
-    batch = batched_local_hajek(values, family, additive_range=algorithm.additive_range,
-                                xi=algorithm.xi, beta=algorithm.beta)
+    batch = batched_local_hajek(
+        values,
+        family,
+        additive_range=algorithm.additive_range,
+        xi=algorithm.xi,
+        beta=algorithm.beta,
+    )
     gaps = np.abs(batch.weighted_means[1:] - batch.weighted_means[0])
     worst = int(np.argmax(gaps))
     level = int(batch.levels[0])
     if not 1 <= level <= algorithm.n:  # pragma: no cover - band_levels guarantees it
         raise InvalidParameterError(f"band level {level} outside 1..n")
     return ExactLocalSensitivity(
-        value=float(gaps[worst]), statistic=float(batch.weighted_means[0]), level=level,
+        value=float(gaps[worst]),
+        statistic=float(batch.weighted_means[0]),
+        level=level,
         smooth_sensitivity=float(algorithm.smooth_table[level - 1]),
-        local_bound=float(algorithm.local_bounds[level - 1]), worst_index=int(changed[worst]),
+        local_bound=float(algorithm.local_bounds[level - 1]),
+        worst_index=int(changed[worst]),
         worst_value=new[worst].item() if new[worst].ndim == 0 else new[worst],
         neighbour_levels=batch.levels[1:].copy(),
         neighbour_smooth=algorithm.smooth_table[batch.levels[1:] - 1].copy(),
-        neighbours=int(others.shape[0]))
+        neighbours=int(others.shape[0]),
+    )

@@ -66,8 +66,9 @@ def _odd_up(q: int) -> int:
     return q if q % 2 == 1 else q + 1
 
 
-def median_of_means_chunk_count(alpha: float, n: int, degree: int, *,
-                                warn: bool = True) -> ChunkCount:
+def median_of_means_chunk_count(
+    alpha: float, n: int, degree: int, *, warn: bool = True
+) -> ChunkCount:
     """q for Wrapper 1: ⌈8 ln(1/α)⌉ made odd, clamped so every chunk has ≥ k records.
 
     Parameters
@@ -106,17 +107,21 @@ def median_of_means_chunk_count(alpha: float, n: int, degree: int, *,
     chunks = min(requested, most if most % 2 == 1 else most - 1)
     clamped = chunks < requested
     if clamped and warn:
-        warnings.warn(UtilityConditionWarning(
-            f"Wrapper 1 wants q = {requested} chunks for alpha = {a:g}, but n = {size} records "
-            f"allow only q = {chunks} chunks of at least k = {k}; the median fails with "
-            f"probability up to exp(-q/8) = {math.exp(-chunks / 8.0):.3g} > alpha (privacy is "
-            "unaffected)"), stacklevel=2)
-    return ChunkCount(chunks=chunks, requested=requested, clamped=clamped,
-                      failure_bound=math.exp(-chunks / 8.0))
+        warnings.warn(
+            UtilityConditionWarning(
+                f"Wrapper 1 wants q = {requested} chunks for alpha = {a:g}, but n = {size} records "
+                f"allow only q = {chunks} chunks of at least k = {k}; the median fails with "
+                f"probability up to exp(-q/8) = {math.exp(-chunks / 8.0):.3g} > alpha (privacy is "
+                "unaffected)"
+            ),
+            stacklevel=2,
+        )
+    return ChunkCount(
+        chunks=chunks, requested=requested, clamped=clamped, failure_bound=math.exp(-chunks / 8.0)
+    )
 
 
-def median_of_means_partition(n: int, chunks: int, seed: int
-                              ) -> tuple[npt.NDArray[np.int64], ...]:
+def median_of_means_partition(n: int, chunks: int, seed: int) -> tuple[npt.NDArray[np.int64], ...]:
     """The data-independent partition of [n] into ``chunks`` blocks (sorted indices each).
 
     A permutation of [n] drawn from ``numpy.random.default_rng(seed)`` is cut into

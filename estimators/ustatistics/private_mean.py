@@ -17,7 +17,6 @@ References
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any, ClassVar
 
 import networkx as nx
@@ -25,15 +24,15 @@ import networkx as nx
 from spec import RandomLike
 from spec.errors import InvalidParameterError
 
-from .._result import PrivateEstimate, non_private_field
-from ._parameters import SensitivityMode
+from .._result import PrivateEstimate, non_private_field, result_dataclass
+from ._parameters import SensitivityMode, claimed_epsilon
 from .kernels import Kernel
 from .local_hajek_mechanism import private_mean_local_hajek_mechanism
 
 __all__ = ["LocalHajekEstimate", "private_mean_local_hajek"]
 
 
-@dataclass(frozen=True, slots=True, repr=False)
+@result_dataclass(frozen=True, slots=True, repr=False)
 class LocalHajekEstimate(PrivateEstimate):
     """A release of Algorithm 1 and the quantities behind it.
 
@@ -79,13 +78,21 @@ class LocalHajekEstimate(PrivateEstimate):
     @property
     def epsilon(self) -> float:
         """The claimed ε."""
-        return float(self.spec.guarantee.epsilon)  # type: ignore[union-attr]
+        return claimed_epsilon(self.spec)
 
 
-def private_mean_local_hajek(data: Any, kernel: Kernel, epsilon: float, *, xi: float,
-                             family: Any = None, sensitivity_mode: SensitivityMode = "rigorous",
-                             rng: RandomLike = None, budget: Any = None,
-                             **space: Any) -> LocalHajekEstimate:
+def private_mean_local_hajek(
+    data: Any,
+    kernel: Kernel,
+    epsilon: float,
+    *,
+    xi: float,
+    family: Any = None,
+    sensitivity_mode: SensitivityMode = "rigorous",
+    rng: RandomLike = None,
+    budget: Any = None,
+    **space: Any,
+) -> LocalHajekEstimate:
     """An ε-DP estimate of θ = E h(X_1, …, X_k) by Algorithm 1.
 
     Parameters
@@ -136,16 +143,23 @@ def private_mean_local_hajek(data: Any, kernel: Kernel, epsilon: float, *, xi: f
     (True, 'proven')
     """
     n = _record_count(data, kernel)
-    mech = private_mean_local_hajek_mechanism(n, kernel, epsilon, xi=xi, family=family,
-                                              sensitivity_mode=sensitivity_mode, **space)
+    mech = private_mean_local_hajek_mechanism(
+        n, kernel, epsilon, xi=xi, family=family, sensitivity_mode=sensitivity_mode, **space
+    )
     validated = mech.validate_input(data)
     stat = mech.evaluate(validated)
     value = mech.release(validated, rng=rng, budget=budget)
     return LocalHajekEstimate(
-        estimate=float(value), spec=mech.spec, noise_std=stat.noise_scale,
-        u_statistic=stat.mean, weighted_statistic=stat.weighted_mean,
-        smooth_sensitivity=stat.smooth_sensitivity, level=stat.level, beta=stat.beta,
-        sensitivity_mode=stat.sensitivity_mode)
+        estimate=float(value),
+        spec=mech.spec,
+        noise_std=stat.noise_scale,
+        u_statistic=stat.mean,
+        weighted_statistic=stat.weighted_mean,
+        smooth_sensitivity=stat.smooth_sensitivity,
+        level=stat.level,
+        beta=stat.beta,
+        sensitivity_mode=stat.sensitivity_mode,
+    )
 
 
 def _record_count(data: Any, kernel: Kernel) -> int:

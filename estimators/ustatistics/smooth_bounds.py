@@ -36,6 +36,7 @@ References
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -83,8 +84,7 @@ def all_tuples_overlap(n: int, degree: int) -> FamilyOverlap:
     FamilyOverlap(member_fraction=0.2, pair_ratio=0.1111111111111111)
     """
     n_, k = _size_and_degree(n, degree)
-    return FamilyOverlap(member_fraction=k / n_,
-                         pair_ratio=(k - 1) / (n_ - 1) if k > 1 else 0.0)
+    return FamilyOverlap(member_fraction=k / n_, pair_ratio=(k - 1) / (n_ - 1) if k > 1 else 0.0)
 
 
 def _size_and_degree(n: int, degree: int) -> tuple[int, int]:
@@ -97,15 +97,19 @@ def _size_and_degree(n: int, degree: int) -> tuple[int, int]:
 
 def _levels(levels: npt.ArrayLike, n: int) -> npt.NDArray[np.float64]:
     arr = np.asarray(levels, dtype=np.float64)
-    if arr.size and (not np.all(np.isfinite(arr)) or arr.min() < 1 or arr.max() > n
-                     or not np.all(arr == np.round(arr))):
+    if arr.size and (
+        not np.all(np.isfinite(arr))
+        or arr.min() < 1
+        or arr.max() > n
+        or not np.all(arr == np.round(arr))
+    ):
         raise InvalidParameterError(f"levels L must be integers in 1..n={n}, got {levels!r}")
     return arr
 
 
-def local_sensitivity_bound_paper(levels: npt.ArrayLike, *, n: int, degree: int,
-                                  additive_range: float, xi: float, beta: float
-                                  ) -> npt.NDArray[np.float64]:
+def local_sensitivity_bound_paper(
+    levels: npt.ArrayLike, *, n: int, degree: int, additive_range: float, xi: float, beta: float
+) -> npt.NDArray[np.float64]:
     """The paper's g(L) (Algorithm 1 line 20 / eq. (A.57) with prefactor 1), vectorised.
 
     g(L) = (k/n)·(ξ + kCL/n)·(1 + βL) + k²·C·L²·min(k, L)/n².
@@ -142,14 +146,21 @@ def local_sensitivity_bound_paper(levels: npt.ArrayLike, *, n: int, degree: int,
     x = check_nonnegative(xi, "xi")
     b = check_epsilon(beta, "beta")
     level = _levels(levels, size)
-    return ((k / size) * (x + k * c * level / size) * (1.0 + b * level)
-            + k * k * c * level**2 * np.minimum(k, level) / size**2)
+    return (k / size) * (x + k * c * level / size) * (
+        1.0 + b * level
+    ) + k * k * c * level**2 * np.minimum(k, level) / size**2
 
 
-def local_sensitivity_bound_rigorous(levels: npt.ArrayLike, *, n: int, degree: int,
-                                     additive_range: float, xi: float, beta: float,
-                                     overlap: FamilyOverlap | None = None
-                                     ) -> npt.NDArray[np.float64]:
+def local_sensitivity_bound_rigorous(
+    levels: npt.ArrayLike,
+    *,
+    n: int,
+    degree: int,
+    additive_range: float,
+    xi: float,
+    beta: float,
+    overlap: FamilyOverlap | None = None,
+) -> npt.NDArray[np.float64]:
     """G_rig(L) of ``docs/derivations.md`` §3: LS(Ã_n)(X) ≤ G_rig(L_X), vectorised over L.
 
     With a = 6kC/n, s = β/a (the ramp slope), D_A = Cρ1 (bound on |A_n − A′_n|),
@@ -211,12 +222,16 @@ def local_sensitivity_bound_rigorous(levels: npt.ArrayLike, *, n: int, degree: i
     def gamma(lv: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
         return radius(lv) + a / (4.0 * b) + rho2 * c * lv
 
-    b_g = (1.0 + s * radius(level + 1.0)) * (d_x + a) + rho2 * (bad * (d_a + 2.0 * c * eta)
-                                                               + 2.0 * c)
+    b_g = (1.0 + s * radius(level + 1.0)) * (d_x + a) + rho2 * (
+        bad * (d_a + 2.0 * c * eta) + 2.0 * c
+    )
     per_bad = np.minimum(b_g + d_a + rho2 * c, d_a + eta * c)
     changed = np.minimum(c, gamma(level) + gamma(level + 1.0) + d_a)
-    total = (bad * rho1 * per_bad + 0.5 * bad * (bad - 1.0) * rho1 * rho2 * (d_a + eta * c)
-             + rho1 * changed)
+    total = (
+        bad * rho1 * per_bad
+        + 0.5 * bad * (bad - 1.0) * rho1 * rho2 * (d_a + eta * c)
+        + rho1 * changed
+    )
     return np.minimum(c, total)
 
 
@@ -228,7 +243,8 @@ def _checked_overlap(overlap: FamilyOverlap, n: int, k: int) -> tuple[float, flo
     if rho1 > limit + tol or rho2 > limit + tol:
         raise InvalidParameterError(
             f"the family fails the checks of Algorithm 1 (rho1 = {rho1:.6g} and rho2 = "
-            f"{rho2:.6g} must be <= 3k/n = {limit:.6g}); the rigorous bound needs them")
+            f"{rho2:.6g} must be <= 3k/n = {limit:.6g}); the rigorous bound needs them"
+        )
     if k == 1 and rho2 != 0.0:
         raise InvalidParameterError(f"rho2 must be 0 for k = 1, got {rho2!r}")
     return rho1, rho2
@@ -262,8 +278,9 @@ def smooth_maximum(bound_at_level: npt.NDArray[np.float64], level: int, beta: fl
     return float(math.exp(float(np.max(logs))))
 
 
-def smooth_sensitivity_table(bound_at_level: npt.NDArray[np.float64], beta: float
-                             ) -> npt.NDArray[np.float64]:
+def smooth_sensitivity_table(
+    bound_at_level: npt.NDArray[np.float64], beta: float
+) -> npt.NDArray[np.float64]:
     """S(L) = max_{ℓ=0..n} e^{−βℓ} G(min(L + ℓ, n)) for every L = 1..n at once, in O(n).
 
     With j = min(L + ℓ, n), S(L) = e^{βL}·max_{j ≥ L} e^{−βj} G(j) (the terms with L + ℓ > n
@@ -284,25 +301,33 @@ def smooth_sensitivity_table(bound_at_level: npt.NDArray[np.float64], beta: floa
     b = check_epsilon(beta, "beta")
     g = np.asarray(bound_at_level, dtype=np.float64)
     if g.ndim != 1 or g.size == 0 or not np.all(g > 0) or not np.all(np.isfinite(g)):
-        raise InvalidParameterError("the table G(1..n) must be a non-empty 1-d array of finite "
-                                    "positive numbers")
+        raise InvalidParameterError(
+            "the table G(1..n) must be a non-empty 1-d array of finite positive numbers"
+        )
     levels = np.arange(1, g.size + 1, dtype=np.float64)
     tilted = np.log(g) - b * levels
     best = np.maximum.accumulate(tilted[::-1])[::-1]
     return np.exp(best + b * levels)
 
 
-def _smooth(bound_fn: object, level: int, n: int, beta: float, **kwargs: object) -> float:
+def _smooth(
+    bound_fn: Callable[..., npt.NDArray[np.float64]],
+    level: int,
+    n: int,
+    beta: float,
+    **kwargs: object,
+) -> float:
     size = check_count(n, "n")
     lv = check_count(level, "level L")
     if lv > size:
         raise InvalidParameterError(f"level L must be in 1..n = {size}, got {level!r}")
-    table = bound_fn(np.arange(1, size + 1), n=size, beta=beta, **kwargs)  # type: ignore[operator]
+    table = bound_fn(np.arange(1, size + 1), n=size, beta=beta, **kwargs)
     return smooth_maximum(table, lv, beta)
 
 
-def smooth_sensitivity_paper(level: int, *, n: int, degree: int, additive_range: float,
-                             xi: float, beta: float) -> float:
+def smooth_sensitivity_paper(
+    level: int, *, n: int, degree: int, additive_range: float, xi: float, beta: float
+) -> float:
     """S_paper(X) = max_{ℓ=0..n} e^{−βℓ} g(min(L_X + ℓ, n)) (Algorithm 1 line 20, eq. (A.57)).
 
     Reproduction only: g is not a bound on the local sensitivity (``docs/derivations.md`` §3),
@@ -325,13 +350,27 @@ def smooth_sensitivity_paper(level: int, *, n: int, degree: int, additive_range:
     ...                                beta=1.0), 6)
     0.0032
     """
-    return _smooth(local_sensitivity_bound_paper, level, n, beta, degree=degree,
-                   additive_range=additive_range, xi=xi)
+    return _smooth(
+        local_sensitivity_bound_paper,
+        level,
+        n,
+        beta,
+        degree=degree,
+        additive_range=additive_range,
+        xi=xi,
+    )
 
 
-def smooth_sensitivity_rigorous(level: int, *, n: int, degree: int, additive_range: float,
-                                xi: float, beta: float, overlap: FamilyOverlap | None = None
-                                ) -> float:
+def smooth_sensitivity_rigorous(
+    level: int,
+    *,
+    n: int,
+    degree: int,
+    additive_range: float,
+    xi: float,
+    beta: float,
+    overlap: FamilyOverlap | None = None,
+) -> float:
     """S_rig(X) = max_{ℓ=0..n} e^{−βℓ} G_rig(min(L_X + ℓ, n)) (``docs/derivations.md`` §3).
 
     A β-smooth upper bound on the local sensitivity of Ã_n for any family passing the
@@ -359,5 +398,13 @@ def smooth_sensitivity_rigorous(level: int, *, n: int, degree: int, additive_ran
     >>> 1e-4 < s < 1e-3
     True
     """
-    return _smooth(local_sensitivity_bound_rigorous, level, n, beta, degree=degree,
-                   additive_range=additive_range, xi=xi, overlap=overlap)
+    return _smooth(
+        local_sensitivity_bound_rigorous,
+        level,
+        n,
+        beta,
+        degree=degree,
+        additive_range=additive_range,
+        xi=xi,
+        overlap=overlap,
+    )

@@ -59,7 +59,7 @@ from spec import (
     SubstituteOne,
     as_generator,
 )
-from spec.errors import InvalidParameterError, SampleSizeError
+from spec.errors import InvalidParameterError, SampleSizeError, UnsupportedCombinationError
 from spec.validation import check_epsilon
 
 from .._result import PrivateEstimate
@@ -69,6 +69,7 @@ from ._parameters import (
     check_failure_probability,
     check_mode,
     check_positive,
+    claimed_epsilon,
     log_binomial,
 )
 from .batched_local_hajek import TupleFamily, all_index_tuples, batched_local_hajek, tuple_family
@@ -119,12 +120,14 @@ def subgaussian_xi(n: int, degree: int, tau: float, gamma: float = INNER_GAMMA) 
         raise SampleSizeError(f"need n >= k, got n={size}, k={k}")
     t = check_positive(tau, "tau")
     g = check_failure_probability(gamma, "gamma")
-    return (math.sqrt(2.0 * t * math.log(4.0 * size / g))
-            + math.sqrt(2.0 * t * math.log(4.0 / g) / (size // k)))
+    return math.sqrt(2.0 * t * math.log(4.0 * size / g)) + math.sqrt(
+        2.0 * t * math.log(4.0 / g) / (size // k)
+    )
 
 
-def projection_half_width(n: int, degree: int, tau: float, alpha: float,
-                          coarse_error: float) -> float:
+def projection_half_width(
+    n: int, degree: int, tau: float, alpha: float, coarse_error: float
+) -> float:
     """w = √(2τ ln(4·C(n, k)/α)) + e_c: every |h(X_S) − θ_c| ≤ w w.p. ≥ 1 − α/2 − P(coarse fails).
 
     Parameters
@@ -146,8 +149,9 @@ def projection_half_width(n: int, degree: int, tau: float, alpha: float,
     return math.sqrt(2.0 * t * (math.log(4.0 / a) + log_binomial(size, k))) + coarse_error
 
 
-def _clip_values(data: Any, index_tuples: np.ndarray, *, inner: Any, lower: float,
-                 upper: float) -> np.ndarray:
+def _clip_values(
+    data: Any, index_tuples: np.ndarray, *, inner: Any, lower: float, upper: float
+) -> np.ndarray:
     return np.clip(np.asarray(inner(data, index_tuples), dtype=np.float64), lower, upper)
 
 
@@ -163,11 +167,15 @@ def clipped_kernel(kernel: Kernel, centre: float, half_width: float) -> Kernel:
     c = float(centre)
     if not math.isfinite(c):
         raise InvalidParameterError(f"the projection centre must be finite, got {centre!r}")
-    return Kernel(f"{kernel.name}_clipped", kernel.degree,
-                  functools.partial(_clip_values, inner=kernel.function, lower=c - w,
-                                    upper=c + w),
-                  c - w, c + w, domain=kernel.domain,
-                  parameters={"inner": kernel.name, "centre": c, "half_width": w})
+    return Kernel(
+        f"{kernel.name}_clipped",
+        kernel.degree,
+        functools.partial(_clip_values, inner=kernel.function, lower=c - w, upper=c + w),
+        c - w,
+        c + w,
+        domain=kernel.domain,
+        parameters={"inner": kernel.name, "centre": c, "half_width": w},
+    )
 
 
 @dataclass(frozen=True)
@@ -204,26 +212,50 @@ class SubGaussianPlan:
         return 2.0 * self.half_width
 
 
-def _plan(n: int, kernel: Kernel, epsilon: float, radius: float, alpha: float,
-          tau: float | None, split_seed: int, record_domain: Any) -> SubGaussianPlan:
+def _plan(
+    n: int,
+    kernel: Kernel,
+    epsilon: float,
+    radius: float,
+    alpha: float,
+    tau: float | None,
+    split_seed: int,
+    record_domain: Any,
+) -> SubGaussianPlan:
     if kernel.domain.kind == "adjacency":
-        raise InvalidParameterError("the sub-Gaussian pipeline is for record data; graph "
-                                    "kernels are bounded: use Wrapper 1 directly")
+        raise InvalidParameterError(
+            "the sub-Gaussian pipeline is for record data; graph "
+            "kernels are bounded: use Wrapper 1 directly"
+        )
     size = check_count(n, "n")
     a = check_failure_probability(alpha)
     proxy = public_subgaussian_proxy(kernel, tau)
     halves = median_of_means_partition(size, 2, check_count(split_seed, "split_seed", 0))
-    coarse_budget, main_budget = split_budget(PureDP(epsilon=check_epsilon(epsilon)),
-                                              [1.0, 1.0])
+    coarse_budget, main_budget = split_budget(PureDP(epsilon=check_epsilon(epsilon)), [1.0, 1.0])
     coarse = coinpress_mechanism(
-        int(halves[0].size), kernel, coarse_budget.epsilon, radius=radius, tau=proxy,
-        family="naive", gamma=a / 12.0, record_domain=record_domain, warn=False,
-        name=f"ustat.subgaussian.{kernel.name}.coarse")
-    w = projection_half_width(int(halves[1].size), kernel.degree, proxy, a,
-                              coarse.schedule.final_half_length)
-    return SubGaussianPlan(coarse_records=halves[0], main_records=halves[1], coarse=coarse,
-                           half_width=w, tau=proxy, main_epsilon=main_budget.epsilon,
-                           alpha=a)
+        int(halves[0].size),
+        kernel,
+        coarse_budget.epsilon,
+        radius=radius,
+        tau=proxy,
+        family="naive",
+        gamma=a / 12.0,
+        record_domain=record_domain,
+        warn=False,
+        name=f"ustat.subgaussian.{kernel.name}.coarse",
+    )
+    w = projection_half_width(
+        int(halves[1].size), kernel.degree, proxy, a, coarse.schedule.final_half_length
+    )
+    return SubGaussianPlan(
+        coarse_records=halves[0],
+        main_records=halves[1],
+        coarse=coarse,
+        half_width=w,
+        tau=proxy,
+        main_epsilon=main_budget.epsilon,
+        alpha=a,
+    )
 
 
 def _xi_rule(degree: int, tau: float) -> Any:
@@ -233,12 +265,20 @@ def _xi_rule(degree: int, tau: float) -> Any:
     return xi
 
 
-def subgaussian_main_stage_mechanism(n: int, kernel: Kernel, epsilon: float, *, centre: float,
-                                     half_width: float, tau: float, alpha: float,
-                                     partition_seed: int = 0,
-                                     sensitivity_mode: SensitivityMode = "rigorous",
-                                     name: str | None = None, **space: Any
-                                     ) -> MedianOfMeansMechanism:
+def subgaussian_main_stage_mechanism(
+    n: int,
+    kernel: Kernel,
+    epsilon: float,
+    *,
+    centre: float,
+    half_width: float,
+    tau: float,
+    alpha: float,
+    partition_seed: int = 0,
+    sensitivity_mode: SensitivityMode = "rigorous",
+    name: str | None = None,
+    **space: Any,
+) -> MedianOfMeansMechanism:
     """The main stage of Corollary 1 at a public centre: Wrapper 1 ∘ Algorithm 1 on h̄.
 
     h̄ = proj_{[centre − w, centre + w]}(h) has C = 2w; ξ is :func:`subgaussian_xi` per chunk and
@@ -248,9 +288,16 @@ def subgaussian_main_stage_mechanism(n: int, kernel: Kernel, epsilon: float, *, 
     """
     clipped = clipped_kernel(kernel, centre, half_width)
     return median_of_means_mechanism(
-        n, clipped, epsilon, alpha=alpha, xi=_xi_rule(kernel.degree, tau),
-        partition_seed=partition_seed, sensitivity_mode=sensitivity_mode,
-        name=name or f"ustat.subgaussian.{kernel.name}.main", **space)
+        n,
+        clipped,
+        epsilon,
+        alpha=alpha,
+        xi=_xi_rule(kernel.degree, tau),
+        partition_seed=partition_seed,
+        sensitivity_mode=sensitivity_mode,
+        name=name or f"ustat.subgaussian.{kernel.name}.main",
+        **space,
+    )
 
 
 @dataclass(frozen=True, eq=False)
@@ -268,8 +315,14 @@ class SubGaussianMeanMechanism(Mechanism):
     :func:`subgaussian_main_stage_mechanism`.
     """
 
-    def __init__(self, spec: MechanismSpec, plan: SubGaussianPlan, chunks: tuple[_MainChunk, ...],
-                 kernel: Kernel, beta: float) -> None:
+    def __init__(
+        self,
+        spec: MechanismSpec,
+        plan: SubGaussianPlan,
+        chunks: tuple[_MainChunk, ...],
+        kernel: Kernel,
+        beta: float,
+    ) -> None:
         super().__init__(spec)
         self._plan = plan
         self._chunks = chunks
@@ -286,43 +339,51 @@ class SubGaussianMeanMechanism(Mechanism):
     @property
     def epsilon(self) -> float:
         """ε of the claim."""
-        return float(self.spec.guarantee.epsilon)  # type: ignore[union-attr]
+        return claimed_epsilon(self.spec)
 
     def _kernel_values(self, data: Any) -> tuple[npt.NDArray[np.float64], ...]:
         x = self._kernel.validate_data(data)
         main = x[self._plan.main_records]
-        return tuple(self._kernel.evaluate(main[c.records], c.family.tuples, validate=False)
-                     for c in self._chunks)
+        return tuple(
+            self._kernel.evaluate(main[c.records], c.family.tuples, validate=False)
+            for c in self._chunks
+        )
 
     def statistic(self, data: Any) -> float:
         """The coarse stage's first clipped mean on the records I₁ (gray-box hook)."""
         x = self.validate_input(data)
         return self._plan.coarse.statistic(x[self._plan.coarse_records])
 
-    def main_stage_statistics(self, data: Any, centres: npt.ArrayLike
-                              ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
+    def main_stage_statistics(
+        self, data: Any, centres: npt.ArrayLike
+    ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
         """Ã_n and the noise scale S/β of every chunk for each centre θ_c, shapes (q, B)."""
         values = self._cached(self.validate_input(data))
         return self._main_stage(values, np.atleast_1d(np.asarray(centres, dtype=np.float64)))
 
-    def _main_stage(self, values: tuple[npt.NDArray[np.float64], ...],
-                    centres: npt.NDArray[np.float64]
-                    ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
+    def _main_stage(
+        self, values: tuple[npt.NDArray[np.float64], ...], centres: npt.NDArray[np.float64]
+    ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
         w = self._plan.half_width
         q, b = len(self._chunks), centres.size
         means = np.empty((q, b))
         scales = np.empty((q, b))
-        for ci, (chunk, vals) in enumerate(zip(self._chunks, values)):
+        for ci, (chunk, vals) in enumerate(zip(self._chunks, values, strict=True)):
             rows = max(1, _BATCH_ELEMENTS // (vals.size * chunk.family.degree))
             for start in range(0, b, rows):
-                c = centres[start:start + rows, None]
+                c = centres[start : start + rows, None]
                 clipped = np.clip(vals[None, :], c - w, c + w)
-                batch = batched_local_hajek(clipped, chunk.family,
-                                            additive_range=2.0 * w,
-                                            xi=chunk.algorithm.xi, beta=self._beta)
-                means[ci, start:start + rows] = batch.weighted_means
-                scales[ci, start:start + rows] = (
-                    chunk.algorithm.smooth_table[batch.levels - 1] / self._beta)
+                batch = batched_local_hajek(
+                    clipped,
+                    chunk.family,
+                    additive_range=2.0 * w,
+                    xi=chunk.algorithm.xi,
+                    beta=self._beta,
+                )
+                means[ci, start : start + rows] = batch.weighted_means
+                scales[ci, start : start + rows] = (
+                    chunk.algorithm.smooth_table[batch.levels - 1] / self._beta
+                )
         return means, scales
 
     def _sample(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
@@ -332,12 +393,20 @@ class SubGaussianMeanMechanism(Mechanism):
         return np.median(means + scales * noise, axis=0)
 
 
-def subgaussian_mean_mechanism(n: int, kernel: Kernel, epsilon: float, *, radius: float,
-                               alpha: float, tau: float | None = None, split_seed: int = 0,
-                               partition_seed: int = 0,
-                               sensitivity_mode: SensitivityMode = "rigorous",
-                               record_domain: Any = None, name: str | None = None
-                               ) -> SubGaussianMeanMechanism:
+def subgaussian_mean_mechanism(
+    n: int,
+    kernel: Kernel,
+    epsilon: float,
+    *,
+    radius: float,
+    alpha: float,
+    tau: float | None = None,
+    split_seed: int = 0,
+    partition_seed: int = 0,
+    sensitivity_mode: SensitivityMode = "rigorous",
+    record_domain: Any = None,
+    name: str | None = None,
+) -> SubGaussianMeanMechanism:
     """The Corollary 1 pipeline on n records as an ε-DP mechanism with its spec.
 
     Parameters
@@ -371,60 +440,85 @@ def subgaussian_mean_mechanism(n: int, kernel: Kernel, epsilon: float, *, radius
     if not isinstance(kernel, Kernel):
         raise InvalidParameterError(f"kernel must be a Kernel, got {type(kernel).__name__}")
     mode = check_mode(sensitivity_mode)
-    plan = _plan(n, kernel, check_epsilon(epsilon), radius, alpha, tau, split_seed,
-                 record_domain)
+    plan = _plan(n, kernel, check_epsilon(epsilon), radius, alpha, tau, split_seed, record_domain)
     beta = internal_epsilon(plan.main_epsilon, mode)
     k = kernel.degree
     n_main = int(plan.main_records.size)
     count = median_of_means_chunk_count(plan.alpha / 2.0, n_main, k)
-    blocks = median_of_means_partition(n_main, count.chunks,
-                                       check_count(partition_seed, "partition_seed", 0))
+    blocks = median_of_means_partition(
+        n_main, count.chunks, check_count(partition_seed, "partition_seed", 0)
+    )
     reference = clipped_kernel(kernel, 0.0, plan.half_width)
     xi = _xi_rule(k, plan.tau)
     chunks = []
     for records in blocks:
         family = tuple_family(all_index_tuples(int(records.size), k), int(records.size))
-        algorithm = local_hajek_algorithm(int(records.size), reference, xi=xi(records.size),
-                                          beta=beta, sensitivity_mode=mode)
+        algorithm = local_hajek_algorithm(
+            int(records.size), reference, xi=xi(records.size), beta=beta, sensitivity_mode=mode
+        )
         chunks.append(_MainChunk(records=records, family=family, algorithm=algorithm))
-    spec = _pipeline_spec(plan, kernel, n, radius, split_seed, count.chunks, mode, beta,
-                          record_domain, name)
+    spec = _pipeline_spec(
+        plan, kernel, n, radius, split_seed, count.chunks, mode, beta, record_domain, name
+    )
     return SubGaussianMeanMechanism(spec, plan, tuple(chunks), kernel, beta)
 
 
-def _pipeline_spec(plan: SubGaussianPlan, kernel: Kernel, n: int, radius: float,
-                   split_seed: int, chunks: int, mode: SensitivityMode, beta: float,
-                   record_domain: Any, name: str | None) -> MechanismSpec:
+def _pipeline_spec(
+    plan: SubGaussianPlan,
+    kernel: Kernel,
+    n: int,
+    radius: float,
+    split_seed: int,
+    chunks: int,
+    mode: SensitivityMode,
+    beta: float,
+    record_domain: Any,
+    name: str | None,
+) -> MechanismSpec:
     n_main = int(plan.main_records.size)
     space = kernel_input_space(kernel, check_count(n, "n"), record_domain=record_domain)
     coarse_g, main_g = PureDP(epsilon=plan.coarse.epsilon), PureDP(epsilon=plan.main_epsilon)
     guarantee = basic_composition([coarse_g, main_g])
     coarse_spec = plan.coarse.spec
-    notes = (f"Corollary 1 pipeline. Public: R = {radius!r}, tau = {plan.tau!r}, alpha = "
-             f"{plan.alpha!r}; halves I1 ({plan.coarse_records.size} records) and I2 "
-             f"({n_main}) from the public seed {split_seed}. Coarse: naive CoinPress on I1 "
-             f"with epsilon/2 = {coarse_g.epsilon!r} (gamma = alpha/12), final half-length "
-             f"e_c = {plan.coarse.schedule.final_half_length:.6g}. Projection half-width w = "
-             f"sqrt(2 tau ln(4 C(|I2|, k)/alpha)) + e_c = {plan.half_width:.6g}; the main "
-             f"stage uses C = 2w = {plan.additive_range:.6g}, exactly the width of the "
-             "projection interval (critical for privacy). Main: Wrapper 1 (alpha/2, q = "
-             f"{chunks}) of Algorithm 1 ({mode}, beta = {beta!r}) with epsilon/2 = "
-             f"{main_g.epsilon!r}; xi per chunk = sqrt(2 tau ln(4 n_c/0.01)) + sqrt(2 tau "
-             "ln(400)/floor(n_c/k)). Budget split by split_budget, total by basic "
-             "composition. The gray-box statistic is the coarse stage's first clipped mean; "
-             "the main stage's smooth claim is audited via subgaussian_main_stage_mechanism."
-             + (" PAPER MODE main stage: unproven claim (docs/derivations.md section 3)."
-                if mode == "paper" else ""))
+    coarse_claim = coarse_spec.global_sensitivity
+    if coarse_claim is None:  # pragma: no cover - CoinPress declares its global sensitivity
+        raise UnsupportedCombinationError(f"{coarse_spec.name!r} declares no global sensitivity")
+    notes = (
+        f"Corollary 1 pipeline. Public: R = {radius!r}, tau = {plan.tau!r}, alpha = "
+        f"{plan.alpha!r}; halves I1 ({plan.coarse_records.size} records) and I2 "
+        f"({n_main}) from the public seed {split_seed}. Coarse: naive CoinPress on I1 "
+        f"with epsilon/2 = {coarse_g.epsilon!r} (gamma = alpha/12), final half-length "
+        f"e_c = {plan.coarse.schedule.final_half_length:.6g}. Projection half-width w = "
+        f"sqrt(2 tau ln(4 C(|I2|, k)/alpha)) + e_c = {plan.half_width:.6g}; the main "
+        f"stage uses C = 2w = {plan.additive_range:.6g}, exactly the width of the "
+        "projection interval (critical for privacy). Main: Wrapper 1 (alpha/2, q = "
+        f"{chunks}) of Algorithm 1 ({mode}, beta = {beta!r}) with epsilon/2 = "
+        f"{main_g.epsilon!r}; xi per chunk = sqrt(2 tau ln(4 n_c/0.01)) + sqrt(2 tau "
+        "ln(400)/floor(n_c/k)). Budget split by split_budget, total by basic "
+        "composition. The gray-box statistic is the coarse stage's first clipped mean; "
+        "the main stage's smooth claim is audited via subgaussian_main_stage_mechanism."
+        + (
+            " PAPER MODE main stage: unproven claim (docs/derivations.md section 3)."
+            if mode == "paper"
+            else ""
+        )
+    )
     spec = MechanismSpec(
         name=name or f"ustat.subgaussian.{kernel.name}" + (".paper" if mode == "paper" else ""),
-        summary=(f"Corollary 1: coarse naive CoinPress then Wrapper 1 of Algorithm 1 on the "
-                 f"projected {kernel.name} kernel"),
+        summary=(
+            f"Corollary 1: coarse naive CoinPress then Wrapper 1 of Algorithm 1 on the "
+            f"projected {kernel.name} kernel"
+        ),
         references=(ALGORITHM_1, COINPRESS, USTAT_SPEC_RIGOROUS),
-        input_domain=space.input_domain, relation=SubstituteOne(),
+        input_domain=space.input_domain,
+        relation=SubstituteOne(),
         statistic=(f"coarse stage: {coarse_spec.statistic} on the records of I1"),
-        sensitivity=(GlobalSensitivity(value=coarse_spec.global_sensitivity.value),),
-        noise=None, guarantee=guarantee,
-        proof_status="proven" if mode == "rigorous" else "unproven", notes=notes)
+        sensitivity=(GlobalSensitivity(value=coarse_claim.value),),
+        noise=None,
+        guarantee=guarantee,
+        proof_status="proven" if mode == "rigorous" else "unproven",
+        notes=notes,
+    )
     return spec
 
 
@@ -457,12 +551,21 @@ class SubGaussianEstimate(PrivateEstimate):
     main: MedianOfMeansEstimate
 
 
-def private_subgaussian_mean(data: Any, kernel: Kernel, epsilon: float, *, radius: float,
-                             alpha: float, tau: float | None = None, split_seed: int = 0,
-                             partition_seed: int = 0,
-                             sensitivity_mode: SensitivityMode = "rigorous",
-                             rng: RandomLike = None, record_domain: Any = None,
-                             budget: Any = None) -> SubGaussianEstimate:
+def private_subgaussian_mean(
+    data: Any,
+    kernel: Kernel,
+    epsilon: float,
+    *,
+    radius: float,
+    alpha: float,
+    tau: float | None = None,
+    split_seed: int = 0,
+    partition_seed: int = 0,
+    sensitivity_mode: SensitivityMode = "rigorous",
+    rng: RandomLike = None,
+    record_domain: Any = None,
+    budget: Any = None,
+) -> SubGaussianEstimate:
     """An ε-DP estimate of θ for a sub-Gaussian kernel (Corollary 1).
 
     The main stage runs the production Algorithm 1 (exact all-tuples sums) on the projected
@@ -486,17 +589,39 @@ def private_subgaussian_mean(data: Any, kernel: Kernel, epsilon: float, *, radiu
     n = int(x.shape[0]) if not isinstance(x, nx.Graph) else x.number_of_nodes()
     plan = _plan(n, kernel, epsilon, radius, alpha, tau, split_seed, record_domain)
     mode = check_mode(sensitivity_mode)
-    chunks = median_of_means_chunk_count(plan.alpha / 2.0, int(plan.main_records.size),
-                                         kernel.degree).chunks
-    spec = _pipeline_spec(plan, kernel, n, radius, split_seed, chunks, mode,
-                          internal_epsilon(plan.main_epsilon, mode), record_domain, None)
+    chunks = median_of_means_chunk_count(
+        plan.alpha / 2.0, int(plan.main_records.size), kernel.degree
+    ).chunks
+    spec = _pipeline_spec(
+        plan,
+        kernel,
+        n,
+        radius,
+        split_seed,
+        chunks,
+        mode,
+        internal_epsilon(plan.main_epsilon, mode),
+        record_domain,
+        None,
+    )
     charge(budget, spec, estimator="private_subgaussian_mean")
     gen = as_generator(rng)
     centre = plan.coarse.release(x[plan.coarse_records], rng=gen)
     main = private_median_of_means(
-        x[plan.main_records], clipped_kernel(kernel, centre, plan.half_width),
-        plan.main_epsilon, alpha=plan.alpha / 2.0, xi=_xi_rule(kernel.degree, plan.tau),
-        partition_seed=partition_seed, sensitivity_mode=sensitivity_mode, rng=gen)
-    return SubGaussianEstimate(estimate=main.estimate, spec=spec, noise_std=main.noise_std,
-                               coarse_estimate=float(centre), half_width=plan.half_width,
-                               main=main)
+        x[plan.main_records],
+        clipped_kernel(kernel, centre, plan.half_width),
+        plan.main_epsilon,
+        alpha=plan.alpha / 2.0,
+        xi=_xi_rule(kernel.degree, plan.tau),
+        partition_seed=partition_seed,
+        sensitivity_mode=sensitivity_mode,
+        rng=gen,
+    )
+    return SubGaussianEstimate(
+        estimate=main.estimate,
+        spec=spec,
+        noise_std=main.noise_std,
+        coarse_estimate=float(centre),
+        half_width=plan.half_width,
+        main=main,
+    )

@@ -46,8 +46,8 @@ from .accountants import (
 )
 from .amplification import SubsampledSpec, poisson_subsample, subsample_without_replacement
 from .budget import BudgetReport, LedgerEntry, PrivacyBudget, RemainingBudget, charge
-from .composed import DEFAULT_COMPOSITION_DELTA, ComposedMechanism
 from .calibration import gaussian_sigma_for_composition, laplace_scale_for_composition
+from .composed import DEFAULT_COMPOSITION_DELTA, ComposedMechanism
 from .curves import PrivacyCurves, privacy_curves, randomized_response_rdp
 from .optimal import OptimalComposition, optimal_composition
 from .relations import RelationConversion, convert_charge, decide_conversion

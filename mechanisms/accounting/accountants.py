@@ -57,11 +57,15 @@ __all__ = [
 #: Rényi orders (those of dp_accounting's RdpAccountant, plus a few large ones).
 DEFAULT_ORDERS: tuple[float, ...] = tuple(
     [1.25, 1.5, 1.75, 2.0, 2.25, 2.5, 3.0, 3.5, 4.0, 4.5]
-    + [float(a) for a in range(5, 64)] + [128.0, 256.0, 512.0, 1024.0])
+    + [float(a) for a in range(5, 64)]
+    + [128.0, 256.0, 512.0, 1024.0]
+)
 
 #: Splits of δ between two parts tried when a composition has to be joined (fractions).
-_SPLITS = tuple([0.0, 1.0] + list(np.concatenate([np.geomspace(1e-4, 0.5, 24),
-                                                  1.0 - np.geomspace(1e-4, 0.5, 24)])))
+_SPLITS = tuple(
+    [0.0, 1.0]
+    + list(np.concatenate([np.geomspace(1e-4, 0.5, 24), 1.0 - np.geomspace(1e-4, 0.5, 24)]))
+)
 #: Relative margin added to dp_accounting's PLD answers.  Its ε(δ) was seen below the exact
 #: value by 2e-11 (relative; 100 pure releases, ε₀ = 0.5, δ = 1e-5, floating point) and by
 #: 8.7e-9 (``from_gaussian_mechanism(1.0).self_compose(100)`` at δ = 1e-8, μ = 10).
@@ -75,7 +79,8 @@ def _check_eps(epsilon: float) -> float:
         eps = float(epsilon)
     except (TypeError, ValueError):
         raise InvalidParameterError(
-            f"epsilon must be a real number >= 0, got {epsilon!r}") from None
+            f"epsilon must be a real number >= 0, got {epsilon!r}"
+        ) from None
     if eps != eps or eps < 0:
         raise InvalidParameterError(f"epsilon must be >= 0, got {epsilon!r}")
     return eps
@@ -137,8 +142,11 @@ class Accountant(ABC):
         """The composed (curves, count) pairs, in order."""
         return self._items
 
-    def _accepts(self, curves: PrivacyCurves) -> None:
-        """Raise :class:`UnsupportedCombinationError` if ``curves`` cannot be composed here."""
+    def _accepts(self, curves: PrivacyCurves) -> None:  # noqa: B027 - optional hook, default accepts all
+        """Raise :class:`UnsupportedCombinationError` if ``curves`` cannot be composed here.
+
+        The default accepts every curve; subclasses override it to refuse.
+        """
 
     # -- questions --------------------------------------------------------------------
     def epsilon(self, delta: float) -> float:
@@ -150,8 +158,12 @@ class Accountant(ABC):
         d = check_delta(delta)
         if not self._items:
             return 0.0
-        return float(min(self._epsilon(d), _basic_parts(self._items)[0] if
-                         _basic_parts(self._items)[1] <= d else math.inf))
+        return float(
+            min(
+                self._epsilon(d),
+                _basic_parts(self._items)[0] if _basic_parts(self._items)[1] <= d else math.inf,
+            )
+        )
 
     def delta(self, epsilon: float) -> float:
         """The smallest δ this accountant proves at ε (0 when empty)."""
@@ -167,7 +179,8 @@ class Accountant(ABC):
         eps = self.epsilon(delta)
         if not math.isfinite(eps):
             raise UnsupportedCombinationError(
-                f"{type(self).__name__} proves no finite epsilon at delta = {delta!r}")
+                f"{type(self).__name__} proves no finite epsilon at delta = {delta!r}"
+            )
         return ApproxDP(epsilon=max(eps, 1e-300), delta=check_delta(delta))
 
     @abstractmethod
@@ -228,7 +241,7 @@ def _rdp_epsilon(orders: Sequence[float], values: np.ndarray, delta: float) -> f
     if delta <= 0:
         return math.inf
     best = math.inf
-    for a, v in zip(orders, values):
+    for a, v in zip(orders, values, strict=True):
         if math.isfinite(v):
             one = RenyiDP.model_construct(alpha=a, epsilon=float(v))
             best = min(best, one.epsilon_for_delta(delta))
@@ -237,7 +250,7 @@ def _rdp_epsilon(orders: Sequence[float], values: np.ndarray, delta: float) -> f
 
 def _rdp_delta(orders: Sequence[float], values: np.ndarray, epsilon: float) -> float:
     best = 1.0
-    for a, v in zip(orders, values):
+    for a, v in zip(orders, values, strict=True):
         if math.isfinite(v):
             one = RenyiDP.model_construct(alpha=a, epsilon=float(v))
             best = min(best, one.delta_for_epsilon(epsilon))
@@ -255,8 +268,12 @@ class RDPAccountant(Accountant):
 
     name = "rdp"
 
-    def __init__(self, items: Sequence[tuple[PrivacyCurves, int]] = (), *,
-                 orders: Sequence[float] = DEFAULT_ORDERS) -> None:
+    def __init__(
+        self,
+        items: Sequence[tuple[PrivacyCurves, int]] = (),
+        *,
+        orders: Sequence[float] = DEFAULT_ORDERS,
+    ) -> None:
         super().__init__(items)
         orders = tuple(float(a) for a in orders)
         if not orders or any(not (a > 1.0 and math.isfinite(a)) for a in orders):
@@ -308,14 +325,20 @@ class ZCDPAccountant(Accountant):
 
     def _epsilon(self, delta: float) -> float:
         rho = self.rho
-        part = (lambda d: ZeroConcentratedDP(rho=rho).epsilon_for_delta(d)) if rho > 0 else (
-            lambda d: 0.0)
+        part = (
+            (lambda d: ZeroConcentratedDP(rho=rho).epsilon_for_delta(d))
+            if rho > 0
+            else (lambda d: 0.0)
+        )
         return _join_epsilon(part, _approx_total(self._items), delta)
 
     def _delta(self, epsilon: float) -> float:
         rho = self.rho
-        part = (lambda e: ZeroConcentratedDP(rho=rho).delta_for_epsilon(e)) if rho > 0 else (
-            lambda e: 0.0)
+        part = (
+            (lambda e: ZeroConcentratedDP(rho=rho).delta_for_epsilon(e))
+            if rho > 0
+            else (lambda e: 0.0)
+        )
         return _join_delta(part, _approx_total(self._items), epsilon)
 
 
@@ -329,12 +352,18 @@ class GDPAccountant(Accountant):
         if curves.mu is None:
             raise UnsupportedCombinationError(
                 f"{curves.source} has no exact GDP guarantee; only Gaussian noise does (use the "
-                "PLD or zCDP accountant)")
+                "PLD or zCDP accountant)"
+            )
 
     @property
     def mu(self) -> float:
         """μ = √Σ k μ_i²."""
-        return math.sqrt(math.fsum(c.mu**2 * k for c, k in self._items))  # type: ignore[operator]
+        terms = []
+        for curves, count in self._items:
+            if curves.mu is None:  # pragma: no cover - refused by _accepts
+                raise UnsupportedCombinationError(f"{curves.source} has no exact GDP guarantee")
+            terms.append(curves.mu**2 * count)
+        return math.sqrt(math.fsum(terms))
 
     def _epsilon(self, delta: float) -> float:
         return GaussianDP(mu=self.mu).epsilon_for_delta(delta)
@@ -353,7 +382,8 @@ class BasicAccountant(Accountant):
         if not math.isfinite(curves.pure_epsilon) and curves.approx is None:
             raise UnsupportedCombinationError(
                 f"{curves.source} has no pure or declared (epsilon, delta) guarantee for basic "
-                "composition")
+                "composition"
+            )
 
     def _epsilon(self, delta: float) -> float:
         eps, d0 = _basic_parts(self._items)
@@ -406,13 +436,18 @@ class PLDAccountant(Accountant):
 
     name = "pld"
 
-    def __init__(self, items: Sequence[tuple[PrivacyCurves, int]] = (), *,
-                 value_discretization_interval: float = 1e-4) -> None:
+    def __init__(
+        self,
+        items: Sequence[tuple[PrivacyCurves, int]] = (),
+        *,
+        value_discretization_interval: float = 1e-4,
+    ) -> None:
         super().__init__(items)
         h = float(value_discretization_interval)
         if not (h > 0 and math.isfinite(h)):
             raise InvalidParameterError(
-                f"value_discretization_interval must be > 0, got {value_discretization_interval!r}")
+                f"value_discretization_interval must be > 0, got {value_discretization_interval!r}"
+            )
         self.value_discretization_interval = h
         self._pld_cache: Any = None
         self._pld_done = 0
@@ -472,16 +507,20 @@ class PLDAccountant(Accountant):
         candidates = []
         gdp, kov = self._exact_gdp(), self._exact_homogeneous()
         if gdp is not None:
-            return gdp._epsilon(delta)              # exact: the PLD can only be above it
+            return gdp._epsilon(delta)  # exact: the PLD can only be above it
         if kov is not None:
-            return kov.epsilon_for_delta(delta)     # exact: no discretization at all
+            return kov.epsilon_for_delta(delta)  # exact: no discretization at all
         if rest is None:
             candidates.append(self._pld_epsilon(pld, delta))
         elif pld is None:
             candidates.append(rest._epsilon(delta))
         elif delta > 0:
-            candidates.append(min(self._pld_epsilon(pld, f * delta) + rest._epsilon((1 - f) * delta)
-                                  for f in _SPLITS))
+            candidates.append(
+                min(
+                    self._pld_epsilon(pld, f * delta) + rest._epsilon((1 - f) * delta)
+                    for f in _SPLITS
+                )
+            )
         else:
             candidates.append(math.inf)
         return max(0.0, min(candidates))
@@ -498,16 +537,21 @@ class PLDAccountant(Accountant):
             candidates.append(self._pld_delta(pld, epsilon))
         elif pld is None:
             candidates.append(rest._delta(epsilon))
-        else:   # split ε between the two parts (basic composition)
-            candidates.append(min(self._pld_delta(pld, f * epsilon)
-                                  + rest._delta((1 - f) * epsilon) for f in _SPLITS))
+        else:  # split ε between the two parts (basic composition)
+            candidates.append(
+                min(
+                    self._pld_delta(pld, f * epsilon) + rest._delta((1 - f) * epsilon)
+                    for f in _SPLITS
+                )
+            )
         return min(candidates)
 
 
 #: The accountants by :attr:`Accountant.name`.
 ACCOUNTANTS: dict[str, type[Accountant]] = {
-    cls.name: cls for cls in (PLDAccountant, RDPAccountant, ZCDPAccountant, GDPAccountant,
-                              BasicAccountant)}
+    cls.name: cls
+    for cls in (PLDAccountant, RDPAccountant, ZCDPAccountant, GDPAccountant, BasicAccountant)
+}
 
 
 def make_accountant(accountant: str | Accountant) -> Accountant:
@@ -515,10 +559,12 @@ def make_accountant(accountant: str | Accountant) -> Accountant:
     if isinstance(accountant, Accountant):
         if accountant.releases:
             raise InvalidParameterError(
-                f"a budget needs an empty accountant, got one with {accountant.releases} releases")
+                f"a budget needs an empty accountant, got one with {accountant.releases} releases"
+            )
         return accountant
     if isinstance(accountant, str) and accountant in ACCOUNTANTS:
         return ACCOUNTANTS[accountant]()
     raise InvalidParameterError(
         f"unknown accountant {accountant!r}; expected one of {sorted(ACCOUNTANTS)} or an "
-        "Accountant instance")
+        "Accountant instance"
+    )

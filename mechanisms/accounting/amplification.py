@@ -21,6 +21,7 @@ budget and composition uses), and the others are refused:
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import Any, Literal
 
 from pydantic import model_validator
@@ -77,18 +78,21 @@ class SubsampledSpec(SpecModel):
         if self.scheme == "poisson":
             # the one relation rule: stated under add/remove-one, or a query-level spec
             rule = decide_conversion(self.base, ADD_REMOVE_ONE, purpose="Poisson-subsampled").rule
-            if rule not in ("as stated", "query level"):   # pragma: no cover - refused above
+            if rule not in ("as stated", "query level"):  # pragma: no cover - refused above
                 raise UnsupportedCombinationError(
                     "Poisson subsampling amplifies under add/remove-one neighbouring; the base "
-                    f"spec {self.base.name!r} is stated under {rel.kind!r}")
+                    f"spec {self.base.name!r} is stated under {rel.kind!r}"
+                )
         if self.scheme == "without_replacement":
-            rule = decide_conversion(self.base, SUBSTITUTE_ONE,
-                                     purpose="subsampled without replacement").rule
+            rule = decide_conversion(
+                self.base, SUBSTITUTE_ONE, purpose="subsampled without replacement"
+            ).rule
             if rule != "as stated" or not isinstance(rel, SubstituteOne):
                 raise UnsupportedCombinationError(
                     "sampling without replacement amplifies under substitute-one neighbouring "
                     f"on datasets of public size; the base spec {self.base.name!r} is stated "
-                    f"under {rel.kind!r}")
+                    f"under {rel.kind!r}"
+                )
             if self.population_size is None:
                 raise InconsistentSpecError("sampling without replacement needs population_size")
         return self
@@ -116,10 +120,15 @@ class SubsampledSpec(SpecModel):
             rdp = randomized_response_rdp(eps_pure)
         if pld is None and rdp is None and approx is None:
             raise UnsupportedCombinationError(f"no amplification result is known here for {src}")
-        return PrivacyCurves(source=src, pure_epsilon=eps_pure, approx=approx, pld=pld, rdp=rdp,
-                             rho=eps_pure**2 / 2.0 if math.isfinite(eps_pure) else None,
-                             exact_pld=self.scheme == "poisson" and _poisson_pld(self.base, q)
-                             is not None)
+        return PrivacyCurves(
+            source=src,
+            pure_epsilon=eps_pure,
+            approx=approx,
+            pld=pld,
+            rdp=rdp,
+            rho=eps_pure**2 / 2.0 if math.isfinite(eps_pure) else None,
+            exact_pld=self.scheme == "poisson" and _poisson_pld(self.base, q) is not None,
+        )
 
 
 def _scalar_additive(spec: MechanismSpec) -> tuple[object, float] | None:
@@ -131,7 +140,7 @@ def _scalar_additive(spec: MechanismSpec) -> tuple[object, float] | None:
     return noise.law, claim.value
 
 
-def _poisson_pld(spec: MechanismSpec, q: float):  # type: ignore[no-untyped-def]
+def _poisson_pld(spec: MechanismSpec, q: float) -> Callable[[float], Any] | None:
     """dp_accounting's PLD of the Poisson-subsampled additive mechanism, if it has one."""
     from dp_accounting.pld import privacy_loss_distribution as pld_mod
 
@@ -143,33 +152,46 @@ def _poisson_pld(spec: MechanismSpec, q: float):  # type: ignore[no-untyped-def]
     law, sens = found
     if isinstance(law, Laplace):
         return lambda h: pld_mod.from_laplace_mechanism(
-            law.scale, sensitivity=sens, sampling_prob=q, value_discretization_interval=h)
+            law.scale, sensitivity=sens, sampling_prob=q, value_discretization_interval=h
+        )
     if isinstance(law, Gaussian):
         return lambda h: pld_mod.from_gaussian_mechanism(
-            law.sigma, sensitivity=sens, sampling_prob=q, value_discretization_interval=h)
+            law.sigma, sensitivity=sens, sampling_prob=q, value_discretization_interval=h
+        )
     if isinstance(law, DiscreteLaplace):
         return lambda h: pld_mod.from_discrete_laplace_mechanism(
-            1.0 / law.scale, sensitivity=int(sens), sampling_prob=q,
-            value_discretization_interval=h, use_connect_dots=True)
+            1.0 / law.scale,
+            sensitivity=int(sens),
+            sampling_prob=q,
+            value_discretization_interval=h,
+            use_connect_dots=True,
+        )
     if isinstance(law, DiscreteGaussian):
         return lambda h: pld_mod.from_discrete_gaussian_mechanism(
-            law.sigma, sensitivity=int(sens), sampling_prob=q, value_discretization_interval=h,
-            use_connect_dots=True)
+            law.sigma,
+            sensitivity=int(sens),
+            sampling_prob=q,
+            value_discretization_interval=h,
+            use_connect_dots=True,
+        )
     return None
 
 
-def _gaussian_rdp(spec: MechanismSpec, scheme: str, q: float):  # type: ignore[no-untyped-def]
+def _gaussian_rdp(spec: MechanismSpec, scheme: str, q: float) -> Callable[[float], float] | None:
     """RDP of the subsampled Gaussian from dp_accounting's RDP module, if the law is Gaussian."""
     from dp_accounting.rdp import rdp_privacy_accountant as rdp_mod
 
     found = _scalar_additive(spec)
-    if found is None or not isinstance(found[0], Gaussian):
+    if found is None:
         return None
     law, sens = found
+    if not isinstance(law, Gaussian):
+        return None
     multiplier = law.sigma / sens
     if scheme == "poisson":
         return lambda a: float(
-            rdp_mod._compute_rdp_poisson_subsampled_gaussian(q, multiplier, [a])[0])
+            rdp_mod._compute_rdp_poisson_subsampled_gaussian(q, multiplier, [a])[0]
+        )
     return lambda a: float(rdp_mod._compute_rdp_sample_wor_gaussian(q, multiplier, [a])[0])
 
 
@@ -204,16 +226,26 @@ def subsample_without_replacement(spec: Any, population_size: int) -> Subsampled
     if not isinstance(spec.relation, SubstituteOne):
         raise UnsupportedCombinationError(
             "sampling without replacement amplifies under substitute-one neighbouring; the "
-            f"base spec {spec.name!r} is stated under {spec.relation.kind!r}")
+            f"base spec {spec.name!r} is stated under {spec.relation.kind!r}"
+        )
     dom = spec.input_domain
     if not isinstance(dom, DatasetDomain) or dom.size is None:
         raise UnsupportedCombinationError(
             f"sampling without replacement needs a base spec on datasets of fixed size, got "
-            f"{dom.kind!r}")
-    if isinstance(population_size, bool) or not isinstance(population_size, int) or (
-            population_size < dom.size):
+            f"{dom.kind!r}"
+        )
+    if (
+        isinstance(population_size, bool)
+        or not isinstance(population_size, int)
+        or (population_size < dom.size)
+    ):
         raise InvalidParameterError(
             f"population_size must be an integer >= the subsample size {dom.size}, got "
-            f"{population_size!r}")
-    return SubsampledSpec(base=spec, scheme="without_replacement", rate=dom.size / population_size,
-                          population_size=population_size)
+            f"{population_size!r}"
+        )
+    return SubsampledSpec(
+        base=spec,
+        scheme="without_replacement",
+        rate=dom.size / population_size,
+        population_size=population_size,
+    )

@@ -130,8 +130,10 @@ class RemainingBudget:
 
     def __str__(self) -> str:
         kind = "pure" if self.delta == 0 else f"delta = {self.delta:g}"
-        return (f"one more release may use epsilon = {self.epsilon:.6g} ({kind}); spent "
-                f"{self.spent_epsilon:.6g} of ({self.budget_epsilon:g}, {self.budget_delta:g})")
+        return (
+            f"one more release may use epsilon = {self.epsilon:.6g} ({kind}); spent "
+            f"{self.spent_epsilon:.6g} of ({self.budget_epsilon:g}, {self.budget_delta:g})"
+        )
 
 
 class BudgetReport(str):
@@ -156,16 +158,34 @@ class BudgetReport(str):
     relation: str
     accountant: str
 
-    def __new__(cls, rows: tuple[LedgerEntry, ...], epsilon: float, delta: float,
-                relation: str, accountant: str) -> BudgetReport:
+    def __new__(
+        cls,
+        rows: tuple[LedgerEntry, ...],
+        epsilon: float,
+        delta: float,
+        relation: str,
+        accountant: str,
+    ) -> BudgetReport:
         head = ("#", "charge", "count", "stated under", "charged as", "own eps", "total eps")
-        lines = [(str(i + 1), e.estimator, str(e.count), e.relation or "-", e.conversion or "-",
-                  f"{e.epsilon:.6g}", f"{e.total_epsilon:.6g}") for i, e in enumerate(rows)]
+        lines = [
+            (
+                str(i + 1),
+                e.estimator,
+                str(e.count),
+                e.relation or "-",
+                e.conversion or "-",
+                f"{e.epsilon:.6g}",
+                f"{e.total_epsilon:.6g}",
+            )
+            for i, e in enumerate(rows)
+        ]
         widths = [max(len(r[k]) for r in [head, *lines]) for k in range(len(head))]
         fmt = "  ".join(f"{{:<{w}}}" for w in widths)
-        title = (f"privacy budget (epsilon = {epsilon:g}, delta = {delta:g}) under "
-                 f"{relation}, {accountant} accounting; own eps is each charge alone "
-                 "at this delta, total eps the composition so far (rows do not add up)")
+        title = (
+            f"privacy budget (epsilon = {epsilon:g}, delta = {delta:g}) under "
+            f"{relation}, {accountant} accounting; own eps is each charge alone "
+            "at this delta, total eps the composition so far (rows do not add up)"
+        )
         out = [title, fmt.format(*head), fmt.format(*("-" * w for w in widths))]
         out += [fmt.format(*r).rstrip() for r in lines]
         if not lines:
@@ -206,9 +226,15 @@ class PrivacyBudget:
     2.0
     """
 
-    def __init__(self, epsilon: float, delta: float = 0.0,
-                 accountant: str | Accountant = "pld", *, relation: Any = "substitute_one",
-                 accuracy: float | None = None) -> None:
+    def __init__(
+        self,
+        epsilon: float,
+        delta: float = 0.0,
+        accountant: str | Accountant = "pld",
+        *,
+        relation: Any = "substitute_one",
+        accuracy: float | None = None,
+    ) -> None:
         self.epsilon = check_epsilon(epsilon)
         self.delta = check_delta(delta)
         self.relation = check_budget_relation(relation)
@@ -216,11 +242,16 @@ class PrivacyBudget:
             if accountant != "pld":
                 raise InvalidParameterError(
                     f"accuracy is the PLD accountant's grid step; accountant={accountant!r} "
-                    "has none")
-            if isinstance(accuracy, bool) or not isinstance(accuracy, (int, float)) or not (
-                    0.0 < float(accuracy) <= 0.1):
+                    "has none"
+                )
+            if (
+                isinstance(accuracy, bool)
+                or not isinstance(accuracy, (int, float))
+                or not (0.0 < float(accuracy) <= 0.1)
+            ):
                 raise InvalidParameterError(
-                    f"accuracy must be a real number in (0, 0.1], got {accuracy!r}")
+                    f"accuracy must be a real number in (0, 0.1], got {accuracy!r}"
+                )
             accountant = PLDAccountant(value_discretization_interval=float(accuracy))
         self._empty = make_accountant(accountant)
         self._account: Accountant = self._empty
@@ -259,14 +290,21 @@ class PrivacyBudget:
         return max(0.0, self.epsilon - self.spent_epsilon)
 
     def __repr__(self) -> str:
-        return (f"PrivacyBudget(epsilon={self.epsilon:g}, delta={self.delta:g}, accountant="
-                f"{self._account.name!r}, relation={self.relation!r}; spent "
-                f"{self.spent_epsilon:.6g} in {len(self._ledger)} charges)")
+        return (
+            f"PrivacyBudget(epsilon={self.epsilon:g}, delta={self.delta:g}, accountant="
+            f"{self._account.name!r}, relation={self.relation!r}; spent "
+            f"{self.spent_epsilon:.6g} in {len(self._ledger)} charges)"
+        )
 
     def report(self) -> BudgetReport:
         """The ledger as a table (``str(budget.report())``): own cost, relation, running total."""
-        return BudgetReport(rows=self.ledger, epsilon=self.epsilon, delta=self.delta,
-                            relation=self.relation, accountant=self._account.name)
+        return BudgetReport(
+            rows=self.ledger,
+            epsilon=self.epsilon,
+            delta=self.delta,
+            relation=self.relation,
+            accountant=self._account.name,
+        )
 
     def remaining(self, delta: float = 0.0) -> RemainingBudget:
         """The largest ε that one more (ε, ``delta``)-DP release may still use.
@@ -286,13 +324,14 @@ class PrivacyBudget:
         if d > 0 and d >= self.delta:
             raise InvalidParameterError(
                 f"the next release's delta must be below the budget's delta = {self.delta:g}, "
-                f"got {delta!r}")
+                f"got {delta!r}"
+            )
 
         def fits(eps: float) -> bool:
             g = PureDP(epsilon=eps) if d == 0 else ApproxDP(epsilon=eps, delta=d)
             try:
                 return self._account.compose(g).epsilon(self.delta) <= self.epsilon
-            except PrivauditError:   # an accountant that cannot take the release: no fit
+            except PrivauditError:  # an accountant that cannot take the release: no fit
                 return False
 
         lo, hi = 0.0, self.epsilon
@@ -315,8 +354,9 @@ class PrivacyBudget:
         converted = group_charges([convert_charge(p, self.relation) for p in parts])
         return [(c.item, c.curves, c.conversion, k) for c, k in converted]
 
-    def _composed(self, parts: Sequence[tuple[Any, Any, RelationConversion, int]],
-                  count: int) -> tuple[Accountant, float, float]:
+    def _composed(
+        self, parts: Sequence[tuple[Any, Any, RelationConversion, int]], count: int
+    ) -> tuple[Accountant, float, float]:
         acc = self._account
         alone = self._empty
         for _, curves, _, k in parts:
@@ -360,13 +400,21 @@ class PrivacyBudget:
                     f"{self.delta:g}, {self._account.name} accounting, {self.relation}) to "
                     f"epsilon = {total:.6g}; spent so far epsilon = {spent:.6g}, left epsilon = "
                     f"{max(0.0, self.epsilon - spent):.6g}; this release alone costs epsilon = "
-                    f"{alone:.6g}" + ("" if math.isfinite(alone) else
-                                      " (it has no finite epsilon at this delta)"))
+                    f"{alone:.6g}"
+                    + ("" if math.isfinite(alone) else " (it has no finite epsilon at this delta)")
+                )
             hashes = ",".join(h for h in (_spec_hash(p) for p, _, _, _ in parts) if h)
             relations = ",".join(dict.fromkeys(c.stated for _, _, c, _ in parts))
             rules = "; ".join(dict.fromkeys(c.describe() for _, _, c, _ in parts))
-            entry = LedgerEntry(estimator=name, spec_hash=hashes, count=count, epsilon=alone,
-                                total_epsilon=total, relation=relations, conversion=rules)
+            entry = LedgerEntry(
+                estimator=name,
+                spec_hash=hashes,
+                count=count,
+                epsilon=alone,
+                total_epsilon=total,
+                relation=relations,
+                conversion=rules,
+            )
             self._account = acc
             self._ledger.append(entry)
             return entry

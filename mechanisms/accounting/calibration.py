@@ -45,8 +45,9 @@ def _check_k(k: object) -> int:
     return k
 
 
-def gaussian_sigma_for_composition(k: int, epsilon: float, delta: float,
-                                   sensitivity: float = 1.0) -> float:
+def gaussian_sigma_for_composition(
+    k: int, epsilon: float, delta: float, sensitivity: float = 1.0
+) -> float:
     """The smallest σ such that k Gaussian releases (ℓ2 sensitivity Δ) are (ε, δ)-DP.
 
     Parameters
@@ -83,7 +84,7 @@ def gaussian_sigma_for_composition(k: int, epsilon: float, delta: float,
         hi += 2.0
     log_mu = float(optimize.brentq(gap, lo, hi, xtol=1e-15, rtol=1e-15))
     mu = math.exp(log_mu)
-    while GaussianDP(mu=mu).delta_for_epsilon(eps) > d:     # round μ down until it holds
+    while GaussianDP(mu=mu).delta_for_epsilon(eps) > d:  # round μ down until it holds
         mu = math.nextafter(mu, 0.0)
     sigma = math.sqrt(k) * sens / mu
     while GaussianDP(mu=math.sqrt(k) * sens / sigma).delta_for_epsilon(eps) > d:
@@ -95,14 +96,22 @@ def _laplace_spec(scale: float, sensitivity: float) -> MechanismSpec:
     return MechanismSpec(
         name="laplace_for_calibration",
         input_domain=DatasetDomain(record=RealInterval(lo=0.0, hi=1.0)),
-        relation=SubstituteOne(), sensitivity=(GlobalSensitivity(value=sensitivity),),
+        relation=SubstituteOne(),
+        sensitivity=(GlobalSensitivity(value=sensitivity),),
         noise=AdditiveNoise(law=Laplace(scale=scale)),
-        guarantee=PureDP(epsilon=sensitivity / scale))
+        guarantee=PureDP(epsilon=sensitivity / scale),
+    )
 
 
-def laplace_scale_for_composition(k: int, epsilon: float, delta: float, sensitivity: float = 1.0,
-                                  *, rtol: float = 1e-3,
-                                  value_discretization_interval: float = 1e-3) -> float:
+def laplace_scale_for_composition(
+    k: int,
+    epsilon: float,
+    delta: float,
+    sensitivity: float = 1.0,
+    *,
+    rtol: float = 1e-3,
+    value_discretization_interval: float = 1e-3,
+) -> float:
     """The smallest Laplace scale b (within ``rtol``) with k releases (ε, δ)-DP by PLD.
 
     Parameters
@@ -126,7 +135,7 @@ def laplace_scale_for_composition(k: int, epsilon: float, delta: float, sensitiv
     eps = check_epsilon(epsilon)
     d = check_delta(delta)
     sens = check_positive(sensitivity, "sensitivity")
-    basic = k * sens / eps          # k-fold pure composition: always enough
+    basic = k * sens / eps  # k-fold pure composition: always enough
     if d == 0:
         return basic
 

@@ -79,9 +79,15 @@ class ComposedMechanism(Mechanism):
     PureDP(kind='pure_dp', epsilon=0.30000...)
     """
 
-    def __init__(self, mechanisms: Sequence[Mechanism], *, delta: float | None = None,
-                 accountant: str | Accountant = "pld", name: str | None = None,
-                 relation: str | None = None) -> None:
+    def __init__(
+        self,
+        mechanisms: Sequence[Mechanism],
+        *,
+        delta: float | None = None,
+        accountant: str | Accountant = "pld",
+        name: str | None = None,
+        relation: str | None = None,
+    ) -> None:
         mechs = tuple(mechanisms)
         if not mechs:
             raise InvalidParameterError("a composition needs at least one mechanism, got none")
@@ -93,12 +99,18 @@ class ComposedMechanism(Mechanism):
             if m.spec.input_domain != first.input_domain:
                 raise UnsupportedCombinationError(
                     f"{m.name!r} and {first.name!r} do not share an input domain and a "
-                    "neighbouring relation; a composition releases on one input")
+                    "neighbouring relation; a composition releases on one input"
+                )
         target, spec_relation = _common_relation(mechs, relation)
         if target is None:
-            converted = [ConvertedCharge(accounting_item(m), privacy_curves(m),
-                                         RelationConversion("query_level", "query_level",
-                                                            "as stated", "")) for m in mechs]
+            converted = [
+                ConvertedCharge(
+                    accounting_item(m),
+                    privacy_curves(m),
+                    RelationConversion("query_level", "query_level", "as stated", ""),
+                )
+                for m in mechs
+            ]
         else:
             converted = [convert_charge(m, target, purpose="composed") for m in mechs]
         conversions = tuple(dict.fromkeys(c.conversion.describe() for c in converted))
@@ -113,7 +125,8 @@ class ComposedMechanism(Mechanism):
         if not np.isfinite(epsilon):
             raise UnsupportedCombinationError(
                 f"the {acc.name} accountant proves no finite epsilon at delta = {delta!r} for "
-                f"{[m.name for m in mechs]}")
+                f"{[m.name for m in mechs]}"
+            )
         try:
             basic_acc: Accountant = BasicAccountant()
             for curves, k in parts:
@@ -122,27 +135,41 @@ class ComposedMechanism(Mechanism):
         except UnsupportedCombinationError:
             basic = float("inf")
         names = [m.name for m in mechs]
-        guarantee = (PureDP(epsilon=epsilon) if delta == 0
-                     else ApproxDP(epsilon=epsilon, delta=delta))
+        guarantee = (
+            PureDP(epsilon=epsilon) if delta == 0 else ApproxDP(epsilon=epsilon, delta=delta)
+        )
         spec = MechanismSpec(
             name=name or f"composed({', '.join(names)})"[:200],
             summary=f"{len(mechs)} releases on the same input, side by side",
-            references=(Reference(citation=f"composition by the {acc.name} accountant "
-                                           "(privaudit docs/accounting.md)"),),
-            input_domain=first.input_domain, relation=spec_relation,
+            references=(
+                Reference(
+                    citation=f"composition by the {acc.name} accountant "
+                    "(privaudit docs/accounting.md)"
+                ),
+            ),
+            input_domain=first.input_domain,
+            relation=spec_relation,
             statistic="; ".join(f"{m.name}: {m.spec.statistic or 'release'}" for m in mechs)[:2000],
             output_dimension=sum(m.spec.output_dimension for m in mechs),
             guarantee=guarantee,
-            notes=(f"claim = the {acc.name} accountant's epsilon at delta = {delta:g} for the "
-                   f"composition of {len(mechs)} releases ({', '.join(sorted(set(names)))}); "
-                   f"basic composition gives epsilon = {basic:.6g}; relations: "
-                   f"{'; '.join(conversions)}"))
+            notes=(
+                f"claim = the {acc.name} accountant's epsilon at delta = {delta:g} for the "
+                f"composition of {len(mechs)} releases ({', '.join(sorted(set(names)))}); "
+                f"basic composition gives epsilon = {basic:.6g}; relations: "
+                f"{'; '.join(conversions)}"
+            ),
+        )
         super().__init__(spec)
         self._mechanisms = mechs
-        self._accounting = {"accountant": acc.name, "epsilon": float(epsilon),
-                            "delta": float(delta), "basic_epsilon": float(basic),
-                            "releases": len(mechs), "conversions": conversions,
-                            "components": tuple(m.spec.content_hash for m in mechs)}
+        self._accounting = {
+            "accountant": acc.name,
+            "epsilon": float(epsilon),
+            "delta": float(delta),
+            "basic_epsilon": float(basic),
+            "releases": len(mechs),
+            "conversions": conversions,
+            "components": tuple(m.spec.content_hash for m in mechs),
+        }
 
     @property
     def mechanisms(self) -> tuple[Mechanism, ...]:
@@ -170,8 +197,10 @@ class ComposedMechanism(Mechanism):
         return dict(self._accounting)
 
     def _sample(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
-        columns = [np.asarray(m._sample(data, size, rng), dtype=float).reshape(size, -1)
-                   for m in self._mechanisms]
+        columns = [
+            np.asarray(m._sample(data, size, rng), dtype=float).reshape(size, -1)
+            for m in self._mechanisms
+        ]
         return np.hstack(columns)
 
 
@@ -179,10 +208,11 @@ def _common_relation(mechs: Sequence[Mechanism], relation: str | None) -> tuple[
     """(target dataset relation or None, the spec's relation object) of a composition."""
     kinds = {stated_relation(m) for m in mechs}
     first = mechs[0].spec.relation
-    if kinds == {QUERY_LEVEL}:          # query-level parts: their sensitivity is the analyst's
+    if kinds == {QUERY_LEVEL}:  # query-level parts: their sensitivity is the analyst's
         if any(m.spec.relation != first for m in mechs[1:]):
             raise RelationConversionError(
-                f"{mechs[0].name!r} and the other parts state different query distances")
+                f"{mechs[0].name!r} and the other parts state different query distances"
+            )
         return None, first
     if relation is not None:
         target = check_budget_relation(relation)
@@ -194,6 +224,6 @@ def _common_relation(mechs: Sequence[Mechanism], relation: str | None) -> tuple[
         raise RelationConversionError(
             f"the parts are stated under {sorted(kinds)}: only substitute-one and add/remove-one "
             "are converted into each other (pass relation= to state the composition under one "
-            "of them)")
+            "of them)"
+        )
     return None, first
-

@@ -44,6 +44,7 @@ from spec import (
     ApproxDP,
     DiscreteGaussian,
     DiscreteLaplace,
+    Exponential,
     Gaussian,
     GaussianDP,
     Gumbel,
@@ -69,8 +70,8 @@ def randomized_response_rdp(epsilon: float) -> Callable[[float], float]:
 
     The tight RDP bound of every ε-DP mechanism (see the module docstring), never above ε.
     """
-    log_p = -math.log1p(math.exp(-epsilon))     # ln(e^ε / (1 + e^ε))
-    log_q = -math.log1p(math.exp(epsilon))      # ln(1 / (1 + e^ε))
+    log_p = -math.log1p(math.exp(-epsilon))  # ln(e^ε / (1 + e^ε))
+    log_q = -math.log1p(math.exp(epsilon))  # ln(1 / (1 + e^ε))
 
     def rdp(alpha: float) -> float:
         a = alpha * log_p + (1.0 - alpha) * log_q
@@ -165,10 +166,13 @@ def _pld_from_parameters(epsilon: float, delta: float) -> PldFactory:
 
 
 def _pure(epsilon: float, source: str, *, rho: float | None = None) -> PrivacyCurves:
-    return PrivacyCurves(source=source, pure_epsilon=epsilon,
-                         pld=_pld_from_parameters(epsilon, 0.0),
-                         rdp=randomized_response_rdp(epsilon),
-                         rho=rho if rho is not None else epsilon**2 / 2.0)
+    return PrivacyCurves(
+        source=source,
+        pure_epsilon=epsilon,
+        pld=_pld_from_parameters(epsilon, 0.0),
+        rdp=randomized_response_rdp(epsilon),
+        rho=rho if rho is not None else epsilon**2 / 2.0,
+    )
 
 
 def curves_of_guarantee(guarantee: Any, source: str = "declared guarantee") -> PrivacyCurves:
@@ -179,8 +183,11 @@ def curves_of_guarantee(guarantee: Any, source: str = "declared guarantee") -> P
         eps, delta = guarantee.epsilon, guarantee.delta
         if delta == 0:
             return _pure(eps, f"{source}: {eps:g}-DP")
-        return PrivacyCurves(source=f"{source}: ({eps:g}, {delta:g})-DP", approx=(eps, delta),
-                             pld=_pld_from_parameters(eps, delta))
+        return PrivacyCurves(
+            source=f"{source}: ({eps:g}, {delta:g})-DP",
+            approx=(eps, delta),
+            pld=_pld_from_parameters(eps, delta),
+        )
     if isinstance(guarantee, ZeroConcentratedDP):
         rho = guarantee.rho
         return PrivacyCurves(source=f"{source}: {rho:g}-zCDP", rho=rho, rdp=lambda a: a * rho)
@@ -189,24 +196,36 @@ def curves_of_guarantee(guarantee: Any, source: str = "declared guarantee") -> P
     if isinstance(guarantee, RenyiDP):
         alpha, eps = guarantee.alpha, guarantee.epsilon
         # RDP is non-decreasing in the order: the bound holds at every order up to alpha
-        return PrivacyCurves(source=f"{source}: ({alpha:g}, {eps:g})-RDP",
-                             rdp=lambda a: eps if a <= alpha else math.inf)
+        return PrivacyCurves(
+            source=f"{source}: ({alpha:g}, {eps:g})-RDP",
+            rdp=lambda a: eps if a <= alpha else math.inf,
+        )
     raise InvalidParameterError(f"not a privacy guarantee: {guarantee!r}")
 
 
-def _gaussian(sigma: float, sensitivity: float, source: str, *, exact: bool = True,
-              sampling_prob: float = 1.0) -> PrivacyCurves:
+def _gaussian(
+    sigma: float, sensitivity: float, source: str, *, exact: bool = True, sampling_prob: float = 1.0
+) -> PrivacyCurves:
     from dp_accounting.pld import privacy_loss_distribution as pld_mod
 
     mu = sensitivity / sigma
 
     def build(interval: float) -> Any:
-        return pld_mod.from_gaussian_mechanism(sigma, sensitivity=sensitivity,
-                                               value_discretization_interval=interval,
-                                               sampling_prob=sampling_prob)
+        return pld_mod.from_gaussian_mechanism(
+            sigma,
+            sensitivity=sensitivity,
+            value_discretization_interval=interval,
+            sampling_prob=sampling_prob,
+        )
 
-    return PrivacyCurves(source=source, pld=build, rdp=lambda a: a * mu * mu / 2.0,
-                         rho=mu * mu / 2.0, mu=mu, exact_pld=exact)
+    return PrivacyCurves(
+        source=source,
+        pld=build,
+        rdp=lambda a: a * mu * mu / 2.0,
+        rho=mu * mu / 2.0,
+        mu=mu,
+        exact_pld=exact,
+    )
 
 
 def _additive(spec: MechanismSpec, noise: AdditiveNoise) -> PrivacyCurves | None:
@@ -217,34 +236,55 @@ def _additive(spec: MechanismSpec, noise: AdditiveNoise) -> PrivacyCurves | None
         return None
     delta_f = claim.value
     src = f"{type(law).__name__} noise, sensitivity {delta_f:g}"
-    if isinstance(law, Gaussian):   # ℓ2 ≤ ℓ1: either claim bounds the ℓ2 shift
+    if isinstance(law, Gaussian):  # ℓ2 ≤ ℓ1: either claim bounds the ℓ2 shift
         return _gaussian(law.sigma, delta_f, src)
     if isinstance(law, Laplace) and dim == 1:
         lam = delta_f / law.scale
         return PrivacyCurves(
-            source=src, pure_epsilon=lam, exact_pld=True,
-            pld=lambda h: pld_mod.from_laplace_mechanism(law.scale, sensitivity=delta_f,
-                                                         value_discretization_interval=h),
-            rdp=laplace_rdp(lam), rho=lam * lam / 2.0)
+            source=src,
+            pure_epsilon=lam,
+            exact_pld=True,
+            pld=lambda h: pld_mod.from_laplace_mechanism(
+                law.scale, sensitivity=delta_f, value_discretization_interval=h
+            ),
+            rdp=laplace_rdp(lam),
+            rho=lam * lam / 2.0,
+        )
     if isinstance(law, DiscreteLaplace) and dim == 1:
         eps = delta_f / law.scale
         return PrivacyCurves(
-            source=src, pure_epsilon=eps, exact_pld=True,
+            source=src,
+            pure_epsilon=eps,
+            exact_pld=True,
             pld=lambda h: pld_mod.from_discrete_laplace_mechanism(
-                1.0 / law.scale, sensitivity=int(delta_f), value_discretization_interval=h,
-                use_connect_dots=True),
-            rdp=randomized_response_rdp(eps), rho=eps * eps / 2.0)
+                1.0 / law.scale,
+                sensitivity=int(delta_f),
+                value_discretization_interval=h,
+                use_connect_dots=True,
+            ),
+            rdp=randomized_response_rdp(eps),
+            rho=eps * eps / 2.0,
+        )
     if isinstance(law, DiscreteGaussian):
         rho = delta_f**2 / (2.0 * law.sigma**2)
-        pld = None
+        pld: PldFactory | None = None
         if dim == 1:
-            pld = lambda h: pld_mod.from_discrete_gaussian_mechanism(  # noqa: E731
-                law.sigma, sensitivity=int(delta_f), value_discretization_interval=h,
-                use_connect_dots=True)
+            sigma = law.sigma
+
+            def discrete_gaussian_pld(h: float) -> Any:
+                return pld_mod.from_discrete_gaussian_mechanism(
+                    sigma,
+                    sensitivity=int(delta_f),
+                    value_discretization_interval=h,
+                    use_connect_dots=True,
+                )
+
+            pld = discrete_gaussian_pld
         elif isinstance(spec.guarantee, (PureDP, ApproxDP)):
             pld = curves_of_guarantee(spec.guarantee).pld
-        return PrivacyCurves(source=src, pld=pld, rdp=lambda a: a * rho, rho=rho,
-                             exact_pld=dim == 1)
+        return PrivacyCurves(
+            source=src, pld=pld, rdp=lambda a: a * rho, rho=rho, exact_pld=dim == 1
+        )
     return None
 
 
@@ -252,12 +292,23 @@ def _argmax(spec: MechanismSpec, noise: NoisyArgmax) -> PrivacyCurves | None:
     claim = spec.global_sensitivity
     if claim is None:  # pragma: no cover - refused by MechanismSpec
         return None
-    eps = (1.0 if noise.monotone else 2.0) * claim.value / noise.law.scale
-    if isinstance(noise.law, Gumbel):   # ε-bounded range ⇒ ε²/8-zCDP
+    law = noise.law
+    if not isinstance(law, (Gumbel, Exponential, Laplace)):  # pragma: no cover - refused by spec
+        raise UnsupportedCombinationError(
+            "noisy argmax is defined here for Gumbel, Exponential or Laplace noise, got "
+            f"{type(law).__name__}"
+        )
+    eps = (1.0 if noise.monotone else 2.0) * claim.value / law.scale
+    if isinstance(law, Gumbel):  # ε-bounded range ⇒ ε²/8-zCDP
         base = _pure(eps, f"exponential mechanism, epsilon {eps:g}", rho=eps * eps / 8.0)
         rr = randomized_response_rdp(eps)
-        return PrivacyCurves(source=base.source, pure_epsilon=eps, pld=base.pld,
-                             rdp=lambda a: min(rr(a), a * eps * eps / 8.0), rho=eps * eps / 8.0)
+        return PrivacyCurves(
+            source=base.source,
+            pure_epsilon=eps,
+            pld=base.pld,
+            rdp=lambda a: min(rr(a), a * eps * eps / 8.0),
+            rho=eps * eps / 8.0,
+        )
     return _pure(eps, f"report noisy max ({type(noise.law).__name__}), epsilon {eps:g}")
 
 
@@ -268,12 +319,16 @@ def _randomized_response(noise: RandomizedResponse) -> PrivacyCurves:
     src = f"{m}-ary randomized response, epsilon {eps:g}"
     if not math.isfinite(eps):
         raise UnsupportedCombinationError(f"{src} is not private (keep probability 1)")
-    if keep <= flip:   # reversed or uninformative RR: the worst case of its ε is sound
+    if keep <= flip:  # reversed or uninformative RR: the worst case of its ε is sound
         return _pure(eps, src) if eps > 0 else _pure(1e-12, src)
     return PrivacyCurves(
-        source=src, pure_epsilon=eps, exact_pld=True,
+        source=src,
+        pure_epsilon=eps,
+        exact_pld=True,
         pld=_pld_three_point(eps, law.privacy_profile),
-        rdp=_kary_rr_rdp(keep, flip, m), rho=eps * eps / 2.0)
+        rdp=_kary_rr_rdp(keep, flip, m),
+        rho=eps * eps / 2.0,
+    )
 
 
 def privacy_curves(item: Any) -> PrivacyCurves:
@@ -298,7 +353,7 @@ def privacy_curves(item: Any) -> PrivacyCurves:
 
     if isinstance(item, PrivacyCurves):
         return item
-    inner = getattr(item, "accounting_item", None)    # a subsampled mechanism's SubsampledSpec
+    inner = getattr(item, "accounting_item", None)  # a subsampled mechanism's SubsampledSpec
     if inner is not None:
         return privacy_curves(inner)
     if isinstance(item, SubsampledSpec):
@@ -310,14 +365,16 @@ def privacy_curves(item: Any) -> PrivacyCurves:
         return curves_of_guarantee(item)
     raise InvalidParameterError(
         f"cannot account for {item!r}: expected a MechanismSpec, a SubsampledSpec, a "
-        "privacy guarantee or a Mechanism")
+        "privacy guarantee or a Mechanism"
+    )
 
 
 def _spec_curves(spec: MechanismSpec) -> PrivacyCurves:
     if spec.proof_status != "proven":
         raise UnsupportedCombinationError(
             f"spec {spec.name!r} states an unproven claim ({spec.notes.strip()[:80]}); an "
-            "accountant composes only proven claims")
+            "accountant composes only proven claims"
+        )
     noise, found = spec.noise, None
     if isinstance(noise, AdditiveNoise):
         found = _additive(spec, noise)

@@ -58,13 +58,14 @@ class OptimalComposition:
         if l_max < 0:
             return -math.inf
         ls = np.arange(0, min(l_max, k) + 1, dtype=float)
-        log_binom = (special.gammaln(k + 1.0) - special.gammaln(ls + 1.0)
-                     - special.gammaln(k - ls + 1.0))
+        log_binom = (
+            special.gammaln(k + 1.0) - special.gammaln(ls + 1.0) - special.gammaln(k - ls + 1.0)
+        )
         a = (k - ls) * e0
         b = epsilon + ls * e0
         with np.errstate(divide="ignore"):
             log_diff = a + np.log(-np.expm1(np.minimum(b - a, 0.0)))
-        log_norm = k * (e0 + math.log1p(math.exp(-e0)))      # k ln(1 + e^{ε₀}), stable
+        log_norm = k * (e0 + math.log1p(math.exp(-e0)))  # k ln(1 + e^{ε₀}), stable
         return float(special.logsumexp(log_binom + log_diff)) - log_norm
 
     def delta_for_epsilon(self, epsilon: float) -> float:
@@ -75,7 +76,7 @@ class OptimalComposition:
         s = math.exp(min(self._log_sum(eps), 0.0))
         if self.delta0 == 0.0:
             return s
-        keep = math.exp(self.k * math.log1p(-self.delta0))     # (1 − δ₀)^k
+        keep = math.exp(self.k * math.log1p(-self.delta0))  # (1 − δ₀)^k
         return float(min(1.0, 1.0 - keep * (1.0 - s)))
 
     def epsilon_for_delta(self, delta: float) -> float:
@@ -86,13 +87,16 @@ class OptimalComposition:
         hi = self.k * self.epsilon0
         if self.delta_for_epsilon(hi) > d:
             return math.inf
-        eps = float(optimize.brentq(lambda e: self.delta_for_epsilon(e) - d, 0.0, hi,
-                                    xtol=1e-13, rtol=1e-13))
+        eps = float(
+            optimize.brentq(
+                lambda e: self.delta_for_epsilon(e) - d, 0.0, hi, xtol=1e-13, rtol=1e-13
+            )
+        )
         for _ in range(200):
             if self.delta_for_epsilon(eps) <= d:
                 return eps
             eps = math.nextafter(eps, math.inf) * (1 + 1e-15)
-        return hi   # pragma: no cover - the profile is continuous and monotone
+        return hi  # pragma: no cover - the profile is continuous and monotone
 
     def guarantee(self, delta: float) -> ApproxDP:
         """The composition as an (ε, δ)-DP guarantee at ``delta``."""
@@ -100,7 +104,8 @@ class OptimalComposition:
         if not math.isfinite(eps):
             raise UnsupportedCombinationError(
                 f"{self.k}-fold composition of ({self.epsilon0:g}, {self.delta0:g})-DP gives no "
-                f"finite epsilon at delta = {delta!r}")
+                f"finite epsilon at delta = {delta!r}"
+            )
         return ApproxDP(epsilon=max(eps, 1e-300), delta=check_delta(delta))
 
 
@@ -127,8 +132,10 @@ def optimal_composition(guarantee: PureDP | ApproxDP, k: int) -> OptimalComposit
     """
     if not isinstance(guarantee, (PureDP, ApproxDP)):
         raise UnsupportedCombinationError(
-            f"optimal composition applies to pure or approximate DP, got {guarantee!r}")
+            f"optimal composition applies to pure or approximate DP, got {guarantee!r}"
+        )
     if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or int(k) < 1:
         raise InvalidParameterError(f"k must be an integer >= 1, got {k!r}")
-    return OptimalComposition(epsilon0=guarantee.epsilon, delta0=getattr(guarantee, "delta", 0.0),
-                              k=int(k))
+    return OptimalComposition(
+        epsilon0=guarantee.epsilon, delta0=getattr(guarantee, "delta", 0.0), k=int(k)
+    )

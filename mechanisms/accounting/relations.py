@@ -27,10 +27,12 @@ node: the size is public)                                                 Relati
                                                                           unless the mechanism also
                                                                           declares an add/remove-one
                                                                           claim (``relation_specs``)
-any                                  a relation the mechanism also        declared claim (preferred
-                                     declares a claim under               to a conversion)
-a bounded relation                   substitute-one                       as stated: one unit changes
-                                                                          its data, none is added
+any                                  a relation the mechanism also        declared claim
+                                     declares a claim under               (preferred to a
+                                                                          conversion)
+a bounded relation                   substitute-one                       as stated: one unit
+                                                                          changes its data, none
+                                                                          is added
 ===================================  ===================================  ==========================
 
 Group privacy of size 2, soundly (each is a theorem, never an approximation):
@@ -102,8 +104,10 @@ QUERY_LEVEL = "query_level"
 #: Relations on inputs of public size: one unit changes its data, none is added or removed.
 BOUNDED_RELATIONS = ("local", "local_node", "edge", "node")
 
-_GROUP_SOURCE = ("group privacy of size 2: a substitution is a removal plus an addition "
-                 "(docs/accounting.md, 'Neighbouring relations')")
+_GROUP_SOURCE = (
+    "group privacy of size 2: a substitution is a removal plus an addition "
+    "(docs/accounting.md, 'Neighbouring relations')"
+)
 
 
 def check_budget_relation(relation: Any) -> str:
@@ -112,7 +116,8 @@ def check_budget_relation(relation: Any) -> str:
     if kind not in BUDGET_RELATIONS:
         raise InvalidParameterError(
             f"relation must be one of {list(BUDGET_RELATIONS)} (or SubstituteOne() / "
-            f"AddRemoveOne()), got {relation!r}")
+            f"AddRemoveOne()), got {relation!r}"
+        )
     return str(kind)
 
 
@@ -214,7 +219,8 @@ def _refusal(item: Any, stated: str, target: str, purpose: str) -> RelationConve
         f"{name!r} is stated under {stated!r} and cannot be {purpose} under {target!r}: a "
         f"{stated} guarantee says nothing when a record is added or removed; declare an "
         "add/remove-one claim (relation_specs) or use a substitute-one budget "
-        "(docs/accounting.md, 'Neighbouring relations')")
+        "(docs/accounting.md, 'Neighbouring relations')"
+    )
 
 
 def decide_conversion(item: Any, target: str, *, purpose: str = "charged") -> RelationConversion:
@@ -240,18 +246,26 @@ def decide_conversion(item: Any, target: str, *, purpose: str = "charged") -> Re
     if stated == target:
         return RelationConversion(stated, target, "as stated", "the guarantee as declared")
     if stated == QUERY_LEVEL:
-        return RelationConversion(stated, target, "query level",
-                                  f"a query-level claim: its sensitivity is taken under {target}")
+        return RelationConversion(
+            stated,
+            target,
+            "query level",
+            f"a query-level claim: its sensitivity is taken under {target}",
+        )
     if declared_claim(item, target) is not None:
-        return RelationConversion(stated, target, "declared claim",
-                                  f"the mechanism's own {target} claim (relation_specs)")
+        return RelationConversion(
+            stated, target, "declared claim", f"the mechanism's own {target} claim (relation_specs)"
+        )
     if target == SUBSTITUTE_ONE:
         if stated == ADD_REMOVE_ONE:
             return RelationConversion(stated, target, "group of 2", _GROUP_SOURCE)
         if stated in BOUNDED_RELATIONS:
             return RelationConversion(
-                stated, target, "bounded relation",
-                f"{stated} neighbours change one unit's data on an input of public size")
+                stated,
+                target,
+                "bounded relation",
+                f"{stated} neighbours change one unit's data on an input of public size",
+            )
     raise _refusal(item, stated, target, purpose)
 
 
@@ -301,24 +315,44 @@ def _doubled_additive(spec: MechanismSpec) -> PrivacyCurves | None:
         eps = two / law.scale
         base = _pure(eps, src)
         return PrivacyCurves(
-            source=src, pure_epsilon=eps, exact_pld=True, rdp=base.rdp, rho=base.rho,
-            pld=lambda h: pld_mod.from_laplace_mechanism(law.scale, sensitivity=two,
-                                                         value_discretization_interval=h))
+            source=src,
+            pure_epsilon=eps,
+            exact_pld=True,
+            rdp=base.rdp,
+            rho=base.rho,
+            pld=lambda h: pld_mod.from_laplace_mechanism(
+                law.scale, sensitivity=two, value_discretization_interval=h
+            ),
+        )
     if isinstance(law, DiscreteLaplace) and float(two).is_integer():
         eps = two / law.scale
         return PrivacyCurves(
-            source=src, pure_epsilon=eps, exact_pld=True, rdp=randomized_response_rdp(eps),
+            source=src,
+            pure_epsilon=eps,
+            exact_pld=True,
+            rdp=randomized_response_rdp(eps),
             rho=eps * eps / 2.0,
             pld=lambda h: pld_mod.from_discrete_laplace_mechanism(
-                1.0 / law.scale, sensitivity=int(two), value_discretization_interval=h,
-                use_connect_dots=True))
+                1.0 / law.scale,
+                sensitivity=int(two),
+                value_discretization_interval=h,
+                use_connect_dots=True,
+            ),
+        )
     if isinstance(law, DiscreteGaussian) and float(two).is_integer():
         rho = two**2 / (2.0 * law.sigma**2)
         return PrivacyCurves(
-            source=src, rdp=lambda a: a * rho, rho=rho, exact_pld=True,
+            source=src,
+            rdp=lambda a: a * rho,
+            rho=rho,
+            exact_pld=True,
             pld=lambda h: pld_mod.from_discrete_gaussian_mechanism(
-                law.sigma, sensitivity=int(two), value_discretization_interval=h,
-                use_connect_dots=True))
+                law.sigma,
+                sensitivity=int(two),
+                value_discretization_interval=h,
+                use_connect_dots=True,
+            ),
+        )
     return None
 
 
@@ -332,19 +366,28 @@ def _subsampled_gaussian_replace(item: Any) -> PrivacyCurves | None:
     if not isinstance(item, SubsampledSpec) or item.scheme != "poisson":
         return None
     found = _scalar_additive(item.base)
-    if found is None or not isinstance(found[0], Gaussian):
+    if found is None:
         return None
     law, sens = found
+    if not isinstance(law, Gaussian):
+        return None
     q = item.rate
     generic = _group_of_two_guarantee(privacy_curves(item), "")
     return PrivacyCurves(
         source=f"Poisson subsample (rate {q:g}) of Gaussian noise, sensitivity {sens:g}, "
-               "substitute-one", pure_epsilon=math.inf, exact_pld=True,
+        "substitute-one",
+        pure_epsilon=math.inf,
+        exact_pld=True,
         rdp=generic.rdp if generic is not None else None,
         rho=generic.rho if generic is not None else None,
         pld=lambda h: pld_mod.from_gaussian_mechanism(
-            law.sigma, sensitivity=sens, sampling_prob=q, value_discretization_interval=h,
-            neighboring_relation=NeighboringRelation.REPLACE_ONE))
+            law.sigma,
+            sensitivity=sens,
+            sampling_prob=q,
+            value_discretization_interval=h,
+            neighboring_relation=NeighboringRelation.REPLACE_ONE,
+        ),
+    )
 
 
 def _group_of_two_guarantee(curves: PrivacyCurves, source: str) -> PrivacyCurves | None:
@@ -359,8 +402,9 @@ def _group_of_two_guarantee(curves: PrivacyCurves, source: str) -> PrivacyCurves
         eps2, delta2 = 2.0 * eps, (1.0 + math.exp(eps)) * delta
         if delta2 >= 1.0:
             return None
-        return PrivacyCurves(source=src, approx=(eps2, delta2),
-                             pld=_pld_from_parameters(eps2, delta2))
+        return PrivacyCurves(
+            source=src, approx=(eps2, delta2), pld=_pld_from_parameters(eps2, delta2)
+        )
     if curves.rho is not None:
         rho = 4.0 * curves.rho
         return PrivacyCurves(source=src, rho=rho, rdp=lambda a: a * rho)
@@ -378,5 +422,6 @@ def group_of_two_curves(item: Any) -> PrivacyCurves:
     if found is None:
         raise RelationConversionError(
             f"no group-privacy bound is known for {privacy_curves(item).source}; it cannot be "
-            "charged under substitute-one")
+            "charged under substitute-one"
+        )
     return found

@@ -35,7 +35,7 @@ constructor                       release                                stated 
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 
@@ -57,10 +57,10 @@ from spec import (
     SubstituteOne,
     ZeroConcentratedDP,
 )
-from spec.errors import InvalidParameterError, RelationConversionError
+from spec.errors import InvalidParameterError, RelationConversionError, UnsupportedCombinationError
 
 from .._base import Mechanism, check_sample_size
-from ..additive import AdditiveNoiseMechanism
+from ..additive import AdditiveNoiseMechanism, _sample_exact
 from ..randomized_response import RandomizedResponseMechanism
 from .amplification import SubsampledSpec, poisson_subsample
 from .composed import DEFAULT_COMPOSITION_DELTA, ComposedMechanism
@@ -78,8 +78,9 @@ __all__ = [
     "subsampled",
 ]
 
-_VOCABULARY = Reference(citation="privaudit analyst vocabulary (docs/accounting.md, "
-                                 "'Side by side')")
+_VOCABULARY = Reference(
+    citation="privaudit analyst vocabulary (docs/accounting.md, 'Side by side')"
+)
 
 
 def _positive(value: Any, name: str) -> float:
@@ -94,7 +95,8 @@ def _positive(value: Any, name: str) -> float:
 def _integer_sensitivity(value: Any) -> int:
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or int(value) < 1:
         raise InvalidParameterError(
-            f"sensitivity of a discrete law must be an integer >= 1, got {value!r}")
+            f"sensitivity of a discrete law must be an integer >= 1, got {value!r}"
+        )
     return int(value)
 
 
@@ -121,7 +123,10 @@ class SumMechanism(AdditiveNoiseMechanism):
     @property
     def sensitivity(self) -> float:
         """Δ: the sum's sensitivity under the spec's relation."""
-        return float(self.spec.global_sensitivity.value)  # type: ignore[union-attr]
+        claim = self.spec.global_sensitivity
+        if claim is None:  # pragma: no cover - every sum mechanism declares one
+            raise UnsupportedCombinationError(f"{self.name!r} declares no global sensitivity")
+        return float(claim.value)
 
     def sample(self, data: Any, size: int, rng: Any = None, *, budget: Any = None) -> np.ndarray:
         """As :meth:`Mechanism.sample`; the budget is charged with this mechanism's own claims."""
@@ -138,23 +143,41 @@ def _sample_charging(mech: Mechanism, data: Any, size: int, rng: Any, budget: An
     return Mechanism.sample(mech, data, n, rng)
 
 
-def _additive(name: str, law: Any, guarantee: Any, sensitivity: float, relation: Any,
-              discrete: bool, declare_both: bool, norm: str, summary: str) -> SumMechanism:
+def _additive(
+    name: str,
+    law: Any,
+    guarantee: Any,
+    sensitivity: float,
+    relation: Any,
+    discrete: bool,
+    declare_both: bool,
+    norm: Literal["l1", "l2", "linf"],
+    summary: str,
+) -> SumMechanism:
     kind = check_budget_relation(relation)
     if not isinstance(declare_both, bool):
         raise InvalidParameterError(f"declare_both must be True or False, got {declare_both!r}")
     lo = 0.0 if kind == SUBSTITUTE_ONE else -sensitivity
-    record = IntegerRange(lo=int(lo), hi=int(sensitivity)) if discrete else RealInterval(
-        lo=lo, hi=sensitivity)
+    record = (
+        IntegerRange(lo=int(lo), hi=int(sensitivity))
+        if discrete
+        else RealInterval(lo=lo, hi=sensitivity)
+    )
 
     def build(rel: str) -> MechanismSpec:
         return MechanismSpec(
-            name=name, summary=summary, references=(_VOCABULARY,),
-            input_domain=DatasetDomain(record=record), relation=_relation_object(rel),
+            name=name,
+            summary=summary,
+            references=(_VOCABULARY,),
+            input_domain=DatasetDomain(record=record),
+            relation=_relation_object(rel),
             statistic=f"sum of the records, each in [{lo:g}, {sensitivity:g}]",
-            sensitivity=(GlobalSensitivity(value=sensitivity, norm=norm),),  # type: ignore[arg-type]
+            sensitivity=(GlobalSensitivity(value=sensitivity, norm=norm),),
             noise=AdditiveNoise(law=law, calibration="manual"),
-            guarantee=guarantee, numerics="exact" if discrete else "idealized")
+            guarantee=guarantee,
+            numerics="exact" if discrete else "idealized",
+        )
+
     # records in [0, Δ]: an addition or a removal also moves the sum by at most Δ
     extra = (build(ADD_REMOVE_ONE),) if kind == SUBSTITUTE_ONE and declare_both else ()
     return SumMechanism(build(kind), extra)
@@ -165,13 +188,19 @@ def _sigma(sigma: Any, scale: Any) -> float:
     if (sigma is None) == (scale is None):
         raise InvalidParameterError(
             f"give the noise's standard deviation as sigma or scale (one of them), got "
-            f"sigma={sigma!r}, scale={scale!r}")
+            f"sigma={sigma!r}, scale={scale!r}"
+        )
     return _positive(sigma if sigma is not None else scale, "sigma")
 
 
-def gaussian(sigma: float | None = None, *, scale: float | None = None,
-             sensitivity: float = 1.0, relation: Any = ADD_REMOVE_ONE,
-             declare_both: bool = True) -> SumMechanism:
+def gaussian(
+    sigma: float | None = None,
+    *,
+    scale: float | None = None,
+    sensitivity: float = 1.0,
+    relation: Any = ADD_REMOVE_ONE,
+    declare_both: bool = True,
+) -> SumMechanism:
     """Gaussian noise of standard deviation σ on a sum of sensitivity Δ: μ = Δ/σ GDP.
 
     dp_accounting: ``GaussianDpEvent(noise_multiplier=σ/Δ)``; OpenDP:
@@ -180,38 +209,75 @@ def gaussian(sigma: float | None = None, *, scale: float | None = None,
     Cor. 2.13; Balle & Wang, ICML 2018).
     """
     s, d = _sigma(sigma, scale), _positive(sensitivity, "sensitivity")
-    return _additive("gaussian", Gaussian(sigma=s), GaussianDP(mu=d / s), d, relation, False,
-                     declare_both, "l2", f"sum + Gaussian noise, sigma = {s:g}")
+    return _additive(
+        "gaussian",
+        Gaussian(sigma=s),
+        GaussianDP(mu=d / s),
+        d,
+        relation,
+        False,
+        declare_both,
+        "l2",
+        f"sum + Gaussian noise, sigma = {s:g}",
+    )
 
 
-def laplace(scale: float, *, sensitivity: float = 1.0, relation: Any = ADD_REMOVE_ONE,
-            declare_both: bool = True) -> SumMechanism:
+def laplace(
+    scale: float,
+    *,
+    sensitivity: float = 1.0,
+    relation: Any = ADD_REMOVE_ONE,
+    declare_both: bool = True,
+) -> SumMechanism:
     """Laplace noise of scale b on a sum of sensitivity Δ: ε = Δ/b (Dwork et al., TCC 2006).
 
     dp_accounting: ``LaplaceDpEvent(parameter=b, sensitivity=Δ)``; OpenDP:
     ``make_laplace(scale=b)``.
     """
     b, d = _positive(scale, "scale"), _positive(sensitivity, "sensitivity")
-    return _additive("laplace", Laplace(scale=b), PureDP(epsilon=d / b), d, relation, False,
-                     declare_both, "l1", f"sum + Laplace noise, scale = {b:g}")
+    return _additive(
+        "laplace",
+        Laplace(scale=b),
+        PureDP(epsilon=d / b),
+        d,
+        relation,
+        False,
+        declare_both,
+        "l1",
+        f"sum + Laplace noise, scale = {b:g}",
+    )
 
 
-def discrete_laplace(scale: float, *, sensitivity: int = 1, relation: Any = ADD_REMOVE_ONE,
-                     declare_both: bool = True) -> SumMechanism:
+def discrete_laplace(
+    scale: float, *, sensitivity: int = 1, relation: Any = ADD_REMOVE_ONE, declare_both: bool = True
+) -> SumMechanism:
     """Discrete Laplace noise of scale t on an integer sum: ε = Δ/t.
 
     dp_accounting: ``DiscreteLaplaceDpEvent(noise_parameter=1/t, sensitivity=Δ)``; OpenDP:
     ``make_laplace(scale=t)`` on integers (Canonne, Kamath & Steinke, NeurIPS 2020).
     """
     t, d = _positive(scale, "scale"), _integer_sensitivity(sensitivity)
-    return _additive("discrete_laplace", DiscreteLaplace(scale=t), PureDP(epsilon=d / t), d,
-                     relation, True, declare_both, "l1",
-                     f"integer sum + discrete Laplace noise, scale = {t:g}")
+    return _additive(
+        "discrete_laplace",
+        DiscreteLaplace(scale=t),
+        PureDP(epsilon=d / t),
+        d,
+        relation,
+        True,
+        declare_both,
+        "l1",
+        f"integer sum + discrete Laplace noise, scale = {t:g}",
+    )
 
 
-def discrete_gaussian(sigma: float | None = None, *, scale: float | None = None,
-                      sensitivity: int = 1, relation: Any = ADD_REMOVE_ONE,
-                      declare_both: bool = True) -> SumMechanism:
+def discrete_gaussian(
+    sigma: float | None = None,
+    *,
+    scale: float | None = None,
+    sensitivity: int = 1,
+    relation: Any = ADD_REMOVE_ONE,
+    declare_both: bool = True,
+) -> SumMechanism:
     """Discrete Gaussian noise of scale σ on an integer sum: ρ = Δ²/(2σ²) zCDP.
 
     Canonne, Kamath & Steinke (NeurIPS 2020, Thm. 4); OpenDP: ``make_gaussian(scale=σ)``
@@ -219,9 +285,17 @@ def discrete_gaussian(sigma: float | None = None, *, scale: float | None = None,
     (dp_accounting's ``from_discrete_gaussian_mechanism``).
     """
     s, d = _sigma(sigma, scale), _integer_sensitivity(sensitivity)
-    return _additive("discrete_gaussian", DiscreteGaussian(sigma=s),
-                     ZeroConcentratedDP(rho=d * d / (2.0 * s * s)), d, relation, True,
-                     declare_both, "l2", f"integer sum + discrete Gaussian noise, sigma = {s:g}")
+    return _additive(
+        "discrete_gaussian",
+        DiscreteGaussian(sigma=s),
+        ZeroConcentratedDP(rho=d * d / (2.0 * s * s)),
+        d,
+        relation,
+        True,
+        declare_both,
+        "l2",
+        f"integer sum + discrete Gaussian noise, sigma = {s:g}",
+    )
 
 
 def randomized_response(epsilon: float, *, categories: int = 2) -> RandomizedResponseMechanism:
@@ -249,7 +323,8 @@ class SubsampledMechanism(Mechanism):
             raise RelationConversionError(
                 f"subsampled() takes a gaussian/laplace/discrete_* release, got {base!r}; "
                 "randomized response is a local randomizer of one value, stated under "
-                "substitute-one, and Poisson subsampling amplifies under add/remove-one")
+                "substitute-one, and Poisson subsampling amplifies under add/remove-one"
+            )
         q = _positive(rate, "rate")
         if q > 1:
             raise InvalidParameterError(f"rate must be in (0, 1], got {rate!r}")
@@ -267,11 +342,13 @@ class SubsampledMechanism(Mechanism):
         spec = MechanismSpec(
             name=f"poisson_subsampled_{base_spec.name}"[:200],
             summary=f"{base_spec.name} on a Poisson subsample (rate {q:g})",
-            references=(_VOCABULARY,), input_domain=base_spec.input_domain,
-            relation=AddRemoveOne(), statistic=f"{base_spec.statistic} (Poisson subsample, "
-                                              f"rate {q:g})",
+            references=(_VOCABULARY,),
+            input_domain=base_spec.input_domain,
+            relation=AddRemoveOne(),
+            statistic=f"{base_spec.statistic} (Poisson subsample, rate {q:g})",
             guarantee=guarantee,
-            notes=f"claim = the PLD accountant's bound for {sub.curves().source}")
+            notes=f"claim = the PLD accountant's bound for {sub.curves().source}",
+        )
         super().__init__(spec)
         self._base, self._rate, self.accounting_item = base, q, sub
 
@@ -290,14 +367,16 @@ class SubsampledMechanism(Mechanism):
         sums = keep.astype(np.float64) @ records
         law = self._base.noise_law
         if law.is_discrete:
-            noise = law.sample_exact(rng, (size,)) if self._base._exact else law.sample(
-                rng, (size,))
+            noise = (
+                _sample_exact(law, rng, (size,)) if self._base._exact else law.sample(rng, (size,))
+            )
             return np.rint(sums[:, 0]).astype(np.int64) + np.asarray(noise, dtype=np.int64)
-        return sums[:, 0] + law.sample(rng, (size,))
+        return sums[:, 0] + np.asarray(law.sample(rng, (size,)), dtype=np.float64)
 
 
-def subsampled(mechanism: SumMechanism, rate: float, *,
-               delta: float | None = None) -> SubsampledMechanism:
+def subsampled(
+    mechanism: SumMechanism, rate: float, *, delta: float | None = None
+) -> SubsampledMechanism:
     """``mechanism`` on a Poisson subsample keeping each record with probability ``rate``.
 
     dp_accounting: ``PoissonSampledDpEvent(rate, event)``.  The base must be stated (or
@@ -306,8 +385,9 @@ def subsampled(mechanism: SumMechanism, rate: float, *,
     return SubsampledMechanism(mechanism, rate, delta=delta)
 
 
-def repeated(mechanism: Mechanism, k: int, *, delta: float | None = None,
-             accountant: str = "pld") -> ComposedMechanism:
+def repeated(
+    mechanism: Mechanism, k: int, *, delta: float | None = None, accountant: str = "pld"
+) -> ComposedMechanism:
     """``k`` independent releases of ``mechanism`` on the same data, as one mechanism.
 
     dp_accounting: ``SelfComposedDpEvent(event, k)``.  A budget charges the k parts; the
@@ -317,5 +397,9 @@ def repeated(mechanism: Mechanism, k: int, *, delta: float | None = None,
         raise InvalidParameterError(f"k must be an integer >= 1, got {k!r}")
     if not isinstance(mechanism, Mechanism):
         raise InvalidParameterError(f"not a Mechanism: {mechanism!r}")
-    return ComposedMechanism([mechanism] * int(k), delta=delta, accountant=accountant,
-                             name=f"{int(k)} x {mechanism.name}")
+    return ComposedMechanism(
+        [mechanism] * int(k),
+        delta=delta,
+        accountant=accountant,
+        name=f"{int(k)} x {mechanism.name}",
+    )

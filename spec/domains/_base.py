@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from abc import abstractmethod
 from collections.abc import Iterator
-from typing import Any, ClassVar
+from typing import Any, ClassVar, cast
 
 import numpy as np
 import numpy.typing as npt
@@ -27,8 +27,13 @@ __all__ = [
 class DomainBase(SpecModel):
     """Abstract base of input domains (subclasses add a ``kind`` literal)."""
 
+    # ``validate`` replaces pydantic's deprecated classmethod ``BaseModel.validate`` (the v1
+    # name of ``model_validate``) on purpose: a domain validates its elements, and the
+    # signature cannot match the classmethod's, hence the ignore[override] on each definition.
     @abstractmethod
-    def validate(self, x: Any) -> Any:
+    def validate(  # type: ignore[override]  # pydantic's deprecated BaseModel.validate
+        self, x: Any
+    ) -> Any:
         """Return the canonical form of ``x``, or raise if ``x`` is not an element.
 
         Raises
@@ -189,7 +194,9 @@ class ScalarDomainBase(DomainBase):
             return self.sample(gen)
         return self.nudged(value, gen)
 
-    def validate(self, x: Any) -> np.generic:
+    def validate(  # type: ignore[override]  # pydantic's deprecated BaseModel.validate
+        self, x: Any
+    ) -> np.generic:
         """Return ``x`` as a numpy scalar (``np.float64`` or ``np.int64``).
 
         Raises
@@ -202,4 +209,5 @@ class ScalarDomainBase(DomainBase):
             raise InvalidInputError(
                 f"{self.label()}: expected a single number, got shape {arr.shape}: {_show(x)}"
             )
-        return self.check_values(arr, self.label())[()]
+        # a 0-d array indexed by () is a numpy scalar
+        return cast(np.generic, self.check_values(arr, self.label())[()])

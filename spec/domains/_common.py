@@ -77,10 +77,10 @@ def _check_optional_int64(value: Any) -> int | None:
             value = int(value)
         else:
             raise InvalidParameterError(f"bound must be an integer or None, got {value!r}")
-    value = int(value)
-    if not _INT64_MIN <= value <= _INT64_MAX:
-        raise InvalidParameterError(f"bound must fit in int64, got {value!r}")
-    return value
+    number = int(value)
+    if not _INT64_MIN <= number <= _INT64_MAX:
+        raise InvalidParameterError(f"bound must fit in int64, got {number!r}")
+    return number
 
 
 _OptionalFiniteFloat = Annotated[float | None, BeforeValidator(_check_optional_finite_real)]
@@ -129,22 +129,28 @@ def _numeric_array(x: Any, label: str) -> npt.NDArray[Any]:
         bad = arr != arr.real if arr.ndim else np.asarray(True)
         flat = int(np.argmax(np.asarray(bad).reshape(-1))) if arr.ndim else 0
         item = arr.reshape(-1)[flat] if arr.ndim else arr.item()
-        raise ComplexInputError(f"{label}: expected real numbers, got the complex value "
-                                f"{_show(item)} (dtype {arr.dtype})")
+        raise ComplexInputError(
+            f"{label}: expected real numbers, got the complex value "
+            f"{_show(item)} (dtype {arr.dtype})"
+        )
     if kind == "O":
         for flat_index, item in enumerate(arr.reshape(-1)):
             if isinstance(item, bool) or not isinstance(item, numbers.Real):
                 where = np.unravel_index(flat_index, arr.shape) if arr.ndim else ()
                 at = f" at index {where[0] if len(where) == 1 else where}" if where else ""
-                error = ComplexInputError if isinstance(item, numbers.Complex) \
-                    and not isinstance(item, bool) else NonNumericInputError
+                error = (
+                    ComplexInputError
+                    if isinstance(item, numbers.Complex) and not isinstance(item, bool)
+                    else NonNumericInputError
+                )
                 raise error(f"{label}: value {_show(item)}{at} is not a real number")
         return arr
     if kind in "USa":
         first = arr.reshape(-1)[0] if arr.size else arr
         raise NonNumericInputError(
             f"{label}: expected real numbers, got strings (dtype {arr.dtype}), e.g. "
-            f"{_show(first)}; numeric strings are not read as numbers")
+            f"{_show(first)}; numeric strings are not read as numbers"
+        )
     raise NonNumericInputError(f"{label}: expected real numbers, got dtype {arr.dtype}: {_show(x)}")
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Iterator
-from typing import Annotated, Any, Literal, Self, Union
+from typing import Annotated, Any, Literal, Self
 
 import numpy as np
 import numpy.typing as npt
@@ -26,7 +26,7 @@ from .vectors import VectorDomain
 __all__ = ["DatasetDomain", "RecordDomain"]
 
 RecordDomain = Annotated[
-    Union[RealInterval, IntegerRange, Categorical, VectorDomain], Field(discriminator="kind")
+    RealInterval | IntegerRange | Categorical | VectorDomain, Field(discriminator="kind")
 ]
 
 
@@ -66,7 +66,9 @@ class DatasetDomain(DomainBase):
         """Shape of one record: ``()`` for scalars, ``(d,)`` for vectors."""
         return (self.record.length,) if isinstance(self.record, VectorDomain) else ()
 
-    def validate(self, x: Any) -> npt.NDArray[Any]:
+    def validate(  # type: ignore[override]  # pydantic's deprecated BaseModel.validate
+        self, x: Any
+    ) -> npt.NDArray[Any]:
         """Return ``x`` as a float64/int64 array of shape ``(n,) + record_shape``.
 
         Raises
@@ -104,7 +106,8 @@ class DatasetDomain(DomainBase):
         """``|record| ** size`` (ordered datasets) when finite, else ``math.inf``."""
         if not self.is_finite:
             return math.inf
-        return int(self.record.cardinality) ** int(self.size or 0)
+        count: int = int(self.record.cardinality) ** int(self.size or 0)
+        return count
 
     def _default_n(self) -> int:
         return self.size if self.size is not None else max(self.min_size, 4)
@@ -144,5 +147,5 @@ class DatasetDomain(DomainBase):
         """Every dataset of the public size, as ordered tuples of records."""
         if not self.is_finite:
             raise self._refuse_enumeration()
-        records = list(self.record.enumerate())
+        records: list[npt.ArrayLike] = list(self.record.enumerate())
         return (np.stack(c) for c in itertools.product(records, repeat=int(self.size or 0)))

@@ -108,7 +108,9 @@ def relabel_graph(graph: Any, relabelling: Mapping[Hashable, int]) -> nx.Graph:
     """
     targets = _check_relabelling(relabelling)
     if not isinstance(graph, nx.Graph):
-        raise InvalidGraphError(f"relabel_graph: expected a networkx.Graph, got {type(graph).__name__}")
+        raise InvalidGraphError(
+            f"relabel_graph: expected a networkx.Graph, got {type(graph).__name__}"
+        )
     if graph.is_directed() or graph.is_multigraph():
         raise InvalidGraphError(
             f"relabel_graph: directed graphs and multigraphs are refused, got a "
@@ -194,4 +196,3 @@ def adjacency_matrix(
     matrix = sp.csr_array((np.ones(2 * m, dtype=np.int8), (rows, cols)), shape=(n, n))
     matrix.sort_indices()
     return matrix
-

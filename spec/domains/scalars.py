@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterator
-from typing import Annotated, Any, ClassVar, Literal, Self, Union
+from typing import Annotated, Any, ClassVar, Literal, Self
 
 import numpy as np
 import numpy.typing as npt
@@ -76,7 +76,9 @@ class RealInterval(ScalarDomainBase):
         _check_range(floats, self.lo, self.hi, label)
         return floats
 
-    def validate(self, x: Any) -> np.generic:
+    def validate(  # type: ignore[override]  # pydantic's deprecated BaseModel.validate
+        self, x: Any
+    ) -> np.generic:
         """Return ``x`` as ``np.float64`` (``-0.0`` becomes ``0.0``).
 
         A Python ``float`` or ``np.float64`` that lies in the interval is converted
@@ -91,8 +93,11 @@ class RealInterval(ScalarDomainBase):
         """
         if type(x) is float or type(x) is np.float64:
             value = float(x) + 0.0
-            if math.isfinite(value) and (self.lo is None or value >= self.lo) and (
-                    self.hi is None or value <= self.hi):
+            if (
+                math.isfinite(value)
+                and (self.lo is None or value >= self.lo)
+                and (self.hi is None or value <= self.hi)
+            ):
                 return np.float64(value)
         return super().validate(x)
 
@@ -113,7 +118,7 @@ class RealInterval(ScalarDomainBase):
         """Always ``math.inf``."""
         return math.inf
 
-    def sample(self, rng: RandomLike, size: int | None = None) -> Any:
+    def sample(self, rng: RandomLike, size: int | tuple[int, ...] | None = None) -> Any:
         """A random value (see Notes); ``np.float64`` or a float64 array of ``size`` values."""
         gen = as_generator(rng)
         if self.lo is not None and self.hi is not None:
@@ -197,7 +202,7 @@ class IntegerRange(ScalarDomainBase):
             return math.inf
         return self.hi - self.lo + 1
 
-    def sample(self, rng: RandomLike, size: int | None = None) -> Any:
+    def sample(self, rng: RandomLike, size: int | tuple[int, ...] | None = None) -> Any:
         """Uniform on a bounded range; geometric tails on unbounded sides (see Notes)."""
         gen = as_generator(rng)
         if self.lo is not None and self.hi is not None:
@@ -218,7 +223,8 @@ class IntegerRange(ScalarDomainBase):
     def sample_other(self, current: Any, rng: RandomLike) -> np.int64:
         """Uniform over the other values of a bounded range (``current`` if it is alone)."""
         if self.lo is None or self.hi is None:
-            return super().sample_other(current, rng)
+            other: np.int64 = super().sample_other(current, rng)
+            return other
         if self.lo == self.hi:
             return np.int64(current)
         gen = as_generator(rng)
@@ -277,7 +283,7 @@ class Categorical(ScalarDomainBase):
         """``size``."""
         return self.size
 
-    def sample(self, rng: RandomLike, size: int | None = None) -> Any:
+    def sample(self, rng: RandomLike, size: int | tuple[int, ...] | None = None) -> Any:
         """Uniform category codes (``np.int64`` or an int64 array)."""
         values = np.asarray(as_generator(rng).integers(0, self.size, size=size), dtype=np.int64)
         return values[()] if size is None else values
@@ -298,6 +304,4 @@ class Categorical(ScalarDomainBase):
         return (np.int64(v) for v in range(self.size))
 
 
-ScalarDomain = Annotated[
-    Union[RealInterval, IntegerRange, Categorical], Field(discriminator="kind")
-]
+ScalarDomain = Annotated[RealInterval | IntegerRange | Categorical, Field(discriminator="kind")]

@@ -45,7 +45,9 @@ class VectorDomain(DomainBase):
         """Check the coordinates of an array whose last axis has ``length`` entries."""
         return self.element.check_values(values, label)
 
-    def validate(self, x: Any) -> npt.NDArray[Any]:
+    def validate(  # type: ignore[override]  # pydantic's deprecated BaseModel.validate
+        self, x: Any
+    ) -> npt.NDArray[Any]:
         """Return ``x`` as a float64/int64 array of shape ``(length,)``.
 
         Raises
@@ -75,7 +77,8 @@ class VectorDomain(DomainBase):
     def sample(self, rng: RandomLike, size: int | None = None) -> npt.NDArray[Any]:
         """One vector of shape ``(length,)``, or ``size`` of them as ``(size, length)``."""
         shape = self.length if size is None else (size, self.length)
-        return self.element.sample(rng, size=shape)
+        vectors: npt.NDArray[Any] = self.element.sample(rng, size=shape)
+        return vectors
 
     def sample_other(self, current: Any, rng: RandomLike) -> npt.NDArray[Any]:
         """A random vector; when it equals ``current``, one coordinate is changed."""
@@ -91,7 +94,8 @@ class VectorDomain(DomainBase):
         ``value`` with one random coordinate :meth:`~spec.domains.ScalarDomainBase.perturbed`."""
         gen = as_generator(rng)
         if gen.random() < PERTURB_EXTREME:
-            return self.random_extreme(gen)
+            extreme: npt.NDArray[Any] = self.random_extreme(gen)
+            return extreme
         moved = np.array(value, copy=True)
         j = int(gen.integers(self.length))
         moved[j] = self.element.perturbed(moved[j], gen)

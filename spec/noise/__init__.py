@@ -47,8 +47,15 @@ __all__ = [
 #: Any additive noise law, discriminated by its ``kind`` field (a pydantic field type).
 AdditiveNoiseLaw = _Annotated[
     _Union[  # noqa: UP007 - a runtime Union keeps the discriminator explicit
-        Laplace, Gaussian, InverseQuartic, Gumbel, Exponential, DiscreteLaplace, DiscreteGaussian,
-        LatticeLaplace, LatticeGaussian,
+        Laplace,
+        Gaussian,
+        InverseQuartic,
+        Gumbel,
+        Exponential,
+        DiscreteLaplace,
+        DiscreteGaussian,
+        LatticeLaplace,
+        LatticeGaussian,
     ],
     _Field(discriminator="kind"),
 ]

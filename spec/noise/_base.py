@@ -78,4 +78,7 @@ class NoiseLaw(SpecModel):
 
     @abstractmethod
     def pure_epsilon(self, sensitivity: float) -> float:
-        """sup over outputs and shifts |s| ≤ Δ of |log p(z) − log p(z − s)| (``inf`` if unbounded)."""
+        """sup over outputs and shifts |s| ≤ Δ of |log p(z) − log p(z − s)|.
+
+        ``inf`` if unbounded.
+        """

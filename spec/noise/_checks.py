@@ -1,4 +1,7 @@
-"""Shared argument checks and helpers of the noise laws (O(1) for parameters, one vectorised NaN scan for data)."""
+"""Shared argument checks and helpers of the noise laws.
+
+O(1) for parameters, one vectorised NaN scan for data.
+"""
 
 from __future__ import annotations
 
@@ -12,7 +15,6 @@ from .._types import check_positive
 from ..errors import InvalidInputError, InvalidParameterError
 
 FloatArray = npt.NDArray[np.float64]
-
 
 
 def _show(value: Any) -> str:
@@ -38,14 +40,16 @@ def _as_probability_array(q: npt.ArrayLike, what: str = "q") -> FloatArray:
     arr = _as_real_array(q, what)
     bad = (arr < 0.0) | (arr > 1.0)
     if bad.any():
-        raise InvalidInputError(
-            f"{what} must lie in [0, 1], got {float(arr[bad].flat[0])!r}"
-        )
+        raise InvalidInputError(f"{what} must lie in [0, 1], got {float(arr[bad].flat[0])!r}")
     return arr
 
 
-def _finish(a: np.ndarray) -> Any:
-    """Return 0-d results as numpy scalars, arrays unchanged."""
+def _finish(a: npt.NDArray[Any]) -> npt.NDArray[Any]:
+    """Return 0-d results as numpy scalars, arrays unchanged.
+
+    Typed as an array: a numpy scalar has the array interface (``dtype``, ``shape``,
+    ``ndim``, arithmetic, ufuncs) that the laws' callers rely on.
+    """
     return a[()] if a.ndim == 0 else a
 
 
@@ -56,7 +60,7 @@ def _check_size(size: Any) -> int | tuple[int, ...]:
             raise InvalidParameterError(f"size must be >= 0, got {size!r}")
         return int(size)
     if isinstance(size, tuple) and all(
-        isinstance(s, numbers.Integral) and not isinstance(s, bool) and s >= 0 for s in size
+        isinstance(s, numbers.Integral) and not isinstance(s, bool) and int(s) >= 0 for s in size
     ):
         return tuple(int(s) for s in size)
     raise InvalidParameterError(

@@ -72,7 +72,6 @@ __all__ = ["MAX_EXACT_T", "discrete_gaussian_exact", "discrete_laplace_exact"]
 IntArray = npt.NDArray[np.int64]
 
 
-
 def _kernel() -> ModuleType:
     """The compiled kernel module, imported on first use (numba is a heavy import)."""
     from . import _cks_kernel
@@ -82,7 +81,8 @@ def _kernel() -> ModuleType:
 
 def _gamma_float(a: Any, sigma: float, t: int) -> tuple[Any, Any]:
     """The kernel's float filter γ̂ and its error bound M (scalars or arrays)."""
-    return _kernel().gamma_float(a, sigma, t)  # type: ignore[no-any-return]
+    result: tuple[Any, Any] = _kernel().gamma_float(a, sigma, t)
+    return result
 
 
 #: Largest numerator t of the discrete Laplace scale t/s (and ⌊σ⌋ + 1) supported.
@@ -186,7 +186,7 @@ def _exp_neg_bounds(r: Fraction, terms: int) -> tuple[Fraction, Fraction]:
     low, high = _series_bounds(r - whole, terms)
     if whole:
         low1, high1 = _series_bounds(Fraction(1), terms)
-        low, high = low * low1 ** whole, high * high1 ** whole
+        low, high = low * low1**whole, high * high1**whole
     return low, high
 
 
@@ -236,8 +236,9 @@ def _geometric_exact(gen: np.random.Generator, big_k: int, t: int) -> int:
     return x
 
 
-def _rescue(gen: np.random.Generator, status: int, y: int, big_k: int,
-            sigma2: Fraction, t: int) -> int | None:
+def _rescue(
+    gen: np.random.Generator, status: int, y: int, big_k: int, sigma2: Fraction, t: int
+) -> int | None:
     """The kernel's close call at one entry, decided exactly: the draw, or None (rejected).
 
     ``RESCUE_GEO``: X from K exactly, then a fresh sign bit and the whole acceptance coin
@@ -268,13 +269,14 @@ def _rescue(gen: np.random.Generator, status: int, y: int, big_k: int,
 def _check_t(t: int, what: str) -> None:
     if t > MAX_EXACT_T:
         raise ExactSamplingRangeError(
-            f"the exact vectorised sampler supports {what} with numerator t <= 2**56, got "
-            f"t = {t}")
+            f"the exact vectorised sampler supports {what} with numerator t <= 2**56, got t = {t}"
+        )
 
 
 def _overflow(what: str) -> ExactSamplingRangeError:
     return ExactSamplingRangeError(
-        f"an exact {what} draw exceeded the int64 range (probability below e**-127 per draw)")
+        f"an exact {what} draw exceeded the int64 range (probability below e**-127 per draw)"
+    )
 
 
 def discrete_laplace_exact(gen: np.random.Generator, scale: Fraction, n: int) -> IntArray:
@@ -330,7 +332,8 @@ def discrete_gaussian_exact(gen: np.random.Generator, sigma: float, n: int) -> I
     if t > _MAX_DG_T:
         raise ExactSamplingRangeError(
             f"the exact vectorised discrete Gaussian sampler supports floor(sigma) + 1 <= 2**52, "
-            f"got sigma = {sigma!r}")
+            f"got sigma = {sigma!r}"
+        )
     out = np.empty(n, dtype=np.int64)
     i = 0
     while i < n:

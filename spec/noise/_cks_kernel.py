@@ -27,8 +27,16 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-__all__ = ["DONE", "OVERFLOW", "RESCUE_ACCEPT", "RESCUE_COIN", "RESCUE_GEO", "cks_fill",
-           "dg_fill", "gamma_float"]
+__all__ = [
+    "DONE",
+    "OVERFLOW",
+    "RESCUE_ACCEPT",
+    "RESCUE_COIN",
+    "RESCUE_GEO",
+    "cks_fill",
+    "dg_fill",
+    "gamma_float",
+]
 
 #: Status codes returned by the kernels.
 DONE, OVERFLOW, RESCUE_COIN, RESCUE_GEO, RESCUE_ACCEPT = 0, 1, 2, 3, 4
@@ -36,7 +44,7 @@ DONE, OVERFLOW, RESCUE_COIN, RESCUE_GEO, RESCUE_ACCEPT = 0, 1, 2, 3, 4
 _WORDS = 4096
 _FULL = np.uint64(0xFFFFFFFFFFFFFFFF)
 _INT64_MAX = np.int64((1 << 63) - 1)
-_U = 2.0**-53          # unit roundoff of float64
+_U = 2.0**-53  # unit roundoff of float64
 _TWO53 = float(1 << 53)
 _INV53 = 2.0**-53
 #: Assumed bound on the relative error of float64 ``exp`` on normal results (libm's is
@@ -60,20 +68,20 @@ _jit = numba.njit(cache=True, nogil=True)
 
 
 @_jit
-def _refill(gen, buf):  # type: ignore[no-untyped-def]
+def _refill(gen, buf):  # type: ignore[no-untyped-def]  # numba infers the types
     """Overwrite the word buffer with fresh raw uint64 words of the injected generator."""
     buf[:] = gen.integers(0, _FULL, size=buf.size, dtype=np.uint64, endpoint=True)
 
 
 @_jit
-def _low_bits(pool, nbits):  # type: ignore[no-untyped-def]
+def _low_bits(pool, nbits):  # type: ignore[no-untyped-def]  # numba infers the types
     """(the low ``nbits`` bits of ``pool`` as int64, the remaining bits)."""
     shift = np.uint64(nbits)
     return np.int64(pool & ((np.uint64(1) << shift) - np.uint64(1))), pool >> shift
 
 
 @_jit
-def _bit_length(n):  # type: ignore[no-untyped-def]
+def _bit_length(n):  # type: ignore[no-untyped-def]  # numba infers the types
     """Number of bits of n ≥ 0 (0 for n = 0)."""
     b = 0
     while n > 0:
@@ -83,7 +91,7 @@ def _bit_length(n):  # type: ignore[no-untyped-def]
 
 
 @_jit
-def gamma_float(a, sigma, t):  # type: ignore[no-untyped-def]
+def gamma_float(a, sigma, t):  # type: ignore[no-untyped-def]  # numba infers the types
     """γ̂ = (a − σ²/t)²/(2σ²) in float64 and a rigorous bound M ≥ |γ̂ − γ|.
 
     With unit roundoff u = 2⁻⁵³ and exact a (< 2⁵²), t, σ: σ̂² = σ²(1 + e₁), μ̂ = σ̂²/t ·
@@ -99,14 +107,14 @@ def gamma_float(a, sigma, t):  # type: ignore[no-untyped-def]
 
 
 @_jit
-def _gamma_constants(sigma, t):  # type: ignore[no-untyped-def]
+def _gamma_constants(sigma, t):  # type: ignore[no-untyped-def]  # numba infers the types
     """(μ̂ = fl(σ̂²/t), fl(1/(2σ̂²))): the per-σ part of :func:`gamma_float`."""
     s2 = sigma * sigma
     return s2 / t, 1.0 / (2.0 * s2)
 
 
 @_jit
-def _gamma_parts(a, mu, inv_two_s2):  # type: ignore[no-untyped-def]
+def _gamma_parts(a, mu, inv_two_s2):  # type: ignore[no-untyped-def]  # numba infers the types
     """γ̂ and M of :func:`gamma_float` from its per-σ constants (the kernel's loop)."""
     d = a - mu
     gamma = d * d * inv_two_s2
@@ -122,7 +130,7 @@ def _gamma_parts(a, mu, inv_two_s2):  # type: ignore[no-untyped-def]
 #     r, pool = _low_bits(pool, b); left -= b
 # and a uniform integer below n is b = bit length of n − 1 such bits, redrawn while ≥ n.
 @_jit
-def cks_fill(gen, out, t, s):  # type: ignore[no-untyped-def]
+def cks_fill(gen, out, t, s):  # type: ignore[no-untyped-def]  # numba infers the types
     """Fill ``out`` (int64) with exact draws of DLap(t/s) — CKS20 Algorithm 2.
 
     ``s = 0`` stands for an s ≥ 2⁶³, above every U + tV ≤ 2⁶³ − 1, so every draw is 0.
@@ -240,7 +248,7 @@ def cks_fill(gen, out, t, s):  # type: ignore[no-untyped-def]
 
 
 @_jit
-def _exp_bounds(gamma, margin):  # type: ignore[no-untyped-def]
+def _exp_bounds(gamma, margin):  # type: ignore[no-untyped-def]  # numba infers the types
     """Floats p_lo ≤ e^{−γ} ≤ p_hi from γ̂ and M (for γ̂ − M ≤ 40 and M ≤ 1/4).
 
     e^{−γ} ∈ [e^{−γ̂−M}, e^{−γ̂+M}] and p̂ = fl(exp(−γ̂)) = e^{−γ̂}(1 + δ), |δ| ≤ _EXP_REL
@@ -252,7 +260,7 @@ def _exp_bounds(gamma, margin):  # type: ignore[no-untyped-def]
 
 
 @_jit
-def _acceptance_table(size, mu, inv_two_s2):  # type: ignore[no-untyped-def]
+def _acceptance_table(size, mu, inv_two_s2):  # type: ignore[no-untyped-def]  # numba infers the types
     """Integer thresholds of the acceptance coin [W < e^{−γ(x)}] for |y| = x < size.
 
     With K the coin's 53 bits: K < acc[x] ⟺ (K + 1)/2⁵³ ≤ p_lo (certainly accept),
@@ -276,7 +284,7 @@ def _acceptance_table(size, mu, inv_two_s2):  # type: ignore[no-untyped-def]
 
 
 @_jit
-def dg_fill(gen, out, start, t, sigma):  # type: ignore[no-untyped-def]
+def dg_fill(gen, out, start, t, sigma):  # type: ignore[no-untyped-def]  # numba infers the types
     """Fill ``out[start:]`` (int64) with exact draws of N_ℤ(0, σ²) — CKS20 Algorithm 3.
 
     Proposals Y ~ DLap(t), t = ⌊σ⌋ + 1, each accepted with Bernoulli(exp(−γ)),
@@ -390,7 +398,8 @@ def dg_fill(gen, out, start, t, sigma):  # type: ignore[no-untyped-def]
                 continue
         g_lo = gamma - margin
         if g_lo >= 0.0 and float(big_k) * _INV53 * (1.0 + g_lo * (1.0 + 0.5 * g_lo)) >= (
-                1.0 + _SQUEEZE):
+            1.0 + _SQUEEZE
+        ):
             continue
         p_lo, p_hi = _exp_bounds(gamma, margin)
         if float(big_k + 1) * _INV53 <= p_lo:

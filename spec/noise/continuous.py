@@ -40,13 +40,13 @@ from ..errors import InvalidParameterError
 from ._base import NoiseLaw
 from ._checks import (
     FloatArray,
-    _as_real_array,
     _as_probability_array,
-    _finish,
-    _check_size,
+    _as_real_array,
     _check_profile_epsilon,
     _check_sensitivity,
+    _check_size,
     _exp_times,
+    _finish,
 )
 
 __all__ = ["Exponential", "Gaussian", "Gumbel", "InverseQuartic", "Laplace"]
@@ -268,7 +268,8 @@ def _iq_log1p_pow4(x: FloatArray) -> FloatArray:
         small_val = np.log1p(ax**4)
         inv = np.where(big, 1.0 / np.where(big, ax, 1.0), 0.0)
         big_val = 4.0 * np.log(np.where(big, ax, 1.0)) + np.log1p(inv**4)
-    return np.where(big, big_val, small_val)
+    value: FloatArray = np.where(big, big_val, small_val)
+    return value
 
 
 def _iq_tail_inverse(t: FloatArray) -> FloatArray:
@@ -305,8 +306,10 @@ def _iq_tail_inverse(t: FloatArray) -> FloatArray:
         x_new = np.where(outside, 0.5 * (lo[idx] + hi[idx]), x_new)
         x_new = np.where(g == 0.0, xi, x_new)
         x[idx] = x_new
-        done = (np.abs(x_new - xi) <= 4e-16 * x_new) | (g == 0.0) | (
-            hi[idx] - lo[idx] <= 4e-16 * hi[idx]
+        done = (
+            (np.abs(x_new - xi) <= 4e-16 * x_new)
+            | (g == 0.0)
+            | (hi[idx] - lo[idx] <= 4e-16 * hi[idx])
         )
         idx = idx[~done]
         if idx.size == 0:

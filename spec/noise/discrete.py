@@ -17,9 +17,9 @@ Two samplers per law:
   and rational decisions only), with randomness taken only as uniform integers from the
   generator (its raw 64-bit words through ``Generator.integers``), run by a compiled
   numba kernel (:mod:`spec.noise._cks`, which also keeps the one-draw-at-a-time
-  ``Fraction`` reference).  The float parameter is converted exactly with ``Fraction(x)``.  Supported
-  range: discrete Laplace scale t/s with t ≤ 2⁵⁶, discrete Gaussian ⌊σ⌋ + 1 ≤ 2⁵²
-  (:class:`~spec.errors.ExactSamplingRangeError` outside).
+  ``Fraction`` reference).  The float parameter is converted exactly with
+  ``Fraction(x)``.  Supported range: discrete Laplace scale t/s with t ≤ 2⁵⁶, discrete
+  Gaussian ⌊σ⌋ + 1 ≤ 2⁵² (:class:`~spec.errors.ExactSamplingRangeError` outside).
 
 References
 ----------
@@ -45,6 +45,14 @@ from .._random import RandomLike, as_generator
 from .._types import PositiveFloat
 from ..errors import InvalidParameterError
 from ._base import NoiseLaw
+from ._checks import (
+    _as_probability_array,
+    _as_real_array,
+    _check_profile_epsilon,
+    _check_sensitivity,
+    _check_size,
+    _finish,
+)
 from ._cks import (  # noqa: F401 - the scalar reference stays importable from here
     _bernoulli,
     _bernoulli_exp_neg,
@@ -53,14 +61,6 @@ from ._cks import (  # noqa: F401 - the scalar reference stays importable from h
     _uniform_below,
     discrete_gaussian_exact,
     discrete_laplace_exact,
-)
-from ._checks import (
-    _as_probability_array,
-    _as_real_array,
-    _check_profile_epsilon,
-    _check_sensitivity,
-    _check_size,
-    _finish,
 )
 
 __all__ = ["DiscreteGaussian", "DiscreteLaplace"]
@@ -365,7 +365,8 @@ def _dg_log_left_em(m: FloatArray, sigma: float) -> FloatArray:
     log_phi_tail = special.log_ndtr(u)
     log_phi = -0.5 * u * u - 0.5 * math.log(2.0 * math.pi)
     rel = np.exp(log_phi - log_phi_tail) * series
-    return log_phi_tail + np.log1p(-rel)
+    log_tail: FloatArray = log_phi_tail + np.log1p(-rel)
+    return log_tail
 
 
 class DiscreteGaussian(_SymmetricIntegerLaw):

@@ -23,7 +23,7 @@ References
 from __future__ import annotations
 
 import math
-from typing import Any, ClassVar, Literal
+from typing import Any, ClassVar, Literal, cast
 
 import numpy as np
 import numpy.typing as npt
@@ -50,7 +50,8 @@ def check_granularity(value: Any) -> float:
     mantissa, exponent = math.frexp(g) if math.isfinite(g) and g > 0 else (0.0, 0)
     if mantissa != 0.5 or abs(exponent - 1) > _K_RANGE:
         raise InvalidParameterError(
-            f"granularity must be a power of two 2**k with |k| <= {_K_RANGE}, got {value!r}")
+            f"granularity must be a power of two 2**k with |k| <= {_K_RANGE}, got {value!r}"
+        )
     return g
 
 
@@ -75,16 +76,19 @@ class _LatticeLaw(NoiseLaw):
         if not (math.isfinite(ratio) and ratio > 0 and ratio.is_integer()):
             raise InvalidParameterError(
                 f"the sensitivity of a release on the lattice {self.granularity!r}·Z must be a "
-                f"positive multiple of the granularity, got {sensitivity!r}")
+                f"positive multiple of the granularity, got {sensitivity!r}"
+            )
         return ratio
 
     def sample(self, rng: RandomLike, size: int | tuple[int, ...]) -> FloatArray:
         """``g ·`` the unit law's vectorised (idealized) draw, float64 on the lattice."""
-        return self.unit_law.sample(rng, size) * self.granularity
+        # a float64 array times a Python float is float64 (numpy's stubs say floating[Any])
+        return cast(FloatArray, self.unit_law.sample(rng, size) * self.granularity)
 
     def sample_exact(self, rng: RandomLike, size: int | tuple[int, ...]) -> FloatArray:
         """``g ·`` the unit law's exact CKS20 draw, float64 on the lattice (exact products)."""
-        return self.unit_law.sample_exact(rng, size) * self.granularity
+        # float64 times a Python float is float64, as in sample
+        return cast(FloatArray, self.unit_law.sample_exact(rng, size) * self.granularity)
 
     def log_density(self, x: npt.ArrayLike) -> FloatArray:
         """The unit law's log mass at x/g: ``−inf`` off the lattice."""

@@ -118,9 +118,7 @@ class NeighbouringRelationBase(SpecModel):
         """True when this relation is defined on inputs of ``domain``."""
 
     @abstractmethod
-    def decide(
-        self, x: Any, y: Any, domain: Any, *, validated: bool = False
-    ) -> NeighbourDecision:
+    def decide(self, x: Any, y: Any, domain: Any, *, validated: bool = False) -> NeighbourDecision:
         """Decide whether ``x`` and ``y`` (both validated against ``domain``) are neighbours.
 
         Parameters
@@ -204,6 +202,7 @@ class NeighbouringRelationBase(SpecModel):
             The mechanism's claimed global sensitivity, a hint for patterns that depend
             on it (the degree thresholds of the node relations).
         """
+
         def generate() -> Iterator[AdversarialPair]:
             for x in self.effective_domain(domain).extremes():
                 for y in self.extreme_neighbours(x, domain):

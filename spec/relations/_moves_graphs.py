@@ -75,11 +75,13 @@ def _nodes_by_degree(graph: nx.Graph) -> list[int]:
 
 
 def _max_degree_node(graph: nx.Graph) -> int:
-    return min(graph.nodes, key=lambda v: (-graph.degree(v), v))
+    node: int = min(graph.nodes, key=lambda v: (-graph.degree(v), v))
+    return node
 
 
 def _min_degree_node(graph: nx.Graph) -> int:
-    return min(graph.nodes, key=lambda v: (graph.degree(v), v))
+    node: int = min(graph.nodes, key=lambda v: (graph.degree(v), v))
+    return node
 
 
 # ----------------------------------------------------------------------------------------
@@ -115,8 +117,7 @@ def edge_neighbours(x: nx.Graph) -> Iterator[nx.Graph]:
 # ----------------------------------------------------------------------------------------
 # node-neighbouring
 # ----------------------------------------------------------------------------------------
-def threshold_hints(n: int, claimed_sensitivity: float | None, max_degree: int | None
-                    ) -> list[int]:
+def threshold_hints(n: int, claimed_sensitivity: float | None, max_degree: int | None) -> list[int]:
     """Degree thresholds worth trying first for a node relation, from the public claims.
 
     A mechanism that truncates or projects at degree D usually claims a sensitivity
@@ -134,8 +135,9 @@ def threshold_hints(n: int, claimed_sensitivity: float | None, max_degree: int |
     return [t for t in dict.fromkeys(hints) if 1 <= t <= n - 2]
 
 
-def _threshold_pairs(relation: Any, bounded: GraphDomain, thresholds: Iterable[int]
-                     ) -> Iterator[AdversarialPair]:
+def _threshold_pairs(
+    relation: Any, bounded: GraphDomain, thresholds: Iterable[int]
+) -> Iterator[AdversarialPair]:
     """Both threshold generators at each valid threshold (invalid ones are skipped)."""
     n, bound = bounded.n_nodes, bounded.degree_bound
     for t in thresholds:
@@ -147,8 +149,9 @@ def _threshold_pairs(relation: Any, bounded: GraphDomain, thresholds: Iterable[i
             yield x, y, "threshold_complement_rewiring"
 
 
-def node_extremes(relation: Any, bounded: GraphDomain, hinted: list[int]
-                  ) -> Iterator[AdversarialPair]:
+def node_extremes(
+    relation: Any, bounded: GraphDomain, hinted: list[int]
+) -> Iterator[AdversarialPair]:
     """The node-neighbouring generators, most telling first.
 
     1. the star toggle (∅ against a star at node 0);
@@ -200,8 +203,9 @@ def node_neighbours(relation: Any, x: nx.Graph, bounded: GraphDomain) -> Iterato
         yield from node_moves(relation, x, v, bounded)
 
 
-def targeted_node_move(relation: Any, x: nx.Graph, n: int, bounded: GraphDomain,
-                       gen: np.random.Generator) -> nx.Graph:
+def targeted_node_move(
+    relation: Any, x: nx.Graph, n: int, bounded: GraphDomain, gen: np.random.Generator
+) -> nx.Graph:
     """One of :func:`node_moves` of a random node, at random."""
     v = int(gen.integers(n))
     options = node_moves(relation, x, v, bounded)
@@ -211,8 +215,7 @@ def targeted_node_move(relation: Any, x: nx.Graph, n: int, bounded: GraphDomain,
 # ----------------------------------------------------------------------------------------
 # local-search moves
 # ----------------------------------------------------------------------------------------
-def _random_toggle(graph: nx.Graph, bound: int, gen: np.random.Generator
-                   ) -> tuple[int, int] | None:
+def _random_toggle(graph: nx.Graph, bound: int, gen: np.random.Generator) -> tuple[int, int] | None:
     """A random node pair whose toggle keeps every degree within ``bound``."""
     n = graph.number_of_nodes()
     if n < 2:
@@ -226,8 +229,9 @@ def _random_toggle(graph: nx.Graph, bound: int, gen: np.random.Generator
     return None
 
 
-def mutated_graphs(x: nx.Graph, y: nx.Graph, bound: int, gen: np.random.Generator, *,
-                   node: bool) -> tuple[nx.Graph, nx.Graph | None]:
+def mutated_graphs(
+    x: nx.Graph, y: nx.Graph, bound: int, gen: np.random.Generator, *, node: bool
+) -> tuple[nx.Graph, nx.Graph | None]:
     """One node pair toggled in both graphs (within ``bound``).
 
     With ``node`` (a node relation), ``y`` is redrawn (``None``) when the toggle touches
@@ -244,8 +248,9 @@ def mutated_graphs(x: nx.Graph, y: nx.Graph, bound: int, gen: np.random.Generato
     return new_x, toggled(y, *toggle)
 
 
-def nudged_graph(x: nx.Graph, y: nx.Graph, gen: np.random.Generator, *, node: bool,
-                 redraw: Callable[[Any], Any]) -> nx.Graph | None:
+def nudged_graph(
+    x: nx.Graph, y: nx.Graph, gen: np.random.Generator, *, node: bool, redraw: Callable[[Any], Any]
+) -> nx.Graph | None:
     """One more edge toggled around the change.
 
     Edge relation (``node`` false): the differing edge turns around one of its ends

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from functools import partial
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 import numpy as np
 import numpy.typing as npt
@@ -40,8 +40,10 @@ def _show_record(record: npt.NDArray[Any]) -> str:
 
 def _records_differ(x: npt.NDArray[Any], y: npt.NDArray[Any]) -> npt.NDArray[np.bool_]:
     """Per position: does record ``x[i]`` differ from ``y[i]`` (vector records: any coordinate)."""
-    unequal = x != y
-    return unequal if unequal.ndim == 1 else unequal.any(axis=1)
+    unequal: npt.NDArray[np.bool_] = x != y
+    if unequal.ndim == 1:
+        return unequal
+    return cast(npt.NDArray[np.bool_], unequal.any(axis=1))  # an array: ndim >= 2 here
 
 
 def _multiset_counts(
@@ -64,7 +66,7 @@ class _DatasetRelation(NeighbouringRelationBase):
         if not self.supports_domain(domain):
             shown = domain.label() if hasattr(domain, "label") else repr(domain)
             raise UnsupportedCombinationError(f"{type(self).__name__} is not defined on {shown}")
-        return domain
+        return cast(DatasetDomain, domain)  # supports_domain checks isinstance DatasetDomain
 
     def _validated_pair(
         self, x: Any, y: Any, domain: Any, validated: bool = False
@@ -92,9 +94,7 @@ class SubstituteOne(_DatasetRelation):
         """True for every :class:`~spec.domains.DatasetDomain`."""
         return isinstance(domain, DatasetDomain)
 
-    def decide(
-        self, x: Any, y: Any, domain: Any, *, validated: bool = False
-    ) -> NeighbourDecision:
+    def decide(self, x: Any, y: Any, domain: Any, *, validated: bool = False) -> NeighbourDecision:
         """Related iff equal sizes and at most one position holds different records.
 
         ``validated``: see :meth:`NeighbouringRelationBase.decide`.
@@ -148,7 +148,7 @@ class SubstituteOne(_DatasetRelation):
             raise UnsupportedCombinationError(
                 f"substitute-one neighbours over {checked.record.label()} are infinitely many"
             )
-        records = list(checked.record.enumerate())
+        records: list[npt.ArrayLike] = list(checked.record.enumerate())
 
         def generate() -> Iterator[npt.NDArray[Any]]:
             for i in range(data.shape[0]):
@@ -190,8 +190,9 @@ class SubstituteOne(_DatasetRelation):
         return LocalMoves(
             mutate=partial(_moves.mutated_substitution, checked, x, y, gen),
             target=partial(_moves.targeted_substitution, checked, x, y, gen),
-            nudge=partial(_moves.nudged_substitution, checked, x, y, gen,
-                          self._redraw(checked, gen)),
+            nudge=partial(
+                _moves.nudged_substitution, checked, x, y, gen, self._redraw(checked, gen)
+            ),
         )
 
 
@@ -211,9 +212,7 @@ class AddRemoveOne(_DatasetRelation):
         """True for a variable-size :class:`~spec.domains.DatasetDomain`."""
         return isinstance(domain, DatasetDomain) and domain.size is None
 
-    def decide(
-        self, x: Any, y: Any, domain: Any, *, validated: bool = False
-    ) -> NeighbourDecision:
+    def decide(self, x: Any, y: Any, domain: Any, *, validated: bool = False) -> NeighbourDecision:
         """Related iff the multiset symmetric difference has at most one record.
 
         ``validated``: see :meth:`NeighbouringRelationBase.decide`.
@@ -279,7 +278,7 @@ class AddRemoveOne(_DatasetRelation):
             raise UnsupportedCombinationError(
                 f"add/remove-one neighbours over {checked.record.label()} are infinitely many"
             )
-        records = list(checked.record.enumerate())
+        records: list[npt.ArrayLike] = list(checked.record.enumerate())
 
         def generate() -> Iterator[npt.NDArray[Any]]:
             if data.shape[0] > checked.min_size:
@@ -319,6 +318,5 @@ class AddRemoveOne(_DatasetRelation):
         return LocalMoves(
             mutate=partial(_moves.mutated_add_remove, checked, x, y, gen),
             target=partial(_moves.targeted_addition, checked, x, gen),
-            nudge=partial(_moves.nudged_add_remove, checked, x, y, gen,
-                          self._redraw(checked, gen)),
+            nudge=partial(_moves.nudged_add_remove, checked, x, y, gen, self._redraw(checked, gen)),
         )

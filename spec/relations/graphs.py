@@ -25,7 +25,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Callable, Iterable, Iterator
 from functools import partial
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 import networkx as nx
 import numpy as np
@@ -85,7 +85,7 @@ def _require_graph_domain(relation: NeighbouringRelationBase, domain: Any) -> Gr
     if not relation.supports_domain(domain):
         shown = domain.label() if hasattr(domain, "label") else repr(domain)
         raise UnsupportedCombinationError(f"{type(relation).__name__} is not defined on {shown}")
-    return domain
+    return cast(GraphDomain, domain)  # supports_domain is an isinstance check for GraphDomain
 
 
 def _greedy_matching_size(edges: Iterable[_Edge]) -> int:
@@ -141,9 +141,7 @@ class EdgeNeighbouring(NeighbouringRelationBase):
         """True for :class:`~spec.domains.GraphDomain`."""
         return isinstance(domain, GraphDomain)
 
-    def decide(
-        self, x: Any, y: Any, domain: Any, *, validated: bool = False
-    ) -> NeighbourDecision:
+    def decide(self, x: Any, y: Any, domain: Any, *, validated: bool = False) -> NeighbourDecision:
         """Related iff ``|E(x) Δ E(y)| ≤ 1``.
 
         ``validated``: see :meth:`NeighbouringRelationBase.decide`.
@@ -164,7 +162,10 @@ class EdgeNeighbouring(NeighbouringRelationBase):
 
     @staticmethod
     def _toggle_allowed(graph: nx.Graph, u: int, v: int, bound: int) -> bool:
-        return graph.has_edge(u, v) or (graph.degree(u) < bound and graph.degree(v) < bound)
+        allowed: bool = graph.has_edge(u, v) or (
+            graph.degree(u) < bound and graph.degree(v) < bound
+        )
+        return allowed
 
     def random_neighbour(self, x: Any, domain: Any, rng: RandomLike) -> nx.Graph:
         """Toggle a uniformly random node pair among those the degree bound allows."""
@@ -194,9 +195,7 @@ class EdgeNeighbouring(NeighbouringRelationBase):
         graph = checked.validate(x)
         bound = checked.degree_bound
         pairs = itertools.combinations(range(checked.n_nodes), 2)
-        return (
-            toggled(graph, u, v) for u, v in pairs if self._toggle_allowed(graph, u, v, bound)
-        )
+        return (toggled(graph, u, v) for u, v in pairs if self._toggle_allowed(graph, u, v, bound))
 
     # -- adversarial neighbours and moves (see NeighbouringRelationBase) --------------------
     def adversarial_pairs(
@@ -283,9 +282,7 @@ class _NodeRewiringBase(NeighbouringRelationBase):
         return checked, graph
 
     # -- decide ---------------------------------------------------------------------------
-    def decide(
-        self, x: Any, y: Any, domain: Any, *, validated: bool = False
-    ) -> NeighbourDecision:
+    def decide(self, x: Any, y: Any, domain: Any, *, validated: bool = False) -> NeighbourDecision:
         """Related iff one node ``v`` covers ``E(x) Δ E(y)`` and both graphs respect the bound.
 
         The distance is the minimum number of nodes covering the difference (0 for equal
@@ -295,7 +292,7 @@ class _NodeRewiringBase(NeighbouringRelationBase):
         """
         checked = _require_graph_domain(self, domain)
         graphs = self._validated_inputs(checked, x, y, validated)
-        for which, graph in zip(("first", "second"), graphs):
+        for which, graph in zip(("first", "second"), graphs, strict=True):
             breach = self._bound_breach(graph)
             if breach is not None:
                 return NeighbourDecision(
@@ -426,8 +423,7 @@ class _NodeRewiringBase(NeighbouringRelationBase):
         return generate()
 
     # -- adversarial neighbours and moves (see NeighbouringRelationBase) --------------------
-    def threshold_hints(self, domain: Any, claimed_sensitivity: float | None = None
-                        ) -> list[int]:
+    def threshold_hints(self, domain: Any, claimed_sensitivity: float | None = None) -> list[int]:
         """Degree thresholds worth trying first, from the claimed sensitivity and the bound.
 
         ``⌊Δ⌋`` and ``⌈Δ⌉`` for a claimed global sensitivity Δ, and ``max_degree − 1``
@@ -576,8 +572,14 @@ class _NodeRewiringBase(NeighbouringRelationBase):
         return validated, self._rewired(validated, v, old[k:] + fresh[:k])
 
     def _threshold_arguments(
-        self, n: Any, threshold: Any, v: Any, domain: GraphDomain | None, what: str,
-        smallest: int, largest: Callable[[int], int],
+        self,
+        n: Any,
+        threshold: Any,
+        v: Any,
+        domain: GraphDomain | None,
+        what: str,
+        smallest: int,
+        largest: Callable[[int], int],
     ) -> tuple[int, int, int, GraphDomain]:
         """Check ``(n, threshold, v)``; return them with the domain to use.
 

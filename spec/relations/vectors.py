@@ -142,9 +142,7 @@ class QueryDistance(NeighbouringRelationBase):
         a, b = self._as_vector(x, domain), self._as_vector(y, domain)
         return _norm(a.astype(np.float64) - b.astype(np.float64), a != b, self.norm)
 
-    def decide(
-        self, x: Any, y: Any, domain: Any, *, validated: bool = False
-    ) -> NeighbourDecision:
+    def decide(self, x: Any, y: Any, domain: Any, *, validated: bool = False) -> NeighbourDecision:
         """Related iff ``‖x − y‖ ≤ radius · (1 + 1e-12)``.
 
         ``validated``: see :meth:`NeighbouringRelationBase.decide`.
@@ -164,8 +162,11 @@ class QueryDistance(NeighbouringRelationBase):
         if self.monotone and (difference > 0).any() and (difference < 0).any():
             up, down = int(np.argmax(difference < 0)), int(np.argmax(difference > 0))
             return NeighbourDecision(
-                False, f"monotone relation: coordinate {up} moves up and coordinate {down} "
-                       f"moves down (every coordinate must move the same way)", dist)
+                False,
+                f"monotone relation: coordinate {up} moves up and coordinate {down} "
+                f"moves down (every coordinate must move the same way)",
+                dist,
+            )
         if dist <= self._tolerant_radius:
             return NeighbourDecision(
                 True, f"{self.norm} distance {dist!r} <= radius {self.radius!r}{where}", dist
@@ -186,7 +187,8 @@ class QueryDistance(NeighbouringRelationBase):
         if self.norm == "l1":
             weights = gen.exponential(size=length)
             signs = gen.choice(np.array([-1.0, 1.0]), size=length)
-            return signs * weights / weights.sum()
+            direction: npt.NDArray[np.float64] = signs * weights / weights.sum()
+            return direction
         u = gen.uniform(-1.0, 1.0, size=length)
         u[int(gen.integers(length))] = gen.choice(np.array([-1.0, 1.0]))
         return u
@@ -230,7 +232,7 @@ class QueryDistance(NeighbouringRelationBase):
         )
         moved = [
             min(max(int(xi) + int(math.trunc(si)), low), high)
-            for xi, si in zip(x.tolist(), step.tolist())
+            for xi, si in zip(x.tolist(), step.tolist(), strict=True)
         ]
         result = np.array(moved, dtype=np.int64)
         if np.array_equal(result, x):
@@ -274,9 +276,8 @@ class QueryDistance(NeighbouringRelationBase):
         element = self._element_of(domain)
         vector = self._as_vector(x, domain)
         gen = as_generator(rng)
-        if self.norm == "l0" or element.is_integer_valued:
-            if self._integer_budget < 1:
-                return self._as_element(vector, domain)
+        if (self.norm == "l0" or element.is_integer_valued) and self._integer_budget < 1:
+            return self._as_element(vector, domain)
         if self.norm == "l0":
             result = self._l0_neighbour(vector, element, gen)
         elif element.is_integer_valued:
@@ -345,7 +346,7 @@ class QueryDistance(NeighbouringRelationBase):
         original = vector.tolist()
 
         def one_sided(values: list[int]) -> bool:
-            moves = [v - o for v, o in zip(values, original)]
+            moves = [v - o for v, o in zip(values, original, strict=True)]
             return not self.monotone or all(m >= 0 for m in moves) or all(m <= 0 for m in moves)
 
         def generate() -> Iterator[Any]:
@@ -369,9 +370,10 @@ class QueryDistance(NeighbouringRelationBase):
         ``(1¹⁰, (2⁵, 0⁵))`` and ``(1⁵0⁵, 0⁵1⁵)`` (Bichsel et al., "DP-Sniper", IEEE S&P
         2021); it is the ninth pattern, so an audit without input pairs needs a
         ``pair_budget`` of at least 9 per extreme input to try it
-        (``scripts/power_table.py --no-pairs`` uses 10).  The "last" patterns matter for mechanisms that read their queries in order (a sparse
-        vector's most likely ⊤ after a run of ⊥ is then the least likely on the other
-        side: for DP-Sniper's SparseVectorTechnique1 the best single event at 3·10⁷
+        (``scripts/power_table.py --no-pairs`` uses 10).  The "last" patterns matter for
+        mechanisms that read their queries in order (a sparse vector's most likely ⊤
+        after a run of ⊥ is then the least likely on the other side: for DP-Sniper's
+        SparseVectorTechnique1 the best single event at 3·10⁷
         outputs certifies ε ≥ 0.0927 on ``(0¹⁰, ((−1)⁹, 1))`` against 0.0856 on
         DP-Sniper's own pair, ``scripts/power_limits.py``).  Each is scaled to norm ``radius``
         (``radius · s / ‖s‖``: ±radius per coordinate for ℓ∞, ±radius/k for ℓ1,
@@ -434,10 +436,11 @@ class QueryDistance(NeighbouringRelationBase):
             high = 2**63 - 1 if math.isinf(hi) else int(hi)
             moved = [
                 min(max(int(xi) + int(math.trunc(si)), low), high)
-                for xi, si in zip(x.tolist(), step.tolist())
+                for xi, si in zip(x.tolist(), step.tolist(), strict=True)
             ]
             return np.array(moved, dtype=np.int64)
-        return np.clip(x + step, lo, hi) + 0.0
+        clipped: npt.NDArray[Any] = np.clip(x + step, lo, hi) + 0.0
+        return clipped
 
     def adversarial_pairs(
         self,

@@ -20,9 +20,9 @@ from estimators.lndp import (
     blurry_distribution,
     blurry_linear_mechanism,
     blurry_linear_sensitivity,
-    draw_regular_star_randomness,
     bucket_count,
     cdf_factor,
+    draw_regular_star_randomness,
     edge_count_mechanism,
     laplace_edge_count_mechanism,
     locate_window,
@@ -72,8 +72,10 @@ def test_soft_threshold_values_and_sigma():
 def test_soft_threshold_is_exactly_gaussian_around_target():
     """200 seeded runs: standardised errors pass a KS test against N(0, 1) at level 10⁻³."""
     g = nx.random_regular_graph(3, 300, seed=0)
-    z = [(e.estimate - 0.5) / e.standard_error
-         for e in (private_soft_threshold(g, 0.5, 1e-6, 1, 5, rng=s) for s in range(200))]
+    z = [
+        (e.estimate - 0.5) / e.standard_error
+        for e in (private_soft_threshold(g, 0.5, 1e-6, 1, 5, rng=s) for s in range(200))
+    ]
     assert stats.kstest(z, "norm").pvalue > 1e-3
 
 
@@ -82,26 +84,30 @@ def test_edge_count_unbiased_and_bias_on_unbounded_graphs():
     runs = [private_edge_count(bounded, 0.5, 1e-6, 6, rng=s) for s in range(200)]
     mean = np.mean([r.estimate for r in runs])
     assert abs(mean - 800) < 5 * runs[0].standard_error / math.sqrt(200)
-    star = nx.star_graph(399)                       # centre degree 399 > D = 6
+    star = nx.star_graph(399)  # centre degree 399 > D = 6
     runs = [private_edge_count(star, 0.5, 1e-6, 6, rng=s) for s in range(200)]
-    target = (399 + 6) / 2                          # Σ min(d_i, D)/2: bias −(399 − 6)/2
+    target = (399 + 6) / 2  # Σ min(d_i, D)/2: bias −(399 − 6)/2
     band = 5 * runs[0].standard_error / math.sqrt(200)
     assert abs(np.mean([r.estimate for r in runs]) - target) < band
 
 
-@pytest.mark.parametrize(("n", "eps", "d", "sd_alg2", "sd_laplace", "sd_rr"), [
-    (10**4, 0.5, 10, 5.32e4, 2.83e6, 1.49e7),
-    (10**4, 0.5, 100, 7.49e4, 2.83e6, 1.49e7),
-    (10**5, 0.9, 10, 2.95e5, 4.97e7, 2.61e8),
-    (10**5, 0.9, 316, 4.16e5, 4.97e7, 2.61e8),
-])
+@pytest.mark.parametrize(
+    ("n", "eps", "d", "sd_alg2", "sd_laplace", "sd_rr"),
+    [
+        (10**4, 0.5, 10, 5.32e4, 2.83e6, 1.49e7),
+        (10**4, 0.5, 100, 7.49e4, 2.83e6, 1.49e7),
+        (10**5, 0.9, 10, 2.95e5, 4.97e7, 2.61e8),
+        (10**5, 0.9, 316, 4.16e5, 4.97e7, 2.61e8),
+    ],
+)
 def test_reference_standard_deviations(n, eps, d, sd_alg2, sd_laplace, sd_rr):
     """The s.d. of m̂ for Algorithms 2, 8 and 9 at δ = 10⁻⁶ (3 significant digits)."""
     g = _empty(n)
-    for result, expected in ((private_edge_count(g, eps, 1e-6, d, rng=0,
-                                                 calibration="classical"), sd_alg2),
-                             (private_laplace_edge_count(g, eps, rng=0), sd_laplace),
-                             (private_rr_edge_count(g, eps, 1e-6, rng=0), sd_rr)):
+    for result, expected in (
+        (private_edge_count(g, eps, 1e-6, d, rng=0, calibration="classical"), sd_alg2),
+        (private_laplace_edge_count(g, eps, rng=0), sd_laplace),
+        (private_rr_edge_count(g, eps, 1e-6, rng=0), sd_rr),
+    ):
         assert result.standard_error == pytest.approx(expected, rel=5e-3)
 
 
@@ -116,8 +122,9 @@ def test_blur_matrix_identities():
     # duality: the soft threshold from (j0−1)λ to j0λ is the hard threshold ≥ j0λ on Q
     lam, j0 = 4, 3
     assert 60 * blurry_distribution(g, lam)[j0:].sum() == pytest.approx(
-        soft_threshold(degrees, (j0 - 1) * lam, j0 * lam).sum())
-    assert bucket_count(10, 4) == 4                  # ceiling: degree 9 rounds up to 12
+        soft_threshold(degrees, (j0 - 1) * lam, j0 * lam).sum()
+    )
+    assert bucket_count(10, 4) == 4  # ceiling: degree 9 rounds up to 12
     j, r = blur_weights([9], 4)
     assert (j[0], r[0]) == (2, 0.25)
 
@@ -126,8 +133,9 @@ def test_blurry_linear_unbiased_and_sensitivities():
     g = nx.random_regular_graph(5, 200, seed=3)
     lam = 4
     k = bucket_count(200, lam)
-    runs = np.array([private_blurry_linear(g, 0.5, 1e-6, lam, np.eye(k), rng=s).estimate
-                     for s in range(100)])
+    runs = np.array(
+        [private_blurry_linear(g, 0.5, 1e-6, lam, np.eye(k), rng=s).estimate for s in range(100)]
+    )
     sd = private_blurry_linear(g, 0.5, 1e-6, lam, np.eye(k), rng=0).standard_error
     assert np.all(np.abs(runs.mean(axis=0) - blurry_distribution(g, lam)) < 5 * sd / 10)
     # Theorem 4.1's bound and the tighter one (√2 below it for W = I)
@@ -146,8 +154,9 @@ def test_cdf_factorization(size, cost):
 
 def test_pmf_reference_sigma():
     """σ̃ = 0.300 at n = 10⁴, ε = 0.5, λ = ⌈√n⌉ = 100, δ = 10⁻⁶."""
-    mech = blurry_linear_mechanism(10**4, 0.5, 1e-6, 100, np.eye(bucket_count(10**4, 100)),
-                                   calibration="classical")
+    mech = blurry_linear_mechanism(
+        10**4, 0.5, 1e-6, 100, np.eye(bucket_count(10**4, 100)), calibration="classical"
+    )
     assert mech.noise_law.sigma / 100 == pytest.approx(0.300, abs=5e-4)
 
 
@@ -164,7 +173,7 @@ def test_cdf_bicriterion_and_thresholds():
     pmf = private_degree_pmf(g, 0.5, 1e-6, lam, rng=5)
     assert pmf.estimate.shape == x.shape
     counts = private_degree_thresholds(g, 0.5, 1e-6, lam, [lam, 2 * lam], rng=6)
-    for tau, value, sd in zip((lam, 2 * lam), counts.estimate, counts.standard_error):
+    for tau, value, sd in zip((lam, 2 * lam), counts.estimate, counts.standard_error, strict=True):
         lo, hi = np.sum(degrees >= tau), np.sum(degrees > tau - lam)
         assert lo - 5 * sd <= value <= hi + 5 * sd
 
@@ -266,8 +275,10 @@ def test_bad_inputs_raise_named_errors():
         private_degree_thresholds(nx.path_graph(10), 0.5, 1e-6, 3, [4])
 
 
-@pytest.mark.parametrize(("n", "d", "eps", "delta", "tv"), [
-    (10**4, 2, 0.1, 1e-8, 0.100), (10**4, 4, 0.1, 1e-8, 0.197), (10**4, 10, 0.05, 1e-8, 0.245)])
+@pytest.mark.parametrize(
+    ("n", "d", "eps", "delta", "tv"),
+    [(10**4, 2, 0.1, 1e-8, 0.100), (10**4, 4, 0.1, 1e-8, 0.197), (10**4, 10, 0.05, 1e-8, 0.245)],
+)
 def test_lemma_5_4_certificate_reference_values(n, d, eps, delta, tv):
     assert regular_graph_tv_bound(n, d, eps, delta) == pytest.approx(tv, abs=1e-3)
 
@@ -278,8 +289,10 @@ def test_histogram_bound_slack_is_attained_at_bucket_extremes():
     from spec import GraphDomain, LocalNodeRelation
 
     mech = blurry_linear_mechanism(6, 0.9, 1e-3, 1, np.eye(6))
-    shifts = [joint_accounting(mech, x, y).shift for x, y in
-              LocalNodeRelation(bucket_width=1).bucket_extremes(GraphDomain(n_nodes=6), 1)]
+    shifts = [
+        joint_accounting(mech, x, y).shift
+        for x, y in LocalNodeRelation(bucket_width=1).bucket_extremes(GraphDomain(n_nodes=6), 1)
+    ]
     assert max(shifts) == pytest.approx(blurry_linear_sensitivity(6, 1, np.eye(6), "tight"))
     assert mech.spec.global_sensitivity.value / max(shifts) == pytest.approx(math.sqrt(2))
 
@@ -288,7 +301,7 @@ def test_analytic_calibration_is_the_default_valid_at_every_epsilon_and_never_lo
     """Balle & Wang (ICML 2018): the analytic σ is the smallest for (ε, δ); the classical
     formula (the paper's Lemma A.3) is kept for reproducing the paper, ε < 1 only."""
     g = nx.cycle_graph(200)
-    est = private_edge_count(g, 1.0, 1e-6, 20, rng=0)                # refused classically
+    est = private_edge_count(g, 1.0, 1e-6, 20, rng=0)  # refused classically
     assert est.details["soft_threshold"] is not None and est.message_noise > 0
     for eps in (0.1, 0.5, 0.9):
         analytic = soft_threshold_mechanism(50, eps, 1e-6, 2, 6)
@@ -296,8 +309,9 @@ def test_analytic_calibration_is_the_default_valid_at_every_epsilon_and_never_lo
         assert analytic.spec.noise.calibration == "analytic"
         assert analytic.noise_law.sigma <= classical.noise_law.sigma
         pmf_a = blurry_linear_mechanism(60, eps, 1e-6, 5, np.eye(bucket_count(60, 5)))
-        pmf_c = blurry_linear_mechanism(60, eps, 1e-6, 5, np.eye(bucket_count(60, 5)),
-                                        calibration="classical")
+        pmf_c = blurry_linear_mechanism(
+            60, eps, 1e-6, 5, np.eye(bucket_count(60, 5)), calibration="classical"
+        )
         assert pmf_a.noise_law.sigma <= pmf_c.noise_law.sigma
     assert private_degree_pmf(g, 2.0, 1e-6, 5, rng=1).details["calibration"] == "analytic"
     for fn in (private_average_degree,):

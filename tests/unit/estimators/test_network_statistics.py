@@ -16,6 +16,14 @@ import scipy.sparse as sp
 from hypothesis import given
 from hypothesis import strategies as st
 
+from estimators.graphs import (
+    NetworkStatisticEstimate,
+    node_chunks,
+    private_edge_density,
+    private_edge_density_mechanism,
+    private_triangle_density,
+    private_triangle_density_mechanism,
+)
 from estimators.graphs._adjacency import as_adjacency
 from estimators.graphs.coarse_estimate import (
     coarse_density_mechanism,
@@ -30,7 +38,19 @@ from estimators.graphs.concentration import (
     triangle_density_xi,
 )
 from estimators.graphs.densities import edge_density, node_triangle_counts, triangle_density
+from estimators.graphs.node_chunks import induced_subgraph
+from estimators.graphs.two_stage import TwoStageNetworkMechanism, round_up_to_grid
+from estimators.models import random_geometric_graph, rgg_edge_probability
+from estimators.ustatistics import (
+    adjacency_edge_kernel,
+    adjacency_triangle_kernel,
+    coinpress_mechanism,
+)
+from estimators.ustatistics.binary_coinpress import binary_coinpress
 from estimators.ustatistics.concentration import ConcentrationRadius
+from estimators.ustatistics.local_hajek import local_hajek_algorithm
+from mechanisms import QUARTIC_CONSTANT
+from spec import NodeNeighbouring
 from spec.errors import InvalidGraphError, InvalidParameterError
 
 
@@ -70,8 +90,9 @@ def test_triangle_xi_variance_of_un_matches_eq3_with_the_zeta_bounds():
     """(2n−5)σ²/C(n,3) is eq. (3) with ζ_1 = 0, ζ_2 = (2/3)σ², ζ_3 = σ²."""
     n, sigma2 = 40, 0.3
     zeta = {1: 0.0, 2: 2 / 3 * sigma2, 3: sigma2}
-    eq3 = sum(math.comb(3, c) * math.comb(n - 3, 3 - c) * zeta[c] for c in (1, 2, 3)) \
-        / math.comb(n, 3)
+    eq3 = sum(math.comb(3, c) * math.comb(n - 3, 3 - c) * zeta[c] for c in (1, 2, 3)) / math.comb(
+        n, 3
+    )
     assert eq3 == pytest.approx((2 * n - 5) * sigma2 / math.comb(n, 3), rel=1e-14)
 
 
@@ -88,10 +109,16 @@ def test_xi_is_monotone_in_the_density_bound(xi_fn):
     assert values == sorted(values)
 
 
-@pytest.mark.parametrize("args, message", [
-    ((1, 0.1), "n >= 2"), ((2.5, 0.1), "n=2.5"), ((100, 1.5), "1.5"), ((100, -0.1), "-0.1"),
-    ((100, float("nan")), "nan"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        ((1, 0.1), "n >= 2"),
+        ((2.5, 0.1), "n=2.5"),
+        ((100, 1.5), "1.5"),
+        ((100, -0.1), "-0.1"),
+        ((100, float("nan")), "nan"),
+    ],
+)
 def test_edge_xi_bad_parameters(args, message):
     with pytest.raises(InvalidParameterError, match=message):
         edge_density_xi(*args)
@@ -112,8 +139,9 @@ def test_triangle_xi_needs_three_nodes():
 
 def test_concentration_radius_refuses_a_value_that_is_not_the_sum():
     with pytest.raises(InvalidParameterError, match="sum of its terms"):
-        ConcentrationRadius(value=1.0, terms={"a": 0.5}, n=3, failure_probability=0.1,
-                            source="test")
+        ConcentrationRadius(
+            value=1.0, terms={"a": 0.5}, n=3, failure_probability=0.1, source="test"
+        )
 
 
 # ---- exact densities ---------------------------------------------------------------------
@@ -139,8 +167,8 @@ def _all_graphs(n):
 def _triangles(bits, pairs, n):
     index = {pair: col for col, pair in enumerate(pairs)}
     total = np.zeros(bits.shape[0], dtype=np.int64)
-    for i, j, l in itertools.combinations(range(n), 3):
-        total += bits[:, index[(i, j)]] * bits[:, index[(j, l)]] * bits[:, index[(i, l)]]
+    for i, j, k in itertools.combinations(range(n), 3):
+        total += bits[:, index[(i, j)]] * bits[:, index[(j, k)]] * bits[:, index[(i, k)]]
     return total
 
 
@@ -156,23 +184,36 @@ def test_node_sensitivities_are_exact_over_every_node_neighbouring_pair(n):
         star_bits = int(np.sum(1 << np.flatnonzero(star)))
         cleared = codes & ~star_bits
         # every graph obtained by rewiring v: keep the rest, put any subset on v's star
-        subsets = np.array([int(np.sum(1 << np.flatnonzero(star)[np.flatnonzero(
-            (s >> np.arange(star.sum())) & 1)])) for s in range(2 ** int(star.sum()))])
+        subsets = np.array(
+            [
+                int(
+                    np.sum(
+                        1 << np.flatnonzero(star)[np.flatnonzero((s >> np.arange(star.sum())) & 1)]
+                    )
+                )
+                for s in range(2 ** int(star.sum()))
+            ]
+        )
         neighbours = cleared[:, None] | subsets[None, :]
         worst_edges = max(worst_edges, int(np.abs(edges[neighbours] - edges[:, None]).max()))
-        worst_triangles = max(worst_triangles, int(np.abs(
-            triangles[neighbours] - triangles[:, None]).max()))
+        worst_triangles = max(
+            worst_triangles, int(np.abs(triangles[neighbours] - triangles[:, None]).max())
+        )
     assert worst_edges / math.comb(n, 2) == pytest.approx(edge_density_node_sensitivity(n))
-    assert worst_triangles / math.comb(n, 3) == pytest.approx(
-        triangle_density_node_sensitivity(n))
+    assert worst_triangles / math.comb(n, 3) == pytest.approx(triangle_density_node_sensitivity(n))
     assert edge_density_node_sensitivity(n) == pytest.approx(2 / n)
     assert triangle_density_node_sensitivity(n) == pytest.approx(3 / n)
 
 
-@pytest.mark.parametrize("fn, bad", [(edge_density_node_sensitivity, 1),
-                                     (triangle_density_node_sensitivity, 2),
-                                     (edge_density_node_sensitivity, True),
-                                     (edge_density_node_sensitivity, 3.0)])
+@pytest.mark.parametrize(
+    "fn, bad",
+    [
+        (edge_density_node_sensitivity, 1),
+        (triangle_density_node_sensitivity, 2),
+        (edge_density_node_sensitivity, True),
+        (edge_density_node_sensitivity, 3.0),
+    ],
+)
 def test_node_sensitivity_bad_sizes(fn, bad):
     with pytest.raises(InvalidParameterError, match=repr(bad)):
         fn(bad)
@@ -222,73 +263,65 @@ def test_private_coarse_estimate_draws_its_noise_from_the_declared_law():
     assert first == again
     assert first.noise_scale == pytest.approx(2 / 50 / 2.0)
     expected_noise = coarse_density_mechanism(50, 2.0).noise_law.sample(
-        np.random.default_rng(11), 1)[0]
+        np.random.default_rng(11), 1
+    )[0]
     assert first.noisy_density == pytest.approx(edge_density(graph) + expected_noise)
     assert first.upper_bound == edge_probability_upper_bound(first.noisy_density, 50, 2.0)
     assert first.guarantee.epsilon == 2.0
 
 
 # ---- bad graphs ---------------------------------------------------------------------------
-@pytest.mark.parametrize("graph, message", [
-    (nx.DiGraph([(0, 1), (1, 2)]), "directed"),
-    (nx.MultiGraph([(0, 1), (0, 1), (1, 2)]), "multigraph"),
-    (nx.Graph([(0, 0), (0, 1), (1, 2)]), "self-loop"),
-    (nx.relabel_nodes(nx.path_graph(3), {2: 7}), "node set"),
-    (np.array([[0, 1, 0], [0, 0, 1], [0, 1, 0]]), "not symmetric"),
-    (np.array([[1, 1, 0], [1, 0, 1], [0, 1, 0]]), "self-loop"),
-    (np.array([[0, 2, 0], [2, 0, 1], [0, 1, 0]]), "0 or 1"),
-    (np.array([[0, np.nan, 0], [np.nan, 0, 1], [0, 1, 0]]), "nan"),
-    (sp.csr_array(np.array([[0, 1, 0], [0, 0, 1], [0, 1, 0]])), "not symmetric"),
-    (np.zeros((3, 4)), "square"),
-    ("not a graph", "networkx.Graph"),
-])
+@pytest.mark.parametrize(
+    "graph, message",
+    [
+        (nx.DiGraph([(0, 1), (1, 2)]), "directed"),
+        (nx.MultiGraph([(0, 1), (0, 1), (1, 2)]), "multigraph"),
+        (nx.Graph([(0, 0), (0, 1), (1, 2)]), "self-loop"),
+        (nx.relabel_nodes(nx.path_graph(3), {2: 7}), "node set"),
+        (np.array([[0, 1, 0], [0, 0, 1], [0, 1, 0]]), "not symmetric"),
+        (np.array([[1, 1, 0], [1, 0, 1], [0, 1, 0]]), "self-loop"),
+        (np.array([[0, 2, 0], [2, 0, 1], [0, 1, 0]]), "0 or 1"),
+        (np.array([[0, np.nan, 0], [np.nan, 0, 1], [0, 1, 0]]), "nan"),
+        (sp.csr_array(np.array([[0, 1, 0], [0, 0, 1], [0, 1, 0]])), "not symmetric"),
+        (np.zeros((3, 4)), "square"),
+        ("not a graph", "networkx.Graph"),
+    ],
+)
 def test_bad_graphs_are_refused_by_every_entry_point(graph, message):
-    for fn in (as_adjacency, edge_density, triangle_density,
-               lambda g: private_coarse_edge_density(g, 1.0, rng=0)):
+    for fn in (
+        as_adjacency,
+        edge_density,
+        triangle_density,
+        lambda g: private_coarse_edge_density(g, 1.0, rng=0),
+    ):
         with pytest.raises(InvalidGraphError, match=message):
             fn(graph)
 
 
 # ---- the estimators and their mechanisms ------------------------------------------------
-from estimators.graphs import (
-    NetworkStatisticEstimate,
-    node_chunks,
-    private_edge_density,
-    private_edge_density_mechanism,
-    private_triangle_density,
-    private_triangle_density_mechanism,
-)
-from estimators.graphs.node_chunks import induced_subgraph
-from estimators.graphs.two_stage import TwoStageNetworkMechanism, round_up_to_grid
-from estimators.models import random_geometric_graph, rgg_edge_probability
-from estimators.ustatistics import (
-    adjacency_edge_kernel,
-    adjacency_triangle_kernel,
-    coinpress_mechanism,
-)
-from estimators.ustatistics.binary_coinpress import binary_coinpress
-from estimators.ustatistics.local_hajek import local_hajek_algorithm
-from mechanisms import QUARTIC_CONSTANT
-from spec import NodeNeighbouring
 
-ESTIMATORS = [(private_edge_density, private_edge_density_mechanism, edge_density, 2),
-              (private_triangle_density, private_triangle_density_mechanism,
-               triangle_density, 3)]
+ESTIMATORS = [
+    (private_edge_density, private_edge_density_mechanism, edge_density, 2),
+    (private_triangle_density, private_triangle_density_mechanism, triangle_density, 3),
+]
 
 
 @pytest.fixture(scope="module")
 def rgg():
     """An RGG on S² with 300 nodes and radius n^(-1/4) (seeded)."""
-    return random_geometric_graph(300, 300 ** -0.25, rng=5)
+    return random_geometric_graph(300, 300**-0.25, rng=5)
 
 
 @pytest.mark.parametrize("estimator, factory, exact, k", ESTIMATORS)
-@pytest.mark.parametrize("kwargs, source, stages", [
-    ({"r_max": 0.3}, "public_radius_bound", 1),
-    ({"xi": 0.05}, "public_xi", 1),
-    ({}, "private_coarse_estimate", 2),
-    ({"method": "coinpress"}, "none", 1),
-])
+@pytest.mark.parametrize(
+    "kwargs, source, stages",
+    [
+        ({"r_max": 0.3}, "public_radius_bound", 1),
+        ({"xi": 0.05}, "public_xi", 1),
+        ({}, "private_coarse_estimate", 2),
+        ({"method": "coinpress"}, "none", 1),
+    ],
+)
 def test_estimate_result_object(rgg, estimator, factory, exact, k, kwargs, source, stages):
     result = estimator(rgg.adjacency, 2.0, alpha=0.3, rng=1, **kwargs)
     assert isinstance(result, NetworkStatisticEstimate)
@@ -309,16 +342,19 @@ def test_estimate_result_object(rgg, estimator, factory, exact, k, kwargs, sourc
         assert result.mean_bound == pytest.approx(rgg_edge_probability(0.3) ** (k - 1))
         for size, radius in result.xi.items():
             assert radius.value == pytest.approx(
-                (edge_density_xi if k == 2 else triangle_density_xi)(
-                    size, result.mean_bound).value)
+                (edge_density_xi if k == 2 else triangle_density_xi)(size, result.mean_bound).value
+            )
     if source == "none":
         assert dict(result.xi) == {} and result.mean_bound is None
 
 
-@pytest.mark.parametrize("factory, kernel", [
-    (private_edge_density_mechanism, adjacency_edge_kernel),
-    (private_triangle_density_mechanism, adjacency_triangle_kernel),
-])
+@pytest.mark.parametrize(
+    "factory, kernel",
+    [
+        (private_edge_density_mechanism, adjacency_edge_kernel),
+        (private_triangle_density_mechanism, adjacency_triangle_kernel),
+    ],
+)
 def test_single_chunk_mechanism_is_algorithm_1_with_its_spec(factory, kernel):
     graph = nx.gnp_random_graph(30, 0.3, seed=4)
     mech = factory(30, 1.5, xi=0.05, alpha=0.9)
@@ -328,8 +364,7 @@ def test_single_chunk_mechanism_is_algorithm_1_with_its_spec(factory, kernel):
     beta = 1.5 / QUARTIC_CONSTANT
     assert spec.smooth_sensitivity_claim.beta == pytest.approx(beta)
     assert spec.noise.alpha == pytest.approx(beta) and spec.proof_status == "proven"
-    expected = local_hajek_algorithm(30, kernel(), xi=0.05, beta=beta).evaluate(
-        as_adjacency(graph))
+    expected = local_hajek_algorithm(30, kernel(), xi=0.05, beta=beta).evaluate(as_adjacency(graph))
     assert mech.statistic(graph) == pytest.approx(expected.weighted_mean)
     assert mech.smooth_sensitivity(graph) == pytest.approx(expected.smooth_sensitivity)
     assert mech.provides("statistic") and mech.provides("smooth_sensitivity")
@@ -347,9 +382,10 @@ def test_wrapped_mechanism_states_the_chunk_vector_and_parallel_composition():
     assert values.shape == (3,)
     beta = 1.0 / QUARTIC_CONSTANT
     smooth = []
-    for block, value in zip(chunks.blocks, values):
+    for block, value in zip(chunks.blocks, values, strict=True):
         stat = local_hajek_algorithm(24, adjacency_edge_kernel(), xi=0.02, beta=beta).evaluate(
-            induced_subgraph(as_adjacency(graph), block))
+            induced_subgraph(as_adjacency(graph), block)
+        )
         assert value == pytest.approx(stat.weighted_mean)
         smooth.append(stat.smooth_sensitivity)
     assert mech.smooth_sensitivity(graph) == pytest.approx(max(smooth))
@@ -364,7 +400,7 @@ def test_node_chunks_are_a_public_partition():
     assert together.tolist() == list(range(100))
     assert max(chunks.sizes) - min(chunks.sizes) <= 1
     again = node_chunks(100, 0.1, 3, seed=7)
-    assert all(np.array_equal(a, b) for a, b in zip(chunks.blocks, again.blocks))
+    assert all(np.array_equal(a, b) for a, b in zip(chunks.blocks, again.blocks, strict=True))
     assert node_chunks(100, 0.9, 3).count == 1
 
 
@@ -374,13 +410,17 @@ def test_rewiring_one_node_changes_only_its_own_chunk():
     chunks = node_chunks(60, 0.5, 2, seed=1)
     relation = NodeNeighbouring()
     from spec import GraphDomain
+
     domain = GraphDomain(n_nodes=60)
     for v in (0, 17, 59):
         _, rewired = relation.complement_rewiring(graph, v, domain)
         a, b = as_adjacency(graph), as_adjacency(rewired)
-        changed = [not np.array_equal(induced_subgraph(a, blk).toarray(),
-                                      induced_subgraph(b, blk).toarray())
-                   for blk in chunks.blocks]
+        changed = [
+            not np.array_equal(
+                induced_subgraph(a, blk).toarray(), induced_subgraph(b, blk).toarray()
+            )
+            for blk in chunks.blocks
+        ]
         owner = [v in blk for blk in chunks.blocks]
         assert all(owner[i] for i, c in enumerate(changed) if c)
 
@@ -393,22 +433,24 @@ def test_binary_coinpress_reproduces_the_materialised_mechanism(k, kernel):
     fast = binary_coinpress(14, k, 0.7)
     assert fast.schedule == reference.schedule
     assert fast.first_step(exact(graph)) == pytest.approx(reference.statistic(graph))
-    assert np.array_equal(reference.sample(graph, 50, rng=5),
-                          fast.draw(exact(graph), 50, np.random.default_rng(5)))
+    assert np.array_equal(
+        reference.sample(graph, 50, rng=5), fast.draw(exact(graph), 50, np.random.default_rng(5))
+    )
 
 
 def test_coinpress_spec_sensitivity_is_the_largest_first_step():
     mech = private_triangle_density_mechanism(40, 1.0, method="coinpress", alpha=0.6)
     runs = mech.engine.runs
     assert mech.spec.global_sensitivity.value == max(
-        r.schedule.sensitivities[0] for r in runs.values())
+        r.schedule.sensitivities[0] for r in runs.values()
+    )
     assert all(size >= 6 for size in mech.chunks.sizes)
 
 
 def test_round_up_to_grid():
     values = np.array([1.0, 0.9, 0.5, 0.3, 1e-6])
     grid = round_up_to_grid(values)
-    assert np.all(grid >= values) and np.all(grid < values * 2 ** 0.25 + 1e-15)
+    assert np.all(grid >= values) and np.all(grid < values * 2**0.25 + 1e-15)
     assert np.allclose(np.log2(grid) * 4, np.round(np.log2(grid) * 4))
     with pytest.raises(InvalidParameterError):
         round_up_to_grid([0.0])
@@ -436,15 +478,26 @@ def test_two_stage_mechanism_accounts_and_matches_its_stages():
 
 
 @pytest.mark.parametrize("estimator, factory, exact, k", ESTIMATORS)
-@pytest.mark.parametrize("kwargs, message", [
-    ({"epsilon": 0.0}, "epsilon"), ({"epsilon": -1.0}, "epsilon"),
-    ({"epsilon": float("nan")}, "epsilon"), ({"alpha": 0.0}, "alpha"),
-    ({"alpha": 1.0}, "alpha"), ({"xi": -0.1}, "xi"), ({"r_max": 0.0}, "r_max"),
-    ({"r_max": float("inf")}, "r_max"), ({"xi": 0.1, "r_max": 0.2}, "at most one"),
-    ({"method": "laplace"}, "method"), ({"method": "coinpress", "r_max": 0.2}, "coinpress"),
-    ({"coarse_fraction": 0.0}, "coarse_fraction"), ({"coarse_fraction": 1.5}, "coarse_fraction"),
-    ({"partition_seed": -1}, "partition_seed"), ({"gamma": 1.0}, "gamma"),
-])
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        ({"epsilon": 0.0}, "epsilon"),
+        ({"epsilon": -1.0}, "epsilon"),
+        ({"epsilon": float("nan")}, "epsilon"),
+        ({"alpha": 0.0}, "alpha"),
+        ({"alpha": 1.0}, "alpha"),
+        ({"xi": -0.1}, "xi"),
+        ({"r_max": 0.0}, "r_max"),
+        ({"r_max": float("inf")}, "r_max"),
+        ({"xi": 0.1, "r_max": 0.2}, "at most one"),
+        ({"method": "laplace"}, "method"),
+        ({"method": "coinpress", "r_max": 0.2}, "coinpress"),
+        ({"coarse_fraction": 0.0}, "coarse_fraction"),
+        ({"coarse_fraction": 1.5}, "coarse_fraction"),
+        ({"partition_seed": -1}, "partition_seed"),
+        ({"gamma": 1.0}, "gamma"),
+    ],
+)
 def test_bad_parameters(estimator, factory, exact, k, kwargs, message):
     graph = nx.gnp_random_graph(20, 0.3, seed=0)
     args = {"epsilon": 1.0, **kwargs}
@@ -455,8 +508,10 @@ def test_bad_parameters(estimator, factory, exact, k, kwargs, message):
         factory(20, eps, **args)
 
 
-@pytest.mark.parametrize("factory, too_small", [(private_edge_density_mechanism, 1),
-                                                (private_triangle_density_mechanism, 2)])
+@pytest.mark.parametrize(
+    "factory, too_small",
+    [(private_edge_density_mechanism, 1), (private_triangle_density_mechanism, 2)],
+)
 def test_too_few_nodes(factory, too_small):
     with pytest.raises(InvalidParameterError, match="n >= "):
         factory(too_small, 1.0, xi=0.1)
@@ -465,12 +520,15 @@ def test_too_few_nodes(factory, too_small):
 
 
 @pytest.mark.parametrize("estimator", [private_edge_density, private_triangle_density])
-@pytest.mark.parametrize("graph, message", [
-    (nx.DiGraph([(0, 1), (1, 2), (2, 3)]), "directed"),
-    (nx.Graph([(0, 0), (0, 1), (1, 2), (2, 3)]), "self-loop"),
-    (nx.relabel_nodes(nx.path_graph(4), {3: "d"}), "node"),
-    (np.array([[0, 1, 0, 0], [0, 0, 1, 0], [0, 1, 0, 1], [0, 0, 1, 0]]), "not symmetric"),
-])
+@pytest.mark.parametrize(
+    "graph, message",
+    [
+        (nx.DiGraph([(0, 1), (1, 2), (2, 3)]), "directed"),
+        (nx.Graph([(0, 0), (0, 1), (1, 2), (2, 3)]), "self-loop"),
+        (nx.relabel_nodes(nx.path_graph(4), {3: "d"}), "node"),
+        (np.array([[0, 1, 0, 0], [0, 0, 1, 0], [0, 1, 0, 1], [0, 0, 1, 0]]), "not symmetric"),
+    ],
+)
 def test_estimators_refuse_bad_graphs(estimator, graph, message):
     with pytest.raises(InvalidGraphError, match=message):
         estimator(graph, 1.0, xi=0.1, rng=0)
@@ -487,7 +545,8 @@ def test_vectorised_upper_bounds_match_the_scalar_one():
 
     noisy = np.array([-0.3, 0.0, 0.01, 0.2, 2.0])
     vector = edge_probability_upper_bounds(noisy, 80, 0.7, gamma=0.05)
-    assert vector.tolist() == [edge_probability_upper_bound(float(v), 80, 0.7, gamma=0.05)
-                               for v in noisy]
+    assert vector.tolist() == [
+        edge_probability_upper_bound(float(v), 80, 0.7, gamma=0.05) for v in noisy
+    ]
     with pytest.raises(InvalidParameterError, match="finite"):
         edge_probability_upper_bounds([0.1, float("nan")], 80, 0.7)

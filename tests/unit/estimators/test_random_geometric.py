@@ -64,7 +64,7 @@ def test_result_object_views():
     assert math.isnan(random_geometric_graph(1, 1.0, 0).edge_density)
     again = random_geometric_graph(400, 0.3, np.random.default_rng(11))
     assert np.array_equal(again.edges, graph.edges)
-    assert "RandomGeometricGraph(n_nodes=400, radius=0.3)" == repr(graph)
+    assert repr(graph) == "RandomGeometricGraph(n_nodes=400, radius=0.3)"
 
 
 def test_extreme_radii():
@@ -87,7 +87,7 @@ def test_edge_probability_formula():
 
 
 def test_triangle_density_formulas():
-    assert SMALL_RADIUS_TRIANGLE_CONSTANT == pytest.approx(0.03666, abs=5e-6)
+    assert pytest.approx(0.03666, abs=5e-6) == SMALL_RADIUS_TRIANGLE_CONSTANT
     assert rgg_triangle_density_small_radius(0.4) == pytest.approx(9.384e-4, rel=1e-3)
     # the planar-lens average: E A(d) = r²(π − 3√3/4) for d with density 2d/r² on [0, r]
     d = np.linspace(0.0, 1.0, 200_001)

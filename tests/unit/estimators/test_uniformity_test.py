@@ -10,9 +10,9 @@ import math
 
 import numpy as np
 import pytest
-from scipy.stats import binomtest
 from hypothesis import given
 from hypothesis import strategies as st
+from scipy.stats import binomtest
 
 from estimators.hypothesis_tests import (
     UniformityTestResult,
@@ -59,12 +59,19 @@ def test_uniformity_xi_bernstein_term_is_the_bernstein_solution():
     bound = xi.terms["bernstein_variance"] + xi.terms["bernstein_range"]
     assert root <= bound
     assert 2 * math.exp(-(n - 1) * bound**2 / (2 * s2 + 2 * bound / 3)) <= gamma / (2 * n) * (
-        1 + 1e-12)
+        1 + 1e-12
+    )
 
 
-@pytest.mark.parametrize("args, message", [
-    ((1, 10), "n >= 2"), ((10, 1), "m=1"), ((10, 2.5), "m=2.5"), ((10.0, 5), "n=10.0"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        ((1, 10), "n >= 2"),
+        ((10, 1), "m=1"),
+        ((10, 2.5), "m=2.5"),
+        ((10.0, 5), "n=10.0"),
+    ],
+)
 def test_uniformity_xi_bad_parameters(args, message):
     with pytest.raises(InvalidParameterError, match=message):
         uniformity_xi(*args)
@@ -109,8 +116,9 @@ def test_samplers_are_seeded_and_in_range():
 @pytest.mark.parametrize("method", ["local_hajek", "all_tuples"])
 def test_result_object(method):
     x = uniform_distribution(30).sample(3000, 1)
-    result = private_uniformity_test(x, 30, 0.8, 2.0, alpha=0.25, method=method, rng=4,
-                                     calibration="threshold")
+    result = private_uniformity_test(
+        x, 30, 0.8, 2.0, alpha=0.25, method=method, rng=4, calibration="threshold"
+    )
     assert isinstance(result, UniformityTestResult)
     assert result.calibration == "threshold" and result.p_value is None
     assert result.threshold == uniformity_threshold(30, 0.8)
@@ -125,18 +133,21 @@ def test_result_object(method):
     if result.xi is not None:
         assert set(result.xi) == {230, 231}
         assert result.xi[230] == uniformity_xi(230, 30)
-    again = private_uniformity_test(x, 30, 0.8, 2.0, alpha=0.25, method=method, rng=4,
-                                    calibration="threshold")
+    again = private_uniformity_test(
+        x, 30, 0.8, 2.0, alpha=0.25, method=method, rng=4, calibration="threshold"
+    )
     assert again == result
 
 
 def test_custom_threshold_and_exact_null():
     x = uniform_distribution(5).sample(200, 0)
-    custom = private_uniformity_test(x, 5, 0.5, 1.0, threshold=-1.0, alpha=0.9, rng=0,
-                                     calibration="threshold")
+    custom = private_uniformity_test(
+        x, 5, 0.5, 1.0, threshold=-1.0, alpha=0.9, rng=0, calibration="threshold"
+    )
     assert custom.null == "custom" and custom.threshold == -1.0
-    exact = private_uniformity_test(x, 5, 0.5, 1.0, null="exact", alpha=0.9, rng=0,
-                                    calibration="threshold")
+    exact = private_uniformity_test(
+        x, 5, 0.5, 1.0, null="exact", alpha=0.9, rng=0, calibration="threshold"
+    )
     assert exact.null == "exact" and exact.threshold == uniformity_threshold(5, 0.5, "exact")
     assert exact.statistic == custom.statistic  # the threshold is post-processing
 
@@ -145,43 +156,61 @@ def test_the_statistic_is_algorithm_1_on_the_collision_kernel():
     x = plus_minus_perturbation(8, 0.1).sample(400, 2)
     mech = private_uniformity_test_mechanism(400, 8, 1.0, alpha=0.9)
     beta = 1.0 / QUARTIC_CONSTANT
-    expected = local_hajek_algorithm(400, collision_kernel(), xi=uniformity_xi(400, 8).value,
-                                     beta=beta).evaluate(x)
+    expected = local_hajek_algorithm(
+        400, collision_kernel(), xi=uniformity_xi(400, 8).value, beta=beta
+    ).evaluate(x)
     assert np.asarray(mech.statistic(x)).item() == pytest.approx(expected.weighted_mean)
     assert mech.smooth_sensitivity(x) == pytest.approx(expected.smooth_sensitivity)
     assert mech.spec.relation == SubstituteOne()
     assert mech.spec.input_domain.record.size == 8
 
 
-@pytest.mark.parametrize("kwargs, message", [
-    ({"epsilon": 0.0}, "epsilon"), ({"epsilon": -2.0}, "epsilon"),
-    ({"m": 1}, "m=1"), ({"m": 3.5}, "m=3.5"),
-    ({"delta": 0.0}, "delta"), ({"delta": 1.5}, "delta"), ({"delta": float("nan")}, "delta"),
-    ({"alpha": 0.0}, "alpha"), ({"alpha": 1.0}, "alpha"), ({"alpha": -0.1}, "alpha"),
-    ({"null": "approximate"}, "null"), ({"threshold": float("inf")}, "threshold"),
-    ({"method": "naive"}, "method"), ({"partition_seed": -3}, "partition_seed"),
-    ({"calibration": "bootstrap"}, "calibration"), ({"null": "tolerant"}, "composite"),
-    ({"threshold": 0.5}, "threshold=0.5"), ({"simulations": 0}, "simulations"),
-    ({"simulations": 2.5}, "simulations"),
-    ({"null": "approximate", "calibration": "threshold"}, "null"),
-    ({"threshold": float("inf"), "calibration": "threshold"}, "threshold"),
-])
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        ({"epsilon": 0.0}, "epsilon"),
+        ({"epsilon": -2.0}, "epsilon"),
+        ({"m": 1}, "m=1"),
+        ({"m": 3.5}, "m=3.5"),
+        ({"delta": 0.0}, "delta"),
+        ({"delta": 1.5}, "delta"),
+        ({"delta": float("nan")}, "delta"),
+        ({"alpha": 0.0}, "alpha"),
+        ({"alpha": 1.0}, "alpha"),
+        ({"alpha": -0.1}, "alpha"),
+        ({"null": "approximate"}, "null"),
+        ({"threshold": float("inf")}, "threshold"),
+        ({"method": "naive"}, "method"),
+        ({"partition_seed": -3}, "partition_seed"),
+        ({"calibration": "bootstrap"}, "calibration"),
+        ({"null": "tolerant"}, "composite"),
+        ({"threshold": 0.5}, "threshold=0.5"),
+        ({"simulations": 0}, "simulations"),
+        ({"simulations": 2.5}, "simulations"),
+        ({"null": "approximate", "calibration": "threshold"}, "null"),
+        ({"threshold": float("inf"), "calibration": "threshold"}, "threshold"),
+    ],
+)
 def test_bad_parameters(kwargs, message):
     args = {"m": 6, "delta": 0.5, "epsilon": 1.0, **kwargs}
     x = np.zeros(50, dtype=int)
     with pytest.raises(InvalidParameterError, match=message):
-        private_uniformity_test(x, args.pop("m"), args.pop("delta"), args.pop("epsilon"),
-                                rng=0, **args)
+        private_uniformity_test(
+            x, args.pop("m"), args.pop("delta"), args.pop("epsilon"), rng=0, **args
+        )
 
 
-@pytest.mark.parametrize("samples, message", [
-    (np.array([0, 1, 6, 2]), "6"),          # outside [m] = {0, …, 5}
-    (np.array([0, 1, -1, 2]), "-1"),
-    (np.array([0.0, 1.0, np.nan, 2.0]), "nan"),
-    (np.array([0.5, 1.0, 2.0]), "0.5"),
-    (np.zeros((3, 2), dtype=int), "shape"),
-    (np.array([], dtype=int), "empty"),
-])
+@pytest.mark.parametrize(
+    "samples, message",
+    [
+        (np.array([0, 1, 6, 2]), "6"),  # outside [m] = {0, …, 5}
+        (np.array([0, 1, -1, 2]), "-1"),
+        (np.array([0.0, 1.0, np.nan, 2.0]), "nan"),
+        (np.array([0.5, 1.0, 2.0]), "0.5"),
+        (np.zeros((3, 2), dtype=int), "shape"),
+        (np.array([], dtype=int), "empty"),
+    ],
+)
 def test_bad_samples(samples, message):
     with pytest.raises(InvalidInputError, match=message):
         private_uniformity_test(samples, 6, 0.5, 1.0, rng=0)
@@ -211,7 +240,7 @@ def test_monte_carlo_result_is_consistent_and_reproducible():
     assert result.p_value * 40 == pytest.approx(round(result.p_value * 40))
     assert result.reject == (result.p_value <= 0.1) == (result.statistic > result.threshold)
     fixed = private_uniformity_test(x, 10, 1.0, 4.0, alpha=0.1, rng=7, calibration="threshold")
-    assert fixed.statistic == result.statistic      # the statistic is drawn first
+    assert fixed.statistic == result.statistic  # the statistic is drawn first
     again = private_uniformity_test(x, 10, 1.0, 4.0, alpha=0.1, simulations=39, rng=7)
     assert again == result
 
@@ -219,24 +248,37 @@ def test_monte_carlo_result_is_consistent_and_reproducible():
 def test_monte_carlo_null_helper():
     from estimators.hypothesis_tests import monte_carlo_null
 
-    draws = np.arange(1.0, 20.0)                  # B = 19 known null values
-    result = monte_carlo_null(18.5, lambda g, b: draws[:b], alpha=0.1, simulations=19,
-                              rng=np.random.default_rng(0))
+    draws = np.arange(1.0, 20.0)  # B = 19 known null values
+    result = monte_carlo_null(
+        18.5, lambda g, b: draws[:b], alpha=0.1, simulations=19, rng=np.random.default_rng(0)
+    )
     # one draw (19) is >= 18.5: p = 2/20 = 0.1 <= alpha
     assert result.exceedances == 1 and result.p_value == pytest.approx(0.1) and result.reject
-    assert result.critical_value == 18.0          # K = floor(0.1 * 20) - 1 = 1: 2nd largest
-    low = monte_carlo_null(17.0, lambda g, b: draws[:b], alpha=0.1, simulations=19,
-                           rng=np.random.default_rng(0))
+    assert result.critical_value == 18.0  # K = floor(0.1 * 20) - 1 = 1: 2nd largest
+    low = monte_carlo_null(
+        17.0, lambda g, b: draws[:b], alpha=0.1, simulations=19, rng=np.random.default_rng(0)
+    )
     assert not low.reject and low.p_value == pytest.approx(4 / 20)
-    never = monte_carlo_null(1e9, lambda g, b: draws[:b], alpha=0.01, simulations=19,
-                             rng=np.random.default_rng(0))
-    assert not never.reject and math.isinf(never.critical_value)   # B too small for α
+    never = monte_carlo_null(
+        1e9, lambda g, b: draws[:b], alpha=0.01, simulations=19, rng=np.random.default_rng(0)
+    )
+    assert not never.reject and math.isinf(never.critical_value)  # B too small for α
     with pytest.raises(InvalidParameterError, match="finite"):
-        monte_carlo_null(1.0, lambda g, b: np.full(b, np.nan), alpha=0.1, simulations=9,
-                         rng=np.random.default_rng(0))
+        monte_carlo_null(
+            1.0,
+            lambda g, b: np.full(b, np.nan),
+            alpha=0.1,
+            simulations=9,
+            rng=np.random.default_rng(0),
+        )
     with pytest.raises(InvalidParameterError, match="statistic"):
-        monte_carlo_null(float("nan"), lambda g, b: draws[:b], alpha=0.1, simulations=9,
-                         rng=np.random.default_rng(0))
+        monte_carlo_null(
+            float("nan"),
+            lambda g, b: draws[:b],
+            alpha=0.1,
+            simulations=9,
+            rng=np.random.default_rng(0),
+        )
 
 
 def test_monte_carlo_calibration_keeps_the_level_where_the_threshold_fails():
@@ -252,8 +294,9 @@ def test_monte_carlo_calibration_keeps_the_level_where_the_threshold_fails():
     for _ in range(runs):
         x = rng.integers(0, 10, 100)
         mc += private_uniformity_test(x, 10, 1.0, 4.0, alpha=0.1, simulations=19, rng=rng).reject
-        fixed += private_uniformity_test(x, 10, 1.0, 4.0, alpha=0.1, rng=rng,
-                                         calibration="threshold").reject
+        fixed += private_uniformity_test(
+            x, 10, 1.0, 4.0, alpha=0.1, rng=rng, calibration="threshold"
+        ).reject
     mc_ci = binomtest(mc, runs).proportion_ci(0.99, method="exact")
     fixed_ci = binomtest(fixed, runs).proportion_ci(0.99, method="exact")
     assert mc_ci.low <= 0.1, (mc, runs)

@@ -42,8 +42,8 @@ from mechanisms.accounting import (
 )
 from mechanisms.accounting.calibration import _laplace_spec
 from spec import (
-    AddRemoveOne,
     AdditiveNoise,
+    AddRemoveOne,
     ApproxDP,
     DatasetDomain,
     Gaussian,
@@ -69,10 +69,17 @@ def _exact_profile(mech):
     return law.privacy_profile
 
 
-@pytest.mark.parametrize("mech", [
-    LaplaceMechanism(1.0, 1.0), GaussianMechanism(1.0, 1e-5, 1.0), DiscreteLaplaceMechanism(1.0, 1),
-    DiscreteGaussianMechanism(1.0, 1e-5, 1), RandomizedResponseMechanism(1.0, 4),
-], ids=lambda m: m.name)
+@pytest.mark.parametrize(
+    "mech",
+    [
+        LaplaceMechanism(1.0, 1.0),
+        GaussianMechanism(1.0, 1e-5, 1.0),
+        DiscreteLaplaceMechanism(1.0, 1),
+        DiscreteGaussianMechanism(1.0, 1e-5, 1),
+        RandomizedResponseMechanism(1.0, 4),
+    ],
+    ids=lambda m: m.name,
+)
 def test_single_release_pld_matches_the_exact_profile_and_is_never_below(mech):
     acc = PLDAccountant().compose(mech)
     exact = _exact_profile(mech)
@@ -98,11 +105,11 @@ def test_gaussian_composition_is_exact_through_gdp():
 def _kov_mpmath(eps0: float, delta0: float, k: int, eps: float) -> float:
     mp.mp.dps = 60
     e0, total = mp.mpf(eps0), mp.mpf(0)
-    for l in range(k + 1):
-        v = mp.e ** ((k - l) * e0) - mp.e ** (eps + l * e0)
+    for i in range(k + 1):
+        v = mp.e ** ((k - i) * e0) - mp.e ** (eps + i * e0)
         if v > 0:
-            total += mp.binomial(k, l) * v
-    total /= (1 + mp.e ** e0) ** k
+            total += mp.binomial(k, i) * v
+    total /= (1 + mp.e**e0) ** k
     return float(1 - (1 - mp.mpf(delta0)) ** k * (1 - total))
 
 
@@ -114,7 +121,7 @@ def test_optimal_composition_matches_kov_in_60_digits(eps0, delta0, k):
         assert opt.delta_for_epsilon(eps) == pytest.approx(want, rel=1e-9, abs=1e-300)
     eps = opt.epsilon_for_delta(1e-5)
     assert opt.delta_for_epsilon(eps) <= 1e-5
-    assert _kov_mpmath(eps0, delta0, k, eps * (1 - 1e-9)) > 1e-5   # the smallest such ε
+    assert _kov_mpmath(eps0, delta0, k, eps * (1 - 1e-9)) > 1e-5  # the smallest such ε
 
 
 def test_optimal_composition_is_stable_for_large_k():
@@ -132,12 +139,15 @@ def test_pld_of_pure_releases_is_within_1_percent_of_optimal_and_never_below():
     basic = 100 * 0.1
     adv = advanced_composition(PureDP(epsilon=0.1), 100, 1e-5).epsilon
     opt = optimal_composition(PureDP(epsilon=0.1), 100).epsilon_for_delta(1e-5)
-    assert basic / opt > 2.3 and adv / opt > 1.3     # today's loose rules, for contrast
+    assert basic / opt > 2.3 and adv / opt > 1.3  # today's loose rules, for contrast
 
 
 def test_accountants_answer_consistently():
-    mix = [LaplaceMechanism(0.3, 1.0).spec, GaussianMechanism(0.5, 1e-6, 1.0).spec,
-           ExponentialMechanism(0.4, 1.0, 5).spec]
+    mix = [
+        LaplaceMechanism(0.3, 1.0).spec,
+        GaussianMechanism(0.5, 1e-6, 1.0).spec,
+        ExponentialMechanism(0.4, 1.0, 5).spec,
+    ]
     for acc in (PLDAccountant(), RDPAccountant(), ZCDPAccountant()):
         full = acc.compose_all(mix)
         eps = full.epsilon(1e-5)
@@ -196,9 +206,13 @@ def test_accountants_refuse_what_they_cannot_express():
 
 def _spec(relation, size=None, scale=1.0):
     return MechanismSpec(
-        name="base", input_domain=DatasetDomain(record=RealInterval(lo=0.0, hi=1.0), size=size),
-        relation=relation, sensitivity=(GlobalSensitivity(value=1.0),),
-        noise=AdditiveNoise(law=Laplace(scale=scale)), guarantee=PureDP(epsilon=1.0 / scale))
+        name="base",
+        input_domain=DatasetDomain(record=RealInterval(lo=0.0, hi=1.0), size=size),
+        relation=relation,
+        sensitivity=(GlobalSensitivity(value=1.0),),
+        noise=AdditiveNoise(law=Laplace(scale=scale)),
+        guarantee=PureDP(epsilon=1.0 / scale),
+    )
 
 
 def test_amplification_under_the_matching_relations_only():
@@ -221,9 +235,13 @@ def test_subsampled_gaussian_matches_dp_accounting():
     import dp_accounting as dpa
 
     base = MechanismSpec(
-        name="g", input_domain=DatasetDomain(record=RealInterval(lo=0.0, hi=1.0)),
-        relation=AddRemoveOne(), sensitivity=(GlobalSensitivity(value=1.0, norm="l2"),),
-        noise=AdditiveNoise(law=Gaussian(sigma=1.0)), guarantee=GaussianDP(mu=1.0))
+        name="g",
+        input_domain=DatasetDomain(record=RealInterval(lo=0.0, hi=1.0)),
+        relation=AddRemoveOne(),
+        sensitivity=(GlobalSensitivity(value=1.0, norm="l2"),),
+        noise=AdditiveNoise(law=Gaussian(sigma=1.0)),
+        guarantee=GaussianDP(mu=1.0),
+    )
     spec = poisson_subsample(base, 0.01)
     ours = PLDAccountant().compose(spec, 200).epsilon(1e-5)
     acc = dpa.pld.PLDAccountant()
@@ -257,8 +275,9 @@ def test_laplace_calibration_is_private_and_tighter_than_basic():
 def test_unproven_claims_are_not_accounted():
     from estimators.ustatistics import private_mean_local_hajek_mechanism, variance_kernel
 
-    mech = private_mean_local_hajek_mechanism(20, variance_kernel(0.0, 1.0), 1.0, xi=0.05,
-                                              sensitivity_mode="paper")
+    mech = private_mean_local_hajek_mechanism(
+        20, variance_kernel(0.0, 1.0), 1.0, xi=0.05, sensitivity_mode="paper"
+    )
     with pytest.raises(UnsupportedCombinationError, match="unproven"):
         PLDAccountant().compose(mech)
 
@@ -283,8 +302,20 @@ def test_zcdp_accountant_agrees_with_opendp():
         assert ours == pytest.approx(theirs, rel=1e-4)
 
 
-@pytest.mark.parametrize("name", ["accountants", "amplification", "budget", "calibration",
-                                  "composed", "curves", "optimal", "relations", "vocabulary"])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "accountants",
+        "amplification",
+        "budget",
+        "calibration",
+        "composed",
+        "curves",
+        "optimal",
+        "relations",
+        "vocabulary",
+    ],
+)
 def test_docstring_examples_run(name):
     import doctest
     import importlib

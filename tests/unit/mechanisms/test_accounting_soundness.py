@@ -37,19 +37,31 @@ from mechanisms.accounting import (
     subsampled,
 )
 
-KINDS_ADD_REMOVE = ("gaussian", "laplace", "discrete_laplace", "discrete_gaussian",
-                    "sub_gaussian", "sub_laplace")
+KINDS_ADD_REMOVE = (
+    "gaussian",
+    "laplace",
+    "discrete_laplace",
+    "discrete_gaussian",
+    "sub_gaussian",
+    "sub_laplace",
+)
 #: dp_accounting has a substitute-one (REPLACE_ONE) PLD for all of these; it has none for the
 #: Poisson-subsampled Laplace, and randomized response exists under REPLACE_ONE only.
-KINDS_SUBSTITUTE = ("gaussian", "laplace", "discrete_laplace", "discrete_gaussian",
-                    "sub_gaussian", "randomized_response")
+KINDS_SUBSTITUTE = (
+    "gaussian",
+    "laplace",
+    "discrete_laplace",
+    "discrete_gaussian",
+    "sub_gaussian",
+    "randomized_response",
+)
 
 
 @dataclass(frozen=True)
 class Release:
     kind: str
-    scale: float        # σ, b, t; ε for randomized response
-    rate: float = 1.0   # Poisson rate (subsampled kinds)
+    scale: float  # σ, b, t; ε for randomized response
+    rate: float = 1.0  # Poisson rate (subsampled kinds)
     categories: int = 2
 
     def ours(self):
@@ -74,33 +86,39 @@ class Release:
         """dp_accounting's PLD of the same release."""
         replace = relation == "substitute_one"
         sens = 2 if replace else 1
-        kw = {"value_discretization_interval": interval, "pessimistic_estimate": pessimistic,
-              "use_connect_dots": pessimistic}    # connect-the-dots is pessimistic only
+        kw = {
+            "value_discretization_interval": interval,
+            "pessimistic_estimate": pessimistic,
+            "use_connect_dots": pessimistic,
+        }  # connect-the-dots is pessimistic only
         if self.kind == "randomized_response":
             k = self.categories
-            noise = k / (math.exp(self.scale) + k - 1)       # P(uniform draw) in dp_accounting
+            noise = k / (math.exp(self.scale) + k - 1)  # P(uniform draw) in dp_accounting
             return pld_mod.from_randomized_response(
-                noise, k, value_discretization_interval=interval,
-                pessimistic_estimate=pessimistic)
+                noise, k, value_discretization_interval=interval, pessimistic_estimate=pessimistic
+            )
         if self.kind == "gaussian":
             return pld_mod.from_gaussian_mechanism(self.scale, sensitivity=sens, **kw)
         if self.kind == "laplace":
             return pld_mod.from_laplace_mechanism(self.scale, sensitivity=sens, **kw)
         if self.kind == "discrete_laplace":
-            return pld_mod.from_discrete_laplace_mechanism(1.0 / self.scale, sensitivity=sens,
-                                                           **kw)
+            return pld_mod.from_discrete_laplace_mechanism(1.0 / self.scale, sensitivity=sens, **kw)
         if self.kind == "discrete_gaussian":
             return pld_mod.from_discrete_gaussian_mechanism(self.scale, sensitivity=sens, **kw)
         if self.kind == "sub_gaussian":
-            rel = NeighboringRelation.REPLACE_ONE if replace else \
-                NeighboringRelation.ADD_OR_REMOVE_ONE
-            return pld_mod.from_gaussian_mechanism(self.scale, sensitivity=1,
-                                                   sampling_prob=self.rate,
-                                                   neighboring_relation=rel, **kw)
+            rel = (
+                NeighboringRelation.REPLACE_ONE
+                if replace
+                else NeighboringRelation.ADD_OR_REMOVE_ONE
+            )
+            return pld_mod.from_gaussian_mechanism(
+                self.scale, sensitivity=1, sampling_prob=self.rate, neighboring_relation=rel, **kw
+            )
         if self.kind == "sub_laplace":
             assert not replace
-            return pld_mod.from_laplace_mechanism(self.scale, sensitivity=1,
-                                                  sampling_prob=self.rate, **kw)
+            return pld_mod.from_laplace_mechanism(
+                self.scale, sensitivity=1, sampling_prob=self.rate, **kw
+            )
         raise AssertionError(self.kind)
 
 
@@ -116,8 +134,9 @@ def _release(kinds):
             return st.builds(Release, st.just(k), st.floats(0.8, 4.0), st.floats(0.001, 0.05))
         if k == "sub_laplace":
             return st.builds(Release, st.just(k), st.floats(0.5, 5.0), st.floats(0.001, 0.05))
-        return st.builds(Release, st.just(k), st.floats(0.005, 0.05), st.just(1.0),
-                         st.integers(2, 5))
+        return st.builds(
+            Release, st.just(k), st.floats(0.005, 0.05), st.just(1.0), st.integers(2, 5)
+        )
 
     return kind.flatmap(build)
 
@@ -159,8 +178,13 @@ def _check(relation, releases, delta, interval):
     return ours, optimistic, pessimistic
 
 
-@settings(max_examples=2, derandomize=True, deadline=None, database=None,
-          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@settings(
+    max_examples=2,
+    derandomize=True,
+    deadline=None,
+    database=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
 @given(compositions())
 def test_random_compositions_sit_between_optimistic_and_pessimistic_pld(case):
     relation, releases, delta = case
@@ -171,9 +195,15 @@ def test_random_compositions_sit_between_optimistic_and_pessimistic_pld(case):
 def test_both_relations_are_drawn_in_the_fast_tier(relation):
     """The fast tier covers both relations deterministically (one fixed composition each)."""
     kinds = KINDS_ADD_REMOVE if relation == "add_remove_one" else KINDS_SUBSTITUTE
-    params = {"gaussian": (20.0, 1.0), "laplace": (50.0, 1.0), "discrete_laplace": (60.0, 1.0),
-              "discrete_gaussian": (25.0, 1.0), "sub_gaussian": (1.5, 0.01),
-              "sub_laplace": (2.0, 0.02), "randomized_response": (0.02, 1.0)}
+    params = {
+        "gaussian": (20.0, 1.0),
+        "laplace": (50.0, 1.0),
+        "discrete_laplace": (60.0, 1.0),
+        "discrete_gaussian": (25.0, 1.0),
+        "sub_gaussian": (1.5, 0.01),
+        "sub_laplace": (2.0, 0.02),
+        "randomized_response": (0.02, 1.0),
+    }
     releases = [Release(k, *params[k], categories=3) for k in kinds] * 9
     assert len(releases) >= 50
     ours, optimistic, pessimistic = _check(relation, releases, 1e-6, interval=1e-3)
@@ -181,8 +211,13 @@ def test_both_relations_are_drawn_in_the_fast_tier(relation):
 
 
 @pytest.mark.slow
-@settings(max_examples=25, derandomize=True, deadline=None, database=None,
-          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@settings(
+    max_examples=25,
+    derandomize=True,
+    deadline=None,
+    database=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
 @given(compositions(min_size=50, max_size=120))
 def test_random_compositions_sit_between_optimistic_and_pessimistic_pld_full(case):
     relation, releases, delta = case

@@ -58,66 +58,96 @@ def _GREATER(a, b):
 ESTIMATORS = {
     "private_bounded_mean": lambda b, g: private_bounded_mean(X, 0.0, 1.0, 1.0, rng=g, budget=b),
     "private_mean_local_hajek": lambda b, g: private_mean_local_hajek(
-        X, variance_kernel(0.0, 1.0), 1.0, xi=0.05, rng=g, budget=b),
+        X, variance_kernel(0.0, 1.0), 1.0, xi=0.05, rng=g, budget=b
+    ),
     "private_median_of_means": lambda b, g: private_median_of_means(
-        X, variance_kernel(0.0, 1.0), 1.0, alpha=0.5, xi=0.05, rng=g, budget=b),
+        X, variance_kernel(0.0, 1.0), 1.0, alpha=0.5, xi=0.05, rng=g, budget=b
+    ),
     "private_degenerate_mean": lambda b, g: private_degenerate_mean(
-        LABELS, collision_kernel(), 1.0, alpha=0.5, rng=g, budget=b),
+        LABELS, collision_kernel(), 1.0, alpha=0.5, rng=g, budget=b
+    ),
     "private_coinpress_mean": lambda b, g: private_coinpress_mean(
-        X[:60], variance_kernel(0.0, 1.0), 1.0, radius=1.0, family="naive", rng=g, warn=False,
-        budget=b),
+        X[:60],
+        variance_kernel(0.0, 1.0),
+        1.0,
+        radius=1.0,
+        family="naive",
+        rng=g,
+        warn=False,
+        budget=b,
+    ),
     "private_subgaussian_mean": lambda b, g: private_subgaussian_mean(
-        X, mean_kernel(subgaussian_proxy=1.0), 2.0, radius=10.0, alpha=0.5, rng=g, budget=b),
-    "private_edge_density": lambda b, g: private_edge_density(GRAPH, 1.0, xi=0.1, alpha=0.9, rng=g,
-                                                              budget=b),
-    "private_triangle_density": lambda b, g: private_triangle_density(GRAPH, 1.0, xi=0.1, alpha=0.9,
-                                                                      rng=g, budget=b),
-    "private_coarse_edge_density": lambda b, g: private_coarse_edge_density(GRAPH, 1.0, rng=g,
-                                                                            budget=b),
-    "private_uniformity_test": lambda b, g: private_uniformity_test(LABELS, 4, 1.0, 1.0, rng=g,
-                                                                    budget=b),
+        X, mean_kernel(subgaussian_proxy=1.0), 2.0, radius=10.0, alpha=0.5, rng=g, budget=b
+    ),
+    "private_edge_density": lambda b, g: private_edge_density(
+        GRAPH, 1.0, xi=0.1, alpha=0.9, rng=g, budget=b
+    ),
+    "private_triangle_density": lambda b, g: private_triangle_density(
+        GRAPH, 1.0, xi=0.1, alpha=0.9, rng=g, budget=b
+    ),
+    "private_coarse_edge_density": lambda b, g: private_coarse_edge_density(
+        GRAPH, 1.0, rng=g, budget=b
+    ),
+    "private_uniformity_test": lambda b, g: private_uniformity_test(
+        LABELS, 4, 1.0, 1.0, rng=g, budget=b
+    ),
     # locally private U-statistics (per-user ε-LDP randomizers, the 2PC central views)
     "private_ustatistic_rr": lambda b, g: lu.private_ustatistic_rr(
-        LABELS, lu.collision_table(4), 1.0, rng=g, budget=b),
+        LABELS, lu.collision_table(4), 1.0, rng=g, budget=b
+    ),
     "private_gini_mean_difference_rr": lambda b, g: lu.private_gini_mean_difference_rr(
-        X, 1.0, 4, rng=g, budget=b),
+        X, 1.0, 4, rng=g, budget=b
+    ),
     "private_kendall_tau_rr": lambda b, g: lu.private_kendall_tau_rr(
-        LABELS, LABELS[::-1].copy(), 4, 1.0, rng=g, budget=b),
+        LABELS, LABELS[::-1].copy(), 4, 1.0, rng=g, budget=b
+    ),
     "private_renyi2_rr": lambda b, g: lu.private_renyi2_rr(LABELS, 4, 1.0, rng=g, budget=b),
     "private_auc_rr": lambda b, g: lu.private_auc_rr(X, LABELS % 2, 1.0, 4, rng=g, budget=b),
     "private_auc_hierarchical": lambda b, g: lu.private_auc_hierarchical(
-        LABELS, LABELS % 2, 2, 1.0, rng=g, budget=b),
+        LABELS, LABELS % 2, 2, 1.0, rng=g, budget=b
+    ),
     "private_ustatistic_2pc": lambda b, g: lu.private_ustatistic_2pc(
-        X[:40], _ABS, 1.0, rng=g, budget=b),
+        X[:40], _ABS, 1.0, rng=g, budget=b
+    ),
     "private_ustatistic_2pc_discrete": lambda b, g: lu.private_ustatistic_2pc_discrete(
-        X[:40], _GREATER, [0.0, 1.0], 1.0, rng=g, budget=b),
+        X[:40], _GREATER, [0.0, 1.0], 1.0, rng=g, budget=b
+    ),
     "private_ustatistic_2pc_all_pairs": lambda b, g: lu.private_ustatistic_2pc_all_pairs(
-        X[:40], _ABS, 1.0, 1e-5, rng=g, budget=b),
+        X[:40], _ABS, 1.0, 1e-5, rng=g, budget=b
+    ),
     # local node DP (the joint messages' (ε, δ))
     "private_soft_threshold": lambda b, g: lndp.private_soft_threshold(
-        GRAPH, 0.5, 1e-3, 0, 4, rng=g, budget=b),
-    "private_edge_count": lambda b, g: lndp.private_edge_count(GRAPH, 0.5, 1e-3, 8, rng=g,
-                                                               budget=b),
+        GRAPH, 0.5, 1e-3, 0, 4, rng=g, budget=b
+    ),
+    "private_edge_count": lambda b, g: lndp.private_edge_count(
+        GRAPH, 0.5, 1e-3, 8, rng=g, budget=b
+    ),
     "private_blurry_linear": lambda b, g: lndp.private_blurry_linear(
-        GRAPH, 0.5, 1e-3, 5, np.eye(lndp.bucket_count(30, 5)), rng=g, budget=b),
-    "private_degree_pmf": lambda b, g: lndp.private_degree_pmf(GRAPH, 0.5, 1e-3, 5, rng=g,
-                                                               budget=b),
-    "private_degree_cdf": lambda b, g: lndp.private_degree_cdf(GRAPH, 0.5, 1e-3, 5, rng=g,
-                                                               budget=b),
+        GRAPH, 0.5, 1e-3, 5, np.eye(lndp.bucket_count(30, 5)), rng=g, budget=b
+    ),
+    "private_degree_pmf": lambda b, g: lndp.private_degree_pmf(
+        GRAPH, 0.5, 1e-3, 5, rng=g, budget=b
+    ),
+    "private_degree_cdf": lambda b, g: lndp.private_degree_cdf(
+        GRAPH, 0.5, 1e-3, 5, rng=g, budget=b
+    ),
     "private_degree_thresholds": lambda b, g: lndp.private_degree_thresholds(
-        GRAPH, 0.5, 1e-3, 5, [5, 10], rng=g, budget=b),
+        GRAPH, 0.5, 1e-3, 5, [5, 10], rng=g, budget=b
+    ),
     "private_average_degree": lambda b, g: lndp.private_average_degree(
-        GRAPH, 0.5, 1e-3, 5, rng=g, budget=b),
-    "private_erdos_renyi": lambda b, g: lndp.private_erdos_renyi(GRAPH, 0.5, 1e-3, rng=g,
-                                                                 budget=b),
-    "private_clique_size": lambda b, g: lndp.private_clique_size(GRAPH, 0.5, 1e-3, rng=g,
-                                                                 budget=b),
+        GRAPH, 0.5, 1e-3, 5, rng=g, budget=b
+    ),
+    "private_erdos_renyi": lambda b, g: lndp.private_erdos_renyi(GRAPH, 0.5, 1e-3, rng=g, budget=b),
+    "private_clique_size": lambda b, g: lndp.private_clique_size(GRAPH, 0.5, 1e-3, rng=g, budget=b),
     "private_regular_vs_star": lambda b, g: lndp.private_regular_vs_star(
-        GRAPH, 0.5, 1e-3, 3, 4, rng=g, budget=b),
+        GRAPH, 0.5, 1e-3, 3, 4, rng=g, budget=b
+    ),
     "private_laplace_edge_count": lambda b, g: lndp.private_laplace_edge_count(
-        GRAPH, 0.5, rng=g, budget=b),
-    "private_rr_edge_count": lambda b, g: lndp.private_rr_edge_count(GRAPH, 0.5, 1e-3, rng=g,
-                                                                     budget=b),
+        GRAPH, 0.5, rng=g, budget=b
+    ),
+    "private_rr_edge_count": lambda b, g: lndp.private_rr_edge_count(
+        GRAPH, 0.5, 1e-3, rng=g, budget=b
+    ),
 }
 
 #: ``private_*`` functions without an ε of their own: post-processing of released values,
@@ -131,12 +161,17 @@ def _public_private_functions() -> dict[str, object]:
     found: dict[str, object] = {}
     packages = [estimators] + [
         importlib.import_module(f"estimators.{info.name}")
-        for info in pkgutil.iter_modules(estimators.__path__) if info.ispkg]
+        for info in pkgutil.iter_modules(estimators.__path__)
+        if info.ispkg
+    ]
     for package in packages:
         for name in package.__all__:
             obj = getattr(package, name)
-            if (name.startswith("private_") and not name.endswith("_mechanism")
-                    and inspect.isfunction(obj)):
+            if (
+                name.startswith("private_")
+                and not name.endswith("_mechanism")
+                and inspect.isfunction(obj)
+            ):
                 found[name] = obj
     return found
 
@@ -161,7 +196,7 @@ def test_every_estimator_is_refused_before_drawing_any_randomness(name):
     before = gen.bit_generator.state
     with pytest.raises(BudgetExceededError, match="left epsilon = 0.05"):
         ESTIMATORS[name](budget, gen)
-    assert gen.bit_generator.state == before          # nothing was drawn
+    assert gen.bit_generator.state == before  # nothing was drawn
     assert budget.ledger == () and budget.spent_epsilon == 0.0
 
 
@@ -194,11 +229,11 @@ def test_registry_mechanisms_charge_per_release():
     budget = PrivacyBudget(epsilon=1.0, delta=1e-5)
     mech.sample(0.0, size=10, rng=0, budget=budget)
     assert budget.ledger[0].count == 10
-    assert 0.95 < budget.ledger[0].epsilon <= 1.0          # PLD: below 10 × 0.1 at δ = 1e-5
+    assert 0.95 < budget.ledger[0].epsilon <= 1.0  # PLD: below 10 × 0.1 at δ = 1e-5
     assert not budget.can_afford(mech.spec, count=5)
     g = GaussianMechanism(1.0, 1e-5, 1.0)
     with pytest.raises(BudgetExceededError, match="no finite epsilon"):
-        g.release(0.0, rng=0, budget=PrivacyBudget(epsilon=10.0))      # δ = 0 budget
+        g.release(0.0, rng=0, budget=PrivacyBudget(epsilon=10.0))  # δ = 0 budget
     zc = PrivacyBudget(epsilon=5.0, delta=1e-6, accountant="zcdp")
     for seed in range(3):
         g.release(0.0, rng=seed, budget=zc)
@@ -214,8 +249,15 @@ def test_budget_rejects_bad_arguments():
     with pytest.raises(InvalidParameterError, match="PrivacyBudget"):
         private_bounded_mean(X, 0.0, 1.0, 1.0, rng=1, budget=1.0)
     with pytest.raises(UnsupportedCombinationError, match="unproven"):
-        private_mean_local_hajek(X, variance_kernel(0.0, 1.0), 1.0, xi=0.05, rng=1,
-                                 sensitivity_mode="paper", budget=PrivacyBudget(epsilon=10.0))
+        private_mean_local_hajek(
+            X,
+            variance_kernel(0.0, 1.0),
+            1.0,
+            xi=0.05,
+            rng=1,
+            sensitivity_mode="paper",
+            budget=PrivacyBudget(epsilon=10.0),
+        )
 
 
 def test_composed_mechanism_claims_the_accountant_bound():

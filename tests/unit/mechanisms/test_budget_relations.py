@@ -57,8 +57,7 @@ def test_add_remove_release_costs_its_group_of_two_under_substitute_one():
     entry = sub.charge(mech)
     assert entry.relation == "add_remove_one"
     assert entry.conversion == "add_remove_one → substitute_one: group of 2"
-    assert entry.epsilon == pytest.approx(GaussianDP(mu=2 / 4.0).epsilon_for_delta(1e-6),
-                                          rel=1e-9)
+    assert entry.epsilon == pytest.approx(GaussianDP(mu=2 / 4.0).epsilon_for_delta(1e-6), rel=1e-9)
     ar = PrivacyBudget(10.0, 1e-6, relation="add_remove_one")
     assert ar.charge(mech).conversion == "as stated"
     assert ar.spent_epsilon == pytest.approx(GaussianDP(mu=0.25).epsilon_for_delta(1e-6))
@@ -80,9 +79,13 @@ def test_issue_example_mixed_budget_converts_the_poisson_releases():
     assert "group of 2" in entry.conversion
     ar_cost = PrivacyBudget(3.0, 1e-6, relation="add_remove_one").charge(sub, count=100).epsilon
     assert entry.epsilon > 1.1 * ar_cost
-    reference = pld_mod.from_gaussian_mechanism(
-        1.0, sampling_prob=0.01, neighboring_relation=pld_mod.NeighborRel.REPLACE_ONE
-    ).self_compose(100).get_epsilon_for_delta(1e-6)
+    reference = (
+        pld_mod.from_gaussian_mechanism(
+            1.0, sampling_prob=0.01, neighboring_relation=pld_mod.NeighborRel.REPLACE_ONE
+        )
+        .self_compose(100)
+        .get_epsilon_for_delta(1e-6)
+    )
     assert entry.epsilon == pytest.approx(reference, rel=1e-5)
 
 
@@ -95,14 +98,16 @@ def test_substitute_one_charge_is_refused_by_an_add_remove_budget_unless_declare
     with pytest.raises(RelationConversionError):
         budget.charge(laplace(1.0, relation="substitute_one", declare_both=False))
     with pytest.raises(RelationConversionError):
-        budget.charge(randomized_response(1.0))          # local randomizer: size is public
+        budget.charge(randomized_response(1.0))  # local randomizer: size is public
     # a mechanism that also declares an add/remove-one claim is charged by that claim
     entry = budget.charge(laplace(1.0, relation="substitute_one"))
     assert entry.relation == "substitute_one" and "declared claim" in entry.conversion
     assert entry.epsilon == pytest.approx(1.0, abs=1e-5)
     assert decide_conversion(laplace(1.0), "substitute_one").rule == "group of 2"
-    assert decide_conversion(laplace(1.0, relation="substitute_one"),
-                             "add_remove_one").rule == "declared claim"
+    assert (
+        decide_conversion(laplace(1.0, relation="substitute_one"), "add_remove_one").rule
+        == "declared claim"
+    )
 
 
 def test_query_level_and_bounded_relations():
@@ -139,9 +144,10 @@ def test_composition_converts_mixed_parts_and_refuses_the_unconvertible():
     assert ar.spec.relation.kind == "add_remove_one"
     mixed = ComposedMechanism([ar, sub], delta=1e-6)
     assert mixed.spec.relation.kind == "substitute_one"
-    mu = math.hypot(2 / 2.0, 1 / 2.0)                    # group of 2 for the add/remove part
+    mu = math.hypot(2 / 2.0, 1 / 2.0)  # group of 2 for the add/remove part
     assert mixed.accounting["epsilon"] == pytest.approx(
-        GaussianDP(mu=mu).epsilon_for_delta(1e-6), rel=1e-9)
+        GaussianDP(mu=mu).epsilon_for_delta(1e-6), rel=1e-9
+    )
     with pytest.raises(RelationConversionError):
         ComposedMechanism([ar, sub], relation="add_remove_one")
     report = privaudit.audit([ar, sub], seed=0, samples=4_000)
@@ -154,7 +160,7 @@ def test_pure_composition_claims_pure_epsilon_and_fits_a_pure_budget():
     composed = ComposedMechanism(parts)
     assert composed.spec.guarantee.kind == "pure_dp"
     assert composed.spec.guarantee.epsilon == pytest.approx(0.8)
-    budget = PrivacyBudget(epsilon=5.0)                  # δ = 0
+    budget = PrivacyBudget(epsilon=5.0)  # δ = 0
     budget.charge(composed)
     assert budget.spent_epsilon == pytest.approx(0.8, abs=1e-4)
     assert repeated(laplace(10.0), 3).spec.guarantee.kind == "pure_dp"
@@ -176,8 +182,9 @@ def test_a_charged_composition_costs_what_its_parts_cost():
     # sampling a composition with a budget charges the parts, too
     three = PrivacyBudget(5.0, 1e-6)
     ComposedMechanism(parts, delta=1e-6).sample(0.0, 1, rng=0, budget=three)
-    assert three.spent_epsilon == pytest.approx(ComposedMechanism(parts).accounting["epsilon"],
-                                                abs=1e-4)
+    assert three.spent_epsilon == pytest.approx(
+        ComposedMechanism(parts).accounting["epsilon"], abs=1e-4
+    )
 
 
 # -- 3. vocabulary, accuracy, remaining, report -------------------------------------------------
@@ -207,8 +214,11 @@ def test_constructors_match_dp_accounting():
     budget = PrivacyBudget(10.0, 1e-6, relation="add_remove_one")
     budget.charge(repeated(subsampled(gaussian(1.0), 0.01), 100))
     budget.charge(laplace(10.0))
-    pld = pld_mod.from_gaussian_mechanism(1.0, sampling_prob=0.01).self_compose(100).compose(
-        pld_mod.from_laplace_mechanism(10.0))
+    pld = (
+        pld_mod.from_gaussian_mechanism(1.0, sampling_prob=0.01)
+        .self_compose(100)
+        .compose(pld_mod.from_laplace_mechanism(10.0))
+    )
     assert budget.spent_epsilon == pytest.approx(pld.get_epsilon_for_delta(1e-6), rel=1e-5)
 
 
@@ -218,7 +228,8 @@ def test_constructor_releases_sample_and_charge():
     out = subsampled(gaussian(5.0), 0.5).sample(data, 4, rng=0, budget=budget)
     assert out.shape == (4,) and budget.ledger[0].count == 4
     assert discrete_laplace(1.0).release(np.array([0, 1, 1]), rng=0) == pytest.approx(
-        discrete_laplace(1.0).release(np.array([0, 1, 1]), rng=0))
+        discrete_laplace(1.0).release(np.array([0, 1, 1]), rng=0)
+    )
     with pytest.raises(BudgetExceededError):
         laplace(0.1).sample(data, 1, rng=0, budget=budget)
 

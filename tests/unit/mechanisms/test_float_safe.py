@@ -1,4 +1,7 @@
-"""Float-safe mechanisms and lattice laws: exact rounding, lattice outputs, the spec's accounting."""
+"""Float-safe mechanisms and lattice laws.
+
+Exact rounding, lattice outputs, the spec's accounting.
+"""
 
 from __future__ import annotations
 
@@ -28,10 +31,11 @@ def test_round_half_up_is_exact_and_shift_equivariant():
     idx = round_to_lattice(v, g)
     np.testing.assert_array_equal(idx, [0, 1, 0, 0, 10, -9, 2**43 + 1])
     gen = np.random.default_rng(0)
-    y = gen.integers(-2**30, 2**30, 10_000) * 2.0**-20  # y + m·g is exact
+    y = gen.integers(-(2**30), 2**30, 10_000) * 2.0**-20  # y + m·g is exact
     for m in (1, 7, 1024):  # r(v + m·g) = r(v) + m exactly
-        np.testing.assert_array_equal(round_to_lattice(y + m * g, g) - round_to_lattice(y, g),
-                                      np.full(y.size, m))
+        np.testing.assert_array_equal(
+            round_to_lattice(y + m * g, g) - round_to_lattice(y, g), np.full(y.size, m)
+        )
     with pytest.raises(InvalidInputError, match="2\\*\\*52"):
         round_to_lattice(2.0**60, g)
     with pytest.raises(InvalidInputError):
@@ -45,11 +49,14 @@ def test_rounded_statistic_sensitivity_bound(delta_f, g):
     m = lattice_sensitivity(delta_f, g)
     assert m == max(1, math.ceil(delta_f / g))
     gen = np.random.default_rng(1)
-    a = np.concatenate([gen.uniform(-50, 50, 20_000),
-                        (np.arange(-200, 200) + 0.5) * g,           # exact half-points
-                        (np.arange(-200, 200) + 0.5) * g - delta_f])
-    b = np.concatenate([a[:20_000] + gen.uniform(-delta_f, delta_f, 20_000),
-                        a[20_000:] + delta_f])
+    a = np.concatenate(
+        [
+            gen.uniform(-50, 50, 20_000),
+            (np.arange(-200, 200) + 0.5) * g,  # exact half-points
+            (np.arange(-200, 200) + 0.5) * g - delta_f,
+        ]
+    )
+    b = np.concatenate([a[:20_000] + gen.uniform(-delta_f, delta_f, 20_000), a[20_000:] + delta_f])
     b = np.where(np.abs(b - a) <= delta_f, b, a)  # keep float-rounded pairs neighbours
     gap = np.abs(round_to_lattice(a, g) - round_to_lattice(b, g))
     assert gap.max() <= m
@@ -64,22 +71,38 @@ def test_granularity_must_be_a_power_of_two():
 
 def test_spec_refuses_a_sensitivity_off_the_lattice_and_an_underscaled_law():
     g = 2.0**-4
-    base = {"name": "x", "input_domain": RealInterval(), "relation": QueryDistance(norm="l1", radius=1.0),
-                "guarantee": PureDP(epsilon=1.0), "numerics": "exact"}
+    base = {
+        "name": "x",
+        "input_domain": RealInterval(),
+        "relation": QueryDistance(norm="l1", radius=1.0),
+        "guarantee": PureDP(epsilon=1.0),
+        "numerics": "exact",
+    }
     with pytest.raises(InconsistentSpecError, match="multiple of the granularity"):
-        MechanismSpec(**base, sensitivity=(GlobalSensitivity(value=1.01, norm="l1"),),
-                      noise=AdditiveNoise(law=LatticeLaplace(scale=2.0, granularity=g)))
+        MechanismSpec(
+            **base,
+            sensitivity=(GlobalSensitivity(value=1.01, norm="l1"),),
+            noise=AdditiveNoise(law=LatticeLaplace(scale=2.0, granularity=g)),
+        )
     with pytest.raises(InconsistentSpecError, match="epsilon"):
-        MechanismSpec(**base, sensitivity=(GlobalSensitivity(value=1.0625, norm="l1"),),
-                      noise=AdditiveNoise(law=LatticeLaplace(scale=1.0, granularity=g)))
-    ok = MechanismSpec(**base, sensitivity=(GlobalSensitivity(value=1.0625, norm="l1"),),
-                       noise=AdditiveNoise(law=LatticeLaplace(scale=1.0625, granularity=g)))
+        MechanismSpec(
+            **base,
+            sensitivity=(GlobalSensitivity(value=1.0625, norm="l1"),),
+            noise=AdditiveNoise(law=LatticeLaplace(scale=1.0, granularity=g)),
+        )
+    ok = MechanismSpec(
+        **base,
+        sensitivity=(GlobalSensitivity(value=1.0625, norm="l1"),),
+        noise=AdditiveNoise(law=LatticeLaplace(scale=1.0625, granularity=g)),
+    )
     assert ok.numerics == "exact"
 
 
 def test_float_safe_mechanisms_release_lattice_points_from_the_exact_sampler():
-    for mech in (FloatSafeLaplaceMechanism(0.5, 0.3, granularity=2.0**-6),
-                 FloatSafeGaussianMechanism(1.0, 1e-6, 2.0)):
+    for mech in (
+        FloatSafeLaplaceMechanism(0.5, 0.3, granularity=2.0**-6),
+        FloatSafeGaussianMechanism(1.0, 1e-6, 2.0),
+    ):
         g = mech.granularity
         out = mech.sample(0.123456, 50_000, rng=3)
         assert out.dtype == np.float64

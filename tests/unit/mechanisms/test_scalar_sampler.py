@@ -37,11 +37,14 @@ from spec.errors import InvalidParameterError
 
 def _spec(name="wrapped_laplace", law=None, guarantee=None):
     return MechanismSpec(
-        name=name, input_domain=RealInterval(lo=-5.0, hi=5.0),
-        relation=QueryDistance(norm="l1", radius=1.0), statistic="the value itself",
+        name=name,
+        input_domain=RealInterval(lo=-5.0, hi=5.0),
+        relation=QueryDistance(norm="l1", radius=1.0),
+        statistic="the value itself",
         sensitivity=(GlobalSensitivity(value=1.0),),
         noise=AdditiveNoise(law=law or Laplace(scale=1.0)),
-        guarantee=guarantee or PureDP(epsilon=1.0))
+        guarantee=guarantee or PureDP(epsilon=1.0),
+    )
 
 
 def test_scalar_releases_are_stacked_and_seeded_draws_reproduce():
@@ -64,18 +67,24 @@ def test_integer_and_vector_releases_keep_their_shape():
     ints = from_scalar_sampler(_spec(), lambda x, rng: int(rng.integers(0, 3)))
     assert ints.sample(0.0, 4, rng=0).dtype.kind == "i"
     vec_spec = MechanismSpec(
-        name="wrapped_vector", input_domain=VectorDomain(element=RealInterval(), length=2),
-        relation=QueryDistance(norm="l1", radius=1.0), output_dimension=2,
+        name="wrapped_vector",
+        input_domain=VectorDomain(element=RealInterval(), length=2),
+        relation=QueryDistance(norm="l1", radius=1.0),
+        output_dimension=2,
         sensitivity=(GlobalSensitivity(value=1.0),),
-        noise=AdditiveNoise(law=Laplace(scale=1.0)), guarantee=PureDP(epsilon=1.0))
+        noise=AdditiveNoise(law=Laplace(scale=1.0)),
+        guarantee=PureDP(epsilon=1.0),
+    )
     vec = from_scalar_sampler(vec_spec, lambda x, rng: x + rng.laplace(0.0, 1.0, 2))
     assert vec.sample([0.0, 1.0], 5, rng=0).shape == (5, 2)
 
 
 def test_library_versions_come_from_importlib_metadata():
     mech = from_scalar_sampler(_spec(), lambda x, rng: x, library=("numpy", "pydantic"))
-    assert mech.wrapped_distributions == {"numpy": metadata.version("numpy"),
-                                          "pydantic": metadata.version("pydantic")}
+    assert mech.wrapped_distributions == {
+        "numpy": metadata.version("numpy"),
+        "pydantic": metadata.version("pydantic"),
+    }
     with pytest.raises(InvalidParameterError, match="not-a-distribution-28"):
         installed_versions("not-a-distribution-28")
     with pytest.raises(InvalidParameterError, match="release must be callable"):
@@ -103,12 +112,16 @@ def _pairs(mech, *xy):
 
 def test_a_lattice_library_passes_against_its_own_model():
     """Outputs rounded to the lattice 2⁻¹⁰ℤ whatever f(x) is: no float leaks."""
+
     def release(x, rng):
         return G * np.round((x + rng.laplace(0.0, 1.0)) / G)
 
-    mech = from_scalar_sampler(_spec(), release, statistic=float,
-                               float_image=lambda out, c: np.asarray(out) / G
-                               == np.round(np.asarray(out) / G))
+    mech = from_scalar_sampler(
+        _spec(),
+        release,
+        statistic=float,
+        float_image=lambda out, c: np.asarray(out) / G == np.round(np.asarray(out) / G),
+    )
     assert float_image_applies(mech) and float_image_unavailable(mech) is None
     out = check_float_image(mech, _pairs(mech, (0.0, 0.3)), 0, samples=500, strict=True)
     assert out.status == "passed", out.summary
@@ -117,6 +130,7 @@ def test_a_lattice_library_passes_against_its_own_model():
 
 def test_a_shifted_lattice_leaks_the_input_under_its_model():
     """Outputs f(x) + 2⁻¹⁰·K: every output of M(0) is impossible under f(y) = 0.3."""
+
     def release(x, rng):
         return x + G * np.round(rng.laplace(0.0, 1.0) / G)
 
@@ -133,16 +147,20 @@ def test_a_shifted_lattice_leaks_the_input_under_its_model():
 
 
 def test_a_model_that_does_not_fit_its_sampler_says_so():
-    mech = from_scalar_sampler(_spec(), lambda x, rng: x + rng.laplace(0.0, 1.0),
-                               statistic=float,
-                               float_image=lambda out, c: np.zeros(np.shape(out), dtype=bool))
+    mech = from_scalar_sampler(
+        _spec(),
+        lambda x, rng: x + rng.laplace(0.0, 1.0),
+        statistic=float,
+        float_image=lambda out, c: np.zeros(np.shape(out), dtype=bool),
+    )
     out = check_float_image(mech, _pairs(mech, (0.0, 1.0)), 0, samples=50)
     assert out.status == "skipped" and "float_image hook" in out.summary
 
 
 def test_without_a_model_the_audit_says_why_the_check_cannot_run():
-    gauss = _spec("wrapped_gaussian", law=Gaussian(sigma=5.0),
-                  guarantee=ApproxDP(epsilon=1.0, delta=1e-5))
+    gauss = _spec(
+        "wrapped_gaussian", law=Gaussian(sigma=5.0), guarantee=ApproxDP(epsilon=1.0, delta=1e-5)
+    )
     mech = from_scalar_sampler(gauss, lambda x, rng: x + rng.normal(0.0, 5.0), statistic=float)
     reason = float_image_unavailable(mech)
     assert reason is not None and "Gaussian" in reason and "float_image" in reason
@@ -154,7 +172,8 @@ def test_without_a_model_the_audit_says_why_the_check_cannot_run():
 
 
 def test_the_hook_must_return_one_verdict_per_output():
-    mech = from_scalar_sampler(_spec(), lambda x, rng: x, statistic=float,
-                               float_image=lambda out, c: np.array([True]))
+    mech = from_scalar_sampler(
+        _spec(), lambda x, rng: x, statistic=float, float_image=lambda out, c: np.array([True])
+    )
     with pytest.raises(InvalidParameterError, match="one boolean per output"):
         mech.float_image(np.zeros(3), 0.0)

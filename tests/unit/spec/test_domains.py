@@ -216,7 +216,7 @@ def test_unknown_kind_is_refused():
 def test_models_are_frozen():
     domain = Categorical(size=3)
     with pytest.raises(ValidationError):
-        domain.size = 4  # type: ignore[misc]
+        domain.size = 4  # type: ignore[misc]  # frozen: the assignment must fail
 
 
 # ----------------------------------------------------------------------------------------
@@ -369,7 +369,7 @@ def _brute_force_graph_count(n: int, bound: int) -> int:
     count = 0
     for mask in itertools.product((0, 1), repeat=len(pairs)):
         degrees = [0] * n
-        for keep, (u, v) in zip(mask, pairs):
+        for keep, (u, v) in zip(mask, pairs, strict=True):
             if keep:
                 degrees[u] += 1
                 degrees[v] += 1
@@ -477,14 +477,36 @@ def test_real_interval_float_shortcut_matches_the_array_checks():
     from spec.domains import ScalarDomainBase
 
     rng = np.random.default_rng(8)
-    domains = [RealInterval(), RealInterval(lo=-2.0, hi=3.5), RealInterval(lo=0.0),
-               RealInterval(hi=-1e-300), RealInterval(lo=-1.0, hi=1.0)]
+    domains = [
+        RealInterval(),
+        RealInterval(lo=-2.0, hi=3.5),
+        RealInterval(lo=0.0),
+        RealInterval(hi=-1e-300),
+        RealInterval(lo=-1.0, hi=1.0),
+    ]
     for domain in domains:
         lo, hi = domain.value_bounds()
-        edges = [v for b in (lo, hi) if math.isfinite(b)
-                 for v in (b, math.nextafter(b, -math.inf), math.nextafter(b, math.inf))]
-        values = [0.0, -0.0, 1.0, -1.0, 5e-324, -5e-324, 1e308, -1e308, math.inf, -math.inf,
-                  math.nan, *edges, *rng.normal(0.0, 10 ** rng.uniform(-3, 6, 200)).tolist()]
+        edges = [
+            v
+            for b in (lo, hi)
+            if math.isfinite(b)
+            for v in (b, math.nextafter(b, -math.inf), math.nextafter(b, math.inf))
+        ]
+        values = [
+            0.0,
+            -0.0,
+            1.0,
+            -1.0,
+            5e-324,
+            -5e-324,
+            1e308,
+            -1e308,
+            math.inf,
+            -math.inf,
+            math.nan,
+            *edges,
+            *rng.normal(0.0, 10 ** rng.uniform(-3, 6, 200)).tolist(),
+        ]
         for value in values:
             for x in (float(value), np.float64(value)):
                 try:

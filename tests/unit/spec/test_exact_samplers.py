@@ -24,8 +24,9 @@ from spec.noise import _cks
 ALPHA = 1e-4
 
 
-@pytest.mark.parametrize("scale", [Fraction(1), Fraction(10, 3), Fraction(7, 2),
-                                   Fraction(1 << 40), Fraction(1 << 45, 3)])
+@pytest.mark.parametrize(
+    "scale", [Fraction(1), Fraction(10, 3), Fraction(7, 2), Fraction(1 << 40), Fraction(1 << 45, 3)]
+)
 def test_discrete_laplace_zero_and_tail_frequencies(scale):
     """P(Y = 0) = tanh(s/(2t)) and P(|Y| > m) = 2e^{−(m+1)s/t}/(1 + e^{−s/t}) for DLap(t/s)
     (Algorithm 1 at γ = U/t with t up to 2⁴⁵, the e⁻¹ coins, the division by s): exact
@@ -66,13 +67,22 @@ def test_float_filter_bound_covers_the_exact_gamma(sigma):
     t = math.floor(sigma) + 1
     a = np.unique(np.linspace(0, 40 * sigma + 5, 400).astype(np.int64))
     gamma, margin = _cks._gamma_float(a.astype(np.float64), sigma, t)
-    for ai, gi, mi in zip(a, gamma, margin):
+    for ai, gi, mi in zip(a, gamma, margin, strict=True):
         exact = _cks._exact_gamma(int(ai), sigma2, t)
         assert abs(Fraction(float(gi)) - exact) <= Fraction(float(mi))
 
 
-@pytest.mark.parametrize("r", [Fraction(0), Fraction(1, 3), Fraction(1), Fraction(7, 2),
-                               Fraction(4001, 37), Fraction(12345, 4001)])
+@pytest.mark.parametrize(
+    "r",
+    [
+        Fraction(0),
+        Fraction(1, 3),
+        Fraction(1),
+        Fraction(7, 2),
+        Fraction(4001, 37),
+        Fraction(12345, 4001),
+    ],
+)
 def test_exp_bounds_bracket_the_exponential(r):
     """The rational bounds of the exact fallback bracket e^{−r} (against a 60-digit
     decimal value, relative error below 10⁻⁵⁰) and are tight."""
@@ -111,8 +121,9 @@ def test_kernel_decisions_match_exact_arithmetic(sigma):
     gives the same draws: the float filter never decides a comparison wrongly."""
     n = 300
     got = DiscreteGaussian(sigma=sigma).sample_exact(np.random.default_rng(5), n)
-    words = np.random.default_rng(5).integers(0, (1 << 64) - 1, size=4096, dtype=np.uint64,
-                                              endpoint=True)
+    words = np.random.default_rng(5).integers(
+        0, (1 << 64) - 1, size=4096, dtype=np.uint64, endpoint=True
+    )
     sigma2 = Fraction(sigma) ** 2
     t = math.floor(sigma) + 1
     spare = np.random.default_rng(99)  # a close call would draw here (none expected)
@@ -135,9 +146,14 @@ def test_vectorised_and_scalar_reference_agree():
     """Two-sample χ² between 3 000 scalar-reference and 200 000 vectorised exact draws
     (σ = 2.5 discrete Gaussian and scale 1.7 discrete Laplace), α = 1e-4 each."""
     for law, ref in [
-        (DiscreteGaussian(sigma=2.5), lambda g: _cks._discrete_gaussian_exact(g, Fraction(2.5) ** 2)),
-        (DiscreteLaplace(scale=1.7),
-         lambda g: _cks._discrete_laplace_exact(g, *Fraction(1.7).as_integer_ratio())),
+        (
+            DiscreteGaussian(sigma=2.5),
+            lambda g: _cks._discrete_gaussian_exact(g, Fraction(2.5) ** 2),
+        ),
+        (
+            DiscreteLaplace(scale=1.7),
+            lambda g: _cks._discrete_laplace_exact(g, *Fraction(1.7).as_integer_ratio()),
+        ),
     ]:
         gen = np.random.default_rng(21)
         slow = np.array([ref(gen) for _ in range(3000)])
@@ -180,12 +196,12 @@ def test_exact_rescue_of_the_acceptance_coin(a):
     gen = np.random.default_rng(a)
     n = 5_000
     kernel = _cks._kernel()
-    coin = sum(_cks._rescue(gen, kernel.RESCUE_COIN, a, 0, sigma2, t) is not None
-               for _ in range(n))
+    coin = sum(_cks._rescue(gen, kernel.RESCUE_COIN, a, 0, sigma2, t) is not None for _ in range(n))
     assert stats.binomtest(coin, n, p).pvalue > ALPHA
     big_k = gen.integers(0, 1 << 53, n)
-    step = sum(_cks._rescue(gen, kernel.RESCUE_ACCEPT, -a, int(k), sigma2, t) is not None
-               for k in big_k)
+    step = sum(
+        _cks._rescue(gen, kernel.RESCUE_ACCEPT, -a, int(k), sigma2, t) is not None for k in big_k
+    )
     assert stats.binomtest(step, n, p).pvalue > ALPHA
 
 
@@ -196,8 +212,7 @@ def test_exact_rescue_of_the_proposal():
     t = 4
     gen = np.random.default_rng(3)
     n = 5_000
-    x = np.array([_cks._geometric_exact(gen, int(k), t)
-                  for k in gen.integers(0, 1 << 53, n)])
+    x = np.array([_cks._geometric_exact(gen, int(k), t) for k in gen.integers(0, 1 << 53, n)])
     for m in (t, 2 * t):
         assert stats.binomtest(int((x >= m).sum()), n, math.exp(-m / t)).pvalue > ALPHA
     assert _cks._geometric_exact(gen, 0, t) >= math.floor(53 * t * math.log(2))

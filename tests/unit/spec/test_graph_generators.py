@@ -30,10 +30,17 @@ from spec.relations import (
 FAST = settings(max_examples=40, deadline=None)
 NODE_MODELS = [NodeNeighbouring, LocalNodeRelation]
 GENERATOR_ORIGINS = {
-    "star_toggle", "threshold_star_toggle", "threshold_complement_rewiring",
-    "complement_rewiring", "hub_insertion", "degree_preserving_swap",
+    "star_toggle",
+    "threshold_star_toggle",
+    "threshold_complement_rewiring",
+    "complement_rewiring",
+    "hub_insertion",
+    "degree_preserving_swap",
     # LocalNodeRelation.local_node_pairs (the relation's own local-node moves)
-    "focused_star_toggle", "bucket_extremes", "focused_degree_preserving_swap", "degree_space",
+    "focused_star_toggle",
+    "bucket_extremes",
+    "focused_degree_preserving_swap",
+    "degree_space",
 }
 
 
@@ -49,8 +56,13 @@ def _assert_node_pair(relation, x, y, n: int) -> None:
 
 def make_spec(n: int, relation, sensitivity: float | None = None) -> MechanismSpec:
     claims = () if sensitivity is None else (GlobalSensitivity(value=sensitivity),)
-    return MechanismSpec(name="graph-generators", input_domain=GraphDomain(n_nodes=n),
-                         relation=relation, sensitivity=claims, guarantee=PureDP(epsilon=1.0))
+    return MechanismSpec(
+        name="graph-generators",
+        input_domain=GraphDomain(n_nodes=n),
+        relation=relation,
+        sensitivity=claims,
+        guarantee=PureDP(epsilon=1.0),
+    )
 
 
 # ----------------------------------------------------------------------------------------
@@ -87,8 +99,12 @@ def test_independent_neighbourhood_backgrounds(n):
 # degree-preserving swap
 # ----------------------------------------------------------------------------------------
 @FAST
-@given(st.sampled_from(NODE_MODELS), st.integers(2, 9), st.none() | st.integers(0, 5),
-       st.integers(0, 2**32 - 1))
+@given(
+    st.sampled_from(NODE_MODELS),
+    st.integers(2, 9),
+    st.none() | st.integers(0, 5),
+    st.integers(0, 2**32 - 1),
+)
 def test_degree_preserving_swaps_are_neighbours_that_keep_the_degree(model, n, bound, seed):
     relation = model(max_degree=bound)
     domain = GraphDomain(n_nodes=n)
@@ -183,11 +199,15 @@ def test_threshold_generators_check_their_arguments():
         (lambda: star(6, -1), "threshold must lie in 0..4, got -1"),
         (lambda: NodeNeighbouring().threshold_star_toggle(6, 5), "threshold must lie in 0..4"),
         (lambda: complement(6, 0), "threshold must lie in 1..3, got 0"),
-        (lambda: NodeNeighbouring().threshold_complement_rewiring(6, 4),
-         "threshold must lie in 1..3, got 4"),
+        (
+            lambda: NodeNeighbouring().threshold_complement_rewiring(6, 4),
+            "threshold must lie in 1..3, got 4",
+        ),
         (lambda: star(6, 1, 0, GraphDomain(n_nodes=7)), "n = 6 differs from the domain's"),
-        (lambda: star(6, 2, 0, GraphDomain(n_nodes=6, max_degree=2)),
-         "threshold = 2 leaves no room to push a node above it under the degree bound 2"),
+        (
+            lambda: star(6, 2, 0, GraphDomain(n_nodes=6, max_degree=2)),
+            "threshold = 2 leaves no room to push a node above it under the degree bound 2",
+        ),
     ]
     for call, message in cases:
         with pytest.raises(InvalidParameterError) as caught:
@@ -221,8 +241,13 @@ def test_candidate_pairs_use_every_generator_and_verify_every_pair(model, bound)
     spec = make_spec(9, model(max_degree=bound), 3)
     raw = list(extreme_pairs(spec))
     origins = {origin for *_, origin in raw}
-    expected = {"star_toggle", "complement_rewiring", "hub_insertion", "degree_preserving_swap",
-                "threshold_star_toggle"}
+    expected = {
+        "star_toggle",
+        "complement_rewiring",
+        "hub_insertion",
+        "degree_preserving_swap",
+        "threshold_star_toggle",
+    }
     if bound != 2:
         expected.add("threshold_complement_rewiring")
     assert expected <= origins <= GENERATOR_ORIGINS
@@ -239,9 +264,13 @@ def test_hinted_thresholds_come_before_the_others():
     spec = make_spec(10, NodeNeighbouring(), 3)
     pairs = candidate_pairs(spec, 0, budget=24)
     assert [p.origin for p in pairs[:3]] == [
-        "star_toggle", "threshold_star_toggle", "threshold_complement_rewiring"]
-    worst = max(pairs, key=lambda p: abs(truncated_edge_count(p.x, 3)
-                                         - truncated_edge_count(p.y, 3)))
+        "star_toggle",
+        "threshold_star_toggle",
+        "threshold_complement_rewiring",
+    ]
+    worst = max(
+        pairs, key=lambda p: abs(truncated_edge_count(p.x, 3) - truncated_edge_count(p.y, 3))
+    )
     assert worst.origin == "threshold_complement_rewiring"
 
 
@@ -256,11 +285,11 @@ def test_graph_strategy_shrinks_towards_few_edges(bound):
     domain = GraphDomain(n_nodes=7, max_degree=bound)
     many = find(domain_elements(domain), lambda g: g.number_of_edges() >= 4, settings=SHRINK)
     assert many.number_of_edges() == 4
-    hub = find(domain_elements(domain), lambda g: max(_degrees(g).values()) >= 3,
-               settings=SHRINK)
+    hub = find(domain_elements(domain), lambda g: max(_degrees(g).values()) >= 3, settings=SHRINK)
     assert hub.number_of_edges() == 3 and max(_degrees(hub).values()) == 3
-    triangle = find(domain_elements(domain), lambda g: sum(nx.triangles(g).values()) > 0,
-                    settings=SHRINK)
+    triangle = find(
+        domain_elements(domain), lambda g: sum(nx.triangles(g).values()) > 0, settings=SHRINK
+    )
     assert triangle.number_of_edges() == 3
 
 

@@ -81,8 +81,10 @@ BAD_GRAPHS = [
     (SYMMETRIC.astype(object), "must be 0/1, got object"),
     ([[0, 1], [1]], "cannot read the adjacency matrix"),
     (sp.csr_matrix(np.eye(4)), "self-loop at node 0"),
-    (sp.csr_matrix(np.triu(np.ones((4, 4)), 1)),
-     "not symmetric (directed edge): A[0, 1] = 1 but A[1, 0] = 0"),
+    (
+        sp.csr_matrix(np.triu(np.ones((4, 4)), 1)),
+        "not symmetric (directed edge): A[0, 1] = 1 but A[1, 0] = 0",
+    ),
     (sp.coo_matrix(([1, 1, 1], ([0, 0, 1], [1, 1, 0])), shape=(4, 4)), "got 2 at (0, 1)"),
     (sp.csr_array(SYMMETRIC * 3), "got 3 at (0, 1)"),
     (sp.csr_matrix(np.ones((3, 3))), "shape (4, 4), got (3, 3)"),
@@ -104,8 +106,11 @@ def test_bad_graphs_are_refused_with_a_message_naming_the_problem(bad, message):
 
 
 def test_missing_and_unexpected_nodes_are_counted_when_many():
-    with pytest.raises(InvalidGraphError, match=r"got 30 nodes; missing nodes \[\], unexpected "
-                                                r"nodes \[10, 11, 12, 13, 14, … \(20 in all\)\]"):
+    with pytest.raises(
+        InvalidGraphError,
+        match=r"got 30 nodes; missing nodes \[\], unexpected "
+        r"nodes \[10, 11, 12, 13, 14, … \(20 in all\)\]",
+    ):
         GraphDomain(n_nodes=10).validate(nx.empty_graph(30))
 
 
@@ -141,7 +146,8 @@ def _assert_canonical_adjacency(matrix, n: int, edges: frozenset) -> None:
     assert not np.diagonal(dense).any()
     assert set(np.unique(dense)) <= {0, 1}
     assert np.all(matrix.data == 1)  # no explicit zeros
-    assert {(int(i), int(j)) for i, j in zip(*np.nonzero(np.triu(dense, 1)))} == set(edges)
+    rows, cols = np.nonzero(np.triu(dense, 1))
+    assert {(int(i), int(j)) for i, j in zip(rows, cols, strict=True)} == set(edges)
 
 
 @FAST
@@ -150,22 +156,30 @@ def test_adjacency_matrix_accepts_every_form_and_agrees(n, seed):
     graph = GraphDomain(n_nodes=n).sample(seed)
     edges = _edges(graph)
     dense = nx.to_numpy_array(graph, nodelist=range(n))
-    forms = [graph, dense, dense.astype(bool), dense.astype(np.int8).tolist(),
-             sp.csr_matrix(dense), sp.coo_array(dense), sp.lil_matrix(dense)]
+    forms = [
+        graph,
+        dense,
+        dense.astype(bool),
+        dense.astype(np.int8).tolist(),
+        sp.csr_matrix(dense),
+        sp.coo_array(dense),
+        sp.lil_matrix(dense),
+    ]
     for form in forms:
         matrix = adjacency_matrix(form, n)
         _assert_canonical_adjacency(matrix, n, edges)
         again = adjacency_matrix(matrix, n)  # an already-valid sparse adjacency
         assert (again != matrix).nnz == 0
-    assert np.array_equal(GraphDomain(n_nodes=n).edge_array(graph), np.array(sorted(edges),
-                                                                             dtype=np.int64)
-                          .reshape(-1, 2))
+    assert np.array_equal(
+        GraphDomain(n_nodes=n).edge_array(graph),
+        np.array(sorted(edges), dtype=np.int64).reshape(-1, 2),
+    )
 
 
 def test_adjacency_matrix_ignores_explicit_zeros_and_products_need_a_wider_type():
-    explicit_zero = sp.csr_matrix((np.array([1, 1, 0, 0]), (np.array([0, 1, 2, 3]),
-                                                            np.array([1, 0, 3, 2]))),
-                                  shape=(4, 4))
+    explicit_zero = sp.csr_matrix(
+        (np.array([1, 1, 0, 0]), (np.array([0, 1, 2, 3]), np.array([1, 0, 3, 2]))), shape=(4, 4)
+    )
     matrix = adjacency_matrix(explicit_zero, 4)
     assert matrix.nnz == 2
     complete = adjacency_matrix(nx.complete_graph(200), 200)
@@ -220,8 +234,9 @@ BAD_RELABELLINGS = [
 ]
 
 
-@pytest.mark.parametrize(("mapping", "error", "message"), BAD_RELABELLINGS,
-                         ids=[m for *_, m in BAD_RELABELLINGS])
+@pytest.mark.parametrize(
+    ("mapping", "error", "message"), BAD_RELABELLINGS, ids=[m for *_, m in BAD_RELABELLINGS]
+)
 def test_bad_relabellings_are_refused(mapping, error, message):
     with pytest.raises(error) as caught:
         relabel_graph(nx.Graph([("x", "y")]), mapping)
@@ -245,8 +260,10 @@ def test_relabel_graph_refuses_bad_graphs():
 # ----------------------------------------------------------------------------------------
 def _all_graphs(n: int) -> list[nx.Graph]:
     pairs = list(itertools.combinations(range(n), 2))
-    return [_on_nodes(n, [p for p, keep in zip(pairs, mask) if keep])
-            for mask in itertools.product([False, True], repeat=len(pairs))]
+    return [
+        _on_nodes(n, [p for p, keep in zip(pairs, mask, strict=True) if keep])
+        for mask in itertools.product([False, True], repeat=len(pairs))
+    ]
 
 
 def _brute_rewiring_distance(difference: frozenset) -> int:

@@ -63,7 +63,7 @@ def test_hash_is_a_known_constant():
 def test_models_are_frozen_and_forbid_extra():
     g = PureDP(epsilon=1.0)
     with pytest.raises(ValidationError, match="frozen"):
-        g.epsilon = 2.0  # type: ignore[misc]
+        g.epsilon = 2.0  # type: ignore[misc]  # frozen: the assignment must fail
     with pytest.raises(InvalidParameterError, match="Extra inputs"):
         PureDP(epsilon=1.0, delta=0.1)
 
@@ -106,7 +106,9 @@ def test_pure_profile_is_randomized_response(eps0, eps):
     e0, e = Decimal(eps0).exp(), Decimal(eps).exp()
     p = e0 / (1 + e0)
     rr = max(Decimal(0), p - e * (1 - p)) + max(Decimal(0), (1 - p) - e * p)
-    assert PureDP(epsilon=eps0).delta_for_epsilon(eps) == pytest.approx(float(rr), rel=1e-12, abs=1e-40)
+    assert PureDP(epsilon=eps0).delta_for_epsilon(eps) == pytest.approx(
+        float(rr), rel=1e-12, abs=1e-40
+    )
 
 
 @given(eps0=eps_st, d0=st.floats(min_value=0.0, max_value=0.5))
@@ -135,14 +137,17 @@ def test_epsilon_for_delta_inverts_the_profile(g, delta):
     assert g.delta_for_epsilon(eps) <= delta * (1 + 1e-6)
     if eps > 1e-6:  # and it is the smallest such ε (within the solvers' tolerance)
         assert g.delta_for_epsilon(eps * (1 - 1e-3) - 1e-9) > delta * (1 - 1e-6) or isinstance(
-            g, (RenyiDP, ZeroConcentratedDP))
+            g, (RenyiDP, ZeroConcentratedDP)
+        )
 
 
 @pytest.mark.parametrize("mu", [0.3, 1.0, 2.5])
 @pytest.mark.parametrize("eps", [0.0, 0.5, 1.0, 3.0])
 def test_gdp_profile_matches_numerical_hockey_stick(mu, eps):
     # E_{e^ε}(N(μ,1) ‖ N(0,1)) = ∫ (φ(x−μ) − e^ε φ(x))₊ dx.
-    f = lambda x: max(0.0, stats.norm.pdf(x - mu) - math.exp(eps) * stats.norm.pdf(x))  # noqa: E731
+    def f(x):
+        return max(0.0, stats.norm.pdf(x - mu) - math.exp(eps) * stats.norm.pdf(x))
+
     expected, _ = integrate.quad(f, -30, 30, points=[eps / mu + mu / 2], limit=400)
     assert GaussianDP(mu=mu).delta_for_epsilon(eps) == pytest.approx(expected, rel=1e-7, abs=1e-13)
 
@@ -160,8 +165,11 @@ def test_zcdp_of_a_gaussian_upper_bounds_its_exact_profile(mu, eps):
     assert ZeroConcentratedDP(rho=mu**2 / 2).delta_for_epsilon(eps) >= exact - 1e-12
 
 
-@given(alpha=st.floats(min_value=1.01, max_value=64.0), ea=st.floats(min_value=1e-3, max_value=5.0),
-       eps=st.floats(min_value=0.0, max_value=20.0))
+@given(
+    alpha=st.floats(min_value=1.01, max_value=64.0),
+    ea=st.floats(min_value=1e-3, max_value=5.0),
+    eps=st.floats(min_value=0.0, max_value=20.0),
+)
 def test_rdp_conversion_is_at_least_as_good_as_mironov(alpha, ea, eps):
     mironov = min(1.0, math.exp((alpha - 1) * (ea - eps)))
     assert RenyiDP(alpha=alpha, epsilon=ea).delta_for_epsilon(eps) <= mironov + 1e-15
@@ -169,7 +177,9 @@ def test_rdp_conversion_is_at_least_as_good_as_mironov(alpha, ea, eps):
 
 def test_named_conversions():
     assert pure_to_zcdp(PureDP(epsilon=0.5)) == ZeroConcentratedDP(rho=0.125)
-    assert zcdp_to_renyi(ZeroConcentratedDP(rho=0.1), 3.0) == RenyiDP(alpha=3.0, epsilon=0.30000000000000004)
+    assert zcdp_to_renyi(ZeroConcentratedDP(rho=0.1), 3.0) == RenyiDP(
+        alpha=3.0, epsilon=0.30000000000000004
+    )
     assert GaussianDP(mu=1.0).to_zcdp() == ZeroConcentratedDP(rho=0.5)
     converted = ZeroConcentratedDP(rho=0.5).to_approx_dp(1e-5)
     assert isinstance(converted, ApproxDP) and converted.delta == 1e-5

@@ -48,34 +48,54 @@ SCORES = VectorDomain(element=RealInterval(lo=-100.0, hi=100.0), length=4)
 
 def additive(law, guarantee, delta_f=1.0, norm="l1", dim=1, **kw):
     return MechanismSpec(
-        name="m", input_domain=DATA, relation=SubstituteOne(), output_dimension=dim,
+        name="m",
+        input_domain=DATA,
+        relation=SubstituteOne(),
+        output_dimension=dim,
         sensitivity=(GlobalSensitivity(value=delta_f, norm=norm),),
-        noise=AdditiveNoise(law=law, **kw), guarantee=guarantee)
+        noise=AdditiveNoise(law=law, **kw),
+        guarantee=guarantee,
+    )
 
 
 def smooth(law, alpha, beta, guarantee, **kw):
     return MechanismSpec(
-        name="s", input_domain=DATA, relation=SubstituteOne(),
+        name="s",
+        input_domain=DATA,
+        relation=SubstituteOne(),
         sensitivity=(SmoothSensitivityBound(beta=beta),),
-        noise=SmoothSensitivityNoise(law=law, alpha=alpha), guarantee=guarantee, **kw)
+        noise=SmoothSensitivityNoise(law=law, alpha=alpha),
+        guarantee=guarantee,
+        **kw,
+    )
 
 
 def argmax(law, guarantee, delta_f=1.0, monotone=False, monotone_relation=None):
     one_way = monotone if monotone_relation is None else monotone_relation
     return MechanismSpec(
-        name="a", input_domain=SCORES,
+        name="a",
+        input_domain=SCORES,
         relation=QueryDistance(norm="linf", radius=delta_f, monotone=one_way),
         sensitivity=(GlobalSensitivity(value=delta_f, norm="linf"),),
-        noise=NoisyArgmax(law=law, monotone=monotone), guarantee=guarantee)
+        noise=NoisyArgmax(law=law, monotone=monotone),
+        guarantee=guarantee,
+    )
 
 
 def full_spec() -> MechanismSpec:
     return MechanismSpec(
-        name="laplace_mean", version="2", summary="mean plus Laplace noise",
+        name="laplace_mean",
+        version="2",
+        summary="mean plus Laplace noise",
         references=(Reference(citation="Dwork et al. 2006", locator="Prop. 1"),),
-        input_domain=DATA, relation=SubstituteOne(), statistic="mean",
-        sensitivity=(GlobalSensitivity(value=0.1),), noise=AdditiveNoise(law=Laplace(scale=0.1)),
-        guarantee=PureDP(epsilon=1.0), notes="textbook")
+        input_domain=DATA,
+        relation=SubstituteOne(),
+        statistic="mean",
+        sensitivity=(GlobalSensitivity(value=0.1),),
+        noise=AdditiveNoise(law=Laplace(scale=0.1)),
+        guarantee=PureDP(epsilon=1.0),
+        notes="textbook",
+    )
 
 
 # ---- serialisation ------------------------------------------------------------------------
@@ -86,26 +106,45 @@ def test_full_spec_round_trips_and_hashes_stably():
     assert s.content_hash.startswith("sha256:") and len(s.content_hash) == 71
 
 
-@pytest.mark.parametrize("update", [
-    {"version": "3"}, {"statistic": "median"}, {"guarantee": PureDP(epsilon=1.5)},
-    {"noise": AdditiveNoise(law=Laplace(scale=0.2))}, {"numerics": "idealized", "notes": "x"},
-])
+@pytest.mark.parametrize(
+    "update",
+    [
+        {"version": "3"},
+        {"statistic": "median"},
+        {"guarantee": PureDP(epsilon=1.5)},
+        {"noise": AdditiveNoise(law=Laplace(scale=0.2))},
+        {"numerics": "idealized", "notes": "x"},
+    ],
+)
 def test_any_change_of_a_claim_changes_the_hash(update):
     s = full_spec()
-    changed = MechanismSpec.model_validate({**s.model_dump(), **{k: (v.model_dump() if hasattr(
-        v, "model_dump") else v) for k, v in update.items()}})
+    changed = MechanismSpec.model_validate(
+        {
+            **s.model_dump(),
+            **{k: (v.model_dump() if hasattr(v, "model_dump") else v) for k, v in update.items()},
+        }
+    )
     assert changed.content_hash != s.content_hash
 
 
 def test_describe_lists_the_claims():
     text = full_spec().describe()
-    for needle in ("laplace_mean", "pure_dp(epsilon=1.0)", "substitute_one", "global(value=0.1",
-                   "laplace(scale=0.1)", "Dwork et al. 2006", "sha256:"):
+    for needle in (
+        "laplace_mean",
+        "pure_dp(epsilon=1.0)",
+        "substitute_one",
+        "global(value=0.1",
+        "laplace(scale=0.1)",
+        "Dwork et al. 2006",
+        "sha256:",
+    ):
         assert needle in text, needle
 
 
 # ---- additive noise -----------------------------------------------------------------------
-@given(eps=st.floats(min_value=1e-3, max_value=20), delta_f=st.floats(min_value=1e-6, max_value=1e3))
+@given(
+    eps=st.floats(min_value=1e-3, max_value=20), delta_f=st.floats(min_value=1e-6, max_value=1e3)
+)
 def test_laplace_at_exactly_delta_over_epsilon_is_accepted(eps, delta_f):
     additive(Laplace(scale=delta_f / eps), PureDP(epsilon=eps), delta_f=delta_f)
 
@@ -123,21 +162,33 @@ def test_gaussian_cannot_claim_pure_dp():
 
 def test_analytic_gaussian_checked_against_the_exact_profile():
     # Balle & Wang 2018: σ ≈ 3.7305 for (ε, δ) = (1, 1e-5), Δ = 1.
-    additive(Gaussian(sigma=3.731), ApproxDP(epsilon=1.0, delta=1e-5), norm="l2", calibration="analytic")
+    additive(
+        Gaussian(sigma=3.731), ApproxDP(epsilon=1.0, delta=1e-5), norm="l2", calibration="analytic"
+    )
     with pytest.raises(InconsistentSpecError, match=r"delta\(1\)"):
         additive(Gaussian(sigma=3.70), ApproxDP(epsilon=1.0, delta=1e-5), norm="l2")
 
 
 def test_classical_gaussian_calibration_only_below_epsilon_one():
     sigma = math.sqrt(2 * math.log(1.25 / 1e-5)) / 0.5
-    additive(Gaussian(sigma=sigma), ApproxDP(epsilon=0.5, delta=1e-5), norm="l2", calibration="classical")
+    additive(
+        Gaussian(sigma=sigma), ApproxDP(epsilon=0.5, delta=1e-5), norm="l2", calibration="classical"
+    )
     with pytest.raises(UnsupportedCombinationError, match="epsilon < 1"):
         big = math.sqrt(2 * math.log(1.25 / 1e-5)) / 1.5
-        additive(Gaussian(sigma=big * 3), ApproxDP(epsilon=1.5, delta=1e-5), norm="l2",
-                 calibration="classical")
+        additive(
+            Gaussian(sigma=big * 3),
+            ApproxDP(epsilon=1.5, delta=1e-5),
+            norm="l2",
+            calibration="classical",
+        )
     with pytest.raises(InconsistentSpecError, match="sigma >="):
-        additive(Gaussian(sigma=sigma * 0.99 + 1e-9), ApproxDP(epsilon=0.5, delta=1e-5), norm="l2",
-                 calibration="classical")
+        additive(
+            Gaussian(sigma=sigma * 0.99 + 1e-9),
+            ApproxDP(epsilon=0.5, delta=1e-5),
+            norm="l2",
+            calibration="classical",
+        )
 
 
 def test_gaussian_in_zcdp_gdp_and_renyi_currencies():
@@ -156,8 +207,9 @@ def test_gaussian_in_zcdp_gdp_and_renyi_currencies():
 
 def test_laplace_renyi_curve_is_mironovs():
     lam, a = 1.0, 2.0
-    expected = math.log(a / (2 * a - 1) * math.exp((a - 1) * lam)
-                        + (a - 1) / (2 * a - 1) * math.exp(-a * lam)) / (a - 1)
+    expected = math.log(
+        a / (2 * a - 1) * math.exp((a - 1) * lam) + (a - 1) / (2 * a - 1) * math.exp(-a * lam)
+    ) / (a - 1)
     additive(Laplace(scale=1.0), RenyiDP(alpha=a, epsilon=expected))
     with pytest.raises(InconsistentSpecError):
         additive(Laplace(scale=1.0), RenyiDP(alpha=a, epsilon=expected * 0.999))
@@ -179,32 +231,52 @@ def test_discrete_laws_need_integer_sensitivity():
 
 def test_exact_numerics_need_a_discrete_law():
     with pytest.raises(InconsistentSpecError, match="idealized"):
-        MechanismSpec(name="x", input_domain=DATA, relation=SubstituteOne(),
-                      sensitivity=(GlobalSensitivity(value=1.0),),
-                      noise=AdditiveNoise(law=Laplace(scale=1.0)), guarantee=PureDP(epsilon=1.0),
-                      numerics="exact")
+        MechanismSpec(
+            name="x",
+            input_domain=DATA,
+            relation=SubstituteOne(),
+            sensitivity=(GlobalSensitivity(value=1.0),),
+            noise=AdditiveNoise(law=Laplace(scale=1.0)),
+            guarantee=PureDP(epsilon=1.0),
+            numerics="exact",
+        )
 
 
 def test_additive_noise_needs_a_global_claim():
     with pytest.raises(InconsistentSpecError, match="global sensitivity"):
-        MechanismSpec(name="x", input_domain=DATA, relation=SubstituteOne(),
-                      noise=AdditiveNoise(law=Laplace(scale=1.0)), guarantee=PureDP(epsilon=1.0))
+        MechanismSpec(
+            name="x",
+            input_domain=DATA,
+            relation=SubstituteOne(),
+            noise=AdditiveNoise(law=Laplace(scale=1.0)),
+            guarantee=PureDP(epsilon=1.0),
+        )
 
 
 def test_duplicate_claims_and_unproven_without_notes_are_refused():
     with pytest.raises(InconsistentSpecError, match="more than one"):
-        MechanismSpec(name="x", input_domain=DATA, relation=SubstituteOne(),
-                      sensitivity=(GlobalSensitivity(value=1.0), GlobalSensitivity(value=2.0)),
-                      guarantee=PureDP(epsilon=1.0))
+        MechanismSpec(
+            name="x",
+            input_domain=DATA,
+            relation=SubstituteOne(),
+            sensitivity=(GlobalSensitivity(value=1.0), GlobalSensitivity(value=2.0)),
+            guarantee=PureDP(epsilon=1.0),
+        )
     with pytest.raises(InconsistentSpecError, match="notes"):
-        MechanismSpec(name="x", input_domain=DATA, relation=SubstituteOne(),
-                      guarantee=PureDP(epsilon=1.0), proof_status="unproven")
+        MechanismSpec(
+            name="x",
+            input_domain=DATA,
+            relation=SubstituteOne(),
+            guarantee=PureDP(epsilon=1.0),
+            proof_status="unproven",
+        )
 
 
 def test_relation_must_fit_the_domain():
     with pytest.raises(UnsupportedCombinationError, match="not defined"):
-        MechanismSpec(name="x", input_domain=DATA, relation=EdgeNeighbouring(),
-                      guarantee=PureDP(epsilon=1.0))
+        MechanismSpec(
+            name="x", input_domain=DATA, relation=EdgeNeighbouring(), guarantee=PureDP(epsilon=1.0)
+        )
 
 
 # ---- smooth sensitivity -----------------------------------------------------------------------
@@ -235,8 +307,14 @@ def test_smooth_inverse_quartic_constants():
 
 
 def test_unproven_claims_are_marked():
-    s = smooth(InverseQuartic(scale=1.0), 1.0, 1.0, PureDP(epsilon=10.0), proof_status="unproven",
-               notes="paper-mode smooth bound is not a valid local-sensitivity bound")
+    s = smooth(
+        InverseQuartic(scale=1.0),
+        1.0,
+        1.0,
+        PureDP(epsilon=10.0),
+        proof_status="unproven",
+        notes="paper-mode smooth bound is not a valid local-sensitivity bound",
+    )
     assert s.proof_status == "unproven" and "unproven" in s.describe()
 
 
@@ -269,11 +347,26 @@ def test_monotone_argmax_is_refused_under_a_two_sided_relation(law):
 def test_randomized_response_constants():
     dom, rel = Categorical(size=3), LocalRelation()
     law = RandomizedResponseLaw.from_epsilon(1.0, 3)
-    MechanismSpec(name="rr", input_domain=dom, relation=rel,
-                  noise=RandomizedResponse(law=law), guarantee=PureDP(epsilon=1.0))
+    MechanismSpec(
+        name="rr",
+        input_domain=dom,
+        relation=rel,
+        noise=RandomizedResponse(law=law),
+        guarantee=PureDP(epsilon=1.0),
+    )
     with pytest.raises(InconsistentSpecError):
-        MechanismSpec(name="rr", input_domain=dom, relation=rel,
-                      noise=RandomizedResponse(law=law), guarantee=PureDP(epsilon=0.9))
+        MechanismSpec(
+            name="rr",
+            input_domain=dom,
+            relation=rel,
+            noise=RandomizedResponse(law=law),
+            guarantee=PureDP(epsilon=0.9),
+        )
     with pytest.raises(InconsistentSpecError, match="categories"):
-        MechanismSpec(name="rr", input_domain=Categorical(size=4), relation=rel,
-                      noise=RandomizedResponse(law=law), guarantee=PureDP(epsilon=1.0))
+        MechanismSpec(
+            name="rr",
+            input_domain=Categorical(size=4),
+            relation=rel,
+            noise=RandomizedResponse(law=law),
+            guarantee=PureDP(epsilon=1.0),
+        )

@@ -39,8 +39,9 @@ def _check(relation, x, y, domain):
 
 
 norms = st.sampled_from(["l0", "l1", "l2", "linf"])
-elements = st.sampled_from([RealInterval(lo=-3.0, hi=3.0), RealInterval(),
-                            IntegerRange(lo=0, hi=4), IntegerRange(lo=-5)])
+elements = st.sampled_from(
+    [RealInterval(lo=-3.0, hi=3.0), RealInterval(), IntegerRange(lo=0, hi=4), IntegerRange(lo=-5)]
+)
 
 
 def test_decide_refuses_two_sided_moves_with_a_reason():
@@ -67,8 +68,9 @@ def test_a_two_sided_relation_serialises_and_hashes_as_before():
 
 
 @FAST
-@given(norms, st.sampled_from([0.5, 1.0, 2.0]), elements, st.integers(1, 5),
-       st.integers(0, 2**32 - 1))
+@given(
+    norms, st.sampled_from([0.5, 1.0, 2.0]), elements, st.integers(1, 5), st.integers(0, 2**32 - 1)
+)
 def test_random_and_extreme_neighbours_move_one_way(norm, radius, element, length, seed):
     relation = QueryDistance(norm=norm, radius=radius, monotone=True)
     domain = VectorDomain(element=element, length=length)
@@ -92,8 +94,16 @@ def test_adversarial_patterns_are_one_directional_and_include_all_but_one():
     relation = QueryDistance(norm="linf", radius=1.0, monotone=True)
     domain = VectorDomain(element=RealInterval(lo=-10.0, hi=10.0), length=3)
     found = [tuple(y.tolist()) for y in relation.extreme_neighbours(np.zeros(3), domain)]
-    assert found == [(1, 0, 0), (-1, 0, 0), (1, 1, 1), (-1, -1, -1), (0, 1, 1), (0, -1, -1),
-                     (1, 1, 0), (-1, -1, 0)]
+    assert found == [
+        (1, 0, 0),
+        (-1, 0, 0),
+        (1, 1, 1),
+        (-1, -1, -1),
+        (0, 1, 1),
+        (0, -1, -1),
+        (1, 1, 0),
+        (-1, -1, 0),
+    ]
     for x, y, _ in relation.adversarial_pairs(domain):
         _check(relation, x, y, domain)
 
@@ -105,7 +115,7 @@ def test_enumerated_neighbours_are_exactly_the_one_directional_ones():
     one_way = list(QueryDistance(norm="l1", radius=2.0, monotone=True).neighbours(x, domain))
     expected = [y for y in both if _one_directional(x, y)]
     assert len(one_way) == len(expected) < len(both)
-    assert all(np.array_equal(a, b) for a, b in zip(one_way, expected))
+    assert all(np.array_equal(a, b) for a, b in zip(one_way, expected, strict=True))
 
 
 @FAST
@@ -114,10 +124,13 @@ def test_the_search_strategy_draws_one_directional_pairs(data):
     from privaudit.auditing.search.strategies import neighbouring_pairs
 
     spec = MechanismSpec(
-        name="monotone_select", input_domain=VectorDomain(element=RealInterval(), length=3),
+        name="monotone_select",
+        input_domain=VectorDomain(element=RealInterval(), length=3),
         relation=QueryDistance(norm="linf", radius=1.0, monotone=True),
         sensitivity=(GlobalSensitivity(value=1.0, norm="linf"),),
-        noise=NoisyArgmax(law=Gumbel(scale=1.0), monotone=True), guarantee=PureDP(epsilon=1.0))
+        noise=NoisyArgmax(law=Gumbel(scale=1.0), monotone=True),
+        guarantee=PureDP(epsilon=1.0),
+    )
     x, y = data.draw(neighbouring_pairs(spec))
     _check(spec.relation, x, y, spec.input_domain)
 

@@ -141,9 +141,13 @@ def test_content_hash_is_stable_and_sensitive(cls):
 
 
 def test_content_hash_distinguishes_kinds_with_equal_parameters():
-    hashes = {Laplace(scale=1.0).content_hash, DiscreteLaplace(scale=1.0).content_hash,
-              InverseQuartic(scale=1.0).content_hash, Gumbel(scale=1.0).content_hash,
-              Exponential(scale=1.0).content_hash}
+    hashes = {
+        Laplace(scale=1.0).content_hash,
+        DiscreteLaplace(scale=1.0).content_hash,
+        InverseQuartic(scale=1.0).content_hash,
+        Gumbel(scale=1.0).content_hash,
+        Exponential(scale=1.0).content_hash,
+    }
     assert len(hashes) == 5
     assert Gaussian(sigma=1.0).content_hash != DiscreteGaussian(sigma=1.0).content_hash
 
@@ -176,8 +180,21 @@ def test_inverse_quartic_default_scale():
 # invalid parameters
 # --------------------------------------------------------------------------------------
 
-BAD_SCALES = [0, 0.0, -1.0, -1e-300, math.nan, math.inf, -math.inf, True, False, "1.0", None,
-              [1.0], 1 + 2j]
+BAD_SCALES = [
+    0,
+    0.0,
+    -1.0,
+    -1e-300,
+    math.nan,
+    math.inf,
+    -math.inf,
+    True,
+    False,
+    "1.0",
+    None,
+    [1.0],
+    1 + 2j,
+]
 
 
 @pytest.mark.parametrize("cls", list(LAW_CLASSES), ids=lambda c: c.__name__)
@@ -194,8 +211,9 @@ def test_extra_fields_and_wrong_kind_are_refused(cls):
         cls(**{name: 1.0, "location": 0.0})
     with pytest.raises(InvalidParameterError):
         cls(**{name: 1.0, "kind": "something_else"})
+    kind = cls.model_fields["kind"].default
     with pytest.raises(InvalidParameterError):
-        cls.from_json('{"kind": "%s", "%s": "NaN"}' % (cls.model_fields["kind"].default, name))
+        cls.from_json(f'{{"kind": "{kind}", "{name}": "NaN"}}')
 
 
 def test_error_names_the_offending_value():
@@ -382,8 +400,9 @@ def test_cdf_sf_ppf_consistency(law):
     assert law.ppf(1.0) == np.inf
 
 
-@pytest.mark.parametrize("law", [law for law in CONTINUOUS if not isinstance(law, Exponential)],
-                         ids=law_id)
+@pytest.mark.parametrize(
+    "law", [law for law in CONTINUOUS if not isinstance(law, Exponential)], ids=law_id
+)
 def test_ppf_inverts_cdf(law):
     xs = np.linspace(-7, 7, 57) * law.std
     c = law.cdf(xs)
@@ -412,8 +431,9 @@ def test_property_cdf_monotone_and_complementary(law, a, b):
     assert law.density(a) >= 0.0
 
 
-@pytest.mark.parametrize("law", [law for law in CONTINUOUS if not isinstance(law, Exponential)],
-                         ids=law_id)
+@pytest.mark.parametrize(
+    "law", [law for law in CONTINUOUS if not isinstance(law, Exponential)], ids=law_id
+)
 @given(x=st.floats(min_value=-30, max_value=30, allow_nan=False))
 def test_property_ppf_of_cdf(law, x):
     x = x * law.std
@@ -431,8 +451,10 @@ def test_property_discrete_ppf_is_the_generalised_inverse(law, q):
     assert law.cdf(k) >= q > law.cdf(k - 1)
 
 
-@given(z=st.floats(min_value=-1e5, max_value=1e5, allow_nan=False),
-       s=st.floats(min_value=0.01, max_value=100))
+@given(
+    z=st.floats(min_value=-1e5, max_value=1e5, allow_nan=False),
+    s=st.floats(min_value=0.01, max_value=100),
+)
 def test_property_inverse_quartic_symmetry_and_scaling(z, s):
     law, unit = InverseQuartic(scale=s), InverseQuartic()
     assert law.density(z) == law.density(-z)
@@ -464,7 +486,10 @@ def test_inverse_quartic_closed_form_cdf():
 
 def test_inverse_quartic_moments():
     law = InverseQuartic()
-    dens = lambda z: float(law.density(z))  # noqa: E731
+
+    def dens(z):
+        return float(law.density(z))
+
     assert _quad(lambda z: z * z * dens(z), -np.inf, np.inf, [0.0]) == pytest.approx(1.0, abs=1e-10)
     assert law.variance == 1.0 and law.std == 1.0
     mean_abs = _quad(lambda z: abs(z) * dens(z), -np.inf, np.inf, [0.0])
@@ -510,8 +535,9 @@ def test_inverse_quartic_tails_to_full_precision():
 def test_inverse_quartic_tail_cdf_against_quad():
     law = InverseQuartic()
     for x in [1.0, 2.0, 5.0, 20.0, 300.0]:
-        ref = integrate.quad(lambda z: float(law.density(z)), -np.inf, -x, epsabs=0,
-                             epsrel=1e-13, limit=200)[0]
+        ref = integrate.quad(
+            lambda z: float(law.density(z)), -np.inf, -x, epsabs=0, epsrel=1e-13, limit=200
+        )[0]
         assert law.cdf(-x) == pytest.approx(ref, rel=1e-11)
 
 
@@ -533,15 +559,22 @@ def test_inverse_quartic_ppf_extreme_tails():
 
 def _iq_pure_epsilon_numeric(d: float) -> float:
     """sup_z |log(1 + (z + d)⁴) − log(1 + z⁴)|: fine grid, then bounded refinement."""
-    f = lambda z: math.log1p((z + d) ** 4) - math.log1p(z**4)  # noqa: E731
+
+    def f(z):
+        return math.log1p((z + d) ** 4) - math.log1p(z**4)
+
     span = 10.0 * (1.0 + d)
     grid = np.linspace(-span, span, 200_001)
     vals = np.log1p((grid + d) ** 4) - np.log1p(grid**4)
     i = int(np.argmax(np.abs(vals)))
     h = grid[1] - grid[0]
     sign = np.sign(vals[i])
-    res = optimize.minimize_scalar(lambda z: -sign * f(z), bounds=(grid[i] - h, grid[i] + h),
-                                   method="bounded", options={"xatol": 1e-13})
+    res = optimize.minimize_scalar(
+        lambda z: -sign * f(z),
+        bounds=(grid[i] - h, grid[i] + h),
+        method="bounded",
+        options={"xatol": 1e-13},
+    )
     return abs(f(res.x))
 
 
@@ -549,8 +582,12 @@ def test_pure_epsilon_closed_forms():
     assert Laplace(scale=2.0).pure_epsilon(3.0) == 1.5
     assert DiscreteLaplace(scale=2.0).pure_epsilon(3) == 1.5
     assert DiscreteLaplace(scale=2.0).pure_epsilon(3.0) == 1.5
-    for law in [Gaussian(sigma=1.0), DiscreteGaussian(sigma=1.0), Gumbel(scale=1.0),
-                Exponential(scale=1.0)]:
+    for law in [
+        Gaussian(sigma=1.0),
+        DiscreteGaussian(sigma=1.0),
+        Gumbel(scale=1.0),
+        Exponential(scale=1.0),
+    ]:
         assert law.pure_epsilon(1) == math.inf
 
 
@@ -608,18 +645,25 @@ def _hockey_stick_continuous(law: NoiseLaw, eps: float, shift: float) -> float:
     The break points are the sign changes of the integrand, located on a grid with
     brentq (independently of the code under test).
     """
+
     def one(sign: float) -> float:
         def g(z: float) -> float:
             return float(law.density(z)) - math.exp(eps) * float(law.density(z - sign * shift))
 
         s = law.std + shift
-        grid = np.concatenate([-np.geomspace(1e-3, 1e5, 400) * s, [0.0],
-                               np.geomspace(1e-3, 1e5, 400) * s]) + sign * shift / 2
+        grid = (
+            np.concatenate(
+                [-np.geomspace(1e-3, 1e5, 400) * s, [0.0], np.geomspace(1e-3, 1e5, 400) * s]
+            )
+            + sign * shift / 2
+        )
         grid.sort()
         vals = np.array([g(z) for z in grid])
-        roots = [optimize.brentq(g, a, b, xtol=1e-14)
-                 for a, b, va, vb in zip(grid[:-1], grid[1:], vals[:-1], vals[1:], strict=True)
-                 if va * vb < 0]
+        roots = [
+            optimize.brentq(g, a, b, xtol=1e-14)
+            for a, b, va, vb in zip(grid[:-1], grid[1:], vals[:-1], vals[1:], strict=True)
+            if va * vb < 0
+        ]
         pts = [*roots, 0.0, sign * shift]
         lower = 0.0 if isinstance(law, Exponential) else -np.inf
         return _quad(lambda z: max(0.0, g(z)), lower, np.inf, pts)
@@ -699,8 +743,12 @@ def test_profile_at_zero_is_total_variation(law):
         tv = 0.5 * math.fsum(np.abs(law.density(ks) - law.density(ks - shift)))
     else:
         lower = 0.0 if isinstance(law, Exponential) else -np.inf
-        tv = 0.5 * _quad(lambda z: abs(float(law.density(z)) - float(law.density(z - shift))),
-                         lower, np.inf, [0.0, shift, shift / 2])
+        tv = 0.5 * _quad(
+            lambda z: abs(float(law.density(z)) - float(law.density(z - shift))),
+            lower,
+            np.inf,
+            [0.0, shift, shift / 2],
+        )
     assert law.privacy_profile(0.0, shift) == pytest.approx(tv, rel=1e-9, abs=1e-14)
 
 
@@ -730,15 +778,24 @@ def test_inverse_quartic_profile_against_mpmath():
     mpmath = pytest.importorskip("mpmath")
     mpmath.mp.dps = 30
     law = InverseQuartic()
-    p = lambda z: mpmath.sqrt(2) / mpmath.pi / (1 + z**4)  # noqa: E731
+
+    def p(z):
+        return mpmath.sqrt(2) / mpmath.pi / (1 + z**4)
+
     for d, eps in [(1.0, 0.001), (3.0, 0.1), (0.5, 0.4)]:
         dd, ee = mpmath.mpf(d), mpmath.mpf(eps)
-        g = lambda z, dd=dd, ee=ee: mpmath.log(p(z)) - mpmath.log(p(z - dd)) - ee  # noqa: E731
+
+        def g(z, dd=dd, ee=ee):
+            return mpmath.log(p(z)) - mpmath.log(p(z - dd)) - ee
+
         def dg(z, dd=dd):
             return 4 * (z - dd) ** 3 / (1 + (z - dd) ** 4) - 4 * z**3 / (1 + z**4)
 
         z_star = mpmath.findroot(dg, optimize.brentq(lambda z: float(dg(z)), -50.0, 0.0))
-        gf = lambda z, g=g: float(g(z))  # noqa: E731
+
+        def gf(z, g=g):
+            return float(g(z))
+
         b = mpmath.findroot(g, optimize.brentq(gf, float(z_star), d / 2))
         a = mpmath.findroot(g, optimize.brentq(gf, -1e6, float(z_star)))
         ref = mpmath.quad(lambda z, dd=dd, ee=ee: p(z) - mpmath.exp(ee) * p(z - dd), [a, z_star, b])
@@ -793,8 +850,11 @@ def test_discrete_gaussian_tails_in_both_regimes(sigma):
     big = np.arange(1, math.ceil(45 * sigma) + 5, dtype=np.float64)
     w = np.exp(-big * big / (2 * sigma * sigma))
     z = 1 + 2 * math.fsum(w)
-    ms = np.unique(np.concatenate([np.linspace(1, 37 * sigma, 40).round(),
-                                   np.round([sigma**2 / 4 - 1, sigma**2 / 4 + 1])]))
+    ms = np.unique(
+        np.concatenate(
+            [np.linspace(1, 37 * sigma, 40).round(), np.round([sigma**2 / 4 - 1, sigma**2 / 4 + 1])]
+        )
+    )
     ms = ms[(ms >= 1) & (ms < 37 * sigma)]
     for m in ms:
         ref = math.fsum(w[big >= m]) / z
@@ -806,9 +866,24 @@ class _IntegersOnly(np.random.Generator):
     """A generator that refuses every method except ``integers``."""
 
     def __getattribute__(self, name):
-        if name in {"random", "geometric", "normal", "standard_normal", "laplace", "uniform",
-                    "exponential", "standard_exponential", "standard_gamma", "gamma", "choice",
-                    "bytes", "binomial", "poisson", "permutation", "shuffle"}:
+        if name in {
+            "random",
+            "geometric",
+            "normal",
+            "standard_normal",
+            "laplace",
+            "uniform",
+            "exponential",
+            "standard_exponential",
+            "standard_gamma",
+            "gamma",
+            "choice",
+            "bytes",
+            "binomial",
+            "poisson",
+            "permutation",
+            "shuffle",
+        }:
             raise AssertionError(f"exact sampler used Generator.{name}")
         return super().__getattribute__(name)
 
@@ -867,13 +942,19 @@ def test_randomized_response_epsilon_and_profile():
             assert rr.keep_probability == pytest.approx(math.exp(e) / (math.exp(e) + m - 1))
             assert rr.epsilon == pytest.approx(e, abs=1e-14)
     # exact profile against brute force over outputs, every ordered pair of inputs
-    for law in [RandomizedResponseLaw(categories=3, keep_probability=0.7),
-                RandomizedResponseLaw(categories=5, keep_probability=0.1)]:
+    for law in [
+        RandomizedResponseLaw(categories=3, keep_probability=0.7),
+        RandomizedResponseLaw(categories=5, keep_probability=0.1),
+    ]:
         for e in [0.0, 0.2, 0.8, 2.0, law.epsilon, law.epsilon + 0.1]:
             worst = max(
-                math.fsum(max(0.0, law.pmf_given(y, x) - math.exp(e) * law.pmf_given(y, xp))
-                          for y in range(law.categories))
-                for x in range(law.categories) for xp in range(law.categories) if x != xp
+                math.fsum(
+                    max(0.0, law.pmf_given(y, x) - math.exp(e) * law.pmf_given(y, xp))
+                    for y in range(law.categories)
+                )
+                for x in range(law.categories)
+                for xp in range(law.categories)
+                if x != xp
             )
             assert law.privacy_profile(e) == pytest.approx(worst, abs=1e-15)
         assert law.privacy_profile(0.0) == pytest.approx(law.total_variation(), abs=1e-15)
@@ -895,8 +976,12 @@ def test_randomized_response_sampling_shapes_and_validation():
     assert law.sample_given(np.array([0, 1]), 0, (5, 2)).shape == (5, 2)
     assert isinstance(law.sample_given(2, 0), np.integer)
     np.testing.assert_array_equal(law.sample_given([0, 1, 2], 9), law.sample_given([0, 1, 2], 9))
-    assert np.all(RandomizedResponseLaw(categories=3, keep_probability=1.0)
-                  .sample_given(np.arange(3), 1, (100, 3)) == np.arange(3))
+    assert np.all(
+        RandomizedResponseLaw(categories=3, keep_probability=1.0).sample_given(
+            np.arange(3), 1, (100, 3)
+        )
+        == np.arange(3)
+    )
     for bad in [3, -1, [0, 5], 1.5, "a", math.nan, True]:
         with pytest.raises(InvalidInputError):
             law.sample_given(bad, 0)

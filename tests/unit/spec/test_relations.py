@@ -763,7 +763,7 @@ def test_decide_is_symmetric_on_arbitrary_pairs(case, seed_x, seed_y):
 def test_random_pairs_are_reproducible_and_checked(relation, domain):
     first = relation.random_pair(domain, 11)
     second = relation.random_pair(domain, 11)
-    for a, b in zip(first, second):
+    for a, b in zip(first, second, strict=True):
         if isinstance(a, nx.Graph):
             assert _edges(a) == _edges(b)
         else:
@@ -785,7 +785,10 @@ VALIDATED_CASES = PAIR_CASES + [
 
 def _same_decision(first: NeighbourDecision, second: NeighbourDecision) -> bool:
     return (first.is_neighbour, first.reason, first.distance) == (
-        second.is_neighbour, second.reason, second.distance)
+        second.is_neighbour,
+        second.reason,
+        second.distance,
+    )
 
 
 @FAST
@@ -803,17 +806,25 @@ def test_decide_on_validated_inputs_gives_the_same_decision(case, seed_x, seed_y
         assert _same_decision(relation.decide(av, bv, domain, validated=False), plain)
         if plain.is_neighbour:
             assert _same_decision(
-                relation.require_neighbours(av, bv, domain, validated=True), plain)
+                relation.require_neighbours(av, bv, domain, validated=True), plain
+            )
 
 
 @pytest.mark.parametrize(
     ("relation", "domain", "bad"),
     [
-        (SubstituteOne(), DatasetDomain(record=Categorical(size=3), size=4), np.array([0, 1, 2, 3])),
+        (
+            SubstituteOne(),
+            DatasetDomain(record=Categorical(size=3), size=4),
+            np.array([0, 1, 2, 3]),
+        ),
         (AddRemoveOne(), DatasetDomain(record=RealInterval(lo=0, hi=1)), np.array([0.5, np.nan])),
         (QueryDistance(norm="l2", radius=1), RealInterval(lo=-2, hi=2), 2.5),
-        (QueryDistance(norm="l1", radius=2),
-         VectorDomain(element=IntegerRange(lo=0, hi=5), length=3), np.array([0, 1])),
+        (
+            QueryDistance(norm="l1", radius=2),
+            VectorDomain(element=IntegerRange(lo=0, hi=5), length=3),
+            np.array([0, 1]),
+        ),
         (EdgeNeighbouring(), GraphDomain(n_nodes=5, max_degree=2), nx.star_graph(4)),
         (NodeNeighbouring(max_degree=2), GraphDomain(n_nodes=6), nx.path_graph(4)),
         (LocalRelation(), Categorical(size=3), 3),
@@ -857,16 +868,20 @@ def test_local_node_adversarial_pairs_are_realisable_neighbours():
     """Every pair LocalNodeRelation offers is a node-neighbour pair within the degree bound."""
     from spec import GraphDomain, LocalNodeRelation
 
-    for relation in (LocalNodeRelation(focus_nodes=(3,), bucket_width=2),
-                     LocalNodeRelation(max_degree=3)):
+    for relation in (
+        LocalNodeRelation(focus_nodes=(3,), bucket_width=2),
+        LocalNodeRelation(max_degree=3),
+    ):
         domain = GraphDomain(n_nodes=7)
         origins = set()
         for x, y, origin in relation.local_node_pairs(domain):
             assert relation.decide(x, y, domain).is_neighbour, origin
             origins.add(origin)
         assert "degree_space" in origins
-    focused = dict((o, (x, y)) for x, y, o in LocalNodeRelation(focus_nodes=(3,)).local_node_pairs(
-        GraphDomain(n_nodes=7)))
+    focused = dict(
+        (o, (x, y))
+        for x, y, o in LocalNodeRelation(focus_nodes=(3,)).local_node_pairs(GraphDomain(n_nodes=7))
+    )
     x, y = focused["focused_degree_preserving_swap"]
     assert x.degree(3) == y.degree(3) == 3 and not set(x[3]) & set(y[3])
     x, y = focused["focused_star_toggle"]

@@ -75,15 +75,18 @@ def test_eq9_only_the_mixture_reading_makes_the_debiasing_unbiased(reading, unbi
     if reading == "printed":
         assert law.sum() == pytest.approx(0.851, abs=1e-3)
     b = r.beta / k
-    expected_u = (law - law.sum() * b) / (1 - r.beta)      # E[(e_x̃ − b)/(1 − β)]
+    expected_u = (law - law.sum() * b) / (1 - r.beta)  # E[(e_x̃ − b)/(1 − β)]
     assert bool(np.allclose(expected_u, np.eye(k)[0], atol=1e-12)) is unbiased
 
 
 @pytest.mark.parametrize("table_name", ["gini", "kendall", "collision", "random"])
 def test_fast_form_equals_the_pairwise_sum(table_name):
     rng = np.random.default_rng(11)
-    tables = {"gini": gini_table(UniformQuantizer(0, 1, 7)), "kendall": kendall_table(3),
-              "collision": collision_table(6)}
+    tables = {
+        "gini": gini_table(UniformQuantizer(0, 1, 7)),
+        "kendall": kendall_table(3),
+        "collision": collision_table(6),
+    }
     if table_name == "random":
         m = rng.normal(size=(5, 5))
         tables["random"] = m + m.T
@@ -123,9 +126,12 @@ def test_two_sample_auc_is_unbiased_for_the_quantized_auc():
     reps = 2000
     rp = r.randomize(np.broadcast_to(pos, (reps, pos.size)).copy(), rng=rng)
     rn = r.randomize(np.broadcast_to(neg, (reps, neg.size)).copy(), rng=rng)
-    values = np.array([two_sample_statistic(np.bincount(p, minlength=k),
-                                            np.bincount(n, minlength=k), a, r)
-                       for p, n in zip(rp, rn)])
+    values = np.array(
+        [
+            two_sample_statistic(np.bincount(p, minlength=k), np.bincount(n, minlength=k), a, r)
+            for p, n in zip(rp, rn, strict=True)
+        ]
+    )
     assert abs(values.mean() - truth) < 4.5 * values.std(ddof=1) / math.sqrt(reps)
 
 
@@ -136,7 +142,7 @@ def test_kendall_joint_domain_targets_tau_a():
     dy, dz = np.sign(y[:, None] - y[None, :]), np.sign(z[:, None] - z[None, :])
     tau_a = (dy * dz)[np.triu_indices(300, 1)].mean()
     assert _u_of_cells(joint_index(y, z, 4), kendall_table(4)) == pytest.approx(tau_a)
-    res = private_kendall_tau_rr(y, z, 4, 50.0, rng=1)   # ε large: nearly the truth
+    res = private_kendall_tau_rr(y, z, 4, 50.0, rng=1)  # ε large: nearly the truth
     assert res.estimate == pytest.approx(tau_a, abs=1e-6)
     assert res.protocol == "A" and res.details["k"] == 16
 
@@ -170,19 +176,22 @@ def test_randomizer_mechanism_exposes_its_output_law():
     assert m.sample(0.3, 10, rng=0).shape == (10,)
 
 
-@pytest.mark.parametrize("call", [
-    lambda: KaryRandomizer(1, 1.0),
-    lambda: KaryRandomizer(4, 0.0),
-    lambda: KaryRandomizer(4, 1.0).randomize([0, 4]),
-    lambda: kernel_table([[0, 1], [0, 0]]),
-    lambda: UniformQuantizer(1.0, 0.0, 3),
-    lambda: UniformQuantizer(0.0, 1.0, 3).index([0.2, float("nan")]),
-    lambda: private_ustatistic_rr([0, 1, 5], collision_table(3), 1.0),
-    lambda: private_ustatistic_rr([0], collision_table(3), 1.0),
-    lambda: private_auc_rr([0.1, 0.2], [0, 2], 1.0, 4),
-    lambda: joint_index([0, 4], [0, 1], 4),
-    lambda: fast_u_statistic([1, 2], collision_table(3), KaryRandomizer(3, 1.0)),
-])
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda: KaryRandomizer(1, 1.0),
+        lambda: KaryRandomizer(4, 0.0),
+        lambda: KaryRandomizer(4, 1.0).randomize([0, 4]),
+        lambda: kernel_table([[0, 1], [0, 0]]),
+        lambda: UniformQuantizer(1.0, 0.0, 3),
+        lambda: UniformQuantizer(0.0, 1.0, 3).index([0.2, float("nan")]),
+        lambda: private_ustatistic_rr([0, 1, 5], collision_table(3), 1.0),
+        lambda: private_ustatistic_rr([0], collision_table(3), 1.0),
+        lambda: private_auc_rr([0.1, 0.2], [0, 2], 1.0, 4),
+        lambda: joint_index([0, 4], [0, 1], 4),
+        lambda: fast_u_statistic([1, 2], collision_table(3), KaryRandomizer(3, 1.0)),
+    ],
+)
 def test_bad_inputs_raise_specific_errors(call):
     with pytest.raises(PrivauditError) as info:
         call()

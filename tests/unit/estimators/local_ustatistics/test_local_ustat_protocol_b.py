@@ -63,8 +63,12 @@ def test_level_estimates_are_unbiased(variant):
     rng = np.random.default_rng(9)
     s = rng.integers(0, 16, 1500)
     truth = prefix_counts(s, 4)
-    reps = np.stack([np.concatenate(level_estimates(hadamard_reports(s, 4, 2.0, variant, r)).levels)
-                     for r in np.random.default_rng(3).spawn(200)])
+    reps = np.stack(
+        [
+            np.concatenate(level_estimates(hadamard_reports(s, 4, 2.0, variant, r)).levels)
+            for r in np.random.default_rng(3).spawn(200)
+        ]
+    )
     se = reps.std(axis=0, ddof=1) / math.sqrt(reps.shape[0])
     flat = np.concatenate(truth)
     assert np.all(np.abs(reps.mean(axis=0) - flat) <= 4.5 * se + 1e-9)
@@ -100,7 +104,7 @@ def test_private_auc_is_close_at_large_n_and_clipping_is_post_processing(variant
     assert clipped.estimate == pytest.approx(min(1.0, max(0.0, res.estimate)))
 
 
-@pytest.mark.filterwarnings("ignore::DeprecationWarning")   # pure-ldp's randrange calls
+@pytest.mark.filterwarnings("ignore::DeprecationWarning")  # pure-ldp's randrange calls
 def test_frequency_oracle_agrees_with_pure_ldp_hadamard_response():
     """Both oracles estimate the same counts on the same inputs (level 4, d = 16, ε = 1).
 
@@ -116,9 +120,9 @@ def test_frequency_oracle_agrees_with_pure_ldp_hadamard_response():
     data = rng.integers(0, d, n)
     truth = np.bincount(data, minlength=d).astype(float)
     ours, theirs = [], []
-    for r in range(reps):
-        rep = hadamard_reports(data, 4, eps, "C", rng)   # variant C at α = 4 uses ε/4 per level;
-        ours.append(level_estimates(rep).levels[4])       # compare at equal budget below
+    for _ in range(reps):
+        rep = hadamard_reports(data, 4, eps, "C", rng)  # variant C at α = 4 uses ε/4 per level;
+        ours.append(level_estimates(rep).levels[4])  # compare at equal budget below
         server = hr.HadamardResponseServer(eps / 4, d)
         client = hr.HadamardResponseClient(eps / 4, d, server.get_hash_funcs())
         for x in data:
@@ -132,14 +136,17 @@ def test_frequency_oracle_agrees_with_pure_ldp_hadamard_response():
     assert np.all(np.abs(ours_a.mean(0) - theirs_a.mean(0)) <= 4.5 * np.hypot(se_o, se_t))
 
 
-@pytest.mark.parametrize("call", [
-    lambda: prefix_counts([0, 16], 4),
-    lambda: prefix_counts([0.5], 4),
-    lambda: private_auc_hierarchical([0, 1, 2], [1, 1, 1], 2, 1.0),
-    lambda: private_auc_hierarchical([0, 1], [1, 0], 2, 1.0, variant="X"),
-    lambda: private_auc_hierarchical([0, 1], [1, 0], 2, 1.0, a=1.0),
-    lambda: private_auc_hierarchical([0, 1], [1, 0], 0, 1.0),
-])
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda: prefix_counts([0, 16], 4),
+        lambda: prefix_counts([0.5], 4),
+        lambda: private_auc_hierarchical([0, 1, 2], [1, 1, 1], 2, 1.0),
+        lambda: private_auc_hierarchical([0, 1], [1, 0], 2, 1.0, variant="X"),
+        lambda: private_auc_hierarchical([0, 1], [1, 0], 2, 1.0, a=1.0),
+        lambda: private_auc_hierarchical([0, 1], [1, 0], 0, 1.0),
+    ],
+)
 def test_bad_inputs_raise_specific_errors(call):
     with pytest.raises((InvalidInputError, InvalidParameterError)):
         call()

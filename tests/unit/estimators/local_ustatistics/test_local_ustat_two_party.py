@@ -39,7 +39,7 @@ def test_pairing_puts_each_user_in_p_pairs():
     pairs = permutation_pairs(10, 3, rng=0)
     assert pairs.shape == (15, 2)
     assert np.array_equal(np.bincount(pairs.ravel(), minlength=10), np.full(10, 3))
-    assert permutation_pairs(11, 2, rng=0).shape == (10, 2)        # odd n: one left out
+    assert permutation_pairs(11, 2, rng=0).shape == (10, 2)  # odd n: one left out
 
 
 @pytest.mark.parametrize("printed, matches", [(False, True), (True, False)])
@@ -49,11 +49,12 @@ def test_theorem5_noise_term_is_4p_over_n_eps2_not_the_printed_2p(printed, match
     x = np.random.default_rng(0).uniform(0, 1, n)
     gen = np.random.default_rng(1)
     noise = []
-    for _ in range(reps):                       # the noise part alone: same data and pairs
+    for _ in range(reps):  # the noise part alone: same data and pairs
         res = private_ustatistic_2pc(x, gini, eps, p, rng=gen)
         noise.append(res.estimate)
     # Var(Û | data) = subsampling part + noise part; isolate the noise part by subtracting
-    # the subsampling variance measured at ε = 300, the largest ε accepted (noise variance ~1e-7 of the noise part)
+    # the subsampling variance measured at ε = 300, the largest ε accepted (noise variance
+    # ~1e-7 of the noise part)
     sub = [private_ustatistic_2pc(x, gini, 300.0, p, rng=gen).estimate for _ in range(reps)]
     measured = np.var(noise, ddof=1) - np.var(sub, ddof=1)
     theory = theorem5_mse(n, p, eps, 0.0, 0.0, printed=printed)
@@ -64,8 +65,10 @@ def test_theorem5_matches_monte_carlo_against_the_population():
     """U(0,1) data, f = |x − y|: U = 1/3, ζ2 = 1/18, ζ1 = 1/180 (exact)."""
     n, p, eps, reps = 200, 3, 2.0, 3000
     gen = np.random.default_rng(7)
-    err = [private_ustatistic_2pc(gen.uniform(0, 1, n), gini, eps, p, rng=gen).estimate - 1 / 3
-           for _ in range(reps)]
+    err = [
+        private_ustatistic_2pc(gen.uniform(0, 1, n), gini, eps, p, rng=gen).estimate - 1 / 3
+        for _ in range(reps)
+    ]
     mse = float(np.mean(np.square(err)))
     assert 0.9 <= mse / theorem5_mse(n, p, eps, 1 / 180, 1 / 18) <= 1.1
 
@@ -83,8 +86,12 @@ def test_discrete_variant_debiasing_is_exact_and_estimator_unbiased():
     iu = np.triu_indices(300, 1)
     truth = collision(labels[iu[0]], labels[iu[1]]).mean()
     gen = np.random.default_rng(4)
-    est = np.array([private_ustatistic_2pc_discrete(labels, collision, [0, 1], 2.0, 2,
-                                                    rng=gen).estimate for _ in range(1500)])
+    est = np.array(
+        [
+            private_ustatistic_2pc_discrete(labels, collision, [0, 1], 2.0, 2, rng=gen).estimate
+            for _ in range(1500)
+        ]
+    )
     assert abs(est.mean() - truth) <= 4.5 * est.std(ddof=1) / math.sqrt(est.size)
 
 
@@ -100,27 +107,34 @@ def test_all_pairs_epsilon0_meets_the_composition_exactly():
         assert advanced_composition(PureDP(epsilon=e0), n - 1, 1e-8).epsilon == pytest.approx(eps)
     assert all_pairs_epsilon0(246_399, 1.0, 1e-8) == pytest.approx(3.2e-4, rel=0.02)
     assert all_pairs_epsilon0(246_399, 10.0, 1e-8) == pytest.approx(2.7e-3, rel=0.02)
-    assert all_pairs_epsilon0(6, 1.0, 1e-8) == pytest.approx(0.2)   # basic composition binds
+    assert all_pairs_epsilon0(6, 1.0, 1e-8) == pytest.approx(0.2)  # basic composition binds
 
 
 def test_all_pairs_exact_and_clt_noise_have_the_declared_variance():
     x = np.random.default_rng(0).uniform(0, 1, 60)
     gen = np.random.default_rng(1)
     for noise in ("exact", "clt"):
-        vals = np.array([private_ustatistic_2pc_all_pairs(x, gini, 5.0, 1e-6, noise=noise,
-                                                          rng=gen).estimate for _ in range(3000)])
+        vals = np.array(
+            [
+                private_ustatistic_2pc_all_pairs(x, gini, 5.0, 1e-6, noise=noise, rng=gen).estimate
+                for _ in range(3000)
+            ]
+        )
         bound = private_ustatistic_2pc_all_pairs(x, gini, 5.0, 1e-6, rng=0).variance_bound
         assert 0.9 <= vals.var(ddof=1) / bound <= 1.1
 
 
-@pytest.mark.parametrize("call", [
-    lambda: permutation_pairs(1, 1),
-    lambda: private_ustatistic_2pc([0.1, 0.2, 0.3], gini, 1.0, 0),
-    lambda: private_ustatistic_2pc([0.1, 2.0, 3.5], gini, 1.0, 1, rng=0),
-    lambda: private_ustatistic_2pc_discrete([0, 5, 9], lambda a, b: a - b, [0, 1], 1.0),
-    lambda: all_pairs_epsilon0(10, 1.0, 0.0),
-    lambda: private_ustatistic_2pc_all_pairs([0.1, 0.2], gini, 1.0, 1e-6, noise="fast"),
-])
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda: permutation_pairs(1, 1),
+        lambda: private_ustatistic_2pc([0.1, 0.2, 0.3], gini, 1.0, 0),
+        lambda: private_ustatistic_2pc([0.1, 2.0, 3.5], gini, 1.0, 1, rng=0),
+        lambda: private_ustatistic_2pc_discrete([0, 5, 9], lambda a, b: a - b, [0, 1], 1.0),
+        lambda: all_pairs_epsilon0(10, 1.0, 0.0),
+        lambda: private_ustatistic_2pc_all_pairs([0.1, 0.2], gini, 1.0, 1e-6, noise="fast"),
+    ],
+)
 def test_bad_inputs_raise_specific_errors(call):
     with pytest.raises((InvalidInputError, InvalidParameterError)):
         call()

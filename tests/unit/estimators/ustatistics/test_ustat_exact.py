@@ -61,8 +61,10 @@ def brute_force(data, kernel):
 def brute_weighted(data, kernel, weights):
     data = kernel.validate_data(data)
     n, k = data.shape[0], kernel.degree
-    return sum(min(weights[i] for i in subset) * float(kernel.function(data, np.array([subset]))[0])
-               for subset in itertools.combinations(range(n), k))
+    return sum(
+        min(weights[i] for i in subset) * float(kernel.function(data, np.array([subset]))[0])
+        for subset in itertools.combinations(range(n), k)
+    )
 
 
 def assert_matches_brute_force(data, kernel, method):
@@ -71,7 +73,9 @@ def assert_matches_brute_force(data, kernel, method):
     assert result.u_statistic == pytest.approx(u_value, rel=1e-9, abs=1e-12)
     np.testing.assert_allclose(result.projections, projections, rtol=1e-9, atol=1e-12)
     # each S is counted k times: Σ_i ĥ(i) = k·C(n,k)/C(n−1,k−1)·U_n = n·U_n
-    assert result.projections.sum() == pytest.approx(result.n * result.u_statistic, rel=1e-9, abs=1e-12)
+    assert result.projections.sum() == pytest.approx(
+        result.n * result.u_statistic, rel=1e-9, abs=1e-12
+    )
     assert (result.n, result.degree) == (len(projections), kernel.degree)
     return result
 
@@ -115,8 +119,12 @@ def sphere_points(draw):
 @FAST
 @given(real_samples(st.one_of(reals, tied_reals)))
 def test_real_kernel_paths_equal_brute_force(x):
-    for kernel in (mean_kernel(-3, 3), variance_kernel(-3, 3), gini_mean_difference_kernel(-3, 3),
-                   wilcoxon_signed_rank_kernel()):
+    for kernel in (
+        mean_kernel(-3, 3),
+        variance_kernel(-3, 3),
+        gini_mean_difference_kernel(-3, 3),
+        wilcoxon_signed_rank_kernel(),
+    ):
         fast = assert_matches_brute_force(x, kernel, "auto")
         assert fast.method.startswith("fast:")
         assert_matches_brute_force(x, kernel, "generic")
@@ -164,7 +172,9 @@ def test_rgg_fast_paths_equal_brute_force(points, radius):
 
 def test_rgg_boundary_pairs_agree_with_the_kernel():
     # points at distance exactly r (and duplicated points at distance 0)
-    points = np.array([[0.0, 0.0, 0.0], [0.5, 0.0, 0.0], [0.5, 0.0, 0.0], [0.0, 0.5, 0.0], [1.0, 0.0, 0.0]])
+    points = np.array(
+        [[0.0, 0.0, 0.0], [0.5, 0.0, 0.0], [0.5, 0.0, 0.0], [0.0, 0.5, 0.0], [1.0, 0.0, 0.0]]
+    )
     for kernel in (rgg_edge_kernel(0.5), rgg_triangle_kernel(0.5)):
         assert_matches_brute_force(points, kernel, "fast")
 
@@ -173,7 +183,9 @@ def test_rgg_boundary_pairs_agree_with_the_kernel():
 @given(real_samples(), st.integers(1, 7))
 def test_blocked_path_is_exact_for_every_block_size(x, block_size):
     u_value, projections = brute_force(x, variance_kernel(-3, 3))
-    result = local_hajek_projections(x, variance_kernel(-3, 3), method="blocked", block_size=block_size)
+    result = local_hajek_projections(
+        x, variance_kernel(-3, 3), method="blocked", block_size=block_size
+    )
     assert result.method == "blocked"
     assert result.u_statistic == pytest.approx(u_value, rel=1e-9, abs=1e-12)
     np.testing.assert_allclose(result.projections, projections, rtol=1e-9, atol=1e-12)
@@ -208,14 +220,22 @@ def test_fast_paths_equal_generic_paths_at_moderate_n(rng):
     points = rng.normal(size=(n, 3))
     points /= np.linalg.norm(points, axis=1, keepdims=True)
     adjacency = adjacency_from_points(points, 0.6)
-    cases = [(variance_kernel(-1, 1), x), (gini_mean_difference_kernel(-1, 1), x),
-             (wilcoxon_signed_rank_kernel(), np.round(x, 1)), (kendall_tau_kernel(), tied),
-             (collision_kernel(), labels), (auc_kernel(), scored), (rgg_edge_kernel(0.6), points),
-             (adjacency_edge_kernel(), adjacency)]
+    cases = [
+        (variance_kernel(-1, 1), x),
+        (gini_mean_difference_kernel(-1, 1), x),
+        (wilcoxon_signed_rank_kernel(), np.round(x, 1)),
+        (kendall_tau_kernel(), tied),
+        (collision_kernel(), labels),
+        (auc_kernel(), scored),
+        (rgg_edge_kernel(0.6), points),
+        (adjacency_edge_kernel(), adjacency),
+    ]
     for kernel, data in cases:
         fast = local_hajek_projections(data, kernel, method="fast")
         generic = local_hajek_projections(data, kernel, method="generic", block_size=37)
-        assert fast.u_statistic == pytest.approx(generic.u_statistic, rel=1e-10, abs=1e-12), kernel.name
+        assert fast.u_statistic == pytest.approx(generic.u_statistic, rel=1e-10, abs=1e-12), (
+            kernel.name
+        )
         np.testing.assert_allclose(fast.projections, generic.projections, rtol=1e-10, atol=1e-12)
 
 
@@ -247,8 +267,14 @@ def test_fast_paths_only_run_when_the_declared_range_is_implied():
     from estimators.ustatistics import DataDomain
     from estimators.ustatistics import _builtin_functions as fn
 
-    narrow = Kernel("narrow_variance", 2, fn.half_squared_difference, 0.0, 0.1,
-                    domain=DataDomain("real", lower=0.0, upper=1.0))
+    narrow = Kernel(
+        "narrow_variance",
+        2,
+        fn.half_squared_difference,
+        0.0,
+        0.1,
+        domain=DataDomain("real", lower=0.0, upper=1.0),
+    )
     x = np.array([0.0, 0.2, 1.0])
     with pytest.raises(InvalidParameterError, match="no fast path"):
         local_hajek_projections(x, narrow, method="fast")
@@ -261,8 +287,14 @@ def test_fast_paths_only_run_when_the_declared_range_is_implied():
     edges = Kernel("half_edges", 2, fn.adjacency_entry, 0.0, 0.5, domain=DataDomain("adjacency"))
     with pytest.raises(KernelRangeError):
         weighted_tuple_sum(np.ones((3, 3)) - np.eye(3), edges, np.ones(3))
-    wide = Kernel("wide_variance", 2, fn.half_squared_difference, -1.0, 5.0,
-                  domain=DataDomain("real", lower=0.0, upper=1.0))
+    wide = Kernel(
+        "wide_variance",
+        2,
+        fn.half_squared_difference,
+        -1.0,
+        5.0,
+        domain=DataDomain("real", lower=0.0, upper=1.0),
+    )
     assert local_hajek_projections(x, wide).method == "fast:variance_closed_form"
 
 
@@ -270,7 +302,9 @@ def test_fast_paths_only_run_when_the_declared_range_is_implied():
 @FAST
 @given(real_samples())
 def test_variance_kernel_gives_the_unbiased_sample_variance(x):
-    assert u_statistic(x, variance_kernel(-3, 3)) == pytest.approx(np.var(x, ddof=1), rel=1e-9, abs=1e-12)
+    assert u_statistic(x, variance_kernel(-3, 3)) == pytest.approx(
+        np.var(x, ddof=1), rel=1e-9, abs=1e-12
+    )
     assert u_statistic(x, mean_kernel(-3, 3)) == pytest.approx(np.mean(x), abs=1e-12)
 
 
@@ -283,7 +317,9 @@ def test_tau_a_equals_a_direct_pair_count(z):
         product = (z[i, 0] - z[j, 0]) * (z[i, 1] - z[j, 1])
         concordant += product > 0
         discordant += product < 0
-    assert u_statistic(z, kendall_tau_kernel()) == pytest.approx((concordant - discordant) / math.comb(n, 2))
+    assert u_statistic(z, kendall_tau_kernel()) == pytest.approx(
+        (concordant - discordant) / math.comb(n, 2)
+    )
     sums = kendall_concordance_sums(z[:, 0], z[:, 1])
     assert sums.sum() == 2 * (concordant - discordant)
 
@@ -304,7 +340,10 @@ def test_triangle_projections_match_networkx(rng):
     adjacency = adjacency_from_points(points, 0.5)
     triangles = nx.triangles(nx.from_scipy_sparse_array(adjacency))
     counts = np.array([triangles[i] for i in range(300)])
-    for kernel, data in ((adjacency_triangle_kernel(), adjacency), (rgg_triangle_kernel(0.5), points)):
+    for kernel, data in (
+        (adjacency_triangle_kernel(), adjacency),
+        (rgg_triangle_kernel(0.5), points),
+    ):
         result = local_hajek_projections(data, kernel)
         np.testing.assert_allclose(result.projections * math.comb(299, 2), counts)
         assert result.u_statistic == pytest.approx(counts.sum() / 3 / math.comb(300, 3))
@@ -318,21 +357,31 @@ def test_result_object(rng):
     result = local_hajek_projections(rng.uniform(0, 1, 20), variance_kernel(0, 1))
     assert isinstance(result, HajekProjections)
     assert result.tuple_sum == pytest.approx(result.u_statistic * 190)
-    assert result.max_deviation == pytest.approx(np.max(np.abs(result.projections - result.u_statistic)))
+    assert result.max_deviation == pytest.approx(
+        np.max(np.abs(result.projections - result.u_statistic))
+    )
     with pytest.raises(AttributeError):
-        result.u_statistic = 0.0  # type: ignore[misc]
+        result.u_statistic = 0.0  # type: ignore[misc]  # frozen: the assignment must fail
     with pytest.raises(ValueError, match="read-only"):
         result.projections[0] = 1.0
 
 
-@pytest.mark.parametrize("kernel, data", [
-    (mean_kernel(0, 1), [0.3]), (variance_kernel(0, 1), [0.2, 0.9]),
-    (gini_mean_difference_kernel(0, 1), [0.2, 0.9]), (kendall_tau_kernel(), [[0.0, 1.0], [1.0, 0.0]]),
-    (wilcoxon_signed_rank_kernel(), [-1.0, 1.0]), (collision_kernel(), [2, 2]),
-    (auc_kernel(), [[0.1, 1.0], [0.4, 0.0]]), (symmetry_kernel(0, 1), [0.1, 0.2, 0.9]),
-    (adjacency_triangle_kernel(), np.ones((3, 3)) - np.eye(3)), (adjacency_edge_kernel(), [[0, 1], [1, 0]]),
-    (rgg_triangle_kernel(2.0), np.eye(3)),
-])
+@pytest.mark.parametrize(
+    "kernel, data",
+    [
+        (mean_kernel(0, 1), [0.3]),
+        (variance_kernel(0, 1), [0.2, 0.9]),
+        (gini_mean_difference_kernel(0, 1), [0.2, 0.9]),
+        (kendall_tau_kernel(), [[0.0, 1.0], [1.0, 0.0]]),
+        (wilcoxon_signed_rank_kernel(), [-1.0, 1.0]),
+        (collision_kernel(), [2, 2]),
+        (auc_kernel(), [[0.1, 1.0], [0.4, 0.0]]),
+        (symmetry_kernel(0, 1), [0.1, 0.2, 0.9]),
+        (adjacency_triangle_kernel(), np.ones((3, 3)) - np.eye(3)),
+        (adjacency_edge_kernel(), [[0, 1], [1, 0]]),
+        (rgg_triangle_kernel(2.0), np.eye(3)),
+    ],
+)
 def test_n_equal_to_k(kernel, data):
     """With n = k there is one tuple: U_n = h(X_[n]) and every ĥ(i) equals it."""
     fast = local_hajek_projections(data, kernel)
@@ -344,7 +393,9 @@ def test_n_equal_to_k(kernel, data):
 # ------------------------------------------------------------ weighted sums
 @st.composite
 def weight_vectors(draw, n):
-    weights = draw(st.lists(st.sampled_from([0.0, 0.25, 0.5, 0.9, 1.0, 1.0, 1.0]), min_size=n, max_size=n))
+    weights = draw(
+        st.lists(st.sampled_from([0.0, 0.25, 0.5, 0.9, 1.0, 1.0, 1.0]), min_size=n, max_size=n)
+    )
     return np.array(weights)
 
 
@@ -358,10 +409,16 @@ def test_weighted_tuple_sum_equals_brute_force(data):
     adjacency = np.triu(rng.random((n, n)) < 0.5, 1).astype(float)
     adjacency += adjacency.T
     points = rng.normal(size=(n, 3))
-    cases = [(variance_kernel(-1, 1), x), (symmetry_kernel(-1, 1), x), (collision_kernel(), rng.integers(0, 3, n)),
-             (kendall_tau_kernel(), np.round(rng.normal(size=(n, 2)))),
-             (adjacency_edge_kernel(), adjacency), (adjacency_triangle_kernel(), sp.csr_array(adjacency)),
-             (rgg_edge_kernel(1.5), points), (rgg_triangle_kernel(1.5), points)]
+    cases = [
+        (variance_kernel(-1, 1), x),
+        (symmetry_kernel(-1, 1), x),
+        (collision_kernel(), rng.integers(0, 3, n)),
+        (kendall_tau_kernel(), np.round(rng.normal(size=(n, 2)))),
+        (adjacency_edge_kernel(), adjacency),
+        (adjacency_triangle_kernel(), sp.csr_array(adjacency)),
+        (rgg_edge_kernel(1.5), points),
+        (rgg_triangle_kernel(1.5), points),
+    ]
     for kernel, sample in cases:
         want = brute_weighted(sample, kernel, w)
         for method in ("auto", "generic"):
@@ -375,18 +432,26 @@ def test_weighted_tuple_sum_with_few_small_weights_uses_touching_tuples(rng):
     w = np.ones(n)
     w[[3, 17, 40]] = [0.2, 0.0, 0.7]
     kernel = variance_kernel(0, 1)
-    assert weighted_tuple_sum(x, kernel, w) == pytest.approx(weighted_tuple_sum(x, kernel, w, method="generic"))
-    assert weighted_tuple_sum(x, kernel, np.ones(n)) == pytest.approx(u_statistic(x, kernel) * math.comb(n, 2))
+    assert weighted_tuple_sum(x, kernel, w) == pytest.approx(
+        weighted_tuple_sum(x, kernel, w, method="generic")
+    )
+    assert weighted_tuple_sum(x, kernel, np.ones(n)) == pytest.approx(
+        u_statistic(x, kernel) * math.comb(n, 2)
+    )
 
 
 @FAST
-@given(st.lists(st.sampled_from([0.0, 0.1, 0.5, 0.5, 1.0]), min_size=1, max_size=9), st.integers(1, 5))
+@given(
+    st.lists(st.sampled_from([0.0, 0.1, 0.5, 0.5, 1.0]), min_size=1, max_size=9), st.integers(1, 5)
+)
 def test_min_weight_tuple_sum_equals_brute_force(weights, k):
     if k > len(weights):
         with pytest.raises(InvalidParameterError, match="exceeds"):
             min_weight_tuple_sum(weights, k)
         return
-    want = sum(min(weights[i] for i in subset) for subset in itertools.combinations(range(len(weights)), k))
+    want = sum(
+        min(weights[i] for i in subset) for subset in itertools.combinations(range(len(weights)), k)
+    )
     assert min_weight_tuple_sum(weights, k) == pytest.approx(want, abs=1e-9)
 
 
@@ -399,28 +464,64 @@ def test_enumerated_paths_check_the_declared_range():
         weighted_tuple_sum(np.array([0.1, 0.6, 0.6]), liar, np.ones(3))
 
 
-@pytest.mark.parametrize("call, error, match", [
-    (lambda: local_hajek_projections([0.1, 0.2], variance_kernel(0, 1), method="magic"),
-     InvalidParameterError, "magic"),
-    (lambda: local_hajek_projections([0.1, 0.2, 0.3], symmetry_kernel(0, 1), method="blocked"),
-     InvalidParameterError, "degree 3"),
-    (lambda: local_hajek_projections([0.1, 0.2, 0.3], symmetry_kernel(0, 1), method="fast"),
-     InvalidParameterError, "no fast path"),
-    (lambda: local_hajek_projections([0.1, 0.2], variance_kernel(0, 1), block_size=0),
-     InvalidParameterError, "block_size"),
-    (lambda: local_hajek_projections([0.1, 0.2], "variance"), InvalidParameterError, "Kernel"),
-    (lambda: local_hajek_projections([0.1], variance_kernel(0, 1)), InvalidInputError, "n=1"),
-    (lambda: local_hajek_projections([0.1, np.nan], variance_kernel(0, 1)), InvalidInputError, "nan"),
-    (lambda: u_statistic([[0.1, 0.2]], variance_kernel(0, 1)), InvalidInputError, "shape"),
-    (lambda: weighted_tuple_sum([0.1, 0.2], variance_kernel(0, 1), [1.0, 1.5]), InvalidParameterError, "1.5"),
-    (lambda: weighted_tuple_sum([0.1, 0.2], variance_kernel(0, 1), [1.0, np.nan]), InvalidParameterError, "nan"),
-    (lambda: weighted_tuple_sum([0.1, 0.2], variance_kernel(0, 1), [1.0]), InvalidParameterError, "2 records"),
-    (lambda: weighted_tuple_sum([0.1, 0.2], variance_kernel(0, 1), [1, 1], method="fast"),
-     InvalidParameterError, "fast"),
-    (lambda: min_weight_tuple_sum([0.5, -0.1], 1), InvalidParameterError, "-0.1"),
-    (lambda: min_weight_tuple_sum([], 1), InvalidParameterError, "non-empty"),
-    (lambda: min_weight_tuple_sum([0.5], 0), InvalidParameterError, "k"),
-])
+@pytest.mark.parametrize(
+    "call, error, match",
+    [
+        (
+            lambda: local_hajek_projections([0.1, 0.2], variance_kernel(0, 1), method="magic"),
+            InvalidParameterError,
+            "magic",
+        ),
+        (
+            lambda: local_hajek_projections(
+                [0.1, 0.2, 0.3], symmetry_kernel(0, 1), method="blocked"
+            ),
+            InvalidParameterError,
+            "degree 3",
+        ),
+        (
+            lambda: local_hajek_projections([0.1, 0.2, 0.3], symmetry_kernel(0, 1), method="fast"),
+            InvalidParameterError,
+            "no fast path",
+        ),
+        (
+            lambda: local_hajek_projections([0.1, 0.2], variance_kernel(0, 1), block_size=0),
+            InvalidParameterError,
+            "block_size",
+        ),
+        (lambda: local_hajek_projections([0.1, 0.2], "variance"), InvalidParameterError, "Kernel"),
+        (lambda: local_hajek_projections([0.1], variance_kernel(0, 1)), InvalidInputError, "n=1"),
+        (
+            lambda: local_hajek_projections([0.1, np.nan], variance_kernel(0, 1)),
+            InvalidInputError,
+            "nan",
+        ),
+        (lambda: u_statistic([[0.1, 0.2]], variance_kernel(0, 1)), InvalidInputError, "shape"),
+        (
+            lambda: weighted_tuple_sum([0.1, 0.2], variance_kernel(0, 1), [1.0, 1.5]),
+            InvalidParameterError,
+            "1.5",
+        ),
+        (
+            lambda: weighted_tuple_sum([0.1, 0.2], variance_kernel(0, 1), [1.0, np.nan]),
+            InvalidParameterError,
+            "nan",
+        ),
+        (
+            lambda: weighted_tuple_sum([0.1, 0.2], variance_kernel(0, 1), [1.0]),
+            InvalidParameterError,
+            "2 records",
+        ),
+        (
+            lambda: weighted_tuple_sum([0.1, 0.2], variance_kernel(0, 1), [1, 1], method="fast"),
+            InvalidParameterError,
+            "fast",
+        ),
+        (lambda: min_weight_tuple_sum([0.5, -0.1], 1), InvalidParameterError, "-0.1"),
+        (lambda: min_weight_tuple_sum([], 1), InvalidParameterError, "non-empty"),
+        (lambda: min_weight_tuple_sum([0.5], 0), InvalidParameterError, "k"),
+    ],
+)
 def test_bad_arguments_raise_specific_errors(call, error, match):
     with pytest.raises(error, match=match):
         call()

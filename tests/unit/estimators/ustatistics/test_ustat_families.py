@@ -68,7 +68,9 @@ def test_counts_equal_brute_force(family):
     assert dense.tolist() == [[pairs[(i, j)] for j in range(n)] for i in range(n)]
     assert family.max_member_fraction == pytest.approx(max(members.values()) / family.size)
     assert family.dependence == family.max_member_fraction
-    ratios = [pairs[(i, j)] / members[i] for i in range(n) for j in range(n) if i != j and members[i]]
+    ratios = [
+        pairs[(i, j)] / members[i] for i in range(n) for j in range(n) if i != j and members[i]
+    ]
     assert family.max_pair_ratio == pytest.approx(max(ratios, default=0.0) if k > 1 else 0.0)
 
 
@@ -78,10 +80,16 @@ def test_check_agrees_with_the_definition(family):
     members, pairs = brute_counts(family)
     n, k, size = family.n, family.degree, family.size
     threshold = 3 * k / n
-    passes = (all(members[i] > 0 for i in range(n))
-              and all(members[i] / size <= threshold for i in range(n))
-              and all(pairs[(i, j)] / members[i] <= threshold
-                      for i in range(n) for j in range(n) if i != j and members[i]))
+    passes = (
+        all(members[i] > 0 for i in range(n))
+        and all(members[i] / size <= threshold for i in range(n))
+        and all(
+            pairs[(i, j)] / members[i] <= threshold
+            for i in range(n)
+            for j in range(n)
+            if i != j and members[i]
+        )
+    )
     result = family.check()
     assert isinstance(result, FamilyCheckResult)
     assert result.passed == passes
@@ -97,7 +105,11 @@ def test_all_tuples_counts_are_closed_form_and_match_enumeration(n, k):
     assert implicit.tuples is None and implicit.is_implicit
     assert implicit.size == explicit.size == math.comb(n, k)
     np.testing.assert_array_equal(implicit.member_counts, explicit.member_counts)
-    assert implicit.max_member_fraction == pytest.approx(k / n) == pytest.approx(explicit.max_member_fraction)
+    assert (
+        implicit.max_member_fraction
+        == pytest.approx(k / n)
+        == pytest.approx(explicit.max_member_fraction)
+    )
     assert implicit.max_pair_ratio == pytest.approx(explicit.max_pair_ratio)
     assert implicit.max_pair_ratio == pytest.approx((k - 1) / (n - 1))
     assert implicit.check().passed and explicit.check().passed
@@ -151,7 +163,9 @@ def test_subsampled_family_shape_and_reproducibility():
     assert first.tuples.min() >= 0 and first.tuples.max() < 50
 
 
-@pytest.mark.parametrize("n, k", [(6, 2), (5, 3), (4, 4)])  # both drawing methods (k² ≤ n and k² > n)
+@pytest.mark.parametrize(
+    "n, k", [(6, 2), (5, 3), (4, 4)]
+)  # both drawing methods (k² ≤ n and k² > n)
 def test_subsampled_subsets_are_uniform(n, k):
     """Chi-square goodness of fit of subset frequencies; seeded, so deterministic.
 
@@ -172,7 +186,9 @@ def test_subsampled_subsets_are_uniform(n, k):
 def test_draw_valid_subsampled_resamples_until_the_checks_pass():
     n, k = 30, 2
     size = 300  # small: a single draw fails the checks often
-    failures = sum(not SubsetFamily.subsampled(n, k, size, seed).check().passed for seed in range(20))
+    failures = sum(
+        not SubsetFamily.subsampled(n, k, size, seed).check().passed for seed in range(20)
+    )
     assert failures > 0
     family = SubsetFamily.draw_valid_subsampled(n, k, size, 0, max_attempts=200)
     assert family.check().passed and family.size == size
@@ -199,14 +215,19 @@ def test_family_projections_equal_brute_force(family, seed):
         1: (mean_kernel(-1, 1), rng.uniform(-1, 1, family.n)),
         2: (collision_kernel(), rng.integers(0, 3, family.n)),
         3: (symmetry_kernel(-1, 1), rng.uniform(-1, 1, family.n)),
-        4: (Kernel("all_equal", 4, _all_equal, 0.0, 1.0), rng.integers(0, 2, family.n).astype(float)),
+        4: (
+            Kernel("all_equal", 4, _all_equal, 0.0, 1.0),
+            rng.integers(0, 2, family.n).astype(float),
+        ),
     }[family.degree]
-    values = [float(kernel.function(kernel.validate_data(data), np.array([s]))[0]) for s in family.tuples]
+    values = [
+        float(kernel.function(kernel.validate_data(data), np.array([s]))[0]) for s in family.tuples
+    ]
     result = family_projections(data, kernel, family)
     assert result.family_mean == pytest.approx(np.mean(values)) == pytest.approx(result.u_statistic)
     np.testing.assert_allclose(result.kernel_values, values)
     for i in range(family.n):
-        mine = [v for s, v in zip(family.tuples.tolist(), values) if i in s]
+        mine = [v for s, v in zip(family.tuples.tolist(), values, strict=True) if i in s]
         if mine:
             assert result.projections[i] == pytest.approx(np.mean(mine))
         else:
@@ -231,20 +252,23 @@ def test_all_tuples_family_delegates_to_the_exact_paths(rng):
 
 
 # ------------------------------------------------------------ bad inputs
-@pytest.mark.parametrize("build, match", [
-    (lambda: SubsetFamily.all_tuples(3, 4), "n >= k"),
-    (lambda: SubsetFamily.all_tuples(0, 1), "n must be"),
-    (lambda: SubsetFamily.naive_blocks(5, 0), "k must be"),
-    (lambda: SubsetFamily.subsampled(5, 2, 0, 0), "size"),
-    (lambda: SubsetFamily(5, 2, "subsampled", np.array([[0, 0]])), "repeats"),
-    (lambda: SubsetFamily(5, 2, "subsampled", np.array([[0, 5]])), "0..4"),
-    (lambda: SubsetFamily(5, 2, "subsampled", np.array([[0, 1, 2]])), r"\(M >= 1, 2\)"),
-    (lambda: SubsetFamily(5, 2, "subsampled", np.array([[0.0, 1.0]])), "integers"),
-    (lambda: SubsetFamily(5, 2, "random", np.array([[0, 1]])), "kind"),
-    (lambda: SubsetFamily(5, 2, "all_tuples", np.array([[0, 1]])), "implicit"),
-    (lambda: default_subsample_size(10, 2, 1.5), "alpha"),
-    (lambda: SubsetFamily.draw_valid_subsampled(10, 2, 10, 0, max_attempts=0), "max_attempts"),
-])
+@pytest.mark.parametrize(
+    "build, match",
+    [
+        (lambda: SubsetFamily.all_tuples(3, 4), "n >= k"),
+        (lambda: SubsetFamily.all_tuples(0, 1), "n must be"),
+        (lambda: SubsetFamily.naive_blocks(5, 0), "k must be"),
+        (lambda: SubsetFamily.subsampled(5, 2, 0, 0), "size"),
+        (lambda: SubsetFamily(5, 2, "subsampled", np.array([[0, 0]])), "repeats"),
+        (lambda: SubsetFamily(5, 2, "subsampled", np.array([[0, 5]])), "0..4"),
+        (lambda: SubsetFamily(5, 2, "subsampled", np.array([[0, 1, 2]])), r"\(M >= 1, 2\)"),
+        (lambda: SubsetFamily(5, 2, "subsampled", np.array([[0.0, 1.0]])), "integers"),
+        (lambda: SubsetFamily(5, 2, "random", np.array([[0, 1]])), "kind"),
+        (lambda: SubsetFamily(5, 2, "all_tuples", np.array([[0, 1]])), "implicit"),
+        (lambda: default_subsample_size(10, 2, 1.5), "alpha"),
+        (lambda: SubsetFamily.draw_valid_subsampled(10, 2, 10, 0, max_attempts=0), "max_attempts"),
+    ],
+)
 def test_bad_family_parameters(build, match):
     with pytest.raises(InvalidParameterError, match=match):
         build()

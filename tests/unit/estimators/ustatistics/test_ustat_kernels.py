@@ -76,13 +76,18 @@ def builtin_cases(rng, n=8):
     table = rng.uniform(-1, 1, (3, 3))
     table = table + table.T
     return [
-        (mean_kernel(-2, 3), x), (mean_kernel(), x), (variance_kernel(-2, 3), x),
+        (mean_kernel(-2, 3), x),
+        (mean_kernel(), x),
+        (variance_kernel(-2, 3), x),
         (gini_mean_difference_kernel(-2, 3), x),
         (kendall_tau_kernel(), rng.integers(0, 3, (n, 2)).astype(float)),
-        (wilcoxon_signed_rank_kernel(), np.round(x)), (symmetry_kernel(-2, 3), x),
-        (collision_kernel(), labels), (table_kernel(table), labels),
+        (wilcoxon_signed_rank_kernel(), np.round(x)),
+        (symmetry_kernel(-2, 3), x),
+        (collision_kernel(), labels),
+        (table_kernel(table), labels),
         (auc_kernel(), np.column_stack([np.round(x), rng.integers(0, 2, n)])),
-        (rgg_edge_kernel(1.2), _sphere(rng, n)), (rgg_triangle_kernel(1.2), _sphere(rng, n)),
+        (rgg_edge_kernel(1.2), _sphere(rng, n)),
+        (rgg_triangle_kernel(1.2), _sphere(rng, n)),
         (adjacency_edge_kernel(), _random_graph(rng, n)),
         (adjacency_triangle_kernel(), _random_graph(rng, n)),
         (triangle_product_kernel(rgg_edge_kernel(1.2)), _sphere(rng, n)),
@@ -94,8 +99,13 @@ def builtin_cases(rng, n=8):
 @given(st.lists(st.floats(-5, 5, allow_nan=False), min_size=3, max_size=9))
 def test_real_kernels_match_their_scalar_definitions(values):
     x = np.array(values)
-    kernels = [mean_kernel(-5, 5), variance_kernel(-5, 5), gini_mean_difference_kernel(-5, 5),
-               wilcoxon_signed_rank_kernel(), symmetry_kernel(-5, 5)]
+    kernels = [
+        mean_kernel(-5, 5),
+        variance_kernel(-5, 5),
+        gini_mean_difference_kernel(-5, 5),
+        wilcoxon_signed_rank_kernel(),
+        symmetry_kernel(-5, 5),
+    ]
     for kernel in kernels:
         tuples = np.array(list(itertools.combinations(range(x.size), kernel.degree)))
         got = kernel.evaluate(x, tuples)
@@ -122,7 +132,7 @@ def test_auc_kernel_definition_and_relation_to_mann_whitney(rng):
     kernel = auc_kernel()
     tuples = np.array(list(itertools.combinations(range(40), 2)))
     values = kernel.evaluate(data, tuples)
-    for (i, j), v in zip(tuples, values):
+    for (i, j), v in zip(tuples, values, strict=True):
         if labels[i] == labels[j]:
             assert v == 0.5
         else:
@@ -139,15 +149,20 @@ def test_graph_kernels_read_the_adjacency_matrix(rng):
     pairs = np.array(list(itertools.combinations(range(7), 2)))
     triples = np.array(list(itertools.combinations(range(7), 3)))
     for data in (adjacency, sp.csr_matrix(adjacency), sp.coo_array(adjacency)):
-        assert adjacency_edge_kernel().evaluate(data, pairs).tolist() == [adjacency[i, j] for i, j in pairs]
-        want = [adjacency[i, j] * adjacency[j, l] * adjacency[i, l] for i, j, l in triples]
+        assert adjacency_edge_kernel().evaluate(data, pairs).tolist() == [
+            adjacency[i, j] for i, j in pairs
+        ]
+        want = [adjacency[i, j] * adjacency[j, k] * adjacency[i, k] for i, j, k in triples]
         assert adjacency_triangle_kernel().evaluate(data, triples).tolist() == want
 
 
 def test_rgg_kernels_are_distance_indicators(rng):
     points = _sphere(rng, 9)
     triples = np.array(list(itertools.combinations(range(9), 3)))
-    edge = lambda a, b: float(np.linalg.norm(points[a] - points[b]) <= 1.1)
+
+    def edge(a: int, b: int) -> float:
+        return float(np.linalg.norm(points[a] - points[b]) <= 1.1)
+
     got = rgg_triangle_kernel(1.1).evaluate(points, triples)
     assert got.tolist() == [edge(a, b) * edge(b, c) * edge(a, c) for a, b, c in triples]
     pairs = triples[:, :2]
@@ -156,7 +171,9 @@ def test_rgg_kernels_are_distance_indicators(rng):
 
 def test_table_kernel_generalises_collision(rng):
     labels = rng.integers(0, 4, 30)
-    assert u_statistic(labels, table_kernel(np.eye(4))) == pytest.approx(u_statistic(labels, collision_kernel()))
+    assert u_statistic(labels, table_kernel(np.eye(4))) == pytest.approx(
+        u_statistic(labels, collision_kernel())
+    )
     kernel = table_kernel([[0, 2], [2, -1]])
     assert (kernel.lower, kernel.upper, kernel.additive_range) == (-1.0, 2.0, 3.0)
     assert kernel.parameters == {"table": [[0.0, 2.0], [2.0, -1.0]]}
@@ -170,8 +187,15 @@ def test_declared_ranges():
     assert mean_kernel(2, 5).additive_range == 3.0
     for kernel in (kendall_tau_kernel(),):
         assert (kernel.lower, kernel.upper) == (-1.0, 1.0)
-    for kernel in (wilcoxon_signed_rank_kernel(), collision_kernel(), auc_kernel(), rgg_edge_kernel(0.5),
-                   rgg_triangle_kernel(0.5), adjacency_edge_kernel(), adjacency_triangle_kernel()):
+    for kernel in (
+        wilcoxon_signed_rank_kernel(),
+        collision_kernel(),
+        auc_kernel(),
+        rgg_edge_kernel(0.5),
+        rgg_triangle_kernel(0.5),
+        adjacency_edge_kernel(),
+        adjacency_triangle_kernel(),
+    ):
         assert (kernel.lower, kernel.upper, kernel.additive_range) == (0.0, 1.0, 1.0)
 
 
@@ -184,25 +208,38 @@ def test_symmetry_kernel_range_is_attained():
 
 
 @FAST
-@given(st.lists(st.floats(-1, 2, allow_nan=False), min_size=3, max_size=8),
-       st.sampled_from([(-1.0, 2.0), (-1.0, 5.0)]))
+@given(
+    st.lists(st.floats(-1, 2, allow_nan=False), min_size=3, max_size=8),
+    st.sampled_from([(-1.0, 2.0), (-1.0, 5.0)]),
+)
 def test_bounded_real_kernels_stay_in_declared_range(values, bounds):
     x = np.array(values)
-    for kernel in (mean_kernel(*bounds), variance_kernel(*bounds), gini_mean_difference_kernel(*bounds),
-                   symmetry_kernel(*bounds)):
+    for kernel in (
+        mean_kernel(*bounds),
+        variance_kernel(*bounds),
+        gini_mean_difference_kernel(*bounds),
+        symmetry_kernel(*bounds),
+    ):
         tuples = np.array(list(itertools.combinations(range(x.size), kernel.degree)))
         out = kernel.evaluate(x, tuples)  # evaluate raises KernelRangeError if outside
         assert kernel.lower <= out.min() and out.max() <= kernel.upper
 
 
 def test_triangle_product_range_from_the_corners():
-    assert (triangle_product_kernel(kendall_tau_kernel()).lower,
-            triangle_product_kernel(kendall_tau_kernel()).upper) == (-1.0, 1.0)
-    kernel = triangle_product_kernel(Kernel("e", 2, lambda d, t: d[t[:, 0]] * 0, lower=-2.0, upper=1.0))
+    assert (
+        triangle_product_kernel(kendall_tau_kernel()).lower,
+        triangle_product_kernel(kendall_tau_kernel()).upper,
+    ) == (-1.0, 1.0)
+    kernel = triangle_product_kernel(
+        Kernel("e", 2, lambda d, t: d[t[:, 0]] * 0, lower=-2.0, upper=1.0)
+    )
     assert (kernel.lower, kernel.upper) == (-8.0, 4.0)  # (−2)³ and (−2)²·1
     positive = triangle_product_kernel(variance_kernel(0, 2))
     assert (positive.lower, positive.upper) == (0.0, 8.0)
-    assert positive.parameters == {"edge": "variance", "edge_parameters": {"lower": 0.0, "upper": 2.0}}
+    assert positive.parameters == {
+        "edge": "variance",
+        "edge_parameters": {"lower": 0.0, "upper": 2.0},
+    }
     with pytest.raises(InvalidParameterError, match="degree 2"):
         triangle_product_kernel(symmetry_kernel(0, 1))
     with pytest.raises(InvalidParameterError, match="bounded"):
@@ -245,14 +282,17 @@ def test_symmetry_check_is_deterministic_given_the_seed(rng):
 
 
 # ----------------------------------------------------------------- bad inputs
-@pytest.mark.parametrize("data, match", [
-    ([1.0, np.nan, 0.5], "nan"),
-    ([1.0, np.inf, 0.5], "inf"),
-    ([], "non-empty"),
-    ([[0.1, 0.2], [0.3, 0.4]], r"shape \(n,\)"),
-    ([0.5], "n=1"),
-    ([0.5, 7.0], "7.0"),
-])
+@pytest.mark.parametrize(
+    "data, match",
+    [
+        ([1.0, np.nan, 0.5], "nan"),
+        ([1.0, np.inf, 0.5], "inf"),
+        ([], "non-empty"),
+        ([[0.1, 0.2], [0.3, 0.4]], r"shape \(n,\)"),
+        ([0.5], "n=1"),
+        ([0.5, 7.0], "7.0"),
+    ],
+)
 def test_variance_kernel_rejects_bad_data(data, match):
     with pytest.raises(InvalidInputError, match=match):
         variance_kernel(0, 1).validate_data(data)
@@ -263,25 +303,33 @@ def test_n_less_than_k_names_both():
         symmetry_kernel(0, 1).validate_data([0.1, 0.2])
 
 
-@pytest.mark.parametrize("kernel, data, error, match", [
-    (kendall_tau_kernel(), [1.0, 2.0, 3.0], InvalidInputError, r"\(n, 2\)"),
-    (kendall_tau_kernel(), [[1.0, np.nan], [2.0, 3.0]], InvalidInputError, "nan"),
-    (auc_kernel(), [[0.1, 0.0], [0.2, 2.0]], InvalidInputError, "2.0"),
-    (auc_kernel(), [0.1, 0.2], InvalidInputError, r"\(n, 2\)"),
-    (collision_kernel(), [0, 1.5, 2], InvalidInputError, "1.5"),
-    (collision_kernel(), ["a", "b"], InvalidInputError, "integers"),
-    (table_kernel(np.eye(3)), [0, 1, 3], InvalidInputError, "3"),
-    (table_kernel(np.eye(3)), [0, -1, 2], InvalidInputError, "-1"),
-    (rgg_edge_kernel(0.5), np.zeros((4, 2)), InvalidInputError, r"\(n, 3\)"),
-    (adjacency_edge_kernel(), [[0, 1], [0, 0]], InvalidGraphError, "undirected"),
-    (adjacency_edge_kernel(), [[1, 0], [0, 0]], InvalidGraphError, "self-loop"),
-    (adjacency_edge_kernel(), [[0, 2], [2, 0]], InvalidGraphError, "2.0"),
-    (adjacency_edge_kernel(), np.zeros((2, 3)), InvalidGraphError, "square"),
-    (adjacency_edge_kernel(), sp.csr_matrix(np.array([[0, 1], [0, 0]])), InvalidGraphError, "undirected"),
-    (adjacency_triangle_kernel(), sp.eye(3, format="csr"), InvalidGraphError, "self-loop"),
-    (adjacency_triangle_kernel(), np.zeros((2, 2)), InvalidInputError, "n=2"),
-    (mean_kernel(0, 1), sp.csr_matrix(np.eye(2)), InvalidInputError, "sparse"),
-])
+@pytest.mark.parametrize(
+    "kernel, data, error, match",
+    [
+        (kendall_tau_kernel(), [1.0, 2.0, 3.0], InvalidInputError, r"\(n, 2\)"),
+        (kendall_tau_kernel(), [[1.0, np.nan], [2.0, 3.0]], InvalidInputError, "nan"),
+        (auc_kernel(), [[0.1, 0.0], [0.2, 2.0]], InvalidInputError, "2.0"),
+        (auc_kernel(), [0.1, 0.2], InvalidInputError, r"\(n, 2\)"),
+        (collision_kernel(), [0, 1.5, 2], InvalidInputError, "1.5"),
+        (collision_kernel(), ["a", "b"], InvalidInputError, "integers"),
+        (table_kernel(np.eye(3)), [0, 1, 3], InvalidInputError, "3"),
+        (table_kernel(np.eye(3)), [0, -1, 2], InvalidInputError, "-1"),
+        (rgg_edge_kernel(0.5), np.zeros((4, 2)), InvalidInputError, r"\(n, 3\)"),
+        (adjacency_edge_kernel(), [[0, 1], [0, 0]], InvalidGraphError, "undirected"),
+        (adjacency_edge_kernel(), [[1, 0], [0, 0]], InvalidGraphError, "self-loop"),
+        (adjacency_edge_kernel(), [[0, 2], [2, 0]], InvalidGraphError, "2.0"),
+        (adjacency_edge_kernel(), np.zeros((2, 3)), InvalidGraphError, "square"),
+        (
+            adjacency_edge_kernel(),
+            sp.csr_matrix(np.array([[0, 1], [0, 0]])),
+            InvalidGraphError,
+            "undirected",
+        ),
+        (adjacency_triangle_kernel(), sp.eye(3, format="csr"), InvalidGraphError, "self-loop"),
+        (adjacency_triangle_kernel(), np.zeros((2, 2)), InvalidInputError, "n=2"),
+        (mean_kernel(0, 1), sp.csr_matrix(np.eye(2)), InvalidInputError, "sparse"),
+    ],
+)
 def test_domain_violations_raise_specific_errors(kernel, data, error, match):
     with pytest.raises(error, match=match):
         kernel.validate_data(data)
@@ -311,24 +359,27 @@ def test_wrong_output_shape_and_bad_tuples_are_refused():
         kernel.evaluate(np.zeros(3), np.array([[0.0, 1.0]]))
 
 
-@pytest.mark.parametrize("build, match", [
-    (lambda: Kernel("k", 0, lambda d, t: d), "degree"),
-    (lambda: Kernel("", 1, lambda d, t: d), "name"),
-    (lambda: Kernel("k", 1, "not callable"), "callable"),
-    (lambda: Kernel("k", 1, lambda d, t: d, lower=2.0, upper=1.0), "lower <= upper"),
-    (lambda: Kernel("k", 1, lambda d, t: d, lower=float("nan")), "finite"),
-    (lambda: Kernel("k", 1, lambda d, t: d, subgaussian_proxy=0.0), "proxy"),
-    (lambda: variance_kernel(1.0, 1.0), "lower < upper"),
-    (lambda: mean_kernel(0.0, np.inf), "lower < upper"),
-    (lambda: rgg_edge_kernel(0.0), "radius"),
-    (lambda: rgg_triangle_kernel(-1.0), "radius"),
-    (lambda: table_kernel([[0, 1], [0, 0]]), "symmetric"),
-    (lambda: table_kernel([[0, 1, 2]]), "square"),
-    (lambda: table_kernel([[np.nan]]), "finite"),
-    (lambda: DataDomain("real", lower=0.0), "both"),
-    (lambda: DataDomain("pictures"), "kind"),
-    (lambda: auc_from_u_statistic(0.5, 0, 3), "both classes"),
-])
+@pytest.mark.parametrize(
+    "build, match",
+    [
+        (lambda: Kernel("k", 0, lambda d, t: d), "degree"),
+        (lambda: Kernel("", 1, lambda d, t: d), "name"),
+        (lambda: Kernel("k", 1, "not callable"), "callable"),
+        (lambda: Kernel("k", 1, lambda d, t: d, lower=2.0, upper=1.0), "lower <= upper"),
+        (lambda: Kernel("k", 1, lambda d, t: d, lower=float("nan")), "finite"),
+        (lambda: Kernel("k", 1, lambda d, t: d, subgaussian_proxy=0.0), "proxy"),
+        (lambda: variance_kernel(1.0, 1.0), "lower < upper"),
+        (lambda: mean_kernel(0.0, np.inf), "lower < upper"),
+        (lambda: rgg_edge_kernel(0.0), "radius"),
+        (lambda: rgg_triangle_kernel(-1.0), "radius"),
+        (lambda: table_kernel([[0, 1], [0, 0]]), "symmetric"),
+        (lambda: table_kernel([[0, 1, 2]]), "square"),
+        (lambda: table_kernel([[np.nan]]), "finite"),
+        (lambda: DataDomain("real", lower=0.0), "both"),
+        (lambda: DataDomain("pictures"), "kind"),
+        (lambda: auc_from_u_statistic(0.5, 0, 3), "both classes"),
+    ],
+)
 def test_bad_kernel_parameters_are_refused(build, match):
     with pytest.raises(InvalidParameterError, match=match):
         build()
@@ -344,7 +395,11 @@ def test_kernels_pickle_and_keep_names_and_parameters(rng):
     for kernel, data in builtin_cases(rng):
         clone = pickle.loads(pickle.dumps(kernel))
         assert (clone.name, clone.degree, clone.lower, clone.upper) == (
-            kernel.name, kernel.degree, kernel.lower, kernel.upper)
+            kernel.name,
+            kernel.degree,
+            kernel.lower,
+            kernel.upper,
+        )
         assert clone.parameters == kernel.parameters
         tuples = np.array(list(itertools.combinations(range(8), kernel.degree)))
         np.testing.assert_array_equal(clone.evaluate(data, tuples), kernel.evaluate(data, tuples))
@@ -355,5 +410,5 @@ def test_kernels_pickle_and_keep_names_and_parameters(rng):
 def test_kernel_is_immutable():
     kernel = variance_kernel(0, 1)
     with pytest.raises(AttributeError):
-        kernel.upper = 3.0  # type: ignore[misc]
+        kernel.upper = 3.0  # type: ignore[misc]  # frozen: the assignment must fail
     assert math.isclose(kernel.additive_range, 0.5)

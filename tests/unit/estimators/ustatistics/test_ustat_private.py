@@ -72,8 +72,9 @@ def reference_weights(proj, mean, k, c, xi, beta):
 def reference_algorithm_one(x, h, k, c, xi, beta, tuples=None):
     """A_n, Ã_n and L by the pseudocode of Algorithm 1 (h: function of a tuple of records)."""
     n = len(x)
-    family = list(itertools.combinations(range(n), k)) if tuples is None else [
-        tuple(t) for t in tuples]
+    family = (
+        list(itertools.combinations(range(n), k)) if tuples is None else [tuple(t) for t in tuples]
+    )
     values = {idx: h(*[x[i] for i in s]) for idx, s in enumerate(family)}
     m = len(family)
     a_n = sum(values.values()) / m
@@ -99,8 +100,13 @@ def random_table(rng, m):
 # weights and L
 # ----------------------------------------------------------------------------------------
 @FAST
-@given(st.lists(st.floats(0, 1), min_size=2, max_size=25), st.floats(0, 1),
-       st.sampled_from([1, 2, 3]), st.floats(0, 0.3), st.floats(0.05, 3.0))
+@given(
+    st.lists(st.floats(0, 1), min_size=2, max_size=25),
+    st.floats(0, 1),
+    st.sampled_from([1, 2, 3]),
+    st.floats(0, 0.3),
+    st.floats(0.05, 3.0),
+)
 def test_weights_and_level_match_the_pseudocode(proj, mean, k, xi, beta):
     if k > len(proj):
         return
@@ -138,8 +144,7 @@ def test_weighted_mean_matches_the_pseudocode_on_all_tuples(seed):
         x[far[1]] = 1.0  # and one with weight 0
     kernel = variance_kernel(0.0, 1.0)
     stat = local_hajek_statistic(x, kernel, xi=0.0, beta=0.7)
-    a_n, tilde, level = reference_algorithm_one(x, lambda a, b: (a - b) ** 2 / 2, 2, 0.5,
-                                                0.0, 0.7)
+    a_n, tilde, level = reference_algorithm_one(x, lambda a, b: (a - b) ** 2 / 2, 2, 0.5, 0.0, 0.7)
     assert not stat.weights.all_good
     assert stat.level == level
     assert stat.mean == pytest.approx(a_n, rel=1e-12)
@@ -152,8 +157,9 @@ def test_weighted_mean_matches_the_pseudocode_on_a_subsampled_family():
     x = rng.integers(0, 4, 12)
     family = SubsetFamily.draw_valid_subsampled(12, 2, 400, rng=1)
     stat = local_hajek_statistic(x, table_kernel(table), xi=0.0, beta=1.0, family=family)
-    a_n, tilde, level = reference_algorithm_one(x, lambda a, b: table[a, b], 2, 1.0, 0.0, 1.0,
-                                                tuples=family.tuples)
+    a_n, tilde, level = reference_algorithm_one(
+        x, lambda a, b: table[a, b], 2, 1.0, 0.0, 1.0, tuples=family.tuples
+    )
     assert (stat.mean, stat.level) == (pytest.approx(a_n, rel=1e-12), level)
     assert stat.weighted_mean == pytest.approx(tilde, rel=1e-12)
 
@@ -164,16 +170,20 @@ def test_explicit_all_tuples_and_implicit_all_tuples_agree():
     x = np.where(rng.random(25) < 0.85, 1, rng.integers(0, 5, 25))
     kernel = table_kernel(table)
     implicit = local_hajek_statistic(x, kernel, xi=0.01, beta=0.5)
-    explicit = local_hajek_statistic(x, kernel, xi=0.01, beta=0.5,
-                                     family=all_index_tuples(25, 2))
+    explicit = local_hajek_statistic(x, kernel, xi=0.01, beta=0.5, family=all_index_tuples(25, 2))
     assert implicit.level == explicit.level
     assert implicit.weighted_mean == pytest.approx(explicit.weighted_mean, rel=1e-12)
     assert implicit.smooth_sensitivity == pytest.approx(explicit.smooth_sensitivity, rel=1e-12)
 
 
 @FAST
-@given(st.integers(0, 10_000), st.integers(3, 6), st.integers(8, 24),
-       st.sampled_from([0.0, 0.02, 0.1]), st.sampled_from([0.25, 1.0, 2.0]))
+@given(
+    st.integers(0, 10_000),
+    st.integers(3, 6),
+    st.integers(8, 24),
+    st.sampled_from([0.0, 0.02, 0.1]),
+    st.sampled_from([0.25, 1.0, 2.0]),
+)
 def test_level_moves_by_at_most_one_between_neighbours(seed, m, n, xi, beta):
     rng = np.random.default_rng(seed)
     alg = local_hajek_algorithm(n, table_kernel(random_table(rng, m)), xi=xi, beta=beta)
@@ -206,10 +216,16 @@ def test_all_tuples_overlap():
 
 
 @FAST
-@given(st.integers(0, 10_000), st.integers(3, 7), st.integers(8, 22),
-       st.sampled_from([0.0, 0.01, 0.05, 0.1]), st.sampled_from([0.25, 0.5, 1.0, 2.0]))
+@given(
+    st.integers(0, 10_000),
+    st.integers(3, 7),
+    st.integers(8, 22),
+    st.sampled_from([0.0, 0.01, 0.05, 0.1]),
+    st.sampled_from([0.25, 0.5, 1.0, 2.0]),
+)
 def test_rigorous_bound_is_a_smooth_upper_bound_on_the_exact_local_sensitivity(
-        seed, m, n, xi, beta):
+    seed, m, n, xi, beta
+):
     """S_rig ≥ LS (exact, every neighbour enumerated) and S(X) ≤ e^β S(X′) on neighbours."""
     rng = np.random.default_rng(seed)
     alg = local_hajek_algorithm(n, table_kernel(random_table(rng, m)), xi=xi, beta=beta)
@@ -224,8 +240,9 @@ def test_rigorous_bound_is_a_smooth_upper_bound_on_the_exact_local_sensitivity(
 def test_rigorous_bound_holds_for_a_subsampled_family():
     rng = np.random.default_rng(5)
     family = SubsetFamily.draw_valid_subsampled(16, 2, 600, rng=2)
-    alg = local_hajek_algorithm(16, table_kernel(random_table(rng, 4)), xi=0.0, beta=1.0,
-                                family=family)
+    alg = local_hajek_algorithm(
+        16, table_kernel(random_table(rng, 4)), xi=0.0, beta=1.0, family=family
+    )
     assert alg.overlap.member_fraction == family.max_member_fraction
     assert alg.overlap.pair_ratio == pytest.approx(family.max_pair_ratio, rel=1e-12)
     for trial in range(6):
@@ -270,8 +287,9 @@ def test_rigorous_spec_matches_the_code():
 
 
 def test_paper_spec_is_marked_unproven():
-    mech = private_mean_local_hajek_mechanism(40, variance_kernel(0.0, 1.0), 5.0, xi=0.05,
-                                              sensitivity_mode="paper")
+    mech = private_mean_local_hajek_mechanism(
+        40, variance_kernel(0.0, 1.0), 5.0, xi=0.05, sensitivity_mode="paper"
+    )
     assert mech.spec.proof_status == "unproven"
     assert "derivations.md section 3" in mech.spec.notes and "unproven" in mech.spec.notes
     assert mech.beta == 0.5 == internal_epsilon(5.0, "paper")
@@ -317,8 +335,9 @@ def test_private_mean_returns_a_complete_result():
 
 
 def test_collision_kernel_on_a_known_alphabet():
-    mech = private_mean_local_hajek_mechanism(30, collision_kernel(), 1.0, xi=0.1,
-                                              record_domain=Categorical(size=4))
+    mech = private_mean_local_hajek_mechanism(
+        30, collision_kernel(), 1.0, xi=0.1, record_domain=Categorical(size=4)
+    )
     assert mech.spec.input_domain.record == Categorical(size=4)
     x = np.arange(30) % 4
     counts = np.bincount(x)
@@ -337,8 +356,9 @@ def test_graph_kernel_uses_node_neighbouring_on_graphs():
 
 def test_subsampled_family_mechanism_uses_the_families_overlaps():
     family = SubsetFamily.draw_valid_subsampled(30, 2, 2000, rng=4)
-    mech = private_mean_local_hajek_mechanism(30, variance_kernel(0.0, 1.0), 1.0, xi=0.05,
-                                              family=family)
+    mech = private_mean_local_hajek_mechanism(
+        30, variance_kernel(0.0, 1.0), 1.0, xi=0.05, family=family
+    )
     assert "explicit family of 2000" in mech.spec.statistic
     assert mech.algorithm.overlap.member_fraction == family.max_member_fraction
 
@@ -367,19 +387,20 @@ def test_n_smaller_than_k():
 
 def test_unknown_mode():
     with pytest.raises(InvalidParameterError, match="sensitivity_mode"):
-        private_mean_local_hajek_mechanism(20, variance_kernel(0, 1), 1.0, xi=0.1,
-                                           sensitivity_mode="loose")
+        private_mean_local_hajek_mechanism(
+            20, variance_kernel(0, 1), 1.0, xi=0.1, sensitivity_mode="loose"
+        )
 
 
 def test_family_failing_the_checks_is_refused_not_resampled():
     # naive blocks: M_i/M = k/n... but leftover records have M_i = 0 (n odd)
     with pytest.raises(InvalidParameterError, match="checks of Algorithm 1"):
-        private_mean_local_hajek_mechanism(21, variance_kernel(0, 1), 1.0, xi=0.1,
-                                           family=SubsetFamily.naive_blocks(21, 2))
+        private_mean_local_hajek_mechanism(
+            21, variance_kernel(0, 1), 1.0, xi=0.1, family=SubsetFamily.naive_blocks(21, 2)
+        )
     crowded = np.array([[0, 1]] * 50 + [[i, i + 1] for i in range(19)])
     with pytest.raises(InvalidParameterError, match="checks of Algorithm 1"):
-        private_mean_local_hajek_mechanism(20, variance_kernel(0, 1), 1.0, xi=0.1,
-                                           family=crowded)
+        private_mean_local_hajek_mechanism(20, variance_kernel(0, 1), 1.0, xi=0.1, family=crowded)
 
 
 @pytest.mark.parametrize("bad", [np.nan, np.inf])
@@ -416,5 +437,4 @@ def test_unbounded_kernel_is_refused():
     from estimators.ustatistics import mean_kernel
 
     with pytest.raises(InvalidParameterError, match="unbounded"):
-        private_mean_local_hajek_mechanism(20, mean_kernel(subgaussian_proxy=1.0), 1.0,
-                                           xi=0.1)
+        private_mean_local_hajek_mechanism(20, mean_kernel(subgaussian_proxy=1.0), 1.0, xi=0.1)

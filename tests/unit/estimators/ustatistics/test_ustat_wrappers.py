@@ -74,7 +74,7 @@ def test_partition_is_a_data_independent_balanced_partition(n, q, seed):
         return
     blocks = median_of_means_partition(n, q, seed)
     again = median_of_means_partition(n, q, seed)
-    assert all(np.array_equal(a, b) for a, b in zip(blocks, again))
+    assert all(np.array_equal(a, b) for a, b in zip(blocks, again, strict=True))
     joined = np.concatenate(blocks)
     assert sorted(joined.tolist()) == list(range(n))
     sizes = [b.size for b in blocks]
@@ -96,7 +96,7 @@ def test_wrapper_statistic_release_and_spec():
     x = np.random.default_rng(0).random(90)
     stats = mech.statistic(x)
     assert len(mech.chunks) == 7 == stats.size
-    for chunk, value in zip(mech.chunks, stats):
+    for chunk, value in zip(mech.chunks, stats, strict=True):
         alone = local_hajek_statistic(x[chunk.records], kernel, xi=0.1, beta=mech.beta)
         assert value == alone.weighted_mean
     assert mech.smooth_sensitivity(x) == max(s.smooth_sensitivity for s in mech.evaluate(x))
@@ -110,14 +110,23 @@ def test_wrapper_statistic_release_and_spec():
 
 
 def test_wrapper_paper_mode_is_unproven():
-    mech = median_of_means_mechanism(60, variance_kernel(0, 1), 5.0, alpha=0.7, xi=0.1,
-                                     sensitivity_mode="paper")
+    mech = median_of_means_mechanism(
+        60, variance_kernel(0, 1), 5.0, alpha=0.7, xi=0.1, sensitivity_mode="paper"
+    )
     assert mech.spec.proof_status == "unproven" and mech.beta == 0.5
 
 
 def test_wrapper_with_subsampled_families_never_returns_bottom():
-    mech = median_of_means_mechanism(60, variance_kernel(0, 1), 1.0, alpha=0.7, xi=0.1,
-                                     family="subsampled", family_size=600, family_seed=2)
+    mech = median_of_means_mechanism(
+        60,
+        variance_kernel(0, 1),
+        1.0,
+        alpha=0.7,
+        xi=0.1,
+        family="subsampled",
+        family_size=600,
+        family_seed=2,
+    )
     for chunk in mech.chunks:
         chunk.algorithm.family.check()  # raises if a chunk family fails the checks
         assert chunk.algorithm.family.size == 600
@@ -155,36 +164,56 @@ def test_wrapper_bad_inputs():
 @pytest.mark.parametrize("family", ["naive", "all", "subsampled"])
 @pytest.mark.parametrize("radius", [0.1, 1.0, 50.0])
 def test_coinpress_accounting_sums_to_epsilon(family, radius):
-    mech = coinpress_mechanism(40, variance_kernel(0, 1), 0.7, radius=radius, family=family,
-                               warn=False)
+    mech = coinpress_mechanism(
+        40, variance_kernel(0, 1), 0.7, radius=radius, family=family, warn=False
+    )
     sched = mech.schedule
     assert math.fsum(sched.epsilons) == pytest.approx(0.7, rel=1e-12)
     assert sched.epsilons[-1] == 0.35 and len(sched.epsilons) == sched.steps + 1
     assert sched.guarantee == basic_composition([PureDP(epsilon=e) for e in sched.epsilons])
     assert mech.spec.guarantee.epsilon == pytest.approx(0.7, rel=1e-12)
-    q_gamma = concentration_bound(0.01, kind=sched.kind, n=40, degree=2, tau=1 / 16,
-                                  family_size=mech.family_size)
+    q_gamma = concentration_bound(
+        0.01, kind=sched.kind, n=40, degree=2, tau=1 / 16, family_size=mech.family_size
+    )
     assert sched.steps == max(1, math.ceil(math.log2(radius / q_gamma)))
 
 
 def test_coinpress_dependence_is_exact():
     kernel = variance_kernel(0, 1)
-    assert coinpress_mechanism(41, kernel, 1.0, radius=1.0, family="naive",
-                               warn=False).schedule.dependence == 1 / 20
-    assert coinpress_mechanism(40, kernel, 1.0, radius=1.0, family="all",
-                               warn=False).schedule.dependence == 2 / 40
+    assert (
+        coinpress_mechanism(
+            41, kernel, 1.0, radius=1.0, family="naive", warn=False
+        ).schedule.dependence
+        == 1 / 20
+    )
+    assert (
+        coinpress_mechanism(
+            40, kernel, 1.0, radius=1.0, family="all", warn=False
+        ).schedule.dependence
+        == 2 / 40
+    )
     fam = SubsetFamily.subsampled(40, 2, 500, rng=3)
     mech = coinpress_mechanism(40, kernel, 1.0, radius=1.0, family=fam, warn=False)
     assert mech.schedule.dependence == np.bincount(fam.tuples.ravel()).max() / 500
 
 
 def test_coinpress_sensitivities_follow_the_interval_lengths():
-    sched = coinpress_schedule(epsilon=1.0, radius=100.0, tau=1.0, kind="all", n=400, degree=2,
-                               dependence=2 / 400, family_size=79800, warn=False)
+    sched = coinpress_schedule(
+        epsilon=1.0,
+        radius=100.0,
+        tau=1.0,
+        kind="all",
+        n=400,
+        degree=2,
+        dependence=2 / 400,
+        family_size=79800,
+        warn=False,
+    )
     assert sched.steps > 1
     for i in range(sched.steps + 1):
         assert sched.sensitivities[i] == pytest.approx(
-            sched.dependence * (2 * sched.half_lengths[i] + 2 * sched.margins[i]))
+            sched.dependence * (2 * sched.half_lengths[i] + 2 * sched.margins[i])
+        )
         assert sched.laplace_scales[i] == pytest.approx(sched.sensitivities[i] / sched.epsilons[i])
     assert sched.half_lengths[0] == 100.0
     assert sched.confidences == (0.01 / sched.steps,) * sched.steps + (0.01,)
@@ -211,10 +240,9 @@ def test_coinpress_sampler_matches_a_direct_implementation_of_algorithm_a2():
     lo, hi = np.full(7, -sched.radius), np.full(7, sched.radius)
     for step in range(sched.steps + 1):
         q = sched.margins[step]
-        z = np.array([np.clip(values, l - q, r + q).mean() for l, r in zip(lo, hi)])
+        z = np.array([np.clip(values, a - q, b + q).mean() for a, b in zip(lo, hi, strict=True)])
         z = z + Laplace(scale=sched.laplace_scales[step]).sample(gen, 7)
-        half = (sched.half_lengths[step + 1] if step < sched.steps
-                else sched.final_half_length)
+        half = sched.half_lengths[step + 1] if step < sched.steps else sched.final_half_length
         lo, hi = z - half, z + half
     np.testing.assert_allclose(draws, (lo + hi) / 2, rtol=1e-12, atol=1e-12)
 
@@ -241,15 +269,15 @@ def test_coinpress_warns_when_theorem_a1_conditions_fail_and_not_otherwise():
         coinpress_mechanism(40, variance_kernel(0, 1), 1.0, radius=1.0, family="naive")
     with warnings.catch_warnings():
         warnings.simplefilter("error", UtilityConditionWarning)
-        mech = coinpress_mechanism(2000, variance_kernel(0, 1), 1.0, radius=0.5,
-                                   family="naive")
+        mech = coinpress_mechanism(2000, variance_kernel(0, 1), 1.0, radius=0.5, family="naive")
     assert mech.schedule.dependence_condition and mech.schedule.mean_condition
 
 
 def test_private_coinpress_mean_result():
     x = np.random.default_rng(0).random(300)
-    r = private_coinpress_mean(x, variance_kernel(0, 1), 1.0, radius=1.0, family="naive",
-                               rng=2, warn=False)
+    r = private_coinpress_mean(
+        x, variance_kernel(0, 1), 1.0, radius=1.0, family="naive", rng=2, warn=False
+    )
     assert r.noise_std == pytest.approx(math.sqrt(2) * r.schedule.laplace_scales[-1])
     assert r.steps == r.schedule.steps and r.spec.guarantee.epsilon == pytest.approx(1.0)
 
@@ -277,7 +305,9 @@ def test_degenerate_xi_is_the_sum_of_the_two_explicit_bounds():
     log_term = math.log(2 * n / (g / 2))
     lemma4 = 2 * (c / 2) * math.sqrt(log_term / m_prime) + (4 * c / 3) * log_term / m_prime
     m, lam = n // k, math.log(4 / g)
-    t = ((2 * c * lam / 3) + math.sqrt((2 * c * lam / 3) ** 2 + 8 * m * (c * c / 4) * lam)) / (2 * m)
+    t = ((2 * c * lam / 3) + math.sqrt((2 * c * lam / 3) ** 2 + 8 * m * (c * c / 4) * lam)) / (
+        2 * m
+    )
     # t solves Bernstein's equation m t² = (2ζ_k + 2Ct/3)·ln(4/γ) with ζ_k = C²/4
     assert m * t * t == pytest.approx((2 * c * c / 4 + 2 * c * t / 3) * lam)
     assert degenerate_xi(n, k, c, g) == pytest.approx(lemma4 + t, rel=1e-12)
@@ -287,20 +317,23 @@ def test_degenerate_xi_is_the_sum_of_the_two_explicit_bounds():
 
 
 def test_degenerate_mechanism_uses_the_explicit_xi_per_chunk():
-    mech = degenerate_mean_mechanism(200, collision_kernel(), 1.0, alpha=0.5,
-                                     record_domain=Categorical(size=8))
+    mech = degenerate_mean_mechanism(
+        200, collision_kernel(), 1.0, alpha=0.5, record_domain=Categorical(size=8)
+    )
     for chunk in mech.chunks:
         assert chunk.algorithm.xi == degenerate_xi(chunk.records.size, 2, 1.0)
     assert mech.spec.name == "ustat.degenerate.collision"
     x = np.random.default_rng(0).integers(0, 8, 200)
-    r = private_degenerate_mean(x, collision_kernel(), 1.0, alpha=0.5, rng=1,
-                                record_domain=Categorical(size=8))
+    r = private_degenerate_mean(
+        x, collision_kernel(), 1.0, alpha=0.5, rng=1, record_domain=Categorical(size=8)
+    )
     assert r.chunks == len(mech.chunks)
 
 
 def test_subgaussian_xi_formula():
     assert subgaussian_xi(100, 2, 2.0) == pytest.approx(
-        math.sqrt(4.0 * math.log(400 / 0.01)) + math.sqrt(4.0 * math.log(400) / 50))
+        math.sqrt(4.0 * math.log(400 / 0.01)) + math.sqrt(4.0 * math.log(400) / 50)
+    )
 
 
 def test_clipped_kernel_has_additive_range_exactly_twice_the_half_width():
@@ -331,8 +364,14 @@ def test_subgaussian_batched_main_stage_matches_the_production_main_stage():
     means, scales = mech.main_stage_statistics(x, centres)
     for j, centre in enumerate(centres):
         stage = subgaussian_main_stage_mechanism(
-            plan.main_records.size, variance_kernel(0, 1), plan.main_epsilon, centre=centre,
-            half_width=plan.half_width, tau=plan.tau, alpha=plan.alpha / 2)
+            plan.main_records.size,
+            variance_kernel(0, 1),
+            plan.main_epsilon,
+            centre=centre,
+            half_width=plan.half_width,
+            tau=plan.tau,
+            alpha=plan.alpha / 2,
+        )
         stats = stage.evaluate(x[plan.main_records])
         np.testing.assert_allclose(means[:, j], [s.weighted_mean for s in stats], rtol=1e-12)
         np.testing.assert_allclose(scales[:, j], [s.noise_scale for s in stats], rtol=1e-12)
@@ -342,8 +381,9 @@ def test_private_subgaussian_mean_reports_its_stages():
     x = np.random.default_rng(3).normal(0.2, 1.0, 2000)
     from estimators.ustatistics import mean_kernel
 
-    r = private_subgaussian_mean(x, mean_kernel(subgaussian_proxy=1.0), 2.0, radius=5.0,
-                                 alpha=0.2, rng=4)
+    r = private_subgaussian_mean(
+        x, mean_kernel(subgaussian_proxy=1.0), 2.0, radius=5.0, alpha=0.2, rng=4
+    )
     assert r.spec.guarantee.epsilon == pytest.approx(2.0)
     assert r.main.spec.guarantee.epsilon == pytest.approx(1.0)
     assert r.estimate == r.main.estimate and np.isfinite(r.coarse_estimate)
@@ -353,10 +393,22 @@ def test_private_subgaussian_mean_reports_its_stages():
 # ----------------------------------------------------------------------------------------
 # the examples in the docstrings
 # ----------------------------------------------------------------------------------------
-PRIVATE_MODULES = ["smooth_bounds", "local_hajek_weights", "batched_local_hajek", "local_hajek",
-                   "local_hajek_mechanism", "private_mean", "neighbour_enumeration",
-                   "partition", "median_of_means", "coinpress_schedule", "coinpress",
-                   "degenerate", "subgaussian", "kernel_domains"]
+PRIVATE_MODULES = [
+    "smooth_bounds",
+    "local_hajek_weights",
+    "batched_local_hajek",
+    "local_hajek",
+    "local_hajek_mechanism",
+    "private_mean",
+    "neighbour_enumeration",
+    "partition",
+    "median_of_means",
+    "coinpress_schedule",
+    "coinpress",
+    "degenerate",
+    "subgaussian",
+    "kernel_domains",
+]
 
 
 @pytest.mark.parametrize("name", PRIVATE_MODULES)
