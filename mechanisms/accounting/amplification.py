@@ -38,7 +38,20 @@ from spec import (
 )
 from spec.errors import InconsistentSpecError, InvalidParameterError, UnsupportedCombinationError
 
-from .curves import PrivacyCurves, _pld_from_parameters, privacy_curves, randomized_response_rdp
+from .curves import (
+    CurvesProvider,
+    PrivacyCurves,
+    _pld_from_parameters,
+    privacy_curves,
+    randomized_response_rdp,
+)
+from .relations import (
+    ADD_REMOVE_ONE,
+    SUBSTITUTE_ONE,
+    _group_of_two_guarantee,
+    decide_conversion,
+    declared_claim,
+)
 
 __all__ = ["SubsampledSpec", "poisson_subsample", "subsample_without_replacement"]
 
@@ -47,7 +60,7 @@ def _amplify(eps: float, delta: float, q: float) -> tuple[float, float]:
     return math.log1p(q * math.expm1(eps)), q * delta
 
 
-class SubsampledSpec(SpecModel):
+class SubsampledSpec(SpecModel, CurvesProvider):
     """A base mechanism run on a random subsample (Poisson or without replacement).
 
     Parameters
@@ -70,8 +83,6 @@ class SubsampledSpec(SpecModel):
 
     @model_validator(mode="after")
     def _matching_relation(self) -> SubsampledSpec:
-        from .relations import ADD_REMOVE_ONE, SUBSTITUTE_ONE, decide_conversion
-
         if not self.rate > 0:
             raise InvalidParameterError(f"the sampling rate must be > 0, got {self.rate!r}")
         rel = self.base.relation
@@ -128,6 +139,43 @@ class SubsampledSpec(SpecModel):
             rdp=rdp,
             rho=eps_pure**2 / 2.0 if math.isfinite(eps_pure) else None,
             exact_pld=self.scheme == "poisson" and _poisson_pld(self.base, q) is not None,
+        )
+
+    def stated_relation(self) -> str:
+        """Poisson subsampling amplifies under add/remove-one, sampling without replacement
+        under substitute-one (the relations :meth:`curves` are stated under)."""
+        return ADD_REMOVE_ONE if self.scheme == "poisson" else SUBSTITUTE_ONE
+
+    def substitute_one_curves(self) -> PrivacyCurves | None:
+        """dp_accounting's REPLACE_ONE PLD of the Poisson-subsampled Gaussian: exact under
+        substitute-one, tighter than group privacy of size 2; ``None`` for other bases."""
+        from dp_accounting import NeighboringRelation
+        from dp_accounting.pld import privacy_loss_distribution as pld_mod
+
+        if self.scheme != "poisson":
+            return None
+        found = _scalar_additive(self.base)
+        if found is None:
+            return None
+        law, sens = found
+        if not isinstance(law, Gaussian):
+            return None
+        q = self.rate
+        generic = _group_of_two_guarantee(privacy_curves(self), "")
+        return PrivacyCurves(
+            source=f"Poisson subsample (rate {q:g}) of Gaussian noise, sensitivity {sens:g}, "
+            "substitute-one",
+            pure_epsilon=math.inf,
+            exact_pld=True,
+            rdp=generic.rdp if generic is not None else None,
+            rho=generic.rho if generic is not None else None,
+            pld=lambda h: pld_mod.from_gaussian_mechanism(
+                law.sigma,
+                sensitivity=sens,
+                sampling_prob=q,
+                value_discretization_interval=h,
+                neighboring_relation=NeighboringRelation.REPLACE_ONE,
+            ),
         )
 
 
@@ -204,8 +252,6 @@ def poisson_subsample(spec: Any, rate: float) -> SubsampledSpec:
     substitute-one spec is refused with :class:`~spec.errors.RelationConversionError`
     (:func:`~mechanisms.accounting.relations.decide_conversion` decides).
     """
-    from .relations import ADD_REMOVE_ONE, decide_conversion, declared_claim
-
     rule = decide_conversion(spec, ADD_REMOVE_ONE, purpose="Poisson-subsampled").rule
     if rule == "declared claim":
         spec = declared_claim(spec, ADD_REMOVE_ONE)
@@ -219,8 +265,6 @@ def subsample_without_replacement(spec: Any, population_size: int) -> Subsampled
     The base spec must be stated under substitute-one neighbouring on datasets of a fixed
     size m ≤ n (m is read from its input domain).
     """
-    from .relations import SUBSTITUTE_ONE, decide_conversion
-
     spec = spec if isinstance(spec, MechanismSpec) else getattr(spec, "spec", spec)
     decide_conversion(spec, SUBSTITUTE_ONE, purpose="subsampled without replacement")
     if not isinstance(spec.relation, SubstituteOne):

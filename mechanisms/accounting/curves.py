@@ -59,7 +59,13 @@ from spec import (
 from spec.errors import InvalidParameterError, UnsupportedCombinationError
 from spec.mechanism_spec import laplace_rdp
 
-__all__ = ["PldFactory", "PrivacyCurves", "privacy_curves", "randomized_response_rdp"]
+__all__ = [
+    "CurvesProvider",
+    "PldFactory",
+    "PrivacyCurves",
+    "privacy_curves",
+    "randomized_response_rdp",
+]
 
 #: Builds a dp_accounting ``PrivacyLossDistribution`` at a value discretization interval.
 PldFactory = Callable[[float], Any]
@@ -131,6 +137,31 @@ class PrivacyCurves:
     rho: float | None = None
     mu: float | None = None
     exact_pld: bool = False
+
+
+class CurvesProvider:
+    """An accounting item that derives its own privacy curves and states its relation.
+
+    A transformed release (a subsampled spec,
+    :class:`~mechanisms.accounting.amplification.SubsampledSpec`) knows what it delivers
+    better than a table of spec kinds can: :func:`privacy_curves` and the relation rule of
+    :mod:`~mechanisms.accounting.relations` ask it through these methods, so that neither
+    imports the module that defines it (the accounting modules depend one way:
+    ``curves`` ← ``relations`` ← ``amplification``).
+    """
+
+    def curves(self) -> PrivacyCurves:
+        """The privacy curves under the relation of :meth:`stated_relation`."""
+        raise NotImplementedError
+
+    def stated_relation(self) -> str:
+        """The neighbouring relation the curves are stated under (a relation kind)."""
+        raise NotImplementedError
+
+    def substitute_one_curves(self) -> PrivacyCurves | None:
+        """Exact curves under substitute-one when a theorem gives them, else ``None`` (the
+        relation rule then falls back to group privacy of size 2)."""
+        return None
 
 
 def _pld_three_point(epsilon: float, profile: Callable[[float], float]) -> PldFactory:
@@ -349,14 +380,12 @@ def privacy_curves(item: Any) -> PrivacyCurves:
         For a spec whose claim is marked ``proof_status="unproven"``: no accountant
         composes a claim that is not proven.
     """
-    from .amplification import SubsampledSpec  # local: amplification imports this module
-
     if isinstance(item, PrivacyCurves):
         return item
     inner = getattr(item, "accounting_item", None)  # a subsampled mechanism's SubsampledSpec
     if inner is not None:
         return privacy_curves(inner)
-    if isinstance(item, SubsampledSpec):
+    if isinstance(item, CurvesProvider):
         return item.curves()
     spec = getattr(item, "spec", item) if not isinstance(item, MechanismSpec) else item
     if isinstance(spec, MechanismSpec):

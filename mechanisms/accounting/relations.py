@@ -68,6 +68,7 @@ from spec import (
 from spec.errors import InvalidParameterError, RelationConversionError
 
 from .curves import (
+    CurvesProvider,
     PrivacyCurves,
     _gaussian,
     _pld_from_parameters,
@@ -174,11 +175,9 @@ def _spec_of(item: Any) -> MechanismSpec | None:
 
 def stated_relation(item: Any) -> str:
     """The relation ``item``'s guarantee is stated under (see the module docstring)."""
-    from .amplification import SubsampledSpec
-
     item = accounting_item(item)
-    if isinstance(item, SubsampledSpec):
-        return ADD_REMOVE_ONE if item.scheme == "poisson" else SUBSTITUTE_ONE
+    if isinstance(item, CurvesProvider):
+        return item.stated_relation()
     spec = _spec_of(item)
     if spec is None:
         return QUERY_LEVEL
@@ -356,40 +355,6 @@ def _doubled_additive(spec: MechanismSpec) -> PrivacyCurves | None:
     return None
 
 
-def _subsampled_gaussian_replace(item: Any) -> PrivacyCurves | None:
-    """dp_accounting's REPLACE_ONE PLD of the Poisson-subsampled Gaussian."""
-    from dp_accounting import NeighboringRelation
-    from dp_accounting.pld import privacy_loss_distribution as pld_mod
-
-    from .amplification import SubsampledSpec, _scalar_additive
-
-    if not isinstance(item, SubsampledSpec) or item.scheme != "poisson":
-        return None
-    found = _scalar_additive(item.base)
-    if found is None:
-        return None
-    law, sens = found
-    if not isinstance(law, Gaussian):
-        return None
-    q = item.rate
-    generic = _group_of_two_guarantee(privacy_curves(item), "")
-    return PrivacyCurves(
-        source=f"Poisson subsample (rate {q:g}) of Gaussian noise, sensitivity {sens:g}, "
-        "substitute-one",
-        pure_epsilon=math.inf,
-        exact_pld=True,
-        rdp=generic.rdp if generic is not None else None,
-        rho=generic.rho if generic is not None else None,
-        pld=lambda h: pld_mod.from_gaussian_mechanism(
-            law.sigma,
-            sensitivity=sens,
-            sampling_prob=q,
-            value_discretization_interval=h,
-            neighboring_relation=NeighboringRelation.REPLACE_ONE,
-        ),
-    )
-
-
 def _group_of_two_guarantee(curves: PrivacyCurves, source: str) -> PrivacyCurves | None:
     """Group privacy of size 2 from the guarantee the curves carry (module docstring)."""
     src = f"{curves.source} (group of 2)"
@@ -415,8 +380,9 @@ def group_of_two_curves(item: Any) -> PrivacyCurves:
     """The curves of ``item``'s add/remove-one guarantee restated under substitute-one."""
     spec = _spec_of(item)
     found = _doubled_additive(spec) if spec is not None else None
-    if found is None:
-        found = _subsampled_gaussian_replace(item)
+    provider = accounting_item(item)
+    if found is None and isinstance(provider, CurvesProvider):
+        found = provider.substitute_one_curves()
     if found is None:
         found = _group_of_two_guarantee(privacy_curves(item), "")
     if found is None:
