@@ -58,6 +58,9 @@ from ._environment import library_versions
 from ._threads import single_threaded_blas
 from .checks import (
     check_float_image,
+    exposed_nodes,
+    is_required_skip,
+    locality_needs_samples,
     check_global_sensitivity,
     check_local_node,
     check_local_sensitivity_bound,
@@ -89,13 +92,16 @@ __all__ = ["audit"]
 Progress = Callable[[str], None]
 
 _STREAMS = ("search", "claims", "conformance", "pilot", "final", "float_image", "local_node",
-            "spike")
+            "spike", "exposure")
 
 #: Share of α spent on the noise-law conformance check when it applies.
 CONFORMANCE_SHARE = 0.1
 #: Part of the conformance share (after the floating-point image check's part) that the
 #: spike check (:func:`~privaudit.checks.check_spike`) gets when it applies.
 SPIKE_SHARE = 0.5
+#: Share of α spent on the black-box locality test of a local-node mechanism without
+#: gray-box hooks (:mod:`privaudit.checks.local_node_blackbox`).
+LOCALITY_SHARE = 0.1
 
 
 def _streams(seed: int) -> dict[str, np.random.Generator]:
@@ -182,10 +188,21 @@ def _audit(mechanism: Mechanism, *, config: AuditConfig | None,
     say("checking the spec against the mechanism's parameters")
     checks.append(check_spec_consistency(mechanism))
 
-    # 2. candidate pairs -------------------------------------------------------------------
+    # 2. candidate pairs (local-node specs: the nodes the public randomness exposes first) ---
+    search_spec, relation = spec, None
+    if local_node_checks_apply(mechanism):
+        say("asking the mechanism which nodes its public randomness exposes")
+        focus, exposure = exposed_nodes(mechanism, rng["exposure"])
+        relation = spec.relation.focused(focus)
+        search_spec = spec.model_copy(update={"relation": relation})
+        checks.append(CheckOutcome(
+            name="lndp.exposure", status="passed",
+            summary=(f"nodes {list(focus)} rewired first ({exposure['exposure']})" if focus
+                     else f"no node singled out ({exposure['exposure']})"),
+            details=exposure))
     say(f"generating up to {cfg.pair_budget} neighbouring pairs")
     explicit = [verified_pair(spec, x, y, "explicit") for x, y in pairs]
-    candidates = candidate_pairs(spec, rng["search"], budget=cfg.pair_budget,
+    candidates = candidate_pairs(search_spec, rng["search"], budget=cfg.pair_budget,
                                  explicit_pairs=[(p.x, p.y) for p in explicit])
 
     # 3. sensitivity claims ----------------------------------------------------------------
@@ -214,7 +231,7 @@ def _audit(mechanism: Mechanism, *, config: AuditConfig | None,
 
     # 4. the declared noise law: conformance, spikes at f, floating-point image, LNDP ------
     alpha_conformance = _noise_law_checks(mechanism, cfg, candidates, conformance_inputs, rng,
-                                          checks, say, progress, executor)
+                                          checks, say, progress, executor, relation)
 
     # 5. choose the pairs for the distributional test (never from the final samples) ---------
     alpha_dist = alpha - alpha_conformance
@@ -270,9 +287,12 @@ def _audit(mechanism: Mechanism, *, config: AuditConfig | None,
     if power is not None:
         power = conclusive_power(power, cfg, claimed_epsilon=eps_claimed,
                                  claimed_delta=delta_claimed)
+    unmet = tuple(f"{c.name}: {c.details.get('reason')}; to conclude: {c.details.get('remedy')}"
+                  for c in checks if is_required_skip(c))
     report = AuditReport(
         mechanism=mechanism.name, spec=spec, spec_hash=spec.content_hash,
-        verdict=decide_verdict(any(c.violated for c in checks), power),
+        verdict=decide_verdict(any(c.violated for c in checks), power, unmet),
+        unmet_requirements=unmet,
         epsilon_lower_bound=eps_lb, epsilon_claimed=eps_claimed, delta_claimed=delta_claimed,
         confidence=cfg.confidence, samples=cfg.samples, seed=cfg.seed, config=cfg,
         checks=tuple(checks), worst_pair=_counterexample(best_pair),
@@ -290,13 +310,14 @@ def _audit(mechanism: Mechanism, *, config: AuditConfig | None,
 def _noise_law_checks(mechanism: Mechanism, cfg: AuditConfig, candidates: Sequence[Any],
                       conformance_inputs: Sequence[Any], rng: dict[str, Any],
                       checks: list[CheckOutcome], say: Progress, progress: Progress | None,
-                      executor: Executor | None) -> float:
+                      executor: Executor | None, relation: Any = None) -> float:
     """Step 4 of :func:`_audit`: the checks of the declared noise law, appended to ``checks``.
 
     The noise-law conformance test, the spike windows at f for (ε, δ) claims
     (:mod:`privaudit.checks.spike`), the floating-point image of the outputs and the
-    local-node structural checks.  Returns the share of α they spend (the rest goes to the
-    distinguishing test).
+    local-node checks (whose black-box locality test spends :data:`LOCALITY_SHARE` of α
+    when the mechanism has no gray-box hook).  Returns the share of α they spend (the rest
+    goes to the distinguishing test).
     """
     spec = mechanism.spec
     alpha = cfg.alpha
@@ -337,7 +358,12 @@ def _noise_law_checks(mechanism: Mechanism, cfg: AuditConfig, candidates: Sequen
                                         alpha=alpha_float))
 
     # 4c. local node privacy: structure, locality, exact joint accounting, Lemma 5.4 --------
+    alpha_locality = 0.0
     if local_node_checks_apply(mechanism):
         say("checking the local-node structure, locality and joint certificates")
-        checks.extend(check_local_node(mechanism, candidates, rng["local_node"]))
-    return alpha_conformance
+        alpha_locality = LOCALITY_SHARE * alpha if locality_needs_samples(mechanism) else 0.0
+        checks.extend(check_local_node(mechanism, candidates, rng["local_node"],
+                                       alpha=alpha_locality,
+                                       samples=cfg.effective_conformance_samples,
+                                       relation=relation))
+    return alpha_conformance + alpha_locality

@@ -290,8 +290,11 @@ def _header(report: AuditReport) -> str:
     if report.inconclusive:
         from .verdicts import inconclusive_text
 
-        note = (f'<p class="inconclusive-note" id="inconclusive"><strong>Inconclusive.</strong> '
-                f'{_e(inconclusive_text(report.power).removeprefix("inconclusive: "))}.</p>')
+        reasons = [f"required check skipped: {r}" for r in report.unmet_requirements]
+        if not reasons or not (report.power and report.power.conclusive):
+            reasons.append(inconclusive_text(report.power).removeprefix("inconclusive: "))
+        note = "".join(f'<p class="inconclusive-note" id="inconclusive"><strong>Inconclusive.'
+                       f'</strong> {_e(r)}.</p>' for r in reasons)
     spec = report.spec
     subtitle = spec.summary or spec.statistic
     sub = f'<p class="subtitle">{_e(subtitle)}</p>' if subtitle else ""

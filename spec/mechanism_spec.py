@@ -493,6 +493,15 @@ class MechanismSpec(SpecModel):
                 f"relation {self.relation.kind!r} is not defined on a "
                 f"{self.input_domain.kind!r} input domain"
             )
+        layout = getattr(self.relation, "layout", None)
+        if layout is not None:
+            n = getattr(self.input_domain, "n_nodes", None)
+            if layout.n_nodes != n or not layout.covers(self.output_dimension):
+                raise InconsistentSpecError(
+                    f"the message layout has {layout.n_nodes} block(s) covering "
+                    f"{layout.dimension} coordinate(s); a local-node release on {n} nodes "
+                    f"with output_dimension = {self.output_dimension} needs {n} disjoint "
+                    f"blocks covering 0..{self.output_dimension - 1}")
         kinds = [c.kind for c in self.sensitivity]
         for k in set(kinds):
             if kinds.count(k) > 1:

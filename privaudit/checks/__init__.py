@@ -23,7 +23,13 @@ from __future__ import annotations
 from .conformance import check_noise_law
 from .consistency import check_spec_consistency
 from .float_image import check_float_image, float_image_applies
-from .local_node import check_local_node, local_node_checks_apply
+from ._common import is_required_skip
+from .local_node import (
+    check_local_node,
+    exposed_nodes,
+    local_node_checks_apply,
+    locality_needs_samples,
+)
 from .sensitivity import (
     check_global_sensitivity,
     check_local_sensitivity_bound,
@@ -40,7 +46,10 @@ __all__ = [
     "check_smooth_sensitivity",
     "check_spec_consistency",
     "check_spike",
+    "exposed_nodes",
     "float_image_applies",
+    "is_required_skip",
     "local_node_checks_apply",
+    "locality_needs_samples",
     "spike_applies",
 ]

@@ -19,8 +19,9 @@ from typing import Any, Literal
 
 import networkx as nx
 import numpy as np
-from pydantic import Field
+from pydantic import Field, NonNegativeInt, field_validator
 
+from .._base import SpecModel
 from .._random import RandomLike, as_generator
 from ..domains import Categorical, GraphDomain, IntegerRange, RealInterval, VectorDomain
 from ..errors import InvalidGraphError, InvalidParameterError, UnsupportedCombinationError
@@ -31,7 +32,103 @@ from .graphs import _edge_set, _graph, _NodeRewiringBase
 #: Most (old, new) neighbourhood sizes the degree-space enumeration realises per background.
 DEGREE_SPACE_PATTERNS = 24
 
-__all__ = ["LocalNodeRelation", "LocalRelation"]
+__all__ = ["LocalNodeRelation", "LocalRelation", "MessageLayout", "PublicRandomness"]
+
+
+class MessageLayout(SpecModel):
+    """Which coordinates of a local-node release each node sends (its message block).
+
+    The release of a local-node mechanism is the joint vector of the n node messages
+    (Raskhodnikova, Smith, Wagaman & Zavyalov, "Local Node Differential Privacy",
+    arXiv:2602.15802, Definition 2.3).  ``blocks[i]`` lists the output coordinates of
+    node i's message; blocks may have any lengths (0 included: a node that sends
+    nothing), must be disjoint, and together cover the release (checked against
+    ``output_dimension`` when the :class:`~spec.MechanismSpec` is built).
+
+    Examples
+    --------
+    Each edge {i, j} (i < j) reported by its lower endpoint, upper triangle row-major:
+    ``MessageLayout.consecutive([n - 1 - i for i in range(n)])``.
+    """
+
+    kind: Literal["message_layout"] = "message_layout"
+    blocks: tuple[tuple[NonNegativeInt, ...], ...]
+
+    @field_validator("blocks")
+    @classmethod
+    def _disjoint(cls, blocks: tuple[tuple[int, ...], ...]) -> tuple[tuple[int, ...], ...]:
+        if not blocks:
+            raise ValueError("a message layout needs one block per node, got none")
+        seen: set[int] = set()
+        for i, block in enumerate(blocks):
+            for c in block:
+                if c in seen:
+                    raise ValueError(f"coordinate {c} appears in more than one block "
+                                     f"(again in node {i}'s)")
+                seen.add(c)
+        return blocks
+
+    @classmethod
+    def consecutive(cls, sizes: Any) -> MessageLayout:
+        """Node i owns the next ``sizes[i]`` coordinates, in node order."""
+        sizes = [int(s) for s in sizes]
+        if any(s < 0 for s in sizes):
+            raise InvalidParameterError(f"block sizes must be >= 0, got {sizes}")
+        edges = np.concatenate([[0], np.cumsum(sizes)]).astype(int)
+        return cls(blocks=tuple(tuple(range(int(a), int(b)))
+                                for a, b in zip(edges[:-1], edges[1:])))
+
+    @classmethod
+    def equal(cls, n_nodes: int, size: int) -> MessageLayout:
+        """``n_nodes`` consecutive blocks of ``size`` coordinates each."""
+        return cls.consecutive([size] * int(n_nodes))
+
+    @property
+    def n_nodes(self) -> int:
+        """The number of blocks (one per node)."""
+        return len(self.blocks)
+
+    @property
+    def dimension(self) -> int:
+        """How many coordinates the blocks cover."""
+        return sum(len(b) for b in self.blocks)
+
+    def covers(self, dimension: int) -> bool:
+        """True when the blocks partition ``0 … dimension − 1``."""
+        return sorted(c for b in self.blocks for c in b) == list(range(int(dimension)))
+
+    def arrays(self) -> list[np.ndarray]:
+        """The blocks as int64 index arrays (for slicing a release)."""
+        return [np.asarray(b, dtype=np.int64) for b in self.blocks]
+
+
+class PublicRandomness(SpecModel):
+    """The public randomness ρ of a local-node protocol: how it is drawn, what it reveals.
+
+    In the local model the server may send every node public random bits ρ before the
+    nodes answer; the privacy claim holds for *every* fixed ρ (Raskhodnikova, Smith,
+    Wagaman & Zavyalov, arXiv:2602.15802, Definition 2.3), so the auditor tests the
+    release with the mechanism's realised ρ fixed, and asks the mechanism which nodes that
+    ρ exposes most (the ``node_exposure`` hook) to rewire them first.
+
+    Attributes
+    ----------
+    drawn : str
+        How ρ is drawn (e.g. ``"each node's partner uniform among the others"``).
+    reveals : str
+        What ρ makes public (e.g. ``"which node each node probes"``).
+    seed : int, optional
+        The seed ρ was drawn from, when it was drawn from one.
+    digest : str, optional
+        A digest of the realised ρ (e.g. ``sha256`` of its bytes), so that the spec — and
+        its certificate — pin the ρ that was audited.
+    """
+
+    kind: Literal["public_randomness"] = "public_randomness"
+    drawn: str = Field(min_length=1)
+    reveals: str = Field(min_length=1)
+    seed: NonNegativeInt | None = None
+    digest: str | None = None
 
 
 class LocalRelation(NeighbouringRelationBase):
@@ -139,11 +236,33 @@ class LocalNodeRelation(_NodeRewiringBase):
     bucket_width : int, optional
         λ of a blurry-degree mechanism (paper, Definition 4.5): bucket-extreme pairs put the
         other nodes at multiples of λ.  A hint only.
+    layout : MessageLayout, optional
+        Which output coordinates each node sends.  Without it the auditor cannot tell the
+        messages apart: the ``lndp.structure`` check cannot run and an audit with no
+        violation is ``inconclusive`` (``privaudit.checks.local_node``).
+    public_randomness : PublicRandomness, optional
+        How the public randomness ρ is drawn and what it reveals (the audit holds the
+        mechanism's realised ρ fixed).
     """
 
     kind: Literal["local_node"] = "local_node"
     focus_nodes: tuple[int, ...] = ()
     bucket_width: int | None = Field(default=None, ge=1)
+    layout: MessageLayout | None = None
+    public_randomness: PublicRandomness | None = None
+
+    def focused(self, nodes: Any) -> LocalNodeRelation:
+        """This relation with ``nodes`` rewired first (then the existing :attr:`focus_nodes`).
+
+        The auditor calls it with the nodes the mechanism's public randomness exposes most
+        (``privaudit.checks.local_node.exposed_nodes``); the pairs that are neighbours do
+        not change.
+        """
+        order: list[int] = []
+        for v in list(nodes) + list(self.focus_nodes):
+            if int(v) not in order:
+                order.append(int(v))
+        return self.model_copy(update={"focus_nodes": tuple(order)})
 
     @staticmethod
     def _as_graph(graph: Any) -> nx.Graph:
