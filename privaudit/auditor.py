@@ -77,7 +77,14 @@ from .distinguish import distinguish_pair
 from .distinguish.densities import declared_log_densities
 from .distinguish.pair import PLAN_PRIOR_OUTPUTS
 from .distributed import DaskExecutor, executor_scope
-from .exact_audit import exact_audit_applies, exact_check, exact_privacy, worst_inputs
+from .exact_audit import (
+    exact_audit_applies,
+    exact_check,
+    exact_privacy,
+    refutation_check,
+    sampling_refutation,
+    worst_inputs,
+)
 from .pair_choice import choose_pairs
 from .pairs import CandidatePair, to_jsonable, verified_pair
 from .report import AccountingTightness, AuditReport
@@ -272,6 +279,32 @@ def _audit(mechanism: Mechanism, *, config: AuditConfig | None,
                  "pair_objective": choice.objective, "equivalent_pairs_tied": choice.ties,
                  "halving_rounds": choice.halving_rounds, "search_samples": search_samples,
                  "declared_events": len(best.plan.events) if best.plan is not None else 0}))
+    # the exact figures must agree with the audit's own samples (issue 27): a sampling ε
+    # lower bound above what the declared law allows at a tested pair refutes the hook
+    if exact is not None:
+        for pair, result in results:
+            bound = math.inf if result.epsilon_lower_bound_infinite else float(
+                result.epsilon_lower_bound)
+            refuted = sampling_refutation(mechanism, exact, pair.x, pair.y, bound,
+                                          delta_claimed)
+            if refuted is not None:
+                exact = refuted
+                checks = [CheckOutcome(name=c.name, status="skipped", summary=refuted.statement,
+                                       details=c.details) if c.name == "exact.privacy" else c
+                          for c in checks]
+                checks.append(refutation_check(refuted, alpha_dist))
+                break
+    elif spec.noise is not None and mechanism.provides("output_probabilities"):
+        checks.append(CheckOutcome(
+            name="exact.privacy", status="skipped",
+            summary=("the output_probabilities hook is not used: "
+                     + ("the declared FiniteOutputLaw says its coordinates are not "
+                        "independent, so the hook's rows are marginals and no exact product "
+                        "law exists" if getattr(getattr(spec.noise, "law", None),
+                                                "independent", True) is False else
+                        f"the spec declares {type(spec.noise).__name__}, not a finite output "
+                        "law (noise=FiniteRandomizer(...))")
+                     + "; the audit is statistical")))
     profile_violated = any(p.violated for p in best.profile)
     if best.profile:
         checks.append(CheckOutcome(

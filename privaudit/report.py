@@ -186,7 +186,10 @@ class AuditReport(SpecModel):
                 lines.append(f"  why            : {inconclusive_text(self.power)}")
         lines.append(f"  ε lower bound  : {eps} at δ = {self.delta_claimed:g} "
                      f"(claimed ε = {self.epsilon_claimed:.6g})")
-        if self.exact is not None:
+        if self.exact is not None and self.exact.refuted:
+            lines.append(f"  exact ε        : {format_epsilon(self.exact.epsilon_exact)} "
+                         f"REFUTED: {self.exact.refutation}")
+        elif self.exact is not None:
             lines.append(f"  exact ε        : {format_epsilon(self.exact.epsilon_exact)} "
                          f"({self.exact.statement})")
         if self.infinite_evidence:
