@@ -52,7 +52,7 @@ import numpy as np
 
 from mechanisms import Mechanism
 from spec import AdditiveNoise, SmoothSensitivityNoise
-from spec.errors import AuditError
+from spec.errors import AuditError, InvalidParameterError, NotNeighboursError
 
 from ._environment import library_versions
 from ._threads import single_threaded_blas
@@ -72,6 +72,7 @@ from .checks import (
     local_node_checks_apply,
     spike_applies,
 )
+from .checks.group_privacy import check_group_exact, group_setup
 from .config import AuditConfig
 from .distinguish import distinguish_pair
 from .distinguish.densities import declared_log_densities
@@ -129,9 +130,11 @@ def audit(
     pairs: Sequence[tuple[Any, Any]] = (),
     progress: Progress | None = None,
     executor: Executor | str | None = None,
+    group: int | None = None,
+    claim: Any = None,
     **overrides: Any,
 ) -> AuditReport:
-    """Audit ``mechanism`` against its spec.
+    """Audit ``mechanism`` against its spec (or a stated group claim, with ``group=k``).
 
     Parameters
     ----------
@@ -155,6 +158,17 @@ def audit(
         started and closed by this call; a :class:`~privaudit.distributed.DaskExecutor`
         object runs them on its cluster (``docs/distributed.md``).  Results do not
         depend on it.
+    group : int, optional
+        Audit a claim at distance ``k`` = ``group`` instead (group privacy): the inputs
+        tested are the relation's pairs at distance k (``relation.group_pairs``, e.g.
+        :meth:`spec.LocalNodeRelation.group_pairs`) and the pairs in ``pairs`` (at
+        distance ≤ k).  The claim is ``claim`` when given (e.g. a grouposition bound),
+        otherwise the group-privacy bound (kε, δ Σ_{j<k} e^{jε}) of the spec's pure or
+        (ε, δ) claim (:func:`privaudit.checks.group_privacy.group_guarantee`).  The
+        sensitivity and local-node checks, which concern distance 1, do not run; the
+        exact δ at the group pairs (``group.exact``) does when the law is declared.
+    claim : PrivacyGuarantee, optional
+        The guarantee claimed at distance ``group`` (only with ``group``).
 
     Returns
     -------
@@ -170,12 +184,13 @@ def audit(
         if isinstance(run, DaskExecutor):
             run.check_shippable(mechanism, f"mechanism {getattr(mechanism, 'name', mechanism)!r}")
         return _audit(mechanism, config=config, pairs=pairs, progress=progress,
-                      executor=run, **overrides)
+                      executor=run, group=group, claim=claim, **overrides)
 
 
 def _audit(mechanism: Mechanism, *, config: AuditConfig | None,
            pairs: Sequence[tuple[Any, Any]], progress: Progress | None,
-           executor: Executor | None = None, **overrides: Any) -> AuditReport:
+           executor: Executor | None = None, group: int | None = None, claim: Any = None,
+           **overrides: Any) -> AuditReport:
     """:func:`audit` (its docstring), under :func:`single_threaded_blas`."""
     if isinstance(mechanism, (list, tuple)):
         from mechanisms.accounting import ComposedMechanism
@@ -183,6 +198,12 @@ def _audit(mechanism: Mechanism, *, config: AuditConfig | None,
         mechanism = ComposedMechanism(mechanism)
     if not isinstance(mechanism, Mechanism):
         raise AuditError(f"audit needs a Mechanism, got {type(mechanism).__name__}")
+    if claim is not None and group is None:
+        raise InvalidParameterError("claim= states a group claim: give group=k with it")
+    group_pairs: list[CandidatePair] = []
+    inner = mechanism
+    if group is not None:
+        mechanism, group_pairs = group_setup(mechanism, group, claim)
     cfg = (config if config is not None else AuditConfig()).merged(overrides)
     say = progress or (lambda _msg: None)
     started = time.perf_counter()
@@ -197,6 +218,9 @@ def _audit(mechanism: Mechanism, *, config: AuditConfig | None,
 
     # 2. candidate pairs (local-node specs: the nodes the public randomness exposes first) ---
     search_spec, relation = spec, None
+    if group is not None:
+        return _finish_group(inner, mechanism, group, group_pairs, pairs, cfg, rng, checks,
+                             say, progress, executor, started)
     if local_node_checks_apply(mechanism):
         say("asking the mechanism which nodes its public randomness exposes")
         focus, exposure = exposed_nodes(mechanism, rng["exposure"])
@@ -400,3 +424,82 @@ def _noise_law_checks(mechanism: Mechanism, cfg: AuditConfig, candidates: Sequen
                                        samples=cfg.effective_conformance_samples,
                                        relation=relation))
     return alpha_conformance + alpha_locality
+
+
+def _finish_group(inner: Mechanism, mechanism: Mechanism, k: int,
+                  group_pairs: list[CandidatePair], pairs: Sequence[tuple[Any, Any]],
+                  cfg: AuditConfig, rng: dict[str, Any], checks: list[CheckOutcome],
+                  say: Progress, progress: Progress | None, executor: Executor | None,
+                  started: float) -> AuditReport:
+    """A group audit (``audit(..., group=k)``): the group claim on the pairs at distance k.
+
+    The same α split as an ordinary audit: conformance of the noise law (when declared)
+    gets :data:`CONFORMANCE_SHARE`, the distinguishing test the rest over the chosen pairs.
+    """
+    spec = mechanism.spec
+    domain = spec.input_domain
+    explicit = []
+    for x, y in pairs:
+        xv, yv = domain.validate(x), domain.validate(y)
+        decision = spec.relation.decide(xv, yv, domain, validated=True)
+        if decision.distance is None or not 0 < decision.distance <= k:
+            raise NotNeighboursError(f"explicit pair at distance {decision.distance}, not in "
+                                     f"1..{k}: {decision.reason}")
+        explicit.append(CandidatePair(x=xv, y=yv, origin="explicit", decision=decision))
+    candidates = explicit + list(group_pairs)
+    say(f"group audit at distance {k}: {len(candidates)} pairs")
+    checks.append(check_group_exact(inner, spec.guarantee, candidates))
+    alpha_conformance = 0.0
+    if spec.noise is not None and (not isinstance(spec.noise, (AdditiveNoise,
+                                                              SmoothSensitivityNoise))
+                                   or mechanism.provides("statistic")):
+        alpha_conformance = CONFORMANCE_SHARE * cfg.alpha
+        checks.append(check_noise_law(mechanism, candidates[0].x, rng["conformance"],
+                                      samples=cfg.effective_conformance_samples,
+                                      alpha=alpha_conformance))
+    alpha_dist = cfg.alpha - alpha_conformance
+    eps_claimed, delta_claimed = claimed_point(spec.guarantee)
+    choice = choose_pairs(mechanism, cfg, candidates, explicit, rng["pilot"],
+                          alpha=alpha_dist, delta=delta_claimed)
+    chosen = list(choice.pairs)
+    declared = declared_log_densities(mechanism, chosen[0].x, chosen[0].y) is not None
+    search_samples = cfg.search_samples_for(declared, approximate=delta_claimed > 0)
+    per_pair = alpha_dist / len(chosen)
+    results = []
+    for i, pair in enumerate(chosen):
+        say(f"testing group pair {i + 1}/{len(chosen)} ({pair.origin})")
+        results.append((pair, distinguish_pair(mechanism, pair, samples=cfg.samples,
+                                               search_samples=search_samples,
+                                               rng=rng["final"], alpha=per_pair,
+                                               events_per_direction=cfg.events_per_direction,
+                                               prior_outputs=PLAN_PRIOR_OUTPUTS,
+                                               executor=executor)))
+    best_pair, best = max(results, key=lambda r: r[1].epsilon_lower_bound)
+    violated = any(r.violated for _, r in results)
+    eps_lb = math.inf if best.epsilon_lower_bound_infinite else float(best.epsilon_lower_bound)
+    checks.append(CheckOutcome(
+        name="distinguishability", status="violated" if violated else "passed",
+        summary=(f"ε ≥ {eps_lb:.4g} at δ = {delta_claimed:g} on the worst of {len(chosen)} "
+                 f"pairs at distance {k} (group claim ε = {eps_claimed:.4g})"),
+        statistic=eps_lb, threshold=eps_claimed,
+        ratio=(eps_lb / eps_claimed) if eps_claimed > 0 else None, error_rate=alpha_dist,
+        counterexample=_counterexample(best_pair, event=best.best_event.description
+                                       if best.best_event else "",
+                                       epsilon_lower_bound=eps_lb) if violated else None,
+        details={"pairs_tested": len(chosen), "alpha_per_pair": per_pair, "group": k}))
+    powers = [r.power for _, r in results if isinstance(r.power, PowerStatement)]
+    power = min(powers, key=lambda p: p.detectable_epsilon) if powers else None
+    if power is not None:
+        power = conclusive_power(power, cfg, claimed_epsilon=eps_claimed,
+                                 claimed_delta=delta_claimed)
+    say("done")
+    return AuditReport(
+        mechanism=mechanism.name, spec=spec, spec_hash=spec.content_hash,
+        verdict=decide_verdict(any(c.violated for c in checks), power),
+        epsilon_lower_bound=eps_lb, epsilon_claimed=eps_claimed, delta_claimed=delta_claimed,
+        confidence=cfg.confidence, samples=cfg.samples, seed=cfg.seed, config=cfg,
+        checks=tuple(checks), worst_pair=_counterexample(best_pair),
+        worst_event=best.best_event, events=tuple(best.events),
+        privacy_profile=tuple(best.profile), power=power,
+        infinite_evidence=best.infinite_evidence or "",
+        runtime_seconds=time.perf_counter() - started, versions=library_versions())
