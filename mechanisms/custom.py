@@ -156,12 +156,15 @@ def _local_node_spec(spec: MechanismSpec, layout: Any, public_randomness: Any,
     if layout is not None:
         if isinstance(layout, MessageLayout):
             update["layout"] = layout
+        elif isinstance(layout, (int, np.integer)) and not isinstance(layout, bool):
+            update["layout"] = MessageLayout.equal(int(layout))
         elif isinstance(layout, Sequence) and all(
                 isinstance(s, (int, np.integer)) and not isinstance(s, bool) for s in layout):
             update["layout"] = MessageLayout.consecutive(layout)
         else:
             raise InvalidParameterError(
-                f"layout must be a MessageLayout or a list of block sizes, got {layout!r}")
+                f"layout must be a MessageLayout, a list of block sizes or one block size "
+                f"for every node, got {layout!r}")
     if public_randomness is not None:
         if not isinstance(public_randomness, PublicRandomness):
             raise InvalidParameterError(
@@ -180,7 +183,7 @@ def declare_mechanism(
     local_sensitivity_bound: Callable[[Any], float] | None = None,
     smooth_sensitivity: Callable[[Any], float] | None = None,
     output_probabilities: Callable[[Any], Any] | None = None,
-    layout: MessageLayout | Sequence[int] | None = None,
+    layout: MessageLayout | Sequence[int] | int | None = None,
     public_randomness: PublicRandomness | None = None,
     rho: Any = None,
     exposure: Callable[[Any], Any] | None = None,
@@ -200,9 +203,10 @@ def declare_mechanism(
         (:class:`~spec.FiniteRandomizer` specs), used by the exact audit.  Passed with a
         spec that declares no finite output law it cannot be used: a
         :class:`~spec.PrivauditWarning` names it.
-    layout : MessageLayout or list of int, optional
+    layout : MessageLayout, list of int or int, optional
         Local-node mechanisms: the output coordinates of each node's message (a list of
-        block sizes means consecutive blocks in node order).  Entered into the spec's
+        block sizes means consecutive blocks in node order; an int, that many coordinates
+        for every node).  Entered into the spec's
         :class:`~spec.LocalNodeRelation`.
     public_randomness : PublicRandomness, optional
         Local-node mechanisms: how the public randomness ρ is drawn and what it reveals

@@ -523,11 +523,12 @@ class MechanismSpec(SpecModel):
         layout = getattr(self.relation, "layout", None)
         if layout is not None:
             n = getattr(self.input_domain, "n_nodes", None)
-            if layout.n_nodes != n or not layout.covers(self.output_dimension):
+            if n is None or not layout.covers(n, self.output_dimension):
+                shown = (f"{len(layout.sizes)} block(s) of total size {sum(layout.sizes)}"
+                         if layout.sizes is not None else f"blocks of {layout.block}")
                 raise InconsistentSpecError(
-                    f"the message layout has {layout.n_nodes} block(s) covering "
-                    f"{layout.dimension} coordinate(s); a local-node release on {n} nodes "
-                    f"with output_dimension = {self.output_dimension} needs {n} disjoint "
+                    f"the message layout has {shown}; a local-node release on {n} nodes "
+                    f"with output_dimension = {self.output_dimension} needs {n} consecutive "
                     f"blocks covering 0..{self.output_dimension - 1}")
         kinds = [c.kind for c in self.sensitivity]
         for k in set(kinds):

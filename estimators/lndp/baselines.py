@@ -76,7 +76,7 @@ def laplace_edge_count_mechanism(n: int, epsilon: float, *,
 
     return LaplaceMechanism(
         eps, 2.0 * (size - 1), statistic=degrees, input_domain=GraphDomain(n_nodes=size),
-        relation=LocalNodeRelation(layout=MessageLayout.equal(size, 1)),
+        relation=LocalNodeRelation(layout=MessageLayout.equal(1)),
         output_dimension=size, name=name,
         statistic_description="stacked degrees d_i (l1 node sensitivity 2(n-1))",
         summary="each node sends its degree + Laplace(2(n-1)/eps): eps-LNDP",

@@ -184,7 +184,7 @@ def blurry_linear_mechanism(n: int, epsilon: float, delta: float, lam: int, work
         eps, d0, sensitivity, calibration="classical", statistic=messages_mean,
         input_domain=GraphDomain(n_nodes=size),
         relation=LocalNodeRelation(bucket_width=width,
-                                   layout=MessageLayout.equal(size, w.shape[0])),
+                                   layout=MessageLayout.equal(w.shape[0])),
         output_dimension=size * w.shape[0], name=name,
         statistic_description=f"stacked W B e_(d_i), W of shape {w.shape}, lambda={width} "
                               f"(l2 node sensitivity {sensitivity:.6g}, {bound} bound)",

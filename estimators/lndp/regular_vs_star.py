@@ -205,7 +205,7 @@ def regular_vs_star_mechanism(rho: RegularStarRandomness, epsilon: float, delta:
         eps, d0, sensitivity, calibration="classical", statistic=messages_mean,
         input_domain=GraphDomain(n_nodes=n),
         relation=LocalNodeRelation(focus_nodes=(int(np.argmax(rho.occurrences())),),
-                                   layout=MessageLayout.equal(n, rho.sets),
+                                   layout=MessageLayout.equal(rho.sets),
                                    public_randomness=rho.declaration()),
         output_dimension=n * rho.sets, name=name,
         statistic_description=f"stacked hit indicators 1[N(i) meets S_t], T={rho.sets}, "

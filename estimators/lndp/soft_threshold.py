@@ -121,7 +121,7 @@ def soft_threshold_mechanism(n: int, epsilon: float, delta: float, tau1: float, 
     return GaussianMechanism(
         eps, d0, sensitivity, calibration="classical", statistic=messages_mean,
         input_domain=GraphDomain(n_nodes=size),
-        relation=LocalNodeRelation(layout=MessageLayout.equal(size, 1)),
+        relation=LocalNodeRelation(layout=MessageLayout.equal(1)),
         output_dimension=size, name=name,
         statistic_description=f"stacked soft thresholds f(d_i) with tau1={lo:g}, tau2={hi:g} "
                               f"(l2 node sensitivity sqrt(1 + (n-1)/lambda^2) = {sensitivity:.6g})",

@@ -114,7 +114,7 @@ def message_blocks(mechanism: Mechanism) -> list[np.ndarray] | None:
     false alarm: each edge reported once by its lower endpoint).
     """
     layout = getattr(mechanism.spec.relation, "layout", None)
-    return None if layout is None else layout.arrays()
+    return None if layout is None else layout.arrays(mechanism.spec.input_domain.n_nodes)
 
 
 def exposed_nodes(mechanism: Mechanism, rng: np.random.Generator,

@@ -19,7 +19,7 @@ from typing import Any, Literal
 
 import networkx as nx
 import numpy as np
-from pydantic import Field, NonNegativeInt, field_validator
+from pydantic import Field, NonNegativeInt, model_validator
 
 from .._base import SpecModel
 from .._random import RandomLike, as_generator
@@ -40,10 +40,16 @@ class MessageLayout(SpecModel):
 
     The release of a local-node mechanism is the joint vector of the n node messages
     (Raskhodnikova, Smith, Wagaman & Zavyalov, "Local Node Differential Privacy",
-    arXiv:2602.15802, Definition 2.3).  ``blocks[i]`` lists the output coordinates of
-    node i's message; blocks may have any lengths (0 included: a node that sends
-    nothing), must be disjoint, and together cover the release (checked against
-    ``output_dimension`` when the :class:`~spec.MechanismSpec` is built).
+    arXiv:2602.15802, Definition 2.3).  The blocks are consecutive in node order: node 0
+    sends the first coordinates, node 1 the next, and so on.  Give exactly one of
+
+    * ``block``: every node sends ``block`` coordinates (the n·k layout of stacked
+      per-node vectors; stored in O(1), whatever n);
+    * ``sizes``: node i sends ``sizes[i]`` coordinates, any lengths (0 included: a node
+      that sends nothing).
+
+    The blocks must cover the release exactly (checked against ``output_dimension``
+    when the :class:`~spec.MechanismSpec` is built).
 
     Examples
     --------
@@ -52,54 +58,45 @@ class MessageLayout(SpecModel):
     """
 
     kind: Literal["message_layout"] = "message_layout"
-    blocks: tuple[tuple[NonNegativeInt, ...], ...]
+    block: NonNegativeInt | None = None
+    sizes: tuple[NonNegativeInt, ...] | None = None
 
-    @field_validator("blocks")
-    @classmethod
-    def _disjoint(cls, blocks: tuple[tuple[int, ...], ...]) -> tuple[tuple[int, ...], ...]:
-        if not blocks:
-            raise ValueError("a message layout needs one block per node, got none")
-        seen: set[int] = set()
-        for i, block in enumerate(blocks):
-            for c in block:
-                if c in seen:
-                    raise ValueError(f"coordinate {c} appears in more than one block "
-                                     f"(again in node {i}'s)")
-                seen.add(c)
-        return blocks
+    @model_validator(mode="after")
+    def _one_form(self) -> MessageLayout:
+        if (self.block is None) == (self.sizes is None):
+            raise ValueError("give exactly one of block= (equal blocks) and sizes= (one "
+                             f"size per node), got block={self.block!r}, sizes="
+                             f"{'None' if self.sizes is None else list(self.sizes[:8])}")
+        if self.sizes is not None and not self.sizes:
+            raise ValueError("sizes= needs one block size per node, got none")
+        return self
 
     @classmethod
     def consecutive(cls, sizes: Any) -> MessageLayout:
         """Node i owns the next ``sizes[i]`` coordinates, in node order."""
-        sizes = [int(s) for s in sizes]
-        if any(s < 0 for s in sizes):
-            raise InvalidParameterError(f"block sizes must be >= 0, got {sizes}")
-        edges = np.concatenate([[0], np.cumsum(sizes)]).astype(int)
-        return cls(blocks=tuple(tuple(range(int(a), int(b)))
-                                for a, b in zip(edges[:-1], edges[1:])))
+        return cls(sizes=tuple(int(s) for s in sizes))
 
     @classmethod
-    def equal(cls, n_nodes: int, size: int) -> MessageLayout:
-        """``n_nodes`` consecutive blocks of ``size`` coordinates each."""
-        return cls.consecutive([size] * int(n_nodes))
+    def equal(cls, size: int) -> MessageLayout:
+        """Every node owns ``size`` consecutive coordinates, in node order."""
+        return cls(block=int(size))
 
-    @property
-    def n_nodes(self) -> int:
-        """The number of blocks (one per node)."""
-        return len(self.blocks)
+    def block_sizes(self, n_nodes: int) -> np.ndarray:
+        """The n block sizes (int64)."""
+        if self.sizes is not None:
+            return np.asarray(self.sizes, dtype=np.int64)
+        return np.full(int(n_nodes), int(self.block or 0), dtype=np.int64)
 
-    @property
-    def dimension(self) -> int:
-        """How many coordinates the blocks cover."""
-        return sum(len(b) for b in self.blocks)
+    def covers(self, n_nodes: int, dimension: int) -> bool:
+        """True when the layout has ``n_nodes`` blocks covering ``0 … dimension − 1``."""
+        if self.sizes is not None and len(self.sizes) != int(n_nodes):
+            return False
+        return int(self.block_sizes(n_nodes).sum()) == int(dimension)
 
-    def covers(self, dimension: int) -> bool:
-        """True when the blocks partition ``0 … dimension − 1``."""
-        return sorted(c for b in self.blocks for c in b) == list(range(int(dimension)))
-
-    def arrays(self) -> list[np.ndarray]:
+    def arrays(self, n_nodes: int) -> list[np.ndarray]:
         """The blocks as int64 index arrays (for slicing a release)."""
-        return [np.asarray(b, dtype=np.int64) for b in self.blocks]
+        edges = np.concatenate([[0], np.cumsum(self.block_sizes(n_nodes))])
+        return [np.arange(a, b, dtype=np.int64) for a, b in zip(edges[:-1], edges[1:])]
 
 
 class PublicRandomness(SpecModel):

@@ -127,8 +127,8 @@ def test_layout_must_match_the_release():
     spec, _, sampler, sizes = _lower_endpoint()
     with pytest.raises(InconsistentSpecError, match="layout"):
         declare_mechanism(spec, sampler, layout=sizes[:-1] + [1])
-    with pytest.raises(InvalidParameterError, match="more than one block"):
-        MessageLayout(blocks=((0, 1), (1,)))
+    with pytest.raises(InvalidParameterError, match="exactly one of"):
+        MessageLayout(block=1, sizes=(1, 1))
     laplace = MechanismSpec(
         name="scalar", input_domain=GraphDomain(n_nodes=3),
         relation=NodeNeighbouring(), statistic="edges",
