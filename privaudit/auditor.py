@@ -217,20 +217,10 @@ def _audit(mechanism: Mechanism, *, config: AuditConfig | None,
     checks.append(check_spec_consistency(mechanism))
 
     # 2. candidate pairs (local-node specs: the nodes the public randomness exposes first) ---
-    search_spec, relation = spec, None
     if group is not None:
         return _finish_group(inner, mechanism, group, group_pairs, pairs, cfg, rng, checks,
                              say, progress, executor, started)
-    if local_node_checks_apply(mechanism):
-        say("asking the mechanism which nodes its public randomness exposes")
-        focus, exposure = exposed_nodes(mechanism, rng["exposure"])
-        relation = spec.relation.focused(focus)
-        search_spec = spec.model_copy(update={"relation": relation})
-        checks.append(CheckOutcome(
-            name="lndp.exposure", status="passed",
-            summary=(f"nodes {list(focus)} rewired first ({exposure['exposure']})" if focus
-                     else f"no node singled out ({exposure['exposure']})"),
-            details=exposure))
+    search_spec, relation = _exposed_search_spec(mechanism, rng["exposure"], checks, say)
     say(f"generating up to {cfg.pair_budget} neighbouring pairs")
     explicit = [verified_pair(spec, x, y, "explicit") for x, y in pairs]
     candidates = candidate_pairs(search_spec, rng["search"], budget=cfg.pair_budget,
@@ -303,32 +293,7 @@ def _audit(mechanism: Mechanism, *, config: AuditConfig | None,
                  "pair_objective": choice.objective, "equivalent_pairs_tied": choice.ties,
                  "halving_rounds": choice.halving_rounds, "search_samples": search_samples,
                  "declared_events": len(best.plan.events) if best.plan is not None else 0}))
-    # the exact figures must agree with the audit's own samples (issue 27): a sampling ε
-    # lower bound above what the declared law allows at a tested pair refutes the hook
-    if exact is not None:
-        for pair, result in results:
-            bound = math.inf if result.epsilon_lower_bound_infinite else float(
-                result.epsilon_lower_bound)
-            refuted = sampling_refutation(mechanism, exact, pair.x, pair.y, bound,
-                                          delta_claimed)
-            if refuted is not None:
-                exact = refuted
-                checks = [CheckOutcome(name=c.name, status="skipped", summary=refuted.statement,
-                                       details=c.details) if c.name == "exact.privacy" else c
-                          for c in checks]
-                checks.append(refutation_check(refuted, alpha_dist))
-                break
-    elif spec.noise is not None and mechanism.provides("output_probabilities"):
-        checks.append(CheckOutcome(
-            name="exact.privacy", status="skipped",
-            summary=("the output_probabilities hook is not used: "
-                     + ("the declared FiniteOutputLaw says its coordinates are not "
-                        "independent, so the hook's rows are marginals and no exact product "
-                        "law exists" if getattr(getattr(spec.noise, "law", None),
-                                                "independent", True) is False else
-                        f"the spec declares {type(spec.noise).__name__}, not a finite output "
-                        "law (noise=FiniteRandomizer(...))")
-                     + "; the audit is statistical")))
+    exact = _exact_agreement(mechanism, exact, results, delta_claimed, alpha_dist, checks)
     profile_violated = any(p.violated for p in best.profile)
     if best.profile:
         checks.append(CheckOutcome(
@@ -362,6 +327,67 @@ def _audit(mechanism: Mechanism, *, config: AuditConfig | None,
         runtime_seconds=time.perf_counter() - started, versions=library_versions())
     say("done")
     return report
+
+
+def _exposed_search_spec(mechanism: Mechanism, rng: np.random.Generator,
+                         checks: list[CheckOutcome], say: Progress) -> tuple[Any, Any]:
+    """(spec for the pair search, focused relation or None).
+
+    A local-node spec's relation is focused on the nodes its public randomness exposes
+    most, asked of the mechanism or measured
+    (:func:`~privaudit.checks.local_node.exposed_nodes`), so that its pairs come first; the
+    ``lndp.exposure`` outcome says which and how.
+    """
+    spec = mechanism.spec
+    if not local_node_checks_apply(mechanism):
+        return spec, None
+    say("asking the mechanism which nodes its public randomness exposes")
+    focus, exposure = exposed_nodes(mechanism, rng)
+    relation = spec.relation.focused(focus)
+    checks.append(CheckOutcome(
+        name="lndp.exposure", status="passed",
+        summary=(f"nodes {list(focus)} rewired first ({exposure['exposure']})" if focus
+                 else f"no node singled out ({exposure['exposure']})"),
+        details=exposure))
+    return spec.model_copy(update={"relation": relation}), relation
+
+
+def _exact_agreement(mechanism: Mechanism, exact: Any, results: Sequence[Any],
+                     delta_claimed: float, alpha_dist: float,
+                     checks: list[CheckOutcome]) -> Any:
+    """The exact result, marked refuted when the audit's own samples contradict it.
+
+    A sampling ε lower bound above what the declared law allows at a tested pair refutes
+    the ``output_probabilities`` hook (:func:`~privaudit.exact_audit.sampling_refutation`):
+    ``exact.privacy`` is then replaced by a skipped outcome stating so, and the violated
+    ``exact.sampling_agreement`` check is appended (``checks`` is updated in place).  A hook
+    the audit cannot use is named in a skipped ``exact.privacy`` outcome.
+    """
+    spec = mechanism.spec
+    if exact is not None:
+        for pair, result in results:
+            bound = math.inf if result.epsilon_lower_bound_infinite else float(
+                result.epsilon_lower_bound)
+            refuted = sampling_refutation(mechanism, exact, pair.x, pair.y, bound,
+                                          delta_claimed)
+            if refuted is not None:
+                checks[:] = [CheckOutcome(name=c.name, status="skipped",
+                                          summary=refuted.statement, details=c.details)
+                             if c.name == "exact.privacy" else c for c in checks]
+                checks.append(refutation_check(refuted, alpha_dist))
+                return refuted
+    elif spec.noise is not None and mechanism.provides("output_probabilities"):
+        law = getattr(spec.noise, "law", None)
+        checks.append(CheckOutcome(
+            name="exact.privacy", status="skipped",
+            summary=("the output_probabilities hook is not used: "
+                     + ("the declared FiniteOutputLaw says its coordinates are not "
+                        "independent, so the hook's rows are marginals and no exact product "
+                        "law exists" if getattr(law, "independent", True) is False else
+                        f"the spec declares {type(spec.noise).__name__}, not a finite output "
+                        "law (noise=FiniteRandomizer(...))")
+                     + "; the audit is statistical")))
+    return exact
 
 
 def _noise_law_checks(mechanism: Mechanism, cfg: AuditConfig, candidates: Sequence[Any],
