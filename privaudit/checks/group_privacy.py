@@ -44,7 +44,7 @@ from spec import (
     ZeroConcentratedDP,
     as_generator,
 )
-from spec.errors import InvalidParameterError, SpecError, UnsupportedCombinationError
+from spec.errors import InvalidParameterError, PrivauditError, UnsupportedCombinationError
 
 from ..distinguish import distinguish_pair
 from ..pairs import CandidatePair
@@ -73,20 +73,22 @@ def group_guarantee(spec: MechanismSpec, k: int) -> PureDP | ApproxDP:
 def _group_spec(inner: MechanismSpec, k: int, claim: Any) -> MechanismSpec:
     """The inner spec claiming ``claim`` (default: the group bound) at distance ``k``.
 
-    The spec is rebuilt and re-validated; a stated claim that the declared noise does not
-    deliver at distance 1 (a grouposition bound below the group bound can be) keeps the
-    relation and domain but drops the noise and sensitivity declarations, so the audit
-    is black-box.
+    The spec is rebuilt and re-validated; when the distance-1 consistency rules refuse it
+    (a claim at distance k need not satisfy them), the inner spec is copied with the new
+    claim, unvalidated, as the group audit did before.
     """
     guarantee = group_guarantee(inner, k) if claim is None else claim
     if not isinstance(guarantee, (PureDP, ApproxDP, RenyiDP, ZeroConcentratedDP, GaussianDP)):
         raise InvalidParameterError(f"claim must be a privacy guarantee (PureDP, ApproxDP, "
                                     f"...), got {claim!r}")
-    data = {**dict(inner), "guarantee": guarantee, "name": f"{inner.name}@group={k}"}
+    update = {"guarantee": guarantee, "name": f"{inner.name}@group={k}"}
     try:
-        return MechanismSpec.model_validate(data)
-    except SpecError:
-        return MechanismSpec.model_validate({**data, "noise": None, "sensitivity": ()})
+        return MechanismSpec.model_validate({**dict(inner), **update})
+    except PrivauditError:
+        # the declared law and sensitivity are facts about the mechanism, kept for
+        # planning events; only the distance-1 consistency rule (e.g. classical Gaussian
+        # calibration below ε = 1) does not apply to a claim at distance k
+        return inner.model_copy(update=update)
 
 
 class _GroupClaim(Mechanism):
