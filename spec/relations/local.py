@@ -19,7 +19,7 @@ from typing import Any, Literal
 
 import networkx as nx
 import numpy as np
-from pydantic import Field, NonNegativeInt, model_validator
+from pydantic import Field, NonNegativeInt, model_serializer, model_validator
 
 from .._base import SpecModel
 from .._random import RandomLike, as_generator
@@ -60,6 +60,15 @@ class MessageLayout(SpecModel):
     kind: Literal["message_layout"] = "message_layout"
     block: NonNegativeInt | None = None
     sizes: tuple[NonNegativeInt, ...] | None = None
+
+    @model_serializer(mode="wrap")
+    def _omit_other_form(self, handler: Any) -> Any:
+        data = handler(self)
+        if isinstance(data, dict):
+            for key in ("block", "sizes"):
+                if data.get(key) is None:
+                    data.pop(key, None)
+        return data
 
     @model_validator(mode="after")
     def _one_form(self) -> MessageLayout:
@@ -247,6 +256,17 @@ class LocalNodeRelation(_NodeRewiringBase):
     bucket_width: int | None = Field(default=None, ge=1)
     layout: MessageLayout | None = None
     public_randomness: PublicRandomness | None = None
+
+    @model_serializer(mode="wrap")
+    def _omit_undeclared(self, handler: Any) -> Any:
+        # the fields added by issue 27 are left out when undeclared, so that a relation
+        # declared before them keeps its content hash (and its certificates)
+        data = handler(self)
+        if isinstance(data, dict):
+            for key in ("layout", "public_randomness"):
+                if data.get(key) is None:
+                    data.pop(key, None)
+        return data
 
     def focused(self, nodes: Any) -> LocalNodeRelation:
         """This relation with ``nodes`` rewired first (then the existing :attr:`focus_nodes`).
