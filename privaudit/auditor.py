@@ -13,9 +13,13 @@ An audit runs three layers of checks (``docs/derivations.md`` §8):
    noise-law check then tests the sampler against the hook on the worst pair, and the
    statistical test below still runs as a cross-check;
 3b. **local node privacy** (specs under :class:`~spec.LocalNodeRelation` only,
-   :mod:`~privaudit.checks.local_node`): n public and per-node messages, locality of each
-   randomizer, exact per-node and joint accounting (deterministic), and the Lemma 5.4
-   global certificate (error rate 10⁻⁶, outside the Bonferroni budget below);
+   :mod:`~privaudit.checks.local_node`): the nodes the public randomness exposes most are
+   rewired first (asked of the mechanism's ``node_exposure`` hook, or measured); n public
+   and the declared per-node messages, locality of each randomizer (deterministic with a
+   gray-box hook, on samples without one), exact per-node and joint accounting, and the
+   Lemma 5.4 global certificate (error rate 10⁻⁶, outside the Bonferroni budget below).
+   A check the claim requires that cannot run (no message layout declared) makes a
+   verdict without violation ``inconclusive``, with the remedy;
 4. **distributional indistinguishability** on the worst pairs found
    (:mod:`~privaudit.pair_choice`): rejection regions planned from the declared law
    when the spec declares the output densities, and chosen on a search split otherwise
@@ -29,12 +33,23 @@ that check is deterministic otherwise, :mod:`~privaudit.checks.float_image`; wha
 remains is halved again with the spike check, :data:`SPIKE_SHARE`, for an (ε, δ) claim
 with δ > 0 when the noise is additive and continuous and the ``statistic`` hook exists,
 :mod:`~privaudit.checks.spike`),
-the distributional test the rest, split evenly over the tested pairs (one pair when the
+the black-box locality test of a local-node mechanism without gray-box hooks gets α/10
+(:data:`LOCALITY_SHARE`), the distributional test the rest, split evenly over the tested pairs (one pair when the
 candidates are equivalent under the declared law) and, inside each pair, over the
 declared-law events, the data-driven events and the profile
 (:mod:`~privaudit.distinguish.pair`).  The deterministic checks spend no α.  So the
 probability that an audit of a mechanism that meets its claims reports a violation is
 at most α.
+
+Group claims.  ``audit(mechanism, group=k, claim=...)`` tests a claim at distance k on
+the relation's group pairs (:mod:`~privaudit.checks.group_privacy`), with the same
+report and verdicts; the checks that concern distance 1 (sensitivity, local node) do not
+run.
+
+Exact figures.  When the audit's own samples certify a larger ε at a tested pair than
+the declared finite law allows there, the exact result is marked refuted
+(:func:`~privaudit.exact_audit.sampling_refutation`) and ``exact.sampling_agreement``
+is violated.
 
 Randomness.  Every component draws from its own stream spawned from
 ``SeedSequence(config.seed)``, so audits are reproducible from the seed and adding a
