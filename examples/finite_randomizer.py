@@ -31,7 +31,14 @@ import numpy as np
 
 from mechanisms import FunctionMechanism, declare_mechanism
 from privaudit import audit
-from spec import Categorical, FiniteOutputLaw, FiniteRandomizer, LocalRelation, MechanismSpec, PureDP
+from spec import (
+    Categorical,
+    FiniteOutputLaw,
+    FiniteRandomizer,
+    LocalRelation,
+    MechanismSpec,
+    PureDP,
+)
 
 CATEGORIES = 4
 EPSILON = 1.0

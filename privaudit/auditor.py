@@ -73,9 +73,6 @@ from ._environment import library_versions
 from ._threads import single_threaded_blas
 from .checks import (
     check_float_image,
-    exposed_nodes,
-    is_required_skip,
-    locality_needs_samples,
     check_global_sensitivity,
     check_local_node,
     check_local_sensitivity_bound,
@@ -83,8 +80,11 @@ from .checks import (
     check_smooth_sensitivity,
     check_spec_consistency,
     check_spike,
+    exposed_nodes,
     float_image_applies,
+    is_required_skip,
     local_node_checks_apply,
+    locality_needs_samples,
     spike_applies,
 )
 from .checks.group_privacy import check_group_exact, group_setup

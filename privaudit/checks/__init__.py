@@ -20,10 +20,10 @@ them): ``"violated"`` with a counterexample, ``"passed"``, or ``"skipped"`` with
 
 from __future__ import annotations
 
+from ._common import is_required_skip
 from .conformance import check_noise_law
 from .consistency import check_spec_consistency
 from .float_image import check_float_image, float_image_applies
-from ._common import is_required_skip
 from .local_node import (
     check_local_node,
     exposed_nodes,

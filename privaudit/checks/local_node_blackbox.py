@@ -194,7 +194,7 @@ def exposure_weights(mechanism: Mechanism, relation: Any, domain: Any,
             return None
     if isinstance(noise, AdditiveNoise) and mechanism.provides("statistic"):
         order = 2 if isinstance(noise.law, Gaussian) else 1
-        f: Callable[[Any], np.ndarray] = lambda g: np.atleast_1d(  # noqa: E731
+        f: Callable[[Any], np.ndarray] = lambda g: np.atleast_1d(
             np.asarray(mechanism.statistic(g), dtype=float)).ravel()
         empty = f(stars[0][0])
         return (np.array([np.linalg.norm(f(star) - empty, ord=order) for _, star in stars]),

@@ -226,7 +226,7 @@ class GraphDomain(DomainBase):
             raise InvalidGraphError(f"{label}: self-loop at node {int(edges[loops][0, 0])}")
         edges = np.sort(edges, axis=1)
         keys = edges[:, 0] * self.n_nodes + edges[:, 1]
-        unique, first, counts = np.unique(keys, return_index=True, return_counts=True)
+        _, first, counts = np.unique(keys, return_index=True, return_counts=True)
         if (counts > 1).any():
             k = int(first[np.argmax(counts > 1)])
             raise InvalidGraphError(f"{label}: edge ({int(edges[k, 0])}, {int(edges[k, 1])}) "
