@@ -93,8 +93,39 @@ def test_group_arguments_are_checked():
         noise=AdditiveNoise(law=Laplace(scale=0.1)), guarantee=PureDP(epsilon=1.0))
     plain = declare_mechanism(mean, lambda x, size, rng: x.mean() + rng.laplace(0, .1, size),
                               statistic=lambda x: x.mean())
+    with pytest.raises(InvalidParameterError, match="k must be an integer in"):
+        audit(plain, group=11)
+    from spec import AddRemoveOne
+
+    unbounded = MechanismSpec(
+        name="sum", input_domain=DatasetDomain(record=RealInterval(lo=0, hi=1), min_size=1),
+        relation=AddRemoveOne(), statistic="sum", sensitivity=(GlobalSensitivity(value=1.0),),
+        noise=AdditiveNoise(law=Laplace(scale=1.0)), guarantee=PureDP(epsilon=1.0))
+    summed = declare_mechanism(unbounded, lambda x, size, rng: x.sum() + rng.laplace(0, 1, size),
+                               statistic=lambda x: x.sum())
     with pytest.raises(UnsupportedCombinationError, match="group pairs"):
-        audit(plain, group=2)
+        audit(summed, group=2)
+
+
+@pytest.mark.quality
+def test_group_claims_under_substitution():
+    """A mean of 10 records in [0, 1] with Lap(0.1): at substitution distance 3 the loss is
+    exactly 3, the group bound (so a seeded audit may refute it with probability ≤ 0.05:
+    2 of seeds 0–39 do); a mean drawn with a third of that scale is refuted (true group
+    loss 9 > 3)."""
+    n = 10
+    spec = MechanismSpec(
+        name="mean", input_domain=DatasetDomain(record=RealInterval(lo=0, hi=1), size=n),
+        relation=SubstituteOne(), statistic="mean", sensitivity=(GlobalSensitivity(value=0.1),),
+        noise=AdditiveNoise(law=Laplace(scale=0.1)), guarantee=PureDP(epsilon=1.0))
+    good = declare_mechanism(spec, lambda x, size, rng: x.mean() + rng.laplace(0, .1, size),
+                             statistic=lambda x: x.mean())
+    report = audit(good, group=3, samples=50_000, seed=5)
+    assert report.verdict == "no_violation" and report.epsilon_claimed == 3.0
+    assert report.worst_pair.origin in {"group_low_to_high", "group_high_to_low"}
+    bad = declare_mechanism(spec, lambda x, size, rng: x.mean() + rng.laplace(0, .1 / 3, size),
+                            statistic=lambda x: x.mean())
+    assert audit(bad, group=3, samples=50_000, seed=5).violated
 
 
 def test_the_old_spelling_still_works():
