@@ -14,6 +14,8 @@ Each audit runs at a fixed seed; a correct mechanism is flagged with probability
 
 from __future__ import annotations
 
+import json
+
 import networkx as nx
 import numpy as np
 import pytest
@@ -21,6 +23,7 @@ import pytest
 from mechanisms import declare_mechanism
 from privaudit import AuditConfig, audit
 from privaudit.checks.local_node import check_locality, exposed_nodes
+from privaudit.html_report import render_html_report
 from spec import (
     AdditiveNoise,
     GlobalSensitivity,
@@ -116,6 +119,8 @@ def test_undeclared_layout_makes_a_clean_audit_inconclusive_and_declared_makes_i
     assert bare.check("lndp.structure").status == "skipped"
     assert any("layout" in reason for reason in bare.unmet_requirements)
     assert "required check skipped" in bare.summary()
+    assert "required check skipped: lndp.structure" in render_html_report(bare)
+    assert json.loads(bare.to_json())["unmet_requirements"] == list(bare.unmet_requirements)
     declared = audit(declare_mechanism(spec, sampler, statistic=edges, layout=sizes),
                      config=QUICK)
     assert declared.verdict == "no_violation" and not declared.unmet_requirements
