@@ -226,12 +226,14 @@ class GraphDomain(DomainBase):
             raise InvalidGraphError(f"{label}: self-loop at node {int(edges[loops][0, 0])}")
         edges = np.sort(edges, axis=1)
         keys = edges[:, 0] * self.n_nodes + edges[:, 1]
-        _, first, counts = np.unique(keys, return_index=True, return_counts=True)
-        if (counts > 1).any():
-            k = int(first[np.argmax(counts > 1)])
+        order = np.argsort(keys, kind="stable")            # one sort: order and duplicates
+        ordered = keys[order]
+        repeated = np.flatnonzero(ordered[1:] == ordered[:-1])
+        if repeated.size:
+            k = int(order[repeated[0]])
             raise InvalidGraphError(f"{label}: edge ({int(edges[k, 0])}, {int(edges[k, 1])}) "
                                     "appears more than once in the edge array")
-        return edges[np.argsort(keys, kind="stable")]
+        return edges[order]
 
     def _edges_of_dense(self, x: Any) -> npt.NDArray[np.int64]:
         label = self.label()
