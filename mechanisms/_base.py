@@ -31,6 +31,8 @@ __all__ = ["Mechanism", "check_sample_size"]
 
 _HOOKS = ("statistic", "local_sensitivity_bound", "smooth_sensitivity", "output_probabilities",
           "node_exposure")
+"""The gray-box hooks :meth:`Mechanism.provides` knows (``node_exposure``: local-node
+mechanisms, issue 27)."""
 
 
 def check_sample_size(size: Any) -> int:

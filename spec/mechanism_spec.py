@@ -514,12 +514,8 @@ class MechanismSpec(SpecModel):
         return data
 
     @model_validator(mode="after")
-    def _cross_field_consistency(self) -> MechanismSpec:
-        if not self.relation.supports_domain(self.input_domain):
-            raise UnsupportedCombinationError(
-                f"relation {self.relation.kind!r} is not defined on a "
-                f"{self.input_domain.kind!r} input domain"
-            )
+    def _layout_covers_the_release(self) -> MechanismSpec:
+        """A local-node message layout has one block per node and covers the release."""
         layout = getattr(self.relation, "layout", None)
         if layout is not None:
             n = getattr(self.input_domain, "n_nodes", None)
@@ -530,6 +526,15 @@ class MechanismSpec(SpecModel):
                     f"the message layout has {shown}; a local-node release on {n} nodes "
                     f"with output_dimension = {self.output_dimension} needs {n} consecutive "
                     f"blocks covering 0..{self.output_dimension - 1}")
+        return self
+
+    @model_validator(mode="after")
+    def _cross_field_consistency(self) -> MechanismSpec:
+        if not self.relation.supports_domain(self.input_domain):
+            raise UnsupportedCombinationError(
+                f"relation {self.relation.kind!r} is not defined on a "
+                f"{self.input_domain.kind!r} input domain"
+            )
         kinds = [c.kind for c in self.sensitivity]
         for k in set(kinds):
             if kinds.count(k) > 1:
