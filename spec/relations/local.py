@@ -105,7 +105,7 @@ class MessageLayout(SpecModel):
     def arrays(self, n_nodes: int) -> list[np.ndarray]:
         """The blocks as int64 index arrays (for slicing a release)."""
         edges = np.concatenate([[0], np.cumsum(self.block_sizes(n_nodes))])
-        return [np.arange(a, b, dtype=np.int64) for a, b in zip(edges[:-1], edges[1:])]
+        return [np.arange(a, b, dtype=np.int64) for a, b in itertools.pairwise(edges)]
 
 
 class PublicRandomness(SpecModel):
