@@ -245,7 +245,7 @@ class LocalNodeRelation(_NodeRewiringBase):
     layout : MessageLayout, optional
         Which output coordinates each node sends.  Without it the auditor cannot tell the
         messages apart: the ``lndp.structure`` check cannot run and an audit with no
-        violation is ``inconclusive`` (``privaudit.checks.local_node``).
+        violation is ``inconclusive`` (``privaudit.auditing.checks.local_node``).
     public_randomness : PublicRandomness, optional
         How the public randomness ρ is drawn and what it reveals (the audit holds the
         mechanism's realised ρ fixed).
@@ -272,7 +272,7 @@ class LocalNodeRelation(_NodeRewiringBase):
         """This relation with ``nodes`` rewired first (then the existing :attr:`focus_nodes`).
 
         The auditor calls it with the nodes the mechanism's public randomness exposes most
-        (``privaudit.checks.local_node.exposed_nodes``); the pairs that are neighbours do
+        (``privaudit.auditing.checks.local_node.exposed_nodes``); the pairs that are neighbours do
         not change.
         """
         order: list[int] = []

@@ -17,7 +17,7 @@ import pytest
 
 from mechanisms import declare_mechanism
 from privaudit import audit
-from privaudit.html_report import render_html_report as render_html
+from privaudit.interfaces.html_report import render_html_report as render_html
 from spec import (
     AdditiveNoise,
     ApproxDP,

@@ -16,7 +16,7 @@ import pytest
 
 from mechanisms import declare_mechanism
 from privaudit import AuditReport, audit
-from privaudit.checks.group_privacy import audit_group_privacy
+from privaudit.auditing.checks.group_privacy import audit_group_privacy
 from spec import (
     AdditiveNoise,
     GlobalSensitivity,

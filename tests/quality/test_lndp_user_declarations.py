@@ -22,8 +22,8 @@ import pytest
 
 from mechanisms import declare_mechanism
 from privaudit import AuditConfig, audit
-from privaudit.checks.local_node import check_locality, exposed_nodes
-from privaudit.html_report import render_html_report
+from privaudit.auditing.checks.local_node import check_locality, exposed_nodes
+from privaudit.interfaces.html_report import render_html_report
 from spec import (
     AdditiveNoise,
     GlobalSensitivity,
