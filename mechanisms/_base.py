@@ -30,7 +30,10 @@ from spec.errors import InvalidParameterError
 __all__ = ["Mechanism", "check_sample_size"]
 
 _HOOKS = ("statistic", "local_sensitivity_bound", "smooth_sensitivity", "output_probabilities",
-          "float_image")
+          "float_image", "node_exposure")
+"""The gray-box hooks :meth:`Mechanism.provides` knows (``float_image``: a user's model of
+the sampler's floating-point image, issue 28; ``node_exposure``: local-node mechanisms,
+issue 27)."""
 
 
 def check_sample_size(size: Any) -> int:
@@ -111,7 +114,8 @@ class Mechanism(ABC):
         """Whether the mechanism implements the gray-box hook ``hook``.
 
         ``hook`` is one of ``"statistic"``, ``"local_sensitivity_bound"``,
-        ``"smooth_sensitivity"``, ``"output_probabilities"`` and ``"float_image"``.
+        ``"smooth_sensitivity"``, ``"output_probabilities"``, ``"float_image"`` and
+        ``"node_exposure"``.
         """
         if hook not in _HOOKS:
             raise InvalidParameterError(f"unknown hook {hook!r}; expected one of {_HOOKS}")
@@ -153,6 +157,15 @@ class Mechanism(ABC):
         implementation, Mironov, ACM CCS 2012, §3).
         """
         raise NotImplementedError(f"{type(self).__name__} declares no float image")
+    def node_exposure(self) -> np.ndarray:
+        """How exposed each node is under the mechanism's public randomness ρ (hook).
+
+        For a local-node mechanism (``LocalNodeRelation`` specs): n non-negative weights,
+        larger for a node whose adjacency list more messages read under the realised ρ
+        (e.g. X_v(ρ) = #{t : v ∈ S_t} in Algorithm 7 of Raskhodnikova, Smith, Wagaman &
+        Zavyalov, arXiv:2602.15802).  The auditor rewires the most exposed nodes first.
+        """
+        raise NotImplementedError(f"{type(self).__name__} does not report node exposure")
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self._spec.name!r} {self._spec.content_hash[:19]}>"

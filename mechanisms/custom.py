@@ -19,17 +19,36 @@
 The sampler receives the *validated* input, the number of outputs and a
 ``numpy.random.Generator``, and must return ``size`` outputs in one call.  Nothing ties the
 sampler to the spec except the auditor: that is the point of auditing it.
+
+A local-node mechanism (``LocalNodeRelation`` spec) also declares which output coordinates
+each node sends (``layout=``, a :class:`~spec.MessageLayout` or a list of block sizes) and
+its public randomness (``public_randomness=`` a :class:`~spec.PublicRandomness`, with the
+realised value ``rho=`` and ``exposure=``, a function ρ → n weights saying which nodes ρ
+exposes most); both enter the spec's relation (``examples/lndp_mechanism.py``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import warnings
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 
-from spec import MechanismSpec
-from spec.errors import InvalidInputError, InvalidParameterError
+from spec import (
+    FiniteRandomizer,
+    LocalNodeRelation,
+    MechanismSpec,
+    MessageLayout,
+    PublicRandomness,
+    RandomizedResponse,
+)
+from spec.errors import (
+    InvalidInputError,
+    InvalidParameterError,
+    PrivauditWarning,
+    UnsupportedCombinationError,
+)
 
 from ._base import Mechanism
 
@@ -50,12 +69,15 @@ class FunctionMechanism(Mechanism):
         local_sensitivity_bound: Callable[[Any], float] | None = None,
         smooth_sensitivity: Callable[[Any], float] | None = None,
         output_probabilities: Callable[[Any], Any] | None = None,
+        rho: Any = None,
+        exposure: Callable[[Any], Any] | None = None,
     ) -> None:
         super().__init__(spec)
         for name, fn in (("sampler", sampler), ("statistic", statistic),
                          ("local_sensitivity_bound", local_sensitivity_bound),
                          ("smooth_sensitivity", smooth_sensitivity),
-                         ("output_probabilities", output_probabilities)):
+                         ("output_probabilities", output_probabilities),
+                         ("exposure", exposure)):
             if fn is not None and not callable(fn):
                 raise InvalidParameterError(f"{name} must be callable, got {fn!r}")
         self._sampler = sampler
@@ -63,12 +85,20 @@ class FunctionMechanism(Mechanism):
         self._local = local_sensitivity_bound
         self._smooth = smooth_sensitivity
         self._probabilities = output_probabilities
+        self._rho = rho
+        self._exposure = exposure
+
+    @property
+    def rho(self) -> Any:
+        """The realised public randomness (``None`` when the mechanism has none)."""
+        return self._rho
 
     def provides(self, hook: str) -> bool:
         super().provides(hook)  # validates the name
         return {"statistic": self._statistic, "local_sensitivity_bound": self._local,
                 "smooth_sensitivity": self._smooth,
-                "output_probabilities": self._probabilities}.get(hook) is not None
+                "output_probabilities": self._probabilities,
+                "node_exposure": self._exposure}.get(hook) is not None
 
     def _sample(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
         out = np.asarray(self._sampler(data, size, rng))
@@ -97,6 +127,53 @@ class FunctionMechanism(Mechanism):
             return super().output_probabilities(data)
         return np.asarray(self._probabilities(self.validate_input(data)), dtype=np.float64)
 
+    def node_exposure(self) -> np.ndarray:
+        if self._exposure is None:
+            return super().node_exposure()
+        weights = np.asarray(self._exposure(self._rho), dtype=np.float64).reshape(-1)
+        n = self.spec.input_domain.n_nodes
+        if weights.shape != (n,) or not np.all(np.isfinite(weights)) or np.any(weights < 0):
+            raise InvalidParameterError(
+                f"exposure of {self.name!r} must return {n} finite non-negative weights, got "
+                f"shape {weights.shape}")
+        return weights
+
+
+def _local_node_spec(spec: MechanismSpec, layout: Any, public_randomness: Any,
+                     exposure: Any) -> MechanismSpec:
+    """``spec`` with ``layout`` and ``public_randomness`` entered into its relation."""
+    if layout is None and public_randomness is None:
+        if exposure is not None and not isinstance(spec.relation, LocalNodeRelation):
+            raise UnsupportedCombinationError(
+                f"exposure= is a hook of local-node mechanisms; {spec.name!r} uses the "
+                f"{spec.relation.kind!r} relation")
+        return spec
+    if not isinstance(spec.relation, LocalNodeRelation):
+        raise UnsupportedCombinationError(
+            f"layout= and public_randomness= describe local-node mechanisms; {spec.name!r} "
+            f"uses the {spec.relation.kind!r} relation")
+    update: dict[str, Any] = {}
+    if layout is not None:
+        if isinstance(layout, MessageLayout):
+            update["layout"] = layout
+        elif isinstance(layout, (int, np.integer)) and not isinstance(layout, bool):
+            update["layout"] = MessageLayout.equal(int(layout))
+        elif isinstance(layout, Sequence) and all(
+                isinstance(s, (int, np.integer)) and not isinstance(s, bool) for s in layout):
+            update["layout"] = MessageLayout.consecutive(layout)
+        else:
+            raise InvalidParameterError(
+                f"layout must be a MessageLayout, a list of block sizes or one block size "
+                f"for every node, got {layout!r}")
+    if public_randomness is not None:
+        if not isinstance(public_randomness, PublicRandomness):
+            raise InvalidParameterError(
+                f"public_randomness must be a spec.PublicRandomness, got {public_randomness!r}")
+        update["public_randomness"] = public_randomness
+    relation = spec.relation.model_copy(update=update)
+    # rebuild (not model_copy) so that MechanismSpec checks the layout against the output
+    return MechanismSpec.model_validate({**dict(spec), "relation": relation})
+
 
 def declare_mechanism(
     spec: MechanismSpec,
@@ -106,6 +183,10 @@ def declare_mechanism(
     local_sensitivity_bound: Callable[[Any], float] | None = None,
     smooth_sensitivity: Callable[[Any], float] | None = None,
     output_probabilities: Callable[[Any], Any] | None = None,
+    layout: MessageLayout | Sequence[int] | int | None = None,
+    public_randomness: PublicRandomness | None = None,
+    rho: Any = None,
+    exposure: Callable[[Any], Any] | None = None,
 ) -> FunctionMechanism:
     """Declare a mechanism from its spec and a batched sampling function.
 
@@ -119,13 +200,45 @@ def declare_mechanism(
         The gray-box hooks the auditor uses to check the sensitivity claims.
     output_probabilities : callable, optional
         ``data -> array (length, alphabet)``: the exact output law of a finite randomizer
-        (:class:`~spec.FiniteRandomizer` specs), used by the exact audit.
+        (:class:`~spec.FiniteRandomizer` specs), used by the exact audit.  Passed with a
+        spec that declares no finite output law it cannot be used: a
+        :class:`~spec.PrivauditWarning` names it.
+    layout : MessageLayout, list of int or int, optional
+        Local-node mechanisms: the output coordinates of each node's message (a list of
+        block sizes means consecutive blocks in node order; an int, that many coordinates
+        for every node).  Entered into the spec's
+        :class:`~spec.LocalNodeRelation`.
+    public_randomness : PublicRandomness, optional
+        Local-node mechanisms: how the public randomness ρ is drawn and what it reveals
+        (entered into the spec's relation).
+    rho : any, optional
+        The realised public randomness the sampler uses; passed to ``exposure``.
+    exposure : callable ``rho -> array (n,)``, optional
+        The ``node_exposure`` hook: how exposed each node is under ρ (e.g. how many
+        messages read its list).  The auditor rewires the most exposed nodes first.
 
     Returns
     -------
     FunctionMechanism
+
+    Raises
+    ------
+    UnsupportedCombinationError
+        If ``layout``, ``public_randomness`` or ``exposure`` is given for a spec that is
+        not under ``LocalNodeRelation``.
+    InconsistentSpecError
+        If the layout does not split ``output_dimension`` into one block per node.
     """
+    if output_probabilities is not None and not isinstance(
+            spec.noise, (FiniteRandomizer, RandomizedResponse)):
+        warnings.warn(
+            f"output_probabilities is ignored for {spec.name!r}: its spec declares "
+            f"{type(spec.noise).__name__ if spec.noise is not None else 'no noise'}, not a "
+            "finite output law (noise=FiniteRandomizer(...)), so the exact audit cannot use "
+            "the hook", PrivauditWarning, stacklevel=2)
+    spec = _local_node_spec(spec, layout, public_randomness, exposure)
     return FunctionMechanism(spec, sampler, statistic=statistic,
                              local_sensitivity_bound=local_sensitivity_bound,
                              smooth_sensitivity=smooth_sensitivity,
-                             output_probabilities=output_probabilities)
+                             output_probabilities=output_probabilities, rho=rho,
+                             exposure=exposure)

@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from typing import Annotated, Literal, Union
+from typing import Annotated, Any, Literal, Union
 
 from pydantic import Field, model_validator
 
@@ -486,6 +486,48 @@ class MechanismSpec(SpecModel):
         return self.guarantee.delta_for_epsilon(epsilon)
 
     # -- validation ----------------------------------------------------------------------
+    @model_validator(mode="before")
+    @classmethod
+    def _state_finite_law_once(cls, data: Any) -> Any:
+        """A finite law's ε and length are stated once: taken from the claim and the law.
+
+        ``FiniteOutputLaw(epsilon=None)`` under a pure claim gets the claim's ε (the exact
+        audit then checks it against the hook); ``output_dimension`` omitted with a finite
+        law is its ``length``.
+        """
+        if not isinstance(data, dict):
+            return data
+        noise = data.get("noise")
+        if not isinstance(noise, FiniteRandomizer):
+            return data
+        law = noise.law
+        data = dict(data)
+        data.setdefault("output_dimension", law.length)
+        if law.epsilon is None:
+            guarantee = data.get("guarantee")
+            if not isinstance(guarantee, PureDP):
+                raise InconsistentSpecError(
+                    "FiniteOutputLaw(epsilon=...) may be omitted only under a pure claim "
+                    f"(PureDP), whose epsilon it then takes; got {type(guarantee).__name__}")
+            data["noise"] = noise.model_copy(update={
+                "law": law.model_copy(update={"epsilon": guarantee.epsilon})})
+        return data
+
+    @model_validator(mode="after")
+    def _layout_covers_the_release(self) -> MechanismSpec:
+        """A local-node message layout has one block per node and covers the release."""
+        layout = getattr(self.relation, "layout", None)
+        if layout is not None:
+            n = getattr(self.input_domain, "n_nodes", None)
+            if n is None or not layout.covers(n, self.output_dimension):
+                shown = (f"{len(layout.sizes)} block(s) of total size {sum(layout.sizes)}"
+                         if layout.sizes is not None else f"blocks of {layout.block}")
+                raise InconsistentSpecError(
+                    f"the message layout has {shown}; a local-node release on {n} nodes "
+                    f"with output_dimension = {self.output_dimension} needs {n} consecutive "
+                    f"blocks covering 0..{self.output_dimension - 1}")
+        return self
+
     @model_validator(mode="after")
     def _cross_field_consistency(self) -> MechanismSpec:
         if not self.relation.supports_domain(self.input_domain):

@@ -13,6 +13,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from spec import adjacency_matrix
+from spec.domains import is_edge_array
 from spec.errors import InvalidGraphError
 
 __all__ = ["as_adjacency", "node_count"]
@@ -28,6 +29,10 @@ def node_count(graph: Any) -> int:
     """
     if isinstance(graph, nx.Graph):
         return int(graph.number_of_nodes())
+    if is_edge_array(graph):
+        # an edge array names no isolated node above its largest label: pass a sparse
+        # adjacency (or a networkx graph) when such nodes exist
+        return int(graph.max()) + 1 if graph.size else 1
     shape = getattr(graph, "shape", None)
     if shape is None and isinstance(graph, (list, tuple)):
         try:
@@ -46,9 +51,10 @@ def as_adjacency(graph: Any, n_nodes: int | None = None) -> sp.csr_array:
 
     Parameters
     ----------
-    graph : networkx.Graph or array_like or scipy.sparse matrix
-        A simple undirected graph on the nodes {0, …, n − 1}, or its symmetric 0/1
-        adjacency matrix with zero diagonal.
+    graph : networkx.Graph, scipy.sparse matrix, (m, 2) integer edge array or array_like
+        A simple undirected graph on the nodes {0, …, n − 1}, its symmetric 0/1
+        adjacency matrix with zero diagonal, or its edges (each once, any order; n is then
+        the largest label + 1 unless ``n_nodes`` says otherwise).
     n_nodes : int, optional
         The public number of nodes (default: read from ``graph``).
 

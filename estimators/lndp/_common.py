@@ -28,7 +28,6 @@ from ..graphs._adjacency import as_adjacency
 
 __all__ = [
     "LNDP_PAPER",
-    "MESSAGE_CHUNK",
     "DEFAULT_CALIBRATION",
     "GaussianCalibration",
     "check_calibration",
@@ -43,9 +42,6 @@ __all__ = [
 LNDP_PAPER = "Raskhodnikova, Smith, Wagaman & Zavyalov, 'Local Node Differential Privacy', " \
              "arXiv:2602.15802 (2026)"
 LNDP_URL = "https://arxiv.org/abs/2602.15802"
-
-#: Number of message entries drawn per batch (bounded memory: 2²² float64 = 32 MiB).
-MESSAGE_CHUNK = 1 << 22
 
 
 def reference(locator: str) -> Reference:
@@ -152,17 +148,13 @@ def gaussian_message_sum(mean_total: np.ndarray, nodes: int, sigma: float,
                          rng: np.random.Generator) -> np.ndarray:
     """Σ_i y_i over n messages y_i = μ_i + Z_i, Z_i ~ N(0, σ² I_k) i.i.d., given Σ_i μ_i.
 
-    Every node's noise vector is drawn (in batches of :data:`MESSAGE_CHUNK` entries, so
-    memory stays bounded at n = 10⁵) and added to the server's running sum; the means
-    enter through their exact total ``mean_total`` (shape (k,)), which each caller
-    computes from the same batched per-node means its mechanism's statistic hook stacks.
+    The server's sum of the n nodes' independent Gaussian noise vectors is drawn in one
+    vectorised call: Σ_i Z_i ~ N(0, n σ² I_k) exactly (a sum of independent Gaussians),
+    so the returned sum has the law of the protocol's, at O(k) cost instead of O(nk)
+    (10⁵ nodes × 317 buckets took 3.5 s drawn node by node).  The means enter through
+    their exact total ``mean_total`` (shape (k,)), which each caller computes from the
+    same batched per-node means its mechanism's statistic hook stacks.
     """
     total = np.array(mean_total, dtype=np.float64, copy=True).reshape(-1)
-    width = total.shape[0]
-    step = max(1, MESSAGE_CHUNK // max(width, 1))
-    buffer = np.empty((min(step, nodes), width))
-    for start in range(0, nodes, step):
-        block = buffer[: min(step, nodes - start)]
-        rng.standard_normal(out=block)
-        total += sigma * block.sum(axis=0)
+    total += math.sqrt(int(nodes)) * sigma * rng.standard_normal(total.shape[0])
     return total

@@ -39,6 +39,7 @@ from spec import (
     GraphDomain,
     LocalNodeRelation,
     MechanismSpec,
+    MessageLayout,
     RandomLike,
     as_generator,
 )
@@ -75,7 +76,8 @@ def laplace_edge_count_mechanism(n: int, epsilon: float, *,
 
     return LaplaceMechanism(
         eps, 2.0 * (size - 1), statistic=degrees, input_domain=GraphDomain(n_nodes=size),
-        relation=LocalNodeRelation(), output_dimension=size, name=name,
+        relation=LocalNodeRelation(layout=MessageLayout.equal(1)),
+        output_dimension=size, name=name,
         statistic_description="stacked degrees d_i (l1 node sensitivity 2(n-1))",
         summary="each node sends its degree + Laplace(2(n-1)/eps): eps-LNDP",
         references=(reference("Appendix D, Algorithm 8"),))
@@ -186,7 +188,11 @@ class RREdgeCountMechanism(Mechanism):
             name=name, summary="each node i sends RR_eps0(1[j in N(i)]) for every j > i: "
                                "(eps, delta)-LNDP by advanced composition",
             references=(reference("Appendix D, Algorithm 9"),),
-            input_domain=GraphDomain(n_nodes=size), relation=LocalNodeRelation(),
+            input_domain=GraphDomain(n_nodes=size),
+            # node i's message: its bits (i, j), j > i, upper triangle row-major (node n − 1
+            # sends nothing)
+            relation=LocalNodeRelation(layout=MessageLayout.consecutive(
+                [size - 1 - i for i in range(size)])),
             statistic="the upper-triangle adjacency bits, node i's row from its own list",
             output_dimension=pairs, noise=FiniteRandomizer(law=law),
             guarantee=ApproxDP(epsilon=check_epsilon(epsilon), delta=check_delta(delta)))
@@ -197,11 +203,6 @@ class RREdgeCountMechanism(Mechanism):
     def epsilon0(self) -> float:
         """The per-bit RR level ε0."""
         return self._eps0
-
-    def node_message_blocks(self) -> list[np.ndarray]:
-        """Node i's coordinates: its bits (i, j), j > i (node n − 1 sends nothing)."""
-        rows, _ = np.triu_indices(self._n, k=1)
-        return [np.flatnonzero(rows == i) for i in range(self._n)]
 
     def _sample(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
         return _rr_bits(_upper_bits(data, self._n), self._eps0, size, rng)

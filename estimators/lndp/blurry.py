@@ -27,7 +27,7 @@ import numpy as np
 
 from mechanisms import GaussianMechanism
 from mechanisms.accounting import PrivacyBudget, charge
-from spec import GraphDomain, LocalNodeRelation, RandomLike, as_generator
+from spec import GraphDomain, LocalNodeRelation, MessageLayout, RandomLike, as_generator
 from spec.errors import InvalidParameterError
 
 from ._common import (
@@ -188,7 +188,9 @@ def blurry_linear_mechanism(n: int, epsilon: float, delta: float, lam: int, work
 
     return GaussianMechanism(
         eps, d0, sensitivity, calibration=how, statistic=messages_mean,
-        input_domain=GraphDomain(n_nodes=size), relation=LocalNodeRelation(bucket_width=width),
+        input_domain=GraphDomain(n_nodes=size),
+        relation=LocalNodeRelation(bucket_width=width,
+                                   layout=MessageLayout.equal(w.shape[0])),
         output_dimension=size * w.shape[0], name=name,
         statistic_description=f"stacked W B e_(d_i), W of shape {w.shape}, lambda={width} "
                               f"(l2 node sensitivity {sensitivity:.6g}, {bound} bound)",

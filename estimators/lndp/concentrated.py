@@ -97,12 +97,12 @@ def private_average_degree(graph: Any, epsilon: float, delta: float, lam: int, *
         ``estimate`` = d̂ = λ j_lo n_I/n + Ê; ``details`` holds ĵ, j_lo, j_hi, Ê and q̂;
         ``standard_error`` is that of Ê given the window, λσ̃√Σ(j − j_lo)².
     """
-    _, degrees = local_views(graph)
+    adjacency, degrees = local_views(graph)       # the graph is read once, then passed on
     n = check_nodes(degrees.shape[0])
     count = n if nonisolated is None else int(nonisolated)
     if not 0 <= count <= n:
         raise InvalidParameterError(f"nonisolated must lie in [0, {n}], got {nonisolated!r}")
-    pmf = private_blurry_linear(graph, epsilon, delta, lam, np.eye(bucket_count(n, lam)),
+    pmf = private_blurry_linear(adjacency, epsilon, delta, lam, np.eye(bucket_count(n, lam)),
                                 bound=bound, calibration=calibration, rng=rng, budget=budget,
                                 _estimator=_estimator)
     q = np.asarray(pmf.estimate)
@@ -143,10 +143,10 @@ def private_erdos_renyi(graph: Any, epsilon: float, delta: float, *, c_lambda: f
 
     ``standard_error`` is the s.d. √30 λσ̃/(n − 1) once the location step succeeds.
     """
-    _, degrees = local_views(graph)
+    adjacency, degrees = local_views(graph)
     n = check_nodes(degrees.shape[0])
     lam = erdos_renyi_bucket_width(n, c_lambda)
-    inner = private_average_degree(graph, epsilon, delta, lam, calibration=calibration,
+    inner = private_average_degree(adjacency, epsilon, delta, lam, calibration=calibration,
                                    rng=rng, budget=budget, _estimator="private_erdos_renyi")
     d_hat = lam * inner.details["j_lo"] + inner.details["excess"]
     return LocalNodeEstimate(
@@ -168,10 +168,10 @@ def private_clique_size(graph: Any, epsilon: float, delta: float, *, window: Win
 
     ``standard_error`` propagates the s.d. of Ê through the root, ≈ n·sd(Ê)/(2K̂ − b).
     """
-    _, degrees = local_views(graph)
+    adjacency, degrees = local_views(graph)
     n = check_nodes(degrees.shape[0])
     lam = math.ceil(math.sqrt(n))
-    inner = private_average_degree(graph, epsilon, delta, lam, window=window,
+    inner = private_average_degree(adjacency, epsilon, delta, lam, window=window,
                                    calibration=calibration, rng=rng, budget=budget,
                                    _estimator="private_clique_size")
     b = 1.0 + lam * inner.details["j_lo"]

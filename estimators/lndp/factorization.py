@@ -69,10 +69,10 @@ def private_degree_pmf(graph: Any, epsilon: float, delta: float, lam: int, *,
     ``budget`` (a :class:`~mechanisms.accounting.PrivacyBudget`, optional) is charged once,
     for Algorithm 3's joint messages, before any randomness is drawn.
     """
-    _, degrees = local_views(graph)
+    adjacency, degrees = local_views(graph)       # read once, then passed on
     n = check_nodes(degrees.shape[0])
     buckets = bucket_count(n, lam)
-    inner = private_blurry_linear(graph, epsilon, delta, lam, np.eye(buckets), bound=bound,
+    inner = private_blurry_linear(adjacency, epsilon, delta, lam, np.eye(buckets), bound=bound,
                                   calibration=calibration,
                                   rng=rng, budget=budget, _estimator="private_degree_pmf")
     return LocalNodeEstimate(
@@ -104,7 +104,7 @@ def private_degree_cdf(graph: Any, epsilon: float, delta: float, lam: int, *,
         ``estimate[j]`` estimates F̃(jλ) = Pr[r_λ(d_I) ≤ jλ]; ``standard_error[j]`` is the
         exact s.d. of coordinate j.
     """
-    _, degrees = local_views(graph)
+    adjacency, degrees = local_views(graph)       # read once, then passed on
     n = check_nodes(degrees.shape[0])
     buckets = bucket_count(n, lam)
     if factorization == "sqrt":
@@ -114,7 +114,7 @@ def private_degree_cdf(graph: Any, epsilon: float, delta: float, lam: int, *,
     else:
         raise InvalidParameterError(
             f"factorization must be 'sqrt' or 'identity', got {factorization!r}")
-    inner = private_blurry_linear(graph, epsilon, delta, lam, right, bound=bound,
+    inner = private_blurry_linear(adjacency, epsilon, delta, lam, right, bound=bound,
                                   calibration=calibration, rng=rng,
                                   budget=budget, _estimator=_estimator)
     sd = float(inner.standard_error) * np.sqrt((left**2).sum(axis=1))
@@ -146,7 +146,7 @@ def private_degree_thresholds(graph: Any, epsilon: float, delta: float, lam: int
     InvalidParameterError
         If a threshold is not a positive multiple jλ with j < n_λ.
     """
-    _, degrees = local_views(graph)
+    adjacency, degrees = local_views(graph)       # read once, then passed on
     n = check_nodes(degrees.shape[0])
     buckets = bucket_count(n, lam)
     taus = np.atleast_1d(np.asarray(thresholds))
@@ -155,7 +155,7 @@ def private_degree_thresholds(graph: Any, epsilon: float, delta: float, lam: int
         raise InvalidParameterError(
             f"thresholds must be multiples j*lambda of lambda={lam} with 1 <= j < {buckets}, "
             f"got {thresholds!r}")
-    cdf = private_degree_cdf(graph, epsilon, delta, lam, bound=bound, calibration=calibration,
+    cdf = private_degree_cdf(adjacency, epsilon, delta, lam, bound=bound, calibration=calibration,
                              rng=rng, budget=budget,
                              _estimator="private_degree_thresholds")
     index = taus // lam - 1

@@ -27,6 +27,7 @@ w = σ/√n and τ the midpoint of the two Gaussian-approximation masses q_R and
 
 from __future__ import annotations
 
+import hashlib
 import math
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -37,7 +38,15 @@ from scipy.stats import norm
 
 from mechanisms import GaussianMechanism, analytic_gaussian_sigma
 from mechanisms.accounting import PrivacyBudget, charge
-from spec import ApproxDP, GraphDomain, LocalNodeRelation, RandomLike, as_generator
+from spec import (
+    ApproxDP,
+    GraphDomain,
+    LocalNodeRelation,
+    MessageLayout,
+    PublicRandomness,
+    RandomLike,
+    as_generator,
+)
 from spec.errors import InvalidParameterError, UnsupportedCombinationError
 
 from ._common import (
@@ -106,6 +115,17 @@ class RegularStarRandomness:
     def draws(self) -> int:
         """s."""
         return int(self.members.shape[1])
+
+    def declaration(self) -> PublicRandomness:
+        """This ρ as a spec entry: how it is drawn, what it reveals, and its digest."""
+        digest = hashlib.sha256(np.ascontiguousarray(self.members, dtype=np.int64)
+                                .tobytes()).hexdigest()
+        return PublicRandomness(
+            drawn=f"T = {self.sets} sets S_t of s = {self.draws} i.i.d. uniform draws from "
+                  f"the n = {self.n} nodes, independent of the graph",
+            reveals="the sets S_t (hence X_v(rho) = #{t : v in S_t}, how many messages read "
+                    "node v's list)",
+            digest=f"sha256:{digest}")
 
     def indicator(self) -> sp.csr_array:
         """The n × T 0/1 matrix 1[v ∈ S_t] (sparse)."""
@@ -199,7 +219,9 @@ def regular_vs_star_mechanism(rho: RegularStarRandomness, epsilon: float, delta:
     return GaussianMechanism(
         eps, d0, sensitivity, calibration=how, statistic=messages_mean,
         input_domain=GraphDomain(n_nodes=n),
-        relation=LocalNodeRelation(focus_nodes=(int(np.argmax(rho.occurrences())),)),
+        relation=LocalNodeRelation(focus_nodes=(int(np.argmax(rho.occurrences())),),
+                                   layout=MessageLayout.equal(rho.sets),
+                                   public_randomness=rho.declaration()),
         output_dimension=n * rho.sets, name=name,
         statistic_description=f"stacked hit indicators 1[N(i) meets S_t], T={rho.sets}, "
                               f"s={rho.draws}, max_v X_v={int(rho.occurrences().max())} "

@@ -21,7 +21,14 @@ import numpy as np
 
 from mechanisms import GaussianMechanism
 from mechanisms.accounting import PrivacyBudget, charge
-from spec import GraphDomain, LocalNodeRelation, RandomLike, as_generator, check_positive
+from spec import (
+    GraphDomain,
+    LocalNodeRelation,
+    MessageLayout,
+    RandomLike,
+    as_generator,
+    check_positive,
+)
 from spec.errors import InvalidParameterError
 
 from ._common import (
@@ -119,7 +126,8 @@ def soft_threshold_mechanism(n: int, epsilon: float, delta: float, tau1: float, 
 
     return GaussianMechanism(
         eps, d0, sensitivity, calibration=how, statistic=messages_mean,
-        input_domain=GraphDomain(n_nodes=size), relation=LocalNodeRelation(),
+        input_domain=GraphDomain(n_nodes=size),
+        relation=LocalNodeRelation(layout=MessageLayout.equal(1)),
         output_dimension=size, name=name,
         statistic_description=f"stacked soft thresholds f(d_i) with tau1={lo:g}, tau2={hi:g} "
                               f"(l2 node sensitivity sqrt(1 + (n-1)/lambda^2) = {sensitivity:.6g})",

@@ -13,9 +13,13 @@ An audit runs three layers of checks (``docs/derivations.md`` §8):
    noise-law check then tests the sampler against the hook on the worst pair, and the
    statistical test below still runs as a cross-check;
 3b. **local node privacy** (specs under :class:`~spec.LocalNodeRelation` only,
-   :mod:`~privaudit.auditing.checks.local_node`): n public and per-node messages, locality of each
-   randomizer, exact per-node and joint accounting (deterministic), and the Lemma 5.4
-   global certificate (error rate 10⁻⁶, outside the Bonferroni budget below);
+   :mod:`~privaudit.auditing.checks.local_node`): the nodes the public randomness exposes most are
+   rewired first (asked of the mechanism's ``node_exposure`` hook, or measured); n public
+   and the declared per-node messages, locality of each randomizer (deterministic with a
+   gray-box hook, on samples without one), exact per-node and joint accounting, and the
+   Lemma 5.4 global certificate (error rate 10⁻⁶, outside the Bonferroni budget below).
+   A check the claim requires that cannot run (no message layout declared) makes a
+   verdict without violation ``inconclusive``, with the remedy;
 4. **distributional indistinguishability** on the worst pairs found
    (:mod:`~privaudit.auditing.pair_choice`): rejection regions planned from the declared law
    when the spec declares the output densities, and chosen on a search split otherwise
@@ -29,12 +33,23 @@ that check is deterministic otherwise, :mod:`~privaudit.auditing.checks.float_im
 remains is halved again with the spike check, :data:`SPIKE_SHARE`, for an (ε, δ) claim
 with δ > 0 when the noise is additive and continuous and the ``statistic`` hook exists,
 :mod:`~privaudit.auditing.checks.spike`),
-the distributional test the rest, split evenly over the tested pairs (one pair when the
+the black-box locality test of a local-node mechanism without gray-box hooks gets α/10
+(:data:`LOCALITY_SHARE`), the distributional test the rest, split evenly over the tested pairs (one pair when the
 candidates are equivalent under the declared law) and, inside each pair, over the
 declared-law events, the data-driven events and the profile
 (:mod:`~privaudit.auditing.distinguish.pair`).  The deterministic checks spend no α.  So the
 probability that an audit of a mechanism that meets its claims reports a violation is
 at most α.
+
+Group claims.  ``audit(mechanism, group=k, claim=...)`` tests a claim at distance k on
+the relation's group pairs (:mod:`~privaudit.auditing.checks.group_privacy`), with the same
+report and verdicts; the checks that concern distance 1 (sensitivity, local node) do not
+run.
+
+Exact figures.  When the audit's own samples certify a larger ε at a tested pair than
+the declared finite law allows there, the exact result is marked refuted
+(:func:`~privaudit.auditing.exact_audit.sampling_refutation`) and ``exact.sampling_agreement``
+is violated.
 
 Randomness.  Every component draws from its own stream spawned from
 ``SeedSequence(config.seed)``, so audits are reproducible from the seed and adding a
@@ -52,7 +67,7 @@ import numpy as np
 
 from mechanisms import Mechanism
 from spec import AdditiveNoise, SmoothSensitivityNoise
-from spec.errors import AuditError
+from spec.errors import AuditError, InvalidParameterError, NotNeighboursError
 
 from privaudit._environment import library_versions
 from privaudit.execution._threads import single_threaded_blas
@@ -65,17 +80,28 @@ from .checks import (
     check_smooth_sensitivity,
     check_spec_consistency,
     check_spike,
+    exposed_nodes,
     float_image_applies,
     float_image_unavailable,
+    is_required_skip,
     local_node_checks_apply,
+    locality_needs_samples,
     spike_applies,
 )
+from .checks.group_privacy import check_group_exact, group_setup
 from .config import AuditConfig
 from .distinguish import distinguish_pair
 from .distinguish.densities import declared_log_densities
 from .distinguish.pair import PLAN_PRIOR_OUTPUTS
 from privaudit.execution.distributed import DaskExecutor, executor_scope
-from .exact_audit import exact_audit_applies, exact_check, exact_privacy, worst_inputs
+from .exact_audit import (
+    exact_audit_applies,
+    exact_check,
+    exact_privacy,
+    refutation_check,
+    sampling_refutation,
+    worst_inputs,
+)
 from .pair_choice import choose_pairs
 from .pairs import CandidatePair, to_jsonable, verified_pair
 from .report import AccountingTightness, AuditReport
@@ -90,13 +116,16 @@ __all__ = ["audit"]
 Progress = Callable[[str], None]
 
 _STREAMS = ("search", "claims", "conformance", "pilot", "final", "float_image", "local_node",
-            "spike")
+            "spike", "exposure")
 
 #: Share of α spent on the noise-law conformance check when it applies.
 CONFORMANCE_SHARE = 0.1
 #: Part of the conformance share (after the floating-point image check's part) that the
 #: spike check (:func:`~privaudit.auditing.checks.check_spike`) gets when it applies.
 SPIKE_SHARE = 0.5
+#: Share of α spent on the black-box locality test of a local-node mechanism without
+#: gray-box hooks (:mod:`privaudit.auditing.checks.local_node_blackbox`).
+LOCALITY_SHARE = 0.1
 
 
 def _streams(seed: int) -> dict[str, np.random.Generator]:
@@ -117,9 +146,11 @@ def audit(
     pairs: Sequence[tuple[Any, Any]] = (),
     progress: Progress | None = None,
     executor: Executor | str | None = None,
+    group: int | None = None,
+    claim: Any = None,
     **overrides: Any,
 ) -> AuditReport:
-    """Audit ``mechanism`` against its spec.
+    """Audit ``mechanism`` against its spec (or a stated group claim, with ``group=k``).
 
     Parameters
     ----------
@@ -143,6 +174,17 @@ def audit(
         started and closed by this call; a :class:`~privaudit.execution.distributed.DaskExecutor`
         object runs them on its cluster (``docs/distributed.md``).  Results do not
         depend on it.
+    group : int, optional
+        Audit a claim at distance ``k`` = ``group`` instead (group privacy): the inputs
+        tested are the relation's pairs at distance k (``relation.group_pairs``, e.g.
+        :meth:`spec.LocalNodeRelation.group_pairs`) and the pairs in ``pairs`` (at
+        distance ≤ k).  The claim is ``claim`` when given (e.g. a grouposition bound),
+        otherwise the group-privacy bound (kε, δ Σ_{j<k} e^{jε}) of the spec's pure or
+        (ε, δ) claim (:func:`privaudit.auditing.checks.group_privacy.group_guarantee`).  The
+        sensitivity and local-node checks, which concern distance 1, do not run; the
+        exact δ at the group pairs (``group.exact``) does when the law is declared.
+    claim : PrivacyGuarantee, optional
+        The guarantee claimed at distance ``group`` (only with ``group``).
 
     Returns
     -------
@@ -158,12 +200,13 @@ def audit(
         if isinstance(run, DaskExecutor):
             run.check_shippable(mechanism, f"mechanism {getattr(mechanism, 'name', mechanism)!r}")
         return _audit(mechanism, config=config, pairs=pairs, progress=progress,
-                      executor=run, **overrides)
+                      executor=run, group=group, claim=claim, **overrides)
 
 
 def _audit(mechanism: Mechanism, *, config: AuditConfig | None,
            pairs: Sequence[tuple[Any, Any]], progress: Progress | None,
-           executor: Executor | None = None, **overrides: Any) -> AuditReport:
+           executor: Executor | None = None, group: int | None = None, claim: Any = None,
+           **overrides: Any) -> AuditReport:
     """:func:`audit` (its docstring), under :func:`single_threaded_blas`."""
     if isinstance(mechanism, (list, tuple)):
         from mechanisms.accounting import ComposedMechanism
@@ -171,6 +214,12 @@ def _audit(mechanism: Mechanism, *, config: AuditConfig | None,
         mechanism = ComposedMechanism(mechanism)
     if not isinstance(mechanism, Mechanism):
         raise AuditError(f"audit needs a Mechanism, got {type(mechanism).__name__}")
+    if claim is not None and group is None:
+        raise InvalidParameterError("claim= states a group claim: give group=k with it")
+    group_pairs: list[CandidatePair] = []
+    inner = mechanism
+    if group is not None:
+        mechanism, group_pairs = group_setup(mechanism, group, claim)
     cfg = (config if config is not None else AuditConfig()).merged(overrides)
     say = progress or (lambda _msg: None)
     started = time.perf_counter()
@@ -183,10 +232,14 @@ def _audit(mechanism: Mechanism, *, config: AuditConfig | None,
     say("checking the spec against the mechanism's parameters")
     checks.append(check_spec_consistency(mechanism))
 
-    # 2. candidate pairs -------------------------------------------------------------------
+    # 2. candidate pairs (local-node specs: the nodes the public randomness exposes first) ---
+    if group is not None:
+        return _finish_group(inner, mechanism, group, group_pairs, pairs, cfg, rng, checks,
+                             say, progress, executor, started)
+    search_spec, relation = _exposed_search_spec(mechanism, rng["exposure"], checks, say)
     say(f"generating up to {cfg.pair_budget} neighbouring pairs")
     explicit = [verified_pair(spec, x, y, "explicit") for x, y in pairs]
-    candidates = candidate_pairs(spec, rng["search"], budget=cfg.pair_budget,
+    candidates = candidate_pairs(search_spec, rng["search"], budget=cfg.pair_budget,
                                  explicit_pairs=[(p.x, p.y) for p in explicit])
 
     # 3. sensitivity claims ----------------------------------------------------------------
@@ -215,7 +268,7 @@ def _audit(mechanism: Mechanism, *, config: AuditConfig | None,
 
     # 4. the declared noise law: conformance, spikes at f, floating-point image, LNDP ------
     alpha_conformance = _noise_law_checks(mechanism, cfg, candidates, conformance_inputs, rng,
-                                          checks, say, progress, executor)
+                                          checks, say, progress, executor, relation)
 
     # 5. choose the pairs for the distributional test (never from the final samples) ---------
     alpha_dist = alpha - alpha_conformance
@@ -256,6 +309,7 @@ def _audit(mechanism: Mechanism, *, config: AuditConfig | None,
                  "pair_objective": choice.objective, "equivalent_pairs_tied": choice.ties,
                  "halving_rounds": choice.halving_rounds, "search_samples": search_samples,
                  "declared_events": len(best.plan.events) if best.plan is not None else 0}))
+    exact = _exact_agreement(mechanism, exact, results, delta_claimed, alpha_dist, checks)
     profile_violated = any(p.violated for p in best.profile)
     if best.profile:
         checks.append(CheckOutcome(
@@ -271,9 +325,12 @@ def _audit(mechanism: Mechanism, *, config: AuditConfig | None,
     if power is not None:
         power = conclusive_power(power, cfg, claimed_epsilon=eps_claimed,
                                  claimed_delta=delta_claimed)
+    unmet = tuple(f"{c.name}: {c.details.get('reason')}; to conclude: {c.details.get('remedy')}"
+                  for c in checks if is_required_skip(c))
     report = AuditReport(
         mechanism=mechanism.name, spec=spec, spec_hash=spec.content_hash,
-        verdict=decide_verdict(any(c.violated for c in checks), power),
+        verdict=decide_verdict(any(c.violated for c in checks), power, unmet),
+        unmet_requirements=unmet,
         epsilon_lower_bound=eps_lb, epsilon_claimed=eps_claimed, delta_claimed=delta_claimed,
         confidence=cfg.confidence, samples=cfg.samples, seed=cfg.seed, config=cfg,
         checks=tuple(checks), worst_pair=_counterexample(best_pair),
@@ -288,16 +345,78 @@ def _audit(mechanism: Mechanism, *, config: AuditConfig | None,
     return report
 
 
+def _exposed_search_spec(mechanism: Mechanism, rng: np.random.Generator,
+                         checks: list[CheckOutcome], say: Progress) -> tuple[Any, Any]:
+    """(spec for the pair search, focused relation or None).
+
+    A local-node spec's relation is focused on the nodes its public randomness exposes
+    most, asked of the mechanism or measured
+    (:func:`~privaudit.auditing.checks.local_node.exposed_nodes`), so that its pairs come first; the
+    ``lndp.exposure`` outcome says which and how.
+    """
+    spec = mechanism.spec
+    if not local_node_checks_apply(mechanism):
+        return spec, None
+    say("asking the mechanism which nodes its public randomness exposes")
+    focus, exposure = exposed_nodes(mechanism, rng)
+    relation = spec.relation.focused(focus)
+    checks.append(CheckOutcome(
+        name="lndp.exposure", status="passed",
+        summary=(f"nodes {list(focus)} rewired first ({exposure['exposure']})" if focus
+                 else f"no node singled out ({exposure['exposure']})"),
+        details=exposure))
+    return spec.model_copy(update={"relation": relation}), relation
+
+
+def _exact_agreement(mechanism: Mechanism, exact: Any, results: Sequence[Any],
+                     delta_claimed: float, alpha_dist: float,
+                     checks: list[CheckOutcome]) -> Any:
+    """The exact result, marked refuted when the audit's own samples contradict it.
+
+    A sampling ε lower bound above what the declared law allows at a tested pair refutes
+    the ``output_probabilities`` hook (:func:`~privaudit.auditing.exact_audit.sampling_refutation`):
+    ``exact.privacy`` is then replaced by a skipped outcome stating so, and the violated
+    ``exact.sampling_agreement`` check is appended (``checks`` is updated in place).  A hook
+    the audit cannot use is named in a skipped ``exact.privacy`` outcome.
+    """
+    spec = mechanism.spec
+    if exact is not None:
+        for pair, result in results:
+            bound = math.inf if result.epsilon_lower_bound_infinite else float(
+                result.epsilon_lower_bound)
+            refuted = sampling_refutation(mechanism, exact, pair.x, pair.y, bound,
+                                          delta_claimed)
+            if refuted is not None:
+                checks[:] = [CheckOutcome(name=c.name, status="skipped",
+                                          summary=refuted.statement, details=c.details)
+                             if c.name == "exact.privacy" else c for c in checks]
+                checks.append(refutation_check(refuted, alpha_dist))
+                return refuted
+    elif spec.noise is not None and mechanism.provides("output_probabilities"):
+        law = getattr(spec.noise, "law", None)
+        checks.append(CheckOutcome(
+            name="exact.privacy", status="skipped",
+            summary=("the output_probabilities hook is not used: "
+                     + ("the declared FiniteOutputLaw says its coordinates are not "
+                        "independent, so the hook's rows are marginals and no exact product "
+                        "law exists" if getattr(law, "independent", True) is False else
+                        f"the spec declares {type(spec.noise).__name__}, not a finite output "
+                        "law (noise=FiniteRandomizer(...))")
+                     + "; the audit is statistical")))
+    return exact
+
+
 def _noise_law_checks(mechanism: Mechanism, cfg: AuditConfig, candidates: Sequence[Any],
                       conformance_inputs: Sequence[Any], rng: dict[str, Any],
                       checks: list[CheckOutcome], say: Progress, progress: Progress | None,
-                      executor: Executor | None) -> float:
+                      executor: Executor | None, relation: Any = None) -> float:
     """Step 4 of :func:`_audit`: the checks of the declared noise law, appended to ``checks``.
 
     The noise-law conformance test, the spike windows at f for (ε, δ) claims
     (:mod:`privaudit.auditing.checks.spike`), the floating-point image of the outputs and the
-    local-node structural checks.  Returns the share of α they spend (the rest goes to the
-    distinguishing test).
+    local-node checks (whose black-box locality test spends :data:`LOCALITY_SHARE` of α
+    when the mechanism has no gray-box hook).  Returns the share of α they spend (the rest
+    goes to the distinguishing test).
     """
     spec = mechanism.spec
     alpha = cfg.alpha
@@ -341,7 +460,91 @@ def _noise_law_checks(mechanism: Mechanism, cfg: AuditConfig, candidates: Sequen
                                    summary=unavailable, details={"reason": unavailable}))
 
     # 4c. local node privacy: structure, locality, exact joint accounting, Lemma 5.4 --------
+    alpha_locality = 0.0
     if local_node_checks_apply(mechanism):
         say("checking the local-node structure, locality and joint certificates")
-        checks.extend(check_local_node(mechanism, candidates, rng["local_node"]))
-    return alpha_conformance
+        alpha_locality = LOCALITY_SHARE * alpha if locality_needs_samples(mechanism) else 0.0
+        checks.extend(check_local_node(mechanism, candidates, rng["local_node"],
+                                       alpha=alpha_locality,
+                                       samples=cfg.effective_conformance_samples,
+                                       relation=relation))
+    return alpha_conformance + alpha_locality
+
+
+def _finish_group(inner: Mechanism, mechanism: Mechanism, k: int,
+                  group_pairs: list[CandidatePair], pairs: Sequence[tuple[Any, Any]],
+                  cfg: AuditConfig, rng: dict[str, Any], checks: list[CheckOutcome],
+                  say: Progress, progress: Progress | None, executor: Executor | None,
+                  started: float) -> AuditReport:
+    """A group audit (``audit(..., group=k)``): the group claim on the pairs at distance k.
+
+    The same α split as an ordinary audit: conformance of the noise law (when declared)
+    gets :data:`CONFORMANCE_SHARE`, the distinguishing test the rest over the chosen pairs.
+    """
+    spec = mechanism.spec
+    domain = spec.input_domain
+    explicit = []
+    for x, y in pairs:
+        xv, yv = domain.validate(x), domain.validate(y)
+        decision = spec.relation.decide(xv, yv, domain, validated=True)
+        if decision.distance is None or not 0 < decision.distance <= k:
+            raise NotNeighboursError(f"explicit pair at distance {decision.distance}, not in "
+                                     f"1..{k}: {decision.reason}")
+        explicit.append(CandidatePair(x=xv, y=yv, origin="explicit", decision=decision))
+    candidates = explicit + list(group_pairs)
+    say(f"group audit at distance {k}: {len(candidates)} pairs")
+    checks.append(check_group_exact(inner, spec.guarantee, candidates))
+    alpha_conformance = 0.0
+    if spec.noise is not None and (not isinstance(spec.noise, (AdditiveNoise,
+                                                              SmoothSensitivityNoise))
+                                   or mechanism.provides("statistic")):
+        alpha_conformance = CONFORMANCE_SHARE * cfg.alpha
+        checks.append(check_noise_law(mechanism, candidates[0].x, rng["conformance"],
+                                      samples=cfg.effective_conformance_samples,
+                                      alpha=alpha_conformance))
+    alpha_dist = cfg.alpha - alpha_conformance
+    eps_claimed, delta_claimed = claimed_point(spec.guarantee)
+    choice = choose_pairs(mechanism, cfg, candidates, explicit, rng["pilot"],
+                          alpha=alpha_dist, delta=delta_claimed)
+    chosen = list(choice.pairs)
+    declared = declared_log_densities(mechanism, chosen[0].x, chosen[0].y) is not None
+    search_samples = cfg.search_samples_for(declared, approximate=delta_claimed > 0)
+    per_pair = alpha_dist / len(chosen)
+    results = []
+    for i, pair in enumerate(chosen):
+        say(f"testing group pair {i + 1}/{len(chosen)} ({pair.origin})")
+        results.append((pair, distinguish_pair(mechanism, pair, samples=cfg.samples,
+                                               search_samples=search_samples,
+                                               rng=rng["final"], alpha=per_pair,
+                                               events_per_direction=cfg.events_per_direction,
+                                               prior_outputs=PLAN_PRIOR_OUTPUTS,
+                                               executor=executor)))
+    best_pair, best = max(results, key=lambda r: r[1].epsilon_lower_bound)
+    violated = any(r.violated for _, r in results)
+    eps_lb = math.inf if best.epsilon_lower_bound_infinite else float(best.epsilon_lower_bound)
+    checks.append(CheckOutcome(
+        name="distinguishability", status="violated" if violated else "passed",
+        summary=(f"ε ≥ {eps_lb:.4g} at δ = {delta_claimed:g} on the worst of {len(chosen)} "
+                 f"pairs at distance {k} (group claim ε = {eps_claimed:.4g})"),
+        statistic=eps_lb, threshold=eps_claimed,
+        ratio=(eps_lb / eps_claimed) if eps_claimed > 0 else None, error_rate=alpha_dist,
+        counterexample=_counterexample(best_pair, event=best.best_event.description
+                                       if best.best_event else "",
+                                       epsilon_lower_bound=eps_lb) if violated else None,
+        details={"pairs_tested": len(chosen), "alpha_per_pair": per_pair, "group": k}))
+    powers = [r.power for _, r in results if isinstance(r.power, PowerStatement)]
+    power = min(powers, key=lambda p: p.detectable_epsilon) if powers else None
+    if power is not None:
+        power = conclusive_power(power, cfg, claimed_epsilon=eps_claimed,
+                                 claimed_delta=delta_claimed)
+    say("done")
+    return AuditReport(
+        mechanism=mechanism.name, spec=spec, spec_hash=spec.content_hash,
+        verdict=decide_verdict(any(c.violated for c in checks), power),
+        epsilon_lower_bound=eps_lb, epsilon_claimed=eps_claimed, delta_claimed=delta_claimed,
+        confidence=cfg.confidence, samples=cfg.samples, seed=cfg.seed, config=cfg,
+        checks=tuple(checks), worst_pair=_counterexample(best_pair),
+        worst_event=best.best_event, events=tuple(best.events),
+        privacy_profile=tuple(best.profile), power=power,
+        infinite_evidence=best.infinite_evidence or "",
+        runtime_seconds=time.perf_counter() - started, versions=library_versions())

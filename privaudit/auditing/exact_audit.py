@@ -59,6 +59,8 @@ __all__ = [
     "exact_check",
     "exact_privacy",
     "hockey_stick",
+    "refutation_check",
+    "sampling_refutation",
 ]
 
 #: Finite domains up to this size are enumerated in full (every pair examined).
@@ -111,6 +113,14 @@ class ExactAuditResult(SpecModel):
         ``epsilon_exact`` > claimed ε).
     statement : str
         One sentence for reports, stating that the numbers are exact.
+    refuted : bool
+        True when the audit's own samples contradict these exact figures: the sampling
+        ε lower bound at some tested pair exceeds what the declared law allows there
+        (:func:`sampling_refutation`), so the ``output_probabilities`` hook does not
+        describe the sampler (e.g. the sampler correlates coordinates the hook declares
+        independent).  The exact figures must then not be used.
+    refutation : str
+        Why, with the numbers (empty unless ``refuted``).
     """
 
     mode: Literal["exact"] = "exact"
@@ -127,6 +137,8 @@ class ExactAuditResult(SpecModel):
     violated: bool
     statement: str
     details: dict[str, JsonValue] = Field(default_factory=dict)
+    refuted: bool = False
+    refutation: str = ""
 
 
 # ----------------------------------------------------------------------------------------
@@ -137,6 +149,8 @@ def exact_audit_applies(mechanism: Mechanism) -> bool:
     noise = mechanism.spec.noise
     if not isinstance(noise, (FiniteRandomizer, RandomizedResponse)):
         return False
+    if isinstance(noise, FiniteRandomizer) and not noise.law.independent:
+        return False          # the hook's rows are marginals only: no exact product law
     try:
         return bool(mechanism.provides("output_probabilities"))
     except PrivauditError:
@@ -163,6 +177,14 @@ def _probabilities(mechanism: Mechanism, x: Any, shape: tuple[int, int]) -> np.n
     if not np.isfinite(p).all() or (p < 0).any():
         raise AuditError(f"output_probabilities of {mechanism.name!r} returned a value outside "
                          f"[0, 1] on x = {to_jsonable(x)!r}")
+    noise = mechanism.spec.noise
+    if isinstance(noise, FiniteRandomizer) and noise.law.alphabets is not None:
+        sizes = np.asarray(noise.law.coordinate_alphabets)
+        beyond = np.arange(shape[1])[None, :] >= sizes[:, None]
+        if (p[beyond] != 0).any():
+            raise AuditError(f"output_probabilities of {mechanism.name!r} gives mass to symbols "
+                             f"beyond a coordinate's declared alphabet {list(sizes)} on "
+                             f"x = {to_jsonable(x)!r}")
     sums = p.sum(axis=1)
     if np.abs(sums - 1.0).max() > 1e-9:
         raise AuditError(f"output_probabilities of {mechanism.name!r} on x = {to_jsonable(x)!r} "
@@ -380,14 +402,19 @@ def exact_privacy(mechanism: Mechanism, *, candidates: Sequence[CandidatePair] =
                     for e, d in zip(grid, delta_exact)) if computed else ()
     delta_at_claim = float(hockey_stick_max(profile, eps_claimed))
     pure_violation = delta_claimed == 0.0 and eps_exact > eps_claimed * (1 + TOLERANCE) + TOLERANCE
-    violated = bool(pure_violation or any(pt.violated for pt in profile))
+    law_epsilon = (spec.noise.law.pure_epsilon if isinstance(spec.noise, FiniteRandomizer)
+                   else math.inf)
+    law_violation = eps_exact > law_epsilon * (1 + TOLERANCE) + TOLERANCE
+    violated = bool(pure_violation or law_violation or any(pt.violated for pt in profile))
     where = ("every neighbouring pair of the " if coverage == "all_pairs" else
              "the searched pairs among the ")
     statement = (f"EXACT (no sampling): epsilon = {format_epsilon(eps_exact, 6)} from the "
                  f"declared output probabilities over {where}{len(inputs)} inputs "
                  f"({n_pairs} pairs, {distinct} distinct laws); delta({eps_claimed:.4g}) = {delta_at_claim:.3g}"
                  + ("" if coverage == "all_pairs" else "; a lower bound on the mechanism's "
-                    "epsilon outside the examined inputs"))
+                    "epsilon outside the examined inputs")
+                 + (f"; above the epsilon = {law_epsilon:g} the declared FiniteOutputLaw "
+                    "states" if law_violation else ""))
     return ExactAuditResult(
         epsilon_exact=eps_exact, epsilon_claimed=eps_claimed, delta_claimed=delta_claimed,
         delta_at_claimed_epsilon=delta_at_claim, coverage=coverage,
@@ -427,3 +454,43 @@ def worst_inputs(mechanism: Mechanism, result: ExactAuditResult) -> tuple[Any, A
     validate = mechanism.spec.input_domain.validate
     return (validate(from_jsonable_input(result.worst_pair.x)),
             validate(from_jsonable_input(result.worst_pair.y)))
+
+
+def sampling_refutation(mechanism: Mechanism, result: ExactAuditResult, x: Any, y: Any,
+                        epsilon_lower_bound: float, delta: float
+                        ) -> ExactAuditResult | None:
+    """``result`` marked refuted when a sampling ε lower bound contradicts the declared law.
+
+    A sampling lower bound ε̲ at δ on the pair (x, y) certifies, at the audit's
+    family-wise confidence, an event S with P[M(x) ∈ S] − e^{ε̲} P[M(y) ∈ S] > δ, so the
+    true δ(ε̲) of the pair exceeds δ.  If the hook's exact law gives δ(ε̲) ≤ δ at that
+    pair (in both orders), the hook and the sampler cannot both be right: the exact
+    figures are refuted.  Returns ``None`` when they agree.
+    """
+    if not epsilon_lower_bound > 0:
+        return None
+    shape = _law_shape(mechanism.spec)
+    p = _probabilities(mechanism, x, shape)
+    q = _probabilities(mechanism, y, shape)
+    eps = min(float(epsilon_lower_bound), 700.0)      # e^700: beyond any finite ratio here
+    allowed = float(max(hockey_stick(p, q, [eps])[0], hockey_stick(q, p, [eps])[0]))
+    if allowed > delta * (1 + 1e-9) + 1e-12:
+        return None
+    pair_eps = max(float(_pair_epsilons(_log(p), _log(q)[None])[0]),
+                   float(_pair_epsilons(_log(q), _log(p)[None])[0]))
+    why = (f"REFUTED by sampling: the audit's samples certify epsilon >= "
+           f"{format_epsilon(epsilon_lower_bound, 4)} at delta = {delta:g} on a tested pair, "
+           f"where the declared output_probabilities allow at most delta({eps:.4g}) = "
+           f"{allowed:.3g} (their epsilon there is {format_epsilon(max(pair_eps, 0.0), 4)}): "
+           "the hook does not describe the sampler (e.g. coordinates declared independent "
+           "are correlated), so the exact figures do not hold")
+    return result.model_copy(update={"refuted": True, "refutation": why,
+                                     "statement": why + " [was: " + result.statement + "]"})
+
+
+def refutation_check(result: ExactAuditResult, error_rate: float) -> CheckOutcome:
+    """The report's ``exact.sampling_agreement`` check for a refuted exact result."""
+    return CheckOutcome(
+        name="exact.sampling_agreement", status="violated", summary=result.refutation,
+        statistic=None, error_rate=error_rate,
+        details={"epsilon_exact": to_jsonable(result.epsilon_exact)})

@@ -104,6 +104,10 @@ class AuditReport(SpecModel):
         it: ``exact`` then holds the exact ε and δ(ε) (no sampling), and the statistical
         fields are the sampling cross-check.
     exact : ExactAuditResult, optional
+    unmet_requirements : tuple of str
+        Checks the claim requires that could not run, each with the reason and what would
+        make the audit conclusive; when any is listed, a verdict without a violation is
+        ``"inconclusive"`` (never ``"no_violation"``).
     """
 
     schema_version: int = REPORT_SCHEMA_VERSION
@@ -128,6 +132,7 @@ class AuditReport(SpecModel):
     accounting: AccountingTightness | None = None
     audit_mode: Literal["statistical", "exact"] = "statistical"
     exact: ExactAuditResult | None = None
+    unmet_requirements: tuple[str, ...] = ()
     runtime_seconds: float = 0.0
     versions: dict[str, str] = Field(default_factory=dict)
     disclaimer: str = DISCLAIMER
@@ -175,10 +180,16 @@ class AuditReport(SpecModel):
         lines.append(f"  claim          : {claim_text(self.spec)}")
         lines.append(f"  verdict        : {self.verdict_text} (family-wise confidence {pct})")
         if self.inconclusive:
-            lines.append(f"  why            : {inconclusive_text(self.power)}")
+            for reason in self.unmet_requirements:
+                lines.append(f"  why            : inconclusive: required check skipped: {reason}")
+            if not self.unmet_requirements or not (self.power and self.power.conclusive):
+                lines.append(f"  why            : {inconclusive_text(self.power)}")
         lines.append(f"  ε lower bound  : {eps} at δ = {self.delta_claimed:g} "
                      f"(claimed ε = {self.epsilon_claimed:.6g})")
-        if self.exact is not None:
+        if self.exact is not None and self.exact.refuted:
+            lines.append(f"  exact ε        : {format_epsilon(self.exact.epsilon_exact)} "
+                         f"REFUTED: {self.exact.refutation}")
+        elif self.exact is not None:
             lines.append(f"  exact ε        : {format_epsilon(self.exact.epsilon_exact)} "
                          f"({self.exact.statement})")
         if self.infinite_evidence:

@@ -73,11 +73,15 @@ def conclusive_power(power: PowerStatement, config: AuditConfig, *, claimed_epsi
                                     "samples_to_conclude": needed})
 
 
-def decide_verdict(violated: bool, power: PowerStatement | None) -> Verdict:
+def decide_verdict(violated: bool, power: PowerStatement | None,
+                   unmet: tuple[str, ...] = ()) -> Verdict:
     """``"violation"`` if ``violated``; else ``"no_violation"`` only when ``power`` is
-    conclusive; ``"inconclusive"`` otherwise (no power statement included)."""
+    conclusive and no required check was skipped (``unmet`` lists those, with the reason
+    and the remedy); ``"inconclusive"`` otherwise (no power statement included)."""
     if violated:
         return "violation"
+    if unmet:
+        return "inconclusive"
     if power is not None and power.conclusive:
         return "no_violation"
     return "inconclusive"

@@ -195,8 +195,11 @@ def _header(report: AuditReport) -> str:
     if report.inconclusive:
         from privaudit.auditing.verdicts import inconclusive_text
 
-        note = (f'<p class="inconclusive-note" id="inconclusive"><strong>Inconclusive.</strong> '
-                f'{_e(inconclusive_text(report.power).removeprefix("inconclusive: "))}.</p>')
+        reasons = [f"required check skipped: {r}" for r in report.unmet_requirements]
+        if not reasons or not (report.power and report.power.conclusive):
+            reasons.append(inconclusive_text(report.power).removeprefix("inconclusive: "))
+        note = "".join(f'<p class="inconclusive-note" id="inconclusive"><strong>Inconclusive.'
+                       f'</strong> {_e(r)}.</p>' for r in reasons)
     spec = report.spec
     subtitle = spec.summary or spec.statistic
     sub = f'<p class="subtitle">{_e(subtitle)}</p>' if subtitle else ""
@@ -321,13 +324,23 @@ def _exact_section(report: AuditReport) -> str:
         reason = f": {note}" if note else ""
         table = f'<p class="small">No exact profile was computed{_e(reason)}.</p>'
     verdict = ("exceeds the claim" if over else "stays within the claim")
-    return (f'<section class="card" id="exact"><h2>Exact audit (no sampling)</h2>'
-            f'<div class="kpis">{cards}</div>'
-            f'<p class="lead">The output law is finite and declared, so the privacy of the '
-            f'randomizer is computed from the probability of every output under every input: '
-            f'these numbers are <strong>exact</strong>, with no sampling and no confidence '
-            f'level. The exact privacy {_e(verdict)}.</p>'
-            f'<p class="small">{_e(exact.statement)}</p>'
+    if exact.refuted:
+        lead = (f'<p class="lead" id="exact-refuted"><strong>Refuted by the audit\'s own '
+                f'samples.</strong> The figures below were computed from the declared '
+                f'<code>output_probabilities</code>, but the sampling test certified a larger '
+                f'ε than that law allows: the hook does not describe the sampler, and these '
+                f'figures do not hold for the mechanism.</p>'
+                f'<p class="small">{_e(exact.refutation)}</p>')
+        title = "Exact audit (no sampling) — REFUTED by sampling"
+    else:
+        lead = (f'<p class="lead">The output law is finite and declared, so the privacy of the '
+                f'randomizer is computed from the probability of every output under every '
+                f'input: these numbers are <strong>exact</strong>, with no sampling and no '
+                f'confidence level. The exact privacy {_e(verdict)}.</p>'
+                f'<p class="small">{_e(exact.statement)}</p>')
+        title = "Exact audit (no sampling)"
+    return (f'<section class="card" id="exact"><h2>{_e(title)}</h2>'
+            f'<div class="kpis">{cards}</div>{lead}'
             f'<p class="small">Pairs examined: {_e(coverage)}.</p>'
             f'<h3>Worst pair</h3><div class="meta">found by <code>{_e(exact.worst_pair.origin)}'
             f'</code></div>{_pair_block(exact.worst_pair)}{table}</section>')

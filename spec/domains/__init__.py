@@ -66,7 +66,7 @@ from ._common import (
 )
 from .datasets import DatasetDomain, RecordDomain
 from .graph_inputs import adjacency_matrix, relabel_graph
-from .graphs import GraphDomain
+from .graphs import GraphDomain, is_edge_array
 from .scalars import Categorical, IntegerRange, RealInterval, ScalarDomain
 from .vectors import VectorDomain
 
@@ -92,6 +92,7 @@ __all__ = [
     "VARIABLE_SIZE_SPREAD",
     "VectorDomain",
     "adjacency_matrix",
+    "is_edge_array",
     "relabel_graph",
 ]
 

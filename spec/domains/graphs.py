@@ -22,7 +22,7 @@ from ..errors import InvalidGraphError, UnsupportedCombinationError
 from ._base import DomainBase
 from ._common import MAX_GRAPH_COUNT_STATES, _at_first, _edge_key, _show
 
-__all__ = ["GraphDomain"]
+__all__ = ["GraphDomain", "is_edge_array"]
 
 
 def _show_nodes(nodes: list[int], limit: int = 5) -> str:
@@ -146,6 +146,8 @@ class GraphDomain(DomainBase):
             edges = self._edges_of_networkx(x)
         elif sp.issparse(x):
             edges = self._edges_of_sparse(x)
+        elif is_edge_array(x, self.n_nodes):
+            edges = self._edges_of_edge_array(np.asarray(x))
         elif isinstance(x, (np.ndarray, list, tuple)):
             edges = self._edges_of_dense(x)
         else:
@@ -186,11 +188,20 @@ class GraphDomain(DomainBase):
                 f"({self.n_nodes} nodes), got {graph.number_of_nodes()} nodes; "
                 f"missing nodes {_show_nodes(missing)}, unexpected nodes {_show_nodes(extra)}"
             )
-        loops = list(nx.selfloop_edges(graph))
-        if loops:
-            raise InvalidGraphError(f"{label}: self-loop at node {loops[0][0]!r}")
-        edges = np.array([(int(u), int(v)) for u, v in graph.edges()], dtype=np.int64)
-        return np.sort(edges.reshape(-1, 2), axis=1)
+        # one pass over the adjacency dicts (vectorised: no Python tuple per edge); each
+        # edge appears in both endpoints' dicts and is kept once, as u < v
+        adj = graph.adj
+        order = np.fromiter(adj.keys(), dtype=np.int64, count=len(adj))
+        degrees = np.fromiter((len(nbrs) for nbrs in adj.values()), dtype=np.int64,
+                              count=len(adj))
+        heads = np.fromiter(itertools.chain.from_iterable(adj.values()), dtype=np.int64,
+                            count=int(degrees.sum()))
+        tails = np.repeat(order, degrees)
+        loops = tails == heads
+        if loops.any():
+            raise InvalidGraphError(f"{label}: self-loop at node {int(tails[loops][0])!r}")
+        keep = tails < heads
+        return np.column_stack([tails[keep], heads[keep]])
 
     def _check_adjacency_shape(self, shape: tuple[int, ...]) -> None:
         n = self.n_nodes
@@ -198,6 +209,31 @@ class GraphDomain(DomainBase):
             raise InvalidGraphError(
                 f"{self.label()}: adjacency matrix must have shape ({n}, {n}), got {shape}"
             )
+
+    def _edges_of_edge_array(self, x: np.ndarray) -> npt.NDArray[np.int64]:
+        label = self.label()
+        if x.dtype.kind not in "iu":
+            raise InvalidGraphError(f"{label}: an edge array needs integer node labels, got "
+                                    f"dtype {x.dtype}")
+        edges = x.astype(np.int64, copy=False)
+        bad = (edges < 0) | (edges >= self.n_nodes)
+        if bad.any():
+            (i, j), _ = _at_first(bad)
+            raise InvalidGraphError(f"{label}: edge {i} names node {int(edges[i, j])}, not a "
+                                    f"node of 0..{self.n_nodes - 1}")
+        loops = edges[:, 0] == edges[:, 1]
+        if loops.any():
+            raise InvalidGraphError(f"{label}: self-loop at node {int(edges[loops][0, 0])}")
+        edges = np.sort(edges, axis=1)
+        keys = edges[:, 0] * self.n_nodes + edges[:, 1]
+        order = np.argsort(keys, kind="stable")            # one sort: order and duplicates
+        ordered = keys[order]
+        repeated = np.flatnonzero(ordered[1:] == ordered[:-1])
+        if repeated.size:
+            k = int(order[repeated[0]])
+            raise InvalidGraphError(f"{label}: edge ({int(edges[k, 0])}, {int(edges[k, 1])}) "
+                                    "appears more than once in the edge array")
+        return edges[order]
 
     def _edges_of_dense(self, x: Any) -> npt.NDArray[np.int64]:
         label = self.label()
@@ -386,3 +422,15 @@ class GraphDomain(DomainBase):
                     yield from extend(node + 1, new_degrees, edges + [(node, v) for v in chosen])
 
         return extend(0, [0] * n, [])
+
+
+def is_edge_array(x: Any, n_nodes: int | None = None) -> bool:
+    """True for an (m, 2) integer numpy array read as an edge list (not a matrix).
+
+    A 2 × 2 array on a 2-node domain (``n_nodes == 2``, or unknown) is read as an
+    adjacency matrix.
+    """
+    if not isinstance(x, np.ndarray) or x.ndim != 2 or x.shape[1] != 2 \
+            or x.dtype.kind not in "iu":
+        return False
+    return not (x.shape[0] == 2 and n_nodes in (2, None))

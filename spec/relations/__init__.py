@@ -32,7 +32,7 @@ from ._base import AdversarialPair, LocalMoves, NeighbourDecision, NeighbouringR
 from ._graph_backgrounds import independent_neighbourhood_edges, near_regular_edges
 from .datasets import AddRemoveOne, SubstituteOne
 from .graphs import EdgeNeighbouring, NodeNeighbouring
-from .local import LocalNodeRelation, LocalRelation
+from .local import LocalNodeRelation, LocalRelation, MessageLayout, PublicRandomness
 from .vectors import QueryDistance
 
 __all__ = [
@@ -42,10 +42,12 @@ __all__ = [
     "LocalMoves",
     "LocalNodeRelation",
     "LocalRelation",
+    "MessageLayout",
     "NeighbourDecision",
     "NeighbouringRelation",
     "NeighbouringRelationBase",
     "NodeNeighbouring",
+    "PublicRandomness",
     "QueryDistance",
     "SubstituteOne",
     "independent_neighbourhood_edges",

@@ -18,7 +18,7 @@ import numpy.typing as npt
 
 from .._random import RandomLike, as_generator
 from ..domains import DatasetDomain
-from ..errors import UnsupportedCombinationError
+from ..errors import InvalidParameterError, UnsupportedCombinationError
 from . import _moves_datasets as _moves
 from ._base import AdversarialPair, LocalMoves, NeighbourDecision, NeighbouringRelationBase
 
@@ -176,6 +176,34 @@ class SubstituteOne(_DatasetRelation):
     def extreme_neighbours(self, x: Any, domain: Any) -> Iterator[npt.NDArray[Any]]:
         """Every index (first occurrences of distinct records first) × every record extreme."""
         return _moves.substitution_neighbours(x, self._require_domain(domain))
+
+    def group_pairs(self, domain: Any, k: int) -> list[tuple[Any, Any, str]]:
+        """Pairs of datasets at substitution distance exactly ``k`` (group privacy).
+
+        ``"low_to_high"``: the all-low dataset against the same with its first k records
+        set to the high record extreme; ``"high_to_low"`` the reverse.  Used by
+        ``privaudit.audit(mech, group=k)``.
+
+        Raises
+        ------
+        InvalidParameterError
+            If ``k`` is not an integer in [1, n] (n the public size, or
+            ``max(min_size, 4)`` for a variable-size domain).
+        """
+        checked = self._require_domain(domain)
+        n = checked._default_n()
+        if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or not 1 <= k <= n:
+            raise InvalidParameterError(f"group_pairs: k must be an integer in [1, {n}], "
+                                        f"got {k!r}")
+        low, high = checked.record.low_and_high()
+        out = []
+        for first, second, origin in ((low, high, "low_to_high"), (high, low, "high_to_low")):
+            x = np.stack([first] * n)
+            y = x.copy()
+            y[: int(k)] = second
+            if self.decide(x, y, checked).distance == k:
+                out.append((x, y, origin))
+        return out
 
     def local_moves(self, x: Any, y: Any, domain: Any, rng: RandomLike) -> LocalMoves:
         """Moves under substitution (see :mod:`spec.relations._moves_datasets`).

@@ -19,8 +19,9 @@ from typing import Any, Literal
 
 import networkx as nx
 import numpy as np
-from pydantic import Field
+from pydantic import Field, NonNegativeInt, model_serializer, model_validator
 
+from .._base import SpecModel
 from .._random import RandomLike, as_generator
 from ..domains import Categorical, GraphDomain, IntegerRange, RealInterval, VectorDomain
 from ..errors import InvalidGraphError, InvalidParameterError, UnsupportedCombinationError
@@ -31,7 +32,109 @@ from .graphs import _edge_set, _graph, _NodeRewiringBase
 #: Most (old, new) neighbourhood sizes the degree-space enumeration realises per background.
 DEGREE_SPACE_PATTERNS = 24
 
-__all__ = ["LocalNodeRelation", "LocalRelation"]
+__all__ = ["LocalNodeRelation", "LocalRelation", "MessageLayout", "PublicRandomness"]
+
+
+class MessageLayout(SpecModel):
+    """Which coordinates of a local-node release each node sends (its message block).
+
+    The release of a local-node mechanism is the joint vector of the n node messages
+    (Raskhodnikova, Smith, Wagaman & Zavyalov, "Local Node Differential Privacy",
+    arXiv:2602.15802, Definition 2.3).  The blocks are consecutive in node order: node 0
+    sends the first coordinates, node 1 the next, and so on.  Give exactly one of
+
+    * ``block``: every node sends ``block`` coordinates (the n·k layout of stacked
+      per-node vectors; stored in O(1), whatever n);
+    * ``sizes``: node i sends ``sizes[i]`` coordinates, any lengths (0 included: a node
+      that sends nothing).
+
+    The blocks must cover the release exactly (checked against ``output_dimension``
+    when the :class:`~spec.MechanismSpec` is built).
+
+    Examples
+    --------
+    Each edge {i, j} (i < j) reported by its lower endpoint, upper triangle row-major:
+    ``MessageLayout.consecutive([n - 1 - i for i in range(n)])``.
+    """
+
+    kind: Literal["message_layout"] = "message_layout"
+    block: NonNegativeInt | None = None
+    sizes: tuple[NonNegativeInt, ...] | None = None
+
+    @model_serializer(mode="wrap")
+    def _omit_other_form(self, handler: Any) -> Any:
+        data = handler(self)
+        if isinstance(data, dict):
+            for key in ("block", "sizes"):
+                if data.get(key) is None:
+                    data.pop(key, None)
+        return data
+
+    @model_validator(mode="after")
+    def _one_form(self) -> MessageLayout:
+        if (self.block is None) == (self.sizes is None):
+            raise ValueError("give exactly one of block= (equal blocks) and sizes= (one "
+                             f"size per node), got block={self.block!r}, sizes="
+                             f"{'None' if self.sizes is None else list(self.sizes[:8])}")
+        if self.sizes is not None and not self.sizes:
+            raise ValueError("sizes= needs one block size per node, got none")
+        return self
+
+    @classmethod
+    def consecutive(cls, sizes: Any) -> MessageLayout:
+        """Node i owns the next ``sizes[i]`` coordinates, in node order."""
+        return cls(sizes=tuple(int(s) for s in sizes))
+
+    @classmethod
+    def equal(cls, size: int) -> MessageLayout:
+        """Every node owns ``size`` consecutive coordinates, in node order."""
+        return cls(block=int(size))
+
+    def block_sizes(self, n_nodes: int) -> np.ndarray:
+        """The n block sizes (int64)."""
+        if self.sizes is not None:
+            return np.asarray(self.sizes, dtype=np.int64)
+        return np.full(int(n_nodes), int(self.block or 0), dtype=np.int64)
+
+    def covers(self, n_nodes: int, dimension: int) -> bool:
+        """True when the layout has ``n_nodes`` blocks covering ``0 … dimension − 1``."""
+        if self.sizes is not None and len(self.sizes) != int(n_nodes):
+            return False
+        return int(self.block_sizes(n_nodes).sum()) == int(dimension)
+
+    def arrays(self, n_nodes: int) -> list[np.ndarray]:
+        """The blocks as int64 index arrays (for slicing a release)."""
+        edges = np.concatenate([[0], np.cumsum(self.block_sizes(n_nodes))])
+        return [np.arange(a, b, dtype=np.int64) for a, b in itertools.pairwise(edges)]
+
+
+class PublicRandomness(SpecModel):
+    """The public randomness ρ of a local-node protocol: how it is drawn, what it reveals.
+
+    In the local model the server may send every node public random bits ρ before the
+    nodes answer; the privacy claim holds for *every* fixed ρ (Raskhodnikova, Smith,
+    Wagaman & Zavyalov, arXiv:2602.15802, Definition 2.3), so the auditor tests the
+    release with the mechanism's realised ρ fixed, and asks the mechanism which nodes that
+    ρ exposes most (the ``node_exposure`` hook) to rewire them first.
+
+    Attributes
+    ----------
+    drawn : str
+        How ρ is drawn (e.g. ``"each node's partner uniform among the others"``).
+    reveals : str
+        What ρ makes public (e.g. ``"which node each node probes"``).
+    seed : int, optional
+        The seed ρ was drawn from, when it was drawn from one.
+    digest : str, optional
+        A digest of the realised ρ (e.g. ``sha256`` of its bytes), so that the spec — and
+        its certificate — pin the ρ that was audited.
+    """
+
+    kind: Literal["public_randomness"] = "public_randomness"
+    drawn: str = Field(min_length=1)
+    reveals: str = Field(min_length=1)
+    seed: NonNegativeInt | None = None
+    digest: str | None = None
 
 
 class LocalRelation(NeighbouringRelationBase):
@@ -139,11 +242,44 @@ class LocalNodeRelation(_NodeRewiringBase):
     bucket_width : int, optional
         λ of a blurry-degree mechanism (paper, Definition 4.5): bucket-extreme pairs put the
         other nodes at multiples of λ.  A hint only.
+    layout : MessageLayout, optional
+        Which output coordinates each node sends.  Without it the auditor cannot tell the
+        messages apart: the ``lndp.structure`` check cannot run and an audit with no
+        violation is ``inconclusive`` (``privaudit.auditing.checks.local_node``).
+    public_randomness : PublicRandomness, optional
+        How the public randomness ρ is drawn and what it reveals (the audit holds the
+        mechanism's realised ρ fixed).
     """
 
     kind: Literal["local_node"] = "local_node"
     focus_nodes: tuple[int, ...] = ()
     bucket_width: int | None = Field(default=None, ge=1)
+    layout: MessageLayout | None = None
+    public_randomness: PublicRandomness | None = None
+
+    @model_serializer(mode="wrap")
+    def _omit_undeclared(self, handler: Any) -> Any:
+        # the fields added by issue 27 are left out when undeclared, so that a relation
+        # declared before them keeps its content hash (and its certificates)
+        data = handler(self)
+        if isinstance(data, dict):
+            for key in ("layout", "public_randomness"):
+                if data.get(key) is None:
+                    data.pop(key, None)
+        return data
+
+    def focused(self, nodes: Any) -> LocalNodeRelation:
+        """This relation with ``nodes`` rewired first (then the existing :attr:`focus_nodes`).
+
+        The auditor calls it with the nodes the mechanism's public randomness exposes most
+        (``privaudit.auditing.checks.local_node.exposed_nodes``); the pairs that are neighbours do
+        not change.
+        """
+        order: list[int] = []
+        for v in list(nodes) + list(self.focus_nodes):
+            if int(v) not in order:
+                order.append(int(v))
+        return self.model_copy(update={"focus_nodes": tuple(order)})
 
     @staticmethod
     def _as_graph(graph: Any) -> nx.Graph:

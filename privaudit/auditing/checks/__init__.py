@@ -20,10 +20,16 @@ them): ``"violated"`` with a counterexample, ``"passed"``, or ``"skipped"`` with
 
 from __future__ import annotations
 
+from ._common import is_required_skip
 from .conformance import check_noise_law
 from .consistency import check_spec_consistency
 from .float_image import check_float_image, float_image_applies, float_image_unavailable
-from .local_node import check_local_node, local_node_checks_apply
+from .local_node import (
+    check_local_node,
+    exposed_nodes,
+    local_node_checks_apply,
+    locality_needs_samples,
+)
 from .sensitivity import (
     check_global_sensitivity,
     check_local_sensitivity_bound,
@@ -40,8 +46,11 @@ __all__ = [
     "check_smooth_sensitivity",
     "check_spec_consistency",
     "check_spike",
+    "exposed_nodes",
     "float_image_applies",
     "float_image_unavailable",
+    "is_required_skip",
     "local_node_checks_apply",
+    "locality_needs_samples",
     "spike_applies",
 ]

@@ -28,9 +28,11 @@ __all__ = [
     "exceeds",
     "finite_ratio",
     "input_key",
+    "is_required_skip",
     "missing_hooks",
     "neighbour_pair",
     "pair_counterexample",
+    "required_skip",
     "skipped",
 ]
 
@@ -179,3 +181,21 @@ def skipped(name: str, reason: str, **details: Any) -> CheckOutcome:
     """A ``skipped`` outcome whose summary is the reason."""
     return CheckOutcome(name=name, status="skipped", summary=reason,
                         details=jsonable_details(reason=reason, **details))
+
+
+def required_skip(name: str, reason: str, remedy: str, **details: Any) -> CheckOutcome:
+    """A ``skipped`` outcome of a check the claim *requires*: the audit cannot conclude.
+
+    The auditor turns a verdict that would be ``"no_violation"`` into ``"inconclusive"``
+    when such an outcome is present (:func:`privaudit.auditing.verdicts.decide_verdict`), and the
+    report states ``reason`` and ``remedy`` (what would make the audit conclusive).
+    """
+    return CheckOutcome(name=name, status="skipped",
+                        summary=f"{reason}; REQUIRED for a conclusive audit: {remedy}",
+                        details=jsonable_details(reason=reason, required=True, remedy=remedy,
+                                                 **details))
+
+
+def is_required_skip(outcome: CheckOutcome) -> bool:
+    """True for an outcome made by :func:`required_skip`."""
+    return outcome.status == "skipped" and outcome.details.get("required") is True

@@ -174,15 +174,79 @@ def _finite_randomizer_outcome(mechanism: Mechanism, noise: FiniteRandomizer, xv
                     f"law has {length} coordinate(s) per release (expected {expected})",
             details=jsonable_details(samples=n, output_shape=list(out.shape)))
     out = out.reshape(n, length)
+    sizes = law.coordinate_alphabets
     tested = min(length, FINITE_COORDINATES_TESTED)
     tests: list[SubTest] = []
     for c in range(tested):
-        for t in _categorical_tests(out[:, c], probs[c]):
+        for t in _categorical_tests(out[:, c], probs[c, :sizes[c]]):
             tests.append(SubTest(f"coordinate {c}: {t.name}", t.statistic, t.p_value, t.info))
+    joint = _joint_groups(sizes) if law.independent else []
+    for group in joint:
+        for t in _joint_tests(out, probs, sizes, group):
+            tests.append(SubTest(f"joint {list(group)}: {t.name}", t.statistic, t.p_value,
+                                 t.info))
+    what = (f"{len(joint)} joint table(s) of coordinates declared independent" if joint else
+            "marginals only: the law declares dependent coordinates" if not law.independent
+            else "one coordinate")
     return _outcome(tests, level, f"finite randomizer outputs on x = {_short_input(shown_input)} "
                                   f"vs output_probabilities(x) ({tested} of {length} "
-                                  "coordinate(s))", samples=n, law="FiniteOutputLaw",
+                                  f"coordinate(s); {what})", samples=n, law="FiniteOutputLaw",
                     input=shown_input)
+
+
+#: Largest number of cells of one joint table of the conformance check.
+JOINT_CELLS = 256
+#: Coordinate pairs (c, L − 1 − c) tested jointly besides the consecutive groups.
+JOINT_FAR_PAIRS = 4
+
+
+def _joint_groups(sizes: tuple[int, ...]) -> list[tuple[int, ...]]:
+    """Groups of coordinates whose joint law is tested against the product of marginals.
+
+    Consecutive groups of the first :data:`FINITE_COORDINATES_TESTED` coordinates, each
+    with at most :data:`JOINT_CELLS` cells, then up to :data:`JOINT_FAR_PAIRS` pairs of
+    distant coordinates (c, L − 1 − c): a sampler that shares randomness between
+    coordinates the hook declares independent moves these tables, not the marginals.
+    """
+    length = len(sizes)
+    if length < 2:
+        return []
+    groups: list[tuple[int, ...]] = []
+    current: list[int] = []
+    cells = 1
+    for c in range(min(length, FINITE_COORDINATES_TESTED)):
+        if current and cells * sizes[c] > JOINT_CELLS:
+            if len(current) > 1:
+                groups.append(tuple(current))
+            current, cells = [], 1
+        current.append(c)
+        cells *= sizes[c]
+    if len(current) > 1:
+        groups.append(tuple(current))
+    for c in range(min(JOINT_FAR_PAIRS, length // 2)):
+        pair = (c, length - 1 - c)
+        if pair[1] - pair[0] > 1 and sizes[pair[0]] * sizes[pair[1]] <= JOINT_CELLS \
+                and not any(set(pair) <= set(g) for g in groups):
+            groups.append(pair)
+    return groups
+
+
+def _joint_tests(out: np.ndarray, probs: np.ndarray, sizes: tuple[int, ...],
+                 group: tuple[int, ...]) -> list[SubTest]:
+    """The tuples of ``group``'s coordinates against the product of their declared rows."""
+    cols = out[:, list(group)]
+    valid = np.all(np.isfinite(cols) & (cols == np.round(cols)) & (cols >= 0), axis=1) \
+        if cols.dtype.kind == "f" else np.all(cols >= 0, axis=1)
+    bounds = np.asarray([sizes[c] for c in group])
+    valid &= np.all(cols < bounds[None, :], axis=1)
+    if not np.all(valid):
+        return _support_failure("tuples outside the declared alphabets", int(np.sum(~valid)),
+                                int(valid.size))
+    codes = np.ravel_multi_index(cols.astype(np.int64).T, tuple(int(b) for b in bounds))
+    expected = np.ones(1)
+    for c in group:
+        expected = np.multiply.outer(expected, probs[c, :sizes[c]]).ravel()
+    return _categorical_tests(codes, expected)
 
 
 def _short_input(value: Any) -> str:

@@ -4,7 +4,8 @@ Applied to every mechanism whose spec uses :class:`~spec.LocalNodeRelation` on a
 :class:`~spec.domains.GraphDomain` (Raskhodnikova, Smith, Wagaman & Zavyalov, "Local Node
 Differential Privacy", arXiv:2602.15802; ``docs/lndp_study.md``).  The release is the joint
 vector of the n node messages with the public randomness ρ fixed (Definition 2.3); node i's
-message is the block of coordinates :func:`message_blocks` returns.
+message is the block of coordinates the spec's :class:`~spec.MessageLayout` declares
+(:func:`message_blocks`).
 
 * ``lndp.structure`` — n is public (fixed by the input domain) and the release splits into
   n per-node messages, which is all the server sees besides ρ;
@@ -27,9 +28,20 @@ message is the block of coordinates :func:`message_blocks` returns.
   outside the audit's Bonferroni budget, so the family-wise error of an LNDP audit is at
   most α + 10⁻⁶).
 
-The first four checks are deterministic.  Every check needs a gray-box hook (``statistic``
-with additive noise, or ``output_probabilities`` with a finite randomizer) and is skipped,
-with the reason, otherwise.
+The first four checks are deterministic with a gray-box hook (``statistic`` with additive
+noise, or ``output_probabilities`` with a finite randomizer).  No check is skipped in
+silence (issue 27):
+
+* without a hook, ``lndp.locality`` runs on samples
+  (:mod:`privaudit.auditing.checks.local_node_blackbox`, two-sample tests at the share of α the
+  auditor gives it), and without a declared layout it runs a test valid for every layout;
+* ``lndp.structure`` and ``lndp.locality`` are *required*: when one cannot run (no layout
+  declared; no pair fits the domain), it is a :func:`~privaudit.auditing.checks._common.required_skip`
+  and an audit without a violation is ``inconclusive``, with the remedy;
+* ``lndp.per_node``, ``lndp.joint_accounting`` and ``lndp.global_certificate`` are
+  consequences of the joint claim, whose black-box version is the distinguishing test
+  itself on the relation's pairs (the star toggle at each focus node contains the
+  per-node pair); when they cannot run exactly their skip says so.
 """
 
 from __future__ import annotations
@@ -49,7 +61,13 @@ from spec.errors import AuditError, PrivauditError
 from ..exact_audit import hockey_stick
 from ..pairs import CandidatePair
 from ..results import CheckOutcome
-from ._common import REL_TOL, pair_counterexample, skipped
+from ._common import REL_TOL, pair_counterexample, required_skip, skipped
+from .local_node_blackbox import (
+    LocalityComparison,
+    exposure_weights,
+    layout_free_groups,
+    sampled_changes,
+)
 
 __all__ = [
     "CERTIFICATE_ERROR",
@@ -60,7 +78,9 @@ __all__ = [
     "check_locality",
     "check_message_structure",
     "check_per_node",
+    "exposed_nodes",
     "local_node_checks_apply",
+    "locality_needs_samples",
     "message_blocks",
 ]
 
@@ -72,6 +92,10 @@ CERTIFICATE_GRAPHS = 128
 CERTIFICATE_ERROR = 1e-6
 #: Degrees D of the regular graphs of the certificate check (those the domain allows).
 CERTIFICATE_DEGREES = (1, 2, 3)
+#: Most exposed nodes the auditor rewires first (:func:`exposed_nodes`).
+EXPOSED_NODES = 2
+#: Largest number of samples per graph of the black-box locality test.
+LOCALITY_SAMPLES = 20_000
 
 
 def local_node_checks_apply(mechanism: Mechanism) -> bool:
@@ -82,21 +106,42 @@ def local_node_checks_apply(mechanism: Mechanism) -> bool:
 
 
 def message_blocks(mechanism: Mechanism) -> list[np.ndarray] | None:
-    """Node i's coordinates of the release, for i = 0 … n − 1, or ``None`` if unknown.
+    """Node i's coordinates of the release, for i = 0 … n − 1, or ``None`` if undeclared.
 
-    A mechanism may declare them with a ``node_message_blocks()`` method (e.g. Algorithm 9's
-    upper-triangle rows); otherwise an output of n·k coordinates is read row-major, node i
-    owning coordinates ik … ik + k − 1 (the layout of every ``*_mechanism`` of
-    :mod:`estimators.lndp`).
+    They come from the spec's :class:`~spec.MessageLayout` (``LocalNodeRelation(layout=…)``,
+    or ``declare_mechanism(..., layout=…)``).  Nothing is assumed when the spec declares
+    none: an output of n·k coordinates need not be n blocks of k in node order (issue 27's
+    false alarm: each edge reported once by its lower endpoint).
     """
-    declared = getattr(mechanism, "node_message_blocks", None)
-    if callable(declared):
-        return [np.asarray(b, dtype=np.int64) for b in declared()]
-    n, dim = mechanism.spec.input_domain.n_nodes, mechanism.spec.output_dimension
-    if dim % n:
-        return None
-    k = dim // n
-    return [np.arange(i * k, (i + 1) * k) for i in range(n)]
+    layout = getattr(mechanism.spec.relation, "layout", None)
+    return None if layout is None else layout.arrays(mechanism.spec.input_domain.n_nodes)
+
+
+def exposed_nodes(mechanism: Mechanism, rng: np.random.Generator,
+                  top: int = EXPOSED_NODES) -> tuple[tuple[int, ...], dict[str, Any]]:
+    """The ``top`` nodes the mechanism's public randomness exposes most, and how they were found.
+
+    Asks the mechanism (the ``node_exposure`` hook), else measures
+    (:func:`~privaudit.auditing.checks.local_node_blackbox.exposure_weights`).  Returns ``()`` when
+    nothing singles a node out (all weights equal, or no source).
+    """
+    spec = mechanism.spec
+    found = exposure_weights(mechanism, spec.relation, spec.input_domain, rng)
+    if found is None:
+        return (), {"exposure": "none (no node_exposure hook, no statistic, no public "
+                                "randomness declared)"}
+    weights, source = found
+    if weights.size == 0 or float(weights.max()) <= float(weights.min()):
+        return (), {"exposure": source, "exposure_uniform": True}
+    order = np.argsort(-weights, kind="stable")[:top]
+    return tuple(int(v) for v in order), {
+        "exposure": source, "exposed_nodes": [int(v) for v in order],
+        "exposure_weights": [float(weights[v]) for v in order]}
+
+
+def locality_needs_samples(mechanism: Mechanism) -> bool:
+    """True when ``lndp.locality`` must run on samples (no gray-box law to read it from)."""
+    return local_node_checks_apply(mechanism) and _law_of(mechanism) is None
 
 
 # -- the declared law of the messages on one graph -----------------------------------------
@@ -114,6 +159,8 @@ def _law_of(mechanism: Mechanism) -> tuple[str, Callable[[Any], np.ndarray]] | N
 
 _NO_HOOK = ("needs additive noise with the statistic hook, or a finite randomizer with the "
             "output_probabilities hook")
+_COVERED = ("; its black-box version is the distinguishing test of the joint release on the "
+            "relation's pairs (star toggles included), which runs")
 
 
 def _claim(mechanism: Mechanism) -> tuple[float, float]:
@@ -121,9 +168,9 @@ def _claim(mechanism: Mechanism) -> tuple[float, float]:
     return float(g.epsilon), float(getattr(g, "delta", 0.0) or 0.0)
 
 
-def _nodes(mechanism: Mechanism) -> list[int]:
+def _nodes(mechanism: Mechanism, relation: LocalNodeRelation | None = None) -> list[int]:
     n = mechanism.spec.input_domain.n_nodes
-    focus = list(mechanism.spec.relation.focus_nodes)
+    focus = list((relation or mechanism.spec.relation).focus_nodes)
     picks = focus + [0, n - 1, n // 2, 1]
     out: list[int] = []
     for v in picks:
@@ -161,37 +208,41 @@ def _delta_at(family: str, mechanism: Mechanism, p: np.ndarray, q: np.ndarray,
 
 # -- checks --------------------------------------------------------------------------------
 def check_message_structure(mechanism: Mechanism) -> CheckOutcome:
-    """``lndp.structure``: n public, the release is n per-node messages (the server's view)."""
+    """``lndp.structure``: n public, the release is n per-node messages (the server's view).
+
+    Required: without a declared layout the audit cannot say what each node sends, and is
+    inconclusive unless another check finds a violation.
+    """
     n = mechanism.spec.input_domain.n_nodes
+    dim = mechanism.spec.output_dimension
     blocks = message_blocks(mechanism)
     if blocks is None:
-        return skipped("lndp.structure",
-                       f"the release of {mechanism.spec.output_dimension} coordinates does not "
-                       f"split into n = {n} per-node messages and the mechanism declares no "
-                       "node_message_blocks()")
+        return required_skip(
+            "lndp.structure",
+            f"the spec declares no message layout, so the {dim} output coordinate(s) cannot "
+            f"be assigned to the n = {n} nodes",
+            "declare which coordinates each node sends: LocalNodeRelation(layout="
+            "MessageLayout.consecutive(sizes)) or declare_mechanism(..., layout=sizes)")
     sizes = sorted({b.size for b in blocks})
     covered = np.sort(np.concatenate(blocks)) if blocks else np.empty(0, dtype=np.int64)
-    ok = len(blocks) == n and np.array_equal(covered,
-                                              np.arange(mechanism.spec.output_dimension))
+    ok = len(blocks) == n and np.array_equal(covered, np.arange(dim))
+    public = getattr(mechanism.spec.relation, "public_randomness", None)
+    rho = ("public randomness rho (" + public.drawn + "; reveals " + public.reveals + ")"
+           if public is not None else "no public randomness declared")
     return CheckOutcome(
         name="lndp.structure", status="passed" if ok else "violated",
-        summary=(f"n = {n} is public (fixed by the input domain) and the release is {n} "
-                 f"per-node messages of {'/'.join(map(str, sizes))} coordinate(s), with the "
-                 "public randomness fixed in the mechanism: the server sees only rho and the "
-                 "messages" if ok else
-                 f"the declared node blocks do not partition the {mechanism.spec.output_dimension}"
-                 f" coordinates into {n} messages"),
-        details={"n": n, "block_sizes": sizes})
+        summary=(f"n = {n} is public (fixed by the input domain) and the declared layout "
+                 f"splits the release into {n} per-node messages of "
+                 f"{'/'.join(map(str, sizes))} coordinate(s); {rho}, held fixed: the server "
+                 "sees only rho and the messages" if ok else
+                 f"the declared node blocks do not partition the {dim} coordinates into {n} "
+                 "messages"),
+        details={"n": n, "block_sizes": sizes,
+                 "public_randomness": public is not None})
 
 
-def check_locality(mechanism: Mechanism, candidates: Sequence[CandidatePair] = ()
-                   ) -> CheckOutcome:
-    """``lndp.locality``: node v's message law is unchanged when only other lists change."""
-    name = "lndp.locality"
-    law, blocks = _law_of(mechanism), message_blocks(mechanism)
-    if law is None or blocks is None:
-        return skipped(name, _NO_HOOK if law is None else "the per-node messages are unknown")
-    _, params = law
+def _locality_bases(mechanism: Mechanism, candidates: Sequence[CandidatePair]
+                    ) -> list[nx.Graph]:
     relation, domain = mechanism.spec.relation, mechanism.spec.input_domain
     n, bound = domain.n_nodes, relation.degree_bound(domain)
     star = nx.empty_graph(n)
@@ -199,46 +250,141 @@ def check_locality(mechanism: Mechanism, candidates: Sequence[CandidatePair] = (
     bases = [p.x for p in candidates[:2]] + [star]
     if bound >= 2:
         bases.append(nx.path_graph(n))
-    compared, worst = 0, (0.0, None)
-    for v in _nodes(mechanism):
-        for base in bases:
+    return bases
+
+
+def _locality_comparisons(mechanism: Mechanism, candidates: Sequence[CandidatePair],
+                          relation: LocalNodeRelation, blocks: list[np.ndarray] | None
+                          ) -> list[LocalityComparison]:
+    """Declared layout: v's block on same-view graphs; else layout-free disjoint toggles."""
+    domain = mechanism.spec.input_domain
+    n, bound = domain.n_nodes, relation.degree_bound(domain)
+    nodes = _nodes(mechanism, relation)
+    if blocks is None:
+        bases: list[tuple[nx.Graph, int]] = []
+        for v in nodes:
             try:
-                before = params(base)[blocks[v]]
+                bases.append((relation.star_toggle(n, v)[1], v))
+            except PrivauditError:
+                continue
+        bases.extend((g, 0) for g in _locality_bases(mechanism, candidates)[:2])
+        if bound >= 2:
+            bases.append((nx.path_graph(n), 0))
+        return layout_free_groups(bases, mechanism.spec.output_dimension, bound)
+    out = []
+    group = 0
+    for v in nodes:
+        if blocks[v].size == 0:
+            continue
+        for base in _locality_bases(mechanism, candidates):
+            try:
                 others = relation.same_view_graphs(domain, base, v)
             except PrivauditError:  # a base outside the relation's bound: nothing to compare
                 continue
             for other in others:
-                gap = float(np.max(np.abs(params(other)[blocks[v]] - before), initial=0.0))
-                compared += 1
-                if gap > worst[0]:
-                    worst = (gap, (base, other, v))
-    if compared == 0:
-        return skipped(name, "no graph pair with a fixed node view fits the domain")
-    gap, where = worst
-    if gap > 1e-12 and where is not None:
-        base, other, v = where
+                out.append(LocalityComparison(base, other, blocks[v], v, group))
+                group += 1
+    return out
+
+
+def check_locality(mechanism: Mechanism, candidates: Sequence[CandidatePair] = (),
+                   rng: np.random.Generator | None = None, *, alpha: float = 0.0,
+                   samples: int = LOCALITY_SAMPLES,
+                   relation: LocalNodeRelation | None = None) -> CheckOutcome:
+    """``lndp.locality``: node v's message law is unchanged when only other lists change.
+
+    Deterministic from the declared law with a gray-box hook; otherwise two-sample tests on
+    ``samples`` outputs per graph at family-wise level ``alpha`` (module docstring of
+    :mod:`~privaudit.auditing.checks.local_node_blackbox`).  Without a declared layout the test is
+    the layout-free one.
+    """
+    name = "lndp.locality"
+    relation = relation or mechanism.spec.relation
+    law, blocks = _law_of(mechanism), message_blocks(mechanism)
+    comparisons = _locality_comparisons(mechanism, candidates, relation, blocks)
+    if not comparisons:
+        return required_skip(name, "no graph pair with a fixed node view fits the domain",
+                             "allow a larger degree bound or more nodes")
+    layout_free = blocks is None
+    if law is not None:
+        _, params = law
+        gaps = []
+        for c in comparisons:
+            a, b = params(c.base), params(c.other)
+            rows = np.abs(a - b)
+            gap = rows.max(axis=1) if rows.ndim == 2 else rows
+            gaps.append(gap[c.coords])
+        changed = [g > 1e-12 for g in gaps]
+        sizes = [float(g.max(initial=0.0)) for g in gaps]
+        how, level, tests = "exactly, from the declared law", 0.0, 0
+    else:
+        if rng is None or not alpha > 0.0:
+            return required_skip(name, "the mechanism has no gray-box hook and no share of "
+                                       "alpha was given for the black-box test",
+                                 "audit it with privaudit.audit (which runs the black-box "
+                                 "test), or give the statistic / output_probabilities hook")
+        m = int(min(samples, LOCALITY_SAMPLES))
+        changed, level, tests = sampled_changes(mechanism, comparisons, rng, samples=m,
+                                                alpha=alpha)
+        sizes = [float(c.sum()) for c in changed]
+        how = (f"on samples: two-sample KS tests, {m} outputs per graph, {tests} tests at "
+               f"level {level:.3g} each (family-wise {alpha:.3g})")
+    flagged = None
+    groups: dict[int, list[int]] = {}
+    for i, c in enumerate(comparisons):
+        groups.setdefault(c.group, []).append(i)
+    for members in groups.values():
+        both = np.logical_and.reduce([changed[i] for i in members])
+        if both.any():
+            flagged = (members, int(np.flatnonzero(both)[0]))
+            break
+    design = ("no layout declared: the layout-free test (a coordinate whose law moves when "
+              "only the lists inside S1, and again when only those inside a disjoint S2, "
+              "change belongs to no node)" if layout_free else
+              "node v's declared block on graphs where only other nodes' lists change")
+    details: dict[str, Any] = {"comparisons": len(comparisons), "design": design,
+                               "black_box": law is None, "tests": tests,
+                               "level_per_test": level}
+    if flagged is not None:
+        members, coord = flagged
+        first = comparisons[members[0]]
+        where = int(first.coords[coord]) if coord < first.coords.size else coord
+        if layout_free:
+            summary = (f"output coordinate {where} changes law when only the lists of nodes "
+                       f"inside one set change, and again when only those of a disjoint set "
+                       f"change: whatever node sends it reads other nodes' lists ({how})")
+        else:
+            summary = (f"node {first.node}'s message law changes when only the OTHER nodes' "
+                       f"adjacency lists change: its randomizer reads more than its own "
+                       f"list ({how})")
+        other = comparisons[members[-1]].other
         return CheckOutcome(
-            name=name, status="violated",
-            summary=(f"node {v}'s message law changes by {gap:.4g} when only the OTHER nodes' "
-                     "adjacency lists change: its randomizer reads more than its own list"),
-            statistic=gap, threshold=0.0,
-            counterexample=pair_counterexample(base, other, "same_view_graphs",
-                                               f"node {v}'s adjacency list is identical",
-                                               node=v, largest_change=gap),
-            details={"comparisons": compared})
+            name=name, status="violated", summary=summary,
+            statistic=max(sizes[i] for i in members), threshold=0.0,
+            error_rate=alpha if law is None else 0.0,
+            counterexample=pair_counterexample(
+                first.base, other if layout_free else first.other,
+                "layout_free_toggles" if layout_free else "same_view_graphs",
+                "disjoint node sets toggled" if layout_free
+                else f"node {first.node}'s adjacency list is identical",
+                node=first.node, coordinate=where),
+            details=details)
     return CheckOutcome(
         name=name, status="passed",
-        summary=(f"each examined node's message law is unchanged when only the other nodes' "
-                 f"lists change ({compared} comparisons on {len(_nodes(mechanism))} nodes)"),
-        statistic=gap, threshold=0.0, details={"comparisons": compared})
+        summary=(f"no message law changed when only other nodes' lists did "
+                 f"({len(comparisons)} comparisons; {design}; {how})"),
+        statistic=max(sizes, default=0.0), threshold=0.0,
+        error_rate=alpha if law is None else 0.0, details=details)
 
 
-def check_per_node(mechanism: Mechanism) -> CheckOutcome:
+def check_per_node(mechanism: Mechanism, relation: LocalNodeRelation | None = None
+                   ) -> CheckOutcome:
     """``lndp.per_node``: R_v(∅) against R_v(full list) is (ε, δ)-private (Claim 6.4(a))."""
     name = "lndp.per_node"
     law, blocks = _law_of(mechanism), message_blocks(mechanism)
     if law is None or blocks is None:
-        return skipped(name, _NO_HOOK if law is None else "the per-node messages are unknown")
+        return skipped(name, (_NO_HOOK if law is None else "the per-node messages are "
+                              "unknown (no layout declared)") + _COVERED)
     family, params = law
     eps, delta = _claim(mechanism)
     if family not in ("gaussian", "finite"):
@@ -246,7 +392,7 @@ def check_per_node(mechanism: Mechanism) -> CheckOutcome:
                              f"{type(mechanism.spec.noise.law).__name__}")
     n = mechanism.spec.input_domain.n_nodes
     worst = (-1.0, 0, 0.0)
-    for v in _nodes(mechanism):
+    for v in _nodes(mechanism, relation):
         empty, star = mechanism.spec.relation.star_toggle(n, v)
         try:
             p, q = params(empty)[blocks[v]], params(star)[blocks[v]]
@@ -266,24 +412,25 @@ def check_per_node(mechanism: Mechanism) -> CheckOutcome:
         statistic=d, threshold=delta, details={"node": v, "shift": shift})
 
 
-def _adversarial(mechanism: Mechanism, candidates: Sequence[CandidatePair]
-                 ) -> list[tuple[Any, Any, str]]:
+def _adversarial(mechanism: Mechanism, candidates: Sequence[CandidatePair],
+                 relation: LocalNodeRelation | None = None) -> list[tuple[Any, Any, str]]:
     spec = mechanism.spec
-    pairs = [(x, y, o) for x, y, o in spec.relation.local_node_pairs(spec.input_domain)]
+    relation = relation or spec.relation
+    pairs = [(x, y, o) for x, y, o in relation.local_node_pairs(spec.input_domain)]
     n = spec.input_domain.n_nodes
-    x, y = spec.relation.star_toggle(n, 0)
+    x, y = relation.star_toggle(n, 0)
     pairs.append((x, y, "star_toggle"))
     pairs.extend((p.x, p.y, p.origin) for p in candidates)
     return pairs
 
 
-def check_joint_accounting(mechanism: Mechanism, candidates: Sequence[CandidatePair] = ()
-                           ) -> CheckOutcome:
+def check_joint_accounting(mechanism: Mechanism, candidates: Sequence[CandidatePair] = (),
+                           relation: LocalNodeRelation | None = None) -> CheckOutcome:
     """``lndp.joint_accounting``: exact δ(ε_claim) of the joint messages at the worst pair."""
     name = "lndp.joint_accounting"
     law = _law_of(mechanism)
     if law is None:
-        return skipped(name, _NO_HOOK)
+        return skipped(name, _NO_HOOK + _COVERED)
     family, params = law
     eps, delta = _claim(mechanism)
     if family == "finite":
@@ -293,7 +440,7 @@ def check_joint_accounting(mechanism: Mechanism, candidates: Sequence[CandidateP
                              "messages under a pure claim")
     domain = mechanism.spec.input_domain
     worst = (-1.0, 0.0, None)
-    for x, y, origin in _adversarial(mechanism, candidates):
+    for x, y, origin in _adversarial(mechanism, candidates, relation):
         try:
             p, q = params(x), params(y)
         except PrivauditError:  # a generated graph outside the domain's bound
@@ -330,7 +477,8 @@ def check_global_certificate(mechanism: Mechanism, rng: np.random.Generator,
     name = "lndp.global_certificate"
     law = _law_of(mechanism)
     if law is None:
-        return skipped(name, _NO_HOOK)
+        return skipped(name, _NO_HOOK + "; a consequence of the joint claim, which the "
+                             "distinguishing test checks")
     family, params = law
     if family not in ("gaussian", "finite"):
         return skipped(name, "exact total variation covers Gaussian and finite laws, not "
@@ -373,8 +521,18 @@ def check_global_certificate(mechanism: Mechanism, rng: np.random.Generator,
 
 
 def check_local_node(mechanism: Mechanism, candidates: Sequence[CandidatePair],
-                     rng: np.random.Generator) -> list[CheckOutcome]:
-    """All LNDP checks, in order (see the module docstring)."""
-    return [check_message_structure(mechanism), check_locality(mechanism, candidates),
-            check_per_node(mechanism), check_joint_accounting(mechanism, candidates),
+                     rng: np.random.Generator, *, alpha: float = 0.0,
+                     samples: int = LOCALITY_SAMPLES,
+                     relation: LocalNodeRelation | None = None) -> list[CheckOutcome]:
+    """All LNDP checks, in order (see the module docstring).
+
+    ``alpha`` is the share of the audit's α for the black-box locality test (spent only
+    when :func:`locality_needs_samples`); ``relation`` the spec's relation focused on the
+    exposed nodes (:func:`exposed_nodes`).
+    """
+    return [check_message_structure(mechanism),
+            check_locality(mechanism, candidates, rng, alpha=alpha, samples=samples,
+                           relation=relation),
+            check_per_node(mechanism, relation),
+            check_joint_accounting(mechanism, candidates, relation),
             check_global_certificate(mechanism, rng)]

@@ -96,8 +96,9 @@ def test_facade_exports_sorted_all():
     assert set(checks.__all__) == {
         "check_float_image", "check_global_sensitivity", "check_local_node",
         "check_local_sensitivity_bound", "check_noise_law", "check_smooth_sensitivity",
-        "check_spec_consistency", "check_spike", "float_image_applies",
-        "float_image_unavailable", "local_node_checks_apply", "spike_applies"}
+        "check_spec_consistency", "check_spike", "exposed_nodes", "float_image_applies",
+        "float_image_unavailable", "is_required_skip", "local_node_checks_apply",
+        "locality_needs_samples", "spike_applies"}
 
 
 # ----------------------------------------------------------------------------------------

@@ -92,13 +92,16 @@ def test_declare_mechanism_accepts_the_hook_and_a_lying_hook_is_caught_by_confor
 
     good = declare_mechanism(_finite_spec(1.0), honest, output_probabilities=law)
     assert not audit(good, **CI).violated
-    # the code always tells the truth, the hook says it randomizes: the exact check passes,
-    # the sampler-vs-hook conformance check and the statistical test refute it
+    # the code always tells the truth, the hook says it randomizes: the exact figure (ε = 1)
+    # is computed, then refuted by the audit's own samples (issue 27), and the
+    # sampler-vs-hook conformance check and the statistical test refute the claim
     liar = declare_mechanism(_finite_spec(1.0), lambda x, size, rng: np.full(size, int(x)),
                              output_probabilities=law)
     report = audit(liar, **CI)
-    assert report.check("exact.privacy").status == "passed"
-    assert report.violated and "noise_law" in {c.name for c in report.violations}
+    assert report.exact is not None and report.exact.refuted
+    assert report.check("exact.privacy").status == "skipped"
+    assert report.violated and {"noise_law", "exact.sampling_agreement"} <= {
+        c.name for c in report.violations}
 
 
 def test_spec_refuses_a_finite_law_stronger_than_the_claim_and_bad_hooks_raise():
