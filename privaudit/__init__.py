@@ -62,8 +62,13 @@ if _TYPE_CHECKING:  # pragma: no cover
     from .report import DISCLAIMER, AuditReport
     from .results import CheckOutcome, Counterexample, EventBound, PowerStatement, ProfilePoint
     from mechanisms import accounting
-    from mechanisms.accounting import (GDPAccountant, PLDAccountant, PrivacyBudget, RDPAccountant,
-                                       ZCDPAccountant)
+    from mechanisms.accounting import (
+        GDPAccountant,
+        PLDAccountant,
+        PrivacyBudget,
+        RDPAccountant,
+        ZCDPAccountant,
+    )
 
 
 def __getattr__(name: str) -> _Any:

@@ -176,14 +176,18 @@ class RegistryEntry:
         try:
             mech = self.factory()
         except PrivauditError as err:
-            raise RegistryError(f"the factory of registry entry {self.name!r} failed: "
-                                f"{type(err).__name__}: {err}") from err
+            raise RegistryError(
+                f"the factory of registry entry {self.name!r} failed: {type(err).__name__}: {err}"
+            ) from err
         except Exception as err:
-            raise RegistryError(f"the factory of registry entry {self.name!r} raised "
-                                f"{type(err).__name__}: {err}") from err
+            raise RegistryError(
+                f"the factory of registry entry {self.name!r} raised {type(err).__name__}: {err}"
+            ) from err
         if not isinstance(mech, Mechanism):
-            raise RegistryError(f"the factory of registry entry {self.name!r} returned "
-                                f"{type(mech).__name__}, not a Mechanism")
+            raise RegistryError(
+                f"the factory of registry entry {self.name!r} returned "
+                f"{type(mech).__name__}, not a Mechanism"
+            )
         return mech
 
 
@@ -222,8 +226,11 @@ def _required_positional(fn: Callable[..., Any]) -> int | None:
         params = inspect.signature(fn).parameters.values()
     except (TypeError, ValueError):
         return None
-    return sum(1 for p in params if p.default is p.empty
-               and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD))
+    return sum(
+        1
+        for p in params
+        if p.default is p.empty and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
+    )
 
 
 def _load_entry_points() -> None:
@@ -245,10 +252,12 @@ def _load_entry_points() -> None:
                 else:
                     raise RegistryError(
                         f"it loads {obj!r}, which is neither a hook taking the registry "
-                        "module, nor a zero-argument factory, nor a Mechanism")
+                        "module, nor a zero-argument factory, nor a Mechanism"
+                    )
         except Exception as err:  # noqa: BLE001 - a broken plugin must not break the registry
-            warnings.warn(PrivauditWarning(f"skipped {where}: {type(err).__name__}: {err}"),
-                          stacklevel=3)
+            warnings.warn(
+                PrivauditWarning(f"skipped {where}: {type(err).__name__}: {err}"), stacklevel=3
+            )
 
 
 # ----------------------------------------------------------------------------------------
@@ -260,17 +269,29 @@ def _check_config(value: Any, what: str) -> AuditConfig:
     return value
 
 
-def _make_entry(name: Any, factory: Any, *, description: Any, audit_config: Any,
-                certificate_config: Any, pairs: Any, builtin: bool, origin: str,
-                certificate_dir: Any, notes: Any) -> RegistryEntry:
+def _make_entry(
+    name: Any,
+    factory: Any,
+    *,
+    description: Any,
+    audit_config: Any,
+    certificate_config: Any,
+    pairs: Any,
+    builtin: bool,
+    origin: str,
+    certificate_dir: Any,
+    notes: Any,
+) -> RegistryEntry:
     if not isinstance(name, str) or not _NAME.match(name) or ".." in name:
         raise InvalidParameterError(
             f"registry name must be 1-100 letters, digits, '_', '.' or '-' starting with a "
-            f"letter or digit, got {name!r}")
+            f"letter or digit, got {name!r}"
+        )
     if isinstance(factory, Mechanism):
         raise InvalidParameterError(
             f"register a zero-argument factory, not the mechanism itself: got {factory!r} "
-            f"(write lambda: mechanism)")
+            f"(write lambda: mechanism)"
+        )
     if not callable(factory):
         raise InvalidParameterError(f"factory of {name!r} must be callable, got {factory!r}")
     if not isinstance(description, str):
@@ -282,12 +303,17 @@ def _make_entry(name: Any, factory: Any, *, description: Any, audit_config: Any,
     if isinstance(notes, str):
         notes = (notes,)
     return RegistryEntry(
-        name=name, factory=factory, description=description.strip(),
+        name=name,
+        factory=factory,
+        description=description.strip(),
         audit_config=_check_config(audit_config, "audit_config"),
         certificate_config=_check_config(certificate_config, "certificate_config"),
-        pairs=pair_tuple, builtin=builtin, origin=origin,
+        pairs=pair_tuple,
+        builtin=builtin,
+        origin=origin,
         certificate_dir=Path(certificate_dir) if certificate_dir is not None else None,
-        notes=tuple(str(n) for n in notes))
+        notes=tuple(str(n) for n in notes),
+    )
 
 
 def _add(entry: RegistryEntry, replace: bool) -> RegistryEntry:
@@ -296,27 +322,51 @@ def _add(entry: RegistryEntry, replace: bool) -> RegistryEntry:
         if old is not None and not replace:
             raise RegistryError(
                 f"registry name {entry.name!r} is already taken (by {old.origin}); pass "
-                "replace=True to replace it")
+                "replace=True to replace it"
+            )
         _entries[entry.name] = entry
     return entry
 
 
-def _register_builtin(name: str, factory: Callable[[], Mechanism], *, description: str = "",
-                      audit_config: AuditConfig = CI_STRENGTH,
-                      certificate_config: AuditConfig = CERTIFICATE_STRENGTH,
-                      pairs: Sequence[tuple[Any, Any]] = (),
-                      notes: Sequence[str] | str = ()) -> RegistryEntry:
-    return _add(_make_entry(name, factory, description=description, audit_config=audit_config,
-                            certificate_config=certificate_config, pairs=pairs, builtin=True,
-                            origin="builtin", certificate_dir=None, notes=notes), replace=False)
+def _register_builtin(
+    name: str,
+    factory: Callable[[], Mechanism],
+    *,
+    description: str = "",
+    audit_config: AuditConfig = CI_STRENGTH,
+    certificate_config: AuditConfig = CERTIFICATE_STRENGTH,
+    pairs: Sequence[tuple[Any, Any]] = (),
+    notes: Sequence[str] | str = (),
+) -> RegistryEntry:
+    return _add(
+        _make_entry(
+            name,
+            factory,
+            description=description,
+            audit_config=audit_config,
+            certificate_config=certificate_config,
+            pairs=pairs,
+            builtin=True,
+            origin="builtin",
+            certificate_dir=None,
+            notes=notes,
+        ),
+        replace=False,
+    )
 
 
-def register(name: str, factory: Callable[[], Mechanism], *, description: str = "",
-             audit_config: AuditConfig = CI_STRENGTH,
-             certificate_config: AuditConfig = CERTIFICATE_STRENGTH,
-             pairs: Sequence[tuple[Any, Any]] = (), replace: bool = False,
-             certificate_dir: str | Path | None = None,
-             notes: Sequence[str] | str = ()) -> RegistryEntry:
+def register(
+    name: str,
+    factory: Callable[[], Mechanism],
+    *,
+    description: str = "",
+    audit_config: AuditConfig = CI_STRENGTH,
+    certificate_config: AuditConfig = CERTIFICATE_STRENGTH,
+    pairs: Sequence[tuple[Any, Any]] = (),
+    replace: bool = False,
+    certificate_dir: str | Path | None = None,
+    notes: Sequence[str] | str = (),
+) -> RegistryEntry:
     """Register a mechanism under ``name``.
 
     Parameters
@@ -352,10 +402,21 @@ def register(name: str, factory: Callable[[], Mechanism], *, description: str = 
     """
     _ensure_loaded()
     origin = _origin[-1] if _origin else "register()"
-    return _add(_make_entry(name, factory, description=description, audit_config=audit_config,
-                            certificate_config=certificate_config, pairs=pairs, builtin=False,
-                            origin=origin, certificate_dir=certificate_dir, notes=notes),
-                replace=replace)
+    return _add(
+        _make_entry(
+            name,
+            factory,
+            description=description,
+            audit_config=audit_config,
+            certificate_config=certificate_config,
+            pairs=pairs,
+            builtin=False,
+            origin=origin,
+            certificate_dir=certificate_dir,
+            notes=notes,
+        ),
+        replace=replace,
+    )
 
 
 def unregister(name: str) -> RegistryEntry:
@@ -390,8 +451,10 @@ def entry(name: str) -> RegistryEntry:
     with _lock:
         found = _entries.get(name) if isinstance(name, str) else None
         if found is None:
-            raise RegistryError(f"no registry entry named {name!r}; registered: "
-                                f"{', '.join(sorted(_entries)) or '(none)'}")
+            raise RegistryError(
+                f"no registry entry named {name!r}; registered: "
+                f"{', '.join(sorted(_entries)) or '(none)'}"
+            )
         return found
 
 
@@ -485,24 +548,35 @@ def get(name: str, *, allow_uncertified: bool = False) -> Mechanism:
     state = status_for(found, mech)
     if state.current:
         return mech
-    problem = (f"registry entry {name!r} has no current certificate: certificate {state.state} "
-               f"({state.reason})")
+    problem = (
+        f"registry entry {name!r} has no current certificate: certificate {state.state} "
+        f"({state.reason})"
+    )
     if not allow_uncertified:
-        error = (InconsistentCertificateError if state.state == "inconsistent"
-                 else StaleCertificateError)
-        raise error(f"{problem}; certify it with: {certify_command(name)} "
-                    "(or pass allow_uncertified=True for research use)")
-    warnings.warn(UncertifiedMechanismWarning(
-        f"UNCERTIFIED MECHANISM IN USE: {problem}. Its claims have not been audited in this "
-        f"form; allow_uncertified=True is for research only, never for releasing data. "
-        f"Certify it with: {certify_command(name)}"), stacklevel=2)
+        error = (
+            InconsistentCertificateError if state.state == "inconsistent" else StaleCertificateError
+        )
+        raise error(
+            f"{problem}; certify it with: {certify_command(name)} "
+            "(or pass allow_uncertified=True for research use)"
+        )
+    warnings.warn(
+        UncertifiedMechanismWarning(
+            f"UNCERTIFIED MECHANISM IN USE: {problem}. Its claims have not been audited in this "
+            f"form; allow_uncertified=True is for research only, never for releasing data. "
+            f"Certify it with: {certify_command(name)}"
+        ),
+        stacklevel=2,
+    )
     return mech
 
 
 # ----------------------------------------------------------------------------------------
 # auditing and certifying entries
 # ----------------------------------------------------------------------------------------
-def _config(base: AuditConfig, config: AuditConfig | None, overrides: dict[str, Any]) -> AuditConfig:
+def _config(
+    base: AuditConfig, config: AuditConfig | None, overrides: dict[str, Any]
+) -> AuditConfig:
     return (config if config is not None else base).merged(overrides)
 
 
@@ -518,21 +592,35 @@ def family_wise_config(config: AuditConfig, entries: int) -> AuditConfig:
     return config.merged({"confidence": 1.0 - (1.0 - config.confidence) / entries})
 
 
-def audit_entry(name: str, *, config: AuditConfig | None = None,
-                progress: Callable[[str], None] | None = None, executor: Any = None,
-                **overrides: Any) -> AuditReport:
+def audit_entry(
+    name: str,
+    *,
+    config: AuditConfig | None = None,
+    progress: Callable[[str], None] | None = None,
+    executor: Any = None,
+    **overrides: Any,
+) -> AuditReport:
     """Audit entry ``name`` with its ``audit_config`` (or ``config``) and its pairs
     (``executor``: as for :func:`~privaudit.auditor.audit`, e.g. ``"dask"``)."""
     from .auditor import audit
 
     found = entry(name)
-    return audit(found.create(), config=_config(found.audit_config, config, overrides),
-                 pairs=found.pairs, progress=progress, executor=executor)
+    return audit(
+        found.create(),
+        config=_config(found.audit_config, config, overrides),
+        pairs=found.pairs,
+        progress=progress,
+        executor=executor,
+    )
 
 
-def certify_entry(name: str, *, config: AuditConfig | None = None,
-                  progress: Callable[[str], None] | None = None,
-                  **overrides: Any) -> Certificate:
+def certify_entry(
+    name: str,
+    *,
+    config: AuditConfig | None = None,
+    progress: Callable[[str], None] | None = None,
+    **overrides: Any,
+) -> Certificate:
     """Audit entry ``name`` at its ``certificate_config`` and write its certificate.
 
     ``config`` replaces the entry's certificate configuration and keyword ``overrides``
@@ -551,8 +639,14 @@ def certify_entry(name: str, *, config: AuditConfig | None = None,
     from .certificates import certify
 
     found = entry(name)
-    cert = certify(found.create(), config=_config(found.certificate_config, config, overrides),
-                   pairs=found.pairs, progress=progress, notes=found.notes,
-                   factory=found.create, source=registry_source(name))
+    cert = certify(
+        found.create(),
+        config=_config(found.certificate_config, config, overrides),
+        pairs=found.pairs,
+        progress=progress,
+        notes=found.notes,
+        factory=found.create,
+        source=registry_source(name),
+    )
     cert.write(found.certificate_path)
     return cert

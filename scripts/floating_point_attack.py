@@ -29,8 +29,10 @@ def _row(label: str, mech: object, x: float, y: float, samples: int, seed: int) 
     fwd, back = out.details["directions"]  # type: ignore[index]
     first = fwd["first_witness"] if fwd["first_witness"] is not None else back["first_witness"]
     shown = "—" if first is None else repr(first)
-    return (f"| {label} | ({x:g}, {y:g}) | {fwd['witnesses']}/{samples} | "
-            f"{back['witnesses']}/{samples} | {shown} | {out.status} | {secs:.2f} |")
+    return (
+        f"| {label} | ({x:g}, {y:g}) | {fwd['witnesses']}/{samples} | "
+        f"{back['witnesses']}/{samples} | {shown} | {out.status} | {secs:.2f} |"
+    )
 
 
 def main() -> None:
@@ -38,19 +40,47 @@ def main() -> None:
     parser.add_argument("--samples", type=int, default=20_000)
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
-    print("| mechanism | (x, y) | M(x) outputs impossible under y | M(y) outputs impossible "
-          "under x | first witness | verdict (strict) | s |")
+    print(
+        "| mechanism | (x, y) | M(x) outputs impossible under y | M(y) outputs impossible "
+        "under x | first witness | verdict (strict) | s |"
+    )
     print("|---|---|---|---|---|---|---|")
     for eps in (0.01, 0.1, 1.0, 10.0):
         for x, y in PAIRS:
-            print(_row(f"LaplaceMechanism ε = {eps:g} (idealized)", LaplaceMechanism(eps, 1.0),
-                       x, y, args.samples, args.seed), flush=True)
+            print(
+                _row(
+                    f"LaplaceMechanism ε = {eps:g} (idealized)",
+                    LaplaceMechanism(eps, 1.0),
+                    x,
+                    y,
+                    args.samples,
+                    args.seed,
+                ),
+                flush=True,
+            )
     for x, y in PAIRS:
-        print(_row("FloatSafeLaplaceMechanism ε = 1, g = 2⁻¹⁰", FloatSafeLaplaceMechanism(1.0, 1.0),
-                   x, y, args.samples, args.seed), flush=True)
-        print(_row("FloatSafeGaussianMechanism (1, 1e-5), g = 2⁻¹⁰",
-                   FloatSafeGaussianMechanism(1.0, 1e-5, 1.0), x, y, args.samples, args.seed),
-              flush=True)
+        print(
+            _row(
+                "FloatSafeLaplaceMechanism ε = 1, g = 2⁻¹⁰",
+                FloatSafeLaplaceMechanism(1.0, 1.0),
+                x,
+                y,
+                args.samples,
+                args.seed,
+            ),
+            flush=True,
+        )
+        print(
+            _row(
+                "FloatSafeGaussianMechanism (1, 1e-5), g = 2⁻¹⁰",
+                FloatSafeGaussianMechanism(1.0, 1e-5, 1.0),
+                x,
+                y,
+                args.samples,
+                args.seed,
+            ),
+            flush=True,
+        )
 
 
 if __name__ == "__main__":

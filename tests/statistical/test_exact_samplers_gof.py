@@ -21,8 +21,12 @@ ALPHA = 1e-4
 DRAWS = 100_000_000
 CHUNK = 10_000_000
 
-LAWS = [DiscreteLaplace(scale=2.5), DiscreteLaplace(scale=1 / 0.3), DiscreteGaussian(sigma=3.0),
-        DiscreteGaussian(sigma=0.8)]
+LAWS = [
+    DiscreteLaplace(scale=2.5),
+    DiscreteLaplace(scale=1 / 0.3),
+    DiscreteGaussian(sigma=3.0),
+    DiscreteGaussian(sigma=0.8),
+]
 
 
 @pytest.mark.slow

@@ -144,10 +144,12 @@ def test_exact_and_vectorised_samplers_agree(law):
     exact = law.sample_exact(np.random.default_rng(_seed(law, 5)), 3_000)
     fast = law.sample(np.random.default_rng(_seed(law, 6)), 20_000)
     edges = _discrete_bins(law, 3_000, min_expected=20.0)
-    table = np.array([
-        [np.count_nonzero((s > a) & (s <= b)) for a, b in zip(edges[:-1], edges[1:])]
-        for s in (exact, fast)
-    ])
+    table = np.array(
+        [
+            [np.count_nonzero((s > a) & (s <= b)) for a, b in zip(edges[:-1], edges[1:])]
+            for s in (exact, fast)
+        ]
+    )
     assert stats.chi2_contingency(table).pvalue > ALPHA
 
 

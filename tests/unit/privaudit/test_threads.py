@@ -15,7 +15,7 @@ def _blas_threads() -> list[int]:
 
 
 def test_single_threaded_blas_caps_and_restores():
-    np.ones((2, 2)) @ np.ones((2, 2))                     # BLAS is loaded
+    np.ones((2, 2)) @ np.ones((2, 2))  # BLAS is loaded
     with threadpool_limits(limits=2, user_api="blas"):
         before = _blas_threads()
         with single_threaded_blas():

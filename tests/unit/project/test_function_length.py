@@ -39,8 +39,10 @@ def _functions(path: pathlib.Path) -> list[tuple[str, int]]:
 
 def test_the_walk_sees_nested_functions_and_methods(tmp_path):
     source = tmp_path / "m.py"
-    source.write_text("class A:\n    def f(self):\n        def g():\n            pass\n"
-                      "        return g\n", encoding="utf-8")
+    source.write_text(
+        "class A:\n    def f(self):\n        def g():\n            pass\n        return g\n",
+        encoding="utf-8",
+    )
     assert _functions(source) == [("A.f", 4), ("A.f.g", 2)]
 
 

@@ -61,8 +61,11 @@ class AllGraphs:
         index = {pair: e for e, pair in enumerate(self.pairs)}
         total = np.zeros(len(self.codes), dtype=np.int64)
         for a, b, c in itertools.combinations(range(self.n), 3):
-            total += (self.masks[:, index[(a, b)]] & self.masks[:, index[(b, c)]]
-                      & self.masks[:, index[(a, c)]])
+            total += (
+                self.masks[:, index[(a, b)]]
+                & self.masks[:, index[(b, c)]]
+                & self.masks[:, index[(a, c)]]
+            )
         return total
 
     def truncated_edges(self, max_degree: int) -> np.ndarray:
@@ -144,8 +147,12 @@ def test_truncated_edge_count_sensitivity_refuses_unproven_sizes():
     for bad in (-1, 1.5, True):
         with pytest.raises(InvalidParameterError, match="max_degree"):
             truncated_edge_count_node_sensitivity(10, bad)
-    for function in (edge_count_node_sensitivity, degree_histogram_node_sensitivity,
-                     triangle_count_edge_sensitivity, triangle_count_node_sensitivity):
+    for function in (
+        edge_count_node_sensitivity,
+        degree_histogram_node_sensitivity,
+        triangle_count_edge_sensitivity,
+        triangle_count_node_sensitivity,
+    ):
         with pytest.raises(InvalidParameterError, match="n must be an integer >= 1"):
             function(0)
 
