@@ -53,14 +53,6 @@ _LAZY: dict[str, tuple[str, str | None]] = {
 }
 
 if _TYPE_CHECKING:  # pragma: no cover
-    from . import registry
-    from .auditor import audit
-    from .certificates import Certificate, certify
-    from .config import CERTIFICATE_STRENGTH, CI_STRENGTH, AuditConfig
-    from .exact_audit import ExactAuditResult, exact_privacy
-    from .pairs import CandidatePair
-    from .report import DISCLAIMER, AuditReport
-    from .results import CheckOutcome, Counterexample, EventBound, PowerStatement, ProfilePoint
     from mechanisms import accounting
     from mechanisms.accounting import (
         GDPAccountant,
@@ -69,6 +61,15 @@ if _TYPE_CHECKING:  # pragma: no cover
         RDPAccountant,
         ZCDPAccountant,
     )
+
+    from . import registry
+    from .auditor import audit
+    from .certificates import Certificate, certify
+    from .config import CERTIFICATE_STRENGTH, CI_STRENGTH, AuditConfig
+    from .exact_audit import ExactAuditResult, exact_privacy
+    from .pairs import CandidatePair
+    from .report import DISCLAIMER, AuditReport
+    from .results import CheckOutcome, Counterexample, EventBound, PowerStatement, ProfilePoint
 
 
 def __getattr__(name: str) -> _Any:

@@ -25,8 +25,8 @@ import importlib.util
 import inspect
 import os
 import sys
-from pathlib import Path
 from collections.abc import Callable
+from pathlib import Path
 from types import ModuleType
 from typing import Any
 

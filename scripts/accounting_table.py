@@ -24,8 +24,8 @@ from __future__ import annotations
 import argparse
 import math
 import sys
-from importlib import metadata
 import time
+from importlib import metadata
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -34,8 +34,9 @@ sys.path.insert(0, str(ROOT))
 import logging  # noqa: E402
 
 import dp_accounting as dpa  # noqa: E402
-from dp_accounting.pld import common, privacy_loss_distribution as pld_mod  # noqa: E402
 import mpmath as mp  # noqa: E402
+from dp_accounting.pld import common  # noqa: E402
+from dp_accounting.pld import privacy_loss_distribution as pld_mod
 
 from mechanisms import advanced_composition  # noqa: E402
 from mechanisms.accounting import (  # noqa: E402
@@ -48,8 +49,8 @@ from mechanisms.accounting import (  # noqa: E402
 )
 from mechanisms.accounting.calibration import _laplace_spec  # noqa: E402
 from spec import (  # noqa: E402
-    AddRemoveOne,
     AdditiveNoise,
+    AddRemoveOne,
     DatasetDomain,
     Gaussian,
     GaussianDP,

@@ -38,12 +38,11 @@ Usage::
 from __future__ import annotations
 
 import argparse
+import math
 import pathlib
 import statistics
-import time
-
-import math
 import sys
+import time
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:  # run from a checkout: use its packages

@@ -288,7 +288,7 @@ def digit_range(lows: Sequence[float], highs: Sequence[float]) -> tuple[int, int
     """(lo, hi) covering every [low, high] (integers) when it holds at most
     :data:`PACKED_BASE` integers within the int8 range, else ``None``."""
     lo, hi = min(lows, default=0.0), max(highs, default=0.0)
-    if not (-128 <= lo and hi <= 127 and hi - lo < PACKED_BASE):
+    if not (lo >= -128 and hi <= 127 and hi - lo < PACKED_BASE):
         return None
     return int(lo), int(hi)
 

@@ -53,10 +53,10 @@ from scipy import special
 
 from spec import (
     AdditiveNoise,
+    FiniteRandomizer,
     Gaussian,
     Gumbel,
     InverseQuartic,
-    FiniteRandomizer,
     Laplace,
     NoisyArgmax,
     RandomizedResponse,

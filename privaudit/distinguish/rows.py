@@ -208,8 +208,8 @@ def _keys(o: np.ndarray, powers: np.ndarray, lo: Any, hi: Any) -> np.ndarray | N
     buffer = np.empty(min(n, _KEY_BLOCK), dtype=np.float64)
     floats = o.dtype.kind == "f"
     cast = None  # float entries with an integer minimum: checked by a cast
-    if floats and float(lo).is_integer() and -32768 <= lo and hi <= 32767:
-        small = np.int8 if -128 <= lo and hi <= 127 else np.int16
+    if floats and float(lo).is_integer() and lo >= -32768 and hi <= 32767:
+        small = np.int8 if lo >= -128 and hi <= 127 else np.int16
         cast = np.empty((min(n, _KEY_BLOCK), o.shape[1]), dtype=small)
     offset = float(lo) * float(powers.sum())
     for start in range(0, n, _KEY_BLOCK):

@@ -86,7 +86,7 @@ def _audit(case: BenchmarkCase, config: AuditConfig):
 def test_case_names_are_unique_and_must_detect_exists():
     names = [_case_id(c) for c in all_cases()]
     assert len(names) == len(set(names))
-    assert MUST_DETECT <= set(names), MUST_DETECT - set(names)
+    assert set(names) >= MUST_DETECT, MUST_DETECT - set(names)
     assert all(not CASES[n].is_private for n in MUST_DETECT)
 
 

@@ -19,12 +19,12 @@ from mechanisms import LaplaceMechanism
 from privaudit import audit
 from privaudit.certificates import Certificate
 from privaudit.cli import EXIT_INCONCLUSIVE, main
+from privaudit.config import AuditConfig
 from privaudit.html_report import render_html_report
 from privaudit.pytest_plugin import AuditOutcome
 from privaudit.report import REPORT_SCHEMA_VERSION, AuditReport
-from privaudit.statistics.power import detection_probability, samples_to_detect
-from privaudit.config import AuditConfig
 from privaudit.results import PowerStatement
+from privaudit.statistics.power import detection_probability, samples_to_detect
 from privaudit.verdicts import conclusive_power, decide_verdict
 from spec.errors import CertificateError, InvalidParameterError
 

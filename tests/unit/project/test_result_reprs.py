@@ -23,7 +23,6 @@ from estimators._result import non_private_fields
 from estimators.graphs import private_coarse_edge_density, private_edge_density
 from estimators.hypothesis_tests import monte_carlo_null, private_uniformity_test
 from estimators.ustatistics import (
-    collision_kernel,
     mean_kernel,
     private_coinpress_mean,
     private_mean_local_hajek,

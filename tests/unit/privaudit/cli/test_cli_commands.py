@@ -334,7 +334,7 @@ def test_audit_of_a_correct_target_exits_0_with_json_plot_and_html(cli, runs):
     assert "no violation found" in out.stdout and "noisy_mean" in out.stdout
     assert "privaudit: [" not in out.stderr  # no progress: stderr is not a terminal
     report = json.loads((cli.workdir / "out" / "report.json").read_text(encoding="utf-8"))
-    assert REQUIRED_KEYS <= set(report)
+    assert set(report) >= REQUIRED_KEYS
     assert report["verdict"] == "no_violation" and report["samples"] == 20000
     assert report["seed"] == 4 and report["confidence"] == 0.95
     eps = report["epsilon_lower_bound"]
@@ -357,7 +357,7 @@ def test_audit_of_broken_targets_exits_1(runs):
     half = runs["audit_half_noise"]
     assert half.returncode == 1, half.stderr
     report = json.loads(half.stdout)  # --json - --quiet: stdout is exactly the JSON
-    assert report["verdict"] == "violation" and REQUIRED_KEYS <= set(report)
+    assert report["verdict"] == "violation" and set(report) >= REQUIRED_KEYS
     assert any(c["status"] == "violated" for c in report["checks"])
     assert half.stderr == ""
     under = runs["audit_under_declared"]
@@ -427,7 +427,7 @@ def test_audit_registry_prints_paragraphs_and_a_table(cli, runs):
     assert data["verdict"] == "no_violation" and data["errors"] == []
     assert [e["name"] for e in data["entries"]] == ["laplace", "randomized_response"]
     assert all(e["certificate_status"] == "current" for e in data["entries"])
-    assert all(REQUIRED_KEYS <= set(r) for r in data["reports"])
+    assert all(set(r) >= REQUIRED_KEYS for r in data["reports"])
 
 
 def test_audit_registry_with_a_violation_exits_1(runs):
