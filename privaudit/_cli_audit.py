@@ -154,7 +154,8 @@ def _audit_registry(args: argparse.Namespace, html_writer: Callable[..., Any] | 
         total = found[0].audit_config.merged(overrides).confidence
         out.say(
             textwrap.fill(
-                f"Auditing {len(found)} registry entries at {100 * total:g}% family-wise confidence "
+                f"Auditing {len(found)} registry entries at {100 * total:g}% family-wise "
+                "confidence "
                 f"over the whole registry (Bonferroni: each entry at "
                 f"{100 * (1 - (1 - total) / len(found)):g}%).",
                 width=92,

@@ -266,7 +266,8 @@ def _builtin_svg(report: AuditReport) -> str:
                     f"claimed boundary ({report.spec.guarantee.kind})",
                 ),
                 (
-                    f'<rect x="0" y="-5" width="16" height="10" fill="{_RED}" fill-opacity="0.15"/>',
+                    f'<rect x="0" y="-5" width="16" height="10" fill="{_RED}" '
+                    'fill-opacity="0.15"/>',
                     "forbidden by the claim",
                 ),
                 (f'<circle cx="8" cy="0" r="3" fill="{_BLUE}"/>', "tested event"),

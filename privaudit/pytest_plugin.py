@@ -34,7 +34,7 @@ Command-line options (all optional):
     both stages find a violation (:mod:`privaudit.confirmation`).  A violation found by
     a deterministic check fails at once.  ``--privaudit-no-confirm`` makes the screen's
     verdict final (per-test control at level ``1 − C``).
-``--privaudit-executor {serial,dask}`` [``--privaudit-scheduler ADDRESS`` | ``--privaudit-workers N``]
+``--privaudit-executor {serial,dask}``, ``--privaudit-scheduler ADDRESS``, ``--privaudit-workers N``
     Where the audits' test splits are drawn and counted: in the test process (default)
     or on ``dask.distributed`` workers (the extra ``privaudit[distributed]``), on the
     scheduler at ADDRESS or else on a ``LocalCluster`` of N workers started once for the

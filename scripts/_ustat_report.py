@@ -326,9 +326,9 @@ All numbers quoted here are from the tables above (seed 20240, 200 repetitions p
   sampling error: for the degenerate and sparse kernels the all-tuples private error stays
   above E|U_n − θ| up to n = 4·10⁶ and asymptotically for ever (Remark 2: private
   Θ̃(1/(nε)) vs non-private O(1/n) or O(r_n/n)), and at n = 3040, ε = 1 it exceeds θ itself
-  for the RGG scenarios (7.8e−3 and 9.1e−3 against θ = 4.5e−3 and 1.2e−3). The naive baseline's non-private part √(ζ_k/⌊n/2⌋)
-  ∝ n^(−1/2) (Table 1: "No") is visible where its private part is small: collision, ε = 4,
-  total-error slope −0.67 heading to −1/2.
+  for the RGG scenarios (7.8e−3 and 9.1e−3 against θ = 4.5e−3 and 1.2e−3). The naive
+  baseline's non-private part √(ζ_k/⌊n/2⌋) ∝ n^(−1/2) (Table 1: "No") is visible where its
+  private part is small: collision, ε = 4, total-error slope −0.67 heading to −1/2.
 * *Algorithm 1 beats the baselines by the predicted margin where Table 1 says it should*:
   at n = 3040, ε = 1 its private error (rigorous S) is 5× smaller than all-tuples A.2 for the
   variance (0.029 vs 0.151), 20× for collisions (4.3e−4 vs 8.5e−3) and 28–32× for RGG edges.
@@ -438,14 +438,14 @@ def write_report(
             f"* **Sizes** n ∈ {{{', '.join(map(str, config.sizes))}}} "
             f"({config.sizes[-1] / config.sizes[0]:g}× range); **privacy** ε ∈ "
             f"{{{', '.join(f'{e:g}' for e in config.epsilons)}}}; **repetitions** "
-            f"{', '.join(map(str, reps))} per (scenario, n) — the same data set serves every method "
-            "and every ε of a repetition (common random numbers)."
+            f"{', '.join(map(str, reps))} per (scenario, n) — the same data set serves every "
+            "method and every ε of a repetition (common random numbers)."
         ),
         (
             f"* **Seed** {config.seed}: data of repetition r at size n come from "
-            "`SeedSequence(seed, spawn_key=(crc32(scenario), n, r, crc32('data')))`, each release's "
-            "noise from the key (scenario, n, r, method, ε) — a cell's numbers do not depend on "
-            "which other cells ran."
+            "`SeedSequence(seed, spawn_key=(crc32(scenario), n, r, crc32('data')))`, each "
+            "release's noise from the key (scenario, n, r, method, ε) — a cell's numbers do not "
+            "depend on which other cells ran."
         ),
         f"* **Machine** {machine}. **Runtime** {runtime:.0f} s in total ("
         + ", ".join(f"{k}: {v:.0f} s" for k, v in result.runtime.items())
@@ -460,12 +460,12 @@ def write_report(
         (
             f"* **Slopes.** Least squares of log MAE on log n (per ε) or on log ε (per n); 95% "
             f"percentile intervals from {config.bootstrap} bootstrap replicates that resample the "
-            "repetitions within every cell. *Leading* = the exponent of the leading private term of "
-            "Table 1 / docs/derivations.md §6 (and of √Var for the non-private part). "
-            "*Own formula* = the "
-            "least-squares slope, over the same grid, of the method's exact expected private error "
-            "computed from its public noise scale (Algorithm 1: S(1)/β·E|Z| = S(1)/(β√2); A.2: the "
-            "final Laplace scale) — the prediction that keeps every lower-order term."
+            "repetitions within every cell. *Leading* = the exponent of the leading private term "
+            "of Table 1 / docs/derivations.md §6 (and of √Var for the non-private part). *Own "
+            "formula* = the least-squares slope, over the same grid, of the method's exact "
+            "expected private error computed from its public noise scale (Algorithm 1: S(1)/β·E|Z| "
+            "= S(1)/(β√2); A.2: the final Laplace scale) — the prediction that keeps every "
+            "lower-order term."
         ),
         "",
         "### Scenarios (all public parameters fixed before any data are drawn)",
@@ -484,19 +484,19 @@ def write_report(
             "every constant) stays fixed as n grows and Table 1's n-rates apply as stated. ζ₁ = 0."
         ),
         (
-            "* (c) latent points uniform on S² (normalised Gaussians), r_n = n^(−1/4) and n^(−1/3), "
-            "θ = r_n²/4 exactly; the estimators see the latent points through the library's "
-            "`rgg_edge_kernel(r_n)` (k-d tree fast path). ζ₁ = 0."
+            "* (c) latent points uniform on S² (normalised Gaussians), r_n = n^(−1/4) and "
+            "n^(−1/3), θ = r_n²/4 exactly; the estimators see the latent points through the "
+            "library's `rgg_edge_kernel(r_n)` (k-d tree fast path). ζ₁ = 0."
         ),
         (
-            "* **ξ** = sup_x |h₁(x) − θ| + a Bernstein radius for max_i |ĥ(i) − h₁(X_i)| (union over "
-            f"the n indices, failure {PROJECTION_FAILURE}) + a radius for |U_n − θ| (Lemma A.3(ii) "
-            f"or Chebyshev with the exact Var(U_n), whichever is smaller; failure "
-            f"{STATISTIC_FAILURE}); total failure γ = 0.01 as in the paper's proofs. It is computed "
-            "from the *known law* of the scenario — a public number, so privacy holds for any data "
-            "(Theorem 2: ξ only affects utility). The distribution-free Corollary 2 ξ of the library "
-            "(`degenerate_xi`, σ_i ≤ C/2) is about 4× larger for (b) (0.23 vs 0.059 at n = 1000); "
-            "the rates are the same."
+            "* **ξ** = sup_x |h₁(x) − θ| + a Bernstein radius for max_i |ĥ(i) − h₁(X_i)| (union "
+            f"over the n indices, failure {PROJECTION_FAILURE}) + a radius for |U_n − θ| "
+            f"(Lemma A.3(ii) or Chebyshev with the exact Var(U_n), whichever is smaller; failure "
+            f"{STATISTIC_FAILURE}); total failure γ = 0.01 as in the paper's proofs. It is "
+            "computed from the *known law* of the scenario — a public number, so privacy holds for "
+            "any data (Theorem 2: ξ only affects utility). The distribution-free Corollary 2 ξ of "
+            "the library (`degenerate_xi`, σ_i ≤ C/2) is about 4× larger for (b) (0.23 vs 0.059 at "
+            "n = 1000); the rates are the same."
         ),
         "",
         "### Methods (every method at the same **total** privacy claim ε)",
@@ -512,9 +512,9 @@ def write_report(
             "ε-DP. The library enumerates the pairs and evaluates the kernel on each (and refuses "
             "more than 5·10⁶ pairs, hence n ≤ 3040 here); to afford 200 repetitions the study "
             "computes the same sorted pair values once per data set in closed form "
-            "(`sorted_pair_values`) and runs the library's public schedule and `clipped_means` with "
-            "the same Laplace draws. `tests/unit/scripts/test_ustat_study.py` checks that these "
-            "releases are "
+            "(`sorted_pair_values`) and runs the library's public schedule and `clipped_means` "
+            "with the same Laplace draws. `tests/unit/scripts/test_ustat_study.py` checks that "
+            "these releases are "
             'bit-for-bit the library\'s `private_coinpress_mean(..., family="all")` with the same '
             "generator."
         ),
@@ -635,8 +635,8 @@ def _result_sections(
         (
             "The expected private error each method's public noise scale implies (valid when every "
             "index is good for Algorithm 1 — true in every repetition here — and when A.2's final "
-            "clipping cuts nothing), differentiated in log-log between successive n of a ×4 grid up "
-            "to 3·10⁶:"
+            "clipping cuts nothing), differentiated in log-log between successive n of a ×4 grid "
+            "up to 3·10⁶:"
         ),
         "",
         *_extended(result, labels, expected_private_error),

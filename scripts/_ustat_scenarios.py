@@ -13,8 +13,9 @@ asymptotic rates that Table 1 and docs/derivations.md §6 predict.
   hence every constant, is fixed while n grows and the n-rates of Table 1 apply as
   stated); h(x, y) = 1(x = y), C = 1, θ = 1/m, ζ₁ = 0 < ζ₂.
 * ``rgg_quarter`` / ``rgg_third`` (sparse, degenerate).  Latent points uniform on S² ⊂ ℝ³
-  (normalised Gaussians, ``estimators.models.random_geometric.sample_sphere_points``), h(x, y) = 1(‖x − y‖₂ ≤ r_n) with r_n = n^{−1/4} resp. n^{−1/3};
-  C = 1, θ = p = r_n²/4 exactly (docs/derivations.md §6), ζ₁ = 0.
+  (normalised Gaussians, ``estimators.models.random_geometric.sample_sphere_points``),
+  h(x, y) = 1(‖x − y‖₂ ≤ r_n) with r_n = n^{−1/4} resp. n^{−1/3}; C = 1, θ = p = r_n²/4
+  exactly (docs/derivations.md §6), ζ₁ = 0.
 
 How ξ is chosen.  Privacy holds for any data-independent ξ (Theorem 2); ξ only decides
 whether every index is "good" (then Ã_n = A_n and the noise scale is S/ε at L = 1).  The
@@ -216,7 +217,10 @@ _NONDEGENERATE = Theory(
 
 
 def _variance_sd(n: int) -> float:
-    """Eq. (3) for k = 2: Var U_n = [4(n−2)ζ₁ + 2ζ₂]/(n(n−1)), ζ₁ = (μ₄ − θ²)/4, ζ₂ = (μ₄ + θ²)/2."""
+    """Eq. (3) for k = 2: Var U_n = [4(n−2)ζ₁ + 2ζ₂]/(n(n−1)).
+
+    With ζ₁ = (μ₄ − θ²)/4 and ζ₂ = (μ₄ + θ²)/2.
+    """
     zeta1 = (_FOURTH_VAR - _THETA_VAR**2) / 4.0
     zeta2 = (_FOURTH_VAR + _THETA_VAR**2) / 2.0
     return math.sqrt((4.0 * (n - 2) * zeta1 + 2.0 * zeta2) / (n * (n - 1)))

@@ -115,11 +115,11 @@ def kov_mpmath(eps0: float, k: int, delta: float) -> float:
 
     def delta_of(eps: mp.mpf) -> mp.mpf:
         total = mp.mpf(0)
-        for l in range(k + 1):
-            v = mp.e ** ((k - l) * e0) - mp.e ** (eps + l * e0)
+        for ell in range(k + 1):
+            v = mp.e ** ((k - ell) * e0) - mp.e ** (eps + ell * e0)
             if v <= 0:
                 break
-            total += mp.binomial(k, l) * v
+            total += mp.binomial(k, ell) * v
         return total / (1 + mp.e**e0) ** k
 
     lo, hi = mp.mpf(0), k * e0

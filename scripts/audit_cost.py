@@ -256,8 +256,8 @@ thread with ``threadpoolctl``.  With another busy process on this machine's two 
 OpenBLAS's two-thread pool made a logistic fit of 24 000 × 80 1.4–4× slower (0.095–0.26
 s against 0.07 s); on a quiet machine it is 1.6× faster for that fit, and a whole
 SVT34Parallel audit takes about as long either way (52.4 s uncapped, 54.0 s capped).
-The table's run after it, on a quiet machine: analytic Gaussian 2.55, Laplace 2.15, randomized response 2.32, smooth median
-2.73, SVT1 2.16 (min/min).
+The table's run after it, on a quiet machine: analytic Gaussian 2.55, Laplace 2.15,
+randomized response 2.32, smooth median 2.73, SVT1 2.16 (min/min).
 """
 
 

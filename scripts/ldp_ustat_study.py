@@ -757,14 +757,16 @@ def _slope_notes(slopes: dict) -> list[str]:
         "like 1 + k/(e^ε − 1): slope ≈ −1 for ε ≲ 1 and steeper beyond; both slopes are "
         "averages over the grid.",
         f"* **ε, Protocol B-S** ({bs_eps['fit'].slope:.2f} measured, "
-        f"{bs_eps['bound_slope']:.2f} for Theorem 3) {_verdict(bs_eps['fit'], bs_eps['bound_slope'])}. "
+        f"{bs_eps['bound_slope']:.2f} for Theorem 3) "
+        f"{_verdict(bs_eps['fit'], bs_eps['bound_slope'])}. "
         "The bound follows c_ε = coth(ε/2), which flattens (C = c_ε² ≥ 1: the oracle's "
         "variance stops improving as ε grows). Where the measured error falls faster than the "
         "bound at small ε, the reason is the bias of discarded nodes: the threshold "
         "τ = a√(v⁺v⁻) grows with the oracle variance, so at small ε more of the tree is "
         "discarded, and the bound's leading term does not track that part.",
         f"* **ε, Protocol B-C** ({bc_eps['fit'].slope:.2f} measured, "
-        f"{bc_eps['bound_slope']:.2f} for Theorem 3) {_verdict(bc_eps['fit'], bc_eps['bound_slope'])}: "
+        f"{bc_eps['bound_slope']:.2f} for Theorem 3) "
+        f"{_verdict(bc_eps['fit'], bc_eps['bound_slope'])}: "
         "C = c_{ε/α}²/α ≈ 4α/ε², slope −1.",
         f"* **ε, Protocol C** ({c_eps['fit'].slope:.2f} measured, {c_eps['bound_slope']:.2f} "
         f"for Theorem 5 corrected) {_verdict(c_eps['fit'], c_eps['bound_slope'])}: the noise "

@@ -140,7 +140,8 @@ def delta_section(seeds: int) -> str:
         "LLR event is tested pooled with its mirror (`privaudit/statistics/pooled.py`: "
         "exact Poisson bounds on both directions' counts together), which raised the "
         "analytic Gaussian's ε_lb at 10⁶ from 0.989 of the oracle (50 seeds, before) "
-        "to the value below.  The oracle is that of one event in one direction; the pooled test uses the outputs of both directions (twice the counts), so it can exceed the oracle.\n\n"
+        "to the value below.  The oracle is that of one event in one direction; the pooled test "
+        "uses the outputs of both directions (twice the counts), so it can exceed the oracle.\n\n"
         + "\n".join(rows)
         + "\n\n"
         + line

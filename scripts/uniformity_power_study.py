@@ -334,7 +334,8 @@ def level_markdown(
         f"{simulations} null simulations at the data's own n, exact Monte Carlo p-value "
         "(1 + #{T_b ≥ T})/(B + 1), reject when ≤ α: valid at level α for every B, so the "
         "Monte Carlo error is accounted for); the same private statistic is also compared "
-        f"with the tolerant threshold (1 + 3δ²/4)/m = {uniformity_threshold(LEVEL_M, LEVEL_DELTA):g} "
+        "with the tolerant threshold (1 + 3δ²/4)/m = "
+        f"{uniformity_threshold(LEVEL_M, LEVEL_DELTA):g} "
         '(`calibration="threshold"`).  H0: uniform data; H1: the ±s perturbation at '
         "ℓ2 = δ/√m.  Rates with exact 95 % Clopper–Pearson intervals; a test keeps its "
         f"level when the interval of its H0 rate reaches down to α = {ALPHA} or below.  "

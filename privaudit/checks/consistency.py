@@ -28,7 +28,8 @@ claims:
    An attribute the mechanism does not have is not compared; neither is one for which the
    spec has no such parameter (e.g. ``epsilon`` under a zCDP claim, or ``alpha`` without
    smooth-sensitivity noise, where the name may mean something else) — those are listed
-   in ``details["not_in_spec"]``.  Numbers are compared with a relative tolerance of 1e-12 (round-off only).
+   in ``details["not_in_spec"]``.  Numbers are compared with a relative tolerance of 1e-12
+   (round-off only).
 
 A mismatch is reported as ``"violated"``, naming both values.  The check is deterministic
 (``error_rate`` 0).

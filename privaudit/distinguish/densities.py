@@ -321,7 +321,8 @@ def declared_llr(mechanism: Any, x: Any, y: Any) -> LogDensity | None:
     For ``AdditiveNoise`` with a law of everywhere-positive density (Laplace, Gaussian,
     Gumbel, inverse quartic), the coordinates where f(x) = f(y) cancel exactly, so
 
-        log p_x(o) − log p_y(o) = Σ_{j : f_j(x) ≠ f_j(y)} log law(o_j − f_j(x)) − log law(o_j − f_j(y)),
+        log p_x(o) − log p_y(o)
+            = Σ_{j : f_j(x) ≠ f_j(y)} log law(o_j − f_j(x)) − log law(o_j − f_j(y)),
 
     computed on the differing coordinates only (one of five for a noisy histogram), and
     no output has declared probability 0 under either input.  Returns ``None`` for

@@ -207,7 +207,8 @@ def _zero_counts(
         return (
             True,
             (
-                f"S = '{best.description}' holds {best.count_x} of {best.samples_x} test outputs of "
+                f"S = '{best.description}' holds {best.count_x} of {best.samples_x} test "
+                "outputs of "
                 f"M({lo_side}) and none of M({other}); every one of them has declared "
                 f"probability 0 under {other}, so S' = S ∩ {{o : p_{other}(o) = 0}} has "
                 f"P[M({other}) ∈ S'] = 0 under the declared law and P[M({lo_side}) ∈ S'] >= "

@@ -23,13 +23,14 @@ one table of joint patterns.
 
 **Events** (:class:`PatternValueEvent`, on the feature pair :class:`PatternAndValue`):
 {score(pattern) ≥ s} ∩ {min or max released value ≤ t or ≥ t} (some released value
-low, every released value high, …) and {score ≥ s} ∩ {released-value LLR ≥ t} (x_vs_y; {score ≤ s}, and {value LLR ≤ t},
-for y_vs_x), the last with the per-column value LLRs of the grouped score (given that a
-value is released: their direction may differ per column, as for NumericalSVT, whose
-released answers move up in some queries and down in others); a row that releases no
-value is in the event when its pattern is.  Thresholding the two parts separately is
-more robust than thresholding their sum when the value part is noisier.  t = ±∞ gives the pattern-only
-events (likelihood-ratio prefixes of the patterns).  The counts of every (s, t) on the
+low, every released value high, …) and {score ≥ s} ∩ {released-value LLR ≥ t}
+(x_vs_y; {score ≤ s}, and {value LLR ≤ t}, for y_vs_x), the last with the per-column
+value LLRs of the grouped score (given that a value is released: their direction may
+differ per column, as for NumericalSVT, whose released answers move up in some queries
+and down in others); a row that releases no value is in the event when its pattern is.
+Thresholding the two parts separately is more robust than thresholding their sum when
+the value part is noisier.  t = ±∞ gives the pattern-only events (likelihood-ratio
+prefixes of the patterns).  The counts of every (s, t) on the
 counting part of the search split come from one 2-D histogram per side, vectorised.
 
 References

@@ -198,10 +198,10 @@ def _keys(o: np.ndarray, powers: np.ndarray, lo: Any, hi: Any) -> np.ndarray | N
     float array is not lo plus an integer.
 
     Integer arrays are shifted by lo modulo 2⁶⁴ (exact: every shifted entry is in
-    [0, 255), whatever the dtype and magnitude).  For floats with an integer minimum the entries themselves must be
-    integers (Σ o_j b^j and lo Σ b^j are then exact integers, and so is their
-    difference); the check casts each block to the smallest integer type that holds
-    [lo, hi] and compares.  Otherwise the entries less lo must be integers in [0, 255).
+    [0, 255), whatever the dtype and magnitude).  For floats with an integer minimum the
+    entries themselves must be integers (Σ o_j b^j and lo Σ b^j are then exact integers,
+    and so is their difference); the check casts each block to the smallest integer type
+    that holds [lo, hi] and compares.  Otherwise the entries less lo must be integers in [0, 255).
     """
     n = o.shape[0]
     out = np.empty(n, dtype=np.int64)

@@ -20,11 +20,12 @@ on the search split but costs every event a smaller level (a larger CP penalty);
 wins depends on how sure the search split is.  For each candidate the search counts
 give an approximate posterior of (p_x, p_y) (Wilson bounds at a random standard-normal
 deviate); candidates built on the same feature (nested thresholds) draw from common
-random numbers, since their estimates move together.  The objective of a plan (a set S with levels α_i) is the posterior mean
-of max_{i∈S} predicted_epsilon(p_x,i, p_y,i, n, α_i): the expected best bound the test
-will report.  Plans are grown greedily (equal levels α/|S|) and each prefix is also
-tried with half of α on its first event; the best plan is returned.  The randomness is
-a fixed internal seed, so the plan is a deterministic function of the search split.
+random numbers, since their estimates move together.  The objective of a plan (a set S
+with levels α_i) is the posterior mean of max_{i∈S} predicted_epsilon(p_x,i, p_y,i, n,
+α_i): the expected best bound the test will report.  Plans are grown greedily (equal
+levels α/|S|) and each prefix is also tried with half of α on its first event; the best
+plan is returned.  The randomness is a fixed internal seed, so the plan is a
+deterministic function of the search split.
 
 References
 ----------

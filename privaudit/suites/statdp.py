@@ -290,8 +290,8 @@ def _noisy_max_cases(eps: float, pairs: Sequence[Any]) -> list[BenchmarkCase]:
             eps,
             (
                 "Correct (Algorithm 6): arg-max with "
-                "one-sided Exponential(2/eps) noise (permute-and-flip) is eps-DP, tight by the same "
-                "limit as noisy_max_v1a."
+                "one-sided Exponential(2/eps) noise (permute-and-flip) is eps-DP, tight by the "
+                "same limit as noisy_max_v1a."
             ),
         ),
         (
@@ -411,8 +411,9 @@ def _svt_cases(eps: float, pairs: Sequence[Any]) -> list[BenchmarkCase]:
             1.75 * eps,
             (
                 "Lee & Clifton (Lyu et al. Alg. 4) with c = N = 1: "
-                "threshold Lap(4/eps) (eps/4), queries Lap(4/(3 eps)) (3 eps/4): ((1 + 6c)/4) eps = "
-                "7 eps/4 for the transcript (Lyu et al.), hence for its Hamming distance. Attained "
+                "threshold Lap(4/eps) (eps/4), queries Lap(4/(3 eps)) (3 eps/4): "
+                "((1 + 6c)/4) eps = 7 eps/4 for the transcript (Lyu et al.), hence for its "
+                "Hamming distance. Attained "
                 "in the limit: output 3 is exactly the transcript (bot^4, top); with the bottom "
                 "answers at H -> inf moved up by 1 and the top one moved down by 1 the ratio tends "
                 "to e^(eps/4 + 2 * 3 eps/4) (quadrature at eps0 = 1: 1.75000 at H = 20)."

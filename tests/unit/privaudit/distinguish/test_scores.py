@@ -1,5 +1,5 @@
-"""Learned scores (privaudit.distinguish.cell_score, .columns, .logistic): column coding, naive Bayes, joint cells,
-dependence groups, whitening, isotonic fits, the logistic feature map.
+"""Learned scores (privaudit.distinguish.cell_score, .columns, .logistic): column coding,
+naive Bayes, joint cells, dependence groups, whitening, isotonic fits, the logistic feature map.
 
 Every audit here is seeded.  Where an assertion is statistical, its docstring or comment
 states the error rate: for "a correct mechanism is not flagged" it is the family-wise

@@ -4,9 +4,9 @@ The relation :class:`SwapAdjacent` relates two datasets of the same size when on
 other with two adjacent records swapped (a model of "the order of arrival is private").
 It implements only what :class:`~spec.relations.NeighbouringRelationBase` asks: deciding,
 generating, and its own adversarial neighbours (``adversarial_pairs``,
-``extreme_neighbours``, ``local_moves``, ``neighbour_strategy``).  Nothing in :mod:`privaudit.search` knows it:
-the candidate generator, both local searches and the audit reach its moves through that
-interface only.
+``extreme_neighbours``, ``local_moves``, ``neighbour_strategy``).  Nothing in
+:mod:`privaudit.search` knows it: the candidate generator, both local searches and the
+audit reach its moves through that interface only.
 
 The mechanism releases ``f(x) = x₀ − x₁ + Laplace(b)`` for records in ``[0, 1]``.  A swap
 changes ``f`` by ``2·|x₀ − x₁| ≤ 2``, attained only at a swap of an extreme pair at
@@ -157,6 +157,11 @@ def first_difference(x: np.ndarray) -> float:
     return float(x[0] - x[1])
 
 
+def first_difference_gap(x: np.ndarray, y: np.ndarray) -> float:
+    """The search objective: how far apart the two datasets' first differences are."""
+    return abs(first_difference(x) - first_difference(y))
+
+
 def mechanism(claimed: float):
     scale = claimed / EPSILON
     spec = SwapSpec(
@@ -190,8 +195,7 @@ def test_candidate_pairs_come_from_the_relations_own_patterns():
 
 def test_local_searches_use_the_relations_moves():
     CALLS.clear()
-    objective = lambda x, y: abs(first_difference(x) - first_difference(y))
-    found = maximise_pair_objective(BROKEN.spec, objective, 3, start=[BENIGN], budget=60)
+    found = maximise_pair_objective(BROKEN.spec, first_difference_gap, 3, start=[BENIGN], budget=60)
     assert found[0].score == pytest.approx(2.0)
     assert {"mutate", "target"} <= set(CALLS)
     best = maximise_over_neighbours(
@@ -254,8 +258,7 @@ def test_a_relation_without_moves_is_searched_with_the_defaults():
     assert spec.relation.decide(_CALM, moves.target(), DOMAIN).is_neighbour
     pairs = candidate_pairs(spec, 0, budget=4)
     assert pairs and {p.origin for p in pairs} == {"random"}
-    objective = lambda x, y: abs(first_difference(x) - first_difference(y))
-    found = maximise_pair_objective(spec, objective, 3, start=[BENIGN], budget=30)
+    found = maximise_pair_objective(spec, first_difference_gap, 3, start=[BENIGN], budget=30)
     assert found[0].score > 0
     with pytest.raises(UnsupportedCombinationError, match="no strategy for the relation PlainSwap"):
         neighbouring_pairs(spec)

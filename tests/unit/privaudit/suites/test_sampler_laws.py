@@ -618,7 +618,7 @@ def test_side_by_side_runs_take_both_paths():
     ):
         out = np.empty((500, width))
         runs = sparse_vector_runs(parts, out)
-        for run, (above, cutoff, first) in zip(runs, parts, strict=True):
+        for _run, (above, cutoff, first) in zip(runs, parts, strict=True):
             n = above.shape[0]
             assert np.array_equal(out[:, first : first + n], svt_codes(above.T.copy(), cutoff))
     assert 256 * 256 > MAX_COMBINED_ROWS >= 56 * 56

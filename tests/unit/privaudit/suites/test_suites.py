@@ -271,8 +271,11 @@ def test_rnm1_argmax_frequencies_match_numerical_integration():
 
     def win(i):
         rest = [j for j in range(5) if j != i]
-        f = lambda z: law.pdf(z - q[i]) * np.prod([law.cdf(z - q[j]) for j in rest])
-        return integrate.quad(f, -800, 800, points=list(q), limit=400)[0]
+
+        def density_of_winning(z):
+            return law.pdf(z - q[i]) * np.prod([law.cdf(z - q[j]) for j in rest])
+
+        return integrate.quad(density_of_winning, -800, 800, points=list(q), limit=400)[0]
 
     probs = np.array([win(i) for i in range(5)])
     out = BY_NAME["dpsniper.ReportNoisyMax1"].mechanism.sample(q, 40_000, rng=2)

@@ -126,7 +126,8 @@ def test_builtin_certificates_are_shipped_and_current(name):
     status = registry.status(name)
     assert status.state == "current", (
         f"the shipped certificate of {name!r} is {status}; regenerate it with "
-        f"'privaudit certify --registry {name}' and commit privaudit/builtin_certificates/{name}.json"
+        f"'privaudit certify --registry {name}' and commit "
+        f"privaudit/builtin_certificates/{name}.json"
     )
     cert = registry.certificate(name)
     assert cert is not None and cert.config.samples >= 1_000_000
