@@ -125,7 +125,8 @@ def _table(rows: Sequence[Sequence[str]], header: Sequence[str]) -> str:
     widths = [max(len(str(r[i])) for r in [header, *rows]) for i in range(len(header))]
     line = "  ".join("-" * w for w in widths)
     fmt = [
-        ("  ".join(f"{c!s:<{w}}" for c, w in zip(row, widths))).rstrip() for row in [header, *rows]
+        ("  ".join(f"{c!s:<{w}}" for c, w in zip(row, widths, strict=True))).rstrip()
+        for row in [header, *rows]
     ]
     return "\n".join([fmt[0], line, *fmt[1:]])
 

@@ -156,7 +156,7 @@ class _Axes:
         return self.top + self.height * (1 - (min(max(v, lo), hi) - lo) / (hi - lo))
 
     def points(self, xs: Iterable[float], ys: Iterable[float]) -> str:
-        return " ".join(f"{self.x(a):.2f},{self.y(b):.2f}" for a, b in zip(xs, ys))
+        return " ".join(f"{self.x(a):.2f},{self.y(b):.2f}" for a, b in zip(xs, ys, strict=True))
 
     def frame(
         self,

@@ -62,7 +62,7 @@ def _tail_point(law: Any, scale: float, upper: bool) -> float:
 def _nodes(breaks: np.ndarray, piece: float) -> tuple[np.ndarray, np.ndarray]:
     """Gauss–Legendre nodes and weights on the pieces between sorted ``breaks``."""
     lefts, rights = [], []
-    for a, b in zip(breaks[:-1].tolist(), breaks[1:].tolist()):
+    for a, b in zip(breaks[:-1].tolist(), breaks[1:].tolist(), strict=True):
         if b <= a:
             continue
         parts = max(1, math.ceil((b - a) / piece))

@@ -279,7 +279,7 @@ def check_spike(
     gen = as_generator(rng)
     root = root_seed(gen)
     counts = np.zeros(m, dtype=np.int64)
-    for stream, (x, centre) in enumerate(zip(xs, centres)):
+    for stream, (x, centre) in enumerate(zip(xs, centres, strict=True)):
         tally = stream_chunks(
             lambda size, g, x=x: np.asarray(mechanism.sample(x, size, g)),
             n,

@@ -97,12 +97,12 @@ def _combine(
     pair of distinct rows, and would only merge two cells of a fixed event)."""
     k = np.zeros(cols[0].shape[0], dtype=np.int64)
     if radix is not None:
-        for c, r in zip(cols, radix):
+        for c, r in zip(cols, radix, strict=True):
             k *= r
             k += c
         return k
     with np.errstate(over="ignore"):
-        for j, c in zip(columns, cols):
+        for j, c in zip(columns, cols, strict=True):
             k += c * _HASH[j % _HASH.size]
     return k
 
@@ -129,7 +129,7 @@ class _Group:
     hash_ids: tuple[int, ...] = ()
 
     def value(self, codes: dict[tuple[int, int], np.ndarray]) -> np.ndarray:
-        cols = [codes[(j, id(c))] for j, c in zip(self.columns, self.coders)]
+        cols = [codes[(j, id(c))] for j, c in zip(self.columns, self.coders, strict=True)]
         if self.keys is None:
             return self.table[cols[0]]
         return self.lookup(_combine(cols, self.hash_ids or self.columns, self.radix))
@@ -180,7 +180,7 @@ class _GroupPlan:
             number = digits[:, self.position] if self.powers is None else digits @ self.powers
             return self.cells[number.astype(np.intp)]
         k = self.key(digits)  # type: ignore[misc]
-        for i, w in zip(self.others, self.multipliers):  # type: ignore[arg-type]
+        for i, w in zip(self.others, self.multipliers, strict=True):  # type: ignore[arg-type]
             k += codes[(group.columns[i], id(group.coders[i]))] * w
         return group.lookup(k)
 
@@ -221,7 +221,7 @@ class _PackedGroups:
         lo, hi = bounds
         columns = tuple(dict.fromkeys(groups[gi].columns[i] for gi, i in exact))
         decoded = lo + np.arange(hi - lo + 1, dtype=np.float64)
-        cells = {(gi, i): c(decoded) for (gi, i), c in zip(exact, coders)}
+        cells = {(gi, i): c(decoded) for (gi, i), c in zip(exact, coders, strict=True)}
         plans = tuple(_plan(gi, g, cells, columns, hi - lo + 1) for gi, g in enumerate(groups))
         return cls(columns=columns, lo=lo, hi=hi, packed=tuple(exact), plans=plans)
 
@@ -326,7 +326,7 @@ class CellScore:
         members = {
             (j, id(c)): (j, c)
             for g in self.groups
-            for j, c in zip(g.columns, g.coders)
+            for j, c in zip(g.columns, g.coders, strict=True)
             if (j, id(c)) not in skip
         }
         coded = [(key, j, c) for key, (j, c) in members.items() if isinstance(c, ColumnCoder)]
@@ -363,7 +363,7 @@ class CellScore:
                     acc += g.value(codes)
                 continue
             codes = self._codes(block, packed.skip(self.groups))
-            for g, plan in zip(self.groups, packed.plans):
+            for g, plan in zip(self.groups, packed.plans, strict=True):
                 acc += g.value(codes) if plan is None else plan.value(g, digits, codes)
         return total
 

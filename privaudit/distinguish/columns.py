@@ -347,7 +347,7 @@ class PackedSum:
         for p, first in enumerate(starts):
             cut = slice(first, first + per_part)
             table = np.zeros(1, dtype=np.int64)
-            for power, (pos, term) in enumerate(zip(positions[cut], terms[cut])):
+            for power, (pos, term) in enumerate(zip(positions[cut], terms[cut], strict=True)):
                 weights[pos, p] += float(base) ** power
                 # digit d of this column adds base**power · d to the packed number
                 table = (np.asarray(term, dtype=np.int64)[:, None] + table[None, :]).ravel()

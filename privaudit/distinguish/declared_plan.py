@@ -260,7 +260,7 @@ def _continuous(
     column: int,
 ) -> LossLaw:
     z = _quantile_points(law)
-    edges = np.unique(np.concatenate([c + s * z for c, s in zip(centres, scales)]))
+    edges = np.unique(np.concatenate([c + s * z for c, s in zip(centres, scales, strict=True)]))
     edges = edges[np.isfinite(edges)]
     reps = np.concatenate(
         [edges[:1], 0.5 * (edges[1:] + edges[:-1]), np.nextafter(edges[-1:], np.inf)]
@@ -519,7 +519,7 @@ def plan_declared_events(
     if law.outputs is not None:
         code = DiscreteCode(columns=(np.unique(law.outputs).astype(np.int64),))
     events = []
-    for (direction, i, role), w in zip(unique, weights):
+    for (direction, i, role), w in zip(unique, weights, strict=True):
         lo, hi, side = sides[direction]
         region: Event = ThresholdEvent(
             feature=llr,

@@ -101,7 +101,7 @@ def _pool(
             steady=steady,
         )
     order = pool[np.lexsort((prio[pool], -plug[pool], -score))]
-    scored = dict(zip(pool.tolist(), score.tolist()))
+    scored = dict(zip(pool.tolist(), score.tolist(), strict=True))
     chosen: list[tuple[_Candidates, int, float]] = []
     seen: set[tuple[int, int, int, int]] = set()
     per_feature: dict[int, int] = {}

@@ -25,7 +25,7 @@ def isotonic(values: np.ndarray, weights: np.ndarray, *, increasing: bool = True
     means: list[float] = []
     wts: list[float] = []
     sizes: list[int] = []
-    for vi, wi in zip(v.tolist(), w.tolist()):
+    for vi, wi in zip(v.tolist(), w.tolist(), strict=True):
         means.append(vi)
         wts.append(wi)
         sizes.append(1)

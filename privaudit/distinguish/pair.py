@@ -648,7 +648,8 @@ def _assemble_events(
         dirs.extend([direction] * len(chosen))
         levels.extend(lv)
     first_rare = len(events)
-    for candidate, share in zip(budget.rare, budget.rare_levels):
+    # strict=False: with no rare event the single level (1.0,) stays unused
+    for candidate, share in zip(budget.rare, budget.rare_levels, strict=False):
         events.append(candidate.event)
         dirs.append(candidate.direction)
         levels.append(share * budget.alpha_rare)

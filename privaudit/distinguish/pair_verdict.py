@@ -36,13 +36,19 @@ POWER_PROBABILITY = 0.9
 
 def _cp_lower_each(k: np.ndarray, n: list[int], alpha: np.ndarray) -> np.ndarray:
     return np.asarray(
-        [float(cp_lower(int(ki), int(ni), float(ai))) for ki, ni, ai in zip(k, n, alpha)]
+        [
+            float(cp_lower(int(ki), int(ni), float(ai)))
+            for ki, ni, ai in zip(k, n, alpha, strict=True)
+        ]
     )
 
 
 def _cp_upper_each(k: np.ndarray, n: list[int], alpha: np.ndarray) -> np.ndarray:
     return np.asarray(
-        [float(cp_upper(int(ki), int(ni), float(ai))) for ki, ni, ai in zip(k, n, alpha)]
+        [
+            float(cp_upper(int(ki), int(ni), float(ai)))
+            for ki, ni, ai in zip(k, n, alpha, strict=True)
+        ]
     )
 
 

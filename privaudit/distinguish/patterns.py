@@ -169,7 +169,7 @@ class ReleasedValue:
             pick = np.minimum if self.how == "min" else np.maximum
             # column by column (min and max do not round: the order is immaterial)
             out = np.full(vals.shape[1], fill)
-            for column, mask in zip(vals, released):
+            for column, mask in zip(vals, released, strict=True):
                 pick(out, np.where(mask, column, fill), out=out)
         out[~np.logical_or.reduce(released, axis=0)] = np.nan
         return out
@@ -190,7 +190,7 @@ class _Block:
 
     def key(self, o: np.ndarray) -> np.ndarray:
         k = np.zeros(o.shape[0], dtype=np.int64)
-        for j, lookup in zip(self.columns, self._lookups):  # type: ignore[attr-defined]
+        for j, lookup in zip(self.columns, self._lookups, strict=True):  # type: ignore[attr-defined]
             k *= lookup.values.size + 1
             k += lookup(np.asarray(o[:, j], dtype=np.float64))
         return k
@@ -300,7 +300,7 @@ class PatternLLR:
                 keys = [b.key(part) for b in self.blocks]
             else:
                 keys = [key(digits) for key in packed.keys]
-            for b, key in zip(self.blocks, keys):
+            for b, key in zip(self.blocks, keys, strict=True):
                 acc += b.table[key]
         return total
 
@@ -332,7 +332,7 @@ def fit_pattern_llr(
         radix = [sizes[i] for i in g]
         space = math.prod(radix)
         key = np.zeros(pooled.shape[0], dtype=np.int64)
-        for i, r in zip(g, radix):
+        for i, r in zip(g, radix, strict=True):
             key = key * r + codes[i]
         cx = np.bincount(key[:n_x], minlength=space).astype(np.float64)
         cy = np.bincount(key[n_x:], minlength=space).astype(np.float64)

@@ -136,7 +136,7 @@ class Intervals:
     def contains(self, outputs: np.ndarray) -> np.ndarray:
         o = np.asarray(_scalar(outputs), dtype=np.float64)
         hit = np.zeros(o.shape[0], dtype=bool)
-        for lo, hi in zip(self.low, self.high):
+        for lo, hi in zip(self.low, self.high, strict=True):
             hit |= (o >= lo) & (o <= hi)
         return hit
 
@@ -489,7 +489,7 @@ def disjoint(a: Any, b: Any) -> bool:
     if isinstance(a, Intervals) and isinstance(b, Intervals):
         return all(
             hi1 < lo2 or hi2 < lo1
-            for lo1, hi1 in zip(a.low, a.high)
-            for lo2, hi2 in zip(b.low, b.high)
+            for lo1, hi1 in zip(a.low, a.high, strict=True)
+            for lo2, hi2 in zip(b.low, b.high, strict=True)
         )
     return False
