@@ -121,7 +121,7 @@ def false_alarms(seeds: int, policy: ConfirmationPolicy) -> None:
             flush=True,
         )
     screen_up = _upper(sum(screen_flags), n)
-    confirmed = sum(s and f for s, f in zip(screen_flags, final_flags))
+    confirmed = sum(s and f for s, f in zip(screen_flags, final_flags, strict=True))
     per_test = screen_up * policy.alpha
     print(
         f"\nScreen alarms confirmed: {confirmed} of {sum(screen_flags)}.  By construction a "

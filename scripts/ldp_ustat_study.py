@@ -411,7 +411,7 @@ def _plot(kendall: dict, auc: dict, slopes: dict, out: pathlib.Path) -> list[str
     names.append("ldp_ustat_study_kendall.png")
 
     fig, axes = plt.subplots(1, len(auc), figsize=(11, 4))
-    for ax, (dname, res) in zip(np.atleast_1d(axes), auc.items()):
+    for ax, (dname, res) in zip(np.atleast_1d(axes), auc.items(), strict=True):
         for method in dict.fromkeys(m for m, _ in res["table"]):
             eps = [e for m, e in res["table"] if m == method]
             mean = [res["table"][(method, e)][0] for e in eps]
@@ -428,7 +428,7 @@ def _plot(kendall: dict, auc: dict, slopes: dict, out: pathlib.Path) -> list[str
     names.append("ldp_ustat_study_auc.png")
 
     fig, axes = plt.subplots(1, 2, figsize=(11, 4))
-    for ax, axis in zip(axes, ("n", "eps")):
+    for ax, axis in zip(axes, ("n", "eps"), strict=True):
         for (pname, ax_name), res in slopes.items():
             if ax_name != axis:
                 continue
@@ -634,7 +634,7 @@ def _measured_sections(
     ]
     for (pname, axis), res in slopes.items():
         fit = res["fit"]
-        ratio = ", ".join(f"{r / b:.2f}" for r, b in zip(res["rmse"], res["bound"]))
+        ratio = ", ".join(f"{r / b:.2f}" for r, b in zip(res["rmse"], res["bound"], strict=True))
         lines.append(
             f"| {pname} | {axis} | {', '.join(f'{g:g}' for g in res['grid'])} | "
             f"{fit.slope:.2f} [{fit.ci_low:.2f}, {fit.ci_high:.2f}] | "
@@ -742,7 +742,7 @@ def _slope_notes(slopes: dict) -> list[str]:
     names = ("A ", "B-S", "B-C", "C ")
     a_eps, bs_eps, bc_eps, c_eps = (get(p, "eps") for p in names)
     ratios = {
-        p: [r / b for r, b in zip(get(p, "n")["rmse"], get(p, "n")["bound"])]
+        p: [r / b for r, b in zip(get(p, "n")["rmse"], get(p, "n")["bound"], strict=True)]
         for p in ("A ", "B-S", "C ")
     }
     n_lines = [

@@ -391,7 +391,8 @@ def _slope_section(
         for rule in rules:
             base = [table[(statistic, rule, n, 0.0, "non_private")] for n in ns]
             theory = [
-                theory_rate(statistic, "non_private", n, c.radius, 1.0) for n, c in zip(ns, base)
+                theory_rate(statistic, "non_private", n, c.radius, 1.0)
+                for n, c in zip(ns, base, strict=True)
             ]
             out.append(
                 f"| {statistic} | {rule} | – | non-private | – | "
@@ -403,7 +404,7 @@ def _slope_section(
                     cs = [table[(statistic, rule, n, eps, method)] for n in ns]
                     rate = [
                         theory_rate(statistic, method, n, c.radius, eps, chunks_of(method))
-                        for n, c in zip(ns, cs)
+                        for n, c in zip(ns, cs, strict=True)
                     ]
                     out.append(
                         f"| {statistic} | {rule} | {eps:g} | {method} | "
@@ -483,7 +484,10 @@ def plot(
                     ys = [table[(statistic, rule, n, eps, method)].mean("private") for n in ns]
                     ax.loglog(ns, ys, marker=".", label=f"{method} |θ̃ − U_n|")
                 radius = [table[(statistic, rule, n, 0.0, "non_private")].radius for n in ns]
-                rate = [theory_rate(statistic, "alg1", n, r, eps) for n, r in zip(ns, radius)]
+                rate = [
+                    theory_rate(statistic, "alg1", n, r, eps)
+                    for n, r in zip(ns, radius, strict=True)
+                ]
                 ax.loglog(ns, rate, "k:", label="rate of Alg. 1 (constants 1)")
                 ax.set_xticks(list(ns))
                 ax.set_xticklabels([str(n) for n in ns], fontsize=7)

@@ -579,7 +579,7 @@ def _formula_slope(
 ) -> float:
     expected = [
         float(np.mean(result.noise_std[(name, method, n, e)])) / math.sqrt(2.0)
-        for n, e in zip(sizes, epsilons)
+        for n, e in zip(sizes, epsilons, strict=True)
     ]
     if min(expected) <= 0:
         return math.nan
@@ -635,7 +635,9 @@ def plot_scenario(
     fig, axes = plt.subplots(
         2, len(config.epsilons), figsize=(3.6 * len(config.epsilons), 7), sharex=True, squeeze=False
     )
-    colours = dict(zip(METHODS, ("black", "tab:orange", "tab:green", "tab:blue", "tab:purple")))
+    colours = dict(
+        zip(METHODS, ("black", "tab:orange", "tab:green", "tab:blue", "tab:purple"), strict=True)
+    )
     fits = {
         (r.method, r.metric, r.held): r.fit
         for r in rows

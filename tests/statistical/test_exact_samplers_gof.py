@@ -48,5 +48,5 @@ def test_exact_sampler_matches_the_pmf_at_1e8_draws(law):
     chi2 = float(np.sum((counts - expected) ** 2 / expected))
     assert stats.chi2.sf(chi2, counts.size - 1) > ALPHA
     level = ALPHA / counts.size
-    for c, p in zip(counts, probs):
+    for c, p in zip(counts, probs, strict=True):
         assert stats.binomtest(int(c), DRAWS, float(p)).pvalue > level

@@ -67,7 +67,7 @@ def chi2_integer_pvalue(sample: np.ndarray, law, min_expected: float = 5.0) -> f
 def _chi2(counts: np.ndarray, expected: np.ndarray, min_expected: float = 5.0) -> float:
     """χ² p-value after merging adjacent cells until each expects ≥ ``min_expected``."""
     merged_c, merged_e, acc_c, acc_e = [], [], 0.0, 0.0
-    for c, e in zip(counts, expected):
+    for c, e in zip(counts, expected, strict=True):
         acc_c += c
         acc_e += e
         if acc_e >= min_expected:

@@ -323,7 +323,7 @@ def test_discrete_score_codes_rows_the_same_way_on_both_paths():
     for coded in (fast, slow):
         codes = np.concatenate(coded).tolist()
         # the same partition: each code matches one reference code and vice versa
-        pairs = set(zip(codes, reference))
+        pairs = set(zip(codes, reference, strict=True))
         assert len(pairs) == len(set(codes)) == len(set(reference))
     assert _dense_row_codes(rng.normal(size=(500, 3)), rng.normal(size=(500, 3))) is None
     score = discrete_score(ox, oy, final_samples=10**6, level=0.05, delta=0.0)

@@ -80,7 +80,7 @@ def test_network_study_cells_are_complete_finite_and_reproducible(network):
         for n in (40, 60)
     }
     assert keys == expected
-    for a, b in zip(first, again):
+    for a, b in zip(first, again, strict=True):
         assert np.array_equal(a.total, b.total) and np.array_equal(a.private, b.private)
         assert a.reps == 2 and np.all(np.isfinite(a.total)) and np.all(a.total >= 0)
 

@@ -103,7 +103,11 @@ def _plain_pattern(score: PatternLLR, o: np.ndarray) -> np.ndarray:
 
 
 def _plain_cell(score: CellScore, o: np.ndarray) -> np.ndarray:
-    codes = {(j, id(c)): c(o[:, j]) for g in score.groups for j, c in zip(g.columns, g.coders)}
+    codes = {
+        (j, id(c)): c(o[:, j])
+        for g in score.groups
+        for j, c in zip(g.columns, g.coders, strict=True)
+    }
     total = np.zeros(o.shape[0])
     for g in score.groups:
         total += g.value(codes)
@@ -194,7 +198,7 @@ def test_packed_sums_equal_column_sums_modulo_two_to_the_64():
     assert len(packed.tables) == 3
     digits = rng.integers(0, base, (1_000, width)).astype(np.float64)
     expected = np.zeros(1_000, dtype=np.int64)
-    for pos, term in zip(positions, terms):
+    for pos, term in zip(positions, terms, strict=True):
         expected += term[digits[:, pos].astype(np.intp)]
     assert same(packed(digits), expected)
 
@@ -379,5 +383,5 @@ def test_block_sizes_do_not_change_scores(fitted, monkeypatch):
     monkeypatch.setattr(cell_score, "_BLOCK", 1000)
     monkeypatch.setattr(logistic, "_BLOCK", 1000)
     monkeypatch.setattr(patterns, "_BLOCK_ROWS", 777)
-    for f, b in zip(features, before):
+    for f, b in zip(features, before, strict=True):
         assert same(f(o), b)

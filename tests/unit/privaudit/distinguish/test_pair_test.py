@@ -272,6 +272,7 @@ def test_result_accounting_and_round_trip():
         for p, r_claim in zip(
             r.profile,
             [ApproxDP(epsilon=1.0, delta=1e-5).delta_for_epsilon(p.epsilon) for p in r.profile],
+            strict=True,
         )
     )
     for b in r.events:

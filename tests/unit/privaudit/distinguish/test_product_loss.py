@@ -40,7 +40,7 @@ def test_convolution_equals_enumeration_of_every_output():
     values, mx, my = product_loss_points(np.log(p), np.log(q))
     brute = _brute_force(p, q)
     assert sorted(brute) == pytest.approx(values.tolist(), abs=1e-12)
-    for v, a, b in zip(values, mx, my):
+    for v, a, b in zip(values, mx, my, strict=True):
         assert (a, b) == pytest.approx(brute[min(brute, key=lambda k: abs(k - v))], abs=1e-15)
     assert mx.sum() == pytest.approx(1.0) and my.sum() == pytest.approx(1.0)
 

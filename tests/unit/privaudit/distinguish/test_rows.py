@@ -28,7 +28,7 @@ def test_reduced_integer_outputs_give_exact_counts():
     assert values.tolist() == [1, 2, 3] and counts.tolist() == [2, 1, 3]
     flags = np.array([True, False, True])
     v, c = _distinct_values(flags)
-    assert v.dtype == bool and dict(zip(v.tolist(), c.tolist())) == {False: 1, True: 2}
+    assert v.dtype == bool and dict(zip(v.tolist(), c.tolist(), strict=True)) == {False: 1, True: 2}
     wide = np.array([0, 10**9])
     assert _distinct_values(wide)[1] is None
     assert _distinct_values(np.zeros((3, 2), dtype=np.int64))[1] is None
@@ -45,8 +45,8 @@ def test_reduced_integer_rows_give_exact_counts():
     rows, counts = _distinct_rows(codes)
     assert counts.sum() == 5000 and rows.dtype == codes.dtype
     uniq, ref = np.unique(codes, axis=0, return_counts=True)
-    got = {tuple(r): c for r, c in zip(rows.tolist(), counts.tolist())}
-    assert got == {tuple(r): c for r, c in zip(uniq.tolist(), ref.tolist())}
+    got = {tuple(r): c for r, c in zip(rows.tolist(), counts.tolist(), strict=True)}
+    assert got == {tuple(r): c for r, c in zip(uniq.tolist(), ref.tolist(), strict=True)}
     shifted_rows, shifted_counts = _distinct_rows(codes + 0.5)  # offsets are kept
     assert np.array_equal(np.sort(shifted_rows, axis=0), np.sort(rows + 0.5, axis=0))
     assert np.array_equal(np.sort(shifted_counts), np.sort(counts))
@@ -85,8 +85,8 @@ def test_row_keys_of_small_integer_rows_count_exactly(width, span, offset, dtype
     assert lo == codes.min() and keys.min() >= 0 and keys.max() < base**width
     rows, counts = _distinct_rows(codes)
     uniq, ref = np.unique(codes, axis=0, return_counts=True)
-    got = {tuple(r): c for r, c in zip(rows.tolist(), counts.tolist())}
-    assert got == {tuple(r): c for r, c in zip(uniq.tolist(), ref.tolist())}
+    got = {tuple(r): c for r, c in zip(rows.tolist(), counts.tolist(), strict=True)}
+    assert got == {tuple(r): c for r, c in zip(uniq.tolist(), ref.tolist(), strict=True)}
     half = codes.shape[0] // 2
     table = row_table(codes[:half], codes[half:])
     assert table is not None and table.size == uniq.shape[0]
@@ -95,8 +95,12 @@ def test_row_keys_of_small_integer_rows_count_exactly(width, span, offset, dtype
     weights = table.counts(1, 10, 60)
     assert weights.sum() == 50
     sliced, sliced_counts = np.unique(codes[half + 10 : half + 60], axis=0, return_counts=True)
-    weighted = {tuple(r): c for r, c in zip(table.rows.tolist(), weights.tolist()) if c}
-    assert weighted == {tuple(r): c for r, c in zip(sliced.tolist(), sliced_counts.tolist())}
+    weighted = {
+        tuple(r): c for r, c in zip(table.rows.tolist(), weights.tolist(), strict=True) if c
+    }
+    assert weighted == {
+        tuple(r): c for r, c in zip(sliced.tolist(), sliced_counts.tolist(), strict=True)
+    }
     assert row_table(codes, max_rows=uniq.shape[0] - 1) is None
     if dtype == "float64":
         bad = codes.astype(np.float64)
@@ -126,8 +130,8 @@ def test_row_keys_are_exact_for_every_integer_dtype_and_magnitude(dtype, low, sp
     rows, counts = distinct_rows(codes)
     assert counts is not None and rows.dtype == codes.dtype
     uniq, ref = np.unique(codes, axis=0, return_counts=True)
-    got = {tuple(r): c for r, c in zip(rows.tolist(), counts.tolist())}
-    assert got == {tuple(r): c for r, c in zip(uniq.tolist(), ref.tolist())}
+    got = {tuple(r): c for r, c in zip(rows.tolist(), counts.tolist(), strict=True)}
+    assert got == {tuple(r): c for r, c in zip(uniq.tolist(), ref.tolist(), strict=True)}
     table = row_table(codes[:300], codes[300:])
     assert table is not None
     assert np.array_equal(table.rows[table.index[0]], codes[:300])

@@ -386,7 +386,7 @@ def test_equal_rate_prior_keeps_the_plan_on_the_event_that_carries_the_bound():
         )
 
     flat, shrunk = plan(0.0), plan(50.0)
-    level = dict(zip(flat.chosen, flat.levels)).get(0, 0.0)
+    level = dict(zip(flat.chosen, flat.levels, strict=True)).get(0, 0.0)
     assert flat.chosen[0] != 0 and level <= 0.05 / 6 + 1e-15
     assert shrunk.chosen[0] == 0 and shrunk.levels[0] >= 0.025 - 1e-15
     assert sum(shrunk.levels) == pytest.approx(0.05)

@@ -163,7 +163,7 @@ def test_suite_statistics_match_the_mask_implementation(n, data):
     graphs = GRAPHS[n]
     g = data.draw(st.integers(0, len(graphs.codes) - 1))
     graph = nx.empty_graph(n)
-    graph.add_edges_from(p for p, keep in zip(graphs.pairs, graphs.masks[g]) if keep)
+    graph.add_edges_from(p for p, keep in zip(graphs.pairs, graphs.masks[g], strict=True) if keep)
     assert edge_count(graph) == graphs.edge_count()[g]
     assert np.array_equal(degree_histogram(graph), graphs.histogram()[g])
     assert triangle_count(graph) == graphs.triangles()[g]
