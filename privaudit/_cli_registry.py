@@ -32,7 +32,9 @@ __all__: list[str] = []
 def _cmd_list(args: argparse.Namespace) -> int:
     from . import registry
 
-    rows, records, failed = [], [], False
+    rows: list[list[str]] = []
+    records: list[dict[str, Any]] = []
+    failed = False
     for item in registry.entries():
         try:
             mech = item.create()

@@ -244,7 +244,11 @@ def _load_entry_points() -> None:
             obj = ep.load()
             with _registering_as(f"entry point {ep.name}"):
                 if isinstance(obj, Mechanism):
-                    register(ep.name, lambda obj=obj: obj, description=obj.spec.summary)
+
+                    def the_instance(obj: Mechanism = obj) -> Mechanism:
+                        return obj
+
+                    register(ep.name, the_instance, description=obj.spec.summary)
                 elif callable(obj) and _required_positional(obj) == 1:
                     obj(module)
                 elif callable(obj) and _required_positional(obj) == 0:

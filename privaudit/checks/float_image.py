@@ -74,7 +74,7 @@ from spec import (
 )
 
 from ..pairs import CandidatePair, to_jsonable
-from ..results import CheckOutcome, Counterexample, jsonable_details
+from ..results import CheckOutcome, CheckStatus, Counterexample, jsonable_details
 from ..statistics.clopper_pearson import cp_lower
 from ._common import check_count, missing_hooks, skipped
 
@@ -394,7 +394,7 @@ def check_float_image(
             relation_reason=pair.decision.reason,
             values={"output": witness_value, "possible_under_x": True, "possible_under_y": False},
         )
-    status = "violated" if violated else ("skipped" if leak else "passed")
+    status: CheckStatus = "violated" if violated else ("skipped" if leak else "passed")
     return CheckOutcome(
         name=_NAME,
         status=status,

@@ -575,8 +575,8 @@ def check_smooth_sensitivity(
                     )
                 )
                 sources["search_steps"] += 1
-        for p in found.probes:
-            best = p.best
+        for probe in found.probes:
+            best = probe.best
             if best.decision.distance > 0:
                 scored.append(
                     best.with_score(

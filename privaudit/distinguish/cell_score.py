@@ -40,6 +40,7 @@ import functools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import cast
 
 import numpy as np
 from scipy import special
@@ -214,7 +215,7 @@ class _PackedGroups:
             for i, c in enumerate(g.coders)
             if isinstance(c, ColumnCoder) and _small_integer_atoms(c)
         ]
-        coders = [groups[gi].coders[i] for gi, i in exact]
+        coders = [cast(ColumnCoder, groups[gi].coders[i]) for gi, i in exact]
         bounds = digit_range([c.atoms[0] for c in coders], [c.atoms[-1] for c in coders])
         if not exact or bounds is None:
             return None
@@ -353,7 +354,7 @@ class CellScore:
         packed = self._packed()
         for start in range(0, o.shape[0], _BLOCK):  # blocks that stay in cache
             block = o[start : start + _BLOCK]
-            if self.matrix is not None:
+            if self.centre is not None and self.matrix is not None:  # whitened (both set)
                 block = (np.asarray(block, dtype=np.float64) - self.centre) @ self.matrix
             acc = total[start : start + _BLOCK]
             acc[:] = 0.0

@@ -26,6 +26,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Literal
 
 import numpy as np
 
@@ -112,7 +113,8 @@ class ColumnCoder:
         table[v − lo + 1] the atom index of v, or m (slot 0 and the last: outside)."""
         if col.dtype.kind not in "iu" or self.atoms.size == 0:
             return None
-        cached = self.__dict__.get("_lut")
+        # False: looked up once, no table (so it is not rebuilt)
+        cached: tuple[int, np.ndarray] | Literal[False] | None = self.__dict__.get("_lut")
         if cached is None:
             a = self.atoms
             lo, hi = float(a[0]), float(a[-1])
@@ -167,7 +169,10 @@ class ColumnCoder:
         """(scale, shift, below, searched) of :data:`_GRID_CELLS` cells spanning the
         edges, built on first use: ``below[c]`` edges lie in cells before c, and
         ``searched[c]`` marks the cells holding an edge; ``None`` for few edges."""
-        cached = self.__dict__.get("_bin_grid")
+        # False: looked up once, too few edges for a grid (so it is not rebuilt)
+        cached: tuple[float, float, np.ndarray, np.ndarray] | Literal[False] | None = (
+            self.__dict__.get("_bin_grid")
+        )
         if cached is None:
             e = self.edges
             cached = False

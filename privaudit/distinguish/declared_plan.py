@@ -74,7 +74,7 @@ from __future__ import annotations
 import functools
 import math
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 
@@ -360,7 +360,8 @@ def declared_loss_law(mechanism: Any, x: Any, y: Any, llr: Feature) -> LossLaw |
                 finite=True,
             )
         product = product_loss_law(mechanism, x, y)
-        if product is not None:  # finite product law: exact by convolution
+        # finite product law (only from a declared noise): exact by convolution
+        if product is not None and noise is not None:
             return LossLaw(
                 values=product[0],
                 mass_x=product[1],
@@ -456,7 +457,7 @@ def plan_declared_events(
     tails = law.tails()
     t = tails["t"]
     level = main_weight * alpha
-    sides = {
+    sides: dict[str, tuple[np.ndarray, np.ndarray, Literal["ge", "le"]]] = {
         "x_vs_y": (tails["ge_x"], tails["ge_y"], "ge"),
         "y_vs_x": (tails["le_y"], tails["le_x"], "le"),
     }
@@ -525,7 +526,7 @@ def plan_declared_events(
             feature=llr,
             threshold=float(t[i]) + 0.0,  # no −0
             side=side,
-        )  # type: ignore[arg-type]
+        )
         if code is not None and law.outputs is not None:
             # finitely many outputs: the same event, written as its set of values
             inside = law.values >= t[i] if side == "ge" else law.values <= t[i]

@@ -13,6 +13,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Literal
 
 import numpy as np
 
@@ -34,6 +35,9 @@ from .patterns import (
     pattern_counts,
 )
 from .rows import row_keys
+
+#: Which tail an event takes: {φ ≥ t} or {φ ≤ t}.
+Side = Literal["ge", "le"]
 
 __all__ = ["DIRECTIONS"]
 
@@ -167,7 +171,7 @@ def _thresholds(
     feature = sf.feature
 
     def build(i: int) -> Event:
-        return ThresholdEvent(feature=feature, threshold=float(t[i]), side=side)  # type: ignore[arg-type]
+        return ThresholdEvent(feature=feature, threshold=float(t[i]), side=side)  # type: ignore[arg-type]  # str from the callers, 'ge'/'le'
 
     return _Candidates(a.astype(np.int64), b.astype(np.int64), na, nb, build, priority, fid, group)
 
@@ -267,9 +271,9 @@ def _pattern_values(
     out: dict[str, list[_Candidates]] = {d: [] for d in DIRECTIONS}
     # some released value low / high (min ≤ t, max ≥ t), every released value high / low
     # (min ≥ t, max ≤ t), and the fitted value LLR in the direction's sense
-    values: list[tuple[ReleasedValue, dict[str, str]]] = [
+    values: list[tuple[ReleasedValue, dict[str, Side]]] = [
         (
-            ReleasedValue(structure.value_columns, structure.atoms, how),  # type: ignore[arg-type]
+            ReleasedValue(structure.value_columns, structure.atoms, how),
             {"x_vs_y": side, "y_vs_x": side},
         )
         for how in ("min", "max")
@@ -299,7 +303,8 @@ def _pattern_values(
         if levels.size == 0:
             continue
         vx, vy = counted_x[:, 1 + index], counted_y[:, 1 + index]
-        for direction, pattern_side in (("x_vs_y", "ge"), ("y_vs_x", "le")):
+        directions: tuple[tuple[str, Side], ...] = (("x_vs_y", "ge"), ("y_vs_x", "le"))
+        for direction, pattern_side in directions:
             side = sides[direction]
             (sa, va), (sb, vb) = (
                 ((on_x, vx), (on_y, vy)) if direction == "x_vs_y" else ((on_y, vy), (on_x, vx))
@@ -316,19 +321,19 @@ def _pattern_values(
                 i: int,
                 levels: np.ndarray = levels,
                 thresholds: np.ndarray = thresholds,
-                pattern_side: str = pattern_side,
-                side: str = side,
+                pattern_side: Side = pattern_side,
+                side: Side = side,
                 index: int = index,
             ) -> Event:
                 li, ti = divmod(int(i), thresholds.size)
                 return PatternValueEvent(
                     feature=singles[index],
                     level=float(levels[li]),
-                    pattern_side=pattern_side,  # type: ignore[arg-type]
+                    pattern_side=pattern_side,
                     value=0,
                     threshold=float(thresholds[ti]),
                     side=side,
-                )  # type: ignore[arg-type]
+                )
 
             out[direction].append(
                 _Candidates(

@@ -181,7 +181,7 @@ def _stratified_pool(
         wide = mine[octave[mine] >= -3]
         if wide.size and int(wide[0]) not in take:
             take.append(int(wide[0]))
-        if steady:
+        if strict is not None:  # steady
             own = np.flatnonzero((owner == fam_i) & (a > 0))
             steadiest = int(own[np.argmax(strict[own])])
             if steadiest not in take:

@@ -13,6 +13,8 @@ import math
 
 import numpy as np
 
+from spec.errors import InvalidInputError
+
 __all__ = ["isotonic", "monotone_llr"]
 
 
@@ -56,4 +58,6 @@ def monotone_llr(
         ll = float(np.sum(cx * np.log(fit) + cy * np.log1p(-fit)))
         if ll > best_ll:
             best, best_ll = fit, ll
-    return np.log(best) - np.log1p(-best) - prior  # type: ignore[arg-type]
+    if best is None:  # both log-likelihoods NaN: only from NaN counts
+        raise InvalidInputError(f"bin counts must be finite numbers, got {cx!r} and {cy!r}")
+    return np.log(best) - np.log1p(-best) - prior

@@ -446,7 +446,7 @@ def distinguish_pair(
         violated=violated,
         violation_margin=float(margins[worst_i]) if worst_i is not None else -math.inf,
         violation_epsilon=float(margin_eps[worst_i]) if worst_i is not None else math.nan,
-        violating=bounds[worst_i] if violated else None,
+        violating=bounds[worst_i] if violated and worst_i is not None else None,
         tradeoff=tradeoff,
         profile=tuple(profile),
         profile_violated=profile_violated,

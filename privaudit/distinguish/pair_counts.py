@@ -7,7 +7,7 @@ of the chunk size).  Private to the pair test.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 
@@ -80,12 +80,21 @@ def _count_test_split(
         return _count_chunk(search, tests, support_gap, check_gap, side, out, clock)
 
     for stream, side, data in ((0, "x", pair.x), (1, "y", pair.y)):
+
+        def draw(m: int, g: np.random.Generator, data: Any = data) -> np.ndarray:
+            return _draw(mechanism, data, m, g)
+
+        def consume(
+            out: np.ndarray, side: str = side
+        ) -> tuple[np.ndarray, np.ndarray, LossHistogram | None]:
+            return count_chunk(side, out)
+
         tally = stream_chunks(
-            lambda m, g, data=data: _draw(mechanism, data, m, g),
+            draw,
             sizes[side],
             root=root,
             stream=stream,
-            consume=lambda out, side=side: count_chunk(side, out),
+            consume=consume,
             rows_per_block=per_block,
             chunk_rows=chunk_rows,
             executor=executor,
@@ -138,11 +147,12 @@ def _count_chunk(
     if llr is not None:
         cache[id(llr)] = loss  # type: ignore[assignment]
     # outputs the other input's declared law can produce (for the support check)
-    possible = None
+    # True: every output is possible (no per-output mask needed)
+    possible: np.ndarray | Literal[True] | None = None
     if other_log is not None and check_gap:
         possible = ~np.isneginf(other_log)
         if possible.all():
-            possible = True  # type: ignore[assignment]
+            possible = True
     chunk_counts = np.zeros(len(events), dtype=np.int64)
     reached = np.zeros(len(events), dtype=bool)
     for i, event in enumerate(events):

@@ -9,7 +9,7 @@ profile and the power statement.  Private to the pair test, except
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 
@@ -23,6 +23,7 @@ from privaudit.statistics.epsilon_bounds import (
 from privaudit.statistics.pooled import pooled_bound
 from privaudit.statistics.power import detectable_epsilon
 from privaudit.statistics.rate_ratio import rate_ratio_lower_bound
+from spec.errors import AuditError
 
 from .pair_result import TradeoffPoint
 from .pair_stages import _Search, _Split, _Tests
@@ -32,6 +33,15 @@ __all__ = ["POWER_PROBABILITY"]
 
 #: Detection probability of the power statement.
 POWER_PROBABILITY = 0.9
+
+
+def _direction(direction: str) -> Literal["x_vs_y", "y_vs_x"]:
+    """A test direction as the results record it; anything else is an internal error."""
+    if direction == "x_vs_y":
+        return "x_vs_y"
+    if direction == "y_vs_x":
+        return "y_vs_x"
+    raise AuditError(f"unknown test direction {direction!r} (expected 'x_vs_y' or 'y_vs_x')")
 
 
 def _cp_lower_each(k: np.ndarray, n: list[int], alpha: np.ndarray) -> np.ndarray:
@@ -125,7 +135,7 @@ def _event_bounds(
         bounds.append(
             EventBound(
                 description=event.description,
-                direction=dirs[i],
+                direction=_direction(dirs[i]),
                 count_x=count_lo[i],
                 count_y=count_hi[i],
                 samples_x=size_lo[i],
@@ -163,7 +173,7 @@ def _event_bounds(
         other = "y" if dirs[i] == "x_vs_y" else "x"
         bounds[i] = EventBound(
             description=f"{events[i].description} + M({other}) in {events[j].description} (pooled)",
-            direction=dirs[i],
+            direction=_direction(dirs[i]),
             count_x=pb.count_lower,
             count_y=pb.count_upper,
             samples_x=total,
@@ -186,7 +196,7 @@ def _best_index(
     mismatch (ε = ∞ under the declared law) outranks any finite bound."""
     if not bounds:
         return None
-    key = np.lexsort((margins, [b.epsilon_lower_bound for b in bounds]))
+    key = np.lexsort((margins, np.asarray([b.epsilon_lower_bound for b in bounds])))
     best_i = int(key[-1])
     gaps = [
         i
@@ -279,7 +289,7 @@ def _profile(
                     delta_claimed=float(claimed[j]),
                     delta_lower_bound=float(lower[j]),
                     delta_estimate=float(estimate[j]),
-                    direction=direction,
+                    direction=_direction(direction),
                     alpha=per_point,
                 )
             )

@@ -182,13 +182,13 @@ class RareCandidate:
 # ----------------------------------------------------------------------------------------
 # search
 # ----------------------------------------------------------------------------------------
-def _poisson_tail(count: np.ndarray, mean: np.ndarray) -> np.ndarray:
+def _poisson_tail(count: np.ndarray | float, mean: np.ndarray | float) -> np.ndarray:
     """P[Poisson(mean) ≥ count]."""
     return stats.poisson.sf(np.asarray(count) - 1, np.maximum(np.asarray(mean), 1e-300))
 
 
 def _plugin_margin(
-    lower: np.ndarray, upper: np.ndarray, n_s: int, epsilon: float, delta: float
+    lower: np.ndarray | float, upper: np.ndarray | float, n_s: int, epsilon: float, delta: float
 ) -> np.ndarray:
     """count_lo − e^ε count_hi − δ n on the search split (positive: worth testing)."""
     return (
@@ -199,12 +199,12 @@ def _plugin_margin(
 
 
 def _z_margin(
-    lower: np.ndarray, upper: np.ndarray, n_s: int, epsilon: float, delta: float
+    lower: np.ndarray | float, upper: np.ndarray | float, n_s: int, epsilon: float, delta: float
 ) -> np.ndarray:
-    lower = np.asarray(lower, dtype=np.float64)
-    upper = np.asarray(upper, dtype=np.float64)
+    lo = np.asarray(lower, dtype=np.float64)
+    hi = np.asarray(upper, dtype=np.float64)
     e = math.exp(epsilon)
-    return _plugin_margin(lower, upper, n_s, epsilon, delta) / np.sqrt(lower + e * e * upper + 1.0)
+    return _plugin_margin(lo, hi, n_s, epsilon, delta) / np.sqrt(lo + e * e * hi + 1.0)
 
 
 def _continuous_law(spec: Any) -> Any:

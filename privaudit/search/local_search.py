@@ -413,8 +413,8 @@ def maximise_over_neighbours(
     listing = _small_neighbourhood(spec, xv, budget)
     if listing is not None:
         pairs = [verified_pair(spec, xv, y, "exhaustive") for y in listing]
-        for pair in pairs or [verified_pair(spec, xv, xv, "exhaustive")]:
-            evaluations.evaluate(pair)
+        for listed in pairs or [verified_pair(spec, xv, xv, "exhaustive")]:
+            evaluations.evaluate(listed)
         best = evaluations.ranked()[0]
         return NeighbourhoodMaximum(best, best.score, evaluations.used, True)
     for y in spec.relation.extreme_neighbours(xv, domain):

@@ -71,7 +71,7 @@ def _check_reach(reach: Any) -> None:
     if (
         isinstance(reach, bool)
         or not isinstance(reach, numbers.Real)
-        or not (math.isfinite(reach) and reach > 0)
+        or not (math.isfinite(reach) and float(reach) > 0)
     ):
         raise InvalidParameterError(
             f"unbounded_reach must be a finite number > 0 or None, got {reach!r}"
@@ -360,8 +360,8 @@ def _within_two_sided_ball(
     if size > radius:
         step = step * (radius / size)
     for _ in range(_REPAIR_HALVINGS):
-        y = np.clip(vx + step, lo, hi) + 0.0
-        candidate = y if isinstance(domain, VectorDomain) else y[0]
+        moved_vector = np.clip(vx + step, lo, hi) + 0.0
+        candidate = moved_vector if isinstance(domain, VectorDomain) else moved_vector[0]
         if relation.decide(x, candidate, domain):
             return candidate
         step = step / 2.0

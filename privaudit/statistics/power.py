@@ -91,6 +91,7 @@ class _Rejection:
             ky = np.arange(lo, hi + 1, dtype=np.int64)
             pmf = stats.binom.pmf(ky, n_y, p_y)
         self.exact = ky.size <= _NODES
+        weights: np.ndarray  # pmf, or its sums per node (bincount with weights: float64)
         if self.exact:
             nodes, weights = ky, pmf
         else:

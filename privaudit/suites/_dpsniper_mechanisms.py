@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import math
 from itertools import pairwise
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 
@@ -245,14 +245,14 @@ class NoisyHist2(NoisyHist1):
 
 
 class _DPSniperNoisyMax(NoisyMax):
-    _noise = "laplace"
-    _report = "index"
+    _noise: Literal["laplace", "exponential"] = "laplace"
+    _report: Literal["index", "value"] = "index"
 
     def __init__(self, epsilon: float = _EPS, *, length: int = 5, name: str | None = None) -> None:
         super().__init__(
             epsilon,
             noise=self._noise,
-            report=self._report,  # type: ignore[arg-type]
+            report=self._report,
             length=length,
             name=name or f"dpsniper.{type(self).__name__}",
             references=(DPSNIPER_2021,),

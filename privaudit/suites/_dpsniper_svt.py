@@ -31,7 +31,7 @@ component-wise neighbourhood, StatDP's ALL_DIFFER).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -245,6 +245,7 @@ class SparseVectorTechnique3(_SparseVector):
         rng: np.random.Generator,
     ) -> None:
         samples, queries = run.top_cells()  # release q_j + ν_j where the code is ⊤
+        noisy = cast(np.ndarray, noisy)  # this class's _compare (above) returns them
         run.put(
             samples,
             run.first_column + self.length + queries,

@@ -21,7 +21,7 @@ otherwise.  Code columns are categorical: compare them as exact values.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 import numpy.typing as npt
@@ -177,7 +177,7 @@ def query_spec(
     summary: str,
     references: Sequence[Reference],
     length: int,
-    norm: str,
+    norm: Literal["l1", "linf"],
     epsilon: float,
     noise: Any = None,
     output_dimension: int = 1,

@@ -213,7 +213,7 @@ def sparse_vector_runs(
         index = np.zeros(size, dtype=np.intp)
         for count, row in zip(counts, rows, strict=True):
             index *= count
-            index += row  # type: ignore[arg-type]
+            index += row  # type: ignore[arg-type]  # every table exists: no row is None
         combined = _combined_rows(tuple(keys), width)
         np.take(combined, index, axis=0, out=out, mode="clip")  # in range: clip is a no-op
     else:
@@ -222,8 +222,10 @@ def sparse_vector_runs(
             tables, rows, parts, keys, strict=True
         ):
             codes = (
-                svt_codes(above.T, cutoff) if table is None else np.take(table.rows, row, axis=0)
-            )  # type: ignore[arg-type]
+                svt_codes(above.T, cutoff)
+                if table is None or row is None  # both or neither
+                else np.take(table.rows, row, axis=0)
+            )
             out[:, first : first + n] = codes
     return tuple(
         SparseVectorRun(out, first, n, cutoff, row)

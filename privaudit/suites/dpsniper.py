@@ -31,6 +31,8 @@ from typing import Any
 import numpy as np
 
 from mechanisms import Mechanism
+from spec import ApproxDP, PureDP
+from spec.errors import InconsistentSpecError
 
 from ._base import BenchmarkCase
 from ._dpsniper_mechanisms import (
@@ -108,7 +110,7 @@ def dpsniper_patterns(
         x = np.clip(np.asarray(a1, dtype=np.float64), lo, hi)
         y = np.clip(np.asarray(a2, dtype=np.float64), lo, hi)
         if n == 1:
-            x, y = x[0], y[0]  # type: ignore[assignment]
+            x, y = x[0], y[0]
         pairs += [(x, y), (y, x)]
     return tuple(pairs)
 
@@ -132,11 +134,17 @@ def _case(
     results = {"dpsniper_lr": lr, "dpsniper_mlp": mlp}
     if statdp is not None:
         results["statdp"] = statdp
+    guarantee = mechanism.spec.guarantee
+    if not isinstance(guarantee, PureDP | ApproxDP):
+        raise InconsistentSpecError(
+            f"dpsniper.{name}: benchmark cases need a PureDP or ApproxDP claim, got "
+            f"{type(guarantee).__name__}"
+        )
     return BenchmarkCase(
         name=f"dpsniper.{name}",
         mechanism=mechanism,
         true_epsilon=true_epsilon,
-        claimed_epsilon=mechanism.spec.guarantee.epsilon,
+        claimed_epsilon=guarantee.epsilon,
         input_pairs=pairs,
         source=f"{_PAPER}; {_REPO}, {file} ({name}); parameters from "
         "dpsniper/experiments/exp_default.py",

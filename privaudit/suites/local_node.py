@@ -37,7 +37,8 @@ from estimators.lndp import (
     soft_threshold_mechanism,
 )
 from mechanisms import GaussianMechanism, declare_mechanism
-from spec import GraphDomain, LocalNodeRelation
+from spec import Gaussian, GraphDomain, LocalNodeRelation
+from spec.errors import InconsistentSpecError
 
 __all__ = [
     "global_threshold_soft_threshold",
@@ -54,10 +55,23 @@ def node_degrees(graph: Any) -> np.ndarray:
     return np.array([graph.degree(i) for i in range(graph.number_of_nodes())], dtype=float)
 
 
+def _gaussian_sigma(mechanism: Any) -> float:
+    """σ of a mechanism's declared Gaussian noise law."""
+    law = mechanism.noise_law
+    if not isinstance(law, Gaussian):
+        raise InconsistentSpecError(
+            f"{mechanism.spec.name}: expected Gaussian noise, got {type(law).__name__}"
+        )
+    return law.sigma
+
+
 def own_sensitivity_soft_threshold(n: int) -> tuple[Any, float]:
     """(Algorithm 1 at (0.9, 10⁻³), τ = 0..1, with σ for Δ = 1; that σ)."""
     honest = soft_threshold_mechanism(n, 0.9, 1e-3, 0, 1, calibration="classical")
-    sigma = honest.noise_law.sigma / honest.spec.global_sensitivity.value
+    sensitivity = honest.spec.global_sensitivity
+    if sensitivity is None:
+        raise InconsistentSpecError(f"{honest.spec.name}: declares no global sensitivity")
+    sigma = _gaussian_sigma(honest) / sensitivity.value
     mech = declare_mechanism(
         honest.spec,
         lambda g, size, rng: (
@@ -82,7 +96,7 @@ def own_sensitivity_laplace_edge_count(n: int, epsilon: float = 1.0) -> Any:
 def global_threshold_soft_threshold(n: int) -> Any:
     """Algorithm 1 at (0.9, 10⁻³) with τ1 = ⌊average degree⌋, τ2 = τ1 + 1 (not local)."""
     honest = soft_threshold_mechanism(n, 0.9, 1e-3, 0, 1, calibration="classical")
-    sigma = honest.noise_law.sigma
+    sigma = _gaussian_sigma(honest)
 
     def messages_mean(g: Any) -> np.ndarray:
         d = node_degrees(g)
@@ -116,7 +130,7 @@ def sampled_one_hot(n: int, bucket_width: int = 2) -> Any:
     honest = blurry_linear_mechanism(
         n, 0.9, 1e-3, bucket_width, np.eye(bucket_count(n, bucket_width)), calibration="classical"
     )
-    k, sigma = bucket_count(n, bucket_width), honest.noise_law.sigma
+    k, sigma = bucket_count(n, bucket_width), _gaussian_sigma(honest)
 
     def sampler(g: Any, size: int, rng: np.random.Generator) -> np.ndarray:
         j, r = blur_weights(node_degrees(g).astype(int), bucket_width)

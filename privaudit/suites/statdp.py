@@ -25,7 +25,6 @@ query streams): iSVT1 ∞, iSVT2 5ε₀/2, iSVT3 7ε₀/4, iSVT4 5ε₀/2.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
 from functools import lru_cache
 from typing import Any, Literal
 
@@ -69,6 +68,10 @@ _SVT_SETTINGS: dict[str, tuple[float, float | None, bool, bool]] = {
     "iSVT3": (4.0, 4.0 / 3.0, True, True),
     "iSVT4": (2.0, 2.0, True, True),
 }
+
+
+#: Input pairs of a family of cases (:func:`statdp_patterns`).
+_Pairs = tuple[tuple[np.ndarray, np.ndarray], ...]
 
 
 def statdp_patterns(length: int, all_differ: bool) -> tuple[tuple[np.ndarray, np.ndarray], ...]:
@@ -255,8 +258,10 @@ def _pattern_summaries(length: int, cutoff: int | None) -> tuple[np.ndarray, ...
     return columns
 
 
-def _noisy_max_cases(eps: float, pairs: Sequence[Any]) -> list[BenchmarkCase]:
-    specs = [
+def _noisy_max_cases(eps: float, pairs: _Pairs) -> list[BenchmarkCase]:
+    specs: list[
+        tuple[str, Literal["laplace", "exponential"], Literal["index", "value"], float, str]
+    ] = [
         (
             "noisy_max_v1a",
             "laplace",
@@ -313,7 +318,7 @@ def _noisy_max_cases(eps: float, pairs: Sequence[Any]) -> list[BenchmarkCase]:
             mechanism=NoisyMax(
                 eps,
                 noise=noise,
-                report=report,  # type: ignore[arg-type]
+                report=report,
                 name=f"statdp.{name}",
                 references=(_REPO,),
             ),
@@ -327,7 +332,7 @@ def _noisy_max_cases(eps: float, pairs: Sequence[Any]) -> list[BenchmarkCase]:
     ]
 
 
-def _histogram_cases(eps: float, pairs: Sequence[Any]) -> list[BenchmarkCase]:
+def _histogram_cases(eps: float, pairs: _Pairs) -> list[BenchmarkCase]:
     return [
         BenchmarkCase(
             name="statdp.histogram",
@@ -363,7 +368,7 @@ def _histogram_cases(eps: float, pairs: Sequence[Any]) -> list[BenchmarkCase]:
     ]
 
 
-def _svt_cases(eps: float, pairs: Sequence[Any]) -> list[BenchmarkCase]:
+def _svt_cases(eps: float, pairs: _Pairs) -> list[BenchmarkCase]:
     specs: list[tuple[Variant, float, float, str]] = [
         (
             "SVT",
