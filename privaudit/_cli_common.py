@@ -86,7 +86,7 @@ def _require_outputs(args: argparse.Namespace) -> Callable[..., Any] | None:
     """Fail before any audit runs if --plot or --html cannot be honoured."""
     if getattr(args, "plot", None):
         try:
-            import matplotlib  # noqa: F401
+            import matplotlib  # noqa: F401  # imported only to see that it is installed
         except ImportError:
             raise AuditError("--plot needs matplotlib: pip install 'privaudit[plot]'") from None
     if getattr(args, "html", None):

@@ -277,7 +277,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         if "privacy_audit" in getattr(item, "fixturenames", ()):
             item.add_marker(pytest.mark.privacy)
             audits += 1
-    config._privaudit_collected_audits = audits  # type: ignore[attr-defined]
+    # pytest's Config declares no attribute for a plugin's state; read back with getattr
+    config._privaudit_collected_audits = audits  # type: ignore[attr-defined]  # see above
 
 
 # -- seeds -----------------------------------------------------------------------------------

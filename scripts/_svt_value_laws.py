@@ -136,7 +136,7 @@ class _Threshold:
         return float(out.sum())
 
 
-def _laws(q_x: np.ndarray, q_y: np.ndarray, build) -> CellLaw:  # type: ignore[no-untyped-def]
+def _laws(q_x: np.ndarray, q_y: np.ndarray, build) -> CellLaw:
     (px, pat, val, names), (py, _, _, _) = build(q_x), build(q_y)
     return CellLaw(p_x=px, p_y=py, pattern=pat, value=val, names=names)
 
@@ -148,7 +148,7 @@ def codes_only_law(
     n = q_x.size
     pats = patterns(n, c)
 
-    def build(q: np.ndarray):  # type: ignore[no-untyped-def]
+    def build(q: np.ndarray):
         th = _Threshold(q, b_rho, b_nu, t)
         p = np.array([th.pattern_probability(p_, n, c) for p_ in pats])
         return (
@@ -195,7 +195,7 @@ def released_comparison_law(
     centre = 0.5 * (edges[1:] + edges[:-1])
     centre[0], centre[-1] = edges[1], edges[-2]
 
-    def build(q: np.ndarray):  # type: ignore[no-untyped-def]
+    def build(q: np.ndarray):
         th = _Threshold(q, b_rho, b_nu, t)
         mass, pat, val, names = [], [], [], []
         for i, p_ in enumerate(pats):
@@ -252,7 +252,7 @@ def fresh_value_law(
     centre = 0.5 * (edges[1:] + edges[:-1])
     centre[0], centre[-1] = edges[1], edges[-2]
 
-    def build(q: np.ndarray):  # type: ignore[no-untyped-def]
+    def build(q: np.ndarray):
         th = _Threshold(q, b_rho, b_nu, t)
         mass, pat, val, names = [], [], [], []
         for i, p_ in enumerate(pats):

@@ -13,20 +13,27 @@ from __future__ import annotations
 
 import argparse
 import time
+from typing import Any
 
-from mechanisms import FloatSafeGaussianMechanism, FloatSafeLaplaceMechanism, LaplaceMechanism
+from mechanisms import (
+    FloatSafeGaussianMechanism,
+    FloatSafeLaplaceMechanism,
+    LaplaceMechanism,
+    Mechanism,
+)
 from privaudit.checks import check_float_image
 from privaudit.pairs import verified_pair
 
 PAIRS = [(0.0, 1.0), (0.3, 1.3), (1000.0, 1001.0)]
 
 
-def _row(label: str, mech: object, x: float, y: float, samples: int, seed: int) -> str:
-    pair = verified_pair(mech.spec, x, y, "explicit")  # type: ignore[attr-defined]
+def _row(label: str, mech: Mechanism, x: float, y: float, samples: int, seed: int) -> str:
+    pair = verified_pair(mech.spec, x, y, "explicit")
     t0 = time.perf_counter()
-    out = check_float_image(mech, [pair], seed, samples=samples, strict=True)  # type: ignore[arg-type]
+    out = check_float_image(mech, [pair], seed, samples=samples, strict=True)
     secs = time.perf_counter() - t0
-    fwd, back = out.details["directions"]  # type: ignore[index]
+    directions: Any = out.details["directions"]  # JSON: one dict per direction
+    fwd, back = directions
     first = fwd["first_witness"] if fwd["first_witness"] is not None else back["first_witness"]
     shown = "—" if first is None else repr(first)
     return (

@@ -28,6 +28,7 @@ import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 from scipy import stats
@@ -302,7 +303,7 @@ def describe_product(three: CellLaw, four: CellLaw, event: OptimalEvent, top: in
     return f"Alg. 4 part: {alg4}; Alg. 3 part: {alg3}"
 
 
-def value_release_rows(sizes: tuple[int, ...] = (10**6, 10**7, 10**8)) -> list[dict[str, object]]:
+def value_release_rows(sizes: tuple[int, ...] = (10**6, 10**7, 10**8)) -> list[dict[str, Any]]:
     """Ceilings of the value-releasing sparse vectors: one row per case and level, with
     the optimal event at the middle size."""
     cases = {c.name.split(".", 1)[1]: c for c in dpsniper_cases()}
@@ -342,11 +343,11 @@ def value_release_table() -> str:
         "|---|---|---|---|---|---|---|---|",
     ]
     for r in value_release_rows():
-        ev: OptimalEvent = r["event"]  # type: ignore[assignment]
+        ev: OptimalEvent = r["event"]
         ratio = math.log(ev.p_a / ev.p_b) if ev.p_b > 0 else math.inf
         lines.append(
             f"| {r['mechanism']} | {r['pair']} | {r['lr']:g} | {r['level']:g} | "
-            + " | ".join(f"{v:.4f}" for v in r["bounds"])  # type: ignore[attr-defined]
+            + " | ".join(f"{v:.4f}" for v in r["bounds"])
             + f" | {ev.direction}, P = {ev.p_a:.3g}, ln ratio {ratio:.3f}; "
             f"{r['what']} |"
         )

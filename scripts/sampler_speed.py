@@ -21,18 +21,19 @@ import time
 import numpy as np
 from _exact_speed import exact_table
 
+from mechanisms import Mechanism
 from privaudit.suites import dpsniper_cases, statdp_cases
 
 
 def time_sampler(
-    mechanism: object, data: object, size: int, repeats: int
+    mechanism: Mechanism, data: object, size: int, repeats: int
 ) -> tuple[float, float, float]:
     """(min wall, median wall, min CPU) seconds of ``mechanism.sample(data, size, seed)``."""
-    mechanism.sample(data, 1000, rng=0)  # type: ignore[attr-defined]  # warm caches
+    mechanism.sample(data, 1000, rng=0)  # warm caches
     wall, cpu = [], []
     for seed in range(repeats):
         w0, c0 = time.perf_counter(), time.process_time()
-        mechanism.sample(data, size, rng=seed)  # type: ignore[attr-defined]
+        mechanism.sample(data, size, rng=seed)
         wall.append(time.perf_counter() - w0)
         cpu.append(time.process_time() - c0)
     return min(wall), float(np.median(wall)), min(cpu)

@@ -445,7 +445,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         reps = args.reps or 200
     level_ns, level_reps = ((50, 300), 20) if args.quick else (LEVEL_NS, 200)
     args.out.mkdir(parents=True, exist_ok=True)
-    say = lambda msg: print(msg, file=sys.stderr, flush=True)  # noqa: E731
+
+    def say(msg: str) -> None:
+        print(msg, file=sys.stderr, flush=True)
+
     levels, level_runtime = run_timed_without_utility_warnings(
         lambda: run_level_study(
             level_ns, level_reps, seed=args.seed, simulations=LEVEL_SIMULATIONS, progress=say

@@ -57,7 +57,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -300,7 +300,7 @@ def check_float_image(
     if missing_hooks(mechanism, ["statistic"]):
         return skipped(_NAME, "the float image needs the statistic hook")
     spec = mechanism.spec
-    law = spec.noise.law  # type: ignore[union-attr]
+    law = cast(AdditiveNoise, spec.noise).law  # float_image_applies (above) checked it
     gen = as_generator(rng)
     centre = {}
     used: list[CandidatePair] = []
@@ -371,7 +371,6 @@ def check_float_image(
         else "exact lattice"
     )
     if leak:
-        src, dst, pair = witness_pair  # type: ignore[misc]
         what = (
             f"floating-point leak: {worst_fraction:.3%} of the outputs of M(x) are floats "
             f"that M(y) cannot produce ({model} model), e.g. {witness_value!r}; "

@@ -45,6 +45,8 @@ from typing import cast
 import numpy as np
 from scipy import special
 
+from spec.errors import AuditError
+
 from .columns import (
     CATEGORICAL_VALUES,
     EXACT_VALUES,
@@ -108,7 +110,7 @@ def _combine(
     return k
 
 
-def _radix(coders: Sequence[ColumnCoder]) -> tuple[int, ...] | None:
+def _radix(coders: Sequence[ColumnCoder | AtomClass]) -> tuple[int, ...] | None:
     radix = tuple(c.size for c in coders)
     return radix if math.prod(radix) < 2**62 else None
 
@@ -180,8 +182,10 @@ class _GroupPlan:
         if self.cells is not None:
             number = digits[:, self.position] if self.powers is None else digits @ self.powers
             return self.cells[number.astype(np.intp)]
-        k = self.key(digits)  # type: ignore[misc]
-        for i, w in zip(self.others, self.multipliers, strict=True):  # type: ignore[arg-type]
+        if self.key is None or self.multipliers is None:
+            raise AuditError("a packed group plan needs either cells or a key and multipliers")
+        k = self.key(digits)
+        for i, w in zip(self.others, self.multipliers, strict=True):
             k += codes[(group.columns[i], id(group.coders[i]))] * w
         return group.lookup(k)
 
@@ -756,7 +760,7 @@ def _joint_group(part: tuple[_Member, ...], context: CellFit, smoothing: float) 
     )
     columns = tuple(m[0] for m in part)
     sub_coders = tuple(m[1] for m in part)
-    radix = _radix(sub_coders)  # type: ignore[arg-type]
+    radix = _radix(sub_coders)
     hash_ids = tuple(m[3] for m in part)
     keys_all = _combine([m[2] for m in part], hash_ids, radix)
     keys, table = _group_table(

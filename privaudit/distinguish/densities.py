@@ -357,7 +357,8 @@ def declared_llr(mechanism: Any, x: Any, y: Any) -> LogDensity | None:
 
     # the loss of additive Laplace noise has atoms (±Δ/b on whole half-lines), which the
     # rounding of LogLikelihoodRatio must merge; the other full-support laws have none
-    llr.has_atoms = isinstance(noise.law, Laplace)  # type: ignore[attr-defined]
+    # a flag on the function object, read back with getattr (pair.py, pair_choice.py)
+    llr.has_atoms = isinstance(noise.law, Laplace)  # type: ignore[attr-defined]  # see above
     return llr
 
 

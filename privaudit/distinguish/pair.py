@@ -688,9 +688,9 @@ def _bound_methods(
         search_cache: dict[str, dict[int, np.ndarray]] = {"x": {}, "y": {}}
         search_outputs = {"x": search.sx, "y": search.sy}
         for i, event in enumerate(events):
-            if i < n_planned:
-                p_lo_est[i] = plan.events[i].p_lower_side  # type: ignore[union-attr]
-                p_hi_est[i] = plan.events[i].p_upper_side  # type: ignore[union-attr]
+            if plan is not None and i < n_planned:
+                p_lo_est[i] = plan.events[i].p_lower_side
+                p_hi_est[i] = plan.events[i].p_upper_side
                 continue
             lo_side, hi_side = ("x", "y") if tests.dirs[i] == "x_vs_y" else ("y", "x")
             p_lo_est[i] = float(

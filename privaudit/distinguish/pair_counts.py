@@ -133,8 +133,8 @@ def _count_chunk(
     loss = other_log = None
     if densities is not None:
         try:
-            if direct is not None:
-                loss = llr(out)  # type: ignore[misc]
+            if direct is not None and llr is not None:  # llr is built on direct
+                loss = llr(out)
             else:
                 lpx, lpy = densities.log_p_x(out), densities.log_p_y(out)
                 loss = llr_from(lpx, lpy)
@@ -144,8 +144,8 @@ def _count_chunk(
             raise AuditError(f"the declared densities failed on test outputs: {err}") from err
     clock.tick("densities")
     cache: dict[int, np.ndarray] = {}
-    if llr is not None:
-        cache[id(llr)] = loss  # type: ignore[assignment]
+    if llr is not None and loss is not None:  # llr comes with the densities
+        cache[id(llr)] = loss
     # outputs the other input's declared law can produce (for the support check)
     # True: every output is possible (no per-output mask needed)
     possible: np.ndarray | Literal[True] | None = None
@@ -167,8 +167,8 @@ def _count_chunk(
     del cache
     clock.tick("event_tests")
     hist = None
-    if densities is not None:
-        hist = LossHistogram(tests.grid)  # type: ignore[arg-type]
-        hist.add(loss, weights)  # type: ignore[arg-type]
+    if densities is not None and tests.grid is not None and loss is not None:  # all or none
+        hist = LossHistogram(tests.grid)
+        hist.add(loss, weights)
         clock.tick("profile")
     return chunk_counts, reached, hist

@@ -50,6 +50,8 @@ from typing import Literal
 
 import numpy as np
 
+from spec.errors import InvalidParameterError
+
 from .cell_score import dependence_groups
 from .columns import (
     CATEGORICAL_VALUES,
@@ -163,7 +165,9 @@ class ReleasedValue:
         """The feature per row; ``read`` is :meth:`released` of ``outputs``, if at hand."""
         o, vals, released = read if read is not None else self.released(outputs)
         if self.how == "score":
-            out = np.asarray(self.score(o), dtype=np.float64).copy()  # type: ignore[misc]
+            if self.score is None:
+                raise InvalidParameterError("a released-value feature of how='score' needs a score")
+            out = np.asarray(self.score(o), dtype=np.float64).copy()
         else:
             fill = np.inf if self.how == "min" else -np.inf
             pick = np.minimum if self.how == "min" else np.maximum
@@ -183,6 +187,7 @@ class _Block:
     columns: tuple[int, ...]
     values: tuple[np.ndarray, ...] = field(repr=False)
     table: np.ndarray = field(repr=False)  # LLR per key; unseen keys score 0
+    _lookups: tuple[_CellLookup, ...] = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
         # each column's value lookup, built once (key() runs once per block of rows)
@@ -190,7 +195,7 @@ class _Block:
 
     def key(self, o: np.ndarray) -> np.ndarray:
         k = np.zeros(o.shape[0], dtype=np.int64)
-        for j, lookup in zip(self.columns, self._lookups, strict=True):  # type: ignore[attr-defined]
+        for j, lookup in zip(self.columns, self._lookups, strict=True):
             k *= lookup.values.size + 1
             k += lookup(np.asarray(o[:, j], dtype=np.float64))
         return k
@@ -202,7 +207,7 @@ class _Block:
         terms = []
         multiplier = 1
         decoded = lo + np.arange(base, dtype=np.float64)
-        for lookup in reversed(self._lookups):  # type: ignore[attr-defined]
+        for lookup in reversed(self._lookups):
             terms.append(lookup(decoded) * multiplier)
             multiplier *= lookup.values.size + 1
         return PackedSum.of(positions, terms[::-1], base, width)
@@ -250,7 +255,7 @@ class _PackedBlocks:
     def of(cls, blocks: tuple[_Block, ...]) -> _PackedBlocks | None:
         """``None`` unless every column's values are integers of one small range
         (:func:`~privaudit.distinguish.columns.digit_range`; sparse-vector codes)."""
-        lookups = [lk for b in blocks for lk in b._lookups]  # type: ignore[attr-defined]
+        lookups = [lk for b in blocks for lk in b._lookups]
         if not lookups or any(lk.table is None for lk in lookups):
             return None
         bounds = digit_range([lk.values[0] for lk in lookups], [lk.values[-1] for lk in lookups])

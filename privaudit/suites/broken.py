@@ -52,7 +52,7 @@ from spec import (
     Reference,
     SubstituteOne,
 )
-from spec.errors import InvalidParameterError
+from spec.errors import InconsistentSpecError, InvalidParameterError
 
 from ._base import BenchmarkCase
 
@@ -648,7 +648,10 @@ def control_cases() -> tuple[BenchmarkCase, ...]:
     ``mechanisms/randomized_response.py``).
     """
     gauss = GaussianMechanism(1.0, 1e-5, 1.0, name="control.gaussian_analytic")
-    sigma = gauss.spec.noise.law.sigma  # type: ignore[union-attr]
+    law = gauss.noise_law
+    if not isinstance(law, Gaussian):
+        raise InconsistentSpecError(f"{gauss.spec.name}: expected Gaussian noise, got {law!r}")
+    sigma = law.sigma
     gauss_true = epsilon_at_delta(sigma, 1e-5)
     source = "privaudit mechanisms/{}"
     return (

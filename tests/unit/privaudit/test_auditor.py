@@ -157,7 +157,7 @@ def test_smooth_sensitivity_mechanism_is_audited_on_its_smoothness_claims():
 
 def test_bad_arguments():
     with pytest.raises(AuditError):
-        audit(object())  # type: ignore[arg-type]
+        audit(object())  # type: ignore[arg-type]  # the wrong type is the test
     with pytest.raises(InvalidParameterError):
         audit(LaplaceMechanism(1.0, 1.0), config=FAST, confidence=1.0)
     with pytest.raises(InvalidParameterError):
@@ -186,7 +186,7 @@ def test_claimed_tradeoff_curve_is_the_dp_region():
 
 # ---- graphs: the same audit on edge- and node-neighbouring inputs --------------------------
 def _edge_count_mechanism(relation, declared: float, n: int = 7):
-    from spec import EdgeNeighbouring, GraphDomain  # noqa: F401
+    from spec import GraphDomain
 
     spec = MechanismSpec(
         name="noisy_edge_count",

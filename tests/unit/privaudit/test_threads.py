@@ -28,7 +28,7 @@ class _RecordingLaplace(LaplaceMechanism):
 
     seen: list[list[int]]
 
-    def sample(self, data, size, rng):  # type: ignore[override]
+    def sample(self, data, size, rng):  # type: ignore[override]  # same call, untyped test double
         self.seen.append(_blas_threads())
         return super().sample(data, size, rng)
 

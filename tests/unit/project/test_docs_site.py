@@ -94,8 +94,8 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> pathlib.Path:
         assert (path / "index.html").is_file(), f"PRIVAUDIT_DOCS_SITE={given} holds no built site"
         return path
     try:
-        import mkdocs  # noqa: F401
-        import mkdocstrings  # noqa: F401
+        import mkdocs  # noqa: F401  # imported only to see that it is installed
+        import mkdocstrings  # noqa: F401  # imported only to see that it is installed
     except ImportError:
         pytest.skip(
             "mkdocs is not installed (pip install -e '.[docs]'): the docs site is "

@@ -71,7 +71,10 @@ def test_bad_input_is_refused(kwargs):
 @settings(max_examples=60, deadline=None)
 @given(st.integers(0, 5000), st.integers(0, 5000), st.integers(1, 50))
 def test_monotone_in_the_counts(kx, ky, step):
-    f = lambda a, b: float(rate_ratio_lower_bound(a, b, 1e4, 1e4, alpha=0.05))  # noqa: E731
+
+    def f(a, b):
+        return float(rate_ratio_lower_bound(a, b, 1e4, 1e4, alpha=0.05))
+
     assert f(kx + step, ky) >= f(kx, ky)
     assert f(kx, ky + step) <= f(kx, ky)
     assert float(rate_ratio_epsilon_lower_bound(kx, ky, 1e4, 1e4, alpha=0.05)) >= 0.0

@@ -170,7 +170,7 @@ def test_case_checks_its_fields():
     broken = BenchmarkCase(**{**base, "true_epsilon": math.inf})
     assert not broken.is_private and broken.violation_ratio == math.inf
     with pytest.raises(TypeError):
-        broken.reference_results["x"] = 1.0  # type: ignore[index]
+        broken.reference_results["x"] = 1.0  # type: ignore[index]  # read-only on purpose
     with pytest.raises(InvalidParameterError):
         statdp_cases(0.0)
 
@@ -316,7 +316,7 @@ def test_rappor_bits_and_exact_epsilon():
     assert murmur3_32("", 1) == 1364076727
     for name in ("dpsniper.Rappor", "dpsniper.OneTimeRappor"):
         case = BY_NAME[name]
-        mech: Rappor = case.mechanism  # type: ignore[assignment]
+        mech: Rappor = case.mechanism  # type: ignore[assignment]  # these two cases are Rappor
         p0, p1 = mech.report_probabilities()
         bits = mech.bloom_bits(1)
         assert bits.nonzero()[0].tolist() == [3, 10, 13]
