@@ -107,7 +107,7 @@ def main(samples: int = 20_000, *, seed: int = 28, confidence: float = 0.95) -> 
     mechanism is flagged with probability at most ``1 − confidence``.
     """
     from privaudit import CI_STRENGTH, audit
-    from privaudit.reproducibility import check_generator_determinism
+    from privaudit.trust.reproducibility import check_generator_determinism
 
     mech = build_opendp_laplace()
     print(

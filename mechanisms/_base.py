@@ -135,7 +135,7 @@ class Mechanism(ABC):
         Returns an array of shape ``(length, alphabet)`` whose row ``c`` is the law of
         coordinate ``c`` of one release (the coordinates are independent given the
         input), as declared by a :class:`~spec.FiniteRandomizer` spec.  The auditor
-        computes the exact ε and δ(ε) from it (:mod:`privaudit.exact_audit`) and checks
+        computes the exact ε and δ(ε) from it (:mod:`privaudit.auditing.exact_audit`) and checks
         it against the sampler.
         """
         raise NotImplementedError(f"{type(self).__name__} does not expose its output law")
@@ -145,7 +145,7 @@ class Mechanism(ABC):
 
         A user-supplied model of the floating-point computation of a scalar additive
         mechanism (gray-box hook), for a sampler that the floating-point check
-        (:mod:`privaudit.checks.float_image`) does not model itself (any law other than
+        (:mod:`privaudit.auditing.checks.float_image`) does not model itself (any law other than
         numpy's ``Generator.laplace`` and the lattice laws, e.g. another library's
         Laplace).  Returns a boolean array of the shape of ``outputs``: True where the
         sampler can output the float exactly.  A False must be exact (the check reports

@@ -23,10 +23,10 @@ What the wrapper records and costs:
 * **Provenance.**  ``library="opendp"`` records the wrapped distribution's name and
   installed version (:func:`importlib.metadata.version`) in
   :attr:`ScalarSamplerMechanism.wrapped_distributions`; a certificate stores them and is
-  stale once the library is upgraded (:mod:`privaudit.certificates`).
+  stale once the library is upgraded (:mod:`privaudit.trust.certificates`).
 * **Randomness.**  ``release(x, rng)`` receives the audit's generator.  A library that
   draws from its own source ignores it; the audit is then not reproducible from its
-  seed.  ``certify`` detects this (:func:`privaudit.reproducibility.check_generator_determinism`:
+  seed.  ``certify`` detects this (:func:`privaudit.trust.reproducibility.check_generator_determinism`:
   same seed twice, different outputs), records ``reproducible = False`` and ``verify``
   compares the re-run by its verdict instead of bit for bit.
 * **Cost.**  One Python call per output: the wrapper's own overhead is about a

@@ -1,6 +1,6 @@
 import sys
 
-from privaudit.cli import main
+from privaudit.interfaces.cli import main
 
 if __name__ == "__main__":  # worker processes started by spawn re-import this module
     sys.exit(main())

@@ -5,7 +5,7 @@ Slow tier (``docs/ci_false_alarms.md``).  Two tables:
 1. **False alarms.**  Every correct control mechanism of :mod:`privaudit.suites.broken`
    (Laplace, analytic Gaussian, randomized response, discrete Laplace: true ε = claim) is
    audited at :data:`privaudit.CI_STRENGTH` with seeds ``0 … seeds − 1``, once through
-   the two-stage audit of :mod:`privaudit.confirmation` (the pytest plugin's default:
+   the two-stage audit of :mod:`privaudit.auditing.confirmation` (the pytest plugin's default:
    screen, then confirmation at level 0.01/50 on an independent stream with 4× the
    samples).  A *screen alarm* is a violation of the screen (what a test failed before
    the confirmation stage); a *failure* is a confirmed one (what fails a test now).  The
@@ -37,7 +37,7 @@ if str(ROOT) not in sys.path:  # run from a checkout: use its packages
     sys.path.insert(0, str(ROOT))
 
 from privaudit import CI_STRENGTH  # noqa: E402
-from privaudit.confirmation import ConfirmationPolicy, screened_audit  # noqa: E402
+from privaudit.auditing.confirmation import ConfirmationPolicy, screened_audit  # noqa: E402
 from privaudit.statistics import clopper_pearson  # noqa: E402
 from privaudit.suites import all_cases  # noqa: E402
 from privaudit.suites.broken import control_cases  # noqa: E402

@@ -1,7 +1,7 @@
 """A griffe extension for the API reference: Sphinx roles in docstrings become code spans.
 
 The docstrings are numpydoc, written for Sphinx: they cross-reference with roles such as
-``:func:`~privaudit.audit``` or ``:mod:`privaudit.distinguish.pair```.  mkdocstrings
+``:func:`~privaudit.audit``` or ``:mod:`privaudit.auditing.distinguish.pair```.  mkdocstrings
 renders docstrings as Markdown, where a role would show as the literal text ``:func:``
 before a code span.  This extension rewrites every role to the code span a Sphinx build
 would show: the target, or its last component after ``~``, or the explicit title of

@@ -14,7 +14,7 @@ from __future__ import annotations
 import pytest
 
 from privaudit import CI_STRENGTH
-from privaudit.confirmation import ConfirmationPolicy, screened_audit
+from privaudit.auditing.confirmation import ConfirmationPolicy, screened_audit
 from privaudit.suites import all_cases
 from privaudit.suites.broken import control_cases
 

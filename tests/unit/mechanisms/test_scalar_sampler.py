@@ -18,8 +18,8 @@ from mechanisms import (
     installed_versions,
 )
 from privaudit import CI_STRENGTH, audit
-from privaudit.checks import check_float_image, float_image_applies, float_image_unavailable
-from privaudit.pairs import verified_pair
+from privaudit.auditing.checks import check_float_image, float_image_applies, float_image_unavailable
+from privaudit.auditing.pairs import verified_pair
 from spec import (
     AdditiveNoise,
     ApproxDP,

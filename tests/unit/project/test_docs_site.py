@@ -184,7 +184,7 @@ def test_an_api_page_renders_the_docstrings(site, browser, tmp_path):
     assert page.title.strip().startswith("privaudit: the auditor"), page.title
     assert any(link.endswith("index.html") for link in page.nav_links), page.nav_links
     # the audit function, its numpydoc sections and its signature as a code block
-    assert {"privaudit.audit", "privaudit.AuditReport", "privaudit.registry"} <= page.ids
+    assert {"privaudit.audit", "privaudit.AuditReport", "privaudit.trust.registry"} <= page.ids
     assert any("audit(" in code for code in page.code_blocks), page.code_blocks[:5]
 
 

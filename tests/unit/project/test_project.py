@@ -26,7 +26,7 @@ FACADES = [
     "estimators.models",
     "estimators.ustatistics",
     "privaudit",
-    "privaudit.distinguish",
+    "privaudit.auditing.distinguish",
 ]
 
 
@@ -104,7 +104,7 @@ def test_importing_the_pytest_plugin_is_cheap():
     import sys
 
     code = (
-        "import sys, privaudit.pytest_plugin; print('numpy' in sys.modules, 'scipy' in sys.modules)"
+        "import sys, privaudit.interfaces.pytest_plugin; print('numpy' in sys.modules, 'scipy' in sys.modules)"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.split() == ["False", "False"]

@@ -111,7 +111,7 @@ def test_enumerated_neighbours_are_exactly_the_one_directional_ones():
 @FAST
 @given(st.data())
 def test_the_search_strategy_draws_one_directional_pairs(data):
-    from privaudit.search.strategies import neighbouring_pairs
+    from privaudit.auditing.search.strategies import neighbouring_pairs
 
     spec = MechanismSpec(
         name="monotone_select", input_domain=VectorDomain(element=RealInterval(), length=3),

@@ -14,7 +14,7 @@ import pytest
 
 from mechanisms import declare_mechanism
 from privaudit import CI_STRENGTH
-from privaudit.confirmation import ConfirmationPolicy, confirmation_seed, screened_audit
+from privaudit.auditing.confirmation import ConfirmationPolicy, confirmation_seed, screened_audit
 from spec import (
     AdditiveNoise,
     DatasetDomain,
@@ -93,7 +93,7 @@ def test_confirmation_seed_is_fixed_and_differs_from_the_screen():
 def test_a_screen_false_alarm_is_cleared_by_the_confirmation(monkeypatch):
     """Broken during the screen only (a stand-in for a chance violation): the independent
     confirmation on the correct code finds nothing, so the final verdict is no violation."""
-    from privaudit import auditor
+    from privaudit.auditing import auditor
 
     mechanism, sampler = _black_box("flips_after_screen", 0.4)
     original = auditor.audit
@@ -217,7 +217,7 @@ def test_the_failure_message_shows_both_stages(project):
 def test_an_unconfirmed_screen_alarm_passes_and_keeps_both_reports(project):
     project.makepyfile(
         test_flip="""
-        import privaudit.auditor as auditor
+        import privaudit.auditing.auditor as auditor
         from bbox import PAIRS, black_box
 
         def test_flip(privacy_audit, monkeypatch):

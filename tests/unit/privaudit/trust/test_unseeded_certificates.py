@@ -15,10 +15,11 @@ import numpy as np
 import pytest
 
 from mechanisms import from_scalar_sampler
-from privaudit import AuditConfig, certificates
-from privaudit.certificates import Certificate, certify
-from privaudit.reproducibility import check_generator_determinism
-from privaudit.verify import verify_certificate
+from privaudit import AuditConfig
+from privaudit.trust import certificates
+from privaudit.trust.certificates import Certificate, certify
+from privaudit.trust.reproducibility import check_generator_determinism
+from privaudit.trust.verify import verify_certificate
 from spec import (
     AdditiveNoise,
     GlobalSensitivity,
@@ -152,7 +153,7 @@ def build():
 
 
 def test_the_command_line_says_so_and_verify_accepts_the_certificate(tmp_path, capsys):
-    from privaudit.cli import main
+    from privaudit.interfaces.cli import main
 
     target = tmp_path / "library_mech.py"
     target.write_text(TARGET, encoding="utf-8")

@@ -1,0 +1,174 @@
+"""The test split of :func:`~privaudit.auditing.distinguish.pair.distinguish_pair`: outputs drawn
+and checked (``_draw``), then drawn in seeded blocks and counted chunk by chunk
+(``_count_test_split``, ``_count_chunk``): every event's count, the declared support check
+and the per-side loss histograms (:mod:`privaudit.execution.streaming` makes the counts independent
+of the chunk size).  Private to the pair test.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+import numpy as np
+
+from privaudit.auditing.pairs import CandidatePair
+from privaudit.execution.streaming import Executor, StreamProgress, block_rows, root_seed, stream_chunks
+from spec.errors import AuditError, PrivauditError
+
+from .events import event_mask, llr_from
+from .pair_stages import _Search, _Split, _Stopwatch, _Tests
+from .privacy_loss import LossHistogram
+from .rows import distinct_outputs as _distinct_outputs
+
+__all__: list[str] = []
+
+
+def _draw(mechanism: Any, data: Any, total: int, gen: np.random.Generator) -> np.ndarray:
+    out = np.asarray(mechanism.sample(data, total, gen))
+    if out.ndim == 2 and out.shape[1] == 1:
+        out = out[:, 0]
+    if out.ndim not in (1, 2) or out.shape[0] != total:
+        raise AuditError(
+            f"{mechanism!r} returned outputs of shape {out.shape}; expected "
+            f"({total},) or ({total}, d)"
+        )
+    if out.dtype.kind not in "biuf":
+        raise AuditError(f"{mechanism!r} returned non-numeric outputs (dtype {out.dtype})")
+    return out
+
+
+def _count_test_split(
+    mechanism: Any,
+    pair: CandidatePair,
+    search: _Search,
+    tests: _Tests,
+    *,
+    samples: int,
+    poisson: bool,
+    gen: np.random.Generator,
+    chunk_rows: int | None,
+    executor: Executor | None,
+    progress: StreamProgress | None,
+    clock: _Stopwatch,
+) -> _Split:
+    """Draw the test split in chunks and count every event on it (and fill the loss
+    histograms of ``tests``)."""
+    n, events, histograms = samples, tests.events, tests.histograms
+    sizes = {"x": n, "y": n}
+    if poisson:
+        drawn_sizes = gen.poisson(float(n), size=2)
+        sizes = {"x": int(drawn_sizes[0]), "y": int(drawn_sizes[1])}
+    sx = search.sx
+    width = int(np.prod(np.shape(sx)[1:])) if np.ndim(sx) > 1 else 1
+    # the test split is drawn in fixed blocks, each from its own SeedSequence child of
+    # one root drawn here, so that the counts do not depend on the chunk size
+    # (privaudit.execution.streaming)
+    root = root_seed(gen)
+    per_block = block_rows(width)
+    counts = {
+        "x": np.zeros(len(events), dtype=np.int64),
+        "y": np.zeros(len(events), dtype=np.int64),
+    }
+    # infinite evidence: every in-event output of the lower-bounded side has declared
+    # probability 0 under the other input
+    support_gap = np.full(len(events), search.direct is None and search.densities is not None)
+    check_gap = bool(support_gap.any())
+
+    def count_chunk(
+        side: str, out: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray, LossHistogram | None]:
+        return _count_chunk(search, tests, support_gap, check_gap, side, out, clock)
+
+    for stream, side, data in ((0, "x", pair.x), (1, "y", pair.y)):
+
+        def draw(m: int, g: np.random.Generator, data: Any = data) -> np.ndarray:
+            return _draw(mechanism, data, m, g)
+
+        def consume(
+            out: np.ndarray, side: str = side
+        ) -> tuple[np.ndarray, np.ndarray, LossHistogram | None]:
+            return count_chunk(side, out)
+
+        tally = stream_chunks(
+            draw,
+            sizes[side],
+            root=root,
+            stream=stream,
+            consume=consume,
+            rows_per_block=per_block,
+            chunk_rows=chunk_rows,
+            executor=executor,
+            progress=progress,
+        )
+        for chunk_counts, reached, hist in tally:
+            counts[side] += chunk_counts
+            support_gap &= ~reached
+            if hist is not None:
+                histograms[side].merge(hist)
+    for i, (how, k_lattice) in tests.from_histogram.items():
+        for side in "xy":
+            hist = histograms[side]
+            counts[side][i] = (
+                hist.count_at_least(k_lattice) if how == "ge" else hist.count_below(k_lattice)
+            )
+    return _Split(sizes=sizes, counts=counts, support_gap=support_gap)
+
+
+def _count_chunk(
+    search: _Search,
+    tests: _Tests,
+    support_gap: np.ndarray,
+    check_gap: bool,
+    side: str,
+    out: np.ndarray,
+    clock: _Stopwatch,
+) -> tuple[np.ndarray, np.ndarray, LossHistogram | None]:
+    """Counts of the events, support hits and loss histogram of one chunk of ``side``."""
+    densities, direct, llr = search.densities, search.direct, search.llr
+    events, dirs = tests.events, tests.dirs
+    clock.tick("sampling")
+    # small-range integer outputs (values or rows): one bincount, then everything
+    # on the distinct outputs
+    out, weights = _distinct_outputs(out)
+    loss = other_log = None
+    if densities is not None:
+        try:
+            if direct is not None and llr is not None:  # llr is built on direct
+                loss = llr(out)
+            else:
+                lpx, lpy = densities.log_p_x(out), densities.log_p_y(out)
+                loss = llr_from(lpx, lpy)
+                other_log = lpy if side == "x" else lpx
+                del lpx, lpy
+        except (PrivauditError, ValueError, TypeError, IndexError) as err:
+            raise AuditError(f"the declared densities failed on test outputs: {err}") from err
+    clock.tick("densities")
+    cache: dict[int, np.ndarray] = {}
+    if llr is not None and loss is not None:  # llr comes with the densities
+        cache[id(llr)] = loss
+    # outputs the other input's declared law can produce (for the support check)
+    # True: every output is possible (no per-output mask needed)
+    possible: np.ndarray | Literal[True] | None = None
+    if other_log is not None and check_gap:
+        possible = ~np.isneginf(other_log)
+        if possible.all():
+            possible = True
+    chunk_counts = np.zeros(len(events), dtype=np.int64)
+    reached = np.zeros(len(events), dtype=bool)
+    for i, event in enumerate(events):
+        if i in tests.from_histogram:
+            continue
+        hit = event_mask(event, out, cache)
+        c = int(np.count_nonzero(hit)) if weights is None else int(weights[hit].sum())
+        chunk_counts[i] = c
+        lo_side = "x" if dirs[i] == "x_vs_y" else "y"
+        if possible is not None and side == lo_side and support_gap[i] and c:
+            reached[i] = True if possible is True else bool(np.any(hit & possible))
+    del cache
+    clock.tick("event_tests")
+    hist = None
+    if densities is not None and tests.grid is not None and loss is not None:  # all or none
+        hist = LossHistogram(tests.grid)
+        hist.add(loss, weights)
+        clock.tick("profile")
+    return chunk_counts, reached, hist
