@@ -24,8 +24,9 @@ def test_pld_100_laplace_epsilon(benchmark):
 
 
 def test_pld_heterogeneous_epsilon(benchmark):
-    eps = benchmark(lambda: PLDAccountant().compose(LAPLACE, 50).compose(GAUSSIAN, 50)
-                    .epsilon(1e-5))
+    eps = benchmark(
+        lambda: PLDAccountant().compose(LAPLACE, 50).compose(GAUSSIAN, 50).epsilon(1e-5)
+    )
     assert eps > 0
 
 

@@ -46,8 +46,9 @@ def _batches(name: str) -> list[tuple[Any, int]]:
 @pytest.mark.parametrize("name", list(CASES))
 def test_audit_cost(benchmark, name):
     mechanism: Mechanism = CASES[name]()
-    report = benchmark.pedantic(audit, args=(mechanism,), kwargs={"config": CONFIG},
-                                rounds=5, iterations=1, warmup_rounds=1)
+    report = benchmark.pedantic(
+        audit, args=(mechanism,), kwargs={"config": CONFIG}, rounds=5, iterations=1, warmup_rounds=1
+    )
     assert report.verdict == "no_violation"
     benchmark.extra_info["outputs_drawn"] = sum(size for _, size in _batches(name))
 

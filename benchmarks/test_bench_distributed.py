@@ -31,15 +31,23 @@ CASE = next(c for c in dpsniper_cases() if c.name.endswith(".SVT34Parallel"))
 PAIR = verified_pair(CASE.mechanism.spec, *CASE.input_pairs[0], "explicit")
 
 
-@pytest.fixture(scope="module", params=["serial", 1, 2],
-                ids=["serial", "dask_1_worker", "dask_2_workers"])
+@pytest.fixture(
+    scope="module", params=["serial", 1, 2], ids=["serial", "dask_1_worker", "dask_2_workers"]
+)
 def executor(request):
     if request.param == "serial":
         yield SerialExecutor()
         return
     with DaskExecutor(n_workers=request.param, processes=True) as ex:
-        distinguish_pair(CASE.mechanism, PAIR, samples=20_000, search_samples=1_000, rng=0,
-                  alpha=0.05, executor=ex)                    # warm-up: workers import
+        distinguish_pair(
+            CASE.mechanism,
+            PAIR,
+            samples=20_000,
+            search_samples=1_000,
+            rng=0,
+            alpha=0.05,
+            executor=ex,
+        )  # warm-up: workers import
         yield ex
 
 
@@ -48,8 +56,15 @@ def test_svt34_test_split(benchmark, executor):
 
     def run() -> Any:
         timed = TimedExecutor(executor)
-        result = distinguish_pair(CASE.mechanism, PAIR, samples=SAMPLES, search_samples=5_000,
-                           rng=0, alpha=0.05, executor=timed)
+        result = distinguish_pair(
+            CASE.mechanism,
+            PAIR,
+            samples=SAMPLES,
+            search_samples=5_000,
+            rng=0,
+            alpha=0.05,
+            executor=timed,
+        )
         split_seconds.append(timed.seconds)
         return result
 
@@ -57,4 +72,4 @@ def test_svt34_test_split(benchmark, executor):
     benchmark.extra_info["test_split_seconds_min"] = min(split_seconds)
     benchmark.extra_info["epsilon_lower_bound"] = result.epsilon_lower_bound
     benchmark.extra_info["test_sizes"] = list(result.test_sizes)
-    assert result.test_sizes[0] > SAMPLES // 2          # Poisson(2¹⁹): never below half
+    assert result.test_sizes[0] > SAMPLES // 2  # Poisson(2¹⁹): never below half

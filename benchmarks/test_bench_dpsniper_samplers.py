@@ -24,8 +24,9 @@ def test_dpsniper_sampler_throughput(benchmark, name):
     case = CASES[name]
     x = case.input_pairs[0][0]
     rng = np.random.default_rng(2024)
-    out = benchmark.pedantic(case.mechanism.sample, args=(x, N, rng), rounds=3,
-                             iterations=1, warmup_rounds=1)
+    out = benchmark.pedantic(
+        case.mechanism.sample, args=(x, N, rng), rounds=3, iterations=1, warmup_rounds=1
+    )
     d = case.spec.output_dimension
     assert out.shape == ((N,) if d == 1 else (N, d))
     benchmark.extra_info["outputs_per_second"] = N / benchmark.stats.stats.mean

@@ -32,26 +32,43 @@ N_OPENDP = 100_000
 CASES = {
     "exact_discrete_laplace_scale1": (lambda g: DiscreteLaplace(scale=1.0).sample_exact(g, N), N),
     "exact_discrete_laplace_scale100": (
-        lambda g: DiscreteLaplace(scale=100.0).sample_exact(g, N), N),
+        lambda g: DiscreteLaplace(scale=100.0).sample_exact(g, N),
+        N,
+    ),
     "exact_discrete_gaussian_sigma3.73": (
-        lambda g: DiscreteGaussian(sigma=3.73).sample_exact(g, N), N),
+        lambda g: DiscreteGaussian(sigma=3.73).sample_exact(g, N),
+        N,
+    ),
     "exact_discrete_gaussian_sigma100": (
-        lambda g: DiscreteGaussian(sigma=100.0).sample_exact(g, N), N),
+        lambda g: DiscreteGaussian(sigma=100.0).sample_exact(g, N),
+        N,
+    ),
     "numpy_laplace": (lambda g: g.laplace(0.0, 1.0, N), N),
     "numpy_normal": (lambda g: g.normal(0.0, 3.73, N), N),
     "scalar_cks20_discrete_laplace": (
         lambda g: [scalar_reference._discrete_laplace_exact(g, 1, 1) for _ in range(N_SCALAR)],
-        N_SCALAR),
+        N_SCALAR,
+    ),
     "scalar_cks20_discrete_gaussian": (
-        lambda g: [scalar_reference._discrete_gaussian_exact(g, Fraction(3.73) ** 2)
-                   for _ in range(N_SCALAR)], N_SCALAR),
+        lambda g: [
+            scalar_reference._discrete_gaussian_exact(g, Fraction(3.73) ** 2)
+            for _ in range(N_SCALAR)
+        ],
+        N_SCALAR,
+    ),
     "laplace_mechanism_idealized": (lambda g: LaplaceMechanism(1.0, 1.0).sample(0.3, N, g), N),
     "laplace_mechanism_float_safe": (
-        lambda g: FloatSafeLaplaceMechanism(1.0, 1.0).sample(0.3, N, g), N),
+        lambda g: FloatSafeLaplaceMechanism(1.0, 1.0).sample(0.3, N, g),
+        N,
+    ),
     "gaussian_mechanism_idealized": (
-        lambda g: GaussianMechanism(1.0, 1e-5, 1.0).sample(0.3, N, g), N),
+        lambda g: GaussianMechanism(1.0, 1e-5, 1.0).sample(0.3, N, g),
+        N,
+    ),
     "gaussian_mechanism_float_safe": (
-        lambda g: FloatSafeGaussianMechanism(1.0, 1e-5, 1.0).sample(0.3, N, g), N),
+        lambda g: FloatSafeGaussianMechanism(1.0, 1e-5, 1.0).sample(0.3, N, g),
+        N,
+    ),
 }
 
 
@@ -69,13 +86,15 @@ def _opendp_measurements():
     ints = dp.vector_domain(dp.atom_domain(T=int))
     return {
         "opendp_discrete_laplace_scale1": dp.m.make_laplace(ints, dp.l1_distance(T=int), scale=1.0),
-        "opendp_discrete_gaussian_sigma3.73": dp.m.make_gaussian(ints, dp.l2_distance(T=int),
-                                                                 scale=3.73),
+        "opendp_discrete_gaussian_sigma3.73": dp.m.make_gaussian(
+            ints, dp.l2_distance(T=int), scale=3.73
+        ),
     }
 
 
-@pytest.mark.parametrize("name", ["opendp_discrete_laplace_scale1",
-                                  "opendp_discrete_gaussian_sigma3.73"])
+@pytest.mark.parametrize(
+    "name", ["opendp_discrete_laplace_scale1", "opendp_discrete_gaussian_sigma3.73"]
+)
 def test_opendp_sampler_throughput(benchmark, name):
     meas = _opendp_measurements()[name]
     zeros = [0] * N_OPENDP

@@ -21,13 +21,19 @@ N_NODES = 2_000
 @pytest.fixture(scope="module")
 def rgg():
     """The benchmark graph: n = 2,000, radius n^(-1/4), seed 0."""
-    return random_geometric_graph(N_NODES, N_NODES ** -0.25, rng=0)
+    return random_geometric_graph(N_NODES, N_NODES**-0.25, rng=0)
 
 
-@pytest.mark.parametrize("kwargs", [{}, {"r_max": N_NODES ** -0.25},
-                                    {"r_max": N_NODES ** -0.25, "alpha": 0.9},
-                                    {"method": "coinpress"}],
-                         ids=["coarse_xi", "public_r_max", "one_chunk", "coinpress"])
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        {},
+        {"r_max": N_NODES**-0.25},
+        {"r_max": N_NODES**-0.25, "alpha": 0.9},
+        {"method": "coinpress"},
+    ],
+    ids=["coarse_xi", "public_r_max", "one_chunk", "coinpress"],
+)
 def test_private_triangle_density_end_to_end(benchmark, rgg, kwargs):
     graph = rgg.to_networkx()
     result = benchmark(private_triangle_density, graph, 1.0, rng=1, **kwargs)

@@ -30,8 +30,9 @@ def test_random_geometric_graph_sampling(benchmark, expected_degree):
     radius = _radius(expected_degree)
     rng = np.random.default_rng(0)
     graph = benchmark(random_geometric_graph, N, radius, rng)
-    benchmark.extra_info.update(n=N, radius=radius, edges=graph.n_edges,
-                                mean_degree=float(graph.degrees.mean()))
+    benchmark.extra_info.update(
+        n=N, radius=radius, edges=graph.n_edges, mean_degree=float(graph.degrees.mean())
+    )
     assert graph.n_nodes == N
 
 
@@ -45,7 +46,6 @@ def test_adjacency_validation_of_a_sparse_input(benchmark):
 def test_adjacency_conversion_of_a_networkx_graph(benchmark):
     graph = random_geometric_graph(N, _radius(10), 2)
     as_networkx = graph.to_networkx()
-    matrix = benchmark.pedantic(adjacency_matrix, args=(as_networkx, N), rounds=3,
-                                iterations=1)
+    matrix = benchmark.pedantic(adjacency_matrix, args=(as_networkx, N), rounds=3, iterations=1)
     benchmark.extra_info.update(n=N, edges=graph.n_edges)
     assert matrix.nnz == 2 * graph.n_edges

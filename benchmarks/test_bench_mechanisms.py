@@ -61,8 +61,11 @@ CASES: dict[str, tuple[Callable[[], Mechanism], object, Callable]] = {
     "laplace": (lambda: LaplaceMechanism(1.0, 1.0), 0.5, _raw_laplace),
     "gaussian": (lambda: GaussianMechanism(1.0, 1e-5, 1.0), 0.5, _raw_gaussian),
     "discrete_laplace": (lambda: DiscreteLaplaceMechanism(1.0, 1), 7, _raw_discrete_laplace),
-    "smooth_inverse_quartic": (lambda: smooth_median_mechanism(101, 0.0, 1.0, 1.0),
-                               MEDIAN_INPUT, _raw_inverse_quartic),
+    "smooth_inverse_quartic": (
+        lambda: smooth_median_mechanism(101, 0.0, 1.0, 1.0),
+        MEDIAN_INPUT,
+        _raw_inverse_quartic,
+    ),
 }
 
 
@@ -108,5 +111,7 @@ def test_overhead_ratio_report(name, record_property):
     ratio = t_mech / t_raw
     record_property("ratio", ratio)
     # Reported, not asserted: wall-clock ratios are measurements, never test outcomes.
-    print(f"\n{name}: mechanism {t_mech * 1e3:.1f} ms, raw numpy {t_raw * 1e3:.1f} ms, "
-          f"ratio {ratio:.2f} (target < {TARGET_RATIO})")
+    print(
+        f"\n{name}: mechanism {t_mech * 1e3:.1f} ms, raw numpy {t_raw * 1e3:.1f} ms, "
+        f"ratio {ratio:.2f} (target < {TARGET_RATIO})"
+    )

@@ -35,20 +35,29 @@ def _unchunked() -> int:
 
 def _chunked(chunk_rows: int | None) -> int:
     root = np.random.SeedSequence(0)
-    return sum(stream_chunks(lambda m, g: MECHANISM.sample(0.0, m, g), N, root=root,
-                             stream=0, consume=_count, rows_per_block=block_rows(1),
-                             chunk_rows=chunk_rows))
+    return sum(
+        stream_chunks(
+            lambda m, g: MECHANISM.sample(0.0, m, g),
+            N,
+            root=root,
+            stream=0,
+            consume=_count,
+            rows_per_block=block_rows(1),
+            chunk_rows=chunk_rows,
+        )
+    )
 
 
 def test_unchunked(benchmark):
     count = benchmark.pedantic(_unchunked, rounds=5, iterations=1, warmup_rounds=1)
     benchmark.extra_info["count"] = count
-    assert 0.25 * N < count < 0.35 * N          # P[Lap(0, 1) ≥ 0.5] = e^{-1/2}/2 ≈ 0.303
+    assert 0.25 * N < count < 0.35 * N  # P[Lap(0, 1) ≥ 0.5] = e^{-1/2}/2 ≈ 0.303
 
 
 @pytest.mark.parametrize("chunk_rows", [None, 64 * block_rows(1)], ids=["default", "64_blocks"])
 def test_chunked(benchmark, chunk_rows):
-    count = benchmark.pedantic(_chunked, args=(chunk_rows,), rounds=5, iterations=1,
-                               warmup_rounds=1)
+    count = benchmark.pedantic(
+        _chunked, args=(chunk_rows,), rounds=5, iterations=1, warmup_rounds=1
+    )
     benchmark.extra_info["count"] = count
     assert count == _chunked(None if chunk_rows else 64 * block_rows(1))

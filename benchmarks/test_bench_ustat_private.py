@@ -32,8 +32,9 @@ def _half_squared_difference(data: np.ndarray, tuples: np.ndarray) -> np.ndarray
 
 
 #: The variance kernel without its closed form: the exact sums enumerate all C(n, 2) pairs.
-GENERIC = Kernel("variance_without_fast_path", 2, _half_squared_difference, 0.0, 0.5,
-                 domain=KERNEL.domain)
+GENERIC = Kernel(
+    "variance_without_fast_path", 2, _half_squared_difference, 0.0, 0.5, domain=KERNEL.domain
+)
 
 
 @pytest.fixture(scope="module")
@@ -61,18 +62,23 @@ def test_algorithm_one_with_down_weighted_records(benchmark, with_outliers):
 
 
 def test_algorithm_one_paper_mode(benchmark, uniform):
-    result = benchmark(private_mean_local_hajek, uniform, KERNEL, 10.0, xi=0.1,
-                       sensitivity_mode="paper", rng=0)
+    result = benchmark(
+        private_mean_local_hajek, uniform, KERNEL, 10.0, xi=0.1, sensitivity_mode="paper", rng=0
+    )
     assert result.spec.proof_status == "unproven"
 
 
 def test_wrapper_one_of_algorithm_one(benchmark, uniform):
-    result = benchmark(private_median_of_means, uniform, KERNEL, 1.0, alpha=0.05, xi=0.1,
-                       rng=0)
+    result = benchmark(private_median_of_means, uniform, KERNEL, 1.0, alpha=0.05, xi=0.1, rng=0)
     assert result.chunks == 25 and np.isfinite(result.estimate)
 
 
 def test_algorithm_one_generic_kernel_without_fast_path(benchmark, uniform):
-    result = benchmark.pedantic(private_mean_local_hajek, args=(uniform, GENERIC, 1.0),
-                                kwargs={"xi": 0.1, "rng": 0}, rounds=3, iterations=1)
+    result = benchmark.pedantic(
+        private_mean_local_hajek,
+        args=(uniform, GENERIC, 1.0),
+        kwargs={"xi": 0.1, "rng": 0},
+        rounds=3,
+        iterations=1,
+    )
     assert abs(result.u_statistic - np.var(uniform, ddof=1)) < 1e-9

@@ -50,8 +50,13 @@ def sample() -> np.ndarray:
 
 def test_projections_k2_n10000_blocked(benchmark, sample):
     kernel = variance_kernel(0, 1)
-    result = benchmark.pedantic(local_hajek_projections, args=(sample, kernel),
-                                kwargs={"method": "blocked"}, rounds=3, iterations=1)
+    result = benchmark.pedantic(
+        local_hajek_projections,
+        args=(sample, kernel),
+        kwargs={"method": "blocked"},
+        rounds=3,
+        iterations=1,
+    )
     assert result.method == "blocked"
     assert result.u_statistic == pytest.approx(np.var(sample, ddof=1), rel=1e-10)
 
@@ -62,7 +67,10 @@ FAST_CASES = {
     "kendall": (kendall_tau_kernel(), lambda rng: np.round(rng.normal(size=(N_LARGE, 2)), 2)),
     "wilcoxon": (wilcoxon_signed_rank_kernel(), lambda rng: rng.normal(size=N_LARGE)),
     "collision": (collision_kernel(), lambda rng: rng.integers(0, 100, N_LARGE)),
-    "auc": (auc_kernel(), lambda rng: np.column_stack([rng.normal(size=N_LARGE), rng.integers(0, 2, N_LARGE)])),
+    "auc": (
+        auc_kernel(),
+        lambda rng: np.column_stack([rng.normal(size=N_LARGE), rng.integers(0, 2, N_LARGE)]),
+    ),
 }
 
 
@@ -77,11 +85,13 @@ def test_projections_k2_n10000_fast(benchmark, name):
 
 def test_python_double_loop_n2000(benchmark, sample):
     values = sample[:N_LOOP].tolist()
-    projections = benchmark.pedantic(python_double_loop_inline, args=(values,), rounds=1,
-                                     iterations=1)
+    projections = benchmark.pedantic(
+        python_double_loop_inline, args=(values,), rounds=1, iterations=1
+    )
     # for k = 2 the mean of the ĥ(i) is U_n, here the unbiased sample variance
-    assert math.fsum(projections) / N_LOOP == pytest.approx(np.var(sample[:N_LOOP], ddof=1),
-                                                            rel=1e-9)
+    assert math.fsum(projections) / N_LOOP == pytest.approx(
+        np.var(sample[:N_LOOP], ddof=1), rel=1e-9
+    )
 
 
 def test_blocked_path_n2000(benchmark, sample):
@@ -93,7 +103,7 @@ def test_blocked_path_n2000(benchmark, sample):
 @pytest.fixture(scope="module")
 def rgg() -> tuple[np.ndarray, float]:
     points = sample_sphere_points(N_GRAPH, np.random.default_rng(2))
-    return points, N_GRAPH ** -0.25  # expected degree ≈ n·r²/4 ≈ 11
+    return points, N_GRAPH**-0.25  # expected degree ≈ n·r²/4 ≈ 11
 
 
 def test_triangle_projections_from_adjacency_n2000(benchmark, rgg):
@@ -101,8 +111,9 @@ def test_triangle_projections_from_adjacency_n2000(benchmark, rgg):
     adjacency = adjacency_from_points(points, radius)
     result = benchmark(local_hajek_projections, adjacency, adjacency_triangle_kernel())
     triangles = nx.triangles(nx.from_scipy_sparse_array(adjacency))
-    np.testing.assert_allclose(result.projections * math.comb(N_GRAPH - 1, 2),
-                               [triangles[i] for i in range(N_GRAPH)])
+    np.testing.assert_allclose(
+        result.projections * math.comb(N_GRAPH - 1, 2), [triangles[i] for i in range(N_GRAPH)]
+    )
 
 
 def test_triangle_projections_from_points_n2000(benchmark, rgg):

@@ -31,12 +31,19 @@ def dp_accounting_subsampled(relation: str = "add_remove_one") -> float:
     import dp_accounting
     from dp_accounting import NeighboringRelation
 
-    event = dp_accounting.ComposedDpEvent([
-        dp_accounting.SelfComposedDpEvent(
-            dp_accounting.PoissonSampledDpEvent(0.01, dp_accounting.GaussianDpEvent(1.0)), 100),
-        dp_accounting.SelfComposedDpEvent(dp_accounting.GaussianDpEvent(20.0), 10)])
-    neighbours = (NeighboringRelation.ADD_OR_REMOVE_ONE if relation == "add_remove_one"
-                  else NeighboringRelation.REPLACE_ONE)
+    event = dp_accounting.ComposedDpEvent(
+        [
+            dp_accounting.SelfComposedDpEvent(
+                dp_accounting.PoissonSampledDpEvent(0.01, dp_accounting.GaussianDpEvent(1.0)), 100
+            ),
+            dp_accounting.SelfComposedDpEvent(dp_accounting.GaussianDpEvent(20.0), 10),
+        ]
+    )
+    neighbours = (
+        NeighboringRelation.ADD_OR_REMOVE_ONE
+        if relation == "add_remove_one"
+        else NeighboringRelation.REPLACE_ONE
+    )
     accountant = dp_accounting.pld.PLDAccountant(neighboring_relation=neighbours)
     return accountant.compose(event).get_epsilon(1e-6)
 
@@ -45,8 +52,9 @@ def dp_accounting_subsampled(relation: str = "add_remove_one") -> float:
 def privaudit_gaussians(accountant: str = "pld") -> float:
     from mechanisms.accounting import PrivacyBudget, gaussian, repeated
 
-    budget = PrivacyBudget(epsilon=10.0, delta=1e-6, accountant=accountant,
-                           relation="add_remove_one")
+    budget = PrivacyBudget(
+        epsilon=10.0, delta=1e-6, accountant=accountant, relation="add_remove_one"
+    )
     budget.charge(repeated(gaussian(sigma=5.0), 10))
     return budget.spent_epsilon
 
@@ -71,7 +79,7 @@ def opendp_gaussians() -> float:
 def privaudit_laplaces() -> float:
     from mechanisms.accounting import PrivacyBudget, laplace
 
-    budget = PrivacyBudget(epsilon=1.0, relation="add_remove_one")      # δ = 0: pure
+    budget = PrivacyBudget(epsilon=1.0, relation="add_remove_one")  # δ = 0: pure
     for scale in (10.0, 5.0, 10.0 / 3.0):
         budget.charge(laplace(scale=scale))
     return budget.spent_epsilon
@@ -81,7 +89,8 @@ def dp_accounting_laplaces() -> float:
     import dp_accounting
 
     event = dp_accounting.ComposedDpEvent(
-        [dp_accounting.LaplaceDpEvent(scale) for scale in (10.0, 5.0, 10.0 / 3.0)])
+        [dp_accounting.LaplaceDpEvent(scale) for scale in (10.0, 5.0, 10.0 / 3.0)]
+    )
     return dp_accounting.pld.PLDAccountant().compose(event).get_epsilon(0.0)
 
 
@@ -91,32 +100,49 @@ def opendp_laplaces() -> float:
     dp.enable_features("contrib")
     space = dp.atom_domain(T=float, nan=False), dp.absolute_distance(T=float)
     composed = dp.c.make_composition(
-        [dp.m.make_laplace(*space, scale=scale) for scale in (10.0, 5.0, 10.0 / 3.0)])
+        [dp.m.make_laplace(*space, scale=scale) for scale in (10.0, 5.0, 10.0 / 3.0)]
+    )
     return composed.map(1.0)
 
 
 #: (section title, [(library, label, function, kwargs)]) in the order the page shows them.
 EXAMPLES = [
-    ("A. 100 Poisson-subsampled Gaussians (σ = 1, q = 0.01) and 10 Gaussians (σ = 20), "
-     "δ = 10⁻⁶", [
-         ("privaudit", "add/remove-one", privaudit_subsampled, {"relation": "add_remove_one"}),
-         ("dp_accounting", "add/remove-one", dp_accounting_subsampled,
-          {"relation": "add_remove_one"}),
-         ("privaudit", "substitute-one", privaudit_subsampled, {"relation": "substitute_one"}),
-         ("dp_accounting", "substitute-one", dp_accounting_subsampled,
-          {"relation": "substitute_one"}),
-     ]),
-    ("B. 10 Gaussians (σ = 5), δ = 10⁻⁶", [
-        ("privaudit", "PLD", privaudit_gaussians, {"accountant": "pld"}),
-        ("dp_accounting", "PLD", dp_accounting_gaussians, {}),
-        ("privaudit", "zCDP", privaudit_gaussians, {"accountant": "zcdp"}),
-        ("OpenDP", "zCDP", opendp_gaussians, {}),
-    ]),
-    ("C. Three Laplace releases (scales 10, 5, 10/3), pure (δ = 0)", [
-        ("privaudit", "PLD, δ = 0", privaudit_laplaces, {}),
-        ("dp_accounting", "PLD, δ = 0", dp_accounting_laplaces, {}),
-        ("OpenDP", "pure DP", opendp_laplaces, {}),
-    ]),
+    (
+        "A. 100 Poisson-subsampled Gaussians (σ = 1, q = 0.01) and 10 Gaussians (σ = 20), δ = 10⁻⁶",
+        [
+            ("privaudit", "add/remove-one", privaudit_subsampled, {"relation": "add_remove_one"}),
+            (
+                "dp_accounting",
+                "add/remove-one",
+                dp_accounting_subsampled,
+                {"relation": "add_remove_one"},
+            ),
+            ("privaudit", "substitute-one", privaudit_subsampled, {"relation": "substitute_one"}),
+            (
+                "dp_accounting",
+                "substitute-one",
+                dp_accounting_subsampled,
+                {"relation": "substitute_one"},
+            ),
+        ],
+    ),
+    (
+        "B. 10 Gaussians (σ = 5), δ = 10⁻⁶",
+        [
+            ("privaudit", "PLD", privaudit_gaussians, {"accountant": "pld"}),
+            ("dp_accounting", "PLD", dp_accounting_gaussians, {}),
+            ("privaudit", "zCDP", privaudit_gaussians, {"accountant": "zcdp"}),
+            ("OpenDP", "zCDP", opendp_gaussians, {}),
+        ],
+    ),
+    (
+        "C. Three Laplace releases (scales 10, 5, 10/3), pure (δ = 0)",
+        [
+            ("privaudit", "PLD, δ = 0", privaudit_laplaces, {}),
+            ("dp_accounting", "PLD, δ = 0", dp_accounting_laplaces, {}),
+            ("OpenDP", "pure DP", opendp_laplaces, {}),
+        ],
+    ),
 ]
 
 if __name__ == "__main__":

@@ -51,8 +51,12 @@ def histogram_spec(scale: float, name: str = "noisy_histogram") -> MechanismSpec
         sensitivity=(GlobalSensitivity(value=SENSITIVITY, norm="l1"),),
         noise=AdditiveNoise(law=Laplace(scale=scale)),
         guarantee=PureDP(epsilon=EPSILON),
-        references=(Reference(citation="Dwork, McSherry, Nissim & Smith, TCC 2006",
-                              locator="Example 3 (histogram queries)"),),
+        references=(
+            Reference(
+                citation="Dwork, McSherry, Nissim & Smith, TCC 2006",
+                locator="Example 3 (histogram queries)",
+            ),
+        ),
     )
 
 
@@ -76,7 +80,9 @@ def build_underscaled_histogram() -> FunctionMechanism:
     declared = SENSITIVITY / EPSILON
     return declare_mechanism(
         histogram_spec(declared, name="underscaled_histogram"),
-        sampler=lambda x, size, rng: histogram(x) + rng.laplace(0.0, declared / 2, (size, CATEGORIES)),
+        sampler=lambda x, size, rng: (
+            histogram(x) + rng.laplace(0.0, declared / 2, (size, CATEGORIES))
+        ),
         statistic=histogram,
     )
 
@@ -90,7 +96,12 @@ def main() -> None:
     print("\ntrue counts      :", histogram(records))
     print("one release      :", np.round(mech.release(records, rng=rng), 2))
     batch = mech.sample(records, size=10_000, rng=rng)
-    print("batch of outputs :", batch.shape, "mean residual", np.round((batch - histogram(records)).mean(0), 3))
+    print(
+        "batch of outputs :",
+        batch.shape,
+        "mean residual",
+        np.round((batch - histogram(records)).mean(0), 3),
+    )
 
     try:
         histogram_spec(scale=SENSITIVITY / EPSILON / 2)
@@ -99,8 +110,10 @@ def main() -> None:
 
     broken = build_underscaled_histogram()
     residual = broken.sample(records, size=10_000, rng=rng) - histogram(records)
-    print(f"\n{broken.name}: declared noise std {broken.spec.noise.law.std:.3f}, "
-          f"drawn noise std {residual.std():.3f}; 'privaudit audit' rejects it")
+    print(
+        f"\n{broken.name}: declared noise std {broken.spec.noise.law.std:.3f}, "
+        f"drawn noise std {residual.std():.3f}; 'privaudit audit' rejects it"
+    )
 
 
 if __name__ == "__main__":

@@ -58,11 +58,14 @@ def _measurement():
     try:
         import opendp.prelude as dp
     except ImportError as err:  # pragma: no cover - opendp is in the test extra
-        raise SystemExit("this example needs OpenDP: pip install 'privaudit[test]' "
-                         f"(or pip install opendp): {err}") from None
+        raise SystemExit(
+            "this example needs OpenDP: pip install 'privaudit[test]' "
+            f"(or pip install opendp): {err}"
+        ) from None
     dp.enable_features("contrib")
-    return dp.m.make_laplace(dp.atom_domain(T=float, nan=False), dp.absolute_distance(T=float),
-                             scale=SCALE, k=K)
+    return dp.m.make_laplace(
+        dp.atom_domain(T=float, nan=False), dp.absolute_distance(T=float), scale=SCALE, k=K
+    )
 
 
 def opendp_float_image(outputs, centre):
@@ -85,10 +88,16 @@ def build_opendp_laplace():
         noise=AdditiveNoise(law=Laplace(scale=SCALE)),
         guarantee=PureDP(epsilon=epsilon),
         notes="OpenDP samples discrete Laplace noise on the grid 2^-10 Z; the continuous "
-              "Laplace law is its limit (CDF within 2^-11 of it)")
+        "Laplace law is its limit (CDF within 2^-11 of it)",
+    )
     # OpenDP draws from its own random source: the generator is not used.
-    return from_scalar_sampler(spec, lambda x, rng: meas(float(x)), statistic=float,
-                               float_image=opendp_float_image, library="opendp")
+    return from_scalar_sampler(
+        spec,
+        lambda x, rng: meas(float(x)),
+        statistic=float,
+        float_image=opendp_float_image,
+        library="opendp",
+    )
 
 
 def main(samples: int = 20_000, *, seed: int = 28, confidence: float = 0.95) -> object:
@@ -101,14 +110,22 @@ def main(samples: int = 20_000, *, seed: int = 28, confidence: float = 0.95) -> 
     from privaudit.trust.reproducibility import check_generator_determinism
 
     mech = build_opendp_laplace()
-    print(f"{mech.name}: claims {mech.spec.guarantee!r}; wraps "
-          + ", ".join(f"{k} {v}" for k, v in mech.wrapped_distributions.items()))
+    print(
+        f"{mech.name}: claims {mech.spec.guarantee!r}; wraps "
+        + ", ".join(f"{k} {v}" for k, v in mech.wrapped_distributions.items())
+    )
     determinism = check_generator_determinism(mech, 0.0, seed=seed)
     print(f"reproducible from the seed: {determinism.reproducible} ({determinism.reason})")
     cost = mech.cost_per_sample(0.0, calls=500)
     print(f"cost: {cost}")
-    config = CI_STRENGTH.merged({"samples": samples, "pilot_samples": min(2_000, samples),
-                                 "seed": seed, "confidence": confidence})
+    config = CI_STRENGTH.merged(
+        {
+            "samples": samples,
+            "pilot_samples": min(2_000, samples),
+            "seed": seed,
+            "confidence": confidence,
+        }
+    )
     report = audit(mech, config=config, pairs=[(0.0, 1.0)])
     print(report.summary())
     return report

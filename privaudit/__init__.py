@@ -53,6 +53,15 @@ _LAZY: dict[str, tuple[str, str | None]] = {
 }
 
 if _TYPE_CHECKING:  # pragma: no cover
+    from mechanisms import accounting
+    from mechanisms.accounting import (
+        GDPAccountant,
+        PLDAccountant,
+        PrivacyBudget,
+        RDPAccountant,
+        ZCDPAccountant,
+    )
+
     from .trust import registry
     from .auditing.auditor import audit
     from .trust.certificates import Certificate, certify
@@ -61,9 +70,6 @@ if _TYPE_CHECKING:  # pragma: no cover
     from .auditing.pairs import CandidatePair
     from .auditing.report import DISCLAIMER, AuditReport
     from .auditing.results import CheckOutcome, Counterexample, EventBound, PowerStatement, ProfilePoint
-    from mechanisms import accounting
-    from mechanisms.accounting import (GDPAccountant, PLDAccountant, PrivacyBudget, RDPAccountant,
-                                       ZCDPAccountant)
 
 
 def __getattr__(name: str) -> _Any:

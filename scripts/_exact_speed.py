@@ -38,14 +38,22 @@ def _opendp() -> dict[str, tuple[Draw, int]]:
     ints = dp.vector_domain(dp.atom_domain(T=int))
     floats = dp.vector_domain(dp.atom_domain(T=float, nan=False))
     specs = {
-        "OpenDP discrete Laplace (scale 1)": (dp.m.make_laplace(ints, dp.l1_distance(T=int),
-                                                                scale=1.0), 0),
-        "OpenDP discrete Gaussian (σ 3.73)": (dp.m.make_gaussian(ints, dp.l2_distance(T=int),
-                                                                 scale=3.73), 0),
-        "OpenDP float Laplace (scale 1)": (dp.m.make_laplace(floats, dp.l1_distance(T=float),
-                                                             scale=1.0), 0.0),
-        "OpenDP float Gaussian (σ 3.73)": (dp.m.make_gaussian(floats, dp.l2_distance(T=float),
-                                                              scale=3.73), 0.0),
+        "OpenDP discrete Laplace (scale 1)": (
+            dp.m.make_laplace(ints, dp.l1_distance(T=int), scale=1.0),
+            0,
+        ),
+        "OpenDP discrete Gaussian (σ 3.73)": (
+            dp.m.make_gaussian(ints, dp.l2_distance(T=int), scale=3.73),
+            0,
+        ),
+        "OpenDP float Laplace (scale 1)": (
+            dp.m.make_laplace(floats, dp.l1_distance(T=float), scale=1.0),
+            0.0,
+        ),
+        "OpenDP float Gaussian (σ 3.73)": (
+            dp.m.make_gaussian(floats, dp.l2_distance(T=float), scale=3.73),
+            0.0,
+        ),
     }
     for name, (meas, zero) in specs.items():
         out[name] = ((lambda n, seed, m=meas, z=zero: m([z] * n)), 100_000)
@@ -56,34 +64,50 @@ def _samplers(size: int) -> dict[str, tuple[Draw, int]]:
     lap, gau = Laplace(scale=1.0), Gaussian(sigma=3.73)
     table: dict[str, tuple[Draw, int]] = {
         "numpy Generator.laplace (scale 1)": (
-            lambda n, s: np.random.default_rng(s).laplace(0.0, 1.0, n), size),
+            lambda n, s: np.random.default_rng(s).laplace(0.0, 1.0, n),
+            size,
+        ),
         "numpy Generator.normal (σ 3.73)": (
-            lambda n, s: np.random.default_rng(s).normal(0.0, 3.73, n), size),
+            lambda n, s: np.random.default_rng(s).normal(0.0, 3.73, n),
+            size,
+        ),
         "idealized Laplace law (scale 1)": (lambda n, s: lap.sample(s, n), size),
         "idealized Gaussian law (σ 3.73)": (lambda n, s: gau.sample(s, n), size),
     }
     for scale in (1.0, 1 / 0.3, 100.0):
         law = DiscreteLaplace(scale=scale)
         table[f"exact discrete Laplace (scale {scale:.4g})"] = (
-            lambda n, s, law=law: law.sample_exact(s, n), size)
+            lambda n, s, law=law: law.sample_exact(s, n),
+            size,
+        )
     for sigma in (1.0, 3.73, 100.0):
         law_g = DiscreteGaussian(sigma=sigma)
         table[f"exact discrete Gaussian (σ {sigma:g})"] = (
-            lambda n, s, law=law_g: law.sample_exact(s, n), size)
+            lambda n, s, law=law_g: law.sample_exact(s, n),
+            size,
+        )
     table["CKS20 scalar reference, discrete Laplace (scale 1)"] = (
-        lambda n, s: [scalar_reference._discrete_laplace_exact(np.random.default_rng(s), 1, 1)
-                      for _ in range(n)], 2_000)
+        lambda n, s: [
+            scalar_reference._discrete_laplace_exact(np.random.default_rng(s), 1, 1)
+            for _ in range(n)
+        ],
+        2_000,
+    )
     table["CKS20 scalar reference, discrete Gaussian (σ 3.73)"] = (
-        lambda n, s: [scalar_reference._discrete_gaussian_exact(np.random.default_rng(s),
-                                                    Fraction(3.73) ** 2) for _ in range(n)],
-        2_000)
+        lambda n, s: [
+            scalar_reference._discrete_gaussian_exact(np.random.default_rng(s), Fraction(3.73) ** 2)
+            for _ in range(n)
+        ],
+        2_000,
+    )
     table.update(_opendp())
     mechs = {
         "LaplaceMechanism (idealized, ε 1)": LaplaceMechanism(1.0, 1.0),
         "FloatSafeLaplaceMechanism (ε 1, g 2⁻¹⁰)": FloatSafeLaplaceMechanism(1.0, 1.0),
         "GaussianMechanism (idealized, (1, 1e-5))": GaussianMechanism(1.0, 1e-5, 1.0),
         "FloatSafeGaussianMechanism ((1, 1e-5), g 2⁻¹⁰)": FloatSafeGaussianMechanism(
-            1.0, 1e-5, 1.0),
+            1.0, 1e-5, 1.0
+        ),
     }
     for name, mech in mechs.items():
         table[name] = (lambda n, s, m=mech: m.sample(0.3, n, rng=s), size)

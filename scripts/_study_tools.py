@@ -213,8 +213,9 @@ def _loglog(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return np.log(x), np.log(y)
 
 
-def fit_loglog_slope(x: Sequence[float] | np.ndarray,
-                     y: Sequence[float] | np.ndarray) -> tuple[float, float]:
+def fit_loglog_slope(
+    x: Sequence[float] | np.ndarray, y: Sequence[float] | np.ndarray
+) -> tuple[float, float]:
     """Ordinary least-squares slope and intercept of log y on log x.
 
     Exact on power laws: for y = c·x^b it returns (b, log c) up to rounding.
@@ -230,9 +231,14 @@ def fit_loglog_slope(x: Sequence[float] | np.ndarray,
     return slope, float(ly.mean() - slope * lx.mean())
 
 
-def bootstrap_loglog_slope(x: Sequence[float], errors: Sequence[np.ndarray], *,
-                           n_boot: int = 2000, confidence: float = 0.95,
-                           rng: np.random.Generator) -> SlopeFit:
+def bootstrap_loglog_slope(
+    x: Sequence[float],
+    errors: Sequence[np.ndarray],
+    *,
+    n_boot: int = 2000,
+    confidence: float = 0.95,
+    rng: np.random.Generator,
+) -> SlopeFit:
     """Slope of log(mean error) on log x, with a within-cell bootstrap interval.
 
     Parameters
@@ -276,8 +282,14 @@ def bootstrap_loglog_slope(x: Sequence[float], errors: Sequence[np.ndarray], *,
         lo = hi = float("nan")
     else:
         lo, hi = np.quantile(boot_slopes, [(1 - confidence) / 2, (1 + confidence) / 2])
-    return SlopeFit(slope=slope, intercept=intercept, ci_low=float(lo), ci_high=float(hi),
-                    confidence=confidence, points=len(cells))
+    return SlopeFit(
+        slope=slope,
+        intercept=intercept,
+        ci_low=float(lo),
+        ci_high=float(hi),
+        confidence=confidence,
+        points=len(cells),
+    )
 
 
 def local_loglog_slope(x: Sequence[float], y: Sequence[float]) -> float:

@@ -62,8 +62,9 @@ RHO_POINTS = 40_001
 
 def laplace_cdf(z: np.ndarray, b: float) -> np.ndarray:
     """CDF of Laplace(0, b) at z (overflow-free in both tails)."""
-    return np.where(z < 0, 0.5 * np.exp(np.minimum(z, 0) / b),
-                    1 - 0.5 * np.exp(-np.maximum(z, 0) / b))
+    return np.where(
+        z < 0, 0.5 * np.exp(np.minimum(z, 0) / b), 1 - 0.5 * np.exp(-np.maximum(z, 0) / b)
+    )
 
 
 def laplace_pdf(z: np.ndarray, b: float) -> np.ndarray:
@@ -135,37 +136,51 @@ class _Threshold:
         return float(out.sum())
 
 
-def _laws(q_x: np.ndarray, q_y: np.ndarray, build) -> CellLaw:  # type: ignore[no-untyped-def]
+def _laws(q_x: np.ndarray, q_y: np.ndarray, build) -> CellLaw:
     (px, pat, val, names), (py, _, _, _) = build(q_x), build(q_y)
     return CellLaw(p_x=px, p_y=py, pattern=pat, value=val, names=names)
 
 
-def codes_only_law(q_x: np.ndarray, q_y: np.ndarray, *, b_rho: float, b_nu: float,
-                   t: float, c: int) -> CellLaw:
+def codes_only_law(
+    q_x: np.ndarray, q_y: np.ndarray, *, b_rho: float, b_nu: float, t: float, c: int
+) -> CellLaw:
     """The pattern law of a codes-only sparse vector with cut-off c (Algorithm 4)."""
     n = q_x.size
     pats = patterns(n, c)
 
-    def build(q: np.ndarray):  # type: ignore[no-untyped-def]
+    def build(q: np.ndarray):
         th = _Threshold(q, b_rho, b_nu, t)
         p = np.array([th.pattern_probability(p_, n, c) for p_ in pats])
-        return (p, np.arange(len(pats)), np.full((len(pats), 2), np.nan),
-                tuple(pattern_name(p_, n, c) for p_ in pats))
+        return (
+            p,
+            np.arange(len(pats)),
+            np.full((len(pats), 2), np.nan),
+            tuple(pattern_name(p_, n, c) for p_ in pats),
+        )
 
     return _laws(q_x, q_y, build)
 
 
-def _value_edges(centre_lo: float, centre_hi: float, scale: float, step: float,
-                 reach: float) -> np.ndarray:
+def _value_edges(
+    centre_lo: float, centre_hi: float, scale: float, step: float, reach: float
+) -> np.ndarray:
     """Cell edges from centre_lo − reach·scale to centre_hi + reach·scale, width ``step``,
     with the two infinite tail cells."""
     inner = np.arange(centre_lo - reach * scale, centre_hi + reach * scale + step, step)
     return np.concatenate([[-np.inf], inner, [np.inf]])
 
 
-def released_comparison_law(q_x: np.ndarray, q_y: np.ndarray, *, b_rho: float,
-                            b_nu: float, t: float, c: int, step: float,
-                            reach: float = 25.0) -> CellLaw:
+def released_comparison_law(
+    q_x: np.ndarray,
+    q_y: np.ndarray,
+    *,
+    b_rho: float,
+    b_nu: float,
+    t: float,
+    c: int,
+    step: float,
+    reach: float = 25.0,
+) -> CellLaw:
     """Algorithm 3: each ⊤ releases q_k + ν_k, the noisy answer that beat the threshold.
 
     Value cells of width ``step`` over ``reach`` scales of ν around the answers (two
@@ -180,7 +195,7 @@ def released_comparison_law(q_x: np.ndarray, q_y: np.ndarray, *, b_rho: float,
     centre = 0.5 * (edges[1:] + edges[:-1])
     centre[0], centre[-1] = edges[1], edges[-2]
 
-    def build(q: np.ndarray):  # type: ignore[no-untyped-def]
+    def build(q: np.ndarray):
         th = _Threshold(q, b_rho, b_nu, t)
         mass, pat, val, names = [], [], [], []
         for i, p_ in enumerate(pats):
@@ -191,7 +206,7 @@ def released_comparison_law(q_x: np.ndarray, q_y: np.ndarray, *, b_rho: float,
                 pat.append([i])
                 val.append([[np.nan, np.nan]])
                 continue
-            cum = np.cumsum(base) - 0.5 * base       # H_P at the grid points (trapezoid)
+            cum = np.cumsum(base) - 0.5 * base  # H_P at the grid points (trapezoid)
             cells = [np.diff(laplace_cdf(edges - q[k], b_nu)) for k in p_]
             if len(p_) == 1:
                 h = np.interp(centre - t, th.r, cum, left=0.0, right=cum[-1])
@@ -201,19 +216,26 @@ def released_comparison_law(q_x: np.ndarray, q_y: np.ndarray, *, b_rho: float,
                 low = np.minimum(centre[:, None], centre[None, :])
                 h = np.interp(low - t, th.r, cum, left=0.0, right=cum[-1])
                 m = (cells[0][:, None] * cells[1][None, :] * h).ravel()
-                v = np.column_stack([np.repeat(centre, centre.size),
-                                     np.tile(centre, centre.size)])
+                v = np.column_stack([np.repeat(centre, centre.size), np.tile(centre, centre.size)])
             mass.append(m)
             pat.append(np.full(m.size, i))
             val.append(v)
-        return (np.concatenate(mass), np.concatenate(pat), np.concatenate(val),
-                tuple(names))
+        return (np.concatenate(mass), np.concatenate(pat), np.concatenate(val), tuple(names))
 
     return _laws(q_x, q_y, build)
 
 
-def fresh_value_law(q_x: np.ndarray, q_y: np.ndarray, *, b_rho: float, b_nu: float,
-                    b_release: float, t: float, c: int, cells: int = 40) -> CellLaw:
+def fresh_value_law(
+    q_x: np.ndarray,
+    q_y: np.ndarray,
+    *,
+    b_rho: float,
+    b_nu: float,
+    b_release: float,
+    t: float,
+    c: int,
+    cells: int = 40,
+) -> CellLaw:
     """NumericalSVT: each ⊤ releases q_k + η_k with fresh η_k ~ Laplace(b_release).
 
     The released values are independent of ρ and of each other given the pattern; the
@@ -230,7 +252,7 @@ def fresh_value_law(q_x: np.ndarray, q_y: np.ndarray, *, b_rho: float, b_nu: flo
     centre = 0.5 * (edges[1:] + edges[:-1])
     centre[0], centre[-1] = edges[1], edges[-2]
 
-    def build(q: np.ndarray):  # type: ignore[no-untyped-def]
+    def build(q: np.ndarray):
         th = _Threshold(q, b_rho, b_nu, t)
         mass, pat, val, names = [], [], [], []
         for i, p_ in enumerate(pats):
@@ -244,13 +266,11 @@ def fresh_value_law(q_x: np.ndarray, q_y: np.ndarray, *, b_rho: float, b_nu: flo
                 v = np.column_stack([centre, np.full(centre.size, np.nan)])
             else:
                 m = prob * np.outer(value_cells[0], value_cells[1]).ravel()
-                v = np.column_stack([np.repeat(centre, centre.size),
-                                     np.tile(centre, centre.size)])
+                v = np.column_stack([np.repeat(centre, centre.size), np.tile(centre, centre.size)])
             mass.append(m)
             pat.append(np.full(m.size, i))
             val.append(v)
-        return (np.concatenate(mass), np.concatenate(pat), np.concatenate(val),
-                tuple(names))
+        return (np.concatenate(mass), np.concatenate(pat), np.concatenate(val), tuple(names))
 
     return _laws(q_x, q_y, build)
 
@@ -272,8 +292,9 @@ def binned(p_x: np.ndarray, p_y: np.ndarray, width: float) -> LlrBins:
     llr = np.where(np.isnan(llr), 0.0, np.clip(llr, -1000.0, 1000.0))
     key = np.round(llr / width).astype(np.int64)
     uniq, inv = np.unique(key, return_inverse=True)
-    return LlrBins(p_x=np.bincount(inv, weights=p_x), p_y=np.bincount(inv, weights=p_y),
-                   llr=uniq * width)
+    return LlrBins(
+        p_x=np.bincount(inv, weights=p_x), p_y=np.bincount(inv, weights=p_y), llr=uniq * width
+    )
 
 
 def product_bins(a: LlrBins, b: LlrBins, width: float) -> LlrBins:
@@ -283,5 +304,6 @@ def product_bins(a: LlrBins, b: LlrBins, width: float) -> LlrBins:
     p_y = (a.p_y[:, None] * b.p_y[None, :]).ravel()
     key = np.round(llr / width).astype(np.int64)
     uniq, inv = np.unique(key, return_inverse=True)
-    return LlrBins(p_x=np.bincount(inv, weights=p_x), p_y=np.bincount(inv, weights=p_y),
-                   llr=uniq * width)
+    return LlrBins(
+        p_x=np.bincount(inv, weights=p_x), p_y=np.bincount(inv, weights=p_y), llr=uniq * width
+    )

@@ -60,26 +60,32 @@ def _headline(result, rows, labels) -> list[str]:
     n_big = config.sizes[-1]
     index = {(r.scenario, r.method, r.metric, r.variable, r.held): r for r in rows}
     out = [
-        (f"| scenario | method | private: slope in n (ε = {eps_ref:g}) [95% CI] | Table 1 / "
-         "docs/derivations.md §6 "
-        f"leading | own-formula slope | verdict | total: slope in n (ε = {eps_ref:g}) [95% CI] "
-        f"| theory (total) | private: slope in ε (n = {n_big}) [95% CI] | theory (ε) |"),
+        (
+            f"| scenario | method | private: slope in n (ε = {eps_ref:g}) [95% CI] | Table 1 / "
+            "docs/derivations.md §6 "
+            f"leading | own-formula slope | verdict | total: slope in n (ε = {eps_ref:g}) [95% CI] "
+            f"| theory (total) | private: slope in ε (n = {n_big}) [95% CI] | theory (ε) |"
+        ),
         "|---|---|---|---|---|---|---|---|---|---|",
     ]
     for name in config.scenarios:
         for method in config.methods:
             total = index.get((name, method, "total", "n", eps_ref))
             if method == "u_n":
-                out.append(f"| {name} | {labels[method]} | — | — | — | — | {_ci(total.fit)} | "
-                           f"{_s(total.leading)} | — | — |")
+                out.append(
+                    f"| {name} | {labels[method]} | — | — | — | — | {_ci(total.fit)} | "
+                    f"{_s(total.leading)} | — | — |"
+                )
                 continue
             priv = index[(name, method, "private", "n", eps_ref)]
             in_eps = index.get((name, method, "private", "eps", float(n_big)))
             eps_cell = _ci(in_eps.fit) if in_eps else "—"
             eps_lead = _s(in_eps.leading) if in_eps else "—"
-            out.append(f"| {name} | {labels[method]} | {_ci(priv.fit)} | {_s(priv.leading)} | "
-                       f"{_s(priv.formula)} | {_verdict(priv.fit, priv.leading, priv.formula)} | "
-                       f"{_ci(total.fit)} | {_s(total.leading)} | {eps_cell} | {eps_lead} |")
+            out.append(
+                f"| {name} | {labels[method]} | {_ci(priv.fit)} | {_s(priv.leading)} | "
+                f"{_s(priv.formula)} | {_verdict(priv.fit, priv.leading, priv.formula)} | "
+                f"{_ci(total.fit)} | {_s(total.leading)} | {eps_cell} | {eps_lead} |"
+            )
     return out
 
 
@@ -87,26 +93,36 @@ def _slopes_every_eps(result, rows, labels) -> list[str]:
     config = result.config
     index = {(r.scenario, r.method, r.metric, r.variable, r.held): r for r in rows}
     head = " | ".join(f"ε = {e:g}" for e in config.epsilons)
-    out = [(f"| scenario | method | metric | {head} | leading | own formula (ε = "
-           f"{config.epsilons[0]:g} … {config.epsilons[-1]:g}) |"),
-           "|---|---|---|" + "---|" * len(config.epsilons) + "---|---|"]
+    out = [
+        (
+            f"| scenario | method | metric | {head} | leading | own formula (ε = "
+            f"{config.epsilons[0]:g} … {config.epsilons[-1]:g}) |"
+        ),
+        "|---|---|---|" + "---|" * len(config.epsilons) + "---|---|",
+    ]
     for name in config.scenarios:
         for method in config.methods:
-            for metric in (("total",) if method == "u_n" else ("private", "total")):
+            for metric in ("total",) if method == "u_n" else ("private", "total"):
                 cells = [index[(name, method, metric, "n", float(e))] for e in config.epsilons]
                 formulas = ", ".join(_s(c.formula) for c in cells) if metric == "private" else "—"
-                out.append(f"| {name} | {labels[method]} | {metric} | "
-                           + " | ".join(_ci(c.fit) for c in cells)
-                           + f" | {_s(cells[0].leading)} | {formulas} |")
+                out.append(
+                    f"| {name} | {labels[method]} | {metric} | "
+                    + " | ".join(_ci(c.fit) for c in cells)
+                    + f" | {_s(cells[0].leading)} | {formulas} |"
+                )
     return out
 
 
 def _slopes_in_eps(result, rows, labels) -> list[str]:
     config = result.config
     sizes = (config.sizes[0], config.sizes[-1])
-    out = ["| scenario | method | " + " | ".join(f"n = {n}" for n in sizes)
-           + " | leading | own formula (n = " + f"{sizes[0]}, {sizes[1]}) |",
-           "|---|---|---|---|---|---|"]
+    out = [
+        "| scenario | method | "
+        + " | ".join(f"n = {n}" for n in sizes)
+        + " | leading | own formula (n = "
+        + f"{sizes[0]}, {sizes[1]}) |",
+        "|---|---|---|---|---|---|",
+    ]
     index = {(r.scenario, r.method, r.metric, r.variable, r.held): r for r in rows}
     for name in config.scenarios:
         for method in config.methods:
@@ -115,9 +131,13 @@ def _slopes_in_eps(result, rows, labels) -> list[str]:
             cells = [index.get((name, method, "private", "eps", float(n))) for n in sizes]
             if None in cells:
                 continue
-            out.append(f"| {name} | {labels[method]} | " + " | ".join(_ci(c.fit) for c in cells)
-                       + f" | {_s(cells[0].leading)} | "
-                       + ", ".join(_s(c.formula) for c in cells) + " |")
+            out.append(
+                f"| {name} | {labels[method]} | "
+                + " | ".join(_ci(c.fit) for c in cells)
+                + f" | {_s(cells[0].leading)} | "
+                + ", ".join(_s(c.formula) for c in cells)
+                + " |"
+            )
     return out
 
 
@@ -133,10 +153,15 @@ def _extended(result, labels, expected_private_error) -> list[str]:
             if method == "u_n":
                 continue
             values = [expected_private_error(scenario, method, n, eps) for n in sizes]
-            slopes = [math.log(values[i + 1] / values[i]) / math.log(sizes[i + 1] / sizes[i])
-                      for i in range(len(sizes) - 1)]
-            out.append(f"| {name} | {labels[method]} | " + " | ".join(f"{s:+.2f}" for s in slopes)
-                       + f" | {_s(scenario.theory.private[method][0])} |")
+            slopes = [
+                math.log(values[i + 1] / values[i]) / math.log(sizes[i + 1] / sizes[i])
+                for i in range(len(sizes) - 1)
+            ]
+            out.append(
+                f"| {name} | {labels[method]} | "
+                + " | ".join(f"{s:+.2f}" for s in slopes)
+                + f" | {_s(scenario.theory.private[method][0])} |"
+            )
     return out
 
 
@@ -144,24 +169,40 @@ def _error_tables(result, labels) -> list[str]:
     config = result.config
     out: list[str] = []
     for name in config.scenarios:
-        out += ["", f"#### {SCENARIOS[name].title}", "",
-                ("Cells: private MAE ± SE / total MAE ± SE (private error of U_n is 0 by "
-                "definition); last column: the noise formula's E|θ̃ − A| at that n and ε."), "",
-                "| method | n | reps | " + " | ".join(f"ε = {e:g}" for e in config.epsilons)
-                + " | formula E\\|noise\\| (per ε) |",
-                "|---|---|---|" + "---|" * len(config.epsilons) + "---|"]
+        out += [
+            "",
+            f"#### {SCENARIOS[name].title}",
+            "",
+            (
+                "Cells: private MAE ± SE / total MAE ± SE (private error of U_n is 0 by "
+                "definition); last column: the noise formula's E|θ̃ − A| at that n and ε."
+            ),
+            "",
+            "| method | n | reps | "
+            + " | ".join(f"ε = {e:g}" for e in config.epsilons)
+            + " | formula E\\|noise\\| (per ε) |",
+            "|---|---|---|" + "---|" * len(config.epsilons) + "---|",
+        ]
         for method in config.methods:
             for n in config.sizes:
                 cells, formula = [], []
                 for e in config.epsilons:
                     key = (name, method, n, float(e))
-                    p, t = summarise_errors(result.private[key]), summarise_errors(result.total[key])
-                    cells.append(f"{_f(p.mean)} ± {_f(p.standard_error, 2)} / "
-                                 f"{_f(t.mean)} ± {_f(t.standard_error, 2)}")
+                    p, t = (
+                        summarise_errors(result.private[key]),
+                        summarise_errors(result.total[key]),
+                    )
+                    cells.append(
+                        f"{_f(p.mean)} ± {_f(p.standard_error, 2)} / "
+                        f"{_f(t.mean)} ± {_f(t.standard_error, 2)}"
+                    )
                     formula.append(_f(float(np.mean(result.noise_std[key])) / math.sqrt(2.0)))
                 reps = result.private[(name, method, n, float(config.epsilons[0]))].size
-                out.append(f"| {labels[method]} | {n} | {reps} | " + " | ".join(cells)
-                           + f" | {', '.join(formula)} |")
+                out.append(
+                    f"| {labels[method]} | {n} | {reps} | "
+                    + " | ".join(cells)
+                    + f" | {', '.join(formula)} |"
+                )
     return out
 
 
@@ -171,11 +212,20 @@ def _snapshot(result, labels, crossover) -> list[str]:
     eps = 1.0 if 1.0 in config.epsilons else config.epsilons[0]
     n = config.sizes[-1]
     private = [m for m in config.methods if m != "u_n"]
-    out = ["| scenario | E\\|U_n − θ\\| (measured) | " + " | ".join(labels[m] for m in private)
-           + " | " + " | ".join(f"n from which {labels[m]} < sampling error" for m in
-                                 ("all_tuples", "alg1_rigorous", "alg1_paper") if m in private)
-           + " |", "|---|---|" + "---|" * len(private)
-           + "---|" * len([m for m in ("all_tuples", "alg1_rigorous", "alg1_paper") if m in private])]
+    out = [
+        "| scenario | E\\|U_n − θ\\| (measured) | "
+        + " | ".join(labels[m] for m in private)
+        + " | "
+        + " | ".join(
+            f"n from which {labels[m]} < sampling error"
+            for m in ("all_tuples", "alg1_rigorous", "alg1_paper")
+            if m in private
+        )
+        + " |",
+        "|---|---|"
+        + "---|" * len(private)
+        + "---|" * len([m for m in ("all_tuples", "alg1_rigorous", "alg1_paper") if m in private]),
+    ]
     for name in config.scenarios:
         scenario = SCENARIOS[name]
         sampling = summarise_errors(result.total[(name, "u_n", n, eps)]).mean
@@ -185,16 +235,19 @@ def _snapshot(result, labels, crossover) -> list[str]:
             if m in private:
                 size = crossover(scenario, m, eps, start=config.sizes[0])
                 cross.append("> 4·10⁶" if size is None else f"≈ {size:,}")
-        out.append(f"| {name} | {_f(sampling)} | " + " | ".join(cells) + " | " + " | ".join(cross)
-                   + " |")
+        out.append(
+            f"| {name} | {_f(sampling)} | " + " | ".join(cells) + " | " + " | ".join(cross) + " |"
+        )
     return out, eps, n
 
 
 def _calibration(result, labels) -> list[str]:
     """Measured private MAE against the exact formula E|noise| = mean(noise_std)/√2."""
     config = result.config
-    out = ["| method | cells | median MAE / formula | range | cells with \\|z\\| > 1.96 |",
-           "|---|---|---|---|---|"]
+    out = [
+        "| method | cells | median MAE / formula | range | cells with \\|z\\| > 1.96 |",
+        "|---|---|---|---|---|",
+    ]
     for method in config.methods:
         if method == "u_n":
             continue
@@ -208,8 +261,10 @@ def _calibration(result, labels) -> list[str]:
                     ratios.append(summary.mean / formula)
                     z_big += abs(summary.mean - formula) > 1.96 * summary.standard_error
                     cells += 1
-        out.append(f"| {labels[method]} | {cells} | {np.median(ratios):.3f} | "
-                   f"[{min(ratios):.2f}, {max(ratios):.2f}] | {z_big} ({z_big / cells:.0%}) |")
+        out.append(
+            f"| {labels[method]} | {cells} | {np.median(ratios):.3f} | "
+            f"[{min(ratios):.2f}, {max(ratios):.2f}] | {z_big} ({z_big / cells:.0%}) |"
+        )
     return out
 
 
@@ -221,26 +276,33 @@ def _flags(result, rows, labels) -> list[str]:
         if r.fit.contains(r.leading):
             continue
         explained = (not math.isnan(r.formula)) and r.fit.contains(r.formula)
-        out.append(f"- {r.scenario}, {labels[r.method]}, ε = {r.held:g}: measured "
-                   f"{_ci(r.fit)} vs leading {_s(r.leading)}; own noise formula {_s(r.formula)} "
-                   + ("(inside the CI: lower-order terms)" if explained else
-                      "(**outside the CI too**)"))
+        out.append(
+            f"- {r.scenario}, {labels[r.method]}, ε = {r.held:g}: measured "
+            f"{_ci(r.fit)} vs leading {_s(r.leading)}; own noise formula {_s(r.formula)} "
+            + ("(inside the CI: lower-order terms)" if explained else "(**outside the CI too**)")
+        )
     return out
 
 
 def _scenario_table(result) -> list[str]:
     config = result.config
-    out = ["| scenario | data | kernel, C | θ | ξ at n = " + ", ".join(str(n) for n in config.sizes)
-           + " | A.2: R, τ |", "|---|---|---|---|---|---|"]
+    out = [
+        "| scenario | data | kernel, C | θ | ξ at n = "
+        + ", ".join(str(n) for n in config.sizes)
+        + " | A.2: R, τ |",
+        "|---|---|---|---|---|---|",
+    ]
     for name in config.scenarios:
         s = SCENARIOS[name]
         n0 = config.sizes[0]
         kernel = s.kernel_for(n0)
         xis = ", ".join(_f(result.xi[(name, n)]) for n in config.sizes)
         theta = ", ".join(_f(s.theta(n), 4) for n in (config.sizes[0], config.sizes[-1]))
-        out.append(f"| {name} | {s.title} | {kernel.name}, C = {_f(kernel.additive_range)} | "
-                   f"{theta} | {xis} | R = {_f(s.mean_bound(n0))}, τ = C²/4 = "
-                   f"{_f(s.subgaussian_proxy(n0))} |")
+        out.append(
+            f"| {name} | {s.title} | {kernel.name}, C = {_f(kernel.additive_range)} | "
+            f"{theta} | {xis} | R = {_f(s.mean_bound(n0))}, τ = C²/4 = "
+            f"{_f(s.subgaussian_proxy(n0))} |"
+        )
     return out
 
 
@@ -264,9 +326,9 @@ All numbers quoted here are from the tables above (seed 20240, 200 repetitions p
   sampling error: for the degenerate and sparse kernels the all-tuples private error stays
   above E|U_n − θ| up to n = 4·10⁶ and asymptotically for ever (Remark 2: private
   Θ̃(1/(nε)) vs non-private O(1/n) or O(r_n/n)), and at n = 3040, ε = 1 it exceeds θ itself
-  for the RGG scenarios (7.8e−3 and 9.1e−3 against θ = 4.5e−3 and 1.2e−3). The naive baseline's non-private part √(ζ_k/⌊n/2⌋)
-  ∝ n^(−1/2) (Table 1: "No") is visible where its private part is small: collision, ε = 4,
-  total-error slope −0.67 heading to −1/2.
+  for the RGG scenarios (7.8e−3 and 9.1e−3 against θ = 4.5e−3 and 1.2e−3). The naive
+  baseline's non-private part √(ζ_k/⌊n/2⌋) ∝ n^(−1/2) (Table 1: "No") is visible where its
+  private part is small: collision, ε = 4, total-error slope −0.67 heading to −1/2.
 * *Algorithm 1 beats the baselines by the predicted margin where Table 1 says it should*:
   at n = 3040, ε = 1 its private error (rigorous S) is 5× smaller than all-tuples A.2 for the
   variance (0.029 vs 0.151), 20× for collisions (4.3e−4 vs 8.5e−3) and 28–32× for RGG edges.
@@ -340,9 +402,21 @@ given L = 1, which held throughout, but L = 1 itself was only observed up to n =
 """
 
 
-def write_report(result, rows, out: pathlib.Path, *, runtime: float, machine: str,
-                 plots: Sequence[pathlib.Path], quick: bool, argv, default_config,
-                 labels: dict[str, str], expected_private_error, crossover) -> pathlib.Path:
+def write_report(
+    result,
+    rows,
+    out: pathlib.Path,
+    *,
+    runtime: float,
+    machine: str,
+    plots: Sequence[pathlib.Path],
+    quick: bool,
+    argv,
+    default_config,
+    labels: dict[str, str],
+    expected_private_error,
+    crossover,
+) -> pathlib.Path:
     """Render ``ustat_study.md`` into ``out`` and return its path."""
     config = result.config
     snapshot, snap_eps, snap_n = _snapshot(result, labels, crossover)
@@ -351,115 +425,174 @@ def write_report(result, rows, out: pathlib.Path, *, runtime: float, machine: st
     lines = [
         "# U-statistics study: error against n and ε, log-log slopes next to Table 1",
         "",
-        ("Chaudhuri, Loh, Pandey & Sarkar (NeurIPS 2024) prove rates but report no experiment "
-        "(the paper has no experiments section). This study measures them (issue 5 §3). "
-        "Generated by "
-        f"`{command}`; every number below is recomputed by that command."),
+        (
+            "Chaudhuri, Loh, Pandey & Sarkar (NeurIPS 2024) prove rates but report no experiment "
+            "(the paper has no experiments section). This study measures them (issue 5 §3). "
+            "Generated by "
+            f"`{command}`; every number below is recomputed by that command."
+        ),
         "",
         "## Setup",
         "",
-        (f"* **Sizes** n ∈ {{{', '.join(map(str, config.sizes))}}} "
-        f"({config.sizes[-1] / config.sizes[0]:g}× range); **privacy** ε ∈ "
-        f"{{{', '.join(f'{e:g}' for e in config.epsilons)}}}; **repetitions** "
-        f"{', '.join(map(str, reps))} per (scenario, n) — the same data set serves every method "
-        "and every ε of a repetition (common random numbers)."),
-        (f"* **Seed** {config.seed}: data of repetition r at size n come from "
-        "`SeedSequence(seed, spawn_key=(crc32(scenario), n, r, crc32('data')))`, each release's "
-        "noise from the key (scenario, n, r, method, ε) — a cell's numbers do not depend on "
-        "which other cells ran."),
+        (
+            f"* **Sizes** n ∈ {{{', '.join(map(str, config.sizes))}}} "
+            f"({config.sizes[-1] / config.sizes[0]:g}× range); **privacy** ε ∈ "
+            f"{{{', '.join(f'{e:g}' for e in config.epsilons)}}}; **repetitions** "
+            f"{', '.join(map(str, reps))} per (scenario, n) — the same data set serves every "
+            "method and every ε of a repetition (common random numbers)."
+        ),
+        (
+            f"* **Seed** {config.seed}: data of repetition r at size n come from "
+            "`SeedSequence(seed, spawn_key=(crc32(scenario), n, r, crc32('data')))`, each "
+            "release's noise from the key (scenario, n, r, method, ε) — a cell's numbers do not "
+            "depend on which other cells ran."
+        ),
         f"* **Machine** {machine}. **Runtime** {runtime:.0f} s in total ("
-        + ", ".join(f"{k}: {v:.0f} s" for k, v in result.runtime.items()) + ").",
-        ("* **Metrics.** Private error |θ̃ − A| where A is the non-private statistic the method "
-        "privatises (U_n; for the naive baseline the mean of its ⌊n/2⌋ disjoint pairs); total "
-        "error |θ̃ − θ|. Each cell reports the mean absolute error (MAE) and its standard "
-        "error. RMSE is not used: Algorithm 1's noise Z (density ∝ 1/(1+z⁴)) has E Z² = 1 but "
-        "E Z⁴ = ∞, so a sample RMSE has no finite-variance standard error."),
-        (f"* **Slopes.** Least squares of log MAE on log n (per ε) or on log ε (per n); 95% "
-        f"percentile intervals from {config.bootstrap} bootstrap replicates that resample the "
-        "repetitions within every cell. *Leading* = the exponent of the leading private term of "
-        "Table 1 / docs/derivations.md §6 (and of √Var for the non-private part). "
-        "*Own formula* = the "
-        "least-squares slope, over the same grid, of the method's exact expected private error "
-        "computed from its public noise scale (Algorithm 1: S(1)/β·E|Z| = S(1)/(β√2); A.2: the "
-        "final Laplace scale) — the prediction that keeps every lower-order term."),
+        + ", ".join(f"{k}: {v:.0f} s" for k, v in result.runtime.items())
+        + ").",
+        (
+            "* **Metrics.** Private error |θ̃ − A| where A is the non-private statistic the method "
+            "privatises (U_n; for the naive baseline the mean of its ⌊n/2⌋ disjoint pairs); total "
+            "error |θ̃ − θ|. Each cell reports the mean absolute error (MAE) and its standard "
+            "error. RMSE is not used: Algorithm 1's noise Z (density ∝ 1/(1+z⁴)) has E Z² = 1 but "
+            "E Z⁴ = ∞, so a sample RMSE has no finite-variance standard error."
+        ),
+        (
+            f"* **Slopes.** Least squares of log MAE on log n (per ε) or on log ε (per n); 95% "
+            f"percentile intervals from {config.bootstrap} bootstrap replicates that resample the "
+            "repetitions within every cell. *Leading* = the exponent of the leading private term "
+            "of Table 1 / docs/derivations.md §6 (and of √Var for the non-private part). *Own "
+            "formula* = the least-squares slope, over the same grid, of the method's exact "
+            "expected private error computed from its public noise scale (Algorithm 1: S(1)/β·E|Z| "
+            "= S(1)/(β√2); A.2: the final Laplace scale) — the prediction that keeps every "
+            "lower-order term."
+        ),
         "",
         "### Scenarios (all public parameters fixed before any data are drawn)",
         "",
         *_scenario_table(result),
         "",
-        (f"* (a) X ~ N(0,1) clipped to the public [−{CLIP_RADIUS:g}, {CLIP_RADIUS:g}], so the "
-        "variance kernel (x − y)²/2 is bounded with C = 2R² = 18 (Theorem 2's bounded setting, "
-        "not Corollary 1: (x − y)²/2 of Gaussian data is sub-exponential, not sub-Gaussian). θ "
-        "is the variance of the clipped law, θ_R ≈ 0.99501; the clipping bias 1 − θ_R is not "
-        "part of any error below."),
-        (f"* (b) uniform law on [m], m = {COLLISION_LABELS} fixed, so the kernel's law (and "
-        "every constant) stays fixed as n grows and Table 1's n-rates apply as stated. ζ₁ = 0."),
-        ("* (c) latent points uniform on S² (normalised Gaussians), r_n = n^(−1/4) and n^(−1/3), "
-        "θ = r_n²/4 exactly; the estimators see the latent points through the library's "
-        "`rgg_edge_kernel(r_n)` (k-d tree fast path). ζ₁ = 0."),
-        ("* **ξ** = sup_x |h₁(x) − θ| + a Bernstein radius for max_i |ĥ(i) − h₁(X_i)| (union over "
-        f"the n indices, failure {PROJECTION_FAILURE}) + a radius for |U_n − θ| (Lemma A.3(ii) "
-        f"or Chebyshev with the exact Var(U_n), whichever is smaller; failure "
-        f"{STATISTIC_FAILURE}); total failure γ = 0.01 as in the paper's proofs. It is computed "
-        "from the *known law* of the scenario — a public number, so privacy holds for any data "
-        "(Theorem 2: ξ only affects utility). The distribution-free Corollary 2 ξ of the library "
-        "(`degenerate_xi`, σ_i ≤ C/2) is about 4× larger for (b) (0.23 vs 0.059 at n = 1000); "
-        "the rates are the same."),
+        (
+            f"* (a) X ~ N(0,1) clipped to the public [−{CLIP_RADIUS:g}, {CLIP_RADIUS:g}], so the "
+            "variance kernel (x − y)²/2 is bounded with C = 2R² = 18 (Theorem 2's bounded setting, "
+            "not Corollary 1: (x − y)²/2 of Gaussian data is sub-exponential, not sub-Gaussian). θ "
+            "is the variance of the clipped law, θ_R ≈ 0.99501; the clipping bias 1 − θ_R is not "
+            "part of any error below."
+        ),
+        (
+            f"* (b) uniform law on [m], m = {COLLISION_LABELS} fixed, so the kernel's law (and "
+            "every constant) stays fixed as n grows and Table 1's n-rates apply as stated. ζ₁ = 0."
+        ),
+        (
+            "* (c) latent points uniform on S² (normalised Gaussians), r_n = n^(−1/4) and "
+            "n^(−1/3), θ = r_n²/4 exactly; the estimators see the latent points through the "
+            "library's `rgg_edge_kernel(r_n)` (k-d tree fast path). ζ₁ = 0."
+        ),
+        (
+            "* **ξ** = sup_x |h₁(x) − θ| + a Bernstein radius for max_i |ĥ(i) − h₁(X_i)| (union "
+            f"over the n indices, failure {PROJECTION_FAILURE}) + a radius for |U_n − θ| "
+            f"(Lemma A.3(ii) or Chebyshev with the exact Var(U_n), whichever is smaller; failure "
+            f"{STATISTIC_FAILURE}); total failure γ = 0.01 as in the paper's proofs. It is "
+            "computed from the *known law* of the scenario — a public number, so privacy holds for "
+            "any data (Theorem 2: ξ only affects utility). The distribution-free Corollary 2 ξ of "
+            "the library (`degenerate_xi`, σ_i ≤ C/2) is about 4× larger for (b) (0.23 vs 0.059 at "
+            "n = 1000); the rates are the same."
+        ),
         "",
         "### Methods (every method at the same **total** privacy claim ε)",
         "",
         "* `u_n` — the non-private U-statistic (fast exact path of `local_hajek_projections`).",
-        ("* `naive` — Algorithm A.2 (CoinPress extension) on the ⌊n/2⌋ disjoint pairs, "
-        "`private_coinpress_mean(..., family=\"naive\")`; public R = max |kernel range| and "
-        "τ = C²/4 (Hoeffding's lemma), γ = 0.01. ε-DP."),
-        ("* `all_tuples` — Algorithm A.2 on all C(n, 2) pairs (Proposition 1), same R, τ, γ. "
-        "ε-DP. The library enumerates the pairs and evaluates the kernel on each (and refuses "
-        "more than 5·10⁶ pairs, hence n ≤ 3040 here); to afford 200 repetitions the study "
-        "computes the same sorted pair values once per data set in closed form "
-        "(`sorted_pair_values`) and runs the library's public schedule and `clipped_means` with "
-        "the same Laplace draws. `tests/unit/scripts/test_ustat_study.py` checks that these "
-        "releases are "
-        "bit-for-bit the library's `private_coinpress_mean(..., family=\"all\")` with the same "
-        "generator."),
-        ("* `alg1_rigorous` — Algorithm 1 on all pairs, `private_mean_local_hajek(..., "
-        "sensitivity_mode=\"rigorous\")`: S = S_rig (docs/derivations.md §3), "
-        "internal β = ε/(3 + 3^{3/4}) ≈ "
-        "ε/5.28, a proven ε-DP claim."),
-        ("* `alg1_paper` — the same with the paper's printed S (eq. (A.57)), "
-         "β = ε/10 (Lemma 2 read as "
-        "10ε). Its claim is **unproven** (S_paper is not a bound on the local sensitivity, "
-        "docs/derivations.md §3); it is here to reproduce the paper's rates."),
-        ("* **No Wrapper 1.** Algorithm 1 and A.2 are run on the whole sample as one chunk "
-        "(equivalently Wrapper 1 with q = 1, i.e. α ≥ e^{−1/8}). The wrapper's median of "
-        "q = ⌈8 ln(1/α)⌉ chunks only turns a constant-probability bound into a 1 − α bound at "
-        "n_α = n/q; it changes constants, not exponents, and expected errors are what is "
-        "measured here. Theory columns are therefore stated in n, not n_α."),
+        (
+            "* `naive` — Algorithm A.2 (CoinPress extension) on the ⌊n/2⌋ disjoint pairs, "
+            '`private_coinpress_mean(..., family="naive")`; public R = max |kernel range| and '
+            "τ = C²/4 (Hoeffding's lemma), γ = 0.01. ε-DP."
+        ),
+        (
+            "* `all_tuples` — Algorithm A.2 on all C(n, 2) pairs (Proposition 1), same R, τ, γ. "
+            "ε-DP. The library enumerates the pairs and evaluates the kernel on each (and refuses "
+            "more than 5·10⁶ pairs, hence n ≤ 3040 here); to afford 200 repetitions the study "
+            "computes the same sorted pair values once per data set in closed form "
+            "(`sorted_pair_values`) and runs the library's public schedule and `clipped_means` "
+            "with the same Laplace draws. `tests/unit/scripts/test_ustat_study.py` checks that "
+            "these releases are "
+            'bit-for-bit the library\'s `private_coinpress_mean(..., family="all")` with the same '
+            "generator."
+        ),
+        (
+            "* `alg1_rigorous` — Algorithm 1 on all pairs, `private_mean_local_hajek(..., "
+            'sensitivity_mode="rigorous")`: S = S_rig (docs/derivations.md §3), '
+            "internal β = ε/(3 + 3^{3/4}) ≈ "
+            "ε/5.28, a proven ε-DP claim."
+        ),
+        (
+            "* `alg1_paper` — the same with the paper's printed S (eq. (A.57)), "
+            "β = ε/10 (Lemma 2 read as "
+            "10ε). Its claim is **unproven** (S_paper is not a bound on the local sensitivity, "
+            "docs/derivations.md §3); it is here to reproduce the paper's rates."
+        ),
+        (
+            "* **No Wrapper 1.** Algorithm 1 and A.2 are run on the whole sample as one chunk "
+            "(equivalently Wrapper 1 with q = 1, i.e. α ≥ e^{−1/8}). The wrapper's median of "
+            "q = ⌈8 ln(1/α)⌉ chunks only turns a constant-probability bound into a 1 − α bound at "
+            "n_α = n/q; it changes constants, not exponents, and expected errors are what is "
+            "measured here. Theory columns are therefore stated in n, not n_α."
+        ),
         "",
-        *_result_sections(result, rows, labels, expected_private_error, snapshot,
-                          snap_eps, snap_n),
+        *_result_sections(result, rows, labels, expected_private_error, snapshot, snap_eps, snap_n),
     ]
     levels_above_one = {k: float(np.mean(v > 1)) for k, v in result.level.items() if np.any(v > 1)}
-    lines += ["Algorithm 1's band level: L = 1 (every index good, Ã_n = A_n) in "
-              + ("every repetition of every cell." if not levels_above_one else
-                 "all but these cells (fraction with L > 1): "
-                 + "; ".join(f"{k}: {v:.3f}" for k, v in levels_above_one.items()) + "."), ""]
+    lines += [
+        "Algorithm 1's band level: L = 1 (every index good, Ã_n = A_n) in "
+        + (
+            "every repetition of every cell."
+            if not levels_above_one
+            else "all but these cells (fraction with L > 1): "
+            + "; ".join(f"{k}: {v:.3f}" for k, v in levels_above_one.items())
+            + "."
+        ),
+        "",
+    ]
     if not quick and config == default_config:
-        lines += ["## Discussion: where measurement and theory disagree, and why", "", DISCUSSION, ""]
+        lines += [
+            "## Discussion: where measurement and theory disagree, and why",
+            "",
+            DISCUSSION,
+            "",
+        ]
     else:
-        lines += ["## Discussion", "", ("This is not the default configuration (a quick or "
-                  "modified run): the written discussion of the default run is omitted."), ""]
+        lines += [
+            "## Discussion",
+            "",
+            (
+                "This is not the default configuration (a quick or "
+                "modified run): the written discussion of the default run is omitted."
+            ),
+            "",
+        ]
     lines += ["## Plots", ""]
     lines += [f"![{p.stem}]({p.name})" for p in plots] or ["(plots skipped)"]
-    lines += ["", "## Full error table", *_error_tables(result, labels), "",
-              ("Raw per-cell numbers: `ustat_study_errors.csv`; every slope: "
-              "`ustat_study_slopes.csv`."), ""]
+    lines += [
+        "",
+        "## Full error table",
+        *_error_tables(result, labels),
+        "",
+        ("Raw per-cell numbers: `ustat_study_errors.csv`; every slope: `ustat_study_slopes.csv`."),
+        "",
+    ]
     path = out / "ustat_study.md"
     path.write_text("\n".join(lines), encoding="utf-8")
     return path
 
 
-def _result_sections(result, rows, labels: dict[str, str], expected_private_error,
-                     snapshot: list[str], snap_eps: float, snap_n: int) -> list[str]:
+def _result_sections(
+    result,
+    rows,
+    labels: dict[str, str],
+    expected_private_error,
+    snapshot: list[str],
+    snap_eps: float,
+    snap_n: int,
+) -> list[str]:
     """The measured sections of ``ustat_study.md``: the slope table next to Table 1, the
     private error at the largest n, the calibration, the local slopes of the noise
     formulas, the slopes in n and in ε, and the cells that exclude the leading exponent."""
@@ -468,33 +601,43 @@ def _result_sections(result, rows, labels: dict[str, str], expected_private_erro
         "",
         *_headline(result, rows, labels),
         "",
-        ("Verdict: *agrees* — the leading exponent lies in the bootstrap interval; *differs; "
-        "matches own noise formula* — it does not, but the exact noise formula of the method "
-        "(all terms kept) does, so the gap is lower-order terms at these n; **differs** — "
-        "neither."),
+        (
+            "Verdict: *agrees* — the leading exponent lies in the bootstrap interval; *differs; "
+            "matches own noise formula* — it does not, but the exact noise formula of the method "
+            "(all terms kept) does, so the gap is lower-order terms at these n; **differs** — "
+            "neither."
+        ),
         "",
-        (f"### Private error at the largest n (n = {snap_n}, ε = {snap_eps:g}) against the "
-        "sampling error"),
+        (
+            f"### Private error at the largest n (n = {snap_n}, ε = {snap_eps:g}) against the "
+            "sampling error"
+        ),
         "",
-        ("Private MAE of each method; the last columns give the n from which the method's exact "
-        "expected private error (its noise formula) falls below E|U_n − θ| ≈ √(2/π)·√Var(U_n) "
-        "(exact variance, eq. 3), i.e. where privacy stops dominating the error."),
+        (
+            "Private MAE of each method; the last columns give the n from which the method's exact "
+            "expected private error (its noise formula) falls below E|U_n − θ| ≈ √(2/π)·√Var(U_n) "
+            "(exact variance, eq. 3), i.e. where privacy stops dominating the error."
+        ),
         "",
         *snapshot,
         "",
         "### Calibration: measured private error against each method's noise formula",
         "",
-        ("z = (MAE − formula)/SE per cell; with exact formulas about 5% of cells should have "
-        "|z| > 1.96 by chance."),
+        (
+            "z = (MAE − formula)/SE per cell; with exact formulas about 5% of cells should have "
+            "|z| > 1.96 by chance."
+        ),
         "",
         *_calibration(result, labels),
         "",
         "### Where the leading terms take over: local slopes of the noise formulas (ε = 1)",
         "",
-        ("The expected private error each method's public noise scale implies (valid when every "
-        "index is good for Algorithm 1 — true in every repetition here — and when A.2's final "
-        "clipping cuts nothing), differentiated in log-log between successive n of a ×4 grid up "
-        "to 3·10⁶:"),
+        (
+            "The expected private error each method's public noise scale implies (valid when every "
+            "index is good for Algorithm 1 — true in every repetition here — and when A.2's final "
+            "clipping cuts nothing), differentiated in log-log between successive n of a ×4 grid "
+            "up to 3·10⁶:"
+        ),
         "",
         *_extended(result, labels, expected_private_error),
         "",

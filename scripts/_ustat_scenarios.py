@@ -13,8 +13,9 @@ asymptotic rates that Table 1 and docs/derivations.md §6 predict.
   hence every constant, is fixed while n grows and the n-rates of Table 1 apply as
   stated); h(x, y) = 1(x = y), C = 1, θ = 1/m, ζ₁ = 0 < ζ₂.
 * ``rgg_quarter`` / ``rgg_third`` (sparse, degenerate).  Latent points uniform on S² ⊂ ℝ³
-  (normalised Gaussians, ``estimators.models.random_geometric.sample_sphere_points``), h(x, y) = 1(‖x − y‖₂ ≤ r_n) with r_n = n^{−1/4} resp. n^{−1/3};
-  C = 1, θ = p = r_n²/4 exactly (docs/derivations.md §6), ζ₁ = 0.
+  (normalised Gaussians, ``estimators.models.random_geometric.sample_sphere_points``),
+  h(x, y) = 1(‖x − y‖₂ ≤ r_n) with r_n = n^{−1/4} resp. n^{−1/3}; C = 1, θ = p = r_n²/4
+  exactly (docs/derivations.md §6), ζ₁ = 0.
 
 How ξ is chosen.  Privacy holds for any data-independent ξ (Theorem 2); ξ only decides
 whether every index is "good" (then Ã_n = A_n and the noise scale is S/ε at L = 1).  The
@@ -78,9 +79,13 @@ def bernstein_radius(variance: float, bound: float, count: int, log_term: float)
     return a + math.sqrt(a * a + 2.0 * variance * log_term / count)
 
 
-def u_statistic_radius(n: int, kernel_variance: float, bound: float,
-                       exact_variance: float | None = None,
-                       failure: float = STATISTIC_FAILURE) -> float:
+def u_statistic_radius(
+    n: int,
+    kernel_variance: float,
+    bound: float,
+    exact_variance: float | None = None,
+    failure: float = STATISTIC_FAILURE,
+) -> float:
     """A radius t with P(|U_n − θ| ≥ t) ≤ failure for a degree-2 kernel.
 
     The smaller of Lemma A.3(ii) (Hoeffding's permutation argument: Bernstein with
@@ -180,26 +185,42 @@ def _variance_xi(n: int) -> float:
     theta, mu4 = _THETA_VAR, _FOURTH_VAR
     projection_spread = max((CLIP_RADIUS**2 - theta) / 2.0, theta / 2.0)
     conditional_variance = (4.0 * CLIP_RADIUS**2 * theta + mu4 - theta**2) / 4.0
-    deviation = bernstein_radius(conditional_variance, c, n - 1,
-                                 math.log(2.0 * n / PROJECTION_FAILURE))
+    deviation = bernstein_radius(
+        conditional_variance, c, n - 1, math.log(2.0 * n / PROJECTION_FAILURE)
+    )
     zeta_k = (mu4 + theta**2) / 2.0
     return projection_spread + deviation + u_statistic_radius(n, zeta_k, c)
 
 
 _NONDEGENERATE = Theory(
-    private={"naive": (-1.0, -1.0), "all_tuples": (-1.0, -1.0),
-             "alg1_rigorous": (-1.0, -1.0), "alg1_paper": (-1.0, -1.0)},
-    nonprivate={"u_n": -0.5, "naive": -0.5, "all_tuples": -0.5,
-                "alg1_rigorous": -0.5, "alg1_paper": -0.5},
-    source={"naive": "Table 1 / Prop. A.1: k√τ/(nε)",
-            "all_tuples": "Table 1 / Prop. 1: k^{3/2}√τ/(nε)",
-            "alg1_rigorous": "Table 1 / Thm 2, Cor. 1: kξ/(nε) + C(k/(nε))² + C(k/(nε))³",
-            "alg1_paper": "Table 1 / Thm 2, Cor. 1: kξ/(nε) + C(k/(nε))² + C(k/(nε))³",
-            "u_n": "Lemma A.1(i): √Var(U_n) ≍ √(k²ζ₁/n)"},
+    private={
+        "naive": (-1.0, -1.0),
+        "all_tuples": (-1.0, -1.0),
+        "alg1_rigorous": (-1.0, -1.0),
+        "alg1_paper": (-1.0, -1.0),
+    },
+    nonprivate={
+        "u_n": -0.5,
+        "naive": -0.5,
+        "all_tuples": -0.5,
+        "alg1_rigorous": -0.5,
+        "alg1_paper": -0.5,
+    },
+    source={
+        "naive": "Table 1 / Prop. A.1: k√τ/(nε)",
+        "all_tuples": "Table 1 / Prop. 1: k^{3/2}√τ/(nε)",
+        "alg1_rigorous": "Table 1 / Thm 2, Cor. 1: kξ/(nε) + C(k/(nε))² + C(k/(nε))³",
+        "alg1_paper": "Table 1 / Thm 2, Cor. 1: kξ/(nε) + C(k/(nε))² + C(k/(nε))³",
+        "u_n": "Lemma A.1(i): √Var(U_n) ≍ √(k²ζ₁/n)",
+    },
 )
 
+
 def _variance_sd(n: int) -> float:
-    """Eq. (3) for k = 2: Var U_n = [4(n−2)ζ₁ + 2ζ₂]/(n(n−1)), ζ₁ = (μ₄ − θ²)/4, ζ₂ = (μ₄ + θ²)/2."""
+    """Eq. (3) for k = 2: Var U_n = [4(n−2)ζ₁ + 2ζ₂]/(n(n−1)).
+
+    With ζ₁ = (μ₄ − θ²)/4 and ζ₂ = (μ₄ + θ²)/2.
+    """
     zeta1 = (_FOURTH_VAR - _THETA_VAR**2) / 4.0
     zeta2 = (_FOURTH_VAR + _THETA_VAR**2) / 2.0
     return math.sqrt((4.0 * (n - 2) * zeta1 + 2.0 * zeta2) / (n * (n - 1)))
@@ -211,12 +232,20 @@ def _degenerate_sd(p: float, n: int) -> float:
 
 
 VARIANCE = Scenario(
-    name="variance", title="(a) variance kernel, N(0,1) clipped to [−3, 3] (non-degenerate)",
-    kernel_for=lambda n: _VARIANCE_KERNEL, sample=_variance_sample,
-    theta=lambda n: _THETA_VAR, xi=_variance_xi, theory=_NONDEGENERATE,
+    name="variance",
+    title="(a) variance kernel, N(0,1) clipped to [−3, 3] (non-degenerate)",
+    kernel_for=lambda n: _VARIANCE_KERNEL,
+    sample=_variance_sample,
+    theta=lambda n: _THETA_VAR,
+    xi=_variance_xi,
+    theory=_NONDEGENERATE,
     u_statistic_sd=_variance_sd,
-    parameters={"R (clip)": CLIP_RADIUS, "C": _VARIANCE_KERNEL.additive_range,
-                "θ_R": _THETA_VAR, "E Y⁴": _FOURTH_VAR},
+    parameters={
+        "R (clip)": CLIP_RADIUS,
+        "C": _VARIANCE_KERNEL.additive_range,
+        "θ_R": _THETA_VAR,
+        "E Y⁴": _FOURTH_VAR,
+    },
 )
 
 # ----------------------------------------------------------------- (b) collision
@@ -237,21 +266,36 @@ def _collision_xi(n: int) -> float:
 
 
 _DEGENERATE = Theory(
-    private={"naive": (-1.0, -1.0), "all_tuples": (-1.0, -1.0),
-             "alg1_rigorous": (-1.5, -1.0), "alg1_paper": (-1.5, -1.0)},
-    nonprivate={"u_n": -1.0, "naive": -0.5, "all_tuples": -1.0,
-                "alg1_rigorous": -1.0, "alg1_paper": -1.0},
-    source={"naive": "Table 1 (bounded degenerate): kC/(nε)",
-            "all_tuples": "Table 1 (bounded degenerate): kC/(nε)",
-            "alg1_rigorous": "Table 1 / Cor. 2: k^{3/2}C/(n^{3/2}ε) + C(k/(nε))²",
-            "alg1_paper": "Table 1 / Cor. 2: k^{3/2}C/(n^{3/2}ε) + C(k/(nε))²",
-            "u_n": "Lemma A.1(ii): √Var(U_n) ≍ kζ₂^{1/2}/n"},
+    private={
+        "naive": (-1.0, -1.0),
+        "all_tuples": (-1.0, -1.0),
+        "alg1_rigorous": (-1.5, -1.0),
+        "alg1_paper": (-1.5, -1.0),
+    },
+    nonprivate={
+        "u_n": -1.0,
+        "naive": -0.5,
+        "all_tuples": -1.0,
+        "alg1_rigorous": -1.0,
+        "alg1_paper": -1.0,
+    },
+    source={
+        "naive": "Table 1 (bounded degenerate): kC/(nε)",
+        "all_tuples": "Table 1 (bounded degenerate): kC/(nε)",
+        "alg1_rigorous": "Table 1 / Cor. 2: k^{3/2}C/(n^{3/2}ε) + C(k/(nε))²",
+        "alg1_paper": "Table 1 / Cor. 2: k^{3/2}C/(n^{3/2}ε) + C(k/(nε))²",
+        "u_n": "Lemma A.1(ii): √Var(U_n) ≍ kζ₂^{1/2}/n",
+    },
 )
 
 COLLISION = Scenario(
-    name="collision", title=f"(b) collision kernel, uniform law on [m], m = {COLLISION_LABELS} (degenerate)",
-    kernel_for=lambda n: _COLLISION_KERNEL, sample=_collision_sample,
-    theta=lambda n: 1.0 / COLLISION_LABELS, xi=_collision_xi, theory=_DEGENERATE,
+    name="collision",
+    title=f"(b) collision kernel, uniform law on [m], m = {COLLISION_LABELS} (degenerate)",
+    kernel_for=lambda n: _COLLISION_KERNEL,
+    sample=_collision_sample,
+    theta=lambda n: 1.0 / COLLISION_LABELS,
+    xi=_collision_xi,
+    theory=_DEGENERATE,
     u_statistic_sd=lambda n: _degenerate_sd(1.0 / COLLISION_LABELS, n),
     parameters={"m": COLLISION_LABELS, "C": 1.0, "θ": 1.0 / COLLISION_LABELS},
 )
@@ -268,26 +312,43 @@ def _rgg_scenario(power: float, label: str) -> Scenario:
 
     def xi(n: int) -> float:
         p = edge_probability(n)
-        deviation = bernstein_radius(p * (1 - p), 1.0, n - 1, math.log(2.0 * n / PROJECTION_FAILURE))
+        deviation = bernstein_radius(
+            p * (1 - p), 1.0, n - 1, math.log(2.0 * n / PROJECTION_FAILURE)
+        )
         exact = 2.0 * p * (1 - p) / (n * (n - 1))  # Var(U_n), ζ₁ = 0 (docs/derivations.md §6)
         return deviation + u_statistic_radius(n, p * (1 - p), 1.0, exact_variance=exact)
 
     # private Alg. 1: r_n/(n^{3/2}ε) (leading when r_n ≫ n^{−1/2}) + 1/(n²ε²); U_n: r_n/n.
     theory = Theory(
-        private={"naive": (-1.0, -1.0), "all_tuples": (-1.0, -1.0),
-                 "alg1_rigorous": (-1.5 - power, -1.0), "alg1_paper": (-1.5 - power, -1.0)},
-        nonprivate={"u_n": -1.0 - power, "naive": -0.5 - power, "all_tuples": -1.0 - power,
-                    "alg1_rigorous": -1.0 - power, "alg1_paper": -1.0 - power},
-        source={"naive": "Remark 2 / docs/derivations.md §6: 1/(nε)",
-                "all_tuples": "Remark 2 / docs/derivations.md §6: 1/(nε)",
-                "alg1_rigorous": "docs/derivations.md §6: r_n/(n^{3/2}ε) + 1/(n²ε²)",
-                "alg1_paper": "docs/derivations.md §6: r_n/(n^{3/2}ε) + 1/(n²ε²)",
-                "u_n": "docs/derivations.md §6: √Var(U_n) = √(2p(1−p)/(n(n−1))) ≍ r_n/n"},
+        private={
+            "naive": (-1.0, -1.0),
+            "all_tuples": (-1.0, -1.0),
+            "alg1_rigorous": (-1.5 - power, -1.0),
+            "alg1_paper": (-1.5 - power, -1.0),
+        },
+        nonprivate={
+            "u_n": -1.0 - power,
+            "naive": -0.5 - power,
+            "all_tuples": -1.0 - power,
+            "alg1_rigorous": -1.0 - power,
+            "alg1_paper": -1.0 - power,
+        },
+        source={
+            "naive": "Remark 2 / docs/derivations.md §6: 1/(nε)",
+            "all_tuples": "Remark 2 / docs/derivations.md §6: 1/(nε)",
+            "alg1_rigorous": "docs/derivations.md §6: r_n/(n^{3/2}ε) + 1/(n²ε²)",
+            "alg1_paper": "docs/derivations.md §6: r_n/(n^{3/2}ε) + 1/(n²ε²)",
+            "u_n": "docs/derivations.md §6: √Var(U_n) = √(2p(1−p)/(n(n−1))) ≍ r_n/n",
+        },
     )
     return Scenario(
-        name=f"rgg_{label}", title=f"(c) RGG edge density on S², r_n = n^(−{power:.4g})",
-        kernel_for=lambda n: rgg_edge_kernel(radius(n)), sample=sample_sphere_points,
-        theta=edge_probability, xi=xi, theory=theory,
+        name=f"rgg_{label}",
+        title=f"(c) RGG edge density on S², r_n = n^(−{power:.4g})",
+        kernel_for=lambda n: rgg_edge_kernel(radius(n)),
+        sample=sample_sphere_points,
+        theta=edge_probability,
+        xi=xi,
+        theory=theory,
         u_statistic_sd=lambda n: _degenerate_sd(edge_probability(n), n),
         parameters={"r_n": f"n^(-{power:.4g})", "C": 1.0, "θ": "r_n²/4"},
     )
@@ -297,6 +358,4 @@ RGG_QUARTER = _rgg_scenario(0.25, "quarter")
 RGG_THIRD = _rgg_scenario(1.0 / 3.0, "third")
 
 #: All scenarios by name, in report order.
-SCENARIOS: dict[str, Scenario] = {
-    s.name: s for s in (VARIANCE, COLLISION, RGG_QUARTER, RGG_THIRD)
-}
+SCENARIOS: dict[str, Scenario] = {s.name: s for s in (VARIANCE, COLLISION, RGG_QUARTER, RGG_THIRD)}

@@ -24,8 +24,8 @@ from __future__ import annotations
 import argparse
 import math
 import sys
-from importlib import metadata
 import time
+from importlib import metadata
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -34,8 +34,9 @@ sys.path.insert(0, str(ROOT))
 import logging  # noqa: E402
 
 import dp_accounting as dpa  # noqa: E402
-from dp_accounting.pld import common, privacy_loss_distribution as pld_mod  # noqa: E402
 import mpmath as mp  # noqa: E402
+from dp_accounting.pld import common  # noqa: E402
+from dp_accounting.pld import privacy_loss_distribution as pld_mod
 
 from mechanisms import advanced_composition  # noqa: E402
 from mechanisms.accounting import (  # noqa: E402
@@ -48,8 +49,8 @@ from mechanisms.accounting import (  # noqa: E402
 )
 from mechanisms.accounting.calibration import _laplace_spec  # noqa: E402
 from spec import (  # noqa: E402
-    AddRemoveOne,
     AdditiveNoise,
+    AddRemoveOne,
     DatasetDomain,
     Gaussian,
     GaussianDP,
@@ -65,9 +66,13 @@ START, END = "<!-- tables:start -->", "<!-- tables:end -->"
 
 def gaussian_spec(sigma: float) -> MechanismSpec:
     return MechanismSpec(
-        name="gaussian", input_domain=DatasetDomain(record=RealInterval(lo=0.0, hi=1.0)),
-        relation=AddRemoveOne(), sensitivity=(GlobalSensitivity(value=1.0, norm="l2"),),
-        noise=AdditiveNoise(law=Gaussian(sigma=sigma)), guarantee=GaussianDP(mu=1.0 / sigma))
+        name="gaussian",
+        input_domain=DatasetDomain(record=RealInterval(lo=0.0, hi=1.0)),
+        relation=AddRemoveOne(),
+        sensitivity=(GlobalSensitivity(value=1.0, norm="l2"),),
+        noise=AdditiveNoise(law=Gaussian(sigma=sigma)),
+        guarantee=GaussianDP(mu=1.0 / sigma),
+    )
 
 
 def dpa_pld(events: list[tuple[object, int]], delta: float) -> float:
@@ -97,8 +102,9 @@ def laplace_optimistic(scale: float, k: int, delta: float) -> float:
     """A lower bound on the exact ε: dp_accounting's optimistic PLD (fine grid)."""
     from dp_accounting.pld import privacy_loss_distribution as pld_mod
 
-    one = pld_mod.from_laplace_mechanism(scale, pessimistic_estimate=False,
-                                         value_discretization_interval=1e-4)
+    one = pld_mod.from_laplace_mechanism(
+        scale, pessimistic_estimate=False, value_discretization_interval=1e-4
+    )
     return one.self_compose(k).get_epsilon_for_delta(delta)
 
 
@@ -109,12 +115,12 @@ def kov_mpmath(eps0: float, k: int, delta: float) -> float:
 
     def delta_of(eps: mp.mpf) -> mp.mpf:
         total = mp.mpf(0)
-        for l in range(k + 1):
-            v = mp.e ** ((k - l) * e0) - mp.e ** (eps + l * e0)
+        for ell in range(k + 1):
+            v = mp.e ** ((k - ell) * e0) - mp.e ** (eps + ell * e0)
             if v <= 0:
                 break
-            total += mp.binomial(k, l) * v
-        return total / (1 + mp.e ** e0) ** k
+            total += mp.binomial(k, ell) * v
+        return total / (1 + mp.e**e0) ** k
 
     lo, hi = mp.mpf(0), k * e0
     for _ in range(80):
@@ -128,14 +134,18 @@ def fmt(x: float) -> str:
 
 
 def table_gaussians(lines: list[str]) -> None:
-    lines += ["## k Gaussian releases (sensitivity 1): exact GDP route", "",
-              "exact = ε(δ) of μ-GDP, μ = √k/σ (Dong, Roth & Su 2022, Cor. 2.13, 3.3).  privaudit "
-              "PLD answers through the exact GDP route here (no discretization); "
-              "dp_accounting PLD is its own pessimistic PLD.", "",
-              "| σ | k | δ | exact | privaudit PLD | dp_accounting PLD | privaudit RDP | "
-              "dp_accounting RDP | privaudit zCDP | OpenDP zCDP | PLD / exact | never below | "
-              "dp_accounting / exact |",
-              "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    lines += [
+        "## k Gaussian releases (sensitivity 1): exact GDP route",
+        "",
+        "exact = ε(δ) of μ-GDP, μ = √k/σ (Dong, Roth & Su 2022, Cor. 2.13, 3.3).  privaudit "
+        "PLD answers through the exact GDP route here (no discretization); "
+        "dp_accounting PLD is its own pessimistic PLD.",
+        "",
+        "| σ | k | δ | exact | privaudit PLD | dp_accounting PLD | privaudit RDP | "
+        "dp_accounting RDP | privaudit zCDP | OpenDP zCDP | PLD / exact | never below | "
+        "dp_accounting / exact |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
     for sigma in (1.0, 5.0, 20.0):
         for k in (1, 10, 100):
             for delta in (1e-5, 1e-8):
@@ -151,43 +161,55 @@ def table_gaussians(lines: list[str]) -> None:
                     f"{fmt(theirs)} | {fmt(rdp)} | {fmt(dpa_rdp(ev, delta))} | "
                     f"{fmt(zc)} | {fmt(opendp_gaussian_zcdp(sigma, k, delta))} | "
                     f"{ours / exact:.6f} | {'yes' if ours >= exact * (1 - 1e-12) else 'NO'} | "
-                    f"{theirs / exact:.10f} |")
+                    f"{theirs / exact:.10f} |"
+                )
     lines.append("")
 
 
 def table_pure(lines: list[str]) -> None:
-    lines += ["## k pure ε₀-DP releases: optimal composition (δ = 10⁻⁵)", "",
-              "optimal = Kairouz, Oh & Viswanath (ICML 2015) Thm. 3.3, privaudit's log-space "
-              "evaluation; mpmath = the same at 60 digits (k ≤ 100).  Ratios are to the optimum.",
-              "", "| ε₀ | k | optimal | mpmath | privaudit PLD | dp_accounting PLD | basic | "
-              "advanced | basic / opt | advanced / opt | PLD / opt |",
-              "|---|---|---|---|---|---|---|---|---|---|---|"]
+    lines += [
+        "## k pure ε₀-DP releases: optimal composition (δ = 10⁻⁵)",
+        "",
+        "optimal = Kairouz, Oh & Viswanath (ICML 2015) Thm. 3.3, privaudit's log-space "
+        "evaluation; mpmath = the same at 60 digits (k ≤ 100).  Ratios are to the optimum.",
+        "",
+        "| ε₀ | k | optimal | mpmath | privaudit PLD | dp_accounting PLD | basic | "
+        "advanced | basic / opt | advanced / opt | PLD / opt |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
     delta = 1e-5
     for eps0 in (0.01, 0.1, 0.5, 1.0):
         for k in (10, 100, 1000):
             opt = optimal_composition(PureDP(epsilon=eps0), k).epsilon_for_delta(delta)
             ref = kov_mpmath(eps0, k, delta) if k <= 100 else math.nan
             ours = PLDAccountant().compose(PureDP(epsilon=eps0), k).epsilon(delta)
-            theirs = pld_mod.from_privacy_parameters(
-                common.DifferentialPrivacyParameters(eps0, 0.0)
-            ).self_compose(k).get_epsilon_for_delta(delta)
+            theirs = (
+                pld_mod.from_privacy_parameters(common.DifferentialPrivacyParameters(eps0, 0.0))
+                .self_compose(k)
+                .get_epsilon_for_delta(delta)
+            )
             basic = k * eps0
             adv = advanced_composition(PureDP(epsilon=eps0), k, delta).epsilon
             lines.append(
                 f"| {eps0:g} | {k} | {fmt(opt)} | {fmt(ref) if k <= 100 else '—'} | {fmt(ours)} | "
                 f"{fmt(theirs)} | {fmt(basic)} | {fmt(adv)} | {basic / opt:.3f} | "
-                f"{adv / opt:.3f} | {ours / opt:.5f} |")
+                f"{adv / opt:.3f} | {ours / opt:.5f} |"
+            )
     lines.append("")
 
 
 def table_laplace(lines: list[str]) -> None:
-    lines += ["## k Laplace releases (scale 1/ε₀, sensitivity 1; δ = 10⁻⁵)", "",
-              "No closed form: the exact ε lies between dp_accounting's optimistic PLD (a lower "
-              "bound) and any pessimistic PLD.  basic = kε₀; advanced = Dwork–Rothblum–Vadhan "
-              "with δ′ = δ (today's `advanced_composition`).", "",
-              "| ε₀ | k | lower bound | privaudit PLD | dp_accounting PLD | privaudit RDP | "
-              "basic | advanced | basic / PLD | advanced / PLD | PLD / lower | never below |",
-              "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    lines += [
+        "## k Laplace releases (scale 1/ε₀, sensitivity 1; δ = 10⁻⁵)",
+        "",
+        "No closed form: the exact ε lies between dp_accounting's optimistic PLD (a lower "
+        "bound) and any pessimistic PLD.  basic = kε₀; advanced = Dwork–Rothblum–Vadhan "
+        "with δ′ = δ (today's `advanced_composition`).",
+        "",
+        "| ε₀ | k | lower bound | privaudit PLD | dp_accounting PLD | privaudit RDP | "
+        "basic | advanced | basic / PLD | advanced / PLD | PLD / lower | never below |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
     delta = 1e-5
     for eps0 in (0.1, 0.5, 1.0):
         for k in (10, 100):
@@ -201,17 +223,22 @@ def table_laplace(lines: list[str]) -> None:
             lines.append(
                 f"| {eps0:g} | {k} | {fmt(lower)} | {fmt(ours)} | {fmt(theirs)} | {fmt(rdp)} | "
                 f"{fmt(basic)} | {fmt(adv)} | {basic / ours:.3f} | {adv / ours:.3f} | "
-                f"{ours / lower:.6f} | {'yes' if ours >= lower else 'NO'} |")
+                f"{ours / lower:.6f} | {'yes' if ours >= lower else 'NO'} |"
+            )
     lines.append("")
 
 
 def table_mixed(lines: list[str]) -> None:
-    lines += ["## Heterogeneous: m Gaussians (σ) and m Laplaces (scale b), δ = 10⁻⁵", "",
-              "old = today's route: each release as its declared (ε, δ) claim (Gaussians at "
-              "(ε(δ/(2m)), δ/(2m)) exactly), basic composition.", "",
-              "| m | σ | b | privaudit PLD | dp_accounting PLD | privaudit RDP | "
-              "dp_accounting RDP | old (basic) | old / PLD |",
-              "|---|---|---|---|---|---|---|---|---|"]
+    lines += [
+        "## Heterogeneous: m Gaussians (σ) and m Laplaces (scale b), δ = 10⁻⁵",
+        "",
+        "old = today's route: each release as its declared (ε, δ) claim (Gaussians at "
+        "(ε(δ/(2m)), δ/(2m)) exactly), basic composition.",
+        "",
+        "| m | σ | b | privaudit PLD | dp_accounting PLD | privaudit RDP | "
+        "dp_accounting RDP | old (basic) | old / PLD |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
     delta = 1e-5
     for m, sigma, b in ((5, 5.0, 2.0), (20, 10.0, 10.0), (50, 20.0, 20.0)):
         g, lap = gaussian_spec(sigma), _laplace_spec(b, 1.0)
@@ -220,31 +247,44 @@ def table_mixed(lines: list[str]) -> None:
         ev = [(dpa.GaussianDpEvent(sigma), m), (dpa.LaplaceDpEvent(b), m)]
         per_delta = delta / (2 * m)
         old = m * GaussianDP(mu=1.0 / sigma).epsilon_for_delta(per_delta) + m / b
-        lines.append(f"| {m} | {sigma:g} | {b:g} | {fmt(ours)} | {fmt(dpa_pld(ev, delta))} | "
-                     f"{fmt(rdp)} | {fmt(dpa_rdp(ev, delta))} | {fmt(old)} | {old / ours:.3f} |")
+        lines.append(
+            f"| {m} | {sigma:g} | {b:g} | {fmt(ours)} | {fmt(dpa_pld(ev, delta))} | "
+            f"{fmt(rdp)} | {fmt(dpa_rdp(ev, delta))} | {fmt(old)} | {old / ours:.3f} |"
+        )
     lines.append("")
 
 
 def table_subsampled(lines: list[str]) -> None:
-    lines += ["## Poisson-subsampled Gaussian (rate q, σ = 1, add/remove-one), δ = 10⁻⁵", "",
-              "| q | k | privaudit PLD | dp_accounting PLD | privaudit RDP | dp_accounting RDP | "
-              "ratio PLD |", "|---|---|---|---|---|---|---|"]
+    lines += [
+        "## Poisson-subsampled Gaussian (rate q, σ = 1, add/remove-one), δ = 10⁻⁵",
+        "",
+        "| q | k | privaudit PLD | dp_accounting PLD | privaudit RDP | dp_accounting RDP | "
+        "ratio PLD |",
+        "|---|---|---|---|---|---|---|",
+    ]
     delta = 1e-5
     for q, k in ((0.01, 1000), (0.001, 10000), (0.1, 100)):
         spec = poisson_subsample(gaussian_spec(1.0), q)
         ours = PLDAccountant().compose(spec, k).epsilon(delta)
         ev = [(dpa.PoissonSampledDpEvent(q, dpa.GaussianDpEvent(1.0)), k)]
         theirs = dpa_pld(ev, delta)
-        lines.append(f"| {q:g} | {k} | {fmt(ours)} | {fmt(theirs)} | "
-                     f"{fmt(RDPAccountant().compose(spec, k).epsilon(delta))} | "
-                     f"{fmt(dpa_rdp(ev, delta))} | {ours / theirs:.6f} |")
+        lines.append(
+            f"| {q:g} | {k} | {fmt(ours)} | {fmt(theirs)} | "
+            f"{fmt(RDPAccountant().compose(spec, k).epsilon(delta))} | "
+            f"{fmt(dpa_rdp(ev, delta))} | {ours / theirs:.6f} |"
+        )
     lines.append("")
 
 
 def table_calibration(lines: list[str]) -> None:
-    lines += ["## Calibration: smallest σ for k Gaussians at (ε, δ) = (1, 10⁻⁵)", "",
-              "exact via GDP; check = the exact ε of the composition at the returned σ.", "",
-              "| k | σ | σ / √k | ε at σ (exact GDP) |", "|---|---|---|---|"]
+    lines += [
+        "## Calibration: smallest σ for k Gaussians at (ε, δ) = (1, 10⁻⁵)",
+        "",
+        "exact via GDP; check = the exact ε of the composition at the returned σ.",
+        "",
+        "| k | σ | σ / √k | ε at σ (exact GDP) |",
+        "|---|---|---|---|",
+    ]
     for k in (1, 10, 100, 1000):
         sigma = gaussian_sigma_for_composition(k, 1.0, 1e-5)
         check = GaussianDP(mu=math.sqrt(k) / sigma).epsilon_for_delta(1e-5)
@@ -253,17 +293,27 @@ def table_calibration(lines: list[str]) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    logging.disable(logging.WARNING)   # dp_accounting's notes on its own optimistic/RDP fallbacks
+    logging.disable(logging.WARNING)  # dp_accounting's notes on its own optimistic/RDP fallbacks
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--stdout", action="store_true", help="print instead of writing")
     args = parser.parse_args(argv)
     started = time.perf_counter()
-    lines = ["<!-- generated by scripts/accounting_table.py; do not edit by hand -->", "",
-             f"dp_accounting {metadata.version('dp-accounting')}, OpenDP "
-             f"{metadata.version('opendp')}; "
-             "PLD value discretization 10⁻⁴ (pessimistic) on both sides.", ""]
-    for table in (table_pure, table_gaussians, table_laplace, table_mixed, table_subsampled,
-                  table_calibration):
+    lines = [
+        "<!-- generated by scripts/accounting_table.py; do not edit by hand -->",
+        "",
+        f"dp_accounting {metadata.version('dp-accounting')}, OpenDP "
+        f"{metadata.version('opendp')}; "
+        "PLD value discretization 10⁻⁴ (pessimistic) on both sides.",
+        "",
+    ]
+    for table in (
+        table_pure,
+        table_gaussians,
+        table_laplace,
+        table_mixed,
+        table_subsampled,
+        table_calibration,
+    ):
         table(lines)
     lines.append(f"Generated in {time.perf_counter() - started:.0f} s (shared 2-core machine).")
     text = "\n".join(lines) + "\n"

@@ -81,18 +81,21 @@ def _stages(mech: Mechanism, config: AuditConfig, pairs: Any) -> tuple[float, di
     def progress(message: str) -> None:
         now = time.perf_counter()
         stages[state["stage"]] = stages.get(state["stage"], 0.0) + now - state["t"]
-        state.update(t=now, stage=next((label for prefix, label in _LABELS
-                                        if message.startswith(prefix)), message))
+        state.update(
+            t=now,
+            stage=next((label for prefix, label in _LABELS if message.startswith(prefix)), message),
+        )
 
     start = time.perf_counter()
     audit(mech, config=config, pairs=pairs, progress=progress)
     return time.perf_counter() - start, stages
 
 
-def measure(name: str, mech: Mechanism, config: AuditConfig, pairs: Any = (),
-            repeats: int = 5) -> tuple[str, dict[str, float]]:
+def measure(
+    name: str, mech: Mechanism, config: AuditConfig, pairs: Any = (), repeats: int = 5
+) -> tuple[str, dict[str, float]]:
     counting = CountingMechanism(mech)
-    audit(counting, config=config, pairs=pairs)          # records the batches drawn
+    audit(counting, config=config, pairs=pairs)  # records the batches drawn
     batches = list(counting.batches)
     drawn = sum(s for _, s in batches)
     audit_times, sample_times = [], []
@@ -108,8 +111,10 @@ def measure(name: str, mech: Mechanism, config: AuditConfig, pairs: Any = (),
             mech.sample(data, size, rng)
         sample_times.append(time.perf_counter() - start)
     a, s = min(audit_times), min(sample_times)
-    row = (f"| {name} | {drawn:,} | {a:.3f} | {s:.3f} | {a / s:.2f} | "
-           f"{np.median(audit_times) / np.median(sample_times):.2f} |")
+    row = (
+        f"| {name} | {drawn:,} | {a:.3f} | {s:.3f} | {a / s:.2f} | "
+        f"{np.median(audit_times) / np.median(sample_times):.2f} |"
+    )
     return row, stage_min
 
 
@@ -131,26 +136,38 @@ def main() -> None:
         ("DP-Sniper SVT1 (black box)", svt1.mechanism, svt1.input_pairs),
     ]
     only = {int(i) for i in args.only.split(",") if i}
-    rows = [("| mechanism | outputs drawn | audit (s) | drawing alone (s) | ratio (min/min) | "
-             "ratio (median/median) |"), "|---|---|---|---|---|---|"]
-    stage_rows = ["| mechanism | " + " | ".join(STAGES) + " |",
-                  "|---|" + "---|" * len(STAGES)]
+    rows = [
+        (
+            "| mechanism | outputs drawn | audit (s) | drawing alone (s) | ratio (min/min) | "
+            "ratio (median/median) |"
+        ),
+        "|---|---|---|---|---|---|",
+    ]
+    stage_rows = ["| mechanism | " + " | ".join(STAGES) + " |", "|---|" + "---|" * len(STAGES)]
     for i, (name, mech, pairs) in enumerate(cases, 1):
         if only and i not in only:
             continue
         reps = args.repeats if i <= 4 else max(1, args.repeats // 3)
         row, stages = measure(name, mech, config, pairs, reps)
         rows.append(row)
-        stage_rows.append(f"| {name} | " + " | ".join(
-            f"{stages[s]:.3f}" if s in stages else "–" for s in STAGES) + " |")
+        stage_rows.append(
+            f"| {name} | "
+            + " | ".join(f"{stages[s]:.3f}" if s in stages else "–" for s in STAGES)
+            + " |"
+        )
         print(rows[-1], flush=True)
         print(stage_rows[-1], flush=True)
-    text = ("# Audit cost\n\n" + (__doc__ or "") + f"\n\nN = {n:,} per side; "
-            f"{args.repeats} repeats (SVT1: {max(1, args.repeats // 3)}); machine: "
-            f"{platform.machine()}, {os.cpu_count()} cores (shared), Python "
-            f"{platform.python_version()}, numpy {np.__version__}.\n\n" + "\n".join(rows)
-            + "\n\nSeconds per stage (minimum over the repeats):\n\n" + "\n".join(stage_rows)
-            + "\n" + NOTES)
+    text = (
+        "# Audit cost\n\n" + (__doc__ or "") + f"\n\nN = {n:,} per side; "
+        f"{args.repeats} repeats (SVT1: {max(1, args.repeats // 3)}); machine: "
+        f"{platform.machine()}, {os.cpu_count()} cores (shared), Python "
+        f"{platform.python_version()}, numpy {np.__version__}.\n\n"
+        + "\n".join(rows)
+        + "\n\nSeconds per stage (minimum over the repeats):\n\n"
+        + "\n".join(stage_rows)
+        + "\n"
+        + NOTES
+    )
     if not args.no_write:
         out = pathlib.Path(__file__).resolve().parents[1] / "docs" / "audit_cost.md"
         out.write_text(text, encoding="utf-8")
@@ -239,17 +256,22 @@ thread with ``threadpoolctl``.  With another busy process on this machine's two 
 OpenBLAS's two-thread pool made a logistic fit of 24 000 × 80 1.4–4× slower (0.095–0.26
 s against 0.07 s); on a quiet machine it is 1.6× faster for that fit, and a whole
 SVT34Parallel audit takes about as long either way (52.4 s uncapped, 54.0 s capped).
-The table's run after it, on a quiet machine: analytic Gaussian 2.55, Laplace 2.15, randomized response 2.32, smooth median
-2.73, SVT1 2.16 (min/min).
+The table's run after it, on a quiet machine: analytic Gaussian 2.55, Laplace 2.15,
+randomized response 2.32, smooth median 2.73, SVT1 2.16 (min/min).
 """
 
 
 #: Stages of an audit, from the start of its progress messages.
-_LABELS = (("checking the spec", "spec"), ("generating", "candidate pairs"),
-           ("checking the global", "global sensitivity"),
-           ("checking the local", "local sensitivity"),
-           ("checking the smooth", "smooth sensitivity"), ("testing the noise", "noise law"),
-           ("ranking", "pair ranking"), ("testing pair", "distinguishing test"))
+_LABELS = (
+    ("checking the spec", "spec"),
+    ("generating", "candidate pairs"),
+    ("checking the global", "global sensitivity"),
+    ("checking the local", "local sensitivity"),
+    ("checking the smooth", "smooth sensitivity"),
+    ("testing the noise", "noise law"),
+    ("ranking", "pair ranking"),
+    ("testing pair", "distinguishing test"),
+)
 STAGES = tuple(label for _, label in _LABELS)
 
 

@@ -47,16 +47,26 @@ SUITE = 50
 #: The broken cases the quality tier must catch at CI strength (the ``MUST_DETECT`` set of
 #: ``tests/quality/test_benchmark_suites.py``).
 MUST_DETECT = (
-    "statdp.noisy_max_v1b[eps0=0.7]", "statdp.noisy_max_v1b[eps0=1.5]",
-    "statdp.noisy_max_v2b[eps0=0.7]", "statdp.noisy_max_v2b[eps0=1.5]",
-    "statdp.histogram_eps[eps0=0.2]", "statdp.histogram_eps[eps0=0.7]",
-    "statdp.iSVT1[eps0=0.2]", "statdp.iSVT1[eps0=0.7]", "statdp.iSVT1[eps0=1.5]",
-    "dpsniper.NoisyHist2", "dpsniper.SparseVectorTechnique5",
-    "broken.sum_underdeclared_sensitivity", "broken.range_scaled_mean",
+    "statdp.noisy_max_v1b[eps0=0.7]",
+    "statdp.noisy_max_v1b[eps0=1.5]",
+    "statdp.noisy_max_v2b[eps0=0.7]",
+    "statdp.noisy_max_v2b[eps0=1.5]",
+    "statdp.histogram_eps[eps0=0.2]",
+    "statdp.histogram_eps[eps0=0.7]",
+    "statdp.iSVT1[eps0=0.2]",
+    "statdp.iSVT1[eps0=0.7]",
+    "statdp.iSVT1[eps0=1.5]",
+    "dpsniper.NoisyHist2",
+    "dpsniper.SparseVectorTechnique5",
+    "broken.sum_underdeclared_sensitivity",
+    "broken.range_scaled_mean",
     "broken.curator_truncated_laplace",
-    "graphs.edge_count_no_projection", "graphs.edge_count_naive_truncation",
-    "graphs.degree_histogram_edge_sensitivity", "graphs.triangle_count_edge_sensitivity",
-    "local.rr_rerandomized_per_pair", "local.rr_binary_keep_probability",
+    "graphs.edge_count_no_projection",
+    "graphs.edge_count_naive_truncation",
+    "graphs.degree_histogram_edge_sensitivity",
+    "graphs.triangle_count_edge_sensitivity",
+    "local.rr_rerandomized_per_pair",
+    "local.rr_binary_keep_probability",
     "local.rr_data_dependent_bins",
 )
 
@@ -80,8 +90,9 @@ def false_alarms(seeds: int, policy: ConfirmationPolicy) -> None:
     for case in control_cases():
         alarms = failures = 0
         for seed in range(seeds):
-            run = screened_audit(case.mechanism, config=CI_STRENGTH, pairs=case.input_pairs,
-                                 policy=policy, seed=seed)
+            run = screened_audit(
+                case.mechanism, config=CI_STRENGTH, pairs=case.input_pairs, policy=policy, seed=seed
+            )
             screen = run.screening.violated or run.screening.inconclusive
             final = run.final.violated or run.final.inconclusive
             alarms += screen
@@ -92,26 +103,34 @@ def false_alarms(seeds: int, policy: ConfirmationPolicy) -> None:
     n = len(final_flags)
     suites = n // SUITE
     print()
-    print(f"| stage | audits | per-audit rate (95 % upper) | suites of {SUITE} | suites "
-          f"failed | implied suite rate (95 % upper) |")
+    print(
+        f"| stage | audits | per-audit rate (95 % upper) | suites of {SUITE} | suites "
+        f"failed | implied suite rate (95 % upper) |"
+    )
     print("|---|---|---|---|---|---|")
-    for label, flags in (("screen only (before)", screen_flags),
-                         ("screen + confirmation (now)", final_flags)):
+    for label, flags in (
+        ("screen only (before)", screen_flags),
+        ("screen + confirmation (now)", final_flags),
+    ):
         k = sum(flags)
         up = _upper(k, n)
-        failed = sum(any(flags[i * SUITE:(i + 1) * SUITE]) for i in range(suites))
+        failed = sum(any(flags[i * SUITE : (i + 1) * SUITE]) for i in range(suites))
         implied = 1.0 - (1.0 - up) ** SUITE
-        print(f"| {label} | {n} | {k / n:.2%} ({up:.2%}) | {suites} | {failed} | "
-              f"{implied:.1%} |", flush=True)
+        print(
+            f"| {label} | {n} | {k / n:.2%} ({up:.2%}) | {suites} | {failed} | {implied:.1%} |",
+            flush=True,
+        )
     screen_up = _upper(sum(screen_flags), n)
-    confirmed = sum(s and f for s, f in zip(screen_flags, final_flags))
+    confirmed = sum(s and f for s, f in zip(screen_flags, final_flags, strict=True))
     per_test = screen_up * policy.alpha
-    print(f"\nScreen alarms confirmed: {confirmed} of {sum(screen_flags)}.  By construction a "
-          f"test fails only when the confirmation (level {policy.alpha:.2g}, independent of "
-          f"the screen) errs too: per audit ≤ {screen_up:.2%} × {policy.alpha:.2g} = "
-          f"{per_test:.2g} (measured screen rate, 95 % upper bound, times the confirmation's "
-          f"level), so a suite of {SUITE} fails with probability ≤ {SUITE * per_test:.2g} "
-          f"(≤ {policy.session_alpha:g} without using the screen).")
+    print(
+        f"\nScreen alarms confirmed: {confirmed} of {sum(screen_flags)}.  By construction a "
+        f"test fails only when the confirmation (level {policy.alpha:.2g}, independent of "
+        f"the screen) errs too: per audit ≤ {screen_up:.2%} × {policy.alpha:.2g} = "
+        f"{per_test:.2g} (measured screen rate, 95 % upper bound, times the confirmation's "
+        f"level), so a suite of {SUITE} fails with probability ≤ {SUITE * per_test:.2g} "
+        f"(≤ {policy.session_alpha:g} without using the screen)."
+    )
 
 
 def catch_rate(seeds: int, policy: ConfirmationPolicy) -> None:
@@ -123,16 +142,19 @@ def catch_rate(seeds: int, policy: ConfirmationPolicy) -> None:
         case = cases[name]
         screen = final = 0
         for seed in range(seeds):
-            run = screened_audit(case.mechanism, config=CI_STRENGTH, pairs=case.input_pairs,
-                                 policy=policy, seed=seed)
+            run = screened_audit(
+                case.mechanism, config=CI_STRENGTH, pairs=case.input_pairs, policy=policy, seed=seed
+            )
             screen += run.screening.violated
             final += run.final.violated
         total_screen += screen
         total_final += final
         total += seeds
         print(f"| {name} | {seeds} | {screen} | {final} |", flush=True)
-    print(f"| all | {total} | {total_screen} ({total_screen / total:.1%}) | {total_final} "
-          f"({total_final / total:.1%}) |")
+    print(
+        f"| all | {total} | {total_screen} ({total_screen / total:.1%}) | {total_final} "
+        f"({total_final / total:.1%}) |"
+    )
 
 
 def main() -> None:
@@ -140,9 +162,11 @@ def main() -> None:
     catch_seeds = int(sys.argv[2]) if len(sys.argv) > 2 else 5
     policy = ConfirmationPolicy()
     start = time.perf_counter()
-    print(f"CI_STRENGTH: {CI_STRENGTH.samples:,} samples per side, confidence "
-          f"{CI_STRENGTH.confidence:g}; confirmation: {policy.sample_factor}x samples at level "
-          f"{policy.session_alpha:g}/{policy.suite_size} = {policy.alpha:.2g}\n")
+    print(
+        f"CI_STRENGTH: {CI_STRENGTH.samples:,} samples per side, confidence "
+        f"{CI_STRENGTH.confidence:g}; confirmation: {policy.sample_factor}x samples at level "
+        f"{policy.session_alpha:g}/{policy.suite_size} = {policy.alpha:.2g}\n"
+    )
     false_alarms(seeds, policy)
     if catch_seeds > 0:
         print()

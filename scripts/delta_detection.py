@@ -33,14 +33,17 @@ BEGIN, END = "<!-- detection:begin -->", "<!-- detection:end -->"
 
 #: (N per side, claimed δ, leak probability p)
 GRID = (
-    (1_000_000, 1e-5, 1e-4),      # p = 10 δ, N p = 100
-    (1_000_000, 3e-6, 3e-5),      # p = 10 δ, N p = 30: the corner of the target
-    (100_000, 3e-5, 3e-4),        # p = 10 δ, N p = 30
-    (1_000_000, 1e-5, 5e-6),      # p = δ/2: must pass
-    (100_000, 1e-4, 5e-5),        # p = δ/2: must pass
+    (1_000_000, 1e-5, 1e-4),  # p = 10 δ, N p = 100
+    (1_000_000, 3e-6, 3e-5),  # p = 10 δ, N p = 30: the corner of the target
+    (100_000, 3e-5, 3e-4),  # p = 10 δ, N p = 30
+    (1_000_000, 1e-5, 5e-6),  # p = δ/2: must pass
+    (100_000, 1e-4, 5e-5),  # p = δ/2: must pass
 )
-KINDS = (("atom, hook", {}), ("atom, no hook", {"hook": False}),
-         ("spike 1e-7, hook", {"spike": 1e-7}))
+KINDS = (
+    ("atom, hook", {}),
+    ("atom, no hook", {"hook": False}),
+    ("spike 1e-7, hook", {"spike": 1e-7}),
+)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -52,8 +55,11 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     kinds = [KINDS[int(i)] for i in args.kinds.split(",") if i] or list(KINDS)
     grid = [GRID[int(i)] for i in args.points.split(",") if i] or list(GRID)
-    rows = ["| leak | N per side | claimed δ | p | p/δ | N·p | flagged | 95 % CP interval | "
-            "mean s/audit |", "|---|---|---|---|---|---|---|---|---|"]
+    rows = [
+        "| leak | N per side | claimed δ | p | p/δ | N·p | flagged | 95 % CP interval | "
+        "mean s/audit |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
     start = time.perf_counter()
     for label, kwargs in kinds:
         for n, delta, p in grid:
@@ -64,13 +70,17 @@ def main(argv: list[str] | None = None) -> int:
                 flagged += int(report.violated)
             each = (time.perf_counter() - t0) / args.seeds
             ci = clopper_pearson(flagged, args.seeds, 0.95)
-            row = (f"| {label} | {n:,} | {delta:g} | {p:g} | {p / delta:g} | {n * p:g} | "
-                   f"{flagged}/{args.seeds} | [{ci.low:.2f}, {ci.high:.2f}] | {each:.1f} |")
+            row = (
+                f"| {label} | {n:,} | {delta:g} | {p:g} | {p / delta:g} | {n * p:g} | "
+                f"{flagged}/{args.seeds} | [{ci.low:.2f}, {ci.high:.2f}] | {each:.1f} |"
+            )
             rows.append(row)
             print(row, flush=True)
     table = "\n".join(rows)
-    footer = (f"\n\n{len(kinds) * len(grid) * args.seeds} audits (seeds 0–{args.seeds - 1}) in "
-              f"{time.perf_counter() - start:.0f} s on 2 cores shared with other jobs.")
+    footer = (
+        f"\n\n{len(kinds) * len(grid) * args.seeds} audits (seeds 0–{args.seeds - 1}) in "
+        f"{time.perf_counter() - start:.0f} s on 2 cores shared with other jobs."
+    )
     if not args.no_write and DOC.exists():
         text = DOC.read_text(encoding="utf-8")
         head, rest = text.split(BEGIN, 1)

@@ -30,8 +30,15 @@ from privaudit.auditing.report import AuditReport
 from privaudit.suites import BenchmarkCase, graph_broken_cases, graph_control_cases
 
 #: The seeded configuration of the quality tier (``tests/quality/test_benchmark_suites.py``).
-CONFIG = AuditConfig(samples=100_000, pilot_samples=2_000, pair_budget=24, pairs_tested=2,
-                     claim_budget=100, confidence=0.999, seed=7)
+CONFIG = AuditConfig(
+    samples=100_000,
+    pilot_samples=2_000,
+    pair_budget=24,
+    pairs_tested=2,
+    claim_budget=100,
+    confidence=0.999,
+    seed=7,
+)
 OUTPUT = ROOT / "docs" / "graph_audit_table.md"
 
 
@@ -55,8 +62,7 @@ class GraphAuditRow:
 def audit_graph_cases(config: AuditConfig = CONFIG) -> list[tuple[BenchmarkCase, AuditReport]]:
     """Audit every graph case with ``config``, from its (benign) explicit pair."""
     cases = graph_broken_cases() + graph_control_cases()
-    return [(case, audit(case.mechanism, config=config, pairs=case.input_pairs))
-            for case in cases]
+    return [(case, audit(case.mechanism, config=config, pairs=case.input_pairs)) for case in cases]
 
 
 def _relation(case: BenchmarkCase) -> str:
@@ -73,22 +79,30 @@ def table_rows(audits: list[tuple[BenchmarkCase, AuditReport]]) -> list[GraphAud
     for case, report in audits:
         claimed = float(case.spec.global_sensitivity.value)
         sensitivity = report.check("sensitivity.global")
-        rows.append(GraphAuditRow(
-            case=case.name, relation=_relation(case), claimed_sensitivity=claimed,
-            true_sensitivity=case.true_epsilon / case.claimed_epsilon * claimed,
-            found_sensitivity=float(sensitivity.statistic),
-            sensitivity_origin=str(sensitivity.details["worst_origin"]),
-            claimed_epsilon=case.claimed_epsilon, true_epsilon=case.true_epsilon,
-            epsilon_lower_bound=report.epsilon_lower_bound,
-            distinguishing_origin=report.worst_pair.origin if report.worst_pair else "—",
-            verdict=report.verdict))
+        rows.append(
+            GraphAuditRow(
+                case=case.name,
+                relation=_relation(case),
+                claimed_sensitivity=claimed,
+                true_sensitivity=case.true_epsilon / case.claimed_epsilon * claimed,
+                found_sensitivity=float(sensitivity.statistic),
+                sensitivity_origin=str(sensitivity.details["worst_origin"]),
+                claimed_epsilon=case.claimed_epsilon,
+                true_epsilon=case.true_epsilon,
+                epsilon_lower_bound=report.epsilon_lower_bound,
+                distinguishing_origin=report.worst_pair.origin if report.worst_pair else "—",
+                verdict=report.verdict,
+            )
+        )
     return rows
 
 
 def render(rows: list[GraphAuditRow]) -> str:
     """The Markdown document."""
-    header = ("| case | relation | Δ claimed | Δ true | max shift found | found by | ε claimed "
-              "| ε true | ε_lb | ε_lb / ε true | ε_lb pair from | verdict |")
+    header = (
+        "| case | relation | Δ claimed | Δ true | max shift found | found by | ε claimed "
+        "| ε true | ε_lb | ε_lb / ε true | ε_lb pair from | verdict |"
+    )
     lines = [header, "|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
         lines.append(
@@ -96,11 +110,14 @@ def render(rows: list[GraphAuditRow]) -> str:
             f"| {r.found_sensitivity:g} | {r.sensitivity_origin} | {r.claimed_epsilon:g} "
             f"| {r.true_epsilon:g} | {r.epsilon_lower_bound:.3f} "
             f"| {r.epsilon_lower_bound / r.true_epsilon:.3f} | {r.distinguishing_origin} "
-            f"| {r.verdict} |")
+            f"| {r.verdict} |"
+        )
     body = (__doc__ or "").split("Usage:")[0].strip()
     config = ", ".join(f"{k}={v}" for k, v in CONFIG.model_dump().items() if v is not None)
-    return (f"# Graph quality suite: audits against the true ε\n\n{body}\n\n"
-            f"Configuration: `AuditConfig({config})`.\n\n" + "\n".join(lines) + "\n")
+    return (
+        f"# Graph quality suite: audits against the true ε\n\n{body}\n\n"
+        f"Configuration: `AuditConfig({config})`.\n\n" + "\n".join(lines) + "\n"
+    )
 
 
 def main() -> None:

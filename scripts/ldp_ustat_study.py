@@ -94,22 +94,28 @@ def kendall_quantities(data: np.ndarray) -> dict[str, float]:
     c = np.bincount(joint_index(data[:, 0], data[:, 1], 6), minlength=36).astype(float)
     a = kendall_table(6)
     tau_a = float(c @ a @ c) / (n * (n - 1))
-    cd = tau_a * n * (n - 1) / 2                                # C − D
+    cd = tau_a * n * (n - 1) / 2  # C − D
     n0 = n * (n - 1) / 2
     my, mz = c.reshape(6, 6).sum(1), c.reshape(6, 6).sum(0)
     n1, n2 = float((my * (my - 1) / 2).sum()), float((mz * (mz - 1) / 2).sum())
     pos = np.clip(a, 0, None)
     concordant = float(c @ pos @ c) / 2
     discordant = concordant - cd
-    return {"tau_a": tau_a, "tau_b": cd / math.sqrt((n0 - n1) * (n0 - n2)),
-            "tau_cd": cd / (concordant + discordant)}
+    return {
+        "tau_a": tau_a,
+        "tau_b": cd / math.sqrt((n0 - n1) * (n0 - n2)),
+        "tau_cd": cd / (concordant + discordant),
+    }
 
 
 def summary(errors: list[float]) -> tuple[float, float, float]:
     """(mean absolute error, its standard deviation, RMSE)."""
     e = np.abs(np.asarray(errors))
-    return float(e.mean()), float(e.std(ddof=1)) if e.size > 1 else 0.0, float(
-        math.sqrt(np.mean(e**2)))
+    return (
+        float(e.mean()),
+        float(e.std(ddof=1)) if e.size > 1 else 0.0,
+        float(math.sqrt(np.mean(e**2))),
+    )
 
 
 # ----------------------------------------------------------------------------------------
@@ -119,24 +125,44 @@ def kendall_study(runs: int, seed: int, n: int, epsilons: tuple[float, ...]) -> 
     data = copula_ratings(n, stream(seed, "kendall", "data"))
     truth = kendall_quantities(data)
     methods: dict[str, Callable[[float, np.random.Generator], float]] = {
-        "RR (k = 36)": lambda e, g: private_kendall_tau_rr(data[:, 0], data[:, 1], 6, e,
-                                                            rng=g).estimate,
-        "2PC-sub P = 1": lambda e, g: private_ustatistic_2pc(data, kendall_kernel, e, 1,
-                                                             lower=-1, upper=1, rng=g).estimate,
-        "2PC-sub P = 5": lambda e, g: private_ustatistic_2pc(data, kendall_kernel, e, 5,
-                                                             lower=-1, upper=1, rng=g).estimate,
-        "2PC-all (δ = 1e-8)": lambda e, g: private_ustatistic_2pc_all_pairs(
-            data, kendall_kernel, e, 1e-8, lower=-1, upper=1, noise="clt",
-            u_statistic=truth["tau_a"], rng=g).estimate,
+        "RR (k = 36)": lambda e, g: (
+            private_kendall_tau_rr(data[:, 0], data[:, 1], 6, e, rng=g).estimate
+        ),
+        "2PC-sub P = 1": lambda e, g: (
+            private_ustatistic_2pc(data, kendall_kernel, e, 1, lower=-1, upper=1, rng=g).estimate
+        ),
+        "2PC-sub P = 5": lambda e, g: (
+            private_ustatistic_2pc(data, kendall_kernel, e, 5, lower=-1, upper=1, rng=g).estimate
+        ),
+        "2PC-all (δ = 1e-8)": lambda e, g: (
+            private_ustatistic_2pc_all_pairs(
+                data,
+                kendall_kernel,
+                e,
+                1e-8,
+                lower=-1,
+                upper=1,
+                noise="clt",
+                u_statistic=truth["tau_a"],
+                rng=g,
+            ).estimate
+        ),
     }
     table = {}
     for name, run in methods.items():
         for eps in epsilons:
-            errs = [run(eps, stream(seed, "kendall", name, eps, r)) - truth["tau_a"]
-                    for r in range(runs)]
+            errs = [
+                run(eps, stream(seed, "kendall", name, eps, r)) - truth["tau_a"]
+                for r in range(runs)
+            ]
             table[(name, eps)] = summary(errs)
-    return {"truth": truth, "table": table, "n": n, "runs": runs,
-            "eps0": {e: all_pairs_epsilon0(n, e, 1e-8) for e in epsilons}}
+    return {
+        "truth": truth,
+        "table": table,
+        "n": n,
+        "runs": runs,
+        "eps0": {e: all_pairs_epsilon0(n, e, 1e-8) for e in epsilons},
+    }
 
 
 # ----------------------------------------------------------------------------------------
@@ -159,10 +185,9 @@ def breast_cancer_scores(seed: int) -> tuple[np.ndarray, np.ndarray]:
     x, y = load_breast_cancer(return_X_y=True)
     labels = (y == 0).astype(np.int64)
     perm = stream(seed, "breast_cancer", "split").permutation(y.size)
-    train, test = perm[: y.size // 2], perm[y.size // 2:]
+    train, test = perm[: y.size // 2], perm[y.size // 2 :]
     scaler = StandardScaler().fit(x[train])
-    model = LogisticRegression(C=0.05, max_iter=5000).fit(scaler.transform(x[train]),
-                                                          labels[train])
+    model = LogisticRegression(C=0.05, max_iter=5000).fit(scaler.transform(x[train]), labels[train])
     return model.predict_proba(scaler.transform(x[test]))[:, 1], labels[test]
 
 
@@ -174,44 +199,63 @@ def beta_scores(n_pos: int, n_neg: int, rng: np.random.Generator) -> tuple[np.nd
 AUC_BINS, AUC_ALPHA = 16, 8
 
 
-def auc_methods(scores: np.ndarray, labels: np.ndarray
-                ) -> dict[str, Callable[[float, np.random.Generator], float]]:
+def auc_methods(
+    scores: np.ndarray, labels: np.ndarray
+) -> dict[str, Callable[[float, np.random.Generator], float]]:
     disc = discretize_scores(scores, AUC_ALPHA)
     return {
-        f"A (k = {AUC_BINS})": lambda e, g: private_auc_rr(scores, labels, e, AUC_BINS,
-                                                           rng=g).estimate,
-        f"B-S (α = {AUC_ALPHA})": lambda e, g: private_auc_hierarchical(
-            disc, labels, AUC_ALPHA, e, variant="S", rng=g).estimate,
-        f"B-C (α = {AUC_ALPHA})": lambda e, g: private_auc_hierarchical(
-            disc, labels, AUC_ALPHA, e, variant="C", rng=g).estimate,
-        "B-S clipped": lambda e, g: private_auc_hierarchical(
-            disc, labels, AUC_ALPHA, e, variant="S", clip=True, rng=g).estimate,
+        f"A (k = {AUC_BINS})": lambda e, g: (
+            private_auc_rr(scores, labels, e, AUC_BINS, rng=g).estimate
+        ),
+        f"B-S (α = {AUC_ALPHA})": lambda e, g: (
+            private_auc_hierarchical(disc, labels, AUC_ALPHA, e, variant="S", rng=g).estimate
+        ),
+        f"B-C (α = {AUC_ALPHA})": lambda e, g: (
+            private_auc_hierarchical(disc, labels, AUC_ALPHA, e, variant="C", rng=g).estimate
+        ),
+        "B-S clipped": lambda e, g: (
+            private_auc_hierarchical(
+                disc, labels, AUC_ALPHA, e, variant="S", clip=True, rng=g
+            ).estimate
+        ),
     }
 
 
-def auc_study(runs: int, seed: int, epsilons: tuple[float, ...], n_pos: int, n_neg: int
-              ) -> dict:
+def auc_study(runs: int, seed: int, epsilons: tuple[float, ...], n_pos: int, n_neg: int) -> dict:
     out = {}
-    datasets = {"breast_cancer": breast_cancer_scores(seed),
-                "beta": beta_scores(n_pos, n_neg, stream(seed, "auc", "beta", "data"))}
+    datasets = {
+        "breast_cancer": breast_cancer_scores(seed),
+        "beta": beta_scores(n_pos, n_neg, stream(seed, "auc", "beta", "data")),
+    }
     for dname, (scores, labels) in datasets.items():
         truth = empirical_auc(scores, labels)
         table = {}
         for name, run in auc_methods(scores, labels).items():
             for eps in epsilons:
-                errs = [run(eps, stream(seed, "auc", dname, name, eps, r)) - truth
-                        for r in range(runs)]
+                errs = [
+                    run(eps, stream(seed, "auc", dname, name, eps, r)) - truth for r in range(runs)
+                ]
                 table[(name, eps)] = summary(errs)
-        out[dname] = {"truth": truth, "table": table, "n_pos": int(labels.sum()),
-                      "n_neg": int((labels == 0).sum())}
+        out[dname] = {
+            "truth": truth,
+            "table": table,
+            "n_pos": int(labels.sum()),
+            "n_neg": int((labels == 0).sum()),
+        }
     return out
 
 
 # ----------------------------------------------------------------------------------------
 # 3. slopes
 # ----------------------------------------------------------------------------------------
-def slope_study(runs: int, seed: int, sizes: tuple[int, ...], epsilons: tuple[float, ...],
-                n_fixed: int, eps_fixed: float) -> dict:
+def slope_study(
+    runs: int,
+    seed: int,
+    sizes: tuple[int, ...],
+    epsilons: tuple[float, ...],
+    n_fixed: int,
+    eps_fixed: float,
+) -> dict:
     k = 8
     q = UniformQuantizer(0.0, 1.0, k)
     table_a = gini_table(q)
@@ -220,7 +264,7 @@ def slope_study(runs: int, seed: int, sizes: tuple[int, ...], epsilons: tuple[fl
         x = g.uniform(0, 1, n)
         cells = q.index(x)
         c = np.bincount(cells, minlength=k).astype(float)
-        target = float((c @ table_a @ c) / (n * (n - 1)))          # U of the quantized data
+        target = float((c @ table_a @ c) / (n * (n - 1)))  # U of the quantized data
         est = private_ustatistic_rr(x, table_a, eps, quantizer=q, rng=g).estimate
         return est - target, math.sqrt(theorem1_variance_bound(n, k, eps))
 
@@ -231,6 +275,7 @@ def slope_study(runs: int, seed: int, sizes: tuple[int, ...], epsilons: tuple[fl
             target = exact_auc(disc[labels == 1], disc[labels == 0], 6)
             res = private_auc_hierarchical(disc, labels, 6, eps, variant=variant, rng=g)
             return res.estimate - target, math.sqrt(res.variance_bound)
+
         return run
 
     def c_err(n: int, eps: float, g: np.random.Generator) -> tuple[float, float]:
@@ -238,24 +283,38 @@ def slope_study(runs: int, seed: int, sizes: tuple[int, ...], epsilons: tuple[fl
         est = private_ustatistic_2pc(x, gini_kernel, eps, 1, rng=g).estimate
         return est - 1 / 3, math.sqrt(theorem5_mse(n, 1, eps, 1 / 180, 1 / 18))
 
-    protocols = {"A (Gini, k = 8)": a_err, "B-S (AUC, α = 6)": b_err("S"),
-                 "B-C (AUC, α = 6)": b_err("C"), "C (Gini, P = 1)": c_err}
+    protocols = {
+        "A (Gini, k = 8)": a_err,
+        "B-S (AUC, α = 6)": b_err("S"),
+        "B-C (AUC, α = 6)": b_err("C"),
+        "C (Gini, P = 1)": c_err,
+    }
     results = {}
     for pname, fn in protocols.items():
         for axis, grid in (("n", sizes), ("eps", epsilons)):
             errs, bounds = [], []
             for v in grid:
                 n, eps = (int(v), eps_fixed) if axis == "n" else (n_fixed, float(v))
-                cell = [fn(n, eps, stream(seed, "slope", pname, axis, float(v), r))
-                        for r in range(runs)]
+                cell = [
+                    fn(n, eps, stream(seed, "slope", pname, axis, float(v), r)) for r in range(runs)
+                ]
                 errs.append(np.abs([c[0] for c in cell]))
                 bounds.append(cell[0][1])
-            fit = bootstrap_loglog_slope([float(v) for v in grid], errs, n_boot=1000,
-                                         rng=stream(seed, "slope", pname, axis, "boot"))
+            fit = bootstrap_loglog_slope(
+                [float(v) for v in grid],
+                errs,
+                n_boot=1000,
+                rng=stream(seed, "slope", pname, axis, "boot"),
+            )
             bound_fit = np.polyfit(np.log(np.asarray(grid, float)), np.log(bounds), 1)[0]
-            results[(pname, axis)] = {"grid": list(grid), "mae": [float(e.mean()) for e in errs],
-                                      "rmse": [float(math.sqrt(np.mean(e**2))) for e in errs],
-                                      "bound": bounds, "fit": fit, "bound_slope": float(bound_fit)}
+            results[(pname, axis)] = {
+                "grid": list(grid),
+                "mae": [float(e.mean()) for e in errs],
+                "rmse": [float(math.sqrt(np.mean(e**2))) for e in errs],
+                "bound": bounds,
+                "fit": fit,
+                "bound_slope": float(bound_fit),
+            }
     return results
 
 
@@ -268,8 +327,7 @@ CROSS_SEEDS = (3, 4, 5)
 FALSE_ALARM_AUDITS = 200
 
 
-def audit_crosscheck(samples: int, large: int) -> list[tuple[str, int, float, str,
-                                                             list[float]]]:
+def audit_crosscheck(samples: int, large: int) -> list[tuple[str, int, float, str, list[float]]]:
     """Sampling ε lower bound of each finite randomizer at ``samples`` per side, one audit
     per seed of :data:`CROSS_SEEDS`, next to its exact ε; variant C also at ``large``."""
     from estimators.local_ustatistics import rr_randomizer_mechanism
@@ -277,25 +335,42 @@ def audit_crosscheck(samples: int, large: int) -> list[tuple[str, int, float, st
     from privaudit import AuditConfig, audit
 
     def cfg(n: int, seed: int) -> AuditConfig:
-        return AuditConfig(samples=n, pilot_samples=5_000, pair_budget=16, pairs_tested=1,
-                           claim_budget=100, confidence=0.95, seed=seed)
+        return AuditConfig(
+            samples=n,
+            pilot_samples=5_000,
+            pair_budget=16,
+            pairs_tested=1,
+            claim_budget=100,
+            confidence=0.95,
+            seed=seed,
+        )
 
-    mechs = [("k-RR, k = 2", RandomizedResponseMechanism(1.0, 2), (samples,)),
-             ("k-RR, k = 4", RandomizedResponseMechanism(1.0, 4), (samples,)),
-             ("Protocol A, 8 bins on [0, 1]", rr_randomizer_mechanism(1.0, bins=8), (samples,)),
-             ("Protocol A, 36 joint cells", rr_randomizer_mechanism(1.0, cells=36), (samples,)),
-             ("Protocol B, HR variant S (α = 5)", HadamardRandomizerMechanism(5, 1.0, "S"),
-              (samples,)),
-             ("Protocol B, HR variant C (α = 5)", HadamardRandomizerMechanism(5, 1.0, "C"),
-              (samples, large))]
+    mechs = [
+        ("k-RR, k = 2", RandomizedResponseMechanism(1.0, 2), (samples,)),
+        ("k-RR, k = 4", RandomizedResponseMechanism(1.0, 4), (samples,)),
+        ("Protocol A, 8 bins on [0, 1]", rr_randomizer_mechanism(1.0, bins=8), (samples,)),
+        ("Protocol A, 36 joint cells", rr_randomizer_mechanism(1.0, cells=36), (samples,)),
+        ("Protocol B, HR variant S (α = 5)", HadamardRandomizerMechanism(5, 1.0, "S"), (samples,)),
+        (
+            "Protocol B, HR variant C (α = 5)",
+            HadamardRandomizerMechanism(5, 1.0, "C"),
+            (samples, large),
+        ),
+    ]
     rows = []
     for name, m, sizes in mechs:
         for n in sizes:
             seeds = CROSS_SEEDS if n == samples else CROSS_SEEDS[:1]
             reports = [audit(m, config=cfg(n, seed)) for seed in seeds]
-            rows.append((name, n, float(reports[0].exact.epsilon_exact),
-                         reports[0].exact.coverage,
-                         [float(r.epsilon_lower_bound) for r in reports]))
+            rows.append(
+                (
+                    name,
+                    n,
+                    float(reports[0].exact.epsilon_exact),
+                    reports[0].exact.coverage,
+                    [float(r.epsilon_lower_bound) for r in reports],
+                )
+            )
     return rows
 
 
@@ -304,8 +379,9 @@ def false_alarms(audits: int):
     from privaudit.auditing.config import CI_STRENGTH
     from privaudit.trust.soundness import CORRECT_FINITE_MECHANISMS, soundness_run
 
-    return soundness_run(audits, config=CI_STRENGTH, mechanisms=CORRECT_FINITE_MECHANISMS,
-                         first_seed=1_000)
+    return soundness_run(
+        audits, config=CI_STRENGTH, mechanisms=CORRECT_FINITE_MECHANISMS, first_seed=1_000
+    )
 
 
 # ----------------------------------------------------------------------------------------
@@ -335,7 +411,7 @@ def _plot(kendall: dict, auc: dict, slopes: dict, out: pathlib.Path) -> list[str
     names.append("ldp_ustat_study_kendall.png")
 
     fig, axes = plt.subplots(1, len(auc), figsize=(11, 4))
-    for ax, (dname, res) in zip(np.atleast_1d(axes), auc.items()):
+    for ax, (dname, res) in zip(np.atleast_1d(axes), auc.items(), strict=True):
         for method in dict.fromkeys(m for m, _ in res["table"]):
             eps = [e for m, e in res["table"] if m == method]
             mean = [res["table"][(method, e)][0] for e in eps]
@@ -352,13 +428,18 @@ def _plot(kendall: dict, auc: dict, slopes: dict, out: pathlib.Path) -> list[str
     names.append("ldp_ustat_study_auc.png")
 
     fig, axes = plt.subplots(1, 2, figsize=(11, 4))
-    for ax, axis in zip(axes, ("n", "eps")):
+    for ax, axis in zip(axes, ("n", "eps"), strict=True):
         for (pname, ax_name), res in slopes.items():
             if ax_name != axis:
                 continue
             line = ax.loglog(res["grid"], res["rmse"], marker="o", label=f"{pname} (measured)")
-            ax.loglog(res["grid"], res["bound"], ls="--", color=line[0].get_color(),
-                      label=f"{pname} (bound)")
+            ax.loglog(
+                res["grid"],
+                res["bound"],
+                ls="--",
+                color=line[0].get_color(),
+                label=f"{pname} (bound)",
+            )
         ax.set_xlabel("n" if axis == "n" else "ε")
         ax.set_ylabel("RMSE")
         ax.legend(fontsize=6)
@@ -373,9 +454,17 @@ def _fmt(x: float) -> str:
     return f"{x:.2e}"
 
 
-def write_doc(path: pathlib.Path, args: argparse.Namespace, kendall: dict, auc: dict,
-              slopes: dict, cross: list, alarms: object, plots: list[str],
-              seconds: float) -> None:
+def write_doc(
+    path: pathlib.Path,
+    args: argparse.Namespace,
+    kendall: dict,
+    auc: dict,
+    slopes: dict,
+    cross: list,
+    alarms: object,
+    plots: list[str],
+    seconds: float,
+) -> None:
     t = kendall["truth"]
     lines = [
         "# Locally private U-statistics: study, errata and exact audits",
@@ -424,7 +513,7 @@ def write_doc(path: pathlib.Path, args: argparse.Namespace, kendall: dict, auc: 
         "coordinates' finite loss laws). Finite domains (≤ 2048 inputs) are enumerated, "
         "every neighbouring pair examined (`coverage = all_pairs`); otherwise a 1025-point "
         "grid plus the searched pairs (`searched_pairs`, exact on those pairs). The report "
-        "says so (`audit_mode = \"exact\"`, field `exact`, line `exact ε` with the word "
+        'says so (`audit_mode = "exact"`, field `exact`, line `exact ε` with the word '
         "EXACT). The exact computation trusts the hook, so the noise-law check tests the "
         "sampler against the hook on the worst pair, and the statistical test still runs as "
         "a cross-check.",
@@ -450,7 +539,8 @@ def write_doc(path: pathlib.Path, args: argparse.Namespace, kendall: dict, auc: 
         "",
         f"* Advanced-composition ε₀ of Protocol D (the paper prints no formula): at "
         f"n = {kendall['n']}, δ = 10⁻⁸, ε₀ = "
-        + ", ".join(f"{kendall['eps0'][e]:.3g} (ε = {e:g})" for e in kendall["eps0"]) + ".",
+        + ", ".join(f"{kendall['eps0'][e]:.3g} (ε = {e:g})" for e in kendall["eps0"])
+        + ".",
         "* Kendall with ties: the sign·sign kernel targets tau-a. On the stand-in data "
         f"tau-a = {t['tau_a']:.4f}, tau-b = {t['tau_b']:.4f}, (C − D)/(C + D) = "
         f"{t['tau_cd']:.4f}; errors below are measured against tau-a, the estimators' "
@@ -470,140 +560,196 @@ def write_doc(path: pathlib.Path, args: argparse.Namespace, kendall: dict, auc: 
         "|---|" + "---|" * len(EPS_OF(kendall)),
     ]
     lines += _measured_sections(args, kendall, auc, slopes, cross, alarms, plots)
-    lines += ["", "## Known limits", "",
-              "* The Tripadvisor data are not shipped by any installable package: the Kendall "
-              "experiment uses a Gaussian-copula stand-in with the same n and domain.",
-              "* The paper's Diabetes data likewise: the AUC study uses scikit-learn's breast "
-              "cancer data (n+ and n- of a few hundred, so errors are large at small ε) and "
-              "Beta scores with the paper's smallest class size 693.",
-              "* The 2PC layer is simulated with floating-point Laplace noise; a deployed "
-              "circuit needs a discrete Laplace on a fixed-point grid.",
-              ""]
+    lines += [
+        "",
+        "## Known limits",
+        "",
+        "* The Tripadvisor data are not shipped by any installable package: the Kendall "
+        "experiment uses a Gaussian-copula stand-in with the same n and domain.",
+        "* The paper's Diabetes data likewise: the AUC study uses scikit-learn's breast "
+        "cancer data (n+ and n- of a few hundred, so errors are large at small ε) and "
+        "Beta scores with the paper's smallest class size 693.",
+        "* The 2PC layer is simulated with floating-point Laplace noise; a deployed "
+        "circuit needs a discrete Laplace on a fixed-point grid.",
+        "",
+    ]
     path.write_text("\n".join(lines), encoding="utf-8")
 
 
-def _measured_sections(args: argparse.Namespace, kendall: dict, auc: dict, slopes: dict,
-                       cross: list, alarms: object, plots: list[str]) -> list[str]:
+def _measured_sections(
+    args: argparse.Namespace,
+    kendall: dict,
+    auc: dict,
+    slopes: dict,
+    cross: list,
+    alarms: object,
+    plots: list[str],
+) -> list[str]:
     """The measured part of the study: the Kendall table, the AUC tables, the error
     slopes and the exact audit against the sampling audit."""
     lines: list[str] = []
     for method in dict.fromkeys(m for m, _ in kendall["table"]):
         cells = [kendall["table"][(method, e)] for e in EPS_OF(kendall)]
-        lines.append(f"| {method} | " + " | ".join(
-            f"{_fmt(c[0])} ± {_fmt(c[1])} ({_fmt(c[2])})" for c in cells) + " |")
+        lines.append(
+            f"| {method} | "
+            + " | ".join(f"{_fmt(c[0])} ± {_fmt(c[1])} ({_fmt(c[2])})" for c in cells)
+            + " |"
+        )
     lines += ["", f"![Kendall]({plots[0]})", ""]
-    lines += [f"## AUC ({args.runs} runs per cell)", "",
-              f"Protocol A: {AUC_BINS} public bins, two-sample estimator (ties ½ within a "
-              f"bin). Protocol B: d = 2^{AUC_ALPHA}, a = 4, floor √(a v)/2, unclipped unless "
-              "stated. Errors against the empirical AUC of the continuous scores (so they "
-              "include the discretization bias).", ""]
+    lines += [
+        f"## AUC ({args.runs} runs per cell)",
+        "",
+        f"Protocol A: {AUC_BINS} public bins, two-sample estimator (ties ½ within a "
+        f"bin). Protocol B: d = 2^{AUC_ALPHA}, a = 4, floor √(a v)/2, unclipped unless "
+        "stated. Errors against the empirical AUC of the continuous scores (so they "
+        "include the discretization bias).",
+        "",
+    ]
     for dname, res in auc.items():
-        lines += [f"### {dname}: n+ = {res['n_pos']}, n- = {res['n_neg']}, AUC = "
-                  f"{res['truth']:.4f}", "",
-                  "| method | " + " | ".join(f"ε = {e:g}" for e in EPS_OF(res)) + " |",
-                  "|---|" + "---|" * len(EPS_OF(res))]
+        lines += [
+            f"### {dname}: n+ = {res['n_pos']}, n- = {res['n_neg']}, AUC = {res['truth']:.4f}",
+            "",
+            "| method | " + " | ".join(f"ε = {e:g}" for e in EPS_OF(res)) + " |",
+            "|---|" + "---|" * len(EPS_OF(res)),
+        ]
         for method in dict.fromkeys(m for m, _ in res["table"]):
             cells = [res["table"][(method, e)] for e in EPS_OF(res)]
-            lines.append(f"| {method} | " + " | ".join(
-                f"{_fmt(c[0])} ± {_fmt(c[1])}" for c in cells) + " |")
+            lines.append(
+                f"| {method} | " + " | ".join(f"{_fmt(c[0])} ± {_fmt(c[1])}" for c in cells) + " |"
+            )
         lines.append("")
     lines += [f"![AUC]({plots[1]})", ""]
-    lines += [f"## Error slopes ({args.runs} runs per point)", "",
-              "Log-log slope of the mean absolute error (95 % bootstrap interval) next to "
-              "the slope of the paper's bound over the same grid (Theorem 1 for A, Theorem 3 "
-              "reading 2 for B, corrected Theorem 5 for C). A: error against U of the "
-              "quantized data; B: against the exact discretized AUC; C: against the "
-              "population U = 1/3 (Theorem 5 is stated against it).", "",
-              "| protocol | axis | grid | measured slope [95 % CI] | bound's slope | "
-              "RMSE / bound at each point |", "|---|---|---|---|---|---|"]
+    lines += [
+        f"## Error slopes ({args.runs} runs per point)",
+        "",
+        "Log-log slope of the mean absolute error (95 % bootstrap interval) next to "
+        "the slope of the paper's bound over the same grid (Theorem 1 for A, Theorem 3 "
+        "reading 2 for B, corrected Theorem 5 for C). A: error against U of the "
+        "quantized data; B: against the exact discretized AUC; C: against the "
+        "population U = 1/3 (Theorem 5 is stated against it).",
+        "",
+        "| protocol | axis | grid | measured slope [95 % CI] | bound's slope | "
+        "RMSE / bound at each point |",
+        "|---|---|---|---|---|---|",
+    ]
     for (pname, axis), res in slopes.items():
         fit = res["fit"]
-        ratio = ", ".join(f"{r / b:.2f}" for r, b in zip(res["rmse"], res["bound"]))
-        lines.append(f"| {pname} | {axis} | {', '.join(f'{g:g}' for g in res['grid'])} | "
-                     f"{fit.slope:.2f} [{fit.ci_low:.2f}, {fit.ci_high:.2f}] | "
-                     f"{res['bound_slope']:.2f} | {ratio} |")
+        ratio = ", ".join(f"{r / b:.2f}" for r, b in zip(res["rmse"], res["bound"], strict=True))
+        lines.append(
+            f"| {pname} | {axis} | {', '.join(f'{g:g}' for g in res['grid'])} | "
+            f"{fit.slope:.2f} [{fit.ci_low:.2f}, {fit.ci_high:.2f}] | "
+            f"{res['bound_slope']:.2f} | {ratio} |"
+        )
     lines += ["", f"![slopes]({plots[2]})", "", "### Reading the slopes", ""]
     lines += _slope_notes(slopes)
     lines += _comparison_notes(kendall, auc)
-    lines += ["## Exact audit against the sampling audit", "",
-              f"Statistical audit at {args.audit_samples} samples per side (95 % "
-              f"confidence, one audit per seed {', '.join(map(str, CROSS_SEEDS))}) next to "
-              "the exact ε of the same randomizer. The sampling bound must be ≤ the exact ε "
-              "(soundness) and, for these tight randomizers, ≥ 0.97 of it "
-              "(`tests/quality/test_local_randomizer_audits.py`, slow tier).", "",
-              "For a finite randomizer whose law is a product of coordinates (Protocol B's "
-              "variant C: one Hadamard bit per level at ε/α each) the sampling audit plans "
-              "its events from the declared law: the exact law of the privacy loss "
-              "L = Σ_c ℓ_c, the convolution of the coordinates' finite loss laws "
-              "(`privaudit/auditing/distinguish/product_loss.py`), gives the Neyman–Pearson level "
-              "sets {L ≥ t}, and the planner picks the one with the best predicted bound "
-              "before any sample is drawn; the events are then counted on the sampled "
-              "outputs with exact bounds, so the result is still a sampling bound. For "
-              "variant C the chosen event is L ≥ ε, \"every level's row separates x from y "
-              "and its bit agrees with x\": probability (κ/2)^α under x and ((1 − κ)/2)^α "
-              "under y, κ = e^{ε/α}/(1 + e^{ε/α}) (1.57·10⁻³ and 5.78·10⁻⁴ at α = 5, ε = 1). "
-              "Before this the data-driven search found only L ≥ 0.8 (ratio e^0.82): 0.80 at "
-              "10⁶.", "",
-              "The 0.97 target is out of reach for variant C at 10⁶ samples per side, for "
-              "any sound sampling bound from one event: every event has a likelihood ratio "
-              "≤ e^ε, and only subsets of {L = ε} reach it, so the best event is "
-              "{L = ε} itself, seen about 1,570 times under x and 578 under y at 10⁶. Even "
-              "with the whole 5 % error budget on that one event the exact one-sided "
-              "(conditional binomial) bound is expected at 0.919 ε; the planner's share "
-              "(0.8 · 0.8 · 0.9 of α) predicts 0.908 ε. At 10⁷ samples per side the "
-              "expected bound is 0.971 ε, and one audit scatters around it by about ±0.015 "
-              "(one standard error of the log ratio of counts near 15,700 and 5,780): the "
-              "row at 10⁷ below measured 0.959 ε. The bound is ≥ 0.97 ε in nine audits out "
-              "of ten from about 3·10⁷ samples per side (expected 0.983 ε). So the exact "
-              "mode is what certifies variant C's ε; the sampling audit confirms it to "
-              "within 6 to 12 % at 10⁶.", "",
-              "| randomizer | samples per side | exact ε | coverage | sampling ε lower "
-              "bound (per seed) | ratio (min–max) |", "|---|---|---|---|---|---|"]
+    lines += [
+        "## Exact audit against the sampling audit",
+        "",
+        f"Statistical audit at {args.audit_samples} samples per side (95 % "
+        f"confidence, one audit per seed {', '.join(map(str, CROSS_SEEDS))}) next to "
+        "the exact ε of the same randomizer. The sampling bound must be ≤ the exact ε "
+        "(soundness) and, for these tight randomizers, ≥ 0.97 of it "
+        "(`tests/quality/test_local_randomizer_audits.py`, slow tier).",
+        "",
+        "For a finite randomizer whose law is a product of coordinates (Protocol B's "
+        "variant C: one Hadamard bit per level at ε/α each) the sampling audit plans "
+        "its events from the declared law: the exact law of the privacy loss "
+        "L = Σ_c ℓ_c, the convolution of the coordinates' finite loss laws "
+        "(`privaudit/auditing/distinguish/product_loss.py`), gives the Neyman–Pearson level "
+        "sets {L ≥ t}, and the planner picks the one with the best predicted bound "
+        "before any sample is drawn; the events are then counted on the sampled "
+        "outputs with exact bounds, so the result is still a sampling bound. For "
+        "variant C the chosen event is L ≥ ε, \"every level's row separates x from y "
+        'and its bit agrees with x": probability (κ/2)^α under x and ((1 − κ)/2)^α '
+        "under y, κ = e^{ε/α}/(1 + e^{ε/α}) (1.57·10⁻³ and 5.78·10⁻⁴ at α = 5, ε = 1). "
+        "Before this the data-driven search found only L ≥ 0.8 (ratio e^0.82): 0.80 at "
+        "10⁶.",
+        "",
+        "The 0.97 target is out of reach for variant C at 10⁶ samples per side, for "
+        "any sound sampling bound from one event: every event has a likelihood ratio "
+        "≤ e^ε, and only subsets of {L = ε} reach it, so the best event is "
+        "{L = ε} itself, seen about 1,570 times under x and 578 under y at 10⁶. Even "
+        "with the whole 5 % error budget on that one event the exact one-sided "
+        "(conditional binomial) bound is expected at 0.919 ε; the planner's share "
+        "(0.8 · 0.8 · 0.9 of α) predicts 0.908 ε. At 10⁷ samples per side the "
+        "expected bound is 0.971 ε, and one audit scatters around it by about ±0.015 "
+        "(one standard error of the log ratio of counts near 15,700 and 5,780): the "
+        "row at 10⁷ below measured 0.959 ε. The bound is ≥ 0.97 ε in nine audits out "
+        "of ten from about 3·10⁷ samples per side (expected 0.983 ε). So the exact "
+        "mode is what certifies variant C's ε; the sampling audit confirms it to "
+        "within 6 to 12 % at 10⁶.",
+        "",
+        "| randomizer | samples per side | exact ε | coverage | sampling ε lower "
+        "bound (per seed) | ratio (min–max) |",
+        "|---|---|---|---|---|---|",
+    ]
     for name, n, exact, cov, lbs in cross:
         ratios = [lb / exact for lb in lbs]
-        spread = (f"{ratios[0]:.3f}" if len(ratios) == 1 else
-                  f"{min(ratios):.3f}–{max(ratios):.3f}")
-        lines.append(f"| {name} | {n:,} | {exact:.6f} | {cov} | "
-                     f"{', '.join(f'{lb:.4f}' for lb in lbs)} | {spread} |")
-    over = [(name, lb) for name, _, exact, _, lbs in cross for lb in lbs
-            if lb > exact * (1 + 1e-9)]
+        spread = f"{ratios[0]:.3f}" if len(ratios) == 1 else f"{min(ratios):.3f}–{max(ratios):.3f}"
+        lines.append(
+            f"| {name} | {n:,} | {exact:.6f} | {cov} | "
+            f"{', '.join(f'{lb:.4f}' for lb in lbs)} | {spread} |"
+        )
+    over = [(name, lb) for name, _, exact, _, lbs in cross for lb in lbs if lb > exact * (1 + 1e-9)]
     total = sum(len(lbs) for *_, lbs in cross)
-    lines += ["", f"{len(over)} of {total} audits put the sampling bound above the exact ε, "
-              "each a false alarm of that audit (probability ≤ 5 % per audit at 95 % "
-              "confidence; the bound exceeds the claim, so the audit reports a violation)"
-              + (": " + "; ".join(f"{name}, {lb:.4f}" for name, lb in over) if over else "")
-              + "."]
-    lines += ["", "### False alarms of the correct product randomizers", "",
-              f"{alarms.audits // len(alarms.per_mechanism)} seeded audits of each correct "
-              "finite product randomizer at CI strength (5·10⁴ samples per side, 95 % "
-              "confidence, seeds from 1000; `privaudit.trust.soundness.CORRECT_FINITE_MECHANISMS`):",
-              "", "| randomizer | audits | false violations |", "|---|---|---|"]
+    lines += [
+        "",
+        f"{len(over)} of {total} audits put the sampling bound above the exact ε, "
+        "each a false alarm of that audit (probability ≤ 5 % per audit at 95 % "
+        "confidence; the bound exceeds the claim, so the audit reports a violation)"
+        + (": " + "; ".join(f"{name}, {lb:.4f}" for name, lb in over) if over else "")
+        + ".",
+    ]
+    lines += [
+        "",
+        "### False alarms of the correct product randomizers",
+        "",
+        f"{alarms.audits // len(alarms.per_mechanism)} seeded audits of each correct "
+        "finite product randomizer at CI strength (5·10⁴ samples per side, 95 % "
+        "confidence, seeds from 1000; `privaudit.trust.soundness.CORRECT_FINITE_MECHANISMS`):",
+        "",
+        "| randomizer | audits | false violations |",
+        "|---|---|---|",
+    ]
     per = alarms.audits // len(alarms.per_mechanism)
     for name, count in alarms.per_mechanism.items():
         lines.append(f"| {name} | {per} | {count} |")
-    lines += ["", f"Total {alarms.false_violations} of {alarms.audits} "
-              f"({alarms.rate:.2%}); one-sided 95 % Clopper–Pearson upper bound "
-              f"{alarms.rate_upper_bound:.2%} (nominal 5 % per audit)."]
+    lines += [
+        "",
+        f"Total {alarms.false_violations} of {alarms.audits} "
+        f"({alarms.rate:.2%}); one-sided 95 % Clopper–Pearson upper bound "
+        f"{alarms.rate_upper_bound:.2%} (nominal 5 % per audit).",
+    ]
     return lines
 
 
 def _verdict(fit, target: float) -> str:
     inside = fit.ci_low <= target <= fit.ci_high
-    return ("agrees (the bound's slope is inside the 95 % interval)" if inside else
-            "differs (the bound's slope is outside the 95 % interval)")
+    return (
+        "agrees (the bound's slope is inside the 95 % interval)"
+        if inside
+        else "differs (the bound's slope is outside the 95 % interval)"
+    )
 
 
 def _slope_notes(slopes: dict) -> list[str]:
     """The slope paragraph, with the measured numbers and computed verdicts in it."""
+
     def get(p: str, axis: str) -> dict:
         return next(v for (name, ax), v in slopes.items() if name.startswith(p) and ax == axis)
 
     names = ("A ", "B-S", "B-C", "C ")
     a_eps, bs_eps, bc_eps, c_eps = (get(p, "eps") for p in names)
-    ratios = {p: [r / b for r, b in zip(get(p, "n")["rmse"], get(p, "n")["bound"])]
-              for p in ("A ", "B-S", "C ")}
-    n_lines = [f"{p.strip()} {get(p, 'n')['fit'].slope:.2f}: "
-               f"{_verdict(get(p, 'n')['fit'], get(p, 'n')['bound_slope'])}" for p in names]
+    ratios = {
+        p: [r / b for r, b in zip(get(p, "n")["rmse"], get(p, "n")["bound"], strict=True)]
+        for p in ("A ", "B-S", "C ")
+    }
+    n_lines = [
+        f"{p.strip()} {get(p, 'n')['fit'].slope:.2f}: "
+        f"{_verdict(get(p, 'n')['fit'], get(p, 'n')['bound_slope'])}"
+        for p in names
+    ]
     return [
         "* **n** (all bounds: slope −1/2): " + "; ".join(n_lines) + ".",
         f"* **ε, Protocol A** ({a_eps['fit'].slope:.2f} measured, {a_eps['bound_slope']:.2f} "
@@ -611,14 +757,16 @@ def _slope_notes(slopes: dict) -> list[str]:
         "like 1 + k/(e^ε − 1): slope ≈ −1 for ε ≲ 1 and steeper beyond; both slopes are "
         "averages over the grid.",
         f"* **ε, Protocol B-S** ({bs_eps['fit'].slope:.2f} measured, "
-        f"{bs_eps['bound_slope']:.2f} for Theorem 3) {_verdict(bs_eps['fit'], bs_eps['bound_slope'])}. "
+        f"{bs_eps['bound_slope']:.2f} for Theorem 3) "
+        f"{_verdict(bs_eps['fit'], bs_eps['bound_slope'])}. "
         "The bound follows c_ε = coth(ε/2), which flattens (C = c_ε² ≥ 1: the oracle's "
         "variance stops improving as ε grows). Where the measured error falls faster than the "
         "bound at small ε, the reason is the bias of discarded nodes: the threshold "
         "τ = a√(v⁺v⁻) grows with the oracle variance, so at small ε more of the tree is "
         "discarded, and the bound's leading term does not track that part.",
         f"* **ε, Protocol B-C** ({bc_eps['fit'].slope:.2f} measured, "
-        f"{bc_eps['bound_slope']:.2f} for Theorem 3) {_verdict(bc_eps['fit'], bc_eps['bound_slope'])}: "
+        f"{bc_eps['bound_slope']:.2f} for Theorem 3) "
+        f"{_verdict(bc_eps['fit'], bc_eps['bound_slope'])}: "
         "C = c_{ε/α}²/α ≈ 4α/ε², slope −1.",
         f"* **ε, Protocol C** ({c_eps['fit'].slope:.2f} measured, {c_eps['bound_slope']:.2f} "
         f"for Theorem 5 corrected) {_verdict(c_eps['fit'], c_eps['bound_slope'])}: the noise "
@@ -627,8 +775,11 @@ def _slope_notes(slopes: dict) -> list[str]:
         "* **Constants** (RMSE / bound over the n grid). Theorem 5 (corrected) is an "
         "equality: " + ", ".join(f"{r:.2f}" for r in ratios["C "]) + ". Theorem 1 bounds "
         "the debiased kernel by its range [0, 1], a worst case for the Gini table: "
-        + ", ".join(f"{r:.2f}" for r in ratios["A "]) + ". Theorem 3's constants are "
-        "loose: " + ", ".join(f"{r:.2f}" for r in ratios["B-S"]) + " (B-S).", ""]
+        + ", ".join(f"{r:.2f}" for r in ratios["A "])
+        + ". Theorem 3's constants are "
+        "loose: " + ", ".join(f"{r:.2f}" for r in ratios["B-S"]) + " (B-S).",
+        "",
+    ]
 
 
 def _comparison_notes(kendall: dict, auc: dict) -> list[str]:
@@ -641,20 +792,26 @@ def _comparison_notes(kendall: dict, auc: dict) -> list[str]:
     cross = [e for e in eps if t[(rr, e)][0] < t[(p1, e)][0]]
     runs = kendall["runs"]
     gap = abs(t[(p5, hi)][0] - t[(p1, hi)][0]) / math.sqrt(
-        (t[(p5, hi)][1] ** 2 + t[(p1, hi)][1] ** 2) / runs)
-    lines = ["### Against the paper's figures", "",
-             f"* Figure 4 (Kendall): 2PC over all pairs is worse than RR at "
-             f"{'every' if worst_all else 'not every'} ε of the grid (the paper: worst "
-             f"everywhere, due to composition). At ε = {lo:g}, subsampled 2PC with P = 1 has "
-             f"{t[(p1, lo)][0]:.2e} against RR's {t[(rr, lo)][0]:.2e} "
-             f"({t[(rr, lo)][0] / t[(p1, lo)][0]:.1f}×; the paper: about an order of "
-             "magnitude at ε ≤ 2 on the real data). "
-             + (f"RR overtakes P = 1 from ε = {cross[0]:g} (the paper's crossover at large ε)."
-                if cross else "RR does not overtake P = 1 on this grid.")
-             + f" At ε = {hi:g}, P = 5 gives {t[(p5, hi)][0]:.2e} and P = 1 "
-             f"{t[(p1, hi)][0]:.2e}, {gap:.1f} standard errors apart (the paper: a larger P "
-             "helps at low privacy).",
-             ]
+        (t[(p5, hi)][1] ** 2 + t[(p1, hi)][1] ** 2) / runs
+    )
+    lines = [
+        "### Against the paper's figures",
+        "",
+        f"* Figure 4 (Kendall): 2PC over all pairs is worse than RR at "
+        f"{'every' if worst_all else 'not every'} ε of the grid (the paper: worst "
+        f"everywhere, due to composition). At ε = {lo:g}, subsampled 2PC with P = 1 has "
+        f"{t[(p1, lo)][0]:.2e} against RR's {t[(rr, lo)][0]:.2e} "
+        f"({t[(rr, lo)][0] / t[(p1, lo)][0]:.1f}×; the paper: about an order of "
+        "magnitude at ε ≤ 2 on the real data). "
+        + (
+            f"RR overtakes P = 1 from ε = {cross[0]:g} (the paper's crossover at large ε)."
+            if cross
+            else "RR does not overtake P = 1 on this grid."
+        )
+        + f" At ε = {hi:g}, P = 5 gives {t[(p5, hi)][0]:.2e} and P = 1 "
+        f"{t[(p1, hi)][0]:.2e}, {gap:.1f} standard errors apart (the paper: a larger P "
+        "helps at low privacy).",
+    ]
     beta = auc.get("beta")
     if beta is not None:
         bt = beta["table"]
@@ -667,14 +824,23 @@ def _comparison_notes(kendall: dict, auc: dict) -> list[str]:
         best = all(bt[(am, e)][0] <= min(bt[(bs, e)][0], bt[(bc, e)][0]) for e in be)
         lines.append(
             f"* Figure 3 (AUC, smallest class {beta['n_pos']}): variant S's mean absolute "
-            "error is " + ", ".join(f"{bt[(bs, e)][0]:.3f}" for e in be) + " at ε = "
-            + ", ".join(f"{e:g}" for e in be) + ("; beyond ε ≈ 2 it no longer falls by half, "
-            "the saturation the paper reports." if saturates else "; it keeps falling beyond "
-            "ε ≈ 2 here, unlike the paper's saturation.")
+            "error is "
+            + ", ".join(f"{bt[(bs, e)][0]:.3f}" for e in be)
+            + " at ε = "
+            + ", ".join(f"{e:g}" for e in be)
+            + (
+                "; beyond ε ≈ 2 it no longer falls by half, the saturation the paper reports."
+                if saturates
+                else "; it keeps falling beyond ε ≈ 2 here, unlike the paper's saturation."
+            )
             + f" Variant C, whose budget is split over the α levels, has "
             f"{bt[(bc, be[0])][0]:.3f} at ε = {be[0]:g}. Protocol A with {AUC_BINS} bins is "
-            + ("the most accurate at every ε of the grid." if best else
-               "not uniformly the most accurate."))
+            + (
+                "the most accurate at every ε of the grid."
+                if best
+                else "not uniformly the most accurate."
+            )
+        )
     return lines + [""]
 
 
@@ -689,8 +855,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--quick", action="store_true", help="tiny sizes (smoke run)")
     parser.add_argument("--audit-samples", type=int, default=1_000_000)
-    parser.add_argument("--large-audit-samples", type=int, default=10_000_000,
-                        help="samples per side of the variant-C audit at the large size")
+    parser.add_argument(
+        "--large-audit-samples",
+        type=int,
+        default=10_000_000,
+        help="samples per side of the variant-C audit at the large size",
+    )
     parser.add_argument("--false-alarm-audits", type=int, default=FALSE_ALARM_AUDITS)
     parser.add_argument("--out", type=pathlib.Path, default=ROOT / "docs")
     args = parser.parse_args(argv)
@@ -708,16 +878,31 @@ def main(argv: list[str] | None = None) -> int:
         print(f"kendall done {time.perf_counter() - started:.0f} s", flush=True)
         auc = auc_study(args.runs, args.seed, EPSILONS, 693, 7000)
         print(f"auc done {time.perf_counter() - started:.0f} s", flush=True)
-        slopes = slope_study(args.runs, args.seed, (2_000, 20_000, 200_000, 2_000_000),
-                             (0.25, 0.5, 1.0, 2.0, 4.0), 200_000, 1.0)
+        slopes = slope_study(
+            args.runs,
+            args.seed,
+            (2_000, 20_000, 200_000, 2_000_000),
+            (0.25, 0.5, 1.0, 2.0, 4.0),
+            200_000,
+            1.0,
+        )
         print(f"slopes done {time.perf_counter() - started:.0f} s", flush=True)
     cross = audit_crosscheck(args.audit_samples, args.large_audit_samples)
     print(f"cross-check done {time.perf_counter() - started:.0f} s", flush=True)
     alarms = false_alarms(args.false_alarm_audits)
     print(f"false alarms done {time.perf_counter() - started:.0f} s", flush=True)
     plots = _plot(kendall, auc, slopes, args.out)
-    write_doc(args.out / "ldp_ustat_study.md", args, kendall, auc, slopes, cross, alarms,
-              plots, time.perf_counter() - started)
+    write_doc(
+        args.out / "ldp_ustat_study.md",
+        args,
+        kendall,
+        auc,
+        slopes,
+        cross,
+        alarms,
+        plots,
+        time.perf_counter() - started,
+    )
     print(f"wrote {args.out / 'ldp_ustat_study.md'} in {time.perf_counter() - started:.0f} s")
     return 0
 

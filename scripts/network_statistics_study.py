@@ -65,12 +65,18 @@ RULES = {"n^-1/4": 0.25, "n^-1/3": 1.0 / 3.0}
 WRAPPED_ALPHA = 0.25
 SINGLE_ALPHA = 0.9
 METHODS = ("alg1", "alg1_wrapped", "alg1_coarse_xi", "coinpress", "coinpress_wrapped")
-ESTIMATORS: dict[str, Callable[..., Any]] = {"edge_density": private_edge_density,
-                                              "triangle_density": private_triangle_density}
-EXACT: dict[str, Callable[[Any], float]] = {"edge_density": edge_density,
-                                            "triangle_density": triangle_density}
-TRUTH: dict[str, Callable[[float], float]] = {"edge_density": rgg_edge_probability,
-                                              "triangle_density": rgg_triangle_probability}
+ESTIMATORS: dict[str, Callable[..., Any]] = {
+    "edge_density": private_edge_density,
+    "triangle_density": private_triangle_density,
+}
+EXACT: dict[str, Callable[[Any], float]] = {
+    "edge_density": edge_density,
+    "triangle_density": triangle_density,
+}
+TRUTH: dict[str, Callable[[float], float]] = {
+    "edge_density": rgg_edge_probability,
+    "triangle_density": rgg_triangle_probability,
+}
 
 
 def method_arguments(method: str, radius: float) -> dict[str, Any]:
@@ -95,8 +101,8 @@ class Cell:
     method: str
     radius: float
     theta: float
-    total: np.ndarray       # |θ̃ − θ| (or |U_n − θ| for the non-private row)
-    private: np.ndarray     # |θ̃ − U_n| (0 for the non-private row)
+    total: np.ndarray  # |θ̃ − θ| (or |U_n − θ| for the non-private row)
+    private: np.ndarray  # |θ̃ − U_n| (0 for the non-private row)
 
     @property
     def reps(self) -> int:
@@ -113,8 +119,9 @@ class Cell:
         return float(np.std(values, ddof=1) / math.sqrt(values.size)) if values.size > 1 else 0.0
 
 
-def theory_rate(statistic: str, method: str, n: float, radius: float, epsilon: float,
-                chunks: int = 1) -> float:
+def theory_rate(
+    statistic: str, method: str, n: float, radius: float, epsilon: float, chunks: int = 1
+) -> float:
     """The rate of docs/derivations.md §6 (every constant set to 1) at chunk size n/q.
 
     Edge density: non-private r/n; Algorithm 1 private r/(n^{3/2}ε) + 1/(n²ε²) + 1/(n³ε³);
@@ -136,10 +143,18 @@ def chunks_of(method: str) -> int:
     return 13 if method.endswith("wrapped") else 1
 
 
-def run_study(ns: Sequence[int], epsilons: Sequence[float], reps: int, *, seed: int,
-              rules: Sequence[str] = tuple(RULES), statistics: Sequence[str] = STATISTICS,
-              methods: Sequence[str] = METHODS, reps_for: Callable[[int], int] | None = None,
-              progress: Callable[[str], None] = lambda _m: None) -> list[Cell]:
+def run_study(
+    ns: Sequence[int],
+    epsilons: Sequence[float],
+    reps: int,
+    *,
+    seed: int,
+    rules: Sequence[str] = tuple(RULES),
+    statistics: Sequence[str] = STATISTICS,
+    methods: Sequence[str] = METHODS,
+    reps_for: Callable[[int], int] | None = None,
+    progress: Callable[[str], None] = lambda _m: None,
+) -> list[Cell]:
     """Every cell of the study (graphs shared by all methods of a (rule, n, rep))."""
     cells: list[Cell] = []
     for rule_index, rule in enumerate(rules):
@@ -157,26 +172,40 @@ def run_study(ns: Sequence[int], epsilons: Sequence[float], reps: int, *, seed: 
                     theta = TRUTH[statistic](radius)
                     exact = EXACT[statistic](adjacency)
                     errors.setdefault((statistic, 0.0, "non_private"), []).append(
-                        (abs(exact - theta), 0.0))
+                        (abs(exact - theta), 0.0)
+                    )
                     for eps in epsilons:
                         for method in methods:
                             value = ESTIMATORS[statistic](
-                                adjacency, eps, rng=noise_rng,
-                                **method_arguments(method, radius)).estimate
+                                adjacency, eps, rng=noise_rng, **method_arguments(method, radius)
+                            ).estimate
                             errors.setdefault((statistic, eps, method), []).append(
-                                (abs(value - theta), abs(value - exact)))
+                                (abs(value - theta), abs(value - exact))
+                            )
             for (statistic, eps, method), pairs in errors.items():
                 arr = np.asarray(pairs)
-                cells.append(Cell(statistic=statistic, rule=rule, n=int(n), epsilon=eps,
-                                  method=method, radius=radius, theta=TRUTH[statistic](radius),
-                                  total=arr[:, 0], private=arr[:, 1]))
-            progress(f"rule {rule}, n = {n}: {count} graphs in "
-                     f"{time.perf_counter() - started:.1f} s")
+                cells.append(
+                    Cell(
+                        statistic=statistic,
+                        rule=rule,
+                        n=int(n),
+                        epsilon=eps,
+                        method=method,
+                        radius=radius,
+                        theta=TRUTH[statistic](radius),
+                        total=arr[:, 0],
+                        private=arr[:, 1],
+                    )
+                )
+            progress(
+                f"rule {rule}, n = {n}: {count} graphs in {time.perf_counter() - started:.1f} s"
+            )
     return cells
 
 
 NOTES = [
-    "## Reading the comparison with docs/derivations.md §6", "",
+    "## Reading the comparison with docs/derivations.md §6",
+    "",
     "* The rates of docs/derivations.md §6 hide constants and logarithms; the table of slopes "
     "compares "
     "exponents only.  Algorithm 1's smooth bound here is the *rigorous* S_rig of "
@@ -212,7 +241,8 @@ NOTES = [
     "as n grows; the non-private error r/n (edges) or r²/n (triangles) of these sparse graphs "
     "is however smaller still on the grid, and the extended grid below shows where Algorithm "
     "1's private error catches up with it for edge density.",
-    ""]
+    "",
+]
 
 
 def fit_slope(ns: Sequence[float], values: Sequence[float]) -> float:
@@ -228,44 +258,68 @@ def _lookup(cells: Sequence[Cell]) -> dict[tuple[str, str, int, float, str], Cel
     return {(c.statistic, c.rule, c.n, c.epsilon, c.method): c for c in cells}
 
 
-def markdown(cells: Sequence[Cell], *, ns: Sequence[int], epsilons: Sequence[float],
-             reps: str, seed: int, runtime: float, rules: Sequence[str],
-             statistics: Sequence[str], methods: Sequence[str]) -> str:
+def markdown(
+    cells: Sequence[Cell],
+    *,
+    ns: Sequence[int],
+    epsilons: Sequence[float],
+    reps: str,
+    seed: int,
+    runtime: float,
+    rules: Sequence[str],
+    statistics: Sequence[str],
+    methods: Sequence[str],
+) -> str:
     """The study's report (see the module docstring)."""
     table = _lookup(cells)
-    out = ["# Private network statistics on random geometric graphs: error against n and r_n",
-           "", "Generated by `python3 scripts/network_statistics_study.py`.", "",
-           "## Set-up", "",
-           "* Latent points uniform on S², edges 1(‖X_i − X_j‖ ≤ r_n), "
-           f"r_n ∈ {{{', '.join(rules)}}}; "
-           f"n ∈ {{{', '.join(map(str, ns))}}}; ε ∈ {{{', '.join(f'{e:g}' for e in epsilons)}}} "
-           "(total claim, pure ε-DP under node neighbouring).",
-           f"* Repetitions per cell: {reps} (each an independent graph and noise draw; all "
-           "methods of one repetition share the graph).  Seed "
-           f"{seed}; runtime {runtime:.0f} s on {platform.machine()} with Python "
-           f"{platform.python_version()} ({platform.system()}).",
-           "* θ: exact r²/4 (edges) and the exact triangle probability on S² by quadrature.",
-           "* Methods: `alg1` = Algorithm 1, rigorous smooth sensitivity, one chunk (α = 0.9), "
-           "ξ from the public r_max = r_n; `alg1_wrapped` = the same under Wrapper 1 over node "
-           f"chunks (α = {WRAPPED_ALPHA}, q = 13 induced subgraphs); `alg1_coarse_xi` = `alg1` "
-           "with ξ from a private coarse edge density (ε₀ = 0.1ε, option (b)); `coinpress` / "
-           "`coinpress_wrapped` = the all-tuples CoinPress baseline (A.2, Proposition 1) with "
-           "q = 1 / 13.",
-           "* Errors are mean absolute errors ± one standard error: *private* = |θ̃ − U_n|, "
-           "*total* = |θ̃ − θ|, *non-private* = |U_n − θ| of the exact density of the whole "
-           "graph.", ""]
+    out = [
+        "# Private network statistics on random geometric graphs: error against n and r_n",
+        "",
+        "Generated by `python3 scripts/network_statistics_study.py`.",
+        "",
+        "## Set-up",
+        "",
+        "* Latent points uniform on S², edges 1(‖X_i − X_j‖ ≤ r_n), "
+        f"r_n ∈ {{{', '.join(rules)}}}; "
+        f"n ∈ {{{', '.join(map(str, ns))}}}; ε ∈ {{{', '.join(f'{e:g}' for e in epsilons)}}} "
+        "(total claim, pure ε-DP under node neighbouring).",
+        f"* Repetitions per cell: {reps} (each an independent graph and noise draw; all "
+        "methods of one repetition share the graph).  Seed "
+        f"{seed}; runtime {runtime:.0f} s on {platform.machine()} with Python "
+        f"{platform.python_version()} ({platform.system()}).",
+        "* θ: exact r²/4 (edges) and the exact triangle probability on S² by quadrature.",
+        "* Methods: `alg1` = Algorithm 1, rigorous smooth sensitivity, one chunk (α = 0.9), "
+        "ξ from the public r_max = r_n; `alg1_wrapped` = the same under Wrapper 1 over node "
+        f"chunks (α = {WRAPPED_ALPHA}, q = 13 induced subgraphs); `alg1_coarse_xi` = `alg1` "
+        "with ξ from a private coarse edge density (ε₀ = 0.1ε, option (b)); `coinpress` / "
+        "`coinpress_wrapped` = the all-tuples CoinPress baseline (A.2, Proposition 1) with "
+        "q = 1 / 13.",
+        "* Errors are mean absolute errors ± one standard error: *private* = |θ̃ − U_n|, "
+        "*total* = |θ̃ − θ|, *non-private* = |U_n − θ| of the exact density of the whole "
+        "graph.",
+        "",
+    ]
     for statistic in statistics:
         out += [f"## {statistic.replace('_', ' ').capitalize()}", ""]
         for rule in rules:
-            out += [f"### r_n = {rule}", "",
-                    "| n | r_n | θ | non-private | ε | " + " | ".join(
-                        f"{m} private / total" for m in methods) + " |",
-                    "|---|---|---|---|---|" + "---|" * len(methods)]
+            out += [
+                f"### r_n = {rule}",
+                "",
+                "| n | r_n | θ | non-private | ε | "
+                + " | ".join(f"{m} private / total" for m in methods)
+                + " |",
+                "|---|---|---|---|---|" + "---|" * len(methods),
+            ]
             for n in ns:
                 base = table[(statistic, rule, n, 0.0, "non_private")]
                 for eps in epsilons:
-                    row = [f"{n}", f"{base.radius:.4f}", f"{base.theta:.4g}",
-                           f"{base.mean('total'):.3g} ± {base.stderr('total'):.1g}", f"{eps:g}"]
+                    row = [
+                        f"{n}",
+                        f"{base.radius:.4f}",
+                        f"{base.theta:.4g}",
+                        f"{base.mean('total'):.3g} ± {base.stderr('total'):.1g}",
+                        f"{eps:g}",
+                    ]
                     for method in methods:
                         c = table[(statistic, rule, n, eps, method)]
                         mark = " **<**" if c.mean("private") < base.mean("total") else ""
@@ -279,81 +333,132 @@ def markdown(cells: Sequence[Cell], *, ns: Sequence[int], epsilons: Sequence[flo
     return "\n".join(out) + "\n"
 
 
-def _crossing_section(table: dict, ns: Sequence[int], epsilons: Sequence[float],
-                      rules: Sequence[str], statistics: Sequence[str],
-                      methods: Sequence[str]) -> list[str]:
-    out = ["## Where the private error falls below the non-private error", "",
-           "Values of n (on the grid) where the mean private error |θ̃ − U_n| is below the mean "
-           "non-private error |U_n − θ|.", "",
-           "| statistic | r_n | ε | " + " | ".join(methods) + " |",
-           "|---|---|---|" + "---|" * len(methods)]
+def _crossing_section(
+    table: dict,
+    ns: Sequence[int],
+    epsilons: Sequence[float],
+    rules: Sequence[str],
+    statistics: Sequence[str],
+    methods: Sequence[str],
+) -> list[str]:
+    out = [
+        "## Where the private error falls below the non-private error",
+        "",
+        "Values of n (on the grid) where the mean private error |θ̃ − U_n| is below the mean "
+        "non-private error |U_n − θ|.",
+        "",
+        "| statistic | r_n | ε | " + " | ".join(methods) + " |",
+        "|---|---|---|" + "---|" * len(methods),
+    ]
     for statistic in statistics:
         for rule in rules:
             for eps in epsilons:
                 row = [statistic, rule, f"{eps:g}"]
                 for method in methods:
-                    below = [n for n in ns if table[(statistic, rule, n, eps, method)].mean(
-                        "private") < table[(statistic, rule, n, 0.0, "non_private")].mean("total")]
+                    below = [
+                        n
+                        for n in ns
+                        if table[(statistic, rule, n, eps, method)].mean("private")
+                        < table[(statistic, rule, n, 0.0, "non_private")].mean("total")
+                    ]
                     row.append(", ".join(map(str, below)) or "none")
                 out.append("| " + " | ".join(row) + " |")
     return out + [""]
 
 
-def _slope_section(table: dict, ns: Sequence[int], epsilons: Sequence[float],
-                   rules: Sequence[str], statistics: Sequence[str],
-                   methods: Sequence[str]) -> list[str]:
-    out = ["## Log-log slopes in n next to the rates of docs/derivations.md §6", "",
-           "Measured: least-squares slope of log(mean error) on log n over the grid.  Theory: "
-           "the slope over the same grid of the rate with every constant set to 1 (edge: "
-           "non-private r/n, Algorithm 1 r/(n^{3/2}ε) + 1/(n²ε²) + 1/(n³ε³); triangle: "
-           "non-private r²/n, Algorithm 1 r³/(n^{3/2}ε) + 1/(n²ε²) (slides); CoinPress "
-           "1/(nε); wrapped methods at n/q).", "",
-           "| statistic | r_n | ε | method | measured slope (private) | theory slope | "
-           "measured slope (total) |", "|---|---|---|---|---|---|---|"]
+def _slope_section(
+    table: dict,
+    ns: Sequence[int],
+    epsilons: Sequence[float],
+    rules: Sequence[str],
+    statistics: Sequence[str],
+    methods: Sequence[str],
+) -> list[str]:
+    out = [
+        "## Log-log slopes in n next to the rates of docs/derivations.md §6",
+        "",
+        "Measured: least-squares slope of log(mean error) on log n over the grid.  Theory: "
+        "the slope over the same grid of the rate with every constant set to 1 (edge: "
+        "non-private r/n, Algorithm 1 r/(n^{3/2}ε) + 1/(n²ε²) + 1/(n³ε³); triangle: "
+        "non-private r²/n, Algorithm 1 r³/(n^{3/2}ε) + 1/(n²ε²) (slides); CoinPress "
+        "1/(nε); wrapped methods at n/q).",
+        "",
+        "| statistic | r_n | ε | method | measured slope (private) | theory slope | "
+        "measured slope (total) |",
+        "|---|---|---|---|---|---|---|",
+    ]
     for statistic in statistics:
         for rule in rules:
             base = [table[(statistic, rule, n, 0.0, "non_private")] for n in ns]
-            theory = [theory_rate(statistic, "non_private", n, c.radius, 1.0) for n, c in
-                      zip(ns, base)]
-            out.append(f"| {statistic} | {rule} | – | non-private | – | "
-                       f"{fit_slope(ns, theory):.2f} | "
-                       f"{fit_slope(ns, [c.mean('total') for c in base]):.2f} |")
+            theory = [
+                theory_rate(statistic, "non_private", n, c.radius, 1.0)
+                for n, c in zip(ns, base, strict=True)
+            ]
+            out.append(
+                f"| {statistic} | {rule} | – | non-private | – | "
+                f"{fit_slope(ns, theory):.2f} | "
+                f"{fit_slope(ns, [c.mean('total') for c in base]):.2f} |"
+            )
             for eps in epsilons:
                 for method in methods:
                     cs = [table[(statistic, rule, n, eps, method)] for n in ns]
-                    rate = [theory_rate(statistic, method, n, c.radius, eps, chunks_of(method))
-                            for n, c in zip(ns, cs)]
-                    out.append(f"| {statistic} | {rule} | {eps:g} | {method} | "
-                               f"{fit_slope(ns, [c.mean('private') for c in cs]):.2f} | "
-                               f"{fit_slope(ns, rate):.2f} | "
-                               f"{fit_slope(ns, [c.mean('total') for c in cs]):.2f} |")
+                    rate = [
+                        theory_rate(statistic, method, n, c.radius, eps, chunks_of(method))
+                        for n, c in zip(ns, cs, strict=True)
+                    ]
+                    out.append(
+                        f"| {statistic} | {rule} | {eps:g} | {method} | "
+                        f"{fit_slope(ns, [c.mean('private') for c in cs]):.2f} | "
+                        f"{fit_slope(ns, rate):.2f} | "
+                        f"{fit_slope(ns, [c.mean('total') for c in cs]):.2f} |"
+                    )
     return out + [""]
 
 
-def extended_section(cells: Sequence[Cell], *, ns: Sequence[int], epsilons: Sequence[float],
-                     rules: Sequence[str], reps: int) -> str:
+def extended_section(
+    cells: Sequence[Cell],
+    *,
+    ns: Sequence[int],
+    epsilons: Sequence[float],
+    rules: Sequence[str],
+    reps: int,
+) -> str:
     """The extended edge-density grid: Algorithm 1 (q = 1) at larger n and ε."""
     table = _lookup(cells)
-    out = ["## Extended grid: where Algorithm 1 crosses the non-private error (edge density)", "",
-           f"`alg1` only (one chunk, ξ from r_max = r_n), n ∈ {{{', '.join(map(str, ns))}}}, "
-           f"ε ∈ {{{', '.join(f'{e:g}' for e in epsilons)}}}, {reps} graphs per n (mean "
-           "absolute errors; ratio = private / non-private).", "",
-           "| r_n | ε | n | non-private | alg1 private | ratio |", "|---|---|---|---|---|---|"]
+    out = [
+        "## Extended grid: where Algorithm 1 crosses the non-private error (edge density)",
+        "",
+        f"`alg1` only (one chunk, ξ from r_max = r_n), n ∈ {{{', '.join(map(str, ns))}}}, "
+        f"ε ∈ {{{', '.join(f'{e:g}' for e in epsilons)}}}, {reps} graphs per n (mean "
+        "absolute errors; ratio = private / non-private).",
+        "",
+        "| r_n | ε | n | non-private | alg1 private | ratio |",
+        "|---|---|---|---|---|---|",
+    ]
     for rule in rules:
         for eps in epsilons:
             for n in ns:
                 base = table[("edge_density", rule, n, 0.0, "non_private")]
                 cell = table[("edge_density", rule, n, eps, "alg1")]
                 ratio = cell.mean("private") / base.mean("total")
-                out.append(f"| {rule} | {eps:g} | {n} | {base.mean('total'):.3g} | "
-                           f"{cell.mean('private'):.3g} | {ratio:.2f}"
-                           f"{' **<1**' if ratio < 1 else ''} |")
+                out.append(
+                    f"| {rule} | {eps:g} | {n} | {base.mean('total'):.3g} | "
+                    f"{cell.mean('private'):.3g} | {ratio:.2f}"
+                    f"{' **<1**' if ratio < 1 else ''} |"
+                )
     return "\n".join(out) + "\n"
 
 
-def plot(cells: Sequence[Cell], *, ns: Sequence[int], epsilons: Sequence[float],
-         rules: Sequence[str], statistics: Sequence[str], methods: Sequence[str],
-         out_dir: Path) -> list[Path]:
+def plot(
+    cells: Sequence[Cell],
+    *,
+    ns: Sequence[int],
+    epsilons: Sequence[float],
+    rules: Sequence[str],
+    statistics: Sequence[str],
+    methods: Sequence[str],
+    out_dir: Path,
+) -> list[Path]:
     """One figure per statistic: panels (rule × ε), error against n on log-log axes."""
     import matplotlib
 
@@ -364,8 +469,12 @@ def plot(cells: Sequence[Cell], *, ns: Sequence[int], epsilons: Sequence[float],
     table = _lookup(cells)
     paths = []
     for statistic in statistics:
-        fig, axes = plt.subplots(len(rules), len(epsilons), squeeze=False,
-                                 figsize=(4.2 * len(epsilons), 3.4 * len(rules)))
+        fig, axes = plt.subplots(
+            len(rules),
+            len(epsilons),
+            squeeze=False,
+            figsize=(4.2 * len(epsilons), 3.4 * len(rules)),
+        )
         for i, rule in enumerate(rules):
             for j, eps in enumerate(epsilons):
                 ax = axes[i][j]
@@ -375,7 +484,10 @@ def plot(cells: Sequence[Cell], *, ns: Sequence[int], epsilons: Sequence[float],
                     ys = [table[(statistic, rule, n, eps, method)].mean("private") for n in ns]
                     ax.loglog(ns, ys, marker=".", label=f"{method} |θ̃ − U_n|")
                 radius = [table[(statistic, rule, n, 0.0, "non_private")].radius for n in ns]
-                rate = [theory_rate(statistic, "alg1", n, r, eps) for n, r in zip(ns, radius)]
+                rate = [
+                    theory_rate(statistic, "alg1", n, r, eps)
+                    for n, r in zip(ns, radius, strict=True)
+                ]
                 ax.loglog(ns, rate, "k:", label="rate of Alg. 1 (constants 1)")
                 ax.set_xticks(list(ns))
                 ax.set_xticklabels([str(n) for n in ns], fontsize=7)
@@ -400,28 +512,61 @@ def main(argv: Sequence[str] | None = None) -> int:
         extended_ns, extended_eps, extended_reps = (150, 200), (8.0,), 2
     else:
         ns, epsilons, reps = (250, 500, 1000, 2000, 4000), (1.0, 8.0), args.reps or 100
-        reps_for = None if args.reps is not None else (
-            lambda n, base=reps: base if n <= 2000 else base // 2)
+        reps_for = (
+            None
+            if args.reps is not None
+            else (lambda n, base=reps: base if n <= 2000 else base // 2)
+        )
         extended_ns = (4000, 8000, 16000, 32000, 64000)
         extended_eps, extended_reps = (1.0, 8.0, 32.0), 40
     args.out.mkdir(parents=True, exist_ok=True)
-    (cells, extended), runtime = run_timed_without_utility_warnings(lambda: (  # clamped q
-        run_study(ns, epsilons, reps, seed=args.seed, reps_for=reps_for,
-                  progress=lambda m: print(m, file=sys.stderr, flush=True)),
-        run_study(extended_ns, extended_eps, extended_reps, seed=args.seed + 1,
-                  statistics=("edge_density",), methods=("alg1",),
-                  progress=lambda m: print(f"extended: {m}", file=sys.stderr, flush=True))))
-    reps_text = (f"{reps}" if reps_for is None else
-                 f"{reps} for n ≤ 2000, {reps // 2} for n = 4000")
-    text = markdown(cells, ns=ns, epsilons=epsilons, reps=reps_text, seed=args.seed,
-                    runtime=runtime, rules=tuple(RULES), statistics=STATISTICS,
-                    methods=METHODS)
-    text += "\n" + extended_section(extended, ns=extended_ns, epsilons=extended_eps,
-                                    rules=tuple(RULES), reps=extended_reps)
+    (cells, extended), runtime = run_timed_without_utility_warnings(
+        lambda: (  # clamped q
+            run_study(
+                ns,
+                epsilons,
+                reps,
+                seed=args.seed,
+                reps_for=reps_for,
+                progress=lambda m: print(m, file=sys.stderr, flush=True),
+            ),
+            run_study(
+                extended_ns,
+                extended_eps,
+                extended_reps,
+                seed=args.seed + 1,
+                statistics=("edge_density",),
+                methods=("alg1",),
+                progress=lambda m: print(f"extended: {m}", file=sys.stderr, flush=True),
+            ),
+        )
+    )
+    reps_text = f"{reps}" if reps_for is None else f"{reps} for n ≤ 2000, {reps // 2} for n = 4000"
+    text = markdown(
+        cells,
+        ns=ns,
+        epsilons=epsilons,
+        reps=reps_text,
+        seed=args.seed,
+        runtime=runtime,
+        rules=tuple(RULES),
+        statistics=STATISTICS,
+        methods=METHODS,
+    )
+    text += "\n" + extended_section(
+        extended, ns=extended_ns, epsilons=extended_eps, rules=tuple(RULES), reps=extended_reps
+    )
     report = args.out / "network_statistics_study.md"
     report.write_text(text, encoding="utf-8")
-    figures = plot(cells, ns=ns, epsilons=epsilons, rules=tuple(RULES), statistics=STATISTICS,
-                   methods=METHODS, out_dir=args.out)
+    figures = plot(
+        cells,
+        ns=ns,
+        epsilons=epsilons,
+        rules=tuple(RULES),
+        statistics=STATISTICS,
+        methods=METHODS,
+        out_dir=args.out,
+    )
     print(f"written {report} and {', '.join(str(p) for p in figures)} in {runtime:.0f} s")
     return 0
 

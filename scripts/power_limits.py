@@ -28,6 +28,7 @@ import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 from scipy import stats
@@ -66,8 +67,7 @@ def best_bound(p_x: np.ndarray, p_y: np.ndarray, n: int, alpha: float = ALPHA) -
         ca = np.minimum(np.round(np.cumsum(a[order]) * n), n).astype(np.int64)
         cb = np.minimum(np.round(np.cumsum(b[order]) * n), n).astype(np.int64)
         classical = np.asarray(epsilon_lower_bound(ca, n, cb, n, alpha=alpha))
-        ratio = np.asarray(rate_ratio_epsilon_lower_bound(ca, cb, float(n), float(n),
-                                                          alpha=alpha))
+        ratio = np.asarray(rate_ratio_epsilon_lower_bound(ca, cb, float(n), float(n), alpha=alpha))
         best = max(best, float(np.max(np.maximum(classical, ratio))))
     return best
 
@@ -114,7 +114,7 @@ def svt_no_cutoff(q: np.ndarray, b_rho: float, b_nu: float, t: float) -> np.ndar
     pats = np.array(list(itertools.product([0, 1], repeat=q.size)))
     prob = np.ones((len(pats), r.size))
     for j in range(q.size):
-        prob *= np.where(pats[:, j:j + 1] == 1, 1 - below[None, :, j], below[None, :, j])
+        prob *= np.where(pats[:, j : j + 1] == 1, 1 - below[None, :, j], below[None, :, j])
     return prob @ w
 
 
@@ -127,6 +127,7 @@ def rappor_bits(p1: float, p0: float, bits: int) -> tuple[np.ndarray, np.ndarray
 def laplace_parallel(n_par: int = 20, b: float = 200.0) -> tuple[np.ndarray, np.ndarray]:
     """(#coords ≤ 0, #coords ≥ 1) of 20 Laplace(200) releases of 0 vs of 1 (the middle
     band (0, 1) scored 0 — slightly pessimistic)."""
+
     def cells(shift: float) -> np.ndarray:
         lo = float(laplace_cdf(np.array(0.0 - shift), b))
         hi = 1.0 - float(laplace_cdf(np.array(1.0 - shift), b))
@@ -134,9 +135,15 @@ def laplace_parallel(n_par: int = 20, b: float = 200.0) -> tuple[np.ndarray, np.
         out = np.zeros((n_par + 1, n_par + 1))
         for kp in range(n_par + 1):
             for km in range(n_par + 1 - kp):
-                out[kp, km] = (math.comb(n_par, kp) * math.comb(n_par - kp, km)
-                               * lo**kp * hi**km * mid ** (n_par - kp - km))
+                out[kp, km] = (
+                    math.comb(n_par, kp)
+                    * math.comb(n_par - kp, km)
+                    * lo**kp
+                    * hi**km
+                    * mid ** (n_par - kp - km)
+                )
         return out.ravel()
+
     return cells(0.0), cells(1.0)
 
 
@@ -169,13 +176,16 @@ class ValueCase:
         Lap(40), ν ~ Lap(1/0.075).
         """
         if self.mechanism == "SparseVectorTechnique3":
-            return released_comparison_law(self.x, self.y, b_rho=20.0, b_nu=20.0, t=1.0, c=1,
-                                           step=0.5)
+            return released_comparison_law(
+                self.x, self.y, b_rho=20.0, b_nu=20.0, t=1.0, c=1, step=0.5
+            )
         if self.mechanism == "NumericalSVT":
-            return fresh_value_law(self.x, self.y, b_rho=30.0, b_nu=120.0, b_release=60.0,
-                                   t=1.0, c=2)
-        three = released_comparison_law(self.x, self.y, b_rho=20.0, b_nu=40.0, t=1.0, c=2,
-                                        step=4.0, reach=15.0)
+            return fresh_value_law(
+                self.x, self.y, b_rho=30.0, b_nu=120.0, b_release=60.0, t=1.0, c=2
+            )
+        three = released_comparison_law(
+            self.x, self.y, b_rho=20.0, b_nu=40.0, t=1.0, c=2, step=4.0, reach=15.0
+        )
         four = codes_only_law(self.x, self.y, b_rho=40.0, b_nu=1 / 0.075, t=1.0, c=2)
         return three, four
 
@@ -189,20 +199,22 @@ def value_cases() -> list[ValueCase]:
         x, y = cases[name].input_pairs[i]
         return np.asarray(x, float), np.asarray(y, float)
 
-    return [ValueCase("SparseVectorTechnique3", "(1¹⁰, 2¹⁰)", *pair("SparseVectorTechnique3", 10)),
-            ValueCase("SparseVectorTechnique3", "(1¹⁰, (2⁵,0⁵))",
-                      *pair("SparseVectorTechnique3", 8)),
-            ValueCase("NumericalSVT", "(1⁵0⁵, 0⁵1⁵)", *pair("NumericalSVT", 14)),
-            ValueCase("NumericalSVT", "(1¹⁰, (2⁵,0⁵))", *pair("NumericalSVT", 8)),
-            ValueCase("SVT34Parallel", "(1⁵0⁵, 0⁵1⁵)", *pair("SVT34Parallel", 14)),
-            ValueCase("SVT34Parallel", "(1¹⁰, (2⁵,0⁵))", *pair("SVT34Parallel", 8))]
+    return [
+        ValueCase("SparseVectorTechnique3", "(1¹⁰, 2¹⁰)", *pair("SparseVectorTechnique3", 10)),
+        ValueCase("SparseVectorTechnique3", "(1¹⁰, (2⁵,0⁵))", *pair("SparseVectorTechnique3", 8)),
+        ValueCase("NumericalSVT", "(1⁵0⁵, 0⁵1⁵)", *pair("NumericalSVT", 14)),
+        ValueCase("NumericalSVT", "(1¹⁰, (2⁵,0⁵))", *pair("NumericalSVT", 8)),
+        ValueCase("SVT34Parallel", "(1⁵0⁵, 0⁵1⁵)", *pair("SVT34Parallel", 14)),
+        ValueCase("SVT34Parallel", "(1¹⁰, (2⁵,0⁵))", *pair("SVT34Parallel", 8)),
+    ]
 
 
 def product_law(three: CellLaw, four: CellLaw) -> tuple[np.ndarray, np.ndarray]:
     """Cell masses of two independent runs, merged into LLR bins of width :data:`LLR_BIN`
     (the joint table would have 4·10⁶ × 56 cells)."""
-    joint = product_bins(binned(three.p_x, three.p_y, LLR_BIN),
-                         binned(four.p_x, four.p_y, LLR_BIN), LLR_BIN)
+    joint = product_bins(
+        binned(three.p_x, three.p_y, LLR_BIN), binned(four.p_x, four.p_y, LLR_BIN), LLR_BIN
+    )
     return joint.p_x, joint.p_y
 
 
@@ -217,8 +229,8 @@ class OptimalEvent:
     """The best likelihood-ratio prefix of a law at n per side and level α."""
 
     bound: float
-    direction: str          # "x_vs_y": S where M(x) is likelier
-    llr_level: float        # S = {log p_a/p_b ≥ llr_level}
+    direction: str  # "x_vs_y": S where M(x) is likelier
+    llr_level: float  # S = {log p_a/p_b ≥ llr_level}
     p_a: float
     p_b: float
 
@@ -235,8 +247,9 @@ def optimal_event(p_x: np.ndarray, p_y: np.ndarray, n: int, alpha: float) -> Opt
         eps = np.atleast_1d(epsilon_lower_bound(ca, n, cb, n, alpha=alpha))
         i = int(np.argmax(eps))
         if eps[i] > best.bound:
-            best = OptimalEvent(float(eps[i]), direction, float(llr[order[i]]),
-                                float(ca[i] / n), float(cb[i] / n))
+            best = OptimalEvent(
+                float(eps[i]), direction, float(llr[order[i]]), float(ca[i] / n), float(cb[i] / n)
+            )
     return best
 
 
@@ -262,8 +275,9 @@ def describe_event(law: CellLaw, event: OptimalEvent, top: int = 4) -> str:
         share = mass[p] / max(a[law.pattern == p].sum(), 1e-300)
         vals = law.value[cells]
         ranges = "; ".join(r for r in (_ranges(vals[:, 0]), _ranges(vals[:, 1])) if r)
-        parts.append(f"{law.names[p]}{' with ' + ranges if ranges else ''} "
-                     f"({share:.0%} of the pattern)")
+        parts.append(
+            f"{law.names[p]}{' with ' + ranges if ranges else ''} ({share:.0%} of the pattern)"
+        )
     return "; ".join(parts)
 
 
@@ -275,7 +289,7 @@ def describe_product(three: CellLaw, four: CellLaw, event: OptimalEvent, top: in
     a4, b4 = (four.p_x, four.p_y) if sign > 0 else (four.p_y, four.p_x)
     l3, l4 = np.log(a3) - np.log(b3), np.log(a4) - np.log(b4)
     order3 = np.argsort(l3)
-    tail3 = np.cumsum(a3[order3][::-1])[::-1]                # mass of {L3 ≥ l3[order3[i]]}
+    tail3 = np.cumsum(a3[order3][::-1])[::-1]  # mass of {L3 ≥ l3[order3[i]]}
     need = event.llr_level - l4
     start = np.searchsorted(l3[order3], need - 0.5 * LLR_BIN)
     in4 = np.where(start < l3.size, tail3[np.minimum(start, l3.size - 1)], 0.0) * a4
@@ -284,15 +298,12 @@ def describe_product(three: CellLaw, four: CellLaw, event: OptimalEvent, top: in
     start4 = np.searchsorted(l4[order4], event.llr_level - l3 - 0.5 * LLR_BIN)
     in3 = np.where(start4 < l4.size, tail4[np.minimum(start4, l4.size - 1)], 0.0) * a3
     by3 = np.bincount(three.pattern, weights=in3, minlength=len(three.names))
-    alg4 = ", ".join(f"{four.names[p]} ({in4[p] / event.p_a:.0%})"
-                     for p in np.argsort(-in4)[:top])
-    alg3 = ", ".join(f"{three.names[p]} ({by3[p] / event.p_a:.0%})"
-                     for p in np.argsort(-by3)[:top])
+    alg4 = ", ".join(f"{four.names[p]} ({in4[p] / event.p_a:.0%})" for p in np.argsort(-in4)[:top])
+    alg3 = ", ".join(f"{three.names[p]} ({by3[p] / event.p_a:.0%})" for p in np.argsort(-by3)[:top])
     return f"Alg. 4 part: {alg4}; Alg. 3 part: {alg3}"
 
 
-def value_release_rows(sizes: tuple[int, ...] = (10**6, 10**7, 10**8)
-                       ) -> list[dict[str, object]]:
+def value_release_rows(sizes: tuple[int, ...] = (10**6, 10**7, 10**8)) -> list[dict[str, Any]]:
     """Ceilings of the value-releasing sparse vectors: one row per case and level, with
     the optimal event at the middle size."""
     cases = {c.name.split(".", 1)[1]: c for c in dpsniper_cases()}
@@ -304,26 +315,42 @@ def value_release_rows(sizes: tuple[int, ...] = (10**6, 10**7, 10**8)
         for level in VALUE_LEVELS:
             bounds = [best_bound(p_x, p_y, n, level) for n in sizes]
             mid = optimal_event(p_x, p_y, sizes[len(sizes) // 2], level)
-            what = describe_product(*law, mid) if isinstance(law, tuple) else \
-                describe_event(law, mid)
-            rows.append({"mechanism": case.mechanism, "pair": case.pair, "level": level,
-                         "lr": cases[case.mechanism].reference_results["dpsniper_lr"],
-                         "bounds": bounds, "event": mid, "what": what, "deficit": deficit})
+            what = (
+                describe_product(*law, mid) if isinstance(law, tuple) else describe_event(law, mid)
+            )
+            rows.append(
+                {
+                    "mechanism": case.mechanism,
+                    "pair": case.pair,
+                    "level": level,
+                    "lr": cases[case.mechanism].reference_results["dpsniper_lr"],
+                    "bounds": bounds,
+                    "event": mid,
+                    "what": what,
+                    "deficit": deficit,
+                }
+            )
     return rows
 
 
 def value_release_table() -> str:
     """The Markdown table of :func:`value_release_rows`."""
-    lines = [("| mechanism | pair | DP-Sniper LR | level | best ε_lb at 10⁶ | at 10⁷ | at 10⁸ | "
-              "optimal event at 10⁷ (direction, P[S] on the larger side, ratio; patterns) |"),
-             "|---|---|---|---|---|---|---|---|"]
+    lines = [
+        (
+            "| mechanism | pair | DP-Sniper LR | level | best ε_lb at 10⁶ | at 10⁷ | at 10⁸ | "
+            "optimal event at 10⁷ (direction, P[S] on the larger side, ratio; patterns) |"
+        ),
+        "|---|---|---|---|---|---|---|---|",
+    ]
     for r in value_release_rows():
-        ev: OptimalEvent = r["event"]  # type: ignore[assignment]
+        ev: OptimalEvent = r["event"]
         ratio = math.log(ev.p_a / ev.p_b) if ev.p_b > 0 else math.inf
-        lines.append(f"| {r['mechanism']} | {r['pair']} | {r['lr']:g} | {r['level']:g} | "
-                     + " | ".join(f"{v:.4f}" for v in r["bounds"])  # type: ignore[attr-defined]
-                     + f" | {ev.direction}, P = {ev.p_a:.3g}, ln ratio {ratio:.3f}; "
-                     f"{r['what']} |")
+        lines.append(
+            f"| {r['mechanism']} | {r['pair']} | {r['lr']:g} | {r['level']:g} | "
+            + " | ".join(f"{v:.4f}" for v in r["bounds"])
+            + f" | {ev.direction}, P = {ev.p_a:.3g}, ln ratio {ratio:.3f}; "
+            f"{r['what']} |"
+        )
     return "\n".join(lines) + "\n"
 
 
@@ -337,26 +364,47 @@ def computable_laws() -> list[tuple[str, str, Callable[[], tuple[np.ndarray, np.
         return np.atleast_1d(np.asarray(x, float)), np.atleast_1d(np.asarray(y, float))
 
     x, y = pair("ReportNoisyMax1", 6)
-    rows.append(("ReportNoisyMax1", "(1⁵, (0,2,2,2,2))",
-                 lambda: (noisy_max_index(x), noisy_max_index(y))))
+    rows.append(
+        ("ReportNoisyMax1", "(1⁵, (0,2,2,2,2))", lambda: (noisy_max_index(x), noisy_max_index(y)))
+    )
     x3, y3 = pair("ReportNoisyMax3", 10)
-    rows.append(("ReportNoisyMax3", "(1⁵, 2⁵)", lambda: (noisy_max_value(x3),
-                                                       noisy_max_value(y3))))
-    for name, b_rho, b_nu, t in (("SparseVectorTechnique1", 20.0, 40.0, 0.5),
-                                 ("SparseVectorTechnique2", 20.0, 40.0, 1.0),
-                                 ("SparseVectorTechnique4", 40.0, 1 / 0.075, 1.0)):
+    rows.append(("ReportNoisyMax3", "(1⁵, 2⁵)", lambda: (noisy_max_value(x3), noisy_max_value(y3))))
+    for name, b_rho, b_nu, t in (
+        ("SparseVectorTechnique1", 20.0, 40.0, 0.5),
+        ("SparseVectorTechnique2", 20.0, 40.0, 1.0),
+        ("SparseVectorTechnique4", 40.0, 1 / 0.075, 1.0),
+    ):
         xs, ys = pair(name, 8)
-        rows.append((name, "(1¹⁰, (2⁵,0⁵))",
-                     lambda xs=xs, ys=ys, b_rho=b_rho, b_nu=b_nu, t=t: (
-                         svt_first_top(xs, b_rho, b_nu, t), svt_first_top(ys, b_rho, b_nu, t))))
+        rows.append(
+            (
+                name,
+                "(1¹⁰, (2⁵,0⁵))",
+                lambda xs=xs, ys=ys, b_rho=b_rho, b_nu=b_nu, t=t: (
+                    svt_first_top(xs, b_rho, b_nu, t),
+                    svt_first_top(ys, b_rho, b_nu, t),
+                ),
+            )
+        )
         # a generated sign-pattern pair: rest above, last below (spec.relations.vectors)
         zs, ws = np.zeros(10), np.r_[np.ones(9), -1.0]
-        rows.append((name, "(0¹⁰, (1⁹,−1)) (generated)",
-                     lambda zs=zs, ws=ws, b_rho=b_rho, b_nu=b_nu, t=t: (
-                         svt_first_top(zs, b_rho, b_nu, t), svt_first_top(ws, b_rho, b_nu, t))))
+        rows.append(
+            (
+                name,
+                "(0¹⁰, (1⁹,−1)) (generated)",
+                lambda zs=zs, ws=ws, b_rho=b_rho, b_nu=b_nu, t=t: (
+                    svt_first_top(zs, b_rho, b_nu, t),
+                    svt_first_top(ws, b_rho, b_nu, t),
+                ),
+            )
+        )
     x6, y6 = pair("SparseVectorTechnique6", 8)
-    rows.append(("SparseVectorTechnique6", "(1¹⁰, (2⁵,0⁵))",
-                 lambda: (svt_no_cutoff(x6, 20, 20, 1), svt_no_cutoff(y6, 20, 20, 1))))
+    rows.append(
+        (
+            "SparseVectorTechnique6",
+            "(1¹⁰, (2⁵,0⁵))",
+            lambda: (svt_no_cutoff(x6, 20, 20, 1), svt_no_cutoff(y6, 20, 20, 1)),
+        )
+    )
     rappor, one_time = cases["Rappor"].mechanism, cases["OneTimeRappor"].mechanism
     for label, mech in (("Rappor", rappor), ("OneTimeRappor", one_time)):
         p0, p1 = mech.report_probabilities()
@@ -371,29 +419,31 @@ def computable_laws() -> list[tuple[str, str, Callable[[], tuple[np.ndarray, np.
 def best_single_event(name: str, n: int, alpha: float = ALPHA) -> float | None:
     """The best expected ε_lb of one event at n outputs per side over the pairs computed
     for ``name`` (``None`` when its law is not computed here)."""
-    values = [best_bound(*law(), n, alpha) for who, _what, law in computable_laws()
-              if who == name]
+    values = [best_bound(*law(), n, alpha) for who, _what, law in computable_laws() if who == name]
     return max(values) if values else None
 
 
 def limits_table() -> str:
     """The Markdown table of best achievable bounds (10⁶, 10⁷, 10⁸ outputs per side)."""
     cases = {c.name.split(".", 1)[1]: c for c in dpsniper_cases()}
-    lines = ["| mechanism | pair | DP-Sniper LR | best ε_lb at 10⁶ | at 10⁷ | at 10⁸ |",
-             "|---|---|---|---|---|---|"]
+    lines = [
+        "| mechanism | pair | DP-Sniper LR | best ε_lb at 10⁶ | at 10⁷ | at 10⁸ |",
+        "|---|---|---|---|---|---|",
+    ]
     for name, what, law in computable_laws():
         p_x, p_y = law()
         lr = cases[name].reference_results["dpsniper_lr"]
         vals = [best_bound(p_x, p_y, n) for n in (10**6, 10**7, 10**8)]
-        lines.append(f"| {name} | {what} | {lr:g} | " + " | ".join(f"{v:.4f}" for v in vals)
-                     + " |")
+        lines.append(f"| {name} | {what} | {lr:g} | " + " | ".join(f"{v:.4f}" for v in vals) + " |")
     return "\n".join(lines) + "\n"
 
 
 def main() -> None:
     print(limits_table())
-    print("Sparse vectors releasing noisy values (exact laws integrated over the threshold "
-          "noise; the level is the α of the one event):\n")
+    print(
+        "Sparse vectors releasing noisy values (exact laws integrated over the threshold "
+        "noise; the level is the α of the one event):\n"
+    )
     print(value_release_table())
 
 

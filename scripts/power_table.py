@@ -38,6 +38,7 @@ import platform
 import sys
 import time
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -176,8 +177,9 @@ def _fmt(value: float | None, digits: int = 4) -> str:
     return f"{value:.{digits}g}"
 
 
-def run_case(case: BenchmarkCase, size: Size, scale: float, *,
-             with_pairs: bool = True) -> dict[str, object]:
+def run_case(
+    case: BenchmarkCase, size: Size, scale: float, *, with_pairs: bool = True
+) -> dict[str, Any]:
     """Audit one case (with its ``input_pairs`` or, ``with_pairs=False``, none: only the
     auditor's own pair generators and search); returns the row of the table."""
     short = case.name.split(".", 1)[1]
@@ -185,58 +187,81 @@ def run_case(case: BenchmarkCase, size: Size, scale: float, *,
     search = max(5_000, int(size.search * scale))
     pilot = max(2_000, int(size.pilot * min(1.0, 4 * scale)))
     if not with_pairs:
-        size = Size(size.samples, size.search, size.pilot,
-                    pairs_tested=NO_PAIRS_TESTED.get(short, size.pairs_tested),
-                    pair_budget=max(size.pair_budget, NO_PAIRS_MIN_BUDGET))
+        size = Size(
+            size.samples,
+            size.search,
+            size.pilot,
+            pairs_tested=NO_PAIRS_TESTED.get(short, size.pairs_tested),
+            pair_budget=max(size.pair_budget, NO_PAIRS_MIN_BUDGET),
+        )
     started = time.perf_counter()
-    report = audit(case.mechanism, pairs=case.input_pairs if with_pairs else (),
-                   samples=samples,
-                   search_samples=search, pilot_samples=pilot,
-                   pairs_tested=size.pairs_tested, pair_budget=size.pair_budget,
-                   conformance_samples=min(samples, CONFORMANCE), seed=0, confidence=0.95)
+    report = audit(
+        case.mechanism,
+        pairs=case.input_pairs if with_pairs else (),
+        samples=samples,
+        search_samples=search,
+        pilot_samples=pilot,
+        pairs_tested=size.pairs_tested,
+        pair_budget=size.pair_budget,
+        conformance_samples=min(samples, CONFORMANCE),
+        seed=0,
+        confidence=0.95,
+    )
     runtime = time.perf_counter() - started
     refs = case.reference_results
     eps = float(report.epsilon_lower_bound)
     lr = refs.get("dpsniper_lr")
     return {
-        "mechanism": short, "true": case.true_epsilon, "ours": eps, "lr": lr,
-        "mlp": refs.get("dpsniper_mlp"), "statdp": refs.get("statdp"), "runtime": runtime,
-        "verdict": report.verdict, "samples": samples, "search": search, "pilot": pilot,
-        "pairs_tested": size.pairs_tested, "pair_budget": size.pair_budget,
+        "mechanism": short,
+        "true": case.true_epsilon,
+        "ours": eps,
+        "lr": lr,
+        "mlp": refs.get("dpsniper_mlp"),
+        "statdp": refs.get("statdp"),
+        "runtime": runtime,
+        "verdict": report.verdict,
+        "samples": samples,
+        "search": search,
+        "pilot": pilot,
+        "pairs_tested": size.pairs_tested,
+        "pair_budget": size.pair_budget,
         "beats_lr": lr is not None and eps >= lr,
         "tested": report.check("distinguishability").details["pairs_tested"],
         "event": report.worst_event.description if report.worst_event is not None else "",
     }
 
 
-def reachability(row: dict[str, object]) -> str:
+def reachability(row: dict[str, Any]) -> str:
     """For a row below DP-Sniper's LR value: can one event reach it at our N?"""
     if row["beats_lr"] or row["lr"] is None:
         return ""
     sys.path.insert(0, str(ROOT / "scripts"))
     from power_limits import best_single_event
 
-    best = best_single_event(str(row["mechanism"]), int(row["samples"]))  # type: ignore[call-overload]
+    best = best_single_event(str(row["mechanism"]), int(row["samples"]))
     if best is None:
         return "law not computed"
-    verdict = "yes" if best >= float(row["lr"]) else "no"  # type: ignore[arg-type]
+    verdict = "yes" if best >= float(row["lr"]) else "no"
     return f"{verdict} (best single event: {best:.4g})"
 
 
-def table(rows: list[dict[str, object]]) -> str:
+def table(rows: list[dict[str, Any]]) -> str:
     """The Markdown table."""
-    head = ("| mechanism | true ε | our ε_lb | DP-Sniper LR | DP-Sniper MLP | StatDP* | "
-            "runtime (s) | verdict | ≥ LR | LR reachable by one event at our N? | "
-            "pairs tested | N per side (test + search) |\n"
-            "|---|---|---|---|---|---|---|---|---|---|---|---|\n")
+    head = (
+        "| mechanism | true ε | our ε_lb | DP-Sniper LR | DP-Sniper MLP | StatDP* | "
+        "runtime (s) | verdict | ≥ LR | LR reachable by one event at our N? | "
+        "pairs tested | N per side (test + search) |\n"
+        "|---|---|---|---|---|---|---|---|---|---|---|---|\n"
+    )
     lines = []
     for r in rows:
         lines.append(
-            f"| {r['mechanism']} | {_fmt(r['true'])} | {_fmt(r['ours'])} | "  # type: ignore[arg-type]
-            f"{_fmt(r['lr'])} | {_fmt(r['mlp'])} | {_fmt(r['statdp'])} | "  # type: ignore[arg-type]
-            f"{float(r['runtime']):.1f} | {r['verdict']} | "  # type: ignore[arg-type]
+            f"| {r['mechanism']} | {_fmt(r['true'])} | {_fmt(r['ours'])} | "
+            f"{_fmt(r['lr'])} | {_fmt(r['mlp'])} | {_fmt(r['statdp'])} | "
+            f"{float(r['runtime']):.1f} | {r['verdict']} | "
             f"{'yes' if r['beats_lr'] else 'no'} | {reachability(r)} | {r['tested']} | "
-            f"{int(r['samples']) / 1e6:g}M + {int(r['search']) / 1e6:g}M |")  # type: ignore[call-overload]
+            f"{int(r['samples']) / 1e6:g}M + {int(r['search']) / 1e6:g}M |"
+        )
     return head + "\n".join(lines) + "\n"
 
 
@@ -246,8 +271,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--scale", type=float, default=1.0, help="multiply sample sizes")
     parser.add_argument("--no-write", action="store_true", help="do not write the docs file")
     parser.add_argument("--out", default=str(OUT), help="Markdown file to write")
-    parser.add_argument("--no-pairs", action="store_true",
-                        help="no input_pairs; writes the 'without input pairs' section")
+    parser.add_argument(
+        "--no-pairs",
+        action="store_true",
+        help="no input_pairs; writes the 'without input pairs' section",
+    )
     args = parser.parse_args(argv)
     only = {s for s in args.only.split(",") if s}
     rows = []
@@ -257,9 +285,12 @@ def main(argv: list[str] | None = None) -> int:
             continue
         row = run_case(case, SIZES[short], args.scale, with_pairs=not args.no_pairs)
         rows.append(row)
-        print(f"{short:28s} ε_lb = {_fmt(row['ours'])} (LR {_fmt(row['lr'])}) "  # type: ignore[arg-type]
-              f"{float(row['runtime']):5.1f} s  {row['verdict']}  [{row['event']}]",  # type: ignore[arg-type]
-              file=sys.stderr, flush=True)
+        print(
+            f"{short:28s} ε_lb = {_fmt(row['ours'])} (LR {_fmt(row['lr'])}) "
+            f"{float(row['runtime']):5.1f} s  {row['verdict']}  [{row['event']}]",
+            file=sys.stderr,
+            flush=True,
+        )
     text = table(rows)
     print(text)
     if args.no_pairs:
@@ -269,9 +300,10 @@ def main(argv: list[str] | None = None) -> int:
     if not args.no_write:
         sys.path.insert(0, str(ROOT / "scripts"))
         from power_limits import limits_table
+
         limits = limits_table()
         beats = sum(bool(r["beats_lr"]) for r in rows)
-        total = sum(float(r["runtime"]) for r in rows)  # type: ignore[arg-type]
+        total = sum(float(r["runtime"]) for r in rows)
         doc = (
             "# Power table: privaudit vs DP-Sniper on DP-Sniper's mechanisms\n\n"
             "Generated by `python scripts/power_table.py` (full `privaudit.audit`, "
@@ -282,7 +314,8 @@ def main(argv: list[str] | None = None) -> int:
             f"{beats} of {len(rows)}.\n\n"
             "DP-Sniper's values are 90 %-confidence bounds from 10.7 M training and 200 M "
             "final samples; ours are 95 %-confidence bounds.  StatDP* is StatDP through "
-            "DP-Sniper's wrapper.\n\n" + text + NOTES + limits)
+            "DP-Sniper's wrapper.\n\n" + text + NOTES + limits
+        )
         pathlib.Path(args.out).write_text(doc, encoding="utf-8")
     return 0
 
@@ -290,18 +323,19 @@ def main(argv: list[str] | None = None) -> int:
 NO_PAIRS_BEGIN, NO_PAIRS_END = "<!-- no-pairs:begin -->", "<!-- no-pairs:end -->"
 
 
-def _write_no_pairs(path: pathlib.Path, rows: list[dict[str, object]], text: str) -> None:
+def _write_no_pairs(path: pathlib.Path, rows: list[dict[str, Any]], text: str) -> None:
     """Put the no-input-pairs table in its own section of ``path`` (kept across full runs)."""
     beats = sum(bool(r["beats_lr"]) for r in rows)
-    slowest = max(float(r["runtime"]) for r in rows)  # type: ignore[arg-type]
-    total = sum(float(r["runtime"]) for r in rows)  # type: ignore[arg-type]
+    slowest = max(float(r["runtime"]) for r in rows)
+    total = sum(float(r["runtime"]) for r in rows)
     section = (
         f"{NO_PAIRS_BEGIN}\n## Without input pairs\n\n"
         "Generated by `python scripts/power_table.py --no-pairs`: the same audits with no "
         "`input_pairs`, so the only pairs are the auditor's own generators and search "
         f"(seed 0, confidence 0.95, the same sample sizes).  ε_lb ≥ DP-Sniper LR on {beats} "
         f"of {len(rows)}; slowest audit {slowest:.1f} s, total {total:.0f} s on 2 cores shared "
-        "with other jobs.\n\n" + text + f"{NO_PAIRS_END}\n")
+        "with other jobs.\n\n" + text + f"{NO_PAIRS_END}\n"
+    )
     doc = path.read_text(encoding="utf-8") if path.exists() else ""
     if NO_PAIRS_BEGIN in doc:
         head, rest = doc.split(NO_PAIRS_BEGIN, 1)

@@ -55,20 +55,30 @@ def noisy_sum(declared_sensitivity: float, name: str, summary: str) -> FunctionM
     """
     scale = declared_sensitivity / EPSILON
     spec = MechanismSpec(
-        name=name, summary=summary,
+        name=name,
+        summary=summary,
         input_domain=DatasetDomain(record=RealInterval(lo=0.0, hi=UPPER), size=N),
-        relation=SubstituteOne(), statistic=f"sum of the {N} records",
+        relation=SubstituteOne(),
+        statistic=f"sum of the {N} records",
         sensitivity=(GlobalSensitivity(value=declared_sensitivity),),
-        noise=AdditiveNoise(law=Laplace(scale=scale)), guarantee=PureDP(epsilon=EPSILON))
+        noise=AdditiveNoise(law=Laplace(scale=scale)),
+        guarantee=PureDP(epsilon=EPSILON),
+    )
     return declare_mechanism(
-        spec, sampler=lambda x, size, rng: x.sum() + rng.laplace(0.0, scale, size),
-        statistic=lambda x: float(x.sum()))
+        spec,
+        sampler=lambda x, size, rng: x.sum() + rng.laplace(0.0, scale, size),
+        statistic=lambda x: float(x.sum()),
+    )
 
 
 def find_chromium(explicit: str | None) -> str:
     """The Chromium executable, or exit with how to install it."""
-    for candidate in (explicit, "/usr/bin/chromium", shutil.which("chromium"),
-                      shutil.which("chromium-browser")):
+    for candidate in (
+        explicit,
+        "/usr/bin/chromium",
+        shutil.which("chromium"),
+        shutil.which("chromium-browser"),
+    ):
         if candidate and Path(candidate).exists():
             return candidate
     sys.exit("headless Chromium not found: apt-get update && apt-get install -y chromium")
@@ -77,11 +87,22 @@ def find_chromium(explicit: str | None) -> str:
 def screenshot(chromium: str, html: Path, png: Path, width: int, height: int) -> None:
     """Screenshot ``html`` into ``png`` with headless Chromium."""
     with tempfile.TemporaryDirectory() as profile:
-        cmd = [chromium, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
-               "--no-first-run", "--disable-background-networking",
-               "--disable-component-update", "--disable-sync", "--hide-scrollbars",
-               f"--user-data-dir={profile}", f"--window-size={width},{height}",
-               f"--screenshot={png.resolve()}", html.resolve().as_uri()]
+        cmd = [
+            chromium,
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-quic",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--hide-scrollbars",
+            f"--user-data-dir={profile}",
+            f"--window-size={width},{height}",
+            f"--screenshot={png.resolve()}",
+            html.resolve().as_uri(),
+        ]
         done = subprocess.run(cmd, capture_output=True, text=True, timeout=120, check=False)
     if done.returncode != 0 or not png.exists():
         sys.exit(f"chromium failed ({done.returncode}): {done.stderr[-2000:]}")
@@ -111,19 +132,28 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--chromium", default=None)
     parser.add_argument("--width", type=int, default=1280)
     parser.add_argument("--height", type=int, default=6000)
-    parser.add_argument("--no-crop", action="store_true",
-                        help="keep the full window instead of cropping the empty bottom")
+    parser.add_argument(
+        "--no-crop",
+        action="store_true",
+        help="keep the full window instead of cropping the empty bottom",
+    )
     args = parser.parse_args(argv)
     chromium = find_chromium(args.chromium)
 
     cases = {
-        "violation": noisy_sum(1.0, "noisy_sum_underdeclared",
-                               f"sum of {N} records in [0, {UPPER:g}] plus Laplace noise; the "
-                               "spec declares sensitivity 1 although one record moves the sum "
-                               f"by {UPPER:g}"),
-        "pass": noisy_sum(UPPER, "noisy_sum",
-                          f"sum of {N} records in [0, {UPPER:g}] plus Laplace noise calibrated "
-                          f"to the true sensitivity {UPPER:g}"),
+        "violation": noisy_sum(
+            1.0,
+            "noisy_sum_underdeclared",
+            f"sum of {N} records in [0, {UPPER:g}] plus Laplace noise; the "
+            "spec declares sensitivity 1 although one record moves the sum "
+            f"by {UPPER:g}",
+        ),
+        "pass": noisy_sum(
+            UPPER,
+            "noisy_sum",
+            f"sum of {N} records in [0, {UPPER:g}] plus Laplace noise calibrated "
+            f"to the true sensitivity {UPPER:g}",
+        ),
     }
     for label, mechanism in cases.items():
         report = audit(mechanism, config=CI_STRENGTH, seed=SEED)
@@ -132,8 +162,10 @@ def main(argv: list[str] | None = None) -> int:
         screenshot(chromium, html, png, args.width, args.height)
         if not args.no_crop:
             crop_background(png)
-        print(f"{label:9s}: verdict {report.verdict}, ε ≥ {report.epsilon_lower_bound:.3g} "
-              f"(claim {report.epsilon_claimed:g}) -> {html}, {png}")
+        print(
+            f"{label:9s}: verdict {report.verdict}, ε ≥ {report.epsilon_lower_bound:.3g} "
+            f"(claim {report.epsilon_claimed:g}) -> {html}, {png}"
+        )
     return 0
 
 

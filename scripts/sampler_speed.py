@@ -21,17 +21,19 @@ import time
 import numpy as np
 from _exact_speed import exact_table
 
+from mechanisms import Mechanism
 from privaudit.suites import dpsniper_cases, statdp_cases
 
 
-def time_sampler(mechanism: object, data: object, size: int,
-                 repeats: int) -> tuple[float, float, float]:
+def time_sampler(
+    mechanism: Mechanism, data: object, size: int, repeats: int
+) -> tuple[float, float, float]:
     """(min wall, median wall, min CPU) seconds of ``mechanism.sample(data, size, seed)``."""
-    mechanism.sample(data, 1000, rng=0)  # type: ignore[attr-defined]  # warm caches
+    mechanism.sample(data, 1000, rng=0)  # warm caches
     wall, cpu = [], []
     for seed in range(repeats):
         w0, c0 = time.perf_counter(), time.process_time()
-        mechanism.sample(data, size, rng=seed)  # type: ignore[attr-defined]
+        mechanism.sample(data, size, rng=seed)
         wall.append(time.perf_counter() - w0)
         cpu.append(time.process_time() - c0)
     return min(wall), float(np.median(wall)), min(cpu)
@@ -41,13 +43,18 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=7)
     parser.add_argument("--size", type=int, default=1_000_000)
-    parser.add_argument("--only", nargs="*", default=None,
-                        help="case names (e.g. dpsniper.SparseVectorTechnique1)")
+    parser.add_argument(
+        "--only", nargs="*", default=None, help="case names (e.g. dpsniper.SparseVectorTechnique1)"
+    )
     parser.add_argument("--json", default=None, help="also save the numbers here")
-    parser.add_argument("--baseline", nargs="*", default=None,
-                        help="JSON files of earlier runs to compare with")
-    parser.add_argument("--exact", action="store_true",
-                        help="time the exact samplers and float-safe mechanisms instead")
+    parser.add_argument(
+        "--baseline", nargs="*", default=None, help="JSON files of earlier runs to compare with"
+    )
+    parser.add_argument(
+        "--exact",
+        action="store_true",
+        help="time the exact samplers and float-safe mechanisms instead",
+    )
     args = parser.parse_args()
     if args.exact:
         exact_table(args.size, args.repeats, args.json)
@@ -62,8 +69,10 @@ def main() -> None:
                 baseline[name] = min(baseline.get(name, np.inf), numbers["min_wall"])
     results = {}
     if baseline:
-        print(f"| mechanism | output shape | before: min s / {args.size:.0e} | after: min s "
-              "| speed-up | after: median s |")
+        print(
+            f"| mechanism | output shape | before: min s / {args.size:.0e} | after: min s "
+            "| speed-up | after: median s |"
+        )
         print("|---|---|---|---|---|---|")
     else:
         print(f"| mechanism | output shape | min s / {args.size:.0e} | median s | min CPU s |")
@@ -76,11 +85,13 @@ def main() -> None:
         shape = f"(N, {d})" if d > 1 else "(N,)"
         if case.name in baseline:
             before = baseline[case.name]
-            print(f"| {case.name} | {shape} | {before:.3f} | {best:.3f} | "
-                  f"{before / best:.1f}× | {median:.3f} |", flush=True)
+            print(
+                f"| {case.name} | {shape} | {before:.3f} | {best:.3f} | "
+                f"{before / best:.1f}× | {median:.3f} |",
+                flush=True,
+            )
         else:
-            print(f"| {case.name} | {shape} | {best:.3f} | {median:.3f} | {cpu:.3f} |",
-                  flush=True)
+            print(f"| {case.name} | {shape} | {best:.3f} | {median:.3f} | {cpu:.3f} |", flush=True)
     if args.json:
         with open(args.json, "w", encoding="utf-8") as handle:
             json.dump(results, handle, indent=1)

@@ -29,21 +29,35 @@ def main() -> None:
     samples = int(sys.argv[2]) if len(sys.argv) > 2 else 20_000
     delta_per = int(sys.argv[3]) if len(sys.argv) > 3 else 40
     delta_samples = int(sys.argv[4]) if len(sys.argv) > 4 else 100_000
-    config = AuditConfig(samples=samples, pilot_samples=2_000, pair_budget=16, pairs_tested=2,
-                         claim_budget=60, confidence=0.95)
+    config = AuditConfig(
+        samples=samples,
+        pilot_samples=2_000,
+        pair_budget=16,
+        pairs_tested=2,
+        claim_budget=60,
+        confidence=0.95,
+    )
     if per > 0:
         start = time.perf_counter()
         result = soundness_run(per, config=config)
         print(result.summary())
-        print(f"{result.audits} audits at {samples} samples per side in "
-              f"{time.perf_counter() - start:.0f} s", flush=True)
+        print(
+            f"{result.audits} audits at {samples} samples per side in "
+            f"{time.perf_counter() - start:.0f} s",
+            flush=True,
+        )
     if delta_per > 0:
         start = time.perf_counter()
-        result = soundness_run(delta_per, config=config.model_copy(
-            update={"samples": delta_samples}), mechanisms=CORRECT_DELTA_MECHANISMS)
+        result = soundness_run(
+            delta_per,
+            config=config.model_copy(update={"samples": delta_samples}),
+            mechanisms=CORRECT_DELTA_MECHANISMS,
+        )
         print(result.summary())
-        print(f"{result.audits} audits of (epsilon, delta) mechanisms at {delta_samples} "
-              f"samples per side in {time.perf_counter() - start:.0f} s")
+        print(
+            f"{result.audits} audits of (epsilon, delta) mechanisms at {delta_samples} "
+            f"samples per side in {time.perf_counter() - start:.0f} s"
+        )
 
 
 if __name__ == "__main__":

@@ -35,8 +35,12 @@ def main() -> None:
     x, y = np.zeros(100), np.concatenate([[1.0], np.zeros(99)])
     cases = (
         ("Laplace (eps = 1)", LaplaceMechanism(epsilon=1.0, sensitivity=1.0), (0.0, 1.0), 0.0),
-        ("analytic Gaussian (1, 1e-5)", GaussianMechanism(epsilon=1.0, delta=1e-5,
-                                                          sensitivity=1.0), (0.0, 1.0), 1e-5),
+        (
+            "analytic Gaussian (1, 1e-5)",
+            GaussianMechanism(epsilon=1.0, delta=1e-5, sensitivity=1.0),
+            (0.0, 1.0),
+            1e-5,
+        ),
         ("raw branch p = 5e-6 (delta = 1e-5)", RareRawMean(delta=1e-5, p=5e-6), (x, y), 1e-5),
     )
     print("| mechanism | checks | false alarms | rate | one-sided 95 % CP upper bound |")
@@ -44,17 +48,26 @@ def main() -> None:
     start = time.perf_counter()
     total = flagged_all = 0
     for label, mech, inputs, allowance in cases:
-        flagged = sum(int(check_spike(mech, inputs, seed, samples=samples, alpha=alpha,
-                                      allowance=allowance).violated) for seed in range(seeds))
+        flagged = sum(
+            int(
+                check_spike(
+                    mech, inputs, seed, samples=samples, alpha=alpha, allowance=allowance
+                ).violated
+            )
+            for seed in range(seeds)
+        )
         total += seeds
         flagged_all += flagged
         upper = clopper_pearson(flagged, seeds, 0.90).high
-        print(f"| {label} | {seeds} | {flagged} | {flagged / seeds:.1%} | {upper:.2%} |",
-              flush=True)
+        print(
+            f"| {label} | {seeds} | {flagged} | {flagged / seeds:.1%} | {upper:.2%} |", flush=True
+        )
     upper = clopper_pearson(flagged_all, total, 0.90).high
     print(f"| all | {total} | {flagged_all} | {flagged_all / total:.1%} | {upper:.2%} |")
-    print(f"\n{total} checks at alpha = {alpha:g}, {samples:,} outputs per input, in "
-          f"{time.perf_counter() - start:.0f} s")
+    print(
+        f"\n{total} checks at alpha = {alpha:g}, {samples:,} outputs per input, in "
+        f"{time.perf_counter() - start:.0f} s"
+    )
 
 
 if __name__ == "__main__":

@@ -33,7 +33,7 @@ RUN_BEGIN, RUN_END = "<!-- run:begin -->", "<!-- run:end -->"
 
 
 def _peak_rss_bytes() -> int:
-    return int(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss) * 1024   # KiB on Linux
+    return int(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss) * 1024  # KiB on Linux
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -46,11 +46,16 @@ def main(argv: list[str] | None = None) -> int:
     config = AuditConfig(samples=args.samples, seed=args.seed)
     mechanism = LaplaceMechanism(1.0, 1.0)
     import privaudit
+
     print(f"privaudit from {privaudit.__file__}", file=sys.stderr)
     start = time.perf_counter()
-    report = audit(mechanism, config=config,
-                   progress=lambda m: print(f"[{time.perf_counter() - start:8.1f} s] {m}",
-                                            file=sys.stderr, flush=True))
+    report = audit(
+        mechanism,
+        config=config,
+        progress=lambda m: print(
+            f"[{time.perf_counter() - start:8.1f} s] {m}", file=sys.stderr, flush=True
+        ),
+    )
     wall = time.perf_counter() - start
     peak = _peak_rss_bytes()
     dist = next(c for c in report.checks if c.name == "distinguishability")
@@ -78,7 +83,8 @@ def main(argv: list[str] | None = None) -> int:
         f"| verdict | {report.verdict} |",
         f"| ε lower bound (claim 1) | {report.epsilon_lower_bound:.5f} |",
         f"| best event | `{event.description}`: {event.count_x:,} of {event.samples_x:,} vs "
-        f"{event.count_y:,} of {event.samples_y:,} |" if event is not None
+        f"{event.count_y:,} of {event.samples_y:,} |"
+        if event is not None
         else "| best event | none |",
         "",
         f"Machine: {platform.machine()}, {os.cpu_count()} cores shared with other engineers'",
@@ -89,9 +95,14 @@ def main(argv: list[str] | None = None) -> int:
     text = "\n".join(lines)
     print(text)
     if not args.no_write:
-        doc = DOC.read_text(encoding="utf-8") if DOC.exists() else (
-            "# Streaming audits: the Laplace mechanism at 10⁹ samples per side\n\n"
-            f"{RUN_BEGIN}\n{RUN_END}\n")
+        doc = (
+            DOC.read_text(encoding="utf-8")
+            if DOC.exists()
+            else (
+                "# Streaming audits: the Laplace mechanism at 10⁹ samples per side\n\n"
+                f"{RUN_BEGIN}\n{RUN_END}\n"
+            )
+        )
         head, rest = doc.split(RUN_BEGIN, 1)
         DOC.write_text(head + text + rest.split(RUN_END, 1)[1], encoding="utf-8")
     return 0

@@ -104,9 +104,18 @@ def main() -> None:
     np.testing.assert_allclose(slow_calls, slow, rtol=1e-12)
     rows += [
         ("variance, n = 2,000", "Python double loop, kernel inlined", t_inline, "1.0×"),
-        ("variance, n = 2,000", "Python double loop, scalar kernel call", t_calls,
-         f"{t_inline / t_calls:.2f}×"),
-        ("variance, n = 2,000", "blocked numpy path (generic k = 2)", t_blocked, f"{t_inline / t_blocked:.1f}×"),
+        (
+            "variance, n = 2,000",
+            "Python double loop, scalar kernel call",
+            t_calls,
+            f"{t_inline / t_calls:.2f}×",
+        ),
+        (
+            "variance, n = 2,000",
+            "blocked numpy path (generic k = 2)",
+            t_blocked,
+            f"{t_inline / t_blocked:.1f}×",
+        ),
         ("variance, n = 2,000", "fast path (closed form)", t_fast, f"{t_inline / t_fast:.0f}×"),
     ]
 
@@ -126,21 +135,32 @@ def main() -> None:
     for label, case_kernel, data in cases:
         t_case, result = timed(lambda d=data, k=case_kernel: local_hajek_projections(d, k), 5)
         t_generic, generic = timed(
-            lambda d=data, k=case_kernel: local_hajek_projections(d, k, method="generic"), 1)
+            lambda d=data, k=case_kernel: local_hajek_projections(d, k, method="generic"), 1
+        )
         np.testing.assert_allclose(result.projections, generic.projections, rtol=1e-9, atol=1e-12)
-        rows.append((f"{label}, n = 10⁴", f"{result.method} (generic: {t_generic:.2f} s)", t_case,
-                     f"{t_generic / t_case:.0f}× vs generic"))
+        rows.append(
+            (
+                f"{label}, n = 10⁴",
+                f"{result.method} (generic: {t_generic:.2f} s)",
+                t_case,
+                f"{t_generic / t_case:.0f}× vs generic",
+            )
+        )
 
     # 3. triangles on an RGG with n = 2,000
     n = 2_000
     points = sample_sphere_points(n, rng)
-    radius = n ** -0.25
+    radius = n**-0.25
     adjacency = adjacency_from_points(points, radius)
     graph = nx.from_scipy_sparse_array(adjacency)
     t_nx, triangles = timed(lambda: nx.triangles(graph), 5)
     t_nx_build, _ = timed(lambda: nx.triangles(nx.from_scipy_sparse_array(adjacency)), 5)
-    t_adj, from_adjacency = timed(lambda: local_hajek_projections(adjacency, adjacency_triangle_kernel()), 10)
-    t_pts, from_points = timed(lambda: local_hajek_projections(points, rgg_triangle_kernel(radius)), 10)
+    t_adj, from_adjacency = timed(
+        lambda: local_hajek_projections(adjacency, adjacency_triangle_kernel()), 10
+    )
+    t_pts, from_points = timed(
+        lambda: local_hajek_projections(points, rgg_triangle_kernel(radius)), 10
+    )
     counts = np.array([triangles[i] for i in range(n)])
     for result in (from_adjacency, from_points):
         np.testing.assert_allclose(result.projections * math.comb(n - 1, 2), counts)
@@ -153,11 +173,17 @@ def main() -> None:
     ]
 
     lines = [
-        "# Speed of exact U-statistics and local Hájek projections", "",
-        (__doc__ or "").strip(), "",
-        (f"Machine: {platform.machine()}, Python {platform.python_version()}, "
-         f"numpy {np.__version__}, 2 shared cores."), "",
-        "| workload | path | time (s) | speed-up |", "|---|---|---|---|",
+        "# Speed of exact U-statistics and local Hájek projections",
+        "",
+        (__doc__ or "").strip(),
+        "",
+        (
+            f"Machine: {platform.machine()}, Python {platform.python_version()}, "
+            f"numpy {np.__version__}, 2 shared cores."
+        ),
+        "",
+        "| workload | path | time (s) | speed-up |",
+        "|---|---|---|---|",
     ]
     lines += [f"| {w} | {p} | {t:.4g} | {s} |" for w, p, t, s in rows]
     text = "\n".join(lines) + "\n"

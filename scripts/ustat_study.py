@@ -197,10 +197,12 @@ def _algorithm_1(mode: str) -> MethodFunction:
     """Algorithm 1 on all k-subsets, one chunk, through the library's analyst function."""
 
     def run(data: object, ctx: Context, epsilon: float, rng: np.random.Generator) -> Release:
-        result = private_mean_local_hajek(data, ctx.kernel, epsilon, xi=ctx.xi,
-                                          sensitivity_mode=mode, rng=rng)
-        return Release(float(result.estimate), ctx.u_statistic, float(result.noise_std),
-                       int(result.level))
+        result = private_mean_local_hajek(
+            data, ctx.kernel, epsilon, xi=ctx.xi, sensitivity_mode=mode, rng=rng
+        )
+        return Release(
+            float(result.estimate), ctx.u_statistic, float(result.noise_std), int(result.level)
+        )
 
     return run
 
@@ -208,8 +210,15 @@ def _algorithm_1(mode: str) -> MethodFunction:
 def _naive(data: object, ctx: Context, epsilon: float, rng: np.random.Generator) -> Release:
     """Algorithm A.2 on the ⌊n/k⌋ disjoint blocks, through the library's analyst function."""
     result = private_coinpress_mean(
-        data, ctx.kernel, epsilon, radius=ctx.scenario.mean_bound(ctx.n),
-        tau=ctx.scenario.subgaussian_proxy(ctx.n), family="naive", rng=rng, warn=False)
+        data,
+        ctx.kernel,
+        epsilon,
+        radius=ctx.scenario.mean_bound(ctx.n),
+        tau=ctx.scenario.subgaussian_proxy(ctx.n),
+        family="naive",
+        rng=rng,
+        warn=False,
+    )
     return Release(float(result.estimate), ctx.naive_statistic, float(result.noise_std))
 
 
@@ -217,10 +226,17 @@ def all_tuples_schedule(scenario: Scenario, n: int, epsilon: float) -> CoinPress
     """The public schedule of Algorithm A.2 on all k-subsets (what the library builds)."""
     kernel = scenario.kernel_for(n)
     family = SubsetFamily.all_tuples(n, kernel.degree)
-    return coinpress_schedule(epsilon=epsilon, radius=scenario.mean_bound(n),
-                              tau=scenario.subgaussian_proxy(n), kind="all", n=n,
-                              degree=kernel.degree, dependence=float(family.dependence),
-                              family_size=math.comb(n, kernel.degree), warn=False)
+    return coinpress_schedule(
+        epsilon=epsilon,
+        radius=scenario.mean_bound(n),
+        tau=scenario.subgaussian_proxy(n),
+        kind="all",
+        n=n,
+        degree=kernel.degree,
+        dependence=float(family.dependence),
+        family_size=math.comb(n, kernel.degree),
+        warn=False,
+    )
 
 
 def sorted_pair_values(data: object, kernel: Kernel) -> tuple[np.ndarray, np.ndarray]:
@@ -252,14 +268,17 @@ def sorted_pair_values(data: object, kernel: Kernel) -> tuple[np.ndarray, np.nda
         else:
             ones = int(adjacency_from_points(x, kernel.parameters["radius"]).nnz // 2)
         ordered = np.zeros(total)
-        ordered[total - ones:] = 1.0
+        ordered[total - ones :] = 1.0
     else:
         raise InvalidParameterError(f"no closed form for the pair values of kernel {kernel.name!r}")
     return ordered, np.concatenate([[0.0], np.cumsum(ordered)])
 
 
-def all_tuples_release(sorted_values: tuple[np.ndarray, np.ndarray], schedule: CoinPressSchedule,
-                       rng: np.random.Generator) -> float:
+def all_tuples_release(
+    sorted_values: tuple[np.ndarray, np.ndarray],
+    schedule: CoinPressSchedule,
+    rng: np.random.Generator,
+) -> float:
     """One release of Algorithm A.2 from the sorted family values (``CoinPressMechanism._sample``).
 
     The same steps in the same order as the library: clip to the public interval around
@@ -311,20 +330,29 @@ def expected_private_error(scenario: Scenario, method: str, n: int, epsilon: flo
         return all_tuples_schedule(scenario, n, epsilon).laplace_scales[-1]
     if method == "naive":
         family = SubsetFamily.naive_blocks(n, k)
-        schedule = coinpress_schedule(epsilon=epsilon, radius=scenario.mean_bound(n),
-                                      tau=scenario.subgaussian_proxy(n), kind="naive", n=n,
-                                      degree=k, dependence=float(family.dependence),
-                                      family_size=n // k, warn=False)
+        schedule = coinpress_schedule(
+            epsilon=epsilon,
+            radius=scenario.mean_bound(n),
+            tau=scenario.subgaussian_proxy(n),
+            kind="naive",
+            n=n,
+            degree=k,
+            dependence=float(family.dependence),
+            family_size=n // k,
+            warn=False,
+        )
         return schedule.laplace_scales[-1]
     raise InvalidParameterError(f"no private error for method {method!r}")
 
 
-def private_below_sampling_size(scenario: Scenario, method: str, epsilon: float, *,
-                                start: int, limit: int = 4_000_000) -> int | None:
+def private_below_sampling_size(
+    scenario: Scenario, method: str, epsilon: float, *, start: int, limit: int = 4_000_000
+) -> int | None:
     """The smallest n (to within 2%) from which the method's expected private error is
     below U_n's expected sampling error √(2/π)·√Var(U_n) (normal approximation), or None
     if that does not happen by ``limit``.  Both sides are exact public formulas.
     """
+
     def below(n: int) -> bool:
         sampling = math.sqrt(2.0 / math.pi) * scenario.u_statistic_sd(n)
         return expected_private_error(scenario, method, n, epsilon) < sampling
@@ -400,17 +428,35 @@ def run_study(config: StudyConfig, *, progress: Callable[[str], None] | None = N
             xi = scenario.xi(n)
             result.xi[(name, n)] = xi
             reps = config.reps(n)
-            schedules = ({float(e): all_tuples_schedule(scenario, n, float(e)) for e in config.epsilons}
-                         if "all_tuples" in config.methods else {})
+            schedules = (
+                {float(e): all_tuples_schedule(scenario, n, float(e)) for e in config.epsilons}
+                if "all_tuples" in config.methods
+                else {}
+            )
             shape = (reps,)
-            buffers = {(m, e): (np.empty(shape), np.empty(shape), np.empty(shape),
-                                np.empty(shape, dtype=np.int64))
-                       for m in config.methods for e in config.epsilons}
+            buffers = {
+                (m, e): (
+                    np.empty(shape),
+                    np.empty(shape),
+                    np.empty(shape),
+                    np.empty(shape, dtype=np.int64),
+                )
+                for m in config.methods
+                for e in config.epsilons
+            }
             for rep in range(reps):
                 data = scenario.sample(n, stream(config.seed, name, n, rep, "data"))
                 projections = local_hajek_projections(data, kernel)
-                ctx = Context(scenario, kernel, n, xi, projections.u_statistic,
-                              _naive_statistic(data, kernel, n), schedules, data)
+                ctx = Context(
+                    scenario,
+                    kernel,
+                    n,
+                    xi,
+                    projections.u_statistic,
+                    _naive_statistic(data, kernel, n),
+                    schedules,
+                    data,
+                )
                 for method in config.methods:
                     for eps in config.epsilons:
                         rng = stream(config.seed, name, n, rep, method, float(eps))
@@ -492,7 +538,9 @@ def slope_table(result: StudyResult, *, seed: int | None = None) -> list[SlopeRo
                     elif method == "u_n":
                         leading = _leading_total(theory, method)
                         scenario = SCENARIOS[name]
-                        formula = local_loglog_slope(sizes, [scenario.u_statistic_sd(n) for n in sizes])
+                        formula = local_loglog_slope(
+                            sizes, [scenario.u_statistic_sd(n) for n in sizes]
+                        )
                     else:
                         leading, formula = _leading_total(theory, method), math.nan
                     rows.append(SlopeRow(name, method, metric, "n", eps, fit, leading, formula))
@@ -503,26 +551,36 @@ def slope_table(result: StudyResult, *, seed: int | None = None) -> list[SlopeRo
                     fit = _safe_fit(epsilons, cells, config.bootstrap, rng)
                     if metric == "private":
                         leading = theory.private[method][1]
-                        formula = _formula_slope(result, name, method, [n] * len(epsilons), epsilons,
-                                                 variable="eps")
+                        formula = _formula_slope(
+                            result, name, method, [n] * len(epsilons), epsilons, variable="eps"
+                        )
                     else:
                         leading, formula = math.nan, math.nan
                     rows.append(SlopeRow(name, method, metric, "eps", n, fit, leading, formula))
     return rows
 
 
-def _safe_fit(x: Sequence[float], cells: list[np.ndarray], n_boot: int,
-              rng: np.random.Generator) -> SlopeFit:
+def _safe_fit(
+    x: Sequence[float], cells: list[np.ndarray], n_boot: int, rng: np.random.Generator
+) -> SlopeFit:
     if any(float(np.mean(c)) <= 0 for c in cells):
         nan = math.nan
         return SlopeFit(nan, nan, nan, nan, 0.95, len(cells))
     return bootstrap_loglog_slope(x, cells, n_boot=n_boot, rng=rng)
 
 
-def _formula_slope(result: StudyResult, name: str, method: str, sizes: Sequence[int],
-                   epsilons: Sequence[float], variable: str = "n") -> float:
-    expected = [float(np.mean(result.noise_std[(name, method, n, e)])) / math.sqrt(2.0)
-                for n, e in zip(sizes, epsilons)]
+def _formula_slope(
+    result: StudyResult,
+    name: str,
+    method: str,
+    sizes: Sequence[int],
+    epsilons: Sequence[float],
+    variable: str = "n",
+) -> float:
+    expected = [
+        float(np.mean(result.noise_std[(name, method, n, e)])) / math.sqrt(2.0)
+        for n, e in zip(sizes, epsilons, strict=True)
+    ]
     if min(expected) <= 0:
         return math.nan
     x = sizes if variable == "n" else epsilons
@@ -530,27 +588,41 @@ def _formula_slope(result: StudyResult, name: str, method: str, sizes: Sequence[
 
 
 # ------------------------------------------------------------------------- writers
-def write_csv(result: StudyResult, rows: list[SlopeRow], out: pathlib.Path) -> tuple[pathlib.Path, pathlib.Path]:
+def write_csv(
+    result: StudyResult, rows: list[SlopeRow], out: pathlib.Path
+) -> tuple[pathlib.Path, pathlib.Path]:
     """Write the full error table and the slope table as CSV; return their paths."""
     errors = out / "ustat_study_errors.csv"
-    lines = [("scenario,method,n,epsilon,repetitions,xi,private_mae,private_se,total_mae,total_se,"
-             "expected_private_from_noise_std")]
+    lines = [
+        (
+            "scenario,method,n,epsilon,repetitions,xi,private_mae,private_se,total_mae,total_se,"
+            "expected_private_from_noise_std"
+        )
+    ]
     for (name, method, n, eps), priv in result.private.items():
         p, t = summarise_errors(priv), summarise_errors(result.total[(name, method, n, eps)])
         noise = float(np.mean(result.noise_std[(name, method, n, eps)])) / math.sqrt(2.0)
-        lines.append(f"{name},{method},{n},{eps:g},{p.repetitions},{result.xi[(name, n)]:.6g},"
-                     f"{p.mean:.6g},{p.standard_error:.6g},{t.mean:.6g},{t.standard_error:.6g},{noise:.6g}")
+        lines.append(
+            f"{name},{method},{n},{eps:g},{p.repetitions},{result.xi[(name, n)]:.6g},"
+            f"{p.mean:.6g},{p.standard_error:.6g},{t.mean:.6g},{t.standard_error:.6g},{noise:.6g}"
+        )
     errors.write_text("\n".join(lines) + "\n", encoding="utf-8")
     slopes = out / "ustat_study_slopes.csv"
-    lines = ["scenario,method,metric,variable,held,slope,ci_low,ci_high,leading_theory,formula_slope"]
+    lines = [
+        "scenario,method,metric,variable,held,slope,ci_low,ci_high,leading_theory,formula_slope"
+    ]
     for r in rows:
-        lines.append(f"{r.scenario},{r.method},{r.metric},{r.variable},{r.held:g},{r.fit.slope:.4f},"
-                     f"{r.fit.ci_low:.4f},{r.fit.ci_high:.4f},{r.leading:.4f},{r.formula:.4f}")
+        lines.append(
+            f"{r.scenario},{r.method},{r.metric},{r.variable},{r.held:g},{r.fit.slope:.4f},"
+            f"{r.fit.ci_low:.4f},{r.fit.ci_high:.4f},{r.leading:.4f},{r.formula:.4f}"
+        )
     slopes.write_text("\n".join(lines) + "\n", encoding="utf-8")
     return errors, slopes
 
 
-def plot_scenario(result: StudyResult, rows: list[SlopeRow], name: str, out: pathlib.Path) -> pathlib.Path:
+def plot_scenario(
+    result: StudyResult, rows: list[SlopeRow], name: str, out: pathlib.Path
+) -> pathlib.Path:
     """Log-log error against n, one column per ε, private (top) and total (bottom) error."""
     import matplotlib
 
@@ -560,11 +632,17 @@ def plot_scenario(result: StudyResult, rows: list[SlopeRow], name: str, out: pat
 
     config = result.config
     sizes = np.asarray(config.sizes, dtype=float)
-    fig, axes = plt.subplots(2, len(config.epsilons), figsize=(3.6 * len(config.epsilons), 7),
-                             sharex=True, squeeze=False)
-    colours = dict(zip(METHODS, ("black", "tab:orange", "tab:green", "tab:blue", "tab:purple")))
-    fits = {(r.method, r.metric, r.held): r.fit for r in rows
-            if r.scenario == name and r.variable == "n"}
+    fig, axes = plt.subplots(
+        2, len(config.epsilons), figsize=(3.6 * len(config.epsilons), 7), sharex=True, squeeze=False
+    )
+    colours = dict(
+        zip(METHODS, ("black", "tab:orange", "tab:green", "tab:blue", "tab:purple"), strict=True)
+    )
+    fits = {
+        (r.method, r.metric, r.held): r.fit
+        for r in rows
+        if r.scenario == name and r.variable == "n"
+    }
     for col, eps in enumerate(config.epsilons):
         for row, metric in enumerate(("private", "total")):
             ax = axes[row][col]
@@ -579,13 +657,26 @@ def plot_scenario(result: StudyResult, rows: list[SlopeRow], name: str, out: pat
                 label = METHOD_LABELS[method]
                 if fit is not None and not math.isnan(fit.slope):
                     label += f" (slope {fit.slope:+.2f})"
-                    ax.plot(sizes, np.exp(fit.intercept) * sizes**fit.slope, "--",
-                            color=colours[method], linewidth=0.8)
+                    ax.plot(
+                        sizes,
+                        np.exp(fit.intercept) * sizes**fit.slope,
+                        "--",
+                        color=colours[method],
+                        linewidth=0.8,
+                    )
                 half = 1.96 * np.nan_to_num(ses)
                 lower = np.minimum(half, 0.95 * means)  # keep bars above 0 on a log axis
                 shift = 1.0 + 0.03 * (METHODS.index(method) - 2)  # de-overlap the markers
-                ax.errorbar(sizes * shift, means, yerr=(lower, half), fmt="o",
-                            color=colours[method], markersize=3.5, capsize=2, label=label)
+                ax.errorbar(
+                    sizes * shift,
+                    means,
+                    yerr=(lower, half),
+                    fmt="o",
+                    color=colours[method],
+                    markersize=3.5,
+                    capsize=2,
+                    label=label,
+                )
             ax.set_xscale("log")
             ax.set_yscale("log")
             ax.set_xticks(sizes, [str(int(n)) for n in sizes], fontsize=7)
@@ -597,9 +688,11 @@ def plot_scenario(result: StudyResult, rows: list[SlopeRow], name: str, out: pat
                 ax.set_xlabel("n")
         axes[0][0].set_ylabel("mean |θ̃ − A_n| (private)")
         axes[1][0].set_ylabel("mean |θ̃ − θ| (total)")
-    fig.suptitle(SCENARIOS[name].title + "\nmean absolute error over repetitions; bars ±1.96 SE "
-                 "(lower bar truncated at 5% of the mean); dashed: least-squares log-log fits",
-                 fontsize=10)
+    fig.suptitle(
+        SCENARIOS[name].title + "\nmean absolute error over repetitions; bars ±1.96 SE "
+        "(lower bar truncated at 5% of the mean); dashed: least-squares log-log fits",
+        fontsize=10,
+    )
     fig.tight_layout()
     path = out / f"ustat_study_{name}.png"
     fig.savefig(path, dpi=110)
@@ -613,9 +706,11 @@ def _machine() -> str:
     import scipy
 
     cpu = platform.processor() or platform.machine()
-    return (f"{platform.system()} {platform.release()}, {cpu}, {os.cpu_count()} logical CPUs "
-            f"(shared with other jobs), Python {platform.python_version()}, numpy {np.__version__}, "
-            f"scipy {scipy.__version__}")
+    return (
+        f"{platform.system()} {platform.release()}, {cpu}, {os.cpu_count()} logical CPUs "
+        f"(shared with other jobs), Python {platform.python_version()}, numpy {np.__version__}, "
+        f"scipy {scipy.__version__}"
+    )
 
 
 def main(argv: Sequence[str] | None = None) -> StudyResult:
@@ -640,15 +735,27 @@ def main(argv: Sequence[str] | None = None) -> StudyResult:
     result = run_study(config, progress=lambda msg: print(msg, flush=True))
     rows = slope_table(result)
     write_csv(result, rows, args.out)
-    plots = [] if args.no_plots else [plot_scenario(result, rows, s, args.out) for s in config.scenarios]
+    plots = (
+        []
+        if args.no_plots
+        else [plot_scenario(result, rows, s, args.out) for s in config.scenarios]
+    )
     from _ustat_report import write_report
 
-    report = write_report(result, rows, args.out, runtime=time.perf_counter() - start,
-                          machine=_machine(), plots=plots, quick=args.quick,
-                          argv=sys.argv[1:] if argv is None else list(argv),
-                          default_config=DEFAULT, labels=METHOD_LABELS,
-                          expected_private_error=expected_private_error,
-                          crossover=private_below_sampling_size)
+    report = write_report(
+        result,
+        rows,
+        args.out,
+        runtime=time.perf_counter() - start,
+        machine=_machine(),
+        plots=plots,
+        quick=args.quick,
+        argv=sys.argv[1:] if argv is None else list(argv),
+        default_config=DEFAULT,
+        labels=METHOD_LABELS,
+        expected_private_error=expected_private_error,
+        crossover=private_below_sampling_size,
+    )
     print(f"written {report}")
     return result
 

@@ -50,23 +50,31 @@ N, EPSILON = 100, 1.0
 def noisy_mean(noise_scale: float):
     """The mean of N records in [0, 1] with Laplace noise; the spec claims ε = 1."""
     spec = MechanismSpec(
-        name="noisy_mean", input_domain=DatasetDomain(record=RealInterval(lo=0.0, hi=1.0),
-                                                      size=N),
-        relation=SubstituteOne(), statistic="mean of the records",
+        name="noisy_mean",
+        input_domain=DatasetDomain(record=RealInterval(lo=0.0, hi=1.0), size=N),
+        relation=SubstituteOne(),
+        statistic="mean of the records",
         sensitivity=(GlobalSensitivity(value=1.0 / N),),
         noise=AdditiveNoise(law=Laplace(scale=1.0 / (N * EPSILON))),
-        guarantee=PureDP(epsilon=EPSILON))
+        guarantee=PureDP(epsilon=EPSILON),
+    )
     return declare_mechanism(
-        spec, sampler=lambda x, size, rng: x.mean() + rng.laplace(0.0, noise_scale, size),
-        statistic=lambda x: x.mean())
+        spec,
+        sampler=lambda x, size, rng: x.mean() + rng.laplace(0.0, noise_scale, size),
+        statistic=lambda x: x.mean(),
+    )
 
 
-@pytest.mark.parametrize("make", [
-    lambda: noisy_mean(1.0 / (N * EPSILON)),
-    lambda: ExponentialMechanism(EPSILON, 1.0, 4, monotone=True),
-    lambda: ReportNoisyMax(EPSILON, 1.0, 4, noise="exponential"),
-    lambda: RandomizedResponseMechanism(EPSILON, 3),
-], ids=["noisy_mean", "monotone_exponential", "permute_and_flip", "randomized_response"])
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: noisy_mean(1.0 / (N * EPSILON)),
+        lambda: ExponentialMechanism(EPSILON, 1.0, 4, monotone=True),
+        lambda: ReportNoisyMax(EPSILON, 1.0, 4, noise="exponential"),
+        lambda: RandomizedResponseMechanism(EPSILON, 3),
+    ],
+    ids=["noisy_mean", "monotone_exponential", "permute_and_flip", "randomized_response"],
+)
 def test_mechanism_keeps_its_claim(make, privacy_audit):
     privacy_audit(make()).assert_no_violation()
 

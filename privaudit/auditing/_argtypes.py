@@ -9,8 +9,14 @@ from __future__ import annotations
 import argparse
 import math
 
-__all__ = ["MAX_SAMPLES", "confidence", "nonnegative_int", "positive_float", "positive_int",
-           "sample_count"]
+__all__ = [
+    "MAX_SAMPLES",
+    "confidence",
+    "nonnegative_int",
+    "positive_float",
+    "positive_int",
+    "sample_count",
+]
 
 #: Largest number of outputs per side an audit may draw (``AuditConfig.samples``): one
 #: float64 output per draw is already 8 GB per side at this size.
@@ -38,7 +44,8 @@ def sample_count(text: str) -> int:
     if value > MAX_SAMPLES:
         raise argparse.ArgumentTypeError(
             f"at most {MAX_SAMPLES} samples per side are supported (one float64 output per "
-            f"draw is 8 GB per side there), got {text!r}")
+            f"draw is 8 GB per side there), got {text!r}"
+        )
     return value
 
 

@@ -102,11 +102,13 @@ class AuditConfig(SpecModel):
         for name in ("samples", "search_samples", "pilot_samples", "conformance_samples"):
             value = getattr(self, name)
             if value is not None and value > MAX_SAMPLES:
-                raise SampleSizeError(f"{name} = {value} exceeds the largest supported "
-                                      f"{MAX_SAMPLES} outputs per side")
+                raise SampleSizeError(
+                    f"{name} = {value} exceeds the largest supported {MAX_SAMPLES} outputs per side"
+                )
         if self.pairs_tested > self.pair_budget:
             raise InvalidParameterError(
-                f"pairs_tested = {self.pairs_tested} exceeds pair_budget = {self.pair_budget}")
+                f"pairs_tested = {self.pairs_tested} exceeds pair_budget = {self.pair_budget}"
+            )
         return self
 
     def merged(self, overrides: Mapping[str, Any] | None = None) -> AuditConfig:
@@ -164,13 +166,20 @@ class AuditConfig(SpecModel):
 
 
 #: A quick audit for CI (seconds per mechanism).
-CI_STRENGTH = AuditConfig(samples=50_000, pilot_samples=2_000, pair_budget=24, pairs_tested=2,
-                          claim_budget=150)
+CI_STRENGTH = AuditConfig(
+    samples=50_000, pilot_samples=2_000, pair_budget=24, pairs_tested=2, claim_budget=150
+)
 #: The stronger audit recorded in shipped certificates: 10⁶ samples per side at confidence
 #: 0.999, so that certifying a correct mechanism fails with probability ≤ 10⁻³ and a failed
 #: certification is never answered by re-running with another seed.
-CERTIFICATE_STRENGTH = AuditConfig(samples=1_000_000, pilot_samples=10_000, pair_budget=96,
-                                   pairs_tested=4, claim_budget=1_000, confidence=0.999)
+CERTIFICATE_STRENGTH = AuditConfig(
+    samples=1_000_000,
+    pilot_samples=10_000,
+    pair_budget=96,
+    pairs_tested=4,
+    claim_budget=1_000,
+    confidence=0.999,
+)
 
 #: The weakest configuration a certificate may record, field by field.  Certificates are
 #: made at :data:`CERTIFICATE_STRENGTH` by default; a registry entry or a caller may choose
@@ -178,14 +187,16 @@ CERTIFICATE_STRENGTH = AuditConfig(samples=1_000_000, pilot_samples=10_000, pair
 #: 95 % family-wise confidence, at least two fully tested pairs from at least eight
 #: candidates, and 40 statistic evaluations per sensitivity check.  ``certify`` refuses
 #: a weaker configuration, and a certificate that records one is inconsistent.
-CERTIFICATE_MINIMUMS: Mapping[str, float] = MappingProxyType({
-    "samples": 100_000,
-    "pilot_samples": 1_000,
-    "confidence": 0.95,
-    "pair_budget": 8,
-    "pairs_tested": 2,
-    "claim_budget": 40,
-})
+CERTIFICATE_MINIMUMS: Mapping[str, float] = MappingProxyType(
+    {
+        "samples": 100_000,
+        "pilot_samples": 1_000,
+        "confidence": 0.95,
+        "pair_budget": 8,
+        "pairs_tested": 2,
+        "claim_budget": 40,
+    }
+)
 
 
 def below_certificate_minimums(config: AuditConfig) -> tuple[str, ...]:
@@ -198,6 +209,8 @@ def below_certificate_minimums(config: AuditConfig) -> tuple[str, ...]:
     >>> below_certificate_minimums(CI_STRENGTH)
     ('samples = 50000 < 100000',)
     """
-    return tuple(f"{field} = {getattr(config, field):g} < {minimum:g}"
-                 for field, minimum in CERTIFICATE_MINIMUMS.items()
-                 if getattr(config, field) < minimum)
+    return tuple(
+        f"{field} = {getattr(config, field):g} < {minimum:g}"
+        for field, minimum in CERTIFICATE_MINIMUMS.items()
+        if getattr(config, field) < minimum
+    )

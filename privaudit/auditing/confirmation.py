@@ -101,7 +101,8 @@ class ConfirmationPolicy:
     def __post_init__(self) -> None:
         if not (0.0 < self.session_alpha < 1.0) or not math.isfinite(self.session_alpha):
             raise InvalidParameterError(
-                f"session_alpha must be in (0, 1), got {self.session_alpha!r}")
+                f"session_alpha must be in (0, 1), got {self.session_alpha!r}"
+            )
         for name in ("suite_size", "sample_factor"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
@@ -156,17 +157,21 @@ class TwoStageAudit:
         if self.confirmation is None:
             lines.append(f"  stage 2 (confirmation): not run ({self.reason})")
         else:
-            lines.append(f"  stage 2 (confirmation, independent stream, level "
-                         f"{self.policy.session_alpha:g}/{self.policy.suite_size} = "
-                         f"{self.policy.alpha:.3g}): {_stage(self.confirmation)}")
+            lines.append(
+                f"  stage 2 (confirmation, independent stream, level "
+                f"{self.policy.session_alpha:g}/{self.policy.suite_size} = "
+                f"{self.policy.alpha:.3g}): {_stage(self.confirmation)}"
+            )
         return lines
 
 
 def _stage(report: AuditReport) -> str:
     eps = report.epsilon_lower_bound
     shown = "inf" if math.isinf(eps) else f"{eps:.4g}"
-    return (f"{report.verdict_text}, ε lower bound {shown} (seed {report.seed}, "
-            f"{report.samples} samples per side, confidence {report.confidence:.6g})")
+    return (
+        f"{report.verdict_text}, ε lower bound {shown} (seed {report.seed}, "
+        f"{report.samples} samples per side, confidence {report.confidence:.6g})"
+    )
 
 
 def _statistical_only(report: AuditReport) -> bool:
@@ -233,15 +238,18 @@ def screened_audit(
     if not policy.enabled:
         return TwoStageAudit(screening, None, policy, "confirmation disabled")
     if not _statistical_only(screening):
-        return TwoStageAudit(screening, None, policy,
-                             "a deterministic check (error rate 0) refuted the claim")
-    confirm_config = screen_config.merged({
-        "seed": confirmation_seed(screening.seed),
-        "samples": screen_config.samples * policy.sample_factor,
-        "confidence": max(policy.confidence, screen_config.confidence),
-    })
+        return TwoStageAudit(
+            screening, None, policy, "a deterministic check (error rate 0) refuted the claim"
+        )
+    confirm_config = screen_config.merged(
+        {
+            "seed": confirmation_seed(screening.seed),
+            "samples": screen_config.samples * policy.sample_factor,
+            "confidence": max(policy.confidence, screen_config.confidence),
+        }
+    )
     confirm_pairs = [*pairs, *_counterexample_pairs(screening, mechanism)]
-    confirmation = audit(mechanism, config=confirm_config, pairs=confirm_pairs,
-                         executor=executor)
-    return TwoStageAudit(screening, confirmation, policy,
-                         "the screen's violation came from statistical checks only")
+    confirmation = audit(mechanism, config=confirm_config, pairs=confirm_pairs, executor=executor)
+    return TwoStageAudit(
+        screening, confirmation, policy, "the screen's violation came from statistical checks only"
+    )

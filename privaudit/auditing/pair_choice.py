@@ -110,18 +110,21 @@ def gray_box_shift(mechanism: Mechanism) -> Callable[[Any, Any], float] | None:
     if not mechanism.provides("statistic") or not isinstance(spec.noise, AdditiveNoise):
         return None
     norm = {"l1": 1, "l2": 2, "linf": np.inf}.get(
-        spec.global_sensitivity.norm if spec.global_sensitivity else "l1", 1)
+        spec.global_sensitivity.norm if spec.global_sensitivity else "l1", 1
+    )
 
     def shift(x: Any, y: Any) -> float:
-        d = np.ravel(np.asarray(mechanism.statistic(x), float)
-                     - np.asarray(mechanism.statistic(y), float))
+        d = np.ravel(
+            np.asarray(mechanism.statistic(x), float) - np.asarray(mechanism.statistic(y), float)
+        )
         return float(np.linalg.norm(d, ord=norm))
 
     return shift
 
 
-def declared_bound(mechanism: Mechanism, *, samples: int, alpha: float, delta: float
-                   ) -> Callable[[Any, Any], float]:
+def declared_bound(
+    mechanism: Mechanism, *, samples: int, alpha: float, delta: float
+) -> Callable[[Any, Any], float]:
     """The pair objective "main declared-law event's predicted ε at ``samples`` and
     level ``DECLARED_SHARE · alpha``" (0 when the declared law gives no such event)."""
 
@@ -130,15 +133,23 @@ def declared_bound(mechanism: Mechanism, *, samples: int, alpha: float, delta: f
         if densities is None:
             return 0.0
         direct = declared_llr(mechanism, x, y)
-        llr = LogLikelihoodRatio(densities.log_p_x, densities.log_p_y, direct=direct,
-                                 round_direct=getattr(direct, "has_atoms", True))
+        llr = LogLikelihoodRatio(
+            densities.log_p_x,
+            densities.log_p_y,
+            direct=direct,
+            round_direct=getattr(direct, "has_atoms", True),
+        )
         law = declared_loss_law(mechanism, x, y, llr)
         if law is None:
             return _SUPPORT_MISMATCH if _point_mass(mechanism, x, y) else 0.0
-        plan = plan_declared_events(law, llr, delta=delta, samples=samples,
-                                    alpha=DECLARED_SHARE * alpha,
-                                    rate_ratio=rate_ratio_applies(mechanism.spec.guarantee,
-                                                                  samples))
+        plan = plan_declared_events(
+            law,
+            llr,
+            delta=delta,
+            samples=samples,
+            alpha=DECLARED_SHARE * alpha,
+            rate_ratio=rate_ratio_applies(mechanism.spec.guarantee, samples),
+        )
         return plan.predicted_epsilon
 
     return bound
@@ -158,24 +169,37 @@ def _point_mass(mechanism: Mechanism, x: Any, y: Any) -> bool:
     return min(sx, sy) == 0.0 and (sx != sy or fx != fy)
 
 
-def _pilot_score(result: Any, final_samples: int, level: float, delta: float,
-                 rate_ratio: bool = False) -> float:
+def _pilot_score(
+    result: Any, final_samples: int, level: float, delta: float, rate_ratio: bool = False
+) -> float:
     """The best bound the pilot's tested events predict at the final size, from
     conservative (one-standard-error) estimates of their pilot counts."""
     best = 0.0
     for b in result.events:
         lo = wilson_lower(b.count_x, b.samples_x, _PILOT_LEVEL)
         hi = wilson_upper(b.count_y, b.samples_y, _PILOT_LEVEL)
-        best = max(best, float(predicted_epsilon(lo, hi, final_samples, final_samples,
-                                                 alpha=level, delta=delta,
-                                                 rate_ratio=rate_ratio)))
+        best = max(
+            best,
+            float(
+                predicted_epsilon(
+                    lo,
+                    hi,
+                    final_samples,
+                    final_samples,
+                    alpha=level,
+                    delta=delta,
+                    rate_ratio=rate_ratio,
+                )
+            ),
+        )
     if result.epsilon_lower_bound_infinite:
         return _SUPPORT_MISMATCH
     return best
 
 
-def _dense_row_codes(outputs_x: np.ndarray, outputs_y: np.ndarray
-                     ) -> tuple[np.ndarray, np.ndarray] | None:
+def _dense_row_codes(
+    outputs_x: np.ndarray, outputs_y: np.ndarray
+) -> tuple[np.ndarray, np.ndarray] | None:
     """0, 1, 2, … for the distinct rows of both samples (equal rows, equal codes), or
     ``None`` when the outputs are not discrete: more than
     :data:`~privaudit.auditing.distinguish.rows.DISCRETE_ROWS` distinct rows, or real rows
@@ -184,12 +208,13 @@ def _dense_row_codes(outputs_x: np.ndarray, outputs_y: np.ndarray
     Small-integer rows get exact integer keys and one ``bincount``; other outputs are
     pooled and sorted by their rows' random projections.
     """
-    table = row_table(outputs_x, outputs_y) \
-        if outputs_x.ndim == 2 and outputs_y.ndim == 2 else None
+    table = row_table(outputs_x, outputs_y) if outputs_x.ndim == 2 and outputs_y.ndim == 2 else None
     if table is not None:
         # at most DISCRETE_ROWS rows, and real-valued rows must also repeat (is_discrete)
-        repeat = outputs_x.dtype.kind != "f" or \
-            table.size <= (outputs_x.shape[0] + outputs_y.shape[0]) // 4
+        repeat = (
+            outputs_x.dtype.kind != "f"
+            or table.size <= (outputs_x.shape[0] + outputs_y.shape[0]) // 4
+        )
         few = table.size <= DISCRETE_ROWS and repeat
         return (table.index[0], table.index[1]) if few else None
     pooled = np.concatenate([outputs_x, outputs_y])
@@ -198,11 +223,18 @@ def _dense_row_codes(outputs_x: np.ndarray, outputs_y: np.ndarray
     codes = np.unique(row_keys(pooled), return_inverse=True)[1].ravel()
     if int(codes.max()) + 1 > DISCRETE_ROWS:
         return None
-    return codes[: outputs_x.shape[0]], codes[outputs_x.shape[0]:]
+    return codes[: outputs_x.shape[0]], codes[outputs_x.shape[0] :]
 
 
-def discrete_score(outputs_x: np.ndarray, outputs_y: np.ndarray, *, final_samples: int,
-                   level: float, delta: float, rate_ratio: bool = False) -> float | None:
+def discrete_score(
+    outputs_x: np.ndarray,
+    outputs_y: np.ndarray,
+    *,
+    final_samples: int,
+    level: float,
+    delta: float,
+    rate_ratio: bool = False,
+) -> float | None:
     """Cross-fitted plug-in estimate of the best bound on a pair with discrete outputs.
 
     The distinct output rows are counted on each half of both samples; on one half the
@@ -232,9 +264,15 @@ def discrete_score(outputs_x: np.ndarray, outputs_y: np.ndarray, *, final_sample
         best = 0.0
         for ratio, lower, upper in ((fx / fy, ex, ey), (fy / fx, ey, ex)):
             order = np.argsort(-ratio, kind="stable")
-            pred = predicted_epsilon(np.cumsum(lower[order]), np.cumsum(upper[order]),
-                                     final_samples, final_samples, alpha=level, delta=delta,
-                                     rate_ratio=rate_ratio)
+            pred = predicted_epsilon(
+                np.cumsum(lower[order]),
+                np.cumsum(upper[order]),
+                final_samples,
+                final_samples,
+                alpha=level,
+                delta=delta,
+                rate_ratio=rate_ratio,
+            )
             best = max(best, float(np.max(pred)))
         scores.append(best)
     return float(np.mean(scores))
@@ -272,15 +310,27 @@ def coarse_codes(outputs_x: np.ndarray, outputs_y: np.ndarray) -> tuple[np.ndarr
         if np.mean(is_atom) < ATOM_SHARE:
             is_atom = np.zeros(col.size, dtype=bool)
         rest = col[~is_atom]
-        edges = np.unique(np.quantile(rest, np.arange(1, COARSE_BINS) / COARSE_BINS)) \
-            if rest.size else np.zeros(0)
+        edges = (
+            np.unique(np.quantile(rest, np.arange(1, COARSE_BINS) / COARSE_BINS))
+            if rest.size
+            else np.zeros(0)
+        )
         codes[:, j] = np.where(is_atom, -1.0, np.searchsorted(edges, col, side="right"))
-    return codes[: ox.shape[0]], codes[ox.shape[0]:]
+    return codes[: ox.shape[0]], codes[ox.shape[0] :]
 
 
-def pair_score(mechanism: Mechanism, pair: CandidatePair, *, samples: int,
-               final_samples: int, level: float, delta: float, rng: np.random.Generator,
-               events_per_direction: int = 8, projected: bool = True) -> float:
+def pair_score(
+    mechanism: Mechanism,
+    pair: CandidatePair,
+    *,
+    samples: int,
+    final_samples: int,
+    level: float,
+    delta: float,
+    rng: np.random.Generator,
+    events_per_direction: int = 8,
+    projected: bool = True,
+) -> float:
     """How strongly ``samples`` fresh outputs per side suggest the pair will refute the
     claim at ``final_samples``: :func:`discrete_score` for discrete outputs, otherwise a
     pilot :func:`distinguish_pair` (half the outputs to choose events, half to count them)
@@ -292,19 +342,31 @@ def pair_score(mechanism: Mechanism, pair: CandidatePair, *, samples: int,
     sy = np.asarray(mechanism.sample(pair.y, samples, rng))
     usable = sx.ndim in (1, 2) and sx.shape == sy.shape and sx.dtype.kind in "biuf"
     ratio = rate_ratio_applies(mechanism.spec.guarantee, final_samples)
-    score = discrete_score(sx, sy, final_samples=final_samples, level=level, delta=delta,
-                           rate_ratio=ratio) \
-        if usable else None
+    score = (
+        discrete_score(
+            sx, sy, final_samples=final_samples, level=level, delta=delta, rate_ratio=ratio
+        )
+        if usable
+        else None
+    )
     if score is None and usable:
         cx, cy = coarse_codes(sx, sy)
-        score = discrete_score(cx, cy, final_samples=final_samples, level=level,
-                               delta=delta, rate_ratio=ratio)
+        score = discrete_score(
+            cx, cy, final_samples=final_samples, level=level, delta=delta, rate_ratio=ratio
+        )
     if score is not None:
         return score
     replay = _Replay(mechanism, {id(pair.x): sx, id(pair.y): sy})
-    result = distinguish_pair(replay, pair, samples=samples - half, search_samples=half,
-                              rng=rng, alpha=0.5, events_per_direction=events_per_direction,
-                              poissonize=False)
+    result = distinguish_pair(
+        replay,
+        pair,
+        samples=samples - half,
+        search_samples=half,
+        rng=rng,
+        alpha=0.5,
+        events_per_direction=events_per_direction,
+        poissonize=False,
+    )
     if not projected:
         return float(result.epsilon_lower_bound)
     return _pilot_score(result, final_samples, level, delta, ratio)
@@ -337,13 +399,21 @@ class _Replay:
         key = id(data)
         start = self._used[key]
         self._used[key] = start + size
-        return self._drawn[key][start:start + size]
+        return self._drawn[key][start : start + size]
 
 
-def successive_halving(mechanism: Mechanism, pairs: list[CandidatePair], *, keep: int,
-                       samples: int, final_samples: int, level: float, delta: float,
-                       rng: np.random.Generator, events_per_direction: int = 8
-                       ) -> tuple[list[CandidatePair], int]:
+def successive_halving(
+    mechanism: Mechanism,
+    pairs: list[CandidatePair],
+    *,
+    keep: int,
+    samples: int,
+    final_samples: int,
+    level: float,
+    delta: float,
+    rng: np.random.Generator,
+    events_per_direction: int = 8,
+) -> tuple[list[CandidatePair], int]:
     """Keep the better half of ``pairs`` on fresh samples, doubling them, until ``keep``
     remain.
 
@@ -361,11 +431,21 @@ def successive_halving(mechanism: Mechanism, pairs: list[CandidatePair], *, keep
     size = int(samples)
     rounds = 0
     while len(survivors) > keep:
-        scored = [p.with_score(pair_score(mechanism, p, samples=size,
-                                          final_samples=final_samples, level=level,
-                                          delta=delta, rng=rng,
-                                          events_per_direction=events_per_direction))
-                  for p in survivors]
+        scored = [
+            p.with_score(
+                pair_score(
+                    mechanism,
+                    p,
+                    samples=size,
+                    final_samples=final_samples,
+                    level=level,
+                    delta=delta,
+                    rng=rng,
+                    events_per_direction=events_per_direction,
+                )
+            )
+            for p in survivors
+        ]
         order = sorted(range(len(scored)), key=lambda i: (-scored[i].score, i))
         survivors = [scored[i] for i in order[: max(keep, math.ceil(len(scored) / 2))]]
         size *= 2
@@ -393,8 +473,15 @@ def _dedupe(pairs: list[CandidatePair], *, swaps: bool = False) -> list[Candidat
     return out
 
 
-def _rank_by(spec: Any, objective: Callable[[Any, Any], float], candidates: list[CandidatePair],
-             rng: np.random.Generator, *, budget: int, shift: bool) -> list[CandidatePair]:
+def _rank_by(
+    spec: Any,
+    objective: Callable[[Any, Any], float],
+    candidates: list[CandidatePair],
+    rng: np.random.Generator,
+    *,
+    budget: int,
+    shift: bool,
+) -> list[CandidatePair]:
     """Candidates by ``objective``, best first; a local search extends them unless a
     candidate already attains the declared sensitivity (shift objective only: that is
     the worst case of the declared law, and larger shifts are the sensitivity check's
@@ -403,12 +490,14 @@ def _rank_by(spec: Any, objective: Callable[[Any, Any], float], candidates: list
     objectives let the climbs stop on a plateau (:data:`PATIENCE`)."""
     candidates = _dedupe(candidates, swaps=True)
     if shift and spec.global_sensitivity is not None:
-        scored = sorted((p.with_score(objective(p.x, p.y)) for p in candidates),
-                        key=lambda p: -p.score)
+        scored = sorted(
+            (p.with_score(objective(p.x, p.y)) for p in candidates), key=lambda p: -p.score
+        )
         if scored and scored[0].score >= spec.global_sensitivity.value * (1 - 1e-12):
             return scored
-    return maximise_pair_objective(spec, objective, rng, start=candidates, budget=budget,
-                                   restarts=2, patience=PATIENCE)
+    return maximise_pair_objective(
+        spec, objective, rng, start=candidates, budget=budget, restarts=2, patience=PATIENCE
+    )
 
 
 def _tie_count(ranked: list[CandidatePair]) -> int:
@@ -420,9 +509,16 @@ def _tie_count(ranked: list[CandidatePair]) -> int:
     return sum(1 for p in ranked if p.score >= top - TIE_TOLERANCE * max(1.0, abs(top)))
 
 
-def choose_pairs(mechanism: Mechanism, cfg: AuditConfig, candidates: list[CandidatePair],
-                 explicit: list[CandidatePair], rng: np.random.Generator, *,
-                 alpha: float, delta: float) -> PairChoice:
+def choose_pairs(
+    mechanism: Mechanism,
+    cfg: AuditConfig,
+    candidates: list[CandidatePair],
+    explicit: list[CandidatePair],
+    rng: np.random.Generator,
+    *,
+    alpha: float,
+    delta: float,
+) -> PairChoice:
     """The pairs for the distinguishing test (see the module docstring).
 
     Parameters
@@ -446,46 +542,66 @@ def choose_pairs(mechanism: Mechanism, cfg: AuditConfig, candidates: list[Candid
     forced = explicit if len(explicit) <= k else []
     shift = gray_box_shift(mechanism)
     first = candidates[0] if candidates else None
-    declared = first is not None and declared_log_densities(mechanism, first.x, first.y) \
-        is not None
+    declared = first is not None and declared_log_densities(mechanism, first.x, first.y) is not None
     rounds = 0
     if shift is not None:
         kind = "statistic shift"
-        ranked = _rank_by(spec, shift, candidates, rng,
-                          budget=cfg.pair_budget + 4 * k + len(explicit), shift=True)
+        ranked = _rank_by(
+            spec, shift, candidates, rng, budget=cfg.pair_budget + 4 * k + len(explicit), shift=True
+        )
         equivalent = int(spec.output_dimension) == 1
     elif declared:
         kind = "declared bound"
-        objective = declared_bound(mechanism, samples=cfg.samples, alpha=alpha / k,
-                                   delta=delta)
-        ranked = _rank_by(spec, objective, candidates, rng,
-                          budget=cfg.pair_budget + 4 * k + len(explicit), shift=False)
+        objective = declared_bound(mechanism, samples=cfg.samples, alpha=alpha / k, delta=delta)
+        ranked = _rank_by(
+            spec,
+            objective,
+            candidates,
+            rng,
+            budget=cfg.pair_budget + 4 * k + len(explicit),
+            shift=False,
+        )
         equivalent = True
     else:
         kind = "pilot ε estimates"
 
         def pilot(x: Any, y: Any) -> float:
-            return min(pair_score(mechanism, verified_pair(spec, x, y, "pilot"),
-                                  samples=2 * cfg.pilot_samples, final_samples=cfg.samples,
-                                  level=alpha / k, delta=delta, rng=rng,
-                                  events_per_direction=cfg.events_per_direction,
-                                  projected=False), 1e6)
+            return min(
+                pair_score(
+                    mechanism,
+                    verified_pair(spec, x, y, "pilot"),
+                    samples=2 * cfg.pilot_samples,
+                    final_samples=cfg.samples,
+                    level=alpha / k,
+                    delta=delta,
+                    rng=rng,
+                    events_per_direction=cfg.events_per_direction,
+                    projected=False,
+                ),
+                1e6,
+            )
 
         # a pilot search from the candidates (a swapped pair is the same test) finds
         # pairs beyond them — e.g. inputs whose extreme coordinates make supports
         # differ — then successive halving of the best on fresh samples
         pool = _dedupe(candidates, swaps=True)
-        ranked = maximise_pair_objective(spec, pilot, rng, start=pool,
-                                         budget=len(pool) + cfg.pair_budget + 2 * k,
-                                         restarts=2)
+        ranked = maximise_pair_objective(
+            spec, pilot, rng, start=pool, budget=len(pool) + cfg.pair_budget + 2 * k, restarts=2
+        )
         pool = _dedupe(ranked, swaps=True)[: HALVING_POOL * k]
         if len(pool) > k:
             level = alpha / k
             pool, rounds = successive_halving(
-                mechanism, pool, keep=k,
+                mechanism,
+                pool,
+                keep=k,
                 samples=max(2 * cfg.pilot_samples, cfg.samples // HALVING_START),
-                final_samples=cfg.samples, level=level, delta=delta, rng=rng,
-                events_per_direction=cfg.events_per_direction)
+                final_samples=cfg.samples,
+                level=level,
+                delta=delta,
+                rng=rng,
+                events_per_direction=cfg.events_per_direction,
+            )
         ranked = pool + ranked
         equivalent = False
     ranked = _dedupe(ranked)
@@ -494,7 +610,7 @@ def choose_pairs(mechanism: Mechanism, cfg: AuditConfig, candidates: list[Candid
     if ties:
         tied = {_key(p) for p in ranked[:n_ties]}
         if any(_key(p) in tied for p in forced):
-            chosen = list(forced)                  # a requested pair is already a worst one
+            chosen = list(forced)  # a requested pair is already a worst one
         else:
             # the requested pairs, and one worst pair if there is room
             chosen = _dedupe(forced + ranked[:1])[: max(len(forced), min(k, len(forced) + 1))]

@@ -52,8 +52,9 @@ class CandidatePair:
         return replace(self, x=self.y, y=self.x)
 
 
-def verified_pair(spec: MechanismSpec, x: Any, y: Any, origin: str, score: float = math.nan
-                  ) -> CandidatePair:
+def verified_pair(
+    spec: MechanismSpec, x: Any, y: Any, origin: str, score: float = math.nan
+) -> CandidatePair:
     """Validate ``x`` and ``y`` against the spec's domain and check they are neighbours.
 
     Raises

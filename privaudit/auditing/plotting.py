@@ -86,18 +86,37 @@ def plot_tradeoff(report: PlottableReport, path: str | Path | None = None) -> An
     plt = _require_matplotlib()
     fig, (ax, ax2) = plt.subplots(1, 2, figsize=(11, 4.6))
     grid = np.linspace(0.0, 1.0, 401)
-    ax.plot(grid, claimed_tradeoff_curve(report.spec, grid), color="black", lw=1.5,
-            label=f"claimed boundary ({report.spec.guarantee.kind})")
-    ax.fill_between(grid, 0, claimed_tradeoff_curve(report.spec, grid), color="tab:red",
-                    alpha=0.08, label="forbidden by the claim")
+    ax.plot(
+        grid,
+        claimed_tradeoff_curve(report.spec, grid),
+        color="black",
+        lw=1.5,
+        label=f"claimed boundary ({report.spec.guarantee.kind})",
+    )
+    ax.fill_between(
+        grid,
+        0,
+        claimed_tradeoff_curve(report.spec, grid),
+        color="tab:red",
+        alpha=0.08,
+        label="forbidden by the claim",
+    )
     for ev in report.events:
         a0_hat = 1.0 - ev.count_x / ev.samples_x
         a1_hat = ev.count_y / ev.samples_y
         a0_hi, a1_hi = 1.0 - ev.p_x_lower, ev.p_y_upper
         best = report.worst_event is not None and ev == report.worst_event
         color = "tab:red" if best else "tab:blue"
-        ax.add_patch(plt.Rectangle((a0_hat, a1_hat), a0_hi - a0_hat, a1_hi - a1_hat,
-                                   fill=False, edgecolor=color, lw=0.8))
+        ax.add_patch(
+            plt.Rectangle(
+                (a0_hat, a1_hat),
+                a0_hi - a0_hat,
+                a1_hi - a1_hat,
+                fill=False,
+                edgecolor=color,
+                lw=0.8,
+            )
+        )
         ax.plot([a0_hat], [a1_hat], "o", ms=3.5, color=color)
     ax.set_xlabel("type-I error α₀ = P[M(x) ∉ S]")
     ax.set_ylabel("type-II error α₁ = P[M(y) ∈ S]")
@@ -107,8 +126,12 @@ def plot_tradeoff(report: PlottableReport, path: str | Path | None = None) -> An
     ax.legend(loc="upper right", fontsize=8)
 
     eps_grid = np.linspace(0.0, max(2.0 * report.epsilon_claimed, 1.0), 200)
-    ax2.plot(eps_grid, report.spec.guarantee.privacy_profile(eps_grid), color="black",
-             label="claimed δ(ε)")
+    ax2.plot(
+        eps_grid,
+        report.spec.guarantee.privacy_profile(eps_grid),
+        color="black",
+        label="claimed δ(ε)",
+    )
     if report.privacy_profile:
         e = np.array([p.epsilon for p in report.privacy_profile])
         lo = np.array([p.delta_lower_bound for p in report.privacy_profile])

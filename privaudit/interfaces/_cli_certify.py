@@ -42,9 +42,18 @@ def _cmd_certify(args: argparse.Namespace) -> int:
         return _certify_target(args)
 
 
-def _certify_one(mech: Any, config: Any, pairs: Sequence[Any], notes: Sequence[str],
-                 out: _Output, label: str, *, factory: Callable[[], Any],
-                 source: str, executor: Any = None) -> tuple[Any, Any]:
+def _certify_one(
+    mech: Any,
+    config: Any,
+    pairs: Sequence[Any],
+    notes: Sequence[str],
+    out: _Output,
+    label: str,
+    *,
+    factory: Callable[[], Any],
+    source: str,
+    executor: Any = None,
+) -> tuple[Any, Any]:
     """(certificate or None, report); prints the refusal when the audit found a violation
     or is inconclusive."""
     from privaudit.auditing.auditor import audit
@@ -55,30 +64,43 @@ def _certify_one(mech: Any, config: Any, pairs: Sequence[Any], notes: Sequence[s
 
     weak = below_certificate_minimums(config)
     if weak:
-        raise CertificateError(f"refusing to certify {label!r}: the configuration is below the "
-                               f"certificate minimums ({'; '.join(weak)})")
+        raise CertificateError(
+            f"refusing to certify {label!r}: the configuration is below the "
+            f"certificate minimums ({'; '.join(weak)})"
+        )
     found = implementation_of(mech, factory=factory)  # the code as it is when audited
     determinism = check_generator_determinism(mech, seed=config.seed)
     if not determinism.reproducible:
         notes = (*notes, non_reproducible_note(determinism))
-        print(f"privaudit: {label!r} is {non_reproducible_note(determinism)}",
-              file=sys.stderr)
-    report = audit(mech, config=config, pairs=pairs, progress=out.progress(label),
-                   executor=executor)
+        print(f"privaudit: {label!r} is {non_reproducible_note(determinism)}", file=sys.stderr)
+    report = audit(
+        mech, config=config, pairs=pairs, progress=out.progress(label), executor=executor
+    )
     if report.violated:
         out.say(report.summary())
         names = ", ".join(c.name for c in report.violations)
-        print(f"privaudit: refused to certify {label!r}: the audit found a violation ({names})",
-              file=sys.stderr)
+        print(
+            f"privaudit: refused to certify {label!r}: the audit found a violation ({names})",
+            file=sys.stderr,
+        )
         return None, report
     if report.inconclusive:
         out.say(report.summary())
-        print(f"privaudit: refused to certify {label!r}: the audit is inconclusive "
-              f"({inconclusive_text(report.power)})", file=sys.stderr)
+        print(
+            f"privaudit: refused to certify {label!r}: the audit is inconclusive "
+            f"({inconclusive_text(report.power)})",
+            file=sys.stderr,
+        )
         return None, report
-    cert = Certificate.from_report(mech, report, explicit_pairs=len(pairs), notes=notes,
-                                   implementation=found, source=source,
-                                   reproducible=determinism.reproducible)
+    cert = Certificate.from_report(
+        mech,
+        report,
+        explicit_pairs=len(pairs),
+        notes=notes,
+        implementation=found,
+        source=source,
+        reproducible=determinism.reproducible,
+    )
     return cert, report
 
 
@@ -89,9 +111,17 @@ def _certify_target(args: argparse.Namespace) -> int:
     out = _Output(args)
     factory = target_factory(args.target)
     mech = factory()
-    cert, report = _certify_one(mech, CERTIFICATE_STRENGTH.merged(_overrides(args)), (), (),
-                                out, mech.name, factory=factory, source=args.target,
-                                executor=args.run)
+    cert, report = _certify_one(
+        mech,
+        CERTIFICATE_STRENGTH.merged(_overrides(args)),
+        (),
+        (),
+        out,
+        mech.name,
+        factory=factory,
+        source=args.target,
+        executor=args.run,
+    )
     if cert is None:
         return _exit_code(report)
     path = cert.write(args.output or f"{mech.name}.certificate.json")
@@ -111,26 +141,53 @@ def _certify_registry(args: argparse.Namespace) -> int:
     for item in found:
         started = time.perf_counter()
         config = item.certificate_config.merged(overrides)
-        cert, report = _certify_one(item.create(), config, item.pairs, item.notes, out, item.name,
-                                    factory=item.create,
-                                    source=registry.registry_source(item.name),
-                                    executor=args.run)
+        cert, report = _certify_one(
+            item.create(),
+            config,
+            item.pairs,
+            item.notes,
+            out,
+            item.name,
+            factory=item.create,
+            source=registry.registry_source(item.name),
+            executor=args.run,
+        )
         seconds = time.perf_counter() - started
         if cert is None:
             refused.append((item.name, report))
-            rows.append([item.name, str(config.samples), format_epsilon(report.epsilon_lower_bound),
-                         f"REFUSED ({report.verdict})", f"{seconds:.1f}", "-"])
+            rows.append(
+                [
+                    item.name,
+                    str(config.samples),
+                    format_epsilon(report.epsilon_lower_bound),
+                    f"REFUSED ({report.verdict})",
+                    f"{seconds:.1f}",
+                    "-",
+                ]
+            )
             continue
-        path = item.certificate_path if args.output is None else Path(args.output) / f"{item.name}.json"
+        path = (
+            item.certificate_path
+            if args.output is None
+            else Path(args.output) / f"{item.name}.json"
+        )
         cert.write(path)
-        rows.append([item.name, str(config.samples), format_epsilon(cert.epsilon_lower_bound),
-                     "certified", f"{seconds:.1f}", _shown(path)])
+        rows.append(
+            [
+                item.name,
+                str(config.samples),
+                format_epsilon(cert.epsilon_lower_bound),
+                "certified",
+                f"{seconds:.1f}",
+                _shown(path),
+            ]
+        )
         out.say(f"certified {item.name} in {seconds:.1f} s -> {_shown(path)}")
     out.say()
-    out.say(_table(rows, ["entry", "samples", "ε lower bound", "result", "time (s)",
-                          "certificate"]))
+    out.say(
+        _table(rows, ["entry", "samples", "ε lower bound", "result", "time (s)", "certificate"])
+    )
     if refused:
-        out.say(f"refused {len(refused)} of {len(found)}: "
-                f"{', '.join(name for name, _ in refused)}")
+        out.say(f"refused {len(refused)} of {len(found)}: {', '.join(name for name, _ in refused)}")
         return EXIT_VIOLATION if any(r.violated for _, r in refused) else EXIT_INCONCLUSIVE
     return EXIT_OK

@@ -31,8 +31,9 @@ class _Output:
     def __init__(self, args: argparse.Namespace) -> None:
         self.quiet = bool(getattr(args, "quiet", False))
         json_to_stdout = getattr(args, "json", None) == "-"
-        self.text: TextIO | None = None if self.quiet else (sys.stderr if json_to_stdout
-                                                            else sys.stdout)
+        self.text: TextIO | None = (
+            None if self.quiet else (sys.stderr if json_to_stdout else sys.stdout)
+        )
         self.show_progress = not self.quiet and sys.stderr.isatty()
 
     def say(self, text: str = "") -> None:
@@ -45,8 +46,11 @@ class _Output:
         start = time.perf_counter()
 
         def report(message: str) -> None:
-            print(f"privaudit: [{label}] {message} ({time.perf_counter() - start:.1f} s)",
-                  file=sys.stderr, flush=True)
+            print(
+                f"privaudit: [{label}] {message} ({time.perf_counter() - start:.1f} s)",
+                file=sys.stderr,
+                flush=True,
+            )
 
         return report
 
@@ -82,15 +86,17 @@ def _require_outputs(args: argparse.Namespace) -> Callable[..., Any] | None:
     """Fail before any audit runs if --plot or --html cannot be honoured."""
     if getattr(args, "plot", None):
         try:
-            import matplotlib  # noqa: F401
+            import matplotlib  # noqa: F401  # imported only to see that it is installed
         except ImportError:
             raise AuditError("--plot needs matplotlib: pip install 'privaudit[plot]'") from None
     if getattr(args, "html", None):
         try:
             from .html_report import write_html_report
         except ImportError as err:
-            raise AuditError("--html needs privaudit.interfaces.html_report.write_html_report, which this "
-                             f"installation does not provide ({err})") from None
+            raise AuditError(
+                "--html needs privaudit.interfaces.html_report.write_html_report, which this "
+                f"installation does not provide ({err})"
+            ) from None
         return write_html_report
     return None
 
@@ -118,8 +124,10 @@ def _shown(path: Path) -> str:
 def _table(rows: Sequence[Sequence[str]], header: Sequence[str]) -> str:
     widths = [max(len(str(r[i])) for r in [header, *rows]) for i in range(len(header))]
     line = "  ".join("-" * w for w in widths)
-    fmt = [("  ".join(f"{c!s:<{w}}" for c, w in zip(row, widths))).rstrip()
-           for row in [header, *rows]]
+    fmt = [
+        ("  ".join(f"{c!s:<{w}}" for c, w in zip(row, widths, strict=True))).rstrip()
+        for row in [header, *rows]
+    ]
     return "\n".join([fmt[0], line, *fmt[1:]])
 
 

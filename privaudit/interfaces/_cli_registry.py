@@ -32,7 +32,9 @@ __all__: list[str] = []
 def _cmd_list(args: argparse.Namespace) -> int:
     from privaudit.trust import registry
 
-    rows, records, failed = [], [], False
+    rows: list[list[str]] = []
+    records: list[dict[str, Any]] = []
+    failed = False
     for item in registry.entries():
         try:
             mech = item.create()
@@ -41,26 +43,45 @@ def _cmd_list(args: argparse.Namespace) -> int:
             failed = True
             message = str(err).splitlines()[0]
             rows.append([item.name, "?", "?", f"error: {message}"])
-            records.append({"name": item.name, "description": item.description,
-                            "origin": item.origin, "error": message})
+            records.append(
+                {
+                    "name": item.name,
+                    "description": item.description,
+                    "origin": item.origin,
+                    "error": message,
+                }
+            )
             continue
         spec = mech.spec
         claim, relation = guarantee_text(spec), relation_text(spec)
         rows.append([item.name, claim, relation, state.state])
-        records.append({"name": item.name, "description": item.description,
-                        "origin": item.origin, "mechanism": spec.name,
-                        "claim": claim, "guarantee": spec.guarantee.model_dump(mode="json"),
-                        "relation": relation, "spec_hash": spec.content_hash,
-                        "certificate": {"state": state.state, "reason": state.reason,
-                                        "path": str(item.certificate_path)}})
+        records.append(
+            {
+                "name": item.name,
+                "description": item.description,
+                "origin": item.origin,
+                "mechanism": spec.name,
+                "claim": claim,
+                "guarantee": spec.guarantee.model_dump(mode="json"),
+                "relation": relation,
+                "spec_hash": spec.content_hash,
+                "certificate": {
+                    "state": state.state,
+                    "reason": state.reason,
+                    "path": str(item.certificate_path),
+                },
+            }
+        )
     stale = [r[0] for r in rows if r[3] in _FAILING_STATES]
     if args.json:
         print(json.dumps({"entries": records, "certificates_ok": not stale}, indent=2))
     else:
         print(_table(rows, ["name", "claim", "relation", "certificate"]))
         if stale:
-            print(f"\n{len(stale)} entries need a certificate: privaudit certify --registry "
-                  + " ".join(stale))
+            print(
+                f"\n{len(stale)} entries need a certificate: privaudit certify --registry "
+                + " ".join(stale)
+            )
     if failed:
         return EXIT_USAGE
     return EXIT_VIOLATION if args.check and stale else EXIT_OK
@@ -78,9 +99,11 @@ def _cmd_show(args: argparse.Namespace) -> int:
     elif what in registry.names():
         item = registry.entry(what)
         if not item.certificate_path.is_file():
-            raise CertificateError(f"registry entry {what!r} has no certificate at "
-                                 f"{item.certificate_path}; create it with: "
-                                 f"{registry.certify_command(what)}")
+            raise CertificateError(
+                f"registry entry {what!r} has no certificate at "
+                f"{item.certificate_path}; create it with: "
+                f"{registry.certify_command(what)}"
+            )
         cert = load_certificate(item.certificate_path)
         status = registry.status_for(item, item.create())
     else:
@@ -115,42 +138,79 @@ def _cmd_verify(args: argparse.Namespace) -> int:
             raise RegistryError("the registry is empty: nothing to verify")
         for item in found:
             if not item.certificate_path.is_file():
-                results.append(VerificationResult(
-                    name=item.name, path=str(item.certificate_path), state="missing",
-                    problems=(f"no certificate at {_shown(item.certificate_path)}; create it "
-                              f"with: {registry.certify_command(item.name)}",)))
+                results.append(
+                    VerificationResult(
+                        name=item.name,
+                        path=str(item.certificate_path),
+                        state="missing",
+                        problems=(
+                            f"no certificate at {_shown(item.certificate_path)}; create it "
+                            f"with: {registry.certify_command(item.name)}",
+                        ),
+                    )
+                )
             else:
-                results.append(verify_path(item.certificate_path, name=item.name,
-                                           mechanism=item.create(), pairs=item.pairs,
-                                           progress=out.progress(item.name)))
+                results.append(
+                    verify_path(
+                        item.certificate_path,
+                        name=item.name,
+                        mechanism=item.create(),
+                        pairs=item.pairs,
+                        progress=out.progress(item.name),
+                    )
+                )
             out.say(textwrap.fill(results[-1].summary(), width=92, subsequent_indent="  "))
     else:
         for path in args.certificates:
             results.append(verify_path(path, progress=out.progress(str(path))))
             out.say(textwrap.fill(results[-1].summary(), width=92, subsequent_indent="  "))
-    rows = [[r.name, r.state, format_epsilon(r.epsilon_lower_bound_recorded)
-             if r.epsilon_lower_bound_recorded is not None else "?",
-             format_epsilon(r.epsilon_lower_bound_rerun) if r.epsilon_lower_bound_rerun is not None
-             else "-", r.mode, f"{r.seconds:.1f}"] for r in results]
+    rows = [
+        [
+            r.name,
+            r.state,
+            format_epsilon(r.epsilon_lower_bound_recorded)
+            if r.epsilon_lower_bound_recorded is not None
+            else "?",
+            format_epsilon(r.epsilon_lower_bound_rerun)
+            if r.epsilon_lower_bound_rerun is not None
+            else "-",
+            r.mode,
+            f"{r.seconds:.1f}",
+        ]
+        for r in results
+    ]
     out.say()
-    out.say(_table(rows, ["certificate", "state", "ε lb recorded", "ε lb re-run", "compared",
-                          "time (s)"]))
+    out.say(
+        _table(
+            rows, ["certificate", "state", "ε lb recorded", "ε lb re-run", "compared", "time (s)"]
+        )
+    )
     differences = sorted({d for r in results for d in r.version_differences})
     if differences:
-        out.say(textwrap.fill(
-            "Library versions differ from the certificates' (" + "; ".join(differences)
-            + "): re-runs are compared within the stated tolerance, not bit for bit.",
-            width=92))
+        out.say(
+            textwrap.fill(
+                "Library versions differ from the certificates' ("
+                + "; ".join(differences)
+                + "): re-runs are compared within the stated tolerance, not bit for bit.",
+                width=92,
+            )
+        )
     bad = [r.name for r in results if not r.verified]
-    out.say(f"{len(results) - len(bad)} of {len(results)} certificates verified"
-            + (f"; NOT verified: {', '.join(bad)}." if bad else "."))
-    out.say(textwrap.fill("A certificate proves reproducibility and code identity: this spec "
-                          "and this code, audited with the recorded configuration and seed, "
-                          "give the recorded results. It is not a signature and not a proof "
-                          "of privacy.", width=92))
+    out.say(
+        f"{len(results) - len(bad)} of {len(results)} certificates verified"
+        + (f"; NOT verified: {', '.join(bad)}." if bad else ".")
+    )
+    out.say(
+        textwrap.fill(
+            "A certificate proves reproducibility and code identity: this spec "
+            "and this code, audited with the recorded configuration and seed, "
+            "give the recorded results. It is not a signature and not a proof "
+            "of privacy.",
+            width=92,
+        )
+    )
     if args.json:
-        payload = {"verified": not bad,
-                   "results": [r.model_dump(mode="json") for r in results]}
+        payload = {"verified": not bad, "results": [r.model_dump(mode="json") for r in results]}
         _emit_json(args.json, json.dumps(payload, indent=2), "the JSON result")
     return EXIT_VIOLATION if bad else EXIT_OK
 

@@ -62,7 +62,7 @@ def _pair_html(x: Any, y: Any, window: int = 3, max_items: int = 40) -> tuple[st
     """HTML of x and y with the differing entries marked (flat lists of equal length)."""
     if not (isinstance(x, list) and isinstance(y, list) and len(x) == len(y) and x):
         return _e(_compact(x)), _e(_compact(y))
-    diff = [i for i, (a, b) in enumerate(zip(x, y)) if a != b]
+    diff = [i for i, (a, b) in enumerate(zip(x, y, strict=True)) if a != b]
     n = len(x)
     if n <= max_items:
         keep = set(range(n))

@@ -34,7 +34,7 @@ Command-line options (all optional):
     both stages find a violation (:mod:`privaudit.auditing.confirmation`).  A violation found by
     a deterministic check fails at once.  ``--privaudit-no-confirm`` makes the screen's
     verdict final (per-test control at level ``1 − C``).
-``--privaudit-executor {serial,dask}`` [``--privaudit-scheduler ADDRESS`` | ``--privaudit-workers N``]
+``--privaudit-executor {serial,dask}``, ``--privaudit-scheduler ADDRESS``, ``--privaudit-workers N``
     Where the audits' test splits are drawn and counted: in the test process (default)
     or on ``dask.distributed`` workers (the extra ``privaudit[distributed]``), on the
     scheduler at ADDRESS or else on a ``LocalCluster`` of N workers started once for the
@@ -97,8 +97,10 @@ __all__ = [
 #: Where the seed of an audit came from.
 SeedSource = Literal["node id", "--privaudit-seed", "test"]
 
-_MARKER = ("privacy: the test runs a privacy audit with the privacy_audit fixture "
-           "(added automatically to every test that uses it)")
+_MARKER = (
+    "privacy: the test runs a privacy audit with the privacy_audit fixture "
+    "(added automatically to every test that uses it)"
+)
 _SEED_BITS = 32
 _MAX_SHOWN = 160
 
@@ -107,45 +109,98 @@ _MAX_SHOWN = 160
 def pytest_addoption(parser: pytest.Parser) -> None:
     """Add the ``--privaudit-*`` options and the ``privaudit_samples`` ini option."""
     group = parser.getgroup("privaudit", "privacy audits (privaudit)")
-    group.addoption("--privaudit-samples", type=_positive_int, default=None, metavar="N",
-                    help="outputs per side of each tested pair in privacy_audit "
-                         "(default: ini privaudit_samples, else CI_STRENGTH)")
-    group.addoption("--privaudit-seed", type=_seed, default=None, metavar="S",
-                    help="seed every privacy_audit with S instead of the seed derived "
-                         "from the test's node id (reproduces a reported failure)")
-    group.addoption("--privaudit-confidence", type=_confidence, default=None, metavar="C",
-                    help="family-wise confidence of each privacy_audit, in [0.5, 1)")
-    group.addoption("--privaudit-executor", choices=("serial", "dask"), default="serial",
-                    help="where the audits' test splits are drawn and counted: in the test "
-                         "process (default) or on dask.distributed workers (the extra "
-                         "privaudit[distributed]); same results")
-    group.addoption("--privaudit-scheduler", default=None, metavar="ADDRESS",
-                    help="with --privaudit-executor dask: address of a running Dask "
-                         "scheduler (default: a local cluster for the session)")
-    group.addoption("--privaudit-workers", type=_positive_int, default=None, metavar="N",
-                    help="with --privaudit-executor dask and no scheduler: worker processes "
-                         "of the local cluster")
-    group.addoption("--privaudit-session-alpha", type=_open_unit, default=None,
-                    metavar="A",
-                    help="probability that a session of correct mechanisms fails at all "
-                         "(default: ini privaudit_session_alpha, else 0.01); sets the level "
-                         "A/m of the confirmation stage")
-    group.addoption("--privaudit-suite-size", type=_positive_int, default=None, metavar="M",
-                    help="audits the session bound covers (default: ini "
-                         "privaudit_suite_size, else 50; at least the collected audits)")
-    group.addoption("--privaudit-confirm-factor", type=_positive_int, default=None,
-                    metavar="K",
-                    help="the confirmation stage draws K times the screen's samples "
-                         "(default 4)")
-    group.addoption("--privaudit-no-confirm", action="store_true", default=False,
-                    help="no confirmation stage: a violation of the CI-strength audit fails "
-                         "the test at once (per-test false-alarm control only)")
-    parser.addini("privaudit_samples", default=None,
-                  help="default outputs per side of each tested pair in privacy_audit")
-    parser.addini("privaudit_session_alpha", default=None,
-                  help="probability that a session of correct mechanisms fails (0.01)")
-    parser.addini("privaudit_suite_size", default=None,
-                  help="audits the session's false-alarm bound covers (50)")
+    group.addoption(
+        "--privaudit-samples",
+        type=_positive_int,
+        default=None,
+        metavar="N",
+        help="outputs per side of each tested pair in privacy_audit "
+        "(default: ini privaudit_samples, else CI_STRENGTH)",
+    )
+    group.addoption(
+        "--privaudit-seed",
+        type=_seed,
+        default=None,
+        metavar="S",
+        help="seed every privacy_audit with S instead of the seed derived "
+        "from the test's node id (reproduces a reported failure)",
+    )
+    group.addoption(
+        "--privaudit-confidence",
+        type=_confidence,
+        default=None,
+        metavar="C",
+        help="family-wise confidence of each privacy_audit, in [0.5, 1)",
+    )
+    group.addoption(
+        "--privaudit-executor",
+        choices=("serial", "dask"),
+        default="serial",
+        help="where the audits' test splits are drawn and counted: in the test "
+        "process (default) or on dask.distributed workers (the extra "
+        "privaudit[distributed]); same results",
+    )
+    group.addoption(
+        "--privaudit-scheduler",
+        default=None,
+        metavar="ADDRESS",
+        help="with --privaudit-executor dask: address of a running Dask "
+        "scheduler (default: a local cluster for the session)",
+    )
+    group.addoption(
+        "--privaudit-workers",
+        type=_positive_int,
+        default=None,
+        metavar="N",
+        help="with --privaudit-executor dask and no scheduler: worker processes "
+        "of the local cluster",
+    )
+    group.addoption(
+        "--privaudit-session-alpha",
+        type=_open_unit,
+        default=None,
+        metavar="A",
+        help="probability that a session of correct mechanisms fails at all "
+        "(default: ini privaudit_session_alpha, else 0.01); sets the level "
+        "A/m of the confirmation stage",
+    )
+    group.addoption(
+        "--privaudit-suite-size",
+        type=_positive_int,
+        default=None,
+        metavar="M",
+        help="audits the session bound covers (default: ini "
+        "privaudit_suite_size, else 50; at least the collected audits)",
+    )
+    group.addoption(
+        "--privaudit-confirm-factor",
+        type=_positive_int,
+        default=None,
+        metavar="K",
+        help="the confirmation stage draws K times the screen's samples (default 4)",
+    )
+    group.addoption(
+        "--privaudit-no-confirm",
+        action="store_true",
+        default=False,
+        help="no confirmation stage: a violation of the CI-strength audit fails "
+        "the test at once (per-test false-alarm control only)",
+    )
+    parser.addini(
+        "privaudit_samples",
+        default=None,
+        help="default outputs per side of each tested pair in privacy_audit",
+    )
+    parser.addini(
+        "privaudit_session_alpha",
+        default=None,
+        help="probability that a session of correct mechanisms fails (0.01)",
+    )
+    parser.addini(
+        "privaudit_suite_size",
+        default=None,
+        help="audits the session's false-alarm bound covers (50)",
+    )
 
 
 def _open_unit(text: str) -> float:
@@ -183,10 +238,12 @@ def _confirmation_settings(config: pytest.Config) -> dict[str, Any]:
         size = _ini_value(config, "privaudit_suite_size", _positive_int)
     collected = int(getattr(config, "_privaudit_collected_audits", 0))
     factor = config.getoption("privaudit_confirm_factor")
-    return {"session_alpha": 0.01 if alpha is None else alpha,
-            "suite_size": max(50 if size is None else size, collected),
-            "sample_factor": 4 if factor is None else factor,
-            "enabled": not config.getoption("privaudit_no_confirm")}
+    return {
+        "session_alpha": 0.01 if alpha is None else alpha,
+        "suite_size": max(50 if size is None else size, collected),
+        "sample_factor": 4 if factor is None else factor,
+        "enabled": not config.getoption("privaudit_no_confirm"),
+    }
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -197,12 +254,16 @@ def pytest_configure(config: pytest.Config) -> None:
     scheduler = config.getoption("privaudit_scheduler")
     workers = config.getoption("privaudit_workers")
     if config.getoption("privaudit_executor") != "dask" and (
-            scheduler is not None or workers is not None):
+        scheduler is not None or workers is not None
+    ):
         raise pytest.UsageError(
-            "--privaudit-scheduler and --privaudit-workers need --privaudit-executor dask")
+            "--privaudit-scheduler and --privaudit-workers need --privaudit-executor dask"
+        )
     if scheduler is not None and workers is not None:
-        raise pytest.UsageError("--privaudit-workers sizes a local cluster; it cannot go with "
-                                f"--privaudit-scheduler {scheduler}")
+        raise pytest.UsageError(
+            "--privaudit-workers sizes a local cluster; it cannot go with "
+            f"--privaudit-scheduler {scheduler}"
+        )
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
@@ -216,7 +277,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         if "privacy_audit" in getattr(item, "fixturenames", ()):
             item.add_marker(pytest.mark.privacy)
             audits += 1
-    config._privaudit_collected_audits = audits  # type: ignore[attr-defined]
+    # pytest's Config declares no attribute for a plugin's state; read back with getattr
+    config._privaudit_collected_audits = audits  # type: ignore[attr-defined]  # see above
 
 
 # -- seeds -----------------------------------------------------------------------------------
@@ -303,10 +365,15 @@ class AuditOutcome:
         if self.seed_source == "test":
             return f"seed {self.seed} (fixed by the test's seed= keyword)"
         where = f" {shlex.quote(self.nodeid)}" if self.nodeid else ""
-        origin = ("derived from the test's node id" if self.seed_source == "node id"
-                  else "set by --privaudit-seed")
-        return (f"seed {self.seed} ({origin}); reproduce with "
-                f"pytest{where} --privaudit-seed {self.seed}")
+        origin = (
+            "derived from the test's node id"
+            if self.seed_source == "node id"
+            else "set by --privaudit-seed"
+        )
+        return (
+            f"seed {self.seed} ({origin}); reproduce with "
+            f"pytest{where} --privaudit-seed {self.seed}"
+        )
 
     def _header(self) -> list[str]:
         r = self.report
@@ -314,10 +381,14 @@ class AuditOutcome:
         verdict = r.verdict_text
         relation = ">" if r.epsilon_lower_bound > r.epsilon_claimed else "<="
         return [
-            (f"privacy audit of {r.mechanism!r}: {verdict} "
-             f"(family-wise confidence {pct}, {r.samples} samples per side)"),
-            (f"  ε lower bound {_eps(r.epsilon_lower_bound)} {relation} claimed ε = "
-             f"{r.epsilon_claimed:.6g} at δ = {r.delta_claimed:g}"),
+            (
+                f"privacy audit of {r.mechanism!r}: {verdict} "
+                f"(family-wise confidence {pct}, {r.samples} samples per side)"
+            ),
+            (
+                f"  ε lower bound {_eps(r.epsilon_lower_bound)} {relation} claimed ε = "
+                f"{r.epsilon_claimed:.6g} at δ = {r.delta_claimed:g}"
+            ),
         ]
 
     def _stage_lines(self) -> list[str]:
@@ -341,14 +412,19 @@ class AuditOutcome:
             lines.append(f"        y = {_short(ce.y)}")
             if ce.values:
                 values = ", ".join(f"{k} = {_short(v, 60)}" for k, v in ce.values.items())
-                lines.extend(textwrap.wrap(values, width=100, initial_indent=" " * 8,
-                                           subsequent_indent=" " * 10))
+                lines.extend(
+                    textwrap.wrap(
+                        values, width=100, initial_indent=" " * 8, subsequent_indent=" " * 10
+                    )
+                )
         if r.worst_event is not None:
             ev = r.worst_event
-            lines.append(f"  worst event: {ev.description} [{ev.direction}]: "
-                         f"{ev.count_x}/{ev.samples_x} vs {ev.count_y}/{ev.samples_y}, "
-                         f"Clopper–Pearson P[M(x) ∈ S] ≥ {ev.p_x_lower:.4g}, "
-                         f"P[M(y) ∈ S] ≤ {ev.p_y_upper:.4g}")
+            lines.append(
+                f"  worst event: {ev.description} [{ev.direction}]: "
+                f"{ev.count_x}/{ev.samples_x} vs {ev.count_y}/{ev.samples_y}, "
+                f"Clopper–Pearson P[M(x) ∈ S] ≥ {ev.p_x_lower:.4g}, "
+                f"P[M(y) ∈ S] ≤ {ev.p_y_upper:.4g}"
+            )
         lines.append(f"  {self.reproduce_hint()}")
         return "\n".join(lines)
 
@@ -360,9 +436,11 @@ class AuditOutcome:
         lines = self._header() + self._stage_lines()
         lines.append(f"  {inconclusive_text(r.power)}")
         if r.samples_to_conclude is not None:
-            lines.append(f"  rerun with samples={r.samples_to_conclude} (per side), e.g. "
-                         f"privacy_audit(..., samples={r.samples_to_conclude}) or "
-                         f"--privaudit-samples {r.samples_to_conclude}")
+            lines.append(
+                f"  rerun with samples={r.samples_to_conclude} (per side), e.g. "
+                f"privacy_audit(..., samples={r.samples_to_conclude}) or "
+                f"--privaudit-samples {r.samples_to_conclude}"
+            )
         if r.power is not None:
             lines.append(f"  power: {r.power.statement}")
         lines.append(f"  {self.reproduce_hint()}")
@@ -372,8 +450,9 @@ class AuditOutcome:
         """The message of :meth:`assert_violation` when no violation was found."""
         r = self.report
         lines = self._header()
-        lines[0] = lines[0].replace(r.verdict_text, "expected a violation, found none ("
-                                    f"{r.verdict_text})")
+        lines[0] = lines[0].replace(
+            r.verdict_text, f"expected a violation, found none ({r.verdict_text})"
+        )
         lines += self._stage_lines()
         if r.power is not None:
             lines.append(f"  power: {r.power.statement}")
@@ -499,11 +578,21 @@ class PrivacyAudit:
             options["confidence"] = self.confidence
         source: SeedSource = "test" if "seed" in config_overrides else self.seed_source
         options.update(config_overrides)
-        stages = screened_audit(mechanism, config=config if config is not None else CI_STRENGTH,
-                                pairs=pairs, policy=self.policy, executor=self.executor,
-                                **options)
-        outcome = AuditOutcome(report=stages.final, seed=stages.screening.seed,
-                               seed_source=source, nodeid=self.nodeid, stages=stages)
+        stages = screened_audit(
+            mechanism,
+            config=config if config is not None else CI_STRENGTH,
+            pairs=pairs,
+            policy=self.policy,
+            executor=self.executor,
+            **options,
+        )
+        outcome = AuditOutcome(
+            report=stages.final,
+            seed=stages.screening.seed,
+            seed_source=source,
+            nodeid=self.nodeid,
+            stages=stages,
+        )
         self.outcomes.append(outcome)
         return outcome
 
@@ -517,9 +606,11 @@ def privaudit_executor(pytestconfig: pytest.Config) -> Iterator[Any]:
     """
     from privaudit.execution.distributed import executor_scope
 
-    with executor_scope(pytestconfig.getoption("privaudit_executor"),
-                        scheduler=pytestconfig.getoption("privaudit_scheduler"),
-                        n_workers=pytestconfig.getoption("privaudit_workers")) as run:
+    with executor_scope(
+        pytestconfig.getoption("privaudit_executor"),
+        scheduler=pytestconfig.getoption("privaudit_scheduler"),
+        n_workers=pytestconfig.getoption("privaudit_workers"),
+    ) as run:
         yield run
 
 

@@ -20,11 +20,12 @@ on the search split but costs every event a smaller level (a larger CP penalty);
 wins depends on how sure the search split is.  For each candidate the search counts
 give an approximate posterior of (p_x, p_y) (Wilson bounds at a random standard-normal
 deviate); candidates built on the same feature (nested thresholds) draw from common
-random numbers, since their estimates move together.  The objective of a plan (a set S with levels α_i) is the posterior mean
-of max_{i∈S} predicted_epsilon(p_x,i, p_y,i, n, α_i): the expected best bound the test
-will report.  Plans are grown greedily (equal levels α/|S|) and each prefix is also
-tried with half of α on its first event; the best plan is returned.  The randomness is
-a fixed internal seed, so the plan is a deterministic function of the search split.
+random numbers, since their estimates move together.  The objective of a plan (a set S
+with levels α_i) is the posterior mean of max_{i∈S} predicted_epsilon(p_x,i, p_y,i, n,
+α_i): the expected best bound the test will report.  Plans are grown greedily (equal
+levels α/|S|) and each prefix is also tried with half of α on its first event; the best
+plan is returned.  The randomness is a fixed internal seed, so the plan is a
+deterministic function of the search split.
 
 References
 ----------
@@ -47,9 +48,16 @@ from spec.errors import InvalidParameterError
 
 from .rate_ratio import checked_poisson_means
 
-__all__ = ["EventPlan", "equal_rate_prior", "plan_events", "predicted_epsilon",
-           "predicted_rate_ratio_epsilon", "prefers_rate_ratio", "wilson_lower",
-           "wilson_upper"]
+__all__ = [
+    "EventPlan",
+    "equal_rate_prior",
+    "plan_events",
+    "predicted_epsilon",
+    "predicted_rate_ratio_epsilon",
+    "prefers_rate_ratio",
+    "wilson_lower",
+    "wilson_upper",
+]
 
 #: Posterior draws used by :func:`plan_events`.
 REPLICATES = 128
@@ -61,8 +69,9 @@ def _z(alpha: npt.ArrayLike) -> np.ndarray:
     return np.asarray(special.ndtri(1.0 - np.asarray(alpha, dtype=np.float64)))
 
 
-def _wilson_centre_and_half_width(k: npt.ArrayLike, n: npt.ArrayLike, alpha: npt.ArrayLike
-                                  ) -> tuple[np.ndarray, np.ndarray]:
+def _wilson_centre_and_half_width(
+    k: npt.ArrayLike, n: npt.ArrayLike, alpha: npt.ArrayLike
+) -> tuple[np.ndarray, np.ndarray]:
     """Centre and half-width of the one-sided Wilson-score interval at level ``alpha``."""
     k = np.asarray(k, dtype=np.float64)
     n = np.asarray(n, dtype=np.float64)
@@ -85,9 +94,16 @@ def wilson_upper(k: npt.ArrayLike, n: npt.ArrayLike, alpha: npt.ArrayLike) -> np
     return np.clip(centre + half, 0.0, 1.0)
 
 
-def predicted_epsilon(p_x: npt.ArrayLike, p_y: npt.ArrayLike, n_x: int, n_y: int, *,
-                      alpha: npt.ArrayLike, delta: float = 0.0,
-                      rate_ratio: bool = False) -> np.ndarray:
+def predicted_epsilon(
+    p_x: npt.ArrayLike,
+    p_y: npt.ArrayLike,
+    n_x: int,
+    n_y: int,
+    *,
+    alpha: npt.ArrayLike,
+    delta: float = 0.0,
+    rate_ratio: bool = False,
+) -> np.ndarray:
     """ε lower bound expected from an event with probabilities (p_x, p_y).
 
     The bound of :func:`~privaudit.statistics.epsilon_lower_bound` at the expected
@@ -114,9 +130,14 @@ def predicted_epsilon(p_x: npt.ArrayLike, p_y: npt.ArrayLike, n_x: int, n_y: int
     return eps
 
 
-def predicted_rate_ratio_epsilon(p_x: npt.ArrayLike, p_y: npt.ArrayLike,
-                                 mean_x: npt.ArrayLike, mean_y: npt.ArrayLike, *,
-                                 alpha: npt.ArrayLike) -> np.ndarray:
+def predicted_rate_ratio_epsilon(
+    p_x: npt.ArrayLike,
+    p_y: npt.ArrayLike,
+    mean_x: npt.ArrayLike,
+    mean_y: npt.ArrayLike,
+    *,
+    alpha: npt.ArrayLike,
+) -> np.ndarray:
     """The rate-ratio ε bound expected from an event with probabilities (p_x, p_y).
 
     The bound at the expected counts λp, with a Wilson-score bound (one-sided, level
@@ -137,13 +158,17 @@ def predicted_rate_ratio_epsilon(p_x: npt.ArrayLike, p_y: npt.ArrayLike,
     total = kx + ky
     pi_low = wilson_lower(kx, np.maximum(total, 1e-300), alpha)
     with np.errstate(divide="ignore", invalid="ignore"):
-        log_r = np.log(np.maximum(pi_low, 1e-300)) - np.log1p(-np.minimum(pi_low, 1 - 1e-16)) \
+        log_r = (
+            np.log(np.maximum(pi_low, 1e-300))
+            - np.log1p(-np.minimum(pi_low, 1 - 1e-16))
             + np.log(ly / lx)
+        )
     return np.where((kx > 0) & (total > 0), np.maximum(log_r, 0.0), 0.0)
 
 
-def prefers_rate_ratio(p_x: npt.ArrayLike, p_y: npt.ArrayLike, n_x: float, n_y: float, *,
-                       alpha: npt.ArrayLike) -> np.ndarray:
+def prefers_rate_ratio(
+    p_x: npt.ArrayLike, p_y: npt.ArrayLike, n_x: float, n_y: float, *, alpha: npt.ArrayLike
+) -> np.ndarray:
     """Where the rate-ratio bound is predicted larger than the two-CP bound (pure DP).
 
     The choice the event test makes, per event, from estimates fixed before its test
@@ -182,9 +207,13 @@ class EventPlan:
         return float(sum(self.levels))
 
 
-def equal_rate_prior(count_a: npt.ArrayLike, n_a: npt.ArrayLike, count_b: npt.ArrayLike,
-                     n_b: npt.ArrayLike, prior_outputs: float
-                     ) -> tuple[np.ndarray, np.ndarray]:
+def equal_rate_prior(
+    count_a: npt.ArrayLike,
+    n_a: npt.ArrayLike,
+    count_b: npt.ArrayLike,
+    n_b: npt.ArrayLike,
+    prior_outputs: float,
+) -> tuple[np.ndarray, np.ndarray]:
     """Counts with ``prior_outputs`` pseudo-outputs in S at equal rates on both sides.
 
     Each side gets ``prior_outputs · n / (n_a + n_b)`` extra counts (its share of the
@@ -207,8 +236,7 @@ def equal_rate_prior(count_a: npt.ArrayLike, n_a: npt.ArrayLike, count_b: npt.Ar
     """
     prior = float(prior_outputs)
     if not (prior >= 0.0 and np.isfinite(prior)):
-        raise InvalidParameterError(
-            f"prior_outputs must be finite and >= 0, got {prior_outputs!r}")
+        raise InvalidParameterError(f"prior_outputs must be finite and >= 0, got {prior_outputs!r}")
     a = np.asarray(count_a, dtype=np.float64)
     b = np.asarray(count_b, dtype=np.float64)
     na = np.asarray(n_a, dtype=np.float64)
@@ -217,10 +245,21 @@ def equal_rate_prior(count_a: npt.ArrayLike, n_a: npt.ArrayLike, count_b: npt.Ar
     return a + prior * na / total, b + prior * nb / total
 
 
-def plan_events(count_a: npt.ArrayLike, n_a: npt.ArrayLike, count_b: npt.ArrayLike,
-                n_b: npt.ArrayLike, *, feature: npt.ArrayLike, budget: float,
-                test_a: int, test_b: int, delta: float = 0.0, max_events: int = 16,
-                replicates: int = REPLICATES, rate_ratio: bool = False) -> EventPlan:
+def plan_events(
+    count_a: npt.ArrayLike,
+    n_a: npt.ArrayLike,
+    count_b: npt.ArrayLike,
+    n_b: npt.ArrayLike,
+    *,
+    feature: npt.ArrayLike,
+    budget: float,
+    test_a: int,
+    test_b: int,
+    delta: float = 0.0,
+    max_events: int = 16,
+    replicates: int = REPLICATES,
+    rate_ratio: bool = False,
+) -> EventPlan:
     """Choose events and levels (Σ α_i = ``budget``) from search counts only.
 
     Parameters
@@ -266,15 +305,22 @@ def plan_events(count_a: npt.ArrayLike, n_a: npt.ArrayLike, count_b: npt.ArrayLi
     groups, gidx = np.unique(fid, return_inverse=True)
     zx = rng.standard_normal((replicates, groups.size))[:, gidx]
     zy = rng.standard_normal((replicates, groups.size))[:, gidx]
-    px = _wilson_draw(a, na, zx)                                 # (R, m)
+    px = _wilson_draw(a, na, zx)  # (R, m)
     py = _wilson_draw(b, nb, zy)
     # bound[k-1] : every candidate at level budget/k ; heavy[k-1]: at budget/(2(k-1))
     levels = budget / np.arange(1, kmax + 1)
-    bound = predicted_epsilon(px[None], py[None], test_a, test_b,
-                              alpha=levels[:, None, None], delta=delta,
-                              rate_ratio=rate_ratio)                     # (K, R, m)
-    half = predicted_epsilon(px, py, test_a, test_b, alpha=budget / 2.0, delta=delta,
-                             rate_ratio=rate_ratio)
+    bound = predicted_epsilon(
+        px[None],
+        py[None],
+        test_a,
+        test_b,
+        alpha=levels[:, None, None],
+        delta=delta,
+        rate_ratio=rate_ratio,
+    )  # (K, R, m)
+    half = predicted_epsilon(
+        px, py, test_a, test_b, alpha=budget / 2.0, delta=delta, rate_ratio=rate_ratio
+    )
     best_obj, best_plan = -1.0, EventPlan((), (), 0.0)
     chosen: list[int] = []
     free = np.ones(m, dtype=bool)
@@ -292,12 +338,19 @@ def plan_events(count_a: npt.ArrayLike, n_a: npt.ArrayLike, count_b: npt.ArrayLi
             best_plan = EventPlan(tuple(chosen), tuple([budget / k] * k), obj)
         if k >= 2:
             rest = budget / (2.0 * (k - 1))
-            rest_bound = predicted_epsilon(px[:, chosen[1:]], py[:, chosen[1:]], test_a,
-                                           test_b, alpha=rest, delta=delta,
-                                           rate_ratio=rate_ratio)
+            rest_bound = predicted_epsilon(
+                px[:, chosen[1:]],
+                py[:, chosen[1:]],
+                test_a,
+                test_b,
+                alpha=rest,
+                delta=delta,
+                rate_ratio=rate_ratio,
+            )
             obj_h = float(np.maximum(half[:, chosen[0]], rest_bound.max(axis=1)).mean())
             if obj_h > best_obj + 1e-12:
                 best_obj = obj_h
-                best_plan = EventPlan(tuple(chosen), tuple([budget / 2.0] + [rest] * (k - 1)),
-                                      obj_h)
+                best_plan = EventPlan(
+                    tuple(chosen), tuple([budget / 2.0] + [rest] * (k - 1)), obj_h
+                )
     return best_plan

@@ -79,5 +79,6 @@ def clopper_pearson(k: int, n: int, confidence: float = 0.95) -> BinomialInterva
     alpha = 1.0 - float(confidence)
     lo = float(cp_lower(k, n, alpha / 2))
     hi = float(cp_upper(k, n, alpha / 2))
-    return BinomialInterval(successes=int(k), trials=int(n), low=lo, high=hi,
-                            confidence=float(confidence))
+    return BinomialInterval(
+        successes=int(k), trials=int(n), low=lo, high=hi, confidence=float(confidence)
+    )

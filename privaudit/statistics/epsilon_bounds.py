@@ -71,8 +71,15 @@ def _finish(a: np.ndarray) -> Any:
     return a[()] if a.ndim == 0 else a
 
 
-def epsilon_lower_bound(count_x: npt.ArrayLike, n_x: npt.ArrayLike, count_y: npt.ArrayLike,
-                        n_y: npt.ArrayLike, *, alpha: float, delta: float = 0.0) -> Any:
+def epsilon_lower_bound(
+    count_x: npt.ArrayLike,
+    n_x: npt.ArrayLike,
+    count_y: npt.ArrayLike,
+    n_y: npt.ArrayLike,
+    *,
+    alpha: float,
+    delta: float = 0.0,
+) -> Any:
     """Lower confidence bound on ε from the counts of one event S, vectorised.
 
     Parameters
@@ -158,13 +165,17 @@ def _profile_on(claimed_profile: Any, grid: np.ndarray) -> np.ndarray:
     else:
         raise InvalidParameterError(
             f"claimed_profile must be a guarantee or a callable delta(epsilon), got "
-            f"{claimed_profile!r}")
+            f"{claimed_profile!r}"
+        )
     return np.asarray(values, dtype=np.float64).reshape(grid.shape)
 
 
-def default_margin_grid(p_x_lower: npt.ArrayLike, p_y_upper: npt.ArrayLike,
-                        claimed_epsilon: float | None = None,
-                        points: int = _GRID_POINTS) -> np.ndarray:
+def default_margin_grid(
+    p_x_lower: npt.ArrayLike,
+    p_y_upper: npt.ArrayLike,
+    claimed_epsilon: float | None = None,
+    points: int = _GRID_POINTS,
+) -> np.ndarray:
     """A fine ε grid on [0, ε_top] plus the claimed ε.
 
     ε_top = max(claimed ε, max ln(p̲_x/p̄_y)): above it p̲_x − e^ε p̄_y < 0 ≤ δ(ε), so no
@@ -186,9 +197,14 @@ def default_margin_grid(p_x_lower: npt.ArrayLike, p_y_upper: npt.ArrayLike,
     return np.unique(grid)
 
 
-def violation_margin(p_x_lower: npt.ArrayLike, p_y_upper: npt.ArrayLike,
-                     claimed_profile: Any, eps_grid: npt.ArrayLike | None = None, *,
-                     return_epsilon: bool = False) -> Any:
+def violation_margin(
+    p_x_lower: npt.ArrayLike,
+    p_y_upper: npt.ArrayLike,
+    claimed_profile: Any,
+    eps_grid: npt.ArrayLike | None = None,
+    *,
+    return_epsilon: bool = False,
+) -> Any:
     """How far one event's CP bounds go beyond a claimed privacy profile.
 
     Parameters
@@ -252,7 +268,9 @@ def violation_margin(p_x_lower: npt.ArrayLike, p_y_upper: npt.ArrayLike,
     else:
         grid = np.atleast_1d(np.asarray(eps_grid, dtype=np.float64))
         if grid.size == 0 or np.any(~(grid >= 0)):
-            raise InvalidParameterError(f"eps_grid must be non-empty with values >= 0, got {grid!r}")
+            raise InvalidParameterError(
+                f"eps_grid must be non-empty with values >= 0, got {grid!r}"
+            )
     delta_claim = _profile_on(claimed_profile, grid)
     with np.errstate(over="ignore", invalid="ignore"):
         values = px_b[..., None] - np.exp(grid) * py_b[..., None] - delta_claim
@@ -262,4 +280,3 @@ def violation_margin(p_x_lower: npt.ArrayLike, p_y_upper: npt.ArrayLike,
     if return_epsilon:
         return _finish(np.asarray(margin)), _finish(np.asarray(grid[best]))
     return _finish(np.asarray(margin))
-

@@ -135,23 +135,29 @@ def mean_lower_bound(samples: npt.ArrayLike, *, alpha: float) -> Any:
         raise InvalidInputError("samples must lie in [0, 1] (and not be NaN)")
     n = x.shape[-1]
     log_inv = math.log(1.0 / a)
-    idx = np.arange(1, n + 1, dtype=np.float64)                 # i = 1 … n
+    idx = np.arange(1, n + 1, dtype=np.float64)  # i = 1 … n
     csum = np.cumsum(x, axis=-1)
-    mu_incl = (0.5 + csum) / (idx + 1.0)                        # μ̂_i (includes X_i)
-    prev_sum = csum - x                                         # Σ_{j<i} X_j
-    centre = (0.5 + prev_sum) / idx                             # μ̂_{i−1}
+    mu_incl = (0.5 + csum) / (idx + 1.0)  # μ̂_i (includes X_i)
+    prev_sum = csum - x  # Σ_{j<i} X_j
+    centre = (0.5 + prev_sum) / idx  # μ̂_{i−1}
     sq = np.cumsum((x - mu_incl) ** 2, axis=-1)
-    var_prev = (0.25 + (sq - (x - mu_incl) ** 2)) / idx         # σ̂²_{i−1}
+    var_prev = (0.25 + (sq - (x - mu_incl) ** 2)) / idx  # σ̂²_{i−1}
     lam = np.sqrt(2.0 * log_inv / (n * var_prev))
     lam = np.minimum(lam, BET_CAP / centre)
     y = x - centre
-    numerator = (np.sum(lam * x, axis=-1) - log_inv - np.sum(_h(lam, centre) * y * y, axis=-1))
+    numerator = np.sum(lam * x, axis=-1) - log_inv - np.sum(_h(lam, centre) * y * y, axis=-1)
     bound = numerator / np.sum(lam, axis=-1)
     return _finish(np.clip(bound, 0.0, 1.0))
 
 
-def tune_eb_bet(mean_guess: npt.ArrayLike, var_guess: npt.ArrayLike, n: int, *,
-                alpha: float, cap: float = BET_CAP) -> tuple[Any, Any]:
+def tune_eb_bet(
+    mean_guess: npt.ArrayLike,
+    var_guess: npt.ArrayLike,
+    n: int,
+    *,
+    alpha: float,
+    cap: float = BET_CAP,
+) -> tuple[Any, Any]:
     """A constant bet (λ, c) for :func:`eb_lower_bound_from_sums`, from independent data.
 
     Parameters
@@ -185,8 +191,15 @@ def tune_eb_bet(mean_guess: npt.ArrayLike, var_guess: npt.ArrayLike, n: int, *,
     return _finish(np.asarray(lam)), _finish(np.asarray(c))
 
 
-def eb_lower_bound_from_sums(sum_x: npt.ArrayLike, sum_sq_centred: npt.ArrayLike, n: int, *,
-                             alpha: float, lam: npt.ArrayLike, centre: npt.ArrayLike) -> Any:
+def eb_lower_bound_from_sums(
+    sum_x: npt.ArrayLike,
+    sum_sq_centred: npt.ArrayLike,
+    n: int,
+    *,
+    alpha: float,
+    lam: npt.ArrayLike,
+    centre: npt.ArrayLike,
+) -> Any:
     """The empirical-Bernstein lower bound for one constant bet (λ, c), from two sums.
 
     Parameters
@@ -221,8 +234,8 @@ def eb_lower_bound_from_sums(sum_x: npt.ArrayLike, sum_sq_centred: npt.ArrayLike
     c = np.asarray(centre, dtype=np.float64)
     if np.any(~(lam_a > 0)) or np.any(~((c >= 0) & (c <= 1))) or np.any(lam_a * c >= 1.0):
         raise InvalidParameterError(
-            f"need lam > 0, centre in [0, 1] and lam*centre < 1, got lam={lam!r}, "
-            f"centre={centre!r}")
+            f"need lam > 0, centre in [0, 1] and lam*centre < 1, got lam={lam!r}, centre={centre!r}"
+        )
     s = np.asarray(sum_x, dtype=np.float64)
     q = np.maximum(np.asarray(sum_sq_centred, dtype=np.float64), 0.0)
     bound = (lam_a * s - math.log(1.0 / a) - _h(lam_a, c) * q) / (lam_a * float(n))

@@ -79,8 +79,16 @@ class PooledBound:
     alpha: float
 
 
-def pooled_bound(lower_1: int, upper_1: int, lower_2: int, upper_2: int, *,
-                 poisson_mean: float, alpha: float, delta: float) -> PooledBound:
+def pooled_bound(
+    lower_1: int,
+    upper_1: int,
+    lower_2: int,
+    upper_2: int,
+    *,
+    poisson_mean: float,
+    alpha: float,
+    delta: float,
+) -> PooledBound:
     """The pooled test of two disjoint events in opposite directions.
 
     Parameters
@@ -109,5 +117,11 @@ def pooled_bound(lower_1: int, upper_1: int, lower_2: int, upper_2: int, *,
     lo = garwood_lower(k1, a / 2.0) / (2.0 * n)
     hi = garwood_upper(k2, a / 2.0) / (2.0 * n)
     eps = math.log((lo - delta) / hi) if lo > delta and hi > 0 else 0.0
-    return PooledBound(count_lower=k1, count_upper=k2, p_lower=lo, p_upper=hi,
-                       epsilon_lower_bound=max(0.0, eps), alpha=a)
+    return PooledBound(
+        count_lower=k1,
+        count_upper=k2,
+        p_lower=lo,
+        p_upper=hi,
+        epsilon_lower_bound=max(0.0, eps),
+        alpha=a,
+    )

@@ -59,8 +59,10 @@ def _real(v: Any, what: str, lo: float, hi: float, lo_open: bool, hi_open: bool)
     x = float(v)
     ok = (x > lo if lo_open else x >= lo) and (x < hi if hi_open else x <= hi)
     if not ok:
-        raise InvalidParameterError(f"{what} must lie in {'(' if lo_open else '['}{lo}, {hi}"
-                                    f"{')' if hi_open else ']'}, got {v!r}")
+        raise InvalidParameterError(
+            f"{what} must lie in {'(' if lo_open else '['}{lo}, {hi}"
+            f"{')' if hi_open else ']'}, got {v!r}"
+        )
     return x
 
 
@@ -74,8 +76,9 @@ class _Rejection:
     the reported ε′ an upper bound), never an overstatement of power.
     """
 
-    def __init__(self, p_y: float, n_x: int, n_y: int, alpha: float, delta: float,
-                 claimed_epsilon: float) -> None:
+    def __init__(
+        self, p_y: float, n_x: int, n_y: int, alpha: float, delta: float, claimed_epsilon: float
+    ) -> None:
         if p_y <= 0.0:
             ky = np.zeros(1, dtype=np.int64)
             pmf = np.ones(1)
@@ -88,6 +91,7 @@ class _Rejection:
             ky = np.arange(lo, hi + 1, dtype=np.int64)
             pmf = stats.binom.pmf(ky, n_y, p_y)
         self.exact = ky.size <= _NODES
+        weights: np.ndarray  # pmf, or its sums per node (bincount with weights: float64)
         if self.exact:
             nodes, weights = ky, pmf
         else:
@@ -120,7 +124,7 @@ def _smallest_k_above(level: np.ndarray, n: int, a: float) -> np.ndarray:
     never = c >= 1.0
     k = np.where(never, n + 1, k)
 
-    def rejects(kk: np.ndarray) -> np.ndarray:           # P_c(X >= kk) < a, kk in [1, n+1]
+    def rejects(kk: np.ndarray) -> np.ndarray:  # P_c(X >= kk) < a, kk in [1, n+1]
         return stats.binom.sf(kk - 1, n, c) < a
 
     for _ in range(10_000):
@@ -132,8 +136,16 @@ def _smallest_k_above(level: np.ndarray, n: int, a: float) -> np.ndarray:
     raise AssertionError("threshold search did not converge")  # pragma: no cover
 
 
-def detection_probability(true_epsilon: float, p_y: float, n_x: int, n_y: int, *,
-                          alpha: float, delta: float, claimed_epsilon: float) -> float:
+def detection_probability(
+    true_epsilon: float,
+    p_y: float,
+    n_x: int,
+    n_y: int,
+    *,
+    alpha: float,
+    delta: float,
+    claimed_epsilon: float,
+) -> float:
     """P(the event test reports ε_lb > claimed ε) when P[M(x) ∈ S] = min(1, e^{ε′}p_y + δ).
 
     Parameters are those of :func:`detectable_epsilon`, with ``true_epsilon`` = ε′.
@@ -157,17 +169,30 @@ def _p_x(eps: float, p_y: float, delta: float) -> float:
     return min(1.0, math.exp(min(eps + math.log(p_y), 0.0)) + delta)
 
 
-def _check_common(p_y: Any, n_x: Any, n_y: Any, alpha: Any, delta: Any, claimed: Any
-                  ) -> tuple[float, int, int, float, float, float]:
-    return (_real(p_y, "p_y", 0.0, 1.0, False, False), _count(n_x, "n_x"), _count(n_y, "n_y"),
-            _real(alpha, "alpha", 0.0, 1.0, True, True),
-            _real(delta, "delta", 0.0, 1.0, False, True),
-            _real(claimed, "claimed_epsilon", 0.0, math.inf, False, True))
+def _check_common(
+    p_y: Any, n_x: Any, n_y: Any, alpha: Any, delta: Any, claimed: Any
+) -> tuple[float, int, int, float, float, float]:
+    return (
+        _real(p_y, "p_y", 0.0, 1.0, False, False),
+        _count(n_x, "n_x"),
+        _count(n_y, "n_y"),
+        _real(alpha, "alpha", 0.0, 1.0, True, True),
+        _real(delta, "delta", 0.0, 1.0, False, True),
+        _real(claimed, "claimed_epsilon", 0.0, math.inf, False, True),
+    )
 
 
-def detectable_epsilon(p_y: float, n_x: int, n_y: int, *, alpha: float, delta: float,
-                       claimed_epsilon: float, probability: float = 0.9,
-                       tolerance: float = 1e-5) -> float:
+def detectable_epsilon(
+    p_y: float,
+    n_x: int,
+    n_y: int,
+    *,
+    alpha: float,
+    delta: float,
+    claimed_epsilon: float,
+    probability: float = 0.9,
+    tolerance: float = 1e-5,
+) -> float:
     """The smallest true ε′ that the event test detects with the given probability.
 
     Parameters
@@ -220,7 +245,7 @@ def detectable_epsilon(p_y: float, n_x: int, n_y: int, *, alpha: float, delta: f
         return e_c
     if p_y_ <= 0.0:
         return math.inf
-    top = math.log(max(1.0 - d, 1e-300)) - math.log(p_y_)     # where p_x reaches 1
+    top = math.log(max(1.0 - d, 1e-300)) - math.log(p_y_)  # where p_x reaches 1
     if top <= e_c or prob(top) < target:
         return math.inf
     lo, hi = e_c, top
@@ -237,9 +262,16 @@ def detectable_epsilon(p_y: float, n_x: int, n_y: int, *, alpha: float, delta: f
 MAX_SEARCHED_SAMPLES = 10**12
 
 
-def samples_to_detect(true_epsilon: float, p_y: float, *, alpha: float, delta: float,
-                      claimed_epsilon: float, probability: float = 0.9,
-                      start: int = 1) -> int | None:
+def samples_to_detect(
+    true_epsilon: float,
+    p_y: float,
+    *,
+    alpha: float,
+    delta: float,
+    claimed_epsilon: float,
+    probability: float = 0.9,
+    start: int = 1,
+) -> int | None:
     """The per-side test size at which the event test detects ``true_epsilon``: the power
     calculation of :func:`detection_probability` inverted in n.
 
@@ -302,7 +334,7 @@ def samples_to_detect(true_epsilon: float, p_y: float, *, alpha: float, delta: f
             break
         if hi >= MAX_SEARCHED_SAMPLES:
             return None
-    while hi - lo > max(1, lo // 1000):          # 0.1 % resolution is plenty for advice
+    while hi - lo > max(1, lo // 1000):  # 0.1 % resolution is plenty for advice
         mid = (lo + hi) // 2
         if detects(mid):
             hi = mid

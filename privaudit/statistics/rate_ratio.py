@@ -63,11 +63,11 @@ def checked_poisson_means(mean_x: Any, mean_y: Any) -> tuple[np.ndarray, np.ndar
     """The two Poisson means as arrays, refused unless finite and > 0."""
     lx = np.asarray(mean_x, dtype=np.float64)
     ly = np.asarray(mean_y, dtype=np.float64)
-    if np.any(~np.isfinite(lx)) or np.any(~np.isfinite(ly)) or np.any(lx <= 0) \
-            or np.any(ly <= 0):
+    if np.any(~np.isfinite(lx)) or np.any(~np.isfinite(ly)) or np.any(lx <= 0) or np.any(ly <= 0):
         raise InvalidParameterError(
             f"the Poisson means of the sample sizes must be finite and > 0, got "
-            f"mean_x={mean_x!r}, mean_y={mean_y!r}")
+            f"mean_x={mean_x!r}, mean_y={mean_y!r}"
+        )
     return lx, ly
 
 
@@ -75,9 +75,14 @@ def _finish(a: np.ndarray) -> Any:
     return a[()] if a.ndim == 0 else a
 
 
-def rate_ratio_lower_bound(count_x: npt.ArrayLike, count_y: npt.ArrayLike,
-                           mean_x: npt.ArrayLike, mean_y: npt.ArrayLike, *,
-                           alpha: float) -> Any:
+def rate_ratio_lower_bound(
+    count_x: npt.ArrayLike,
+    count_y: npt.ArrayLike,
+    mean_x: npt.ArrayLike,
+    mean_y: npt.ArrayLike,
+    *,
+    alpha: float,
+) -> Any:
     """Exact lower confidence bound on p_x / p_y from Poissonised counts, vectorised.
 
     Parameters
@@ -107,10 +112,14 @@ def rate_ratio_lower_bound(count_x: npt.ArrayLike, count_y: npt.ArrayLike,
     """
     a = check_alpha(alpha)
     kx, ky = np.asarray(count_x), np.asarray(count_y)
-    if not (np.issubdtype(kx.dtype, np.integer) and np.issubdtype(ky.dtype, np.integer)) \
-            or np.any(kx < 0) or np.any(ky < 0):
+    if (
+        not (np.issubdtype(kx.dtype, np.integer) and np.issubdtype(ky.dtype, np.integer))
+        or np.any(kx < 0)
+        or np.any(ky < 0)
+    ):
         raise InvalidParameterError(
-            f"counts must be integers >= 0, got count_x={count_x!r}, count_y={count_y!r}")
+            f"counts must be integers >= 0, got count_x={count_x!r}, count_y={count_y!r}"
+        )
     lx, ly = checked_poisson_means(mean_x, mean_y)
     total = kx + ky
     pi_low = np.asarray(cp_lower(kx, np.maximum(total, 1), a), dtype=np.float64)
@@ -119,9 +128,14 @@ def rate_ratio_lower_bound(count_x: npt.ArrayLike, count_y: npt.ArrayLike,
     return _finish(np.where(kx > 0, ratio, 0.0))
 
 
-def rate_ratio_epsilon_lower_bound(count_x: npt.ArrayLike, count_y: npt.ArrayLike,
-                                   mean_x: npt.ArrayLike, mean_y: npt.ArrayLike, *,
-                                   alpha: float) -> Any:
+def rate_ratio_epsilon_lower_bound(
+    count_x: npt.ArrayLike,
+    count_y: npt.ArrayLike,
+    mean_x: npt.ArrayLike,
+    mean_y: npt.ArrayLike,
+    *,
+    alpha: float,
+) -> Any:
     """ε_lb = max(0, ln r̲) of :func:`rate_ratio_lower_bound` (pure DP), vectorised.
 
     Examples

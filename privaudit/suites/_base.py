@@ -135,25 +135,29 @@ class BenchmarkCase:
             raise InvalidParameterError(f"name must be a non-empty string, got {self.name!r}")
         if not isinstance(self.mechanism, Mechanism):
             raise InvalidParameterError(
-                f"{self.name}: mechanism must be a Mechanism, got {type(self.mechanism).__name__}")
+                f"{self.name}: mechanism must be a Mechanism, got {type(self.mechanism).__name__}"
+            )
         true_eps = _epsilon(self.true_epsilon, f"{self.name}: true_epsilon", allow_inf=True)
-        claimed = _epsilon(self.claimed_epsilon, f"{self.name}: claimed_epsilon",
-                           allow_inf=False)
+        claimed = _epsilon(self.claimed_epsilon, f"{self.name}: claimed_epsilon", allow_inf=False)
         delta = float(self.claimed_delta)
         self._check_claim(claimed, delta)
         object.__setattr__(self, "true_epsilon", true_eps)
         object.__setattr__(self, "claimed_epsilon", claimed)
         object.__setattr__(self, "claimed_delta", delta)
-        object.__setattr__(self, "is_private",
-                           bool(true_eps <= claimed * (1.0 + PRIVACY_REL_TOL)))
+        object.__setattr__(self, "is_private", bool(true_eps <= claimed * (1.0 + PRIVACY_REL_TOL)))
         object.__setattr__(self, "input_pairs", self._checked_pairs())
         results = {}
         for key, value in dict(self.reference_results).items():
-            if not isinstance(key, str) or isinstance(value, bool) \
-                    or not isinstance(value, (int, float)) or math.isnan(float(value)):
+            if (
+                not isinstance(key, str)
+                or isinstance(value, bool)
+                or not isinstance(value, (int, float))
+                or math.isnan(float(value))
+            ):
                 raise InvalidParameterError(
                     f"{self.name}: reference_results must map names to numbers, "
-                    f"got {key!r}: {value!r}")
+                    f"got {key!r}: {value!r}"
+                )
             results[key] = float(value)
         object.__setattr__(self, "reference_results", MappingProxyType(results))
         for label in ("source", "notes"):
@@ -172,12 +176,15 @@ class BenchmarkCase:
         else:
             raise InconsistentSpecError(
                 f"{self.name}: benchmark cases need a PureDP or ApproxDP claim, got "
-                f"{type(guarantee).__name__}")
+                f"{type(guarantee).__name__}"
+            )
         if not math.isclose(spec_eps, claimed, rel_tol=1e-12) or not math.isclose(
-                spec_delta, delta, rel_tol=1e-12, abs_tol=0.0):
+            spec_delta, delta, rel_tol=1e-12, abs_tol=0.0
+        ):
             raise InconsistentSpecError(
                 f"{self.name}: claimed (epsilon={claimed:g}, delta={delta:g}) is not the spec's "
-                f"guarantee (epsilon={spec_eps:g}, delta={spec_delta:g})")
+                f"guarantee (epsilon={spec_eps:g}, delta={spec_delta:g})"
+            )
 
     def _checked_pairs(self) -> tuple[tuple[Any, Any], ...]:
         spec = self.mechanism.spec
@@ -192,12 +199,14 @@ class BenchmarkCase:
             y = spec.input_domain.validate(pair[1])
             if _same_input(x, y):
                 raise InvalidParameterError(
-                    f"{self.name}: input pair {i} holds the same input twice: {pair[0]!r}")
+                    f"{self.name}: input pair {i} holds the same input twice: {pair[0]!r}"
+                )
             decision = spec.relation.decide(x, y, spec.input_domain)
             if not decision:
                 raise NotNeighboursError(
                     f"{self.name}: input pair {i} is not related by {spec.relation.kind!r}: "
-                    f"{decision.reason}")
+                    f"{decision.reason}"
+                )
             checked.append((_freeze(x), _freeze(y)))
         return tuple(checked)
 
@@ -215,5 +224,7 @@ class BenchmarkCase:
     def __repr__(self) -> str:
         verdict = "private" if self.is_private else "NOT private"
         delta = f", delta={self.claimed_delta:g}" if self.claimed_delta else ""
-        return (f"<BenchmarkCase {self.name!r}: claims epsilon={self.claimed_epsilon:g}{delta}, "
-                f"true epsilon={self.true_epsilon:.6g} ({verdict})>")
+        return (
+            f"<BenchmarkCase {self.name!r}: claims epsilon={self.claimed_epsilon:g}{delta}, "
+            f"true epsilon={self.true_epsilon:.6g} ({verdict})>"
+        )

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import math
 from itertools import pairwise
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 
@@ -56,23 +56,29 @@ __all__ = [
 
 DPSNIPER_2021 = Reference(
     citation="Bichsel, Steffen, Bogunovic & Vechev, 'DP-Sniper: black-box discovery of "
-             "differential privacy violations using classifiers', IEEE S&P 2021",
+    "differential privacy violations using classifiers', IEEE S&P 2021",
     locator="Section VI (evaluation); eth-sri/dp-sniper, dpsniper/mechanisms/*.py and "
-            "dpsniper/experiments/exp_default.py")
+    "dpsniper/experiments/exp_default.py",
+)
 BALCER_VADHAN_2018 = Reference(
     citation="Balcer & Vadhan, 'Differential privacy on finite computers', ITCS 2018",
-    locator="Algorithm 4.8 (GeoSample) and Theorem 4.7", url="https://arxiv.org/abs/1709.05396")
+    locator="Algorithm 4.8 (GeoSample) and Theorem 4.7",
+    url="https://arxiv.org/abs/1709.05396",
+)
 RAPPOR_2014 = Reference(
     citation="Erlingsson, Pihur & Korolova, 'RAPPOR: randomized aggregatable "
-             "privacy-preserving ordinal response', ACM CCS 2014",
-    locator="Section 3, steps 1-3; Section 4 (epsilon_inf = 2h ln((1 - f/2)/(f/2)))")
+    "privacy-preserving ordinal response', ACM CCS 2014",
+    locator="Section 3, steps 1-3; Section 4 (epsilon_inf = 2h ln((1 - f/2)/(f/2)))",
+)
 SHADOWDP_2019 = Reference(
     citation="Wang, Ding, Wang, Kifer & Zhang, 'Proving differential privacy with shadow "
-             "execution', PLDI 2019",
-    locator="PrefixSum and NumSVT")
+    "execution', PLDI 2019",
+    locator="PrefixSum and NumSVT",
+)
 _DMNS = Reference(
     citation="Dwork, McSherry, Nissim & Smith, 'Calibrating noise to sensitivity in private "
-             "data analysis', TCC 2006")
+    "data analysis', TCC 2006"
+)
 
 _EPS = 0.1  # DP-Sniper's default claim for every mechanism
 
@@ -101,10 +107,17 @@ class LaplaceQuery(QueryMechanism):
     def __init__(self, epsilon: float = _EPS, *, name: str = "dpsniper.LaplaceMechanism") -> None:
         self.epsilon = _positive(epsilon, "epsilon")
         self.scale = 1.0 / self.epsilon
-        super().__init__(query_spec(
-            name=name, summary="one query answer plus Laplace noise of scale 1/epsilon",
-            references=(DPSNIPER_2021, _DMNS), length=1, norm="l1", epsilon=self.epsilon,
-            noise=AdditiveNoise(law=Laplace(scale=self.scale), calibration="exact")))
+        super().__init__(
+            query_spec(
+                name=name,
+                summary="one query answer plus Laplace noise of scale 1/epsilon",
+                references=(DPSNIPER_2021, _DMNS),
+                length=1,
+                norm="l1",
+                epsilon=self.epsilon,
+                noise=AdditiveNoise(law=Laplace(scale=self.scale), calibration="exact"),
+            )
+        )
 
     def _sample(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
         return float(data) + rng.laplace(0.0, self.scale, size)
@@ -137,29 +150,42 @@ class TruncatedGeometric(QueryMechanism):
     (``TruncatedGeometricMechanism``).
     """
 
-    def __init__(self, epsilon: float = _EPS, n: int = 5, *,
-                 name: str = "dpsniper.TruncatedGeometricMechanism") -> None:
+    def __init__(
+        self,
+        epsilon: float = _EPS,
+        n: int = 5,
+        *,
+        name: str = "dpsniper.TruncatedGeometricMechanism",
+    ) -> None:
         self.epsilon = _positive(epsilon, "epsilon")
         self.n = _count(n, "n")
         self.k = math.ceil(math.log(2.0 / self.epsilon))
         if self.k < 0:
             raise InvalidParameterError(f"epsilon must be <= 2 for GeoSample, got {epsilon!r}")
-        self.d = (2 ** (self.k + 1) + 1) * (2 ** self.k + 1) ** (self.n - 1)
+        self.d = (2 ** (self.k + 1) + 1) * (2**self.k + 1) ** (self.n - 1)
         if self.d >= 2**62:
             raise InvalidParameterError(
                 f"GeoSample with epsilon={epsilon!r}, n={n!r} needs integers beyond int64 "
-                f"(d = {self.d}); use a larger epsilon or a smaller n")
+                f"(d = {self.d}); use a larger epsilon or a smaller n"
+            )
         self._cdf = np.array([self._compute_f(c) for c in range(self.n + 1)], dtype=np.int64)
-        super().__init__(query_spec(
-            name=name, summary="Balcer-Vadhan GeoSample: a truncated geometric count in 0..n",
-            references=(DPSNIPER_2021, BALCER_VADHAN_2018), length=1, norm="l1",
-            epsilon=self.epsilon, element=IntegerRange(lo=0, hi=self.n),
-            statistic="identity: the count c in 0..n (sensitivity 1)"))
+        super().__init__(
+            query_spec(
+                name=name,
+                summary="Balcer-Vadhan GeoSample: a truncated geometric count in 0..n",
+                references=(DPSNIPER_2021, BALCER_VADHAN_2018),
+                length=1,
+                norm="l1",
+                epsilon=self.epsilon,
+                element=IntegerRange(lo=0, hi=self.n),
+                statistic="identity: the count c in 0..n (sensitivity 1)",
+            )
+        )
 
     @property
     def exact_epsilon(self) -> float:
         """ln(1 + 2^−k), the mechanism's exact ε (Balcer & Vadhan, Theorem 4.7)."""
-        return math.log1p(2.0 ** -self.k)
+        return math.log1p(2.0**-self.k)
 
     def pmf(self, count: int) -> np.ndarray:
         """Exact output probabilities P(z | c) for z = 0 … n."""
@@ -191,12 +217,17 @@ class NoisyHist1(NoisyHistogram):
 
     _bug = False
 
-    def __init__(self, epsilon: float = _EPS, *, length: int = 5,
-                 name: str | None = None) -> None:
+    def __init__(self, epsilon: float = _EPS, *, length: int = 5, name: str | None = None) -> None:
         label = type(self).__name__
-        super().__init__(epsilon, scale_is_epsilon=self._bug, length=length, report="all",
-                         integer_range=(0, 10), name=name or f"dpsniper.{label}",
-                         references=(DPSNIPER_2021,))
+        super().__init__(
+            epsilon,
+            scale_is_epsilon=self._bug,
+            length=length,
+            report="all",
+            integer_range=(0, 10),
+            name=name or f"dpsniper.{label}",
+            references=(DPSNIPER_2021,),
+        )
 
 
 class NoisyHist2(NoisyHist1):
@@ -214,14 +245,18 @@ class NoisyHist2(NoisyHist1):
 
 
 class _DPSniperNoisyMax(NoisyMax):
-    _noise = "laplace"
-    _report = "index"
+    _noise: Literal["laplace", "exponential"] = "laplace"
+    _report: Literal["index", "value"] = "index"
 
-    def __init__(self, epsilon: float = _EPS, *, length: int = 5,
-                 name: str | None = None) -> None:
-        super().__init__(epsilon, noise=self._noise, report=self._report,  # type: ignore[arg-type]
-                         length=length, name=name or f"dpsniper.{type(self).__name__}",
-                         references=(DPSNIPER_2021,))
+    def __init__(self, epsilon: float = _EPS, *, length: int = 5, name: str | None = None) -> None:
+        super().__init__(
+            epsilon,
+            noise=self._noise,
+            report=self._report,
+            length=length,
+            name=name or f"dpsniper.{type(self).__name__}",
+            references=(DPSNIPER_2021,),
+        )
 
 
 class ReportNoisyMax1(_DPSniperNoisyMax):
@@ -314,9 +349,18 @@ class Rappor(QueryMechanism):
 
     _instantaneous = True
 
-    def __init__(self, *, n_hashes: int = 4, filter_size: int = 20, f: float = 0.75,
-                 p: float = 0.45, q: float = 0.55, epsilon: float = _EPS,
-                 value_range: tuple[int, int] = (-10, 10), name: str | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        n_hashes: int = 4,
+        filter_size: int = 20,
+        f: float = 0.75,
+        p: float = 0.45,
+        q: float = 0.55,
+        epsilon: float = _EPS,
+        value_range: tuple[int, int] = (-10, 10),
+        name: str | None = None,
+    ) -> None:
         self.n_hashes = _count(n_hashes, "n_hashes")
         self.filter_size = _count(filter_size, "filter_size")
         for label, prob in (("f", f), ("p", p), ("q", q)):
@@ -325,15 +369,22 @@ class Rappor(QueryMechanism):
         self.f, self.p, self.q = float(f), float(p), float(q)
         self.epsilon = _positive(epsilon, "epsilon")
         lo, hi = value_range
-        kind = "steps 1-3 (permanent and instantaneous response)" if self._instantaneous \
+        kind = (
+            "steps 1-3 (permanent and instantaneous response)"
+            if self._instantaneous
             else "steps 1-2 (permanent response only)"
+        )
         spec = MechanismSpec(
             name=name or f"dpsniper.{type(self).__name__}",
             summary=f"RAPPOR {kind} of one integer value, {self.filter_size}-bit Bloom filter "
-                    f"with {self.n_hashes} hashes",
-            references=(DPSNIPER_2021, RAPPOR_2014), input_domain=IntegerRange(lo=lo, hi=hi),
-            relation=LocalRelation(), statistic="the user's value",
-            output_dimension=self.filter_size, guarantee=PureDP(epsilon=self.epsilon))
+            f"with {self.n_hashes} hashes",
+            references=(DPSNIPER_2021, RAPPOR_2014),
+            input_domain=IntegerRange(lo=lo, hi=hi),
+            relation=LocalRelation(),
+            statistic="the user's value",
+            output_dimension=self.filter_size,
+            guarantee=PureDP(epsilon=self.epsilon),
+        )
         super().__init__(spec)
 
     def bloom_bits(self, value: int) -> np.ndarray:
@@ -355,7 +406,7 @@ class Rappor(QueryMechanism):
     def pair_epsilon(self, value: int, other: int) -> float:
         """The exact ε between two values: max over outputs of |log P(y|v) − log P(y|w)|."""
         p0, p1 = self.report_probabilities()
-        up = max(math.log(p1 / p0), math.log((1 - p1) / (1 - p0)))    # bit 1 vs bit 0
+        up = max(math.log(p1 / p0), math.log((1 - p1) / (1 - p0)))  # bit 1 vs bit 0
         down = max(math.log(p0 / p1), math.log((1 - p0) / (1 - p1)))  # bit 0 vs bit 1
         a, b = self.bloom_bits(value), self.bloom_bits(other)
         forward = up * np.sum(a & ~b) + down * np.sum(~a & b)
@@ -383,11 +434,24 @@ class OneTimeRappor(Rappor):
 
     _instantaneous = False
 
-    def __init__(self, *, n_hashes: int = 4, filter_size: int = 20, f: float = 0.95,
-                 epsilon: float = _EPS, value_range: tuple[int, int] = (-10, 10),
-                 name: str | None = None) -> None:
-        super().__init__(n_hashes=n_hashes, filter_size=filter_size, f=f, epsilon=epsilon,
-                         value_range=value_range, name=name)
+    def __init__(
+        self,
+        *,
+        n_hashes: int = 4,
+        filter_size: int = 20,
+        f: float = 0.95,
+        epsilon: float = _EPS,
+        value_range: tuple[int, int] = (-10, 10),
+        name: str | None = None,
+    ) -> None:
+        super().__init__(
+            n_hashes=n_hashes,
+            filter_size=filter_size,
+            f=f,
+            epsilon=epsilon,
+            value_range=value_range,
+            name=name,
+        )
 
 
 class LaplaceParallel(QueryMechanism):
@@ -415,19 +479,31 @@ class LaplaceParallel(QueryMechanism):
     ``dpsniper/experiments/exp_default.py`` (``LaplaceParallel(eps=0.005, n_parallel=20)``).
     """
 
-    def __init__(self, n_parallel: int = 20, epsilon_each: float = 0.005, *,
-                 name: str = "dpsniper.LaplaceParallel") -> None:
+    def __init__(
+        self,
+        n_parallel: int = 20,
+        epsilon_each: float = 0.005,
+        *,
+        name: str = "dpsniper.LaplaceParallel",
+    ) -> None:
         self.n_parallel = _count(n_parallel, "n_parallel")
         self.epsilon_each = _positive(epsilon_each, "epsilon_each")
         self.scale = 1.0 / self.epsilon_each
         total = self.n_parallel * self.epsilon_each
-        super().__init__(query_spec(
-            name=name, summary=f"{self.n_parallel} independent Laplace releases of one answer",
-            references=(DPSNIPER_2021, _DMNS), length=1, norm="l1", epsilon=total,
-            noise=AdditiveNoise(law=Laplace(scale=self.scale), calibration="exact"),
-            output_dimension=self.n_parallel,
-            statistic=f"the query answer repeated {self.n_parallel} times",
-            sensitivity=GlobalSensitivity(value=float(self.n_parallel), norm="l1")))
+        super().__init__(
+            query_spec(
+                name=name,
+                summary=f"{self.n_parallel} independent Laplace releases of one answer",
+                references=(DPSNIPER_2021, _DMNS),
+                length=1,
+                norm="l1",
+                epsilon=total,
+                noise=AdditiveNoise(law=Laplace(scale=self.scale), calibration="exact"),
+                output_dimension=self.n_parallel,
+                statistic=f"the query answer repeated {self.n_parallel} times",
+                sensitivity=GlobalSensitivity(value=float(self.n_parallel), norm="l1"),
+            )
+        )
 
     def statistic(self, data: Any) -> Any:
         return np.full(self.n_parallel, super().statistic(data))
@@ -464,15 +540,29 @@ class PrefixSum(QueryMechanism):
     execution", PLDI 2019; ``eth-sri/dp-sniper``, ``dpsniper/mechanisms/prefix_sum.py``.
     """
 
-    def __init__(self, epsilon: float = _EPS, *, length: int = 10,
-                 name: str = "dpsniper.PrefixSum", notes: str = "") -> None:
+    def __init__(
+        self,
+        epsilon: float = _EPS,
+        *,
+        length: int = 10,
+        name: str = "dpsniper.PrefixSum",
+        notes: str = "",
+    ) -> None:
         self.epsilon = _positive(epsilon, "epsilon")
         self.scale = 1.0 / self.epsilon
         n = _count(length, "length")
-        super().__init__(query_spec(
-            name=name, summary="prefix sums of the query answers plus Laplace(1/epsilon) noise",
-            references=(DPSNIPER_2021, SHADOWDP_2019), length=n, norm="linf",
-            epsilon=self.epsilon, output_dimension=n, notes=notes))
+        super().__init__(
+            query_spec(
+                name=name,
+                summary="prefix sums of the query answers plus Laplace(1/epsilon) noise",
+                references=(DPSNIPER_2021, SHADOWDP_2019),
+                length=n,
+                norm="linf",
+                epsilon=self.epsilon,
+                output_dimension=n,
+                notes=notes,
+            )
+        )
 
     def _sample(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
         noisy = laplace_noise(rng, self.scale, (size, data.shape[0]))

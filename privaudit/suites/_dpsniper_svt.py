@@ -31,7 +31,7 @@ component-wise neighbourhood, StatDP's ALL_DIFFER).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -58,8 +58,10 @@ __all__ = [
 
 LYU_2017 = Reference(
     citation="Lyu, Su & Li, 'Understanding the sparse vector technique for differential "
-             "privacy', PVLDB 10(6), 2017",
-    locator="Algorithms 1-6 and Table 1", url="https://arxiv.org/abs/1603.01699")
+    "privacy', PVLDB 10(6), 2017",
+    locator="Algorithms 1-6 and Table 1",
+    url="https://arxiv.org/abs/1603.01699",
+)
 
 _EPS = 0.1
 
@@ -76,14 +78,22 @@ class _SparseVector(QueryMechanism):
     them.
     """
 
-    _threshold_share = 0.5     # ε1 / ε
-    _values = False            # releases noisy values (adds value columns)
-    _has_cutoff = True         # stops after c ⊤ answers
+    _threshold_share = 0.5  # ε1 / ε
+    _values = False  # releases noisy values (adds value columns)
+    _has_cutoff = True  # stops after c ⊤ answers
     _algorithm = ""
     _references: tuple[Reference, ...] = (DPSNIPER_2021, LYU_2017)
 
-    def __init__(self, epsilon: float = _EPS, c: int = 2, t: float = 1.0, *,
-                 length: int = 10, name: str | None = None, notes: str = "") -> None:
+    def __init__(
+        self,
+        epsilon: float = _EPS,
+        c: int = 2,
+        t: float = 1.0,
+        *,
+        length: int = 10,
+        name: str | None = None,
+        notes: str = "",
+    ) -> None:
         self.epsilon = _positive(epsilon, "epsilon")
         self.c = _count(c, "c")
         self.t = float(t)
@@ -91,11 +101,18 @@ class _SparseVector(QueryMechanism):
         self.eps1 = self.epsilon * self._threshold_share
         self.eps2 = self.epsilon - self.eps1
         width = self.length * (2 if self._values else 1)
-        super().__init__(query_spec(
-            name=name or f"dpsniper.{type(self).__name__}",
-            summary=f"sparse vector technique ({self._algorithm}), c={self.c}, t={self.t:g}",
-            references=self._references, length=self.length, norm="linf",
-            epsilon=self.epsilon, output_dimension=width, notes=notes))
+        super().__init__(
+            query_spec(
+                name=name or f"dpsniper.{type(self).__name__}",
+                summary=f"sparse vector technique ({self._algorithm}), c={self.c}, t={self.t:g}",
+                references=self._references,
+                length=self.length,
+                norm="linf",
+                epsilon=self.epsilon,
+                output_dimension=width,
+                notes=notes,
+            )
+        )
 
     @property
     def cutoff(self) -> int | None:
@@ -105,14 +122,15 @@ class _SparseVector(QueryMechanism):
     def _sample(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
         x = np.asarray(data, dtype=np.float64)
         out = np.empty((size, self.spec.output_dimension))
-        for start in range(0, size, BLOCK):    # blocks of independent samples
-            block = out[start:start + BLOCK]
+        for start in range(0, size, BLOCK):  # blocks of independent samples
+            block = out[start : start + BLOCK]
             above, noisy = self._compare(x, block.shape[0], rng)
             self._release(sparse_vector_run(above, self.cutoff, out=block), noisy, x, rng)
         return out
 
-    def _compare(self, x: np.ndarray, size: int,
-                 rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray | None]:
+    def _compare(
+        self, x: np.ndarray, size: int, rng: np.random.Generator
+    ) -> tuple[np.ndarray, np.ndarray | None]:
         """Query-major comparisons ``(length, size)`` of ``size`` independent runs.
 
         Returns the comparisons (True: the query compares above its threshold; computed
@@ -121,12 +139,18 @@ class _SparseVector(QueryMechanism):
         """
         raise NotImplementedError  # pragma: no cover
 
-    def _release(self, run: SparseVectorRun, noisy: np.ndarray | None, x: np.ndarray,
-                 rng: np.random.Generator) -> None:
+    def _release(
+        self,
+        run: SparseVectorRun,
+        noisy: np.ndarray | None,
+        x: np.ndarray,
+        rng: np.random.Generator,
+    ) -> None:
         """Write the value columns (after the code columns) of a run; none by default."""
 
-    def _noisy(self, x: np.ndarray, scale: float, size: int,
-               rng: np.random.Generator) -> np.ndarray:
+    def _noisy(
+        self, x: np.ndarray, scale: float, size: int, rng: np.random.Generator
+    ) -> np.ndarray:
         """q_j + ν_j with ν_j ~ Lap(scale), query-major: shape ``(length, size)``."""
         noisy = laplace_noise(rng, scale, (x.shape[0], size))
         noisy += x[:, np.newaxis]
@@ -153,8 +177,9 @@ class SparseVectorTechnique1(_SparseVector):
 
     _algorithm = "Lyu et al. Algorithm 1"
 
-    def _compare(self, x: np.ndarray, size: int,
-                 rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray | None]:
+    def _compare(
+        self, x: np.ndarray, size: int, rng: np.random.Generator
+    ) -> tuple[np.ndarray, np.ndarray | None]:
         threshold = self._threshold(1.0 / self.eps1, size, rng)
         return self._noisy(x, 2.0 * self.c / self.eps2, size, rng) >= threshold, None
 
@@ -173,16 +198,17 @@ class SparseVectorTechnique2(_SparseVector):
 
     _algorithm = "Lyu et al. Algorithm 2"
 
-    def _compare(self, x: np.ndarray, size: int,
-                 rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray | None]:
+    def _compare(
+        self, x: np.ndarray, size: int, rng: np.random.Generator
+    ) -> tuple[np.ndarray, np.ndarray | None]:
         scale_rho = self.c / self.eps1
         threshold = self._threshold(scale_rho, size, rng)
         noisy = self._noisy(x, 2.0 * self.c / self.eps2, size, rng)
         above = np.empty(noisy.shape, dtype=bool)
         last = noisy.shape[0] - 1
-        for j in range(noisy.shape[0]):          # sequential over the queries only
+        for j in range(noisy.shape[0]):  # sequential over the queries only
             np.greater_equal(noisy[j], threshold, out=above[j])
-            if j < last:                         # redraw the threshold after each ⊤
+            if j < last:  # redraw the threshold after each ⊤
                 redraw = np.flatnonzero(above[j])
                 threshold[redraw] = self.t + laplace_noise(rng, scale_rho, redraw.size)
         return above, None
@@ -204,17 +230,27 @@ class SparseVectorTechnique3(_SparseVector):
     _algorithm = "Lyu et al. Algorithm 3, releases noisy values"
     _values = True
 
-    def _compare(self, x: np.ndarray, size: int,
-                 rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray | None]:
+    def _compare(
+        self, x: np.ndarray, size: int, rng: np.random.Generator
+    ) -> tuple[np.ndarray, np.ndarray | None]:
         threshold = self._threshold(1.0 / self.eps1, size, rng)
         noisy = self._noisy(x, self.c / self.eps2, size, rng)
         return noisy >= threshold, noisy
 
-    def _release(self, run: SparseVectorRun, noisy: np.ndarray | None, x: np.ndarray,
-                 rng: np.random.Generator) -> None:
-        samples, queries = run.top_cells()     # release q_j + ν_j where the code is ⊤
-        run.put(samples, run.first_column + self.length + queries,
-                np.take(noisy, queries * noisy.shape[1] + samples))
+    def _release(
+        self,
+        run: SparseVectorRun,
+        noisy: np.ndarray | None,
+        x: np.ndarray,
+        rng: np.random.Generator,
+    ) -> None:
+        samples, queries = run.top_cells()  # release q_j + ν_j where the code is ⊤
+        noisy = cast(np.ndarray, noisy)  # this class's _compare (above) returns them
+        run.put(
+            samples,
+            run.first_column + self.length + queries,
+            np.take(noisy, queries * noisy.shape[1] + samples),
+        )
 
 
 class SparseVectorTechnique4(_SparseVector):
@@ -232,8 +268,9 @@ class SparseVectorTechnique4(_SparseVector):
     _algorithm = "Lyu et al. Algorithm 4 (Lee and Clifton)"
     _threshold_share = 0.25
 
-    def _compare(self, x: np.ndarray, size: int,
-                 rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray | None]:
+    def _compare(
+        self, x: np.ndarray, size: int, rng: np.random.Generator
+    ) -> tuple[np.ndarray, np.ndarray | None]:
         threshold = self._threshold(1.0 / self.eps1, size, rng)
         return self._noisy(x, 1.0 / self.eps2, size, rng) >= threshold, None
 
@@ -254,8 +291,9 @@ class SparseVectorTechnique5(_SparseVector):
 
     _has_cutoff = False
 
-    def _compare(self, x: np.ndarray, size: int,
-                 rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray | None]:
+    def _compare(
+        self, x: np.ndarray, size: int, rng: np.random.Generator
+    ) -> tuple[np.ndarray, np.ndarray | None]:
         threshold = self._threshold(1.0 / self.eps1, size, rng)
         return x[:, np.newaxis] >= threshold, None
 
@@ -276,8 +314,9 @@ class SparseVectorTechnique6(_SparseVector):
 
     _has_cutoff = False
 
-    def _compare(self, x: np.ndarray, size: int,
-                 rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray | None]:
+    def _compare(
+        self, x: np.ndarray, size: int, rng: np.random.Generator
+    ) -> tuple[np.ndarray, np.ndarray | None]:
         threshold = self._threshold(1.0 / self.eps1, size, rng)
         return self._noisy(x, 1.0 / self.eps2, size, rng) >= threshold, None
 
@@ -303,14 +342,20 @@ class NumericalSVT(_SparseVector):
 
     _references = (DPSNIPER_2021, SHADOWDP_2019)
 
-    def _compare(self, x: np.ndarray, size: int,
-                 rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray | None]:
+    def _compare(
+        self, x: np.ndarray, size: int, rng: np.random.Generator
+    ) -> tuple[np.ndarray, np.ndarray | None]:
         threshold = self._threshold(3.0 / self.epsilon, size, rng)
         return self._noisy(x, 6.0 * self.c / self.epsilon, size, rng) >= threshold, None
 
-    def _release(self, run: SparseVectorRun, noisy: np.ndarray | None, x: np.ndarray,
-                 rng: np.random.Generator) -> None:
-        samples, queries = run.top_cells()      # fresh η_j only where released
+    def _release(
+        self,
+        run: SparseVectorRun,
+        noisy: np.ndarray | None,
+        x: np.ndarray,
+        rng: np.random.Generator,
+    ) -> None:
+        samples, queries = run.top_cells()  # fresh η_j only where released
         released = laplace_noise(rng, 3.0 * self.c / self.epsilon, samples.size)
         released += x[queries]
         run.put(samples, run.first_column + self.length + queries, released)
@@ -343,26 +388,42 @@ class SVT34Parallel(QueryMechanism):
     ``dpsniper/mechanisms/parallel.py`` (``SVT34Parallel``).
     """
 
-    def __init__(self, epsilon: float = _EPS, c: int = 2, t: float = 1.0, *,
-                 length: int = 10, name: str = "dpsniper.SVT34Parallel",
-                 notes: str = "") -> None:
+    def __init__(
+        self,
+        epsilon: float = _EPS,
+        c: int = 2,
+        t: float = 1.0,
+        *,
+        length: int = 10,
+        name: str = "dpsniper.SVT34Parallel",
+        notes: str = "",
+    ) -> None:
         self.svt3 = SparseVectorTechnique3(epsilon, c, t, length=length)
         self.svt4 = SparseVectorTechnique4(epsilon, c, t, length=length)
         self.epsilon = self.svt3.epsilon
-        super().__init__(query_spec(
-            name=name, summary=f"Lyu et al. Algorithms 3 and 4 in parallel, c={c}, t={t:g}",
-            references=(DPSNIPER_2021, LYU_2017), length=self.svt3.length, norm="linf",
-            epsilon=self.epsilon, output_dimension=3 * self.svt3.length, notes=notes))
+        super().__init__(
+            query_spec(
+                name=name,
+                summary=f"Lyu et al. Algorithms 3 and 4 in parallel, c={c}, t={t:g}",
+                references=(DPSNIPER_2021, LYU_2017),
+                length=self.svt3.length,
+                norm="linf",
+                epsilon=self.epsilon,
+                output_dimension=3 * self.svt3.length,
+                notes=notes,
+            )
+        )
 
     def _sample(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
         x = np.asarray(data, dtype=np.float64)
         n = self.svt3.length
         out = np.empty((size, 3 * n))
-        for start in range(0, size, BLOCK):    # blocks of independent samples
-            block = out[start:start + BLOCK]
+        for start in range(0, size, BLOCK):  # blocks of independent samples
+            block = out[start : start + BLOCK]
             above3, noisy3 = self.svt3._compare(x, block.shape[0], rng)
             above4, _ = self.svt4._compare(x, block.shape[0], rng)
             run3, _ = sparse_vector_runs(
-                [(above3, self.svt3.cutoff, 0), (above4, self.svt4.cutoff, 2 * n)], block)
+                [(above3, self.svt3.cutoff, 0), (above4, self.svt4.cutoff, 2 * n)], block
+            )
             self.svt3._release(run3, noisy3, x, rng)
         return out

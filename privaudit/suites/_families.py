@@ -24,14 +24,19 @@ __all__ = ["DING_2018", "NoisyHistogram", "NoisyMax"]
 
 DING_2018 = Reference(
     citation="Ding, Wang, Wang, Zhang & Kifer, 'Detecting violations of differential "
-             "privacy', ACM CCS 2018",
+    "privacy', ACM CCS 2018",
     locator="Algorithms 5-10 (noisy max and histogram variants)",
-    url="https://doi.org/10.1145/3243734.3243818")
+    url="https://doi.org/10.1145/3243734.3243818",
+)
 
 
 def _positive(value: Any, label: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)) \
-            or not np.isfinite(value) or value <= 0:
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, (int, float, np.integer, np.floating))
+        or not np.isfinite(value)
+        or value <= 0
+    ):
         raise InvalidParameterError(f"{label} must be a finite number > 0, got {value!r}")
     return float(value)
 
@@ -85,9 +90,17 @@ class NoisyMax(QueryMechanism):
     (Laplace = random sign × exponential).
     """
 
-    def __init__(self, epsilon: float, *, noise: Literal["laplace", "exponential"],
-                 report: Literal["index", "value"], length: int = 5, name: str = "noisy_max",
-                 references: Sequence[Reference] = (), notes: str = "") -> None:
+    def __init__(
+        self,
+        epsilon: float,
+        *,
+        noise: Literal["laplace", "exponential"],
+        report: Literal["index", "value"],
+        length: int = 5,
+        name: str = "noisy_max",
+        references: Sequence[Reference] = (),
+        notes: str = "",
+    ) -> None:
         eps = _positive(epsilon, "epsilon")
         if noise not in ("laplace", "exponential"):
             raise InvalidParameterError(f"noise must be 'laplace' or 'exponential', got {noise!r}")
@@ -98,10 +111,15 @@ class NoisyMax(QueryMechanism):
         law = Laplace(scale=self.scale) if noise == "laplace" else Exponential(scale=self.scale)
         what = "index of the largest" if report == "index" else "largest"
         spec = query_spec(
-            name=name, summary=f"the {what} of {n} query answers plus i.i.d. {noise} noise of "
-                                f"scale 2/epsilon", references=(DING_2018, *references),
-            length=n, norm="linf", epsilon=eps,
-            noise=NoisyArgmax(law=law) if report == "index" else None, notes=notes)
+            name=name,
+            summary=f"the {what} of {n} query answers plus i.i.d. {noise} noise of scale 2/epsilon",
+            references=(DING_2018, *references),
+            length=n,
+            norm="linf",
+            epsilon=eps,
+            noise=NoisyArgmax(law=law) if report == "index" else None,
+            notes=notes,
+        )
         super().__init__(spec)
 
     def _sample(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
@@ -158,27 +176,44 @@ class NoisyHistogram(QueryMechanism):
     Kozubowski & Podgórski, *The Laplace Distribution and Generalizations*, 2001, §2.2.
     """
 
-    def __init__(self, epsilon: float, *, scale_is_epsilon: bool = False, length: int = 5,
-                 report: Literal["all", "first"] = "all",
-                 integer_range: tuple[int, int] | None = None, name: str = "noisy_histogram",
-                 references: Sequence[Reference] = (), notes: str = "") -> None:
+    def __init__(
+        self,
+        epsilon: float,
+        *,
+        scale_is_epsilon: bool = False,
+        length: int = 5,
+        report: Literal["all", "first"] = "all",
+        integer_range: tuple[int, int] | None = None,
+        name: str = "noisy_histogram",
+        references: Sequence[Reference] = (),
+        notes: str = "",
+    ) -> None:
         eps = _positive(epsilon, "epsilon")
         n = _count(length, "length")
         if report not in ("all", "first"):
             raise InvalidParameterError(f"report must be 'all' or 'first', got {report!r}")
         self.epsilon, self.report = eps, report
         self.scale = eps if scale_is_epsilon else 1.0 / eps
-        element = None if integer_range is None else IntegerRange(
-            lo=integer_range[0], hi=integer_range[1])
+        element = (
+            None
+            if integer_range is None
+            else IntegerRange(lo=integer_range[0], hi=integer_range[1])
+        )
         width = n if report == "all" else 1
         spec = query_spec(
-            name=name, summary=("each" if report == "all" else "the first") + " of "
-                               f"{n} query answers plus Laplace noise of scale 1/epsilon",
-            references=(DING_2018, *references), length=n, norm="l1", epsilon=eps,
+            name=name,
+            summary=("each" if report == "all" else "the first") + " of "
+            f"{n} query answers plus Laplace noise of scale 1/epsilon",
+            references=(DING_2018, *references),
+            length=n,
+            norm="l1",
+            epsilon=eps,
             noise=AdditiveNoise(law=Laplace(scale=1.0 / eps), calibration="exact"),
-            output_dimension=width, element=element,
+            output_dimension=width,
+            element=element,
             statistic=None if report == "all" else "the first query answer (sensitivity 1)",
-            notes=notes)
+            notes=notes,
+        )
         super().__init__(spec)
 
     def statistic(self, data: Any) -> Any:

@@ -120,15 +120,19 @@ def truncated_edge_count_node_sensitivity(n: int, max_degree: int) -> int:
         If ``max_degree`` is not an integer ≥ 0, or n is not an even integer
         ``≥ 2·max_degree + 2``.
     """
-    if isinstance(max_degree, bool) or not isinstance(max_degree, (int, np.integer)) \
-            or max_degree < 0:
+    if (
+        isinstance(max_degree, bool)
+        or not isinstance(max_degree, (int, np.integer))
+        or max_degree < 0
+    ):
         raise InvalidParameterError(f"max_degree must be an integer >= 0, got {max_degree!r}")
     d = int(max_degree)
     n = _check_nodes(n, 2 * d + 2)
     if n % 2:
         raise InvalidParameterError(
             f"the exact node sensitivity of the truncated edge count is proven here for even "
-            f"n only, got n = {n}")
+            f"n only, got n = {n}"
+        )
     return n * d // 2
 
 

@@ -21,7 +21,7 @@ otherwise.  Code columns are categorical: compare them as exact values.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 import numpy.typing as npt
@@ -140,7 +140,7 @@ def murmur3_32(data: str | bytes, seed: int = 0) -> int:
     h = seed & _MASK
     whole = len(raw) - len(raw) % 4
     for i in range(0, whole, 4):
-        h ^= _mix(int.from_bytes(raw[i:i + 4], "little"))
+        h ^= _mix(int.from_bytes(raw[i : i + 4], "little"))
         h = _rotl(h, 13)
         h = (h * 5 + 0xE6546B64) & _MASK
     tail = raw[whole:]
@@ -177,7 +177,7 @@ def query_spec(
     summary: str,
     references: Sequence[Reference],
     length: int,
-    norm: str,
+    norm: Literal["l1", "linf"],
     epsilon: float,
     noise: Any = None,
     output_dimension: int = 1,
@@ -215,9 +215,15 @@ def query_spec(
     domain = element if length == 1 else VectorDomain(element=element, length=length)
     what = "the query answer" if length == 1 else f"the vector of {length} query answers"
     return MechanismSpec(
-        name=name, summary=summary, references=tuple(references), input_domain=domain,
+        name=name,
+        summary=summary,
+        references=tuple(references),
+        input_domain=domain,
         relation=QueryDistance(norm=norm, radius=1.0),
         statistic=statistic or f"identity: {what} (each of sensitivity 1)",
         output_dimension=output_dimension,
         sensitivity=(sensitivity or GlobalSensitivity(value=1.0, norm=norm),),
-        noise=noise, guarantee=PureDP(epsilon=epsilon), notes=notes)
+        noise=noise,
+        guarantee=PureDP(epsilon=epsilon),
+        notes=notes,
+    )

@@ -40,8 +40,9 @@ __all__ = ["laplace_noise"]
 _SIGN_BYTE = 7 if sys.byteorder == "little" else 0
 
 
-def laplace_noise(rng: np.random.Generator, scale: float,
-                  shape: int | tuple[int, ...]) -> npt.NDArray[np.float64]:
+def laplace_noise(
+    rng: np.random.Generator, scale: float, shape: int | tuple[int, ...]
+) -> npt.NDArray[np.float64]:
     """Draw i.i.d. Laplace(0, ``scale``) variates as ``scale · S · E`` (float64).
 
     Parameters
@@ -79,9 +80,8 @@ def laplace_noise(rng: np.random.Generator, scale: float,
     draws = rng.standard_exponential(shape)
     size = draws.size
     if size:
-        signs = np.unpackbits(np.frombuffer(rng.bytes(-(-size // 8)), dtype=np.uint8),
-                              count=size)
-        signs <<= 7                                    # 0 or 0x80: the sign bit
+        signs = np.unpackbits(np.frombuffer(rng.bytes(-(-size // 8)), dtype=np.uint8), count=size)
+        signs <<= 7  # 0 or 0x80: the sign bit
         sign_bytes = draws.reshape(-1).view(np.uint8)[_SIGN_BYTE::8]
         sign_bytes ^= signs
         draws *= b

@@ -68,7 +68,8 @@ def answer_patterns(above: BoolArray) -> npt.NDArray[np.uint16]:
     n = above.shape[0]
     if n > MAX_TABLE_LENGTH:
         raise InvalidParameterError(
-            f"answer patterns cover at most {MAX_TABLE_LENGTH} queries, got {n}")
+            f"answer patterns cover at most {MAX_TABLE_LENGTH} queries, got {n}"
+        )
     patterns = np.zeros(above.shape[1], dtype=np.uint16)
     for j in range(n):
         patterns |= above[j].view(np.uint8).astype(np.uint16) << j
@@ -96,8 +97,9 @@ def _code_table(length: int, cutoff: int | None) -> _CodeTable:
     slots = length if cutoff is None else min(cutoff, length)
     positions = np.where(rows == ABOVE, np.arange(length), length)
     positions.sort(axis=1)
-    table = _CodeTable(row_of.reshape(-1).astype(np.intp), rows,
-                       positions[:, :slots].astype(np.int8))
+    table = _CodeTable(
+        row_of.reshape(-1).astype(np.intp), rows, positions[:, :slots].astype(np.int8)
+    )
     for array in (table.row_of, table.rows, table.tops):
         array.setflags(write=False)
     return table
@@ -114,9 +116,9 @@ def _combined_rows(parts: tuple[tuple[int, int | None, int], ...], width: int) -
     counts = [t.rows.shape[0] for t in tables]
     combined = np.zeros((math.prod(counts), width))
     for i, (table, (n, _, first)) in enumerate(zip(tables, parts, strict=True)):
-        inner = math.prod(counts[i + 1:])
+        inner = math.prod(counts[i + 1 :])
         block = np.repeat(table.rows, inner, axis=0)
-        combined[:, first:first + n] = np.tile(block, (math.prod(counts[:i]), 1))
+        combined[:, first : first + n] = np.tile(block, (math.prod(counts[:i]), 1))
     combined.setflags(write=False)
     return combined
 
@@ -158,7 +160,7 @@ class SparseVectorRun:
         """
         n, first = self.length, self.first_column
         if self.code_rows is None:
-            flat = np.flatnonzero(self.output[:, first:first + n] == ABOVE)
+            flat = np.flatnonzero(self.output[:, first : first + n] == ABOVE)
             return flat // n, flat % n
         tops = _code_table(n, self.cutoff).tops
         positions = np.take(tops, self.code_rows, axis=0)
@@ -166,8 +168,9 @@ class SparseVectorRun:
         return flat // tops.shape[1], positions.reshape(-1)[flat].astype(np.intp)
 
 
-def sparse_vector_runs(parts: Sequence[tuple[BoolArray, int | None, int]],
-                       out: FloatArray) -> tuple[SparseVectorRun, ...]:
+def sparse_vector_runs(
+    parts: Sequence[tuple[BoolArray, int | None, int]], out: FloatArray
+) -> tuple[SparseVectorRun, ...]:
     """Codes of independent sparse vector runs on the same N samples, side by side.
 
     Parameters
@@ -189,39 +192,50 @@ def sparse_vector_runs(parts: Sequence[tuple[BoolArray, int | None, int]],
     size, width = out.shape if out.ndim == 2 else (-1, -1)
     if out.ndim != 2 or out.dtype != np.float64 or not out.flags.c_contiguous:
         raise InvalidParameterError(
-            f"out must be a C-contiguous 2-d float64 array, got {out.dtype} {out.shape}")
+            f"out must be a C-contiguous 2-d float64 array, got {out.dtype} {out.shape}"
+        )
     keys = []
     for above, cutoff, first in parts:
         n = above.shape[0]
         if above.shape != (n, size) or not 0 <= first <= width - n:
             raise InvalidParameterError(
                 f"comparisons of shape {above.shape} at column {first} do not fit an "
-                f"output of shape {out.shape}")
+                f"output of shape {out.shape}"
+            )
         keys.append((n, cutoff, int(first)))
     tables = [_code_table(n, c) if n <= MAX_TABLE_LENGTH else None for n, c, _ in keys]
-    rows = [None if t is None else np.take(t.row_of, answer_patterns(above))
-            for t, (above, _, _) in zip(tables, parts, strict=True)]
+    rows = [
+        None if t is None else np.take(t.row_of, answer_patterns(above))
+        for t, (above, _, _) in zip(tables, parts, strict=True)
+    ]
     counts = [0 if t is None else t.rows.shape[0] for t in tables]
     if all(t is not None for t in tables) and math.prod(counts) <= MAX_COMBINED_ROWS:
         index = np.zeros(size, dtype=np.intp)
         for count, row in zip(counts, rows, strict=True):
             index *= count
-            index += row  # type: ignore[arg-type]
+            index += row  # type: ignore[arg-type]  # every table exists: no row is None
         combined = _combined_rows(tuple(keys), width)
         np.take(combined, index, axis=0, out=out, mode="clip")  # in range: clip is a no-op
     else:
         out.fill(0.0)
         for table, row, (above, cutoff, _), (n, _, first) in zip(
-                tables, rows, parts, keys, strict=True):
-            codes = svt_codes(above.T, cutoff) if table is None else np.take(
-                table.rows, row, axis=0)  # type: ignore[arg-type]
-            out[:, first:first + n] = codes
-    return tuple(SparseVectorRun(out, first, n, cutoff, row)
-                 for row, (n, cutoff, first) in zip(rows, keys, strict=True))
+            tables, rows, parts, keys, strict=True
+        ):
+            codes = (
+                svt_codes(above.T, cutoff)
+                if table is None or row is None  # both or neither
+                else np.take(table.rows, row, axis=0)
+            )
+            out[:, first : first + n] = codes
+    return tuple(
+        SparseVectorRun(out, first, n, cutoff, row)
+        for row, (n, cutoff, first) in zip(rows, keys, strict=True)
+    )
 
 
-def sparse_vector_run(above: BoolArray, cutoff: int | None, *,
-                      out: FloatArray | None = None) -> SparseVectorRun:
+def sparse_vector_run(
+    above: BoolArray, cutoff: int | None, *, out: FloatArray | None = None
+) -> SparseVectorRun:
     """Codes of N sparse vector runs from their query-major comparisons.
 
     Parameters

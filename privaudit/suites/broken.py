@@ -52,7 +52,7 @@ from spec import (
     Reference,
     SubstituteOne,
 )
-from spec.errors import InvalidParameterError
+from spec.errors import InconsistentSpecError, InvalidParameterError
 
 from ._base import BenchmarkCase
 
@@ -73,15 +73,19 @@ __all__ = [
 
 WANG_2024 = Reference(
     citation="Wang, Xiang, Cheng, Ji, Sun & Wang, 'Curator attack: when blackbox "
-             "differential privacy auditing loses its power', ACM CCS 2024",
-    url="https://arxiv.org/abs/2411.16516")
+    "differential privacy auditing loses its power', ACM CCS 2024",
+    url="https://arxiv.org/abs/2411.16516",
+)
 DWORK_ROTH_2014 = Reference(
     citation="Dwork & Roth, 'The algorithmic foundations of differential privacy', 2014",
-    locator="Theorem A.1 (classical Gaussian calibration, valid for epsilon < 1)")
+    locator="Theorem A.1 (classical Gaussian calibration, valid for epsilon < 1)",
+)
 BALLE_WANG_2018 = Reference(
     citation="Balle & Wang, 'Improving the Gaussian mechanism for differential privacy: "
-             "analytical calibration and optimal denoising', ICML 2018",
-    locator="Theorem 8 (exact privacy profile)", url="https://arxiv.org/abs/1805.06530")
+    "analytical calibration and optimal denoising', ICML 2018",
+    locator="Theorem 8 (exact privacy profile)",
+    url="https://arxiv.org/abs/1805.06530",
+)
 
 _SOURCE = "privaudit quality suite (privaudit/suites/broken.py)"
 
@@ -167,11 +171,14 @@ class RangeScaledLaplaceMean(Mechanism):
             name="broken.range_scaled_mean",
             summary="mean of n records in [0, 1] plus Laplace noise of scale 1/(n epsilon)",
             input_domain=DatasetDomain(record=RealInterval(lo=0.0, hi=1.0), size=self.n),
-            relation=SubstituteOne(), statistic="mean of the records",
+            relation=SubstituteOne(),
+            statistic="mean of the records",
             sensitivity=(GlobalSensitivity(value=1.0 / self.n),),
-            noise=AdditiveNoise(law=Laplace(scale=1.0 / (self.n * self.epsilon)),
-                                calibration="exact"),
-            guarantee=PureDP(epsilon=self.epsilon))
+            noise=AdditiveNoise(
+                law=Laplace(scale=1.0 / (self.n * self.epsilon)), calibration="exact"
+            ),
+            guarantee=PureDP(epsilon=self.epsilon),
+        )
         super().__init__(spec)
 
     def statistic(self, data: Any) -> float:
@@ -215,12 +222,14 @@ class CuratorTruncatedLaplace(Mechanism):
         spec = MechanismSpec(
             name="broken.curator_truncated_laplace",
             summary="one query answer plus Laplace noise of scale 1/epsilon",
-            references=(WANG_2024,), input_domain=RealInterval(),
+            references=(WANG_2024,),
+            input_domain=RealInterval(),
             relation=QueryDistance(norm="l1", radius=1.0),
             statistic="identity: the query answer (sensitivity 1)",
             sensitivity=(GlobalSensitivity(value=1.0),),
             noise=AdditiveNoise(law=self.law, calibration="exact"),
-            guarantee=PureDP(epsilon=self.epsilon))
+            guarantee=PureDP(epsilon=self.epsilon),
+        )
         super().__init__(spec)
         self._low = float(self.law.cdf(-self.k * self.law.scale))
 
@@ -263,12 +272,15 @@ class UnscaledGaussian(Mechanism):
     def __init__(self, sigma: float, epsilon: float, delta: float, *, name: str) -> None:
         self.sigma = float(sigma)
         spec = MechanismSpec(
-            name=name, summary="one query answer plus Gaussian noise",
-            references=(DWORK_ROTH_2014, BALLE_WANG_2018), input_domain=RealInterval(),
+            name=name,
+            summary="one query answer plus Gaussian noise",
+            references=(DWORK_ROTH_2014, BALLE_WANG_2018),
+            input_domain=RealInterval(),
             relation=QueryDistance(norm="l2", radius=1.0),
             statistic="identity: the query answer (sensitivity 1)",
             sensitivity=(GlobalSensitivity(value=1.0, norm="l2"),),
-            guarantee=ApproxDP(epsilon=epsilon, delta=delta))
+            guarantee=ApproxDP(epsilon=epsilon, delta=delta),
+        )
         super().__init__(spec)
 
     def statistic(self, data: Any) -> float:
@@ -284,18 +296,26 @@ class _DeltaLeakMean(Mechanism):
     subclass instance may hide (``hook=False``: the auditor then sees a black box whose
     spec still declares the continuous law)."""
 
-    def __init__(self, name: str, summary: str, *, epsilon: float, delta: float, n: int,
-                 hook: bool) -> None:
-        self.epsilon, self.delta, self.n, self.hook = float(epsilon), float(delta), int(n), \
-            bool(hook)
+    def __init__(
+        self, name: str, summary: str, *, epsilon: float, delta: float, n: int, hook: bool
+    ) -> None:
+        self.epsilon, self.delta, self.n, self.hook = (
+            float(epsilon),
+            float(delta),
+            int(n),
+            bool(hook),
+        )
         self.scale = 1.0 / (self.n * self.epsilon)
         spec = MechanismSpec(
-            name=name, summary=summary,
+            name=name,
+            summary=summary,
             input_domain=DatasetDomain(record=RealInterval(lo=0.0, hi=1.0), size=self.n),
-            relation=SubstituteOne(), statistic="mean of the records",
+            relation=SubstituteOne(),
+            statistic="mean of the records",
             sensitivity=(GlobalSensitivity(value=1.0 / self.n),),
             noise=AdditiveNoise(law=Laplace(scale=self.scale), calibration="exact"),
-            guarantee=ApproxDP(epsilon=self.epsilon, delta=self.delta))
+            guarantee=ApproxDP(epsilon=self.epsilon, delta=self.delta),
+        )
         super().__init__(spec)
 
     def provides(self, hook: str) -> bool:
@@ -336,13 +356,26 @@ class RareRawMean(_DeltaLeakMean):
     ACM CCS 2023 (δ-violations from rare events); ``privaudit/suites/broken.py``.
     """
 
-    def __init__(self, epsilon: float = 1.0, delta: float = 1e-5, n: int = 100,
-                 p: float = 1e-3, *, spike: float = 0.0, hook: bool = True) -> None:
+    def __init__(
+        self,
+        epsilon: float = 1.0,
+        delta: float = 1e-5,
+        n: int = 100,
+        p: float = 1e-3,
+        *,
+        spike: float = 0.0,
+        hook: bool = True,
+    ) -> None:
         self.p, self.spike = float(p), float(spike)
         kind = "spike" if self.spike > 0 else "atom"
-        super().__init__(f"broken.rare_raw_mean_{kind}" + ("" if hook else "_blackbox"),
-                         "mean of n records in [0, 1] plus Laplace noise of scale "
-                         "1/(n epsilon)", epsilon=epsilon, delta=delta, n=n, hook=hook)
+        super().__init__(
+            f"broken.rare_raw_mean_{kind}" + ("" if hook else "_blackbox"),
+            "mean of n records in [0, 1] plus Laplace noise of scale 1/(n epsilon)",
+            epsilon=epsilon,
+            delta=delta,
+            n=n,
+            hook=hook,
+        )
 
     def _sample(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
         mean = float(np.mean(data))
@@ -381,12 +414,24 @@ class NoiselessFallbackMean(_DeltaLeakMean):
     ``privaudit/suites/broken.py``.
     """
 
-    def __init__(self, epsilon: float = 1.0, delta: float = 1e-5, n: int = 100,
-                 cutoff: float = math.log(2000.0), *, hook: bool = True) -> None:
+    def __init__(
+        self,
+        epsilon: float = 1.0,
+        delta: float = 1e-5,
+        n: int = 100,
+        cutoff: float = math.log(2000.0),
+        *,
+        hook: bool = True,
+    ) -> None:
         self.cutoff = float(cutoff)
-        super().__init__("broken.noiseless_fallback_mean" + ("" if hook else "_blackbox"),
-                         "mean of n records in [0, 1] plus Laplace noise of scale "
-                         "1/(n epsilon)", epsilon=epsilon, delta=delta, n=n, hook=hook)
+        super().__init__(
+            "broken.noiseless_fallback_mean" + ("" if hook else "_blackbox"),
+            "mean of n records in [0, 1] plus Laplace noise of scale 1/(n epsilon)",
+            epsilon=epsilon,
+            delta=delta,
+            n=n,
+            hook=hook,
+        )
 
     @property
     def fallback_probability(self) -> float:
@@ -425,12 +470,24 @@ class LeakyClampMean(_DeltaLeakMean):
     Mironov, ACM CCS 2012; ``privaudit/suites/broken.py``.
     """
 
-    def __init__(self, epsilon: float = 1.0, delta: float = 1e-5, n: int = 100,
-                 cutoff: float = math.log(1000.0), *, hook: bool = True) -> None:
+    def __init__(
+        self,
+        epsilon: float = 1.0,
+        delta: float = 1e-5,
+        n: int = 100,
+        cutoff: float = math.log(1000.0),
+        *,
+        hook: bool = True,
+    ) -> None:
         self.cutoff = float(cutoff)
-        super().__init__("broken.leaky_clamp_mean" + ("" if hook else "_blackbox"),
-                         "mean of n records in [0, 1] plus Laplace noise of scale "
-                         "1/(n epsilon)", epsilon=epsilon, delta=delta, n=n, hook=hook)
+        super().__init__(
+            "broken.leaky_clamp_mean" + ("" if hook else "_blackbox"),
+            "mean of n records in [0, 1] plus Laplace noise of scale 1/(n epsilon)",
+            epsilon=epsilon,
+            delta=delta,
+            n=n,
+            hook=hook,
+        )
 
     def _sample(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
         mean = float(np.mean(data))
@@ -443,10 +500,12 @@ def _underdeclared_sum(epsilon: float, n: int) -> AdditiveNoiseMechanism:
         name="broken.sum_underdeclared_sensitivity",
         summary="sum of n records in [0, 2] plus Laplace noise of scale 1/epsilon",
         input_domain=DatasetDomain(record=RealInterval(lo=0.0, hi=2.0), size=n),
-        relation=SubstituteOne(), statistic="sum of the records (each in [0, 2])",
+        relation=SubstituteOne(),
+        statistic="sum of the records (each in [0, 2])",
         sensitivity=(GlobalSensitivity(value=1.0),),
         noise=AdditiveNoise(law=Laplace(scale=1.0 / epsilon), calibration="manual"),
-        guarantee=PureDP(epsilon=epsilon))
+        guarantee=PureDP(epsilon=epsilon),
+    )
     return AdditiveNoiseMechanism(spec, statistic=_total)
 
 
@@ -455,14 +514,16 @@ def _classical_gaussian(epsilon: float, delta: float) -> AdditiveNoiseMechanism:
     spec = MechanismSpec(
         name="broken.gaussian_classical_eps2",
         summary="one query answer plus Gaussian noise, sigma from the classical formula",
-        references=(DWORK_ROTH_2014, BALLE_WANG_2018), input_domain=RealInterval(),
+        references=(DWORK_ROTH_2014, BALLE_WANG_2018),
+        input_domain=RealInterval(),
         relation=QueryDistance(norm="l2", radius=1.0),
         statistic="identity: the query answer (sensitivity 1)",
         sensitivity=(GlobalSensitivity(value=1.0, norm="l2"),),
         noise=AdditiveNoise(law=Gaussian(sigma=sigma), calibration="manual"),
         guarantee=ApproxDP(epsilon=epsilon, delta=delta),
         notes=f"sigma = sqrt(2 ln(1.25/delta))/epsilon = {sigma:.6g} at epsilon = {epsilon:g}, "
-              "outside the classical theorem's epsilon < 1; declared 'manual'.")
+        "outside the classical theorem's epsilon < 1; declared 'manual'.",
+    )
     return AdditiveNoiseMechanism(spec, statistic=_identity)
 
 
@@ -489,66 +550,84 @@ def broken_cases() -> tuple[BenchmarkCase, ...]:
     curator = CuratorTruncatedLaplace(eps, k=6.0)
     return (
         BenchmarkCase(
-            name="broken.sum_underdeclared_sensitivity", mechanism=_underdeclared_sum(eps, n),
-            true_epsilon=2.0 * eps, claimed_epsilon=eps,
-            input_pairs=((zeros, np.array([2.0, 0, 0, 0, 0])),
-                         (twos, np.array([0.0, 2, 2, 2, 2])),
-                         (np.array([0.0, 1, 2, 1, 0]), np.array([2.0, 1, 2, 1, 0]))),
+            name="broken.sum_underdeclared_sensitivity",
+            mechanism=_underdeclared_sum(eps, n),
+            true_epsilon=2.0 * eps,
+            claimed_epsilon=eps,
+            input_pairs=(
+                (zeros, np.array([2.0, 0, 0, 0, 0])),
+                (twos, np.array([0.0, 2, 2, 2, 2])),
+                (np.array([0.0, 1, 2, 1, 0]), np.array([2.0, 1, 2, 1, 0])),
+            ),
             source=_SOURCE,
             notes="Statistic: sum of 5 records in [0, 2] under substitute-one, true "
-                  "sensitivity 2; declared 1 and calibrated Laplace(1/eps). The log density "
-                  "ratio reaches 2/b = 2 eps for a substitution 0 <-> 2: true eps = 2 * claim. "
-                  "The spec is self-consistent; the gray-box check of the statistic on the "
-                  "pairs finds |f(D) - f(D')| = 2 > 1."),
+            "sensitivity 2; declared 1 and calibrated Laplace(1/eps). The log density "
+            "ratio reaches 2/b = 2 eps for a substitution 0 <-> 2: true eps = 2 * claim. "
+            "The spec is self-consistent; the gray-box check of the statistic on the "
+            "pairs finds |f(D) - f(D')| = 2 > 1.",
+        ),
         BenchmarkCase(
-            name="broken.range_scaled_mean", mechanism=RangeScaledLaplaceMean(eps, n),
-            true_epsilon=math.inf, claimed_epsilon=eps,
-            input_pairs=((np.full(n, 0.5), np.array([1.0, 0.5, 0.5, 0.5, 0.5])),
-                         (np.array([0.0, 0.25, 0.5, 0.75, 1.0]),
-                          np.array([0.5, 0.25, 0.5, 0.75, 1.0]))),
+            name="broken.range_scaled_mean",
+            mechanism=RangeScaledLaplaceMean(eps, n),
+            true_epsilon=math.inf,
+            claimed_epsilon=eps,
+            input_pairs=(
+                (np.full(n, 0.5), np.array([1.0, 0.5, 0.5, 0.5, 0.5])),
+                (np.array([0.0, 0.25, 0.5, 0.75, 1.0]), np.array([0.5, 0.25, 0.5, 0.75, 1.0])),
+            ),
             source=_SOURCE,
             notes="Noise scale (max - min)/(n eps) instead of the declared 1/(n eps). "
-                  "Constant data (first pair) release the mean exactly: P(out = 0.5) = 1 "
-                  "under D and 0 under D'. Different ranges (second pair: 1 vs 0.75) give "
-                  "Laplace laws of different rates, whose log density ratio grows linearly "
-                  "in |y|. Not DP for any finite eps."),
+            "Constant data (first pair) release the mean exactly: P(out = 0.5) = 1 "
+            "under D and 0 under D'. Different ranges (second pair: 1 vs 0.75) give "
+            "Laplace laws of different rates, whose log density ratio grows linearly "
+            "in |y|. Not DP for any finite eps.",
+        ),
         BenchmarkCase(
-            name="broken.curator_truncated_laplace", mechanism=curator,
-            true_epsilon=math.inf, claimed_epsilon=eps,
+            name="broken.curator_truncated_laplace",
+            mechanism=curator,
+            true_epsilon=math.inf,
+            claimed_epsilon=eps,
             input_pairs=((0.0, 1.0), (1.0, 0.0)),
             source="Wang, Xiang, Cheng, Ji, Sun & Wang, 'Curator attack: when blackbox "
-                   "differential privacy auditing loses its power', ACM CCS 2024 "
-                   "(arXiv 2411.16516); " + _SOURCE,
+            "differential privacy auditing loses its power', ACM CCS 2024 "
+            "(arXiv 2411.16516); " + _SOURCE,
             notes=f"Laplace(1/eps) truncated at +-{curator.k:g} b, the removed mass e^-k = "
-                  f"{curator.removed_mass:.3g} spread proportionally inside. The density ratio "
-                  "inside both supports is still <= e^eps, but for q = 0, q' = 1 the event "
-                  "(-k b, 1 - k b) has probability > 0 under q and 0 under q': true eps = inf. "
-                  "Black-box audits rarely see the tail; the noise-law conformance check "
-                  "(the missing tail beyond +-k b) is meant to catch it."),
+            f"{curator.removed_mass:.3g} spread proportionally inside. The density ratio "
+            "inside both supports is still <= e^eps, but for q = 0, q' = 1 the event "
+            "(-k b, 1 - k b) has probability > 0 under q and 0 under q': true eps = inf. "
+            "Black-box audits rarely see the tail; the noise-law conformance check "
+            "(the missing tail beyond +-k b) is meant to catch it.",
+        ),
         BenchmarkCase(
-            name="broken.gaussian_classical_eps2", mechanism=_classical_gaussian(2.0, delta),
-            true_epsilon=true2, claimed_epsilon=2.0, claimed_delta=delta,
+            name="broken.gaussian_classical_eps2",
+            mechanism=_classical_gaussian(2.0, delta),
+            true_epsilon=true2,
+            claimed_epsilon=2.0,
+            claimed_delta=delta,
             input_pairs=((0.0, 1.0), (1.0, 0.0)),
-            source="Dwork & Roth 2014, Theorem A.1; Balle & Wang, ICML 2018, Theorem 8; "
-                   + _SOURCE,
+            source="Dwork & Roth 2014, Theorem A.1; Balle & Wang, ICML 2018, Theorem 8; " + _SOURCE,
             notes=f"sigma = sqrt(2 ln(1.25/delta))/eps = {sigma2:.6g} at eps = 2 (the classical "
-                  "calibration, proved only for eps < 1). The exact Balle-Wang profile gives "
-                  f"delta(2) = {Gaussian(sigma=sigma2).privacy_profile(2.0, 1.0):.3g} <= 1e-5, "
-                  f"and delta(eps) = 1e-5 at eps = {true2:.6f} (root of the profile): the "
-                  "mechanism IS (2, 1e-5)-DP. A false-alarm control: outside the theorem is "
-                  "not the same as broken."),
+            "calibration, proved only for eps < 1). The exact Balle-Wang profile gives "
+            f"delta(2) = {Gaussian(sigma=sigma2).privacy_profile(2.0, 1.0):.3g} <= 1e-5, "
+            f"and delta(eps) = 1e-5 at eps = {true2:.6f} (root of the profile): the "
+            "mechanism IS (2, 1e-5)-DP. A false-alarm control: outside the theorem is "
+            "not the same as broken.",
+        ),
         BenchmarkCase(
             name="broken.gaussian_classical_eps10",
-            mechanism=UnscaledGaussian(sigma10, 10.0, delta,
-                                       name="broken.gaussian_classical_eps10"),
-            true_epsilon=true10, claimed_epsilon=10.0, claimed_delta=delta,
+            mechanism=UnscaledGaussian(
+                sigma10, 10.0, delta, name="broken.gaussian_classical_eps10"
+            ),
+            true_epsilon=true10,
+            claimed_epsilon=10.0,
+            claimed_delta=delta,
             input_pairs=((0.0, 1.0), (1.0, 0.0)),
-            source="Dwork & Roth 2014, Theorem A.1; Balle & Wang, ICML 2018, Theorem 8; "
-                   + _SOURCE,
+            source="Dwork & Roth 2014, Theorem A.1; Balle & Wang, ICML 2018, Theorem 8; " + _SOURCE,
             notes=f"sigma = sqrt(2 ln(1.25/delta))/eps = {sigma10:.6g} at eps = 10. Exact "
-                  f"profile: delta(10) = {Gaussian(sigma=sigma10).privacy_profile(10.0, 1.0):.3g}"
-                  f" > 1e-5, and delta(eps) = 1e-5 only at eps = {true10:.6f}. Declared as a "
-                  "black box because the spec validator refuses the honest sigma."),
+            f"profile: delta(10) = {Gaussian(sigma=sigma10).privacy_profile(10.0, 1.0):.3g}"
+            f" > 1e-5, and delta(eps) = 1e-5 only at eps = {true10:.6f}. Declared as a "
+            "black box because the spec validator refuses the honest sigma.",
+        ),
     )
 
 
@@ -569,36 +648,54 @@ def control_cases() -> tuple[BenchmarkCase, ...]:
     ``mechanisms/randomized_response.py``).
     """
     gauss = GaussianMechanism(1.0, 1e-5, 1.0, name="control.gaussian_analytic")
-    sigma = gauss.spec.noise.law.sigma  # type: ignore[union-attr]
+    law = gauss.noise_law
+    if not isinstance(law, Gaussian):
+        raise InconsistentSpecError(f"{gauss.spec.name}: expected Gaussian noise, got {law!r}")
+    sigma = law.sigma
     gauss_true = epsilon_at_delta(sigma, 1e-5)
     source = "privaudit mechanisms/{}"
     return (
         BenchmarkCase(
-            name="control.laplace", mechanism=LaplaceMechanism(1.0, 1.0, name="control.laplace"),
-            true_epsilon=1.0, claimed_epsilon=1.0, input_pairs=((0.0, 1.0), (1.0, 0.0)),
+            name="control.laplace",
+            mechanism=LaplaceMechanism(1.0, 1.0, name="control.laplace"),
+            true_epsilon=1.0,
+            claimed_epsilon=1.0,
+            input_pairs=((0.0, 1.0), (1.0, 0.0)),
             source=source.format("additive.py (LaplaceMechanism)"),
-            notes="Laplace(1/eps), sensitivity 1: eps-DP exactly."),
+            notes="Laplace(1/eps), sensitivity 1: eps-DP exactly.",
+        ),
         BenchmarkCase(
-            name="control.gaussian_analytic", mechanism=gauss, true_epsilon=gauss_true,
-            claimed_epsilon=1.0, claimed_delta=1e-5, input_pairs=((0.0, 1.0), (1.0, 0.0)),
+            name="control.gaussian_analytic",
+            mechanism=gauss,
+            true_epsilon=gauss_true,
+            claimed_epsilon=1.0,
+            claimed_delta=1e-5,
+            input_pairs=((0.0, 1.0), (1.0, 0.0)),
             source=source.format("additive.py (GaussianMechanism, analytic calibration)"),
             notes=f"Analytic calibration (Balle & Wang): sigma = {sigma:.6g}; the exact profile "
-                  f"meets delta = 1e-5 at eps = {gauss_true:.9f} (<= 1 up to the calibration's "
-                  "safe-side rounding)."),
+            f"meets delta = 1e-5 at eps = {gauss_true:.9f} (<= 1 up to the calibration's "
+            "safe-side rounding).",
+        ),
         BenchmarkCase(
             name="control.randomized_response",
             mechanism=RandomizedResponseMechanism(1.0, 2, name="control.randomized_response"),
-            true_epsilon=1.0, claimed_epsilon=1.0, input_pairs=((0, 1), (1, 0)),
+            true_epsilon=1.0,
+            claimed_epsilon=1.0,
+            input_pairs=((0, 1), (1, 0)),
             source=source.format("randomized_response.py (RandomizedResponseMechanism)"),
             notes="Warner's binary randomized response with keep probability e/(1 + e): "
-                  "eps-DP exactly in the local model."),
+            "eps-DP exactly in the local model.",
+        ),
         BenchmarkCase(
             name="control.discrete_laplace",
             mechanism=DiscreteLaplaceMechanism(1.0, 1, name="control.discrete_laplace"),
-            true_epsilon=1.0, claimed_epsilon=1.0, input_pairs=((0, 1), (1, 0)),
+            true_epsilon=1.0,
+            claimed_epsilon=1.0,
+            input_pairs=((0, 1), (1, 0)),
             source=source.format("additive.py (DiscreteLaplaceMechanism)"),
             notes="Discrete Laplace with P(k) proportional to exp(-eps |k|), sensitivity 1: "
-                  "eps-DP exactly."),
+            "eps-DP exactly.",
+        ),
     )
 
 
@@ -624,24 +721,38 @@ def delta_broken_cases() -> tuple[BenchmarkCase, ...]:
     n = 100
     x, y = np.zeros(n), np.concatenate([[1.0], np.zeros(n - 1)])
     pairs = ((x, y), (y, x))
-    mechanisms = (RareRawMean(), RareRawMean(spike=1e-7), RareRawMean(hook=False),
-                  NoiselessFallbackMean(), LeakyClampMean(), LeakyClampMean(hook=False))
+    mechanisms = (
+        RareRawMean(),
+        RareRawMean(spike=1e-7),
+        RareRawMean(hook=False),
+        NoiselessFallbackMean(),
+        LeakyClampMean(),
+        LeakyClampMean(hook=False),
+    )
     notes = {
         "broken.rare_raw_mean_atom": "With probability 1e-3 the exact mean: an atom at f(x).",
         "broken.rare_raw_mean_spike": "With probability 1e-3 the mean plus Laplace(1e-7) "
-                                      "noise: a spike of width 1e-7 at f(x).",
+        "noise: a spike of width 1e-7 at f(x).",
         "broken.rare_raw_mean_atom_blackbox": "The atom, without the statistic hook.",
         "broken.noiseless_fallback_mean": "Noise |Z| > b ln 2000 replaced by no noise: "
-                                          "an atom of mass 5e-4 at f(x).",
+        "an atom of mass 5e-4 at f(x).",
         "broken.leaky_clamp_mean": "Noise clipped to +-b ln 1000 around f(x): atoms of "
-                                   "mass 5e-4 at f(x) +- b ln 1000.",
+        "mass 5e-4 at f(x) +- b ln 1000.",
         "broken.leaky_clamp_mean_blackbox": "The clamp, without the statistic hook.",
     }
-    return tuple(BenchmarkCase(
-        name=m.name, mechanism=m, true_epsilon=math.inf, claimed_epsilon=1.0,
-        claimed_delta=1e-5, input_pairs=pairs, source=_SOURCE,
-        notes=notes[m.name] + " Claimed (1, 1e-5); delta(eps) >= 5e-4 at every eps.")
-        for m in mechanisms)
+    return tuple(
+        BenchmarkCase(
+            name=m.name,
+            mechanism=m,
+            true_epsilon=math.inf,
+            claimed_epsilon=1.0,
+            claimed_delta=1e-5,
+            input_pairs=pairs,
+            source=_SOURCE,
+            notes=notes[m.name] + " Claimed (1, 1e-5); delta(eps) >= 5e-4 at every eps.",
+        )
+        for m in mechanisms
+    )
 
 
 def delta_control_cases() -> tuple[BenchmarkCase, ...]:
@@ -659,10 +770,21 @@ def delta_control_cases() -> tuple[BenchmarkCase, ...]:
     x, y = np.zeros(n), np.concatenate([[1.0], np.zeros(n - 1)])
     pairs = ((x, y), (y, x))
     cut = math.log(1e6)
-    mechanisms = (RareRawMean(p=5e-6), NoiselessFallbackMean(cutoff=cut),
-                  LeakyClampMean(cutoff=cut))
-    return tuple(BenchmarkCase(
-        name=m.name, mechanism=m, true_epsilon=1.0, claimed_epsilon=1.0,
-        claimed_delta=1e-5, input_pairs=pairs, source=_SOURCE,
-        notes="Leak probability <= 5e-6 < delta = 1e-5: the claim holds.")
-        for m in mechanisms)
+    mechanisms = (
+        RareRawMean(p=5e-6),
+        NoiselessFallbackMean(cutoff=cut),
+        LeakyClampMean(cutoff=cut),
+    )
+    return tuple(
+        BenchmarkCase(
+            name=m.name,
+            mechanism=m,
+            true_epsilon=1.0,
+            claimed_epsilon=1.0,
+            claimed_delta=1e-5,
+            input_pairs=pairs,
+            source=_SOURCE,
+            notes="Leak probability <= 5e-6 < delta = 1e-5: the claim holds.",
+        )
+        for m in mechanisms
+    )

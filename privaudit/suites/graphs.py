@@ -87,34 +87,60 @@ GRAPH_EPSILON = 1.0
 
 #: For each case, every candidate generator (origin in
 #: :func:`privaudit.auditing.search.candidates.extreme_pairs`) with a pair attaining the true Δ.
-WORST_PAIR_GENERATORS = MappingProxyType({
-    "graphs.edge_count_no_projection": (
-        "complement_rewiring", "hub_insertion", "star_toggle", "threshold_star_toggle"),
-    "graphs.edge_count_naive_truncation": ("threshold_complement_rewiring",),
-    "graphs.degree_histogram_edge_sensitivity": (
-        "complement_rewiring", "hub_insertion", "star_toggle", "threshold_complement_rewiring",
-        "threshold_star_toggle"),
-    "graphs.triangle_count_edge_sensitivity": (
-        "complement_rewiring", "hub_insertion", "threshold_star_toggle"),
-    "graphs.control.edge_count_bounded_degree": (
-        "complement_rewiring", "hub_insertion", "star_toggle", "threshold_star_toggle"),
-    "graphs.control.edge_count_edge_dp": ("extreme",),
-    "graphs.control.degree_histogram_node": (
-        "complement_rewiring", "hub_insertion", "star_toggle", "threshold_complement_rewiring",
-        "threshold_star_toggle"),
-    "graphs.control.triangle_count_edge_dp": ("extreme",),
-    "graphs.control.triangle_count_node": (
-        "complement_rewiring", "hub_insertion", "threshold_star_toggle"),
-})
+WORST_PAIR_GENERATORS = MappingProxyType(
+    {
+        "graphs.edge_count_no_projection": (
+            "complement_rewiring",
+            "hub_insertion",
+            "star_toggle",
+            "threshold_star_toggle",
+        ),
+        "graphs.edge_count_naive_truncation": ("threshold_complement_rewiring",),
+        "graphs.degree_histogram_edge_sensitivity": (
+            "complement_rewiring",
+            "hub_insertion",
+            "star_toggle",
+            "threshold_complement_rewiring",
+            "threshold_star_toggle",
+        ),
+        "graphs.triangle_count_edge_sensitivity": (
+            "complement_rewiring",
+            "hub_insertion",
+            "threshold_star_toggle",
+        ),
+        "graphs.control.edge_count_bounded_degree": (
+            "complement_rewiring",
+            "hub_insertion",
+            "star_toggle",
+            "threshold_star_toggle",
+        ),
+        "graphs.control.edge_count_edge_dp": ("extreme",),
+        "graphs.control.degree_histogram_node": (
+            "complement_rewiring",
+            "hub_insertion",
+            "star_toggle",
+            "threshold_complement_rewiring",
+            "threshold_star_toggle",
+        ),
+        "graphs.control.triangle_count_edge_dp": ("extreme",),
+        "graphs.control.triangle_count_node": (
+            "complement_rewiring",
+            "hub_insertion",
+            "threshold_star_toggle",
+        ),
+    }
+)
 
 KNRS_2013 = Reference(
     citation="Kasiviswanathan, Nissim, Raskhodnikova & Smith, 'Analyzing graphs with node "
-             "differential privacy', TCC 2013",
-    url="https://doi.org/10.1007/978-3-642-36594-2_26")
+    "differential privacy', TCC 2013",
+    url="https://doi.org/10.1007/978-3-642-36594-2_26",
+)
 BBDS_2013 = Reference(
     citation="Blocki, Blum, Datta & Sheffet, 'Differentially private data analysis of social "
-             "networks via restricted sensitivity', ITCS 2013",
-    url="https://arxiv.org/abs/1208.4586")
+    "networks via restricted sensitivity', ITCS 2013",
+    url="https://arxiv.org/abs/1208.4586",
+)
 
 _SOURCE = "privaudit graph quality suite (privaudit/suites/graphs.py)"
 
@@ -128,21 +154,41 @@ def _benign_pair(n: int) -> tuple[nx.Graph, nx.Graph]:
     return path, triangle
 
 
-def _laplace_case(name: str, *, statistic, description: str, sensitivity: float,
-                  true_sensitivity: float, relation, domain: GraphDomain, notes: str,
-                  output_dimension: int = 1) -> BenchmarkCase:
+def _laplace_case(
+    name: str,
+    *,
+    statistic,
+    description: str,
+    sensitivity: float,
+    true_sensitivity: float,
+    relation,
+    domain: GraphDomain,
+    notes: str,
+    output_dimension: int = 1,
+) -> BenchmarkCase:
     """A Laplace mechanism on a graph statistic, packaged as a case with its true ε."""
     mechanism = LaplaceMechanism(
-        GRAPH_EPSILON, sensitivity, statistic=statistic, input_domain=domain,
-        relation=relation, output_dimension=output_dimension, name=name,
+        GRAPH_EPSILON,
+        sensitivity,
+        statistic=statistic,
+        input_domain=domain,
+        relation=relation,
+        output_dimension=output_dimension,
+        name=name,
         statistic_description=description,
         summary=f"{description} plus Laplace noise of scale {sensitivity:g}/epsilon",
-        references=(KNRS_2013, BBDS_2013))
+        references=(KNRS_2013, BBDS_2013),
+    )
     true_epsilon = true_sensitivity / sensitivity * GRAPH_EPSILON
     return BenchmarkCase(
-        name=name, mechanism=mechanism, true_epsilon=true_epsilon,
-        claimed_epsilon=GRAPH_EPSILON, input_pairs=(_benign_pair(domain.n_nodes),),
-        source=_SOURCE, notes=notes)
+        name=name,
+        mechanism=mechanism,
+        true_epsilon=true_epsilon,
+        claimed_epsilon=GRAPH_EPSILON,
+        input_pairs=(_benign_pair(domain.n_nodes),),
+        source=_SOURCE,
+        notes=notes,
+    )
 
 
 def graph_broken_cases() -> tuple[BenchmarkCase, ...]:
@@ -171,50 +217,68 @@ def graph_broken_cases() -> tuple[BenchmarkCase, ...]:
     triangle_true = triangle_count_node_sensitivity(n)
     return (
         _laplace_case(
-            "graphs.edge_count_no_projection", statistic=edge_count,
+            "graphs.edge_count_no_projection",
+            statistic=edge_count,
             description="number of edges (no projection to degree <= D)",
-            sensitivity=d, true_sensitivity=edge_true, relation=node, domain=domain,
+            sensitivity=d,
+            true_sensitivity=edge_true,
+            relation=node,
+            domain=domain,
             notes=f"Edge count under node-neighbouring on all graphs of {n} nodes, calibrated "
-                  f"to the degree bound D = {d} although no projection enforces it. Rewiring "
-                  f"one node changes |E| by up to n - 1 = {edge_true} (star toggle: empty "
-                  f"graph against the star), so true eps = {edge_true}/{d} * eps = "
-                  f"{edge_true / d:g}."),
+            f"to the degree bound D = {d} although no projection enforces it. Rewiring "
+            f"one node changes |E| by up to n - 1 = {edge_true} (star toggle: empty "
+            f"graph against the star), so true eps = {edge_true}/{d} * eps = "
+            f"{edge_true / d:g}.",
+        ),
         _laplace_case(
             "graphs.edge_count_naive_truncation",
             statistic=partial(truncated_edge_count, max_degree=d),
             description=f"number of edges among the nodes of degree <= {d} (naive truncation)",
-            sensitivity=d, true_sensitivity=truncated_true, relation=node, domain=domain,
+            sensitivity=d,
+            true_sensitivity=truncated_true,
+            relation=node,
+            domain=domain,
             notes=f"Nodes of degree > D = {d} are dropped and the remaining edges counted; the "
-                  f"claim Delta = D ignores that one rewiring moves n - 1 other degrees. Every "
-                  f"kept subgraph has max degree <= D, so 0 <= T <= nD/2 = {truncated_true}; a "
-                  f"{d}-regular background whose node v has independent neighbours, with v "
-                  f"rewired to the complement of its neighbourhood, pushes the other "
-                  f"{n - 1 - d} nodes (and v) above D and leaves no kept edge: T goes from "
-                  f"{truncated_true} to 0 (threshold_complement_rewiring). True eps = "
-                  f"{truncated_true}/{d} * eps = {truncated_true / d:g}. The threshold star "
-                  f"toggle (v isolated -> hub) reaches floor((n-1)D/2) = {(n - 1) * d // 2}."),
+            f"claim Delta = D ignores that one rewiring moves n - 1 other degrees. Every "
+            f"kept subgraph has max degree <= D, so 0 <= T <= nD/2 = {truncated_true}; a "
+            f"{d}-regular background whose node v has independent neighbours, with v "
+            f"rewired to the complement of its neighbourhood, pushes the other "
+            f"{n - 1 - d} nodes (and v) above D and leaves no kept edge: T goes from "
+            f"{truncated_true} to 0 (threshold_complement_rewiring). True eps = "
+            f"{truncated_true}/{d} * eps = {truncated_true / d:g}. The threshold star "
+            f"toggle (v isolated -> hub) reaches floor((n-1)D/2) = {(n - 1) * d // 2}.",
+        ),
         _laplace_case(
-            "graphs.degree_histogram_edge_sensitivity", statistic=degree_histogram,
+            "graphs.degree_histogram_edge_sensitivity",
+            statistic=degree_histogram,
             description="degree histogram (counts of degrees 0..n-1)",
-            sensitivity=histogram_claim, true_sensitivity=histogram_true, relation=node,
-            domain=domain, output_dimension=n,
+            sensitivity=histogram_claim,
+            true_sensitivity=histogram_true,
+            relation=node,
+            domain=domain,
+            output_dimension=n,
             notes=f"Laplace(4/eps) per bin: the edge-level l1 sensitivity (one edge moves two "
-                  f"nodes by one bin each), claimed for node-DP. Rewiring v moves v and up to "
-                  f"n - 1 other nodes one bin each: l1 change <= 2n = {histogram_true}, "
-                  f"attained by the star toggle (bin 0: -n, bin 1: +(n-1), bin n-1: +1). True "
-                  f"eps = {histogram_true}/{histogram_claim} * eps = "
-                  f"{histogram_true / histogram_claim:g}."),
+            f"nodes by one bin each), claimed for node-DP. Rewiring v moves v and up to "
+            f"n - 1 other nodes one bin each: l1 change <= 2n = {histogram_true}, "
+            f"attained by the star toggle (bin 0: -n, bin 1: +(n-1), bin n-1: +1). True "
+            f"eps = {histogram_true}/{histogram_claim} * eps = "
+            f"{histogram_true / histogram_claim:g}.",
+        ),
         _laplace_case(
-            "graphs.triangle_count_edge_sensitivity", statistic=triangle_count,
+            "graphs.triangle_count_edge_sensitivity",
+            statistic=triangle_count,
             description="number of triangles",
-            sensitivity=triangle_claim, true_sensitivity=triangle_true, relation=node,
+            sensitivity=triangle_claim,
+            true_sensitivity=triangle_true,
+            relation=node,
             domain=domain,
             notes=f"Calibrated to the edge-DP sensitivity n - 2 = {triangle_claim} (triangles "
-                  f"through one edge) but claimed node-DP. Rewiring v changes the triangles "
-                  f"through v, up to C(n-1, 2) = {triangle_true} (K_(n-1) plus isolated v "
-                  f"against K_n: complement rewiring or hub insertion on the complete graph). "
-                  f"True eps = {triangle_true}/{triangle_claim} * eps = "
-                  f"{triangle_true / triangle_claim:g}."),
+            f"through one edge) but claimed node-DP. Rewiring v changes the triangles "
+            f"through v, up to C(n-1, 2) = {triangle_true} (K_(n-1) plus isolated v "
+            f"against K_n: complement rewiring or hub insertion on the complete graph). "
+            f"True eps = {triangle_true}/{triangle_claim} * eps = "
+            f"{triangle_true / triangle_claim:g}.",
+        ),
     )
 
 
@@ -239,36 +303,59 @@ def graph_control_cases() -> tuple[BenchmarkCase, ...]:
     triangle_node = triangle_count_node_sensitivity(n)
     return (
         _laplace_case(
-            "graphs.control.edge_count_bounded_degree", statistic=edge_count,
-            description=f"number of edges of a graph with degrees <= {d}", sensitivity=d,
-            true_sensitivity=min(d, n - 1), relation=NodeNeighbouring(max_degree=d),
+            "graphs.control.edge_count_bounded_degree",
+            statistic=edge_count,
+            description=f"number of edges of a graph with degrees <= {d}",
+            sensitivity=d,
+            true_sensitivity=min(d, n - 1),
+            relation=NodeNeighbouring(max_degree=d),
             domain=bounded_domain,
             notes=f"Bounded-degree node-DP (both graphs have degrees <= D = {d}): rewiring v "
-                  f"changes |E| by d_v - d'_v, at most D (star toggle under the bound). "
-                  f"Delta = D, true eps = eps."),
+            f"changes |E| by d_v - d'_v, at most D (star toggle under the bound). "
+            f"Delta = D, true eps = eps.",
+        ),
         _laplace_case(
-            "graphs.control.edge_count_edge_dp", statistic=edge_count,
-            description="number of edges", sensitivity=1, true_sensitivity=1, relation=edge,
-            domain=domain, notes="Edge-DP: one edge changes |E| by 1. True eps = eps."),
+            "graphs.control.edge_count_edge_dp",
+            statistic=edge_count,
+            description="number of edges",
+            sensitivity=1,
+            true_sensitivity=1,
+            relation=edge,
+            domain=domain,
+            notes="Edge-DP: one edge changes |E| by 1. True eps = eps.",
+        ),
         _laplace_case(
-            "graphs.control.degree_histogram_node", statistic=degree_histogram,
+            "graphs.control.degree_histogram_node",
+            statistic=degree_histogram,
             description="degree histogram (counts of degrees 0..n-1)",
-            sensitivity=histogram, true_sensitivity=histogram, relation=node, domain=domain,
+            sensitivity=histogram,
+            true_sensitivity=histogram,
+            relation=node,
+            domain=domain,
             output_dimension=n,
             notes=f"Node-DP degree histogram with l1 sensitivity 2n = {histogram} (v and up to "
-                  f"n - 1 neighbours each move one bin; star toggle attains it; verified "
-                  f"exhaustively for n <= 6). True eps = eps."),
+            f"n - 1 neighbours each move one bin; star toggle attains it; verified "
+            f"exhaustively for n <= 6). True eps = eps.",
+        ),
         _laplace_case(
-            "graphs.control.triangle_count_edge_dp", statistic=triangle_count,
-            description="number of triangles", sensitivity=triangle_edge,
-            true_sensitivity=triangle_edge, relation=edge, domain=domain,
+            "graphs.control.triangle_count_edge_dp",
+            statistic=triangle_count,
+            description="number of triangles",
+            sensitivity=triangle_edge,
+            true_sensitivity=triangle_edge,
+            relation=edge,
+            domain=domain,
             notes=f"Edge-DP triangle count, Delta = n - 2 = {triangle_edge} (K_n minus an edge "
-                  f"against K_n). True eps = eps."),
+            f"against K_n). True eps = eps.",
+        ),
         _laplace_case(
-            "graphs.control.triangle_count_node", statistic=triangle_count,
-            description="number of triangles", sensitivity=triangle_node,
-            true_sensitivity=triangle_node, relation=node, domain=domain,
-            notes=f"Node-DP triangle count, Delta = C(n-1, 2) = {triangle_node}. True eps = "
-                  f"eps."),
+            "graphs.control.triangle_count_node",
+            statistic=triangle_count,
+            description="number of triangles",
+            sensitivity=triangle_node,
+            true_sensitivity=triangle_node,
+            relation=node,
+            domain=domain,
+            notes=f"Node-DP triangle count, Delta = C(n-1, 2) = {triangle_node}. True eps = eps.",
+        ),
     )
-

@@ -54,7 +54,9 @@ __all__ = [
 
 BELL_2020 = Reference(
     citation="Bell, Bellet, Gascón & Kulkarni, 'Private Protocols for U-Statistics in the "
-             "Local Model and Beyond', AISTATS 2020", locator="Algorithm 1; Theorem 2")
+    "Local Model and Beyond', AISTATS 2020",
+    locator="Algorithm 1; Theorem 2",
+)
 _SOURCE = "privaudit/suites/local.py ({})"
 
 
@@ -79,20 +81,33 @@ class LocalKaryRR(Mechanism):
     the hook returns what the code really does.
     """
 
-    def __init__(self, epsilon: float, k: int, *, keep: float | None = None, copies: int = 1,
-                 name: str) -> None:
+    def __init__(
+        self, epsilon: float, k: int, *, keep: float | None = None, copies: int = 1, name: str
+    ) -> None:
         if k < 2 or copies < 1:
-            raise InvalidParameterError(f"need k >= 2 and copies >= 1, got k={k!r}, copies={copies!r}")
+            raise InvalidParameterError(
+                f"need k >= 2 and copies >= 1, got k={k!r}, copies={copies!r}"
+            )
         self._k, self._copies = int(k), int(copies)
         self._keep = keep if keep is not None else math.exp(epsilon) / (k + math.expm1(epsilon))
         spec = MechanismSpec(
-            name=name, summary=f"{k}-ary randomized response of one cell ({copies} report(s))",
-            references=(BELL_2020,), input_domain=Categorical(size=k), relation=LocalRelation(),
-            statistic="the user's cell", output_dimension=copies,
-            noise=FiniteRandomizer(law=FiniteOutputLaw(
-                alphabet=k, length=copies, epsilon=epsilon,
-                description="k-RR with keep probability e^eps/(k + e^eps - 1), as declared")),
-            guarantee=PureDP(epsilon=epsilon))
+            name=name,
+            summary=f"{k}-ary randomized response of one cell ({copies} report(s))",
+            references=(BELL_2020,),
+            input_domain=Categorical(size=k),
+            relation=LocalRelation(),
+            statistic="the user's cell",
+            output_dimension=copies,
+            noise=FiniteRandomizer(
+                law=FiniteOutputLaw(
+                    alphabet=k,
+                    length=copies,
+                    epsilon=epsilon,
+                    description="k-RR with keep probability e^eps/(k + e^eps - 1), as declared",
+                )
+            ),
+            guarantee=PureDP(epsilon=epsilon),
+        )
         super().__init__(spec)
 
     def _sample(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
@@ -113,20 +128,34 @@ class DataDependentBinsRR(Mechanism):
     per-user ε the implementer believed.
     """
 
-    def __init__(self, epsilon: float, n: int, k: int, levels: int,
-                 name: str = "local.rr_data_dependent_bins") -> None:
+    def __init__(
+        self,
+        epsilon: float,
+        n: int,
+        k: int,
+        levels: int,
+        name: str = "local.rr_data_dependent_bins",
+    ) -> None:
         self._k, self._n = int(k), int(n)
         self._keep = math.exp(epsilon) / (k + math.expm1(epsilon))
         spec = MechanismSpec(
-            name=name, summary="Algorithm 1's reports with bins from the data's range (broken)",
+            name=name,
+            summary="Algorithm 1's reports with bins from the data's range (broken)",
             references=(BELL_2020,),
             input_domain=DatasetDomain(record=IntegerRange(lo=0, hi=levels - 1), size=n),
-            relation=SubstituteOne(), statistic="every user's k-RR report",
+            relation=SubstituteOne(),
+            statistic="every user's k-RR report",
             output_dimension=n,
-            noise=FiniteRandomizer(law=FiniteOutputLaw(
-                alphabet=k, length=n, epsilon=epsilon,
-                description="one k-RR report per user (bins believed public)")),
-            guarantee=PureDP(epsilon=epsilon))
+            noise=FiniteRandomizer(
+                law=FiniteOutputLaw(
+                    alphabet=k,
+                    length=n,
+                    epsilon=epsilon,
+                    description="one k-RR report per user (bins believed public)",
+                )
+            ),
+            guarantee=PureDP(epsilon=epsilon),
+        )
         super().__init__(spec)
 
     def cells(self, data: Any) -> np.ndarray:
@@ -142,8 +171,9 @@ class DataDependentBinsRR(Mechanism):
         return _rr_draw(np.ascontiguousarray(cells), self._k, self._keep, rng)
 
     def output_probabilities(self, data: Any) -> np.ndarray:
-        return np.stack([_rr_row(self._k, int(c), self._keep)
-                         for c in self.cells(self.validate_input(data))])
+        return np.stack(
+            [_rr_row(self._k, int(c), self._keep) for c in self.cells(self.validate_input(data))]
+        )
 
 
 def local_broken_cases() -> tuple[BenchmarkCase, ...]:
@@ -154,32 +184,47 @@ def local_broken_cases() -> tuple[BenchmarkCase, ...]:
         BenchmarkCase(
             name="local.rr_rerandomized_per_pair",
             mechanism=LocalKaryRR(eps, k, copies=m, name="local.rr_rerandomized_per_pair"),
-            true_epsilon=m * eps, claimed_epsilon=eps, input_pairs=((0, 1),),
+            true_epsilon=m * eps,
+            claimed_epsilon=eps,
+            input_pairs=((0, 1),),
             source=_SOURCE.format("LocalKaryRR(copies=3)"),
             notes="three independent eps-reports of the same cell: the all-true output has "
-                  "likelihood ratio e^(3 eps)"),
+            "likelihood ratio e^(3 eps)",
+        ),
         BenchmarkCase(
             name="local.rr_binary_keep_probability",
-            mechanism=LocalKaryRR(eps, k, keep=binary_keep,
-                                  name="local.rr_binary_keep_probability"),
-            true_epsilon=eps + math.log(k - 1), claimed_epsilon=eps, input_pairs=((0, 1),),
+            mechanism=LocalKaryRR(
+                eps, k, keep=binary_keep, name="local.rr_binary_keep_probability"
+            ),
+            true_epsilon=eps + math.log(k - 1),
+            claimed_epsilon=eps,
+            input_pairs=((0, 1),),
             source=_SOURCE.format("LocalKaryRR(keep=e^eps/(1+e^eps))"),
-            notes="ratio p(k-1)/(1-p) = (k-1) e^eps between the true cell and another"),
+            notes="ratio p(k-1)/(1-p) = (k-1) e^eps between the true cell and another",
+        ),
         BenchmarkCase(
             name="local.rr_data_dependent_bins",
             mechanism=DataDependentBinsRR(eps, 3, 2, 4),
-            true_epsilon=3 * eps, claimed_epsilon=eps,
+            true_epsilon=3 * eps,
+            claimed_epsilon=eps,
             input_pairs=((np.array([0, 1, 1]), np.array([3, 1, 1])),),
             source=_SOURCE.format("DataDependentBinsRR"),
             notes="(0,1,1) has bins edge 0.5 -> cells (0,1,1); (3,1,1) has edge 2 -> cells "
-                  "(1,0,0): every report's law changes, 3 eps by composition (the maximum)"),
+            "(1,0,0): every report's law changes, 3 eps by composition (the maximum)",
+        ),
     )
 
 
 def local_control_cases() -> tuple[BenchmarkCase, ...]:
     """The correct k-RR randomizer (k = 4, ε = 1), true ε = ε."""
-    return (BenchmarkCase(
-        name="control.local_krr", mechanism=LocalKaryRR(1.0, 4, name="control.local_krr"),
-        true_epsilon=1.0, claimed_epsilon=1.0, input_pairs=((0, 1),),
-        source=_SOURCE.format("LocalKaryRR"),
-        notes="keep e^eps/(k + e^eps - 1), others 1/(k + e^eps - 1): ratio exactly e^eps"),)
+    return (
+        BenchmarkCase(
+            name="control.local_krr",
+            mechanism=LocalKaryRR(1.0, 4, name="control.local_krr"),
+            true_epsilon=1.0,
+            claimed_epsilon=1.0,
+            input_pairs=((0, 1),),
+            source=_SOURCE.format("LocalKaryRR"),
+            notes="keep e^eps/(k + e^eps - 1), others 1/(k + e^eps - 1): ratio exactly e^eps",
+        ),
+    )

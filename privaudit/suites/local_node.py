@@ -37,7 +37,8 @@ from estimators.lndp import (
     soft_threshold_mechanism,
 )
 from mechanisms import GaussianMechanism, declare_mechanism
-from spec import GraphDomain, LocalNodeRelation
+from spec import Gaussian, GraphDomain, LocalNodeRelation
+from spec.errors import InconsistentSpecError
 
 __all__ = [
     "global_threshold_soft_threshold",
@@ -54,13 +55,30 @@ def node_degrees(graph: Any) -> np.ndarray:
     return np.array([graph.degree(i) for i in range(graph.number_of_nodes())], dtype=float)
 
 
+def _gaussian_sigma(mechanism: Any) -> float:
+    """σ of a mechanism's declared Gaussian noise law."""
+    law = mechanism.noise_law
+    if not isinstance(law, Gaussian):
+        raise InconsistentSpecError(
+            f"{mechanism.spec.name}: expected Gaussian noise, got {type(law).__name__}"
+        )
+    return law.sigma
+
+
 def own_sensitivity_soft_threshold(n: int) -> tuple[Any, float]:
     """(Algorithm 1 at (0.9, 10⁻³), τ = 0..1, with σ for Δ = 1; that σ)."""
     honest = soft_threshold_mechanism(n, 0.9, 1e-3, 0, 1, calibration="classical")
-    sigma = honest.noise_law.sigma / honest.spec.global_sensitivity.value
+    sensitivity = honest.spec.global_sensitivity
+    if sensitivity is None:
+        raise InconsistentSpecError(f"{honest.spec.name}: declares no global sensitivity")
+    sigma = _gaussian_sigma(honest) / sensitivity.value
     mech = declare_mechanism(
-        honest.spec, lambda g, size, rng: soft_threshold(node_degrees(g), 0, 1)
-        + rng.normal(0, sigma, (size, n)), statistic=honest.statistic)
+        honest.spec,
+        lambda g, size, rng: (
+            soft_threshold(node_degrees(g), 0, 1) + rng.normal(0, sigma, (size, n))
+        ),
+        statistic=honest.statistic,
+    )
     return mech, sigma
 
 
@@ -69,14 +87,16 @@ def own_sensitivity_laplace_edge_count(n: int, epsilon: float = 1.0) -> Any:
     honest = laplace_edge_count_mechanism(n, epsilon)
     b = (n - 1) / epsilon
     return declare_mechanism(
-        honest.spec, lambda g, size, rng: node_degrees(g) + rng.laplace(0.0, b, (size, n)),
-        statistic=honest.statistic)
+        honest.spec,
+        lambda g, size, rng: node_degrees(g) + rng.laplace(0.0, b, (size, n)),
+        statistic=honest.statistic,
+    )
 
 
 def global_threshold_soft_threshold(n: int) -> Any:
     """Algorithm 1 at (0.9, 10⁻³) with τ1 = ⌊average degree⌋, τ2 = τ1 + 1 (not local)."""
     honest = soft_threshold_mechanism(n, 0.9, 1e-3, 0, 1, calibration="classical")
-    sigma = honest.noise_law.sigma
+    sigma = _gaussian_sigma(honest)
 
     def messages_mean(g: Any) -> np.ndarray:
         d = node_degrees(g)
@@ -84,25 +104,33 @@ def global_threshold_soft_threshold(n: int) -> Any:
         return soft_threshold(d, tau, tau + 1)
 
     return declare_mechanism(
-        honest.spec, lambda g, size, rng: messages_mean(g) + rng.normal(0, sigma, (size, n)),
-        statistic=messages_mean)
+        honest.spec,
+        lambda g, size, rng: messages_mean(g) + rng.normal(0, sigma, (size, n)),
+        statistic=messages_mean,
+    )
 
 
 def neighbours_copies_ignored(n: int) -> GaussianMechanism:
     """Soft-thresholded degrees with a claimed ℓ2 sensitivity of 1 (the node's own entry)."""
     return GaussianMechanism(
-        0.9, 1e-3, 1.0, calibration="classical",
+        0.9,
+        1e-3,
+        1.0,
+        calibration="classical",
         statistic=lambda g: soft_threshold(node_degrees(g), 0, 1),
-        input_domain=GraphDomain(n_nodes=n), relation=LocalNodeRelation(focus_nodes=(0,)),
-        output_dimension=n, name="broken.neighbours_copies_ignored")
+        input_domain=GraphDomain(n_nodes=n),
+        relation=LocalNodeRelation(focus_nodes=(0,)),
+        output_dimension=n,
+        name="broken.neighbours_copies_ignored",
+    )
 
 
 def sampled_one_hot(n: int, bucket_width: int = 2) -> Any:
     """Algorithm 3 (W = I) with each node's rounded one-hot sampled, not its expectation."""
-    honest = blurry_linear_mechanism(n, 0.9, 1e-3, bucket_width,
-                                     np.eye(bucket_count(n, bucket_width)),
-                                     calibration="classical")
-    k, sigma = bucket_count(n, bucket_width), honest.noise_law.sigma
+    honest = blurry_linear_mechanism(
+        n, 0.9, 1e-3, bucket_width, np.eye(bucket_count(n, bucket_width)), calibration="classical"
+    )
+    k, sigma = bucket_count(n, bucket_width), _gaussian_sigma(honest)
 
     def sampler(g: Any, size: int, rng: np.random.Generator) -> np.ndarray:
         j, r = blur_weights(node_degrees(g).astype(int), bucket_width)

@@ -56,8 +56,9 @@ def _same(a: np.ndarray, b: np.ndarray) -> bool:
     return bool(np.array_equal(a, b))
 
 
-def check_generator_determinism(mechanism: Any, data: Any = None, *, seed: int = 0,
-                                samples: int = 64) -> GeneratorDeterminism:
+def check_generator_determinism(
+    mechanism: Any, data: Any = None, *, seed: int = 0, samples: int = 64
+) -> GeneratorDeterminism:
     """Draw ``samples`` outputs twice from generators seeded with ``seed``; compare them.
 
     Parameters
@@ -99,21 +100,36 @@ def check_generator_determinism(mechanism: Any, data: Any = None, *, seed: int =
     second = np.asarray(mechanism.sample(data, int(samples), np.random.default_rng(int(seed))))
     if _same(first, second):
         return GeneratorDeterminism(
-            reproducible=True, samples=int(samples), seed=int(seed),
-            reason=(f"two batches of {samples} outputs drawn with generators seeded {seed} "
-                    f"are bit-identical: the mechanism draws from the injected generator"))
-    differing = int(np.count_nonzero(np.asarray(first != second).reshape(len(first), -1)
-                                     .any(axis=1))) if first.shape == second.shape else samples
+            reproducible=True,
+            samples=int(samples),
+            seed=int(seed),
+            reason=(
+                f"two batches of {samples} outputs drawn with generators seeded {seed} "
+                f"are bit-identical: the mechanism draws from the injected generator"
+            ),
+        )
+    differing = (
+        int(np.count_nonzero(np.asarray(first != second).reshape(len(first), -1).any(axis=1)))
+        if first.shape == second.shape
+        else samples
+    )
     return GeneratorDeterminism(
-        reproducible=False, samples=int(samples), seed=int(seed),
-        reason=(f"two batches of {samples} outputs drawn with generators seeded {seed} "
-                f"differ in {differing} of {samples} outputs: the mechanism draws (at least "
-                f"part of) its randomness from a source of its own, so its audit cannot be "
-                f"reproduced bit for bit from the seed"))
+        reproducible=False,
+        samples=int(samples),
+        seed=int(seed),
+        reason=(
+            f"two batches of {samples} outputs drawn with generators seeded {seed} "
+            f"differ in {differing} of {samples} outputs: the mechanism draws (at least "
+            f"part of) its randomness from a source of its own, so its audit cannot be "
+            f"reproduced bit for bit from the seed"
+        ),
+    )
 
 
 def non_reproducible_note(result: GeneratorDeterminism) -> str:
     """The certificate note (and the command line's warning) for an unseedable mechanism."""
-    return (f"not reproducible from the seed: {result.reason}; verify re-runs the audit and "
-            f"compares its verdict and check statuses (a tolerance rule), not its numbers "
-            f"bit for bit")
+    return (
+        f"not reproducible from the seed: {result.reason}; verify re-runs the audit and "
+        f"compares its verdict and check statuses (a tolerance rule), not its numbers "
+        f"bit for bit"
+    )

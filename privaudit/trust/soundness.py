@@ -25,8 +25,13 @@ from privaudit.auditing.auditor import audit
 from privaudit.auditing.config import AuditConfig
 from privaudit.statistics import clopper_pearson
 
-__all__ = ["CORRECT_DELTA_MECHANISMS", "CORRECT_FINITE_MECHANISMS", "CORRECT_MECHANISMS",
-           "SoundnessResult", "soundness_run"]
+__all__ = [
+    "CORRECT_DELTA_MECHANISMS",
+    "CORRECT_FINITE_MECHANISMS",
+    "CORRECT_MECHANISMS",
+    "SoundnessResult",
+    "soundness_run",
+]
 
 #: Correct mechanisms of the soundness run (name, factory).
 CORRECT_MECHANISMS: tuple[tuple[str, Callable[[], Mechanism]], ...] = (
@@ -39,16 +44,19 @@ CORRECT_MECHANISMS: tuple[tuple[str, Callable[[], Mechanism]], ...] = (
 
 def _rare_raw_mean() -> Mechanism:
     from privaudit.suites.broken import RareRawMean
+
     return RareRawMean(delta=1e-5, p=5e-6)
 
 
 def _fallback_mean() -> Mechanism:
     from privaudit.suites.broken import NoiselessFallbackMean
+
     return NoiselessFallbackMean(delta=1e-5, cutoff=math.log(1e6))
 
 
 def _clamp_mean() -> Mechanism:
     from privaudit.suites.broken import LeakyClampMean
+
     return LeakyClampMean(delta=1e-5, cutoff=math.log(1e6))
 
 
@@ -59,8 +67,10 @@ def _clamp_mean() -> Mechanism:
 #: clamps and the other does not).
 CORRECT_DELTA_MECHANISMS: tuple[tuple[str, Callable[[], Mechanism]], ...] = (
     ("analytic_gaussian(eps=1, delta=1e-5)", lambda: GaussianMechanism(1.0, 1e-5, 1.0)),
-    ("classical_gaussian(eps=0.5, delta=1e-5)",
-     lambda: GaussianMechanism(0.5, 1e-5, 1.0, calibration="classical")),
+    (
+        "classical_gaussian(eps=0.5, delta=1e-5)",
+        lambda: GaussianMechanism(0.5, 1e-5, 1.0, calibration="classical"),
+    ),
     ("discrete_gaussian(eps=1, delta=1e-5)", lambda: DiscreteGaussianMechanism(1.0, 1e-5, 1)),
     ("raw branch p=5e-6 (delta=1e-5)", _rare_raw_mean),
     ("noiseless fallback p=1e-6 (delta=1e-5)", _fallback_mean),
@@ -70,11 +80,13 @@ CORRECT_DELTA_MECHANISMS: tuple[tuple[str, Callable[[], Mechanism]], ...] = (
 
 def _registered(name: str) -> Mechanism:
     from .registry import entry
+
     return entry(name).create()
 
 
 def _hadamard_c(alpha: int, epsilon: float) -> Mechanism:
     from estimators.local_ustatistics import HadamardRandomizerMechanism
+
     return HadamardRandomizerMechanism(alpha, epsilon, "C")
 
 
@@ -109,16 +121,24 @@ class SoundnessResult:
 
     def summary(self) -> str:
         """One line per mechanism plus the total."""
-        lines = [f"{name:40s} {count} false violations" for name, count in self.per_mechanism.items()]
-        lines.append(f"total: {self.false_violations}/{self.audits} = {self.rate:.3%} "
-                     f"(95% CP upper bound {self.rate_upper_bound:.3%}; nominal "
-                     f"{1 - self.confidence:.0%})")
+        lines = [
+            f"{name:40s} {count} false violations" for name, count in self.per_mechanism.items()
+        ]
+        lines.append(
+            f"total: {self.false_violations}/{self.audits} = {self.rate:.3%} "
+            f"(95% CP upper bound {self.rate_upper_bound:.3%}; nominal "
+            f"{1 - self.confidence:.0%})"
+        )
         return "\n".join(lines)
 
 
-def soundness_run(audits_per_mechanism: int, *, config: AuditConfig, first_seed: int = 0,
-                  mechanisms: Sequence[tuple[str, Callable[[], Mechanism]]] = CORRECT_MECHANISMS
-                  ) -> SoundnessResult:
+def soundness_run(
+    audits_per_mechanism: int,
+    *,
+    config: AuditConfig,
+    first_seed: int = 0,
+    mechanisms: Sequence[tuple[str, Callable[[], Mechanism]]] = CORRECT_MECHANISMS,
+) -> SoundnessResult:
     """Audit each correct mechanism ``audits_per_mechanism`` times with consecutive seeds.
 
     ``mechanisms`` defaults to :data:`CORRECT_MECHANISMS`; :data:`CORRECT_DELTA_MECHANISMS`
@@ -134,5 +154,9 @@ def soundness_run(audits_per_mechanism: int, *, config: AuditConfig, first_seed:
             count += int(report.violated)
             total += 1
         per[name] = count
-    return SoundnessResult(audits=total, false_violations=sum(per.values()), per_mechanism=per,
-                           confidence=config.confidence)
+    return SoundnessResult(
+        audits=total,
+        false_violations=sum(per.values()),
+        per_mechanism=per,
+        confidence=config.confidence,
+    )

@@ -41,6 +41,7 @@ __all__ = [
     "substituted_sources",
 ]
 
+
 def _digest(data: bytes) -> str:
     return f"sha256:{hashlib.sha256(data).hexdigest()}"
 
@@ -81,7 +82,8 @@ def _function_digests(text: str, path: str) -> dict[str, str]:
                 first = min([child.lineno, *(d.lineno for d in child.decorator_list)])
                 end = child.end_lineno or child.lineno
                 segments.setdefault(qualname, []).append(
-                    textwrap.dedent("".join(lines[first - 1:end])))
+                    textwrap.dedent("".join(lines[first - 1 : end]))
+                )
                 visit(child, f"{qualname}.<locals>.", True)
             elif isinstance(child, ast.ClassDef):
                 visit(child, f"{prefix}{child.name}.", in_function)

@@ -25,8 +25,8 @@ import importlib.util
 import inspect
 import os
 import sys
-from pathlib import Path
 from collections.abc import Callable
+from pathlib import Path
 from types import ModuleType
 from typing import Any
 
@@ -68,9 +68,13 @@ def _import_module(name: str, target: str) -> ModuleType:
     except ModuleNotFoundError as err:
         if err.name is not None and (name == err.name or name.startswith(err.name + ".")):
             raise AuditError(f"target {target!r}: no module named {err.name!r}") from None
-        raise AuditError(f"target {target!r}: importing {name!r} failed: {_one_line(err)}") from None
+        raise AuditError(
+            f"target {target!r}: importing {name!r} failed: {_one_line(err)}"
+        ) from None
     except Exception as err:  # noqa: BLE001 - user code may raise anything on import
-        raise AuditError(f"target {target!r}: importing {name!r} failed: {_one_line(err)}") from None
+        raise AuditError(
+            f"target {target!r}: importing {name!r} failed: {_one_line(err)}"
+        ) from None
 
 
 def _load_file(where: str, target: str) -> ModuleType:
@@ -84,8 +88,9 @@ def _load_file(where: str, target: str) -> ModuleType:
     existing = sys.modules.get(stem)
     if existing is not None and getattr(existing, "__file__", None) == str(path):
         return existing
-    name = stem if existing is None else \
-        f"{stem}_{hashlib.sha256(str(path).encode()).hexdigest()[:8]}"
+    name = (
+        stem if existing is None else f"{stem}_{hashlib.sha256(str(path).encode()).hexdigest()[:8]}"
+    )
     spec = importlib.util.spec_from_file_location(name, path)
     if spec is None or spec.loader is None:  # pragma: no cover - .py files always have one
         raise AuditError(f"target {target!r}: cannot load {where!r} as a module")
@@ -100,7 +105,9 @@ def _load_file(where: str, target: str) -> ModuleType:
         del sys.modules[name]
         if isinstance(err, (KeyboardInterrupt, SystemExit)):
             raise
-        raise AuditError(f"target {target!r}: executing {where!r} failed: {_one_line(err)}") from None
+        raise AuditError(
+            f"target {target!r}: executing {where!r} failed: {_one_line(err)}"
+        ) from None
     return module
 
 
@@ -110,8 +117,9 @@ def _resolve(module: ModuleType, attr: str, target: str) -> Any:
         try:
             obj = getattr(obj, part)
         except AttributeError:
-            raise AuditError(f"target {target!r}: {module.__name__!r} has no attribute "
-                             f"{attr!r}") from None
+            raise AuditError(
+                f"target {target!r}: {module.__name__!r} has no attribute {attr!r}"
+            ) from None
     return obj
 
 
@@ -135,8 +143,9 @@ def target_factory(text: str) -> Callable[[], Mechanism]:
     if isinstance(obj, Mechanism):
         return lambda: obj
     if not callable(obj):
-        raise AuditError(f"target {text!r} is a {type(obj).__name__}, not a Mechanism or a "
-                         "zero-argument factory")
+        raise AuditError(
+            f"target {text!r} is a {type(obj).__name__}, not a Mechanism or a zero-argument factory"
+        )
     try:
         signature = inspect.signature(obj)
     except (TypeError, ValueError):
@@ -145,23 +154,31 @@ def target_factory(text: str) -> Callable[[], Mechanism]:
         try:
             signature.bind()
         except TypeError:
-            needed = [p.name for p in signature.parameters.values()
-                      if p.default is p.empty and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
-            raise AuditError(f"target {text!r} is a callable that needs arguments "
-                             f"({', '.join(needed)}); name a mechanism or a zero-argument "
-                             "factory") from None
+            needed = [
+                p.name
+                for p in signature.parameters.values()
+                if p.default is p.empty and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
+            ]
+            raise AuditError(
+                f"target {text!r} is a callable that needs arguments "
+                f"({', '.join(needed)}); name a mechanism or a zero-argument "
+                "factory"
+            ) from None
 
     def build() -> Mechanism:
         try:
             made = obj()
         except PrivauditError as err:
-            raise type(err)(f"target {text!r}: the factory raised {type(err).__name__}: "
-                            f"{str(err).splitlines()[0] if str(err) else ''}") from None
+            raise type(err)(
+                f"target {text!r}: the factory raised {type(err).__name__}: "
+                f"{str(err).splitlines()[0] if str(err) else ''}"
+            ) from None
         except Exception as err:  # noqa: BLE001 - a user's factory may raise anything
             raise AuditError(f"target {text!r}: the factory raised {_one_line(err)}") from None
         if not isinstance(made, Mechanism):
-            raise AuditError(f"target {text!r}: the factory returned a {type(made).__name__}, "
-                             "not a Mechanism")
+            raise AuditError(
+                f"target {text!r}: the factory returned a {type(made).__name__}, not a Mechanism"
+            )
         return made
 
     return build

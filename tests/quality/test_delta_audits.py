@@ -68,10 +68,12 @@ def _issue_mechanism(spike: float):
     spec = MechanismSpec(
         name="issue_17_rare_mean",
         input_domain=DatasetDomain(record=RealInterval(lo=0.0, hi=1.0), size=n),
-        relation=SubstituteOne(), statistic="mean of the records",
+        relation=SubstituteOne(),
+        statistic="mean of the records",
         sensitivity=(GlobalSensitivity(value=1 / n),),
         noise=AdditiveNoise(law=Laplace(scale=1 / (n * eps))),
-        guarantee=ApproxDP(epsilon=eps, delta=1e-5))
+        guarantee=ApproxDP(epsilon=eps, delta=1e-5),
+    )
 
     def sampler(x, size, rng):
         mean = x.mean()
@@ -96,10 +98,15 @@ def test_delta_false_alarms_small_seeded_sample():
     """2 seeded audits of each correct (ε, δ) mechanism at 5·10⁴ per side (12 audits); the
     ≥ 200-audit run is in docs/delta_audits.md.  The threshold is exceeded with
     probability < 10⁻³ when each audit errs with probability ≤ 0.05."""
-    config = AuditConfig(samples=50_000, pilot_samples=2_000, pair_budget=16, pairs_tested=2,
-                         claim_budget=60, confidence=0.95)
-    result = soundness_run(2, config=config, mechanisms=CORRECT_DELTA_MECHANISMS,
-                           first_seed=500)
+    config = AuditConfig(
+        samples=50_000,
+        pilot_samples=2_000,
+        pair_budget=16,
+        pairs_tested=2,
+        claim_budget=60,
+        confidence=0.95,
+    )
+    result = soundness_run(2, config=config, mechanisms=CORRECT_DELTA_MECHANISMS, first_seed=500)
     threshold = int(stats.binom.isf(1e-3, result.audits, 0.05))
     assert result.false_violations <= threshold, result.summary()
     assert np.isfinite(result.rate_upper_bound)

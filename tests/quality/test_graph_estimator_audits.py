@@ -19,8 +19,9 @@ from estimators.graphs.local_hajek_network import NetworkStatisticMechanism
 from privaudit import AuditConfig, audit, registry
 from spec import GraphDomain, NodeNeighbouring
 
-CONFIG = AuditConfig(samples=50_000, pilot_samples=2_000, pair_budget=24, pairs_tested=2,
-                     claim_budget=200, seed=11)
+CONFIG = AuditConfig(
+    samples=50_000, pilot_samples=2_000, pair_budget=24, pairs_tested=2, claim_budget=200, seed=11
+)
 GRAPH_ENTRIES = [name for name in registry.names() if name.startswith("graphs.")]
 TEST_ENTRIES = [name for name in registry.names() if name.startswith("hypothesis_tests.")]
 
@@ -42,12 +43,17 @@ def _graph(jsonable, domain: GraphDomain):
 
 
 def test_every_graph_estimator_and_test_is_registered():
-    expected = {f"graphs.{s}.{m}" for s in ("edge_density", "triangle_density")
-                for m in ("local_hajek", "local_hajek.coarse_xi", "coinpress")}
+    expected = {
+        f"graphs.{s}.{m}"
+        for s in ("edge_density", "triangle_density")
+        for m in ("local_hajek", "local_hajek.coarse_xi", "coinpress")
+    }
     expected |= {"graphs.edge_density.local_hajek.wrapped", "graphs.coarse_edge_density"}
     assert expected <= set(GRAPH_ENTRIES)
-    assert {"hypothesis_tests.uniformity.local_hajek",
-            "hypothesis_tests.uniformity.all_tuples"} <= set(TEST_ENTRIES)
+    assert {
+        "hypothesis_tests.uniformity.local_hajek",
+        "hypothesis_tests.uniformity.all_tuples",
+    } <= set(TEST_ENTRIES)
 
 
 @pytest.mark.quality

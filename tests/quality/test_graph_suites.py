@@ -36,14 +36,20 @@ from spec import EdgeNeighbouring, NodeNeighbouring
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 GENERATOR_ORIGINS = {
-    "star_toggle", "threshold_star_toggle", "threshold_complement_rewiring",
-    "complement_rewiring", "hub_insertion", "degree_preserving_swap", "extreme",
+    "star_toggle",
+    "threshold_star_toggle",
+    "threshold_complement_rewiring",
+    "complement_rewiring",
+    "hub_insertion",
+    "degree_preserving_swap",
+    "extreme",
 }
 
 
 def _load_table_script():
     spec = importlib.util.spec_from_file_location(
-        "graph_audit_table", ROOT / "scripts" / "graph_audit_table.py")
+        "graph_audit_table", ROOT / "scripts" / "graph_audit_table.py"
+    )
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module  # dataclasses look their module up there
     spec.loader.exec_module(module)
@@ -121,8 +127,12 @@ def test_broken_graph_mechanisms_are_flagged_with_generated_node_pairs(case, rep
     assert case.claimed_epsilon < report.epsilon_lower_bound <= case.true_epsilon
     witness = dist.counterexample
     assert witness.origin in GENERATOR_ORIGINS - {"extreme"}
-    assert NodeNeighbouring().decide(_graph(witness.x), _graph(witness.y),
-                                     case.spec.input_domain).distance == 1.0
+    assert (
+        NodeNeighbouring()
+        .decide(_graph(witness.x), _graph(witness.y), case.spec.input_domain)
+        .distance
+        == 1.0
+    )
 
 
 @pytest.mark.quality

@@ -58,8 +58,9 @@ from spec import (
 )
 from spec.errors import InconsistentSpecError, UnsupportedCombinationError
 
-CONFIG = AuditConfig(samples=40_000, pilot_samples=2_000, pair_budget=48, pairs_tested=3,
-                     claim_budget=200, seed=19)
+CONFIG = AuditConfig(
+    samples=40_000, pilot_samples=2_000, pair_budget=48, pairs_tested=3, claim_budget=200, seed=19
+)
 N = 8
 
 
@@ -96,9 +97,12 @@ def test_own_sensitivity_noise_is_caught():
 def test_ignoring_neighbours_copies_is_caught_by_the_swap():
     """Claim Δ₂ = 1 (the rewired node's own entry); the swap moves 2k other entries."""
     broken = neighbours_copies_ignored(N)
-    swap = [(x, y) for x, y, o in LocalNodeRelation(focus_nodes=(0,)).local_node_pairs(
-        GraphDomain(n_nodes=N)) if o == "focused_degree_preserving_swap"][0]
-    assert node_degrees(swap[0])[0] == node_degrees(swap[1])[0]          # v's own message is unchanged
+    swap = [
+        (x, y)
+        for x, y, o in LocalNodeRelation(focus_nodes=(0,)).local_node_pairs(GraphDomain(n_nodes=N))
+        if o == "focused_degree_preserving_swap"
+    ][0]
+    assert node_degrees(swap[0])[0] == node_degrees(swap[1])[0]  # v's own message is unchanged
     result = joint_accounting(broken, *swap)
     assert result.shift == pytest.approx(math.sqrt(2 * ((N - 1) // 2)))
     assert not result.holds and result.delta_at_claim > 10 * result.delta
@@ -137,7 +141,7 @@ def test_reading_other_lists_fails_the_locality_check():
 
 # -- 3. Algorithm 7 on an adversarial ρ -------------------------------------------------------
 def _adversarial_rho(n=100, sets=1000) -> RegularStarRandomness:
-    members = np.zeros((sets, 1), dtype=np.int64)                 # node 0 in every S_t
+    members = np.zeros((sets, 1), dtype=np.int64)  # node 0 in every S_t
     return RegularStarRandomness(n, members)
 
 
@@ -151,6 +155,7 @@ def test_averaged_calibration_fails_per_rho():
     shift = joint_accounting(honest, x, y).shift
     assert shift == pytest.approx(math.sqrt((rho.n - 1) * rho.sets))  # v's own row stays 0
     from spec import Gaussian
+
     assert Gaussian(sigma=sigma_avg).privacy_profile(eps, shift) > 10 * delta
     assert joint_accounting(honest, x, y).holds
     with pytest.raises(UnsupportedCombinationError, match="average over rho"):
@@ -168,21 +173,28 @@ def test_averaged_calibration_fails_the_audit_on_adversarial_rho():
     def sampler(g, size, rng):
         return honest.statistic(g) + rng.normal(0, sigma_avg, (size, dim))
 
-    report = audit(declare_mechanism(honest.spec, sampler, statistic=honest.statistic),
-                   config=CONFIG)
+    report = audit(
+        declare_mechanism(honest.spec, sampler, statistic=honest.statistic), config=CONFIG
+    )
     assert report.violated
 
 
 # -- 5. group privacy at node distance k > 1 ------------------------------------------------
 @pytest.mark.quality
-@pytest.mark.parametrize("mech", [soft_threshold_mechanism(N, 0.9, 1e-3, 0, 1),
-                                  laplace_edge_count_mechanism(N, 1.0)], ids=["alg1", "alg8"])
+@pytest.mark.parametrize(
+    "mech",
+    [soft_threshold_mechanism(N, 0.9, 1e-3, 0, 1), laplace_edge_count_mechanism(N, 1.0)],
+    ids=["alg1", "alg8"],
+)
 def test_group_claim_holds_at_distance_2_for_correct_mechanisms(mech):
     """Exact δ(2ε) ≤ δ(1 + e^ε) (ℓ1 loss ≤ 2ε for Laplace) and no black-box refutation on
     the relation's three distance-2 pairs (family-wise 95 %)."""
     results = audit_group_privacy(mech, 2, samples=50_000, rng=19)
-    assert {r.origin for r in results} == {"empty_vs_starpartite", "empty_vs_clique",
-                                           "clique_growth"}
+    assert {r.origin for r in results} == {
+        "empty_vs_starpartite",
+        "empty_vs_clique",
+        "clique_growth",
+    }
     assert not any(r.exact_violated or r.violated for r in results)
     assert all(r.epsilon_lower_bound <= r.epsilon_group for r in results)
 
@@ -191,8 +203,7 @@ def test_group_claim_holds_at_distance_2_for_correct_mechanisms(mech):
 def test_group_claim_fails_at_distance_2_for_half_scale_laplace():
     """Algorithm 8 sampled at b = (n − 1)/ε: at ∅ vs the 2-starpartite graph the degree
     vector moves by 26 in ℓ1, a loss of 3.7 > 2ε."""
-    results = audit_group_privacy(own_sensitivity_laplace_edge_count(N), 2, samples=50_000,
-                                  rng=19)
+    results = audit_group_privacy(own_sensitivity_laplace_edge_count(N), 2, samples=50_000, rng=19)
     caught = [r for r in results if r.violated]
     assert caught and max(r.epsilon_lower_bound for r in caught) > 2.0
 
@@ -200,13 +211,18 @@ def test_group_claim_fails_at_distance_2_for_half_scale_laplace():
 # -- 4. refused specs ------------------------------------------------------------------------
 def test_l2_calibrated_laplace_and_classical_at_large_epsilon_are_refused():
     n, eps = 10, 0.5
-    l2 = math.sqrt(n - 1 + (n - 1))                   # ℓ2 norm of the degree-vector change
+    l2 = math.sqrt(n - 1 + (n - 1))  # ℓ2 norm of the degree-vector change
     with pytest.raises((InconsistentSpecError, UnsupportedCombinationError)):
-        MechanismSpec(name="laplace_l2", input_domain=GraphDomain(n_nodes=n),
-                      relation=LocalNodeRelation(), statistic="degrees", output_dimension=n,
-                      sensitivity=(GlobalSensitivity(value=2.0 * (n - 1), norm="l1"),),
-                      noise=AdditiveNoise(law=Laplace(scale=l2 / eps)),
-                      guarantee=PureDP(epsilon=eps))
+        MechanismSpec(
+            name="laplace_l2",
+            input_domain=GraphDomain(n_nodes=n),
+            relation=LocalNodeRelation(),
+            statistic="degrees",
+            output_dimension=n,
+            sensitivity=(GlobalSensitivity(value=2.0 * (n - 1), norm="l1"),),
+            noise=AdditiveNoise(law=Laplace(scale=l2 / eps)),
+            guarantee=PureDP(epsilon=eps),
+        )
     with pytest.raises(UnsupportedCombinationError):
         soft_threshold_mechanism(n, 1.2, 1e-3, 0, 1, calibration="classical")
     assert soft_threshold_mechanism(n, 1.2, 1e-3, 0, 1).spec.noise.calibration == "analytic"

@@ -39,16 +39,29 @@ def test_exact_epsilon_is_the_true_epsilon(case):
     assert res.violated is (not case.is_private)
 
 
-CROSS = AuditConfig(samples=1_000_000, pilot_samples=5_000, pair_budget=16, pairs_tested=1,
-                    claim_budget=100, confidence=0.95, seed=3)
+CROSS = AuditConfig(
+    samples=1_000_000,
+    pilot_samples=5_000,
+    pair_budget=16,
+    pairs_tested=1,
+    claim_budget=100,
+    confidence=0.95,
+    seed=3,
+)
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("mechanism", [
-    RandomizedResponseMechanism(1.0, 2), RandomizedResponseMechanism(1.0, 4),
-    rr_randomizer_mechanism(1.0, bins=8), rr_randomizer_mechanism(1.0, cells=36),
-    HadamardRandomizerMechanism(5, 1.0, "S"),
-], ids=["rr2", "rr4", "quantized8", "joint36", "hadamard_s"])
+@pytest.mark.parametrize(
+    "mechanism",
+    [
+        RandomizedResponseMechanism(1.0, 2),
+        RandomizedResponseMechanism(1.0, 4),
+        rr_randomizer_mechanism(1.0, bins=8),
+        rr_randomizer_mechanism(1.0, cells=36),
+        HadamardRandomizerMechanism(5, 1.0, "S"),
+    ],
+    ids=["rr2", "rr4", "quantized8", "joint36", "hadamard_s"],
+)
 def test_sampling_bound_is_within_three_percent_of_the_exact_epsilon(mechanism):
     report = audit(mechanism, config=CROSS)
     exact = report.exact.epsilon_exact
@@ -59,8 +72,10 @@ def test_sampling_bound_is_within_three_percent_of_the_exact_epsilon(mechanism):
 @pytest.mark.slow
 @pytest.mark.parametrize(("samples", "tight"), [(1_000_000, 0.9), (10_000_000, 0.95)])
 def test_hadamard_variant_c_sampling_bound_uses_the_product_event(samples, tight):
-    report = audit(HadamardRandomizerMechanism(5, 1.0, "C"),
-                   config=CROSS.model_copy(update={"samples": samples}))
+    report = audit(
+        HadamardRandomizerMechanism(5, 1.0, "C"),
+        config=CROSS.model_copy(update={"samples": samples}),
+    )
     exact = report.exact.epsilon_exact
     assert report.epsilon_lower_bound <= exact * (1 + 1e-9), report.summary()
     assert report.epsilon_lower_bound >= tight * exact, report.summary()
@@ -72,15 +87,17 @@ def test_hadamard_variant_c_sampling_bound_uses_the_product_event(samples, tight
 def test_correct_product_randomizers_false_alarms_small_seeded_sample():
     """2 seeded CI-strength audits of each correct product randomizer (6 audits); the
     threshold is exceeded with probability < 10⁻³ when each audit errs w.p. ≤ 0.05."""
-    result = soundness_run(2, config=CI_STRENGTH, mechanisms=CORRECT_FINITE_MECHANISMS,
-                           first_seed=500)
+    result = soundness_run(
+        2, config=CI_STRENGTH, mechanisms=CORRECT_FINITE_MECHANISMS, first_seed=500
+    )
     threshold = int(stats.binom.isf(1e-3, result.audits, 0.05))
     assert result.false_violations <= threshold, result.summary()
 
 
 @pytest.mark.slow
 def test_correct_product_randomizers_false_alarms_200_audits_each():
-    result = soundness_run(200, config=CI_STRENGTH, mechanisms=CORRECT_FINITE_MECHANISMS,
-                           first_seed=1_000)
+    result = soundness_run(
+        200, config=CI_STRENGTH, mechanisms=CORRECT_FINITE_MECHANISMS, first_seed=1_000
+    )
     assert result.audits == 600
     assert result.rate_upper_bound <= 0.05, result.summary()

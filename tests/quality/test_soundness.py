@@ -15,8 +15,14 @@ from scipy import stats
 from privaudit import AuditConfig
 from privaudit.trust.soundness import CORRECT_MECHANISMS, soundness_run
 
-CONFIG = AuditConfig(samples=20_000, pilot_samples=2_000, pair_budget=16, pairs_tested=2,
-                     claim_budget=60, confidence=0.95)
+CONFIG = AuditConfig(
+    samples=20_000,
+    pilot_samples=2_000,
+    pair_budget=16,
+    pairs_tested=2,
+    claim_budget=60,
+    confidence=0.95,
+)
 
 
 def _threshold(n: int, rate: float = 0.05, tail: float = 1e-3) -> int:

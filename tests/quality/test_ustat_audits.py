@@ -33,11 +33,18 @@ BETA = 1.0
 
 def test_the_ustat_entries_are_registered():
     names = {e.name for e in USTAT}
-    assert {"ustat.local_hajek.variance", "ustat.local_hajek.collision",
-            "ustat.local_hajek.subsampled", "ustat.median_of_means.variance",
-            "ustat.degenerate.collision", "ustat.coinpress.naive.variance",
-            "ustat.coinpress.all.variance", "ustat.coinpress.subsampled.variance",
-            "ustat.subgaussian.variance", "ustat.subgaussian.variance.main"} <= names
+    assert {
+        "ustat.local_hajek.variance",
+        "ustat.local_hajek.collision",
+        "ustat.local_hajek.subsampled",
+        "ustat.median_of_means.variance",
+        "ustat.degenerate.collision",
+        "ustat.coinpress.naive.variance",
+        "ustat.coinpress.all.variance",
+        "ustat.coinpress.subsampled.variance",
+        "ustat.subgaussian.variance",
+        "ustat.subgaussian.variance.main",
+    } <= names
     assert not any(name.endswith(".paper") for name in names)  # paper mode is not registered
 
 
@@ -53,8 +60,9 @@ def test_registered_ustat_entry_passes_its_ci_audit(entry):
 @pytest.mark.quality
 def test_paper_mode_is_flagged_on_its_smooth_sensitivity_claim():
     kernel = table_kernel(TABLE)
-    mech = private_mean_local_hajek_mechanism(20, kernel, 10.0 * BETA, xi=0.0,
-                                              sensitivity_mode="paper")
+    mech = private_mean_local_hajek_mechanism(
+        20, kernel, 10.0 * BETA, xi=0.0, sensitivity_mode="paper"
+    )
     report = audit(mech, config=CI_STRENGTH)
     upper = report.check("sensitivity.smooth.upper_bound")
     assert upper.violated and report.violated
@@ -75,7 +83,8 @@ def test_rigorous_mode_passes_on_the_paper_counterexample_configuration():
 @pytest.mark.quality
 def test_paper_mode_inside_wrapper_1_is_flagged():
     kernel = table_kernel(TABLE)
-    mech = median_of_means_mechanism(60, kernel, 10.0 * BETA, alpha=0.7, xi=0.0,
-                                     sensitivity_mode="paper", record_domain=None)
+    mech = median_of_means_mechanism(
+        60, kernel, 10.0 * BETA, alpha=0.7, xi=0.0, sensitivity_mode="paper", record_domain=None
+    )
     report = audit(mech, config=CI_STRENGTH)
     assert report.check("sensitivity.smooth.upper_bound").violated

@@ -20,18 +20,27 @@ from privaudit.suites.broken import control_cases
 
 SEEDS = range(50)
 #: Broken cases caught at CI strength by the quality tier, one per family.
-CAUGHT = ("statdp.noisy_max_v1b", "dpsniper.NoisyHist2", "broken.range_scaled_mean",
-          "broken.curator_truncated_laplace", "graphs.edge_count_no_projection",
-          "local.rr_binary_keep_probability")
+CAUGHT = (
+    "statdp.noisy_max_v1b",
+    "dpsniper.NoisyHist2",
+    "broken.range_scaled_mean",
+    "broken.curator_truncated_laplace",
+    "graphs.edge_count_no_projection",
+    "local.rr_binary_keep_probability",
+)
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("case", control_cases(), ids=lambda c: c.name)
 def test_correct_controls_never_fail_after_confirmation(case):
     policy = ConfirmationPolicy()
-    failed = [seed for seed in SEEDS
-              if screened_audit(case.mechanism, config=CI_STRENGTH, pairs=case.input_pairs,
-                                policy=policy, seed=seed).final.violated]
+    failed = [
+        seed
+        for seed in SEEDS
+        if screened_audit(
+            case.mechanism, config=CI_STRENGTH, pairs=case.input_pairs, policy=policy, seed=seed
+        ).final.violated
+    ]
     assert failed == []
 
 

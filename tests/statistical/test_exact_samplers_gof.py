@@ -21,8 +21,12 @@ ALPHA = 1e-4
 DRAWS = 100_000_000
 CHUNK = 10_000_000
 
-LAWS = [DiscreteLaplace(scale=2.5), DiscreteLaplace(scale=1 / 0.3), DiscreteGaussian(sigma=3.0),
-        DiscreteGaussian(sigma=0.8)]
+LAWS = [
+    DiscreteLaplace(scale=2.5),
+    DiscreteLaplace(scale=1 / 0.3),
+    DiscreteGaussian(sigma=3.0),
+    DiscreteGaussian(sigma=0.8),
+]
 
 
 @pytest.mark.slow
@@ -44,5 +48,5 @@ def test_exact_sampler_matches_the_pmf_at_1e8_draws(law):
     chi2 = float(np.sum((counts - expected) ** 2 / expected))
     assert stats.chi2.sf(chi2, counts.size - 1) > ALPHA
     level = ALPHA / counts.size
-    for c, p in zip(counts, probs):
+    for c, p in zip(counts, probs, strict=True):
         assert stats.binomtest(int(c), DRAWS, float(p)).pvalue > level

@@ -50,19 +50,24 @@ def chi2_integer_pvalue(sample: np.ndarray, law, min_expected: float = 5.0) -> f
     lo = int(law.ppf(1e-3))
     hi = int(law.ppf(1 - 1e-3))
     ks = np.arange(lo, hi + 1)
-    probs = np.concatenate([[float(law.cdf(lo - 1))], np.asarray(law.density(ks)),
-                            [float(law.sf(hi))]])
+    probs = np.concatenate(
+        [[float(law.cdf(lo - 1))], np.asarray(law.density(ks)), [float(law.sf(hi))]]
+    )
     inside = values[(values >= lo) & (values <= hi)]
-    counts = np.concatenate([[np.sum(values < lo)],
-                             np.bincount(inside - lo, minlength=hi - lo + 1),
-                             [np.sum(values > hi)]])
+    counts = np.concatenate(
+        [
+            [np.sum(values < lo)],
+            np.bincount(inside - lo, minlength=hi - lo + 1),
+            [np.sum(values > hi)],
+        ]
+    )
     return _chi2(counts, probs * n, min_expected)
 
 
 def _chi2(counts: np.ndarray, expected: np.ndarray, min_expected: float = 5.0) -> float:
     """χ² p-value after merging adjacent cells until each expects ≥ ``min_expected``."""
     merged_c, merged_e, acc_c, acc_e = [], [], 0.0, 0.0
-    for c, e in zip(counts, expected):
+    for c, e in zip(counts, expected, strict=True):
         acc_c += c
         acc_e += e
         if acc_e >= min_expected:
@@ -90,7 +95,8 @@ CONTINUOUS = {
     "gaussian_analytic": (lambda: GaussianMechanism(1.0, 1e-5, 1.0), -3.0),
     "gaussian_classical_vector": (
         lambda: GaussianMechanism(0.5, 1e-6, 2.0, calibration="classical", output_dimension=2),
-        [0.5, 0.25]),
+        [0.5, 0.25],
+    ),
 }
 
 
@@ -124,10 +130,14 @@ def test_ks_detects_a_wrong_scale():
 DISCRETE = {
     "discrete_laplace": (lambda n: DiscreteLaplaceMechanism(0.8, 2, numerics=n), 17),
     "discrete_laplace_vector": (
-        lambda n: DiscreteLaplaceMechanism(1.5, 1, numerics=n, output_dimension=2), [3, -4]),
+        lambda n: DiscreteLaplaceMechanism(1.5, 1, numerics=n, output_dimension=2),
+        [3, -4],
+    ),
     "discrete_gaussian": (lambda n: DiscreteGaussianMechanism(1.0, 1e-5, 1, numerics=n), -5),
     "discrete_gaussian_small_sigma": (
-        lambda n: DiscreteGaussianMechanism(sensitivity=1, rho=2.0, numerics=n), 0),
+        lambda n: DiscreteGaussianMechanism(sensitivity=1, rho=2.0, numerics=n),
+        0,
+    ),
 }
 
 
@@ -170,8 +180,10 @@ def test_smooth_median_standardised_residuals_large(noise):
 
 
 # ---- randomized response ------------------------------------------------------------------------
-@pytest.mark.parametrize(("epsilon", "categories", "x"), [
-    (1.0, 2, 0), (1.0, 2, 1), (0.5, 3, 2), (2.0, 6, 4), (4.0, 10, 0)])
+@pytest.mark.parametrize(
+    ("epsilon", "categories", "x"),
+    [(1.0, 2, 0), (1.0, 2, 1), (0.5, 3, 2), (2.0, 6, 4), (4.0, 10, 0)],
+)
 def test_randomized_response_frequencies_match_pmf_given(epsilon, categories, x):
     """χ² at α = 1e-4, 20 000 reports."""
     rr = RandomizedResponseMechanism(epsilon, categories)
@@ -210,8 +222,9 @@ def noisy_max_probabilities(scores: np.ndarray, law) -> np.ndarray:
 
         kinks = sorted({float(s) for s in (others - scores[i]) if lo < s < hi} | {0.0})
         kinks = [k for k in kinks if lo < k < hi]
-        value, _ = integrate.quad(integrand, lo, hi, points=kinks or None, limit=200,
-                                  epsabs=1e-13, epsrel=1e-11)
+        value, _ = integrate.quad(
+            integrand, lo, hi, points=kinks or None, limit=200, epsabs=1e-13, epsrel=1e-11
+        )
         probs.append(value)
     return np.array(probs)
 
@@ -227,8 +240,11 @@ def test_report_noisy_max_matches_the_exact_selection_probabilities(noise, monot
     assert frequency_pvalue(out, probs / probs.sum()) > ALPHA
 
 
-def permute_and_flip_probabilities(scores: np.ndarray, epsilon: float, sensitivity: float,
-                                   ) -> np.ndarray:
+def permute_and_flip_probabilities(
+    scores: np.ndarray,
+    epsilon: float,
+    sensitivity: float,
+) -> np.ndarray:
     """Exact permute-and-flip (McKenna & Sheldon 2020) by enumerating all permutations.
 
     Candidates are visited in a uniformly random order; candidate r is accepted with
@@ -252,5 +268,8 @@ def test_exponential_noise_is_permute_and_flip():
     """Quadrature of report-noisy-max with Exp(2Δ/ε) equals enumerated permute-and-flip."""
     scores = np.array([0.0, 1.0, 2.5, 2.0])
     rnm = ReportNoisyMax(1.0, 1.0, scores.size, noise="exponential")
-    np.testing.assert_allclose(noisy_max_probabilities(scores, rnm.noise_law),
-                               permute_and_flip_probabilities(scores, 1.0, 1.0), atol=1e-9)
+    np.testing.assert_allclose(
+        noisy_max_probabilities(scores, rnm.noise_law),
+        permute_and_flip_probabilities(scores, 1.0, 1.0),
+        atol=1e-9,
+    )

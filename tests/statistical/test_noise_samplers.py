@@ -84,7 +84,10 @@ def _chi2_pvalue(sample: np.ndarray, law: NoiseLaw) -> float:
     cdf = law.cdf(edges)
     expected = sample.size * np.diff(cdf)
     observed = np.array(
-        [np.count_nonzero((sample > a) & (sample <= b)) for a, b in zip(edges[:-1], edges[1:])]
+        [
+            np.count_nonzero((sample > a) & (sample <= b))
+            for a, b in zip(edges[:-1], edges[1:], strict=True)
+        ]
     )
     assert observed.sum() == sample.size
     assert expected.min() >= 10.0 - 1e-9 and len(expected) >= 2
@@ -144,10 +147,15 @@ def test_exact_and_vectorised_samplers_agree(law):
     exact = law.sample_exact(np.random.default_rng(_seed(law, 5)), 3_000)
     fast = law.sample(np.random.default_rng(_seed(law, 6)), 20_000)
     edges = _discrete_bins(law, 3_000, min_expected=20.0)
-    table = np.array([
-        [np.count_nonzero((s > a) & (s <= b)) for a, b in zip(edges[:-1], edges[1:])]
-        for s in (exact, fast)
-    ])
+    table = np.array(
+        [
+            [
+                np.count_nonzero((s > a) & (s <= b))
+                for a, b in zip(edges[:-1], edges[1:], strict=True)
+            ]
+            for s in (exact, fast)
+        ]
+    )
     assert stats.chi2_contingency(table).pvalue > ALPHA
 
 

@@ -42,6 +42,7 @@ from estimators.models import (
 ALPHA = 1e-6
 Z_CRITICAL = stats.norm.ppf(1 - ALPHA / 2)  # 4.89
 
+
 @pytest.mark.parametrize("radius", [0.1, 0.3, 0.7, 1.5, 1.99])
 def test_pairs_of_sphere_points_are_within_r_with_probability_r2_over_4(radius):
     """Exact binomial test, α = 1e-6; m = 10⁶ pairs detect relative errors of about
@@ -65,9 +66,12 @@ def test_sphere_points_are_uniform_by_archimedes():
 def test_edge_density_of_graphs_matches_r2_over_4(radius):
     n, replicates = 2000, 40
     p = rgg_edge_probability(radius)
-    densities = np.array([
-        random_geometric_graph(n, radius, np.random.default_rng([21, k])).edge_density
-        for k in range(replicates)])
+    densities = np.array(
+        [
+            random_geometric_graph(n, radius, np.random.default_rng([21, k])).edge_density
+            for k in range(replicates)
+        ]
+    )
     standard_error = math.sqrt(2 * p * (1 - p) / (n * (n - 1)) / replicates)
     z = (densities.mean() - p) / standard_error
     assert abs(z) <= Z_CRITICAL, (densities.mean(), p, z)
@@ -81,9 +85,13 @@ def test_edge_density_of_graphs_matches_r2_over_4(radius):
 @pytest.mark.parametrize("radius", [0.3, 0.4])
 def test_triangle_density(radius):
     n, replicates = 3000, 20
-    densities = np.array([
-        random_geometric_graph(n, radius, np.random.default_rng([1, k])).triangle_count()
-        / math.comb(n, 3) for k in range(replicates)])
+    densities = np.array(
+        [
+            random_geometric_graph(n, radius, np.random.default_rng([1, k])).triangle_count()
+            / math.comb(n, 3)
+            for k in range(replicates)
+        ]
+    )
     mean = densities.mean()
     standard_error = densities.std(ddof=1) / math.sqrt(replicates)
     exact = rgg_triangle_probability(radius)
@@ -104,8 +112,9 @@ def test_large_sparse_graphs_at_the_benchmark_scale():
     n, degree, replicates = 100_000, 30, 8
     radius = 2 * math.sqrt(degree / (n - 1))
     p = rgg_edge_probability(radius)
-    graphs = [random_geometric_graph(n, radius, np.random.default_rng([22, k]))
-              for k in range(replicates)]
+    graphs = [
+        random_geometric_graph(n, radius, np.random.default_rng([22, k])) for k in range(replicates)
+    ]
     densities = np.array([g.edge_density for g in graphs])
     z = (densities.mean() - p) / math.sqrt(2 * p * (1 - p) / (n * (n - 1)) / replicates)
     assert abs(z) <= Z_CRITICAL
@@ -113,4 +122,6 @@ def test_large_sparse_graphs_at_the_benchmark_scale():
     t_critical = stats.t.ppf(1 - ALPHA / 2, replicates - 1)
     standard_error = triangles.std(ddof=1) / math.sqrt(replicates)
     assert abs(triangles.mean() - rgg_triangle_probability(radius)) <= t_critical * standard_error
-    assert triangles.mean() / rgg_triangle_density_small_radius(radius) == pytest.approx(1, abs=0.02)
+    assert triangles.mean() / rgg_triangle_density_small_radius(radius) == pytest.approx(
+        1, abs=0.02
+    )

@@ -27,9 +27,10 @@ NS = (50, 100, 300, 1000, 3000)
 def test_false_rejection_rate_is_at_most_alpha(n):
     rng = np.random.default_rng(np.random.SeedSequence([20261125, n]))
     rejections = sum(
-        private_uniformity_test(rng.integers(0, 10, n), 10, 1.0, 4.0, alpha=ALPHA,
-                                simulations=19, rng=rng).reject
-        for _ in range(RUNS))
-    interval = binomtest(int(rejections), RUNS).proportion_ci(1 - 0.01 / len(NS),
-                                                              method="exact")
+        private_uniformity_test(
+            rng.integers(0, 10, n), 10, 1.0, 4.0, alpha=ALPHA, simulations=19, rng=rng
+        ).reject
+        for _ in range(RUNS)
+    )
+    interval = binomtest(int(rejections), RUNS).proportion_ci(1 - 0.01 / len(NS), method="exact")
     assert interval.low <= ALPHA, (n, rejections, RUNS)

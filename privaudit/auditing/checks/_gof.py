@@ -96,8 +96,9 @@ def ks_test(u_sorted: np.ndarray) -> SubTest:
     d_plus = float(np.max(i / n - u_sorted))
     d_minus = float(np.max(u_sorted - (i - 1.0) / n))
     d = max(d_plus, d_minus)
-    return SubTest("ks", d, float(stats.kstwo.sf(d, n)), {"n": n, "d_plus": d_plus,
-                                                         "d_minus": d_minus})
+    return SubTest(
+        "ks", d, float(stats.kstwo.sf(d, n)), {"n": n, "d_plus": d_plus, "d_minus": d_minus}
+    )
 
 
 def adinf(z: float) -> float:
@@ -108,8 +109,10 @@ def adinf(z: float) -> float:
     if z <= 0.0:
         return 0.0
     if z < 2.0:
-        poly = 2.00012 + (0.247105 - (0.0649821 - (0.0347962 - (0.011672 - 0.00168691 * z)
-                                                   * z) * z) * z) * z
+        poly = (
+            2.00012
+            + (0.247105 - (0.0649821 - (0.0347962 - (0.011672 - 0.00168691 * z) * z) * z) * z) * z
+        )
         return math.exp(-1.2337141 / z) / math.sqrt(z) * poly
     g = 1.0776 - (2.30695 - (0.43424 - (0.082433 - (0.008056 - 0.0003146 * z) * z) * z) * z) * z
     return math.exp(-math.exp(g))
@@ -126,8 +129,10 @@ def _adinf_upper(z: float) -> float:
 def _errfix(n: int, x: float) -> float:
     """Marsaglia & Marsaglia's finite-n correction of x = ADinf(z)."""
     if x > 0.8:
-        return (-130.2137 + (745.2337 - (1705.091 - (1950.646 - (1116.360 - 255.7844 * x) * x)
-                                         * x) * x) * x) / n
+        return (
+            -130.2137
+            + (745.2337 - (1705.091 - (1950.646 - (1116.360 - 255.7844 * x) * x) * x) * x) * x
+        ) / n
     c = 0.01265 + 0.1757 / n
     if x < c:
         t = x / c
@@ -186,8 +191,9 @@ CENTRAL_BINS = 1 << 15
 EXACT_TAIL = 0.01
 
 
-def _segment_integral(c: np.ndarray, a: np.ndarray, a_c: np.ndarray, b: np.ndarray,
-                      b_c: np.ndarray) -> np.ndarray:
+def _segment_integral(
+    c: np.ndarray, a: np.ndarray, a_c: np.ndarray, b: np.ndarray, b_c: np.ndarray
+) -> np.ndarray:
     """∫_a^b (c − u)² / (u(1 − u)) du, vectorised, given a_c = 1 − a and b_c = 1 − b.
 
     Closed form −(b − a) + c² ln(b/a) + (1 − c)² ln((1 − a)/(1 − b)) (partial fractions:
@@ -248,12 +254,12 @@ class BinnedSample:
         bins = CENTRAL_BINS
         scale = bins / (z_r - z_l)
         t = np.subtract(z, z_l)
-        t *= scale                                   # bin j holds t ∈ [j, j + 1)
+        t *= scale  # bin j holds t ∈ [j, j + 1)
         self.low_tail = np.sort(z[t < 0])
         self.high_tail = np.sort(z[t >= bins])
         np.clip(t, -1.0, float(bins), out=t)
-        t += 1.0                                     # ≥ 0 now: truncation is the floor
-        self.counts = np.bincount(t.astype(np.intp), minlength=bins + 2)[1:bins + 1]
+        t += 1.0  # ≥ 0 now: truncation is the floor
+        self.counts = np.bincount(t.astype(np.intp), minlength=bins + 2)[1 : bins + 1]
         del t
         edges = z_l + np.arange(bins + 1) / scale
         self.edge_u = np.asarray(law.cdf(edges), dtype=np.float64)
@@ -267,8 +273,9 @@ class BinnedSample:
         if t < self.z_l:
             return int(np.searchsorted(self.low_tail, t, side="right"))
         if t >= self.z_r:
-            return self.n - self.high_tail.size + int(
-                np.searchsorted(self.high_tail, t, side="right"))
+            return (
+                self.n - self.high_tail.size + int(np.searchsorted(self.high_tail, t, side="right"))
+            )
         return int(np.count_nonzero(self.z <= t))
 
     def count_gt(self, t: float) -> int:
@@ -288,17 +295,28 @@ class BinnedSample:
         if m:
             i = np.arange(1.0, m + 1.0)
             d = max(d, float(np.max(i / n - self.low_u)), float(np.max(self.low_u - (i - 1) / n)))
-        below = m + np.concatenate([[0], np.cumsum(self.counts)])      # draws below edge j
+        below = m + np.concatenate([[0], np.cumsum(self.counts)])  # draws below edge j
         d = max(d, float(np.max(np.abs(below / n - self.edge_u))))
         if r:
             i = np.arange(1.0, r + 1.0)
-            rank = n - r + i                                           # F_n at the draw
+            rank = n - r + i  # F_n at the draw
             # F_n − u = (1 − u) − (1 − F_n) = s − (r − i)/n, and u − F_n(−) = (r − i + 1)/n − s
-            d = max(d, float(np.max(self.high_s - (r - i) / n)),
-                    float(np.max((n - rank + 1) / n - self.high_s)))
-        return SubTest("ks", d, float(stats.kstwo.sf(d, n)),
-                       {"n": n, "method": "binned PIT (lower bound on D)",
-                        "central_bins": int(self.counts.size), "exact_tail_draws": m + r})
+            d = max(
+                d,
+                float(np.max(self.high_s - (r - i) / n)),
+                float(np.max((n - rank + 1) / n - self.high_s)),
+            )
+        return SubTest(
+            "ks",
+            d,
+            float(stats.kstwo.sf(d, n)),
+            {
+                "n": n,
+                "method": "binned PIT (lower bound on D)",
+                "central_bins": int(self.counts.size),
+                "exact_tail_draws": m + r,
+            },
+        )
 
     def ad(self) -> SubTest:
         """Anderson–Darling with the lower bound A²_lb ≤ A² (see the class docstring)."""
@@ -308,8 +326,9 @@ class BinnedSample:
         lo_a = np.concatenate([[0.0], self.low_u])
         lo_b = np.concatenate([self.low_u, self.edge_u[:1]])
         lo_f = np.arange(m + 1.0) / n
-        tail_lo = _segment_integral(lo_f, lo_a, 1.0 - lo_a, lo_b,
-                                    np.concatenate([1.0 - self.low_u, self.edge_s[:1]]))
+        tail_lo = _segment_integral(
+            lo_f, lo_a, 1.0 - lo_a, lo_b, np.concatenate([1.0 - self.low_u, self.edge_s[:1]])
+        )
         # central bins: F_n ∈ [L_j, R_j] on [e_j, e_{j+1}]
         below = m + np.concatenate([[0], np.cumsum(self.counts)])
         big_l, big_r = below[:-1] / n, below[1:] / n
@@ -330,8 +349,12 @@ class BinnedSample:
         tail_hi = _segment_integral(hi_f, 1.0 - hi_s_a, hi_s_a, 1.0 - hi_s_b, hi_s_b)
         total = float(n * (tail_lo.sum() + part1.sum() + part2.sum() + tail_hi.sum()))
         a2_stat = math.inf if not math.isfinite(total) else total
-        return SubTest("anderson_darling", a2_stat, ad_pvalue(a2_stat, n),
-                       {"n": n, "method": "binned PIT (lower bound on A^2)"})
+        return SubTest(
+            "anderson_darling",
+            a2_stat,
+            ad_pvalue(a2_stat, n),
+            {"n": n, "method": "binned PIT (lower bound on A^2)"},
+        )
 
 
 # ----------------------------------------------------------------------------------------
@@ -348,9 +371,18 @@ def binomial_two_sided(count: int, n: int, p: float) -> float:
 
 
 def _binomial(name: str, count: int, n: int, p: float, threshold: str, q: float) -> SubTest:
-    return SubTest(name, float(count), binomial_two_sided(int(count), int(n), float(p)), {
-        "observed": int(count), "expected": float(n * p), "probability": float(p),
-        "event": threshold, "q": q})
+    return SubTest(
+        name,
+        float(count),
+        binomial_two_sided(int(count), int(n), float(p)),
+        {
+            "observed": int(count),
+            "expected": float(n * p),
+            "probability": float(p),
+            "event": threshold,
+            "q": q,
+        },
+    )
 
 
 class SortedCounter:
@@ -375,7 +407,7 @@ class IntegerCounter:
 
     def __init__(self, low: int, cumulative: np.ndarray, n: int) -> None:
         self.low = low
-        self.cumulative = cumulative        # cumulative[k] = #{Z ≤ low + k}
+        self.cumulative = cumulative  # cumulative[k] = #{Z ≤ low + k}
         self.n = n
 
     @classmethod
@@ -430,9 +462,11 @@ def tail_tests(z_sorted: np.ndarray | Any, law: Any, *, discrete: bool) -> list[
         p_up, p_lo = float(law.sf(t_up)), float(law.cdf(t_lo))
         c_up = counter.count_gt(t_up)
         c_lo = counter.count_le(t_lo)
-        events = [("both", c_lo + c_up, p_lo + p_up, f"Z <= {t_lo:.6g} or Z > {t_up:.6g}"),
-                  ("lower", c_lo, p_lo, f"Z <= {t_lo:.6g}"),
-                  ("upper", c_up, p_up, f"Z > {t_up:.6g}")]
+        events = [
+            ("both", c_lo + c_up, p_lo + p_up, f"Z <= {t_lo:.6g} or Z > {t_up:.6g}"),
+            ("lower", c_lo, p_lo, f"Z <= {t_lo:.6g}"),
+            ("upper", c_up, p_up, f"Z > {t_up:.6g}"),
+        ]
         for side, count, p, event in events:
             if 0.0 < p < 1.0:
                 out.append(_binomial(f"tail_{side}_q={q:g}", count, n, p, event, q))
@@ -442,8 +476,9 @@ def tail_tests(z_sorted: np.ndarray | Any, law: Any, *, discrete: bool) -> list[
 # ----------------------------------------------------------------------------------------
 # χ² and exact multinomial
 # ----------------------------------------------------------------------------------------
-def merge_bins(expected: np.ndarray, order: np.ndarray | None = None,
-               minimum: float = MIN_EXPECTED) -> np.ndarray:
+def merge_bins(
+    expected: np.ndarray, order: np.ndarray | None = None, minimum: float = MIN_EXPECTED
+) -> np.ndarray:
     """Group labels merging bins, in ``order``, until each group expects ≥ ``minimum``.
 
     Groups are formed greedily along ``order`` (default: the natural order); a last
@@ -465,8 +500,13 @@ def merge_bins(expected: np.ndarray, order: np.ndarray | None = None,
     return labels
 
 
-def chi_square_test(counts: np.ndarray, probs: np.ndarray, *, name: str = "chi_square",
-                    order: np.ndarray | None = None) -> SubTest:
+def chi_square_test(
+    counts: np.ndarray,
+    probs: np.ndarray,
+    *,
+    name: str = "chi_square",
+    order: np.ndarray | None = None,
+) -> SubTest:
     """Pearson χ² test of ``counts`` against probabilities ``probs`` (merged bins).
 
     ``probs`` is renormalised to sum 1 (it may carry round-off).  An observation in a bin
@@ -480,8 +520,9 @@ def chi_square_test(counts: np.ndarray, probs: np.ndarray, *, name: str = "chi_s
     info: dict[str, Any] = {"bins": int(probs.size), "n": int(n)}
     impossible = (probs <= 0) & (counts > 0)
     if impossible.any():  # an outcome of probability zero was observed
-        return SubTest(name, math.inf, 0.0,
-                       {**info, "impossible_outcomes": int(counts[impossible].sum())})
+        return SubTest(
+            name, math.inf, 0.0, {**info, "impossible_outcomes": int(counts[impossible].sum())}
+        )
     possible = probs > 0
     counts, probs = counts[possible], probs[possible]
     order_kept = None
@@ -501,8 +542,9 @@ def chi_square_test(counts: np.ndarray, probs: np.ndarray, *, name: str = "chi_s
     return SubTest(name, x2, float(stats.chi2.sf(x2, df)), {**info, "df": df})
 
 
-def exact_multinomial_test(counts: np.ndarray, probs: np.ndarray, *,
-                           name: str = "exact_multinomial") -> SubTest | None:
+def exact_multinomial_test(
+    counts: np.ndarray, probs: np.ndarray, *, name: str = "exact_multinomial"
+) -> SubTest | None:
     """Exact multinomial test (sum of the probabilities of outcomes no likelier than observed).
 
     Returns ``None`` when the number of outcomes C(n + m − 1, m − 1) exceeds
@@ -514,10 +556,12 @@ def exact_multinomial_test(counts: np.ndarray, probs: np.ndarray, *,
     n, m = int(counts.sum()), int(counts.size)
     if math.comb(n + m - 1, m - 1) > EXACT_MULTINOMIAL_LIMIT:
         return None
-    bars = np.array(list(itertools.combinations(range(n + m - 1), m - 1)),
-                    dtype=np.int64).reshape(-1, m - 1)
-    edges = np.hstack([np.full((bars.shape[0], 1), -1), bars,
-                       np.full((bars.shape[0], 1), n + m - 1)])
+    bars = np.array(list(itertools.combinations(range(n + m - 1), m - 1)), dtype=np.int64).reshape(
+        -1, m - 1
+    )
+    edges = np.hstack(
+        [np.full((bars.shape[0], 1), -1), bars, np.full((bars.shape[0], 1), n + m - 1)]
+    )
     outcomes = np.diff(edges, axis=1) - 1
     with np.errstate(divide="ignore"):
         log_p = np.log(probs)
@@ -544,7 +588,7 @@ def integer_bins(law: Any, n: int) -> tuple[np.ndarray, np.ndarray]:
     every integer of the bulk gets its own bin.  Bin probabilities use cdf differences
     below the median and sf differences above it (tail precision).
     """
-    k = int(min(1000, max(2, math.ceil(2.0 * n ** 0.4))))
+    k = int(min(1000, max(2, math.ceil(2.0 * n**0.4))))
     edges = np.unique(np.asarray(law.ppf(np.arange(1, k) / k), dtype=np.float64))
     edges = edges[np.isfinite(edges)]
     cdf = np.asarray(law.cdf(edges), dtype=np.float64)

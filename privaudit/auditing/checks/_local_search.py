@@ -113,8 +113,9 @@ class RatioSearch:
 def neighbourhood_size(spec: MechanismSpec, x: Any, cap: int) -> int | None:
     """Number of neighbours of ``x`` when finite and ≤ ``cap``; ``None`` otherwise."""
     try:
-        count = sum(1 for _ in itertools.islice(
-            spec.relation.neighbours(x, spec.input_domain), cap + 1))
+        count = sum(
+            1 for _ in itertools.islice(spec.relation.neighbours(x, spec.input_domain), cap + 1)
+        )
     except UnsupportedCombinationError:
         return None
     return count if count <= cap else None
@@ -136,8 +137,15 @@ def per_input_budget(size: int | None, budget: int) -> int:
     return max(1, min(nb, budget))
 
 
-def _local_sensitivity(spec: MechanismSpec, x: Any, statistic: CachedFunction, norm: str,
-                       gen: np.random.Generator, budget: int, search: Any) -> Any:
+def _local_sensitivity(
+    spec: MechanismSpec,
+    x: Any,
+    statistic: CachedFunction,
+    norm: str,
+    gen: np.random.Generator,
+    budget: int,
+    search: Any,
+) -> Any:
     fx = statistic(x)
 
     def objective(y: Any) -> float:
@@ -146,10 +154,18 @@ def _local_sensitivity(spec: MechanismSpec, x: Any, statistic: CachedFunction, n
     return search.maximise_over_neighbours(spec, x, objective, gen, budget=budget)
 
 
-def search_worst_ratio(spec: MechanismSpec, *, statistic: CachedFunction,
-                       bound: Callable[[Any], float], norm: str, gen: np.random.Generator,
-                       mandatory: Sequence[tuple[Any, str]], optional: Sequence[tuple[Any, str]],
-                       budget: int, search: Any) -> RatioSearch:
+def search_worst_ratio(
+    spec: MechanismSpec,
+    *,
+    statistic: CachedFunction,
+    bound: Callable[[Any], float],
+    norm: str,
+    gen: np.random.Generator,
+    mandatory: Sequence[tuple[Any, str]],
+    optional: Sequence[tuple[Any, str]],
+    budget: int,
+    search: Any,
+) -> RatioSearch:
     """Maximise LS(x)/bound(x) over inputs x.
 
     Parameters
@@ -189,9 +205,15 @@ def search_worst_ratio(spec: MechanismSpec, *, statistic: CachedFunction,
     def probe(x: Any, origin: str) -> Probe:
         seen.add(input_key(x))
         found = _local_sensitivity(spec, x, statistic, norm, gen, nb, search)
-        p = Probe(x=x, origin=origin, bound=float(bound(x)), local=float(found.value),
-                  best=found.best, exhaustive=bool(found.exhaustive),
-                  evaluated=int(found.evaluated))
+        p = Probe(
+            x=x,
+            origin=origin,
+            bound=float(bound(x)),
+            local=float(found.value),
+            best=found.best,
+            exhaustive=bool(found.exhaustive),
+            evaluated=int(found.evaluated),
+        )
         probes.append(p)
         return p
 
@@ -231,5 +253,10 @@ def search_worst_ratio(spec: MechanismSpec, *, statistic: CachedFunction,
         # parent.x and child are both validated (probes are, and child just was)
         if move != 2 or relation.decide(parent.x, child, domain, validated=True).is_neighbour:
             steps.append((parent, new))
-    return RatioSearch(probes=probes, steps=steps, neighbour_budget=nb,
-                       neighbourhood_size=size, statistic_evaluations=statistic.evaluations)
+    return RatioSearch(
+        probes=probes,
+        steps=steps,
+        neighbour_budget=nb,
+        neighbourhood_size=size,
+        statistic_evaluations=statistic.evaluations,
+    )

@@ -62,7 +62,7 @@ def _tail_point(law: Any, scale: float, upper: bool) -> float:
 def _nodes(breaks: np.ndarray, piece: float) -> tuple[np.ndarray, np.ndarray]:
     """Gauss–Legendre nodes and weights on the pieces between sorted ``breaks``."""
     lefts, rights = [], []
-    for a, b in zip(breaks[:-1].tolist(), breaks[1:].tolist()):
+    for a, b in zip(breaks[:-1].tolist(), breaks[1:].tolist(), strict=True):
         if b <= a:
             continue
         parts = max(1, math.ceil((b - a) / piece))
@@ -112,14 +112,14 @@ def selection_probabilities(law: Any, scores: Any) -> tuple[np.ndarray, float]:
     total = np.zeros(m)
     block = max(1, _BLOCK // m)
     for start in range(0, z.size, block):
-        zz, ww = z[start:start + block], w[start:start + block]
-        t = zz[None, :] - q[:, None]                      # (m, nodes)
+        zz, ww = z[start : start + block], w[start : start + block]
+        t = zz[None, :] - q[:, None]  # (m, nodes)
         with np.errstate(divide="ignore"):
             log_cdf = np.log(np.asarray(law.cdf(t), dtype=np.float64))
             log_pdf = np.asarray(law.log_density(t), dtype=np.float64)
         finite_cdf = np.where(np.isfinite(log_cdf), log_cdf, 0.0)
         zero_cdf = np.sum(~np.isfinite(log_cdf), axis=0)  # candidates with F = 0 at z
-        log_all = finite_cdf.sum(axis=0)                  # log Π_j F(z − q_j) over F > 0
+        log_all = finite_cdf.sum(axis=0)  # log Π_j F(z − q_j) over F > 0
         # Π_{j≠i} F = exp(log_all − log F_i) when F_i > 0 and no other F is 0;
         # when F_i = 0 it is exp(log_all) if i is the only zero, else 0.
         others_zero = zero_cdf[None, :] - (~np.isfinite(log_cdf)).astype(np.int64)

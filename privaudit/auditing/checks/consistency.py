@@ -28,7 +28,8 @@ claims:
    An attribute the mechanism does not have is not compared; neither is one for which the
    spec has no such parameter (e.g. ``epsilon`` under a zCDP claim, or ``alpha`` without
    smooth-sensitivity noise, where the name may mean something else) — those are listed
-   in ``details["not_in_spec"]``.  Numbers are compared with a relative tolerance of 1e-12 (round-off only).
+   in ``details["not_in_spec"]``.  Numbers are compared with a relative tolerance of 1e-12
+   (round-off only).
 
 A mismatch is reported as ``"violated"``, naming both values.  The check is deterministic
 (``error_rate`` 0).
@@ -72,15 +73,19 @@ def _guarantee_value(field: str) -> Callable[[MechanismSpec], Any]:
         if field == "epsilon" and isinstance(g, GaussianDP):
             return _ABSENT  # GDP has no single ε; a mechanism's ε is then its own choice
         return getattr(g, field, _ABSENT)
+
     return read
 
 
-def _noise_value(field: str, kinds: tuple[type, ...] | None = None) -> Callable[[MechanismSpec], Any]:
+def _noise_value(
+    field: str, kinds: tuple[type, ...] | None = None
+) -> Callable[[MechanismSpec], Any]:
     def read(spec: MechanismSpec) -> Any:
         noise = spec.noise
         if noise is None or (kinds is not None and not isinstance(noise, kinds)):
             return _ABSENT
         return getattr(noise, field, _ABSENT)
+
     return read
 
 
@@ -161,20 +166,37 @@ def check_spec_consistency(mechanism: Mechanism) -> CheckOutcome:
         # field (e.g. to a relation defined outside spec) round-trips through that class
         again = type(spec).from_json(spec.to_json())
         if again != spec:
-            problems.append({"attribute": "spec (JSON round trip)",
-                             "mechanism": spec.content_hash, "spec": again.content_hash,
-                             "why": "the spec read back from its JSON differs from the spec"})
+            problems.append(
+                {
+                    "attribute": "spec (JSON round trip)",
+                    "mechanism": spec.content_hash,
+                    "spec": again.content_hash,
+                    "why": "the spec read back from its JSON differs from the spec",
+                }
+            )
     except PrivauditError as err:
-        problems.append({"attribute": "spec (JSON round trip)", "mechanism": "",
-                         "spec": "", "why": f"the spec does not re-validate from its JSON: {err}"})
+        problems.append(
+            {
+                "attribute": "spec (JSON round trip)",
+                "mechanism": "",
+                "spec": "",
+                "why": f"the spec does not re-validate from its JSON: {err}",
+            }
+        )
     compared: list[str] = []
     not_in_spec: list[str] = []
     for attribute, read in _SPEC_VALUES.items():
         try:
             value = getattr(mechanism, attribute, _ABSENT)
         except Exception as err:  # noqa: BLE001 - a property that raises is reported
-            problems.append({"attribute": attribute, "mechanism": f"<raised {err!r}>",
-                             "spec": "", "why": "reading the attribute raised"})
+            problems.append(
+                {
+                    "attribute": attribute,
+                    "mechanism": f"<raised {err!r}>",
+                    "spec": "",
+                    "why": "reading the attribute raised",
+                }
+            )
             continue
         if value is _ABSENT or callable(value) and not hasattr(value, "model_dump"):
             continue
@@ -185,20 +207,35 @@ def check_spec_consistency(mechanism: Mechanism) -> CheckOutcome:
             continue
         compared.append(attribute)
         if not _same(value, expected):
-            problems.append({"attribute": attribute, "mechanism": _show(value),
-                             "spec": _show(expected),
-                             "why": f"mechanism.{attribute} = {_show(value)} but the spec says "
-                                    f"{_show(expected)}"})
+            problems.append(
+                {
+                    "attribute": attribute,
+                    "mechanism": _show(value),
+                    "spec": _show(expected),
+                    "why": f"mechanism.{attribute} = {_show(value)} but the spec says "
+                    f"{_show(expected)}",
+                }
+            )
     violated = bool(problems)
     if violated:
         summary = "; ".join(p["why"] for p in problems)
     else:
-        summary = (f"the spec re-validates from its JSON and the mechanism's "
-                   f"{', '.join(compared) if compared else 'exposed parameters'} match it")
-    return CheckOutcome(name=_NAME, status="violated" if violated else "passed",
-                        summary=summary, statistic=float(len(problems)), threshold=0.0,
-                        error_rate=0.0,
-                        details=jsonable_details(compared=compared, mismatches=problems,
-                                                 not_in_spec=not_in_spec,
-                                                 spec_hash=spec.content_hash,
-                                                 tolerance=ATTRIBUTE_TOLERANCE))
+        summary = (
+            f"the spec re-validates from its JSON and the mechanism's "
+            f"{', '.join(compared) if compared else 'exposed parameters'} match it"
+        )
+    return CheckOutcome(
+        name=_NAME,
+        status="violated" if violated else "passed",
+        summary=summary,
+        statistic=float(len(problems)),
+        threshold=0.0,
+        error_rate=0.0,
+        details=jsonable_details(
+            compared=compared,
+            mismatches=problems,
+            not_in_spec=not_in_spec,
+            spec_hash=spec.content_hash,
+            tolerance=ATTRIBUTE_TOLERANCE,
+        ),
+    )

@@ -57,7 +57,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -74,12 +74,17 @@ from spec import (
 )
 
 from ..pairs import CandidatePair, to_jsonable
-from ..results import CheckOutcome, Counterexample, jsonable_details
+from ..results import CheckOutcome, CheckStatus, Counterexample, jsonable_details
 from privaudit.statistics.clopper_pearson import cp_lower
 from ._common import check_count, missing_hooks, skipped
 
-__all__ = ["WINDOW", "check_float_image", "float_image_applies", "float_image_unavailable",
-           "laplace_image_contains"]
+__all__ = [
+    "WINDOW",
+    "check_float_image",
+    "float_image_applies",
+    "float_image_unavailable",
+    "laplace_image_contains",
+]
 
 _NAME = "floating_point.image"
 #: Largest number of uniform grid values k enumerated per output and centre.
@@ -138,8 +143,9 @@ def _contains_exact(o: float, c: float, b: float, lo: float, hi: float) -> bool:
     return False
 
 
-def laplace_image_contains(outputs: Any, centre: float, scale: float, *,
-                           verify: int = _VERIFY) -> tuple[np.ndarray, np.ndarray]:
+def laplace_image_contains(
+    outputs: Any, centre: float, scale: float, *, verify: int = _VERIFY
+) -> tuple[np.ndarray, np.ndarray]:
     """Which outputs ``fl(Z + centre)``, ``Z ~ Generator.laplace(0, scale)``, can produce.
 
     Returns
@@ -191,9 +197,14 @@ def float_image_applies(mechanism: Mechanism) -> bool:
     """True for scalar additive noise with a model: Laplace, a lattice law, or the
     mechanism's own :meth:`~mechanisms.Mechanism.float_image` hook."""
     spec = mechanism.spec
-    return (isinstance(spec.noise, AdditiveNoise) and spec.output_dimension == 1
-            and (isinstance(spec.noise.law, (Laplace, LatticeLaplace, LatticeGaussian))
-                 or _user_model(mechanism)))
+    return (
+        isinstance(spec.noise, AdditiveNoise)
+        and spec.output_dimension == 1
+        and (
+            isinstance(spec.noise.law, (Laplace, LatticeLaplace, LatticeGaussian))
+            or _user_model(mechanism)
+        )
+    )
 
 
 def float_image_unavailable(mechanism: Mechanism) -> str | None:
@@ -206,22 +217,28 @@ def float_image_unavailable(mechanism: Mechanism) -> str | None:
     if not isinstance(spec.noise, AdditiveNoise) or spec.output_dimension != 1:
         return None
     law = spec.noise.law
-    if getattr(law, "is_discrete", False) and not isinstance(law, (LatticeLaplace,
-                                                                   LatticeGaussian)):
+    if getattr(law, "is_discrete", False) and not isinstance(
+        law, (LatticeLaplace, LatticeGaussian)
+    ):
         return None
     if not float_image_applies(mechanism):
-        return (f"cannot run: no floating-point model of this sampler's outputs (the check "
-                f"models numpy's Generator.laplace and the lattice laws, the spec's law is "
-                f"{type(law).__name__}, and the mechanism provides no float_image hook; "
-                f"supply one, e.g. from_scalar_sampler(..., float_image=...))")
+        return (
+            f"cannot run: no floating-point model of this sampler's outputs (the check "
+            f"models numpy's Generator.laplace and the lattice laws, the spec's law is "
+            f"{type(law).__name__}, and the mechanism provides no float_image hook; "
+            f"supply one, e.g. from_scalar_sampler(..., float_image=...))"
+        )
     if not mechanism.provides("statistic"):
-        return ("cannot run: the float image is centred at f(x), and the mechanism does not "
-                "provide the statistic hook")
+        return (
+            "cannot run: the float image is centred at f(x), and the mechanism does not "
+            "provide the statistic hook"
+        )
     return None
 
 
-def _image(law: Any, outputs: np.ndarray, centre: float,
-           mechanism: Mechanism | None = None) -> tuple[np.ndarray, np.ndarray]:
+def _image(
+    law: Any, outputs: np.ndarray, centre: float, mechanism: Mechanism | None = None
+) -> tuple[np.ndarray, np.ndarray]:
     if mechanism is not None and _user_model(mechanism):
         possible = np.asarray(mechanism.float_image(outputs, centre), dtype=bool).ravel()
         return possible, ~possible
@@ -231,9 +248,16 @@ def _image(law: Any, outputs: np.ndarray, centre: float,
     return possible, ~possible
 
 
-def check_float_image(mechanism: Mechanism, pairs: Sequence[CandidatePair], rng: RandomLike,
-                      *, samples: int = 4_000, max_pairs: int = 2, alpha: float = 0.0,
-                      strict: bool = False) -> CheckOutcome:
+def check_float_image(
+    mechanism: Mechanism,
+    pairs: Sequence[CandidatePair],
+    rng: RandomLike,
+    *,
+    samples: int = 4_000,
+    max_pairs: int = 2,
+    alpha: float = 0.0,
+    strict: bool = False,
+) -> CheckOutcome:
     """Look for outputs of M(x) that the modelled float sampler cannot produce under y.
 
     Parameters
@@ -265,13 +289,18 @@ def check_float_image(mechanism: Mechanism, pairs: Sequence[CandidatePair], rng:
     """
     n = check_count(samples, "samples", 1)
     if not float_image_applies(mechanism):
-        return skipped(_NAME, float_image_unavailable(mechanism) or (
-            "no floating-point model for this mechanism's noise (the check covers scalar "
-            "additive Laplace and lattice laws, and mechanisms with a float_image hook)"))
+        return skipped(
+            _NAME,
+            float_image_unavailable(mechanism)
+            or (
+                "no floating-point model for this mechanism's noise (the check covers scalar "
+                "additive Laplace and lattice laws, and mechanisms with a float_image hook)"
+            ),
+        )
     if missing_hooks(mechanism, ["statistic"]):
         return skipped(_NAME, "the float image needs the statistic hook")
     spec = mechanism.spec
-    law = spec.noise.law  # type: ignore[union-attr]
+    law = cast(AdditiveNoise, spec.noise).law  # float_image_applies (above) checked it
     gen = as_generator(rng)
     centre = {}
     used: list[CandidatePair] = []
@@ -298,19 +327,31 @@ def check_float_image(mechanism: Mechanism, pairs: Sequence[CandidatePair], rng:
             own, _ = _image(law, out, c_src, mechanism)
             if not own.all():
                 bad = float(out[np.flatnonzero(~own)[0]])
-                what = ("its float_image hook" if _user_model(mechanism)
-                        else f"the {type(law).__name__} model")
-                return skipped(_NAME, f"cannot run: output {bad!r} of M(x) is not in the "
-                                      f"modelled float image of x itself: the mechanism does "
-                                      f"not draw its floats as {what} assumes (supply a model "
-                                      f"of its sampler with a float_image hook)", samples=n)
+                what = (
+                    "its float_image hook"
+                    if _user_model(mechanism)
+                    else f"the {type(law).__name__} model"
+                )
+                return skipped(
+                    _NAME,
+                    f"cannot run: output {bad!r} of M(x) is not in the "
+                    f"modelled float image of x itself: the mechanism does "
+                    f"not draw its floats as {what} assumes (supply a model "
+                    f"of its sampler with a float_image hook)",
+                    samples=n,
+                )
             possible, verified = _image(law, out, c_dst, mechanism)
             w = int(np.count_nonzero(~possible))
             frac = w / n
             first = float(out[np.flatnonzero(verified)[0]]) if verified.any() else None
-            entry = {"from": to_jsonable(src), "to": to_jsonable(dst), "witnesses": w,
-                     "verified_witnesses": int(verified.sum()), "samples": n,
-                     "first_witness": first}
+            entry = {
+                "from": to_jsonable(src),
+                "to": to_jsonable(dst),
+                "witnesses": w,
+                "verified_witnesses": int(verified.sum()),
+                "samples": n,
+                "first_witness": first,
+            }
             if delta > 0 and alpha > 0:
                 lower = float(cp_lower(w, n, level))
                 entry["witness_probability_lower_bound"] = lower
@@ -322,30 +363,50 @@ def check_float_image(mechanism: Mechanism, pairs: Sequence[CandidatePair], rng:
     counts = pure and leak or (not pure and cp_violated)
     enforce = spec.numerics == "exact" or strict
     violated = bool(counts and enforce)
-    model = ("user-supplied float_image" if _user_model(mechanism) else
-             "numpy Generator.laplace" if isinstance(law, Laplace) else "exact lattice")
+    model = (
+        "user-supplied float_image"
+        if _user_model(mechanism)
+        else "numpy Generator.laplace"
+        if isinstance(law, Laplace)
+        else "exact lattice"
+    )
     if leak:
-        src, dst, pair = witness_pair  # type: ignore[misc]
-        what = (f"floating-point leak: {worst_fraction:.3%} of the outputs of M(x) are floats "
-                f"that M(y) cannot produce ({model} model), e.g. {witness_value!r}; "
-                f"ε = ∞ for the float implementation")
+        what = (
+            f"floating-point leak: {worst_fraction:.3%} of the outputs of M(x) are floats "
+            f"that M(y) cannot produce ({model} model), e.g. {witness_value!r}; "
+            f"ε = ∞ for the float implementation"
+        )
     else:
-        what = (f"no output of M(x) outside the float image of M(y) in {len(directions)} "
-                f"direction(s) × {n} draws ({model} model)")
+        what = (
+            f"no output of M(x) outside the float image of M(y) in {len(directions)} "
+            f"direction(s) × {n} draws ({model} model)"
+        )
     if leak and not enforce:
         what += "; not counted: the claim is declared with idealized (real-arithmetic) numerics"
     counterexample = None
     if violated and witness_pair is not None:
         src, dst, pair = witness_pair
         counterexample = Counterexample(
-            x=to_jsonable(src), y=to_jsonable(dst), origin=pair.origin,
+            x=to_jsonable(src),
+            y=to_jsonable(dst),
+            origin=pair.origin,
             relation_reason=pair.decision.reason,
-            values={"output": witness_value, "possible_under_x": True,
-                    "possible_under_y": False})
-    status = "violated" if violated else ("skipped" if leak else "passed")
+            values={"output": witness_value, "possible_under_x": True, "possible_under_y": False},
+        )
+    status: CheckStatus = "violated" if violated else ("skipped" if leak else "passed")
     return CheckOutcome(
-        name=_NAME, status=status, summary=what, statistic=worst_fraction,
-        threshold=0.0 if pure else delta, error_rate=0.0 if pure else level * 2 * len(used),
+        name=_NAME,
+        status=status,
+        summary=what,
+        statistic=worst_fraction,
+        threshold=0.0 if pure else delta,
+        error_rate=0.0 if pure else level * 2 * len(used),
         counterexample=counterexample,
-        details=jsonable_details(model=model, leak_found=leak, strict=strict,
-                                 numerics=spec.numerics, directions=directions))
+        details=jsonable_details(
+            model=model,
+            leak_found=leak,
+            strict=strict,
+            numerics=spec.numerics,
+            directions=directions,
+        ),
+    )

@@ -88,8 +88,9 @@ def _search() -> Any:
 # ----------------------------------------------------------------------------------------
 # global sensitivity
 # ----------------------------------------------------------------------------------------
-def check_global_sensitivity(mechanism: Mechanism, rng: RandomLike, *,
-                             pairs: Iterable[Any], search_budget: int = 200) -> CheckOutcome:
+def check_global_sensitivity(
+    mechanism: Mechanism, rng: RandomLike, *, pairs: Iterable[Any], search_budget: int = 200
+) -> CheckOutcome:
     """Check ‖f(x) − f(y)‖ ≤ Δ on neighbouring pairs (``"sensitivity.global"``).
 
     Every given pair is evaluated, then :func:`privaudit.auditing.search.maximise_pair_objective`
@@ -139,8 +140,11 @@ def check_global_sensitivity(mechanism: Mechanism, rng: RandomLike, *,
     if claim is None:
         return skipped(name, "the spec makes no global-sensitivity claim")
     if missing_hooks(mechanism, ["statistic"]):
-        return skipped(name, "the mechanism does not expose its statistic (gray-box hook "
-                             "'statistic'), so its global sensitivity cannot be checked")
+        return skipped(
+            name,
+            "the mechanism does not expose its statistic (gray-box hook "
+            "'statistic'), so its global sensitivity cannot be checked",
+        )
     gen = as_generator(rng)
     search = _search()
     f = CachedFunction(mechanism.statistic)
@@ -152,34 +156,68 @@ def check_global_sensitivity(mechanism: Mechanism, rng: RandomLike, *,
     start = given
     if not start and budget > 0:
         start = search.candidate_pairs(spec, gen, budget=max(1, min(64, budget // 4)))
-    found = search.maximise_pair_objective(spec, distance, gen, start=start, budget=budget,
-                                           patience=_patience(budget)) \
-        if budget > 0 and start else []
+    found = (
+        search.maximise_pair_objective(
+            spec, distance, gen, start=start, budget=budget, patience=_patience(budget)
+        )
+        if budget > 0 and start
+        else []
+    )
     evaluated = given + list(found)
     if not evaluated:
-        return skipped(name, "no neighbouring pair to evaluate (give pairs or a positive "
-                             "search_budget)")
+        return skipped(
+            name, "no neighbouring pair to evaluate (give pairs or a positive search_budget)"
+        )
     worst = max(evaluated, key=lambda p: -math.inf if math.isnan(p.score) else p.score)
     observed, delta_f = float(worst.score), float(claim.value)
     ratio = observed / delta_f
     violated = exceeds(observed, delta_f)
     details = jsonable_details(
-        norm=claim.norm, claim=delta_f, tolerance=REL_TOL, pairs_given=len(given),
-        search_budget=budget, search_pairs_evaluated=len(found),
-        statistic_evaluations=f.evaluations, worst_origin=worst.origin,
-        rule=f"violated when ||f(x) - f(y)||_{claim.norm} > claim * (1 + {REL_TOL:g})")
-    summary = (f"||f(x) - f(y)||_{claim.norm} = {observed:.6g} on a pair of origin "
-               f"{worst.origin!r} "
-               f"{'exceeds' if violated else 'is within'} the claimed global sensitivity "
-               f"{delta_f:g} (ratio {ratio:.4g})")
-    counterexample = pair_counterexample(
-        worst.x, worst.y, worst.origin, worst.decision.reason, **{
-            "f(x)": f(worst.x), "f(y)": f(worst.y), "norm_of_difference": observed,
-            "norm_kind": claim.norm,
-            "claim": delta_f, "ratio": ratio}) if violated else None
-    return CheckOutcome(name=name, status="violated" if violated else "passed",
-                        summary=summary, statistic=observed, threshold=delta_f, ratio=ratio,
-                        error_rate=0.0, counterexample=counterexample, details=details)
+        norm=claim.norm,
+        claim=delta_f,
+        tolerance=REL_TOL,
+        pairs_given=len(given),
+        search_budget=budget,
+        search_pairs_evaluated=len(found),
+        statistic_evaluations=f.evaluations,
+        worst_origin=worst.origin,
+        rule=f"violated when ||f(x) - f(y)||_{claim.norm} > claim * (1 + {REL_TOL:g})",
+    )
+    summary = (
+        f"||f(x) - f(y)||_{claim.norm} = {observed:.6g} on a pair of origin "
+        f"{worst.origin!r} "
+        f"{'exceeds' if violated else 'is within'} the claimed global sensitivity "
+        f"{delta_f:g} (ratio {ratio:.4g})"
+    )
+    counterexample = (
+        pair_counterexample(
+            worst.x,
+            worst.y,
+            worst.origin,
+            worst.decision.reason,
+            **{
+                "f(x)": f(worst.x),
+                "f(y)": f(worst.y),
+                "norm_of_difference": observed,
+                "norm_kind": claim.norm,
+                "claim": delta_f,
+                "ratio": ratio,
+            },
+        )
+        if violated
+        else None
+    )
+    return CheckOutcome(
+        name=name,
+        status="violated" if violated else "passed",
+        summary=summary,
+        statistic=observed,
+        threshold=delta_f,
+        ratio=ratio,
+        error_rate=0.0,
+        counterexample=counterexample,
+        details=details,
+    )
 
 
 # ----------------------------------------------------------------------------------------
@@ -200,47 +238,87 @@ def _search_details(found: RatioSearch, budget: int) -> dict[str, Any]:
     exhaustive = sum(p.exhaustive for p in found.probes)
     return {
         "inputs_tested": len(found.probes),
-        "inputs_by_origin": {o: sum(p.origin == o for p in found.probes)
-                             for o in sorted({p.origin for p in found.probes})},
+        "inputs_by_origin": {
+            o: sum(p.origin == o for p in found.probes)
+            for o in sorted({p.origin for p in found.probes})
+        },
         "budget": budget,
         "statistic_evaluations": found.statistic_evaluations,
         "neighbour_budget_per_input": found.neighbour_budget,
         "neighbourhood_size": found.neighbourhood_size,
         "exhaustive_inputs": exhaustive,
         "exhaustive": exhaustive == len(found.probes),
-        "local_sensitivity": ("exact (every neighbour enumerated) for every tested input"
-                              if exhaustive == len(found.probes) else
-                              f"exact for {exhaustive} of {len(found.probes)} inputs; a lower "
-                              "bound from neighbourhood search for the others"),
+        "local_sensitivity": (
+            "exact (every neighbour enumerated) for every tested input"
+            if exhaustive == len(found.probes)
+            else f"exact for {exhaustive} of {len(found.probes)} inputs; a lower "
+            "bound from neighbourhood search for the others"
+        ),
     }
 
 
-def _bound_outcome(name: str, found: RatioSearch, f: CachedFunction, bound_label: str,
-                   claim_text: str, budget: int, norm: str) -> CheckOutcome:
+def _bound_outcome(
+    name: str,
+    found: RatioSearch,
+    f: CachedFunction,
+    bound_label: str,
+    claim_text: str,
+    budget: int,
+    norm: str,
+) -> CheckOutcome:
     worst: Probe = found.worst()
     ratio = worst.ratio
     violated = exceeds(worst.local, worst.bound)
     x, y = worst.best.x, worst.best.y
-    details = jsonable_details(**_search_details(found, budget), tolerance=REL_TOL,
-                               rule=f"violated when LS(x) > {bound_label}(x) * (1 + {REL_TOL:g})",
-                               worst_origin=worst.origin)
-    summary = (f"worst LS(x)/{bound_label}(x) = {ratio:.4g} over {len(found.probes)} inputs "
-               f"(LS = {worst.local:.6g}, {bound_label} = {worst.bound:.6g} on an input of origin "
-               f"{worst.origin!r}): "
-               f"{'the claim ' + claim_text + ' fails' if violated else 'no violation'}")
-    counterexample = pair_counterexample(
-        x, y, worst.origin, worst.best.decision.reason, **{
-            "f(x)": f(x), "f(y)": f(y), "norm_of_difference": worst.local,
-            "norm_kind": norm, "LS(x)": worst.local, f"{bound_label}(x)": worst.bound,
-            "claim": claim_text, "ratio": ratio,
-            "local_sensitivity_exact": worst.exhaustive}) if violated else None
-    return CheckOutcome(name=name, status="violated" if violated else "passed", summary=summary,
-                        statistic=ratio, threshold=1.0, ratio=ratio, error_rate=0.0,
-                        counterexample=counterexample, details=details)
+    details = jsonable_details(
+        **_search_details(found, budget),
+        tolerance=REL_TOL,
+        rule=f"violated when LS(x) > {bound_label}(x) * (1 + {REL_TOL:g})",
+        worst_origin=worst.origin,
+    )
+    summary = (
+        f"worst LS(x)/{bound_label}(x) = {ratio:.4g} over {len(found.probes)} inputs "
+        f"(LS = {worst.local:.6g}, {bound_label} = {worst.bound:.6g} on an input of origin "
+        f"{worst.origin!r}): "
+        f"{'the claim ' + claim_text + ' fails' if violated else 'no violation'}"
+    )
+    counterexample = (
+        pair_counterexample(
+            x,
+            y,
+            worst.origin,
+            worst.best.decision.reason,
+            **{
+                "f(x)": f(x),
+                "f(y)": f(y),
+                "norm_of_difference": worst.local,
+                "norm_kind": norm,
+                "LS(x)": worst.local,
+                f"{bound_label}(x)": worst.bound,
+                "claim": claim_text,
+                "ratio": ratio,
+                "local_sensitivity_exact": worst.exhaustive,
+            },
+        )
+        if violated
+        else None
+    )
+    return CheckOutcome(
+        name=name,
+        status="violated" if violated else "passed",
+        summary=summary,
+        statistic=ratio,
+        threshold=1.0,
+        ratio=ratio,
+        error_rate=0.0,
+        counterexample=counterexample,
+        details=details,
+    )
 
 
-def check_local_sensitivity_bound(mechanism: Mechanism, rng: RandomLike, *,
-                                  inputs: Iterable[Any], budget: int = 200) -> CheckOutcome:
+def check_local_sensitivity_bound(
+    mechanism: Mechanism, rng: RandomLike, *, inputs: Iterable[Any], budget: int = 200
+) -> CheckOutcome:
     """Check LS(x) ≤ B(x) for the claimed local sensitivity bound (``"sensitivity.local_bound"``).
 
     LS(x) = max_{y ~ x} ‖f(x) − f(y)‖ is computed with
@@ -286,9 +364,16 @@ def check_local_sensitivity_bound(mechanism: Mechanism, rng: RandomLike, *,
     f = CachedFunction(mechanism.statistic)
     bound = CachedFunction(mechanism.local_sensitivity_bound)
     found = search_worst_ratio(
-        spec, statistic=f, bound=bound, norm=claim.norm, gen=gen,
-        mandatory=_validated_inputs(mechanism, inputs), optional=_extra_seeds(mechanism, gen),
-        budget=total, search=_search())
+        spec,
+        statistic=f,
+        bound=bound,
+        norm=claim.norm,
+        gen=gen,
+        mandatory=_validated_inputs(mechanism, inputs),
+        optional=_extra_seeds(mechanism, gen),
+        budget=total,
+        search=_search(),
+    )
     return _bound_outcome(name, found, f, "B", "LS(x) <= B(x)", total, claim.norm)
 
 
@@ -327,8 +412,9 @@ class _SmoothPairs:
         return value
 
 
-def _smoothness_outcome(spec: MechanismSpec, pairs: _SmoothPairs, beta: float, budget: int,
-                        sources: dict[str, int]) -> CheckOutcome:
+def _smoothness_outcome(
+    spec: MechanismSpec, pairs: _SmoothPairs, beta: float, budget: int, sources: dict[str, int]
+) -> CheckOutcome:
     name = "sensitivity.smooth.smoothness"
     if pairs.worst is None:
         return skipped(name, "no neighbouring pair was evaluated")
@@ -337,25 +423,60 @@ def _smoothness_outcome(spec: MechanismSpec, pairs: _SmoothPairs, beta: float, b
     s_x, s_y = float(pairs.smooth(x)), float(pairs.smooth(y))
     log_gap = value * beta
     violated = bool(log_gap > beta + math.log1p(REL_TOL))
-    summary = (f"worst (log S(x) - log S(y))/beta = {value:.4g} over {pairs.count} neighbouring "
-               f"pairs (S(x) = {s_x:.6g}, S(y) = {s_y:.6g}, beta = {beta:g}): "
-               f"{'S(x) > e^beta S(y), the bound is not beta-smooth' if violated else 'no violation'}")
+    summary = (
+        f"worst (log S(x) - log S(y))/beta = {value:.4g} over {pairs.count} neighbouring "
+        f"pairs (S(x) = {s_x:.6g}, S(y) = {s_y:.6g}, beta = {beta:g}): "
+        f"{'S(x) > e^beta S(y), the bound is not beta-smooth' if violated else 'no violation'}"
+    )
     details = jsonable_details(
-        beta=beta, pairs_evaluated=pairs.count, pair_sources=sources, search_budget=budget,
-        smooth_evaluations=pairs.smooth.evaluations, tolerance=REL_TOL, worst_origin=origin,
-        rule=f"violated when S(x) > e^beta * S(y) * (1 + {REL_TOL:g}) for neighbours x, y")
-    counterexample = pair_counterexample(
-        x, y, origin, reason, **{"S(x)": s_x, "S(y)": s_y, "log S(x) - log S(y)": log_gap,
-                                 "beta": beta, "claim": "S(x) <= exp(beta) * S(y)",
-                                 "ratio": value}) if violated else None
-    return CheckOutcome(name=name, status="violated" if violated else "passed", summary=summary,
-                        statistic=value, threshold=1.0, ratio=value, error_rate=0.0,
-                        counterexample=counterexample, details=details)
+        beta=beta,
+        pairs_evaluated=pairs.count,
+        pair_sources=sources,
+        search_budget=budget,
+        smooth_evaluations=pairs.smooth.evaluations,
+        tolerance=REL_TOL,
+        worst_origin=origin,
+        rule=f"violated when S(x) > e^beta * S(y) * (1 + {REL_TOL:g}) for neighbours x, y",
+    )
+    counterexample = (
+        pair_counterexample(
+            x,
+            y,
+            origin,
+            reason,
+            **{
+                "S(x)": s_x,
+                "S(y)": s_y,
+                "log S(x) - log S(y)": log_gap,
+                "beta": beta,
+                "claim": "S(x) <= exp(beta) * S(y)",
+                "ratio": value,
+            },
+        )
+        if violated
+        else None
+    )
+    return CheckOutcome(
+        name=name,
+        status="violated" if violated else "passed",
+        summary=summary,
+        statistic=value,
+        threshold=1.0,
+        ratio=value,
+        error_rate=0.0,
+        counterexample=counterexample,
+        details=details,
+    )
 
 
-def check_smooth_sensitivity(mechanism: Mechanism, rng: RandomLike, *, inputs: Iterable[Any],
-                             pairs: Iterable[Any], budget: int = 200
-                             ) -> tuple[CheckOutcome, CheckOutcome]:
+def check_smooth_sensitivity(
+    mechanism: Mechanism,
+    rng: RandomLike,
+    *,
+    inputs: Iterable[Any],
+    pairs: Iterable[Any],
+    budget: int = 200,
+) -> tuple[CheckOutcome, CheckOutcome]:
     """Check that S is a β-smooth upper bound on the local sensitivity of f.
 
     Two outcomes, after Nissim, Raskhodnikova & Smith (2007), Def. 2.1:
@@ -426,25 +547,42 @@ def check_smooth_sensitivity(mechanism: Mechanism, rng: RandomLike, *, inputs: I
 
     mandatory = _validated_inputs(mechanism, inputs)
     if missing_hooks(mechanism, ["statistic"]):
-        upper = skipped(upper_name, "the mechanism does not expose its statistic (gray-box hook "
-                                    "'statistic'), so LS(x) cannot be computed")
+        upper = skipped(
+            upper_name,
+            "the mechanism does not expose its statistic (gray-box hook "
+            "'statistic'), so LS(x) cannot be computed",
+        )
     else:
         f = CachedFunction(mechanism.statistic)
-        found = search_worst_ratio(spec, statistic=f, bound=smooth, norm=claim.norm, gen=gen,
-                                   mandatory=mandatory, optional=_extra_seeds(mechanism, gen),
-                                   budget=total, search=search)
+        found = search_worst_ratio(
+            spec,
+            statistic=f,
+            bound=smooth,
+            norm=claim.norm,
+            gen=gen,
+            mandatory=mandatory,
+            optional=_extra_seeds(mechanism, gen),
+            budget=total,
+            search=search,
+        )
         upper = _bound_outcome(upper_name, found, f, "S", "S(x) >= LS(x)", total, claim.norm)
         for parent, child in found.steps:
             pair = neighbour_pair(spec, parent.x, child.x, "local_search")
             if pair is not None:
-                scored.append(pair.with_score(min(_SCORE_CAP, smooth_pairs.evaluate(
-                    pair.x, pair.y, pair.origin))))
+                scored.append(
+                    pair.with_score(
+                        min(_SCORE_CAP, smooth_pairs.evaluate(pair.x, pair.y, pair.origin))
+                    )
+                )
                 sources["search_steps"] += 1
-        for p in found.probes:
-            best = p.best
+        for probe in found.probes:
+            best = probe.best
             if best.decision.distance > 0:
-                scored.append(best.with_score(min(_SCORE_CAP, smooth_pairs.evaluate(
-                    best.x, best.y, best.origin))))
+                scored.append(
+                    best.with_score(
+                        min(_SCORE_CAP, smooth_pairs.evaluate(best.x, best.y, best.origin))
+                    )
+                )
                 sources["ls_attaining"] += 1
 
     start = sorted(scored, key=lambda p: p.score, reverse=True)[:8]

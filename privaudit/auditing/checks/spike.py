@@ -66,8 +66,16 @@ from ..results import CheckOutcome, jsonable_details
 from privaudit.execution.streaming import Executor, StreamProgress, block_rows, root_seed, stream_chunks
 from ._common import check_count, missing_hooks, skipped
 
-__all__ = ["CDF_SLACK", "LARGEST_EXPECTED", "MAX_RADII", "MIN_ULPS", "SMALLEST_EXPECTED",
-           "WindowGrid", "check_spike", "spike_applies"]
+__all__ = [
+    "CDF_SLACK",
+    "LARGEST_EXPECTED",
+    "MAX_RADII",
+    "MIN_ULPS",
+    "SMALLEST_EXPECTED",
+    "WindowGrid",
+    "check_spike",
+    "spike_applies",
+]
 
 _NAME = "noise_law.spike"
 
@@ -92,11 +100,14 @@ def spike_applies(mechanism: Mechanism) -> str | None:
     noise = mechanism.spec.noise
     if not isinstance(noise, AdditiveNoise):
         kind = "no noise law" if noise is None else f"{type(noise).__name__} noise"
-        return (f"the spec declares {kind}: window probabilities around f(x) need an "
-                "additive noise law")
+        return (
+            f"the spec declares {kind}: window probabilities around f(x) need an additive noise law"
+        )
     if noise.law.is_discrete:
-        return (f"the declared law {type(noise.law).__name__} is discrete: its atoms are "
-                "tested by the noise-law check's χ² and tail tests")
+        return (
+            f"the declared law {type(noise.law).__name__} is discrete: its atoms are "
+            "tested by the noise-law check's χ² and tail tests"
+        )
     missing = missing_hooks(mechanism, ["statistic"])
     if missing:
         return f"f(x) is unknown without the gray-box hook(s) {missing}"
@@ -140,10 +151,10 @@ class WindowGrid:
         dim = max(int(c.size) for c in centres)
         radii, null = [], []
         for k in range(MAX_RADII):
-            r = s * 2.0 ** -k
+            r = s * 2.0**-k
             if r < floor or r <= 0:
                 break
-            u = 8.0 * float(np.spacing(magnitude + r)) + r * 2.0 ** -50
+            u = 8.0 * float(np.spacing(magnitude + r)) + r * 2.0**-50
             wide = r + u
             mass = float(np.asarray(law.cdf(wide)) - np.asarray(law.cdf(-wide)))
             q = min(1.0, max(mass, 0.0) + CDF_SLACK) ** dim
@@ -165,14 +176,15 @@ def _window_counts(out: np.ndarray, centre: np.ndarray, radii: np.ndarray) -> np
     values = np.asarray(out, dtype=np.float64)
     rows = values.shape[0] if values.ndim else 1
     if values.size != rows * centre.size:
-        raise AuditError(f"the sampler returned outputs of shape {values.shape} for a "
-                         f"statistic with {centre.size} coordinate(s)")
+        raise AuditError(
+            f"the sampler returned outputs of shape {values.shape} for a "
+            f"statistic with {centre.size} coordinate(s)"
+        )
     if centre.size == 1:
         dist = np.abs(values.reshape(-1) - centre[0])
     else:
         with np.errstate(invalid="ignore"):
-            dist = np.max(np.abs(values.reshape(len(values), -1) - centre.reshape(1, -1)),
-                          axis=1)
+            dist = np.max(np.abs(values.reshape(len(values), -1) - centre.reshape(1, -1)), axis=1)
     ascending = radii[::-1]
     # bin i holds the distances in (a_{i−1}, a_i]; NaN sorts past the last radius
     bins = np.searchsorted(ascending, dist, side="left")
@@ -180,10 +192,17 @@ def _window_counts(out: np.ndarray, centre: np.ndarray, radii: np.ndarray) -> np
     return at_most[::-1].astype(np.int64)
 
 
-def check_spike(mechanism: Mechanism, inputs: Any, rng: RandomLike, *, samples: int,
-                alpha: float = 0.005, allowance: float = 0.0,
-                executor: Executor | None = None,
-                progress: StreamProgress | None = None) -> CheckOutcome:
+def check_spike(
+    mechanism: Mechanism,
+    inputs: Any,
+    rng: RandomLike,
+    *,
+    samples: int,
+    alpha: float = 0.005,
+    allowance: float = 0.0,
+    executor: Executor | None = None,
+    progress: StreamProgress | None = None,
+) -> CheckOutcome:
     """Test the mass of the outputs near f against the declared additive law.
 
     For each input (typically both sides x, y of a neighbouring pair), ``samples``
@@ -235,8 +254,11 @@ def check_spike(mechanism: Mechanism, inputs: Any, rng: RandomLike, *, samples: 
     """
     n = check_count(samples, "samples", 1)
     level = check_alpha(alpha)
-    if isinstance(allowance, bool) or not isinstance(allowance, numbers.Real) or not (
-            0.0 <= allowance < 1.0):
+    if (
+        isinstance(allowance, bool)
+        or not isinstance(allowance, numbers.Real)
+        or not (0.0 <= allowance < 1.0)
+    ):
         raise InvalidParameterError(f"allowance must be a number in [0, 1), got {allowance!r}")
     extra = float(allowance)
     reason = spike_applies(mechanism)
@@ -249,17 +271,25 @@ def check_spike(mechanism: Mechanism, inputs: Any, rng: RandomLike, *, samples: 
     grid = WindowGrid.build(law, centres, total)
     m = grid.radii.size
     if m == 0:
-        return skipped(_NAME, "no window radius is resolvable in float64 at |f| = "
-                              f"{max(float(np.max(np.abs(c), initial=0.0)) for c in centres):g}")
+        return skipped(
+            _NAME,
+            "no window radius is resolvable in float64 at |f| = "
+            f"{max(float(np.max(np.abs(c), initial=0.0)) for c in centres):g}",
+        )
     gen = as_generator(rng)
     root = root_seed(gen)
     counts = np.zeros(m, dtype=np.int64)
-    for stream, (x, centre) in enumerate(zip(xs, centres)):
+    for stream, (x, centre) in enumerate(zip(xs, centres, strict=True)):
         tally = stream_chunks(
-            lambda size, g, x=x: np.asarray(mechanism.sample(x, size, g)), n, root=root,
-            stream=stream, consume=lambda out, c=centre: _window_counts(out, c, grid.radii),
-            rows_per_block=block_rows(max(1, centre.size)), executor=executor,
-            progress=progress)
+            lambda size, g, x=x: np.asarray(mechanism.sample(x, size, g)),
+            n,
+            root=root,
+            stream=stream,
+            consume=lambda out, c=centre: _window_counts(out, c, grid.radii),
+            rows_per_block=block_rows(max(1, centre.size)),
+            executor=executor,
+            progress=progress,
+        )
         for chunk in tally:
             counts += chunk
     null = np.minimum(1.0, grid.null + extra)
@@ -272,21 +302,45 @@ def check_spike(mechanism: Mechanism, inputs: Any, rng: RandomLike, *, samples: 
     expected = total * grid.null
     allowed = total * null
     law_name = type(law).__name__
-    summary = (f"{int(counts[worst])} of {total:,} outputs within {grid.radii[worst]:.3g} of "
-               f"their statistic f (declared {law_name} law: {expected[worst]:.3g} expected"
-               + (f", {allowed[worst]:.3g} allowed with delta = {extra:g}" if extra > 0 else "")
-               + f", p = {p_values[worst]:.3g}; {m} radii at level alpha/{m} = "
-               f"{per_radius:.3g})"
-               + (": more mass near f than the declared law allows"
-                  + (" plus delta" if extra > 0 else "") if violated else ""))
+    summary = (
+        f"{int(counts[worst])} of {total:,} outputs within {grid.radii[worst]:.3g} of "
+        f"their statistic f (declared {law_name} law: {expected[worst]:.3g} expected"
+        + (f", {allowed[worst]:.3g} allowed with delta = {extra:g}" if extra > 0 else "")
+        + f", p = {p_values[worst]:.3g}; {m} radii at level alpha/{m} = "
+        f"{per_radius:.3g})"
+        + (
+            ": more mass near f than the declared law allows" + (" plus delta" if extra > 0 else "")
+            if violated
+            else ""
+        )
+    )
     details = jsonable_details(
-        law=law_name, inputs=[to_jsonable(x) for x in xs], samples_per_input=n,
-        outputs=total, radii=grid.radii, counts=counts, expected=expected,
-        probability=grid.null, allowance=extra, allowed=allowed, p_values=p_values, bonferroni_k=m, alpha=level,
-        level_per_radius=per_radius, worst_radius=float(grid.radii[worst]),
-        worst_count=int(counts[worst]), worst_expected=float(expected[worst]),
+        law=law_name,
+        inputs=[to_jsonable(x) for x in xs],
+        samples_per_input=n,
+        outputs=total,
+        radii=grid.radii,
+        counts=counts,
+        expected=expected,
+        probability=grid.null,
+        allowance=extra,
+        allowed=allowed,
+        p_values=p_values,
+        bonferroni_k=m,
+        alpha=level,
+        level_per_radius=per_radius,
+        worst_radius=float(grid.radii[worst]),
+        worst_count=int(counts[worst]),
+        worst_expected=float(expected[worst]),
         worst_allowed=float(allowed[worst]),
-        rejected_radii=grid.radii[rejected])
-    return CheckOutcome(name=_NAME, status="violated" if violated else "passed",
-                        summary=summary, statistic=float(adjusted[worst]), threshold=level,
-                        error_rate=level, details=details)
+        rejected_radii=grid.radii[rejected],
+    )
+    return CheckOutcome(
+        name=_NAME,
+        status="violated" if violated else "passed",
+        summary=summary,
+        statistic=float(adjusted[worst]),
+        threshold=level,
+        error_rate=level,
+        details=details,
+    )

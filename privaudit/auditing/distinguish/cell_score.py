@@ -40,9 +40,12 @@ import functools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import cast
 
 import numpy as np
 from scipy import special
+
+from spec.errors import AuditError
 
 from .columns import (
     CATEGORICAL_VALUES,
@@ -89,24 +92,25 @@ def _g_threshold(dof: int) -> float:
 _HASH = np.random.default_rng(0x5EED).integers(1, 2**63 - 1, size=4096, dtype=np.int64) | 1
 
 
-def _combine(cols: Sequence[np.ndarray], columns: Sequence[int],
-             radix: Sequence[int] | None) -> np.ndarray:
+def _combine(
+    cols: Sequence[np.ndarray], columns: Sequence[int], radix: Sequence[int] | None
+) -> np.ndarray:
     """One int64 key per row from per-column cells: mixed radix, or a 64-bit hash when
     the product of the radices overflows (collisions then have probability ~2⁻⁶⁴ per
     pair of distinct rows, and would only merge two cells of a fixed event)."""
     k = np.zeros(cols[0].shape[0], dtype=np.int64)
     if radix is not None:
-        for c, r in zip(cols, radix):
+        for c, r in zip(cols, radix, strict=True):
             k *= r
             k += c
         return k
     with np.errstate(over="ignore"):
-        for j, c in zip(columns, cols):
+        for j, c in zip(columns, cols, strict=True):
             k += c * _HASH[j % _HASH.size]
     return k
 
 
-def _radix(coders: Sequence[ColumnCoder]) -> tuple[int, ...] | None:
+def _radix(coders: Sequence[ColumnCoder | AtomClass]) -> tuple[int, ...] | None:
     radix = tuple(c.size for c in coders)
     return radix if math.prod(radix) < 2**62 else None
 
@@ -122,13 +126,13 @@ class _Group:
 
     columns: tuple[int, ...]
     coders: tuple[ColumnCoder | AtomClass, ...] = field(repr=False)
-    keys: np.ndarray | None = field(repr=False)     # sorted keys (None: one column)
-    table: np.ndarray = field(repr=False)           # LLR per key (or per cell)
+    keys: np.ndarray | None = field(repr=False)  # sorted keys (None: one column)
+    table: np.ndarray = field(repr=False)  # LLR per key (or per cell)
     radix: tuple[int, ...] | None = field(repr=False)
     hash_ids: tuple[int, ...] = ()
 
     def value(self, codes: dict[tuple[int, int], np.ndarray]) -> np.ndarray:
-        cols = [codes[(j, id(c))] for j, c in zip(self.columns, self.coders)]
+        cols = [codes[(j, id(c))] for j, c in zip(self.columns, self.coders, strict=True)]
         if self.keys is None:
             return self.table[cols[0]]
         return self.lookup(_combine(cols, self.hash_ids or self.columns, self.radix))
@@ -171,15 +175,17 @@ class _GroupPlan:
     others: tuple[int, ...] = ()
     multipliers: np.ndarray | None = field(default=None, repr=False)
 
-    def value(self, group: _Group, digits: np.ndarray,
-              codes: dict[tuple[int, int], np.ndarray]) -> np.ndarray:
+    def value(
+        self, group: _Group, digits: np.ndarray, codes: dict[tuple[int, int], np.ndarray]
+    ) -> np.ndarray:
         """The group's LLR per row (``codes``: the cells of the members not packed)."""
         if self.cells is not None:
-            number = digits[:, self.position] if self.powers is None else \
-                digits @ self.powers
+            number = digits[:, self.position] if self.powers is None else digits @ self.powers
             return self.cells[number.astype(np.intp)]
-        k = self.key(digits)  # type: ignore[misc]
-        for i, w in zip(self.others, self.multipliers):  # type: ignore[arg-type]
+        if self.key is None or self.multipliers is None:
+            raise AuditError("a packed group plan needs either cells or a key and multipliers")
+        k = self.key(digits)
+        for i, w in zip(self.others, self.multipliers, strict=True):
             k += codes[(group.columns[i], id(group.coders[i]))] * w
         return group.lookup(k)
 
@@ -200,35 +206,38 @@ class _PackedGroups:
     columns: tuple[int, ...]
     lo: int
     hi: int
-    packed: tuple[tuple[int, int], ...]       # (group, member) read from the digits
+    packed: tuple[tuple[int, int], ...]  # (group, member) read from the digits
     plans: tuple[_GroupPlan | None, ...] = field(repr=False)
 
     @classmethod
     def of(cls, groups: Sequence[_Group]) -> _PackedGroups | None:
         """``None`` unless some member is an exact coder of small-integer atoms (within
         one range of at most :data:`PACKED_BASE` integers)."""
-        exact = [(gi, i) for gi, g in enumerate(groups) for i, c in enumerate(g.coders)
-                 if isinstance(c, ColumnCoder) and _small_integer_atoms(c)]
-        coders = [groups[gi].coders[i] for gi, i in exact]
+        exact = [
+            (gi, i)
+            for gi, g in enumerate(groups)
+            for i, c in enumerate(g.coders)
+            if isinstance(c, ColumnCoder) and _small_integer_atoms(c)
+        ]
+        coders = [cast(ColumnCoder, groups[gi].coders[i]) for gi, i in exact]
         bounds = digit_range([c.atoms[0] for c in coders], [c.atoms[-1] for c in coders])
         if not exact or bounds is None:
             return None
         lo, hi = bounds
         columns = tuple(dict.fromkeys(groups[gi].columns[i] for gi, i in exact))
         decoded = lo + np.arange(hi - lo + 1, dtype=np.float64)
-        cells = {(gi, i): c(decoded) for (gi, i), c in zip(exact, coders)}
+        cells = {(gi, i): c(decoded) for (gi, i), c in zip(exact, coders, strict=True)}
         plans = tuple(_plan(gi, g, cells, columns, hi - lo + 1) for gi, g in enumerate(groups))
         return cls(columns=columns, lo=lo, hi=hi, packed=tuple(exact), plans=plans)
 
     def skip(self, groups: Sequence[_Group]) -> frozenset[tuple[int, int]]:
         """The packed members as keys of :meth:`_Group.value`'s codes (made at each call:
         they hold object ids, which a pickled copy would not keep)."""
-        return frozenset((groups[gi].columns[i], id(groups[gi].coders[i]))
-                         for gi, i in self.packed)
+        return frozenset((groups[gi].columns[i], id(groups[gi].coders[i])) for gi, i in self.packed)
 
     def digits(self, block: np.ndarray) -> np.ndarray | None:
         """The digit matrix of ``block``, or ``None`` when some entry is not packed."""
-        if block.dtype.kind != "f":      # integer columns have their coders' own tables
+        if block.dtype.kind != "f":  # integer columns have their coders' own tables
             return None
         return small_integer_digits(block, self.columns, self.lo, self.hi)
 
@@ -236,12 +245,21 @@ class _PackedGroups:
 def _small_integer_atoms(coder: ColumnCoder) -> bool:
     """Whether ``coder`` codes its column exactly by integer atoms within int8."""
     a = coder.atoms
-    return coder.exact and a.size > 0 and bool(np.all(np.abs(a) <= 127)) and \
-        bool(np.all(a == np.round(a)))
+    return (
+        coder.exact
+        and a.size > 0
+        and bool(np.all(np.abs(a) <= 127))
+        and bool(np.all(a == np.round(a)))
+    )
 
 
-def _plan(index: int, group: _Group, cells: dict[tuple[int, int], np.ndarray],
-          columns: tuple[int, ...], base: int) -> _GroupPlan | None:
+def _plan(
+    index: int,
+    group: _Group,
+    cells: dict[tuple[int, int], np.ndarray],
+    columns: tuple[int, ...],
+    base: int,
+) -> _GroupPlan | None:
     """How group ``index`` is read from the digits (``cells``: the cell per digit of each
     packed (group, member)), or ``None`` when none of its members is packed."""
     size = len(group.columns)
@@ -250,16 +268,19 @@ def _plan(index: int, group: _Group, cells: dict[tuple[int, int], np.ndarray],
         return None
     w = group.multipliers()
     positions = tuple(columns.index(group.columns[i]) for i in packed)
-    with np.errstate(over="ignore"):           # hash keys wrap, as in _combine
+    with np.errstate(over="ignore"):  # hash keys wrap, as in _combine
         terms = [cells[(index, i)].astype(np.int64) * w[i] for i in packed]
-    if len(packed) == size and base ** size <= PACKED_CELLS:
+    if len(packed) == size and base**size <= PACKED_CELLS:
         every = PackedSum.of(positions, terms, base, len(columns))
         if size == 1:
             return _GroupPlan(position=positions[0], cells=group.lookup(every.tables[0]))
         return _GroupPlan(powers=every.weights[:, 0], cells=group.lookup(every.tables[0]))
     others = tuple(i for i in range(size) if i not in packed)
-    return _GroupPlan(key=PackedSum.of(positions, terms, base, len(columns)), others=others,
-                      multipliers=w[list(others)])
+    return _GroupPlan(
+        key=PackedSum.of(positions, terms, base, len(columns)),
+        others=others,
+        multipliers=w[list(others)],
+    )
 
 
 @dataclass(frozen=True, eq=False)
@@ -279,12 +300,21 @@ class CellScore:
         """The sum over the single-column groups of ``columns`` only (their value LLRs;
         an atom class is a group of its own kind and is left out), or ``None``."""
         wanted = set(columns)
-        kept = tuple(g for g in self.groups if len(g.columns) == 1 and g.columns[0] in wanted
-                     and isinstance(g.coders[0], ColumnCoder))
+        kept = tuple(
+            g
+            for g in self.groups
+            if len(g.columns) == 1
+            and g.columns[0] in wanted
+            and isinstance(g.coders[0], ColumnCoder)
+        )
         if not kept:
             return None
-        return CellScore(groups=kept, centre=self.centre, matrix=self.matrix,
-                         name=f"{self.name} of columns {sorted(wanted)}")
+        return CellScore(
+            groups=kept,
+            centre=self.centre,
+            matrix=self.matrix,
+            name=f"{self.name} of columns {sorted(wanted)}",
+        )
 
     def _packed(self) -> _PackedGroups | None:
         """The groups read from packed digits, built on first use (an unpickled score
@@ -294,11 +324,16 @@ class CellScore:
             object.__setattr__(self, "_packed_groups", packed)
         return self.__dict__["_packed_groups"]
 
-    def _codes(self, block: np.ndarray, skip: frozenset[tuple[int, int]] = frozenset()
-               ) -> dict[tuple[int, int], np.ndarray]:
+    def _codes(
+        self, block: np.ndarray, skip: frozenset[tuple[int, int]] = frozenset()
+    ) -> dict[tuple[int, int], np.ndarray]:
         """The cells of every member of every group on one block of rows, but ``skip``."""
-        members = {(j, id(c)): (j, c) for g in self.groups for j, c in zip(g.columns, g.coders)
-                   if (j, id(c)) not in skip}
+        members = {
+            (j, id(c)): (j, c)
+            for g in self.groups
+            for j, c in zip(g.columns, g.coders, strict=True)
+            if (j, id(c)) not in skip
+        }
         coded = [(key, j, c) for key, (j, c) in members.items() if isinstance(c, ColumnCoder)]
         # the columns to code, read once and transposed: each coder then reads one
         # contiguous column instead of striding through the rows
@@ -310,19 +345,22 @@ class CellScore:
             if isinstance(c, AtomClass):
                 # the atom class is the column's cell capped at "not an atom" (no search)
                 base = codes.get((j, id(c.base)))
-                codes[key] = c(block[:, j]) if base is None or c.base.atoms.size == 0 \
+                codes[key] = (
+                    c(block[:, j])
+                    if base is None or c.base.atoms.size == 0
                     else np.minimum(base, c.base.atoms.size)
+                )
         return codes
 
     def __call__(self, outputs: np.ndarray) -> np.ndarray:
         o = output_rows(outputs)
         total = np.empty(o.shape[0], dtype=np.float64)
         packed = self._packed()
-        for start in range(0, o.shape[0], _BLOCK):     # blocks that stay in cache
-            block = o[start:start + _BLOCK]
-            if self.matrix is not None:
+        for start in range(0, o.shape[0], _BLOCK):  # blocks that stay in cache
+            block = o[start : start + _BLOCK]
+            if self.centre is not None and self.matrix is not None:  # whitened (both set)
                 block = (np.asarray(block, dtype=np.float64) - self.centre) @ self.matrix
-            acc = total[start:start + _BLOCK]
+            acc = total[start : start + _BLOCK]
             acc[:] = 0.0
             if packed is None or (digits := packed.digits(block)) is None:
                 codes = self._codes(block)
@@ -330,13 +368,18 @@ class CellScore:
                     acc += g.value(codes)
                 continue
             codes = self._codes(block, packed.skip(self.groups))
-            for g, plan in zip(self.groups, packed.plans):
+            for g, plan in zip(self.groups, packed.plans, strict=True):
                 acc += g.value(codes) if plan is None else plan.value(g, digits, codes)
         return total
 
 
-def dependence_groups(codes: Sequence[np.ndarray], sizes: Sequence[int], *, max_cells: int,
-                      mi_weights: np.ndarray | None = None) -> list[tuple[int, ...]]:
+def dependence_groups(
+    codes: Sequence[np.ndarray],
+    sizes: Sequence[int],
+    *,
+    max_cells: int,
+    mi_weights: np.ndarray | None = None,
+) -> list[tuple[int, ...]]:
     """Connected components of "significantly dependent" columns (G-test on the cells).
 
     Two coded columns are joined when the G statistic 2·n·MI exceeds the χ² quantile at
@@ -348,8 +391,11 @@ def dependence_groups(codes: Sequence[np.ndarray], sizes: Sequence[int], *, max_
     full = list(codes)
     codes = full if mi_weights is not None else [c[:MI_ROWS] for c in full]
     d = len(codes)
-    n = (round(float(mi_weights.sum())) if mi_weights is not None else codes[0].shape[0]) \
-        if d else 0
+    n = (
+        (round(float(mi_weights.sum())) if mi_weights is not None else codes[0].shape[0])
+        if d
+        else 0
+    )
     parent = list(range(d))
 
     def find(i: int) -> int:
@@ -363,8 +409,7 @@ def dependence_groups(codes: Sequence[np.ndarray], sizes: Sequence[int], *, max_
             if find(i) == find(j):
                 continue
             mi, mj = int(sizes[i]), int(sizes[j])
-            joint = np.bincount(codes[i] * mj + codes[j], weights=mi_weights,
-                                minlength=mi * mj)
+            joint = np.bincount(codes[i] * mj + codes[j], weights=mi_weights, minlength=mi * mj)
             joint = joint.reshape(mi, mj).astype(np.float64)
             ri, rj = joint.sum(axis=1), joint.sum(axis=0)
             dof = (np.count_nonzero(ri) - 1) * (np.count_nonzero(rj) - 1)
@@ -384,8 +429,9 @@ def dependence_groups(codes: Sequence[np.ndarray], sizes: Sequence[int], *, max_
             groups.append((members[0],))
             continue
         radix = tuple(int(sizes[m]) for m in members)
-        keys = _combine([full[m] for m in members], members,
-                        radix if math.prod(radix) < 2**62 else None)
+        keys = _combine(
+            [full[m] for m in members], members, radix if math.prod(radix) < 2**62 else None
+        )
         distinct = np.unique(keys).size if n else 0
         if distinct > max_cells:
             groups.extend((m,) for m in members)
@@ -394,9 +440,14 @@ def dependence_groups(codes: Sequence[np.ndarray], sizes: Sequence[int], *, max_
     return sorted(groups)
 
 
-def _group_table(keys_x: np.ndarray, keys_y: np.ndarray, smoothing: float,
-                 space: int | None = None, weights_x: np.ndarray | None = None,
-                 weights_y: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+def _group_table(
+    keys_x: np.ndarray,
+    keys_y: np.ndarray,
+    smoothing: float,
+    space: int | None = None,
+    weights_x: np.ndarray | None = None,
+    weights_y: np.ndarray | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
     """Sorted observed keys and their smoothed LLRs (keys weighted by their rows'
     multiplicities when weights are given; a key of weight 0 is not observed)."""
     if weights_x is not None and weights_y is not None:
@@ -405,17 +456,19 @@ def _group_table(keys_x: np.ndarray, keys_y: np.ndarray, smoothing: float,
         n_x, n_y = float(weights_x.sum()), float(weights_y.sum())
     else:
         n_x, n_y = keys_x.size, keys_y.size
-    if space is not None and space <= 1 << 22:          # small key space: count directly
+    if space is not None and space <= 1 << 22:  # small key space: count directly
         cx = np.bincount(keys_x, weights=weights_x, minlength=space)
         cy = np.bincount(keys_y, weights=weights_y, minlength=space)
         keys = np.flatnonzero(cx + cy)
         cx, cy = cx[keys].astype(np.float64), cy[keys].astype(np.float64)
     else:
         keys, inverse = np.unique(np.concatenate([keys_x, keys_y]), return_inverse=True)
-        cx = np.bincount(inverse[: keys_x.size], weights=weights_x,
-                         minlength=keys.size).astype(np.float64)
-        cy = np.bincount(inverse[keys_x.size:], weights=weights_y,
-                         minlength=keys.size).astype(np.float64)
+        cx = np.bincount(inverse[: keys_x.size], weights=weights_x, minlength=keys.size).astype(
+            np.float64
+        )
+        cy = np.bincount(inverse[keys_x.size :], weights=weights_y, minlength=keys.size).astype(
+            np.float64
+        )
     m = keys.size + 1
     lx = np.log(cx + smoothing) - math.log(n_x + smoothing * m)
     ly = np.log(cy + smoothing) - math.log(n_y + smoothing * m)
@@ -451,15 +504,20 @@ class CellFit:
         columns = np.empty((self.d, self.n_x + self.n_y), dtype=np.result_type(ox, oy))
         for offset, part in ((0, ox), (self.n_x, oy)):
             for start in range(0, part.shape[0], _BLOCK):
-                block = part[start:start + _BLOCK]
-                columns[:, offset + start:offset + start + block.shape[0]] = block.T
+                block = part[start : start + _BLOCK]
+                columns[:, offset + start : offset + start + block.shape[0]] = block.T
         self.columns = columns
         self._coded: dict[int, tuple[list[ColumnCoder], list[np.ndarray]]] = {}
 
     @classmethod
-    def from_distinct_rows(cls, rows: np.ndarray, weights_x: np.ndarray,
-                           weights_y: np.ndarray, mi_x: np.ndarray, mi_y: np.ndarray
-                           ) -> CellFit | None:
+    def from_distinct_rows(
+        cls,
+        rows: np.ndarray,
+        weights_x: np.ndarray,
+        weights_y: np.ndarray,
+        mi_x: np.ndarray,
+        mi_y: np.ndarray,
+    ) -> CellFit | None:
         """The same fit from the distinct rows of the fitting parts and their counts.
 
         ``weights_x[i]`` (``weights_y[i]``) counts row i of ``rows`` among x's (y's)
@@ -495,11 +553,19 @@ class CellFit:
         return self._coded[bins]
 
 
-def fit_cell_score(fit_x: np.ndarray | None, fit_y: np.ndarray | None, *,
-                   groups: str = "columns", bins: int = 32, whiten: bool = False,
-                   smoothing: float = 1.0, max_cells: int | None = None,
-                   name: str | None = None, context: CellFit | None = None,
-                   monotone: bool = False) -> CellScore | None:
+def fit_cell_score(
+    fit_x: np.ndarray | None,
+    fit_y: np.ndarray | None,
+    *,
+    groups: str = "columns",
+    bins: int = 32,
+    whiten: bool = False,
+    smoothing: float = 1.0,
+    max_cells: int | None = None,
+    name: str | None = None,
+    context: CellFit | None = None,
+    monotone: bool = False,
+) -> CellScore | None:
     """Fit a :class:`CellScore` on outputs of M(x) and M(y) (the fitting part only).
 
     Parameters
@@ -541,7 +607,7 @@ def fit_cell_score(fit_x: np.ndarray | None, fit_y: np.ndarray | None, *,
             return None
         centre, matrix = w
         pooled = (pooled - centre) @ matrix
-        context = CellFit(pooled[: ox.shape[0]], pooled[ox.shape[0]:])
+        context = CellFit(pooled[: ox.shape[0]], pooled[ox.shape[0] :])
         del pooled
     elif context is None:
         if fit_x is None or fit_y is None:
@@ -558,16 +624,28 @@ def fit_cell_score(fit_x: np.ndarray | None, fit_y: np.ndarray | None, *,
     parts, conditional = found
     built: list[_Group] = []
     for part in parts:
-        group = _single_group(part[0], context, conditional, scored_given_value=(
-            groups == "grouped" and not categorical[part[0][0]]), smoothing=smoothing,
-            monotone=monotone) if len(part) == 1 else \
-            _joint_group(part, context, smoothing)
+        group = (
+            _single_group(
+                part[0],
+                context,
+                conditional,
+                scored_given_value=(groups == "grouped" and not categorical[part[0][0]]),
+                smoothing=smoothing,
+                monotone=monotone,
+            )
+            if len(part) == 1
+            else _joint_group(part, context, smoothing)
+        )
         if group is not None:
             built.append(group)
     if not built:
         return None
-    label = name or {"columns": "naive-Bayes LLR", "joint": "joint-cell LLR",
-                     "grouped": "grouped LLR"}[groups]
+    label = (
+        name
+        or {"columns": "naive-Bayes LLR", "joint": "joint-cell LLR", "grouped": "grouped LLR"}[
+            groups
+        ]
+    )
     if monotone and not name:
         label = f"monotone {label}"
     if whiten:
@@ -579,8 +657,9 @@ def fit_cell_score(fit_x: np.ndarray | None, fit_y: np.ndarray | None, *,
 _Member = tuple[int, "ColumnCoder | AtomClass", np.ndarray, int]
 
 
-def _parts(groups: str, context: CellFit, bins: int, categorical: list[bool], limit: int
-           ) -> tuple[list[tuple[_Member, ...]], set[int]] | None:
+def _parts(
+    groups: str, context: CellFit, bins: int, categorical: list[bool], limit: int
+) -> tuple[list[tuple[_Member, ...]], set[int]] | None:
     """The groups of columns scored jointly (see :func:`fit_cell_score`'s ``groups``) and
     the ``conditional`` columns: single continuous columns scored given that they carry
     a value (atoms score 0, the bins are normalised by the non-atom counts); ``None``
@@ -598,7 +677,7 @@ def _parts(groups: str, context: CellFit, bins: int, categorical: list[bool], li
         if d == 1:
             return None
         keys = _combine(codes, range(d), _radix(coders))
-        if np.unique(keys).size > limit:        # with distinct rows: the observed ones
+        if np.unique(keys).size > limit:  # with distinct rows: the observed ones
             return None
         return [tuple(member(j) for j in range(d))], conditional
     if groups != "grouped":
@@ -618,35 +697,49 @@ def _parts(groups: str, context: CellFit, bins: int, categorical: list[bool], li
             variables.append((j, cls, np.minimum(codes[j], coders[j].atoms.size), d + j))
             conditional.add(j)
     sizes = [v[1].size for v in variables]
-    cat_groups = dependence_groups([v[2] for v in variables], sizes, max_cells=limit,
-                                   mi_weights=context.mi_weights)
-    return [tuple(variables[i] for i in g) for g in cat_groups] + \
-        [(member(j),) for j in cont], conditional
+    cat_groups = dependence_groups(
+        [v[2] for v in variables], sizes, max_cells=limit, mi_weights=context.mi_weights
+    )
+    return [tuple(variables[i] for i in g) for g in cat_groups] + [
+        (member(j),) for j in cont
+    ], conditional
 
 
-def _single_group(member: _Member, context: CellFit, conditional: set[int], *,
-                  scored_given_value: bool, smoothing: float, monotone: bool
-                  ) -> _Group | None:
+def _single_group(
+    member: _Member,
+    context: CellFit,
+    conditional: set[int],
+    *,
+    scored_given_value: bool,
+    smoothing: float,
+    monotone: bool,
+) -> _Group | None:
     """The group of one member: a table of smoothed LLRs per cell (``None`` if it is 0
     everywhere or a side has no rows to normalise by)."""
     split, n_x, n_y = context.split, context.n_x, context.n_y
-    w_x, w_y = (None, None) if context.weights is None else \
-        (context.weights[:split], context.weights[split:])
+    w_x, w_y = (
+        (None, None)
+        if context.weights is None
+        else (context.weights[:split], context.weights[split:])
+    )
     j, coder, col_codes, _hid = member
     size = coder.size
     cx = np.bincount(col_codes[:split], weights=w_x, minlength=size).astype(np.float64)
     cy = np.bincount(col_codes[split:], weights=w_y, minlength=size).astype(np.float64)
     first = coder.atoms.size if isinstance(coder, ColumnCoder) else 0
-    is_conditional = isinstance(coder, ColumnCoder) and (
-        j in conditional or scored_given_value)
+    is_conditional = isinstance(coder, ColumnCoder) and (j in conditional or scored_given_value)
     # totals: all rows, or (conditional) the rows carrying a value
-    tot_x, tot_y = (cx[first:].sum(), cy[first:].sum()) if j in conditional and \
-        isinstance(coder, ColumnCoder) else (n_x, n_y)
+    tot_x, tot_y = (
+        (cx[first:].sum(), cy[first:].sum())
+        if j in conditional and isinstance(coder, ColumnCoder)
+        else (n_x, n_y)
+    )
     if tot_x <= 0 or tot_y <= 0:
         return None
     seen = int(np.count_nonzero(cx + cy)) + 1
-    table = (np.log(cx + smoothing) - math.log(tot_x + smoothing * seen)) - \
-            (np.log(cy + smoothing) - math.log(tot_y + smoothing * seen))
+    table = (np.log(cx + smoothing) - math.log(tot_x + smoothing * seen)) - (
+        np.log(cy + smoothing) - math.log(tot_y + smoothing * seen)
+    )
     if monotone and isinstance(coder, ColumnCoder) and coder.edges.size >= 2:
         table[first:] = monotone_llr(cx[first:], cy[first:], tot_x, tot_y, smoothing)
     if is_conditional:
@@ -660,14 +753,24 @@ def _joint_group(part: tuple[_Member, ...], context: CellFit, smoothing: float) 
     """The group of several members: their cells combined into one key, a table of
     smoothed LLRs per observed key."""
     split = context.split
-    w_x, w_y = (None, None) if context.weights is None else \
-        (context.weights[:split], context.weights[split:])
+    w_x, w_y = (
+        (None, None)
+        if context.weights is None
+        else (context.weights[:split], context.weights[split:])
+    )
     columns = tuple(m[0] for m in part)
     sub_coders = tuple(m[1] for m in part)
-    radix = _radix(sub_coders)  # type: ignore[arg-type]
+    radix = _radix(sub_coders)
     hash_ids = tuple(m[3] for m in part)
     keys_all = _combine([m[2] for m in part], hash_ids, radix)
-    keys, table = _group_table(keys_all[:split], keys_all[split:], smoothing,
-                               math.prod(radix) if radix is not None else None, w_x, w_y)
-    return _Group(columns=columns, coders=sub_coders, keys=keys, table=table, radix=radix,
-                  hash_ids=hash_ids)
+    keys, table = _group_table(
+        keys_all[:split],
+        keys_all[split:],
+        smoothing,
+        math.prod(radix) if radix is not None else None,
+        w_x,
+        w_y,
+    )
+    return _Group(
+        columns=columns, coders=sub_coders, keys=keys, table=table, radix=radix, hash_ids=hash_ids
+    )

@@ -26,6 +26,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Literal
 
 import numpy as np
 
@@ -89,14 +90,14 @@ class ColumnCoder:
         col = np.asarray(column)
         m = self.atoms.size
         lut = self._lookup(col)
-        if lut is not None:                       # integer column, small integer atoms
+        if lut is not None:  # integer column, small integer atoms
             lo, table = lut
             pos = np.subtract(col, lo)
             np.clip(pos, -1, table.size - 2, out=pos)
             idx = table[pos + 1]
             hit = idx < m
             return np.minimum(idx, m - 1), hit
-        if m == 1:                               # the usual single atom: no gather
+        if m == 1:  # the usual single atom: no gather
             return np.zeros(col.shape[0], dtype=np.intp), col == self.atoms[0]
         if m <= 8:
             idx = np.zeros(col.shape[0], dtype=np.intp)
@@ -112,7 +113,8 @@ class ColumnCoder:
         table[v − lo + 1] the atom index of v, or m (slot 0 and the last: outside)."""
         if col.dtype.kind not in "iu" or self.atoms.size == 0:
             return None
-        cached = self.__dict__.get("_lut")
+        # False: looked up once, no table (so it is not rebuilt)
+        cached: tuple[int, np.ndarray] | Literal[False] | None = self.__dict__.get("_lut")
         if cached is None:
             a = self.atoms
             lo, hi = float(a[0]), float(a[-1])
@@ -167,7 +169,10 @@ class ColumnCoder:
         """(scale, shift, below, searched) of :data:`_GRID_CELLS` cells spanning the
         edges, built on first use: ``below[c]`` edges lie in cells before c, and
         ``searched[c]`` marks the cells holding an edge; ``None`` for few edges."""
-        cached = self.__dict__.get("_bin_grid")
+        # False: looked up once, too few edges for a grid (so it is not rebuilt)
+        cached: tuple[float, float, np.ndarray, np.ndarray] | Literal[False] | None = (
+            self.__dict__.get("_bin_grid")
+        )
         if cached is None:
             e = self.edges
             cached = False
@@ -180,8 +185,7 @@ class ColumnCoder:
                     top = np.arange(_GRID_CELLS + 2)
                     searched = np.zeros(top.size, dtype=bool)
                     searched[cells] = True
-                    cached = (scale, shift, np.searchsorted(cells, top, side="left"),
-                              searched)
+                    cached = (scale, shift, np.searchsorted(cells, top, side="left"), searched)
             object.__setattr__(self, "_bin_grid", cached)
         return cached or None
 
@@ -191,10 +195,10 @@ def _grid_cell(values: np.ndarray, scale: float, shift: float, top: int) -> np.n
     product, sum, clip, truncation — is monotone, so an edge's cell below a value's
     cell means the edge is below the value); NaN falls in the top cell, where a search
     would place it too."""
-    with np.errstate(over="ignore"):           # huge values: ±∞, clipped below
+    with np.errstate(over="ignore"):  # huge values: ±∞, clipped below
         x = values * scale
         x += shift
-    np.fmin(x, float(top), out=x)              # fmin / fmax: NaN → the top, ±∞ clipped
+    np.fmin(x, float(top), out=x)  # fmin / fmax: NaN → the top, ±∞ clipped
     np.fmax(x, 0.0, out=x)
     return x.astype(np.intp)
 
@@ -236,8 +240,9 @@ def _quantile_levels(bins: int, n: int) -> np.ndarray:
     return np.unique(np.clip(body, 0.0, 1.0))
 
 
-def fit_column_coder(pooled: np.ndarray, *, bins: int = 32, exact_limit: int = EXACT_VALUES,
-                     tails: bool = True) -> ColumnCoder:
+def fit_column_coder(
+    pooled: np.ndarray, *, bins: int = 32, exact_limit: int = EXACT_VALUES, tails: bool = True
+) -> ColumnCoder:
     """Cells of one column from a pooled fitting sample (both sides together).
 
     Parameters
@@ -269,8 +274,7 @@ def fit_column_coder(pooled: np.ndarray, *, bins: int = 32, exact_limit: int = E
         rest = col
     if rest.size == 0:
         return ColumnCoder(atoms=atoms, edges=np.zeros(0))
-    levels = _quantile_levels(bins, rest.size) if tails else \
-        np.linspace(0.0, 1.0, bins + 1)[1:-1]
+    levels = _quantile_levels(bins, rest.size) if tails else np.linspace(0.0, 1.0, bins + 1)[1:-1]
     edges = np.unique(np.quantile(rest, levels, method="inverted_cdf"))
     edges = edges[np.isfinite(edges)]
     return ColumnCoder(atoms=atoms, edges=edges)
@@ -289,13 +293,14 @@ def digit_range(lows: Sequence[float], highs: Sequence[float]) -> tuple[int, int
     """(lo, hi) covering every [low, high] (integers) when it holds at most
     :data:`PACKED_BASE` integers within the int8 range, else ``None``."""
     lo, hi = min(lows, default=0.0), max(highs, default=0.0)
-    if not (-128 <= lo and hi <= 127 and hi - lo < PACKED_BASE):
+    if not (lo >= -128 and hi <= 127 and hi - lo < PACKED_BASE):
         return None
     return int(lo), int(hi)
 
 
-def small_integer_digits(block: np.ndarray, columns: Sequence[int], lo: int, hi: int
-                         ) -> np.ndarray | None:
+def small_integer_digits(
+    block: np.ndarray, columns: Sequence[int], lo: int, hi: int
+) -> np.ndarray | None:
     """The entries of ``columns`` less ``lo`` as an (n, k) float64 matrix of digits in
     {0, …, hi − lo}, or ``None`` unless every entry is an integer in [lo, hi].
 
@@ -309,9 +314,9 @@ def small_integer_digits(block: np.ndarray, columns: Sequence[int], lo: int, hi:
         sub = sub.astype(np.float64)
     if sub.size == 0:
         return sub
-    if not (sub.min() >= lo and sub.max() <= hi):      # NaN fails both comparisons
+    if not (sub.min() >= lo and sub.max() <= hi):  # NaN fails both comparisons
         return None
-    if not np.array_equal(sub.astype(np.int8), sub):    # in range, so the cast is defined
+    if not np.array_equal(sub.astype(np.int8), sub):  # in range, so the cast is defined
         return None
     sub -= lo
     return sub
@@ -329,12 +334,13 @@ class PackedSum:
     result equals the column-by-column sum bit for bit.
     """
 
-    weights: np.ndarray = field(repr=False)       # (k, parts): base powers of each part
+    weights: np.ndarray = field(repr=False)  # (k, parts): base powers of each part
     tables: tuple[np.ndarray, ...] = field(repr=False)
 
     @classmethod
-    def of(cls, positions: Sequence[int], terms: Sequence[np.ndarray], base: int,
-           width: int) -> PackedSum:
+    def of(
+        cls, positions: Sequence[int], terms: Sequence[np.ndarray], base: int, width: int
+    ) -> PackedSum:
         """The sum of ``terms[i][d]`` (each of length ``base``) over the digit columns
         ``positions[i]`` of matrices with ``width`` columns."""
         per_part = 1
@@ -346,7 +352,7 @@ class PackedSum:
         for p, first in enumerate(starts):
             cut = slice(first, first + per_part)
             table = np.zeros(1, dtype=np.int64)
-            for power, (pos, term) in enumerate(zip(positions[cut], terms[cut])):
+            for power, (pos, term) in enumerate(zip(positions[cut], terms[cut], strict=True)):
                 weights[pos, p] += float(base) ** power
                 # digit d of this column adds base**power · d to the packed number
                 table = (np.asarray(term, dtype=np.int64)[:, None] + table[None, :]).ravel()
@@ -360,4 +366,3 @@ class PackedSum:
         for p in range(1, len(self.tables)):
             total += self.tables[p][packed[:, p]]
         return total
-

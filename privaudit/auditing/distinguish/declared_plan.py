@@ -74,7 +74,7 @@ from __future__ import annotations
 import functools
 import math
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 
@@ -150,8 +150,13 @@ class LossLaw:
         end = np.append(start[1:], v.size) - 1
         suffix_x, suffix_y = np.cumsum(mx[::-1])[::-1], np.cumsum(my[::-1])[::-1]
         prefix_x, prefix_y = np.cumsum(mx), np.cumsum(my)
-        return {"t": thresholds, "ge_x": suffix_x[start], "ge_y": suffix_y[start],
-                "le_x": prefix_x[end], "le_y": prefix_y[end]}
+        return {
+            "t": thresholds,
+            "ge_x": suffix_x[start],
+            "ge_y": suffix_y[start],
+            "le_x": prefix_x[end],
+            "le_y": prefix_y[end],
+        }
 
 
 @dataclass(frozen=True)
@@ -203,14 +208,25 @@ def _outputs(points: np.ndarray, base: np.ndarray, column: int) -> np.ndarray:
     return out
 
 
-def _from_cells(points: np.ndarray, mass_x: np.ndarray, mass_y: np.ndarray,
-                llr: Feature, base: np.ndarray, column: int, method: str,
-                finite: bool = False) -> LossLaw:
+def _from_cells(
+    points: np.ndarray,
+    mass_x: np.ndarray,
+    mass_y: np.ndarray,
+    llr: Feature,
+    base: np.ndarray,
+    column: int,
+    method: str,
+    finite: bool = False,
+) -> LossLaw:
     loss = np.asarray(llr(_outputs(points, base, column)), dtype=np.float64)
     order = np.argsort(loss, kind="stable")
-    return LossLaw(values=loss[order], mass_x=np.clip(mass_x[order], 0.0, None),
-                   mass_y=np.clip(mass_y[order], 0.0, None), method=method,
-                   outputs=points[order] if finite else None)
+    return LossLaw(
+        values=loss[order],
+        mass_x=np.clip(mass_x[order], 0.0, None),
+        mass_y=np.clip(mass_y[order], 0.0, None),
+        method=method,
+        outputs=points[order] if finite else None,
+    )
 
 
 def _cell_masses(law: Any, edges: np.ndarray, centre: float, scale: float) -> np.ndarray:
@@ -218,7 +234,7 @@ def _cell_masses(law: Any, edges: np.ndarray, centre: float, scale: float) -> np
     z = (edges - centre) / scale
     cdf = np.asarray(law.cdf(z), dtype=np.float64)
     sf = np.asarray(law.sf(z), dtype=np.float64)
-    inner = np.where(cdf[1:] <= 0.5, np.diff(cdf), -np.diff(sf))   # tail precision
+    inner = np.where(cdf[1:] <= 0.5, np.diff(cdf), -np.diff(sf))  # tail precision
     return np.concatenate([cdf[:1], inner, sf[-1:]])
 
 
@@ -227,28 +243,44 @@ def _quantile_points(law: Any) -> np.ndarray:
     """The law's quantiles at the fixed quadrature levels (cached per law: some laws'
     quantile functions iterate, and pair rankings evaluate many pairs of one law)."""
     tail = np.geomspace(_TAIL, 0.5, _TAIL_POINTS)
-    u = np.unique(np.concatenate([tail, np.linspace(0.0, 1.0, _MIDDLE_POINTS + 1)[1:-1],
-                                  1.0 - tail]))
+    u = np.unique(
+        np.concatenate([tail, np.linspace(0.0, 1.0, _MIDDLE_POINTS + 1)[1:-1], 1.0 - tail])
+    )
     z = np.asarray(law.ppf(u), dtype=np.float64)
     z.setflags(write=False)
     return z
 
 
-def _continuous(law: Any, centres: tuple[float, float], scales: tuple[float, float],
-                llr: Feature, base: np.ndarray, column: int) -> LossLaw:
+def _continuous(
+    law: Any,
+    centres: tuple[float, float],
+    scales: tuple[float, float],
+    llr: Feature,
+    base: np.ndarray,
+    column: int,
+) -> LossLaw:
     z = _quantile_points(law)
-    edges = np.unique(np.concatenate([c + s * z for c, s in zip(centres, scales)]))
+    edges = np.unique(np.concatenate([c + s * z for c, s in zip(centres, scales, strict=True)]))
     edges = edges[np.isfinite(edges)]
-    reps = np.concatenate([edges[:1], 0.5 * (edges[1:] + edges[:-1]),
-                           np.nextafter(edges[-1:], np.inf)])
+    reps = np.concatenate(
+        [edges[:1], 0.5 * (edges[1:] + edges[:-1]), np.nextafter(edges[-1:], np.inf)]
+    )
     mx = _cell_masses(law, edges, centres[0], scales[0])
     my = _cell_masses(law, edges, centres[1], scales[1])
-    return _from_cells(reps, mx, my, llr, base, column,
-                       f"quadrature on {reps.size} cells of the declared output laws")
+    return _from_cells(
+        reps,
+        mx,
+        my,
+        llr,
+        base,
+        column,
+        f"quadrature on {reps.size} cells of the declared output laws",
+    )
 
 
-def _integers(law: Any, centres: tuple[float, float], llr: Feature, base: np.ndarray,
-              column: int) -> LossLaw | None:
+def _integers(
+    law: Any, centres: tuple[float, float], llr: Feature, base: np.ndarray, column: int
+) -> LossLaw | None:
     lo_z, hi_z = (float(v) for v in law.ppf(np.array([_TAIL, 1.0 - _TAIL])))
     step = float(getattr(law, "granularity", 1.0))  # lattice laws live on step·ℤ
     lo = math.floor((min(centres) + lo_z) / step) - 1
@@ -258,12 +290,20 @@ def _integers(law: Any, centres: tuple[float, float], llr: Feature, base: np.nda
     k = np.arange(lo, hi + 1, dtype=np.float64) * step
     mx = np.exp(np.asarray(law.log_density(k - centres[0]), dtype=np.float64))
     my = np.exp(np.asarray(law.log_density(k - centres[1]), dtype=np.float64))
-    return _from_cells(k, mx, my, llr, base, column,
-                       f"exact on the {k.size} integers within {_TAIL:g} of both tails")
+    return _from_cells(
+        k,
+        mx,
+        my,
+        llr,
+        base,
+        column,
+        f"exact on the {k.size} integers within {_TAIL:g} of both tails",
+    )
 
 
-def _monte_carlo(law: Any, fx: np.ndarray, fy: np.ndarray, differ: np.ndarray,
-                 llr: Feature) -> LossLaw:
+def _monte_carlo(
+    law: Any, fx: np.ndarray, fy: np.ndarray, differ: np.ndarray, llr: Feature
+) -> LossLaw:
     gen = np.random.default_rng(_MC_SEED)
     losses = []
     for f in (fx, fy):
@@ -274,10 +314,14 @@ def _monte_carlo(law: Any, fx: np.ndarray, fy: np.ndarray, differ: np.ndarray,
     values = np.concatenate(losses)
     ones, zeros = np.full(_MC_DRAWS, 1.0 / _MC_DRAWS), np.zeros(_MC_DRAWS)
     order = np.argsort(values, kind="stable")
-    return LossLaw(values=values[order], mass_x=np.concatenate([ones, zeros])[order],
-                   mass_y=np.concatenate([zeros, ones])[order],
-                   method=f"Monte Carlo from the declared law ({_MC_DRAWS} draws per side, "
-                          f"{differ.size} differing coordinates)", draws=_MC_DRAWS)
+    return LossLaw(
+        values=values[order],
+        mass_x=np.concatenate([ones, zeros])[order],
+        mass_y=np.concatenate([zeros, ones])[order],
+        method=f"Monte Carlo from the declared law ({_MC_DRAWS} draws per side, "
+        f"{differ.size} differing coordinates)",
+        draws=_MC_DRAWS,
+    )
 
 
 def declared_loss_law(mechanism: Any, x: Any, y: Any, llr: Feature) -> LossLaw | None:
@@ -305,16 +349,27 @@ def declared_loss_law(mechanism: Any, x: Any, y: Any, llr: Feature) -> LossLaw |
         tables = declared_tables(mechanism, x, y)
         if tables is not None:
             cats = np.arange(tables[0].size)
-            return _from_cells(cats, np.exp(tables[0]), np.exp(tables[1]), llr,
-                               np.zeros(1), 0,
-                               f"exact on the {cats.size} outputs of the declared law",
-                               finite=True)
+            return _from_cells(
+                cats,
+                np.exp(tables[0]),
+                np.exp(tables[1]),
+                llr,
+                np.zeros(1),
+                0,
+                f"exact on the {cats.size} outputs of the declared law",
+                finite=True,
+            )
         product = product_loss_law(mechanism, x, y)
-        if product is not None:             # finite product law: exact by convolution
-            return LossLaw(values=product[0], mass_x=product[1], mass_y=product[2],
-                           method=f"exact convolution over the {noise.law.length} "
-                                  f"coordinates of the declared product law "
-                                  f"({product[0].size} loss values)")
+        # finite product law (only from a declared noise): exact by convolution
+        if product is not None and noise is not None:
+            return LossLaw(
+                values=product[0],
+                mass_x=product[1],
+                mass_y=product[2],
+                method=f"exact convolution over the {noise.law.length} "
+                f"coordinates of the declared product law "
+                f"({product[0].size} loss values)",
+            )
         if isinstance(noise, AdditiveNoise) and mechanism.provides("statistic"):
             dim = int(mechanism.spec.output_dimension)
             fx = _finite_vector(mechanism.statistic(x), dim)
@@ -332,8 +387,11 @@ def declared_loss_law(mechanism: Any, x: Any, y: Any, llr: Feature) -> LossLaw |
             if law.is_discrete:
                 return _integers(law, centres, llr, fx, j)
             return _continuous(law, centres, (1.0, 1.0), llr, fx, j)
-        if isinstance(noise, SmoothSensitivityNoise) and mechanism.provides("statistic") \
-                and mechanism.provides("smooth_sensitivity"):
+        if (
+            isinstance(noise, SmoothSensitivityNoise)
+            and mechanism.provides("statistic")
+            and mechanism.provides("smooth_sensitivity")
+        ):
             a = float(noise.alpha)
             fx_s = float(np.asarray(mechanism.statistic(x), dtype=np.float64).reshape(()))
             fy_s = float(np.asarray(mechanism.statistic(y), dtype=np.float64).reshape(()))
@@ -359,9 +417,16 @@ def _nearest(mass: np.ndarray, target: float, usable: np.ndarray) -> int | None:
     return int(ok[np.argmin(np.abs(np.log(mass[ok]) - math.log(target)))])
 
 
-def plan_declared_events(law: LossLaw, llr: Feature, *, delta: float, samples: int,
-                         alpha: float, main_weight: float = MAIN_WEIGHT,
-                         rate_ratio: bool = False) -> DeclaredPlan:
+def plan_declared_events(
+    law: LossLaw,
+    llr: Feature,
+    *,
+    delta: float,
+    samples: int,
+    alpha: float,
+    main_weight: float = MAIN_WEIGHT,
+    rate_ratio: bool = False,
+) -> DeclaredPlan:
     """The main event and hedges for a test with ``samples`` outputs per side.
 
     Parameters
@@ -392,17 +457,22 @@ def plan_declared_events(law: LossLaw, llr: Feature, *, delta: float, samples: i
     tails = law.tails()
     t = tails["t"]
     level = main_weight * alpha
-    sides = {"x_vs_y": (tails["ge_x"], tails["ge_y"], "ge"),
-             "y_vs_x": (tails["le_y"], tails["le_x"], "le")}
+    sides: dict[str, tuple[np.ndarray, np.ndarray, Literal["ge", "le"]]] = {
+        "x_vs_y": (tails["ge_x"], tails["ge_y"], "ge"),
+        "y_vs_x": (tails["le_y"], tails["le_x"], "le"),
+    }
     best: dict[str, tuple[int, float]] = {}
     predicted: dict[str, np.ndarray] = {}
     for direction, (lo, hi, _side) in sides.items():
         lo_c, hi_c = np.clip(lo, 0.0, 1.0), np.clip(hi, 0.0, 1.0)
-        if law.draws is not None:          # Monte Carlo: one-standard-error estimates
+        if law.draws is not None:  # Monte Carlo: one-standard-error estimates
             lo_c = wilson_lower(lo_c * law.draws, law.draws, _MC_LEVEL)
             hi_c = wilson_upper(hi_c * law.draws, law.draws, _MC_LEVEL)
-        pred = np.asarray(predicted_epsilon(lo_c, hi_c, samples, samples, alpha=level,
-                                            delta=delta, rate_ratio=rate_ratio))
+        pred = np.asarray(
+            predicted_epsilon(
+                lo_c, hi_c, samples, samples, alpha=level, delta=delta, rate_ratio=rate_ratio
+            )
+        )
         predicted[direction] = pred
         # ties: the event with more mass on the lower-bounded side (fewer small counts)
         i = int(np.lexsort((-lo, -pred))[0])
@@ -421,8 +491,11 @@ def plan_declared_events(law: LossLaw, llr: Feature, *, delta: float, samples: i
         target = float(lo_main[i_main]) * factor
         j = _nearest(lo_main, target, usable)
         # only a genuinely different mass (at least half way to the target, on its side)
-        if j is not None and j != i_main and \
-                abs(math.log(lo_main[j] / lo_main[i_main])) >= 0.5 * math.log(HEDGE_FACTOR):
+        if (
+            j is not None
+            and j != i_main
+            and abs(math.log(lo_main[j] / lo_main[i_main])) >= 0.5 * math.log(HEDGE_FACTOR)
+        ):
             picks.append((main_dir, j, role))
     # the central split {L ≥ 0} (or {L ≤ 0}): far from the tails, so it still separates an
     # implementation whose noise is much smaller than declared (whose outputs never reach
@@ -447,17 +520,27 @@ def plan_declared_events(law: LossLaw, llr: Feature, *, delta: float, samples: i
     if law.outputs is not None:
         code = DiscreteCode(columns=(np.unique(law.outputs).astype(np.int64),))
     events = []
-    for (direction, i, role), w in zip(unique, weights):
+    for (direction, i, role), w in zip(unique, weights, strict=True):
         lo, hi, side = sides[direction]
-        region: Event = ThresholdEvent(feature=llr, threshold=float(t[i]) + 0.0,  # no −0
-                                       side=side)  # type: ignore[arg-type]
+        region: Event = ThresholdEvent(
+            feature=llr,
+            threshold=float(t[i]) + 0.0,  # no −0
+            side=side,
+        )
         if code is not None and law.outputs is not None:
             # finitely many outputs: the same event, written as its set of values
             inside = law.values >= t[i] if side == "ge" else law.values <= t[i]
             members = np.searchsorted(code.columns[0], law.outputs[inside].astype(np.int64))
             region = ValueSetEvent(feature=code, members=tuple(int(c) for c in members))
-        events.append(DeclaredEvent(
-            event=region, direction=direction, weight=w, role=role,
-            p_lower_side=float(lo[i]), p_upper_side=float(hi[i]),
-            predicted_epsilon=float(predicted[direction][i])))
+        events.append(
+            DeclaredEvent(
+                event=region,
+                direction=direction,
+                weight=w,
+                role=role,
+                p_lower_side=float(lo[i]),
+                p_upper_side=float(hi[i]),
+                predicted_epsilon=float(predicted[direction][i]),
+            )
+        )
     return DeclaredPlan(events=tuple(events), law=law)

@@ -53,10 +53,10 @@ from scipy import special
 
 from spec import (
     AdditiveNoise,
+    FiniteRandomizer,
     Gaussian,
     Gumbel,
     InverseQuartic,
-    FiniteRandomizer,
     Laplace,
     NoisyArgmax,
     RandomizedResponse,
@@ -64,8 +64,7 @@ from spec import (
 )
 from spec.errors import InvalidInputError, PrivauditError
 
-__all__ = ["DensityPair", "LogDensity", "declared_llr", "declared_log_densities",
-           "declared_tables"]
+__all__ = ["DensityPair", "LogDensity", "declared_llr", "declared_log_densities", "declared_tables"]
 
 #: A vectorised log density: outputs of shape (N,) or (N, d) → float64 array of shape (N,).
 LogDensity = Callable[[np.ndarray], np.ndarray]
@@ -168,8 +167,7 @@ def _additive(mechanism: Any, noise: AdditiveNoise, x: Any, y: Any) -> DensityPa
     return DensityPair(make(mechanism.statistic(x)), make(mechanism.statistic(y)))
 
 
-def _smooth(mechanism: Any, noise: SmoothSensitivityNoise, x: Any, y: Any
-            ) -> DensityPair | None:
+def _smooth(mechanism: Any, noise: SmoothSensitivityNoise, x: Any, y: Any) -> DensityPair | None:
     if not _provides(mechanism, "statistic", "smooth_sensitivity"):
         return None
     law = _safe_law(noise.law.log_density)
@@ -184,7 +182,7 @@ def _smooth(mechanism: Any, noise: SmoothSensitivityNoise, x: Any, y: Any
         def log_p(outputs: np.ndarray) -> np.ndarray:
             o = np.asarray(outputs, dtype=np.float64)
             o = o.reshape(o.shape[0])
-            if s == 0.0:                    # a point mass at f: a Dirac "density"
+            if s == 0.0:  # a point mass at f: a Dirac "density"
                 return np.where(o == f, np.inf, -np.inf)
             return law((o - f) / s) - math.log(s)
 
@@ -215,8 +213,10 @@ def _table_lookup(table: np.ndarray) -> LogDensity:
 def _rr_tables(noise: RandomizedResponse, x: Any, y: Any) -> tuple[np.ndarray, np.ndarray]:
     law = noise.law
     cats = np.arange(law.categories)
-    return (np.asarray(law.log_pmf_given(cats, int(x)), dtype=np.float64),
-            np.asarray(law.log_pmf_given(cats, int(y)), dtype=np.float64))
+    return (
+        np.asarray(law.log_pmf_given(cats, int(x)), dtype=np.float64),
+        np.asarray(law.log_pmf_given(cats, int(y)), dtype=np.float64),
+    )
 
 
 def _randomized_response(noise: RandomizedResponse, x: Any, y: Any) -> DensityPair:
@@ -232,8 +232,9 @@ def _finite_log_table(mechanism: Any, noise: FiniteRandomizer, data: Any) -> np.
         return np.log(p)
 
 
-def _finite_tables(mechanism: Any, noise: FiniteRandomizer, x: Any, y: Any
-                   ) -> tuple[np.ndarray, np.ndarray] | None:
+def _finite_tables(
+    mechanism: Any, noise: FiniteRandomizer, x: Any, y: Any
+) -> tuple[np.ndarray, np.ndarray] | None:
     if not _provides(mechanism, "output_probabilities"):
         return None
     return _finite_log_table(mechanism, noise, x)[0], _finite_log_table(mechanism, noise, y)[0]
@@ -261,12 +262,15 @@ def _finite(mechanism: Any, noise: FiniteRandomizer, x: Any, y: Any) -> DensityP
         tables = _finite_tables(mechanism, noise, x, y)
         assert tables is not None
         return DensityPair(_table_lookup(tables[0]), _table_lookup(tables[1]))
-    return DensityPair(_product_lookup(_finite_log_table(mechanism, noise, x)),
-                       _product_lookup(_finite_log_table(mechanism, noise, y)))
+    return DensityPair(
+        _product_lookup(_finite_log_table(mechanism, noise, x)),
+        _product_lookup(_finite_log_table(mechanism, noise, y)),
+    )
 
 
-def _argmax_tables(mechanism: Any, noise: NoisyArgmax, x: Any, y: Any
-                   ) -> tuple[np.ndarray, np.ndarray] | None:
+def _argmax_tables(
+    mechanism: Any, noise: NoisyArgmax, x: Any, y: Any
+) -> tuple[np.ndarray, np.ndarray] | None:
     if not isinstance(noise.law, Gumbel) or not _provides(mechanism, "statistic"):
         return None
     beta = float(noise.law.scale)
@@ -317,7 +321,8 @@ def declared_llr(mechanism: Any, x: Any, y: Any) -> LogDensity | None:
     For ``AdditiveNoise`` with a law of everywhere-positive density (Laplace, Gaussian,
     Gumbel, inverse quartic), the coordinates where f(x) = f(y) cancel exactly, so
 
-        log p_x(o) − log p_y(o) = Σ_{j : f_j(x) ≠ f_j(y)} log law(o_j − f_j(x)) − log law(o_j − f_j(y)),
+        log p_x(o) − log p_y(o)
+            = Σ_{j : f_j(x) ≠ f_j(y)} log law(o_j − f_j(x)) − log law(o_j − f_j(y)),
 
     computed on the differing coordinates only (one of five for a noisy histogram), and
     no output has declared probability 0 under either input.  Returns ``None`` for
@@ -352,7 +357,8 @@ def declared_llr(mechanism: Any, x: Any, y: Any) -> LogDensity | None:
 
     # the loss of additive Laplace noise has atoms (±Δ/b on whole half-lines), which the
     # rounding of LogLikelihoodRatio must merge; the other full-support laws have none
-    llr.has_atoms = isinstance(noise.law, Laplace)  # type: ignore[attr-defined]
+    # a flag on the function object, read back with getattr (pair.py, pair_choice.py)
+    llr.has_atoms = isinstance(noise.law, Laplace)  # type: ignore[attr-defined]  # see above
     return llr
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Literal
 
 import numpy as np
 
@@ -34,6 +35,9 @@ from .patterns import (
     pattern_counts,
 )
 from .rows import row_keys
+
+#: Which tail an event takes: {φ ≥ t} or {φ ≤ t}.
+Side = Literal["ge", "le"]
 
 __all__ = ["DIRECTIONS"]
 
@@ -100,8 +104,14 @@ class _Sorted:
     cum_y: np.ndarray | None = None
 
     @classmethod
-    def of(cls, feature: Feature, vx: np.ndarray, vy: np.ndarray,
-           wx: np.ndarray | None = None, wy: np.ndarray | None = None) -> _Sorted:
+    def of(
+        cls,
+        feature: Feature,
+        vx: np.ndarray,
+        vy: np.ndarray,
+        wx: np.ndarray | None = None,
+        wy: np.ndarray | None = None,
+    ) -> _Sorted:
         if wx is None or wy is None:
             sx = np.sort(np.asarray(vx, dtype=np.float64))
             sy = np.sort(np.asarray(vy, dtype=np.float64))
@@ -142,8 +152,16 @@ class _Ids:
         return self.next
 
 
-def _thresholds(sf: _Sorted, direction: str, side: str, priority: int, fid: int,
-                n_x: int, n_y: int, group: str = "") -> _Candidates:
+def _thresholds(
+    sf: _Sorted,
+    direction: str,
+    side: str,
+    priority: int,
+    fid: int,
+    n_x: int,
+    n_y: int,
+    group: str = "",
+) -> _Candidates:
     """{φ ≥ t} or {φ ≤ t} over the candidate t, counted on the direction's two sides."""
     first, second = ("x", "y") if direction == "x_vs_y" else ("y", "x")
     na, nb = (n_x, n_y) if direction == "x_vs_y" else (n_y, n_x)
@@ -153,25 +171,32 @@ def _thresholds(sf: _Sorted, direction: str, side: str, priority: int, fid: int,
     feature = sf.feature
 
     def build(i: int) -> Event:
-        return ThresholdEvent(feature=feature, threshold=float(t[i]), side=side)  # type: ignore[arg-type]
+        return ThresholdEvent(feature=feature, threshold=float(t[i]), side=side)  # type: ignore[arg-type]  # str from the callers, 'ge'/'le'
 
-    return _Candidates(a.astype(np.int64), b.astype(np.int64), na, nb, build, priority, fid,
-                       group)
+    return _Candidates(a.astype(np.int64), b.astype(np.int64), na, nb, build, priority, fid, group)
 
 
 #: A part of the search split as codes, with the multiplicity of each (``None``: one).
 _Coded = tuple[np.ndarray, "np.ndarray | None"]
 
 
-def _value_sets(feature: DiscreteCode, fit_a: _Coded, fit_b: _Coded, cnt_a: _Coded,
-                cnt_b: _Coded, all_a: _Coded, all_b: _Coded, priority: int, ids: _Ids
-                ) -> list[_Candidates]:
+def _value_sets(
+    feature: DiscreteCode,
+    fit_a: _Coded,
+    fit_b: _Coded,
+    cnt_a: _Coded,
+    cnt_b: _Coded,
+    all_a: _Coded,
+    all_b: _Coded,
+    priority: int,
+    ids: _Ids,
+) -> list[_Candidates]:
     """Prefixes of the codes ordered by their ratio on part A (counted on part B), and
     single codes (counted on the whole search sample).  Each part is (codes, weights):
     the codes of its outputs, or of its distinct rows with their counts."""
     pooled = np.concatenate([all_a[0], all_b[0]])
     pooled = pooled[pooled >= 0]
-    if pooled.size and int(pooled.max()) < 1 << 22:     # small codes: bincount, no sort
+    if pooled.size and int(pooled.max()) < 1 << 22:  # small codes: bincount, no sort
         codes = np.flatnonzero(np.bincount(pooled)).astype(pooled.dtype)
     else:
         codes = np.unique(pooled)
@@ -182,15 +207,14 @@ def _value_sets(feature: DiscreteCode, fit_a: _Coded, fit_b: _Coded, cnt_a: _Cod
 
     def counts(part: _Coded) -> np.ndarray:
         v, w = part
-        if top <= 1 << 22:                                 # codes are small integers
+        if top <= 1 << 22:  # codes are small integers
             inside = v >= 0
             weights = None if w is None else w[inside]
             return np.bincount(v[inside], weights=weights, minlength=top)[codes]
         pos = np.searchsorted(codes, v)
         pos = np.minimum(pos, codes.size - 1)
         ok = codes[pos] == v
-        return np.bincount(pos[ok], weights=None if w is None else w[ok],
-                           minlength=codes.size)
+        return np.bincount(pos[ok], weights=None if w is None else w[ok], minlength=codes.size)
 
     def size(part: _Coded) -> int:
         return int(part[0].size if part[1] is None else part[1].sum())
@@ -207,15 +231,37 @@ def _value_sets(feature: DiscreteCode, fit_a: _Coded, fit_b: _Coded, cnt_a: _Cod
     def build_single(i: int) -> Event:
         return ValueSetEvent(feature=feature, members=(int(codes[i]),))
 
-    return [_Candidates(np.rint(prefix_a).astype(np.int64), np.rint(prefix_b).astype(
-                np.int64), size(cnt_a), size(cnt_b), build_prefix, priority, ids()),
-            _Candidates(np.rint(single_a).astype(np.int64), np.rint(single_b).astype(
-                np.int64), size(all_a), size(all_b), build_single, priority, ids())]
+    return [
+        _Candidates(
+            np.rint(prefix_a).astype(np.int64),
+            np.rint(prefix_b).astype(np.int64),
+            size(cnt_a),
+            size(cnt_b),
+            build_prefix,
+            priority,
+            ids(),
+        ),
+        _Candidates(
+            np.rint(single_a).astype(np.int64),
+            np.rint(single_b).astype(np.int64),
+            size(all_a),
+            size(all_b),
+            build_single,
+            priority,
+            ids(),
+        ),
+    ]
 
 
-def _pattern_values(structure: PatternStructure, fit_x: np.ndarray, fit_y: np.ndarray,
-                    cnt_x: np.ndarray, cnt_y: np.ndarray, ids: _Ids,
-                    grouped: CellScore | None = None) -> dict[str, list[_Candidates]]:
+def _pattern_values(
+    structure: PatternStructure,
+    fit_x: np.ndarray,
+    fit_y: np.ndarray,
+    cnt_x: np.ndarray,
+    cnt_y: np.ndarray,
+    ids: _Ids,
+    grouped: CellScore | None = None,
+) -> dict[str, list[_Candidates]]:
     """Pattern-conditional value thresholds (:mod:`~privaudit.auditing.distinguish.patterns`):
     the pattern score is fitted on part A, levels and value thresholds are cut from
     part A, every (level, threshold) event is counted on part B.  ``grouped`` (the
@@ -225,22 +271,31 @@ def _pattern_values(structure: PatternStructure, fit_x: np.ndarray, fit_y: np.nd
     out: dict[str, list[_Candidates]] = {d: [] for d in DIRECTIONS}
     # some released value low / high (min ≤ t, max ≥ t), every released value high / low
     # (min ≥ t, max ≤ t), and the fitted value LLR in the direction's sense
-    values: list[tuple[ReleasedValue, dict[str, str]]] = [
-        (ReleasedValue(structure.value_columns, structure.atoms, how),  # type: ignore[arg-type]
-         {"x_vs_y": side, "y_vs_x": side})
-        for how in ("min", "max") for side in ("le", "ge")]
+    values: list[tuple[ReleasedValue, dict[str, Side]]] = [
+        (
+            ReleasedValue(structure.value_columns, structure.atoms, how),
+            {"x_vs_y": side, "y_vs_x": side},
+        )
+        for how in ("min", "max")
+        for side in ("le", "ge")
+    ]
     value_llr = grouped.restricted(structure.value_columns) if grouped is not None else None
     if value_llr is not None:
-        values.append((ReleasedValue(structure.value_columns, structure.atoms, "score",
-                                     score=value_llr), {"x_vs_y": "ge", "y_vs_x": "le"}))
+        values.append(
+            (
+                ReleasedValue(structure.value_columns, structure.atoms, "score", score=value_llr),
+                {"x_vs_y": "ge", "y_vs_x": "le"},
+            )
+        )
     feature = PatternAndValue(score, tuple(v for v, _ in values))
     # the events carry one value feature each (shared by the events of that kind), so the
     # judge and the test split compute only the kinds that were chosen
     singles = [PatternAndValue(score, (v,)) for v, _ in values]
     # every feature once per part: (pattern score, value features...) per row; part A
     # only supplies the grids' quantiles, for which a slice of it is plenty
-    fitted = np.concatenate([feature(fit_x[:_PATTERN_GRID_ROWS]),
-                             feature(fit_y[:_PATTERN_GRID_ROWS])])
+    fitted = np.concatenate(
+        [feature(fit_x[:_PATTERN_GRID_ROWS]), feature(fit_y[:_PATTERN_GRID_ROWS])]
+    )
     counted_x, counted_y = feature(cnt_x), feature(cnt_y)
     on_x, on_y = counted_x[:, 0], counted_y[:, 0]
     for index, (_value, sides) in enumerate(values):
@@ -248,27 +303,43 @@ def _pattern_values(structure: PatternStructure, fit_x: np.ndarray, fit_y: np.nd
         if levels.size == 0:
             continue
         vx, vy = counted_x[:, 1 + index], counted_y[:, 1 + index]
-        for direction, pattern_side in (("x_vs_y", "ge"), ("y_vs_x", "le")):
+        directions: tuple[tuple[str, Side], ...] = (("x_vs_y", "ge"), ("y_vs_x", "le"))
+        for direction, pattern_side in directions:
             side = sides[direction]
-            (sa, va), (sb, vb) = ((on_x, vx), (on_y, vy)) if direction == "x_vs_y" else \
-                ((on_y, vy), (on_x, vx))
-            na, nb = (cnt_x.shape[0], cnt_y.shape[0]) if direction == "x_vs_y" else \
-                (cnt_y.shape[0], cnt_x.shape[0])
+            (sa, va), (sb, vb) = (
+                ((on_x, vx), (on_y, vy)) if direction == "x_vs_y" else ((on_y, vy), (on_x, vx))
+            )
+            na, nb = (
+                (cnt_x.shape[0], cnt_y.shape[0])
+                if direction == "x_vs_y"
+                else (cnt_y.shape[0], cnt_x.shape[0])
+            )
             a = pattern_counts(sa, va, levels, thresholds, pattern_side=pattern_side, side=side)
             b = pattern_counts(sb, vb, levels, thresholds, pattern_side=pattern_side, side=side)
 
-            def build(i: int, levels: np.ndarray = levels, thresholds: np.ndarray = thresholds,
-                      pattern_side: str = pattern_side, side: str = side,
-                      index: int = index) -> Event:
+            def build(
+                i: int,
+                levels: np.ndarray = levels,
+                thresholds: np.ndarray = thresholds,
+                pattern_side: Side = pattern_side,
+                side: Side = side,
+                index: int = index,
+            ) -> Event:
                 li, ti = divmod(int(i), thresholds.size)
-                return PatternValueEvent(feature=singles[index], level=float(levels[li]),
-                                         pattern_side=pattern_side,  # type: ignore[arg-type]
-                                         value=0, threshold=float(thresholds[ti]),
-                                         side=side)  # type: ignore[arg-type]
+                return PatternValueEvent(
+                    feature=singles[index],
+                    level=float(levels[li]),
+                    pattern_side=pattern_side,
+                    value=0,
+                    threshold=float(thresholds[ti]),
+                    side=side,
+                )
 
-            out[direction].append(_Candidates(a.ravel().astype(np.int64),
-                                              b.ravel().astype(np.int64), na, nb, build, 2,
-                                              ids()))
+            out[direction].append(
+                _Candidates(
+                    a.ravel().astype(np.int64), b.ravel().astype(np.int64), na, nb, build, 2, ids()
+                )
+            )
     return out
 
 

@@ -33,15 +33,24 @@ _SEARCH_LEVEL = 0.16
 _STRICT_LEVEL = 0.00135
 
 
-def _conservative(a: np.ndarray, n_a: np.ndarray, b: np.ndarray, n_b: np.ndarray,
-                  level: float | None = None) -> tuple[np.ndarray, np.ndarray]:
+def _conservative(
+    a: np.ndarray, n_a: np.ndarray, b: np.ndarray, n_b: np.ndarray, level: float | None = None
+) -> tuple[np.ndarray, np.ndarray]:
     lv = _SEARCH_LEVEL if level is None else level
     return (wilson_lower(a, n_a, lv), wilson_upper(b, n_b, lv))
 
 
-def _pool(families: list[_Candidates], *, delta: float, alpha: float, k: int,
-          test_samples: int | None, exact: bool, rate_ratio: bool = False,
-          steady: bool = False) -> list[tuple[_Candidates, int, float]]:
+def _pool(
+    families: list[_Candidates],
+    *,
+    delta: float,
+    alpha: float,
+    k: int,
+    test_samples: int | None,
+    exact: bool,
+    rate_ratio: bool = False,
+    steady: bool = False,
+) -> list[tuple[_Candidates, int, float]]:
     """The kept candidates of one direction, best first: (family, index, score)."""
     families = [f for f in families if f.a.size]
     if not families:
@@ -63,15 +72,36 @@ def _pool(families: list[_Candidates], *, delta: float, alpha: float, k: int,
         pool = pool[a[pool] > 0]
         if pool.size == 0:
             return []
-        score = np.atleast_1d(epsilon_lower_bound(a[pool].astype(np.int64), na[pool].astype(
-            np.int64), b[pool].astype(np.int64), nb[pool].astype(np.int64), alpha=alpha,
-            delta=delta))
+        score = np.atleast_1d(
+            epsilon_lower_bound(
+                a[pool].astype(np.int64),
+                na[pool].astype(np.int64),
+                b[pool].astype(np.int64),
+                nb[pool].astype(np.int64),
+                alpha=alpha,
+                delta=delta,
+            )
+        )
     else:
-        return _stratified_pool(families, a, b, na, nb, prio, owner, local, plug,
-                                delta=delta, alpha=alpha, k=k, test_samples=test_samples,
-                                rate_ratio=rate_ratio, steady=steady)
+        return _stratified_pool(
+            families,
+            a,
+            b,
+            na,
+            nb,
+            prio,
+            owner,
+            local,
+            plug,
+            delta=delta,
+            alpha=alpha,
+            k=k,
+            test_samples=test_samples,
+            rate_ratio=rate_ratio,
+            steady=steady,
+        )
     order = pool[np.lexsort((prio[pool], -plug[pool], -score))]
-    scored = dict(zip(pool.tolist(), score.tolist()))
+    scored = dict(zip(pool.tolist(), score.tolist(), strict=True))
     chosen: list[tuple[_Candidates, int, float]] = []
     seen: set[tuple[int, int, int, int]] = set()
     per_feature: dict[int, int] = {}
@@ -88,11 +118,24 @@ def _pool(families: list[_Candidates], *, delta: float, alpha: float, k: int,
     return chosen
 
 
-def _stratified_pool(families: list[_Candidates], a: np.ndarray, b: np.ndarray,
-                     na: np.ndarray, nb: np.ndarray, prio: np.ndarray, owner: np.ndarray,
-                     local: np.ndarray, plug: np.ndarray, *, delta: float, alpha: float,
-                     k: int, test_samples: int, rate_ratio: bool = False,
-                     steady: bool = False) -> list[tuple[_Candidates, int, float]]:
+def _stratified_pool(
+    families: list[_Candidates],
+    a: np.ndarray,
+    b: np.ndarray,
+    na: np.ndarray,
+    nb: np.ndarray,
+    prio: np.ndarray,
+    owner: np.ndarray,
+    local: np.ndarray,
+    plug: np.ndarray,
+    *,
+    delta: float,
+    alpha: float,
+    k: int,
+    test_samples: int,
+    rate_ratio: bool = False,
+    steady: bool = False,
+) -> list[tuple[_Candidates, int, float]]:
     """Up to 2K candidates, diverse in feature and in probability scale.
 
     Thresholds of one feature differ mostly in how much mass they hold; among many
@@ -108,11 +151,21 @@ def _stratified_pool(families: list[_Candidates], a: np.ndarray, b: np.ndarray,
     one-standard-error ranking loses to the luckiest small thresholds.
     """
     lo, hi = _conservative(a, na, b, nb)
-    pred = predicted_epsilon(lo, hi, test_samples, test_samples, alpha=alpha, delta=delta,
-                             rate_ratio=rate_ratio)
-    strict = predicted_epsilon(*_conservative(a, na, b, nb, _STRICT_LEVEL), test_samples,
-                               test_samples, alpha=alpha, delta=delta, rate_ratio=rate_ratio) \
-        if steady else None
+    pred = predicted_epsilon(
+        lo, hi, test_samples, test_samples, alpha=alpha, delta=delta, rate_ratio=rate_ratio
+    )
+    strict = (
+        predicted_epsilon(
+            *_conservative(a, na, b, nb, _STRICT_LEVEL),
+            test_samples,
+            test_samples,
+            alpha=alpha,
+            delta=delta,
+            rate_ratio=rate_ratio,
+        )
+        if steady
+        else None
+    )
     octave = np.clip(np.floor(np.log2(np.maximum(a, 0.5) / na)), -30, 0).astype(np.int64)
     order = np.lexsort((prio, -plug, -pred))
     order = order[a[order] > 0]
@@ -120,15 +173,15 @@ def _stratified_pool(families: list[_Candidates], a: np.ndarray, b: np.ndarray,
         return []
     cell = owner[order] * 64 - octave[order]
     _, first = np.unique(cell, return_index=True)
-    best = order[np.sort(first)]                       # best per (feature, octave), best first
+    best = order[np.sort(first)]  # best per (feature, octave), best first
     kept: list[int] = []
     for fam_i in np.unique(owner[best]):
-        mine = best[owner[best] == fam_i]              # still best first
+        mine = best[owner[best] == fam_i]  # still best first
         take = list(mine[:3])
         wide = mine[octave[mine] >= -3]
         if wide.size and int(wide[0]) not in take:
             take.append(int(wide[0]))
-        if steady:
+        if strict is not None:  # steady
             own = np.flatnonzero((owner == fam_i) & (a > 0))
             steadiest = int(own[np.argmax(strict[own])])
             if steadiest not in take:
@@ -153,8 +206,9 @@ def _stratified_pool(families: list[_Candidates], a: np.ndarray, b: np.ndarray,
     return chosen
 
 
-def _wilson_search(a: np.ndarray, na: np.ndarray, b: np.ndarray, nb: np.ndarray,
-                   alpha: float, delta: float) -> np.ndarray:
+def _wilson_search(
+    a: np.ndarray, na: np.ndarray, b: np.ndarray, nb: np.ndarray, alpha: float, delta: float
+) -> np.ndarray:
     """Wilson stand-in for the CP ε bound on the search split itself (pre-selection)."""
     lo = wilson_lower(a, na, alpha / 2.0) - delta
     hi = np.maximum(wilson_upper(b, nb, alpha / 2.0), 1e-300)
@@ -163,8 +217,9 @@ def _wilson_search(a: np.ndarray, na: np.ndarray, b: np.ndarray, nb: np.ndarray,
     return np.where(lo > 0, np.maximum(eps, 0.0), 0.0)
 
 
-def _drop_copies(flat: list[tuple[str, Event, int]], rows: np.ndarray,
-                 cache: dict[int, np.ndarray]) -> list[tuple[str, Event, int]]:
+def _drop_copies(
+    flat: list[tuple[str, Event, int]], rows: np.ndarray, cache: dict[int, np.ndarray]
+) -> list[tuple[str, Event, int]]:
     """The candidates without later copies: two candidates of one direction that hold the
     same distinct rows (say a learned-score threshold and a set of values) are one event,
     and testing both would split the budget over copies.  The first (best-ranked) stays.

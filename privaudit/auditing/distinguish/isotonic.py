@@ -13,11 +13,12 @@ import math
 
 import numpy as np
 
+from spec.errors import InvalidInputError
+
 __all__ = ["isotonic", "monotone_llr"]
 
 
-def isotonic(values: np.ndarray, weights: np.ndarray, *, increasing: bool = True
-             ) -> np.ndarray:
+def isotonic(values: np.ndarray, weights: np.ndarray, *, increasing: bool = True) -> np.ndarray:
     """Weighted least-squares isotonic regression (pool-adjacent-violators)."""
     v = np.asarray(values, dtype=np.float64)
     w = np.asarray(weights, dtype=np.float64)
@@ -26,22 +27,26 @@ def isotonic(values: np.ndarray, weights: np.ndarray, *, increasing: bool = True
     means: list[float] = []
     wts: list[float] = []
     sizes: list[int] = []
-    for vi, wi in zip(v.tolist(), w.tolist()):
+    for vi, wi in zip(v.tolist(), w.tolist(), strict=True):
         means.append(vi)
         wts.append(wi)
         sizes.append(1)
         while len(means) > 1 and means[-2] > means[-1]:
             wt = wts[-2] + wts[-1]
-            m = (means[-2] * wts[-2] + means[-1] * wts[-1]) / wt if wt > 0 else \
-                (means[-2] + means[-1]) / 2.0
+            m = (
+                (means[-2] * wts[-2] + means[-1] * wts[-1]) / wt
+                if wt > 0
+                else (means[-2] + means[-1]) / 2.0
+            )
             size = sizes[-2] + sizes[-1]
             del means[-1], wts[-1], sizes[-1]
             means[-1], wts[-1], sizes[-1] = m, wt, size
     return np.repeat(np.asarray(means), sizes)
 
 
-def monotone_llr(cx: np.ndarray, cy: np.ndarray, n_x: int, n_y: int, smoothing: float
-                  ) -> np.ndarray:
+def monotone_llr(
+    cx: np.ndarray, cy: np.ndarray, n_x: int, n_y: int, smoothing: float
+) -> np.ndarray:
     """Bin LLRs under a monotone likelihood ratio: the x-share of each bin (weighted by
     its count) fitted isotonically, up or down, whichever has the larger likelihood."""
     tot = cx + cy
@@ -53,4 +58,6 @@ def monotone_llr(cx: np.ndarray, cy: np.ndarray, n_x: int, n_y: int, smoothing: 
         ll = float(np.sum(cx * np.log(fit) + cy * np.log1p(-fit)))
         if ll > best_ll:
             best, best_ll = fit, ll
-    return np.log(best) - np.log1p(-best) - prior  # type: ignore[arg-type]
+    if best is None:  # both log-likelihoods NaN: only from NaN counts
+        raise InvalidInputError(f"bin counts must be finite numbers, got {cx!r} and {cy!r}")
+    return np.log(best) - np.log1p(-best) - prior

@@ -37,8 +37,14 @@ __all__ = ["LogisticScore", "fit_logistic", "fit_logistic_score"]
 _BLOCK = 1 << 13
 
 
-def fit_logistic(features: np.ndarray, labels: np.ndarray, *, l2: float = 1.0,
-                 max_iter: int = 50, tol: float = 1e-8) -> tuple[np.ndarray, float]:
+def fit_logistic(
+    features: np.ndarray,
+    labels: np.ndarray,
+    *,
+    l2: float = 1.0,
+    max_iter: int = 50,
+    tol: float = 1e-8,
+) -> tuple[np.ndarray, float]:
     """Maximise Σ log-likelihood − (l2/2)‖w‖² over (w, b) by damped Newton steps.
 
     Parameters
@@ -71,13 +77,15 @@ def fit_logistic(features: np.ndarray, labels: np.ndarray, *, l2: float = 1.0,
     x = np.asarray(features, dtype=np.float64)
     y = np.asarray(labels, dtype=np.float64)
     if x.ndim != 2 or y.shape != (x.shape[0],):
-        raise InvalidParameterError(f"need features (n, p) and labels (n,), got {x.shape}, {y.shape}")
+        raise InvalidParameterError(
+            f"need features (n, p) and labels (n,), got {x.shape}, {y.shape}"
+        )
     if not l2 > 0:
         raise InvalidParameterError(f"l2 must be > 0, got {l2!r}")
     n, p = x.shape
     design = np.hstack([np.ones((n, 1)), x])
     penalty = np.full(p + 1, float(l2))
-    penalty[0] = 1e-8 * n                                   # intercept: (almost) free
+    penalty[0] = 1e-8 * n  # intercept: (almost) free
     theta = np.zeros(p + 1)
 
     def objective(t: np.ndarray) -> float:
@@ -93,7 +101,7 @@ def fit_logistic(features: np.ndarray, labels: np.ndarray, *, l2: float = 1.0,
         hess = (design * weight[:, None]).T @ design + np.diag(penalty)
         step = np.linalg.solve(hess, grad)
         scale = 1.0
-        while scale > 1e-6:                                  # damping keeps ascent monotone
+        while scale > 1e-6:  # damping keeps ascent monotone
             candidate = objective(theta + scale * step)
             if candidate >= current - 1e-12:
                 break
@@ -116,12 +124,12 @@ _PAIRWISE_COLUMNS = 4
 class _FeatureMap:
     """ψ(o): indicators, one-hot codes, (z, z², |z|), atom indicators, products."""
 
-    indicator: tuple[tuple[int, float], ...]          # (column, value): 1[o_j == value]
+    indicator: tuple[tuple[int, float], ...]  # (column, value): 1[o_j == value]
     continuous: tuple[int, ...]
     centre: np.ndarray = field(repr=False)
     scale: np.ndarray = field(repr=False)
     pairs: tuple[tuple[int, int], ...]
-    keep: np.ndarray = field(repr=False)              # indices of non-duplicate features
+    keep: np.ndarray = field(repr=False)  # indices of non-duplicate features
 
     @property
     def raw_size(self) -> int:
@@ -170,13 +178,14 @@ class LogisticScore:
         # the columns read, once per block of rows and transposed (contiguous columns)
         columns = list(dict.fromkeys([j for j, _ in fm.indicator] + list(fm.continuous)))
         where = {j: i for i, j in enumerate(columns)}
-        for start in range(0, o.shape[0], _BLOCK):     # blocks that stay in cache
-            read = np.take(o[start:start + _BLOCK], columns, axis=1).T.copy()
-            self._add(total[start:start + _BLOCK], read, where, full)
+        for start in range(0, o.shape[0], _BLOCK):  # blocks that stay in cache
+            read = np.take(o[start : start + _BLOCK], columns, axis=1).T.copy()
+            self._add(total[start : start + _BLOCK], read, where, full)
         return total
 
-    def _add(self, total: np.ndarray, read: np.ndarray, where: dict[int, int],
-             full: np.ndarray) -> None:
+    def _add(
+        self, total: np.ndarray, read: np.ndarray, where: dict[int, int], full: np.ndarray
+    ) -> None:
         """Add w·ψ(o) to ``total`` for one block (``read[where[j]]``: column j), term by
         term in the fixed order of the features (the same float operations per row)."""
         fm = self.features
@@ -190,7 +199,7 @@ class LogisticScore:
             z = (np.asarray(read[where[j]], dtype=np.float64) - fm.centre[k]) / fm.scale[k]
             z[~np.isfinite(z)] = 0.0
             zs.append(z)
-            w1, w2, w3 = full[i:i + 3]
+            w1, w2, w3 = full[i : i + 3]
             total += z * (w1 + w2 * z) + w3 * np.abs(z)
             i += 3
         for a, b in fm.pairs:
@@ -199,8 +208,9 @@ class LogisticScore:
             i += 1
 
 
-def fit_logistic_score(fit_x: np.ndarray, fit_y: np.ndarray, *, l2: float = 1.0,
-                       max_rows: int = 24_000) -> LogisticScore | None:
+def fit_logistic_score(
+    fit_x: np.ndarray, fit_y: np.ndarray, *, l2: float = 1.0, max_rows: int = 24_000
+) -> LogisticScore | None:
     """L2-regularised logistic regression of "came from x" on a non-collinear ψ(o).
 
     Binary columns give one indicator, other categorical columns (≤ 16 values) a one-hot
@@ -229,16 +239,28 @@ def fit_logistic_score(fit_x: np.ndarray, fit_y: np.ndarray, *, l2: float = 1.0,
         indicator.extend((j, float(v)) for v in atoms)
     if not indicator and not continuous:
         return None
-    cont = np.asarray(pooled[:, continuous], dtype=np.float64) if continuous else \
-        np.zeros((pooled.shape[0], 0))
+    cont = (
+        np.asarray(pooled[:, continuous], dtype=np.float64)
+        if continuous
+        else np.zeros((pooled.shape[0], 0))
+    )
     cont = np.where(np.isfinite(cont), cont, np.nan)
     centre = np.nan_to_num(np.nanmedian(cont, axis=0)) if continuous else np.zeros(0)
     scale = np.nan_to_num(np.nanstd(cont, axis=0), nan=1.0) if continuous else np.zeros(0)
     scale = np.where(scale > 0, scale, 1.0)
-    pairs = tuple((a, b) for a in range(len(continuous)) for b in range(a + 1, len(continuous))
-                  ) if 1 < len(continuous) <= _PAIRWISE_COLUMNS else ()
-    fmap = _FeatureMap(indicator=tuple(indicator), continuous=tuple(continuous),
-                       centre=centre, scale=scale, pairs=pairs, keep=np.zeros(0, dtype=int))
+    pairs = (
+        tuple((a, b) for a in range(len(continuous)) for b in range(a + 1, len(continuous)))
+        if 1 < len(continuous) <= _PAIRWISE_COLUMNS
+        else ()
+    )
+    fmap = _FeatureMap(
+        indicator=tuple(indicator),
+        continuous=tuple(continuous),
+        centre=centre,
+        scale=scale,
+        pairs=pairs,
+        keep=np.zeros(0, dtype=int),
+    )
     feats = fmap.raw(pooled)
     spread = feats.std(axis=0)
     keep: list[int] = []
@@ -254,8 +276,14 @@ def fit_logistic_score(fit_x: np.ndarray, fit_y: np.ndarray, *, l2: float = 1.0,
     if not keep:
         return None
     keep_arr = np.asarray(keep, dtype=int)
-    fmap = _FeatureMap(indicator=fmap.indicator, continuous=fmap.continuous, centre=centre,
-                       scale=scale, pairs=pairs, keep=keep_arr)
+    fmap = _FeatureMap(
+        indicator=fmap.indicator,
+        continuous=fmap.continuous,
+        centre=centre,
+        scale=scale,
+        pairs=pairs,
+        keep=keep_arr,
+    )
     feats = feats[:, keep_arr]
     spread = spread[keep_arr]
     labels = np.concatenate([np.ones(ox.shape[0]), np.zeros(oy.shape[0])])

@@ -133,9 +133,18 @@ from .privacy_loss import LOSS_STEP, LossHistogram
 from .rare_events import disjoint as rare_disjoint
 from .rare_events import find_rare_events
 
-__all__ = ["DECLARED_SHARE", "EVENT_SHARE", "PLAN_PRIOR_OUTPUTS", "POISSON_MINIMUM",
-           "PROFILE_SHARE", "RARE_SHARE",
-           "PairTestResult", "TradeoffPoint", "distinguish_pair", "rate_ratio_applies"]
+__all__ = [
+    "DECLARED_SHARE",
+    "EVENT_SHARE",
+    "PLAN_PRIOR_OUTPUTS",
+    "POISSON_MINIMUM",
+    "PROFILE_SHARE",
+    "RARE_SHARE",
+    "PairTestResult",
+    "TradeoffPoint",
+    "distinguish_pair",
+    "rate_ratio_applies",
+]
 
 #: Share of the pair's α spent on the privacy-loss profile when densities are declared.
 PROFILE_SHARE = 0.1
@@ -180,8 +189,11 @@ def rate_ratio_applies(guarantee: Any, samples: int, *, poissonize: bool = True)
     It needs a Poissonised test split (``samples`` ≥ :data:`POISSON_MINIMUM`) and a pure
     claim: the rate-ratio bound bounds p_x/p_y, while an (ε, δ) claim bounds p_x − δ.
     """
-    return (bool(poissonize) and samples >= POISSON_MINIMUM
-            and getattr(guarantee, "kind", None) == "pure_dp")
+    return (
+        bool(poissonize)
+        and samples >= POISSON_MINIMUM
+        and getattr(guarantee, "kind", None) == "pure_dp"
+    )
 
 
 def _int(value: Any, what: str, minimum: int) -> int:
@@ -190,9 +202,14 @@ def _int(value: Any, what: str, minimum: int) -> int:
     return int(value)
 
 
-def _checked_arguments(samples: Any, search_samples: Any, alpha: Any,
-                       events_per_direction: Any, allocation: Any, chunk_rows: Any
-                       ) -> tuple[int, int, float, int]:
+def _checked_arguments(
+    samples: Any,
+    search_samples: Any,
+    alpha: Any,
+    events_per_direction: Any,
+    allocation: Any,
+    chunk_rows: Any,
+) -> tuple[int, int, float, int]:
     """(samples, search_samples, alpha, events_per_direction) of :func:`distinguish_pair`,
     checked (:class:`~spec.errors.InvalidParameterError` naming the bad value)."""
     n = _int(samples, "samples", 1)
@@ -200,8 +217,7 @@ def _checked_arguments(samples: Any, search_samples: Any, alpha: Any,
     a = check_alpha(alpha)
     k = _int(events_per_direction, "events_per_direction", 1)
     if allocation not in ("planned", "equal"):
-        raise InvalidParameterError(
-            f"allocation must be 'planned' or 'equal', got {allocation!r}")
+        raise InvalidParameterError(f"allocation must be 'planned' or 'equal', got {allocation!r}")
     if chunk_rows is not None:
         _int(chunk_rows, "chunk_rows", 1)
     return n, n_s, a, k
@@ -215,18 +231,30 @@ def _profile_grid(epsilon_grid: Any, claimed_eps: float) -> np.ndarray:
         grid = np.asarray(epsilon_grid, dtype=np.float64).ravel()
         if grid.size == 0 or not np.all(np.isfinite(grid) & (grid >= 0)):
             raise InvalidParameterError(
-                f"epsilon_grid must hold finite values >= 0, got {epsilon_grid!r}")
+                f"epsilon_grid must hold finite values >= 0, got {epsilon_grid!r}"
+            )
     return np.unique(grid)
 
 
-def distinguish_pair(mechanism: Any, pair: CandidatePair, *, samples: int,
-                     search_samples: int, rng: RandomLike, alpha: float,
-                     events_per_direction: int = 8, epsilon_grid: Any = None,
-                     allocation: str = "planned", chunk_rows: int | None = None,
-                     declared: bool = True, poissonize: bool = True,
-                     prior_outputs: float = 0.0, executor: Executor | None = None,
-                     progress: StreamProgress | None = None,
-                     rare_events: bool = True) -> PairTestResult:
+def distinguish_pair(
+    mechanism: Any,
+    pair: CandidatePair,
+    *,
+    samples: int,
+    search_samples: int,
+    rng: RandomLike,
+    alpha: float,
+    events_per_direction: int = 8,
+    epsilon_grid: Any = None,
+    allocation: str = "planned",
+    chunk_rows: int | None = None,
+    declared: bool = True,
+    poissonize: bool = True,
+    prior_outputs: float = 0.0,
+    executor: Executor | None = None,
+    progress: StreamProgress | None = None,
+    rare_events: bool = True,
+) -> PairTestResult:
     """Test the claimed privacy of ``mechanism`` on one neighbouring pair.
 
     Parameters
@@ -303,8 +331,9 @@ def distinguish_pair(mechanism: Any, pair: CandidatePair, *, samples: int,
     Measured at 10⁶ test outputs per side (+6.25·10⁴ search, analytic Gaussian, 2 shared
     cores, minimum of 7 runs): 59 ms, of which 24 ms drawing.
     """
-    n, n_s, a, k = _checked_arguments(samples, search_samples, alpha, events_per_direction,
-                                      allocation, chunk_rows)
+    n, n_s, a, k = _checked_arguments(
+        samples, search_samples, alpha, events_per_direction, allocation, chunk_rows
+    )
     gen = as_generator(rng)
     spec = mechanism.spec
     guarantee = spec.guarantee
@@ -315,23 +344,61 @@ def distinguish_pair(mechanism: Any, pair: CandidatePair, *, samples: int,
     started = clock.last
 
     search = _search_split(mechanism, pair, n_s, gen, clock)
-    budget = _split_budget(mechanism, pair, search, alpha=a, samples=n, k=k, epsilon=eps_c,
-                           delta=delta_c, poisson=poisson, ratio_ok=ratio_ok,
-                           rare_events=rare_events, declared=declared, clock=clock)
-    selected = _select(search, budget, samples=n, search_samples=n_s, k=k, delta=delta_c,
-                       planned=allocation == "planned", ratio_ok=ratio_ok,
-                       prior_outputs=prior_outputs, clock=clock)
-    tests = _assemble_events(search, budget, selected, epsilon_grid=epsilon_grid,
-                             epsilon=eps_c, delta=delta_c, poisson=poisson)
+    budget = _split_budget(
+        mechanism,
+        pair,
+        search,
+        alpha=a,
+        samples=n,
+        k=k,
+        epsilon=eps_c,
+        delta=delta_c,
+        poisson=poisson,
+        ratio_ok=ratio_ok,
+        rare_events=rare_events,
+        declared=declared,
+        clock=clock,
+    )
+    selected = _select(
+        search,
+        budget,
+        samples=n,
+        search_samples=n_s,
+        k=k,
+        delta=delta_c,
+        planned=allocation == "planned",
+        ratio_ok=ratio_ok,
+        prior_outputs=prior_outputs,
+        clock=clock,
+    )
+    tests = _assemble_events(
+        search,
+        budget,
+        selected,
+        epsilon_grid=epsilon_grid,
+        epsilon=eps_c,
+        delta=delta_c,
+        poisson=poisson,
+    )
     use_ratio = _bound_methods(search, budget, tests, samples=n, ratio_ok=ratio_ok)
     clock.tick("selection")
 
-    split = _count_test_split(mechanism, pair, search, tests, samples=n, poisson=poisson,
-                              gen=gen, chunk_rows=chunk_rows, executor=executor,
-                              progress=progress, clock=clock)
-    bounds, margins, margin_eps = _event_bounds(tests, split, use_ratio, guarantee,
-                                                samples=n, epsilon=eps_c, delta=delta_c,
-                                                poisson=poisson)
+    split = _count_test_split(
+        mechanism,
+        pair,
+        search,
+        tests,
+        samples=n,
+        poisson=poisson,
+        gen=gen,
+        chunk_rows=chunk_rows,
+        executor=executor,
+        progress=progress,
+        clock=clock,
+    )
+    bounds, margins, margin_eps = _event_bounds(
+        tests, split, use_ratio, guarantee, samples=n, epsilon=eps_c, delta=delta_c, poisson=poisson
+    )
     best_i = _best_index(bounds, margins, search.densities is not None, split.support_gap)
     best = bounds[best_i] if best_i is not None else None
     best_event = tests.events[best_i] if best_i is not None else None
@@ -340,8 +407,11 @@ def distinguish_pair(mechanism: Any, pair: CandidatePair, *, samples: int,
     worst_i = int(np.argmax(margins)) if margins.size else None
     violated = bool(margins.size and margins[worst_i] > 0.0)
     infinite, infinite_text, zero_text = _zero_counts(
-        best, search.densities is not None and best_i is not None
-        and bool(split.support_gap[best_i]), level, eps_best)
+        best,
+        search.densities is not None and best_i is not None and bool(split.support_gap[best_i]),
+        level,
+        eps_best,
+    )
     tradeoff = _tradeoff(best, level)
     clock.tick("bounds")
 
@@ -353,28 +423,48 @@ def distinguish_pair(mechanism: Any, pair: CandidatePair, *, samples: int,
 
     timings = clock.stages(started)
     return PairTestResult(
-        mechanism=spec.name, origin=pair.origin, claimed_epsilon=eps_c, claimed_delta=delta_c,
-        alpha=a, alpha_events=budget.alpha_events, alpha_per_event=level,
+        mechanism=spec.name,
+        origin=pair.origin,
+        claimed_epsilon=eps_c,
+        claimed_delta=delta_c,
+        alpha=a,
+        alpha_events=budget.alpha_events,
+        alpha_per_event=level,
         alpha_profile=budget.alpha_profile,
-        samples=n, search_samples=n_s, densities_declared=search.densities is not None,
+        samples=n,
+        search_samples=n_s,
+        densities_declared=search.densities is not None,
         families=selected.families + tuple(f"rare {c.family}" for c in budget.rare),
-        events=tuple(bounds), regions=tuple(tests.events),
-        best_event=best, best_region=best_event, epsilon_lower_bound=eps_best,
-        epsilon_lower_bound_infinite=infinite, infinite_evidence=infinite_text,
-        zero_count_note=zero_text, violated=violated,
+        events=tuple(bounds),
+        regions=tuple(tests.events),
+        best_event=best,
+        best_region=best_event,
+        epsilon_lower_bound=eps_best,
+        epsilon_lower_bound_infinite=infinite,
+        infinite_evidence=infinite_text,
+        zero_count_note=zero_text,
+        violated=violated,
         violation_margin=float(margins[worst_i]) if worst_i is not None else -math.inf,
         violation_epsilon=float(margin_eps[worst_i]) if worst_i is not None else math.nan,
-        violating=bounds[worst_i] if violated else None, tradeoff=tradeoff,
-        profile=tuple(profile), profile_violated=profile_violated, power=power,
-        timings=timings, alpha_declared=budget.alpha_declared, plan=budget.plan,
-        test_sizes=(split.sizes["x"], split.sizes["y"]), poissonized=poisson)
+        violating=bounds[worst_i] if violated and worst_i is not None else None,
+        tradeoff=tradeoff,
+        profile=tuple(profile),
+        profile_violated=profile_violated,
+        power=power,
+        timings=timings,
+        alpha_declared=budget.alpha_declared,
+        plan=budget.plan,
+        test_sizes=(split.sizes["x"], split.sizes["y"]),
+        poissonized=poisson,
+    )
 
 
 # ----------------------------------------------------------------------------------------
 # the stages of distinguish_pair, in order
 # ----------------------------------------------------------------------------------------
-def _search_split(mechanism: Any, pair: CandidatePair, n_s: int, gen: np.random.Generator,
-                  clock: _Stopwatch) -> _Search:
+def _search_split(
+    mechanism: Any, pair: CandidatePair, n_s: int, gen: np.random.Generator, clock: _Stopwatch
+) -> _Search:
     """Draw the search split (x first, then y) and score it with the declared law."""
     sx = _draw(mechanism, pair.x, n_s, gen)
     sy = _draw(mechanism, pair.y, n_s, gen)
@@ -384,11 +474,15 @@ def _search_split(mechanism: Any, pair: CandidatePair, n_s: int, gen: np.random.
     # additive noise of full support: a direct LLR on the differing coordinates, and no
     # output is impossible under either input (nothing for the support check to find)
     direct = declared_llr(mechanism, pair.x, pair.y) if densities is not None else None
-    tune: tuple[np.ndarray, np.ndarray] | None = None      # tunes the profile's bets
+    tune: tuple[np.ndarray, np.ndarray] | None = None  # tunes the profile's bets
     llr = None
     if densities is not None:
-        llr = LogLikelihoodRatio(densities.log_p_x, densities.log_p_y, direct=direct,
-                                 round_direct=getattr(direct, "has_atoms", True))
+        llr = LogLikelihoodRatio(
+            densities.log_p_x,
+            densities.log_p_y,
+            direct=direct,
+            round_direct=getattr(direct, "has_atoms", True),
+        )
         try:
             tune = (llr(sx[:_TUNE_ROWS]), llr(sy[:_TUNE_ROWS]))
         except (PrivauditError, ValueError, TypeError, IndexError):
@@ -397,18 +491,34 @@ def _search_split(mechanism: Any, pair: CandidatePair, n_s: int, gen: np.random.
     return _Search(sx=sx, sy=sy, densities=densities, direct=direct, llr=llr, tune=tune)
 
 
-def _split_budget(mechanism: Any, pair: CandidatePair, search: _Search, *, alpha: float,
-                  samples: int, k: int, epsilon: float, delta: float, poisson: bool,
-                  ratio_ok: bool, rare_events: bool, declared: bool,
-                  clock: _Stopwatch) -> _Budget:
+def _split_budget(
+    mechanism: Any,
+    pair: CandidatePair,
+    search: _Search,
+    *,
+    alpha: float,
+    samples: int,
+    k: int,
+    epsilon: float,
+    delta: float,
+    poisson: bool,
+    ratio_ok: bool,
+    rare_events: bool,
+    declared: bool,
+    clock: _Stopwatch,
+) -> _Budget:
     """Find the rare events (δ > 0, search split only) and plan the declared-law events
     (no sample involved), and split ``alpha`` between them and the rest."""
     a, n = alpha, samples
     densities, llr = search.densities, search.llr
     # -- rare events of (ε, δ) claims (search split only) ------------------------------------
-    rare = find_rare_events(mechanism, pair, search.sx, search.sy, epsilon=epsilon,
-                            delta=delta, densities=densities) \
-        if rare_events and delta > 0 else ()
+    rare = (
+        find_rare_events(
+            mechanism, pair, search.sx, search.sy, epsilon=epsilon, delta=delta, densities=densities
+        )
+        if rare_events and delta > 0
+        else ()
+    )
     # the best of each direction, pooled when disjoint (and the split Poissonised);
     # otherwise the best alone
     pool_rare = len(rare) == 2 and poisson and rare_disjoint(rare[0].event, rare[1].event)
@@ -424,23 +534,42 @@ def _split_budget(mechanism: Any, pair: CandidatePair, search: _Search, *, alpha
     if densities is not None and declared and llr is not None:
         law = declared_loss_law(mechanism, pair.x, pair.y, llr)
         if law is not None:
-            plan = plan_declared_events(law, llr, delta=delta, samples=n,
-                                        alpha=DECLARED_SHARE * a_rest, rate_ratio=ratio_ok)
+            plan = plan_declared_events(
+                law, llr, delta=delta, samples=n, alpha=DECLARED_SHARE * a_rest, rate_ratio=ratio_ok
+            )
     alpha_profile = PROFILE_SHARE * a_rest if densities is not None else 0.0
     alpha_declared = DECLARED_SHARE * a_rest if plan is not None and plan.events else 0.0
     alpha_search = a_rest - alpha_profile - alpha_declared
     alpha_events = alpha_declared + alpha_search + alpha_rare
     equal_level = alpha_search / (2 * k)
     clock.tick("planning")
-    return _Budget(rare=tuple(rare), pool_rare=pool_rare, rare_levels=rare_levels,
-                   alpha_rare=alpha_rare, plan=plan, alpha_profile=alpha_profile,
-                   alpha_declared=alpha_declared, alpha_search=alpha_search,
-                   alpha_events=alpha_events, equal_level=equal_level)
+    return _Budget(
+        rare=tuple(rare),
+        pool_rare=pool_rare,
+        rare_levels=rare_levels,
+        alpha_rare=alpha_rare,
+        plan=plan,
+        alpha_profile=alpha_profile,
+        alpha_declared=alpha_declared,
+        alpha_search=alpha_search,
+        alpha_events=alpha_events,
+        equal_level=equal_level,
+    )
 
 
-def _select(search: _Search, budget: _Budget, *, samples: int, search_samples: int, k: int,
-            delta: float, planned: bool, ratio_ok: bool, prior_outputs: float,
-            clock: _Stopwatch) -> SelectedEvents:
+def _select(
+    search: _Search,
+    budget: _Budget,
+    *,
+    samples: int,
+    search_samples: int,
+    k: int,
+    delta: float,
+    planned: bool,
+    ratio_ok: bool,
+    prior_outputs: float,
+    clock: _Stopwatch,
+) -> SelectedEvents:
     """The data-driven events and their levels, chosen on the search split
     (:func:`~privaudit.auditing.distinguish.event_candidates.select_events`)."""
     llr, sx, sy = search.llr, search.sx, search.sy
@@ -450,23 +579,38 @@ def _select(search: _Search, budget: _Budget, *, samples: int, search_samples: i
         try:
             llr_s = search.tune if search_samples <= _TUNE_ROWS else (llr(sx), llr(sy))
         except (PrivauditError, ValueError, TypeError, IndexError) as err:
-            raise AuditError(f"the declared densities failed on search outputs: {err}"
-                             ) from err
+            raise AuditError(f"the declared densities failed on search outputs: {err}") from err
         clock.tick("densities")
     # with a declared plan its LLR thresholds are already tested: the data-driven
     # search looks at the outputs themselves (a net for implementations that depart
     # from their declared law)
     has_plan = budget.alpha_declared > 0
     return select_events(
-        sx, sy, delta=delta, alpha=budget.equal_level, events_per_direction=k, llr=llr,
-        llr_search=llr_s, budget=budget.alpha_search if planned else None,
-        test_samples=samples if planned else None, llr_thresholds=not has_plan,
-        rate_ratio=ratio_ok, prior_outputs=prior_outputs)
+        sx,
+        sy,
+        delta=delta,
+        alpha=budget.equal_level,
+        events_per_direction=k,
+        llr=llr,
+        llr_search=llr_s,
+        budget=budget.alpha_search if planned else None,
+        test_samples=samples if planned else None,
+        llr_thresholds=not has_plan,
+        rate_ratio=ratio_ok,
+        prior_outputs=prior_outputs,
+    )
 
 
-def _assemble_events(search: _Search, budget: _Budget, selected: SelectedEvents, *,
-                     epsilon_grid: Any, epsilon: float, delta: float, poisson: bool
-                     ) -> _Tests:
+def _assemble_events(
+    search: _Search,
+    budget: _Budget,
+    selected: SelectedEvents,
+    *,
+    epsilon_grid: Any,
+    epsilon: float,
+    delta: float,
+    poisson: bool,
+) -> _Tests:
     """The declared plan's events, the data-driven ones and the rare ones, in this order,
     with their levels and the pooled pairs."""
     plan, direct = budget.plan, search.direct
@@ -481,7 +625,7 @@ def _assemble_events(search: _Search, budget: _Budget, selected: SelectedEvents,
     # are counted from the loss histograms (no pass over the outputs): index → ("ge", k)
     # for {L ≥ k·h} or ("lt", k) for {L < k·h}
     from_histogram: dict[int, tuple[str, int]] = {}
-    for planned_event in (plan.events if plan is not None else ()):
+    for planned_event in plan.events if plan is not None else ():
         region = planned_event.event
         if direct is not None and isinstance(region, ThresholdEvent):
             k = histograms["x"].lattice(region.threshold)
@@ -490,9 +634,9 @@ def _assemble_events(search: _Search, budget: _Budget, selected: SelectedEvents,
                     region = ThresholdEvent(region.feature, k * LOSS_STEP, "ge")
                     from_histogram[len(events)] = ("ge", k)
                 elif k < histograms["x"].high:  # {L ≤ t} becomes {L < (k + 1)·h} ⊇ it
-                    region = ThresholdEvent(region.feature,
-                                            float(np.nextafter((k + 1) * LOSS_STEP, -np.inf)),
-                                            "le")
+                    region = ThresholdEvent(
+                        region.feature, float(np.nextafter((k + 1) * LOSS_STEP, -np.inf)), "le"
+                    )
                     from_histogram[len(events)] = ("lt", k + 1)
         events.append(region)
         dirs.append(planned_event.direction)
@@ -504,7 +648,8 @@ def _assemble_events(search: _Search, budget: _Budget, selected: SelectedEvents,
         dirs.extend([direction] * len(chosen))
         levels.extend(lv)
     first_rare = len(events)
-    for candidate, share in zip(budget.rare, budget.rare_levels):
+    # strict=False: with no rare event the single level (1.0,) stays unused
+    for candidate, share in zip(budget.rare, budget.rare_levels, strict=False):
         events.append(candidate.event)
         dirs.append(candidate.direction)
         levels.append(share * budget.alpha_rare)
@@ -517,12 +662,20 @@ def _assemble_events(search: _Search, budget: _Budget, selected: SelectedEvents,
         i, j = roles.get("main"), roles.get("other direction")
         if i is not None and j is not None and _mirrored(events[i], events[j]):
             pooled.append((i, j))
-    return _Tests(events=events, dirs=dirs, levels=levels, from_histogram=from_histogram,
-                  pooled=pooled, grid=grid, histograms=histograms)
+    return _Tests(
+        events=events,
+        dirs=dirs,
+        levels=levels,
+        from_histogram=from_histogram,
+        pooled=pooled,
+        grid=grid,
+        histograms=histograms,
+    )
 
 
-def _bound_methods(search: _Search, budget: _Budget, tests: _Tests, *, samples: int,
-                   ratio_ok: bool) -> np.ndarray:
+def _bound_methods(
+    search: _Search, budget: _Budget, tests: _Tests, *, samples: int, ratio_ok: bool
+) -> np.ndarray:
     """Which events get the rate-ratio bound (a boolean per event), fixed before the test
     split: by the declared law's probabilities for planned events, the search split's for
     the data-driven ones."""
@@ -535,26 +688,35 @@ def _bound_methods(search: _Search, budget: _Budget, tests: _Tests, *, samples: 
         search_cache: dict[str, dict[int, np.ndarray]] = {"x": {}, "y": {}}
         search_outputs = {"x": search.sx, "y": search.sy}
         for i, event in enumerate(events):
-            if i < n_planned:
-                p_lo_est[i] = plan.events[i].p_lower_side          # type: ignore[union-attr]
-                p_hi_est[i] = plan.events[i].p_upper_side          # type: ignore[union-attr]
+            if plan is not None and i < n_planned:
+                p_lo_est[i] = plan.events[i].p_lower_side
+                p_hi_est[i] = plan.events[i].p_upper_side
                 continue
             lo_side, hi_side = ("x", "y") if tests.dirs[i] == "x_vs_y" else ("y", "x")
-            p_lo_est[i] = float(np.mean(event_mask(event, search_outputs[lo_side],
-                                                   search_cache[lo_side])))
-            p_hi_est[i] = float(np.mean(event_mask(event, search_outputs[hi_side],
-                                                   search_cache[hi_side])))
-        use_ratio = np.asarray(prefers_rate_ratio(
-            p_lo_est, p_hi_est, n, n, alpha=np.asarray(tests.levels, dtype=np.float64)),
-            dtype=bool).reshape(len(events))
+            p_lo_est[i] = float(
+                np.mean(event_mask(event, search_outputs[lo_side], search_cache[lo_side]))
+            )
+            p_hi_est[i] = float(
+                np.mean(event_mask(event, search_outputs[hi_side], search_cache[hi_side]))
+            )
+        use_ratio = np.asarray(
+            prefers_rate_ratio(
+                p_lo_est, p_hi_est, n, n, alpha=np.asarray(tests.levels, dtype=np.float64)
+            ),
+            dtype=bool,
+        ).reshape(len(events))
         del search_cache
     return use_ratio
 
 
 def _mirrored(a: Event, b: Event) -> bool:
     """Whether two planned LLR thresholds are {L ≥ s} and {L ≤ t} with t < s (disjoint)."""
-    if not (isinstance(a, ThresholdEvent) and isinstance(b, ThresholdEvent)
-            and a.feature is b.feature and {a.side, b.side} == {"ge", "le"}):
+    if not (
+        isinstance(a, ThresholdEvent)
+        and isinstance(b, ThresholdEvent)
+        and a.feature is b.feature
+        and {a.side, b.side} == {"ge", "le"}
+    ):
         return False
     ge, le = (a, b) if a.side == "ge" else (b, a)
     return le.threshold < ge.threshold
@@ -562,4 +724,3 @@ def _mirrored(a: Event, b: Event) -> bool:
 
 #: Search rows used to tune the profile's bets (a fixed prefix of the search split).
 _TUNE_ROWS = 1 << 16
-

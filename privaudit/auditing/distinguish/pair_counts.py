@@ -7,7 +7,7 @@ of the chunk size).  Private to the pair test.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 
@@ -28,17 +28,29 @@ def _draw(mechanism: Any, data: Any, total: int, gen: np.random.Generator) -> np
     if out.ndim == 2 and out.shape[1] == 1:
         out = out[:, 0]
     if out.ndim not in (1, 2) or out.shape[0] != total:
-        raise AuditError(f"{mechanism!r} returned outputs of shape {out.shape}; expected "
-                         f"({total},) or ({total}, d)")
+        raise AuditError(
+            f"{mechanism!r} returned outputs of shape {out.shape}; expected "
+            f"({total},) or ({total}, d)"
+        )
     if out.dtype.kind not in "biuf":
         raise AuditError(f"{mechanism!r} returned non-numeric outputs (dtype {out.dtype})")
     return out
 
 
-def _count_test_split(mechanism: Any, pair: CandidatePair, search: _Search, tests: _Tests,
-                      *, samples: int, poisson: bool, gen: np.random.Generator,
-                      chunk_rows: int | None, executor: Executor | None,
-                      progress: StreamProgress | None, clock: _Stopwatch) -> _Split:
+def _count_test_split(
+    mechanism: Any,
+    pair: CandidatePair,
+    search: _Search,
+    tests: _Tests,
+    *,
+    samples: int,
+    poisson: bool,
+    gen: np.random.Generator,
+    chunk_rows: int | None,
+    executor: Executor | None,
+    progress: StreamProgress | None,
+    clock: _Stopwatch,
+) -> _Split:
     """Draw the test split in chunks and count every event on it (and fill the loss
     histograms of ``tests``)."""
     n, events, histograms = samples, tests.events, tests.histograms
@@ -53,23 +65,41 @@ def _count_test_split(mechanism: Any, pair: CandidatePair, search: _Search, test
     # (privaudit.execution.streaming)
     root = root_seed(gen)
     per_block = block_rows(width)
-    counts = {"x": np.zeros(len(events), dtype=np.int64),
-              "y": np.zeros(len(events), dtype=np.int64)}
+    counts = {
+        "x": np.zeros(len(events), dtype=np.int64),
+        "y": np.zeros(len(events), dtype=np.int64),
+    }
     # infinite evidence: every in-event output of the lower-bounded side has declared
     # probability 0 under the other input
     support_gap = np.full(len(events), search.direct is None and search.densities is not None)
     check_gap = bool(support_gap.any())
 
-    def count_chunk(side: str, out: np.ndarray) -> tuple[np.ndarray, np.ndarray,
-                                                         LossHistogram | None]:
+    def count_chunk(
+        side: str, out: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray, LossHistogram | None]:
         return _count_chunk(search, tests, support_gap, check_gap, side, out, clock)
 
     for stream, side, data in ((0, "x", pair.x), (1, "y", pair.y)):
+
+        def draw(m: int, g: np.random.Generator, data: Any = data) -> np.ndarray:
+            return _draw(mechanism, data, m, g)
+
+        def consume(
+            out: np.ndarray, side: str = side
+        ) -> tuple[np.ndarray, np.ndarray, LossHistogram | None]:
+            return count_chunk(side, out)
+
         tally = stream_chunks(
-            lambda m, g, data=data: _draw(mechanism, data, m, g), sizes[side], root=root,
-            stream=stream, consume=lambda out, side=side: count_chunk(side, out),
-            rows_per_block=per_block, chunk_rows=chunk_rows, executor=executor,
-            progress=progress)
+            draw,
+            sizes[side],
+            root=root,
+            stream=stream,
+            consume=consume,
+            rows_per_block=per_block,
+            chunk_rows=chunk_rows,
+            executor=executor,
+            progress=progress,
+        )
         for chunk_counts, reached, hist in tally:
             counts[side] += chunk_counts
             support_gap &= ~reached
@@ -78,14 +108,21 @@ def _count_test_split(mechanism: Any, pair: CandidatePair, search: _Search, test
     for i, (how, k_lattice) in tests.from_histogram.items():
         for side in "xy":
             hist = histograms[side]
-            counts[side][i] = hist.count_at_least(k_lattice) if how == "ge" \
-                else hist.count_below(k_lattice)
+            counts[side][i] = (
+                hist.count_at_least(k_lattice) if how == "ge" else hist.count_below(k_lattice)
+            )
     return _Split(sizes=sizes, counts=counts, support_gap=support_gap)
 
 
-def _count_chunk(search: _Search, tests: _Tests, support_gap: np.ndarray, check_gap: bool,
-                 side: str, out: np.ndarray, clock: _Stopwatch
-                 ) -> tuple[np.ndarray, np.ndarray, LossHistogram | None]:
+def _count_chunk(
+    search: _Search,
+    tests: _Tests,
+    support_gap: np.ndarray,
+    check_gap: bool,
+    side: str,
+    out: np.ndarray,
+    clock: _Stopwatch,
+) -> tuple[np.ndarray, np.ndarray, LossHistogram | None]:
     """Counts of the events, support hits and loss histogram of one chunk of ``side``."""
     densities, direct, llr = search.densities, search.direct, search.llr
     events, dirs = tests.events, tests.dirs
@@ -96,26 +133,26 @@ def _count_chunk(search: _Search, tests: _Tests, support_gap: np.ndarray, check_
     loss = other_log = None
     if densities is not None:
         try:
-            if direct is not None:
-                loss = llr(out)                              # type: ignore[misc]
+            if direct is not None and llr is not None:  # llr is built on direct
+                loss = llr(out)
             else:
                 lpx, lpy = densities.log_p_x(out), densities.log_p_y(out)
                 loss = llr_from(lpx, lpy)
                 other_log = lpy if side == "x" else lpx
                 del lpx, lpy
         except (PrivauditError, ValueError, TypeError, IndexError) as err:
-            raise AuditError(f"the declared densities failed on test outputs: {err}"
-                             ) from err
+            raise AuditError(f"the declared densities failed on test outputs: {err}") from err
     clock.tick("densities")
     cache: dict[int, np.ndarray] = {}
-    if llr is not None:
-        cache[id(llr)] = loss                                # type: ignore[assignment]
+    if llr is not None and loss is not None:  # llr comes with the densities
+        cache[id(llr)] = loss
     # outputs the other input's declared law can produce (for the support check)
-    possible = None
+    # True: every output is possible (no per-output mask needed)
+    possible: np.ndarray | Literal[True] | None = None
     if other_log is not None and check_gap:
         possible = ~np.isneginf(other_log)
         if possible.all():
-            possible = True                                  # type: ignore[assignment]
+            possible = True
     chunk_counts = np.zeros(len(events), dtype=np.int64)
     reached = np.zeros(len(events), dtype=bool)
     for i, event in enumerate(events):
@@ -130,8 +167,8 @@ def _count_chunk(search: _Search, tests: _Tests, support_gap: np.ndarray, check_
     del cache
     clock.tick("event_tests")
     hist = None
-    if densities is not None:
-        hist = LossHistogram(tests.grid)                     # type: ignore[arg-type]
-        hist.add(loss, weights)                              # type: ignore[arg-type]
+    if densities is not None and tests.grid is not None and loss is not None:  # all or none
+        hist = LossHistogram(tests.grid)
+        hist.add(loss, weights)
         clock.tick("profile")
     return chunk_counts, reached, hist

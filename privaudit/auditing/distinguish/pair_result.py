@@ -120,41 +120,69 @@ class PairTestResult:
         return jsonable_details(
             epsilon_lower_bound=self.epsilon_lower_bound,
             epsilon_lower_bound_infinite=self.epsilon_lower_bound_infinite,
-            infinite_evidence=self.infinite_evidence, zero_count_note=self.zero_count_note,
-            claimed_epsilon=self.claimed_epsilon, claimed_delta=self.claimed_delta,
-            violated=self.violated, violation_margin=self.violation_margin,
-            violation_epsilon=self.violation_epsilon, alpha=self.alpha,
-            alpha_events=self.alpha_events, alpha_per_event=self.alpha_per_event,
-            alpha_profile=self.alpha_profile, alpha_declared=self.alpha_declared,
-            declared_plan=None if self.plan is None else {
+            infinite_evidence=self.infinite_evidence,
+            zero_count_note=self.zero_count_note,
+            claimed_epsilon=self.claimed_epsilon,
+            claimed_delta=self.claimed_delta,
+            violated=self.violated,
+            violation_margin=self.violation_margin,
+            violation_epsilon=self.violation_epsilon,
+            alpha=self.alpha,
+            alpha_events=self.alpha_events,
+            alpha_per_event=self.alpha_per_event,
+            alpha_profile=self.alpha_profile,
+            alpha_declared=self.alpha_declared,
+            declared_plan=None
+            if self.plan is None
+            else {
                 "loss_law": self.plan.law.method,
-                "events": [{"description": e.event.description, "direction": e.direction,
-                            "role": e.role, "weight": e.weight,
-                            "declared_p_lower_side": e.p_lower_side,
-                            "declared_p_upper_side": e.p_upper_side,
-                            "predicted_epsilon": e.predicted_epsilon}
-                           for e in self.plan.events]},
-            samples=self.samples, test_sizes=list(self.test_sizes),
+                "events": [
+                    {
+                        "description": e.event.description,
+                        "direction": e.direction,
+                        "role": e.role,
+                        "weight": e.weight,
+                        "declared_p_lower_side": e.p_lower_side,
+                        "declared_p_upper_side": e.p_upper_side,
+                        "predicted_epsilon": e.predicted_epsilon,
+                    }
+                    for e in self.plan.events
+                ],
+            },
+            samples=self.samples,
+            test_sizes=list(self.test_sizes),
             poissonized=self.poissonized,
-            search_samples=self.search_samples, densities_declared=self.densities_declared,
-            families=list(self.families), best_event=dump(self.best_event),
+            search_samples=self.search_samples,
+            densities_declared=self.densities_declared,
+            families=list(self.families),
+            best_event=dump(self.best_event),
             events=[dump(b) for b in self.events],
             profile_violated=self.profile_violated,
-            profile=[dump(p) for p in self.profile], power=dump(self.power),
-            tradeoff=None if self.tradeoff is None else {
+            profile=[dump(p) for p in self.profile],
+            power=dump(self.power),
+            tradeoff=None
+            if self.tradeoff is None
+            else {
                 "alpha0": self.tradeoff.alpha0,
                 "alpha0_interval": list(self.tradeoff.alpha0_interval),
                 "alpha1": self.tradeoff.alpha1,
                 "alpha1_interval": list(self.tradeoff.alpha1_interval),
-                "level": self.tradeoff.level})
+                "level": self.tradeoff.level,
+            },
+        )
 
     def summary(self) -> str:
         """One sentence with the key numbers."""
-        eps = "inf (declared support mismatch)" if self.epsilon_lower_bound_infinite \
+        eps = (
+            "inf (declared support mismatch)"
+            if self.epsilon_lower_bound_infinite
             else f"{self.epsilon_lower_bound:.4g}"
+        )
         what = self.best_event.description if self.best_event is not None else "no event"
         verdict = "VIOLATED" if self.violated else "not refuted"
         prof = "; declared-loss profile exceeds the claim" if self.profile_violated else ""
-        return (f"{self.mechanism}: epsilon >= {eps} at delta = {self.claimed_delta:g} "
-                f"(claim {self.claimed_epsilon:g}, {verdict}, confidence "
-                f"{1 - self.alpha:g}) from '{what}'{prof}")
+        return (
+            f"{self.mechanism}: epsilon >= {eps} at delta = {self.claimed_delta:g} "
+            f"(claim {self.claimed_epsilon:g}, {verdict}, confidence "
+            f"{1 - self.alpha:g}) from '{what}'{prof}"
+        )

@@ -35,8 +35,16 @@ class _Stopwatch:
 
     def stages(self, started: float) -> dict[str, float]:
         """Seconds per stage of :func:`distinguish_pair`, and in total since ``started``."""
-        stages = ["sampling", "densities", "planning", "selection", "event_tests", "bounds",
-                  "profile", "power"]
+        stages = [
+            "sampling",
+            "densities",
+            "planning",
+            "selection",
+            "event_tests",
+            "bounds",
+            "profile",
+            "power",
+        ]
         timings = {stage: self.timings.get(stage, 0.0) for stage in stages}
         timings["total"] = time.perf_counter() - started
         return timings

@@ -9,7 +9,7 @@ profile and the power statement.  Private to the pair test, except
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 
@@ -23,6 +23,7 @@ from privaudit.statistics.epsilon_bounds import (
 from privaudit.statistics.pooled import pooled_bound
 from privaudit.statistics.power import detectable_epsilon
 from privaudit.statistics.rate_ratio import rate_ratio_lower_bound
+from spec.errors import AuditError
 
 from .pair_result import TradeoffPoint
 from .pair_stages import _Search, _Split, _Tests
@@ -34,19 +35,44 @@ __all__ = ["POWER_PROBABILITY"]
 POWER_PROBABILITY = 0.9
 
 
+def _direction(direction: str) -> Literal["x_vs_y", "y_vs_x"]:
+    """A test direction as the results record it; anything else is an internal error."""
+    if direction == "x_vs_y":
+        return "x_vs_y"
+    if direction == "y_vs_x":
+        return "y_vs_x"
+    raise AuditError(f"unknown test direction {direction!r} (expected 'x_vs_y' or 'y_vs_x')")
+
+
 def _cp_lower_each(k: np.ndarray, n: list[int], alpha: np.ndarray) -> np.ndarray:
-    return np.asarray([float(cp_lower(int(ki), int(ni), float(ai)))
-                       for ki, ni, ai in zip(k, n, alpha)])
+    return np.asarray(
+        [
+            float(cp_lower(int(ki), int(ni), float(ai)))
+            for ki, ni, ai in zip(k, n, alpha, strict=True)
+        ]
+    )
 
 
 def _cp_upper_each(k: np.ndarray, n: list[int], alpha: np.ndarray) -> np.ndarray:
-    return np.asarray([float(cp_upper(int(ki), int(ni), float(ai)))
-                       for ki, ni, ai in zip(k, n, alpha)])
+    return np.asarray(
+        [
+            float(cp_upper(int(ki), int(ni), float(ai)))
+            for ki, ni, ai in zip(k, n, alpha, strict=True)
+        ]
+    )
 
 
-def _event_bounds(tests: _Tests, split: _Split, use_ratio: np.ndarray, guarantee: Any, *,
-                  samples: int, epsilon: float, delta: float, poisson: bool
-                  ) -> tuple[list[EventBound], np.ndarray, np.ndarray]:
+def _event_bounds(
+    tests: _Tests,
+    split: _Split,
+    use_ratio: np.ndarray,
+    guarantee: Any,
+    *,
+    samples: int,
+    epsilon: float,
+    delta: float,
+    poisson: bool,
+) -> tuple[list[EventBound], np.ndarray, np.ndarray]:
     """Each event's exact bounds (Clopper–Pearson or rate ratio; pooled pairs pooled),
     ε_lb and violation margin over the claimed profile, and the ε of that margin."""
     n, events, dirs, levels = samples, tests.events, tests.dirs, tests.levels
@@ -66,72 +92,125 @@ def _event_bounds(tests: _Tests, split: _Split, use_ratio: np.ndarray, guarantee
     lv = np.asarray(levels, dtype=np.float64)
     p_lo = np.atleast_1d(_cp_lower_each(c_lo, size_lo, lv / 2.0))
     p_hi = np.atleast_1d(_cp_upper_each(c_hi, size_hi, lv / 2.0))
-    eps_lb = np.atleast_1d(np.asarray([
-        float(epsilon_lower_bound(int(c_lo[i]), size_lo[i], int(c_hi[i]), size_hi[i],
-                                  alpha=float(lv[i]), delta=delta_c))
-        for i in range(len(events))]))
+    eps_lb = np.atleast_1d(
+        np.asarray(
+            [
+                float(
+                    epsilon_lower_bound(
+                        int(c_lo[i]),
+                        size_lo[i],
+                        int(c_hi[i]),
+                        size_hi[i],
+                        alpha=float(lv[i]),
+                        delta=delta_c,
+                    )
+                )
+                for i in range(len(events))
+            ]
+        )
+    )
     mgrid = default_margin_grid(p_lo, p_hi, eps_c)
-    margins, margin_eps = violation_margin(p_lo, p_hi, guarantee, mgrid,
-                                           return_epsilon=True)
+    margins, margin_eps = violation_margin(p_lo, p_hi, guarantee, mgrid, return_epsilon=True)
     margins, margin_eps = np.atleast_1d(margins), np.atleast_1d(margin_eps)
     if use_ratio.any():
         # rate-ratio events (pure claims only): ε_lb = ln r̲, and the margin on the
         # probability scale (r̲ − e^{ε_c})·p̄_y, positive exactly when ln r̲ > ε_c
-        ratio = np.asarray([float(rate_ratio_lower_bound(
-            int(c_lo[i]), int(c_hi[i]), float(n), float(n), alpha=float(lv[i])))
-            for i in range(len(events))])
+        ratio = np.asarray(
+            [
+                float(
+                    rate_ratio_lower_bound(
+                        int(c_lo[i]), int(c_hi[i]), float(n), float(n), alpha=float(lv[i])
+                    )
+                )
+                for i in range(len(events))
+            ]
+        )
         with np.errstate(divide="ignore"):
-            eps_ratio = np.where(ratio > 1.0, np.log(np.where(ratio > 1.0, ratio, 1.0)),
-                                 0.0)
+            eps_ratio = np.where(ratio > 1.0, np.log(np.where(ratio > 1.0, ratio, 1.0)), 0.0)
             margin_ratio = (ratio - math.exp(eps_c)) * p_hi
         eps_lb = np.where(use_ratio, eps_ratio, eps_lb)
         margins = np.where(use_ratio, margin_ratio, margins)
         margin_eps = np.where(use_ratio, eps_c, margin_eps)
     for i, event in enumerate(events):
-        bounds.append(EventBound(
-            description=event.description, direction=dirs[i], count_x=count_lo[i],
-            count_y=count_hi[i], samples_x=size_lo[i], samples_y=size_hi[i],
-            p_x_lower=float(p_lo[i]), p_y_upper=float(p_hi[i]), alpha=float(lv[i]),
-            epsilon_lower_bound=float(eps_lb[i]), delta=delta_c,
-            method="rate_ratio" if use_ratio[i] else "clopper_pearson",
-            poisson_mean=float(n) if poisson else None))
+        bounds.append(
+            EventBound(
+                description=event.description,
+                direction=_direction(dirs[i]),
+                count_x=count_lo[i],
+                count_y=count_hi[i],
+                samples_x=size_lo[i],
+                samples_y=size_hi[i],
+                p_x_lower=float(p_lo[i]),
+                p_y_upper=float(p_hi[i]),
+                alpha=float(lv[i]),
+                epsilon_lower_bound=float(eps_lb[i]),
+                delta=delta_c,
+                method="rate_ratio" if use_ratio[i] else "clopper_pearson",
+                poisson_mean=float(n) if poisson else None,
+            )
+        )
 
     for i, j in tests.pooled:
         # the primary's level tests the pooled pair; the mirror keeps its own test
-        pb = pooled_bound(count_lo[i], count_hi[i], count_lo[j], count_hi[j],
-                          poisson_mean=float(n), alpha=float(levels[i]), delta=delta_c)
-        m_i, e_i = violation_margin(np.asarray([pb.p_lower]), np.asarray([pb.p_upper]),
-                                    guarantee, mgrid, return_epsilon=True)
+        pb = pooled_bound(
+            count_lo[i],
+            count_hi[i],
+            count_lo[j],
+            count_hi[j],
+            poisson_mean=float(n),
+            alpha=float(levels[i]),
+            delta=delta_c,
+        )
+        m_i, e_i = violation_margin(
+            np.asarray([pb.p_lower]),
+            np.asarray([pb.p_upper]),
+            guarantee,
+            mgrid,
+            return_epsilon=True,
+        )
         margins[i], margin_eps[i] = float(np.ravel(m_i)[0]), float(np.ravel(e_i)[0])
         total = sizes["x"] + sizes["y"]
         other = "y" if dirs[i] == "x_vs_y" else "x"
         bounds[i] = EventBound(
-            description=f"{events[i].description} + M({other}) in {events[j].description}"
-                        " (pooled)",
-            direction=dirs[i], count_x=pb.count_lower, count_y=pb.count_upper,
-            samples_x=total, samples_y=total, p_x_lower=pb.p_lower, p_y_upper=pb.p_upper,
-            alpha=float(levels[i]), epsilon_lower_bound=pb.epsilon_lower_bound,
-            delta=delta_c, method="pooled_poisson", poisson_mean=float(n))
+            description=f"{events[i].description} + M({other}) in {events[j].description} (pooled)",
+            direction=_direction(dirs[i]),
+            count_x=pb.count_lower,
+            count_y=pb.count_upper,
+            samples_x=total,
+            samples_y=total,
+            p_x_lower=pb.p_lower,
+            p_y_upper=pb.p_upper,
+            alpha=float(levels[i]),
+            epsilon_lower_bound=pb.epsilon_lower_bound,
+            delta=delta_c,
+            method="pooled_poisson",
+            poisson_mean=float(n),
+        )
     return bounds, margins, margin_eps
 
 
-def _best_index(bounds: list[EventBound], margins: np.ndarray, declared: bool,
-                support_gap: np.ndarray) -> int | None:
+def _best_index(
+    bounds: list[EventBound], margins: np.ndarray, declared: bool, support_gap: np.ndarray
+) -> int | None:
     """The event with the largest ε_lb (ties: largest margin); a declared support
     mismatch (ε = ∞ under the declared law) outranks any finite bound."""
     if not bounds:
         return None
-    key = np.lexsort((margins, [b.epsilon_lower_bound for b in bounds]))
+    key = np.lexsort((margins, np.asarray([b.epsilon_lower_bound for b in bounds])))
     best_i = int(key[-1])
-    gaps = [i for i, b in enumerate(bounds) if declared and support_gap[i]
-            and b.count_y == 0 and b.count_x > 0]
+    gaps = [
+        i
+        for i, b in enumerate(bounds)
+        if declared and support_gap[i] and b.count_y == 0 and b.count_x > 0
+    ]
     if gaps:
         best_i = max(gaps, key=lambda i: (bounds[i].epsilon_lower_bound, margins[i]))
     return best_i
 
 
-def _zero_counts(best: EventBound | None, support_gap: bool, level: float, eps_best: float
-                 ) -> tuple[bool, str, str]:
+def _zero_counts(
+    best: EventBound | None, support_gap: bool, level: float, eps_best: float
+) -> tuple[bool, str, str]:
     """(infinite, infinite_evidence, zero_count_note) of the best event: a declared
     support mismatch when its count_y = 0 < count_x and ``support_gap`` (every in-event
     output has declared probability 0 under the other input), else a note on the finite
@@ -141,19 +220,30 @@ def _zero_counts(best: EventBound | None, support_gap: bool, level: float, eps_b
     lo_side = "x" if best.direction == "x_vs_y" else "y"
     other = "y" if lo_side == "x" else "x"
     if support_gap:
-        return True, (
-            f"S = '{best.description}' holds {best.count_x} of {best.samples_x} test outputs of "
-            f"M({lo_side}) and none of M({other}); every one of them has declared "
-            f"probability 0 under {other}, so S' = S ∩ {{o : p_{other}(o) = 0}} has "
-            f"P[M({other}) ∈ S'] = 0 under the declared law and P[M({lo_side}) ∈ S'] >= "
-            f"{best.p_x_lower:.4g} (Clopper-Pearson, level {level / 2:.3g}): "
-            f"epsilon = inf if the implementation follows its declared law."), ""
-    return False, "", (
-        f"no output of M({other}) fell in '{best.description}' ({best.samples_y} test "
-        f"outputs); "
-        f"the finite bound {eps_best:.4g} uses the CP upper bound "
-        f"{best.p_y_upper:.3g} on P[M({other}) in S] and is limited by the sample "
-        f"size, not by the mechanism.")
+        return (
+            True,
+            (
+                f"S = '{best.description}' holds {best.count_x} of {best.samples_x} test "
+                "outputs of "
+                f"M({lo_side}) and none of M({other}); every one of them has declared "
+                f"probability 0 under {other}, so S' = S ∩ {{o : p_{other}(o) = 0}} has "
+                f"P[M({other}) ∈ S'] = 0 under the declared law and P[M({lo_side}) ∈ S'] >= "
+                f"{best.p_x_lower:.4g} (Clopper-Pearson, level {level / 2:.3g}): "
+                f"epsilon = inf if the implementation follows its declared law."
+            ),
+            "",
+        )
+    return (
+        False,
+        "",
+        (
+            f"no output of M({other}) fell in '{best.description}' ({best.samples_y} test "
+            f"outputs); "
+            f"the finite bound {eps_best:.4g} uses the CP upper bound "
+            f"{best.p_y_upper:.3g} on P[M({other}) in S] and is limited by the sample "
+            f"size, not by the mechanism."
+        ),
+    )
 
 
 def _tradeoff(best: EventBound | None, level: float) -> TradeoffPoint | None:
@@ -162,16 +252,22 @@ def _tradeoff(best: EventBound | None, level: float) -> TradeoffPoint | None:
         return None
     return TradeoffPoint(
         alpha0=1.0 - best.p_x_lower,
-        alpha0_interval=(1.0 - float(cp_upper(best.count_x, best.samples_x, level / 2.0)),
-                         1.0 - best.p_x_lower),
+        alpha0_interval=(
+            1.0 - float(cp_upper(best.count_x, best.samples_x, level / 2.0)),
+            1.0 - best.p_x_lower,
+        ),
         alpha1=best.p_y_upper,
-        alpha1_interval=(float(cp_lower(best.count_y, best.samples_y, level / 2.0)),
-                         best.p_y_upper),
-        level=level)
+        alpha1_interval=(
+            float(cp_lower(best.count_y, best.samples_y, level / 2.0)),
+            best.p_y_upper,
+        ),
+        level=level,
+    )
 
 
-def _profile(guarantee: Any, search: _Search, tests: _Tests, alpha_profile: float
-             ) -> list[ProfilePoint]:
+def _profile(
+    guarantee: Any, search: _Search, tests: _Tests, alpha_profile: float
+) -> list[ProfilePoint]:
     """The declared privacy-loss profile's lower bounds against the claim (declared
     densities only; Bonferroni over 2 directions × the ε grid)."""
     profile: list[ProfilePoint] = []
@@ -183,17 +279,32 @@ def _profile(guarantee: Any, search: _Search, tests: _Tests, alpha_profile: floa
     for direction, bet_rows, side in (("x_vs_y", tune[0], "x"), ("y_vs_x", -tune[1], "y")):
         lower, estimate = profile_lower_bounds(
             loss_moments(bet_rows, grid),
-            histograms[side].moments(1 if side == "x" else -1), alpha=per_point)
+            histograms[side].moments(1 if side == "x" else -1),
+            alpha=per_point,
+        )
         for j, e in enumerate(grid):
-            profile.append(ProfilePoint(
-                epsilon=float(e), delta_claimed=float(claimed[j]),
-                delta_lower_bound=float(lower[j]), delta_estimate=float(estimate[j]),
-                direction=direction, alpha=per_point))
+            profile.append(
+                ProfilePoint(
+                    epsilon=float(e),
+                    delta_claimed=float(claimed[j]),
+                    delta_lower_bound=float(lower[j]),
+                    delta_estimate=float(estimate[j]),
+                    direction=_direction(direction),
+                    alpha=per_point,
+                )
+            )
     return profile
 
 
-def _power(bounds: list[EventBound], levels: list[float], best_i: int | None, *,
-           samples: int, epsilon: float, delta: float) -> PowerStatement | None:
+def _power(
+    bounds: list[EventBound],
+    levels: list[float],
+    best_i: int | None,
+    *,
+    samples: int,
+    epsilon: float,
+    delta: float,
+) -> PowerStatement | None:
     """The power statement of the most sensitive tested event.
 
     The pair is reported as violating when ANY tested event's bound exceeds the claim,
@@ -203,26 +314,46 @@ def _power(bounds: list[EventBound], levels: list[float], best_i: int | None, *,
     if best_i is None:
         return None
     n, eps_c, delta_c = samples, epsilon, delta
-    order = [best_i] + [i for i in range(len(bounds))
-                        if i != best_i and 0.0 < float(levels[i]) < 1.0]
+    order = [best_i] + [
+        i for i in range(len(bounds)) if i != best_i and 0.0 < float(levels[i]) < 1.0
+    ]
     chosen = None
     for i in order:
         b = bounds[i]
         p_y_i = (b.count_y + 0.5) / (b.samples_y + 1.0)
-        d_i = detectable_epsilon(p_y_i, n, n, alpha=float(levels[i]), delta=delta_c,
-                                 claimed_epsilon=eps_c, probability=POWER_PROBABILITY,
-                                 tolerance=1e-3)
+        d_i = detectable_epsilon(
+            p_y_i,
+            n,
+            n,
+            alpha=float(levels[i]),
+            delta=delta_c,
+            claimed_epsilon=eps_c,
+            probability=POWER_PROBABILITY,
+            tolerance=1e-3,
+        )
         if chosen is None or d_i < chosen[0]:
             chosen = (d_i, i, p_y_i)
     assert chosen is not None
     detectable, power_i, p_y = chosen
-    head = (f"with {n} test outputs per side and P[M(second input) in S] ~ {p_y:.3g}, "
-            f"an event like '{bounds[power_i].description}' ")
+    head = (
+        f"with {n} test outputs per side and P[M(second input) in S] ~ {p_y:.3g}, "
+        f"an event like '{bounds[power_i].description}' "
+    )
     if math.isinf(detectable):
-        text = (head + f"cannot reveal any true epsilon above the claim {eps_c:g} "
-                f"(delta {delta_c:g}) with probability >= {POWER_PROBABILITY:g}")
+        text = (
+            head + f"cannot reveal any true epsilon above the claim {eps_c:g} "
+            f"(delta {delta_c:g}) with probability >= {POWER_PROBABILITY:g}"
+        )
     else:
-        text = (head + f"reveals a true epsilon of {detectable:.4g} or more (claim "
-                f"{eps_c:g}, delta {delta_c:g}) with probability >= {POWER_PROBABILITY:g}")
-    return PowerStatement(detectable_epsilon=detectable, probability=POWER_PROBABILITY,
-                          samples=n, statement=text, p_y=p_y, alpha=float(levels[power_i]))
+        text = (
+            head + f"reveals a true epsilon of {detectable:.4g} or more (claim "
+            f"{eps_c:g}, delta {delta_c:g}) with probability >= {POWER_PROBABILITY:g}"
+        )
+    return PowerStatement(
+        detectable_epsilon=detectable,
+        probability=POWER_PROBABILITY,
+        samples=n,
+        statement=text,
+        p_y=p_y,
+        alpha=float(levels[power_i]),
+    )

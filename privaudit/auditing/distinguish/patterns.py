@@ -23,13 +23,14 @@ one table of joint patterns.
 
 **Events** (:class:`PatternValueEvent`, on the feature pair :class:`PatternAndValue`):
 {score(pattern) ≥ s} ∩ {min or max released value ≤ t or ≥ t} (some released value
-low, every released value high, …) and {score ≥ s} ∩ {released-value LLR ≥ t} (x_vs_y; {score ≤ s}, and {value LLR ≤ t},
-for y_vs_x), the last with the per-column value LLRs of the grouped score (given that a
-value is released: their direction may differ per column, as for NumericalSVT, whose
-released answers move up in some queries and down in others); a row that releases no
-value is in the event when its pattern is.  Thresholding the two parts separately is
-more robust than thresholding their sum when the value part is noisier.  t = ±∞ gives the pattern-only
-events (likelihood-ratio prefixes of the patterns).  The counts of every (s, t) on the
+low, every released value high, …) and {score ≥ s} ∩ {released-value LLR ≥ t}
+(x_vs_y; {score ≤ s}, and {value LLR ≤ t}, for y_vs_x), the last with the per-column
+value LLRs of the grouped score (given that a value is released: their direction may
+differ per column, as for NumericalSVT, whose released answers move up in some queries
+and down in others); a row that releases no value is in the event when its pattern is.
+Thresholding the two parts separately is more robust than thresholding their sum when
+the value part is noisier.  t = ±∞ gives the pattern-only events (likelihood-ratio
+prefixes of the patterns).  The counts of every (s, t) on the
 counting part of the search split come from one 2-D histogram per side, vectorised.
 
 References
@@ -48,6 +49,8 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 import numpy as np
+
+from spec.errors import InvalidParameterError
 
 from .cell_score import dependence_groups
 from .columns import (
@@ -105,7 +108,7 @@ def pattern_structure(probe: np.ndarray) -> PatternStructure | None:
     o = np.asarray(probe)
     if o.ndim != 2 or o.shape[1] < 2 or o.dtype.kind not in "biuf":
         return None
-    o = o[:PROBE_ROWS * 2]
+    o = o[: PROBE_ROWS * 2]
     categorical, values, atoms = [], [], []
     for j in range(o.shape[1]):
         col = np.asarray(o[:, j], dtype=np.float64)
@@ -146,8 +149,7 @@ class ReleasedValue:
         if self.how == "score" and self.score is None:
             raise ValueError("how='score' needs a score")
         if not self.name:
-            label = "released-value LLR" if self.how == "score" else \
-                f"{self.how} released value"
+            label = "released-value LLR" if self.how == "score" else f"{self.how} released value"
             object.__setattr__(self, "name", label)
 
     def released(self, outputs: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -157,19 +159,21 @@ class ReleasedValue:
         vals = np.take(o, self.columns, axis=1).T.astype(np.float64, order="C")
         return o, vals, vals != np.asarray(self.atoms, dtype=np.float64)[:, None]
 
-    def __call__(self, outputs: np.ndarray,
-                 read: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
-                 ) -> np.ndarray:
+    def __call__(
+        self, outputs: np.ndarray, read: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
+    ) -> np.ndarray:
         """The feature per row; ``read`` is :meth:`released` of ``outputs``, if at hand."""
         o, vals, released = read if read is not None else self.released(outputs)
         if self.how == "score":
-            out = np.asarray(self.score(o), dtype=np.float64).copy()  # type: ignore[misc]
+            if self.score is None:
+                raise InvalidParameterError("a released-value feature of how='score' needs a score")
+            out = np.asarray(self.score(o), dtype=np.float64).copy()
         else:
             fill = np.inf if self.how == "min" else -np.inf
             pick = np.minimum if self.how == "min" else np.maximum
             # column by column (min and max do not round: the order is immaterial)
             out = np.full(vals.shape[1], fill)
-            for column, mask in zip(vals, released):
+            for column, mask in zip(vals, released, strict=True):
                 pick(out, np.where(mask, column, fill), out=out)
         out[~np.logical_or.reduce(released, axis=0)] = np.nan
         return out
@@ -182,7 +186,8 @@ class _Block:
 
     columns: tuple[int, ...]
     values: tuple[np.ndarray, ...] = field(repr=False)
-    table: np.ndarray = field(repr=False)          # LLR per key; unseen keys score 0
+    table: np.ndarray = field(repr=False)  # LLR per key; unseen keys score 0
+    _lookups: tuple[_CellLookup, ...] = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
         # each column's value lookup, built once (key() runs once per block of rows)
@@ -190,20 +195,19 @@ class _Block:
 
     def key(self, o: np.ndarray) -> np.ndarray:
         k = np.zeros(o.shape[0], dtype=np.int64)
-        for j, lookup in zip(self.columns, self._lookups):  # type: ignore[attr-defined]
+        for j, lookup in zip(self.columns, self._lookups, strict=True):
             k *= lookup.values.size + 1
             k += lookup(np.asarray(o[:, j], dtype=np.float64))
         return k
 
-    def packed_key(self, positions: tuple[int, ...], lo: int, base: int, width: int
-                   ) -> PackedSum:
+    def packed_key(self, positions: tuple[int, ...], lo: int, base: int, width: int) -> PackedSum:
         """:meth:`key` from a digit matrix (:func:`~privaudit.auditing.distinguish.columns.
         small_integer_digits` with ``lo``; the block's columns at ``positions``): the
         mixed-radix key is Σ_c code_c(lo + d_c) · (product of the later radices)."""
         terms = []
         multiplier = 1
         decoded = lo + np.arange(base, dtype=np.float64)
-        for lookup in reversed(self._lookups):  # type: ignore[attr-defined]
+        for lookup in reversed(self._lookups):
             terms.append(lookup(decoded) * multiplier)
             multiplier *= lookup.values.size + 1
         return PackedSum.of(positions, terms[::-1], base, width)
@@ -215,7 +219,7 @@ class _CellLookup:
     lookup for small integer codes (the usual ⊤ / ⊥ / aborted), else a search."""
 
     values: np.ndarray
-    table: np.ndarray | None = None      # code of each integer lo … lo + span, if small
+    table: np.ndarray | None = None  # code of each integer lo … lo + span, if small
 
     @classmethod
     def of(cls, values: np.ndarray) -> _CellLookup:
@@ -231,8 +235,7 @@ class _CellLookup:
         if self.table is not None:
             shifted = col - vals[0]
             ok = (shifted >= 0) & (shifted < self.table.size) & (shifted == np.round(shifted))
-            return np.where(ok, self.table[np.where(ok, shifted, 0).astype(np.int64)],
-                            vals.size)
+            return np.where(ok, self.table[np.where(ok, shifted, 0).astype(np.int64)], vals.size)
         pos = np.minimum(np.searchsorted(vals, col), vals.size - 1)
         # a value never seen on the fitting rows takes the extra cell (LLR 0)
         return np.where(vals[pos] == col, pos, vals.size)
@@ -252,18 +255,19 @@ class _PackedBlocks:
     def of(cls, blocks: tuple[_Block, ...]) -> _PackedBlocks | None:
         """``None`` unless every column's values are integers of one small range
         (:func:`~privaudit.auditing.distinguish.columns.digit_range`; sparse-vector codes)."""
-        lookups = [lk for b in blocks for lk in b._lookups]  # type: ignore[attr-defined]
+        lookups = [lk for b in blocks for lk in b._lookups]
         if not lookups or any(lk.table is None for lk in lookups):
             return None
-        bounds = digit_range([lk.values[0] for lk in lookups],
-                             [lk.values[-1] for lk in lookups])
+        bounds = digit_range([lk.values[0] for lk in lookups], [lk.values[-1] for lk in lookups])
         if bounds is None:
             return None
         lo, hi = bounds
         columns = tuple(dict.fromkeys(j for b in blocks for j in b.columns))
         where = {j: i for i, j in enumerate(columns)}
-        keys = tuple(b.packed_key(tuple(where[j] for j in b.columns), lo, hi - lo + 1,
-                                  len(columns)) for b in blocks)
+        keys = tuple(
+            b.packed_key(tuple(where[j] for j in b.columns), lo, hi - lo + 1, len(columns))
+            for b in blocks
+        )
         return cls(columns=columns, lo=lo, hi=hi, keys=keys)
 
 
@@ -290,21 +294,25 @@ class PatternLLR:
         o = output_rows(outputs)
         total = np.zeros(o.shape[0], dtype=np.float64)
         packed = self._packed()
-        for start in range(0, o.shape[0], _BLOCK_ROWS):     # blocks that stay in cache
-            part = o[start:start + _BLOCK_ROWS]
-            acc = total[start:start + _BLOCK_ROWS]
-            if packed is None or (digits := small_integer_digits(
-                    part, packed.columns, packed.lo, packed.hi)) is None:
+        for start in range(0, o.shape[0], _BLOCK_ROWS):  # blocks that stay in cache
+            part = o[start : start + _BLOCK_ROWS]
+            acc = total[start : start + _BLOCK_ROWS]
+            if (
+                packed is None
+                or (digits := small_integer_digits(part, packed.columns, packed.lo, packed.hi))
+                is None
+            ):
                 keys = [b.key(part) for b in self.blocks]
             else:
                 keys = [key(digits) for key in packed.keys]
-            for b, key in zip(self.blocks, keys):
+            for b, key in zip(self.blocks, keys, strict=True):
                 acc += b.table[key]
         return total
 
 
-def fit_pattern_llr(fit_x: np.ndarray, fit_y: np.ndarray, columns: tuple[int, ...], *,
-                    smoothing: float = _SMOOTHING) -> PatternLLR:
+def fit_pattern_llr(
+    fit_x: np.ndarray, fit_y: np.ndarray, columns: tuple[int, ...], *, smoothing: float = _SMOOTHING
+) -> PatternLLR:
     """Fit :class:`PatternLLR` on the categorical ``columns`` of the fitting rows.
 
     Blocks are the connected components of significantly dependent columns
@@ -329,16 +337,22 @@ def fit_pattern_llr(fit_x: np.ndarray, fit_y: np.ndarray, columns: tuple[int, ..
         radix = [sizes[i] for i in g]
         space = math.prod(radix)
         key = np.zeros(pooled.shape[0], dtype=np.int64)
-        for i, r in zip(g, radix):
+        for i, r in zip(g, radix, strict=True):
             key = key * r + codes[i]
         cx = np.bincount(key[:n_x], minlength=space).astype(np.float64)
         cy = np.bincount(key[n_x:], minlength=space).astype(np.float64)
         seen = int(np.count_nonzero(cx + cy)) + 1
-        table = (np.log(cx + smoothing) - math.log(n_x + smoothing * seen)) - \
-            (np.log(cy + smoothing) - math.log(n_y + smoothing * seen))
+        table = (np.log(cx + smoothing) - math.log(n_x + smoothing * seen)) - (
+            np.log(cy + smoothing) - math.log(n_y + smoothing * seen)
+        )
         table[(cx + cy) == 0] = 0.0
-        blocks.append(_Block(columns=tuple(columns[i] for i in g),
-                             values=tuple(values[i] for i in g), table=table))
+        blocks.append(
+            _Block(
+                columns=tuple(columns[i] for i in g),
+                values=tuple(values[i] for i in g),
+                table=table,
+            )
+        )
     return PatternLLR(blocks=tuple(blocks))
 
 
@@ -358,13 +372,13 @@ class PatternAndValue:
     def __call__(self, outputs: np.ndarray) -> np.ndarray:
         o = output_rows(outputs)
         out = np.empty((o.shape[0], 1 + len(self.values)), dtype=np.float64)
-        for start in range(0, o.shape[0], _BLOCK_ROWS):     # blocks that stay in cache
-            part = o[start:start + _BLOCK_ROWS]
-            rows = out[start:start + _BLOCK_ROWS]
+        for start in range(0, o.shape[0], _BLOCK_ROWS):  # blocks that stay in cache
+            part = o[start : start + _BLOCK_ROWS]
+            rows = out[start : start + _BLOCK_ROWS]
             rows[:, 0] = self.pattern(part)
             shared: dict[tuple, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
             for i, v in enumerate(self.values):
-                key = (v.columns, v.atoms)               # value columns read once
+                key = (v.columns, v.atoms)  # value columns read once
                 if key not in shared:
                     shared[key] = v.released(part)
                 rows[:, 1 + i] = v(part, shared[key])
@@ -390,10 +404,14 @@ class PatternValueEvent:
         if not self.description:
             ps = ">=" if self.pattern_side == "ge" else "<="
             vs = ">=" if self.side == "ge" else "<="
-            value = "" if math.isinf(self.threshold) else \
-                f" and {self.feature.values[self.value].name} {vs} {self.threshold:.6g}"
-            object.__setattr__(self, "description",
-                               f"{self.feature.pattern.name} {ps} {self.level:.6g}{value}")
+            value = (
+                ""
+                if math.isinf(self.threshold)
+                else f" and {self.feature.values[self.value].name} {vs} {self.threshold:.6g}"
+            )
+            object.__setattr__(
+                self, "description", f"{self.feature.pattern.name} {ps} {self.level:.6g}{value}"
+            )
 
     def mask(self, values: np.ndarray) -> np.ndarray:
         """Membership from precomputed feature rows (:class:`PatternAndValue`)."""
@@ -430,13 +448,19 @@ def _grid(values: np.ndarray, limit: int) -> np.ndarray:
         return np.unique(v)
     half = limit // 4
     tail = np.geomspace(min(1.0, 8.0 / v.size), 0.25, half)
-    levels = np.unique(np.concatenate([np.linspace(0.0, 1.0, limit - 2 * half), tail,
-                                       1.0 - tail]))
+    levels = np.unique(np.concatenate([np.linspace(0.0, 1.0, limit - 2 * half), tail, 1.0 - tail]))
     return np.unique(np.quantile(v, levels, method="inverted_cdf"))
 
 
-def pattern_counts(score: np.ndarray, value: np.ndarray, levels: np.ndarray,
-                   thresholds: np.ndarray, *, pattern_side: str, side: str) -> np.ndarray:
+def pattern_counts(
+    score: np.ndarray,
+    value: np.ndarray,
+    levels: np.ndarray,
+    thresholds: np.ndarray,
+    *,
+    pattern_side: str,
+    side: str,
+) -> np.ndarray:
     """Counts of {score ⋚ level} ∩ {value ⋚ threshold, or no value} for every (level,
     threshold), shape (levels, thresholds), from one 2-D histogram (no loop over rows).
 
@@ -448,14 +472,13 @@ def pattern_counts(score: np.ndarray, value: np.ndarray, levels: np.ndarray,
     li = np.searchsorted(levels, score, side="right" if pattern_side == "ge" else "left")
     ti = np.searchsorted(thresholds, value, side="left" if side == "le" else "right")
     ti = np.where(np.isnan(value), 0 if side == "le" else nt, ti)
-    hist = np.bincount(li * (nt + 1) + ti, minlength=(nl + 1) * (nt + 1)).reshape(
-        nl + 1, nt + 1)
+    hist = np.bincount(li * (nt + 1) + ti, minlength=(nl + 1) * (nt + 1)).reshape(nl + 1, nt + 1)
     if pattern_side == "ge":
-        by_level = np.cumsum(hist[::-1], axis=0)[::-1][1:]     # rows with l > i
+        by_level = np.cumsum(hist[::-1], axis=0)[::-1][1:]  # rows with l > i
     else:
-        by_level = np.cumsum(hist, axis=0)[:nl]                # rows with l ≤ i
+        by_level = np.cumsum(hist, axis=0)[:nl]  # rows with l ≤ i
     if side == "le":
-        return np.cumsum(by_level, axis=1)[:, :nt]             # rows with t ≤ k
+        return np.cumsum(by_level, axis=1)[:, :nt]  # rows with t ≤ k
     return np.cumsum(by_level[:, ::-1], axis=1)[:, ::-1][:, 1:]  # rows with t > k
 
 
@@ -465,6 +488,5 @@ def candidate_grid(fit_score: np.ndarray, fit_value: np.ndarray) -> tuple[np.nda
     more)."""
     step = max(1, fit_score.size // _GRID_ROWS)
     levels = _grid(fit_score[::step], _MAX_LEVELS)
-    thresholds = np.concatenate([[-np.inf], _grid(fit_value[::step], _MAX_THRESHOLDS),
-                                 [np.inf]])
+    thresholds = np.concatenate([[-np.inf], _grid(fit_value[::step], _MAX_THRESHOLDS), [np.inf]])
     return levels, thresholds

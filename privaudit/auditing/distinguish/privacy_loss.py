@@ -61,8 +61,7 @@ class LossMoments:
 
     def __add__(self, other: LossMoments) -> LossMoments:
         """The moments of two samples together (sums add up)."""
-        return LossMoments(self.sum_x + other.sum_x, self.sum_sq + other.sum_sq,
-                           self.n + other.n)
+        return LossMoments(self.sum_x + other.sum_x, self.sum_sq + other.sum_sq, self.n + other.n)
 
     def centred(self, centre: np.ndarray) -> np.ndarray:
         """Σ (X_ε − c_ε)²."""
@@ -97,9 +96,9 @@ def _grid_rank(values: np.ndarray, grid: np.ndarray) -> np.ndarray:
 
     touched = bucket_of(g)
     per_bucket = np.bincount(touched, minlength=_BUCKETS + 1)
-    below = np.concatenate([[0], np.cumsum(per_bucket)[:-1]])   # grid points in lower buckets
+    below = np.concatenate([[0], np.cumsum(per_bucket)[:-1]])  # grid points in lower buckets
     first = np.full(_BUCKETS + 1, np.inf)
-    first[touched[::-1]] = g[::-1]                               # smallest point per bucket
+    first[touched[::-1]] = g[::-1]  # smallest point per bucket
     b = bucket_of(values)
     rank = below[b] + (first[b] < values)
     crowded = per_bucket[b] > 1
@@ -149,8 +148,9 @@ def _loss_rank(values: np.ndarray, grid: np.ndarray) -> np.ndarray:
     return rank
 
 
-def loss_moments(losses: np.ndarray, grid: np.ndarray,
-                 weights: np.ndarray | None = None) -> LossMoments:
+def loss_moments(
+    losses: np.ndarray, grid: np.ndarray, weights: np.ndarray | None = None
+) -> LossMoments:
     """Σ (1 − e^{ε−L})₊ and its square, summed over the losses, for each ε of ``grid``.
 
     Parameters
@@ -168,8 +168,8 @@ def loss_moments(losses: np.ndarray, grid: np.ndarray,
     keep = loss > g[0]
     pos = loss[keep]
     w = None if weights is None else np.asarray(weights, dtype=np.float64)[keep]
-    k = _loss_rank(pos, g)                              # number of grid points below L
-    e1 = np.negative(pos, out=pos)                      # pos is a fresh copy: reuse it
+    k = _loss_rank(pos, g)  # number of grid points below L
+    e1 = np.negative(pos, out=pos)  # pos is a fresh copy: reuse it
     np.exp(e1, out=e1)
     size = g.size + 1
     cnt = np.bincount(k, weights=w, minlength=size).astype(np.float64)
@@ -177,7 +177,7 @@ def loss_moments(losses: np.ndarray, grid: np.ndarray,
     np.multiply(e1, e1, out=e1)
     s2 = np.bincount(k, weights=e1 if w is None else e1 * w, minlength=size)
 
-    def above(v: np.ndarray) -> np.ndarray:            # Σ over L > g_j, j = 0 … G − 1
+    def above(v: np.ndarray) -> np.ndarray:  # Σ over L > g_j, j = 0 … G − 1
         return np.cumsum(v[::-1])[::-1][1:]
 
     c, t1, t2 = above(cnt), above(s1), above(s2)
@@ -192,7 +192,7 @@ def loss_moments(losses: np.ndarray, grid: np.ndarray,
 
 
 #: Quantisation step of :class:`LossHistogram` (a power of two, so L/step is exact).
-LOSS_STEP = 2.0 ** -12
+LOSS_STEP = 2.0**-12
 #: Losses above max(grid) + LOSS_HEADROOM are counted at that value: their terms
 #: (1 − e^{ε−L})₊ change by less than e^{−LOSS_HEADROOM}.
 LOSS_HEADROOM = 30.0
@@ -208,8 +208,7 @@ def _workspace() -> dict[str, np.ndarray]:
     page-faulting) fresh 16 MB buffers for every pair test costs more than the counting."""
     space = getattr(_THREAD, "loss_histogram", None)
     if space is None:
-        space = _THREAD.loss_histogram = {"work": np.empty(0),
-                                          "index": np.empty(0, dtype=np.intp)}
+        space = _THREAD.loss_histogram = {"work": np.empty(0), "index": np.empty(0, dtype=np.intp)}
     return space
 
 
@@ -266,7 +265,7 @@ class LossHistogram:
     @property
     def n(self) -> int:
         """Number of losses counted (sum of the multiplicities)."""
-        return round(float(self.counts[self.first_touched:self.stop_touched].sum()))
+        return round(float(self.counts[self.first_touched : self.stop_touched].sum()))
 
     def add(self, losses: np.ndarray, weights: np.ndarray | None = None) -> None:
         """Count ``losses``, with optional multiplicities.
@@ -300,12 +299,12 @@ class LossHistogram:
             k = buffers["work"][: stop - start]
             np.multiply(values[start:stop], 1.0 / LOSS_STEP, out=k)
             np.clip(k, lo, hi, out=k)
-            np.subtract(k, lo, out=k)                 # ≥ 0: truncation below is the floor
+            np.subtract(k, lo, out=k)  # ≥ 0: truncation below is the floor
             block = idx[start:stop]
             block[...] = k
-            block -= first                            # exact: integers, no rounding
+            block -= first  # exact: integers, no rounding
         counted = np.bincount(idx, weights=weights)
-        self.counts[first:first + counted.size] += counted
+        self.counts[first : first + counted.size] += counted
         self.first_touched = min(self.first_touched, first)
         self.stop_touched = max(self.stop_touched, first + counted.size)
 
@@ -330,24 +329,26 @@ class LossHistogram:
     def count_at_least(self, k: int) -> int:
         """#{L ≥ k·h} (k from :meth:`lattice`)."""
         start = max(k - self.low, self.first_touched)
-        return round(float(self.counts[start:self.stop_touched].sum()))
+        return round(float(self.counts[start : self.stop_touched].sum()))
 
     def count_below(self, k: int) -> int:
         """#{L < k·h} (k from :meth:`lattice`)."""
         stop = min(k - self.low, self.stop_touched)
-        return round(float(self.counts[self.first_touched:stop].sum()))
+        return round(float(self.counts[self.first_touched : stop].sum()))
 
     def moments(self, sign: int = 1) -> LossMoments:
         """The moments of the quantised loss (``sign=+1``) or reversed loss (``−1``)."""
         used = self.first_touched + np.flatnonzero(
-            self.counts[self.first_touched:self.stop_touched])
+            self.counts[self.first_touched : self.stop_touched]
+        )
         k = used + self.low
         levels = k * LOSS_STEP if sign > 0 else -(k + 1) * LOSS_STEP
         return loss_moments(levels, self.grid, weights=self.counts[used])
 
 
-def profile_lower_bounds(search: LossMoments, test: LossMoments, *, alpha: float
-                         ) -> tuple[np.ndarray, np.ndarray]:
+def profile_lower_bounds(
+    search: LossMoments, test: LossMoments, *, alpha: float
+) -> tuple[np.ndarray, np.ndarray]:
     """Per-ε lower confidence bounds (each at level ``alpha``) and point estimates.
 
     The bet of each ε is tuned on ``search`` (centre = its mean, variance about it) and
@@ -362,6 +363,7 @@ def profile_lower_bounds(search: LossMoments, test: LossMoments, *, alpha: float
     lam, c = tune_eb_bet(centre, variance, test.n, alpha=alpha)
     lam = np.atleast_1d(lam)
     c = np.atleast_1d(c)
-    lower = eb_lower_bound_from_sums(test.sum_x, test.centred(c), test.n, alpha=alpha,
-                                     lam=lam, centre=c)
+    lower = eb_lower_bound_from_sums(
+        test.sum_x, test.centred(c), test.n, alpha=alpha, lam=lam, centre=c
+    )
     return np.atleast_1d(np.asarray(lower, dtype=np.float64)), test.mean

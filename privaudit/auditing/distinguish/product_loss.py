@@ -54,28 +54,34 @@ MAX_PRODUCT_SUPPORT = 200_000
 _KEY_DECIMALS = 12
 
 
-def _coordinate(log_px: np.ndarray, log_py: np.ndarray
-                ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _coordinate(
+    log_px: np.ndarray, log_py: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """One coordinate's loss values and their masses under x and y (merged, sorted)."""
     px, py = np.exp(log_px), np.exp(log_py)
     used = (px > 0) | (py > 0)
     with np.errstate(invalid="ignore"):
-        loss = log_px[used] - log_py[used]              # ±inf where one side is 0
+        loss = log_px[used] - log_py[used]  # ±inf where one side is 0
     return _merge(loss, px[used], py[used], _KEY_DECIMALS)
 
 
-def _merge(loss: np.ndarray, mx: np.ndarray, my: np.ndarray, decimals: int
-           ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _merge(
+    loss: np.ndarray, mx: np.ndarray, my: np.ndarray, decimals: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Aggregate the masses of losses equal to ``decimals`` decimals (first value kept)."""
     keys = np.where(np.isfinite(loss), np.round(loss, decimals), loss)
     _, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
     inverse = inverse.ravel()
-    return (loss[first], np.bincount(inverse, weights=mx, minlength=first.size),
-            np.bincount(inverse, weights=my, minlength=first.size))
+    return (
+        loss[first],
+        np.bincount(inverse, weights=mx, minlength=first.size),
+        np.bincount(inverse, weights=my, minlength=first.size),
+    )
 
 
-def product_loss_points(log_px: np.ndarray, log_py: np.ndarray
-                        ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def product_loss_points(
+    log_px: np.ndarray, log_py: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The exact law of L = Σ_c ℓ_c under both inputs, from two (L, A) log-probability tables.
 
     Parameters
@@ -98,30 +104,39 @@ def product_loss_points(log_px: np.ndarray, log_py: np.ndarray
     log_px = np.asarray(log_px, dtype=np.float64)
     log_py = np.asarray(log_py, dtype=np.float64)
     if log_px.shape != log_py.shape or log_px.ndim != 2:
-        raise AuditError(f"product loss law needs two (L, A) tables of one shape, got "
-                         f"{log_px.shape} and {log_py.shape}")
+        raise AuditError(
+            f"product loss law needs two (L, A) tables of one shape, got "
+            f"{log_px.shape} and {log_py.shape}"
+        )
     values, mass_x, mass_y = np.zeros(1), np.ones(1), np.ones(1)
     for c in range(log_px.shape[0]):
         v_c, mx_c, my_c = _coordinate(log_px[c], log_py[c])
         if values.size * v_c.size > 8 * MAX_PRODUCT_SUPPORT:
-            raise AuditError(f"the product loss law is too large to convolve "
-                             f"({values.size} × {v_c.size} points)")
+            raise AuditError(
+                f"the product loss law is too large to convolve ({values.size} × {v_c.size} points)"
+            )
         with np.errstate(invalid="ignore"):
             summed = (values[:, None] + v_c[None, :]).ravel()
         # +inf + −inf: an output impossible on both sides carries no mass on either
         summed = np.where(np.isnan(summed), 0.0, summed)
-        values, mass_x, mass_y = _merge(summed, (mass_x[:, None] * mx_c[None, :]).ravel(),
-                                        (mass_y[:, None] * my_c[None, :]).ravel(),
-                                        _KEY_DECIMALS)
+        values, mass_x, mass_y = _merge(
+            summed,
+            (mass_x[:, None] * mx_c[None, :]).ravel(),
+            (mass_y[:, None] * my_c[None, :]).ravel(),
+            _KEY_DECIMALS,
+        )
         if values.size > MAX_PRODUCT_SUPPORT:
-            raise AuditError(f"the product loss law has {values.size} support points, more "
-                             f"than {MAX_PRODUCT_SUPPORT}")
+            raise AuditError(
+                f"the product loss law has {values.size} support points, more "
+                f"than {MAX_PRODUCT_SUPPORT}"
+            )
     # the rounding the declared LLR applies to test outputs, then merge again
     return _merge(llr_round(values), mass_x, mass_y, LLR_DECIMALS)
 
 
-def product_loss_law(mechanism: Any, x: Any, y: Any) -> tuple[np.ndarray, np.ndarray,
-                                                                np.ndarray] | None:
+def product_loss_law(
+    mechanism: Any, x: Any, y: Any
+) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
     """:func:`product_loss_points` of a mechanism's declared product law on (x, y).
 
     Returns ``None`` unless the spec declares a :class:`~spec.FiniteRandomizer` with

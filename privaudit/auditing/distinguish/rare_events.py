@@ -82,7 +82,7 @@ MAX_ATOMS = 64
 #: Smallest search distances to f tried as neighbourhood radii.
 _RADII = 128
 #: Window widths of the excess scan, as fractions of the declared law's scale.
-_WIDTHS = tuple(10.0 ** -k for k in range(1, 10))
+_WIDTHS = tuple(10.0**-k for k in range(1, 10))
 
 
 # ----------------------------------------------------------------------------------------
@@ -136,7 +136,7 @@ class Intervals:
     def contains(self, outputs: np.ndarray) -> np.ndarray:
         o = np.asarray(_scalar(outputs), dtype=np.float64)
         hit = np.zeros(o.shape[0], dtype=bool)
-        for lo, hi in zip(self.low, self.high):
+        for lo, hi in zip(self.low, self.high, strict=True):
             hit |= (o >= lo) & (o <= hi)
         return hit
 
@@ -182,25 +182,29 @@ class RareCandidate:
 # ----------------------------------------------------------------------------------------
 # search
 # ----------------------------------------------------------------------------------------
-def _poisson_tail(count: np.ndarray, mean: np.ndarray) -> np.ndarray:
+def _poisson_tail(count: np.ndarray | float, mean: np.ndarray | float) -> np.ndarray:
     """P[Poisson(mean) ≥ count]."""
     return stats.poisson.sf(np.asarray(count) - 1, np.maximum(np.asarray(mean), 1e-300))
 
 
-def _plugin_margin(lower: np.ndarray, upper: np.ndarray, n_s: int, epsilon: float,
-                   delta: float) -> np.ndarray:
+def _plugin_margin(
+    lower: np.ndarray | float, upper: np.ndarray | float, n_s: int, epsilon: float, delta: float
+) -> np.ndarray:
     """count_lo − e^ε count_hi − δ n on the search split (positive: worth testing)."""
-    return np.asarray(lower, dtype=np.float64) - math.exp(epsilon) * np.asarray(
-        upper, dtype=np.float64) - delta * n_s
+    return (
+        np.asarray(lower, dtype=np.float64)
+        - math.exp(epsilon) * np.asarray(upper, dtype=np.float64)
+        - delta * n_s
+    )
 
 
-def _z_margin(lower: np.ndarray, upper: np.ndarray, n_s: int, epsilon: float,
-              delta: float) -> np.ndarray:
-    lower = np.asarray(lower, dtype=np.float64)
-    upper = np.asarray(upper, dtype=np.float64)
+def _z_margin(
+    lower: np.ndarray | float, upper: np.ndarray | float, n_s: int, epsilon: float, delta: float
+) -> np.ndarray:
+    lo = np.asarray(lower, dtype=np.float64)
+    hi = np.asarray(upper, dtype=np.float64)
     e = math.exp(epsilon)
-    return _plugin_margin(lower, upper, n_s, epsilon, delta) / np.sqrt(
-        lower + e * e * upper + 1.0)
+    return _plugin_margin(lo, hi, n_s, epsilon, delta) / np.sqrt(lo + e * e * hi + 1.0)
 
 
 def _continuous_law(spec: Any) -> Any:
@@ -215,15 +219,17 @@ def _max_density(law: Any) -> float:
     return float(np.max(law.density(grid)))
 
 
-def _atoms(lo: np.ndarray, hi: np.ndarray, direction: str, n_s: int, epsilon: float,
-           delta: float) -> RareCandidate | None:
+def _atoms(
+    lo: np.ndarray, hi: np.ndarray, direction: str, n_s: int, epsilon: float, delta: float
+) -> RareCandidate | None:
     values, counts = np.unique(lo, return_counts=True)
     tied = counts >= 2
     if not tied.any():
         return None
     values, counts = values[tied], counts[tied]
     in_hi = np.searchsorted(np.sort(hi), values, side="right") - np.searchsorted(
-        np.sort(hi), values, side="left")
+        np.sort(hi), values, side="left"
+    )
     keep = counts > in_hi
     if not keep.any():
         return None
@@ -237,13 +243,25 @@ def _atoms(lo: np.ndarray, hi: np.ndarray, direction: str, n_s: int, epsilon: fl
     more = f", … ({values.size} values)" if values.size > 4 else ""
     return RareCandidate(
         event=ExactValues(np.sort(values), f"atoms: output in {{{shown}{more}}}"),
-        direction=direction, family="atoms", search_lower=lower, search_upper=upper,
-        declared_expected=0.0)
+        direction=direction,
+        family="atoms",
+        search_lower=lower,
+        search_upper=upper,
+        declared_expected=0.0,
+    )
 
 
-def _neighbourhood(lo: np.ndarray, hi: np.ndarray, centre: np.ndarray, other: np.ndarray,
-                   law: Any, direction: str, n_s: int, epsilon: float, delta: float
-                   ) -> RareCandidate | None:
+def _neighbourhood(
+    lo: np.ndarray,
+    hi: np.ndarray,
+    centre: np.ndarray,
+    other: np.ndarray,
+    law: Any,
+    direction: str,
+    n_s: int,
+    epsilon: float,
+    delta: float,
+) -> RareCandidate | None:
     lo2 = np.asarray(lo, dtype=np.float64).reshape(lo.shape[0], -1)
     hi2 = np.asarray(hi, dtype=np.float64).reshape(hi.shape[0], -1)
     c = np.asarray(centre, dtype=np.float64).reshape(1, -1)
@@ -269,26 +287,34 @@ def _neighbourhood(lo: np.ndarray, hi: np.ndarray, centre: np.ndarray, other: np
     shift = np.abs(np.asarray(other, dtype=np.float64).reshape(1, -1) - c).ravel()
     other_mass = np.ones_like(radii)
     for s_j in shift:
-        other_mass = other_mass * np.clip(np.asarray(law.cdf(s_j + radii))
-                                          - np.asarray(law.cdf(s_j - radii)), 0.0, 1.0)
+        other_mass = other_mass * np.clip(
+            np.asarray(law.cdf(s_j + radii)) - np.asarray(law.cdf(s_j - radii)), 0.0, 1.0
+        )
     upper = np.maximum(upper, n_s * other_mass)
     z = _z_margin(lower, upper, n_s, epsilon, delta)
-    z = np.where((evidence < EVIDENCE) & (_plugin_margin(lower, upper, n_s, epsilon,
-                                                          delta) > 0), z, -np.inf)
+    z = np.where(
+        (evidence < EVIDENCE) & (_plugin_margin(lower, upper, n_s, epsilon, delta) > 0), z, -np.inf
+    )
     best = int(np.argmax(z))
     if not np.isfinite(z[best]):
         return None
     r = float(radii[best])
     where = ", ".join(f"{v:.10g}" for v in c.ravel()[:3]) + (", …" if dim > 3 else "")
     return RareCandidate(
-        event=Neighbourhood(c.ravel().copy(), r,
-                            f"neighbourhood: |output - f| <= {r:.3g} around f = ({where})"),
-        direction=direction, family="neighbourhood", search_lower=int(lower[best]),
-        search_upper=int(math.ceil(upper[best])), declared_expected=float(expected[best]))
+        event=Neighbourhood(
+            c.ravel().copy(), r, f"neighbourhood: |output - f| <= {r:.3g} around f = ({where})"
+        ),
+        direction=direction,
+        family="neighbourhood",
+        search_lower=int(lower[best]),
+        search_upper=int(math.ceil(upper[best])),
+        declared_expected=float(expected[best]),
+    )
 
 
-def _excess(lo: np.ndarray, hi: np.ndarray, law: Any, direction: str, n_s: int,
-            epsilon: float, delta: float) -> RareCandidate | None:
+def _excess(
+    lo: np.ndarray, hi: np.ndarray, law: Any, direction: str, n_s: int, epsilon: float, delta: float
+) -> RareCandidate | None:
     s = np.sort(np.asarray(lo, dtype=np.float64))
     s = s[np.isfinite(s)]
     if s.size < 3:
@@ -309,10 +335,8 @@ def _excess(lo: np.ndarray, hi: np.ndarray, law: Any, direction: str, n_s: int,
         if c < 3 or evidence >= EVIDENCE:
             continue
         low, high = s[i] - w, s[i] + 2.0 * w
-        upper = int(np.searchsorted(t, high, side="right") - np.searchsorted(t, low,
-                                                                            side="left"))
-        lower = int(np.searchsorted(s, high, side="right") - np.searchsorted(s, low,
-                                                                            side="left"))
+        upper = int(np.searchsorted(t, high, side="right") - np.searchsorted(t, low, side="left"))
+        lower = int(np.searchsorted(s, high, side="right") - np.searchsorted(s, low, side="left"))
         # rank with the other side's count at least the declared maximum density allows
         # in the window (its search count understates the background of wide windows)
         upper = max(upper, int(math.ceil(n_s * 3.0 * w * pmax)))
@@ -321,35 +345,65 @@ def _excess(lo: np.ndarray, hi: np.ndarray, law: Any, direction: str, n_s: int,
             continue
         if best is None or z > best[0]:
             cand = RareCandidate(
-                event=Intervals(np.array([low]), np.array([high]),
-                                f"excess: output in [{low:.10g}, {high:.10g}]"),
-                direction=direction, family="excess", search_lower=lower,
-                search_upper=upper, declared_expected=3.0 * w * pmax * n_s)
+                event=Intervals(
+                    np.array([low]),
+                    np.array([high]),
+                    f"excess: output in [{low:.10g}, {high:.10g}]",
+                ),
+                direction=direction,
+                family="excess",
+                search_lower=lower,
+                search_upper=upper,
+                declared_expected=3.0 * w * pmax * n_s,
+            )
             best = (z, cand)
     return None if best is None else best[1]
 
 
-def _support(lo: np.ndarray, hi: np.ndarray, log_p_other: Any, other: str, direction: str,
-             n_s: int, epsilon: float, delta: float) -> RareCandidate | None:
+def _support(
+    lo: np.ndarray,
+    hi: np.ndarray,
+    log_p_other: Any,
+    other: str,
+    direction: str,
+    n_s: int,
+    epsilon: float,
+    delta: float,
+) -> RareCandidate | None:
     try:
         with np.errstate(all="ignore"):
-            in_lo = int(np.count_nonzero(np.isneginf(np.asarray(log_p_other(lo),
-                                                                dtype=np.float64))))
-            in_hi = int(np.count_nonzero(np.isneginf(np.asarray(log_p_other(hi),
-                                                                dtype=np.float64))))
+            in_lo = int(
+                np.count_nonzero(np.isneginf(np.asarray(log_p_other(lo), dtype=np.float64)))
+            )
+            in_hi = int(
+                np.count_nonzero(np.isneginf(np.asarray(log_p_other(hi), dtype=np.float64)))
+            )
     except (ValueError, TypeError, IndexError, ArithmeticError):
         return None
     if in_lo == 0 or _plugin_margin(in_lo, in_hi, n_s, epsilon, delta) <= 0:
         return None
     return RareCandidate(
-        event=ImpossibleUnder(log_p_other, f"support: outputs impossible under M({other})'s "
-                                           "declared law"),
-        direction=direction, family="support", search_lower=in_lo, search_upper=in_hi)
+        event=ImpossibleUnder(
+            log_p_other, f"support: outputs impossible under M({other})'s declared law"
+        ),
+        direction=direction,
+        family="support",
+        search_lower=in_lo,
+        search_upper=in_hi,
+    )
 
 
-def find_rare_events(mechanism: Any, pair: Any, search_x: np.ndarray, search_y: np.ndarray,
-                     *, epsilon: float, delta: float, densities: DensityPair | None = None,
-                     max_events: int = MAX_EVENTS) -> tuple[RareCandidate, ...]:
+def find_rare_events(
+    mechanism: Any,
+    pair: Any,
+    search_x: np.ndarray,
+    search_y: np.ndarray,
+    *,
+    epsilon: float,
+    delta: float,
+    densities: DensityPair | None = None,
+    max_events: int = MAX_EVENTS,
+) -> tuple[RareCandidate, ...]:
     """Rare-event candidates in both directions, chosen on the search split only.
 
     Parameters
@@ -380,11 +434,12 @@ def find_rare_events(mechanism: Any, pair: Any, search_x: np.ndarray, search_y: 
     scalar = _scalar(search_x).ndim == 1 and _scalar(search_y).ndim == 1
     floats = np.asarray(search_x).dtype.kind == "f"
     centres: dict[str, Any] = {}
-    if isinstance(getattr(spec, "noise", None), AdditiveNoise) and mechanism.provides(
-            "statistic"):
+    if isinstance(getattr(spec, "noise", None), AdditiveNoise) and mechanism.provides("statistic"):
         try:
-            centres = {"x": np.asarray(mechanism.statistic(pair.x), dtype=np.float64),
-                       "y": np.asarray(mechanism.statistic(pair.y), dtype=np.float64)}
+            centres = {
+                "x": np.asarray(mechanism.statistic(pair.x), dtype=np.float64),
+                "y": np.asarray(mechanism.statistic(pair.y), dtype=np.float64),
+            }
         except (ValueError, TypeError, ArithmeticError):
             centres = {}
     outputs = {"x": np.asarray(search_x), "y": np.asarray(search_y)}
@@ -396,8 +451,9 @@ def find_rare_events(mechanism: Any, pair: Any, search_x: np.ndarray, search_y: 
             if atom is not None:
                 found.append(atom)
         if law is not None and centres:
-            near = _neighbourhood(lo, hi, centres[lo_side], centres[hi_side], law, direction,
-                                  n_s, epsilon, delta)
+            near = _neighbourhood(
+                lo, hi, centres[lo_side], centres[hi_side], law, direction, n_s, epsilon, delta
+            )
             if near is not None:
                 found.append(near)
         if law is not None and scalar and floats:
@@ -413,11 +469,10 @@ def find_rare_events(mechanism: Any, pair: Any, search_x: np.ndarray, search_y: 
     # neighbourhood and the excess window around it are usually the same outputs, and
     # the atoms at f(x) and at f(y) mirror each other, so testing them all would only
     # split α
-    score = [float(_z_margin(c.search_lower, c.search_upper, n_s, epsilon, delta))
-             for c in found]
+    score = [float(_z_margin(c.search_lower, c.search_upper, n_s, epsilon, delta)) for c in found]
     order = sorted(range(len(found)), key=lambda i: -score[i])
     best: list[RareCandidate] = []
-    for i in order:                       # the best of each direction, best first
+    for i in order:  # the best of each direction, best first
         if all(b.direction != found[i].direction for b in best):
             best.append(found[i])
     return tuple(best[:max_events])
@@ -432,6 +487,9 @@ def disjoint(a: Any, b: Any) -> bool:
             return False
         return float(np.max(np.abs(a.centre - b.centre))) > a.radius + b.radius
     if isinstance(a, Intervals) and isinstance(b, Intervals):
-        return all(hi1 < lo2 or hi2 < lo1 for lo1, hi1 in zip(a.low, a.high)
-                   for lo2, hi2 in zip(b.low, b.high))
+        return all(
+            hi1 < lo2 or hi2 < lo1
+            for lo1, hi1 in zip(a.low, a.high, strict=True)
+            for lo2, hi2 in zip(b.low, b.high, strict=True)
+        )
     return False

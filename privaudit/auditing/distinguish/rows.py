@@ -31,9 +31,20 @@ import numpy as np
 
 from spec.errors import AuditError
 
-__all__ = ["DISCRETE_ROWS", "RowTable", "checked_rows", "distinct_outputs", "distinct_rows",
-           "distinct_values", "is_discrete", "output_rows", "row_keys", "row_table",
-           "small_integer_row_keys", "squeeze_rows"]
+__all__ = [
+    "DISCRETE_ROWS",
+    "RowTable",
+    "checked_rows",
+    "distinct_outputs",
+    "distinct_rows",
+    "distinct_values",
+    "is_discrete",
+    "output_rows",
+    "row_keys",
+    "row_table",
+    "small_integer_row_keys",
+    "squeeze_rows",
+]
 
 #: Widest value range of 1-D integer outputs reduced to (value, count) pairs.
 VALUE_RANGE = 1 << 16
@@ -112,8 +123,11 @@ def row_keys(rows: np.ndarray) -> np.ndarray:
         return r
     flat = r.reshape(r.shape[0], -1).astype(np.float64, copy=False)
     d = flat.shape[1]
-    weights = _ROW_WEIGHTS[:d] if d <= _ROW_WEIGHTS.size else \
-        np.random.default_rng(0x0DDBA11).standard_normal(d) + 2.0
+    weights = (
+        _ROW_WEIGHTS[:d]
+        if d <= _ROW_WEIGHTS.size
+        else np.random.default_rng(0x0DDBA11).standard_normal(d) + 2.0
+    )
     keys = flat @ weights
     return np.where(np.isnan(keys), np.inf, keys)
 
@@ -123,8 +137,9 @@ def row_keys(rows: np.ndarray) -> np.ndarray:
 # ----------------------------------------------------------------------------------------
 
 
-def small_integer_row_keys(*outputs: np.ndarray, max_cells: int = ROW_CELLS
-                           ) -> tuple[list[np.ndarray], int, Any] | None:
+def small_integer_row_keys(
+    *outputs: np.ndarray, max_cells: int = ROW_CELLS
+) -> tuple[list[np.ndarray], int, Any] | None:
     """Each row of 2-D outputs whose entries, less their common minimum, are small
     integers, as one integer key; ``None`` for other outputs.
 
@@ -158,11 +173,11 @@ def small_integer_row_keys(*outputs: np.ndarray, max_cells: int = ROW_CELLS
             return None
         span: float = float(hi) - float(lo)
     else:
-        span = int(hi) - int(lo)                       # Python ints: no overflow
+        span = int(hi) - int(lo)  # Python ints: no overflow
     if span >= 255:
         return None
     base = int(span) + 1
-    if base ** width > max_cells:
+    if base**width > max_cells:
         return None
     powers = float(base) ** np.arange(width, dtype=np.float64)
     keys = []
@@ -183,22 +198,22 @@ def _keys(o: np.ndarray, powers: np.ndarray, lo: Any, hi: Any) -> np.ndarray | N
     float array is not lo plus an integer.
 
     Integer arrays are shifted by lo modulo 2⁶⁴ (exact: every shifted entry is in
-    [0, 255), whatever the dtype and magnitude).  For floats with an integer minimum the entries themselves must be
-    integers (Σ o_j b^j and lo Σ b^j are then exact integers, and so is their
-    difference); the check casts each block to the smallest integer type that holds
-    [lo, hi] and compares.  Otherwise the entries less lo must be integers in [0, 255).
+    [0, 255), whatever the dtype and magnitude).  For floats with an integer minimum the
+    entries themselves must be integers (Σ o_j b^j and lo Σ b^j are then exact integers,
+    and so is their difference); the check casts each block to the smallest integer type
+    that holds [lo, hi] and compares.  Otherwise the entries less lo must be integers in [0, 255).
     """
     n = o.shape[0]
     out = np.empty(n, dtype=np.int64)
     buffer = np.empty(min(n, _KEY_BLOCK), dtype=np.float64)
     floats = o.dtype.kind == "f"
-    cast = None                  # float entries with an integer minimum: checked by a cast
-    if floats and float(lo).is_integer() and -32768 <= lo and hi <= 32767:
-        small = np.int8 if -128 <= lo and hi <= 127 else np.int16
+    cast = None  # float entries with an integer minimum: checked by a cast
+    if floats and float(lo).is_integer() and lo >= -32768 and hi <= 32767:
+        small = np.int8 if lo >= -128 and hi <= 127 else np.int16
         cast = np.empty((min(n, _KEY_BLOCK), o.shape[1]), dtype=small)
     offset = float(lo) * float(powers.sum())
     for start in range(0, n, _KEY_BLOCK):
-        block = o[start:start + _KEY_BLOCK]
+        block = o[start : start + _KEY_BLOCK]
         keys = buffer[: block.shape[0]]
         if not floats:
             # modulo 2⁶⁴ the difference is exact, and it lies in [0, 255)
@@ -216,12 +231,11 @@ def _keys(o: np.ndarray, powers: np.ndarray, lo: Any, hi: Any) -> np.ndarray | N
             if not np.array_equal(shifted.astype(np.uint8), shifted):
                 return None
             np.matmul(shifted, powers, out=keys)
-        out[start:start + block.shape[0]] = keys
+        out[start : start + block.shape[0]] = keys
     return out
 
 
-def _decode(keys: np.ndarray, base: int, lo: Any, width: int, dtype: np.dtype
-            ) -> np.ndarray:
+def _decode(keys: np.ndarray, base: int, lo: Any, width: int, dtype: np.dtype) -> np.ndarray:
     """The rows of ``keys``: digits in base ``base``, plus lo, in ``dtype`` (exact)."""
     powers = base ** np.arange(width, dtype=np.int64)
     digits = (keys[:, None] // powers[None, :]) % base

@@ -130,6 +130,8 @@ def extreme_pairs(
     """
     claim = spec.global_sensitivity
     return spec.relation.adversarial_pairs(
-        spec.input_domain, rng, budget,
+        spec.input_domain,
+        rng,
+        budget,
         claimed_sensitivity=None if claim is None else claim.value,
     )

@@ -157,8 +157,9 @@ def _climb(
     stale = 0
     # with patience, a small neighbourhood that is already fully evaluated also ends the
     # climb sooner (it cannot hold anything better)
-    stale_limit = STALE_PROPOSAL_LIMIT if patience is None else \
-        min(STALE_PROPOSAL_LIMIT, 4 * patience)
+    stale_limit = (
+        STALE_PROPOSAL_LIMIT if patience is None else min(STALE_PROPOSAL_LIMIT, 4 * patience)
+    )
     flat = 0
     best = current.score
     for _ in range(PROPOSALS_PER_EVALUATION * quota):
@@ -175,7 +176,8 @@ def _climb(
             continue
         if new:
             improved = not math.isnan(scored.score) and (
-                math.isnan(best) or scored.score > best + PLATEAU_TOLERANCE * max(1.0, abs(best)))
+                math.isnan(best) or scored.score > best + PLATEAU_TOLERANCE * max(1.0, abs(best))
+            )
             flat = 0 if improved else flat + 1
             if improved:
                 best = scored.score
@@ -411,8 +413,8 @@ def maximise_over_neighbours(
     listing = _small_neighbourhood(spec, xv, budget)
     if listing is not None:
         pairs = [verified_pair(spec, xv, y, "exhaustive") for y in listing]
-        for pair in pairs or [verified_pair(spec, xv, xv, "exhaustive")]:
-            evaluations.evaluate(pair)
+        for listed in pairs or [verified_pair(spec, xv, xv, "exhaustive")]:
+            evaluations.evaluate(listed)
         best = evaluations.ranked()[0]
         return NeighbourhoodMaximum(best, best.score, evaluations.used, True)
     for y in spec.relation.extreme_neighbours(xv, domain):

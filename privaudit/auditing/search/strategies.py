@@ -71,7 +71,7 @@ def _check_reach(reach: Any) -> None:
     if (
         isinstance(reach, bool)
         or not isinstance(reach, numbers.Real)
-        or not (math.isfinite(reach) and reach > 0)
+        or not (math.isfinite(reach) and float(reach) > 0)
     ):
         raise InvalidParameterError(
             f"unbounded_reach must be a finite number > 0 or None, got {reach!r}"
@@ -170,18 +170,21 @@ def domain_elements(
     return build(domain, extra, unbounded_reach)
 
 
-def _scalar_elements(domain: ScalarDomainBase, extra: int, reach: float | None
-                     ) -> st.SearchStrategy[Any]:
+def _scalar_elements(
+    domain: ScalarDomainBase, extra: int, reach: float | None
+) -> st.SearchStrategy[Any]:
     return _scalar_values(domain, reach).map(domain.validate)
 
 
-def _vector_elements(domain: VectorDomain, extra: int, reach: float | None
-                     ) -> st.SearchStrategy[Any]:
+def _vector_elements(
+    domain: VectorDomain, extra: int, reach: float | None
+) -> st.SearchStrategy[Any]:
     return _array_values(domain.element, domain.length, reach).map(domain.validate)
 
 
-def _dataset_elements(domain: DatasetDomain, extra: int, reach: float | None
-                      ) -> st.SearchStrategy[Any]:
+def _dataset_elements(
+    domain: DatasetDomain, extra: int, reach: float | None
+) -> st.SearchStrategy[Any]:
     record = domain.record
     element = record.element if isinstance(record, VectorDomain) else record
     sizes = (
@@ -193,8 +196,7 @@ def _dataset_elements(domain: DatasetDomain, extra: int, reach: float | None
     return _array_values(element, shapes, reach).map(domain.validate)
 
 
-def _graph_elements(domain: GraphDomain, extra: int, reach: float | None
-                    ) -> st.SearchStrategy[Any]:
+def _graph_elements(domain: GraphDomain, extra: int, reach: float | None) -> st.SearchStrategy[Any]:
     return _graphs(domain)
 
 
@@ -358,8 +360,8 @@ def _within_two_sided_ball(
     if size > radius:
         step = step * (radius / size)
     for _ in range(_REPAIR_HALVINGS):
-        y = np.clip(vx + step, lo, hi) + 0.0
-        candidate = y if isinstance(domain, VectorDomain) else y[0]
+        moved_vector = np.clip(vx + step, lo, hi) + 0.0
+        candidate = moved_vector if isinstance(domain, VectorDomain) else moved_vector[0]
         if relation.decide(x, candidate, domain):
             return candidate
         step = step / 2.0
@@ -409,7 +411,8 @@ _NeighbourDrawer = Callable[[st.DrawFn, Any, Any, Any, "float | None"], Any]
 _NEIGHBOURS: dict[type, _NeighbourDrawer] = {
     SubstituteOne: lambda draw, relation, domain, x, reach: _substituted(draw, domain, x, reach),
     AddRemoveOne: lambda draw, relation, domain, x, reach: _added_or_removed(
-        draw, domain, x, reach),
+        draw, domain, x, reach
+    ),
     QueryDistance: _within_ball,
     EdgeNeighbouring: lambda draw, relation, domain, x, reach: _edge_toggled(draw, domain, x),
     NodeNeighbouring: lambda draw, relation, domain, x, reach: _node_rewired(draw, domain, x),

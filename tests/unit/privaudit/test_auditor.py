@@ -26,22 +26,30 @@ from spec import (
     SubstituteOne,
 )
 
-FAST = AuditConfig(samples=20_000, pilot_samples=1_000, pair_budget=12, pairs_tested=2,
-                   claim_budget=40, seed=3)
+FAST = AuditConfig(
+    samples=20_000, pilot_samples=1_000, pair_budget=12, pairs_tested=2, claim_budget=40, seed=3
+)
 N = 8
 
 
 def _sum_spec(declared: float) -> MechanismSpec:
     return MechanismSpec(
-        name="noisy_sum", input_domain=DatasetDomain(record=RealInterval(lo=0.0, hi=2.0), size=N),
-        relation=SubstituteOne(), statistic="sum", sensitivity=(GlobalSensitivity(value=declared),),
-        noise=AdditiveNoise(law=Laplace(scale=declared)), guarantee=PureDP(epsilon=1.0))
+        name="noisy_sum",
+        input_domain=DatasetDomain(record=RealInterval(lo=0.0, hi=2.0), size=N),
+        relation=SubstituteOne(),
+        statistic="sum",
+        sensitivity=(GlobalSensitivity(value=declared),),
+        noise=AdditiveNoise(law=Laplace(scale=declared)),
+        guarantee=PureDP(epsilon=1.0),
+    )
 
 
 def _noisy_sum(declared: float):
-    return declare_mechanism(_sum_spec(declared),
-                             sampler=lambda x, size, rng: x.sum() + rng.laplace(0, declared, size),
-                             statistic=lambda x: float(x.sum()))
+    return declare_mechanism(
+        _sum_spec(declared),
+        sampler=lambda x, size, rng: x.sum() + rng.laplace(0, declared, size),
+        statistic=lambda x: float(x.sum()),
+    )
 
 
 @pytest.fixture(scope="module")
@@ -59,8 +67,11 @@ def test_correct_laplace_passes_with_a_full_report(laplace_report):
     assert r.spec_hash == r.spec.content_hash
     assert r.power is not None and r.power.detectable_epsilon > 1.0
     assert r.worst_event is not None and r.events
-    assert math.isclose(sum(c.error_rate for c in r.checks if c.name in {
-        "noise_law", "distinguishability"}), 1 - r.confidence, rel_tol=1e-9)
+    assert math.isclose(
+        sum(c.error_rate for c in r.checks if c.name in {"noise_law", "distinguishability"}),
+        1 - r.confidence,
+        rel_tol=1e-9,
+    )
 
 
 def test_reports_are_reproducible_from_the_seed(laplace_report):
@@ -76,8 +87,17 @@ def test_report_json_round_trip_and_stable_top_level(laplace_report):
     text = laplace_report.to_json()
     assert AuditReport.from_json(text) == laplace_report
     top = json.loads(text)
-    for key in ("verdict", "epsilon_lower_bound", "epsilon_claimed", "delta_claimed",
-                "confidence", "samples", "seed", "spec_hash", "checks"):
+    for key in (
+        "verdict",
+        "epsilon_lower_bound",
+        "epsilon_claimed",
+        "delta_claimed",
+        "confidence",
+        "samples",
+        "seed",
+        "spec_hash",
+        "checks",
+    ):
         assert key in top, key
     assert top["verdict"] in {"violation", "no_violation"}
 
@@ -104,8 +124,11 @@ def test_under_declared_sensitivity_is_a_violation_with_counterexample():
 def test_infinite_epsilon_is_written_as_inf_in_json():
     # a mechanism that adds no noise at all, declaring Laplace noise
     spec = _sum_spec(2.0)
-    mech = declare_mechanism(spec, sampler=lambda x, size, rng: np.full(size, x.sum()),
-                             statistic=lambda x: float(x.sum()))
+    mech = declare_mechanism(
+        spec,
+        sampler=lambda x, size, rng: np.full(size, x.sum()),
+        statistic=lambda x: float(x.sum()),
+    )
     r = audit(mech, config=FAST)
     assert r.violated
     payload = json.loads(r.to_json())
@@ -134,7 +157,7 @@ def test_smooth_sensitivity_mechanism_is_audited_on_its_smoothness_claims():
 
 def test_bad_arguments():
     with pytest.raises(AuditError):
-        audit(object())  # type: ignore[arg-type]
+        audit(object())  # type: ignore[arg-type]  # the wrong type is the test
     with pytest.raises(InvalidParameterError):
         audit(LaplaceMechanism(1.0, 1.0), config=FAST, confidence=1.0)
     with pytest.raises(InvalidParameterError):
@@ -163,15 +186,22 @@ def test_claimed_tradeoff_curve_is_the_dp_region():
 
 # ---- graphs: the same audit on edge- and node-neighbouring inputs --------------------------
 def _edge_count_mechanism(relation, declared: float, n: int = 7):
-    from spec import EdgeNeighbouring, GraphDomain  # noqa: F401
+    from spec import GraphDomain
 
     spec = MechanismSpec(
-        name="noisy_edge_count", input_domain=GraphDomain(n_nodes=n), relation=relation,
-        statistic="number of edges", sensitivity=(GlobalSensitivity(value=declared),),
-        noise=AdditiveNoise(law=Laplace(scale=declared)), guarantee=PureDP(epsilon=1.0))
+        name="noisy_edge_count",
+        input_domain=GraphDomain(n_nodes=n),
+        relation=relation,
+        statistic="number of edges",
+        sensitivity=(GlobalSensitivity(value=declared),),
+        noise=AdditiveNoise(law=Laplace(scale=declared)),
+        guarantee=PureDP(epsilon=1.0),
+    )
     return declare_mechanism(
-        spec, sampler=lambda g, size, rng: g.number_of_edges() + rng.laplace(0, declared, size),
-        statistic=lambda g: float(g.number_of_edges()))
+        spec,
+        sampler=lambda g, size, rng: g.number_of_edges() + rng.laplace(0, declared, size),
+        statistic=lambda g: float(g.number_of_edges()),
+    )
 
 
 def test_edge_dp_edge_count_passes_under_edge_neighbouring():
@@ -232,11 +262,19 @@ def test_randomized_response_pairs_are_ranked_by_their_declared_bound():
 
 def _bernoulli_box():
     """A black box on inputs 0 … 9: outputs Bernoulli(0.5), except Bernoulli(0.8) on 9."""
-    spec = MechanismSpec(name="bernoulli_box", input_domain=RealInterval(lo=0.0, hi=9.0),
-                         relation=QueryDistance(norm="l1", radius=9.0), noise=None,
-                         guarantee=PureDP(epsilon=0.1))
-    return declare_mechanism(spec, sampler=lambda v, n, rng: (
-        rng.random(n) < (0.8 if float(v) == 9.0 else 0.5 + 0.01 * float(v))).astype(np.int64))
+    spec = MechanismSpec(
+        name="bernoulli_box",
+        input_domain=RealInterval(lo=0.0, hi=9.0),
+        relation=QueryDistance(norm="l1", radius=9.0),
+        noise=None,
+        guarantee=PureDP(epsilon=0.1),
+    )
+    return declare_mechanism(
+        spec,
+        sampler=lambda v, n, rng: (
+            rng.random(n) < (0.8 if float(v) == 9.0 else 0.5 + 0.01 * float(v))
+        ).astype(np.int64),
+    )
 
 
 def test_successive_halving_keeps_the_true_worst_pair():
@@ -246,9 +284,16 @@ def test_successive_halving_keeps_the_true_worst_pair():
 
     mech = _bernoulli_box()
     pairs = [verified_pair(mech.spec, float(a), float(a + 1), "test") for a in range(1, 9)]
-    kept, rounds = successive_halving(mech, pairs, keep=1, samples=2_000,
-                                      final_samples=100_000, level=0.05, delta=0.0,
-                                      rng=np.random.default_rng(0))
+    kept, rounds = successive_halving(
+        mech,
+        pairs,
+        keep=1,
+        samples=2_000,
+        final_samples=100_000,
+        level=0.05,
+        delta=0.0,
+        rng=np.random.default_rng(0),
+    )
     assert rounds == 3 and len(kept) == 1
     assert {float(kept[0].x), float(kept[0].y)} == {8.0, 9.0}
 
@@ -270,15 +315,15 @@ def test_discrete_score_codes_rows_the_same_way_on_both_paths():
     rng = np.random.default_rng(3)
     ox = rng.integers(-1, 2, size=(3000, 6)).astype(np.float64)
     oy = rng.integers(-1, 2, size=(2000, 6)).astype(np.float64)
-    fast = _dense_row_codes(ox, oy)                        # integer keys
-    slow = _dense_row_codes(ox * 0.3, oy * 0.3)            # not integers: projections
+    fast = _dense_row_codes(ox, oy)  # integer keys
+    slow = _dense_row_codes(ox * 0.3, oy * 0.3)  # not integers: projections
     assert fast is not None and slow is not None
     _, reference = np.unique(np.concatenate([ox, oy]), axis=0, return_inverse=True)
     reference = reference.ravel().tolist()
     for coded in (fast, slow):
         codes = np.concatenate(coded).tolist()
         # the same partition: each code matches one reference code and vice versa
-        pairs = set(zip(codes, reference))
+        pairs = set(zip(codes, reference, strict=True))
         assert len(pairs) == len(set(codes)) == len(set(reference))
     assert _dense_row_codes(rng.normal(size=(500, 3)), rng.normal(size=(500, 3))) is None
     score = discrete_score(ox, oy, final_samples=10**6, level=0.05, delta=0.0)

@@ -26,24 +26,51 @@ from spec import (
     SubstituteOne,
 )
 
-FAST = AuditConfig(samples=20_000, pilot_samples=1_000, pair_budget=12, pairs_tested=2,
-                   claim_budget=40, seed=11)
+FAST = AuditConfig(
+    samples=20_000, pilot_samples=1_000, pair_budget=12, pairs_tested=2, claim_budget=40, seed=11
+)
 N = 8
-_VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source",
-         "track", "wbr"}
+_VOID = {
+    "area",
+    "base",
+    "br",
+    "col",
+    "embed",
+    "hr",
+    "img",
+    "input",
+    "link",
+    "meta",
+    "source",
+    "track",
+    "wbr",
+}
 
 
 def _broken_sum():
     """Declares sensitivity 1 although one record in [0, 2] moves the sum by 2."""
     spec = MechanismSpec(
-        name="broken_sum", summary="a sum whose sensitivity is under-declared",
+        name="broken_sum",
+        summary="a sum whose sensitivity is under-declared",
         input_domain=DatasetDomain(record=RealInterval(lo=0.0, hi=2.0), size=N),
-        relation=SubstituteOne(), statistic="sum", sensitivity=(GlobalSensitivity(value=1.0),),
-        noise=AdditiveNoise(law=Laplace(scale=1.0)), guarantee=PureDP(epsilon=1.0),
-        references=(Reference(citation="A. Author, 'On sums', 2020", locator="Lemma 1",
-                              url="https://doi.org/10.0000/example"),))
-    return declare_mechanism(spec, sampler=lambda x, size, rng: x.sum() + rng.laplace(0, 1.0, size),
-                             statistic=lambda x: float(x.sum()))
+        relation=SubstituteOne(),
+        statistic="sum",
+        sensitivity=(GlobalSensitivity(value=1.0),),
+        noise=AdditiveNoise(law=Laplace(scale=1.0)),
+        guarantee=PureDP(epsilon=1.0),
+        references=(
+            Reference(
+                citation="A. Author, 'On sums', 2020",
+                locator="Lemma 1",
+                url="https://doi.org/10.0000/example",
+            ),
+        ),
+    )
+    return declare_mechanism(
+        spec,
+        sampler=lambda x, size, rng: x.sum() + rng.laplace(0, 1.0, size),
+        statistic=lambda x: float(x.sum()),
+    )
 
 
 @pytest.fixture(scope="module")
@@ -133,8 +160,18 @@ def test_passing_report_shows_verdict_claims_checks_and_metadata(passing):
     for check in passing.checks:
         assert html.escape(check.name) in text
         assert html.escape(check.summary) in text
-    for term in ("guarantee", "relation", "domain", "statistic", "sensitivity claims",
-                 "noise law", "numerics", "proof status", "references", "spec hash"):
+    for term in (
+        "guarantee",
+        "relation",
+        "domain",
+        "statistic",
+        "sensitivity claims",
+        "noise law",
+        "numerics",
+        "proof status",
+        "references",
+        "spec hash",
+    ):
         assert f"<dt>{term}</dt>" in text, term
     assert passing.spec.content_hash in text
     assert html.escape(passing.power.statement[1:]) in text
@@ -154,7 +191,7 @@ def test_violation_report_shows_counterexamples_and_the_bound(violation):
     assert "refuted" in text
     assert f"{violation.epsilon_lower_bound:.4g}" in text
     assert f"claimed ε = {violation.epsilon_claimed:.4g}" in text
-    section = text[text.index('id="counterexamples"'):text.index('id="evidence"')]
+    section = text[text.index('id="counterexamples"') : text.index('id="evidence"')]
     bad = [c for c in violation.violations if c.counterexample is not None]
     assert bad
     for check in bad:
@@ -185,7 +222,7 @@ def test_figures_fall_back_to_builtin_svg_without_matplotlib(violation, monkeypa
     monkeypatch.setitem(sys.modules, "matplotlib", None)  # makes `import matplotlib` fail
     text = render_html_report(violation)
     assert "Drawn without matplotlib" in text
-    figure = text[text.index('id="figures"'):text.index('id="events"')]
+    figure = text[text.index('id="figures"') : text.index('id="events"')]
     assert "<svg" in figure and "<polyline" in figure and "<circle" in figure
     parser = _parse(text)
     assert parser.errors == [] and parser.stack == []
@@ -199,14 +236,18 @@ def test_builtin_figures_are_well_formed(which, request):
     text = render_html_report(report, figures="builtin")
     parser = _parse(text)
     assert parser.errors == [] and parser.stack == []
-    assert "id=\"figure_1\"" not in text and text.count("<svg") == 2  # ε scale and figure
+    assert 'id="figure_1"' not in text and text.count("<svg") == 2  # ε scale and figure
 
 
 def test_all_text_is_escaped(passing):
     hostile = "<script>alert('x')</script> & <b>"
-    report = passing.model_copy(update={
-        "mechanism": hostile, "infinite_evidence": hostile,
-        "checks": tuple(c.model_copy(update={"summary": hostile}) for c in passing.checks)})
+    report = passing.model_copy(
+        update={
+            "mechanism": hostile,
+            "infinite_evidence": hostile,
+            "checks": tuple(c.model_copy(update={"summary": hostile}) for c in passing.checks),
+        }
+    )
     text = render_html_report(report, figures="builtin")
     assert "<script>" not in text and "<b>" not in text
     assert html.escape(hostile) in text
@@ -215,8 +256,12 @@ def test_all_text_is_escaped(passing):
 
 
 def test_an_infinite_bound_renders(violation):
-    report = violation.model_copy(update={"epsilon_lower_bound": math.inf,
-                                          "infinite_evidence": "an output only M(x) produces"})
+    report = violation.model_copy(
+        update={
+            "epsilon_lower_bound": math.inf,
+            "infinite_evidence": "an output only M(x) produces",
+        }
+    )
     text = render_html_report(report, figures="builtin")
     assert "∞" in text and "an output only M(x) produces" in text
     assert _parse(text).errors == []
@@ -250,8 +295,16 @@ def test_long_inputs_are_shown_compactly_with_the_difference_marked():
 
 @pytest.mark.parametrize("figures", ["auto", "builtin"])
 def test_a_report_without_events_profile_or_power_still_renders(passing, figures):
-    bare = passing.model_copy(update={"events": (), "worst_event": None, "privacy_profile": (),
-                                      "power": None, "worst_pair": None, "versions": {}})
+    bare = passing.model_copy(
+        update={
+            "events": (),
+            "worst_event": None,
+            "privacy_profile": (),
+            "power": None,
+            "worst_pair": None,
+            "versions": {},
+        }
+    )
     text = render_html_report(bare, figures=figures)
     parser = _parse(text)
     assert parser.errors == [] and parser.stack == []
@@ -261,7 +314,7 @@ def test_a_report_without_events_profile_or_power_still_renders(passing, figures
 
 def _section(text: str, ident: str) -> str:
     start = text.index(f'<section class="card" id="{ident}">')
-    return text[start:text.index("</section>", start)]
+    return text[start : text.index("</section>", start)]
 
 
 @pytest.mark.parametrize("figures", ["auto", "builtin"])
@@ -281,13 +334,13 @@ def test_exact_audit_has_its_own_section_stated_as_exact(figures):
     assert "exact" in plain and "no sampling and no confidence level" in plain
     assert "exact ε" in plain and "3" in plain.split("exact ε", 1)[1].split()[0]
     assert report.exact.statement in plain
-    assert "every neighbouring pair" in plain               # coverage = all_pairs
+    assert "every neighbouring pair" in plain  # coverage = all_pairs
     assert "Worst pair" in plain and 'class="pair"' in section
     # the exact δ(ε) profile: one row per point, with the claimed δ and a status
     assert section.count('<td class="num">') >= 3 * len(report.exact.profile)
     assert len(report.exact.profile) > 0
     assert 'aria-label="exact privacy profile"' in section
-    assert 'class="status violated"' in section               # δ(1) > 0 = claimed δ
+    assert 'class="status violated"' in section  # δ(1) > 0 = claimed δ
     for p in report.exact.profile:
         assert _e6(p.delta_exact) in plain
 

@@ -32,11 +32,15 @@ def _one_directional(x, y) -> bool:
     return bool((d >= 0).all() or (d <= 0).all())
 
 
-@pytest.mark.parametrize("make", [
-    lambda: ExponentialMechanism(1.0, 1.0, 3, monotone=True),
-    lambda: ReportNoisyMax(1.0, 1.0, 3, monotone=True),
-    lambda: ReportNoisyMax(1.0, 1.0, 4, noise="exponential", monotone=True),
-], ids=["exponential", "rnm_laplace", "rnm_exponential"])
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: ExponentialMechanism(1.0, 1.0, 3, monotone=True),
+        lambda: ReportNoisyMax(1.0, 1.0, 3, monotone=True),
+        lambda: ReportNoisyMax(1.0, 1.0, 4, noise="exponential", monotone=True),
+    ],
+    ids=["exponential", "rnm_laplace", "rnm_exponential"],
+)
 def test_monotone_selection_passes_under_the_monotone_relation(make):
     mechanism = make()
     assert mechanism.spec.relation.monotone
@@ -52,17 +56,20 @@ def test_monotone_selection_passes_under_the_monotone_relation(make):
 def test_a_monotone_claim_cannot_be_declared_two_sided():
     with pytest.raises(NonMonotoneRelationError):
         MechanismSpec(
-            name="em", input_domain=VectorDomain(element=RealInterval(), length=3),
+            name="em",
+            input_domain=VectorDomain(element=RealInterval(), length=3),
             relation=QueryDistance(norm="linf", radius=1.0),
             sensitivity=(GlobalSensitivity(value=1.0, norm="linf"),),
             noise=NoisyArgmax(law=Gumbel(scale=1.0), monotone=True),
-            guarantee=PureDP(epsilon=1.0))
+            guarantee=PureDP(epsilon=1.0),
+        )
 
 
 def _gumbel_argmax(scale: float):
     def sampler(scores, size, rng):
         noisy = rng.gumbel(0.0, scale, size=(size, scores.shape[0])) + scores
         return np.argmax(noisy, axis=1)
+
     return sampler
 
 
@@ -75,9 +82,12 @@ def test_half_the_noise_is_caught_under_the_monotone_relation():
         relation=QueryDistance(norm="linf", radius=1.0, monotone=True),
         statistic="the score vector of 3 candidates",
         sensitivity=(GlobalSensitivity(value=1.0, norm="linf"),),
-        noise=NoisyArgmax(law=Gumbel(scale=1.0), monotone=True), guarantee=PureDP(epsilon=1.0))
-    broken = declare_mechanism(spec, sampler=_gumbel_argmax(0.5),
-                               statistic=lambda x: np.asarray(x, dtype=np.float64))
+        noise=NoisyArgmax(law=Gumbel(scale=1.0), monotone=True),
+        guarantee=PureDP(epsilon=1.0),
+    )
+    broken = declare_mechanism(
+        spec, sampler=_gumbel_argmax(0.5), statistic=lambda x: np.asarray(x, dtype=np.float64)
+    )
     report = audit(broken, config=CI_STRENGTH, seed=28)
     assert report.violated, report.summary()
     assert report.epsilon_lower_bound > 1.0

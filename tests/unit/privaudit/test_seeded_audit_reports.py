@@ -39,8 +39,7 @@ from spec.relations import (
 )
 
 #: The configuration of scripts/audit_cost.py at a test-sized sample.
-CONFIG = AuditConfig(samples=20_000, pilot_samples=4_000, pair_budget=32, pairs_tested=2,
-                     seed=0)
+CONFIG = AuditConfig(samples=20_000, pilot_samples=4_000, pair_budget=32, pairs_tested=2, seed=0)
 
 MECHANISMS = {
     "analytic_gaussian": lambda: GaussianMechanism(1.0, 1e-5, 1.0),
@@ -87,7 +86,7 @@ class _FullLengthLossHistogram(LossHistogram):
         self.counts += other.counts
 
     def count_at_least(self, k: int) -> int:
-        return round(float(self.counts[k - self.low:].sum()))
+        return round(float(self.counts[k - self.low :].sum()))
 
     def count_below(self, k: int) -> int:
         return round(float(self.counts[: k - self.low].sum()))
@@ -109,13 +108,20 @@ def _revalidating(decide):
 
 
 def _use_reference_paths(monkeypatch: pytest.MonkeyPatch) -> None:
-    for relation in (SubstituteOne, AddRemoveOne, QueryDistance, EdgeNeighbouring,
-                     NodeNeighbouring, LocalRelation, LocalNodeRelation):
+    for relation in (
+        SubstituteOne,
+        AddRemoveOne,
+        QueryDistance,
+        EdgeNeighbouring,
+        NodeNeighbouring,
+        LocalRelation,
+        LocalNodeRelation,
+    ):
         monkeypatch.setattr(relation, "decide", _revalidating(relation.decide))
-    monkeypatch.setattr(local_search, "_PAIR_MOVES",
-                        _ChoiceDraw(local_search._PAIR_MOVE_WEIGHTS))
-    monkeypatch.setattr(local_search, "_NEIGHBOUR_MOVES",
-                        _ChoiceDraw(local_search._NEIGHBOUR_MOVE_WEIGHTS))
+    monkeypatch.setattr(local_search, "_PAIR_MOVES", _ChoiceDraw(local_search._PAIR_MOVE_WEIGHTS))
+    monkeypatch.setattr(
+        local_search, "_NEIGHBOUR_MOVES", _ChoiceDraw(local_search._NEIGHBOUR_MOVE_WEIGHTS)
+    )
     monkeypatch.setattr(ratio_search, "_MOVE_CHOICE", _ChoiceDraw(ratio_search._MOVES))
     monkeypatch.setattr(pair_module, "LossHistogram", _FullLengthLossHistogram)
     monkeypatch.setattr(pair_counts_module, "LossHistogram", _FullLengthLossHistogram)
@@ -154,10 +160,22 @@ ORIGINAL = {
     "analytic_gaussian": {
         "epsilon_lower_bound": 0.49141596769098134,
         "worst_pair": (3.625053246376621, 4.625053246376622, "random"),
-        "worst_event": ("LLR >= 0.525635 + M(y) in LLR <= -0.525635 (pooled)", 1372, 729,
-                        39888, 39888),
-        "event_counts": [(1372, 729), (702, 339), (2646, 1732), (163, 77), (11019, 8967),
-                         (5012, 3431), (6752, 4899)],
+        "worst_event": (
+            "LLR >= 0.525635 + M(y) in LLR <= -0.525635 (pooled)",
+            1372,
+            729,
+            39888,
+            39888,
+        ),
+        "event_counts": [
+            (1372, 729),
+            (702, 339),
+            (2646, 1732),
+            (163, 77),
+            (11019, 8967),
+            (5012, 3431),
+            (6752, 4899),
+        ],
         "global_sensitivity": (1.000000000000002, 77, 124, "local_search"),
         "noise_law": 1.0,
         "profile_lower_bound_sum": 0.5414267342393508,
@@ -167,8 +185,7 @@ ORIGINAL = {
         "epsilon_lower_bound": 0.9742547653879603,
         "worst_pair": (-1.1978143593806194, -2.1978143593806196, "random"),
         "worst_event": ("LLR <= -0.983398", 10195, 3654, 20061, 19994),
-        "event_counts": [(10126, 3690), (10195, 3654), (14018, 6011), (12311, 4691),
-                         (7577, 2728)],
+        "event_counts": [(10126, 3690), (10195, 3654), (14018, 6011), (12311, 4691), (7577, 2728)],
         "global_sensitivity": (1.0000000000000036, 77, 125, "local_search"),
         "noise_law": 1.0,
         "profile_lower_bound_sum": 5.3919720418542445,
@@ -178,8 +195,16 @@ ORIGINAL = {
         "epsilon_lower_bound": 0.9825131543770395,
         "worst_pair": (0, 3, "extreme"),
         "worst_event": ("output in {0}", 9470, 3413, 19849, 19829),
-        "event_counts": [(9470, 3413), (9520, 3406), (16443, 10309), (9470, 3413),
-                         (9470, 3413), (12989, 6850), (9520, 3406), (9520, 3406)],
+        "event_counts": [
+            (9470, 3413),
+            (9520, 3406),
+            (16443, 10309),
+            (9470, 3413),
+            (9470, 3413),
+            (12989, 6850),
+            (9520, 3406),
+            (9520, 3406),
+        ],
         "global_sensitivity": None,
         # randomized response is audited exactly since issue 18: the noise-law check then
         # runs on both inputs of the exact worst pair (α/2 each); the value is the last
@@ -205,8 +230,13 @@ def test_seeded_audits_give_the_numbers_of_the_code_before_the_change(name):
     pair = report.worst_pair
     assert _close(float(pair.x), x) and _close(float(pair.y), y) and pair.origin == origin
     event = report.worst_event
-    assert (event.description, event.count_x, event.count_y, event.samples_x,
-            event.samples_y) == expected["worst_event"]
+    assert (
+        event.description,
+        event.count_x,
+        event.count_y,
+        event.samples_x,
+        event.samples_y,
+    ) == expected["worst_event"]
     assert [(e.count_x, e.count_y) for e in report.events] == expected["event_counts"]
     checks = {c.name: c for c in report.checks}
     if expected["global_sensitivity"] is None:
@@ -215,12 +245,17 @@ def test_seeded_audits_give_the_numbers_of_the_code_before_the_change(name):
         largest, evaluated, evaluations, worst_origin = expected["global_sensitivity"]
         glob = checks["sensitivity.global"]
         assert _close(glob.statistic, largest)
-        assert (glob.details["search_pairs_evaluated"], glob.details["statistic_evaluations"],
-                glob.details["worst_origin"]) == (evaluated, evaluations, worst_origin)
+        assert (
+            glob.details["search_pairs_evaluated"],
+            glob.details["statistic_evaluations"],
+            glob.details["worst_origin"],
+        ) == (evaluated, evaluations, worst_origin)
     assert _close(checks["noise_law"].statistic, expected["noise_law"])
     assert len(report.privacy_profile) == 50
-    assert _close(sum(p.delta_lower_bound for p in report.privacy_profile),
-                  expected["profile_lower_bound_sum"])
+    assert _close(
+        sum(p.delta_lower_bound for p in report.privacy_profile),
+        expected["profile_lower_bound_sum"],
+    )
     # the power is now that of the most sensitive tested event of the most sensitive pair
     # (privaudit.auditing.verdicts); the old statement (the worst pair's best event) is one of the
     # candidates, so the new detectable ε is never larger

@@ -15,7 +15,7 @@ def _blas_threads() -> list[int]:
 
 
 def test_single_threaded_blas_caps_and_restores():
-    np.ones((2, 2)) @ np.ones((2, 2))                     # BLAS is loaded
+    np.ones((2, 2)) @ np.ones((2, 2))  # BLAS is loaded
     with threadpool_limits(limits=2, user_api="blas"):
         before = _blas_threads()
         with single_threaded_blas():
@@ -28,7 +28,7 @@ class _RecordingLaplace(LaplaceMechanism):
 
     seen: list[list[int]]
 
-    def sample(self, data, size, rng):  # type: ignore[override]
+    def sample(self, data, size, rng):  # type: ignore[override]  # same call, untyped test double
         self.seen.append(_blas_threads())
         return super().sample(data, size, rng)
 

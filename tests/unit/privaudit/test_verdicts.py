@@ -19,12 +19,12 @@ from mechanisms import LaplaceMechanism
 from privaudit import audit
 from privaudit.trust.certificates import Certificate
 from privaudit.interfaces.cli import EXIT_INCONCLUSIVE, main
+from privaudit.auditing.config import AuditConfig
 from privaudit.interfaces.html_report import render_html_report
 from privaudit.interfaces.pytest_plugin import AuditOutcome
 from privaudit.auditing.report import REPORT_SCHEMA_VERSION, AuditReport
-from privaudit.statistics.power import detection_probability, samples_to_detect
-from privaudit.auditing.config import AuditConfig
 from privaudit.auditing.results import PowerStatement
+from privaudit.statistics.power import detection_probability, samples_to_detect
 from privaudit.auditing.verdicts import conclusive_power, decide_verdict
 from spec.errors import CertificateError, InvalidParameterError
 
@@ -46,8 +46,9 @@ def laplace() -> AuditReport:
 
 
 # -- the power calculation inverted in n -----------------------------------------------------
-@pytest.mark.parametrize("p_y, alpha, delta", [(0.184, 0.05, 0.0), (1e-3, 1e-3, 0.0),
-                                               (0.05, 0.01, 1e-5)])
+@pytest.mark.parametrize(
+    "p_y, alpha, delta", [(0.184, 0.05, 0.0), (1e-3, 1e-3, 0.0), (0.05, 0.01, 1e-5)]
+)
 def test_samples_to_detect_is_the_first_size_that_detects(p_y, alpha, delta):
     kw = dict(alpha=alpha, delta=delta, claimed_epsilon=1.0)
     n = samples_to_detect(2.0, p_y, **kw)
@@ -75,8 +76,12 @@ def test_a_weak_audit_is_inconclusive_with_the_samples_it_needs(tiny):
     assert power.detectable_epsilon > 2.0
     needed = tiny.samples_to_conclude
     assert needed is not None and needed > 10
-    assert detection_probability(2.0, power.p_y, needed, needed, alpha=power.alpha,
-                                 delta=0.0, claimed_epsilon=1.0) >= 0.9
+    assert (
+        detection_probability(
+            2.0, power.p_y, needed, needed, alpha=power.alpha, delta=0.0, claimed_epsilon=1.0
+        )
+        >= 0.9
+    )
     assert "INCONCLUSIVE" in tiny.summary() and str(needed) in tiny.summary()
 
 
@@ -90,7 +95,7 @@ def test_detect_epsilon_is_configurable():
     mech = LaplaceMechanism(1.0, 1.0)
     strict = audit(mech, samples=20_000, pilot_samples=1_000, seed=1, detect_epsilon=1.0)
     assert strict.verdict == "inconclusive" and strict.power.target_epsilon == 1.0
-    assert strict.samples_to_conclude is None     # the claim itself is never detectable
+    assert strict.samples_to_conclude is None  # the claim itself is never detectable
     loose = audit(mech, samples=200, pilot_samples=200, seed=1, detect_epsilon=50.0)
     assert loose.power.target_epsilon == 50.0
 
@@ -116,9 +121,9 @@ def test_the_json_report_round_trips_the_verdict(tiny):
 
 def test_the_html_report_shows_inconclusive(tiny, laplace):
     page = render_html_report(tiny, figures="builtin")
-    assert 'badge inconclusive' in page and 'id="inconclusive"' in page
+    assert "badge inconclusive" in page and 'id="inconclusive"' in page
     assert str(tiny.samples_to_conclude) in page
-    assert 'badge inconclusive' not in render_html_report(laplace, figures="builtin")
+    assert "badge inconclusive" not in render_html_report(laplace, figures="builtin")
 
 
 def test_an_inconclusive_audit_is_not_certified(tiny):
@@ -140,15 +145,25 @@ def test_the_pytest_fixture_fails_and_says_how_many_samples(tiny, laplace):
 
 # -- the command line ------------------------------------------------------------------------
 def test_readme_underscaled_histogram_with_10_samples_no_longer_exits_0(capsys):
-    code = main(["audit", f"{EXAMPLE}:build_underscaled_histogram", "--samples", "10", "-q",
-                 "--json", "-"])
+    code = main(
+        ["audit", f"{EXAMPLE}:build_underscaled_histogram", "--samples", "10", "-q", "--json", "-"]
+    )
     assert code == EXIT_INCONCLUSIVE == 3
     assert json.loads(capsys.readouterr().out)["verdict"] == "inconclusive"
 
 
 def test_cli_detect_epsilon_option(capsys):
-    code = main(["audit", f"{EXAMPLE}:build_noisy_histogram", "--samples", "20000",
-                 "--detect-epsilon", "1", "-q"])
+    code = main(
+        [
+            "audit",
+            f"{EXAMPLE}:build_noisy_histogram",
+            "--samples",
+            "20000",
+            "--detect-epsilon",
+            "1",
+            "-q",
+        ]
+    )
     assert code == EXIT_INCONCLUSIVE
     with pytest.raises(SystemExit) as info:
         main(["audit", f"{EXAMPLE}:build_noisy_histogram", "--detect-epsilon", "-1"])
@@ -157,8 +172,19 @@ def test_cli_detect_epsilon_option(capsys):
 
 
 def test_audit_registry_exits_3_when_an_entry_is_inconclusive(capsys):
-    code = main(["audit", "--registry", "laplace", "randomized_response", "--samples", "10",
-                 "-q", "--json", "-"])
+    code = main(
+        [
+            "audit",
+            "--registry",
+            "laplace",
+            "randomized_response",
+            "--samples",
+            "10",
+            "-q",
+            "--json",
+            "-",
+        ]
+    )
     payload = json.loads(capsys.readouterr().out)
     assert code == 3 and payload["verdict"] == "inconclusive"
     assert {e["verdict"] for e in payload["entries"]} == {"inconclusive"}
@@ -181,14 +207,18 @@ def test_an_event_too_likely_to_show_the_target_still_gets_a_sample_plan():
     """10 outputs estimate P[M(y) ∈ S] = 0.41 for randomized response's atom (truth 0.175):
     e² · 0.41 > 1, so no n lets that event show ε = 2; the plan is for an event half as
     likely as the largest that can, and at that size the target is detected."""
-    weak = PowerStatement(detectable_epsilon=math.inf, probability=0.9, samples=10,
-                          statement="tiny", p_y=0.41, alpha=0.04)
+    weak = PowerStatement(
+        detectable_epsilon=math.inf,
+        probability=0.9,
+        samples=10,
+        statement="tiny",
+        p_y=0.41,
+        alpha=0.04,
+    )
     assert samples_to_detect(2.0, 0.41, alpha=0.04, delta=0.0, claimed_epsilon=1.0) is None
-    power = conclusive_power(weak, AuditConfig(samples=10), claimed_epsilon=1.0,
-                             claimed_delta=0.0)
+    power = conclusive_power(weak, AuditConfig(samples=10), claimed_epsilon=1.0, claimed_delta=0.0)
     assert not power.conclusive and power.target_epsilon == 2.0
     n = power.samples_to_conclude
     p = math.exp(-2.0) / 2
     assert isinstance(n, int) and n > 10
-    assert detection_probability(2.0, p, n, n, alpha=0.04, delta=0.0,
-                                 claimed_epsilon=1.0) >= 0.9
+    assert detection_probability(2.0, p, n, n, alpha=0.04, delta=0.0, claimed_epsilon=1.0) >= 0.9

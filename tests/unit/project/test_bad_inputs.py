@@ -31,13 +31,16 @@ from spec import (
 DATA = DatasetDomain(record=RealInterval(lo=0.0, hi=1.0), size=4)
 
 
-@pytest.mark.parametrize("bad, needle", [
-    (np.array([0.1, math.nan, 0.2, 0.3]), "nan"),
-    (np.array([0.1, math.inf, 0.2, 0.3]), "inf"),
-    (np.array([0.1, 0.2, 0.3]), "3"),                       # wrong n
-    (np.zeros((4, 2)), "shape"),                            # wrong shape
-    (np.array([0.1, 0.2, 0.3, 1.5]), "1.5"),                # out of range
-])
+@pytest.mark.parametrize(
+    "bad, needle",
+    [
+        (np.array([0.1, math.nan, 0.2, 0.3]), "nan"),
+        (np.array([0.1, math.inf, 0.2, 0.3]), "inf"),
+        (np.array([0.1, 0.2, 0.3]), "3"),  # wrong n
+        (np.zeros((4, 2)), "shape"),  # wrong shape
+        (np.array([0.1, 0.2, 0.3, 1.5]), "1.5"),  # out of range
+    ],
+)
 def test_dataset_domain_names_the_offending_value(bad, needle):
     with pytest.raises(InvalidInputError) as info:
         DATA.validate(bad)

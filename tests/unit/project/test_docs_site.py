@@ -23,9 +23,16 @@ import pytest
 ROOT = pathlib.Path(__file__).resolve().parents[3]
 #: A headless browser that reaches nothing: no sandbox (CI runs as root), no GPU, no QUIC,
 #: no first-run, background, component-update or sync traffic, and a fresh profile.
-CHROMIUM_FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
-                  "--no-first-run", "--disable-background-networking",
-                  "--disable-component-update", "--disable-sync")
+CHROMIUM_FLAGS = (
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+)
 #: Generous bounds for a loaded machine; a healthy build takes well under a minute.
 BUILD_TIMEOUT = 900
 BROWSER_TIMEOUT = 120
@@ -87,18 +94,39 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> pathlib.Path:
         assert (path / "index.html").is_file(), f"PRIVAUDIT_DOCS_SITE={given} holds no built site"
         return path
     try:
-        import mkdocs  # noqa: F401
-        import mkdocstrings  # noqa: F401
+        import mkdocs  # noqa: F401  # imported only to see that it is installed
+        import mkdocstrings  # noqa: F401  # imported only to see that it is installed
     except ImportError:
-        pytest.skip("mkdocs is not installed (pip install -e '.[docs]'): the docs site is "
-                    "not built or checked")
+        pytest.skip(
+            "mkdocs is not installed (pip install -e '.[docs]'): the docs site is "
+            "not built or checked"
+        )
     out = tmp_path_factory.mktemp("site")
-    env = dict(os.environ, NO_MKDOCS_2_WARNING="1",
-               PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])))
-    done = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "--quiet",
-                           "--config-file", str(ROOT / "mkdocs.yml"), "--site-dir", str(out)],
-                          cwd=ROOT, env=env, capture_output=True, text=True,
-                          timeout=BUILD_TIMEOUT, check=False)
+    env = dict(
+        os.environ,
+        NO_MKDOCS_2_WARNING="1",
+        PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])),
+    )
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "mkdocs",
+            "build",
+            "--strict",
+            "--quiet",
+            "--config-file",
+            str(ROOT / "mkdocs.yml"),
+            "--site-dir",
+            str(out),
+        ],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=BUILD_TIMEOUT,
+        check=False,
+    )
     assert done.returncode == 0, f"mkdocs build --strict failed:\n{done.stdout}\n{done.stderr}"
     return out
 
@@ -109,15 +137,26 @@ def browser() -> str:
         path = shutil.which(name)
         if path:
             return path
-    pytest.skip("no chromium browser (apt-get install chromium): the built site is not "
-                "checked in a browser")
+    pytest.skip(
+        "no chromium browser (apt-get install chromium): the built site is not checked in a browser"
+    )
 
 
 def _render(browser: str, page: pathlib.Path, profile: pathlib.Path) -> _Page:
     """The DOM of ``page`` after its scripts ran, parsed."""
-    done = subprocess.run([browser, *CHROMIUM_FLAGS, f"--user-data-dir={profile}",
-                           "--dump-dom", page.resolve().as_uri()],
-                          capture_output=True, text=True, timeout=BROWSER_TIMEOUT, check=False)
+    done = subprocess.run(
+        [
+            browser,
+            *CHROMIUM_FLAGS,
+            f"--user-data-dir={profile}",
+            "--dump-dom",
+            page.resolve().as_uri(),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=BROWSER_TIMEOUT,
+        check=False,
+    )
     assert done.returncode == 0 and done.stdout, f"chromium failed on {page}: {done.stderr[-2000:]}"
     parsed = _Page()
     parsed.feed(done.stdout)
@@ -127,12 +166,17 @@ def _render(browser: str, page: pathlib.Path, profile: pathlib.Path) -> _Page:
 def test_the_front_page_renders(site, browser, tmp_path):
     page = _render(browser, site / "index.html", tmp_path / "profile")
     assert page.title.strip() == "privaudit"
-    for target in ("getting-started/ci.html", "getting-started/researchers.html",
-                   "getting-started/analysts.html", "reference/index.html",
-                   "architecture.html"):
+    for target in (
+        "getting-started/ci.html",
+        "getting-started/researchers.html",
+        "getting-started/analysts.html",
+        "reference/index.html",
+        "architecture.html",
+    ):
         assert any(link.endswith(target) for link in page.nav_links), (target, page.nav_links)
-    assert any("privaudit audit --registry" in " ".join(code.split())
-               for code in page.code_blocks), page.code_blocks
+    assert any(
+        "privaudit audit --registry" in " ".join(code.split()) for code in page.code_blocks
+    ), page.code_blocks
 
 
 def test_an_api_page_renders_the_docstrings(site, browser, tmp_path):
@@ -148,8 +192,13 @@ def test_the_site_loads_nothing_from_the_network(site):
     """No web fonts, CDN scripts or style sheets: the site works offline."""
     for html in (site / "index.html", site / "reference" / "privaudit.html"):
         text = html.read_text(encoding="utf-8")
-        for host in ("fonts.googleapis.com", "fonts.gstatic.com", "unpkg.com", "cdn.jsdelivr",
-                     "cdnjs.cloudflare.com"):
+        for host in (
+            "fonts.googleapis.com",
+            "fonts.gstatic.com",
+            "unpkg.com",
+            "cdn.jsdelivr",
+            "cdnjs.cloudflare.com",
+        ):
             assert host not in text, f"{html.name} loads {host}"
 
 
@@ -163,7 +212,10 @@ def test_sphinx_roles_become_the_code_spans_sphinx_shows():
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    text = (":mod:`spec` models; :func:`~privaudit.audit` returns :class:`~a.b.AuditReport`, "
-            ":py:meth:`x.y`, :data:`the level <a.LEVEL>`; ``literal`` stays")
-    assert module.rewrite(text) == ("`spec` models; `audit` returns `AuditReport`, `x.y`, "
-                                    "`the level`; ``literal`` stays")
+    text = (
+        ":mod:`spec` models; :func:`~privaudit.audit` returns :class:`~a.b.AuditReport`, "
+        ":py:meth:`x.y`, :data:`the level <a.LEVEL>`; ``literal`` stays"
+    )
+    assert module.rewrite(text) == (
+        "`spec` models; `audit` returns `AuditReport`, `x.y`, `the level`; ``literal`` stays"
+    )

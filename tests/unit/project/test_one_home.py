@@ -40,16 +40,20 @@ from spec.errors import InvalidParameterError, ParameterTypeError
 
 
 # -- the claimed (ε, δ) point ------------------------------------------------------------------
-@pytest.mark.parametrize("guarantee, expected", [
-    (PureDP(epsilon=2.0), (2.0, 0.0)),
-    (ApproxDP(epsilon=1.0, delta=1e-5), (1.0, 1e-5)),
-])
+@pytest.mark.parametrize(
+    "guarantee, expected",
+    [
+        (PureDP(epsilon=2.0), (2.0, 0.0)),
+        (ApproxDP(epsilon=1.0, delta=1e-5), (1.0, 1e-5)),
+    ],
+)
 def test_claimed_point_quotes_native_parameters(guarantee, expected):
     assert claimed_point(guarantee) == expected
 
 
-@pytest.mark.parametrize("guarantee", [RenyiDP(alpha=8.0, epsilon=0.5),
-                                       ZeroConcentratedDP(rho=0.5), GaussianDP(mu=1.0)])
+@pytest.mark.parametrize(
+    "guarantee", [RenyiDP(alpha=8.0, epsilon=0.5), ZeroConcentratedDP(rho=0.5), GaussianDP(mu=1.0)]
+)
 def test_claimed_point_of_curves_is_their_epsilon_at_the_report_delta(guarantee):
     eps, delta = claimed_point(guarantee)
     assert delta == DEFAULT_REPORT_DELTA == 1e-6
@@ -72,21 +76,27 @@ def test_merged_replaces_only_the_named_fields():
     merged = config.merged({"confidence": 0.99, "seed": 7})
     assert (merged.samples, merged.confidence, merged.seed) == (5_000, 0.99, 7)
     assert merged.model_dump() == {**config.model_dump(), "confidence": 0.99, "seed": 7}
-    assert config.seed == 4                                  # frozen: the original is unchanged
+    assert config.seed == 4  # frozen: the original is unchanged
 
 
-@pytest.mark.parametrize("overrides, message", [
-    ({"bogus": 1}, "bogus"), ({"samples": -1}, "samples"), ({"confidence": 0.3}, "0.3"),
-    ({"pairs_tested": 100}, "pair_budget"),
-])
+@pytest.mark.parametrize(
+    "overrides, message",
+    [
+        ({"bogus": 1}, "bogus"),
+        ({"samples": -1}, "samples"),
+        ({"confidence": 0.3}, "0.3"),
+        ({"pairs_tested": 100}, "pair_budget"),
+    ],
+)
 def test_merged_validates_again(overrides, message):
     with pytest.raises(InvalidParameterError, match=message):
         AuditConfig().merged(overrides)
 
 
 # -- the error-level validators ----------------------------------------------------------------
-@pytest.mark.parametrize("value", [0.05, 1e-300, 0.999, np.float64(0.1), np.float32(0.5),
-                                   Fraction(1, 3)])
+@pytest.mark.parametrize(
+    "value", [0.05, 1e-300, 0.999, np.float64(0.1), np.float32(0.5), Fraction(1, 3)]
+)
 def test_check_alpha_accepts_levels_in_the_open_unit_interval(value):
     assert check_alpha(value) == float(value) and type(check_alpha(value)) is float
 
@@ -118,11 +128,11 @@ _LEVEL_USERS = {
     "epsilon_lower_bound": lambda a: epsilon_lower_bound(5, 10, 1, 10, alpha=a),
     "rate_ratio_lower_bound": lambda a: rate_ratio_lower_bound(5, 1, 10.0, 10.0, alpha=a),
     "garwood_lower": lambda a: garwood_lower(3, a),
-    "pooled_bound": lambda a: pooled_bound(3, 1, 2, 1, poisson_mean=10.0, alpha=a,
-                                                 delta=0.0),
+    "pooled_bound": lambda a: pooled_bound(3, 1, 2, 1, poisson_mean=10.0, alpha=a, delta=0.0),
     "mean_lower_bound": lambda a: mean_lower_bound(np.full(10, 0.5), alpha=a),
-    "check_noise_law": lambda a: check_noise_law(LaplaceMechanism(1.0, 1.0), 0.0, 0,
-                                                 samples=100, alpha=a),
+    "check_noise_law": lambda a: check_noise_law(
+        LaplaceMechanism(1.0, 1.0), 0.0, 0, samples=100, alpha=a
+    ),
 }
 
 

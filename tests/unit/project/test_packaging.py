@@ -46,12 +46,21 @@ def test_every_package_ships_its_py_typed_marker():
 def test_lint_and_type_tools_are_pinned_and_hooked():
     """The test extra pins ruff and mypy below their next minor release, and pre-commit
     runs the same tools."""
-    pins = {re.split(r"[<>=!\[ ]", dep, maxsplit=1)[0]: dep
-            for dep in PYPROJECT["project"]["optional-dependencies"]["test"]}
+    pins = {
+        re.split(r"[<>=!\[ ]", dep, maxsplit=1)[0]: dep
+        for dep in PYPROJECT["project"]["optional-dependencies"]["test"]
+    }
     for tool in ("ruff", "mypy"):
         assert tool in pins and "<" in pins[tool], pins.get(tool)
     hooks = (ROOT / ".pre-commit-config.yaml").read_text(encoding="utf-8")
     for entry in ("entry: ruff check", "entry: ruff format", "entry: mypy"):
         assert entry in hooks, entry
-    assert set(PYPROJECT["tool"]["ruff"]["lint"]["select"]) >= {"E", "F", "W", "B", "UP",
-                                                                 "SIM", "I"}
+    assert set(PYPROJECT["tool"]["ruff"]["lint"]["select"]) >= {
+        "E",
+        "F",
+        "W",
+        "B",
+        "UP",
+        "SIM",
+        "I",
+    }

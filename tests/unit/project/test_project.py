@@ -14,9 +14,20 @@ import spec.errors as errors_module
 from spec.errors import PrivauditError, PrivauditWarning
 
 ROOT = pathlib.Path(__file__).resolve().parents[3]
-FACADES = ["spec", "spec.domains", "spec.noise", "spec.relations", "mechanisms", "estimators",
-           "estimators.graphs", "estimators.hypothesis_tests", "estimators.models",
-           "estimators.ustatistics", "privaudit", "privaudit.auditing.distinguish"]
+FACADES = [
+    "spec",
+    "spec.domains",
+    "spec.noise",
+    "spec.relations",
+    "mechanisms",
+    "estimators",
+    "estimators.graphs",
+    "estimators.hypothesis_tests",
+    "estimators.models",
+    "estimators.ustatistics",
+    "privaudit",
+    "privaudit.auditing.distinguish",
+]
 
 
 @pytest.mark.parametrize("name", FACADES)
@@ -28,8 +39,10 @@ def test_all_is_sorted_and_exhaustive(name):
     for item in exported:
         assert hasattr(module, item), f"{name}.__all__ names missing {item!r}"
     public = {
-        k for k, v in vars(module).items()
-        if not k.startswith("_") and not isinstance(v, types.ModuleType)
+        k
+        for k, v in vars(module).items()
+        if not k.startswith("_")
+        and not isinstance(v, types.ModuleType)
         and k not in {"annotations"}
     }
     assert public <= set(exported), f"{name} exposes names not in __all__: {public - set(exported)}"
@@ -63,8 +76,11 @@ def test_dependency_direction(package):
 
 
 def test_exception_tree_is_one_hierarchy_drawn_in_the_docstring():
-    classes = [c for _, c in inspect.getmembers(errors_module, inspect.isclass)
-               if c.__module__ == errors_module.__name__]
+    classes = [
+        c
+        for _, c in inspect.getmembers(errors_module, inspect.isclass)
+        if c.__module__ == errors_module.__name__
+    ]
     assert classes
     for cls in classes:
         if issubclass(cls, Warning):
@@ -87,6 +103,8 @@ def test_importing_the_pytest_plugin_is_cheap():
     import subprocess
     import sys
 
-    code = "import sys, privaudit.interfaces.pytest_plugin; print('numpy' in sys.modules, 'scipy' in sys.modules)"
+    code = (
+        "import sys, privaudit.interfaces.pytest_plugin; print('numpy' in sys.modules, 'scipy' in sys.modules)"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.split() == ["False", "False"]

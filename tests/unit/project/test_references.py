@@ -25,17 +25,44 @@ def _repository_root() -> pathlib.Path:
 ROOT = _repository_root()
 #: Notes that are not part of the repository: any ``*_spec`` markdown file, the survey and
 #: style notes, and the sibling folder they lived in.
-FORBIDDEN = re.compile("|".join([
-    r"_spec" + r"\.md",
-    "auditing_state" + "_of_the_art",
-    "dp_libraries" + "_and_style",
-    "shared" + "/",
-]).encode())
-SKIPPED_DIRS = {".git", "builtin_certificates", "__pycache__", ".pytest_cache", ".hypothesis",
-                ".benchmarks", ".ruff_cache", ".mypy_cache", "node_modules",
-                "site"}  # the built documentation site (mkdocs build), generated from docs/
-TEXT_SUFFIXES = {".py", ".md", ".txt", ".toml", ".cfg", ".ini", ".yml", ".yaml", ".json",
-                 ".html", ".csv", ".rst", ".sh", ""}
+FORBIDDEN = re.compile(
+    "|".join(
+        [
+            r"_spec" + r"\.md",
+            "auditing_state" + "_of_the_art",
+            "dp_libraries" + "_and_style",
+            "shared" + "/",
+        ]
+    ).encode()
+)
+SKIPPED_DIRS = {
+    ".git",
+    "builtin_certificates",
+    "__pycache__",
+    ".pytest_cache",
+    ".hypothesis",
+    ".benchmarks",
+    ".ruff_cache",
+    ".mypy_cache",
+    "node_modules",
+    "site",
+}  # the built documentation site (mkdocs build), generated from docs/
+TEXT_SUFFIXES = {
+    ".py",
+    ".md",
+    ".txt",
+    ".toml",
+    ".cfg",
+    ".ini",
+    ".yml",
+    ".yaml",
+    ".json",
+    ".html",
+    ".csv",
+    ".rst",
+    ".sh",
+    "",
+}
 
 
 def _text_files() -> list[pathlib.Path]:
@@ -54,8 +81,11 @@ def test_the_scan_sees_the_repository():
     assert {"README.md", "docs/derivations.md", "privaudit/auditing/auditor.py"} <= names
 
 
-@pytest.mark.parametrize("pattern", [b"ustat_" + b"spec.md", b"../" + b"shared" + b"/specs"],
-                         ids=["spec-note", "sibling-folder"])
+@pytest.mark.parametrize(
+    "pattern",
+    [b"ustat_" + b"spec.md", b"../" + b"shared" + b"/specs"],
+    ids=["spec-note", "sibling-folder"],
+)
 def test_the_pattern_catches_the_forbidden_names(pattern):
     assert FORBIDDEN.search(b"see " + pattern + b" section 4.6")
 
@@ -65,7 +95,11 @@ def test_no_reference_leaves_the_repository():
     for path in _text_files():
         for number, line in enumerate(path.read_bytes().splitlines(), start=1):
             if FORBIDDEN.search(line):
-                offenders.append(f"{path.relative_to(ROOT).as_posix()}:{number}: "
-                                 f"{line.decode(errors='replace').strip()[:120]}")
-    assert not offenders, ("references a reader cannot follow (cite the paper or "
-                           "docs/derivations.md instead):\n" + "\n".join(offenders))
+                offenders.append(
+                    f"{path.relative_to(ROOT).as_posix()}:{number}: "
+                    f"{line.decode(errors='replace').strip()[:120]}"
+                )
+    assert not offenders, (
+        "references a reader cannot follow (cite the paper or "
+        "docs/derivations.md instead):\n" + "\n".join(offenders)
+    )

@@ -30,9 +30,12 @@ WHITE_BOX = {
 
 
 def _python_files() -> list[Path]:
-    return sorted(p for p in ROOT.rglob("*.py")
-                  if p.relative_to(ROOT).parts[0] != "spec"
-                  and not any(part.startswith(".") for part in p.relative_to(ROOT).parts))
+    return sorted(
+        p
+        for p in ROOT.rglob("*.py")
+        if p.relative_to(ROOT).parts[0] != "spec"
+        and not any(part.startswith(".") for part in p.relative_to(ROOT).parts)
+    )
 
 
 def _private(module: str) -> bool:
@@ -52,10 +55,17 @@ def _offences(rel: str, source: str) -> list[str]:
     found = []
     for node in ast.walk(ast.parse(source, filename=rel)):
         if isinstance(node, ast.Import):
-            found += [f"{rel}:{node.lineno}: import {a.name}" for a in node.names
-                      if a.name.split(".")[0] == "spec" and _private(a.name)]
-        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module \
-                and node.module.split(".")[0] == "spec":
+            found += [
+                f"{rel}:{node.lineno}: import {a.name}"
+                for a in node.names
+                if a.name.split(".")[0] == "spec" and _private(a.name)
+            ]
+        elif (
+            isinstance(node, ast.ImportFrom)
+            and node.level == 0
+            and node.module
+            and node.module.split(".")[0] == "spec"
+        ):
             if _private(node.module):
                 found.append(f"{rel}:{node.lineno}: from {node.module} import ...")
                 continue
@@ -63,30 +73,37 @@ def _offences(rel: str, source: str) -> list[str]:
                 if not a.name.startswith("_"):
                     continue
                 if _is_submodule(node.module, a.name):
-                    found.append(f"{rel}:{node.lineno}: from {node.module} import {a.name} "
-                                 "(a private module)")
+                    found.append(
+                        f"{rel}:{node.lineno}: from {node.module} import {a.name} "
+                        "(a private module)"
+                    )
                 elif not in_tests:
-                    found.append(f"{rel}:{node.lineno}: from {node.module} import {a.name} "
-                                 "(a private name)")
+                    found.append(
+                        f"{rel}:{node.lineno}: from {node.module} import {a.name} (a private name)"
+                    )
     return [] if rel in WHITE_BOX else found
 
 
 def test_no_module_outside_spec_imports_its_private_modules():
     files = _python_files()
-    assert len(files) > 100                       # the walk found the repository
-    offences = [o for path in files
-                for o in _offences(path.relative_to(ROOT).as_posix(),
-                                   path.read_text(encoding="utf-8"))]
+    assert len(files) > 100  # the walk found the repository
+    offences = [
+        o
+        for path in files
+        for o in _offences(path.relative_to(ROOT).as_posix(), path.read_text(encoding="utf-8"))
+    ]
     assert not offences, "import from spec's public surface instead:\n" + "\n".join(offences)
 
 
 def test_the_walk_catches_every_form():
-    source = ("from spec._types import check_epsilon\n"
-              "import spec.domains._base\n"
-              "from spec.noise import _cks\n"
-              "from spec.mechanism_spec import _Delivered\n"
-              "from spec import check_epsilon, SpecModel\n"
-              "from spec.noise.discrete import DiscreteLaplace\n")
+    source = (
+        "from spec._types import check_epsilon\n"
+        "import spec.domains._base\n"
+        "from spec.noise import _cks\n"
+        "from spec.mechanism_spec import _Delivered\n"
+        "from spec import check_epsilon, SpecModel\n"
+        "from spec.noise.discrete import DiscreteLaplace\n"
+    )
     found = _offences("scripts/probe.py", source)
     assert [line.split(": ", 1)[1] for line in found] == [
         "from spec._types import ...",
@@ -103,9 +120,25 @@ def test_the_walk_catches_every_form():
 
 
 def test_the_public_helpers_are_exported_from_spec():
-    for name in ("SpecModel", "HASH_SCHEMA", "RandomLike", "as_generator", "WeightedChoice",
-                 "Epsilon", "Delta", "ExtendedEpsilon", "PositiveInt", "NonNegativeInt",
-                 "PositiveFloat", "Probability", "check_alpha", "check_confidence",
-                 "check_delta", "check_epsilon", "check_positive", "check_probability",
-                 "check_sample_size"):
+    for name in (
+        "SpecModel",
+        "HASH_SCHEMA",
+        "RandomLike",
+        "as_generator",
+        "WeightedChoice",
+        "Epsilon",
+        "Delta",
+        "ExtendedEpsilon",
+        "PositiveInt",
+        "NonNegativeInt",
+        "PositiveFloat",
+        "Probability",
+        "check_alpha",
+        "check_confidence",
+        "check_delta",
+        "check_epsilon",
+        "check_positive",
+        "check_probability",
+        "check_sample_size",
+    ):
         assert name in spec.__all__ and getattr(spec, name) is not None, name

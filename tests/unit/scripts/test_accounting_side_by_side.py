@@ -38,15 +38,18 @@ def test_privaudit_agrees_with_dp_accounting_under_both_relations(numbers):
         ours = _get(numbers, "privaudit_subsampled", relation=relation)
         theirs = _get(numbers, "dp_accounting_subsampled", relation=relation)
         assert theirs <= ours <= theirs * (1 + 1e-4)
-    assert (_get(numbers, "privaudit_subsampled", relation="substitute_one")
-            > _get(numbers, "privaudit_subsampled", relation="add_remove_one"))
+    assert _get(numbers, "privaudit_subsampled", relation="substitute_one") > _get(
+        numbers, "privaudit_subsampled", relation="add_remove_one"
+    )
 
 
 def test_privaudit_agrees_with_dp_accounting_and_opendp(numbers):
     assert _get(numbers, "privaudit_gaussians", accountant="pld") == pytest.approx(
-        _get(numbers, "dp_accounting_gaussians"), rel=1e-4)
+        _get(numbers, "dp_accounting_gaussians"), rel=1e-4
+    )
     assert _get(numbers, "privaudit_gaussians", accountant="zcdp") == pytest.approx(
-        _get(numbers, "opendp_gaussians"), rel=1e-6)
+        _get(numbers, "opendp_gaussians"), rel=1e-6
+    )
     assert _get(numbers, "privaudit_laplaces") == pytest.approx(0.6, abs=1e-4)
     assert _get(numbers, "opendp_laplaces") == pytest.approx(0.6, rel=1e-9)
 
@@ -57,6 +60,7 @@ def test_the_page_shows_the_code_that_runs():
     shown = text[start:end]
     import inspect
     import textwrap
+
     for _, rows in examples.EXAMPLES:
         for _, _, fn, _ in rows:
             assert textwrap.dedent(inspect.getsource(fn)).rstrip() in shown, fn.__name__

@@ -30,14 +30,18 @@ from estimators.ustatistics import (
 )
 from spec.errors import InvalidInputError, InvalidParameterError
 
-TINY = dataclasses.replace(study.QUICK, sizes=(24, 48), epsilons=(1.0, 2.0),
-                           repetitions={24: 3, 48: 3}, bootstrap=20)
+TINY = dataclasses.replace(
+    study.QUICK, sizes=(24, 48), epsilons=(1.0, 2.0), repetitions={24: 3, 48: 3}, bootstrap=20
+)
 
 
 # ------------------------------------------------------------------ slope fitting
 @settings(max_examples=60, deadline=None, derandomize=True)
-@given(slope=st.floats(-3.0, 3.0), log_c=st.floats(-5.0, 5.0),
-       xs=st.lists(st.floats(1.0, 1e6), min_size=2, max_size=8, unique=True))
+@given(
+    slope=st.floats(-3.0, 3.0),
+    log_c=st.floats(-5.0, 5.0),
+    xs=st.lists(st.floats(1.0, 1e6), min_size=2, max_size=8, unique=True),
+)
 def test_slope_fit_recovers_an_exact_power_law(slope, log_c, xs):
     x = np.asarray(xs)
     if np.ptp(np.log(x)) < 1e-3:  # (nearly) one point: no slope to recover
@@ -68,9 +72,17 @@ def test_bootstrap_interval_is_ordered_and_reproducible():
     assert a.ci_low <= a.ci_high
 
 
-@pytest.mark.parametrize("x, y", [([1.0], [1.0]), ([1.0, 1.0], [1.0, 2.0]),
-                                  ([1.0, 2.0], [0.0, 1.0]), ([-1.0, 2.0], [1.0, 1.0]),
-                                  ([1.0, 2.0], [np.nan, 1.0]), ([1.0, 2.0, 3.0], [1.0, 2.0])])
+@pytest.mark.parametrize(
+    "x, y",
+    [
+        ([1.0], [1.0]),
+        ([1.0, 1.0], [1.0, 2.0]),
+        ([1.0, 2.0], [0.0, 1.0]),
+        ([-1.0, 2.0], [1.0, 1.0]),
+        ([1.0, 2.0], [np.nan, 1.0]),
+        ([1.0, 2.0, 3.0], [1.0, 2.0]),
+    ],
+)
 def test_slope_fit_refuses_bad_input(x, y):
     with pytest.raises(InvalidInputError):
         tools.fit_loglog_slope(x, y)
@@ -84,8 +96,9 @@ def test_error_summaries_refuse_bad_errors():
     with pytest.raises(InvalidInputError, match="non-finite"):
         tools.summarise_errors([1.0, np.inf])
     with pytest.raises(InvalidParameterError, match="n_boot"):
-        tools.bootstrap_loglog_slope([1, 2], [np.ones(2), np.ones(2)], n_boot=0,
-                                     rng=np.random.default_rng(0))
+        tools.bootstrap_loglog_slope(
+            [1, 2], [np.ones(2), np.ones(2)], n_boot=0, rng=np.random.default_rng(0)
+        )
     summary = tools.summarise_errors([1.0, 3.0])
     assert (summary.mean, summary.repetitions) == (2.0, 2)
     assert summary.standard_error == pytest.approx(math.sqrt(2.0) / math.sqrt(2.0))
@@ -114,10 +127,12 @@ def test_clipped_normal_moments_match_quadrature():
     r = 3.0
     second, fourth = clipped_normal_moments(r)
     tail = 2 * norm.sf(r)
-    assert second == pytest.approx(integrate.quad(lambda x: x**2 * norm.pdf(x), -r, r)[0]
-                                   + r**2 * tail, rel=1e-10)
-    assert fourth == pytest.approx(integrate.quad(lambda x: x**4 * norm.pdf(x), -r, r)[0]
-                                   + r**4 * tail, rel=1e-10)
+    assert second == pytest.approx(
+        integrate.quad(lambda x: x**2 * norm.pdf(x), -r, r)[0] + r**2 * tail, rel=1e-10
+    )
+    assert fourth == pytest.approx(
+        integrate.quad(lambda x: x**4 * norm.pdf(x), -r, r)[0] + r**4 * tail, rel=1e-10
+    )
 
 
 @pytest.mark.parametrize("name", sorted(SCENARIOS))
@@ -138,11 +153,19 @@ def test_all_tuples_release_is_the_library_release(name, epsilon):
     kernel = scenario.kernel_for(n)
     data = scenario.sample(n, np.random.default_rng(11))
     values = study.sorted_pair_values(data, kernel)
-    ours = study.all_tuples_release(values, study.all_tuples_schedule(scenario, n, epsilon),
-                                    np.random.default_rng(4))
-    library = private_coinpress_mean(data, kernel, epsilon, radius=scenario.mean_bound(n),
-                                     tau=scenario.subgaussian_proxy(n), family="all",
-                                     rng=np.random.default_rng(4), warn=False)
+    ours = study.all_tuples_release(
+        values, study.all_tuples_schedule(scenario, n, epsilon), np.random.default_rng(4)
+    )
+    library = private_coinpress_mean(
+        data,
+        kernel,
+        epsilon,
+        radius=scenario.mean_bound(n),
+        tau=scenario.subgaussian_proxy(n),
+        family="all",
+        rng=np.random.default_rng(4),
+        warn=False,
+    )
     assert ours == library.estimate
 
 
@@ -157,8 +180,13 @@ def quick_run(tmp_path_factory):
 def test_quick_run_fills_every_cell_with_finite_nonnegative_errors(quick_run):
     result, _ = quick_run
     config = result.config
-    expected = {(s, m, n, float(e)) for s in config.scenarios for m in config.methods
-                for n in config.sizes for e in config.epsilons}
+    expected = {
+        (s, m, n, float(e))
+        for s in config.scenarios
+        for m in config.methods
+        for n in config.sizes
+        for e in config.epsilons
+    }
     assert set(result.private) == expected == set(result.total) == set(result.noise_std)
     assert len(config.methods) == 5 and len(config.scenarios) == 4
     for key, errors in result.private.items():
@@ -193,7 +221,9 @@ def test_algorithm_1_noise_is_its_public_formula(quick_run):
         if not method.startswith("alg1") and method != "all_tuples":
             continue
         if np.all(result.level[(name, method, n, eps)] == 1):
-            expected = study.expected_private_error(SCENARIOS[name], method, n, eps) * math.sqrt(2.0)
+            expected = study.expected_private_error(SCENARIOS[name], method, n, eps) * math.sqrt(
+                2.0
+            )
             assert std == pytest.approx(np.full(std.shape, expected), rel=1e-12)
 
 
@@ -204,14 +234,18 @@ def test_runs_are_reproducible_from_the_seed():
         assert np.array_equal(first.private[key], second.private[key])
         assert np.array_equal(first.total[key], second.total[key])
     other = study.run_study(dataclasses.replace(TINY, seed=TINY.seed + 1))
-    assert any(not np.array_equal(first.total[k], other.total[k]) for k in first.total
-               if k[1] != "u_n")
+    assert any(
+        not np.array_equal(first.total[k], other.total[k]) for k in first.total if k[1] != "u_n"
+    )
 
 
 def test_a_cell_does_not_depend_on_which_other_cells_ran():
     full = study.run_study(TINY)
-    part = study.run_study(dataclasses.replace(TINY, scenarios=("collision",),
-                                               methods=("alg1_paper",), epsilons=(2.0,)))
+    part = study.run_study(
+        dataclasses.replace(
+            TINY, scenarios=("collision",), methods=("alg1_paper",), epsilons=(2.0,)
+        )
+    )
     for key in part.private:
         assert np.array_equal(part.private[key], full.private[key])
 

@@ -28,10 +28,10 @@ def test_model_reproduces_numpy_laplace_exactly(scale, centre):
 
 
 def test_attack_finds_outputs_impossible_under_the_neighbour():
-    out = np.random.default_rng(8).laplace(0.0, 1.0, 2000)          # M(0), b = 1 (ε = 1)
-    possible, verified = laplace_image_contains(out, 1.0, 1.0)      # under M(1)?
-    assert 0.5 < 1.0 - possible.mean() < 0.95                       # ~ 80 % are witnesses
-    assert verified.sum() == 200                                    # re-checked with math.log
+    out = np.random.default_rng(8).laplace(0.0, 1.0, 2000)  # M(0), b = 1 (ε = 1)
+    possible, verified = laplace_image_contains(out, 1.0, 1.0)  # under M(1)?
+    assert 0.5 < 1.0 - possible.mean() < 0.95  # ~ 80 % are witnesses
+    assert verified.sum() == 200  # re-checked with math.log
 
 
 def _pairs(mech, *xy):
@@ -50,9 +50,11 @@ def test_idealized_laplace_leaks_reported_and_violated_when_strict():
     assert laplace_image_contains([witness], strict.counterexample.x, 1.0)[0][0]
 
 
-@pytest.mark.parametrize("mech", [FloatSafeLaplaceMechanism(1.0, 1.0),
-                                  FloatSafeGaussianMechanism(0.5, 1e-6, 2.0)],
-                         ids=["laplace", "gaussian"])
+@pytest.mark.parametrize(
+    "mech",
+    [FloatSafeLaplaceMechanism(1.0, 1.0), FloatSafeGaussianMechanism(0.5, 1e-6, 2.0)],
+    ids=["laplace", "gaussian"],
+)
 def test_float_safe_mechanisms_pass_even_when_strict(mech):
     pairs = _pairs(mech, (0.0, 1.0), (0.1234, -0.8766))
     out = check_float_image(mech, pairs, 1, strict=True)
@@ -63,8 +65,10 @@ def test_a_sampler_the_model_does_not_describe_is_skipped_not_blamed():
     mech0 = LaplaceMechanism(1.0, 1.0)
     # same law, other float sampler: b·S·E with E exponential (not Generator.laplace)
     other = declare_mechanism(
-        mech0.spec, statistic=lambda x: x,
-        sampler=lambda x, size, rng: x + rng.exponential(1.0, size) * rng.choice([-1.0, 1.0], size))
+        mech0.spec,
+        statistic=lambda x: x,
+        sampler=lambda x, size, rng: x + rng.exponential(1.0, size) * rng.choice([-1.0, 1.0], size),
+    )
     out = check_float_image(other, _pairs(other, (0.0, 1.0)), 2, strict=True)
     assert out.status == "skipped" and "model" in out.summary
 

@@ -44,11 +44,13 @@ def _status(outcomes):
 def test_correct_mechanisms_pass_every_check():
     honest = soft_threshold_mechanism(N, 0.9, 1e-3, 0, 1)
     assert local_node_checks_apply(honest)
-    assert set(_status(check_local_node(honest, [], np.random.default_rng(0))).values()) \
-        == {"passed"}
-    rr = _status(check_local_node(rr_edge_count_mechanism(N, 1.0, 1e-3), [],
-                                  np.random.default_rng(0)))
-    assert rr.pop("lndp.joint_accounting") == "skipped"      # exact.privacy covers it
+    assert set(_status(check_local_node(honest, [], np.random.default_rng(0))).values()) == {
+        "passed"
+    }
+    rr = _status(
+        check_local_node(rr_edge_count_mechanism(N, 1.0, 1e-3), [], np.random.default_rng(0))
+    )
+    assert rr.pop("lndp.joint_accounting") == "skipped"  # exact.privacy covers it
     assert set(rr.values()) == {"passed"}
 
 
@@ -62,27 +64,35 @@ def test_locality_catches_a_randomizer_reading_other_lists():
     outcome = check_locality(global_threshold_soft_threshold(N))
     assert outcome.status == "violated" and outcome.statistic == pytest.approx(1.0)
     node = outcome.counterexample.values["node"]
-    x, y = (nx.Graph([tuple(e) for e in g["graph"]["edges"]]) for g in
-            (outcome.counterexample.x, outcome.counterexample.y))
-    assert set(x[node]) == set(y[node])                       # the node's own view is equal
+    x, y = (
+        nx.Graph([tuple(e) for e in g["graph"]["edges"]])
+        for g in (outcome.counterexample.x, outcome.counterexample.y)
+    )
+    assert set(x[node]) == set(y[node])  # the node's own view is equal
 
 
 def test_joint_accounting_catches_ignored_neighbour_copies():
     outcome = check_joint_accounting(neighbours_copies_ignored(N))
     assert outcome.status == "violated"
-    assert outcome.statistic > 10 * 1e-3                      # exact δ(0.9) = 0.0429
+    assert outcome.statistic > 10 * 1e-3  # exact δ(0.9) = 0.0429
 
 
 def test_global_certificate_catches_far_too_little_noise():
     """A claimed Δ₂ = 1 for messages 10·f(d_i): on a perfect matching (D = 1) all 8 messages
     move by 10, so the joint TV ≈ 1 exceeds Lemma 5.4's 0.45 for every (0.9, 10⁻³) claim."""
     loud = GaussianMechanism(
-        0.9, 1e-3, 1.0, calibration="classical",
+        0.9,
+        1e-3,
+        1.0,
+        calibration="classical",
         statistic=lambda g: 10.0 * soft_threshold(node_degrees(g), 0, 1),
-        input_domain=GraphDomain(n_nodes=N), relation=LocalNodeRelation(),
-        output_dimension=N, name="broken.loud")
+        input_domain=GraphDomain(n_nodes=N),
+        relation=LocalNodeRelation(),
+        output_dimension=N,
+        name="broken.loud",
+    )
     outcome = check_global_certificate(loud, np.random.default_rng(1))
-    assert outcome.status == "violated" and outcome.statistic > 0.7      # Hoeffding lower bound
+    assert outcome.status == "violated" and outcome.statistic > 0.7  # Hoeffding lower bound
     assert outcome.details["degrees"][0]["mean_tv"] > 0.99
     assert outcome.error_rate == CERTIFICATE_ERROR
 
@@ -95,8 +105,9 @@ def test_global_certificate_values_for_the_honest_soft_threshold():
     assert rows[1]["bound"] == pytest.approx(regular_graph_tv_bound(N, 1, 0.9, 1e-3))
     # D = 1: every node has degree 1 and sends f(1) = 1: shift √8, TV = 2Φ(√8/(2σ)) − 1
     sigma = honest.noise_law.sigma
-    assert rows[1]["mean_tv"] == pytest.approx(math.erf(math.sqrt(8) / (2 * sigma * math.sqrt(2))),
-                                               rel=1e-9)
+    assert rows[1]["mean_tv"] == pytest.approx(
+        math.erf(math.sqrt(8) / (2 * sigma * math.sqrt(2))), rel=1e-9
+    )
 
 
 # -- the relation's generators ------------------------------------------------------------
@@ -114,8 +125,7 @@ def test_same_view_graphs_keep_the_node_list_only():
 def test_group_pairs_are_at_node_distance_k(k):
     rel, dom = LocalNodeRelation(), GraphDomain(n_nodes=N)
     pairs = rel.group_pairs(dom, k)
-    assert {o for _, _, o in pairs} == {"empty_vs_starpartite", "empty_vs_clique",
-                                        "clique_growth"}
+    assert {o for _, _, o in pairs} == {"empty_vs_starpartite", "empty_vs_clique", "clique_growth"}
     assert all(rel.decide(x, y, dom).distance == k for x, y, _ in pairs)
     with pytest.raises(InvalidParameterError, match="k must be"):
         rel.group_pairs(dom, N)
@@ -125,7 +135,8 @@ def test_regular_graphs_are_regular_and_seeded():
     rel, dom = LocalNodeRelation(), GraphDomain(n_nodes=N)
     first = rel.regular_graphs(dom, 3, 4, 7)
     assert all(set(dict(g.degree()).values()) == {3} for g in first)
-    assert [sorted(g.edges()) for g in first] == \
-        [sorted(g.edges()) for g in rel.regular_graphs(dom, 3, 4, 7)]
+    assert [sorted(g.edges()) for g in first] == [
+        sorted(g.edges()) for g in rel.regular_graphs(dom, 3, 4, 7)
+    ]
     with pytest.raises(InvalidParameterError, match="degree"):
         rel.regular_graphs(GraphDomain(n_nodes=7), 3, 1, 0)

@@ -32,8 +32,8 @@ def test_grid_probabilities_are_the_exact_laplace_windows_plus_slack():
     assert np.allclose(k, np.round(k)) and np.allclose(np.diff(k), 1.0)
     # the grid starts at the first radius s·2^-k with at most 10^4 expected outputs
     assert 2_000_000 * grid.null[0] <= LARGEST_EXPECTED < 2_000_000 * 2 * grid.null[0]
-    exact = -np.expm1(-grid.radii / 0.01)          # P[|Laplace(b)| <= r] = 1 - e^{-r/b}
-    assert np.all(grid.null >= exact)               # never understated
+    exact = -np.expm1(-grid.radii / 0.01)  # P[|Laplace(b)| <= r] = 1 - e^{-r/b}
+    assert np.all(grid.null >= exact)  # never understated
     assert np.allclose(grid.null, exact, rtol=1e-6, atol=2 * CDF_SLACK)
     # and stops at the first window where the law expects fewer than one output
     assert 2_000_000 * grid.null[-1] < SMALLEST_EXPECTED <= 2_000_000 * grid.null[-2]
@@ -61,8 +61,7 @@ def test_the_corner_spike_is_flagged_and_the_honest_law_passes():
 
 
 def test_atoms_and_gaussian_laws():
-    atom = check_spike(RareRawMean(delta=3e-5, p=3e-4), (X, Y), 1, samples=100_000,
-                       alpha=0.0025)
+    atom = check_spike(RareRawMean(delta=3e-5, p=3e-4), (X, Y), 1, samples=100_000, alpha=0.0025)
     assert atom.violated
     gauss = GaussianMechanism(epsilon=1.0, delta=1e-5, sensitivity=1.0)
     outcome = check_spike(gauss, (0.0, 1.0), 2, samples=50_000, alpha=0.0025)
@@ -114,8 +113,14 @@ def test_leaks_within_the_allowance_pass_and_larger_ones_do_not():
     assert strict.violated
     allowed = check_spike(small, (X, Y), 4, samples=1_000_000, alpha=0.0025, allowance=1e-5)
     assert allowed.status == "passed" and allowed.details["allowance"] == 1e-5
-    big = check_spike(RareRawMean(delta=3e-6, p=3e-5, spike=1e-7), (X, Y), 4,
-                      samples=1_000_000, alpha=0.0025, allowance=3e-6)
+    big = check_spike(
+        RareRawMean(delta=3e-6, p=3e-5, spike=1e-7),
+        (X, Y),
+        4,
+        samples=1_000_000,
+        alpha=0.0025,
+        allowance=3e-6,
+    )
     assert big.violated and "plus delta" in big.summary
     with pytest.raises(InvalidParameterError, match="allowance"):
         check_spike(small, (X, Y), 0, samples=10, allowance=-0.1)

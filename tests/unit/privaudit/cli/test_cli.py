@@ -12,8 +12,9 @@ from privaudit import registry
 
 
 def run(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "privaudit", *args], capture_output=True,
-                          text=True, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "privaudit", *args], capture_output=True, text=True, timeout=120
+    )
 
 
 def test_version():
@@ -50,8 +51,10 @@ def test_demo_releases_a_certified_registry_entry_and_prints_its_spec():
         assert "privaudit certify --registry bounded_mean" in out.stderr
 
 
-@pytest.mark.parametrize("args", [("demo", "--seed", "-1"), ("demo", "no.such.entry"),
-                                  ("demo", "--bogus"), ("frobnicate",)])
+@pytest.mark.parametrize(
+    "args",
+    [("demo", "--seed", "-1"), ("demo", "no.such.entry"), ("demo", "--bogus"), ("frobnicate",)],
+)
 def test_usage_errors_are_one_line_exit_2_no_traceback(args):
     out = run(*args)
     assert out.returncode == 2

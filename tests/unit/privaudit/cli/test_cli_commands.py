@@ -82,7 +82,7 @@ def raises():
 not_a_mechanism = 42
 '''
 
-PLUGIN_ENTRIES = '''
+PLUGIN_ENTRIES = """
 import os
 
 from privaudit import AuditConfig
@@ -107,9 +107,9 @@ def register_all(registry):
                       audit_config=SMALL, certificate_config=CERT)
     registry.register("acme_missing", acme_good.make, description="never certified",
                       audit_config=SMALL, certificate_config=CERT)
-'''
+"""
 
-PLUGIN_MECH = '''
+PLUGIN_MECH = """
 from mechanisms import declare_mechanism
 from spec import (AdditiveNoise, DatasetDomain, GlobalSensitivity, Laplace, MechanismSpec,
                   PureDP, RealInterval, SubstituteOne)
@@ -129,10 +129,19 @@ def make(version="1"):
         sensitivity=(GlobalSensitivity(value=1 / N),),
         noise=AdditiveNoise(law=Laplace(scale=1 / N)), guarantee=PureDP(epsilon=1.0))
     return declare_mechanism(spec, sampler=sampler, statistic=lambda x: x.mean())
-'''
+"""
 
-REQUIRED_KEYS = {"verdict", "epsilon_lower_bound", "epsilon_claimed", "delta_claimed",
-                 "confidence", "samples", "seed", "spec_hash", "checks"}
+REQUIRED_KEYS = {
+    "verdict",
+    "epsilon_lower_bound",
+    "epsilon_claimed",
+    "delta_claimed",
+    "confidence",
+    "samples",
+    "seed",
+    "spec_hash",
+    "checks",
+}
 
 Run = subprocess.CompletedProcess
 
@@ -144,16 +153,26 @@ class CLI:
         self.workdir = workdir
         self.site = workdir / "site"
         self.certs = workdir / "certs"
-        self.env = {**os.environ, "PRIVAUDIT_CERTIFICATE_DIR": str(self.certs),
-                    "PYTHONPATH": os.pathsep.join([str(self.site), str(ROOT)])}
+        self.env = {
+            **os.environ,
+            "PRIVAUDIT_CERTIFICATE_DIR": str(self.certs),
+            "PYTHONPATH": os.pathsep.join([str(self.site), str(ROOT)]),
+        }
         self.env.pop("PRIVAUDIT_DEBUG", None)
 
     def __call__(self, *args: str, **env: str) -> Run:
         return self.python("-m", "privaudit", *args, **env)
 
     def python(self, *args: str, **env: str) -> Run:
-        return subprocess.run([sys.executable, *args], capture_output=True, text=True,
-                              check=False, timeout=300, cwd=self.workdir, env={**self.env, **env})
+        return subprocess.run(
+            [sys.executable, *args],
+            capture_output=True,
+            text=True,
+            check=False,
+            timeout=300,
+            cwd=self.workdir,
+            env={**self.env, **env},
+        )
 
     def edit(self, path: Path, old: str, new: str) -> None:
         """Replace text in a source file atomically (other runs may be importing it)."""
@@ -166,29 +185,38 @@ class CLI:
 
 def _plugin_chain(cli: CLI) -> dict[str, Run]:
     """certify plugin entries -> edit one -> list (three ways) -> edit again -> audit."""
-    out = {"certify_registry": cli("certify", "--registry", "acme_good", "acme_edit",
-                                   "acme_versioned")}
+    out = {
+        "certify_registry": cli("certify", "--registry", "acme_good", "acme_edit", "acme_versioned")
+    }
     with ThreadPoolExecutor(max_workers=3) as pool:
-        jobs = {"audit_registry_current": pool.submit(
-                    cli, "audit", "--registry", "acme_good", "acme_edit", "--quiet"),
-                "audit_registry_missing": pool.submit(
-                    cli, "audit", "--registry", "acme_good", "acme_missing", "--json", "-",
-                    "--quiet"),
-                "verify_registry_current": pool.submit(cli, "verify", "--registry",
-                                                       "acme_good", "acme_edit")}
+        jobs = {
+            "audit_registry_current": pool.submit(
+                cli, "audit", "--registry", "acme_good", "acme_edit", "--quiet"
+            ),
+            "audit_registry_missing": pool.submit(
+                cli, "audit", "--registry", "acme_good", "acme_missing", "--json", "-", "--quiet"
+            ),
+            "verify_registry_current": pool.submit(
+                cli, "verify", "--registry", "acme_good", "acme_edit"
+            ),
+        }
         out.update({name: job.result() for name, job in jobs.items()})
     cli.edit(cli.site / "acme_edit.py", "1.0 / N, size", "0.5 / N, size")
     with ThreadPoolExecutor(max_workers=4) as pool:
-        jobs = {"list": pool.submit(cli, "list"),
-                "list_json": pool.submit(cli, "list", "--json"),
-                "list_new_version": pool.submit(cli, "list", "--json", ACME_VERSION="2"),
-                "list_check": pool.submit(cli, "list", "--check"),
-                "verify_registry_stale": pool.submit(cli, "verify", "--registry", "acme_good",
-                                                     "acme_edit", "acme_missing")}
+        jobs = {
+            "list": pool.submit(cli, "list"),
+            "list_json": pool.submit(cli, "list", "--json"),
+            "list_new_version": pool.submit(cli, "list", "--json", ACME_VERSION="2"),
+            "list_check": pool.submit(cli, "list", "--check"),
+            "verify_registry_stale": pool.submit(
+                cli, "verify", "--registry", "acme_good", "acme_edit", "acme_missing"
+            ),
+        }
         out.update({name: job.result() for name, job in jobs.items()})
     cli.edit(cli.site / "acme_edit.py", "0.5 / N, size", "0.2 / N, size")
-    out["audit_registry_violation"] = cli("audit", "--registry", "acme_edit", "acme_good",
-                                          "--json", "-", "--quiet")
+    out["audit_registry_violation"] = cli(
+        "audit", "--registry", "acme_edit", "acme_good", "--json", "-", "--quiet"
+    )
     return out
 
 
@@ -196,11 +224,14 @@ def _certify_chain(cli: CLI) -> dict[str, Run]:
     """certify a target to a file, then show it three ways."""
     out = {"certify": cli("certify", "targets.py:good", *CERT_SMALL, "-o", "certs_out/good.json")}
     with ThreadPoolExecutor(max_workers=3) as pool:
-        jobs = {"verify_file": pool.submit(cli, "verify", "certs_out/good.json"),
-                "show": pool.submit(cli, "show", "certs_out/good.json"),
-                "show_json": pool.submit(cli, "show", "certs_out/good.json", "--json"),
-                "show_other_code": pool.submit(cli, "show", "certs_out/good.json", "--target",
-                                               "targets.py:half_noise")}
+        jobs = {
+            "verify_file": pool.submit(cli, "verify", "certs_out/good.json"),
+            "show": pool.submit(cli, "show", "certs_out/good.json"),
+            "show_json": pool.submit(cli, "show", "certs_out/good.json", "--json"),
+            "show_other_code": pool.submit(
+                cli, "show", "certs_out/good.json", "--target", "targets.py:half_noise"
+            ),
+        }
         out.update({name: job.result() for name, job in jobs.items()})
     return out
 
@@ -208,18 +239,42 @@ def _certify_chain(cli: CLI) -> dict[str, Run]:
 #: Independent invocations, run concurrently by the ``runs`` fixture.
 COMMANDS: dict[str, tuple[str, ...]] = {
     # audit TARGET
-    "audit_good": ("audit", "targets.py:good", *SMALL, "--seed", "4", "--json",
-                   "out/report.json", "--plot", "out/tradeoff.png", "--html", "out/report.html"),
+    "audit_good": (
+        "audit",
+        "targets.py:good",
+        *SMALL,
+        "--seed",
+        "4",
+        "--json",
+        "out/report.json",
+        "--plot",
+        "out/tradeoff.png",
+        "--html",
+        "out/report.html",
+    ),
     "audit_half_noise": ("audit", "targets.py:half_noise", *SMALL, "--json", "-", "--quiet"),
     "audit_under_declared": ("audit", "targets.py:under_declared", *SMALL, "--json", "-"),
-    "audit_module_object": ("audit", "targets:mechanism", *SMALL, "--confidence", "0.99",
-                            "--quiet"),
+    "audit_module_object": (
+        "audit",
+        "targets:mechanism",
+        *SMALL,
+        "--confidence",
+        "0.99",
+        "--quiet",
+    ),
     "audit_missing_file": ("audit", "missing.py:good", *SMALL),
     "audit_bad_spec": ("audit", "targets.py:bad_spec", *SMALL),
     "audit_bad_samples": ("audit", "targets.py:good", "--samples", "0"),
     # audit --registry
-    "audit_registry": ("audit", "--registry", "laplace", "randomized_response", *SMALL,
-                       "--json", "registry.json"),
+    "audit_registry": (
+        "audit",
+        "--registry",
+        "laplace",
+        "randomized_response",
+        *SMALL,
+        "--json",
+        "registry.json",
+    ),
     # certify, show
     "certify_violation": ("certify", "targets.py:half_noise", *CERT_SMALL, "-o", "refused.json"),
     "certify_bad_spec": ("certify", "targets.py:bad_spec", *SMALL),
@@ -242,10 +297,12 @@ def cli(tmp_path_factory) -> CLI:
     (site / "acme_edit.py").write_text(PLUGIN_MECH.replace("{name}", "acme_edit"), encoding="utf-8")
     dist = site / "acme_plugin-0.1.dist-info"
     dist.mkdir()
-    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: acme-plugin\nVersion: 0.1\n",
-                                   encoding="utf-8")
+    (dist / "METADATA").write_text(
+        "Metadata-Version: 2.1\nName: acme-plugin\nVersion: 0.1\n", encoding="utf-8"
+    )
     (dist / "entry_points.txt").write_text(
-        "[privaudit.mechanisms]\nacme = acme_entries:register_all\n", encoding="utf-8")
+        "[privaudit.mechanisms]\nacme = acme_entries:register_all\n", encoding="utf-8"
+    )
     return CLI(workdir)
 
 
@@ -277,7 +334,7 @@ def test_audit_of_a_correct_target_exits_0_with_json_plot_and_html(cli, runs):
     assert "no violation found" in out.stdout and "noisy_mean" in out.stdout
     assert "privaudit: [" not in out.stderr  # no progress: stderr is not a terminal
     report = json.loads((cli.workdir / "out" / "report.json").read_text(encoding="utf-8"))
-    assert REQUIRED_KEYS <= set(report)
+    assert set(report) >= REQUIRED_KEYS
     assert report["verdict"] == "no_violation" and report["samples"] == 20000
     assert report["seed"] == 4 and report["confidence"] == 0.95
     eps = report["epsilon_lower_bound"]
@@ -300,7 +357,7 @@ def test_audit_of_broken_targets_exits_1(runs):
     half = runs["audit_half_noise"]
     assert half.returncode == 1, half.stderr
     report = json.loads(half.stdout)  # --json - --quiet: stdout is exactly the JSON
-    assert report["verdict"] == "violation" and REQUIRED_KEYS <= set(report)
+    assert report["verdict"] == "violation" and set(report) >= REQUIRED_KEYS
     assert any(c["status"] == "violated" for c in report["checks"])
     assert half.stderr == ""
     under = runs["audit_under_declared"]
@@ -316,9 +373,16 @@ def test_progress_goes_to_stderr_when_it_is_a_terminal(cli):
 
     master, slave = pty.openpty()
     try:
-        proc = subprocess.run([sys.executable, "-m", "privaudit", "audit", "targets.py:good",
-                               *SMALL, "--json", "-"], stdout=subprocess.PIPE, stderr=slave,
-                              text=True, check=False, timeout=300, cwd=cli.workdir, env=cli.env)
+        proc = subprocess.run(
+            [sys.executable, "-m", "privaudit", "audit", "targets.py:good", *SMALL, "--json", "-"],
+            stdout=subprocess.PIPE,
+            stderr=slave,
+            text=True,
+            check=False,
+            timeout=300,
+            cwd=cli.workdir,
+            env=cli.env,
+        )
         os.close(slave)
         chunks = []
         while True:
@@ -363,7 +427,7 @@ def test_audit_registry_prints_paragraphs_and_a_table(cli, runs):
     assert data["verdict"] == "no_violation" and data["errors"] == []
     assert [e["name"] for e in data["entries"]] == ["laplace", "randomized_response"]
     assert all(e["certificate_status"] == "current" for e in data["entries"])
-    assert all(REQUIRED_KEYS <= set(r) for r in data["reports"])
+    assert all(set(r) >= REQUIRED_KEYS for r in data["reports"])
 
 
 def test_audit_registry_with_a_violation_exits_1(runs):
@@ -372,8 +436,7 @@ def test_audit_registry_with_a_violation_exits_1(runs):
     data = json.loads(out.stdout)
     assert data["verdict"] == "violation"
     states = {e["name"]: (e["verdict"], e["certificate_status"]) for e in data["entries"]}
-    assert states == {"acme_edit": ("violation", "stale"),
-                      "acme_good": ("no_violation", "current")}
+    assert states == {"acme_edit": ("violation", "stale"), "acme_good": ("no_violation", "current")}
 
 
 # -- certify and show ------------------------------------------------------------------------
@@ -404,8 +467,7 @@ def test_certify_refuses_a_violating_target_with_exit_1(cli, runs):
 
 def test_certify_and_show_input_errors_exit_2(runs):
     assert_usage_error(runs["certify_bad_spec"], "InconsistentSpecError")
-    assert_usage_error(runs["show_uncertified_entry"],
-                       "privaudit certify --registry acme_missing")
+    assert_usage_error(runs["show_uncertified_entry"], "privaudit certify --registry acme_missing")
 
 
 def test_show_a_builtin_by_registry_name(runs):
@@ -427,10 +489,18 @@ def test_certify_registry_writes_plugin_certificates(cli, runs):
 def test_list_shows_current_stale_and_missing(runs):
     table = runs["list"]
     assert table.returncode == 0, table.stderr
-    rows = {line.split()[0]: line.split()[-1] for line in table.stdout.splitlines()
-            if line.startswith(("acme_", "laplace "))}
-    assert rows == {"acme_edit": "stale", "acme_good": "current", "acme_missing": "missing",
-                    "acme_versioned": "current", "laplace": "current"}
+    rows = {
+        line.split()[0]: line.split()[-1]
+        for line in table.stdout.splitlines()
+        if line.startswith(("acme_", "laplace "))
+    }
+    assert rows == {
+        "acme_edit": "stale",
+        "acme_good": "current",
+        "acme_missing": "missing",
+        "acme_versioned": "current",
+        "laplace": "current",
+    }
     assert "privaudit certify --registry acme_edit acme_missing" in table.stdout
     entries = {e["name"]: e for e in json.loads(runs["list_json"].stdout)["entries"]}
     assert entries["acme_edit"]["certificate"]["state"] == "stale"
@@ -449,13 +519,15 @@ def test_a_changed_spec_makes_the_certificate_stale(runs):
 
 def test_the_registry_refuses_a_stale_entry_with_the_command_that_fixes_it(cli, runs):
     assert runs["list"].returncode == 0  # the plugin chain has run: acme_edit is stale
-    code = ("import warnings; from privaudit import registry\n"
-            "try:\n    registry.get('acme_edit')\nexcept Exception as err:\n"
-            "    print(type(err).__name__, err)\n"
-            "with warnings.catch_warnings(record=True) as w:\n"
-            "    warnings.simplefilter('always')\n"
-            "    registry.get('acme_edit', allow_uncertified=True)\n"
-            "print(w[0].category.__name__)")
+    code = (
+        "import warnings; from privaudit import registry\n"
+        "try:\n    registry.get('acme_edit')\nexcept Exception as err:\n"
+        "    print(type(err).__name__, err)\n"
+        "with warnings.catch_warnings(record=True) as w:\n"
+        "    warnings.simplefilter('always')\n"
+        "    registry.get('acme_edit', allow_uncertified=True)\n"
+        "print(w[0].category.__name__)"
+    )
     out = cli.python("-c", code)
     assert out.returncode == 0, out.stderr
     first, second = out.stdout.strip().splitlines()
@@ -472,7 +544,9 @@ def test_audit_registry_exits_0_only_when_every_certificate_is_current(runs):
     data = json.loads(out.stdout)
     assert data["verdict"] == "no_violation" and data["certificates_ok"] is False
     assert {e["name"]: e["certificate_status"] for e in data["entries"]} == {
-        "acme_good": "current", "acme_missing": "missing"}
+        "acme_good": "current",
+        "acme_missing": "missing",
+    }
 
 
 def test_list_is_informational_and_list_check_is_a_gate(runs):
@@ -489,8 +563,11 @@ def test_verify_reproduces_current_certificates_and_fails_stale_or_missing(runs)
     assert "not a signature" in good.stdout
     bad = runs["verify_registry_stale"]
     assert bad.returncode == 1, bad.stderr
-    rows = {line.split()[0]: line.split()[1] for line in bad.stdout.splitlines()
-            if line.startswith("acme_") and not line.split()[0].endswith(":")}
+    rows = {
+        line.split()[0]: line.split()[1]
+        for line in bad.stdout.splitlines()
+        if line.startswith("acme_") and not line.split()[0].endswith(":")
+    }
     assert rows == {"acme_good": "verified", "acme_edit": "stale", "acme_missing": "missing"}
     assert "edited acme_edit (function sampler)" in bad.stdout
     target = runs["verify_file"]
@@ -501,8 +578,9 @@ def test_verify_reproduces_current_certificates_and_fails_stale_or_missing(runs)
 def test_verify_usage_errors_and_weak_certificates_exit_2(runs):
     assert_usage_error(runs["verify_nothing"], "give CERT files")
     assert_usage_error(runs["verify_both"], "not both")
-    assert_usage_error(runs["certify_too_weak"], "below the certificate minimums",
-                       "samples = 20000 < 100000")
+    assert_usage_error(
+        runs["certify_too_weak"], "below the certificate minimums", "samples = 20000 < 100000"
+    )
 
 
 # -- the same error paths in process (fast, for the long tail of bad input) -------------------
@@ -518,8 +596,13 @@ BAD_TARGETS = {
 }
 
 BAD_INPUT = {
-    ("audit", "targets.py:good", *SMALL, "--json", "targets.py/report.json"):
-        "cannot write the JSON report",
+    (
+        "audit",
+        "targets.py:good",
+        *SMALL,
+        "--json",
+        "targets.py/report.json",
+    ): "cannot write the JSON report",
     ("audit", "--registry", "nope"): "no registry entry named 'nope'",
     ("show", "no_such_certificate"): "no certificate file or registry entry named",
     ("show", "targets.py"): "not a valid certificate",
@@ -599,4 +682,7 @@ def test_list_check_and_verify_in_the_help(in_process, capsys):
     with pytest.raises(SystemExit):
         in_process(["list", "--help"])
     text = " ".join(capsys.readouterr().out.split())
-    assert "--check" in text and "exit 1 when any certificate is stale, missing or inconsistent" in text
+    assert (
+        "--check" in text
+        and "exit 1 when any certificate is stale, missing or inconsistent" in text
+    )

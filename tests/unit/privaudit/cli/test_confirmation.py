@@ -34,10 +34,14 @@ N = 6
 
 def _sum_spec(name: str, hi: float = 1.0) -> MechanismSpec:
     return MechanismSpec(
-        name=name, input_domain=DatasetDomain(record=RealInterval(lo=0.0, hi=hi), size=N),
-        relation=SubstituteOne(), statistic="sum of the records",
+        name=name,
+        input_domain=DatasetDomain(record=RealInterval(lo=0.0, hi=hi), size=N),
+        relation=SubstituteOne(),
+        statistic="sum of the records",
         sensitivity=(GlobalSensitivity(value=1.0),),
-        noise=AdditiveNoise(law=Laplace(scale=1.0)), guarantee=PureDP(epsilon=1.0))
+        noise=AdditiveNoise(law=Laplace(scale=1.0)),
+        guarantee=PureDP(epsilon=1.0),
+    )
 
 
 class SwitchableSum:
@@ -65,9 +69,16 @@ def test_policy_defaults_give_one_percent_for_fifty_audits():
     assert policy.sample_factor == 4 and policy.enabled
 
 
-@pytest.mark.parametrize("kwargs", [{"session_alpha": 0.0}, {"session_alpha": 1.0},
-                                    {"suite_size": 0}, {"sample_factor": 0},
-                                    {"suite_size": True}])
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        {"session_alpha": 0.0},
+        {"session_alpha": 1.0},
+        {"suite_size": 0},
+        {"sample_factor": 0},
+        {"suite_size": True},
+    ],
+)
 def test_policy_refuses_bad_values(kwargs):
     with pytest.raises(InvalidParameterError, match=next(iter(kwargs))):
         ConfirmationPolicy(**kwargs)
@@ -118,8 +129,9 @@ def test_a_broken_black_box_is_confirmed():
 
 def test_a_deterministic_refutation_is_not_re_tested():
     spec = _sum_spec("underdeclared_sum", hi=2.0)
-    mechanism = declare_mechanism(spec, sampler=SwitchableSum(1.0),
-                                  statistic=lambda x: float(np.sum(x)))
+    mechanism = declare_mechanism(
+        spec, sampler=SwitchableSum(1.0), statistic=lambda x: float(np.sum(x))
+    )
     run = screened_audit(mechanism, config=CI_STRENGTH, seed=5)
     assert run.screening.violated and run.confirmation is None and run.confirmed
     assert "deterministic" in run.reason
@@ -130,13 +142,14 @@ def test_a_correct_mechanism_runs_one_stage_and_disabled_confirmation_keeps_the_
     run = screened_audit(correct, config=CI_STRENGTH, pairs=PAIRS, seed=5)
     assert run.confirmation is None and run.final is run.screening and not run.confirmed
     broken, _ = _black_box("half_noise_sum", 0.4)
-    off = screened_audit(broken, config=CI_STRENGTH, pairs=PAIRS, seed=5,
-                         policy=ConfirmationPolicy(enabled=False))
+    off = screened_audit(
+        broken, config=CI_STRENGTH, pairs=PAIRS, seed=5, policy=ConfirmationPolicy(enabled=False)
+    )
     assert off.confirmation is None and off.confirmed and off.reason == "confirmation disabled"
 
 
 # -- through the pytest plugin ---------------------------------------------------------------
-MODULE = '''
+MODULE = """
 import numpy as np
 from mechanisms import declare_mechanism
 from spec import (AdditiveNoise, DatasetDomain, GlobalSensitivity, Laplace, MechanismSpec,
@@ -161,7 +174,7 @@ def black_box(scale):
         noise=AdditiveNoise(law=Laplace(scale=1.0)), guarantee=PureDP(epsilon=1.0))
     sampler = Sampler(scale)
     return declare_mechanism(spec, sampler=sampler), sampler
-'''
+"""
 
 
 def _args(*extra: str) -> list[str]:
@@ -176,27 +189,34 @@ def project(pytester: pytest.Pytester) -> pytest.Pytester:
 
 
 def test_the_failure_message_shows_both_stages(project):
-    project.makepyfile(test_bad='''
+    project.makepyfile(
+        test_bad="""
         from bbox import PAIRS, black_box
 
         def test_half_noise(privacy_audit):
             privacy_audit(black_box(0.4)[0], pairs=PAIRS).assert_no_violation()
-    ''')
+    """
+    )
     result = project.runpytest(*_args())
     result.assert_outcomes(failed=1)
-    result.stdout.fnmatch_lines([
-        "*privacy audit of 'sum': VIOLATION FOUND*",
-        "*stage 1 (screen): VIOLATION FOUND*50000 samples per side, confidence 0.95)*",
-        ("*stage 2 (confirmation, independent stream, level 0.01/50 = 0.0002): VIOLATION "
-         "FOUND*200000 samples per side, confidence 0.9998)*"),
-        "*violated checks:*",
-        "*counterexample (found by *",
-        "*reproduce with pytest test_bad.py::test_half_noise --privaudit-seed *",
-    ])
+    result.stdout.fnmatch_lines(
+        [
+            "*privacy audit of 'sum': VIOLATION FOUND*",
+            "*stage 1 (screen): VIOLATION FOUND*50000 samples per side, confidence 0.95)*",
+            (
+                "*stage 2 (confirmation, independent stream, level 0.01/50 = 0.0002): VIOLATION "
+                "FOUND*200000 samples per side, confidence 0.9998)*"
+            ),
+            "*violated checks:*",
+            "*counterexample (found by *",
+            "*reproduce with pytest test_bad.py::test_half_noise --privaudit-seed *",
+        ]
+    )
 
 
 def test_an_unconfirmed_screen_alarm_passes_and_keeps_both_reports(project):
-    project.makepyfile(test_flip='''
+    project.makepyfile(
+        test_flip="""
         import privaudit.auditing.auditor as auditor
         from bbox import PAIRS, black_box
 
@@ -214,24 +234,28 @@ def test_an_unconfirmed_screen_alarm_passes_and_keeps_both_reports(project):
             assert outcome.screening.violated
             assert outcome.confirmation is outcome.report
             assert not outcome.report.violated
-    ''')
+    """
+    )
     project.runpytest(*_args()).assert_outcomes(passed=1)
 
 
 def test_no_confirm_fails_on_the_screen_alone(project):
-    project.makepyfile(test_off='''
+    project.makepyfile(
+        test_off="""
         from bbox import PAIRS, black_box
 
         def test_off(privacy_audit):
             outcome = privacy_audit(black_box(0.4)[0], pairs=PAIRS)
             assert outcome.confirmation is None and outcome.violated
             assert privacy_audit.policy.enabled is False
-    ''')
+    """
+    )
     project.runpytest(*_args("--privaudit-no-confirm")).assert_outcomes(passed=1)
 
 
 def test_suite_size_is_at_least_the_number_of_collected_audits(project):
-    project.makepyfile(test_many='''
+    project.makepyfile(
+        test_many="""
         import pytest
 
         @pytest.mark.parametrize("i", range(60))
@@ -239,22 +263,31 @@ def test_suite_size_is_at_least_the_number_of_collected_audits(project):
             assert privacy_audit.policy.suite_size == 60
             assert privacy_audit.policy.session_alpha == 0.02
             assert privacy_audit.policy.sample_factor == 3
-    ''')
-    project.runpytest(*_args("--privaudit-session-alpha", "0.02",
-                             "--privaudit-confirm-factor", "3")).assert_outcomes(passed=60)
+    """
+    )
+    project.runpytest(
+        *_args("--privaudit-session-alpha", "0.02", "--privaudit-confirm-factor", "3")
+    ).assert_outcomes(passed=60)
     project.makeini("[pytest]\nprivaudit_suite_size = 80\nprivaudit_session_alpha = 0.02\n")
-    project.makepyfile(test_many='''
+    project.makepyfile(
+        test_many="""
         def test_size(privacy_audit):
             assert privacy_audit.policy.suite_size == 80
             assert privacy_audit.policy.session_alpha == 0.02
-    ''')
+    """
+    )
     project.runpytest(*_args()).assert_outcomes(passed=1)
 
 
-@pytest.mark.parametrize("option,value", [("--privaudit-session-alpha", "1.5"),
-                                          ("--privaudit-session-alpha", "x"),
-                                          ("--privaudit-suite-size", "0"),
-                                          ("--privaudit-confirm-factor", "-1")])
+@pytest.mark.parametrize(
+    "option,value",
+    [
+        ("--privaudit-session-alpha", "1.5"),
+        ("--privaudit-session-alpha", "x"),
+        ("--privaudit-suite-size", "0"),
+        ("--privaudit-confirm-factor", "-1"),
+    ],
+)
 def test_bad_confirmation_options_are_usage_errors(project, option, value):
     project.makepyfile(test_x="def test_x(): pass")
     result = project.runpytest(*_args(option, value))

@@ -85,19 +85,24 @@ def test_the_plugin_is_registered_through_the_pytest11_entry_point():
 
 
 def test_importing_the_plugin_imports_nothing_beyond_the_package():
-    code = ("import sys, pytest, privaudit; before = set(sys.modules); "
-            "import privaudit.interfaces.pytest_plugin; "
-            "print(sorted(set(sys.modules) - before))")
+    code = (
+        "import sys, pytest, privaudit; before = set(sys.modules); "
+        "import privaudit.interfaces.pytest_plugin; "
+        "print(sorted(set(sys.modules) - before))"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     new = set(eval(out.stdout.strip()))  # noqa: S307 - a list literal printed by the child
-    assert {m for m in new if m.startswith("privaudit")} == {"privaudit.interfaces.pytest_plugin",
-                                                             "privaudit.auditing._argtypes"}
+    assert {m for m in new if m.startswith("privaudit")} == {
+        "privaudit.interfaces.pytest_plugin",
+        "privaudit.auditing._argtypes",
+    }
     heavy = {"numpy", "scipy", "pydantic", "networkx", "hypothesis", "spec", "mechanisms"}
     assert not {m.split(".")[0] for m in new} & heavy
 
 
 def test_a_correct_mechanism_passes_at_ci_strength(project):
-    project.makepyfile(test_ok='''
+    project.makepyfile(
+        test_ok="""
         from privaudit import CI_STRENGTH
         from privaudit.interfaces.pytest_plugin import seed_for_nodeid
         from mechs import correct
@@ -109,40 +114,48 @@ def test_a_correct_mechanism_passes_at_ci_strength(project):
             assert outcome.report.config.pair_budget == CI_STRENGTH.pair_budget
             assert outcome.seed == seed_for_nodeid(request.node.nodeid)
             assert outcome.seed_source == "node id"
-    ''')
+    """
+    )
     result = project.runpytest(*_args())
     result.assert_outcomes(passed=1)
 
 
 def test_a_violation_fails_with_counterexample_bound_and_seed(project):
-    project.makepyfile(test_bad='''
+    project.makepyfile(
+        test_bad="""
         from mechs import broken_sum
 
         def test_broken(privacy_audit):
             privacy_audit(broken_sum()).assert_no_violation()
-    ''')
+    """
+    )
     result = project.runpytest(*_args())
     result.assert_outcomes(failed=1)
     out = result.stdout.str()
     seed = seed_for_nodeid("test_bad.py::test_broken")
     assert "AssertionError" in out
     assert "privacy audit of 'broken_sum': VIOLATION FOUND" in out
-    result.stdout.fnmatch_lines([
-        "*ε lower bound * > claimed ε = 1 at δ = 0*",
-        "*violated checks:*",
-        "*sensitivity.global:*exceeds the claimed global sensitivity 1*",
-        "*counterexample (found by *",
-        "*x = [[]*",
-        "*y = [[]*",
-        "*f(x) = *",
-        "*distinguishability:*",
-        (f"*seed {seed} (derived from the test's node id); reproduce with "
-         f"pytest test_bad.py::test_broken --privaudit-seed {seed}"),
-    ])
+    result.stdout.fnmatch_lines(
+        [
+            "*ε lower bound * > claimed ε = 1 at δ = 0*",
+            "*violated checks:*",
+            "*sensitivity.global:*exceeds the claimed global sensitivity 1*",
+            "*counterexample (found by *",
+            "*x = [[]*",
+            "*y = [[]*",
+            "*f(x) = *",
+            "*distinguishability:*",
+            (
+                f"*seed {seed} (derived from the test's node id); reproduce with "
+                f"pytest test_bad.py::test_broken --privaudit-seed {seed}"
+            ),
+        ]
+    )
 
 
 def test_assert_violation_passes_on_broken_and_fails_on_correct(project):
-    project.makepyfile(test_quality='''
+    project.makepyfile(
+        test_quality="""
         from mechs import broken_sum, correct
 
         def test_caught(privacy_audit):
@@ -151,14 +164,16 @@ def test_assert_violation_passes_on_broken_and_fails_on_correct(project):
 
         def test_not_caught(privacy_audit):
             privacy_audit(correct()).assert_violation()
-    ''')
+    """
+    )
     result = project.runpytest(*_args())
     result.assert_outcomes(passed=1, failed=1)
     result.stdout.fnmatch_lines(["*expected a violation, found none*", "*power: *"])
 
 
 def test_command_line_options_are_respected(project):
-    project.makepyfile(test_opts='''
+    project.makepyfile(
+        test_opts="""
         def test_opts(privacy_audit):
             from mechs import correct
             outcome = privacy_audit(correct())
@@ -170,30 +185,41 @@ def test_command_line_options_are_respected(project):
             again = privacy_audit(correct(), samples=2000, seed=5)
             assert (again.report.samples, again.seed, again.seed_source) == (2000, 5, "test")
             assert "fixed by the test" in again.reproduce_hint()
-    ''')
-    result = project.runpytest(*_args("--privaudit-samples", "3000", "--privaudit-seed", "17",
-                                      "--privaudit-confidence", "0.9"))
+    """
+    )
+    result = project.runpytest(
+        *_args(
+            "--privaudit-samples", "3000", "--privaudit-seed", "17", "--privaudit-confidence", "0.9"
+        )
+    )
     result.assert_outcomes(passed=1)
 
 
 def test_ini_option_sets_samples_and_the_command_line_beats_it(project):
     project.makeini("[pytest]\nprivaudit_samples = 4000\n")
-    project.makepyfile(test_ini='''
+    project.makepyfile(
+        test_ini="""
         import pytest
 
         def test_ini(privacy_audit, pytestconfig):
             from mechs import correct
             expected = pytestconfig.getoption("privaudit_samples") or 4000
             assert privacy_audit(correct()).report.samples == expected
-    ''')
+    """
+    )
     project.runpytest(*_args()).assert_outcomes(passed=1)
     project.runpytest(*_args("--privaudit-samples", "2500")).assert_outcomes(passed=1)
 
 
-@pytest.mark.parametrize("option, value", [("--privaudit-samples", "0"),
-                                           ("--privaudit-seed", "-1"),
-                                           ("--privaudit-confidence", "1.5"),
-                                           ("--privaudit-confidence", "high")])
+@pytest.mark.parametrize(
+    "option, value",
+    [
+        ("--privaudit-samples", "0"),
+        ("--privaudit-seed", "-1"),
+        ("--privaudit-confidence", "1.5"),
+        ("--privaudit-confidence", "high"),
+    ],
+)
 def test_invalid_options_are_usage_errors(project, option, value):
     project.makepyfile(test_x="def test_x(): pass")
     result = project.runpytest(*_args(option, value))
@@ -201,10 +227,21 @@ def test_invalid_options_are_usage_errors(project, option, value):
     result.stderr.fnmatch_lines([f"*{option}*"])
 
 
-@pytest.mark.parametrize("options", [("--privaudit-scheduler", "tcp://127.0.0.1:8786"),
-                                     ("--privaudit-workers", "2"),
-                                     ("--privaudit-executor", "dask", "--privaudit-workers", "2",
-                                      "--privaudit-scheduler", "tcp://127.0.0.1:8786")])
+@pytest.mark.parametrize(
+    "options",
+    [
+        ("--privaudit-scheduler", "tcp://127.0.0.1:8786"),
+        ("--privaudit-workers", "2"),
+        (
+            "--privaudit-executor",
+            "dask",
+            "--privaudit-workers",
+            "2",
+            "--privaudit-scheduler",
+            "tcp://127.0.0.1:8786",
+        ),
+    ],
+)
 def test_dask_options_without_dask_or_together_are_usage_errors(project, options):
     project.makepyfile(test_x="def test_x(): pass")
     result = project.runpytest(*_args(*options))
@@ -212,7 +249,7 @@ def test_dask_options_without_dask_or_together_are_usage_errors(project, options
     result.stderr.fnmatch_lines(["*--privaudit-*"])
 
 
-WHERE = '''
+WHERE = """
 import json
 
 def test_where(privacy_audit, privaudit_executor, pytestconfig):
@@ -224,7 +261,7 @@ def test_where(privacy_audit, privaudit_executor, pytestconfig):
     report.pop("runtime_seconds")
     with open(f"{kind}.json", "w") as handle:
         json.dump(report, handle)
-'''
+"""
 
 
 def test_audits_on_dask_give_the_in_process_reports(project, monkeypatch):
@@ -233,12 +270,12 @@ def test_audits_on_dask_give_the_in_process_reports(project, monkeypatch):
     pytest.importorskip("distributed")
     from privaudit.execution import distributed as dist
 
-    monkeypatch.setattr(dist, "DaskExecutor",
-                        functools.partial(dist.DaskExecutor, processes=False))
+    monkeypatch.setattr(dist, "DaskExecutor", functools.partial(dist.DaskExecutor, processes=False))
     project.makepyfile(test_where=WHERE)
     project.runpytest(*_args()).assert_outcomes(passed=1)
-    project.runpytest(*_args("--privaudit-executor", "dask", "--privaudit-workers", "2")
-                      ).assert_outcomes(passed=1)
+    project.runpytest(
+        *_args("--privaudit-executor", "dask", "--privaudit-workers", "2")
+    ).assert_outcomes(passed=1)
     assert _load(project, "dask.json") == _load(project, "serial.json")
 
 
@@ -250,7 +287,7 @@ def test_invalid_ini_samples_is_a_usage_error(project):
     result.stderr.fnmatch_lines(["*privaudit_samples*"])
 
 
-SEEDED = '''
+SEEDED = """
 from mechs import correct, dump
 
 def test_first(privacy_audit):
@@ -258,7 +295,7 @@ def test_first(privacy_audit):
 
 def test_second(privacy_audit):
     dump(privacy_audit(correct(), samples=4000), "second.json")
-'''
+"""
 
 
 def test_seeds_are_derived_from_the_node_id_and_reproducible(project):
@@ -289,7 +326,8 @@ def test_seed_for_nodeid_is_stable_and_32_bit():
 
 
 def test_the_privacy_marker_is_registered_and_applied(project):
-    project.makepyfile(test_marks='''
+    project.makepyfile(
+        test_marks="""
         import pytest
         from mechs import correct
 
@@ -302,9 +340,9 @@ def test_the_privacy_marker_is_registered_and_applied(project):
 
         def test_plain():
             pass
-    ''')
+    """
+    )
     result = project.runpytest(*_args("--strict-markers", "-m", "privacy"))
     result.assert_outcomes(passed=2, deselected=1)
     result = project.runpytest(*_args("--markers"))
     result.stdout.fnmatch_lines(["*@pytest.mark.privacy: the test runs a privacy audit*"])
-

@@ -10,6 +10,6 @@ ALPHA = 0.05
 
 def audit(mech, x, y, *, samples=20_000, search=5_000, seed=0, alpha=ALPHA, **kw):
     pair = verified_pair(mech.spec, x, y, "explicit")
-    return dist.distinguish_pair(mech, pair, samples=samples, search_samples=search, rng=seed,
-                          alpha=alpha, **kw)
-
+    return dist.distinguish_pair(
+        mech, pair, samples=samples, search_samples=search, rng=seed, alpha=alpha, **kw
+    )

@@ -52,7 +52,7 @@ def test_randomized_response_and_argmax_densities():
     lx, _ = declared_log_densities(rr, 0, 1)
     o = np.array([0, 1, 2, 3, 7])
     np.testing.assert_allclose(np.exp(lx(o[:4])), rr.law.pmf_given(o[:4], 0))
-    assert lx(o)[-1] == -np.inf                                 # not a category
+    assert lx(o)[-1] == -np.inf  # not a category
     em = ExponentialMechanism(1.0, 1.0, 3)
     sx, _ = declared_log_densities(em, [0.0, 1.0, 2.0], [1.0, 1.0, 1.0])
     np.testing.assert_allclose(np.exp(sx(np.arange(3))), em.probabilities([0.0, 1.0, 2.0]))
@@ -67,9 +67,16 @@ def test_smooth_sensitivity_density_and_missing_information():
     assert float(lx(np.array([0.5]))[0]) == pytest.approx(math.log(0.5 / s))
     lap = LaplaceMechanism(1.0, 1.0)
     blind = declare_mechanism(lap.spec, sampler=lambda v, n, rng: v + rng.laplace(0, 1, n))
-    assert declared_log_densities(blind, 0.0, 1.0) is None      # no statistic hook
-    spec = MechanismSpec(name="none", input_domain=RealInterval(),
-                         relation=QueryDistance(norm="l1", radius=1.0),
-                         guarantee=PureDP(epsilon=1.0))
-    assert declared_log_densities(declare_mechanism(spec, sampler=None,
-                                                    statistic=lambda v: v), 0.0, 1.0) is None
+    assert declared_log_densities(blind, 0.0, 1.0) is None  # no statistic hook
+    spec = MechanismSpec(
+        name="none",
+        input_domain=RealInterval(),
+        relation=QueryDistance(norm="l1", radius=1.0),
+        guarantee=PureDP(epsilon=1.0),
+    )
+    assert (
+        declared_log_densities(
+            declare_mechanism(spec, sampler=None, statistic=lambda v: v), 0.0, 1.0
+        )
+        is None
+    )

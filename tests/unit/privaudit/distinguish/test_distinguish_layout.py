@@ -42,10 +42,13 @@ def test_row_helpers_shapes():
     assert checked_rows(np.arange(3)[:, None]).shape == (3,)
 
 
-@pytest.mark.parametrize("outputs, words", [
-    (np.zeros((2, 2, 2)), "shape (N,) or (N, d), got (2, 2, 2)"),
-    (np.array(["a", "b"]), "numeric, got dtype <U1"),
-])
+@pytest.mark.parametrize(
+    "outputs, words",
+    [
+        (np.zeros((2, 2, 2)), "shape (N,) or (N, d), got (2, 2, 2)"),
+        (np.array(["a", "b"]), "numeric, got dtype <U1"),
+    ],
+)
 def test_checked_rows_names_the_bad_shape_or_dtype(outputs, words):
     with pytest.raises(AuditError, match=words.replace("(", r"\(").replace(")", r"\)")):
         checked_rows(outputs)

@@ -40,8 +40,12 @@ QUERIES = 6
 def same(a: np.ndarray, b: np.ndarray) -> bool:
     """Equal shape, dtype and bits (NaN equal to NaN, −0.0 distinct from 0.0)."""
     a, b = np.asarray(a), np.asarray(b)
-    return a.shape == b.shape and a.dtype == b.dtype and \
-        np.array_equal(a, b, equal_nan=True) and np.array_equal(np.signbit(a), np.signbit(b))
+    return (
+        a.shape == b.shape
+        and a.dtype == b.dtype
+        and np.array_equal(a, b, equal_nan=True)
+        and np.array_equal(np.signbit(a), np.signbit(b))
+    )
 
 
 # ----------------------------------------------------------------------------------------
@@ -74,17 +78,17 @@ def _awkward(rng: np.random.Generator) -> np.ndarray:
     blocks alternate (the first block is packed: its codes are all small integers)."""
     o = _svt_rows(6 * (1 << 14) + 123, "x", rng)
     cv, vc = slice(0, QUERIES), QUERIES
-    o[5, 0] = -1.0                        # unseen code, inside the digits' range
-    o[9, 1] = -0.0                        # a signed zero code
-    o[20_000, 2] = 2.0                    # an integer code outside the range
-    o[36_000, 3] = 0.5                    # a non-integer code
-    o[52_000, 4] = np.nan                 # NaN code
+    o[5, 0] = -1.0  # unseen code, inside the digits' range
+    o[9, 1] = -0.0  # a signed zero code
+    o[20_000, 2] = 2.0  # an integer code outside the range
+    o[36_000, 3] = 0.5  # a non-integer code
+    o[52_000, 4] = np.nan  # NaN code
     o[68_000, 5] = np.inf
-    o[84_000, 1] = 1e-300                 # a code that rounds to an integer when shifted
-    o[11, vc] = np.nan                    # NaN value (released: not the atom)
+    o[84_000, 1] = 1e-300  # a code that rounds to an integer when shifted
+    o[11, vc] = np.nan  # NaN value (released: not the atom)
     o[12, vc + 1] = -np.inf
-    o[13, vc + 2] = -0.0                  # equal to the atom 0.0
-    o[100:110, cv] = 1.0                  # every query ⊤ (a pattern never fitted)
+    o[13, vc + 2] = -0.0  # equal to the atom 0.0
+    o[100:110, cv] = 1.0  # every query ⊤ (a pattern never fitted)
     return o
 
 
@@ -99,7 +103,11 @@ def _plain_pattern(score: PatternLLR, o: np.ndarray) -> np.ndarray:
 
 
 def _plain_cell(score: CellScore, o: np.ndarray) -> np.ndarray:
-    codes = {(j, id(c)): c(o[:, j]) for g in score.groups for j, c in zip(g.columns, g.coders)}
+    codes = {
+        (j, id(c)): c(o[:, j])
+        for g in score.groups
+        for j, c in zip(g.columns, g.coders, strict=True)
+    }
     total = np.zeros(o.shape[0])
     for g in score.groups:
         total += g.value(codes)
@@ -134,7 +142,7 @@ def _plain_logistic(score, o: np.ndarray) -> np.ndarray:
         z = (np.asarray(o[:, j], dtype=np.float64) - fm.centre[k]) / fm.scale[k]
         z[~np.isfinite(z)] = 0.0
         zs.append(z)
-        w1, w2, w3 = full[i:i + 3]
+        w1, w2, w3 = full[i : i + 3]
         total += z * (w1 + w2 * z) + w3 * np.abs(z)
         i += 3
     for a, b in fm.pairs:
@@ -146,8 +154,15 @@ def _plain_logistic(score, o: np.ndarray) -> np.ndarray:
 
 def _check_slices(feature, o: np.ndarray, whole: np.ndarray) -> None:
     """Any slice of the rows scores as its part of the whole (blocks cut anywhere)."""
-    for start, stop in ((0, 0), (0, 1), (7, 8_200), (8_191, 8_193), (16_383, 70_002),
-                        (84_000, 84_001), (o.shape[0] - 5, o.shape[0])):
+    for start, stop in (
+        (0, 0),
+        (0, 1),
+        (7, 8_200),
+        (8_191, 8_193),
+        (16_383, 70_002),
+        (84_000, 84_001),
+        (o.shape[0] - 5, o.shape[0]),
+    ):
         assert same(feature(o[start:stop]), whole[start:stop])
 
 
@@ -158,8 +173,10 @@ def test_digits_are_read_only_from_small_integers():
     block = np.array([[-1.0, 0.0, 1.0], [1.0, -0.0, 0.0]])
     digits = small_integer_digits(block, [0, 2], -1, 1)
     assert same(digits, np.array([[0.0, 2.0], [2.0, 1.0]]))
-    assert same(small_integer_digits(block.astype(np.int16), [0, 1], -1, 1),
-                np.array([[0.0, 1.0], [2.0, 1.0]]))
+    assert same(
+        small_integer_digits(block.astype(np.int16), [0, 1], -1, 1),
+        np.array([[0.0, 1.0], [2.0, 1.0]]),
+    )
     for bad in (0.5, 1e-300, np.nan, np.inf, 2.0, -2.0):
         spoiled = block.copy()
         spoiled[1, 2] = bad
@@ -167,8 +184,8 @@ def test_digits_are_read_only_from_small_integers():
         assert small_integer_digits(spoiled, [0, 1], -1, 1) is not None  # column 2 unread
     assert small_integer_digits(np.zeros((0, 3)), [0, 1], -1, 1).shape == (0, 2)
     assert digit_range([-1.0, 0.0], [1.0, 1.0]) == (-1, 1)
-    assert digit_range([0.0], [16.0]) is None                    # 17 digits
-    assert digit_range([120.0], [130.0]) is None                 # beyond int8
+    assert digit_range([0.0], [16.0]) is None  # 17 digits
+    assert digit_range([120.0], [130.0]) is None  # beyond int8
 
 
 def test_packed_sums_equal_column_sums_modulo_two_to_the_64():
@@ -176,12 +193,12 @@ def test_packed_sums_equal_column_sums_modulo_two_to_the_64():
     rng = np.random.default_rng(3)
     width, base = 25, 3
     positions = tuple(int(p) for p in rng.permutation(width)[:23])
-    terms = [rng.integers(-2**62, 2**62, base, dtype=np.int64) * 2 for _ in positions]
+    terms = [rng.integers(-(2**62), 2**62, base, dtype=np.int64) * 2 for _ in positions]
     packed = PackedSum.of(positions, terms, base, width)
     assert len(packed.tables) == 3
     digits = rng.integers(0, base, (1_000, width)).astype(np.float64)
     expected = np.zeros(1_000, dtype=np.int64)
-    for pos, term in zip(positions, terms):
+    for pos, term in zip(positions, terms, strict=True):
         expected += term[digits[:, pos].astype(np.intp)]
     assert same(packed(digits), expected)
 
@@ -190,8 +207,9 @@ def test_single_atom_coder_matches_its_definition():
     """One atom: the atom's cell, else 1 + the bin by the edges (NaN in the last bin)."""
     coder = ColumnCoder(atoms=np.array([0.0]), edges=np.array([-1.0, 0.5, 2.0]))
     col = np.array([0.0, -0.0, -3.0, -1.0, 0.2, 0.5, 1.0, 2.0, 9.0, np.inf, -np.inf, np.nan])
-    expected = [0 if v == 0.0 else 1 + int(np.searchsorted(coder.edges, v, side="right"))
-                for v in col]
+    expected = [
+        0 if v == 0.0 else 1 + int(np.searchsorted(coder.edges, v, side="right")) for v in col
+    ]
     assert coder(col).tolist() == expected
     assert AtomClass(coder)(col).tolist() == [0 if v == 0.0 else 1 for v in col]
 
@@ -203,14 +221,23 @@ def test_bin_grid_equals_a_binary_search(kind):
     few for a grid are searched."""
     rng = np.random.default_rng(29)
     sample = np.concatenate([rng.normal(size=20_000), rng.laplace(5.0, 0.01, 500)])
-    edges = {"quantiles": np.unique(np.quantile(sample, np.linspace(0.001, 0.999, 60))),
-             "wide": np.linspace(-1e300, 1e300, 21),
-             "subnormal": np.arange(1, 21) * 5e-324,
-             "few": np.array([-1.0, 0.0, 2.0])}[kind]
+    edges = {
+        "quantiles": np.unique(np.quantile(sample, np.linspace(0.001, 0.999, 60))),
+        "wide": np.linspace(-1e300, 1e300, 21),
+        "subnormal": np.arange(1, 21) * 5e-324,
+        "few": np.array([-1.0, 0.0, 2.0]),
+    }[kind]
     coder = ColumnCoder(atoms=np.array([0.0]), edges=edges)
-    values = np.concatenate([sample, edges, np.nextafter(edges, np.inf),
-                             np.nextafter(edges, -np.inf), edges * (1 + 1e-12),
-                             [np.nan, np.inf, -np.inf, -0.0, 0.0, 1e308, -1e308, 5e-324]])
+    values = np.concatenate(
+        [
+            sample,
+            edges,
+            np.nextafter(edges, np.inf),
+            np.nextafter(edges, -np.inf),
+            edges * (1 + 1e-12),
+            [np.nan, np.inf, -np.inf, -0.0, 0.0, 1e308, -1e308, 5e-324],
+        ]
+    )
     assert (coder._grid() is not None) == (kind in ("quantiles", "wide"))
     assert same(coder.bins(values), np.searchsorted(edges, values, side="right"))
     m = np.searchsorted(edges, values, side="right") + 1
@@ -239,8 +266,9 @@ def test_released_values_equal_their_definition(fitted):
     grouped = fit_cell_score(fx, fy, groups="grouped")
     value_llr = grouped.restricted(range(QUERIES, 2 * QUERIES))
     columns, atoms = tuple(range(QUERIES, 2 * QUERIES)), (0.0,) * QUERIES
-    values = [ReleasedValue(columns, atoms, how) for how in ("min", "max")] + \
-        [ReleasedValue(columns, atoms, "score", score=value_llr)]
+    values = [ReleasedValue(columns, atoms, how) for how in ("min", "max")] + [
+        ReleasedValue(columns, atoms, "score", score=value_llr)
+    ]
     for value in values:
         whole = value(o)
         assert same(whole, _plain_released(value, o))
@@ -255,16 +283,29 @@ def test_released_values_equal_their_definition(fitted):
         assert same(rows[:, 1 + i], _plain_released(value, o))
 
 
-@pytest.mark.parametrize("groups,monotone", [("columns", False), ("columns", True),
-                                             ("grouped", False), ("grouped", True),
-                                             ("joint", False)])
+@pytest.mark.parametrize(
+    "groups,monotone",
+    [
+        ("columns", False),
+        ("columns", True),
+        ("grouped", False),
+        ("grouped", True),
+        ("joint", False),
+    ],
+)
 def test_cell_scores_equal_column_by_column_codes(fitted, groups, monotone):
     fx, fy, rng = fitted
     # the joint score: the codes and one value column in four bins (a mixed group)
     width = QUERIES + 1 if groups == "joint" else 2 * QUERIES
     context = CellFit(fx[:, :width], fy[:, :width])
-    score = fit_cell_score(None, None, groups=groups, monotone=monotone, context=context,
-                           bins=4 if groups == "joint" else 32)
+    score = fit_cell_score(
+        None,
+        None,
+        groups=groups,
+        monotone=monotone,
+        context=context,
+        bins=4 if groups == "joint" else 32,
+    )
     assert score is not None and score._packed() is not None
     o = _awkward(rng)[:, :width]
     whole = score(o)
@@ -278,9 +319,12 @@ def test_grouped_score_packs_codes_next_to_atom_classes(fitted):
     share of the key is added to the atom classes' (a mixed group)."""
     fx, fy, _ = fitted
     score = fit_cell_score(fx, fy, groups="grouped")
-    mixed = [g for g in score.groups
-             if any(isinstance(c, AtomClass) for c in g.coders) and
-             any(isinstance(c, ColumnCoder) for c in g.coders)]
+    mixed = [
+        g
+        for g in score.groups
+        if any(isinstance(c, AtomClass) for c in g.coders)
+        and any(isinstance(c, ColumnCoder) for c in g.coders)
+    ]
     assert mixed
     plans = score._packed().plans
     assert any(p is not None and p.key is not None for p in plans)
@@ -292,16 +336,15 @@ def test_hash_keyed_groups_wrap_as_their_combination():
     rng = np.random.default_rng(17)
 
     def rows(n: int, p: float) -> np.ndarray:
-        base = np.where(rng.random((n, 4)) < p, 1.0, np.where(rng.random((n, 4)) < 0.5,
-                                                               0.0, -1.0))
-        return np.repeat(base, 10, axis=1)               # dependent: few joint cells
+        base = np.where(rng.random((n, 4)) < p, 1.0, np.where(rng.random((n, 4)) < 0.5, 0.0, -1.0))
+        return np.repeat(base, 10, axis=1)  # dependent: few joint cells
 
     fx, fy = rows(20_000, 0.3), rows(20_000, 0.4)
     score = fit_cell_score(fx, fy, groups="joint")
     assert score is not None and score.groups[0].radix is None
     assert len(score._packed().plans[0].key.tables) == 4
     o = rows(20_000, 0.35)
-    o[:50, 7] = 0.0                                     # cells never seen when fitting
+    o[:50, 7] = 0.0  # cells never seen when fitting
     assert same(score(o), _plain_cell(score, o))
 
 
@@ -309,8 +352,9 @@ def test_whitened_and_integer_outputs_are_coded_column_by_column(fitted):
     fx, fy, rng = fitted
     o = _awkward(rng)
     ints = np.nan_to_num(o[:, :QUERIES], posinf=0.0).astype(np.int64)
-    score = fit_cell_score(fx[:, :QUERIES].astype(np.int64), fy[:, :QUERIES].astype(np.int64),
-                           groups="columns")
+    score = fit_cell_score(
+        fx[:, :QUERIES].astype(np.int64), fy[:, :QUERIES].astype(np.int64), groups="columns"
+    )
     assert same(score(ints), _plain_cell(score, ints))
     cont = rng.normal(size=(20_000, 3)) @ np.array([[1.0, 0.9, 0.0], [0, 0.4, 0.5], [0, 0, 1]])
     whitened = fit_cell_score(cont[:10_000], cont[10_000:] + 0.1, whiten=True)
@@ -330,12 +374,14 @@ def test_block_sizes_do_not_change_scores(fitted, monkeypatch):
     """Scores are row by row: evaluation blocks of any size give the same bits."""
     fx, fy, rng = fitted
     o = _awkward(rng)
-    features = [fit_pattern_llr(fx, fy, tuple(range(QUERIES))),
-                fit_cell_score(fx, fy, groups="grouped", monotone=True),
-                fit_logistic_score(fx, fy)]
+    features = [
+        fit_pattern_llr(fx, fy, tuple(range(QUERIES))),
+        fit_cell_score(fx, fy, groups="grouped", monotone=True),
+        fit_logistic_score(fx, fy),
+    ]
     before = [f(o) for f in features]
     monkeypatch.setattr(cell_score, "_BLOCK", 1000)
     monkeypatch.setattr(logistic, "_BLOCK", 1000)
     monkeypatch.setattr(patterns, "_BLOCK_ROWS", 777)
-    for f, b in zip(features, before):
+    for f, b in zip(features, before, strict=True):
         assert same(f(o), b)

@@ -46,8 +46,9 @@ def _known_event_rows(n: int, side: str, rng: np.random.Generator) -> np.ndarray
     value = rng.random(n)
     if side == "x":
         low = (code == 1) & (rng.random(n) < 0.5)
-        value = np.where(low, 0.1 * rng.random(n), np.where(code == 1, 0.1 + 0.9 * rng.random(n),
-                                                             value))
+        value = np.where(
+            low, 0.1 * rng.random(n), np.where(code == 1, 0.1 + 0.9 * rng.random(n), value)
+        )
     value = np.where(code == 0, 0.0, value)
     return np.column_stack([code.astype(np.float64), value])
 
@@ -70,9 +71,13 @@ def test_structure_finds_pattern_and_value_columns():
 
 
 def test_released_value_features():
-    rows = np.array([[1.0, 0.0, 3.0, 0.0],       # released: 3.0 in column 2
-                     [1.0, 1.0, -2.0, 5.0],      # released: -2.0, 5.0
-                     [0.0, 0.0, 0.0, 0.0]])      # nothing released
+    rows = np.array(
+        [
+            [1.0, 0.0, 3.0, 0.0],  # released: 3.0 in column 2
+            [1.0, 1.0, -2.0, 5.0],  # released: -2.0, 5.0
+            [0.0, 0.0, 0.0, 0.0],
+        ]
+    )  # nothing released
     low = ReleasedValue((2, 3), (0.0, 0.0), "min")
     high = ReleasedValue((2, 3), (0.0, 0.0), "max")
     np.testing.assert_array_equal(low(rows)[:2], [3.0, -2.0])
@@ -86,18 +91,20 @@ def test_released_value_features():
 
 
 @settings(max_examples=40, deadline=None)
-@given(seed=st.integers(0, 10_000), pattern_side=st.sampled_from(["ge", "le"]),
-       side=st.sampled_from(["ge", "le"]))
+@given(
+    seed=st.integers(0, 10_000),
+    pattern_side=st.sampled_from(["ge", "le"]),
+    side=st.sampled_from(["ge", "le"]),
+)
 def test_pattern_counts_equal_brute_force(seed, pattern_side, side):
     rng = np.random.default_rng(seed)
     n = 300
     score = rng.integers(0, 6, n).astype(float)
     value = rng.normal(size=n)
-    value[rng.random(n) < 0.3] = np.nan                # rows that release no value
+    value[rng.random(n) < 0.3] = np.nan  # rows that release no value
     levels = np.unique(rng.integers(0, 7, 5).astype(float) - 0.5 * rng.integers(0, 2, 5))
     thresholds = np.concatenate([[-np.inf], np.sort(rng.normal(size=4)), [np.inf]])
-    counts = pattern_counts(score, value, levels, thresholds, pattern_side=pattern_side,
-                            side=side)
+    counts = pattern_counts(score, value, levels, thresholds, pattern_side=pattern_side, side=side)
     brute = np.zeros((levels.size, thresholds.size), dtype=np.int64)
     for i, level in enumerate(levels):
         inside = score >= level if pattern_side == "ge" else score <= level
@@ -116,11 +123,11 @@ def test_events_match_their_counts():
     value = ReleasedValue((1,), (0.0,), "min")
     feature = PatternAndValue(score, (value,))
     levels, thresholds = candidate_grid(score(rows), value(rows))
-    counts = pattern_counts(score(rows), value(rows), levels, thresholds, pattern_side="ge",
-                            side="le")
+    counts = pattern_counts(
+        score(rows), value(rows), levels, thresholds, pattern_side="ge", side="le"
+    )
     for li, ti in ((0, 0), (levels.size - 1, thresholds.size // 2), (1, thresholds.size - 1)):
-        event = PatternValueEvent(feature, float(levels[li]), "ge", 0,
-                                  float(thresholds[ti]), "le")
+        event = PatternValueEvent(feature, float(levels[li]), "ge", 0, float(thresholds[ti]), "le")
         assert np.count_nonzero(event.contains(rows)) == counts[li, ti]
     with pytest.raises(ValueError, match="out of range"):
         PatternValueEvent(feature, 0.0, "ge", 1, 0.0, "le")
@@ -145,12 +152,12 @@ def test_pattern_llr_adds_independent_blocks():
     score = fit_pattern_llr(fx, fy, (0, 1))
     assert sorted(b.columns for b in score.blocks) == [(0,), (1,)]
     grid = np.array([[a, b, 0.0] for a in range(4) for b in range(4)])
-    true = np.log(pa_x / pa_y)[grid[:, 0].astype(int)] + \
-        np.log(pb_x / pb_y)[grid[:, 1].astype(int)]
+    true = np.log(pa_x / pa_y)[grid[:, 0].astype(int)] + np.log(pb_x / pb_y)[grid[:, 1].astype(int)]
     np.testing.assert_allclose(score(grid), true, atol=0.06)
     # a value never seen on the fitting rows scores 0 in its block
     assert score(np.array([[7.0, 0.0, 0.0]]))[0] == pytest.approx(
-        math.log(pb_x[0] / pb_y[0]), abs=0.03)
+        math.log(pb_x[0] / pb_y[0]), abs=0.03
+    )
 
 
 def test_selection_finds_the_known_optimal_event():
@@ -162,8 +169,9 @@ def test_selection_finds_the_known_optimal_event():
     sx, sy = _known_event_rows(20_000, "x", rng), _known_event_rows(20_000, "y", rng)
     chosen = select_events(sx, sy, delta=0.0, alpha=0.01, budget=0.05, test_samples=200_000)
     assert "pattern-conditional value thresholds" in chosen.families
-    fresh = np.concatenate([_known_event_rows(20_000, "x", rng),
-                            _known_event_rows(20_000, "y", rng)])
+    fresh = np.concatenate(
+        [_known_event_rows(20_000, "x", rng), _known_event_rows(20_000, "y", rng)]
+    )
     agreement = max(np.mean(e.contains(fresh) == _in_optimal(fresh)) for e in chosen.x_vs_y)
     assert agreement >= 0.99
 
@@ -204,8 +212,7 @@ def test_grouped_llr_scores_values_given_they_are_released():
         return np.column_stack([code, np.where(code == 1, rng.normal(size=n), 0.0)])
 
     fx, fy = rows(0.3, 200_000), rows(0.2, 200_000)
-    score = fit_cell_score(None, None, groups="grouped", monotone=True,
-                           context=CellFit(fx, fy))
+    score = fit_cell_score(None, None, groups="grouped", monotone=True, context=CellFit(fx, fy))
     assert score is not None
     joined = [g for g in score.groups if len(g.columns) > 1]
     assert len(joined) == 1 and any(isinstance(c, AtomClass) for c in joined[0].coders)

@@ -40,7 +40,7 @@ def test_convolution_equals_enumeration_of_every_output():
     values, mx, my = product_loss_points(np.log(p), np.log(q))
     brute = _brute_force(p, q)
     assert sorted(brute) == pytest.approx(values.tolist(), abs=1e-12)
-    for v, a, b in zip(values, mx, my):
+    for v, a, b in zip(values, mx, my, strict=True):
         assert (a, b) == pytest.approx(brute[min(brute, key=lambda k: abs(k - v))], abs=1e-15)
     assert mx.sum() == pytest.approx(1.0) and my.sum() == pytest.approx(1.0)
 
@@ -78,8 +78,9 @@ def test_hadamard_variant_c_plans_the_all_coordinates_favour_x_event():
     assert law.values.tolist() == pytest.approx([-1.0 + 0.2 * i for i in range(11)])
     assert law.mass_x[-1] == pytest.approx((kappa / 2) ** 5, rel=1e-12)
     assert law.mass_y[-1] == pytest.approx(((1 - kappa) / 2) ** 5, rel=1e-12)
-    plan = plan_declared_events(law, llr, delta=0.0, samples=1_000_000, alpha=0.036,
-                                rate_ratio=True)
+    plan = plan_declared_events(
+        law, llr, delta=0.0, samples=1_000_000, alpha=0.036, rate_ratio=True
+    )
     main = plan.events[0]
     assert main.role == "main" and main.event.description == "LLR >= 1"
     # the event is the same set on sampled outputs: its empirical frequency matches
@@ -89,9 +90,17 @@ def test_hadamard_variant_c_plans_the_all_coordinates_favour_x_event():
 
 
 def test_sampling_audit_of_variant_c_uses_the_planned_event():
-    report = audit(HadamardRandomizerMechanism(5, 1.0, "C"),
-                   config=AuditConfig(samples=100_000, pilot_samples=2_000, pair_budget=16,
-                                      pairs_tested=1, claim_budget=100, seed=3))
+    report = audit(
+        HadamardRandomizerMechanism(5, 1.0, "C"),
+        config=AuditConfig(
+            samples=100_000,
+            pilot_samples=2_000,
+            pair_budget=16,
+            pairs_tested=1,
+            claim_budget=100,
+            seed=3,
+        ),
+    )
     assert report.verdict == "no_violation"
     # before the product law was planned exactly, this audit found 0.62 (a data-driven
     # event); the planned level set gets 0.79 at 10^5 samples per side

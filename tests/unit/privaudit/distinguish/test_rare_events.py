@@ -36,8 +36,15 @@ def _search(mech, seed=0, size=N_SEARCH):
 
 def _find(mech, seed=0, delta=1e-5):
     pair, sx, sy = _search(mech, seed)
-    return find_rare_events(mech, pair, sx, sy, epsilon=1.0, delta=delta,
-                            densities=declared_log_densities(mech, pair.x, pair.y))
+    return find_rare_events(
+        mech,
+        pair,
+        sx,
+        sy,
+        epsilon=1.0,
+        delta=delta,
+        densities=declared_log_densities(mech, pair.x, pair.y),
+    )
 
 
 def test_disjointness():
@@ -45,8 +52,9 @@ def test_disjointness():
     assert not disjoint(ExactValues(np.array([0.0, 1.0])), ExactValues(np.array([1.0])))
     assert disjoint(Neighbourhood(np.array([0.0]), 0.4), Neighbourhood(np.array([1.0]), 0.5))
     assert not disjoint(Neighbourhood(np.array([0.0]), 0.5), Neighbourhood(np.array([1.0]), 0.5))
-    assert disjoint(Intervals(np.array([0.0]), np.array([1.0])),
-                    Intervals(np.array([1.5]), np.array([2.0])))
+    assert disjoint(
+        Intervals(np.array([0.0]), np.array([1.0])), Intervals(np.array([1.5]), np.array([2.0]))
+    )
     assert not disjoint(ExactValues(np.array([0.0])), Neighbourhood(np.array([1.0]), 0.1))
 
 
@@ -55,10 +63,13 @@ def test_event_membership():
     assert ExactValues(np.array([0.5, 2.0])).contains(o).tolist() == [False, True, False, True]
     assert Neighbourhood(np.array([1.0]), 0.5).contains(o).tolist() == [False, True, True, False]
     rows = np.array([[0.0, 0.0], [0.1, -0.1], [0.3, 0.0]])
-    assert Neighbourhood(np.array([0.0, 0.0]), 0.2).contains(rows).tolist() == [True, True,
-                                                                               False]
+    assert Neighbourhood(np.array([0.0, 0.0]), 0.2).contains(rows).tolist() == [True, True, False]
     assert Intervals(np.array([0.4, 1.5]), np.array([0.6, 3.0])).contains(o).tolist() == [
-        False, True, False, True]
+        False,
+        True,
+        False,
+        True,
+    ]
     impossible = ImpossibleUnder(lambda v: np.where(v == np.floor(v), 0.0, -np.inf))
     assert impossible.contains(o).tolist() == [False, True, False, False]
 
@@ -80,14 +91,23 @@ def test_spike_is_found_with_the_hook_and_the_clamp_without_it():
     spike = _find(RareRawMean(p=1e-3, spike=1e-7))
     assert len(spike) == 2 and {c.family for c in spike} <= {"neighbourhood", "excess"}
     assert all(10 * c.declared_expected < c.search_lower for c in spike)
-    clamp = _find(LeakyClampMean(hook=False))      # atoms at f ± b ln 1000
+    clamp = _find(LeakyClampMean(hook=False))  # atoms at f ± b ln 1000
     assert len(clamp) == 2 and {c.family for c in clamp} <= {"atoms", "excess"}
 
 
 def test_correct_mechanisms_and_leaks_within_delta_yield_nothing():
-    assert _find(LaplaceMechanism(1.0, 0.01, statistic=lambda v: float(np.mean(v)),
-                                  input_domain=RareRawMean().spec.input_domain,
-                                  relation=RareRawMean().spec.relation)) == ()
+    assert (
+        _find(
+            LaplaceMechanism(
+                1.0,
+                0.01,
+                statistic=lambda v: float(np.mean(v)),
+                input_domain=RareRawMean().spec.input_domain,
+                relation=RareRawMean().spec.relation,
+            )
+        )
+        == ()
+    )
     # a fallback of probability 10⁻⁶ (within δ = 10⁻⁵): nothing worth α
     assert _find(NoiselessFallbackMean(cutoff=math.log(1e6))) == ()
 
@@ -108,8 +128,15 @@ def test_support_family_on_a_discrete_law():
     pair = verified_pair(mech.spec, 0, 1, "explicit")
     g = np.random.default_rng(3)
     sx, sy = mech.sample(0, 20_000, g), mech.sample(1, 20_000, g)
-    found = find_rare_events(mech, pair, sx, sy, epsilon=1.0, delta=1e-5,
-                             densities=declared_log_densities(mech, pair.x, pair.y))
+    found = find_rare_events(
+        mech,
+        pair,
+        sx,
+        sy,
+        epsilon=1.0,
+        delta=1e-5,
+        densities=declared_log_densities(mech, pair.x, pair.y),
+    )
     assert [c.family for c in found] == ["support"]
     assert found[0].direction == "x_vs_y" and found[0].search_upper == 0
 
@@ -118,8 +145,7 @@ def test_rare_events_take_their_share_only_when_found():
     leak = RareRawMean(p=1e-3)
     pair = verified_pair(leak.spec, X, Y, "explicit")
     r = distinguish_pair(leak, pair, samples=200_000, search_samples=50_000, rng=1, alpha=0.05)
-    rare = [e for e in r.events if e.description.startswith(("atoms", "neighbourhood",
-                                                              "excess"))]
+    rare = [e for e in r.events if e.description.startswith(("atoms", "neighbourhood", "excess"))]
     # the two directions' atoms, disjoint: pooled at 0.9 of α_rare, the mirror alone at 0.1
     assert [e.method for e in rare] == ["pooled_poisson", "clopper_pearson"]
     assert rare[0].alpha == pytest.approx(POOLED_SHARE * RARE_SHARE * 0.05)
@@ -129,10 +155,13 @@ def test_rare_events_take_their_share_only_when_found():
     assert sum(e.alpha for e in r.events) + r.alpha_profile == pytest.approx(0.05)
     gauss = GaussianMechanism(1.0, 1e-5, 1.0)
     g_pair = verified_pair(gauss.spec, 0.0, 1.0, "explicit")
-    plain = distinguish_pair(gauss, g_pair, samples=200_000, search_samples=50_000, rng=1, alpha=0.05)
+    plain = distinguish_pair(
+        gauss, g_pair, samples=200_000, search_samples=50_000, rng=1, alpha=0.05
+    )
     assert not any(f.startswith("rare") for f in plain.families)
-    off = distinguish_pair(leak, pair, samples=200_000, search_samples=50_000, rng=1, alpha=0.05,
-                    rare_events=False)
+    off = distinguish_pair(
+        leak, pair, samples=200_000, search_samples=50_000, rng=1, alpha=0.05, rare_events=False
+    )
     assert not any(f.startswith("rare") for f in off.families) and not off.violated
 
 
@@ -145,6 +174,7 @@ def test_pooled_bound_is_the_garwood_pair():
     assert pb.epsilon_lower_bound == pytest.approx(np.log((pb.p_lower - 1e-6) / pb.p_upper))
     # Garwood's bounds are the exact Poisson ones: P[Poisson(upper) <= k] = a
     from scipy import stats
+
     assert stats.poisson.cdf(1, garwood_upper(1, 0.01)) == pytest.approx(0.01)
     assert stats.poisson.sf(57, garwood_lower(58, 0.01)) == pytest.approx(0.01)
     assert garwood_lower(0, 0.01) == 0.0

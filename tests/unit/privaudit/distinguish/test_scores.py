@@ -1,5 +1,5 @@
-"""Learned scores (privaudit.auditing.distinguish.cell_score, .columns, .logistic): column coding, naive Bayes, joint cells,
-dependence groups, whitening, isotonic fits, the logistic feature map.
+"""Learned scores (privaudit.auditing.distinguish.cell_score, .columns, .logistic): column coding,
+naive Bayes, joint cells, dependence groups, whitening, isotonic fits, the logistic feature map.
 
 Every audit here is seeded.  Where an assertion is statistical, its docstring or comment
 states the error rate: for "a correct mechanism is not flagged" it is the family-wise
@@ -48,10 +48,10 @@ def test_column_coder_cells():
     assert coder.atoms.tolist() == [0.0] and not coder.exact
     codes = coder(col)
     assert np.all(codes[col == 0.0] == 0) and np.all(codes[col != 0.0] >= 1)
-    assert coder.edges.size > 16                      # tail refinement adds edges
+    assert coder.edges.size > 16  # tail refinement adds edges
     counts = np.bincount(codes[col != 0.0] - 1)
-    assert counts.max() < 0.1 * (col != 0.0).sum()    # no bin holds more than ~1/16 + slack
-    many = ColumnCoder(atoms=np.arange(20.0), edges=np.zeros(0))     # > 8 atoms: searchsorted
+    assert counts.max() < 0.1 * (col != 0.0).sum()  # no bin holds more than ~1/16 + slack
+    many = ColumnCoder(atoms=np.arange(20.0), edges=np.zeros(0))  # > 8 atoms: searchsorted
     assert many(np.array([3.0, 19.0, 2.5])).tolist() == [3, 19, 20]
 
 
@@ -85,9 +85,10 @@ def test_joint_cells_capture_what_naive_bayes_cannot():
     nb = fit_cell_score(None, None, groups="columns", context=ctx)
     joint = fit_cell_score(None, None, groups="joint", context=ctx)
     rows = np.array([[0, 0], [0, 1], [1, 0], [1, 1]])
-    assert np.max(np.abs(nb(rows))) < 0.05          # sd ≈ 0.009 per bit: > 5 sd margin
-    np.testing.assert_allclose(joint(rows), [-math.log(1.5), math.log(1.5),
-                                             math.log(1.5), -math.log(1.5)], atol=0.05)
+    assert np.max(np.abs(nb(rows))) < 0.05  # sd ≈ 0.009 per bit: > 5 sd margin
+    np.testing.assert_allclose(
+        joint(rows), [-math.log(1.5), math.log(1.5), math.log(1.5), -math.log(1.5)], atol=0.05
+    )
 
 
 def test_dependence_groups_split_independent_blocks():
@@ -100,8 +101,13 @@ def test_dependence_groups_split_independent_blocks():
     cols = [u, u ^ (rng.random(n) < 0.1), v, v ^ (rng.random(n) < 0.1), rng.integers(0, 2, n)]
     groups = dependence_groups([c.astype(np.int64) for c in cols], [2] * 5, max_cells=100)
     assert groups == [(0, 1), (2, 3), (4,)]
-    assert dependence_groups([c.astype(np.int64) for c in cols], [2] * 5, max_cells=1) == \
-        [(0,), (1,), (2,), (3,), (4,)]
+    assert dependence_groups([c.astype(np.int64) for c in cols], [2] * 5, max_cells=1) == [
+        (0,),
+        (1,),
+        (2,),
+        (3,),
+        (4,),
+    ]
 
 
 def test_whitening_recovers_the_increments_of_prefix_sums():
@@ -114,13 +120,15 @@ def test_whitening_recovers_the_increments_of_prefix_sums():
     corr = np.corrcoef(z, rowvar=False)
     assert np.max(np.abs(corr - np.eye(5))) < 0.02
     scaled = w / np.max(np.abs(w))
-    band = np.eye(5) - np.eye(5, k=1)                # z_j ∝ o_j − o_{j−1}
+    band = np.eye(5) - np.eye(5, k=1)  # z_j ∝ o_j − o_{j−1}
     assert np.max(np.abs(np.abs(scaled) - np.abs(band))) < 0.05
-    assert whitening(rng.laplace(0, 1, (10_000, 3))) is None      # already uncorrelated
+    assert whitening(rng.laplace(0, 1, (10_000, 3))) is None  # already uncorrelated
 
 
-@given(st.lists(st.floats(-5, 5), min_size=1, max_size=30),
-       st.lists(st.floats(0.1, 10), min_size=30, max_size=30))
+@given(
+    st.lists(st.floats(-5, 5), min_size=1, max_size=30),
+    st.lists(st.floats(0.1, 10), min_size=30, max_size=30),
+)
 def test_isotonic_is_monotone_and_least_squares(values, weights):
     v = np.asarray(values)
     w = np.asarray(weights[: v.size])
@@ -148,7 +156,7 @@ def test_monotone_naive_bayes_pools_a_weak_shift():
     mono = fit_cell_score(None, None, groups="columns", monotone=True, context=ctx)
     grid = np.linspace(-300, 300, 601)[:, None]
     values = mono(grid)
-    assert np.all(np.diff(values) <= 1e-12)            # x = shift down: LLR decreasing
+    assert np.all(np.diff(values) <= 1e-12)  # x = shift down: LLR decreasing
     assert np.max(np.abs(values)) < 1 / 60 + 0.02
     assert mono.name == "monotone naive-Bayes LLR"
 
@@ -169,7 +177,7 @@ def test_logistic_feature_map_has_no_collinear_features():
     score = fit_logistic_score(rows(0.5), rows(0.0))
     assert score is not None
     fm = score.features
-    assert fm.raw_size == 1 + 2 + 1 + 3 + 1            # b, c (2), atom of v, (z, z², |z|), b again
-    assert fm.keep.size == fm.raw_size - 1              # the copy of b is dropped
+    assert fm.raw_size == 1 + 2 + 1 + 3 + 1  # b, c (2), atom of v, (z, z², |z|), b again
+    assert fm.keep.size == fm.raw_size - 1  # the copy of b is dropped
     out = score(rows(0.0))
     assert out.shape == (n,) and np.all(np.isfinite(out))

@@ -4,9 +4,9 @@ The relation :class:`SwapAdjacent` relates two datasets of the same size when on
 other with two adjacent records swapped (a model of "the order of arrival is private").
 It implements only what :class:`~spec.relations.NeighbouringRelationBase` asks: deciding,
 generating, and its own adversarial neighbours (``adversarial_pairs``,
-``extreme_neighbours``, ``local_moves``, ``neighbour_strategy``).  Nothing in :mod:`privaudit.auditing.search` knows it:
-the candidate generator, both local searches and the audit reach its moves through that
-interface only.
+``extreme_neighbours``, ``local_moves``, ``neighbour_strategy``).  Nothing in
+:mod:`privaudit.auditing.search` knows it: the candidate generator, both local searches and the
+audit reach its moves through that interface only.
 
 The mechanism releases ``f(x) = x₀ − x₁ + Laplace(b)`` for records in ``[0, 1]``.  A swap
 changes ``f`` by ``2·|x₀ − x₁| ≤ 2``, attained only at a swap of an extreme pair at
@@ -73,8 +73,7 @@ class SwapAdjacent(NeighbouringRelationBase):
             raise UnsupportedCombinationError(f"SwapAdjacent is not defined on {domain!r}")
         return domain
 
-    def decide(self, x: Any, y: Any, domain: Any, *, validated: bool = False
-               ) -> NeighbourDecision:
+    def decide(self, x: Any, y: Any, domain: Any, *, validated: bool = False) -> NeighbourDecision:
         a, b = self._validated_inputs(self._checked(domain), x, y, validated)
         differ = np.flatnonzero(a != b)
         if differ.size == 0:
@@ -82,8 +81,9 @@ class SwapAdjacent(NeighbouringRelationBase):
         i = int(differ[0])
         if differ.size == 2 and differ[1] == i + 1 and np.array_equal(_swapped(a, i), b):
             return NeighbourDecision(True, f"records {i} and {i + 1} are swapped", 1.0)
-        return NeighbourDecision(False, f"records differ at {differ.tolist()}, not one adjacent "
-                                        "swap", float(differ.size))
+        return NeighbourDecision(
+            False, f"records differ at {differ.tolist()}, not one adjacent swap", float(differ.size)
+        )
 
     def random_neighbour(self, x: Any, domain: Any, rng: Any) -> np.ndarray:
         data = self._checked(domain).validate(x)
@@ -95,8 +95,14 @@ class SwapAdjacent(NeighbouringRelationBase):
         return (_swapped(data, i) for i in range(data.shape[0] - 1))
 
     # -- the relation's own adversarial neighbours -----------------------------------------
-    def adversarial_pairs(self, domain: Any, rng: Any = None, budget: int | None = None, *,
-                          claimed_sensitivity: float | None = None):
+    def adversarial_pairs(
+        self,
+        domain: Any,
+        rng: Any = None,
+        budget: int | None = None,
+        *,
+        claimed_sensitivity: float | None = None,
+    ):
         """A record extreme among the other extreme, swapped at each position."""
         CALLS.append("adversarial_pairs")
         low, high = self._checked(domain).record.low_and_high()
@@ -112,9 +118,11 @@ class SwapAdjacent(NeighbouringRelationBase):
     def local_moves(self, x: Any, y: Any, domain: Any, rng: Any) -> LocalMoves:
         """mutate: push the swapped records of ``x`` to the extremes, swap them in ``y``."""
         checked = self._checked(domain)
-        return LocalMoves(mutate=partial(self._pushed, x, y, checked, rng),
-                          target=partial(self._widest_swap, x),
-                          nudge=partial(self.random_neighbour, x, checked, rng))
+        return LocalMoves(
+            mutate=partial(self._pushed, x, y, checked, rng),
+            target=partial(self._widest_swap, x),
+            nudge=partial(self.random_neighbour, x, checked, rng),
+        )
 
     def neighbour_strategy(self, domain: Any):
         """Hypothesis pairs: a dataset and one of its adjacent swaps."""
@@ -128,7 +136,10 @@ class SwapAdjacent(NeighbouringRelationBase):
         differ = np.flatnonzero(x != y)
         i = int(differ[0]) if differ.size else int(gen.integers(N - 1))
         new_x = np.array(x, copy=True)
-        new_x[i], new_x[i + 1] = domain.record.random_extreme(gen), domain.record.random_extreme(gen)
+        new_x[i], new_x[i + 1] = (
+            domain.record.random_extreme(gen),
+            domain.record.random_extreme(gen),
+        )
         return new_x, _swapped(new_x, i)
 
     def _widest_swap(self, x):
@@ -146,15 +157,27 @@ def first_difference(x: np.ndarray) -> float:
     return float(x[0] - x[1])
 
 
+def first_difference_gap(x: np.ndarray, y: np.ndarray) -> float:
+    """The search objective: how far apart the two datasets' first differences are."""
+    return abs(first_difference(x) - first_difference(y))
+
+
 def mechanism(claimed: float):
     scale = claimed / EPSILON
     spec = SwapSpec(
-        name="first_difference", input_domain=DOMAIN, relation=SwapAdjacent(),
-        statistic="x0 - x1", sensitivity=(GlobalSensitivity(value=claimed),),
-        noise=AdditiveNoise(law=Laplace(scale=scale)), guarantee=PureDP(epsilon=EPSILON))
+        name="first_difference",
+        input_domain=DOMAIN,
+        relation=SwapAdjacent(),
+        statistic="x0 - x1",
+        sensitivity=(GlobalSensitivity(value=claimed),),
+        noise=AdditiveNoise(law=Laplace(scale=scale)),
+        guarantee=PureDP(epsilon=EPSILON),
+    )
     return declare_mechanism(
-        spec, sampler=lambda x, size, rng: first_difference(x) + rng.laplace(0.0, scale, size),
-        statistic=first_difference)
+        spec,
+        sampler=lambda x, size, rng: first_difference(x) + rng.laplace(0.0, scale, size),
+        statistic=first_difference,
+    )
 
 
 BROKEN, CORRECT = mechanism(1.0), mechanism(2.0)
@@ -172,12 +195,16 @@ def test_candidate_pairs_come_from_the_relations_own_patterns():
 
 def test_local_searches_use_the_relations_moves():
     CALLS.clear()
-    objective = lambda x, y: abs(first_difference(x) - first_difference(y))
-    found = maximise_pair_objective(BROKEN.spec, objective, 3, start=[BENIGN], budget=60)
+    found = maximise_pair_objective(BROKEN.spec, first_difference_gap, 3, start=[BENIGN], budget=60)
     assert found[0].score == pytest.approx(2.0)
     assert {"mutate", "target"} <= set(CALLS)
-    best = maximise_over_neighbours(BROKEN.spec, np.array([1.0, 0, 0, 0, 0, 0]),
-                                    lambda y: abs(1.0 - first_difference(y)), 5, budget=3)
+    best = maximise_over_neighbours(
+        BROKEN.spec,
+        np.array([1.0, 0, 0, 0, 0, 0]),
+        lambda y: abs(1.0 - first_difference(y)),
+        5,
+        budget=3,
+    )
     assert best.value == pytest.approx(2.0) and best.best.origin == "extreme"
     assert not best.exhaustive
     assert "extreme_neighbours" in CALLS
@@ -231,8 +258,7 @@ def test_a_relation_without_moves_is_searched_with_the_defaults():
     assert spec.relation.decide(_CALM, moves.target(), DOMAIN).is_neighbour
     pairs = candidate_pairs(spec, 0, budget=4)
     assert pairs and {p.origin for p in pairs} == {"random"}
-    objective = lambda x, y: abs(first_difference(x) - first_difference(y))
-    found = maximise_pair_objective(spec, objective, 3, start=[BENIGN], budget=30)
+    found = maximise_pair_objective(spec, first_difference_gap, 3, start=[BENIGN], budget=30)
     assert found[0].score > 0
     with pytest.raises(UnsupportedCombinationError, match="no strategy for the relation PlainSwap"):
         neighbouring_pairs(spec)

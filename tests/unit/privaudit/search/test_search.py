@@ -91,11 +91,23 @@ SPECS = {
 SPEC_IDS = sorted(SPECS)
 
 ORIGINS = {
-    "explicit", "extreme", "random", "star_toggle", "complement_rewiring", "hub_insertion",
-    "degree_preserving_swap", "threshold_star_toggle", "threshold_complement_rewiring",
-    "local_search", "exhaustive", "hypothesis",
+    "explicit",
+    "extreme",
+    "random",
+    "star_toggle",
+    "complement_rewiring",
+    "hub_insertion",
+    "degree_preserving_swap",
+    "threshold_star_toggle",
+    "threshold_complement_rewiring",
+    "local_search",
+    "exhaustive",
+    "hypothesis",
     # LocalNodeRelation.local_node_pairs
-    "focused_star_toggle", "bucket_extremes", "focused_degree_preserving_swap", "degree_space",
+    "focused_star_toggle",
+    "bucket_extremes",
+    "focused_degree_preserving_swap",
+    "degree_space",
 }
 
 
@@ -155,9 +167,7 @@ def test_candidates_come_in_order_explicit_adversarial_random():
     first_random = origins.index("random")
     assert last_extreme < first_random
     # the adversarial phase pairs the all-low dataset with one record at the high extreme
-    assert any(
-        p.origin == "extreme" and sum_gap(p.x, p.y) == 1.0 for p in pairs
-    )
+    assert any(p.origin == "extreme" and sum_gap(p.x, p.y) == 1.0 for p in pairs)
 
 
 def test_explicit_non_neighbours_raise_naming_the_pair():
@@ -463,16 +473,19 @@ def test_patience_ends_climbs_on_a_flat_objective_only():
 
     spec = LaplaceMechanism(1.0, 1.0).spec
     start = candidate_pairs(spec, np.random.default_rng(0), budget=8)
-    flat = maximise_pair_objective(spec, lambda x, y: abs(float(x) - float(y)), 1,
-                                   start=start, budget=200, patience=10)
+    flat = maximise_pair_objective(
+        spec, lambda x, y: abs(float(x) - float(y)), 1, start=start, budget=200, patience=10
+    )
     assert len(start) < len(flat) <= len(start) + 3 * 10
     assert flat[0].score == pytest.approx(1.0)
-    full = maximise_pair_objective(spec, lambda x, y: abs(float(x) - float(y)), 1,
-                                   start=start, budget=200)
+    full = maximise_pair_objective(
+        spec, lambda x, y: abs(float(x) - float(y)), 1, start=start, budget=200
+    )
     assert len(full) > len(flat)
     # an objective that keeps growing along the climbs: they go on well past the patience
-    steady = maximise_pair_objective(spec, lambda x, y: float(x) + float(y), 1,
-                                     start=start, budget=120, patience=10)
+    steady = maximise_pair_objective(
+        spec, lambda x, y: float(x) + float(y), 1, start=start, budget=120, patience=10
+    )
     assert len(steady) > len(start) + 3 * 10 + 40
     with pytest.raises(InvalidParameterError):
         maximise_pair_objective(spec, lambda x, y: 0.0, 1, start=start, budget=10, patience=0)
@@ -489,8 +502,13 @@ def test_weighted_choice_draws_exactly_what_generator_choice_draws():
     from spec import WeightedChoice
 
     shapes = np.random.default_rng(2024)
-    vectors = [local_search._PAIR_MOVE_WEIGHTS, local_search._NEIGHBOUR_MOVE_WEIGHTS,
-               ratio_search._MOVES, np.array([1.0]), np.array([0.0, 1.0, 0.0])]
+    vectors = [
+        local_search._PAIR_MOVE_WEIGHTS,
+        local_search._NEIGHBOUR_MOVE_WEIGHTS,
+        ratio_search._MOVES,
+        np.array([1.0]),
+        np.array([0.0, 1.0, 0.0]),
+    ]
     for _ in range(300):
         k = int(shapes.integers(1, 12))
         p = shapes.random(k) ** shapes.uniform(0.2, 6.0)
@@ -525,13 +543,15 @@ def test_pair_and_neighbourhood_searches_match_generator_choice_draws(name, monk
     spec = SPECS[name]
 
     def run():
-        pairs = maximise_pair_objective(spec, sum_gap, 4, start=candidate_pairs(spec, 1, budget=6),
-                                        budget=60, patience=12)
+        pairs = maximise_pair_objective(
+            spec, sum_gap, 4, start=candidate_pairs(spec, 1, budget=6), budget=60, patience=12
+        )
         x = spec.input_domain.sample(3)
         best = maximise_over_neighbours(spec, x, lambda y: sum_gap(x, y), 6, budget=40)
-        return ([(repr(to_jsonable(p.x)), repr(to_jsonable(p.y)), p.score, p.origin)
-                 for p in pairs],
-                (repr(to_jsonable(best.best.y)), best.value, best.evaluated))
+        return (
+            [(repr(to_jsonable(p.x)), repr(to_jsonable(p.y)), p.score, p.origin) for p in pairs],
+            (repr(to_jsonable(best.best.y)), best.value, best.evaluated),
+        )
 
     current = run()
 
@@ -542,8 +562,8 @@ def test_pair_and_neighbourhood_searches_match_generator_choice_draws(name, monk
         def draw(self, gen):
             return int(gen.choice(len(self.weights), p=self.weights))
 
-    monkeypatch.setattr(local_search, "_PAIR_MOVES",
-                        ChoiceDraw(local_search._PAIR_MOVE_WEIGHTS))
-    monkeypatch.setattr(local_search, "_NEIGHBOUR_MOVES",
-                        ChoiceDraw(local_search._NEIGHBOUR_MOVE_WEIGHTS))
+    monkeypatch.setattr(local_search, "_PAIR_MOVES", ChoiceDraw(local_search._PAIR_MOVE_WEIGHTS))
+    monkeypatch.setattr(
+        local_search, "_NEIGHBOUR_MOVES", ChoiceDraw(local_search._NEIGHBOUR_MOVE_WEIGHTS)
+    )
     assert run() == current

@@ -62,8 +62,11 @@ def test_epsilon_lower_bound_is_the_cp_formula_vectorised():
     ky = np.array([1840, 10, 0, 3])
     got = epsilon_lower_bound(kx, 10_000, ky, 10_000, alpha=0.05, delta=1e-3)
     num = cp_lower(kx, 10_000, 0.025) - 1e-3
-    want = np.where(num > 0, np.maximum(np.log(np.maximum(num, 1e-300))
-                                        - np.log(cp_upper(ky, 10_000, 0.025)), 0), 0)
+    want = np.where(
+        num > 0,
+        np.maximum(np.log(np.maximum(num, 1e-300)) - np.log(cp_upper(ky, 10_000, 0.025)), 0),
+        0,
+    )
     np.testing.assert_allclose(got, want, rtol=1e-12)
     assert got.shape == (4,) and got[-1] == 0.0
 
@@ -72,17 +75,17 @@ def test_epsilon_lower_bound_monotone():
     n = 50_000
     kx = np.arange(1000, 30_000, 997)
     up = epsilon_lower_bound(kx, n, 800, n, alpha=0.05)
-    assert np.all(np.diff(up) >= 0)                                 # more x-hits: more ε
+    assert np.all(np.diff(up) >= 0)  # more x-hits: more ε
     ky = np.arange(0, 5000, 97)
     down = epsilon_lower_bound(20_000, n, ky, n, alpha=0.05)
-    assert np.all(np.diff(down) <= 0)                               # more y-hits: less ε
+    assert np.all(np.diff(down) <= 0)  # more y-hits: less ε
     deltas = np.linspace(0.0, 0.3, 31)
-    by_delta = [float(epsilon_lower_bound(20_000, n, 800, n, alpha=0.05, delta=d))
-                for d in deltas]
+    by_delta = [float(epsilon_lower_bound(20_000, n, 800, n, alpha=0.05, delta=d)) for d in deltas]
     assert np.all(np.diff(by_delta) <= 0)
-    by_alpha = [float(epsilon_lower_bound(20_000, n, 800, n, alpha=a))
-                for a in (1e-6, 1e-3, 0.05, 0.5)]
-    assert np.all(np.diff(by_alpha) >= 0)                           # less confidence: more ε
+    by_alpha = [
+        float(epsilon_lower_bound(20_000, n, 800, n, alpha=a)) for a in (1e-6, 1e-3, 0.05, 0.5)
+    ]
+    assert np.all(np.diff(by_alpha) >= 0)  # less confidence: more ε
 
 
 def test_epsilon_lower_bound_is_uncapped():
@@ -98,8 +101,9 @@ def test_epsilon_lower_bound_is_uncapped():
     assert float(epsilon_lower_bound(0, 100, 0, 100, alpha=0.05)) == 0.0
 
 
-@pytest.mark.parametrize("n, table", [(10**4, 0.939), (10**5, 0.981), (10**6, 0.994),
-                                      (10**7, 0.998)])
+@pytest.mark.parametrize(
+    "n, table", [(10**4, 0.939), (10**5, 0.981), (10**6, 0.994), (10**7, 0.998)]
+)
 def test_reproduces_the_oracle_table_for_laplace(n, table):
     """The oracle of docs/derivations.md §8: Laplace ε = 1, event {o <= 0}, expected counts."""
     kx, ky = round(0.5 * n), round(0.5 * math.exp(-1) * n)
@@ -138,8 +142,9 @@ def test_violation_margin_checks_the_whole_claimed_curve():
     # the same with a callable profile and an explicit grid
     grid = np.linspace(0, 1, 101)
     m2 = violation_margin(px, py, claim.delta_for_epsilon, grid)
-    assert m2 == pytest.approx(max(px - math.exp(e) * py - claim.delta_for_epsilon(e)
-                                   for e in grid))
+    assert m2 == pytest.approx(
+        max(px - math.exp(e) * py - claim.delta_for_epsilon(e) for e in grid)
+    )
     # a GDP claim (no ε of its own) uses the fine default grid
     assert violation_margin(0.5, 0.49, GaussianDP(mu=1.0)) < 0
 
@@ -159,8 +164,10 @@ MEAN_LAWS = {
     "bernoulli(0.01)": (lambda rng, s: (rng.random(s) < 0.01).astype(float), 0.01),
     "bernoulli(0.3)": (lambda rng, s: (rng.random(s) < 0.3).astype(float), 0.3),
     "beta(0.5, 5)": (lambda rng, s: rng.beta(0.5, 5.0, s), 0.5 / 5.5),
-    "sparse hockey-stick": (lambda rng, s: np.where(rng.random(s) < 0.01, rng.random(s), 0.0),
-                            0.005),
+    "sparse hockey-stick": (
+        lambda rng, s: np.where(rng.random(s) < 0.01, rng.random(s), 0.0),
+        0.005,
+    ),
 }
 
 
@@ -176,7 +183,7 @@ def test_mean_lower_bound_covers(law):
     lower = mean_lower_bound(draw(rng, (2000, 400)), alpha=0.1)
     misses = int(np.sum(lower > mu))
     assert misses <= stats.binom.isf(0.0013, 2000, 0.1)
-    assert misses <= 100                       # observed ≤ 30 for these seeds
+    assert misses <= 100  # observed ≤ 30 for these seeds
 
 
 @pytest.mark.parametrize("law", sorted(MEAN_LAWS))
@@ -187,8 +194,9 @@ def test_fixed_bet_lower_bound_covers(law):
     tune, data = draw(rng, (2000, 200)), draw(rng, (2000, 400))
     centre = tune.mean(axis=1)
     lam, c = tune_eb_bet(centre, ((tune - centre[:, None]) ** 2).mean(axis=1), 400, alpha=0.1)
-    lower = eb_lower_bound_from_sums(data.sum(axis=1), ((data - c[:, None]) ** 2).sum(axis=1),
-                                     400, alpha=0.1, lam=lam, centre=c)
+    lower = eb_lower_bound_from_sums(
+        data.sum(axis=1), ((data - c[:, None]) ** 2).sum(axis=1), 400, alpha=0.1, lam=lam, centre=c
+    )
     assert int(np.sum(lower > mu)) <= stats.binom.isf(0.0013, 2000, 0.1)
 
 
@@ -213,19 +221,24 @@ def test_mean_bounds_refuse_bad_input():
 # power
 # ----------------------------------------------------------------------------------------
 def test_detectable_epsilon_decreases_with_n_and_exceeds_the_claim():
-    values = [detectable_epsilon(0.184, n, n, alpha=0.05 / 16, delta=0.0, claimed_epsilon=1.0)
-              for n in (10**3, 10**4, 10**5, 10**6)]
+    values = [
+        detectable_epsilon(0.184, n, n, alpha=0.05 / 16, delta=0.0, claimed_epsilon=1.0)
+        for n in (10**3, 10**4, 10**5, 10**6)
+    ]
     assert all(v > 1.0 for v in values)
     assert all(a > b for a, b in itertools.pairwise(values))
     assert values[-1] < 1.02
 
 
 def test_detectable_epsilon_limits():
-    assert detectable_epsilon(0.0, 1000, 1000, alpha=0.05, delta=0.0,
-                              claimed_epsilon=1.0) == math.inf
+    assert (
+        detectable_epsilon(0.0, 1000, 1000, alpha=0.05, delta=0.0, claimed_epsilon=1.0) == math.inf
+    )
     # p_y so large that even P[M(x) in S] = 1 cannot beat e^3 · p_y
-    assert detectable_epsilon(0.2, 10**4, 10**4, alpha=0.05, delta=0.0,
-                              claimed_epsilon=3.0) == math.inf
+    assert (
+        detectable_epsilon(0.2, 10**4, 10**4, alpha=0.05, delta=0.0, claimed_epsilon=3.0)
+        == math.inf
+    )
     with pytest.raises(InvalidParameterError):
         detectable_epsilon(0.1, 0, 10, alpha=0.05, delta=0.0, claimed_epsilon=1.0)
 
@@ -238,18 +251,20 @@ def test_detection_probability_is_exact_and_the_test_has_its_size():
     size = detection_probability(1.0, p_y, n, n, alpha=alpha, delta=0.0, claimed_epsilon=1.0)
     assert size <= alpha / 2
     eps_true = 1.35
-    exact = detection_probability(eps_true, p_y, n, n, alpha=alpha, delta=0.0,
-                                  claimed_epsilon=1.0)
+    exact = detection_probability(eps_true, p_y, n, n, alpha=alpha, delta=0.0, claimed_epsilon=1.0)
     rng = np.random.default_rng(11)
     kx = rng.binomial(n, math.exp(eps_true) * p_y, 4000)
     ky = rng.binomial(n, p_y, 4000)
     simulated = np.mean(epsilon_lower_bound(kx, n, ky, n, alpha=alpha) > 1.0)
     assert abs(simulated - exact) <= 0.03
     target = detectable_epsilon(p_y, n, n, alpha=alpha, delta=0.0, claimed_epsilon=1.0)
-    assert detection_probability(target, p_y, n, n, alpha=alpha, delta=0.0,
-                                 claimed_epsilon=1.0) >= 0.9
-    assert detection_probability(target - 1e-3, p_y, n, n, alpha=alpha, delta=0.0,
-                                 claimed_epsilon=1.0) < 0.9
+    assert (
+        detection_probability(target, p_y, n, n, alpha=alpha, delta=0.0, claimed_epsilon=1.0) >= 0.9
+    )
+    assert (
+        detection_probability(target - 1e-3, p_y, n, n, alpha=alpha, delta=0.0, claimed_epsilon=1.0)
+        < 0.9
+    )
 
 
 # ----------------------------------------------------------------------------------------
@@ -279,8 +294,7 @@ def test_predicted_epsilon_matches_the_exact_bound_at_expected_counts():
     for p_y, eps in ((0.5 * math.exp(-0.1), 0.1), (0.01, 1.0), (0.2, 0.5)):
         p_x = p_y * math.exp(eps)
         for alpha in (0.05, 0.05 / 16):
-            want = float(epsilon_lower_bound(round(p_x * n), n, round(p_y * n), n,
-                                             alpha=alpha))
+            want = float(epsilon_lower_bound(round(p_x * n), n, round(p_y * n), n, alpha=alpha))
             got = float(predicted_epsilon(p_x, p_y, n, n, alpha=alpha))
             assert got == pytest.approx(want, abs=2e-3)
     assert float(predicted_epsilon(0.1, 0.2, n, n, alpha=0.05)) == 0.0
@@ -292,12 +306,14 @@ def test_plan_spends_everything_on_a_clear_winner():
     ratio against weak ones gets the whole budget; the levels always sum to the budget."""
     a = np.array([40_000, 20_000, 5_000])
     b = np.array([5_000, 19_000, 4_900])
-    plan = plan_events(a, 100_000, b, 100_000, feature=[0, 1, 2], budget=0.05,
-                       test_a=10**6, test_b=10**6)
+    plan = plan_events(
+        a, 100_000, b, 100_000, feature=[0, 1, 2], budget=0.05, test_a=10**6, test_b=10**6
+    )
     assert plan.chosen == (0,) and plan.levels == (0.05,)
     assert plan.total == pytest.approx(0.05)
-    again = plan_events(a, 100_000, b, 100_000, feature=[0, 1, 2], budget=0.05,
-                        test_a=10**6, test_b=10**6)
+    again = plan_events(
+        a, 100_000, b, 100_000, feature=[0, 1, 2], budget=0.05, test_a=10**6, test_b=10**6
+    )
     assert again == plan
 
 
@@ -307,17 +323,18 @@ def test_plan_hedges_when_the_search_split_is_unsure():
     and no candidate is chosen twice."""
     a = np.full(8, 60)
     b = np.full(8, 30)
-    plan = plan_events(a, 1_000, b, 1_000, feature=np.arange(8), budget=0.05,
-                       test_a=10**6, test_b=10**6)
+    plan = plan_events(
+        a, 1_000, b, 1_000, feature=np.arange(8), budget=0.05, test_a=10**6, test_b=10**6
+    )
     assert len(plan.chosen) >= 2 and len(set(plan.chosen)) == len(plan.chosen)
     assert sum(plan.levels) == pytest.approx(0.05)
     # the same counts as thresholds of ONE feature (moving together) hedge less
-    nested = plan_events(a, 1_000, b, 1_000, feature=np.zeros(8), budget=0.05,
-                         test_a=10**6, test_b=10**6)
+    nested = plan_events(
+        a, 1_000, b, 1_000, feature=np.zeros(8), budget=0.05, test_a=10**6, test_b=10**6
+    )
     assert len(nested.chosen) <= len(plan.chosen)
     with pytest.raises(InvalidParameterError):
-        plan_events(a, 1_000, b, 1_000, feature=np.arange(8), budget=1.5, test_a=10,
-                    test_b=10)
+        plan_events(a, 1_000, b, 1_000, feature=np.arange(8), budget=1.5, test_a=10, test_b=10)
     assert plan_events([], 1, [], 1, feature=[], budget=0.05, test_a=10, test_b=10).chosen == ()
 
 
@@ -356,11 +373,20 @@ def test_equal_rate_prior_keeps_the_plan_on_the_event_that_carries_the_bound():
     def plan(prior):
         pa, pb = equal_rate_prior(a, n, b, n, prior)
         lo, hi = wilson_lower(pa, n, 0.025), wilson_upper(pb, n, 0.025)
-        return plan_events(lo * n, n, hi * n, n, feature=np.arange(5), budget=0.05,
-                           test_a=test, test_b=test, rate_ratio=True)
+        return plan_events(
+            lo * n,
+            n,
+            hi * n,
+            n,
+            feature=np.arange(5),
+            budget=0.05,
+            test_a=test,
+            test_b=test,
+            rate_ratio=True,
+        )
 
     flat, shrunk = plan(0.0), plan(50.0)
-    level = dict(zip(flat.chosen, flat.levels)).get(0, 0.0)
+    level = dict(zip(flat.chosen, flat.levels, strict=True)).get(0, 0.0)
     assert flat.chosen[0] != 0 and level <= 0.05 / 6 + 1e-15
     assert shrunk.chosen[0] == 0 and shrunk.levels[0] >= 0.025 - 1e-15
     assert sum(shrunk.levels) == pytest.approx(0.05)

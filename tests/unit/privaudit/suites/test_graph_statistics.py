@@ -61,8 +61,11 @@ class AllGraphs:
         index = {pair: e for e, pair in enumerate(self.pairs)}
         total = np.zeros(len(self.codes), dtype=np.int64)
         for a, b, c in itertools.combinations(range(self.n), 3):
-            total += (self.masks[:, index[(a, b)]] & self.masks[:, index[(b, c)]]
-                      & self.masks[:, index[(a, c)]])
+            total += (
+                self.masks[:, index[(a, b)]]
+                & self.masks[:, index[(b, c)]]
+                & self.masks[:, index[(a, c)]]
+            )
         return total
 
     def truncated_edges(self, max_degree: int) -> np.ndarray:
@@ -144,8 +147,12 @@ def test_truncated_edge_count_sensitivity_refuses_unproven_sizes():
     for bad in (-1, 1.5, True):
         with pytest.raises(InvalidParameterError, match="max_degree"):
             truncated_edge_count_node_sensitivity(10, bad)
-    for function in (edge_count_node_sensitivity, degree_histogram_node_sensitivity,
-                     triangle_count_edge_sensitivity, triangle_count_node_sensitivity):
+    for function in (
+        edge_count_node_sensitivity,
+        degree_histogram_node_sensitivity,
+        triangle_count_edge_sensitivity,
+        triangle_count_node_sensitivity,
+    ):
         with pytest.raises(InvalidParameterError, match="n must be an integer >= 1"):
             function(0)
 
@@ -156,7 +163,7 @@ def test_suite_statistics_match_the_mask_implementation(n, data):
     graphs = GRAPHS[n]
     g = data.draw(st.integers(0, len(graphs.codes) - 1))
     graph = nx.empty_graph(n)
-    graph.add_edges_from(p for p, keep in zip(graphs.pairs, graphs.masks[g]) if keep)
+    graph.add_edges_from(p for p, keep in zip(graphs.pairs, graphs.masks[g], strict=True) if keep)
     assert edge_count(graph) == graphs.edge_count()[g]
     assert np.array_equal(degree_histogram(graph), graphs.histogram()[g])
     assert triangle_count(graph) == graphs.triangles()[g]

@@ -69,8 +69,9 @@ DPS = {c.name.split(".", 1)[1]: c for c in dpsniper_cases()}
 
 
 def _power_limits():
-    spec = importlib.util.spec_from_file_location("_power_limits", ROOT / "scripts"
-                                                  / "power_limits.py")
+    spec = importlib.util.spec_from_file_location(
+        "_power_limits", ROOT / "scripts" / "power_limits.py"
+    )
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module
     spec.loader.exec_module(module)
@@ -140,15 +141,17 @@ def value_columns_pvalues(ref: np.ndarray, ours: np.ndarray, n: int) -> list[flo
     return out
 
 
-def _assert_same_law(ref: np.ndarray, ours: np.ndarray, codes: int | None,
-                     values: bool) -> None:
+def _assert_same_law(ref: np.ndarray, ours: np.ndarray, codes: int | None, values: bool) -> None:
     """Codes: χ² on whole code rows; values: KS per value column; Bonferroni over them."""
     assert ref.shape == ours.shape and ref.dtype == ours.dtype
-    if codes is None:    # continuous columns: KS on each column and on the row sums
+    if codes is None:  # continuous columns: KS on each column and on the row sums
         columns = ref.reshape(len(ref), -1).shape[1]
-        tests = [stats.ks_2samp(ref.reshape(len(ref), -1)[:, j],
-                                ours.reshape(len(ours), -1)[:, j]).pvalue
-                 for j in range(columns)]
+        tests = [
+            stats.ks_2samp(
+                ref.reshape(len(ref), -1)[:, j], ours.reshape(len(ours), -1)[:, j]
+            ).pvalue
+            for j in range(columns)
+        ]
         if columns > 1:
             tests.append(stats.ks_2samp(ref.sum(axis=1), ours.sum(axis=1)).pvalue)
     else:
@@ -234,6 +237,7 @@ def _dps_rnm(noise, report):
         draw = rng.laplace if noise == "laplace" else rng.exponential
         m = a + draw(scale=20.0, size=(n, a.shape[0]))
         return np.argmax(m, axis=1) if report == "index" else np.amax(m, axis=1)
+
     return run
 
 
@@ -251,6 +255,7 @@ def _laplace_parallel(rng, a, n):
 
 def _rappor_two_steps(mech: Rappor):
     """RAPPOR as the paper runs it: permanent, then instantaneous randomized response."""
+
     def run(rng, a, n):
         bits = mech.bloom_bits(int(a))
         u = rng.random((n, mech.filter_size))
@@ -259,6 +264,7 @@ def _rappor_two_steps(mech: Rappor):
             return permanent.astype(np.int64)
         v = rng.random((n, mech.filter_size))
         return np.where(permanent, v < mech.q, v < mech.p).astype(np.int64)
+
     return run
 
 
@@ -297,28 +303,35 @@ def test_dpsniper_samplers_match_reference_laws(name):
     mech = DPS[name].mechanism
     for i, x in enumerate(_inputs(name)):
         ours = mech.sample(x, DRAWS, rng=100 + i)
-        ref = np.asarray(reference(np.random.default_rng(200 + i),
-                                   np.asarray(x) if np.ndim(x) else x, DRAWS))
+        ref = np.asarray(
+            reference(np.random.default_rng(200 + i), np.asarray(x) if np.ndim(x) else x, DRAWS)
+        )
         ref = ref.astype(ours.dtype)
-        if codes == 1:   # arg-max indices: one categorical column
+        if codes == 1:  # arg-max indices: one categorical column
             ref, ours = ref[:, np.newaxis], ours[:, np.newaxis]
         _assert_same_law(ref, ours, codes, values)
 
 
-OTHER_PARAMETERS = [   # (class, keyword arguments, reference with the same parameters)
+OTHER_PARAMETERS = [  # (class, keyword arguments, reference with the same parameters)
     (SparseVectorTechnique1, {"c": 3, "t": 0.5}, lambda r, a, n: _dps_svt1(r, a, n, c=3)),
     (SparseVectorTechnique2, {"c": 2, "t": 1.0}, lambda r, a, n: _dps_svt2(r, a, n, c=2)),
     (SparseVectorTechnique3, {"c": 2, "t": 1.0}, lambda r, a, n: _dps_svt3(r, a, n, c=2)),
     (NumericalSVT, {"c": 1, "t": 1.0}, lambda r, a, n: _dps_numerical(r, a, n, c=1)),
     # longer than MAX_TABLE_LENGTH: the fallback path
-    (SparseVectorTechnique4, {"c": 2, "t": 1.0, "length": 14},
-     lambda r, a, n: _dps_svt4(r, a, n, c=2)),
+    (
+        SparseVectorTechnique4,
+        {"c": 2, "t": 1.0, "length": 14},
+        lambda r, a, n: _dps_svt4(r, a, n, c=2),
+    ),
     (SparseVectorTechnique6, {"c": 1, "t": 1.0, "length": 14}, _dps_svt6),
 ]
 
 
-@pytest.mark.parametrize("cls, kwargs, reference", OTHER_PARAMETERS,
-                         ids=[f"{c.__name__}-{k}" for c, k, _ in OTHER_PARAMETERS])
+@pytest.mark.parametrize(
+    "cls, kwargs, reference",
+    OTHER_PARAMETERS,
+    ids=[f"{c.__name__}-{k}" for c, k, _ in OTHER_PARAMETERS],
+)
 def test_sparse_vectors_with_other_parameters_match_reference_laws(cls, kwargs, reference):
     """Cut-offs above 1 (Algorithm 2's threshold redraws matter only then) and long vectors."""
     mech = cls(**kwargs)
@@ -326,7 +339,7 @@ def test_sparse_vectors_with_other_parameters_match_reference_laws(cls, kwargs, 
     x = np.r_[np.full(n // 2, 1.0), np.zeros(n - n // 2)]
     ours = mech.sample(x, DRAWS, rng=21)
     ref = reference(np.random.default_rng(22), x, DRAWS)
-    if n > 12:   # 3ⁿ code rows: too many categories; test each code column and the tops
+    if n > 12:  # 3ⁿ code rows: too many categories; test each code column and the tops
         tests = [same_rows_pvalue(ref[:, j], ours[:, j]) for j in range(n)]
         tests.append(same_rows_pvalue((ref == ABOVE).sum(axis=1), (ours == ABOVE).sum(axis=1)))
         tests.append(same_rows_pvalue(_first_top(ref), _first_top(ours)))
@@ -342,18 +355,25 @@ def test_svt34_parallel_matches_reference_law():
         ours = mech.sample(x, DRAWS, rng=300 + i)
         ref = _dps_svt34(np.random.default_rng(400 + i), np.asarray(x), DRAWS)
         codes = np.r_[0:10, 20:30]
-        tests = [same_rows_pvalue(ref[:, codes], ours[:, codes]),
-                 same_rows_pvalue(ref[:, 20:30], ours[:, 20:30]),
-                 *value_columns_pvalues(ref[:, :20], ours[:, :20], 10)]
+        tests = [
+            same_rows_pvalue(ref[:, codes], ours[:, codes]),
+            same_rows_pvalue(ref[:, 20:30], ours[:, 20:30]),
+            *value_columns_pvalues(ref[:, :20], ours[:, :20], 10),
+        ]
         assert min(tests) > ALPHA / len(tests), tests
 
 
 def test_output_encoding_is_kept():
     """Code values, zeros (never −0.0) off the ⊤ cells, dtype, shape, C order."""
-    for name in ("SparseVectorTechnique3", "NumericalSVT", "SVT34Parallel",
-                 "SparseVectorTechnique1", "SparseVectorTechnique6"):
+    for name in (
+        "SparseVectorTechnique3",
+        "NumericalSVT",
+        "SVT34Parallel",
+        "SparseVectorTechnique1",
+        "SparseVectorTechnique6",
+    ):
         mech = DPS[name].mechanism
-        size = BLOCK + 7                     # one full block and a short one
+        size = BLOCK + 7  # one full block and a short one
         out = mech.sample(np.ones(10), size, rng=1)
         assert out.shape == (size, mech.spec.output_dimension)
         assert out.dtype == np.float64 and out.flags.c_contiguous
@@ -375,16 +395,19 @@ def _first_top(codes: np.ndarray) -> np.ndarray:
     return np.where(tops.any(axis=1), tops.argmax(axis=1), codes.shape[1])
 
 
-@pytest.mark.parametrize("name, b_rho, b_nu, t", [
-    ("SparseVectorTechnique1", 20.0, 40.0, 0.5),
-    ("SparseVectorTechnique2", 20.0, 40.0, 1.0),
-    ("SparseVectorTechnique4", 40.0, 1 / 0.075, 1.0),
-])
+@pytest.mark.parametrize(
+    "name, b_rho, b_nu, t",
+    [
+        ("SparseVectorTechnique1", 20.0, 40.0, 0.5),
+        ("SparseVectorTechnique2", 20.0, 40.0, 1.0),
+        ("SparseVectorTechnique4", 40.0, 1 / 0.075, 1.0),
+    ],
+)
 def test_cutoff_one_svts_match_exact_law(limits, name, b_rho, b_nu, t):
     """With c = 1 the code row is the position of the first ⊤ (or none)."""
     mech = DPS[name].mechanism
     pvalues = []
-    for i, x in enumerate(DPS[name].input_pairs[8]):     # (1¹⁰, (2⁵, 0⁵)), both sides
+    for i, x in enumerate(DPS[name].input_pairs[8]):  # (1¹⁰, (2⁵, 0⁵)), both sides
         law = limits.svt_first_top(np.asarray(x, float), b_rho, b_nu, t)
         out = mech.sample(x, DRAWS, rng=500 + i)
         pvalues.append(fits_pvalue(np.bincount(_first_top(out), minlength=11), law))
@@ -404,16 +427,17 @@ def test_svt6_matches_exact_pattern_law(limits):
 def test_noisy_max_match_exact_laws(limits):
     rnm1, rnm3 = DPS["ReportNoisyMax1"], DPS["ReportNoisyMax3"]
     pvalues = []
-    for i, x in enumerate(rnm1.input_pairs[6]):          # (1⁵, (0, 2, 2, 2, 2))
+    for i, x in enumerate(rnm1.input_pairs[6]):  # (1⁵, (0, 2, 2, 2, 2))
         out = rnm1.mechanism.sample(x, DRAWS, rng=700 + i)
-        pvalues.append(fits_pvalue(np.bincount(out, minlength=5),
-                                   limits.noisy_max_index(np.asarray(x, float))))
-    grid = np.linspace(-600.0, 600.0, 24_001)            # power_limits.noisy_max_value's
-    for i, x in enumerate(rnm3.input_pairs[10]):         # (1⁵, 2⁵)
+        pvalues.append(
+            fits_pvalue(np.bincount(out, minlength=5), limits.noisy_max_index(np.asarray(x, float)))
+        )
+    grid = np.linspace(-600.0, 600.0, 24_001)  # power_limits.noisy_max_value's
+    for i, x in enumerate(rnm3.input_pairs[10]):  # (1⁵, 2⁵)
         cells = limits.noisy_max_value(np.asarray(x, float))
         out = rnm3.mechanism.sample(x, DRAWS, rng=800 + i)
-        cell = np.searchsorted(grid, out, side="left")   # cell k: grid[k-1] < max <= grid[k]
-        coarse = np.minimum(cell // 400, 60)             # 61 bins of 400 cells
+        cell = np.searchsorted(grid, out, side="left")  # cell k: grid[k-1] < max <= grid[k]
+        coarse = np.minimum(cell // 400, 60)  # 61 bins of 400 cells
         law = np.bincount(np.arange(cells.size) // 400, weights=cells, minlength=61)
         pvalues.append(fits_pvalue(np.bincount(coarse, minlength=61), law))
     assert min(pvalues) > ALPHA / len(pvalues), pvalues
@@ -430,22 +454,24 @@ def test_rappor_matches_exact_binomial_laws(limits, name):
         out = mech.sample(value, DRAWS, rng=900 + i)
         set_law = limits.rappor_bits(p1, p0, int(bits.sum()))[0]
         unset_law = limits.rappor_bits(p1, p0, int((~bits).sum()))[1]
-        pvalues.append(fits_pvalue(np.bincount(out[:, bits].sum(axis=1),
-                                               minlength=set_law.size), set_law))
-        pvalues.append(fits_pvalue(np.bincount(out[:, ~bits].sum(axis=1),
-                                               minlength=unset_law.size), unset_law))
+        pvalues.append(
+            fits_pvalue(np.bincount(out[:, bits].sum(axis=1), minlength=set_law.size), set_law)
+        )
+        pvalues.append(
+            fits_pvalue(np.bincount(out[:, ~bits].sum(axis=1), minlength=unset_law.size), unset_law)
+        )
     assert min(pvalues) > ALPHA / len(pvalues), pvalues
 
 
 # ----------------------------------------------------------------------------------------
 # StatDP: the vectorised variants against a straightforward loop over the queries
 # ----------------------------------------------------------------------------------------
-def _statdp_reference(mech: StatDPSparseVector, q: np.ndarray, size: int,
-                      rng: np.random.Generator) -> np.ndarray:
+def _statdp_reference(
+    mech: StatDPSparseVector, q: np.ndarray, size: int, rng: np.random.Generator
+) -> np.ndarray:
     n = q.size
     threshold = mech.T + rng.laplace(scale=mech.threshold_scale, size=size)
-    noise = 0.0 if mech.query_scale is None else rng.laplace(scale=mech.query_scale,
-                                                            size=(size, n))
+    noise = 0.0 if mech.query_scale is None else rng.laplace(scale=mech.query_scale, size=(size, n))
     noisy = q + noise * np.ones((size, n))
     running = np.ones(size, dtype=bool)
     count = np.zeros(size, dtype=np.int64)
@@ -456,7 +482,7 @@ def _statdp_reference(mech: StatDPSparseVector, q: np.ndarray, size: int,
         top = noisy[:, j] > threshold if mech.strict else noisy[:, j] >= threshold
         bottoms += running & ~top
         mismatches += running & (top != (j < n // 2))
-        mismatches += ~running                       # unanswered: a mismatch
+        mismatches += ~running  # unanswered: a mismatch
         last = np.where(running, np.where(top, noisy[:, j], 0.0), last)
         count += running & top
         if mech.cutoff is not None:
@@ -505,9 +531,13 @@ def test_laplace_noise_law(shape):
     flat = draws.ravel()
     # two tests at α/2 each: the law, and the sign independent of the magnitude
     pvalue_law = stats.kstest(flat, stats.laplace(scale=2.5).cdf).pvalue
-    big = np.abs(flat) > 2.5 * np.log(2.0)           # the median of |L|
-    table = np.array([[np.sum(big & (flat > 0)), np.sum(big & (flat < 0))],
-                      [np.sum(~big & (flat > 0)), np.sum(~big & (flat < 0))]])
+    big = np.abs(flat) > 2.5 * np.log(2.0)  # the median of |L|
+    table = np.array(
+        [
+            [np.sum(big & (flat > 0)), np.sum(big & (flat < 0))],
+            [np.sum(~big & (flat > 0)), np.sum(~big & (flat < 0))],
+        ]
+    )
     pvalue_independent = stats.chi2_contingency(table, correction=False)[1]
     assert min(pvalue_law, pvalue_independent) > ALPHA / 2
 
@@ -516,8 +546,10 @@ def test_laplace_noise_inputs():
     rng = np.random.default_rng(0)
     assert laplace_noise(rng, 1.0, 0).shape == (0,)
     assert laplace_noise(rng, 1.0, (3, 0)).shape == (3, 0)
-    assert np.array_equal(laplace_noise(np.random.default_rng(5), 3.0, 17),
-                          laplace_noise(np.random.default_rng(5), 3.0, 17))
+    assert np.array_equal(
+        laplace_noise(np.random.default_rng(5), 3.0, 17),
+        laplace_noise(np.random.default_rng(5), 3.0, 17),
+    )
     for bad in (0.0, -1.0, np.nan, np.inf):
         with pytest.raises(InvalidParameterError, match="scale"):
             laplace_noise(rng, bad, 3)
@@ -567,8 +599,8 @@ def test_side_by_side_runs_equal_svt_codes(first, second, gap):
     runs = sparse_vector_runs([(a, ca, 0), (b, cb, na + gap)], out)
     want_a, want_b = svt_codes(a.T.copy(), ca), svt_codes(b.T.copy(), cb)
     assert np.array_equal(out[:, :na], want_a)
-    assert np.array_equal(out[:, na + gap:na + gap + nb], want_b)
-    assert np.all(out[:, na:na + gap] == 0.0) and np.all(out[:, -1] == 0.0)
+    assert np.array_equal(out[:, na + gap : na + gap + nb], want_b)
+    assert np.all(out[:, na : na + gap] == 0.0) and np.all(out[:, -1] == 0.0)
     for run, want in zip(runs, (want_a, want_b), strict=True):
         samples, queries = run.top_cells()
         expect = _expected_tops(want)
@@ -578,15 +610,17 @@ def test_side_by_side_runs_equal_svt_codes(first, second, gap):
 def test_side_by_side_runs_take_both_paths():
     """Combined table when small; column-by-column writes when the product is too big."""
     rng = np.random.default_rng(3)
-    small = rng.random((10, 500)) < 0.3                # c = 2: 56 code rows each
-    big = rng.random((8, 500)) < 0.5                   # no cut-off: 256 code rows each
-    for parts, width in ((((small, 2, 0), (small[::-1], 2, 10)), 20),
-                         (((big, None, 0), (big[::-1], None, 8)), 16)):
+    small = rng.random((10, 500)) < 0.3  # c = 2: 56 code rows each
+    big = rng.random((8, 500)) < 0.5  # no cut-off: 256 code rows each
+    for parts, width in (
+        (((small, 2, 0), (small[::-1], 2, 10)), 20),
+        (((big, None, 0), (big[::-1], None, 8)), 16),
+    ):
         out = np.empty((500, width))
         runs = sparse_vector_runs(parts, out)
-        for run, (above, cutoff, first) in zip(runs, parts, strict=True):
+        for _run, (above, cutoff, first) in zip(runs, parts, strict=True):
             n = above.shape[0]
-            assert np.array_equal(out[:, first:first + n], svt_codes(above.T.copy(), cutoff))
+            assert np.array_equal(out[:, first : first + n], svt_codes(above.T.copy(), cutoff))
     assert 256 * 256 > MAX_COMBINED_ROWS >= 56 * 56
 
 

@@ -117,8 +117,9 @@ def test_mechanisms_pickle(case):
 
 def _norm(diff: np.ndarray, norm: str) -> float:
     diff = np.atleast_1d(np.asarray(diff, dtype=float))
-    return float({"l1": np.abs(diff).sum(), "l2": np.sqrt((diff**2).sum()),
-                  "linf": np.abs(diff).max()}[norm])
+    return float(
+        {"l1": np.abs(diff).sum(), "l2": np.sqrt((diff**2).sum()), "linf": np.abs(diff).max()}[norm]
+    )
 
 
 @pytest.mark.parametrize("case", CASES, ids=IDS)
@@ -127,8 +128,10 @@ def test_declared_sensitivity_on_the_pairs(case):
     if claim is None or not case.mechanism.provides("statistic"):
         pytest.skip("no global sensitivity claim or no statistic hook")
     assert isinstance(claim, GlobalSensitivity)
-    worst = max(_norm(np.subtract(case.mechanism.statistic(x), case.mechanism.statistic(y)),
-                      claim.norm) for x, y in case.input_pairs)
+    worst = max(
+        _norm(np.subtract(case.mechanism.statistic(x), case.mechanism.statistic(y)), claim.norm)
+        for x, y in case.input_pairs
+    )
     if case.name == "broken.sum_underdeclared_sensitivity":
         assert worst == 2.0 > claim.value
     else:
@@ -140,8 +143,14 @@ def test_declared_sensitivity_on_the_pairs(case):
 # ----------------------------------------------------------------------------------------
 def test_case_checks_its_fields():
     mech = _case("control.laplace").mechanism
-    base = {"name": "t", "mechanism": mech, "true_epsilon": 1.0, "claimed_epsilon": 1.0,
-            "input_pairs": ((0.0, 1.0),), "source": "here"}
+    base = {
+        "name": "t",
+        "mechanism": mech,
+        "true_epsilon": 1.0,
+        "claimed_epsilon": 1.0,
+        "input_pairs": ((0.0, 1.0),),
+        "source": "here",
+    }
     case = BenchmarkCase(**base)
     assert case.is_private and case.violation_ratio == 1.0
     with pytest.raises(TypeError):
@@ -161,7 +170,7 @@ def test_case_checks_its_fields():
     broken = BenchmarkCase(**{**base, "true_epsilon": math.inf})
     assert not broken.is_private and broken.violation_ratio == math.inf
     with pytest.raises(TypeError):
-        broken.reference_results["x"] = 1.0  # type: ignore[index]
+        broken.reference_results["x"] = 1.0  # type: ignore[index]  # read-only on purpose
     with pytest.raises(InvalidParameterError):
         statdp_cases(0.0)
 
@@ -195,10 +204,13 @@ def _statdp_loop(variant, rng, queries, epsilon, N, T):
     rho_scale = {"SVT": 2.0, "iSVT1": 2.0, "iSVT2": 2.0, "iSVT3": 4.0, "iSVT4": 2.0}[variant]
     noisy_t = T + rng.laplace(scale=rho_scale / epsilon)
     for q in queries:
-        eta2 = {"SVT": lambda: rng.laplace(scale=4.0 * N / epsilon), "iSVT1": lambda: 0,
-                "iSVT2": lambda: rng.laplace(scale=2.0 / epsilon),
-                "iSVT3": lambda: rng.laplace(scale=4.0 / (3.0 * epsilon)),
-                "iSVT4": lambda: rng.laplace(scale=2.0 * N / epsilon)}[variant]()
+        eta2 = {
+            "SVT": lambda: rng.laplace(scale=4.0 * N / epsilon),
+            "iSVT1": lambda: 0,
+            "iSVT2": lambda: rng.laplace(scale=2.0 / epsilon),
+            "iSVT3": lambda: rng.laplace(scale=4.0 / (3.0 * epsilon)),
+            "iSVT4": lambda: rng.laplace(scale=2.0 * N / epsilon),
+        }[variant]()
         above = q + eta2 > noisy_t if variant in ("iSVT3", "iSVT4") else q + eta2 >= noisy_t
         out.append((q + eta2) if (above and variant == "iSVT4") else bool(above))
         if above and variant in ("SVT", "iSVT3", "iSVT4"):
@@ -259,8 +271,11 @@ def test_rnm1_argmax_frequencies_match_numerical_integration():
 
     def win(i):
         rest = [j for j in range(5) if j != i]
-        f = lambda z: law.pdf(z - q[i]) * np.prod([law.cdf(z - q[j]) for j in rest])
-        return integrate.quad(f, -800, 800, points=list(q), limit=400)[0]
+
+        def density_of_winning(z):
+            return law.pdf(z - q[i]) * np.prod([law.cdf(z - q[j]) for j in rest])
+
+        return integrate.quad(density_of_winning, -800, 800, points=list(q), limit=400)[0]
 
     probs = np.array([win(i) for i in range(5)])
     out = BY_NAME["dpsniper.ReportNoisyMax1"].mechanism.sample(q, 40_000, rng=2)
@@ -276,6 +291,7 @@ def test_statdp_svt_count_matches_numerical_integration():
         def f(r):
             below = np.prod([nu.cdf(mech.T + r - q[i]) for i in range(k)])
             return rho.pdf(r) * below * (nu.sf(mech.T + r - q[k]) if k < 5 else 1.0)
+
         return integrate.quad(f, -200, 200, points=[0.0], limit=400)[0]
 
     probs = np.array([prob(k) for k in range(6)])
@@ -300,7 +316,7 @@ def test_rappor_bits_and_exact_epsilon():
     assert murmur3_32("", 1) == 1364076727
     for name in ("dpsniper.Rappor", "dpsniper.OneTimeRappor"):
         case = BY_NAME[name]
-        mech: Rappor = case.mechanism  # type: ignore[assignment]
+        mech: Rappor = case.mechanism  # type: ignore[assignment]  # these two cases are Rappor
         p0, p1 = mech.report_probabilities()
         bits = mech.bloom_bits(1)
         assert bits.nonzero()[0].tolist() == [3, 10, 13]

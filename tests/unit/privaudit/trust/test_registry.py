@@ -25,14 +25,29 @@ from spec.errors import (
     UncertifiedMechanismWarning,
 )
 
-FAST = AuditConfig(samples=100_000, confidence=0.99, pilot_samples=1_000, pair_budget=12, pairs_tested=2,
-                   claim_budget=40)
+FAST = AuditConfig(
+    samples=100_000,
+    confidence=0.99,
+    pilot_samples=1_000,
+    pair_budget=12,
+    pairs_tested=2,
+    claim_budget=40,
+)
 
-BUILTINS = ["analytic_gaussian", "bounded_mean", "discrete_gaussian", "discrete_laplace",
-            "exponential_mechanism", "laplace", "randomized_response", "report_noisy_max",
-            "smooth_median_inverse_quartic", "smooth_median_laplace"]
+BUILTINS = [
+    "analytic_gaussian",
+    "bounded_mean",
+    "discrete_gaussian",
+    "discrete_laplace",
+    "exponential_mechanism",
+    "laplace",
+    "randomized_response",
+    "report_noisy_max",
+    "smooth_median_inverse_quartic",
+    "smooth_median_laplace",
+]
 
-USER_MODULE = '''
+USER_MODULE = """
 import numpy as np
 from mechanisms import declare_mechanism
 from spec import (AdditiveNoise, DatasetDomain, GlobalSensitivity, Laplace, MechanismSpec,
@@ -54,7 +69,7 @@ def make():
         sensitivity=(GlobalSensitivity(value=1 / N),),
         noise=AdditiveNoise(law=Laplace(scale=1 / N)), guarantee=PureDP(epsilon=1.0))
     return declare_mechanism(spec, sampler=sampler, statistic=lambda x: x.mean())
-'''
+"""
 
 
 @pytest.fixture
@@ -111,7 +126,9 @@ def test_builtin_certificates_are_shipped_and_current(name):
     status = registry.status(name)
     assert status.state == "current", (
         f"the shipped certificate of {name!r} is {status}; regenerate it with "
-        f"'privaudit certify --registry {name}' and commit privaudit/trust/builtin_certificates/{name}.json")
+        f"'privaudit certify --registry {name}' and commit "
+        f"privaudit/trust/builtin_certificates/{name}.json"
+    )
     cert = registry.certificate(name)
     assert cert is not None and cert.config.samples >= 1_000_000
 
@@ -150,8 +167,9 @@ def test_names_are_unique_unless_replaced(scratch):
         registry.register("dup_entry", lambda: LaplaceMechanism(1.0, 1.0))
     with pytest.raises(RegistryError, match="already taken"):
         registry.register("laplace", lambda: LaplaceMechanism(2.0, 1.0))
-    registry.register("dup_entry", lambda: LaplaceMechanism(2.0, 1.0), description="second",
-                      replace=True)
+    registry.register(
+        "dup_entry", lambda: LaplaceMechanism(2.0, 1.0), description="second", replace=True
+    )
     assert registry.entry("dup_entry").description == "second"
     assert registry.unregister("dup_entry").name == "dup_entry"
     assert "dup_entry" not in registry.names()
@@ -162,8 +180,9 @@ def test_names_are_unique_unless_replaced(scratch):
 def test_third_party_certificates_live_in_the_configured_directory(scratch, cert_dir, tmp_path):
     entry = scratch("where_entry", lambda: LaplaceMechanism(1.0, 1.0))
     assert registry.certificate_path("where_entry") == cert_dir / "where_entry.json"
-    own = scratch("own_dir_entry", lambda: LaplaceMechanism(1.0, 1.0),
-                  certificate_dir=tmp_path / "shipped")
+    own = scratch(
+        "own_dir_entry", lambda: LaplaceMechanism(1.0, 1.0), certificate_dir=tmp_path / "shipped"
+    )
     assert own.certificate_path == tmp_path / "shipped" / "own_dir_entry.json"
     assert not entry.builtin and entry.origin == "register()"
 
@@ -187,8 +206,9 @@ def test_missing_certificate_is_refused_with_the_command(scratch, cert_dir, user
     status = registry.status("fresh_entry")
     assert status.state == "missing" and "fresh_entry.json" in status.reason
     assert registry.certificate("fresh_entry") is None
-    with pytest.raises(RegistryError,
-                       match=r"certificate missing.*privaudit certify --registry fresh_entry"):
+    with pytest.raises(
+        RegistryError, match=r"certificate missing.*privaudit certify --registry fresh_entry"
+    ):
         registry.get("fresh_entry")
 
 
@@ -203,14 +223,17 @@ def test_certify_entry_writes_a_current_certificate(scratch, cert_dir, user_modu
     assert isinstance(registry.get("cert_entry"), Mechanism)
 
 
-def test_changed_code_makes_the_certificate_stale_and_get_refuse_it(scratch, cert_dir,
-                                                                    user_module):
+def test_changed_code_makes_the_certificate_stale_and_get_refuse_it(scratch, cert_dir, user_module):
     module, path = user_module
     scratch("code_entry", module.make, certificate_config=FAST)
     registry.certify_entry("code_entry")
-    path.write_text(path.read_text(encoding="utf-8").replace(
-        "return x.mean() + rng.laplace(0.0, 1.0 / N, size)",
-        "return x.mean() + rng.laplace(0.0, 0.5 / N, size)  # 'optimised'"), encoding="utf-8")
+    path.write_text(
+        path.read_text(encoding="utf-8").replace(
+            "return x.mean() + rng.laplace(0.0, 1.0 / N, size)",
+            "return x.mean() + rng.laplace(0.0, 0.5 / N, size)  # 'optimised'",
+        ),
+        encoding="utf-8",
+    )
     status = registry.status("code_entry")
     assert status.state == "stale"
     assert "implementation hash changed" in status.reason and module.__name__ in status.reason
@@ -218,8 +241,7 @@ def test_changed_code_makes_the_certificate_stale_and_get_refuse_it(scratch, cer
         registry.get("code_entry")
 
 
-def test_changed_spec_makes_the_certificate_stale_and_get_refuse_it(scratch, cert_dir,
-                                                                    user_module):
+def test_changed_spec_makes_the_certificate_stale_and_get_refuse_it(scratch, cert_dir, user_module):
     module, _ = user_module
     scratch("spec_entry", module.make, certificate_config=FAST)
     registry.certify_entry("spec_entry")
@@ -246,8 +268,9 @@ def test_a_corrupt_certificate_file_counts_as_stale(scratch, cert_dir, user_modu
 
 def test_violating_entry_is_not_certified(scratch, cert_dir, user_module):
     module, path = user_module
-    path.write_text(path.read_text(encoding="utf-8").replace("1.0 / N, size", "0.4 / N, size"),
-                    encoding="utf-8")
+    path.write_text(
+        path.read_text(encoding="utf-8").replace("1.0 / N, size", "0.4 / N, size"), encoding="utf-8"
+    )
     module = importlib.reload(module)
     scratch("violating_entry", module.make, certificate_config=FAST)
     with pytest.raises(CertificateError, match="refusing to certify"):
@@ -302,10 +325,12 @@ def test_entry_points_are_loaded_lazily(tmp_path, monkeypatch):
     (tmp_path / f"{name}.py").write_text(PLUGIN, encoding="utf-8")
     monkeypatch.syspath_prepend(str(tmp_path))
     group = registry.ENTRY_POINT_GROUP
-    points = [metadata.EntryPoint("hooked", f"{name}:register_all", group),
-              metadata.EntryPoint("plugin_factory", f"{name}:make_factory", group),
-              metadata.EntryPoint("plugin_bad_sig", f"{name}:needs_two", group),
-              metadata.EntryPoint("plugin_missing", f"{name}_nope:thing", group)]
+    points = [
+        metadata.EntryPoint("hooked", f"{name}:register_all", group),
+        metadata.EntryPoint("plugin_factory", f"{name}:make_factory", group),
+        metadata.EntryPoint("plugin_bad_sig", f"{name}:needs_two", group),
+        metadata.EntryPoint("plugin_missing", f"{name}_nope:thing", group),
+    ]
     seen_groups = []
 
     def fake_entry_points(*, group):

@@ -28,13 +28,15 @@ def _sample(seed: int, count: int):
         rng = np.random.default_rng(seed)
         picked = rng.choice(len(functions), size=min(count, len(functions)), replace=False)
         return [functions[i] for i in sorted(picked)]
+
     return select
 
 
 def test_insert_statement_goes_after_the_docstring_at_the_body_indent():
     text = 'class A:\n    def f(self):\n        """Doc."""\n        return 1\n'
     assert insert_statement(text, "A.f", "x = 0") == (
-        'class A:\n    def f(self):\n        """Doc."""\n        x = 0\n        return 1\n')
+        'class A:\n    def f(self):\n        """Doc."""\n        x = 0\n        return 1\n'
+    )
     assert insert_statement("def g(): return 1\n", "g") is None
     assert insert_statement(text, "A.missing") is None
 
@@ -42,8 +44,9 @@ def test_insert_statement_goes_after_the_docstring_at_the_body_indent():
 @pytest.mark.parametrize("name", FAST_ENTRIES)
 def test_sampled_mutations_of_executed_functions_are_caught(name):
     entry = registry.entry(name)
-    result = mutation_check(entry.create, name=name, select=_sample(ENTRIES.index(name),
-                                                                   FAST_FUNCTIONS))
+    result = mutation_check(
+        entry.create, name=name, select=_sample(ENTRIES.index(name), FAST_FUNCTIONS)
+    )
     assert result.tried >= 1
     assert result.all_caught, f"{name}: mutations not caught: {result.missed}"
 

@@ -31,13 +31,23 @@ from spec import (
 )
 from spec.errors import InvalidParameterError
 
-FAST = AuditConfig(samples=100_000, confidence=0.99, pilot_samples=1_000, pair_budget=8,
-                   pairs_tested=2, claim_budget=40)
+FAST = AuditConfig(
+    samples=100_000,
+    confidence=0.99,
+    pilot_samples=1_000,
+    pair_budget=8,
+    pairs_tested=2,
+    claim_budget=40,
+)
 SPEC = MechanismSpec(
-    name="library_laplace", input_domain=RealInterval(lo=-5.0, hi=5.0),
-    relation=QueryDistance(norm="l1", radius=1.0), statistic="the value itself",
+    name="library_laplace",
+    input_domain=RealInterval(lo=-5.0, hi=5.0),
+    relation=QueryDistance(norm="l1", radius=1.0),
+    statistic="the value itself",
     sensitivity=(GlobalSensitivity(value=1.0),),
-    noise=AdditiveNoise(law=Laplace(scale=1.0)), guarantee=PureDP(epsilon=1.0))
+    noise=AdditiveNoise(law=Laplace(scale=1.0)),
+    guarantee=PureDP(epsilon=1.0),
+)
 
 
 class OwnRandomness:
@@ -91,7 +101,8 @@ def test_certify_records_and_states_that_the_audit_is_not_reproducible(unseeded_
     assert "wraps" in unseeded_cert.summary()
     loaded = Certificate.from_json(unseeded_cert.to_json())
     assert loaded.reproducible is False and loaded.wrapped_distributions == {
-        "numpy": np.__version__}
+        "numpy": np.__version__
+    }
 
 
 def test_verify_re_runs_independently_instead_of_refusing_forever(unseeded_cert):
@@ -113,14 +124,15 @@ def test_an_upgraded_wrapped_library_makes_the_certificate_stale(unseeded_cert, 
     mechanism = _unseeded()
     assert unseeded_cert.status_for(mechanism).current
     real = certificates.metadata.version
-    monkeypatch.setattr(certificates.metadata, "version",
-                        lambda name: "999.0" if name == "numpy" else real(name))
+    monkeypatch.setattr(
+        certificates.metadata, "version", lambda name: "999.0" if name == "numpy" else real(name)
+    )
     status = unseeded_cert.status_for(mechanism)
     assert status.state == "stale"
     assert f"wrapped library numpy {np.__version__} → 999.0" in status.reason
 
 
-TARGET = '''
+TARGET = """
 import numpy as np
 from mechanisms import from_scalar_sampler
 from spec import (AdditiveNoise, GlobalSensitivity, Laplace, MechanismSpec, PureDP,
@@ -137,7 +149,7 @@ def build():
         noise=AdditiveNoise(law=Laplace(scale=1.0)), guarantee=PureDP(epsilon=1.0))
     return from_scalar_sampler(spec, lambda x, rng: x + OWN.laplace(0.0, 1.0),
                                statistic=float, library="numpy")
-'''
+"""
 
 
 def test_the_command_line_says_so_and_verify_accepts_the_certificate(tmp_path, capsys):
@@ -146,12 +158,22 @@ def test_the_command_line_says_so_and_verify_accepts_the_certificate(tmp_path, c
     target = tmp_path / "library_mech.py"
     target.write_text(TARGET, encoding="utf-8")
     out_path = tmp_path / "cert.json"
-    code = main(["certify", f"{target}:build", "--samples", "100000", "--seed", "3",
-                 "-o", str(out_path), "-q"])
+    code = main(
+        [
+            "certify",
+            f"{target}:build",
+            "--samples",
+            "100000",
+            "--seed",
+            "3",
+            "-o",
+            str(out_path),
+            "-q",
+        ]
+    )
     err = capsys.readouterr().err
     assert code == 0, err
     assert "'cli_library_laplace' is not reproducible from the seed" in err
     cert = Certificate.from_json(out_path.read_text(encoding="utf-8"))
-    assert cert.reproducible is False and cert.wrapped_distributions == {
-        "numpy": np.__version__}
+    assert cert.reproducible is False and cert.wrapped_distributions == {"numpy": np.__version__}
     assert main(["verify", str(out_path), "-q"]) == 0
