@@ -36,7 +36,6 @@ from mechanisms import Mechanism
 from spec import SpecModel
 from spec.errors import CertificateError, PrivauditError
 
-from ._environment import library_versions
 from .certificates import Certificate, CertificateStatus, load_certificate
 from .consistency import ConsistencyResult, check_consistency
 from .report import AuditReport
@@ -173,13 +172,6 @@ def _compare(cert: Certificate, rerun: AuditReport, exact: bool) -> list[str]:
     return problems
 
 
-def _version_differences(cert: Certificate) -> tuple[str, ...]:
-    now = library_versions()
-    return tuple(f"{pkg} {cert.versions.get(pkg, '?')} → {now.get(pkg, '?')}"
-                 for pkg in sorted(set(cert.versions) | set(now))
-                 if cert.versions.get(pkg) != now.get(pkg))
-
-
 def verify_certificate(cert: Certificate, *, name: str | None = None, path: str | Path = "",
                        mechanism: Mechanism | None = None,
                        pairs: Sequence[tuple[Any, Any]] | None = None,
@@ -211,7 +203,7 @@ def verify_certificate(cert: Certificate, *, name: str | None = None, path: str 
                      cert.source.startswith("registry:") else cert.mechanism)
     base = {"name": label, "path": str(path),
             "epsilon_lower_bound_recorded": cert.epsilon_lower_bound,
-            "version_differences": _version_differences(cert)}
+            "version_differences": cert.version_differences()}
 
     def done(state: VerificationState, problems: Sequence[str], **extra: Any) -> VerificationResult:
         return VerificationResult(**base, state=state, problems=tuple(problems),

@@ -256,26 +256,3 @@ def test_a_newer_schema_is_refused(laplace_certificate):
 
 def test_certificate_spec_is_a_mechanism_spec(laplace_certificate):
     assert isinstance(laplace_certificate.spec, MechanismSpec)
-
-
-def test_installation_machinery_is_never_hashed(tmp_path, monkeypatch):
-    """Setuptools' editable finders and modules in site-packages or the stdlib depend on
-    where the package was installed (the finder embeds the checkout's path): hashing them
-    made a certificate stale on every fresh checkout.  Our packages and user modules in a
-    project folder are still hashed."""
-    import sysconfig
-
-    from privaudit import certificates as certs
-
-    assert not certs._hashed_module("__editable___privaudit_0_1_0_finder")
-    site = Path(sysconfig.get_paths()["purelib"])
-    installed = [m for m in ("pip",) if (site / m).is_dir()]
-    for name in installed:
-        importlib.import_module(name)
-        assert not certs._hashed_module(name), name
-    assert certs._hashed_module("privaudit.auditor") and certs._hashed_module("spec")
-    module = tmp_path / f"user_mech_{uuid.uuid4().hex[:8]}.py"
-    module.write_text("X = 1\n")
-    monkeypatch.syspath_prepend(str(tmp_path))
-    importlib.import_module(module.stem)
-    assert certs._hashed_module(module.stem)

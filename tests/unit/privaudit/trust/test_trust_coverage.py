@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from privaudit import AuditConfig, certify, registry
-from privaudit.certificates import (
+from privaudit.implementation import (
     _static,
     code_changes,
     current_implementation,
