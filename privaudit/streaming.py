@@ -100,6 +100,9 @@ class TimedExecutor:
     def __init__(self, inner: Any) -> None:
         self.inner = inner
         self.blocks_per_chunk = getattr(inner, "blocks_per_chunk", None)
+        choose = getattr(inner, "blocks_for", None)
+        if callable(choose):
+            self.blocks_for = choose
         self.seconds = 0.0
 
     def map(self, fn: Callable[[T], R], items: Iterable[T]) -> Iterator[R]:
@@ -213,8 +216,8 @@ def stream_chunks(draw: Callable[[int, np.random.Generator], np.ndarray], total:
         The fixed block size and the chunk size (:func:`plan_chunks`).
     executor : Executor, optional
         Maps the work over chunks (default :class:`SerialExecutor`).  An executor with
-        a ``blocks_per_chunk`` attribute (a parallel one: its unit of work) sets the chunk
-        size when ``chunk_rows`` is not given.
+        a ``blocks_for(n_blocks)`` method or a ``blocks_per_chunk`` attribute (a parallel
+        one: its unit of work) sets the chunk size when ``chunk_rows`` is not given.
     progress : callable, optional
         Called as ``progress(done, total)`` after each chunk.
 
@@ -224,6 +227,11 @@ def stream_chunks(draw: Callable[[int, np.random.Generator], np.ndarray], total:
     """
     run = executor if executor is not None else SerialExecutor()
     preferred = getattr(run, "blocks_per_chunk", None)
+    choose = getattr(run, "blocks_for", None)
+    if chunk_rows is None and callable(choose):
+        # a parallel executor sizes its tasks from the split's size (its worker count)
+        preferred = choose(math.ceil(int(total) / _positive_int(rows_per_block,
+                                                                "rows_per_block")))
     if chunk_rows is None and preferred is not None:
         # a parallel executor asks for small chunks (its unit of work); the outputs and
         # counts do not depend on the chunk size
