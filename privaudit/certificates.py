@@ -339,7 +339,7 @@ class Certificate(SpecModel):
         distribution, and Python and library version of the audit, that differs from the
         running interpreter's (empty when all agree).  Never a reason for staleness."""
         recorded = {**self.versions, **self.third_party}
-        running = {**running_versions(self.third_party), **library_versions()}
+        running = {**library_versions(), **running_versions(self.third_party)}
         return _differences(recorded, running)
 
     def status_for(self, mechanism: Mechanism) -> CertificateStatus:

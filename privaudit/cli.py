@@ -509,6 +509,7 @@ def _cmd_list(args: argparse.Namespace) -> int:
     from . import registry
 
     rows, records, failed = [], [], False
+    versions: list[str] = []
     for item in registry.entries():
         try:
             mech = item.create()
@@ -528,12 +529,18 @@ def _cmd_list(args: argparse.Namespace) -> int:
                         "claim": claim, "guarantee": spec.guarantee.model_dump(mode="json"),
                         "relation": relation, "spec_hash": spec.content_hash,
                         "certificate": {"state": state.state, "reason": state.reason,
-                                        "path": str(item.certificate_path)}})
+                                        "path": str(item.certificate_path),
+                                        "version_differences": list(state.version_differences)}})
+        versions.extend(f"{item.name}: {d}" for d in state.version_differences)
     stale = [r[0] for r in rows if r[3] in _FAILING_STATES]
     if args.json:
         print(json.dumps({"entries": records, "certificates_ok": not stale}, indent=2))
     else:
         print(_table(rows, ["name", "claim", "relation", "certificate"]))
+        if versions:
+            print("\nThird-party versions differ from the certifying machine's (reported, "
+                  "not stale):")
+            print("\n".join(f"  {line}" for line in versions))
         if stale:
             print(f"\n{len(stale)} entries need a certificate: privaudit certify --registry "
                   + " ".join(stale))
@@ -617,9 +624,9 @@ def _cmd_verify(args: argparse.Namespace) -> int:
     differences = sorted({d for r in results for d in r.version_differences})
     if differences:
         out.say(textwrap.fill(
-            "Library versions differ from the certificates' (" + "; ".join(differences)
-            + "): re-runs are compared within the stated tolerance, not bit for bit.",
-            width=92))
+            "Versions differ from the certifying machine's (" + "; ".join(differences)
+            + "): re-runs are compared within the tolerance of docs/trust.md, not bit for "
+            "bit.", width=92))
     bad = [r.name for r in results if not r.verified]
     out.say(f"{len(results) - len(bad)} of {len(results)} certificates verified"
             + (f"; NOT verified: {', '.join(bad)}." if bad else "."))

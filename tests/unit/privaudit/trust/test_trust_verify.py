@@ -148,8 +148,9 @@ def test_verify_reproduces_bit_for_bit(laplace_cert):
 def test_verify_compares_within_the_tolerance_when_versions_differ(laplace_cert, monkeypatch):
     from privaudit import certificates as certificates_module
 
-    monkeypatch.setattr(certificates_module, "library_versions",
-                        lambda: {**laplace_cert.versions, "numpy": "0.0.test"})
+    real = certificates_module.running_versions
+    monkeypatch.setattr(certificates_module, "running_versions",
+                        lambda names: {**real(names), "numpy": "0.0.test"})
     result = verify_certificate(laplace_cert, mechanism=_laplace())
     assert result.verified and result.mode == "tolerance"
     recorded = laplace_cert.versions["numpy"]
@@ -185,3 +186,29 @@ def test_verify_command_on_a_registry_entry(scratch_entry, tmp_path, capsys):
     assert "INCONSISTENT" in out and "0 of 1 certificates verified" in out
     record = json.loads((tmp_path / "v.json").read_text(encoding="utf-8"))
     assert record["verified"] is False and record["results"][0]["state"] == "inconsistent"
+
+
+def test_show_list_and_verify_report_a_third_party_version_difference(scratch_entry, monkeypatch,
+                                                                      capsys):
+    """Certified with one numpy, running another: reported by show, list and verify as
+    "certified with numpy A, running B"; never stale (list --check passes)."""
+    from privaudit import certificates as certificates_module
+
+    cert = registry.certify_entry(scratch_entry)
+    assert "numpy" in cert.third_party and not any(m.startswith("numpy") for m in cert.module_hashes)
+    recorded = cert.third_party["numpy"]
+    real = certificates_module.running_versions
+    monkeypatch.setattr(certificates_module, "running_versions",
+                        lambda names: {**real(names), "numpy": "0.0.test"})
+    expected = f"certified with numpy {recorded}, running 0.0.test"
+    capsys.readouterr()
+    assert main(["show", scratch_entry]) == 0
+    shown = capsys.readouterr().out
+    assert expected in shown and f"numpy {recorded}" in shown and "current" in shown
+    assert main(["list", "--check"]) in (0, 1)  # 1 only for the (stale) built-in entries
+    listed = capsys.readouterr().out
+    row = next(line for line in listed.splitlines() if line.startswith(scratch_entry))
+    assert "current" in row and f"{scratch_entry}: {expected}" in listed
+    assert main(["verify", "--registry", scratch_entry]) == 0
+    verified = " ".join(capsys.readouterr().out.split())
+    assert expected in verified and "tolerance" in verified
