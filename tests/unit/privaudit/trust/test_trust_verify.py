@@ -212,3 +212,31 @@ def test_show_list_and_verify_report_a_third_party_version_difference(scratch_en
     assert main(["verify", "--registry", scratch_entry]) == 0
     verified = " ".join(capsys.readouterr().out.split())
     assert expected in verified and "tolerance" in verified
+
+
+def test_the_tolerance_rule_has_a_statistical_part(laplace_cert, tmp_path, monkeypatch):
+    """Other versions: the re-run's ε bound must lie within max(0.02 + 5 %, z·√2·se) of
+    the recorded one, se from the certified worst event's counts (delta method)."""
+    import math
+
+    from privaudit import certificates as certificates_module
+    from privaudit.verify import REPRODUCTION_Z, statistical_tolerance
+
+    event = laplace_cert.report.worst_event
+    px, py = event.count_x / event.samples_x, event.count_y / event.samples_y
+    spread = statistical_tolerance(laplace_cert)
+    assert spread == pytest.approx(REPRODUCTION_Z * math.sqrt(
+        2 * ((1 - px) / event.count_x + (1 - py) / event.count_y)))
+    assert 0 < spread < 1
+    real = certificates_module.running_versions
+    monkeypatch.setattr(certificates_module, "running_versions",
+                        lambda names: {**real(names), "numpy": "0.0.test"})
+    eps = laplace_cert.epsilon_lower_bound
+    far = eps - (0.02 + 0.05 * eps + spread + 0.05)
+
+    def edit(data):
+        data["epsilon_lower_bound"] = data["report"]["epsilon_lower_bound"] = far
+
+    result = verify_path(_tampered(laplace_cert, tmp_path, edit), mechanism=_laplace())
+    assert result.mode == "tolerance" and result.state == "not_reproduced"
+    assert any("not within tolerance" in p for p in result.problems)
