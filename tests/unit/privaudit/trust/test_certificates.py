@@ -256,3 +256,38 @@ def test_a_newer_schema_is_refused(laplace_certificate):
 
 def test_certificate_spec_is_a_mechanism_spec(laplace_certificate):
     assert isinstance(laplace_certificate.spec, MechanismSpec)
+
+
+def test_the_certificate_modules_are_small_and_import_one_way():
+    """certificates.py was 886 lines and imported consistency.py, which imported it back
+    (under TYPE_CHECKING); now each module has one idea and the dependency runs one way."""
+    import ast
+
+    root = Path(__file__).resolve().parents[4] / "privaudit"
+    trust = ("certificates", "consistency", "implementation", "first_party", "provenance",
+             "tracing", "source_units")
+
+    def imported(name: str) -> set[str]:
+        tree = ast.parse((root / f"{name}.py").read_text(encoding="utf-8"))
+        found = set()
+        for node in ast.walk(tree):  # module level, in functions and under TYPE_CHECKING
+            if isinstance(node, ast.ImportFrom):
+                module = node.module or ""
+                if node.level == 1:
+                    found.add(module.partition(".")[0])
+                elif module.startswith("privaudit."):
+                    found.add(module.split(".")[1])
+        return found
+
+    graph = {name: imported(name) & set(trust) for name in trust}
+    assert "certificates" not in graph["consistency"]
+    for name in trust:  # no module of the chain reaches itself
+        seen, todo = set(), list(graph[name])
+        while todo:
+            nxt = todo.pop()
+            assert nxt != name, f"import circle through privaudit.{name}"
+            if nxt not in seen:
+                seen.add(nxt)
+                todo.extend(graph[nxt])
+        lines = len((root / f"{name}.py").read_text(encoding="utf-8").splitlines())
+        assert lines <= 700, (name, lines)

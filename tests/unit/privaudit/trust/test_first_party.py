@@ -146,9 +146,11 @@ def test_a_declared_wrapped_distribution_is_recorded(monkeypatch):
     from mechanisms import LaplaceMechanism
 
     mech = LaplaceMechanism(1.0, 1.0)
-    monkeypatch.setattr(type(mech), "wrapped_distributions", ("hypothesis",), raising=False)
+    assert mech.wrapped_distributions == ()
+    monkeypatch.setattr(mech, "wrapped_distributions", ("hypothesis",), raising=False)
     found = implementation_of(mech)
     assert "hypothesis" in found.third_party
+    assert not any(m.startswith("hypothesis") for m in found.modules)
 
 
 _CERTIFY = '''
