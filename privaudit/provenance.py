@@ -29,6 +29,7 @@ import functools
 import re
 from collections.abc import Iterable, Mapping
 from importlib import metadata
+from pathlib import Path
 
 from .first_party import OWN_DISTRIBUTION, distributions_of, normalize
 from .source_units import read_source
@@ -51,7 +52,7 @@ _REQUIREMENT = re.compile(r"^\s*([A-Za-z0-9][A-Za-z0-9._-]*)")
 @functools.lru_cache(maxsize=1024)
 def _imports_of(path: str, digest: str) -> frozenset[str]:
     try:
-        tree = ast.parse(open(path, encoding="utf-8", errors="replace").read())
+        tree = ast.parse(Path(path).read_text(encoding="utf-8", errors="replace"))
     except (OSError, SyntaxError):
         return frozenset()
     tops: set[str] = set()

@@ -1,8 +1,16 @@
 """Two mechanisms of a user's project: a correct noisy sum and a broken one."""
 
 from mechanisms import declare_mechanism
-from spec import (AdditiveNoise, DatasetDomain, GlobalSensitivity, Laplace, MechanismSpec,
-                  PureDP, RealInterval, SubstituteOne)
+from spec import (
+    AdditiveNoise,
+    DatasetDomain,
+    GlobalSensitivity,
+    Laplace,
+    MechanismSpec,
+    PureDP,
+    RealInterval,
+    SubstituteOne,
+)
 
 N = 8
 

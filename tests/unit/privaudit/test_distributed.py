@@ -19,13 +19,13 @@ pytest.importorskip("distributed")
 
 from mechanisms import LaplaceMechanism, declare_mechanism  # noqa: E402
 from privaudit import distributed as dist  # noqa: E402
+from privaudit import streaming as dist_streaming  # noqa: E402
 from privaudit.auditor import audit  # noqa: E402
 from privaudit.cli import main  # noqa: E402
 from privaudit.config import AuditConfig  # noqa: E402
 from privaudit.distinguish import distinguish_pair  # noqa: E402
 from privaudit.distributed import DaskExecutor, executor_scope  # noqa: E402
 from privaudit.pairs import verified_pair  # noqa: E402
-from privaudit import streaming as dist_streaming  # noqa: E402
 from privaudit.streaming import SerialExecutor, block_rows, stream_chunks  # noqa: E402
 from spec import AdditiveNoise, ApproxDP, GlobalSensitivity, Laplace, MechanismSpec  # noqa: E402
 from spec import RealInterval  # noqa: E402
