@@ -21,8 +21,9 @@ installation machinery (setuptools' editable finders ``__editable___*``, virtual
 Membership is decided from the installed distributions' metadata
 (:func:`importlib.metadata.packages_distributions`, which maps top-level import names to
 distributions over every :data:`sys.path` entry, from each distribution's ``RECORD`` or
-``top_level.txt``), never from file paths.  A top-level name shared by several
-distributions (a namespace package such as ``google``) belongs to all of them.
+``top_level.txt``), never from file paths.  Inside a namespace package (``google``,
+whose portions several distributions ship) a module is looked up by its first two names
+(``google.protobuf``), so a user's own portion of a namespace stays first-party.
 
 Certificates (:mod:`privaudit.implementation`) hash first-party code and record the
 versions of the third-party distributions it imports (:mod:`privaudit.provenance`); the
@@ -81,14 +82,45 @@ def _top_level_map(path: tuple[str, ...]) -> dict[str, frozenset[str]]:
     return {top: frozenset(normalize(d) for d in dists) for top, dists in found.items()}
 
 
+@functools.lru_cache(maxsize=4)
+def _namespace_map(path: tuple[str, ...]) -> dict[tuple[str, str], frozenset[str]]:
+    """(top, second) import names → distributions, from every distribution's file list:
+    the portions of namespace packages (``google.protobuf`` vs ``google.auth``)."""
+    found: dict[tuple[str, str], set[str]] = {}
+    for dist in metadata.distributions():
+        name = dist.metadata["Name"] if dist.metadata else None
+        for file in dist.files or ():
+            parts = file.parts
+            if len(parts) >= 2 and name and parts[0].isidentifier():
+                second = parts[1].removesuffix(".py")
+                if second.isidentifier():
+                    found.setdefault((parts[0], second), set()).add(normalize(name))
+    return {key: frozenset(value) for key, value in found.items()}
+
+
+def _is_namespace(top: str) -> bool:
+    """Whether the imported top-level package ``top`` is a namespace package (PEP 420:
+    no ``__init__``, portions possibly shipped by several distributions)."""
+    module = sys.modules.get(top)
+    return (module is not None and getattr(module, "__file__", None) is None
+            and hasattr(module, "__path__"))
+
+
 def distributions_of(module: str) -> frozenset[str]:
     """The (normalised) installed distributions that module ``module`` belongs to.
 
     Empty for a module that no installed distribution provides (and for the standard
-    library).  Read from the metadata on the current :data:`sys.path`.
+    library).  Read from the metadata on the current :data:`sys.path`.  A module inside
+    a namespace package is looked up by its first two names, so a user's portion of a
+    namespace (``acme.mine`` beside an installed ``acme.tools``) is not taken for the
+    installed distribution's.
     """
-    top = module.partition(".")[0]
-    return _top_level_map(tuple(sys.path)).get(top, frozenset())
+    top, _, rest = module.partition(".")
+    path = tuple(sys.path)
+    found = _top_level_map(path).get(top, frozenset())
+    if found and rest and _is_namespace(top):
+        return _namespace_map(path).get((top, rest.partition(".")[0]), frozenset())
+    return found
 
 
 def is_own(module: str) -> bool:

@@ -184,3 +184,25 @@ def test_numba_cache_cold_or_warm_gives_the_same_certificate(tmp_path):
     assert any((tmp_path / "numba-cache").rglob("*.nbi"))  # the first run did fill the cache
     assert cold == warm
     assert "numba" in cold[2].split(",")
+
+
+def test_a_users_portion_of_a_namespace_package_stays_first_party(tmp_path, monkeypatch):
+    """PEP 420: an installed distribution ships ``ns.tools``; the user's ``ns.mine`` on
+    another sys.path entry belongs to no distribution."""
+    tag = uuid.uuid4().hex[:8]
+    ns = f"ns_{tag}"
+    site, mine = tmp_path / "site", tmp_path / "mine"
+    _install(site, f"ns-tools-{tag}", f"{ns}/tools", {"__init__.py": "X = 1\n"})
+    (mine / ns / "mine").mkdir(parents=True)
+    (mine / ns / "mine" / "__init__.py").write_text("Y = 2\n")
+    monkeypatch.syspath_prepend(str(site))
+    monkeypatch.syspath_prepend(str(mine))
+    importlib.import_module(f"{ns}.tools")
+    importlib.import_module(f"{ns}.mine")
+    try:
+        assert distributions_of(f"{ns}.tools") == {f"ns-tools-{tag}"}
+        assert not is_first_party(f"{ns}.tools")
+        assert distributions_of(f"{ns}.mine") == frozenset() and is_first_party(f"{ns}.mine")
+    finally:
+        for name in [m for m in sys.modules if m.startswith(ns)]:
+            del sys.modules[name]
