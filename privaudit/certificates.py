@@ -4,11 +4,16 @@ A :class:`Certificate` is a frozen pydantic model that round-trips through JSON.
 records
 
 * the mechanism's spec and its content hash (:attr:`spec.MechanismSpec.content_hash`);
-* an *implementation hash* over every source file and function that runs when the
-  mechanism is built, computes its statistic and samples outputs — found by tracing a
-  seeded release (:mod:`privaudit.tracing`) and by a static walk of the mechanism object
-  — with one digest per file and per function, so that editing that code makes the
-  certificate stale and the stale status names what changed (see :func:`implementation_of`);
+* an *implementation hash* over every **first-party** source file and function that
+  runs when the mechanism is built, computes its statistic and samples outputs — found
+  by tracing a seeded release (:mod:`privaudit.tracing`) and by a static walk of the
+  mechanism object (:mod:`privaudit.implementation`) — with one digest per file and per
+  function, so that editing that code makes the certificate stale and the stale status
+  names what changed; first-party is privaudit's own code and the user's
+  (:mod:`privaudit.first_party`);
+* the names and versions of the third-party distributions behind that code
+  (:mod:`privaudit.provenance`): a different running version is reported
+  (:meth:`Certificate.version_differences`) and never makes the certificate stale;
 * the audit configuration (samples, confidence, seed, pair-search budgets) and the
   number of explicit pairs; the neighbouring relation is part of the spec;
 * the results: each check with its outcome, the ε lower bound, the privacy profile and
@@ -19,7 +24,8 @@ What a certificate says is fixed (:data:`STATEMENT`): the claims are consistent 
 spec and no violation was found at the stated confidence and power.  It is not a proof
 of privacy.
 
-A certificate is *current* for a mechanism when both hashes match and it is consistent
+A certificate is *current* for a mechanism when both hashes match and it is consistent,
+whatever third-party versions are installed
 (:meth:`Certificate.consistency`), *stale* when a hash does not match
 (:meth:`Certificate.status_for` names the hash, the files and the functions that
 changed), and *inconsistent* when its recorded results contradict each other.
