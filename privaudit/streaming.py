@@ -92,10 +92,11 @@ class SerialExecutor:
 
 
 class TimedExecutor:
-    """Wraps an executor and adds up the wall time of its maps, from the call to the last
-    result (``seconds``): the time of the streamed part of an audit alone (drawing and
-    counting the test split; with a distributed executor, shipping the work and gathering
-    the counts too).  Used by the scaling benchmark and ``scripts/distributed_scaling.py``."""
+    """Wraps an executor and adds up the wall time during which any of its maps runs,
+    from a call to its last result (``seconds``; maps consumed in turn overlap and are
+    counted once): the time of the streamed part of an audit alone (drawing and counting
+    the test split; with a distributed executor, shipping the work and gathering the
+    counts too).  Used by the scaling benchmark and ``scripts/distributed_scaling.py``."""
 
     def __init__(self, inner: Any) -> None:
         self.inner = inner
@@ -104,13 +105,19 @@ class TimedExecutor:
         if callable(choose):
             self.blocks_for = choose
         self.seconds = 0.0
+        self._active = 0
+        self._since = 0.0
 
     def map(self, fn: Callable[[T], R], items: Iterable[T]) -> Iterator[R]:
-        start = time.perf_counter()
+        if self._active == 0:
+            self._since = time.perf_counter()
+        self._active += 1
         try:
             yield from self.inner.map(fn, items)
         finally:
-            self.seconds += time.perf_counter() - start
+            self._active -= 1
+            if self._active == 0:
+                self.seconds += time.perf_counter() - self._since
 
 
 @dataclass(frozen=True)

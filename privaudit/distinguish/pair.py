@@ -822,13 +822,21 @@ def _count_test_split(mechanism: Any, pair: CandidatePair, search: _Search, test
                                                          LossHistogram | None]:
         return _count_chunk(search, tests, support_gap, check_gap, side, out, clock)
 
-    for stream, side, data in ((0, "x", pair.x), (1, "y", pair.y)):
-        tally = stream_chunks(
-            lambda m, g, data=data: _draw(mechanism, data, m, g), sizes[side], root=root,
-            stream=stream, consume=lambda out, side=side: count_chunk(side, out),
-            rows_per_block=per_block, chunk_rows=chunk_rows, executor=executor,
-            progress=progress)
-        for chunk_counts, reached, hist in tally:
+    tallies = {side: stream_chunks(
+        lambda m, g, data=data: _draw(mechanism, data, m, g), sizes[side], root=root,
+        stream=stream, consume=lambda out, side=side: count_chunk(side, out),
+        rows_per_block=per_block, chunk_rows=chunk_rows, executor=executor,
+        progress=progress) for stream, side, data in ((0, "x", pair.x), (1, "y", pair.y))}
+    # the two inputs' chunks are taken in turn (each side's in order), so that a parallel
+    # executor has both splits in flight and no worker idles while the last tasks of x
+    # run; counts are sums, so the result is the same in any order
+    while tallies:
+        for side in list(tallies):
+            item = next(tallies[side], None)
+            if item is None:
+                del tallies[side]
+                continue
+            chunk_counts, reached, hist = item
             counts[side] += chunk_counts
             support_gap &= ~reached
             if hist is not None:
