@@ -298,3 +298,19 @@ def test_only_first_party_modules_outside_privaudit_are_shipped_by_value(tmp_pat
         for module in (mine, third):
             if module.__name__ in registered:
                 cloudpickle.unregister_pickle_by_value(module)
+
+
+def test_a_chunk_histogram_pickles_small_and_whole():
+    """A chunk's loss histogram travels from a worker with its touched bins only (it
+    carried ≈ 2.7·10⁵ bins and 20 MB of work buffers per task before)."""
+    from privaudit.distinguish.privacy_loss import LossHistogram
+
+    hist = LossHistogram(np.linspace(0.0, 2.0, 50))
+    hist.add(np.random.default_rng(0).laplace(0.0, 0.3, 2_000_000))
+    data = pickle.dumps(hist)
+    back = pickle.loads(data)
+    assert len(data) < hist.counts.nbytes / 5  # the touched stretch, not every bin
+    assert np.array_equal(back.counts, hist.counts) and back.n == hist.n == 2_000_000
+    assert (back.first_touched, back.stop_touched) == (hist.first_touched, hist.stop_touched)
+    back.merge(hist)
+    assert back.n == 4_000_000
