@@ -46,12 +46,6 @@ class Mechanism(ABC):
     override the gray-box hooks.
     """
 
-    #: Third-party distributions whose code this mechanism wraps (an adapter of another
-    #: library's sampler names them, e.g. ``("opacus",)``).  Certificates record their
-    #: versions beside those of the distributions our code imports (privaudit.provenance);
-    #: they are never hashed.
-    wrapped_distributions: tuple[str, ...] = ()
-
     def __init__(self, spec: MechanismSpec) -> None:
         if not isinstance(spec, MechanismSpec):
             raise InvalidParameterError(f"spec must be a MechanismSpec, got {type(spec).__name__}")

@@ -236,14 +236,21 @@ def _function_digests(wanted: set[tuple[str, str]], files: Mapping[str, str]) ->
 
 
 def _wrapped(mechanism: Mechanism) -> tuple[str, ...]:
-    """The third-party distributions a mechanism declares it wraps (and any mechanism it
-    holds: a composition of adapters)."""
+    """The third-party distributions a mechanism declares it wraps.
+
+    The extension point for adapters of other libraries' samplers: a mechanism may
+    define ``wrapped_distributions``, a sequence of distribution names or a mapping
+    whose keys are names (e.g. ``{"opacus": "1.5.2"}``); the certificate records the
+    versions installed when it is made, with the other third-party versions (reported
+    when they differ, never a reason for staleness).
+    """
     declared = getattr(mechanism, "wrapped_distributions", ()) or ()
-    if isinstance(declared, str) or not all(isinstance(d, str) for d in declared):
+    names = tuple(declared.keys()) if isinstance(declared, Mapping) else declared
+    if isinstance(names, str) or not all(isinstance(d, str) for d in names):
         raise CertificateError(
-            f"{type(mechanism).__name__}.wrapped_distributions must be a tuple of "
-            f"distribution names, got {declared!r}")
-    return tuple(declared)
+            f"{type(mechanism).__name__}.wrapped_distributions must name distributions "
+            f"(a sequence of names or a mapping name → version), got {declared!r}")
+    return tuple(names)
 
 
 def implementation_of(mechanism: Mechanism | None = None, *,

@@ -7,7 +7,7 @@ third-party code its mechanism runs is recorded by name and version:
   module's source: ``import x`` and ``from x import y`` anywhere in the file, functions
   included), other than privaudit's own and the user's;
 * the distributions a mechanism declares it wraps (an adapter of a third-party sampler
-  sets ``Mechanism.wrapped_distributions``, e.g. ``("opacus",)``);
+  sets ``wrapped_distributions``: names, or a mapping name → version, e.g. ``("opacus",)``);
 * transitively, the installed runtime requirements of those distributions (numba
   brings llvmlite), as their metadata declares them.
 

@@ -28,6 +28,7 @@ from privaudit.first_party import (
     is_own,
 )
 from privaudit.implementation import implementation_of
+from privaudit.provenance import installed_version
 
 ROOT = Path(__file__).resolve().parents[4]
 
@@ -142,15 +143,16 @@ def test_certificates_hash_no_third_party_code_and_record_its_versions():
 
 def test_a_declared_wrapped_distribution_is_recorded(monkeypatch):
     """The extension point of adapters of third-party samplers: a mechanism names the
-    distributions it wraps, and the certificate records their versions."""
+    distributions it wraps (names, or a mapping name → version), and the certificate
+    records their installed versions; their code is never hashed."""
     from mechanisms import LaplaceMechanism
 
-    mech = LaplaceMechanism(1.0, 1.0)
-    assert mech.wrapped_distributions == ()
-    monkeypatch.setattr(mech, "wrapped_distributions", ("hypothesis",), raising=False)
-    found = implementation_of(mech)
-    assert "hypothesis" in found.third_party
-    assert not any(m.startswith("hypothesis") for m in found.modules)
+    for declared in (("hypothesis",), {"hypothesis": "0.0.declared"}):
+        mech = LaplaceMechanism(1.0, 1.0)
+        monkeypatch.setattr(mech, "wrapped_distributions", declared, raising=False)
+        found = implementation_of(mech)
+        assert found.third_party["hypothesis"] == installed_version("hypothesis")
+        assert not any(m.startswith("hypothesis") for m in found.modules)
 
 
 _CERTIFY = '''
