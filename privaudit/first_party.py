@@ -25,9 +25,9 @@ distributions over every :data:`sys.path` entry, from each distribution's ``RECO
 whose portions several distributions ship) a module is looked up by its first two names
 (``google.protobuf``), so a user's own portion of a namespace stays first-party.
 
-Certificates (:mod:`privaudit.implementation`) hash first-party code and record the
-versions of the third-party distributions it imports (:mod:`privaudit.provenance`); the
-Dask executor (:mod:`privaudit.distributed`) ships first-party modules that are not
+Certificates (:mod:`privaudit.trust.implementation`) hash first-party code and record the
+versions of the third-party distributions it imports (:mod:`privaudit.trust.provenance`); the
+Dask executor (:mod:`privaudit.execution.distributed`) ships first-party modules that are not
 privaudit's own by value, because the workers cannot import them by name.
 """
 

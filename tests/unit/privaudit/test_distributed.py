@@ -1,4 +1,4 @@
-"""Audits on dask.distributed (privaudit.distributed): same results as the serial executor.
+"""Audits on dask.distributed (privaudit.execution.distributed): same results as the serial executor.
 
 The fast tests run small ``LocalCluster``s of worker *threads* (``processes=False``: a
 worker process takes seconds to start on a shared machine); one slow test runs worker
@@ -18,15 +18,15 @@ import pytest
 pytest.importorskip("distributed")
 
 from mechanisms import LaplaceMechanism, declare_mechanism  # noqa: E402
-from privaudit import distributed as dist  # noqa: E402
-from privaudit import streaming as dist_streaming  # noqa: E402
-from privaudit.auditor import audit  # noqa: E402
-from privaudit.cli import main  # noqa: E402
-from privaudit.config import AuditConfig  # noqa: E402
-from privaudit.distinguish import distinguish_pair  # noqa: E402
-from privaudit.distributed import DaskExecutor, executor_scope  # noqa: E402
-from privaudit.pairs import verified_pair  # noqa: E402
-from privaudit.streaming import SerialExecutor, block_rows, stream_chunks  # noqa: E402
+from privaudit.execution import distributed as dist  # noqa: E402
+from privaudit.execution import streaming as dist_streaming  # noqa: E402
+from privaudit.auditing.auditor import audit  # noqa: E402
+from privaudit.interfaces.cli import main  # noqa: E402
+from privaudit.auditing.config import AuditConfig  # noqa: E402
+from privaudit.auditing.distinguish import distinguish_pair  # noqa: E402
+from privaudit.execution.distributed import DaskExecutor, executor_scope  # noqa: E402
+from privaudit.auditing.pairs import verified_pair  # noqa: E402
+from privaudit.execution.streaming import SerialExecutor, block_rows, stream_chunks  # noqa: E402
 from spec import AdditiveNoise, ApproxDP, GlobalSensitivity, Laplace, MechanismSpec  # noqa: E402
 from spec import RealInterval  # noqa: E402
 from spec.errors import (  # noqa: E402
@@ -303,7 +303,7 @@ def test_only_first_party_modules_outside_privaudit_are_shipped_by_value(tmp_pat
 def test_a_chunk_histogram_pickles_small_and_whole():
     """A chunk's loss histogram travels from a worker with its touched bins only (it
     carried ≈ 2.7·10⁵ bins and 20 MB of work buffers per task before)."""
-    from privaudit.distinguish.privacy_loss import LossHistogram
+    from privaudit.auditing.distinguish.privacy_loss import LossHistogram
 
     hist = LossHistogram(np.linspace(0.0, 2.0, 50))
     hist.add(np.random.default_rng(0).laplace(0.0, 0.3, 2_000_000))

@@ -32,7 +32,7 @@ import pytest
 
 pytest.importorskip("distributed")
 
-from privaudit.provenance import NOT_INSTALLED, _requirements, installed_version  # noqa: E402
+from privaudit.trust.provenance import NOT_INSTALLED, _requirements, installed_version  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -63,8 +63,8 @@ sys.path.insert(0, sys.argv[1])          # the workers do not get this folder
 import dask, distributed
 import user_layout_mech
 from privaudit import audit
-from privaudit.config import AuditConfig
-from privaudit.distributed import DaskExecutor
+from privaudit.auditing.config import AuditConfig
+from privaudit.execution.distributed import DaskExecutor
 
 cfg = AuditConfig(samples=400_000, search_samples=5_000, pilot_samples=1_000, pair_budget=6,
                   pairs_tested=1, claim_budget=40, seed=3)

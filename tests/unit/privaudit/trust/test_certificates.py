@@ -13,7 +13,7 @@ import pytest
 
 from mechanisms import LaplaceMechanism, smooth_median_mechanism
 from privaudit import AuditConfig, Certificate, audit, certify
-from privaudit.certificates import (
+from privaudit.trust.certificates import (
     STATEMENT,
     CertificateStatus,
     claim_text,

@@ -27,8 +27,8 @@ from privaudit.first_party import (
     is_first_party,
     is_own,
 )
-from privaudit.implementation import implementation_of
-from privaudit.provenance import installed_version
+from privaudit.trust.implementation import implementation_of
+from privaudit.trust.provenance import installed_version
 
 ROOT = Path(__file__).resolve().parents[4]
 
@@ -98,7 +98,7 @@ def test_installed_dependencies_are_third_party_and_ours_first_party():
     for name in ("numpy", "numpy.random", "scipy.stats", "pydantic", "numba"):
         assert not is_first_party(name), name
         assert distributions_of(name), name
-    for name in ("privaudit.auditor", "spec", "mechanisms.additive", "estimators"):
+    for name in ("privaudit.auditing.auditor", "spec", "mechanisms.additive", "estimators"):
         assert is_first_party(name) and is_own(name), name
 
 
@@ -158,8 +158,8 @@ def test_a_declared_wrapped_distribution_is_recorded(monkeypatch):
 _CERTIFY = '''
 import hashlib, json, sys
 from privaudit import registry
-from privaudit.certificates import certify
-from privaudit.config import AuditConfig
+from privaudit.trust.certificates import certify
+from privaudit.auditing.config import AuditConfig
 item = registry.entry("float_safe_laplace")
 cert = certify(item.create(), config=item.certificate_config, factory=item.create,
                source="registry:float_safe_laplace")

@@ -10,16 +10,16 @@ import pytest
 
 from mechanisms import LaplaceMechanism
 from privaudit import AuditConfig, registry
-from privaudit.certificates import (
+from privaudit.trust.certificates import (
     CERTIFICATE_SCHEMA_VERSION,
     Certificate,
     certify,
     load_certificate,
 )
-from privaudit.cli import main
-from privaudit.config import CERTIFICATE_MINIMUMS, below_certificate_minimums
-from privaudit.consistency import check_consistency
-from privaudit.verify import verify_certificate, verify_path
+from privaudit.interfaces.cli import main
+from privaudit.auditing.config import CERTIFICATE_MINIMUMS, below_certificate_minimums
+from privaudit.trust.consistency import check_consistency
+from privaudit.trust.verify import verify_certificate, verify_path
 from spec.errors import CertificateError, InconsistentCertificateError, RegistryError
 
 FAST = AuditConfig(samples=100_000, confidence=0.99, pilot_samples=1_000, pair_budget=12,
@@ -146,7 +146,7 @@ def test_verify_reproduces_bit_for_bit(laplace_cert):
 
 
 def test_verify_compares_within_the_tolerance_when_versions_differ(laplace_cert, monkeypatch):
-    from privaudit import certificates as certificates_module
+    from privaudit.trust import certificates as certificates_module
 
     real = certificates_module.running_versions
     monkeypatch.setattr(certificates_module, "running_versions",
@@ -192,7 +192,7 @@ def test_show_list_and_verify_report_a_third_party_version_difference(scratch_en
                                                                       capsys):
     """Certified with one numpy, running another: reported by show, list and verify as
     "certified with numpy A, running B"; never stale (list --check passes)."""
-    from privaudit import certificates as certificates_module
+    from privaudit.trust import certificates as certificates_module
 
     cert = registry.certify_entry(scratch_entry)
     assert "numpy" in cert.third_party and not any(m.startswith("numpy") for m in cert.module_hashes)
@@ -219,8 +219,8 @@ def test_the_tolerance_rule_has_a_statistical_part(laplace_cert, tmp_path, monke
     the recorded one, se from the certified worst event's counts (delta method)."""
     import math
 
-    from privaudit import certificates as certificates_module
-    from privaudit.verify import REPRODUCTION_Z, statistical_tolerance
+    from privaudit.trust import certificates as certificates_module
+    from privaudit.trust.verify import REPRODUCTION_Z, statistical_tolerance
 
     event = laplace_cert.report.worst_event
     px, py = event.count_x / event.samples_x, event.count_y / event.samples_y
