@@ -22,8 +22,11 @@ What the wrapper records and costs:
 
 * **Provenance.**  ``library="opendp"`` records the wrapped distribution's name and
   installed version (:func:`importlib.metadata.version`) in
-  :attr:`ScalarSamplerMechanism.wrapped_distributions`; a certificate stores them and is
-  stale once the library is upgraded (:mod:`privaudit.trust.certificates`).
+  :attr:`ScalarSamplerMechanism.wrapped_distributions`; a certificate records them with
+  the other third-party code it ran (``third_party``, never hashed): another installed
+  version is reported ("certified with opendp A, running B") and ``verify`` compares by
+  its tolerance rule; it never makes the certificate stale (issue 25,
+  :mod:`privaudit.trust.provenance`).
 * **Randomness.**  ``release(x, rng)`` receives the audit's generator.  A library that
   draws from its own source ignores it; the audit is then not reproducible from its
   seed.  ``certify`` detects this (:func:`privaudit.trust.reproducibility.check_generator_determinism`:

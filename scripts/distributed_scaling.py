@@ -17,12 +17,16 @@ numbers per output), on the first input pair of its suite case.  Two measurement
 Every run at the same seed must give the same counts and bounds (checked; the script
 fails otherwise).  Each timing is repeated ``--repeats`` times, interleaved over the
 executors, and the minimum is reported (``timeit``'s rule on a noisy machine).  Speed-up
-= time with 1 worker / time with 2 workers.
+= serial time / time on the executor (and 1-worker time / 2-worker time), all measured
+in the same run.
 
 Usage::
 
     python scripts/distributed_scaling.py [--samples N] [--repeats R]
         [--blocks-per-chunk B] [--mechanism NAME] [--no-audit]
+
+Without ``--blocks-per-chunk`` the executor sizes its tasks per split
+(:meth:`privaudit.execution.distributed.DaskExecutor.blocks_for`).
 
 It prints a markdown table (the numbers in ``docs/distributed.md`` were produced by it).
 On a shared machine the times, and the speed-up, are pessimistic: two workers need two
@@ -136,21 +140,24 @@ def main() -> None:
         print(f"# load average {os.getloadavg()[0]:.1f} at the end; results identical on "
               f"every executor (ε lower bound {reference[2]:.4f} on the test split)")
         print()
-        print("| executor | cluster start (s) | test split: drawn and counted (s) | speed-up "
-              "| distinguish_pair (s) | speed-up | whole audit (s) | speed-up |")
-        print("|---|---|---|---|---|---|---|---|")
+        print("| executor | cluster start (s) | test split: drawn and counted (s) | vs serial "
+              "| vs 1 worker | distinguish_pair (s) | vs serial | whole audit (s) | vs serial |")
+        print("|---|---|---|---|---|---|---|---|---|")
+        serial = min(times["serial"])
         one = min(times["1 worker(s)"])
-        one_pair = min(split_times["1 worker(s)"])
-        one_audit = min(audit_times["1 worker(s)"]) if not args.no_audit else None
+        serial_pair = min(split_times["serial"])
+        serial_audit = min(audit_times["serial"]) if not args.no_audit else None
         for name in executors:
             t, p = min(times[name]), min(split_times[name])
             a = min(audit_times[name]) if not args.no_audit else None
             start = f"{startup[name]:.1f}" if name in startup else "—"
-            print(f"| {name} | {start} | {t:.2f} | {one / t:.2f}× | {p:.2f} | {one_pair / p:.2f}× "
-                  "| " + ("—" if a is None else f"{a:.2f}") + " | "
-                  + ("—" if a is None else f"{one_audit / a:.2f}×") + " |")
+            print(f"| {name} | {start} | {t:.2f} | {serial / t:.2f}× | {one / t:.2f}× | {p:.2f} "
+                  f"| {serial_pair / p:.2f}× | " + ("—" if a is None else f"{a:.2f}") + " | "
+                  + ("—" if serial_audit is None or a is None else f"{serial_audit / a:.2f}×")
+                  + " |")
         print()
-        print(f"(minimum of {args.repeats} interleaved runs; speed-up relative to 1 worker)")
+        print(f"(minimum of {args.repeats} interleaved runs; speed-ups are the serial time, or the "
+              "1-worker time, over this executor's)")
         for label, table in (("test split", times), ("distinguish_pair", split_times),
                              ("audit", audit_times)):
             for name, values in table.items():

@@ -7,7 +7,8 @@ protocol on an existing engine, ``dask.distributed``:
 
 * the work of a split (the mechanism, the two inputs, the events and the counting code) is
   pickled once with ``cloudpickle`` and broadcast to every worker;
-* each task is one chunk of blocks (by default 4 blocks): the worker rebuilds the
+* each task is one chunk of blocks (sized per split from its blocks and the worker count,
+  :meth:`DaskExecutor.blocks_for`): the worker rebuilds the
   block's generator from the root seed and the block's spawn key, draws the outputs,
   counts them and sends back the counts only, never the outputs;
 * the client gathers the counts in the chunks' order, so the result is the same as the
@@ -31,23 +32,23 @@ References
 from __future__ import annotations
 
 import contextlib
+import functools
+import inspect
 import itertools
 import logging
 import numbers
-import os
 import sys
-import sysconfig
 import threading
 import uuid
 from collections import OrderedDict, deque
 from collections.abc import Callable, Iterable, Iterator
-from pathlib import Path
 from types import ModuleType
 from typing import Any, TypeVar
 
 from spec.errors import ExecutorError, InvalidParameterError, NotShippableError
 
 from privaudit._version import __version__
+from privaudit.first_party import is_first_party, is_own
 from .streaming import Executor, SerialExecutor
 
 __all__ = ["EXECUTOR_NAMES", "DaskExecutor", "executor_scope"]
@@ -65,20 +66,15 @@ _INSTALL = "python3 -m pip install 'privaudit[distributed]'"
 _CONNECT_TIMEOUT = 30.0
 #: Unpickled work kept per worker (one entry per split in flight).
 _CACHE_SIZE = 8
-#: Blocks per task by default: 2²² numbers (32 MB of float64), about a second of drawing
-#: and counting for a sparse-vector mechanism, so that Dask's per-task cost and the
-#: client's merging of the counts stay small beside the work: on 2 idle cores, 1 → 2
-#: workers scaled the test split of SVT34Parallel 1.36× with 4 blocks per task and 1.72×
-#: with 16 (``docs/distributed.md``).
-DEFAULT_BLOCKS_PER_CHUNK = 16
+#: The most blocks per task: 2²² numbers (32 MB of float64), about a second of drawing
+#: and counting for a sparse-vector mechanism; larger tasks only delay the last ones.
+MAX_BLOCKS_PER_CHUNK = 16
+#: Tasks per worker thread that a split is cut into (when it is large enough): with one
+#: task per worker, one slow task idles the others, and a split of 8 blocks made 1 task
+#: of 16 blocks, so 2 workers ran 0.39× serial speed (issue 25); four per worker keep
+#: every worker busy to the end while Dask's per-task cost stays small beside the work.
+TASKS_PER_WORKER = 4
 _TRIM_KEY = "distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_"
-
-# the packages of privaudit itself, imported by name on the workers (their code must be
-# installed there at the same version); every other module loaded from a source file (a
-# user's script, a target file, a test module) is shipped by value
-_OWN_ROOTS = tuple(str(Path(__file__).resolve().parent.parent / name) + os.sep
-                   for name in ("privaudit", "spec", "mechanisms", "estimators"))
-
 
 def _import_distributed() -> tuple[ModuleType, ModuleType]:
     """``(distributed, cloudpickle)``, or an :class:`ExecutorError` naming the extra."""
@@ -92,44 +88,91 @@ def _import_distributed() -> tuple[ModuleType, ModuleType]:
     return distributed, cloudpickle
 
 
-def _installed_roots() -> tuple[str, ...]:
-    paths = sysconfig.get_paths()
-    roots = {paths[k] for k in ("stdlib", "platstdlib", "purelib", "platlib") if k in paths}
-    roots.update(p for p in (sys.prefix, sys.base_prefix, sys.exec_prefix) if p)
-    return tuple(str(Path(r).resolve()) + os.sep for r in roots)
-
-
 def _register_scripts_by_value(cloudpickle: ModuleType) -> None:
     """Ship the code of modules that the workers cannot import by name.
 
-    A mechanism defined in a user's script or in a file given as a CLI target lives in a
-    module the workers do not have; ``cloudpickle`` would pickle its functions and
-    classes by reference (module + name) and the workers would fail to import them.
-    Every module loaded from a source file outside the installed packages and outside
-    privaudit's own packages is registered to be pickled by value.
+    A mechanism defined in a user's script, in a file given as a CLI target or in a test
+    module lives in a module the workers do not have; ``cloudpickle`` would pickle its
+    functions and classes by reference (module + name) and the workers would fail to
+    import them.  Every first-party module (:func:`privaudit.first_party.is_first_party`:
+    no installed distribution provides it) that is not privaudit's own is registered to
+    be pickled by value.  privaudit's own packages and every installed distribution —
+    in the environment, on ``PYTHONPATH``, in a user site directory — are imported by
+    name on the workers, which must have them installed.
     """
-    installed = _installed_roots()
     for name, module in list(sys.modules.items()):
         path = getattr(module, "__file__", None)
-        if not path or not str(path).endswith(".py") or name == "__main__":
-            continue
-        where = str(Path(path).resolve())
-        if where.startswith(installed) or where.startswith(_OWN_ROOTS):
+        if (not path or not str(path).endswith(".py") or name == "__main__"
+                or not is_first_party(name) or is_own(name)):
             continue
         with contextlib.suppress(ValueError):      # e.g. already registered, or a package
             cloudpickle.register_pickle_by_value(module)
 
 
+#: How deep :func:`_unpicklable_part` looks into the object that failed to pickle.
+_SEARCH_DEPTH = 8
+
+
+def _parts(obj: Any) -> Iterator[tuple[str, Any]]:
+    """(label, value) of what pickling ``obj`` pickles too: a partial's function and
+    arguments, a function's closure and the globals it names, a bound method's object,
+    a container's items and an object's attributes."""
+    if isinstance(obj, functools.partial):
+        yield ".func", obj.func
+        yield from ((f".args[{i}]", a) for i, a in enumerate(obj.args))
+        yield from ((f".keywords[{k!r}]", v) for k, v in obj.keywords.items())
+    elif inspect.ismethod(obj):
+        yield ".__self__", obj.__self__
+        yield ".__func__", obj.__func__
+    elif inspect.isfunction(obj):
+        cells = zip(obj.__code__.co_freevars, obj.__closure__ or (), strict=False)
+        for var, cell in cells:
+            with contextlib.suppress(ValueError):  # an empty cell
+                yield f" (captured {var})", cell.cell_contents
+        for var in obj.__code__.co_names:
+            if var in obj.__globals__ and not isinstance(obj.__globals__[var], ModuleType):
+                yield f" (global {var})", obj.__globals__[var]
+    elif isinstance(obj, dict):
+        yield from ((f"[{k!r}]", v) for k, v in obj.items())
+    elif isinstance(obj, (list, tuple, set, frozenset)):
+        yield from ((f"[{i}]", v) for i, v in enumerate(obj))
+    else:
+        yield from ((f".{k}", v) for k, v in getattr(obj, "__dict__", {}).items())
+        for slot in getattr(type(obj), "__slots__", ()):
+            if isinstance(slot, str) and hasattr(obj, slot):
+                yield f".{slot}", getattr(obj, slot)
+
+
+def _unpicklable_part(cloudpickle: ModuleType, obj: Any, label: str) -> tuple[str, Any]:
+    """The innermost part of ``obj`` that does not pickle: (its path from ``label``, it)."""
+    for _ in range(_SEARCH_DEPTH):
+        for name, part in _parts(obj):
+            try:
+                cloudpickle.dumps(part)
+            except Exception:  # noqa: BLE001 - any failure marks the culprit
+                obj, label = part, label + name
+                break
+        else:
+            break
+    return label, obj
+
+
 def _dumps(cloudpickle: ModuleType, obj: Any, what: str) -> bytes:
+    """``obj`` pickled for the workers, or a :class:`NotShippableError` that names the
+    part of ``obj`` (``what``) that cannot be pickled and its type."""
     _register_scripts_by_value(cloudpickle)
     try:
         return cloudpickle.dumps(obj)
     except Exception as err:  # noqa: BLE001 - pickling raises many types; all mean "cannot ship"
+        path, part = _unpicklable_part(cloudpickle, obj, what)
+        kind = type(part)
         raise NotShippableError(
-            f"{what} cannot be pickled for the Dask workers ({type(err).__name__}: {err}); "
-            "a mechanism that holds open files, locks, sockets or generators cannot be sent "
-            "to another process (functions, lambdas and closures can: cloudpickle handles "
-            "them); use the serial executor, or make the mechanism picklable") from None
+            f"{what} cannot be pickled for the Dask workers: {path} is a "
+            f"{kind.__module__}.{kind.__qualname__}, which cannot be sent to another process "
+            f"({type(err).__name__}: {err}); objects such as locks, open files, sockets and "
+            "live generators cannot be pickled (functions, lambdas and closures can: "
+            "cloudpickle ships them); use the serial executor, or hold that object "
+            "elsewhere") from None
 
 
 # -- worker side ---------------------------------------------------------------------------
@@ -208,10 +251,10 @@ class DaskExecutor:
         with ``scheduler``.
     processes : bool
         Local workers are processes (default) or threads of this process.
-    blocks_per_chunk : int
-        Blocks per task (default 16, i.e. 2²² numbers: 2²² scalar outputs, fewer rows of
-        wider outputs; :func:`~privaudit.execution.streaming.block_rows`).  The results do not
-        depend on it.
+    blocks_per_chunk : int, optional
+        Blocks per task (a block is 2¹⁸ numbers: :func:`~privaudit.execution.streaming.block_rows`).
+        Default: chosen per split by :meth:`blocks_for` from the split's size and the
+        worker count.  The results do not depend on it.
     max_in_flight : int, optional
         Tasks submitted ahead of the one being gathered (default 4 per worker thread),
         which bounds the counts held by the client.
@@ -233,7 +276,7 @@ class DaskExecutor:
     """
 
     def __init__(self, scheduler: str | None = None, *, n_workers: int | None = None,
-                 processes: bool = True, blocks_per_chunk: int = DEFAULT_BLOCKS_PER_CHUNK,
+                 processes: bool = True, blocks_per_chunk: int | None = None,
                  max_in_flight: int | None = None, client: Any = None,
                  timeout: float = _CONNECT_TIMEOUT) -> None:
         _import_distributed()       # the extra is missing: say so now, not at first use
@@ -245,7 +288,8 @@ class DaskExecutor:
         self.scheduler = scheduler
         self.n_workers = None if n_workers is None else _positive(n_workers, "n_workers")
         self.processes = bool(processes)
-        self.blocks_per_chunk = _positive(blocks_per_chunk, "blocks_per_chunk")
+        self.blocks_per_chunk = (None if blocks_per_chunk is None
+                                 else _positive(blocks_per_chunk, "blocks_per_chunk"))
         self.max_in_flight = (None if max_in_flight is None
                               else _positive(max_in_flight, "max_in_flight"))
         if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not timeout > 0:
@@ -321,6 +365,19 @@ class DaskExecutor:
         return int(sum(self.client.nthreads().values()))
 
     # -- work --------------------------------------------------------------------------------
+    def blocks_for(self, n_blocks: int) -> int:
+        """Blocks per task for a split of ``n_blocks`` blocks.
+
+        The split is cut into about :data:`TASKS_PER_WORKER` tasks per worker thread, of
+        at most :data:`MAX_BLOCKS_PER_CHUNK` blocks and at least one: every worker gets
+        work, and the tasks are small enough that the last ones finish together.  A
+        ``blocks_per_chunk`` given to the constructor is used as it is.
+        """
+        if self.blocks_per_chunk is not None:
+            return self.blocks_per_chunk
+        tasks = TASKS_PER_WORKER * max(1, self.worker_threads)
+        return max(1, min(MAX_BLOCKS_PER_CHUNK, -(-max(1, int(n_blocks)) // tasks)))
+
     def check_shippable(self, obj: Any, what: str) -> None:
         """Raise :class:`~spec.errors.NotShippableError` naming ``what`` if ``obj`` cannot be
         pickled for the workers."""

@@ -92,22 +92,32 @@ class SerialExecutor:
 
 
 class TimedExecutor:
-    """Wraps an executor and adds up the wall time of its maps, from the call to the last
-    result (``seconds``): the time of the streamed part of an audit alone (drawing and
-    counting the test split; with a distributed executor, shipping the work and gathering
-    the counts too).  Used by the scaling benchmark and ``scripts/distributed_scaling.py``."""
+    """Wraps an executor and adds up the wall time during which any of its maps runs,
+    from a call to its last result (``seconds``; maps consumed in turn overlap and are
+    counted once): the time of the streamed part of an audit alone (drawing and counting
+    the test split; with a distributed executor, shipping the work and gathering the
+    counts too).  Used by the scaling benchmark and ``scripts/distributed_scaling.py``."""
 
     def __init__(self, inner: Any) -> None:
         self.inner = inner
         self.blocks_per_chunk = getattr(inner, "blocks_per_chunk", None)
+        choose = getattr(inner, "blocks_for", None)
+        if callable(choose):
+            self.blocks_for = choose
         self.seconds = 0.0
+        self._active = 0
+        self._since = 0.0
 
     def map(self, fn: Callable[[T], R], items: Iterable[T]) -> Iterator[R]:
-        start = time.perf_counter()
+        if self._active == 0:
+            self._since = time.perf_counter()
+        self._active += 1
         try:
             yield from self.inner.map(fn, items)
         finally:
-            self.seconds += time.perf_counter() - start
+            self._active -= 1
+            if self._active == 0:
+                self.seconds += time.perf_counter() - self._since
 
 
 @dataclass(frozen=True)
@@ -213,8 +223,8 @@ def stream_chunks(draw: Callable[[int, np.random.Generator], np.ndarray], total:
         The fixed block size and the chunk size (:func:`plan_chunks`).
     executor : Executor, optional
         Maps the work over chunks (default :class:`SerialExecutor`).  An executor with
-        a ``blocks_per_chunk`` attribute (a parallel one: its unit of work) sets the chunk
-        size when ``chunk_rows`` is not given.
+        a ``blocks_for(n_blocks)`` method or a ``blocks_per_chunk`` attribute (a parallel
+        one: its unit of work) sets the chunk size when ``chunk_rows`` is not given.
     progress : callable, optional
         Called as ``progress(done, total)`` after each chunk.
 
@@ -224,6 +234,11 @@ def stream_chunks(draw: Callable[[int, np.random.Generator], np.ndarray], total:
     """
     run = executor if executor is not None else SerialExecutor()
     preferred = getattr(run, "blocks_per_chunk", None)
+    choose = getattr(run, "blocks_for", None)
+    if chunk_rows is None and callable(choose):
+        # a parallel executor sizes its tasks from the split's size (its worker count)
+        preferred = choose(math.ceil(int(total) / _positive_int(rows_per_block,
+                                                                "rows_per_block")))
     if chunk_rows is None and preferred is not None:
         # a parallel executor asks for small chunks (its unit of work); the outputs and
         # counts do not depend on the chunk size

@@ -35,6 +35,7 @@ def _cmd_list(args: argparse.Namespace) -> int:
     rows: list[list[str]] = []
     records: list[dict[str, Any]] = []
     failed = False
+    versions: list[str] = []
     for item in registry.entries():
         try:
             mech = item.create()
@@ -69,14 +70,22 @@ def _cmd_list(args: argparse.Namespace) -> int:
                     "state": state.state,
                     "reason": state.reason,
                     "path": str(item.certificate_path),
+                    "version_differences": list(state.version_differences),
                 },
             }
         )
+        versions.extend(f"{item.name}: {d}" for d in state.version_differences)
     stale = [r[0] for r in rows if r[3] in _FAILING_STATES]
     if args.json:
         print(json.dumps({"entries": records, "certificates_ok": not stale}, indent=2))
     else:
         print(_table(rows, ["name", "claim", "relation", "certificate"]))
+        if versions:
+            print(
+                "\nThird-party versions differ from the certifying machine's (reported, "
+                "not stale):"
+            )
+            print("\n".join(f"  {line}" for line in versions))
         if stale:
             print(
                 f"\n{len(stale)} entries need a certificate: privaudit certify --registry "
@@ -189,9 +198,10 @@ def _cmd_verify(args: argparse.Namespace) -> int:
     if differences:
         out.say(
             textwrap.fill(
-                "Library versions differ from the certificates' ("
+                "Versions differ from the certifying machine's ("
                 + "; ".join(differences)
-                + "): re-runs are compared within the stated tolerance, not bit for bit.",
+                + "): re-runs are compared within the tolerance of docs/trust.md, not bit "
+                "for bit.",
                 width=92,
             )
         )

@@ -4,11 +4,16 @@ A :class:`Certificate` is a frozen pydantic model that round-trips through JSON.
 records
 
 * the mechanism's spec and its content hash (:attr:`spec.MechanismSpec.content_hash`);
-* an *implementation hash* over every source file and function that runs when the
-  mechanism is built, computes its statistic and samples outputs — found by tracing a
-  seeded release (:mod:`privaudit.trust.tracing`) and by a static walk of the mechanism object
-  — with one digest per file and per function, so that editing that code makes the
-  certificate stale and the stale status names what changed (see :func:`implementation_of`);
+* an *implementation hash* over every **first-party** source file and function that
+  runs when the mechanism is built, computes its statistic and samples outputs — found
+  by tracing a seeded release (:mod:`privaudit.trust.tracing`) and by a static walk of the
+  mechanism object (:mod:`privaudit.trust.implementation`) — with one digest per file and per
+  function, so that editing that code makes the certificate stale and the stale status
+  names what changed; first-party is privaudit's own code and the user's
+  (:mod:`privaudit.first_party`);
+* the names and versions of the third-party distributions behind that code
+  (:mod:`privaudit.trust.provenance`): a different running version is reported
+  (:meth:`Certificate.version_differences`) and never makes the certificate stale;
 * the audit configuration (samples, confidence, seed, pair-search budgets) and the
   number of explicit pairs; the neighbouring relation is part of the spec;
 * the results: each check with its outcome, the ε lower bound, the privacy profile and
@@ -19,7 +24,8 @@ What a certificate says is fixed (:data:`STATEMENT`): the claims are consistent 
 spec and no violation was found at the stated confidence and power.  It is not a proof
 of privacy.
 
-A certificate is *current* for a mechanism when both hashes match and it is consistent
+A certificate is *current* for a mechanism when both hashes match and it is consistent,
+whatever third-party versions are installed
 (:meth:`Certificate.consistency`), *stale* when a hash does not match
 (:meth:`Certificate.status_for` names the hash, the files and the functions that
 changed), and *inconsistent* when its recorded results contradict each other.
@@ -41,34 +47,36 @@ Examples
 
 from __future__ import annotations
 
-import functools
-import hashlib
-import inspect
 import math
-import os
-import sys
-import sysconfig
 import textwrap
 from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime
-from importlib import metadata
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import AwareDatetime, BaseModel, Field, model_validator
+from pydantic import AwareDatetime, Field, model_validator
 
 from mechanisms import Mechanism
 from spec import ExtendedEpsilon, MechanismSpec, SpecModel
 from spec.errors import CertificateError, PrivauditError
-from spec.noise import NoiseLaw
 
 from privaudit._environment import library_versions
 from privaudit.auditing.config import CERTIFICATE_STRENGTH, AuditConfig, below_certificate_minimums
+from .consistency import ConsistencyResult, check_consistency
+from .implementation import (
+    IMPLEMENTATION_HASH_SCHEME,
+    Implementation,
+    code_changes,
+    combine_hashes,
+    current_implementation,
+    implementation_hash,
+    implementation_of,
+)
+from .provenance import running_versions
+from .provenance import version_differences as _differences
 from privaudit.auditing.report import AuditReport
 from privaudit.auditing.results import CheckStatus, PowerStatement, ProfilePoint
-from .source_units import enclosing_function, module_file, read_source
 from privaudit.auditing.texts import claim_text, guarantee_text, relation_text
-from .tracing import trace_release
 
 __all__ = [
     "CERTIFICATE_SCHEMA_VERSION",
@@ -91,379 +99,20 @@ __all__ = [
 ]
 
 #: Bumped whenever a field of the certificate changes meaning or disappears.  Version 2:
-#: the implementation hash covers the traced release and per-function digests.
-CERTIFICATE_SCHEMA_VERSION = 2
-
-#: Names the way :func:`implementation_hash` is computed; part of the hashed text.
-IMPLEMENTATION_HASH_SCHEME = "privaudit-impl-v2"
+#: the implementation hash covers the traced release and per-function digests.  Version
+#: 3: it covers first-party code only (:mod:`privaudit.first_party`); third-party code
+#: is recorded as distribution versions (``third_party``).
+CERTIFICATE_SCHEMA_VERSION = 3
 
 #: What every certificate certifies, and what it does not.
 STATEMENT = ("The claims are consistent with the spec and no violation was found at the "
              "stated confidence and power. This is not a proof of privacy.")
 
-#: Our own top-level packages: always hashed, wherever they are installed.
-_OWN_PACKAGES = frozenset({"spec", "mechanisms", "estimators", "privaudit"})
-
-#: Dependencies never hashed even when :func:`importlib.metadata` cannot resolve them.
-_KNOWN_DEPENDENCIES = frozenset({
-    "numpy", "scipy", "pydantic", "pydantic_core", "networkx", "hypothesis",
-    "typing_extensions", "annotated_types", "attr", "attrs", "sortedcontainers",
-    "matplotlib", "pytest", "_pytest", "pluggy",
-})
-
-#: A model in the spec's noise description with one of these methods draws noise.
-_SAMPLER_METHODS = ("sample", "sample_given")
-
+#: The states :meth:`Certificate.status_for` reports.
 CertificateState = Literal["current", "stale", "missing", "inconsistent"]
 
 #: The verdicts an audit report can carry; a certificate is never made of a violation.
 _VERDICTS = ("no_violation", "inconclusive", "violation")
-
-
-# ----------------------------------------------------------------------------------------
-# the implementation hash
-# ----------------------------------------------------------------------------------------
-@functools.lru_cache(maxsize=1)
-def _dependency_packages() -> frozenset[str]:
-    """Top-level import names of privaudit's dependencies (transitively) and the stdlib."""
-    wanted: set[str] = set()
-    todo = ["privaudit"]
-    while todo:
-        dist = todo.pop()
-        key = dist.lower().replace("_", "-")
-        if key in wanted:
-            continue
-        wanted.add(key)
-        try:
-            requires = metadata.requires(dist) or []
-        except metadata.PackageNotFoundError:
-            continue
-        for req in requires:
-            if "extra ==" in req:
-                continue
-            name = req.split(";")[0].strip()
-            for stop in "<>=!~[ (":
-                name = name.split(stop)[0]
-            if name:
-                todo.append(name)
-    wanted.discard("privaudit")
-    tops = set(_KNOWN_DEPENDENCIES) | set(sys.stdlib_module_names) | {"builtins", "__future__"}
-    try:
-        mapping = metadata.packages_distributions()
-    except (OSError, ValueError, TypeError):  # pragma: no cover - broken unrelated metadata
-        mapping = {}  # the static list above still applies
-    for top, dists in mapping.items():
-        if any(d.lower().replace("_", "-") in wanted for d in dists):
-            tops.add(top)
-    return frozenset(tops - _OWN_PACKAGES)
-
-
-@functools.lru_cache(maxsize=1)
-def _install_directories() -> tuple[str, ...]:
-    """The interpreter's library directories (stdlib and site-packages), as real paths."""
-    paths = sysconfig.get_paths()
-    found = {os.path.realpath(paths[key]) for key in ("stdlib", "platstdlib", "purelib",
-                                                       "platlib") if paths.get(key)}
-    return tuple(sorted(found))
-
-
-def _installed_elsewhere(name: str) -> bool:
-    """Whether module ``name`` is installation machinery, not code a user wrote.
-
-    Setuptools' editable-install finders (``__editable___<dist>_finder``, which run while a
-    release imports something lazily) and every other module whose file lies in the
-    interpreter's stdlib or site-packages directories: their text depends on where and how
-    the package was installed (the finder embeds the checkout's path), so hashing them
-    would make a certificate stale on every other machine.
-    """
-    if name.startswith("__editable__"):
-        return True
-    module = sys.modules.get(name)
-    file = getattr(module, "__file__", None)
-    if not file:
-        return False
-    real = os.path.realpath(file)
-    return any(real.startswith(directory + os.sep) for directory in _install_directories())
-
-
-def _hashed_module(name: str | None) -> bool:
-    if not name:
-        return False
-    top = name.partition(".")[0]
-    if top in _OWN_PACKAGES:
-        return True
-    return top not in _dependency_packages() and not _installed_elsewhere(name)
-
-
-class _Collector:
-    """Walks a mechanism to the modules whose source defines its behaviour."""
-
-    def __init__(self) -> None:
-        self.files: dict[str, str] = {}
-        self.code: set[str] = set()
-        self.functions: set[tuple[str, str]] = set()
-        self._seen: set[int] = set()
-        self._seen_classes: set[int] = set()
-
-    # -- modules ---------------------------------------------------------------------------
-    def module(self, name: str | None, file: str | None = None) -> None:
-        if not _hashed_module(name) or name in self.files:
-            return
-        assert name is not None
-        if file is None:
-            mod = sys.modules.get(name)
-            if mod is None:
-                raise CertificateError(
-                    f"cannot hash the implementation: module {name!r} is not imported")
-            try:
-                file = inspect.getsourcefile(mod)
-            except TypeError:  # a built-in module
-                file = None
-        if file is None or not Path(file).is_file():
-            raise CertificateError(
-                f"cannot hash the implementation: the source of module {name!r} is not "
-                f"available (got {file!r}); define mechanisms in a .py file to certify them")
-        self.files[name] = file
-
-    def cls(self, klass: type) -> None:
-        if _hashed_module(getattr(klass, "__module__", None)):
-            self.code.add(f"{klass.__module__}:{klass.__qualname__}")
-        # classes have their own "seen" set: a class reached first as a callable value
-        # (marked in ``_seen`` by :meth:`callable`) must still have its modules hashed
-        for base in klass.__mro__:
-            if id(base) in self._seen_classes:
-                continue
-            self._seen_classes.add(id(base))
-            self.module(getattr(base, "__module__", None))
-
-    # -- objects ---------------------------------------------------------------------------
-    def mechanism(self, mech: Mechanism) -> None:
-        if id(mech) in self._seen:
-            return
-        self._seen.add(id(mech))
-        self.cls(type(mech))
-        self.noise_laws(mech.spec.noise)
-        for value in vars(mech).values():
-            self.value(value, depth=0)
-
-    def noise_laws(self, node: Any) -> None:
-        """The classes of the noise laws the spec names (their samplers draw the noise)."""
-        if isinstance(node, NoiseLaw) or (isinstance(node, BaseModel) and any(
-                callable(getattr(node, m, None)) for m in _SAMPLER_METHODS)):
-            self.cls(type(node))
-        if isinstance(node, BaseModel):
-            for field in type(node).model_fields:
-                self.noise_laws(getattr(node, field))
-        elif isinstance(node, (tuple, list)):
-            for item in node:
-                self.noise_laws(item)
-
-    def value(self, value: Any, depth: int) -> None:
-        if depth > 4 or value is None or isinstance(value, (str, bytes, int, float, bool)):
-            return
-        if isinstance(value, Mechanism):
-            self.mechanism(value)
-        elif isinstance(value, (list, tuple, set, frozenset)):
-            for item in value:
-                self.value(item, depth + 1)
-        elif isinstance(value, Mapping):
-            for item in value.values():
-                self.value(item, depth + 1)
-        elif callable(value):
-            self.callable(value, depth)
-
-    def callable(self, fn: Callable[..., Any], depth: int) -> None:
-        if id(fn) in self._seen:
-            return
-        self._seen.add(id(fn))
-        if isinstance(fn, functools.partial):
-            self.value(fn.func, depth + 1)
-            self.value(fn.args, depth + 1)
-            self.value(dict(fn.keywords), depth + 1)
-        elif inspect.ismethod(fn):
-            self.value(fn.__func__, depth + 1)
-            owner = fn.__self__
-            self.cls(owner if isinstance(owner, type) else type(owner))
-        elif inspect.isfunction(fn):
-            try:
-                file = inspect.getsourcefile(fn)
-            except TypeError:  # pragma: no cover
-                file = None
-            name = fn.__module__ or (Path(file).stem if file else None)
-            if _hashed_module(name):
-                self.module(name, file)
-                self.code.add(f"{name}:{fn.__qualname__}:{fn.__code__.co_firstlineno}")
-                self.functions.add((name, fn.__qualname__))
-            for cell in fn.__closure__ or ():
-                try:
-                    content = cell.cell_contents
-                except ValueError:  # an empty cell
-                    continue
-                self.value(content, depth + 1)
-        elif inspect.isbuiltin(fn) or inspect.ismethoddescriptor(fn):
-            return  # compiled code has no source to hash
-        elif isinstance(fn, type):
-            self.cls(fn)
-        else:  # a callable object: its class holds the code
-            self.cls(type(fn))
-
-
-class Implementation(SpecModel):
-    """The source a mechanism's certificate covers: files, functions and code objects.
-
-    Attributes
-    ----------
-    modules : dict
-        Module name → ``sha256:<hex>`` of its source file (line endings normalised), for
-        every module whose code ran in the traced release or that the static walk found.
-    functions : dict
-        ``module:qualname`` → ``sha256:<hex>`` of that function's source, for every
-        function that ran in the traced release or that the mechanism holds (so that a
-        stale certificate names the function that changed; ``"missing"`` when a recorded
-        function is no longer defined).
-    code : tuple of str
-        The code objects the mechanism is built from, ``module:qualname`` for classes and
-        ``module:qualname:first_line`` for held functions (two mechanisms in one module
-        that differ only in which function they hold get different hashes).
-    """
-
-    modules: dict[str, str]
-    functions: dict[str, str] = Field(default_factory=dict)
-    code: tuple[str, ...]
-
-    @property
-    def hash(self) -> str:
-        """``sha256:<hex>`` of the scheme and every module, function and code object."""
-        return _combine(self.modules, self.functions, self.code)
-
-
-#: The digest recorded for a module or function whose source is gone.
-_MISSING = "missing"
-
-
-def _static(mechanism: Mechanism) -> _Collector:
-    if not isinstance(mechanism, Mechanism):
-        raise CertificateError(
-            f"can only hash a Mechanism, got {type(mechanism).__name__}: {mechanism!r}")
-    collector = _Collector()
-    collector.mechanism(mechanism)
-    return collector
-
-
-def _function_digests(wanted: set[tuple[str, str]], files: Mapping[str, str]) -> dict[str, str]:
-    """``module:qualname`` → digest of each wanted function (lambdas and comprehensions
-    count as the function around them; module and class bodies as no function)."""
-    out: dict[str, str] = {}
-    for module, qualname in wanted:
-        source = read_source(files[module])
-        name = enclosing_function(qualname, source.functions)
-        if name is not None:
-            out[f"{module}:{name}"] = source.functions[name]
-    return out
-
-
-def implementation_of(mechanism: Mechanism | None = None, *,
-                      factory: Callable[[], Any] | None = None) -> Implementation:
-    """The source files and functions that implement a mechanism, found by running it.
-
-    Two sources are united:
-
-    * **the traced release** (:func:`privaudit.trust.tracing.trace_release`): every function
-      of our packages and of user modules that runs when the mechanism is built (if
-      ``factory`` is given), computes its statistic and gray-box hooks and samples
-      outputs on seeded inputs from its domain — helpers called by name included;
-    * **the static closure**: the modules that define the mechanism's class and its
-      bases, the noise laws its spec names, every callable the instance holds
-      (functions, closures and what they capture, bound methods, ``functools.partial``)
-      and every mechanism it holds.
-
-    The standard library and privaudit's dependencies (numpy, scipy, pydantic, …) are
-    not hashed.  Give ``factory`` whenever the mechanism can be rebuilt (the registry
-    and the command line do): code that runs only while it is built — budget splits,
-    calibrations, family draws — is then covered too.
-
-    Parameters
-    ----------
-    mechanism : Mechanism, optional
-        The mechanism; needed unless ``factory`` is given.
-    factory : callable, optional
-        Zero-argument callable that builds it (traced as part of the release).
-
-    Raises
-    ------
-    CertificateError
-        If a module's source is not available (e.g. a mechanism defined interactively),
-        or the traced release fails.
-    """
-    if mechanism is not None and not isinstance(mechanism, Mechanism):
-        raise CertificateError(
-            f"can only hash a Mechanism, got {type(mechanism).__name__}: {mechanism!r}")
-    traced = trace_release(mechanism, factory=factory, include=_hashed_module)
-    collector = _static(mechanism if mechanism is not None else traced.mechanism)
-    files = {**traced.files, **collector.files}
-    modules = {name: read_source(files[name]).digest for name in sorted(files)}
-    functions = _function_digests(set(traced.functions) | collector.functions, files)
-    return Implementation(modules=modules, functions=dict(sorted(functions.items())),
-                          code=tuple(sorted(collector.code)))
-
-
-def current_implementation(recorded: Certificate | Implementation,
-                           mechanism: Mechanism) -> Implementation:
-    """What a certificate's implementation hash covers, re-read from disk now.
-
-    Every file and function ``recorded`` (a certificate or an :class:`Implementation`)
-    names is hashed again as it is now (a file or function that no longer exists hashes
-    as ``"missing"``), and the static closure of ``mechanism`` is added (a module the
-    mechanism now holds but the certificate does not record makes the hash differ).  The
-    traced release is not re-run: any change to what runs must be an edit of code that
-    ran, which is covered.
-    """
-    if isinstance(recorded, Certificate):
-        recorded = recorded.implementation
-    collector = _static(mechanism)
-    files: dict[str, str | None] = {name: module_file(name) for name in recorded.modules}
-    files.update(collector.files)
-    modules = {name: (read_source(file).digest if file is not None else _MISSING)
-               for name, file in sorted(files.items())}
-    functions: dict[str, str] = {}
-    for key in recorded.functions:
-        module, _, qualname = key.partition(":")
-        file = files.get(module)
-        found = read_source(file).functions.get(qualname) if file is not None else None
-        functions[key] = found if found is not None else _MISSING
-    present = {m: f for m, f in files.items() if f is not None}
-    functions.update(_function_digests(
-        {(m, q) for m, q in collector.functions if m in present}, present))
-    return Implementation(modules=modules, functions=dict(sorted(functions.items())),
-                          code=tuple(sorted(collector.code)))
-
-
-def _combine(modules: Mapping[str, str], functions: Mapping[str, str],
-             code: Sequence[str]) -> str:
-    lines = [IMPLEMENTATION_HASH_SCHEME,
-             *(f"module {name} {modules[name]}" for name in sorted(modules)),
-             *(f"function {name} {functions[name]}" for name in sorted(functions)),
-             *(f"code {item}" for item in sorted(code))]
-    digest = hashlib.sha256("\n".join(lines).encode()).hexdigest()
-    return f"sha256:{digest}"
-
-
-def implementation_hash(mechanism: Mechanism, *,
-                        factory: Callable[[], Any] | None = None) -> tuple[str, tuple[str, ...]]:
-    """The hash of the source code that implements ``mechanism``, and the hashed modules.
-
-    The hash is the SHA-256 of :data:`IMPLEMENTATION_HASH_SCHEME` and the name and
-    digest of every module, function and code object of :func:`implementation_of`.  It
-    reads the source files on disk, so an edited file changes the hash even before the
-    process re-imports it.
-
-    Returns
-    -------
-    (str, tuple of str)
-        ``"sha256:<hex>"`` and the sorted names of the hashed modules.
-    """
-    found = implementation_of(mechanism, factory=factory)
-    return found.hash, tuple(found.modules)
 
 
 # ----------------------------------------------------------------------------------------
@@ -489,10 +138,14 @@ class CertificateStatus(SpecModel):
         contradict each other (:meth:`Certificate.consistency`).
     reason : str
         One readable sentence (which hash changed, which modules, which file is missing).
+    version_differences : tuple of str
+        For a current certificate, ``"certified with numpy 2.1.3, running 2.2.0"`` for
+        each third-party or library version that differs now (informative: never stale).
     """
 
     state: CertificateState
     reason: str
+    version_differences: tuple[str, ...] = ()
 
     @property
     def current(self) -> bool:
@@ -536,8 +189,15 @@ class Certificate(SpecModel):
     checks : tuple of CertifiedCheck
         Each claim check with its outcome.
     privacy_profile, power : the profile points and the power statement of the audit.
+    first_party_distributions : tuple of str
+        Installed distributions hashed as the user's own code (the one that defines a
+        user's mechanism); privaudit's own code is always hashed.
+    third_party : dict
+        Distribution → version of the third-party code behind the hashed modules
+        (:func:`privaudit.trust.provenance.third_party_versions`): recorded, never hashed; a
+        different running version is reported, it never makes the certificate stale.
     versions : dict
-        Python, privaudit, numpy, scipy, pydantic and networkx versions.
+        Python, privaudit, numpy, scipy, pydantic and networkx versions of the audit.
     created : datetime
         When the certificate was made (UTC).
     statement : str
@@ -548,12 +208,10 @@ class Certificate(SpecModel):
         The full report of the certifying audit.
     reproducible : bool
         False when the mechanism ignores the injected generator (same seed, different
-        outputs: :func:`privaudit.trust.reproducibility.check_generator_determinism`); ``verify``
-        then compares the re-run by verdict and check statuses, not bit for bit.
-    wrapped_distributions : dict
-        ``{distribution: version}`` of the third-party libraries the mechanism wraps
-        (:func:`mechanisms.from_scalar_sampler`); another installed version makes the
-        certificate stale.
+        outputs: :func:`privaudit.trust.reproducibility.check_generator_determinism`);
+        ``verify`` then compares an independent re-run by its verdict and check statuses,
+        not bit for bit.  The libraries such a mechanism wraps are recorded in
+        ``third_party`` like any other: another version is reported, never stale.
     """
 
     schema_version: int = CERTIFICATE_SCHEMA_VERSION
@@ -565,6 +223,8 @@ class Certificate(SpecModel):
     module_hashes: dict[str, str] = Field(default_factory=dict)
     function_hashes: dict[str, str] = Field(default_factory=dict)
     code_objects: tuple[str, ...] = ()
+    first_party_distributions: tuple[str, ...] = ()
+    third_party: dict[str, str] = Field(default_factory=dict)
     source: str | None = None
     config: AuditConfig
     explicit_pairs: int = 0
@@ -582,7 +242,6 @@ class Certificate(SpecModel):
     notes: tuple[str, ...] = ()
     report: AuditReport | None = None
     reproducible: bool = True
-    wrapped_distributions: dict[str, str] = Field(default_factory=dict)
 
     @model_validator(mode="before")
     @classmethod
@@ -592,9 +251,9 @@ class Certificate(SpecModel):
             if isinstance(version, int) and version < CERTIFICATE_SCHEMA_VERSION:
                 raise CertificateError(
                     f"certificate schema_version {version} is older than this privaudit "
-                    f"reads ({CERTIFICATE_SCHEMA_VERSION}): its implementation hash does not "
-                    "cover the traced release; re-certify (privaudit certify --registry NAME, "
-                    "or privaudit certify TARGET)")
+                    f"reads ({CERTIFICATE_SCHEMA_VERSION}): its implementation hash covers "
+                    "third-party code or misses the traced release; re-certify (privaudit "
+                    "certify --registry NAME, or privaudit certify TARGET)")
         return data
 
     @model_validator(mode="after")
@@ -607,7 +266,7 @@ class Certificate(SpecModel):
             raise CertificateError(
                 f"certificate of {self.mechanism!r} is corrupt: its spec hashes to "
                 f"{self.spec.content_hash}, but it records spec_hash = {self.spec_hash}")
-        if (_combine(self.module_hashes, self.function_hashes, self.code_objects)
+        if (combine_hashes(self.module_hashes, self.function_hashes, self.code_objects)
                 != self.implementation_hash):
             raise CertificateError(
                 f"certificate of {self.mechanism!r} is corrupt: its module and function "
@@ -662,7 +321,8 @@ class Certificate(SpecModel):
             mechanism=mechanism.name, spec=mechanism.spec, spec_hash=mechanism.spec.content_hash,
             implementation_hash=found.hash, implementation_modules=tuple(found.modules),
             module_hashes=dict(found.modules), function_hashes=dict(found.functions),
-            code_objects=found.code, source=source, config=report.config,
+            code_objects=found.code, first_party_distributions=found.first_party,
+            third_party=dict(found.third_party), source=source, config=report.config,
             explicit_pairs=explicit_pairs, verdict=report.verdict,
             epsilon_lower_bound=report.epsilon_lower_bound,
             epsilon_claimed=report.epsilon_claimed, delta_claimed=report.delta_claimed,
@@ -672,22 +332,29 @@ class Certificate(SpecModel):
             versions=dict(report.versions) or library_versions(),
             created=datetime.now(UTC).replace(microsecond=0),
             runtime_seconds=round(report.runtime_seconds, 3), notes=tuple(notes),
-            report=report if include_report else None, reproducible=reproducible,
-            wrapped_distributions=dict(getattr(mechanism, "wrapped_distributions", {}) or {}))
+            report=report if include_report else None, reproducible=reproducible)
 
     # -- status ----------------------------------------------------------------------------
     @property
     def implementation(self) -> Implementation:
         """The recorded :class:`Implementation` (module and function digests, code objects)."""
         return Implementation(modules=dict(self.module_hashes),
-                              functions=dict(self.function_hashes), code=self.code_objects)
+                              functions=dict(self.function_hashes), code=self.code_objects,
+                              first_party=self.first_party_distributions,
+                              third_party=dict(self.third_party))
 
-    def consistency(self) -> Any:
+    def consistency(self) -> ConsistencyResult:
         """Whether the recorded results agree with each other
         (:func:`privaudit.trust.consistency.check_consistency`)."""
-        from .consistency import check_consistency
-
         return check_consistency(self)
+
+    def version_differences(self) -> tuple[str, ...]:
+        """``"certified with numpy 2.1.3, running 2.2.0"`` for every recorded third-party
+        distribution, and Python and library version of the audit, that differs from the
+        running interpreter's (empty when all agree).  Never a reason for staleness."""
+        recorded = {**self.versions, **self.third_party}
+        running = {**library_versions(), **running_versions(self.third_party)}
+        return _differences(recorded, running)
 
     def status_for(self, mechanism: Mechanism) -> CertificateStatus:
         """``current`` if ``mechanism`` has this spec and this implementation, else ``stale``.
@@ -709,12 +376,14 @@ class Certificate(SpecModel):
             reasons.append(f"implementation hash changed (certificate "
                            f"{self.implementation_hash[:19]}…, code {found.hash[:19]}…: "
                            f"{code_changes(self.implementation, found)})")
-        reasons.extend(_wrapped_changes(self.wrapped_distributions))
         if reasons:
             return CertificateStatus(state="stale", reason="; ".join(reasons))
+        differences = self.version_differences()
         return CertificateStatus(
             state="current",
-            reason=f"spec and implementation hashes match; certified {self.created:%Y-%m-%d}")
+            reason=(f"spec and implementation hashes match; certified {self.created:%Y-%m-%d}"
+                    + ("; " + "; ".join(differences) if differences else "")),
+            version_differences=differences)
 
     # -- presentation ----------------------------------------------------------------------
     def summary(self) -> str:
@@ -753,11 +422,15 @@ class Certificate(SpecModel):
         lines.extend(f"    [{c.status:^8}] {c.name:<{width}}  {c.summary}" for c in self.checks)
         lines.append(_field("versions", ", ".join(f"{k} {v}"
                                                   for k, v in sorted(self.versions.items()))))
+        if self.first_party_distributions:
+            lines.append(_field("user code", "hashed distributions "
+                                + ", ".join(self.first_party_distributions)))
+        lines.append(_field("third-party", ", ".join(f"{k} {v}" for k, v in
+                                                     sorted(self.third_party.items()))
+                            or "none recorded"))
+        lines.extend(_field("version", d) for d in self.version_differences())
         lines.append(_field("created", f"{self.created.isoformat()} (audit took "
                                        f"{self.runtime_seconds:.1f} s)"))
-        if self.wrapped_distributions:
-            lines.append(_field("wraps", ", ".join(
-                f"{k} {v}" for k, v in sorted(self.wrapped_distributions.items()))))
         if not self.reproducible:
             lines.append(_field("reproducible", (
                 "no: the mechanism draws randomness of its own (same seed, different "
@@ -780,61 +453,11 @@ class Certificate(SpecModel):
         return target
 
 
-def _wrapped_changes(recorded: Mapping[str, str]) -> list[str]:
-    """``library recorded → installed`` for every wrapped distribution that changed."""
-    changes = []
-    for name, version in sorted(recorded.items()):
-        try:
-            now = metadata.version(name)
-        except metadata.PackageNotFoundError:
-            now = "not installed"
-        if now != version:
-            changes.append(f"wrapped library {name} {version} → {now}")
-    return changes
-
-
 def _field(label: str, text: str, width: int = 92) -> str:
     """``  label          : text``, wrapped under its own start."""
     head = f"  {label:<15}: "
     return textwrap.fill(text, width=width, initial_indent=head,
                          subsequent_indent=" " * len(head), break_on_hyphens=False)
-
-
-def code_changes(recorded: Implementation, found: Implementation) -> str:
-    """What differs between two implementations, in one line: the edited modules with
-    the functions whose source changed, and the modules used or no longer used."""
-    old, new = recorded.modules, found.modules
-    old_fn, new_fn = recorded.functions, found.functions
-    edited = sorted(k for k in old.keys() & new.keys() if old[k] != new[k])
-    added = sorted(new.keys() - old.keys())
-    removed = sorted(old.keys() - new.keys())
-    parts = []
-    for module in edited:
-        if new[module] == _MISSING:
-            parts.append(f"module {module} is gone")
-            continue
-        changed = sorted(key.partition(":")[2] for key in old_fn.keys() & new_fn.keys()
-                         if key.partition(":")[0] == module and old_fn[key] != new_fn[key])
-        gone = sorted(key.partition(":")[2] for key in old_fn
-                      if key.partition(":")[0] == module and new_fn.get(key) == _MISSING)
-        changed = [name for name in changed if name not in gone]
-        what = []
-        if changed:
-            what.append("function" + ("s " if len(changed) > 1 else " ") + ", ".join(changed))
-        if gone:
-            what.append("no longer defines " + ", ".join(gone))
-        parts.append(f"edited {module} ("
-                     + ("; ".join(what) if what else "outside the functions that ran") + ")")
-    if added:
-        parts.append("now also uses " + ", ".join(added))
-    if removed:
-        parts.append("no longer uses " + ", ".join(removed))
-    if set(recorded.code) != set(found.code):
-        gone = sorted(set(recorded.code) - set(found.code))
-        came = sorted(set(found.code) - set(recorded.code))
-        parts.append("built from other code: " + ", ".join(came)
-                     + (f" instead of {', '.join(gone)}" if gone else ""))
-    return "; ".join(parts) or "hashing scheme changed"
 
 
 def load_certificate(path: str | Path) -> Certificate:
@@ -903,6 +526,7 @@ def certify(mechanism: Mechanism, *, config: AuditConfig | None = None,
         cannot be hashed.
     """
     from privaudit.auditing.auditor import audit
+
     from .reproducibility import check_generator_determinism, non_reproducible_note
 
     if not isinstance(mechanism, Mechanism):

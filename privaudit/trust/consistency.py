@@ -20,20 +20,20 @@ audit --registry`` and ``privaudit verify``) :func:`check_consistency` requires:
 
 These checks are cheap and need no code; re-running the audit is
 :func:`privaudit.trust.verify.verify_certificate`'s second step.
+
+This module reads a certificate's fields by name and imports nothing of
+:mod:`privaudit.trust.certificates` (which imports it): the dependency points one way.
 """
 
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from spec import SpecModel
 
 from privaudit.auditing.config import below_certificate_minimums
 from privaudit.statistics import claimed_point
-
-if TYPE_CHECKING:
-    from .certificates import Certificate
 
 __all__ = ["ConsistencyResult", "check_consistency"]
 
@@ -76,7 +76,7 @@ def _same(a: float, b: float) -> bool:
     return math.isclose(a, b, rel_tol=1e-12, abs_tol=0.0)
 
 
-def _verdict_problems(cert: Certificate) -> list[str]:
+def _verdict_problems(cert: Any) -> list[str]:
     problems = []
     violated = [c.name for c in cert.checks if c.status == "violated"]
     if cert.verdict == "violation":
@@ -89,7 +89,7 @@ def _verdict_problems(cert: Certificate) -> list[str]:
     return problems
 
 
-def _bound_problems(cert: Certificate) -> list[str]:
+def _bound_problems(cert: Any) -> list[str]:
     problems = []
     if cert.verdict != "violation" and not cert.epsilon_lower_bound <= cert.epsilon_claimed:
         problems.append(f"epsilon_lower_bound = {cert.epsilon_lower_bound:g} exceeds "
@@ -110,7 +110,7 @@ def _bound_problems(cert: Certificate) -> list[str]:
     return problems
 
 
-def _report_problems(cert: Certificate) -> list[str]:
+def _report_problems(cert: Any) -> list[str]:
     report = cert.report
     if report is None:
         return []
@@ -142,7 +142,7 @@ def _report_problems(cert: Certificate) -> list[str]:
     return problems
 
 
-def check_consistency(cert: Certificate) -> ConsistencyResult:
+def check_consistency(cert: Any) -> ConsistencyResult:
     """Check that ``cert``'s recorded results agree with each other (see module docs).
 
     Returns

@@ -34,7 +34,13 @@ import numpy as np
 
 from mechanisms import Mechanism
 
-from .certificates import Implementation, code_changes, current_implementation, implementation_of
+from privaudit.first_party import OWN_PACKAGES
+from .implementation import (
+    Implementation,
+    code_changes,
+    current_implementation,
+    implementation_of,
+)
 from .source_units import enclosing_function, module_file, read_source, substituted_sources
 from .tracing import MACHINERY
 
@@ -52,7 +58,7 @@ CHECK_SEED = 7_919
 #: The statement inserted into a function's body.
 MUTANT_STATEMENT = "__privaudit_mutant__ = None"
 
-_PACKAGES = ("spec", "mechanisms", "estimators", "privaudit")
+_PACKAGES = OWN_PACKAGES
 _HOOKS = ("statistic", "local_sensitivity_bound", "smooth_sensitivity")
 #: Not the mechanism's code: this module, and the tracing and loading machinery that a
 #: certificate deliberately leaves out (:data:`privaudit.trust.tracing.MACHINERY`).

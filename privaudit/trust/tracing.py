@@ -14,9 +14,8 @@ mechanism under :func:`sys.setprofile` and records every Python function that ex
 
 Caches of our own packages (``functools.lru_cache``) are emptied first, so that a cached
 helper runs, and is seen, however warm the process is.  The trace keeps the functions
-whose module passes the caller's filter (the certificate hashes our packages ``spec``,
-``mechanisms``, ``estimators``, ``privaudit`` and any user module; never the standard
-library or the dependencies) and never the :data:`MACHINERY` (the tracing code, and the
+whose module passes the caller's filter (the certificate keeps first-party code only,
+:func:`privaudit.first_party.is_first_party`) and never the :data:`MACHINERY` (the tracing code, and the
 registry and target loaders that merely call a factory).
 
 Python 3.11 has no :mod:`sys.monitoring`; :func:`sys.setprofile` reports a ``call``
@@ -38,6 +37,7 @@ import numpy as np
 from mechanisms import Mechanism
 from spec.errors import CertificateError, PrivauditError
 
+from privaudit.first_party import OWN_PACKAGES
 from .source_units import module_file
 
 __all__ = [
@@ -63,10 +63,8 @@ _HOOKS = ("statistic", "local_sensitivity_bound", "smooth_sensitivity")
 #: registry's entry wrapper, the command-line target loader): they run during the trace,
 #: they are not the mechanism's code.
 MACHINERY = frozenset({"privaudit.trust.tracing", "privaudit.trust.source_units", "privaudit.trust.certificates",
-                       "privaudit.trust.registry", "privaudit.trust.targets"})
-
-#: Our own packages, whose ``lru_cache`` helpers are emptied before a trace.
-_OWN_PACKAGES = ("spec", "mechanisms", "estimators", "privaudit")
+                       "privaudit.trust.implementation", "privaudit.first_party",
+                       "privaudit.trust.provenance", "privaudit.trust.registry", "privaudit.trust.targets"})
 
 
 @dataclass(frozen=True)
@@ -93,7 +91,7 @@ class TracedRelease:
 
 def _clear_own_caches() -> None:
     for name, module in list(sys.modules.items()):
-        if module is None or name.partition(".")[0] not in _OWN_PACKAGES:
+        if module is None or name.partition(".")[0] not in OWN_PACKAGES:
             continue
         for value in list(vars(module).values()):
             clear = getattr(value, "cache_clear", None)

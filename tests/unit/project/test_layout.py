@@ -21,7 +21,7 @@ PACKAGES = ("spec", "mechanisms", "estimators", "privaudit")
 #: never one before it (``docs/architecture.md``, "The rooms of privaudit").
 ROOM_ORDER = ("interfaces", "trust", "suites", "auditing", "statistics", "execution")
 #: Leaf modules at the top of ``privaudit/`` that every room may use; they import no room.
-LEAVES = ("_version", "_environment")
+LEAVES = ("_version", "_environment", "first_party")
 #: The façade (``privaudit/__init__.py``, ``__main__.py``) imports rooms lazily; only the
 #: outermost room may import it back.
 FACADE = ("__init__", "__main__")

@@ -258,24 +258,36 @@ def test_certificate_spec_is_a_mechanism_spec(laplace_certificate):
     assert isinstance(laplace_certificate.spec, MechanismSpec)
 
 
-def test_installation_machinery_is_never_hashed(tmp_path, monkeypatch):
-    """Setuptools' editable finders and modules in site-packages or the stdlib depend on
-    where the package was installed (the finder embeds the checkout's path): hashing them
-    made a certificate stale on every fresh checkout.  Our packages and user modules in a
-    project folder are still hashed."""
-    import sysconfig
+def test_the_certificate_modules_are_small_and_import_one_way():
+    """certificates.py was 886 lines and imported consistency.py, which imported it back
+    (under TYPE_CHECKING); now each module has one idea and the dependency runs one way."""
+    import ast
 
-    from privaudit.trust import certificates as certs
+    root = Path(__file__).resolve().parents[4] / "privaudit"
+    trust = ("certificates", "consistency", "implementation", "first_party", "provenance",
+             "tracing", "source_units")
 
-    assert not certs._hashed_module("__editable___privaudit_0_1_0_finder")
-    site = Path(sysconfig.get_paths()["purelib"])
-    installed = [m for m in ("pip",) if (site / m).is_dir()]
-    for name in installed:
-        importlib.import_module(name)
-        assert not certs._hashed_module(name), name
-    assert certs._hashed_module("privaudit.auditing.auditor") and certs._hashed_module("spec")
-    module = tmp_path / f"user_mech_{uuid.uuid4().hex[:8]}.py"
-    module.write_text("X = 1\n")
-    monkeypatch.syspath_prepend(str(tmp_path))
-    importlib.import_module(module.stem)
-    assert certs._hashed_module(module.stem)
+    def imported(name: str) -> set[str]:
+        tree = ast.parse((root / f"{name}.py").read_text(encoding="utf-8"))
+        found = set()
+        for node in ast.walk(tree):  # module level, in functions and under TYPE_CHECKING
+            if isinstance(node, ast.ImportFrom):
+                module = node.module or ""
+                if node.level == 1:
+                    found.add(module.partition(".")[0])
+                elif module.startswith("privaudit."):
+                    found.add(module.split(".")[1])
+        return found
+
+    graph = {name: imported(name) & set(trust) for name in trust}
+    assert "certificates" not in graph["consistency"]
+    for name in trust:  # no module of the chain reaches itself
+        seen, todo = set(), list(graph[name])
+        while todo:
+            nxt = todo.pop()
+            assert nxt != name, f"import circle through privaudit.{name}"
+            if nxt not in seen:
+                seen.add(nxt)
+                todo.extend(graph[nxt])
+        lines = len((root / f"{name}.py").read_text(encoding="utf-8").splitlines())
+        assert lines <= 700, (name, lines)

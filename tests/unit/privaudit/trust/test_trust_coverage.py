@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from privaudit import AuditConfig, certify, registry
-from privaudit.trust.certificates import (
+from privaudit.trust.implementation import (
     _static,
     code_changes,
     current_implementation,

@@ -10,7 +10,6 @@ import pytest
 
 from mechanisms import LaplaceMechanism
 from privaudit import AuditConfig, registry
-from privaudit.trust import verify as verify_module
 from privaudit.trust.certificates import (
     CERTIFICATE_SCHEMA_VERSION,
     Certificate,
@@ -108,10 +107,11 @@ def test_the_minimums_are_stated_and_enforced_when_certifying():
 
 
 def test_an_older_certificate_schema_is_refused_with_the_way_out(laplace_cert, tmp_path):
-    assert laplace_cert.schema_version == CERTIFICATE_SCHEMA_VERSION == 2
-    path = _tampered(laplace_cert, tmp_path, lambda d: d.update(schema_version=1))
-    with pytest.raises(CertificateError, match="schema_version 1 is older.*re-certify"):
-        load_certificate(path)
+    assert laplace_cert.schema_version == CERTIFICATE_SCHEMA_VERSION == 3
+    for old in (1, 2):  # 2 hashed whatever third-party code ran, by file
+        path = _tampered(laplace_cert, tmp_path, lambda d, v=old: d.update(schema_version=v))
+        with pytest.raises(CertificateError, match=f"schema_version {old} is older.*re-certify"):
+            load_certificate(path)
 
 
 # -- the registry refuses an inconsistent certificate ------------------------------------------
@@ -146,11 +146,16 @@ def test_verify_reproduces_bit_for_bit(laplace_cert):
 
 
 def test_verify_compares_within_the_tolerance_when_versions_differ(laplace_cert, monkeypatch):
-    monkeypatch.setattr(verify_module, "library_versions",
-                        lambda: {**laplace_cert.versions, "numpy": "0.0.test"})
+    from privaudit.trust import certificates as certificates_module
+
+    real = certificates_module.running_versions
+    monkeypatch.setattr(certificates_module, "running_versions",
+                        lambda names: {**real(names), "numpy": "0.0.test"})
     result = verify_certificate(laplace_cert, mechanism=_laplace())
     assert result.verified and result.mode == "tolerance"
-    assert any(d.startswith("numpy ") for d in result.version_differences)
+    recorded = laplace_cert.versions["numpy"]
+    assert f"certified with numpy {recorded}, running 0.0.test" in result.version_differences
+    assert laplace_cert.status_for(_laplace()).state == "current"  # never stale
 
 
 def test_verify_finds_results_that_do_not_reproduce(laplace_cert, tmp_path):
@@ -181,3 +186,57 @@ def test_verify_command_on_a_registry_entry(scratch_entry, tmp_path, capsys):
     assert "INCONSISTENT" in out and "0 of 1 certificates verified" in out
     record = json.loads((tmp_path / "v.json").read_text(encoding="utf-8"))
     assert record["verified"] is False and record["results"][0]["state"] == "inconsistent"
+
+
+def test_show_list_and_verify_report_a_third_party_version_difference(scratch_entry, monkeypatch,
+                                                                      capsys):
+    """Certified with one numpy, running another: reported by show, list and verify as
+    "certified with numpy A, running B"; never stale (list --check passes)."""
+    from privaudit.trust import certificates as certificates_module
+
+    cert = registry.certify_entry(scratch_entry)
+    assert "numpy" in cert.third_party and not any(m.startswith("numpy") for m in cert.module_hashes)
+    recorded = cert.third_party["numpy"]
+    real = certificates_module.running_versions
+    monkeypatch.setattr(certificates_module, "running_versions",
+                        lambda names: {**real(names), "numpy": "0.0.test"})
+    expected = f"certified with numpy {recorded}, running 0.0.test"
+    capsys.readouterr()
+    assert main(["show", scratch_entry]) == 0
+    shown = capsys.readouterr().out
+    assert expected in shown and f"numpy {recorded}" in shown and "current" in shown
+    assert main(["list", "--check"]) in (0, 1)  # 1 only for the (stale) built-in entries
+    listed = capsys.readouterr().out
+    row = next(line for line in listed.splitlines() if line.startswith(scratch_entry))
+    assert "current" in row and f"{scratch_entry}: {expected}" in listed
+    assert main(["verify", "--registry", scratch_entry]) == 0
+    verified = " ".join(capsys.readouterr().out.split())
+    assert expected in verified and "tolerance" in verified
+
+
+def test_the_tolerance_rule_has_a_statistical_part(laplace_cert, tmp_path, monkeypatch):
+    """Other versions: the re-run's ε bound must lie within max(0.02 + 5 %, z·√2·se) of
+    the recorded one, se from the certified worst event's counts (delta method)."""
+    import math
+
+    from privaudit.trust import certificates as certificates_module
+    from privaudit.trust.verify import REPRODUCTION_Z, statistical_tolerance
+
+    event = laplace_cert.report.worst_event
+    px, py = event.count_x / event.samples_x, event.count_y / event.samples_y
+    spread = statistical_tolerance(laplace_cert)
+    assert spread == pytest.approx(REPRODUCTION_Z * math.sqrt(
+        2 * ((1 - px) / event.count_x + (1 - py) / event.count_y)))
+    assert 0 < spread < 1
+    real = certificates_module.running_versions
+    monkeypatch.setattr(certificates_module, "running_versions",
+                        lambda names: {**real(names), "numpy": "0.0.test"})
+    eps = laplace_cert.epsilon_lower_bound
+    far = eps - (0.02 + 0.05 * eps + spread + 0.05)
+
+    def edit(data):
+        data["epsilon_lower_bound"] = data["report"]["epsilon_lower_bound"] = far
+
+    result = verify_path(_tampered(laplace_cert, tmp_path, edit), mechanism=_laplace())
+    assert result.mode == "tolerance" and result.state == "not_reproduced"
+    assert any("not within tolerance" in p for p in result.problems)

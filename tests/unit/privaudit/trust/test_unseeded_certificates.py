@@ -16,7 +16,6 @@ import pytest
 
 from mechanisms import from_scalar_sampler
 from privaudit import AuditConfig
-from privaudit.trust import certificates
 from privaudit.trust.certificates import Certificate, certify
 from privaudit.trust.reproducibility import check_generator_determinism
 from privaudit.trust.verify import verify_certificate
@@ -97,17 +96,16 @@ def test_certify_records_and_states_that_the_audit_is_not_reproducible(unseeded_
     assert unseeded_cert.reproducible is False
     assert any("not reproducible from the seed" in note for note in unseeded_cert.notes)
     assert "no: the mechanism draws randomness of its own" in unseeded_cert.summary()
-    assert unseeded_cert.wrapped_distributions == {"numpy": np.__version__}
-    assert "wraps" in unseeded_cert.summary()
+    # the wrapped library is recorded with the third-party code, never hashed
+    assert unseeded_cert.third_party.get("numpy") == np.__version__
+    assert f"numpy {np.__version__}" in unseeded_cert.summary()
     loaded = Certificate.from_json(unseeded_cert.to_json())
-    assert loaded.reproducible is False and loaded.wrapped_distributions == {
-        "numpy": np.__version__
-    }
+    assert loaded.reproducible is False and loaded.third_party == unseeded_cert.third_party
 
 
 def test_verify_re_runs_independently_instead_of_refusing_forever(unseeded_cert):
     result = verify_certificate(unseeded_cert, mechanism=_unseeded())
-    assert result.verified and result.mode == "statistical", result.problems
+    assert result.verified and result.mode == "independent", result.problems
     assert "re-run independently" in result.summary()
     # the same certificate judged bit for bit would not reproduce: that is what it avoids
     strict = unseeded_cert.model_copy(update={"reproducible": True})
@@ -116,20 +114,19 @@ def test_verify_re_runs_independently_instead_of_refusing_forever(unseeded_cert)
 
 def test_a_seeded_sampler_stays_bit_identical():
     cert = certify(_seeded(), config=FAST, source="privaudit_test:none")
-    assert cert.reproducible and cert.wrapped_distributions == {}
+    assert cert.reproducible
     assert verify_certificate(cert, mechanism=_seeded()).mode == "bit-identical"
 
 
-def test_an_upgraded_wrapped_library_makes_the_certificate_stale(unseeded_cert, monkeypatch):
+def test_an_upgraded_wrapped_library_is_reported_never_stale(unseeded_cert, monkeypatch):
+    """Issue 25: a third-party version difference is reported ("certified with numpy A,
+    running B"), and verify then compares by its tolerance rule; it is never staleness."""
     mechanism = _unseeded()
     assert unseeded_cert.status_for(mechanism).current
-    real = certificates.metadata.version
-    monkeypatch.setattr(
-        certificates.metadata, "version", lambda name: "999.0" if name == "numpy" else real(name)
-    )
-    status = unseeded_cert.status_for(mechanism)
-    assert status.state == "stale"
-    assert f"wrapped library numpy {np.__version__} → 999.0" in status.reason
+    cert = unseeded_cert.model_copy(
+        update={"third_party": {**unseeded_cert.third_party, "numpy": "0.0.1"}})
+    assert cert.status_for(mechanism).current
+    assert f"certified with numpy 0.0.1, running {np.__version__}" in cert.version_differences()
 
 
 TARGET = """
@@ -175,5 +172,5 @@ def test_the_command_line_says_so_and_verify_accepts_the_certificate(tmp_path, c
     assert code == 0, err
     assert "'cli_library_laplace' is not reproducible from the seed" in err
     cert = Certificate.from_json(out_path.read_text(encoding="utf-8"))
-    assert cert.reproducible is False and cert.wrapped_distributions == {"numpy": np.__version__}
+    assert cert.reproducible is False and cert.third_party.get("numpy") == np.__version__
     assert main(["verify", str(out_path), "-q"]) == 0
