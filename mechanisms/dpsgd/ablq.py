@@ -22,7 +22,8 @@ from typing import Any, Literal
 
 import numpy as np
 
-from spec import ApproxDP, DatasetDomain, MechanismSpec, RealInterval, Reference, SubstituteOne
+from spec import (ApproxDP, DatasetDomain, MechanismSpec, RealInterval, Reference, SubstituteOne,
+                  VectorDomain)
 from spec.errors import InvalidParameterError
 from spec.validation import check_delta, check_positive, check_sample_size
 
@@ -116,20 +117,26 @@ class ABLQMechanism(Mechanism):
         Poisson sampler and ``"partition"`` for the others.
     name : str, optional
         The spec's name (default ``"dpsgd.ablq.<sampler>"``).
+    dim : int
+        Dimension of a record (default 1: scalar records); vector records lie in
+        ``[−record_bound, record_bound]^dim`` and are clipped to L2 norm ``C`` (the
+        white-box canaries of :mod:`privaudit.one_run_canaries` use one coordinate each).
 
     Notes
     -----
-    Output ``float64`` of shape ``(N, T)``.  Under substitute-one the release of a step
-    moves by at most ``2C`` (``clip(x) = C`` vs ``−C``).
+    Output ``float64`` of shape ``(N, T)``, or ``(N, T·dim)`` (step-major) for vector
+    records.  Under substitute-one the release of a step moves by at most ``2C`` in L2
+    (``clip(x) = C`` vs ``−C``).
     """
 
     def __init__(self, sampler: str, n: int, batch_size: int, steps: int, sigma: float,
                  delta: float = 1e-5, *, clip_norm: float = 1.0,
                  record_bound: float | None = None, claim: str | None = None,
-                 name: str | None = None) -> None:
+                 name: str | None = None, dim: int = 1) -> None:
         self.n, self.batch_size, self.steps = check_batching(sampler, n, batch_size, steps)
         self.sampler = sampler
         self.sigma = check_positive(sigma, "sigma")
+        self.dim = check_sample_size(dim, what="dim")
         self.clip_norm = check_positive(clip_norm, "clip_norm")
         bound = 2.0 * self.clip_norm if record_bound is None else record_bound
         self.record_bound = check_positive(bound, "record_bound")
@@ -148,11 +155,10 @@ class ABLQMechanism(Mechanism):
                     f"{self.batch_size} of {self.n}, clip C = {self.clip_norm:g}, noise "
                     f"sigma*C with sigma = {self.sigma:g})",
             references=(CHUA_2024, CHUA_2024_SCALABLE, _ZHU_2022, _DONG_2022),
-            input_domain=DatasetDomain(
-                record=RealInterval(lo=-self.record_bound, hi=self.record_bound), size=self.n),
+            input_domain=DatasetDomain(record=self._record_domain(), size=self.n),
             relation=SubstituteOne(),
             statistic="per-step sums of the clipped records over the sampled batches",
-            output_dimension=self.steps,
+            output_dimension=self.steps * self.dim,
             guarantee=ApproxDP(epsilon=epsilon, delta=self.delta),
             proof_status="proven" if honest else "unproven",
             notes=f"Claim from the accountant: {accountant} (mechanisms/dpsgd/accounting.py)."
@@ -161,10 +167,19 @@ class ABLQMechanism(Mechanism):
                      "can under-report epsilon."),
         ))
 
+    def _record_domain(self) -> Any:
+        scalar = RealInterval(lo=-self.record_bound, hi=self.record_bound)
+        return scalar if self.dim == 1 else VectorDomain(element=scalar, length=self.dim)
+
     def clipped(self, data: Any) -> np.ndarray:
-        """The records clipped to ``[−C, C]`` (the per-example contributions)."""
-        return np.clip(np.asarray(data, dtype=np.float64), -self.clip_norm, self.clip_norm)
+        """The records clipped to L2 norm ``C`` (the per-example contributions)."""
+        x = np.asarray(data, dtype=np.float64)
+        if self.dim == 1:
+            return np.clip(x, -self.clip_norm, self.clip_norm)
+        norm = np.linalg.norm(x, axis=1, keepdims=True)
+        return x * np.minimum(1.0, self.clip_norm / np.maximum(norm, 1e-300))
 
     def _sample(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
         sums = batch_sums(self.sampler, self.clipped(data), self.batch_size, self.steps, size, rng)
-        return sums + (self.sigma * self.clip_norm) * rng.standard_normal((size, self.steps))
+        noise = (self.sigma * self.clip_norm) * rng.standard_normal(sums.shape)
+        return (sums + noise).reshape(size, self.steps * self.dim)
