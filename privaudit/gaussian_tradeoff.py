@@ -20,6 +20,7 @@ a verdict unless the user asks for it.
 from __future__ import annotations
 
 import math
+from typing import Any
 
 from scipy import stats
 
@@ -28,7 +29,12 @@ from spec.validation import check_confidence, check_delta
 
 from .statistics.clopper_pearson import cp_lower, cp_upper
 
-__all__ = ["GAUSSIAN_TRADEOFF_ASSUMPTION", "GaussianTradeoffBound", "gdp_from_counts"]
+__all__ = [
+    "GAUSSIAN_TRADEOFF_ASSUMPTION",
+    "GaussianTradeoffBound",
+    "gaussian_tradeoff_estimate",
+    "gdp_from_counts",
+]
 
 #: The assumption every estimate of this module carries.
 GAUSSIAN_TRADEOFF_ASSUMPTION = ("assumes the mechanism's trade-off curve is Gaussian (mu-GDP) "
@@ -76,3 +82,18 @@ def gdp_from_counts(count_x: int, n_x: int, count_y: int, n_y: int, *, delta: fl
     if d > 0:
         eps = GaussianDP(mu=mu).epsilon_for_delta(d) if mu > 0 else 0.0
     return GaussianTradeoffBound(mu_lower_bound=mu, epsilon=eps, delta=d, confidence=c)
+
+
+def gaussian_tradeoff_estimate(report: Any) -> GaussianTradeoffBound | None:
+    """The μ-GDP estimate from an :class:`~privaudit.report.AuditReport`'s worst event.
+
+    ``None`` when the report has no Clopper–Pearson event to read (exact audits, pooled
+    or rate-ratio events, no distinguishing test).  The estimate carries
+    :data:`GAUSSIAN_TRADEOFF_ASSUMPTION`; the report's verdict never uses it — compare
+    ``estimate.epsilon`` with the claim yourself if you accept the assumption.
+    """
+    event = getattr(report, "worst_event", None)
+    if event is None or event.method != "clopper_pearson":
+        return None
+    return gdp_from_counts(event.count_x, event.samples_x, event.count_y, event.samples_y,
+                           delta=report.delta_claimed, confidence=report.confidence)

@@ -28,7 +28,7 @@ from scipy.special import log_ndtr
 from mechanisms.dpsgd import (ABLQMechanism, LogisticDPSGD, logistic_data, partition_epsilon,
                               poisson_epsilon, shuffle_lower_bound)
 from privaudit import AuditConfig, audit
-from privaudit.gaussian_tradeoff import gdp_from_counts
+from privaudit.gaussian_tradeoff import gaussian_tradeoff_estimate
 from privaudit.one_run import (gaussian_canaries, laplace_canaries, one_run_audit,
                                one_run_epsilon)
 from privaudit.one_run_canaries import ablq_canaries, logistic_canaries
@@ -204,11 +204,9 @@ def attainable_max_event(sigma: float, steps: int, delta: float, n: int,
 
 
 def _gdp_of(report) -> str:
-    ev = report.worst_event
-    if ev is None or ev.method != "clopper_pearson":
+    est = gaussian_tradeoff_estimate(report)
+    if est is None:
         return "–"
-    est = gdp_from_counts(ev.count_x, ev.samples_x, ev.count_y, ev.samples_y,
-                          delta=report.delta_claimed, confidence=report.confidence)
     return f"μ ≥ {est.mu_lower_bound:.3f}, ε ≈ {est.epsilon:.3f}"
 
 

@@ -97,3 +97,18 @@ def test_one_run_audit_of_ablq_and_logistic_canaries_runs_and_reports():
     assert res.guesses == (5,)
     with pytest.raises(InvalidParameterError):
         ablq_canaries(ABLQMechanism("shuffle", 10, 2, 5, 1.0))
+
+
+def test_gaussian_tradeoff_estimate_reads_a_report_and_never_changes_its_verdict():
+    from privaudit import audit
+    from privaudit.gaussian_tradeoff import gaussian_tradeoff_estimate
+    from privaudit.suites.broken import UnscaledGaussian
+
+    # a black-box Gaussian of sensitivity 1 and sigma 1 (exactly 1-GDP: eps(1e-5) = 4.38)
+    # claiming (5, 1e-5): the estimate lands near mu = 1, below the claim; the verdict
+    # comes from the assumption-free test alone
+    report = audit(UnscaledGaussian(1.0, 5.0, 1e-5, name="g"), samples=20_000, seed=0)
+    est = gaussian_tradeoff_estimate(report)
+    assert est is not None and 0.5 < est.mu_lower_bound <= 1.0
+    assert report.epsilon_lower_bound < est.epsilon < 5.0
+    assert not report.violated
