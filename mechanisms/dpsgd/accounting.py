@@ -11,7 +11,10 @@ below are the stronger, substitution ones.
 * :func:`poisson_epsilon` — Poisson subsampling at rate ``q = b/n``: the privacy-loss
   distribution of the subsampled Gaussian under replacement,
   ``q·N(−C, σ²C²) + (1−q)·N(0, σ²C²)`` vs ``q·N(C, σ²C²) + (1−q)·N(0, σ²C²)``
-  (dp_accounting's ``REPLACE_ONE``; Zhu, Dong & Wang, AISTATS 2022, §5), composed over
+  (dp_accounting's ``REPLACE_ONE``; Zhu, Dong & Wang, AISTATS 2022, §5; that the
+  antipodal pair ``−C`` vs ``+C`` dominates every substitution of contributions of norm
+  at most ``C`` — also of vectors, for :class:`~mechanisms.dpsgd.LogisticDPSGD` — is the
+  premise of that accountant, relied on here, not re-proven), composed over
   ``T`` steps by FFT (Koskela, Jälkö & Honkela, AISTATS 2020), with dp_accounting's
   pessimistic discretisation and :data:`~mechanisms.accounting.accountants.PLD_FLOAT_MARGIN`.
 * :func:`partition_mu` — shuffling and balls-in-bins, bounded with *no* amplification:
