@@ -25,12 +25,17 @@ import numpy as np
 from scipy import stats
 from scipy.special import log_ndtr
 
-from mechanisms.dpsgd import (ABLQMechanism, LogisticDPSGD, logistic_data, partition_epsilon,
-                              poisson_epsilon, shuffle_lower_bound)
+from mechanisms.dpsgd import (
+    ABLQMechanism,
+    LogisticDPSGD,
+    logistic_data,
+    partition_epsilon,
+    poisson_epsilon,
+    shuffle_lower_bound,
+)
 from privaudit import AuditConfig, audit
 from privaudit.gaussian_tradeoff import gaussian_tradeoff_estimate
-from privaudit.one_run import (gaussian_canaries, laplace_canaries, one_run_audit,
-                               one_run_epsilon)
+from privaudit.one_run import gaussian_canaries, laplace_canaries, one_run_audit, one_run_epsilon
 from privaudit.one_run_canaries import ablq_canaries, logistic_canaries
 from privaudit.suites.dpsgd import DPSGD_DELTA, DPSGD_GAP_SETTINGS, shuffle_as_poisson
 from spec import GaussianDP
@@ -229,10 +234,10 @@ def _paper_pair(report, mech: ABLQMechanism) -> str:
 
 
 def shuffle_section(samples: int, seed: int) -> list[str]:
-    rows = ["| σ | T | Poisson-PLD ε (claim) | no-amplification ε | paper's lower bound ε "
+    rows = [("| σ | T | Poisson-PLD ε (claim) | no-amplification ε | paper's lower bound ε "
             "(P[S], Q[S]) | max-event ε attainable at N | auditor ε_lb, shuffle-as-Poisson "
             "(verdict) | worst pair is the paper's | auditor ε_lb, Poisson (verdict) | μ-GDP estimate of the shuffle's "
-            "worst event (assumption) | time (s) |",
+            "worst event (assumption) | time (s) |"),
             "|---|---|---|---|---|---|---|---|---|---|---|"]
     config = AuditConfig(samples=samples, confidence=0.95, seed=seed)
     for sigma, steps in DPSGD_GAP_SETTINGS:
@@ -258,9 +263,9 @@ def shuffle_section(samples: int, seed: int) -> list[str]:
 
 def one_run_section(runs: int, seed: int) -> list[str]:
     m, k = 1000, 100
-    rows = [f"| mechanism (m = {m}, {k} + {k} guesses) | true ε at δ | δ | mean ε_lb over "
+    rows = [(f"| mechanism (m = {m}, {k} + {k} guesses) | true ε at δ | δ | mean ε_lb over "
             f"{runs} runs | max | share of runs with ε_lb > true ε | ε_lb at the expected "
-            "count of a tight audit |",
+            "count of a tight audit |"),
             "|---|---|---|---|---|---|---|"]
     for eps in (1.0, 2.0, 4.0):
         res = laplace_canaries(m, eps, k_plus=k, k_minus=k, runs=runs, rng=seed)
@@ -278,8 +283,8 @@ def one_run_section(runs: int, seed: int) -> list[str]:
 
 
 def canary_section(seed: int) -> list[str]:
-    rows = ["| mechanism | claimed ε (δ = 1e-5) | canaries | guesses | correct | one-run ε_lb | "
-            "μ-GDP estimate (assumption: Gaussian trade-off, independent canaries) |",
+    rows = [("| mechanism | claimed ε (δ = 1e-5) | canaries | guesses | correct | one-run ε_lb | "
+            "μ-GDP estimate (assumption: Gaussian trade-off, independent canaries) |"),
             "|---|---|---|---|---|---|---|"]
     for sampler, claim in (("poisson", "poisson_pld"), ("shuffle", "poisson_pld"),
                            ("shuffle", "partition")):

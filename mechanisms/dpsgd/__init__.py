@@ -23,9 +23,9 @@ from .logistic import LogisticDPSGD, logistic_data
 from .lower_bounds import ShuffleLowerBound, shuffle_lower_bound
 
 __all__ = [
-    "ABLQMechanism",
     "BATCH_SAMPLERS",
     "CHUA_2024",
+    "ABLQMechanism",
     "LogisticDPSGD",
     "ShuffleLowerBound",
     "batch_masks",

@@ -22,8 +22,15 @@ from typing import Any, Literal
 
 import numpy as np
 
-from spec import (ApproxDP, DatasetDomain, MechanismSpec, RealInterval, Reference, SubstituteOne,
-                  VectorDomain)
+from spec import (
+    ApproxDP,
+    DatasetDomain,
+    MechanismSpec,
+    RealInterval,
+    Reference,
+    SubstituteOne,
+    VectorDomain,
+)
 from spec.errors import InvalidParameterError
 from spec.validation import check_delta, check_positive, check_sample_size
 
@@ -31,8 +38,14 @@ from .._base import Mechanism
 from .accounting import partition_epsilon, poisson_epsilon
 from .batch_sampling import BATCH_SAMPLERS, batch_sums
 
-__all__ = ["ABLQMechanism", "CHUA_2024", "CHUA_2024_SCALABLE", "DPSGDClaim", "check_batching",
-           "claimed_epsilon"]
+__all__ = [
+    "CHUA_2024",
+    "CHUA_2024_SCALABLE",
+    "ABLQMechanism",
+    "DPSGDClaim",
+    "check_batching",
+    "claimed_epsilon",
+]
 
 DPSGDClaim = Literal["poisson_pld", "partition"]
 

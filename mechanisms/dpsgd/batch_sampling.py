@@ -28,7 +28,7 @@ import numpy.typing as npt
 
 from spec.errors import InvalidParameterError
 
-__all__ = ["BATCH_SAMPLERS", "BatchSampler", "CHUNK_ELEMENTS", "batch_masks", "batch_sums"]
+__all__ = ["BATCH_SAMPLERS", "CHUNK_ELEMENTS", "BatchSampler", "batch_masks", "batch_sums"]
 
 BatchSampler = Literal["poisson", "shuffle", "balls_in_bins"]
 

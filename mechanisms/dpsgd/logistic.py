@@ -23,8 +23,17 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from spec import (ApproxDP, DatasetDomain, MechanismSpec, RandomLike, RealInterval, Reference,
-                  SubstituteOne, VectorDomain, as_generator)
+from spec import (
+    ApproxDP,
+    DatasetDomain,
+    MechanismSpec,
+    RandomLike,
+    RealInterval,
+    Reference,
+    SubstituteOne,
+    VectorDomain,
+    as_generator,
+)
 from spec.validation import check_delta, check_positive, check_sample_size
 
 from .._base import Mechanism

@@ -99,10 +99,10 @@ def test_ablq_clips_records_to_c():
                        [[2 ** -0.5, 2 ** -0.5], [0.1, 0.0]])
 
 
-@pytest.mark.parametrize("kwargs", [dict(sampler="minibatch"), dict(n=10, batch_size=3),
-                                    dict(steps=3), dict(sigma=0.0), dict(sigma=-1.0)])
+@pytest.mark.parametrize("kwargs", [{"sampler": "minibatch"}, {"n": 10, "batch_size": 3},
+                                    {"steps": 3}, {"sigma": 0.0}, {"sigma": -1.0}])
 def test_ablq_refuses_bad_parameters(kwargs):
-    args = dict(sampler="shuffle", n=10, batch_size=2, steps=5, sigma=1.0) | kwargs
+    args = {"sampler": "shuffle", "n": 10, "batch_size": 2, "steps": 5, "sigma": 1.0} | kwargs
     with pytest.raises(PrivauditError):
         ABLQMechanism(args.pop("sampler"), **args)
 
