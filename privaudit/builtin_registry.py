@@ -173,14 +173,15 @@ def register_builtins(register: Callable[..., Any]) -> None:
 
 def _register_dpsgd(register: Callable[..., Any]) -> None:
     """DP-SGD as ABLQ (Chua et al., ICML 2024) and a logistic-regression DP-SGD, each
-    declared with the claim its accountant proves (``docs/dpsgd_audit.md``); one epoch of
-    50 batches of one example at sigma = 0.8 is one of the settings of the shuffling gap."""
+    declared with the claim its accountant proves (``docs/dpsgd_audit.md``).  One epoch of
+    20 batches of one example keeps each black-box audit of a 20-coordinate output cheap;
+    the shuffling-gap settings (T = 50) are the slow-tier suite ``privaudit.suites.dpsgd``."""
     for sampler, claim in (("poisson", "PLD of Poisson subsampling"),
                            ("shuffle", "no amplification across the partition"),
                            ("balls_in_bins", "no amplification across the partition")):
-        register(f"dpsgd.ablq.{sampler}", partial(ABLQMechanism, sampler, 50, 1, 50, 0.8, 1e-5),
-                 description=f"DP-SGD as ABLQ: 50 {sampler} batches of 1 of 50 records in "
-                             f"[-2, 2], clip 1, sigma = 0.8, (eps, 1e-5) from the {claim}")
+        register(f"dpsgd.ablq.{sampler}", partial(ABLQMechanism, sampler, 20, 1, 20, 1.0, 1e-5),
+                 description=f"DP-SGD as ABLQ: 20 {sampler} batches of 1 of 20 records in "
+                             f"[-2, 2], clip 1, sigma = 1, (eps, 1e-5) from the {claim}")
     for sampler in ("poisson", "shuffle"):
         register(f"dpsgd.logistic.{sampler}",
                  partial(LogisticDPSGD, sampler, 10, 2, 10, 1.0, 1e-5, dim=2),

@@ -89,7 +89,7 @@ ones, and the worst substitution (+C against −C) moves one batch sum by 2C.
   accountant's ε — the common practice the paper warns against (spec marked unproven).
 
 Registry entries (not certified in this branch): `dpsgd.ablq.poisson`,
-`dpsgd.ablq.shuffle`, `dpsgd.ablq.balls_in_bins` (n = T = 50, b = 1, σ = 0.8) and
+`dpsgd.ablq.shuffle`, `dpsgd.ablq.balls_in_bins` (n = T = 20, b = 1, σ = 1) and
 `dpsgd.logistic.poisson`, `dpsgd.logistic.shuffle` (n = 10, b = 2, T = 10, d = 2, σ = 1).
 
 ## 2. The shuffling gap, found black-box
