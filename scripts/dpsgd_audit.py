@@ -236,8 +236,8 @@ def _paper_pair(report, mech: ABLQMechanism) -> str:
 def shuffle_section(samples: int, seed: int) -> list[str]:
     rows = [("| σ | T | Poisson-PLD ε (claim) | no-amplification ε | paper's lower bound ε "
             "(P[S], Q[S]) | max-event ε attainable at N | auditor ε_lb, shuffle-as-Poisson "
-            "(verdict) | worst pair is the paper's | auditor ε_lb, Poisson (verdict) | μ-GDP estimate of the shuffle's "
-            "worst event (assumption) | time (s) |"),
+            "(verdict) | worst pair is the paper's | auditor ε_lb, Poisson (verdict) "
+            "| μ-GDP estimate of the shuffle's worst event (assumption) | time (s) |"),
             "|---|---|---|---|---|---|---|---|---|---|---|"]
     config = AuditConfig(samples=samples, confidence=0.95, seed=seed)
     for sigma, steps in DPSGD_GAP_SETTINGS:

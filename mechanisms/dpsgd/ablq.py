@@ -159,9 +159,10 @@ class ABLQMechanism(Mechanism):
                                   batch_size=self.batch_size, steps=self.steps, delta=self.delta)
         honest = (self.claim == "poisson_pld") == (sampler == "poisson")
         epochs = self.steps * self.batch_size / self.n
-        accountant = ("PLD of the Poisson-subsampled Gaussian under replacement, q = "
-                      f"{self.batch_size}/{self.n}, {self.steps} steps" if self.claim == "poisson_pld"
-                      else f"no amplification: {epochs:g} epoch(s), each (2/sigma)-GDP")
+        accountant = (f"no amplification: {epochs:g} epoch(s), each (2/sigma)-GDP"
+                      if self.claim == "partition" else
+                      "PLD of the Poisson-subsampled Gaussian under replacement, q = "
+                      f"{self.batch_size}/{self.n}, {self.steps} steps")
         super().__init__(MechanismSpec(
             name=name or f"dpsgd.ablq.{sampler}",
             summary=f"{self.steps} noisy batch sums (ABLQ, {sampler} batches of "
