@@ -4,7 +4,7 @@ Run with ``python -m pytest benchmarks/test_bench_distributed.py --benchmark-onl
 (needs the extra ``privaudit[distributed]``).  The mechanism is DP-Sniper's
 ``SVT34Parallel`` (Lyu, Su & Li, PVLDB 2017, Algorithms 3 and 4 side by side; outputs
 of 30 numbers), on the first pair of its suite case; one call is
-:func:`privaudit.distinguish.distinguish_pair` with 2¹⁹ test outputs per side (60 blocks of
+:func:`privaudit.auditing.distinguish.distinguish_pair` with 2¹⁹ test outputs per side (60 blocks of
 8,738 rows) and a search split of 5·10³.  The Dask clusters (worker processes, one thread
 each) are started once per module, outside the timing.  ``extra_info`` records the
 seconds spent in the executor (drawing and counting the test split: the part that is
@@ -20,10 +20,10 @@ import pytest
 
 pytest.importorskip("distributed")
 
-from privaudit.distinguish import distinguish_pair  # noqa: E402
-from privaudit.distributed import DaskExecutor  # noqa: E402
-from privaudit.pairs import verified_pair  # noqa: E402
-from privaudit.streaming import SerialExecutor, TimedExecutor  # noqa: E402
+from privaudit.auditing.distinguish import distinguish_pair  # noqa: E402
+from privaudit.execution.distributed import DaskExecutor  # noqa: E402
+from privaudit.auditing.pairs import verified_pair  # noqa: E402
+from privaudit.execution.streaming import SerialExecutor, TimedExecutor  # noqa: E402
 from privaudit.suites import dpsniper_cases  # noqa: E402
 
 SAMPLES = 1 << 19

@@ -82,7 +82,7 @@ def audit_joint_messages(samples: int = AUDIT_SAMPLES):
     """Audit Algorithm 1 (τ = 0..1, (0.9, 10⁻³)) on n = 50 nodes with ``samples`` joint
     releases (50 messages each) per side of the tested pair (the star toggle at node 0,
     tested first): the test split is drawn and counted in chunks of 2²⁰ numbers by the
-    streaming executor (:mod:`privaudit.streaming`), so memory stays bounded.  The
+    streaming executor (:mod:`privaudit.execution.streaming`), so memory stays bounded.  The
     noise-law check draws its sample in one piece, so it gets 10⁵ draws (10⁶ × 50 floats
     would hold 400 MB at once)."""
     from estimators.lndp import soft_threshold_mechanism

@@ -5,7 +5,7 @@ Laplace mechanism (ε = 1, Δ = 1) draws N outputs and counts the event {o ≥ 0
 
 * ``unchunked`` — one ``Mechanism.sample`` call of N outputs, then one count (memory
   N numbers);
-* ``chunked`` — :func:`privaudit.streaming.stream_chunks`: fixed blocks of 2¹⁸ outputs,
+* ``chunked`` — :func:`privaudit.execution.streaming.stream_chunks`: fixed blocks of 2¹⁸ outputs,
   each from its own ``SeedSequence`` child, counted per chunk, at the default chunk
   (4 blocks, ≈ 10⁶ outputs held) and at 64 blocks (≈ 1.7·10⁷: all 10⁷ in one chunk);
 
@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 
 from mechanisms import LaplaceMechanism
-from privaudit.streaming import block_rows, stream_chunks
+from privaudit.execution.streaming import block_rows, stream_chunks
 
 N = 10_000_000
 MECHANISM = LaplaceMechanism(1.0, 1.0)

@@ -4,15 +4,15 @@ Mechanisms declare their claims as :mod:`spec` models; :func:`audit` checks them
 returns an :class:`AuditReport`.  Black-box testing can refute a privacy claim, never
 prove one.
 
-Layout: :mod:`privaudit.search` (neighbour search), :mod:`privaudit.checks` (claim and
-noise-law checks), :mod:`privaudit.distinguish` (the (ε, δ) tests),
+Layout: :mod:`privaudit.auditing.search` (neighbour search), :mod:`privaudit.auditing.checks` (claim and
+noise-law checks), :mod:`privaudit.auditing.distinguish` (the (ε, δ) tests),
 :mod:`privaudit.statistics` (exact binomial and mean bounds, power),
-:mod:`privaudit.exact_audit` (exact ε and δ(ε) of finite local randomizers, no sampling),
-:mod:`privaudit.suites` (benchmark mechanisms with known ε), :mod:`privaudit.report`,
-:mod:`privaudit.certificates` (:func:`certify`, :class:`Certificate`; what they cover is
-found by :mod:`privaudit.tracing`, checked by :mod:`privaudit.consistency`,
-:mod:`privaudit.verify` and :mod:`privaudit.mutations`) and
-:mod:`privaudit.registry` (``registry.get(name)``: the one way to get an audited
+:mod:`privaudit.auditing.exact_audit` (exact ε and δ(ε) of finite local randomizers, no sampling),
+:mod:`privaudit.suites` (benchmark mechanisms with known ε), :mod:`privaudit.auditing.report`,
+:mod:`privaudit.trust.certificates` (:func:`certify`, :class:`Certificate`; what they cover is
+found by :mod:`privaudit.trust.tracing`, checked by :mod:`privaudit.trust.consistency`,
+:mod:`privaudit.trust.verify` and :mod:`privaudit.trust.mutations`) and
+:mod:`privaudit.trust.registry` (``registry.get(name)``: the one way to get an audited
 mechanism or estimator for use).
 """
 
@@ -27,40 +27,40 @@ from ._version import __version__
 # Names are imported on first use (PEP 562), so that importing ``privaudit`` — which
 # pytest does for the plugin at every start-up — costs nothing until the auditor is used.
 _LAZY: dict[str, tuple[str, str | None]] = {
-    "AuditConfig": (".config", "AuditConfig"),
-    "AuditReport": (".report", "AuditReport"),
-    "CERTIFICATE_STRENGTH": (".config", "CERTIFICATE_STRENGTH"),
-    "CI_STRENGTH": (".config", "CI_STRENGTH"),
-    "CandidatePair": (".pairs", "CandidatePair"),
-    "Certificate": (".certificates", "Certificate"),
-    "CheckOutcome": (".results", "CheckOutcome"),
-    "Counterexample": (".results", "Counterexample"),
-    "DISCLAIMER": (".report", "DISCLAIMER"),
-    "EventBound": (".results", "EventBound"),
-    "ExactAuditResult": (".exact_audit", "ExactAuditResult"),
+    "AuditConfig": (".auditing.config", "AuditConfig"),
+    "AuditReport": (".auditing.report", "AuditReport"),
+    "CERTIFICATE_STRENGTH": (".auditing.config", "CERTIFICATE_STRENGTH"),
+    "CI_STRENGTH": (".auditing.config", "CI_STRENGTH"),
+    "CandidatePair": (".auditing.pairs", "CandidatePair"),
+    "Certificate": (".trust.certificates", "Certificate"),
+    "CheckOutcome": (".auditing.results", "CheckOutcome"),
+    "Counterexample": (".auditing.results", "Counterexample"),
+    "DISCLAIMER": (".auditing.report", "DISCLAIMER"),
+    "EventBound": (".auditing.results", "EventBound"),
+    "ExactAuditResult": (".auditing.exact_audit", "ExactAuditResult"),
     "GDPAccountant": ("mechanisms.accounting", "GDPAccountant"),
     "PLDAccountant": ("mechanisms.accounting", "PLDAccountant"),
     "PrivacyBudget": ("mechanisms.accounting", "PrivacyBudget"),
     "RDPAccountant": ("mechanisms.accounting", "RDPAccountant"),
     "ZCDPAccountant": ("mechanisms.accounting", "ZCDPAccountant"),
     "accounting": ("mechanisms.accounting", None),
-    "PowerStatement": (".results", "PowerStatement"),
-    "ProfilePoint": (".results", "ProfilePoint"),
-    "audit": (".auditor", "audit"),
-    "certify": (".certificates", "certify"),
-    "exact_privacy": (".exact_audit", "exact_privacy"),
-    "registry": (".registry", None),
+    "PowerStatement": (".auditing.results", "PowerStatement"),
+    "ProfilePoint": (".auditing.results", "ProfilePoint"),
+    "audit": (".auditing.auditor", "audit"),
+    "certify": (".trust.certificates", "certify"),
+    "exact_privacy": (".auditing.exact_audit", "exact_privacy"),
+    "registry": (".trust.registry", None),
 }
 
 if _TYPE_CHECKING:  # pragma: no cover
-    from . import registry
-    from .auditor import audit
-    from .certificates import Certificate, certify
-    from .config import CERTIFICATE_STRENGTH, CI_STRENGTH, AuditConfig
-    from .exact_audit import ExactAuditResult, exact_privacy
-    from .pairs import CandidatePair
-    from .report import DISCLAIMER, AuditReport
-    from .results import CheckOutcome, Counterexample, EventBound, PowerStatement, ProfilePoint
+    from .trust import registry
+    from .auditing.auditor import audit
+    from .trust.certificates import Certificate, certify
+    from .auditing.config import CERTIFICATE_STRENGTH, CI_STRENGTH, AuditConfig
+    from .auditing.exact_audit import ExactAuditResult, exact_privacy
+    from .auditing.pairs import CandidatePair
+    from .auditing.report import DISCLAIMER, AuditReport
+    from .auditing.results import CheckOutcome, Counterexample, EventBound, PowerStatement, ProfilePoint
     from mechanisms import accounting
     from mechanisms.accounting import (GDPAccountant, PLDAccountant, PrivacyBudget, RDPAccountant,
                                        ZCDPAccountant)

@@ -174,7 +174,7 @@ After:
 * **one pair** when the candidates are equivalent under the declared law (equal shift of
   a one-dimensional additive mechanism, equal declared bound otherwise), and pairs of a
   declared law ranked by its exact declared bound instead of pilot tests;
-* **noise law**: a binned probability-integral transform (`privaudit/checks/_gof.py`,
+* **noise law**: a binned probability-integral transform (`privaudit/auditing/checks/_gof.py`,
   `BinnedSample`) — no sort and no CDF per draw, conservative KS/AD bounds — and exact
   tail counts; the sample capped at 10⁶ by default; doubled-tail binomial p-values;
 * **pair test**: the declared-law events need no search split (which drops to N/16), the
@@ -185,7 +185,7 @@ After:
   verified start pairs not re-verified, distinct output rows keyed by a random projection
   instead of `unique(axis=0)` (60 ms → 1 ms per call on 10-column outputs), quadrature
   quantiles cached per law, package versions read once per process.
-* **small-integer rows** (`privaudit/distinguish/rows.py`): outputs such as sparse-vector
+* **small-integer rows** (`privaudit/auditing/distinguish/rows.py`): outputs such as sparse-vector
   codes and bit vectors are keyed exactly by one matrix-vector product per block of rows
   (with an exact integrality check by a cast); the test split is counted once per
   distinct row (5× faster keys than the first version), and so is the search split —
@@ -232,7 +232,7 @@ Global-sensitivity search 12.5 → 7.6 ms, candidate pairs 3.3 → 2.2 ms, histo
 gain, so left as it was: the noise law's binned sample built block by block in cache
 (its cost, about 5.5 ms in an audit, is the same either way).
 
-**One BLAS thread during an audit** (``privaudit/_threads.py``): ``audit`` caps BLAS at one
+**One BLAS thread during an audit** (``privaudit/execution/_threads.py``): ``audit`` caps BLAS at one
 thread with ``threadpoolctl``.  With another busy process on this machine's two cores,
 OpenBLAS's two-thread pool made a logistic fit of 24 000 × 80 1.4–4× slower (0.095–0.26
 s against 0.07 s); on a quiet machine it is 1.6× faster for that fit, and a whole

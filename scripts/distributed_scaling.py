@@ -4,9 +4,9 @@ The mechanism is a sparse-vector mechanism of the DP-Sniper suite (default
 ``SVT34Parallel``: Lyu, Su & Li, PVLDB 2017, Algorithms 3 and 4 run side by side, 30
 numbers per output), on the first input pair of its suite case.  Two measurements:
 
-1. **the test split** — :func:`privaudit.distinguish.distinguish_pair` with ``--samples``
+1. **the test split** — :func:`privaudit.auditing.distinguish.distinguish_pair` with ``--samples``
    outputs per side, on the serial executor (in this process) and on a ``LocalCluster``
-   of 1 and of 2 worker *processes* (one thread each; :class:`privaudit.distributed.
+   of 1 and of 2 worker *processes* (one thread each; :class:`privaudit.execution.distributed.
    DaskExecutor`).  This is the part an executor distributes.  The cluster is started
    and warmed up (one small split, so the workers have imported privaudit) before the
    clock starts; its start-up time is reported apart.
@@ -39,10 +39,10 @@ import time
 from typing import Any
 
 from privaudit import AuditConfig, audit
-from privaudit.distinguish import distinguish_pair
-from privaudit.distributed import DaskExecutor
-from privaudit.pairs import verified_pair
-from privaudit.streaming import SerialExecutor, TimedExecutor
+from privaudit.auditing.distinguish import distinguish_pair
+from privaudit.execution.distributed import DaskExecutor
+from privaudit.auditing.pairs import verified_pair
+from privaudit.execution.streaming import SerialExecutor, TimedExecutor
 from privaudit.suites import dpsniper_cases
 
 

@@ -10,7 +10,7 @@ shuffled ABLQ declared with the Poisson accountant's ε (broken) and the Poisson
 (control), with no pairs given, and tabulates the auditor's ε lower bound beside the
 Poisson accountant's ε, the honest no-amplification bound and the paper's lower bound
 for shuffling (``mechanisms.dpsgd.shuffle_lower_bound``).  Section 3 validates the one-run
-bound (``privaudit.one_run``) on m independent Laplace and Gaussian coordinates over
+bound (``privaudit.auditing.one_run``) on m independent Laplace and Gaussian coordinates over
 seeded runs and applies it to the ABLQ and logistic DP-SGD canaries.
 """
 
@@ -34,9 +34,9 @@ from mechanisms.dpsgd import (
     shuffle_lower_bound,
 )
 from privaudit import AuditConfig, audit
-from privaudit.gaussian_tradeoff import gaussian_tradeoff_estimate
-from privaudit.one_run import gaussian_canaries, laplace_canaries, one_run_audit, one_run_epsilon
-from privaudit.one_run_canaries import ablq_canaries, logistic_canaries
+from privaudit.auditing.gaussian_tradeoff import gaussian_tradeoff_estimate
+from privaudit.auditing.one_run import gaussian_canaries, laplace_canaries, one_run_audit, one_run_epsilon
+from privaudit.auditing.one_run_canaries import ablq_canaries, logistic_canaries
 from privaudit.suites.dpsgd import DPSGD_DELTA, DPSGD_GAP_SETTINGS, shuffle_as_poisson
 from spec import GaussianDP
 
@@ -47,8 +47,8 @@ TEXT = """\
 
 Regenerate with `{command}` (it writes this file; the audits of §2 take
 minutes each on an idle 2-core machine, about ten on a loaded one).  Code:
-`mechanisms/dpsgd/`, `privaudit/suites/dpsgd.py`, `privaudit/one_run.py`,
-`privaudit/one_run_canaries.py`, `privaudit/gaussian_tradeoff.py`.
+`mechanisms/dpsgd/`, `privaudit/suites/dpsgd.py`, `privaudit/auditing/one_run.py`,
+`privaudit/auditing/one_run_canaries.py`, `privaudit/auditing/gaussian_tradeoff.py`.
 
 ## 1. The mechanisms, their relation and their claims
 
@@ -118,7 +118,7 @@ the paper's pair, and the search reported it as the worst pair at both settings 
 −2C, y the same with one record at +2C, found by `local_search`).  What the auditor did
 need is an event family: no per-coordinate, naive-Bayes or linear score detects a shift
 of one coordinate at an unknown position, so the vector families of
-`privaudit/distinguish/event_candidates.py` gained half-lines of the largest and smallest
+`privaudit/auditing/distinguish/event_candidates.py` gained half-lines of the largest and smallest
 coordinate (`OrderStatistic`), the shape of the paper's test (black-box outputs only:
 declared-density and discrete outputs are unaffected).  (Measured once while
 developing, seed 1, 10⁵ per side, not regenerated here: at σ = 1, T = 10 (claim 3.43) the
@@ -148,7 +148,7 @@ the gap is large, not because it reaches the paper's ε.
 
 ## 3. One-run audits
 
-`privaudit/one_run.py` implements Steinke, Nasr & Jagielski, "Privacy Auditing with One
+`privaudit/auditing/one_run.py` implements Steinke, Nasr & Jagielski, "Privacy Auditing with One
 (1) Training Run", NeurIPS 2023: m canaries included independently with probability ½,
 one release, guesses "in" for the k₊ highest scores and "out" for the k₋ lowest,
 abstention otherwise.  With r guesses and v correct, an (ε, δ)-DP mechanism gives
@@ -157,7 +157,7 @@ p(ε, δ) = P[Binomial(r, e^ε/(1+e^ε)) ≥ v] + 2mδ·max_{{1≤i≤v}} P[v > 
 bisection, vectorised over runs.  The user supplies `release(included, rng)` and
 `score(output)`; ours for ABLQ (Dirac canaries: canary i = C·e_i, score = Σ_t g_t[i]) and
 for the logistic DP-SGD (score = Σ_t ⟨θ_{{t−1}} − θ_t, clip ∇ℓ(θ_{{t−1}}; canary i)⟩) are
-in `privaudit/one_run_canaries.py`; an excluded canary is a zero record (substitution).
+in `privaudit/auditing/one_run_canaries.py`; an excluded canary is a zero record (substitution).
 
 **Validation on a known answer** (m = 1000 independent coordinates, coordinate i =
 1[canary i in] + noise, scored by itself; {runs} seeded runs each):
@@ -176,7 +176,7 @@ ICML 2025, who tighten it with f-DP).  We did not re-derive their plotted values
 
 **DP-SGD canaries** (one run each, 50 + 50 guesses, seed 0; the μ-GDP column assumes a
 Gaussian trade-off curve and independent canaries and is never a verdict,
-`privaudit/gaussian_tradeoff.py`):
+`privaudit/auditing/gaussian_tradeoff.py`):
 
 {canary_table}
 

@@ -1,7 +1,7 @@
 """Mironov's floating-point attack on privaudit's idealized Laplace mechanism, and the
 float-safe mechanisms under the same check (numbers of ``docs/floating_point_attack.md``).
 
-For each mechanism and ε, the check of ``privaudit/checks/float_image.py`` draws
+For each mechanism and ε, the check of ``privaudit/auditing/checks/float_image.py`` draws
 ``--samples`` outputs of M(x) and M(y) for the neighbouring query answers (x, y) and counts
 the outputs of each that the modelled float sampler cannot produce under the other input
 (``strict=True``: a leak counts whatever the declared numerics).
@@ -15,8 +15,8 @@ import argparse
 import time
 
 from mechanisms import FloatSafeGaussianMechanism, FloatSafeLaplaceMechanism, LaplaceMechanism
-from privaudit.checks import check_float_image
-from privaudit.pairs import verified_pair
+from privaudit.auditing.checks import check_float_image
+from privaudit.auditing.pairs import verified_pair
 
 PAIRS = [(0.0, 1.0), (0.3, 1.3), (1000.0, 1001.0)]
 

@@ -26,7 +26,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from privaudit import AuditConfig, audit
-from privaudit.report import AuditReport
+from privaudit.auditing.report import AuditReport
 from privaudit.suites import BenchmarkCase, graph_broken_cases, graph_control_cases
 
 #: The seeded configuration of the quality tier (``tests/quality/test_benchmark_suites.py``).

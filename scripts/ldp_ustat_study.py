@@ -301,8 +301,8 @@ def audit_crosscheck(samples: int, large: int) -> list[tuple[str, int, float, st
 
 def false_alarms(audits: int):
     """False violations of the correct product randomizers at CI strength (seeded)."""
-    from privaudit.config import CI_STRENGTH
-    from privaudit.soundness import CORRECT_FINITE_MECHANISMS, soundness_run
+    from privaudit.auditing.config import CI_STRENGTH
+    from privaudit.trust.soundness import CORRECT_FINITE_MECHANISMS, soundness_run
 
     return soundness_run(audits, config=CI_STRENGTH, mechanisms=CORRECT_FINITE_MECHANISMS,
                          first_seed=1_000)
@@ -535,7 +535,7 @@ def _measured_sections(args: argparse.Namespace, kendall: dict, auc: dict, slope
               "variant C: one Hadamard bit per level at ε/α each) the sampling audit plans "
               "its events from the declared law: the exact law of the privacy loss "
               "L = Σ_c ℓ_c, the convolution of the coordinates' finite loss laws "
-              "(`privaudit/distinguish/product_loss.py`), gives the Neyman–Pearson level "
+              "(`privaudit/auditing/distinguish/product_loss.py`), gives the Neyman–Pearson level "
               "sets {L ≥ t}, and the planner picks the one with the best predicted bound "
               "before any sample is drawn; the events are then counted on the sampled "
               "outputs with exact bounds, so the result is still a sampling bound. For "
@@ -576,7 +576,7 @@ def _measured_sections(args: argparse.Namespace, kendall: dict, auc: dict, slope
     lines += ["", "### False alarms of the correct product randomizers", "",
               f"{alarms.audits // len(alarms.per_mechanism)} seeded audits of each correct "
               "finite product randomizer at CI strength (5·10⁴ samples per side, 95 % "
-              "confidence, seeds from 1000; `privaudit.soundness.CORRECT_FINITE_MECHANISMS`):",
+              "confidence, seeds from 1000; `privaudit.trust.soundness.CORRECT_FINITE_MECHANISMS`):",
               "", "| randomizer | audits | false violations |", "|---|---|---|"]
     per = alarms.audits // len(alarms.per_mechanism)
     for name, count in alarms.per_mechanism.items():

@@ -58,7 +58,7 @@ from estimators.lndp import (  # noqa: E402
     soft_threshold_mechanism,
 )
 from privaudit import AuditConfig, audit  # noqa: E402
-from privaudit.checks.group_privacy import audit_group_privacy  # noqa: E402
+from privaudit.auditing.checks.group_privacy import audit_group_privacy  # noqa: E402
 from privaudit.suites.local_node import (  # noqa: E402
     global_threshold_soft_threshold,
     neighbours_copies_ignored,
@@ -245,7 +245,7 @@ def verdicts(lines: list[str], quick: bool) -> None:
               "pairs of ``LocalNodeRelation`` (focused star toggle, bucket extremes, focused "
               "degree-preserving swap, realisable degree-space pairs) and the generic star "
               "toggle, swap and complement rewiring.  *LNDP checks* are the report's "
-              "``lndp.*`` checks (``privaudit/checks/local_node.py``: structure, locality, "
+              "``lndp.*`` checks (``privaudit/auditing/checks/local_node.py``: structure, locality, "
               "per-node privacy, exact joint accounting, the Lemma 5.4 certificate; skipped "
               "ones counted as not passed).  *Audit* is the whole auditor "
               f"({AUDIT.samples} samples per side, seed {AUDIT.seed}, family-wise "
@@ -302,7 +302,7 @@ def group_privacy(lines: list[str], quick: bool) -> None:
               "generates three pairs at distance exactly k (∅ against the k-starpartite "
               "graph, ∅ against a (k + 1)-clique, a K- against a (K + k)-clique; distance "
               "confirmed by the relation's vertex-cover distance); "
-              "``privaudit.checks.group_privacy.audit_group_privacy`` compares the exact "
+              "``privaudit.auditing.checks.group_privacy.audit_group_privacy`` compares the exact "
               "joint accounting (declared law) and the black-box pair test "
               f"({samples} samples per side, seed 19, family-wise 95 % over the three "
               "pairs) with the group claim.  The advanced grouposition of Theorem 6.1 has "

@@ -15,7 +15,7 @@ two shared cores: 10⁷ or more outputs per side for cheap samplers, fewer for t
 sparse-vector mechanisms whose sampler costs ~1 s per 10⁶ outputs.  Every audit uses the
 same settings otherwise: a pilot of 2·10⁴ outputs per side (doubled in the pair search)
 to rank the case's pairs together with 8 generated ones (``pair_budget``), successive
-halving of the best on fresh samples (``privaudit/pair_choice.py``), 2 pairs tested at
+halving of the best on fresh samples (``privaudit/auditing/pair_choice.py``), 2 pairs tested at
 full size (1 for the discrete-output cases where the halving reliably finds the worst
 pair and more samples on one pair pay more), and a noise-law check on 10⁶ outputs.
 
@@ -45,7 +45,7 @@ ROOT_DIR = pathlib.Path(__file__).resolve().parents[1]
 if str(ROOT_DIR) not in sys.path:  # run from a checkout: use its packages
     sys.path.insert(0, str(ROOT_DIR))
 
-from privaudit.auditor import audit  # noqa: E402
+from privaudit.auditing.auditor import audit  # noqa: E402
 from privaudit.suites import BenchmarkCase, dpsniper_cases  # noqa: E402
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
@@ -128,7 +128,7 @@ NOTES = """
   is unknown (outputs with continuous values whose law we did not integrate).
 * **Pairs.**  The pairs tested at full size come from a pilot search over DP-Sniper's
   pairs and generated ones followed by successive halving on fresh samples
-  (`privaudit/pair_choice.py`).  The generated sign patterns include "rest above, last
+  (`privaudit/auditing/pair_choice.py`).  The generated sign patterns include "rest above, last
   below" and its mirror (`spec/relations/vectors.py`): on the sparse vectors, which read
   their queries in order, (0¹⁰, (1⁹, −1)) reaches 0.0927 at 3·10⁷ for SVT1 where
   DP-Sniper's best pair reaches 0.0856 (table below).  SVT1, SVT2 and SVT4 use a pair

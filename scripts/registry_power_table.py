@@ -7,7 +7,7 @@ Every registry entry is audited as ``privaudit audit --registry`` audits it: its
 * **best event** — the statement audits made before the inconclusive verdict existed: the
   smallest true ε that the *worst pair's best event* (largest ε lower bound) reveals with
   probability 0.9, recomputed exactly from that event's counts and level;
-* **most sensitive** — the statement of the report now (:mod:`privaudit.verdicts`): the
+* **most sensitive** — the statement of the report now (:mod:`privaudit.auditing.verdicts`): the
   smallest such ε over every tested event of every tested pair (the audit reports a
   violation when any of them does, so this is what the audit could have detected).
 
@@ -30,7 +30,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from privaudit import audit, registry
-from privaudit.report import AuditReport
+from privaudit.auditing.report import AuditReport
 from privaudit.statistics.power import detectable_epsilon
 
 OUTPUT = ROOT / "docs" / "registry_power_table.md"

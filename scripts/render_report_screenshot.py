@@ -29,7 +29,7 @@ from pathlib import Path
 
 from mechanisms import FunctionMechanism, declare_mechanism
 from privaudit import CI_STRENGTH, audit
-from privaudit.html_report import write_html_report
+from privaudit.interfaces.html_report import write_html_report
 from spec import (
     AdditiveNoise,
     DatasetDomain,

@@ -21,7 +21,7 @@ if str(ROOT) not in sys.path:  # run from a checkout: use its packages
     sys.path.insert(0, str(ROOT))
 
 from privaudit import AuditConfig  # noqa: E402
-from privaudit.soundness import CORRECT_DELTA_MECHANISMS, soundness_run  # noqa: E402
+from privaudit.trust.soundness import CORRECT_DELTA_MECHANISMS, soundness_run  # noqa: E402
 
 
 def main() -> None:

@@ -1,6 +1,6 @@
 """False alarms of the spike check alone, at its own level α, on mechanisms that meet their law.
 
-Runs :func:`privaudit.checks.check_spike` with ``alpha`` (default 0.05, twenty times the
+Runs :func:`privaudit.auditing.checks.check_spike` with ``alpha`` (default 0.05, twenty times the
 share it gets inside an audit at confidence 0.95) on ``seeds`` seeds each of the Laplace
 mechanism, the analytic Gaussian mechanism (pairs (0, 1)) and the rare raw-data mean
 whose leak p = δ/2 stays within the claimed δ (with the allowance δ, as in the audit),
@@ -23,7 +23,7 @@ if str(ROOT) not in sys.path:  # run from a checkout: use its packages
     sys.path.insert(0, str(ROOT))
 
 from mechanisms import GaussianMechanism, LaplaceMechanism  # noqa: E402
-from privaudit.checks import check_spike  # noqa: E402
+from privaudit.auditing.checks import check_spike  # noqa: E402
 from privaudit.statistics import clopper_pearson  # noqa: E402
 from privaudit.suites.broken import RareRawMean  # noqa: E402
 

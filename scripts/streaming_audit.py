@@ -2,7 +2,7 @@
 
 Runs :func:`privaudit.audit` on the Laplace mechanism (ε = 1, Δ = 1) with ``--samples``
 test outputs per side (default 10⁹), the test split drawn and counted in fixed blocks
-(:mod:`privaudit.streaming`), progress on stderr, and reports the wall time, the peak
+(:mod:`privaudit.execution.streaming`), progress on stderr, and reports the wall time, the peak
 resident set size of the process (``getrusage``'s ``ru_maxrss``) and the audit's key
 numbers.  Writes ``docs/streaming.md`` unless ``--no-write``.
 
@@ -61,7 +61,7 @@ def main(argv: list[str] | None = None) -> int:
         f"(samples = {args.samples:,} per side, seed {args.seed}).",
         "",
         "The test split is drawn in fixed blocks of 2¹⁸ outputs, each from its own",
-        "`SeedSequence` child, and counted chunk by chunk (`privaudit.streaming`): counts",
+        "`SeedSequence` child, and counted chunk by chunk (`privaudit.execution.streaming`): counts",
         "are sufficient statistics for every event test and the loss histogram, so memory",
         "holds one chunk (4 blocks, ≈ 10⁶ scalar outputs) whatever the sample size, and the",
         "result does not depend on the chunk size (`tests/unit/privaudit/test_streaming.py`).  The",

@@ -1,6 +1,6 @@
 """Mutation counts per registry entry: do certificates notice an edit to code that runs?
 
-For every built-in registry entry, :func:`privaudit.mutations.mutation_check` runs the
+For every built-in registry entry, :func:`privaudit.trust.mutations.mutation_check` runs the
 entry under ``sys.settrace`` (inputs drawn with another seed than the certificate's own
 trace), inserts one statement into each project function that executed — in memory, no
 file is touched — and counts the mutations that make the certificate's implementation
@@ -21,7 +21,7 @@ import platform
 import time
 
 from privaudit import registry
-from privaudit.mutations import CHECK_SEED, mutation_check
+from privaudit.trust.mutations import CHECK_SEED, mutation_check
 
 DOC = pathlib.Path(__file__).resolve().parents[1] / "docs" / "trust.md"
 START, END = "<!-- mutation-table:start -->", "<!-- mutation-table:end -->"

@@ -174,7 +174,7 @@ class AuditError(PrivauditError):
 
 class ExecutorError(AuditError):
     """A distributed executor cannot run: its extra is missing, its scheduler is unreachable,
-    or its workers failed (``privaudit.distributed``)."""
+    or its workers failed (``privaudit.execution.distributed``)."""
 
 
 class NotShippableError(ExecutorError):
@@ -206,7 +206,7 @@ class PrivauditWarning(UserWarning):
 class UncertifiedMechanismWarning(PrivauditWarning):
     """A registry mechanism was handed out although its certificate is missing or stale.
 
-    Emitted by ``privaudit.registry.get(name, allow_uncertified=True)`` on every call: the
+    Emitted by ``privaudit.trust.registry.get(name, allow_uncertified=True)`` on every call: the
     opt-out is for research use only, and the mechanism's claims have not been audited in
     its current form.
     """

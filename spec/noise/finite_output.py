@@ -8,7 +8,7 @@ full.  The spec declares the alphabet, the number of coordinates and the worst-c
 log-likelihood ratio ``epsilon`` the construction delivers; the mechanism exposes the
 probabilities themselves through the gray-box hook
 :meth:`mechanisms.Mechanism.output_probabilities`, from which the auditor computes the
-exact ε and δ(ε) (:mod:`privaudit.exact_audit`).
+exact ε and δ(ε) (:mod:`privaudit.auditing.exact_audit`).
 
 The coordinates of one release are independent given the input (a product law): the hook
 returns one probability row per coordinate.

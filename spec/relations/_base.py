@@ -9,7 +9,7 @@ A relation is a spec model (frozen, hashable, JSON round-trip) that can
   (:meth:`random_pair`).
 
 and it owns its **adversarial neighbours**, the moves the auditor's search makes under it
-(:mod:`privaudit.search` asks the relation and never switches on its type):
+(:mod:`privaudit.auditing.search` asks the relation and never switches on its type):
 
 * :meth:`~NeighbouringRelationBase.adversarial_pairs` — candidate pairs built from the
   domain's extremes, labelled with the pattern's name (``"extreme"``, ``"star_toggle"`` …);
@@ -18,7 +18,7 @@ and it owns its **adversarial neighbours**, the moves the auditor's search makes
 * :meth:`~NeighbouringRelationBase.local_moves` — the perturbations of a pair that the
   hill climbing proposes (:class:`LocalMoves`);
 * :meth:`~NeighbouringRelationBase.neighbour_strategy` — a hypothesis strategy of pairs,
-  for a relation outside the table of :mod:`privaudit.search.strategies`;
+  for a relation outside the table of :mod:`privaudit.auditing.search.strategies`;
 * :meth:`~NeighbouringRelationBase.effective_domain` — the part of the domain the relation
   relates (e.g. graphs within a node relation's own degree bound).
 
@@ -132,7 +132,7 @@ class NeighbouringRelationBase(SpecModel):
         validated : bool
             True when ``x`` and ``y`` are already the canonical values that
             ``domain.validate`` returned for them (as in
-            :func:`privaudit.pairs.verified_pair`, which has just validated both): they are
+            :func:`privaudit.auditing.pairs.verified_pair`, which has just validated both): they are
             then not validated a second time.  Whether the relation is defined on
             ``domain`` is checked either way.  The decision on inputs passed as validated
             that ``domain.validate`` would refuse or change is unspecified.
@@ -232,7 +232,7 @@ class NeighbouringRelationBase(SpecModel):
     def neighbour_strategy(self, domain: Any) -> Any:
         """A hypothesis strategy of neighbouring pairs ``(x, y)``, or ``None``.
 
-        ``None`` (the default) lets :func:`privaudit.search.neighbouring_pairs` use its
+        ``None`` (the default) lets :func:`privaudit.auditing.search.neighbouring_pairs` use its
         own strategy for the built-in relations.  A new relation may return a strategy
         here (it must import ``hypothesis`` itself: ``spec`` does not depend on it).
         """

@@ -19,7 +19,7 @@ from scipy import stats
 
 from mechanisms import declare_mechanism
 from privaudit import AuditConfig, audit
-from privaudit.soundness import CORRECT_DELTA_MECHANISMS, soundness_run
+from privaudit.trust.soundness import CORRECT_DELTA_MECHANISMS, soundness_run
 from privaudit.suites import delta_broken_cases, delta_control_cases
 from spec import (
     AdditiveNoise,

@@ -16,7 +16,7 @@ Broken variants (the pitfalls of the paper's auditing discussion, ``docs/lndp_st
 3. Algorithm 7 with the paper's tail-bound M on an adversarial ρ (per-ρ claim fails);
 4. Laplace noise with an ℓ2-calibrated scale and classical Gaussian calibration at ε ≥ 1:
    refused when the spec is built;
-5. group privacy at node distance 2 (privaudit.checks.group_privacy): the implied
+5. group privacy at node distance 2 (privaudit.auditing.checks.group_privacy): the implied
    (2ε, δ(1 + e^ε)) claim holds for correct mechanisms and is refuted for Algorithm 8 with
    half its Laplace scale.
 """
@@ -38,7 +38,7 @@ from estimators.lndp import (
 )
 from mechanisms import declare_mechanism
 from privaudit import AuditConfig, audit
-from privaudit.checks.group_privacy import audit_group_privacy
+from privaudit.auditing.checks.group_privacy import audit_group_privacy
 from privaudit.suites.local_node import (
     global_threshold_soft_threshold,
     neighbours_copies_ignored,
@@ -129,7 +129,7 @@ def test_sampled_one_hot_is_private_at_n8_so_no_audit_may_flag_it():
 @pytest.mark.quality
 def test_reading_other_lists_fails_the_locality_check():
     """Thresholds from the graph's average degree: node v's message changes when only the
-    other nodes' lists do (privaudit.checks.local_node, deterministic)."""
+    other nodes' lists do (privaudit.auditing.checks.local_node, deterministic)."""
     report = audit(global_threshold_soft_threshold(N), config=CONFIG)
     assert report.violated
     assert _checks(report)["lndp.locality"] == "violated"

@@ -22,9 +22,9 @@ from scipy import stats
 from estimators.local_ustatistics import HadamardRandomizerMechanism, rr_randomizer_mechanism
 from mechanisms import RandomizedResponseMechanism
 from privaudit import AuditConfig, audit
-from privaudit.config import CI_STRENGTH
-from privaudit.exact_audit import exact_privacy
-from privaudit.soundness import CORRECT_FINITE_MECHANISMS, soundness_run
+from privaudit.auditing.config import CI_STRENGTH
+from privaudit.auditing.exact_audit import exact_privacy
+from privaudit.trust.soundness import CORRECT_FINITE_MECHANISMS, soundness_run
 from privaudit.suites import local_broken_cases, local_control_cases
 
 CASES = local_broken_cases() + local_control_cases()

@@ -1,13 +1,13 @@
 """Every registered mechanism and estimator passes its CI audit.
 
 This is how the project's own CI audits the registry: one test per entry of
-:func:`privaudit.registry.entries`, run through the ``privacy_audit`` fixture of the
+:func:`privaudit.trust.registry.entries`, run through the ``privacy_audit`` fixture of the
 privaudit pytest plugin, with the entry's own CI configuration and explicit pairs and a
 seed derived from the test's node id (rerun a failure with the ``--privaudit-seed`` the
 message prints).
 
 As in ``privaudit audit --registry``, the confidence is shared by Bonferroni over the
-entries (:func:`privaudit.registry.family_wise_config`): each audit reports a violation
+entries (:func:`privaudit.trust.registry.family_wise_config`): each audit reports a violation
 of a true claim with probability at most ``(1 − confidence) / len(ENTRIES)``, so the whole
 test reports a false violation with probability at most ``1 − confidence``; a failure here
 is either a broken mechanism or that rare event, and the counterexample in the message
@@ -24,7 +24,7 @@ ENTRIES = registry.entries()
 
 
 def test_the_registry_is_not_empty():
-    assert ENTRIES, "privaudit.registry.entries() returned no entry to audit"
+    assert ENTRIES, "privaudit.trust.registry.entries() returned no entry to audit"
 
 
 @pytest.mark.quality

@@ -13,7 +13,7 @@ import pytest
 from scipy import stats
 
 from privaudit import AuditConfig
-from privaudit.soundness import CORRECT_MECHANISMS, soundness_run
+from privaudit.trust.soundness import CORRECT_MECHANISMS, soundness_run
 
 CONFIG = AuditConfig(samples=20_000, pilot_samples=2_000, pair_budget=16, pairs_tested=2,
                      claim_budget=60, confidence=0.95)

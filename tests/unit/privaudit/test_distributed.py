@@ -1,4 +1,4 @@
-"""Audits on dask.distributed (privaudit.distributed): same results as the serial executor.
+"""Audits on dask.distributed (privaudit.execution.distributed): same results as the serial executor.
 
 The fast tests run small ``LocalCluster``s of worker *threads* (``processes=False``: a
 worker process takes seconds to start on a shared machine); one slow test runs worker
@@ -18,14 +18,14 @@ import pytest
 pytest.importorskip("distributed")
 
 from mechanisms import LaplaceMechanism, declare_mechanism  # noqa: E402
-from privaudit import distributed as dist  # noqa: E402
-from privaudit.auditor import audit  # noqa: E402
-from privaudit.cli import main  # noqa: E402
-from privaudit.config import AuditConfig  # noqa: E402
-from privaudit.distinguish import distinguish_pair  # noqa: E402
-from privaudit.distributed import DaskExecutor, executor_scope  # noqa: E402
-from privaudit.pairs import verified_pair  # noqa: E402
-from privaudit.streaming import SerialExecutor, block_rows, stream_chunks  # noqa: E402
+from privaudit.execution import distributed as dist  # noqa: E402
+from privaudit.auditing.auditor import audit  # noqa: E402
+from privaudit.interfaces.cli import main  # noqa: E402
+from privaudit.auditing.config import AuditConfig  # noqa: E402
+from privaudit.auditing.distinguish import distinguish_pair  # noqa: E402
+from privaudit.execution.distributed import DaskExecutor, executor_scope  # noqa: E402
+from privaudit.auditing.pairs import verified_pair  # noqa: E402
+from privaudit.execution.streaming import SerialExecutor, block_rows, stream_chunks  # noqa: E402
 from spec import AdditiveNoise, ApproxDP, GlobalSensitivity, Laplace, MechanismSpec  # noqa: E402
 from spec import RealInterval  # noqa: E402
 from spec.errors import (  # noqa: E402

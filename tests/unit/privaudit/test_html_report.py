@@ -12,7 +12,7 @@ import pytest
 
 from mechanisms import LaplaceMechanism, declare_mechanism
 from privaudit import AuditConfig, AuditReport, audit
-from privaudit.html_report import _pair_html, render_html_report, write_html_report
+from privaudit.interfaces.html_report import _pair_html, render_html_report, write_html_report
 from spec import (
     AdditiveNoise,
     AuditError,
@@ -298,6 +298,6 @@ def test_statistical_report_has_no_exact_section(passing):
 
 
 def _e6(value: float) -> str:
-    from privaudit.html_report import _num
+    from privaudit.interfaces.html_report import _num
 
     return _num(value, 6)

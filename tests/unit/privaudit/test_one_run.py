@@ -16,8 +16,8 @@ import pytest
 from scipy import stats
 
 from mechanisms.dpsgd import ABLQMechanism, LogisticDPSGD, logistic_data
-from privaudit.gaussian_tradeoff import GAUSSIAN_TRADEOFF_ASSUMPTION, gdp_from_counts
-from privaudit.one_run import (
+from privaudit.auditing.gaussian_tradeoff import GAUSSIAN_TRADEOFF_ASSUMPTION, gdp_from_counts
+from privaudit.auditing.one_run import (
     gaussian_canaries,
     guesses_from_scores,
     laplace_canaries,
@@ -25,7 +25,7 @@ from privaudit.one_run import (
     one_run_epsilon,
     one_run_p_value,
 )
-from privaudit.one_run_canaries import ablq_canaries, logistic_canaries
+from privaudit.auditing.one_run_canaries import ablq_canaries, logistic_canaries
 from spec import GaussianDP
 from spec.errors import InvalidParameterError
 
@@ -101,7 +101,7 @@ def test_one_run_audit_of_ablq_and_logistic_canaries_runs_and_reports():
 
 def test_gaussian_tradeoff_estimate_reads_a_report_and_never_changes_its_verdict():
     from privaudit import audit
-    from privaudit.gaussian_tradeoff import gaussian_tradeoff_estimate
+    from privaudit.auditing.gaussian_tradeoff import gaussian_tradeoff_estimate
     from privaudit.suites.broken import UnscaledGaussian
 
     # a black-box Gaussian of sensitivity 1 and sigma 1 (exactly 1-GDP: eps(1e-5) = 4.38)

@@ -20,12 +20,12 @@ import math
 import numpy as np
 import pytest
 
-import privaudit.distinguish.pair as pair_module
+import privaudit.auditing.distinguish.pair as pair_module
 from mechanisms import GaussianMechanism, LaplaceMechanism, RandomizedResponseMechanism
 from privaudit import AuditConfig, audit
-from privaudit.checks import _local_search as ratio_search
-from privaudit.distinguish.privacy_loss import LOSS_STEP, LossHistogram, LossMoments, loss_moments
-from privaudit.search import local_search
+from privaudit.auditing.checks import _local_search as ratio_search
+from privaudit.auditing.distinguish.privacy_loss import LOSS_STEP, LossHistogram, LossMoments, loss_moments
+from privaudit.auditing.search import local_search
 from spec.domains import RealInterval, ScalarDomainBase
 from spec.relations import (
     AddRemoveOne,
@@ -140,7 +140,7 @@ def test_fast_paths_give_the_reports_of_the_reference_paths(name, monkeypatch):
 #: steadiest threshold for scalar outputs, the equal-rate prior of the final tests'
 #: plans).  The test-split numbers (event counts, the bound, the worst event, the
 #: profile and the power) were updated once more when the test split moved to fixed
-#: blocks drawn from SeedSequence children (privaudit.streaming, so that the counts no
+#: blocks drawn from SeedSequence children (privaudit.execution.streaming, so that the counts no
 #: longer depend on the chunk size): the same law, other draws.  The pairs, the
 #: sensitivity searches, the noise-law statistics and the Poisson test sizes, drawn
 #: before the test split, are the original's.  The analytic Gaussian's (an (ε, δ) claim)
@@ -220,7 +220,7 @@ def test_seeded_audits_give_the_numbers_of_the_code_before_the_change(name):
     assert _close(sum(p.delta_lower_bound for p in report.privacy_profile),
                   expected["profile_lower_bound_sum"])
     # the power is now that of the most sensitive tested event of the most sensitive pair
-    # (privaudit.verdicts); the old statement (the worst pair's best event) is one of the
+    # (privaudit.auditing.verdicts); the old statement (the worst pair's best event) is one of the
     # candidates, so the new detectable ε is never larger
     assert report.power.detectable_epsilon <= expected["detectable_epsilon"]
     assert report.verdict == "no_violation" and report.power.conclusive

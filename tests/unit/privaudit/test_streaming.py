@@ -1,4 +1,4 @@
-"""Streaming draws (privaudit.streaming): fixed blocks from spawned seeds, any chunk size."""
+"""Streaming draws (privaudit.execution.streaming): fixed blocks from spawned seeds, any chunk size."""
 
 from __future__ import annotations
 
@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 
 from mechanisms import LaplaceMechanism, declare_mechanism
-from privaudit.distinguish import distinguish_pair
-from privaudit.pairs import verified_pair
-from privaudit.streaming import (
+from privaudit.auditing.distinguish import distinguish_pair
+from privaudit.auditing.pairs import verified_pair
+from privaudit.execution.streaming import (
     Block,
     Executor,
     SerialExecutor,

@@ -7,7 +7,7 @@ from threadpoolctl import threadpool_info, threadpool_limits
 
 from mechanisms.additive import LaplaceMechanism
 from privaudit import audit
-from privaudit._threads import single_threaded_blas
+from privaudit.execution._threads import single_threaded_blas
 
 
 def _blas_threads() -> list[int]:

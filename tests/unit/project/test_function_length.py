@@ -1,7 +1,7 @@
 """No function in ``privaudit/`` is longer than :data:`LIMIT` lines, unless it is listed,
 with its reason, in :data:`ALLOWED`.
 
-A long function is cut along its stages (``privaudit.distinguish.pair.distinguish_pair``
+A long function is cut along its stages (``privaudit.auditing.distinguish.pair.distinguish_pair``
 calls one helper per stage: search split, budget, selection, test split, bounds,
 profile, power), so that each stage can be read, tested and changed alone.
 """

@@ -400,7 +400,7 @@ def test_bad_graphs_raise_a_named_error(name):
 # -- the command line ------------------------------------------------------------------------
 @pytest.mark.parametrize("samples", ["100000000000000", "1000000001"])
 def test_huge_samples_on_the_cli_is_one_line_and_exit_2(capsys, samples):
-    from privaudit.cli import main
+    from privaudit.interfaces.cli import main
 
     with pytest.raises(SystemExit) as info:
         main(["audit", "laplace-does-not-matter.py:x", "--samples", samples])

@@ -16,7 +16,7 @@ import pytest
 
 from mechanisms import LaplaceMechanism
 from privaudit import AuditConfig
-from privaudit.checks.conformance import check_noise_law
+from privaudit.auditing.checks.conformance import check_noise_law
 from privaudit.statistics import (
     DEFAULT_REPORT_DELTA,
     claimed_point,
@@ -26,7 +26,7 @@ from privaudit.statistics import (
     pooled_bound,
     rate_ratio_lower_bound,
 )
-from privaudit.texts import claim_text, format_epsilon, guarantee_text, relation_text
+from privaudit.auditing.texts import claim_text, format_epsilon, guarantee_text, relation_text
 from spec import (
     ApproxDP,
     GaussianDP,
@@ -149,7 +149,7 @@ def test_claim_text_is_the_guarantee_under_the_relation():
 
 
 def test_certificates_re_export_the_one_claim_text():
-    from privaudit import certificates
+    from privaudit.trust import certificates
 
     assert certificates.claim_text is claim_text
     assert certificates.guarantee_text is guarantee_text

@@ -16,7 +16,7 @@ from spec.errors import PrivauditError, PrivauditWarning
 ROOT = pathlib.Path(__file__).resolve().parents[3]
 FACADES = ["spec", "spec.domains", "spec.noise", "spec.relations", "mechanisms", "estimators",
            "estimators.graphs", "estimators.hypothesis_tests", "estimators.models",
-           "estimators.ustatistics", "privaudit", "privaudit.distinguish"]
+           "estimators.ustatistics", "privaudit", "privaudit.auditing.distinguish"]
 
 
 @pytest.mark.parametrize("name", FACADES)
@@ -87,6 +87,6 @@ def test_importing_the_pytest_plugin_is_cheap():
     import subprocess
     import sys
 
-    code = "import sys, privaudit.pytest_plugin; print('numpy' in sys.modules, 'scipy' in sys.modules)"
+    code = "import sys, privaudit.interfaces.pytest_plugin; print('numpy' in sys.modules, 'scipy' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.split() == ["False", "False"]

@@ -9,9 +9,9 @@ import pytest
 from hypothesis import find, given, settings
 from hypothesis import strategies as st
 
-from privaudit.pairs import verified_pair
-from privaudit.search import candidate_pairs, domain_elements, pair_complexity, shrink_pair
-from privaudit.search.candidates import extreme_pairs
+from privaudit.auditing.pairs import verified_pair
+from privaudit.auditing.search import candidate_pairs, domain_elements, pair_complexity, shrink_pair
+from privaudit.auditing.search.candidates import extreme_pairs
 from privaudit.suites._graph_statistics import edge_count, truncated_edge_count
 from spec import (
     GlobalSensitivity,

@@ -823,8 +823,8 @@ def test_decide_on_validated_inputs_gives_the_same_decision(case, seed_x, seed_y
 )
 def test_decide_called_directly_still_refuses_invalid_inputs(relation, domain, bad):
     """The validated path is opt-in: ``decide`` and ``require_neighbours`` called without it
-    (and :func:`privaudit.pairs.verified_pair`) still raise the domain's own errors."""
-    from privaudit.pairs import verified_pair
+    (and :func:`privaudit.auditing.pairs.verified_pair`) still raise the domain's own errors."""
+    from privaudit.auditing.pairs import verified_pair
     from spec import MechanismSpec
 
     good = domain.sample(3)

@@ -24,7 +24,7 @@ from estimators.local_ustatistics import (
     private_auc_hierarchical,
     private_uauc,
 )
-from privaudit.exact_audit import exact_privacy
+from privaudit.auditing.exact_audit import exact_privacy
 from spec.errors import InvalidInputError, InvalidParameterError
 
 

@@ -22,7 +22,7 @@ from estimators.local_ustatistics import (
     theorem5_mse,
 )
 from mechanisms import advanced_composition
-from privaudit.exact_audit import exact_privacy
+from privaudit.auditing.exact_audit import exact_privacy
 from spec import IntegerRange, PureDP
 from spec.errors import InvalidInputError, InvalidParameterError
 

@@ -29,24 +29,24 @@ from mechanisms import (
     smooth_inverse_quartic_mechanism,
     smooth_median_mechanism,
 )
-from privaudit import checks
-from privaudit.checks import (
+from privaudit.auditing import checks
+from privaudit.auditing.checks import (
     check_global_sensitivity,
     check_local_sensitivity_bound,
     check_noise_law,
     check_smooth_sensitivity,
     check_spec_consistency,
 )
-from privaudit.checks._gof import (
+from privaudit.auditing.checks._gof import (
     ad_pvalue,
     chi_square_test,
     exact_multinomial_test,
     merge_bins,
     tail_tests,
 )
-from privaudit.checks._selection import selection_probabilities
-from privaudit.pairs import verified_pair
-from privaudit.results import CheckOutcome
+from privaudit.auditing.checks._selection import selection_probabilities
+from privaudit.auditing.pairs import verified_pair
+from privaudit.auditing.results import CheckOutcome
 from spec import (
     AdditiveNoise,
     DatasetDomain,
@@ -521,7 +521,7 @@ def test_outcomes_round_trip_through_json(rng):
 def test_binned_statistics_are_lower_bounds_close_to_the_exact_ones(law):
     """D_lb ≤ D and A²_lb ≤ A² (so the binned p-values are conservative), within 1 % of D
     and 0.2 of A² on 3·10⁵ draws; tail counts are exact.  Deterministic (seeded)."""
-    from privaudit.checks._gof import (
+    from privaudit.auditing.checks._gof import (
         BinnedSample,
         SortedCounter,
         anderson_darling_test,
@@ -551,7 +551,7 @@ def test_binned_path_flags_a_scale_error_and_impossible_draws():
     """10⁶ draws of Laplace(0.99) against Laplace(1): the binned KS rejects at 10⁻³ (D ≈
     3.7·10⁻³ against a critical 1.9·10⁻³); a draw of probability zero under a one-sided
     law gives A² = inf and p = 0."""
-    from privaudit.checks._gof import BinnedSample
+    from privaudit.auditing.checks._gof import BinnedSample
 
     z = np.random.default_rng(2).laplace(0.0, 0.99, 1_000_000)
     assert BinnedSample(z, Laplace(scale=1.0)).ks().p_value < 1e-3
@@ -567,7 +567,7 @@ def test_binned_path_flags_a_scale_error_and_impossible_draws():
 def test_two_sided_binomial_doubles_the_smaller_tail():
     from scipy import stats
 
-    from privaudit.checks._gof import binomial_two_sided
+    from privaudit.auditing.checks._gof import binomial_two_sided
 
     assert binomial_two_sided(50, 100, 0.5) == 1.0
     p = binomial_two_sided(30, 100, 0.5)

@@ -1,4 +1,4 @@
-"""The exact audit of finite local randomizers (privaudit.exact_audit): deterministic checks."""
+"""The exact audit of finite local randomizers (privaudit.auditing.exact_audit): deterministic checks."""
 
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ import pytest
 from estimators.local_ustatistics import rr_randomizer_mechanism
 from mechanisms import RandomizedResponseMechanism, declare_mechanism
 from privaudit import audit
-from privaudit.exact_audit import exact_audit_applies, exact_privacy, hockey_stick
-from privaudit.report import AuditReport
+from privaudit.auditing.exact_audit import exact_audit_applies, exact_privacy, hockey_stick
+from privaudit.auditing.report import AuditReport
 from privaudit.suites.local import LocalKaryRR
 from spec import (
     Categorical,

@@ -13,9 +13,9 @@ from mechanisms import (
     declare_mechanism,
 )
 from privaudit import audit
-from privaudit.checks import check_float_image, float_image_applies
-from privaudit.checks.float_image import laplace_image_contains
-from privaudit.pairs import verified_pair
+from privaudit.auditing.checks import check_float_image, float_image_applies
+from privaudit.auditing.checks.float_image import laplace_image_contains
+from privaudit.auditing.pairs import verified_pair
 
 
 @pytest.mark.parametrize("scale", [0.05, 1.0, 37.5])

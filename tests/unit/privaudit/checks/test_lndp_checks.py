@@ -1,4 +1,4 @@
-"""The LNDP checks of the audit report (privaudit.checks.local_node) and the relation's
+"""The LNDP checks of the audit report (privaudit.auditing.checks.local_node) and the relation's
 generators they use: deterministic except the Lemma 5.4 certificate, whose error rate is
 stated (10⁻⁶) and whose draws here are seeded."""
 
@@ -17,7 +17,7 @@ from estimators.lndp import (
     soft_threshold_mechanism,
 )
 from mechanisms import GaussianMechanism
-from privaudit.checks.local_node import (
+from privaudit.auditing.checks.local_node import (
     CERTIFICATE_ERROR,
     check_global_certificate,
     check_joint_accounting,

@@ -1,4 +1,4 @@
-"""The spike check (privaudit.checks.spike): windows around f against the declared law."""
+"""The spike check (privaudit.auditing.checks.spike): windows around f against the declared law."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ import pytest
 
 from mechanisms import DiscreteLaplaceMechanism, GaussianMechanism, LaplaceMechanism
 from privaudit import audit
-from privaudit.checks import check_spike, spike_applies
-from privaudit.checks.spike import (
+from privaudit.auditing.checks import check_spike, spike_applies
+from privaudit.auditing.checks.spike import (
     CDF_SLACK,
     LARGEST_EXPECTED,
     SMALLEST_EXPECTED,

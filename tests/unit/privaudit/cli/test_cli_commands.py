@@ -541,8 +541,8 @@ BAD_OPTIONS = {
 
 @pytest.fixture
 def in_process(cli, monkeypatch):
-    """Run ``privaudit.cli.main`` in this process, in the scratch directory."""
-    from privaudit.cli import main
+    """Run ``privaudit.interfaces.cli.main`` in this process, in the scratch directory."""
+    from privaudit.interfaces.cli import main
 
     monkeypatch.chdir(cli.workdir)
     monkeypatch.setattr(sys, "path", list(sys.path))

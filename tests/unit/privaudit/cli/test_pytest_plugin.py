@@ -15,11 +15,11 @@ from importlib import metadata
 
 import pytest
 
-from privaudit.pytest_plugin import seed_for_nodeid
+from privaudit.interfaces.pytest_plugin import seed_for_nodeid
 
 pytest_plugins = ["pytester"]
 
-_ENTRY_POINT = "privaudit.pytest_plugin"
+_ENTRY_POINT = "privaudit.interfaces.pytest_plugin"
 
 
 def _registered() -> bool:
@@ -81,17 +81,17 @@ def _load(pytester: pytest.Pytester, name: str) -> dict:
 
 
 def test_the_plugin_is_registered_through_the_pytest11_entry_point():
-    assert _registered(), "pip install -e . registers privaudit.pytest_plugin under pytest11"
+    assert _registered(), "pip install -e . registers privaudit.interfaces.pytest_plugin under pytest11"
 
 
 def test_importing_the_plugin_imports_nothing_beyond_the_package():
     code = ("import sys, pytest, privaudit; before = set(sys.modules); "
-            "import privaudit.pytest_plugin; "
+            "import privaudit.interfaces.pytest_plugin; "
             "print(sorted(set(sys.modules) - before))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     new = set(eval(out.stdout.strip()))  # noqa: S307 - a list literal printed by the child
-    assert {m for m in new if m.startswith("privaudit")} == {"privaudit.pytest_plugin",
-                                                             "privaudit._argtypes"}
+    assert {m for m in new if m.startswith("privaudit")} == {"privaudit.interfaces.pytest_plugin",
+                                                             "privaudit.auditing._argtypes"}
     heavy = {"numpy", "scipy", "pydantic", "networkx", "hypothesis", "spec", "mechanisms"}
     assert not {m.split(".")[0] for m in new} & heavy
 
@@ -99,7 +99,7 @@ def test_importing_the_plugin_imports_nothing_beyond_the_package():
 def test_a_correct_mechanism_passes_at_ci_strength(project):
     project.makepyfile(test_ok='''
         from privaudit import CI_STRENGTH
-        from privaudit.pytest_plugin import seed_for_nodeid
+        from privaudit.interfaces.pytest_plugin import seed_for_nodeid
         from mechs import correct
 
         def test_laplace(privacy_audit, request):
@@ -231,7 +231,7 @@ def test_audits_on_dask_give_the_in_process_reports(project, monkeypatch):
     """``--privaudit-executor dask``: one cluster for the session (worker threads here: a
     worker process takes seconds to start), reports equal to the in-process ones."""
     pytest.importorskip("distributed")
-    from privaudit import distributed as dist
+    from privaudit.execution import distributed as dist
 
     monkeypatch.setattr(dist, "DaskExecutor",
                         functools.partial(dist.DaskExecutor, processes=False))

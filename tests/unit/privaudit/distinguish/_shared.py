@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-import privaudit.distinguish as dist
-from privaudit.pairs import verified_pair
+import privaudit.auditing.distinguish as dist
+from privaudit.auditing.pairs import verified_pair
 
 ALPHA = 0.05
 

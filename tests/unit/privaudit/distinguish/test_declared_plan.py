@@ -1,4 +1,4 @@
-"""Events planned from the declared law (privaudit.distinguish.declared_plan): loss laws,
+"""Events planned from the declared law (privaudit.auditing.distinguish.declared_plan): loss laws,
 the analytic optimum, independence from the samples, loss histograms.
 
 Every audit here is seeded.  Where an assertion is statistical, its docstring or comment
@@ -21,11 +21,11 @@ from mechanisms import (
     RandomizedResponseMechanism,
     declare_mechanism,
 )
-from privaudit.distinguish import (
+from privaudit.auditing.distinguish import (
     ThresholdEvent,
     declared_log_densities,
 )
-from privaudit.distinguish.privacy_loss import loss_moments
+from privaudit.auditing.distinguish.privacy_loss import loss_moments
 
 from ._shared import audit
 
@@ -34,8 +34,8 @@ from ._shared import audit
 # events planned from the declared law
 # ----------------------------------------------------------------------------------------
 def _declared(mech, x, y):
-    from privaudit.distinguish.densities import declared_llr
-    from privaudit.distinguish.events import LogLikelihoodRatio
+    from privaudit.auditing.distinguish.densities import declared_llr
+    from privaudit.auditing.distinguish.events import LogLikelihoodRatio
 
     lx, ly = declared_log_densities(mech, x, y)
     return LogLikelihoodRatio(lx, ly, direct=declared_llr(mech, x, y))
@@ -45,7 +45,7 @@ def test_declared_loss_laws_match_closed_forms():
     """Every method of :func:`declared_loss_law` against exact values: the masses sum to 1
     on each side, and the tail masses of the optimal Laplace event {o ≤ 0} (L = +ε) are
     P_x = 1/2 and P_y = e^{−ε}/2; for randomized response the law is the table itself."""
-    from privaudit.distinguish.declared_plan import declared_loss_law
+    from privaudit.auditing.distinguish.declared_plan import declared_loss_law
 
     lap = LaplaceMechanism(1.0, 1.0)
     law = declared_loss_law(lap, 0.0, 1.0, _declared(lap, 0.0, 1.0))
@@ -78,7 +78,7 @@ def test_gaussian_main_event_is_the_analytic_optimum():
     is the §5 oracle's 0.77 up to the level (0.8 of the family's α)."""
     from scipy import stats
 
-    from privaudit.distinguish.declared_plan import declared_loss_law, plan_declared_events
+    from privaudit.auditing.distinguish.declared_plan import declared_loss_law, plan_declared_events
 
     mech = GaussianMechanism(1.0, 1e-5, 1.0)
     sigma = mech.spec.noise.law.sigma
@@ -132,7 +132,7 @@ def test_histogram_counts_equal_mask_counts():
     """Planned LLR thresholds of a full-support law are moved onto the loss histogram's
     lattice and counted from it; counting the same events by masks on the same draws
     gives the same numbers."""
-    from privaudit.distinguish.privacy_loss import LOSS_STEP, LossHistogram
+    from privaudit.auditing.distinguish.privacy_loss import LOSS_STEP, LossHistogram
 
     for mech, x, y in ((LaplaceMechanism(0.1, 1.0), 0.0, 1.0),
                        (GaussianMechanism(1.0, 1e-5, 1.0), 0.0, 1.0)):
@@ -158,7 +158,7 @@ def test_histogram_counts_equal_mask_counts():
 def test_loss_histogram_moments_are_conservative():
     """The quantised terms never exceed the exact ones: Σ X'_ε ≤ Σ X_ε for the loss and
     for the reversed loss, and they differ by at most h·#{L > ε}."""
-    from privaudit.distinguish.privacy_loss import LOSS_STEP, LossHistogram
+    from privaudit.auditing.distinguish.privacy_loss import LOSS_STEP, LossHistogram
 
     rng = np.random.default_rng(3)
     loss = np.concatenate([rng.normal(0.05, 0.4, 40_000), [np.inf, -np.inf, 1.0, -1.0]])
@@ -182,7 +182,7 @@ def test_loss_histogram_matches_a_full_length_bincount():
     ``bincount(trunc(clip(L/h, low, high + 1/2) − low))`` (the histogram before it
     tracked the touched bins), for losses far apart, ±inf, lattice points and their
     neighbours, multiplicities and empty calls."""
-    from privaudit.distinguish.privacy_loss import LOSS_STEP, LossHistogram
+    from privaudit.auditing.distinguish.privacy_loss import LOSS_STEP, LossHistogram
 
     rng = np.random.default_rng(11)
     for trial in range(60):

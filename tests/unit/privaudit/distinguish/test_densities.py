@@ -1,4 +1,4 @@
-"""The declared output densities (privaudit.distinguish.densities).
+"""The declared output densities (privaudit.auditing.distinguish.densities).
 
 Every audit here is seeded.  Where an assertion is statistical, its docstring or comment
 states the error rate: for "a correct mechanism is not flagged" it is the family-wise
@@ -22,7 +22,7 @@ from mechanisms import (
     declare_mechanism,
     smooth_median_mechanism,
 )
-from privaudit.distinguish import declared_log_densities
+from privaudit.auditing.distinguish import declared_log_densities
 from spec import (
     MechanismSpec,
     PureDP,

@@ -14,9 +14,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-import privaudit.distinguish as dist
+import privaudit.auditing.distinguish as dist
 from mechanisms import RandomizedResponseMechanism
-from privaudit.distinguish import (
+from privaudit.auditing.distinguish import (
     BinIndex,
     Coordinate,
     DiscreteCode,
@@ -25,7 +25,7 @@ from privaudit.distinguish import (
     ValueSetEvent,
     select_events,
 )
-from privaudit.distinguish.privacy_loss import _grid_rank, loss_moments
+from privaudit.auditing.distinguish.privacy_loss import _grid_rank, loss_moments
 
 
 # ----------------------------------------------------------------------------------------
@@ -76,7 +76,7 @@ def _flat_tail_family():
     """Thresholds of one half-line counted on 1.5·10⁶ rows per side: the edge of a
     plateau of ratio e^0.25 (21 000 counts) and three small thresholds whose ratio looks
     larger by luck (the shape of the noisy maximum's lower tail)."""
-    from privaudit.distinguish import event_candidates as cand
+    from privaudit.auditing.distinguish import event_candidates as cand
 
     a = np.array([21_000, 1_755, 904, 478])
     b = np.array([16_350, 1_300, 650, 330])
@@ -91,7 +91,7 @@ def test_scalar_selection_keeps_the_steadiest_threshold_of_a_flat_tail(steady):
     thresholds (one per octave), so without the steady nomination the plateau's edge —
     the event the test can bound most tightly — never reaches the judge; with it
     (one-dimensional outputs), the edge is kept as well."""
-    from privaudit.distinguish import event_candidates as cand
+    from privaudit.auditing.distinguish import event_candidates as cand
 
     fam = _flat_tail_family()
     n = np.full(fam.a.size, 1.5e6)
@@ -136,7 +136,7 @@ def test_scalar_selection_tests_a_wide_half_line_of_the_noisy_maximum():
 def test_order_statistics_catch_one_shifted_coordinate_at_an_unknown_position():
     # shuffled DP-SGD batches (Chua et al., ICML 2024): one of 20 coordinates, at a random
     # position, shifted by 2.5σ; the largest coordinate is the event to test
-    from privaudit.distinguish.events import OrderStatistic
+    from privaudit.auditing.distinguish.events import OrderStatistic
 
     rng = np.random.default_rng(4)
     sy = rng.standard_normal((6000, 20))

@@ -1,7 +1,7 @@
 """Fast feature evaluation gives the scores of a straightforward evaluation, to the bit.
 
 The learned scores read small-integer code columns as packed digits
-(:func:`~privaudit.distinguish.columns.small_integer_digits`) and look whole blocks of
+(:func:`~privaudit.auditing.distinguish.columns.small_integer_digits`) and look whole blocks of
 columns up in precomputed tables; they read the other columns once per block of rows.
 Each test here compares them with a plain evaluation — every column coded on its own,
 over all rows at once, as the scores were evaluated before — on seeded sparse-vector-like
@@ -17,17 +17,17 @@ import pickle
 import numpy as np
 import pytest
 
-from privaudit.distinguish import cell_score, logistic, patterns
-from privaudit.distinguish.cell_score import CellFit, CellScore, fit_cell_score
-from privaudit.distinguish.columns import (
+from privaudit.auditing.distinguish import cell_score, logistic, patterns
+from privaudit.auditing.distinguish.cell_score import CellFit, CellScore, fit_cell_score
+from privaudit.auditing.distinguish.columns import (
     AtomClass,
     ColumnCoder,
     PackedSum,
     digit_range,
     small_integer_digits,
 )
-from privaudit.distinguish.logistic import fit_logistic_score
-from privaudit.distinguish.patterns import (
+from privaudit.auditing.distinguish.logistic import fit_logistic_score
+from privaudit.auditing.distinguish.patterns import (
     PatternAndValue,
     PatternLLR,
     ReleasedValue,

@@ -15,7 +15,7 @@ import math
 import numpy as np
 import pytest
 
-import privaudit.distinguish as dist
+import privaudit.auditing.distinguish as dist
 from mechanisms import (
     DiscreteLaplaceMechanism,
     GaussianMechanism,
@@ -24,13 +24,13 @@ from mechanisms import (
     declare_mechanism,
     smooth_laplace_mechanism,
 )
-from privaudit.distinguish import (
+from privaudit.auditing.distinguish import (
     ValueSetEvent,
     declared_log_densities,
     select_events,
 )
-from privaudit.pairs import verified_pair
-from privaudit.results import EventBound, ProfilePoint
+from privaudit.auditing.pairs import verified_pair
+from privaudit.auditing.results import EventBound, ProfilePoint
 from spec import (
     ApproxDP,
     DatasetDomain,
@@ -296,7 +296,7 @@ def test_product_law_is_audited_with_naive_bayes():
     """Eight independent bits flipping with P(1) = 0.6 vs 0.4 on the x side (true ε = 8 ln
     1.5 = 3.24 for a claim of 1): the learned naive-Bayes score finds it.  Measured
     ε_lb ≈ 2.9 at 5·10⁴ per side (seed 2); asserted > 2 (power, not size).  Seed 2, not
-    0: since the test split is drawn in SeedSequence blocks (privaudit.streaming), seed 0
+    0: since the test split is drawn in SeedSequence blocks (privaudit.execution.streaming), seed 0
     draws 19 all-ones rows of M(y) where 33 are expected, and its ε_lb 3.305 lies above
     the true 3.24 — the ≤ 5 % error event the bound allows (1 of 40 seeds, 0–39)."""
     spec = MechanismSpec(name="bits", input_domain=RealInterval(lo=0, hi=1),
@@ -313,8 +313,8 @@ def test_declared_llr_matches_the_declared_densities():
     """The direct LLR of additive full-support noise (differing coordinates only, closed
     forms for Laplace and Gaussian) equals log p_x − log p_y after the common rounding;
     it is None where a law can give zero density (one-sided exponential noise)."""
-    from privaudit.distinguish import declared_llr
-    from privaudit.distinguish.events import llr_from, llr_round
+    from privaudit.auditing.distinguish import declared_llr
+    from privaudit.auditing.distinguish.events import llr_from, llr_round
 
     rng = np.random.default_rng(0)
     hist = GaussianMechanism(1.0, 1e-5, 1.0, output_dimension=3)

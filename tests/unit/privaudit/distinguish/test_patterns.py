@@ -14,11 +14,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from privaudit.distinguish import select_events
-from privaudit.distinguish.cell_score import CellFit, fit_cell_score
-from privaudit.distinguish.columns import AtomClass
-from privaudit.distinguish.event_candidates import DIRECTIONS
-from privaudit.distinguish.patterns import (
+from privaudit.auditing.distinguish import select_events
+from privaudit.auditing.distinguish.cell_score import CellFit, fit_cell_score
+from privaudit.auditing.distinguish.columns import AtomClass
+from privaudit.auditing.distinguish.event_candidates import DIRECTIONS
+from privaudit.auditing.distinguish.patterns import (
     PatternAndValue,
     PatternValueEvent,
     ReleasedValue,
@@ -173,7 +173,7 @@ def test_pattern_family_alone_finds_the_known_optimal_event():
     Clopper–Pearson ε bound on its counts is S*: the ratio is 7.5 on S* and on each of
     its subsets (which have fewer counts, hence wider bounds), ≤ 1.2 outside it, so
     adding rows lowers the ratio by far more than the bounds' width (> 20 sd)."""
-    from privaudit.distinguish.event_candidates import _Ids, _pattern_values
+    from privaudit.auditing.distinguish.event_candidates import _Ids, _pattern_values
 
     rng = np.random.default_rng(8)
     fx, fy = _known_event_rows(40_000, "x", rng), _known_event_rows(40_000, "y", rng)

@@ -1,4 +1,4 @@
-"""The exact declared loss law of finite product randomizers (privaudit.distinguish.product_loss)
+"""The exact declared loss law of finite product randomizers (privaudit.auditing.distinguish.product_loss)
 and the Neyman–Pearson events it lets the sampling audit plan."""
 
 from __future__ import annotations
@@ -11,10 +11,10 @@ import pytest
 
 from estimators.local_ustatistics import HadamardRandomizerMechanism
 from privaudit import AuditConfig, audit
-from privaudit.distinguish.declared_plan import declared_loss_law, plan_declared_events
-from privaudit.distinguish.densities import declared_log_densities
-from privaudit.distinguish.events import LogLikelihoodRatio
-from privaudit.distinguish.product_loss import product_loss_law, product_loss_points
+from privaudit.auditing.distinguish.declared_plan import declared_loss_law, plan_declared_events
+from privaudit.auditing.distinguish.densities import declared_log_densities
+from privaudit.auditing.distinguish.events import LogLikelihoodRatio
+from privaudit.auditing.distinguish.product_loss import product_loss_law, product_loss_points
 from privaudit.suites.local import LocalKaryRR
 from spec.errors import AuditError
 

@@ -1,4 +1,4 @@
-"""Rare events of (ε, δ) claims (privaudit.distinguish.rare_events) and their α share."""
+"""Rare events of (ε, δ) claims (privaudit.auditing.distinguish.rare_events) and their α share."""
 
 from __future__ import annotations
 
@@ -8,10 +8,10 @@ import numpy as np
 import pytest
 
 from mechanisms import DiscreteGaussianMechanism, GaussianMechanism, LaplaceMechanism
-from privaudit.distinguish import distinguish_pair
-from privaudit.distinguish.densities import declared_log_densities
-from privaudit.distinguish.pair import POOLED_SHARE, RARE_SHARE
-from privaudit.distinguish.rare_events import (
+from privaudit.auditing.distinguish import distinguish_pair
+from privaudit.auditing.distinguish.densities import declared_log_densities
+from privaudit.auditing.distinguish.pair import POOLED_SHARE, RARE_SHARE
+from privaudit.auditing.distinguish.rare_events import (
     ExactValues,
     ImpossibleUnder,
     Intervals,
@@ -19,7 +19,7 @@ from privaudit.distinguish.rare_events import (
     disjoint,
     find_rare_events,
 )
-from privaudit.pairs import verified_pair
+from privaudit.auditing.pairs import verified_pair
 from privaudit.statistics.pooled import garwood_lower, garwood_upper, pooled_bound
 from privaudit.suites.broken import LeakyClampMean, NoiselessFallbackMean, RareRawMean
 from spec.errors import InvalidParameterError

@@ -1,4 +1,4 @@
-"""Outputs with few distinct values or rows (privaudit.distinguish.rows): exact counts of
+"""Outputs with few distinct values or rows (privaudit.auditing.distinguish.rows): exact counts of
 reduced integer outputs and rows, row keys, the search split's row table.
 
 Every audit here is seeded.  Where an assertion is statistical, its docstring or comment
@@ -14,14 +14,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import privaudit.distinguish as dist
-from privaudit.pairs import verified_pair
+import privaudit.auditing.distinguish as dist
+from privaudit.auditing.pairs import verified_pair
 
 
 def test_reduced_integer_outputs_give_exact_counts():
     """Small-range integer outputs are reduced to (value, count) pairs per chunk: the
     counts, the profile and hence the whole result are those of the raw outputs."""
-    from privaudit.distinguish.rows import distinct_values as _distinct_values
+    from privaudit.auditing.distinguish.rows import distinct_values as _distinct_values
 
     out = np.array([3, 1, 3, 3, 2, 1], dtype=np.int64)
     values, counts = _distinct_values(out)
@@ -37,8 +37,8 @@ def test_reduced_integer_outputs_give_exact_counts():
 def test_reduced_integer_rows_give_exact_counts():
     """2-D outputs of small integers (sparse-vector codes) are reduced to distinct rows
     with counts; anything else is left alone."""
-    from privaudit.distinguish.rows import distinct_outputs as _distinct_outputs
-    from privaudit.distinguish.rows import distinct_rows as _distinct_rows
+    from privaudit.auditing.distinguish.rows import distinct_outputs as _distinct_outputs
+    from privaudit.auditing.distinguish.rows import distinct_rows as _distinct_rows
 
     rng = np.random.default_rng(5)
     codes = rng.integers(-1, 2, size=(5000, 6)).astype(np.float64)
@@ -66,8 +66,8 @@ def test_reduced_integer_rows_give_exact_counts():
 def test_row_keys_of_small_integer_rows_count_exactly(width, span, offset, dtype, seed):
     """Keys of small-integer rows count every distinct row exactly as ``np.unique`` does,
     for float and integer outputs, integer and fractional offsets, int8 and int16 ranges."""
-    from privaudit.distinguish.rows import distinct_rows as _distinct_rows
-    from privaudit.distinguish.rows import row_table, small_integer_row_keys
+    from privaudit.auditing.distinguish.rows import distinct_rows as _distinct_rows
+    from privaudit.auditing.distinguish.rows import row_table, small_integer_row_keys
 
     rng = np.random.default_rng(seed)
     codes = rng.integers(0, span + 1, size=(400, width)) + offset
@@ -106,7 +106,7 @@ def test_row_keys_of_small_integer_rows_count_exactly(width, span, offset, dtype
 def test_row_keys_are_exact_for_every_integer_dtype_and_magnitude(dtype, low, span):
     """Integer rows are keyed exactly whatever their magnitude (no detour through float
     values beyond 2⁵³, no int8 overflow) and booleans are rows of 0/1."""
-    from privaudit.distinguish.rows import distinct_rows, row_table
+    from privaudit.auditing.distinguish.rows import distinct_rows, row_table
 
     rng = np.random.default_rng(8)
     codes = np.array((rng.integers(0, span + 1, size=(600, 2)).astype(object) + low).tolist(),
@@ -128,7 +128,7 @@ def test_search_split_row_table_changes_nothing(monkeypatch, name):
     """Counting the search split once per distinct row (features, value sets, learned
     fits, the judge) chooses exactly the events, levels and expected bound of a pass over
     every row."""
-    import privaudit.distinguish.event_candidates as cand
+    import privaudit.auditing.distinguish.event_candidates as cand
     from privaudit.suites import dpsniper_cases
 
     case = next(c for c in dpsniper_cases() if c.name.endswith(name))
@@ -157,7 +157,7 @@ def test_search_split_row_table_changes_nothing(monkeypatch, name):
 def test_selected_events_of_few_distinct_rows_are_not_copies():
     """On sparse-vector codes no two tested events of one direction hold the same rows
     (a learned-score threshold equal to a value set is tested once)."""
-    from privaudit.distinguish.rows import row_table
+    from privaudit.auditing.distinguish.rows import row_table
     from privaudit.suites import dpsniper_cases
 
     case = next(c for c in dpsniper_cases() if c.name.endswith("SparseVectorTechnique1"))
@@ -179,7 +179,7 @@ def test_selected_events_of_few_distinct_rows_are_not_copies():
 
 def test_sparse_vector_counts_are_the_same_with_and_without_row_reduction(monkeypatch):
     """The whole pair test gives identical counts when the row reduction is disabled."""
-    import privaudit.distinguish.pair as pt
+    import privaudit.auditing.distinguish.pair as pt
     from privaudit.suites import dpsniper_cases
 
     case = next(c for c in dpsniper_cases()

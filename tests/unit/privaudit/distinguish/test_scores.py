@@ -1,4 +1,4 @@
-"""Learned scores (privaudit.distinguish.cell_score, .columns, .logistic): column coding, naive Bayes, joint cells,
+"""Learned scores (privaudit.auditing.distinguish.cell_score, .columns, .logistic): column coding, naive Bayes, joint cells,
 dependence groups, whitening, isotonic fits, the logistic feature map.
 
 Every audit here is seeded.  Where an assertion is statistical, its docstring or comment
@@ -17,18 +17,18 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from privaudit.distinguish.cell_score import (
+from privaudit.auditing.distinguish.cell_score import (
     CellFit,
     dependence_groups,
     fit_cell_score,
     isotonic,
     whitening,
 )
-from privaudit.distinguish.columns import ColumnCoder, fit_column_coder
-from privaudit.distinguish.logistic import fit_logistic_score
+from privaudit.auditing.distinguish.columns import ColumnCoder, fit_column_coder
+from privaudit.auditing.distinguish.logistic import fit_logistic_score
 
 # ----------------------------------------------------------------------------------------
-# learned scores (privaudit.distinguish.cell_score, .columns, .logistic)
+# learned scores (privaudit.auditing.distinguish.cell_score, .columns, .logistic)
 # ----------------------------------------------------------------------------------------
 
 

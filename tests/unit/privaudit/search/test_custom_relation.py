@@ -4,7 +4,7 @@ The relation :class:`SwapAdjacent` relates two datasets of the same size when on
 other with two adjacent records swapped (a model of "the order of arrival is private").
 It implements only what :class:`~spec.relations.NeighbouringRelationBase` asks: deciding,
 generating, and its own adversarial neighbours (``adversarial_pairs``,
-``extreme_neighbours``, ``local_moves``, ``neighbour_strategy``).  Nothing in :mod:`privaudit.search` knows it:
+``extreme_neighbours``, ``local_moves``, ``neighbour_strategy``).  Nothing in :mod:`privaudit.auditing.search` knows it:
 the candidate generator, both local searches and the audit reach its moves through that
 interface only.
 
@@ -28,7 +28,7 @@ from hypothesis import given, settings
 
 from mechanisms import declare_mechanism
 from privaudit import audit
-from privaudit.search import (
+from privaudit.auditing.search import (
     candidate_pairs,
     maximise_over_neighbours,
     maximise_pair_objective,

@@ -1,4 +1,4 @@
-"""Unit tests of privaudit.search: candidate pairs, local search, strategies, shrinking."""
+"""Unit tests of privaudit.auditing.search: candidate pairs, local search, strategies, shrinking."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ import pytest
 from hypothesis import find, given, settings
 from hypothesis import strategies as st
 
-from privaudit.pairs import CandidatePair, to_jsonable, verified_pair
-from privaudit.search import (
+from privaudit.auditing.pairs import CandidatePair, to_jsonable, verified_pair
+from privaudit.auditing.search import (
     NeighbourhoodMaximum,
     candidate_pairs,
     domain_elements,
@@ -484,8 +484,8 @@ def test_patience_ends_climbs_on_a_flat_objective_only():
 def test_weighted_choice_draws_exactly_what_generator_choice_draws():
     """Same index from the same uniform, and the same generator state afterwards, over many
     seeds and probability vectors (uneven, with zeros, one-hot, and the search's own)."""
-    from privaudit.checks import _local_search as ratio_search
-    from privaudit.search import local_search
+    from privaudit.auditing.checks import _local_search as ratio_search
+    from privaudit.auditing.search import local_search
     from spec import WeightedChoice
 
     shapes = np.random.default_rng(2024)
@@ -520,7 +520,7 @@ def test_weighted_choice_refuses_what_choice_refuses(p):
 def test_pair_and_neighbourhood_searches_match_generator_choice_draws(name, monkeypatch):
     """The searches give the same pairs, scores and origins with their moves drawn by
     ``Generator.choice`` (the code before WeightedChoice) as with WeightedChoice."""
-    from privaudit.search import local_search
+    from privaudit.auditing.search import local_search
 
     spec = SPECS[name]
 

@@ -10,9 +10,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats
 
-import privaudit.distinguish as dist
+import privaudit.auditing.distinguish as dist
 from mechanisms import GaussianMechanism, LaplaceMechanism
-from privaudit.pairs import verified_pair
+from privaudit.auditing.pairs import verified_pair
 from privaudit.statistics import (
     predicted_rate_ratio_epsilon,
     rate_ratio_epsilon_lower_bound,

@@ -13,7 +13,7 @@ import pytest
 
 from mechanisms import LaplaceMechanism, smooth_median_mechanism
 from privaudit import AuditConfig, Certificate, audit, certify
-from privaudit.certificates import (
+from privaudit.trust.certificates import (
     STATEMENT,
     CertificateStatus,
     claim_text,
@@ -265,7 +265,7 @@ def test_installation_machinery_is_never_hashed(tmp_path, monkeypatch):
     project folder are still hashed."""
     import sysconfig
 
-    from privaudit import certificates as certs
+    from privaudit.trust import certificates as certs
 
     assert not certs._hashed_module("__editable___privaudit_0_1_0_finder")
     site = Path(sysconfig.get_paths()["purelib"])
@@ -273,7 +273,7 @@ def test_installation_machinery_is_never_hashed(tmp_path, monkeypatch):
     for name in installed:
         importlib.import_module(name)
         assert not certs._hashed_module(name), name
-    assert certs._hashed_module("privaudit.auditor") and certs._hashed_module("spec")
+    assert certs._hashed_module("privaudit.auditing.auditor") and certs._hashed_module("spec")
     module = tmp_path / f"user_mech_{uuid.uuid4().hex[:8]}.py"
     module.write_text("X = 1\n")
     monkeypatch.syspath_prepend(str(tmp_path))

@@ -15,8 +15,8 @@ import pytest
 
 from mechanisms import LaplaceMechanism, Mechanism
 from privaudit import AuditConfig, registry
-from privaudit.certificates import load_certificate
-from privaudit.registry import RegistryEntry
+from privaudit.trust.certificates import load_certificate
+from privaudit.trust.registry import RegistryEntry
 from spec.errors import (
     CertificateError,
     InvalidParameterError,
@@ -111,7 +111,7 @@ def test_builtin_certificates_are_shipped_and_current(name):
     status = registry.status(name)
     assert status.state == "current", (
         f"the shipped certificate of {name!r} is {status}; regenerate it with "
-        f"'privaudit certify --registry {name}' and commit privaudit/builtin_certificates/{name}.json")
+        f"'privaudit certify --registry {name}' and commit privaudit/trust/builtin_certificates/{name}.json")
     cert = registry.certificate(name)
     assert cert is not None and cert.config.samples >= 1_000_000
 

@@ -12,14 +12,14 @@ from pathlib import Path
 import pytest
 
 from privaudit import AuditConfig, certify, registry
-from privaudit.certificates import (
+from privaudit.trust.certificates import (
     _static,
     code_changes,
     current_implementation,
     implementation_of,
 )
-from privaudit.source_units import module_file, read_source, substituted_sources
-from privaudit.tracing import trace_release
+from privaudit.trust.source_units import module_file, read_source, substituted_sources
+from privaudit.trust.tracing import trace_release
 
 FAST = AuditConfig(samples=100_000, confidence=0.99, pilot_samples=1_000, pair_budget=12,
                    pairs_tested=2, claim_budget=40)

@@ -1,6 +1,6 @@
 """Mutation test of certificate coverage: for every registry entry, inserting one statement
 into any project function that runs when the entry is built, computes its statistic and
-samples makes its certificate stale and names the function (:mod:`privaudit.mutations`).
+samples makes its certificate stale and names the function (:mod:`privaudit.trust.mutations`).
 
 The functions are found by an independent :func:`sys.settrace` run on inputs drawn with
 another seed than the certificate's own trace.  The fast tier mutates a seeded sample of
@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from privaudit import registry
-from privaudit.mutations import insert_statement, mutation_check
+from privaudit.trust.mutations import insert_statement, mutation_check
 
 ENTRIES = sorted(entry.name for entry in registry.entries() if entry.builtin)
 

@@ -10,17 +10,17 @@ import pytest
 
 from mechanisms import LaplaceMechanism
 from privaudit import AuditConfig, registry
-from privaudit import verify as verify_module
-from privaudit.certificates import (
+from privaudit.trust import verify as verify_module
+from privaudit.trust.certificates import (
     CERTIFICATE_SCHEMA_VERSION,
     Certificate,
     certify,
     load_certificate,
 )
-from privaudit.cli import main
-from privaudit.config import CERTIFICATE_MINIMUMS, below_certificate_minimums
-from privaudit.consistency import check_consistency
-from privaudit.verify import verify_certificate, verify_path
+from privaudit.interfaces.cli import main
+from privaudit.auditing.config import CERTIFICATE_MINIMUMS, below_certificate_minimums
+from privaudit.trust.consistency import check_consistency
+from privaudit.trust.verify import verify_certificate, verify_path
 from spec.errors import CertificateError, InconsistentCertificateError, RegistryError
 
 FAST = AuditConfig(samples=100_000, confidence=0.99, pilot_samples=1_000, pair_budget=12,

@@ -1,0 +1,46 @@
+"""Claim checks of the auditor: sensitivity claims, noise-law conformance, spec consistency.
+
+* :mod:`privaudit.auditing.checks.sensitivity` — deterministic gray-box checks of the global,
+  local-bound and smooth sensitivity claims on adversarial inputs and pairs;
+* :mod:`privaudit.auditing.checks.conformance` — the noise drawn follows the declared law,
+  tails included (KS, Anderson–Darling, binomial tail tests, χ²);
+* :mod:`privaudit.auditing.checks.float_image` — outputs the modelled float sampler can produce
+  under x but not under its neighbour (Mironov's floating-point attack);
+* :mod:`privaudit.auditing.checks.spike` — no more outputs near the statistic f(x) than the
+  declared additive law allows (rare branches releasing f(x) with little or no noise);
+* :mod:`privaudit.auditing.checks.consistency` — the spec re-validates from JSON and agrees with
+  the mechanism's own parameters;
+* :mod:`privaudit.auditing.checks.local_node` — local node privacy: n public and per-node messages,
+  locality of each randomizer, per-node and exact joint accounting, and the global
+  certificate of Lemma 5.4 (Raskhodnikova, Smith, Wagaman & Zavyalov).
+
+Every check returns a :class:`~privaudit.auditing.results.CheckOutcome` (the smooth check a pair of
+them): ``"violated"`` with a counterexample, ``"passed"``, or ``"skipped"`` with the reason.
+"""
+
+from __future__ import annotations
+
+from .conformance import check_noise_law
+from .consistency import check_spec_consistency
+from .float_image import check_float_image, float_image_applies
+from .local_node import check_local_node, local_node_checks_apply
+from .sensitivity import (
+    check_global_sensitivity,
+    check_local_sensitivity_bound,
+    check_smooth_sensitivity,
+)
+from .spike import check_spike, spike_applies
+
+__all__ = [
+    "check_float_image",
+    "check_global_sensitivity",
+    "check_local_node",
+    "check_local_sensitivity_bound",
+    "check_noise_law",
+    "check_smooth_sensitivity",
+    "check_spec_consistency",
+    "check_spike",
+    "float_image_applies",
+    "local_node_checks_apply",
+    "spike_applies",
+]

@@ -1,0 +1,330 @@
+"""Noise-law conformance: does the noise a mechanism actually draws follow its declared law?
+
+:func:`check_noise_law` draws N outputs on one input in a single ``mechanism.sample`` call,
+turns them into draws of the declared *standardised* noise and tests them against it:
+
+==========================  =================================================  ==========================
+spec.noise                  draws tested                                       sub-tests
+==========================  =================================================  ==========================
+AdditiveNoise (continuous)  output − f(x), all coordinates pooled              KS, Anderson–Darling, tails
+AdditiveNoise (integer)     output − f(x), all coordinates pooled              χ² (merged bins), tails
+SmoothSensitivityNoise      (output − f(x)) · a / S(x)                          KS, Anderson–Darling, tails
+RandomizedResponse          output frequencies vs P(· | x)                     χ² or exact multinomial
+NoisyArgmax                 output frequencies vs exact selection probabilities  χ² or exact multinomial
+==========================  =================================================  ==========================
+
+The tail tests (exact binomial tests of the counts beyond the law's 1 − q/2 quantiles, both
+tails together and each alone, q ∈ {1e-2, 1e-3, 1e-4} where N·q ≥ 20) catch samplers whose
+tails are cut or flattened — the Curator Attack of Wang et al. (CCS 2024), which a
+black-box auditor with a KS test alone misses.  The k sub-tests are combined by Bonferroni
+(each at level α/k), so a mechanism whose noise follows its declared law is reported as
+violated with probability at most α (up to the ~1e-6 accuracy of the Anderson–Darling
+p-value approximation).
+
+References
+----------
+.. [1] Anderson & Darling, "A test of goodness of fit", JASA 49, 1954.
+.. [2] Marsaglia & Marsaglia, "Evaluating the Anderson–Darling distribution", J. Stat.
+   Softw. 9(2), 2004.
+.. [3] Kolmogorov 1933; Smirnov 1948 (``scipy.stats.kstest``).
+.. [4] Wang et al., "Curator Attack: when blackbox differential privacy
+   auditing loses its power", ACM CCS 2024
+   (github.com/ShimingWang98/Curator-Attack-When-Blackbox-DP-Auditing-Loses-Its-Power).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from mechanisms import Mechanism
+from spec import (
+    AdditiveNoise,
+    FiniteRandomizer,
+    NoisyArgmax,
+    RandomizedResponse,
+    RandomLike,
+    SmoothSensitivityNoise,
+    as_generator,
+    check_alpha,
+)
+
+from ..pairs import to_jsonable
+from ..results import CheckOutcome, jsonable_details
+from ._common import check_count, missing_hooks, skipped
+from ._gof import (
+    BINNED_ABOVE,
+    BinnedSample,
+    IntegerCounter,
+    SubTest,
+    anderson_darling_test,
+    chi_square_test,
+    exact_multinomial_test,
+    integer_bins,
+    ks_test,
+    tail_tests,
+)
+from ._selection import selection_probabilities
+
+__all__ = ["check_noise_law"]
+
+_NAME = "noise_law"
+
+
+# ----------------------------------------------------------------------------------------
+# sub-test batteries
+# ----------------------------------------------------------------------------------------
+def _support_failure(what: str, bad: int, n: int) -> list[SubTest]:
+    return [SubTest("support", float(bad), 0.0, {"impossible_draws": bad, "n": n, "why": what})]
+
+
+def _continuous_tests(z: np.ndarray, law: Any) -> list[SubTest]:
+    """KS, Anderson–Darling and tail tests of ``z`` against a continuous law (through a
+    binned probability-integral transform above :data:`~._gof.BINNED_ABOVE` draws)."""
+    if not np.all(np.isfinite(z)):
+        return _support_failure("non-finite draws", int(np.sum(~np.isfinite(z))), z.size)
+    if z.size > BINNED_ABOVE:
+        binned = BinnedSample(z, law)
+        return [binned.ks(), binned.ad(), *tail_tests(binned, law, discrete=False)]
+    zs = np.sort(z)
+    cdf = np.asarray(law.cdf(zs), dtype=np.float64)
+    sf = np.asarray(law.sf(zs), dtype=np.float64)
+    with np.errstate(divide="ignore"):
+        log_cdf, log_sf = np.log(cdf), np.log(sf)
+    return [ks_test(cdf), anderson_darling_test(log_cdf, log_sf),
+            *tail_tests(zs, law, discrete=False)]
+
+
+def _integer_tests(z: np.ndarray, law: Any) -> list[SubTest]:
+    """χ² over quantile bins (merged to expected ≥ 5) and tail tests against an integer law."""
+    off_lattice = ~np.isfinite(z) | (z != np.round(z))
+    if off_lattice.any():
+        return _support_failure("draws off the integer lattice", int(off_lattice.sum()), z.size)
+    counter = IntegerCounter.of(z)
+    if counter is None:
+        zs = np.sort(z)
+        edges, probs = integer_bins(law, zs.size)
+        counts = np.bincount(np.searchsorted(edges, zs, side="left"), minlength=probs.size)
+        return [chi_square_test(counts, probs), *tail_tests(zs, law, discrete=True)]
+    edges, probs = integer_bins(law, z.size)
+    # bins (−∞, b₀], (b₀, b₁], …, (b_last, ∞) on the integers: counts from #{Z ≤ b}
+    at_or_below = np.array([counter.count_le(float(b)) for b in edges], dtype=np.int64)
+    counts = np.diff(np.concatenate([[0], at_or_below, [z.size]]))
+    return [chi_square_test(counts, probs), *tail_tests(counter, law, discrete=True)]
+
+
+def _categorical_tests(out: np.ndarray, probs: np.ndarray) -> list[SubTest]:
+    """Exact multinomial (tiny samples) or χ² of category frequencies against ``probs``."""
+    m = probs.size
+    labels = np.asarray(out).ravel()
+    valid = np.isfinite(labels) & (labels == np.round(labels)) & (labels >= 0) & (labels < m) \
+        if labels.dtype.kind == "f" else (labels >= 0) & (labels < m)
+    if not np.all(valid):
+        return _support_failure(f"outputs outside the categories 0..{m - 1}",
+                                int(np.sum(~valid)), labels.size)
+    counts = np.bincount(labels.astype(np.int64), minlength=m)
+    exact = exact_multinomial_test(counts, probs)
+    if exact is not None:
+        return [exact]
+    return [chi_square_test(counts, probs, order=np.argsort(probs, kind="stable"))]
+
+
+# ----------------------------------------------------------------------------------------
+# the check
+# ----------------------------------------------------------------------------------------
+def _outcome(tests: list[SubTest], alpha: float, what: str, **extra: Any) -> CheckOutcome:
+    k = len(tests)
+    level = alpha / k
+    adjusted = [min(1.0, t.p_value * k) for t in tests]
+    worst = int(np.argmin([t.p_value for t in tests]))
+    rejected = [t.name for t in tests if t.p_value < level]
+    violated = bool(rejected)
+    sub = {t.name: {"statistic": t.statistic, "p_value": t.p_value, "adjusted_p_value": a,
+                    "rejected": t.p_value < level, **t.info} for t, a in zip(tests, adjusted)}
+    summary = (f"{what}: {'rejected by ' + ', '.join(rejected) if violated else 'no sub-test rejects'}"
+               f" (smallest Bonferroni-adjusted p = {adjusted[worst]:.3g} from {tests[worst].name},"
+               f" {k} sub-tests at level alpha/{k} = {level:.3g})")
+    details = jsonable_details(
+        bonferroni_k=k, alpha=alpha, level_per_test=level, rejected=rejected,
+        worst_test=tests[worst].name, subtests=sub, **extra)
+    return CheckOutcome(name=_NAME, status="violated" if violated else "passed", summary=summary,
+                        statistic=adjusted[worst], threshold=alpha, error_rate=alpha,
+                        details=details)
+
+
+#: Coordinates of a finite randomizer's release whose frequencies are tested.
+FINITE_COORDINATES_TESTED = 16
+
+
+def _finite_randomizer_outcome(mechanism: Mechanism, noise: FiniteRandomizer, xv: Any, n: int,
+                               gen: np.random.Generator, level: float, shown_input: Any
+                               ) -> CheckOutcome:
+    """Sampler against the ``output_probabilities`` hook, coordinate by coordinate."""
+    law = noise.law
+    length, alphabet = int(law.length), int(law.alphabet)
+    probs = np.asarray(mechanism.output_probabilities(xv), dtype=np.float64).reshape(length,
+                                                                                    alphabet)
+    out = np.asarray(mechanism.sample(xv, n, gen))
+    expected = (n,) if length == 1 else (n, length)
+    if out.shape != expected and not (length == 1 and out.shape == (n, 1)):
+        return CheckOutcome(
+            name=_NAME, status="violated", error_rate=level,
+            summary=f"the sampler returned outputs of shape {out.shape}; the declared finite "
+                    f"law has {length} coordinate(s) per release (expected {expected})",
+            details=jsonable_details(samples=n, output_shape=list(out.shape)))
+    out = out.reshape(n, length)
+    tested = min(length, FINITE_COORDINATES_TESTED)
+    tests: list[SubTest] = []
+    for c in range(tested):
+        for t in _categorical_tests(out[:, c], probs[c]):
+            tests.append(SubTest(f"coordinate {c}: {t.name}", t.statistic, t.p_value, t.info))
+    return _outcome(tests, level, f"finite randomizer outputs on x = {_short_input(shown_input)} "
+                                  f"vs output_probabilities(x) ({tested} of {length} "
+                                  "coordinate(s))", samples=n, law="FiniteOutputLaw",
+                    input=shown_input)
+
+
+def _short_input(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:59] + "…"
+
+
+def check_noise_law(mechanism: Mechanism, x: Any, rng: RandomLike, *, samples: int = 100_000,
+                    alpha: float = 0.01) -> CheckOutcome:
+    """Test that the noise drawn on input ``x`` follows the spec's declared noise law.
+
+    ``samples`` outputs are drawn in ONE ``mechanism.sample`` call and standardised:
+
+    * :class:`~spec.AdditiveNoise` — residuals output − f(x), coordinates pooled, against
+      ``law``: continuous laws by Kolmogorov–Smirnov, Anderson–Darling (A² computed
+      directly, p-value by Marsaglia & Marsaglia 2004) and tail tests; integer laws by χ²
+      over quantile bins merged to expected counts ≥ 5 and the same tail tests on integer
+      thresholds;
+    * :class:`~spec.SmoothSensitivityNoise` — (output − f(x))·a/S(x) against the
+      standardised law, with the continuous battery;
+    * :class:`~spec.RandomizedResponse` — frequencies against ``law.pmf_given(·, x)``;
+    * :class:`~spec.FiniteRandomizer` — each coordinate's frequencies (up to
+      :data:`FINITE_COORDINATES_TESTED` coordinates) against the gray-box hook
+      ``output_probabilities(x)``, after checking the outputs' shape;
+    * :class:`~spec.NoisyArgmax` — frequencies against the exact selection probabilities
+      (softmax for Gumbel noise, vectorised quadrature otherwise, see
+      :mod:`privaudit.auditing.checks._selection`);
+
+    categorical frequencies by the exact multinomial test when the number of possible
+    outcomes is at most 1e5, else by χ² (merged cells).  Tail tests: for q ∈ {1e-2, 1e-3,
+    1e-4} with samples·q ≥ 20, exact two-sided binomial tests of the counts beyond the
+    quantiles q/2 and 1 − q/2, both tails together and each tail alone.
+
+    The k sub-tests are Bonferroni-combined: each at level α/k (k in ``details``); the
+    check is violated when any rejects, so its false-alarm probability is at most α.
+
+    Parameters
+    ----------
+    mechanism : Mechanism
+        Needs the ``statistic`` hook for additive, smooth and argmax noise, and
+        ``smooth_sensitivity`` for smooth noise.
+    x : object
+        The input (an element of the spec's domain).
+    rng : Generator, int or None
+        The only source of randomness (passed to ``mechanism.sample``).
+    samples : int
+        Number of outputs N ≥ 1 (one batched call).
+    alpha : float
+        Family-wise error rate in (0, 1).
+
+    Returns
+    -------
+    CheckOutcome
+        ``statistic`` is the smallest Bonferroni-adjusted p-value, ``threshold`` α,
+        ``error_rate`` α; ``details`` lists every sub-test (statistic, p-value, adjusted
+        p-value, observed and expected counts for the tail tests).  ``"skipped"`` when the
+        spec declares no noise, a needed hook is missing, or S(x) = 0 with noiseless
+        outputs (nothing to test).
+
+    Raises
+    ------
+    InvalidParameterError
+        If ``samples`` or ``alpha`` is out of range.
+
+    References
+    ----------
+    .. [1] Anderson & Darling, JASA 1954; Marsaglia & Marsaglia, J. Stat. Softw. 2004.
+    .. [2] Wang et al., "The Curator Attack", CCS 2024.
+    """
+    n = check_count(samples, "samples", 1)
+    level = check_alpha(alpha)
+    spec = mechanism.spec
+    noise = spec.noise
+    if noise is None:
+        return skipped(_NAME, "the spec declares no noise law (a black-box mechanism)")
+    needs = {AdditiveNoise: ["statistic"], SmoothSensitivityNoise: ["statistic",
+             "smooth_sensitivity"], NoisyArgmax: ["statistic"], RandomizedResponse: [],
+             FiniteRandomizer: ["output_probabilities"]}
+    missing = missing_hooks(mechanism, needs.get(type(noise), []))
+    if missing:
+        return skipped(_NAME, f"{type(noise).__name__} noise cannot be standardised without "
+                              f"the gray-box hook(s) {missing}")
+    gen = as_generator(rng)
+    xv = mechanism.validate_input(x)
+    shown_input = to_jsonable(xv)
+    law = noise.law
+    law_name = type(law).__name__
+
+    if isinstance(noise, RandomizedResponse):
+        probs = np.asarray(law.pmf_given(np.arange(law.categories), xv), dtype=np.float64)
+        out = np.asarray(mechanism.sample(xv, n, gen))
+        return _outcome(_categorical_tests(out, probs), level,
+                        f"{law.categories}-ary randomized response outputs on x = {int(xv)} "
+                        f"vs P(y | x)", samples=n, law=law_name, input=shown_input)
+
+    if isinstance(noise, FiniteRandomizer):
+        return _finite_randomizer_outcome(mechanism, noise, xv, n, gen, level, shown_input)
+
+    if isinstance(noise, NoisyArgmax):
+        scores = np.asarray(mechanism.statistic(xv), dtype=np.float64).ravel()
+        probs, quad_error = selection_probabilities(law, scores)
+        out = np.asarray(mechanism.sample(xv, n, gen))
+        return _outcome(_categorical_tests(out, probs), level,
+                        f"noisy-argmax outputs ({law_name} noise, {scores.size} candidates) vs "
+                        f"the exact selection probabilities", samples=n, law=law_name, input=shown_input,
+                        probabilities=probs, quadrature_error=quad_error)
+
+    centre = np.asarray(mechanism.statistic(xv), dtype=np.float64)
+    out = np.asarray(mechanism.sample(xv, n, gen), dtype=np.float64)
+    expected_size = n * max(1, centre.size)
+    if out.size != expected_size:
+        return CheckOutcome(
+            name=_NAME, status="violated", error_rate=level,
+            summary=f"the sampler returned {out.size} values for {n} draws of a statistic with "
+                    f"{centre.size} coordinates (expected {expected_size})",
+            details=jsonable_details(samples=n, output_shape=list(out.shape)))
+    residual = (out.reshape(n, -1) - centre.reshape(1, -1)).ravel()
+    if isinstance(noise, SmoothSensitivityNoise):
+        s_x = float(mechanism.smooth_sensitivity(xv))
+        if s_x == 0.0:
+            moved = int(np.count_nonzero(residual))
+            if moved == 0:
+                return skipped(_NAME, "S(x) = 0 at this input, so the declared noise is zero and "
+                                      "the outputs equal f(x): nothing to test (choose an input "
+                                      "with S(x) > 0)", samples=n)
+            return CheckOutcome(
+                name=_NAME, status="violated", error_rate=level, statistic=0.0, threshold=level,
+                summary=f"S(x) = 0 declares noiseless outputs, but {moved} of {n} outputs "
+                        "differ from f(x)",
+                details=jsonable_details(samples=n, noisy_outputs=moved))
+        z = residual * (noise.alpha / s_x)
+        what = (f"standardised smooth-sensitivity noise (output - f(x))*a/S(x) with "
+                f"S(x) = {s_x:.6g}, a = {noise.alpha:g} vs {law_name}")
+        extra: dict[str, Any] = {"smooth_sensitivity": s_x, "noise_scale": s_x / noise.alpha}
+    else:
+        z = residual
+        what = f"residuals output - f(x) ({centre.size} coordinate(s) pooled) vs {law!r}"
+        extra = {}
+    unit = getattr(law, "unit_law", None)
+    if unit is not None:  # a law on the lattice g·ℤ: test z/g (exact, g = 2^−k) on ℤ
+        z, law = z / law.granularity, unit
+    tests = _integer_tests(z, law) if law.is_discrete else _continuous_tests(z, law)
+    return _outcome(tests, level, what, samples=n, draws_tested=int(z.size), law=law_name,
+                    input=shown_input, **extra)
+

@@ -1,0 +1,429 @@
+"""Exact audits of local randomizers with finitely many outputs (no sampling).
+
+When a spec declares a finite output law (:class:`~spec.FiniteRandomizer`, or
+:class:`~spec.RandomizedResponse`) and the mechanism exposes the gray-box hook
+:meth:`~mechanisms.Mechanism.output_probabilities`, the probability of every output under
+every input is known, so privacy is a computation, not an estimate:
+
+* the exact ε of a pair is max_o ln P(o | x)/P(o | y) over both orders; for a release of
+  L independent coordinates it is Σ_c max_o ln P_c(o | x)/P_c(o | y) (the maximum of a sum
+  over a product set is the sum of the maxima);
+* the exact privacy profile of a pair is the hockey-stick divergence
+  δ_{x,y}(ε) = Σ_o (P(o | x) − e^ε P(o | y))₊; for a product law it is computed from the
+  exact privacy-loss distribution, the convolution of the coordinates' finitely supported
+  loss laws (``docs/ldp_ustat_study.md``, "Exact audits").
+
+Pairs.  A finite input domain of at most :data:`EXACT_MAX_INPUTS` elements is enumerated and
+every neighbouring pair is examined (``coverage = "all_pairs"``: the ε is the mechanism's
+ε).  Otherwise the inputs are the auditor's candidate pairs plus a grid of the scalar
+domain, and every pair among them (local relation) or every candidate pair (other
+relations) is examined (``coverage = "searched_pairs"``: the ε is exact on those pairs and a
+lower bound on the mechanism's).
+
+The exact computation trusts the hook; the auditor's noise-law check tests the sampler
+against the hook on the worst pair (:func:`privaudit.auditing.checks.check_noise_law`), so a hook
+that misdescribes the sampler is caught statistically.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any, Literal
+
+import numpy as np
+from pydantic import Field, JsonValue
+
+from mechanisms import Mechanism
+from spec import (
+    ExtendedEpsilon,
+    FiniteRandomizer,
+    LocalRelation,
+    MechanismSpec,
+    RandomizedResponse,
+    SpecModel,
+)
+from spec.domains import IntegerRange, RealInterval
+from spec.errors import AuditError, PrivauditError
+
+from .pairs import CandidatePair, from_jsonable_input, to_jsonable
+from .results import CheckOutcome, Counterexample
+from privaudit.statistics import claimed_point
+from .texts import format_epsilon
+
+__all__ = [
+    "EXACT_MAX_INPUTS",
+    "ExactAuditResult",
+    "ExactProfilePoint",
+    "exact_audit_applies",
+    "exact_check",
+    "exact_privacy",
+    "hockey_stick",
+]
+
+#: Finite domains up to this size are enumerated in full (every pair examined).
+EXACT_MAX_INPUTS = 2048
+#: Grid points added for bounded scalar domains that are not enumerated.
+GRID_POINTS = 1025
+#: Absolute slack on δ and relative slack on ε when comparing exact values with claims.
+TOLERANCE = 1e-9
+#: Pairs whose privacy profile is computed when not every pair can be (largest ε first).
+PROFILE_PAIRS = 32
+#: Largest support of a convolved privacy-loss law (product laws).
+MAX_LOSS_SUPPORT = 200_000
+#: Multiples of the claimed ε at which the exact profile is reported.
+PROFILE_MULTIPLES = (0.0, 0.25, 0.5, 0.75, 1.0, 1.25, 1.5, 2.0)
+
+
+class ExactProfilePoint(SpecModel):
+    """δ(ε) = max over the examined pairs of the hockey-stick divergence, against the claim."""
+
+    epsilon: float
+    delta_exact: float
+    delta_claimed: float
+
+    @property
+    def violated(self) -> bool:
+        """True when the exact δ exceeds the claimed one."""
+        return self.delta_exact > self.delta_claimed + TOLERANCE
+
+
+class ExactAuditResult(SpecModel):
+    """The exact privacy of a finite randomizer over the examined pairs.
+
+    Attributes
+    ----------
+    epsilon_exact : float or "inf"
+        The largest log-likelihood ratio over the examined pairs and outputs.
+    coverage : {"all_pairs", "searched_pairs"}
+        ``all_pairs``: every neighbouring pair of the (finite) domain was examined, so
+        ``epsilon_exact`` is the mechanism's ε; ``searched_pairs``: exact on the pairs
+        examined, a lower bound on the mechanism's ε.
+    inputs_examined, pairs_examined : int
+    worst_pair : Counterexample
+        The pair (x, y) attaining ``epsilon_exact`` (in that order).
+    profile : tuple of ExactProfilePoint
+        Exact δ(ε) at multiples of the claimed ε (and at ``epsilon_exact``).
+    profile_pairs : int
+        Number of pairs (ordered) the profile maximises over.
+    violated : bool
+        True when the exact profile exceeds the claimed one anywhere (for a pure claim:
+        ``epsilon_exact`` > claimed ε).
+    statement : str
+        One sentence for reports, stating that the numbers are exact.
+    """
+
+    mode: Literal["exact"] = "exact"
+    epsilon_exact: ExtendedEpsilon
+    epsilon_claimed: float
+    delta_claimed: float
+    delta_at_claimed_epsilon: float
+    coverage: Literal["all_pairs", "searched_pairs"]
+    inputs_examined: int
+    pairs_examined: int
+    worst_pair: Counterexample
+    profile: tuple[ExactProfilePoint, ...] = ()
+    profile_pairs: int = 0
+    violated: bool
+    statement: str
+    details: dict[str, JsonValue] = Field(default_factory=dict)
+
+
+# ----------------------------------------------------------------------------------------
+# applicability and the law's shape
+# ----------------------------------------------------------------------------------------
+def exact_audit_applies(mechanism: Mechanism) -> bool:
+    """True when the spec declares a finite output law and the mechanism exposes it."""
+    noise = mechanism.spec.noise
+    if not isinstance(noise, (FiniteRandomizer, RandomizedResponse)):
+        return False
+    try:
+        return bool(mechanism.provides("output_probabilities"))
+    except PrivauditError:
+        return False
+
+
+def _law_shape(spec: MechanismSpec) -> tuple[int, int]:
+    noise = spec.noise
+    if isinstance(noise, FiniteRandomizer):
+        return int(noise.law.length), int(noise.law.alphabet)
+    if isinstance(noise, RandomizedResponse):
+        return 1, int(noise.law.categories)
+    raise AuditError(f"{spec.name!r} declares no finite output law")
+
+
+def _probabilities(mechanism: Mechanism, x: Any, shape: tuple[int, int]) -> np.ndarray:
+    """The hook's (L, A) table on ``x``, validated as a product of probability laws."""
+    p = np.asarray(mechanism.output_probabilities(x), dtype=np.float64)
+    if p.ndim == 1 and shape[0] == 1:
+        p = p[None, :]
+    if p.shape != shape:
+        raise AuditError(f"output_probabilities of {mechanism.name!r} returned shape {p.shape}; "
+                         f"the spec declares {shape} (coordinates, alphabet)")
+    if not np.isfinite(p).all() or (p < 0).any():
+        raise AuditError(f"output_probabilities of {mechanism.name!r} returned a value outside "
+                         f"[0, 1] on x = {to_jsonable(x)!r}")
+    sums = p.sum(axis=1)
+    if np.abs(sums - 1.0).max() > 1e-9:
+        raise AuditError(f"output_probabilities of {mechanism.name!r} on x = {to_jsonable(x)!r} "
+                         f"do not sum to 1 (coordinate sums {sums.tolist()[:4]})")
+    return p
+
+
+# ----------------------------------------------------------------------------------------
+# exact ε and δ(ε) of one pair
+# ----------------------------------------------------------------------------------------
+def _log(p: np.ndarray) -> np.ndarray:
+    with np.errstate(divide="ignore"):
+        return np.log(p)
+
+
+def _pair_epsilons(lp_x: np.ndarray, lp_ys: np.ndarray) -> np.ndarray:
+    """ε(x → y) = Σ_c max_{o: P_c(o|x) > 0} ln P_c(o|x) − ln P_c(o|y), for many y at once.
+
+    ``lp_x`` has shape (L, A); ``lp_ys`` shape (m, L, A).  Returns shape (m,).
+    """
+    with np.errstate(invalid="ignore"):
+        diff = np.where(np.isfinite(lp_x)[None], lp_x[None] - lp_ys, -np.inf)
+    return diff.max(axis=2).sum(axis=1)
+
+
+def hockey_stick(p: np.ndarray, q: np.ndarray, epsilons: Sequence[float]) -> np.ndarray:
+    """Exact δ(ε) = Σ_o (P(o) − e^ε Q(o))₊ of one ordered pair, at each ε.
+
+    ``p``, ``q`` are (L, A) product laws.  For L = 1 this is the direct sum; for L > 1 the
+    exact privacy-loss distribution is built by convolution (losses merged when equal to
+    12 significant digits) and δ(ε) = E_P[(1 − e^{ε − loss})₊].
+
+    Raises
+    ------
+    AuditError
+        If the convolved loss law would exceed :data:`MAX_LOSS_SUPPORT` values.
+    """
+    eps = np.asarray(epsilons, dtype=np.float64)
+    if p.shape[0] == 1:
+        with np.errstate(over="ignore"):
+            gaps = p[0][None, :] - np.exp(eps)[:, None] * q[0][None, :]
+        return np.clip(gaps, 0.0, None).sum(axis=1)
+    losses, masses = np.zeros(1), np.ones(1)
+    for c in range(p.shape[0]):
+        support = p[c] > 0
+        with np.errstate(divide="ignore"):
+            loss_c = np.where(q[c][support] > 0, np.log(p[c][support]) - _log(q[c][support]),
+                              np.inf)
+        loss_c, mass_c = _merge(loss_c, p[c][support])
+        if losses.size * loss_c.size > MAX_LOSS_SUPPORT * 8:
+            raise AuditError("the privacy-loss law of this product is too large to convolve "
+                             f"exactly ({losses.size} × {loss_c.size} values)")
+        losses, masses = _merge((losses[:, None] + loss_c[None, :]).ravel(),
+                                (masses[:, None] * mass_c[None, :]).ravel())
+        if losses.size > MAX_LOSS_SUPPORT:
+            raise AuditError(f"the privacy-loss law has {losses.size} support points, more "
+                             f"than {MAX_LOSS_SUPPORT}")
+    finite = np.isfinite(losses)
+    out = np.empty(eps.size)
+    for i, e in enumerate(eps):
+        with np.errstate(over="ignore"):
+            part = masses[finite] * np.clip(1.0 - np.exp(e - losses[finite]), 0.0, None)
+        out[i] = part.sum() + masses[~finite].sum()
+    return out
+
+
+def _merge(losses: np.ndarray, masses: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Aggregate the masses of equal losses (equal to 12 significant digits)."""
+    finite = np.isfinite(losses)
+    keys = np.where(finite, np.round(losses, 12), np.inf)
+    uniq, inverse = np.unique(keys, return_inverse=True)
+    return uniq, np.bincount(inverse.ravel(), weights=masses, minlength=uniq.size)
+
+
+# ----------------------------------------------------------------------------------------
+# inputs and pairs
+# ----------------------------------------------------------------------------------------
+def _key(value: Any) -> str:
+    return repr(to_jsonable(value))
+
+
+def _inputs_and_pairs(spec: MechanismSpec, candidates: Sequence[CandidatePair], max_inputs: int
+                      ) -> tuple[list[Any], list[tuple[int, int]] | None, str]:
+    """Inputs, index pairs (``None``: all pairs, local relation) and the coverage."""
+    domain, relation = spec.input_domain, spec.relation
+    local = isinstance(relation, LocalRelation)
+    enumerated: list[Any] | None = None
+    if domain.is_finite and domain.cardinality <= max_inputs:
+        enumerated = [domain.validate(v) for v in domain.enumerate()]
+    if enumerated is not None:
+        if local:
+            return enumerated, None, "all_pairs"
+        index = {_key(v): i for i, v in enumerate(enumerated)}
+        try:
+            pairs = sorted({(i, index[_key(y)]) for i, x in enumerate(enumerated)
+                            for y in relation.neighbours(x, domain)})
+            return enumerated, pairs, "all_pairs"
+        except (PrivauditError, NotImplementedError, KeyError):
+            pass
+    inputs: list[Any] = []
+    seen: dict[str, int] = {}
+
+    def add(value: Any) -> int:
+        k = _key(value)
+        if k not in seen:
+            seen[k] = len(inputs)
+            inputs.append(value)
+        return seen[k]
+
+    cand_pairs = [(add(p.x), add(p.y)) for p in candidates]
+    if local and isinstance(domain, (RealInterval, IntegerRange)) and \
+            domain.lo is not None and domain.hi is not None:
+        grid = np.linspace(float(domain.lo), float(domain.hi), GRID_POINTS)
+        if isinstance(domain, IntegerRange):
+            grid = np.unique(np.round(grid).astype(np.int64))
+        for v in grid:
+            add(domain.validate(v))
+    if not inputs:
+        raise AuditError(f"no inputs to examine for {spec.name!r}: give candidate pairs")
+    return inputs, (None if local else sorted(set(cand_pairs))), "searched_pairs"
+
+
+# ----------------------------------------------------------------------------------------
+# the audit
+# ----------------------------------------------------------------------------------------
+def exact_privacy(mechanism: Mechanism, *, candidates: Sequence[CandidatePair] = (),
+                  max_inputs: int = EXACT_MAX_INPUTS) -> ExactAuditResult:
+    """The exact ε and δ(ε) of a finite randomizer over every (or the searched) pairs.
+
+    Parameters
+    ----------
+    mechanism : Mechanism
+        With a :class:`~spec.FiniteRandomizer` (or randomized-response) spec and the
+        ``output_probabilities`` hook.
+    candidates : sequence of CandidatePair
+        Pairs to examine when the domain is not enumerated (the auditor's search).
+    max_inputs : int
+        Largest finite domain enumerated in full.
+
+    Returns
+    -------
+    ExactAuditResult
+
+    Raises
+    ------
+    AuditError
+        If the mechanism declares no finite law, lacks the hook, or the hook returns
+        something that is not a product of probability laws of the declared shape.
+    """
+    spec = mechanism.spec
+    if not exact_audit_applies(mechanism):
+        raise AuditError(f"{mechanism.name!r} has no finite output law with an "
+                         "output_probabilities hook; the exact audit does not apply")
+    eps_claimed, delta_claimed = claimed_point(spec.guarantee)
+    shape = _law_shape(spec)
+    inputs, pairs, coverage = _inputs_and_pairs(spec, candidates, max_inputs)
+    probs = np.stack([_probabilities(mechanism, x, shape) for x in inputs])   # (N, L, A)
+    logs = _log(probs)
+
+    if pairs is None:                       # local relation: every pair of distinct laws
+        flat = probs.reshape(len(inputs), -1)
+        _, first = np.unique(flat, axis=0, return_index=True)
+        rows = np.sort(np.asarray(first))
+        eps_matrix = np.empty((rows.size, rows.size))
+        for a, i in enumerate(rows):
+            eps_matrix[a] = _pair_epsilons(logs[i], logs[rows])
+        off = ~np.eye(rows.size, dtype=bool)
+        aa, bb = np.nonzero(off)
+        ii, jj, pair_eps = rows[aa], rows[bb], eps_matrix[off]
+        n_pairs = len(inputs) * (len(inputs) - 1) // 2
+        distinct = int(rows.size)
+    else:
+        ordered = sorted({(i, j) for i, j in pairs} | {(j, i) for i, j in pairs})
+        ordered = [(i, j) for i, j in ordered if i != j]
+        ii = np.array([i for i, _ in ordered], dtype=np.int64)
+        jj = np.array([j for _, j in ordered], dtype=np.int64)
+        pair_eps = np.array([float(_pair_epsilons(logs[i], logs[j][None])[0])
+                             for i, j in ordered])
+        n_pairs = len(pairs)
+        distinct = len(inputs)
+    if pair_eps.size:
+        top = int(np.argmax(pair_eps))
+        best = (float(pair_eps[top]), int(ii[top]), int(jj[top]))
+    else:
+        best = (0.0, 0, 0)
+    eps_exact, wi, wj = best
+    eps_exact = max(0.0, eps_exact)
+
+    grid = sorted({m * eps_claimed for m in PROFILE_MULTIPLES} |
+                  ({eps_exact} if math.isfinite(eps_exact) else set()))
+    budget_all = ii.size * probs.shape[1] * probs.shape[2] * len(grid) <= 20_000_000 \
+        and probs.shape[1] == 1
+    if not budget_all:
+        keep = np.argsort(-pair_eps, kind="stable")[:PROFILE_PAIRS]
+        ii, jj = ii[keep], jj[keep]
+    delta_exact = np.zeros(len(grid))
+    note = ""
+    computed = ii.size > 0
+    try:
+        if computed and probs.shape[1] == 1:
+            for start in range(0, ii.size, 2048):
+                sl = slice(start, start + 2048)
+                p, q = probs[ii[sl], 0], probs[jj[sl], 0]             # (m, A)
+                with np.errstate(over="ignore"):
+                    gaps = p[:, None, :] - np.exp(np.asarray(grid))[None, :, None] * q[:, None, :]
+                delta_exact = np.maximum(delta_exact, np.clip(gaps, 0, None).sum(axis=2).max(axis=0))
+        else:
+            for i, j in zip(ii, jj):
+                delta_exact = np.maximum(delta_exact, hockey_stick(probs[i], probs[j], grid))
+    except AuditError as exc:
+        note = f"profile not computed: {exc}"
+        computed = False
+    profile = tuple(ExactProfilePoint(epsilon=float(e), delta_exact=float(d),
+                                      delta_claimed=float(spec.delta_for_epsilon(e)))
+                    for e, d in zip(grid, delta_exact)) if computed else ()
+    delta_at_claim = float(hockey_stick_max(profile, eps_claimed))
+    pure_violation = delta_claimed == 0.0 and eps_exact > eps_claimed * (1 + TOLERANCE) + TOLERANCE
+    violated = bool(pure_violation or any(pt.violated for pt in profile))
+    where = ("every neighbouring pair of the " if coverage == "all_pairs" else
+             "the searched pairs among the ")
+    statement = (f"EXACT (no sampling): epsilon = {format_epsilon(eps_exact, 6)} from the "
+                 f"declared output probabilities over {where}{len(inputs)} inputs "
+                 f"({n_pairs} pairs, {distinct} distinct laws); delta({eps_claimed:.4g}) = {delta_at_claim:.3g}"
+                 + ("" if coverage == "all_pairs" else "; a lower bound on the mechanism's "
+                    "epsilon outside the examined inputs"))
+    return ExactAuditResult(
+        epsilon_exact=eps_exact, epsilon_claimed=eps_claimed, delta_claimed=delta_claimed,
+        delta_at_claimed_epsilon=delta_at_claim, coverage=coverage,
+        inputs_examined=len(inputs), pairs_examined=n_pairs,
+        worst_pair=Counterexample(x=to_jsonable(inputs[wi]), y=to_jsonable(inputs[wj]),
+                                  origin=f"exact ({coverage})",
+                                  values={"epsilon_exact": to_jsonable(eps_exact)}),
+        profile=profile, profile_pairs=int(ii.size) if computed else 0, violated=violated,
+        statement=statement,
+        details={"law_shape": list(shape), "distinct_laws": distinct,
+                 **({"note": note} if note else {})})
+
+
+def hockey_stick_max(profile: Sequence[ExactProfilePoint], epsilon: float) -> float:
+    """The profile's δ at ``epsilon`` (0 when the profile is empty)."""
+    for pt in profile:
+        if math.isclose(pt.epsilon, epsilon, rel_tol=1e-12, abs_tol=1e-15):
+            return pt.delta_exact
+    return 0.0
+
+
+def exact_check(result: ExactAuditResult) -> CheckOutcome:
+    """The report's ``exact.privacy`` check (deterministic: error rate 0)."""
+    return CheckOutcome(
+        name="exact.privacy", status="violated" if result.violated else "passed",
+        summary=result.statement, statistic=float(result.epsilon_exact),
+        threshold=result.epsilon_claimed,
+        ratio=(float(result.epsilon_exact) / result.epsilon_claimed
+               if result.epsilon_claimed > 0 else None),
+        error_rate=0.0, counterexample=result.worst_pair if result.violated else None,
+        details={"coverage": result.coverage, "pairs_examined": result.pairs_examined,
+                 "delta_at_claimed_epsilon": result.delta_at_claimed_epsilon})
+
+
+def worst_inputs(mechanism: Mechanism, result: ExactAuditResult) -> tuple[Any, Any]:
+    """The worst pair's inputs, validated (for the sampler-vs-hook conformance check)."""
+    validate = mechanism.spec.input_domain.validate
+    return (validate(from_jsonable_input(result.worst_pair.x)),
+            validate(from_jsonable_input(result.worst_pair.y)))

@@ -1,0 +1,888 @@
+"""A standalone HTML page for an :class:`~privaudit.auditing.report.AuditReport`.
+
+:func:`render_html_report` returns one self-contained HTML document (inline CSS, inline
+SVG figures, no JavaScript, no external assets) and :func:`write_html_report` writes it
+to a file, so a report can be attached to a CI run, mailed, or archived next to a
+certificate and opened years later without network access.
+
+The page shows, top to bottom: the mechanism and the verdict, the disclaimer, the ε lower
+bound against the claim, for a finite randomizer the exact audit (exact ε, the worst pair
+and the exact δ(ε) profile, stated as exact: no sampling, no confidence level), the claims
+(the spec), the checks, the counterexamples of the violated checks, the worst event with
+its Clopper–Pearson bounds and the power statement, the trade-off and privacy-profile
+figures, every tested event, the privacy profile and the run metadata.
+
+Figures are drawn with :func:`privaudit.auditing.plotting.plot_tradeoff` and embedded as SVG;
+without matplotlib a small built-in SVG drawing (points, boxes and the claimed boundary)
+takes their place, so the page is always complete.  All text is escaped.
+"""
+
+from __future__ import annotations
+
+import html
+import io
+import json
+import math
+import re
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
+
+import numpy as np
+
+from spec.errors import AuditError
+
+if TYPE_CHECKING:  # pragma: no cover
+    from privaudit.auditing.exact_audit import ExactAuditResult
+    from privaudit.auditing.report import AuditReport
+    from privaudit.auditing.results import CheckOutcome, Counterexample, EventBound
+
+__all__ = ["FigureMode", "render_html_report", "write_html_report"]
+
+#: How figures are drawn: ``"auto"`` (matplotlib when installed, else the built-in SVG),
+#: ``"matplotlib"`` (fail without it) or ``"builtin"`` (never use matplotlib).
+FigureMode = Literal["auto", "matplotlib", "builtin"]
+
+_RED = "#c62828"
+_BLUE = "#1f5fa8"
+_GREEN = "#2e7d32"
+_INK = "#1f2933"
+_MUTED = "#6b7785"
+
+_CSS = """
+*{box-sizing:border-box}
+body{margin:0;background:#f3f4f6;color:#1f2933;font:15px/1.5 system-ui,-apple-system,"Segoe UI",
+Roboto,"Helvetica Neue",Arial,"Noto Sans","DejaVu Sans",sans-serif}
+main{max-width:1180px;margin:0 auto;padding:28px 32px 40px}
+code,.mono{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,"DejaVu Sans Mono",monospace;
+font-size:.86em}
+h1{margin:0;font-size:1.75rem;line-height:1.25;word-break:break-word}
+h2{margin:0 0 14px;font-size:1.08rem;letter-spacing:.01em}
+h3{margin:18px 0 8px;font-size:.98rem}
+p{margin:.4em 0}
+a{color:#1f5fa8}
+.banner{display:flex;justify-content:space-between;align-items:center;gap:24px;
+background:#fff;border:1px solid #dfe3e8;border-top:6px solid #1f5fa8;border-radius:10px;
+padding:20px 26px}
+.banner.violation{border-top-color:#c62828}
+.banner.pass{border-top-color:#2e7d32}
+.eyebrow{margin:0 0 2px;color:#6b7785;font-size:.78rem;text-transform:uppercase;
+letter-spacing:.09em;font-weight:600}
+.subtitle{margin:6px 0 0;color:#4a5563}
+.badge{flex:none;display:inline-block;padding:9px 18px;border-radius:999px;color:#fff;
+font-weight:700;font-size:.95rem;letter-spacing:.04em;text-transform:uppercase;white-space:nowrap}
+.badge.violation{background:#c62828}
+.badge.pass{background:#2e7d32}
+.badge.inconclusive{background:#b26a00}
+.banner.inconclusive{border-top-color:#b26a00}
+.inconclusive-note{margin:14px 0 0;padding:11px 16px;background:#fff3e0;border:1px solid #f5c98a;
+border-left:5px solid #b26a00;border-radius:6px;color:#4d2a00;font-size:.92rem}
+.disclaimer{margin:14px 0 0;padding:11px 16px;background:#fff8e1;border:1px solid #f3e1a6;
+border-left:5px solid #f2b705;border-radius:6px;color:#4d3d00;font-size:.92rem}
+section.card{margin-top:18px;background:#fff;border:1px solid #dfe3e8;border-radius:10px;
+padding:20px 26px}
+.kpis{display:grid;grid-template-columns:repeat(4,minmax(0,1fr));gap:14px;margin-bottom:14px}
+.kpi{border:1px solid #e4e7eb;border-radius:8px;padding:12px 16px;background:#fafbfc}
+.kpi .label{color:#4a5563;font-size:.86rem;font-weight:600}
+.kpi .value{font-size:1.6rem;font-weight:650;line-height:1.3;font-variant-numeric:tabular-nums}
+.kpi .note{color:#6b7785;font-size:.82rem}
+.kpi.bad .value{color:#c62828}
+.kpi.good .value{color:#2e7d32}
+.gauge{margin:6px 0 4px}
+.gauge svg{width:100%;height:auto;display:block}
+.lead{font-size:1rem}
+dl.defs{display:grid;grid-template-columns:190px minmax(0,1fr);gap:7px 18px;margin:0}
+dl.defs dt{color:#4a5563;font-weight:600}
+dl.defs dd{margin:0;word-break:break-word}
+dl.defs ul{margin:0;padding-left:18px}
+table{border-collapse:collapse;width:100%;font-size:.9rem}
+th,td{padding:7px 10px;border-bottom:1px solid #eceff2;text-align:left;vertical-align:top}
+th{background:#f6f7f9;color:#4a5563;font-weight:600;font-size:.84rem;
+border-bottom:1px solid #dfe3e8;white-space:nowrap}
+td.num,th.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
+tr.worst td{background:#f1f6fd}
+tr.worst td:first-child{box-shadow:inset 3px 0 0 #1f5fa8}
+.violation tr.worst td{background:#fff4f4}
+.violation tr.worst td:first-child{box-shadow:inset 3px 0 0 #c62828}
+.status{display:inline-block;min-width:74px;text-align:center;padding:2px 10px;
+border-radius:999px;font-size:.76rem;font-weight:700;text-transform:uppercase;
+letter-spacing:.04em}
+.status.passed{background:#e6f4ea;color:#1e6b2c}
+.status.violated{background:#fde7e7;color:#b3261e}
+.status.skipped{background:#eceff1;color:#455a64}
+.cx{border:1px solid #f0c9c9;border-radius:8px;padding:14px 18px;margin:12px 0 0;
+background:#fffafa}
+.cx h3{margin:0 0 6px;color:#b3261e}
+.cx .meta{color:#4a5563;font-size:.88rem;margin-bottom:8px}
+.pair{display:grid;grid-template-columns:28px minmax(0,1fr);gap:4px 10px;margin:8px 0 10px;
+align-items:baseline}
+.pair .k{font-weight:700;color:#4a5563;font-family:ui-monospace,Menlo,Consolas,monospace}
+.pair .v{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,"DejaVu Sans Mono",monospace;
+font-size:.85rem;background:#f6f7f9;border:1px solid #eceff2;border-radius:5px;padding:5px 9px;
+word-break:break-all}
+mark{background:#ffe8a3;color:#5c3c00;border-radius:3px;padding:0 2px}
+table.values{width:auto;margin-top:4px}
+table.values td{padding:4px 28px 4px 10px;border-bottom:1px solid #f3dede}
+table.values td:first-child{font-family:ui-monospace,Menlo,Consolas,monospace;color:#4a5563}
+.power{margin-top:12px;padding:10px 14px;background:#f1f6fd;border:1px solid #d6e4f5;
+border-radius:6px;font-size:.92rem}
+figure{margin:0}
+figure svg{width:100%;height:auto;display:block}
+figcaption{color:#4a5563;font-size:.86rem;margin-top:8px}
+details summary{cursor:pointer;color:#1f5fa8;font-size:.9rem;margin:6px 0}
+.muted{color:#6b7785}
+.small{font-size:.85rem}
+footer{margin-top:22px;color:#6b7785;font-size:.82rem;text-align:center}
+@media print{body{background:#fff}section.card,.banner{break-inside:avoid}}
+"""
+
+
+# -- small formatting helpers ------------------------------------------------------------------
+
+def _log_delta_ticks(floor: int) -> list[tuple[float, str]]:
+    """Ticks of a log₁₀ δ axis from 10^floor (shown as "≤", where smaller δ are drawn) to 1."""
+    step = max(1, -floor // 6)
+    ticks = [(float(k), "1" if k == 0 else f"1e{k}") for k in range(floor, 1, step)]
+    ticks[0] = (float(floor), f"≤ 1e{floor}")
+    return ticks
+
+def _e(value: Any) -> str:
+    """Escape any value as HTML text."""
+    return html.escape(str(value), quote=True)
+
+
+def _num(value: float | None, digits: int = 4) -> str:
+    if value is None:
+        return "—"
+    v = float(value)
+    if math.isnan(v):
+        return "nan"
+    if math.isinf(v):
+        return "∞" if v > 0 else "−∞"
+    return f"{v:.{digits}g}"
+
+
+def _capitalise(text: str) -> str:
+    return text[:1].upper() + text[1:]
+
+
+def _pct(value: float) -> str:
+    return f"{100 * value:g}%"
+
+
+def _atom(value: Any) -> str:
+    """Compact text of a scalar JSON value."""
+    if isinstance(value, bool) or value is None:
+        return json.dumps(value)
+    if isinstance(value, float):
+        return _num(value, 6)
+    if isinstance(value, str):
+        return repr(value)
+    return str(value)
+
+
+def _compact(value: Any, limit: int = 220) -> str:
+    """Compact one-line text of a JSON value (numbers to 6 digits), cut at ``limit``."""
+    if isinstance(value, list):
+        text = "[" + ", ".join(_compact(v, limit) for v in value) + "]"
+    elif isinstance(value, dict):
+        text = "{" + ", ".join(f"{k}: {_compact(v, limit)}" for k, v in value.items()) + "}"
+    else:
+        text = _atom(value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _pair_html(x: Any, y: Any, window: int = 3, max_items: int = 40) -> tuple[str, str]:
+    """HTML of x and y with the differing entries marked (flat lists of equal length)."""
+    if not (isinstance(x, list) and isinstance(y, list) and len(x) == len(y) and x):
+        return _e(_compact(x)), _e(_compact(y))
+    diff = [i for i, (a, b) in enumerate(zip(x, y)) if a != b]
+    n = len(x)
+    if n <= max_items:
+        keep = set(range(n))
+    else:
+        keep = set(range(min(window, n))) | set(range(max(0, n - window), n))
+        for i in diff[:8]:
+            keep |= set(range(max(0, i - window), min(n, i + window + 1)))
+
+    def render(seq: list[Any]) -> str:
+        parts: list[str] = []
+        gap = False
+        for i, item in enumerate(seq):
+            if i not in keep:
+                if not gap:
+                    parts.append('<span class="muted">…</span>')
+                gap = True
+                continue
+            gap = False
+            text = _e(_compact(item, 60))
+            parts.append(f"<mark>{text}</mark>" if i in diff else text)
+        return "[" + ", ".join(parts) + "]"
+
+    return render(x), render(y)
+
+
+# -- the claims ------------------------------------------------------------------------------
+_CLAIM_ORDER = ("guarantee", "relation", "domain", "statistic", "sensitivity claims",
+                "noise law", "numerics", "proof status", "references", "notes", "spec hash")
+
+
+def _claims(report: AuditReport) -> list[tuple[str, list[str]]]:
+    """The spec's :meth:`describe` lines as (term, [values]) pairs, in a fixed order."""
+    spec = report.spec
+    found: dict[str, list[str]] = {}
+    last: str | None = None
+    rename = {"sensitivity": "sensitivity claims", "noise": "noise law", "reference": "references"}
+    for raw in spec.describe().splitlines()[1:]:
+        key, sep, value = raw.partition(":")
+        if not sep or not raw.startswith("  ") or raw.startswith("    "):
+            if last is not None:  # a continuation line (e.g. multi-line notes)
+                found[last][-1] += " " + raw.strip()
+            continue
+        key, value = key.strip(), value.strip()
+        if key == "relation" and " on " in value:
+            value, _, domain = value.partition(" on ")
+            found.setdefault("domain", []).append(domain.strip())
+        if key == "numerics" and "; proof:" in value:
+            value, _, proof = value.partition("; proof:")
+            found.setdefault("proof status", []).append(proof.strip())
+        key = rename.get(key, key)
+        if key == "references":
+            continue  # shown from spec.references below, with their links
+        found.setdefault(key, []).append(value)
+        last = key
+    refs = []
+    for r in spec.references:
+        text = _e(r.citation) + (f", {_e(r.locator)}" if r.locator else "")
+        if r.url:
+            text += f' — <a href="{_e(r.url)}">{_e(r.url)}</a>'
+        refs.append(text)
+    out: list[tuple[str, list[str]]] = []
+    for key in _CLAIM_ORDER:
+        if key == "references":
+            out.append((key, refs or ['<span class="muted">none declared</span>']))
+        elif key in found:
+            out.append((key, [f"<code>{_e(v)}</code>" if key not in {"statistic", "notes"}
+                              else _e(v) for v in found.pop(key)]))
+        elif key not in {"notes"}:
+            out.append((key, ['<span class="muted">none declared</span>']))
+    for key, values in found.items():  # anything describe() gains later
+        out.append((key, [_e(v) for v in values]))
+    return out
+
+
+def _dl(rows: Iterable[tuple[str, Sequence[str]]]) -> str:
+    parts = ['<dl class="defs">']
+    for term, values in rows:
+        body = values[0] if len(values) == 1 else "<ul>" + "".join(
+            f"<li>{v}</li>" for v in values) + "</ul>"
+        parts.append(f"<dt>{_e(term)}</dt><dd>{body}</dd>")
+    parts.append("</dl>")
+    return "".join(parts)
+
+
+# -- sections --------------------------------------------------------------------------------
+def _header(report: AuditReport) -> str:
+    cls = {"violation": "violation", "inconclusive": "inconclusive"}.get(report.verdict, "pass")
+    verdict = {"violation": "Violation found", "inconclusive": "Inconclusive"}.get(
+        report.verdict, "No violation found")
+    note = ""
+    if report.inconclusive:
+        from privaudit.auditing.verdicts import inconclusive_text
+
+        note = (f'<p class="inconclusive-note" id="inconclusive"><strong>Inconclusive.</strong> '
+                f'{_e(inconclusive_text(report.power).removeprefix("inconclusive: "))}.</p>')
+    spec = report.spec
+    subtitle = spec.summary or spec.statistic
+    sub = f'<p class="subtitle">{_e(subtitle)}</p>' if subtitle else ""
+    return (f'<header class="banner {cls}"><div><p class="eyebrow">privaudit audit report · '
+            f'spec v{_e(spec.version)}</p><h1>{_e(report.mechanism)}</h1>{sub}</div>'
+            f'<span class="badge {cls}" role="status">{verdict}</span></header>'
+            f'{note}<p class="disclaimer"><strong>Read this first.</strong> '
+            f'{_e(report.disclaimer)}</p>')
+
+
+def _gauge(report: AuditReport) -> str:
+    """A one-line SVG scale: ε lower bound (bar), claimed ε (line), detectable ε (tick)."""
+    lb, claim = report.epsilon_lower_bound, report.epsilon_claimed
+    det = report.power.detectable_epsilon if report.power is not None else None
+    finite = [v for v in (lb, claim, det) if v is not None and math.isfinite(v)]
+    top = max(finite + [1e-9]) * 1.15
+    width, x0, x1 = 1000.0, 10.0, 990.0
+
+    def at(v: float) -> float:
+        return x1 if not math.isfinite(v) else x0 + (x1 - x0) * min(v, top) / top
+
+    color = _RED if report.violated else _GREEN
+    parts = [f'<svg viewBox="0 0 {width:g} 64" role="img" aria-label="epsilon scale">',
+             f'<rect x="{x0}" y="18" width="{x1 - x0}" height="14" rx="7" fill="#eef0f3"/>',
+             (f'<rect x="{x0}" y="18" width="{max(at(lb) - x0, 0):.1f}" height="14" rx="7" '
+              f'fill="{color}" opacity="0.85"/>'),
+             (f'<line x1="{at(claim):.1f}" x2="{at(claim):.1f}" y1="8" y2="42" stroke="{_INK}" '
+              f'stroke-width="3"/>'),
+             (f'<text x="{at(claim):.1f}" y="58" font-size="13" text-anchor="middle" '
+              f'fill="{_INK}">claimed ε = {_e(_num(claim))}</text>')]
+    if det is not None and math.isfinite(det) and abs(at(det) - at(claim)) > 60:
+        parts.append(f'<line x1="{at(det):.1f}" x2="{at(det):.1f}" y1="12" y2="38" '
+                     f'stroke="{_BLUE}" stroke-width="2" stroke-dasharray="4 3"/>')
+        parts.append(f'<text x="{at(det):.1f}" y="58" font-size="12" text-anchor="middle" '
+                     f'fill="{_BLUE}">detectable ε = {_e(_num(det))}</text>')
+    lb_x = at(lb)
+    anchor = "end" if lb_x > 0.5 * width else "start"
+    lb_text_x = lb_x - 4 if anchor == "end" else lb_x + 6
+    parts.append(f'<text x="{lb_text_x:.1f}" y="12" font-size="12" text-anchor="{anchor}" '
+                 f'fill="{color}">ε lower bound = {_e(_num(lb))}</text>')
+    parts.append("</svg>")
+    return f'<div class="gauge">{"".join(parts)}</div>'
+
+
+def _summary(report: AuditReport) -> str:
+    lb, claim = report.epsilon_lower_bound, report.epsilon_claimed
+    over = lb > claim
+    conf = _pct(report.confidence)
+    det = report.power.detectable_epsilon if report.power is not None else None
+    kpis = [
+        ("ε lower bound", _num(lb), f"at δ = {_num(report.delta_claimed)}, {conf} confidence",
+         "bad" if over else ""),
+        ("claimed ε", _num(claim), (f"δ = {_num(report.delta_claimed)} · "
+         f"{report.spec.guarantee.kind}"), ""),
+        ("detectable ε", _num(det), (f"detected w.p. ≥ {_num(report.power.probability, 3)}"
+         + (f"; target {_num(report.power.target_epsilon)}"
+            if report.power.target_epsilon is not None else ""))
+         if report.power is not None else "no power statement",
+         "bad" if report.inconclusive else ("good" if report.power is not None
+                                             and report.power.conclusive else "")),
+        ("violated checks", f"{len(report.violations)} of {len(report.checks)}",
+         ", ".join(c.name for c in report.violations) or "every check passed",
+         "bad" if report.violations else "good"),
+    ]
+    cards = "".join(
+        f'<div class="kpi {cls}"><div class="label">{_e(label)}</div>'
+        f'<div class="value">{_e(value)}</div><div class="note">{_e(note)}</div></div>'
+        for label, value, note, cls in kpis)
+    if over:
+        factor = "" if not (math.isfinite(lb) and claim > 0) else f" (a factor {lb / claim:.3g})"
+        sentence = (f"With {conf} family-wise confidence the claim ε = {_e(_num(claim))} at "
+                    f"δ = {_e(_num(report.delta_claimed))} is <strong>refuted</strong>: the "
+                    f"audit certifies ε ≥ {_e(_num(lb))}, above the claim{_e(factor)}.")
+    else:
+        sentence = (f"The certified lower bound ε ≥ {_e(_num(lb))} stays at or below the "
+                    f"claimed ε = {_e(_num(claim))} (δ = {_e(_num(report.delta_claimed))}); "
+                    "no test at the stated confidence rejected the claim.")
+    extra = (f'<p class="small"><strong>Support evidence:</strong> '
+             f'{_e(report.infinite_evidence)}</p>' if report.infinite_evidence else "")
+    return (f'<section class="card" id="summary"><h2>ε lower bound against the claim</h2>'
+            f'<div class="kpis">{cards}</div>{_gauge(report)}<p class="lead">{sentence}</p>'
+            f'{extra}</section>')
+
+
+def _exact_svg(exact: ExactAuditResult, report: AuditReport) -> str:
+    """A small SVG of the exact δ(ε) against the claimed profile (log δ axis)."""
+    pts = [p for p in exact.profile if math.isfinite(p.epsilon)]
+    e_max = max([p.epsilon for p in pts] + [1e-9])
+    e_grid = np.linspace(0.0, e_max, 200)
+    claimed = np.asarray(report.spec.guarantee.privacy_profile(e_grid), dtype=float)
+    positive = [v for v in list(claimed) + [p.delta_exact for p in pts] if v > 0]
+    floor = max(-12, min(-6, math.floor(math.log10(min(positive))) if positive else -6))
+    ax = _Axes(80, 40, 420, 220, (0.0, e_max), (float(floor), 0.0))
+
+    def lg(v: float) -> float:
+        return math.log10(v) if v > 0 else float(floor)
+
+    exact_y = [lg(p.delta_exact) for p in pts]
+    parts = [('<svg viewBox="0 0 560 360" role="img" aria-label="exact privacy profile" '
+              'font-family="sans-serif" font-size="12" fill="#1f2933">'),
+             '<rect width="560" height="360" fill="#ffffff"/>',
+             (f'<polyline points="{ax.points(e_grid, [lg(v) for v in claimed])}" fill="none" '
+             f'stroke="{_INK}" stroke-width="1.6"/>'),
+             (f'<polyline points="{ax.points([p.epsilon for p in pts], exact_y)}" '
+             f'fill="none" stroke="{_BLUE}" stroke-width="1.2"/>')]
+    for p in pts:
+        color = _RED if p.violated else _BLUE
+        parts.append(f'<circle cx="{ax.x(p.epsilon):.2f}" cy="{ax.y(lg(p.delta_exact)):.2f}" '
+                     f'r="3" fill="{color}"/>')
+    e_ticks = [(float(t), f"{t:.3g}") for t in np.linspace(0.0, e_max, 5)]
+    y_ticks = _log_delta_ticks(floor)
+    parts.append(ax.frame(e_ticks, y_ticks, "ε", "δ(ε)", "exact privacy profile"))
+    parts.append(_legend(ax.left, ax.top + ax.height + 62, [
+        (f'<line x1="0" x2="16" y1="0" y2="0" stroke="{_INK}" stroke-width="1.6"/>',
+         "claimed δ(ε)"),
+        (f'<circle cx="8" cy="0" r="3" fill="{_BLUE}"/>', "exact δ(ε), worst of the pairs"),
+        (f'<circle cx="8" cy="0" r="3" fill="{_RED}"/>', "exact δ(ε) above the claim"),
+    ]))
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+def _exact_section(report: AuditReport) -> str:
+    """The exact audit of a finite randomizer: ε, worst pair and δ(ε), computed, not sampled."""
+    exact = report.exact
+    if report.audit_mode != "exact" or exact is None:
+        return ""
+    eps = exact.epsilon_exact
+    over = exact.violated
+    coverage = ("every neighbouring pair of the input domain: this is the mechanism's ε"
+                if exact.coverage == "all_pairs" else
+                "the searched pairs only: exact on them, a lower bound on the mechanism's ε")
+    kpis = [("exact ε", _num(eps, 6), (f"over {exact.pairs_examined} pairs of "
+             f"{exact.inputs_examined} inputs"), "bad" if over else "good"),
+            ("claimed ε", _num(exact.epsilon_claimed, 6),
+             f"δ = {_num(exact.delta_claimed)}", ""),
+            ("exact δ at the claimed ε", _num(exact.delta_at_claimed_epsilon),
+             f"claimed δ = {_num(exact.delta_claimed)}", "bad" if over else "good")]
+    cards = "".join(
+        f'<div class="kpi {cls}"><div class="label">{_e(label)}</div>'
+        f'<div class="value">{_e(value)}</div><div class="note">{_e(note)}</div></div>'
+        for label, value, note, cls in kpis)
+    rows = []
+    for p in exact.profile:
+        status = "violated" if p.violated else "passed"
+        rows.append(f'<tr><td class="num">{_e(_num(p.epsilon, 6))}</td>'
+                    f'<td class="num">{_e(_num(p.delta_exact, 6))}</td>'
+                    f'<td class="num">{_e(_num(p.delta_claimed, 6))}</td>'
+                    f'<td><span class="status {status}">{status}</span></td></tr>')
+    if rows:
+        table = ('<h3>Exact privacy profile δ(ε)</h3>'
+                 f'<p class="small muted">The largest hockey-stick divergence over '
+                 f'{exact.profile_pairs} ordered pairs at each ε.</p>'
+                 f'<figure>{_exact_svg(exact, report)}</figure><table><thead><tr>'
+                 '<th class="num">ε</th><th class="num">exact δ(ε)</th>'
+                 '<th class="num">claimed δ(ε)</th><th>status</th></tr></thead>'
+                 f'<tbody>{"".join(rows)}</tbody></table>')
+    else:
+        note = exact.details.get("note", "")
+        reason = f": {note}" if note else ""
+        table = f'<p class="small">No exact profile was computed{_e(reason)}.</p>'
+    verdict = ("exceeds the claim" if over else "stays within the claim")
+    return (f'<section class="card" id="exact"><h2>Exact audit (no sampling)</h2>'
+            f'<div class="kpis">{cards}</div>'
+            f'<p class="lead">The output law is finite and declared, so the privacy of the '
+            f'randomizer is computed from the probability of every output under every input: '
+            f'these numbers are <strong>exact</strong>, with no sampling and no confidence '
+            f'level. The exact privacy {_e(verdict)}.</p>'
+            f'<p class="small">{_e(exact.statement)}</p>'
+            f'<p class="small">Pairs examined: {_e(coverage)}.</p>'
+            f'<h3>Worst pair</h3><div class="meta">found by <code>{_e(exact.worst_pair.origin)}'
+            f'</code></div>{_pair_block(exact.worst_pair)}{table}</section>')
+
+
+def _claims_section(report: AuditReport) -> str:
+    return (f'<section class="card" id="claims"><h2>Claims (the mechanism\'s spec)</h2>'
+            f'{_dl(_claims(report))}</section>')
+
+
+def _checks_section(report: AuditReport) -> str:
+    rows = []
+    for c in report.checks:
+        rate = "0 (deterministic)" if c.error_rate == 0 else _num(c.error_rate, 3)
+        rows.append(f'<tr><td><span class="status {_e(c.status)}">{_e(c.status)}</span></td>'
+                    f"<td><code>{_e(c.name)}</code></td><td>{_e(c.summary)}</td>"
+                    f'<td class="num">{_e(rate)}</td></tr>')
+    return ('<section class="card" id="checks"><h2>Checks</h2><table><thead><tr>'
+            '<th style="width:100px">status</th><th style="width:190px">check</th>'
+            '<th>summary</th><th class="num" style="width:140px">error rate</th></tr></thead>'
+            f'<tbody>{"".join(rows)}</tbody></table>'
+            '<p class="small muted">Error rate: the probability that the check reports a '
+            'violation of a true claim (its share of the family-wise budget '
+            f'{_e(_num(1 - report.confidence, 3))}).</p></section>')
+
+
+def _pair_block(ce: Counterexample) -> str:
+    x_html, y_html = _pair_html(ce.x, ce.y)
+    return (f'<div class="pair"><span class="k">x</span><span class="v">{x_html}</span>'
+            f'<span class="k">y</span><span class="v">{y_html}</span></div>')
+
+
+def _counterexample(check: CheckOutcome, ce: Counterexample) -> str:
+    meta = f"found by <code>{_e(ce.origin)}</code>"
+    if ce.relation_reason:
+        meta += f" · neighbours: {_e(ce.relation_reason)}"
+    values = ""
+    if ce.values:
+        rows = "".join(f"<tr><td>{_e(k)}</td><td class=\"mono\">{_e(_compact(v))}</td></tr>"
+                       for k, v in ce.values.items())
+        values = f'<table class="values"><tbody>{rows}</tbody></table>'
+    return (f'<div class="cx"><h3>{_e(check.name)}</h3><div class="meta">{meta}</div>'
+            f'<p class="small">{_e(check.summary)}</p>{_pair_block(ce)}{values}</div>')
+
+
+def _counterexamples_section(report: AuditReport) -> str:
+    bad = [(c, c.counterexample) for c in report.violations if c.counterexample is not None]
+    if bad:
+        body = "".join(_counterexample(c, ce) for c, ce in bad)
+        return (f'<section class="card" id="counterexamples"><h2>Counterexamples</h2>'
+                f'<p class="small muted">Neighbouring inputs on which a claim fails; entries '
+                f'where x and y differ are marked.</p>{body}</section>')
+    if report.worst_pair is not None:
+        wp = report.worst_pair
+        reason = f" · neighbours: {_e(wp.relation_reason)}" if wp.relation_reason else ""
+        return (f'<section class="card" id="worst-pair"><h2>Worst pair tested</h2>'
+                f'<p class="small muted">The neighbouring inputs behind the ε lower bound '
+                f'(found by <code>{_e(wp.origin)}</code>{reason}).</p>{_pair_block(wp)}'
+                f'</section>')
+    return ""
+
+
+def _event_cells(ev: EventBound) -> str:
+    direction = ev.direction.replace("_", " ")
+    return (f"<td>{_e(direction)}</td><td><code>{_e(ev.description)}</code></td>"
+            f'<td class="num">{ev.count_x:,} / {ev.samples_x:,}</td>'
+            f'<td class="num">{ev.count_y:,} / {ev.samples_y:,}</td>'
+            f'<td class="num">{_e(_num(ev.p_x_lower))}</td>'
+            f'<td class="num">{_e(_num(ev.p_y_upper))}</td>'
+            f'<td class="num">{_e(_num(ev.alpha, 3))}</td>'
+            f'<td class="num">{_e(_num(ev.epsilon_lower_bound))}</td>')
+
+
+_EVENT_HEAD = ('<thead><tr><th>direction</th><th>event S</th><th class="num">in S under x</th>'
+               '<th class="num">in S under y</th><th class="num">P[M(x)∈S] ≥</th>'
+               '<th class="num">P[M(y)∈S] ≤</th><th class="num">α share</th>'
+               '<th class="num">ε lower bound</th></tr></thead>')
+
+
+def _evidence_section(report: AuditReport) -> str:
+    parts = ['<section class="card" id="evidence"><h2>Worst event and power</h2>']
+    ev = report.worst_event
+    if ev is not None:
+        parts.append('<p class="small muted">The rejection region behind the ε lower bound, '
+                     'tested on fresh samples; bounds are one-sided Clopper–Pearson at level '
+                     'α/2 each. Direction “x vs y” bounds P[M(x)∈S] below and P[M(y)∈S] above.'
+                     '</p>')
+        parts.append(f'<table>{_EVENT_HEAD}<tbody><tr class="worst">{_event_cells(ev)}</tr>'
+                     '</tbody></table>')
+    else:
+        parts.append('<p class="muted">No rejection region was tested.</p>')
+    if report.power is not None:
+        parts.append(f'<div class="power"><strong>Power.</strong> '
+                     f'{_e(_capitalise(report.power.statement))}</div>')
+    parts.append("</section>")
+    return "".join(parts)
+
+
+def _events_section(report: AuditReport) -> str:
+    if not report.events:
+        return ""
+    rows = []
+    for ev in sorted(report.events, key=lambda e: -float(e.epsilon_lower_bound)):
+        worst = report.worst_event is not None and ev == report.worst_event
+        cls = ' class="worst"' if worst else ""
+        rows.append(f"<tr{cls}>{_event_cells(ev)}</tr>")
+    return (f'<section class="card" id="events"><h2>All tested events ({len(report.events)})'
+            f'</h2><table>{_EVENT_HEAD}<tbody>{"".join(rows)}</tbody></table>'
+            '<p class="small muted">Sorted by ε lower bound; the worst event is highlighted.'
+            '</p></section>')
+
+
+def _profile_section(report: AuditReport) -> str:
+    if not report.privacy_profile:
+        return ""
+    rows = []
+    for p in report.privacy_profile:
+        status = "violated" if p.violated else "passed"
+        rows.append(f'<tr><td>{_e(p.direction.replace("_", " "))}</td>'
+                    f'<td class="num">{_e(_num(p.epsilon))}</td>'
+                    f'<td class="num">{_e(_num(p.delta_claimed))}</td>'
+                    f'<td class="num">{_e(_num(p.delta_estimate))}</td>'
+                    f'<td class="num">{_e(_num(p.delta_lower_bound))}</td>'
+                    f'<td><span class="status {status}">{status}</span></td></tr>')
+    n_bad = sum(p.violated for p in report.privacy_profile)
+    head = (f"{n_bad} of {len(report.privacy_profile)} points have a lower confidence bound "
+            "above the claimed δ(ε)" if n_bad else
+            f"all {len(report.privacy_profile)} points within the claimed δ(ε)")
+    return (f'<section class="card" id="profile"><h2>Privacy profile at the worst pair</h2>'
+            f'<p>{_e(_capitalise(head))}.</p><details><summary>show the '
+            f'{len(report.privacy_profile)} points</summary><table><thead><tr>'
+            '<th>direction</th><th class="num">ε</th><th class="num">claimed δ(ε)</th>'
+            '<th class="num">estimated δ(ε)</th><th class="num">lower bound</th>'
+            '<th>status</th></tr></thead>'
+            f'<tbody>{"".join(rows)}</tbody></table></details></section>')
+
+
+def _metadata_section(report: AuditReport) -> str:
+    cfg = report.config
+    # the search split actually used (smaller when the densities are declared)
+    search = next((c.details.get("search_samples") for c in report.checks
+                   if c.name == "distinguishability"), None)
+    search = int(search) if isinstance(search, (int, float)) else cfg.effective_search_samples
+    rows: list[tuple[str, Sequence[str]]] = [
+        ("samples per side", [(f"{report.samples:,} (search split "
+                              f"{search:,}, pilot {cfg.pilot_samples:,}, "
+                              f"noise-law {cfg.effective_conformance_samples:,})")]),
+        ("seed", [f"<code>{report.seed}</code> — rerun with the same seed to reproduce"]),
+        ("confidence", [(f"{_pct(report.confidence)} family-wise "
+                        f"(α = {_num(cfg.alpha, 3)}, Bonferroni over components)")]),
+        ("search budgets", [(f"{cfg.pair_budget} candidate pairs, {cfg.pairs_tested} tested, "
+                            f"{cfg.claim_budget} claim evaluations, "
+                            f"{cfg.events_per_direction} events per direction")]),
+        ("runtime", [f"{report.runtime_seconds:.2f} s"]),
+        ("spec hash", [f"<code>{_e(report.spec_hash)}</code>"]),
+        ("report schema", [f"version {report.schema_version}"]),
+        ("versions", [", ".join(f"{_e(k)} {_e(v)}" for k, v in report.versions.items())
+                      or '<span class="muted">not recorded</span>']),
+    ]
+    return (f'<section class="card" id="metadata"><h2>Run metadata</h2>{_dl(rows)}'
+            f'</section>')
+
+
+# -- figures ---------------------------------------------------------------------------------
+def _matplotlib_svg(report: AuditReport) -> str:
+    """The two panels of :func:`~privaudit.auditing.plotting.plot_tradeoff` as an inline <svg>."""
+    from privaudit.auditing.plotting import _require_matplotlib, plot_tradeoff
+
+    plt = _require_matplotlib()
+    import matplotlib
+
+    with matplotlib.rc_context({"svg.hashsalt": "privaudit", "svg.fonttype": "path"}):
+        fig = plot_tradeoff(report)
+        try:
+            buf = io.StringIO()
+            fig.savefig(buf, format="svg", metadata={"Date": None, "Creator": None})
+        finally:
+            plt.close(fig)
+    return _inline_svg(buf.getvalue())
+
+
+def _inline_svg(text: str) -> str:
+    """Make an SVG document embeddable: no prolog, metadata, namespaces or fixed size."""
+    start = text.find("<svg")
+    if start < 0:
+        raise AuditError("matplotlib produced no <svg> element")
+    text = text[start:]
+    text = re.sub(r"<metadata>.*?</metadata>\s*", "", text, flags=re.DOTALL)
+    head_end = text.find(">")
+    head = text[:head_end]
+    head = re.sub(r'\s+xmlns(:\w+)?="[^"]*"', "", head)
+    head = re.sub(r'\s+(width|height)="[^"]*"', "", head)
+    head += ' role="img" aria-label="trade-off and privacy profile"'
+    return head + text[head_end:]
+
+
+class _Axes:
+    """A linear map from data to SVG coordinates for one panel of the built-in drawing."""
+
+    def __init__(self, left: float, top: float, width: float, height: float,
+                 xlim: tuple[float, float], ylim: tuple[float, float]) -> None:
+        self.left, self.top, self.width, self.height = left, top, width, height
+        self.xlim, self.ylim = xlim, ylim
+
+    def x(self, v: float) -> float:
+        lo, hi = self.xlim
+        return self.left + self.width * (min(max(v, lo), hi) - lo) / (hi - lo)
+
+    def y(self, v: float) -> float:
+        lo, hi = self.ylim
+        return self.top + self.height * (1 - (min(max(v, lo), hi) - lo) / (hi - lo))
+
+    def points(self, xs: Iterable[float], ys: Iterable[float]) -> str:
+        return " ".join(f"{self.x(a):.2f},{self.y(b):.2f}" for a, b in zip(xs, ys))
+
+    def frame(self, xticks: Sequence[tuple[float, str]], yticks: Sequence[tuple[float, str]],
+              xlabel: str, ylabel: str, title: str) -> str:
+        out = [(f'<rect x="{self.left}" y="{self.top}" width="{self.width}" '
+               f'height="{self.height}" fill="none" stroke="{_INK}" stroke-width="1"/>')]
+        bottom = self.top + self.height
+        for v, label in xticks:
+            x = self.x(v)
+            out.append(f'<line x1="{x:.2f}" x2="{x:.2f}" y1="{bottom}" y2="{bottom + 5}" '
+                       f'stroke="{_INK}"/><text x="{x:.2f}" y="{bottom + 19}" '
+                       f'text-anchor="middle">{_e(label)}</text>')
+        for v, label in yticks:
+            y = self.y(v)
+            out.append(f'<line x1="{self.left - 5}" x2="{self.left}" y1="{y:.2f}" y2="{y:.2f}" '
+                       f'stroke="{_INK}"/><text x="{self.left - 8}" y="{y + 4:.2f}" '
+                       f'text-anchor="end">{_e(label)}</text>')
+        cx = self.left + self.width / 2
+        out.append(f'<text x="{cx:.1f}" y="{bottom + 40}" text-anchor="middle">{_e(xlabel)}</text>')
+        cy = self.top + self.height / 2
+        out.append(f'<text transform="translate({self.left - 52:.1f},{cy:.1f}) rotate(-90)" '
+                   f'text-anchor="middle">{_e(ylabel)}</text>')
+        out.append(f'<text x="{cx:.1f}" y="{self.top - 12}" text-anchor="middle" '
+                   f'font-weight="bold">{_e(title)}</text>')
+        return "".join(out)
+
+
+def _legend(x: float, y: float, items: Sequence[tuple[str, str]]) -> str:
+    out = []
+    for i, (swatch, label) in enumerate(items):
+        yy = y + 17 * i
+        out.append(f'<g transform="translate({x:.1f},{yy:.1f})">{swatch}'
+                   f'<text x="22" y="4" font-size="11">{_e(label)}</text></g>')
+    return "".join(out)
+
+
+def _builtin_svg(report: AuditReport) -> str:
+    """A pure-SVG drawing of the trade-off and profile panels (no matplotlib needed)."""
+    from privaudit.auditing.plotting import claimed_tradeoff_curve
+
+    parts = [('<svg viewBox="0 0 1000 500" role="img" aria-label="trade-off and privacy '
+             'profile" font-family="sans-serif" font-size="12" fill="#1f2933">'),
+             '<rect width="1000" height="500" fill="#ffffff"/>']
+    ticks = [(t, f"{t:g}") for t in (0.0, 0.25, 0.5, 0.75, 1.0)]
+
+    # trade-off panel
+    ax = _Axes(80, 40, 340, 320, (0.0, 1.0), (0.0, 1.0))
+    grid = np.linspace(0.0, 1.0, 201)
+    curve = claimed_tradeoff_curve(report.spec, grid)
+    region = ax.points(np.concatenate([grid, [1.0, 0.0]]), np.concatenate([curve, [0.0, 0.0]]))
+    parts.append(f'<polygon points="{region}" fill="{_RED}" fill-opacity="0.08" stroke="none"/>')
+    parts.append(f'<polyline points="{ax.points(grid, curve)}" fill="none" stroke="{_INK}" '
+                 'stroke-width="1.6"/>')
+    ordered = sorted(report.events, key=lambda e: e == report.worst_event)
+    for ev in ordered:
+        a0, a1 = 1.0 - ev.count_x / ev.samples_x, ev.count_y / ev.samples_y
+        b0, b1 = 1.0 - ev.p_x_lower, ev.p_y_upper
+        color = _RED if report.worst_event is not None and ev == report.worst_event else _BLUE
+        x, y = ax.x(a0), ax.y(b1)
+        parts.append(f'<rect x="{x:.2f}" y="{y:.2f}" width="{max(ax.x(b0) - x, 0.8):.2f}" '
+                     f'height="{max(ax.y(a1) - y, 0.8):.2f}" fill="none" stroke="{color}" '
+                     'stroke-width="1"/>')
+        parts.append(f'<circle cx="{ax.x(a0):.2f}" cy="{ax.y(a1):.2f}" r="3" fill="{color}"/>')
+    parts.append(ax.frame(ticks, ticks, "type-I error α₀ = P[M(x) ∉ S]",
+                          "type-II error α₁ = P[M(y) ∈ S]",
+                          f"trade-off (boxes: {_pct(report.confidence)} CP)"))
+    parts.append(_legend(ax.left, ax.top + ax.height + 62, [
+        (f'<line x1="0" x2="16" y1="0" y2="0" stroke="{_INK}" stroke-width="1.6"/>',
+         f"claimed boundary ({report.spec.guarantee.kind})"),
+        (f'<rect x="0" y="-5" width="16" height="10" fill="{_RED}" fill-opacity="0.15"/>',
+         "forbidden by the claim"),
+        (f'<circle cx="8" cy="0" r="3" fill="{_BLUE}"/>', "tested event"),
+        (f'<circle cx="8" cy="0" r="3" fill="{_RED}"/>', "worst event"),
+    ]))
+
+    # privacy-profile panel (log δ axis)
+    prof = report.privacy_profile
+    claim = report.epsilon_claimed
+    e_max = max([2.0 * claim if math.isfinite(claim) else 1.0, 1.0]
+                + [p.epsilon for p in prof])
+    e_grid = np.linspace(0.0, e_max, 200)
+    claimed = np.asarray(report.spec.guarantee.privacy_profile(e_grid), dtype=float)
+    positive = [v for v in list(claimed) + [p.delta_estimate for p in prof]
+                + [p.delta_lower_bound for p in prof] if v > 0]
+    floor = max(-12, min(-6, math.floor(math.log10(min(positive))) if positive else -6))
+    ax2 = _Axes(600, 40, 360, 320, (0.0, e_max), (float(floor), 0.0))
+
+    def lg(v: float) -> float:
+        return math.log10(v) if v > 0 else float(floor)
+
+    parts.append(f'<polyline points="{ax2.points(e_grid, [lg(v) for v in claimed])}" '
+                 f'fill="none" stroke="{_INK}" stroke-width="1.6"/>')
+    for p in prof:
+        parts.append(f'<circle cx="{ax2.x(p.epsilon):.2f}" cy="{ax2.y(lg(p.delta_estimate)):.2f}" '
+                     f'r="2.6" fill="{_BLUE}"/>')
+        x, y = ax2.x(p.epsilon), ax2.y(lg(p.delta_lower_bound))
+        parts.append(f'<polygon points="{x - 3.5:.2f},{y - 3:.2f} {x + 3.5:.2f},{y - 3:.2f} '
+                     f'{x:.2f},{y + 3.5:.2f}" fill="{_RED}"/>')
+    e_ticks = [(float(t), f"{t:g}") for t in np.linspace(0.0, e_max, 5)]
+    y_ticks = _log_delta_ticks(floor)
+    parts.append(ax2.frame(e_ticks, y_ticks, "ε", "δ(ε)", "privacy profile"))
+    parts.append(_legend(ax2.left, ax2.top + ax2.height + 62, [
+        (f'<line x1="0" x2="16" y1="0" y2="0" stroke="{_INK}" stroke-width="1.6"/>',
+         "claimed δ(ε)"),
+        (f'<circle cx="8" cy="0" r="2.6" fill="{_BLUE}"/>', "estimated δ(ε), worst pair"),
+        (f'<polygon points="4.5,-3 11.5,-3 8,3.5" fill="{_RED}"/>', "lower confidence bound"),
+    ]))
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+def _figures_section(report: AuditReport, mode: FigureMode) -> str:
+    note = ""
+    svg = None
+    if mode != "builtin":
+        try:
+            svg = _matplotlib_svg(report)
+        except (ImportError, AuditError) as exc:
+            if mode == "matplotlib":
+                raise AuditError(f"cannot draw the report's figures: {exc}") from exc
+            note = " Drawn without matplotlib (install privaudit[plot] for the full figures)."
+    if svg is None:
+        svg = _builtin_svg(report)
+    caption = ("Left: each tested rejection region S is a point (α₀, α₁) = (P[M(x)∉S], "
+               "P[M(y)∈S]) with its Clopper–Pearson box; the claim forbids the shaded region "
+               "below its boundary, so a box entirely inside it refutes the claim (worst event "
+               "in red). Right: the claimed privacy profile δ(ε) against the estimate and the "
+               "lower confidence bound at the worst pair." + note)
+    return (f'<section class="card" id="figures"><h2>Trade-off and privacy profile</h2>'
+            f'<figure>{svg}<figcaption>{_e(caption)}</figcaption></figure></section>')
+
+
+# -- public API ------------------------------------------------------------------------------
+def render_html_report(report: AuditReport, *, figures: FigureMode = "auto") -> str:
+    """Render ``report`` as one standalone HTML document.
+
+    Parameters
+    ----------
+    report : AuditReport
+        The audit to show.
+    figures : {"auto", "matplotlib", "builtin"}
+        How to draw the trade-off and privacy-profile figures: with matplotlib when it is
+        installed (``"auto"``, the default), always with matplotlib (``"matplotlib"``:
+        raise without it) or with the small built-in SVG drawing (``"builtin"``).
+
+    Returns
+    -------
+    str
+        The HTML text: inline CSS and SVG, no scripts, no external assets, all text
+        escaped.
+
+    Raises
+    ------
+    AuditError
+        If ``report`` is not an :class:`AuditReport`, ``figures`` is unknown, or
+        ``figures="matplotlib"`` and matplotlib is missing.
+    """
+    from privaudit.auditing.report import AuditReport
+
+    if not isinstance(report, AuditReport):
+        raise AuditError(f"render_html_report needs an AuditReport, got {type(report).__name__}")
+    if figures not in ("auto", "matplotlib", "builtin"):
+        raise AuditError(f"figures must be 'auto', 'matplotlib' or 'builtin', got {figures!r}")
+    verdict = report.verdict_text.lower()
+    title = f"privaudit · {report.mechanism} · {verdict}"
+    version = report.versions.get("privaudit", "")
+    body = "".join([
+        _header(report),
+        _summary(report),
+        _exact_section(report),
+        _claims_section(report),
+        _checks_section(report),
+        _counterexamples_section(report),
+        _evidence_section(report),
+        _figures_section(report, figures),
+        _events_section(report),
+        _profile_section(report),
+        _metadata_section(report),
+    ])
+    return ("<!DOCTYPE html>\n"
+            '<html lang="en"><head><meta charset="utf-8">'
+            '<meta name="viewport" content="width=device-width, initial-scale=1">'
+            f'<meta name="generator" content="privaudit {_e(version)}">'
+            f"<title>{_e(title)}</title><style>{_CSS}</style></head>"
+            f'<body class="{"violation" if report.violated else "pass"}"><main>{body}'
+            f"<footer>Generated by privaudit {_e(version)} · spec {_e(report.spec_hash)}"
+            "</footer></main></body></html>\n")
+
+
+def write_html_report(report: AuditReport, path: str | Path, *,
+                      figures: FigureMode = "auto") -> Path:
+    """Write ``report`` as a standalone HTML file.
+
+    Parameters
+    ----------
+    report : AuditReport
+        The audit to show.
+    path : str or Path
+        Where to write (parent folders are created).
+    figures : {"auto", "matplotlib", "builtin"}
+        See :func:`render_html_report`.
+
+    Returns
+    -------
+    Path
+        The path written.
+    """
+    out = Path(path)
+    text = render_html_report(report, figures=figures)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(text, encoding="utf-8")
+    return out

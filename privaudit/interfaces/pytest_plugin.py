@@ -1,0 +1,451 @@
+"""The privaudit pytest plugin: audit a mechanism's privacy claims from a test.
+
+Installed with privaudit and registered through the ``pytest11`` entry point, so a
+project that depends on privaudit can write::
+
+    def test_noisy_mean_keeps_its_claims(privacy_audit):
+        privacy_audit(noisy_mean).assert_no_violation()
+
+The fixture ``privacy_audit`` runs :func:`privaudit.audit` at
+:data:`privaudit.CI_STRENGTH` with a seed derived from the test's node id, so the same
+test draws the same samples on every run and every machine.  A failed audit raises an
+:class:`AssertionError` that shows the verdict, the ε lower bound against the claim,
+every violated check with its counterexample and the seed that reproduces it.  An
+*inconclusive* audit (no violation found, but it could not have detected a true ε of
+twice the claim, or ``detect_epsilon=``) fails ``assert_no_violation`` too, and its
+message says how many samples per side would make it conclusive.
+
+Command-line options (all optional):
+
+``--privaudit-samples N``
+    Outputs per side of each tested pair (default: the ini option ``privaudit_samples``,
+    else ``CI_STRENGTH.samples``).
+``--privaudit-seed S``
+    Use seed ``S`` for every audit instead of the per-test seed (to reproduce a failure).
+``--privaudit-confidence C``
+    Family-wise confidence of each audit, in [0.5, 1).
+``--privaudit-executor {serial,dask}`` [``--privaudit-scheduler ADDRESS`` | ``--privaudit-workers N``]
+    Where the audits' test splits are drawn and counted: in the test process (default)
+    or on ``dask.distributed`` workers (the extra ``privaudit[distributed]``), on the
+    scheduler at ADDRESS or else on a ``LocalCluster`` of N workers started once for the
+    session, on first use, and closed at its end.  The results are the same, bit for
+    bit, as in the test process (``docs/distributed.md``).
+
+Precedence: keyword overrides passed to ``privacy_audit(...)`` beat the command line,
+which beats the ini file, which beats ``CI_STRENGTH``.
+
+The marker ``privacy`` is registered and added automatically to every test that uses the
+fixture, so ``pytest -m privacy`` runs just the audits.
+
+The plugin imports nothing heavy when pytest starts: ``privaudit``'s auditor is imported
+inside the fixture on first use.
+
+Notes
+-----
+Black-box testing can refute a privacy claim, never prove one: a passing
+``assert_no_violation`` means that no violation was found at the audit's confidence and
+power, not that the mechanism is private.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import math
+import shlex
+import textwrap
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Literal
+
+import pytest
+
+from privaudit.auditing._argtypes import confidence as _confidence
+from privaudit.auditing._argtypes import nonnegative_int as _seed
+from privaudit.auditing._argtypes import positive_int as _positive_int
+
+if TYPE_CHECKING:  # pragma: no cover
+    from privaudit.auditing.config import AuditConfig
+    from privaudit.auditing.report import AuditReport
+
+__all__ = [
+    "AuditOutcome",
+    "PrivacyAudit",
+    "SeedSource",
+    "privacy_audit",
+    "privaudit_executor",
+    "pytest_addoption",
+    "pytest_collection_modifyitems",
+    "pytest_configure",
+    "seed_for_nodeid",
+]
+
+#: Where the seed of an audit came from.
+SeedSource = Literal["node id", "--privaudit-seed", "test"]
+
+_MARKER = ("privacy: the test runs a privacy audit with the privacy_audit fixture "
+           "(added automatically to every test that uses it)")
+_SEED_BITS = 32
+_MAX_SHOWN = 160
+
+
+# -- options ---------------------------------------------------------------------------------
+def pytest_addoption(parser: pytest.Parser) -> None:
+    """Add the ``--privaudit-*`` options and the ``privaudit_samples`` ini option."""
+    group = parser.getgroup("privaudit", "privacy audits (privaudit)")
+    group.addoption("--privaudit-samples", type=_positive_int, default=None, metavar="N",
+                    help="outputs per side of each tested pair in privacy_audit "
+                         "(default: ini privaudit_samples, else CI_STRENGTH)")
+    group.addoption("--privaudit-seed", type=_seed, default=None, metavar="S",
+                    help="seed every privacy_audit with S instead of the seed derived "
+                         "from the test's node id (reproduces a reported failure)")
+    group.addoption("--privaudit-confidence", type=_confidence, default=None, metavar="C",
+                    help="family-wise confidence of each privacy_audit, in [0.5, 1)")
+    group.addoption("--privaudit-executor", choices=("serial", "dask"), default="serial",
+                    help="where the audits' test splits are drawn and counted: in the test "
+                         "process (default) or on dask.distributed workers (the extra "
+                         "privaudit[distributed]); same results")
+    group.addoption("--privaudit-scheduler", default=None, metavar="ADDRESS",
+                    help="with --privaudit-executor dask: address of a running Dask "
+                         "scheduler (default: a local cluster for the session)")
+    group.addoption("--privaudit-workers", type=_positive_int, default=None, metavar="N",
+                    help="with --privaudit-executor dask and no scheduler: worker processes "
+                         "of the local cluster")
+    parser.addini("privaudit_samples", default=None,
+                  help="default outputs per side of each tested pair in privacy_audit")
+
+
+def _ini_samples(config: pytest.Config) -> int | None:
+    raw = config.getini("privaudit_samples")
+    if raw is None or str(raw).strip() == "":
+        return None
+    try:
+        return _positive_int(str(raw).strip())
+    except argparse.ArgumentTypeError as exc:
+        raise pytest.UsageError(f"ini option privaudit_samples: {exc}") from None
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Register the ``privacy`` marker and validate the ini and executor options."""
+    config.addinivalue_line("markers", _MARKER)
+    _ini_samples(config)
+    scheduler = config.getoption("privaudit_scheduler")
+    workers = config.getoption("privaudit_workers")
+    if config.getoption("privaudit_executor") != "dask" and (
+            scheduler is not None or workers is not None):
+        raise pytest.UsageError(
+            "--privaudit-scheduler and --privaudit-workers need --privaudit-executor dask")
+    if scheduler is not None and workers is not None:
+        raise pytest.UsageError("--privaudit-workers sizes a local cluster; it cannot go with "
+                                f"--privaudit-scheduler {scheduler}")
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Mark every test that uses ``privacy_audit`` with ``privacy``."""
+    for item in items:
+        if "privacy_audit" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.privacy)
+
+
+# -- seeds -----------------------------------------------------------------------------------
+def seed_for_nodeid(nodeid: str) -> int:
+    """The audit seed of a test: the first 32 bits of the SHA-256 of its node id.
+
+    Parameters
+    ----------
+    nodeid : str
+        The pytest node id, e.g. ``"tests/test_dp.py::test_mean[eps=1]"``.
+
+    Returns
+    -------
+    int
+        A seed in ``[0, 2**32)``, the same on every run, machine and Python version.
+    """
+    digest = hashlib.sha256(nodeid.encode("utf-8")).digest()
+    return int.from_bytes(digest[: _SEED_BITS // 8], "big")
+
+
+# -- the outcome -----------------------------------------------------------------------------
+def _short(value: Any, limit: int = _MAX_SHOWN) -> str:
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _eps(value: float) -> str:
+    return "inf" if math.isinf(value) else f"{value:.4g}"
+
+
+@dataclass(frozen=True)
+class AuditOutcome:
+    """The result of one ``privacy_audit(...)`` call.
+
+    Attributes
+    ----------
+    report : AuditReport
+        The full report of :func:`privaudit.audit`.
+    seed : int
+        The seed the audit ran with.
+    seed_source : {"node id", "--privaudit-seed", "test"}
+        Where the seed came from: derived from the node id, the command line, or a
+        ``seed=`` keyword in the test itself.
+    nodeid : str
+        The node id of the test that ran the audit.
+    """
+
+    report: AuditReport
+    seed: int
+    seed_source: SeedSource = "node id"
+    nodeid: str = ""
+
+    @property
+    def verdict(self) -> str:
+        """``"violation"``, ``"no_violation"`` or ``"inconclusive"``."""
+        return self.report.verdict
+
+    @property
+    def inconclusive(self) -> bool:
+        """True when no violation was found but the audit could not have detected one."""
+        return self.report.inconclusive
+
+    @property
+    def violated(self) -> bool:
+        """True when the audit found a violation."""
+        return self.report.violated
+
+    def reproduce_hint(self) -> str:
+        """One line that says how to rerun this audit with the same draws."""
+        if self.seed_source == "test":
+            return f"seed {self.seed} (fixed by the test's seed= keyword)"
+        where = f" {shlex.quote(self.nodeid)}" if self.nodeid else ""
+        origin = ("derived from the test's node id" if self.seed_source == "node id"
+                  else "set by --privaudit-seed")
+        return (f"seed {self.seed} ({origin}); reproduce with "
+                f"pytest{where} --privaudit-seed {self.seed}")
+
+    def _header(self) -> list[str]:
+        r = self.report
+        pct = f"{100 * r.confidence:g}%"
+        verdict = r.verdict_text
+        relation = ">" if r.epsilon_lower_bound > r.epsilon_claimed else "<="
+        return [
+            (f"privacy audit of {r.mechanism!r}: {verdict} "
+             f"(family-wise confidence {pct}, {r.samples} samples per side)"),
+            (f"  ε lower bound {_eps(r.epsilon_lower_bound)} {relation} claimed ε = "
+             f"{r.epsilon_claimed:.6g} at δ = {r.delta_claimed:g}"),
+        ]
+
+    def failure_message(self) -> str:
+        """The message of :meth:`assert_no_violation`: verdict, bound, counterexamples, seed."""
+        r = self.report
+        lines = self._header()
+        if r.infinite_evidence:
+            lines.append(f"  support: {r.infinite_evidence}")
+        lines.append("  violated checks:")
+        for c in r.violations:
+            lines.append(f"    {c.name}: {c.summary}")
+            ce = c.counterexample
+            if ce is None:
+                continue
+            reason = f"; {ce.relation_reason}" if ce.relation_reason else ""
+            lines.append(f"      counterexample (found by {ce.origin}{reason}):")
+            lines.append(f"        x = {_short(ce.x)}")
+            lines.append(f"        y = {_short(ce.y)}")
+            if ce.values:
+                values = ", ".join(f"{k} = {_short(v, 60)}" for k, v in ce.values.items())
+                lines.extend(textwrap.wrap(values, width=100, initial_indent=" " * 8,
+                                           subsequent_indent=" " * 10))
+        if r.worst_event is not None:
+            ev = r.worst_event
+            lines.append(f"  worst event: {ev.description} [{ev.direction}]: "
+                         f"{ev.count_x}/{ev.samples_x} vs {ev.count_y}/{ev.samples_y}, "
+                         f"Clopper–Pearson P[M(x) ∈ S] ≥ {ev.p_x_lower:.4g}, "
+                         f"P[M(y) ∈ S] ≤ {ev.p_y_upper:.4g}")
+        lines.append(f"  {self.reproduce_hint()}")
+        return "\n".join(lines)
+
+    def inconclusive_message(self) -> str:
+        """The message of :meth:`assert_no_violation` for an inconclusive audit."""
+        from privaudit.auditing.verdicts import inconclusive_text
+
+        r = self.report
+        lines = self._header()
+        lines.append(f"  {inconclusive_text(r.power)}")
+        if r.samples_to_conclude is not None:
+            lines.append(f"  rerun with samples={r.samples_to_conclude} (per side), e.g. "
+                         f"privacy_audit(..., samples={r.samples_to_conclude}) or "
+                         f"--privaudit-samples {r.samples_to_conclude}")
+        if r.power is not None:
+            lines.append(f"  power: {r.power.statement}")
+        lines.append(f"  {self.reproduce_hint()}")
+        return "\n".join(lines)
+
+    def success_message(self) -> str:
+        """The message of :meth:`assert_violation` when no violation was found."""
+        r = self.report
+        lines = self._header()
+        lines[0] = lines[0].replace(r.verdict_text, "expected a violation, found none ("
+                                    f"{r.verdict_text})")
+        if r.power is not None:
+            lines.append(f"  power: {r.power.statement}")
+        for c in r.checks:
+            lines.append(f"    [{c.status}] {c.name}: {c.summary}")
+        lines.append(f"  {self.reproduce_hint()}")
+        return "\n".join(lines)
+
+    def assert_no_violation(self) -> AuditOutcome:
+        """Fail the test when the audit refuted any claim, or was inconclusive.
+
+        An inconclusive audit found no violation but could not have detected a true ε of
+        its target (twice the claim unless ``detect_epsilon=`` says otherwise); passing it
+        would make the test pass vacuously.
+
+        Returns
+        -------
+        AuditOutcome
+            ``self``, for chaining.
+
+        Raises
+        ------
+        AssertionError
+            With the verdict, the ε lower bound against the claim, every violated check
+            and its counterexample (x, y and the values), and the seed to reproduce; for
+            an inconclusive audit, the samples per side that would make it conclusive.
+        """
+        __tracebackhide__ = True
+        if self.report.violated:
+            raise AssertionError(self.failure_message())
+        if self.report.inconclusive:
+            raise AssertionError(self.inconclusive_message())
+        return self
+
+    def assert_violation(self) -> AuditOutcome:
+        """Fail the test unless the audit found a violation (for known-broken mechanisms).
+
+        Returns
+        -------
+        AuditOutcome
+            ``self``, for chaining.
+
+        Raises
+        ------
+        AssertionError
+            When the audit found no violation, with its checks and power statement.
+        """
+        __tracebackhide__ = True
+        if not self.report.violated:
+            raise AssertionError(self.success_message())
+        return self
+
+
+# -- the fixture -----------------------------------------------------------------------------
+@dataclass(frozen=True)
+class PrivacyAudit:
+    """The callable that the ``privacy_audit`` fixture returns.
+
+    Attributes
+    ----------
+    nodeid : str
+        The node id of the requesting test.
+    seed : int
+        The seed every audit of this test uses unless a call passes ``seed=``.
+    seed_source : {"node id", "--privaudit-seed"}
+    samples : int or None
+        Samples per side from the command line or ini file (``None``: ``CI_STRENGTH``).
+    confidence : float or None
+        Confidence from the command line (``None``: ``CI_STRENGTH``).
+    executor : Executor or None
+        Where the audits run (``--privaudit-executor``; ``None``: in the test process).
+    """
+
+    nodeid: str
+    seed: int
+    seed_source: SeedSource = "node id"
+    samples: int | None = None
+    confidence: float | None = None
+    executor: Any = field(default=None, repr=False, compare=False)
+    outcomes: list[AuditOutcome] = field(default_factory=list, repr=False, compare=False)
+
+    def __call__(
+        self,
+        mechanism: Any,
+        *,
+        pairs: Sequence[tuple[Any, Any]] = (),
+        config: AuditConfig | None = None,
+        **config_overrides: Any,
+    ) -> AuditOutcome:
+        """Audit ``mechanism`` and return an :class:`AuditOutcome`.
+
+        Parameters
+        ----------
+        mechanism : Mechanism
+            The mechanism to audit.
+        pairs : sequence of (x, y)
+            Explicit neighbouring pairs to test first.
+        config : AuditConfig, optional
+            The base configuration (default :data:`privaudit.CI_STRENGTH`); its ``seed``
+            is replaced by the test's seed, and its ``samples`` / ``confidence`` by the
+            command-line options when given.
+        **config_overrides
+            Single :class:`~privaudit.AuditConfig` fields (``samples=``, ``seed=``,
+            ``confidence=`` …); they beat the command-line options.
+
+        Returns
+        -------
+        AuditOutcome
+        """
+        from privaudit import CI_STRENGTH, audit
+
+        options: dict[str, Any] = {"seed": self.seed}
+        if self.samples is not None:
+            options["samples"] = self.samples
+        if self.confidence is not None:
+            options["confidence"] = self.confidence
+        source: SeedSource = "test" if "seed" in config_overrides else self.seed_source
+        options.update(config_overrides)
+        report = audit(mechanism, config=config if config is not None else CI_STRENGTH,
+                       pairs=pairs, executor=self.executor, **options)
+        outcome = AuditOutcome(report=report, seed=report.seed, seed_source=source,
+                               nodeid=self.nodeid)
+        self.outcomes.append(outcome)
+        return outcome
+
+
+@pytest.fixture(scope="session")
+def privaudit_executor(pytestconfig: pytest.Config) -> Iterator[Any]:
+    """The executor of every ``privacy_audit`` of the session (``--privaudit-executor``).
+
+    Started on first use (a Dask cluster only when a test audits) and closed when the
+    session ends.
+    """
+    from privaudit.execution.distributed import executor_scope
+
+    with executor_scope(pytestconfig.getoption("privaudit_executor"),
+                        scheduler=pytestconfig.getoption("privaudit_scheduler"),
+                        n_workers=pytestconfig.getoption("privaudit_workers")) as run:
+        yield run
+
+
+@pytest.fixture
+def privacy_audit(request: pytest.FixtureRequest, privaudit_executor: Any) -> PrivacyAudit:
+    """Audit a mechanism at CI strength with a seed derived from the test's node id.
+
+    Use as ``privacy_audit(mechanism, pairs=(), **config_overrides)``; it returns an
+    :class:`AuditOutcome` with ``.report``, ``.assert_no_violation()`` and
+    ``.assert_violation()``.
+    """
+    config = request.config
+    nodeid = request.node.nodeid
+    option_seed = config.getoption("privaudit_seed")
+    samples = config.getoption("privaudit_samples")
+    if samples is None:
+        samples = _ini_samples(config)
+    runner = PrivacyAudit(
+        nodeid=nodeid,
+        seed=option_seed if option_seed is not None else seed_for_nodeid(nodeid),
+        seed_source="--privaudit-seed" if option_seed is not None else "node id",
+        samples=samples,
+        confidence=config.getoption("privaudit_confidence"),
+        executor=privaudit_executor,
+    )
+    request.node.user_properties.append(("privaudit_seed", runner.seed))
+    return runner

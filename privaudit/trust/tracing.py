@@ -1,0 +1,199 @@
+"""Tracing a seeded release: which code runs when a mechanism is built and used.
+
+A certificate must cover the code that produces what it certifies, not only the code a
+static walk of the mechanism object can see: a mechanism usually calls most of its
+helpers by name (weights, smooth bounds, exact sums, partitions, composition), and those
+calls are invisible to an object walk.  :func:`trace_release` therefore *runs* the
+mechanism under :func:`sys.setprofile` and records every Python function that executes:
+
+1. the factory that builds the mechanism (when one is given);
+2. on seeded inputs drawn from the spec's input domain (two of its extreme elements and
+   :data:`TRACE_RANDOM_INPUTS` random ones), the statistic and every other gray-box hook
+   the mechanism provides (local sensitivity bound, smooth sensitivity) — the auditor
+   checks them — and a batch of :data:`TRACE_OUTPUTS` outputs drawn with the seed.
+
+Caches of our own packages (``functools.lru_cache``) are emptied first, so that a cached
+helper runs, and is seen, however warm the process is.  The trace keeps the functions
+whose module passes the caller's filter (the certificate hashes our packages ``spec``,
+``mechanisms``, ``estimators``, ``privaudit`` and any user module; never the standard
+library or the dependencies) and never the :data:`MACHINERY` (the tracing code, and the
+registry and target loaders that merely call a factory).
+
+Python 3.11 has no :mod:`sys.monitoring`; :func:`sys.setprofile` reports a ``call``
+event for every Python frame, which is all the trace needs, at a fraction of the cost of
+line tracing.  Mechanisms run in the calling thread, which is the one traced.
+"""
+
+from __future__ import annotations
+
+import sys
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from types import CodeType, FrameType
+from typing import Any
+
+import numpy as np
+
+from mechanisms import Mechanism
+from spec.errors import CertificateError, PrivauditError
+
+from .source_units import module_file
+
+__all__ = [
+    "MACHINERY",
+    "TRACE_OUTPUTS",
+    "TRACE_RANDOM_INPUTS",
+    "TRACE_SEED",
+    "TracedRelease",
+    "trace_release",
+]
+
+#: Seed of the traced release (inputs and outputs).
+TRACE_SEED = 20_240_915
+#: Random inputs drawn from the spec's input domain (besides two extreme elements).
+TRACE_RANDOM_INPUTS = 2
+#: Outputs sampled on each traced input.
+TRACE_OUTPUTS = 16
+
+#: The gray-box hooks the auditor evaluates; each one the mechanism provides is traced.
+_HOOKS = ("statistic", "local_sensitivity_bound", "smooth_sensitivity")
+
+#: Modules of the tracing machinery itself and of the loaders that call a factory (the
+#: registry's entry wrapper, the command-line target loader): they run during the trace,
+#: they are not the mechanism's code.
+MACHINERY = frozenset({"privaudit.trust.tracing", "privaudit.trust.source_units", "privaudit.trust.certificates",
+                       "privaudit.trust.registry", "privaudit.trust.targets"})
+
+#: Our own packages, whose ``lru_cache`` helpers are emptied before a trace.
+_OWN_PACKAGES = ("spec", "mechanisms", "estimators", "privaudit")
+
+
+@dataclass(frozen=True)
+class TracedRelease:
+    """What :func:`trace_release` saw run.
+
+    Attributes
+    ----------
+    mechanism : Mechanism
+        The mechanism traced (built by the factory when one was given).
+    functions : frozenset of (str, str)
+        ``(module, qualname)`` of every Python code object that ran and passed the filter.
+    files : dict
+        Module name → its source file, for every module in ``functions``.
+    inputs : int
+        Number of domain inputs the release was traced on.
+    """
+
+    mechanism: Mechanism
+    functions: frozenset[tuple[str, str]]
+    files: dict[str, str]
+    inputs: int
+
+
+def _clear_own_caches() -> None:
+    for name, module in list(sys.modules.items()):
+        if module is None or name.partition(".")[0] not in _OWN_PACKAGES:
+            continue
+        for value in list(vars(module).values()):
+            clear = getattr(value, "cache_clear", None)
+            if callable(clear) and callable(getattr(value, "__wrapped__", None)):
+                clear()
+
+
+def _domain_inputs(mech: Mechanism, rng: np.random.Generator) -> list[Any]:
+    domain = mech.spec.input_domain
+    inputs: list[Any] = []
+    try:
+        inputs.extend(list(domain.extremes())[:2])
+    except (PrivauditError, NotImplementedError):
+        pass  # a domain without extreme elements: random inputs only
+    inputs.extend(domain.sample(rng) for _ in range(TRACE_RANDOM_INPUTS))
+    return inputs
+
+
+def _release(mech: Mechanism, seed: int) -> int:
+    """Hooks and outputs on the traced inputs; returns how many inputs were used."""
+    rng = np.random.default_rng(seed)
+    inputs = _domain_inputs(mech, rng)
+    for data in inputs:
+        for hook in _HOOKS:
+            if mech.provides(hook):
+                try:
+                    getattr(mech, hook)(data)
+                except PrivauditError:
+                    pass  # an input a hook refuses still ran the code that refused it
+        mech.sample(data, TRACE_OUTPUTS, rng)
+    return len(inputs)
+
+
+def trace_release(mechanism: Mechanism | None = None, *,
+                  factory: Callable[[], Any] | None = None,
+                  include: Callable[[str], bool],
+                  seed: int = TRACE_SEED) -> TracedRelease:
+    """Run a seeded release of a mechanism and record the code that ran.
+
+    Parameters
+    ----------
+    mechanism : Mechanism, optional
+        The mechanism to trace; needed unless ``factory`` is given.
+    factory : callable, optional
+        Zero-argument callable that builds the mechanism; when given, the build is
+        traced too and the mechanism it returns is the one released.
+    include : callable
+        ``include(module_name)`` says whether code of that module is recorded.
+    seed : int
+        Seed of the inputs and outputs (default :data:`TRACE_SEED`).
+
+    Returns
+    -------
+    TracedRelease
+
+    Raises
+    ------
+    CertificateError
+        If neither a mechanism nor a factory is given, the factory does not return a
+        mechanism, or the release fails with an error outside our hierarchy.
+    """
+    if mechanism is None and factory is None:
+        raise CertificateError("trace_release needs a mechanism or a factory")
+    _clear_own_caches()
+    seen: dict[CodeType, Any] = {}
+
+    def profiler(frame: FrameType, event: str, arg: Any) -> None:
+        if event == "call":
+            code = frame.f_code
+            if code not in seen:
+                seen[code] = frame.f_globals.get("__name__")
+
+    previous = sys.getprofile()
+    previous_threads = threading.getprofile() if hasattr(threading, "getprofile") else None
+    threading.setprofile(profiler)
+    sys.setprofile(profiler)
+    try:
+        mech = factory() if factory is not None else mechanism
+        if not isinstance(mech, Mechanism):
+            raise CertificateError(f"the factory returned {type(mech).__name__}, not a Mechanism")
+        inputs = _release(mech, seed)
+    except PrivauditError:
+        raise
+    except Exception as err:
+        raise CertificateError(
+            f"the traced release of {getattr(mechanism, 'name', factory)!r} failed: "
+            f"{type(err).__name__}: {err}") from err
+    finally:
+        sys.setprofile(previous)
+        threading.setprofile(previous_threads)  # type: ignore[arg-type]
+    functions: set[tuple[str, str]] = set()
+    files: dict[str, str] = {}
+    for code, module in seen.items():
+        if not isinstance(module, str) or module in MACHINERY or not include(module):
+            continue
+        if module not in files:
+            file = module_file(module)
+            if file is None:
+                continue  # code without a source file (generated, compiled)
+            files[module] = file
+        functions.add((module, code.co_qualname))
+    return TracedRelease(mechanism=mech, functions=frozenset(functions), files=files,
+                         inputs=inputs)
