@@ -21,8 +21,8 @@ import pytest
 pytest.importorskip("distributed")
 
 from privaudit.auditing.distinguish import distinguish_pair  # noqa: E402
-from privaudit.execution.distributed import DaskExecutor  # noqa: E402
 from privaudit.auditing.pairs import verified_pair  # noqa: E402
+from privaudit.execution.distributed import DaskExecutor  # noqa: E402
 from privaudit.execution.streaming import SerialExecutor, TimedExecutor  # noqa: E402
 from privaudit.suites import dpsniper_cases  # noqa: E402
 

@@ -52,14 +52,14 @@ RUNS = {
     "algorithm_1_soft_threshold": lambda g: private_soft_threshold(g, 0.5, 1e-6, 10, 30, rng=1),
     "algorithm_2_edge_count": lambda g: private_edge_count(g, 0.5, 1e-6, 40, rng=1),
     "algorithm_3_linear_identity": lambda g: private_blurry_linear(
-        g, 0.5, 1e-6, LAM, np.eye(math.ceil((N - 1) / LAM) + 1), rng=1),
+        g, 0.5, 1e-6, LAM, np.eye(math.ceil((N - 1) / LAM) + 1), rng=1
+    ),
     "pmf": lambda g: private_degree_pmf(g, 0.5, 1e-6, LAM, rng=1),
     "cdf": lambda g: private_degree_cdf(g, 0.5, 1e-6, LAM, rng=1),
     "algorithm_4_average_degree": lambda g: private_average_degree(g, 0.5, 1e-6, LAM, rng=1),
     "algorithm_5_erdos_renyi": lambda g: private_erdos_renyi(g, 0.5, 1e-6, rng=1),
     "algorithm_6_clique_size": lambda g: private_clique_size(g, 0.5, 1e-6, rng=1),
-    "algorithm_7_regular_vs_star": lambda g: private_regular_vs_star(g, 0.5, 1e-6, 20, 100,
-                                                                     rng=1),
+    "algorithm_7_regular_vs_star": lambda g: private_regular_vs_star(g, 0.5, 1e-6, 20, 100, rng=1),
     "algorithm_8_laplace_edge_count": lambda g: private_laplace_edge_count(g, 0.5, rng=1),
     "algorithm_9_rr_edge_count": lambda g: private_rr_edge_count(g, 0.5, 1e-6, rng=1),
 }
@@ -70,8 +70,9 @@ def regular_edges(n: int = N, degree: int = 20, seed: int = 0) -> np.ndarray:
     {i, i + k mod n}, k = 1 … degree/2, with the node labels randomly permuted (seed)."""
     perm = np.random.default_rng(seed).permutation(n)
     i = np.arange(n)
-    return np.concatenate([np.column_stack([perm[i], perm[(i + k) % n]])
-                           for k in range(1, degree // 2 + 1)])
+    return np.concatenate(
+        [np.column_stack([perm[i], perm[(i + k) % n]]) for k in range(1, degree // 2 + 1)]
+    )
 
 
 def regular_inputs(n: int = N) -> dict[str, object]:
@@ -127,8 +128,15 @@ def audit_joint_messages(samples: int = AUDIT_SAMPLES):
     from spec import LocalNodeRelation
 
     mech = soft_threshold_mechanism(AUDIT_NODES, 0.9, 1e-3, 0, 1)
-    config = AuditConfig(samples=samples, pilot_samples=2_000, pair_budget=24, pairs_tested=1,
-                         claim_budget=100, conformance_samples=100_000, seed=0)
+    config = AuditConfig(
+        samples=samples,
+        pilot_samples=2_000,
+        pair_budget=24,
+        pairs_tested=1,
+        claim_budget=100,
+        conformance_samples=100_000,
+        seed=0,
+    )
     return audit(mech, config=config, pairs=[LocalNodeRelation().star_toggle(AUDIT_NODES, 0)])
 
 

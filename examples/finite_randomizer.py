@@ -49,13 +49,21 @@ KEEP = math.exp(EPSILON / 2) / (1 + math.exp(EPSILON / 2))
 def unary_spec(name: str = "unary_encoding") -> MechanismSpec:
     """The claims: k independent binary coordinates, pure ε-DP in the local model."""
     return MechanismSpec(
-        name=name, summary="each of the k one-hot bits kept with probability p, else flipped",
-        input_domain=Categorical(size=CATEGORIES), relation=LocalRelation(),
+        name=name,
+        summary="each of the k one-hot bits kept with probability p, else flipped",
+        input_domain=Categorical(size=CATEGORIES),
+        relation=LocalRelation(),
         statistic="the one-hot encoding of the user's category",
-        noise=FiniteRandomizer(law=FiniteOutputLaw(
-            alphabet=2, length=CATEGORIES, independent=True,
-            description=f"{CATEGORIES} bits, each kept with probability {KEEP:.4f}")),
-        guarantee=PureDP(epsilon=EPSILON))          # the law's epsilon is taken from here
+        noise=FiniteRandomizer(
+            law=FiniteOutputLaw(
+                alphabet=2,
+                length=CATEGORIES,
+                independent=True,
+                description=f"{CATEGORIES} bits, each kept with probability {KEEP:.4f}",
+            )
+        ),
+        guarantee=PureDP(epsilon=EPSILON),
+    )  # the law's epsilon is taken from here
 
 
 def output_probabilities(x: int) -> np.ndarray:
@@ -80,20 +88,26 @@ def shared_coin_bits(x: int, size: int, rng: np.random.Generator) -> np.ndarray:
 
 def build_unary_encoding() -> FunctionMechanism:
     """Correct: the sampler draws the product law the hook declares."""
-    return declare_mechanism(unary_spec(), independent_bits,
-                             output_probabilities=output_probabilities)
+    return declare_mechanism(
+        unary_spec(), independent_bits, output_probabilities=output_probabilities
+    )
 
 
 def build_shared_coin() -> FunctionMechanism:
     """Broken: right marginals, correlated bits (true ε = ∞: only two outputs per input)."""
-    return declare_mechanism(unary_spec("unary_encoding_shared_coin"), shared_coin_bits,
-                             output_probabilities=output_probabilities)
+    return declare_mechanism(
+        unary_spec("unary_encoding_shared_coin"),
+        shared_coin_bits,
+        output_probabilities=output_probabilities,
+    )
 
 
 def main() -> None:
     good = audit(build_unary_encoding(), samples=20_000, seed=1)
-    print(f"{good.mechanism}: {good.verdict}; exact ε = {good.exact.epsilon_exact:.4f} "
-          f"({good.exact.coverage}); sampling cross-check ε ≥ {good.epsilon_lower_bound:.3f}")
+    print(
+        f"{good.mechanism}: {good.verdict}; exact ε = {good.exact.epsilon_exact:.4f} "
+        f"({good.exact.coverage}); sampling cross-check ε ≥ {good.epsilon_lower_bound:.3f}"
+    )
     bad = audit(build_shared_coin(), samples=20_000, seed=1)
     print(f"{bad.mechanism}: {bad.verdict}; exact figure refuted: {bad.exact.refuted}")
     print("  " + bad.check("noise_law").summary[:160])

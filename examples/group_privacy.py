@@ -36,7 +36,7 @@ from spec import (
 
 NODES = 8
 EPSILON = 1.0
-SCALE = 2.0 * (NODES - 1) / EPSILON          # ℓ1 node sensitivity of the degree vector / ε
+SCALE = 2.0 * (NODES - 1) / EPSILON  # ℓ1 node sensitivity of the degree vector / ε
 
 
 def degrees(graph) -> np.ndarray:
@@ -47,23 +47,35 @@ def degrees(graph) -> np.ndarray:
 def build_degrees_laplace() -> FunctionMechanism:
     """Degrees + Laplace(2(n − 1)/ε), ε-LNDP on the joint messages."""
     spec = MechanismSpec(
-        name="degrees_laplace", input_domain=GraphDomain(n_nodes=NODES),
-        relation=LocalNodeRelation(), statistic="the degree vector", output_dimension=NODES,
+        name="degrees_laplace",
+        input_domain=GraphDomain(n_nodes=NODES),
+        relation=LocalNodeRelation(),
+        statistic="the degree vector",
+        output_dimension=NODES,
         sensitivity=(GlobalSensitivity(value=2.0 * (NODES - 1), norm="l1"),),
-        noise=AdditiveNoise(law=Laplace(scale=SCALE)), guarantee=PureDP(epsilon=EPSILON))
+        noise=AdditiveNoise(law=Laplace(scale=SCALE)),
+        guarantee=PureDP(epsilon=EPSILON),
+    )
     return declare_mechanism(
-        spec, lambda g, size, rng: degrees(g) + rng.laplace(0.0, SCALE, (size, NODES)),
-        statistic=degrees, layout=[1] * NODES)
+        spec,
+        lambda g, size, rng: degrees(g) + rng.laplace(0.0, SCALE, (size, NODES)),
+        statistic=degrees,
+        layout=[1] * NODES,
+    )
 
 
 def main() -> None:
     mech = build_degrees_laplace()
     bound = audit(mech, group=2, samples=20_000, seed=0)
-    print(f"k = 2, group bound ε = {bound.epsilon_claimed:g}: {bound.verdict} "
-          f"(ε ≥ {bound.epsilon_lower_bound:.3f}; {bound.check('group.exact').summary})")
+    print(
+        f"k = 2, group bound ε = {bound.epsilon_claimed:g}: {bound.verdict} "
+        f"(ε ≥ {bound.epsilon_lower_bound:.3f}; {bound.check('group.exact').summary})"
+    )
     stated = audit(mech, group=2, claim=PureDP(epsilon=1.2), samples=20_000, seed=0)
-    print(f"k = 2, stated ε = {stated.epsilon_claimed:g}: {stated.verdict} "
-          f"({stated.check('group.exact').summary})")
+    print(
+        f"k = 2, stated ε = {stated.epsilon_claimed:g}: {stated.verdict} "
+        f"({stated.check('group.exact').summary})"
+    )
 
 
 if __name__ == "__main__":

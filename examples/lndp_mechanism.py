@@ -67,17 +67,29 @@ def probe_bits(graph, partners: np.ndarray) -> np.ndarray:
 def _build(sensitivity: float, scale: float, name: str) -> FunctionMechanism:
     partners = draw_partners()
     spec = MechanismSpec(
-        name=name, input_domain=GraphDomain(n_nodes=NODES), relation=LocalNodeRelation(),
+        name=name,
+        input_domain=GraphDomain(n_nodes=NODES),
+        relation=LocalNodeRelation(),
         statistic="each node's bit: is its public partner in its list",
-        output_dimension=NODES, sensitivity=(GlobalSensitivity(value=sensitivity, norm="l1"),),
+        output_dimension=NODES,
+        sensitivity=(GlobalSensitivity(value=sensitivity, norm="l1"),),
         noise=AdditiveNoise(law=Laplace(scale=sensitivity / EPSILON)),
-        guarantee=PureDP(epsilon=EPSILON))
-    rho = PublicRandomness(drawn=f"a hot node probed by all others, seed {RHO_SEED}",
-                           reveals="the partner each node probes", seed=RHO_SEED)
+        guarantee=PureDP(epsilon=EPSILON),
+    )
+    rho = PublicRandomness(
+        drawn=f"a hot node probed by all others, seed {RHO_SEED}",
+        reveals="the partner each node probes",
+        seed=RHO_SEED,
+    )
     return declare_mechanism(
-        spec, lambda g, size, rng: probe_bits(g, partners) + rng.laplace(0, scale, (size, NODES)),
+        spec,
+        lambda g, size, rng: probe_bits(g, partners) + rng.laplace(0, scale, (size, NODES)),
         statistic=lambda g: probe_bits(g, partners),
-        layout=[1] * NODES, public_randomness=rho, rho=partners, exposure=exposure)
+        layout=[1] * NODES,
+        public_randomness=rho,
+        rho=partners,
+        exposure=exposure,
+    )
 
 
 def build_probe_partner() -> FunctionMechanism:
@@ -92,8 +104,9 @@ def build_averaged_scale() -> FunctionMechanism:
 
 
 def main() -> None:
-    config = AuditConfig(samples=20_000, pilot_samples=1_000, pair_budget=12, pairs_tested=2,
-                         claim_budget=60, seed=0)
+    config = AuditConfig(
+        samples=20_000, pilot_samples=1_000, pair_budget=12, pairs_tested=2, claim_budget=60, seed=0
+    )
     for build in (build_probe_partner, build_averaged_scale):
         report = audit(build(), config=config)
         print(f"{report.mechanism}: {report.verdict}; {report.check('lndp.exposure').summary}")

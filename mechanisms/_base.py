@@ -29,8 +29,14 @@ from spec.errors import InvalidParameterError
 
 __all__ = ["Mechanism", "check_sample_size"]
 
-_HOOKS = ("statistic", "local_sensitivity_bound", "smooth_sensitivity", "output_probabilities",
-          "float_image", "node_exposure")
+_HOOKS = (
+    "statistic",
+    "local_sensitivity_bound",
+    "smooth_sensitivity",
+    "output_probabilities",
+    "float_image",
+    "node_exposure",
+)
 """The gray-box hooks :meth:`Mechanism.provides` knows (``float_image``: a user's model of
 the sampler's floating-point image, issue 28; ``node_exposure``: local-node mechanisms,
 issue 27)."""
@@ -70,8 +76,9 @@ class Mechanism(ABC):
         """Validate ``data`` against the spec's input domain and return its canonical form."""
         return self._spec.input_domain.validate(data)
 
-    def sample(self, data: Any, size: int, rng: RandomLike = None, *,
-               budget: Any = None) -> np.ndarray:
+    def sample(
+        self, data: Any, size: int, rng: RandomLike = None, *, budget: Any = None
+    ) -> np.ndarray:
         """Draw ``size`` independent outputs of the mechanism on ``data``.
 
         Parameters
@@ -157,6 +164,7 @@ class Mechanism(ABC):
         implementation, Mironov, ACM CCS 2012, §3).
         """
         raise NotImplementedError(f"{type(self).__name__} declares no float image")
+
     def node_exposure(self) -> np.ndarray:
         """How exposed each node is under the mechanism's public randomness ρ (hook).
 

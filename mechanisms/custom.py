@@ -73,11 +73,14 @@ class FunctionMechanism(Mechanism):
         exposure: Callable[[Any], Any] | None = None,
     ) -> None:
         super().__init__(spec)
-        for name, fn in (("sampler", sampler), ("statistic", statistic),
-                         ("local_sensitivity_bound", local_sensitivity_bound),
-                         ("smooth_sensitivity", smooth_sensitivity),
-                         ("output_probabilities", output_probabilities),
-                         ("exposure", exposure)):
+        for name, fn in (
+            ("sampler", sampler),
+            ("statistic", statistic),
+            ("local_sensitivity_bound", local_sensitivity_bound),
+            ("smooth_sensitivity", smooth_sensitivity),
+            ("output_probabilities", output_probabilities),
+            ("exposure", exposure),
+        ):
             if fn is not None and not callable(fn):
                 raise InvalidParameterError(f"{name} must be callable, got {fn!r}")
         self._sampler = sampler
@@ -95,16 +98,20 @@ class FunctionMechanism(Mechanism):
 
     def provides(self, hook: str) -> bool:
         super().provides(hook)  # validates the name
-        return {"statistic": self._statistic, "local_sensitivity_bound": self._local,
-                "smooth_sensitivity": self._smooth,
-                "output_probabilities": self._probabilities,
-                "node_exposure": self._exposure}.get(hook) is not None
+        return {
+            "statistic": self._statistic,
+            "local_sensitivity_bound": self._local,
+            "smooth_sensitivity": self._smooth,
+            "output_probabilities": self._probabilities,
+            "node_exposure": self._exposure,
+        }.get(hook) is not None
 
     def _sample(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
         out = np.asarray(self._sampler(data, size, rng))
         if out.ndim == 0 or out.shape[0] != size:
             raise InvalidInputError(
-                f"sampler of {self.name!r} returned shape {out.shape}, expected ({size}, ...)")
+                f"sampler of {self.name!r} returned shape {out.shape}, expected ({size}, ...)"
+            )
         return out
 
     def statistic(self, data: Any) -> Any:
@@ -135,23 +142,27 @@ class FunctionMechanism(Mechanism):
         if weights.shape != (n,) or not np.all(np.isfinite(weights)) or np.any(weights < 0):
             raise InvalidParameterError(
                 f"exposure of {self.name!r} must return {n} finite non-negative weights, got "
-                f"shape {weights.shape}")
+                f"shape {weights.shape}"
+            )
         return weights
 
 
-def _local_node_spec(spec: MechanismSpec, layout: Any, public_randomness: Any,
-                     exposure: Any) -> MechanismSpec:
+def _local_node_spec(
+    spec: MechanismSpec, layout: Any, public_randomness: Any, exposure: Any
+) -> MechanismSpec:
     """``spec`` with ``layout`` and ``public_randomness`` entered into its relation."""
     if layout is None and public_randomness is None:
         if exposure is not None and not isinstance(spec.relation, LocalNodeRelation):
             raise UnsupportedCombinationError(
                 f"exposure= is a hook of local-node mechanisms; {spec.name!r} uses the "
-                f"{spec.relation.kind!r} relation")
+                f"{spec.relation.kind!r} relation"
+            )
         return spec
     if not isinstance(spec.relation, LocalNodeRelation):
         raise UnsupportedCombinationError(
             f"layout= and public_randomness= describe local-node mechanisms; {spec.name!r} "
-            f"uses the {spec.relation.kind!r} relation")
+            f"uses the {spec.relation.kind!r} relation"
+        )
     update: dict[str, Any] = {}
     if layout is not None:
         if isinstance(layout, MessageLayout):
@@ -159,16 +170,19 @@ def _local_node_spec(spec: MechanismSpec, layout: Any, public_randomness: Any,
         elif isinstance(layout, (int, np.integer)) and not isinstance(layout, bool):
             update["layout"] = MessageLayout.equal(int(layout))
         elif isinstance(layout, Sequence) and all(
-                isinstance(s, (int, np.integer)) and not isinstance(s, bool) for s in layout):
+            isinstance(s, (int, np.integer)) and not isinstance(s, bool) for s in layout
+        ):
             update["layout"] = MessageLayout.consecutive(layout)
         else:
             raise InvalidParameterError(
                 f"layout must be a MessageLayout, a list of block sizes or one block size "
-                f"for every node, got {layout!r}")
+                f"for every node, got {layout!r}"
+            )
     if public_randomness is not None:
         if not isinstance(public_randomness, PublicRandomness):
             raise InvalidParameterError(
-                f"public_randomness must be a spec.PublicRandomness, got {public_randomness!r}")
+                f"public_randomness must be a spec.PublicRandomness, got {public_randomness!r}"
+            )
         update["public_randomness"] = public_randomness
     relation = spec.relation.model_copy(update=update)
     # rebuild (not model_copy) so that MechanismSpec checks the layout against the output
@@ -230,15 +244,24 @@ def declare_mechanism(
         If the layout does not split ``output_dimension`` into one block per node.
     """
     if output_probabilities is not None and not isinstance(
-            spec.noise, (FiniteRandomizer, RandomizedResponse)):
+        spec.noise, (FiniteRandomizer, RandomizedResponse)
+    ):
         warnings.warn(
             f"output_probabilities is ignored for {spec.name!r}: its spec declares "
             f"{type(spec.noise).__name__ if spec.noise is not None else 'no noise'}, not a "
             "finite output law (noise=FiniteRandomizer(...)), so the exact audit cannot use "
-            "the hook", PrivauditWarning, stacklevel=2)
+            "the hook",
+            PrivauditWarning,
+            stacklevel=2,
+        )
     spec = _local_node_spec(spec, layout, public_randomness, exposure)
-    return FunctionMechanism(spec, sampler, statistic=statistic,
-                             local_sensitivity_bound=local_sensitivity_bound,
-                             smooth_sensitivity=smooth_sensitivity,
-                             output_probabilities=output_probabilities, rho=rho,
-                             exposure=exposure)
+    return FunctionMechanism(
+        spec,
+        sampler,
+        statistic=statistic,
+        local_sensitivity_bound=local_sensitivity_bound,
+        smooth_sensitivity=smooth_sensitivity,
+        output_probabilities=output_probabilities,
+        rho=rho,
+        exposure=exposure,
+    )

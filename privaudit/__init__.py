@@ -62,14 +62,20 @@ if _TYPE_CHECKING:  # pragma: no cover
         ZCDPAccountant,
     )
 
-    from .trust import registry
     from .auditing.auditor import audit
-    from .trust.certificates import Certificate, certify
     from .auditing.config import CERTIFICATE_STRENGTH, CI_STRENGTH, AuditConfig
     from .auditing.exact_audit import ExactAuditResult, exact_privacy
     from .auditing.pairs import CandidatePair
     from .auditing.report import DISCLAIMER, AuditReport
-    from .auditing.results import CheckOutcome, Counterexample, EventBound, PowerStatement, ProfilePoint
+    from .auditing.results import (
+        CheckOutcome,
+        Counterexample,
+        EventBound,
+        PowerStatement,
+        ProfilePoint,
+    )
+    from .trust import registry
+    from .trust.certificates import Certificate, certify
 
 
 def __getattr__(name: str) -> _Any:

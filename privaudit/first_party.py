@@ -102,8 +102,11 @@ def _is_namespace(top: str) -> bool:
     """Whether the imported top-level package ``top`` is a namespace package (PEP 420:
     no ``__init__``, portions possibly shipped by several distributions)."""
     module = sys.modules.get(top)
-    return (module is not None and getattr(module, "__file__", None) is None
-            and hasattr(module, "__path__"))
+    return (
+        module is not None
+        and getattr(module, "__file__", None) is None
+        and hasattr(module, "__path__")
+    )
 
 
 def distributions_of(module: str) -> frozenset[str]:

@@ -44,15 +44,18 @@ from typing import Any
 
 from privaudit import AuditConfig, audit
 from privaudit.auditing.distinguish import distinguish_pair
-from privaudit.execution.distributed import DaskExecutor
 from privaudit.auditing.pairs import verified_pair
+from privaudit.execution.distributed import DaskExecutor
 from privaudit.execution.streaming import SerialExecutor, TimedExecutor
 from privaudit.suites import dpsniper_cases
 
 
 def _outcome(result: Any) -> tuple[Any, ...]:
-    return (result.test_sizes, [(e.description, e.count_x, e.count_y) for e in result.events],
-            result.epsilon_lower_bound)
+    return (
+        result.test_sizes,
+        [(e.description, e.count_x, e.count_y) for e in result.events],
+        result.epsilon_lower_bound,
+    )
 
 
 def _report(report: Any) -> dict[str, Any]:
@@ -69,15 +72,27 @@ def _timed(fn: Any) -> tuple[float, Any]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--mechanism", default="SVT34Parallel",
-                        help="a DP-Sniper case (default SVT34Parallel; e.g. NumericalSVT)")
-    parser.add_argument("--samples", type=int, default=2_000_000,
-                        help="test outputs per side (default 2·10⁶)")
-    parser.add_argument("--search-samples", type=int, default=20_000,
-                        help="search split of the distinguish_pair runs (default 2·10⁴)")
+    parser.add_argument(
+        "--mechanism",
+        default="SVT34Parallel",
+        help="a DP-Sniper case (default SVT34Parallel; e.g. NumericalSVT)",
+    )
+    parser.add_argument(
+        "--samples", type=int, default=2_000_000, help="test outputs per side (default 2·10⁶)"
+    )
+    parser.add_argument(
+        "--search-samples",
+        type=int,
+        default=20_000,
+        help="search split of the distinguish_pair runs (default 2·10⁴)",
+    )
     parser.add_argument("--repeats", type=int, default=3, help="timings per executor")
-    parser.add_argument("--blocks-per-chunk", type=int, default=None,
-                        help="blocks per Dask task (default: the executor's default)")
+    parser.add_argument(
+        "--blocks-per-chunk",
+        type=int,
+        default=None,
+        help="blocks per Dask task (default: the executor's default)",
+    )
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--no-audit", action="store_true", help="time the test split only")
     args = parser.parse_args()
@@ -87,34 +102,45 @@ def main() -> None:
     mech = case.mechanism
     x, y = case.input_pairs[0]
     pair = verified_pair(mech.spec, x, y, "explicit")
-    options = {} if args.blocks_per_chunk is None else {"blocks_per_chunk":
-                                                          args.blocks_per_chunk}
+    options = {} if args.blocks_per_chunk is None else {"blocks_per_chunk": args.blocks_per_chunk}
 
     def split(executor: Any) -> tuple[Any, float]:
         timed = TimedExecutor(executor)
-        result = distinguish_pair(mech, pair, samples=args.samples,
-                           search_samples=args.search_samples, rng=args.seed, alpha=0.05,
-                           executor=timed)
+        result = distinguish_pair(
+            mech,
+            pair,
+            samples=args.samples,
+            search_samples=args.search_samples,
+            rng=args.seed,
+            alpha=0.05,
+            executor=timed,
+        )
         return result, timed.seconds
 
-    config = AuditConfig(samples=args.samples, search_samples=args.search_samples,
-                         seed=args.seed, pairs_tested=1)
+    config = AuditConfig(
+        samples=args.samples, search_samples=args.search_samples, seed=args.seed, pairs_tested=1
+    )
 
     def whole(executor: Any) -> Any:
         return audit(mech, config=config, pairs=[(x, y)], executor=executor)
 
-    print(f"# {case.name}: {args.samples:,} test outputs per side, output width "
-          f"{mech.spec.output_dimension if hasattr(mech.spec, 'output_dimension') else '?'}")
-    print(f"# {platform.processor() or platform.machine()}, {os.cpu_count()} cores, "
-          f"load average {os.getloadavg()[0]:.1f} at the start")
+    print(
+        f"# {case.name}: {args.samples:,} test outputs per side, output width "
+        f"{mech.spec.output_dimension if hasattr(mech.spec, 'output_dimension') else '?'}"
+    )
+    print(
+        f"# {platform.processor() or platform.machine()}, {os.cpu_count()} cores, "
+        f"load average {os.getloadavg()[0]:.1f} at the start"
+    )
     executors: dict[str, Any] = {"serial": SerialExecutor()}
     startup: dict[str, float] = {}
     try:
         for n in (1, 2):
             ex = DaskExecutor(n_workers=n, processes=True, **options)
             startup[f"{n} worker(s)"], _ = _timed(lambda ex=ex: ex.worker_threads)
-            distinguish_pair(mech, pair, samples=20_000, search_samples=1_000, rng=0, alpha=0.05,
-                      executor=ex)                                     # warm-up
+            distinguish_pair(
+                mech, pair, samples=20_000, search_samples=1_000, rng=0, alpha=0.05, executor=ex
+            )  # warm-up
             executors[f"{n} worker(s)"] = ex
         times: dict[str, list[float]] = {k: [] for k in executors}
         split_times: dict[str, list[float]] = {k: [] for k in executors}
@@ -137,11 +163,15 @@ def main() -> None:
                     reference_report = _report(report)
                 elif _report(report) != reference_report:
                     raise SystemExit(f"{name}: the audit report differs from the serial one")
-        print(f"# load average {os.getloadavg()[0]:.1f} at the end; results identical on "
-              f"every executor (ε lower bound {reference[2]:.4f} on the test split)")
+        print(
+            f"# load average {os.getloadavg()[0]:.1f} at the end; results identical on "
+            f"every executor (ε lower bound {reference[2]:.4f} on the test split)"
+        )
         print()
-        print("| executor | cluster start (s) | test split: drawn and counted (s) | vs serial "
-              "| vs 1 worker | distinguish_pair (s) | vs serial | whole audit (s) | vs serial |")
+        print(
+            "| executor | cluster start (s) | test split: drawn and counted (s) | vs serial "
+            "| vs 1 worker | distinguish_pair (s) | vs serial | whole audit (s) | vs serial |"
+        )
         print("|---|---|---|---|---|---|---|---|---|")
         serial = min(times["serial"])
         one = min(times["1 worker(s)"])
@@ -151,15 +181,24 @@ def main() -> None:
             t, p = min(times[name]), min(split_times[name])
             a = min(audit_times[name]) if not args.no_audit else None
             start = f"{startup[name]:.1f}" if name in startup else "—"
-            print(f"| {name} | {start} | {t:.2f} | {serial / t:.2f}× | {one / t:.2f}× | {p:.2f} "
-                  f"| {serial_pair / p:.2f}× | " + ("—" if a is None else f"{a:.2f}") + " | "
-                  + ("—" if serial_audit is None or a is None else f"{serial_audit / a:.2f}×")
-                  + " |")
+            print(
+                f"| {name} | {start} | {t:.2f} | {serial / t:.2f}× | {one / t:.2f}× | {p:.2f} "
+                f"| {serial_pair / p:.2f}× | "
+                + ("—" if a is None else f"{a:.2f}")
+                + " | "
+                + ("—" if serial_audit is None or a is None else f"{serial_audit / a:.2f}×")
+                + " |"
+            )
         print()
-        print(f"(minimum of {args.repeats} interleaved runs; speed-ups are the serial time, or the "
-              "1-worker time, over this executor's)")
-        for label, table in (("test split", times), ("distinguish_pair", split_times),
-                             ("audit", audit_times)):
+        print(
+            f"(minimum of {args.repeats} interleaved runs; speed-ups are the serial time, or the "
+            "1-worker time, over this executor's)"
+        )
+        for label, table in (
+            ("test split", times),
+            ("distinguish_pair", split_times),
+            ("audit", audit_times),
+        ):
             for name, values in table.items():
                 if values:
                     print(f"#   {label:10s} {name:12s}: " + " ".join(f"{v:.2f}" for v in values))

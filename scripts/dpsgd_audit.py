@@ -35,7 +35,12 @@ from mechanisms.dpsgd import (
 )
 from privaudit import AuditConfig, audit
 from privaudit.auditing.gaussian_tradeoff import gaussian_tradeoff_estimate
-from privaudit.auditing.one_run import gaussian_canaries, laplace_canaries, one_run_audit, one_run_epsilon
+from privaudit.auditing.one_run import (
+    gaussian_canaries,
+    laplace_canaries,
+    one_run_audit,
+    one_run_epsilon,
+)
 from privaudit.auditing.one_run_canaries import ablq_canaries, logistic_canaries
 from privaudit.suites.dpsgd import DPSGD_DELTA, DPSGD_GAP_SETTINGS, shuffle_as_poisson
 from spec import GaussianDP
@@ -192,8 +197,9 @@ any m, and costs one release instead of 10⁵.
 """
 
 
-def attainable_max_event(sigma: float, steps: int, delta: float, n: int,
-                         alpha: float = 0.05) -> float:
+def attainable_max_event(
+    sigma: float, steps: int, delta: float, n: int, alpha: float = 0.05
+) -> float:
     """Best bound of a max-coordinate event with n outputs per side at expected counts
     (Clopper–Pearson at α/2 per side): what a perfect choice of τ could certify."""
     tau = np.linspace(-3.0, 2.0 + 10.0 * sigma, 4001)
@@ -216,7 +222,7 @@ def _gdp_of(report) -> str:
 
 
 def _paper_pair(report, mech: ABLQMechanism) -> str:
-    """"yes" when the worst pair is the paper's after clipping: one record at +C against
+    """ "yes" when the worst pair is the paper's after clipping: one record at +C against
     −C, every other record at −C or every other at +C (one side's batches identical)."""
     pair = report.worst_pair
     if pair is None:
@@ -228,17 +234,24 @@ def _paper_pair(report, mech: ABLQMechanism) -> str:
         return "no"
     c, i = mech.clip_norm, int(differ[0])
     rest = np.delete(x, i)
-    ok = sorted((x[i], y[i])) == [-c, c] and rest.size > 0 and bool(
-        np.all(rest == -c) or np.all(rest == c))
+    ok = (
+        sorted((x[i], y[i])) == [-c, c]
+        and rest.size > 0
+        and bool(np.all(rest == -c) or np.all(rest == c))
+    )
     return "yes" if ok else "no"
 
 
 def shuffle_section(samples: int, seed: int) -> list[str]:
-    rows = [("| σ | T | Poisson-PLD ε (claim) | no-amplification ε | paper's lower bound ε "
+    rows = [
+        (
+            "| σ | T | Poisson-PLD ε (claim) | no-amplification ε | paper's lower bound ε "
             "(P[S], Q[S]) | max-event ε attainable at N | auditor ε_lb, shuffle-as-Poisson "
             "(verdict) | worst pair is the paper's | auditor ε_lb, Poisson (verdict) "
-            "| μ-GDP estimate of the shuffle's worst event (assumption) | time (s) |"),
-            "|---|---|---|---|---|---|---|---|---|---|---|"]
+            "| μ-GDP estimate of the shuffle's worst event (assumption) | time (s) |"
+        ),
+        "|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
     config = AuditConfig(samples=samples, confidence=0.95, seed=seed)
     for sigma, steps in DPSGD_GAP_SETTINGS:
         broken = shuffle_as_poisson(sigma, steps)
@@ -257,53 +270,82 @@ def shuffle_section(samples: int, seed: int) -> list[str]:
             f"`{rb.worst_event.description if rb.worst_event else '–'}`) "
             f"| {_paper_pair(rb, broken)} "
             f"| {rc.epsilon_lower_bound:.3f} ({'VIOLATION' if rc.violated else 'passed'}) "
-            f"| {_gdp_of(rb)} | {took:.0f} |")
+            f"| {_gdp_of(rb)} | {took:.0f} |"
+        )
     return rows
 
 
 def one_run_section(runs: int, seed: int) -> list[str]:
     m, k = 1000, 100
-    rows = [(f"| mechanism (m = {m}, {k} + {k} guesses) | true ε at δ | δ | mean ε_lb over "
+    rows = [
+        (
+            f"| mechanism (m = {m}, {k} + {k} guesses) | true ε at δ | δ | mean ε_lb over "
             f"{runs} runs | max | share of runs with ε_lb > true ε | ε_lb at the expected "
-            "count of a tight audit |"),
-            "|---|---|---|---|---|---|---|"]
+            "count of a tight audit |"
+        ),
+        "|---|---|---|---|---|---|---|",
+    ]
     for eps in (1.0, 2.0, 4.0):
         res = laplace_canaries(m, eps, k_plus=k, k_minus=k, runs=runs, rng=seed)
         b = np.array(res.epsilon_lower_bound)
         tight = one_run_epsilon(m, 2 * k, round(2 * k / (1 + math.exp(-eps))))[()]
-        rows.append(f"| Laplace coordinates, ε = {eps:g} | {eps:g} | 0 | {b.mean():.3f} | "
-                    f"{b.max():.3f} | {(b > eps).mean():.3f} | {tight:.3f} |")
+        rows.append(
+            f"| Laplace coordinates, ε = {eps:g} | {eps:g} | 0 | {b.mean():.3f} | "
+            f"{b.max():.3f} | {(b > eps).mean():.3f} | {tight:.3f} |"
+        )
     for sigma in (1.0, 0.5):
         true = GaussianDP(mu=1 / sigma).epsilon_for_delta(1e-5)
         res = gaussian_canaries(m, sigma, k_plus=k, k_minus=k, delta=1e-5, runs=runs, rng=seed)
         b = np.array(res.epsilon_lower_bound)
-        rows.append(f"| Gaussian coordinates, μ = {1 / sigma:g} | {true:.3f} | 1e-05 | "
-                    f"{b.mean():.3f} | {b.max():.3f} | {(b > true).mean():.3f} | – |")
+        rows.append(
+            f"| Gaussian coordinates, μ = {1 / sigma:g} | {true:.3f} | 1e-05 | "
+            f"{b.mean():.3f} | {b.max():.3f} | {(b > true).mean():.3f} | – |"
+        )
     return rows
 
 
 def canary_section(seed: int) -> list[str]:
-    rows = [("| mechanism | claimed ε (δ = 1e-5) | canaries | guesses | correct | one-run ε_lb | "
-            "μ-GDP estimate (assumption: Gaussian trade-off, independent canaries) |"),
-            "|---|---|---|---|---|---|---|"]
-    for sampler, claim in (("poisson", "poisson_pld"), ("shuffle", "poisson_pld"),
-                           ("shuffle", "partition")):
+    rows = [
+        (
+            "| mechanism | claimed ε (δ = 1e-5) | canaries | guesses | correct | one-run ε_lb | "
+            "μ-GDP estimate (assumption: Gaussian trade-off, independent canaries) |"
+        ),
+        "|---|---|---|---|---|---|---|",
+    ]
+    for sampler, claim in (
+        ("poisson", "poisson_pld"),
+        ("shuffle", "poisson_pld"),
+        ("shuffle", "partition"),
+    ):
         mech = ABLQMechanism(sampler, 1000, 100, 10, 0.5, 1e-5, dim=1000, claim=claim)
         release, score = ablq_canaries(mech)
-        r = one_run_audit(release, score, 1000, k_plus=50, k_minus=50, delta=1e-5, rng=seed,
-                          gaussian_tradeoff=True)
-        rows.append(f"| ABLQ {sampler}, claim {claim}, n = 1000, b = 100, T = 10, σ = 0.5 | "
-                    f"{mech.spec.guarantee.epsilon:.3f} | 1000 | {r.guesses[0]} | "
-                    f"{r.correct[0]} | {r.epsilon_lower_bound[0]:.3f} | "
-                    f"μ ≥ {r.gdp[0].mu_lower_bound:.3f}, ε ≈ {r.gdp[0].epsilon:.3f} |")
+        r = one_run_audit(
+            release,
+            score,
+            1000,
+            k_plus=50,
+            k_minus=50,
+            delta=1e-5,
+            rng=seed,
+            gaussian_tradeoff=True,
+        )
+        rows.append(
+            f"| ABLQ {sampler}, claim {claim}, n = 1000, b = 100, T = 10, σ = 0.5 | "
+            f"{mech.spec.guarantee.epsilon:.3f} | 1000 | {r.guesses[0]} | "
+            f"{r.correct[0]} | {r.epsilon_lower_bound[0]:.3f} | "
+            f"μ ≥ {r.gdp[0].mu_lower_bound:.3f}, ε ≈ {r.gdp[0].epsilon:.3f} |"
+        )
     mech = LogisticDPSGD("shuffle", 1000, 100, 10, 0.5, 1e-5, dim=2)
     release, score = logistic_canaries(mech, logistic_data(500, 2, rng=seed), 500)
-    r = one_run_audit(release, score, 500, k_plus=25, k_minus=25, delta=1e-5, rng=seed,
-                      gaussian_tradeoff=True)
-    rows.append(f"| logistic DP-SGD, shuffle, n = 1000 (500 canaries), d = 2, T = 10, σ = 0.5 | "
-                f"{mech.spec.guarantee.epsilon:.3f} | 500 | {r.guesses[0]} | {r.correct[0]} | "
-                f"{r.epsilon_lower_bound[0]:.3f} | μ ≥ {r.gdp[0].mu_lower_bound:.3f}, "
-                f"ε ≈ {r.gdp[0].epsilon:.3f} |")
+    r = one_run_audit(
+        release, score, 500, k_plus=25, k_minus=25, delta=1e-5, rng=seed, gaussian_tradeoff=True
+    )
+    rows.append(
+        f"| logistic DP-SGD, shuffle, n = 1000 (500 canaries), d = 2, T = 10, σ = 0.5 | "
+        f"{mech.spec.guarantee.epsilon:.3f} | 500 | {r.guesses[0]} | {r.correct[0]} | "
+        f"{r.epsilon_lower_bound[0]:.3f} | μ ≥ {r.gdp[0].mu_lower_bound:.3f}, "
+        f"ε ≈ {r.gdp[0].epsilon:.3f} |"
+    )
     return rows
 
 
@@ -315,13 +357,18 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=DOC)
     args = parser.parse_args()
     command = "PYTHONPATH=$PWD python3 scripts/dpsgd_audit.py" + (
-        "" if (args.samples, args.runs, args.seed) == (100_000, 200, 0)
-        else f" --samples {args.samples} --runs {args.runs} --seed {args.seed}")
+        ""
+        if (args.samples, args.runs, args.seed) == (100_000, 200, 0)
+        else f" --samples {args.samples} --runs {args.runs} --seed {args.seed}"
+    )
     text = TEXT.format(
-        command=command, samples=args.samples, runs=args.runs,
+        command=command,
+        samples=args.samples,
+        runs=args.runs,
         shuffle_table="\n".join(shuffle_section(args.samples, args.seed)),
         one_run_table="\n".join(one_run_section(args.runs, args.seed)),
-        canary_table="\n".join(canary_section(args.seed)))
+        canary_table="\n".join(canary_section(args.seed)),
+    )
     args.out.write_text(text)
     print(f"wrote {args.out}")
 

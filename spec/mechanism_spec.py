@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from typing import Annotated, Any, Literal, Union
+from typing import Annotated, Any, Literal
 
 from pydantic import Field, model_validator
 
@@ -194,8 +194,7 @@ class FiniteRandomizer(SpecModel):
 
 
 NoiseApplication = Annotated[
-    Union[AdditiveNoise, SmoothSensitivityNoise, NoisyArgmax, RandomizedResponse,
-          FiniteRandomizer],
+    AdditiveNoise | SmoothSensitivityNoise | NoisyArgmax | RandomizedResponse | FiniteRandomizer,
     Field(discriminator="kind"),
 ]
 """How a mechanism's randomness is applied, as a discriminated union on ``kind``."""
@@ -249,8 +248,12 @@ def laplace_rdp(lam: float) -> Callable[[float], float]:
 def _require_norm(law: NoiseLaw, claim: GlobalSensitivity, dim: int) -> None:
     if dim == 1:
         return
-    needs = {Laplace: ("l1",), DiscreteLaplace: ("l1",), Gaussian: ("l1", "l2"),
-             DiscreteGaussian: ("l1", "l2")}.get(type(law))
+    needs = {
+        Laplace: ("l1",),
+        DiscreteLaplace: ("l1",),
+        Gaussian: ("l1", "l2"),
+        DiscreteGaussian: ("l1", "l2"),
+    }.get(type(law))
     if needs is None:
         raise UnsupportedCombinationError(
             f"{type(law).__name__} noise on a {dim}-dimensional output has no calibration "
@@ -271,7 +274,8 @@ def _delivered_additive(noise: AdditiveNoise, claim: GlobalSensitivity, dim: int
         if not ratio.is_integer():
             raise InconsistentSpecError(
                 f"{type(law).__name__} noise on the lattice {law.granularity!r}·Z needs a "
-                f"sensitivity that is a multiple of the granularity, got {delta_f!r}")
+                f"sensitivity that is a multiple of the granularity, got {delta_f!r}"
+            )
         unit = AdditiveNoise(law=law.unit_law, calibration=noise.calibration)
         got = _delivered_additive(unit, GlobalSensitivity(value=ratio, norm=claim.norm), dim)
         got.source = f"{type(law).__name__} noise with sensitivity {delta_f:g}"
@@ -285,8 +289,14 @@ def _delivered_additive(noise: AdditiveNoise, claim: GlobalSensitivity, dim: int
     src = f"{type(law).__name__} noise with sensitivity {delta_f:g}"
     if isinstance(law, Gaussian):
         ratio = delta_f / law.sigma
-        return _Delivered(pure=math.inf, profile=lambda e: law.privacy_profile(e, delta_f),
-                          rho=ratio**2 / 2, mu=ratio, rdp=lambda a: a * ratio**2 / 2, source=src)
+        return _Delivered(
+            pure=math.inf,
+            profile=lambda e: law.privacy_profile(e, delta_f),
+            rho=ratio**2 / 2,
+            mu=ratio,
+            rdp=lambda a: a * ratio**2 / 2,
+            source=src,
+        )
     if isinstance(law, DiscreteGaussian):
         rho = delta_f**2 / (2 * law.sigma**2)
         if dim == 1:
@@ -297,8 +307,11 @@ def _delivered_additive(noise: AdditiveNoise, claim: GlobalSensitivity, dim: int
         return _Delivered(pure=math.inf, profile=profile, rho=rho, source=src)
     if isinstance(law, Laplace):
         lam = delta_f / law.scale
-        profile = (lambda e: law.privacy_profile(e, delta_f)) if dim == 1 else (
-            PureDP(epsilon=lam).delta_for_epsilon)
+        profile = (
+            (lambda e: law.privacy_profile(e, delta_f))
+            if dim == 1
+            else (PureDP(epsilon=lam).delta_for_epsilon)
+        )
         return _Delivered(pure=pure, profile=profile, rdp=laplace_rdp(lam), source=src)
     if dim == 1:
         return _Delivered(pure=pure, profile=lambda e: law.privacy_profile(e, delta_f), source=src)
@@ -340,7 +353,9 @@ def _check_claim(guarantee: object, got: _Delivered) -> None:
             )
     elif isinstance(guarantee, GaussianDP):
         if got.mu is None:
-            raise UnsupportedCombinationError(f"{src} has no exact GDP guarantee; only Gaussian noise does")
+            raise UnsupportedCombinationError(
+                f"{src} has no exact GDP guarantee; only Gaussian noise does"
+            )
         if not _within(got.mu, guarantee.mu):
             raise InconsistentSpecError(
                 f"{src} delivers mu = {got.mu:.6g}, more than the claimed mu = {guarantee.mu:g}"
@@ -356,8 +371,9 @@ def _check_claim(guarantee: object, got: _Delivered) -> None:
             )
 
 
-def _delivered_smooth(noise: SmoothSensitivityNoise, claim: SmoothSensitivityBound,
-                      guarantee: object) -> _Delivered:
+def _delivered_smooth(
+    noise: SmoothSensitivityNoise, claim: SmoothSensitivityBound, guarantee: object
+) -> _Delivered:
     law, a, beta = noise.law, noise.alpha, claim.beta
     if not isinstance(law, (InverseQuartic, Laplace)):
         raise UnsupportedCombinationError(
@@ -371,9 +387,12 @@ def _delivered_smooth(noise: SmoothSensitivityNoise, claim: SmoothSensitivityBou
         )
     if isinstance(law, InverseQuartic):
         pure = 3.0 * beta + _QUARTIC_LIPSCHITZ * a
-        return _Delivered(pure=pure, profile=PureDP(epsilon=pure).delta_for_epsilon,
-                          source=f"1/(1+z^4) smooth-sensitivity noise with beta = {beta:g}, "
-                                 f"a = {a:g} (epsilon = 3 beta + 3^(3/4) a)")
+        return _Delivered(
+            pure=pure,
+            profile=PureDP(epsilon=pure).delta_for_epsilon,
+            source=f"1/(1+z^4) smooth-sensitivity noise with beta = {beta:g}, "
+            f"a = {a:g} (epsilon = 3 beta + 3^(3/4) a)",
+        )
     # Laplace: NRS 2007 Lemma 2.6 needs (epsilon, delta) with a <= eps/2, beta <= eps/(2 ln(2/delta))
     if not isinstance(guarantee, ApproxDP) or guarantee.delta <= 0:
         raise UnsupportedCombinationError(
@@ -391,8 +410,11 @@ def _delivered_smooth(noise: SmoothSensitivityNoise, claim: SmoothSensitivityBou
             f"smooth-sensitivity Laplace needs beta <= epsilon/(2 ln(2/delta)) = "
             f"{beta_max:.6g}, got beta = {beta:g}"
         )
-    return _Delivered(pure=math.inf, profile=lambda e: delta if e >= eps else 1.0,
-                      source="smooth-sensitivity Laplace")
+    return _Delivered(
+        pure=math.inf,
+        profile=lambda e: delta if e >= eps else 1.0,
+        source="smooth-sensitivity Laplace",
+    )
 
 
 def _delivered_argmax(noise: NoisyArgmax, claim: GlobalSensitivity) -> _Delivered:
@@ -401,11 +423,17 @@ def _delivered_argmax(noise: NoisyArgmax, claim: GlobalSensitivity) -> _Delivere
     if isinstance(law, (Gumbel, Exponential, Laplace)):
         pure = factor * delta_f / law.scale
         rho = pure**2 / 8.0 if isinstance(law, Gumbel) else pure**2 / 2.0
-        name = {Gumbel: "exponential mechanism (Gumbel-max)", Exponential: "permute-and-flip "
-                "(report noisy max with exponential noise)", Laplace: "report noisy max with "
-                "Laplace noise"}[type(law)]
-        return _Delivered(pure=pure, profile=PureDP(epsilon=pure).delta_for_epsilon, rho=rho,
-                          source=f"{name}, score sensitivity {delta_f:g}")
+        name = {
+            Gumbel: "exponential mechanism (Gumbel-max)",
+            Exponential: "permute-and-flip (report noisy max with exponential noise)",
+            Laplace: "report noisy max with Laplace noise",
+        }[type(law)]
+        return _Delivered(
+            pure=pure,
+            profile=PureDP(epsilon=pure).delta_for_epsilon,
+            rho=rho,
+            source=f"{name}, score sensitivity {delta_f:g}",
+        )
     raise UnsupportedCombinationError(
         f"noisy argmax is defined here for Gumbel, Exponential or Laplace noise, got {type(law).__name__}"
     )
@@ -508,9 +536,11 @@ class MechanismSpec(SpecModel):
             if not isinstance(guarantee, PureDP):
                 raise InconsistentSpecError(
                     "FiniteOutputLaw(epsilon=...) may be omitted only under a pure claim "
-                    f"(PureDP), whose epsilon it then takes; got {type(guarantee).__name__}")
-            data["noise"] = noise.model_copy(update={
-                "law": law.model_copy(update={"epsilon": guarantee.epsilon})})
+                    f"(PureDP), whose epsilon it then takes; got {type(guarantee).__name__}"
+                )
+            data["noise"] = noise.model_copy(
+                update={"law": law.model_copy(update={"epsilon": guarantee.epsilon})}
+            )
         return data
 
     @model_validator(mode="after")
@@ -520,12 +550,16 @@ class MechanismSpec(SpecModel):
         if layout is not None:
             n = getattr(self.input_domain, "n_nodes", None)
             if n is None or not layout.covers(n, self.output_dimension):
-                shown = (f"{len(layout.sizes)} block(s) of total size {sum(layout.sizes)}"
-                         if layout.sizes is not None else f"blocks of {layout.block}")
+                shown = (
+                    f"{len(layout.sizes)} block(s) of total size {sum(layout.sizes)}"
+                    if layout.sizes is not None
+                    else f"blocks of {layout.block}"
+                )
                 raise InconsistentSpecError(
                     f"the message layout has {shown}; a local-node release on {n} nodes "
                     f"with output_dimension = {self.output_dimension} needs {n} consecutive "
-                    f"blocks covering 0..{self.output_dimension - 1}")
+                    f"blocks covering 0..{self.output_dimension - 1}"
+                )
         return self
 
     @model_validator(mode="after")
@@ -545,8 +579,11 @@ class MechanismSpec(SpecModel):
         if noise is None:
             return self
         law = noise.law
-        continuous = not getattr(law, "is_discrete", True) if not isinstance(
-            law, (RandomizedResponseLaw, FiniteOutputLaw)) else False
+        continuous = (
+            not getattr(law, "is_discrete", True)
+            if not isinstance(law, (RandomizedResponseLaw, FiniteOutputLaw))
+            else False
+        )
         if self.numerics == "exact" and continuous:
             raise InconsistentSpecError(
                 f"numerics='exact' is impossible with the continuous {type(law).__name__} law; "
@@ -563,7 +600,8 @@ class MechanismSpec(SpecModel):
             smooth = self.smooth_sensitivity_claim
             if smooth is None:
                 raise InconsistentSpecError(
-                    "smooth-sensitivity noise needs a SmoothSensitivityBound claim")
+                    "smooth-sensitivity noise needs a SmoothSensitivityBound claim"
+                )
             if self.output_dimension != 1:
                 raise UnsupportedCombinationError("smooth-sensitivity noise is scalar here")
             _check_claim(self.guarantee, _delivered_smooth(noise, smooth, self.guarantee))
@@ -571,40 +609,56 @@ class MechanismSpec(SpecModel):
             claim = self.global_sensitivity
             if claim is None or claim.norm != "linf":
                 raise InconsistentSpecError(
-                    "noisy argmax needs a global sensitivity claim on the score vector in norm 'linf'")
+                    "noisy argmax needs a global sensitivity claim on the score vector in norm 'linf'"
+                )
             if noise.monotone and getattr(self.relation, "monotone", False) is not True:
                 raise NonMonotoneRelationError(
                     f"NoisyArgmax(monotone=True) halves the noise only when every score moves "
                     f"the same way between neighbours, but the relation {self.relation!r} "
                     f"allows scores to move in both directions; declare it on the relation, "
-                    f"e.g. QueryDistance(norm='linf', radius=..., monotone=True)")
+                    f"e.g. QueryDistance(norm='linf', radius=..., monotone=True)"
+                )
             _check_claim(self.guarantee, _delivered_argmax(noise, claim))
         elif isinstance(noise, RandomizedResponse):
             dom = self.input_domain
             if not isinstance(self.relation, LocalRelation) or not isinstance(dom, Categorical):
                 raise UnsupportedCombinationError(
                     "randomized response is a local randomizer: it needs the 'local' relation on "
-                    "a categorical domain")
+                    "a categorical domain"
+                )
             if dom.size != law.categories:
                 raise InconsistentSpecError(
                     f"randomized response over {law.categories} categories on a domain of "
-                    f"{dom.size} categories")
+                    f"{dom.size} categories"
+                )
             eps_rr = law.epsilon
-            _check_claim(self.guarantee, _Delivered(
-                pure=eps_rr, profile=law.privacy_profile,
-                source=f"{law.categories}-ary randomized response with keep probability "
-                       f"{law.keep_probability:g}"))
+            _check_claim(
+                self.guarantee,
+                _Delivered(
+                    pure=eps_rr,
+                    profile=law.privacy_profile,
+                    source=f"{law.categories}-ary randomized response with keep probability "
+                    f"{law.keep_probability:g}",
+                ),
+            )
         elif isinstance(noise, FiniteRandomizer):
             if self.output_dimension != law.length:
                 raise InconsistentSpecError(
                     f"a finite randomizer with {law.length} coordinate(s) per release needs "
-                    f"output_dimension = {law.length}, got {self.output_dimension}")
+                    f"output_dimension = {law.length}, got {self.output_dimension}"
+                )
             eps_fin = law.pure_epsilon
-            _check_claim(self.guarantee, _Delivered(
-                pure=eps_fin, profile=PureDP(epsilon=eps_fin).delta_for_epsilon
-                if math.isfinite(eps_fin) else (lambda e: 1.0),
-                source=f"finite randomizer ({law.description or 'declared law'}) with "
-                       f"worst log-likelihood ratio {eps_fin:g}"))
+            _check_claim(
+                self.guarantee,
+                _Delivered(
+                    pure=eps_fin,
+                    profile=PureDP(epsilon=eps_fin).delta_for_epsilon
+                    if math.isfinite(eps_fin)
+                    else (lambda e: 1.0),
+                    source=f"finite randomizer ({law.description or 'declared law'}) with "
+                    f"worst log-likelihood ratio {eps_fin:g}",
+                ),
+            )
         return self
 
     def _check_classical(self, noise: AdditiveNoise, claim: GlobalSensitivity) -> None:
@@ -613,16 +667,19 @@ class MechanismSpec(SpecModel):
             raise InconsistentSpecError("calibration='classical' applies to Gaussian noise only")
         if not isinstance(g, ApproxDP) or g.delta <= 0:
             raise UnsupportedCombinationError(
-                "the classical Gaussian calibration gives (epsilon, delta)-DP with delta > 0 only")
+                "the classical Gaussian calibration gives (epsilon, delta)-DP with delta > 0 only"
+            )
         if g.epsilon >= 1.0:
             raise UnsupportedCombinationError(
                 f"the classical Gaussian calibration is only valid for epsilon < 1 (Dwork & Roth "
-                f"2014, Thm. A.1), got epsilon = {g.epsilon:g}; use the analytic calibration")
+                f"2014, Thm. A.1), got epsilon = {g.epsilon:g}; use the analytic calibration"
+            )
         sigma_min = claim.value * math.sqrt(2.0 * math.log(1.25 / g.delta)) / g.epsilon
         if not _within(sigma_min, noise.law.sigma):
             raise InconsistentSpecError(
                 f"classical Gaussian calibration needs sigma >= {sigma_min:.6g}, got "
-                f"{noise.law.sigma:g}")
+                f"{noise.law.sigma:g}"
+            )
 
     # -- presentation --------------------------------------------------------------------
     def describe(self) -> str:

@@ -24,7 +24,7 @@ def rewrite(text: str) -> str:
 
     def span(match: re.Match[str]) -> str:
         short, target, explicit = match.group(1), match.group(2).strip(), match.group(3)
-        if explicit is not None:            # :role:`title <target>`: the title
+        if explicit is not None:  # :role:`title <target>`: the title
             return f"`{target}`"
         return f"`{target.rsplit('.', 1)[-1] if short else target}`"
 
@@ -34,12 +34,10 @@ def rewrite(text: str) -> str:
 class SphinxRoles(griffe.Extension):
     """Rewrite the Sphinx roles of every docstring once the object tree is built."""
 
-    def on_object(self, *, obj: griffe.Object, loader: griffe.GriffeLoader,
-                  **kwargs: Any) -> None:
+    def on_object(self, *, obj: griffe.Object, loader: griffe.GriffeLoader, **kwargs: Any) -> None:
         if obj.docstring is not None:
             obj.docstring.value = rewrite(obj.docstring.value)
 
-    def on_package(self, *, pkg: griffe.Module, loader: griffe.GriffeLoader,
-                   **kwargs: Any) -> None:
+    def on_package(self, *, pkg: griffe.Module, loader: griffe.GriffeLoader, **kwargs: Any) -> None:
         """The top package itself (``on_object`` sees only what it holds)."""
         self.on_object(obj=pkg, loader=loader)

@@ -42,7 +42,8 @@ def node_count(graph: Any) -> int:
     if shape is None or len(shape) != 2 or shape[0] != shape[1]:
         raise InvalidGraphError(
             f"a graph must be a networkx.Graph or a square adjacency matrix, got "
-            f"{type(graph).__name__} of shape {shape}")
+            f"{type(graph).__name__} of shape {shape}"
+        )
     return int(shape[0])
 
 

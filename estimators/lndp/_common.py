@@ -39,8 +39,10 @@ __all__ = [
     "local_views",
 ]
 
-LNDP_PAPER = "Raskhodnikova, Smith, Wagaman & Zavyalov, 'Local Node Differential Privacy', " \
-             "arXiv:2602.15802 (2026)"
+LNDP_PAPER = (
+    "Raskhodnikova, Smith, Wagaman & Zavyalov, 'Local Node Differential Privacy', "
+    "arXiv:2602.15802 (2026)"
+)
 LNDP_URL = "https://arxiv.org/abs/2602.15802"
 
 
@@ -79,12 +81,12 @@ def check_classical(epsilon: Any, delta: Any) -> tuple[float, float]:
     eps = check_epsilon(epsilon)
     d0 = check_delta(delta)
     if d0 == 0.0:
-        raise DeltaRangeError(
-            f"delta must lie in (0, 1) for the Gaussian mechanism, got {delta!r}")
+        raise DeltaRangeError(f"delta must lie in (0, 1) for the Gaussian mechanism, got {delta!r}")
     if eps >= 1.0:
         raise UnsupportedCombinationError(
             f"the classical Gaussian calibration of the LNDP algorithms (paper, Lemma A.3) "
-            f"needs epsilon < 1, got epsilon={epsilon!r}")
+            f"needs epsilon < 1, got epsilon={epsilon!r}"
+        )
     return eps, d0
 
 
@@ -97,8 +99,9 @@ GaussianCalibration = Literal["analytic", "classical"]
 DEFAULT_CALIBRATION: GaussianCalibration = "analytic"
 
 
-def check_calibration(epsilon: Any, delta: Any,
-                      calibration: Any) -> tuple[float, float, GaussianCalibration]:
+def check_calibration(
+    epsilon: Any, delta: Any, calibration: Any
+) -> tuple[float, float, GaussianCalibration]:
     """(ε, δ, calibration) validated for the Gaussian messages.
 
     ``"classical"`` needs ε < 1 (:func:`check_classical`); ``"analytic"`` takes every
@@ -114,12 +117,12 @@ def check_calibration(epsilon: Any, delta: Any,
         return eps, d0, "classical"
     if calibration != "analytic":
         raise InvalidParameterError(
-            f"calibration must be 'analytic' or 'classical', got {calibration!r}")
+            f"calibration must be 'analytic' or 'classical', got {calibration!r}"
+        )
     eps = check_epsilon(epsilon)
     d0 = check_delta(delta)
     if d0 == 0.0:
-        raise DeltaRangeError(
-            f"delta must lie in (0, 1) for the Gaussian mechanism, got {delta!r}")
+        raise DeltaRangeError(f"delta must lie in (0, 1) for the Gaussian mechanism, got {delta!r}")
     return eps, d0, "analytic"
 
 
@@ -144,8 +147,9 @@ def local_views(graph: Any, n: int | None = None) -> tuple[sp.csr_array, np.ndar
     return adjacency, degrees
 
 
-def gaussian_message_sum(mean_total: np.ndarray, nodes: int, sigma: float,
-                         rng: np.random.Generator) -> np.ndarray:
+def gaussian_message_sum(
+    mean_total: np.ndarray, nodes: int, sigma: float, rng: np.random.Generator
+) -> np.ndarray:
     """Σ_i y_i over n messages y_i = μ_i + Z_i, Z_i ~ N(0, σ² I_k) i.i.d., given Σ_i μ_i.
 
     The server's sum of the n nodes' independent Gaussian noise vectors is drawn in one

@@ -59,8 +59,9 @@ __all__ = [
 ]
 
 
-def laplace_edge_count_mechanism(n: int, epsilon: float, *,
-                                 name: str = "lndp.laplace_edge_count") -> LaplaceMechanism:
+def laplace_edge_count_mechanism(
+    n: int, epsilon: float, *, name: str = "lndp.laplace_edge_count"
+) -> LaplaceMechanism:
     """Algorithm 8's joint messages (d_i + Lap(2(n − 1)/ε))_i, ε-LNDP.
 
     Examples
@@ -75,16 +76,22 @@ def laplace_edge_count_mechanism(n: int, epsilon: float, *,
         return local_views(graph, size)[1].astype(np.float64)
 
     return LaplaceMechanism(
-        eps, 2.0 * (size - 1), statistic=degrees, input_domain=GraphDomain(n_nodes=size),
+        eps,
+        2.0 * (size - 1),
+        statistic=degrees,
+        input_domain=GraphDomain(n_nodes=size),
         relation=LocalNodeRelation(layout=MessageLayout.equal(1)),
-        output_dimension=size, name=name,
+        output_dimension=size,
+        name=name,
         statistic_description="stacked degrees d_i (l1 node sensitivity 2(n-1))",
         summary="each node sends its degree + Laplace(2(n-1)/eps): eps-LNDP",
-        references=(reference("Appendix D, Algorithm 8"),))
+        references=(reference("Appendix D, Algorithm 8"),),
+    )
 
 
-def private_laplace_edge_count(graph: Any, epsilon: float, *, rng: RandomLike = None,
-                               budget: PrivacyBudget | None = None) -> LocalNodeEstimate:
+def private_laplace_edge_count(
+    graph: Any, epsilon: float, *, rng: RandomLike = None, budget: PrivacyBudget | None = None
+) -> LocalNodeEstimate:
     """m̂ = (1/2) Σ_i (d_i + Lap(2(n − 1)/ε)) (Algorithm 8).
 
     ``budget`` (optional) is charged for the joint messages' spec before any draw.
@@ -96,9 +103,14 @@ def private_laplace_edge_count(graph: Any, epsilon: float, *, rng: RandomLike = 
     charge(budget, mech.spec, estimator="private_laplace_edge_count")
     messages = degrees + as_generator(rng).laplace(0.0, b, size=n)
     return LocalNodeEstimate(
-        algorithm="algorithm_8_laplace_edge_count", estimate=float(messages.sum() / 2.0),
-        guarantee=mech.spec.guarantee, message_noise=b, joint_sensitivity=2.0 * (n - 1),
-        standard_error=b * math.sqrt(n / 2.0), details={"n": n})
+        algorithm="algorithm_8_laplace_edge_count",
+        estimate=float(messages.sum() / 2.0),
+        guarantee=mech.spec.guarantee,
+        message_noise=b,
+        joint_sensitivity=2.0 * (n - 1),
+        standard_error=b * math.sqrt(n / 2.0),
+        details={"n": n},
+    )
 
 
 def rr_edge_epsilon0(n: int, epsilon: float, delta: float) -> float:
@@ -122,7 +134,8 @@ def rr_edge_epsilon0(n: int, epsilon: float, delta: float) -> float:
     if eps > 2.0 * math.log(1.0 / d0):
         raise InvalidParameterError(
             f"Algorithm 9 needs epsilon <= 2 ln(1/delta) = {2 * math.log(1 / d0):.4g}, "
-            f"got epsilon={epsilon!r}")
+            f"got epsilon={epsilon!r}"
+        )
     return eps / (2.0 * math.sqrt(2.0 * (size - 1) * math.log(1.0 / d0)))
 
 
@@ -145,8 +158,9 @@ def _rr_bits(bits: np.ndarray, eps0: float, size: int, rng: np.random.Generator)
     return (keep == bits).astype(np.int8)
 
 
-def rr_node_messages(graph: Any, epsilon: float, delta: float, *, size: int = 1,
-                     rng: RandomLike = None) -> np.ndarray:
+def rr_node_messages(
+    graph: Any, epsilon: float, delta: float, *, size: int = 1, rng: RandomLike = None
+) -> np.ndarray:
     """``size`` draws of the joint message: all C(n, 2) RR bits, pairs (i, j), i < j, in
     row-major order (small n only: C(n, 2) bits per draw)."""
     n = check_nodes(local_views(graph)[1].shape[0])
@@ -175,27 +189,35 @@ class RREdgeCountMechanism(Mechanism):
         The spec's name.
     """
 
-    def __init__(self, n: int, epsilon: float, delta: float, *,
-                 name: str = "lndp.rr_edge_count") -> None:
+    def __init__(
+        self, n: int, epsilon: float, delta: float, *, name: str = "lndp.rr_edge_count"
+    ) -> None:
         size = check_nodes(n)
         eps0 = rr_edge_epsilon0(size, epsilon, delta)
         pairs = size * (size - 1) // 2
         law = FiniteOutputLaw(
-            alphabet=2, length=pairs, epsilon=(size - 1) * eps0,
+            alphabet=2,
+            length=pairs,
+            epsilon=(size - 1) * eps0,
             description=f"C(n, 2) = {pairs} independent binary RR coins at eps0 = {eps0:.6g}; "
-                        f"a rewiring changes at most n - 1 = {size - 1} of them")
+            f"a rewiring changes at most n - 1 = {size - 1} of them",
+        )
         spec = MechanismSpec(
-            name=name, summary="each node i sends RR_eps0(1[j in N(i)]) for every j > i: "
-                               "(eps, delta)-LNDP by advanced composition",
+            name=name,
+            summary="each node i sends RR_eps0(1[j in N(i)]) for every j > i: "
+            "(eps, delta)-LNDP by advanced composition",
             references=(reference("Appendix D, Algorithm 9"),),
             input_domain=GraphDomain(n_nodes=size),
             # node i's message: its bits (i, j), j > i, upper triangle row-major (node n − 1
             # sends nothing)
-            relation=LocalNodeRelation(layout=MessageLayout.consecutive(
-                [size - 1 - i for i in range(size)])),
+            relation=LocalNodeRelation(
+                layout=MessageLayout.consecutive([size - 1 - i for i in range(size)])
+            ),
             statistic="the upper-triangle adjacency bits, node i's row from its own list",
-            output_dimension=pairs, noise=FiniteRandomizer(law=law),
-            guarantee=ApproxDP(epsilon=check_epsilon(epsilon), delta=check_delta(delta)))
+            output_dimension=pairs,
+            noise=FiniteRandomizer(law=law),
+            guarantee=ApproxDP(epsilon=check_epsilon(epsilon), delta=check_delta(delta)),
+        )
         super().__init__(spec)
         self._n, self._eps0 = size, eps0
 
@@ -215,8 +237,9 @@ class RREdgeCountMechanism(Mechanism):
         return np.column_stack([1.0 - p_one, p_one])
 
 
-def rr_edge_count_mechanism(n: int, epsilon: float, delta: float, *,
-                            name: str = "lndp.rr_edge_count") -> RREdgeCountMechanism:
+def rr_edge_count_mechanism(
+    n: int, epsilon: float, delta: float, *, name: str = "lndp.rr_edge_count"
+) -> RREdgeCountMechanism:
     """Algorithm 9's joint messages as a mechanism (:class:`RREdgeCountMechanism`).
 
     Examples
@@ -228,8 +251,14 @@ def rr_edge_count_mechanism(n: int, epsilon: float, delta: float, *,
     return RREdgeCountMechanism(n, epsilon, delta, name=name)
 
 
-def private_rr_edge_count(graph: Any, epsilon: float, delta: float, *, rng: RandomLike = None,
-                          budget: PrivacyBudget | None = None) -> LocalNodeEstimate:
+def private_rr_edge_count(
+    graph: Any,
+    epsilon: float,
+    delta: float,
+    *,
+    rng: RandomLike = None,
+    budget: PrivacyBudget | None = None,
+) -> LocalNodeEstimate:
     """m̂ = Σ_{i<j} ã_ij from randomized response on the upper triangle (Algorithm 9).
 
     ``budget`` (optional) is charged for the whole release, the (ε, δ) guarantee of the
@@ -249,7 +278,11 @@ def private_rr_edge_count(graph: Any, epsilon: float, delta: float, *, rng: Rand
     e = math.exp(eps0)
     estimate = ((e + 1.0) * float(ones.sum()) - pairs) / (e - 1.0)
     return LocalNodeEstimate(
-        algorithm="algorithm_9_rr_edge_count", estimate=estimate,
+        algorithm="algorithm_9_rr_edge_count",
+        estimate=estimate,
         guarantee=guarantee,
-        message_noise=1.0 - keep, joint_sensitivity=float(n - 1),
-        standard_error=math.sqrt(pairs * e) / (e - 1.0), details={"n": n, "epsilon0": eps0})
+        message_noise=1.0 - keep,
+        joint_sensitivity=float(n - 1),
+        standard_error=math.sqrt(pairs * e) / (e - 1.0),
+        details={"n": n, "epsilon0": eps0},
+    )

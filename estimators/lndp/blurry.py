@@ -102,7 +102,7 @@ def _blurry_from_degrees(degrees: np.ndarray, lam: int) -> np.ndarray:
 def _interpolate(workload: np.ndarray, j: np.ndarray, r: np.ndarray) -> np.ndarray:
     """Rows W B e_{d_i} = (1 − r_i) W[:, j_i] + r_i W[:, j_i + 1] for a batch of nodes."""
     columns = workload.T
-    upper = np.minimum(j + 1, columns.shape[0] - 1)   # r = 0 whenever j + 1 is out of range
+    upper = np.minimum(j + 1, columns.shape[0] - 1)  # r = 0 whenever j + 1 is out of range
     return (1.0 - r)[:, None] * columns[j] + r[:, None] * columns[upper]
 
 
@@ -113,7 +113,8 @@ def _check_workload(workload: Any, buckets: int) -> np.ndarray:
     if w.ndim != 2 or w.shape[1] != buckets or w.shape[0] < 1:
         raise InvalidParameterError(
             f"the workload W must have shape (k, n_lambda) = (k, {buckets}), got shape "
-            f"{np.shape(workload)}")
+            f"{np.shape(workload)}"
+        )
     if not np.all(np.isfinite(w)):
         raise InvalidParameterError("the workload W has a non-finite entry")
     if not np.any(w):
@@ -148,10 +149,17 @@ def blurry_linear_sensitivity(n: int, lam: int, workload: Any, bound: Bound = "p
     return math.sqrt(max(far, 0.0) + (size - 1) * step / width**2)
 
 
-def blurry_linear_mechanism(n: int, epsilon: float, delta: float, lam: int, workload: Any, *,
-                            bound: Bound = "paper",
-                            calibration: GaussianCalibration = DEFAULT_CALIBRATION,
-                            name: str = "lndp.blurry_linear") -> GaussianMechanism:
+def blurry_linear_mechanism(
+    n: int,
+    epsilon: float,
+    delta: float,
+    lam: int,
+    workload: Any,
+    *,
+    bound: Bound = "paper",
+    calibration: GaussianCalibration = DEFAULT_CALIBRATION,
+    name: str = "lndp.blurry_linear",
+) -> GaussianMechanism:
     """Algorithm 3's joint messages (W B e_{d_i} + N(0, σ² I_k))_i as a Gaussian mechanism.
 
     Parameters
@@ -187,22 +195,36 @@ def blurry_linear_mechanism(n: int, epsilon: float, delta: float, lam: int, work
         return _interpolate(w, j, r).ravel()
 
     return GaussianMechanism(
-        eps, d0, sensitivity, calibration=how, statistic=messages_mean,
+        eps,
+        d0,
+        sensitivity,
+        calibration=how,
+        statistic=messages_mean,
         input_domain=GraphDomain(n_nodes=size),
-        relation=LocalNodeRelation(bucket_width=width,
-                                   layout=MessageLayout.equal(w.shape[0])),
-        output_dimension=size * w.shape[0], name=name,
+        relation=LocalNodeRelation(bucket_width=width, layout=MessageLayout.equal(w.shape[0])),
+        output_dimension=size * w.shape[0],
+        name=name,
         statistic_description=f"stacked W B e_(d_i), W of shape {w.shape}, lambda={width} "
-                              f"(l2 node sensitivity {sensitivity:.6g}, {bound} bound)",
+        f"(l2 node sensitivity {sensitivity:.6g}, {bound} bound)",
         summary="each node sends the blurred query vector W B e_(degree) + N(0, sigma^2 I): "
-                "(eps, delta)-LNDP on the joint messages",
-        references=(reference("Algorithm 3, Theorem 4.1, Lemma 4.7"),))
+        "(eps, delta)-LNDP on the joint messages",
+        references=(reference("Algorithm 3, Theorem 4.1, Lemma 4.7"),),
+    )
 
 
-def private_blurry_linear(graph: Any, epsilon: float, delta: float, lam: int, workload: Any, *,
-                          bound: Bound = "paper", calibration: GaussianCalibration = DEFAULT_CALIBRATION,
-                          rng: RandomLike = None, budget: PrivacyBudget | None = None,
-                          _estimator: str = "private_blurry_linear") -> LocalNodeEstimate:
+def private_blurry_linear(
+    graph: Any,
+    epsilon: float,
+    delta: float,
+    lam: int,
+    workload: Any,
+    *,
+    bound: Bound = "paper",
+    calibration: GaussianCalibration = DEFAULT_CALIBRATION,
+    rng: RandomLike = None,
+    budget: PrivacyBudget | None = None,
+    _estimator: str = "private_blurry_linear",
+) -> LocalNodeEstimate:
     """ŷ = (1/n) Σ_i y_i = W Q_G + N(0, σ²/n I_k): Algorithm 3 (Theorem 4.1).
 
     ``budget`` (a :class:`~mechanisms.accounting.PrivacyBudget`, optional) is charged for
@@ -218,18 +240,29 @@ def private_blurry_linear(graph: Any, epsilon: float, delta: float, lam: int, wo
     """
     _, degrees = local_views(graph)
     n = check_nodes(degrees.shape[0])
-    mech = blurry_linear_mechanism(n, epsilon, delta, lam, workload, bound=bound,
-                                   calibration=calibration)
+    mech = blurry_linear_mechanism(
+        n, epsilon, delta, lam, workload, bound=bound, calibration=calibration
+    )
     w = _check_workload(workload, bucket_count(n, lam))
     sigma = mech.noise_law.sigma
     charge(budget, mech.spec, estimator=_estimator)
 
     # Σ_i W B e_{d_i} = W (n Q_G): the nodes' batched means, summed by bucket
-    total = gaussian_message_sum(w @ (n * _blurry_from_degrees(degrees, lam)), n, sigma,
-                                 as_generator(rng))
+    total = gaussian_message_sum(
+        w @ (n * _blurry_from_degrees(degrees, lam)), n, sigma, as_generator(rng)
+    )
     return LocalNodeEstimate(
-        algorithm="algorithm_3_blurry_linear", estimate=total / n, guarantee=mech.spec.guarantee,
-        message_noise=sigma, joint_sensitivity=mech.spec.global_sensitivity.value,
+        algorithm="algorithm_3_blurry_linear",
+        estimate=total / n,
+        guarantee=mech.spec.guarantee,
+        message_noise=sigma,
+        joint_sensitivity=mech.spec.global_sensitivity.value,
         standard_error=sigma / math.sqrt(n),
-        details={"n": n, "lambda": int(lam), "buckets": w.shape[1], "bound": bound,
-                 "calibration": mech.spec.noise.calibration})  # type: ignore[union-attr]
+        details={
+            "n": n,
+            "lambda": int(lam),
+            "buckets": w.shape[1],
+            "bound": bound,
+            "calibration": mech.spec.noise.calibration,
+        },
+    )  # type: ignore[union-attr]

@@ -72,14 +72,23 @@ def locate_window(noisy_pmf: Any, window: Window = 5) -> tuple[int, int, int]:
 
 def _excess(q: np.ndarray, lam: int, lo: int, hi: int) -> float:
     """Ê = λ Σ_{j=lo}^{hi} (j − lo) q̂_j."""
-    return float(lam * np.dot(np.arange(hi - lo + 1), q[lo:hi + 1]))
+    return float(lam * np.dot(np.arange(hi - lo + 1), q[lo : hi + 1]))
 
 
-def private_average_degree(graph: Any, epsilon: float, delta: float, lam: int, *,
-                           nonisolated: int | None = None, window: Window = 5,
-                           bound: Bound = "paper", calibration: GaussianCalibration = DEFAULT_CALIBRATION,
-                           rng: RandomLike = None, budget: PrivacyBudget | None = None,
-                           _estimator: str = "private_average_degree") -> LocalNodeEstimate:
+def private_average_degree(
+    graph: Any,
+    epsilon: float,
+    delta: float,
+    lam: int,
+    *,
+    nonisolated: int | None = None,
+    window: Window = 5,
+    bound: Bound = "paper",
+    calibration: GaussianCalibration = DEFAULT_CALIBRATION,
+    rng: RandomLike = None,
+    budget: PrivacyBudget | None = None,
+    _estimator: str = "private_average_degree",
+) -> LocalNodeEstimate:
     """Algorithm 4: the average degree of a graph whose non-isolated degrees lie in a
     width-λ interval, (ε, δ)-LNDP on every graph.
 
@@ -97,25 +106,46 @@ def private_average_degree(graph: Any, epsilon: float, delta: float, lam: int, *
         ``estimate`` = d̂ = λ j_lo n_I/n + Ê; ``details`` holds ĵ, j_lo, j_hi, Ê and q̂;
         ``standard_error`` is that of Ê given the window, λσ̃√Σ(j − j_lo)².
     """
-    adjacency, degrees = local_views(graph)       # the graph is read once, then passed on
+    adjacency, degrees = local_views(graph)  # the graph is read once, then passed on
     n = check_nodes(degrees.shape[0])
     count = n if nonisolated is None else int(nonisolated)
     if not 0 <= count <= n:
         raise InvalidParameterError(f"nonisolated must lie in [0, {n}], got {nonisolated!r}")
-    pmf = private_blurry_linear(adjacency, epsilon, delta, lam, np.eye(bucket_count(n, lam)),
-                                bound=bound, calibration=calibration, rng=rng, budget=budget,
-                                _estimator=_estimator)
+    pmf = private_blurry_linear(
+        adjacency,
+        epsilon,
+        delta,
+        lam,
+        np.eye(bucket_count(n, lam)),
+        bound=bound,
+        calibration=calibration,
+        rng=rng,
+        budget=budget,
+        _estimator=_estimator,
+    )
     q = np.asarray(pmf.estimate)
     peak, lo, hi = locate_window(q, window)
     excess = _excess(q, lam, lo, hi)
     spread = math.sqrt(float(np.sum(np.arange(hi - lo + 1) ** 2)))
     return LocalNodeEstimate(
-        algorithm="algorithm_4_average_degree", estimate=lam * lo * count / n + excess,
-        guarantee=pmf.guarantee, message_noise=pmf.message_noise,
+        algorithm="algorithm_4_average_degree",
+        estimate=lam * lo * count / n + excess,
+        guarantee=pmf.guarantee,
+        message_noise=pmf.message_noise,
         joint_sensitivity=pmf.joint_sensitivity,
         standard_error=lam * float(pmf.standard_error) * spread,
-        details={"n": n, "lambda": int(lam), "peak": peak, "j_lo": lo, "j_hi": hi,
-                 "excess": excess, "noisy_pmf": q, "nonisolated": count, "window": window})
+        details={
+            "n": n,
+            "lambda": int(lam),
+            "peak": peak,
+            "j_lo": lo,
+            "j_hi": hi,
+            "excess": excess,
+            "noisy_pmf": q,
+            "nonisolated": count,
+            "window": window,
+        },
+    )
 
 
 def erdos_renyi_bucket_width(n: int, c_lambda: float = 2.0) -> int:
@@ -132,10 +162,16 @@ def erdos_renyi_bucket_width(n: int, c_lambda: float = 2.0) -> int:
     return max(1, math.ceil(c_lambda * math.sqrt(size * math.log(size))))
 
 
-def private_erdos_renyi(graph: Any, epsilon: float, delta: float, *, c_lambda: float = 2.0,
-                        calibration: GaussianCalibration = DEFAULT_CALIBRATION,
-                        rng: RandomLike = None,
-                        budget: PrivacyBudget | None = None) -> LocalNodeEstimate:
+def private_erdos_renyi(
+    graph: Any,
+    epsilon: float,
+    delta: float,
+    *,
+    c_lambda: float = 2.0,
+    calibration: GaussianCalibration = DEFAULT_CALIBRATION,
+    rng: RandomLike = None,
+    budget: PrivacyBudget | None = None,
+) -> LocalNodeEstimate:
     """Algorithm 5: p̂ for G ~ G(n, p), (ε, δ)-LNDP on every graph (Theorem 4.9).
 
     ``budget`` (a :class:`~mechanisms.accounting.PrivacyBudget`, optional) is charged once,
@@ -146,21 +182,38 @@ def private_erdos_renyi(graph: Any, epsilon: float, delta: float, *, c_lambda: f
     adjacency, degrees = local_views(graph)
     n = check_nodes(degrees.shape[0])
     lam = erdos_renyi_bucket_width(n, c_lambda)
-    inner = private_average_degree(adjacency, epsilon, delta, lam, calibration=calibration,
-                                   rng=rng, budget=budget, _estimator="private_erdos_renyi")
+    inner = private_average_degree(
+        adjacency,
+        epsilon,
+        delta,
+        lam,
+        calibration=calibration,
+        rng=rng,
+        budget=budget,
+        _estimator="private_erdos_renyi",
+    )
     d_hat = lam * inner.details["j_lo"] + inner.details["excess"]
     return LocalNodeEstimate(
-        algorithm="algorithm_5_erdos_renyi", estimate=float(np.clip(d_hat / (n - 1), 0.0, 1.0)),
-        guarantee=inner.guarantee, message_noise=inner.message_noise,
+        algorithm="algorithm_5_erdos_renyi",
+        estimate=float(np.clip(d_hat / (n - 1), 0.0, 1.0)),
+        guarantee=inner.guarantee,
+        message_noise=inner.message_noise,
         joint_sensitivity=inner.joint_sensitivity,
         standard_error=float(inner.standard_error) / (n - 1),
-        details={**inner.details, "c_lambda": c_lambda})
+        details={**inner.details, "c_lambda": c_lambda},
+    )
 
 
-def private_clique_size(graph: Any, epsilon: float, delta: float, *, window: Window = 5,
-                        calibration: GaussianCalibration = DEFAULT_CALIBRATION,
-                        rng: RandomLike = None,
-                        budget: PrivacyBudget | None = None) -> LocalNodeEstimate:
+def private_clique_size(
+    graph: Any,
+    epsilon: float,
+    delta: float,
+    *,
+    window: Window = 5,
+    calibration: GaussianCalibration = DEFAULT_CALIBRATION,
+    rng: RandomLike = None,
+    budget: PrivacyBudget | None = None,
+) -> LocalNodeEstimate:
     """Algorithm 6: the size K of a clique plus n − K isolated nodes (Theorem 4.10).
 
     ``budget`` (a :class:`~mechanisms.accounting.PrivacyBudget`, optional) is charged once,
@@ -171,15 +224,27 @@ def private_clique_size(graph: Any, epsilon: float, delta: float, *, window: Win
     adjacency, degrees = local_views(graph)
     n = check_nodes(degrees.shape[0])
     lam = math.ceil(math.sqrt(n))
-    inner = private_average_degree(adjacency, epsilon, delta, lam, window=window,
-                                   calibration=calibration, rng=rng, budget=budget,
-                                   _estimator="private_clique_size")
+    inner = private_average_degree(
+        adjacency,
+        epsilon,
+        delta,
+        lam,
+        window=window,
+        calibration=calibration,
+        rng=rng,
+        budget=budget,
+        _estimator="private_clique_size",
+    )
     b = 1.0 + lam * inner.details["j_lo"]
     root = (b + math.sqrt(max(0.0, b * b + 4.0 * n * inner.details["excess"]))) / 2.0
     k_hat = float(min(max(root, 0.0), n))
     slope = n / max(2.0 * k_hat - b, 1.0)
     return LocalNodeEstimate(
-        algorithm="algorithm_6_clique_size", estimate=k_hat, guarantee=inner.guarantee,
-        message_noise=inner.message_noise, joint_sensitivity=inner.joint_sensitivity,
+        algorithm="algorithm_6_clique_size",
+        estimate=k_hat,
+        guarantee=inner.guarantee,
+        message_noise=inner.message_noise,
+        joint_sensitivity=inner.joint_sensitivity,
         standard_error=slope * float(inner.standard_error),
-        details={**inner.details, "b": b})
+        details={**inner.details, "b": b},
+    )

@@ -58,10 +58,17 @@ def cdf_factor(size: int) -> np.ndarray:
     return np.tril(toeplitz(c))
 
 
-def private_degree_pmf(graph: Any, epsilon: float, delta: float, lam: int, *,
-                       bound: Bound = "paper", calibration: GaussianCalibration = DEFAULT_CALIBRATION,
-                       rng: RandomLike = None,
-                       budget: PrivacyBudget | None = None) -> LocalNodeEstimate:
+def private_degree_pmf(
+    graph: Any,
+    epsilon: float,
+    delta: float,
+    lam: int,
+    *,
+    bound: Bound = "paper",
+    calibration: GaussianCalibration = DEFAULT_CALIBRATION,
+    rng: RandomLike = None,
+    budget: PrivacyBudget | None = None,
+) -> LocalNodeEstimate:
     """Q̂ = Q_G + N(0, σ̃² I): the compressed blurry degree histogram (Corollary 4.3).
 
     ``standard_error`` is σ̃ per bucket (fractions of n).
@@ -69,24 +76,45 @@ def private_degree_pmf(graph: Any, epsilon: float, delta: float, lam: int, *,
     ``budget`` (a :class:`~mechanisms.accounting.PrivacyBudget`, optional) is charged once,
     for Algorithm 3's joint messages, before any randomness is drawn.
     """
-    adjacency, degrees = local_views(graph)       # read once, then passed on
+    adjacency, degrees = local_views(graph)  # read once, then passed on
     n = check_nodes(degrees.shape[0])
     buckets = bucket_count(n, lam)
-    inner = private_blurry_linear(adjacency, epsilon, delta, lam, np.eye(buckets), bound=bound,
-                                  calibration=calibration,
-                                  rng=rng, budget=budget, _estimator="private_degree_pmf")
+    inner = private_blurry_linear(
+        adjacency,
+        epsilon,
+        delta,
+        lam,
+        np.eye(buckets),
+        bound=bound,
+        calibration=calibration,
+        rng=rng,
+        budget=budget,
+        _estimator="private_degree_pmf",
+    )
     return LocalNodeEstimate(
-        algorithm="corollary_4_3_degree_pmf", estimate=inner.estimate,
-        guarantee=inner.guarantee, message_noise=inner.message_noise,
-        joint_sensitivity=inner.joint_sensitivity, standard_error=inner.standard_error,
-        details={**inner.details, "bucket_degrees": np.arange(buckets) * int(lam)})
+        algorithm="corollary_4_3_degree_pmf",
+        estimate=inner.estimate,
+        guarantee=inner.guarantee,
+        message_noise=inner.message_noise,
+        joint_sensitivity=inner.joint_sensitivity,
+        standard_error=inner.standard_error,
+        details={**inner.details, "bucket_degrees": np.arange(buckets) * int(lam)},
+    )
 
 
-def private_degree_cdf(graph: Any, epsilon: float, delta: float, lam: int, *,
-                       factorization: Literal["sqrt", "identity"] = "sqrt",
-                       bound: Bound = "paper", calibration: GaussianCalibration = DEFAULT_CALIBRATION,
-                       rng: RandomLike = None, budget: PrivacyBudget | None = None,
-                       _estimator: str = "private_degree_cdf") -> LocalNodeEstimate:
+def private_degree_cdf(
+    graph: Any,
+    epsilon: float,
+    delta: float,
+    lam: int,
+    *,
+    factorization: Literal["sqrt", "identity"] = "sqrt",
+    bound: Bound = "paper",
+    calibration: GaussianCalibration = DEFAULT_CALIBRATION,
+    rng: RandomLike = None,
+    budget: PrivacyBudget | None = None,
+    _estimator: str = "private_degree_cdf",
+) -> LocalNodeEstimate:
     """F̂ = L ŷ ≈ T Q_G: the blurry degree CDF by the factorization mechanism (Cor. 4.4).
 
     ``budget`` (a :class:`~mechanisms.accounting.PrivacyBudget`, optional) is charged once,
@@ -104,7 +132,7 @@ def private_degree_cdf(graph: Any, epsilon: float, delta: float, lam: int, *,
         ``estimate[j]`` estimates F̃(jλ) = Pr[r_λ(d_I) ≤ jλ]; ``standard_error[j]`` is the
         exact s.d. of coordinate j.
     """
-    adjacency, degrees = local_views(graph)       # read once, then passed on
+    adjacency, degrees = local_views(graph)  # read once, then passed on
     n = check_nodes(degrees.shape[0])
     buckets = bucket_count(n, lam)
     if factorization == "sqrt":
@@ -113,26 +141,51 @@ def private_degree_cdf(graph: Any, epsilon: float, delta: float, lam: int, *,
         left, right = np.tril(np.ones((buckets, buckets))), np.eye(buckets)
     else:
         raise InvalidParameterError(
-            f"factorization must be 'sqrt' or 'identity', got {factorization!r}")
-    inner = private_blurry_linear(adjacency, epsilon, delta, lam, right, bound=bound,
-                                  calibration=calibration, rng=rng,
-                                  budget=budget, _estimator=_estimator)
+            f"factorization must be 'sqrt' or 'identity', got {factorization!r}"
+        )
+    inner = private_blurry_linear(
+        adjacency,
+        epsilon,
+        delta,
+        lam,
+        right,
+        bound=bound,
+        calibration=calibration,
+        rng=rng,
+        budget=budget,
+        _estimator=_estimator,
+    )
     sd = float(inner.standard_error) * np.sqrt((left**2).sum(axis=1))
     return LocalNodeEstimate(
-        algorithm="corollary_4_4_degree_cdf", estimate=left @ inner.estimate,
-        guarantee=inner.guarantee, message_noise=inner.message_noise,
-        joint_sensitivity=inner.joint_sensitivity, standard_error=sd,
-        details={**inner.details, "factorization": factorization,
-                 "factorization_cost": float(np.sqrt((left**2).sum(axis=1)).max()
-                                             * np.sqrt((right**2).sum(axis=0)).max()),
-                 "bucket_degrees": np.arange(buckets) * int(lam)})
+        algorithm="corollary_4_4_degree_cdf",
+        estimate=left @ inner.estimate,
+        guarantee=inner.guarantee,
+        message_noise=inner.message_noise,
+        joint_sensitivity=inner.joint_sensitivity,
+        standard_error=sd,
+        details={
+            **inner.details,
+            "factorization": factorization,
+            "factorization_cost": float(
+                np.sqrt((left**2).sum(axis=1)).max() * np.sqrt((right**2).sum(axis=0)).max()
+            ),
+            "bucket_degrees": np.arange(buckets) * int(lam),
+        },
+    )
 
 
-def private_degree_thresholds(graph: Any, epsilon: float, delta: float, lam: int,
-                              thresholds: Any, *, bound: Bound = "paper",
-                              calibration: GaussianCalibration = DEFAULT_CALIBRATION,
-                              rng: RandomLike = None,
-                              budget: PrivacyBudget | None = None) -> LocalNodeEstimate:
+def private_degree_thresholds(
+    graph: Any,
+    epsilon: float,
+    delta: float,
+    lam: int,
+    thresholds: Any,
+    *,
+    bound: Bound = "paper",
+    calibration: GaussianCalibration = DEFAULT_CALIBRATION,
+    rng: RandomLike = None,
+    budget: PrivacyBudget | None = None,
+) -> LocalNodeEstimate:
     """Counts of nodes with blurry degree ≥ τ for several multiples τ = jλ, from one CDF.
 
     ``budget`` (a :class:`~mechanisms.accounting.PrivacyBudget`, optional) is charged once,
@@ -146,22 +199,38 @@ def private_degree_thresholds(graph: Any, epsilon: float, delta: float, lam: int
     InvalidParameterError
         If a threshold is not a positive multiple jλ with j < n_λ.
     """
-    adjacency, degrees = local_views(graph)       # read once, then passed on
+    adjacency, degrees = local_views(graph)  # read once, then passed on
     n = check_nodes(degrees.shape[0])
     buckets = bucket_count(n, lam)
     taus = np.atleast_1d(np.asarray(thresholds))
-    if taus.dtype.kind not in "iu" or np.any(taus <= 0) or np.any(taus % lam) \
-            or np.any(taus // lam >= buckets):
+    if (
+        taus.dtype.kind not in "iu"
+        or np.any(taus <= 0)
+        or np.any(taus % lam)
+        or np.any(taus // lam >= buckets)
+    ):
         raise InvalidParameterError(
             f"thresholds must be multiples j*lambda of lambda={lam} with 1 <= j < {buckets}, "
-            f"got {thresholds!r}")
-    cdf = private_degree_cdf(adjacency, epsilon, delta, lam, bound=bound, calibration=calibration,
-                             rng=rng, budget=budget,
-                             _estimator="private_degree_thresholds")
+            f"got {thresholds!r}"
+        )
+    cdf = private_degree_cdf(
+        adjacency,
+        epsilon,
+        delta,
+        lam,
+        bound=bound,
+        calibration=calibration,
+        rng=rng,
+        budget=budget,
+        _estimator="private_degree_thresholds",
+    )
     index = taus // lam - 1
     return LocalNodeEstimate(
-        algorithm="degree_thresholds", estimate=n * (1.0 - cdf.estimate[index]),
-        guarantee=cdf.guarantee, message_noise=cdf.message_noise,
+        algorithm="degree_thresholds",
+        estimate=n * (1.0 - cdf.estimate[index]),
+        guarantee=cdf.guarantee,
+        message_noise=cdf.message_noise,
         joint_sensitivity=cdf.joint_sensitivity,
         standard_error=n * np.asarray(cdf.standard_error)[index],
-        details={**cdf.details, "thresholds": taus})
+        details={**cdf.details, "thresholds": taus},
+    )

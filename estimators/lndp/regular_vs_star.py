@@ -77,7 +77,8 @@ def _check_mode(calibration: Any) -> None:
     if calibration not in _PER_RHO + ("averaged",):
         raise InvalidParameterError(
             "calibration must be 'analytic', 'classical' (alias 'per_rho') or 'averaged', got "
-            f"{calibration!r}")
+            f"{calibration!r}"
+        )
 
 
 @dataclass(frozen=True)
@@ -97,11 +98,18 @@ class RegularStarRandomness:
 
     def __post_init__(self) -> None:
         m = np.asarray(self.members)
-        if m.ndim != 2 or m.shape[0] < 1 or m.shape[1] < 1 or m.dtype.kind not in "iu" \
-                or m.min() < 0 or m.max() >= self.n:
+        if (
+            m.ndim != 2
+            or m.shape[0] < 1
+            or m.shape[1] < 1
+            or m.dtype.kind not in "iu"
+            or m.min() < 0
+            or m.max() >= self.n
+        ):
             raise InvalidParameterError(
                 f"members must be a (T, s) integer array of nodes in [0, {self.n}), got "
-                f"shape {m.shape}")
+                f"shape {m.shape}"
+            )
         m = m.astype(np.int64)
         m.setflags(write=False)
         object.__setattr__(self, "members", m)
@@ -118,14 +126,16 @@ class RegularStarRandomness:
 
     def declaration(self) -> PublicRandomness:
         """This ρ as a spec entry: how it is drawn, what it reveals, and its digest."""
-        digest = hashlib.sha256(np.ascontiguousarray(self.members, dtype=np.int64)
-                                .tobytes()).hexdigest()
+        digest = hashlib.sha256(
+            np.ascontiguousarray(self.members, dtype=np.int64).tobytes()
+        ).hexdigest()
         return PublicRandomness(
             drawn=f"T = {self.sets} sets S_t of s = {self.draws} i.i.d. uniform draws from "
-                  f"the n = {self.n} nodes, independent of the graph",
+            f"the n = {self.n} nodes, independent of the graph",
             reveals="the sets S_t (hence X_v(rho) = #{t : v in S_t}, how many messages read "
-                    "node v's list)",
-            digest=f"sha256:{digest}")
+            "node v's list)",
+            digest=f"sha256:{digest}",
+        )
 
     def indicator(self) -> sp.csr_array:
         """The n × T 0/1 matrix 1[v ∈ S_t] (sparse)."""
@@ -140,8 +150,9 @@ class RegularStarRandomness:
         return np.diff(self.indicator().indptr).astype(np.int64)
 
 
-def draw_regular_star_randomness(n: int, sets: int, draws: int,
-                                 rng: RandomLike = None) -> RegularStarRandomness:
+def draw_regular_star_randomness(
+    n: int, sets: int, draws: int, rng: RandomLike = None
+) -> RegularStarRandomness:
     """ρ: T multisets of s i.i.d. uniform draws from the n nodes (independent of the graph)."""
     size = check_nodes(n)
     t = check_positive_int(sets, "T (number of sets)")
@@ -156,8 +167,9 @@ def _tail_bound(sets: int, draws: int, n: int, delta: float) -> float:
     return mean + max(math.sqrt(3.0 * mean * log_term), 3.0 * log_term)
 
 
-def regular_vs_star_sigma(rho: RegularStarRandomness, epsilon: float, delta: float,
-                          calibration: Calibration = "analytic") -> tuple[float, float]:
+def regular_vs_star_sigma(
+    rho: RegularStarRandomness, epsilon: float, delta: float, calibration: Calibration = "analytic"
+) -> tuple[float, float]:
     """(σ, Δ₂) of the per-node messages.
 
     ``"analytic"``: Δ₂ = √(T + (n − 1) max_v X_v(ρ)), σ the analytic Gaussian σ for
@@ -184,13 +196,18 @@ def regular_vs_star_sigma(rho: RegularStarRandomness, epsilon: float, delta: flo
 
 def _hits(adjacency: sp.csr_array, indicator: sp.csr_array) -> np.ndarray:
     """b_{i,t} = 1[N(i) ∩ S_t ≠ ∅] for all nodes at once (n × T, float)."""
-    counts = (adjacency.astype(np.float64) @ indicator)
+    counts = adjacency.astype(np.float64) @ indicator
     return (counts.toarray() > 0).astype(np.float64)
 
 
-def regular_vs_star_mechanism(rho: RegularStarRandomness, epsilon: float, delta: float, *,
-                              calibration: Calibration = "analytic",
-                              name: str = "lndp.regular_vs_star") -> GaussianMechanism:
+def regular_vs_star_mechanism(
+    rho: RegularStarRandomness,
+    epsilon: float,
+    delta: float,
+    *,
+    calibration: Calibration = "analytic",
+    name: str = "lndp.regular_vs_star",
+) -> GaussianMechanism:
     """Algorithm 7's joint messages for a fixed public ρ, (ε, δ)-LNDP for this ρ.
 
     Raises
@@ -203,7 +220,8 @@ def regular_vs_star_mechanism(rho: RegularStarRandomness, epsilon: float, delta:
         raise UnsupportedCombinationError(
             "Algorithm 7 with the paper's tail-bound calibration is (eps, delta)-private only "
             "on average over rho; it has no per-rho spec (use calibration='analytic' or "
-            "'classical')")
+            "'classical')"
+        )
     _check_mode(calibration)
     if not isinstance(rho, RegularStarRandomness):
         raise InvalidParameterError(f"rho must be a RegularStarRandomness, got {rho!r}")
@@ -217,25 +235,41 @@ def regular_vs_star_mechanism(rho: RegularStarRandomness, epsilon: float, delta:
         return _hits(local_views(graph, n)[0], indicator).ravel()
 
     return GaussianMechanism(
-        eps, d0, sensitivity, calibration=how, statistic=messages_mean,
+        eps,
+        d0,
+        sensitivity,
+        calibration=how,
+        statistic=messages_mean,
         input_domain=GraphDomain(n_nodes=n),
-        relation=LocalNodeRelation(focus_nodes=(int(np.argmax(rho.occurrences())),),
-                                   layout=MessageLayout.equal(rho.sets),
-                                   public_randomness=rho.declaration()),
-        output_dimension=n * rho.sets, name=name,
+        relation=LocalNodeRelation(
+            focus_nodes=(int(np.argmax(rho.occurrences())),),
+            layout=MessageLayout.equal(rho.sets),
+            public_randomness=rho.declaration(),
+        ),
+        output_dimension=n * rho.sets,
+        name=name,
         statistic_description=f"stacked hit indicators 1[N(i) meets S_t], T={rho.sets}, "
-                              f"s={rho.draws}, max_v X_v={int(rho.occurrences().max())} "
-                              f"(l2 node sensitivity {sensitivity:.6g}, per fixed rho)",
+        f"s={rho.draws}, max_v X_v={int(rho.occurrences().max())} "
+        f"(l2 node sensitivity {sensitivity:.6g}, per fixed rho)",
         summary="each node sends, per public set S_t, whether it has a neighbour in S_t plus "
-                "N(0, sigma^2): (eps, delta)-LNDP on the joint messages for this fixed rho",
-        references=(reference("Algorithm 7, Theorem 7.1, Lemma 7.3"),))
+        "N(0, sigma^2): (eps, delta)-LNDP on the joint messages for this fixed rho",
+        references=(reference("Algorithm 7, Theorem 7.1, Lemma 7.3"),),
+    )
 
 
-def private_regular_vs_star(graph: Any, epsilon: float, delta: float, k: int, sets: int, *,
-                            draws: int | None = None, width: float | None = None,
-                            calibration: Calibration = "analytic",
-                            rng: RandomLike = None,
-                            budget: PrivacyBudget | None = None) -> LocalNodeEstimate:
+def private_regular_vs_star(
+    graph: Any,
+    epsilon: float,
+    delta: float,
+    k: int,
+    sets: int,
+    *,
+    draws: int | None = None,
+    width: float | None = None,
+    calibration: Calibration = "analytic",
+    rng: RandomLike = None,
+    budget: PrivacyBudget | None = None,
+) -> LocalNodeEstimate:
     """Algorithm 7: is G k-regular or k-starpartite?  ρ is drawn from ``rng`` first.
 
     Parameters
@@ -267,12 +301,16 @@ def private_regular_vs_star(graph: Any, epsilon: float, delta: float, k: int, se
     centres = check_positive_int(k, "k")
     if centres >= n:
         raise InvalidParameterError(f"k must be < n = {n}, got k={k!r}")
-    s = math.ceil(n * math.log(2.0) / centres) if draws is None else check_positive_int(
-        draws, "s (draws per set)")
+    s = (
+        math.ceil(n * math.log(2.0) / centres)
+        if draws is None
+        else check_positive_int(draws, "s (draws per set)")
+    )
     check_positive_int(sets, "T (number of sets)")
     _check_mode(calibration)
-    eps, d0, _ = check_calibration(epsilon, delta,
-                                   "analytic" if calibration == "analytic" else "classical")
+    eps, d0, _ = check_calibration(
+        epsilon, delta, "analytic" if calibration == "analytic" else "classical"
+    )
     charge(budget, ApproxDP(epsilon=eps, delta=d0), estimator="private_regular_vs_star")
     gen = as_generator(rng)
     rho = draw_regular_star_randomness(n, sets, s, gen)
@@ -295,11 +333,24 @@ def private_regular_vs_star(graph: Any, epsilon: float, delta: float, k: int, se
     tau = (q_regular + q_star) / 2.0
     scope = "every fixed rho" if calibration in _PER_RHO else "averaged over rho only"
     return LocalNodeEstimate(
-        algorithm="algorithm_7_regular_vs_star", estimate=inside,
-        guarantee=ApproxDP(epsilon=eps, delta=d0), message_noise=sigma,
-        joint_sensitivity=sensitivity, standard_error=math.sqrt(tau * (1 - tau) / rho.sets),
-        details={"decision": "regular" if inside >= tau else "starpartite", "tau": tau,
-                 "q_regular": q_regular, "q_starpartite": q_star, "p_star": p_star,
-                 "width": w, "sets": rho.sets, "draws": s, "calibration": calibration,
-                 "guarantee_scope": scope, "max_occurrences": int(rho.occurrences().max()),
-                 "set_means": mean})
+        algorithm="algorithm_7_regular_vs_star",
+        estimate=inside,
+        guarantee=ApproxDP(epsilon=eps, delta=d0),
+        message_noise=sigma,
+        joint_sensitivity=sensitivity,
+        standard_error=math.sqrt(tau * (1 - tau) / rho.sets),
+        details={
+            "decision": "regular" if inside >= tau else "starpartite",
+            "tau": tau,
+            "q_regular": q_regular,
+            "q_starpartite": q_star,
+            "p_star": p_star,
+            "width": w,
+            "sets": rho.sets,
+            "draws": s,
+            "calibration": calibration,
+            "guarantee_scope": scope,
+            "max_occurrences": int(rho.occurrences().max()),
+            "set_means": mean,
+        },
+    )

@@ -69,8 +69,9 @@ def _thresholds(tau1: Any, tau2: Any) -> tuple[float, float]:
     lo = float(tau1) if np.isfinite(tau1) else math.nan
     hi = float(tau2) if np.isfinite(tau2) else math.nan
     if not (math.isfinite(lo) and math.isfinite(hi) and hi > lo):
-        raise InvalidParameterError(f"need finite thresholds tau1 < tau2, got tau1={tau1!r}, "
-                                    f"tau2={tau2!r}")
+        raise InvalidParameterError(
+            f"need finite thresholds tau1 < tau2, got tau1={tau1!r}, tau2={tau2!r}"
+        )
     return lo, hi
 
 
@@ -87,9 +88,16 @@ def soft_threshold_sensitivity(n: int, width: float) -> float:
     return math.sqrt(1.0 + (size - 1) / lam**2)
 
 
-def soft_threshold_mechanism(n: int, epsilon: float, delta: float, tau1: float, tau2: float, *,
-                             calibration: GaussianCalibration = DEFAULT_CALIBRATION,
-                             name: str = "lndp.soft_threshold") -> GaussianMechanism:
+def soft_threshold_mechanism(
+    n: int,
+    epsilon: float,
+    delta: float,
+    tau1: float,
+    tau2: float,
+    *,
+    calibration: GaussianCalibration = DEFAULT_CALIBRATION,
+    name: str = "lndp.soft_threshold",
+) -> GaussianMechanism:
     """Algorithm 1's joint messages (f(d_i) + N(0, σ²))_i as an audited Gaussian mechanism.
 
     Parameters
@@ -125,21 +133,35 @@ def soft_threshold_mechanism(n: int, epsilon: float, delta: float, tau1: float, 
         return soft_threshold(local_views(graph, size)[1], lo, hi)
 
     return GaussianMechanism(
-        eps, d0, sensitivity, calibration=how, statistic=messages_mean,
+        eps,
+        d0,
+        sensitivity,
+        calibration=how,
+        statistic=messages_mean,
         input_domain=GraphDomain(n_nodes=size),
         relation=LocalNodeRelation(layout=MessageLayout.equal(1)),
-        output_dimension=size, name=name,
+        output_dimension=size,
+        name=name,
         statistic_description=f"stacked soft thresholds f(d_i) with tau1={lo:g}, tau2={hi:g} "
-                              f"(l2 node sensitivity sqrt(1 + (n-1)/lambda^2) = {sensitivity:.6g})",
+        f"(l2 node sensitivity sqrt(1 + (n-1)/lambda^2) = {sensitivity:.6g})",
         summary="each node sends f_{tau1,tau2}(degree) + N(0, sigma^2): (eps, delta)-LNDP on the "
-                "joint messages for every graph",
-        references=(reference("Algorithm 1, Lemma 3.3"),))
+        "joint messages for every graph",
+        references=(reference("Algorithm 1, Lemma 3.3"),),
+    )
 
 
-def private_soft_threshold(graph: Any, epsilon: float, delta: float, tau1: float, tau2: float,
-                           *, calibration: GaussianCalibration = DEFAULT_CALIBRATION,
-                           rng: RandomLike = None, budget: PrivacyBudget | None = None,
-                           _estimator: str = "private_soft_threshold") -> LocalNodeEstimate:
+def private_soft_threshold(
+    graph: Any,
+    epsilon: float,
+    delta: float,
+    tau1: float,
+    tau2: float,
+    *,
+    calibration: GaussianCalibration = DEFAULT_CALIBRATION,
+    rng: RandomLike = None,
+    budget: PrivacyBudget | None = None,
+    _estimator: str = "private_soft_threshold",
+) -> LocalNodeEstimate:
     """ŝ = (1/n) Σ_i y_i, an (ε, δ)-LNDP estimate of s(G) = (1/n) Σ_i f_{τ1,τ2}(d_i).
 
     ``budget`` (a :class:`~mechanisms.accounting.PrivacyBudget`, optional) is charged for
@@ -163,30 +185,44 @@ def private_soft_threshold(graph: Any, epsilon: float, delta: float, tau1: float
     lo, hi = _thresholds(tau1, tau2)
     sigma = mech.noise_law.sigma
     charge(budget, mech.spec, estimator=_estimator)
-    total = gaussian_message_sum(soft_threshold(degrees, lo, hi).sum(keepdims=True), n, sigma,
-                                 as_generator(rng))
+    total = gaussian_message_sum(
+        soft_threshold(degrees, lo, hi).sum(keepdims=True), n, sigma, as_generator(rng)
+    )
     return LocalNodeEstimate(
-        algorithm="algorithm_1_soft_threshold", estimate=float(total[0] / n),
-        guarantee=mech.spec.guarantee, message_noise=sigma,
+        algorithm="algorithm_1_soft_threshold",
+        estimate=float(total[0] / n),
+        guarantee=mech.spec.guarantee,
+        message_noise=sigma,
         joint_sensitivity=mech.spec.global_sensitivity.value,
         standard_error=sigma / math.sqrt(n),
-        details={"n": n, "tau1": lo, "tau2": hi,
-                 "calibration": mech.spec.noise.calibration})  # type: ignore[union-attr]
+        details={"n": n, "tau1": lo, "tau2": hi, "calibration": mech.spec.noise.calibration},
+    )  # type: ignore[union-attr]
 
 
-def edge_count_mechanism(n: int, epsilon: float, delta: float, max_degree: int, *,
-                         calibration: GaussianCalibration = DEFAULT_CALIBRATION,
-                         name: str = "lndp.edge_count") -> GaussianMechanism:
+def edge_count_mechanism(
+    n: int,
+    epsilon: float,
+    delta: float,
+    max_degree: int,
+    *,
+    calibration: GaussianCalibration = DEFAULT_CALIBRATION,
+    name: str = "lndp.edge_count",
+) -> GaussianMechanism:
     """Algorithm 2's joint messages: Algorithm 1 with τ1 = 0, τ2 = D."""
     bound = check_positive_int(max_degree, "max_degree D")
-    return soft_threshold_mechanism(n, epsilon, delta, 0, bound, calibration=calibration,
-                                    name=name)
+    return soft_threshold_mechanism(n, epsilon, delta, 0, bound, calibration=calibration, name=name)
 
 
-def private_edge_count(graph: Any, epsilon: float, delta: float, max_degree: int, *,
-                       calibration: GaussianCalibration = DEFAULT_CALIBRATION,
-                       rng: RandomLike = None,
-                       budget: PrivacyBudget | None = None) -> LocalNodeEstimate:
+def private_edge_count(
+    graph: Any,
+    epsilon: float,
+    delta: float,
+    max_degree: int,
+    *,
+    calibration: GaussianCalibration = DEFAULT_CALIBRATION,
+    rng: RandomLike = None,
+    budget: PrivacyBudget | None = None,
+) -> LocalNodeEstimate:
     """m̂ = nDŝ/2: the (ε, δ)-LNDP edge count of a D-bounded graph (Algorithm 2, Thm 3.4).
 
     ``budget`` (optional) is charged once, for Algorithm 1's joint messages, before any draw.
@@ -202,12 +238,24 @@ def private_edge_count(graph: Any, epsilon: float, delta: float, max_degree: int
     True
     """
     bound = check_positive_int(max_degree, "max_degree D")
-    inner = private_soft_threshold(graph, epsilon, delta, 0, bound, calibration=calibration,
-                                   rng=rng, budget=budget, _estimator="private_edge_count")
+    inner = private_soft_threshold(
+        graph,
+        epsilon,
+        delta,
+        0,
+        bound,
+        calibration=calibration,
+        rng=rng,
+        budget=budget,
+        _estimator="private_edge_count",
+    )
     n = int(inner.details["n"])
     return LocalNodeEstimate(
-        algorithm="algorithm_2_edge_count", estimate=n * bound * float(inner.estimate) / 2.0,
-        guarantee=inner.guarantee, message_noise=inner.message_noise,
+        algorithm="algorithm_2_edge_count",
+        estimate=n * bound * float(inner.estimate) / 2.0,
+        guarantee=inner.guarantee,
+        message_noise=inner.message_noise,
         joint_sensitivity=inner.joint_sensitivity,
         standard_error=bound * math.sqrt(n) * inner.message_noise / 2.0,
-        details={"n": n, "max_degree": bound, "soft_threshold": inner.estimate})
+        details={"n": n, "max_degree": bound, "soft_threshold": inner.estimate},
+    )

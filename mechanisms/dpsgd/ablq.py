@@ -51,21 +51,25 @@ DPSGDClaim = Literal["poisson_pld", "partition"]
 
 CHUA_2024 = Reference(
     citation="Chua, Ghazi, Kamath, Kumar, Manurangsi, Sinha & Zhang, 'How Private are DP-SGD "
-             "Implementations?', ICML 2024",
+    "Implementations?', ICML 2024",
     locator="Section 2 (ABLQ, batch samplers), Section 4 (shuffling lower bound)",
-    url="https://arxiv.org/abs/2403.17673")
+    url="https://arxiv.org/abs/2403.17673",
+)
 CHUA_2024_SCALABLE = Reference(
     citation="Chua, Ghazi, Kamath, Kumar, Manurangsi, Sinha & Zhang, 'Scalable DP-SGD: "
-             "Shuffling vs. Poisson Subsampling', NeurIPS 2024",
+    "Shuffling vs. Poisson Subsampling', NeurIPS 2024",
     locator="Section 3 (balls-in-bins batch sampling)",
-    url="https://arxiv.org/abs/2411.04205")
+    url="https://arxiv.org/abs/2411.04205",
+)
 _ZHU_2022 = Reference(
     citation="Zhu, Dong & Wang, 'Optimal accounting of differential privacy via "
-             "characteristic function', AISTATS 2022",
-    locator="Section 5 (dominating pairs of the Poisson-subsampled Gaussian under replacement)")
+    "characteristic function', AISTATS 2022",
+    locator="Section 5 (dominating pairs of the Poisson-subsampled Gaussian under replacement)",
+)
 _DONG_2022 = Reference(
     citation="Dong, Roth & Su, 'Gaussian differential privacy', JRSS-B 2022",
-    locator="Corollary 3.3 (composition of Gaussian DP)")
+    locator="Corollary 3.3 (composition of Gaussian DP)",
+)
 
 
 def check_batching(sampler: str, n: int, batch_size: int, steps: int) -> tuple[int, int, int]:
@@ -79,22 +83,26 @@ def check_batching(sampler: str, n: int, batch_size: int, steps: int) -> tuple[i
     """
     if sampler not in BATCH_SAMPLERS:
         raise InvalidParameterError(
-            f"batch sampler must be one of {', '.join(BATCH_SAMPLERS)}, got {sampler!r}")
+            f"batch sampler must be one of {', '.join(BATCH_SAMPLERS)}, got {sampler!r}"
+        )
     n = check_sample_size(n, minimum=2, what="n")
     b = check_sample_size(batch_size, what="batch_size")
     t = check_sample_size(steps, what="steps")
     if b > n or n % b:
         raise InvalidParameterError(
             f"n must be a multiple of batch_size (n/batch_size steps per epoch), got n={n}, "
-            f"batch_size={b}")
+            f"batch_size={b}"
+        )
     if sampler != "poisson" and t % (n // b):
         raise InvalidParameterError(
-            f"{sampler} runs whole epochs of n/batch_size = {n // b} steps, got steps={t}")
+            f"{sampler} runs whole epochs of n/batch_size = {n // b} steps, got steps={t}"
+        )
     return n, b, t
 
 
-def claimed_epsilon(claim: str, *, sigma: float, n: int, batch_size: int, steps: int,
-                    delta: float) -> float:
+def claimed_epsilon(
+    claim: str, *, sigma: float, n: int, batch_size: int, steps: int, delta: float
+) -> float:
     """The ε at ``delta`` that ``claim`` proves for these batching parameters."""
     if claim == "poisson_pld":
         return poisson_epsilon(sigma, batch_size / n, steps, delta)
@@ -142,10 +150,21 @@ class ABLQMechanism(Mechanism):
     (``clip(x) = C`` vs ``−C``).
     """
 
-    def __init__(self, sampler: str, n: int, batch_size: int, steps: int, sigma: float,
-                 delta: float = 1e-5, *, clip_norm: float = 1.0,
-                 record_bound: float | None = None, claim: str | None = None,
-                 name: str | None = None, dim: int = 1) -> None:
+    def __init__(
+        self,
+        sampler: str,
+        n: int,
+        batch_size: int,
+        steps: int,
+        sigma: float,
+        delta: float = 1e-5,
+        *,
+        clip_norm: float = 1.0,
+        record_bound: float | None = None,
+        claim: str | None = None,
+        name: str | None = None,
+        dim: int = 1,
+    ) -> None:
         self.n, self.batch_size, self.steps = check_batching(sampler, n, batch_size, steps)
         self.sampler = sampler
         self.sigma = check_positive(sigma, "sigma")
@@ -155,31 +174,45 @@ class ABLQMechanism(Mechanism):
         self.record_bound = check_positive(bound, "record_bound")
         self.claim = claim or ("poisson_pld" if sampler == "poisson" else "partition")
         self.delta = check_delta(delta)
-        epsilon = claimed_epsilon(self.claim, sigma=self.sigma, n=self.n,
-                                  batch_size=self.batch_size, steps=self.steps, delta=self.delta)
+        epsilon = claimed_epsilon(
+            self.claim,
+            sigma=self.sigma,
+            n=self.n,
+            batch_size=self.batch_size,
+            steps=self.steps,
+            delta=self.delta,
+        )
         honest = (self.claim == "poisson_pld") == (sampler == "poisson")
         epochs = self.steps * self.batch_size / self.n
-        accountant = (f"no amplification: {epochs:g} epoch(s), each (2/sigma)-GDP"
-                      if self.claim == "partition" else
-                      "PLD of the Poisson-subsampled Gaussian under replacement, q = "
-                      f"{self.batch_size}/{self.n}, {self.steps} steps")
-        super().__init__(MechanismSpec(
-            name=name or f"dpsgd.ablq.{sampler}",
-            summary=f"{self.steps} noisy batch sums (ABLQ, {sampler} batches of "
-                    f"{self.batch_size} of {self.n}, clip C = {self.clip_norm:g}, noise "
-                    f"sigma*C with sigma = {self.sigma:g})",
-            references=(CHUA_2024, CHUA_2024_SCALABLE, _ZHU_2022, _DONG_2022),
-            input_domain=DatasetDomain(record=self._record_domain(), size=self.n),
-            relation=SubstituteOne(),
-            statistic="per-step sums of the clipped records over the sampled batches",
-            output_dimension=self.steps * self.dim,
-            guarantee=ApproxDP(epsilon=epsilon, delta=self.delta),
-            proof_status="proven" if honest else "unproven",
-            notes=f"Claim from the accountant: {accountant} (mechanisms/dpsgd/accounting.py)."
-                  + ("" if honest else " The batches are NOT drawn by Poisson subsampling: the "
-                     "common practice of Chua et al. (ICML 2024), which their Section 4 shows "
-                     "can under-report epsilon."),
-        ))
+        accountant = (
+            f"no amplification: {epochs:g} epoch(s), each (2/sigma)-GDP"
+            if self.claim == "partition"
+            else "PLD of the Poisson-subsampled Gaussian under replacement, q = "
+            f"{self.batch_size}/{self.n}, {self.steps} steps"
+        )
+        super().__init__(
+            MechanismSpec(
+                name=name or f"dpsgd.ablq.{sampler}",
+                summary=f"{self.steps} noisy batch sums (ABLQ, {sampler} batches of "
+                f"{self.batch_size} of {self.n}, clip C = {self.clip_norm:g}, noise "
+                f"sigma*C with sigma = {self.sigma:g})",
+                references=(CHUA_2024, CHUA_2024_SCALABLE, _ZHU_2022, _DONG_2022),
+                input_domain=DatasetDomain(record=self._record_domain(), size=self.n),
+                relation=SubstituteOne(),
+                statistic="per-step sums of the clipped records over the sampled batches",
+                output_dimension=self.steps * self.dim,
+                guarantee=ApproxDP(epsilon=epsilon, delta=self.delta),
+                proof_status="proven" if honest else "unproven",
+                notes=f"Claim from the accountant: {accountant} (mechanisms/dpsgd/accounting.py)."
+                + (
+                    ""
+                    if honest
+                    else " The batches are NOT drawn by Poisson subsampling: the "
+                    "common practice of Chua et al. (ICML 2024), which their Section 4 shows "
+                    "can under-report epsilon."
+                ),
+            )
+        )
 
     def _record_domain(self) -> Any:
         scalar = RealInterval(lo=-self.record_bound, hi=self.record_bound)

@@ -40,8 +40,14 @@ from ..accounting.accountants import PLD_FLOAT_MARGIN
 __all__ = ["partition_epsilon", "partition_mu", "poisson_epsilon"]
 
 
-def poisson_epsilon(sigma: float, sampling_rate: float, steps: int, delta: float, *,
-                    value_discretization_interval: float = 1e-3) -> float:
+def poisson_epsilon(
+    sigma: float,
+    sampling_rate: float,
+    steps: int,
+    delta: float,
+    *,
+    value_discretization_interval: float = 1e-3,
+) -> float:
     """ε(δ) of ``steps`` Poisson-subsampled Gaussian steps under substitute-one.
 
     Parameters
@@ -65,11 +71,13 @@ def poisson_epsilon(sigma: float, sampling_rate: float, steps: int, delta: float
         An upper bound on ε(δ), inflated by ``PLD_FLOAT_MARGIN`` (relative and absolute).
         Answers are cached (the registry builds its mechanisms often).
     """
-    return _poisson_epsilon(check_positive(sigma, "sigma"),
-                            check_probability(sampling_rate, "sampling_rate"),
-                            check_sample_size(steps, what="steps"), check_delta(delta),
-                            check_positive(value_discretization_interval,
-                                           "value_discretization_interval"))
+    return _poisson_epsilon(
+        check_positive(sigma, "sigma"),
+        check_probability(sampling_rate, "sampling_rate"),
+        check_sample_size(steps, what="steps"),
+        check_delta(delta),
+        check_positive(value_discretization_interval, "value_discretization_interval"),
+    )
 
 
 @lru_cache(maxsize=256)
@@ -78,9 +86,12 @@ def _poisson_epsilon(s: float, q: float, t: int, d: float, h: float) -> float:
     from dp_accounting.pld import privacy_loss_distribution as pld_mod
 
     pld = pld_mod.from_gaussian_mechanism(
-        s, sensitivity=1.0, sampling_prob=q,
+        s,
+        sensitivity=1.0,
+        sampling_prob=q,
         value_discretization_interval=h,
-        neighboring_relation=NeighboringRelation.REPLACE_ONE)
+        neighboring_relation=NeighboringRelation.REPLACE_ONE,
+    )
     if t > 1:
         pld = pld.self_compose(t)
     eps = float(pld.get_epsilon_for_delta(d))

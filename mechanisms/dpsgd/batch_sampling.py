@@ -42,12 +42,14 @@ CHUNK_ELEMENTS = 1 << 22
 def _check_sampler(sampler: str) -> str:
     if sampler not in BATCH_SAMPLERS:
         raise InvalidParameterError(
-            f"batch sampler must be one of {', '.join(BATCH_SAMPLERS)}, got {sampler!r}")
+            f"batch sampler must be one of {', '.join(BATCH_SAMPLERS)}, got {sampler!r}"
+        )
     return sampler
 
 
-def batch_masks(sampler: str, n: int, batch_size: int, steps: int, size: int,
-                rng: np.random.Generator) -> npt.NDArray[np.bool_]:
+def batch_masks(
+    sampler: str, n: int, batch_size: int, steps: int, size: int, rng: np.random.Generator
+) -> npt.NDArray[np.bool_]:
     """Batch membership of ``size`` runs: ``mask[r, t, i]`` is true iff example ``i`` is in
     the batch of step ``t`` of run ``r``.
 
@@ -75,7 +77,7 @@ def batch_masks(sampler: str, n: int, batch_size: int, steps: int, size: int,
     epochs = steps // per_epoch
     if sampler == "shuffle":
         order = np.argsort(rng.random((size, epochs, n)), axis=-1)
-        position = np.argsort(order, axis=-1)          # where example i sits in the order
+        position = np.argsort(order, axis=-1)  # where example i sits in the order
         batch = position // batch_size
     else:
         batch = rng.integers(0, per_epoch, size=(size, epochs, n))
@@ -84,8 +86,9 @@ def batch_masks(sampler: str, n: int, batch_size: int, steps: int, size: int,
     return mask.reshape(size, steps, n)
 
 
-def _poisson_sums(flat: npt.NDArray[np.float64], q: float, steps: int, size: int,
-                  rng: np.random.Generator) -> npt.NDArray[np.float64]:
+def _poisson_sums(
+    flat: npt.NDArray[np.float64], q: float, steps: int, size: int, rng: np.random.Generator
+) -> npt.NDArray[np.float64]:
     """Poisson batch sums drawn per distinct contribution: ``Σ_v v·Binomial(k_v, q)``.
 
     Examples with equal contributions are exchangeable, so the number of them in a batch
@@ -99,8 +102,14 @@ def _poisson_sums(flat: npt.NDArray[np.float64], q: float, steps: int, size: int
     return out
 
 
-def batch_sums(sampler: str, contributions: npt.NDArray[np.float64], batch_size: int,
-               steps: int, size: int, rng: np.random.Generator) -> npt.NDArray[np.float64]:
+def batch_sums(
+    sampler: str,
+    contributions: npt.NDArray[np.float64],
+    batch_size: int,
+    steps: int,
+    size: int,
+    rng: np.random.Generator,
+) -> npt.NDArray[np.float64]:
     """Per-step sums of fixed per-example ``contributions`` over sampled batches.
 
     Same law as summing over :func:`batch_masks`, drawn more cheaply: Poisson by one
@@ -138,10 +147,19 @@ def batch_sums(sampler: str, contributions: npt.NDArray[np.float64], batch_size:
             blocks = flat[order].reshape(m, epochs, per_epoch, batch_size, d).sum(axis=3)
         else:
             bins = rng.integers(0, per_epoch, size=(m, epochs, n))
-            index = (np.arange(m * epochs)[:, None] * per_epoch
-                     + bins.reshape(m * epochs, n)).reshape(-1)
-            blocks = np.stack([np.bincount(index, weights=np.tile(flat[:, j], m * epochs),
-                                           minlength=m * epochs * per_epoch)
-                               for j in range(d)], axis=-1)
-        out[start:start + m] = blocks.reshape(m, steps, d)
+            index = (
+                np.arange(m * epochs)[:, None] * per_epoch + bins.reshape(m * epochs, n)
+            ).reshape(-1)
+            blocks = np.stack(
+                [
+                    np.bincount(
+                        index,
+                        weights=np.tile(flat[:, j], m * epochs),
+                        minlength=m * epochs * per_epoch,
+                    )
+                    for j in range(d)
+                ],
+                axis=-1,
+            )
+        out[start : start + m] = blocks.reshape(m, steps, d)
     return out.reshape((size, steps) + c.shape[1:])

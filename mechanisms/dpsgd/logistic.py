@@ -43,12 +43,14 @@ __all__ = ["LogisticDPSGD", "logistic_data"]
 
 _ABADI_2016 = Reference(
     citation="Abadi, Chu, Goodfellow, McMahan, Mironov, Talwar & Zhang, 'Deep learning with "
-             "differential privacy', ACM CCS 2016",
-    locator="Algorithm 1 (per-example clipping, Gaussian noise)")
+    "differential privacy', ACM CCS 2016",
+    locator="Algorithm 1 (per-example clipping, Gaussian noise)",
+)
 
 
-def logistic_data(n: int, dim: int, rng: RandomLike = None, *,
-                  weights: Any = None) -> npt.NDArray[np.float64]:
+def logistic_data(
+    n: int, dim: int, rng: RandomLike = None, *, weights: Any = None
+) -> npt.NDArray[np.float64]:
     """``n`` records ``(u, l)``: features uniform on ``[−1, 1]^dim``, label ``l = ±1`` with
     ``P[l = 1] = 1/(1 + e^{−w·u})`` (``w`` defaults to ``(2, −1, 2, −1, …)``).
 
@@ -59,15 +61,19 @@ def logistic_data(n: int, dim: int, rng: RandomLike = None, *,
     n = check_sample_size(n, what="n")
     dim = check_sample_size(dim, what="dim")
     gen = as_generator(rng)
-    w = (np.where(np.arange(dim) % 2 == 0, 2.0, -1.0) if weights is None
-         else np.asarray(weights, dtype=np.float64).reshape(dim))
+    w = (
+        np.where(np.arange(dim) % 2 == 0, 2.0, -1.0)
+        if weights is None
+        else np.asarray(weights, dtype=np.float64).reshape(dim)
+    )
     u = gen.uniform(-1.0, 1.0, size=(n, dim))
     label = np.where(gen.random(n) < 1.0 / (1.0 + np.exp(-u @ w)), 1.0, -1.0)
     return np.concatenate([u, label[:, None]], axis=1)
 
 
-def _batches(sampler: str, n: int, batch_size: int, steps: int, size: int,
-             rng: np.random.Generator) -> Iterator[npt.NDArray[np.bool_]]:
+def _batches(
+    sampler: str, n: int, batch_size: int, steps: int, size: int, rng: np.random.Generator
+) -> Iterator[npt.NDArray[np.bool_]]:
     """Batch membership, step by step: masks of shape ``(size, n)``."""
     per_epoch = n // batch_size
     for t in range(steps):
@@ -98,10 +104,21 @@ class LogisticDPSGD(Mechanism):
         Step size ``η``.
     """
 
-    def __init__(self, sampler: str, n: int, batch_size: int, steps: int, sigma: float,
-                 delta: float = 1e-5, *, dim: int = 2, clip_norm: float = 1.0,
-                 learning_rate: float = 0.5, claim: str | None = None,
-                 name: str | None = None) -> None:
+    def __init__(
+        self,
+        sampler: str,
+        n: int,
+        batch_size: int,
+        steps: int,
+        sigma: float,
+        delta: float = 1e-5,
+        *,
+        dim: int = 2,
+        clip_norm: float = 1.0,
+        learning_rate: float = 0.5,
+        claim: str | None = None,
+        name: str | None = None,
+    ) -> None:
         self.n, self.batch_size, self.steps = check_batching(sampler, n, batch_size, steps)
         self.sampler = sampler
         self.dim = check_sample_size(dim, what="dim")
@@ -110,32 +127,46 @@ class LogisticDPSGD(Mechanism):
         self.learning_rate = check_positive(learning_rate, "learning_rate")
         self.claim = claim or ("poisson_pld" if sampler == "poisson" else "partition")
         self.delta = check_delta(delta)
-        epsilon = claimed_epsilon(self.claim, sigma=self.sigma, n=self.n,
-                                  batch_size=self.batch_size, steps=self.steps, delta=self.delta)
+        epsilon = claimed_epsilon(
+            self.claim,
+            sigma=self.sigma,
+            n=self.n,
+            batch_size=self.batch_size,
+            steps=self.steps,
+            delta=self.delta,
+        )
         honest = (self.claim == "poisson_pld") == (sampler == "poisson")
-        super().__init__(MechanismSpec(
-            name=name or f"dpsgd.logistic.{sampler}",
-            summary=f"DP-SGD iterates of a {self.dim}-feature logistic regression ({self.steps} "
-                    f"steps, {sampler} batches of {self.batch_size} of {self.n}, clip C = "
-                    f"{self.clip_norm:g}, sigma = {self.sigma:g})",
-            references=(_ABADI_2016, CHUA_2024),
-            input_domain=DatasetDomain(
-                record=VectorDomain(element=RealInterval(lo=-1.0, hi=1.0), length=self.dim + 1),
-                size=self.n),
-            relation=SubstituteOne(),
-            statistic="the DP-SGD trajectory theta_1..theta_T (post-processing of ABLQ)",
-            output_dimension=self.steps * self.dim,
-            guarantee=ApproxDP(epsilon=epsilon, delta=self.delta),
-            proof_status="proven" if honest else "unproven",
-            notes=f"Claim from the '{self.claim}' accountant (mechanisms/dpsgd/accounting.py); "
-                  "a record is (features, label) with label in [-1, 1] used as the soft "
-                  "target (label + 1)/2."
-                  + ("" if honest else " The batches are NOT Poisson: the common practice "
-                     "Chua et al. (ICML 2024) warn against."),
-        ))
+        super().__init__(
+            MechanismSpec(
+                name=name or f"dpsgd.logistic.{sampler}",
+                summary=f"DP-SGD iterates of a {self.dim}-feature logistic regression ({self.steps} "
+                f"steps, {sampler} batches of {self.batch_size} of {self.n}, clip C = "
+                f"{self.clip_norm:g}, sigma = {self.sigma:g})",
+                references=(_ABADI_2016, CHUA_2024),
+                input_domain=DatasetDomain(
+                    record=VectorDomain(element=RealInterval(lo=-1.0, hi=1.0), length=self.dim + 1),
+                    size=self.n,
+                ),
+                relation=SubstituteOne(),
+                statistic="the DP-SGD trajectory theta_1..theta_T (post-processing of ABLQ)",
+                output_dimension=self.steps * self.dim,
+                guarantee=ApproxDP(epsilon=epsilon, delta=self.delta),
+                proof_status="proven" if honest else "unproven",
+                notes=f"Claim from the '{self.claim}' accountant (mechanisms/dpsgd/accounting.py); "
+                "a record is (features, label) with label in [-1, 1] used as the soft "
+                "target (label + 1)/2."
+                + (
+                    ""
+                    if honest
+                    else " The batches are NOT Poisson: the common practice "
+                    "Chua et al. (ICML 2024) warn against."
+                ),
+            )
+        )
 
-    def clipped_gradients(self, theta: npt.NDArray[np.float64], data: Any
-                          ) -> npt.NDArray[np.float64]:
+    def clipped_gradients(
+        self, theta: npt.NDArray[np.float64], data: Any
+    ) -> npt.NDArray[np.float64]:
         """Per-example clipped gradients at each run's ``theta``: shape ``(runs, n, d)``."""
         u, target = self._split(data)
         residual, factor = self._residuals(np.atleast_2d(theta), u, target)
@@ -145,9 +176,12 @@ class LogisticDPSGD(Mechanism):
         x = np.asarray(data, dtype=np.float64)
         return x[:, : self.dim], (x[:, self.dim] + 1.0) / 2.0
 
-    def _residuals(self, theta: npt.NDArray[np.float64], u: npt.NDArray[np.float64],
-                   target: npt.NDArray[np.float64]
-                   ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
+    def _residuals(
+        self,
+        theta: npt.NDArray[np.float64],
+        u: npt.NDArray[np.float64],
+        target: npt.NDArray[np.float64],
+    ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
         """``σ(θ·u_i) − s_i`` and the clipping factor ``min(1, C/‖g_i‖)`` per run and example."""
         residual = 1.0 / (1.0 + np.exp(-(theta @ u.T))) - target[None, :]
         norm = np.abs(residual) * np.linalg.norm(u, axis=1)[None, :]
@@ -159,8 +193,9 @@ class LogisticDPSGD(Mechanism):
         theta = np.zeros((size, self.dim))
         out = np.empty((size, self.steps, self.dim))
         noise_sd = self.sigma * self.clip_norm
-        for t, mask in enumerate(_batches(self.sampler, self.n, self.batch_size, self.steps,
-                                          size, rng)):
+        for t, mask in enumerate(
+            _batches(self.sampler, self.n, self.batch_size, self.steps, size, rng)
+        ):
             residual, factor = self._residuals(theta, u, target)
             grad_sum = (mask * residual * factor) @ u
             noisy = grad_sum + noise_sd * rng.standard_normal((size, self.dim))

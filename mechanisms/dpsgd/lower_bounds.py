@@ -51,8 +51,9 @@ class ShuffleLowerBound:
     p_second: float
 
 
-def shuffle_lower_bound(sigma: float, steps: int, delta: float, *,
-                        grid: int = 20001) -> ShuffleLowerBound:
+def shuffle_lower_bound(
+    sigma: float, steps: int, delta: float, *, grid: int = 20001
+) -> ShuffleLowerBound:
     """The max-batch-answer lower bound on ε(δ) of one epoch of ``steps`` shuffled batches.
 
     Parameters
@@ -74,13 +75,15 @@ def shuffle_lower_bound(sigma: float, steps: int, delta: float, *,
     k = check_sample_size(steps, what="steps")
     d = check_delta(delta)
     tau = np.linspace(-12.0 * s, 2.0 + 12.0 * s, check_sample_size(grid, minimum=3, what="grid"))
-    log_qc = k * log_ndtr(tau / s)                                 # ln Q[M < τ]
+    log_qc = k * log_ndtr(tau / s)  # ln Q[M < τ]
     log_pc = log_ndtr((tau - 2.0) / s) + (k - 1) * log_ndtr(tau / s)  # ln P[M < τ]
     p_ge = -np.expm1(log_pc)
     q_ge = -np.expm1(log_qc)
     best = ShuffleLowerBound(0.0, d, s, k, math.nan, "none", math.nan, math.nan)
-    for direction, num, den in (("max>=tau", p_ge, q_ge),
-                                ("max<tau", np.exp(log_qc), np.exp(log_pc))):
+    for direction, num, den in (
+        ("max>=tau", p_ge, q_ge),
+        ("max<tau", np.exp(log_qc), np.exp(log_pc)),
+    ):
         ok = (num > d) & (den > 0)
         if not ok.any():
             continue
@@ -88,6 +91,7 @@ def shuffle_lower_bound(sigma: float, steps: int, delta: float, *,
         eps[ok] = np.log(num[ok] - d) - np.log(den[ok])
         i = int(np.argmax(eps))
         if eps[i] > best.epsilon:
-            best = ShuffleLowerBound(float(eps[i]), d, s, k, float(tau[i]), direction,
-                                     float(num[i]), float(den[i]))
+            best = ShuffleLowerBound(
+                float(eps[i]), d, s, k, float(tau[i]), direction, float(num[i]), float(den[i])
+            )
     return best

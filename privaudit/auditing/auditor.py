@@ -66,11 +66,14 @@ from typing import Any
 import numpy as np
 
 from mechanisms import Mechanism
+from privaudit._environment import library_versions
+from privaudit.execution._threads import single_threaded_blas
+from privaudit.execution.distributed import DaskExecutor, executor_scope
+from privaudit.execution.streaming import Executor, throttled
+from privaudit.statistics import claimed_point
 from spec import AdditiveNoise, SmoothSensitivityNoise
 from spec.errors import AuditError, InvalidParameterError, NotNeighboursError
 
-from privaudit._environment import library_versions
-from privaudit.execution._threads import single_threaded_blas
 from .checks import (
     check_float_image,
     check_global_sensitivity,
@@ -93,7 +96,6 @@ from .config import AuditConfig
 from .distinguish import distinguish_pair
 from .distinguish.densities import declared_log_densities
 from .distinguish.pair import PLAN_PRIOR_OUTPUTS
-from privaudit.execution.distributed import DaskExecutor, executor_scope
 from .exact_audit import (
     exact_audit_applies,
     exact_check,
@@ -107,16 +109,23 @@ from .pairs import CandidatePair, to_jsonable, verified_pair
 from .report import AccountingTightness, AuditReport
 from .results import CheckOutcome, Counterexample, PowerStatement
 from .search import candidate_pairs
-from privaudit.statistics import claimed_point
-from privaudit.execution.streaming import Executor, throttled
 from .verdicts import conclusive_power, decide_verdict
 
 __all__ = ["audit"]
 
 Progress = Callable[[str], None]
 
-_STREAMS = ("search", "claims", "conformance", "pilot", "final", "float_image", "local_node",
-            "spike", "exposure")
+_STREAMS = (
+    "search",
+    "claims",
+    "conformance",
+    "pilot",
+    "final",
+    "float_image",
+    "local_node",
+    "spike",
+    "exposure",
+)
 
 #: Share of α spent on the noise-law conformance check when it applies.
 CONFORMANCE_SHARE = 0.1
@@ -134,9 +143,13 @@ def _streams(seed: int) -> dict[str, np.random.Generator]:
 
 
 def _counterexample(pair: CandidatePair, **values: Any) -> Counterexample:
-    return Counterexample(x=to_jsonable(pair.x), y=to_jsonable(pair.y), origin=pair.origin,
-                          relation_reason=pair.decision.reason,
-                          values={k: to_jsonable(v) for k, v in values.items()})
+    return Counterexample(
+        x=to_jsonable(pair.x),
+        y=to_jsonable(pair.y),
+        origin=pair.origin,
+        relation_reason=pair.decision.reason,
+        values={k: to_jsonable(v) for k, v in values.items()},
+    )
 
 
 def audit(
@@ -199,14 +212,29 @@ def audit(
         # small matrices: BLAS threads only contend (_threads)
         if isinstance(run, DaskExecutor):
             run.check_shippable(mechanism, f"mechanism {getattr(mechanism, 'name', mechanism)!r}")
-        return _audit(mechanism, config=config, pairs=pairs, progress=progress,
-                      executor=run, group=group, claim=claim, **overrides)
+        return _audit(
+            mechanism,
+            config=config,
+            pairs=pairs,
+            progress=progress,
+            executor=run,
+            group=group,
+            claim=claim,
+            **overrides,
+        )
 
 
-def _audit(mechanism: Mechanism, *, config: AuditConfig | None,
-           pairs: Sequence[tuple[Any, Any]], progress: Progress | None,
-           executor: Executor | None = None, group: int | None = None, claim: Any = None,
-           **overrides: Any) -> AuditReport:
+def _audit(
+    mechanism: Mechanism,
+    *,
+    config: AuditConfig | None,
+    pairs: Sequence[tuple[Any, Any]],
+    progress: Progress | None,
+    executor: Executor | None = None,
+    group: int | None = None,
+    claim: Any = None,
+    **overrides: Any,
+) -> AuditReport:
     """:func:`audit` (its docstring), under :func:`single_threaded_blas`."""
     if isinstance(mechanism, (list, tuple)):
         from mechanisms.accounting import ComposedMechanism
@@ -234,28 +262,53 @@ def _audit(mechanism: Mechanism, *, config: AuditConfig | None,
 
     # 2. candidate pairs (local-node specs: the nodes the public randomness exposes first) ---
     if group is not None:
-        return _finish_group(inner, mechanism, group, group_pairs, pairs, cfg, rng, checks,
-                             say, progress, executor, started)
+        return _finish_group(
+            inner,
+            mechanism,
+            group,
+            group_pairs,
+            pairs,
+            cfg,
+            rng,
+            checks,
+            say,
+            progress,
+            executor,
+            started,
+        )
     search_spec, relation = _exposed_search_spec(mechanism, rng["exposure"], checks, say)
     say(f"generating up to {cfg.pair_budget} neighbouring pairs")
     explicit = [verified_pair(spec, x, y, "explicit") for x, y in pairs]
-    candidates = candidate_pairs(search_spec, rng["search"], budget=cfg.pair_budget,
-                                 explicit_pairs=[(p.x, p.y) for p in explicit])
+    candidates = candidate_pairs(
+        search_spec,
+        rng["search"],
+        budget=cfg.pair_budget,
+        explicit_pairs=[(p.x, p.y) for p in explicit],
+    )
 
     # 3. sensitivity claims ----------------------------------------------------------------
     inputs = [p.x for p in candidates[: max(4, cfg.pairs_tested * 2)]]
     if spec.global_sensitivity is not None:
         say("checking the global sensitivity claim")
-        checks.append(check_global_sensitivity(mechanism, rng["claims"], pairs=candidates,
-                                               search_budget=cfg.claim_budget))
+        checks.append(
+            check_global_sensitivity(
+                mechanism, rng["claims"], pairs=candidates, search_budget=cfg.claim_budget
+            )
+        )
     if spec.local_sensitivity_claim is not None:
         say("checking the local sensitivity bound")
-        checks.append(check_local_sensitivity_bound(mechanism, rng["claims"], inputs=inputs,
-                                                    budget=cfg.claim_budget))
+        checks.append(
+            check_local_sensitivity_bound(
+                mechanism, rng["claims"], inputs=inputs, budget=cfg.claim_budget
+            )
+        )
     if spec.smooth_sensitivity_claim is not None:
         say("checking the smooth sensitivity claim")
-        checks.extend(check_smooth_sensitivity(mechanism, rng["claims"], inputs=inputs,
-                                               pairs=candidates, budget=cfg.claim_budget))
+        checks.extend(
+            check_smooth_sensitivity(
+                mechanism, rng["claims"], inputs=inputs, pairs=candidates, budget=cfg.claim_budget
+            )
+        )
 
     # 3b. exact privacy of a finite output law (no sampling) ------------------------------
     exact = None
@@ -267,15 +320,26 @@ def _audit(mechanism: Mechanism, *, config: AuditConfig | None,
         conformance_inputs = list(worst_inputs(mechanism, exact))
 
     # 4. the declared noise law: conformance, spikes at f, floating-point image, LNDP ------
-    alpha_conformance = _noise_law_checks(mechanism, cfg, candidates, conformance_inputs, rng,
-                                          checks, say, progress, executor, relation)
+    alpha_conformance = _noise_law_checks(
+        mechanism,
+        cfg,
+        candidates,
+        conformance_inputs,
+        rng,
+        checks,
+        say,
+        progress,
+        executor,
+        relation,
+    )
 
     # 5. choose the pairs for the distributional test (never from the final samples) ---------
     alpha_dist = alpha - alpha_conformance
     eps_claimed, delta_claimed = claimed_point(spec.guarantee)
     say("ranking pairs")
-    choice = choose_pairs(mechanism, cfg, candidates, explicit, rng["pilot"],
-                          alpha=alpha_dist, delta=delta_claimed)
+    choice = choose_pairs(
+        mechanism, cfg, candidates, explicit, rng["pilot"], alpha=alpha_dist, delta=delta_claimed
+    )
     chosen = list(choice.pairs)
     declared = declared_log_densities(mechanism, chosen[0].x, chosen[0].y) is not None
     search_samples = cfg.search_samples_for(declared, approximate=delta_claimed > 0)
@@ -284,69 +348,124 @@ def _audit(mechanism: Mechanism, *, config: AuditConfig | None,
     per_pair = alpha_dist / len(chosen)
     results = []
     for i, pair in enumerate(chosen):
-        say(f"testing pair {i + 1}/{len(chosen)} ({pair.origin}) with {cfg.samples} samples per side")
-        results.append((pair, distinguish_pair(mechanism, pair, samples=cfg.samples,
-                                               search_samples=search_samples,
-                                               rng=rng["final"], alpha=per_pair,
-                                               events_per_direction=cfg.events_per_direction,
-                                               prior_outputs=PLAN_PRIOR_OUTPUTS,
-                                               executor=executor,
-                                               progress=None if progress is None else throttled(
-                                                   say, f"pair {i + 1}/{len(chosen)} test split"))))
+        say(
+            f"testing pair {i + 1}/{len(chosen)} ({pair.origin}) with {cfg.samples} samples per side"
+        )
+        results.append(
+            (
+                pair,
+                distinguish_pair(
+                    mechanism,
+                    pair,
+                    samples=cfg.samples,
+                    search_samples=search_samples,
+                    rng=rng["final"],
+                    alpha=per_pair,
+                    events_per_direction=cfg.events_per_direction,
+                    prior_outputs=PLAN_PRIOR_OUTPUTS,
+                    executor=executor,
+                    progress=None
+                    if progress is None
+                    else throttled(say, f"pair {i + 1}/{len(chosen)} test split"),
+                ),
+            )
+        )
     best_pair, best = max(results, key=lambda r: r[1].epsilon_lower_bound)
     violated = any(r.violated for _, r in results)
     eps_lb = math.inf if best.epsilon_lower_bound_infinite else float(best.epsilon_lower_bound)
-    summary = (f"ε ≥ {eps_lb:.4g} at δ = {delta_claimed:g} on the worst of {len(chosen)} pairs "
-               f"(claimed ε = {eps_claimed:.4g})")
-    checks.append(CheckOutcome(
-        name="distinguishability", status="violated" if violated else "passed",
-        summary=summary, statistic=eps_lb, threshold=eps_claimed,
-        ratio=(eps_lb / eps_claimed) if eps_claimed > 0 else None, error_rate=alpha_dist,
-        counterexample=_counterexample(best_pair, event=best.best_event.description
-                                       if best.best_event else "",
-                                       epsilon_lower_bound=eps_lb) if violated else None,
-        details={"pairs_tested": len(chosen), "alpha_per_pair": per_pair,
-                 "pair_objective": choice.objective, "equivalent_pairs_tied": choice.ties,
-                 "halving_rounds": choice.halving_rounds, "search_samples": search_samples,
-                 "declared_events": len(best.plan.events) if best.plan is not None else 0}))
+    summary = (
+        f"ε ≥ {eps_lb:.4g} at δ = {delta_claimed:g} on the worst of {len(chosen)} pairs "
+        f"(claimed ε = {eps_claimed:.4g})"
+    )
+    checks.append(
+        CheckOutcome(
+            name="distinguishability",
+            status="violated" if violated else "passed",
+            summary=summary,
+            statistic=eps_lb,
+            threshold=eps_claimed,
+            ratio=(eps_lb / eps_claimed) if eps_claimed > 0 else None,
+            error_rate=alpha_dist,
+            counterexample=_counterexample(
+                best_pair,
+                event=best.best_event.description if best.best_event else "",
+                epsilon_lower_bound=eps_lb,
+            )
+            if violated
+            else None,
+            details={
+                "pairs_tested": len(chosen),
+                "alpha_per_pair": per_pair,
+                "pair_objective": choice.objective,
+                "equivalent_pairs_tied": choice.ties,
+                "halving_rounds": choice.halving_rounds,
+                "search_samples": search_samples,
+                "declared_events": len(best.plan.events) if best.plan is not None else 0,
+            },
+        )
+    )
     exact = _exact_agreement(mechanism, exact, results, delta_claimed, alpha_dist, checks)
     profile_violated = any(p.violated for p in best.profile)
     if best.profile:
-        checks.append(CheckOutcome(
-            name="privacy_profile", status="violated" if profile_violated else "passed",
-            summary=("lower confidence bound on δ(ε) exceeds the claimed profile"
-                     if profile_violated else "estimated δ(ε) within the claimed profile at "
-                     f"{len(best.profile)} values of ε"),
-            error_rate=best.alpha_profile))
+        checks.append(
+            CheckOutcome(
+                name="privacy_profile",
+                status="violated" if profile_violated else "passed",
+                summary=(
+                    "lower confidence bound on δ(ε) exceeds the claimed profile"
+                    if profile_violated
+                    else "estimated δ(ε) within the claimed profile at "
+                    f"{len(best.profile)} values of ε"
+                ),
+                error_rate=best.alpha_profile,
+            )
+        )
     # the audit reports a violation when any tested pair does, so its power is (at least)
     # that of its most sensitive pair (privaudit.auditing.verdicts)
     powers = [r.power for _, r in results if isinstance(r.power, PowerStatement)]
     power = min(powers, key=lambda p: p.detectable_epsilon) if powers else None
     if power is not None:
-        power = conclusive_power(power, cfg, claimed_epsilon=eps_claimed,
-                                 claimed_delta=delta_claimed)
-    unmet = tuple(f"{c.name}: {c.details.get('reason')}; to conclude: {c.details.get('remedy')}"
-                  for c in checks if is_required_skip(c))
+        power = conclusive_power(
+            power, cfg, claimed_epsilon=eps_claimed, claimed_delta=delta_claimed
+        )
+    unmet = tuple(
+        f"{c.name}: {c.details.get('reason')}; to conclude: {c.details.get('remedy')}"
+        for c in checks
+        if is_required_skip(c)
+    )
     report = AuditReport(
-        mechanism=mechanism.name, spec=spec, spec_hash=spec.content_hash,
+        mechanism=mechanism.name,
+        spec=spec,
+        spec_hash=spec.content_hash,
         verdict=decide_verdict(any(c.violated for c in checks), power, unmet),
         unmet_requirements=unmet,
-        epsilon_lower_bound=eps_lb, epsilon_claimed=eps_claimed, delta_claimed=delta_claimed,
-        confidence=cfg.confidence, samples=cfg.samples, seed=cfg.seed, config=cfg,
-        checks=tuple(checks), worst_pair=_counterexample(best_pair),
-        worst_event=best.best_event, events=tuple(best.events),
+        epsilon_lower_bound=eps_lb,
+        epsilon_claimed=eps_claimed,
+        delta_claimed=delta_claimed,
+        confidence=cfg.confidence,
+        samples=cfg.samples,
+        seed=cfg.seed,
+        config=cfg,
+        checks=tuple(checks),
+        worst_pair=_counterexample(best_pair),
+        worst_event=best.best_event,
+        events=tuple(best.events),
         privacy_profile=tuple(best.profile),
         power=power,
         infinite_evidence=best.infinite_evidence or "",
         accounting=AccountingTightness.of(mechanism, eps_lb),
-        audit_mode="exact" if exact is not None else "statistical", exact=exact,
-        runtime_seconds=time.perf_counter() - started, versions=library_versions())
+        audit_mode="exact" if exact is not None else "statistical",
+        exact=exact,
+        runtime_seconds=time.perf_counter() - started,
+        versions=library_versions(),
+    )
     say("done")
     return report
 
 
-def _exposed_search_spec(mechanism: Mechanism, rng: np.random.Generator,
-                         checks: list[CheckOutcome], say: Progress) -> tuple[Any, Any]:
+def _exposed_search_spec(
+    mechanism: Mechanism, rng: np.random.Generator, checks: list[CheckOutcome], say: Progress
+) -> tuple[Any, Any]:
     """(spec for the pair search, focused relation or None).
 
     A local-node spec's relation is focused on the nodes its public randomness exposes
@@ -360,17 +479,29 @@ def _exposed_search_spec(mechanism: Mechanism, rng: np.random.Generator,
     say("asking the mechanism which nodes its public randomness exposes")
     focus, exposure = exposed_nodes(mechanism, rng)
     relation = spec.relation.focused(focus)
-    checks.append(CheckOutcome(
-        name="lndp.exposure", status="passed",
-        summary=(f"nodes {list(focus)} rewired first ({exposure['exposure']})" if focus
-                 else f"no node singled out ({exposure['exposure']})"),
-        details=exposure))
+    checks.append(
+        CheckOutcome(
+            name="lndp.exposure",
+            status="passed",
+            summary=(
+                f"nodes {list(focus)} rewired first ({exposure['exposure']})"
+                if focus
+                else f"no node singled out ({exposure['exposure']})"
+            ),
+            details=exposure,
+        )
+    )
     return spec.model_copy(update={"relation": relation}), relation
 
 
-def _exact_agreement(mechanism: Mechanism, exact: Any, results: Sequence[Any],
-                     delta_claimed: float, alpha_dist: float,
-                     checks: list[CheckOutcome]) -> Any:
+def _exact_agreement(
+    mechanism: Mechanism,
+    exact: Any,
+    results: Sequence[Any],
+    delta_claimed: float,
+    alpha_dist: float,
+    checks: list[CheckOutcome],
+) -> Any:
     """The exact result, marked refuted when the audit's own samples contradict it.
 
     A sampling ε lower bound above what the declared law allows at a tested pair refutes
@@ -382,34 +513,58 @@ def _exact_agreement(mechanism: Mechanism, exact: Any, results: Sequence[Any],
     spec = mechanism.spec
     if exact is not None:
         for pair, result in results:
-            bound = math.inf if result.epsilon_lower_bound_infinite else float(
-                result.epsilon_lower_bound)
-            refuted = sampling_refutation(mechanism, exact, pair.x, pair.y, bound,
-                                          delta_claimed)
+            bound = (
+                math.inf
+                if result.epsilon_lower_bound_infinite
+                else float(result.epsilon_lower_bound)
+            )
+            refuted = sampling_refutation(mechanism, exact, pair.x, pair.y, bound, delta_claimed)
             if refuted is not None:
-                checks[:] = [CheckOutcome(name=c.name, status="skipped",
-                                          summary=refuted.statement, details=c.details)
-                             if c.name == "exact.privacy" else c for c in checks]
+                checks[:] = [
+                    CheckOutcome(
+                        name=c.name, status="skipped", summary=refuted.statement, details=c.details
+                    )
+                    if c.name == "exact.privacy"
+                    else c
+                    for c in checks
+                ]
                 checks.append(refutation_check(refuted, alpha_dist))
                 return refuted
     elif spec.noise is not None and mechanism.provides("output_probabilities"):
         law = getattr(spec.noise, "law", None)
-        checks.append(CheckOutcome(
-            name="exact.privacy", status="skipped",
-            summary=("the output_probabilities hook is not used: "
-                     + ("the declared FiniteOutputLaw says its coordinates are not "
+        checks.append(
+            CheckOutcome(
+                name="exact.privacy",
+                status="skipped",
+                summary=(
+                    "the output_probabilities hook is not used: "
+                    + (
+                        "the declared FiniteOutputLaw says its coordinates are not "
                         "independent, so the hook's rows are marginals and no exact product "
-                        "law exists" if getattr(law, "independent", True) is False else
-                        f"the spec declares {type(spec.noise).__name__}, not a finite output "
-                        "law (noise=FiniteRandomizer(...))")
-                     + "; the audit is statistical")))
+                        "law exists"
+                        if getattr(law, "independent", True) is False
+                        else f"the spec declares {type(spec.noise).__name__}, not a finite output "
+                        "law (noise=FiniteRandomizer(...))"
+                    )
+                    + "; the audit is statistical"
+                ),
+            )
+        )
     return exact
 
 
-def _noise_law_checks(mechanism: Mechanism, cfg: AuditConfig, candidates: Sequence[Any],
-                      conformance_inputs: Sequence[Any], rng: dict[str, Any],
-                      checks: list[CheckOutcome], say: Progress, progress: Progress | None,
-                      executor: Executor | None, relation: Any = None) -> float:
+def _noise_law_checks(
+    mechanism: Mechanism,
+    cfg: AuditConfig,
+    candidates: Sequence[Any],
+    conformance_inputs: Sequence[Any],
+    rng: dict[str, Any],
+    checks: list[CheckOutcome],
+    say: Progress,
+    progress: Progress | None,
+    executor: Executor | None,
+    relation: Any = None,
+) -> float:
     """Step 4 of :func:`_audit`: the checks of the declared noise law, appended to ``checks``.
 
     The noise-law conformance test, the spike windows at f for (ε, δ) claims
@@ -423,13 +578,17 @@ def _noise_law_checks(mechanism: Mechanism, cfg: AuditConfig, candidates: Sequen
     # conformance of the outputs to the declared law
     conformance_applies = spec.noise is not None and (
         not isinstance(spec.noise, (AdditiveNoise, SmoothSensitivityNoise))
-        or mechanism.provides("statistic"))
+        or mechanism.provides("statistic")
+    )
     alpha_conformance = CONFORMANCE_SHARE * alpha if conformance_applies else 0.0
     # the floating-point image check (4b) is deterministic for pure-DP claims and claims with
     # idealized numerics; an (ε, δ) claim with exact numerics gives it half this share
     float_image = float_image_applies(mechanism) and mechanism.provides("statistic")
-    alpha_float = alpha_conformance / 2 if (
-        float_image and spec.numerics == "exact" and claimed_point(spec.guarantee)[1] > 0) else 0.0
+    alpha_float = (
+        alpha_conformance / 2
+        if (float_image and spec.numerics == "exact" and claimed_point(spec.guarantee)[1] > 0)
+        else 0.0
+    )
     # 4c. spikes at f for (ε, δ) claims: with the statistic hook, the declared law bounds
     # the mass of every window around f(x), so both sides' outputs are counted in an
     # a-priori grid of windows
@@ -440,42 +599,78 @@ def _noise_law_checks(mechanism: Mechanism, cfg: AuditConfig, candidates: Sequen
         say(f"testing the noise law on {cfg.effective_conformance_samples} draws")
         share = (alpha_conformance - alpha_float - alpha_spike) / len(conformance_inputs)
         for x_conf in conformance_inputs:
-            checks.append(check_noise_law(mechanism, x_conf, rng["conformance"],
-                                          samples=cfg.effective_conformance_samples,
-                                          alpha=share))
+            checks.append(
+                check_noise_law(
+                    mechanism,
+                    x_conf,
+                    rng["conformance"],
+                    samples=cfg.effective_conformance_samples,
+                    alpha=share,
+                )
+            )
     if spike:
         say(f"counting outputs near f on {cfg.samples} draws per side")
-        checks.append(check_spike(
-            mechanism, (candidates[0].x, candidates[0].y), rng["spike"], samples=cfg.samples,
-            alpha=alpha_spike, allowance=claimed_delta, executor=executor,
-            progress=None if progress is None else throttled(say, "spike check")))
+        checks.append(
+            check_spike(
+                mechanism,
+                (candidates[0].x, candidates[0].y),
+                rng["spike"],
+                samples=cfg.samples,
+                alpha=alpha_spike,
+                allowance=claimed_delta,
+                executor=executor,
+                progress=None if progress is None else throttled(say, "spike check"),
+            )
+        )
 
     # 4b. floating-point image: outputs of M(x) the sampler cannot produce under y --------
     if float_image:
         say("checking the floating-point image of the outputs")
-        checks.append(check_float_image(mechanism, candidates, rng["float_image"],
-                                        alpha=alpha_float))
+        checks.append(
+            check_float_image(mechanism, candidates, rng["float_image"], alpha=alpha_float)
+        )
     elif (unavailable := float_image_unavailable(mechanism)) is not None:
-        checks.append(CheckOutcome(name="floating_point.image", status="skipped",
-                                   summary=unavailable, details={"reason": unavailable}))
+        checks.append(
+            CheckOutcome(
+                name="floating_point.image",
+                status="skipped",
+                summary=unavailable,
+                details={"reason": unavailable},
+            )
+        )
 
     # 4c. local node privacy: structure, locality, exact joint accounting, Lemma 5.4 --------
     alpha_locality = 0.0
     if local_node_checks_apply(mechanism):
         say("checking the local-node structure, locality and joint certificates")
         alpha_locality = LOCALITY_SHARE * alpha if locality_needs_samples(mechanism) else 0.0
-        checks.extend(check_local_node(mechanism, candidates, rng["local_node"],
-                                       alpha=alpha_locality,
-                                       samples=cfg.effective_conformance_samples,
-                                       relation=relation))
+        checks.extend(
+            check_local_node(
+                mechanism,
+                candidates,
+                rng["local_node"],
+                alpha=alpha_locality,
+                samples=cfg.effective_conformance_samples,
+                relation=relation,
+            )
+        )
     return alpha_conformance + alpha_locality
 
 
-def _finish_group(inner: Mechanism, mechanism: Mechanism, k: int,
-                  group_pairs: list[CandidatePair], pairs: Sequence[tuple[Any, Any]],
-                  cfg: AuditConfig, rng: dict[str, Any], checks: list[CheckOutcome],
-                  say: Progress, progress: Progress | None, executor: Executor | None,
-                  started: float) -> AuditReport:
+def _finish_group(
+    inner: Mechanism,
+    mechanism: Mechanism,
+    k: int,
+    group_pairs: list[CandidatePair],
+    pairs: Sequence[tuple[Any, Any]],
+    cfg: AuditConfig,
+    rng: dict[str, Any],
+    checks: list[CheckOutcome],
+    say: Progress,
+    progress: Progress | None,
+    executor: Executor | None,
+    started: float,
+) -> AuditReport:
     """A group audit (``audit(..., group=k)``): the group claim on the pairs at distance k.
 
     The same α split as an ordinary audit: conformance of the noise law (when declared)
@@ -488,24 +683,33 @@ def _finish_group(inner: Mechanism, mechanism: Mechanism, k: int,
         xv, yv = domain.validate(x), domain.validate(y)
         decision = spec.relation.decide(xv, yv, domain, validated=True)
         if decision.distance is None or not 0 < decision.distance <= k:
-            raise NotNeighboursError(f"explicit pair at distance {decision.distance}, not in "
-                                     f"1..{k}: {decision.reason}")
+            raise NotNeighboursError(
+                f"explicit pair at distance {decision.distance}, not in 1..{k}: {decision.reason}"
+            )
         explicit.append(CandidatePair(x=xv, y=yv, origin="explicit", decision=decision))
     candidates = explicit + list(group_pairs)
     say(f"group audit at distance {k}: {len(candidates)} pairs")
     checks.append(check_group_exact(inner, spec.guarantee, candidates))
     alpha_conformance = 0.0
-    if spec.noise is not None and (not isinstance(spec.noise, (AdditiveNoise,
-                                                              SmoothSensitivityNoise))
-                                   or mechanism.provides("statistic")):
+    if spec.noise is not None and (
+        not isinstance(spec.noise, (AdditiveNoise, SmoothSensitivityNoise))
+        or mechanism.provides("statistic")
+    ):
         alpha_conformance = CONFORMANCE_SHARE * cfg.alpha
-        checks.append(check_noise_law(mechanism, candidates[0].x, rng["conformance"],
-                                      samples=cfg.effective_conformance_samples,
-                                      alpha=alpha_conformance))
+        checks.append(
+            check_noise_law(
+                mechanism,
+                candidates[0].x,
+                rng["conformance"],
+                samples=cfg.effective_conformance_samples,
+                alpha=alpha_conformance,
+            )
+        )
     alpha_dist = cfg.alpha - alpha_conformance
     eps_claimed, delta_claimed = claimed_point(spec.guarantee)
-    choice = choose_pairs(mechanism, cfg, candidates, explicit, rng["pilot"],
-                          alpha=alpha_dist, delta=delta_claimed)
+    choice = choose_pairs(
+        mechanism, cfg, candidates, explicit, rng["pilot"], alpha=alpha_dist, delta=delta_claimed
+    )
     chosen = list(choice.pairs)
     declared = declared_log_densities(mechanism, chosen[0].x, chosen[0].y) is not None
     search_samples = cfg.search_samples_for(declared, approximate=delta_claimed > 0)
@@ -513,38 +717,73 @@ def _finish_group(inner: Mechanism, mechanism: Mechanism, k: int,
     results = []
     for i, pair in enumerate(chosen):
         say(f"testing group pair {i + 1}/{len(chosen)} ({pair.origin})")
-        results.append((pair, distinguish_pair(mechanism, pair, samples=cfg.samples,
-                                               search_samples=search_samples,
-                                               rng=rng["final"], alpha=per_pair,
-                                               events_per_direction=cfg.events_per_direction,
-                                               prior_outputs=PLAN_PRIOR_OUTPUTS,
-                                               executor=executor)))
+        results.append(
+            (
+                pair,
+                distinguish_pair(
+                    mechanism,
+                    pair,
+                    samples=cfg.samples,
+                    search_samples=search_samples,
+                    rng=rng["final"],
+                    alpha=per_pair,
+                    events_per_direction=cfg.events_per_direction,
+                    prior_outputs=PLAN_PRIOR_OUTPUTS,
+                    executor=executor,
+                ),
+            )
+        )
     best_pair, best = max(results, key=lambda r: r[1].epsilon_lower_bound)
     violated = any(r.violated for _, r in results)
     eps_lb = math.inf if best.epsilon_lower_bound_infinite else float(best.epsilon_lower_bound)
-    checks.append(CheckOutcome(
-        name="distinguishability", status="violated" if violated else "passed",
-        summary=(f"ε ≥ {eps_lb:.4g} at δ = {delta_claimed:g} on the worst of {len(chosen)} "
-                 f"pairs at distance {k} (group claim ε = {eps_claimed:.4g})"),
-        statistic=eps_lb, threshold=eps_claimed,
-        ratio=(eps_lb / eps_claimed) if eps_claimed > 0 else None, error_rate=alpha_dist,
-        counterexample=_counterexample(best_pair, event=best.best_event.description
-                                       if best.best_event else "",
-                                       epsilon_lower_bound=eps_lb) if violated else None,
-        details={"pairs_tested": len(chosen), "alpha_per_pair": per_pair, "group": k}))
+    checks.append(
+        CheckOutcome(
+            name="distinguishability",
+            status="violated" if violated else "passed",
+            summary=(
+                f"ε ≥ {eps_lb:.4g} at δ = {delta_claimed:g} on the worst of {len(chosen)} "
+                f"pairs at distance {k} (group claim ε = {eps_claimed:.4g})"
+            ),
+            statistic=eps_lb,
+            threshold=eps_claimed,
+            ratio=(eps_lb / eps_claimed) if eps_claimed > 0 else None,
+            error_rate=alpha_dist,
+            counterexample=_counterexample(
+                best_pair,
+                event=best.best_event.description if best.best_event else "",
+                epsilon_lower_bound=eps_lb,
+            )
+            if violated
+            else None,
+            details={"pairs_tested": len(chosen), "alpha_per_pair": per_pair, "group": k},
+        )
+    )
     powers = [r.power for _, r in results if isinstance(r.power, PowerStatement)]
     power = min(powers, key=lambda p: p.detectable_epsilon) if powers else None
     if power is not None:
-        power = conclusive_power(power, cfg, claimed_epsilon=eps_claimed,
-                                 claimed_delta=delta_claimed)
+        power = conclusive_power(
+            power, cfg, claimed_epsilon=eps_claimed, claimed_delta=delta_claimed
+        )
     say("done")
     return AuditReport(
-        mechanism=mechanism.name, spec=spec, spec_hash=spec.content_hash,
+        mechanism=mechanism.name,
+        spec=spec,
+        spec_hash=spec.content_hash,
         verdict=decide_verdict(any(c.violated for c in checks), power),
-        epsilon_lower_bound=eps_lb, epsilon_claimed=eps_claimed, delta_claimed=delta_claimed,
-        confidence=cfg.confidence, samples=cfg.samples, seed=cfg.seed, config=cfg,
-        checks=tuple(checks), worst_pair=_counterexample(best_pair),
-        worst_event=best.best_event, events=tuple(best.events),
-        privacy_profile=tuple(best.profile), power=power,
+        epsilon_lower_bound=eps_lb,
+        epsilon_claimed=eps_claimed,
+        delta_claimed=delta_claimed,
+        confidence=cfg.confidence,
+        samples=cfg.samples,
+        seed=cfg.seed,
+        config=cfg,
+        checks=tuple(checks),
+        worst_pair=_counterexample(best_pair),
+        worst_event=best.best_event,
+        events=tuple(best.events),
+        privacy_profile=tuple(best.profile),
+        power=power,
         infinite_evidence=best.infinite_evidence or "",
-        runtime_seconds=time.perf_counter() - started, versions=library_versions())
+        runtime_seconds=time.perf_counter() - started,
+        versions=library_versions(),
+    )

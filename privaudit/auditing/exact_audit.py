@@ -35,6 +35,7 @@ import numpy as np
 from pydantic import Field, JsonValue
 
 from mechanisms import Mechanism
+from privaudit.statistics import claimed_point
 from spec import (
     ExtendedEpsilon,
     FiniteRandomizer,
@@ -48,7 +49,6 @@ from spec.errors import AuditError, PrivauditError
 
 from .pairs import CandidatePair, from_jsonable_input, to_jsonable
 from .results import CheckOutcome, Counterexample
-from privaudit.statistics import claimed_point
 from .texts import format_epsilon
 
 __all__ = [
@@ -150,7 +150,7 @@ def exact_audit_applies(mechanism: Mechanism) -> bool:
     if not isinstance(noise, (FiniteRandomizer, RandomizedResponse)):
         return False
     if isinstance(noise, FiniteRandomizer) and not noise.law.independent:
-        return False          # the hook's rows are marginals only: no exact product law
+        return False  # the hook's rows are marginals only: no exact product law
     try:
         return bool(mechanism.provides("output_probabilities"))
     except PrivauditError:
@@ -172,23 +172,31 @@ def _probabilities(mechanism: Mechanism, x: Any, shape: tuple[int, int]) -> np.n
     if p.ndim == 1 and shape[0] == 1:
         p = p[None, :]
     if p.shape != shape:
-        raise AuditError(f"output_probabilities of {mechanism.name!r} returned shape {p.shape}; "
-                         f"the spec declares {shape} (coordinates, alphabet)")
+        raise AuditError(
+            f"output_probabilities of {mechanism.name!r} returned shape {p.shape}; "
+            f"the spec declares {shape} (coordinates, alphabet)"
+        )
     if not np.isfinite(p).all() or (p < 0).any():
-        raise AuditError(f"output_probabilities of {mechanism.name!r} returned a value outside "
-                         f"[0, 1] on x = {to_jsonable(x)!r}")
+        raise AuditError(
+            f"output_probabilities of {mechanism.name!r} returned a value outside "
+            f"[0, 1] on x = {to_jsonable(x)!r}"
+        )
     noise = mechanism.spec.noise
     if isinstance(noise, FiniteRandomizer) and noise.law.alphabets is not None:
         sizes = np.asarray(noise.law.coordinate_alphabets)
         beyond = np.arange(shape[1])[None, :] >= sizes[:, None]
         if (p[beyond] != 0).any():
-            raise AuditError(f"output_probabilities of {mechanism.name!r} gives mass to symbols "
-                             f"beyond a coordinate's declared alphabet {list(sizes)} on "
-                             f"x = {to_jsonable(x)!r}")
+            raise AuditError(
+                f"output_probabilities of {mechanism.name!r} gives mass to symbols "
+                f"beyond a coordinate's declared alphabet {list(sizes)} on "
+                f"x = {to_jsonable(x)!r}"
+            )
     sums = p.sum(axis=1)
     if np.abs(sums - 1.0).max() > 1e-9:
-        raise AuditError(f"output_probabilities of {mechanism.name!r} on x = {to_jsonable(x)!r} "
-                         f"do not sum to 1 (coordinate sums {sums.tolist()[:4]})")
+        raise AuditError(
+            f"output_probabilities of {mechanism.name!r} on x = {to_jsonable(x)!r} "
+            f"do not sum to 1 (coordinate sums {sums.tolist()[:4]})"
+        )
     return p
 
 
@@ -231,17 +239,23 @@ def hockey_stick(p: np.ndarray, q: np.ndarray, epsilons: Sequence[float]) -> np.
     for c in range(p.shape[0]):
         support = p[c] > 0
         with np.errstate(divide="ignore"):
-            loss_c = np.where(q[c][support] > 0, np.log(p[c][support]) - _log(q[c][support]),
-                              np.inf)
+            loss_c = np.where(
+                q[c][support] > 0, np.log(p[c][support]) - _log(q[c][support]), np.inf
+            )
         loss_c, mass_c = _merge(loss_c, p[c][support])
         if losses.size * loss_c.size > MAX_LOSS_SUPPORT * 8:
-            raise AuditError("the privacy-loss law of this product is too large to convolve "
-                             f"exactly ({losses.size} × {loss_c.size} values)")
-        losses, masses = _merge((losses[:, None] + loss_c[None, :]).ravel(),
-                                (masses[:, None] * mass_c[None, :]).ravel())
+            raise AuditError(
+                "the privacy-loss law of this product is too large to convolve "
+                f"exactly ({losses.size} × {loss_c.size} values)"
+            )
+        losses, masses = _merge(
+            (losses[:, None] + loss_c[None, :]).ravel(), (masses[:, None] * mass_c[None, :]).ravel()
+        )
         if losses.size > MAX_LOSS_SUPPORT:
-            raise AuditError(f"the privacy-loss law has {losses.size} support points, more "
-                             f"than {MAX_LOSS_SUPPORT}")
+            raise AuditError(
+                f"the privacy-loss law has {losses.size} support points, more "
+                f"than {MAX_LOSS_SUPPORT}"
+            )
     finite = np.isfinite(losses)
     out = np.empty(eps.size)
     for i, e in enumerate(eps):
@@ -266,8 +280,9 @@ def _key(value: Any) -> str:
     return repr(to_jsonable(value))
 
 
-def _inputs_and_pairs(spec: MechanismSpec, candidates: Sequence[CandidatePair], max_inputs: int
-                      ) -> tuple[list[Any], list[tuple[int, int]] | None, str]:
+def _inputs_and_pairs(
+    spec: MechanismSpec, candidates: Sequence[CandidatePair], max_inputs: int
+) -> tuple[list[Any], list[tuple[int, int]] | None, str]:
     """Inputs, index pairs (``None``: all pairs, local relation) and the coverage."""
     domain, relation = spec.input_domain, spec.relation
     local = isinstance(relation, LocalRelation)
@@ -279,8 +294,13 @@ def _inputs_and_pairs(spec: MechanismSpec, candidates: Sequence[CandidatePair], 
             return enumerated, None, "all_pairs"
         index = {_key(v): i for i, v in enumerate(enumerated)}
         try:
-            pairs = sorted({(i, index[_key(y)]) for i, x in enumerate(enumerated)
-                            for y in relation.neighbours(x, domain)})
+            pairs = sorted(
+                {
+                    (i, index[_key(y)])
+                    for i, x in enumerate(enumerated)
+                    for y in relation.neighbours(x, domain)
+                }
+            )
             return enumerated, pairs, "all_pairs"
         except (PrivauditError, NotImplementedError, KeyError):
             pass
@@ -295,8 +315,12 @@ def _inputs_and_pairs(spec: MechanismSpec, candidates: Sequence[CandidatePair], 
         return seen[k]
 
     cand_pairs = [(add(p.x), add(p.y)) for p in candidates]
-    if local and isinstance(domain, (RealInterval, IntegerRange)) and \
-            domain.lo is not None and domain.hi is not None:
+    if (
+        local
+        and isinstance(domain, (RealInterval, IntegerRange))
+        and domain.lo is not None
+        and domain.hi is not None
+    ):
         grid = np.linspace(float(domain.lo), float(domain.hi), GRID_POINTS)
         if isinstance(domain, IntegerRange):
             grid = np.unique(np.round(grid).astype(np.int64))
@@ -310,8 +334,12 @@ def _inputs_and_pairs(spec: MechanismSpec, candidates: Sequence[CandidatePair], 
 # ----------------------------------------------------------------------------------------
 # the audit
 # ----------------------------------------------------------------------------------------
-def exact_privacy(mechanism: Mechanism, *, candidates: Sequence[CandidatePair] = (),
-                  max_inputs: int = EXACT_MAX_INPUTS) -> ExactAuditResult:
+def exact_privacy(
+    mechanism: Mechanism,
+    *,
+    candidates: Sequence[CandidatePair] = (),
+    max_inputs: int = EXACT_MAX_INPUTS,
+) -> ExactAuditResult:
     """The exact ε and δ(ε) of a finite randomizer over every (or the searched) pairs.
 
     Parameters
@@ -336,15 +364,17 @@ def exact_privacy(mechanism: Mechanism, *, candidates: Sequence[CandidatePair] =
     """
     spec = mechanism.spec
     if not exact_audit_applies(mechanism):
-        raise AuditError(f"{mechanism.name!r} has no finite output law with an "
-                         "output_probabilities hook; the exact audit does not apply")
+        raise AuditError(
+            f"{mechanism.name!r} has no finite output law with an "
+            "output_probabilities hook; the exact audit does not apply"
+        )
     eps_claimed, delta_claimed = claimed_point(spec.guarantee)
     shape = _law_shape(spec)
     inputs, pairs, coverage = _inputs_and_pairs(spec, candidates, max_inputs)
-    probs = np.stack([_probabilities(mechanism, x, shape) for x in inputs])   # (N, L, A)
+    probs = np.stack([_probabilities(mechanism, x, shape) for x in inputs])  # (N, L, A)
     logs = _log(probs)
 
-    if pairs is None:                       # local relation: every pair of distinct laws
+    if pairs is None:  # local relation: every pair of distinct laws
         flat = probs.reshape(len(inputs), -1)
         _, first = np.unique(flat, axis=0, return_index=True)
         rows = np.sort(np.asarray(first))
@@ -361,8 +391,7 @@ def exact_privacy(mechanism: Mechanism, *, candidates: Sequence[CandidatePair] =
         ordered = [(i, j) for i, j in ordered if i != j]
         ii = np.array([i for i, _ in ordered], dtype=np.int64)
         jj = np.array([j for _, j in ordered], dtype=np.int64)
-        pair_eps = np.array([float(_pair_epsilons(logs[i], logs[j][None])[0])
-                             for i, j in ordered])
+        pair_eps = np.array([float(_pair_epsilons(logs[i], logs[j][None])[0]) for i, j in ordered])
         n_pairs = len(pairs)
         distinct = len(inputs)
     if pair_eps.size:
@@ -373,10 +402,13 @@ def exact_privacy(mechanism: Mechanism, *, candidates: Sequence[CandidatePair] =
     eps_exact, wi, wj = best
     eps_exact = max(0.0, eps_exact)
 
-    grid = sorted({m * eps_claimed for m in PROFILE_MULTIPLES} |
-                  ({eps_exact} if math.isfinite(eps_exact) else set()))
-    budget_all = ii.size * probs.shape[1] * probs.shape[2] * len(grid) <= 20_000_000 \
-        and probs.shape[1] == 1
+    grid = sorted(
+        {m * eps_claimed for m in PROFILE_MULTIPLES}
+        | ({eps_exact} if math.isfinite(eps_exact) else set())
+    )
+    budget_all = (
+        ii.size * probs.shape[1] * probs.shape[2] * len(grid) <= 20_000_000 and probs.shape[1] == 1
+    )
     if not budget_all:
         keep = np.argsort(-pair_eps, kind="stable")[:PROFILE_PAIRS]
         ii, jj = ii[keep], jj[keep]
@@ -387,45 +419,81 @@ def exact_privacy(mechanism: Mechanism, *, candidates: Sequence[CandidatePair] =
         if computed and probs.shape[1] == 1:
             for start in range(0, ii.size, 2048):
                 sl = slice(start, start + 2048)
-                p, q = probs[ii[sl], 0], probs[jj[sl], 0]             # (m, A)
+                p, q = probs[ii[sl], 0], probs[jj[sl], 0]  # (m, A)
                 with np.errstate(over="ignore"):
                     gaps = p[:, None, :] - np.exp(np.asarray(grid))[None, :, None] * q[:, None, :]
-                delta_exact = np.maximum(delta_exact, np.clip(gaps, 0, None).sum(axis=2).max(axis=0))
+                delta_exact = np.maximum(
+                    delta_exact, np.clip(gaps, 0, None).sum(axis=2).max(axis=0)
+                )
         else:
             for i, j in zip(ii, jj):
                 delta_exact = np.maximum(delta_exact, hockey_stick(probs[i], probs[j], grid))
     except AuditError as exc:
         note = f"profile not computed: {exc}"
         computed = False
-    profile = tuple(ExactProfilePoint(epsilon=float(e), delta_exact=float(d),
-                                      delta_claimed=float(spec.delta_for_epsilon(e)))
-                    for e, d in zip(grid, delta_exact)) if computed else ()
+    profile = (
+        tuple(
+            ExactProfilePoint(
+                epsilon=float(e),
+                delta_exact=float(d),
+                delta_claimed=float(spec.delta_for_epsilon(e)),
+            )
+            for e, d in zip(grid, delta_exact)
+        )
+        if computed
+        else ()
+    )
     delta_at_claim = float(hockey_stick_max(profile, eps_claimed))
     pure_violation = delta_claimed == 0.0 and eps_exact > eps_claimed * (1 + TOLERANCE) + TOLERANCE
-    law_epsilon = (spec.noise.law.pure_epsilon if isinstance(spec.noise, FiniteRandomizer)
-                   else math.inf)
+    law_epsilon = (
+        spec.noise.law.pure_epsilon if isinstance(spec.noise, FiniteRandomizer) else math.inf
+    )
     law_violation = eps_exact > law_epsilon * (1 + TOLERANCE) + TOLERANCE
     violated = bool(pure_violation or law_violation or any(pt.violated for pt in profile))
-    where = ("every neighbouring pair of the " if coverage == "all_pairs" else
-             "the searched pairs among the ")
-    statement = (f"EXACT (no sampling): epsilon = {format_epsilon(eps_exact, 6)} from the "
-                 f"declared output probabilities over {where}{len(inputs)} inputs "
-                 f"({n_pairs} pairs, {distinct} distinct laws); delta({eps_claimed:.4g}) = {delta_at_claim:.3g}"
-                 + ("" if coverage == "all_pairs" else "; a lower bound on the mechanism's "
-                    "epsilon outside the examined inputs")
-                 + (f"; above the epsilon = {law_epsilon:g} the declared FiniteOutputLaw "
-                    "states" if law_violation else ""))
+    where = (
+        "every neighbouring pair of the "
+        if coverage == "all_pairs"
+        else "the searched pairs among the "
+    )
+    statement = (
+        f"EXACT (no sampling): epsilon = {format_epsilon(eps_exact, 6)} from the "
+        f"declared output probabilities over {where}{len(inputs)} inputs "
+        f"({n_pairs} pairs, {distinct} distinct laws); delta({eps_claimed:.4g}) = {delta_at_claim:.3g}"
+        + (
+            ""
+            if coverage == "all_pairs"
+            else "; a lower bound on the mechanism's epsilon outside the examined inputs"
+        )
+        + (
+            f"; above the epsilon = {law_epsilon:g} the declared FiniteOutputLaw states"
+            if law_violation
+            else ""
+        )
+    )
     return ExactAuditResult(
-        epsilon_exact=eps_exact, epsilon_claimed=eps_claimed, delta_claimed=delta_claimed,
-        delta_at_claimed_epsilon=delta_at_claim, coverage=coverage,
-        inputs_examined=len(inputs), pairs_examined=n_pairs,
-        worst_pair=Counterexample(x=to_jsonable(inputs[wi]), y=to_jsonable(inputs[wj]),
-                                  origin=f"exact ({coverage})",
-                                  values={"epsilon_exact": to_jsonable(eps_exact)}),
-        profile=profile, profile_pairs=int(ii.size) if computed else 0, violated=violated,
+        epsilon_exact=eps_exact,
+        epsilon_claimed=eps_claimed,
+        delta_claimed=delta_claimed,
+        delta_at_claimed_epsilon=delta_at_claim,
+        coverage=coverage,
+        inputs_examined=len(inputs),
+        pairs_examined=n_pairs,
+        worst_pair=Counterexample(
+            x=to_jsonable(inputs[wi]),
+            y=to_jsonable(inputs[wj]),
+            origin=f"exact ({coverage})",
+            values={"epsilon_exact": to_jsonable(eps_exact)},
+        ),
+        profile=profile,
+        profile_pairs=int(ii.size) if computed else 0,
+        violated=violated,
         statement=statement,
-        details={"law_shape": list(shape), "distinct_laws": distinct,
-                 **({"note": note} if note else {})})
+        details={
+            "law_shape": list(shape),
+            "distinct_laws": distinct,
+            **({"note": note} if note else {}),
+        },
+    )
 
 
 def hockey_stick_max(profile: Sequence[ExactProfilePoint], epsilon: float) -> float:
@@ -439,26 +507,43 @@ def hockey_stick_max(profile: Sequence[ExactProfilePoint], epsilon: float) -> fl
 def exact_check(result: ExactAuditResult) -> CheckOutcome:
     """The report's ``exact.privacy`` check (deterministic: error rate 0)."""
     return CheckOutcome(
-        name="exact.privacy", status="violated" if result.violated else "passed",
-        summary=result.statement, statistic=float(result.epsilon_exact),
+        name="exact.privacy",
+        status="violated" if result.violated else "passed",
+        summary=result.statement,
+        statistic=float(result.epsilon_exact),
         threshold=result.epsilon_claimed,
-        ratio=(float(result.epsilon_exact) / result.epsilon_claimed
-               if result.epsilon_claimed > 0 else None),
-        error_rate=0.0, counterexample=result.worst_pair if result.violated else None,
-        details={"coverage": result.coverage, "pairs_examined": result.pairs_examined,
-                 "delta_at_claimed_epsilon": result.delta_at_claimed_epsilon})
+        ratio=(
+            float(result.epsilon_exact) / result.epsilon_claimed
+            if result.epsilon_claimed > 0
+            else None
+        ),
+        error_rate=0.0,
+        counterexample=result.worst_pair if result.violated else None,
+        details={
+            "coverage": result.coverage,
+            "pairs_examined": result.pairs_examined,
+            "delta_at_claimed_epsilon": result.delta_at_claimed_epsilon,
+        },
+    )
 
 
 def worst_inputs(mechanism: Mechanism, result: ExactAuditResult) -> tuple[Any, Any]:
     """The worst pair's inputs, validated (for the sampler-vs-hook conformance check)."""
     validate = mechanism.spec.input_domain.validate
-    return (validate(from_jsonable_input(result.worst_pair.x)),
-            validate(from_jsonable_input(result.worst_pair.y)))
+    return (
+        validate(from_jsonable_input(result.worst_pair.x)),
+        validate(from_jsonable_input(result.worst_pair.y)),
+    )
 
 
-def sampling_refutation(mechanism: Mechanism, result: ExactAuditResult, x: Any, y: Any,
-                        epsilon_lower_bound: float, delta: float
-                        ) -> ExactAuditResult | None:
+def sampling_refutation(
+    mechanism: Mechanism,
+    result: ExactAuditResult,
+    x: Any,
+    y: Any,
+    epsilon_lower_bound: float,
+    delta: float,
+) -> ExactAuditResult | None:
     """``result`` marked refuted when a sampling ε lower bound contradicts the declared law.
 
     A sampling lower bound ε̲ at δ on the pair (x, y) certifies, at the audit's
@@ -472,25 +557,38 @@ def sampling_refutation(mechanism: Mechanism, result: ExactAuditResult, x: Any, 
     shape = _law_shape(mechanism.spec)
     p = _probabilities(mechanism, x, shape)
     q = _probabilities(mechanism, y, shape)
-    eps = min(float(epsilon_lower_bound), 700.0)      # e^700: beyond any finite ratio here
+    eps = min(float(epsilon_lower_bound), 700.0)  # e^700: beyond any finite ratio here
     allowed = float(max(hockey_stick(p, q, [eps])[0], hockey_stick(q, p, [eps])[0]))
     if allowed > delta * (1 + 1e-9) + 1e-12:
         return None
-    pair_eps = max(float(_pair_epsilons(_log(p), _log(q)[None])[0]),
-                   float(_pair_epsilons(_log(q), _log(p)[None])[0]))
-    why = (f"REFUTED by sampling: the audit's samples certify epsilon >= "
-           f"{format_epsilon(epsilon_lower_bound, 4)} at delta = {delta:g} on a tested pair, "
-           f"where the declared output_probabilities allow at most delta({eps:.4g}) = "
-           f"{allowed:.3g} (their epsilon there is {format_epsilon(max(pair_eps, 0.0), 4)}): "
-           "the hook does not describe the sampler (e.g. coordinates declared independent "
-           "are correlated), so the exact figures do not hold")
-    return result.model_copy(update={"refuted": True, "refutation": why,
-                                     "statement": why + " [was: " + result.statement + "]"})
+    pair_eps = max(
+        float(_pair_epsilons(_log(p), _log(q)[None])[0]),
+        float(_pair_epsilons(_log(q), _log(p)[None])[0]),
+    )
+    why = (
+        f"REFUTED by sampling: the audit's samples certify epsilon >= "
+        f"{format_epsilon(epsilon_lower_bound, 4)} at delta = {delta:g} on a tested pair, "
+        f"where the declared output_probabilities allow at most delta({eps:.4g}) = "
+        f"{allowed:.3g} (their epsilon there is {format_epsilon(max(pair_eps, 0.0), 4)}): "
+        "the hook does not describe the sampler (e.g. coordinates declared independent "
+        "are correlated), so the exact figures do not hold"
+    )
+    return result.model_copy(
+        update={
+            "refuted": True,
+            "refutation": why,
+            "statement": why + " [was: " + result.statement + "]",
+        }
+    )
 
 
 def refutation_check(result: ExactAuditResult, error_rate: float) -> CheckOutcome:
     """The report's ``exact.sampling_agreement`` check for a refuted exact result."""
     return CheckOutcome(
-        name="exact.sampling_agreement", status="violated", summary=result.refutation,
-        statistic=None, error_rate=error_rate,
-        details={"epsilon_exact": to_jsonable(result.epsilon_exact)})
+        name="exact.sampling_agreement",
+        status="violated",
+        summary=result.refutation,
+        statistic=None,
+        error_rate=error_rate,
+        details={"epsilon_exact": to_jsonable(result.epsilon_exact)},
+    )

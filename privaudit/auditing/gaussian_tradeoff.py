@@ -24,10 +24,9 @@ from typing import Any
 
 from scipy import stats
 
+from privaudit.statistics.clopper_pearson import cp_lower, cp_upper
 from spec import GaussianDP, SpecModel
 from spec.validation import check_confidence, check_delta
-
-from privaudit.statistics.clopper_pearson import cp_lower, cp_upper
 
 __all__ = [
     "GAUSSIAN_TRADEOFF_ASSUMPTION",
@@ -37,8 +36,10 @@ __all__ = [
 ]
 
 #: The assumption every estimate of this module carries.
-GAUSSIAN_TRADEOFF_ASSUMPTION = ("assumes the mechanism's trade-off curve is Gaussian (mu-GDP) "
-                                "and the counted outcomes independent")
+GAUSSIAN_TRADEOFF_ASSUMPTION = (
+    "assumes the mechanism's trade-off curve is Gaussian (mu-GDP) "
+    "and the counted outcomes independent"
+)
 
 
 class GaussianTradeoffBound(SpecModel):
@@ -53,12 +54,15 @@ class GaussianTradeoffBound(SpecModel):
     def label(self) -> str:
         """One line, the assumption included."""
         eps = "n/a at delta = 0" if self.epsilon is None else f"{self.epsilon:.4g}"
-        return (f"Gaussian trade-off estimate: mu >= {self.mu_lower_bound:.4g}, epsilon "
-                f"{eps} at delta = {self.delta:g} [{self.assumption}; not a verdict]")
+        return (
+            f"Gaussian trade-off estimate: mu >= {self.mu_lower_bound:.4g}, epsilon "
+            f"{eps} at delta = {self.delta:g} [{self.assumption}; not a verdict]"
+        )
 
 
-def gdp_from_counts(count_x: int, n_x: int, count_y: int, n_y: int, *, delta: float,
-                    confidence: float = 0.95) -> GaussianTradeoffBound:
+def gdp_from_counts(
+    count_x: int, n_x: int, count_y: int, n_y: int, *, delta: float, confidence: float = 0.95
+) -> GaussianTradeoffBound:
     """μ-GDP estimate from ``count_x`` of ``n_x`` (true positives) and ``count_y`` of
     ``n_y`` (false positives) of one test.
 
@@ -74,7 +78,7 @@ def gdp_from_counts(count_x: int, n_x: int, count_y: int, n_y: int, *, delta: fl
     tpr = float(cp_lower(count_x, n_x, half)) if n_x > 0 else 0.0
     fpr = float(cp_upper(count_y, n_y, half)) if n_y > 0 else 1.0
     mu = 0.0
-    if 0.0 < tpr and fpr < 1.0:
+    if tpr > 0.0 and fpr < 1.0:
         mu = max(0.0, float(stats.norm.ppf(tpr) - stats.norm.ppf(fpr)))
     if not math.isfinite(mu):
         mu = 0.0
@@ -95,5 +99,11 @@ def gaussian_tradeoff_estimate(report: Any) -> GaussianTradeoffBound | None:
     event = getattr(report, "worst_event", None)
     if event is None or event.method != "clopper_pearson":
         return None
-    return gdp_from_counts(event.count_x, event.samples_x, event.count_y, event.samples_y,
-                           delta=report.delta_claimed, confidence=report.confidence)
+    return gdp_from_counts(
+        event.count_x,
+        event.samples_x,
+        event.count_y,
+        event.samples_y,
+        delta=report.delta_claimed,
+        confidence=report.confidence,
+    )

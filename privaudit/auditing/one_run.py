@@ -57,16 +57,20 @@ _EPS_MAX = 50.0
 _BISECTION_STEPS = 40
 
 
-def one_run_p_value(m: int, r: npt.ArrayLike, v: npt.ArrayLike, epsilon: npt.ArrayLike,
-                    delta: float = 0.0) -> np.ndarray:
+def one_run_p_value(
+    m: int, r: npt.ArrayLike, v: npt.ArrayLike, epsilon: npt.ArrayLike, delta: float = 0.0
+) -> np.ndarray:
     """p-value of "the mechanism is (ε, δ)-DP" given ``v`` correct of ``r`` guesses.
 
     Vectorised over broadcast ``r``, ``v`` and ``epsilon``.  Steinke, Nasr & Jagielski,
     NeurIPS 2023, Theorem 3.1 (δ = 0) and §5 (δ > 0).
     """
     d = check_delta(delta)
-    r_, v_, e_ = np.broadcast_arrays(np.asarray(r, dtype=np.int64), np.asarray(v, dtype=np.int64),
-                                     np.asarray(epsilon, dtype=np.float64))
+    r_, v_, e_ = np.broadcast_arrays(
+        np.asarray(r, dtype=np.int64),
+        np.asarray(v, dtype=np.int64),
+        np.asarray(epsilon, dtype=np.float64),
+    )
     if (v_ < 0).any() or (v_ > r_).any() or (r_ > m).any():
         raise InvalidParameterError(f"need 0 <= v <= r <= m = {m}, got r={r!r}, v={v!r}")
     q = 1.0 / (1.0 + np.exp(-e_))
@@ -84,8 +88,9 @@ def one_run_p_value(m: int, r: npt.ArrayLike, v: npt.ArrayLike, epsilon: npt.Arr
     return np.minimum(1.0, beta + 2.0 * m * d * alpha)
 
 
-def one_run_epsilon(m: int, r: npt.ArrayLike, v: npt.ArrayLike, *, delta: float = 0.0,
-                    confidence: float = 0.95) -> np.ndarray:
+def one_run_epsilon(
+    m: int, r: npt.ArrayLike, v: npt.ArrayLike, *, delta: float = 0.0, confidence: float = 0.95
+) -> np.ndarray:
     """Largest ε rejected at ``confidence`` from ``v`` correct of ``r`` guesses (0 if none).
 
     Vectorised over runs (``r`` and ``v`` broadcast); bisection on the monotone p-value.
@@ -111,12 +116,13 @@ def guesses_from_scores(scores: npt.ArrayLike, k_plus: int, k_minus: int = 0) ->
     m = s.shape[1]
     if k_plus < 0 or k_minus < 0 or k_plus + k_minus > m:
         raise InvalidParameterError(
-            f"need k_plus, k_minus >= 0 and k_plus + k_minus <= m = {m}, got {k_plus}, {k_minus}")
+            f"need k_plus, k_minus >= 0 and k_plus + k_minus <= m = {m}, got {k_plus}, {k_minus}"
+        )
     order = np.argsort(s, axis=1, kind="stable")
     guesses = np.zeros(s.shape, dtype=np.int8)
     rows = np.arange(s.shape[0])[:, None]
     if k_plus:
-        guesses[rows, order[:, m - k_plus:]] = 1
+        guesses[rows, order[:, m - k_plus :]] = 1
     if k_minus:
         guesses[rows, order[:, :k_minus]] = -1
     return guesses.reshape(np.shape(scores))
@@ -147,19 +153,29 @@ class OneRunResult(SpecModel):
         """One line per run."""
         lines = []
         for i, (r, v, e) in enumerate(zip(self.guesses, self.correct, self.epsilon_lower_bound)):
-            line = (f"run {i}: {v}/{r} correct guesses on {self.m} canaries -> epsilon >= "
-                    f"{e:.4g} at delta = {self.delta:g} ({self.confidence:.0%} confidence)")
+            line = (
+                f"run {i}: {v}/{r} correct guesses on {self.m} canaries -> epsilon >= "
+                f"{e:.4g} at delta = {self.delta:g} ({self.confidence:.0%} confidence)"
+            )
             if self.gdp:
                 line += f"; {self.gdp[i].label()}"
             lines.append(line)
         return "\n".join(lines)
 
 
-def one_run_audit(release: Callable[[np.ndarray, np.random.Generator], Any],
-                  score: Callable[[Any], npt.ArrayLike], m: int, *, k_plus: int,
-                  k_minus: int = 0, delta: float = 0.0, confidence: float = 0.95,
-                  runs: int = 1, rng: RandomLike = None, gaussian_tradeoff: bool = False
-                  ) -> OneRunResult:
+def one_run_audit(
+    release: Callable[[np.ndarray, np.random.Generator], Any],
+    score: Callable[[Any], npt.ArrayLike],
+    m: int,
+    *,
+    k_plus: int,
+    k_minus: int = 0,
+    delta: float = 0.0,
+    confidence: float = 0.95,
+    runs: int = 1,
+    rng: RandomLike = None,
+    gaussian_tradeoff: bool = False,
+) -> OneRunResult:
     """Run the one-run protocol ``runs`` times and bound ε from each run's guesses.
 
     Parameters
@@ -186,13 +202,25 @@ def one_run_audit(release: Callable[[np.ndarray, np.random.Generator], Any],
     runs = check_sample_size(runs, what="runs")
     gen = as_generator(rng)
     included = gen.random((runs, m)) < 0.5
-    scores = np.stack([np.asarray(score(release(included[i], gen)), dtype=np.float64).reshape(m)
-                       for i in range(runs)])
+    scores = np.stack(
+        [
+            np.asarray(score(release(included[i], gen)), dtype=np.float64).reshape(m)
+            for i in range(runs)
+        ]
+    )
     return _result(included, scores, m, k_plus, k_minus, delta, confidence, gaussian_tradeoff)
 
 
-def _result(included: np.ndarray, scores: np.ndarray, m: int, k_plus: int, k_minus: int,
-            delta: float, confidence: float, gaussian_tradeoff: bool) -> OneRunResult:
+def _result(
+    included: np.ndarray,
+    scores: np.ndarray,
+    m: int,
+    k_plus: int,
+    k_minus: int,
+    delta: float,
+    confidence: float,
+    gaussian_tradeoff: bool,
+) -> OneRunResult:
     guesses = guesses_from_scores(scores, k_plus, k_minus)
     truth = np.where(included, 1, -1)
     r = (guesses != 0).sum(axis=1)
@@ -203,48 +231,102 @@ def _result(included: np.ndarray, scores: np.ndarray, m: int, k_plus: int, k_min
         # "included" guessed on an included canary (true positive) or an excluded one
         tp = ((guesses == 1) & included).sum(axis=1)
         fp = ((guesses == 1) & ~included).sum(axis=1)
-        gdp = tuple(gdp_from_counts(int(a), int(na), int(b), int(nb), delta=delta,
-                                    confidence=confidence)
-                    for a, na, b, nb in zip(tp, included.sum(axis=1), fp,
-                                            (~included).sum(axis=1)))
-    return OneRunResult(m=m, guesses=tuple(int(x) for x in r), correct=tuple(int(x) for x in v),
-                        epsilon_lower_bound=tuple(float(x) for x in eps), delta=float(delta),
-                        confidence=float(confidence), gdp=gdp)
+        gdp = tuple(
+            gdp_from_counts(int(a), int(na), int(b), int(nb), delta=delta, confidence=confidence)
+            for a, na, b, nb in zip(tp, included.sum(axis=1), fp, (~included).sum(axis=1))
+        )
+    return OneRunResult(
+        m=m,
+        guesses=tuple(int(x) for x in r),
+        correct=tuple(int(x) for x in v),
+        epsilon_lower_bound=tuple(float(x) for x in eps),
+        delta=float(delta),
+        confidence=float(confidence),
+        gdp=gdp,
+    )
 
 
-def _coordinate_canaries(noise: str, m: int, scale: float, shift: float, *, k_plus: int,
-                         k_minus: int, delta: float, confidence: float, runs: int,
-                         rng: RandomLike, gaussian_tradeoff: bool) -> OneRunResult:
+def _coordinate_canaries(
+    noise: str,
+    m: int,
+    scale: float,
+    shift: float,
+    *,
+    k_plus: int,
+    k_minus: int,
+    delta: float,
+    confidence: float,
+    runs: int,
+    rng: RandomLike,
+    gaussian_tradeoff: bool,
+) -> OneRunResult:
     gen = as_generator(rng)
     included = gen.random((runs, m)) < 0.5
-    noise_draw = (gen.standard_normal((runs, m)) if noise == "gaussian"
-                  else gen.laplace(0.0, 1.0, (runs, m)))
+    noise_draw = (
+        gen.standard_normal((runs, m)) if noise == "gaussian" else gen.laplace(0.0, 1.0, (runs, m))
+    )
     scores = shift * included + scale * noise_draw
     return _result(included, scores, m, k_plus, k_minus, delta, confidence, gaussian_tradeoff)
 
 
-def gaussian_canaries(m: int, sigma: float, *, k_plus: int, k_minus: int = 0,
-                      delta: float = 1e-5, confidence: float = 0.95, runs: int = 1,
-                      rng: RandomLike = None, gaussian_tradeoff: bool = False) -> OneRunResult:
+def gaussian_canaries(
+    m: int,
+    sigma: float,
+    *,
+    k_plus: int,
+    k_minus: int = 0,
+    delta: float = 1e-5,
+    confidence: float = 0.95,
+    runs: int = 1,
+    rng: RandomLike = None,
+    gaussian_tradeoff: bool = False,
+) -> OneRunResult:
     """Known answer: coordinate ``i`` is ``1[canary i included] + N(0, σ²)`` (each canary
     moves one coordinate by 1, so the release is (1/σ)-GDP), scored by the coordinate;
     vectorised over ``runs``."""
     if not sigma > 0 or not math.isfinite(sigma):
         raise InvalidParameterError(f"sigma must be > 0 and finite, got {sigma!r}")
-    return _coordinate_canaries("gaussian", check_sample_size(m, what="m"), float(sigma), 1.0,
-                                k_plus=k_plus, k_minus=k_minus, delta=delta,
-                                confidence=confidence, runs=check_sample_size(runs, what="runs"),
-                                rng=rng, gaussian_tradeoff=gaussian_tradeoff)
+    return _coordinate_canaries(
+        "gaussian",
+        check_sample_size(m, what="m"),
+        float(sigma),
+        1.0,
+        k_plus=k_plus,
+        k_minus=k_minus,
+        delta=delta,
+        confidence=confidence,
+        runs=check_sample_size(runs, what="runs"),
+        rng=rng,
+        gaussian_tradeoff=gaussian_tradeoff,
+    )
 
 
-def laplace_canaries(m: int, epsilon: float, *, k_plus: int, k_minus: int = 0,
-                     delta: float = 0.0, confidence: float = 0.95, runs: int = 1,
-                     rng: RandomLike = None, gaussian_tradeoff: bool = False) -> OneRunResult:
+def laplace_canaries(
+    m: int,
+    epsilon: float,
+    *,
+    k_plus: int,
+    k_minus: int = 0,
+    delta: float = 0.0,
+    confidence: float = 0.95,
+    runs: int = 1,
+    rng: RandomLike = None,
+    gaussian_tradeoff: bool = False,
+) -> OneRunResult:
     """Known answer: coordinate ``i`` is ``1[canary i included] + Lap(1/ε)`` (ε-DP in each
     canary), scored by the coordinate; vectorised over ``runs``."""
     if not epsilon > 0 or not math.isfinite(epsilon):
         raise InvalidParameterError(f"epsilon must be > 0 and finite, got {epsilon!r}")
-    return _coordinate_canaries("laplace", check_sample_size(m, what="m"), 1.0 / float(epsilon),
-                                1.0, k_plus=k_plus, k_minus=k_minus, delta=delta,
-                                confidence=confidence, runs=check_sample_size(runs, what="runs"),
-                                rng=rng, gaussian_tradeoff=gaussian_tradeoff)
+    return _coordinate_canaries(
+        "laplace",
+        check_sample_size(m, what="m"),
+        1.0 / float(epsilon),
+        1.0,
+        k_plus=k_plus,
+        k_minus=k_minus,
+        delta=delta,
+        confidence=confidence,
+        runs=check_sample_size(runs, what="runs"),
+        rng=rng,
+        gaussian_tradeoff=gaussian_tradeoff,
+    )

@@ -39,7 +39,8 @@ def ablq_canaries(mechanism: ABLQMechanism) -> tuple[Release, Score]:
     if mechanism.dim != m:
         raise InvalidParameterError(
             f"ablq_canaries needs one coordinate per record (dim = n = {m}), got dim = "
-            f"{mechanism.dim}")
+            f"{mechanism.dim}"
+        )
     c = mechanism.clip_norm
 
     def release(included: np.ndarray, rng: np.random.Generator) -> Any:
@@ -52,8 +53,9 @@ def ablq_canaries(mechanism: ABLQMechanism) -> tuple[Release, Score]:
     return release, score
 
 
-def logistic_canaries(mechanism: LogisticDPSGD, background: Any, m: int,
-                      rng: np.random.Generator | int | None = 0) -> tuple[Release, Score]:
+def logistic_canaries(
+    mechanism: LogisticDPSGD, background: Any, m: int, rng: np.random.Generator | int | None = 0
+) -> tuple[Release, Score]:
     """``m`` canaries appended to ``background`` (``n − m`` records) of a logistic DP-SGD.
 
     Canary ``i`` has features ``u_i`` (a fixed random unit vector, drawn from ``rng``)
@@ -64,7 +66,8 @@ def logistic_canaries(mechanism: LogisticDPSGD, background: Any, m: int,
     if base.shape != (mechanism.n - m, mechanism.dim + 1):
         raise InvalidParameterError(
             f"background must hold n - m = {mechanism.n - m} records of {mechanism.dim + 1} "
-            f"values, got shape {base.shape}")
+            f"values, got shape {base.shape}"
+        )
     gen = np.random.default_rng(rng)
     directions = gen.standard_normal((m, mechanism.dim))
     directions /= np.linalg.norm(directions, axis=1, keepdims=True)
@@ -77,8 +80,8 @@ def logistic_canaries(mechanism: LogisticDPSGD, background: Any, m: int,
     def score(output: Any) -> npt.NDArray[np.float64]:
         theta = np.asarray(output, dtype=np.float64).reshape(mechanism.steps, mechanism.dim)
         before = np.concatenate([np.zeros((1, mechanism.dim)), theta[:-1]])
-        grads = mechanism.clipped_gradients(before, canaries)        # (T, m, d)
-        step = before - theta                                         # (T, d)
+        grads = mechanism.clipped_gradients(before, canaries)  # (T, m, d)
+        step = before - theta  # (T, d)
         return np.einsum("td,tmd->m", step, grads)
 
     return release, score

@@ -53,6 +53,7 @@ from typing import Any
 import numpy as np
 
 from mechanisms import Mechanism
+from privaudit.statistics.allocation import predicted_epsilon, wilson_lower, wilson_upper
 from spec import AdditiveNoise, SmoothSensitivityNoise
 
 from .config import AuditConfig
@@ -65,7 +66,6 @@ from .distinguish.patterns import ATOM_SHARE, CATEGORICAL_VALUES
 from .distinguish.rows import DISCRETE_ROWS, is_discrete, row_keys, row_table
 from .pairs import CandidatePair, to_jsonable, verified_pair
 from .search import maximise_pair_objective
-from privaudit.statistics.allocation import predicted_epsilon, wilson_lower, wilson_upper
 
 __all__ = [
     "PairChoice",

@@ -35,6 +35,7 @@ DISCLAIMER = (
     "the mechanism is private."
 )
 
+
 class AccountingTightness(SpecModel):
     """For an audited composition: the accountant's bound beside the measured ε lower bound.
 
@@ -70,11 +71,15 @@ class AccountingTightness(SpecModel):
         if not isinstance(info, dict) or "accountant" not in info:
             return None
         bound = float(info["epsilon"])
-        return cls(accountant=str(info["accountant"]), releases=int(info["releases"]),
-                   epsilon_bound=bound, delta=float(info["delta"]),
-                   basic_epsilon=float(info["basic_epsilon"]),
-                   epsilon_lower_bound=epsilon_lower_bound,
-                   tightness=epsilon_lower_bound / bound if bound > 0 else math.inf)
+        return cls(
+            accountant=str(info["accountant"]),
+            releases=int(info["releases"]),
+            epsilon_bound=bound,
+            delta=float(info["delta"]),
+            basic_epsilon=float(info["basic_epsilon"]),
+            epsilon_lower_bound=epsilon_lower_bound,
+            tightness=epsilon_lower_bound / bound if bound > 0 else math.inf,
+        )
 
 
 class AuditReport(SpecModel):
@@ -157,7 +162,8 @@ class AuditReport(SpecModel):
     def verdict_text(self) -> str:
         """``VIOLATION FOUND``, ``INCONCLUSIVE`` or ``no violation found``."""
         return {"violation": "VIOLATION FOUND", "inconclusive": "INCONCLUSIVE"}.get(
-            self.verdict, "no violation found")
+            self.verdict, "no violation found"
+        )
 
     @property
     def violations(self) -> tuple[CheckOutcome, ...]:
@@ -184,25 +190,35 @@ class AuditReport(SpecModel):
                 lines.append(f"  why            : inconclusive: required check skipped: {reason}")
             if not self.unmet_requirements or not (self.power and self.power.conclusive):
                 lines.append(f"  why            : {inconclusive_text(self.power)}")
-        lines.append(f"  ε lower bound  : {eps} at δ = {self.delta_claimed:g} "
-                     f"(claimed ε = {self.epsilon_claimed:.6g})")
+        lines.append(
+            f"  ε lower bound  : {eps} at δ = {self.delta_claimed:g} "
+            f"(claimed ε = {self.epsilon_claimed:.6g})"
+        )
         if self.exact is not None and self.exact.refuted:
-            lines.append(f"  exact ε        : {format_epsilon(self.exact.epsilon_exact)} "
-                         f"REFUTED: {self.exact.refutation}")
+            lines.append(
+                f"  exact ε        : {format_epsilon(self.exact.epsilon_exact)} "
+                f"REFUTED: {self.exact.refutation}"
+            )
         elif self.exact is not None:
-            lines.append(f"  exact ε        : {format_epsilon(self.exact.epsilon_exact)} "
-                         f"({self.exact.statement})")
+            lines.append(
+                f"  exact ε        : {format_epsilon(self.exact.epsilon_exact)} "
+                f"({self.exact.statement})"
+            )
         if self.infinite_evidence:
             lines.append(f"  support        : {self.infinite_evidence}")
         if self.accounting is not None:
             acc = self.accounting
-            lines.append(f"  accounting     : {acc.releases} releases, {acc.accountant} bound ε = "
-                         f"{acc.epsilon_bound:.4g} (basic {format_epsilon(acc.basic_epsilon)}); "
-                         f"measured ε ≥ {eps}: tightness {format_epsilon(acc.tightness)}")
+            lines.append(
+                f"  accounting     : {acc.releases} releases, {acc.accountant} bound ε = "
+                f"{acc.epsilon_bound:.4g} (basic {format_epsilon(acc.basic_epsilon)}); "
+                f"measured ε ≥ {eps}: tightness {format_epsilon(acc.tightness)}"
+            )
         if self.worst_event is not None:
             ev = self.worst_event
-            lines.append(f"  worst event    : {ev.description} [{ev.direction}]: "
-                         f"{ev.count_x}/{ev.samples_x} vs {ev.count_y}/{ev.samples_y}")
+            lines.append(
+                f"  worst event    : {ev.description} [{ev.direction}]: "
+                f"{ev.count_x}/{ev.samples_x} vs {ev.count_y}/{ev.samples_y}"
+            )
         if self.power is not None:
             lines.append(f"  power          : {self.power.statement}")
         lines.append("  checks:")
@@ -220,10 +236,13 @@ class AuditReport(SpecModel):
                 vals = ", ".join(f"{k} = {_short(v, 40)}" for k, v in ce.values.items())
                 lines.append(f"    {vals}")
         if self.worst_pair is not None and not bad:
-            lines.append(f"  worst pair ({self.worst_pair.origin}): x = {_short(self.worst_pair.x)}, "
-                         f"y = {_short(self.worst_pair.y)}")
-        lines.append(f"  samples {self.samples} per side, seed {self.seed}, "
-                     f"{self.runtime_seconds:.2f} s")
+            lines.append(
+                f"  worst pair ({self.worst_pair.origin}): x = {_short(self.worst_pair.x)}, "
+                f"y = {_short(self.worst_pair.y)}"
+            )
+        lines.append(
+            f"  samples {self.samples} per side, seed {self.seed}, {self.runtime_seconds:.2f} s"
+        )
         lines.append(f"  {self.disclaimer}")
         return "\n".join(lines)
 

@@ -18,9 +18,10 @@ from __future__ import annotations
 import math
 from typing import Literal
 
+from privaudit.statistics.power import samples_to_detect
+
 from .config import AuditConfig
 from .results import PowerStatement
-from privaudit.statistics.power import samples_to_detect
 from .texts import format_epsilon
 
 __all__ = ["Verdict", "conclusive_power", "decide_verdict", "inconclusive_text"]
@@ -31,8 +32,9 @@ have detected the target ε; ``inconclusive``: none did, but the audit could not
 detected the target ε (or had no event to test)."""
 
 
-def conclusive_power(power: PowerStatement, config: AuditConfig, *, claimed_epsilon: float,
-                     claimed_delta: float) -> PowerStatement:
+def conclusive_power(
+    power: PowerStatement, config: AuditConfig, *, claimed_epsilon: float, claimed_delta: float
+) -> PowerStatement:
     """``power`` completed with the target ε, whether it is met, and the samples it needs.
 
     Parameters
@@ -54,13 +56,22 @@ def conclusive_power(power: PowerStatement, config: AuditConfig, *, claimed_epsi
         can.
     """
     target = config.detect_epsilon_for(claimed_epsilon)
-    conclusive = (not math.isinf(power.detectable_epsilon)
-                  and power.detectable_epsilon <= target)
+    conclusive = not math.isinf(power.detectable_epsilon) and power.detectable_epsilon <= target
     needed = None
-    if not conclusive and power.p_y is not None and power.alpha is not None \
-            and 0.0 < power.alpha < 1.0 and target > claimed_epsilon:
-        plan = dict(alpha=power.alpha, delta=claimed_delta, claimed_epsilon=claimed_epsilon,
-                    probability=power.probability, start=power.samples)
+    if (
+        not conclusive
+        and power.p_y is not None
+        and power.alpha is not None
+        and 0.0 < power.alpha < 1.0
+        and target > claimed_epsilon
+    ):
+        plan = dict(
+            alpha=power.alpha,
+            delta=claimed_delta,
+            claimed_epsilon=claimed_epsilon,
+            probability=power.probability,
+            start=power.samples,
+        )
         needed = samples_to_detect(target, power.p_y, **plan)
         if needed is None:
             # An event with e^target · P[M(y) ∈ S] + δ ≥ 1 cannot show the target at any n
@@ -69,12 +80,14 @@ def conclusive_power(power: PowerStatement, config: AuditConfig, *, claimed_epsi
             # search picks events by their ratio, so a larger split lets it find one.
             attainable = (1.0 - claimed_delta) * math.exp(-target)
             needed = samples_to_detect(target, min(power.p_y, attainable / 2.0), **plan)
-    return power.model_copy(update={"target_epsilon": target, "conclusive": conclusive,
-                                    "samples_to_conclude": needed})
+    return power.model_copy(
+        update={"target_epsilon": target, "conclusive": conclusive, "samples_to_conclude": needed}
+    )
 
 
-def decide_verdict(violated: bool, power: PowerStatement | None,
-                   unmet: tuple[str, ...] = ()) -> Verdict:
+def decide_verdict(
+    violated: bool, power: PowerStatement | None, unmet: tuple[str, ...] = ()
+) -> Verdict:
     """``"violation"`` if ``violated``; else ``"no_violation"`` only when ``power`` is
     conclusive and no required check was skipped (``unmet`` lists those, with the reason
     and the remedy); ``"inconclusive"`` otherwise (no power statement included)."""
@@ -90,13 +103,20 @@ def decide_verdict(violated: bool, power: PowerStatement | None,
 def inconclusive_text(power: PowerStatement | None) -> str:
     """One sentence that says why an audit is inconclusive and what would fix it."""
     if power is None:
-        return ("inconclusive: no rejection region was tested, so the audit could not have "
-                "detected any violation")
+        return (
+            "inconclusive: no rejection region was tested, so the audit could not have "
+            "detected any violation"
+        )
     target = power.target_epsilon
-    head = (f"inconclusive: the audit could not have detected a true ε of {target:.4g} with "
-            f"probability ≥ {power.probability:g} (it detects ε ≥ "
-            f"{format_epsilon(power.detectable_epsilon)} with {power.samples} samples per side)")
+    head = (
+        f"inconclusive: the audit could not have detected a true ε of {target:.4g} with "
+        f"probability ≥ {power.probability:g} (it detects ε ≥ "
+        f"{format_epsilon(power.detectable_epsilon)} with {power.samples} samples per side)"
+    )
     if power.samples_to_conclude is not None:
-        return head + f"; about {power.samples_to_conclude} samples per side would make it conclusive"
-    return head + ("; no sample size would, with this event: test more or other pairs, or "
-                   "raise detect_epsilon")
+        return (
+            head + f"; about {power.samples_to_conclude} samples per side would make it conclusive"
+        )
+    return head + (
+        "; no sample size would, with this event: test more or other pairs, or raise detect_epsilon"
+    )

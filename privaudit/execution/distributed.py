@@ -45,10 +45,10 @@ from collections.abc import Callable, Iterable, Iterator
 from types import ModuleType
 from typing import Any, TypeVar
 
-from spec.errors import ExecutorError, InvalidParameterError, NotShippableError
-
 from privaudit._version import __version__
 from privaudit.first_party import is_first_party, is_own
+from spec.errors import ExecutorError, InvalidParameterError, NotShippableError
+
 from .streaming import Executor, SerialExecutor
 
 __all__ = ["EXECUTOR_NAMES", "DaskExecutor", "executor_scope"]
@@ -76,6 +76,7 @@ MAX_BLOCKS_PER_CHUNK = 16
 TASKS_PER_WORKER = 4
 _TRIM_KEY = "distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_"
 
+
 def _import_distributed() -> tuple[ModuleType, ModuleType]:
     """``(distributed, cloudpickle)``, or an :class:`ExecutorError` naming the extra."""
     try:
@@ -84,7 +85,8 @@ def _import_distributed() -> tuple[ModuleType, ModuleType]:
     except ImportError as err:
         raise ExecutorError(
             f"the Dask executor needs dask.distributed, which is not installed ({err}); "
-            f"install the extra with: {_INSTALL}") from None
+            f"install the extra with: {_INSTALL}"
+        ) from None
     return distributed, cloudpickle
 
 
@@ -102,10 +104,15 @@ def _register_scripts_by_value(cloudpickle: ModuleType) -> None:
     """
     for name, module in list(sys.modules.items()):
         path = getattr(module, "__file__", None)
-        if (not path or not str(path).endswith(".py") or name == "__main__"
-                or not is_first_party(name) or is_own(name)):
+        if (
+            not path
+            or not str(path).endswith(".py")
+            or name == "__main__"
+            or not is_first_party(name)
+            or is_own(name)
+        ):
             continue
-        with contextlib.suppress(ValueError):      # e.g. already registered, or a package
+        with contextlib.suppress(ValueError):  # e.g. already registered, or a package
             cloudpickle.register_pickle_by_value(module)
 
 
@@ -172,7 +179,8 @@ def _dumps(cloudpickle: ModuleType, obj: Any, what: str) -> bytes:
             f"({type(err).__name__}: {err}); objects such as locks, open files, sockets and "
             "live generators cannot be pickled (functions, lambdas and closures can: "
             "cloudpickle ships them); use the serial executor, or hold that object "
-            "elsewhere") from None
+            "elsewhere"
+        ) from None
 
 
 # -- worker side ---------------------------------------------------------------------------
@@ -188,7 +196,8 @@ def _run_chunk(token: str, version: str, data: bytes, item: Any) -> Any:
             if version != __version__:
                 raise ExecutorError(
                     f"a Dask worker runs privaudit {__version__}, the client {version}: "
-                    "install the same version of privaudit on every worker")
+                    "install the same version of privaudit on every worker"
+                )
             import cloudpickle
 
             try:
@@ -198,7 +207,8 @@ def _run_chunk(token: str, version: str, data: bytes, item: Any) -> Any:
                     f"a Dask worker could not unpickle the audit's work "
                     f"({type(err).__name__}: {err}); every module the mechanism imports by "
                     f"name must be installed on the workers, and privaudit at version "
-                    f"{version}") from None
+                    f"{version}"
+                ) from None
             _SHIPPED[token] = fn
             while len(_SHIPPED) > _CACHE_SIZE:
                 _SHIPPED.popitem(last=False)
@@ -275,23 +285,33 @@ class DaskExecutor:
     at the client's version (checked), and every package the mechanism imports.
     """
 
-    def __init__(self, scheduler: str | None = None, *, n_workers: int | None = None,
-                 processes: bool = True, blocks_per_chunk: int | None = None,
-                 max_in_flight: int | None = None, client: Any = None,
-                 timeout: float = _CONNECT_TIMEOUT) -> None:
-        _import_distributed()       # the extra is missing: say so now, not at first use
+    def __init__(
+        self,
+        scheduler: str | None = None,
+        *,
+        n_workers: int | None = None,
+        processes: bool = True,
+        blocks_per_chunk: int | None = None,
+        max_in_flight: int | None = None,
+        client: Any = None,
+        timeout: float = _CONNECT_TIMEOUT,
+    ) -> None:
+        _import_distributed()  # the extra is missing: say so now, not at first use
         if scheduler is not None and (not isinstance(scheduler, str) or not scheduler.strip()):
             raise InvalidParameterError(
-                f"scheduler must be an address such as 'tcp://host:8786', got {scheduler!r}")
+                f"scheduler must be an address such as 'tcp://host:8786', got {scheduler!r}"
+            )
         if scheduler is not None and client is not None:
             raise InvalidParameterError("give either a scheduler address or a client, not both")
         self.scheduler = scheduler
         self.n_workers = None if n_workers is None else _positive(n_workers, "n_workers")
         self.processes = bool(processes)
-        self.blocks_per_chunk = (None if blocks_per_chunk is None
-                                 else _positive(blocks_per_chunk, "blocks_per_chunk"))
-        self.max_in_flight = (None if max_in_flight is None
-                              else _positive(max_in_flight, "max_in_flight"))
+        self.blocks_per_chunk = (
+            None if blocks_per_chunk is None else _positive(blocks_per_chunk, "blocks_per_chunk")
+        )
+        self.max_in_flight = (
+            None if max_in_flight is None else _positive(max_in_flight, "max_in_flight")
+        )
         if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not timeout > 0:
             raise InvalidParameterError(f"timeout must be a number of seconds > 0, got {timeout!r}")
         self.timeout = float(timeout)
@@ -312,12 +332,14 @@ class DaskExecutor:
         distributed, _ = _import_distributed()
         if self.scheduler is not None:
             try:
-                self._client = distributed.Client(self.scheduler, timeout=self.timeout,
-                                                  set_as_default=False)
+                self._client = distributed.Client(
+                    self.scheduler, timeout=self.timeout, set_as_default=False
+                )
             except (OSError, TimeoutError) as err:
                 raise ExecutorError(
                     f"cannot connect to the Dask scheduler at {self.scheduler!r}: "
-                    f"{type(err).__name__}: {err}") from None
+                    f"{type(err).__name__}: {err}"
+                ) from None
         else:
             # the local scheduler and nannies run in this process: their INFO lines (workers
             # starting and closing) would bury the audit's output; errors still show
@@ -331,14 +353,18 @@ class DaskExecutor:
             try:
                 with dask.config.set({_TRIM_KEY: None}):
                     self._cluster = distributed.LocalCluster(
-                        n_workers=self.n_workers, threads_per_worker=1,
-                        processes=self.processes, dashboard_address=":0",
-                        silence_logs=logging.ERROR)
+                        n_workers=self.n_workers,
+                        threads_per_worker=1,
+                        processes=self.processes,
+                        dashboard_address=":0",
+                        silence_logs=logging.ERROR,
+                    )
             except (OSError, RuntimeError, TimeoutError) as err:
                 self._quiet.close()
                 raise ExecutorError(
                     f"could not start a local Dask cluster of {self.n_workers or 'default'} "
-                    f"workers: {type(err).__name__}: {err}") from None
+                    f"workers: {type(err).__name__}: {err}"
+                ) from None
             self._client = distributed.Client(self._cluster, set_as_default=False)
         self._owns_client = True
 
@@ -395,35 +421,43 @@ class DaskExecutor:
         if not work:
             return iter(())
         _, cloudpickle = _import_distributed()
-        payload = _dumps(cloudpickle, fn, "the audit's work (the mechanism, its inputs and "
-                         "the counting)")
+        payload = _dumps(
+            cloudpickle, fn, "the audit's work (the mechanism, its inputs and the counting)"
+        )
         client = self.client
         # one bytes object: scattered once to every worker, not once per task
         shipped = client.scatter(payload, broadcast=True, hash=False, timeout=self.timeout)
         window = self.max_in_flight or 4 * max(1, self.worker_threads)
         return self._gather(client, uuid.uuid4().hex, shipped, work, window)
 
-    def _gather(self, client: Any, token: str, shipped: Any, work: list[Any],
-                window: int) -> Iterator[Any]:
+    def _gather(
+        self, client: Any, token: str, shipped: Any, work: list[Any], window: int
+    ) -> Iterator[Any]:
         distributed, _ = _import_distributed()
         todo = iter(work)
         pending: deque[Any] = deque(
             client.submit(_run_chunk, token, __version__, shipped, item, pure=False)
-            for item in itertools.islice(todo, window))
+            for item in itertools.islice(todo, window)
+        )
         try:
             while pending:
                 future = pending.popleft()
                 try:
                     result = future.result()
-                except (distributed.KilledWorker, distributed.client.FutureCancelledError,
-                        OSError) as err:
+                except (
+                    distributed.KilledWorker,
+                    distributed.client.FutureCancelledError,
+                    OSError,
+                ) as err:
                     raise ExecutorError(
                         f"the Dask cluster failed while counting a chunk: "
-                        f"{type(err).__name__}: {err}") from None
+                        f"{type(err).__name__}: {err}"
+                    ) from None
                 nxt = next(todo, _END)
                 if nxt is not _END:
-                    pending.append(client.submit(_run_chunk, token, __version__, shipped, nxt,
-                                                     pure=False))
+                    pending.append(
+                        client.submit(_run_chunk, token, __version__, shipped, nxt, pure=False)
+                    )
                 yield result
         finally:
             if pending:
@@ -431,15 +465,16 @@ class DaskExecutor:
             client.cancel([shipped])
 
     def __repr__(self) -> str:
-        where = self.scheduler or (f"LocalCluster(n_workers={self.n_workers}, "
-                                   f"processes={self.processes})")
+        where = self.scheduler or (
+            f"LocalCluster(n_workers={self.n_workers}, processes={self.processes})"
+        )
         return f"DaskExecutor({where})"
 
 
 @contextlib.contextmanager
-def executor_scope(executor: Executor | str | None, *,
-                   scheduler: str | None = None,
-                   n_workers: int | None = None) -> Iterator[Executor]:
+def executor_scope(
+    executor: Executor | str | None, *, scheduler: str | None = None, n_workers: int | None = None
+) -> Iterator[Executor]:
     """The executor an audit runs on, and its life cycle.
 
     Parameters
@@ -461,7 +496,8 @@ def executor_scope(executor: Executor | str | None, *,
     if (scheduler is not None or n_workers is not None) and executor != "dask":
         raise InvalidParameterError(
             f"a scheduler address or a number of workers needs executor='dask', got "
-            f"executor={executor!r}")
+            f"executor={executor!r}"
+        )
     if executor is None or executor == "serial":
         yield SerialExecutor()
     elif executor == "dask":
@@ -470,10 +506,12 @@ def executor_scope(executor: Executor | str | None, *,
     elif isinstance(executor, str):
         raise InvalidParameterError(
             f"executor must be one of {', '.join(EXECUTOR_NAMES)} or an Executor object, "
-            f"got {executor!r}")
+            f"got {executor!r}"
+        )
     elif isinstance(executor, Executor):
         yield executor
     else:
         raise InvalidParameterError(
             f"executor must be one of {', '.join(EXECUTOR_NAMES)} or an object with a "
-            f"map(fn, items) method, got {type(executor).__name__}")
+            f"map(fn, items) method, got {type(executor).__name__}"
+        )

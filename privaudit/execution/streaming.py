@@ -155,13 +155,14 @@ def block_seed(root: np.random.SeedSequence, stream: int, index: int) -> np.rand
     ``root.spawn_key + (stream, index)``, built directly, so no spawn counter is involved
     and any block can be drawn alone, in any order, by any worker.
     """
-    return np.random.SeedSequence(root.entropy, spawn_key=(*root.spawn_key, int(stream),
-                                                           int(index)),
-                                  pool_size=root.pool_size)
+    return np.random.SeedSequence(
+        root.entropy, spawn_key=(*root.spawn_key, int(stream), int(index)), pool_size=root.pool_size
+    )
 
 
-def plan_chunks(total: int, *, stream: int, rows_per_block: int,
-                chunk_rows: int | None = None) -> list[tuple[Block, ...]]:
+def plan_chunks(
+    total: int, *, stream: int, rows_per_block: int, chunk_rows: int | None = None
+) -> list[tuple[Block, ...]]:
     """Split ``total`` outputs into blocks and group them into chunks.
 
     Parameters
@@ -188,24 +189,37 @@ def plan_chunks(total: int, *, stream: int, rows_per_block: int,
         per_chunk = max(1, _CHUNK_NUMBERS // BLOCK_NUMBERS)
     else:
         per_chunk = max(1, math.ceil(_positive_int(chunk_rows, "chunk_rows") / b))
-    blocks = [Block(stream=int(stream), index=i, start=i * b, size=min(b, int(total) - i * b))
-              for i in range(math.ceil(int(total) / b))]
-    return [tuple(blocks[i:i + per_chunk]) for i in range(0, len(blocks), per_chunk)]
+    blocks = [
+        Block(stream=int(stream), index=i, start=i * b, size=min(b, int(total) - i * b))
+        for i in range(math.ceil(int(total) / b))
+    ]
+    return [tuple(blocks[i : i + per_chunk]) for i in range(0, len(blocks), per_chunk)]
 
 
-def _draw_chunk(draw: Callable[[int, np.random.Generator], np.ndarray],
-                root: np.random.SeedSequence, chunk: Sequence[Block]) -> np.ndarray:
-    parts = [draw(block.size, np.random.default_rng(block_seed(root, block.stream,
-                                                                block.index)))
-             for block in chunk]
+def _draw_chunk(
+    draw: Callable[[int, np.random.Generator], np.ndarray],
+    root: np.random.SeedSequence,
+    chunk: Sequence[Block],
+) -> np.ndarray:
+    parts = [
+        draw(block.size, np.random.default_rng(block_seed(root, block.stream, block.index)))
+        for block in chunk
+    ]
     return parts[0] if len(parts) == 1 else np.concatenate(parts, axis=0)
 
 
-def stream_chunks(draw: Callable[[int, np.random.Generator], np.ndarray], total: int, *,
-                  root: np.random.SeedSequence, stream: int, consume: Callable[[np.ndarray], R],
-                  rows_per_block: int, chunk_rows: int | None = None,
-                  executor: Executor | None = None,
-                  progress: StreamProgress | None = None) -> Iterator[R]:
+def stream_chunks(
+    draw: Callable[[int, np.random.Generator], np.ndarray],
+    total: int,
+    *,
+    root: np.random.SeedSequence,
+    stream: int,
+    consume: Callable[[np.ndarray], R],
+    rows_per_block: int,
+    chunk_rows: int | None = None,
+    executor: Executor | None = None,
+    progress: StreamProgress | None = None,
+) -> Iterator[R]:
     """Draw ``total`` outputs chunk by chunk and yield ``consume(chunk)`` for each chunk.
 
     Parameters
@@ -237,15 +251,14 @@ def stream_chunks(draw: Callable[[int, np.random.Generator], np.ndarray], total:
     choose = getattr(run, "blocks_for", None)
     if chunk_rows is None and callable(choose):
         # a parallel executor sizes its tasks from the split's size (its worker count)
-        preferred = choose(math.ceil(int(total) / _positive_int(rows_per_block,
-                                                                "rows_per_block")))
+        preferred = choose(math.ceil(int(total) / _positive_int(rows_per_block, "rows_per_block")))
     if chunk_rows is None and preferred is not None:
         # a parallel executor asks for small chunks (its unit of work); the outputs and
         # counts do not depend on the chunk size
         chunk_rows = _positive_int(preferred, "blocks_per_chunk") * _positive_int(
-            rows_per_block, "rows_per_block")
-    chunks = plan_chunks(total, stream=stream, rows_per_block=rows_per_block,
-                         chunk_rows=chunk_rows)
+            rows_per_block, "rows_per_block"
+        )
+    chunks = plan_chunks(total, stream=stream, rows_per_block=rows_per_block, chunk_rows=chunk_rows)
 
     def work(chunk: tuple[Block, ...]) -> tuple[int, R]:
         out = _draw_chunk(draw, root, chunk)
@@ -259,8 +272,9 @@ def stream_chunks(draw: Callable[[int, np.random.Generator], np.ndarray], total:
         yield result
 
 
-def throttled(progress: Callable[[str], None], label: str, *,
-              every_seconds: float = 2.0) -> StreamProgress:
+def throttled(
+    progress: Callable[[str], None], label: str, *, every_seconds: float = 2.0
+) -> StreamProgress:
     """A :data:`StreamProgress` that turns (done, total) into a message at most every
     ``every_seconds`` (and at the end), for a message callback like the audit's."""
     state = {"last": time.perf_counter()}

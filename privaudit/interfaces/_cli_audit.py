@@ -14,6 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from privaudit.auditing.texts import claim_text, format_epsilon
 from spec.errors import PrivauditError, RegistryError
 
 from ._cli_common import (
@@ -33,7 +34,6 @@ from ._cli_common import (
     _table,
     _target_or_registry,
 )
-from privaudit.auditing.texts import claim_text, format_epsilon
 
 __all__ = ["REGISTRY_AUDIT_SCHEMA_VERSION"]
 
@@ -74,8 +74,8 @@ def _audit_target(args: argparse.Namespace, html_writer: Callable[..., Any] | No
 
 
 def _paragraph(name: str, description: str, report: Any, cert: Any, seconds: float) -> str:
-    from privaudit.trust.registry import certify_command
     from privaudit.auditing.verdicts import inconclusive_text
+    from privaudit.trust.registry import certify_command
 
     checks = report.checks
     passed = sum(c.status == "passed" for c in checks)
@@ -140,8 +140,8 @@ def _paragraph(name: str, description: str, report: Any, cert: Any, seconds: flo
 
 
 def _audit_registry(args: argparse.Namespace, html_writer: Callable[..., Any] | None) -> int:
-    from privaudit.trust import registry
     from privaudit.auditing.auditor import audit
+    from privaudit.trust import registry
 
     out = _Output(args)
     chosen = list(dict.fromkeys(args.registry)) or list(registry.names())

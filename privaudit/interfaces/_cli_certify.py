@@ -12,6 +12,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from privaudit.auditing.texts import format_epsilon
 from spec.errors import CertificateError
 
 from ._cli_common import (
@@ -27,7 +28,6 @@ from ._cli_common import (
     _table,
     _target_or_registry,
 )
-from privaudit.auditing.texts import format_epsilon
 
 __all__: list[str] = []
 
@@ -57,10 +57,10 @@ def _certify_one(
     """(certificate or None, report); prints the refusal when the audit found a violation
     or is inconclusive."""
     from privaudit.auditing.auditor import audit
-    from privaudit.trust.certificates import Certificate, implementation_of
     from privaudit.auditing.config import below_certificate_minimums
-    from privaudit.trust.reproducibility import check_generator_determinism, non_reproducible_note
     from privaudit.auditing.verdicts import inconclusive_text
+    from privaudit.trust.certificates import Certificate, implementation_of
+    from privaudit.trust.reproducibility import check_generator_determinism, non_reproducible_note
 
     weak = below_certificate_minimums(config)
     if weak:

@@ -12,6 +12,7 @@ import textwrap
 from pathlib import Path
 from typing import Any
 
+from privaudit.auditing.texts import claim_text, format_epsilon, guarantee_text, relation_text
 from spec.errors import AuditError, CertificateError, PrivauditError, RegistryError
 
 from ._cli_common import (
@@ -24,7 +25,6 @@ from ._cli_common import (
     _shown,
     _table,
 )
-from privaudit.auditing.texts import claim_text, format_epsilon, guarantee_text, relation_text
 
 __all__: list[str] = []
 
@@ -82,8 +82,7 @@ def _cmd_list(args: argparse.Namespace) -> int:
         print(_table(rows, ["name", "claim", "relation", "certificate"]))
         if versions:
             print(
-                "\nThird-party versions differ from the certifying machine's (reported, "
-                "not stale):"
+                "\nThird-party versions differ from the certifying machine's (reported, not stale):"
             )
             print("\n".join(f"  {line}" for line in versions))
         if stale:

@@ -43,13 +43,14 @@ import warnings
 from collections.abc import Sequence
 from typing import NoReturn, TextIO
 
-from spec.errors import PrivauditError
-
+from privaudit._version import __version__
 from privaudit.auditing._argtypes import confidence as _confidence
 from privaudit.auditing._argtypes import nonnegative_int as _nonnegative_int
 from privaudit.auditing._argtypes import positive_float as _positive_float
 from privaudit.auditing._argtypes import positive_int as _positive_int
 from privaudit.auditing._argtypes import sample_count as _sample_count
+from spec.errors import PrivauditError
+
 from ._cli_audit import REGISTRY_AUDIT_SCHEMA_VERSION as REGISTRY_AUDIT_SCHEMA_VERSION
 from ._cli_audit import _cmd_audit
 from ._cli_certify import _cmd_certify
@@ -58,7 +59,6 @@ from ._cli_common import EXIT_OK as EXIT_OK
 from ._cli_common import EXIT_USAGE
 from ._cli_common import EXIT_VIOLATION as EXIT_VIOLATION
 from ._cli_registry import _cmd_demo, _cmd_list, _cmd_show, _cmd_verify
-from privaudit._version import __version__
 
 __all__ = ["main"]
 
@@ -78,9 +78,11 @@ A TARGET 'path/to/file.py:name' or 'package.module:name' is imported, that is,
 EXECUTED AS PYTHON CODE: name only code you would run yourself.
 """
 
-_TARGET_HELP = ("'package.module:name' or 'path/to/file.py:name' naming a mechanism or a "
-                "zero-argument factory that returns one; the module or file is EXECUTED AS "
-                "PYTHON CODE, so name only code you trust")
+_TARGET_HELP = (
+    "'package.module:name' or 'path/to/file.py:name' naming a mechanism or a "
+    "zero-argument factory that returns one; the module or file is EXECUTED AS "
+    "PYTHON CODE, so name only code you trust"
+)
 
 
 class _OneLineParser(argparse.ArgumentParser):
@@ -94,141 +96,250 @@ class _OneLineParser(argparse.ArgumentParser):
 # the parser
 # ----------------------------------------------------------------------------------------
 def _add_run_options(parser: argparse.ArgumentParser, default_note: str) -> None:
-    parser.add_argument("--samples", type=_sample_count, default=None,
-                        help=f"outputs per side of each tested pair ({default_note})")
-    parser.add_argument("--confidence", type=_confidence, default=None,
-                        help=f"family-wise confidence in [0.5, 1) ({default_note})")
-    parser.add_argument("--seed", type=_nonnegative_int, default=None,
-                        help=f"seed of every random draw ({default_note})")
-    parser.add_argument("--detect-epsilon", type=_positive_float, default=None,
-                        dest="detect_epsilon",
-                        help="the true ε the audit must be able to detect (probability 0.9) "
-                             "for 'no violation' to count; otherwise the verdict is "
-                             "inconclusive, exit 3 (default: twice the claimed ε)")
-    parser.add_argument("--quiet", "-q", action="store_true",
-                        help="no progress and no readable text (exit code and --json only)")
+    parser.add_argument(
+        "--samples",
+        type=_sample_count,
+        default=None,
+        help=f"outputs per side of each tested pair ({default_note})",
+    )
+    parser.add_argument(
+        "--confidence",
+        type=_confidence,
+        default=None,
+        help=f"family-wise confidence in [0.5, 1) ({default_note})",
+    )
+    parser.add_argument(
+        "--seed",
+        type=_nonnegative_int,
+        default=None,
+        help=f"seed of every random draw ({default_note})",
+    )
+    parser.add_argument(
+        "--detect-epsilon",
+        type=_positive_float,
+        default=None,
+        dest="detect_epsilon",
+        help="the true ε the audit must be able to detect (probability 0.9) "
+        "for 'no violation' to count; otherwise the verdict is "
+        "inconclusive, exit 3 (default: twice the claimed ε)",
+    )
+    parser.add_argument(
+        "--quiet",
+        "-q",
+        action="store_true",
+        help="no progress and no readable text (exit code and --json only)",
+    )
 
 
 def _add_executor_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--executor", choices=("serial", "dask"), default="serial",
-                        help="where the test splits are drawn and counted: in this process "
-                             "(default) or on dask.distributed workers (the extra "
-                             "privaudit[distributed]; docs/distributed.md); same results")
-    parser.add_argument("--scheduler", metavar="ADDRESS", default=None,
-                        help="with --executor dask: address of a running Dask scheduler "
-                             "(default: start a local cluster)")
-    parser.add_argument("--workers", type=_positive_int, default=None, metavar="N",
-                        help="with --executor dask and no --scheduler: worker processes of "
-                             "the local cluster (default: Dask's choice from the cores)")
+    parser.add_argument(
+        "--executor",
+        choices=("serial", "dask"),
+        default="serial",
+        help="where the test splits are drawn and counted: in this process "
+        "(default) or on dask.distributed workers (the extra "
+        "privaudit[distributed]; docs/distributed.md); same results",
+    )
+    parser.add_argument(
+        "--scheduler",
+        metavar="ADDRESS",
+        default=None,
+        help="with --executor dask: address of a running Dask scheduler "
+        "(default: start a local cluster)",
+    )
+    parser.add_argument(
+        "--workers",
+        type=_positive_int,
+        default=None,
+        metavar="N",
+        help="with --executor dask and no --scheduler: worker processes of "
+        "the local cluster (default: Dask's choice from the cores)",
+    )
 
 
 def _build_parser() -> argparse.ArgumentParser:
-    parser = _OneLineParser(prog="privaudit", description=_DESCRIPTION,
-                            formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = _OneLineParser(
+        prog="privaudit",
+        description=_DESCRIPTION,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     parser.add_argument("--version", action="version", version=f"privaudit {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_OneLineParser)
 
     audit = sub.add_parser(
-        "audit", help="audit a mechanism, or every registry entry",
+        "audit",
+        help="audit a mechanism, or every registry entry",
         description="Audit a mechanism's claims against its spec, or audit the registry. "
-                    "TARGET is imported, that is, EXECUTED AS PYTHON CODE (a file.py:name "
-                    "target runs that file): name only code you trust. "
-                    "Exit code 0: no violation found; 1: violation found, or with --registry "
-                    "any entry's certificate is stale, missing or inconsistent; 2: usage or "
-                    "input error; 3: inconclusive (no violation found, but the audit could not "
-                    "have detected a true ε of --detect-epsilon, twice the claim by default; it "
-                    "says how many --samples would do). With --registry, 1 beats 3.")
+        "TARGET is imported, that is, EXECUTED AS PYTHON CODE (a file.py:name "
+        "target runs that file): name only code you trust. "
+        "Exit code 0: no violation found; 1: violation found, or with --registry "
+        "any entry's certificate is stale, missing or inconsistent; 2: usage or "
+        "input error; 3: inconclusive (no violation found, but the audit could not "
+        "have detected a true ε of --detect-epsilon, twice the claim by default; it "
+        "says how many --samples would do). With --registry, 1 beats 3.",
+    )
     audit.add_argument("target", nargs="?", metavar="TARGET", help=_TARGET_HELP)
-    audit.add_argument("--registry", nargs="*", metavar="NAME", default=None,
-                       help="audit these registry entries (all of them when no NAME is given)")
-    audit.add_argument("--strength", choices=("ci", "certificate"), default="ci",
-                       help="base configuration: the CI audit (default; for --registry each "
-                            "entry's audit_config) or the certificate audit")
+    audit.add_argument(
+        "--registry",
+        nargs="*",
+        metavar="NAME",
+        default=None,
+        help="audit these registry entries (all of them when no NAME is given)",
+    )
+    audit.add_argument(
+        "--strength",
+        choices=("ci", "certificate"),
+        default="ci",
+        help="base configuration: the CI audit (default; for --registry each "
+        "entry's audit_config) or the certificate audit",
+    )
     _add_run_options(audit, "default: from --strength")
-    audit.add_argument("--json", metavar="PATH", default=None,
-                       help="write the report as JSON (docs/report_schema.md); '-' for stdout")
+    audit.add_argument(
+        "--json",
+        metavar="PATH",
+        default=None,
+        help="write the report as JSON (docs/report_schema.md); '-' for stdout",
+    )
     _add_executor_options(audit)
-    audit.add_argument("--plot", metavar="PATH", default=None,
-                       help="save the trade-off plot as PNG (with --registry: a directory)")
-    audit.add_argument("--html", metavar="PATH", default=None,
-                       help="write an HTML report (with --registry: a directory)")
+    audit.add_argument(
+        "--plot",
+        metavar="PATH",
+        default=None,
+        help="save the trade-off plot as PNG (with --registry: a directory)",
+    )
+    audit.add_argument(
+        "--html",
+        metavar="PATH",
+        default=None,
+        help="write an HTML report (with --registry: a directory)",
+    )
     audit.set_defaults(handler=_cmd_audit, parser=audit)
 
     certify = sub.add_parser(
-        "certify", help="audit at certificate strength and write a certificate",
+        "certify",
+        help="audit at certificate strength and write a certificate",
         description="Audit at certificate strength and write (or refresh) a certificate. "
-                    "A mechanism whose audit finds a violation (exit 1) or is inconclusive "
-                    "(exit 3) is not certified. "
-                    "'privaudit certify --registry' regenerates the certificates of the "
-                    "registry, all entries when no NAME is given.")
+        "A mechanism whose audit finds a violation (exit 1) or is inconclusive "
+        "(exit 3) is not certified. "
+        "'privaudit certify --registry' regenerates the certificates of the "
+        "registry, all entries when no NAME is given.",
+    )
     certify.add_argument("target", nargs="?", metavar="TARGET", help=_TARGET_HELP)
-    certify.add_argument("--registry", nargs="*", metavar="NAME", default=None,
-                         help="certify these registry entries (all when no NAME is given) and "
-                              "write their certificates where the registry reads them")
-    certify.add_argument("-o", "--output", metavar="PATH", default=None,
-                         help="certificate file (default ./NAME.certificate.json); with "
-                              "--registry a directory that replaces the registry's")
+    certify.add_argument(
+        "--registry",
+        nargs="*",
+        metavar="NAME",
+        default=None,
+        help="certify these registry entries (all when no NAME is given) and "
+        "write their certificates where the registry reads them",
+    )
+    certify.add_argument(
+        "-o",
+        "--output",
+        metavar="PATH",
+        default=None,
+        help="certificate file (default ./NAME.certificate.json); with "
+        "--registry a directory that replaces the registry's",
+    )
     _add_run_options(certify, "default: certificate strength")
     _add_executor_options(certify)
     certify.set_defaults(handler=_cmd_certify, parser=certify)
 
-    lister = sub.add_parser("list", help="show the registry and its certificate status",
-                            description="Show every registry entry with its claim, relation "
-                                        "and certificate status (current, stale, missing, "
-                                        "inconsistent). Informational: exit 0, unless --check.")
+    lister = sub.add_parser(
+        "list",
+        help="show the registry and its certificate status",
+        description="Show every registry entry with its claim, relation "
+        "and certificate status (current, stale, missing, "
+        "inconsistent). Informational: exit 0, unless --check.",
+    )
     lister.add_argument("--json", action="store_true", help="machine-readable output")
-    lister.add_argument("--check", action="store_true",
-                        help="exit 1 when any certificate is stale, missing or inconsistent "
-                             "(a CI gate)")
+    lister.add_argument(
+        "--check",
+        action="store_true",
+        help="exit 1 when any certificate is stale, missing or inconsistent (a CI gate)",
+    )
     lister.set_defaults(handler=_cmd_list)
 
-    show = sub.add_parser("show", help="print a certificate",
-                          description="Print a certificate readably. CERTIFICATE is a file or "
-                                      "a registry entry name (then its status is shown too).")
-    show.add_argument("certificate", metavar="CERTIFICATE", help="a certificate file or a "
-                                                                 "registry entry name")
-    show.add_argument("--target", metavar="TARGET", default=None,
-                      help="also say whether the certificate is current for this target")
+    show = sub.add_parser(
+        "show",
+        help="print a certificate",
+        description="Print a certificate readably. CERTIFICATE is a file or "
+        "a registry entry name (then its status is shown too).",
+    )
+    show.add_argument(
+        "certificate", metavar="CERTIFICATE", help="a certificate file or a registry entry name"
+    )
+    show.add_argument(
+        "--target",
+        metavar="TARGET",
+        default=None,
+        help="also say whether the certificate is current for this target",
+    )
     show.add_argument("--json", action="store_true", help="print the certificate's JSON")
     show.set_defaults(handler=_cmd_show)
 
     verify = sub.add_parser(
-        "verify", help="check certificates and reproduce their audits",
+        "verify",
+        help="check certificates and reproduce their audits",
         description="Check that certificates are consistent (verdict and checks agree, the "
-                    "ε lower bound is within the claim, the embedded report matches, the "
-                    "configuration meets the certificate minimums) and current (spec and "
-                    "implementation hashes), then re-run each recorded audit with its "
-                    "recorded configuration and seed: results must be bit-identical with the "
-                    "same library versions, or within the stated tolerance (absolute 0.02 "
-                    "plus 5% on ε bounds, equal verdict and check statuses) otherwise. A "
-                    "certificate's source is rebuilt to re-run it: a target source is "
-                    "EXECUTED AS PYTHON CODE. Exit code 0: all verified; 1: any certificate "
-                    "stale, missing, inconsistent or not reproduced; 2: usage error.")
-    verify.add_argument("certificates", nargs="*", metavar="CERT",
-                        help="certificate files to verify")
-    verify.add_argument("--registry", nargs="*", metavar="NAME", default=None,
-                        help="verify the certificates of these registry entries (all when no "
-                             "NAME is given)")
-    verify.add_argument("--json", metavar="PATH", default=None,
-                        help="write the results as JSON; '-' for stdout")
-    verify.add_argument("--quiet", "-q", action="store_true",
-                        help="no progress and no readable text (exit code and --json only)")
+        "ε lower bound is within the claim, the embedded report matches, the "
+        "configuration meets the certificate minimums) and current (spec and "
+        "implementation hashes), then re-run each recorded audit with its "
+        "recorded configuration and seed: results must be bit-identical with the "
+        "same library versions, or within the stated tolerance (absolute 0.02 "
+        "plus 5% on ε bounds, equal verdict and check statuses) otherwise. A "
+        "certificate's source is rebuilt to re-run it: a target source is "
+        "EXECUTED AS PYTHON CODE. Exit code 0: all verified; 1: any certificate "
+        "stale, missing, inconsistent or not reproduced; 2: usage error.",
+    )
+    verify.add_argument(
+        "certificates", nargs="*", metavar="CERT", help="certificate files to verify"
+    )
+    verify.add_argument(
+        "--registry",
+        nargs="*",
+        metavar="NAME",
+        default=None,
+        help="verify the certificates of these registry entries (all when no NAME is given)",
+    )
+    verify.add_argument(
+        "--json", metavar="PATH", default=None, help="write the results as JSON; '-' for stdout"
+    )
+    verify.add_argument(
+        "--quiet",
+        "-q",
+        action="store_true",
+        help="no progress and no readable text (exit code and --json only)",
+    )
     verify.set_defaults(handler=_cmd_verify, parser=verify)
 
-    demo = sub.add_parser("demo", help="release a certified registry entry and print its spec",
-                          description="Release one output of a registry entry (only if its "
-                                      "certificate is current) on synthetic data drawn from "
-                                      "its input domain, and print the mechanism's spec.")
-    demo.add_argument("name", nargs="?", default="bounded_mean",
-                      help="registry entry (default bounded_mean: the mean of 1000 records "
-                           "in [0, 1] plus Laplace noise, 1-DP)")
+    demo = sub.add_parser(
+        "demo",
+        help="release a certified registry entry and print its spec",
+        description="Release one output of a registry entry (only if its "
+        "certificate is current) on synthetic data drawn from "
+        "its input domain, and print the mechanism's spec.",
+    )
+    demo.add_argument(
+        "name",
+        nargs="?",
+        default="bounded_mean",
+        help="registry entry (default bounded_mean: the mean of 1000 records "
+        "in [0, 1] plus Laplace noise, 1-DP)",
+    )
     demo.add_argument("--seed", type=_nonnegative_int, default=0, help="random seed (default 0)")
     demo.set_defaults(handler=_cmd_demo)
     return parser
 
 
-def _one_line_warning(message: Warning | str, category: type[Warning], filename: str,
-                      lineno: int, file: TextIO | None = None, line: str | None = None) -> None:
+def _one_line_warning(
+    message: Warning | str,
+    category: type[Warning],
+    filename: str,
+    lineno: int,
+    file: TextIO | None = None,
+    line: str | None = None,
+) -> None:
     text = " ".join(str(message).split())
     print(f"privaudit: warning: {category.__name__}: {text}", file=file or sys.stderr)
 
@@ -253,8 +364,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_USAGE
     except MemoryError as err:
         first = str(err).splitlines()[0] if str(err) else "out of memory"
-        print(f"privaudit: error: not enough memory for this audit ({first}); lower --samples",
-              file=sys.stderr)
+        print(
+            f"privaudit: error: not enough memory for this audit ({first}); lower --samples",
+            file=sys.stderr,
+        )
         return EXIT_USAGE
     except BrokenPipeError:  # the reader went away (``privaudit list | head``): stop quietly
         devnull = os.open(os.devnull, os.O_WRONLY)
@@ -264,8 +377,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         if os.environ.get("PRIVAUDIT_DEBUG"):
             raise
         first = str(err).splitlines()[0] if str(err) else ""
-        print(f"privaudit: error: unexpected {type(err).__name__}: {first} "
-              "(set PRIVAUDIT_DEBUG=1 for the traceback)", file=sys.stderr)
+        print(
+            f"privaudit: error: unexpected {type(err).__name__}: {first} "
+            "(set PRIVAUDIT_DEBUG=1 for the traceback)",
+            file=sys.stderr,
+        )
         return EXIT_USAGE
     finally:
         warnings.showwarning = show_warning

@@ -128,8 +128,19 @@ footer{margin-top:22px;color:#6b7785;font-size:.82rem;text-align:center}
 
 
 # -- the claims ------------------------------------------------------------------------------
-_CLAIM_ORDER = ("guarantee", "relation", "domain", "statistic", "sensitivity claims",
-                "noise law", "numerics", "proof status", "references", "notes", "spec hash")
+_CLAIM_ORDER = (
+    "guarantee",
+    "relation",
+    "domain",
+    "statistic",
+    "sensitivity claims",
+    "noise law",
+    "numerics",
+    "proof status",
+    "references",
+    "notes",
+    "spec hash",
+)
 
 
 def _claims(report: AuditReport) -> list[tuple[str, list[str]]]:
@@ -167,8 +178,15 @@ def _claims(report: AuditReport) -> list[tuple[str, list[str]]]:
         if key == "references":
             out.append((key, refs or ['<span class="muted">none declared</span>']))
         elif key in found:
-            out.append((key, [f"<code>{_e(v)}</code>" if key not in {"statistic", "notes"}
-                              else _e(v) for v in found.pop(key)]))
+            out.append(
+                (
+                    key,
+                    [
+                        f"<code>{_e(v)}</code>" if key not in {"statistic", "notes"} else _e(v)
+                        for v in found.pop(key)
+                    ],
+                )
+            )
         elif key not in {"notes"}:
             out.append((key, ['<span class="muted">none declared</span>']))
     for key, values in found.items():  # anything describe() gains later
@@ -179,8 +197,11 @@ def _claims(report: AuditReport) -> list[tuple[str, list[str]]]:
 def _dl(rows: Iterable[tuple[str, Sequence[str]]]) -> str:
     parts = ['<dl class="defs">']
     for term, values in rows:
-        body = values[0] if len(values) == 1 else "<ul>" + "".join(
-            f"<li>{v}</li>" for v in values) + "</ul>"
+        body = (
+            values[0]
+            if len(values) == 1
+            else "<ul>" + "".join(f"<li>{v}</li>" for v in values) + "</ul>"
+        )
         parts.append(f"<dt>{_e(term)}</dt><dd>{body}</dd>")
     parts.append("</dl>")
     return "".join(parts)
@@ -190,7 +211,8 @@ def _dl(rows: Iterable[tuple[str, Sequence[str]]]) -> str:
 def _header(report: AuditReport) -> str:
     cls = {"violation": "violation", "inconclusive": "inconclusive"}.get(report.verdict, "pass")
     verdict = {"violation": "Violation found", "inconclusive": "Inconclusive"}.get(
-        report.verdict, "No violation found")
+        report.verdict, "No violation found"
+    )
     note = ""
     if report.inconclusive:
         from privaudit.auditing.verdicts import inconclusive_text
@@ -198,16 +220,21 @@ def _header(report: AuditReport) -> str:
         reasons = [f"required check skipped: {r}" for r in report.unmet_requirements]
         if not reasons or not (report.power and report.power.conclusive):
             reasons.append(inconclusive_text(report.power).removeprefix("inconclusive: "))
-        note = "".join(f'<p class="inconclusive-note" id="inconclusive"><strong>Inconclusive.'
-                       f'</strong> {_e(r)}.</p>' for r in reasons)
+        note = "".join(
+            f'<p class="inconclusive-note" id="inconclusive"><strong>Inconclusive.'
+            f"</strong> {_e(r)}.</p>"
+            for r in reasons
+        )
     spec = report.spec
     subtitle = spec.summary or spec.statistic
     sub = f'<p class="subtitle">{_e(subtitle)}</p>' if subtitle else ""
-    return (f'<header class="banner {cls}"><div><p class="eyebrow">privaudit audit report · '
-            f'spec v{_e(spec.version)}</p><h1>{_e(report.mechanism)}</h1>{sub}</div>'
-            f'<span class="badge {cls}" role="status">{verdict}</span></header>'
-            f'{note}<p class="disclaimer"><strong>Read this first.</strong> '
-            f'{_e(report.disclaimer)}</p>')
+    return (
+        f'<header class="banner {cls}"><div><p class="eyebrow">privaudit audit report · '
+        f"spec v{_e(spec.version)}</p><h1>{_e(report.mechanism)}</h1>{sub}</div>"
+        f'<span class="badge {cls}" role="status">{verdict}</span></header>'
+        f'{note}<p class="disclaimer"><strong>Read this first.</strong> '
+        f"{_e(report.disclaimer)}</p>"
+    )
 
 
 def _gauge(report: AuditReport) -> str:
@@ -222,24 +249,38 @@ def _gauge(report: AuditReport) -> str:
         return x1 if not math.isfinite(v) else x0 + (x1 - x0) * min(v, top) / top
 
     color = _RED if report.violated else _GREEN
-    parts = [f'<svg viewBox="0 0 {width:g} 64" role="img" aria-label="epsilon scale">',
-             f'<rect x="{x0}" y="18" width="{x1 - x0}" height="14" rx="7" fill="#eef0f3"/>',
-             (f'<rect x="{x0}" y="18" width="{max(at(lb) - x0, 0):.1f}" height="14" rx="7" '
-              f'fill="{color}" opacity="0.85"/>'),
-             (f'<line x1="{at(claim):.1f}" x2="{at(claim):.1f}" y1="8" y2="42" stroke="{_INK}" '
-              f'stroke-width="3"/>'),
-             (f'<text x="{at(claim):.1f}" y="58" font-size="13" text-anchor="middle" '
-              f'fill="{_INK}">claimed ε = {_e(_num(claim))}</text>')]
+    parts = [
+        f'<svg viewBox="0 0 {width:g} 64" role="img" aria-label="epsilon scale">',
+        f'<rect x="{x0}" y="18" width="{x1 - x0}" height="14" rx="7" fill="#eef0f3"/>',
+        (
+            f'<rect x="{x0}" y="18" width="{max(at(lb) - x0, 0):.1f}" height="14" rx="7" '
+            f'fill="{color}" opacity="0.85"/>'
+        ),
+        (
+            f'<line x1="{at(claim):.1f}" x2="{at(claim):.1f}" y1="8" y2="42" stroke="{_INK}" '
+            f'stroke-width="3"/>'
+        ),
+        (
+            f'<text x="{at(claim):.1f}" y="58" font-size="13" text-anchor="middle" '
+            f'fill="{_INK}">claimed ε = {_e(_num(claim))}</text>'
+        ),
+    ]
     if det is not None and math.isfinite(det) and abs(at(det) - at(claim)) > 60:
-        parts.append(f'<line x1="{at(det):.1f}" x2="{at(det):.1f}" y1="12" y2="38" '
-                     f'stroke="{_BLUE}" stroke-width="2" stroke-dasharray="4 3"/>')
-        parts.append(f'<text x="{at(det):.1f}" y="58" font-size="12" text-anchor="middle" '
-                     f'fill="{_BLUE}">detectable ε = {_e(_num(det))}</text>')
+        parts.append(
+            f'<line x1="{at(det):.1f}" x2="{at(det):.1f}" y1="12" y2="38" '
+            f'stroke="{_BLUE}" stroke-width="2" stroke-dasharray="4 3"/>'
+        )
+        parts.append(
+            f'<text x="{at(det):.1f}" y="58" font-size="12" text-anchor="middle" '
+            f'fill="{_BLUE}">detectable ε = {_e(_num(det))}</text>'
+        )
     lb_x = at(lb)
     anchor = "end" if lb_x > 0.5 * width else "start"
     lb_text_x = lb_x - 4 if anchor == "end" else lb_x + 6
-    parts.append(f'<text x="{lb_text_x:.1f}" y="12" font-size="12" text-anchor="{anchor}" '
-                 f'fill="{color}">ε lower bound = {_e(_num(lb))}</text>')
+    parts.append(
+        f'<text x="{lb_text_x:.1f}" y="12" font-size="12" text-anchor="{anchor}" '
+        f'fill="{color}">ε lower bound = {_e(_num(lb))}</text>'
+    )
     parts.append("</svg>")
     return f'<div class="gauge">{"".join(parts)}</div>'
 
@@ -250,38 +291,70 @@ def _summary(report: AuditReport) -> str:
     conf = _pct(report.confidence)
     det = report.power.detectable_epsilon if report.power is not None else None
     kpis = [
-        ("ε lower bound", _num(lb), f"at δ = {_num(report.delta_claimed)}, {conf} confidence",
-         "bad" if over else ""),
-        ("claimed ε", _num(claim), (f"δ = {_num(report.delta_claimed)} · "
-         f"{report.spec.guarantee.kind}"), ""),
-        ("detectable ε", _num(det), (f"detected w.p. ≥ {_num(report.power.probability, 3)}"
-         + (f"; target {_num(report.power.target_epsilon)}"
-            if report.power.target_epsilon is not None else ""))
-         if report.power is not None else "no power statement",
-         "bad" if report.inconclusive else ("good" if report.power is not None
-                                             and report.power.conclusive else "")),
-        ("violated checks", f"{len(report.violations)} of {len(report.checks)}",
-         ", ".join(c.name for c in report.violations) or "every check passed",
-         "bad" if report.violations else "good"),
+        (
+            "ε lower bound",
+            _num(lb),
+            f"at δ = {_num(report.delta_claimed)}, {conf} confidence",
+            "bad" if over else "",
+        ),
+        (
+            "claimed ε",
+            _num(claim),
+            (f"δ = {_num(report.delta_claimed)} · {report.spec.guarantee.kind}"),
+            "",
+        ),
+        (
+            "detectable ε",
+            _num(det),
+            (
+                f"detected w.p. ≥ {_num(report.power.probability, 3)}"
+                + (
+                    f"; target {_num(report.power.target_epsilon)}"
+                    if report.power.target_epsilon is not None
+                    else ""
+                )
+            )
+            if report.power is not None
+            else "no power statement",
+            "bad"
+            if report.inconclusive
+            else ("good" if report.power is not None and report.power.conclusive else ""),
+        ),
+        (
+            "violated checks",
+            f"{len(report.violations)} of {len(report.checks)}",
+            ", ".join(c.name for c in report.violations) or "every check passed",
+            "bad" if report.violations else "good",
+        ),
     ]
     cards = "".join(
         f'<div class="kpi {cls}"><div class="label">{_e(label)}</div>'
         f'<div class="value">{_e(value)}</div><div class="note">{_e(note)}</div></div>'
-        for label, value, note, cls in kpis)
+        for label, value, note, cls in kpis
+    )
     if over:
         factor = "" if not (math.isfinite(lb) and claim > 0) else f" (a factor {lb / claim:.3g})"
-        sentence = (f"With {conf} family-wise confidence the claim ε = {_e(_num(claim))} at "
-                    f"δ = {_e(_num(report.delta_claimed))} is <strong>refuted</strong>: the "
-                    f"audit certifies ε ≥ {_e(_num(lb))}, above the claim{_e(factor)}.")
+        sentence = (
+            f"With {conf} family-wise confidence the claim ε = {_e(_num(claim))} at "
+            f"δ = {_e(_num(report.delta_claimed))} is <strong>refuted</strong>: the "
+            f"audit certifies ε ≥ {_e(_num(lb))}, above the claim{_e(factor)}."
+        )
     else:
-        sentence = (f"The certified lower bound ε ≥ {_e(_num(lb))} stays at or below the "
-                    f"claimed ε = {_e(_num(claim))} (δ = {_e(_num(report.delta_claimed))}); "
-                    "no test at the stated confidence rejected the claim.")
-    extra = (f'<p class="small"><strong>Support evidence:</strong> '
-             f'{_e(report.infinite_evidence)}</p>' if report.infinite_evidence else "")
-    return (f'<section class="card" id="summary"><h2>ε lower bound against the claim</h2>'
-            f'<div class="kpis">{cards}</div>{_gauge(report)}<p class="lead">{sentence}</p>'
-            f'{extra}</section>')
+        sentence = (
+            f"The certified lower bound ε ≥ {_e(_num(lb))} stays at or below the "
+            f"claimed ε = {_e(_num(claim))} (δ = {_e(_num(report.delta_claimed))}); "
+            "no test at the stated confidence rejected the claim."
+        )
+    extra = (
+        f'<p class="small"><strong>Support evidence:</strong> {_e(report.infinite_evidence)}</p>'
+        if report.infinite_evidence
+        else ""
+    )
+    return (
+        f'<section class="card" id="summary"><h2>ε lower bound against the claim</h2>'
+        f'<div class="kpis">{cards}</div>{_gauge(report)}<p class="lead">{sentence}</p>'
+        f"{extra}</section>"
+    )
 
 
 def _exact_section(report: AuditReport) -> str:
@@ -291,86 +364,116 @@ def _exact_section(report: AuditReport) -> str:
         return ""
     eps = exact.epsilon_exact
     over = exact.violated
-    coverage = ("every neighbouring pair of the input domain: this is the mechanism's ε"
-                if exact.coverage == "all_pairs" else
-                "the searched pairs only: exact on them, a lower bound on the mechanism's ε")
-    kpis = [("exact ε", _num(eps, 6), (f"over {exact.pairs_examined} pairs of "
-             f"{exact.inputs_examined} inputs"), "bad" if over else "good"),
-            ("claimed ε", _num(exact.epsilon_claimed, 6),
-             f"δ = {_num(exact.delta_claimed)}", ""),
-            ("exact δ at the claimed ε", _num(exact.delta_at_claimed_epsilon),
-             f"claimed δ = {_num(exact.delta_claimed)}", "bad" if over else "good")]
+    coverage = (
+        "every neighbouring pair of the input domain: this is the mechanism's ε"
+        if exact.coverage == "all_pairs"
+        else "the searched pairs only: exact on them, a lower bound on the mechanism's ε"
+    )
+    kpis = [
+        (
+            "exact ε",
+            _num(eps, 6),
+            (f"over {exact.pairs_examined} pairs of {exact.inputs_examined} inputs"),
+            "bad" if over else "good",
+        ),
+        ("claimed ε", _num(exact.epsilon_claimed, 6), f"δ = {_num(exact.delta_claimed)}", ""),
+        (
+            "exact δ at the claimed ε",
+            _num(exact.delta_at_claimed_epsilon),
+            f"claimed δ = {_num(exact.delta_claimed)}",
+            "bad" if over else "good",
+        ),
+    ]
     cards = "".join(
         f'<div class="kpi {cls}"><div class="label">{_e(label)}</div>'
         f'<div class="value">{_e(value)}</div><div class="note">{_e(note)}</div></div>'
-        for label, value, note, cls in kpis)
+        for label, value, note, cls in kpis
+    )
     rows = []
     for p in exact.profile:
         status = "violated" if p.violated else "passed"
-        rows.append(f'<tr><td class="num">{_e(_num(p.epsilon, 6))}</td>'
-                    f'<td class="num">{_e(_num(p.delta_exact, 6))}</td>'
-                    f'<td class="num">{_e(_num(p.delta_claimed, 6))}</td>'
-                    f'<td><span class="status {status}">{status}</span></td></tr>')
+        rows.append(
+            f'<tr><td class="num">{_e(_num(p.epsilon, 6))}</td>'
+            f'<td class="num">{_e(_num(p.delta_exact, 6))}</td>'
+            f'<td class="num">{_e(_num(p.delta_claimed, 6))}</td>'
+            f'<td><span class="status {status}">{status}</span></td></tr>'
+        )
     if rows:
-        table = ('<h3>Exact privacy profile δ(ε)</h3>'
-                 f'<p class="small muted">The largest hockey-stick divergence over '
-                 f'{exact.profile_pairs} ordered pairs at each ε.</p>'
-                 f'<figure>{_exact_svg(exact, report)}</figure><table><thead><tr>'
-                 '<th class="num">ε</th><th class="num">exact δ(ε)</th>'
-                 '<th class="num">claimed δ(ε)</th><th>status</th></tr></thead>'
-                 f'<tbody>{"".join(rows)}</tbody></table>')
+        table = (
+            "<h3>Exact privacy profile δ(ε)</h3>"
+            f'<p class="small muted">The largest hockey-stick divergence over '
+            f"{exact.profile_pairs} ordered pairs at each ε.</p>"
+            f"<figure>{_exact_svg(exact, report)}</figure><table><thead><tr>"
+            '<th class="num">ε</th><th class="num">exact δ(ε)</th>'
+            '<th class="num">claimed δ(ε)</th><th>status</th></tr></thead>'
+            f"<tbody>{''.join(rows)}</tbody></table>"
+        )
     else:
         note = exact.details.get("note", "")
         reason = f": {note}" if note else ""
         table = f'<p class="small">No exact profile was computed{_e(reason)}.</p>'
-    verdict = ("exceeds the claim" if over else "stays within the claim")
+    verdict = "exceeds the claim" if over else "stays within the claim"
     if exact.refuted:
-        lead = (f'<p class="lead" id="exact-refuted"><strong>Refuted by the audit\'s own '
-                f'samples.</strong> The figures below were computed from the declared '
-                f'<code>output_probabilities</code>, but the sampling test certified a larger '
-                f'ε than that law allows: the hook does not describe the sampler, and these '
-                f'figures do not hold for the mechanism.</p>'
-                f'<p class="small">{_e(exact.refutation)}</p>')
+        lead = (
+            f'<p class="lead" id="exact-refuted"><strong>Refuted by the audit\'s own '
+            f"samples.</strong> The figures below were computed from the declared "
+            f"<code>output_probabilities</code>, but the sampling test certified a larger "
+            f"ε than that law allows: the hook does not describe the sampler, and these "
+            f"figures do not hold for the mechanism.</p>"
+            f'<p class="small">{_e(exact.refutation)}</p>'
+        )
         title = "Exact audit (no sampling) — REFUTED by sampling"
     else:
-        lead = (f'<p class="lead">The output law is finite and declared, so the privacy of the '
-                f'randomizer is computed from the probability of every output under every '
-                f'input: these numbers are <strong>exact</strong>, with no sampling and no '
-                f'confidence level. The exact privacy {_e(verdict)}.</p>'
-                f'<p class="small">{_e(exact.statement)}</p>')
+        lead = (
+            f'<p class="lead">The output law is finite and declared, so the privacy of the '
+            f"randomizer is computed from the probability of every output under every "
+            f"input: these numbers are <strong>exact</strong>, with no sampling and no "
+            f"confidence level. The exact privacy {_e(verdict)}.</p>"
+            f'<p class="small">{_e(exact.statement)}</p>'
+        )
         title = "Exact audit (no sampling)"
-    return (f'<section class="card" id="exact"><h2>{_e(title)}</h2>'
-            f'<div class="kpis">{cards}</div>{lead}'
-            f'<p class="small">Pairs examined: {_e(coverage)}.</p>'
-            f'<h3>Worst pair</h3><div class="meta">found by <code>{_e(exact.worst_pair.origin)}'
-            f'</code></div>{_pair_block(exact.worst_pair)}{table}</section>')
+    return (
+        f'<section class="card" id="exact"><h2>{_e(title)}</h2>'
+        f'<div class="kpis">{cards}</div>{lead}'
+        f'<p class="small">Pairs examined: {_e(coverage)}.</p>'
+        f'<h3>Worst pair</h3><div class="meta">found by <code>{_e(exact.worst_pair.origin)}'
+        f"</code></div>{_pair_block(exact.worst_pair)}{table}</section>"
+    )
 
 
 def _claims_section(report: AuditReport) -> str:
-    return (f'<section class="card" id="claims"><h2>Claims (the mechanism\'s spec)</h2>'
-            f'{_dl(_claims(report))}</section>')
+    return (
+        f'<section class="card" id="claims"><h2>Claims (the mechanism\'s spec)</h2>'
+        f"{_dl(_claims(report))}</section>"
+    )
 
 
 def _checks_section(report: AuditReport) -> str:
     rows = []
     for c in report.checks:
         rate = "0 (deterministic)" if c.error_rate == 0 else _num(c.error_rate, 3)
-        rows.append(f'<tr><td><span class="status {_e(c.status)}">{_e(c.status)}</span></td>'
-                    f"<td><code>{_e(c.name)}</code></td><td>{_e(c.summary)}</td>"
-                    f'<td class="num">{_e(rate)}</td></tr>')
-    return ('<section class="card" id="checks"><h2>Checks</h2><table><thead><tr>'
-            '<th style="width:100px">status</th><th style="width:190px">check</th>'
-            '<th>summary</th><th class="num" style="width:140px">error rate</th></tr></thead>'
-            f'<tbody>{"".join(rows)}</tbody></table>'
-            '<p class="small muted">Error rate: the probability that the check reports a '
-            'violation of a true claim (its share of the family-wise budget '
-            f'{_e(_num(1 - report.confidence, 3))}).</p></section>')
+        rows.append(
+            f'<tr><td><span class="status {_e(c.status)}">{_e(c.status)}</span></td>'
+            f"<td><code>{_e(c.name)}</code></td><td>{_e(c.summary)}</td>"
+            f'<td class="num">{_e(rate)}</td></tr>'
+        )
+    return (
+        '<section class="card" id="checks"><h2>Checks</h2><table><thead><tr>'
+        '<th style="width:100px">status</th><th style="width:190px">check</th>'
+        '<th>summary</th><th class="num" style="width:140px">error rate</th></tr></thead>'
+        f"<tbody>{''.join(rows)}</tbody></table>"
+        '<p class="small muted">Error rate: the probability that the check reports a '
+        "violation of a true claim (its share of the family-wise budget "
+        f"{_e(_num(1 - report.confidence, 3))}).</p></section>"
+    )
 
 
 def _pair_block(ce: Counterexample) -> str:
     x_html, y_html = _pair_html(ce.x, ce.y)
-    return (f'<div class="pair"><span class="k">x</span><span class="v">{x_html}</span>'
-            f'<span class="k">y</span><span class="v">{y_html}</span></div>')
+    return (
+        f'<div class="pair"><span class="k">x</span><span class="v">{x_html}</span>'
+        f'<span class="k">y</span><span class="v">{y_html}</span></div>'
+    )
 
 
 def _counterexample(check: CheckOutcome, ce: Counterexample) -> str:
@@ -379,62 +482,79 @@ def _counterexample(check: CheckOutcome, ce: Counterexample) -> str:
         meta += f" · neighbours: {_e(ce.relation_reason)}"
     values = ""
     if ce.values:
-        rows = "".join(f"<tr><td>{_e(k)}</td><td class=\"mono\">{_e(_compact(v))}</td></tr>"
-                       for k, v in ce.values.items())
+        rows = "".join(
+            f'<tr><td>{_e(k)}</td><td class="mono">{_e(_compact(v))}</td></tr>'
+            for k, v in ce.values.items()
+        )
         values = f'<table class="values"><tbody>{rows}</tbody></table>'
-    return (f'<div class="cx"><h3>{_e(check.name)}</h3><div class="meta">{meta}</div>'
-            f'<p class="small">{_e(check.summary)}</p>{_pair_block(ce)}{values}</div>')
+    return (
+        f'<div class="cx"><h3>{_e(check.name)}</h3><div class="meta">{meta}</div>'
+        f'<p class="small">{_e(check.summary)}</p>{_pair_block(ce)}{values}</div>'
+    )
 
 
 def _counterexamples_section(report: AuditReport) -> str:
     bad = [(c, c.counterexample) for c in report.violations if c.counterexample is not None]
     if bad:
         body = "".join(_counterexample(c, ce) for c, ce in bad)
-        return (f'<section class="card" id="counterexamples"><h2>Counterexamples</h2>'
-                f'<p class="small muted">Neighbouring inputs on which a claim fails; entries '
-                f'where x and y differ are marked.</p>{body}</section>')
+        return (
+            f'<section class="card" id="counterexamples"><h2>Counterexamples</h2>'
+            f'<p class="small muted">Neighbouring inputs on which a claim fails; entries '
+            f"where x and y differ are marked.</p>{body}</section>"
+        )
     if report.worst_pair is not None:
         wp = report.worst_pair
         reason = f" · neighbours: {_e(wp.relation_reason)}" if wp.relation_reason else ""
-        return (f'<section class="card" id="worst-pair"><h2>Worst pair tested</h2>'
-                f'<p class="small muted">The neighbouring inputs behind the ε lower bound '
-                f'(found by <code>{_e(wp.origin)}</code>{reason}).</p>{_pair_block(wp)}'
-                f'</section>')
+        return (
+            f'<section class="card" id="worst-pair"><h2>Worst pair tested</h2>'
+            f'<p class="small muted">The neighbouring inputs behind the ε lower bound '
+            f"(found by <code>{_e(wp.origin)}</code>{reason}).</p>{_pair_block(wp)}"
+            f"</section>"
+        )
     return ""
 
 
 def _event_cells(ev: EventBound) -> str:
     direction = ev.direction.replace("_", " ")
-    return (f"<td>{_e(direction)}</td><td><code>{_e(ev.description)}</code></td>"
-            f'<td class="num">{ev.count_x:,} / {ev.samples_x:,}</td>'
-            f'<td class="num">{ev.count_y:,} / {ev.samples_y:,}</td>'
-            f'<td class="num">{_e(_num(ev.p_x_lower))}</td>'
-            f'<td class="num">{_e(_num(ev.p_y_upper))}</td>'
-            f'<td class="num">{_e(_num(ev.alpha, 3))}</td>'
-            f'<td class="num">{_e(_num(ev.epsilon_lower_bound))}</td>')
+    return (
+        f"<td>{_e(direction)}</td><td><code>{_e(ev.description)}</code></td>"
+        f'<td class="num">{ev.count_x:,} / {ev.samples_x:,}</td>'
+        f'<td class="num">{ev.count_y:,} / {ev.samples_y:,}</td>'
+        f'<td class="num">{_e(_num(ev.p_x_lower))}</td>'
+        f'<td class="num">{_e(_num(ev.p_y_upper))}</td>'
+        f'<td class="num">{_e(_num(ev.alpha, 3))}</td>'
+        f'<td class="num">{_e(_num(ev.epsilon_lower_bound))}</td>'
+    )
 
 
-_EVENT_HEAD = ('<thead><tr><th>direction</th><th>event S</th><th class="num">in S under x</th>'
-               '<th class="num">in S under y</th><th class="num">P[M(x)∈S] ≥</th>'
-               '<th class="num">P[M(y)∈S] ≤</th><th class="num">α share</th>'
-               '<th class="num">ε lower bound</th></tr></thead>')
+_EVENT_HEAD = (
+    '<thead><tr><th>direction</th><th>event S</th><th class="num">in S under x</th>'
+    '<th class="num">in S under y</th><th class="num">P[M(x)∈S] ≥</th>'
+    '<th class="num">P[M(y)∈S] ≤</th><th class="num">α share</th>'
+    '<th class="num">ε lower bound</th></tr></thead>'
+)
 
 
 def _evidence_section(report: AuditReport) -> str:
     parts = ['<section class="card" id="evidence"><h2>Worst event and power</h2>']
     ev = report.worst_event
     if ev is not None:
-        parts.append('<p class="small muted">The rejection region behind the ε lower bound, '
-                     'tested on fresh samples; bounds are one-sided Clopper–Pearson at level '
-                     'α/2 each. Direction “x vs y” bounds P[M(x)∈S] below and P[M(y)∈S] above.'
-                     '</p>')
-        parts.append(f'<table>{_EVENT_HEAD}<tbody><tr class="worst">{_event_cells(ev)}</tr>'
-                     '</tbody></table>')
+        parts.append(
+            '<p class="small muted">The rejection region behind the ε lower bound, '
+            "tested on fresh samples; bounds are one-sided Clopper–Pearson at level "
+            "α/2 each. Direction “x vs y” bounds P[M(x)∈S] below and P[M(y)∈S] above."
+            "</p>"
+        )
+        parts.append(
+            f'<table>{_EVENT_HEAD}<tbody><tr class="worst">{_event_cells(ev)}</tr></tbody></table>'
+        )
     else:
         parts.append('<p class="muted">No rejection region was tested.</p>')
     if report.power is not None:
-        parts.append(f'<div class="power"><strong>Power.</strong> '
-                     f'{_e(_capitalise(report.power.statement))}</div>')
+        parts.append(
+            f'<div class="power"><strong>Power.</strong> '
+            f"{_e(_capitalise(report.power.statement))}</div>"
+        )
     parts.append("</section>")
     return "".join(parts)
 
@@ -447,10 +567,12 @@ def _events_section(report: AuditReport) -> str:
         worst = report.worst_event is not None and ev == report.worst_event
         cls = ' class="worst"' if worst else ""
         rows.append(f"<tr{cls}>{_event_cells(ev)}</tr>")
-    return (f'<section class="card" id="events"><h2>All tested events ({len(report.events)})'
-            f'</h2><table>{_EVENT_HEAD}<tbody>{"".join(rows)}</tbody></table>'
-            '<p class="small muted">Sorted by ε lower bound; the worst event is highlighted.'
-            '</p></section>')
+    return (
+        f'<section class="card" id="events"><h2>All tested events ({len(report.events)})'
+        f"</h2><table>{_EVENT_HEAD}<tbody>{''.join(rows)}</tbody></table>"
+        '<p class="small muted">Sorted by ε lower bound; the worst event is highlighted.'
+        "</p></section>"
+    )
 
 
 def _profile_section(report: AuditReport) -> str:
@@ -459,49 +581,83 @@ def _profile_section(report: AuditReport) -> str:
     rows = []
     for p in report.privacy_profile:
         status = "violated" if p.violated else "passed"
-        rows.append(f'<tr><td>{_e(p.direction.replace("_", " "))}</td>'
-                    f'<td class="num">{_e(_num(p.epsilon))}</td>'
-                    f'<td class="num">{_e(_num(p.delta_claimed))}</td>'
-                    f'<td class="num">{_e(_num(p.delta_estimate))}</td>'
-                    f'<td class="num">{_e(_num(p.delta_lower_bound))}</td>'
-                    f'<td><span class="status {status}">{status}</span></td></tr>')
+        rows.append(
+            f"<tr><td>{_e(p.direction.replace('_', ' '))}</td>"
+            f'<td class="num">{_e(_num(p.epsilon))}</td>'
+            f'<td class="num">{_e(_num(p.delta_claimed))}</td>'
+            f'<td class="num">{_e(_num(p.delta_estimate))}</td>'
+            f'<td class="num">{_e(_num(p.delta_lower_bound))}</td>'
+            f'<td><span class="status {status}">{status}</span></td></tr>'
+        )
     n_bad = sum(p.violated for p in report.privacy_profile)
-    head = (f"{n_bad} of {len(report.privacy_profile)} points have a lower confidence bound "
-            "above the claimed δ(ε)" if n_bad else
-            f"all {len(report.privacy_profile)} points within the claimed δ(ε)")
-    return (f'<section class="card" id="profile"><h2>Privacy profile at the worst pair</h2>'
-            f'<p>{_e(_capitalise(head))}.</p><details><summary>show the '
-            f'{len(report.privacy_profile)} points</summary><table><thead><tr>'
-            '<th>direction</th><th class="num">ε</th><th class="num">claimed δ(ε)</th>'
-            '<th class="num">estimated δ(ε)</th><th class="num">lower bound</th>'
-            '<th>status</th></tr></thead>'
-            f'<tbody>{"".join(rows)}</tbody></table></details></section>')
+    head = (
+        f"{n_bad} of {len(report.privacy_profile)} points have a lower confidence bound "
+        "above the claimed δ(ε)"
+        if n_bad
+        else f"all {len(report.privacy_profile)} points within the claimed δ(ε)"
+    )
+    return (
+        f'<section class="card" id="profile"><h2>Privacy profile at the worst pair</h2>'
+        f"<p>{_e(_capitalise(head))}.</p><details><summary>show the "
+        f"{len(report.privacy_profile)} points</summary><table><thead><tr>"
+        '<th>direction</th><th class="num">ε</th><th class="num">claimed δ(ε)</th>'
+        '<th class="num">estimated δ(ε)</th><th class="num">lower bound</th>'
+        "<th>status</th></tr></thead>"
+        f"<tbody>{''.join(rows)}</tbody></table></details></section>"
+    )
 
 
 def _metadata_section(report: AuditReport) -> str:
     cfg = report.config
     # the search split actually used (smaller when the densities are declared)
-    search = next((c.details.get("search_samples") for c in report.checks
-                   if c.name == "distinguishability"), None)
+    search = next(
+        (c.details.get("search_samples") for c in report.checks if c.name == "distinguishability"),
+        None,
+    )
     search = int(search) if isinstance(search, (int, float)) else cfg.effective_search_samples
     rows: list[tuple[str, Sequence[str]]] = [
-        ("samples per side", [(f"{report.samples:,} (search split "
-                              f"{search:,}, pilot {cfg.pilot_samples:,}, "
-                              f"noise-law {cfg.effective_conformance_samples:,})")]),
+        (
+            "samples per side",
+            [
+                (
+                    f"{report.samples:,} (search split "
+                    f"{search:,}, pilot {cfg.pilot_samples:,}, "
+                    f"noise-law {cfg.effective_conformance_samples:,})"
+                )
+            ],
+        ),
         ("seed", [f"<code>{report.seed}</code> — rerun with the same seed to reproduce"]),
-        ("confidence", [(f"{_pct(report.confidence)} family-wise "
-                        f"(α = {_num(cfg.alpha, 3)}, Bonferroni over components)")]),
-        ("search budgets", [(f"{cfg.pair_budget} candidate pairs, {cfg.pairs_tested} tested, "
-                            f"{cfg.claim_budget} claim evaluations, "
-                            f"{cfg.events_per_direction} events per direction")]),
+        (
+            "confidence",
+            [
+                (
+                    f"{_pct(report.confidence)} family-wise "
+                    f"(α = {_num(cfg.alpha, 3)}, Bonferroni over components)"
+                )
+            ],
+        ),
+        (
+            "search budgets",
+            [
+                (
+                    f"{cfg.pair_budget} candidate pairs, {cfg.pairs_tested} tested, "
+                    f"{cfg.claim_budget} claim evaluations, "
+                    f"{cfg.events_per_direction} events per direction"
+                )
+            ],
+        ),
         ("runtime", [f"{report.runtime_seconds:.2f} s"]),
         ("spec hash", [f"<code>{_e(report.spec_hash)}</code>"]),
         ("report schema", [f"version {report.schema_version}"]),
-        ("versions", [", ".join(f"{_e(k)} {_e(v)}" for k, v in report.versions.items())
-                      or '<span class="muted">not recorded</span>']),
+        (
+            "versions",
+            [
+                ", ".join(f"{_e(k)} {_e(v)}" for k, v in report.versions.items())
+                or '<span class="muted">not recorded</span>'
+            ],
+        ),
     ]
-    return (f'<section class="card" id="metadata"><h2>Run metadata</h2>{_dl(rows)}'
-            f'</section>')
+    return f'<section class="card" id="metadata"><h2>Run metadata</h2>{_dl(rows)}</section>'
 
 
 # -- public API ------------------------------------------------------------------------------
@@ -538,31 +694,36 @@ def render_html_report(report: AuditReport, *, figures: FigureMode = "auto") -> 
     verdict = report.verdict_text.lower()
     title = f"privaudit · {report.mechanism} · {verdict}"
     version = report.versions.get("privaudit", "")
-    body = "".join([
-        _header(report),
-        _summary(report),
-        _exact_section(report),
-        _claims_section(report),
-        _checks_section(report),
-        _counterexamples_section(report),
-        _evidence_section(report),
-        _figures_section(report, figures),
-        _events_section(report),
-        _profile_section(report),
-        _metadata_section(report),
-    ])
-    return ("<!DOCTYPE html>\n"
-            '<html lang="en"><head><meta charset="utf-8">'
-            '<meta name="viewport" content="width=device-width, initial-scale=1">'
-            f'<meta name="generator" content="privaudit {_e(version)}">'
-            f"<title>{_e(title)}</title><style>{_CSS}</style></head>"
-            f'<body class="{"violation" if report.violated else "pass"}"><main>{body}'
-            f"<footer>Generated by privaudit {_e(version)} · spec {_e(report.spec_hash)}"
-            "</footer></main></body></html>\n")
+    body = "".join(
+        [
+            _header(report),
+            _summary(report),
+            _exact_section(report),
+            _claims_section(report),
+            _checks_section(report),
+            _counterexamples_section(report),
+            _evidence_section(report),
+            _figures_section(report, figures),
+            _events_section(report),
+            _profile_section(report),
+            _metadata_section(report),
+        ]
+    )
+    return (
+        "<!DOCTYPE html>\n"
+        '<html lang="en"><head><meta charset="utf-8">'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">'
+        f'<meta name="generator" content="privaudit {_e(version)}">'
+        f"<title>{_e(title)}</title><style>{_CSS}</style></head>"
+        f'<body class="{"violation" if report.violated else "pass"}"><main>{body}'
+        f"<footer>Generated by privaudit {_e(version)} · spec {_e(report.spec_hash)}"
+        "</footer></main></body></html>\n"
+    )
 
 
-def write_html_report(report: AuditReport, path: str | Path, *,
-                      figures: FigureMode = "auto") -> Path:
+def write_html_report(
+    report: AuditReport, path: str | Path, *, figures: FigureMode = "auto"
+) -> Path:
     """Write ``report`` as a standalone HTML file.
 
     Parameters

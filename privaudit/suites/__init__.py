@@ -78,6 +78,13 @@ def all_cases() -> tuple[BenchmarkCase, ...]:
         Names are unique except that the StatDP cases repeat once per claimed ε₀.
     """
     statdp = tuple(c for eps in STATDP_CLAIMED_EPSILONS for c in statdp_cases(eps))
-    return (statdp + dpsniper_cases() + broken_cases() + control_cases()
-            + graph_broken_cases() + graph_control_cases() + local_broken_cases()
-            + local_control_cases())
+    return (
+        statdp
+        + dpsniper_cases()
+        + broken_cases()
+        + control_cases()
+        + graph_broken_cases()
+        + graph_control_cases()
+        + local_broken_cases()
+        + local_control_cases()
+    )

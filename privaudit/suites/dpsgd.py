@@ -28,15 +28,22 @@ from mechanisms.dpsgd import ABLQMechanism, shuffle_lower_bound
 
 from ._base import BenchmarkCase
 
-__all__ = ["DPSGD_DELTA", "DPSGD_GAP_SETTINGS", "dpsgd_broken_cases", "dpsgd_control_cases",
-           "shuffle_as_poisson"]
+__all__ = [
+    "DPSGD_DELTA",
+    "DPSGD_GAP_SETTINGS",
+    "dpsgd_broken_cases",
+    "dpsgd_control_cases",
+    "shuffle_as_poisson",
+]
 
 #: The (σ, T) settings at which the shuffling gap is audited: one epoch of T batches of 1.
 DPSGD_GAP_SETTINGS: tuple[tuple[float, int], ...] = ((0.8, 50), (1.0, 50))
 #: The δ of every claim here.
 DPSGD_DELTA = 1e-5
-_SOURCE = ("Chua et al., 'How Private are DP-SGD Implementations?', ICML 2024, Section 4; "
-           "mechanisms/dpsgd/")
+_SOURCE = (
+    "Chua et al., 'How Private are DP-SGD Implementations?', ICML 2024, Section 4; "
+    "mechanisms/dpsgd/"
+)
 
 
 def _paper_pair(mechanism: ABLQMechanism) -> tuple[np.ndarray, np.ndarray]:
@@ -48,8 +55,16 @@ def _paper_pair(mechanism: ABLQMechanism) -> tuple[np.ndarray, np.ndarray]:
 
 def shuffle_as_poisson(sigma: float, steps: int, delta: float = DPSGD_DELTA) -> ABLQMechanism:
     """One epoch of ``steps`` shuffled batches of one example, claiming Poisson's ε."""
-    return ABLQMechanism("shuffle", steps, 1, steps, sigma, delta, claim="poisson_pld",
-                         name=f"broken.dpsgd.shuffle_as_poisson.s{sigma:g}_t{steps}")
+    return ABLQMechanism(
+        "shuffle",
+        steps,
+        1,
+        steps,
+        sigma,
+        delta,
+        claim="poisson_pld",
+        name=f"broken.dpsgd.shuffle_as_poisson.s{sigma:g}_t{steps}",
+    )
 
 
 def dpsgd_broken_cases() -> tuple[BenchmarkCase, ...]:
@@ -58,14 +73,22 @@ def dpsgd_broken_cases() -> tuple[BenchmarkCase, ...]:
     for sigma, steps in DPSGD_GAP_SETTINGS:
         mech = shuffle_as_poisson(sigma, steps)
         bound = shuffle_lower_bound(sigma, steps, DPSGD_DELTA)
-        cases.append(BenchmarkCase(
-            name=mech.name, mechanism=mech, true_epsilon=bound.epsilon,
-            claimed_epsilon=mech.spec.guarantee.epsilon, claimed_delta=DPSGD_DELTA,
-            input_pairs=(_paper_pair(mech),), source=_SOURCE, true_epsilon_exact=False,
-            notes=f"Shuffled batches declared with the PLD epsilon of Poisson subsampling at "
-                  f"q = 1/{steps}. true_epsilon is a LOWER bound on the true epsilon (the "
-                  f"paper's max-batch-answer test, threshold {bound.threshold:.3f}): it already "
-                  "exceeds the claim."))
+        cases.append(
+            BenchmarkCase(
+                name=mech.name,
+                mechanism=mech,
+                true_epsilon=bound.epsilon,
+                claimed_epsilon=mech.spec.guarantee.epsilon,
+                claimed_delta=DPSGD_DELTA,
+                input_pairs=(_paper_pair(mech),),
+                source=_SOURCE,
+                true_epsilon_exact=False,
+                notes=f"Shuffled batches declared with the PLD epsilon of Poisson subsampling at "
+                f"q = 1/{steps}. true_epsilon is a LOWER bound on the true epsilon (the "
+                f"paper's max-batch-answer test, threshold {bound.threshold:.3f}): it already "
+                "exceeds the claim.",
+            )
+        )
     return tuple(cases)
 
 
@@ -74,13 +97,28 @@ def dpsgd_control_cases() -> tuple[BenchmarkCase, ...]:
     cases = []
     for sigma, steps in DPSGD_GAP_SETTINGS:
         for sampler in ("poisson", "shuffle"):
-            mech = ABLQMechanism(sampler, steps, 1, steps, sigma, DPSGD_DELTA,
-                                 name=f"control.dpsgd.{sampler}.s{sigma:g}_t{steps}")
+            mech = ABLQMechanism(
+                sampler,
+                steps,
+                1,
+                steps,
+                sigma,
+                DPSGD_DELTA,
+                name=f"control.dpsgd.{sampler}.s{sigma:g}_t{steps}",
+            )
             eps = mech.spec.guarantee.epsilon
-            cases.append(BenchmarkCase(
-                name=mech.name, mechanism=mech, true_epsilon=eps, claimed_epsilon=eps,
-                claimed_delta=DPSGD_DELTA, input_pairs=(_paper_pair(mech),), source=_SOURCE,
-                true_epsilon_exact=False,
-                notes="true_epsilon is the accountant's proven upper bound "
-                      "(mechanisms/dpsgd/accounting.py)."))
+            cases.append(
+                BenchmarkCase(
+                    name=mech.name,
+                    mechanism=mech,
+                    true_epsilon=eps,
+                    claimed_epsilon=eps,
+                    claimed_delta=DPSGD_DELTA,
+                    input_pairs=(_paper_pair(mech),),
+                    source=_SOURCE,
+                    true_epsilon_exact=False,
+                    notes="true_epsilon is the accountant's proven upper bound "
+                    "(mechanisms/dpsgd/accounting.py).",
+                )
+            )
     return tuple(cases)

@@ -68,9 +68,8 @@ from mechanisms import (
     smooth_median_mechanism,
 )
 from mechanisms.dpsgd import ABLQMechanism, LogisticDPSGD
-from spec import Categorical, IntegerRange, LocalNodeRelation, RealInterval
-
 from privaudit.auditing.config import CI_STRENGTH
+from spec import Categorical, IntegerRange, LocalNodeRelation, RealInterval
 
 __all__ = ["register_builtins"]
 
@@ -83,86 +82,158 @@ FOUR_LABELS = Categorical(size=4)
 def _local_hajek_subsampled() -> Any:
     """Algorithm 1 (rigorous) on a subsampled family of 2000 pairs drawn from seed 0."""
     family = SubsetFamily.draw_valid_subsampled(30, 2, 2000, rng=0)
-    return private_mean_local_hajek_mechanism(30, UNIT_VARIANCE(), 1.0, xi=0.05, family=family,
-                                              name="ustat.local_hajek.subsampled")
+    return private_mean_local_hajek_mechanism(
+        30, UNIT_VARIANCE(), 1.0, xi=0.05, family=family, name="ustat.local_hajek.subsampled"
+    )
 
 
 def _register_ustat(register: Callable[..., Any]) -> None:
-    register("ustat.local_hajek.variance",
-             partial(private_mean_local_hajek_mechanism, 40, UNIT_VARIANCE(), 1.0, xi=0.05),
-             description="estimator: Algorithm 1 (local Hajek, rigorous smooth bound), variance "
-                         "kernel, 40 records in [0, 1], epsilon = 1")
-    register("ustat.local_hajek.collision",
-             partial(private_mean_local_hajek_mechanism, 30, collision_kernel(), 1.0, xi=0.1,
-                     record_domain=FOUR_LABELS),
-             description="estimator: Algorithm 1 (rigorous), collision kernel, 30 records on 4 "
-                         "labels, epsilon = 1")
-    register("ustat.local_hajek.subsampled", _local_hajek_subsampled,
-             description="estimator: Algorithm 1 (rigorous) on a subsampled family (Theorem 4), "
-                         "variance kernel, 30 records, epsilon = 1")
-    register("ustat.median_of_means.variance",
-             partial(median_of_means_mechanism, 60, UNIT_VARIANCE(), 1.0, alpha=0.7, xi=0.05),
-             description="estimator: Wrapper 1 (3 chunks) of Algorithm 1 (rigorous), variance "
-                         "kernel, 60 records, epsilon = 1",
-             # at the CI strength's 5·10⁴ samples, Bonferroni over the whole registry leaves
-             # it detecting ε ≥ 2.09 (target 2: inconclusive; 61,375 samples would do)
-             audit_config=_CI_WRAPPER)
-    register("ustat.degenerate.collision",
-             partial(degenerate_mean_mechanism, 60, collision_kernel(), 1.0, alpha=0.7,
-                     record_domain=FOUR_LABELS),
-             description="estimator: Corollary 2 (Wrapper 1 of Algorithm 1 with explicit xi), "
-                         "collision kernel, 60 records on 4 labels, epsilon = 1")
+    register(
+        "ustat.local_hajek.variance",
+        partial(private_mean_local_hajek_mechanism, 40, UNIT_VARIANCE(), 1.0, xi=0.05),
+        description="estimator: Algorithm 1 (local Hajek, rigorous smooth bound), variance "
+        "kernel, 40 records in [0, 1], epsilon = 1",
+    )
+    register(
+        "ustat.local_hajek.collision",
+        partial(
+            private_mean_local_hajek_mechanism,
+            30,
+            collision_kernel(),
+            1.0,
+            xi=0.1,
+            record_domain=FOUR_LABELS,
+        ),
+        description="estimator: Algorithm 1 (rigorous), collision kernel, 30 records on 4 "
+        "labels, epsilon = 1",
+    )
+    register(
+        "ustat.local_hajek.subsampled",
+        _local_hajek_subsampled,
+        description="estimator: Algorithm 1 (rigorous) on a subsampled family (Theorem 4), "
+        "variance kernel, 30 records, epsilon = 1",
+    )
+    register(
+        "ustat.median_of_means.variance",
+        partial(median_of_means_mechanism, 60, UNIT_VARIANCE(), 1.0, alpha=0.7, xi=0.05),
+        description="estimator: Wrapper 1 (3 chunks) of Algorithm 1 (rigorous), variance "
+        "kernel, 60 records, epsilon = 1",
+        # at the CI strength's 5·10⁴ samples, Bonferroni over the whole registry leaves
+        # it detecting ε ≥ 2.09 (target 2: inconclusive; 61,375 samples would do)
+        audit_config=_CI_WRAPPER,
+    )
+    register(
+        "ustat.degenerate.collision",
+        partial(
+            degenerate_mean_mechanism,
+            60,
+            collision_kernel(),
+            1.0,
+            alpha=0.7,
+            record_domain=FOUR_LABELS,
+        ),
+        description="estimator: Corollary 2 (Wrapper 1 of Algorithm 1 with explicit xi), "
+        "collision kernel, 60 records on 4 labels, epsilon = 1",
+    )
     for family in ("naive", "all", "subsampled"):
-        register(f"ustat.coinpress.{family}.variance",
-                 partial(coinpress_mechanism, 40, UNIT_VARIANCE(), 1.0, radius=1.0,
-                         family=family, warn=False),
-                 description=f"estimator: Algorithm A.2 (CoinPress), {family} family, variance "
-                             "kernel, 40 records, R = 1, epsilon = 1")
-    register("ustat.subgaussian.variance",
-             partial(subgaussian_mean_mechanism, 48, UNIT_VARIANCE(), 2.0, radius=1.0,
-                     alpha=0.6),
-             description="estimator: Corollary 1 pipeline (coarse CoinPress + Wrapper 1 of "
-                         "Algorithm 1 on the projected kernel), 48 records, epsilon = 2")
-    register("ustat.subgaussian.variance.main",
-             partial(subgaussian_main_stage_mechanism, 24, UNIT_VARIANCE(), 1.0, centre=0.1,
-                     half_width=0.3, tau=1 / 16, alpha=0.3),
-             description="estimator: Corollary 1 main stage at the public centre 0.1 (kernel "
-                         "clipped to [-0.2, 0.4], C = 0.6), 24 records, epsilon = 1")
+        register(
+            f"ustat.coinpress.{family}.variance",
+            partial(
+                coinpress_mechanism, 40, UNIT_VARIANCE(), 1.0, radius=1.0, family=family, warn=False
+            ),
+            description=f"estimator: Algorithm A.2 (CoinPress), {family} family, variance "
+            "kernel, 40 records, R = 1, epsilon = 1",
+        )
+    register(
+        "ustat.subgaussian.variance",
+        partial(subgaussian_mean_mechanism, 48, UNIT_VARIANCE(), 2.0, radius=1.0, alpha=0.6),
+        description="estimator: Corollary 1 pipeline (coarse CoinPress + Wrapper 1 of "
+        "Algorithm 1 on the projected kernel), 48 records, epsilon = 2",
+    )
+    register(
+        "ustat.subgaussian.variance.main",
+        partial(
+            subgaussian_main_stage_mechanism,
+            24,
+            UNIT_VARIANCE(),
+            1.0,
+            centre=0.1,
+            half_width=0.3,
+            tau=1 / 16,
+            alpha=0.3,
+        ),
+        description="estimator: Corollary 1 main stage at the public centre 0.1 (kernel "
+        "clipped to [-0.2, 0.4], C = 0.6), 24 records, epsilon = 1",
+    )
 
 
 def register_builtins(register: Callable[..., Any]) -> None:
     """Register every built-in entry with ``register`` (the registry's own hook)."""
-    register("laplace", partial(LaplaceMechanism, 1.0, 1.0),
-             description="Laplace mechanism, epsilon = 1, l1 sensitivity 1")
-    register("analytic_gaussian", partial(GaussianMechanism, 1.0, 1e-5, 1.0),
-             description="analytic Gaussian mechanism, (1, 1e-5)-DP, l2 sensitivity 1")
-    register("discrete_laplace", partial(DiscreteLaplaceMechanism, 1.0, 1),
-             description="discrete Laplace mechanism, epsilon = 1, integer sensitivity 1")
-    register("discrete_gaussian", partial(DiscreteGaussianMechanism, 1.0, 1e-5, 1),
-             description="discrete Gaussian mechanism, (1, 1e-5)-DP, integer sensitivity 1")
-    register("float_safe_laplace", partial(FloatSafeLaplaceMechanism, 1.0, 1.0),
-             description="float-safe Laplace: query rounded to the grid 2^-10, exact discrete "
-                         "Laplace noise in grid units, epsilon = 1, sensitivity 1 (exact numerics)")
-    register("float_safe_gaussian", partial(FloatSafeGaussianMechanism, 1.0, 1e-5, 1.0),
-             description="float-safe Gaussian: query rounded to the grid 2^-10, exact discrete "
-                         "Gaussian noise in grid units, (1, 1e-5)-DP, sensitivity 1 (exact "
-                         "numerics)")
-    register("randomized_response", partial(RandomizedResponseMechanism, 1.0, 4),
-             description="4-ary randomized response, epsilon = 1 (local DP)")
-    register("exponential_mechanism", partial(ExponentialMechanism, 1.0, 1.0, 5),
-             description="exponential mechanism (Gumbel-max) over 5 candidates, epsilon = 1")
-    register("report_noisy_max", partial(ReportNoisyMax, 1.0, 1.0, 5, noise="laplace"),
-             description="report noisy max with Laplace noise over 5 candidates, epsilon = 1")
-    register("smooth_median_laplace",
-             partial(smooth_median_mechanism, 101, 0.0, 1.0, 1.0, 1e-6, noise="laplace"),
-             description="smooth-sensitivity median of 101 records in [0, 1], Laplace noise, "
-                         "(1, 1e-6)-DP")
-    register("smooth_median_inverse_quartic",
-             partial(smooth_median_mechanism, 101, 0.0, 1.0, 1.0, noise="inverse_quartic"),
-             description="smooth-sensitivity median of 101 records in [0, 1], 1/(1+z^4) "
-                         "noise, epsilon = 1")
-    register("bounded_mean", partial(bounded_mean_mechanism, 1000, 0.0, 1.0, 1.0),
-             description="estimator: epsilon = 1 mean of 1000 records in [0, 1] (Laplace)")
+    register(
+        "laplace",
+        partial(LaplaceMechanism, 1.0, 1.0),
+        description="Laplace mechanism, epsilon = 1, l1 sensitivity 1",
+    )
+    register(
+        "analytic_gaussian",
+        partial(GaussianMechanism, 1.0, 1e-5, 1.0),
+        description="analytic Gaussian mechanism, (1, 1e-5)-DP, l2 sensitivity 1",
+    )
+    register(
+        "discrete_laplace",
+        partial(DiscreteLaplaceMechanism, 1.0, 1),
+        description="discrete Laplace mechanism, epsilon = 1, integer sensitivity 1",
+    )
+    register(
+        "discrete_gaussian",
+        partial(DiscreteGaussianMechanism, 1.0, 1e-5, 1),
+        description="discrete Gaussian mechanism, (1, 1e-5)-DP, integer sensitivity 1",
+    )
+    register(
+        "float_safe_laplace",
+        partial(FloatSafeLaplaceMechanism, 1.0, 1.0),
+        description="float-safe Laplace: query rounded to the grid 2^-10, exact discrete "
+        "Laplace noise in grid units, epsilon = 1, sensitivity 1 (exact numerics)",
+    )
+    register(
+        "float_safe_gaussian",
+        partial(FloatSafeGaussianMechanism, 1.0, 1e-5, 1.0),
+        description="float-safe Gaussian: query rounded to the grid 2^-10, exact discrete "
+        "Gaussian noise in grid units, (1, 1e-5)-DP, sensitivity 1 (exact "
+        "numerics)",
+    )
+    register(
+        "randomized_response",
+        partial(RandomizedResponseMechanism, 1.0, 4),
+        description="4-ary randomized response, epsilon = 1 (local DP)",
+    )
+    register(
+        "exponential_mechanism",
+        partial(ExponentialMechanism, 1.0, 1.0, 5),
+        description="exponential mechanism (Gumbel-max) over 5 candidates, epsilon = 1",
+    )
+    register(
+        "report_noisy_max",
+        partial(ReportNoisyMax, 1.0, 1.0, 5, noise="laplace"),
+        description="report noisy max with Laplace noise over 5 candidates, epsilon = 1",
+    )
+    register(
+        "smooth_median_laplace",
+        partial(smooth_median_mechanism, 101, 0.0, 1.0, 1.0, 1e-6, noise="laplace"),
+        description="smooth-sensitivity median of 101 records in [0, 1], Laplace noise, "
+        "(1, 1e-6)-DP",
+    )
+    register(
+        "smooth_median_inverse_quartic",
+        partial(smooth_median_mechanism, 101, 0.0, 1.0, 1.0, noise="inverse_quartic"),
+        description="smooth-sensitivity median of 101 records in [0, 1], 1/(1+z^4) "
+        "noise, epsilon = 1",
+    )
+    register(
+        "bounded_mean",
+        partial(bounded_mean_mechanism, 1000, 0.0, 1.0, 1.0),
+        description="estimator: epsilon = 1 mean of 1000 records in [0, 1] (Laplace)",
+    )
     _register_ustat(register)
     _register_graph_estimators(register)
     _register_uniformity_tests(register)
@@ -176,17 +247,24 @@ def _register_dpsgd(register: Callable[..., Any]) -> None:
     declared with the claim its accountant proves (``docs/dpsgd_audit.md``).  One epoch of
     20 batches of one example keeps each black-box audit of a 20-coordinate output cheap;
     the shuffling-gap settings (T = 50) are the slow-tier suite ``privaudit.suites.dpsgd``."""
-    for sampler, claim in (("poisson", "PLD of Poisson subsampling"),
-                           ("shuffle", "no amplification across the partition"),
-                           ("balls_in_bins", "no amplification across the partition")):
-        register(f"dpsgd.ablq.{sampler}", partial(ABLQMechanism, sampler, 20, 1, 20, 1.0, 1e-5),
-                 description=f"DP-SGD as ABLQ: 20 {sampler} batches of 1 of 20 records in "
-                             f"[-2, 2], clip 1, sigma = 1, (eps, 1e-5) from the {claim}")
+    for sampler, claim in (
+        ("poisson", "PLD of Poisson subsampling"),
+        ("shuffle", "no amplification across the partition"),
+        ("balls_in_bins", "no amplification across the partition"),
+    ):
+        register(
+            f"dpsgd.ablq.{sampler}",
+            partial(ABLQMechanism, sampler, 20, 1, 20, 1.0, 1e-5),
+            description=f"DP-SGD as ABLQ: 20 {sampler} batches of 1 of 20 records in "
+            f"[-2, 2], clip 1, sigma = 1, (eps, 1e-5) from the {claim}",
+        )
     for sampler in ("poisson", "shuffle"):
-        register(f"dpsgd.logistic.{sampler}",
-                 partial(LogisticDPSGD, sampler, 10, 2, 10, 1.0, 1e-5, dim=2),
-                 description=f"DP-SGD logistic regression, 2 features, 10 steps of {sampler} "
-                             "batches of 2 of 10 records, clip 1, sigma = 1, (eps, 1e-5)")
+        register(
+            f"dpsgd.logistic.{sampler}",
+            partial(LogisticDPSGD, sampler, 10, 2, 10, 1.0, 1e-5, dim=2),
+            description=f"DP-SGD logistic regression, 2 features, 10 steps of {sampler} "
+            "batches of 2 of 10 records, clip 1, sigma = 1, (eps, 1e-5)",
+        )
 
 
 #: CI audit of the three-chunk Wrapper 1 entry: 2·10⁵ samples per side, so that it stays
@@ -201,100 +279,169 @@ _ONE_CHUNK = 0.9
 _GRAPH_NODES = 40
 #: A small public xi, so that the band level L varies across the audited graphs.
 _GRAPH_XI = 0.02
-_NODE_NOTE = ("node-neighbouring audit (changing one latent point = rewiring one node) on "
-              "graphs of 40 nodes: node neighbourhoods are searched, not enumerated, so the "
-              "local sensitivities found are lower bounds")
+_NODE_NOTE = (
+    "node-neighbouring audit (changing one latent point = rewiring one node) on "
+    "graphs of 40 nodes: node neighbourhoods are searched, not enumerated, so the "
+    "local sensitivities found are lower bounds"
+)
 
 
 def _register_graph_estimators(register: Callable[..., Any]) -> None:
     """Private edge and triangle density (``estimators.graphs``) under node neighbouring."""
-    register("graphs.coarse_edge_density",
-             partial(coarse_density_mechanism, 10, 1.0, "edge_density"),
-             description="estimator: edge density + Laplace(2/(n eps)) on 10 nodes, epsilon = 1, "
-                         "node-DP (the coarse estimate that sets xi)",
-             notes="node-neighbouring audit on graphs of 10 nodes")
+    register(
+        "graphs.coarse_edge_density",
+        partial(coarse_density_mechanism, 10, 1.0, "edge_density"),
+        description="estimator: edge density + Laplace(2/(n eps)) on 10 nodes, epsilon = 1, "
+        "node-DP (the coarse estimate that sets xi)",
+        notes="node-neighbouring audit on graphs of 10 nodes",
+    )
     for name, factory, what in (
-            ("edge_density", private_edge_density_mechanism, "edge density"),
-            ("triangle_density", private_triangle_density_mechanism, "triangle density")):
-        register(f"graphs.{name}.local_hajek",
-                 partial(factory, _GRAPH_NODES, 1.0, xi=_GRAPH_XI, alpha=_ONE_CHUNK),
-                 description=f"estimator: Algorithm 1 (rigorous) {what} of a graph on 40 nodes, "
-                             "public xi = 0.02, epsilon = 1, node-DP", notes=_NODE_NOTE)
-        register(f"graphs.{name}.local_hajek.coarse_xi",
-                 partial(factory, _GRAPH_NODES, 1.0, alpha=_ONE_CHUNK),
-                 description=f"estimator: {what} on 40 nodes, xi from a private coarse edge "
-                             "density (epsilon0 = 0.1) then Algorithm 1 (epsilon1 = 0.9), node-DP",
-                 notes=_NODE_NOTE)
-        register(f"graphs.{name}.coinpress",
-                 partial(factory, _GRAPH_NODES, 1.0, method="coinpress", alpha=_ONE_CHUNK),
-                 description=f"estimator: all-tuples CoinPress baseline (A.2) {what} on 40 "
-                             "nodes, epsilon = 1, node-DP", notes=_NODE_NOTE)
-    register("graphs.edge_density.local_hajek.wrapped",
-             partial(private_edge_density_mechanism, 72, 1.0, xi=_GRAPH_XI, alpha=0.7,
-                     name="graphs.edge_density.local_hajek.wrapped"),
-             description="estimator: Wrapper 1 (3 node chunks of 24) of Algorithm 1 edge "
-                         "density on 72 nodes, public xi = 0.02, epsilon = 1, node-DP",
-             notes=_NODE_NOTE.replace("graphs of 40 nodes", "graphs of 72 nodes"))
+        ("edge_density", private_edge_density_mechanism, "edge density"),
+        ("triangle_density", private_triangle_density_mechanism, "triangle density"),
+    ):
+        register(
+            f"graphs.{name}.local_hajek",
+            partial(factory, _GRAPH_NODES, 1.0, xi=_GRAPH_XI, alpha=_ONE_CHUNK),
+            description=f"estimator: Algorithm 1 (rigorous) {what} of a graph on 40 nodes, "
+            "public xi = 0.02, epsilon = 1, node-DP",
+            notes=_NODE_NOTE,
+        )
+        register(
+            f"graphs.{name}.local_hajek.coarse_xi",
+            partial(factory, _GRAPH_NODES, 1.0, alpha=_ONE_CHUNK),
+            description=f"estimator: {what} on 40 nodes, xi from a private coarse edge "
+            "density (epsilon0 = 0.1) then Algorithm 1 (epsilon1 = 0.9), node-DP",
+            notes=_NODE_NOTE,
+        )
+        register(
+            f"graphs.{name}.coinpress",
+            partial(factory, _GRAPH_NODES, 1.0, method="coinpress", alpha=_ONE_CHUNK),
+            description=f"estimator: all-tuples CoinPress baseline (A.2) {what} on 40 "
+            "nodes, epsilon = 1, node-DP",
+            notes=_NODE_NOTE,
+        )
+    register(
+        "graphs.edge_density.local_hajek.wrapped",
+        partial(
+            private_edge_density_mechanism,
+            72,
+            1.0,
+            xi=_GRAPH_XI,
+            alpha=0.7,
+            name="graphs.edge_density.local_hajek.wrapped",
+        ),
+        description="estimator: Wrapper 1 (3 node chunks of 24) of Algorithm 1 edge "
+        "density on 72 nodes, public xi = 0.02, epsilon = 1, node-DP",
+        notes=_NODE_NOTE.replace("graphs of 40 nodes", "graphs of 72 nodes"),
+    )
 
 
 def _register_uniformity_tests(register: Callable[..., Any]) -> None:
     """The private uniformity test's statistic (``estimators.hypothesis_tests``), substitute-one."""
-    register("hypothesis_tests.uniformity.local_hajek",
-             partial(private_uniformity_test_mechanism, 30, 4, 1.0, alpha=_ONE_CHUNK),
-             description="estimator: private uniformity test statistic (Algorithm A.4: "
-                         "Algorithm 1 on the collision kernel), 30 samples on 4 labels, "
-                         "epsilon = 1, substitute-one",
-             notes="the test's decision is post-processing of the audited statistic")
-    register("hypothesis_tests.uniformity.all_tuples",
-             partial(private_uniformity_test_mechanism, 30, 4, 1.0, alpha=_ONE_CHUNK,
-                     method="all_tuples"),
-             description="estimator: all-tuples CoinPress baseline statistic for uniformity "
-                         "testing, 30 samples on 4 labels, epsilon = 1, substitute-one",
-             notes="the test's decision is post-processing of the audited statistic")
+    register(
+        "hypothesis_tests.uniformity.local_hajek",
+        partial(private_uniformity_test_mechanism, 30, 4, 1.0, alpha=_ONE_CHUNK),
+        description="estimator: private uniformity test statistic (Algorithm A.4: "
+        "Algorithm 1 on the collision kernel), 30 samples on 4 labels, "
+        "epsilon = 1, substitute-one",
+        notes="the test's decision is post-processing of the audited statistic",
+    )
+    register(
+        "hypothesis_tests.uniformity.all_tuples",
+        partial(
+            private_uniformity_test_mechanism, 30, 4, 1.0, alpha=_ONE_CHUNK, method="all_tuples"
+        ),
+        description="estimator: all-tuples CoinPress baseline statistic for uniformity "
+        "testing, 30 samples on 4 labels, epsilon = 1, substitute-one",
+        notes="the test's decision is post-processing of the audited statistic",
+    )
 
 
-_EXACT_NOTE = ("finite output law exposed through output_probabilities: audited exactly "
-               "(every pair of inputs, or every pair of a 1025-point grid plus the searched "
-               "pairs on [0, 1]), with the sampling audit as a cross-check")
+_EXACT_NOTE = (
+    "finite output law exposed through output_probabilities: audited exactly "
+    "(every pair of inputs, or every pair of a 1025-point grid plus the searched "
+    "pairs on [0, 1]), with the sampling audit as a cross-check"
+)
 
 
 def _register_local_ustatistics(register: Callable[..., Any]) -> None:
     """Locally private U-statistics (``estimators.local_ustatistics``): one user's randomizer."""
-    register("local_ustat.rr.quantized",
-             partial(rr_randomizer_mechanism, 1.0, bins=8, name="local_ustat.rr.quantized"),
-             description="estimator: Protocol A randomizer (Bell et al. 2020, Algorithm 1), "
-                         "8 public bins on [0, 1] + 8-ary RR, epsilon = 1, local DP",
-             notes=_EXACT_NOTE)
-    register("local_ustat.rr.kendall_joint",
-             partial(rr_randomizer_mechanism, 1.0, cells=36, name="local_ustat.rr.kendall_joint"),
-             description="estimator: Protocol A randomizer on the 6x6 joint domain (Kendall's "
-                         "tau), 36-ary RR, epsilon = 1, local DP", notes=_EXACT_NOTE)
-    for variant, what in (("S", "level sampling, one bit per user"),
-                          ("C", "every level, epsilon/alpha per bit")):
-        register(f"local_ustat.hr.{variant}",
-                 partial(HadamardRandomizerMechanism, 5, 1.0, variant,
-                         name=f"local_ustat.hr.{variant}"),
-                 description=f"estimator: Protocol B randomizer (Bell et al. 2020, Section 4), "
-                             f"Hadamard response on scores 0..31 ({what}), epsilon = 1, local DP",
-                 notes=_EXACT_NOTE)
-    register("local_ustat.2pc.subsampled",
-             partial(subsampled_view_mechanism, 8, 2, 1.0, _absolute_difference,
-                     RealInterval(lo=0.0, hi=1.0), 0.0, 1.0, name="local_ustat.2pc.subsampled"),
-             description="estimator: Protocol C central view (Bell et al. 2020, Theorem 5; 2PC "
-                         "simulated), Gini kernel, 8 records in [0, 1], P = 2 public pairings, "
-                         "Laplace(2/eps), epsilon = 1, substitute-one")
-    register("local_ustat.2pc.discrete",
-             partial(discrete_view_mechanism, 4, 2, 1.0, _equal_labels,
-                     IntegerRange(lo=0, hi=2), (0.0, 1.0), name="local_ustat.2pc.discrete"),
-             description="estimator: Protocol C discrete-kernel view (binary RR at eps/P of the "
-                         "collision kernel on P = 2 pairings), 4 records in 0..2, epsilon = 1, "
-                         "substitute-one", notes=_EXACT_NOTE)
-    register("local_ustat.2pc.all_pairs",
-             partial(all_pairs_view_mechanism, 6, 1.0, 1e-8, _absolute_difference,
-                     RealInterval(lo=0.0, hi=1.0), 0.0, 1.0, name="local_ustat.2pc.all_pairs"),
-             description="estimator: Protocol D view of one user (n - 1 = 5 noisy Gini kernel "
-                         "values, eps0 from advanced composition, basic binds at n = 6), "
-                         "(1, 1e-8)-DP, substitute-one")
+    register(
+        "local_ustat.rr.quantized",
+        partial(rr_randomizer_mechanism, 1.0, bins=8, name="local_ustat.rr.quantized"),
+        description="estimator: Protocol A randomizer (Bell et al. 2020, Algorithm 1), "
+        "8 public bins on [0, 1] + 8-ary RR, epsilon = 1, local DP",
+        notes=_EXACT_NOTE,
+    )
+    register(
+        "local_ustat.rr.kendall_joint",
+        partial(rr_randomizer_mechanism, 1.0, cells=36, name="local_ustat.rr.kendall_joint"),
+        description="estimator: Protocol A randomizer on the 6x6 joint domain (Kendall's "
+        "tau), 36-ary RR, epsilon = 1, local DP",
+        notes=_EXACT_NOTE,
+    )
+    for variant, what in (
+        ("S", "level sampling, one bit per user"),
+        ("C", "every level, epsilon/alpha per bit"),
+    ):
+        register(
+            f"local_ustat.hr.{variant}",
+            partial(HadamardRandomizerMechanism, 5, 1.0, variant, name=f"local_ustat.hr.{variant}"),
+            description=f"estimator: Protocol B randomizer (Bell et al. 2020, Section 4), "
+            f"Hadamard response on scores 0..31 ({what}), epsilon = 1, local DP",
+            notes=_EXACT_NOTE,
+        )
+    register(
+        "local_ustat.2pc.subsampled",
+        partial(
+            subsampled_view_mechanism,
+            8,
+            2,
+            1.0,
+            _absolute_difference,
+            RealInterval(lo=0.0, hi=1.0),
+            0.0,
+            1.0,
+            name="local_ustat.2pc.subsampled",
+        ),
+        description="estimator: Protocol C central view (Bell et al. 2020, Theorem 5; 2PC "
+        "simulated), Gini kernel, 8 records in [0, 1], P = 2 public pairings, "
+        "Laplace(2/eps), epsilon = 1, substitute-one",
+    )
+    register(
+        "local_ustat.2pc.discrete",
+        partial(
+            discrete_view_mechanism,
+            4,
+            2,
+            1.0,
+            _equal_labels,
+            IntegerRange(lo=0, hi=2),
+            (0.0, 1.0),
+            name="local_ustat.2pc.discrete",
+        ),
+        description="estimator: Protocol C discrete-kernel view (binary RR at eps/P of the "
+        "collision kernel on P = 2 pairings), 4 records in 0..2, epsilon = 1, "
+        "substitute-one",
+        notes=_EXACT_NOTE,
+    )
+    register(
+        "local_ustat.2pc.all_pairs",
+        partial(
+            all_pairs_view_mechanism,
+            6,
+            1.0,
+            1e-8,
+            _absolute_difference,
+            RealInterval(lo=0.0, hi=1.0),
+            0.0,
+            1.0,
+            name="local_ustat.2pc.all_pairs",
+        ),
+        description="estimator: Protocol D view of one user (n - 1 = 5 noisy Gini kernel "
+        "values, eps0 from advanced composition, basic binds at n = 6), "
+        "(1, 1e-8)-DP, substitute-one",
+    )
 
 
 def _absolute_difference(a: Any, b: Any) -> Any:
@@ -309,31 +456,51 @@ def _equal_labels(a: Any, b: Any) -> Any:
 
 #: LNDP audits: graphs of 8 nodes, so that the joint message vector stays short (n·k ≤ 48).
 _LNDP_NODES = 8
-_LNDP_NOTE = ("local node privacy of the joint vector of all 8 messages (public randomness "
-              "fixed), under LocalNodeRelation: star toggles, degree-preserving swaps, "
-              "bucket extremes and realisable degree-space pairs")
+_LNDP_NOTE = (
+    "local node privacy of the joint vector of all 8 messages (public randomness "
+    "fixed), under LocalNodeRelation: star toggles, degree-preserving swaps, "
+    "bucket extremes and realisable degree-space pairs"
+)
 
 
 def _lndp_pmf(lam: int, name: str, calibration: str = "classical") -> Any:
     """Algorithm 3 with W = I (the blurry histogram) on 8 nodes, bucket width lam."""
-    return blurry_linear_mechanism(_LNDP_NODES, 0.9, 1e-3, lam,
-                                   np.eye(bucket_count(_LNDP_NODES, lam)),
-                                   calibration=calibration, name=name)  # type: ignore[arg-type]
+    return blurry_linear_mechanism(
+        _LNDP_NODES,
+        0.9,
+        1e-3,
+        lam,
+        np.eye(bucket_count(_LNDP_NODES, lam)),
+        calibration=calibration,
+        name=name,
+    )  # type: ignore[arg-type]
 
 
 def _lndp_cdf(name: str = "lndp.cdf", calibration: str = "classical") -> Any:
     """The CDF factorization R = T^(1/2) of Algorithm 3 on 8 nodes, lambda = 2."""
-    return blurry_linear_mechanism(_LNDP_NODES, 0.9, 1e-3, 2,
-                                   cdf_factor(bucket_count(_LNDP_NODES, 2)),
-                                   calibration=calibration, name=name)  # type: ignore[arg-type]
+    return blurry_linear_mechanism(
+        _LNDP_NODES,
+        0.9,
+        1e-3,
+        2,
+        cdf_factor(bucket_count(_LNDP_NODES, 2)),
+        calibration=calibration,
+        name=name,
+    )  # type: ignore[arg-type]
 
 
-def _lndp_regular_vs_star(name: str = "lndp.regular_vs_star",
-                          calibration: str = "classical") -> Any:
+def _lndp_regular_vs_star(
+    name: str = "lndp.regular_vs_star", calibration: str = "classical"
+) -> Any:
     """Algorithm 7 on 8 nodes for the public randomness drawn from seed 0 (T = 6, s = 2)."""
     rho = draw_regular_star_randomness(_LNDP_NODES, 6, 2, rng=0)
-    return regular_vs_star_mechanism(rho, 0.9, 1e-3, calibration=calibration,  # type: ignore[arg-type]
-                                     name=name)
+    return regular_vs_star_mechanism(
+        rho,
+        0.9,
+        1e-3,
+        calibration=calibration,  # type: ignore[arg-type]
+        name=name,
+    )
 
 
 def _register_lndp(register: Callable[..., Any]) -> None:
@@ -346,50 +513,81 @@ def _register_lndp(register: Callable[..., Any]) -> None:
     """
     n = _LNDP_NODES
     gaussian_entries: list[tuple[str, Callable[[str, str], Any], str]] = [
-        ("lndp.soft_threshold",
-         lambda name, cal: soft_threshold_mechanism(n, 0.9, 1e-3, 1, 3, calibration=cal,
-                                                    name=name),  # type: ignore[arg-type]
-         "LNDP Algorithm 1 (soft threshold, tau = 1..3) on 8 nodes, (0.9, 1e-3)"),
-        ("lndp.edge_count",
-         lambda name, cal: edge_count_mechanism(n, 0.9, 1e-3, 3, calibration=cal,
-                                                name=name),  # type: ignore[arg-type]
-         "LNDP Algorithm 2 (edge count of D-bounded graphs, D = 3) on 8 nodes, (0.9, 1e-3)"),
-        ("lndp.pmf", lambda name, cal: _lndp_pmf(2, name, cal),
-         "LNDP Algorithm 3 with W = I (blurry degree histogram, lambda = 2) on 8 nodes, "
-         "(0.9, 1e-3); Algorithm 4 post-processes it"),
-        ("lndp.cdf", _lndp_cdf,
-         "LNDP factorization mechanism for the blurry degree CDF (R = T^(1/2), lambda = 2) on "
-         "8 nodes, (0.9, 1e-3)"),
-        ("lndp.erdos_renyi", lambda name, cal: _lndp_pmf(erdos_renyi_bucket_width(n), name, cal),
-         "LNDP Algorithm 5's release (blurry histogram at lambda = ceil(2 sqrt(n ln n)) = 9) "
-         "on 8 nodes, (0.9, 1e-3); p is post-processing"),
-        ("lndp.clique_size", lambda name, cal: _lndp_pmf(math.ceil(math.sqrt(n)), name, cal),
-         "LNDP Algorithm 6's release (blurry histogram at lambda = ceil(sqrt(n)) = 3) on 8 "
-         "nodes, (0.9, 1e-3); K is post-processing"),
-        ("lndp.regular_vs_star", _lndp_regular_vs_star,
-         "LNDP Algorithm 7 (regular vs starpartite) on 8 nodes, per-rho calibration for the "
-         "rho of seed 0, (0.9, 1e-3)"),
+        (
+            "lndp.soft_threshold",
+            lambda name, cal: soft_threshold_mechanism(
+                n, 0.9, 1e-3, 1, 3, calibration=cal, name=name
+            ),  # type: ignore[arg-type]
+            "LNDP Algorithm 1 (soft threshold, tau = 1..3) on 8 nodes, (0.9, 1e-3)",
+        ),
+        (
+            "lndp.edge_count",
+            lambda name, cal: edge_count_mechanism(n, 0.9, 1e-3, 3, calibration=cal, name=name),  # type: ignore[arg-type]
+            "LNDP Algorithm 2 (edge count of D-bounded graphs, D = 3) on 8 nodes, (0.9, 1e-3)",
+        ),
+        (
+            "lndp.pmf",
+            lambda name, cal: _lndp_pmf(2, name, cal),
+            "LNDP Algorithm 3 with W = I (blurry degree histogram, lambda = 2) on 8 nodes, "
+            "(0.9, 1e-3); Algorithm 4 post-processes it",
+        ),
+        (
+            "lndp.cdf",
+            _lndp_cdf,
+            "LNDP factorization mechanism for the blurry degree CDF (R = T^(1/2), lambda = 2) on "
+            "8 nodes, (0.9, 1e-3)",
+        ),
+        (
+            "lndp.erdos_renyi",
+            lambda name, cal: _lndp_pmf(erdos_renyi_bucket_width(n), name, cal),
+            "LNDP Algorithm 5's release (blurry histogram at lambda = ceil(2 sqrt(n ln n)) = 9) "
+            "on 8 nodes, (0.9, 1e-3); p is post-processing",
+        ),
+        (
+            "lndp.clique_size",
+            lambda name, cal: _lndp_pmf(math.ceil(math.sqrt(n)), name, cal),
+            "LNDP Algorithm 6's release (blurry histogram at lambda = ceil(sqrt(n)) = 3) on 8 "
+            "nodes, (0.9, 1e-3); K is post-processing",
+        ),
+        (
+            "lndp.regular_vs_star",
+            _lndp_regular_vs_star,
+            "LNDP Algorithm 7 (regular vs starpartite) on 8 nodes, per-rho calibration for the "
+            "rho of seed 0, (0.9, 1e-3)",
+        ),
     ]
     for base, build, what in gaussian_entries:
-        notes = _LNDP_NOTE + ("; the rho-aware pair rewires the node in most sets S_t"
-                              if base == "lndp.regular_vs_star" else "")
-        for suffix, cal, label in (("", "classical", "classical Gaussian (the paper's)"),
-                                   (".analytic", "analytic",
-                                    "analytic Gaussian (Balle & Wang 2018)")):
-            register(base + suffix, partial(build, base + suffix, cal),
-                     description=f"estimator: {what}, {label}", notes=notes)
-    register("lndp.laplace_edge_count",
-             partial(laplace_edge_count_mechanism, n, 1.0, name="lndp.laplace_edge_count"),
-             description="estimator: LNDP Algorithm 8 (degrees + Laplace(2(n-1)/eps)) on 8 "
-                         "nodes, epsilon = 1", notes=_LNDP_NOTE)
+        notes = _LNDP_NOTE + (
+            "; the rho-aware pair rewires the node in most sets S_t"
+            if base == "lndp.regular_vs_star"
+            else ""
+        )
+        for suffix, cal, label in (
+            ("", "classical", "classical Gaussian (the paper's)"),
+            (".analytic", "analytic", "analytic Gaussian (Balle & Wang 2018)"),
+        ):
+            register(
+                base + suffix,
+                partial(build, base + suffix, cal),
+                description=f"estimator: {what}, {label}",
+                notes=notes,
+            )
+    register(
+        "lndp.laplace_edge_count",
+        partial(laplace_edge_count_mechanism, n, 1.0, name="lndp.laplace_edge_count"),
+        description="estimator: LNDP Algorithm 8 (degrees + Laplace(2(n-1)/eps)) on 8 "
+        "nodes, epsilon = 1",
+        notes=_LNDP_NOTE,
+    )
     # the star toggle at node 0 flips the n - 1 bits {0, j}: the pair of largest exact loss,
     # tested first (the pilot ranking ties it with one-edge pairs, whose single bit cannot
     # show a doubled epsilon)
-    register("lndp.rr_edge_count",
-             partial(rr_edge_count_mechanism, n, 1.0, 1e-3, name="lndp.rr_edge_count"),
-             description="estimator: LNDP Algorithm 9 (randomized response on the 28 "
-                         "upper-triangle pairs, eps0 = eps/(2 sqrt(2(n-1) ln(1/delta)))) on 8 "
-                         "nodes, (1, 1e-3); exact joint privacy-loss law",
-             pairs=(LocalNodeRelation().star_toggle(n, 0),),
-             notes=_LNDP_NOTE + "; the joint law is a product of 28 binary coins, audited "
-                                "exactly")
+    register(
+        "lndp.rr_edge_count",
+        partial(rr_edge_count_mechanism, n, 1.0, 1e-3, name="lndp.rr_edge_count"),
+        description="estimator: LNDP Algorithm 9 (randomized response on the 28 "
+        "upper-triangle pairs, eps0 = eps/(2 sqrt(2(n-1) ln(1/delta)))) on 8 "
+        "nodes, (1, 1e-3); exact joint privacy-loss law",
+        pairs=(LocalNodeRelation().star_toggle(n, 0),),
+        notes=_LNDP_NOTE + "; the joint law is a product of 28 binary coins, audited exactly",
+    )

@@ -57,11 +57,14 @@ from typing import Any, Literal
 from pydantic import AwareDatetime, Field, model_validator
 
 from mechanisms import Mechanism
+from privaudit._environment import library_versions
+from privaudit.auditing.config import CERTIFICATE_STRENGTH, AuditConfig, below_certificate_minimums
+from privaudit.auditing.report import AuditReport
+from privaudit.auditing.results import CheckStatus, PowerStatement, ProfilePoint
+from privaudit.auditing.texts import claim_text, guarantee_text, relation_text
 from spec import ExtendedEpsilon, MechanismSpec, SpecModel
 from spec.errors import CertificateError, PrivauditError
 
-from privaudit._environment import library_versions
-from privaudit.auditing.config import CERTIFICATE_STRENGTH, AuditConfig, below_certificate_minimums
 from .consistency import ConsistencyResult, check_consistency
 from .implementation import (
     IMPLEMENTATION_HASH_SCHEME,
@@ -74,9 +77,6 @@ from .implementation import (
 )
 from .provenance import running_versions
 from .provenance import version_differences as _differences
-from privaudit.auditing.report import AuditReport
-from privaudit.auditing.results import CheckStatus, PowerStatement, ProfilePoint
-from privaudit.auditing.texts import claim_text, guarantee_text, relation_text
 
 __all__ = [
     "CERTIFICATE_SCHEMA_VERSION",
@@ -105,8 +105,10 @@ __all__ = [
 CERTIFICATE_SCHEMA_VERSION = 3
 
 #: What every certificate certifies, and what it does not.
-STATEMENT = ("The claims are consistent with the spec and no violation was found at the "
-             "stated confidence and power. This is not a proof of privacy.")
+STATEMENT = (
+    "The claims are consistent with the spec and no violation was found at the "
+    "stated confidence and power. This is not a proof of privacy."
+)
 
 #: The states :meth:`Certificate.status_for` reports.
 CertificateState = Literal["current", "stale", "missing", "inconsistent"]
@@ -253,7 +255,8 @@ class Certificate(SpecModel):
                     f"certificate schema_version {version} is older than this privaudit "
                     f"reads ({CERTIFICATE_SCHEMA_VERSION}): its implementation hash covers "
                     "third-party code or misses the traced release; re-certify (privaudit "
-                    "certify --registry NAME, or privaudit certify TARGET)")
+                    "certify --registry NAME, or privaudit certify TARGET)"
+                )
         return data
 
     @model_validator(mode="after")
@@ -261,29 +264,43 @@ class Certificate(SpecModel):
         if self.schema_version > CERTIFICATE_SCHEMA_VERSION:
             raise CertificateError(
                 f"certificate schema_version {self.schema_version} is newer than this "
-                f"privaudit understands ({CERTIFICATE_SCHEMA_VERSION}); upgrade privaudit")
+                f"privaudit understands ({CERTIFICATE_SCHEMA_VERSION}); upgrade privaudit"
+            )
         if self.spec.content_hash != self.spec_hash:
             raise CertificateError(
                 f"certificate of {self.mechanism!r} is corrupt: its spec hashes to "
-                f"{self.spec.content_hash}, but it records spec_hash = {self.spec_hash}")
-        if (combine_hashes(self.module_hashes, self.function_hashes, self.code_objects)
-                != self.implementation_hash):
+                f"{self.spec.content_hash}, but it records spec_hash = {self.spec_hash}"
+            )
+        if (
+            combine_hashes(self.module_hashes, self.function_hashes, self.code_objects)
+            != self.implementation_hash
+        ):
             raise CertificateError(
                 f"certificate of {self.mechanism!r} is corrupt: its module and function "
                 f"hashes and code objects do not combine to implementation_hash = "
-                f"{self.implementation_hash}")
+                f"{self.implementation_hash}"
+            )
         if tuple(sorted(self.module_hashes)) != tuple(self.implementation_modules):
             raise CertificateError(
                 f"certificate of {self.mechanism!r} is corrupt: implementation_modules "
-                f"{list(self.implementation_modules)} do not match its module hashes")
+                f"{list(self.implementation_modules)} do not match its module hashes"
+            )
         return self
 
     # -- construction ----------------------------------------------------------------------
     @classmethod
-    def from_report(cls, mechanism: Mechanism, report: AuditReport, *, explicit_pairs: int = 0,
-                    notes: Sequence[str] = (), include_report: bool = True,
-                    implementation: Implementation | None = None,
-                    source: str | None = None, reproducible: bool = True) -> Certificate:
+    def from_report(
+        cls,
+        mechanism: Mechanism,
+        report: AuditReport,
+        *,
+        explicit_pairs: int = 0,
+        notes: Sequence[str] = (),
+        include_report: bool = True,
+        implementation: Implementation | None = None,
+        source: str | None = None,
+        reproducible: bool = True,
+    ) -> Certificate:
         """The certificate of ``mechanism`` from the report of its (passed) audit.
 
         ``implementation`` is :func:`implementation_of` the mechanism taken before the
@@ -301,47 +318,69 @@ class Certificate(SpecModel):
         if report.spec_hash != mechanism.spec.content_hash:
             raise CertificateError(
                 f"the report audited spec {report.spec_hash}, but {mechanism.name!r} has "
-                f"spec {mechanism.spec.content_hash}")
+                f"spec {mechanism.spec.content_hash}"
+            )
         if report.violated:
             names = ", ".join(c.name for c in report.violations) or "verdict"
             raise CertificateError(
                 f"refusing to certify {mechanism.name!r}: the audit found a violation "
-                f"({names})\n{report.summary()}")
+                f"({names})\n{report.summary()}"
+            )
         if report.inconclusive:
             raise CertificateError(
                 f"refusing to certify {mechanism.name!r}: the audit is inconclusive\n"
-                f"{report.summary()}")
+                f"{report.summary()}"
+            )
         weak = below_certificate_minimums(report.config)
         if weak:
             raise CertificateError(
                 f"refusing to certify {mechanism.name!r}: the audit configuration is below "
-                f"the certificate minimums ({'; '.join(weak)})")
+                f"the certificate minimums ({'; '.join(weak)})"
+            )
         found = implementation if implementation is not None else implementation_of(mechanism)
         return cls(
-            mechanism=mechanism.name, spec=mechanism.spec, spec_hash=mechanism.spec.content_hash,
-            implementation_hash=found.hash, implementation_modules=tuple(found.modules),
-            module_hashes=dict(found.modules), function_hashes=dict(found.functions),
-            code_objects=found.code, first_party_distributions=found.first_party,
-            third_party=dict(found.third_party), source=source, config=report.config,
-            explicit_pairs=explicit_pairs, verdict=report.verdict,
+            mechanism=mechanism.name,
+            spec=mechanism.spec,
+            spec_hash=mechanism.spec.content_hash,
+            implementation_hash=found.hash,
+            implementation_modules=tuple(found.modules),
+            module_hashes=dict(found.modules),
+            function_hashes=dict(found.functions),
+            code_objects=found.code,
+            first_party_distributions=found.first_party,
+            third_party=dict(found.third_party),
+            source=source,
+            config=report.config,
+            explicit_pairs=explicit_pairs,
+            verdict=report.verdict,
             epsilon_lower_bound=report.epsilon_lower_bound,
-            epsilon_claimed=report.epsilon_claimed, delta_claimed=report.delta_claimed,
-            checks=tuple(CertifiedCheck(name=c.name, status=c.status, summary=c.summary)
-                         for c in report.checks),
-            privacy_profile=report.privacy_profile, power=report.power,
+            epsilon_claimed=report.epsilon_claimed,
+            delta_claimed=report.delta_claimed,
+            checks=tuple(
+                CertifiedCheck(name=c.name, status=c.status, summary=c.summary)
+                for c in report.checks
+            ),
+            privacy_profile=report.privacy_profile,
+            power=report.power,
             versions=dict(report.versions) or library_versions(),
             created=datetime.now(UTC).replace(microsecond=0),
-            runtime_seconds=round(report.runtime_seconds, 3), notes=tuple(notes),
-            report=report if include_report else None, reproducible=reproducible)
+            runtime_seconds=round(report.runtime_seconds, 3),
+            notes=tuple(notes),
+            report=report if include_report else None,
+            reproducible=reproducible,
+        )
 
     # -- status ----------------------------------------------------------------------------
     @property
     def implementation(self) -> Implementation:
         """The recorded :class:`Implementation` (module and function digests, code objects)."""
-        return Implementation(modules=dict(self.module_hashes),
-                              functions=dict(self.function_hashes), code=self.code_objects,
-                              first_party=self.first_party_distributions,
-                              third_party=dict(self.third_party))
+        return Implementation(
+            modules=dict(self.module_hashes),
+            functions=dict(self.function_hashes),
+            code=self.code_objects,
+            first_party=self.first_party_distributions,
+            third_party=dict(self.third_party),
+        )
 
     def consistency(self) -> ConsistencyResult:
         """Whether the recorded results agree with each other
@@ -369,73 +408,120 @@ class Certificate(SpecModel):
         reasons = []
         spec_hash = mechanism.spec.content_hash
         if spec_hash != self.spec_hash:
-            reasons.append(f"spec hash changed (certificate {self.spec_hash[:19]}…, "
-                           f"mechanism {spec_hash[:19]}…)")
+            reasons.append(
+                f"spec hash changed (certificate {self.spec_hash[:19]}…, "
+                f"mechanism {spec_hash[:19]}…)"
+            )
         found = current_implementation(self, mechanism)
         if found.hash != self.implementation_hash:
-            reasons.append(f"implementation hash changed (certificate "
-                           f"{self.implementation_hash[:19]}…, code {found.hash[:19]}…: "
-                           f"{code_changes(self.implementation, found)})")
+            reasons.append(
+                f"implementation hash changed (certificate "
+                f"{self.implementation_hash[:19]}…, code {found.hash[:19]}…: "
+                f"{code_changes(self.implementation, found)})"
+            )
         if reasons:
             return CertificateStatus(state="stale", reason="; ".join(reasons))
         differences = self.version_differences()
         return CertificateStatus(
             state="current",
-            reason=(f"spec and implementation hashes match; certified {self.created:%Y-%m-%d}"
-                    + ("; " + "; ".join(differences) if differences else "")),
-            version_differences=differences)
+            reason=(
+                f"spec and implementation hashes match; certified {self.created:%Y-%m-%d}"
+                + ("; " + "; ".join(differences) if differences else "")
+            ),
+            version_differences=differences,
+        )
 
     # -- presentation ----------------------------------------------------------------------
     def summary(self) -> str:
         """A readable multi-line account of the certificate."""
         cfg = self.config
         eps = "inf" if math.isinf(self.epsilon_lower_bound) else f"{self.epsilon_lower_bound:.4g}"
-        rows = [("statement", self.statement),
-                ("claim", claim_text(self.spec)),
-                ("summary", self.spec.summary),
-                ("spec hash", self.spec_hash),
-                ("implementation", (f"{self.implementation_hash} over "
-                                    f"{len(self.implementation_modules)} modules and "
-                                    f"{len(self.function_hashes)} functions (traced release "
-                                    f"and static closure): "
-                                    f"{', '.join(self.implementation_modules)}")),
-                ("source", self.source or ""),
-                ("audit", (f"{cfg.samples} samples per side, confidence "
-                           f"{100 * cfg.confidence:g}%, seed {cfg.seed}, {cfg.pair_budget} "
-                           f"candidate pairs, {cfg.pairs_tested} tested, claim budget "
-                           f"{cfg.claim_budget}")
-                 + (f", {self.explicit_pairs} explicit pairs" if self.explicit_pairs else "")),
-                ("result", (f"{self.verdict.replace('_', ' ')}; ε lower bound {eps} at δ = "
-                            f"{self.delta_claimed:g} (claimed ε = {self.epsilon_claimed:.6g})"))]
+        rows = [
+            ("statement", self.statement),
+            ("claim", claim_text(self.spec)),
+            ("summary", self.spec.summary),
+            ("spec hash", self.spec_hash),
+            (
+                "implementation",
+                (
+                    f"{self.implementation_hash} over "
+                    f"{len(self.implementation_modules)} modules and "
+                    f"{len(self.function_hashes)} functions (traced release "
+                    f"and static closure): "
+                    f"{', '.join(self.implementation_modules)}"
+                ),
+            ),
+            ("source", self.source or ""),
+            (
+                "audit",
+                (
+                    f"{cfg.samples} samples per side, confidence "
+                    f"{100 * cfg.confidence:g}%, seed {cfg.seed}, {cfg.pair_budget} "
+                    f"candidate pairs, {cfg.pairs_tested} tested, claim budget "
+                    f"{cfg.claim_budget}"
+                )
+                + (f", {self.explicit_pairs} explicit pairs" if self.explicit_pairs else ""),
+            ),
+            (
+                "result",
+                (
+                    f"{self.verdict.replace('_', ' ')}; ε lower bound {eps} at δ = "
+                    f"{self.delta_claimed:g} (claimed ε = {self.epsilon_claimed:.6g})"
+                ),
+            ),
+        ]
         if self.power is not None:
             rows.append(("power", self.power.statement))
         if self.privacy_profile:
             worst = max(self.privacy_profile, key=lambda p: p.delta_lower_bound - p.delta_claimed)
-            rows.append(("privacy profile", (
-                f"{len(self.privacy_profile)} points within the claim (closest: "
-                f"δ(ε={worst.epsilon:.3g}) ≥ {worst.delta_lower_bound:.3g} vs claimed "
-                f"{worst.delta_claimed:.3g})")))
+            rows.append(
+                (
+                    "privacy profile",
+                    (
+                        f"{len(self.privacy_profile)} points within the claim (closest: "
+                        f"δ(ε={worst.epsilon:.3g}) ≥ {worst.delta_lower_bound:.3g} vs claimed "
+                        f"{worst.delta_claimed:.3g})"
+                    ),
+                )
+            )
         lines = [f"privaudit certificate of {self.mechanism!r}"]
         lines.extend(_field(label, text) for label, text in rows if text)
         lines.append("  checks:")
         width = max((len(c.name) for c in self.checks), default=10)
         lines.extend(f"    [{c.status:^8}] {c.name:<{width}}  {c.summary}" for c in self.checks)
-        lines.append(_field("versions", ", ".join(f"{k} {v}"
-                                                  for k, v in sorted(self.versions.items()))))
+        lines.append(
+            _field("versions", ", ".join(f"{k} {v}" for k, v in sorted(self.versions.items())))
+        )
         if self.first_party_distributions:
-            lines.append(_field("user code", "hashed distributions "
-                                + ", ".join(self.first_party_distributions)))
-        lines.append(_field("third-party", ", ".join(f"{k} {v}" for k, v in
-                                                     sorted(self.third_party.items()))
-                            or "none recorded"))
+            lines.append(
+                _field(
+                    "user code", "hashed distributions " + ", ".join(self.first_party_distributions)
+                )
+            )
+        lines.append(
+            _field(
+                "third-party",
+                ", ".join(f"{k} {v}" for k, v in sorted(self.third_party.items()))
+                or "none recorded",
+            )
+        )
         lines.extend(_field("version", d) for d in self.version_differences())
-        lines.append(_field("created", f"{self.created.isoformat()} (audit took "
-                                       f"{self.runtime_seconds:.1f} s)"))
+        lines.append(
+            _field(
+                "created", f"{self.created.isoformat()} (audit took {self.runtime_seconds:.1f} s)"
+            )
+        )
         if not self.reproducible:
-            lines.append(_field("reproducible", (
-                "no: the mechanism draws randomness of its own (same seed, different "
-                "outputs), so verify compares a re-run by its verdict and check statuses, "
-                "not bit for bit")))
+            lines.append(
+                _field(
+                    "reproducible",
+                    (
+                        "no: the mechanism draws randomness of its own (same seed, different "
+                        "outputs), so verify compares a re-run by its verdict and check statuses, "
+                        "not bit for bit"
+                    ),
+                )
+            )
         lines.extend(_field("note", note) for note in self.notes)
         return "\n".join(lines)
 
@@ -456,8 +542,13 @@ class Certificate(SpecModel):
 def _field(label: str, text: str, width: int = 92) -> str:
     """``  label          : text``, wrapped under its own start."""
     head = f"  {label:<15}: "
-    return textwrap.fill(text, width=width, initial_indent=head,
-                         subsequent_indent=" " * len(head), break_on_hyphens=False)
+    return textwrap.fill(
+        text,
+        width=width,
+        initial_indent=head,
+        subsequent_indent=" " * len(head),
+        break_on_hyphens=False,
+    )
 
 
 def load_certificate(path: str | Path) -> Certificate:
@@ -483,11 +574,19 @@ def load_certificate(path: str | Path) -> Certificate:
         raise CertificateError(f"{str(source)!r} is not a valid certificate: {first}") from None
 
 
-def certify(mechanism: Mechanism, *, config: AuditConfig | None = None,
-            pairs: Sequence[tuple[Any, Any]] = (), progress: Callable[[str], None] | None = None,
-            include_report: bool = True, notes: Sequence[str] = (),
-            factory: Callable[[], Any] | None = None, source: str | None = None,
-            executor: Any = None, **overrides: Any) -> Certificate:
+def certify(
+    mechanism: Mechanism,
+    *,
+    config: AuditConfig | None = None,
+    pairs: Sequence[tuple[Any, Any]] = (),
+    progress: Callable[[str], None] | None = None,
+    include_report: bool = True,
+    notes: Sequence[str] = (),
+    factory: Callable[[], Any] | None = None,
+    source: str | None = None,
+    executor: Any = None,
+    **overrides: Any,
+) -> Certificate:
     """Audit ``mechanism`` and return its certificate.
 
     Parameters
@@ -531,18 +630,27 @@ def certify(mechanism: Mechanism, *, config: AuditConfig | None = None,
 
     if not isinstance(mechanism, Mechanism):
         raise CertificateError(
-            f"can only certify a Mechanism, got {type(mechanism).__name__}: {mechanism!r}")
+            f"can only certify a Mechanism, got {type(mechanism).__name__}: {mechanism!r}"
+        )
     cfg = (config if config is not None else CERTIFICATE_STRENGTH).merged(overrides)
     weak = below_certificate_minimums(cfg)
     if weak:
         raise CertificateError(
             f"refusing to certify {mechanism.name!r}: the audit configuration is below the "
-            f"certificate minimums ({'; '.join(weak)})")
+            f"certificate minimums ({'; '.join(weak)})"
+        )
     found = implementation_of(mechanism, factory=factory)  # the code as it is when audited
     determinism = check_generator_determinism(mechanism, seed=cfg.seed)
     if not determinism.reproducible:
         notes = (*notes, non_reproducible_note(determinism))
     report = audit(mechanism, config=cfg, pairs=pairs, progress=progress, executor=executor)
-    return Certificate.from_report(mechanism, report, explicit_pairs=len(pairs), notes=notes,
-                                   include_report=include_report, implementation=found,
-                                   source=source, reproducible=determinism.reproducible)
+    return Certificate.from_report(
+        mechanism,
+        report,
+        explicit_pairs=len(pairs),
+        notes=notes,
+        include_report=include_report,
+        implementation=found,
+        source=source,
+        reproducible=determinism.reproducible,
+    )

@@ -30,10 +30,9 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from spec import SpecModel
-
 from privaudit.auditing.config import below_certificate_minimums
 from privaudit.statistics import claimed_point
+from spec import SpecModel
 
 __all__ = ["ConsistencyResult", "check_consistency"]
 
@@ -63,8 +62,11 @@ class ConsistencyResult(SpecModel):
         """One readable line: the problems, or what was checked."""
         if self.problems:
             return "inconsistent certificate: " + "; ".join(self.problems)
-        return ("verdict, checks, ε bound, claim, configuration"
-                + (" and embedded report" if self.report_checked else "") + " agree")
+        return (
+            "verdict, checks, ε bound, claim, configuration"
+            + (" and embedded report" if self.report_checked else "")
+            + " agree"
+        )
 
     def __str__(self) -> str:
         return self.reason
@@ -84,29 +86,36 @@ def _verdict_problems(cert: Any) -> list[str]:
         if not violated:
             problems.append("the verdict is 'violation' but no check is violated")
     elif violated:
-        problems.append(f"the verdict is {cert.verdict!r} but check(s) {', '.join(violated)} "
-                        "are violated")
+        problems.append(
+            f"the verdict is {cert.verdict!r} but check(s) {', '.join(violated)} are violated"
+        )
     return problems
 
 
 def _bound_problems(cert: Any) -> list[str]:
     problems = []
     if cert.verdict != "violation" and not cert.epsilon_lower_bound <= cert.epsilon_claimed:
-        problems.append(f"epsilon_lower_bound = {cert.epsilon_lower_bound:g} exceeds "
-                        f"epsilon_claimed = {cert.epsilon_claimed:g} under verdict "
-                        f"{cert.verdict!r}")
+        problems.append(
+            f"epsilon_lower_bound = {cert.epsilon_lower_bound:g} exceeds "
+            f"epsilon_claimed = {cert.epsilon_claimed:g} under verdict "
+            f"{cert.verdict!r}"
+        )
     eps, delta = claimed_point(cert.spec.guarantee)
     if not (_same(cert.epsilon_claimed, eps) and _same(cert.delta_claimed, delta)):
-        problems.append(f"the recorded claim (epsilon_claimed = {cert.epsilon_claimed:g}, "
-                        f"delta_claimed = {cert.delta_claimed:g}) is not the spec's "
-                        f"(epsilon = {eps:g}, delta = {delta:g})")
+        problems.append(
+            f"the recorded claim (epsilon_claimed = {cert.epsilon_claimed:g}, "
+            f"delta_claimed = {cert.delta_claimed:g}) is not the spec's "
+            f"(epsilon = {eps:g}, delta = {delta:g})"
+        )
     if cert.verdict != "violation":
         over = [p for p in cert.privacy_profile if p.delta_lower_bound > p.delta_claimed]
         if over:
             p = over[0]
-            problems.append(f"{len(over)} privacy-profile point(s) exceed the claim (at "
-                            f"epsilon = {p.epsilon:g}: delta lower bound "
-                            f"{p.delta_lower_bound:g} > claimed {p.delta_claimed:g})")
+            problems.append(
+                f"{len(over)} privacy-profile point(s) exceed the claim (at "
+                f"epsilon = {p.epsilon:g}: delta lower bound "
+                f"{p.delta_lower_bound:g} > claimed {p.delta_claimed:g})"
+            )
     return problems
 
 
@@ -121,8 +130,11 @@ def _report_problems(cert: Any) -> list[str]:
         ("spec", cert.spec.content_hash, report.spec.content_hash),
         ("config", cert.config, report.config),
         ("verdict", cert.verdict, report.verdict),
-        ("checks", tuple((c.name, c.status, c.summary) for c in cert.checks),
-         tuple((c.name, c.status, c.summary) for c in report.checks)),
+        (
+            "checks",
+            tuple((c.name, c.status, c.summary) for c in cert.checks),
+            tuple((c.name, c.status, c.summary) for c in report.checks),
+        ),
         ("privacy_profile", cert.privacy_profile, report.privacy_profile),
         ("power", cert.power, report.power),
     ]
@@ -136,9 +148,11 @@ def _report_problems(cert: Any) -> list[str]:
         if not _same(top, embedded):
             problems.append(f"{field} = {top:g} but the embedded report has {embedded:g}")
     if report.samples != cert.config.samples or report.seed != cert.config.seed:
-        problems.append(f"the embedded report ran {report.samples} samples with seed "
-                        f"{report.seed}, its configuration says {cert.config.samples} with "
-                        f"seed {cert.config.seed}")
+        problems.append(
+            f"the embedded report ran {report.samples} samples with seed "
+            f"{report.seed}, its configuration says {cert.config.samples} with "
+            f"seed {cert.config.seed}"
+        )
     return problems
 
 
@@ -154,8 +168,9 @@ def check_consistency(cert: Any) -> ConsistencyResult:
     problems = _verdict_problems(cert) + _bound_problems(cert) + _report_problems(cert)
     weak = below_certificate_minimums(cert.config)
     if weak:
-        problems.append("the configuration is below the certificate minimums ("
-                        + "; ".join(weak) + ")")
+        problems.append(
+            "the configuration is below the certificate minimums (" + "; ".join(weak) + ")"
+        )
     if cert.explicit_pairs < 0:
         problems.append(f"explicit_pairs = {cert.explicit_pairs} is negative")
     return ConsistencyResult(problems=tuple(problems), report_checked=cert.report is not None)

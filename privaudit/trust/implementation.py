@@ -27,11 +27,11 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from mechanisms import Mechanism
+from privaudit.first_party import defining_distributions, is_first_party
 from spec import SpecModel
 from spec.errors import CertificateError
 from spec.noise import NoiseLaw
 
-from privaudit.first_party import defining_distributions, is_first_party
 from .provenance import third_party_versions
 from .source_units import enclosing_function, module_file, read_source
 from .tracing import trace_release
@@ -81,7 +81,8 @@ class _Collector:
             mod = sys.modules.get(name)
             if mod is None:
                 raise CertificateError(
-                    f"cannot hash the implementation: module {name!r} is not imported")
+                    f"cannot hash the implementation: module {name!r} is not imported"
+                )
             try:
                 file = inspect.getsourcefile(mod)
             except TypeError:  # a built-in module
@@ -89,7 +90,8 @@ class _Collector:
         if file is None or not Path(file).is_file():
             raise CertificateError(
                 f"cannot hash the implementation: the source of module {name!r} is not "
-                f"available (got {file!r}); define mechanisms in a .py file to certify them")
+                f"available (got {file!r}); define mechanisms in a .py file to certify them"
+            )
         self.files[name] = file
 
     def cls(self, klass: type) -> None:
@@ -115,8 +117,10 @@ class _Collector:
 
     def noise_laws(self, node: Any) -> None:
         """The classes of the noise laws the spec names (their samplers draw the noise)."""
-        if isinstance(node, NoiseLaw) or (isinstance(node, BaseModel) and any(
-                callable(getattr(node, m, None)) for m in _SAMPLER_METHODS)):
+        if isinstance(node, NoiseLaw) or (
+            isinstance(node, BaseModel)
+            and any(callable(getattr(node, m, None)) for m in _SAMPLER_METHODS)
+        ):
             self.cls(type(node))
         if isinstance(node, BaseModel):
             for field in type(node).model_fields:
@@ -217,7 +221,8 @@ class Implementation(SpecModel):
 def _static(mechanism: Mechanism, first_party: Iterable[str] = ()) -> _Collector:
     if not isinstance(mechanism, Mechanism):
         raise CertificateError(
-            f"can only hash a Mechanism, got {type(mechanism).__name__}: {mechanism!r}")
+            f"can only hash a Mechanism, got {type(mechanism).__name__}: {mechanism!r}"
+        )
     collector = _Collector(first_party)
     collector.mechanism(mechanism)
     return collector
@@ -249,12 +254,14 @@ def _wrapped(mechanism: Mechanism) -> tuple[str, ...]:
     if isinstance(names, str) or not all(isinstance(d, str) for d in names):
         raise CertificateError(
             f"{type(mechanism).__name__}.wrapped_distributions must name distributions "
-            f"(a sequence of names or a mapping name → version), got {declared!r}")
+            f"(a sequence of names or a mapping name → version), got {declared!r}"
+        )
     return tuple(names)
 
 
-def implementation_of(mechanism: Mechanism | None = None, *,
-                      factory: Callable[[], Any] | None = None) -> Implementation:
+def implementation_of(
+    mechanism: Mechanism | None = None, *, factory: Callable[[], Any] | None = None
+) -> Implementation:
     """The first-party source files and functions that implement a mechanism, found by
     running it, and the versions of the third-party code they import.
 
@@ -293,23 +300,27 @@ def implementation_of(mechanism: Mechanism | None = None, *,
     """
     if mechanism is not None and not isinstance(mechanism, Mechanism):
         raise CertificateError(
-            f"can only hash a Mechanism, got {type(mechanism).__name__}: {mechanism!r}")
-    owners = defining_distributions(type(mechanism) if mechanism is not None else None,
-                                    factory)
-    traced = trace_release(mechanism, factory=factory,
-                           include=functools.partial(is_first_party, also=owners))
+            f"can only hash a Mechanism, got {type(mechanism).__name__}: {mechanism!r}"
+        )
+    owners = defining_distributions(type(mechanism) if mechanism is not None else None, factory)
+    traced = trace_release(
+        mechanism, factory=factory, include=functools.partial(is_first_party, also=owners)
+    )
     built = mechanism if mechanism is not None else traced.mechanism
     owners = owners | defining_distributions(type(built))
     collector = _static(built, owners)
-    files = {**{m: f for m, f in traced.files.items() if collector.hashed(m)},
-             **collector.files}
+    files = {**{m: f for m, f in traced.files.items() if collector.hashed(m)}, **collector.files}
     modules = {name: read_source(files[name]).digest for name in sorted(files)}
-    functions = _function_digests({(m, q) for m, q in set(traced.functions) | collector.functions
-                                   if m in files}, files)
-    return Implementation(modules=modules, functions=dict(sorted(functions.items())),
-                          code=tuple(sorted(collector.code)), first_party=tuple(sorted(owners)),
-                          third_party=third_party_versions(files, wrapped=_wrapped(built),
-                                                           first_party=owners))
+    functions = _function_digests(
+        {(m, q) for m, q in set(traced.functions) | collector.functions if m in files}, files
+    )
+    return Implementation(
+        modules=modules,
+        functions=dict(sorted(functions.items())),
+        code=tuple(sorted(collector.code)),
+        first_party=tuple(sorted(owners)),
+        third_party=third_party_versions(files, wrapped=_wrapped(built), first_party=owners),
+    )
 
 
 def current_implementation(recorded: Any, mechanism: Mechanism) -> Implementation:
@@ -327,13 +338,16 @@ def current_implementation(recorded: Any, mechanism: Mechanism) -> Implementatio
     """
     recorded = getattr(recorded, "implementation", recorded)
     if not isinstance(recorded, Implementation):
-        raise CertificateError(f"expected an Implementation or a certificate, got "
-                               f"{type(recorded).__name__}")
+        raise CertificateError(
+            f"expected an Implementation or a certificate, got {type(recorded).__name__}"
+        )
     collector = _static(mechanism, recorded.first_party)
     files: dict[str, str | None] = {name: module_file(name) for name in recorded.modules}
     files.update(collector.files)
-    modules = {name: (read_source(file).digest if file is not None else _MISSING)
-               for name, file in sorted(files.items())}
+    modules = {
+        name: (read_source(file).digest if file is not None else _MISSING)
+        for name, file in sorted(files.items())
+    }
     functions: dict[str, str] = {}
     for key in recorded.functions:
         module, _, qualname = key.partition(":")
@@ -341,27 +355,36 @@ def current_implementation(recorded: Any, mechanism: Mechanism) -> Implementatio
         found = read_source(file).functions.get(qualname) if file is not None else None
         functions[key] = found if found is not None else _MISSING
     present = {m: f for m, f in files.items() if f is not None}
-    functions.update(_function_digests(
-        {(m, q) for m, q in collector.functions if m in present}, present))
-    return Implementation(modules=modules, functions=dict(sorted(functions.items())),
-                          code=tuple(sorted(collector.code)), first_party=recorded.first_party,
-                          third_party=dict(recorded.third_party))
+    functions.update(
+        _function_digests({(m, q) for m, q in collector.functions if m in present}, present)
+    )
+    return Implementation(
+        modules=modules,
+        functions=dict(sorted(functions.items())),
+        code=tuple(sorted(collector.code)),
+        first_party=recorded.first_party,
+        third_party=dict(recorded.third_party),
+    )
 
 
-def combine_hashes(modules: Mapping[str, str], functions: Mapping[str, str],
-                   code: Sequence[str]) -> str:
+def combine_hashes(
+    modules: Mapping[str, str], functions: Mapping[str, str], code: Sequence[str]
+) -> str:
     """``sha256:<hex>`` of :data:`IMPLEMENTATION_HASH_SCHEME` and every module, function
     and code object digest (the implementation hash a certificate records)."""
-    lines = [IMPLEMENTATION_HASH_SCHEME,
-             *(f"module {name} {modules[name]}" for name in sorted(modules)),
-             *(f"function {name} {functions[name]}" for name in sorted(functions)),
-             *(f"code {item}" for item in sorted(code))]
+    lines = [
+        IMPLEMENTATION_HASH_SCHEME,
+        *(f"module {name} {modules[name]}" for name in sorted(modules)),
+        *(f"function {name} {functions[name]}" for name in sorted(functions)),
+        *(f"code {item}" for item in sorted(code)),
+    ]
     digest = hashlib.sha256("\n".join(lines).encode()).hexdigest()
     return f"sha256:{digest}"
 
 
-def implementation_hash(mechanism: Mechanism, *,
-                        factory: Callable[[], Any] | None = None) -> tuple[str, tuple[str, ...]]:
+def implementation_hash(
+    mechanism: Mechanism, *, factory: Callable[[], Any] | None = None
+) -> tuple[str, tuple[str, ...]]:
     """The hash of the source code that implements ``mechanism``, and the hashed modules.
 
     The hash is the SHA-256 of :data:`IMPLEMENTATION_HASH_SCHEME` and the name and
@@ -391,18 +414,27 @@ def code_changes(recorded: Implementation, found: Implementation) -> str:
         if new[module] == _MISSING:
             parts.append(f"module {module} is gone")
             continue
-        changed = sorted(key.partition(":")[2] for key in old_fn.keys() & new_fn.keys()
-                         if key.partition(":")[0] == module and old_fn[key] != new_fn[key])
-        gone = sorted(key.partition(":")[2] for key in old_fn
-                      if key.partition(":")[0] == module and new_fn.get(key) == _MISSING)
+        changed = sorted(
+            key.partition(":")[2]
+            for key in old_fn.keys() & new_fn.keys()
+            if key.partition(":")[0] == module and old_fn[key] != new_fn[key]
+        )
+        gone = sorted(
+            key.partition(":")[2]
+            for key in old_fn
+            if key.partition(":")[0] == module and new_fn.get(key) == _MISSING
+        )
         changed = [name for name in changed if name not in gone]
         what = []
         if changed:
             what.append("function" + ("s " if len(changed) > 1 else " ") + ", ".join(changed))
         if gone:
             what.append("no longer defines " + ", ".join(gone))
-        parts.append(f"edited {module} ("
-                     + ("; ".join(what) if what else "outside the functions that ran") + ")")
+        parts.append(
+            f"edited {module} ("
+            + ("; ".join(what) if what else "outside the functions that ran")
+            + ")"
+        )
     if added:
         parts.append("now also uses " + ", ".join(added))
     if removed:
@@ -410,6 +442,9 @@ def code_changes(recorded: Implementation, found: Implementation) -> str:
     if set(recorded.code) != set(found.code):
         gone = sorted(set(recorded.code) - set(found.code))
         came = sorted(set(found.code) - set(recorded.code))
-        parts.append("built from other code: " + ", ".join(came)
-                     + (f" instead of {', '.join(gone)}" if gone else ""))
+        parts.append(
+            "built from other code: "
+            + ", ".join(came)
+            + (f" instead of {', '.join(gone)}" if gone else "")
+        )
     return "; ".join(parts) or "hashing scheme changed"

@@ -33,8 +33,8 @@ from typing import Any
 import numpy as np
 
 from mechanisms import Mechanism
-
 from privaudit.first_party import OWN_PACKAGES
+
 from .implementation import (
     Implementation,
     code_changes,
@@ -95,9 +95,9 @@ class MutationResult:
         return self.caught == self.tried
 
 
-def executed_functions(factory: Callable[[], Mechanism], *, seed: int = CHECK_SEED,
-                       inputs: int = 3, outputs: int = 8) -> tuple[Mechanism,
-                                                                  set[tuple[str, str]]]:
+def executed_functions(
+    factory: Callable[[], Mechanism], *, seed: int = CHECK_SEED, inputs: int = 3, outputs: int = 8
+) -> tuple[Mechanism, set[tuple[str, str]]]:
     """Build and run a mechanism under :func:`sys.settrace`; the functions of our packages
     that executed, as ``(module, qualname)``, and the mechanism built."""
     seen: set[tuple[str, str]] = set()
@@ -105,8 +105,11 @@ def executed_functions(factory: Callable[[], Mechanism], *, seed: int = CHECK_SE
     def tracer(frame: FrameType, event: str, arg: Any) -> None:
         if event == "call":
             module = frame.f_globals.get("__name__")
-            if (isinstance(module, str) and module.partition(".")[0] in _PACKAGES
-                    and module not in _OWN):
+            if (
+                isinstance(module, str)
+                and module.partition(".")[0] in _PACKAGES
+                and module not in _OWN
+            ):
                 seen.add((module, frame.f_code.co_qualname))
         return None  # no line events: calls are all we need
 
@@ -153,9 +156,16 @@ def insert_statement(text: str, qualname: str, statement: str = MUTANT_STATEMENT
     if node is None:
         return None
     body = node.body
-    first = body[1] if (len(body) > 1 and isinstance(body[0], ast.Expr)
-                        and isinstance(body[0].value, ast.Constant)
-                        and isinstance(body[0].value.value, str)) else body[0]
+    first = (
+        body[1]
+        if (
+            len(body) > 1
+            and isinstance(body[0], ast.Expr)
+            and isinstance(body[0].value, ast.Constant)
+            and isinstance(body[0].value.value, str)
+        )
+        else body[0]
+    )
     if first.lineno == node.lineno:  # ``def f(): return x`` on one line
         return None
     lines = text.splitlines(keepends=True)
@@ -164,10 +174,13 @@ def insert_statement(text: str, qualname: str, statement: str = MUTANT_STATEMENT
     return "".join(lines)
 
 
-def mutation_check(factory: Callable[[], Mechanism], *, name: str | None = None,
-                   recorded: Implementation | None = None,
-                   select: Callable[[Sequence[tuple[str, str]]], Sequence[tuple[str, str]]]
-                   | None = None) -> MutationResult:
+def mutation_check(
+    factory: Callable[[], Mechanism],
+    *,
+    name: str | None = None,
+    recorded: Implementation | None = None,
+    select: Callable[[Sequence[tuple[str, str]]], Sequence[tuple[str, str]]] | None = None,
+) -> MutationResult:
     """Mutate every function that runs and check that the certificate's hash notices.
 
     Parameters
@@ -215,5 +228,10 @@ def mutation_check(factory: Callable[[], Mechanism], *, name: str | None = None,
             caught += 1
         else:
             missed.append(f"{module}:{target}")
-    return MutationResult(name=name or mech.name, executed=len(executed), tried=tried,
-                          caught=caught, missed=tuple(missed))
+    return MutationResult(
+        name=name or mech.name,
+        executed=len(executed),
+        tried=tried,
+        caught=caught,
+        missed=tuple(missed),
+    )

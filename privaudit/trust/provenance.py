@@ -32,6 +32,7 @@ from importlib import metadata
 from pathlib import Path
 
 from privaudit.first_party import OWN_DISTRIBUTION, distributions_of, normalize
+
 from .source_units import read_source
 
 __all__ = [
@@ -93,8 +94,9 @@ def _requirements(distribution: str) -> list[str]:
     return out
 
 
-def third_party_versions(files: Mapping[str, str], *, wrapped: Iterable[str] = (),
-                         first_party: Iterable[str] = ()) -> dict[str, str]:
+def third_party_versions(
+    files: Mapping[str, str], *, wrapped: Iterable[str] = (), first_party: Iterable[str] = ()
+) -> dict[str, str]:
     """``{distribution: version}`` of the third-party code behind some first-party files.
 
     Parameters
@@ -126,13 +128,15 @@ def third_party_versions(files: Mapping[str, str], *, wrapped: Iterable[str] = (
         found[dist] = installed_version(dist)
         if found[dist] == NOT_INSTALLED:
             continue
-        todo.extend(r for r in _requirements(dist)
-                    if r not in found and installed_version(r) != NOT_INSTALLED)
+        todo.extend(
+            r
+            for r in _requirements(dist)
+            if r not in found and installed_version(r) != NOT_INSTALLED
+        )
     return dict(sorted(found.items()))
 
 
-def version_differences(recorded: Mapping[str, str],
-                        running: Mapping[str, str]) -> tuple[str, ...]:
+def version_differences(recorded: Mapping[str, str], running: Mapping[str, str]) -> tuple[str, ...]:
     """One sentence per recorded package whose running version differs.
 
     ``"certified with numpy 2.1.3, running 2.2.0"``; a package not installed now reads

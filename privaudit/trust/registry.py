@@ -61,6 +61,8 @@ from pathlib import Path
 from typing import Any
 
 from mechanisms import Mechanism
+from privaudit.auditing.config import CERTIFICATE_STRENGTH, CI_STRENGTH, AuditConfig
+from privaudit.auditing.report import AuditReport
 from spec.errors import (
     CertificateError,
     InconsistentCertificateError,
@@ -73,8 +75,6 @@ from spec.errors import (
 )
 
 from .certificates import Certificate, CertificateStatus, load_certificate
-from privaudit.auditing.config import CERTIFICATE_STRENGTH, CI_STRENGTH, AuditConfig
-from privaudit.auditing.report import AuditReport
 
 __all__ = [
     "BUILTIN_CERTIFICATE_DIR",

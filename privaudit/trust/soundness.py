@@ -20,7 +20,6 @@ from mechanisms import (
     Mechanism,
     RandomizedResponseMechanism,
 )
-
 from privaudit.auditing.auditor import audit
 from privaudit.auditing.config import AuditConfig
 from privaudit.statistics import clopper_pearson

@@ -35,9 +35,9 @@ from typing import Any
 import numpy as np
 
 from mechanisms import Mechanism
+from privaudit.first_party import OWN_PACKAGES
 from spec.errors import CertificateError, PrivauditError
 
-from privaudit.first_party import OWN_PACKAGES
 from .source_units import module_file
 
 __all__ = [
@@ -62,9 +62,18 @@ _HOOKS = ("statistic", "local_sensitivity_bound", "smooth_sensitivity")
 #: Modules of the tracing machinery itself and of the loaders that call a factory (the
 #: registry's entry wrapper, the command-line target loader): they run during the trace,
 #: they are not the mechanism's code.
-MACHINERY = frozenset({"privaudit.trust.tracing", "privaudit.trust.source_units", "privaudit.trust.certificates",
-                       "privaudit.trust.implementation", "privaudit.first_party",
-                       "privaudit.trust.provenance", "privaudit.trust.registry", "privaudit.trust.targets"})
+MACHINERY = frozenset(
+    {
+        "privaudit.trust.tracing",
+        "privaudit.trust.source_units",
+        "privaudit.trust.certificates",
+        "privaudit.trust.implementation",
+        "privaudit.first_party",
+        "privaudit.trust.provenance",
+        "privaudit.trust.registry",
+        "privaudit.trust.targets",
+    }
+)
 
 
 @dataclass(frozen=True)
@@ -125,10 +134,13 @@ def _release(mech: Mechanism, seed: int) -> int:
     return len(inputs)
 
 
-def trace_release(mechanism: Mechanism | None = None, *,
-                  factory: Callable[[], Any] | None = None,
-                  include: Callable[[str], bool],
-                  seed: int = TRACE_SEED) -> TracedRelease:
+def trace_release(
+    mechanism: Mechanism | None = None,
+    *,
+    factory: Callable[[], Any] | None = None,
+    include: Callable[[str], bool],
+    seed: int = TRACE_SEED,
+) -> TracedRelease:
     """Run a seeded release of a mechanism and record the code that ran.
 
     Parameters
@@ -178,7 +190,8 @@ def trace_release(mechanism: Mechanism | None = None, *,
     except Exception as err:
         raise CertificateError(
             f"the traced release of {getattr(mechanism, 'name', factory)!r} failed: "
-            f"{type(err).__name__}: {err}") from err
+            f"{type(err).__name__}: {err}"
+        ) from err
     finally:
         sys.setprofile(previous)
         threading.setprofile(previous_threads)  # type: ignore[arg-type]
@@ -193,5 +206,4 @@ def trace_release(mechanism: Mechanism | None = None, *,
                 continue  # code without a source file (generated, compiled)
             files[module] = file
         functions.add((module, code.co_qualname))
-    return TracedRelease(mechanism=mech, functions=frozenset(functions), files=files,
-                         inputs=inputs)
+    return TracedRelease(mechanism=mech, functions=frozenset(functions), files=files, inputs=inputs)

@@ -42,13 +42,13 @@ from pathlib import Path
 from typing import Any, Literal
 
 from mechanisms import Mechanism
+from privaudit.auditing.report import AuditReport
+from privaudit.auditing.texts import format_epsilon
 from spec import SpecModel
 from spec.errors import CertificateError, PrivauditError
 
 from .certificates import Certificate, CertificateStatus, load_certificate
 from .consistency import ConsistencyResult, check_consistency
-from privaudit.auditing.report import AuditReport
-from privaudit.auditing.texts import format_epsilon
 
 __all__ = [
     "REPRODUCTION_TOLERANCE",
@@ -115,13 +115,17 @@ class VerificationResult(SpecModel):
         """One paragraph: the state, how the re-run compared, and every problem."""
         head = f"{self.name}: {self.state.upper().replace('_', ' ')}"
         if self.verified and self.mode == "independent":
-            return (f"{head} (consistent, current; the sampler ignores the seed, so the audit "
-                    f"was re-run independently: same verdict and checks, ε lower bound "
-                    f"{_fmt(self.epsilon_lower_bound_rerun)} against the recorded "
-                    f"{_fmt(self.epsilon_lower_bound_recorded)}; {self.seconds:.1f} s)")
+            return (
+                f"{head} (consistent, current; the sampler ignores the seed, so the audit "
+                f"was re-run independently: same verdict and checks, ε lower bound "
+                f"{_fmt(self.epsilon_lower_bound_rerun)} against the recorded "
+                f"{_fmt(self.epsilon_lower_bound_recorded)}; {self.seconds:.1f} s)"
+            )
         if self.verified:
-            return (f"{head} (consistent, current, audit reproduced {self.mode}: ε lower "
-                    f"bound {_fmt(self.epsilon_lower_bound_recorded)}; {self.seconds:.1f} s)")
+            return (
+                f"{head} (consistent, current, audit reproduced {self.mode}: ε lower "
+                f"bound {_fmt(self.epsilon_lower_bound_recorded)}; {self.seconds:.1f} s)"
+            )
         return f"{head} — " + "; ".join(self.problems) + f" ({self.seconds:.1f} s)"
 
     def __str__(self) -> str:
@@ -184,16 +188,19 @@ def statistical_tolerance(cert: Certificate) -> float:
 def _compare(cert: Certificate, rerun: AuditReport, exact: bool) -> list[str]:
     problems = []
     if rerun.verdict != cert.verdict:
-        problems.append(f"the re-run's verdict is {rerun.verdict!r}, the certificate's "
-                        f"{cert.verdict!r}")
+        problems.append(
+            f"the re-run's verdict is {rerun.verdict!r}, the certificate's {cert.verdict!r}"
+        )
     recorded = [(c.name, c.status) for c in cert.checks]
     now = [(c.name, c.status) for c in rerun.checks]
     if recorded != now:
         problems.append(f"the re-run's checks {now} differ from the recorded {recorded}")
     if exact:
         if rerun.epsilon_lower_bound != cert.epsilon_lower_bound:
-            problems.append(f"the re-run's ε lower bound {_fmt(rerun.epsilon_lower_bound)} is "
-                            f"not the recorded {_fmt(cert.epsilon_lower_bound)}")
+            problems.append(
+                f"the re-run's ε lower bound {_fmt(rerun.epsilon_lower_bound)} is "
+                f"not the recorded {_fmt(cert.epsilon_lower_bound)}"
+            )
         summaries = [c.summary for c in cert.checks] != [c.summary for c in rerun.checks]
         if summaries and recorded == now:
             problems.append("the re-run's check summaries differ from the recorded ones")
@@ -204,20 +211,28 @@ def _compare(cert: Certificate, rerun: AuditReport, exact: bool) -> list[str]:
         return problems
     spread = statistical_tolerance(cert)
     if not _close(rerun.epsilon_lower_bound, cert.epsilon_lower_bound, spread):
-        problems.append(f"the re-run's ε lower bound {_fmt(rerun.epsilon_lower_bound)} is not "
-                        f"within tolerance of the recorded {_fmt(cert.epsilon_lower_bound)}")
+        problems.append(
+            f"the re-run's ε lower bound {_fmt(rerun.epsilon_lower_bound)} is not "
+            f"within tolerance of the recorded {_fmt(cert.epsilon_lower_bound)}"
+        )
     if (rerun.power is None) != (cert.power is None) or (
-            rerun.power is not None and cert.power is not None
-            and not _close(rerun.power.detectable_epsilon, cert.power.detectable_epsilon)):
-        problems.append("the re-run's power statement is not within tolerance of the "
-                        "recorded one")
+        rerun.power is not None
+        and cert.power is not None
+        and not _close(rerun.power.detectable_epsilon, cert.power.detectable_epsilon)
+    ):
+        problems.append("the re-run's power statement is not within tolerance of the recorded one")
     return problems
 
 
-def verify_certificate(cert: Certificate, *, name: str | None = None, path: str | Path = "",
-                       mechanism: Mechanism | None = None,
-                       pairs: Sequence[tuple[Any, Any]] | None = None,
-                       progress: Callable[[str], None] | None = None) -> VerificationResult:
+def verify_certificate(
+    cert: Certificate,
+    *,
+    name: str | None = None,
+    path: str | Path = "",
+    mechanism: Mechanism | None = None,
+    pairs: Sequence[tuple[Any, Any]] | None = None,
+    progress: Callable[[str], None] | None = None,
+) -> VerificationResult:
     """Check ``cert`` for consistency and code identity, then re-run its audit.
 
     Parameters
@@ -241,44 +256,75 @@ def verify_certificate(cert: Certificate, *, name: str | None = None, path: str 
     from privaudit.auditing.auditor import audit
 
     started = time.perf_counter()
-    label = name or (cert.source.partition(":")[2] if cert.source and
-                     cert.source.startswith("registry:") else cert.mechanism)
-    base = {"name": label, "path": str(path),
-            "epsilon_lower_bound_recorded": cert.epsilon_lower_bound,
-            "version_differences": cert.version_differences()}
+    label = name or (
+        cert.source.partition(":")[2]
+        if cert.source and cert.source.startswith("registry:")
+        else cert.mechanism
+    )
+    base = {
+        "name": label,
+        "path": str(path),
+        "epsilon_lower_bound_recorded": cert.epsilon_lower_bound,
+        "version_differences": cert.version_differences(),
+    }
 
     def done(state: VerificationState, problems: Sequence[str], **extra: Any) -> VerificationResult:
-        return VerificationResult(**base, state=state, problems=tuple(problems),
-                                  seconds=round(time.perf_counter() - started, 3), **extra)
+        return VerificationResult(
+            **base,
+            state=state,
+            problems=tuple(problems),
+            seconds=round(time.perf_counter() - started, 3),
+            **extra,
+        )
 
     consistency: ConsistencyResult = check_consistency(cert)
     if not consistency.consistent:
         return done("inconsistent", consistency.problems)
     if mechanism is None:
         if not cert.source:
-            return done("not_reproduced", ["the certificate records no source, so its mechanism "
-                                           "cannot be rebuilt; verify it with a mechanism"])
+            return done(
+                "not_reproduced",
+                [
+                    "the certificate records no source, so its mechanism "
+                    "cannot be rebuilt; verify it with a mechanism"
+                ],
+            )
         try:
             mechanism, found_pairs = rebuild(cert.source)
         except PrivauditError as err:
-            return done("not_reproduced", [f"cannot rebuild the mechanism from source "
-                                           f"{cert.source!r}: {str(err).splitlines()[0]}"])
+            return done(
+                "not_reproduced",
+                [
+                    f"cannot rebuild the mechanism from source "
+                    f"{cert.source!r}: {str(err).splitlines()[0]}"
+                ],
+            )
         pairs = found_pairs if pairs is None else pairs
     pairs = tuple(pairs or ())
     status: CertificateStatus = cert.status_for(mechanism)
     if status.state != "current":
         return done("stale" if status.state == "stale" else "inconsistent", [status.reason])
     if len(pairs) != cert.explicit_pairs:
-        return done("not_reproduced", [f"the certificate was made with {cert.explicit_pairs} "
-                                       f"explicit pairs, the source gives {len(pairs)}"])
+        return done(
+            "not_reproduced",
+            [
+                f"the certificate was made with {cert.explicit_pairs} "
+                f"explicit pairs, the source gives {len(pairs)}"
+            ],
+        )
     rerun = audit(mechanism, config=cert.config, pairs=pairs, progress=progress)
     exact = not base["version_differences"]
     exact = exact and cert.reproducible
     problems = _compare(cert, rerun, exact)
     mode: Literal["bit-identical", "tolerance", "independent"] = (
-        "bit-identical" if exact else "tolerance" if cert.reproducible else "independent")
-    return done("not_reproduced" if problems else "verified", problems, mode=mode,
-                epsilon_lower_bound_rerun=rerun.epsilon_lower_bound)
+        "bit-identical" if exact else "tolerance" if cert.reproducible else "independent"
+    )
+    return done(
+        "not_reproduced" if problems else "verified",
+        problems,
+        mode=mode,
+        epsilon_lower_bound_rerun=rerun.epsilon_lower_bound,
+    )
 
 
 def verify_path(path: str | Path, **kwargs: Any) -> VerificationResult:
@@ -292,8 +338,11 @@ def verify_path(path: str | Path, **kwargs: Any) -> VerificationResult:
         cert = load_certificate(path)
     except CertificateError as err:
         missing = not Path(path).is_file()
-        return VerificationResult(name=kwargs.get("name") or Path(path).stem, path=str(path),
-                                  state="missing" if missing else "inconsistent",
-                                  problems=(str(err).splitlines()[0],),
-                                  seconds=round(time.perf_counter() - started, 3))
+        return VerificationResult(
+            name=kwargs.get("name") or Path(path).stem,
+            path=str(path),
+            state="missing" if missing else "inconsistent",
+            problems=(str(err).splitlines()[0],),
+            seconds=round(time.perf_counter() - started, 3),
+        )
     return verify_certificate(cert, path=path, **kwargs)

@@ -97,6 +97,6 @@ __all__ = [
 ]
 
 InputDomain = _Annotated[
-    _Union[RealInterval, IntegerRange, Categorical, VectorDomain, DatasetDomain, GraphDomain],
+    RealInterval | IntegerRange | Categorical | VectorDomain | DatasetDomain | GraphDomain,
     _Field(discriminator="kind"),
 ]

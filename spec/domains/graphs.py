@@ -192,10 +192,10 @@ class GraphDomain(DomainBase):
         # edge appears in both endpoints' dicts and is kept once, as u < v
         adj = graph.adj
         order = np.fromiter(adj.keys(), dtype=np.int64, count=len(adj))
-        degrees = np.fromiter((len(nbrs) for nbrs in adj.values()), dtype=np.int64,
-                              count=len(adj))
-        heads = np.fromiter(itertools.chain.from_iterable(adj.values()), dtype=np.int64,
-                            count=int(degrees.sum()))
+        degrees = np.fromiter((len(nbrs) for nbrs in adj.values()), dtype=np.int64, count=len(adj))
+        heads = np.fromiter(
+            itertools.chain.from_iterable(adj.values()), dtype=np.int64, count=int(degrees.sum())
+        )
         tails = np.repeat(order, degrees)
         loops = tails == heads
         if loops.any():
@@ -213,26 +213,31 @@ class GraphDomain(DomainBase):
     def _edges_of_edge_array(self, x: np.ndarray) -> npt.NDArray[np.int64]:
         label = self.label()
         if x.dtype.kind not in "iu":
-            raise InvalidGraphError(f"{label}: an edge array needs integer node labels, got "
-                                    f"dtype {x.dtype}")
+            raise InvalidGraphError(
+                f"{label}: an edge array needs integer node labels, got dtype {x.dtype}"
+            )
         edges = x.astype(np.int64, copy=False)
         bad = (edges < 0) | (edges >= self.n_nodes)
         if bad.any():
             (i, j), _ = _at_first(bad)
-            raise InvalidGraphError(f"{label}: edge {i} names node {int(edges[i, j])}, not a "
-                                    f"node of 0..{self.n_nodes - 1}")
+            raise InvalidGraphError(
+                f"{label}: edge {i} names node {int(edges[i, j])}, not a "
+                f"node of 0..{self.n_nodes - 1}"
+            )
         loops = edges[:, 0] == edges[:, 1]
         if loops.any():
             raise InvalidGraphError(f"{label}: self-loop at node {int(edges[loops][0, 0])}")
         edges = np.sort(edges, axis=1)
         keys = edges[:, 0] * self.n_nodes + edges[:, 1]
-        order = np.argsort(keys, kind="stable")            # one sort: order and duplicates
+        order = np.argsort(keys, kind="stable")  # one sort: order and duplicates
         ordered = keys[order]
         repeated = np.flatnonzero(ordered[1:] == ordered[:-1])
         if repeated.size:
             k = int(order[repeated[0]])
-            raise InvalidGraphError(f"{label}: edge ({int(edges[k, 0])}, {int(edges[k, 1])}) "
-                                    "appears more than once in the edge array")
+            raise InvalidGraphError(
+                f"{label}: edge ({int(edges[k, 0])}, {int(edges[k, 1])}) "
+                "appears more than once in the edge array"
+            )
         return edges[order]
 
     def _edges_of_dense(self, x: Any) -> npt.NDArray[np.int64]:
@@ -430,7 +435,6 @@ def is_edge_array(x: Any, n_nodes: int | None = None) -> bool:
     A 2 × 2 array on a 2-node domain (``n_nodes == 2``, or unknown) is read as an
     adjacency matrix.
     """
-    if not isinstance(x, np.ndarray) or x.ndim != 2 or x.shape[1] != 2 \
-            or x.dtype.kind not in "iu":
+    if not isinstance(x, np.ndarray) or x.ndim != 2 or x.shape[1] != 2 or x.dtype.kind not in "iu":
         return False
     return not (x.shape[0] == 2 and n_nodes in (2, None))

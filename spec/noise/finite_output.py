@@ -84,11 +84,15 @@ class FiniteOutputLaw(SpecModel):
     def _check_alphabets(self) -> FiniteOutputLaw:
         if self.alphabets is not None:
             if len(self.alphabets) != self.length:
-                raise ValueError(f"alphabets lists {len(self.alphabets)} sizes for length = "
-                                 f"{self.length} coordinates")
+                raise ValueError(
+                    f"alphabets lists {len(self.alphabets)} sizes for length = "
+                    f"{self.length} coordinates"
+                )
             if max(self.alphabets) != self.alphabet:
-                raise ValueError(f"alphabet = {self.alphabet} must be the largest of the "
-                                 f"alphabets {list(self.alphabets)}")
+                raise ValueError(
+                    f"alphabet = {self.alphabet} must be the largest of the "
+                    f"alphabets {list(self.alphabets)}"
+                )
         return self
 
     @model_serializer(mode="wrap")
@@ -106,8 +110,11 @@ class FiniteOutputLaw(SpecModel):
     @property
     def coordinate_alphabets(self) -> tuple[int, ...]:
         """The alphabet size of each coordinate."""
-        return self.alphabets if self.alphabets is not None else (int(self.alphabet),) * int(
-            self.length)
+        return (
+            self.alphabets
+            if self.alphabets is not None
+            else (int(self.alphabet),) * int(self.length)
+        )
 
     @property
     def outputs(self) -> int:

@@ -55,14 +55,12 @@ __all__ = [
 ]
 
 NeighbouringRelation = _Annotated[
-    _Union[
-        SubstituteOne,
-        AddRemoveOne,
-        QueryDistance,
-        EdgeNeighbouring,
-        NodeNeighbouring,
-        LocalRelation,
-        LocalNodeRelation,
-    ],
+    SubstituteOne
+    | AddRemoveOne
+    | QueryDistance
+    | EdgeNeighbouring
+    | NodeNeighbouring
+    | LocalRelation
+    | LocalNodeRelation,
     _Field(discriminator="kind"),
 ]

@@ -193,8 +193,7 @@ class SubstituteOne(_DatasetRelation):
         checked = self._require_domain(domain)
         n = checked._default_n()
         if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or not 1 <= k <= n:
-            raise InvalidParameterError(f"group_pairs: k must be an integer in [1, {n}], "
-                                        f"got {k!r}")
+            raise InvalidParameterError(f"group_pairs: k must be an integer in [1, {n}], got {k!r}")
         low, high = checked.record.low_and_high()
         out = []
         for first, second, origin in ((low, high, "low_to_high"), (high, low, "high_to_low")):

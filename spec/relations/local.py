@@ -73,9 +73,11 @@ class MessageLayout(SpecModel):
     @model_validator(mode="after")
     def _one_form(self) -> MessageLayout:
         if (self.block is None) == (self.sizes is None):
-            raise ValueError("give exactly one of block= (equal blocks) and sizes= (one "
-                             f"size per node), got block={self.block!r}, sizes="
-                             f"{'None' if self.sizes is None else list(self.sizes[:8])}")
+            raise ValueError(
+                "give exactly one of block= (equal blocks) and sizes= (one "
+                f"size per node), got block={self.block!r}, sizes="
+                f"{'None' if self.sizes is None else list(self.sizes[:8])}"
+            )
         if self.sizes is not None and not self.sizes:
             raise ValueError("sizes= needs one block size per node, got none")
         return self
@@ -155,9 +157,7 @@ class LocalRelation(NeighbouringRelationBase):
             raise UnsupportedCombinationError(f"LocalRelation is not defined on {shown}")
         return domain
 
-    def decide(
-        self, x: Any, y: Any, domain: Any, *, validated: bool = False
-    ) -> NeighbourDecision:
+    def decide(self, x: Any, y: Any, domain: Any, *, validated: bool = False) -> NeighbourDecision:
         """Always related once both inputs are valid elements of ``domain``.
 
         ``validated``: see :meth:`NeighbouringRelationBase.decide`.
@@ -326,7 +326,8 @@ class LocalNodeRelation(_NodeRewiringBase):
     def _checked_domain(self, domain: Any) -> GraphDomain:
         if not isinstance(domain, GraphDomain):
             raise UnsupportedCombinationError(
-                f"LocalNodeRelation generators need a GraphDomain, got {type(domain).__name__}")
+                f"LocalNodeRelation generators need a GraphDomain, got {type(domain).__name__}"
+            )
         return self.effective_domain(domain)
 
     def _check_node(self, v: Any, n: int, what: str) -> int:
@@ -334,8 +335,7 @@ class LocalNodeRelation(_NodeRewiringBase):
             raise InvalidParameterError(f"{what}: v must be a node in 0..{n - 1}, got {v!r}")
         return int(v)
 
-    def bucket_extremes(self, domain: Any, lam: int, v: int = 0
-                        ) -> list[tuple[nx.Graph, nx.Graph]]:
+    def bucket_extremes(self, domain: Any, lam: int, v: int = 0) -> list[tuple[nx.Graph, nx.Graph]]:
         """Bucket-extreme pairs for a blurry mechanism of bucket width λ.
 
         ``v`` moves from isolated (bucket 0) to adjacent to every node with room (the top
@@ -346,8 +346,9 @@ class LocalNodeRelation(_NodeRewiringBase):
         n, bound = bounded.n_nodes, bounded.degree_bound
         v = self._check_node(v, n, "bucket_extremes")
         if isinstance(lam, bool) or not isinstance(lam, (int, np.integer)) or lam < 1:
-            raise InvalidParameterError(f"bucket_extremes: lambda must be an integer >= 1, "
-                                        f"got {lam!r}")
+            raise InvalidParameterError(
+                f"bucket_extremes: lambda must be an integer >= 1, got {lam!r}"
+            )
         pairs = [self.star_toggle(n, v)]
         for j in (1, 2):
             t = j * int(lam)
@@ -355,9 +356,9 @@ class LocalNodeRelation(_NodeRewiringBase):
                 pairs.append(self.threshold_star_toggle(n, t, v, bounded))
         return pairs
 
-    def degree_space_pairs(self, domain: Any, v: int = 0,
-                           limit: int = DEGREE_SPACE_PATTERNS
-                           ) -> list[tuple[nx.Graph, nx.Graph]]:
+    def degree_space_pairs(
+        self, domain: Any, v: int = 0, limit: int = DEGREE_SPACE_PATTERNS
+    ) -> list[tuple[nx.Graph, nx.Graph]]:
         """Realisable pairs over the degree-space view of a rewiring of ``v``.
 
         A rewiring is described by v's old and new degrees a, b and the set U of other
@@ -371,16 +372,24 @@ class LocalNodeRelation(_NodeRewiringBase):
         n, bound = bounded.n_nodes, bounded.degree_bound
         v = self._check_node(v, n, "degree_space_pairs")
         others = [u for u in range(n) if u != v]
-        sizes = [(a, b) for a in range(min(bound, n - 1) + 1) for b in range(min(bound, n - 1) + 1)
-                 if 0 < a + b <= n - 1]
+        sizes = [
+            (a, b)
+            for a in range(min(bound, n - 1) + 1)
+            for b in range(min(bound, n - 1) + 1)
+            if 0 < a + b <= n - 1
+        ]
         if len(sizes) > limit:
             picks = np.unique(np.linspace(0, len(sizes) - 1, limit).round().astype(int))
             sizes = [sizes[i] for i in picks]
         pairs = []
         for a, b in sizes:
-            old, new = others[:a], others[a:a + b]
-            pairs.append((_graph(n, [(min(v, u), max(v, u)) for u in old]),
-                          _graph(n, [(min(v, u), max(v, u)) for u in new])))
+            old, new = others[:a], others[a : a + b]
+            pairs.append(
+                (
+                    _graph(n, [(min(v, u), max(v, u)) for u in old]),
+                    _graph(n, [(min(v, u), max(v, u)) for u in new]),
+                )
+            )
         return pairs
 
     def same_view_graphs(self, domain: Any, graph: Any, v: int) -> list[nx.Graph]:
@@ -410,8 +419,9 @@ class LocalNodeRelation(_NodeRewiringBase):
                 out.append(other)
         return out
 
-    def regular_graphs(self, domain: Any, degree: int, count: int,
-                       rng: RandomLike) -> list[nx.Graph]:
+    def regular_graphs(
+        self, domain: Any, degree: int, count: int, rng: RandomLike
+    ) -> list[nx.Graph]:
         """``count`` uniformly random ``degree``-regular graphs on the domain's n nodes.
 
         The distribution R_{n,D} of Lemma 5.4 (Raskhodnikova, Smith, Wagaman & Zavyalov,
@@ -424,15 +434,21 @@ class LocalNodeRelation(_NodeRewiringBase):
         """
         bounded = self._checked_domain(domain)
         n = bounded.n_nodes
-        if isinstance(degree, bool) or not isinstance(degree, (int, np.integer)) \
-                or not 1 <= degree <= bounded.degree_bound or (n * degree) % 2:
+        if (
+            isinstance(degree, bool)
+            or not isinstance(degree, (int, np.integer))
+            or not 1 <= degree <= bounded.degree_bound
+            or (n * degree) % 2
+        ):
             raise InvalidParameterError(
                 f"regular_graphs: degree must be an integer in [1, {bounded.degree_bound}] with "
-                f"n*degree even (n = {n}), got {degree!r}")
+                f"n*degree even (n = {n}), got {degree!r}"
+            )
         gen = as_generator(rng)
         seeds = gen.integers(0, 2**31 - 1, size=int(count))
-        return [_graph(n, nx.random_regular_graph(int(degree), n, seed=int(s)).edges())
-                for s in seeds]
+        return [
+            _graph(n, nx.random_regular_graph(int(degree), n, seed=int(s)).edges()) for s in seeds
+        ]
 
     def group_pairs(self, domain: Any, k: int) -> list[tuple[nx.Graph, nx.Graph, str]]:
         """Pairs of graphs at node distance exactly ``k`` (group privacy), as ``(x, y, origin)``.
@@ -456,8 +472,9 @@ class LocalNodeRelation(_NodeRewiringBase):
         bounded = self._checked_domain(domain)
         n, bound = bounded.n_nodes, bounded.degree_bound
         if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or not 1 <= k <= n - 1:
-            raise InvalidParameterError(f"group_pairs: k must be an integer in [1, {n - 1}], "
-                                        f"got {k!r}")
+            raise InvalidParameterError(
+                f"group_pairs: k must be an integer in [1, {n - 1}], got {k!r}"
+            )
         k = int(k)
         empty = _graph(n, [])
         star = _graph(n, [(c, u) for c in range(k) for u in range(c + 1, n)])
@@ -467,13 +484,19 @@ class LocalNodeRelation(_NodeRewiringBase):
         if small >= k + 1:
             first = range(n - small, n)
             second = range(1, n)
-            candidates.append((_graph(n, [(a, b) for a in first for b in first if a < b]),
-                               _graph(n, [(a, b) for a in second for b in second if a < b]),
-                               "clique_growth"))
+            candidates.append(
+                (
+                    _graph(n, [(a, b) for a in first for b in first if a < b]),
+                    _graph(n, [(a, b) for a in second for b in second if a < b]),
+                    "clique_growth",
+                )
+            )
         out = []
         for x, y, origin in candidates:
-            if max((d for _, d in y.degree()), default=0) > bound or \
-                    max((d for _, d in x.degree()), default=0) > bound:
+            if (
+                max((d for _, d in y.degree()), default=0) > bound
+                or max((d for _, d in x.degree()), default=0) > bound
+            ):
                 continue
             if self.decide(x, y, bounded).distance == k:
                 out.append((x, y, origin))
@@ -491,9 +514,7 @@ class LocalNodeRelation(_NodeRewiringBase):
         :meth:`NodeNeighbouring.adversarial_pairs <spec.relations.NodeNeighbouring.adversarial_pairs>`."""
         return itertools.chain(
             self.local_node_pairs(domain),
-            super().adversarial_pairs(
-                domain, rng, budget, claimed_sensitivity=claimed_sensitivity
-            ),
+            super().adversarial_pairs(domain, rng, budget, claimed_sensitivity=claimed_sensitivity),
         )
 
     def local_node_pairs(self, domain: Any) -> Iterator[AdversarialPair]:
@@ -523,7 +544,10 @@ class LocalNodeRelation(_NodeRewiringBase):
         for v in focus:
             others = [u for u in range(n) if u != v]
             first = _graph(n, [(min(v, u), max(v, u)) for u in others[:half]])
-            yield first, _graph(n, [(min(v, u), max(v, u)) for u in others[half:2 * half]]), \
-                "focused_degree_preserving_swap"
+            yield (
+                first,
+                _graph(n, [(min(v, u), max(v, u)) for u in others[half : 2 * half]]),
+                "focused_degree_preserving_swap",
+            )
         for x, y in self.degree_space_pairs(bounded, focus[0] if focus else 0):
             yield x, y, "degree_space"

@@ -19,8 +19,8 @@ from scipy import stats
 
 from mechanisms import declare_mechanism
 from privaudit import AuditConfig, audit
-from privaudit.trust.soundness import CORRECT_DELTA_MECHANISMS, soundness_run
 from privaudit.suites import delta_broken_cases, delta_control_cases
+from privaudit.trust.soundness import CORRECT_DELTA_MECHANISMS, soundness_run
 from spec import (
     AdditiveNoise,
     ApproxDP,

@@ -31,7 +31,8 @@ def test_shuffling_accounted_as_poisson_is_refuted_without_pairs(case):
 
 @pytest.mark.slow
 @pytest.mark.quality
-@pytest.mark.parametrize("case", [c for c in dpsgd_control_cases() if ".poisson." in c.name],
-                         ids=lambda c: c.name)
+@pytest.mark.parametrize(
+    "case", [c for c in dpsgd_control_cases() if ".poisson." in c.name], ids=lambda c: c.name
+)
 def test_poisson_batches_with_the_poisson_accountant_pass(case):
     assert not audit(case.mechanism, config=CONFIG).violated

@@ -35,8 +35,9 @@ from spec import (
 from spec.errors import InconsistentSpecError, InvalidParameterError
 
 P1 = {0: np.array([0.3, 0.5, 0.3, 0.5]), 1: np.array([0.5, 0.3, 0.5, 0.3])}
-EXACT = float(sum(max(np.log(a / b), np.log(b / a)) if a != b else 0.0
-                  for a, b in zip(P1[0], P1[1])))            # 4 ln(5/3) = 2.04: a safe claim
+EXACT = float(
+    sum(max(np.log(a / b), np.log(b / a)) if a != b else 0.0 for a, b in zip(P1[0], P1[1]))
+)  # 4 ln(5/3) = 2.04: a safe claim
 
 
 def _probabilities(x):
@@ -53,9 +54,14 @@ def _independent(x, size, rng):
 
 def _bits(sampler, *, independent=True, epsilon=None):
     law = FiniteOutputLaw(alphabet=2, length=4, independent=independent, epsilon=epsilon)
-    spec = MechanismSpec(name="four_bits", input_domain=Categorical(size=2),
-                         relation=LocalRelation(), statistic="x",
-                         noise=FiniteRandomizer(law=law), guarantee=PureDP(epsilon=EXACT))
+    spec = MechanismSpec(
+        name="four_bits",
+        input_domain=Categorical(size=2),
+        relation=LocalRelation(),
+        statistic="x",
+        noise=FiniteRandomizer(law=law),
+        guarantee=PureDP(epsilon=EXACT),
+    )
     return declare_mechanism(spec, sampler, output_probabilities=_probabilities)
 
 
@@ -63,7 +69,7 @@ def _bits(sampler, *, independent=True, epsilon=None):
 def test_correlated_sampler_refutes_the_exact_figures_everywhere():
     report = audit(_bits(_shared), samples=50_000, seed=1)
     assert report.violated
-    assert report.check("noise_law").violated                 # the joint table, not marginals
+    assert report.check("noise_law").violated  # the joint table, not marginals
     assert "joint" in report.check("noise_law").summary
     assert report.exact is not None and report.exact.refuted
     assert report.check("exact.sampling_agreement").violated
@@ -97,9 +103,14 @@ def test_epsilon_and_length_are_stated_once():
     mech = _bits(_independent)
     assert mech.spec.noise.law.epsilon == EXACT and mech.spec.output_dimension == 4
     with pytest.raises(InconsistentSpecError, match="pure claim"):
-        MechanismSpec(name="x", input_domain=Categorical(size=2), relation=LocalRelation(),
-                      statistic="x", noise=FiniteRandomizer(law=FiniteOutputLaw(alphabet=2)),
-                      guarantee=ApproxDP(epsilon=1.0, delta=1e-6))
+        MechanismSpec(
+            name="x",
+            input_domain=Categorical(size=2),
+            relation=LocalRelation(),
+            statistic="x",
+            noise=FiniteRandomizer(law=FiniteOutputLaw(alphabet=2)),
+            guarantee=ApproxDP(epsilon=1.0, delta=1e-6),
+        )
 
 
 def test_a_law_epsilon_below_the_hook_is_a_violation():
@@ -123,15 +134,22 @@ def test_per_coordinate_alphabets():
         return np.vstack([first, second])
 
     def sampler(x, size, rng):
-        first = np.where(rng.random(size) < keep, int(x),
-                         (int(x) + 1 + rng.integers(0, 2, size)) % 3)
+        first = np.where(
+            rng.random(size) < keep, int(x), (int(x) + 1 + rng.integers(0, 2, size)) % 3
+        )
         return np.column_stack([first, rng.integers(0, 2, size)])
 
-    spec = MechanismSpec(name="rr3_and_coin", input_domain=Categorical(size=3),
-                         relation=LocalRelation(), statistic="x",
-                         noise=FiniteRandomizer(law=law), guarantee=PureDP(epsilon=1.0))
-    report = audit(declare_mechanism(spec, sampler, output_probabilities=probs),
-                   samples=20_000, seed=2)
+    spec = MechanismSpec(
+        name="rr3_and_coin",
+        input_domain=Categorical(size=3),
+        relation=LocalRelation(),
+        statistic="x",
+        noise=FiniteRandomizer(law=law),
+        guarantee=PureDP(epsilon=1.0),
+    )
+    report = audit(
+        declare_mechanism(spec, sampler, output_probabilities=probs), samples=20_000, seed=2
+    )
     assert report.exact is not None and report.exact.epsilon_exact == pytest.approx(1.0)
     assert report.verdict == "no_violation"
 
@@ -146,13 +164,21 @@ def test_per_coordinate_alphabets():
 
 def test_output_probabilities_without_a_finite_law_is_named():
     spec = MechanismSpec(
-        name="laplace_bit", input_domain=RealInterval(lo=0, hi=1), relation=LocalRelation(),
-        statistic="x", sensitivity=(GlobalSensitivity(value=1.0),),
-        noise=AdditiveNoise(law=Laplace(scale=1.0)), guarantee=PureDP(epsilon=1.0))
+        name="laplace_bit",
+        input_domain=RealInterval(lo=0, hi=1),
+        relation=LocalRelation(),
+        statistic="x",
+        sensitivity=(GlobalSensitivity(value=1.0),),
+        noise=AdditiveNoise(law=Laplace(scale=1.0)),
+        guarantee=PureDP(epsilon=1.0),
+    )
     with pytest.warns(PrivauditWarning, match="output_probabilities is ignored"):
-        mech = declare_mechanism(spec, lambda x, size, rng: x + rng.laplace(0, 1, size),
-                                 output_probabilities=lambda x: [[0.5, 0.5]],
-                                 statistic=lambda x: x)
+        mech = declare_mechanism(
+            spec,
+            lambda x, size, rng: x + rng.laplace(0, 1, size),
+            output_probabilities=lambda x: [[0.5, 0.5]],
+            statistic=lambda x: x,
+        )
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         report = audit(mech, samples=5_000, seed=0)

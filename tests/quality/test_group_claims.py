@@ -37,17 +37,25 @@ N, EPS = 8, 1.0
 def _degrees_plus_laplace(scale_factor=1.0):
     b = 2.0 * (N - 1) / EPS
     spec = MechanismSpec(
-        name="degrees_laplace", input_domain=GraphDomain(n_nodes=N),
-        relation=LocalNodeRelation(), statistic="degrees", output_dimension=N,
+        name="degrees_laplace",
+        input_domain=GraphDomain(n_nodes=N),
+        relation=LocalNodeRelation(),
+        statistic="degrees",
+        output_dimension=N,
         sensitivity=(GlobalSensitivity(value=2.0 * (N - 1), norm="l1"),),
-        noise=AdditiveNoise(law=Laplace(scale=b)), guarantee=PureDP(epsilon=EPS))
+        noise=AdditiveNoise(law=Laplace(scale=b)),
+        guarantee=PureDP(epsilon=EPS),
+    )
 
     def degrees(g):
         return np.array([g.degree(i) for i in range(N)], dtype=float)
 
     return declare_mechanism(
-        spec, lambda g, size, rng: degrees(g) + rng.laplace(0, b * scale_factor, (size, N)),
-        statistic=degrees, layout=[1] * N)
+        spec,
+        lambda g, size, rng: degrees(g) + rng.laplace(0, b * scale_factor, (size, N)),
+        statistic=degrees,
+        layout=[1] * N,
+    )
 
 
 @pytest.mark.quality
@@ -55,7 +63,7 @@ def test_group_bound_holds_for_the_right_scale():
     report = audit(_degrees_plus_laplace(), group=2, samples=50_000, seed=19)
     assert isinstance(report, AuditReport)
     assert report.verdict == "no_violation"
-    assert report.epsilon_claimed == pytest.approx(2 * EPS)          # the group bound
+    assert report.epsilon_claimed == pytest.approx(2 * EPS)  # the group bound
     assert report.check("group.exact").status == "passed"
     assert report.check("group.exact").statistic == pytest.approx(26 / 14)
     assert report.spec.name.endswith("@group=2")
@@ -70,8 +78,9 @@ def test_group_bound_is_refuted_at_half_scale():
 
 @pytest.mark.quality
 def test_a_stated_group_claim_below_the_true_loss_is_refuted():
-    report = audit(_degrees_plus_laplace(), group=2, claim=PureDP(epsilon=1.2),
-                   samples=50_000, seed=19)
+    report = audit(
+        _degrees_plus_laplace(), group=2, claim=PureDP(epsilon=1.2), samples=50_000, seed=19
+    )
     assert report.violated and report.epsilon_claimed == 1.2
     assert report.check("group.exact").violated
 
@@ -88,21 +97,37 @@ def test_group_arguments_are_checked():
     with pytest.raises(NotNeighboursError, match="distance"):
         audit(mech, group=2, pairs=[(empty, full)], samples=2_000)
     mean = MechanismSpec(
-        name="mean", input_domain=DatasetDomain(record=RealInterval(lo=0, hi=1), size=10),
-        relation=SubstituteOne(), statistic="mean", sensitivity=(GlobalSensitivity(value=0.1),),
-        noise=AdditiveNoise(law=Laplace(scale=0.1)), guarantee=PureDP(epsilon=1.0))
-    plain = declare_mechanism(mean, lambda x, size, rng: x.mean() + rng.laplace(0, .1, size),
-                              statistic=lambda x: x.mean())
+        name="mean",
+        input_domain=DatasetDomain(record=RealInterval(lo=0, hi=1), size=10),
+        relation=SubstituteOne(),
+        statistic="mean",
+        sensitivity=(GlobalSensitivity(value=0.1),),
+        noise=AdditiveNoise(law=Laplace(scale=0.1)),
+        guarantee=PureDP(epsilon=1.0),
+    )
+    plain = declare_mechanism(
+        mean,
+        lambda x, size, rng: x.mean() + rng.laplace(0, 0.1, size),
+        statistic=lambda x: x.mean(),
+    )
     with pytest.raises(InvalidParameterError, match="k must be an integer in"):
         audit(plain, group=11)
     from spec import AddRemoveOne
 
     unbounded = MechanismSpec(
-        name="sum", input_domain=DatasetDomain(record=RealInterval(lo=0, hi=1), min_size=1),
-        relation=AddRemoveOne(), statistic="sum", sensitivity=(GlobalSensitivity(value=1.0),),
-        noise=AdditiveNoise(law=Laplace(scale=1.0)), guarantee=PureDP(epsilon=1.0))
-    summed = declare_mechanism(unbounded, lambda x, size, rng: x.sum() + rng.laplace(0, 1, size),
-                               statistic=lambda x: x.sum())
+        name="sum",
+        input_domain=DatasetDomain(record=RealInterval(lo=0, hi=1), min_size=1),
+        relation=AddRemoveOne(),
+        statistic="sum",
+        sensitivity=(GlobalSensitivity(value=1.0),),
+        noise=AdditiveNoise(law=Laplace(scale=1.0)),
+        guarantee=PureDP(epsilon=1.0),
+    )
+    summed = declare_mechanism(
+        unbounded,
+        lambda x, size, rng: x.sum() + rng.laplace(0, 1, size),
+        statistic=lambda x: x.sum(),
+    )
     with pytest.raises(UnsupportedCombinationError, match="group pairs"):
         audit(summed, group=2)
 
@@ -115,16 +140,27 @@ def test_group_claims_under_substitution():
     loss 9 > 3)."""
     n = 10
     spec = MechanismSpec(
-        name="mean", input_domain=DatasetDomain(record=RealInterval(lo=0, hi=1), size=n),
-        relation=SubstituteOne(), statistic="mean", sensitivity=(GlobalSensitivity(value=0.1),),
-        noise=AdditiveNoise(law=Laplace(scale=0.1)), guarantee=PureDP(epsilon=1.0))
-    good = declare_mechanism(spec, lambda x, size, rng: x.mean() + rng.laplace(0, .1, size),
-                             statistic=lambda x: x.mean())
+        name="mean",
+        input_domain=DatasetDomain(record=RealInterval(lo=0, hi=1), size=n),
+        relation=SubstituteOne(),
+        statistic="mean",
+        sensitivity=(GlobalSensitivity(value=0.1),),
+        noise=AdditiveNoise(law=Laplace(scale=0.1)),
+        guarantee=PureDP(epsilon=1.0),
+    )
+    good = declare_mechanism(
+        spec,
+        lambda x, size, rng: x.mean() + rng.laplace(0, 0.1, size),
+        statistic=lambda x: x.mean(),
+    )
     report = audit(good, group=3, samples=50_000, seed=5)
     assert report.verdict == "no_violation" and report.epsilon_claimed == 3.0
     assert report.worst_pair.origin in {"group_low_to_high", "group_high_to_low"}
-    bad = declare_mechanism(spec, lambda x, size, rng: x.mean() + rng.laplace(0, .1 / 3, size),
-                            statistic=lambda x: x.mean())
+    bad = declare_mechanism(
+        spec,
+        lambda x, size, rng: x.mean() + rng.laplace(0, 0.1 / 3, size),
+        statistic=lambda x: x.mean(),
+    )
     assert audit(bad, group=3, samples=50_000, seed=5).violated
 
 

@@ -42,16 +42,28 @@ from spec.errors import (
     UnsupportedCombinationError,
 )
 
-QUICK = AuditConfig(samples=20_000, pilot_samples=1_000, pair_budget=12, pairs_tested=2,
-                    claim_budget=60, conformance_samples=10_000, seed=3)
+QUICK = AuditConfig(
+    samples=20_000,
+    pilot_samples=1_000,
+    pair_budget=12,
+    pairs_tested=2,
+    claim_budget=60,
+    conformance_samples=10_000,
+    seed=3,
+)
 
 
 def _spec(name, n, dim, sensitivity, scale, eps=1.0, relation=None):
     return MechanismSpec(
-        name=name, input_domain=GraphDomain(n_nodes=n), relation=relation or LocalNodeRelation(),
-        statistic=name, output_dimension=dim,
+        name=name,
+        input_domain=GraphDomain(n_nodes=n),
+        relation=relation or LocalNodeRelation(),
+        statistic=name,
+        output_dimension=dim,
         sensitivity=(GlobalSensitivity(value=sensitivity, norm="l1"),),
-        noise=AdditiveNoise(law=Laplace(scale=scale)), guarantee=PureDP(epsilon=eps))
+        noise=AdditiveNoise(law=Laplace(scale=scale)),
+        guarantee=PureDP(epsilon=eps),
+    )
 
 
 # -- a non-local mechanism: node v releases d_v / 2m + Lap(2/ε) ------------------------------
@@ -92,7 +104,7 @@ def test_locality_without_hook_and_without_alpha_is_a_required_skip():
 # -- unequal message lengths: each edge reported by its lower endpoint --------------------------
 def _lower_endpoint(n=7, eps=1.0):
     upper = np.triu_indices(n, 1)
-    dim = upper[0].size                                # 21 = 3n: divisible by n
+    dim = upper[0].size  # 21 = 3n: divisible by n
 
     def edges(g):
         return nx.to_numpy_array(g, nodelist=range(n))[upper]
@@ -107,8 +119,7 @@ def test_lower_endpoint_layout_is_not_flagged_with_or_without_the_declaration():
     for layout in (None, sizes):
         for hooks in ({}, {"statistic": edges}):
             mech = declare_mechanism(spec, sampler, layout=layout, **hooks)
-            out = check_locality(mech, (), np.random.default_rng(2), alpha=0.005,
-                                 samples=10_000)
+            out = check_locality(mech, (), np.random.default_rng(2), alpha=0.005, samples=10_000)
             assert out.status == "passed", (layout, hooks, out.summary)
 
 
@@ -121,8 +132,7 @@ def test_undeclared_layout_makes_a_clean_audit_inconclusive_and_declared_makes_i
     assert "required check skipped" in bare.summary()
     assert "required check skipped: lndp.structure" in render_html_report(bare)
     assert json.loads(bare.to_json())["unmet_requirements"] == list(bare.unmet_requirements)
-    declared = audit(declare_mechanism(spec, sampler, statistic=edges, layout=sizes),
-                     config=QUICK)
+    declared = audit(declare_mechanism(spec, sampler, statistic=edges, layout=sizes), config=QUICK)
     assert declared.verdict == "no_violation" and not declared.unmet_requirements
     assert declared.check("lndp.structure").status == "passed"
     assert declared.spec.relation.layout == MessageLayout.consecutive(sizes)
@@ -135,16 +145,20 @@ def test_layout_must_match_the_release():
     with pytest.raises(InvalidParameterError, match="exactly one of"):
         MessageLayout(block=1, sizes=(1, 1))
     laplace = MechanismSpec(
-        name="scalar", input_domain=GraphDomain(n_nodes=3),
-        relation=NodeNeighbouring(), statistic="edges",
+        name="scalar",
+        input_domain=GraphDomain(n_nodes=3),
+        relation=NodeNeighbouring(),
+        statistic="edges",
         sensitivity=(GlobalSensitivity(value=2.0),),
-        noise=AdditiveNoise(law=Laplace(scale=2.0)), guarantee=PureDP(epsilon=1.0))
+        noise=AdditiveNoise(law=Laplace(scale=2.0)),
+        guarantee=PureDP(epsilon=1.0),
+    )
     with pytest.raises(UnsupportedCombinationError, match="local-node"):
         declare_mechanism(laplace, sampler, layout=[1, 0, 0])
 
 
 # -- public randomness that exposes one node -------------------------------------------------------
-N_RHO, CLAIMED = 9, 4.0         # scale 4 = the sensitivity averaged over ρ; true Δ = 9 here
+N_RHO, CLAIMED = 9, 4.0  # scale 4 = the sensitivity averaged over ρ; true Δ = 9 here
 
 
 def _probe_partner(seed, *, exposure=True, statistic=False, public=True):
@@ -163,11 +177,19 @@ def _probe_partner(seed, *, exposure=True, statistic=False, public=True):
         hooks["exposure"] = lambda p: np.bincount(p, minlength=N_RHO).astype(float)
     if statistic:
         hooks["statistic"] = bits
-    rho = PublicRandomness(drawn="a hot node probed by every other node; its own partner "
-                                 "uniform", reveals="the node each node probes", seed=seed)
+    rho = PublicRandomness(
+        drawn="a hot node probed by every other node; its own partner uniform",
+        reveals="the node each node probes",
+        seed=seed,
+    )
     mech = declare_mechanism(
-        spec, lambda g, size, rng: bits(g) + rng.laplace(0.0, CLAIMED, (size, N_RHO)),
-        layout=[1] * N_RHO, public_randomness=rho if public else None, rho=partners, **hooks)
+        spec,
+        lambda g, size, rng: bits(g) + rng.laplace(0.0, CLAIMED, (size, N_RHO)),
+        layout=[1] * N_RHO,
+        public_randomness=rho if public else None,
+        rho=partners,
+        **hooks,
+    )
     return mech, hot
 
 
@@ -202,8 +224,16 @@ def test_per_rho_flaw_is_found_black_box_at_every_seed(seed):
     """No statistic hook: ρ's hot node is measured on samples, and the distinguishing
     test on its star toggle refutes ε = 1 (true ε = 2.25)."""
     mech, hot = _probe_partner(seed, exposure=False)
-    report = audit(mech, config=AuditConfig(samples=40_000, pilot_samples=2_000,
-                                            pair_budget=16, pairs_tested=2,
-                                            claim_budget=100, seed=seed))
+    report = audit(
+        mech,
+        config=AuditConfig(
+            samples=40_000,
+            pilot_samples=2_000,
+            pair_budget=16,
+            pairs_tested=2,
+            claim_budget=100,
+            seed=seed,
+        ),
+    )
     assert report.violated and report.epsilon_lower_bound > 1.0
     assert report.check("lndp.exposure").details["exposed_nodes"][0] == hot

@@ -24,8 +24,8 @@ from mechanisms import RandomizedResponseMechanism
 from privaudit import AuditConfig, audit
 from privaudit.auditing.config import CI_STRENGTH
 from privaudit.auditing.exact_audit import exact_privacy
-from privaudit.trust.soundness import CORRECT_FINITE_MECHANISMS, soundness_run
 from privaudit.suites import local_broken_cases, local_control_cases
+from privaudit.trust.soundness import CORRECT_FINITE_MECHANISMS, soundness_run
 
 CASES = local_broken_cases() + local_control_cases()
 

@@ -69,7 +69,8 @@ def difference_norm(a: Any, b: Any, norm: str) -> float:
     v = np.asarray(b, dtype=np.float64).ravel()
     if u.shape != v.shape:
         raise AuditError(
-            f"statistic values of different shapes cannot be compared: {u.shape} vs {v.shape}")
+            f"statistic values of different shapes cannot be compared: {u.shape} vs {v.shape}"
+        )
     d = np.abs(u - v)
     if d.size == 0:
         return 0.0
@@ -170,17 +171,25 @@ def neighbour_pair(spec: MechanismSpec, x: Any, y: Any, origin: str) -> Candidat
     return pair if pair.decision.distance > 0 else None
 
 
-def pair_counterexample(x: Any, y: Any, origin: str, reason: str,
-                        **values: Any) -> Counterexample:
+def pair_counterexample(x: Any, y: Any, origin: str, reason: str, **values: Any) -> Counterexample:
     """A :class:`Counterexample` with every value rendered as JSON."""
-    return Counterexample(x=to_jsonable(x), y=to_jsonable(y), origin=origin,
-                          relation_reason=reason, values=jsonable_details(**values))
+    return Counterexample(
+        x=to_jsonable(x),
+        y=to_jsonable(y),
+        origin=origin,
+        relation_reason=reason,
+        values=jsonable_details(**values),
+    )
 
 
 def skipped(name: str, reason: str, **details: Any) -> CheckOutcome:
     """A ``skipped`` outcome whose summary is the reason."""
-    return CheckOutcome(name=name, status="skipped", summary=reason,
-                        details=jsonable_details(reason=reason, **details))
+    return CheckOutcome(
+        name=name,
+        status="skipped",
+        summary=reason,
+        details=jsonable_details(reason=reason, **details),
+    )
 
 
 def required_skip(name: str, reason: str, remedy: str, **details: Any) -> CheckOutcome:
@@ -190,10 +199,12 @@ def required_skip(name: str, reason: str, remedy: str, **details: Any) -> CheckO
     when such an outcome is present (:func:`privaudit.auditing.verdicts.decide_verdict`), and the
     report states ``reason`` and ``remedy`` (what would make the audit conclusive).
     """
-    return CheckOutcome(name=name, status="skipped",
-                        summary=f"{reason}; REQUIRED for a conclusive audit: {remedy}",
-                        details=jsonable_details(reason=reason, required=True, remedy=remedy,
-                                                 **details))
+    return CheckOutcome(
+        name=name,
+        status="skipped",
+        summary=f"{reason}; REQUIRED for a conclusive audit: {remedy}",
+        details=jsonable_details(reason=reason, required=True, remedy=remedy, **details),
+    )
 
 
 def is_required_skip(outcome: CheckOutcome) -> bool:

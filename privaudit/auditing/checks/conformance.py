@@ -92,8 +92,11 @@ def _continuous_tests(z: np.ndarray, law: Any) -> list[SubTest]:
     sf = np.asarray(law.sf(zs), dtype=np.float64)
     with np.errstate(divide="ignore"):
         log_cdf, log_sf = np.log(cdf), np.log(sf)
-    return [ks_test(cdf), anderson_darling_test(log_cdf, log_sf),
-            *tail_tests(zs, law, discrete=False)]
+    return [
+        ks_test(cdf),
+        anderson_darling_test(log_cdf, log_sf),
+        *tail_tests(zs, law, discrete=False),
+    ]
 
 
 def _integer_tests(z: np.ndarray, law: Any) -> list[SubTest]:
@@ -118,11 +121,15 @@ def _categorical_tests(out: np.ndarray, probs: np.ndarray) -> list[SubTest]:
     """Exact multinomial (tiny samples) or χ² of category frequencies against ``probs``."""
     m = probs.size
     labels = np.asarray(out).ravel()
-    valid = np.isfinite(labels) & (labels == np.round(labels)) & (labels >= 0) & (labels < m) \
-        if labels.dtype.kind == "f" else (labels >= 0) & (labels < m)
+    valid = (
+        np.isfinite(labels) & (labels == np.round(labels)) & (labels >= 0) & (labels < m)
+        if labels.dtype.kind == "f"
+        else (labels >= 0) & (labels < m)
+    )
     if not np.all(valid):
-        return _support_failure(f"outputs outside the categories 0..{m - 1}",
-                                int(np.sum(~valid)), labels.size)
+        return _support_failure(
+            f"outputs outside the categories 0..{m - 1}", int(np.sum(~valid)), labels.size
+        )
     counts = np.bincount(labels.astype(np.int64), minlength=m)
     exact = exact_multinomial_test(counts, probs)
     if exact is not None:
@@ -140,58 +147,99 @@ def _outcome(tests: list[SubTest], alpha: float, what: str, **extra: Any) -> Che
     worst = int(np.argmin([t.p_value for t in tests]))
     rejected = [t.name for t in tests if t.p_value < level]
     violated = bool(rejected)
-    sub = {t.name: {"statistic": t.statistic, "p_value": t.p_value, "adjusted_p_value": a,
-                    "rejected": t.p_value < level, **t.info} for t, a in zip(tests, adjusted)}
-    summary = (f"{what}: {'rejected by ' + ', '.join(rejected) if violated else 'no sub-test rejects'}"
-               f" (smallest Bonferroni-adjusted p = {adjusted[worst]:.3g} from {tests[worst].name},"
-               f" {k} sub-tests at level alpha/{k} = {level:.3g})")
+    sub = {
+        t.name: {
+            "statistic": t.statistic,
+            "p_value": t.p_value,
+            "adjusted_p_value": a,
+            "rejected": t.p_value < level,
+            **t.info,
+        }
+        for t, a in zip(tests, adjusted)
+    }
+    summary = (
+        f"{what}: {'rejected by ' + ', '.join(rejected) if violated else 'no sub-test rejects'}"
+        f" (smallest Bonferroni-adjusted p = {adjusted[worst]:.3g} from {tests[worst].name},"
+        f" {k} sub-tests at level alpha/{k} = {level:.3g})"
+    )
     details = jsonable_details(
-        bonferroni_k=k, alpha=alpha, level_per_test=level, rejected=rejected,
-        worst_test=tests[worst].name, subtests=sub, **extra)
-    return CheckOutcome(name=_NAME, status="violated" if violated else "passed", summary=summary,
-                        statistic=adjusted[worst], threshold=alpha, error_rate=alpha,
-                        details=details)
+        bonferroni_k=k,
+        alpha=alpha,
+        level_per_test=level,
+        rejected=rejected,
+        worst_test=tests[worst].name,
+        subtests=sub,
+        **extra,
+    )
+    return CheckOutcome(
+        name=_NAME,
+        status="violated" if violated else "passed",
+        summary=summary,
+        statistic=adjusted[worst],
+        threshold=alpha,
+        error_rate=alpha,
+        details=details,
+    )
 
 
 #: Coordinates of a finite randomizer's release whose frequencies are tested.
 FINITE_COORDINATES_TESTED = 16
 
 
-def _finite_randomizer_outcome(mechanism: Mechanism, noise: FiniteRandomizer, xv: Any, n: int,
-                               gen: np.random.Generator, level: float, shown_input: Any
-                               ) -> CheckOutcome:
+def _finite_randomizer_outcome(
+    mechanism: Mechanism,
+    noise: FiniteRandomizer,
+    xv: Any,
+    n: int,
+    gen: np.random.Generator,
+    level: float,
+    shown_input: Any,
+) -> CheckOutcome:
     """Sampler against the ``output_probabilities`` hook, coordinate by coordinate."""
     law = noise.law
     length, alphabet = int(law.length), int(law.alphabet)
-    probs = np.asarray(mechanism.output_probabilities(xv), dtype=np.float64).reshape(length,
-                                                                                    alphabet)
+    probs = np.asarray(mechanism.output_probabilities(xv), dtype=np.float64).reshape(
+        length, alphabet
+    )
     out = np.asarray(mechanism.sample(xv, n, gen))
     expected = (n,) if length == 1 else (n, length)
     if out.shape != expected and not (length == 1 and out.shape == (n, 1)):
         return CheckOutcome(
-            name=_NAME, status="violated", error_rate=level,
+            name=_NAME,
+            status="violated",
+            error_rate=level,
             summary=f"the sampler returned outputs of shape {out.shape}; the declared finite "
-                    f"law has {length} coordinate(s) per release (expected {expected})",
-            details=jsonable_details(samples=n, output_shape=list(out.shape)))
+            f"law has {length} coordinate(s) per release (expected {expected})",
+            details=jsonable_details(samples=n, output_shape=list(out.shape)),
+        )
     out = out.reshape(n, length)
     sizes = law.coordinate_alphabets
     tested = min(length, FINITE_COORDINATES_TESTED)
     tests: list[SubTest] = []
     for c in range(tested):
-        for t in _categorical_tests(out[:, c], probs[c, :sizes[c]]):
+        for t in _categorical_tests(out[:, c], probs[c, : sizes[c]]):
             tests.append(SubTest(f"coordinate {c}: {t.name}", t.statistic, t.p_value, t.info))
     joint = _joint_groups(sizes) if law.independent else []
     for group in joint:
         for t in _joint_tests(out, probs, sizes, group):
-            tests.append(SubTest(f"joint {list(group)}: {t.name}", t.statistic, t.p_value,
-                                 t.info))
-    what = (f"{len(joint)} joint table(s) of coordinates declared independent" if joint else
-            "marginals only: the law declares dependent coordinates" if not law.independent
-            else "one coordinate")
-    return _outcome(tests, level, f"finite randomizer outputs on x = {_short_input(shown_input)} "
-                                  f"vs output_probabilities(x) ({tested} of {length} "
-                                  f"coordinate(s); {what})", samples=n, law="FiniteOutputLaw",
-                    input=shown_input)
+            tests.append(SubTest(f"joint {list(group)}: {t.name}", t.statistic, t.p_value, t.info))
+    what = (
+        f"{len(joint)} joint table(s) of coordinates declared independent"
+        if joint
+        else "marginals only: the law declares dependent coordinates"
+        if not law.independent
+        else "one coordinate"
+    )
+    return _outcome(
+        tests,
+        level,
+        f"finite randomizer outputs on x = {_short_input(shown_input)} "
+        f"vs output_probabilities(x) ({tested} of {length} "
+        f"coordinate(s); {what})",
+        samples=n,
+        law="FiniteOutputLaw",
+        input=shown_input,
+    )
 
 
 #: Largest number of cells of one joint table of the conformance check.
@@ -225,27 +273,35 @@ def _joint_groups(sizes: tuple[int, ...]) -> list[tuple[int, ...]]:
         groups.append(tuple(current))
     for c in range(min(JOINT_FAR_PAIRS, length // 2)):
         pair = (c, length - 1 - c)
-        if pair[1] - pair[0] > 1 and sizes[pair[0]] * sizes[pair[1]] <= JOINT_CELLS \
-                and not any(set(pair) <= set(g) for g in groups):
+        if (
+            pair[1] - pair[0] > 1
+            and sizes[pair[0]] * sizes[pair[1]] <= JOINT_CELLS
+            and not any(set(pair) <= set(g) for g in groups)
+        ):
             groups.append(pair)
     return groups
 
 
-def _joint_tests(out: np.ndarray, probs: np.ndarray, sizes: tuple[int, ...],
-                 group: tuple[int, ...]) -> list[SubTest]:
+def _joint_tests(
+    out: np.ndarray, probs: np.ndarray, sizes: tuple[int, ...], group: tuple[int, ...]
+) -> list[SubTest]:
     """The tuples of ``group``'s coordinates against the product of their declared rows."""
     cols = out[:, list(group)]
-    valid = np.all(np.isfinite(cols) & (cols == np.round(cols)) & (cols >= 0), axis=1) \
-        if cols.dtype.kind == "f" else np.all(cols >= 0, axis=1)
+    valid = (
+        np.all(np.isfinite(cols) & (cols == np.round(cols)) & (cols >= 0), axis=1)
+        if cols.dtype.kind == "f"
+        else np.all(cols >= 0, axis=1)
+    )
     bounds = np.asarray([sizes[c] for c in group])
     valid &= np.all(cols < bounds[None, :], axis=1)
     if not np.all(valid):
-        return _support_failure("tuples outside the declared alphabets", int(np.sum(~valid)),
-                                int(valid.size))
+        return _support_failure(
+            "tuples outside the declared alphabets", int(np.sum(~valid)), int(valid.size)
+        )
     codes = np.ravel_multi_index(cols.astype(np.int64).T, tuple(int(b) for b in bounds))
     expected = np.ones(1)
     for c in group:
-        expected = np.multiply.outer(expected, probs[c, :sizes[c]]).ravel()
+        expected = np.multiply.outer(expected, probs[c, : sizes[c]]).ravel()
     return _categorical_tests(codes, expected)
 
 
@@ -254,8 +310,9 @@ def _short_input(value: Any) -> str:
     return text if len(text) <= 60 else text[:59] + "…"
 
 
-def check_noise_law(mechanism: Mechanism, x: Any, rng: RandomLike, *, samples: int = 100_000,
-                    alpha: float = 0.01) -> CheckOutcome:
+def check_noise_law(
+    mechanism: Mechanism, x: Any, rng: RandomLike, *, samples: int = 100_000, alpha: float = 0.01
+) -> CheckOutcome:
     """Test that the noise drawn on input ``x`` follows the spec's declared noise law.
 
     ``samples`` outputs are drawn in ONE ``mechanism.sample`` call and standardised:
@@ -322,13 +379,20 @@ def check_noise_law(mechanism: Mechanism, x: Any, rng: RandomLike, *, samples: i
     noise = spec.noise
     if noise is None:
         return skipped(_NAME, "the spec declares no noise law (a black-box mechanism)")
-    needs = {AdditiveNoise: ["statistic"], SmoothSensitivityNoise: ["statistic",
-             "smooth_sensitivity"], NoisyArgmax: ["statistic"], RandomizedResponse: [],
-             FiniteRandomizer: ["output_probabilities"]}
+    needs = {
+        AdditiveNoise: ["statistic"],
+        SmoothSensitivityNoise: ["statistic", "smooth_sensitivity"],
+        NoisyArgmax: ["statistic"],
+        RandomizedResponse: [],
+        FiniteRandomizer: ["output_probabilities"],
+    }
     missing = missing_hooks(mechanism, needs.get(type(noise), []))
     if missing:
-        return skipped(_NAME, f"{type(noise).__name__} noise cannot be standardised without "
-                              f"the gray-box hook(s) {missing}")
+        return skipped(
+            _NAME,
+            f"{type(noise).__name__} noise cannot be standardised without "
+            f"the gray-box hook(s) {missing}",
+        )
     gen = as_generator(rng)
     xv = mechanism.validate_input(x)
     shown_input = to_jsonable(xv)
@@ -338,9 +402,14 @@ def check_noise_law(mechanism: Mechanism, x: Any, rng: RandomLike, *, samples: i
     if isinstance(noise, RandomizedResponse):
         probs = np.asarray(law.pmf_given(np.arange(law.categories), xv), dtype=np.float64)
         out = np.asarray(mechanism.sample(xv, n, gen))
-        return _outcome(_categorical_tests(out, probs), level,
-                        f"{law.categories}-ary randomized response outputs on x = {int(xv)} "
-                        f"vs P(y | x)", samples=n, law=law_name, input=shown_input)
+        return _outcome(
+            _categorical_tests(out, probs),
+            level,
+            f"{law.categories}-ary randomized response outputs on x = {int(xv)} vs P(y | x)",
+            samples=n,
+            law=law_name,
+            input=shown_input,
+        )
 
     if isinstance(noise, FiniteRandomizer):
         return _finite_randomizer_outcome(mechanism, noise, xv, n, gen, level, shown_input)
@@ -349,37 +418,58 @@ def check_noise_law(mechanism: Mechanism, x: Any, rng: RandomLike, *, samples: i
         scores = np.asarray(mechanism.statistic(xv), dtype=np.float64).ravel()
         probs, quad_error = selection_probabilities(law, scores)
         out = np.asarray(mechanism.sample(xv, n, gen))
-        return _outcome(_categorical_tests(out, probs), level,
-                        f"noisy-argmax outputs ({law_name} noise, {scores.size} candidates) vs "
-                        f"the exact selection probabilities", samples=n, law=law_name, input=shown_input,
-                        probabilities=probs, quadrature_error=quad_error)
+        return _outcome(
+            _categorical_tests(out, probs),
+            level,
+            f"noisy-argmax outputs ({law_name} noise, {scores.size} candidates) vs "
+            f"the exact selection probabilities",
+            samples=n,
+            law=law_name,
+            input=shown_input,
+            probabilities=probs,
+            quadrature_error=quad_error,
+        )
 
     centre = np.asarray(mechanism.statistic(xv), dtype=np.float64)
     out = np.asarray(mechanism.sample(xv, n, gen), dtype=np.float64)
     expected_size = n * max(1, centre.size)
     if out.size != expected_size:
         return CheckOutcome(
-            name=_NAME, status="violated", error_rate=level,
+            name=_NAME,
+            status="violated",
+            error_rate=level,
             summary=f"the sampler returned {out.size} values for {n} draws of a statistic with "
-                    f"{centre.size} coordinates (expected {expected_size})",
-            details=jsonable_details(samples=n, output_shape=list(out.shape)))
+            f"{centre.size} coordinates (expected {expected_size})",
+            details=jsonable_details(samples=n, output_shape=list(out.shape)),
+        )
     residual = (out.reshape(n, -1) - centre.reshape(1, -1)).ravel()
     if isinstance(noise, SmoothSensitivityNoise):
         s_x = float(mechanism.smooth_sensitivity(xv))
         if s_x == 0.0:
             moved = int(np.count_nonzero(residual))
             if moved == 0:
-                return skipped(_NAME, "S(x) = 0 at this input, so the declared noise is zero and "
-                                      "the outputs equal f(x): nothing to test (choose an input "
-                                      "with S(x) > 0)", samples=n)
+                return skipped(
+                    _NAME,
+                    "S(x) = 0 at this input, so the declared noise is zero and "
+                    "the outputs equal f(x): nothing to test (choose an input "
+                    "with S(x) > 0)",
+                    samples=n,
+                )
             return CheckOutcome(
-                name=_NAME, status="violated", error_rate=level, statistic=0.0, threshold=level,
+                name=_NAME,
+                status="violated",
+                error_rate=level,
+                statistic=0.0,
+                threshold=level,
                 summary=f"S(x) = 0 declares noiseless outputs, but {moved} of {n} outputs "
-                        "differ from f(x)",
-                details=jsonable_details(samples=n, noisy_outputs=moved))
+                "differ from f(x)",
+                details=jsonable_details(samples=n, noisy_outputs=moved),
+            )
         z = residual * (noise.alpha / s_x)
-        what = (f"standardised smooth-sensitivity noise (output - f(x))*a/S(x) with "
-                f"S(x) = {s_x:.6g}, a = {noise.alpha:g} vs {law_name}")
+        what = (
+            f"standardised smooth-sensitivity noise (output - f(x))*a/S(x) with "
+            f"S(x) = {s_x:.6g}, a = {noise.alpha:g} vs {law_name}"
+        )
         extra: dict[str, Any] = {"smooth_sensitivity": s_x, "noise_scale": s_x / noise.alpha}
     else:
         z = residual
@@ -389,6 +479,13 @@ def check_noise_law(mechanism: Mechanism, x: Any, rng: RandomLike, *, samples: i
     if unit is not None:  # a law on the lattice g·ℤ: test z/g (exact, g = 2^−k) on ℤ
         z, law = z / law.granularity, unit
     tests = _integer_tests(z, law) if law.is_discrete else _continuous_tests(z, law)
-    return _outcome(tests, level, what, samples=n, draws_tested=int(z.size), law=law_name,
-                    input=shown_input, **extra)
-
+    return _outcome(
+        tests,
+        level,
+        what,
+        samples=n,
+        draws_tested=int(z.size),
+        law=law_name,
+        input=shown_input,
+        **extra,
+    )

@@ -62,6 +62,7 @@ from typing import Any, cast
 import numpy as np
 
 from mechanisms import Mechanism
+from privaudit.statistics.clopper_pearson import cp_lower
 from spec import (
     AdditiveNoise,
     ApproxDP,
@@ -75,7 +76,6 @@ from spec import (
 
 from ..pairs import CandidatePair, to_jsonable
 from ..results import CheckOutcome, CheckStatus, Counterexample, jsonable_details
-from privaudit.statistics.clopper_pearson import cp_lower
 from ._common import check_count, missing_hooks, skipped
 
 __all__ = [

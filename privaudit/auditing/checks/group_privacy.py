@@ -52,8 +52,13 @@ from ..results import CheckOutcome
 from ._common import REL_TOL, pair_counterexample
 from .local_node import _delta_at, _law_of, local_node_checks_apply
 
-__all__ = ["GroupPrivacyResult", "audit_group_privacy", "check_group_exact", "group_guarantee",
-           "group_setup"]
+__all__ = [
+    "GroupPrivacyResult",
+    "audit_group_privacy",
+    "check_group_exact",
+    "group_guarantee",
+    "group_setup",
+]
 
 
 def group_guarantee(spec: MechanismSpec, k: int) -> PureDP | ApproxDP:
@@ -62,7 +67,8 @@ def group_guarantee(spec: MechanismSpec, k: int) -> PureDP | ApproxDP:
     if not isinstance(g, (PureDP, ApproxDP)):
         raise UnsupportedCombinationError(
             f"group privacy is stated here for pure and (epsilon, delta) claims, got "
-            f"{type(g).__name__}")
+            f"{type(g).__name__}"
+        )
     eps, delta = float(g.epsilon), float(getattr(g, "delta", 0.0))
     if delta == 0.0:
         return PureDP(epsilon=k * eps)
@@ -79,8 +85,9 @@ def _group_spec(inner: MechanismSpec, k: int, claim: Any) -> MechanismSpec:
     """
     guarantee = group_guarantee(inner, k) if claim is None else claim
     if not isinstance(guarantee, (PureDP, ApproxDP, RenyiDP, ZeroConcentratedDP, GaussianDP)):
-        raise InvalidParameterError(f"claim must be a privacy guarantee (PureDP, ApproxDP, "
-                                    f"...), got {claim!r}")
+        raise InvalidParameterError(
+            f"claim must be a privacy guarantee (PureDP, ApproxDP, ...), got {claim!r}"
+        )
     update = {"guarantee": guarantee, "name": f"{inner.name}@group={k}"}
     try:
         return MechanismSpec.model_validate({**dict(inner), **update})
@@ -111,8 +118,9 @@ class _GroupClaim(Mechanism):
         return self._inner.output_probabilities(data)
 
 
-def group_setup(mechanism: Mechanism, k: int, claim: Any = None
-                ) -> tuple[Mechanism, list[CandidatePair]]:
+def group_setup(
+    mechanism: Mechanism, k: int, claim: Any = None
+) -> tuple[Mechanism, list[CandidatePair]]:
     """(the mechanism claiming the group guarantee, the relation's pairs at distance k).
 
     Raises
@@ -130,15 +138,22 @@ def group_setup(mechanism: Mechanism, k: int, claim: Any = None
     if not callable(generate):
         raise UnsupportedCombinationError(
             f"the {spec.relation.kind!r} relation of {mechanism.name!r} defines no group pairs "
-            "(inputs at distance k); group audits need a relation with group_pairs(domain, k)")
-    pairs = [CandidatePair(x=spec.input_domain.validate(x), y=spec.input_domain.validate(y),
-                           origin=f"group_{origin}",
-                           decision=NeighbourDecision(True, f"distance {int(k)}", float(k)))
-             for x, y, origin in generate(spec.input_domain, int(k))]
+            "(inputs at distance k); group audits need a relation with group_pairs(domain, k)"
+        )
+    pairs = [
+        CandidatePair(
+            x=spec.input_domain.validate(x),
+            y=spec.input_domain.validate(y),
+            origin=f"group_{origin}",
+            decision=NeighbourDecision(True, f"distance {int(k)}", float(k)),
+        )
+        for x, y, origin in generate(spec.input_domain, int(k))
+    ]
     if not pairs:
         raise UnsupportedCombinationError(
             f"the {spec.relation.kind!r} relation has no pair at distance {k} on "
-            f"{spec.input_domain.label()}")
+            f"{spec.input_domain.label()}"
+        )
     return _GroupClaim(mechanism, int(k), claim), pairs
 
 
@@ -157,11 +172,14 @@ def check_group_exact(inner: Mechanism, claim: Any, pairs: list[CandidatePair]) 
 
     eps_k, delta_k = (float(v) for v in claimed_point(claim))
     if law is None:
-        return CheckOutcome(name=name, status="skipped",
-                            summary="no exact accounting of the joint messages (needs a "
-                                    "local-node spec with the statistic or "
-                                    "output_probabilities hook); the distinguishing test on "
-                                    "the group pairs is the black-box version")
+        return CheckOutcome(
+            name=name,
+            status="skipped",
+            summary="no exact accounting of the joint messages (needs a "
+            "local-node spec with the statistic or "
+            "output_probabilities hook); the distinguishing test on "
+            "the group pairs is the black-box version",
+        )
     family, params = law
     worst = (-1.0, None, 0.0)
     for pair in pairs:
@@ -177,21 +195,29 @@ def check_group_exact(inner: Mechanism, claim: Any, pairs: list[CandidatePair]) 
             worst = (ratio, pair, value)
     ratio, pair, value = worst
     if pair is None:
-        return CheckOutcome(name=name, status="skipped",
-                            summary=f"no exact accounting for {family} messages under this "
-                                    "claim; the distinguishing test is the black-box version")
+        return CheckOutcome(
+            name=name,
+            status="skipped",
+            summary=f"no exact accounting for {family} messages under this "
+            "claim; the distinguishing test is the black-box version",
+        )
     limit = eps_k if family == "laplace" and delta_k == 0.0 else delta_k
     bad = value > limit * (1 + REL_TOL) + (0.0 if limit == eps_k and delta_k == 0 else 1e-15)
-    what = ("l1 loss bound" if family == "laplace" and delta_k == 0.0
-            else f"exact delta({eps_k:g})")
+    what = "l1 loss bound" if family == "laplace" and delta_k == 0.0 else f"exact delta({eps_k:g})"
     return CheckOutcome(
-        name=name, status="violated" if bad else "passed",
+        name=name,
+        status="violated" if bad else "passed",
         summary=f"worst group pair ({pair.origin}): {what} = {value:.4g} "
-                f"{'>' if bad else '<='} {limit:g}",
-        statistic=value, threshold=limit,
-        counterexample=pair_counterexample(pair.x, pair.y, pair.origin, pair.decision.reason,
-                                           value=value) if bad else None,
-        details={"pairs": len(pairs), "family": family})
+        f"{'>' if bad else '<='} {limit:g}",
+        statistic=value,
+        threshold=limit,
+        counterexample=pair_counterexample(
+            pair.x, pair.y, pair.origin, pair.decision.reason, value=value
+        )
+        if bad
+        else None,
+        details={"pairs": len(pairs), "family": family},
+    )
 
 
 @dataclass(frozen=True)
@@ -227,9 +253,14 @@ class GroupPrivacyResult:
     violated: bool
 
 
-def audit_group_privacy(mechanism: Mechanism, k: int, *, samples: int = 50_000,
-                        rng: RandomLike = None, alpha: float = 0.05
-                        ) -> list[GroupPrivacyResult]:
+def audit_group_privacy(
+    mechanism: Mechanism,
+    k: int,
+    *,
+    samples: int = 50_000,
+    rng: RandomLike = None,
+    alpha: float = 0.05,
+) -> list[GroupPrivacyResult]:
     """Exact and black-box audit of the group claim at node distance ``k``.
 
     Parameters
@@ -254,7 +285,8 @@ def audit_group_privacy(mechanism: Mechanism, k: int, *, samples: int = 50_000,
     """
     if not local_node_checks_apply(mechanism):
         raise UnsupportedCombinationError(
-            f"{mechanism.name!r} does not claim privacy under LocalNodeRelation on graphs")
+            f"{mechanism.name!r} does not claim privacy under LocalNodeRelation on graphs"
+        )
     if not 0.0 < float(alpha) < 1.0:
         raise InvalidParameterError(f"alpha must lie in (0, 1), got {alpha!r}")
     spec = mechanism.spec
@@ -276,15 +308,34 @@ def audit_group_privacy(mechanism: Mechanism, k: int, *, samples: int = 50_000,
             elif family in ("gaussian", "finite"):
                 exact = _delta_at(family, mechanism, p, q, eps_k)[1]
                 bad = exact > delta_k * (1 + REL_TOL) + 1e-15
-        pair = CandidatePair(x=spec.input_domain.validate(x), y=spec.input_domain.validate(y),
-                             origin=origin,
-                             decision=NeighbourDecision(True, f"node distance {k}", float(k)))
-        result = distinguish_pair(claim, pair, samples=samples, search_samples=max(1_000, samples // 4),
-                           rng=gen, alpha=alpha / len(pairs))
-        out.append(GroupPrivacyResult(
-            k=int(k), origin=origin, epsilon_group=eps_k, delta_group=delta_k,
-            exact_value=float(exact), exact_violated=bool(bad),
-            epsilon_lower_bound=(math.inf if result.epsilon_lower_bound_infinite
-                                 else float(result.epsilon_lower_bound)),
-            violated=bool(result.violated)))
+        pair = CandidatePair(
+            x=spec.input_domain.validate(x),
+            y=spec.input_domain.validate(y),
+            origin=origin,
+            decision=NeighbourDecision(True, f"node distance {k}", float(k)),
+        )
+        result = distinguish_pair(
+            claim,
+            pair,
+            samples=samples,
+            search_samples=max(1_000, samples // 4),
+            rng=gen,
+            alpha=alpha / len(pairs),
+        )
+        out.append(
+            GroupPrivacyResult(
+                k=int(k),
+                origin=origin,
+                epsilon_group=eps_k,
+                delta_group=delta_k,
+                exact_value=float(exact),
+                exact_violated=bool(bad),
+                epsilon_lower_bound=(
+                    math.inf
+                    if result.epsilon_lower_bound_infinite
+                    else float(result.epsilon_lower_bound)
+                ),
+                violated=bool(result.violated),
+            )
+        )
     return out

@@ -101,8 +101,9 @@ LOCALITY_SAMPLES = 20_000
 def local_node_checks_apply(mechanism: Mechanism) -> bool:
     """True when the spec claims privacy under ``LocalNodeRelation`` on a graph domain."""
     spec = mechanism.spec
-    return isinstance(spec.relation, LocalNodeRelation) and isinstance(spec.input_domain,
-                                                                       GraphDomain)
+    return isinstance(spec.relation, LocalNodeRelation) and isinstance(
+        spec.input_domain, GraphDomain
+    )
 
 
 def message_blocks(mechanism: Mechanism) -> list[np.ndarray] | None:
@@ -117,8 +118,9 @@ def message_blocks(mechanism: Mechanism) -> list[np.ndarray] | None:
     return None if layout is None else layout.arrays(mechanism.spec.input_domain.n_nodes)
 
 
-def exposed_nodes(mechanism: Mechanism, rng: np.random.Generator,
-                  top: int = EXPOSED_NODES) -> tuple[tuple[int, ...], dict[str, Any]]:
+def exposed_nodes(
+    mechanism: Mechanism, rng: np.random.Generator, top: int = EXPOSED_NODES
+) -> tuple[tuple[int, ...], dict[str, Any]]:
     """The ``top`` nodes the mechanism's public randomness exposes most, and how they were found.
 
     Asks the mechanism (the ``node_exposure`` hook), else measures
@@ -128,15 +130,18 @@ def exposed_nodes(mechanism: Mechanism, rng: np.random.Generator,
     spec = mechanism.spec
     found = exposure_weights(mechanism, spec.relation, spec.input_domain, rng)
     if found is None:
-        return (), {"exposure": "none (no node_exposure hook, no statistic, no public "
-                                "randomness declared)"}
+        return (), {
+            "exposure": "none (no node_exposure hook, no statistic, no public randomness declared)"
+        }
     weights, source = found
     if weights.size == 0 or float(weights.max()) <= float(weights.min()):
         return (), {"exposure": source, "exposure_uniform": True}
     order = np.argsort(-weights, kind="stable")[:top]
     return tuple(int(v) for v in order), {
-        "exposure": source, "exposed_nodes": [int(v) for v in order],
-        "exposure_weights": [float(weights[v]) for v in order]}
+        "exposure": source,
+        "exposed_nodes": [int(v) for v in order],
+        "exposure_weights": [float(weights[v]) for v in order],
+    }
 
 
 def locality_needs_samples(mechanism: Mechanism) -> bool:
@@ -149,18 +154,27 @@ def _law_of(mechanism: Mechanism) -> tuple[str, Callable[[Any], np.ndarray]] | N
     """(family, graph → parameters): stacked means or an (L, A) probability table."""
     noise = mechanism.spec.noise
     if isinstance(noise, AdditiveNoise) and mechanism.provides("statistic"):
-        family = ("gaussian" if isinstance(noise.law, Gaussian) else
-                  "laplace" if isinstance(noise.law, Laplace) else "additive")
+        family = (
+            "gaussian"
+            if isinstance(noise.law, Gaussian)
+            else "laplace"
+            if isinstance(noise.law, Laplace)
+            else "additive"
+        )
         return family, lambda g: np.atleast_1d(np.asarray(mechanism.statistic(g), dtype=float))
     if isinstance(noise, FiniteRandomizer) and mechanism.provides("output_probabilities"):
         return "finite", lambda g: np.asarray(mechanism.output_probabilities(g), dtype=float)
     return None
 
 
-_NO_HOOK = ("needs additive noise with the statistic hook, or a finite randomizer with the "
-            "output_probabilities hook")
-_COVERED = ("; its black-box version is the distinguishing test of the joint release on the "
-            "relation's pairs (star toggles included), which runs")
+_NO_HOOK = (
+    "needs additive noise with the statistic hook, or a finite randomizer with the "
+    "output_probabilities hook"
+)
+_COVERED = (
+    "; its black-box version is the distinguishing test of the joint release on the "
+    "relation's pairs (star toggles included), which runs"
+)
 
 
 def _claim(mechanism: Mechanism) -> tuple[float, float]:
@@ -179,8 +193,14 @@ def _nodes(mechanism: Mechanism, relation: LocalNodeRelation | None = None) -> l
     return out[:CHECK_NODES]
 
 
-def _delta_at(family: str, mechanism: Mechanism, p: np.ndarray, q: np.ndarray,
-              epsilon: float, cache: dict[bytes, float] | None = None) -> tuple[float, float]:
+def _delta_at(
+    family: str,
+    mechanism: Mechanism,
+    p: np.ndarray,
+    q: np.ndarray,
+    epsilon: float,
+    cache: dict[bytes, float] | None = None,
+) -> tuple[float, float]:
     """(shift, exact δ(ε)) between the laws with parameters p and q (both orders).
 
     For a finite product law only the coordinates that differ matter, in any order: with a
@@ -191,7 +211,7 @@ def _delta_at(family: str, mechanism: Mechanism, p: np.ndarray, q: np.ndarray,
         shift = float(np.linalg.norm(p - q))
         return shift, (law.privacy_profile(epsilon, shift) if shift > 0 else 0.0)
     if family == "finite":
-        moved = np.any(p != q, axis=1)          # equal coordinates contribute no loss
+        moved = np.any(p != q, axis=1)  # equal coordinates contribute no loss
         if not moved.any():
             return math.nan, 0.0
         p, q = p[moved], q[moved]
@@ -222,27 +242,34 @@ def check_message_structure(mechanism: Mechanism) -> CheckOutcome:
             f"the spec declares no message layout, so the {dim} output coordinate(s) cannot "
             f"be assigned to the n = {n} nodes",
             "declare which coordinates each node sends: LocalNodeRelation(layout="
-            "MessageLayout.consecutive(sizes)) or declare_mechanism(..., layout=sizes)")
+            "MessageLayout.consecutive(sizes)) or declare_mechanism(..., layout=sizes)",
+        )
     sizes = sorted({b.size for b in blocks})
     covered = np.sort(np.concatenate(blocks)) if blocks else np.empty(0, dtype=np.int64)
     ok = len(blocks) == n and np.array_equal(covered, np.arange(dim))
     public = getattr(mechanism.spec.relation, "public_randomness", None)
-    rho = ("public randomness rho (" + public.drawn + "; reveals " + public.reveals + ")"
-           if public is not None else "no public randomness declared")
+    rho = (
+        "public randomness rho (" + public.drawn + "; reveals " + public.reveals + ")"
+        if public is not None
+        else "no public randomness declared"
+    )
     return CheckOutcome(
-        name="lndp.structure", status="passed" if ok else "violated",
-        summary=(f"n = {n} is public (fixed by the input domain) and the declared layout "
-                 f"splits the release into {n} per-node messages of "
-                 f"{'/'.join(map(str, sizes))} coordinate(s); {rho}, held fixed: the server "
-                 "sees only rho and the messages" if ok else
-                 f"the declared node blocks do not partition the {dim} coordinates into {n} "
-                 "messages"),
-        details={"n": n, "block_sizes": sizes,
-                 "public_randomness": public is not None})
+        name="lndp.structure",
+        status="passed" if ok else "violated",
+        summary=(
+            f"n = {n} is public (fixed by the input domain) and the declared layout "
+            f"splits the release into {n} per-node messages of "
+            f"{'/'.join(map(str, sizes))} coordinate(s); {rho}, held fixed: the server "
+            "sees only rho and the messages"
+            if ok
+            else f"the declared node blocks do not partition the {dim} coordinates into {n} "
+            "messages"
+        ),
+        details={"n": n, "block_sizes": sizes, "public_randomness": public is not None},
+    )
 
 
-def _locality_bases(mechanism: Mechanism, candidates: Sequence[CandidatePair]
-                    ) -> list[nx.Graph]:
+def _locality_bases(mechanism: Mechanism, candidates: Sequence[CandidatePair]) -> list[nx.Graph]:
     relation, domain = mechanism.spec.relation, mechanism.spec.input_domain
     n, bound = domain.n_nodes, relation.degree_bound(domain)
     star = nx.empty_graph(n)
@@ -253,9 +280,12 @@ def _locality_bases(mechanism: Mechanism, candidates: Sequence[CandidatePair]
     return bases
 
 
-def _locality_comparisons(mechanism: Mechanism, candidates: Sequence[CandidatePair],
-                          relation: LocalNodeRelation, blocks: list[np.ndarray] | None
-                          ) -> list[LocalityComparison]:
+def _locality_comparisons(
+    mechanism: Mechanism,
+    candidates: Sequence[CandidatePair],
+    relation: LocalNodeRelation,
+    blocks: list[np.ndarray] | None,
+) -> list[LocalityComparison]:
     """Declared layout: v's block on same-view graphs; else layout-free disjoint toggles."""
     domain = mechanism.spec.input_domain
     n, bound = domain.n_nodes, relation.degree_bound(domain)
@@ -287,10 +317,15 @@ def _locality_comparisons(mechanism: Mechanism, candidates: Sequence[CandidatePa
     return out
 
 
-def check_locality(mechanism: Mechanism, candidates: Sequence[CandidatePair] = (),
-                   rng: np.random.Generator | None = None, *, alpha: float = 0.0,
-                   samples: int = LOCALITY_SAMPLES,
-                   relation: LocalNodeRelation | None = None) -> CheckOutcome:
+def check_locality(
+    mechanism: Mechanism,
+    candidates: Sequence[CandidatePair] = (),
+    rng: np.random.Generator | None = None,
+    *,
+    alpha: float = 0.0,
+    samples: int = LOCALITY_SAMPLES,
+    relation: LocalNodeRelation | None = None,
+) -> CheckOutcome:
     """``lndp.locality``: node v's message law is unchanged when only other lists change.
 
     Deterministic from the declared law with a gray-box hook; otherwise two-sample tests on
@@ -303,8 +338,11 @@ def check_locality(mechanism: Mechanism, candidates: Sequence[CandidatePair] = (
     law, blocks = _law_of(mechanism), message_blocks(mechanism)
     comparisons = _locality_comparisons(mechanism, candidates, relation, blocks)
     if not comparisons:
-        return required_skip(name, "no graph pair with a fixed node view fits the domain",
-                             "allow a larger degree bound or more nodes")
+        return required_skip(
+            name,
+            "no graph pair with a fixed node view fits the domain",
+            "allow a larger degree bound or more nodes",
+        )
     layout_free = blocks is None
     if law is not None:
         _, params = law
@@ -319,16 +357,20 @@ def check_locality(mechanism: Mechanism, candidates: Sequence[CandidatePair] = (
         how, level, tests = "exactly, from the declared law", 0.0, 0
     else:
         if rng is None or not alpha > 0.0:
-            return required_skip(name, "the mechanism has no gray-box hook and no share of "
-                                       "alpha was given for the black-box test",
-                                 "audit it with privaudit.audit (which runs the black-box "
-                                 "test), or give the statistic / output_probabilities hook")
+            return required_skip(
+                name,
+                "the mechanism has no gray-box hook and no share of "
+                "alpha was given for the black-box test",
+                "audit it with privaudit.audit (which runs the black-box "
+                "test), or give the statistic / output_probabilities hook",
+            )
         m = int(min(samples, LOCALITY_SAMPLES))
-        changed, level, tests = sampled_changes(mechanism, comparisons, rng, samples=m,
-                                                alpha=alpha)
+        changed, level, tests = sampled_changes(mechanism, comparisons, rng, samples=m, alpha=alpha)
         sizes = [float(c.sum()) for c in changed]
-        how = (f"on samples: two-sample KS tests, {m} outputs per graph, {tests} tests at "
-               f"level {level:.3g} each (family-wise {alpha:.3g})")
+        how = (
+            f"on samples: two-sample KS tests, {m} outputs per graph, {tests} tests at "
+            f"level {level:.3g} each (family-wise {alpha:.3g})"
+        )
     flagged = None
     groups: dict[int, list[int]] = {}
     for i, c in enumerate(comparisons):
@@ -338,65 +380,95 @@ def check_locality(mechanism: Mechanism, candidates: Sequence[CandidatePair] = (
         if both.any():
             flagged = (members, int(np.flatnonzero(both)[0]))
             break
-    design = ("no layout declared: the layout-free test (a coordinate whose law moves when "
-              "only the lists inside S1, and again when only those inside a disjoint S2, "
-              "change belongs to no node)" if layout_free else
-              "node v's declared block on graphs where only other nodes' lists change")
-    details: dict[str, Any] = {"comparisons": len(comparisons), "design": design,
-                               "black_box": law is None, "tests": tests,
-                               "level_per_test": level}
+    design = (
+        "no layout declared: the layout-free test (a coordinate whose law moves when "
+        "only the lists inside S1, and again when only those inside a disjoint S2, "
+        "change belongs to no node)"
+        if layout_free
+        else "node v's declared block on graphs where only other nodes' lists change"
+    )
+    details: dict[str, Any] = {
+        "comparisons": len(comparisons),
+        "design": design,
+        "black_box": law is None,
+        "tests": tests,
+        "level_per_test": level,
+    }
     if flagged is not None:
         members, coord = flagged
         first = comparisons[members[0]]
         where = int(first.coords[coord]) if coord < first.coords.size else coord
         if layout_free:
-            summary = (f"output coordinate {where} changes law when only the lists of nodes "
-                       f"inside one set change, and again when only those of a disjoint set "
-                       f"change: whatever node sends it reads other nodes' lists ({how})")
+            summary = (
+                f"output coordinate {where} changes law when only the lists of nodes "
+                f"inside one set change, and again when only those of a disjoint set "
+                f"change: whatever node sends it reads other nodes' lists ({how})"
+            )
         else:
-            summary = (f"node {first.node}'s message law changes when only the OTHER nodes' "
-                       f"adjacency lists change: its randomizer reads more than its own "
-                       f"list ({how})")
+            summary = (
+                f"node {first.node}'s message law changes when only the OTHER nodes' "
+                f"adjacency lists change: its randomizer reads more than its own "
+                f"list ({how})"
+            )
         other = comparisons[members[-1]].other
         return CheckOutcome(
-            name=name, status="violated", summary=summary,
-            statistic=max(sizes[i] for i in members), threshold=0.0,
+            name=name,
+            status="violated",
+            summary=summary,
+            statistic=max(sizes[i] for i in members),
+            threshold=0.0,
             error_rate=alpha if law is None else 0.0,
             counterexample=pair_counterexample(
-                first.base, other if layout_free else first.other,
+                first.base,
+                other if layout_free else first.other,
                 "layout_free_toggles" if layout_free else "same_view_graphs",
-                "disjoint node sets toggled" if layout_free
+                "disjoint node sets toggled"
+                if layout_free
                 else f"node {first.node}'s adjacency list is identical",
-                node=first.node, coordinate=where),
-            details=details)
+                node=first.node,
+                coordinate=where,
+            ),
+            details=details,
+        )
     return CheckOutcome(
-        name=name, status="passed",
-        summary=(f"no message law changed when only other nodes' lists did "
-                 f"({len(comparisons)} comparisons; {design}; {how})"),
-        statistic=max(sizes, default=0.0), threshold=0.0,
-        error_rate=alpha if law is None else 0.0, details=details)
+        name=name,
+        status="passed",
+        summary=(
+            f"no message law changed when only other nodes' lists did "
+            f"({len(comparisons)} comparisons; {design}; {how})"
+        ),
+        statistic=max(sizes, default=0.0),
+        threshold=0.0,
+        error_rate=alpha if law is None else 0.0,
+        details=details,
+    )
 
 
-def check_per_node(mechanism: Mechanism, relation: LocalNodeRelation | None = None
-                   ) -> CheckOutcome:
+def check_per_node(mechanism: Mechanism, relation: LocalNodeRelation | None = None) -> CheckOutcome:
     """``lndp.per_node``: R_v(∅) against R_v(full list) is (ε, δ)-private (Claim 6.4(a))."""
     name = "lndp.per_node"
     law, blocks = _law_of(mechanism), message_blocks(mechanism)
     if law is None or blocks is None:
-        return skipped(name, (_NO_HOOK if law is None else "the per-node messages are "
-                              "unknown (no layout declared)") + _COVERED)
+        return skipped(
+            name,
+            (_NO_HOOK if law is None else "the per-node messages are unknown (no layout declared)")
+            + _COVERED,
+        )
     family, params = law
     eps, delta = _claim(mechanism)
     if family not in ("gaussian", "finite"):
-        return skipped(name, f"exact per-node accounting covers Gaussian and finite laws, not "
-                             f"{type(mechanism.spec.noise.law).__name__}")
+        return skipped(
+            name,
+            f"exact per-node accounting covers Gaussian and finite laws, not "
+            f"{type(mechanism.spec.noise.law).__name__}",
+        )
     n = mechanism.spec.input_domain.n_nodes
     worst = (-1.0, 0, 0.0)
     for v in _nodes(mechanism, relation):
         empty, star = mechanism.spec.relation.star_toggle(n, v)
         try:
             p, q = params(empty)[blocks[v]], params(star)[blocks[v]]
-        except PrivauditError:        # the full list breaks the domain's degree bound
+        except PrivauditError:  # the full list breaks the domain's degree bound
             continue
         shift, d = _delta_at(family, mechanism, p, q, eps)
         if d > worst[0]:
@@ -406,14 +478,23 @@ def check_per_node(mechanism: Mechanism, relation: LocalNodeRelation | None = No
         return skipped(name, "no node's full list fits the domain's degree bound")
     bad = d > delta * (1 + REL_TOL) + 1e-15
     return CheckOutcome(
-        name=name, status="violated" if bad else "passed",
-        summary=(f"node {v}'s own message between the empty and the full list: exact "
-                 f"delta({eps:g}) = {d:.3g} {'>' if bad else '<='} {delta:g}"),
-        statistic=d, threshold=delta, details={"node": v, "shift": shift})
+        name=name,
+        status="violated" if bad else "passed",
+        summary=(
+            f"node {v}'s own message between the empty and the full list: exact "
+            f"delta({eps:g}) = {d:.3g} {'>' if bad else '<='} {delta:g}"
+        ),
+        statistic=d,
+        threshold=delta,
+        details={"node": v, "shift": shift},
+    )
 
 
-def _adversarial(mechanism: Mechanism, candidates: Sequence[CandidatePair],
-                 relation: LocalNodeRelation | None = None) -> list[tuple[Any, Any, str]]:
+def _adversarial(
+    mechanism: Mechanism,
+    candidates: Sequence[CandidatePair],
+    relation: LocalNodeRelation | None = None,
+) -> list[tuple[Any, Any, str]]:
     spec = mechanism.spec
     relation = relation or spec.relation
     pairs = [(x, y, o) for x, y, o in relation.local_node_pairs(spec.input_domain)]
@@ -424,8 +505,11 @@ def _adversarial(mechanism: Mechanism, candidates: Sequence[CandidatePair],
     return pairs
 
 
-def check_joint_accounting(mechanism: Mechanism, candidates: Sequence[CandidatePair] = (),
-                           relation: LocalNodeRelation | None = None) -> CheckOutcome:
+def check_joint_accounting(
+    mechanism: Mechanism,
+    candidates: Sequence[CandidatePair] = (),
+    relation: LocalNodeRelation | None = None,
+) -> CheckOutcome:
     """``lndp.joint_accounting``: exact δ(ε_claim) of the joint messages at the worst pair."""
     name = "lndp.joint_accounting"
     law = _law_of(mechanism)
@@ -436,8 +520,11 @@ def check_joint_accounting(mechanism: Mechanism, candidates: Sequence[CandidateP
     if family == "finite":
         return skipped(name, "finite randomizers are accounted exactly by exact.privacy")
     if family == "additive" or (family == "laplace" and delta > 0):
-        return skipped(name, "exact joint accounting covers Gaussian messages and Laplace "
-                             "messages under a pure claim")
+        return skipped(
+            name,
+            "exact joint accounting covers Gaussian messages and Laplace "
+            "messages under a pure claim",
+        )
     domain = mechanism.spec.input_domain
     worst = (-1.0, 0.0, None)
     for x, y, origin in _adversarial(mechanism, candidates, relation):
@@ -447,7 +534,7 @@ def check_joint_accounting(mechanism: Mechanism, candidates: Sequence[CandidateP
             continue
         if family == "laplace":
             shift = float(np.abs(p - q).sum())
-            value = shift / mechanism.spec.noise.law.scale      # the loss bound, vs ε
+            value = shift / mechanism.spec.noise.law.scale  # the loss bound, vs ε
         else:
             shift, value = _delta_at(family, mechanism, p, q, eps)
         if value > worst[0]:
@@ -457,51 +544,74 @@ def check_joint_accounting(mechanism: Mechanism, candidates: Sequence[CandidateP
         return skipped(name, f"no pair fits {domain.label()}")
     limit = eps if family == "laplace" else delta
     bad = value > limit * (1 + REL_TOL) + (0.0 if family == "laplace" else 1e-15)
-    what = (f"l1 loss bound {value:.4g} vs epsilon {eps:g}" if family == "laplace"
-            else f"exact delta({eps:g}) = {value:.3g} vs delta {delta:g}")
+    what = (
+        f"l1 loss bound {value:.4g} vs epsilon {eps:g}"
+        if family == "laplace"
+        else f"exact delta({eps:g}) = {value:.3g} vs delta {delta:g}"
+    )
     x, y, origin = where
     return CheckOutcome(
-        name=name, status="violated" if bad else "passed",
+        name=name,
+        status="violated" if bad else "passed",
         summary=f"joint messages at the worst pair ({origin}, shift {shift:.4g}): {what}",
-        statistic=value, threshold=limit, ratio=value / limit if limit > 0 else None,
-        counterexample=pair_counterexample(x, y, origin, "node neighbours", shift=shift,
-                                           value=value) if bad else None,
-        details={"family": family, "shift": shift, "origin": origin})
+        statistic=value,
+        threshold=limit,
+        ratio=value / limit if limit > 0 else None,
+        counterexample=pair_counterexample(
+            x, y, origin, "node neighbours", shift=shift, value=value
+        )
+        if bad
+        else None,
+        details={"family": family, "shift": shift, "origin": origin},
+    )
 
 
-def check_global_certificate(mechanism: Mechanism, rng: np.random.Generator,
-                             graphs: int = CERTIFICATE_GRAPHS) -> CheckOutcome:
+def check_global_certificate(
+    mechanism: Mechanism, rng: np.random.Generator, graphs: int = CERTIFICATE_GRAPHS
+) -> CheckOutcome:
     """``lndp.global_certificate``: E_G TV(A(∅), A(G)) against Lemma 5.4, G D-regular."""
     from estimators.lndp.accounting import regular_graph_tv_bound
 
     name = "lndp.global_certificate"
     law = _law_of(mechanism)
     if law is None:
-        return skipped(name, _NO_HOOK + "; a consequence of the joint claim, which the "
-                             "distinguishing test checks")
+        return skipped(
+            name,
+            _NO_HOOK + "; a consequence of the joint claim, which the distinguishing test checks",
+        )
     family, params = law
     if family not in ("gaussian", "finite"):
-        return skipped(name, "exact total variation covers Gaussian and finite laws, not "
-                             f"{type(mechanism.spec.noise.law).__name__}")
+        return skipped(
+            name,
+            "exact total variation covers Gaussian and finite laws, not "
+            f"{type(mechanism.spec.noise.law).__name__}",
+        )
     spec = mechanism.spec
     relation = spec.relation
-    domain = GraphDomain(n_nodes=spec.input_domain.n_nodes,
-                         max_degree=relation.degree_bound(spec.input_domain))
+    domain = GraphDomain(
+        n_nodes=spec.input_domain.n_nodes, max_degree=relation.degree_bound(spec.input_domain)
+    )
     n = domain.n_nodes
     eps, delta = _claim(mechanism)
-    degrees = [d for d in CERTIFICATE_DEGREES if d <= domain.degree_bound and d < n
-               and (n * d) % 2 == 0]
+    degrees = [
+        d for d in CERTIFICATE_DEGREES if d <= domain.degree_bound and d < n and (n * d) % 2 == 0
+    ]
     if not degrees:
-        return skipped(name, f"no D-regular graph with D in {CERTIFICATE_DEGREES} fits "
-                             f"{domain.label()}")
+        return skipped(
+            name, f"no D-regular graph with D in {CERTIFICATE_DEGREES} fits {domain.label()}"
+        )
     radius = math.sqrt(math.log(len(degrees) / CERTIFICATE_ERROR) / (2.0 * graphs))
     empty = params(relation.star_toggle(n, 0)[0])
     rows = []
     worst = None
     cache: dict[bytes, float] = {}
     for d in degrees:
-        tvs = np.array([_delta_at(family, mechanism, params(g), empty, 0.0, cache)[1]
-                        for g in relation.regular_graphs(domain, d, graphs, rng)])
+        tvs = np.array(
+            [
+                _delta_at(family, mechanism, params(g), empty, 0.0, cache)[1]
+                for g in relation.regular_graphs(domain, d, graphs, rng)
+            ]
+        )
         bound = regular_graph_tv_bound(n, d, eps, delta)
         lower = max(0.0, float(tvs.mean()) - radius)
         rows.append({"D": d, "mean_tv": float(tvs.mean()), "lower": lower, "bound": bound})
@@ -510,29 +620,41 @@ def check_global_certificate(mechanism: Mechanism, rng: np.random.Generator,
     assert worst is not None
     bad = worst["lower"] > worst["bound"]
     return CheckOutcome(
-        name=name, status="violated" if bad else "passed",
-        summary=(f"Lemma 5.4 at D = {worst['D']}: mean exact TV between the messages on a "
-                 f"random D-regular graph and on the empty graph = {worst['mean_tv']:.3g} "
-                 f"(lower bound {worst['lower']:.3g}) {'>' if bad else '<='} the certificate "
-                 f"{worst['bound']:.3g} valid for every ({eps:g}, {delta:g})-LNDP algorithm"),
-        statistic=worst["lower"], threshold=worst["bound"],
+        name=name,
+        status="violated" if bad else "passed",
+        summary=(
+            f"Lemma 5.4 at D = {worst['D']}: mean exact TV between the messages on a "
+            f"random D-regular graph and on the empty graph = {worst['mean_tv']:.3g} "
+            f"(lower bound {worst['lower']:.3g}) {'>' if bad else '<='} the certificate "
+            f"{worst['bound']:.3g} valid for every ({eps:g}, {delta:g})-LNDP algorithm"
+        ),
+        statistic=worst["lower"],
+        threshold=worst["bound"],
         ratio=worst["lower"] / worst["bound"] if worst["bound"] > 0 else None,
-        error_rate=CERTIFICATE_ERROR, details={"degrees": rows, "graphs_per_degree": graphs})
+        error_rate=CERTIFICATE_ERROR,
+        details={"degrees": rows, "graphs_per_degree": graphs},
+    )
 
 
-def check_local_node(mechanism: Mechanism, candidates: Sequence[CandidatePair],
-                     rng: np.random.Generator, *, alpha: float = 0.0,
-                     samples: int = LOCALITY_SAMPLES,
-                     relation: LocalNodeRelation | None = None) -> list[CheckOutcome]:
+def check_local_node(
+    mechanism: Mechanism,
+    candidates: Sequence[CandidatePair],
+    rng: np.random.Generator,
+    *,
+    alpha: float = 0.0,
+    samples: int = LOCALITY_SAMPLES,
+    relation: LocalNodeRelation | None = None,
+) -> list[CheckOutcome]:
     """All LNDP checks, in order (see the module docstring).
 
     ``alpha`` is the share of the audit's α for the black-box locality test (spent only
     when :func:`locality_needs_samples`); ``relation`` the spec's relation focused on the
     exposed nodes (:func:`exposed_nodes`).
     """
-    return [check_message_structure(mechanism),
-            check_locality(mechanism, candidates, rng, alpha=alpha, samples=samples,
-                           relation=relation),
-            check_per_node(mechanism, relation),
-            check_joint_accounting(mechanism, candidates, relation),
-            check_global_certificate(mechanism, rng)]
+    return [
+        check_message_structure(mechanism),
+        check_locality(mechanism, candidates, rng, alpha=alpha, samples=samples, relation=relation),
+        check_per_node(mechanism, relation),
+        check_joint_accounting(mechanism, candidates, relation),
+        check_global_certificate(mechanism, rng),
+    ]

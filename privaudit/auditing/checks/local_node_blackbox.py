@@ -86,7 +86,7 @@ def toggle_within(graph: nx.Graph, nodes: Sequence[int], bound: int) -> nx.Graph
     out = graph.copy()
     members = sorted(int(u) for u in nodes)
     for i, a in enumerate(members):
-        for b in members[i + 1:]:
+        for b in members[i + 1 :]:
             if out.has_edge(a, b):
                 out.remove_edge(a, b)
             elif out.degree(a) < bound and out.degree(b) < bound:
@@ -98,8 +98,9 @@ def _edges(graph: nx.Graph) -> frozenset[tuple[int, int]]:
     return frozenset((min(a, b), max(a, b)) for a, b in graph.edges())
 
 
-def layout_free_groups(bases: Sequence[tuple[nx.Graph, int]], dimension: int, bound: int,
-                       first_group: int = 0) -> list[LocalityComparison]:
+def layout_free_groups(
+    bases: Sequence[tuple[nx.Graph, int]], dimension: int, bound: int, first_group: int = 0
+) -> list[LocalityComparison]:
     """Pairs of comparisons B → B ⊕ S₁ and B → B ⊕ S₂ with S₁ ∩ S₂ = ∅ (module docstring).
 
     ``bases`` lists (B, v): S₁ and S₂ split the nodes other than v into halves, so v's own
@@ -131,9 +132,14 @@ def _tests_of(comparison: LocalityComparison) -> int:
     return k + (1 if k > 1 and comparison.sum_test else 0)
 
 
-def sampled_changes(mechanism: Mechanism, comparisons: Sequence[LocalityComparison],
-                    rng: np.random.Generator, *, samples: int, alpha: float
-                    ) -> tuple[list[np.ndarray], float, int]:
+def sampled_changes(
+    mechanism: Mechanism,
+    comparisons: Sequence[LocalityComparison],
+    rng: np.random.Generator,
+    *,
+    samples: int,
+    alpha: float,
+) -> tuple[list[np.ndarray], float, int]:
     """Which watched coordinates' laws differ, by two-sample KS tests at Bonferroni level.
 
     Returns, per comparison, a boolean array over its watched coordinates (True: the law
@@ -168,9 +174,13 @@ def sampled_changes(mechanism: Mechanism, comparisons: Sequence[LocalityComparis
     return changed, level, tests
 
 
-def exposure_weights(mechanism: Mechanism, relation: Any, domain: Any,
-                     rng: np.random.Generator, samples: int = EXPOSURE_SAMPLES
-                     ) -> tuple[np.ndarray, str] | None:
+def exposure_weights(
+    mechanism: Mechanism,
+    relation: Any,
+    domain: Any,
+    rng: np.random.Generator,
+    samples: int = EXPOSURE_SAMPLES,
+) -> tuple[np.ndarray, str] | None:
     """(n weights, where they came from): how exposed each node is under the realised ρ.
 
     ``None`` when no source applies (no hook, no statistic with additive noise, and no
@@ -181,7 +191,7 @@ def exposure_weights(mechanism: Mechanism, relation: Any, domain: Any,
     if mechanism.provides("node_exposure"):
         try:
             return np.asarray(mechanism.node_exposure(), dtype=float), "node_exposure hook"
-        except NotImplementedError:   # a wrapper that forwards provides() but not the hook
+        except NotImplementedError:  # a wrapper that forwards provides() but not the hook
             pass
     if n > EXPOSURE_MAX_NODES:
         return None
@@ -195,14 +205,16 @@ def exposure_weights(mechanism: Mechanism, relation: Any, domain: Any,
     if isinstance(noise, AdditiveNoise) and mechanism.provides("statistic"):
         order = 2 if isinstance(noise.law, Gaussian) else 1
         f: Callable[[Any], np.ndarray] = lambda g: np.atleast_1d(
-            np.asarray(mechanism.statistic(g), dtype=float)).ravel()
+            np.asarray(mechanism.statistic(g), dtype=float)
+        ).ravel()
         empty = f(stars[0][0])
-        return (np.array([np.linalg.norm(f(star) - empty, ord=order) for _, star in stars]),
-                "statistic hook (star-toggle shift per node)")
+        return (
+            np.array([np.linalg.norm(f(star) - empty, ord=order) for _, star in stars]),
+            "statistic hook (star-toggle shift per node)",
+        )
     if getattr(relation, "public_randomness", None) is None:
         return None
-    base = np.asarray(mechanism.sample(stars[0][0], samples, rng), dtype=float).reshape(
-        samples, -1)
+    base = np.asarray(mechanism.sample(stars[0][0], samples, rng), dtype=float).reshape(samples, -1)
     mean, sd = base.mean(axis=0), base.std(axis=0)
     sd = np.where(sd > 0, sd, 1.0)
     weights = np.empty(n)

@@ -58,12 +58,18 @@ import numpy as np
 from scipy import stats
 
 from mechanisms import Mechanism
+from privaudit.execution.streaming import (
+    Executor,
+    StreamProgress,
+    block_rows,
+    root_seed,
+    stream_chunks,
+)
 from spec import AdditiveNoise, RandomLike, as_generator, check_alpha
 from spec.errors import AuditError, InvalidParameterError
 
 from ..pairs import to_jsonable
 from ..results import CheckOutcome, jsonable_details
-from privaudit.execution.streaming import Executor, StreamProgress, block_rows, root_seed, stream_chunks
 from ._common import check_count, missing_hooks, skipped
 
 __all__ = [

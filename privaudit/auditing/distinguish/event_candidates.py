@@ -177,12 +177,22 @@ class SelectedEvents:
 # ----------------------------------------------------------------------------------------
 # selection
 # ----------------------------------------------------------------------------------------
-def select_events(search_x: np.ndarray, search_y: np.ndarray, *, delta: float, alpha: float,
-                  events_per_direction: int = 8, llr: Feature | None = None,
-                  llr_search: tuple[np.ndarray, np.ndarray] | None = None,
-                  budget: float | None = None, test_samples: int | None = None,
-                  learned: bool = True, llr_thresholds: bool = True,
-                  rate_ratio: bool = False, prior_outputs: float = 0.0) -> SelectedEvents:
+def select_events(
+    search_x: np.ndarray,
+    search_y: np.ndarray,
+    *,
+    delta: float,
+    alpha: float,
+    events_per_direction: int = 8,
+    llr: Feature | None = None,
+    llr_search: tuple[np.ndarray, np.ndarray] | None = None,
+    budget: float | None = None,
+    test_samples: int | None = None,
+    learned: bool = True,
+    llr_thresholds: bool = True,
+    rate_ratio: bool = False,
+    prior_outputs: float = 0.0,
+) -> SelectedEvents:
     """Choose up to K events per direction (and their levels) from the search outputs only.
 
     Parameters
@@ -233,8 +243,7 @@ def select_events(search_x: np.ndarray, search_y: np.ndarray, *, delta: float, a
         found.exact_values()
     if llr is not None and llr_thresholds:
         lx, ly = llr_search if llr_search is not None else (llr(ox), llr(oy))
-        found.thresholds(llr, 0, 0, 1, {"x_vs_y": ("ge",), "y_vs_x": ("le",)},
-                         values=(lx, ly))
+        found.thresholds(llr, 0, 0, 1, {"x_vs_y": ("ge",), "y_vs_x": ("le",)}, values=(lx, ly))
         found.families.append("LLR thresholds")
     if found.dims == 1:
         found.scalar_families(llr)
@@ -242,15 +251,24 @@ def select_events(search_x: np.ndarray, search_y: np.ndarray, *, delta: float, a
         found.vector_families(llr)
     k = int(events_per_direction)
     if budget is None:
-        chosen = {d: _pool(found.per_dir[d], delta=delta, alpha=alpha, k=k,
-                           test_samples=None, exact=True) for d in DIRECTIONS}
+        chosen = {
+            d: _pool(found.per_dir[d], delta=delta, alpha=alpha, k=k, test_samples=None, exact=True)
+            for d in DIRECTIONS
+        }
         return SelectedEvents(
             x_vs_y=tuple(f.build(i) for f, i, _ in chosen["x_vs_y"]),
             y_vs_x=tuple(f.build(i) for f, i, _ in chosen["y_vs_x"]),
-            families=tuple(found.families))
-    return _planned_selection(found, delta=delta, k=k, budget=budget,
-                              test_samples=test_samples, rate_ratio=rate_ratio,
-                              prior_outputs=prior_outputs)
+            families=tuple(found.families),
+        )
+    return _planned_selection(
+        found,
+        delta=delta,
+        k=k,
+        budget=budget,
+        test_samples=test_samples,
+        rate_ratio=rate_ratio,
+        prior_outputs=prior_outputs,
+    )
 
 
 class _Search:
@@ -264,8 +282,7 @@ class _Search:
     part — exactly the counts of a pass over the rows.
     """
 
-    def __init__(self, ox: np.ndarray, oy: np.ndarray, *, planned: bool, learned: bool
-                 ) -> None:
+    def __init__(self, ox: np.ndarray, oy: np.ndarray, *, planned: bool, learned: bool) -> None:
         self.ox, self.oy = ox, oy
         n_x, n_y = ox.shape[0], oy.shape[0]
         self.n_x, self.n_y = n_x, n_y
@@ -278,20 +295,30 @@ class _Search:
         self.families: list[str] = []
         self.ids = _Ids()
         self.hx, self.hy = hx, hy = int(n_x * _FIT_SHARE), int(n_y * _FIT_SHARE)
-        self.rx, self.ry = rx, ry = (n_x - int(n_x * _JUDGE_SHARE),
-                                     n_y - int(n_y * _JUDGE_SHARE)) if planned else (n_x, n_y)
+        self.rx, self.ry = rx, ry = (
+            (n_x - int(n_x * _JUDGE_SHARE), n_y - int(n_y * _JUDGE_SHARE))
+            if planned
+            else (n_x, n_y)
+        )
         self.fit_x, self.fit_y = ox[:hx], oy[:hy]
         self.cnt_x, self.cnt_y = ox[hx:rx], oy[hy:ry]
         self.rank_x, self.rank_y = ox[:rx], oy[:ry]
-        self.can_learn = learned and min(hx, hy) >= _MIN_FIT_ROWS and \
-            min(rx - hx, ry - hy) > 0
-        self.table = row_table(ox, oy, max_rows=_TABLE_ROWS) \
-            if self.discrete and ox.ndim == 2 else None
+        self.can_learn = learned and min(hx, hy) >= _MIN_FIT_ROWS and min(rx - hx, ry - hy) > 0
+        self.table = (
+            row_table(ox, oy, max_rows=_TABLE_ROWS) if self.discrete and ox.ndim == 2 else None
+        )
 
-    def thresholds(self, feature: Feature, start_x: int, start_y: int, priority: int,
-                   sides: dict[str, tuple[str, ...]] | None = None,
-                   limit: int = _RANK_ROWS, group: str = "",
-                   values: tuple[np.ndarray, np.ndarray] | None = None) -> None:
+    def thresholds(
+        self,
+        feature: Feature,
+        start_x: int,
+        start_y: int,
+        priority: int,
+        sides: dict[str, tuple[str, ...]] | None = None,
+        limit: int = _RANK_ROWS,
+        group: str = "",
+        values: tuple[np.ndarray, np.ndarray] | None = None,
+    ) -> None:
         """Threshold candidates of ``feature`` counted on rows [start, start + limit) of
         each side's ranking part (``values``: the feature on the whole search split,
         already computed).  With a row table the feature is evaluated once per distinct
@@ -304,16 +331,23 @@ class _Search:
             sf = _Sorted.of(feature, on_rows, on_rows, wx, wy)
             nx_, ny_ = int(wx.sum()), int(wy.sum())
         else:
-            vx = values[0][start_x:stop_x] if values is not None else \
-                feature(self.ox[start_x:stop_x])
-            vy = values[1][start_y:stop_y] if values is not None else \
-                feature(self.oy[start_y:stop_y])
+            vx = (
+                values[0][start_x:stop_x]
+                if values is not None
+                else feature(self.ox[start_x:stop_x])
+            )
+            vy = (
+                values[1][start_y:stop_y]
+                if values is not None
+                else feature(self.oy[start_y:stop_y])
+            )
             sf = _Sorted.of(feature, vx, vy)
             nx_, ny_ = len(vx), len(vy)
         for direction in DIRECTIONS:
             for side in (sides or {}).get(direction, ("ge", "le")):
                 self.per_dir[direction].append(
-                    _thresholds(sf, direction, side, priority, self.ids(), nx_, ny_, group))
+                    _thresholds(sf, direction, side, priority, self.ids(), nx_, ny_, group)
+                )
 
     def learned_score(self, score: Feature | None, family: str) -> None:
         """Threshold candidates of a score fitted on part A, counted on part B."""
@@ -322,7 +356,7 @@ class _Search:
         start = {d: len(self.per_dir[d]) for d in DIRECTIONS}
         self.thresholds(score, self.hx, self.hy, 3, limit=_LEARNED_RANK_ROWS)
         for d in DIRECTIONS:
-            for fam in self.per_dir[d][start[d]:]:
+            for fam in self.per_dir[d][start[d] :]:
                 fam.learned_id = id(score)
         self.families.append(family)
 
@@ -360,19 +394,31 @@ class _Search:
         vx, vy = feature(self.rank_x), feature(self.rank_y)
         hx, hy = self.hx, self.hy
         # with a declared LLR these are a robustness check: fewer rows suffice
-        self.thresholds(feature, 0, 0, 2, values=(vx, vy),
-                        limit=_RANK_ROWS // 2 if llr is not None else _SCALAR_RANK_ROWS)
+        self.thresholds(
+            feature,
+            0,
+            0,
+            2,
+            values=(vx, vy),
+            limit=_RANK_ROWS // 2 if llr is not None else _SCALAR_RANK_ROWS,
+        )
         self.families.append("half-lines")
         if not self.discrete and llr is None:
-            centre = float(np.median(np.concatenate([vx[:hx], vy[:hy]]))) if hx and hy \
+            centre = (
+                float(np.median(np.concatenate([vx[:hx], vy[:hy]])))
+                if hx and hy
                 else float(np.median(np.concatenate([vx, vy])))
+            )
             dev = AbsDeviation(centre)
             self.thresholds(dev, 0, 0, 2, limit=_SCALAR_RANK_ROWS)
             self.families.append("two-sided intervals")
         if not self.discrete and llr is None and self.can_learn:
-            self.learned_score(fit_cell_score(self.fit_x, self.fit_y, groups="columns",
-                                              bins=64, name="histogram LLR"),
-                               "histogram LLR")
+            self.learned_score(
+                fit_cell_score(
+                    self.fit_x, self.fit_y, groups="columns", bins=64, name="histogram LLR"
+                ),
+                "histogram LLR",
+            )
 
     def vector_families(self, llr: Feature | None) -> None:
         """Coordinate half-lines of a d-dimensional output and the learned scores."""
@@ -380,8 +426,7 @@ class _Search:
         # implementation, which the naive-Bayes score below covers: a few coordinates do
         coords = min(self.dims, _MAX_COORDINATES if llr is None else 4)
         for j in range(coords):
-            self.thresholds(Coordinate(index=j, name=f"output[{j}]"), 0, 0, 2,
-                            group="coordinates")
+            self.thresholds(Coordinate(index=j, name=f"output[{j}]"), 0, 0, 2, group="coordinates")
         self.families.append("coordinate half-lines")
         if llr is None and not self.discrete:
             # one shifted coordinate at an unknown position (shuffled batches)
@@ -402,39 +447,58 @@ class _Search:
         if table is not None:
             # the first MI_ROWS pooled fitting rows (x's first) feed the G-test
             ctx = CellFit.from_distinct_rows(
-                table.rows, table.counts(0, 0, hx), table.counts(1, 0, hy),
+                table.rows,
+                table.counts(0, 0, hx),
+                table.counts(1, 0, hy),
                 table.counts(0, 0, min(hx, MI_ROWS)),
-                table.counts(1, 0, min(hy, max(0, MI_ROWS - hx))))
+                table.counts(1, 0, min(hy, max(0, MI_ROWS - hx))),
+            )
         if ctx is None:
             ctx = CellFit(fit_x, fit_y)
-        self.learned_score(fit_cell_score(None, None, groups="columns", context=ctx),
-                           "naive-Bayes LLR")
+        self.learned_score(
+            fit_cell_score(None, None, groups="columns", context=ctx), "naive-Bayes LLR"
+        )
         if llr is not None:
             return
-        self.learned_score(fit_cell_score(None, None, groups="columns", monotone=True,
-                                          context=ctx), "monotone naive-Bayes LLR")
+        self.learned_score(
+            fit_cell_score(None, None, groups="columns", monotone=True, context=ctx),
+            "monotone naive-Bayes LLR",
+        )
         grouped = fit_cell_score(None, None, groups="grouped", monotone=True, context=ctx)
         self.learned_score(grouped, "grouped LLR")
-        self.learned_score(fit_cell_score(None, None, groups="joint", bins=8,
-                                          smoothing=_JOINT_SMOOTHING, context=ctx),
-                           "joint-cell LLR")
+        self.learned_score(
+            fit_cell_score(
+                None, None, groups="joint", bins=8, smoothing=_JOINT_SMOOTHING, context=ctx
+            ),
+            "joint-cell LLR",
+        )
         continuous = not any(c.exact for c in ctx.coded(32)[0])
         if not discrete and continuous:
-            self.learned_score(fit_cell_score(fit_x, fit_y, groups="columns", whiten=True,
-                                              monotone=True), "whitened naive-Bayes LLR")
+            self.learned_score(
+                fit_cell_score(fit_x, fit_y, groups="columns", whiten=True, monotone=True),
+                "whitened naive-Bayes LLR",
+            )
         if not discrete:
             self.learned_score(fit_logistic_score(fit_x, fit_y), "logistic score")
         structure = pattern_structure(self.pooled) if not discrete else None
         if structure is not None:
-            for d, fams in _pattern_values(structure, fit_x, fit_y, self.cnt_x, self.cnt_y,
-                                           self.ids, grouped).items():
+            for d, fams in _pattern_values(
+                structure, fit_x, fit_y, self.cnt_x, self.cnt_y, self.ids, grouped
+            ).items():
                 self.per_dir[d].extend(fams)
             self.families.append("pattern-conditional value thresholds")
 
 
-def _planned_selection(found: _Search, *, delta: float, k: int, budget: float,
-                       test_samples: int | None, rate_ratio: bool, prior_outputs: float
-                       ) -> SelectedEvents:
+def _planned_selection(
+    found: _Search,
+    *,
+    delta: float,
+    k: int,
+    budget: float,
+    test_samples: int | None,
+    rate_ratio: bool,
+    prior_outputs: float,
+) -> SelectedEvents:
     """Rank the candidates, keep at most :data:`_MAX_LEARNED` learned scores, judge the
     kept candidates on part C and plan how many to test and at which levels
     (:func:`~privaudit.statistics.allocation.plan_events`)."""
@@ -442,19 +506,34 @@ def _planned_selection(found: _Search, *, delta: float, k: int, budget: float,
     per_dir, families = found.per_dir, found.families
     n_test = int(test_samples) if test_samples is not None else max(found.n_x, found.n_y)
     reference = budget / 4.0
-    chosen = {d: _pool(per_dir[d], delta=delta, alpha=reference, k=k, test_samples=n_test,
-                       exact=False, rate_ratio=rate_ratio, steady=found.dims == 1)
-              for d in DIRECTIONS}
+    chosen = {
+        d: _pool(
+            per_dir[d],
+            delta=delta,
+            alpha=reference,
+            k=k,
+            test_samples=n_test,
+            exact=False,
+            rate_ratio=rate_ratio,
+            steady=found.dims == 1,
+        )
+        for d in DIRECTIONS
+    }
     # learned scores cost a pass over every test output each: keep the candidates of at
     # most _MAX_LEARNED of them (the best-ranked), fixed features are cheap
-    ranked = sorted(((s_, d, f, i) for d in DIRECTIONS for f, i, s_ in chosen[d]),
-                    key=lambda t: -t[0])
+    ranked = sorted(
+        ((s_, d, f, i) for d in DIRECTIONS for f, i, s_ in chosen[d]), key=lambda t: -t[0]
+    )
     allowed: list[int] = []
     for _s, _d, f, _i in ranked:
         if f.priority == 3 and f.learned_id not in allowed and len(allowed) < _MAX_LEARNED:
             allowed.append(f.learned_id)
-    flat = [(d, f.build(i), f.feature) for d in DIRECTIONS for f, i, _ in chosen[d]
-            if f.priority != 3 or f.learned_id in allowed]
+    flat = [
+        (d, f.build(i), f.feature)
+        for d in DIRECTIONS
+        for f, i, _ in chosen[d]
+        if f.priority != 3 or f.learned_id in allowed
+    ]
     if not flat:
         return SelectedEvents((), (), tuple(families))
     # judge the kept candidates on part C, which took no part in choosing them
@@ -464,7 +543,7 @@ def _planned_selection(found: _Search, *, delta: float, k: int, budget: float,
 
     def count(event: Event, side: str) -> int:
         if judge_weights is not None:
-            mask = event_mask(event, table.rows, caches["x"])   # one cache: same rows
+            mask = event_mask(event, table.rows, caches["x"])  # one cache: same rows
             return int(judge_weights[side][mask].sum())
         return int(np.count_nonzero(event_mask(event, judge[side], caches[side])))
 
@@ -481,9 +560,19 @@ def _planned_selection(found: _Search, *, delta: float, k: int, budget: float,
     if prior_outputs > 0:
         count_a, count_b = equal_rate_prior(count_a, size_a, count_b, size_b, prior_outputs)
     lo, hi = _conservative(count_a, size_a, count_b, size_b, _JUDGE_LEVEL)
-    plan = plan_events(lo * size_a, size_a, hi * size_b, size_b, feature=fid, budget=budget,
-                       test_a=n_test, test_b=n_test, delta=delta, max_events=2 * k,
-                       rate_ratio=rate_ratio)
+    plan = plan_events(
+        lo * size_a,
+        size_a,
+        hi * size_b,
+        size_b,
+        feature=fid,
+        budget=budget,
+        test_a=n_test,
+        test_b=n_test,
+        delta=delta,
+        max_events=2 * k,
+        rate_ratio=rate_ratio,
+    )
     events: dict[str, list[Event]] = {d: [] for d in DIRECTIONS}
     levels: dict[str, list[float]] = {d: [] for d in DIRECTIONS}
     for j, level in zip(plan.chosen, plan.levels):
@@ -491,6 +580,10 @@ def _planned_selection(found: _Search, *, delta: float, k: int, budget: float,
         events[d].append(e)
         levels[d].append(float(level))
     return SelectedEvents(
-        x_vs_y=tuple(events["x_vs_y"]), y_vs_x=tuple(events["y_vs_x"]),
-        families=tuple(families), levels_x_vs_y=tuple(levels["x_vs_y"]),
-        levels_y_vs_x=tuple(levels["y_vs_x"]), expected_epsilon=float(plan.objective))
+        x_vs_y=tuple(events["x_vs_y"]),
+        y_vs_x=tuple(events["y_vs_x"]),
+        families=tuple(families),
+        levels_x_vs_y=tuple(levels["x_vs_y"]),
+        levels_y_vs_x=tuple(levels["y_vs_x"]),
+        expected_epsilon=float(plan.objective),
+    )

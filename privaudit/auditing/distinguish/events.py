@@ -133,8 +133,9 @@ def llr_from(log_px: np.ndarray, log_py: np.ndarray) -> np.ndarray:
     the declared LLR means; rounding to 10⁻⁹ merges such atoms again on both sides.
     """
     with np.errstate(invalid="ignore", over="ignore"):
-        value = np.atleast_1d(np.subtract(np.asarray(log_px, dtype=np.float64),
-                                          np.asarray(log_py, dtype=np.float64)))
+        value = np.atleast_1d(
+            np.subtract(np.asarray(log_px, dtype=np.float64), np.asarray(log_py, dtype=np.float64))
+        )
     return llr_round(value)
 
 
@@ -150,7 +151,7 @@ def llr_round(value: np.ndarray) -> np.ndarray:
         return value
 
 
-_SCALE = 10.0 ** LLR_DECIMALS
+_SCALE = 10.0**LLR_DECIMALS
 
 
 @dataclass(frozen=True, eq=False)
@@ -253,7 +254,7 @@ class DiscreteCode:
         o2 = o.reshape(o.shape[0], -1)
         if len(self.columns) == 1 and o2.dtype.kind in "iu":
             lookup = self._lookup()
-            if lookup is not None:                 # small integer span: a table lookup
+            if lookup is not None:  # small integer span: a table lookup
                 lo, table = lookup
                 col = o2[:, 0].astype(np.int64) - lo
                 inside = (col >= 0) & (col < table.size)
@@ -331,8 +332,9 @@ class ThresholdEvent:
     def __post_init__(self) -> None:
         if not self.description:
             op = ">=" if self.side == "ge" else "<="
-            object.__setattr__(self, "description",
-                               f"{self.feature.name} {op} {self.threshold:.6g}")
+            object.__setattr__(
+                self, "description", f"{self.feature.name} {op} {self.threshold:.6g}"
+            )
 
     def mask(self, values: np.ndarray) -> np.ndarray:
         """Membership from precomputed feature values."""
@@ -357,7 +359,7 @@ class ValueSetEvent:
     def __post_init__(self) -> None:
         members = np.asarray(self.members, dtype=np.int64)
         if self.feature.size <= _TABLE_LIMIT:
-            table = np.zeros(self.feature.size + 1, dtype=bool)    # slot 0 is code −1
+            table = np.zeros(self.feature.size + 1, dtype=bool)  # slot 0 is code −1
             table[members + 1] = True
         else:
             table = np.sort(members)
@@ -369,7 +371,7 @@ class ValueSetEvent:
         feature = self.feature
         members = sorted(self.members)
         if isinstance(feature, BinIndex):
-            runs: list[list[int]] = []                       # merge adjacent bins
+            runs: list[list[int]] = []  # merge adjacent bins
             for i in members:
                 if runs and i == runs[-1][1] + 1:
                     runs[-1][1] = i

@@ -108,9 +108,9 @@ from typing import Any
 import numpy as np
 
 from privaudit.auditing.pairs import CandidatePair
+from privaudit.execution.streaming import Executor, StreamProgress
 from privaudit.statistics.allocation import prefers_rate_ratio
 from privaudit.statistics.epsilon_bounds import claimed_point
-from privaudit.execution.streaming import Executor, StreamProgress
 from spec import RandomLike, as_generator, check_alpha
 from spec.errors import AuditError, InvalidParameterError, PrivauditError
 

@@ -14,7 +14,13 @@ from typing import Any, Literal
 import numpy as np
 
 from privaudit.auditing.pairs import CandidatePair
-from privaudit.execution.streaming import Executor, StreamProgress, block_rows, root_seed, stream_chunks
+from privaudit.execution.streaming import (
+    Executor,
+    StreamProgress,
+    block_rows,
+    root_seed,
+    stream_chunks,
+)
 from spec.errors import AuditError, PrivauditError
 
 from .events import event_mask, llr_from
@@ -105,8 +111,10 @@ def _count_test_split(
             progress=progress,
         )
 
-    tallies = {side: tally_of(stream, side, data)
-               for stream, side, data in ((0, "x", pair.x), (1, "y", pair.y))}
+    tallies = {
+        side: tally_of(stream, side, data)
+        for stream, side, data in ((0, "x", pair.x), (1, "y", pair.y))
+    }
     # the two inputs' chunks are taken in turn (each side's in order), so that a parallel
     # executor has both splits in flight and no worker idles while the last tasks of x
     # run; counts are sums, so the result is the same in any order

@@ -268,8 +268,14 @@ class LossHistogram:
         the touched stretch of bins only, not the ≈ 2.7·10⁵ bins of zeros nor this
         thread's work buffers (tens of MB per chunk before)."""
         a, b = self.first_touched, self.stop_touched
-        return {"grid": self.grid, "high": self.high, "low": self.low, "first": a,
-                "stop": b, "touched": self.counts[a:b].copy() if b > a else np.empty(0)}
+        return {
+            "grid": self.grid,
+            "high": self.high,
+            "low": self.low,
+            "first": a,
+            "stop": b,
+            "touched": self.counts[a:b].copy() if b > a else np.empty(0),
+        }
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.grid, self.high, self.low = state["grid"], state["high"], state["low"]

@@ -55,6 +55,5 @@ def test_the_gaussian_message_sum_has_the_law_of_n_messages():
     from estimators.lndp._common import gaussian_message_sum
 
     rng = np.random.default_rng(0)
-    draws = np.array([gaussian_message_sum(np.zeros(1), 10_000, 2.0, rng)[0]
-                      for _ in range(4_000)])
+    draws = np.array([gaussian_message_sum(np.zeros(1), 10_000, 2.0, rng)[0] for _ in range(4_000)])
     assert abs(draws.var() / (10_000 * 4.0) - 1) < 0.1

@@ -49,7 +49,7 @@ def test_batch_sums_have_the_law_of_the_masks(sampler):
 def test_vector_batch_sums_keep_the_dimension():
     out = batch_sums("shuffle", np.eye(4), 2, 4, 3, np.random.default_rng(0))
     assert out.shape == (3, 4, 4)
-    assert np.allclose(out.sum(axis=1)[:, :], 2.0)      # two epochs, each example once
+    assert np.allclose(out.sum(axis=1)[:, :], 2.0)  # two epochs, each example once
 
 
 def test_poisson_accountant_at_full_sampling_is_the_gaussian_of_sensitivity_2():
@@ -61,7 +61,8 @@ def test_poisson_accountant_at_full_sampling_is_the_gaussian_of_sensitivity_2():
 
 def test_partition_accountant_is_gdp_two_sqrt_epochs_over_sigma():
     assert partition_epsilon(1.5, 4, 1e-5) == pytest.approx(
-        GaussianDP(mu=2 * 2 / 1.5).epsilon_for_delta(1e-5))
+        GaussianDP(mu=2 * 2 / 1.5).epsilon_for_delta(1e-5)
+    )
 
 
 @pytest.mark.parametrize("sigma,steps", [(0.8, 50), (1.0, 50), (1.0, 10), (2.0, 20)])
@@ -74,7 +75,8 @@ def test_paper_lower_bound_is_below_the_honest_upper_bound(sigma, steps):
 @pytest.mark.parametrize("sigma,steps", [(0.8, 50), (1.0, 50)])
 def test_paper_lower_bound_exceeds_the_poisson_claim_at_the_gap_settings(sigma, steps):
     assert shuffle_lower_bound(sigma, steps, 1e-5).epsilon > poisson_epsilon(
-        sigma, 1 / steps, steps, 1e-5)
+        sigma, 1 / steps, steps, 1e-5
+    )
 
 
 def test_ablq_declares_its_accountant_and_relation():
@@ -95,12 +97,21 @@ def test_ablq_clips_records_to_c():
     out = mech.sample(np.array([2.0, 2.0, -0.25, 0.0]), 200, rng=1)
     assert abs(out.mean() - 0.75) < 1e-3
     vec = ABLQMechanism("shuffle", 2, 2, 1, 1e-3, dim=2, clip_norm=1.0)
-    assert np.allclose(vec.clipped(np.array([[2.0, 2.0], [0.1, 0.0]])),
-                       [[2 ** -0.5, 2 ** -0.5], [0.1, 0.0]])
+    assert np.allclose(
+        vec.clipped(np.array([[2.0, 2.0], [0.1, 0.0]])), [[2**-0.5, 2**-0.5], [0.1, 0.0]]
+    )
 
 
-@pytest.mark.parametrize("kwargs", [{"sampler": "minibatch"}, {"n": 10, "batch_size": 3},
-                                    {"steps": 3}, {"sigma": 0.0}, {"sigma": -1.0}])
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        {"sampler": "minibatch"},
+        {"n": 10, "batch_size": 3},
+        {"steps": 3},
+        {"sigma": 0.0},
+        {"sigma": -1.0},
+    ],
+)
 def test_ablq_refuses_bad_parameters(kwargs):
     args = {"sampler": "shuffle", "n": 10, "batch_size": 2, "steps": 5, "sigma": 1.0} | kwargs
     with pytest.raises(PrivauditError):

@@ -18,7 +18,11 @@ from mechanisms import (
     installed_versions,
 )
 from privaudit import CI_STRENGTH, audit
-from privaudit.auditing.checks import check_float_image, float_image_applies, float_image_unavailable
+from privaudit.auditing.checks import (
+    check_float_image,
+    float_image_applies,
+    float_image_unavailable,
+)
 from privaudit.auditing.pairs import verified_pair
 from spec import (
     AdditiveNoise,

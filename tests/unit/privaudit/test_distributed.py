@@ -18,17 +18,23 @@ import pytest
 pytest.importorskip("distributed")
 
 from mechanisms import LaplaceMechanism, declare_mechanism  # noqa: E402
-from privaudit.execution import distributed as dist  # noqa: E402
-from privaudit.execution import streaming as dist_streaming  # noqa: E402
 from privaudit.auditing.auditor import audit  # noqa: E402
-from privaudit.interfaces.cli import main  # noqa: E402
 from privaudit.auditing.config import AuditConfig  # noqa: E402
 from privaudit.auditing.distinguish import distinguish_pair  # noqa: E402
-from privaudit.execution.distributed import DaskExecutor, executor_scope  # noqa: E402
 from privaudit.auditing.pairs import verified_pair  # noqa: E402
+from privaudit.execution import distributed as dist  # noqa: E402
+from privaudit.execution import streaming as dist_streaming  # noqa: E402
+from privaudit.execution.distributed import DaskExecutor, executor_scope  # noqa: E402
 from privaudit.execution.streaming import SerialExecutor, block_rows, stream_chunks  # noqa: E402
-from spec import AdditiveNoise, ApproxDP, GlobalSensitivity, Laplace, MechanismSpec  # noqa: E402
-from spec import RealInterval  # noqa: E402
+from privaudit.interfaces.cli import main  # noqa: E402
+from spec import (  # noqa: E402
+    AdditiveNoise,
+    ApproxDP,
+    GlobalSensitivity,
+    Laplace,
+    MechanismSpec,
+    RealInterval,  # noqa: E402
+)
 from spec.errors import (  # noqa: E402
     ExecutorError,
     InvalidParameterError,
@@ -38,8 +44,15 @@ from spec.errors import (  # noqa: E402
 from spec.relations import QueryDistance  # noqa: E402
 
 #: A small audit whose test split spans two blocks per side (2.6·10⁵ outputs = 1 block).
-SMALL = AuditConfig(samples=400_000, search_samples=5_000, pilot_samples=1_000,
-                    pair_budget=6, pairs_tested=1, claim_budget=40, seed=3)
+SMALL = AuditConfig(
+    samples=400_000,
+    search_samples=5_000,
+    pilot_samples=1_000,
+    pair_budget=6,
+    pairs_tested=1,
+    claim_budget=40,
+    seed=3,
+)
 
 
 def _threads(n_workers: int) -> DaskExecutor:
@@ -49,15 +62,18 @@ def _threads(n_workers: int) -> DaskExecutor:
 
 def _branching_mechanism(lock: object = None):
     """Laplace noise, the exact value with probability 0.01: (1, 1e-5)-DP claimed."""
-    spec = MechanismSpec(name="branching", input_domain=RealInterval(lo=0.0, hi=1.0),
-                         relation=QueryDistance(norm="l1", radius=1.0),
-                         sensitivity=(GlobalSensitivity(value=1.0),),
-                         noise=AdditiveNoise(law=Laplace(scale=1.0)),
-                         guarantee=ApproxDP(epsilon=1.0, delta=1e-5))
+    spec = MechanismSpec(
+        name="branching",
+        input_domain=RealInterval(lo=0.0, hi=1.0),
+        relation=QueryDistance(norm="l1", radius=1.0),
+        sensitivity=(GlobalSensitivity(value=1.0),),
+        noise=AdditiveNoise(law=Laplace(scale=1.0)),
+        guarantee=ApproxDP(epsilon=1.0, delta=1e-5),
+    )
 
     def sampler(v, n, rng):
         if lock is not None:
-            with lock:                                   # type: ignore[attr-defined]
+            with lock:  # type: ignore[attr-defined]
                 pass
         exact = rng.random(n) < 0.01
         return np.where(exact, v, v + rng.laplace(0.0, 1.0, n))
@@ -66,18 +82,24 @@ def _branching_mechanism(lock: object = None):
 
 
 def _outcome(result):
-    return (result.test_sizes, [(e.description, e.count_x, e.count_y) for e in result.events],
-            result.epsilon_lower_bound, [p.delta_lower_bound for p in result.profile])
+    return (
+        result.test_sizes,
+        [(e.description, e.count_x, e.count_y) for e in result.events],
+        result.epsilon_lower_bound,
+        [p.delta_lower_bound for p in result.profile],
+    )
 
 
-@pytest.mark.parametrize("make", [lambda: LaplaceMechanism(1.0, 1.0), _branching_mechanism],
-                         ids=["laplace", "branching"])
+@pytest.mark.parametrize(
+    "make", [lambda: LaplaceMechanism(1.0, 1.0), _branching_mechanism], ids=["laplace", "branching"]
+)
 def test_pair_counts_identical_for_1_2_4_workers(make):
     """Three blocks per side, one block per task: the counts of the serial run, exactly."""
     mech = make()
     pair = verified_pair(mech.spec, 0.0, 1.0, "explicit")
-    run = functools.partial(distinguish_pair, mech, pair, samples=600_000, search_samples=5_000,
-                            rng=11, alpha=0.05)
+    run = functools.partial(
+        distinguish_pair, mech, pair, samples=600_000, search_samples=5_000, rng=11, alpha=0.05
+    )
     serial = _outcome(run())
     assert serial[0][0] > 2 * block_rows(1)
     for n_workers in (1, 2, 4):
@@ -97,10 +119,11 @@ def test_audit_report_identical_on_dask_and_serial():
     serial = audit(mech, config=SMALL)
     with _threads(2) as ex:
         on_dask = audit(mech, config=SMALL, executor=ex)
-        assert ex.client is not None            # an executor object is not closed by audit
+        assert ex.client is not None  # an executor object is not closed by audit
     assert _report_without_time(on_dask) == _report_without_time(serial)
-    assert _report_without_time(audit(mech, config=SMALL, executor="serial")) == \
-        _report_without_time(serial)
+    assert _report_without_time(
+        audit(mech, config=SMALL, executor="serial")
+    ) == _report_without_time(serial)
 
 
 def test_stream_chunks_follows_the_executors_chunk_size():
@@ -108,9 +131,12 @@ def test_stream_chunks_follows_the_executors_chunk_size():
         blocks_per_chunk = 1
 
     root = np.random.SeedSequence(2)
-    draw = lambda m, g: g.normal(size=m)             # noqa: E731
-    per_block = list(stream_chunks(draw, 10, root=root, stream=0, consume=len,
-                                   rows_per_block=3, executor=OneBlockPerTask()))
+    draw = lambda m, g: g.normal(size=m)  # noqa: E731
+    per_block = list(
+        stream_chunks(
+            draw, 10, root=root, stream=0, consume=len, rows_per_block=3, executor=OneBlockPerTask()
+        )
+    )
     assert per_block == [3, 3, 3, 1]
     whole = list(stream_chunks(draw, 10, root=root, stream=0, consume=len, rows_per_block=3))
     assert whole == [10]
@@ -119,8 +145,9 @@ def test_stream_chunks_follows_the_executors_chunk_size():
 def test_map_keeps_the_order_and_ships_the_closure():
     offset = 1000
     with DaskExecutor(n_workers=2, processes=False, max_in_flight=2) as ex:
-        assert list(ex.map(lambda i: i * i + offset, range(7))) == \
-            [i * i + offset for i in range(7)]
+        assert list(ex.map(lambda i: i * i + offset, range(7))) == [
+            i * i + offset for i in range(7)
+        ]
         assert list(ex.map(lambda i: i, [])) == []
 
 
@@ -147,9 +174,8 @@ def test_executor_scope_resolves_names_and_objects():
     mine = SerialExecutor()
     with executor_scope(mine) as run:
         assert run is mine
-    with pytest.raises(InvalidParameterError, match="'spark'"):
-        with executor_scope("spark"):
-            pass
+    with pytest.raises(InvalidParameterError, match="'spark'"), executor_scope("spark"):
+        pass
     with pytest.raises(InvalidParameterError, match="int"):
         with executor_scope(3):  # type: ignore[arg-type]
             pass
@@ -178,24 +204,34 @@ def test_missing_extra_names_the_extra(monkeypatch):
 
 def test_cli_executor_options(monkeypatch, capsys, tmp_path):
     target = "mechanisms:LaplaceMechanism"
-    for argv, said in ((["--scheduler", "tcp://127.0.0.1:8786"], "need --executor dask"),
-                       (["--executor", "dask", "--workers", "2", "--scheduler",
-                         "tcp://127.0.0.1:8786"], "cannot go with --scheduler")):
+    for argv, said in (
+        (["--scheduler", "tcp://127.0.0.1:8786"], "need --executor dask"),
+        (
+            ["--executor", "dask", "--workers", "2", "--scheduler", "tcp://127.0.0.1:8786"],
+            "cannot go with --scheduler",
+        ),
+    ):
         with pytest.raises(SystemExit) as stop:
             main(["audit", target, "-q", *argv])
         assert stop.value.code == 2
         assert said in capsys.readouterr().err
     # the local cluster of the CLI, on threads here (processes: the slow test below)
     monkeypatch.setattr(dist, "DaskExecutor", functools.partial(DaskExecutor, processes=False))
-    common = ["audit", "examples/custom_mechanism.py:build_noisy_histogram", "--samples",
-              "300000", "--seed", "5", "-q", "--json"]
+    common = [
+        "audit",
+        "examples/custom_mechanism.py:build_noisy_histogram",
+        "--samples",
+        "300000",
+        "--seed",
+        "5",
+        "-q",
+        "--json",
+    ]
     assert main([*common, str(tmp_path / "serial.json")]) == 0
-    assert main([*common, str(tmp_path / "dask.json"), "--executor", "dask",
-                 "--workers", "2"]) == 0
+    assert main([*common, str(tmp_path / "dask.json"), "--executor", "dask", "--workers", "2"]) == 0
     import json
 
-    serial, on_dask = (json.loads((tmp_path / f"{n}.json").read_text())
-                       for n in ("serial", "dask"))
+    serial, on_dask = (json.loads((tmp_path / f"{n}.json").read_text()) for n in ("serial", "dask"))
     serial.pop("runtime_seconds"), on_dask.pop("runtime_seconds")
     assert on_dask == serial
 
@@ -211,12 +247,10 @@ def test_cli_certify_on_dask_writes_the_serial_certificate(monkeypatch, capsys, 
     monkeypatch.setattr(dist, "DaskExecutor", functools.partial(DaskExecutor, processes=False))
     common = ["certify", target, "--samples", "100000", "--seed", "5", "-q", "-o"]
     assert main([*common, str(tmp_path / "serial.json")]) == 0
-    assert main([*common, str(tmp_path / "dask.json"), "--executor", "dask",
-                 "--workers", "2"]) == 0
+    assert main([*common, str(tmp_path / "dask.json"), "--executor", "dask", "--workers", "2"]) == 0
     import json
 
-    serial, on_dask = (json.loads((tmp_path / f"{n}.json").read_text())
-                       for n in ("serial", "dask"))
+    serial, on_dask = (json.loads((tmp_path / f"{n}.json").read_text()) for n in ("serial", "dask"))
     for cert in (serial, on_dask):
         for key in ("created", "runtime_seconds"):
             cert.pop(key)
@@ -256,9 +290,15 @@ def test_task_size_follows_the_split_and_the_workers():
     (39 blocks) on 2 workers is 8 tasks, not the 3 uneven ones of a fixed 16."""
     with DaskExecutor(n_workers=2, processes=False) as ex:
         assert [ex.blocks_for(n) for n in (1, 8, 39, 128, 10_000)] == [1, 1, 5, 16, 16]
-        chunks = [len(c) for c in dist_streaming.plan_chunks(
-            10_000_000, stream=0, rows_per_block=block_rows(1),
-            chunk_rows=ex.blocks_for(39) * block_rows(1))]
+        chunks = [
+            len(c)
+            for c in dist_streaming.plan_chunks(
+                10_000_000,
+                stream=0,
+                rows_per_block=block_rows(1),
+                chunk_rows=ex.blocks_for(39) * block_rows(1),
+            )
+        ]
         assert len(chunks) == 8 and max(chunks) - min(chunks) <= 4
     with DaskExecutor(n_workers=1, processes=False, blocks_per_chunk=3) as ex:
         assert ex.blocks_for(1000) == 3
@@ -291,9 +331,11 @@ def test_only_first_party_modules_outside_privaudit_are_shipped_by_value(tmp_pat
     try:
         assert mine.__name__ in registered
         assert third.__name__ not in registered
-        assert not any(name.split(".")[0] in ("privaudit", "spec", "dask", "distributed",
-                                              "tornado", "cloudpickle", "numpy")
-                       for name in registered)
+        assert not any(
+            name.split(".")[0]
+            in ("privaudit", "spec", "dask", "distributed", "tornado", "cloudpickle", "numpy")
+            for name in registered
+        )
     finally:
         for module in (mine, third):
             if module.__name__ in registered:

@@ -36,7 +36,7 @@ from privaudit.trust.provenance import NOT_INSTALLED, _requirements, installed_v
 
 ROOT = Path(__file__).resolve().parents[3]
 
-USER_MECHANISM = '''
+USER_MECHANISM = """
 import numpy as np
 from mechanisms import declare_mechanism
 from spec import AdditiveNoise, ApproxDP, GlobalSensitivity, Laplace, MechanismSpec, RealInterval
@@ -55,9 +55,9 @@ def make():
                          noise=AdditiveNoise(law=Laplace(scale=1.0)),
                          guarantee=ApproxDP(epsilon=1.0, delta=1e-5))
     return declare_mechanism(spec, sampler=sampler, statistic=lambda v: float(v))
-'''
+"""
 
-SCRIPT = '''
+SCRIPT = """
 import json, sys
 sys.path.insert(0, sys.argv[1])          # the workers do not get this folder
 import dask, distributed
@@ -75,7 +75,7 @@ with DaskExecutor(n_workers=2, processes=True) as run:
 serial.pop("runtime_seconds"), on_dask.pop("runtime_seconds")
 print(json.dumps({"dask": dask.__file__, "distributed": distributed.__file__,
                   "identical": serial == on_dask, "verdict": on_dask["verdict"]}))
-'''
+"""
 
 
 def _dask_distributions() -> list[str]:
@@ -110,8 +110,11 @@ def _layout(kind: str, tmp: Path) -> tuple[dict[str, str], Path]:
         paths.insert(0, str(site))
     else:  # pip install --user: <userbase>/lib/pythonX.Y/site-packages
         env["PYTHONUSERBASE"] = str(tmp / "userbase")
-        site = Path(sysconfig.get_path("purelib", f"{os.name}_user",
-                                       vars={"userbase": env["PYTHONUSERBASE"]}))
+        site = Path(
+            sysconfig.get_path(
+                "purelib", f"{os.name}_user", vars={"userbase": env["PYTHONUSERBASE"]}
+            )
+        )
     _copy_distributions(site)
     env["PYTHONPATH"] = os.pathsep.join(paths)
     return env, site
@@ -126,8 +129,15 @@ def test_dask_report_is_the_serial_one_in_another_layout(kind, tmp_path):
     scripts = tmp_path / "scripts"
     scripts.mkdir()
     (scripts / "user_layout_mech.py").write_text(USER_MECHANISM, encoding="utf-8")
-    run = subprocess.run([sys.executable, "-c", SCRIPT, str(scripts)], env=env, cwd=tmp_path,
-                         capture_output=True, text=True, timeout=600, check=False)
+    run = subprocess.run(
+        [sys.executable, "-c", SCRIPT, str(scripts)],
+        env=env,
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
     assert run.returncode == 0, run.stderr[-3000:]
     found = json.loads(run.stdout.strip().splitlines()[-1])
     assert Path(found["dask"]).resolve().is_relative_to(site.resolve()), found  # the layout

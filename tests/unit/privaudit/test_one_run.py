@@ -46,7 +46,7 @@ def test_bound_is_the_edge_of_rejection():
     eps = one_run_epsilon(1000, 600, 600, delta=1e-5, confidence=0.95)[()]
     assert one_run_p_value(1000, 600, 600, eps, 1e-5)[()] < 0.05
     assert one_run_p_value(1000, 600, 600, eps + 1e-6, 1e-5)[()] >= 0.05
-    assert one_run_epsilon(1000, 100, 50)[()] == 0.0      # chance accuracy shows nothing
+    assert one_run_epsilon(1000, 100, 50)[()] == 0.0  # chance accuracy shows nothing
 
 
 def test_guesses_take_the_extreme_scores():
@@ -63,7 +63,7 @@ def test_gaussian_coordinates_bound_never_exceeds_the_true_epsilon_in_200_runs()
     true = GaussianDP(mu=2.0).epsilon_for_delta(1e-5)
     bounds = np.array(result.epsilon_lower_bound)
     assert (bounds > true).mean() <= 0.05
-    assert bounds.mean() > 2.0            # and it does detect something
+    assert bounds.mean() > 2.0  # and it does detect something
 
 
 def test_laplace_coordinates_exceed_the_true_epsilon_at_most_the_stated_share():
@@ -86,8 +86,17 @@ def test_gaussian_tradeoff_estimate_is_labelled_and_near_mu():
 def test_one_run_audit_of_ablq_and_logistic_canaries_runs_and_reports():
     mech = ABLQMechanism("shuffle", 200, 20, 10, 0.5, dim=200)
     release, score = ablq_canaries(mech)
-    result = one_run_audit(release, score, 200, k_plus=20, k_minus=20, delta=1e-5, runs=2,
-                           rng=1, gaussian_tradeoff=True)
+    result = one_run_audit(
+        release,
+        score,
+        200,
+        k_plus=20,
+        k_minus=20,
+        delta=1e-5,
+        runs=2,
+        rng=1,
+        gaussian_tradeoff=True,
+    )
     assert len(result.epsilon_lower_bound) == 2 and len(result.gdp) == 2
     assert all(0 <= e <= mech.spec.guarantee.epsilon for e in result.epsilon_lower_bound)
     assert "correct guesses" in result.summary()

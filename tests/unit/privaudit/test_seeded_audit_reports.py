@@ -25,7 +25,12 @@ import privaudit.auditing.distinguish.pair_counts as pair_counts_module
 from mechanisms import GaussianMechanism, LaplaceMechanism, RandomizedResponseMechanism
 from privaudit import AuditConfig, audit
 from privaudit.auditing.checks import _local_search as ratio_search
-from privaudit.auditing.distinguish.privacy_loss import LOSS_STEP, LossHistogram, LossMoments, loss_moments
+from privaudit.auditing.distinguish.privacy_loss import (
+    LOSS_STEP,
+    LossHistogram,
+    LossMoments,
+    loss_moments,
+)
 from privaudit.auditing.search import local_search
 from spec.domains import RealInterval, ScalarDomainBase
 from spec.relations import (

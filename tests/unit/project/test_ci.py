@@ -13,8 +13,11 @@ README_TEST_COMMAND = 'python3 -m pip install -q -e ".[test]" && python3 -m pyte
 
 
 def _commands(path: Path) -> list[str]:
-    return [line.strip() for line in path.read_text(encoding="utf-8").splitlines()
-            if line.strip() and not line.lstrip().startswith("#")]
+    return [
+        line.strip()
+        for line in path.read_text(encoding="utf-8").splitlines()
+        if line.strip() and not line.lstrip().startswith("#")
+    ]
 
 
 def test_ci_runs_the_packaging_stage_then_the_readme_test_command_verbatim():
@@ -28,16 +31,26 @@ def test_the_packaging_stage_checks_what_the_issue_asks():
     """Wheel and sdist, a venv without the system's packages, the registry's main job and
     list --check from outside the checkout, the outside project's two tests."""
     text = (ROOT / ".ci" / "packaging").read_text(encoding="utf-8")
-    for step in ("python3 -m build", "python3 -m venv", "--system-site-packages",
-                 "audit --registry", "list --check", "test_correct.py", "test_broken.py",
-                 "VIOLATION FOUND", 'cd "$outside"', "pip install -q -e"):
+    for step in (
+        "python3 -m build",
+        "python3 -m venv",
+        "--system-site-packages",
+        "audit --registry",
+        "list --check",
+        "test_correct.py",
+        "test_broken.py",
+        "VIOLATION FOUND",
+        'cd "$outside"',
+        "pip install -q -e",
+    ):
         if step == "--system-site-packages":
             assert step not in text  # the venvs must not see the machine's packages
         else:
             assert step in text, step
     project = ROOT / "tests" / "packaging" / "outside_project"
     assert {"noisy_sums.py", "test_correct.py", "test_broken.py"} <= {
-        p.name for p in project.iterdir()}
+        p.name for p in project.iterdir()
+    }
     if shutil.which("bash") is None:  # pragma: no cover
         pytest.skip("no bash here to parse the stage")
     subprocess.run(["bash", "-n", str(ROOT / ".ci" / "packaging")], check=True)

@@ -39,8 +39,9 @@ def test_the_audit_rejects_the_broken_example_and_passes_the_correct_one():
     from privaudit import AuditConfig, audit
 
     ns = runpy.run_path(str(ROOT / "examples" / "custom_mechanism.py"))
-    config = AuditConfig(samples=30_000, pilot_samples=1_000, pair_budget=12, pairs_tested=2,
-                         claim_budget=40, seed=5)
+    config = AuditConfig(
+        samples=30_000, pilot_samples=1_000, pair_budget=12, pairs_tested=2, claim_budget=40, seed=5
+    )
     good = audit(ns["build_noisy_histogram"](), config=config)
     assert not good.violated, good.summary()
     bad = audit(ns["build_underscaled_histogram"](), config=config)
@@ -50,8 +51,12 @@ def test_the_audit_rejects_the_broken_example_and_passes_the_correct_one():
 
 #: Pages whose ```python blocks are runnable examples: the README's three short examples
 #: and the getting-started pages of the documentation site (docs/getting-started/).
-EXAMPLE_PAGES = ["README.md", "docs/getting-started/ci.md",
-                 "docs/getting-started/researchers.md", "docs/getting-started/analysts.md"]
+EXAMPLE_PAGES = [
+    "README.md",
+    "docs/getting-started/ci.md",
+    "docs/getting-started/researchers.md",
+    "docs/getting-started/analysts.md",
+]
 
 
 def _run_python_blocks(page: str) -> dict[str, object]:
@@ -74,7 +79,7 @@ def test_the_readme_shows_three_short_examples():
     assert callable(namespace["test_my_mechanism_is_private"])
     budget = namespace["budget"]
     assert len(budget.ledger) == 2, "the analyst's calls charged no budget"
-    assert "group of 2" in budget.ledger[1].conversion   # add/remove-one under substitute-one
+    assert "group of 2" in budget.ledger[1].conversion  # add/remove-one under substitute-one
     assert namespace["mean"].spec.name == "bounded_mean"
 
 
@@ -84,8 +89,9 @@ def test_the_researchers_page_declares_and_samples_a_mechanism():
 
 
 def test_the_ci_page_python_blocks_run():
-    assert callable(_run_python_blocks("docs/getting-started/ci.md")[
-        "test_my_mechanism_is_private"])
+    assert callable(
+        _run_python_blocks("docs/getting-started/ci.md")["test_my_mechanism_is_private"]
+    )
 
 
 def test_the_analysts_page_python_blocks_run_in_order():

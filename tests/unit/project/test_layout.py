@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import ast
 import pathlib
-from collections import defaultdict
 
 import pytest
 
@@ -84,12 +83,15 @@ def _room(module: str) -> str:
 
 
 def test_every_module_of_privaudit_lives_in_a_room_or_is_a_leaf():
-    top = {p.stem if p.suffix == ".py" else p.name
-           for p in (ROOT / "privaudit").iterdir()
-           if (p.suffix == ".py" or (p / "__init__.py").exists())}
+    top = {
+        p.stem if p.suffix == ".py" else p.name
+        for p in (ROOT / "privaudit").iterdir()
+        if (p.suffix == ".py" or (p / "__init__.py").exists())
+    }
     assert top == set(ROOM_ORDER) | set(LEAVES) | set(FACADE), (
         f"unexpected at the top of privaudit/: {sorted(top - set(ROOM_ORDER) - set(LEAVES) - set(FACADE))}"
-        " — put it in the room of its job (docs/architecture.md)")
+        " — put it in the room of its job (docs/architecture.md)"
+    )
 
 
 def test_the_rooms_of_privaudit_depend_one_way():
@@ -171,8 +173,9 @@ def test_the_cycle_finder_finds_a_circle():
     assert _cycles({"a": {"b"}, "b": set()}) == []
 
 
-@pytest.mark.parametrize("path", sorted((ROOT / "privaudit").rglob("*.py")),
-                         ids=lambda p: str(p.relative_to(ROOT)))
+@pytest.mark.parametrize(
+    "path", sorted((ROOT / "privaudit").rglob("*.py")), ids=lambda p: str(p.relative_to(ROOT))
+)
 def test_no_file_in_privaudit_exceeds_the_line_limit(path):
     lines = len(path.read_text(encoding="utf-8").splitlines())
     assert lines <= MAX_LINES, f"{path.relative_to(ROOT)} has {lines} lines (limit {MAX_LINES})"

@@ -17,6 +17,7 @@ import pytest
 from mechanisms import LaplaceMechanism
 from privaudit import AuditConfig
 from privaudit.auditing.checks.conformance import check_noise_law
+from privaudit.auditing.texts import claim_text, format_epsilon, guarantee_text, relation_text
 from privaudit.statistics import (
     DEFAULT_REPORT_DELTA,
     claimed_point,
@@ -26,7 +27,6 @@ from privaudit.statistics import (
     pooled_bound,
     rate_ratio_lower_bound,
 )
-from privaudit.auditing.texts import claim_text, format_epsilon, guarantee_text, relation_text
 from spec import (
     ApproxDP,
     GaussianDP,

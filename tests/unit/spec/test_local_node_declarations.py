@@ -26,9 +26,14 @@ def test_layout_forms_and_blocks():
 
 def test_undeclared_fields_stay_out_of_the_json():
     assert set(LocalNodeRelation().model_dump(mode="json")) == {
-        "kind", "max_degree", "focus_nodes", "bucket_width"}
-    declared = LocalNodeRelation(layout=MessageLayout.equal(1),
-                                 public_randomness=PublicRandomness(drawn="d", reveals="r"))
+        "kind",
+        "max_degree",
+        "focus_nodes",
+        "bucket_width",
+    }
+    declared = LocalNodeRelation(
+        layout=MessageLayout.equal(1), public_randomness=PublicRandomness(drawn="d", reveals="r")
+    )
     assert LocalNodeRelation.model_validate_json(declared.model_dump_json()) == declared
     assert declared.model_dump(mode="json")["layout"] == {"kind": "message_layout", "block": 1}
 

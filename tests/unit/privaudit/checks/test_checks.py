@@ -78,8 +78,14 @@ def _median_ls(x: np.ndarray) -> float:
 
 
 def _laplace_mean(n: int = N_RECORDS, eps: float = 1.0) -> LaplaceMechanism:
-    return LaplaceMechanism(eps, 1.0 / n, statistic=np.mean, input_domain=DOMAIN,
-                            relation=SubstituteOne(), statistic_description="mean")
+    return LaplaceMechanism(
+        eps,
+        1.0 / n,
+        statistic=np.mean,
+        input_domain=DOMAIN,
+        relation=SubstituteOne(),
+        statistic_description="mean",
+    )
 
 
 def _pairs(mech, rng, count: int = 3):
@@ -94,22 +100,41 @@ def _pairs(mech, rng, count: int = 3):
 def test_facade_exports_sorted_all():
     assert checks.__all__ == sorted(checks.__all__)
     assert set(checks.__all__) == {
-        "check_float_image", "check_global_sensitivity", "check_local_node",
-        "check_local_sensitivity_bound", "check_noise_law", "check_smooth_sensitivity",
-        "check_spec_consistency", "check_spike", "exposed_nodes", "float_image_applies",
-        "float_image_unavailable", "is_required_skip", "local_node_checks_apply",
-        "locality_needs_samples", "spike_applies"}
+        "check_float_image",
+        "check_global_sensitivity",
+        "check_local_node",
+        "check_local_sensitivity_bound",
+        "check_noise_law",
+        "check_smooth_sensitivity",
+        "check_spec_consistency",
+        "check_spike",
+        "exposed_nodes",
+        "float_image_applies",
+        "float_image_unavailable",
+        "is_required_skip",
+        "local_node_checks_apply",
+        "locality_needs_samples",
+        "spike_applies",
+    }
 
 
 # ----------------------------------------------------------------------------------------
 # spec consistency (deterministic)
 # ----------------------------------------------------------------------------------------
-@pytest.mark.parametrize("mech", [
-    _laplace_mean(), GaussianMechanism(1.0, 1e-5, 1.0), DiscreteLaplaceMechanism(1.0, 1),
-    smooth_median_mechanism(5, 0.0, 1.0, 1.0), smooth_median_mechanism(5, 0.0, 1.0, 1.0, 1e-6),
-    RandomizedResponseMechanism(1.0, 3), ExponentialMechanism(1.0, 1.0, 4),
-    ReportNoisyMax(1.0, 1.0, 4, noise="exponential", monotone=True),
-], ids=lambda m: m.name)
+@pytest.mark.parametrize(
+    "mech",
+    [
+        _laplace_mean(),
+        GaussianMechanism(1.0, 1e-5, 1.0),
+        DiscreteLaplaceMechanism(1.0, 1),
+        smooth_median_mechanism(5, 0.0, 1.0, 1.0),
+        smooth_median_mechanism(5, 0.0, 1.0, 1.0, 1e-6),
+        RandomizedResponseMechanism(1.0, 3),
+        ExponentialMechanism(1.0, 1.0, 4),
+        ReportNoisyMax(1.0, 1.0, 4, noise="exponential", monotone=True),
+    ],
+    ids=lambda m: m.name,
+)
 def test_spec_consistency_passes_for_builtin_mechanisms(mech):
     out = check_spec_consistency(mech)
     assert out.status == "passed", out.summary
@@ -145,8 +170,12 @@ def test_spec_consistency_flags_epsilon_and_alpha_mismatches():
 # global sensitivity (deterministic)
 # ----------------------------------------------------------------------------------------
 def test_global_sensitivity_passes_for_correct_mechanisms(rng):
-    for mech in (_laplace_mean(), GaussianMechanism(1.0, 1e-5, 2.0),
-                 DiscreteLaplaceMechanism(1.0, 3), ExponentialMechanism(1.0, 1.0, 4)):
+    for mech in (
+        _laplace_mean(),
+        GaussianMechanism(1.0, 1e-5, 2.0),
+        DiscreteLaplaceMechanism(1.0, 3),
+        ExponentialMechanism(1.0, 1.0, 4),
+    ):
         out = check_global_sensitivity(mech, rng, pairs=_pairs(mech, rng), search_budget=150)
         assert out.status == "passed", (mech.name, out.summary)
         assert out.statistic <= out.threshold * (1 + 1e-9)
@@ -162,12 +191,19 @@ def test_global_sensitivity_finds_the_worst_pair_of_the_mean(rng):
 def test_global_sensitivity_flags_an_understated_claim(rng):
     n = N_RECORDS
     spec = MechanismSpec(
-        name="twice_the_sum", input_domain=DOMAIN, relation=SubstituteOne(),
+        name="twice_the_sum",
+        input_domain=DOMAIN,
+        relation=SubstituteOne(),
         statistic="2 * sum (sensitivity 2, declared 1)",
-        sensitivity=(GlobalSensitivity(value=1.0),), noise=AdditiveNoise(law=Laplace(scale=1.0)),
-        guarantee=PureDP(epsilon=1.0))
-    mech = declare_mechanism(spec, sampler=lambda x, size, r: 2 * x.sum() + r.laplace(0, 1, size),
-                             statistic=lambda x: 2.0 * float(np.sum(x)))
+        sensitivity=(GlobalSensitivity(value=1.0),),
+        noise=AdditiveNoise(law=Laplace(scale=1.0)),
+        guarantee=PureDP(epsilon=1.0),
+    )
+    mech = declare_mechanism(
+        spec,
+        sampler=lambda x, size, r: 2 * x.sum() + r.laplace(0, 1, size),
+        statistic=lambda x: 2.0 * float(np.sum(x)),
+    )
     out = check_global_sensitivity(mech, rng, pairs=_pairs(mech, rng), search_budget=200)
     assert out.violated
     cx = out.counterexample
@@ -176,7 +212,8 @@ def test_global_sensitivity_flags_an_understated_claim(rng):
     assert cx.values["claim"] == 1.0
     assert cx.values["ratio"] == pytest.approx(cx.values["norm_of_difference"])
     assert abs(cx.values["f(x)"] - cx.values["f(y)"]) == pytest.approx(
-        cx.values["norm_of_difference"])
+        cx.values["norm_of_difference"]
+    )
     assert 1.5 < out.ratio <= 2.0 + 1e-12
 
 
@@ -195,19 +232,29 @@ def test_global_sensitivity_skips_without_claim_or_hook(rng):
 # ----------------------------------------------------------------------------------------
 def _median_with_local_bound(factor: float):
     spec = MechanismSpec(
-        name="median_with_local_bound", input_domain=DOMAIN, relation=SubstituteOne(),
-        statistic="median", sensitivity=(
-            GlobalSensitivity(value=1.0), LocalSensitivityBound(description="LS of the median")),
-        noise=AdditiveNoise(law=Laplace(scale=1.0)), guarantee=PureDP(epsilon=1.0))
+        name="median_with_local_bound",
+        input_domain=DOMAIN,
+        relation=SubstituteOne(),
+        statistic="median",
+        sensitivity=(
+            GlobalSensitivity(value=1.0),
+            LocalSensitivityBound(description="LS of the median"),
+        ),
+        noise=AdditiveNoise(law=Laplace(scale=1.0)),
+        guarantee=PureDP(epsilon=1.0),
+    )
     return declare_mechanism(
-        spec, sampler=lambda x, size, r: np.median(x) + r.laplace(0, 1, size),
+        spec,
+        sampler=lambda x, size, r: np.median(x) + r.laplace(0, 1, size),
         statistic=lambda x: float(np.median(x)),
-        local_sensitivity_bound=lambda x: factor * _median_ls(x))
+        local_sensitivity_bound=lambda x: factor * _median_ls(x),
+    )
 
 
 def test_local_bound_passes_for_the_exact_local_sensitivity(rng):
-    out = check_local_sensitivity_bound(_median_with_local_bound(1.0), rng, inputs=[DATA],
-                                        budget=300)
+    out = check_local_sensitivity_bound(
+        _median_with_local_bound(1.0), rng, inputs=[DATA], budget=300
+    )
     assert out.status == "passed", out.summary
     assert out.ratio == pytest.approx(1.0)  # the bound is attained on some input
     assert out.details["inputs_tested"] >= 9
@@ -215,8 +262,9 @@ def test_local_bound_passes_for_the_exact_local_sensitivity(rng):
 
 
 def test_local_bound_flags_half_the_local_sensitivity(rng):
-    out = check_local_sensitivity_bound(_median_with_local_bound(0.5), rng, inputs=[DATA],
-                                        budget=300)
+    out = check_local_sensitivity_bound(
+        _median_with_local_bound(0.5), rng, inputs=[DATA], budget=300
+    )
     assert out.violated
     assert out.ratio == pytest.approx(2.0)
     cx = out.counterexample
@@ -229,12 +277,20 @@ def test_local_bound_is_exhaustive_on_small_finite_neighbourhoods(rng):
 
     domain = DatasetDomain(record=IntegerRange(lo=0, hi=3), size=5)
     spec = MechanismSpec(
-        name="int_median", input_domain=domain, relation=SubstituteOne(), statistic="median",
+        name="int_median",
+        input_domain=domain,
+        relation=SubstituteOne(),
+        statistic="median",
         sensitivity=(GlobalSensitivity(value=3.0), LocalSensitivityBound()),
-        noise=AdditiveNoise(law=Laplace(scale=3.0)), guarantee=PureDP(epsilon=1.0))
-    mech = declare_mechanism(spec, sampler=lambda x, size, r: np.zeros(size),
-                             statistic=lambda x: float(np.median(x)),
-                             local_sensitivity_bound=lambda x: _median_ls(x))
+        noise=AdditiveNoise(law=Laplace(scale=3.0)),
+        guarantee=PureDP(epsilon=1.0),
+    )
+    mech = declare_mechanism(
+        spec,
+        sampler=lambda x, size, r: np.zeros(size),
+        statistic=lambda x: float(np.median(x)),
+        local_sensitivity_bound=lambda x: _median_ls(x),
+    )
     out = check_local_sensitivity_bound(mech, rng, inputs=[[0, 1, 2, 3, 3]], budget=400)
     assert out.status == "passed", out.summary
     assert out.details["exhaustive"] is True and out.details["neighbourhood_size"] == 15
@@ -252,10 +308,13 @@ def test_local_bound_skips_without_claim(rng):
 @pytest.mark.parametrize("delta", [None, 1e-6], ids=["inverse_quartic", "laplace"])
 def test_smooth_median_passes_both_conditions(rng, delta):
     mech = smooth_median_mechanism(N_RECORDS, 0.0, 1.0, 1.0, delta)
-    upper, smooth = check_smooth_sensitivity(mech, rng, inputs=[DATA],
-                                             pairs=_pairs(mech, rng), budget=300)
-    assert (upper.name, smooth.name) == ("sensitivity.smooth.upper_bound",
-                                         "sensitivity.smooth.smoothness")
+    upper, smooth = check_smooth_sensitivity(
+        mech, rng, inputs=[DATA], pairs=_pairs(mech, rng), budget=300
+    )
+    assert (upper.name, smooth.name) == (
+        "sensitivity.smooth.upper_bound",
+        "sensitivity.smooth.smoothness",
+    )
     assert upper.status == "passed", upper.summary
     assert smooth.status == "passed", smooth.summary
     assert upper.ratio <= 1.0 + 1e-9 and smooth.ratio <= 1.0 + 1e-9
@@ -267,8 +326,13 @@ def test_smooth_median_passes_both_conditions(rng, delta):
 def _median_with_smooth(smooth_fn):
     base = smooth_median_mechanism(N_RECORDS, 0.0, 1.0, 1.0)
     return smooth_inverse_quartic_mechanism(
-        base.statistic, smooth_fn, 1.0, input_domain=DOMAIN, relation=SubstituteOne(),
-        name="broken_smooth_median"), base.beta
+        base.statistic,
+        smooth_fn,
+        1.0,
+        input_domain=DOMAIN,
+        relation=SubstituteOne(),
+        name="broken_smooth_median",
+    ), base.beta
 
 
 def test_smooth_upper_bound_flags_a_bound_four_times_too_small(rng):
@@ -363,7 +427,9 @@ CORRECT = [
 ]
 
 
-@pytest.mark.parametrize("mech,x", CORRECT, ids=[f"{m.name}-{i}" for i, (m, _) in enumerate(CORRECT)])
+@pytest.mark.parametrize(
+    "mech,x", CORRECT, ids=[f"{m.name}-{i}" for i, (m, _) in enumerate(CORRECT)]
+)
 def test_noise_law_passes_for_correct_mechanisms(mech, x):
     """α = 0.01: with a fresh seed each case fails with probability ≤ 0.01."""
     out = check_noise_law(mech, x, np.random.default_rng(101), samples=100_000, alpha=0.01)
@@ -375,12 +441,18 @@ def test_noise_law_passes_for_correct_mechanisms(mech, x):
 def test_noise_law_battery_for_continuous_laws():
     out = check_noise_law(_laplace_mean(), DATA, np.random.default_rng(7), samples=100_000)
     names = set(out.details["subtests"])
-    assert {"ks", "anderson_darling", "tail_both_q=0.01", "tail_lower_q=0.001",
-            "tail_upper_q=0.001"} <= names
+    assert {
+        "ks",
+        "anderson_darling",
+        "tail_both_q=0.01",
+        "tail_lower_q=0.001",
+        "tail_upper_q=0.001",
+    } <= names
     assert not any("0.0001" in n for n in names)  # 1e5 · 1e-4 = 10 < 20
     assert out.details["bonferroni_k"] == 8
-    assert out.statistic == pytest.approx(min(
-        t["adjusted_p_value"] for t in out.details["subtests"].values()))
+    assert out.statistic == pytest.approx(
+        min(t["adjusted_p_value"] for t in out.details["subtests"].values())
+    )
 
 
 def _laplace_like(sampler):
@@ -410,8 +482,9 @@ def _truncated_laplace(cut: float):
 
 def test_noise_law_flags_tails_cut_at_4b():
     """1e6 draws: P(|Z| > 4.6b) = 0.01 is expected 10 000 times, observed 0."""
-    out = check_noise_law(_truncated_laplace(4.0), 0.0, np.random.default_rng(12),
-                          samples=1_000_000, alpha=0.01)
+    out = check_noise_law(
+        _truncated_laplace(4.0), 0.0, np.random.default_rng(12), samples=1_000_000, alpha=0.01
+    )
     assert out.violated
     sub = out.details["subtests"]
     assert sub["tail_both_q=0.01"]["rejected"] and sub["tail_both_q=0.01"]["observed"] == 0
@@ -421,8 +494,13 @@ def test_noise_law_flags_tails_cut_at_4b():
 def test_noise_law_tail_tests_catch_what_ks_misses():
     """Tails cut at the 1 − 5e-4 quantile (6.9b): the CDFs differ by at most 5e-4, below
     what KS resolves with 1e6 draws, but 1 000 draws are expected beyond ±6.9b."""
-    out = check_noise_law(_truncated_laplace(math.log(1000.0)), 0.0,
-                          np.random.default_rng(13), samples=1_000_000, alpha=0.01)
+    out = check_noise_law(
+        _truncated_laplace(math.log(1000.0)),
+        0.0,
+        np.random.default_rng(13),
+        samples=1_000_000,
+        alpha=0.01,
+    )
     sub = out.details["subtests"]
     assert out.violated
     assert not sub["ks"]["rejected"]
@@ -448,28 +526,36 @@ def test_noise_law_flags_flattened_tails_and_samples_once():
 
 def test_noise_law_flags_wrong_selection_and_randomized_response():
     em = ExponentialMechanism(1.0, 1.0, 4)
-    wrong = declare_mechanism(em.spec, statistic=em.statistic, sampler=lambda x, size, r: np.argmax(
-        x + r.gumbel(0.0, 1.5, (size, x.size)), axis=1))  # scale 1.5 instead of 2
+    wrong = declare_mechanism(
+        em.spec,
+        statistic=em.statistic,
+        sampler=lambda x, size, r: np.argmax(x + r.gumbel(0.0, 1.5, (size, x.size)), axis=1),
+    )  # scale 1.5 instead of 2
     out = check_noise_law(wrong, [0.0, 1.0, 2.0, 3.0], np.random.default_rng(14), samples=50_000)
     assert out.violated and "chi_square" in out.details["rejected"]
     rr = RandomizedResponseMechanism(1.0, 3)
-    biased = declare_mechanism(rr.spec, sampler=lambda x, size, r: rr.law.sample_given(
-        (x + 1) % 3, r, size))  # reports a shifted category
+    biased = declare_mechanism(
+        rr.spec, sampler=lambda x, size, r: rr.law.sample_given((x + 1) % 3, r, size)
+    )  # reports a shifted category
     out = check_noise_law(biased, 0, np.random.default_rng(15), samples=20_000)
     assert out.violated
 
 
 def test_noise_law_tiny_categorical_samples_use_the_exact_test():
-    out = check_noise_law(RandomizedResponseMechanism(1.0, 2), 1, np.random.default_rng(16),
-                          samples=30)
+    out = check_noise_law(
+        RandomizedResponseMechanism(1.0, 2), 1, np.random.default_rng(16), samples=30
+    )
     assert set(out.details["subtests"]) == {"exact_multinomial"}
     assert out.details["bonferroni_k"] == 1
 
 
 def test_noise_law_flags_integer_laws_with_the_wrong_scale():
     mech = DiscreteLaplaceMechanism(1.0, 2)  # scale 2
-    wrong = declare_mechanism(mech.spec, statistic=mech.statistic, sampler=lambda x, size, r:
-                              x + r.geometric(0.5, size) - r.geometric(0.5, size))
+    wrong = declare_mechanism(
+        mech.spec,
+        statistic=mech.statistic,
+        sampler=lambda x, size, r: x + r.geometric(0.5, size) - r.geometric(0.5, size),
+    )
     out = check_noise_law(wrong, 0, np.random.default_rng(17), samples=100_000)
     assert out.violated and out.details["subtests"]["chi_square"]["rejected"]
 
@@ -480,9 +566,13 @@ def test_noise_law_skips_without_noise_hooks_or_smooth_noise():
     assert out.status == "skipped" and "statistic" in out.summary
     mech = smooth_median_mechanism(3, 0.0, 1.0, 1.0)
     # three equal records far from the bounds still have S > 0; S = 0 needs a zero bound
-    zero = smooth_inverse_quartic_mechanism(mech.statistic, lambda x: 0.0, 1.0,
-                                            input_domain=mech.spec.input_domain,
-                                            relation=SubstituteOne())
+    zero = smooth_inverse_quartic_mechanism(
+        mech.statistic,
+        lambda x: 0.0,
+        1.0,
+        input_domain=mech.spec.input_domain,
+        relation=SubstituteOne(),
+    )
     out = check_noise_law(zero, [0.5, 0.5, 0.5], np.random.default_rng(0), samples=100)
     assert out.status == "skipped" and "S(x) = 0" in out.summary
     with pytest.raises(InvalidParameterError):
@@ -499,8 +589,10 @@ FALSE_ALARM_SEEDS = list(range(1000, 1020))
 def test_noise_law_false_alarm_rate_on_a_correct_laplace():
     """20 seeds at α = 0.01: at most 2 flags (P[≥ 3 flags] ≤ 1.0e-3 for fresh seeds)."""
     mech = LaplaceMechanism(1.0, 1.0)
-    flags = sum(check_noise_law(mech, 0.0, np.random.default_rng(s), samples=100_000,
-                                alpha=0.01).violated for s in FALSE_ALARM_SEEDS)
+    flags = sum(
+        check_noise_law(mech, 0.0, np.random.default_rng(s), samples=100_000, alpha=0.01).violated
+        for s in FALSE_ALARM_SEEDS
+    )
     assert flags <= 2
 
 
@@ -508,8 +600,9 @@ def test_outcomes_round_trip_through_json(rng):
     outs: list[CheckOutcome] = [
         check_noise_law(_truncated_laplace(4.0), 0.0, np.random.default_rng(1), samples=20_000),
         check_spec_consistency(_laplace_mean()),
-        *check_smooth_sensitivity(_median_with_smooth(_median_ls)[0], rng, inputs=[DATA],
-                                  pairs=[], budget=100),
+        *check_smooth_sensitivity(
+            _median_with_smooth(_median_ls)[0], rng, inputs=[DATA], pairs=[], budget=100
+        ),
     ]
     for out in outs:
         assert CheckOutcome.from_json(out.to_json()) == out
@@ -518,7 +611,9 @@ def test_outcomes_round_trip_through_json(rng):
 # ----------------------------------------------------------------------------------------
 # large samples: the binned probability-integral transform (no full sort)
 # ----------------------------------------------------------------------------------------
-@pytest.mark.parametrize("law", [Laplace(scale=1.0), Gaussian(sigma=3.7)], ids=["laplace", "gaussian"])
+@pytest.mark.parametrize(
+    "law", [Laplace(scale=1.0), Gaussian(sigma=3.7)], ids=["laplace", "gaussian"]
+)
 def test_binned_statistics_are_lower_bounds_close_to_the_exact_ones(law):
     """D_lb ≤ D and A²_lb ≤ A² (so the binned p-values are conservative), within 1 % of D
     and 0.2 of A² on 3·10⁵ draws; tail counts are exact.  Deterministic (seeded)."""
@@ -583,9 +678,12 @@ def test_two_sided_binomial_doubles_the_smaller_tail():
 def test_noise_law_on_a_million_draws_uses_the_binned_transform():
     """Above 2¹⁷ draws the continuous battery runs on the binned PIT (same sub-tests).
     Correct Laplace at α = 0.01: a false rejection has probability ≤ 0.01 (seed fixed)."""
-    out = check_noise_law(LaplaceMechanism(1.0, 1.0), 0.0, np.random.default_rng(21),
-                          samples=1_000_000, alpha=0.01)
+    out = check_noise_law(
+        LaplaceMechanism(1.0, 1.0), 0.0, np.random.default_rng(21), samples=1_000_000, alpha=0.01
+    )
     assert out.status == "passed", out.summary
     sub = out.details["subtests"]
-    assert sub["ks"]["method"].startswith("binned") and sub["anderson_darling"]["method"].startswith("binned")
+    assert sub["ks"]["method"].startswith("binned") and sub["anderson_darling"][
+        "method"
+    ].startswith("binned")
     assert "tail_both_q=0.0001" in sub

@@ -24,8 +24,13 @@ from spec import (
 )
 from spec.errors import AuditError, InconsistentSpecError
 
-CI = {"samples": 20_000, "pilot_samples": 1_000, "pair_budget": 12, "pairs_tested": 1,
-      "claim_budget": 50}
+CI = {
+    "samples": 20_000,
+    "pilot_samples": 1_000,
+    "pair_budget": 12,
+    "pairs_tested": 1,
+    "claim_budget": 50,
+}
 
 
 def test_randomized_response_is_audited_exactly_over_every_pair():
@@ -67,14 +72,18 @@ def test_audit_report_states_the_exact_mode_and_round_trips():
     assert AuditReport.from_json(report.to_json()) == report
     # statistical mechanisms keep the statistical mode
     from mechanisms import LaplaceMechanism
+
     assert audit(LaplaceMechanism(1.0, 1.0), **CI).audit_mode == "statistical"
 
 
 def _finite_spec(eps_declared: float, k: int = 3) -> MechanismSpec:
     return MechanismSpec(
-        name="declared_rr", input_domain=Categorical(size=k), relation=LocalRelation(),
+        name="declared_rr",
+        input_domain=Categorical(size=k),
+        relation=LocalRelation(),
         noise=FiniteRandomizer(law=FiniteOutputLaw(alphabet=k, epsilon=eps_declared)),
-        guarantee=PureDP(epsilon=1.0))
+        guarantee=PureDP(epsilon=1.0),
+    )
 
 
 def test_declare_mechanism_accepts_the_hook_and_a_lying_hook_is_caught_by_conformance():
@@ -95,26 +104,35 @@ def test_declare_mechanism_accepts_the_hook_and_a_lying_hook_is_caught_by_confor
     # the code always tells the truth, the hook says it randomizes: the exact figure (ε = 1)
     # is computed, then refuted by the audit's own samples (issue 27), and the
     # sampler-vs-hook conformance check and the statistical test refute the claim
-    liar = declare_mechanism(_finite_spec(1.0), lambda x, size, rng: np.full(size, int(x)),
-                             output_probabilities=law)
+    liar = declare_mechanism(
+        _finite_spec(1.0), lambda x, size, rng: np.full(size, int(x)), output_probabilities=law
+    )
     report = audit(liar, **CI)
     assert report.exact is not None and report.exact.refuted
     assert report.check("exact.privacy").status == "skipped"
     assert report.violated and {"noise_law", "exact.sampling_agreement"} <= {
-        c.name for c in report.violations}
+        c.name for c in report.violations
+    }
 
 
 def test_spec_refuses_a_finite_law_stronger_than_the_claim_and_bad_hooks_raise():
     with pytest.raises(InconsistentSpecError):
         _finite_spec(1.5)
-    bad = declare_mechanism(_finite_spec(1.0), lambda x, size, rng: np.zeros(size, int),
-                            output_probabilities=lambda x: np.array([[0.5, 0.2, 0.2]]))
+    bad = declare_mechanism(
+        _finite_spec(1.0),
+        lambda x, size, rng: np.zeros(size, int),
+        output_probabilities=lambda x: np.array([[0.5, 0.2, 0.2]]),
+    )
     with pytest.raises(AuditError, match="sum to 1"):
         exact_privacy(bad)
-    wrong_shape = declare_mechanism(_finite_spec(1.0), lambda x, size, rng: np.zeros(size, int),
-                                    output_probabilities=lambda x: np.ones((2, 3)) / 3)
+    wrong_shape = declare_mechanism(
+        _finite_spec(1.0),
+        lambda x, size, rng: np.zeros(size, int),
+        output_probabilities=lambda x: np.ones((2, 3)) / 3,
+    )
     with pytest.raises(AuditError, match="shape"):
         exact_privacy(wrong_shape)
     from mechanisms import LaplaceMechanism
+
     with pytest.raises(AuditError):
         exact_privacy(LaplaceMechanism(1.0, 1.0))

@@ -81,7 +81,9 @@ def _load(pytester: pytest.Pytester, name: str) -> dict:
 
 
 def test_the_plugin_is_registered_through_the_pytest11_entry_point():
-    assert _registered(), "pip install -e . registers privaudit.interfaces.pytest_plugin under pytest11"
+    assert _registered(), (
+        "pip install -e . registers privaudit.interfaces.pytest_plugin under pytest11"
+    )
 
 
 def test_importing_the_plugin_imports_nothing_beyond_the_package():

@@ -58,13 +58,16 @@ def test_selection_uses_exact_values_for_randomized_response():
     assert chosen.y_vs_x[0].description == "output in {1}"
 
 
-@given(st.lists(st.floats(-5, 5), min_size=1, max_size=12),
-       st.lists(st.one_of(st.floats(-10, 10), st.sampled_from([np.inf, -np.inf])),
-                min_size=1, max_size=200))
+@given(
+    st.lists(st.floats(-5, 5), min_size=1, max_size=12),
+    st.lists(
+        st.one_of(st.floats(-10, 10), st.sampled_from([np.inf, -np.inf])), min_size=1, max_size=200
+    ),
+)
 def test_loss_moments_match_brute_force(grid, losses):
     g = np.unique(np.abs(np.asarray(grid)))
     loss = np.asarray(losses)
-    loss = np.concatenate([loss, g, np.nextafter(g, np.inf)])   # values on and next to the grid
+    loss = np.concatenate([loss, g, np.nextafter(g, np.inf)])  # values on and next to the grid
     assert np.array_equal(_grid_rank(loss, g), np.searchsorted(g, loss, side="left"))
     m = loss_moments(loss, g)
     x = np.maximum(0.0, -np.expm1(g[:, None] - loss[None, :]))
@@ -80,9 +83,15 @@ def _flat_tail_family():
 
     a = np.array([21_000, 1_755, 904, 478])
     b = np.array([16_350, 1_300, 650, 330])
-    return cand._Candidates(a, b, 1_500_000, 1_500_000,
-                            lambda i: ThresholdEvent(feature=Coordinate(),
-                                                     threshold=float(-i), side="le"), 2, 0)
+    return cand._Candidates(
+        a,
+        b,
+        1_500_000,
+        1_500_000,
+        lambda i: ThresholdEvent(feature=Coordinate(), threshold=float(-i), side="le"),
+        2,
+        0,
+    )
 
 
 @pytest.mark.parametrize("steady", [False, True])
@@ -96,10 +105,23 @@ def test_scalar_selection_keeps_the_steadiest_threshold_of_a_flat_tail(steady):
     fam = _flat_tail_family()
     n = np.full(fam.a.size, 1.5e6)
     plug = np.log(fam.a / n) - np.log((fam.b + 0.5) / n)
-    kept = ranking._stratified_pool([fam], fam.a, fam.b, n, n, np.full(fam.a.size, 2),
-                                 np.zeros(fam.a.size, dtype=int), np.arange(fam.a.size),
-                                 plug, delta=0.0, alpha=0.0125, k=8, test_samples=10**8,
-                                 rate_ratio=True, steady=steady)
+    kept = ranking._stratified_pool(
+        [fam],
+        fam.a,
+        fam.b,
+        n,
+        n,
+        np.full(fam.a.size, 2),
+        np.zeros(fam.a.size, dtype=int),
+        np.arange(fam.a.size),
+        plug,
+        delta=0.0,
+        alpha=0.0125,
+        k=8,
+        test_samples=10**8,
+        rate_ratio=True,
+        steady=steady,
+    )
     indices = [i for _f, i, _s in kept]
     assert set(indices) >= {1, 2, 3}
     assert (0 in indices) is steady
@@ -120,12 +142,24 @@ def test_scalar_selection_tests_a_wide_half_line_of_the_noisy_maximum():
     ox, oy = draw(x), draw(x + 1.0)
     levels = {}
     for prior in (0.0, 50.0):
-        chosen = dist.select_events(ox, oy, delta=0.0, alpha=0.05, budget=0.05,
-                                    test_samples=10**8, rate_ratio=True,
-                                    prior_outputs=prior)
-        wide = [e for e in chosen.x_vs_y if isinstance(e, ThresholdEvent)
-                and e.side == "le" and isinstance(e.feature, Coordinate)
-                and np.mean(dist.events.event_mask(e, ox, {})) >= 0.005]
+        chosen = dist.select_events(
+            ox,
+            oy,
+            delta=0.0,
+            alpha=0.05,
+            budget=0.05,
+            test_samples=10**8,
+            rate_ratio=True,
+            prior_outputs=prior,
+        )
+        wide = [
+            e
+            for e in chosen.x_vs_y
+            if isinstance(e, ThresholdEvent)
+            and e.side == "le"
+            and isinstance(e.feature, Coordinate)
+            and np.mean(dist.events.event_mask(e, ox, {})) >= 0.005
+        ]
         assert wide
         levels[prior] = chosen.levels_x_vs_y + chosen.levels_y_vs_x
         assert sum(levels[prior]) == pytest.approx(0.05)

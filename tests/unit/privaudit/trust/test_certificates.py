@@ -23,8 +23,14 @@ from privaudit.trust.certificates import (
 from spec import MechanismSpec
 from spec.errors import CertificateError
 
-FAST = AuditConfig(samples=100_000, confidence=0.99, pilot_samples=1_000, pair_budget=12, pairs_tested=2,
-                   claim_budget=40)
+FAST = AuditConfig(
+    samples=100_000,
+    confidence=0.99,
+    pilot_samples=1_000,
+    pair_budget=12,
+    pairs_tested=2,
+    claim_budget=40,
+)
 
 USER_MODULE = '''
 """A user's mechanism, declared from a spec and a sampler."""
@@ -118,8 +124,11 @@ def test_other_code_in_the_same_module_hashes_differently(tmp_path, monkeypatch)
     from mechanisms import declare_mechanism
 
     mech = module.make()
-    other = declare_mechanism(mech.spec, sampler=lambda x, size, rng: module.sampler(x, size, rng),
-                              statistic=lambda x: x.mean())
+    other = declare_mechanism(
+        mech.spec,
+        sampler=lambda x, size, rng: module.sampler(x, size, rng),
+        statistic=lambda x: x.mean(),
+    )
     assert implementation_hash(other)[0] != implementation_hash(mech)[0]
     cert = certify(mech, config=FAST, include_report=False)
     status = cert.status_for(other)
@@ -203,9 +212,12 @@ def test_changed_code_makes_the_certificate_stale_and_names_the_module(tmp_path,
     mech = module.make()
     cert = certify(mech, config=FAST, include_report=False)
     assert cert.report is None and cert.status_for(mech).current
-    path.write_text(path.read_text(encoding="utf-8").replace("NOISE_FACTOR = 1.0",
-                                                             "NOISE_FACTOR = 1.0  # tuned"),
-                    encoding="utf-8")
+    path.write_text(
+        path.read_text(encoding="utf-8").replace(
+            "NOISE_FACTOR = 1.0", "NOISE_FACTOR = 1.0  # tuned"
+        ),
+        encoding="utf-8",
+    )
     status = cert.status_for(mech)
     assert status.state == "stale"
     assert "implementation hash changed" in status.reason and module.__name__ in status.reason
@@ -264,8 +276,15 @@ def test_the_certificate_modules_are_small_and_import_one_way():
     import ast
 
     root = Path(__file__).resolve().parents[4] / "privaudit"
-    trust = ("certificates", "consistency", "implementation", "first_party", "provenance",
-             "tracing", "source_units")
+    trust = (
+        "certificates",
+        "consistency",
+        "implementation",
+        "first_party",
+        "provenance",
+        "tracing",
+        "source_units",
+    )
 
     def imported(name: str) -> set[str]:
         tree = ast.parse((root / f"{name}.py").read_text(encoding="utf-8"))

@@ -32,7 +32,7 @@ from privaudit.trust.provenance import installed_version
 
 ROOT = Path(__file__).resolve().parents[4]
 
-MECHANISM = '''
+MECHANISM = """
 import numpy as np
 from mechanisms import declare_mechanism
 from spec import (AdditiveNoise, DatasetDomain, GlobalSensitivity, Laplace, MechanismSpec,
@@ -53,7 +53,7 @@ def make():
         relation=SubstituteOne(), statistic="mean", sensitivity=(GlobalSensitivity(value=1 / N),),
         noise=AdditiveNoise(law=Laplace(scale=1 / N)), guarantee=PureDP(epsilon=1.0))
     return declare_mechanism(spec, sampler=sampler, statistic=lambda x: x.mean())
-'''
+"""
 
 
 def _install(site: Path, dist: str, package: str, files: dict[str, str]) -> None:
@@ -66,8 +66,9 @@ def _install(site: Path, dist: str, package: str, files: dict[str, str]) -> None
         records.append(f"{package}/{name},,")
     info = site / f"{dist.replace('-', '_')}-1.0.dist-info"
     info.mkdir(parents=True)
-    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {dist}\nVersion: 1.0\n",
-                                   encoding="utf-8")
+    (info / "METADATA").write_text(
+        f"Metadata-Version: 2.1\nName: {dist}\nVersion: 1.0\n", encoding="utf-8"
+    )
     records += [f"{info.name}/METADATA,,", f"{info.name}/RECORD,,"]
     (info / "RECORD").write_text("\n".join(records) + "\n", encoding="utf-8")
 
@@ -79,8 +80,16 @@ def installed(request, tmp_path, monkeypatch):
     site = tmp_path / ("lib/python/site-packages" if request.param == "user-site" else "target")
     site.mkdir(parents=True)
     package, dist = f"acme_{tag}", f"acme-dp-{tag}"
-    _install(site, dist, package, {"__init__.py": "", "helpers.py": "def scale(n):\n    return 1 / n\n",
-                                   "mech.py": MECHANISM})
+    _install(
+        site,
+        dist,
+        package,
+        {
+            "__init__.py": "",
+            "helpers.py": "def scale(n):\n    return 1 / n\n",
+            "mech.py": MECHANISM,
+        },
+    )
     monkeypatch.syspath_prepend(str(site))
     yield package, dist
     for name in [m for m in sys.modules if m.startswith(package)]:
@@ -155,7 +164,7 @@ def test_a_declared_wrapped_distribution_is_recorded(monkeypatch):
         assert not any(m.startswith("hypothesis") for m in found.modules)
 
 
-_CERTIFY = '''
+_CERTIFY = """
 import hashlib, json, sys
 from privaudit import registry
 from privaudit.trust.certificates import certify
@@ -167,7 +176,7 @@ data = json.loads(cert.to_json())
 data.pop("created"); data.pop("runtime_seconds"); data["report"].pop("runtime_seconds")
 print(hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest(),
       cert.implementation_hash, ",".join(cert.third_party))
-'''
+"""
 
 
 @pytest.mark.slow
@@ -176,10 +185,23 @@ def test_numba_cache_cold_or_warm_gives_the_same_certificate(tmp_path):
     running llvmlite, cffi, colorama …) and warm (it loads it) gives one certificate,
     apart from the creation time and run time.  Two subprocesses share one fresh
     NUMBA_CACHE_DIR (~1 min on a loaded 2-core machine)."""
-    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "numba-cache"),
-           "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
-    runs = [subprocess.run([sys.executable, "-c", _CERTIFY], env=env, cwd=tmp_path,
-                           capture_output=True, text=True, timeout=600, check=False) for _ in range(2)]
+    env = {
+        **os.environ,
+        "NUMBA_CACHE_DIR": str(tmp_path / "numba-cache"),
+        "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]),
+    }
+    runs = [
+        subprocess.run(
+            [sys.executable, "-c", _CERTIFY],
+            env=env,
+            cwd=tmp_path,
+            capture_output=True,
+            text=True,
+            timeout=600,
+            check=False,
+        )
+        for _ in range(2)
+    ]
     for run in runs:
         assert run.returncode == 0, run.stderr[-2000:]
     cold, warm = (run.stdout.split() for run in runs)

@@ -21,15 +21,21 @@ from privaudit.trust.implementation import (
 from privaudit.trust.source_units import module_file, read_source, substituted_sources
 from privaudit.trust.tracing import trace_release
 
-FAST = AuditConfig(samples=100_000, confidence=0.99, pilot_samples=1_000, pair_budget=12,
-                   pairs_tested=2, claim_budget=40)
+FAST = AuditConfig(
+    samples=100_000,
+    confidence=0.99,
+    pilot_samples=1_000,
+    pair_budget=12,
+    pairs_tested=2,
+    claim_budget=40,
+)
 
-HELPERS = '''
+HELPERS = """
 def noise_scale(n):
     return 1.0 / n
-'''
+"""
 
-MECHANISM = '''
+MECHANISM = """
 import numpy as np
 import {helpers}
 from mechanisms import declare_mechanism
@@ -49,7 +55,7 @@ def make():
         relation=SubstituteOne(), statistic="mean", sensitivity=(GlobalSensitivity(value=1 / N),),
         noise=AdditiveNoise(law=Laplace(scale=1 / N)), guarantee=PureDP(epsilon=1.0))
     return declare_mechanism(spec, sampler=sampler, statistic=lambda x: x.mean())
-'''
+"""
 
 
 @pytest.fixture
@@ -117,10 +123,13 @@ def test_a_removed_function_is_named(user_package):
 @pytest.mark.parametrize("name", ["ustat.local_hajek.variance", "ustat.subgaussian.variance"])
 def test_algorithm_one_helpers_are_traced_without_listing_them(name):
     _, found = _entry_implementation(name)
-    for module in ("estimators.ustatistics.local_hajek", "estimators.ustatistics.local_hajek_weights",
-                   "estimators.ustatistics.smooth_bounds", "estimators.ustatistics.kernels",
-                   "mechanisms.composition" if "subgaussian" in name
-                   else "estimators.ustatistics.exact"):
+    for module in (
+        "estimators.ustatistics.local_hajek",
+        "estimators.ustatistics.local_hajek_weights",
+        "estimators.ustatistics.smooth_bounds",
+        "estimators.ustatistics.kernels",
+        "mechanisms.composition" if "subgaussian" in name else "estimators.ustatistics.exact",
+    ):
         assert module in found.modules, module
 
 
@@ -151,8 +160,10 @@ def test_a_five_percent_noise_cut_in_median_of_means_stales_the_wrapped_edge_den
     assert f"edited {module} (function noisy_chunk_statistics)" in code_changes(recorded, now)
 
 
-@pytest.mark.parametrize("name", ["graphs.edge_density.local_hajek.coarse_xi",
-                                  "graphs.triangle_density.local_hajek.coarse_xi"])
+@pytest.mark.parametrize(
+    "name",
+    ["graphs.edge_density.local_hajek.coarse_xi", "graphs.triangle_density.local_hajek.coarse_xi"],
+)
 def test_a_five_fold_internal_epsilon_stales_both_coarse_xi_entries(name):
     mech, recorded = _entry_implementation(name)
     module = "estimators.ustatistics.local_hajek"

@@ -10,20 +10,26 @@ import pytest
 
 from mechanisms import LaplaceMechanism
 from privaudit import AuditConfig, registry
+from privaudit.auditing.config import CERTIFICATE_MINIMUMS, below_certificate_minimums
+from privaudit.interfaces.cli import main
 from privaudit.trust.certificates import (
     CERTIFICATE_SCHEMA_VERSION,
     Certificate,
     certify,
     load_certificate,
 )
-from privaudit.interfaces.cli import main
-from privaudit.auditing.config import CERTIFICATE_MINIMUMS, below_certificate_minimums
 from privaudit.trust.consistency import check_consistency
 from privaudit.trust.verify import verify_certificate, verify_path
 from spec.errors import CertificateError, InconsistentCertificateError, RegistryError
 
-FAST = AuditConfig(samples=100_000, confidence=0.99, pilot_samples=1_000, pair_budget=12,
-                   pairs_tested=2, claim_budget=40)
+FAST = AuditConfig(
+    samples=100_000,
+    confidence=0.99,
+    pilot_samples=1_000,
+    pair_budget=12,
+    pairs_tested=2,
+    claim_budget=40,
+)
 
 
 def _laplace() -> LaplaceMechanism:
@@ -55,17 +61,26 @@ def test_a_fresh_certificate_is_consistent(laplace_cert):
 
 
 TAMPERING = {
-    "epsilon_lower_bound 7.5": (lambda d: d.update(epsilon_lower_bound=7.5),
-                                "epsilon_lower_bound = 7.5 exceeds epsilon_claimed = 1"),
-    "epsilon_claimed 100": (lambda d: d.update(epsilon_claimed=100.0),
-                            "is not the spec's (epsilon = 1"),
-    "config.samples 10": (lambda d: d["config"].update(samples=10),
-                          "below the certificate minimums (samples = 10 < 100000)"),
-    "a check violated": (lambda d: _set_check(d, "violated"),
-                         "the verdict is 'no_violation' but check(s) spec.consistency are "
-                         "violated"),
-    "verdict violation": (lambda d: d.update(verdict="violation"),
-                          "a violation is never certified"),
+    "epsilon_lower_bound 7.5": (
+        lambda d: d.update(epsilon_lower_bound=7.5),
+        "epsilon_lower_bound = 7.5 exceeds epsilon_claimed = 1",
+    ),
+    "epsilon_claimed 100": (
+        lambda d: d.update(epsilon_claimed=100.0),
+        "is not the spec's (epsilon = 1",
+    ),
+    "config.samples 10": (
+        lambda d: d["config"].update(samples=10),
+        "below the certificate minimums (samples = 10 < 100000)",
+    ),
+    "a check violated": (
+        lambda d: _set_check(d, "violated"),
+        "the verdict is 'no_violation' but check(s) spec.consistency are violated",
+    ),
+    "verdict violation": (
+        lambda d: d.update(verdict="violation"),
+        "a violation is never certified",
+    ),
 }
 
 
@@ -85,8 +100,9 @@ def test_the_bound_rule_holds_even_when_report_and_fields_agree(laplace_cert, tm
         data["epsilon_lower_bound"] = data["report"]["epsilon_lower_bound"] = 1.5
 
     result = check_consistency(load_certificate(_tampered(laplace_cert, tmp_path, edit)))
-    assert result.problems == ("epsilon_lower_bound = 1.5 exceeds epsilon_claimed = 1 under "
-                               "verdict 'no_violation'",)
+    assert result.problems == (
+        "epsilon_lower_bound = 1.5 exceeds epsilon_claimed = 1 under verdict 'no_violation'",
+    )
 
 
 def test_an_embedded_report_that_disagrees_is_named(laplace_cert, tmp_path):
@@ -149,8 +165,9 @@ def test_verify_compares_within_the_tolerance_when_versions_differ(laplace_cert,
     from privaudit.trust import certificates as certificates_module
 
     real = certificates_module.running_versions
-    monkeypatch.setattr(certificates_module, "running_versions",
-                        lambda names: {**real(names), "numpy": "0.0.test"})
+    monkeypatch.setattr(
+        certificates_module, "running_versions", lambda names: {**real(names), "numpy": "0.0.test"}
+    )
     result = verify_certificate(laplace_cert, mechanism=_laplace())
     assert result.verified and result.mode == "tolerance"
     recorded = laplace_cert.versions["numpy"]
@@ -188,18 +205,22 @@ def test_verify_command_on_a_registry_entry(scratch_entry, tmp_path, capsys):
     assert record["verified"] is False and record["results"][0]["state"] == "inconsistent"
 
 
-def test_show_list_and_verify_report_a_third_party_version_difference(scratch_entry, monkeypatch,
-                                                                      capsys):
+def test_show_list_and_verify_report_a_third_party_version_difference(
+    scratch_entry, monkeypatch, capsys
+):
     """Certified with one numpy, running another: reported by show, list and verify as
     "certified with numpy A, running B"; never stale (list --check passes)."""
     from privaudit.trust import certificates as certificates_module
 
     cert = registry.certify_entry(scratch_entry)
-    assert "numpy" in cert.third_party and not any(m.startswith("numpy") for m in cert.module_hashes)
+    assert "numpy" in cert.third_party and not any(
+        m.startswith("numpy") for m in cert.module_hashes
+    )
     recorded = cert.third_party["numpy"]
     real = certificates_module.running_versions
-    monkeypatch.setattr(certificates_module, "running_versions",
-                        lambda names: {**real(names), "numpy": "0.0.test"})
+    monkeypatch.setattr(
+        certificates_module, "running_versions", lambda names: {**real(names), "numpy": "0.0.test"}
+    )
     expected = f"certified with numpy {recorded}, running 0.0.test"
     capsys.readouterr()
     assert main(["show", scratch_entry]) == 0
@@ -225,12 +246,14 @@ def test_the_tolerance_rule_has_a_statistical_part(laplace_cert, tmp_path, monke
     event = laplace_cert.report.worst_event
     px, py = event.count_x / event.samples_x, event.count_y / event.samples_y
     spread = statistical_tolerance(laplace_cert)
-    assert spread == pytest.approx(REPRODUCTION_Z * math.sqrt(
-        2 * ((1 - px) / event.count_x + (1 - py) / event.count_y)))
+    assert spread == pytest.approx(
+        REPRODUCTION_Z * math.sqrt(2 * ((1 - px) / event.count_x + (1 - py) / event.count_y))
+    )
     assert 0 < spread < 1
     real = certificates_module.running_versions
-    monkeypatch.setattr(certificates_module, "running_versions",
-                        lambda names: {**real(names), "numpy": "0.0.test"})
+    monkeypatch.setattr(
+        certificates_module, "running_versions", lambda names: {**real(names), "numpy": "0.0.test"}
+    )
     eps = laplace_cert.epsilon_lower_bound
     far = eps - (0.02 + 0.05 * eps + spread + 0.05)
 

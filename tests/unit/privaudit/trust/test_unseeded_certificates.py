@@ -124,7 +124,8 @@ def test_an_upgraded_wrapped_library_is_reported_never_stale(unseeded_cert, monk
     mechanism = _unseeded()
     assert unseeded_cert.status_for(mechanism).current
     cert = unseeded_cert.model_copy(
-        update={"third_party": {**unseeded_cert.third_party, "numpy": "0.0.1"}})
+        update={"third_party": {**unseeded_cert.third_party, "numpy": "0.0.1"}}
+    )
     assert cert.status_for(mechanism).current
     assert f"certified with numpy 0.0.1, running {np.__version__}" in cert.version_differences()
 
