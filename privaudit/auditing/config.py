@@ -12,7 +12,14 @@ from typing import Annotated, Any
 
 from pydantic import BeforeValidator, model_validator
 
-from spec import NonNegativeInt, PositiveFloat, PositiveInt, SpecModel, check_confidence
+from spec import (
+    NonNegativeFloat,
+    NonNegativeInt,
+    PositiveFloat,
+    PositiveInt,
+    SpecModel,
+    check_confidence,
+)
 from spec.errors import InvalidParameterError, SampleSizeError
 
 from ._argtypes import MAX_SAMPLES
@@ -23,6 +30,7 @@ __all__ = [
     "CI_STRENGTH",
     "CONFORMANCE_CAP",
     "DETECT_FACTOR",
+    "PAIR_TOLERANCE",
     "SEARCH_CAP",
     "AuditConfig",
     "below_certificate_minimums",
@@ -78,6 +86,14 @@ class AuditConfig(SpecModel):
         :data:`CONFORMANCE_CAP` = 10⁶.
     events_per_direction : int
         Rejection regions tested per pair and direction.
+    pair_tolerance : float
+        Robust pair choice for black-box mechanisms
+        (:func:`~privaudit.auditing.pair_choice.successive_halving`): a pair of the
+        halving's last round whose score, averaged over the rounds it took part in, is
+        within this fraction of the ``pairs_tested``-th best is tested too (at most
+        ``2 · pairs_tested`` pairs in all; the distinguishing test's α is split over the
+        pairs actually tested).  0 tests exactly ``pairs_tested`` pairs, ranked by the last
+        round alone.  Must be below 1.
     detect_epsilon : float, optional
         The true ε the audit must be able to detect (with probability 0.9, on its worst
         pair and event) for "no violation found" to mean anything; defaults to twice the
@@ -95,6 +111,7 @@ class AuditConfig(SpecModel):
     claim_budget: PositiveInt = 300
     conformance_samples: PositiveInt | None = None
     events_per_direction: PositiveInt = 8
+    pair_tolerance: NonNegativeFloat = 0.0
     detect_epsilon: PositiveFloat | None = None
 
     @model_validator(mode="after")
@@ -104,6 +121,10 @@ class AuditConfig(SpecModel):
             if value is not None and value > MAX_SAMPLES:
                 raise SampleSizeError(f"{name} = {value} exceeds the largest supported "
                                       f"{MAX_SAMPLES} outputs per side")
+        if self.pair_tolerance >= 1.0:
+            raise InvalidParameterError(
+                f"pair_tolerance = {self.pair_tolerance} must be below 1 (a fraction of the "
+                "best pair's score)")
         if self.pairs_tested > self.pair_budget:
             raise InvalidParameterError(
                 f"pairs_tested = {self.pairs_tested} exceeds pair_budget = {self.pair_budget}")
@@ -163,14 +184,24 @@ class AuditConfig(SpecModel):
         return min(self.samples, CONFORMANCE_CAP)
 
 
+#: Relative tolerance of the robust pair choice at certificate strength and in
+#: ``scripts/power_table.py`` (``AuditConfig.pair_tolerance``; ``docs/derivations.md`` §9).
+PAIR_TOLERANCE = 0.15
+
 #: A quick audit for CI (seconds per mechanism).
 CI_STRENGTH = AuditConfig(samples=50_000, pilot_samples=2_000, pair_budget=24, pairs_tested=2,
                           claim_budget=150)
 #: The stronger audit recorded in shipped certificates: 10⁶ samples per side at confidence
 #: 0.999, so that certifying a correct mechanism fails with probability ≤ 10⁻³ and a failed
-#: certification is never answered by re-running with another seed.
+#: certification is never answered by re-running with another seed.  Its pair choice is
+#: the robust one of ``scripts/power_table.py``'s sizing rule (issue 31): near ties of the
+#: halving within :data:`PAIR_TOLERANCE` of the best are tested too, so the audit's
+#: strength does not hinge on which of two nearly equal pairs one seed's pilot preferred.
+#: Its sample size stays a fixed 10⁶ rather than the table's time-calibrated N, so that a
+#: certificate's configuration does not depend on the machine that made it.
 CERTIFICATE_STRENGTH = AuditConfig(samples=1_000_000, pilot_samples=10_000, pair_budget=96,
-                                   pairs_tested=4, claim_budget=1_000, confidence=0.999)
+                                   pairs_tested=4, claim_budget=1_000, confidence=0.999,
+                                   pair_tolerance=PAIR_TOLERANCE)
 
 #: The weakest configuration a certificate may record, field by field.  Certificates are
 #: made at :data:`CERTIFICATE_STRENGTH` by default; a registry entry or a caller may choose
