@@ -22,6 +22,7 @@ import pathlib
 import statistics
 import sys
 import time
+from typing import Any
 
 ROOT_DIR = pathlib.Path(__file__).resolve().parents[1]
 for extra in (ROOT_DIR, ROOT_DIR / "scripts"):
@@ -45,23 +46,24 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--only", default=DEFAULT)
     parser.add_argument("--seeds", default="0-3")
-    parser.add_argument("--scale", type=float, default=0.05,
-                        help="multiply the test split only")
-    parser.add_argument("--tolerance", default="0,0.15",
-                        help="comma-separated AuditConfig.pair_tolerance values, each run "
-                             "at the same sizes (0: the choice before issue 31)")
+    parser.add_argument("--scale", type=float, default=0.05, help="multiply the test split only")
+    parser.add_argument(
+        "--tolerance",
+        default="0,0.15",
+        help="comma-separated AuditConfig.pair_tolerance values, each run "
+        "at the same sizes (0: the choice before issue 31)",
+    )
     args = parser.parse_args(argv)
     seeds = parse_seeds(args.seeds)
     kept: list[list[tuple[str, float]]] = []
     original = auditor_module.distinguish_pair
 
-    def recording(mechanism, pair, **kwargs):  # type: ignore[no-untyped-def]
+    def recording(mechanism: Any, pair: Any, **kwargs: Any) -> Any:
         result = original(mechanism, pair, **kwargs)
-        kept[-1].append((f"{_short(pair.x)}~{_short(pair.y)}",
-                         float(result.epsilon_lower_bound)))
+        kept[-1].append((f"{_short(pair.x)}~{_short(pair.y)}", float(result.epsilon_lower_bound)))
         return result
 
-    auditor_module.distinguish_pair = recording  # type: ignore[assignment]
+    auditor_module.distinguish_pair = recording
     names = [s for s in args.only.split(",") if s]
     for case in dpsniper_cases():
         short = case.name.split(".", 1)[1]
@@ -73,18 +75,31 @@ def main(argv: list[str] | None = None) -> int:
             for seed in seeds:
                 kept.append([])
                 started = time.perf_counter()
-                row = run_case(case, size, args.scale, with_pairs=False, seed=seed,
-                               scale_pilot=False, pair_tolerance=tolerance)
+                row = run_case(
+                    case,
+                    size,
+                    args.scale,
+                    with_pairs=False,
+                    seed=seed,
+                    scale_pilot=False,
+                    pair_tolerance=tolerance,
+                )
                 bounds.append(float(row["ours"]))  # type: ignore[arg-type]
                 choices.append(tuple(sorted(p for p, _ in kept[-1])))
                 per_pair = ", ".join(f"{p} → {e:.4f}" for p, e in kept[-1])
-                print(f"{short} tolerance {tolerance:g} seed {seed}: ε_lb {row['ours']:.4f} "
-                      f"N {row['samples']} ({time.perf_counter() - started:.0f} s)  "
-                      f"[{per_pair}]", flush=True)
-            print(f"== {short} tolerance {tolerance:g}: {len(set(choices))} distinct choices "
-                  f"over {len(seeds)} seeds; ε_lb min {min(bounds):.4f} median "
-                  f"{statistics.median(bounds):.4f} max {max(bounds):.4f} "
-                  f"(DP-Sniper LR {case.reference_results.get('dpsniper_lr')})", flush=True)
+                print(
+                    f"{short} tolerance {tolerance:g} seed {seed}: ε_lb {row['ours']:.4f} "
+                    f"N {row['samples']} ({time.perf_counter() - started:.0f} s)  "
+                    f"[{per_pair}]",
+                    flush=True,
+                )
+            print(
+                f"== {short} tolerance {tolerance:g}: {len(set(choices))} distinct choices "
+                f"over {len(seeds)} seeds; ε_lb min {min(bounds):.4f} median "
+                f"{statistics.median(bounds):.4f} max {max(bounds):.4f} "
+                f"(DP-Sniper LR {case.reference_results.get('dpsniper_lr')})",
+                flush=True,
+            )
     return 0
 
 

@@ -180,7 +180,7 @@ def size_for(case: BenchmarkCase, *, with_pairs: bool = True, budget: float = BU
     size = sizing_rule(*_CALIBRATED[short], budget=budget)
     if short in OVERRIDES:
         fields, reason = OVERRIDES[short]
-        size = replace(size, **fields, reason=reason)
+        size = replace(size, reason=reason, **fields)  # type: ignore[arg-type]
     return size
 
 
@@ -387,7 +387,8 @@ def seeds_row(case: BenchmarkCase, seeds: list[int], scale: float, *, with_pairs
 
 
 def _span(bounds: object) -> str:
-    low, high = bounds  # type: ignore[misc]
+    assert isinstance(bounds, tuple)
+    low, high = bounds
     return f"{low}" if low == high else f"{low}–{high}"
 
 

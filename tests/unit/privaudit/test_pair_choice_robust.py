@@ -17,11 +17,19 @@ _P = {0: 0.2, 1: 0.42, 8: 0.58, 9: 0.8}
 
 
 def _mirrored_box():
-    spec = MechanismSpec(name="mirrored_box", input_domain=RealInterval(lo=0.0, hi=9.0),
-                         relation=QueryDistance(norm="l1", radius=9.0), noise=None,
-                         guarantee=PureDP(epsilon=0.1))
-    return declare_mechanism(spec, sampler=lambda v, n, rng: (
-        rng.random(n) < _P.get(int(round(float(v))), 0.5)).astype(np.int64))
+    spec = MechanismSpec(
+        name="mirrored_box",
+        input_domain=RealInterval(lo=0.0, hi=9.0),
+        relation=QueryDistance(norm="l1", radius=9.0),
+        noise=None,
+        guarantee=PureDP(epsilon=0.1),
+    )
+    return declare_mechanism(
+        spec,
+        sampler=lambda v, n, rng: (rng.random(n) < _P.get(int(round(float(v))), 0.5)).astype(
+            np.int64
+        ),
+    )
 
 
 def _pairs(mech):
@@ -34,18 +42,33 @@ def _ends(pair):
 
 def test_halving_without_tolerance_keeps_exactly_one_of_two_tied_pairs():
     mech = _mirrored_box()
-    kept, rounds = successive_halving(mech, _pairs(mech), keep=1, samples=4_000,
-                                      final_samples=100_000, level=0.05, delta=0.0,
-                                      rng=np.random.default_rng(1))
+    kept, rounds = successive_halving(
+        mech,
+        _pairs(mech),
+        keep=1,
+        samples=4_000,
+        final_samples=100_000,
+        level=0.05,
+        delta=0.0,
+        rng=np.random.default_rng(1),
+    )
     assert rounds == 4 and len(kept) == 1
     assert _ends(kept[0]) in ({0.0, 1.0}, {8.0, 9.0})
 
 
 def test_halving_with_tolerance_tests_the_near_tie_too():
     mech = _mirrored_box()
-    kept, rounds = successive_halving(mech, _pairs(mech), keep=1, samples=4_000,
-                                      final_samples=100_000, level=0.05, delta=0.0,
-                                      rng=np.random.default_rng(1), tolerance=0.3)
+    kept, rounds = successive_halving(
+        mech,
+        _pairs(mech),
+        keep=1,
+        samples=4_000,
+        final_samples=100_000,
+        level=0.05,
+        delta=0.0,
+        rng=np.random.default_rng(1),
+        tolerance=0.3,
+    )
     assert rounds == 4
     assert {_ends(p) for p in kept} == {frozenset({0.0, 1.0}), frozenset({8.0, 9.0})}
     # the survivor first, then the near tie, both scored by the last round
@@ -56,15 +79,30 @@ def test_tolerance_keeps_no_pair_far_from_the_best():
     """A pair 0.5 vs 0.5 never comes within 30 % of a pair 0.8 vs 0.58."""
     mech = _mirrored_box()
     pairs = [p for p in _pairs(mech) if _ends(p) != {0.0, 1.0}]
-    kept, _ = successive_halving(mech, pairs, keep=1, samples=4_000, final_samples=100_000,
-                                 level=0.05, delta=0.0, rng=np.random.default_rng(2),
-                                 tolerance=0.3)
+    kept, _ = successive_halving(
+        mech,
+        pairs,
+        keep=1,
+        samples=4_000,
+        final_samples=100_000,
+        level=0.05,
+        delta=0.0,
+        rng=np.random.default_rng(2),
+        tolerance=0.3,
+    )
     assert [_ends(p) for p in kept] == [frozenset({8.0, 9.0})]
 
 
 def test_audit_splits_alpha_over_the_pairs_actually_tested():
-    cfg = AuditConfig(samples=20_000, pilot_samples=2_000, pair_budget=12, pairs_tested=1,
-                      claim_budget=40, seed=3, pair_tolerance=0.3)
+    cfg = AuditConfig(
+        samples=20_000,
+        pilot_samples=2_000,
+        pair_budget=12,
+        pairs_tested=1,
+        claim_budget=40,
+        seed=3,
+        pair_tolerance=0.3,
+    )
     report = audit(_mirrored_box(), config=cfg)
     dist = report.check("distinguishability")
     tested = dist.details["pairs_tested"]

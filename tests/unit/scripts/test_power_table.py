@@ -22,8 +22,19 @@ def test_seeds_parse_ranges_and_lists():
         table.parse_seeds(",")
 
 
-@pytest.mark.parametrize(("value", "floor"), [(0.5, 1), (1, 1), (1.9, 1), (2, 2), (4.99, 2),
-                                              (5, 5), (9.9e6, 5_000_000), (1.2e7, 10_000_000)])
+@pytest.mark.parametrize(
+    ("value", "floor"),
+    [
+        (0.5, 1),
+        (1, 1),
+        (1.9, 1),
+        (2, 2),
+        (4.99, 2),
+        (5, 5),
+        (9.9e6, 5_000_000),
+        (1.2e7, 10_000_000),
+    ],
+)
 def test_grid_floor_is_the_largest_1_2_5_value_below(value, floor):
     assert table._grid_floor(value) == floor
 
@@ -58,13 +69,39 @@ def test_every_override_states_its_reason():
 
 
 def test_seeds_table_reports_min_median_max_ceiling_and_the_n_reaching_lr():
-    row = {"mechanism": "ReportNoisyMax3", "true": 0.25, "min": 0.2322, "median": 0.2332,
-           "max": 0.2343, "lr": 0.2478, "mlp": 0.2488, "beats_lr": False,
-           "ceiling": 0.2359, "needed": 50_000_000, "slowest": 0.7,
-           "verdicts": ["violation"], "kind": "scalar", "samples": 1_000_000,
-           "search": 80_000, "pairs_tested": 1, "tested_range": (1, 2), "reason": "rule"}
-    text = table.seeds_table([row, {**row, "mechanism": "LaplaceMechanism", "ceiling": None,
-                                    "needed": None, "tested_range": (1, 1)}], [0, 9])
+    row = {
+        "mechanism": "ReportNoisyMax3",
+        "true": 0.25,
+        "min": 0.2322,
+        "median": 0.2332,
+        "max": 0.2343,
+        "lr": 0.2478,
+        "mlp": 0.2488,
+        "beats_lr": False,
+        "ceiling": 0.2359,
+        "needed": 50_000_000,
+        "slowest": 0.7,
+        "verdicts": ["violation"],
+        "kind": "scalar",
+        "samples": 1_000_000,
+        "search": 80_000,
+        "pairs_tested": 1,
+        "tested_range": (1, 2),
+        "reason": "rule",
+    }
+    text = table.seeds_table(
+        [
+            row,
+            {
+                **row,
+                "mechanism": "LaplaceMechanism",
+                "ceiling": None,
+                "needed": None,
+                "tested_range": (1, 1),
+            },
+        ],
+        [0, 9],
+    )
     lines = text.splitlines()
     assert "seeds 0–9" in lines[0] and len(lines) == 4
     assert "| 0.2322 | 0.2332 | 0.2343 | 0.2478 | 0.2488 | no | 0.2359 |" in lines[2]
