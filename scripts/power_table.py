@@ -3,21 +3,41 @@
 For every case of :func:`privaudit.suites.dpsniper_cases` this runs the complete
 :func:`privaudit.audit` (spec, sensitivity and noise-law checks, pilot ranking of the
 case's input pairs together with generated ones, the full distinguishing test of the top
-pairs) with seed 0 at family-wise confidence 0.95, and prints a Markdown table:
+pairs) at family-wise confidence 0.95, and prints a Markdown table:
 
     mechanism | true ε | our ε_lb | DP-Sniper LR | DP-Sniper MLP | StatDP* | runtime (s) | verdict
 
 DP-Sniper's numbers (``eval_sp2021/reference-results``) are 90 %-confidence bounds from
 10.7 M training and 200 M final samples per mechanism; ours are 95 %-confidence bounds
-(Clopper–Pearson, sample splitting, Bonferroni over pairs and events) from the sample
-sizes in :data:`SIZES`, chosen per mechanism so that one audit stays under a minute on
-two shared cores: 10⁷ or more outputs per side for cheap samplers, fewer for the
-sparse-vector mechanisms whose sampler costs ~1 s per 10⁶ outputs.  Every audit uses the
-same settings otherwise: a pilot of 2·10⁴ outputs per side (doubled in the pair search)
-to rank the case's pairs together with 8 generated ones (``pair_budget``), successive
-halving of the best on fresh samples (``privaudit/auditing/pair_choice.py``), 2 pairs tested at
-full size (1 for the discrete-output cases where the halving reliably finds the worst
-pair and more samples on one pair pay more), and a noise-law check on 10⁶ outputs.
+(Clopper–Pearson, sample splitting, Bonferroni over pairs and events).
+
+**The sizing rule** (one rule for all twenty; no size is chosen at one seed).  Two
+properties of the mechanism decide every size:
+
+* its *output kind*, from 2·10⁴ outputs on its first input pair: ``finite`` (at most
+  ``DISCRETE_ROWS`` = 1000 distinct output rows), ``scalar`` (one continuous column) or
+  ``vector`` (several columns, not finite);
+* its *cost* c, the marginal seconds per output per side of one distinguishing test,
+  measured as (t(2·10⁵) − t(5·10⁴)) / 1.5·10⁵ on its first input pair
+  (:func:`calibrate`; at least t(2·10⁵)/1.6·10⁶ so that timer noise cannot make it 0).
+
+Then, with a budget of B = 30 s per audit (``--budget``):
+
+* **pairs tested** k = 1 for finite and scalar outputs (the pilot's discrete score and
+  the halving rank those pairs well), k = 2 for vector outputs; the robust pair choice
+  (``AuditConfig.pair_tolerance`` = 0.15, ``privaudit/auditing/pair_choice.py``, the
+  default at certificate strength) adds up to k near ties of the halving;
+* **test split** N = the largest of 1, 2, 5·10^j with (k + 1)·N·c ≤ B — the pilot,
+  halving, search split and noise-law check together cost about one more tested pair —
+  clamped to [10⁶, 10⁸];
+* **search split** min(N/4, 8·10⁶); **pilot** 2·10⁴ outputs per side; **pair budget**
+  24 (with input pairs, DP-Sniper's eleven and thirteen generated ones; without, every
+  sign pattern of ``spec.relations.QueryDistance.extreme_neighbours``); noise-law check on
+  min(N, 10⁶) outputs.
+
+A case may depart from the rule only through :data:`OVERRIDES`, whose reason the table
+prints in its "sizing" column.  The cost is measured on the machine that runs the
+script, so a loaded machine gets smaller N: the table prints the N each audit used.
 
 Usage::
 
@@ -27,6 +47,10 @@ Usage::
     python scripts/power_table.py --no-pairs      # no input_pairs: the auditor's own
                                                   # generators and search only; writes
                                                   # its section of docs/power_table.md
+    python scripts/power_table.py --seeds 0-9     # min / median / max of ε_lb over ten
+    python scripts/power_table.py --seeds 0-9 --no-pairs   # seeds, with the single-event
+                                                  # ceiling at our N and the N reaching
+                                                  # DP-Sniper's LR where it is impossible
 """
 
 from __future__ import annotations
@@ -37,7 +61,7 @@ import pathlib
 import platform
 import sys
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -47,69 +71,116 @@ if str(ROOT_DIR) not in sys.path:  # run from a checkout: use its packages
     sys.path.insert(0, str(ROOT_DIR))
 
 from privaudit.auditing.auditor import audit  # noqa: E402
+from privaudit.auditing.config import PAIR_TOLERANCE  # noqa: E402
+from privaudit.auditing.distinguish import distinguish_pair  # noqa: E402
+from privaudit.auditing.distinguish.rows import DISCRETE_ROWS  # noqa: E402
+from privaudit.auditing.pairs import verified_pair  # noqa: E402
 from privaudit.suites import BenchmarkCase, dpsniper_cases  # noqa: E402
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 OUT = ROOT / "docs" / "power_table.md"
 
 
-@dataclass(frozen=True)
-class Size:
-    """Sample sizes of one audit (outputs per side)."""
-
-    samples: int
-    search: int
-    pilot: int = 20_000
-    pairs_tested: int = 2
-    pair_budget: int = 8
-
-
 M = 1_000_000
+#: Seconds one audit may take on two cores under the rule (the pilot, halving, search
+#: split and noise-law check count as one more tested pair).
+BUDGET = 30.0
+#: Test outputs per side: at least 10⁶ (below, no DP-Sniper value is reachable) and at
+#: most 10⁸ (the table's memory and the pilot's halving at N/64 per round).
+MIN_N, MAX_N = M, 100 * M
+#: Search split: N/4, at most 8·10⁶ (enough for the rare best events of the sparse vectors).
+SEARCH_MAX = 8 * M
+#: Pilot outputs per side (doubled in the pair search) and candidate pairs generated
+#: (DP-Sniper's eleven join 13 generated ones; without input pairs, 24 generated ones
+#: include every sign pattern of ``spec.relations.QueryDistance.extreme_neighbours``).
+PILOT, PAIR_BUDGET = 20_000, 24
+#: Outputs per side of the smaller calibration test that measures a mechanism's cost.
+CALIBRATION = 50_000
 #: Outputs of the noise-law conformance check (its α share does not depend on it; at
 #: 10⁷ outputs of a 20-column law it alone would take half a minute).
 CONFORMANCE = M
-#: Per-mechanism sizes, chosen so that one audit stays under about 45 s on two shared
-#: cores: 10⁷–10⁸ test outputs per side where the sampler is cheap; the sparse-vector
-#: samplers cost about 0.1 s per 10⁶ outputs of ten queries and get 3·10⁷ on the
-#: mechanisms where DP-Sniper's value needs it (one pair tested at full size, chosen by a
-#: larger pilot and successive halving, from a pair budget of 24 so that the generated
-#: sign-pattern pairs join DP-Sniper's eleven, and a search split of 8·10⁶ so that the
-#: rare best event is recognised), fewer where it does not.  SVT34Parallel tests one pair
-#: at 5·10⁶: at 2.5·10⁶ on two pairs it stays below DP-Sniper's value (0.2375 < 0.261).
-#: NumericalSVT tests three pairs: no pilot we could afford ranks its pairs (rank
-#: correlations near 0 with the exact ceilings up to 10⁶ outputs per side), and three of
-#: its seventeen candidates move one query (ceiling 0.0205 at 4·10⁶, against 0.036–0.055
-#: for the others); with two pairs the halving kept one of them (0.0177).
-#: Without input pairs (``--no-pairs``) every audit gets a pair budget of at least
-#: :data:`NO_PAIRS_MIN_BUDGET`, so that the relation's ninth sign pattern, half-half
-#: (``spec.relations.QueryDistance.extreme_neighbours``), is among the generated pairs,
-#: and SVT2 tests two pairs: its pilot cannot tell the half-half pairs from
-#: (0¹⁰, (1⁹, −1)) (single-event ceiling 0.0927 at 3·10⁷), and with one pair tested it
-#: kept a half-half one (0.0855 < 0.0859).
-NO_PAIRS_MIN_BUDGET = 10
-NO_PAIRS_TESTED = {"SparseVectorTechnique2": 2}
-SIZES: dict[str, Size] = {
-    "LaplaceMechanism": Size(10 * M, M, 20_000),
-    "TruncatedGeometricMechanism": Size(10 * M, M, 20_000),
-    "NoisyHist1": Size(10 * M, M, 20_000),
-    "NoisyHist2": Size(2 * M, M // 2, 20_000),
-    "ReportNoisyMax1": Size(40 * M, 2 * M, 20_000, pairs_tested=1),
-    "ReportNoisyMax2": Size(40 * M, 2 * M, 20_000, pairs_tested=1),
-    "ReportNoisyMax3": Size(100 * M, 8 * M, 20_000, pairs_tested=1),
-    "ReportNoisyMax4": Size(4 * M, M, 20_000),
-    "SparseVectorTechnique1": Size(30 * M, 8 * M, 100_000, pairs_tested=1, pair_budget=24),
-    "SparseVectorTechnique2": Size(30 * M, 8 * M, 100_000, pairs_tested=1, pair_budget=24),
-    "SparseVectorTechnique3": Size(6 * M, 3 * M // 2),
-    "SparseVectorTechnique4": Size(30 * M, 8 * M, 100_000, pairs_tested=1, pair_budget=24),
-    "SparseVectorTechnique5": Size(M, M // 4),
-    "SparseVectorTechnique6": Size(6 * M, M),
-    "Rappor": Size(5 * M, M, pairs_tested=1),
-    "OneTimeRappor": Size(10 * M, M, pairs_tested=1),
-    "LaplaceParallel": Size(10 * M, M),
-    "SVT34Parallel": Size(5 * M, M, pairs_tested=2),
-    "PrefixSum": Size(2 * M, M // 2),
-    "NumericalSVT": Size(4 * M, M, pairs_tested=3),
-}
+
+
+@dataclass(frozen=True)
+class Size:
+    """Sample sizes of one audit (outputs per side), and why they differ from the rule."""
+
+    samples: int
+    search: int
+    pilot: int = PILOT
+    pairs_tested: int = 1
+    pair_budget: int = PAIR_BUDGET
+    kind: str = ""
+    reason: str = "rule"
+
+
+#: Per-mechanism departures from :func:`sizing_rule`, each with the reason shown in the
+#: table's "sizing" column (none at present: the ten-seed run decides whether any is needed).
+OVERRIDES: dict[str, tuple[dict[str, int], str]] = {}
+
+
+def _grid_floor(value: float) -> int:
+    """The largest of 1, 2, 5 · 10^k not above ``value`` (at least 1)."""
+    value *= 1 + 1e-9  # 30 / (3 · 2·10⁻⁶) is 4999999.999…: round-off is not a step down
+    if value < 1:
+        return 1
+    power = 10 ** int(math.floor(math.log10(value)))
+    if power > value:  # log10 rounded up
+        power //= 10
+    return max(step * power for step in (1, 2, 5) if step * power <= value)
+
+
+def output_kind(outputs: np.ndarray) -> tuple[str, int]:
+    """``("finite", d)`` for at most ``DISCRETE_ROWS`` distinct output rows, ``("scalar", 1)``
+    for one continuous column, ``("vector", d)`` otherwise (d output columns)."""
+    rows = np.asarray(outputs).reshape(np.shape(outputs)[0], -1)
+    distinct = np.unique(rows, axis=0).shape[0]
+    if distinct <= DISCRETE_ROWS:
+        return "finite", rows.shape[1]
+    return ("scalar", 1) if rows.shape[1] == 1 else ("vector", rows.shape[1])
+
+
+def calibrate(case: BenchmarkCase, seed: int = 0) -> tuple[str, float]:
+    """The output kind and the marginal cost (seconds per output per side) of a
+    distinguishing test on the case's first input pair: the time of a test on
+    4·``CALIBRATION`` outputs per side less that of one on ``CALIBRATION``, over
+    3·``CALIBRATION`` (the difference removes the fixed cost of the event search)."""
+    mechanism = case.mechanism
+    x, y = case.input_pairs[0]
+    rng = np.random.default_rng(seed)
+    kind, _ = output_kind(np.asarray(mechanism.sample(x, 20_000, rng)))
+    pair = verified_pair(mechanism.spec, x, y, "calibration")
+    times = []
+    for n in (CALIBRATION, 4 * CALIBRATION):
+        started = time.perf_counter()
+        distinguish_pair(mechanism, pair, samples=n, search_samples=n // 4, rng=rng, alpha=0.05)
+        times.append(time.perf_counter() - started)
+    return kind, max(times[1] - times[0], times[1] / 8) / (3 * CALIBRATION)
+
+
+def sizing_rule(kind: str, cost: float, budget: float = BUDGET) -> Size:
+    """The one sizing rule of the table (see the module docstring)."""
+    pairs = 1 if kind in ("finite", "scalar") else 2
+    samples = _grid_floor(budget / ((pairs + 1) * max(cost, 1e-12)))
+    samples = min(MAX_N, max(MIN_N, samples))
+    search = min(SEARCH_MAX, samples // 4)
+    return Size(samples, search, PILOT, pairs_tested=pairs, pair_budget=PAIR_BUDGET, kind=kind)
+
+
+_CALIBRATED: dict[str, tuple[str, float]] = {}
+
+
+def size_for(case: BenchmarkCase, *, with_pairs: bool = True, budget: float = BUDGET) -> Size:
+    """The sizes of one case's audit: :func:`sizing_rule` of its calibrated cost and output
+    kind, then its entry of :data:`OVERRIDES` if any (the same with and without pairs)."""
+    short = case.name.split(".", 1)[1]
+    if short not in _CALIBRATED:
+        _CALIBRATED[short] = calibrate(case)
+    size = sizing_rule(*_CALIBRATED[short], budget=budget)
+    if short in OVERRIDES:
+        fields, reason = OVERRIDES[short]
+        size = replace(size, reason=reason, **fields)  # type: ignore[arg-type]
+    return size
 
 
 NOTES = """
@@ -132,8 +203,8 @@ NOTES = """
   (`privaudit/auditing/pair_choice.py`).  The generated sign patterns include "rest above, last
   below" and its mirror (`spec/relations/vectors.py`): on the sparse vectors, which read
   their queries in order, (0¹⁰, (1⁹, −1)) reaches 0.0927 at 3·10⁷ for SVT1 where
-  DP-Sniper's best pair reaches 0.0856 (table below).  SVT1, SVT2 and SVT4 use a pair
-  budget of 24, so that the generated pairs join DP-Sniper's eleven.
+  DP-Sniper's best pair reaches 0.0856 (table below).  Every audit uses a pair budget
+  of 24, so that the generated pairs join DP-Sniper's eleven.
 * **The two former misses, and how close they are.**
   - **NumericalSVT: the pilot cannot rank its pairs.**  The exact single-event ceilings
     at 4·10⁶ of the 17 pairs its pilot considers range from 0.0205 (the three pairs that
@@ -177,23 +248,36 @@ def _fmt(value: float | None, digits: int = 4) -> str:
     return f"{value:.{digits}g}"
 
 
+def parse_seeds(text: str) -> list[int]:
+    """``"0-9"`` → 0 … 9, ``"0,3,5"`` → 0, 3, 5 (ranges and single seeds, comma-separated)."""
+    seeds: list[int] = []
+    for part in (p.strip() for p in text.split(",") if p.strip()):
+        low, _, high = part.partition("-")
+        seeds.extend(range(int(low), int(high or low) + 1))
+    if not seeds:
+        raise SystemExit(f"--seeds {text!r} names no seed")
+    return seeds
+
+
 def run_case(
-    case: BenchmarkCase, size: Size, scale: float, *, with_pairs: bool = True
-) -> dict[str, Any]:
+    case: BenchmarkCase,
+    size: Size,
+    scale: float,
+    *,
+    with_pairs: bool = True,
+    seed: int = 0,
+    scale_pilot: bool = True,
+    pair_tolerance: float = PAIR_TOLERANCE,
+) -> dict[str, object]:
     """Audit one case (with its ``input_pairs`` or, ``with_pairs=False``, none: only the
-    auditor's own pair generators and search); returns the row of the table."""
+    auditor's own pair generators and search) at ``seed``; returns the row of the table.
+    ``scale`` multiplies the test and search splits (and the pilot, unless
+    ``scale_pilot=False``)."""
     short = case.name.split(".", 1)[1]
     samples = max(10_000, int(size.samples * scale))
     search = max(5_000, int(size.search * scale))
-    pilot = max(2_000, int(size.pilot * min(1.0, 4 * scale)))
-    if not with_pairs:
-        size = Size(
-            size.samples,
-            size.search,
-            size.pilot,
-            pairs_tested=NO_PAIRS_TESTED.get(short, size.pairs_tested),
-            pair_budget=max(size.pair_budget, NO_PAIRS_MIN_BUDGET),
-        )
+    pilot = max(2_000, int(size.pilot * min(1.0, 4 * scale))) if scale_pilot else size.pilot
+    samples, search = max(samples, pilot), max(search, pilot // 4)
     started = time.perf_counter()
     report = audit(
         case.mechanism,
@@ -204,8 +288,9 @@ def run_case(
         pairs_tested=size.pairs_tested,
         pair_budget=size.pair_budget,
         conformance_samples=min(samples, CONFORMANCE),
-        seed=0,
+        seed=seed,
         confidence=0.95,
+        pair_tolerance=pair_tolerance,
     )
     runtime = time.perf_counter() - started
     refs = case.reference_results
@@ -225,6 +310,8 @@ def run_case(
         "pilot": pilot,
         "pairs_tested": size.pairs_tested,
         "pair_budget": size.pair_budget,
+        "kind": size.kind,
+        "reason": size.reason,
         "beats_lr": lr is not None and eps >= lr,
         "tested": report.check("distinguishability").details["pairs_tested"],
         "event": report.worst_event.description if report.worst_event is not None else "",
@@ -265,6 +352,162 @@ def table(rows: list[dict[str, Any]]) -> str:
     return head + "\n".join(lines) + "\n"
 
 
+def _law_bounds(name: str) -> list[tuple[np.ndarray, np.ndarray]]:
+    """The exact output laws computed for ``name`` in ``scripts/power_limits.py``."""
+    sys.path.insert(0, str(ROOT / "scripts"))
+    from power_limits import computable_laws
+
+    return [law() for who, _what, law in computable_laws() if who == name]
+
+
+def ceiling_and_needed(
+    name: str, samples: int, target: float | None
+) -> tuple[float | None, int | None]:
+    """The single-event ceiling at ``samples`` per side (whole α = 0.05 on the optimal event
+    of the best computed pair; ``None`` when the law is not computed) and, when it is below
+    ``target``, the smallest N of the 1-2-5 grid up to 10¹¹ whose ceiling reaches it."""
+    sys.path.insert(0, str(ROOT / "scripts"))
+    from power_limits import best_bound
+
+    laws = _law_bounds(name)
+    if not laws:
+        return None, None
+
+    def ceiling(n: int) -> float:
+        return max(best_bound(p_x, p_y, n) for p_x, p_y in laws)
+
+    at_n = ceiling(samples)
+    if target is None or at_n >= target:
+        return at_n, None
+    n = samples
+    while n < 10**11:
+        n = _grid_floor(n * 2.5) if str(n)[0] == "2" else _grid_floor(n * 2)
+        if ceiling(n) >= target:
+            return at_n, n
+    return at_n, None
+
+
+def seeds_row(
+    case: BenchmarkCase, seeds: list[int], scale: float, *, with_pairs: bool, budget: float
+) -> dict[str, object]:
+    """One case audited at every seed: min / median / max of ε_lb, slowest audit, the
+    single-event ceiling at our N and, if it is below DP-Sniper's LR value, the N that
+    would reach it."""
+    size = size_for(case, with_pairs=with_pairs, budget=budget)
+    rows = [run_case(case, size, scale, with_pairs=with_pairs, seed=seed) for seed in seeds]
+    bounds = [float(r["ours"]) for r in rows]  # type: ignore[arg-type]
+    for seed, r in zip(seeds, rows, strict=True):
+        print(
+            f"{r['mechanism']:28s} seed {seed}: ε_lb = {_fmt(r['ours'])} "  # type: ignore[arg-type]
+            f"(LR {_fmt(r['lr'])}) {float(r['runtime']):5.1f} s  {r['verdict']}",  # type: ignore[arg-type]
+            file=sys.stderr,
+            flush=True,
+        )
+    first = rows[0]
+    lr = first["lr"]
+    ceiling, needed = ceiling_and_needed(
+        str(first["mechanism"]),
+        int(first["samples"]),  # type: ignore[call-overload]
+        None if lr is None else float(lr),
+    )  # type: ignore[arg-type]
+    return {
+        **first,
+        "min": min(bounds),
+        "median": float(np.median(bounds)),
+        "max": max(bounds),
+        "slowest": max(float(r["runtime"]) for r in rows),  # type: ignore[arg-type]
+        "verdicts": sorted({str(r["verdict"]) for r in rows}),
+        "tested_range": (
+            min(int(r["tested"]) for r in rows),  # type: ignore[call-overload]
+            max(int(r["tested"]) for r in rows),
+        ),  # type: ignore[call-overload]
+        "beats_lr": lr is not None and min(bounds) >= float(lr),  # type: ignore[arg-type]
+        "ceiling": ceiling,
+        "needed": needed,
+    }
+
+
+def _span(bounds: object) -> str:
+    assert isinstance(bounds, tuple)
+    low, high = bounds
+    return f"{low}" if low == high else f"{low}–{high}"
+
+
+def seeds_table(rows: list[dict[str, object]], seeds: list[int]) -> str:
+    """The Markdown table of a multi-seed run."""
+    head = (
+        f"| mechanism | true ε | ε_lb min | median | max (seeds {seeds[0]}–{seeds[-1]}) | "
+        "DP-Sniper LR | DP-Sniper MLP | min ≥ LR | single-event ceiling at our N | "
+        "N reaching LR | slowest audit (s) | verdicts | output kind | "
+        "N per side (test + search) | pairs tested | sizing |\n"
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n"
+    )
+    lines = []
+    for r in rows:
+        ceiling = r["ceiling"]
+        if ceiling is None:
+            reach = "law not computed"
+        elif r["needed"] is not None:
+            reach = f"impossible at our N; {int(r['needed']) / 1e6:g}M"  # type: ignore[call-overload]
+        elif r["lr"] is not None and float(ceiling) < float(r["lr"]):  # type: ignore[arg-type]
+            reach = "impossible below 10¹¹"
+        else:
+            reach = "reachable"
+        lines.append(
+            f"| {r['mechanism']} | {_fmt(r['true'])} | {_fmt(r['min'])} | "  # type: ignore[arg-type]
+            f"{_fmt(r['median'])} | {_fmt(r['max'])} | {_fmt(r['lr'])} | "  # type: ignore[arg-type]
+            f"{_fmt(r['mlp'])} | {'yes' if r['beats_lr'] else 'no'} | "  # type: ignore[arg-type]
+            f"{_fmt(ceiling)} | {reach} | {float(r['slowest']):.1f} | "  # type: ignore[arg-type]
+            f"{', '.join(r['verdicts'])} | {r['kind']} | "  # type: ignore[arg-type]
+            f"{int(r['samples']) / 1e6:g}M + {int(r['search']) / 1e6:g}M | "  # type: ignore[call-overload]
+            f"{_span(r['tested_range'])} (rule: {r['pairs_tested']}) | {r['reason']} |"
+        )
+    return head + "\n".join(lines) + "\n"
+
+
+def _write_section(path: pathlib.Path, key: str, section: str) -> None:
+    """Replace (or append) the section of ``path`` between the markers named ``key``."""
+    begin, end = f"<!-- {key}:begin -->", f"<!-- {key}:end -->"
+    text = f"{begin}\n{section}{end}\n"
+    doc = path.read_text(encoding="utf-8") if path.exists() else ""
+    if begin in doc:
+        head, rest = doc.split(begin, 1)
+        doc = head + text + rest.split(end, 1)[1].lstrip("\n")
+    else:
+        doc = doc.rstrip("\n") + "\n\n" + text
+    path.write_text(doc, encoding="utf-8")
+
+
+def main_seeds(args: argparse.Namespace) -> int:
+    """``--seeds``: every case at every seed; writes its section of docs/power_table.md."""
+    seeds = parse_seeds(args.seeds)
+    only = {s for s in args.only.split(",") if s}
+    rows = [
+        seeds_row(case, seeds, args.scale, with_pairs=not args.no_pairs, budget=args.budget)
+        for case in dpsniper_cases()
+        if not only or case.name.split(".", 1)[1] in only
+    ]
+    text = seeds_table(rows, seeds)
+    print(text)
+    if not args.no_write:
+        beats = sum(bool(r["beats_lr"]) for r in rows)
+        which = "without input pairs" if args.no_pairs else "with DP-Sniper's input pairs"
+        flag = " --no-pairs" if args.no_pairs else ""
+        slowest = max(float(r["slowest"]) for r in rows)  # type: ignore[arg-type]
+        section = (
+            f"## Seeds {seeds[0]}–{seeds[-1]}, {which}\n\n"
+            f"Generated by `python scripts/power_table.py --seeds {args.seeds}{flag}` "
+            f"(sizes by the rule of the script's docstring, budget {args.budget:g} s, scale "
+            f"{args.scale:g}; robust pair choice, `pair_tolerance` = {PAIR_TOLERANCE}).  "
+            f"Minimum over the seeds ≥ DP-Sniper LR on {beats} of {len(rows)}; slowest audit "
+            f"{slowest:.1f} s on {platform.machine()}, shared cores.\n\n" + text
+        )
+        _write_section(
+            pathlib.Path(args.out), "seeds-no-pairs" if args.no_pairs else "seeds-pairs", section
+        )
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--only", default="", help="comma-separated mechanism names")
@@ -276,14 +519,27 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="no input_pairs; writes the 'without input pairs' section",
     )
+    parser.add_argument(
+        "--seeds", default="", help="e.g. 0-9: min / median / max of ε_lb over these seeds"
+    )
+    parser.add_argument(
+        "--budget", type=float, default=BUDGET, help="seconds per audit for the sizing rule"
+    )
     args = parser.parse_args(argv)
+    if args.seeds:
+        return main_seeds(args)
     only = {s for s in args.only.split(",") if s}
     rows = []
     for case in dpsniper_cases():
         short = case.name.split(".", 1)[1]
         if only and short not in only:
             continue
-        row = run_case(case, SIZES[short], args.scale, with_pairs=not args.no_pairs)
+        row = run_case(
+            case,
+            size_for(case, with_pairs=not args.no_pairs, budget=args.budget),
+            args.scale,
+            with_pairs=not args.no_pairs,
+        )
         rows.append(row)
         print(
             f"{short:28s} ε_lb = {_fmt(row['ours'])} (LR {_fmt(row['lr'])}) "

@@ -25,6 +25,21 @@ objective that reflects the mechanism's privacy on them, in this order of prefer
    also for mixed outputs once their continuous columns are cut into a few cells
    (:func:`coarse_codes`), and a small distinguishing test otherwise.
 
+**Near ties** (``AuditConfig.pair_tolerance`` = τ > 0, the default at certificate
+strength).  Which pair survives a halving whose last rounds cannot separate two pairs is
+a lottery (issue 31: 4 different choices in 4 seeds on ReportNoisyMax3, SVT2 and SVT6,
+and ε_lb spreads up to 5×).  With τ > 0: half of the halving's pool is reserved for the
+best candidates as generated (or given), since the pilot climbs move on plateaus of
+their noisy score and can fill the pool with drifted variants of smaller true ε; and
+every pair of the halving's last round whose score is within the fraction τ of the
+``pairs_tested``-th survivor's is tested too (at most
+``2 · pairs_tested`` pairs).  Accounting: the set of pairs tested, its size m included,
+is a function of the pilot and halving samples only (the ``pilot`` stream); the auditor
+splits the distinguishing test's α evenly over the m pairs actually tested (Bonferroni,
+α_dist / m each), so the family-wise error stays α_dist whatever the pilot chose — the
+near ties cost power (α/m rather than α/k per pair), never validity.  The derivation is
+``docs/derivations.md`` §9.
+
 **Ties.**  With a declared law, pairs whose objective ties with the best are equivalent
 *as declared*: for additive noise on a one-dimensional output, M(x) and M(y) are the
 same two laws up to a translation (and a swap, which the two test directions cover), and
@@ -47,7 +62,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -413,6 +428,7 @@ def successive_halving(
     delta: float,
     rng: np.random.Generator,
     events_per_direction: int = 8,
+    tolerance: float = 0.0,
 ) -> tuple[list[CandidatePair], int]:
     """Keep the better half of ``pairs`` on fresh samples, doubling them, until ``keep``
     remain.
@@ -421,15 +437,23 @@ def successive_halving(
     after every round) and scores the pair by :func:`pair_score`; ties keep the earlier
     pair.
 
+    With ``tolerance`` > 0 (the robust choice, see the module docstring) the pairs of the
+    last round whose score is at least (1 − ``tolerance``) times that of the ``keep``-th
+    survivor are kept too, up to ``2 · keep`` in all: a near tie the halving cannot
+    resolve is tested rather than decided by the luck of one round.  The last round is
+    the one that decides: the earlier, smaller rounds' conservative scores are biased
+    against pairs whose best event is rare, so they are not averaged in.
+
     Returns
     -------
     survivors, rounds : list of CandidatePair, int
-        The ``keep`` best (best first, scores set to the last round's) and the number of
-        rounds run.
+        The ``keep`` best (best first, scores set to the last round's), then the near
+        ties with ``tolerance`` > 0 (best first), and the number of rounds run.
     """
     survivors = list(pairs)
     size = int(samples)
     rounds = 0
+    near: list[CandidatePair] = []
     while len(survivors) > keep:
         scored = [
             p.with_score(
@@ -447,14 +471,22 @@ def successive_halving(
             for p in survivors
         ]
         order = sorted(range(len(scored)), key=lambda i: (-scored[i].score, i))
-        survivors = [scored[i] for i in order[: max(keep, math.ceil(len(scored) / 2))]]
+        cut = max(keep, math.ceil(len(scored) / 2))
+        survivors = [scored[i] for i in order[:cut]]
+        if tolerance > 0 and cut == keep:
+            floor = (1.0 - tolerance) * survivors[-1].score
+            near = [scored[i] for i in order[cut:] if scored[i].score >= floor][:keep]
         size *= 2
         rounds += 1
-    return survivors, rounds
+    return survivors + near, rounds
 
 
 def _key(pair: CandidatePair) -> str:
     return repr((to_jsonable(pair.x), to_jsonable(pair.y)))
+
+
+def _swap(pair: CandidatePair) -> CandidatePair:
+    return replace(pair, x=pair.y, y=pair.x)
 
 
 def _dedupe(pairs: list[CandidatePair], *, swaps: bool = False) -> list[CandidatePair]:
@@ -588,7 +620,16 @@ def choose_pairs(
         ranked = maximise_pair_objective(
             spec, pilot, rng, start=pool, budget=len(pool) + cfg.pair_budget + 2 * k, restarts=2
         )
-        pool = _dedupe(ranked, swaps=True)[: HALVING_POOL * k]
+        pool = _dedupe(ranked, swaps=True)
+        if cfg.pair_tolerance > 0:
+            # half the halving's pool for the best of the candidates themselves: the
+            # climbs move on plateaus of the noisy pilot score and can fill the pool
+            # with drifted variants (e.g. a query pushed to ±10⁶, which then never
+            # matters: a pair of smaller true ε that a small pilot cannot tell apart)
+            given = {_key(p) for p in candidates}
+            originals = [p for p in pool if _key(p) in given or _key(_swap(p)) in given]
+            pool = _dedupe(originals[: HALVING_POOL * k // 2] + pool, swaps=True)
+        pool = pool[: HALVING_POOL * k]
         if len(pool) > k:
             level = alpha / k
             pool, rounds = successive_halving(
@@ -601,7 +642,9 @@ def choose_pairs(
                 delta=delta,
                 rng=rng,
                 events_per_direction=cfg.events_per_direction,
+                tolerance=cfg.pair_tolerance,
             )
+            k = len(pool)
         ranked = pool + ranked
         equivalent = False
     ranked = _dedupe(ranked)

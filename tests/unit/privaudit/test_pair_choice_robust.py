@@ -1,0 +1,117 @@
+"""The robust pair choice (issue 31): near ties of the halving are tested, α split over them."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from mechanisms import declare_mechanism
+from privaudit import AuditConfig, audit
+from privaudit.auditing.pair_choice import successive_halving
+from privaudit.auditing.pairs import verified_pair
+from spec import InvalidParameterError, MechanismSpec, PureDP, QueryDistance, RealInterval
+
+#: Output probabilities of the mirrored box: (0, 1) and (8, 9) are equally distinguishable
+#: (0.2 vs 0.42 is 0.8 vs 0.58 with the outputs flipped); every other pair is 0.5 vs 0.5.
+_P = {0: 0.2, 1: 0.42, 8: 0.58, 9: 0.8}
+
+
+def _mirrored_box():
+    spec = MechanismSpec(
+        name="mirrored_box",
+        input_domain=RealInterval(lo=0.0, hi=9.0),
+        relation=QueryDistance(norm="l1", radius=9.0),
+        noise=None,
+        guarantee=PureDP(epsilon=0.1),
+    )
+    return declare_mechanism(
+        spec,
+        sampler=lambda v, n, rng: (rng.random(n) < _P.get(int(round(float(v))), 0.5)).astype(
+            np.int64
+        ),
+    )
+
+
+def _pairs(mech):
+    return [verified_pair(mech.spec, float(a), float(a + 1), "test") for a in range(9)]
+
+
+def _ends(pair):
+    return frozenset((float(pair.x), float(pair.y)))
+
+
+def test_halving_without_tolerance_keeps_exactly_one_of_two_tied_pairs():
+    mech = _mirrored_box()
+    kept, rounds = successive_halving(
+        mech,
+        _pairs(mech),
+        keep=1,
+        samples=4_000,
+        final_samples=100_000,
+        level=0.05,
+        delta=0.0,
+        rng=np.random.default_rng(1),
+    )
+    assert rounds == 4 and len(kept) == 1
+    assert _ends(kept[0]) in ({0.0, 1.0}, {8.0, 9.0})
+
+
+def test_halving_with_tolerance_tests_the_near_tie_too():
+    mech = _mirrored_box()
+    kept, rounds = successive_halving(
+        mech,
+        _pairs(mech),
+        keep=1,
+        samples=4_000,
+        final_samples=100_000,
+        level=0.05,
+        delta=0.0,
+        rng=np.random.default_rng(1),
+        tolerance=0.3,
+    )
+    assert rounds == 4
+    assert {_ends(p) for p in kept} == {frozenset({0.0, 1.0}), frozenset({8.0, 9.0})}
+    # the survivor first, then the near tie, both scored by the last round
+    assert kept[0].score >= kept[1].score >= 0.7 * kept[0].score
+
+
+def test_tolerance_keeps_no_pair_far_from_the_best():
+    """A pair 0.5 vs 0.5 never comes within 30 % of a pair 0.8 vs 0.58."""
+    mech = _mirrored_box()
+    pairs = [p for p in _pairs(mech) if _ends(p) != {0.0, 1.0}]
+    kept, _ = successive_halving(
+        mech,
+        pairs,
+        keep=1,
+        samples=4_000,
+        final_samples=100_000,
+        level=0.05,
+        delta=0.0,
+        rng=np.random.default_rng(2),
+        tolerance=0.3,
+    )
+    assert [_ends(p) for p in kept] == [frozenset({8.0, 9.0})]
+
+
+def test_audit_splits_alpha_over_the_pairs_actually_tested():
+    cfg = AuditConfig(
+        samples=20_000,
+        pilot_samples=2_000,
+        pair_budget=12,
+        pairs_tested=1,
+        claim_budget=40,
+        seed=3,
+        pair_tolerance=0.3,
+    )
+    report = audit(_mirrored_box(), config=cfg)
+    dist = report.check("distinguishability")
+    tested = dist.details["pairs_tested"]
+    assert 1 <= tested <= 2
+    assert dist.details["alpha_per_pair"] == pytest.approx(dist.error_rate / tested)
+    assert report.violated
+
+
+@pytest.mark.parametrize("bad", [1.0, 1.5, -0.1])
+def test_pair_tolerance_must_be_a_fraction(bad):
+    with pytest.raises((InvalidParameterError, ValueError), match="pair_tolerance"):
+        AuditConfig(pair_tolerance=bad)

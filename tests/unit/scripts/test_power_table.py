@@ -1,0 +1,113 @@
+"""``scripts/power_table.py``: the one sizing rule and the multi-seed table (structure only;
+the audits themselves are the table's business)."""
+
+from __future__ import annotations
+
+import pathlib
+import sys
+
+import numpy as np
+import pytest
+
+ROOT = pathlib.Path(__file__).resolve().parents[3]
+sys.path.insert(0, str(ROOT / "scripts"))
+
+import power_table as table  # noqa: E402
+
+
+def test_seeds_parse_ranges_and_lists():
+    assert table.parse_seeds("0-9") == list(range(10))
+    assert table.parse_seeds("0,3,5-6") == [0, 3, 5, 6]
+    with pytest.raises(SystemExit):
+        table.parse_seeds(",")
+
+
+@pytest.mark.parametrize(
+    ("value", "floor"),
+    [
+        (0.5, 1),
+        (1, 1),
+        (1.9, 1),
+        (2, 2),
+        (4.99, 2),
+        (5, 5),
+        (9.9e6, 5_000_000),
+        (1.2e7, 10_000_000),
+    ],
+)
+def test_grid_floor_is_the_largest_1_2_5_value_below(value, floor):
+    assert table._grid_floor(value) == floor
+
+
+def test_output_kinds():
+    rng = np.random.default_rng(0)
+    assert table.output_kind(rng.integers(0, 5, 2_000))[0] == "finite"
+    assert table.output_kind(rng.normal(size=2_000)) == ("scalar", 1)
+    assert table.output_kind(rng.normal(size=(2_000, 3))) == ("vector", 3)
+    # 1024 sign patterns of ten columns are more than DISCRETE_ROWS: a vector
+    assert table.output_kind(rng.integers(0, 2, (20_000, 10)))[0] == "vector"
+
+
+def test_sizing_rule_depends_on_cost_and_kind_only():
+    cheap, dear = 1e-8, 1e-5
+    assert table.sizing_rule("scalar", cheap).samples == table.MAX_N
+    assert table.sizing_rule("vector", dear).samples == table.MIN_N
+    mid = table.sizing_rule("finite", 2e-7, budget=30.0)
+    # (k + 1) · N · c ≤ B with k = 1: N ≤ 7.5·10⁷ → 5·10⁷ on the 1-2-5 grid
+    assert (mid.samples, mid.pairs_tested, mid.search) == (50_000_000, 1, table.SEARCH_MAX)
+    vec = table.sizing_rule("vector", 2e-6, budget=30.0)
+    assert (vec.samples, vec.pairs_tested, vec.search) == (5_000_000, 2, 1_250_000)
+    assert {mid.pilot, vec.pilot} == {table.PILOT}
+    assert {mid.pair_budget, vec.pair_budget} == {table.PAIR_BUDGET}
+    assert mid.reason == vec.reason == "rule"
+
+
+def test_every_override_states_its_reason():
+    for name, (fields, reason) in table.OVERRIDES.items():
+        assert reason and reason != "rule", name
+        assert set(fields) <= {"samples", "search", "pilot", "pairs_tested", "pair_budget"}
+
+
+def test_seeds_table_reports_min_median_max_ceiling_and_the_n_reaching_lr():
+    row = {
+        "mechanism": "ReportNoisyMax3",
+        "true": 0.25,
+        "min": 0.2322,
+        "median": 0.2332,
+        "max": 0.2343,
+        "lr": 0.2478,
+        "mlp": 0.2488,
+        "beats_lr": False,
+        "ceiling": 0.2359,
+        "needed": 50_000_000,
+        "slowest": 0.7,
+        "verdicts": ["violation"],
+        "kind": "scalar",
+        "samples": 1_000_000,
+        "search": 80_000,
+        "pairs_tested": 1,
+        "tested_range": (1, 2),
+        "reason": "rule",
+    }
+    text = table.seeds_table(
+        [
+            row,
+            {
+                **row,
+                "mechanism": "LaplaceMechanism",
+                "ceiling": None,
+                "needed": None,
+                "tested_range": (1, 1),
+            },
+        ],
+        [0, 9],
+    )
+    lines = text.splitlines()
+    assert "seeds 0–9" in lines[0] and len(lines) == 4
+    assert "| 0.2322 | 0.2332 | 0.2343 | 0.2478 | 0.2488 | no | 0.2359 |" in lines[2]
+    assert "impossible at our N; 50M" in lines[2] and "| 1–2 (rule: 1) | rule |" in lines[2]
+    assert "law not computed" in lines[3] and "| 1 (rule: 1) |" in lines[3]
+
+
+def test_no_ceiling_without_a_computed_law():
+    assert table.ceiling_and_needed("LaplaceMechanism", 10**6, 0.0968) == (None, None)
