@@ -29,19 +29,41 @@ def format_epsilon(value: float, digits: int = 4) -> str:
     return "inf" if math.isinf(value) else f"{value:.{digits}g}"
 
 
+#: Longest text of one field inside a nested model (a relation's message layout, its
+#: public randomness); longer prose is left to the spec itself.
+_NESTED_FIELD_CHARS = 24
+
+
 def _value_text(value: Any) -> str:
     if isinstance(value, float):
         return f"{value:g}"
     if isinstance(value, (list, tuple)):
         return "[" + ", ".join(_value_text(v) for v in value) + "]"
+    if isinstance(value, dict) and "kind" in value:
+        return _fields_text(dict(value), nested=True)
     return str(value)
+
+
+def _fields_text(data: dict[str, Any], *, nested: bool = False) -> str:
+    """``kind(field=value, ...)``: unset and empty fields left out; inside a nested model,
+    fields whose text is long prose are left out too (one line per claim)."""
+    kind = data.pop("kind", "")
+    parts = []
+    for key, value in data.items():
+        if value is None or (isinstance(value, (list, tuple, dict)) and not value):
+            continue
+        text = _value_text(value)
+        if nested and len(text) > _NESTED_FIELD_CHARS:
+            continue
+        parts.append(f"{key}={text}")
+    inner = ", ".join(parts)
+    return f"{kind}({inner})" if inner else str(kind)
 
 
 def _model_text(model: BaseModel) -> str:
     data = model.model_dump()
-    kind = data.pop("kind", type(model).__name__)
-    inner = ", ".join(f"{k}={_value_text(v)}" for k, v in data.items() if v is not None)
-    return f"{kind}({inner})" if inner else str(kind)
+    data.setdefault("kind", type(model).__name__)
+    return _fields_text(data)
 
 
 def guarantee_text(spec: MechanismSpec) -> str:
