@@ -626,28 +626,30 @@ class MechanismSpec(SpecModel):
                     "randomized response is a local randomizer: it needs the 'local' relation on "
                     "a categorical domain"
                 )
-            if dom.size != law.categories:
+            rr_law = noise.law
+            if dom.size != rr_law.categories:
                 raise InconsistentSpecError(
-                    f"randomized response over {law.categories} categories on a domain of "
+                    f"randomized response over {rr_law.categories} categories on a domain of "
                     f"{dom.size} categories"
                 )
-            eps_rr = law.epsilon
+            eps_rr = rr_law.epsilon
             _check_claim(
                 self.guarantee,
                 _Delivered(
                     pure=eps_rr,
-                    profile=law.privacy_profile,
-                    source=f"{law.categories}-ary randomized response with keep probability "
-                    f"{law.keep_probability:g}",
+                    profile=rr_law.privacy_profile,
+                    source=f"{rr_law.categories}-ary randomized response with keep probability "
+                    f"{rr_law.keep_probability:g}",
                 ),
             )
         elif isinstance(noise, FiniteRandomizer):
-            if self.output_dimension != law.length:
+            fin_law = noise.law
+            if self.output_dimension != fin_law.length:
                 raise InconsistentSpecError(
-                    f"a finite randomizer with {law.length} coordinate(s) per release needs "
-                    f"output_dimension = {law.length}, got {self.output_dimension}"
+                    f"a finite randomizer with {fin_law.length} coordinate(s) per release needs "
+                    f"output_dimension = {fin_law.length}, got {self.output_dimension}"
                 )
-            eps_fin = law.pure_epsilon
+            eps_fin = fin_law.pure_epsilon
             _check_claim(
                 self.guarantee,
                 _Delivered(
@@ -655,7 +657,7 @@ class MechanismSpec(SpecModel):
                     profile=PureDP(epsilon=eps_fin).delta_for_epsilon
                     if math.isfinite(eps_fin)
                     else (lambda e: 1.0),
-                    source=f"finite randomizer ({law.description or 'declared law'}) with "
+                    source=f"finite randomizer ({fin_law.description or 'declared law'}) with "
                     f"worst log-likelihood ratio {eps_fin:g}",
                 ),
             )

@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from functools import partial
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 
@@ -380,10 +380,11 @@ def _register_local_ustatistics(register: Callable[..., Any]) -> None:
         "tau), 36-ary RR, epsilon = 1, local DP",
         notes=_EXACT_NOTE,
     )
-    for variant, what in (
+    hadamard_variants: tuple[tuple[Literal["S", "C"], str], ...] = (
         ("S", "level sampling, one bit per user"),
         ("C", "every level, epsilon/alpha per bit"),
-    ):
+    )
+    for variant, what in hadamard_variants:
         register(
             f"local_ustat.hr.{variant}",
             partial(HadamardRandomizerMechanism, 5, 1.0, variant, name=f"local_ustat.hr.{variant}"),
@@ -463,7 +464,10 @@ _LNDP_NOTE = (
 )
 
 
-def _lndp_pmf(lam: int, name: str, calibration: str = "classical") -> Any:
+_Calibration = Literal["analytic", "classical"]  # the LNDP Gaussian calibrations
+
+
+def _lndp_pmf(lam: int, name: str, calibration: _Calibration = "classical") -> Any:
     """Algorithm 3 with W = I (the blurry histogram) on 8 nodes, bucket width lam."""
     return blurry_linear_mechanism(
         _LNDP_NODES,
@@ -473,10 +477,10 @@ def _lndp_pmf(lam: int, name: str, calibration: str = "classical") -> Any:
         np.eye(bucket_count(_LNDP_NODES, lam)),
         calibration=calibration,
         name=name,
-    )  # type: ignore[arg-type]
+    )
 
 
-def _lndp_cdf(name: str = "lndp.cdf", calibration: str = "classical") -> Any:
+def _lndp_cdf(name: str = "lndp.cdf", calibration: _Calibration = "classical") -> Any:
     """The CDF factorization R = T^(1/2) of Algorithm 3 on 8 nodes, lambda = 2."""
     return blurry_linear_mechanism(
         _LNDP_NODES,
@@ -486,11 +490,11 @@ def _lndp_cdf(name: str = "lndp.cdf", calibration: str = "classical") -> Any:
         cdf_factor(bucket_count(_LNDP_NODES, 2)),
         calibration=calibration,
         name=name,
-    )  # type: ignore[arg-type]
+    )
 
 
 def _lndp_regular_vs_star(
-    name: str = "lndp.regular_vs_star", calibration: str = "classical"
+    name: str = "lndp.regular_vs_star", calibration: _Calibration = "classical"
 ) -> Any:
     """Algorithm 7 on 8 nodes for the public randomness drawn from seed 0 (T = 6, s = 2)."""
     rho = draw_regular_star_randomness(_LNDP_NODES, 6, 2, rng=0)
@@ -498,7 +502,7 @@ def _lndp_regular_vs_star(
         rho,
         0.9,
         1e-3,
-        calibration=calibration,  # type: ignore[arg-type]
+        calibration=calibration,
         name=name,
     )
 
@@ -512,17 +516,17 @@ def _register_lndp(register: Callable[..., Any]) -> None:
     (``<name>.analytic``, at the same (ε, δ) = (0.9, 1e-3)).
     """
     n = _LNDP_NODES
-    gaussian_entries: list[tuple[str, Callable[[str, str], Any], str]] = [
+    gaussian_entries: list[tuple[str, Callable[[str, _Calibration], Any], str]] = [
         (
             "lndp.soft_threshold",
             lambda name, cal: soft_threshold_mechanism(
                 n, 0.9, 1e-3, 1, 3, calibration=cal, name=name
-            ),  # type: ignore[arg-type]
+            ),
             "LNDP Algorithm 1 (soft threshold, tau = 1..3) on 8 nodes, (0.9, 1e-3)",
         ),
         (
             "lndp.edge_count",
-            lambda name, cal: edge_count_mechanism(n, 0.9, 1e-3, 3, calibration=cal, name=name),  # type: ignore[arg-type]
+            lambda name, cal: edge_count_mechanism(n, 0.9, 1e-3, 3, calibration=cal, name=name),
             "LNDP Algorithm 2 (edge count of D-bounded graphs, D = 3) on 8 nodes, (0.9, 1e-3)",
         ),
         (
@@ -562,10 +566,11 @@ def _register_lndp(register: Callable[..., Any]) -> None:
             if base == "lndp.regular_vs_star"
             else ""
         )
-        for suffix, cal, label in (
+        calibrations: tuple[tuple[str, _Calibration, str], ...] = (
             ("", "classical", "classical Gaussian (the paper's)"),
             (".analytic", "analytic", "analytic Gaussian (Balle & Wang 2018)"),
-        ):
+        )
+        for suffix, cal, label in calibrations:
             register(
                 base + suffix,
                 partial(build, base + suffix, cal),

@@ -194,7 +194,7 @@ def trace_release(
         ) from err
     finally:
         sys.setprofile(previous)
-        threading.setprofile(previous_threads)  # type: ignore[arg-type]
+        threading.setprofile(previous_threads)
     functions: set[tuple[str, str]] = set()
     files: dict[str, str] = {}
     for code, module in seen.items():

@@ -413,7 +413,7 @@ class LocalNodeRelation(_NodeRewiringBase):
                 if v not in (a, b) and dense.degree(a) < bound and dense.degree(b) < bound:
                     dense.add_edge(a, b)
         old = _edge_set(base)
-        out = []
+        out: list[nx.Graph] = []
         for other in (sparse, dense):
             if _edge_set(other) != old and all(_edge_set(other) != _edge_set(g) for g in out):
                 out.append(other)
