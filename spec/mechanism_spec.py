@@ -393,7 +393,8 @@ def _delivered_smooth(
             source=f"1/(1+z^4) smooth-sensitivity noise with beta = {beta:g}, "
             f"a = {a:g} (epsilon = 3 beta + 3^(3/4) a)",
         )
-    # Laplace: NRS 2007 Lemma 2.6 needs (epsilon, delta) with a <= eps/2, beta <= eps/(2 ln(2/delta))
+    # Laplace: NRS 2007 Lemma 2.6 needs (epsilon, delta) with a <= eps/2,
+    # beta <= eps/(2 ln(2/delta))
     if not isinstance(guarantee, ApproxDP) or guarantee.delta <= 0:
         raise UnsupportedCombinationError(
             "Laplace noise scaled by a smooth bound is only (epsilon, delta)-DP with delta > 0 "
@@ -435,7 +436,8 @@ def _delivered_argmax(noise: NoisyArgmax, claim: GlobalSensitivity) -> _Delivere
             source=f"{name}, score sensitivity {delta_f:g}",
         )
     raise UnsupportedCombinationError(
-        f"noisy argmax is defined here for Gumbel, Exponential or Laplace noise, got {type(law).__name__}"
+        "noisy argmax is defined here for Gumbel, Exponential or Laplace noise, got "
+        f"{type(law).__name__}"
     )
 
 
@@ -609,7 +611,8 @@ class MechanismSpec(SpecModel):
             claim = self.global_sensitivity
             if claim is None or claim.norm != "linf":
                 raise InconsistentSpecError(
-                    "noisy argmax needs a global sensitivity claim on the score vector in norm 'linf'"
+                    "noisy argmax needs a global sensitivity claim on the score vector in "
+                    "norm 'linf'"
                 )
             if noise.monotone and getattr(self.relation, "monotone", False) is not True:
                 raise NonMonotoneRelationError(

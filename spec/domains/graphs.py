@@ -368,7 +368,7 @@ class GraphDomain(DomainBase):
         n = self.n_nodes
         rows, cols = np.triu_indices(n, 1)
         keep = gen.random(rows.size) < 0.5
-        graph = _graph_from_edges(n, zip(rows[keep].tolist(), cols[keep].tolist()))
+        graph = _graph_from_edges(n, zip(rows[keep].tolist(), cols[keep].tolist(), strict=True))
         bound = self.degree_bound
         for node in gen.permutation(n).tolist():
             excess = graph.degree(node) - bound

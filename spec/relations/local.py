@@ -511,7 +511,8 @@ class LocalNodeRelation(_NodeRewiringBase):
         claimed_sensitivity: float | None = None,
     ) -> Iterator[AdversarialPair]:
         """:meth:`local_node_pairs`, then the node-neighbouring generators of
-        :meth:`NodeNeighbouring.adversarial_pairs <spec.relations.NodeNeighbouring.adversarial_pairs>`."""
+        :meth:`NodeNeighbouring.adversarial_pairs
+        <spec.relations.NodeNeighbouring.adversarial_pairs>`."""
         return itertools.chain(
             self.local_node_pairs(domain),
             super().adversarial_pairs(domain, rng, budget, claimed_sensitivity=claimed_sensitivity),
