@@ -418,6 +418,16 @@ class LaplaceMechanism(AdditiveNoiseMechanism):
         )
         super().__init__(spec, fn)
 
+    @property
+    def noise_law(self) -> Laplace:
+        """The Laplace law of each noise coordinate (``spec.noise.law``)."""
+        law = super().noise_law
+        if not isinstance(law, Laplace):  # __init__ builds the spec with a Laplace law
+            raise UnsupportedCombinationError(
+                f"LaplaceMechanism needs Laplace noise, got {type(law).__name__}"
+            )
+        return law
+
 
 # ----------------------------------------------------------------------------------------
 # Gaussian
@@ -514,6 +524,16 @@ class GaussianMechanism(AdditiveNoiseMechanism):
             guarantee=ApproxDP(epsilon=eps, delta=d0),
         )
         super().__init__(spec, fn)
+
+    @property
+    def noise_law(self) -> Gaussian:
+        """The Gaussian law of each noise coordinate (``spec.noise.law``)."""
+        law = super().noise_law
+        if not isinstance(law, Gaussian):  # __init__ builds the spec with a Gaussian law
+            raise UnsupportedCombinationError(
+                f"GaussianMechanism needs Gaussian noise, got {type(law).__name__}"
+            )
+        return law
 
 
 # ----------------------------------------------------------------------------------------

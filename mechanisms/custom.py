@@ -37,6 +37,7 @@ import numpy as np
 
 from spec import (
     FiniteRandomizer,
+    GraphDomain,
     LocalNodeRelation,
     MechanismSpec,
     MessageLayout,
@@ -138,7 +139,13 @@ class FunctionMechanism(Mechanism):
         if self._exposure is None:
             return super().node_exposure()
         weights = np.asarray(self._exposure(self._rho), dtype=np.float64).reshape(-1)
-        n = self.spec.input_domain.n_nodes
+        domain = self.spec.input_domain
+        if not isinstance(domain, GraphDomain):  # exposure= is admitted on local-node specs only
+            raise UnsupportedCombinationError(
+                f"exposure of {self.name!r} weighs graph nodes, but the input domain is "
+                f"{domain.label()}"
+            )
+        n = domain.n_nodes
         if weights.shape != (n,) or not np.all(np.isfinite(weights)) or np.any(weights < 0):
             raise InvalidParameterError(
                 f"exposure of {self.name!r} must return {n} finite non-negative weights, got "

@@ -29,9 +29,10 @@ What the wrapper records and costs:
   :mod:`privaudit.trust.provenance`).
 * **Randomness.**  ``release(x, rng)`` receives the audit's generator.  A library that
   draws from its own source ignores it; the audit is then not reproducible from its
-  seed.  ``certify`` detects this (:func:`privaudit.trust.reproducibility.check_generator_determinism`:
-  same seed twice, different outputs), records ``reproducible = False`` and ``verify``
-  compares the re-run by its verdict instead of bit for bit.
+  seed.  ``certify`` detects this
+  (:func:`privaudit.trust.reproducibility.check_generator_determinism`: same seed twice,
+  different outputs), records ``reproducible = False`` and ``verify`` compares the re-run
+  by its verdict instead of bit for bit.
 * **Cost.**  One Python call per output: the wrapper's own overhead is about a
   microsecond per sample, and the library's call is the rest (4–80 µs per draw for the
   libraries measured in issue 28; OpenDP's float Laplace took 440 µs on a loaded

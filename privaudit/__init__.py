@@ -4,10 +4,12 @@ Mechanisms declare their claims as :mod:`spec` models; :func:`audit` checks them
 returns an :class:`AuditReport`.  Black-box testing can refute a privacy claim, never
 prove one.
 
-Layout: :mod:`privaudit.auditing.search` (neighbour search), :mod:`privaudit.auditing.checks` (claim and
-noise-law checks), :mod:`privaudit.auditing.distinguish` (the (ε, δ) tests),
+Layout: :mod:`privaudit.auditing.search` (neighbour search),
+:mod:`privaudit.auditing.checks` (claim and noise-law checks),
+:mod:`privaudit.auditing.distinguish` (the (ε, δ) tests),
 :mod:`privaudit.statistics` (exact binomial and mean bounds, power),
-:mod:`privaudit.auditing.exact_audit` (exact ε and δ(ε) of finite local randomizers, no sampling),
+:mod:`privaudit.auditing.exact_audit` (exact ε and δ(ε) of finite local randomizers, no
+sampling),
 :mod:`privaudit.suites` (benchmark mechanisms with known ε), :mod:`privaudit.auditing.report`,
 :mod:`privaudit.trust.certificates` (:func:`certify`, :class:`Certificate`; what they cover is
 found by :mod:`privaudit.trust.tracing`, checked by :mod:`privaudit.trust.consistency`,

@@ -393,7 +393,8 @@ def _delivered_smooth(
             source=f"1/(1+z^4) smooth-sensitivity noise with beta = {beta:g}, "
             f"a = {a:g} (epsilon = 3 beta + 3^(3/4) a)",
         )
-    # Laplace: NRS 2007 Lemma 2.6 needs (epsilon, delta) with a <= eps/2, beta <= eps/(2 ln(2/delta))
+    # Laplace: NRS 2007 Lemma 2.6 needs (epsilon, delta) with a <= eps/2,
+    # beta <= eps/(2 ln(2/delta))
     if not isinstance(guarantee, ApproxDP) or guarantee.delta <= 0:
         raise UnsupportedCombinationError(
             "Laplace noise scaled by a smooth bound is only (epsilon, delta)-DP with delta > 0 "
@@ -435,7 +436,8 @@ def _delivered_argmax(noise: NoisyArgmax, claim: GlobalSensitivity) -> _Delivere
             source=f"{name}, score sensitivity {delta_f:g}",
         )
     raise UnsupportedCombinationError(
-        f"noisy argmax is defined here for Gumbel, Exponential or Laplace noise, got {type(law).__name__}"
+        "noisy argmax is defined here for Gumbel, Exponential or Laplace noise, got "
+        f"{type(law).__name__}"
     )
 
 
@@ -609,7 +611,8 @@ class MechanismSpec(SpecModel):
             claim = self.global_sensitivity
             if claim is None or claim.norm != "linf":
                 raise InconsistentSpecError(
-                    "noisy argmax needs a global sensitivity claim on the score vector in norm 'linf'"
+                    "noisy argmax needs a global sensitivity claim on the score vector in "
+                    "norm 'linf'"
                 )
             if noise.monotone and getattr(self.relation, "monotone", False) is not True:
                 raise NonMonotoneRelationError(
@@ -626,28 +629,30 @@ class MechanismSpec(SpecModel):
                     "randomized response is a local randomizer: it needs the 'local' relation on "
                     "a categorical domain"
                 )
-            if dom.size != law.categories:
+            rr_law = noise.law
+            if dom.size != rr_law.categories:
                 raise InconsistentSpecError(
-                    f"randomized response over {law.categories} categories on a domain of "
+                    f"randomized response over {rr_law.categories} categories on a domain of "
                     f"{dom.size} categories"
                 )
-            eps_rr = law.epsilon
+            eps_rr = rr_law.epsilon
             _check_claim(
                 self.guarantee,
                 _Delivered(
                     pure=eps_rr,
-                    profile=law.privacy_profile,
-                    source=f"{law.categories}-ary randomized response with keep probability "
-                    f"{law.keep_probability:g}",
+                    profile=rr_law.privacy_profile,
+                    source=f"{rr_law.categories}-ary randomized response with keep probability "
+                    f"{rr_law.keep_probability:g}",
                 ),
             )
         elif isinstance(noise, FiniteRandomizer):
-            if self.output_dimension != law.length:
+            fin_law = noise.law
+            if self.output_dimension != fin_law.length:
                 raise InconsistentSpecError(
-                    f"a finite randomizer with {law.length} coordinate(s) per release needs "
-                    f"output_dimension = {law.length}, got {self.output_dimension}"
+                    f"a finite randomizer with {fin_law.length} coordinate(s) per release needs "
+                    f"output_dimension = {fin_law.length}, got {self.output_dimension}"
                 )
-            eps_fin = law.pure_epsilon
+            eps_fin = fin_law.pure_epsilon
             _check_claim(
                 self.guarantee,
                 _Delivered(
@@ -655,7 +660,7 @@ class MechanismSpec(SpecModel):
                     profile=PureDP(epsilon=eps_fin).delta_for_epsilon
                     if math.isfinite(eps_fin)
                     else (lambda e: 1.0),
-                    source=f"finite randomizer ({law.description or 'declared law'}) with "
+                    source=f"finite randomizer ({fin_law.description or 'declared law'}) with "
                     f"worst log-likelihood ratio {eps_fin:g}",
                 ),
             )

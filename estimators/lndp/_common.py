@@ -15,16 +15,19 @@ from __future__ import annotations
 
 import math
 import numbers
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 import scipy.sparse as sp
 
-from spec import Reference
+from spec import AdditiveNoise, Reference
 from spec.errors import DeltaRangeError, InvalidParameterError, UnsupportedCombinationError
 from spec.validation import check_delta, check_epsilon, check_sample_size
 
 from ..graphs._adjacency import as_adjacency
+
+if TYPE_CHECKING:
+    from mechanisms import GaussianMechanism
 
 __all__ = [
     "LNDP_PAPER",
@@ -35,6 +38,7 @@ __all__ = [
     "check_nodes",
     "check_positive_int",
     "classical_multiplier",
+    "gaussian_message_claims",
     "gaussian_message_sum",
     "local_views",
 ]
@@ -145,6 +149,23 @@ def local_views(graph: Any, n: int | None = None) -> tuple[sp.csr_array, np.ndar
     adjacency = as_adjacency(graph, n)
     degrees = np.diff(adjacency.indptr).astype(np.int64)
     return adjacency, degrees
+
+
+def gaussian_message_claims(mech: GaussianMechanism) -> tuple[float, str]:
+    """(joint ℓ2 sensitivity, calibration) as declared by a Gaussian messages' spec.
+
+    Raises
+    ------
+    UnsupportedCombinationError
+        If the spec lacks the additive noise or the global-sensitivity claim (a
+        :class:`~mechanisms.GaussianMechanism` always declares both).
+    """
+    noise, claim = mech.spec.noise, mech.spec.global_sensitivity
+    if not isinstance(noise, AdditiveNoise) or claim is None:
+        raise UnsupportedCombinationError(
+            f"{mech.name!r} declares no additive noise with a global sensitivity claim"
+        )
+    return claim.value, noise.calibration
 
 
 def gaussian_message_sum(

@@ -16,9 +16,10 @@ x ≤ 1).  The server debiases: ã = (y(e^{ε0} + 1) − 1)/(e^{ε0} − 1), m̂
 Var = C(n, 2) e^{ε0}/(e^{ε0} − 1)².  :func:`rr_edge_count_mechanism` is the joint message
 vector of all C(n, 2) bits as a finite randomizer: a product of independent binary RR
 coins whose output law is exposed exactly (so the auditor's exact audit computes the joint
-privacy-loss distribution at every pair it examines).  Node i's message enters the server's estimate only
-through its number of reported ones, so :func:`private_rr_edge_count` draws that count
-per node (two binomials, exactly the same law) instead of C(n, 2) bits;
+privacy-loss distribution at every pair it examines).  Node i's message enters the
+server's estimate only through its number of reported ones, so
+:func:`private_rr_edge_count` draws that count per node (two binomials, exactly the same
+law) instead of C(n, 2) bits;
 :func:`rr_node_messages` draws the full bit vectors for small n (audits).
 """
 

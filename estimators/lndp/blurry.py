@@ -36,6 +36,7 @@ from ._common import (
     check_calibration,
     check_nodes,
     check_positive_int,
+    gaussian_message_claims,
     gaussian_message_sum,
     local_views,
     reference,
@@ -251,18 +252,19 @@ def private_blurry_linear(
     total = gaussian_message_sum(
         w @ (n * _blurry_from_degrees(degrees, lam)), n, sigma, as_generator(rng)
     )
+    joint_sensitivity, how = gaussian_message_claims(mech)
     return LocalNodeEstimate(
         algorithm="algorithm_3_blurry_linear",
         estimate=total / n,
         guarantee=mech.spec.guarantee,
         message_noise=sigma,
-        joint_sensitivity=mech.spec.global_sensitivity.value,
+        joint_sensitivity=joint_sensitivity,
         standard_error=sigma / math.sqrt(n),
         details={
             "n": n,
             "lambda": int(lam),
             "buckets": w.shape[1],
             "bound": bound,
-            "calibration": mech.spec.noise.calibration,
+            "calibration": how,
         },
-    )  # type: ignore[union-attr]
+    )

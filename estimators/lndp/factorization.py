@@ -227,7 +227,7 @@ def private_degree_thresholds(
     index = taus // lam - 1
     return LocalNodeEstimate(
         algorithm="degree_thresholds",
-        estimate=n * (1.0 - cdf.estimate[index]),
+        estimate=n * (1.0 - np.asarray(cdf.estimate)[index]),
         guarantee=cdf.guarantee,
         message_noise=cdf.message_noise,
         joint_sensitivity=cdf.joint_sensitivity,

@@ -50,6 +50,7 @@ from spec import (
 from spec.errors import InvalidParameterError, UnsupportedCombinationError
 
 from ._common import (
+    GaussianCalibration,
     check_calibration,
     check_classical,
     check_nodes,
@@ -225,7 +226,7 @@ def regular_vs_star_mechanism(
     _check_mode(calibration)
     if not isinstance(rho, RegularStarRandomness):
         raise InvalidParameterError(f"rho must be a RegularStarRandomness, got {rho!r}")
-    how = "analytic" if calibration == "analytic" else "classical"
+    how: GaussianCalibration = "analytic" if calibration == "analytic" else "classical"
     eps, d0, _ = check_calibration(epsilon, delta, how)
     _, sensitivity = regular_vs_star_sigma(rho, eps, d0, how)
     indicator = rho.indicator()

@@ -37,6 +37,7 @@ from ._common import (
     check_calibration,
     check_nodes,
     check_positive_int,
+    gaussian_message_claims,
     gaussian_message_sum,
     local_views,
     reference,
@@ -188,15 +189,16 @@ def private_soft_threshold(
     total = gaussian_message_sum(
         soft_threshold(degrees, lo, hi).sum(keepdims=True), n, sigma, as_generator(rng)
     )
+    joint_sensitivity, how = gaussian_message_claims(mech)
     return LocalNodeEstimate(
         algorithm="algorithm_1_soft_threshold",
         estimate=float(total[0] / n),
         guarantee=mech.spec.guarantee,
         message_noise=sigma,
-        joint_sensitivity=mech.spec.global_sensitivity.value,
+        joint_sensitivity=joint_sensitivity,
         standard_error=sigma / math.sqrt(n),
-        details={"n": n, "tau1": lo, "tau2": hi, "calibration": mech.spec.noise.calibration},
-    )  # type: ignore[union-attr]
+        details={"n": n, "tau1": lo, "tau2": hi, "calibration": how},
+    )
 
 
 def edge_count_mechanism(

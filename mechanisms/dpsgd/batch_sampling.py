@@ -97,7 +97,7 @@ def _poisson_sums(
     """
     values, counts = np.unique(flat, axis=0, return_counts=True)
     out = np.zeros((size, steps, flat.shape[1]))
-    for v, k in zip(values, counts):
+    for v, k in zip(values, counts, strict=True):
         out += rng.binomial(int(k), q, size=(size, steps))[:, :, None] * v
     return out
 

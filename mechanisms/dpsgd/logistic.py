@@ -139,9 +139,9 @@ class LogisticDPSGD(Mechanism):
         super().__init__(
             MechanismSpec(
                 name=name or f"dpsgd.logistic.{sampler}",
-                summary=f"DP-SGD iterates of a {self.dim}-feature logistic regression ({self.steps} "
-                f"steps, {sampler} batches of {self.batch_size} of {self.n}, clip C = "
-                f"{self.clip_norm:g}, sigma = {self.sigma:g})",
+                summary=f"DP-SGD iterates of a {self.dim}-feature logistic regression "
+                f"({self.steps} steps, {sampler} batches of {self.batch_size} of {self.n}, "
+                f"clip C = {self.clip_norm:g}, sigma = {self.sigma:g})",
                 references=(_ABADI_2016, CHUA_2024),
                 input_domain=DatasetDomain(
                     record=VectorDomain(element=RealInterval(lo=-1.0, hi=1.0), length=self.dim + 1),

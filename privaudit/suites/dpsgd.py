@@ -25,6 +25,8 @@ from __future__ import annotations
 import numpy as np
 
 from mechanisms.dpsgd import ABLQMechanism, shuffle_lower_bound
+from spec import ApproxDP
+from spec.errors import InconsistentSpecError
 
 from ._base import BenchmarkCase
 
@@ -67,6 +69,16 @@ def shuffle_as_poisson(sigma: float, steps: int, delta: float = DPSGD_DELTA) -> 
     )
 
 
+def _claimed_epsilon(mechanism: ABLQMechanism) -> float:
+    """ε of the mechanism's (ε, δ)-DP claim (an ABLQ spec always declares one)."""
+    guarantee = mechanism.spec.guarantee
+    if not isinstance(guarantee, ApproxDP):
+        raise InconsistentSpecError(
+            f"{mechanism.name!r} should claim (epsilon, delta)-DP, got {guarantee!r}"
+        )
+    return guarantee.epsilon
+
+
 def dpsgd_broken_cases() -> tuple[BenchmarkCase, ...]:
     """Shuffling accounted as Poisson at each of :data:`DPSGD_GAP_SETTINGS`."""
     cases = []
@@ -78,7 +90,7 @@ def dpsgd_broken_cases() -> tuple[BenchmarkCase, ...]:
                 name=mech.name,
                 mechanism=mech,
                 true_epsilon=bound.epsilon,
-                claimed_epsilon=mech.spec.guarantee.epsilon,
+                claimed_epsilon=_claimed_epsilon(mech),
                 claimed_delta=DPSGD_DELTA,
                 input_pairs=(_paper_pair(mech),),
                 source=_SOURCE,
@@ -106,7 +118,7 @@ def dpsgd_control_cases() -> tuple[BenchmarkCase, ...]:
                 DPSGD_DELTA,
                 name=f"control.dpsgd.{sampler}.s{sigma:g}_t{steps}",
             )
-            eps = mech.spec.guarantee.epsilon
+            eps = _claimed_epsilon(mech)
             cases.append(
                 BenchmarkCase(
                     name=mech.name,

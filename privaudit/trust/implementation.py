@@ -161,7 +161,7 @@ class _Collector:
             except TypeError:  # pragma: no cover
                 file = None
             name = fn.__module__ or (Path(file).stem if file else None)
-            if self.hashed(name):
+            if name is not None and self.hashed(name):  # None is never first-party
                 self.module(name, file)
                 self.code.add(f"{name}:{fn.__qualname__}:{fn.__code__.co_firstlineno}")
                 self.functions.add((name, fn.__qualname__))

@@ -15,8 +15,8 @@ mechanism under :func:`sys.setprofile` and records every Python function that ex
 Caches of our own packages (``functools.lru_cache``) are emptied first, so that a cached
 helper runs, and is seen, however warm the process is.  The trace keeps the functions
 whose module passes the caller's filter (the certificate keeps first-party code only,
-:func:`privaudit.first_party.is_first_party`) and never the :data:`MACHINERY` (the tracing code, and the
-registry and target loaders that merely call a factory).
+:func:`privaudit.first_party.is_first_party`) and never the :data:`MACHINERY` (the
+tracing code, and the registry and target loaders that merely call a factory).
 
 Python 3.11 has no :mod:`sys.monitoring`; :func:`sys.setprofile` reports a ``call``
 event for every Python frame, which is all the trace needs, at a fraction of the cost of
@@ -25,6 +25,7 @@ line tracing.  Mechanisms run in the calling thread, which is the one traced.
 
 from __future__ import annotations
 
+import contextlib
 import sys
 import threading
 from collections.abc import Callable
@@ -111,10 +112,9 @@ def _clear_own_caches() -> None:
 def _domain_inputs(mech: Mechanism, rng: np.random.Generator) -> list[Any]:
     domain = mech.spec.input_domain
     inputs: list[Any] = []
-    try:
+    with contextlib.suppress(PrivauditError, NotImplementedError):
+        # a domain without extreme elements: random inputs only
         inputs.extend(list(domain.extremes())[:2])
-    except (PrivauditError, NotImplementedError):
-        pass  # a domain without extreme elements: random inputs only
     inputs.extend(domain.sample(rng) for _ in range(TRACE_RANDOM_INPUTS))
     return inputs
 
@@ -126,10 +126,9 @@ def _release(mech: Mechanism, seed: int) -> int:
     for data in inputs:
         for hook in _HOOKS:
             if mech.provides(hook):
-                try:
+                # an input a hook refuses still ran the code that refused it
+                with contextlib.suppress(PrivauditError):
                     getattr(mech, hook)(data)
-                except PrivauditError:
-                    pass  # an input a hook refuses still ran the code that refused it
         mech.sample(data, TRACE_OUTPUTS, rng)
     return len(inputs)
 
@@ -194,7 +193,7 @@ def trace_release(
         ) from err
     finally:
         sys.setprofile(previous)
-        threading.setprofile(previous_threads)  # type: ignore[arg-type]
+        threading.setprofile(previous_threads)
     functions: set[tuple[str, str]] = set()
     files: dict[str, str] = {}
     for code, module in seen.items():

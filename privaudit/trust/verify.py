@@ -261,16 +261,14 @@ def verify_certificate(
         if cert.source and cert.source.startswith("registry:")
         else cert.mechanism
     )
-    base = {
-        "name": label,
-        "path": str(path),
-        "epsilon_lower_bound_recorded": cert.epsilon_lower_bound,
-        "version_differences": cert.version_differences(),
-    }
+    version_differences = cert.version_differences()
 
     def done(state: VerificationState, problems: Sequence[str], **extra: Any) -> VerificationResult:
         return VerificationResult(
-            **base,
+            name=label,
+            path=str(path),
+            epsilon_lower_bound_recorded=cert.epsilon_lower_bound,
+            version_differences=version_differences,
             state=state,
             problems=tuple(problems),
             seconds=round(time.perf_counter() - started, 3),
@@ -313,7 +311,7 @@ def verify_certificate(
             ],
         )
     rerun = audit(mechanism, config=cert.config, pairs=pairs, progress=progress)
-    exact = not base["version_differences"]
+    exact = not version_differences
     exact = exact and cert.reproducible
     problems = _compare(cert, rerun, exact)
     mode: Literal["bit-identical", "tolerance", "independent"] = (

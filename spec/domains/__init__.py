@@ -51,7 +51,6 @@ for fields that hold any domain and for parsing with ``pydantic.TypeAdapter``.
 from __future__ import annotations
 
 from typing import Annotated as _Annotated
-from typing import Union as _Union
 
 from pydantic import Field as _Field
 

@@ -117,7 +117,9 @@ class GraphDomain(DomainBase):
         return unbounded if self.max_degree is None else min(self.max_degree, unbounded)
 
     # -- validation ---------------------------------------------------------------------
-    def validate(self, x: Any) -> nx.Graph:
+    def validate(  # type: ignore[override]  # pydantic's deprecated BaseModel.validate
+        self, x: Any
+    ) -> nx.Graph:
         """Return ``x`` as a canonical ``networkx.Graph``.
 
         Raises
@@ -343,7 +345,7 @@ class GraphDomain(DomainBase):
         """
         n, d = self.n_nodes, self.degree_bound
         if d >= n - 1:
-            return 2 ** math.comb(n, 2)
+            return 1 << math.comb(n, 2)  # 2 ** C(n, 2), as an int (int ** int is typed Any)
         if d == 0:
             return 1
         if math.comb(n + d, d) > MAX_GRAPH_COUNT_STATES:
@@ -366,7 +368,7 @@ class GraphDomain(DomainBase):
         n = self.n_nodes
         rows, cols = np.triu_indices(n, 1)
         keep = gen.random(rows.size) < 0.5
-        graph = _graph_from_edges(n, zip(rows[keep].tolist(), cols[keep].tolist()))
+        graph = _graph_from_edges(n, zip(rows[keep].tolist(), cols[keep].tolist(), strict=True))
         bound = self.degree_bound
         for node in gen.permutation(n).tolist():
             excess = graph.degree(node) - bound

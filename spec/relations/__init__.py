@@ -24,7 +24,6 @@ owns the adversarial neighbours the auditor searches (``adversarial_pairs``,
 from __future__ import annotations
 
 from typing import Annotated as _Annotated
-from typing import Union as _Union
 
 from pydantic import Field as _Field
 

@@ -413,7 +413,7 @@ class LocalNodeRelation(_NodeRewiringBase):
                 if v not in (a, b) and dense.degree(a) < bound and dense.degree(b) < bound:
                     dense.add_edge(a, b)
         old = _edge_set(base)
-        out = []
+        out: list[nx.Graph] = []
         for other in (sparse, dense):
             if _edge_set(other) != old and all(_edge_set(other) != _edge_set(g) for g in out):
                 out.append(other)
@@ -511,7 +511,8 @@ class LocalNodeRelation(_NodeRewiringBase):
         claimed_sensitivity: float | None = None,
     ) -> Iterator[AdversarialPair]:
         """:meth:`local_node_pairs`, then the node-neighbouring generators of
-        :meth:`NodeNeighbouring.adversarial_pairs <spec.relations.NodeNeighbouring.adversarial_pairs>`."""
+        :meth:`NodeNeighbouring.adversarial_pairs
+        <spec.relations.NodeNeighbouring.adversarial_pairs>`."""
         return itertools.chain(
             self.local_node_pairs(domain),
             super().adversarial_pairs(domain, rng, budget, claimed_sensitivity=claimed_sensitivity),
