@@ -26,6 +26,8 @@ line tracing.  Mechanisms run in the calling thread, which is the one traced.
 from __future__ import annotations
 
 import contextlib
+import dis
+import importlib.util
 import sys
 import threading
 from collections.abc import Callable
@@ -99,6 +101,30 @@ class TracedRelease:
     inputs: int
 
 
+def _imported_modules(code: CodeType, package: str | None) -> set[str]:
+    """The loaded modules that ``code`` imports (``import a.b``, ``from . import c``,
+    ``from .d import e``), read from its bytecode: the import statements themselves, not
+    whether they ran module code this time."""
+    found: set[str] = set()
+    instructions = list(dis.get_instructions(code))
+    for i, ins in enumerate(instructions):
+        if ins.opname != "IMPORT_NAME":
+            continue
+        previous = instructions[max(i - 2, 0) : i]
+        constants = [p.argval for p in previous if p.opname == "LOAD_CONST"]
+        level = constants[0] if len(constants) == 2 and isinstance(constants[0], int) else 0
+        fromlist = constants[-1] if constants and isinstance(constants[-1], tuple) else ()
+        name = str(ins.argval or "")
+        try:
+            base = importlib.util.resolve_name("." * level + name, package) if level else name
+        except (ImportError, ValueError):
+            continue
+        for candidate in (base, *(f"{base}.{item}" for item in fromlist)):
+            if candidate in sys.modules:
+                found.add(candidate)
+    return found
+
+
 def _clear_own_caches() -> None:
     for name, module in list(sys.modules.items()):
         if module is None or name.partition(".")[0] not in OWN_PACKAGES:
@@ -167,13 +193,13 @@ def trace_release(
     if mechanism is None and factory is None:
         raise CertificateError("trace_release needs a mechanism or a factory")
     _clear_own_caches()
-    seen: dict[CodeType, Any] = {}
+    seen: dict[CodeType, dict[str, Any]] = {}
 
     def profiler(frame: FrameType, event: str, arg: Any) -> None:
         if event == "call":
             code = frame.f_code
             if code not in seen:
-                seen[code] = frame.f_globals.get("__name__")
+                seen[code] = frame.f_globals
 
     previous = sys.getprofile()
     previous_threads = threading.getprofile() if hasattr(threading, "getprofile") else None
@@ -196,13 +222,24 @@ def trace_release(
         threading.setprofile(previous_threads)
     functions: set[tuple[str, str]] = set()
     files: dict[str, str] = {}
-    for code, module in seen.items():
-        if not isinstance(module, str) or module in MACHINERY or not include(module):
-            continue
+
+    def record(module: str, qualname: str) -> None:
         if module not in files:
             file = module_file(module)
             if file is None:
-                continue  # code without a source file (generated, compiled)
+                return  # code without a source file (generated, compiled)
             files[module] = file
-        functions.add((module, code.co_qualname))
+        functions.add((module, qualname))
+
+    for code, namespace in seen.items():
+        module = namespace.get("__name__")
+        if not isinstance(module, str) or module in MACHINERY or not include(module):
+            continue
+        record(module, code.co_qualname)
+        # a module imported inside a traced function runs its top level only the first
+        # time: record it as that first time would, so that the trace does not depend on
+        # what the process imported before (a warm numba kernel, an earlier certificate)
+        for imported in _imported_modules(code, namespace.get("__package__")):
+            if imported not in MACHINERY and include(imported):
+                record(imported, "<module>")
     return TracedRelease(mechanism=mech, functions=frozenset(functions), files=files, inputs=inputs)

@@ -230,3 +230,16 @@ def test_a_users_portion_of_a_namespace_package_stays_first_party(tmp_path, monk
     finally:
         for name in [m for m in sys.modules if m.startswith(ns)]:
             del sys.modules[name]
+
+
+def test_the_trace_does_not_depend_on_what_the_process_imported_before():
+    """A module imported inside a traced function runs its top level only once per
+    process; the second trace (warm: kernel imported and compiled) must record what the
+    first did, so that `certify --registry` gives each entry the certificate it would get
+    alone."""
+    item = registry.entry("float_safe_laplace")
+    first = implementation_of(item.create(), factory=item.create)
+    again = implementation_of(item.create(), factory=item.create)
+    assert again.hash == first.hash and again.third_party == first.third_party
+    assert "spec.noise._cks_kernel" in again.modules
+    assert {"numba", "llvmlite"} <= set(again.third_party)
