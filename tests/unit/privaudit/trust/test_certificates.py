@@ -286,8 +286,11 @@ def test_the_certificate_modules_are_small_and_import_one_way():
         "source_units",
     )
 
+    def path(name: str) -> Path:
+        return root / f"{name}.py" if name == "first_party" else root / "trust" / f"{name}.py"
+
     def imported(name: str) -> set[str]:
-        tree = ast.parse((root / f"{name}.py").read_text(encoding="utf-8"))
+        tree = ast.parse(path(name).read_text(encoding="utf-8"))
         found = set()
         for node in ast.walk(tree):  # module level, in functions and under TYPE_CHECKING
             if isinstance(node, ast.ImportFrom):
@@ -295,7 +298,7 @@ def test_the_certificate_modules_are_small_and_import_one_way():
                 if node.level == 1:
                     found.add(module.partition(".")[0])
                 elif module.startswith("privaudit."):
-                    found.add(module.split(".")[1])
+                    found.add(module.split(".")[-1])
         return found
 
     graph = {name: imported(name) & set(trust) for name in trust}
@@ -308,5 +311,5 @@ def test_the_certificate_modules_are_small_and_import_one_way():
             if nxt not in seen:
                 seen.add(nxt)
                 todo.extend(graph[nxt])
-        lines = len((root / f"{name}.py").read_text(encoding="utf-8").splitlines())
+        lines = len(path(name).read_text(encoding="utf-8").splitlines())
         assert lines <= 700, (name, lines)

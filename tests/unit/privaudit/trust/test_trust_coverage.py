@@ -154,7 +154,9 @@ def test_the_trace_records_build_time_code_only_with_a_factory():
 def test_a_five_percent_noise_cut_in_median_of_means_stales_the_wrapped_edge_density():
     mech, recorded = _entry_implementation("graphs.edge_density.local_hajek.wrapped")
     module = "estimators.ustatistics.median_of_means"
-    with substituted_sources(_mutated(module, "[:, None] * noise)", "[:, None] * (0.05 * noise))")):
+    with substituted_sources(
+        _mutated(module, "[:, None] * noise\n", "[:, None] * (0.05 * noise)\n")
+    ):
         now = current_implementation(recorded, mech)
     assert now.hash != recorded.hash
     assert f"edited {module} (function noisy_chunk_statistics)" in code_changes(recorded, now)
