@@ -21,7 +21,7 @@ import numpy as np
 from mechanisms import Mechanism
 from privaudit.execution.streaming import Executor, throttled
 from privaudit.statistics import claimed_point
-from spec import AdditiveNoise, SmoothSensitivityNoise
+from spec import AdditiveNoise, LocalNodeRelation, SmoothSensitivityNoise
 
 from .checks import (
     check_float_image,
@@ -73,7 +73,8 @@ def exposed_search_spec(
     ``lndp.exposure`` outcome says which and how.
     """
     spec = mechanism.spec
-    if not local_node_checks_apply(mechanism):
+    # local_node_checks_apply implies a LocalNodeRelation; the isinstance narrows the type
+    if not local_node_checks_apply(mechanism) or not isinstance(spec.relation, LocalNodeRelation):
         return spec, None
     say("asking the mechanism which nodes its public randomness exposes")
     focus, exposure = exposed_nodes(mechanism, rng)

@@ -282,7 +282,7 @@ def _key(value: Any) -> str:
 
 def _inputs_and_pairs(
     spec: MechanismSpec, candidates: Sequence[CandidatePair], max_inputs: int
-) -> tuple[list[Any], list[tuple[int, int]] | None, str]:
+) -> tuple[list[Any], list[tuple[int, int]] | None, Literal["all_pairs", "searched_pairs"]]:
     """Inputs, index pairs (``None``: all pairs, local relation) and the coverage."""
     domain, relation = spec.input_domain, spec.relation
     local = isinstance(relation, LocalRelation)
