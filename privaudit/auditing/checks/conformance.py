@@ -3,15 +3,15 @@
 :func:`check_noise_law` draws N outputs on one input in a single ``mechanism.sample`` call,
 turns them into draws of the declared *standardised* noise and tests them against it:
 
-==========================  =================================================  ==========================
-spec.noise                  draws tested                                       sub-tests
-==========================  =================================================  ==========================
-AdditiveNoise (continuous)  output − f(x), all coordinates pooled              KS, Anderson–Darling, tails
-AdditiveNoise (integer)     output − f(x), all coordinates pooled              χ² (merged bins), tails
-SmoothSensitivityNoise      (output − f(x)) · a / S(x)                          KS, Anderson–Darling, tails
-RandomizedResponse          output frequencies vs P(· | x)                     χ² or exact multinomial
-NoisyArgmax                 output frequencies vs exact selection probabilities  χ² or exact multinomial
-==========================  =================================================  ==========================
+==========================  =========================================  ===========================
+spec.noise                  draws tested                               sub-tests
+==========================  =========================================  ===========================
+AdditiveNoise (continuous)  output − f(x), all coordinates pooled      KS, Anderson–Darling, tails
+AdditiveNoise (integer)     output − f(x), all coordinates pooled      χ² (merged bins), tails
+SmoothSensitivityNoise      (output − f(x)) · a / S(x)                 KS, Anderson–Darling, tails
+RandomizedResponse          output frequencies vs P(· | x)             χ² or exact multinomial
+NoisyArgmax                 frequencies vs exact argmax probabilities  χ² or exact multinomial
+==========================  =========================================  ===========================
 
 The tail tests (exact binomial tests of the counts beyond the law's 1 − q/2 quantiles, both
 tails together and each alone, q ∈ {1e-2, 1e-3, 1e-4} where N·q ≥ 20) catch samplers whose
@@ -157,7 +157,7 @@ def _outcome(tests: list[SubTest], alpha: float, what: str, **extra: Any) -> Che
             "rejected": t.p_value < level,
             **t.info,
         }
-        for t, a in zip(tests, adjusted)
+        for t, a in zip(tests, adjusted, strict=True)
     }
     summary = (
         f"{what}: {'rejected by ' + ', '.join(rejected) if violated else 'no sub-test rejects'}"

@@ -50,14 +50,8 @@ from ..distinguish import distinguish_pair
 from ..pairs import CandidatePair
 from ..results import CheckOutcome
 from ._common import REL_TOL, pair_counterexample
-from .local_node import (
-    _delta_at,
-    _graph_domain,
-    _laplace_scale,
-    _law_of,
-    _local_relation,
-    local_node_checks_apply,
-)
+from ._local_node_spec import _graph_domain, _laplace_scale, _local_relation
+from .local_node import _delta_at, _law_of, local_node_checks_apply
 
 __all__ = [
     "GroupPrivacyResult",

@@ -72,6 +72,7 @@ from ..exact_audit import hockey_stick
 from ..pairs import CandidatePair
 from ..results import CheckOutcome
 from ._common import REL_TOL, pair_counterexample, required_skip, skipped
+from ._local_node_spec import _additive_noise, _graph_domain, _laplace_scale, _local_relation
 from .local_node_blackbox import (
     LocalityComparison,
     exposure_weights,
@@ -114,39 +115,6 @@ def local_node_checks_apply(mechanism: Mechanism) -> bool:
     return isinstance(spec.relation, LocalNodeRelation) and isinstance(
         spec.input_domain, GraphDomain
     )
-
-
-def _graph_domain(mechanism: Mechanism) -> GraphDomain:
-    """The spec's graph domain: the local-node checks run only on one
-    (:func:`local_node_checks_apply`)."""
-    domain = mechanism.spec.input_domain
-    if not isinstance(domain, GraphDomain):
-        raise AuditError(f"the local-node checks need a GraphDomain, got {type(domain).__name__}")
-    return domain
-
-
-def _local_relation(
-    mechanism: Mechanism, relation: LocalNodeRelation | None = None
-) -> LocalNodeRelation:
-    """``relation`` when given (a focused copy), else the spec's
-    :class:`~spec.LocalNodeRelation`."""
-    if relation is not None:
-        return relation
-    spec_relation = mechanism.spec.relation
-    if not isinstance(spec_relation, LocalNodeRelation):
-        raise AuditError(
-            f"the local-node checks need a LocalNodeRelation, got {type(spec_relation).__name__}"
-        )
-    return spec_relation
-
-
-def _additive_noise(mechanism: Mechanism) -> AdditiveNoise:
-    """The spec's additive noise (the "gaussian", "laplace" and "additive" families of
-    :func:`_law_of`)."""
-    noise = mechanism.spec.noise
-    if not isinstance(noise, AdditiveNoise):
-        raise AuditError(f"expected additive noise, got {type(noise).__name__}")
-    return noise
 
 
 def message_blocks(mechanism: Mechanism) -> list[np.ndarray] | None:
@@ -225,14 +193,6 @@ def _claim(mechanism: Mechanism) -> tuple[float, float]:
     if not isinstance(g, (PureDP, ApproxDP, RenyiDP)):
         raise AuditError(f"the local-node checks need an epsilon claim, got {type(g).__name__}")
     return float(g.epsilon), float(getattr(g, "delta", 0.0) or 0.0)
-
-
-def _laplace_scale(mechanism: Mechanism) -> float:
-    """The scale of the spec's Laplace law (the "laplace" family of :func:`_law_of`)."""
-    law = _additive_noise(mechanism).law
-    if not isinstance(law, Laplace):
-        raise AuditError(f"laplace messages need a Laplace law, got {type(law).__name__}")
-    return float(law.scale)
 
 
 def _nodes(mechanism: Mechanism, relation: LocalNodeRelation | None = None) -> list[int]:

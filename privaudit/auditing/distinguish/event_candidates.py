@@ -584,7 +584,7 @@ def _planned_selection(
     )
     events: dict[str, list[Event]] = {d: [] for d in DIRECTIONS}
     levels: dict[str, list[float]] = {d: [] for d in DIRECTIONS}
-    for j, level in zip(plan.chosen, plan.levels):
+    for j, level in zip(plan.chosen, plan.levels, strict=True):
         d, e, _f = flat[j]
         events[d].append(e)
         levels[d].append(float(level))
