@@ -19,8 +19,8 @@ What the declaration shows:
    its marginals are right, but its bits are correlated, so the hook's exact ε does not
    describe it.  The audit's own samples refute the exact figure, and the report says so.
 
-       privaudit audit examples/finite_randomizer.py:build_unary_encoding   # exit 0, exact ε = 1
-       privaudit audit examples/finite_randomizer.py:build_shared_coin      # exit 1: exact figure refuted
+       privaudit audit examples/finite_randomizer.py:build_unary_encoding  # exit 0, exact ε = 1
+       privaudit audit examples/finite_randomizer.py:build_shared_coin  # exit 1: refuted
 """
 
 from __future__ import annotations

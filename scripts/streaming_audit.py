@@ -66,7 +66,8 @@ def main(argv: list[str] | None = None) -> int:
         f"(samples = {args.samples:,} per side, seed {args.seed}).",
         "",
         "The test split is drawn in fixed blocks of 2¹⁸ outputs, each from its own",
-        "`SeedSequence` child, and counted chunk by chunk (`privaudit.execution.streaming`): counts",
+        "`SeedSequence` child, and counted chunk by chunk "
+        "(`privaudit.execution.streaming`): counts",
         "are sufficient statistics for every event test and the loss histogram, so memory",
         "holds one chunk (4 blocks, ≈ 10⁶ scalar outputs) whatever the sample size, and the",
         "result does not depend on the chunk size (`tests/unit/privaudit/test_streaming.py`).  The",

@@ -27,14 +27,17 @@ An audit runs three layers of checks (``docs/derivations.md`` §8):
    privacy-loss profile where the loss is computable.
 
 Error control.  With α = 1 − confidence, the statistical components share α by
-Bonferroni: the noise-law check gets α/10 (:data:`CONFORMANCE_SHARE`) when it applies
+Bonferroni (the shares are set in :mod:`~privaudit.auditing.audit_steps`): the noise-law
+check gets α/10 (:data:`~privaudit.auditing.audit_steps.CONFORMANCE_SHARE`) when it applies
 (halved with the floating-point image check for an (ε, δ) claim with exact numerics;
 that check is deterministic otherwise, :mod:`~privaudit.auditing.checks.float_image`; what
-remains is halved again with the spike check, :data:`SPIKE_SHARE`, for an (ε, δ) claim
+remains is halved again with the spike check,
+:data:`~privaudit.auditing.audit_steps.SPIKE_SHARE`, for an (ε, δ) claim
 with δ > 0 when the noise is additive and continuous and the ``statistic`` hook exists,
 :mod:`~privaudit.auditing.checks.spike`),
 the black-box locality test of a local-node mechanism without gray-box hooks gets α/10
-(:data:`LOCALITY_SHARE`), the distributional test the rest, split evenly over the tested pairs (one pair when the
+(:data:`~privaudit.auditing.audit_steps.LOCALITY_SHARE`), the distributional test the rest,
+split evenly over the tested pairs (one pair when the
 candidates are equivalent under the declared law) and, inside each pair, over the
 declared-law events, the data-driven events and the profile
 (:mod:`~privaudit.auditing.distinguish.pair`).  The deterministic checks spend no α.  So the
@@ -74,22 +77,14 @@ from privaudit.statistics import claimed_point
 from spec import AdditiveNoise, SmoothSensitivityNoise
 from spec.errors import AuditError, InvalidParameterError, NotNeighboursError
 
+from .audit_steps import CONFORMANCE_SHARE
+from .audit_steps import exposed_search_spec as _exposed_search_spec
+from .audit_steps import noise_law_checks as _noise_law_checks
+from .audit_steps import sensitivity_checks as _sensitivity_checks
 from .checks import (
-    check_float_image,
-    check_global_sensitivity,
-    check_local_node,
-    check_local_sensitivity_bound,
     check_noise_law,
-    check_smooth_sensitivity,
     check_spec_consistency,
-    check_spike,
-    exposed_nodes,
-    float_image_applies,
-    float_image_unavailable,
     is_required_skip,
-    local_node_checks_apply,
-    locality_needs_samples,
-    spike_applies,
 )
 from .checks.group_privacy import check_group_exact, group_setup
 from .config import AuditConfig
@@ -127,19 +122,12 @@ _STREAMS = (
     "exposure",
 )
 
-#: Share of α spent on the noise-law conformance check when it applies.
-CONFORMANCE_SHARE = 0.1
-#: Part of the conformance share (after the floating-point image check's part) that the
-#: spike check (:func:`~privaudit.auditing.checks.check_spike`) gets when it applies.
-SPIKE_SHARE = 0.5
-#: Share of α spent on the black-box locality test of a local-node mechanism without
-#: gray-box hooks (:mod:`privaudit.auditing.checks.local_node_blackbox`).
-LOCALITY_SHARE = 0.1
-
 
 def _streams(seed: int) -> dict[str, np.random.Generator]:
     children = np.random.SeedSequence(seed).spawn(len(_STREAMS))
-    return {name: np.random.default_rng(child) for name, child in zip(_STREAMS, children)}
+    return {
+        name: np.random.default_rng(child) for name, child in zip(_STREAMS, children, strict=True)
+    }
 
 
 def _counterexample(pair: CandidatePair, **values: Any) -> Counterexample:
@@ -287,28 +275,7 @@ def _audit(
     )
 
     # 3. sensitivity claims ----------------------------------------------------------------
-    inputs = [p.x for p in candidates[: max(4, cfg.pairs_tested * 2)]]
-    if spec.global_sensitivity is not None:
-        say("checking the global sensitivity claim")
-        checks.append(
-            check_global_sensitivity(
-                mechanism, rng["claims"], pairs=candidates, search_budget=cfg.claim_budget
-            )
-        )
-    if spec.local_sensitivity_claim is not None:
-        say("checking the local sensitivity bound")
-        checks.append(
-            check_local_sensitivity_bound(
-                mechanism, rng["claims"], inputs=inputs, budget=cfg.claim_budget
-            )
-        )
-    if spec.smooth_sensitivity_claim is not None:
-        say("checking the smooth sensitivity claim")
-        checks.extend(
-            check_smooth_sensitivity(
-                mechanism, rng["claims"], inputs=inputs, pairs=candidates, budget=cfg.claim_budget
-            )
-        )
+    _sensitivity_checks(mechanism, cfg, candidates, rng["claims"], checks, say)
 
     # 3b. exact privacy of a finite output law (no sampling) ------------------------------
     exact = None
@@ -347,10 +314,8 @@ def _audit(
     # 6. the distributional test on the chosen pairs -----------------------------------------
     per_pair = alpha_dist / len(chosen)
     results = []
-    for i, pair in enumerate(chosen):
-        say(
-            f"testing pair {i + 1}/{len(chosen)} ({pair.origin}) with {cfg.samples} samples per side"
-        )
+    for i, pair in enumerate(chosen, start=1):
+        say(f"testing pair {i}/{len(chosen)} ({pair.origin}) with {cfg.samples} samples per side")
         results.append(
             (
                 pair,
@@ -366,7 +331,7 @@ def _audit(
                     executor=executor,
                     progress=None
                     if progress is None
-                    else throttled(say, f"pair {i + 1}/{len(chosen)} test split"),
+                    else throttled(say, f"pair {i}/{len(chosen)} test split"),
                 ),
             )
         )
@@ -463,37 +428,6 @@ def _audit(
     return report
 
 
-def _exposed_search_spec(
-    mechanism: Mechanism, rng: np.random.Generator, checks: list[CheckOutcome], say: Progress
-) -> tuple[Any, Any]:
-    """(spec for the pair search, focused relation or None).
-
-    A local-node spec's relation is focused on the nodes its public randomness exposes
-    most, asked of the mechanism or measured
-    (:func:`~privaudit.auditing.checks.local_node.exposed_nodes`), so that its pairs come first; the
-    ``lndp.exposure`` outcome says which and how.
-    """
-    spec = mechanism.spec
-    if not local_node_checks_apply(mechanism):
-        return spec, None
-    say("asking the mechanism which nodes its public randomness exposes")
-    focus, exposure = exposed_nodes(mechanism, rng)
-    relation = spec.relation.focused(focus)
-    checks.append(
-        CheckOutcome(
-            name="lndp.exposure",
-            status="passed",
-            summary=(
-                f"nodes {list(focus)} rewired first ({exposure['exposure']})"
-                if focus
-                else f"no node singled out ({exposure['exposure']})"
-            ),
-            details=exposure,
-        )
-    )
-    return spec.model_copy(update={"relation": relation}), relation
-
-
 def _exact_agreement(
     mechanism: Mechanism,
     exact: Any,
@@ -553,110 +487,6 @@ def _exact_agreement(
     return exact
 
 
-def _noise_law_checks(
-    mechanism: Mechanism,
-    cfg: AuditConfig,
-    candidates: Sequence[Any],
-    conformance_inputs: Sequence[Any],
-    rng: dict[str, Any],
-    checks: list[CheckOutcome],
-    say: Progress,
-    progress: Progress | None,
-    executor: Executor | None,
-    relation: Any = None,
-) -> float:
-    """Step 4 of :func:`_audit`: the checks of the declared noise law, appended to ``checks``.
-
-    The noise-law conformance test, the spike windows at f for (ε, δ) claims
-    (:mod:`privaudit.auditing.checks.spike`), the floating-point image of the outputs and the
-    local-node checks (whose black-box locality test spends :data:`LOCALITY_SHARE` of α
-    when the mechanism has no gray-box hook).  Returns the share of α they spend (the rest
-    goes to the distinguishing test).
-    """
-    spec = mechanism.spec
-    alpha = cfg.alpha
-    # conformance of the outputs to the declared law
-    conformance_applies = spec.noise is not None and (
-        not isinstance(spec.noise, (AdditiveNoise, SmoothSensitivityNoise))
-        or mechanism.provides("statistic")
-    )
-    alpha_conformance = CONFORMANCE_SHARE * alpha if conformance_applies else 0.0
-    # the floating-point image check (4b) is deterministic for pure-DP claims and claims with
-    # idealized numerics; an (ε, δ) claim with exact numerics gives it half this share
-    float_image = float_image_applies(mechanism) and mechanism.provides("statistic")
-    alpha_float = (
-        alpha_conformance / 2
-        if (float_image and spec.numerics == "exact" and claimed_point(spec.guarantee)[1] > 0)
-        else 0.0
-    )
-    # 4c. spikes at f for (ε, δ) claims: with the statistic hook, the declared law bounds
-    # the mass of every window around f(x), so both sides' outputs are counted in an
-    # a-priori grid of windows
-    claimed_delta = claimed_point(spec.guarantee)[1]
-    spike = conformance_applies and claimed_delta > 0 and spike_applies(mechanism) is None
-    alpha_spike = SPIKE_SHARE * (alpha_conformance - alpha_float) if spike else 0.0
-    if conformance_applies:
-        say(f"testing the noise law on {cfg.effective_conformance_samples} draws")
-        share = (alpha_conformance - alpha_float - alpha_spike) / len(conformance_inputs)
-        for x_conf in conformance_inputs:
-            checks.append(
-                check_noise_law(
-                    mechanism,
-                    x_conf,
-                    rng["conformance"],
-                    samples=cfg.effective_conformance_samples,
-                    alpha=share,
-                )
-            )
-    if spike:
-        say(f"counting outputs near f on {cfg.samples} draws per side")
-        checks.append(
-            check_spike(
-                mechanism,
-                (candidates[0].x, candidates[0].y),
-                rng["spike"],
-                samples=cfg.samples,
-                alpha=alpha_spike,
-                allowance=claimed_delta,
-                executor=executor,
-                progress=None if progress is None else throttled(say, "spike check"),
-            )
-        )
-
-    # 4b. floating-point image: outputs of M(x) the sampler cannot produce under y --------
-    if float_image:
-        say("checking the floating-point image of the outputs")
-        checks.append(
-            check_float_image(mechanism, candidates, rng["float_image"], alpha=alpha_float)
-        )
-    elif (unavailable := float_image_unavailable(mechanism)) is not None:
-        checks.append(
-            CheckOutcome(
-                name="floating_point.image",
-                status="skipped",
-                summary=unavailable,
-                details={"reason": unavailable},
-            )
-        )
-
-    # 4c. local node privacy: structure, locality, exact joint accounting, Lemma 5.4 --------
-    alpha_locality = 0.0
-    if local_node_checks_apply(mechanism):
-        say("checking the local-node structure, locality and joint certificates")
-        alpha_locality = LOCALITY_SHARE * alpha if locality_needs_samples(mechanism) else 0.0
-        checks.extend(
-            check_local_node(
-                mechanism,
-                candidates,
-                rng["local_node"],
-                alpha=alpha_locality,
-                samples=cfg.effective_conformance_samples,
-                relation=relation,
-            )
-        )
-    return alpha_conformance + alpha_locality
-
-
 def _finish_group(
     inner: Mechanism,
     mechanism: Mechanism,
@@ -674,7 +504,8 @@ def _finish_group(
     """A group audit (``audit(..., group=k)``): the group claim on the pairs at distance k.
 
     The same α split as an ordinary audit: conformance of the noise law (when declared)
-    gets :data:`CONFORMANCE_SHARE`, the distinguishing test the rest over the chosen pairs.
+    gets :data:`~privaudit.auditing.audit_steps.CONFORMANCE_SHARE`, the distinguishing test
+    the rest over the chosen pairs.
     """
     spec = mechanism.spec
     domain = spec.input_domain

@@ -282,7 +282,7 @@ def _key(value: Any) -> str:
 
 def _inputs_and_pairs(
     spec: MechanismSpec, candidates: Sequence[CandidatePair], max_inputs: int
-) -> tuple[list[Any], list[tuple[int, int]] | None, str]:
+) -> tuple[list[Any], list[tuple[int, int]] | None, Literal["all_pairs", "searched_pairs"]]:
     """Inputs, index pairs (``None``: all pairs, local relation) and the coverage."""
     domain, relation = spec.input_domain, spec.relation
     local = isinstance(relation, LocalRelation)
@@ -426,7 +426,7 @@ def exact_privacy(
                     delta_exact, np.clip(gaps, 0, None).sum(axis=2).max(axis=0)
                 )
         else:
-            for i, j in zip(ii, jj):
+            for i, j in zip(ii, jj, strict=True):
                 delta_exact = np.maximum(delta_exact, hockey_stick(probs[i], probs[j], grid))
     except AuditError as exc:
         note = f"profile not computed: {exc}"
@@ -438,7 +438,7 @@ def exact_privacy(
                 delta_exact=float(d),
                 delta_claimed=float(spec.delta_for_epsilon(e)),
             )
-            for e, d in zip(grid, delta_exact)
+            for e, d in zip(grid, delta_exact, strict=True)
         )
         if computed
         else ()
@@ -458,7 +458,8 @@ def exact_privacy(
     statement = (
         f"EXACT (no sampling): epsilon = {format_epsilon(eps_exact, 6)} from the "
         f"declared output probabilities over {where}{len(inputs)} inputs "
-        f"({n_pairs} pairs, {distinct} distinct laws); delta({eps_claimed:.4g}) = {delta_at_claim:.3g}"
+        f"({n_pairs} pairs, {distinct} distinct laws); "
+        f"delta({eps_claimed:.4g}) = {delta_at_claim:.3g}"
         + (
             ""
             if coverage == "all_pairs"

@@ -152,7 +152,9 @@ class OneRunResult(SpecModel):
     def summary(self) -> str:
         """One line per run."""
         lines = []
-        for i, (r, v, e) in enumerate(zip(self.guesses, self.correct, self.epsilon_lower_bound)):
+        for i, (r, v, e) in enumerate(
+            zip(self.guesses, self.correct, self.epsilon_lower_bound, strict=True)
+        ):
             line = (
                 f"run {i}: {v}/{r} correct guesses on {self.m} canaries -> epsilon >= "
                 f"{e:.4g} at delta = {self.delta:g} ({self.confidence:.0%} confidence)"
@@ -233,7 +235,9 @@ def _result(
         fp = ((guesses == 1) & ~included).sum(axis=1)
         gdp = tuple(
             gdp_from_counts(int(a), int(na), int(b), int(nb), delta=delta, confidence=confidence)
-            for a, na, b, nb in zip(tp, included.sum(axis=1), fp, (~included).sum(axis=1))
+            for a, na, b, nb in zip(
+                tp, included.sum(axis=1), fp, (~included).sum(axis=1), strict=True
+            )
         )
     return OneRunResult(
         m=m,

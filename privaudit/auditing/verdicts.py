@@ -15,6 +15,7 @@ confidence needs no power statement.
 
 from __future__ import annotations
 
+import functools
 import math
 from typing import Literal
 
@@ -65,21 +66,22 @@ def conclusive_power(
         and 0.0 < power.alpha < 1.0
         and target > claimed_epsilon
     ):
-        plan = dict(
+        plan = functools.partial(
+            samples_to_detect,
             alpha=power.alpha,
             delta=claimed_delta,
             claimed_epsilon=claimed_epsilon,
             probability=power.probability,
             start=power.samples,
         )
-        needed = samples_to_detect(target, power.p_y, **plan)
+        needed = plan(target, power.p_y)
         if needed is None:
             # An event with e^target · P[M(y) ∈ S] + δ ≥ 1 cannot show the target at any n
             # (a small test split often estimates P[M(y) ∈ S] far above its value).  Plan
             # then for an event half as likely as the largest that can show it: the event
             # search picks events by their ratio, so a larger split lets it find one.
             attainable = (1.0 - claimed_delta) * math.exp(-target)
-            needed = samples_to_detect(target, min(power.p_y, attainable / 2.0), **plan)
+            needed = plan(target, min(power.p_y, attainable / 2.0))
     return power.model_copy(
         update={"target_epsilon": target, "conclusive": conclusive, "samples_to_conclude": needed}
     )

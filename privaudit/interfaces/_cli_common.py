@@ -1,6 +1,6 @@
-"""What the commands of :mod:`privaudit.interfaces.cli` share: exit codes, where text and progress go
-(``_Output``), configuration overrides from the options, writing JSON, text, plots and HTML,
-tables, and the checks of the TARGET / ``--registry`` and executor options.
+"""What the commands of :mod:`privaudit.interfaces.cli` share: exit codes, where text and
+progress go (``_Output``), configuration overrides from the options, writing JSON, text,
+plots and HTML, tables, and the checks of the TARGET / ``--registry`` and executor options.
 """
 
 from __future__ import annotations

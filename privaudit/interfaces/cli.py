@@ -23,14 +23,15 @@ by default twice the claim; with ``--registry``, 1 beats 3).  Usage errors are o
 stderr, never a traceback; set ``PRIVAUDIT_DEBUG=1`` to see the traceback of an
 unexpected error).  ``audit --registry`` and ``list --check`` also exit 1 when any
 certificate is stale, missing or inconsistent; ``verify`` exits 1 when any certificate
-is stale, missing, inconsistent or not reproduced.  Progress goes to stderr, only when stderr is a terminal and
-``--quiet`` is not given.  ``--json PATH`` writes the report in the schema of
+is stale, missing, inconsistent or not reproduced.  Progress goes to stderr, only when stderr
+is a terminal and ``--quiet`` is not given.  ``--json PATH`` writes the report in the schema of
 ``docs/report_schema.md``; ``--json -`` writes it to stdout, and then the readable text
 goes to stderr (or nowhere with ``--quiet``).
 
 This module builds the parser and runs a command; the commands live beside it, one module
-per group: :mod:`privaudit.interfaces._cli_audit` (``audit``), :mod:`privaudit.interfaces._cli_certify`
-(``certify``), :mod:`privaudit.interfaces._cli_registry` (``list``, ``show``, ``verify``, ``demo``), and
+per group: :mod:`privaudit.interfaces._cli_audit` (``audit``),
+:mod:`privaudit.interfaces._cli_certify` (``certify``),
+:mod:`privaudit.interfaces._cli_registry` (``list``, ``show``, ``verify``, ``demo``), and
 what they share in :mod:`privaudit.interfaces._cli_common`.
 """
 

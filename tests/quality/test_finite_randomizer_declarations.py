@@ -36,7 +36,10 @@ from spec.errors import InconsistentSpecError, InvalidParameterError
 
 P1 = {0: np.array([0.3, 0.5, 0.3, 0.5]), 1: np.array([0.5, 0.3, 0.5, 0.3])}
 EXACT = float(
-    sum(max(np.log(a / b), np.log(b / a)) if a != b else 0.0 for a, b in zip(P1[0], P1[1]))
+    sum(
+        max(np.log(a / b), np.log(b / a)) if a != b else 0.0
+        for a, b in zip(P1[0], P1[1], strict=True)
+    )
 )  # 4 ln(5/3) = 2.04: a safe claim
 
 

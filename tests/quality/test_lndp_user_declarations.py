@@ -110,7 +110,10 @@ def _lower_endpoint(n=7, eps=1.0):
         return nx.to_numpy_array(g, nodelist=range(n))[upper]
 
     spec = _spec("lower_endpoint_edges", n, dim, n - 1.0, (n - 1.0) / eps, eps)
-    sampler = lambda g, size, rng: edges(g) + rng.laplace(0.0, (n - 1) / eps, (size, dim))
+
+    def sampler(g, size, rng):
+        return edges(g) + rng.laplace(0.0, (n - 1) / eps, (size, dim))
+
     return spec, edges, sampler, [n - 1 - i for i in range(n)]
 
 

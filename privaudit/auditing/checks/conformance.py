@@ -3,15 +3,15 @@
 :func:`check_noise_law` draws N outputs on one input in a single ``mechanism.sample`` call,
 turns them into draws of the declared *standardised* noise and tests them against it:
 
-==========================  =================================================  ==========================
-spec.noise                  draws tested                                       sub-tests
-==========================  =================================================  ==========================
-AdditiveNoise (continuous)  output − f(x), all coordinates pooled              KS, Anderson–Darling, tails
-AdditiveNoise (integer)     output − f(x), all coordinates pooled              χ² (merged bins), tails
-SmoothSensitivityNoise      (output − f(x)) · a / S(x)                          KS, Anderson–Darling, tails
-RandomizedResponse          output frequencies vs P(· | x)                     χ² or exact multinomial
-NoisyArgmax                 output frequencies vs exact selection probabilities  χ² or exact multinomial
-==========================  =================================================  ==========================
+==========================  =========================================  ===========================
+spec.noise                  draws tested                               sub-tests
+==========================  =========================================  ===========================
+AdditiveNoise (continuous)  output − f(x), all coordinates pooled      KS, Anderson–Darling, tails
+AdditiveNoise (integer)     output − f(x), all coordinates pooled      χ² (merged bins), tails
+SmoothSensitivityNoise      (output − f(x)) · a / S(x)                 KS, Anderson–Darling, tails
+RandomizedResponse          output frequencies vs P(· | x)             χ² or exact multinomial
+NoisyArgmax                 frequencies vs exact argmax probabilities  χ² or exact multinomial
+==========================  =========================================  ===========================
 
 The tail tests (exact binomial tests of the counts beyond the law's 1 − q/2 quantiles, both
 tails together and each alone, q ∈ {1e-2, 1e-3, 1e-4} where N·q ≥ 20) catch samplers whose
@@ -42,6 +42,8 @@ from mechanisms import Mechanism
 from spec import (
     AdditiveNoise,
     FiniteRandomizer,
+    LatticeGaussian,
+    LatticeLaplace,
     NoisyArgmax,
     RandomizedResponse,
     RandomLike,
@@ -155,7 +157,7 @@ def _outcome(tests: list[SubTest], alpha: float, what: str, **extra: Any) -> Che
             "rejected": t.p_value < level,
             **t.info,
         }
-        for t, a in zip(tests, adjusted)
+        for t, a in zip(tests, adjusted, strict=True)
     }
     summary = (
         f"{what}: {'rejected by ' + ', '.join(rejected) if violated else 'no sub-test rejects'}"
@@ -298,7 +300,7 @@ def _joint_tests(
         return _support_failure(
             "tuples outside the declared alphabets", int(np.sum(~valid)), int(valid.size)
         )
-    codes = np.ravel_multi_index(cols.astype(np.int64).T, tuple(int(b) for b in bounds))
+    codes = np.asarray(np.ravel_multi_index(cols.astype(np.int64).T, tuple(int(b) for b in bounds)))
     expected = np.ones(1)
     for c in group:
         expected = np.multiply.outer(expected, probs[c, : sizes[c]]).ravel()
@@ -400,12 +402,13 @@ def check_noise_law(
     law_name = type(law).__name__
 
     if isinstance(noise, RandomizedResponse):
-        probs = np.asarray(law.pmf_given(np.arange(law.categories), xv), dtype=np.float64)
+        rr = noise.law
+        probs = np.asarray(rr.pmf_given(np.arange(rr.categories), xv), dtype=np.float64)
         out = np.asarray(mechanism.sample(xv, n, gen))
         return _outcome(
             _categorical_tests(out, probs),
             level,
-            f"{law.categories}-ary randomized response outputs on x = {int(xv)} vs P(y | x)",
+            f"{rr.categories}-ary randomized response outputs on x = {int(xv)} vs P(y | x)",
             samples=n,
             law=law_name,
             input=shown_input,
@@ -475,10 +478,11 @@ def check_noise_law(
         z = residual
         what = f"residuals output - f(x) ({centre.size} coordinate(s) pooled) vs {law!r}"
         extra = {}
-    unit = getattr(law, "unit_law", None)
-    if unit is not None:  # a law on the lattice g·ℤ: test z/g (exact, g = 2^−k) on ℤ
-        z, law = z / law.granularity, unit
-    tests = _integer_tests(z, law) if law.is_discrete else _continuous_tests(z, law)
+    tested = noise.law
+    if isinstance(tested, (LatticeLaplace, LatticeGaussian)):
+        # a law on the lattice g·ℤ: test z/g (exact, g = 2^−k) on ℤ
+        z, tested = z / tested.granularity, tested.unit_law
+    tests = _integer_tests(z, tested) if tested.is_discrete else _continuous_tests(z, tested)
     return _outcome(
         tests,
         level,

@@ -36,8 +36,9 @@ silence (issue 27):
   (:mod:`privaudit.auditing.checks.local_node_blackbox`, two-sample tests at the share of α the
   auditor gives it), and without a declared layout it runs a test valid for every layout;
 * ``lndp.structure`` and ``lndp.locality`` are *required*: when one cannot run (no layout
-  declared; no pair fits the domain), it is a :func:`~privaudit.auditing.checks._common.required_skip`
-  and an audit without a violation is ``inconclusive``, with the remedy;
+  declared; no pair fits the domain), it is a
+  :func:`~privaudit.auditing.checks._common.required_skip` and an audit without a violation
+  is ``inconclusive``, with the remedy;
 * ``lndp.per_node``, ``lndp.joint_accounting`` and ``lndp.global_certificate`` are
   consequences of the joint claim, whose black-box version is the distinguishing test
   itself on the relation's pairs (the star toggle at each focus node contains the
@@ -54,7 +55,16 @@ import networkx as nx
 import numpy as np
 
 from mechanisms import Mechanism
-from spec import AdditiveNoise, FiniteRandomizer, Gaussian, Laplace, LocalNodeRelation
+from spec import (
+    AdditiveNoise,
+    ApproxDP,
+    FiniteRandomizer,
+    Gaussian,
+    Laplace,
+    LocalNodeRelation,
+    PureDP,
+    RenyiDP,
+)
 from spec.domains import GraphDomain
 from spec.errors import AuditError, PrivauditError
 
@@ -62,6 +72,7 @@ from ..exact_audit import hockey_stick
 from ..pairs import CandidatePair
 from ..results import CheckOutcome
 from ._common import REL_TOL, pair_counterexample, required_skip, skipped
+from ._local_node_spec import _additive_noise, _graph_domain, _laplace_scale, _local_relation
 from .local_node_blackbox import (
     LocalityComparison,
     exposure_weights,
@@ -115,7 +126,7 @@ def message_blocks(mechanism: Mechanism) -> list[np.ndarray] | None:
     false alarm: each edge reported once by its lower endpoint).
     """
     layout = getattr(mechanism.spec.relation, "layout", None)
-    return None if layout is None else layout.arrays(mechanism.spec.input_domain.n_nodes)
+    return None if layout is None else layout.arrays(_graph_domain(mechanism).n_nodes)
 
 
 def exposed_nodes(
@@ -179,12 +190,14 @@ _COVERED = (
 
 def _claim(mechanism: Mechanism) -> tuple[float, float]:
     g = mechanism.spec.guarantee
+    if not isinstance(g, (PureDP, ApproxDP, RenyiDP)):
+        raise AuditError(f"the local-node checks need an epsilon claim, got {type(g).__name__}")
     return float(g.epsilon), float(getattr(g, "delta", 0.0) or 0.0)
 
 
 def _nodes(mechanism: Mechanism, relation: LocalNodeRelation | None = None) -> list[int]:
-    n = mechanism.spec.input_domain.n_nodes
-    focus = list((relation or mechanism.spec.relation).focus_nodes)
+    n = _graph_domain(mechanism).n_nodes
+    focus = list(_local_relation(mechanism, relation).focus_nodes)
     picks = focus + [0, n - 1, n // 2, 1]
     out: list[int] = []
     for v in picks:
@@ -206,8 +219,10 @@ def _delta_at(
     For a finite product law only the coordinates that differ matter, in any order: with a
     ``cache``, equal multisets of differing coordinates are computed once.
     """
-    law = getattr(mechanism.spec.noise, "law", None)
     if family == "gaussian":
+        law = _additive_noise(mechanism).law
+        if not isinstance(law, Gaussian):
+            raise AuditError(f"gaussian messages need a Gaussian law, got {type(law).__name__}")
         shift = float(np.linalg.norm(p - q))
         return shift, (law.privacy_profile(epsilon, shift) if shift > 0 else 0.0)
     if family == "finite":
@@ -233,7 +248,7 @@ def check_message_structure(mechanism: Mechanism) -> CheckOutcome:
     Required: without a declared layout the audit cannot say what each node sends, and is
     inconclusive unless another check finds a violation.
     """
-    n = mechanism.spec.input_domain.n_nodes
+    n = _graph_domain(mechanism).n_nodes
     dim = mechanism.spec.output_dimension
     blocks = message_blocks(mechanism)
     if blocks is None:
@@ -265,12 +280,16 @@ def check_message_structure(mechanism: Mechanism) -> CheckOutcome:
             else f"the declared node blocks do not partition the {dim} coordinates into {n} "
             "messages"
         ),
-        details={"n": n, "block_sizes": sizes, "public_randomness": public is not None},
+        details={
+            "n": n,
+            "block_sizes": [int(b) for b in sizes],
+            "public_randomness": public is not None,
+        },
     )
 
 
 def _locality_bases(mechanism: Mechanism, candidates: Sequence[CandidatePair]) -> list[nx.Graph]:
-    relation, domain = mechanism.spec.relation, mechanism.spec.input_domain
+    relation, domain = _local_relation(mechanism), _graph_domain(mechanism)
     n, bound = domain.n_nodes, relation.degree_bound(domain)
     star = nx.empty_graph(n)
     star.add_edges_from((0, u) for u in range(1, min(bound, n - 1) + 1))
@@ -287,7 +306,7 @@ def _locality_comparisons(
     blocks: list[np.ndarray] | None,
 ) -> list[LocalityComparison]:
     """Declared layout: v's block on same-view graphs; else layout-free disjoint toggles."""
-    domain = mechanism.spec.input_domain
+    domain = _graph_domain(mechanism)
     n, bound = domain.n_nodes, relation.degree_bound(domain)
     nodes = _nodes(mechanism, relation)
     if blocks is None:
@@ -334,7 +353,7 @@ def check_locality(
     the layout-free one.
     """
     name = "lndp.locality"
-    relation = relation or mechanism.spec.relation
+    relation = _local_relation(mechanism, relation)
     law, blocks = _law_of(mechanism), message_blocks(mechanism)
     comparisons = _locality_comparisons(mechanism, candidates, relation, blocks)
     if not comparisons:
@@ -460,12 +479,12 @@ def check_per_node(mechanism: Mechanism, relation: LocalNodeRelation | None = No
         return skipped(
             name,
             f"exact per-node accounting covers Gaussian and finite laws, not "
-            f"{type(mechanism.spec.noise.law).__name__}",
+            f"{type(_additive_noise(mechanism).law).__name__}",
         )
-    n = mechanism.spec.input_domain.n_nodes
+    n = _graph_domain(mechanism).n_nodes
     worst = (-1.0, 0, 0.0)
     for v in _nodes(mechanism, relation):
-        empty, star = mechanism.spec.relation.star_toggle(n, v)
+        empty, star = _local_relation(mechanism).star_toggle(n, v)
         try:
             p, q = params(empty)[blocks[v]], params(star)[blocks[v]]
         except PrivauditError:  # the full list breaks the domain's degree bound
@@ -495,10 +514,10 @@ def _adversarial(
     candidates: Sequence[CandidatePair],
     relation: LocalNodeRelation | None = None,
 ) -> list[tuple[Any, Any, str]]:
-    spec = mechanism.spec
-    relation = relation or spec.relation
-    pairs = [(x, y, o) for x, y, o in relation.local_node_pairs(spec.input_domain)]
-    n = spec.input_domain.n_nodes
+    relation = _local_relation(mechanism, relation)
+    domain = _graph_domain(mechanism)
+    pairs = [(x, y, o) for x, y, o in relation.local_node_pairs(domain)]
+    n = domain.n_nodes
     x, y = relation.star_toggle(n, 0)
     pairs.append((x, y, "star_toggle"))
     pairs.extend((p.x, p.y, p.origin) for p in candidates)
@@ -525,8 +544,8 @@ def check_joint_accounting(
             "exact joint accounting covers Gaussian messages and Laplace "
             "messages under a pure claim",
         )
-    domain = mechanism.spec.input_domain
-    worst = (-1.0, 0.0, None)
+    domain = _graph_domain(mechanism)
+    worst: tuple[float, float, tuple[Any, Any, str] | None] = (-1.0, 0.0, None)
     for x, y, origin in _adversarial(mechanism, candidates, relation):
         try:
             p, q = params(x), params(y)
@@ -534,7 +553,7 @@ def check_joint_accounting(
             continue
         if family == "laplace":
             shift = float(np.abs(p - q).sum())
-            value = shift / mechanism.spec.noise.law.scale  # the loss bound, vs ε
+            value = shift / _laplace_scale(mechanism)  # the loss bound, vs ε
         else:
             shift, value = _delta_at(family, mechanism, p, q, eps)
         if value > worst[0]:
@@ -584,12 +603,11 @@ def check_global_certificate(
         return skipped(
             name,
             "exact total variation covers Gaussian and finite laws, not "
-            f"{type(mechanism.spec.noise.law).__name__}",
+            f"{type(_additive_noise(mechanism).law).__name__}",
         )
-    spec = mechanism.spec
-    relation = spec.relation
+    relation, graphs_domain = _local_relation(mechanism), _graph_domain(mechanism)
     domain = GraphDomain(
-        n_nodes=spec.input_domain.n_nodes, max_degree=relation.degree_bound(spec.input_domain)
+        n_nodes=graphs_domain.n_nodes, max_degree=relation.degree_bound(graphs_domain)
     )
     n = domain.n_nodes
     eps, delta = _claim(mechanism)
@@ -632,7 +650,7 @@ def check_global_certificate(
         threshold=worst["bound"],
         ratio=worst["lower"] / worst["bound"] if worst["bound"] > 0 else None,
         error_rate=CERTIFICATE_ERROR,
-        details={"degrees": rows, "graphs_per_degree": graphs},
+        details={"degrees": [dict(r.items()) for r in rows], "graphs_per_degree": graphs},
     )
 
 

@@ -33,7 +33,7 @@ only orders the pairs, and the tests run on fresh samples).
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -204,9 +204,10 @@ def exposure_weights(
             return None
     if isinstance(noise, AdditiveNoise) and mechanism.provides("statistic"):
         order = 2 if isinstance(noise.law, Gaussian) else 1
-        f: Callable[[Any], np.ndarray] = lambda g: np.atleast_1d(
-            np.asarray(mechanism.statistic(g), dtype=float)
-        ).ravel()
+
+        def f(g: Any) -> np.ndarray:
+            return np.atleast_1d(np.asarray(mechanism.statistic(g), dtype=float)).ravel()
+
         empty = f(stars[0][0])
         return (
             np.array([np.linalg.norm(f(star) - empty, ord=order) for _, star in stars]),

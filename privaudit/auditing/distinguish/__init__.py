@@ -18,6 +18,8 @@ One job per module:
   lookups;
 * :mod:`~privaudit.auditing.distinguish.cell_score` — the cell score: naive-Bayes (column-wise),
   grouped, joint-cell and whitened cell log-likelihood ratios;
+* :mod:`~privaudit.auditing.distinguish.dependence` — which coded columns the cell score
+  joins (G-test of independence), and one key per row from a group's cells;
 * :mod:`~privaudit.auditing.distinguish.whitening` — the linear whitening of correlated continuous
   columns that the cell score applies first;
 * :mod:`~privaudit.auditing.distinguish.isotonic` — pool-adjacent-violators and the monotone bin
@@ -41,6 +43,8 @@ One job per module:
 * :mod:`~privaudit.auditing.distinguish.pair` — :func:`distinguish_pair`, which ties them together
   with exact Clopper–Pearson tests on a disjoint test split; its stages live beside it:
   :mod:`~privaudit.auditing.distinguish.pair_stages` (the state the stages hand on),
+  :mod:`~privaudit.auditing.distinguish.pair_events` (the tested events, their levels and
+  bound methods, fixed before the test split),
   :mod:`~privaudit.auditing.distinguish.pair_counts` (the test split, drawn and counted in chunks),
   :mod:`~privaudit.auditing.distinguish.pair_verdict` (bounds, best event, zero counts, profile,
   power) and :mod:`~privaudit.auditing.distinguish.pair_result` (:class:`PairTestResult`).

@@ -36,14 +36,12 @@ References
 
 from __future__ import annotations
 
-import functools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import cast
 
 import numpy as np
-from scipy import special
 
 from spec.errors import AuditError
 
@@ -58,6 +56,7 @@ from .columns import (
     fit_column_coder,
     small_integer_digits,
 )
+from .dependence import CELL_HASH, MI_ROWS, combine_keys, dependence_groups
 from .isotonic import isotonic, monotone_llr
 from .rows import output_rows
 from .whitening import whitening
@@ -74,42 +73,11 @@ __all__ = [
 
 #: Rows per block when scoring (a block of every column stays in cache).
 _BLOCK = 1 << 13
-#: Rows used to test columns for dependence.
-MI_ROWS = 100_000
-#: Smallest mutual information (nats) for which two columns are joined.
-_MI_FLOOR = 1e-4
-
-
-@functools.lru_cache(maxsize=256)
-def _g_threshold(dof: int) -> float:
-    """The level-10⁻⁶ quantile of χ²(dof)."""
-    return float(special.chdtri(dof, 1e-6))
 
 
 # ----------------------------------------------------------------------------------------
 # cell scores
 # ----------------------------------------------------------------------------------------
-_HASH = np.random.default_rng(0x5EED).integers(1, 2**63 - 1, size=4096, dtype=np.int64) | 1
-
-
-def _combine(
-    cols: Sequence[np.ndarray], columns: Sequence[int], radix: Sequence[int] | None
-) -> np.ndarray:
-    """One int64 key per row from per-column cells: mixed radix, or a 64-bit hash when
-    the product of the radices overflows (collisions then have probability ~2⁻⁶⁴ per
-    pair of distinct rows, and would only merge two cells of a fixed event)."""
-    k = np.zeros(cols[0].shape[0], dtype=np.int64)
-    if radix is not None:
-        for c, r in zip(cols, radix, strict=True):
-            k *= r
-            k += c
-        return k
-    with np.errstate(over="ignore"):
-        for j, c in zip(columns, cols, strict=True):
-            k += c * _HASH[j % _HASH.size]
-    return k
-
-
 def _radix(coders: Sequence[ColumnCoder | AtomClass]) -> tuple[int, ...] | None:
     radix = tuple(c.size for c in coders)
     return radix if math.prod(radix) < 2**62 else None
@@ -135,7 +103,7 @@ class _Group:
         cols = [codes[(j, id(c))] for j, c in zip(self.columns, self.coders, strict=True)]
         if self.keys is None:
             return self.table[cols[0]]
-        return self.lookup(_combine(cols, self.hash_ids or self.columns, self.radix))
+        return self.lookup(combine_keys(cols, self.hash_ids or self.columns, self.radix))
 
     def lookup(self, k: np.ndarray) -> np.ndarray:
         """The LLR of each key (of a cell, for one column); unseen keys score 0."""
@@ -146,14 +114,15 @@ class _Group:
         return np.where(self.keys[pos] == k, self.table[pos], 0.0)
 
     def multipliers(self) -> np.ndarray:
-        """w with key = Σ_i cell_i · w_i (int64, wrapping): :func:`_combine` unrolled
+        """w with key = Σ_i cell_i · w_i (int64, wrapping):
+        :func:`~privaudit.auditing.distinguish.dependence.combine_keys` unrolled
         (the mixed radix's place values, or the members' hash constants)."""
         if self.keys is None:
             return np.ones(1, dtype=np.int64)
         if self.radix is not None:
             places = np.cumprod((self.radix[1:] + (1,))[::-1])[::-1]
             return np.asarray(places, dtype=np.int64)
-        return _HASH[np.asarray(self.hash_ids or self.columns) % _HASH.size]
+        return CELL_HASH[np.asarray(self.hash_ids or self.columns) % CELL_HASH.size]
 
 
 @dataclass(frozen=True, eq=False)
@@ -268,7 +237,7 @@ def _plan(
         return None
     w = group.multipliers()
     positions = tuple(columns.index(group.columns[i]) for i in packed)
-    with np.errstate(over="ignore"):  # hash keys wrap, as in _combine
+    with np.errstate(over="ignore"):  # hash keys wrap, as in combine_keys
         terms = [cells[(index, i)].astype(np.int64) * w[i] for i in packed]
     if len(packed) == size and base**size <= PACKED_CELLS:
         every = PackedSum.of(positions, terms, base, len(columns))
@@ -371,73 +340,6 @@ class CellScore:
             for g, plan in zip(self.groups, packed.plans, strict=True):
                 acc += g.value(codes) if plan is None else plan.value(g, digits, codes)
         return total
-
-
-def dependence_groups(
-    codes: Sequence[np.ndarray],
-    sizes: Sequence[int],
-    *,
-    max_cells: int,
-    mi_weights: np.ndarray | None = None,
-) -> list[tuple[int, ...]]:
-    """Connected components of "significantly dependent" columns (G-test on the cells).
-
-    Two coded columns are joined when the G statistic 2·n·MI exceeds the χ² quantile at
-    level 10⁻⁶ (on at most 10⁵ rows) and MI exceeds 10⁻⁴ nats; a component whose
-    observed joint cells exceed ``max_cells`` is split back into single columns.  With
-    ``mi_weights`` the codes are those of distinct rows and the weights count each in
-    the rows the G-test would use (:meth:`CellFit.from_distinct_rows`).
-    """
-    full = list(codes)
-    codes = full if mi_weights is not None else [c[:MI_ROWS] for c in full]
-    d = len(codes)
-    n = (
-        (round(float(mi_weights.sum())) if mi_weights is not None else codes[0].shape[0])
-        if d
-        else 0
-    )
-    parent = list(range(d))
-
-    def find(i: int) -> int:
-        while parent[i] != i:
-            parent[i] = parent[parent[i]]
-            i = parent[i]
-        return i
-
-    for i in range(d):
-        for j in range(i + 1, d):
-            if find(i) == find(j):
-                continue
-            mi, mj = int(sizes[i]), int(sizes[j])
-            joint = np.bincount(codes[i] * mj + codes[j], weights=mi_weights, minlength=mi * mj)
-            joint = joint.reshape(mi, mj).astype(np.float64)
-            ri, rj = joint.sum(axis=1), joint.sum(axis=0)
-            dof = (np.count_nonzero(ri) - 1) * (np.count_nonzero(rj) - 1)
-            if dof <= 0:
-                continue
-            nz = joint > 0
-            expected = np.outer(ri, rj)[nz] / n
-            g = 2.0 * float(np.sum(joint[nz] * np.log(joint[nz] / expected)))
-            if g > _g_threshold(dof) and g > 2.0 * n * _MI_FLOOR:
-                parent[find(i)] = find(j)
-    comps: dict[int, list[int]] = {}
-    for i in range(d):
-        comps.setdefault(find(i), []).append(i)
-    groups: list[tuple[int, ...]] = []
-    for members in comps.values():
-        if len(members) == 1:
-            groups.append((members[0],))
-            continue
-        radix = tuple(int(sizes[m]) for m in members)
-        keys = _combine(
-            [full[m] for m in members], members, radix if math.prod(radix) < 2**62 else None
-        )
-        distinct = np.unique(keys).size if n else 0
-        if distinct > max_cells:
-            groups.extend((m,) for m in members)
-        else:
-            groups.append(tuple(members))
-    return sorted(groups)
 
 
 def _group_table(
@@ -676,7 +578,7 @@ def _parts(
     if groups == "joint":
         if d == 1:
             return None
-        keys = _combine(codes, range(d), _radix(coders))
+        keys = combine_keys(codes, range(d), _radix(coders))
         if np.unique(keys).size > limit:  # with distinct rows: the observed ones
             return None
         return [tuple(member(j) for j in range(d))], conditional
@@ -762,7 +664,7 @@ def _joint_group(part: tuple[_Member, ...], context: CellFit, smoothing: float) 
     sub_coders = tuple(m[1] for m in part)
     radix = _radix(sub_coders)
     hash_ids = tuple(m[3] for m in part)
-    keys_all = _combine([m[2] for m in part], hash_ids, radix)
+    keys_all = combine_keys([m[2] for m in part], hash_ids, radix)
     keys, table = _group_table(
         keys_all[:split],
         keys_all[split:],

@@ -2,8 +2,8 @@
 
 The one job of this module is *coding*: turning a column of outputs into integer cells
 that the learned scores (:mod:`~privaudit.auditing.distinguish.cell_score`,
-:mod:`~privaudit.auditing.distinguish.logistic`, :mod:`~privaudit.auditing.distinguish.patterns`) count
-and look up.
+:mod:`~privaudit.auditing.distinguish.logistic`,
+:mod:`~privaudit.auditing.distinguish.patterns`) count and look up.
 
 * :class:`ColumnCoder` — one column (or a 1-D output) as integer cells: exact values
   when the column takes few values, otherwise atoms (values carrying ≥ 0.5 % of the

@@ -100,6 +100,7 @@ from .cell_score import MI_ROWS, CellFit, fit_cell_score
 from .event_families import (
     DIRECTIONS,
     _Candidates,
+    _Coded,
     _discrete_code,
     _few_rows,
     _Ids,
@@ -367,6 +368,12 @@ class _Search:
         if code is None:
             return
         table, hx, hy, rx, ry = self.table, self.hx, self.hy, self.rx, self.ry
+        fx: _Coded
+        fy: _Coded
+        kx: _Coded
+        ky: _Coded
+        ax: _Coded
+        ay: _Coded
         if table is None:
             cx, cy = code(self.rank_x), code(self.rank_y)
             fx, fy = (cx[:hx], None), (cy[:hy], None)
@@ -541,9 +548,11 @@ def _planned_selection(
     caches: dict[str, dict[int, np.ndarray]] = {"x": {}, "y": {}}
     judge_weights = None if table is None else {"x": table.counts(0, rx), "y": table.counts(1, ry)}
 
+    judge_rows = None if table is None else table.rows
+
     def count(event: Event, side: str) -> int:
-        if judge_weights is not None:
-            mask = event_mask(event, table.rows, caches["x"])  # one cache: same rows
+        if judge_weights is not None and judge_rows is not None:
+            mask = event_mask(event, judge_rows, caches["x"])  # one cache: same rows
             return int(judge_weights[side][mask].sum())
         return int(np.count_nonzero(event_mask(event, judge[side], caches[side])))
 
@@ -575,7 +584,7 @@ def _planned_selection(
     )
     events: dict[str, list[Event]] = {d: [] for d in DIRECTIONS}
     levels: dict[str, list[float]] = {d: [] for d in DIRECTIONS}
-    for j, level in zip(plan.chosen, plan.levels):
+    for j, level in zip(plan.chosen, plan.levels, strict=True):
         d, e, _f = flat[j]
         events[d].append(e)
         levels[d].append(float(level))

@@ -69,7 +69,9 @@ _TABLE_LIMIT = 1 << 24
 class Event(Protocol):
     """A rejection region S: a description and a vectorised membership test."""
 
-    description: str
+    @property
+    def description(self) -> str:
+        """What S is, in words (read-only: events are frozen)."""
 
     def contains(self, outputs: np.ndarray) -> np.ndarray:
         """Boolean array of shape (N,): which of the N outputs lie in S."""
@@ -79,7 +81,9 @@ class Event(Protocol):
 class Feature(Protocol):
     """A function of one output, vectorised: outputs (N,) or (N, d) → array (N,)."""
 
-    name: str
+    @property
+    def name(self) -> str:
+        """The feature's name, in words (read-only: features are frozen)."""
 
     def __call__(self, outputs: np.ndarray) -> np.ndarray:
         """The feature of each output."""
@@ -408,4 +412,4 @@ def event_mask(event: Event, outputs: np.ndarray, cache: dict[int, np.ndarray]) 
     values = cache.get(id(feature))
     if values is None:
         values = cache[id(feature)] = feature(outputs)
-    return event.mask(values)  # type: ignore[attr-defined]
+    return event.mask(values)

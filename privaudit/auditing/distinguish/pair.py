@@ -84,7 +84,8 @@ events and every event's level), ``_bound_methods`` (Clopper–Pearson or rate r
 before the test split), ``_count_test_split`` (drawn and counted in chunks),
 ``_event_bounds``, ``_best_index``, ``_zero_counts`` and ``_tradeoff`` (the bounds and the
 verdict), ``_profile`` and ``_power``.  The state they hand on is in
-:mod:`~privaudit.auditing.distinguish.pair_stages`, the test split in
+:mod:`~privaudit.auditing.distinguish.pair_stages`, the events' assembly and bound methods in
+:mod:`~privaudit.auditing.distinguish.pair_events`, the test split in
 :mod:`~privaudit.auditing.distinguish.pair_counts`, the bounds and the verdict in
 :mod:`~privaudit.auditing.distinguish.pair_verdict`, and the result classes in
 :mod:`~privaudit.auditing.distinguish.pair_result`.
@@ -109,18 +110,18 @@ import numpy as np
 
 from privaudit.auditing.pairs import CandidatePair
 from privaudit.execution.streaming import Executor, StreamProgress
-from privaudit.statistics.allocation import prefers_rate_ratio
 from privaudit.statistics.epsilon_bounds import claimed_point
 from spec import RandomLike, as_generator, check_alpha
 from spec.errors import AuditError, InvalidParameterError, PrivauditError
 
 from .declared_plan import declared_loss_law, plan_declared_events
 from .densities import declared_llr, declared_log_densities
-from .event_candidates import DIRECTIONS, SelectedEvents, select_events
-from .events import Event, LogLikelihoodRatio, ThresholdEvent, event_mask
+from .event_candidates import SelectedEvents, select_events
+from .events import LogLikelihoodRatio
 from .pair_counts import _count_test_split, _draw
+from .pair_events import _assemble_events, _bound_methods
 from .pair_result import PairTestResult, TradeoffPoint
-from .pair_stages import _Budget, _Search, _Stopwatch, _Tests
+from .pair_stages import _Budget, _Search, _Stopwatch
 from .pair_verdict import (
     _best_index,
     _event_bounds,
@@ -129,7 +130,6 @@ from .pair_verdict import (
     _tradeoff,
     _zero_counts,
 )
-from .privacy_loss import LOSS_STEP, LossHistogram
 from .rare_events import disjoint as rare_disjoint
 from .rare_events import find_rare_events
 
@@ -221,19 +221,6 @@ def _checked_arguments(
     if chunk_rows is not None:
         _int(chunk_rows, "chunk_rows", 1)
     return n, n_s, a, k
-
-
-def _profile_grid(epsilon_grid: Any, claimed_eps: float) -> np.ndarray:
-    if epsilon_grid is None:
-        top = max(2.0 * claimed_eps, 1.0)
-        grid = np.append(np.linspace(0.0, top, 25), claimed_eps)
-    else:
-        grid = np.asarray(epsilon_grid, dtype=np.float64).ravel()
-        if grid.size == 0 or not np.all(np.isfinite(grid) & (grid >= 0)):
-            raise InvalidParameterError(
-                f"epsilon_grid must hold finite values >= 0, got {epsilon_grid!r}"
-            )
-    return np.unique(grid)
 
 
 def distinguish_pair(
@@ -599,127 +586,6 @@ def _select(
         rate_ratio=ratio_ok,
         prior_outputs=prior_outputs,
     )
-
-
-def _assemble_events(
-    search: _Search,
-    budget: _Budget,
-    selected: SelectedEvents,
-    *,
-    epsilon_grid: Any,
-    epsilon: float,
-    delta: float,
-    poisson: bool,
-) -> _Tests:
-    """The declared plan's events, the data-driven ones and the rare ones, in this order,
-    with their levels and the pooled pairs."""
-    plan, direct = budget.plan, search.direct
-    events: list[Event] = []
-    dirs: list[str] = []
-    levels: list[float] = []
-    grid = _profile_grid(epsilon_grid, epsilon) if search.densities is not None else None
-    histograms: dict[str, LossHistogram] = {}
-    if grid is not None:
-        histograms = {"x": LossHistogram(grid), "y": LossHistogram(grid)}
-    # planned LLR thresholds of a full-support law, moved onto the histogram's lattice,
-    # are counted from the loss histograms (no pass over the outputs): index → ("ge", k)
-    # for {L ≥ k·h} or ("lt", k) for {L < k·h}
-    from_histogram: dict[int, tuple[str, int]] = {}
-    for planned_event in plan.events if plan is not None else ():
-        region = planned_event.event
-        if direct is not None and isinstance(region, ThresholdEvent):
-            k = histograms["x"].lattice(region.threshold)
-            if k is not None:
-                if region.side == "ge":
-                    region = ThresholdEvent(region.feature, k * LOSS_STEP, "ge")
-                    from_histogram[len(events)] = ("ge", k)
-                elif k < histograms["x"].high:  # {L ≤ t} becomes {L < (k + 1)·h} ⊇ it
-                    region = ThresholdEvent(
-                        region.feature, float(np.nextafter((k + 1) * LOSS_STEP, -np.inf)), "le"
-                    )
-                    from_histogram[len(events)] = ("lt", k + 1)
-        events.append(region)
-        dirs.append(planned_event.direction)
-        levels.append(planned_event.weight * budget.alpha_declared)
-    for direction in DIRECTIONS:
-        chosen = selected.for_direction(direction)
-        lv = selected.levels_for(direction) or (budget.equal_level,) * len(chosen)
-        events.extend(chosen)
-        dirs.extend([direction] * len(chosen))
-        levels.extend(lv)
-    first_rare = len(events)
-    # strict=False: with no rare event the single level (1.0,) stays unused
-    for candidate, share in zip(budget.rare, budget.rare_levels, strict=False):
-        events.append(candidate.event)
-        dirs.append(candidate.direction)
-        levels.append(share * budget.alpha_rare)
-    # pooled tests (δ > 0, Poissonised split): (primary, mirror) indices into events
-    pooled: list[tuple[int, int]] = []
-    if budget.pool_rare:
-        pooled.append((first_rare, first_rare + 1))
-    if poisson and delta > 0 and plan is not None:
-        roles = {e.role: i for i, e in enumerate(plan.events)}
-        i, j = roles.get("main"), roles.get("other direction")
-        if i is not None and j is not None and _mirrored(events[i], events[j]):
-            pooled.append((i, j))
-    return _Tests(
-        events=events,
-        dirs=dirs,
-        levels=levels,
-        from_histogram=from_histogram,
-        pooled=pooled,
-        grid=grid,
-        histograms=histograms,
-    )
-
-
-def _bound_methods(
-    search: _Search, budget: _Budget, tests: _Tests, *, samples: int, ratio_ok: bool
-) -> np.ndarray:
-    """Which events get the rate-ratio bound (a boolean per event), fixed before the test
-    split: by the declared law's probabilities for planned events, the search split's for
-    the data-driven ones."""
-    events, plan, n = tests.events, budget.plan, samples
-    use_ratio = np.zeros(len(events), dtype=bool)
-    if ratio_ok and events:
-        p_lo_est = np.zeros(len(events))
-        p_hi_est = np.zeros(len(events))
-        n_planned = len(plan.events) if plan is not None else 0
-        search_cache: dict[str, dict[int, np.ndarray]] = {"x": {}, "y": {}}
-        search_outputs = {"x": search.sx, "y": search.sy}
-        for i, event in enumerate(events):
-            if plan is not None and i < n_planned:
-                p_lo_est[i] = plan.events[i].p_lower_side
-                p_hi_est[i] = plan.events[i].p_upper_side
-                continue
-            lo_side, hi_side = ("x", "y") if tests.dirs[i] == "x_vs_y" else ("y", "x")
-            p_lo_est[i] = float(
-                np.mean(event_mask(event, search_outputs[lo_side], search_cache[lo_side]))
-            )
-            p_hi_est[i] = float(
-                np.mean(event_mask(event, search_outputs[hi_side], search_cache[hi_side]))
-            )
-        use_ratio = np.asarray(
-            prefers_rate_ratio(
-                p_lo_est, p_hi_est, n, n, alpha=np.asarray(tests.levels, dtype=np.float64)
-            ),
-            dtype=bool,
-        ).reshape(len(events))
-        del search_cache
-    return use_ratio
-
-
-def _mirrored(a: Event, b: Event) -> bool:
-    """Whether two planned LLR thresholds are {L ≥ s} and {L ≤ t} with t < s (disjoint)."""
-    if not (
-        isinstance(a, ThresholdEvent)
-        and isinstance(b, ThresholdEvent)
-        and a.feature is b.feature
-        and {a.side, b.side} == {"ge", "le"}
-    ):
-        return False
-    ge, le = (a, b) if a.side == "ge" else (b, a)
-    return le.threshold < ge.threshold
 
 
 #: Search rows used to tune the profile's bets (a fixed prefix of the search split).

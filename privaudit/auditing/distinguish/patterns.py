@@ -15,7 +15,7 @@ probe; *value* columns take many values but have an atom (one value carrying at 
 :data:`ATOM_SHARE` of the probe).  The family applies when there is at least one of each.
 
 **Score of a pattern** (:class:`PatternLLR`): the categorical columns are split into
-blocks of dependent columns (:func:`~privaudit.auditing.distinguish.cell_score.dependence_groups`;
+blocks of dependent columns (:func:`~privaudit.auditing.distinguish.dependence.dependence_groups`;
 the independent halves of two parallel runs form separate blocks), each block's cell
 log-likelihood ratio is estimated (smoothed counts) and the blocks' ratios are added —
 the exact LLR of the pattern when the blocks are independent, with far less noise than
@@ -52,7 +52,6 @@ import numpy as np
 
 from spec.errors import InvalidParameterError
 
-from .cell_score import dependence_groups
 from .columns import (
     CATEGORICAL_VALUES,
     PROBE_ROWS,
@@ -60,6 +59,7 @@ from .columns import (
     digit_range,
     small_integer_digits,
 )
+from .dependence import dependence_groups
 from .rows import output_rows
 
 __all__ = [
@@ -316,7 +316,7 @@ def fit_pattern_llr(
     """Fit :class:`PatternLLR` on the categorical ``columns`` of the fitting rows.
 
     Blocks are the connected components of significantly dependent columns
-    (:func:`~privaudit.auditing.distinguish.cell_score.dependence_groups`, G-test at level 10⁻⁶);
+    (:func:`~privaudit.auditing.distinguish.dependence.dependence_groups`, G-test at level 10⁻⁶);
     each block's table is log((n_x(c) + λ)/(N_x + λm)) − log((n_y(c) + λ)/(N_y + λm)).
     """
     ox = np.asarray(fit_x).reshape(np.shape(fit_x)[0], -1)

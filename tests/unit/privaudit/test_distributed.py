@@ -1,4 +1,5 @@
-"""Audits on dask.distributed (privaudit.execution.distributed): same results as the serial executor.
+"""Audits on dask.distributed (privaudit.execution.distributed): same results as the serial
+executor.
 
 The fast tests run small ``LocalCluster``s of worker *threads* (``processes=False``: a
 worker process takes seconds to start on a shared machine); one slow test runs worker
@@ -176,12 +177,13 @@ def test_executor_scope_resolves_names_and_objects():
         assert run is mine
     with pytest.raises(InvalidParameterError, match="'spark'"), executor_scope("spark"):
         pass
-    with pytest.raises(InvalidParameterError, match="int"):
-        with executor_scope(3):  # type: ignore[arg-type]
-            pass
-    with pytest.raises(InvalidParameterError, match="executor='dask'"):
-        with executor_scope("serial", scheduler="tcp://127.0.0.1:8786"):
-            pass
+    with pytest.raises(InvalidParameterError, match="int"), executor_scope(3):  # type: ignore[arg-type]  # a bad type on purpose
+        pass
+    with (
+        pytest.raises(InvalidParameterError, match="executor='dask'"),
+        executor_scope("serial", scheduler="tcp://127.0.0.1:8786"),
+    ):
+        pass
 
 
 def test_bad_options_and_unreachable_scheduler():
@@ -192,7 +194,7 @@ def test_bad_options_and_unreachable_scheduler():
     with pytest.raises(InvalidParameterError, match="-1"):
         DaskExecutor(timeout=-1)
     with pytest.raises(ExecutorError, match="tcp://127.0.0.1:9"):
-        DaskExecutor("tcp://127.0.0.1:9", timeout=1).client
+        _ = DaskExecutor("tcp://127.0.0.1:9", timeout=1).client  # connecting raises
 
 
 def test_missing_extra_names_the_extra(monkeypatch):

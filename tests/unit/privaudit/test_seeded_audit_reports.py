@@ -20,8 +20,8 @@ import math
 import numpy as np
 import pytest
 
-import privaudit.auditing.distinguish.pair as pair_module
 import privaudit.auditing.distinguish.pair_counts as pair_counts_module
+import privaudit.auditing.distinguish.pair_events as pair_events_module
 from mechanisms import GaussianMechanism, LaplaceMechanism, RandomizedResponseMechanism
 from privaudit import AuditConfig, audit
 from privaudit.auditing.checks import _local_search as ratio_search
@@ -128,7 +128,7 @@ def _use_reference_paths(monkeypatch: pytest.MonkeyPatch) -> None:
         local_search, "_NEIGHBOUR_MOVES", _ChoiceDraw(local_search._NEIGHBOUR_MOVE_WEIGHTS)
     )
     monkeypatch.setattr(ratio_search, "_MOVE_CHOICE", _ChoiceDraw(ratio_search._MOVES))
-    monkeypatch.setattr(pair_module, "LossHistogram", _FullLengthLossHistogram)
+    monkeypatch.setattr(pair_events_module, "LossHistogram", _FullLengthLossHistogram)
     monkeypatch.setattr(pair_counts_module, "LossHistogram", _FullLengthLossHistogram)
     monkeypatch.setattr(RealInterval, "validate", ScalarDomainBase.validate)
 

@@ -1,4 +1,5 @@
-"""Streaming draws (privaudit.execution.streaming): fixed blocks from spawned seeds, any chunk size."""
+"""Streaming draws (privaudit.execution.streaming): fixed blocks from spawned seeds, any chunk
+size."""
 
 from __future__ import annotations
 

@@ -89,7 +89,8 @@ def test_every_module_of_privaudit_lives_in_a_room_or_is_a_leaf():
         if (p.suffix == ".py" or (p / "__init__.py").exists())
     }
     assert top == set(ROOM_ORDER) | set(LEAVES) | set(FACADE), (
-        f"unexpected at the top of privaudit/: {sorted(top - set(ROOM_ORDER) - set(LEAVES) - set(FACADE))}"
+        "unexpected at the top of privaudit/: "
+        f"{sorted(top - set(ROOM_ORDER) - set(LEAVES) - set(FACADE))}"
         " — put it in the room of its job (docs/architecture.md)"
     )
 

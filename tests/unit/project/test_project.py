@@ -103,6 +103,9 @@ def test_importing_the_pytest_plugin_is_cheap():
     import subprocess
     import sys
 
-    code = "import sys, privaudit.interfaces.pytest_plugin; print('numpy' in sys.modules, 'scipy' in sys.modules)"
+    code = (
+        "import sys, privaudit.interfaces.pytest_plugin; "
+        "print('numpy' in sys.modules, 'scipy' in sys.modules)"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.split() == ["False", "False"]

@@ -1,4 +1,5 @@
-"""The exact audit of finite local randomizers (privaudit.auditing.exact_audit): deterministic checks."""
+"""The exact audit of finite local randomizers (privaudit.auditing.exact_audit): deterministic
+checks."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""The exact declared loss law of finite product randomizers (privaudit.auditing.distinguish.product_loss)
+"""The exact declared loss law of finite product randomizers
+(privaudit.auditing.distinguish.product_loss)
 and the Neyman–Pearson events it lets the sampling audit plan."""
 
 from __future__ import annotations

@@ -1,0 +1,233 @@
+"""The audit's steps before the distributional test: sensitivity claims, noise-law checks.
+
+:func:`sensitivity_checks` checks the declared sensitivities (deterministic, no α).
+:func:`noise_law_checks` runs the noise-law conformance test, the spike windows at f for
+(ε, δ) claims (:mod:`~privaudit.auditing.checks.spike`), the floating-point image of the
+outputs (:mod:`~privaudit.auditing.checks.float_image`) and the local-node checks
+(:mod:`~privaudit.auditing.checks.local_node`), with the shares of α of
+``docs/derivations.md`` §8 (:data:`CONFORMANCE_SHARE`, :data:`SPIKE_SHARE`,
+:data:`LOCALITY_SHARE`); :func:`exposed_search_spec` focuses a local-node relation on the
+nodes its public randomness exposes most before the pair search.  All are called by
+:func:`~privaudit.auditing.auditor.audit`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from mechanisms import Mechanism
+from privaudit.execution.streaming import Executor, throttled
+from privaudit.statistics import claimed_point
+from spec import AdditiveNoise, LocalNodeRelation, SmoothSensitivityNoise
+
+from .checks import (
+    check_float_image,
+    check_global_sensitivity,
+    check_local_node,
+    check_local_sensitivity_bound,
+    check_noise_law,
+    check_smooth_sensitivity,
+    check_spike,
+    exposed_nodes,
+    float_image_applies,
+    float_image_unavailable,
+    local_node_checks_apply,
+    locality_needs_samples,
+    spike_applies,
+)
+from .config import AuditConfig
+from .results import CheckOutcome
+
+__all__ = [
+    "CONFORMANCE_SHARE",
+    "LOCALITY_SHARE",
+    "SPIKE_SHARE",
+    "exposed_search_spec",
+    "noise_law_checks",
+    "sensitivity_checks",
+]
+
+Progress = Callable[[str], None]
+
+#: Share of α spent on the noise-law conformance check when it applies.
+CONFORMANCE_SHARE = 0.1
+#: Part of the conformance share (after the floating-point image check's part) that the
+#: spike check (:func:`~privaudit.auditing.checks.check_spike`) gets when it applies.
+SPIKE_SHARE = 0.5
+#: Share of α spent on the black-box locality test of a local-node mechanism without
+#: gray-box hooks (:mod:`privaudit.auditing.checks.local_node_blackbox`).
+LOCALITY_SHARE = 0.1
+
+
+def exposed_search_spec(
+    mechanism: Mechanism, rng: np.random.Generator, checks: list[CheckOutcome], say: Progress
+) -> tuple[Any, Any]:
+    """(spec for the pair search, focused relation or None).
+
+    A local-node spec's relation is focused on the nodes its public randomness exposes
+    most, asked of the mechanism or measured
+    (:func:`~privaudit.auditing.checks.local_node.exposed_nodes`), so that its pairs come first; the
+    ``lndp.exposure`` outcome says which and how.
+    """
+    spec = mechanism.spec
+    # local_node_checks_apply implies a LocalNodeRelation; the isinstance narrows the type
+    if not local_node_checks_apply(mechanism) or not isinstance(spec.relation, LocalNodeRelation):
+        return spec, None
+    say("asking the mechanism which nodes its public randomness exposes")
+    focus, exposure = exposed_nodes(mechanism, rng)
+    relation = spec.relation.focused(focus)
+    checks.append(
+        CheckOutcome(
+            name="lndp.exposure",
+            status="passed",
+            summary=(
+                f"nodes {list(focus)} rewired first ({exposure['exposure']})"
+                if focus
+                else f"no node singled out ({exposure['exposure']})"
+            ),
+            details=exposure,
+        )
+    )
+    return spec.model_copy(update={"relation": relation}), relation
+
+
+def sensitivity_checks(
+    mechanism: Mechanism,
+    cfg: AuditConfig,
+    candidates: Sequence[Any],
+    rng: np.random.Generator,
+    checks: list[CheckOutcome],
+    say: Progress,
+) -> None:
+    """Step 3 of :func:`~privaudit.auditing.auditor.audit`: the declared global, local and
+    smooth sensitivities on the candidate pairs and their inputs, appended to ``checks``
+    (deterministic: they spend no α)."""
+    spec = mechanism.spec
+    inputs = [p.x for p in candidates[: max(4, cfg.pairs_tested * 2)]]
+    if spec.global_sensitivity is not None:
+        say("checking the global sensitivity claim")
+        checks.append(
+            check_global_sensitivity(
+                mechanism, rng, pairs=candidates, search_budget=cfg.claim_budget
+            )
+        )
+    if spec.local_sensitivity_claim is not None:
+        say("checking the local sensitivity bound")
+        checks.append(
+            check_local_sensitivity_bound(mechanism, rng, inputs=inputs, budget=cfg.claim_budget)
+        )
+    if spec.smooth_sensitivity_claim is not None:
+        say("checking the smooth sensitivity claim")
+        checks.extend(
+            check_smooth_sensitivity(
+                mechanism, rng, inputs=inputs, pairs=candidates, budget=cfg.claim_budget
+            )
+        )
+
+
+def noise_law_checks(
+    mechanism: Mechanism,
+    cfg: AuditConfig,
+    candidates: Sequence[Any],
+    conformance_inputs: Sequence[Any],
+    rng: dict[str, Any],
+    checks: list[CheckOutcome],
+    say: Progress,
+    progress: Progress | None,
+    executor: Executor | None,
+    relation: Any = None,
+) -> float:
+    """Step 4 of :func:`~privaudit.auditing.auditor.audit`: the checks of the declared noise
+    law, appended to ``checks``.
+
+    The noise-law conformance test, the spike windows at f for (ε, δ) claims
+    (:mod:`privaudit.auditing.checks.spike`), the floating-point image of the outputs and the
+    local-node checks (whose black-box locality test spends :data:`LOCALITY_SHARE` of α
+    when the mechanism has no gray-box hook).  Returns the share of α they spend (the rest
+    goes to the distinguishing test).
+    """
+    spec = mechanism.spec
+    alpha = cfg.alpha
+    # conformance of the outputs to the declared law
+    conformance_applies = spec.noise is not None and (
+        not isinstance(spec.noise, (AdditiveNoise, SmoothSensitivityNoise))
+        or mechanism.provides("statistic")
+    )
+    alpha_conformance = CONFORMANCE_SHARE * alpha if conformance_applies else 0.0
+    # the floating-point image check (4b) is deterministic for pure-DP claims and claims with
+    # idealized numerics; an (ε, δ) claim with exact numerics gives it half this share
+    float_image = float_image_applies(mechanism) and mechanism.provides("statistic")
+    alpha_float = (
+        alpha_conformance / 2
+        if (float_image and spec.numerics == "exact" and claimed_point(spec.guarantee)[1] > 0)
+        else 0.0
+    )
+    # 4c. spikes at f for (ε, δ) claims: with the statistic hook, the declared law bounds
+    # the mass of every window around f(x), so both sides' outputs are counted in an
+    # a-priori grid of windows
+    claimed_delta = claimed_point(spec.guarantee)[1]
+    spike = conformance_applies and claimed_delta > 0 and spike_applies(mechanism) is None
+    alpha_spike = SPIKE_SHARE * (alpha_conformance - alpha_float) if spike else 0.0
+    if conformance_applies:
+        say(f"testing the noise law on {cfg.effective_conformance_samples} draws")
+        share = (alpha_conformance - alpha_float - alpha_spike) / len(conformance_inputs)
+        for x_conf in conformance_inputs:
+            checks.append(
+                check_noise_law(
+                    mechanism,
+                    x_conf,
+                    rng["conformance"],
+                    samples=cfg.effective_conformance_samples,
+                    alpha=share,
+                )
+            )
+    if spike:
+        say(f"counting outputs near f on {cfg.samples} draws per side")
+        checks.append(
+            check_spike(
+                mechanism,
+                (candidates[0].x, candidates[0].y),
+                rng["spike"],
+                samples=cfg.samples,
+                alpha=alpha_spike,
+                allowance=claimed_delta,
+                executor=executor,
+                progress=None if progress is None else throttled(say, "spike check"),
+            )
+        )
+
+    # 4b. floating-point image: outputs of M(x) the sampler cannot produce under y --------
+    if float_image:
+        say("checking the floating-point image of the outputs")
+        checks.append(
+            check_float_image(mechanism, candidates, rng["float_image"], alpha=alpha_float)
+        )
+    elif (unavailable := float_image_unavailable(mechanism)) is not None:
+        checks.append(
+            CheckOutcome(
+                name="floating_point.image",
+                status="skipped",
+                summary=unavailable,
+                details={"reason": unavailable},
+            )
+        )
+
+    # 4c. local node privacy: structure, locality, exact joint accounting, Lemma 5.4 --------
+    alpha_locality = 0.0
+    if local_node_checks_apply(mechanism):
+        say("checking the local-node structure, locality and joint certificates")
+        alpha_locality = LOCALITY_SHARE * alpha if locality_needs_samples(mechanism) else 0.0
+        checks.extend(
+            check_local_node(
+                mechanism,
+                candidates,
+                rng["local_node"],
+                alpha=alpha_locality,
+                samples=cfg.effective_conformance_samples,
+                relation=relation,
+            )
+        )
+    return alpha_conformance + alpha_locality
