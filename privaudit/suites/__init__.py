@@ -22,7 +22,10 @@ lower bounds other auditors published on it.
 * :func:`local_broken_cases` and :func:`local_control_cases` — local randomizers with a
   finite output law (audited exactly): re-randomization per pair, the binary keep
   probability for k > 2, data-dependent bins; and the correct k-RR;
-* :func:`all_cases` — all of them (StatDP at its three claims 0.2, 0.7, 1.5).
+* :func:`dpsgd_broken_cases` and :func:`dpsgd_control_cases` — DP-SGD's shuffled batches
+  accounted as Poisson (Chua et al., ICML 2024) and the honest samplers; audited in the
+  slow tier only (minutes each), so not in :func:`all_cases`;
+* :func:`all_cases` — all of them but the DP-SGD cases (StatDP at its three claims 0.2, 0.7, 1.5).
 
 Examples
 --------
@@ -36,6 +39,7 @@ from __future__ import annotations
 
 from ._base import PRIVACY_REL_TOL, BenchmarkCase
 from .broken import broken_cases, control_cases, delta_broken_cases, delta_control_cases
+from .dpsgd import dpsgd_broken_cases, dpsgd_control_cases
 from .dpsniper import DPSNIPER_CLAIMED_EPSILON, dpsniper_cases, dpsniper_patterns
 from .graphs import WORST_PAIR_GENERATORS, graph_broken_cases, graph_control_cases
 from .local import local_broken_cases, local_control_cases
@@ -52,6 +56,8 @@ __all__ = [
     "control_cases",
     "delta_broken_cases",
     "delta_control_cases",
+    "dpsgd_broken_cases",
+    "dpsgd_control_cases",
     "dpsniper_cases",
     "dpsniper_patterns",
     "graph_broken_cases",

@@ -40,7 +40,9 @@ over every row — and two candidates that hold the same distinct rows are teste
     quantiles of both samples, refined geometrically in both tails (always); without
     declared densities, thresholds of a histogram LLR with tail-refined quantile bins —
     unions of intervals, the shape of DP-Sniper's optimal attack on a 1-D output.
-(d) **Multi-dimensional outputs**: per-coordinate half-lines; the naive-Bayes
+(d) **Multi-dimensional outputs**: per-coordinate half-lines; without declared
+    densities, half-lines of the largest and smallest coordinate (one shifted coordinate
+    at an unknown position, as with shuffled DP-SGD batches); the naive-Bayes
     (column-wise) LLR of :mod:`~privaudit.auditing.distinguish.cell_score`; and without declared
     densities a grouped LLR (dependent categorical columns joined, values scored given
     that they are released), a joint-cell LLR when the discretised rows are few, a
@@ -107,7 +109,7 @@ from .event_families import (
     _value_sets,
 )
 from .event_ranking import _conservative, _drop_copies, _pool
-from .events import AbsDeviation, Coordinate, Event, Feature, event_mask
+from .events import AbsDeviation, Coordinate, Event, Feature, OrderStatistic, event_mask
 from .logistic import fit_logistic_score
 from .patterns import pattern_structure
 from .rows import checked_rows, is_discrete, row_table
@@ -381,6 +383,11 @@ class _Search:
             self.thresholds(Coordinate(index=j, name=f"output[{j}]"), 0, 0, 2,
                             group="coordinates")
         self.families.append("coordinate half-lines")
+        if llr is None and not self.discrete:
+            # one shifted coordinate at an unknown position (shuffled batches)
+            for kind in ("max", "min"):
+                self.thresholds(OrderStatistic(kind=kind), 0, 0, 2, group="order statistics")
+            self.families.append("order statistics")
         # with a declared LLR the naive-Bayes score is a cheap check of the declared law
         # (it would cost a pass over every column of the test split if chosen)
         if self.can_learn and (llr is None or self.dims <= _LLR_LEARNED_DIMS):

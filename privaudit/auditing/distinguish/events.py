@@ -52,6 +52,7 @@ __all__ = [
     "Feature",
     "LinearScore",
     "LogLikelihoodRatio",
+    "OrderStatistic",
     "ThresholdEvent",
     "ValueSetEvent",
     "event_mask",
@@ -164,6 +165,32 @@ class Coordinate:
         if self.index is None:
             return np.asarray(o, dtype=np.float64).reshape(o.shape[0])
         return np.asarray(o[:, self.index], dtype=np.float64)
+
+
+@dataclass(frozen=True, eq=False)
+class OrderStatistic:
+    """The largest (``kind="max"``) or smallest (``kind="min"``) coordinate of a row.
+
+    Its half-lines are the shape of the most powerful test against a shift of one
+    coordinate whose position is random and unknown (a mixture over positions, as in
+    DP-SGD with shuffled batches: Chua et al., "How Private are DP-SGD
+    Implementations?", ICML 2024, §4, test on the maximum batch answer), which no
+    per-coordinate or linear score catches.
+    """
+
+    kind: str = "max"
+    name: str = ""
+
+    def __post_init__(self) -> None:
+        if self.kind not in ("max", "min"):
+            raise ValueError(f"kind must be 'max' or 'min', got {self.kind!r}")
+        if not self.name:
+            object.__setattr__(self, "name", f"{self.kind} coordinate")
+
+    def __call__(self, outputs: np.ndarray) -> np.ndarray:
+        o = np.asarray(outputs, dtype=np.float64)
+        o = o.reshape(o.shape[0], -1)
+        return o.max(axis=1) if self.kind == "max" else o.min(axis=1)
 
 
 @dataclass(frozen=True, eq=False)

@@ -131,3 +131,18 @@ def test_scalar_selection_tests_a_wide_half_line_of_the_noisy_maximum():
         assert sum(levels[prior]) == pytest.approx(0.05)
     assert len(levels[50.0]) < len(levels[0.0])
     assert min(levels[50.0]) >= min(levels[0.0])
+
+
+def test_order_statistics_catch_one_shifted_coordinate_at_an_unknown_position():
+    # shuffled DP-SGD batches (Chua et al., ICML 2024): one of 20 coordinates, at a random
+    # position, shifted by 2.5σ; the largest coordinate is the event to test
+    from privaudit.auditing.distinguish.events import OrderStatistic
+
+    rng = np.random.default_rng(4)
+    sy = rng.standard_normal((6000, 20))
+    sx = rng.standard_normal((6000, 20))
+    sx[np.arange(6000), rng.integers(0, 20, 6000)] += 2.5
+    chosen = select_events(sx, sy, delta=0.0, alpha=0.01, events_per_direction=4)
+    assert "order statistics" in chosen.families
+    assert chosen.x_vs_y[0].description.startswith("max coordinate >=")
+    assert OrderStatistic("min")(np.array([[1.0, -2.0], [0.5, 3.0]])).tolist() == [-2.0, 0.5]

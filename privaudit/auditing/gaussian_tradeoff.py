@@ -1,0 +1,109 @@
+"""An ε estimate that ASSUMES a Gaussian trade-off curve (μ-GDP), labelled as such.
+
+Tight audits of DP-SGD (Nasr, Hayes, Steinke, Balle, Tramèr, Jagielski, Carlini & Terzis,
+"Tight auditing of differentially private machine learning", USENIX Security 2023, §3)
+read a test's true- and false-positive rates through the trade-off curve of μ-GDP
+(Dong, Roth & Su, JRSS-B 2022, Def. 2.6): a μ-GDP mechanism admits no test with
+``Φ⁻¹(TPR) − Φ⁻¹(FPR) > μ``.  With a Clopper–Pearson lower bound on TPR and upper bound on
+FPR (each at half the error level),
+
+    μ ≥ μ_lb = Φ⁻¹(TPR_lo) − Φ⁻¹(FPR_hi),
+
+and *if the mechanism's trade-off curve is Gaussian* its ε(δ) is at least that of
+μ_lb-GDP.  The first step holds for any μ-GDP mechanism; the conversion to ε does not:
+a mechanism whose trade-off curve is not Gaussian (Laplace noise, subsampling, a
+shuffled batch) can have a smaller ε(δ) than the μ-GDP curve through the same point.
+The estimate is therefore reported beside the assumption-free bound and never used for
+a verdict unless the user asks for it.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from scipy import stats
+
+from privaudit.statistics.clopper_pearson import cp_lower, cp_upper
+from spec import GaussianDP, SpecModel
+from spec.validation import check_confidence, check_delta
+
+__all__ = [
+    "GAUSSIAN_TRADEOFF_ASSUMPTION",
+    "GaussianTradeoffBound",
+    "gaussian_tradeoff_estimate",
+    "gdp_from_counts",
+]
+
+#: The assumption every estimate of this module carries.
+GAUSSIAN_TRADEOFF_ASSUMPTION = (
+    "assumes the mechanism's trade-off curve is Gaussian (mu-GDP) "
+    "and the counted outcomes independent"
+)
+
+
+class GaussianTradeoffBound(SpecModel):
+    """μ lower bound from a test's counts and the ε(δ) it implies under the assumption."""
+
+    mu_lower_bound: float
+    epsilon: float | None
+    delta: float
+    confidence: float
+    assumption: str = GAUSSIAN_TRADEOFF_ASSUMPTION
+
+    def label(self) -> str:
+        """One line, the assumption included."""
+        eps = "n/a at delta = 0" if self.epsilon is None else f"{self.epsilon:.4g}"
+        return (
+            f"Gaussian trade-off estimate: mu >= {self.mu_lower_bound:.4g}, epsilon "
+            f"{eps} at delta = {self.delta:g} [{self.assumption}; not a verdict]"
+        )
+
+
+def gdp_from_counts(
+    count_x: int, n_x: int, count_y: int, n_y: int, *, delta: float, confidence: float = 0.95
+) -> GaussianTradeoffBound:
+    """μ-GDP estimate from ``count_x`` of ``n_x`` (true positives) and ``count_y`` of
+    ``n_y`` (false positives) of one test.
+
+    Returns
+    -------
+    GaussianTradeoffBound
+        ``mu_lower_bound`` (0 when the counts show nothing) and, for δ > 0, the ε(δ) of
+        μ_lb-GDP (:meth:`spec.GaussianDP.epsilon_for_delta`).
+    """
+    d = check_delta(delta)
+    c = check_confidence(confidence)
+    half = (1.0 - c) / 2.0
+    tpr = float(cp_lower(count_x, n_x, half)) if n_x > 0 else 0.0
+    fpr = float(cp_upper(count_y, n_y, half)) if n_y > 0 else 1.0
+    mu = 0.0
+    if tpr > 0.0 and fpr < 1.0:
+        mu = max(0.0, float(stats.norm.ppf(tpr) - stats.norm.ppf(fpr)))
+    if not math.isfinite(mu):
+        mu = 0.0
+    eps: float | None = None
+    if d > 0:
+        eps = GaussianDP(mu=mu).epsilon_for_delta(d) if mu > 0 else 0.0
+    return GaussianTradeoffBound(mu_lower_bound=mu, epsilon=eps, delta=d, confidence=c)
+
+
+def gaussian_tradeoff_estimate(report: Any) -> GaussianTradeoffBound | None:
+    """The μ-GDP estimate from an :class:`~privaudit.auditing.report.AuditReport`'s worst event.
+
+    ``None`` when the report has no Clopper–Pearson event to read (exact audits, pooled
+    or rate-ratio events, no distinguishing test).  The estimate carries
+    :data:`GAUSSIAN_TRADEOFF_ASSUMPTION`; the report's verdict never uses it — compare
+    ``estimate.epsilon`` with the claim yourself if you accept the assumption.
+    """
+    event = getattr(report, "worst_event", None)
+    if event is None or event.method != "clopper_pearson":
+        return None
+    return gdp_from_counts(
+        event.count_x,
+        event.samples_x,
+        event.count_y,
+        event.samples_y,
+        delta=report.delta_claimed,
+        confidence=report.confidence,
+    )
