@@ -81,6 +81,7 @@ from .pairs import CandidatePair, to_jsonable, verified_pair
 from .report import AccountingTightness, AuditReport
 from .results import CheckOutcome, Counterexample, PowerStatement
 from .search import candidate_pairs
+from .time_budget import plan_to_budget
 from privaudit.statistics import claimed_point
 from privaudit.execution.streaming import Executor, throttled
 from .verdicts import conclusive_power, decide_verdict
@@ -117,6 +118,7 @@ def audit(
     pairs: Sequence[tuple[Any, Any]] = (),
     progress: Progress | None = None,
     executor: Executor | str | None = None,
+    clock: Callable[[], float] | None = None,
     **overrides: Any,
 ) -> AuditReport:
     """Audit ``mechanism`` against its spec.
@@ -143,6 +145,14 @@ def audit(
         started and closed by this call; a :class:`~privaudit.execution.distributed.DaskExecutor`
         object runs them on its cluster (``docs/distributed.md``).  Results do not
         depend on it.
+    clock : callable, optional
+        The time source of a ``time_budget`` audit's timing pilot (default
+        ``time.perf_counter``); inject one to plan for a simulated cost per release.
+
+    time_budget : float, optional (keyword override)
+        Seconds the audit may take: a pilot of releases is timed and the configuration
+        shrunk to fit (:mod:`privaudit.auditing.time_budget`); the report's ``budget``
+        states what the budget can and cannot detect, before and after planning.
 
     Returns
     -------
@@ -158,12 +168,13 @@ def audit(
         if isinstance(run, DaskExecutor):
             run.check_shippable(mechanism, f"mechanism {getattr(mechanism, 'name', mechanism)!r}")
         return _audit(mechanism, config=config, pairs=pairs, progress=progress,
-                      executor=run, **overrides)
+                      executor=run, clock=clock, **overrides)
 
 
 def _audit(mechanism: Mechanism, *, config: AuditConfig | None,
            pairs: Sequence[tuple[Any, Any]], progress: Progress | None,
-           executor: Executor | None = None, **overrides: Any) -> AuditReport:
+           executor: Executor | None = None, clock: Callable[[], float] | None = None,
+           **overrides: Any) -> AuditReport:
     """:func:`audit` (its docstring), under :func:`single_threaded_blas`."""
     if isinstance(mechanism, (list, tuple)):
         from mechanisms.accounting import ComposedMechanism
@@ -174,6 +185,13 @@ def _audit(mechanism: Mechanism, *, config: AuditConfig | None,
     cfg = (config if config is not None else AuditConfig()).merged(overrides)
     say = progress or (lambda _msg: None)
     started = time.perf_counter()
+    budget = None
+    if cfg.time_budget is not None:
+        say(f"timing a pilot of releases to plan the audit to {cfg.time_budget:g} s")
+        planned, budget = plan_to_budget(mechanism, cfg, cfg.time_budget,
+                                         clock=clock or time.perf_counter, explicit=len(pairs))
+        cfg = planned.merged({"time_budget": None})
+        say(budget.statement)
     spec = mechanism.spec
     rng = _streams(cfg.seed)
     alpha = cfg.alpha
@@ -283,7 +301,7 @@ def _audit(mechanism: Mechanism, *, config: AuditConfig | None,
         infinite_evidence=best.infinite_evidence or "",
         accounting=AccountingTightness.of(mechanism, eps_lb),
         audit_mode="exact" if exact is not None else "statistical", exact=exact,
-        runtime_seconds=time.perf_counter() - started, versions=library_versions())
+        budget=budget, runtime_seconds=time.perf_counter() - started, versions=library_versions())
     say("done")
     return report
 

@@ -20,6 +20,7 @@ from .config import AuditConfig
 from .exact_audit import ExactAuditResult
 from .results import CheckOutcome, Counterexample, EventBound, PowerStatement, ProfilePoint
 from .texts import claim_text, format_epsilon
+from .time_budget import BudgetPlan
 from .verdicts import Verdict, inconclusive_text
 
 __all__ = ["DISCLAIMER", "REPORT_SCHEMA_VERSION", "AccountingTightness", "AuditReport"]
@@ -104,6 +105,11 @@ class AuditReport(SpecModel):
         it: ``exact`` then holds the exact ε and δ(ε) (no sampling), and the statistical
         fields are the sampling cross-check.
     exact : ExactAuditResult, optional
+    budget : BudgetPlan, optional
+        For an audit run with ``time_budget``: the timed cost of a release, the releases
+        and seconds of every stage, the planned sizes, and the smallest detectable ε at
+        the configuration's size and at the planned size
+        (:mod:`privaudit.auditing.time_budget`); ``None`` otherwise.
     """
 
     schema_version: int = REPORT_SCHEMA_VERSION
@@ -128,6 +134,7 @@ class AuditReport(SpecModel):
     accounting: AccountingTightness | None = None
     audit_mode: Literal["statistical", "exact"] = "statistical"
     exact: ExactAuditResult | None = None
+    budget: BudgetPlan | None = None
     runtime_seconds: float = 0.0
     versions: dict[str, str] = Field(default_factory=dict)
     disclaimer: str = DISCLAIMER
@@ -176,6 +183,8 @@ class AuditReport(SpecModel):
         lines.append(f"  verdict        : {self.verdict_text} (family-wise confidence {pct})")
         if self.inconclusive:
             lines.append(f"  why            : {inconclusive_text(self.power)}")
+        if self.budget is not None:
+            lines.append(f"  budget         : {self.budget.statement}")
         lines.append(f"  ε lower bound  : {eps} at δ = {self.delta_claimed:g} "
                      f"(claimed ε = {self.epsilon_claimed:.6g})")
         if self.exact is not None:
