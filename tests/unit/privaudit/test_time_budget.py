@@ -145,9 +145,9 @@ def test_the_cost_model_counts_the_releases_each_stage_draws():
 
 def audit_pool(mech, cfg) -> int:
     """Candidate pairs up to swaps, as choose_pairs sees them."""
+    from privaudit.auditing.auditor import _streams
     from privaudit.auditing.pair_choice import _dedupe
     from privaudit.auditing.search import candidate_pairs
-    from privaudit.auditing.auditor import _streams
 
     cands = candidate_pairs(mech.spec, _streams(cfg.seed)["search"], budget=cfg.pair_budget)
     return len(_dedupe(cands, swaps=True))
