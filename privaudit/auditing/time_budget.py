@@ -20,8 +20,15 @@ batches).  It then counts the releases every stage of the audit draws
   at CI strength, 696 × pilot_samples at the default configuration;
 * the distinguishing test: ``samples + search_samples`` per side of every tested pair.
 
-When the configuration's audit does not fit :data:`RELEASE_SHARE` of the budget (the
-rest is left for the auditor's own computation), the plan shrinks it (never grows it):
+Releases are not the whole cost: for a cheap mechanism the auditor's own work (event
+search, learned scores, counting) dominates.  The pilot therefore also times two
+distinguishing tests on the mechanism's own outputs (:func:`time_processing`,
+:data:`PROCESSING_SIZES` outputs per side when the pilot's share of the budget affords
+them) and fits a fixed cost per test and a cost per output; a stage then costs
+releases × (release + per-output) + tests × fixed (the ranking's pair evaluations count
+as tests).  When the configuration's audit does not fit :data:`RELEASE_SHARE` of the
+budget (the rest is slack for what the model leaves out: candidate generation, claim
+checks), the plan shrinks it (never grows it):
 fewer tested pairs while a pair would get fewer than :data:`SAMPLES_PER_PAIR` samples
 per side; for black boxes at most :data:`RANKING_SHARE` of the releases for the pair
 ranking (fewer candidate pairs first, then a shorter pilot); the search split a quarter
@@ -66,15 +73,18 @@ from .texts import format_epsilon
 __all__ = [
     "PILOT_MAX_SECONDS",
     "PILOT_SHARE",
+    "PROCESSING_SIZES",
     "RANKING_SHARE",
     "RELEASE_SHARE",
     "SAMPLES_PER_PAIR",
     "BudgetPlan",
+    "ProcessingTiming",
     "ReleaseTiming",
     "StageCost",
     "budget_epsilon",
     "plan_to_budget",
     "stage_releases",
+    "time_processing",
     "time_releases",
 ]
 
@@ -118,6 +128,17 @@ class StageCost(SpecModel):
     seconds: float
 
 
+class ProcessingTiming(SpecModel):
+    """The auditor's own cost: ``fixed_seconds`` per distinguishing test of a pair and
+    ``seconds_per_output`` per output it reads, fitted on two timed tests of ``outputs``
+    outputs per side (real clock: this is the auditor's CPU time, never simulated);
+    zero when the pilot could not afford them (releases then dominate the cost)."""
+
+    outputs: tuple[int, ...] = ()
+    fixed_seconds: float = 0.0
+    seconds_per_output: float = 0.0
+
+
 class BudgetPlan(SpecModel):
     """How an audit was fitted to its time budget, and what the budget can detect.
 
@@ -127,6 +148,8 @@ class BudgetPlan(SpecModel):
         The budget in seconds.
     timing : ReleaseTiming
         The pilot behind the cost of a release.
+    processing : ProcessingTiming
+        The auditor's own cost per distinguishing test and per output read.
     stages : tuple of StageCost
         The planned audit's stages (:func:`stage_releases`).
     planned_seconds : float
@@ -148,6 +171,7 @@ class BudgetPlan(SpecModel):
 
     time_budget: float
     timing: ReleaseTiming
+    processing: ProcessingTiming
     stages: tuple[StageCost, ...]
     planned_seconds: float
     default_seconds: float
@@ -238,13 +262,109 @@ def stage_releases(shape: _Shape, cfg: AuditConfig, *, pool: int | None = None) 
 
 def _ranking_releases(pilot: int, pair_budget: int, k: int, samples: int, pool: int) -> int:
     """The black-box pair ranking of :func:`~privaudit.auditing.pair_choice.choose_pairs`."""
+    return _ranking(pilot, pair_budget, k, samples, pool)[0]
+
+
+def _ranking(pilot: int, pair_budget: int, k: int, samples: int, pool: int) -> tuple[int, int]:
+    """(releases, pair evaluations) of the black-box pair ranking."""
     evaluations = pool + pair_budget + 2 * k
-    total = evaluations * 2 * (2 * pilot)
+    total, calls = evaluations * 2 * (2 * pilot), evaluations
     pairs, size = min(HALVING_POOL * k, evaluations), max(2 * pilot, samples // HALVING_START)
     while pairs > k:
         total += pairs * 2 * size
+        calls += pairs
         pairs, size = max(k, math.ceil(pairs / 2)), 2 * size
-    return total
+    return total, calls
+
+
+class _Cost:
+    """Seconds of a stage: releases × (release + processing per output) + tests × fixed."""
+
+    def __init__(self, release: float, processing: ProcessingTiming) -> None:
+        self.per_release = release + processing.seconds_per_output
+        self.per_call = processing.fixed_seconds
+
+    def seconds(self, releases: float, calls: float) -> float:
+        return releases * self.per_release + calls * self.per_call
+
+    def of(
+        self, shape: _Shape, cfg: AuditConfig, pool: int | None = None, ranking: bool = True
+    ) -> float:
+        """Seconds of the stages of an audit at ``cfg`` (without the ranking if not
+        ``ranking``)."""
+        releases = stage_releases(shape, cfg, pool=pool)
+        calls = {"distinguishing test": cfg.pairs_tested}
+        if shape.black_box:
+            calls["pair ranking"] = _ranking(
+                cfg.pilot_samples,
+                cfg.pair_budget,
+                cfg.pairs_tested,
+                cfg.samples,
+                cfg.pair_budget if pool is None else pool,
+            )[1]
+        return sum(
+            self.seconds(r, calls.get(stage, 0))
+            for stage, r in releases.items()
+            if ranking or stage != "pair ranking"
+        )
+
+    def ranking(self, pilot: int, pair_budget: int, k: int, samples: int) -> float:
+        return self.seconds(*_ranking(pilot, pair_budget, k, samples, pair_budget))
+
+
+#: Outputs per side of the two timed tests of :func:`time_processing`.
+PROCESSING_SIZES = (400, 4000)
+
+
+def time_processing(
+    mechanism: Mechanism,
+    pair: Any,
+    rng: np.random.Generator,
+    *,
+    affordable: float,
+    events_per_direction: int,
+    clock: Clock = time.perf_counter,
+) -> tuple[ProcessingTiming, int, float]:
+    """Time the auditor's distinguishing test on the mechanism's own outputs.
+
+    Two tests, of ``PROCESSING_SIZES`` outputs per side (scaled down to ``affordable``
+    releases in all), give the fixed and per-output cost; skipped (zero cost) when fewer
+    than 100 outputs per side are affordable — the releases then dominate.  Returns the
+    timing and the releases drawn and their seconds on ``clock``.
+    """
+    from .distinguish import distinguish_pair
+    from .pair_choice import _Replay
+
+    scale = min(1.0, affordable / (2 * sum(PROCESSING_SIZES)))
+    sizes = tuple(int(n * scale) for n in PROCESSING_SIZES)
+    if sizes[0] < 100:
+        return ProcessingTiming(), 0, 0.0
+    drawn, drawn_seconds, took = 0, 0.0, []
+    for n in sizes:
+        start = clock()
+        sx = np.asarray(mechanism.sample(pair.x, n, rng))
+        sy = np.asarray(mechanism.sample(pair.y, n, rng))
+        drawn, drawn_seconds = drawn + 2 * n, drawn_seconds + max(clock() - start, 0.0)
+        replay = _Replay(mechanism, {id(pair.x): sx, id(pair.y): sy})
+        start = time.perf_counter()
+        distinguish_pair(
+            replay,
+            pair,
+            samples=n - n // 4,
+            search_samples=n // 4,
+            rng=rng,
+            alpha=0.05,
+            events_per_direction=events_per_direction,
+            poissonize=False,
+        )
+        took.append(time.perf_counter() - start)
+    per_output = max((took[1] - took[0]) / (2 * (sizes[1] - sizes[0])), 0.0)
+    fixed = max(took[0] - per_output * 2 * sizes[0], 0.0)
+    return (
+        ProcessingTiming(outputs=sizes, fixed_seconds=fixed, seconds_per_output=per_output),
+        drawn,
+        drawn_seconds,
+    )
 
 
 def budget_epsilon(shape: _Shape, cfg: AuditConfig, *, probability: float = 0.9) -> float:
@@ -288,11 +408,11 @@ def _largest(fits: Callable[[int], bool], lo: int, hi: int) -> int | None:
     return lo
 
 
-def _shrunk(shape: _Shape, cfg: AuditConfig, releases: float) -> AuditConfig | None:
-    """The largest configuration below ``cfg`` whose stages fit ``releases``.
+def _shrunk(shape: _Shape, cfg: AuditConfig, seconds: float, cost: _Cost) -> AuditConfig | None:
+    """The largest configuration below ``cfg`` whose stages fit ``seconds``.
 
     The test split gets what the other stages leave, after reserving for a black box's
-    pair ranking the larger of :data:`RANKING_SHARE` of the releases and the smallest
+    pair ranking the larger of :data:`RANKING_SHARE` of the seconds and the smallest
     ranking (:data:`MIN_PILOT`, two candidate pairs); the ranking then gets the rest.
     """
     for k in range(cfg.pairs_tested, 0, -1):
@@ -309,20 +429,13 @@ def _shrunk(shape: _Shape, cfg: AuditConfig, releases: float) -> AuditConfig | N
                 }
             )
 
-        def others(n: int) -> int:
-            costs = stage_releases(shape, sized(n))
-            costs.pop("pair ranking", None)
-            return sum(costs.values())
-
         def fits(n: int, k: int = k, smallest: int = smallest) -> bool:
             reserve = (
-                max(
-                    RANKING_SHARE * releases, _ranking_releases(MIN_PILOT, smallest, k, n, smallest)
-                )
+                max(RANKING_SHARE * seconds, cost.ranking(MIN_PILOT, smallest, k, n))
                 if shape.black_box
                 else 0.0
             )
-            return others(n) + reserve <= releases
+            return cost.of(shape, sized(n), ranking=False) + reserve <= seconds
 
         n = _largest(fits, MIN_SAMPLES, cfg.samples)
         if n is None or (n < SAMPLES_PER_PAIR * k and k > 1):
@@ -330,16 +443,17 @@ def _shrunk(shape: _Shape, cfg: AuditConfig, releases: float) -> AuditConfig | N
         base = sized(n)
         if not shape.black_box:
             return base.merged({"pair_budget": cfg.pair_budget, "pilot_samples": cfg.pilot_samples})
-        budget, pilot = _ranking_plan(cfg, k, n, releases - others(n))
+        left = seconds - cost.of(shape, base, ranking=False)
+        budget, pilot = _ranking_plan(cfg, k, n, left, cost)
         return base.merged({"pair_budget": budget, "pilot_samples": pilot})
     return None
 
 
-def _ranking_plan(cfg: AuditConfig, k: int, n: int, ranking: float) -> tuple[int, int]:
-    """(pair_budget, pilot_samples) of a black-box ranking within ``ranking`` releases:
-    the most candidate pairs that leave a pilot of at least :data:`MIN_PILOT` outputs,
-    with the longest such pilot (the smallest ranking, :data:`MIN_PILOT` on two
-    candidates, was reserved by :func:`_shrunk`)."""
+def _ranking_plan(cfg: AuditConfig, k: int, n: int, seconds: float, cost: _Cost) -> tuple[int, int]:
+    """(pair_budget, pilot_samples) of a black-box ranking within ``seconds``: the most
+    candidate pairs that leave a pilot of at least :data:`MIN_PILOT` outputs, with the
+    longest such pilot (the smallest ranking, :data:`MIN_PILOT` on two candidates, was
+    reserved by :func:`_shrunk`)."""
     budgets = sorted(
         {b for b in (cfg.pair_budget, 24, 16, 8, 4, 2) if max(k, 2) <= b <= cfg.pair_budget},
         reverse=True,
@@ -347,7 +461,7 @@ def _ranking_plan(cfg: AuditConfig, k: int, n: int, ranking: float) -> tuple[int
     for budget in budgets:
 
         def fits(p: int, budget: int = budget) -> bool:
-            return _ranking_releases(p, budget, k, n, budget) <= ranking
+            return cost.ranking(p, budget, k, n) <= seconds
 
         pilot = _largest(fits, MIN_PILOT, cfg.pilot_samples)
         if pilot is not None:
@@ -406,27 +520,49 @@ def plan_to_budget(
     if not pairs:
         raise AuditError(f"no neighbouring pair of {mechanism.name!r} to time a pilot on")
     timing = time_releases(mechanism, pairs[0].x, rng, time_budget=budget, clock=clock)
-    cost = timing.seconds_per_release
-    releases = RELEASE_SHARE * budget / cost - timing.releases
+    release = timing.seconds_per_release
+    started = time.perf_counter()
+    processing, drawn, drawn_seconds = time_processing(
+        mechanism,
+        pairs[0],
+        rng,
+        affordable=PILOT_SHARE * budget / release,
+        events_per_direction=cfg.events_per_direction,
+        clock=clock,
+    )
+    pilot_seconds = timing.seconds + drawn_seconds + (time.perf_counter() - started)
+    cost = _Cost(release, processing)
+    seconds = RELEASE_SHARE * budget - pilot_seconds
     pool = cfg.pair_budget + explicit
-    default = stage_releases(shape, cfg, pool=pool)
-    shrunk = sum(default.values()) > releases
+    default_seconds = pilot_seconds + cost.of(shape, cfg, pool=pool)
+    shrunk = default_seconds > RELEASE_SHARE * budget
     planned = cfg
     if shrunk:
-        found = _shrunk(shape, cfg, releases)
+        found = _shrunk(shape, cfg, seconds, cost)
         if found is None:
             raise AuditError(
                 f"time_budget = {budget:g} s is too small for {mechanism.name!r}: a release "
-                f"takes {cost:.3g} s, the pilot used {timing.seconds:.3g} s, and the "
-                f"{max(releases, 0):.0f} releases left (at most {RELEASE_SHARE:g} of the "
-                f"budget) do not hold the smallest audit ({MIN_SAMPLES} test and "
-                f"{MIN_SEARCH} search outputs per side on one pair, and the pair ranking)"
+                f"takes {release:.3g} s, the pilot used {pilot_seconds:.3g} s, and the "
+                f"{max(seconds, 0):.3g} s left (of {RELEASE_SHARE:g} of the budget) do not "
+                f"hold the smallest audit ({MIN_SAMPLES} test and {MIN_SEARCH} search outputs "
+                "per side on one pair, and the pair ranking)"
             )
         planned = found
-    stages = stage_releases(shape, planned, pool=planned.pair_budget + explicit)
-    costs = tuple(StageCost(stage=s, releases=r, seconds=r * cost) for s, r in stages.items())
-    planned_seconds = timing.seconds + sum(c.seconds for c in costs)
-    default_seconds = timing.seconds + sum(default.values()) * cost
+    planned_pool = planned.pair_budget + explicit
+    stages = stage_releases(shape, planned, pool=planned_pool)
+    ranking_calls = _ranking(
+        planned.pilot_samples,
+        planned.pair_budget,
+        planned.pairs_tested,
+        planned.samples,
+        planned_pool,
+    )[1]
+    calls = {"pair ranking": ranking_calls, "distinguishing test": planned.pairs_tested}
+    costs = tuple(
+        StageCost(stage=s, releases=r, seconds=cost.seconds(r, calls.get(s, 0)))
+        for s, r in stages.items()
+    )
+    planned_seconds = pilot_seconds + sum(c.seconds for c in costs)
     target = cfg.detect_epsilon_for(shape.epsilon)
     before = budget_epsilon(shape, cfg)
     after = before if not shrunk else budget_epsilon(shape, planned)
@@ -434,6 +570,7 @@ def plan_to_budget(
     plan = BudgetPlan(
         time_budget=budget,
         timing=timing,
+        processing=processing,
         stages=costs,
         planned_seconds=planned_seconds,
         default_seconds=default_seconds,
@@ -449,7 +586,7 @@ def plan_to_budget(
         detectable_after=after,
         statement=_statement(
             budget,
-            cost,
+            release,
             planned,
             cfg,
             shrunk,
