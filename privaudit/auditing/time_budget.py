@@ -2,9 +2,9 @@
 
 ``audit(mechanism, time_budget=seconds)`` first times a pilot of releases on one input
 of the domain (:func:`time_releases`: batches of 1, 2, 4, … releases until the pilot has
-used :data:`PILOT_SHARE` of the budget, at most :data:`PILOT_MAX_SECONDS`; the cost of
-one release is read from the largest batch, the size nearest to the audit's own
-batches).  It then counts the releases every stage of the audit draws
+used :data:`PILOT_SHARE` of the budget, at most :data:`PILOT_MAX_SECONDS`, and at least
+two batches; the cost of one release is read from the largest batch, the size nearest to
+the audit's own batches, free of a first call's warm-up).  It then counts the releases every stage of the audit draws
 (:func:`stage_releases`, counted from the code of the auditor, not fitted):
 
 * the noise-law conformance test: ``conformance_samples`` per conformance input, when
@@ -201,7 +201,10 @@ def time_releases(
     time_budget: float,
     clock: Clock = time.perf_counter,
 ) -> ReleaseTiming:
-    """Time batches of 1, 2, 4, … releases on ``data`` (see the module docstring)."""
+    """Time batches of 1, 2, 4, … releases on ``data`` (see the module docstring).
+
+    At least two batches run, so that a first call's one-off cost (imports, a model's
+    warm-up) is not read as the cost of a release."""
     limit = min(PILOT_SHARE * time_budget, PILOT_MAX_SECONDS)
     total, seconds, size, last = 0, 0.0, 1, (1, 0.0)
     while True:
@@ -209,7 +212,7 @@ def time_releases(
         mechanism.sample(data, size, rng)
         elapsed = max(clock() - start, 0.0)
         total, seconds, last = total + size, seconds + elapsed, (size, elapsed)
-        if seconds >= limit or size >= _PILOT_MAX_BATCH:
+        if (seconds >= limit and size > 1) or size >= _PILOT_MAX_BATCH:
             break
         size *= 2
     per_release = max(last[1] / last[0], 1e-12)

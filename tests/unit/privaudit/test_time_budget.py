@@ -105,6 +105,10 @@ def test_ten_ms_per_release_in_sixty_seconds_says_what_the_budget_can_and_cannot
     assert plan.default_seconds > 3600  # the default audit would take hours
     back = AuditReport.from_json(report.to_json())
     assert back.budget == plan
+    from privaudit.interfaces.html_report import render_html_report
+
+    html = render_html_report(report, figures="builtin")
+    assert 'id="budget"' in html and "10 ms per release" in html
     # the a-priori statement agrees with the power of the event the audit found
     assert report.power is not None
     assert report.power.detectable_epsilon >= plan.detectable_after - 0.05
