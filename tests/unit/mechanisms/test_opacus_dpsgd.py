@@ -34,5 +34,7 @@ def test_opacus_batch_selection_and_noise_follow_the_poisson_ablq_law():
         assert abs(ours.mean() - total) < 4 * np.sqrt(1.9 / ours.size)
         assert abs(ours.var() - 1.9) < 0.5
     assert mech.spec.guarantee == mech.reference.spec.guarantee
-    assert mech.sample(x, 3, np.random.default_rng(7)).tolist() == \
-        mech.sample(x, 3, np.random.default_rng(7)).tolist()      # seeded from the rng
+    assert (
+        mech.sample(x, 3, np.random.default_rng(7)).tolist()
+        == mech.sample(x, 3, np.random.default_rng(7)).tolist()
+    )  # seeded from the rng
