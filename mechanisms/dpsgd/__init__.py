@@ -21,18 +21,21 @@ from .accounting import partition_epsilon, partition_mu, poisson_epsilon
 from .batch_sampling import BATCH_SAMPLERS, batch_masks, batch_sums
 from .logistic import LogisticDPSGD, logistic_data
 from .lower_bounds import ShuffleLowerBound, shuffle_lower_bound
+from .opacus_adapter import OpacusDPSGD, opacus_available
 
 __all__ = [
     "BATCH_SAMPLERS",
     "CHUA_2024",
     "ABLQMechanism",
     "LogisticDPSGD",
+    "OpacusDPSGD",
     "ShuffleLowerBound",
     "batch_masks",
     "batch_sums",
     "check_batching",
     "claimed_epsilon",
     "logistic_data",
+    "opacus_available",
     "partition_epsilon",
     "partition_mu",
     "poisson_epsilon",

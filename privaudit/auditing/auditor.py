@@ -104,6 +104,7 @@ from .pairs import CandidatePair, to_jsonable, verified_pair
 from .report import AccountingTightness, AuditReport
 from .results import CheckOutcome, Counterexample, PowerStatement
 from .search import candidate_pairs
+from .time_budget import plan_to_budget
 from .verdicts import conclusive_power, decide_verdict
 
 __all__ = ["audit"]
@@ -149,6 +150,7 @@ def audit(
     executor: Executor | str | None = None,
     group: int | None = None,
     claim: Any = None,
+    clock: Callable[[], float] | None = None,
     **overrides: Any,
 ) -> AuditReport:
     """Audit ``mechanism`` against its spec (or a stated group claim, with ``group=k``).
@@ -186,6 +188,14 @@ def audit(
         exact δ at the group pairs (``group.exact``) does when the law is declared.
     claim : PrivacyGuarantee, optional
         The guarantee claimed at distance ``group`` (only with ``group``).
+    clock : callable, optional
+        The time source of a ``time_budget`` audit's timing pilot (default
+        ``time.perf_counter``); inject one to plan for a simulated cost per release.
+
+    time_budget : float, optional (keyword override)
+        Seconds the audit may take: a pilot of releases is timed and the configuration
+        shrunk to fit (:mod:`privaudit.auditing.time_budget`); the report's ``budget``
+        states what the budget can and cannot detect, before and after planning.
 
     Returns
     -------
@@ -208,6 +218,7 @@ def audit(
             executor=run,
             group=group,
             claim=claim,
+            clock=clock,
             **overrides,
         )
 
@@ -221,6 +232,7 @@ def _audit(
     executor: Executor | None = None,
     group: int | None = None,
     claim: Any = None,
+    clock: Callable[[], float] | None = None,
     **overrides: Any,
 ) -> AuditReport:
     """:func:`audit` (its docstring), under :func:`single_threaded_blas`."""
@@ -239,6 +251,14 @@ def _audit(
     cfg = (config if config is not None else AuditConfig()).merged(overrides)
     say = progress or (lambda _msg: None)
     started = time.perf_counter()
+    budget = None
+    if cfg.time_budget is not None:
+        say(f"timing a pilot of releases to plan the audit to {cfg.time_budget:g} s")
+        planned, budget = plan_to_budget(
+            mechanism, cfg, cfg.time_budget, clock=clock or time.perf_counter, explicit=len(pairs)
+        )
+        cfg = planned.merged({"time_budget": None})
+        say(budget.statement)
     spec = mechanism.spec
     rng = _streams(cfg.seed)
     alpha = cfg.alpha
@@ -421,6 +441,7 @@ def _audit(
         accounting=AccountingTightness.of(mechanism, eps_lb),
         audit_mode="exact" if exact is not None else "statistical",
         exact=exact,
+        budget=budget,
         runtime_seconds=time.perf_counter() - started,
         versions=library_versions(),
     )

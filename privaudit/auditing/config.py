@@ -99,6 +99,12 @@ class AuditConfig(SpecModel):
         pair and event) for "no violation found" to mean anything; defaults to twice the
         claimed ε (:data:`DETECT_FACTOR`).  An audit that finds no violation but could not
         have detected this ε reports the verdict ``"inconclusive"``.
+    time_budget : float, optional
+        Seconds the whole audit may take.  The audit then times a pilot of releases and
+        shrinks this configuration (never grows it) until its stages fit
+        (:mod:`privaudit.auditing.time_budget`); the report's ``config`` is the planned
+        configuration (without the budget, so that it reruns the same audit from the
+        seed) and its ``budget`` says what the budget can and cannot detect.
     """
 
     samples: PositiveInt = 200_000
@@ -113,6 +119,7 @@ class AuditConfig(SpecModel):
     events_per_direction: PositiveInt = 8
     pair_tolerance: NonNegativeFloat = 0.0
     detect_epsilon: PositiveFloat | None = None
+    time_budget: PositiveFloat | None = None
 
     @model_validator(mode="after")
     def _budgets(self) -> AuditConfig:

@@ -22,6 +22,12 @@ known-answer mechanism of m independent coordinates; the scores for ABLQ and the
 logistic DP-SGD are in :mod:`privaudit.auditing.one_run_canaries`.  Next to the bound,
 :attr:`OneRunResult.gdp` holds an *assumption-labelled* μ-GDP estimate
 (:mod:`privaudit.auditing.gaussian_tradeoff`), never a verdict.
+
+Beside the binomial bound, every result carries the f-DP one-run bound of Mahloujifar,
+Melis & Chaudhuri (ICML 2025; :mod:`privaudit.auditing.one_run_fdp`) on the same
+guesses: :attr:`OneRunResult.fdp_epsilon_lower_bound` (the (ε, δ) trade-off curve,
+assumption-free) and, with ``gaussian_tradeoff``, :attr:`OneRunResult.fdp_gdp` (a μ
+lower bound, and its ε(δ) labelled with the Gaussian-curve assumption).
 """
 
 from __future__ import annotations
@@ -40,6 +46,7 @@ from spec.errors import InvalidParameterError
 from spec.validation import check_confidence, check_delta, check_sample_size
 
 from .gaussian_tradeoff import GaussianTradeoffBound, gdp_from_counts
+from .one_run_fdp import FDP_MU_ASSUMPTION, fdp_one_run_epsilon, fdp_one_run_mu, gdp_epsilon
 
 __all__ = [
     "OneRunResult",
@@ -137,6 +144,10 @@ class OneRunResult(SpecModel):
     epsilon_lower_bound : the assumption-free bound per run (Steinke, Nasr & Jagielski)
     delta, confidence : of the bound
     gdp : optional μ-GDP estimate under a stated assumption (never a verdict)
+    fdp_epsilon_lower_bound : the f-DP one-run bound per run with the (ε, δ) trade-off
+        curve (Mahloujifar, Melis & Chaudhuri 2025), assumption-free
+    fdp_gdp : optional f-DP one-run μ lower bound per run; its ε(δ) assumes a Gaussian
+        trade-off curve (labelled, never a verdict)
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid", arbitrary_types_allowed=True)
@@ -148,6 +159,8 @@ class OneRunResult(SpecModel):
     delta: float
     confidence: float
     gdp: tuple[GaussianTradeoffBound, ...] = ()
+    fdp_epsilon_lower_bound: tuple[float, ...] = ()
+    fdp_gdp: tuple[GaussianTradeoffBound, ...] = ()
 
     def summary(self) -> str:
         """One line per run."""
@@ -159,8 +172,12 @@ class OneRunResult(SpecModel):
                 f"run {i}: {v}/{r} correct guesses on {self.m} canaries -> epsilon >= "
                 f"{e:.4g} at delta = {self.delta:g} ({self.confidence:.0%} confidence)"
             )
+            if self.fdp_epsilon_lower_bound:
+                line += f"; f-DP one-run bound epsilon >= {self.fdp_epsilon_lower_bound[i]:.4g}"
             if self.gdp:
                 line += f"; {self.gdp[i].label()}"
+            if self.fdp_gdp:
+                line += f"; f-DP {self.fdp_gdp[i].label()}"
             lines.append(line)
         return "\n".join(lines)
 
@@ -228,7 +245,9 @@ def _result(
     r = (guesses != 0).sum(axis=1)
     v = (guesses == truth).sum(axis=1)
     eps = one_run_epsilon(m, r, v, delta=delta, confidence=confidence)
+    fdp_eps = fdp_one_run_epsilon(m, r, v, delta=delta, confidence=confidence)
     gdp: tuple[GaussianTradeoffBound, ...] = ()
+    fdp_gdp: tuple[GaussianTradeoffBound, ...] = ()
     if gaussian_tradeoff:
         # "included" guessed on an included canary (true positive) or an excluded one
         tp = ((guesses == 1) & included).sum(axis=1)
@@ -239,6 +258,16 @@ def _result(
                 tp, included.sum(axis=1), fp, (~included).sum(axis=1), strict=True
             )
         )
+        fdp_gdp = tuple(
+            GaussianTradeoffBound(
+                mu_lower_bound=float(mu),
+                epsilon=gdp_epsilon(float(mu), delta) if delta > 0 else None,
+                delta=float(delta),
+                confidence=float(confidence),
+                assumption=FDP_MU_ASSUMPTION,
+            )
+            for mu in fdp_one_run_mu(m, r, v, confidence=confidence)
+        )
     return OneRunResult(
         m=m,
         guesses=tuple(int(x) for x in r),
@@ -247,6 +276,8 @@ def _result(
         delta=float(delta),
         confidence=float(confidence),
         gdp=gdp,
+        fdp_epsilon_lower_bound=tuple(float(x) for x in fdp_eps),
+        fdp_gdp=fdp_gdp,
     )
 
 

@@ -20,6 +20,7 @@ from .config import AuditConfig
 from .exact_audit import ExactAuditResult
 from .results import CheckOutcome, Counterexample, EventBound, PowerStatement, ProfilePoint
 from .texts import claim_text, format_epsilon
+from .time_budget import BudgetPlan
 from .verdicts import Verdict, inconclusive_text
 
 __all__ = ["DISCLAIMER", "REPORT_SCHEMA_VERSION", "AccountingTightness", "AuditReport"]
@@ -113,6 +114,11 @@ class AuditReport(SpecModel):
         Checks the claim requires that could not run, each with the reason and what would
         make the audit conclusive; when any is listed, a verdict without a violation is
         ``"inconclusive"`` (never ``"no_violation"``).
+    budget : BudgetPlan, optional
+        For an audit run with ``time_budget``: the timed cost of a release, the releases
+        and seconds of every stage, the planned sizes, and the smallest detectable ε at
+        the configuration's size and at the planned size
+        (:mod:`privaudit.auditing.time_budget`); ``None`` otherwise.
     """
 
     schema_version: int = REPORT_SCHEMA_VERSION
@@ -138,6 +144,7 @@ class AuditReport(SpecModel):
     audit_mode: Literal["statistical", "exact"] = "statistical"
     exact: ExactAuditResult | None = None
     unmet_requirements: tuple[str, ...] = ()
+    budget: BudgetPlan | None = None
     runtime_seconds: float = 0.0
     versions: dict[str, str] = Field(default_factory=dict)
     disclaimer: str = DISCLAIMER
@@ -190,6 +197,8 @@ class AuditReport(SpecModel):
                 lines.append(f"  why            : inconclusive: required check skipped: {reason}")
             if not self.unmet_requirements or not (self.power and self.power.conclusive):
                 lines.append(f"  why            : {inconclusive_text(self.power)}")
+        if self.budget is not None:
+            lines.append(f"  budget         : {self.budget.statement}")
         lines.append(
             f"  ε lower bound  : {eps} at δ = {self.delta_claimed:g} "
             f"(claimed ε = {self.epsilon_claimed:.6g})"

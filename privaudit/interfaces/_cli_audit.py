@@ -123,6 +123,8 @@ def _paragraph(name: str, description: str, report: Any, cert: Any, seconds: flo
             f"more on the worst pair would be detected with probability ≥ "
             f"{report.power.probability:g}."
         )
+    if getattr(report, "budget", None) is not None:
+        parts.append(f"Budget: {report.budget.statement}.")
     if cert.current:
         parts.append(f"Certificate: current ({cert.reason}).")
     elif cert.state == "missing":

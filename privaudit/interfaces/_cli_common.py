@@ -57,7 +57,7 @@ class _Output:
 
 def _overrides(args: argparse.Namespace) -> dict[str, Any]:
     out: dict[str, Any] = {}
-    for key in ("samples", "confidence", "seed", "detect_epsilon"):
+    for key in ("samples", "confidence", "seed", "detect_epsilon", "time_budget"):
         value = getattr(args, key, None)
         if value is not None:
             out[key] = value

@@ -196,6 +196,16 @@ def _build_parser() -> argparse.ArgumentParser:
     )
     _add_run_options(audit, "default: from --strength")
     audit.add_argument(
+        "--time-budget",
+        type=_positive_float,
+        default=None,
+        dest="time_budget",
+        metavar="SECONDS",
+        help="seconds the audit may take (each entry's, with --registry): a "
+        "pilot of releases is timed and the configuration shrunk to fit; "
+        "the report says what the budget can and cannot detect",
+    )
+    audit.add_argument(
         "--json",
         metavar="PATH",
         default=None,

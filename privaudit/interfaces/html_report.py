@@ -366,6 +366,24 @@ def _summary(report: AuditReport) -> str:
     )
 
 
+def _budget_section(report: AuditReport) -> str:
+    """A time-budgeted audit: what the budget can and cannot detect, and its stages."""
+    plan = report.budget
+    if plan is None:
+        return ""
+    rows = "".join(
+        f'<tr><td>{_e(c.stage)}</td><td class="num">{c.releases}</td>'
+        f'<td class="num">{_e(_num(c.seconds))}</td></tr>'
+        for c in plan.stages
+    )
+    return (
+        f'<section class="card" id="budget"><h2>Time budget</h2>'
+        f'<p class="lead">{_e(plan.statement)}.</p>'
+        f"<table><thead><tr><th>stage</th><th>releases</th><th>seconds (estimated)</th>"
+        f"</tr></thead><tbody>{rows}</tbody></table></section>"
+    )
+
+
 def _exact_section(report: AuditReport) -> str:
     """The exact audit of a finite randomizer: ε, worst pair and δ(ε), computed, not sampled."""
     exact = report.exact
@@ -569,6 +587,7 @@ def render_html_report(report: AuditReport, *, figures: FigureMode = "auto") -> 
             _header(report),
             _summary(report),
             _exact_section(report),
+            _budget_section(report),
             _claims_section(report),
             _checks_section(report),
             _counterexamples_section(report),

@@ -24,6 +24,12 @@ Command-line options (all optional):
     Use seed ``S`` for every audit instead of the per-test seed (to reproduce a failure).
 ``--privaudit-confidence C``
     Family-wise confidence of each audit, in [0.5, 1).
+``--privaudit-time-budget SECONDS`` (ini ``privaudit_time_budget``; per call
+``privacy_audit(mechanism, time_budget=SECONDS)``)
+    Seconds each audit may take: a pilot of releases is timed and the configuration
+    shrunk to fit (:mod:`privaudit.auditing.time_budget`); the report's ``budget`` and the
+    failure messages say what the budget can and cannot detect.  A confirmation stage
+    plans to the same budget.
 ``--privaudit-session-alpha A`` (ini ``privaudit_session_alpha``, default 0.01)
     Probability that a session of correct mechanisms fails at all: a violation that the
     CI-strength audit (the *screen*) finds with statistical checks only is confirmed by a
@@ -75,6 +81,7 @@ import pytest
 
 from privaudit.auditing._argtypes import confidence as _confidence
 from privaudit.auditing._argtypes import nonnegative_int as _seed
+from privaudit.auditing._argtypes import positive_float as _positive_float
 from privaudit.auditing._argtypes import positive_int as _positive_int
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -131,6 +138,16 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         default=None,
         metavar="C",
         help="family-wise confidence of each privacy_audit, in [0.5, 1)",
+    )
+    group.addoption(
+        "--privaudit-time-budget",
+        type=_positive_float,
+        default=None,
+        metavar="SECONDS",
+        dest="privaudit_time_budget",
+        help="seconds each privacy_audit may take (default: ini "
+        "privaudit_time_budget, else no budget): the audit is planned "
+        "to fit and says what the budget can and cannot detect",
     )
     group.addoption(
         "--privaudit-executor",
@@ -192,6 +209,11 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="default outputs per side of each tested pair in privacy_audit",
     )
     parser.addini(
+        "privaudit_time_budget",
+        default=None,
+        help="default seconds each privacy_audit may take (no budget)",
+    )
+    parser.addini(
         "privaudit_session_alpha",
         default=None,
         help="probability that a session of correct mechanisms fails (0.01)",
@@ -228,6 +250,14 @@ def _ini_samples(config: pytest.Config) -> int | None:
     return _ini_value(config, "privaudit_samples", _positive_int)
 
 
+def _time_budget(config: pytest.Config) -> float | None:
+    """``--privaudit-time-budget``, else the ini option, else None."""
+    value = config.getoption("privaudit_time_budget")
+    if value is None:
+        value = _ini_value(config, "privaudit_time_budget", _positive_float)
+    return value
+
+
 def _confirmation_settings(config: pytest.Config) -> dict[str, Any]:
     """Session α, suite size, sample factor and switch (command line, ini, defaults)."""
     alpha = config.getoption("privaudit_session_alpha")
@@ -250,6 +280,7 @@ def pytest_configure(config: pytest.Config) -> None:
     """Register the ``privacy`` marker and validate the ini and executor options."""
     config.addinivalue_line("markers", _MARKER)
     _ini_samples(config)
+    _time_budget(config)
     _confirmation_settings(config)
     scheduler = config.getoption("privaudit_scheduler")
     workers = config.getoption("privaudit_workers")
@@ -389,7 +420,7 @@ class AuditOutcome:
                 f"  ε lower bound {_eps(r.epsilon_lower_bound)} {relation} claimed ε = "
                 f"{r.epsilon_claimed:.6g} at δ = {r.delta_claimed:g}"
             ),
-        ]
+        ] + ([f"  budget: {r.budget.statement}"] if r.budget is not None else [])
 
     def _stage_lines(self) -> list[str]:
         return self.stages.stage_lines() if self.stages is not None else []
@@ -522,6 +553,8 @@ class PrivacyAudit:
         Samples per side from the command line or ini file (``None``: ``CI_STRENGTH``).
     confidence : float or None
         Confidence from the command line (``None``: ``CI_STRENGTH``).
+    time_budget : float or None
+        Seconds per audit from the command line or ini file (``None``: no budget).
     executor : Executor or None
         Where the audits run (``--privaudit-executor``; ``None``: in the test process).
     policy : ConfirmationPolicy or None
@@ -534,6 +567,7 @@ class PrivacyAudit:
     seed_source: SeedSource = "node id"
     samples: int | None = None
     confidence: float | None = None
+    time_budget: float | None = None
     executor: Any = field(default=None, repr=False, compare=False)
     policy: ConfirmationPolicy | None = None
     outcomes: list[AuditOutcome] = field(default_factory=list, repr=False, compare=False)
@@ -560,7 +594,7 @@ class PrivacyAudit:
             command-line options when given.
         **config_overrides
             Single :class:`~privaudit.AuditConfig` fields (``samples=``, ``seed=``,
-            ``confidence=`` …); they beat the command-line options.
+            ``confidence=``, ``time_budget=`` …); they beat the command-line options.
 
         Returns
         -------
@@ -576,6 +610,8 @@ class PrivacyAudit:
             options["samples"] = self.samples
         if self.confidence is not None:
             options["confidence"] = self.confidence
+        if self.time_budget is not None:
+            options["time_budget"] = self.time_budget
         source: SeedSource = "test" if "seed" in config_overrides else self.seed_source
         options.update(config_overrides)
         stages = screened_audit(
@@ -636,6 +672,7 @@ def privacy_audit(request: pytest.FixtureRequest, privaudit_executor: Any) -> Pr
         seed_source="--privaudit-seed" if option_seed is not None else "node id",
         samples=samples,
         confidence=config.getoption("privaudit_confidence"),
+        time_budget=_time_budget(config),
         executor=privaudit_executor,
         policy=ConfirmationPolicy(**_confirmation_settings(config)),
     )

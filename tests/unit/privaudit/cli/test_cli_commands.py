@@ -265,6 +265,17 @@ COMMANDS: dict[str, tuple[str, ...]] = {
     "audit_missing_file": ("audit", "missing.py:good", *SMALL),
     "audit_bad_spec": ("audit", "targets.py:bad_spec", *SMALL),
     "audit_bad_samples": ("audit", "targets.py:good", "--samples", "0"),
+    "audit_time_budget": (
+        "audit",
+        "targets.py:good",
+        *SMALL,
+        "--time-budget",
+        "30",
+        "--json",
+        "-",
+        "--quiet",
+    ),
+    "audit_bad_time_budget": ("audit", "targets.py:good", "--time-budget", "-1"),
     # audit --registry
     "audit_registry": (
         "audit",
@@ -345,6 +356,19 @@ def test_audit_of_a_correct_target_exits_0_with_json_plot_and_html(cli, runs):
     if (cli.workdir / "out" / "tradeoff.png").exists() or _has("matplotlib"):
         assert (cli.workdir / "out" / "tradeoff.png").stat().st_size > 1000
     assert "<html" in (cli.workdir / "out" / "report.html").read_text(encoding="utf-8").lower()
+
+
+def test_audit_with_a_time_budget_reports_what_the_budget_can_detect(runs):
+    out = runs["audit_time_budget"]
+    assert out.returncode == 0, out.stderr
+    report = json.loads(out.stdout)
+    budget = report["budget"]
+    assert budget["time_budget"] == 30.0 and not budget["shrunk"]
+    assert budget["samples"] == report["samples"] == 20000
+    assert report["config"]["time_budget"] is None  # the planned config reruns as is
+    assert budget["timing"]["seconds_per_release"] > 0
+    assert "time budget 30 s" in budget["statement"]
+    assert_usage_error(runs["audit_bad_time_budget"], "--time-budget", "-1")
 
 
 def _has(module: str) -> bool:

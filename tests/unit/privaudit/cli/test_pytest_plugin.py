@@ -216,6 +216,24 @@ def test_ini_option_sets_samples_and_the_command_line_beats_it(project):
     project.runpytest(*_args("--privaudit-samples", "2500")).assert_outcomes(passed=1)
 
 
+def test_time_budget_option_ini_and_keyword(project):
+    project.makeini("[pytest]\nprivaudit_time_budget = 40\n")
+    project.makepyfile(
+        test_budget="""
+        def test_budget(privacy_audit, pytestconfig):
+            from mechs import correct
+            expected = pytestconfig.getoption("privaudit_time_budget") or 40
+            outcome = privacy_audit(correct(), samples=3000)
+            assert outcome.report.budget.time_budget == expected
+            assert outcome.report.config.time_budget is None
+            again = privacy_audit(correct(), samples=3000, time_budget=25)
+            assert again.report.budget.time_budget == 25
+    """
+    )
+    project.runpytest(*_args()).assert_outcomes(passed=1)
+    project.runpytest(*_args("--privaudit-time-budget", "35")).assert_outcomes(passed=1)
+
+
 @pytest.mark.parametrize(
     "option, value",
     [
@@ -223,6 +241,7 @@ def test_ini_option_sets_samples_and_the_command_line_beats_it(project):
         ("--privaudit-seed", "-1"),
         ("--privaudit-confidence", "1.5"),
         ("--privaudit-confidence", "high"),
+        ("--privaudit-time-budget", "0"),
     ],
 )
 def test_invalid_options_are_usage_errors(project, option, value):

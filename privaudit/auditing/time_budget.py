@@ -1,0 +1,649 @@
+"""Audits planned to a time budget: a timed pilot, the cost of each stage, the plan.
+
+``audit(mechanism, time_budget=seconds)`` first times a pilot of releases on one input
+of the domain (:func:`time_releases`: batches of 1, 2, 4, … releases until the pilot has
+used :data:`PILOT_SHARE` of the budget, at most :data:`PILOT_MAX_SECONDS`, and at least
+two batches; the cost of one release is read from the largest batch, the size nearest to
+the audit's own batches, free of a first call's warm-up).  It then counts the releases
+every stage of the audit draws
+(:func:`stage_releases`, counted from the code of the auditor, not fitted):
+
+* the noise-law conformance test: ``conformance_samples`` per conformance input, when
+  the spec declares a noise law the outputs can be checked against;
+* the spike windows of an (ε, δ) claim: ``samples`` per side;
+* the floating-point image: 4,000 outputs per direction of at most two pairs;
+* the pair ranking (:mod:`~privaudit.auditing.pair_choice`), black boxes only (the
+  gray-box objectives draw nothing): the pilot search evaluates
+  ``E = pool + pair_budget + 2·pairs_tested`` pairs (its whole evaluation budget) on
+  ``2·pilot_samples`` outputs per side, ``8·E·pilot_samples`` releases, then successive
+  halving scores ``min(8·pairs_tested, E)`` pairs on max(2·pilot_samples, samples/64)
+  per side, halving the pairs and doubling the outputs each round — 400 × pilot_samples
+  at CI strength, 696 × pilot_samples at the default configuration;
+* the distinguishing test: ``samples + search_samples`` per side of every tested pair.
+
+Releases are not the whole cost: for a cheap mechanism the auditor's own work (event
+search, learned scores, counting) dominates.  The pilot therefore also times two
+distinguishing tests on the mechanism's own outputs (:func:`time_processing`,
+:data:`PROCESSING_SIZES` outputs per side when the pilot's share of the budget affords
+them) and fits a fixed cost per test and a cost per output; a stage then costs
+releases × (release + per-output) + tests × fixed (the ranking's pair evaluations count
+as tests).  When the configuration's audit does not fit :data:`RELEASE_SHARE` of the
+budget (the rest is slack for what the model leaves out: candidate generation, claim
+checks), the plan shrinks it (never grows it):
+fewer tested pairs while a pair would get fewer than :data:`SAMPLES_PER_PAIR` samples
+per side; for black boxes at most :data:`RANKING_SHARE` of the releases for the pair
+ranking (fewer candidate pairs first, then a shorter pilot); the search split a quarter
+of the test split (a sixteenth with declared densities and δ = 0) with no 1,000-output
+floor; and the largest test split that fits.
+
+What the budget can and cannot detect is stated before the audit from the power of the
+event test (:func:`~privaudit.statistics.power.detectable_epsilon`): the smallest true ε
+that one rejection region detects with probability 0.9 at the level a data-driven event
+gets (the pair's share of α, split over ``2·events_per_direction`` events; with declared
+densities the planned event's share), minimised over the event's P[M(y) ∈ S] — the most
+favourable event.  It is given at the configuration's size (``before``) and at the
+planned size (``after``); below it, no event the audit can test detects a violation
+with probability 0.9.  The report's own power statement, from the event actually found,
+comes after the audit.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from mechanisms import Mechanism
+from privaudit.statistics import claimed_point
+from privaudit.statistics.power import detectable_epsilon
+from spec import AdditiveNoise, ExtendedEpsilon, SmoothSensitivityNoise, SpecModel
+from spec.errors import AuditError, InvalidParameterError
+
+from .checks import float_image_applies
+from .config import AuditConfig
+from .distinguish.densities import declared_log_densities
+from .distinguish.pair import DECLARED_SHARE, RARE_SHARE
+from .exact_audit import exact_audit_applies
+from .pair_choice import HALVING_POOL, HALVING_START, gray_box_shift
+from .search import candidate_pairs
+from .texts import format_epsilon
+
+__all__ = [
+    "PILOT_MAX_SECONDS",
+    "PILOT_SHARE",
+    "PROCESSING_SIZES",
+    "RANKING_SHARE",
+    "RELEASE_SHARE",
+    "SAMPLES_PER_PAIR",
+    "BudgetPlan",
+    "ProcessingTiming",
+    "ReleaseTiming",
+    "StageCost",
+    "budget_epsilon",
+    "plan_to_budget",
+    "stage_releases",
+    "time_processing",
+    "time_releases",
+]
+
+#: Share of the budget planned for releases (the rest: the auditor's own computation).
+RELEASE_SHARE = 0.9
+#: Largest share of the planned releases the black-box pair ranking gets in a shrunk plan.
+RANKING_SHARE = 0.25
+#: The timing pilot stops once it has used this share of the budget ...
+PILOT_SHARE = 0.02
+#: ... or this many seconds.
+PILOT_MAX_SECONDS = 1.0
+#: A shrunk plan tests fewer pairs while one would get fewer samples per side than this.
+SAMPLES_PER_PAIR = 20_000
+#: Smallest test split, search split and pilot of a plan (outputs per side).
+MIN_SAMPLES, MIN_SEARCH, MIN_PILOT = 100, 100, 10
+#: Float-image check: outputs per direction and pairs (``check_float_image`` defaults).
+_FLOAT_IMAGE_RELEASES = 4_000 * 2 * 2
+#: Largest pilot batch.
+_PILOT_MAX_BATCH = 1 << 16
+#: Event probabilities P[M(y) ∈ S] over which the most favourable event is sought.
+_P_Y_GRID = (0.5, 0.3, 0.2, 0.1, 0.05, 0.02, 0.01, 5e-3, 2e-3, 1e-3, 5e-4, 2e-4, 1e-4)
+
+Clock = Callable[[], float]
+
+
+class ReleaseTiming(SpecModel):
+    """The timing pilot: ``releases`` drawn in ``seconds``; ``seconds_per_release`` read
+    from its largest batch (``batch`` releases)."""
+
+    releases: int
+    seconds: float
+    batch: int
+    seconds_per_release: float
+
+
+class StageCost(SpecModel):
+    """Releases (all sides together) and estimated seconds of one stage of the audit."""
+
+    stage: str
+    releases: int
+    seconds: float
+
+
+class ProcessingTiming(SpecModel):
+    """The auditor's own cost: ``fixed_seconds`` per distinguishing test of a pair and
+    ``seconds_per_output`` per output it reads, fitted on two timed tests of ``outputs``
+    outputs per side (real clock: this is the auditor's CPU time, never simulated);
+    zero when the pilot could not afford them (releases then dominate the cost)."""
+
+    outputs: tuple[int, ...] = ()
+    fixed_seconds: float = 0.0
+    seconds_per_output: float = 0.0
+
+
+class BudgetPlan(SpecModel):
+    """How an audit was fitted to its time budget, and what the budget can detect.
+
+    Attributes
+    ----------
+    time_budget : float
+        The budget in seconds.
+    timing : ReleaseTiming
+        The pilot behind the cost of a release.
+    processing : ProcessingTiming
+        The auditor's own cost per distinguishing test and per output read.
+    stages : tuple of StageCost
+        The planned audit's stages (:func:`stage_releases`).
+    planned_seconds : float
+        Their total, pilot included (≤ ``RELEASE_SHARE · time_budget`` when ``shrunk``).
+    default_seconds : float
+        The estimated time of the configuration's audit without the budget.
+    shrunk : bool
+        Whether the configuration had to be shrunk to fit.
+    samples, search_samples, pilot_samples, pair_budget, pairs_tested : int
+        The planned configuration (``default_samples``: the configuration's test split).
+    target_epsilon : float
+        The true ε the audit must detect (``detect_epsilon``, default twice the claim).
+    detectable_before, detectable_after : float or "inf"
+        The smallest true ε the most favourable event detects with probability 0.9 at the
+        configuration's size and at the planned size (module docstring).
+    statement : str
+        What the budget can and cannot detect, in words.
+    """
+
+    time_budget: float
+    timing: ReleaseTiming
+    processing: ProcessingTiming
+    stages: tuple[StageCost, ...]
+    planned_seconds: float
+    default_seconds: float
+    shrunk: bool
+    default_samples: int
+    samples: int
+    search_samples: int
+    pilot_samples: int
+    pair_budget: int
+    pairs_tested: int
+    target_epsilon: float
+    detectable_before: ExtendedEpsilon
+    detectable_after: ExtendedEpsilon
+    statement: str
+
+    @property
+    def can_detect_target(self) -> bool:
+        """Whether the planned size can detect the target ε at all (best event)."""
+        return math.isfinite(self.detectable_after) and self.detectable_after <= self.target_epsilon
+
+
+def time_releases(
+    mechanism: Mechanism,
+    data: Any,
+    rng: np.random.Generator,
+    *,
+    time_budget: float,
+    clock: Clock = time.perf_counter,
+) -> ReleaseTiming:
+    """Time batches of 1, 2, 4, … releases on ``data`` (see the module docstring).
+
+    At least two batches run, so that a first call's one-off cost (imports, a model's
+    warm-up) is not read as the cost of a release."""
+    limit = min(PILOT_SHARE * time_budget, PILOT_MAX_SECONDS)
+    total, seconds, size, last = 0, 0.0, 1, (1, 0.0)
+    while True:
+        start = clock()
+        mechanism.sample(data, size, rng)
+        elapsed = max(clock() - start, 0.0)
+        total, seconds, last = total + size, seconds + elapsed, (size, elapsed)
+        if (seconds >= limit and size > 1) or size >= _PILOT_MAX_BATCH:
+            break
+        size *= 2
+    per_release = max(last[1] / last[0], 1e-12)
+    return ReleaseTiming(
+        releases=total, seconds=seconds, batch=last[0], seconds_per_release=per_release
+    )
+
+
+class _Shape:
+    """What decides the stages of an audit of one mechanism (the auditor's predicates)."""
+
+    def __init__(self, mechanism: Mechanism, pair: Any) -> None:
+        spec = mechanism.spec
+        self.conformance = spec.noise is not None and (
+            not isinstance(spec.noise, (AdditiveNoise, SmoothSensitivityNoise))
+            or mechanism.provides("statistic")
+        )
+        self.conformance_inputs = 2 if exact_audit_applies(mechanism) else 1
+        self.epsilon, self.delta = claimed_point(spec.guarantee)
+        self.spike = self.conformance and self.delta > 0
+        self.float_image = float_image_applies(mechanism) and mechanism.provides("statistic")
+        self.declared = (
+            pair is not None and declared_log_densities(mechanism, pair.x, pair.y) is not None
+        )
+        self.black_box = gray_box_shift(mechanism) is None and not self.declared
+
+    def search_share(self) -> int:
+        return 16 if self.declared and self.delta == 0 else 4
+
+
+def stage_releases(shape: _Shape, cfg: AuditConfig, *, pool: int | None = None) -> dict[str, int]:
+    """Releases drawn by each stage of an audit at ``cfg`` (module docstring); ``pool``:
+    candidate pairs up to swaps (default ``cfg.pair_budget``, their upper bound)."""
+    n, k = cfg.samples, cfg.pairs_tested
+    search = cfg.search_samples_for(shape.declared, approximate=shape.delta > 0)
+    out: dict[str, int] = {}
+    if shape.conformance:
+        out["noise-law conformance"] = cfg.effective_conformance_samples * shape.conformance_inputs
+    if shape.spike:
+        out["spike windows"] = 2 * n
+    if shape.float_image:
+        out["floating-point image"] = _FLOAT_IMAGE_RELEASES
+    if shape.black_box:
+        out["pair ranking"] = _ranking_releases(
+            cfg.pilot_samples, cfg.pair_budget, k, n, cfg.pair_budget if pool is None else pool
+        )
+    out["distinguishing test"] = 2 * k * (n + search)
+    return out
+
+
+def _ranking_releases(pilot: int, pair_budget: int, k: int, samples: int, pool: int) -> int:
+    """The black-box pair ranking of :func:`~privaudit.auditing.pair_choice.choose_pairs`."""
+    return _ranking(pilot, pair_budget, k, samples, pool)[0]
+
+
+def _ranking(pilot: int, pair_budget: int, k: int, samples: int, pool: int) -> tuple[int, int]:
+    """(releases, pair evaluations) of the black-box pair ranking."""
+    evaluations = pool + pair_budget + 2 * k
+    total, calls = evaluations * 2 * (2 * pilot), evaluations
+    pairs, size = min(HALVING_POOL * k, evaluations), max(2 * pilot, samples // HALVING_START)
+    while pairs > k:
+        total += pairs * 2 * size
+        calls += pairs
+        pairs, size = max(k, math.ceil(pairs / 2)), 2 * size
+    return total, calls
+
+
+class _Cost:
+    """Seconds of a stage: releases × (release + processing per output) + tests × fixed."""
+
+    def __init__(self, release: float, processing: ProcessingTiming) -> None:
+        self.per_release = release + processing.seconds_per_output
+        self.per_call = processing.fixed_seconds
+
+    def seconds(self, releases: float, calls: float) -> float:
+        return releases * self.per_release + calls * self.per_call
+
+    def of(
+        self, shape: _Shape, cfg: AuditConfig, pool: int | None = None, ranking: bool = True
+    ) -> float:
+        """Seconds of the stages of an audit at ``cfg`` (without the ranking if not
+        ``ranking``)."""
+        releases = stage_releases(shape, cfg, pool=pool)
+        calls = {"distinguishing test": cfg.pairs_tested}
+        if shape.black_box:
+            calls["pair ranking"] = _ranking(
+                cfg.pilot_samples,
+                cfg.pair_budget,
+                cfg.pairs_tested,
+                cfg.samples,
+                cfg.pair_budget if pool is None else pool,
+            )[1]
+        return sum(
+            self.seconds(r, calls.get(stage, 0))
+            for stage, r in releases.items()
+            if ranking or stage != "pair ranking"
+        )
+
+    def ranking(self, pilot: int, pair_budget: int, k: int, samples: int) -> float:
+        return self.seconds(*_ranking(pilot, pair_budget, k, samples, pair_budget))
+
+
+#: Outputs per side of the two timed tests of :func:`time_processing`.
+PROCESSING_SIZES = (400, 4000)
+
+
+def time_processing(
+    mechanism: Mechanism,
+    pair: Any,
+    rng: np.random.Generator,
+    *,
+    affordable: float,
+    events_per_direction: int,
+    clock: Clock = time.perf_counter,
+) -> tuple[ProcessingTiming, int, float]:
+    """Time the auditor's distinguishing test on the mechanism's own outputs.
+
+    Two tests, of ``PROCESSING_SIZES`` outputs per side (scaled down to ``affordable``
+    releases in all), give the fixed and per-output cost; skipped (zero cost) when fewer
+    than 100 outputs per side are affordable — the releases then dominate.  Returns the
+    timing and the releases drawn and their seconds on ``clock``.
+    """
+    from .distinguish import distinguish_pair
+    from .pair_choice import _Replay
+
+    scale = min(1.0, affordable / (2 * sum(PROCESSING_SIZES)))
+    sizes = tuple(int(n * scale) for n in PROCESSING_SIZES)
+    if sizes[0] < 100:
+        return ProcessingTiming(), 0, 0.0
+    drawn, drawn_seconds, took = 0, 0.0, []
+    for n in sizes:
+        start = clock()
+        sx = np.asarray(mechanism.sample(pair.x, n, rng))
+        sy = np.asarray(mechanism.sample(pair.y, n, rng))
+        drawn, drawn_seconds = drawn + 2 * n, drawn_seconds + max(clock() - start, 0.0)
+        replay = _Replay(mechanism, {id(pair.x): sx, id(pair.y): sy})
+        start = time.perf_counter()
+        distinguish_pair(
+            replay,
+            pair,
+            samples=n - n // 4,
+            search_samples=n // 4,
+            rng=rng,
+            alpha=0.05,
+            events_per_direction=events_per_direction,
+            poissonize=False,
+        )
+        took.append(time.perf_counter() - start)
+    per_output = max((took[1] - took[0]) / (2 * (sizes[1] - sizes[0])), 0.0)
+    fixed = max(took[0] - per_output * 2 * sizes[0], 0.0)
+    return (
+        ProcessingTiming(outputs=sizes, fixed_seconds=fixed, seconds_per_output=per_output),
+        drawn,
+        drawn_seconds,
+    )
+
+
+def budget_epsilon(shape: _Shape, cfg: AuditConfig, *, probability: float = 0.9) -> float:
+    """The smallest true ε the most favourable event of an audit at ``cfg`` detects with
+    ``probability`` (module docstring)."""
+    alpha = cfg.alpha * (0.9 if shape.conformance else 1.0) / cfg.pairs_tested
+    if shape.delta > 0:
+        alpha *= 1.0 - RARE_SHARE
+    level = DECLARED_SHARE * alpha if shape.declared else alpha / (2 * cfg.events_per_direction)
+    n = cfg.samples
+    best = math.inf
+    for p_y in _P_Y_GRID:
+        if p_y * n < 1.0 or math.exp(shape.epsilon) * p_y + shape.delta >= 1.0:
+            continue
+        best = min(
+            best,
+            detectable_epsilon(
+                p_y,
+                n,
+                n,
+                alpha=level,
+                delta=shape.delta,
+                claimed_epsilon=shape.epsilon,
+                probability=probability,
+                tolerance=1e-3,
+            ),
+        )
+    return best
+
+
+def _largest(fits: Callable[[int], bool], lo: int, hi: int) -> int | None:
+    """The largest integer in [lo, hi] with ``fits`` (monotone), or None."""
+    if hi < lo or not fits(lo):
+        return None
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if fits(mid):
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
+
+
+def _shrunk(shape: _Shape, cfg: AuditConfig, seconds: float, cost: _Cost) -> AuditConfig | None:
+    """The largest configuration below ``cfg`` whose stages fit ``seconds``.
+
+    The test split gets what the other stages leave, after reserving for a black box's
+    pair ranking the larger of :data:`RANKING_SHARE` of the seconds and the smallest
+    ranking (:data:`MIN_PILOT`, two candidate pairs); the ranking then gets the rest.
+    """
+    for k in range(cfg.pairs_tested, 0, -1):
+        smallest = max(k, 2)
+
+        def sized(n: int, k: int = k) -> AuditConfig:
+            return cfg.merged(
+                {
+                    "samples": n,
+                    "pairs_tested": k,
+                    "search_samples": max(MIN_SEARCH, n // shape.search_share()),
+                    "pair_budget": max(k, min(cfg.pair_budget, 2)),
+                    "pilot_samples": MIN_PILOT,
+                }
+            )
+
+        def fits(n: int, k: int = k, smallest: int = smallest) -> bool:
+            reserve = (
+                max(RANKING_SHARE * seconds, cost.ranking(MIN_PILOT, smallest, k, n))
+                if shape.black_box
+                else 0.0
+            )
+            return cost.of(shape, sized(n), ranking=False) + reserve <= seconds
+
+        n = _largest(fits, MIN_SAMPLES, cfg.samples)
+        if n is None or (n < SAMPLES_PER_PAIR * k and k > 1):
+            continue
+        base = sized(n)
+        if not shape.black_box:
+            return base.merged({"pair_budget": cfg.pair_budget, "pilot_samples": cfg.pilot_samples})
+        left = seconds - cost.of(shape, base, ranking=False)
+        budget, pilot = _ranking_plan(cfg, k, n, left, cost)
+        return base.merged({"pair_budget": budget, "pilot_samples": pilot})
+    return None
+
+
+def _ranking_plan(cfg: AuditConfig, k: int, n: int, seconds: float, cost: _Cost) -> tuple[int, int]:
+    """(pair_budget, pilot_samples) of a black-box ranking within ``seconds``: the most
+    candidate pairs that leave a pilot of at least :data:`MIN_PILOT` outputs, with the
+    longest such pilot (the smallest ranking, :data:`MIN_PILOT` on two candidates, was
+    reserved by :func:`_shrunk`)."""
+    budgets = sorted(
+        {b for b in (cfg.pair_budget, 24, 16, 8, 4, 2) if max(k, 2) <= b <= cfg.pair_budget},
+        reverse=True,
+    )
+    for budget in budgets:
+
+        def fits(p: int, budget: int = budget) -> bool:
+            return cost.ranking(p, budget, k, n) <= seconds
+
+        pilot = _largest(fits, MIN_PILOT, cfg.pilot_samples)
+        if pilot is not None:
+            return budget, pilot
+    return max(k, 2), MIN_PILOT
+
+
+def plan_to_budget(
+    mechanism: Mechanism,
+    cfg: AuditConfig,
+    time_budget: float,
+    *,
+    clock: Clock = time.perf_counter,
+    explicit: int = 0,
+) -> tuple[AuditConfig, BudgetPlan]:
+    """Time a pilot of releases and fit ``cfg`` to ``time_budget`` seconds.
+
+    Parameters
+    ----------
+    mechanism : Mechanism
+    cfg : AuditConfig
+        The configuration to fit (it is shrunk, never grown).
+    time_budget : float
+        Seconds for the whole audit, pilot included.
+    clock : callable
+        The time source (default ``time.perf_counter``; inject one to simulate a cost).
+    explicit : int
+        Explicit pairs the caller passes (they join the candidate pool).
+
+    Returns
+    -------
+    (AuditConfig, BudgetPlan)
+        The planned configuration (the audit runs at it, reproducibly from its seed) and
+        the plan.
+
+    Raises
+    ------
+    InvalidParameterError
+        If ``time_budget`` is not a positive finite number.
+    AuditError
+        If even the smallest audit (:data:`MIN_SAMPLES` per side, one pair) does not fit.
+    """
+    if (
+        isinstance(time_budget, bool)
+        or not isinstance(time_budget, (int, float))
+        or not math.isfinite(time_budget)
+        or time_budget <= 0
+    ):
+        raise InvalidParameterError(
+            f"time_budget must be a positive number of seconds, got {time_budget!r}"
+        )
+    budget = float(time_budget)
+    rng = np.random.default_rng([cfg.seed, 0x7B0D6E7])  # a stream of its own
+    pairs = candidate_pairs(mechanism.spec, rng, budget=2)
+    shape = _Shape(mechanism, pairs[0] if pairs else None)
+    if not pairs:
+        raise AuditError(f"no neighbouring pair of {mechanism.name!r} to time a pilot on")
+    timing = time_releases(mechanism, pairs[0].x, rng, time_budget=budget, clock=clock)
+    release = timing.seconds_per_release
+    started = time.perf_counter()
+    processing, drawn, drawn_seconds = time_processing(
+        mechanism,
+        pairs[0],
+        rng,
+        affordable=PILOT_SHARE * budget / release,
+        events_per_direction=cfg.events_per_direction,
+        clock=clock,
+    )
+    pilot_seconds = timing.seconds + drawn_seconds + (time.perf_counter() - started)
+    cost = _Cost(release, processing)
+    seconds = RELEASE_SHARE * budget - pilot_seconds
+    pool = cfg.pair_budget + explicit
+    default_seconds = pilot_seconds + cost.of(shape, cfg, pool=pool)
+    shrunk = default_seconds > RELEASE_SHARE * budget
+    planned = cfg
+    if shrunk:
+        found = _shrunk(shape, cfg, seconds, cost)
+        if found is None:
+            raise AuditError(
+                f"time_budget = {budget:g} s is too small for {mechanism.name!r}: a release "
+                f"takes {release:.3g} s, the pilot used {pilot_seconds:.3g} s, and the "
+                f"{max(seconds, 0):.3g} s left (of {RELEASE_SHARE:g} of the budget) do not "
+                f"hold the smallest audit ({MIN_SAMPLES} test and {MIN_SEARCH} search outputs "
+                "per side on one pair, and the pair ranking)"
+            )
+        planned = found
+    planned_pool = planned.pair_budget + explicit
+    stages = stage_releases(shape, planned, pool=planned_pool)
+    ranking_calls = _ranking(
+        planned.pilot_samples,
+        planned.pair_budget,
+        planned.pairs_tested,
+        planned.samples,
+        planned_pool,
+    )[1]
+    calls = {"pair ranking": ranking_calls, "distinguishing test": planned.pairs_tested}
+    costs = tuple(
+        StageCost(stage=s, releases=r, seconds=cost.seconds(r, calls.get(s, 0)))
+        for s, r in stages.items()
+    )
+    planned_seconds = pilot_seconds + sum(c.seconds for c in costs)
+    target = cfg.detect_epsilon_for(shape.epsilon)
+    before = budget_epsilon(shape, cfg)
+    after = before if not shrunk else budget_epsilon(shape, planned)
+    search = planned.search_samples_for(shape.declared, approximate=shape.delta > 0)
+    plan = BudgetPlan(
+        time_budget=budget,
+        timing=timing,
+        processing=processing,
+        stages=costs,
+        planned_seconds=planned_seconds,
+        default_seconds=default_seconds,
+        shrunk=shrunk,
+        default_samples=cfg.samples,
+        samples=planned.samples,
+        search_samples=search,
+        pilot_samples=planned.pilot_samples,
+        pair_budget=planned.pair_budget,
+        pairs_tested=planned.pairs_tested,
+        target_epsilon=target,
+        detectable_before=before,
+        detectable_after=after,
+        statement=_statement(
+            budget,
+            release,
+            planned,
+            cfg,
+            shrunk,
+            before,
+            after,
+            target,
+            default_seconds,
+            shape.epsilon,
+        ),
+    )
+    return planned, plan
+
+
+def _duration(seconds: float) -> str:
+    if seconds < 120:
+        return f"{seconds:.3g} s"
+    if seconds < 7200:
+        return f"{seconds / 60:.3g} min"
+    return f"{seconds / 3600:.3g} h"
+
+
+def _statement(
+    budget: float,
+    cost: float,
+    planned: AuditConfig,
+    cfg: AuditConfig,
+    shrunk: bool,
+    before: float,
+    after: float,
+    target: float,
+    default_seconds: float,
+    claimed: float,
+) -> str:
+    pct = f"{100 * cfg.confidence:g}%"
+    head = f"time budget {_duration(budget)} at {cost * 1e3:.3g} ms per release: "
+    if not shrunk:
+        return head + (
+            f"the configured audit fits (about {_duration(default_seconds)}); "
+            f"at {cfg.samples} samples per side it detects a true ε ≥ "
+            f"{format_epsilon(before)} at confidence {pct} with probability "
+            f"0.9 on the most favourable event"
+        )
+    text = head + (
+        f"the configured audit ({cfg.samples} samples per side, about "
+        f"{_duration(default_seconds)}) does not fit, so it was planned at {planned.samples} "
+        f"samples per side on {planned.pairs_tested} pair(s); at confidence {pct} and "
+        f"probability 0.9 on the most favourable event it detects a true ε ≥ "
+        f"{format_epsilon(after)} (the configured size: ε ≥ {format_epsilon(before)}), "
+        f"so it cannot detect a true ε below {format_epsilon(after)}"
+    )
+    if not (math.isfinite(after) and after <= target):
+        text += (
+            f", and cannot detect the target ε = {target:.4g} (claim {claimed:.4g}): "
+            "no violation found within this budget means little"
+        )
+    return text
