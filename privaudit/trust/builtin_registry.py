@@ -68,7 +68,6 @@ from mechanisms import (
     ReportNoisyMax,
     smooth_median_mechanism,
 )
-from mechanisms.dpsgd import ABLQMechanism, LogisticDPSGD
 from privaudit.auditing.config import CI_STRENGTH
 from spec import Categorical, IntegerRange, LocalNodeRelation, RealInterval
 
@@ -240,32 +239,6 @@ def register_builtins(register: Callable[..., Any]) -> None:
     _register_uniformity_tests(register)
     _register_local_ustatistics(register)
     _register_lndp(register)
-    _register_dpsgd(register)
-
-
-def _register_dpsgd(register: Callable[..., Any]) -> None:
-    """DP-SGD as ABLQ (Chua et al., ICML 2024) and a logistic-regression DP-SGD, each
-    declared with the claim its accountant proves (``docs/dpsgd_audit.md``).  One epoch of
-    20 batches of one example keeps each black-box audit of a 20-coordinate output cheap;
-    the shuffling-gap settings (T = 50) are the slow-tier suite ``privaudit.suites.dpsgd``."""
-    for sampler, claim in (
-        ("poisson", "PLD of Poisson subsampling"),
-        ("shuffle", "no amplification across the partition"),
-        ("balls_in_bins", "no amplification across the partition"),
-    ):
-        register(
-            f"dpsgd.ablq.{sampler}",
-            partial(ABLQMechanism, sampler, 20, 1, 20, 1.0, 1e-5),
-            description=f"DP-SGD as ABLQ: 20 {sampler} batches of 1 of 20 records in "
-            f"[-2, 2], clip 1, sigma = 1, (eps, 1e-5) from the {claim}",
-        )
-    for sampler in ("poisson", "shuffle"):
-        register(
-            f"dpsgd.logistic.{sampler}",
-            partial(LogisticDPSGD, sampler, 10, 2, 10, 1.0, 1e-5, dim=2),
-            description=f"DP-SGD logistic regression, 2 features, 10 steps of {sampler} "
-            "batches of 2 of 10 records, clip 1, sigma = 1, (eps, 1e-5)",
-        )
 
 
 #: CI audit of the three-chunk Wrapper 1 entry: 2·10⁵ samples per side, so that it stays
