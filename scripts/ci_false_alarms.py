@@ -39,36 +39,13 @@ if str(ROOT) not in sys.path:  # run from a checkout: use its packages
 from privaudit import CI_STRENGTH  # noqa: E402
 from privaudit.auditing.confirmation import ConfirmationPolicy, screened_audit  # noqa: E402
 from privaudit.statistics import clopper_pearson  # noqa: E402
-from privaudit.suites import all_cases  # noqa: E402
+from privaudit.suites import CI_MUST_DETECT, all_cases  # noqa: E402
 from privaudit.suites.broken import control_cases  # noqa: E402
 
 SUITE = 50
 
-#: The broken cases the quality tier must catch at CI strength (the ``MUST_DETECT`` set of
-#: ``tests/quality/test_benchmark_suites.py``).
-MUST_DETECT = (
-    "statdp.noisy_max_v1b[eps0=0.7]",
-    "statdp.noisy_max_v1b[eps0=1.5]",
-    "statdp.noisy_max_v2b[eps0=0.7]",
-    "statdp.noisy_max_v2b[eps0=1.5]",
-    "statdp.histogram_eps[eps0=0.2]",
-    "statdp.histogram_eps[eps0=0.7]",
-    "statdp.iSVT1[eps0=0.2]",
-    "statdp.iSVT1[eps0=0.7]",
-    "statdp.iSVT1[eps0=1.5]",
-    "dpsniper.NoisyHist2",
-    "dpsniper.SparseVectorTechnique5",
-    "broken.sum_underdeclared_sensitivity",
-    "broken.range_scaled_mean",
-    "broken.curator_truncated_laplace",
-    "graphs.edge_count_no_projection",
-    "graphs.edge_count_naive_truncation",
-    "graphs.degree_histogram_edge_sensitivity",
-    "graphs.triangle_count_edge_sensitivity",
-    "local.rr_rerandomized_per_pair",
-    "local.rr_binary_keep_probability",
-    "local.rr_data_dependent_bins",
-)
+#: The broken cases the quality tier must catch at CI strength.
+MUST_DETECT = sorted(CI_MUST_DETECT)
 
 
 def _case_id(case) -> str:

@@ -37,7 +37,7 @@ Examples
 
 from __future__ import annotations
 
-from ._base import PRIVACY_REL_TOL, BenchmarkCase
+from ._base import CI_MUST_DETECT, PRIVACY_REL_TOL, BenchmarkCase
 from .broken import broken_cases, control_cases, delta_broken_cases, delta_control_cases
 from .dpsgd import dpsgd_broken_cases, dpsgd_control_cases
 from .dpsniper import DPSNIPER_CLAIMED_EPSILON, dpsniper_cases, dpsniper_patterns
@@ -46,6 +46,7 @@ from .local import local_broken_cases, local_control_cases
 from .statdp import STATDP_CLAIMED_EPSILONS, statdp_cases, statdp_patterns
 
 __all__ = [
+    "CI_MUST_DETECT",
     "BenchmarkCase",
     "DPSNIPER_CLAIMED_EPSILON",
     "PRIVACY_REL_TOL",

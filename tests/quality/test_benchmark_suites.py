@@ -22,7 +22,7 @@ import math
 import pytest
 
 from privaudit import AuditConfig, audit
-from privaudit.suites import BenchmarkCase, all_cases
+from privaudit.suites import CI_MUST_DETECT, BenchmarkCase, all_cases
 
 QUALITY = AuditConfig(
     samples=100_000,
@@ -44,29 +44,7 @@ STRONG = AuditConfig(
 )
 
 #: Broken cases whose violation is large enough to be caught at CI strength.
-MUST_DETECT = {
-    "statdp.noisy_max_v1b[eps0=0.7]",
-    "statdp.noisy_max_v1b[eps0=1.5]",
-    "statdp.noisy_max_v2b[eps0=0.7]",
-    "statdp.noisy_max_v2b[eps0=1.5]",
-    "statdp.histogram_eps[eps0=0.2]",
-    "statdp.histogram_eps[eps0=0.7]",
-    "statdp.iSVT1[eps0=0.2]",
-    "statdp.iSVT1[eps0=0.7]",
-    "statdp.iSVT1[eps0=1.5]",
-    "dpsniper.NoisyHist2",
-    "dpsniper.SparseVectorTechnique5",
-    "broken.sum_underdeclared_sensitivity",
-    "broken.range_scaled_mean",
-    "broken.curator_truncated_laplace",
-    "graphs.edge_count_no_projection",
-    "graphs.edge_count_naive_truncation",
-    "graphs.degree_histogram_edge_sensitivity",
-    "graphs.triangle_count_edge_sensitivity",
-    "local.rr_rerandomized_per_pair",
-    "local.rr_binary_keep_probability",
-    "local.rr_data_dependent_bins",
-}
+MUST_DETECT = CI_MUST_DETECT
 
 
 def _case_id(case: BenchmarkCase) -> str:
