@@ -45,6 +45,7 @@ __all__ = [
     "DPSGDClaim",
     "check_batching",
     "claimed_epsilon",
+    "declared_claim",
 ]
 
 DPSGDClaim = Literal["poisson_pld", "partition"]
@@ -111,6 +112,28 @@ def claimed_epsilon(
     raise InvalidParameterError(f"claim must be 'poisson_pld' or 'partition', got {claim!r}")
 
 
+def declared_claim(
+    sampler: str,
+    claim: str | None,
+    *,
+    sigma: float,
+    n: int,
+    batch_size: int,
+    steps: int,
+    delta: float,
+) -> tuple[str, float, bool]:
+    """``(claim, ε, honest)``: the accountant a DP-SGD run declares (by default the one
+    its batch sampler proves: the Poisson PLD, or no amplification across the partition
+    of shuffled and balls-in-bins batches), the ε it proves at ``delta``, and whether the
+    accountant fits the sampler (False for the common practice of accounting shuffled
+    batches as Poisson; Chua et al., ICML 2024)."""
+    chosen = claim or ("poisson_pld" if sampler == "poisson" else "partition")
+    epsilon = claimed_epsilon(
+        chosen, sigma=sigma, n=n, batch_size=batch_size, steps=steps, delta=delta
+    )
+    return chosen, epsilon, (chosen == "poisson_pld") == (sampler == "poisson")
+
+
 class ABLQMechanism(Mechanism):
     """ABLQ with a batch sampler: ``T`` noisy batch sums of clipped one-dimensional records.
 
@@ -172,17 +195,16 @@ class ABLQMechanism(Mechanism):
         self.clip_norm = check_positive(clip_norm, "clip_norm")
         bound = 2.0 * self.clip_norm if record_bound is None else record_bound
         self.record_bound = check_positive(bound, "record_bound")
-        self.claim = claim or ("poisson_pld" if sampler == "poisson" else "partition")
         self.delta = check_delta(delta)
-        epsilon = claimed_epsilon(
-            self.claim,
+        self.claim, epsilon, honest = declared_claim(
+            sampler,
+            claim,
             sigma=self.sigma,
             n=self.n,
             batch_size=self.batch_size,
             steps=self.steps,
             delta=self.delta,
         )
-        honest = (self.claim == "poisson_pld") == (sampler == "poisson")
         epochs = self.steps * self.batch_size / self.n
         accountant = (
             f"no amplification: {epochs:g} epoch(s), each (2/sigma)-GDP"

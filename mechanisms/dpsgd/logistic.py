@@ -37,7 +37,7 @@ from spec import (
 from spec.validation import check_delta, check_positive, check_sample_size
 
 from .._base import Mechanism
-from .ablq import CHUA_2024, check_batching, claimed_epsilon
+from .ablq import CHUA_2024, check_batching, declared_claim
 
 __all__ = ["LogisticDPSGD", "logistic_data"]
 
@@ -125,17 +125,16 @@ class LogisticDPSGD(Mechanism):
         self.sigma = check_positive(sigma, "sigma")
         self.clip_norm = check_positive(clip_norm, "clip_norm")
         self.learning_rate = check_positive(learning_rate, "learning_rate")
-        self.claim = claim or ("poisson_pld" if sampler == "poisson" else "partition")
         self.delta = check_delta(delta)
-        epsilon = claimed_epsilon(
-            self.claim,
+        self.claim, epsilon, honest = declared_claim(
+            sampler,
+            claim,
             sigma=self.sigma,
             n=self.n,
             batch_size=self.batch_size,
             steps=self.steps,
             delta=self.delta,
         )
-        honest = (self.claim == "poisson_pld") == (sampler == "poisson")
         super().__init__(
             MechanismSpec(
                 name=name or f"dpsgd.logistic.{sampler}",
