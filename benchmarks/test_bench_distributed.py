@@ -20,11 +20,11 @@ import pytest
 
 pytest.importorskip("distributed")
 
-from privaudit.auditing.distinguish import distinguish_pair  # noqa: E402
-from privaudit.auditing.pairs import verified_pair  # noqa: E402
-from privaudit.execution.distributed import DaskExecutor  # noqa: E402
-from privaudit.execution.streaming import SerialExecutor, TimedExecutor  # noqa: E402
-from privaudit.suites import dpsniper_cases  # noqa: E402
+from privaudit.auditing.distinguish import distinguish_pair
+from privaudit.auditing.pairs import verified_pair
+from privaudit.execution.distributed import DaskExecutor
+from privaudit.execution.streaming import SerialExecutor, TimedExecutor
+from privaudit.suites import dpsniper_cases
 
 SAMPLES = 1 << 19
 CASE = next(c for c in dpsniper_cases() if c.name.endswith(".SVT34Parallel"))

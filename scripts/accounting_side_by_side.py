@@ -24,7 +24,7 @@ for path in (ROOT, ROOT / "examples"):
     if str(path) not in sys.path:
         sys.path.insert(0, str(path))
 
-import accounting_peers as examples  # noqa: E402
+import accounting_peers as examples
 
 DOC = ROOT / "docs" / "accounting.md"
 START, END = "<!-- side-by-side:start -->", "<!-- side-by-side:end -->"

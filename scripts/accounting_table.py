@@ -31,15 +31,15 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-import logging  # noqa: E402
+import logging
 
-import dp_accounting as dpa  # noqa: E402
-import mpmath as mp  # noqa: E402
-from dp_accounting.pld import common  # noqa: E402
+import dp_accounting as dpa
+import mpmath as mp
+from dp_accounting.pld import common
 from dp_accounting.pld import privacy_loss_distribution as pld_mod
 
-from mechanisms import advanced_composition  # noqa: E402
-from mechanisms.accounting import (  # noqa: E402
+from mechanisms import advanced_composition
+from mechanisms.accounting import (
     PLDAccountant,
     RDPAccountant,
     ZCDPAccountant,
@@ -47,8 +47,8 @@ from mechanisms.accounting import (  # noqa: E402
     optimal_composition,
     poisson_subsample,
 )
-from mechanisms.accounting.calibration import _laplace_spec  # noqa: E402
-from spec import (  # noqa: E402
+from mechanisms.accounting.calibration import _laplace_spec
+from spec import (
     AdditiveNoise,
     AddRemoveOne,
     DatasetDomain,

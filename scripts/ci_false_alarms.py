@@ -36,11 +36,11 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:  # run from a checkout: use its packages
     sys.path.insert(0, str(ROOT))
 
-from privaudit import CI_STRENGTH  # noqa: E402
-from privaudit.auditing.confirmation import ConfirmationPolicy, screened_audit  # noqa: E402
-from privaudit.statistics import clopper_pearson  # noqa: E402
-from privaudit.suites import CI_MUST_DETECT, all_cases  # noqa: E402
-from privaudit.suites.broken import control_cases  # noqa: E402
+from privaudit import CI_STRENGTH
+from privaudit.auditing.confirmation import ConfirmationPolicy, screened_audit
+from privaudit.statistics import clopper_pearson
+from privaudit.suites import CI_MUST_DETECT, all_cases
+from privaudit.suites.broken import control_cases
 
 SUITE = 50
 

@@ -24,9 +24,9 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:  # run from a checkout: use its packages
     sys.path.insert(0, str(ROOT))
 
-from privaudit import audit  # noqa: E402
-from privaudit.statistics import clopper_pearson  # noqa: E402
-from privaudit.suites.broken import RareRawMean  # noqa: E402
+from privaudit import audit
+from privaudit.statistics import clopper_pearson
+from privaudit.suites.broken import RareRawMean
 
 DOC = ROOT / "docs" / "delta_audits.md"
 BEGIN, END = "<!-- detection:begin -->", "<!-- detection:end -->"

@@ -44,7 +44,7 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from estimators.lndp import (  # noqa: E402
+from estimators.lndp import (
     RegularStarRandomness,
     blurry_linear_mechanism,
     blurry_linear_sensitivity,
@@ -66,17 +66,17 @@ from estimators.lndp import (  # noqa: E402
     rr_joint_delta,
     soft_threshold_mechanism,
 )
-from mechanisms import declare_mechanism  # noqa: E402
-from privaudit import AuditConfig, audit  # noqa: E402
-from privaudit.auditing.checks.group_privacy import audit_group_privacy  # noqa: E402
-from privaudit.suites.local_node import (  # noqa: E402
+from mechanisms import declare_mechanism
+from privaudit import AuditConfig, audit
+from privaudit.auditing.checks.group_privacy import audit_group_privacy
+from privaudit.suites.local_node import (
     global_threshold_soft_threshold,
     neighbours_copies_ignored,
     own_sensitivity_laplace_edge_count,
     own_sensitivity_soft_threshold,
     sampled_one_hot,
 )
-from spec import Gaussian, GraphDomain, LocalNodeRelation  # noqa: E402
+from spec import Gaussian, GraphDomain, LocalNodeRelation
 
 AUDIT = AuditConfig(
     samples=40_000, pilot_samples=2_000, pair_budget=48, pairs_tested=3, claim_budget=200, seed=19

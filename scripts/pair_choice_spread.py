@@ -29,11 +29,11 @@ for extra in (ROOT_DIR, ROOT_DIR / "scripts"):
     if str(extra) not in sys.path:
         sys.path.insert(0, str(extra))
 
-from power_table import parse_seeds, run_case, size_for  # noqa: E402
+from power_table import parse_seeds, run_case, size_for
 
-import privaudit.auditing.auditor as auditor_module  # noqa: E402
-from privaudit.auditing.pairs import to_jsonable  # noqa: E402
-from privaudit.suites import dpsniper_cases  # noqa: E402
+import privaudit.auditing.auditor as auditor_module
+from privaudit.auditing.pairs import to_jsonable
+from privaudit.suites import dpsniper_cases
 
 DEFAULT = "ReportNoisyMax3,SparseVectorTechnique6,NumericalSVT,SparseVectorTechnique2"
 
@@ -84,7 +84,7 @@ def main(argv: list[str] | None = None) -> int:
                     scale_pilot=False,
                     pair_tolerance=tolerance,
                 )
-                bounds.append(float(row["ours"]))  # type: ignore[arg-type]
+                bounds.append(float(row["ours"]))
                 choices.append(tuple(sorted(p for p, _ in kept[-1])))
                 per_pair = ", ".join(f"{p} → {e:.4f}" for p, e in kept[-1])
                 print(

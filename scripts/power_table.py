@@ -70,12 +70,12 @@ ROOT_DIR = pathlib.Path(__file__).resolve().parents[1]
 if str(ROOT_DIR) not in sys.path:  # run from a checkout: use its packages
     sys.path.insert(0, str(ROOT_DIR))
 
-from privaudit.auditing.auditor import audit  # noqa: E402
-from privaudit.auditing.config import PAIR_TOLERANCE  # noqa: E402
-from privaudit.auditing.distinguish import distinguish_pair  # noqa: E402
-from privaudit.auditing.distinguish.rows import DISCRETE_ROWS  # noqa: E402
-from privaudit.auditing.pairs import verified_pair  # noqa: E402
-from privaudit.suites import BenchmarkCase, dpsniper_cases  # noqa: E402
+from privaudit.auditing.auditor import audit
+from privaudit.auditing.config import PAIR_TOLERANCE
+from privaudit.auditing.distinguish import distinguish_pair
+from privaudit.auditing.distinguish.rows import DISCRETE_ROWS
+from privaudit.auditing.pairs import verified_pair
+from privaudit.suites import BenchmarkCase, dpsniper_cases
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 OUT = ROOT / "docs" / "power_table.md"
@@ -179,7 +179,7 @@ def size_for(case: BenchmarkCase, *, with_pairs: bool = True, budget: float = BU
     size = sizing_rule(*_CALIBRATED[short], budget=budget)
     if short in OVERRIDES:
         fields, reason = OVERRIDES[short]
-        size = replace(size, reason=reason, **fields)  # type: ignore[arg-type]
+        size = replace(size, reason=reason, **fields)
     return size
 
 
@@ -395,11 +395,11 @@ def seeds_row(
     would reach it."""
     size = size_for(case, with_pairs=with_pairs, budget=budget)
     rows = [run_case(case, size, scale, with_pairs=with_pairs, seed=seed) for seed in seeds]
-    bounds = [float(r["ours"]) for r in rows]  # type: ignore[arg-type]
+    bounds = [float(r["ours"]) for r in rows]
     for seed, r in zip(seeds, rows, strict=True):
         print(
-            f"{r['mechanism']:28s} seed {seed}: ε_lb = {_fmt(r['ours'])} "  # type: ignore[arg-type]
-            f"(LR {_fmt(r['lr'])}) {float(r['runtime']):5.1f} s  {r['verdict']}",  # type: ignore[arg-type]
+            f"{r['mechanism']:28s} seed {seed}: ε_lb = {_fmt(r['ours'])} "
+            f"(LR {_fmt(r['lr'])}) {float(r['runtime']):5.1f} s  {r['verdict']}",
             file=sys.stderr,
             flush=True,
         )
@@ -407,21 +407,21 @@ def seeds_row(
     lr = first["lr"]
     ceiling, needed = ceiling_and_needed(
         str(first["mechanism"]),
-        int(first["samples"]),  # type: ignore[call-overload]
+        int(first["samples"]),
         None if lr is None else float(lr),
-    )  # type: ignore[arg-type]
+    )
     return {
         **first,
         "min": min(bounds),
         "median": float(np.median(bounds)),
         "max": max(bounds),
-        "slowest": max(float(r["runtime"]) for r in rows),  # type: ignore[arg-type]
+        "slowest": max(float(r["runtime"]) for r in rows),
         "verdicts": sorted({str(r["verdict"]) for r in rows}),
         "tested_range": (
-            min(int(r["tested"]) for r in rows),  # type: ignore[call-overload]
+            min(int(r["tested"]) for r in rows),
             max(int(r["tested"]) for r in rows),
-        ),  # type: ignore[call-overload]
-        "beats_lr": lr is not None and min(bounds) >= float(lr),  # type: ignore[arg-type]
+        ),
+        "beats_lr": lr is not None and min(bounds) >= float(lr),
         "ceiling": ceiling,
         "needed": needed,
     }
@@ -448,18 +448,18 @@ def seeds_table(rows: list[dict[str, object]], seeds: list[int]) -> str:
         if ceiling is None:
             reach = "law not computed"
         elif r["needed"] is not None:
-            reach = f"impossible at our N; {int(r['needed']) / 1e6:g}M"  # type: ignore[call-overload]
-        elif r["lr"] is not None and float(ceiling) < float(r["lr"]):  # type: ignore[arg-type]
+            reach = f"impossible at our N; {int(r['needed']) / 1e6:g}M"
+        elif r["lr"] is not None and float(ceiling) < float(r["lr"]):
             reach = "impossible below 10¹¹"
         else:
             reach = "reachable"
         lines.append(
-            f"| {r['mechanism']} | {_fmt(r['true'])} | {_fmt(r['min'])} | "  # type: ignore[arg-type]
-            f"{_fmt(r['median'])} | {_fmt(r['max'])} | {_fmt(r['lr'])} | "  # type: ignore[arg-type]
-            f"{_fmt(r['mlp'])} | {'yes' if r['beats_lr'] else 'no'} | "  # type: ignore[arg-type]
-            f"{_fmt(ceiling)} | {reach} | {float(r['slowest']):.1f} | "  # type: ignore[arg-type]
-            f"{', '.join(r['verdicts'])} | {r['kind']} | "  # type: ignore[arg-type]
-            f"{int(r['samples']) / 1e6:g}M + {int(r['search']) / 1e6:g}M | "  # type: ignore[call-overload]
+            f"| {r['mechanism']} | {_fmt(r['true'])} | {_fmt(r['min'])} | "
+            f"{_fmt(r['median'])} | {_fmt(r['max'])} | {_fmt(r['lr'])} | "
+            f"{_fmt(r['mlp'])} | {'yes' if r['beats_lr'] else 'no'} | "
+            f"{_fmt(ceiling)} | {reach} | {float(r['slowest']):.1f} | "
+            f"{', '.join(r['verdicts'])} | {r['kind']} | "
+            f"{int(r['samples']) / 1e6:g}M + {int(r['search']) / 1e6:g}M | "
             f"{_span(r['tested_range'])} (rule: {r['pairs_tested']}) | {r['reason']} |"
         )
     return head + "\n".join(lines) + "\n"
@@ -493,7 +493,7 @@ def main_seeds(args: argparse.Namespace) -> int:
         beats = sum(bool(r["beats_lr"]) for r in rows)
         which = "without input pairs" if args.no_pairs else "with DP-Sniper's input pairs"
         flag = " --no-pairs" if args.no_pairs else ""
-        slowest = max(float(r["slowest"]) for r in rows)  # type: ignore[arg-type]
+        slowest = max(float(r["slowest"]) for r in rows)
         section = (
             f"## Seeds {seeds[0]}–{seeds[-1]}, {which}\n\n"
             f"Generated by `python scripts/power_table.py --seeds {args.seeds}{flag}` "

@@ -20,8 +20,8 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:  # run from a checkout: use its packages
     sys.path.insert(0, str(ROOT))
 
-from privaudit import AuditConfig  # noqa: E402
-from privaudit.trust.soundness import CORRECT_DELTA_MECHANISMS, soundness_run  # noqa: E402
+from privaudit import AuditConfig
+from privaudit.trust.soundness import CORRECT_DELTA_MECHANISMS, soundness_run
 
 
 def main() -> None:

@@ -22,10 +22,10 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:  # run from a checkout: use its packages
     sys.path.insert(0, str(ROOT))
 
-from mechanisms import GaussianMechanism, LaplaceMechanism  # noqa: E402
-from privaudit.auditing.checks import check_spike  # noqa: E402
-from privaudit.statistics import clopper_pearson  # noqa: E402
-from privaudit.suites.broken import RareRawMean  # noqa: E402
+from mechanisms import GaussianMechanism, LaplaceMechanism
+from privaudit.auditing.checks import check_spike
+from privaudit.statistics import clopper_pearson
+from privaudit.suites.broken import RareRawMean
 
 
 def main() -> None:

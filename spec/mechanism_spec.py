@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, TypeVar
 
 from pydantic import Field, model_validator
 
@@ -84,6 +84,9 @@ __all__ = [
     "SmoothSensitivityNoise",
     "laplace_rdp",
 ]
+
+#: A kind of sensitivity claim (:meth:`MechanismSpec._claim` returns the one it finds).
+_ClaimT = TypeVar("_ClaimT", GlobalSensitivity, LocalSensitivityBound, SmoothSensitivityBound)
 
 #: Relative slack allowed when comparing a claimed guarantee with what the noise delivers.
 REL_TOL = 1e-9
@@ -299,11 +302,12 @@ def _delivered_additive(noise: AdditiveNoise, claim: GlobalSensitivity, dim: int
         )
     if isinstance(law, DiscreteGaussian):
         rho = delta_f**2 / (2 * law.sigma**2)
-        if dim == 1:
-            profile: Callable[[float], float] = lambda e: law.privacy_profile(e, delta_f)  # noqa: E731
-        else:  # CKS 2020: ρ-zCDP; its (ε, δ) conversion is a valid upper bound
-            zc = ZeroConcentratedDP(rho=rho)
-            profile = zc.delta_for_epsilon
+        # on vectors (CKS 2020): ρ-zCDP, whose (ε, δ) conversion is a valid upper bound
+        profile: Callable[[float], float] = (
+            (lambda e: law.privacy_profile(e, delta_f))
+            if dim == 1
+            else ZeroConcentratedDP(rho=rho).delta_for_epsilon
+        )
         return _Delivered(pure=math.inf, profile=profile, rho=rho, source=src)
     if isinstance(law, Laplace):
         lam = delta_f / law.scale
@@ -492,24 +496,24 @@ class MechanismSpec(SpecModel):
     notes: str = ""
 
     # -- claim lookup --------------------------------------------------------------------
-    def _claim(self, cls: type) -> object | None:
+    def _claim(self, cls: type[_ClaimT]) -> _ClaimT | None:
         found = [c for c in self.sensitivity if isinstance(c, cls)]
         return found[0] if found else None
 
     @property
     def global_sensitivity(self) -> GlobalSensitivity | None:
         """The global-sensitivity claim, if any."""
-        return self._claim(GlobalSensitivity)  # type: ignore[return-value]
+        return self._claim(GlobalSensitivity)
 
     @property
     def local_sensitivity_claim(self) -> LocalSensitivityBound | None:
         """The local-sensitivity-bound claim, if any."""
-        return self._claim(LocalSensitivityBound)  # type: ignore[return-value]
+        return self._claim(LocalSensitivityBound)
 
     @property
     def smooth_sensitivity_claim(self) -> SmoothSensitivityBound | None:
         """The smooth-sensitivity claim, if any."""
-        return self._claim(SmoothSensitivityBound)  # type: ignore[return-value]
+        return self._claim(SmoothSensitivityBound)
 
     def delta_for_epsilon(self, epsilon: float) -> float:
         """The claimed privacy profile δ(ε) (see :mod:`spec.guarantees`)."""

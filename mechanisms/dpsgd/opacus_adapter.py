@@ -40,8 +40,8 @@ __all__ = ["OpacusDPSGD", "opacus_available"]
 def opacus_available() -> bool:
     """Whether ``torch`` and ``opacus`` import."""
     try:
-        import opacus  # noqa: F401
-        import torch  # noqa: F401
+        import opacus  # noqa: F401  # imported to check that the extra is installed
+        import torch  # noqa: F401  # imported to check that the extra is installed
     except ImportError:
         return False
     return True

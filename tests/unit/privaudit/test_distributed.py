@@ -18,31 +18,31 @@ import pytest
 
 pytest.importorskip("distributed")
 
-from mechanisms import LaplaceMechanism, declare_mechanism  # noqa: E402
-from privaudit.auditing.auditor import audit  # noqa: E402
-from privaudit.auditing.config import AuditConfig  # noqa: E402
-from privaudit.auditing.distinguish import distinguish_pair  # noqa: E402
-from privaudit.auditing.pairs import verified_pair  # noqa: E402
-from privaudit.execution import distributed as dist  # noqa: E402
-from privaudit.execution import streaming as dist_streaming  # noqa: E402
-from privaudit.execution.distributed import DaskExecutor, executor_scope  # noqa: E402
-from privaudit.execution.streaming import SerialExecutor, block_rows, stream_chunks  # noqa: E402
-from privaudit.interfaces.cli import main  # noqa: E402
-from spec import (  # noqa: E402
+from mechanisms import LaplaceMechanism, declare_mechanism
+from privaudit.auditing.auditor import audit
+from privaudit.auditing.config import AuditConfig
+from privaudit.auditing.distinguish import distinguish_pair
+from privaudit.auditing.pairs import verified_pair
+from privaudit.execution import distributed as dist
+from privaudit.execution import streaming as dist_streaming
+from privaudit.execution.distributed import DaskExecutor, executor_scope
+from privaudit.execution.streaming import SerialExecutor, block_rows, stream_chunks
+from privaudit.interfaces.cli import main
+from spec import (
     AdditiveNoise,
     ApproxDP,
     GlobalSensitivity,
     Laplace,
     MechanismSpec,
-    RealInterval,  # noqa: E402
+    RealInterval,
 )
-from spec.errors import (  # noqa: E402
+from spec.errors import (
     ExecutorError,
     InvalidParameterError,
     NotShippableError,
     PrivauditError,
 )
-from spec.relations import QueryDistance  # noqa: E402
+from spec.relations import QueryDistance
 
 #: A small audit whose test split spans two blocks per side (2.6·10⁵ outputs = 1 block).
 SMALL = AuditConfig(
@@ -74,7 +74,7 @@ def _branching_mechanism(lock: object = None):
 
     def sampler(v, n, rng):
         if lock is not None:
-            with lock:  # type: ignore[attr-defined]
+            with lock:  # type: ignore[attr-defined]  # lock is a threading.Lock here, typed Any-or-None above
                 pass
         exact = rng.random(n) < 0.01
         return np.where(exact, v, v + rng.laplace(0.0, 1.0, n))
@@ -132,7 +132,10 @@ def test_stream_chunks_follows_the_executors_chunk_size():
         blocks_per_chunk = 1
 
     root = np.random.SeedSequence(2)
-    draw = lambda m, g: g.normal(size=m)  # noqa: E731
+
+    def draw(m, g):
+        return g.normal(size=m)
+
     per_block = list(
         stream_chunks(
             draw, 10, root=root, stream=0, consume=len, rows_per_block=3, executor=OneBlockPerTask()

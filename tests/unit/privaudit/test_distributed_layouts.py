@@ -32,7 +32,7 @@ import pytest
 
 pytest.importorskip("distributed")
 
-from privaudit.trust.provenance import NOT_INSTALLED, _requirements, installed_version  # noqa: E402
+from privaudit.trust.provenance import NOT_INSTALLED, _requirements, installed_version
 
 ROOT = Path(__file__).resolve().parents[3]
 

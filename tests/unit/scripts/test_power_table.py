@@ -12,7 +12,7 @@ import pytest
 ROOT = pathlib.Path(__file__).resolve().parents[3]
 sys.path.insert(0, str(ROOT / "scripts"))
 
-import power_table as table  # noqa: E402
+import power_table as table
 
 
 def test_seeds_parse_ranges_and_lists():

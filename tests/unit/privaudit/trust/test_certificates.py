@@ -146,7 +146,7 @@ def test_line_endings_do_not_change_the_hash(tmp_path, monkeypatch):
 
 def test_hashing_something_that_is_not_a_mechanism_is_refused():
     with pytest.raises(CertificateError, match="Mechanism"):
-        implementation_hash(object())  # type: ignore[arg-type]
+        implementation_hash(object())  # type: ignore[arg-type]  # the wrong type on purpose
 
 
 # -- certify and the certificate ---------------------------------------------------------------
