@@ -426,9 +426,11 @@ def smooth_inverse_quartic_mechanism(
 
     Raises
     ------
+    ParameterTypeError
+        If ε is missing (``None``) and α, β are not both given.
     InvalidParameterError
-        If ε is missing or out of range, or an override leaves nothing for the other
-        constant (e.g. 3β ≥ ε).
+        If ε is out of range, or an override leaves nothing for the other constant (e.g.
+        3β ≥ ε).
     InconsistentSpecError
         If explicit constants exceed the claim.
 
@@ -449,7 +451,7 @@ def smooth_inverse_quartic_mechanism(
     """
     if epsilon is None:
         if alpha is None or beta is None:
-            raise InvalidParameterError(
+            raise ParameterTypeError(
                 "give epsilon, or both alpha and beta (the claim is then "
                 f"3 beta + 3^(3/4) alpha), got alpha={alpha!r}, beta={beta!r}"
             )
