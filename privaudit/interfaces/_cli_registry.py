@@ -82,7 +82,8 @@ def _cmd_list(args: argparse.Namespace) -> int:
         print(_table(rows, ["name", "claim", "relation", "certificate"]))
         if versions:
             print(
-                "\nThird-party versions differ from the certifying machine's (reported, not stale):"
+                "\nThird-party versions differ from the certifying machine's (reported only: "
+                "the certificates stay current):"
             )
             print("\n".join(f"  {line}" for line in versions))
         if stale:
