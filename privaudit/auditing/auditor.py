@@ -405,45 +405,21 @@ def _audit(
                 error_rate=best.alpha_profile,
             )
         )
-    # the audit reports a violation when any tested pair does, so its power is (at least)
-    # that of its most sensitive pair (privaudit.auditing.verdicts)
-    powers = [r.power for _, r in results if isinstance(r.power, PowerStatement)]
-    power = min(powers, key=lambda p: p.detectable_epsilon) if powers else None
-    if power is not None:
-        power = conclusive_power(
-            power, cfg, claimed_epsilon=eps_claimed, claimed_delta=delta_claimed
-        )
-    unmet = tuple(
-        f"{c.name}: {c.details.get('reason')}; to conclude: {c.details.get('remedy')}"
-        for c in checks
-        if is_required_skip(c)
-    )
-    report = AuditReport(
-        mechanism=mechanism.name,
-        spec=spec,
-        spec_hash=spec.content_hash,
-        verdict=decide_verdict(any(c.violated for c in checks), power, unmet),
-        unmet_requirements=unmet,
-        epsilon_lower_bound=eps_lb,
-        epsilon_claimed=eps_claimed,
+    report = _assemble_report(
+        mechanism,
+        cfg,
+        checks,
+        results,
+        best,
+        best_pair,
+        eps_lb=eps_lb,
+        eps_claimed=eps_claimed,
         delta_claimed=delta_claimed,
-        confidence=cfg.confidence,
-        samples=cfg.samples,
-        seed=cfg.seed,
-        config=cfg,
-        checks=tuple(checks),
-        worst_pair=_counterexample(best_pair),
-        worst_event=best.best_event,
-        events=tuple(best.events),
-        privacy_profile=tuple(best.profile),
-        power=power,
-        infinite_evidence=best.infinite_evidence or "",
+        started=started,
         accounting=AccountingTightness.of(mechanism, eps_lb),
         audit_mode="exact" if exact is not None else "statistical",
         exact=exact,
         budget=budget,
-        runtime_seconds=time.perf_counter() - started,
-        versions=library_versions(),
     )
     say("done")
     return report
@@ -610,18 +586,59 @@ def _finish_group(
             details={"pairs_tested": len(chosen), "alpha_per_pair": per_pair, "group": k},
         )
     )
+    say("done")
+    return _assemble_report(
+        mechanism,
+        cfg,
+        checks,
+        results,
+        best,
+        best_pair,
+        eps_lb=eps_lb,
+        eps_claimed=eps_claimed,
+        delta_claimed=delta_claimed,
+        started=started,
+    )
+
+
+def _assemble_report(
+    mechanism: Mechanism,
+    cfg: AuditConfig,
+    checks: Sequence[CheckOutcome],
+    results: Sequence[tuple[Any, Any]],
+    best: Any,
+    best_pair: CandidatePair,
+    *,
+    eps_lb: float,
+    eps_claimed: float,
+    delta_claimed: float,
+    started: float,
+    **extra: Any,
+) -> AuditReport:
+    """The report of an audit (of the claim, or of a group claim) from its checks and the
+    results of its tested pairs: the power of the most sensitive pair, the verdict (a
+    required check that could not run makes a clean verdict inconclusive), the worst pair
+    and its events; ``extra`` holds the report fields only some audits have."""
+    # the audit reports a violation when any tested pair does, so its power is (at least)
+    # that of its most sensitive pair (privaudit.auditing.verdicts)
     powers = [r.power for _, r in results if isinstance(r.power, PowerStatement)]
     power = min(powers, key=lambda p: p.detectable_epsilon) if powers else None
     if power is not None:
         power = conclusive_power(
             power, cfg, claimed_epsilon=eps_claimed, claimed_delta=delta_claimed
         )
-    say("done")
+    unmet = tuple(
+        f"{c.name}: {c.details.get('reason')}; to conclude: {c.details.get('remedy')}"
+        for c in checks
+        if is_required_skip(c)
+    )
+    spec = mechanism.spec
     return AuditReport(
         mechanism=mechanism.name,
         spec=spec,
         spec_hash=spec.content_hash,
-        verdict=decide_verdict(any(c.violated for c in checks), power),
+        verdict=decide_verdict(any(c.violated for c in checks), power, unmet),
+        unmet_requirements=unmet,
         epsilon_lower_bound=eps_lb,
         epsilon_claimed=eps_claimed,
         delta_claimed=delta_claimed,
@@ -638,4 +655,5 @@ def _finish_group(
         infinite_evidence=best.infinite_evidence or "",
         runtime_seconds=time.perf_counter() - started,
         versions=library_versions(),
+        **extra,
     )
