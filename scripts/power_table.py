@@ -482,10 +482,21 @@ def main_seeds(args: argparse.Namespace) -> int:
     """``--seeds``: every case at every seed; writes its section of docs/power_table.md."""
     seeds = parse_seeds(args.seeds)
     only = {s for s in args.only.split(",") if s}
+    cases = [c for c in dpsniper_cases() if not only or c.name.split(".", 1)[1] in only]
+    # every cost is measured before the first audit, so that all sizes come from the same
+    # (quiet) machine state rather than from whatever runs beside the later audits
+    for case in cases:
+        size = size_for(case, with_pairs=not args.no_pairs, budget=args.budget)
+        kind, cost = _CALIBRATED[case.name.split(".", 1)[1]]
+        print(
+            f"{case.name:40s} {kind:7s} cost {cost * 1e9:8.1f} ns/output/side → "
+            f"N = {size.samples / 1e6:g}M, pairs tested {size.pairs_tested}",
+            file=sys.stderr,
+            flush=True,
+        )
     rows = [
         seeds_row(case, seeds, args.scale, with_pairs=not args.no_pairs, budget=args.budget)
-        for case in dpsniper_cases()
-        if not only or case.name.split(".", 1)[1] in only
+        for case in cases
     ]
     text = seeds_table(rows, seeds)
     print(text)
