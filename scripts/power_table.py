@@ -19,7 +19,10 @@ properties of the mechanism decide every size:
   ``vector`` (several columns, not finite);
 * its *cost* c, the marginal seconds per output per side of one distinguishing test,
   measured as (t(2·10⁵) − t(5·10⁴)) / 1.5·10⁵ on its first input pair
-  (:func:`calibrate`; at least t(2·10⁵)/1.6·10⁶ so that timer noise cannot make it 0).
+  (:func:`calibrate`; at least t(2·10⁵)/1.6·10⁶ so that timer noise cannot make it 0),
+  the median of five such timings.  ``--seeds`` measures every cost once, before the first
+  audit, and keeps them in ``docs/power_table_costs.json``: the tables with and without
+  input pairs and all ten seeds then use the same sizes (``--recalibrate`` re-measures).
 
 Then, with a budget of B = 30 s per audit (``--budget``):
 
@@ -57,6 +60,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
 import pathlib
 import platform
 import sys
@@ -94,8 +98,13 @@ SEARCH_MAX = 8 * M
 #: (DP-Sniper's eleven join 13 generated ones; without input pairs, 24 generated ones
 #: include every sign pattern of ``spec.relations.QueryDistance.extreme_neighbours``).
 PILOT, PAIR_BUDGET = 20_000, 24
-#: Outputs per side of the smaller calibration test that measures a mechanism's cost.
+#: Outputs per side of the smaller calibration test that measures a mechanism's cost, and
+#: the repeats whose median is the cost (one timing varies by up to 3× on a shared machine).
 CALIBRATION = 50_000
+CALIBRATION_REPEATS = 5
+#: Where the measured costs are kept, so that the tables with and without input pairs, and
+#: every seed, use the same sizes (``--recalibrate`` measures them again).
+COSTS = ROOT / "docs" / "power_table_costs.json"
 #: Outputs of the noise-law conformance check (its α share does not depend on it; at
 #: 10⁷ outputs of a 20-column law it alone would take half a minute).
 CONFORMANCE = M
@@ -150,12 +159,15 @@ def calibrate(case: BenchmarkCase, seed: int = 0) -> tuple[str, float]:
     rng = np.random.default_rng(seed)
     kind, _ = output_kind(np.asarray(mechanism.sample(x, 20_000, rng)))
     pair = verified_pair(mechanism.spec, x, y, "calibration")
-    times = []
-    for n in (CALIBRATION, 4 * CALIBRATION):
-        started = time.perf_counter()
-        distinguish_pair(mechanism, pair, samples=n, search_samples=n // 4, rng=rng, alpha=0.05)
-        times.append(time.perf_counter() - started)
-    return kind, max(times[1] - times[0], times[1] / 8) / (3 * CALIBRATION)
+    costs = []
+    for _ in range(CALIBRATION_REPEATS):
+        times = []
+        for n in (CALIBRATION, 4 * CALIBRATION):
+            started = time.perf_counter()
+            distinguish_pair(mechanism, pair, samples=n, search_samples=n // 4, rng=rng, alpha=0.05)
+            times.append(time.perf_counter() - started)
+        costs.append(max(times[1] - times[0], times[1] / 8) / (3 * CALIBRATION))
+    return kind, float(np.median(costs))
 
 
 def sizing_rule(kind: str, cost: float, budget: float = BUDGET) -> Size:
@@ -168,6 +180,32 @@ def sizing_rule(kind: str, cost: float, budget: float = BUDGET) -> Size:
 
 
 _CALIBRATED: dict[str, tuple[str, float]] = {}
+
+
+def load_costs(path: pathlib.Path, cases: list[BenchmarkCase], recalibrate: bool) -> None:
+    """Fill the calibration cache from ``path`` (its machine's costs), measuring and
+    recording every case it lacks (all of them with ``recalibrate``)."""
+    import json
+
+    record: dict[str, Any] = {}
+    if path.exists() and not recalibrate:
+        record = json.loads(path.read_text(encoding="utf-8"))
+    costs = record.get("costs", {})
+    for case in cases:
+        short = case.name.split(".", 1)[1]
+        if short in costs:
+            _CALIBRATED[short] = (costs[short]["kind"], float(costs[short]["seconds"]))
+            continue
+        _CALIBRATED[short] = calibrate(case)
+        costs[short] = {"kind": _CALIBRATED[short][0], "seconds": _CALIBRATED[short][1]}
+    record = {
+        "what": "marginal seconds per output per side of one distinguishing test "
+        f"(median of {CALIBRATION_REPEATS} timings; scripts/power_table.py calibrate)",
+        "machine": f"{platform.machine()}, {os.cpu_count()} cores, Python "
+        f"{platform.python_version()}, numpy {np.__version__}",
+        "costs": costs,
+    }
+    path.write_text(json.dumps(record, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
 
 
 def size_for(case: BenchmarkCase, *, with_pairs: bool = True, budget: float = BUDGET) -> Size:
@@ -483,8 +521,9 @@ def main_seeds(args: argparse.Namespace) -> int:
     seeds = parse_seeds(args.seeds)
     only = {s for s in args.only.split(",") if s}
     cases = [c for c in dpsniper_cases() if not only or c.name.split(".", 1)[1] in only]
-    # every cost is measured before the first audit, so that all sizes come from the same
-    # (quiet) machine state rather than from whatever runs beside the later audits
+    # every cost is measured (or read from COSTS) before the first audit, so that all sizes
+    # come from one machine state rather than from whatever runs beside the later audits
+    load_costs(pathlib.Path(args.costs), cases, args.recalibrate)
     for case in cases:
         size = size_for(case, with_pairs=not args.no_pairs, budget=args.budget)
         kind, cost = _CALIBRATED[case.name.split(".", 1)[1]]
@@ -535,6 +574,12 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument(
         "--budget", type=float, default=BUDGET, help="seconds per audit for the sizing rule"
+    )
+    parser.add_argument(
+        "--costs", default=str(COSTS), help="JSON file of the measured costs (--seeds)"
+    )
+    parser.add_argument(
+        "--recalibrate", action="store_true", help="measure the costs again (--seeds)"
     )
     args = parser.parse_args(argv)
     if args.seeds:
