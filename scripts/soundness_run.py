@@ -6,8 +6,14 @@ leaks within the claimed δ, which the rare-event detection must not flag) at
 ``delta_samples`` per side.  Each run reports its rate with the one-sided 95 %
 Clopper–Pearson upper bound.
 
+A third run audits the correct black boxes of ``CORRECT_BLACK_BOX_MECHANISMS`` (no declared
+law: the pairs come from the pilot search and successive halving, with the near ties of
+the default robust pair choice, ``AuditConfig.pair_tolerance``) at ``black_box_samples``
+per side, and counts the audits that tested near ties.
+
 Usage: python scripts/soundness_run.py [audits_per_mechanism] [samples] [delta_audits]
-                                       [delta_samples]
+                                       [delta_samples] [black_box_audits]
+                                       [black_box_samples]
 """
 
 from __future__ import annotations
@@ -21,7 +27,11 @@ if str(ROOT) not in sys.path:  # run from a checkout: use its packages
     sys.path.insert(0, str(ROOT))
 
 from privaudit import AuditConfig
-from privaudit.trust.soundness import CORRECT_DELTA_MECHANISMS, soundness_run
+from privaudit.trust.soundness import (
+    CORRECT_BLACK_BOX_MECHANISMS,
+    CORRECT_DELTA_MECHANISMS,
+    soundness_run,
+)
 
 
 def main() -> None:
@@ -29,6 +39,8 @@ def main() -> None:
     samples = int(sys.argv[2]) if len(sys.argv) > 2 else 20_000
     delta_per = int(sys.argv[3]) if len(sys.argv) > 3 else 40
     delta_samples = int(sys.argv[4]) if len(sys.argv) > 4 else 100_000
+    black_per = int(sys.argv[5]) if len(sys.argv) > 5 else 50
+    black_samples = int(sys.argv[6]) if len(sys.argv) > 6 else 20_000
     config = AuditConfig(
         samples=samples,
         pilot_samples=2_000,
@@ -57,6 +69,20 @@ def main() -> None:
         print(
             f"{result.audits} audits of (epsilon, delta) mechanisms at {delta_samples} "
             f"samples per side in {time.perf_counter() - start:.0f} s"
+        )
+
+    if black_per > 0:
+        start = time.perf_counter()
+        result = soundness_run(
+            black_per,
+            config=config.model_copy(update={"samples": black_samples}),
+            mechanisms=CORRECT_BLACK_BOX_MECHANISMS,
+        )
+        print(result.summary())
+        print(
+            f"{result.audits} audits of black boxes at {black_samples} samples per side "
+            f"(pair_tolerance {config.pair_tolerance}) in {time.perf_counter() - start:.0f} s",
+            flush=True,
         )
 
 

@@ -25,6 +25,7 @@ from privaudit.auditing.config import AuditConfig
 from privaudit.statistics import clopper_pearson
 
 __all__ = [
+    "CORRECT_BLACK_BOX_MECHANISMS",
     "CORRECT_DELTA_MECHANISMS",
     "CORRECT_FINITE_MECHANISMS",
     "CORRECT_MECHANISMS",
@@ -77,6 +78,34 @@ CORRECT_DELTA_MECHANISMS: tuple[tuple[str, Callable[[], Mechanism]], ...] = (
 )
 
 
+def _dpsniper(name: str, **parameters: float) -> Callable[[], Mechanism]:
+    def make() -> Mechanism:
+        from privaudit.suites import _dpsniper_mechanisms, _dpsniper_svt
+
+        module = _dpsniper_svt if hasattr(_dpsniper_svt, name) else _dpsniper_mechanisms
+        mechanism: Mechanism = getattr(module, name)(**parameters)
+        return mechanism
+
+    return make
+
+
+#: Correct black boxes (no declared output law, no statistic hook), so that the audit
+#: chooses its pairs by the pilot search and successive halving, near ties included
+#: (``AuditConfig.pair_tolerance``): DP-Sniper's mechanisms whose true ε equals the claim,
+#: at ε = 1 so that a test at 2·10⁴ outputs per side comes close to the claim (at DP-Sniper's
+#: ε = 0.1 it could not, and no false violation would be possible): two noisy maxima
+#: (Laplace and exponential noise) and two sparse vectors (finite and numerical outputs).
+CORRECT_BLACK_BOX_MECHANISMS: tuple[tuple[str, Callable[[], Mechanism]], ...] = (
+    ("dpsniper.ReportNoisyMax1 (eps=1)", _dpsniper("ReportNoisyMax1", epsilon=1.0)),
+    (
+        "dpsniper.SparseVectorTechnique1 (eps=1)",
+        _dpsniper("SparseVectorTechnique1", epsilon=1.0),
+    ),
+    ("dpsniper.NumericalSVT (eps=1)", _dpsniper("NumericalSVT", epsilon=1.0)),
+    ("dpsniper.ReportNoisyMax2 (eps=1)", _dpsniper("ReportNoisyMax2", epsilon=1.0)),
+)
+
+
 def _registered(name: str) -> Mechanism:
     from .registry import entry
 
@@ -107,6 +136,9 @@ class SoundnessResult:
     false_violations: int
     per_mechanism: dict[str, int]
     confidence: float
+    #: Audits whose distinguishing test tested more pairs than ``pairs_tested`` (near ties
+    #: of the robust pair choice), per mechanism.
+    near_ties: dict[str, int] | None = None
 
     @property
     def rate(self) -> float:
@@ -120,8 +152,11 @@ class SoundnessResult:
 
     def summary(self) -> str:
         """One line per mechanism plus the total."""
+        ties = self.near_ties or {}
         lines = [
-            f"{name:40s} {count} false violations" for name, count in self.per_mechanism.items()
+            f"{name:40s} {count} false violations"
+            + (f"; {ties[name]} audits tested near ties" if name in ties else "")
+            for name, count in self.per_mechanism.items()
         ]
         lines.append(
             f"total: {self.false_violations}/{self.audits} = {self.rate:.3%} "
@@ -145,17 +180,30 @@ def soundness_run(
     :data:`CORRECT_FINITE_MECHANISMS` finite product randomizers (exact audit mode).
     """
     per: dict[str, int] = {}
+    ties: dict[str, int] = {}
     total = 0
     for name, factory in mechanisms:
-        count = 0
+        count = tied = 0
         for i in range(audits_per_mechanism):
             report = audit(factory(), config=config, seed=first_seed + i)
             count += int(report.violated)
+            tested = _pairs_tested(report)
+            tied += int(tested is not None and tested > config.pairs_tested)
             total += 1
         per[name] = count
+        ties[name] = tied
     return SoundnessResult(
         audits=total,
         false_violations=sum(per.values()),
         per_mechanism=per,
         confidence=config.confidence,
+        near_ties=ties,
     )
+
+
+def _pairs_tested(report: object) -> int | None:
+    """The number of pairs the distinguishing test tested (None without that check)."""
+    for check in getattr(report, "checks", ()):
+        if check.name == "distinguishability" and "pairs_tested" in check.details:
+            return int(check.details["pairs_tested"])
+    return None
