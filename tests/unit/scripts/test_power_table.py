@@ -111,3 +111,21 @@ def test_seeds_table_reports_min_median_max_ceiling_and_the_n_reaching_lr():
 
 def test_no_ceiling_without_a_computed_law():
     assert table.ceiling_and_needed("LaplaceMechanism", 10**6, 0.0968) == (None, None)
+
+
+def test_write_section_keeps_the_other_sections_in_their_order(tmp_path, monkeypatch):
+    import power_limits
+
+    monkeypatch.setattr(power_limits, "limits_table", lambda: "| ceilings |\n")
+    doc = tmp_path / "power_table.md"
+    table.write_section(doc, "seeds-pairs", "## with pairs\n\n| a |\n")
+    table.write_section(doc, "seeds-no-pairs", "## without pairs\n\n| b |\n")
+    table.write_section(doc, "seeds-pairs", "## with pairs, again\n\n| c |\n")
+    text = doc.read_text(encoding="utf-8")
+    assert text.startswith(table.HEADER)
+    assert "| a |" not in text and "| c |" in text and "| b |" in text
+    # the order is SECTION_ORDER's, whatever the order of writing; the notes come last
+    assert (
+        text.index("without pairs") < text.index("with pairs, again") < text.index("| ceilings |")
+    )
+    assert text.count("<!-- notes:begin -->") == 1
