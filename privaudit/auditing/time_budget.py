@@ -19,7 +19,12 @@ every stage of the audit draws
   halving scores ``min(8·pairs_tested, E)`` pairs on max(2·pilot_samples, samples/64)
   per side, halving the pairs and doubling the outputs each round — 400 × pilot_samples
   at CI strength, 696 × pilot_samples at the default configuration;
-* the distinguishing test: ``samples + search_samples`` per side of every tested pair.
+* the distinguishing test: ``samples + search_samples`` per side of every tested pair —
+  ``pairs_tested`` of them, or for a black box with the robust pair choice
+  (``pair_tolerance`` > 0) up to the halving's last round, at most ``2·pairs_tested``
+  (:func:`max_tested_pairs`: a plan must fit the budget whatever the near ties).  When
+  the budget binds, the planned configuration tests exactly ``pairs_tested`` pairs
+  (``pair_tolerance`` = 0): its samples go to the pairs the plan counted.
 
 Releases are not the whole cost: for a cheap mechanism the auditor's own work (event
 search, learned scores, counting) dominates.  The pilot therefore also times two
@@ -244,10 +249,28 @@ class _Shape:
         return 16 if self.declared and self.delta == 0 else 4
 
 
-def stage_releases(shape: _Shape, cfg: AuditConfig, *, pool: int | None = None) -> dict[str, int]:
+def max_tested_pairs(shape: _Shape, cfg: AuditConfig, pool: int | None = None) -> int:
+    """The most pairs the distinguishing test can test at ``cfg``: ``pairs_tested``, or for
+    a black box with the robust pair choice an upper bound on the size of the halving's
+    last round (the near ties within ``pair_tolerance`` of the ``pairs_tested``-th are
+    tested too): ``2·pairs_tested``, or fewer when fewer pairs enter the halving."""
+    k = cfg.pairs_tested
+    if not shape.black_box or cfg.pair_tolerance <= 0:
+        return k
+    evaluations = (cfg.pair_budget if pool is None else pool) + cfg.pair_budget + 2 * k
+    # the last round has at most 2k pairs, and no more than the halving started with
+    return max(k, min(2 * k, HALVING_POOL * k, evaluations))
+
+
+def stage_releases(
+    shape: _Shape, cfg: AuditConfig, *, pool: int | None = None, tested: int | None = None
+) -> dict[str, int]:
     """Releases drawn by each stage of an audit at ``cfg`` (module docstring); ``pool``:
-    candidate pairs up to swaps (default ``cfg.pair_budget``, their upper bound)."""
-    n, k = cfg.samples, cfg.pairs_tested
+    candidate pairs up to swaps (default ``cfg.pair_budget``, their upper bound);
+    ``tested``: pairs given the distinguishing test (default
+    :func:`max_tested_pairs`)."""
+    n = cfg.samples
+    k = max_tested_pairs(shape, cfg, pool) if tested is None else tested
     search = cfg.search_samples_for(shape.declared, approximate=shape.delta > 0)
     out: dict[str, int] = {}
     if shape.conformance:
@@ -258,7 +281,11 @@ def stage_releases(shape: _Shape, cfg: AuditConfig, *, pool: int | None = None) 
         out["floating-point image"] = _FLOAT_IMAGE_RELEASES
     if shape.black_box:
         out["pair ranking"] = _ranking_releases(
-            cfg.pilot_samples, cfg.pair_budget, k, n, cfg.pair_budget if pool is None else pool
+            cfg.pilot_samples,
+            cfg.pair_budget,
+            cfg.pairs_tested,
+            n,
+            cfg.pair_budget if pool is None else pool,
         )
     out["distinguishing test"] = 2 * k * (n + search)
     return out
@@ -297,7 +324,7 @@ class _Cost:
         """Seconds of the stages of an audit at ``cfg`` (without the ranking if not
         ``ranking``)."""
         releases = stage_releases(shape, cfg, pool=pool)
-        calls = {"distinguishing test": cfg.pairs_tested}
+        calls = {"distinguishing test": max_tested_pairs(shape, cfg, pool)}
         if shape.black_box:
             calls["pair ranking"] = _ranking(
                 cfg.pilot_samples,
@@ -430,6 +457,10 @@ def _shrunk(shape: _Shape, cfg: AuditConfig, seconds: float, cost: _Cost) -> Aud
                     "search_samples": max(MIN_SEARCH, n // shape.search_share()),
                     "pair_budget": max(k, min(cfg.pair_budget, 2)),
                     "pilot_samples": MIN_PILOT,
+                    # a binding budget plans exactly k tested pairs: the samples are
+                    # better spent on them than split over near ties the plan cannot
+                    # foresee (and the plan's cost must hold whatever the pilot finds)
+                    "pair_tolerance": 0.0,
                 }
             )
 
@@ -561,7 +592,10 @@ def plan_to_budget(
         planned.samples,
         planned_pool,
     )[1]
-    calls = {"pair ranking": ranking_calls, "distinguishing test": planned.pairs_tested}
+    calls = {
+        "pair ranking": ranking_calls,
+        "distinguishing test": max_tested_pairs(shape, planned, planned_pool),
+    }
     costs = tuple(
         StageCost(stage=s, releases=r, seconds=cost.seconds(r, calls.get(s, 0)))
         for s, r in stages.items()

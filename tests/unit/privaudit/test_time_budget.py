@@ -20,6 +20,7 @@ from privaudit.auditing.report import AuditReport
 from privaudit.auditing.time_budget import (
     RELEASE_SHARE,
     _Shape,
+    max_tested_pairs,
     plan_to_budget,
     stage_releases,
 )
@@ -92,6 +93,8 @@ def test_ten_ms_per_release_in_sixty_seconds_says_what_the_budget_can_and_cannot
     # the audit ran at the planned size, and records it so that it reruns from the seed
     assert report.samples == plan.samples == report.config.samples < plan.default_samples
     assert report.config.time_budget is None and report.config.pairs_tested == 1
+    # a binding budget plans exactly the pairs it counted: no near ties
+    assert report.config.pair_tolerance == 0.0
     # before: the default 2·10⁵ per side; after: what 60 s buy
     assert 1.0 < plan.detectable_before < plan.detectable_after < plan.target_epsilon == 2.0
     for needle in (
@@ -131,16 +134,23 @@ def test_the_cost_model_counts_the_releases_each_stage_draws():
     log: list = []
     mech = black_box_mean(log=log)
     cfg = AuditConfig(samples=4000, pilot_samples=100, pair_budget=8, pairs_tested=2)
-    audit(mech, config=cfg)
+    report = audit(mech, config=cfg)
     drawn = Counter()
     for stage, size in log:
         drawn[stage] += size
     pool = audit_pool(mech, cfg)
-    model = stage_releases(_Shape(mech, None), cfg, pool=pool)
+    tested = report.check("distinguishability").details["pairs_tested"]
+    model = stage_releases(_Shape(mech, None), cfg, pool=pool, tested=tested)
     assert drawn["pair ranking"] == model["pair ranking"]
     assert abs(drawn["distinguishing test"] - model["distinguishing test"]) < 5 * np.sqrt(
         model["distinguishing test"]
     )
+    # a plan counts the most pairs the robust choice can test (near ties: up to 2k)
+    assert 2 <= tested <= max_tested_pairs(_Shape(mech, None), cfg, pool) == 4
+    planned = stage_releases(_Shape(mech, None), cfg, pool=pool)
+    assert planned["distinguishing test"] == 4 * model["distinguishing test"] // tested
+    plain = cfg.merged({"pair_tolerance": 0.0})
+    assert max_tested_pairs(_Shape(mech, None), plain, pool) == 2
     # at CI strength the ranking costs 400 × pilot_samples (the default: 696 ×)
     ci = AuditConfig(samples=50_000, pilot_samples=2_000, pair_budget=24, pairs_tested=2)
     assert stage_releases(_Shape(mech, None), ci)["pair ranking"] == 400 * 2_000
