@@ -623,8 +623,13 @@ def registry_section() -> list[str]:
             )
             continue
         power = cert.power
+        report_checks = cert.report.checks if cert.report is not None else ()
         tested = next(
-            (c.details.get("pairs_tested") for c in cert.checks if c.name == "distinguishability"),
+            (
+                c.details.get("pairs_tested")
+                for c in report_checks
+                if c.name == "distinguishability"
+            ),
             "",
         )
         detect = (
