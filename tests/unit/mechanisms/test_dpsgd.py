@@ -140,3 +140,29 @@ def test_logistic_dpsgd_without_noise_descends_the_loss():
 def test_logistic_data_refuses_a_bad_size():
     with pytest.raises(InvalidParameterError):
         logistic_data(0, 2)
+
+
+@pytest.mark.parametrize(
+    ("name", "claim", "epsilon"),
+    [
+        ("dpsgd.ablq.poisson", "poisson_pld", poisson_epsilon(4.0, 0.1, 10, 1e-5)),
+        ("dpsgd.ablq.shuffle", "partition", partition_epsilon(4.0, 1, 1e-5)),
+        ("dpsgd.ablq.balls_in_bins", "partition", partition_epsilon(4.0, 1, 1e-5)),
+        ("dpsgd.logistic.poisson", "poisson_pld", poisson_epsilon(4.0, 0.2, 5, 1e-5)),
+        ("dpsgd.logistic.shuffle", "partition", partition_epsilon(4.0, 1, 1e-5)),
+    ],
+)
+def test_dpsgd_registry_entries_declare_their_accountants_claim_and_are_certified(
+    name, claim, epsilon
+):
+    from privaudit import registry
+
+    mech = registry.get(name)  # refuses an uncertified or stale entry
+    assert mech.claim == claim and mech.spec.proof_status == "proven"
+    assert mech.spec.guarantee.epsilon == pytest.approx(epsilon)
+    assert mech.spec.guarantee.delta == 1e-5
+    certificate = registry.certificate(name)
+    assert certificate is not None and certificate.verdict == "no_violation"
+    # conclusive: the certificate's audit could detect twice the claim
+    assert certificate.power is not None and certificate.power.conclusive
+    assert certificate.config.samples >= 1_000_000 and certificate.config.confidence >= 0.999
