@@ -30,6 +30,7 @@ from privaudit import AuditConfig
 from privaudit.trust.soundness import (
     CORRECT_BLACK_BOX_MECHANISMS,
     CORRECT_DELTA_MECHANISMS,
+    CORRECT_MECHANISMS,
     soundness_run,
 )
 
@@ -49,39 +50,27 @@ def main() -> None:
         claim_budget=60,
         confidence=0.95,
     )
-    if per > 0:
-        start = time.perf_counter()
-        result = soundness_run(per, config=config)
-        print(result.summary())
-        print(
-            f"{result.audits} audits at {samples} samples per side in "
-            f"{time.perf_counter() - start:.0f} s",
-            flush=True,
-        )
-    if delta_per > 0:
-        start = time.perf_counter()
-        result = soundness_run(
-            delta_per,
-            config=config.model_copy(update={"samples": delta_samples}),
-            mechanisms=CORRECT_DELTA_MECHANISMS,
-        )
-        print(result.summary())
-        print(
-            f"{result.audits} audits of (epsilon, delta) mechanisms at {delta_samples} "
-            f"samples per side in {time.perf_counter() - start:.0f} s"
-        )
-
-    if black_per > 0:
-        start = time.perf_counter()
-        result = soundness_run(
+    runs = (
+        (per, samples, CORRECT_MECHANISMS, "pure and Gaussian mechanisms"),
+        (delta_per, delta_samples, CORRECT_DELTA_MECHANISMS, "(epsilon, delta) mechanisms"),
+        (
             black_per,
-            config=config.model_copy(update={"samples": black_samples}),
-            mechanisms=CORRECT_BLACK_BOX_MECHANISMS,
+            black_samples,
+            CORRECT_BLACK_BOX_MECHANISMS,
+            f"black boxes (pair_tolerance {config.pair_tolerance})",
+        ),
+    )
+    for audits, size, mechanisms, what in runs:
+        if audits <= 0:
+            continue
+        start = time.perf_counter()
+        result = soundness_run(
+            audits, config=config.model_copy(update={"samples": size}), mechanisms=mechanisms
         )
         print(result.summary())
         print(
-            f"{result.audits} audits of black boxes at {black_samples} samples per side "
-            f"(pair_tolerance {config.pair_tolerance}) in {time.perf_counter() - start:.0f} s",
+            f"{result.audits} audits of {what} at {size} samples per side in "
+            f"{time.perf_counter() - start:.0f} s",
             flush=True,
         )
 
