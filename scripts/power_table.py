@@ -252,7 +252,7 @@ are the audit's choice of pair (and, for two, the rule's size).  Two broken mech
 are even missed at some seeds (no violation found): SVT34Parallel at every seed without
 input pairs, SparseVectorTechnique3 at one seed with them.  The misses:
 
-* **A lottery of pair and event.**  ReportNoisyMax3's bounds cluster at 0.149, 0.199 and
+* **A lottery between pairs.**  ReportNoisyMax3's bounds cluster at 0.149, 0.199 and
   0.248, that is 3/20, 4/20 and 5/20, with and without input pairs.  Logged at seeds 0
   and 2 (the halving's pool and every round's scores), every pair of the halving scored
   0.078–0.084 although their true ε are 0.2–0.25: the halving's score of a scalar
@@ -260,10 +260,11 @@ input pairs, SparseVectorTechnique3 at one seed with them.  The misses:
   the pair kept was ((386527.75, 10⁶, 10⁶, 10⁶, 10⁶), (386526.75, 999999, …)): all five
   queries move by 1, but the first sits 6·10⁵ below the others and never wins the
   maximum, so the pair's true ε is 4/20; the final test's event, "output ≤ 999999", is
-  that pair's plateau and gave 0.1987 of its 0.2.  Without input pairs SparseVectorTechnique1 and 2 lose half their bound at one
-  or two seeds (≈ 0.047 against a median of 0.086), and SparseVectorTechnique6 at one
-  seed (0.139 against 0.34).  The near ties of the robust choice do not rescue these:
-  near ties only help when the halving's score ranks the pairs at all.
+  that pair's plateau and gave 0.1987 of its 0.2.  Without input pairs
+  SparseVectorTechnique1 and 2 lose half their bound at one or two seeds (≈ 0.047
+  against a median of 0.086), and SparseVectorTechnique6 at one seed (0.139 against
+  0.34).  The near ties of the robust choice do not rescue these: near ties only help
+  when the halving's score ranks the pairs at all.
 * **Pairs the generators do not make.**  Without input pairs SVT34Parallel reads
   0.045–0.077 (true ε 0.575); with DP-Sniper's pairs, 0.16–0.26 at the same size.  The
   query-distance relation generates its nine sign patterns around three bases, 0 and
