@@ -64,7 +64,7 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -91,6 +91,7 @@ from .config import AuditConfig
 from .distinguish import distinguish_pair
 from .distinguish.densities import declared_log_densities
 from .distinguish.pair import PLAN_PRIOR_OUTPUTS
+from .distinguish.pair_result import PairTestResult
 from .exact_audit import (
     exact_audit_applies,
     exact_check,
@@ -328,35 +329,23 @@ def _audit(
         mechanism, cfg, candidates, explicit, rng["pilot"], alpha=alpha_dist, delta=delta_claimed
     )
     chosen = list(choice.pairs)
-    declared = declared_log_densities(mechanism, chosen[0].x, chosen[0].y) is not None
-    search_samples = cfg.search_samples_for(declared, approximate=delta_claimed > 0)
 
     # 6. the distributional test on the chosen pairs -----------------------------------------
-    per_pair = alpha_dist / len(chosen)
-    results = []
-    for i, pair in enumerate(chosen, start=1):
-        say(f"testing pair {i}/{len(chosen)} ({pair.origin}) with {cfg.samples} samples per side")
-        results.append(
-            (
-                pair,
-                distinguish_pair(
-                    mechanism,
-                    pair,
-                    samples=cfg.samples,
-                    search_samples=search_samples,
-                    rng=rng["final"],
-                    alpha=per_pair,
-                    events_per_direction=cfg.events_per_direction,
-                    prior_outputs=PLAN_PRIOR_OUTPUTS,
-                    executor=executor,
-                    progress=None
-                    if progress is None
-                    else throttled(say, f"pair {i}/{len(chosen)} test split"),
-                ),
-            )
-        )
-    best_pair, best = max(results, key=lambda r: r[1].epsilon_lower_bound)
-    violated = any(r.violated for _, r in results)
+    results, best_pair, best, violated, per_pair, search_samples = _test_chosen_pairs(
+        mechanism,
+        chosen,
+        cfg,
+        alpha_dist,
+        delta_claimed,
+        rng["final"],
+        executor,
+        say,
+        lambda i: (
+            f"testing pair {i}/{len(chosen)} ({chosen[i - 1].origin}) with "
+            f"{cfg.samples} samples per side"
+        ),
+        progress=progress,
+    )
     eps_lb = math.inf if best.epsilon_lower_bound_infinite else float(best.epsilon_lower_bound)
     summary = (
         f"ε ≥ {eps_lb:.4g} at δ = {delta_claimed:g} on the worst of {len(chosen)} pairs "
@@ -539,30 +528,17 @@ def _finish_group(
         mechanism, cfg, candidates, explicit, rng["pilot"], alpha=alpha_dist, delta=delta_claimed
     )
     chosen = list(choice.pairs)
-    declared = declared_log_densities(mechanism, chosen[0].x, chosen[0].y) is not None
-    search_samples = cfg.search_samples_for(declared, approximate=delta_claimed > 0)
-    per_pair = alpha_dist / len(chosen)
-    results = []
-    for i, pair in enumerate(chosen):
-        say(f"testing group pair {i + 1}/{len(chosen)} ({pair.origin})")
-        results.append(
-            (
-                pair,
-                distinguish_pair(
-                    mechanism,
-                    pair,
-                    samples=cfg.samples,
-                    search_samples=search_samples,
-                    rng=rng["final"],
-                    alpha=per_pair,
-                    events_per_direction=cfg.events_per_direction,
-                    prior_outputs=PLAN_PRIOR_OUTPUTS,
-                    executor=executor,
-                ),
-            )
-        )
-    best_pair, best = max(results, key=lambda r: r[1].epsilon_lower_bound)
-    violated = any(r.violated for _, r in results)
+    results, best_pair, best, violated, per_pair, _ = _test_chosen_pairs(
+        mechanism,
+        chosen,
+        cfg,
+        alpha_dist,
+        delta_claimed,
+        rng["final"],
+        executor,
+        say,
+        lambda i: f"testing group pair {i}/{len(chosen)} ({chosen[i - 1].origin})",
+    )
     eps_lb = math.inf if best.epsilon_lower_bound_infinite else float(best.epsilon_lower_bound)
     checks.append(
         CheckOutcome(
@@ -599,6 +575,63 @@ def _finish_group(
         delta_claimed=delta_claimed,
         started=started,
     )
+
+
+class _PairTests(NamedTuple):
+    results: list[tuple[CandidatePair, PairTestResult]]
+    best_pair: CandidatePair
+    best: PairTestResult
+    violated: bool
+    per_pair: float
+    search_samples: int
+
+
+def _test_chosen_pairs(
+    mechanism: Mechanism,
+    chosen: list[CandidatePair],
+    cfg: AuditConfig,
+    alpha_dist: float,
+    delta_claimed: float,
+    final_rng: np.random.Generator,
+    executor: Executor | None,
+    say: Callable[[str], None],
+    announce: Callable[[int], str],
+    *,
+    progress: Any = None,
+) -> _PairTests:
+    """The distinguishing test of every chosen pair at α_dist / (pairs chosen) each
+    (Bonferroni; ``docs/derivations.md`` §9), on the ``final`` stream: the results, the
+    pair with the largest ε lower bound and its result, and whether any pair refuted the
+    claim (and the level per pair and the search split used).  ``announce(i)`` is the
+    line said before pair ``i`` (from 1)."""
+    declared = declared_log_densities(mechanism, chosen[0].x, chosen[0].y) is not None
+    search_samples = cfg.search_samples_for(declared, approximate=delta_claimed > 0)
+    per_pair = alpha_dist / len(chosen)
+    results = []
+    for i, pair in enumerate(chosen, start=1):
+        say(announce(i))
+        results.append(
+            (
+                pair,
+                distinguish_pair(
+                    mechanism,
+                    pair,
+                    samples=cfg.samples,
+                    search_samples=search_samples,
+                    rng=final_rng,
+                    alpha=per_pair,
+                    events_per_direction=cfg.events_per_direction,
+                    prior_outputs=PLAN_PRIOR_OUTPUTS,
+                    executor=executor,
+                    progress=None
+                    if progress is None
+                    else throttled(say, f"pair {i}/{len(chosen)} test split"),
+                ),
+            )
+        )
+    best_pair, best = max(results, key=lambda r: r[1].epsilon_lower_bound)
+    violated = any(r.violated for _, r in results)
+    return _PairTests(results, best_pair, best, violated, per_pair, search_samples)
 
 
 def _assemble_report(
