@@ -27,16 +27,18 @@ properties of the mechanism decide every size:
 Then, with a budget of B = 30 s per audit (``--budget``):
 
 * **pairs tested** k = 1 for finite and scalar outputs (the pilot's discrete score and
-  the halving rank those pairs well), k = 2 for vector outputs; the robust pair choice
-  (``AuditConfig.pair_tolerance`` = 0.15, ``privaudit/auditing/pair_choice.py``, the
-  default at certificate strength) adds up to k near ties of the halving;
+  cross-fitted threshold score rank those pairs), k = 2 for vector outputs; the robust
+  pair choice (``AuditConfig.pair_tolerance`` = 0.15, ``privaudit/auditing/pair_choice.py``,
+  the default at certificate strength) adds up to k near ties of the halving, which
+  share a quarter of the test's α;
 * **test split** N = the largest of 1, 2, 5·10^j with (k + 1)·N·c ≤ B — the pilot,
   halving, search split and noise-law check together cost about one more tested pair —
   clamped to [10⁶, 10⁸];
 * **search split** min(N/4, 8·10⁶); **pilot** 2·10⁴ outputs per side; **pair budget**
-  24 (with input pairs, DP-Sniper's eleven and thirteen generated ones; without, every
-  sign pattern of ``spec.relations.QueryDistance.extreme_neighbours``); noise-law check on
-  min(N, 10⁶) outputs.
+  24 (with input pairs, DP-Sniper's eleven and thirteen generated ones; without, the
+  generated ones: the sign patterns of ``spec.relations.QueryDistance.extreme_neighbours``
+  around 0, its three ``split_pairs`` and the patterns around the extremes); noise-law
+  check on min(N, 10⁶) outputs.
 
 A case may depart from the rule only through :data:`OVERRIDES`, whose reason the table
 prints in its "sizing" column.  The cost is measured on the machine that runs the

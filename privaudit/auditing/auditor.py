@@ -64,7 +64,7 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Callable, Sequence
-from typing import Any, NamedTuple
+from typing import Any
 
 import numpy as np
 
@@ -72,7 +72,7 @@ from mechanisms import Mechanism
 from privaudit._environment import library_versions
 from privaudit.execution._threads import single_threaded_blas
 from privaudit.execution.distributed import DaskExecutor, executor_scope
-from privaudit.execution.streaming import Executor, throttled
+from privaudit.execution.streaming import Executor
 from privaudit.statistics import claimed_point
 from spec import AdditiveNoise, SmoothSensitivityNoise
 from spec.errors import AuditError, InvalidParameterError, NotNeighboursError
@@ -88,10 +88,6 @@ from .checks import (
 )
 from .checks.group_privacy import check_group_exact, group_setup
 from .config import AuditConfig
-from .distinguish import distinguish_pair
-from .distinguish.densities import declared_log_densities
-from .distinguish.pair import PLAN_PRIOR_OUTPUTS
-from .distinguish.pair_result import PairTestResult
 from .exact_audit import (
     exact_audit_applies,
     exact_check,
@@ -101,6 +97,7 @@ from .exact_audit import (
     worst_inputs,
 )
 from .pair_choice import choose_pairs
+from .pair_tests import run_pair_tests
 from .pairs import CandidatePair, to_jsonable, verified_pair
 from .report import AccountingTightness, AuditReport
 from .results import CheckOutcome, Counterexample, PowerStatement
@@ -331,9 +328,10 @@ def _audit(
     chosen = list(choice.pairs)
 
     # 6. the distributional test on the chosen pairs -----------------------------------------
-    results, best_pair, best, violated, per_pair, search_samples = _test_chosen_pairs(
+    results, best_pair, best, violated, per_pair, search_samples = run_pair_tests(
         mechanism,
         chosen,
+        choice.shares(),
         cfg,
         alpha_dist,
         delta_claimed,
@@ -370,6 +368,7 @@ def _audit(
             details={
                 "pairs_tested": len(chosen),
                 "alpha_per_pair": per_pair,
+                "near_ties": choice.near_ties,
                 "pair_objective": choice.objective,
                 "equivalent_pairs_tied": choice.ties,
                 "halving_rounds": choice.halving_rounds,
@@ -528,9 +527,10 @@ def _finish_group(
         mechanism, cfg, candidates, explicit, rng["pilot"], alpha=alpha_dist, delta=delta_claimed
     )
     chosen = list(choice.pairs)
-    results, best_pair, best, violated, per_pair, _ = _test_chosen_pairs(
+    results, best_pair, best, violated, per_pair, _ = run_pair_tests(
         mechanism,
         chosen,
+        choice.shares(),
         cfg,
         alpha_dist,
         delta_claimed,
@@ -559,7 +559,12 @@ def _finish_group(
             )
             if violated
             else None,
-            details={"pairs_tested": len(chosen), "alpha_per_pair": per_pair, "group": k},
+            details={
+                "pairs_tested": len(chosen),
+                "alpha_per_pair": per_pair,
+                "near_ties": choice.near_ties,
+                "group": k,
+            },
         )
     )
     say("done")
@@ -575,63 +580,6 @@ def _finish_group(
         delta_claimed=delta_claimed,
         started=started,
     )
-
-
-class _PairTests(NamedTuple):
-    results: list[tuple[CandidatePair, PairTestResult]]
-    best_pair: CandidatePair
-    best: PairTestResult
-    violated: bool
-    per_pair: float
-    search_samples: int
-
-
-def _test_chosen_pairs(
-    mechanism: Mechanism,
-    chosen: list[CandidatePair],
-    cfg: AuditConfig,
-    alpha_dist: float,
-    delta_claimed: float,
-    final_rng: np.random.Generator,
-    executor: Executor | None,
-    say: Callable[[str], None],
-    announce: Callable[[int], str],
-    *,
-    progress: Any = None,
-) -> _PairTests:
-    """The distinguishing test of every chosen pair at α_dist / (pairs chosen) each
-    (Bonferroni; ``docs/derivations.md`` §9), on the ``final`` stream: the results, the
-    pair with the largest ε lower bound and its result, and whether any pair refuted the
-    claim (and the level per pair and the search split used).  ``announce(i)`` is the
-    line said before pair ``i`` (from 1)."""
-    declared = declared_log_densities(mechanism, chosen[0].x, chosen[0].y) is not None
-    search_samples = cfg.search_samples_for(declared, approximate=delta_claimed > 0)
-    per_pair = alpha_dist / len(chosen)
-    results = []
-    for i, pair in enumerate(chosen, start=1):
-        say(announce(i))
-        results.append(
-            (
-                pair,
-                distinguish_pair(
-                    mechanism,
-                    pair,
-                    samples=cfg.samples,
-                    search_samples=search_samples,
-                    rng=final_rng,
-                    alpha=per_pair,
-                    events_per_direction=cfg.events_per_direction,
-                    prior_outputs=PLAN_PRIOR_OUTPUTS,
-                    executor=executor,
-                    progress=None
-                    if progress is None
-                    else throttled(say, f"pair {i}/{len(chosen)} test split"),
-                ),
-            )
-        )
-    best_pair, best = max(results, key=lambda r: r[1].epsilon_lower_bound)
-    violated = any(r.violated for _, r in results)
-    return _PairTests(results, best_pair, best, violated, per_pair, search_samples)
 
 
 def _assemble_report(

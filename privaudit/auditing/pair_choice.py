@@ -15,15 +15,16 @@ objective that reflects the mechanism's privacy on them, in this order of prefer
    or the ε lower bound of a small distinguishing test for continuous outputs); it finds
    pairs the generators do not, e.g. inputs whose extreme coordinates give the outputs
    different supports;
-   the best ``8·pairs_tested`` (a pair and its swap count once) are then scored on fresh
-   samples — max(2·pilot_samples, samples/64) per side in the first round —
+   the best max(16, 8·pairs_tested) (a pair and its swap count once) are then scored on fresh
+   samples — max(2·pilot_samples, min(samples/64, 2¹⁹)) per side in the first round —
    keeping the better half each round with twice the samples, until ``pairs_tested``
    remain (Karnin, Koren & Somekh 2013).  Fresh samples each round undo the winner's
    curse of a noisy pilot (the pair that looked best by luck).  The score is the bound
-   the pair is expected to give at the final size: a cross-fitted plug-in over
-   likelihood-ratio ordered output values for discrete outputs (:func:`discrete_score`),
-   also for mixed outputs once their continuous columns are cut into a few cells
-   (:func:`coarse_codes`), and a small distinguishing test otherwise.
+   the pair is expected to give at the final size
+   (:func:`~privaudit.auditing.pair_scores.pair_score`): a cross-fitted plug-in over
+   likelihood-ratio ordered output values for discrete outputs, and for other real
+   outputs once their continuous columns are cut into a few cells; the cross-fitted best
+   threshold for a real scalar output; a small distinguishing test otherwise.
 
 **Near ties** (``AuditConfig.pair_tolerance`` = τ > 0, the default at certificate
 strength).  Which pair survives a halving whose last rounds cannot separate two pairs is
@@ -35,9 +36,12 @@ every pair of the halving's last round whose score is within the fraction τ of 
 ``pairs_tested``-th survivor's is tested too (at most
 ``2 · pairs_tested`` pairs).  Accounting: the set of pairs tested, its size m included,
 is a function of the pilot and halving samples only (the ``pilot`` stream); the auditor
-splits the distinguishing test's α evenly over the m pairs actually tested (Bonferroni,
-α_dist / m each), so the family-wise error stays α_dist whatever the pilot chose — the
-near ties cost power (α/m rather than α/k per pair), never validity.  The derivation is
+splits the distinguishing test's α over the m pairs actually tested by weighted
+Bonferroni: the near ties share :data:`NEAR_TIE_SHARE` = 1/4 of α_dist and the other
+pairs the remaining 3/4, evenly (even shares when there is no near tie).  The weights
+too are functions of the pilot, and they sum to 1, so the family-wise error stays
+α_dist whatever the pilot chose — the near ties cost power (3α/4k rather than α/k per
+kept pair), never validity.  The derivation is
 ``docs/derivations.md`` §9.
 
 **Ties.**  With a declared law, pairs whose objective ties with the best are equivalent
@@ -68,45 +72,63 @@ from typing import Any
 import numpy as np
 
 from mechanisms import Mechanism
-from privaudit.statistics.allocation import predicted_epsilon, wilson_lower, wilson_upper
 from spec import AdditiveNoise, SmoothSensitivityNoise
 
 from .config import AuditConfig
-from .distinguish import distinguish_pair
 from .distinguish.declared_plan import declared_loss_law, plan_declared_events
 from .distinguish.densities import declared_llr, declared_log_densities
 from .distinguish.events import LogLikelihoodRatio
 from .distinguish.pair import DECLARED_SHARE, rate_ratio_applies
-from .distinguish.patterns import ATOM_SHARE, CATEGORICAL_VALUES
-from .distinguish.rows import DISCRETE_ROWS, is_discrete, row_keys, row_table
+from .pair_scores import SUPPORT_MISMATCH, pair_score
 from .pairs import CandidatePair, to_jsonable, verified_pair
 from .search import maximise_pair_objective
 
 __all__ = [
     "PairChoice",
     "choose_pairs",
-    "coarse_codes",
     "declared_bound",
-    "discrete_score",
     "gray_box_shift",
+    "halving_first_round",
+    "halving_pool_size",
     "pair_score",
     "successive_halving",
 ]
 
+#: Share of the distinguishing test's α that the near ties of the halving split between
+#: them (weighted Bonferroni; the pairs the halving kept share the rest).  A near tie is
+#: insurance against a lottery of the last round, not the halving's choice, so it gets
+#: less of α: with one pair and one tie, α·3/4 and α/4 instead of α/2 each.
+NEAR_TIE_SHARE = 0.25
 #: Patience of the climbs over the deterministic objectives (shift, declared bound).
 PATIENCE = 8
 #: Relative tolerance within which two objective values tie.
 TIE_TOLERANCE = 1e-9
 #: Successive halving starts from at most this many pairs per tested pair (more
-#: candidates are first ranked by a pilot search).
-HALVING_POOL = 8
-#: Its first round uses max(2·pilot_samples, samples / HALVING_START) outputs per side.
-HALVING_START = 64
-#: Level of the conservative pilot estimates behind the halving score (one-sided).
-_PILOT_LEVEL = 0.16
-#: Objective given to a pair whose declared laws are a point mass against another law
-#: (infinitely distinguishable as declared).
-_SUPPORT_MISMATCH = 1e6
+#: candidates are first ranked by a pilot search), and from at least
+#: ``HALVING_POOL_MIN`` pairs: with one pair tested, a pool of 8 (4 of them the best
+#: generated candidates by a 4·10⁴-output pilot) often missed the best generated pair of
+#: SparseVectorTechnique1 and 2 (issue 31: ε_lb 0.048 and 0.046 against medians 0.086 at
+#: the power table's seeds 5, 8 and 7; with 16, 0.0884, 0.0866 and 0.0924).
+HALVING_POOL, HALVING_POOL_MIN = 8, 16
+
+
+def halving_pool_size(pairs_tested: int) -> int:
+    """How many pairs enter the successive halving when ``pairs_tested`` are kept:
+    max(``HALVING_POOL_MIN``, ``HALVING_POOL`` · ``pairs_tested``)."""
+    return max(HALVING_POOL_MIN, HALVING_POOL * pairs_tested)
+
+
+#: Its first round uses max(2·pilot_samples, min(samples / HALVING_START,
+#: HALVING_FIRST_ROUND_MAX)) outputs per side (:func:`halving_first_round`).  The cap keeps
+#: the halving of a cheap mechanism tested at 10⁸ outputs from costing as much as its
+#: test: 2¹⁹ outputs per side already rank ReportNoisyMax3's pairs of true ε 0.2 and 0.25
+#: (the plateau event's log-ratio has a standard error of about 0.005 there).
+HALVING_START, HALVING_FIRST_ROUND_MAX = 64, 1 << 19
+
+
+def halving_first_round(pilot_samples: int, samples: int) -> int:
+    """Outputs per side of each pair in the halving's first round (doubled each round)."""
+    return max(2 * pilot_samples, min(samples // HALVING_START, HALVING_FIRST_ROUND_MAX))
 
 
 @dataclass(frozen=True)
@@ -117,6 +139,15 @@ class PairChoice:
     objective: str
     ties: bool
     halving_rounds: int = 0
+    #: Share of the distinguishing test's α for each pair (sums to 1): even, except that
+    #: near ties of the halving share :data:`NEAR_TIE_SHARE` and the other pairs the rest.
+    alpha_shares: tuple[float, ...] = ()
+    near_ties: int = 0
+
+    def shares(self) -> tuple[float, ...]:
+        """:attr:`alpha_shares`, or even shares when none were set."""
+        m = len(self.pairs)
+        return self.alpha_shares if len(self.alpha_shares) == m else (1.0 / m,) * m
 
 
 def gray_box_shift(mechanism: Mechanism) -> Callable[[Any, Any], float] | None:
@@ -156,7 +187,7 @@ def declared_bound(
         )
         law = declared_loss_law(mechanism, x, y, llr)
         if law is None:
-            return _SUPPORT_MISMATCH if _point_mass(mechanism, x, y) else 0.0
+            return SUPPORT_MISMATCH if _point_mass(mechanism, x, y) else 0.0
         plan = plan_declared_events(
             law,
             llr,
@@ -184,239 +215,6 @@ def _point_mass(mechanism: Mechanism, x: Any, y: Any) -> bool:
     return min(sx, sy) == 0.0 and (sx != sy or fx != fy)
 
 
-def _pilot_score(
-    result: Any, final_samples: int, level: float, delta: float, rate_ratio: bool = False
-) -> float:
-    """The best bound the pilot's tested events predict at the final size, from
-    conservative (one-standard-error) estimates of their pilot counts."""
-    best = 0.0
-    for b in result.events:
-        lo = wilson_lower(b.count_x, b.samples_x, _PILOT_LEVEL)
-        hi = wilson_upper(b.count_y, b.samples_y, _PILOT_LEVEL)
-        best = max(
-            best,
-            float(
-                predicted_epsilon(
-                    lo,
-                    hi,
-                    final_samples,
-                    final_samples,
-                    alpha=level,
-                    delta=delta,
-                    rate_ratio=rate_ratio,
-                )
-            ),
-        )
-    if result.epsilon_lower_bound_infinite:
-        return _SUPPORT_MISMATCH
-    return best
-
-
-def _dense_row_codes(
-    outputs_x: np.ndarray, outputs_y: np.ndarray
-) -> tuple[np.ndarray, np.ndarray] | None:
-    """0, 1, 2, … for the distinct rows of both samples (equal rows, equal codes), or
-    ``None`` when the outputs are not discrete: more than
-    :data:`~privaudit.auditing.distinguish.rows.DISCRETE_ROWS` distinct rows, or real rows
-    that do not repeat (:func:`~privaudit.auditing.distinguish.rows.is_discrete`).
-
-    Small-integer rows get exact integer keys and one ``bincount``; other outputs are
-    pooled and sorted by their rows' random projections.
-    """
-    table = row_table(outputs_x, outputs_y) if outputs_x.ndim == 2 and outputs_y.ndim == 2 else None
-    if table is not None:
-        # at most DISCRETE_ROWS rows, and real-valued rows must also repeat (is_discrete)
-        repeat = (
-            outputs_x.dtype.kind != "f"
-            or table.size <= (outputs_x.shape[0] + outputs_y.shape[0]) // 4
-        )
-        few = table.size <= DISCRETE_ROWS and repeat
-        return (table.index[0], table.index[1]) if few else None
-    pooled = np.concatenate([outputs_x, outputs_y])
-    if not is_discrete(pooled[: 1 << 17]):
-        return None
-    codes = np.unique(row_keys(pooled), return_inverse=True)[1].ravel()
-    if int(codes.max()) + 1 > DISCRETE_ROWS:
-        return None
-    return codes[: outputs_x.shape[0]], codes[outputs_x.shape[0] :]
-
-
-def discrete_score(
-    outputs_x: np.ndarray,
-    outputs_y: np.ndarray,
-    *,
-    final_samples: int,
-    level: float,
-    delta: float,
-    rate_ratio: bool = False,
-) -> float | None:
-    """Cross-fitted plug-in estimate of the best bound on a pair with discrete outputs.
-
-    The distinct output rows are counted on each half of both samples; on one half the
-    rows are ordered by their likelihood ratio (each direction), and on the other half
-    every prefix of that order — the likelihood-ratio events, among which the optimal one
-    lies — gives plug-in probabilities and the bound they predict at ``final_samples``;
-    the two halves swap roles and the scores are averaged.  Using every output for the
-    estimate (rather than a test split) and ordering on data that are not scored makes
-    it far less noisy than a small distinguishing test.  ``None`` when the outputs are
-    not discrete (more than :data:`~privaudit.auditing.distinguish.rows.DISCRETE_ROWS`
-    distinct rows).
-    """
-    ox, oy = np.asarray(outputs_x), np.asarray(outputs_y)
-    coded = _dense_row_codes(ox, oy)
-    if coded is None:
-        return None
-    cx, cy = coded
-    cells = int(max(cx.max(initial=-1), cy.max(initial=-1))) + 1
-    hx, hy = cx.size // 2, cy.size // 2
-    halves = ((cx[:hx], cy[:hy], cx[hx:], cy[hy:]), (cx[hx:], cy[hy:], cx[:hx], cy[:hy]))
-    scores = []
-    for fit_x, fit_y, ev_x, ev_y in halves:
-        fx = np.bincount(fit_x, minlength=cells) + 0.5
-        fy = np.bincount(fit_y, minlength=cells) + 0.5
-        ex = np.bincount(ev_x, minlength=cells) / max(ev_x.size, 1)
-        ey = np.bincount(ev_y, minlength=cells) / max(ev_y.size, 1)
-        best = 0.0
-        for ratio, lower, upper in ((fx / fy, ex, ey), (fy / fx, ey, ex)):
-            order = np.argsort(-ratio, kind="stable")
-            pred = predicted_epsilon(
-                np.cumsum(lower[order]),
-                np.cumsum(upper[order]),
-                final_samples,
-                final_samples,
-                alpha=level,
-                delta=delta,
-                rate_ratio=rate_ratio,
-            )
-            best = max(best, float(np.max(pred)))
-        scores.append(best)
-    return float(np.mean(scores))
-
-
-#: Quantile bins per continuous column in :func:`coarse_codes`.
-COARSE_BINS = 4
-
-
-def coarse_codes(outputs_x: np.ndarray, outputs_y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The outputs with every continuous column cut into a few cells, for ranking pairs.
-
-    Columns are classified by the rule of the pattern family
-    (:mod:`~privaudit.auditing.distinguish.patterns`): a column with at most
-    ``CATEGORICAL_VALUES`` = 16 distinct values is kept as it is; otherwise its atom (the
-    most common value, when it carries ≥ ``ATOM_SHARE`` = 5 % of the pooled column —
-    the zeros of a sparse-vector output) keeps a code of its own and the other values are
-    cut at the pooled quartiles.  Mixed discrete/continuous outputs (sparse-vector patterns with
-    released values) then become discrete rows, which :func:`discrete_score` can score
-    from every output instead of a small distinguishing test.  The cells are a function
-    of the pilot outputs, which are not reused by the final test.
-    """
-    ox = np.asarray(outputs_x, dtype=np.float64).reshape(np.shape(outputs_x)[0], -1)
-    oy = np.asarray(outputs_y, dtype=np.float64).reshape(np.shape(outputs_y)[0], -1)
-    pooled = np.concatenate([ox, oy])
-    codes = np.empty(pooled.shape, dtype=np.float64)
-    for j in range(pooled.shape[1]):
-        col = pooled[:, j]
-        values, counts = np.unique(col[:4096], return_counts=True)
-        if values.size <= CATEGORICAL_VALUES:
-            codes[:, j] = col
-            continue
-        atom = values[np.argmax(counts)]
-        is_atom = col == atom
-        if np.mean(is_atom) < ATOM_SHARE:
-            is_atom = np.zeros(col.size, dtype=bool)
-        rest = col[~is_atom]
-        edges = (
-            np.unique(np.quantile(rest, np.arange(1, COARSE_BINS) / COARSE_BINS))
-            if rest.size
-            else np.zeros(0)
-        )
-        codes[:, j] = np.where(is_atom, -1.0, np.searchsorted(edges, col, side="right"))
-    return codes[: ox.shape[0]], codes[ox.shape[0] :]
-
-
-def pair_score(
-    mechanism: Mechanism,
-    pair: CandidatePair,
-    *,
-    samples: int,
-    final_samples: int,
-    level: float,
-    delta: float,
-    rng: np.random.Generator,
-    events_per_direction: int = 8,
-    projected: bool = True,
-) -> float:
-    """How strongly ``samples`` fresh outputs per side suggest the pair will refute the
-    claim at ``final_samples``: :func:`discrete_score` for discrete outputs, otherwise a
-    pilot :func:`distinguish_pair` (half the outputs to choose events, half to count them)
-    scored by :func:`_pilot_score` (or, with ``projected=False``, by its own ε lower
-    bound at level 1/2, which favours the certain evidence of events one side never
-    reaches — what a short pilot can see — over projections of small counts)."""
-    half = max(1, samples // 2)
-    sx = np.asarray(mechanism.sample(pair.x, samples, rng))
-    sy = np.asarray(mechanism.sample(pair.y, samples, rng))
-    usable = sx.ndim in (1, 2) and sx.shape == sy.shape and sx.dtype.kind in "biuf"
-    ratio = rate_ratio_applies(mechanism.spec.guarantee, final_samples)
-    score = (
-        discrete_score(
-            sx, sy, final_samples=final_samples, level=level, delta=delta, rate_ratio=ratio
-        )
-        if usable
-        else None
-    )
-    if score is None and usable:
-        cx, cy = coarse_codes(sx, sy)
-        score = discrete_score(
-            cx, cy, final_samples=final_samples, level=level, delta=delta, rate_ratio=ratio
-        )
-    if score is not None:
-        return score
-    replay = _Replay(mechanism, {id(pair.x): sx, id(pair.y): sy})
-    result = distinguish_pair(
-        replay,
-        pair,
-        samples=samples - half,
-        search_samples=half,
-        rng=rng,
-        alpha=0.5,
-        events_per_direction=events_per_direction,
-        poissonize=False,
-    )
-    if not projected:
-        return float(result.epsilon_lower_bound)
-    return _pilot_score(result, final_samples, level, delta, ratio)
-
-
-class _Replay:
-    """Serves already drawn outputs, in order, to :func:`distinguish_pair` (one pilot sample
-    per side, split between its search and test parts)."""
-
-    def __init__(self, mechanism: Mechanism, drawn: dict[int, np.ndarray]) -> None:
-        self.spec = mechanism.spec
-        self.name = getattr(mechanism, "name", mechanism.spec.name)
-        self._mechanism = mechanism
-        self._drawn = drawn
-        self._used = {k: 0 for k in drawn}
-
-    def provides(self, hook: str) -> bool:
-        return self._mechanism.provides(hook)
-
-    def float_image(self, outputs: Any, centre: float) -> Any:
-        return self._mechanism.float_image(outputs, centre)
-
-    def statistic(self, data: Any) -> Any:
-        return self._mechanism.statistic(data)
-
-    def smooth_sensitivity(self, data: Any) -> Any:
-        return self._mechanism.smooth_sensitivity(data)
-
-    def sample(self, data: Any, size: int, rng: Any) -> np.ndarray:
-        key = id(data)
-        start = self._used[key]
-        self._used[key] = start + size
-        return self._drawn[key][start : start + size]
-
-
 def successive_halving(
     mechanism: Mechanism,
     pairs: list[CandidatePair],
@@ -434,8 +232,8 @@ def successive_halving(
     remain.
 
     Each round draws ``samples`` new outputs per side for every remaining pair (doubled
-    after every round) and scores the pair by :func:`pair_score`; ties keep the earlier
-    pair.
+    after every round) and scores the pair by
+    :func:`~privaudit.auditing.pair_scores.pair_score`; ties keep the earlier pair.
 
     With ``tolerance`` > 0 (the robust choice, see the module docstring) the pairs of the
     last round whose score is at least (1 − ``tolerance``) times that of the ``keep``-th
@@ -576,6 +374,7 @@ def choose_pairs(
     first = candidates[0] if candidates else None
     declared = first is not None and declared_log_densities(mechanism, first.x, first.y) is not None
     rounds = 0
+    near_keys: set[str] = set()
     if shift is not None:
         kind = "statistic shift"
         ranked = _rank_by(
@@ -628,15 +427,15 @@ def choose_pairs(
             # matters: a pair of smaller true ε that a small pilot cannot tell apart)
             given = {_key(p) for p in candidates}
             originals = [p for p in pool if _key(p) in given or _key(_swap(p)) in given]
-            pool = _dedupe(originals[: HALVING_POOL * k // 2] + pool, swaps=True)
-        pool = pool[: HALVING_POOL * k]
+            pool = _dedupe(originals[: halving_pool_size(k) // 2] + pool, swaps=True)
+        pool = pool[: halving_pool_size(k)]
         if len(pool) > k:
             level = alpha / k
             pool, rounds = successive_halving(
                 mechanism,
                 pool,
                 keep=k,
-                samples=max(2 * cfg.pilot_samples, cfg.samples // HALVING_START),
+                samples=halving_first_round(cfg.pilot_samples, cfg.samples),
                 final_samples=cfg.samples,
                 level=level,
                 delta=delta,
@@ -644,6 +443,7 @@ def choose_pairs(
                 events_per_direction=cfg.events_per_direction,
                 tolerance=cfg.pair_tolerance,
             )
+            near_keys = {_key(p) for p in pool[k:]}
             k = len(pool)
         ranked = pool + ranked
         equivalent = False
@@ -659,4 +459,17 @@ def choose_pairs(
             chosen = _dedupe(forced + ranked[:1])[: max(len(forced), min(k, len(forced) + 1))]
     else:
         chosen = _dedupe(forced + ranked)[: max(len(forced), k)]
-    return PairChoice(pairs=tuple(chosen), objective=kind, ties=ties, halving_rounds=rounds)
+    near = [_key(p) in near_keys for p in chosen]
+    n_near = sum(near)
+    shares: tuple[float, ...] = ()
+    if 0 < n_near < len(chosen):
+        core = (1.0 - NEAR_TIE_SHARE) / (len(chosen) - n_near)
+        shares = tuple(NEAR_TIE_SHARE / n_near if is_near else core for is_near in near)
+    return PairChoice(
+        pairs=tuple(chosen),
+        objective=kind,
+        ties=ties,
+        halving_rounds=rounds,
+        alpha_shares=shares,
+        near_ties=n_near,
+    )

@@ -72,7 +72,7 @@ from .config import AuditConfig
 from .distinguish.densities import declared_log_densities
 from .distinguish.pair import DECLARED_SHARE, RARE_SHARE
 from .exact_audit import exact_audit_applies
-from .pair_choice import HALVING_POOL, HALVING_START, gray_box_shift
+from .pair_choice import gray_box_shift, halving_first_round, halving_pool_size
 from .search import candidate_pairs
 from .texts import format_epsilon
 
@@ -259,7 +259,7 @@ def max_tested_pairs(shape: _Shape, cfg: AuditConfig, pool: int | None = None) -
         return k
     evaluations = (cfg.pair_budget if pool is None else pool) + cfg.pair_budget + 2 * k
     # the last round has at most 2k pairs, and no more than the halving started with
-    return max(k, min(2 * k, HALVING_POOL * k, evaluations))
+    return max(k, min(2 * k, halving_pool_size(k), evaluations))
 
 
 def stage_releases(
@@ -300,7 +300,7 @@ def _ranking(pilot: int, pair_budget: int, k: int, samples: int, pool: int) -> t
     """(releases, pair evaluations) of the black-box pair ranking."""
     evaluations = pool + pair_budget + 2 * k
     total, calls = evaluations * 2 * (2 * pilot), evaluations
-    pairs, size = min(HALVING_POOL * k, evaluations), max(2 * pilot, samples // HALVING_START)
+    pairs, size = min(halving_pool_size(k), evaluations), halving_first_round(pilot, samples)
     while pairs > k:
         total += pairs * 2 * size
         calls += pairs
@@ -364,7 +364,7 @@ def time_processing(
     timing and the releases drawn and their seconds on ``clock``.
     """
     from .distinguish import distinguish_pair
-    from .pair_choice import _Replay
+    from .pair_scores import _Replay
 
     scale = min(1.0, affordable / (2 * sum(PROCESSING_SIZES)))
     sizes = tuple(int(n * scale) for n in PROCESSING_SIZES)

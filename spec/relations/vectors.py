@@ -389,7 +389,19 @@ class QueryDistance(NeighbouringRelationBase):
         """
         element = self._element_of(domain)
         vector = self._as_vector(x, domain)
-        d = vector.size
+        results: list[Any] = []
+        seen: set[bytes] = set()
+        for signs in self._sign_patterns(vector.size):
+            candidate = self.one_sided(vector, self._apply_pattern(vector, signs, element))
+            key = candidate.tobytes()
+            if key in seen or np.array_equal(candidate, vector):
+                continue
+            seen.add(key)
+            results.append(self._as_element(candidate, domain))
+        return tuple(results)
+
+    def _sign_patterns(self, d: int) -> list[npt.NDArray[np.float64]]:
+        """The sign patterns of :meth:`extreme_neighbours` for ``d`` coordinates, in order."""
         patterns = [np.eye(1, d, 0).ravel(), -np.eye(1, d, 0).ravel(), np.ones(d), -np.ones(d)]
         if self.monotone and d >= 2:
             # One-directional patterns only: all but the first (last) coordinate move, up
@@ -408,16 +420,43 @@ class QueryDistance(NeighbouringRelationBase):
             half = np.ones(d)
             half[d // 2 :] = -1.0
             patterns += [rest, -rest, last, -last, half]
-        results: list[Any] = []
+        return patterns
+
+    def split_pairs(self, domain: Any) -> tuple[tuple[Any, Any], ...]:
+        """Pairs ``(max(δ, 0), max(−δ, 0))`` for the two-signed patterns of
+        :meth:`extreme_neighbours`, ``δ`` the pattern's step scaled to norm ``radius``.
+
+        Each side holds only non-negative values (zero or one step), and the pair differs
+        by ``δ``: the pattern is split between the two inputs instead of being added to one
+        base.  These are DP-Sniper's best pairs on the sparse vectors, ``(1⁵0⁵, 0⁵1⁵)`` on
+        SVT34Parallel (the half-half pattern; Bichsel et al., "DP-Sniper", IEEE S&P 2021,
+        Table 2): queries that sit at 0 and at one step on both inputs, straddling a
+        threshold near either, where the extreme bases (0 ± δ, or ±10⁶ for unbounded
+        answers) keep most queries on one side of it.  Patterns of one sign give the zero
+        base's pairs again and are skipped, as are monotone relations (a split pattern
+        moves coordinates both ways), ℓ0, pairs outside the domain, and a pair whose
+        swap is already listed (the distinguishing test tries both directions).
+        """
+        element = self._element_of(domain)
+        if self.monotone or self.norm == "l0" or not isinstance(domain, VectorDomain):
+            return ()
+        d = domain.length
+        zero = np.zeros(d, dtype=np.int64 if element.is_integer_valued else np.float64)
+        pairs: list[tuple[Any, Any]] = []
         seen: set[bytes] = set()
-        for signs in patterns:
-            candidate = self.one_sided(vector, self._apply_pattern(vector, signs, element))
-            key = candidate.tobytes()
-            if key in seen or np.array_equal(candidate, vector):
+        for signs in self._sign_patterns(d):
+            if not ((signs > 0).any() and (signs < 0).any()):
+                continue
+            step = self._apply_pattern(zero, signs, element)
+            x, y = np.maximum(step, 0) + zero, np.maximum(-step, 0) + zero
+            key, swapped = x.tobytes() + y.tobytes(), y.tobytes() + x.tobytes()
+            if key in seen or swapped in seen or np.array_equal(x, y):
+                continue
+            if not (domain.contains(x) and domain.contains(y)):
                 continue
             seen.add(key)
-            results.append(self._as_element(candidate, domain))
-        return tuple(results)
+            pairs.append((domain.validate(x), domain.validate(y)))
+        return tuple(pairs)
 
     def _apply_pattern(
         self, x: npt.NDArray[Any], signs: npt.NDArray[np.float64], element: ScalarDomainBase
@@ -450,22 +489,28 @@ class QueryDistance(NeighbouringRelationBase):
         *,
         claimed_sensitivity: float | None = None,
     ) -> Iterator[AdversarialPair]:
-        """:meth:`extreme_neighbours` of the zero vector and of each extreme vector.
+        """:meth:`extreme_neighbours` of the zero vector, then the :meth:`split_pairs`,
+        then :meth:`extreme_neighbours` of each extreme vector.
 
         Origin ``"extreme"``; deterministic (``rng`` and the hints are unused).  The zero
-        vector comes first: query answers around it sit where the noise makes outputs
-        uncertain (a sparse vector's threshold, a noisy max's ties), which is where the
-        privacy loss shows, while at the domain's extremes (±10⁶ for unbounded answers)
-        most outputs are certain on both inputs.  Under a small pair budget the zero
-        vector's patterns are the ones kept.
+        vector and the split pairs come first: query answers around 0 and one step sit
+        where the noise makes outputs uncertain (a sparse vector's threshold, a noisy
+        max's ties), which is where the privacy loss shows, while at the domain's extremes
+        (±10⁶ for unbounded answers) most outputs are certain on both inputs.  Under a
+        small pair budget these are the ones kept (for ``d`` ≥ 2 two-sided coordinates:
+        9 patterns of the zero vector and 3 split pairs).
         """
         self._element_of(domain)
         starts = []
         zero = np.zeros(domain.length) if isinstance(domain, VectorDomain) else 0.0
         if domain.contains(zero):
             starts.append(domain.validate(zero))
-        starts.extend(domain.extremes())
         for x in starts:
+            for y in self.extreme_neighbours(x, domain):
+                yield x, y, "extreme"
+        for x, y in self.split_pairs(domain):
+            yield x, y, "extreme"
+        for x in domain.extremes():
             for y in self.extreme_neighbours(x, domain):
                 yield x, y, "extreme"
 

@@ -310,7 +310,7 @@ def test_discrete_score_codes_rows_the_same_way_on_both_paths():
     """The pair ranking's dense row codes are the same partition whether the rows are
     keyed as small integers or sorted by random projections, and real-valued rows that
     do not repeat are not discrete."""
-    from privaudit.auditing.pair_choice import _dense_row_codes, discrete_score
+    from privaudit.auditing.pair_scores import _dense_row_codes, discrete_score
 
     rng = np.random.default_rng(3)
     ox = rng.integers(-1, 2, size=(3000, 6)).astype(np.float64)

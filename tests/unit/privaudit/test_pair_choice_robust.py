@@ -7,7 +7,7 @@ import pytest
 
 from mechanisms import declare_mechanism
 from privaudit import AuditConfig, audit
-from privaudit.auditing.pair_choice import successive_halving
+from privaudit.auditing.pair_choice import PairChoice, choose_pairs, successive_halving
 from privaudit.auditing.pairs import verified_pair
 from spec import InvalidParameterError, MechanismSpec, PureDP, QueryDistance, RealInterval
 
@@ -106,9 +106,40 @@ def test_audit_splits_alpha_over_the_pairs_actually_tested():
     report = audit(_mirrored_box(), config=cfg)
     dist = report.check("distinguishability")
     tested = dist.details["pairs_tested"]
-    assert 1 <= tested <= 2
-    assert dist.details["alpha_per_pair"] == pytest.approx(dist.error_rate / tested)
+    near = dist.details["near_ties"]
+    levels = dist.details["alpha_per_pair"]
+    assert 1 <= tested <= 2 and 0 <= near < tested
+    assert len(levels) == tested
+    # weighted Bonferroni: the levels sum to the distinguishing test's α ...
+    assert sum(levels) == pytest.approx(dist.error_rate)
+    # ... the kept pairs share 3/4 of it and the near ties 1/4 (even without near ties)
+    if near:
+        assert levels[:-near] == pytest.approx(
+            [0.75 * dist.error_rate / (tested - near)] * (tested - near)
+        )
+        assert levels[-near:] == pytest.approx([0.25 * dist.error_rate / near] * near)
+    else:
+        assert levels == pytest.approx([dist.error_rate / tested] * tested)
     assert report.violated
+
+
+def test_near_ties_get_a_quarter_of_alpha_between_them():
+    mech = _mirrored_box()
+    cfg = AuditConfig(
+        samples=100_000, pilot_samples=2_000, pair_budget=12, pairs_tested=1, pair_tolerance=0.3
+    )
+    choice = choose_pairs(
+        mech, cfg, _pairs(mech), [], np.random.default_rng(1), alpha=0.05, delta=0.0
+    )
+    shares = choice.shares()
+    assert sum(shares) == pytest.approx(1.0)
+    assert choice.near_ties == len(choice.pairs) - 1
+    if choice.near_ties:
+        assert shares[0] == pytest.approx(0.75)
+        assert shares[1:] == pytest.approx([0.25 / choice.near_ties] * choice.near_ties)
+    # without explicit shares every pair gets an even share
+    plain = PairChoice(pairs=tuple(_pairs(mech)[:3]), objective="test", ties=False)
+    assert plain.shares() == pytest.approx((1 / 3, 1 / 3, 1 / 3))
 
 
 @pytest.mark.parametrize("bad", [1.0, 1.5, -0.1])

@@ -405,6 +405,42 @@ def test_query_distance_extreme_patterns_linf():
     assert all(domain.contains(y) for y in clipped) and len(clipped) < 9
 
 
+@FAST
+@given(norms, radii, elements, st.integers(1, 4))
+def test_query_distance_split_pairs_are_neighbours_without_swaps(norm, radius, element, length):
+    domain = VectorDomain(element=element, length=length)
+    relation = QueryDistance(norm=norm, radius=radius)
+    found = relation.split_pairs(domain)
+    keys = {frozenset((x.tobytes(), y.tobytes())) for x, y in found}
+    assert len(keys) == len(found)  # neither a repeat nor a swap of another pair
+    for x, y in found:
+        _assert_related(relation, x, y, domain)
+        assert domain.contains(x) and domain.contains(y) and not np.array_equal(x, y)
+
+
+def test_query_distance_split_pairs_are_dp_snipers_sparse_vector_pairs():
+    relation = QueryDistance(norm="linf", radius=1)
+    domain = VectorDomain(element=RealInterval(), length=10)
+    found = [(tuple(x.tolist()), tuple(y.tolist())) for x, y in relation.split_pairs(domain)]
+    ones, zeros = (1.0,) * 5, (0.0,) * 5
+    # DP-Sniper's best pair on SVT34Parallel: (1⁵0⁵, 0⁵1⁵), both inputs on a {0, 1} base
+    assert (ones + zeros, zeros + ones) in found
+    assert ((1.0,) + (0.0,) * 9, (0.0,) + (1.0,) * 9) in found
+    assert ((0.0,) * 9 + (1.0,), (1.0,) * 9 + (0.0,)) in found
+    assert len(found) == 3
+    # they come right after the zero vector's patterns, before the extremes' patterns
+    generated = list(relation.adversarial_pairs(domain))
+    zero_patterns = len(relation.extreme_neighbours(np.zeros(10), domain))
+    assert zero_patterns == 9
+    after = [(tuple(x.tolist()), tuple(y.tolist())) for x, y, _ in generated[9:12]]
+    assert after == found
+    # one-directional relations and ℓ0 have no split pairs; nor do domains without 0
+    assert QueryDistance(norm="linf", radius=1, monotone=True).split_pairs(domain) == ()
+    assert QueryDistance(norm="l0", radius=1).split_pairs(domain) == ()
+    positive = VectorDomain(element=RealInterval(lo=0.5, hi=3.0), length=4)
+    assert relation.split_pairs(positive) == ()
+
+
 def _closed_form_box(x, lo, hi, r):
     return math.prod(min(hi, v + r) - max(lo, v - r) + 1 for v in x) - 1
 

@@ -1,0 +1,93 @@
+"""The distinguishing test of the chosen pairs, at weighted Bonferroni levels.
+
+:func:`run_pair_tests` runs :func:`~privaudit.auditing.distinguish.distinguish_pair` on
+every pair that :func:`~privaudit.auditing.pair_choice.choose_pairs` chose, each at its share
+of the distinguishing test's α (``PairChoice.shares``: even, or 3/4 for the pairs the
+halving kept and 1/4 for its near ties), on the audit's ``final`` stream.  The claim's
+audit and the group audit of :mod:`~privaudit.auditing.auditor` both use it.  The
+accounting is ``docs/derivations.md`` §9.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from typing import Any, NamedTuple
+
+import numpy as np
+from pydantic import JsonValue
+
+from mechanisms import Mechanism
+from privaudit.execution.streaming import Executor, throttled
+from spec.errors import AuditError
+
+from .config import AuditConfig
+from .distinguish import distinguish_pair
+from .distinguish.densities import declared_log_densities
+from .distinguish.pair import PLAN_PRIOR_OUTPUTS
+from .distinguish.pair_result import PairTestResult
+from .pairs import CandidatePair
+
+__all__ = ["PairTests", "run_pair_tests"]
+
+
+class PairTests(NamedTuple):
+    results: list[tuple[CandidatePair, PairTestResult]]
+    best_pair: CandidatePair
+    best: PairTestResult
+    violated: bool
+    #: α level of each tested pair, in the order tested (JSON for the check's details).
+    per_pair: list[JsonValue]
+    search_samples: int
+
+
+def run_pair_tests(
+    mechanism: Mechanism,
+    chosen: list[CandidatePair],
+    shares: Sequence[float],
+    cfg: AuditConfig,
+    alpha_dist: float,
+    delta_claimed: float,
+    final_rng: np.random.Generator,
+    executor: Executor | None,
+    say: Callable[[str], None],
+    announce: Callable[[int], str],
+    *,
+    progress: Any = None,
+) -> PairTests:
+    """The distinguishing test of every chosen pair at α_dist · (its share) (weighted
+    Bonferroni, the shares summing to 1; ``docs/derivations.md`` §9), on the ``final``
+    stream: the results, the pair with the largest ε lower bound and its result, and
+    whether any pair refuted the claim (and the level of each pair and the search split
+    used).  ``announce(i)`` is the line said before pair ``i`` (from 1)."""
+    if len(shares) != len(chosen) or not math.isclose(math.fsum(shares), 1.0, rel_tol=1e-9):
+        raise AuditError(f"α shares {list(shares)} must sum to 1 over {len(chosen)} pairs")
+    declared = declared_log_densities(mechanism, chosen[0].x, chosen[0].y) is not None
+    search_samples = cfg.search_samples_for(declared, approximate=delta_claimed > 0)
+    levels = [alpha_dist * share for share in shares]
+    results = []
+    for i, (pair, level) in enumerate(zip(chosen, levels, strict=True), start=1):
+        say(announce(i))
+        results.append(
+            (
+                pair,
+                distinguish_pair(
+                    mechanism,
+                    pair,
+                    samples=cfg.samples,
+                    search_samples=search_samples,
+                    rng=final_rng,
+                    alpha=level,
+                    events_per_direction=cfg.events_per_direction,
+                    prior_outputs=PLAN_PRIOR_OUTPUTS,
+                    executor=executor,
+                    progress=None
+                    if progress is None
+                    else throttled(say, f"pair {i}/{len(chosen)} test split"),
+                ),
+            )
+        )
+    best_pair, best = max(results, key=lambda r: r[1].epsilon_lower_bound)
+    violated = any(r.violated for _, r in results)
+    per_pair: list[JsonValue] = list(levels)
+    return PairTests(results, best_pair, best, violated, per_pair, search_samples)
