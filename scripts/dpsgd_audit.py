@@ -244,9 +244,9 @@ distinguishing tests of the auditor on the mechanism's own outputs (its own cost
 fixed part per test and a part per output), then counts what every stage draws — from
 the auditor's code, not fitted: the black-box pair ranking evaluates E = pool +
 pair_budget + 2·pairs_tested pairs on 2·pilot_samples outputs per side and then halves
-min(8·pairs_tested, E) pairs on max(2·pilot_samples, samples/64) outputs, doubling each
-round (400 × pilot_samples releases at CI strength, 696 × at the default configuration:
-more than the 272 × an earlier measurement suggested, which was of a smaller
+min(max(16, 8·pairs_tested), E) pairs on max(2·pilot_samples, min(samples/64, 2¹⁹))
+outputs, doubling each round (400 × pilot_samples releases at CI strength, 696 × at the
+default configuration: more than the 272 × an earlier measurement suggested, which was of a smaller
 configuration; `tests/unit/privaudit/test_time_budget.py` checks the count exactly
 against the releases drawn).  If the configured audit does not fit 90% of the budget, it
 is shrunk (never grown): fewer tested pairs while one would get fewer than 20,000

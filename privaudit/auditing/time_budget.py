@@ -16,8 +16,11 @@ every stage of the audit draws
   gray-box objectives draw nothing): the pilot search evaluates
   ``E = pool + pair_budget + 2·pairs_tested`` pairs (its whole evaluation budget) on
   ``2·pilot_samples`` outputs per side, ``8·E·pilot_samples`` releases, then successive
-  halving scores ``min(8·pairs_tested, E)`` pairs on max(2·pilot_samples, samples/64)
-  per side, halving the pairs and doubling the outputs each round — 400 × pilot_samples
+  halving scores ``min(max(16, 8·pairs_tested), E)`` pairs on
+  max(2·pilot_samples, min(samples/64, 2¹⁹)) per side
+  (:func:`~privaudit.auditing.pair_choice.halving_pool_size`,
+  :func:`~privaudit.auditing.pair_choice.halving_first_round`), halving the pairs and
+  doubling the outputs each round — 400 × pilot_samples
   at CI strength, 696 × pilot_samples at the default configuration;
 * the distinguishing test: ``samples + search_samples`` per side of every tested pair —
   ``pairs_tested`` of them, or for a black box with the robust pair choice
