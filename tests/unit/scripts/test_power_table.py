@@ -129,3 +129,30 @@ def test_write_section_keeps_the_other_sections_in_their_order(tmp_path, monkeyp
         text.index("without pairs") < text.index("with pairs, again") < text.index("| ceilings |")
     )
     assert text.count("<!-- notes:begin -->") == 1
+
+
+def test_ten_seed_floor_is_the_ceiling_less_the_expected_minimum_of_ten():
+    import power_limits as limits
+
+    # two outcomes: the event {0} has probabilities 0.3 and 0.3·e^{-0.2}
+    p_x = np.array([0.3, 0.7])
+    p_y = np.array([0.3 * np.exp(-0.2), 1 - 0.3 * np.exp(-0.2)])
+    for n in (10**5, 10**7):
+        floor, sigma = limits.ten_seed_floor(p_x, p_y, n)
+        ceiling = limits.best_bound(p_x, p_y, n)
+        assert floor == pytest.approx(ceiling + limits.TEN_SEED_MINIMUM * sigma)
+        assert 0 < floor < ceiling < 0.2
+    # σ shrinks as 1/√n: 100 times the outputs, a tenth of the spread
+    small = limits.ten_seed_floor(p_x, p_y, 10**5)[1]
+    large = limits.ten_seed_floor(p_x, p_y, 10**7)[1]
+    assert large == pytest.approx(small / 10, rel=0.3)
+
+
+def test_the_notes_give_a_ten_seed_floor_for_every_computed_law():
+    text = table.ten_seed_floor_table()
+    rows = [line for line in text.splitlines() if line.startswith("| ") and "---" not in line][1:]
+    names = {row.split("|")[1].strip() for row in rows}
+    assert {"ReportNoisyMax3", "SparseVectorTechnique1", "SVT34Parallel"} <= names
+    for row in rows:
+        reach = row.split("|")[7].strip()
+        assert reach == "at our N" or reach.endswith("M") or reach == "beyond 10¹¹"
