@@ -69,6 +69,7 @@ import platform
 import re
 import sys
 import time
+from collections.abc import Collection
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -486,11 +487,12 @@ def _best_floor(laws: list[tuple[np.ndarray, np.ndarray]], n: int) -> tuple[floa
     return max(ten_seed_floor(p_x, p_y, n) for p_x, p_y in laws)
 
 
-def ten_seed_floor_table(budget: float = BUDGET) -> str:
+def ten_seed_floor_table(budget: float = BUDGET, only: Collection[str] = ()) -> str:
     """For the mechanisms whose law is computed: at the rule's N (from the stored costs),
     the single-event ceiling, the standard deviation of its bound, the expected minimum
     over ten seeds (:func:`power_limits.ten_seed_floor`), and the smallest N of the 1-2-5
-    grid whose ten-seed floor reaches DP-Sniper's LR value."""
+    grid whose ten-seed floor reaches DP-Sniper's LR value.  ``only``: these mechanisms
+    (default: every one)."""
     sys.path.insert(0, str(ROOT / "scripts"))
     from power_limits import TEN_SEED_MINIMUM
 
@@ -503,6 +505,8 @@ def ten_seed_floor_table(budget: float = BUDGET) -> str:
     ]
     for case in cases:
         name = case.name.split(".", 1)[1]
+        if only and name not in only:
+            continue
         laws = _law_bounds(name)
         reference = case.reference_results.get("dpsniper_lr")
         if not laws or reference is None:
