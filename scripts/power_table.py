@@ -69,7 +69,7 @@ import platform
 import re
 import sys
 import time
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -471,12 +471,18 @@ def ceiling_and_needed(
     at_n = ceiling(samples)
     if target is None or at_n >= target:
         return at_n, None
-    n = samples
+    return at_n, _first_grid_n(samples, lambda n: ceiling(n) >= target)
+
+
+def _first_grid_n(start: int, reaches: Callable[[int], bool]) -> int | None:
+    """The smallest N of the 1-2-5 grid above ``start``, up to 10¹¹, with ``reaches(N)``
+    (``None`` when there is none)."""
+    n = start
     while n < 10**11:
         n = _grid_floor(n * 2.5) if str(n)[0] == "2" else _grid_floor(n * 2)
-        if ceiling(n) >= target:
-            return at_n, n
-    return at_n, None
+        if reaches(n):
+            return n
+    return None
 
 
 def _best_floor(laws: list[tuple[np.ndarray, np.ndarray]], n: int) -> tuple[float, float]:
@@ -512,16 +518,16 @@ def ten_seed_floor_table(budget: float = BUDGET, only: Collection[str] = ()) -> 
         if not laws or reference is None:
             continue
         size = size_for(case, with_pairs=False, budget=budget)
-
         at_n, sigma = _best_floor(laws, size.samples)
         lr = float(reference)
         ceiling = at_n - TEN_SEED_MINIMUM * sigma
-        n, reach = size.samples, "at our N" if at_n >= lr else "beyond 10¹¹"
-        while at_n < lr and n < 10**11:
-            n = _grid_floor(n * 2.5) if str(n)[0] == "2" else _grid_floor(n * 2)
-            if _best_floor(laws, n)[0] >= lr:
-                reach = f"{n / 1e6:g}M"
-                break
+        if at_n >= lr:
+            reach = "at our N"
+        else:
+            needed = _first_grid_n(
+                size.samples, lambda n, laws=laws, lr=lr: _best_floor(laws, n)[0] >= lr
+            )
+            reach = "beyond 10¹¹" if needed is None else f"{needed / 1e6:g}M"
         lines.append(
             f"| {name} | {size.samples / 1e6:g}M | {_fmt(ceiling)} | {sigma:.2g} | "
             f"{_fmt(at_n)} | {_fmt(lr)} | {reach} |"

@@ -330,8 +330,7 @@ def _audit(
     # 6. the distributional test on the chosen pairs -----------------------------------------
     results, best_pair, best, violated, per_pair, search_samples = run_pair_tests(
         mechanism,
-        chosen,
-        choice.shares(),
+        choice,
         cfg,
         alpha_dist,
         delta_claimed,
@@ -529,8 +528,7 @@ def _finish_group(
     chosen = list(choice.pairs)
     results, best_pair, best, violated, per_pair, _ = run_pair_tests(
         mechanism,
-        chosen,
-        choice.shares(),
+        choice,
         cfg,
         alpha_dist,
         delta_claimed,

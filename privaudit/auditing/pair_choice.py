@@ -139,15 +139,23 @@ class PairChoice:
     objective: str
     ties: bool
     halving_rounds: int = 0
-    #: Share of the distinguishing test's α for each pair (sums to 1): even, except that
-    #: near ties of the halving share :data:`NEAR_TIE_SHARE` and the other pairs the rest.
-    alpha_shares: tuple[float, ...] = ()
-    near_ties: int = 0
+    #: For each pair, whether it is a near tie of the halving (none when empty).
+    near_tie: tuple[bool, ...] = ()
+
+    @property
+    def near_ties(self) -> int:
+        """How many of the pairs are near ties of the halving."""
+        return sum(self.near_tie)
 
     def shares(self) -> tuple[float, ...]:
-        """:attr:`alpha_shares`, or even shares when none were set."""
-        m = len(self.pairs)
-        return self.alpha_shares if len(self.alpha_shares) == m else (1.0 / m,) * m
+        """Share of the distinguishing test's α for each pair (they sum to 1): even,
+        except that near ties, when there are some beside other pairs, share
+        :data:`NEAR_TIE_SHARE` and the other pairs the rest."""
+        m, t = len(self.pairs), self.near_ties
+        if not 0 < t < m:
+            return (1.0 / m,) * m
+        kept = (1.0 - NEAR_TIE_SHARE) / (m - t)
+        return tuple(NEAR_TIE_SHARE / t if near else kept for near in self.near_tie)
 
 
 def gray_box_shift(mechanism: Mechanism) -> Callable[[Any, Any], float] | None:
@@ -459,17 +467,10 @@ def choose_pairs(
             chosen = _dedupe(forced + ranked[:1])[: max(len(forced), min(k, len(forced) + 1))]
     else:
         chosen = _dedupe(forced + ranked)[: max(len(forced), k)]
-    near = [_key(p) in near_keys for p in chosen]
-    n_near = sum(near)
-    shares: tuple[float, ...] = ()
-    if 0 < n_near < len(chosen):
-        core = (1.0 - NEAR_TIE_SHARE) / (len(chosen) - n_near)
-        shares = tuple(NEAR_TIE_SHARE / n_near if is_near else core for is_near in near)
     return PairChoice(
         pairs=tuple(chosen),
         objective=kind,
         ties=ties,
         halving_rounds=rounds,
-        alpha_shares=shares,
-        near_ties=n_near,
+        near_tie=tuple(_key(p) in near_keys for p in chosen),
     )

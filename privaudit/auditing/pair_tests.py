@@ -10,8 +10,7 @@ accounting is ``docs/derivations.md`` §9.
 
 from __future__ import annotations
 
-import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -19,13 +18,13 @@ from pydantic import JsonValue
 
 from mechanisms import Mechanism
 from privaudit.execution.streaming import Executor, throttled
-from spec.errors import AuditError
 
 from .config import AuditConfig
 from .distinguish import distinguish_pair
 from .distinguish.densities import declared_log_densities
 from .distinguish.pair import PLAN_PRIOR_OUTPUTS
 from .distinguish.pair_result import PairTestResult
+from .pair_choice import PairChoice
 from .pairs import CandidatePair
 
 __all__ = ["PairTests", "run_pair_tests"]
@@ -43,8 +42,7 @@ class PairTests(NamedTuple):
 
 def run_pair_tests(
     mechanism: Mechanism,
-    chosen: list[CandidatePair],
-    shares: Sequence[float],
+    choice: PairChoice,
     cfg: AuditConfig,
     alpha_dist: float,
     delta_claimed: float,
@@ -55,16 +53,16 @@ def run_pair_tests(
     *,
     progress: Any = None,
 ) -> PairTests:
-    """The distinguishing test of every chosen pair at α_dist · (its share) (weighted
-    Bonferroni, the shares summing to 1; ``docs/derivations.md`` §9), on the ``final``
-    stream: the results, the pair with the largest ε lower bound and its result, and
-    whether any pair refuted the claim (and the level of each pair and the search split
-    used).  ``announce(i)`` is the line said before pair ``i`` (from 1)."""
-    if len(shares) != len(chosen) or not math.isclose(math.fsum(shares), 1.0, rel_tol=1e-9):
-        raise AuditError(f"α shares {list(shares)} must sum to 1 over {len(chosen)} pairs")
+    """The distinguishing test of every chosen pair at α_dist · (its share)
+    (:meth:`PairChoice.shares`: weighted Bonferroni, the shares summing to 1;
+    ``docs/derivations.md`` §9), on the ``final`` stream: the results, the pair with the
+    largest ε lower bound and its result, and whether any pair refuted the claim (and the
+    level of each pair and the search split used).  ``announce(i)`` is the line said
+    before pair ``i`` (from 1)."""
+    chosen = choice.pairs
     declared = declared_log_densities(mechanism, chosen[0].x, chosen[0].y) is not None
     search_samples = cfg.search_samples_for(declared, approximate=delta_claimed > 0)
-    levels = [alpha_dist * share for share in shares]
+    levels = [alpha_dist * share for share in choice.shares()]
     results = []
     for i, (pair, level) in enumerate(zip(chosen, levels, strict=True), start=1):
         say(announce(i))

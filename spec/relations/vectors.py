@@ -448,7 +448,7 @@ class QueryDistance(NeighbouringRelationBase):
             if not ((signs > 0).any() and (signs < 0).any()):
                 continue
             step = self._apply_pattern(zero, signs, element)
-            x, y = np.maximum(step, 0) + zero, np.maximum(-step, 0) + zero
+            x, y = np.maximum(step, 0), np.maximum(-step, 0)
             key, swapped = x.tobytes() + y.tobytes(), y.tobytes() + x.tobytes()
             if key in seen or swapped in seen or np.array_equal(x, y):
                 continue
@@ -501,11 +501,9 @@ class QueryDistance(NeighbouringRelationBase):
         9 patterns of the zero vector and 3 split pairs).
         """
         self._element_of(domain)
-        starts = []
         zero = np.zeros(domain.length) if isinstance(domain, VectorDomain) else 0.0
         if domain.contains(zero):
-            starts.append(domain.validate(zero))
-        for x in starts:
+            x = domain.validate(zero)
             for y in self.extreme_neighbours(x, domain):
                 yield x, y, "extreme"
         for x, y in self.split_pairs(domain):
