@@ -368,6 +368,7 @@ def _audit(
                 "pairs_tested": len(chosen),
                 "alpha_per_pair": per_pair,
                 "near_ties": choice.near_ties,
+                "prior_pair": choice.prior_pair,
                 "pair_objective": choice.objective,
                 "equivalent_pairs_tied": choice.ties,
                 "halving_rounds": choice.halving_rounds,

@@ -84,6 +84,7 @@ from .pairs import CandidatePair, to_jsonable, verified_pair
 from .search import maximise_pair_objective
 
 __all__ = [
+    "PRIOR_ORIGIN",
     "PairChoice",
     "choose_pairs",
     "declared_bound",
@@ -94,6 +95,16 @@ __all__ = [
     "successive_halving",
 ]
 
+#: Origin of the generator's prior pair (the first generated pair of this origin): the
+#: most balanced split pair of a query distance, ``(1⁵0⁵, 0⁵1⁵)`` for ten queries
+#: (:meth:`spec.relations.QueryDistance.split_pairs`).  When at least two pairs are tested
+#: and the halving keeps neither it nor its swap, it takes the last of the kept slots:
+#: on sparse-vector outputs the halving's first rounds (4·10⁴ outputs per side at
+#: N = 2·10⁶) score the rare events of the strongest pairs 0 and keep pairs of dense,
+#: weak differences instead (SVT34Parallel's halving pool at seed 2: Spearman ρ −0.11
+#: between first-round scores and the final test's bounds; the split pairs, 0.164, scored
+#: 0.000; ``scripts/halving_visibility.py``, issue 31).
+PRIOR_ORIGIN = "split"
 #: Share of the distinguishing test's α that the near ties of the halving split between
 #: them (weighted Bonferroni; the pairs the halving kept share the rest).  A near tie is
 #: insurance against a lottery of the last round, not the halving's choice, so it gets
@@ -141,6 +152,9 @@ class PairChoice:
     halving_rounds: int = 0
     #: For each pair, whether it is a near tie of the halving (none when empty).
     near_tie: tuple[bool, ...] = ()
+    #: Whether the prior pair (:data:`PRIOR_ORIGIN`) took a slot the halving had given to
+    #: another pair.
+    prior_pair: bool = False
 
     @property
     def near_ties(self) -> int:
@@ -383,6 +397,7 @@ def choose_pairs(
     declared = first is not None and declared_log_densities(mechanism, first.x, first.y) is not None
     rounds = 0
     near_keys: set[str] = set()
+    prior_pair = False
     if shift is not None:
         kind = "statistic shift"
         ranked = _rank_by(
@@ -451,6 +466,8 @@ def choose_pairs(
                 events_per_direction=cfg.events_per_direction,
                 tolerance=cfg.pair_tolerance,
             )
+            if cfg.pair_tolerance > 0 and k >= 2:
+                pool, prior_pair = _with_prior(pool, candidates, k)
             near_keys = {_key(p) for p in pool[k:]}
             k = len(pool)
         ranked = pool + ranked
@@ -473,4 +490,23 @@ def choose_pairs(
         ties=ties,
         halving_rounds=rounds,
         near_tie=tuple(_key(p) in near_keys for p in chosen),
+        prior_pair=prior_pair,
     )
+
+
+def _with_prior(
+    pool: list[CandidatePair], candidates: list[CandidatePair], keep: int
+) -> tuple[list[CandidatePair], bool]:
+    """The halving's survivors (``keep`` kept pairs, then near ties) with the prior pair
+    (:data:`PRIOR_ORIGIN`) in the last kept slot, unless a kept pair already is it (or
+    its swap); a near tie equal to it is dropped.  Returns the pairs and whether the prior
+    pair took a slot.  The prior is the first generated pair of its origin, so the pairs
+    tested remain a function of the generators and the pilot stream only."""
+    prior = next((p for p in candidates if p.origin == PRIOR_ORIGIN), None)
+    if prior is None:
+        return pool, False
+    same = {_key(prior), _key(_swap(prior))}
+    if any(_key(p) in same for p in pool[:keep]):
+        return pool, False
+    kept = pool[: keep - 1] + [prior]
+    return kept + [p for p in pool[keep:] if _key(p) not in same], True

@@ -28,7 +28,7 @@ class CandidatePair:
     x, y : object
         Canonical (validated) inputs; ``y`` is the neighbour of ``x``.
     origin : str
-        Where the pair came from: ``"explicit"``, ``"random"``, ``"extreme"``,
+        Where the pair came from: ``"explicit"``, ``"random"``, ``"extreme"``, ``"split"``,
         ``"local_search"``, ``"hypothesis"``, ``"exhaustive"`` or a generator name such as
         ``"star_toggle"``.
     decision : NeighbourDecision

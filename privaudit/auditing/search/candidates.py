@@ -5,7 +5,8 @@
 1. **explicit** pairs given by the user (an unrelated one is an error naming it);
 2. **adversarial** pairs that the relation builds from the domain's extremes, its
    :meth:`~spec.relations.NeighbouringRelationBase.adversarial_pairs` (origin
-   ``"extreme"``, or the generator's name for the node relations: ``"star_toggle"``,
+   ``"extreme"``; ``"split"`` for the query distances' split pairs; or the generator's
+   name for the node relations: ``"star_toggle"``,
    ``"threshold_star_toggle"``, ``"threshold_complement_rewiring"``,
    ``"complement_rewiring"``, ``"hub_insertion"``, ``"degree_preserving_swap"``, and
    before them the local-node ones, see :class:`~spec.relations.LocalNodeRelation`);

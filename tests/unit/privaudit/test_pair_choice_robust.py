@@ -7,9 +7,23 @@ import pytest
 
 from mechanisms import declare_mechanism
 from privaudit import AuditConfig, audit
-from privaudit.auditing.pair_choice import PairChoice, choose_pairs, successive_halving
+from privaudit.auditing.pair_choice import (
+    PRIOR_ORIGIN,
+    PairChoice,
+    _with_prior,
+    choose_pairs,
+    successive_halving,
+)
 from privaudit.auditing.pairs import verified_pair
-from spec import InvalidParameterError, MechanismSpec, PureDP, QueryDistance, RealInterval
+from privaudit.auditing.search import candidate_pairs
+from spec import (
+    InvalidParameterError,
+    MechanismSpec,
+    PureDP,
+    QueryDistance,
+    RealInterval,
+    VectorDomain,
+)
 
 #: Output probabilities of the mirrored box: (0, 1) and (8, 9) are equally distinguishable
 #: (0.2 vs 0.42 is 0.8 vs 0.58 with the outputs flipped); every other pair is 0.5 vs 0.5.
@@ -146,3 +160,77 @@ def test_near_ties_get_a_quarter_of_alpha_between_them():
 def test_pair_tolerance_must_be_a_fraction(bad):
     with pytest.raises((InvalidParameterError, ValueError), match="pair_tolerance"):
         AuditConfig(pair_tolerance=bad)
+
+
+def _vector_pairs(spec, origins):
+    """Pairs (0⁴, e_i) of distinct i, with the given origins."""
+    return [
+        verified_pair(spec, np.zeros(4), np.eye(1, 4, i).ravel(), origin)
+        for i, origin in enumerate(origins)
+    ]
+
+
+def _vector_spec():
+    return MechanismSpec(
+        name="vector_box",
+        input_domain=VectorDomain(element=RealInterval(), length=4),
+        relation=QueryDistance(norm="linf", radius=1.0),
+        noise=None,
+        guarantee=PureDP(epsilon=1.0),
+    )
+
+
+def test_the_prior_pair_takes_the_last_kept_slot_unless_kept():
+    spec = _vector_spec()
+    a, b, near, prior = _vector_pairs(spec, ["extreme", "extreme", "extreme", PRIOR_ORIGIN])
+    candidates = [a, b, near, prior]
+    # the halving kept a and b (near tie: near): the prior pair replaces b
+    pool, used = _with_prior([a, b, near], candidates, keep=2)
+    assert used and pool == [a, prior, near]
+    # kept already (or its swap): nothing changes
+    assert _with_prior([prior, a, near], candidates, keep=2) == ([prior, a, near], False)
+    assert _with_prior([a, prior.swapped()], candidates, keep=2) == ([a, prior.swapped()], False)
+    # a near tie equal to the prior pair is not tested twice
+    pool, used = _with_prior([a, b, prior], candidates, keep=2)
+    assert used and pool == [a, prior]
+    # no generated pair of the prior's origin: the halving's choice stands
+    assert _with_prior([a, b], [a, b, near], keep=2) == ([a, b], False)
+
+
+def test_a_vector_black_box_gets_the_balanced_split_pair_tested():
+    mech = declare_mechanism(
+        _vector_spec(),
+        sampler=lambda v, n, rng: np.asarray(v, float) + rng.laplace(0.0, 4.0, (n, 4)),
+    )
+    balanced = ((1.0, 1.0, 0.0, 0.0), (0.0, 0.0, 1.0, 1.0))
+    candidates = candidate_pairs(mech.spec, np.random.default_rng(0), budget=24)
+    assert candidates[0].origin == "extreme"
+    assert next(p for p in candidates if p.origin == PRIOR_ORIGIN) is not None
+    for tolerance in (0.15, 0.0):
+        cfg = AuditConfig(
+            samples=20_000, pilot_samples=2_000, pairs_tested=2, pair_tolerance=tolerance
+        )
+        choice = choose_pairs(
+            mech, cfg, candidates, [], np.random.default_rng(5), alpha=0.05, delta=0.0
+        )
+        tested = [
+            (tuple(np.ravel(p.x).tolist()), tuple(np.ravel(p.y).tolist())) for p in choice.pairs
+        ]
+        assert sum(choice.shares()) == pytest.approx(1.0)
+        if tolerance > 0:
+            # kept by the halving, or given the last kept slot
+            assert balanced in tested or balanced[::-1] in tested
+            if choice.prior_pair:  # it took the last kept slot (k − 1 = 1)
+                assert tested[1] in (balanced, balanced[::-1])
+        else:
+            assert not choice.prior_pair  # only the robust choice uses the prior
+
+
+def test_the_audit_reports_whether_the_prior_pair_was_tested():
+    mech = declare_mechanism(
+        _vector_spec(),
+        sampler=lambda v, n, rng: np.asarray(v, float) + rng.laplace(0.0, 4.0, (n, 4)),
+    )
+    cfg = AuditConfig(samples=20_000, pilot_samples=2_000, pairs_tested=2, claim_budget=40, seed=5)
+    details = audit(mech, config=cfg).check("distinguishability").details
+    assert isinstance(details["prior_pair"], bool)

@@ -428,12 +428,18 @@ def test_query_distance_split_pairs_are_dp_snipers_sparse_vector_pairs():
     assert ((1.0,) + (0.0,) * 9, (0.0,) + (1.0,) * 9) in found
     assert ((0.0,) * 9 + (1.0,), (1.0,) * 9 + (0.0,)) in found
     assert len(found) == 3
-    # they come right after the zero vector's patterns, before the extremes' patterns
+    # the most balanced split comes first: the pair choice's prior pair
+    assert found[0] == (ones + zeros, zeros + ones)
+    # they come right after the zero vector's patterns, before the extremes' patterns,
+    # with origin "split" (the others are "extreme")
     generated = list(relation.adversarial_pairs(domain))
     zero_patterns = len(relation.extreme_neighbours(np.zeros(10), domain))
     assert zero_patterns == 9
     after = [(tuple(x.tolist()), tuple(y.tolist())) for x, y, _ in generated[9:12]]
     assert after == found
+    origins = [origin for _, _, origin in generated]
+    assert origins[9:12] == ["split"] * 3
+    assert set(origins[:9]) == set(origins[12:]) == {"extreme"}
     # one-directional relations and ℓ0 have no split pairs; nor do domains without 0
     assert QueryDistance(norm="linf", radius=1, monotone=True).split_pairs(domain) == ()
     assert QueryDistance(norm="l0", radius=1).split_pairs(domain) == ()

@@ -93,6 +93,7 @@ SPEC_IDS = sorted(SPECS)
 ORIGINS = {
     "explicit",
     "extreme",
+    "split",
     "random",
     "star_toggle",
     "complement_rewiring",
