@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from mechanisms import (
     DiscreteGaussianMechanism,
@@ -139,6 +140,9 @@ class SoundnessResult:
     #: Audits whose distinguishing test tested more pairs than ``pairs_tested`` (near ties
     #: of the robust pair choice), per mechanism.
     near_ties: dict[str, int] | None = None
+    #: Audits whose distinguishing test gave a kept slot to the generator's prior pair
+    #: (:data:`~privaudit.auditing.pair_choice.PRIOR_ORIGIN`), per mechanism.
+    prior_pairs: dict[str, int] | None = None
 
     @property
     def rate(self) -> float:
@@ -152,10 +156,11 @@ class SoundnessResult:
 
     def summary(self) -> str:
         """One line per mechanism plus the total."""
-        ties = self.near_ties or {}
+        ties, priors = self.near_ties or {}, self.prior_pairs or {}
         lines = [
             f"{name:40s} {count} false violations"
             + (f"; {ties[name]} audits tested near ties" if name in ties else "")
+            + (f"; {priors[name]} tested the prior pair" if priors.get(name) else "")
             for name, count in self.per_mechanism.items()
         ]
         lines.append(
@@ -181,29 +186,33 @@ def soundness_run(
     """
     per: dict[str, int] = {}
     ties: dict[str, int] = {}
+    priors: dict[str, int] = {}
     total = 0
     for name, factory in mechanisms:
-        count = tied = 0
+        count = tied = prior = 0
         for i in range(audits_per_mechanism):
             report = audit(factory(), config=config, seed=first_seed + i)
             count += int(report.violated)
-            tested = _pairs_tested(report)
-            tied += int(tested is not None and tested > config.pairs_tested)
+            tested = _distinguishing_detail(report, "pairs_tested")
+            tied += int(tested is not None and int(tested) > config.pairs_tested)
+            prior += int(bool(_distinguishing_detail(report, "prior_pair")))
             total += 1
         per[name] = count
         ties[name] = tied
+        priors[name] = prior
     return SoundnessResult(
         audits=total,
         false_violations=sum(per.values()),
         per_mechanism=per,
         confidence=config.confidence,
         near_ties=ties,
+        prior_pairs=priors,
     )
 
 
-def _pairs_tested(report: object) -> int | None:
-    """The number of pairs the distinguishing test tested (None without that check)."""
+def _distinguishing_detail(report: object, key: str) -> Any:
+    """A detail of the report's distinguishability check (None without that check or key)."""
     for check in getattr(report, "checks", ()):
-        if check.name == "distinguishability" and "pairs_tested" in check.details:
-            return int(check.details["pairs_tested"])
+        if check.name == "distinguishability":
+            return check.details.get(key)
     return None
