@@ -30,7 +30,8 @@ Then, with a budget of B = 30 s per audit (``--budget``):
   cross-fitted threshold score rank those pairs), k = 2 for vector outputs; the robust
   pair choice (``AuditConfig.pair_tolerance`` = 0.15, ``privaudit/auditing/pair_choice.py``,
   the default at certificate strength) adds up to k near ties of the halving, which
-  share a quarter of the test's α;
+  share a quarter of the test's α, and with k = 2 gives the last kept slot to the
+  generator's prior pair, the most balanced split pair, when the halving did not keep it;
 * **test split** N = the largest of 1, 2, 5·10^j with (k + 1)·N·c ≤ B — the pilot,
   halving, search split and noise-law check together cost about one more tested pair —
   clamped to [10⁶, 10⁸];

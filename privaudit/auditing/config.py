@@ -101,6 +101,10 @@ class AuditConfig(SpecModel):
         pairs actually tested).  Defaults to :data:`PAIR_TOLERANCE` = 0.15, so every audit
         (at certificate strength too) gets the robust choice without asking; 0 tests
         exactly ``pairs_tested`` pairs, ranked by the last round alone.  Must be below 1.
+        With ``pairs_tested`` ≥ 2 the robust choice also keeps a slot for the
+        generator's prior pair (the most balanced split pair of a query distance,
+        :data:`~privaudit.auditing.pair_choice.PRIOR_ORIGIN`) when the halving keeps
+        neither it nor its swap.
     detect_epsilon : float, optional
         The true ε the audit must be able to detect (with probability 0.9, on its worst
         pair and event) for "no violation found" to mean anything; defaults to twice the

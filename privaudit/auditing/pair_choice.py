@@ -44,6 +44,14 @@ too are functions of the pilot, and they sum to 1, so the family-wise error stay
 kept pair), never validity.  The derivation is
 ``docs/derivations.md`` §9.
 
+**The prior pair** (τ > 0 and ``pairs_tested`` ≥ 2).  The halving cannot see the rare
+events of a sparse vector's strongest pairs at its sizes: their first-round scores are 0,
+while pairs of dense, weak differences score higher (``scripts/halving_visibility.py``).
+So the generator's first pair of origin :data:`PRIOR_ORIGIN` — the most balanced split
+pair of a query distance, ``(1⁵0⁵, 0⁵1⁵)`` for ten queries — takes the last kept slot
+when the halving keeps neither it nor its swap (``PairChoice.prior_pair``).  It depends
+on the generators only, so the accounting above is unchanged.
+
 **Ties.**  With a declared law, pairs whose objective ties with the best are equivalent
 *as declared*: for additive noise on a one-dimensional output, M(x) and M(y) are the
 same two laws up to a translation (and a swap, which the two test directions cover), and
@@ -397,7 +405,7 @@ def choose_pairs(
     declared = first is not None and declared_log_densities(mechanism, first.x, first.y) is not None
     rounds = 0
     near_keys: set[str] = set()
-    prior_pair = False
+    prior_key: str | None = None
     if shift is not None:
         kind = "statistic shift"
         ranked = _rank_by(
@@ -467,7 +475,7 @@ def choose_pairs(
                 tolerance=cfg.pair_tolerance,
             )
             if cfg.pair_tolerance > 0 and k >= 2:
-                pool, prior_pair = _with_prior(pool, candidates, k)
+                pool, prior_key = _with_prior(pool, candidates, k)
             near_keys = {_key(p) for p in pool[k:]}
             k = len(pool)
         ranked = pool + ranked
@@ -490,23 +498,24 @@ def choose_pairs(
         ties=ties,
         halving_rounds=rounds,
         near_tie=tuple(_key(p) in near_keys for p in chosen),
-        prior_pair=prior_pair,
+        prior_pair=prior_key is not None and any(_key(p) == prior_key for p in chosen),
     )
 
 
 def _with_prior(
     pool: list[CandidatePair], candidates: list[CandidatePair], keep: int
-) -> tuple[list[CandidatePair], bool]:
+) -> tuple[list[CandidatePair], str | None]:
     """The halving's survivors (``keep`` kept pairs, then near ties) with the prior pair
     (:data:`PRIOR_ORIGIN`) in the last kept slot, unless a kept pair already is it (or
-    its swap); a near tie equal to it is dropped.  Returns the pairs and whether the prior
-    pair took a slot.  The prior is the first generated pair of its origin, so the pairs
-    tested remain a function of the generators and the pilot stream only."""
+    its swap); a near tie equal to it is dropped.  Returns the pairs and the prior pair's
+    key when it took a slot (else ``None``).  The prior is the first generated pair of
+    its origin, so the pairs tested remain a function of the generators and the pilot
+    stream only."""
     prior = next((p for p in candidates if p.origin == PRIOR_ORIGIN), None)
     if prior is None:
-        return pool, False
+        return pool, None
     same = {_key(prior), _key(_swap(prior))}
     if any(_key(p) in same for p in pool[:keep]):
-        return pool, False
+        return pool, None
     kept = pool[: keep - 1] + [prior]
-    return kept + [p for p in pool[keep:] if _key(p) not in same], True
+    return kept + [p for p in pool[keep:] if _key(p) not in same], _key(prior)
