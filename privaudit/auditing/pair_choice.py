@@ -475,7 +475,7 @@ def choose_pairs(
                 tolerance=cfg.pair_tolerance,
             )
             if cfg.pair_tolerance > 0 and k >= 2:
-                pool, prior_key = _with_prior(pool, candidates, k)
+                pool, prior_key = _with_prior(pool, _prior_pair(spec, candidates), k)
             near_keys = {_key(p) for p in pool[k:]}
             k = len(pool)
         ranked = pool + ranked
@@ -502,16 +502,31 @@ def choose_pairs(
     )
 
 
+def _prior_pair(spec: Any, candidates: list[CandidatePair]) -> CandidatePair | None:
+    """The candidate that is the relation's first split pair
+    (:meth:`spec.relations.QueryDistance.split_pairs`, in either order, whatever its
+    origin: a caller may have given it explicitly, and the generated copy is then
+    dropped), else the first candidate of origin :data:`PRIOR_ORIGIN`, else ``None``."""
+    split = getattr(spec.relation, "split_pairs", None)
+    first = split(spec.input_domain) if callable(split) else ()
+    if first:
+        x, y = first[0]
+        keys = {repr((to_jsonable(x), to_jsonable(y))), repr((to_jsonable(y), to_jsonable(x)))}
+        found = next((p for p in candidates if _key(p) in keys), None)
+        if found is not None:
+            return found
+    return next((p for p in candidates if p.origin == PRIOR_ORIGIN), None)
+
+
 def _with_prior(
-    pool: list[CandidatePair], candidates: list[CandidatePair], keep: int
+    pool: list[CandidatePair], prior: CandidatePair | None, keep: int
 ) -> tuple[list[CandidatePair], str | None]:
-    """The halving's survivors (``keep`` kept pairs, then near ties) with the prior pair
-    (:data:`PRIOR_ORIGIN`) in the last kept slot, unless a kept pair already is it (or
-    its swap); a near tie equal to it is dropped.  Returns the pairs and the prior pair's
-    key when it took a slot (else ``None``).  The prior is the first generated pair of
-    its origin, so the pairs tested remain a function of the generators and the pilot
-    stream only."""
-    prior = next((p for p in candidates if p.origin == PRIOR_ORIGIN), None)
+    """The halving's survivors (``keep`` kept pairs, then near ties) with the ``prior``
+    pair (:func:`_prior_pair`) in the last kept slot, unless a kept pair already is it
+    (or its swap); a near tie equal to it is dropped.  Returns the pairs and the prior
+    pair's key when it took a slot (else ``None``).  The prior depends on the relation
+    and the candidates only, so the pairs tested remain a function of the generators and
+    the pilot stream."""
     if prior is None:
         return pool, None
     same = {_key(prior), _key(_swap(prior))}

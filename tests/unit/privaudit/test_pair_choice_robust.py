@@ -10,6 +10,7 @@ from privaudit import AuditConfig, audit
 from privaudit.auditing.pair_choice import (
     PRIOR_ORIGIN,
     PairChoice,
+    _prior_pair,
     _with_prior,
     choose_pairs,
     successive_halving,
@@ -183,17 +184,24 @@ def _vector_spec():
 def test_the_prior_pair_takes_the_last_kept_slot_unless_kept():
     spec = _vector_spec()
     a, b, near, prior = _vector_pairs(spec, ["extreme", "extreme", "extreme", PRIOR_ORIGIN])
-    candidates = [a, b, near, prior]
     key = repr((to_jsonable(prior.x), to_jsonable(prior.y)))
     # the halving kept a and b (near tie: near): the prior pair replaces b
-    assert _with_prior([a, b, near], candidates, keep=2) == ([a, prior, near], key)
+    assert _with_prior([a, b, near], prior, keep=2) == ([a, prior, near], key)
     # kept already (or its swap): nothing changes
-    assert _with_prior([prior, a, near], candidates, keep=2) == ([prior, a, near], None)
-    assert _with_prior([a, prior.swapped()], candidates, keep=2) == ([a, prior.swapped()], None)
+    assert _with_prior([prior, a, near], prior, keep=2) == ([prior, a, near], None)
+    assert _with_prior([a, prior.swapped()], prior, keep=2) == ([a, prior.swapped()], None)
     # a near tie equal to the prior pair is not tested twice
-    assert _with_prior([a, b, prior], candidates, keep=2) == ([a, prior], key)
-    # no generated pair of the prior's origin: the halving's choice stands
-    assert _with_prior([a, b], [a, b, near], keep=2) == ([a, b], None)
+    assert _with_prior([a, b, prior], prior, keep=2) == ([a, prior], key)
+    # no prior pair: the halving's choice stands
+    assert _with_prior([a, b], None, keep=2) == ([a, b], None)
+    # the prior is the relation's first split pair, whatever its origin, else the first
+    # candidate of origin "split"
+    balanced = verified_pair(
+        spec, np.array([1.0, 1.0, 0.0, 0.0]), np.array([0.0, 0.0, 1.0, 1.0]), "explicit"
+    )
+    assert _prior_pair(spec, [a, prior, balanced.swapped()]) == balanced.swapped()
+    assert _prior_pair(spec, [a, b, prior]) == prior
+    assert _prior_pair(spec, [a, b]) is None
 
 
 def test_a_vector_black_box_gets_the_balanced_split_pair_tested():
