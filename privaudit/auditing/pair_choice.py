@@ -47,10 +47,11 @@ kept pair), never validity.  The derivation is
 **The prior pair** (τ > 0 and ``pairs_tested`` ≥ 2).  The halving cannot see the rare
 events of a sparse vector's strongest pairs at its sizes: their first-round scores are 0,
 while pairs of dense, weak differences score higher (``scripts/halving_visibility.py``).
-So the generator's first pair of origin :data:`PRIOR_ORIGIN` — the most balanced split
-pair of a query distance, ``(1⁵0⁵, 0⁵1⁵)`` for ten queries — takes the last kept slot
-when the halving keeps neither it nor its swap (``PairChoice.prior_pair``).  It depends
-on the generators only, so the accounting above is unchanged.
+So the relation's first split pair — the most balanced one of a query distance,
+``(1⁵0⁵, 0⁵1⁵)`` for ten queries, found among the candidates whatever their origin (else
+the first candidate of origin :data:`PRIOR_ORIGIN`) — takes the last kept slot when the
+halving keeps neither it nor its swap (``PairChoice.prior_pair``).  It depends on the
+relation and the candidates only, so the accounting above is unchanged.
 
 **Ties.**  With a declared law, pairs whose objective ties with the best are equivalent
 *as declared*: for additive noise on a one-dimensional output, M(x) and M(y) are the
@@ -103,9 +104,10 @@ __all__ = [
     "successive_halving",
 ]
 
-#: Origin of the generator's prior pair (the first generated pair of this origin): the
-#: most balanced split pair of a query distance, ``(1⁵0⁵, 0⁵1⁵)`` for ten queries
-#: (:meth:`spec.relations.QueryDistance.split_pairs`).  When at least two pairs are tested
+#: Origin of the generated split pairs.  The prior pair is the relation's first split
+#: pair, the most balanced one of a query distance, ``(1⁵0⁵, 0⁵1⁵)`` for ten queries
+#: (:meth:`spec.relations.QueryDistance.split_pairs`), else the first candidate of this
+#: origin (:func:`_prior_pair`).  When at least two pairs are tested
 #: and the halving keeps neither it nor its swap, it takes the last of the kept slots:
 #: on sparse-vector outputs the halving's first rounds (4·10⁴ outputs per side at
 #: N = 2·10⁶) score the rare events of the strongest pairs 0 and keep pairs of dense,
@@ -160,8 +162,8 @@ class PairChoice:
     halving_rounds: int = 0
     #: For each pair, whether it is a near tie of the halving (none when empty).
     near_tie: tuple[bool, ...] = ()
-    #: Whether the prior pair (:data:`PRIOR_ORIGIN`) took a slot the halving had given to
-    #: another pair.
+    #: Whether the prior pair (:func:`_prior_pair`) took a slot the halving had given to
+    #: another pair, and is tested.
     prior_pair: bool = False
 
     @property
@@ -310,7 +312,11 @@ def successive_halving(
 
 
 def _key(pair: CandidatePair) -> str:
-    return repr((to_jsonable(pair.x), to_jsonable(pair.y)))
+    return _inputs_key(pair.x, pair.y)
+
+
+def _inputs_key(x: Any, y: Any) -> str:
+    return repr((to_jsonable(x), to_jsonable(y)))
 
 
 def _swap(pair: CandidatePair) -> CandidatePair:
@@ -511,7 +517,7 @@ def _prior_pair(spec: Any, candidates: list[CandidatePair]) -> CandidatePair | N
     first = split(spec.input_domain) if callable(split) else ()
     if first:
         x, y = first[0]
-        keys = {repr((to_jsonable(x), to_jsonable(y))), repr((to_jsonable(y), to_jsonable(x)))}
+        keys = {_inputs_key(x, y), _inputs_key(y, x)}
         found = next((p for p in candidates if _key(p) in keys), None)
         if found is not None:
             return found
