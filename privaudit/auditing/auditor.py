@@ -169,9 +169,11 @@ def audit(
     progress : callable, optional
         Called with a short message at each stage (the CLI prints them on stderr on a
         TTY), and every few seconds while a test split is drawn and counted.
-    executor : Executor, "serial" or "dask", optional
+    executor : Executor, "serial", "threads" or "dask", optional
         Maps the test splits' counting over chunks of blocks (:mod:`privaudit.execution.streaming`;
-        default serial).  ``"dask"`` runs them on a ``dask.distributed`` local cluster
+        default serial).  ``"threads"`` runs them on one thread per core of this process
+        (:mod:`privaudit.execution.threads`; the mechanism's ``sample`` must then be safe
+        to call from several threads).  ``"dask"`` runs them on a ``dask.distributed`` local cluster
         started and closed by this call; a :class:`~privaudit.execution.distributed.DaskExecutor`
         object runs them on its cluster (``docs/distributed.md``).  Results do not
         depend on it.

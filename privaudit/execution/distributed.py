@@ -50,6 +50,7 @@ from privaudit.first_party import is_first_party, is_own
 from spec.errors import ExecutorError, InvalidParameterError, NotShippableError
 
 from .streaming import Executor, SerialExecutor
+from .threads import ThreadExecutor
 
 __all__ = ["EXECUTOR_NAMES", "DaskExecutor", "executor_scope"]
 
@@ -58,7 +59,7 @@ R = TypeVar("R")
 
 #: The executors that :func:`executor_scope` (and ``privaudit audit --executor``) accepts
 #: by name.
-EXECUTOR_NAMES = ("serial", "dask")
+EXECUTOR_NAMES = ("serial", "threads", "dask")
 
 #: How to install the extra, quoted in the error raised when it is missing.
 _INSTALL = "python3 -m pip install 'privaudit[distributed]'"
@@ -479,27 +480,38 @@ def executor_scope(
 
     Parameters
     ----------
-    executor : Executor, "serial", "dask" or None
+    executor : Executor, "serial", "threads", "dask" or None
         An executor object is used as it is (and not closed); ``None`` and ``"serial"``
-        give the :class:`~privaudit.execution.streaming.SerialExecutor`; ``"dask"`` starts a
-        :class:`DaskExecutor` (on ``scheduler``, or on a local cluster of ``n_workers``)
-        that is closed when the scope ends.
-    scheduler, n_workers
+        give the :class:`~privaudit.execution.streaming.SerialExecutor`; ``"threads"`` a
+        :class:`~privaudit.execution.threads.ThreadExecutor` of ``n_workers`` threads
+        (default: one per core); ``"dask"`` starts a :class:`DaskExecutor` (on
+        ``scheduler``, or on a local cluster of ``n_workers``).  An executor started here
+        is closed when the scope ends.
+    scheduler : str, optional
         For ``"dask"`` only.
+    n_workers : int, optional
+        For ``"threads"`` and ``"dask"``.
 
     Raises
     ------
     InvalidParameterError
-        For an unknown name, an object without ``map``, or Dask options with another
-        executor.
+        For an unknown name, an object without ``map``, a scheduler address with another
+        executor than ``"dask"``, or a number of workers with another executor than
+        ``"threads"`` or ``"dask"``.
     """
-    if (scheduler is not None or n_workers is not None) and executor != "dask":
+    if scheduler is not None and executor != "dask":
         raise InvalidParameterError(
-            f"a scheduler address or a number of workers needs executor='dask', got "
-            f"executor={executor!r}"
+            f"a scheduler address needs executor='dask', got executor={executor!r}"
+        )
+    if n_workers is not None and executor not in ("threads", "dask"):
+        raise InvalidParameterError(
+            f"a number of workers needs executor='threads' or 'dask', got executor={executor!r}"
         )
     if executor is None or executor == "serial":
         yield SerialExecutor()
+    elif executor == "threads":
+        with ThreadExecutor(n_workers) as threads:
+            yield threads
     elif executor == "dask":
         with DaskExecutor(scheduler, n_workers=n_workers) as run:
             yield run

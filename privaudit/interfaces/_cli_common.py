@@ -140,9 +140,12 @@ def _target_or_registry(args: argparse.Namespace, verb: str) -> None:
 
 
 def _check_executor_options(args: argparse.Namespace) -> None:
-    """--scheduler and --workers need --executor dask, and exclude each other."""
-    if args.executor != "dask" and (args.scheduler is not None or args.workers is not None):
-        args.parser.error("--scheduler and --workers need --executor dask")
+    """--scheduler needs --executor dask, --workers needs threads or dask, and the two
+    exclude each other."""
+    if args.executor != "dask" and args.scheduler is not None:
+        args.parser.error("--scheduler needs --executor dask")
+    if args.executor not in ("threads", "dask") and args.workers is not None:
+        args.parser.error("--workers needs --executor threads or dask")
     if args.scheduler is not None and args.workers is not None:
         args.parser.error("--workers sizes a local cluster; it cannot go with --scheduler")
 

@@ -3,10 +3,10 @@
 Commands::
 
     privaudit audit TARGET | --registry [NAME ...]   audit a mechanism, or the registry
-                    [--executor dask [--scheduler ADDRESS | --workers N]]
+                    [--executor threads [--workers N] | dask [--scheduler ADDRESS | --workers N]]
     privaudit certify TARGET [-o PATH] | --registry [NAME ...]
                                                      audit and write a certificate
-                    [--executor dask [--scheduler ADDRESS | --workers N]]
+                    [--executor threads [--workers N] | dask [--scheduler ADDRESS | --workers N]]
     privaudit list [--json] [--check]                the registry and its certificates
     privaudit show CERTIFICATE [--json]              print a certificate (path or entry name)
     privaudit verify CERT ... | --registry [NAME ...]
@@ -135,11 +135,11 @@ def _add_run_options(parser: argparse.ArgumentParser, default_note: str) -> None
 def _add_executor_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--executor",
-        choices=("serial", "dask"),
+        choices=("serial", "threads", "dask"),
         default="serial",
         help="where the test splits are drawn and counted: in this process "
-        "(default) or on dask.distributed workers (the extra "
-        "privaudit[distributed]; docs/distributed.md); same results",
+        "(default), on one thread per core of this process, or on dask.distributed "
+        "workers (the extra privaudit[distributed]; docs/distributed.md); same results",
     )
     parser.add_argument(
         "--scheduler",
@@ -153,8 +153,9 @@ def _add_executor_options(parser: argparse.ArgumentParser) -> None:
         type=_positive_int,
         default=None,
         metavar="N",
-        help="with --executor dask and no --scheduler: worker processes of "
-        "the local cluster (default: Dask's choice from the cores)",
+        help="with --executor threads: threads (default: one per core); with "
+        "--executor dask and no --scheduler: worker processes of the local cluster "
+        "(default: Dask's choice from the cores)",
     )
 
 

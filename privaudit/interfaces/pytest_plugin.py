@@ -40,12 +40,14 @@ Command-line options (all optional):
     both stages find a violation (:mod:`privaudit.auditing.confirmation`).  A violation found by
     a deterministic check fails at once.  ``--privaudit-no-confirm`` makes the screen's
     verdict final (per-test control at level ``1 − C``).
-``--privaudit-executor {serial,dask}``, ``--privaudit-scheduler ADDRESS``, ``--privaudit-workers N``
-    Where the audits' test splits are drawn and counted: in the test process (default)
-    or on ``dask.distributed`` workers (the extra ``privaudit[distributed]``), on the
-    scheduler at ADDRESS or else on a ``LocalCluster`` of N workers started once for the
-    session, on first use, and closed at its end.  The results are the same, bit for
-    bit, as in the test process (``docs/distributed.md``).
+``--privaudit-executor {serial,threads,dask}``, ``--privaudit-scheduler ADDRESS``,
+``--privaudit-workers N``
+    Where the audits' test splits are drawn and counted: in the test process (default),
+    on a pool of N threads of it (``threads``; default one per core), or on
+    ``dask.distributed`` workers (the extra ``privaudit[distributed]``), on the
+    scheduler at ADDRESS or else on a ``LocalCluster`` of N workers.  The pool or the
+    cluster is started once for the session, on first use, and closed at its end.  The
+    results are the same, bit for bit, as in the test process (``docs/distributed.md``).
 
 Failure messages show both stages (seed, samples, confidence, verdict and ε lower bound
 of each); the counterexamples shown are the confirmation's.
@@ -151,11 +153,11 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     )
     group.addoption(
         "--privaudit-executor",
-        choices=("serial", "dask"),
+        choices=("serial", "threads", "dask"),
         default="serial",
         help="where the audits' test splits are drawn and counted: in the test "
-        "process (default) or on dask.distributed workers (the extra "
-        "privaudit[distributed]); same results",
+        "process (default), on one thread per core of it, or on dask.distributed "
+        "workers (the extra privaudit[distributed]); same results",
     )
     group.addoption(
         "--privaudit-scheduler",
@@ -169,8 +171,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         type=_positive_int,
         default=None,
         metavar="N",
-        help="with --privaudit-executor dask and no scheduler: worker processes "
-        "of the local cluster",
+        help="with --privaudit-executor threads: threads (default: one per core); "
+        "with --privaudit-executor dask and no scheduler: worker processes of the "
+        "local cluster",
     )
     group.addoption(
         "--privaudit-session-alpha",
@@ -284,12 +287,11 @@ def pytest_configure(config: pytest.Config) -> None:
     _confirmation_settings(config)
     scheduler = config.getoption("privaudit_scheduler")
     workers = config.getoption("privaudit_workers")
-    if config.getoption("privaudit_executor") != "dask" and (
-        scheduler is not None or workers is not None
-    ):
-        raise pytest.UsageError(
-            "--privaudit-scheduler and --privaudit-workers need --privaudit-executor dask"
-        )
+    executor = config.getoption("privaudit_executor")
+    if executor != "dask" and scheduler is not None:
+        raise pytest.UsageError("--privaudit-scheduler needs --privaudit-executor dask")
+    if executor not in ("threads", "dask") and workers is not None:
+        raise pytest.UsageError("--privaudit-workers needs --privaudit-executor threads or dask")
     if scheduler is not None and workers is not None:
         raise pytest.UsageError(
             "--privaudit-workers sizes a local cluster; it cannot go with "

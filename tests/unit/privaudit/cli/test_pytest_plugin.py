@@ -279,8 +279,8 @@ import json
 def test_where(privacy_audit, privaudit_executor, pytestconfig):
     from mechs import correct
     kind = pytestconfig.getoption("privaudit_executor")
-    assert type(privaudit_executor).__name__ == (
-        "DaskExecutor" if kind == "dask" else "SerialExecutor")
+    assert type(privaudit_executor).__name__ == {
+        "dask": "DaskExecutor", "threads": "ThreadExecutor"}.get(kind, "SerialExecutor")
     report = json.loads(privacy_audit(correct(), samples=300_000, seed=4).report.to_json())
     report.pop("runtime_seconds")
     with open(f"{kind}.json", "w") as handle:
@@ -301,6 +301,17 @@ def test_audits_on_dask_give_the_in_process_reports(project, monkeypatch):
         *_args("--privaudit-executor", "dask", "--privaudit-workers", "2")
     ).assert_outcomes(passed=1)
     assert _load(project, "dask.json") == _load(project, "serial.json")
+
+
+def test_audits_on_threads_give_the_in_process_reports(project):
+    """``--privaudit-executor threads --privaudit-workers 2``: one pool for the session,
+    reports equal to the serial ones."""
+    project.makepyfile(test_where=WHERE)
+    project.runpytest(*_args()).assert_outcomes(passed=1)
+    project.runpytest(
+        *_args("--privaudit-executor", "threads", "--privaudit-workers", "2")
+    ).assert_outcomes(passed=1)
+    assert _load(project, "threads.json") == _load(project, "serial.json")
 
 
 def test_invalid_ini_samples_is_a_usage_error(project):
