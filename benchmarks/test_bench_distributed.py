@@ -14,16 +14,16 @@ asserts on time; ``scripts/distributed_scaling.py`` prints the speed-up table.
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
 
 pytest.importorskip("distributed")
 
+from _test_split import time_test_split
+
 from privaudit.auditing.distinguish import distinguish_pair
 from privaudit.auditing.pairs import verified_pair
 from privaudit.execution.distributed import DaskExecutor
-from privaudit.execution.streaming import SerialExecutor, TimedExecutor
+from privaudit.execution.streaming import SerialExecutor
 from privaudit.suites import dpsniper_cases
 
 SAMPLES = 1 << 19
@@ -52,24 +52,5 @@ def executor(request):
 
 
 def test_svt34_test_split(benchmark, executor):
-    split_seconds: list[float] = []
-
-    def run() -> Any:
-        timed = TimedExecutor(executor)
-        result = distinguish_pair(
-            CASE.mechanism,
-            PAIR,
-            samples=SAMPLES,
-            search_samples=5_000,
-            rng=0,
-            alpha=0.05,
-            executor=timed,
-        )
-        split_seconds.append(timed.seconds)
-        return result
-
-    result = benchmark.pedantic(run, rounds=3, iterations=1, warmup_rounds=0)
-    benchmark.extra_info["test_split_seconds_min"] = min(split_seconds)
-    benchmark.extra_info["epsilon_lower_bound"] = result.epsilon_lower_bound
-    benchmark.extra_info["test_sizes"] = list(result.test_sizes)
+    result = time_test_split(benchmark, CASE.mechanism, PAIR, executor, samples=SAMPLES)
     assert result.test_sizes[0] > SAMPLES // 2  # Poisson(2¹⁹): never below half

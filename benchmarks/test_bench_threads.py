@@ -16,13 +16,11 @@ time.
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
+from _test_split import time_test_split
 
-from privaudit.auditing.distinguish import distinguish_pair
 from privaudit.auditing.pairs import verified_pair
-from privaudit.execution.streaming import SerialExecutor, TimedExecutor
+from privaudit.execution.streaming import SerialExecutor
 from privaudit.execution.threads import ThreadExecutor
 from privaudit.suites import dpsniper_cases
 
@@ -43,23 +41,5 @@ def executor(request):
 def test_test_split(benchmark, executor, name):
     case = next(c for c in dpsniper_cases() if c.name.endswith(f".{name}"))
     pair = verified_pair(case.mechanism.spec, *case.input_pairs[0], "explicit")
-    split_seconds: list[float] = []
-
-    def run() -> Any:
-        timed = TimedExecutor(executor)
-        result = distinguish_pair(
-            case.mechanism,
-            pair,
-            samples=SAMPLES[name],
-            search_samples=5_000,
-            rng=0,
-            alpha=0.05,
-            executor=timed,
-        )
-        split_seconds.append(timed.seconds)
-        return result
-
-    result = benchmark.pedantic(run, rounds=3, iterations=1, warmup_rounds=0)
-    benchmark.extra_info["test_split_seconds_min"] = min(split_seconds)
-    benchmark.extra_info["epsilon_lower_bound"] = result.epsilon_lower_bound
+    result = time_test_split(benchmark, case.mechanism, pair, executor, samples=SAMPLES[name])
     assert result.test_sizes[0] > SAMPLES[name] // 2  # Poisson: never below half

@@ -44,6 +44,8 @@ from spec.errors import (
 )
 from spec.relations import QueryDistance
 
+from ._cli_reports import cli_reports
+
 #: A small audit whose test split spans two blocks per side (2.6·10⁵ outputs = 1 block).
 SMALL = AuditConfig(
     samples=400_000,
@@ -223,23 +225,8 @@ def test_cli_executor_options(monkeypatch, capsys, tmp_path):
         assert said in capsys.readouterr().err
     # the local cluster of the CLI, on threads here (processes: the slow test below)
     monkeypatch.setattr(dist, "DaskExecutor", functools.partial(DaskExecutor, processes=False))
-    common = [
-        "audit",
-        "examples/custom_mechanism.py:build_noisy_histogram",
-        "--samples",
-        "300000",
-        "--seed",
-        "5",
-        "-q",
-        "--json",
-    ]
-    assert main([*common, str(tmp_path / "serial.json")]) == 0
-    assert main([*common, str(tmp_path / "dask.json"), "--executor", "dask", "--workers", "2"]) == 0
-    import json
-
-    serial, on_dask = (json.loads((tmp_path / f"{n}.json").read_text()) for n in ("serial", "dask"))
-    serial.pop("runtime_seconds"), on_dask.pop("runtime_seconds")
-    assert on_dask == serial
+    reports = cli_reports(tmp_path, serial=[], dask=["--executor", "dask", "--workers", "2"])
+    assert reports["dask"] == reports["serial"]
 
 
 def test_cli_certify_on_dask_writes_the_serial_certificate(monkeypatch, capsys, tmp_path):

@@ -3,7 +3,6 @@ audit on threads that reports exactly what a serial audit reports at the same se
 
 from __future__ import annotations
 
-import json
 import threading
 import time
 
@@ -15,8 +14,9 @@ from privaudit import audit
 from privaudit.execution.distributed import executor_scope
 from privaudit.execution.streaming import Executor, SerialExecutor
 from privaudit.execution.threads import ThreadExecutor
-from privaudit.interfaces.cli import main
 from spec.errors import InvalidParameterError
+
+from ._cli_reports import cli_reports
 
 
 def test_results_come_back_in_order_from_several_threads():
@@ -115,23 +115,5 @@ def test_a_vector_audit_on_threads_counts_the_same_outputs():
 
 
 def test_cli_audit_on_threads_writes_the_serial_report(tmp_path):
-    common = [
-        "audit",
-        "examples/custom_mechanism.py:build_noisy_histogram",
-        "--samples",
-        "300000",
-        "--seed",
-        "5",
-        "-q",
-        "--json",
-    ]
-    assert main([*common, str(tmp_path / "serial.json")]) == 0
-    assert (
-        main([*common, str(tmp_path / "threads.json"), "--executor", "threads", "--workers", "2"])
-        == 0
-    )
-    serial, threaded = (
-        json.loads((tmp_path / f"{n}.json").read_text()) for n in ("serial", "threads")
-    )
-    serial.pop("runtime_seconds"), threaded.pop("runtime_seconds")
-    assert threaded == serial
+    reports = cli_reports(tmp_path, serial=[], threads=["--executor", "threads", "--workers", "2"])
+    assert reports["threads"] == reports["serial"]
