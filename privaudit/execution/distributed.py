@@ -36,7 +36,6 @@ import functools
 import inspect
 import itertools
 import logging
-import numbers
 import sys
 import threading
 import uuid
@@ -49,7 +48,8 @@ from privaudit._version import __version__
 from privaudit.first_party import is_first_party, is_own
 from spec.errors import ExecutorError, InvalidParameterError, NotShippableError
 
-from .streaming import Executor, SerialExecutor
+from .options import EXECUTOR_NAMES, WORKER_EXECUTORS
+from .streaming import Executor, SerialExecutor, _positive_int
 from .threads import ThreadExecutor
 
 __all__ = ["EXECUTOR_NAMES", "DaskExecutor", "executor_scope"]
@@ -57,9 +57,6 @@ __all__ = ["EXECUTOR_NAMES", "DaskExecutor", "executor_scope"]
 T = TypeVar("T")
 R = TypeVar("R")
 
-#: The executors that :func:`executor_scope` (and ``privaudit audit --executor``) accepts
-#: by name.
-EXECUTOR_NAMES = ("serial", "threads", "dask")
 
 #: How to install the extra, quoted in the error raised when it is missing.
 _INSTALL = "python3 -m pip install 'privaudit[distributed]'"
@@ -243,12 +240,6 @@ def _quiet_local_logs(distributed: ModuleType) -> Iterator[None]:
                 _QUIET["stack"] = None
 
 
-def _positive(value: Any, what: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or int(value) < 1:
-        raise InvalidParameterError(f"{what} must be a positive integer, got {value!r}")
-    return int(value)
-
-
 class DaskExecutor:
     """The streaming :class:`~privaudit.execution.streaming.Executor` on ``dask.distributed``.
 
@@ -305,13 +296,15 @@ class DaskExecutor:
         if scheduler is not None and client is not None:
             raise InvalidParameterError("give either a scheduler address or a client, not both")
         self.scheduler = scheduler
-        self.n_workers = None if n_workers is None else _positive(n_workers, "n_workers")
+        self.n_workers = None if n_workers is None else _positive_int(n_workers, "n_workers")
         self.processes = bool(processes)
         self.blocks_per_chunk = (
-            None if blocks_per_chunk is None else _positive(blocks_per_chunk, "blocks_per_chunk")
+            None
+            if blocks_per_chunk is None
+            else _positive_int(blocks_per_chunk, "blocks_per_chunk")
         )
         self.max_in_flight = (
-            None if max_in_flight is None else _positive(max_in_flight, "max_in_flight")
+            None if max_in_flight is None else _positive_int(max_in_flight, "max_in_flight")
         )
         if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not timeout > 0:
             raise InvalidParameterError(f"timeout must be a number of seconds > 0, got {timeout!r}")
@@ -503,7 +496,7 @@ def executor_scope(
         raise InvalidParameterError(
             f"a scheduler address needs executor='dask', got executor={executor!r}"
         )
-    if n_workers is not None and executor not in ("threads", "dask"):
+    if n_workers is not None and executor not in WORKER_EXECUTORS:
         raise InvalidParameterError(
             f"a number of workers needs executor='threads' or 'dask', got executor={executor!r}"
         )

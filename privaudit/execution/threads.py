@@ -32,7 +32,7 @@ from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import TypeVar
 
-from spec.errors import InvalidParameterError
+from .streaming import _positive_int
 
 __all__ = ["ThreadExecutor"]
 
@@ -79,8 +79,8 @@ class ThreadExecutor:
     def __init__(self, threads: int | None = None, *, blocks_per_chunk: int = _BLOCKS_PER_CHUNK):
         if threads is None:
             threads = _available_cores()
-        self.threads = _positive(threads, "threads")
-        self.blocks_per_chunk = _positive(blocks_per_chunk, "blocks_per_chunk")
+        self.threads = _positive_int(threads, "threads")
+        self.blocks_per_chunk = _positive_int(blocks_per_chunk, "blocks_per_chunk")
         self._pool: ThreadPoolExecutor | None = None
 
     def _workers(self) -> ThreadPoolExecutor:
@@ -126,9 +126,3 @@ def _available_cores() -> int:
         return max(1, len(os.sched_getaffinity(0)))
     except AttributeError:  # macOS, Windows
         return max(1, os.cpu_count() or 1)
-
-
-def _positive(value: object, name: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise InvalidParameterError(f"{name} must be a positive integer, got {value!r}")
-    return value

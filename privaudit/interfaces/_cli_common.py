@@ -141,13 +141,12 @@ def _target_or_registry(args: argparse.Namespace, verb: str) -> None:
 
 def _check_executor_options(args: argparse.Namespace) -> None:
     """--scheduler needs --executor dask, --workers needs threads or dask, and the two
-    exclude each other."""
-    if args.executor != "dask" and args.scheduler is not None:
-        args.parser.error("--scheduler needs --executor dask")
-    if args.executor not in ("threads", "dask") and args.workers is not None:
-        args.parser.error("--workers needs --executor threads or dask")
-    if args.scheduler is not None and args.workers is not None:
-        args.parser.error("--workers sizes a local cluster; it cannot go with --scheduler")
+    exclude each other (:func:`privaudit.execution.options.executor_flags_problem`)."""
+    from privaudit.execution.options import executor_flags_problem
+
+    problem = executor_flags_problem(args.executor, args.scheduler, args.workers)
+    if problem is not None:
+        args.parser.error(problem)
 
 
 def _executor(args: argparse.Namespace) -> Any:

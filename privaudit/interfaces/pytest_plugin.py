@@ -281,22 +281,20 @@ def _confirmation_settings(config: pytest.Config) -> dict[str, Any]:
 
 def pytest_configure(config: pytest.Config) -> None:
     """Register the ``privacy`` marker and validate the ini and executor options."""
+    from privaudit.execution.options import executor_flags_problem
+
     config.addinivalue_line("markers", _MARKER)
     _ini_samples(config)
     _time_budget(config)
     _confirmation_settings(config)
-    scheduler = config.getoption("privaudit_scheduler")
-    workers = config.getoption("privaudit_workers")
-    executor = config.getoption("privaudit_executor")
-    if executor != "dask" and scheduler is not None:
-        raise pytest.UsageError("--privaudit-scheduler needs --privaudit-executor dask")
-    if executor not in ("threads", "dask") and workers is not None:
-        raise pytest.UsageError("--privaudit-workers needs --privaudit-executor threads or dask")
-    if scheduler is not None and workers is not None:
-        raise pytest.UsageError(
-            "--privaudit-workers sizes a local cluster; it cannot go with "
-            f"--privaudit-scheduler {scheduler}"
-        )
+    problem = executor_flags_problem(
+        config.getoption("privaudit_executor"),
+        config.getoption("privaudit_scheduler"),
+        config.getoption("privaudit_workers"),
+        prefix="privaudit-",
+    )
+    if problem is not None:
+        raise pytest.UsageError(problem)
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
