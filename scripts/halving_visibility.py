@@ -48,7 +48,7 @@ from power_table import COSTS, Size, load_costs, parse_seeds, run_case, size_for
 
 import privaudit.auditing.pair_choice as pair_choice
 from privaudit.auditing.distinguish import distinguish_pair
-from privaudit.auditing.pair_choice import halving_first_round, halving_pool_size
+from privaudit.auditing.pair_choice import _dedupe, halving_first_round, halving_pool_size
 from privaudit.auditing.pair_scores import pair_score
 from privaudit.auditing.pairs import CandidatePair, to_jsonable, verified_pair
 from privaudit.suites import BenchmarkCase, dpsniper_cases
@@ -69,21 +69,10 @@ def round_sizes(size: Size) -> list[int]:
 
 
 def distinct_pairs(case: BenchmarkCase, limit: int) -> list[CandidatePair]:
-    """The case's first ``limit`` input pairs, a pair and its swap counted once."""
-    seen: set[str] = set()
-    out = []
-    for x, y in case.input_pairs:
-        key, swapped = (
-            repr((to_jsonable(x), to_jsonable(y))),
-            repr((to_jsonable(y), to_jsonable(x))),
-        )
-        if key in seen or swapped in seen:
-            continue
-        seen.add(key)
-        out.append(verified_pair(case.mechanism.spec, x, y, "input"))
-        if len(out) == limit:
-            break
-    return out
+    """The case's first ``limit`` input pairs, a pair and its swap counted once (the pair
+    choice's own de-duplication)."""
+    pairs = [verified_pair(case.mechanism.spec, x, y, "input") for x, y in case.input_pairs]
+    return _dedupe(pairs, swaps=True)[:limit]
 
 
 class _PoolCaptured(BaseException):

@@ -333,7 +333,7 @@ def _dedupe(pairs: list[CandidatePair], *, swaps: bool = False) -> list[Candidat
         if k in seen:
             continue
         if swaps:
-            seen.add(repr((to_jsonable(p.y), to_jsonable(p.x))))
+            seen.add(_inputs_key(p.y, p.x))
         seen.add(k)
         out.append(p)
     return out
