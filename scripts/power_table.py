@@ -229,6 +229,7 @@ def load_costs(path: pathlib.Path, cases: list[BenchmarkCase], recalibrate: bool
     if path.exists() and not recalibrate:
         record = json.loads(path.read_text(encoding="utf-8"))
     costs = record.get("costs", {})
+    measured = False
     for case in cases:
         short = case.name.split(".", 1)[1]
         if short in costs:
@@ -236,6 +237,9 @@ def load_costs(path: pathlib.Path, cases: list[BenchmarkCase], recalibrate: bool
             continue
         _CALIBRATED[short] = calibrate(case)
         costs[short] = {"kind": _CALIBRATED[short][0], "seconds": _CALIBRATED[short][1]}
+        measured = True
+    if not measured:
+        return  # nothing new: the file stays as it is (runs side by side only read it)
     record = {
         "what": "marginal seconds per output per side of one distinguishing test "
         f"(median of {CALIBRATION_REPEATS} timings; scripts/power_table.py calibrate)",
@@ -243,7 +247,10 @@ def load_costs(path: pathlib.Path, cases: list[BenchmarkCase], recalibrate: bool
         f"{platform.python_version()}, numpy {np.__version__}",
         "costs": costs,
     }
-    path.write_text(json.dumps(record, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    # written whole then renamed, so that a run reading it meanwhile never sees half of it
+    partial = path.with_name(path.name + ".partial")
+    partial.write_text(json.dumps(record, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    os.replace(partial, path)
 
 
 def size_for(case: BenchmarkCase, *, with_pairs: bool = True, budget: float = BUDGET) -> Size:

@@ -61,7 +61,10 @@ search counts are penalised as they will be on the test split, at the test's siz
 Ties are broken by the plug-in ratio, then by family (exact values first, so a
 discrete event is reported by its values).  At most K candidates per direction (three
 per feature) with distinct counts are kept.  With a budget, each feature keeps its best
-candidate per octave of probability (its best three octaves and its best above 1/8);
+candidate per octave of probability (its best three octaves and its best above 1/8),
+2K of them per direction; a multi-dimensional output adds up to K more from a second
+ranking at two standard errors, whose dozens of features would otherwise let their
+luckiest tiny tails take every place (``docs/derivations.md`` §9, "Two rankings");
 for a one-dimensional output each feature also nominates its *steadiest* candidate, the
 best by strict (three-standard-error) estimates.  A scalar output's ratio is often flat
 over a whole tail (the noisy maximum of shifted queries: e^{5/b} for every threshold
@@ -527,12 +530,15 @@ def _planned_selection(
         for d in DIRECTIONS
     }
     # learned scores cost a pass over every test output each: keep the candidates of at
-    # most _MAX_LEARNED of them (the best-ranked), fixed features are cheap
+    # most _MAX_LEARNED of them, in pool order (a pool's rankings take turns, so its
+    # second ranking's learned score is not crowded out by the first's), fixed features
+    # are cheap
     ranked = sorted(
-        ((s_, d, f, i) for d in DIRECTIONS for f, i, s_ in chosen[d]), key=lambda t: -t[0]
+        ((pos, -s_, f) for d in DIRECTIONS for pos, (f, _i, s_) in enumerate(chosen[d])),
+        key=lambda t: t[:2],
     )
     allowed: list[int] = []
-    for _s, _d, f, _i in ranked:
+    for _pos, _s, f in ranked:
         if f.priority == 3 and f.learned_id not in allowed and len(allowed) < _MAX_LEARNED:
             allowed.append(f.learned_id)
     flat = [

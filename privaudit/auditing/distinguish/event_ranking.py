@@ -9,6 +9,8 @@ distinct rows tested once.  Nothing here looks at the test split.
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 
 from privaudit.statistics.allocation import predicted_epsilon, wilson_lower, wilson_upper
@@ -28,6 +30,11 @@ _PER_FEATURE = 3
 _PER_GROUP = 4
 #: Level of the conservative search estimates used for ranking (one-sided).
 _SEARCH_LEVEL = 0.16
+#: Level of the second ranking of a multi-dimensional output's pool (two standard
+#: errors).  Its dozens of features each bring thousands of tail thresholds, and at one
+#: standard error the luckiest tiny ones (8 outputs against 0 of 312,500 on part B) can
+#: fill the whole pool; half of it is therefore ranked at this level.
+_SECOND_LEVEL = 0.02275
 #: Level of the strict (three-standard-error) estimates that nominate each feature's
 #: steadiest candidate.
 _STRICT_LEVEL = 0.00135
@@ -136,7 +143,8 @@ def _stratified_pool(
     rate_ratio: bool = False,
     steady: bool = False,
 ) -> list[tuple[_Candidates, int, float]]:
-    """Up to 2K candidates, diverse in feature and in probability scale.
+    """Up to 2K candidates (3K for a multi-dimensional output), diverse in feature and in
+    probability scale.
 
     Thresholds of one feature differ mostly in how much mass they hold; among many
     small-mass thresholds the luckiest looks best.  So each feature contributes its best
@@ -149,11 +157,26 @@ def _stratified_pool(
     outputs) each feature also keeps its best candidate by strict estimates at
     :data:`_STRICT_LEVEL`: the widest threshold of a plateau of equal ratio, which the
     one-standard-error ranking loses to the luckiest small thresholds.
+
+    A multi-dimensional output is ranked twice: its 2K best at one standard error, then
+    up to K more at two (:data:`_SECOND_LEVEL`), the two taking turns in the pool's
+    order.  At one standard error alone, NumericalSVT's pool on (1⁵0⁵, 0⁵1⁵) at seed 1
+    held only tails of a few outputs, which part C rejected, and its test read 0
+    (``docs/derivations.md``
+    §9, "Two rankings").
     """
-    lo, hi = _conservative(a, na, b, nb)
-    pred = predicted_epsilon(
-        lo, hi, test_samples, test_samples, alpha=alpha, delta=delta, rate_ratio=rate_ratio
-    )
+    levels = (_SEARCH_LEVEL,) if steady else (_SEARCH_LEVEL, _SECOND_LEVEL)
+    preds = [
+        predicted_epsilon(
+            *_conservative(a, na, b, nb, level),
+            test_samples,
+            test_samples,
+            alpha=alpha,
+            delta=delta,
+            rate_ratio=rate_ratio,
+        )
+        for level in levels
+    ]
     strict = (
         predicted_epsilon(
             *_conservative(a, na, b, nb, _STRICT_LEVEL),
@@ -167,17 +190,52 @@ def _stratified_pool(
         else None
     )
     octave = np.clip(np.floor(np.log2(np.maximum(a, 0.5) / na)), -30, 0).astype(np.int64)
+    rankings = [_kept(pred, a, prio, plug, owner, octave, strict) for pred in preds]
+    seen: set[tuple[int, int, int, int]] = set()
+    per_group: dict[str, int] = {}
+    picks: list[list[int]] = []
+    for ranking, room in zip(rankings, (2 * k, k), strict=False):
+        mine: list[int] = []
+        for i in ranking:
+            key = (int(a[i]), int(b[i]), int(na[i]), int(nb[i]))
+            group = families[int(owner[i])].group
+            if key in seen or (group and per_group.get(group, 0) >= _PER_GROUP):
+                continue
+            seen.add(key)
+            if group:
+                per_group[group] = per_group.get(group, 0) + 1
+            mine.append(int(i))
+            if len(mine) == room:
+                break
+        picks.append(mine)
+    # the rankings take turns in the pool's order: 1st of the first, 1st of the second, …
+    turns = [i for pair in itertools.zip_longest(*picks) for i in pair if i is not None]
+    return [(families[int(owner[i])], int(local[i]), float(preds[0][i])) for i in turns]
+
+
+def _kept(
+    pred: np.ndarray,
+    a: np.ndarray,
+    prio: np.ndarray,
+    plug: np.ndarray,
+    owner: np.ndarray,
+    octave: np.ndarray,
+    strict: np.ndarray | None,
+) -> np.ndarray:
+    """One ranking of the pool: each feature's best candidate per octave of mass by
+    ``pred`` (its best three octaves and its best above 1/8), with ``strict`` its
+    steadiest too, all ordered by ``pred`` (ties: plug-in ratio, then family)."""
     order = np.lexsort((prio, -plug, -pred))
     order = order[a[order] > 0]
     if order.size == 0:
-        return []
+        return order
     cell = owner[order] * 64 - octave[order]
     _, first = np.unique(cell, return_index=True)
     best = order[np.sort(first)]  # best per (feature, octave), best first
     kept: list[int] = []
     for fam_i in np.unique(owner[best]):
         mine = best[owner[best] == fam_i]  # still best first
-        take = list(mine[:3])
+        take = [int(i) for i in mine[:3]]
         wide = mine[octave[mine] >= -3]
         if wide.size and int(wide[0]) not in take:
             take.append(int(wide[0]))
@@ -186,24 +244,9 @@ def _stratified_pool(
             steadiest = int(own[np.argmax(strict[own])])
             if steadiest not in take:
                 take.append(steadiest)
-        kept.extend(int(i) for i in take)
+        kept.extend(take)
     kept_arr = np.asarray(kept, dtype=np.int64)
-    kept_arr = kept_arr[np.lexsort((prio[kept_arr], -plug[kept_arr], -pred[kept_arr]))]
-    chosen: list[tuple[_Candidates, int, float]] = []
-    seen: set[tuple[int, int, int, int]] = set()
-    per_group: dict[str, int] = {}
-    for i in kept_arr:
-        key = (int(a[i]), int(b[i]), int(na[i]), int(nb[i]))
-        group = families[int(owner[i])].group
-        if key in seen or (group and per_group.get(group, 0) >= _PER_GROUP):
-            continue
-        seen.add(key)
-        if group:
-            per_group[group] = per_group.get(group, 0) + 1
-        chosen.append((families[int(owner[i])], int(local[i]), float(pred[i])))
-        if len(chosen) == 2 * k:
-            break
-    return chosen
+    return kept_arr[np.lexsort((prio[kept_arr], -plug[kept_arr], -pred[kept_arr]))]
 
 
 def _wilson_search(

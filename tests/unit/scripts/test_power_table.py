@@ -201,3 +201,29 @@ def test_rows_re_run_alone_replace_theirs_and_the_counts_are_recomputed():
 
 def test_a_table_without_rows_counts_nothing():
     assert table.table_counts("| mechanism | a |\n|---|\n") == (0, 0, 0.0)
+
+
+def test_costs_file_is_rewritten_only_when_a_cost_is_measured(tmp_path, monkeypatch):
+    import json
+    from types import SimpleNamespace
+
+    costs = tmp_path / "costs.json"
+    text = '{"costs": {"A": {"kind": "vector", "seconds": 1e-06}}}\n'
+    costs.write_text(text, encoding="utf-8")
+    measured = []
+    monkeypatch.setattr(table, "_CALIBRATED", {})
+    monkeypatch.setattr(
+        table, "calibrate", lambda case: measured.append(case.name) or ("finite", 2e-7)
+    )
+    table.load_costs(costs, [SimpleNamespace(name="suite.A")], False)
+    # nothing missing: the file is only read (two runs side by side never clobber it)
+    assert costs.read_text(encoding="utf-8") == text and measured == []
+    assert table._CALIBRATED["A"] == ("vector", 1e-06)
+    table.load_costs(
+        costs, [SimpleNamespace(name="suite.A"), SimpleNamespace(name="suite.B")], False
+    )
+    assert measured == ["suite.B"]
+    written = json.loads(costs.read_text(encoding="utf-8"))["costs"]
+    assert written["A"] == {"kind": "vector", "seconds": 1e-06}
+    assert written["B"] == {"kind": "finite", "seconds": 2e-7}
+    assert not (tmp_path / "costs.json.partial").exists()
