@@ -165,30 +165,16 @@ def _stratified_pool(
     (``docs/derivations.md``
     §9, "Two rankings").
     """
+
+    def predicted(level: float) -> np.ndarray:
+        lo, hi = _conservative(a, na, b, nb, level)
+        return predicted_epsilon(
+            lo, hi, test_samples, test_samples, alpha=alpha, delta=delta, rate_ratio=rate_ratio
+        )
+
     levels = (_SEARCH_LEVEL,) if steady else (_SEARCH_LEVEL, _SECOND_LEVEL)
-    preds = [
-        predicted_epsilon(
-            *_conservative(a, na, b, nb, level),
-            test_samples,
-            test_samples,
-            alpha=alpha,
-            delta=delta,
-            rate_ratio=rate_ratio,
-        )
-        for level in levels
-    ]
-    strict = (
-        predicted_epsilon(
-            *_conservative(a, na, b, nb, _STRICT_LEVEL),
-            test_samples,
-            test_samples,
-            alpha=alpha,
-            delta=delta,
-            rate_ratio=rate_ratio,
-        )
-        if steady
-        else None
-    )
+    preds = [predicted(level) for level in levels]
+    strict = predicted(_STRICT_LEVEL) if steady else None
     octave = np.clip(np.floor(np.log2(np.maximum(a, 0.5) / na)), -30, 0).astype(np.int64)
     rankings = [_kept(pred, a, prio, plug, owner, octave, strict) for pred in preds]
     seen: set[tuple[int, int, int, int]] = set()
