@@ -33,7 +33,7 @@ _SEARCH_LEVEL = 0.16
 #: Level of the second ranking of a multi-dimensional output's pool (two standard
 #: errors).  Its dozens of features each bring thousands of tail thresholds, and at one
 #: standard error the luckiest tiny ones (8 outputs against 0 of 312,500 on part B) can
-#: fill the whole pool; half of it is therefore ranked at this level.
+#: fill the whole pool; up to K candidates ranked at this level join its 2K.
 _SECOND_LEVEL = 0.02275
 #: Level of the strict (three-standard-error) estimates that nominate each feature's
 #: steadiest candidate.
@@ -162,8 +162,7 @@ def _stratified_pool(
     up to K more at two (:data:`_SECOND_LEVEL`), the two taking turns in the pool's
     order.  At one standard error alone, NumericalSVT's pool on (1⁵0⁵, 0⁵1⁵) at seed 1
     held only tails of a few outputs, which part C rejected, and its test read 0
-    (``docs/derivations.md``
-    §9, "Two rankings").
+    (``docs/derivations.md`` §9, "Two rankings").
     """
 
     def predicted(level: float) -> np.ndarray:
