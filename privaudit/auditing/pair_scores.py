@@ -217,11 +217,13 @@ def threshold_score(
         return None
     vx, vy = ox.astype(np.float64), oy.astype(np.float64)
     hx, hy = vx.size // 2, vy.size // 2
-    folds = ((vx[:hx], vy[:hy], vx[hx:], vy[hy:]), (vx[hx:], vy[hy:], vx[:hx], vy[:hy]))
+    # each half sorted once, for both folds; the pooled fit half is the merge of two
+    # sorted runs, which the stable sort (timsort for floats) does in linear time
+    x0, x1, y0, y1 = (np.sort(v) for v in (vx[:hx], vx[hx:], vy[:hy], vy[hy:]))
+    folds = ((x0, y0, x1, y1), (x1, y1, x0, y0))
     scores = []
     for fit_x, fit_y, ev_x, ev_y in folds:
-        fit_x, fit_y, ev_x, ev_y = (np.sort(v) for v in (fit_x, fit_y, ev_x, ev_y))
-        pooled = np.sort(np.concatenate([fit_x, fit_y]))
+        pooled = np.sort(np.concatenate([fit_x, fit_y]), kind="stable")
         n = pooled.size
         tail = np.geomspace(1.0 / n, 0.5, THRESHOLD_TAIL_LEVELS)
         levels = np.concatenate(
@@ -286,14 +288,13 @@ def coarse_codes(outputs_x: np.ndarray, outputs_y: np.ndarray) -> tuple[np.ndarr
     """
     ox = np.asarray(outputs_x, dtype=np.float64).reshape(np.shape(outputs_x)[0], -1)
     oy = np.asarray(outputs_y, dtype=np.float64).reshape(np.shape(outputs_y)[0], -1)
-    pooled = np.concatenate([ox, oy])
-    codes = np.empty(pooled.shape, dtype=np.float64)
-    for j in range(pooled.shape[1]):
-        col = pooled[:, j]
-        values, counts = np.unique(col[:4096], return_counts=True)
+    # a fresh C-ordered array: the continuous columns are coded in place, the others kept
+    codes = np.ascontiguousarray(np.concatenate([ox, oy]))
+    for j in range(codes.shape[1]):
+        values, counts = np.unique(codes[:4096, j], return_counts=True)
         if values.size <= CATEGORICAL_VALUES:
-            codes[:, j] = col
             continue
+        col = np.ascontiguousarray(codes[:, j])
         atom = values[np.argmax(counts)]
         is_atom = col == atom
         if np.mean(is_atom) < ATOM_SHARE:
