@@ -262,7 +262,11 @@ class OptimalEvent:
 
 
 def optimal_event(p_x: np.ndarray, p_y: np.ndarray, n: int, alpha: float) -> OptimalEvent:
-    """:func:`best_bound` with the event that attains it."""
+    """The likelihood-ratio prefix with the best classical bound (two Clopper–Pearson
+    bounds at α/2 each), and that bound: :func:`best_bound` without the rate-ratio bound,
+    which is at least as large (0.316 against 0.284 on SVT34Parallel's best pair at
+    2·10⁶ per side).  It locates the optimal event and gives the counts whose spread
+    :func:`ten_seed_floor` uses."""
     best = OptimalEvent(0.0, "x_vs_y", math.inf, 0.0, 0.0)
     for direction, (a, b) in (("x_vs_y", (p_x, p_y)), ("y_vs_x", (p_y, p_x))):
         with np.errstate(divide="ignore"):

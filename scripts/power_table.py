@@ -354,16 +354,35 @@ minus 1.54 standard deviations of the bound at its smallest of ten seeds.  The t
 - ReportNoisyMax1 with pairs: 0.0920, against a floor of 0.0932. The events the audit
   finds are slightly noisier than the optimal one.
 
-**Below their floor: SVT34Parallel at 2·10⁶ and NumericalSVT at 5·10⁶.**  Their best
-events are rare.  The halving cannot see them, and the prior pair only guarantees that
-one strong pair is tested.  The final test's search split finds those events on some
-seeds only: SVT34Parallel reads 0.19–0.26 against a floor of 0.278, and NumericalSVT
-0.030–0.045 against a floor of 0.054.  On NumericalSVT's best pair, a search split of
-5·10⁶ instead of 1.25·10⁶ lifts the test from 0.032, 0, 0.032, 0.033, 0.020 to 0.047,
-0.040, 0.036, 0.042, 0.051 (seeds 0, 1, 2, 5, 7): the events are there, the search
-split is too small to find them every time.  Closing this gap needs an event
-search that finds rare events in fewer outputs, or a faster audit for SVT34Parallel.
-That is what is left of issue 31.
+**Below their floor: SVT34Parallel at 2·10⁶ and NumericalSVT at 5·10⁶.**  The halving
+cannot rank their pairs, and the prior pair only guarantees that one strong pair is
+tested.  What fails is the event search on that pair, not the α split: on the exact
+laws, the optimal event at an eighth of α still has a ten-seed floor above LR (0.2635
+for SVT34Parallel at 2·10⁶, 0.0471 for NumericalSVT at 5·10⁶, α = 0.00625).  The two
+optimal events are hard to find for different reasons:
+- SVT34Parallel's is rare: 0.2–0.4 % of the outputs per side (likelihood ratio about
+  e^0.3), some thousands at 2·10⁶ and a quarter of that on the search split.
+- NumericalSVT's is common but weak: 2.65 % against 2.49 % of the outputs (likelihood
+  ratio e^0.06), the tails of the released values over many code patterns, each of
+  whose ratios the search split must estimate.
+
+On the best pair alone (α = 0.025), a larger search split helps both, but not enough:
+- SVT34Parallel at 2·10⁶ reads 0.177–0.250 (seeds 0–5) with the rule's search split of
+  5·10⁵, and 0.229–0.287 with 2·10⁶;
+- NumericalSVT at 5·10⁶ reads 0.030–0.051 (seeds 0–9) with the search split of
+  1.25·10⁶.  Before the two rankings it read 0.032, 0, 0.032, 0.033, 0.020 at seeds 0,
+  1, 2, 5, 7, and 0.047, 0.040, 0.036, 0.042, 0.051 there with a search split of 5·10⁶.
+  At 2·10⁶ test outputs with 5·10⁶ search outputs it reads 0.031–0.041 (seeds 0–4), in
+  30 s for the pair alone.
+
+Both need more outputs than 60 s allow today.  **An audit uses one core**: its CPU time
+equals its wall time (SVT34Parallel at 2·10⁶, seed 1: 19.2 s of each).  The threads
+executor draws and counts only the streamed test splits on both cores (18.3 s).  Two
+pair tests in two processes take 7.7 s instead of 12.6 s, but the pair tests draw from
+one random stream in turn.  Running them at once needs a stream per pair, which changes
+every audit's numbers, and with them the tables and the shipped certificates.  Closing
+the gap needs that, or a likelihood-ratio estimate that finds these events in fewer
+outputs.  That is what is left of issue 31.
 
 The correct mechanisms stay sound.  Of the 160 audits of mechanisms with true ε ≤ 0.1
 (8 mechanisms, 10 seeds, 2 tables), 3 report a violation:

@@ -44,7 +44,9 @@ __all__ = [
     "THRESHOLD_TAIL_LEVELS",
     "coarse_codes",
     "discrete_score",
+    "fold_score",
     "pair_score",
+    "threshold_grid",
     "threshold_score",
 ]
 
@@ -172,6 +174,59 @@ _STEADY_LEVEL = 0.00135
 THRESHOLD_TAIL_LEVELS, THRESHOLD_BODY_LEVELS = 64, 63
 
 
+def threshold_grid(pooled: np.ndarray) -> np.ndarray:
+    """The distinct thresholds of :func:`threshold_score` on the sorted pooled fit half:
+    :data:`THRESHOLD_BODY_LEVELS` quantiles across the body and
+    :data:`THRESHOLD_TAIL_LEVELS` geometric levels in each tail, down to one output."""
+    n = pooled.size
+    tail = np.geomspace(1.0 / n, 0.5, THRESHOLD_TAIL_LEVELS)
+    levels = np.concatenate(
+        [np.linspace(0.0, 1.0, THRESHOLD_BODY_LEVELS + 2)[1:-1], tail, 1.0 - tail]
+    )
+    return np.unique(pooled[np.clip(np.round(levels * (n - 1)).astype(np.int64), 0, n - 1)])
+
+
+def fold_score(
+    fit_counts: tuple[tuple[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]],
+    eval_counts: tuple[tuple[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]],
+    sizes: tuple[tuple[int, int], tuple[int, int]],
+    *,
+    final_samples: int,
+    level: float,
+    delta: float,
+    rate_ratio: bool = False,
+) -> float:
+    """One fold of :func:`threshold_score`: the half-line event and direction whose strict
+    fit-half counts predict the largest bound, scored on the other half's conservative
+    counts.  ``fit_counts[side]`` and ``eval_counts[side]`` are (#{o ≤ t}, #{o ≥ t}) of x
+    (side 0) and y (side 1) at every threshold; ``sizes`` are ((fit x, fit y), (eval x,
+    eval y))."""
+    best, chosen = -1.0, (0, 0, 0)
+    for side in (0, 1):  # {o ≤ t}, {o ≥ t}
+        for first in (0, 1):  # bounded below on x (0) or on y (1)
+            a, b = fit_counts[first][side], fit_counts[1 - first][side]
+            pred = predicted_epsilon(
+                wilson_lower(a, sizes[0][first], _STEADY_LEVEL),
+                wilson_upper(b, sizes[0][1 - first], _STEADY_LEVEL),
+                final_samples,
+                final_samples,
+                alpha=level,
+                delta=delta,
+                rate_ratio=rate_ratio,
+            )
+            i = int(np.argmax(pred))
+            if float(pred[i]) > best:
+                best, chosen = float(pred[i]), (side, first, i)
+    side, first, i = chosen
+    p_a = wilson_lower(eval_counts[first][side][i], sizes[1][first], _PILOT_LEVEL)
+    p_b = wilson_upper(eval_counts[1 - first][side][i], sizes[1][1 - first], _PILOT_LEVEL)
+    return float(
+        predicted_epsilon(
+            p_a, p_b, final_samples, final_samples, alpha=level, delta=delta, rate_ratio=rate_ratio
+        )
+    )
+
+
 def _half_line_counts(values: np.ndarray, t: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """#{o ≤ t} and #{o ≥ t} of sorted ``values`` at every threshold of ``t``."""
     below = np.searchsorted(values, t, side="right")
@@ -223,47 +278,20 @@ def threshold_score(
     folds = ((x0, y0, x1, y1), (x1, y1, x0, y0))
     scores = []
     for fit_x, fit_y, ev_x, ev_y in folds:
-        pooled = np.sort(np.concatenate([fit_x, fit_y]), kind="stable")
-        n = pooled.size
-        tail = np.geomspace(1.0 / n, 0.5, THRESHOLD_TAIL_LEVELS)
-        levels = np.concatenate(
-            [np.linspace(0.0, 1.0, THRESHOLD_BODY_LEVELS + 2)[1:-1], tail, 1.0 - tail]
-        )
-        t = np.unique(pooled[np.clip(np.round(levels * (n - 1)).astype(np.int64), 0, n - 1)])
+        t = threshold_grid(np.sort(np.concatenate([fit_x, fit_y]), kind="stable"))
 
         fit_counts = (_half_line_counts(fit_x, t), _half_line_counts(fit_y, t))
         ev_counts = (_half_line_counts(ev_x, t), _half_line_counts(ev_y, t))
         sizes = ((fit_x.size, fit_y.size), (ev_x.size, ev_y.size))
-        best, chosen = -1.0, (0, 0, 0)
-        for side in (0, 1):  # {o ≤ t}, {o ≥ t}
-            for first in (0, 1):  # bounded below on x (0) or on y (1)
-                a, b = fit_counts[first][side], fit_counts[1 - first][side]
-                pred = predicted_epsilon(
-                    wilson_lower(a, sizes[0][first], _STEADY_LEVEL),
-                    wilson_upper(b, sizes[0][1 - first], _STEADY_LEVEL),
-                    final_samples,
-                    final_samples,
-                    alpha=level,
-                    delta=delta,
-                    rate_ratio=rate_ratio,
-                )
-                i = int(np.argmax(pred))
-                if float(pred[i]) > best:
-                    best, chosen = float(pred[i]), (side, first, i)
-        side, first, i = chosen
-        p_a = wilson_lower(ev_counts[first][side][i], sizes[1][first], _PILOT_LEVEL)
-        p_b = wilson_upper(ev_counts[1 - first][side][i], sizes[1][1 - first], _PILOT_LEVEL)
         scores.append(
-            float(
-                predicted_epsilon(
-                    p_a,
-                    p_b,
-                    final_samples,
-                    final_samples,
-                    alpha=level,
-                    delta=delta,
-                    rate_ratio=rate_ratio,
-                )
+            fold_score(
+                fit_counts,
+                ev_counts,
+                sizes,
+                final_samples=final_samples,
+                level=level,
+                delta=delta,
+                rate_ratio=rate_ratio,
             )
         )
     return float(np.mean(scores))

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from privaudit.auditing.pair_scores import threshold_score
+from privaudit.auditing.pair_scores import fold_score, threshold_grid, threshold_score
 
 SCORE = dict(final_samples=10_000_000, level=0.025, delta=0.0)
 
@@ -41,57 +41,19 @@ def test_only_one_real_column_is_scored():
     assert threshold_score(np.zeros(2), np.zeros(2), **SCORE) is None
 
 
-def _reference_score(x, y, *, final_samples, level, delta):
-    """The score by its definition: every fold's halves sorted afresh, the pooled fit half
-    sorted from scratch, thresholds at the same quantile levels."""
-    from privaudit.auditing.pair_scores import (
-        _PILOT_LEVEL,
-        _STEADY_LEVEL,
-        THRESHOLD_BODY_LEVELS,
-        THRESHOLD_TAIL_LEVELS,
-        predicted_epsilon,
-        wilson_lower,
-        wilson_upper,
-    )
-
+def _reference_score(x, y, **score):
+    """The score by its definition: every fold's halves unsorted and counted by
+    comparison, the pooled fit half sorted from scratch."""
     hx, hy = x.size // 2, y.size // 2
     scores = []
     for fx, fy, ex, ey in ((x[:hx], y[:hy], x[hx:], y[hy:]), (x[hx:], y[hy:], x[:hx], y[:hy])):
-        pooled = np.sort(np.concatenate([fx, fy]), kind="quicksort")
-        n = pooled.size
-        tail = np.geomspace(1.0 / n, 0.5, THRESHOLD_TAIL_LEVELS)
-        levels = np.concatenate(
-            [np.linspace(0.0, 1.0, THRESHOLD_BODY_LEVELS + 2)[1:-1], tail, 1.0 - tail]
-        )
-        t = np.unique(pooled[np.clip(np.round(levels * (n - 1)).astype(np.int64), 0, n - 1)])
+        t = threshold_grid(np.sort(np.concatenate([fx, fy]), kind="quicksort"))
 
         def counts(v, t=t):
-            return np.array([[np.sum(v <= s) for s in t], [np.sum(v >= s) for s in t]])
+            return np.array([np.sum(v[:, None] <= t, axis=0), np.sum(v[:, None] >= t, axis=0)])
 
         fit, ev = (counts(fx), counts(fy)), (counts(ex), counts(ey))
-        fit_n, ev_n = (fx.size, fy.size), (ex.size, ey.size)
-        best, chosen = -1.0, None
-        for side in (0, 1):
-            for first in (0, 1):
-                pred = predicted_epsilon(
-                    wilson_lower(fit[first][side], fit_n[first], _STEADY_LEVEL),
-                    wilson_upper(fit[1 - first][side], fit_n[1 - first], _STEADY_LEVEL),
-                    final_samples,
-                    final_samples,
-                    alpha=level,
-                    delta=delta,
-                )
-                i = int(np.argmax(pred))
-                if float(pred[i]) > best:
-                    best, chosen = float(pred[i]), (side, first, i)
-        side, first, i = chosen
-        p_a = wilson_lower(ev[first][side][i], ev_n[first], _PILOT_LEVEL)
-        p_b = wilson_upper(ev[1 - first][side][i], ev_n[1 - first], _PILOT_LEVEL)
-        scores.append(
-            float(
-                predicted_epsilon(p_a, p_b, final_samples, final_samples, alpha=level, delta=delta)
-            )
-        )
+        scores.append(fold_score(fit, ev, ((fx.size, fy.size), (ex.size, ey.size)), **score))
     return float(np.mean(scores))
 
 
