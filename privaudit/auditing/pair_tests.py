@@ -10,19 +10,21 @@ accounting is ``docs/derivations.md`` §9.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from functools import partial
 from typing import Any, NamedTuple
 
 import numpy as np
 from pydantic import JsonValue
 
 from mechanisms import Mechanism
+from privaudit.execution.forked import fork_available, map_forked
 from privaudit.execution.streaming import Executor, throttled
 
 from .config import AuditConfig
 from .distinguish import distinguish_pair
 from .distinguish.densities import declared_log_densities
-from .distinguish.pair import PLAN_PRIOR_OUTPUTS
+from .distinguish.pair import PLAN_PRIOR_OUTPUTS, draw_pair_test
 from .distinguish.pair_result import PairTestResult
 from .pair_choice import PairChoice
 from .pairs import CandidatePair
@@ -58,33 +60,60 @@ def run_pair_tests(
     ``docs/derivations.md`` §9), on the ``final`` stream: the results, the pair with the
     largest ε lower bound and its result, and whether any pair refuted the claim (and the
     level of each pair and the search split used).  ``announce(i)`` is the line said
-    before pair ``i`` (from 1)."""
+    before pair ``i`` (from 1).
+
+    On the ``"processes"`` executor (:class:`~privaudit.execution.forked.
+    ForkedPairsExecutor`, ``pair_workers`` > 1), with two pairs or more and no declared
+    output law, the pairs' tests run in up to ``pair_workers`` forked processes: each
+    pair's draws from ``final_rng`` are made here, in turn
+    (:func:`~privaudit.auditing.distinguish.pair.draw_pair_test`), so the results are
+    those of the serial run to the bit (:mod:`privaudit.execution.forked`)."""
     chosen = choice.pairs
     declared = declared_log_densities(mechanism, chosen[0].x, chosen[0].y) is not None
     search_samples = cfg.search_samples_for(declared, approximate=delta_claimed > 0)
     levels = [alpha_dist * share for share in choice.shares()]
-    results = []
-    for i, (pair, level) in enumerate(zip(chosen, levels, strict=True), start=1):
-        say(announce(i))
-        results.append(
-            (
-                pair,
-                distinguish_pair(
+
+    def test(i: int, pair: CandidatePair, level: float, draws: Any = None) -> PairTestResult:
+        return distinguish_pair(
+            mechanism,
+            pair,
+            samples=cfg.samples,
+            search_samples=search_samples,
+            rng=final_rng if draws is None else None,
+            alpha=level,
+            events_per_direction=cfg.events_per_direction,
+            prior_outputs=PLAN_PRIOR_OUTPUTS,
+            executor=executor,
+            progress=None
+            if progress is None or draws is not None
+            else throttled(say, f"pair {i}/{len(chosen)} test split"),
+            draws=draws,
+        )
+
+    workers = int(getattr(executor, "pair_workers", 1))
+    # declared laws make cheap tests (and results holding the law's closures): in turn
+    if workers > 1 and len(chosen) > 1 and not declared and fork_available():
+        # each pair's draws from the final stream in turn, here; the rest of each test in
+        # a forked child: the same results as in turn, to the bit
+        def tasks() -> Iterator[Callable[[], PairTestResult]]:
+            for i, (pair, level) in enumerate(zip(chosen, levels, strict=True), start=1):
+                say(announce(i))
+                draws = draw_pair_test(
                     mechanism,
                     pair,
                     samples=cfg.samples,
                     search_samples=search_samples,
                     rng=final_rng,
-                    alpha=level,
-                    events_per_direction=cfg.events_per_direction,
-                    prior_outputs=PLAN_PRIOR_OUTPUTS,
-                    executor=executor,
-                    progress=None
-                    if progress is None
-                    else throttled(say, f"pair {i}/{len(chosen)} test split"),
-                ),
-            )
-        )
+                )
+                yield partial(test, i, pair, level, draws)
+
+        tested = map_forked(tasks(), workers)
+    else:
+        tested = []
+        for i, (pair, level) in enumerate(zip(chosen, levels, strict=True), start=1):
+            say(announce(i))
+            tested.append(test(i, pair, level))
+    results = list(zip(chosen, tested, strict=True))
     best_pair, best = max(results, key=lambda r: r[1].epsilon_lower_bound)
     violated = any(r.violated for _, r in results)
     per_pair: list[JsonValue] = list(levels)

@@ -48,6 +48,7 @@ from privaudit._version import __version__
 from privaudit.first_party import is_first_party, is_own
 from spec.errors import ExecutorError, InvalidParameterError, NotShippableError
 
+from .forked import ForkedPairsExecutor
 from .options import EXECUTOR_NAMES, WORKER_EXECUTORS
 from .streaming import Executor, SerialExecutor, _positive_int
 from .threads import ThreadExecutor
@@ -473,17 +474,20 @@ def executor_scope(
 
     Parameters
     ----------
-    executor : Executor, "serial", "threads", "dask" or None
+    executor : Executor, "serial", "threads", "processes", "dask" or None
         An executor object is used as it is (and not closed); ``None`` and ``"serial"``
         give the :class:`~privaudit.execution.streaming.SerialExecutor`; ``"threads"`` a
         :class:`~privaudit.execution.threads.ThreadExecutor` of ``n_workers`` threads
-        (default: one per core); ``"dask"`` starts a :class:`DaskExecutor` (on
-        ``scheduler``, or on a local cluster of ``n_workers``).  An executor started here
+        (default: one per core); ``"processes"`` a
+        :class:`~privaudit.execution.forked.ForkedPairsExecutor` (the pair tests in up to
+        ``n_workers`` forked processes, default one per core; Linux only); ``"dask"``
+        starts a :class:`DaskExecutor` (on ``scheduler``, or on a local cluster of
+        ``n_workers``).  An executor started here
         is closed when the scope ends.
     scheduler : str, optional
         For ``"dask"`` only.
     n_workers : int, optional
-        For ``"threads"`` and ``"dask"``.
+        For ``"threads"``, ``"processes"`` and ``"dask"``.
 
     Raises
     ------
@@ -505,6 +509,8 @@ def executor_scope(
     elif executor == "threads":
         with ThreadExecutor(n_workers) as threads:
             yield threads
+    elif executor == "processes":
+        yield ForkedPairsExecutor(n_workers)
     elif executor == "dask":
         with DaskExecutor(scheduler, n_workers=n_workers) as run:
             yield run

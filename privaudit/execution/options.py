@@ -10,9 +10,10 @@ __all__ = ["EXECUTOR_NAMES", "WORKER_EXECUTORS", "executor_flags_problem"]
 
 #: The executors that :func:`~privaudit.execution.distributed.executor_scope` (and
 #: ``privaudit audit --executor``) accepts by name.
-EXECUTOR_NAMES = ("serial", "threads", "dask")
-#: The executors that take a number of workers: threads, or Dask's local worker processes.
-WORKER_EXECUTORS = ("threads", "dask")
+EXECUTOR_NAMES = ("serial", "threads", "processes", "dask")
+#: The executors that take a number of workers: threads, forked processes for the pair
+#: tests, or Dask's local worker processes.
+WORKER_EXECUTORS = ("threads", "processes", "dask")
 
 
 def executor_flags_problem(
@@ -31,7 +32,8 @@ def executor_flags_problem(
     if executor != "dask" and scheduler is not None:
         return f"{flag_scheduler} needs {flag_executor} dask"
     if executor not in WORKER_EXECUTORS and workers is not None:
-        return f"{flag_workers} needs {flag_executor} {' or '.join(WORKER_EXECUTORS)}"
+        names = ", ".join(WORKER_EXECUTORS[:-1]) + f" or {WORKER_EXECUTORS[-1]}"
+        return f"{flag_workers} needs {flag_executor} {names}"
     if scheduler is not None and workers is not None:
         return (
             f"{flag_workers} sizes a local cluster; it cannot go with {flag_scheduler} {scheduler}"

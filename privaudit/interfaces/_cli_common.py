@@ -140,7 +140,7 @@ def _target_or_registry(args: argparse.Namespace, verb: str) -> None:
 
 
 def _check_executor_options(args: argparse.Namespace) -> None:
-    """--scheduler needs --executor dask, --workers needs threads or dask, and the two
+    """--scheduler needs --executor dask, --workers needs threads, processes or dask, and the two
     exclude each other (:func:`privaudit.execution.options.executor_flags_problem`)."""
     from privaudit.execution.options import executor_flags_problem
 

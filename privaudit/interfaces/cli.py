@@ -135,11 +135,12 @@ def _add_run_options(parser: argparse.ArgumentParser, default_note: str) -> None
 def _add_executor_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--executor",
-        choices=("serial", "threads", "dask"),
+        choices=("serial", "threads", "processes", "dask"),
         default="serial",
         help="where the test splits are drawn and counted: in this process "
-        "(default), on one thread per core of this process, or on dask.distributed "
-        "workers (the extra privaudit[distributed]; docs/distributed.md); same results",
+        "(default), on one thread per core of this process, the pair tests in forked "
+        "processes (Linux), or on dask.distributed workers (the extra "
+        "privaudit[distributed]; docs/distributed.md); same results",
     )
     parser.add_argument(
         "--scheduler",
@@ -153,7 +154,8 @@ def _add_executor_options(parser: argparse.ArgumentParser) -> None:
         type=_positive_int,
         default=None,
         metavar="N",
-        help="with --executor threads: threads (default: one per core); with "
+        help="with --executor threads or processes: threads, or processes for the "
+        "pair tests (default: one per core); with "
         "--executor dask and no --scheduler: worker processes of the local cluster "
         "(default: Dask's choice from the cores)",
     )

@@ -40,7 +40,7 @@ Command-line options (all optional):
     both stages find a violation (:mod:`privaudit.auditing.confirmation`).  A violation found by
     a deterministic check fails at once.  ``--privaudit-no-confirm`` makes the screen's
     verdict final (per-test control at level ``1 − C``).
-``--privaudit-executor {serial,threads,dask}``, ``--privaudit-scheduler ADDRESS``,
+``--privaudit-executor {serial,threads,processes,dask}``, ``--privaudit-scheduler ADDRESS``,
 ``--privaudit-workers N``
     Where the audits' test splits are drawn and counted: in the test process (default),
     on a pool of N threads of it (``threads``; default one per core), or on
@@ -153,11 +153,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     )
     group.addoption(
         "--privaudit-executor",
-        choices=("serial", "threads", "dask"),
+        choices=("serial", "threads", "processes", "dask"),
         default="serial",
         help="where the audits' test splits are drawn and counted: in the test "
-        "process (default), on one thread per core of it, or on dask.distributed "
-        "workers (the extra privaudit[distributed]); same results",
+        "process (default), on one thread per core of it, the pair tests in forked "
+        "processes (Linux), or on dask.distributed workers (the extra "
+        "privaudit[distributed]); same results",
     )
     group.addoption(
         "--privaudit-scheduler",
@@ -171,7 +172,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         type=_positive_int,
         default=None,
         metavar="N",
-        help="with --privaudit-executor threads: threads (default: one per core); "
+        help="with --privaudit-executor threads or processes: threads or processes "
+        "(default: one per core); "
         "with --privaudit-executor dask and no scheduler: worker processes of the "
         "local cluster",
     )

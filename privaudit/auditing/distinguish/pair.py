@@ -104,6 +104,7 @@ from __future__ import annotations
 
 import math
 import numbers
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -118,7 +119,7 @@ from .declared_plan import declared_loss_law, plan_declared_events
 from .densities import declared_llr, declared_log_densities
 from .event_candidates import SelectedEvents, select_events
 from .events import LogLikelihoodRatio
-from .pair_counts import _count_test_split, _draw
+from .pair_counts import _count_test_split, _draw, _test_split_draws, _TestSplitDraws
 from .pair_events import _assemble_events, _bound_methods
 from .pair_result import PairTestResult, TradeoffPoint
 from .pair_stages import _Budget, _Search, _Stopwatch
@@ -140,9 +141,11 @@ __all__ = [
     "POISSON_MINIMUM",
     "PROFILE_SHARE",
     "RARE_SHARE",
+    "PairTestDraws",
     "PairTestResult",
     "TradeoffPoint",
     "distinguish_pair",
+    "draw_pair_test",
     "rate_ratio_applies",
 ]
 
@@ -241,6 +244,7 @@ def distinguish_pair(
     executor: Executor | None = None,
     progress: StreamProgress | None = None,
     rare_events: bool = True,
+    draws: PairTestDraws | None = None,
 ) -> PairTestResult:
     """Test the claimed privacy of ``mechanism`` on one neighbouring pair.
 
@@ -296,6 +300,11 @@ def distinguish_pair(
         planned (default 0, the flat posterior; the audit's final tests use
         :data:`PLAN_PRIOR_OUTPUTS`).  Only the plan sees them: every event is tested on
         its raw test counts, so the test stays exact whatever the prior.
+    draws : PairTestDraws, optional
+        Everything this test would take from ``rng``, drawn beforehand by
+        :func:`draw_pair_test` with the same sizes (``rng`` is then not used).  The result
+        is the one ``rng`` would give, to the bit: the rest of the test is deterministic,
+        so an audit can draw its pairs' tests in turn and run them in other processes.
 
     Returns
     -------
@@ -321,16 +330,22 @@ def distinguish_pair(
     n, n_s, a, k = _checked_arguments(
         samples, search_samples, alpha, events_per_direction, allocation, chunk_rows
     )
-    gen = as_generator(rng)
     spec = mechanism.spec
     guarantee = spec.guarantee
     eps_c, delta_c = claimed_point(guarantee)
     poisson = bool(poissonize) and n >= POISSON_MINIMUM
     ratio_ok = rate_ratio_applies(guarantee, n, poissonize=poissonize)
-    clock = _Stopwatch()
-    started = clock.last
-
-    search = _search_split(mechanism, pair, n_s, gen, clock)
+    if draws is None:
+        draws = draw_pair_test(
+            mechanism, pair, samples=n, search_samples=n_s, rng=rng, poissonize=poissonize
+        )
+    elif (draws.samples, draws.search_samples, draws.poisson) != (n, n_s, poisson):
+        raise InvalidParameterError(
+            f"draws of {draws.samples} test and {draws.search_samples} search outputs per "
+            f"side (poissonised: {draws.poisson}) do not match samples={n}, "
+            f"search_samples={n_s} (poissonised: {poisson})"
+        )
+    clock, started, search = draws.clock, draws.started, draws.search
     budget = _split_budget(
         mechanism,
         pair,
@@ -375,9 +390,7 @@ def distinguish_pair(
         pair,
         search,
         tests,
-        samples=n,
-        poisson=poisson,
-        gen=gen,
+        draws=draws.test_split,
         chunk_rows=chunk_rows,
         executor=executor,
         progress=progress,
@@ -443,6 +456,59 @@ def distinguish_pair(
         plan=budget.plan,
         test_sizes=(split.sizes["x"], split.sizes["y"]),
         poissonized=poisson,
+    )
+
+
+@dataclass(frozen=True, eq=False)
+class PairTestDraws:
+    """Everything :func:`distinguish_pair` takes from its generator, drawn by
+    :func:`draw_pair_test`: the search split (scored with the declared law), the test
+    split's sizes and the root of its blocks' seeds, and the stopwatch started before the
+    draws."""
+
+    samples: int
+    search_samples: int
+    poisson: bool
+    search: _Search = field(repr=False)
+    test_split: _TestSplitDraws = field(repr=False)
+    clock: _Stopwatch = field(repr=False)
+    started: float
+
+
+def draw_pair_test(
+    mechanism: Any,
+    pair: CandidatePair,
+    *,
+    samples: int,
+    search_samples: int,
+    rng: RandomLike,
+    poissonize: bool = True,
+) -> PairTestDraws:
+    """Draw what :func:`distinguish_pair` takes from ``rng``, in its order: the search
+    split (x, then y), the test split's Poisson sizes (when poissonised) and the root of
+    its blocks' seeds.  ``distinguish_pair(..., draws=draw_pair_test(..., rng=g))`` gives
+    the result of ``distinguish_pair(..., rng=g)`` and leaves ``g`` in the same state.
+
+    Raises
+    ------
+    InvalidParameterError
+        If a size is not a positive integer.
+    """
+    n = _int(samples, "samples", 1)
+    n_s = _int(search_samples, "search_samples", 1)
+    gen = as_generator(rng)
+    clock = _Stopwatch()
+    started = clock.last
+    search = _search_split(mechanism, pair, n_s, gen, clock)
+    poisson = bool(poissonize) and n >= POISSON_MINIMUM
+    return PairTestDraws(
+        samples=n,
+        search_samples=n_s,
+        poisson=poisson,
+        search=search,
+        test_split=_test_split_draws(gen, n, poisson),
+        clock=clock,
+        started=started,
     )
 
 

@@ -8,7 +8,7 @@ of the chunk size).  Private to the pair test.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 import numpy as np
@@ -45,15 +45,35 @@ def _draw(mechanism: Any, data: Any, total: int, gen: np.random.Generator) -> np
     return out
 
 
+@dataclass(frozen=True)
+class _TestSplitDraws:
+    """What the test split takes from the pair test's generator: the sizes of both sides
+    (Poisson(N) each when poissonised, else N) and the root of its blocks' seeds."""
+
+    sizes: dict[str, int]
+    root: np.random.SeedSequence
+
+
+def _test_split_draws(gen: np.random.Generator, n: int, poisson: bool) -> _TestSplitDraws:
+    """The test split's sizes, then the root of its blocks' seeds, drawn from ``gen``.
+
+    The test split is drawn in fixed blocks, each from its own ``SeedSequence`` child of
+    this root, so that the counts do not depend on the chunk size
+    (:mod:`privaudit.execution.streaming`)."""
+    sizes = {"x": n, "y": n}
+    if poisson:
+        drawn_sizes = gen.poisson(float(n), size=2)
+        sizes = {"x": int(drawn_sizes[0]), "y": int(drawn_sizes[1])}
+    return _TestSplitDraws(sizes=sizes, root=root_seed(gen))
+
+
 def _count_test_split(
     mechanism: Any,
     pair: CandidatePair,
     search: _Search,
     tests: _Tests,
     *,
-    samples: int,
-    poisson: bool,
-    gen: np.random.Generator,
+    draws: _TestSplitDraws,
     chunk_rows: int | None,
     executor: Executor | None,
     progress: StreamProgress | None,
@@ -61,17 +81,10 @@ def _count_test_split(
 ) -> _Split:
     """Draw the test split in chunks and count every event on it (and fill the loss
     histograms of ``tests``)."""
-    n, events, histograms = samples, tests.events, tests.histograms
-    sizes = {"x": n, "y": n}
-    if poisson:
-        drawn_sizes = gen.poisson(float(n), size=2)
-        sizes = {"x": int(drawn_sizes[0]), "y": int(drawn_sizes[1])}
+    events, histograms = tests.events, tests.histograms
+    sizes, root = draws.sizes, draws.root
     sx = search.sx
     width = int(np.prod(np.shape(sx)[1:])) if np.ndim(sx) > 1 else 1
-    # the test split is drawn in fixed blocks, each from its own SeedSequence child of
-    # one root drawn here, so that the counts do not depend on the chunk size
-    # (privaudit.execution.streaming)
-    root = root_seed(gen)
     per_block = block_rows(width)
     counts = {
         "x": np.zeros(len(events), dtype=np.int64),

@@ -213,7 +213,7 @@ def test_cli_executor_options(monkeypatch, capsys, tmp_path):
     target = "mechanisms:LaplaceMechanism"
     for argv, said in (
         (["--scheduler", "tcp://127.0.0.1:8786"], "--scheduler needs --executor dask"),
-        (["--workers", "2"], "--workers needs --executor threads or dask"),
+        (["--workers", "2"], "--workers needs --executor threads, processes or dask"),
         (
             ["--executor", "dask", "--workers", "2", "--scheduler", "tcp://127.0.0.1:8786"],
             "cannot go with --scheduler",
@@ -236,7 +236,7 @@ def test_cli_certify_on_dask_writes_the_serial_certificate(monkeypatch, capsys, 
     with pytest.raises(SystemExit) as stop:
         main(["certify", target, "-q", "--workers", "2"])
     assert stop.value.code == 2
-    assert "--workers needs --executor threads or dask" in capsys.readouterr().err
+    assert "--workers needs --executor threads, processes or dask" in capsys.readouterr().err
     monkeypatch.setattr(dist, "DaskExecutor", functools.partial(DaskExecutor, processes=False))
     common = ["certify", target, "--samples", "100000", "--seed", "5", "-q", "-o"]
     assert main([*common, str(tmp_path / "serial.json")]) == 0

@@ -280,7 +280,8 @@ def test_where(privacy_audit, privaudit_executor, pytestconfig):
     from mechs import correct
     kind = pytestconfig.getoption("privaudit_executor")
     assert type(privaudit_executor).__name__ == {
-        "dask": "DaskExecutor", "threads": "ThreadExecutor"}.get(kind, "SerialExecutor")
+        "dask": "DaskExecutor", "threads": "ThreadExecutor",
+        "processes": "ForkedPairsExecutor"}.get(kind, "SerialExecutor")
     report = json.loads(privacy_audit(correct(), samples=300_000, seed=4).report.to_json())
     report.pop("runtime_seconds")
     with open(f"{kind}.json", "w") as handle:
@@ -312,6 +313,21 @@ def test_audits_on_threads_give_the_in_process_reports(project):
         *_args("--privaudit-executor", "threads", "--privaudit-workers", "2")
     ).assert_outcomes(passed=1)
     assert _load(project, "threads.json") == _load(project, "serial.json")
+
+
+def test_audits_on_processes_give_the_in_process_reports(project):
+    """``--privaudit-executor processes --privaudit-workers 2``: the pair tests in forked
+    processes, reports equal to the serial ones."""
+    from privaudit.execution.forked import fork_available
+
+    if not fork_available():
+        pytest.skip("forked workers need Linux")
+    project.makepyfile(test_where=WHERE)
+    project.runpytest(*_args()).assert_outcomes(passed=1)
+    project.runpytest(
+        *_args("--privaudit-executor", "processes", "--privaudit-workers", "2")
+    ).assert_outcomes(passed=1)
+    assert _load(project, "processes.json") == _load(project, "serial.json")
 
 
 def test_invalid_ini_samples_is_a_usage_error(project):

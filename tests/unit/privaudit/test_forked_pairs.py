@@ -1,0 +1,170 @@
+"""The ``processes`` executor: pair tests in forked children, drawn in turn in the parent,
+so that an audit reports exactly what a serial audit reports at the same seed."""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+
+import numpy as np
+import pytest
+
+from mechanisms.additive import LaplaceMechanism
+from privaudit import audit
+from privaudit.auditing.distinguish.pair import distinguish_pair, draw_pair_test
+from privaudit.auditing.pairs import verified_pair
+from privaudit.execution.distributed import executor_scope
+from privaudit.execution.forked import ForkedPairsExecutor, fork_available, map_forked
+from privaudit.execution.options import executor_flags_problem
+from privaudit.execution.streaming import SerialExecutor
+from privaudit.suites import dpsniper_cases
+from spec.errors import ExecutorError, InvalidParameterError
+
+from ._cli_reports import cli_reports
+
+pytestmark = pytest.mark.skipif(not fork_available(), reason="forked workers need Linux")
+
+
+def _case(name: str):
+    return next(c for c in dpsniper_cases() if c.name == f"dpsniper.{name}")
+
+
+# --- map_forked ---------------------------------------------------------------------------
+
+
+def test_tasks_run_in_children_and_come_back_in_order():
+    parent = os.getpid()
+    made = []
+
+    def tasks():
+        for i in range(7):
+            made.append((i, os.getpid()))  # the iteration runs here, in order
+
+            def task(i=i):
+                time.sleep(0.02 * ((7 - i) % 3))  # later tasks may end first
+                return i * i, os.getpid()
+
+            yield task
+
+    results = map_forked(tasks(), workers=3)
+    assert [value for value, _ in results] == [i * i for i in range(7)]
+    assert all(pid != parent for _, pid in results)
+    assert made == [(i, parent) for i in range(7)]
+
+
+def test_a_tasks_error_reaches_the_caller_with_its_type_and_message():
+    def failing():
+        raise InvalidParameterError("samples must be a positive integer, got -3")
+
+    with pytest.raises(InvalidParameterError, match="got -3"):
+        map_forked(iter([lambda: 1, failing, lambda: 3]), workers=2)
+
+
+def test_a_child_that_dies_is_named_with_its_exit_code():
+    with pytest.raises(ExecutorError, match="exit code 7"):
+        map_forked(iter([lambda: os._exit(7)]), workers=1)
+
+
+@pytest.mark.parametrize("bad", [0, -1, 1.5, True, "2"])
+def test_bad_worker_counts_are_named(bad):
+    with pytest.raises(ExecutorError, match="workers"):
+        map_forked(iter([lambda: 1]), workers=bad)
+    with pytest.raises(InvalidParameterError, match="workers"):
+        ForkedPairsExecutor(bad)
+
+
+def test_the_executor_maps_serially_and_is_chosen_by_name():
+    run = ForkedPairsExecutor(3)
+    assert isinstance(run, SerialExecutor) and run.pair_workers == 3
+    assert list(run.map(lambda v: v + 1, range(4))) == [1, 2, 3, 4]
+    assert ForkedPairsExecutor().pair_workers >= 1
+    with executor_scope("processes", n_workers=2) as scoped:
+        assert isinstance(scoped, ForkedPairsExecutor) and scoped.pair_workers == 2
+    assert executor_flags_problem("processes", None, 2) is None
+    assert "dask" in (executor_flags_problem("processes", "tcp://x:1", None) or "")
+
+
+# --- the pair test's draws ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "mechanism, pair",
+    [
+        (LaplaceMechanism(epsilon=0.5, sensitivity=1.0), (0.0, 1.0)),
+        (_case("NumericalSVT").mechanism, _case("NumericalSVT").input_pairs[14]),
+    ],
+    ids=["laplace", "numerical_svt"],
+)
+def test_drawn_beforehand_a_pair_test_is_the_one_its_generator_gives(mechanism, pair):
+    pair = verified_pair(mechanism.spec, np.asarray(pair[0]), np.asarray(pair[1]), "given")
+    sizes = dict(samples=60_000, search_samples=20_000)
+    direct_rng, drawn_rng = np.random.default_rng(8), np.random.default_rng(8)
+    direct = distinguish_pair(mechanism, pair, rng=direct_rng, alpha=0.05, **sizes)
+    draws = draw_pair_test(mechanism, pair, rng=drawn_rng, **sizes)
+    later = distinguish_pair(mechanism, pair, rng=None, alpha=0.05, draws=draws, **sizes)
+    assert later.epsilon_lower_bound == direct.epsilon_lower_bound
+    assert later.test_sizes == direct.test_sizes
+    assert [b.count_x for b in later.events] == [b.count_x for b in direct.events]
+    assert [b.count_y for b in later.events] == [b.count_y for b in direct.events]
+    # the generator is left where the test would leave it
+    assert drawn_rng.integers(1 << 62) == direct_rng.integers(1 << 62)
+
+
+def test_draws_of_other_sizes_are_refused():
+    mechanism = LaplaceMechanism(epsilon=0.5, sensitivity=1.0)
+    pair = verified_pair(mechanism.spec, np.asarray(0.0), np.asarray(1.0), "given")
+    draws = draw_pair_test(mechanism, pair, samples=30_000, search_samples=5_000, rng=1)
+    with pytest.raises(InvalidParameterError, match="do not match"):
+        distinguish_pair(
+            mechanism, pair, samples=40_000, search_samples=5_000, rng=None, alpha=0.05, draws=draws
+        )
+
+
+# --- whole audits ---------------------------------------------------------------------------
+
+
+def _report(mechanism, executor, **options) -> dict:
+    report = json.loads(audit(mechanism, executor=executor, **options).to_json())
+    report.pop("runtime_seconds")
+    return report
+
+
+def test_a_vector_audit_on_processes_reports_what_the_serial_audit_reports():
+    # SVT34Parallel tests two pairs or more: they run in two children
+    options = dict(
+        samples=120_000, search_samples=30_000, pilot_samples=4_000, pair_budget=6, seed=3
+    )
+    mechanism = _case("SVT34Parallel").mechanism
+    forked = audit(mechanism, executor=ForkedPairsExecutor(2), **options)
+    assert forked.check("distinguishability").details["pairs_tested"] >= 2
+    serial = _report(mechanism, None, **options)
+    assert _report(mechanism, ForkedPairsExecutor(2), **options) == serial
+    assert forked.epsilon_lower_bound == serial["epsilon_lower_bound"]
+
+
+def test_a_declared_law_audit_on_processes_reports_what_the_serial_audit_reports():
+    # a declared law's pair tests are cheap and their results hold the law's closures:
+    # they stay in this process
+    mechanism = LaplaceMechanism(epsilon=0.5, sensitivity=1.0)
+    options = dict(samples=80_000, search_samples=20_000, pilot_samples=2_000, seed=2)
+    assert _report(mechanism, "processes", **options) == _report(mechanism, None, **options)
+
+
+def test_a_result_that_does_not_pickle_is_computed_again_here():
+    parent = os.getpid()
+
+    def tasks():
+        for i in range(3):
+            yield lambda i=i: (lambda: i, os.getpid())  # a closure: it does not pickle
+
+    results = map_forked(tasks(), workers=2)
+    assert [f() for f, _ in results] == [0, 1, 2]
+    assert all(pid == parent for _, pid in results)
+
+
+def test_cli_audit_on_processes_writes_the_serial_report(tmp_path):
+    reports = cli_reports(
+        tmp_path, serial=[], processes=["--executor", "processes", "--workers", "2"]
+    )
+    assert reports["processes"] == reports["serial"]
