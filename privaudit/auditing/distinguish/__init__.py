@@ -88,9 +88,11 @@ from .pair import (
     DECLARED_SHARE,
     EVENT_SHARE,
     PROFILE_SHARE,
+    PairTestDraws,
     PairTestResult,
     TradeoffPoint,
     distinguish_pair,
+    draw_pair_test,
 )
 from .patterns import (
     PatternAndValue,
@@ -137,6 +139,7 @@ __all__ = [
     "LossLaw",
     "LossMoments",
     "PROFILE_SHARE",
+    "PairTestDraws",
     "PairTestResult",
     "PatternAndValue",
     "PatternLLR",
@@ -157,6 +160,7 @@ __all__ = [
     "distinct_rows",
     "distinct_values",
     "distinguish_pair",
+    "draw_pair_test",
     "find_rare_events",
     "fit_cell_score",
     "fit_logistic",

@@ -83,7 +83,11 @@ declared plan and the shares of α), ``_select`` and ``_assemble_events`` (the d
 events and every event's level), ``_bound_methods`` (Clopper–Pearson or rate ratio, fixed
 before the test split), ``_count_test_split`` (drawn and counted in chunks),
 ``_event_bounds``, ``_best_index``, ``_zero_counts`` and ``_tradeoff`` (the bounds and the
-verdict), ``_profile`` and ``_power``.  The state they hand on is in
+verdict), ``_profile`` and ``_power``.  Everything it takes from its generator (the
+search split, the test split's sizes and the root of its seeds) is drawn first, by
+:func:`draw_pair_test`, so an audit can draw its pairs' tests in turn and run the rest
+elsewhere (``distinguish_pair(..., draws=...)``; :mod:`privaudit.execution.forked`).
+The state they hand on is in
 :mod:`~privaudit.auditing.distinguish.pair_stages`, the events' assembly and bound methods in
 :mod:`~privaudit.auditing.distinguish.pair_events`, the test split in
 :mod:`~privaudit.auditing.distinguish.pair_counts`, the bounds and the verdict in
