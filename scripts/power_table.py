@@ -43,8 +43,8 @@ Then, with a budget of B = 30 s per audit (``--budget``):
 
 A case may depart from the rule only through :data:`OVERRIDES`, whose reason the table
 prints in its "sizing" column.  Every audit runs on the ``processes`` executor
-(:data:`EXECUTOR`): the chosen pairs are tested in two forked processes, with the
-serial results to the bit, so an audit uses both cores.  The cost is measured on the
+(:data:`EXECUTOR`): the chosen pairs are tested in forked processes, one per core (two
+here), with the serial results to the bit, so an audit uses both cores.  The cost is measured on the
 machine that runs the script, so a loaded machine gets smaller N: the table prints the N
 each audit used.
 
@@ -95,9 +95,9 @@ OUT = ROOT / "docs" / "power_table.md"
 
 
 M = 1_000_000
-#: Where the audits run: the ``processes`` executor tests the chosen pairs in two forked
-#: processes, with the serial results to the bit (:mod:`privaudit.execution.forked`), so
-#: an audit uses both cores.
+#: Where the audits run: the ``processes`` executor tests the chosen pairs in forked
+#: processes, one per core, with the serial results to the bit
+#: (:mod:`privaudit.execution.forked`), so an audit uses every core.
 EXECUTOR = "processes"
 #: Seconds one audit may take on two cores under the rule (the pilot, halving, search
 #: split and noise-law check count as one more tested pair).

@@ -43,8 +43,9 @@ Command-line options (all optional):
 ``--privaudit-executor {serial,threads,processes,dask}``, ``--privaudit-scheduler ADDRESS``,
 ``--privaudit-workers N``
     Where the audits' test splits are drawn and counted: in the test process (default),
-    on a pool of N threads of it (``threads``; default one per core), or on
-    ``dask.distributed`` workers (the extra ``privaudit[distributed]``), on the
+    on a pool of N threads of it (``threads``; default one per core), the pair tests of
+    each audit in up to N forked processes (``processes``; Linux, default one per core),
+    or on ``dask.distributed`` workers (the extra ``privaudit[distributed]``), on the
     scheduler at ADDRESS or else on a ``LocalCluster`` of N workers.  The pool or the
     cluster is started once for the session, on first use, and closed at its end.  The
     results are the same, bit for bit, as in the test process (``docs/distributed.md``).

@@ -339,7 +339,7 @@ def distinguish_pair(
     eps_c, delta_c = claimed_point(guarantee)
     poisson = bool(poissonize) and n >= POISSON_MINIMUM
     ratio_ok = rate_ratio_applies(guarantee, n, poissonize=poissonize)
-    draws = _drawn(mechanism, pair, draws, n, n_s, rng, poissonize)
+    draws = _drawn(mechanism, pair, draws, n, n_s, rng, poisson)
     clock, started, search = draws.clock, draws.started, draws.search
     budget = _split_budget(
         mechanism,
@@ -514,14 +514,13 @@ def _drawn(
     n: int,
     n_s: int,
     rng: RandomLike,
-    poissonize: bool,
+    poisson: bool,
 ) -> PairTestDraws:
     """``draws``, checked against the test's sizes, or drawn now from ``rng``."""
     if draws is None:
         return draw_pair_test(
-            mechanism, pair, samples=n, search_samples=n_s, rng=rng, poissonize=poissonize
+            mechanism, pair, samples=n, search_samples=n_s, rng=rng, poissonize=poisson
         )
-    poisson = bool(poissonize) and n >= POISSON_MINIMUM
     if (draws.samples, draws.search_samples, draws.poisson) != (n, n_s, poisson):
         raise InvalidParameterError(
             f"draws of {draws.samples} test and {draws.search_samples} search outputs per "
