@@ -325,7 +325,14 @@ def _audit(
     eps_claimed, delta_claimed = claimed_point(spec.guarantee)
     say("ranking pairs")
     choice = choose_pairs(
-        mechanism, cfg, candidates, explicit, rng["pilot"], alpha=alpha_dist, delta=delta_claimed
+        mechanism,
+        cfg,
+        candidates,
+        explicit,
+        rng["pilot"],
+        alpha=alpha_dist,
+        delta=delta_claimed,
+        workers=int(getattr(executor, "pair_workers", 1)),
     )
     chosen = list(choice.pairs)
 
@@ -526,7 +533,14 @@ def _finish_group(
     alpha_dist = cfg.alpha - alpha_conformance
     eps_claimed, delta_claimed = claimed_point(spec.guarantee)
     choice = choose_pairs(
-        mechanism, cfg, candidates, explicit, rng["pilot"], alpha=alpha_dist, delta=delta_claimed
+        mechanism,
+        cfg,
+        candidates,
+        explicit,
+        rng["pilot"],
+        alpha=alpha_dist,
+        delta=delta_claimed,
+        workers=int(getattr(executor, "pair_workers", 1)),
     )
     chosen = list(choice.pairs)
     results, best_pair, best, violated, per_pair, _ = run_pair_tests(

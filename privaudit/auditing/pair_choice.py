@@ -74,13 +74,14 @@ References
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
 
 from mechanisms import Mechanism
+from privaudit.execution.forked import fork_available, map_forked
 from spec import AdditiveNoise, SmoothSensitivityNoise
 
 from .config import AuditConfig
@@ -88,7 +89,7 @@ from .distinguish.declared_plan import declared_loss_law, plan_declared_events
 from .distinguish.densities import declared_llr, declared_log_densities
 from .distinguish.events import LogLikelihoodRatio
 from .distinguish.pair import DECLARED_SHARE, rate_ratio_applies
-from .pair_scores import SUPPORT_MISMATCH, pair_score
+from .pair_scores import SUPPORT_MISMATCH, pair_score, pair_score_task
 from .pairs import CandidatePair, to_jsonable, verified_pair
 from .search import maximise_pair_objective
 
@@ -259,6 +260,7 @@ def successive_halving(
     rng: np.random.Generator,
     events_per_direction: int = 8,
     tolerance: float = 0.0,
+    workers: int = 1,
 ) -> tuple[list[CandidatePair], int]:
     """Keep the better half of ``pairs`` on fresh samples, doubling them, until ``keep``
     remain.
@@ -266,6 +268,11 @@ def successive_halving(
     Each round draws ``samples`` new outputs per side for every remaining pair (doubled
     after every round) and scores the pair by
     :func:`~privaudit.auditing.pair_scores.pair_score`; ties keep the earlier pair.
+
+    With ``workers`` > 1 (the ``processes`` executor, Linux) the scores that need a pilot
+    distinguishing test run in up to ``workers`` forked processes: every pair's draws
+    are made here, in turn (:func:`~privaudit.auditing.pair_scores.pair_score_task`),
+    so the survivors are those of ``workers`` = 1, to the bit.
 
     With ``tolerance`` > 0 (the robust choice, see the module docstring) the pairs of the
     last round whose score is at least (1 − ``tolerance``) times that of the ``keep``-th
@@ -285,21 +292,18 @@ def successive_halving(
     rounds = 0
     near: list[CandidatePair] = []
     while len(survivors) > keep:
-        scored = [
-            p.with_score(
-                pair_score(
-                    mechanism,
-                    p,
-                    samples=size,
-                    final_samples=final_samples,
-                    level=level,
-                    delta=delta,
-                    rng=rng,
-                    events_per_direction=events_per_direction,
-                )
-            )
-            for p in survivors
-        ]
+        scores = _round_scores(
+            mechanism,
+            survivors,
+            workers,
+            samples=size,
+            final_samples=final_samples,
+            level=level,
+            delta=delta,
+            rng=rng,
+            events_per_direction=events_per_direction,
+        )
+        scored = [p.with_score(score) for p, score in zip(survivors, scores, strict=True)]
         order = sorted(range(len(scored)), key=lambda i: (-scored[i].score, i))
         cut = max(keep, math.ceil(len(scored) / 2))
         survivors = [scored[i] for i in order[:cut]]
@@ -309,6 +313,30 @@ def successive_halving(
         size *= 2
         rounds += 1
     return survivors + near, rounds
+
+
+def _round_scores(
+    mechanism: Mechanism, pairs: list[CandidatePair], workers: int, **score: Any
+) -> list[float]:
+    """:func:`~privaudit.auditing.pair_scores.pair_score` of every pair, in order, on
+    ``score``'s stream; with ``workers`` > 1 the pilot tests run in forked processes
+    (:func:`~privaudit.execution.forked.map_forked`), their draws made here, in turn."""
+    if workers <= 1 or len(pairs) < 2 or not fork_available():
+        return [pair_score(mechanism, p, **score) for p in pairs]
+    known: dict[int, float] = {}
+    forked: list[int] = []
+
+    def tasks() -> Iterator[Callable[[], float]]:
+        for i, pair in enumerate(pairs):
+            task = pair_score_task(mechanism, pair, **score)
+            if isinstance(task, float):  # a counting score: computed already
+                known[i] = task
+            else:
+                forked.append(i)
+                yield task
+
+    known.update(zip(forked, map_forked(tasks(), workers), strict=True))
+    return [known[i] for i in range(len(pairs))]
 
 
 def _key(pair: CandidatePair) -> str:
@@ -384,6 +412,7 @@ def choose_pairs(
     *,
     alpha: float,
     delta: float,
+    workers: int = 1,
 ) -> PairChoice:
     """The pairs for the distinguishing test (see the module docstring).
 
@@ -402,6 +431,10 @@ def choose_pairs(
         The distinguishing test's whole budget (for the declared bound's level).
     delta : float
         The claimed δ.
+    workers : int
+        Forked processes for the successive halving's pilot tests
+        (:func:`successive_halving`; the ``processes`` executor's ``pair_workers``): the
+        same choice as with 1, to the bit.
     """
     spec = mechanism.spec
     k = cfg.pairs_tested
@@ -479,6 +512,7 @@ def choose_pairs(
                 rng=rng,
                 events_per_direction=cfg.events_per_direction,
                 tolerance=cfg.pair_tolerance,
+                workers=workers,
             )
             if cfg.pair_tolerance > 0 and k >= 2:
                 pool, prior_key = _with_prior(pool, _prior_pair(spec, candidates), k)

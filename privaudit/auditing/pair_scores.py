@@ -24,6 +24,7 @@ References
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -32,7 +33,7 @@ from mechanisms import Mechanism
 from privaudit.statistics.allocation import predicted_epsilon, wilson_lower, wilson_upper
 
 from .distinguish import distinguish_pair
-from .distinguish.pair import rate_ratio_applies
+from .distinguish.pair import draw_pair_test, rate_ratio_applies
 from .distinguish.patterns import ATOM_SHARE, CATEGORICAL_VALUES
 from .distinguish.rows import DISCRETE_ROWS, is_discrete, row_keys, row_table
 from .pairs import CandidatePair
@@ -46,6 +47,7 @@ __all__ = [
     "discrete_score",
     "fold_score",
     "pair_score",
+    "pair_score_task",
     "threshold_grid",
     "threshold_score",
 ]
@@ -357,6 +359,40 @@ def pair_score(
     scored by :func:`_pilot_score` (or, with ``projected=False``, by its own ε lower
     bound at level 1/2, which favours the certain evidence of events one side never
     reaches — what a short pilot can see — over projections of small counts)."""
+    score = pair_score_task(
+        mechanism,
+        pair,
+        samples=samples,
+        final_samples=final_samples,
+        level=level,
+        delta=delta,
+        rng=rng,
+        events_per_direction=events_per_direction,
+        projected=projected,
+    )
+    return score if isinstance(score, float) else score()
+
+
+def pair_score_task(
+    mechanism: Mechanism,
+    pair: CandidatePair,
+    *,
+    samples: int,
+    final_samples: int,
+    level: float,
+    delta: float,
+    rng: np.random.Generator,
+    events_per_direction: int = 8,
+    projected: bool = True,
+) -> float | Callable[[], float]:
+    """:func:`pair_score`, with everything it draws from ``rng`` drawn now: the score
+    itself when it is cheap (the counting scores), or else the pilot
+    :func:`distinguish_pair`'s remaining work as a zero-argument callable that draws
+    nothing (its search split, sizes and seeds come from
+    :func:`~privaudit.auditing.distinguish.pair.draw_pair_test`, now).  Calling it gives
+    :func:`pair_score`'s value and leaves ``rng`` where :func:`pair_score` leaves it, so
+    the callables of several pairs may run anywhere, in any order (the ``processes``
+    executor's halving, :func:`~privaudit.auditing.pair_choice.successive_halving`)."""
     half = max(1, samples // 2)
     sx = np.asarray(mechanism.sample(pair.x, samples, rng))
     sy = np.asarray(mechanism.sample(pair.y, samples, rng))
@@ -379,21 +415,29 @@ def pair_score(
             cx, cy, final_samples=final_samples, level=level, delta=delta, rate_ratio=ratio
         )
     if score is not None:
-        return score
+        return float(score)
     replay = _Replay(mechanism, {id(pair.x): sx, id(pair.y): sy})
-    result = distinguish_pair(
-        replay,
-        pair,
-        samples=samples - half,
-        search_samples=half,
-        rng=rng,
-        alpha=0.5,
-        events_per_direction=events_per_direction,
-        poissonize=False,
+    draws = draw_pair_test(
+        replay, pair, samples=samples - half, search_samples=half, rng=rng, poissonize=False
     )
-    if not projected:
-        return float(result.epsilon_lower_bound)
-    return _pilot_score(result, final_samples, level, delta, ratio)
+
+    def pilot_test() -> float:
+        result = distinguish_pair(
+            replay,
+            pair,
+            samples=samples - half,
+            search_samples=half,
+            rng=None,
+            alpha=0.5,
+            events_per_direction=events_per_direction,
+            poissonize=False,
+            draws=draws,
+        )
+        if not projected:
+            return float(result.epsilon_lower_bound)
+        return _pilot_score(result, final_samples, level, delta, ratio)
+
+    return pilot_test
 
 
 class _Replay:

@@ -1,0 +1,85 @@
+"""The successive halving on the ``processes`` executor: every pair's draws made in the
+audit's process, in turn, the pilot tests in forked children, and the same survivors as
+in one process, to the bit."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from privaudit.auditing import pair_choice
+from privaudit.auditing.pair_choice import successive_halving
+from privaudit.auditing.pair_scores import pair_score, pair_score_task
+from privaudit.auditing.pairs import verified_pair
+from privaudit.execution.forked import fork_available
+from privaudit.suites import dpsniper_cases
+
+pytestmark = pytest.mark.skipif(not fork_available(), reason="forked workers need Linux")
+
+SCORE = {"final_samples": 10**6, "level": 0.025, "delta": 0.0, "events_per_direction": 4}
+
+
+def _case(name: str):
+    return next(c for c in dpsniper_cases() if c.name == f"dpsniper.{name}")
+
+
+def _pairs(name: str):
+    case = _case(name)
+    spec = case.mechanism.spec
+    return case.mechanism, [verified_pair(spec, x, y, "test") for x, y in case.input_pairs]
+
+
+def test_a_pilot_test_score_is_drawn_now_and_run_later_with_the_same_value():
+    # SVT34Parallel's 30 columns make too many coarse rows: its score is a pilot test
+    mechanism, pairs = _pairs("SVT34Parallel")
+    later, now = np.random.default_rng(5), np.random.default_rng(5)
+    task = pair_score_task(mechanism, pairs[0], samples=4_000, rng=later, **SCORE)
+    assert callable(task)
+    expected = pair_score(mechanism, pairs[0], samples=4_000, rng=now, **SCORE)
+    # everything was drawn: the generators agree before the task runs
+    assert later.bit_generator.state == now.bit_generator.state
+    assert task() == expected
+
+
+def test_a_counting_score_is_computed_at_once():
+    mechanism, pairs = _pairs("ReportNoisyMax1")
+    task = pair_score_task(
+        mechanism, pairs[0], samples=4_000, rng=np.random.default_rng(2), **SCORE
+    )
+    expected = pair_score(mechanism, pairs[0], samples=4_000, rng=np.random.default_rng(2), **SCORE)
+    assert isinstance(task, float) and task == expected
+
+
+@pytest.mark.parametrize("name", ["SVT34Parallel", "ReportNoisyMax1"])
+def test_the_forked_halving_keeps_the_survivors_of_one_process(name, monkeypatch):
+    mechanism, pairs = _pairs(name)
+    forked = []
+    real = pair_choice.map_forked
+
+    def counting(tasks, workers):
+        results = real(tasks, workers)
+        forked.append(len(results))
+        return results
+
+    monkeypatch.setattr(pair_choice, "map_forked", counting)
+
+    def halving(workers: int):
+        rng = np.random.default_rng(11)
+        kept, rounds = successive_halving(
+            mechanism,
+            pairs[:6],
+            keep=1,
+            samples=2_000,
+            final_samples=10**6,
+            level=0.025,
+            delta=0.0,
+            rng=rng,
+            events_per_direction=4,
+            tolerance=0.15,
+            workers=workers,
+        )
+        return [(p.x.tolist(), p.y.tolist(), p.score) for p in kept], rounds, rng.random()
+
+    assert halving(2) == halving(1)
+    # pilot tests went to children for the vector outputs, none for the counting scores
+    assert forked and (sum(forked) > 0) == (name == "SVT34Parallel")
