@@ -96,7 +96,7 @@ from .exact_audit import (
     sampling_refutation,
     worst_inputs,
 )
-from .pair_choice import choose_pairs
+from .pair_choice import PairChoice, choose_pairs
 from .pair_tests import run_pair_tests
 from .pairs import CandidatePair, to_jsonable, verified_pair
 from .report import AccountingTightness, AuditReport
@@ -223,6 +223,24 @@ def audit(
         )
 
 
+def _choice(
+    mechanism: Mechanism,
+    cfg: AuditConfig,
+    candidates: list[CandidatePair],
+    explicit: list[CandidatePair],
+    rng: np.random.Generator,
+    executor: Executor | None,
+    alpha: float,
+    delta: float,
+) -> PairChoice:
+    """:func:`choose_pairs`, its halving's pilot tests on the executor's forked workers
+    (``pair_workers`` of the ``processes`` executor; one process otherwise)."""
+    workers = int(getattr(executor, "pair_workers", 1))
+    return choose_pairs(
+        mechanism, cfg, candidates, explicit, rng, alpha=alpha, delta=delta, workers=workers
+    )
+
+
 def _audit(
     mechanism: Mechanism,
     *,
@@ -324,15 +342,8 @@ def _audit(
     alpha_dist = alpha - alpha_conformance
     eps_claimed, delta_claimed = claimed_point(spec.guarantee)
     say("ranking pairs")
-    choice = choose_pairs(
-        mechanism,
-        cfg,
-        candidates,
-        explicit,
-        rng["pilot"],
-        alpha=alpha_dist,
-        delta=delta_claimed,
-        workers=int(getattr(executor, "pair_workers", 1)),
+    choice = _choice(
+        mechanism, cfg, candidates, explicit, rng["pilot"], executor, alpha_dist, delta_claimed
     )
     chosen = list(choice.pairs)
 
@@ -532,15 +543,8 @@ def _finish_group(
         )
     alpha_dist = cfg.alpha - alpha_conformance
     eps_claimed, delta_claimed = claimed_point(spec.guarantee)
-    choice = choose_pairs(
-        mechanism,
-        cfg,
-        candidates,
-        explicit,
-        rng["pilot"],
-        alpha=alpha_dist,
-        delta=delta_claimed,
-        workers=int(getattr(executor, "pair_workers", 1)),
+    choice = _choice(
+        mechanism, cfg, candidates, explicit, rng["pilot"], executor, alpha_dist, delta_claimed
     )
     chosen = list(choice.pairs)
     results, best_pair, best, violated, per_pair, _ = run_pair_tests(

@@ -339,37 +339,10 @@ def coarse_codes(outputs_x: np.ndarray, outputs_y: np.ndarray) -> tuple[np.ndarr
     return codes[: ox.shape[0]], codes[ox.shape[0] :]
 
 
-def pair_score(
-    mechanism: Mechanism,
-    pair: CandidatePair,
-    *,
-    samples: int,
-    final_samples: int,
-    level: float,
-    delta: float,
-    rng: np.random.Generator,
-    events_per_direction: int = 8,
-    projected: bool = True,
-) -> float:
-    """How strongly ``samples`` fresh outputs per side suggest the pair will refute the
-    claim at ``final_samples``: :func:`discrete_score` for discrete outputs,
-    :func:`threshold_score` for a real scalar output, :func:`discrete_score` of the
-    :func:`coarse_codes` for other real outputs, otherwise a
-    pilot :func:`distinguish_pair` (half the outputs to choose events, half to count them)
-    scored by :func:`_pilot_score` (or, with ``projected=False``, by its own ε lower
-    bound at level 1/2, which favours the certain evidence of events one side never
-    reaches — what a short pilot can see — over projections of small counts)."""
-    score = pair_score_task(
-        mechanism,
-        pair,
-        samples=samples,
-        final_samples=final_samples,
-        level=level,
-        delta=delta,
-        rng=rng,
-        events_per_direction=events_per_direction,
-        projected=projected,
-    )
+def pair_score(mechanism: Mechanism, pair: CandidatePair, **options: Any) -> float:
+    """How strongly fresh outputs suggest the pair will refute the claim: the score of
+    :func:`pair_score_task` (``options`` are its keywords), computed at once."""
+    score = pair_score_task(mechanism, pair, **options)
     return score if isinstance(score, float) else score()
 
 
@@ -385,14 +358,23 @@ def pair_score_task(
     events_per_direction: int = 8,
     projected: bool = True,
 ) -> float | Callable[[], float]:
-    """:func:`pair_score`, with everything it draws from ``rng`` drawn now: the score
-    itself when it is cheap (the counting scores), or else the pilot
-    :func:`distinguish_pair`'s remaining work as a zero-argument callable that draws
-    nothing (its search split, sizes and seeds come from
-    :func:`~privaudit.auditing.distinguish.pair.draw_pair_test`, now).  Calling it gives
-    :func:`pair_score`'s value and leaves ``rng`` where :func:`pair_score` leaves it, so
-    the callables of several pairs may run anywhere, in any order (the ``processes``
-    executor's halving, :func:`~privaudit.auditing.pair_choice.successive_halving`)."""
+    """How strongly ``samples`` fresh outputs per side suggest the pair will refute the
+    claim at ``final_samples``: :func:`discrete_score` for discrete outputs,
+    :func:`threshold_score` for a real scalar output, :func:`discrete_score` of the
+    :func:`coarse_codes` for other real outputs, otherwise a
+    pilot :func:`distinguish_pair` (half the outputs to choose events, half to count them)
+    scored by :func:`_pilot_score` (or, with ``projected=False``, by its own ε lower
+    bound at level 1/2, which favours the certain evidence of events one side never
+    reaches — what a short pilot can see — over projections of small counts).
+
+    Everything the score draws from ``rng`` is drawn now: the score itself is returned
+    when it is a cheap counting score, or else the pilot test's remaining work, as a
+    zero-argument callable that draws nothing (its search split, sizes and seeds come
+    from :func:`~privaudit.auditing.distinguish.pair.draw_pair_test`, now).  The callable
+    gives :func:`pair_score`'s value, and ``rng`` is left where :func:`pair_score` leaves
+    it, so the callables of several pairs may run anywhere, in any order (the
+    ``processes`` executor's halving,
+    :func:`~privaudit.auditing.pair_choice.successive_halving`)."""
     half = max(1, samples // 2)
     sx = np.asarray(mechanism.sample(pair.x, samples, rng))
     sy = np.asarray(mechanism.sample(pair.y, samples, rng))
