@@ -72,6 +72,7 @@ from mechanisms import Mechanism
 from privaudit._environment import library_versions
 from privaudit.execution._threads import single_threaded_blas
 from privaudit.execution.distributed import DaskExecutor, executor_scope
+from privaudit.execution.forked import forked_workers
 from privaudit.execution.streaming import Executor
 from privaudit.statistics import claimed_point
 from spec import AdditiveNoise, SmoothSensitivityNoise
@@ -235,7 +236,7 @@ def _choice(
 ) -> PairChoice:
     """:func:`choose_pairs`, its halving's pilot tests on the executor's forked workers
     (``pair_workers`` of the ``processes`` executor; one process otherwise)."""
-    workers = int(getattr(executor, "pair_workers", 1))
+    workers = forked_workers(executor)
     return choose_pairs(
         mechanism, cfg, candidates, explicit, rng, alpha=alpha, delta=delta, workers=workers
     )

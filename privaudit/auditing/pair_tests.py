@@ -18,7 +18,7 @@ import numpy as np
 from pydantic import JsonValue
 
 from mechanisms import Mechanism
-from privaudit.execution.forked import fork_available, map_forked
+from privaudit.execution.forked import fork_available, forked_workers, map_forked
 from privaudit.execution.streaming import Executor, throttled
 
 from .config import AuditConfig
@@ -90,7 +90,7 @@ def run_pair_tests(
             draws=draws,
         )
 
-    workers = int(getattr(executor, "pair_workers", 1))
+    workers = forked_workers(executor)
     # declared laws make cheap tests (and results holding the law's closures): in turn
     if workers > 1 and len(chosen) > 1 and not declared and fork_available():
         # each pair's draws from the final stream in turn, here; the rest of each test in

@@ -9,8 +9,9 @@ SVT34Parallel at 2·10⁶ outputs per side on 2 cores); processes do (→ 7.7 s)
 :func:`map_forked` takes the tasks from an iterator, one at a time, and runs each in a
 child forked when a worker is free.  Whatever the iterator does to produce a task runs
 in the calling process, in order: the audit draws each pair test's randomness there
-(:func:`~privaudit.auditing.distinguish.pair.draw_pair_test`), so the children run
-deterministic work and the report is the serial one to the bit.  A forked child
+(:func:`~privaudit.auditing.distinguish.pair.draw_pair_test`; for the successive
+halving's pilot tests, :func:`~privaudit.auditing.pair_scores.pair_score_task`), so the
+children run deterministic work and the report is the serial one to the bit.  A forked child
 inherits the task, the mechanism and its outputs without pickling them; only the result
 comes back, pickled, through a pipe.  A result that does not pickle (a closure of a
 declared law in it) is computed again in the calling process, from the same task.
@@ -35,7 +36,7 @@ from spec.errors import ExecutorError, PrivauditError
 
 from .streaming import SerialExecutor, _positive_int
 
-__all__ = ["ForkedPairsExecutor", "fork_available", "map_forked"]
+__all__ = ["ForkedPairsExecutor", "fork_available", "forked_workers", "map_forked"]
 
 R = TypeVar("R")
 
@@ -45,10 +46,17 @@ def fork_available() -> bool:
     return sys.platform.startswith("linux") and "fork" in multiprocessing.get_all_start_methods()
 
 
+def forked_workers(executor: object) -> int:
+    """The forked processes an audit may use on ``executor``: the ``pair_workers`` of a
+    :class:`ForkedPairsExecutor`, 1 for any other executor (or ``None``)."""
+    return int(getattr(executor, "pair_workers", 1))
+
+
 class ForkedPairsExecutor(SerialExecutor):
-    """The ``"processes"`` executor: an audit's pair tests in up to ``pair_workers`` forked
-    processes, each drawing and counting its test split serially (``map`` is the serial
-    one).  The report is the serial audit's, to the bit.
+    """The ``"processes"`` executor: an audit's pair tests, and the pilot tests of its
+    successive halving, in up to ``pair_workers`` forked processes, each drawing and
+    counting its test split serially (``map`` is the serial one).  The report is the
+    serial audit's, to the bit.
 
     Parameters
     ----------

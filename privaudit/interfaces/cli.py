@@ -50,6 +50,7 @@ from privaudit.auditing._argtypes import nonnegative_int as _nonnegative_int
 from privaudit.auditing._argtypes import positive_float as _positive_float
 from privaudit.auditing._argtypes import positive_int as _positive_int
 from privaudit.auditing._argtypes import sample_count as _sample_count
+from privaudit.execution.options import EXECUTOR_NAMES
 from spec.errors import PrivauditError
 
 from ._cli_audit import REGISTRY_AUDIT_SCHEMA_VERSION as REGISTRY_AUDIT_SCHEMA_VERSION
@@ -135,7 +136,7 @@ def _add_run_options(parser: argparse.ArgumentParser, default_note: str) -> None
 def _add_executor_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--executor",
-        choices=("serial", "threads", "processes", "dask"),
+        choices=EXECUTOR_NAMES,
         default="serial",
         help="where the test splits are drawn and counted: in this process "
         "(default), on one thread per core of this process, the pair tests in forked "

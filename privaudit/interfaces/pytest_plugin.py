@@ -118,6 +118,8 @@ _MAX_SHOWN = 160
 # -- options ---------------------------------------------------------------------------------
 def pytest_addoption(parser: pytest.Parser) -> None:
     """Add the ``--privaudit-*`` options and the ``privaudit_samples`` ini option."""
+    from privaudit.execution.options import EXECUTOR_NAMES  # the plugin's import stays small
+
     group = parser.getgroup("privaudit", "privacy audits (privaudit)")
     group.addoption(
         "--privaudit-samples",
@@ -154,7 +156,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     )
     group.addoption(
         "--privaudit-executor",
-        choices=("serial", "threads", "processes", "dask"),
+        choices=EXECUTOR_NAMES,
         default="serial",
         help="where the audits' test splits are drawn and counted: in the test "
         "process (default), on one thread per core of it, the pair tests in forked "
