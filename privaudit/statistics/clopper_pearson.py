@@ -4,10 +4,25 @@ For k successes in n trials, the one-sided lower bound at level α is the α-qua
 Beta(k, n − k + 1) (0 when k = 0) and the upper bound the (1 − α)-quantile of
 Beta(k + 1, n − k) (1 when k = n).  They are exact: P(p < lower) ≤ α for every p.
 
+**Checked quantiles.**  ``scipy.special.betaincinv`` (Boost's ``ibeta_inv``) is wrong at
+some points, grossly and without warning: with scipy 1.17, ``betaincinv(1000, b, α)``
+for b ≥ 2·10⁸ returns a lower bound 1.5–2.3 times the true one (for 1000 successes in
+4·10⁸ trials at α = 0.025, 3.80·10⁻⁶ > k/n = 2.5·10⁻⁶ instead of 2.35·10⁻⁶), and the
+upper bound for 999 successes is 1–4 % low from n ≈ 10⁶; with α ≤ 10⁻⁴, also k = 2, 3
+at n ≥ 10⁸.  Both errors inflate an ε lower bound (1000 against 952 outputs of 4·10⁸
+read ε ≥ 0.40 instead of 0).  Non-monotone and wrong results of the same routine are
+scipy issues #12635, #12794 and #12796.  So every quantile is checked through the
+forward function (``betainc``/``betaincc``, which agree with mpmath to 10⁻¹⁴ there),
+and one whose tail probability is off by more than :data:`TAIL_RTOL` (relative) is
+recomputed by bisection on that forward function, keeping the conservative end of the
+bracket.
+
 References
 ----------
 Clopper & Pearson, "The use of confidence or fiducial limits illustrated in the case of
 the binomial", Biometrika 26 (1934).
+scipy/scipy issues #12635, #12794, #12796 (``betaincinv``, ``btdtri`` and
+``stats.beta.ppf`` wrong or non-monotone at extreme arguments).
 """
 
 from __future__ import annotations
@@ -20,7 +35,7 @@ from scipy import special
 
 from spec.errors import InvalidParameterError
 
-__all__ = ["BinomialInterval", "clopper_pearson", "cp_lower", "cp_upper"]
+__all__ = ["TAIL_RTOL", "BinomialInterval", "clopper_pearson", "cp_lower", "cp_upper"]
 
 
 def _check(k: npt.ArrayLike, n: npt.ArrayLike, alpha: float) -> tuple[np.ndarray, np.ndarray]:
@@ -35,19 +50,75 @@ def _check(k: npt.ArrayLike, n: npt.ArrayLike, alpha: float) -> tuple[np.ndarray
     return k_arr.astype(np.float64), n_arr.astype(np.float64)
 
 
-def cp_lower(k: npt.ArrayLike, n: npt.ArrayLike, alpha: float) -> np.ndarray:
-    """One-sided Clopper–Pearson lower bound: P(p < bound) ≤ α."""
-    kf, nf = _check(k, n, alpha)
+#: Relative error of a quantile's tail probability above which ``betaincinv``'s result is
+#: recomputed by bisection (its own accuracy is about 10⁻¹³; its failures are gross).
+TAIL_RTOL = 1e-6
+#: Bisection steps on log x over [10⁻³⁰⁰, 1]: 690 / 2⁸⁰ < 10⁻²¹ in log x.
+_BISECTIONS = 80
+_SMALLEST = 1e-300
+
+
+def _bisect(a: np.ndarray, b: np.ndarray, alpha: float, *, upper: bool) -> np.ndarray:
+    """The quantiles of Beta(a, b) by bisection on log x, conservative end of the bracket.
+
+    Lower bound (``upper=False``): the largest bracket end x with I_x(a, b) ≤ α.  Upper
+    bound: the smallest x with 1 − I_x(a, b) ≤ α.
+    """
+    lo = np.full(a.shape, _SMALLEST)
+    hi = np.ones(a.shape)
     with np.errstate(all="ignore"):
-        out = special.betaincinv(kf, nf - kf + 1.0, alpha)
+        for _ in range(_BISECTIONS):
+            mid = np.sqrt(lo * hi)
+            if upper:
+                above = special.betaincc(a, b, mid) <= alpha  # mid is a valid upper bound
+                hi, lo = np.where(above, mid, hi), np.where(above, lo, mid)
+            else:
+                below = special.betainc(a, b, mid) <= alpha  # mid is a valid lower bound
+                lo, hi = np.where(below, mid, lo), np.where(below, hi, mid)
+    return hi if upper else lo
+
+
+def _checked(
+    out: np.ndarray, a: np.ndarray, b: np.ndarray, alpha: float, valid: np.ndarray, *, upper: bool
+) -> np.ndarray:
+    """``out`` where its tail probability is α to :data:`TAIL_RTOL`, else bisection's."""
+    with np.errstate(all="ignore"):
+        tail = special.betaincc(a, b, out) if upper else special.betainc(a, b, out)
+    bad = valid & ~(np.abs(tail - alpha) <= TAIL_RTOL * alpha)
+    if not np.any(bad):
+        return out
+    out = np.array(out, dtype=np.float64, copy=True)
+    a_bad, b_bad = np.broadcast_to(a, bad.shape)[bad], np.broadcast_to(b, bad.shape)[bad]
+    out[bad] = _bisect(a_bad, b_bad, alpha, upper=upper)
+    return out
+
+
+def cp_lower(k: npt.ArrayLike, n: npt.ArrayLike, alpha: float) -> np.ndarray:
+    """One-sided Clopper–Pearson lower bound: P(p < bound) ≤ α.
+
+    The α-quantile of Beta(k, n − k + 1), checked through ``betainc`` (module docstring).
+    """
+    kf, nf = _check(k, n, alpha)
+    kf, nf = np.broadcast_arrays(kf, nf)
+    a, b = kf, nf - kf + 1.0
+    with np.errstate(all="ignore"):
+        out = np.asarray(special.betaincinv(a, b, alpha), dtype=np.float64)
+    out = _checked(out, a, b, float(alpha), kf > 0, upper=False)
     return np.where(kf == 0, 0.0, out)
 
 
 def cp_upper(k: npt.ArrayLike, n: npt.ArrayLike, alpha: float) -> np.ndarray:
-    """One-sided Clopper–Pearson upper bound: P(p > bound) ≤ α."""
+    """One-sided Clopper–Pearson upper bound: P(p > bound) ≤ α.
+
+    The (1 − α)-quantile of Beta(k + 1, n − k), checked through ``betaincc`` (module
+    docstring).
+    """
     kf, nf = _check(k, n, alpha)
+    kf, nf = np.broadcast_arrays(kf, nf)
+    a, b = kf + 1.0, nf - kf
     with np.errstate(all="ignore"):
-        out = special.betaincinv(kf + 1.0, nf - kf, 1.0 - alpha)
+        out = np.asarray(special.betaincinv(a, b, 1.0 - alpha), dtype=np.float64)
+    out = _checked(out, a, np.where(kf < nf, b, 1.0), float(alpha), kf < nf, upper=True)
     return np.where(kf == nf, 1.0, out)
 
 
