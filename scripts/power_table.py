@@ -478,7 +478,7 @@ floor at 2·10⁸ clears LR by less than the α that its second pair takes.
 of ReportNoisyMax3 first read 0.4044, above its true ε of 0.25.  The cause was scipy's
 `betaincinv` (Boost's `ibeta_inv`, scipy 1.17): for 1000 successes in n ≥ 2·10⁸ trials
 it returns a Clopper–Pearson lower bound 1.5–2.3 times the true one (above k/n), and
-for 999 successes an upper bound 1–4 % low from n ≈ 10⁶, so 1000 against 952 outputs
+for 999 successes an upper bound up to 4 % low at n ≥ 3·10⁸, so 1000 against 952 outputs
 of 4·10⁸ read ε ≥ 0.40.  `privaudit/statistics/clopper_pearson.py` now checks every
 quantile through the forward function and recomputes a wrong one by bisection.  The
 ceilings and floors here, and ReportNoisyMax3's rows, were computed after the fix.

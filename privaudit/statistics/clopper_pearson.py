@@ -8,11 +8,11 @@ Beta(k + 1, n − k) (1 when k = n).  They are exact: P(p < lower) ≤ α for ev
 some points, grossly and without warning: with scipy 1.17, ``betaincinv(1000, b, α)``
 for b ≥ 2·10⁸ returns a lower bound 1.5–2.3 times the true one (for 1000 successes in
 4·10⁸ trials at α = 0.025, 3.80·10⁻⁶ > k/n = 2.5·10⁻⁶ instead of 2.35·10⁻⁶), and the
-upper bound for 999 successes is 1–4 % low from n ≈ 10⁶; with α ≤ 10⁻⁴, also k = 2, 3
-at n ≥ 10⁸.  Both errors inflate an ε lower bound (1000 against 952 outputs of 4·10⁸
-read ε ≥ 0.40 instead of 0).  Non-monotone and wrong results of the same routine are
-scipy issues #12635, #12794 and #12796.  So every quantile is checked through the
-forward function (``betainc``/``betaincc``, which agree with mpmath to 10⁻¹⁴ there),
+upper bound for 999 successes is low (by 10⁻⁴ at n = 10⁸, up to 4 % at n ≥ 3·10⁸); with
+α ≤ 10⁻⁴, also k = 2, 3 at n ≥ 10⁸.  Both errors inflate an ε lower bound (1000 against
+952 outputs of 4·10⁸ read ε ≥ 0.40 instead of 0).  Non-monotone and wrong results of the
+same routine are scipy issues #12635, #12794 and #12796.  So every quantile is checked
+through the forward function (``betainc``/``betaincc``, which agree with mpmath to 10⁻¹⁴ there),
 and one whose tail probability is off by more than :data:`TAIL_RTOL` (relative) is
 recomputed by bisection on that forward function, keeping the conservative end of the
 bracket.

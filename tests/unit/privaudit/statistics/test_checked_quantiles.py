@@ -1,8 +1,8 @@
 """Clopper–Pearson bounds where ``scipy.special.betaincinv`` is wrong.
 
 scipy's ``betaincinv`` (Boost ``ibeta_inv``) returns a lower bound far above k/n for k =
-1000 successes in n ≥ 2·10⁸ trials, and an upper bound 1–4 % low for k = 999 from
-n ≈ 10⁶; an ε lower bound built on them certified ε ≥ 0.40 from 1000 against 952 outputs
+1000 successes in n ≥ 2·10⁸ trials, and an upper bound up to 4 % low for k = 999 at
+n ≥ 3·10⁸; an ε lower bound built on them certified ε ≥ 0.40 from 1000 against 952 outputs
 of 4·10⁸.  The bounds are now checked through the forward incomplete beta function.
 """
 
