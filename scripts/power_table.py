@@ -159,8 +159,9 @@ class Size:
 #:
 #: ReportNoisyMax3, SparseVectorTechnique2 and SparseVectorTechnique4 were at their noise
 #: floor: their floors reach LR at 2·10⁸, 5·10⁷ and 10⁸, where the :data:`EXECUTOR` runs
-#: their audits in at most 30, 53 and 43 s.  SparseVectorTechnique2 gets 10⁸, not 5·10⁷:
-#: there its floor only equals LR, and its weakest seed read 0.08585 < LR 0.0859.
+#: their audits in at most 42 (30 in an earlier run), 53 and 43 s.  SparseVectorTechnique2
+#: gets 10⁸, not 5·10⁷: there its floor only equals LR, and its weakest seed read 0.08585
+#: < LR 0.0859.
 #: ReportNoisyMax3's 2·10⁸ is above the rule's cap of 10⁸ (731 MB resident).  Its floor
 #: there (0.2481) clears LR by less than the α its near-tie pair takes, and its weakest
 #: seed without pairs reads 0.2477.  Measured and not taken: 5·10⁸ and 4·10⁸ reach LR at

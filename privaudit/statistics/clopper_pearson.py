@@ -58,38 +58,40 @@ _BISECTIONS = 80
 _SMALLEST = 1e-300
 
 
+def _tail(a: np.ndarray, b: np.ndarray, x: np.ndarray, *, upper: bool) -> np.ndarray:
+    """The tail probability a quantile must leave: I_x(a, b) for a lower bound, 1 − I_x(a, b)
+    (``betaincc``, exact in the upper tail) for an upper bound."""
+    with np.errstate(all="ignore"):
+        return np.asarray(special.betaincc(a, b, x) if upper else special.betainc(a, b, x))
+
+
 def _bisect(a: np.ndarray, b: np.ndarray, alpha: float, *, upper: bool) -> np.ndarray:
     """The quantiles of Beta(a, b) by bisection on log x, conservative end of the bracket.
 
     Lower bound (``upper=False``): the largest bracket end x with I_x(a, b) ≤ α.  Upper
-    bound: the smallest x with 1 − I_x(a, b) ≤ α.
+    bound: the smallest x with 1 − I_x(a, b) ≤ α.  Either way ``valid`` marks the x whose
+    tail is at most α: a valid lower bound raises ``lo``, a valid upper bound lowers ``hi``.
     """
     lo = np.full(a.shape, _SMALLEST)
     hi = np.ones(a.shape)
-    with np.errstate(all="ignore"):
-        for _ in range(_BISECTIONS):
-            mid = np.sqrt(lo * hi)
-            if upper:
-                above = special.betaincc(a, b, mid) <= alpha  # mid is a valid upper bound
-                hi, lo = np.where(above, mid, hi), np.where(above, lo, mid)
-            else:
-                below = special.betainc(a, b, mid) <= alpha  # mid is a valid lower bound
-                lo, hi = np.where(below, mid, lo), np.where(below, hi, mid)
+    for _ in range(_BISECTIONS):
+        mid = np.sqrt(lo * hi)
+        valid = _tail(a, b, mid, upper=upper) <= alpha
+        moves_hi = valid if upper else ~valid
+        lo, hi = np.where(moves_hi, lo, mid), np.where(moves_hi, mid, hi)
     return hi if upper else lo
 
 
 def _checked(
     out: np.ndarray, a: np.ndarray, b: np.ndarray, alpha: float, valid: np.ndarray, *, upper: bool
 ) -> np.ndarray:
-    """``out`` where its tail probability is α to :data:`TAIL_RTOL`, else bisection's."""
-    with np.errstate(all="ignore"):
-        tail = special.betaincc(a, b, out) if upper else special.betainc(a, b, out)
-    bad = valid & ~(np.abs(tail - alpha) <= TAIL_RTOL * alpha)
+    """``out`` where its tail probability is α to :data:`TAIL_RTOL`, else bisection's
+    (``valid`` marks the bounds that are quantiles at all, not the 0 or 1 of an edge)."""
+    bad = valid & ~(np.abs(_tail(a, b, out, upper=upper) - alpha) <= TAIL_RTOL * alpha)
     if not np.any(bad):
         return out
     out = np.array(out, dtype=np.float64, copy=True)
-    a_bad, b_bad = np.broadcast_to(a, bad.shape)[bad], np.broadcast_to(b, bad.shape)[bad]
-    out[bad] = _bisect(a_bad, b_bad, alpha, upper=upper)
+    out[bad] = _bisect(a[bad], b[bad], alpha, upper=upper)
     return out
 
 
@@ -118,7 +120,7 @@ def cp_upper(k: npt.ArrayLike, n: npt.ArrayLike, alpha: float) -> np.ndarray:
     a, b = kf + 1.0, nf - kf
     with np.errstate(all="ignore"):
         out = np.asarray(special.betaincinv(a, b, 1.0 - alpha), dtype=np.float64)
-    out = _checked(out, a, np.where(kf < nf, b, 1.0), float(alpha), kf < nf, upper=True)
+    out = _checked(out, a, b, float(alpha), kf < nf, upper=True)
     return np.where(kf == nf, 1.0, out)
 
 
