@@ -234,8 +234,9 @@ def _choice(
     alpha: float,
     delta: float,
 ) -> PairChoice:
-    """:func:`choose_pairs`, its halving's pilot tests on the executor's forked workers
-    (``pair_workers`` of the ``processes`` executor; one process otherwise)."""
+    """:func:`choose_pairs`, its pilot tests (the local search's start pairs and the
+    halving's) on the executor's forked workers (``pair_workers`` of the ``processes``
+    executor; one process otherwise)."""
     workers = forked_workers(executor)
     return choose_pairs(
         mechanism, cfg, candidates, explicit, rng, alpha=alpha, delta=delta, workers=workers

@@ -432,9 +432,9 @@ def choose_pairs(
     delta : float
         The claimed δ.
     workers : int
-        Forked processes for the successive halving's pilot tests
-        (:func:`successive_halving`; the ``processes`` executor's ``pair_workers``): the
-        same choice as with 1, to the bit.
+        Forked processes for the pilot tests of the local search's start pairs and of
+        the successive halving (:func:`successive_halving`; the ``processes``
+        executor's ``pair_workers``): the same choice as with 1, to the bit.
     """
     spec = mechanism.spec
     k = cfg.pairs_tested
@@ -465,29 +465,40 @@ def choose_pairs(
         equivalent = True
     else:
         kind = "pilot ε estimates"
+        pilot_options: dict[str, Any] = {
+            "samples": 2 * cfg.pilot_samples,
+            "final_samples": cfg.samples,
+            "level": alpha / k,
+            "delta": delta,
+            "rng": rng,
+            "events_per_direction": cfg.events_per_direction,
+            "projected": False,
+        }
 
         def pilot(x: Any, y: Any) -> float:
-            return min(
-                pair_score(
-                    mechanism,
-                    verified_pair(spec, x, y, "pilot"),
-                    samples=2 * cfg.pilot_samples,
-                    final_samples=cfg.samples,
-                    level=alpha / k,
-                    delta=delta,
-                    rng=rng,
-                    events_per_direction=cfg.events_per_direction,
-                    projected=False,
-                ),
-                1e6,
-            )
+            pair = verified_pair(spec, x, y, "pilot")
+            return min(pair_score(mechanism, pair, **pilot_options), 1e6)
+
+        def pilots(pairs: list[CandidatePair]) -> list[float]:
+            # the start pairs' pilots at once (forked with workers > 1), the same values
+            # and draws as ``pilot`` on each in turn
+            checked = [verified_pair(spec, p.x, p.y, "pilot") for p in pairs]
+            return [
+                min(s, 1e6) for s in _round_scores(mechanism, checked, workers, **pilot_options)
+            ]
 
         # a pilot search from the candidates (a swapped pair is the same test) finds
         # pairs beyond them — e.g. inputs whose extreme coordinates make supports
         # differ — then successive halving of the best on fresh samples
         pool = _dedupe(candidates, swaps=True)
         ranked = maximise_pair_objective(
-            spec, pilot, rng, start=pool, budget=len(pool) + cfg.pair_budget + 2 * k, restarts=2
+            spec,
+            pilot,
+            rng,
+            start=pool,
+            budget=len(pool) + cfg.pair_budget + 2 * k,
+            restarts=2,
+            start_scores=pilots,
         )
         pool = _dedupe(ranked, swaps=True)
         if cfg.pair_tolerance > 0:

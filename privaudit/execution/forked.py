@@ -7,10 +7,12 @@ the GIL for much of its time, so threads gain little (12.6 s → 9.8 s for two t
 SVT34Parallel at 2·10⁶ outputs per side on 2 cores); processes do (→ 7.7 s).
 
 :func:`map_forked` takes the tasks from an iterator, one at a time, and runs each in a
-child forked when a worker is free.  Whatever the iterator does to produce a task runs
-in the calling process, in order: the audit draws each pair test's randomness there
-(:func:`~privaudit.auditing.distinguish.pair.draw_pair_test`; for the successive
-halving's pilot tests, :func:`~privaudit.auditing.pair_scores.pair_score_task`), so the
+child forked when a worker is free (the first child to finish frees it, whichever it
+is).  Whatever the iterator does to produce a task runs in the calling process, in
+order: the audit draws each pair test's randomness there
+(:func:`~privaudit.auditing.distinguish.pair.draw_pair_test`; for the pilot tests of
+the local search's start pairs and of the successive halving,
+:func:`~privaudit.auditing.pair_scores.pair_score_task`), so the
 children run deterministic work and the report is the serial one to the bit.  A forked child
 inherits the task, the mechanism and its outputs without pickling them; only the result
 comes back, pickled, through a pipe.  A result that does not pickle (a closure of a
@@ -30,6 +32,7 @@ import pickle
 import sys
 from collections import deque
 from collections.abc import Callable, Iterable
+from multiprocessing.connection import wait
 from typing import Any, TypeVar
 
 from spec.errors import ExecutorError, PrivauditError
@@ -54,9 +57,9 @@ def forked_workers(executor: object) -> int:
 
 class ForkedPairsExecutor(SerialExecutor):
     """The ``"processes"`` executor: an audit's pair tests, and the pilot tests of its
-    successive halving, in up to ``pair_workers`` forked processes, each drawing and
-    counting its test split serially (``map`` is the serial one).  The report is the
-    serial audit's, to the bit.
+    local search's start pairs and successive halving, in up to ``pair_workers`` forked
+    processes, each drawing and counting its test split serially (``map`` is the serial
+    one).  The report is the serial audit's, to the bit.
 
     Parameters
     ----------
@@ -141,7 +144,12 @@ def map_forked(tasks: Iterable[Callable[[], R]], workers: int) -> list[R]:
     results: dict[int, R] = {}
 
     def collect() -> None:
-        index, process, conn, task = running.popleft()
+        # the first child to finish, whichever it is: a long task started first does not
+        # hold up the start of the next one while a shorter one has freed its worker
+        ready = wait([conn for _, _, conn, _ in running])
+        entry = next(e for e in running if e[2] in ready)
+        running.remove(entry)
+        index, process, conn, task = entry
         try:
             message = conn.recv_bytes()
         except EOFError:

@@ -113,7 +113,15 @@ from .event_families import (
     _value_sets,
 )
 from .event_ranking import _conservative, _drop_copies, _pool
-from .events import AbsDeviation, Coordinate, Event, Feature, OrderStatistic, event_mask
+from .events import (
+    AbsDeviation,
+    Coordinate,
+    Event,
+    Feature,
+    OrderStatistic,
+    event_mask,
+    fill_feature_cache,
+)
 from .logistic import fit_logistic_score
 from .patterns import pattern_structure
 from .rows import checked_rows, is_discrete, row_table
@@ -555,6 +563,12 @@ def _planned_selection(
     judge_weights = None if table is None else {"x": table.counts(0, rx), "y": table.counts(1, ry)}
 
     judge_rows = None if table is None else table.rows
+    flat_events = [e for _d, e, _f in flat]
+    if judge_rows is not None:
+        fill_feature_cache(flat_events, judge_rows, caches["x"])
+    else:
+        for side in "xy":
+            fill_feature_cache(flat_events, judge[side], caches[side])
 
     def count(event: Event, side: str) -> int:
         if judge_weights is not None and judge_rows is not None:

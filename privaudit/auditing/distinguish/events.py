@@ -34,8 +34,9 @@ References
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Literal, Protocol, runtime_checkable
+from typing import Any, Literal, Protocol, runtime_checkable
 
 import numpy as np
 
@@ -56,6 +57,7 @@ __all__ = [
     "ThresholdEvent",
     "ValueSetEvent",
     "event_mask",
+    "fill_feature_cache",
     "llr_from",
     "llr_round",
     "score_features",
@@ -398,6 +400,35 @@ class ValueSetEvent:
     def contains(self, outputs: np.ndarray) -> np.ndarray:
         """Which outputs lie in S."""
         return self.mask(self.feature(outputs))
+
+
+def fill_feature_cache(
+    events: Iterable[Event], outputs: np.ndarray, cache: dict[int, np.ndarray]
+) -> None:
+    """Put into ``cache`` (as :func:`event_mask` keys it) the values of the features of
+    ``events`` that share work with one another, computed together.
+
+    A feature shares work when it has a ``joint_key`` and a static ``evaluate_jointly(
+    features, outputs)`` (:class:`~privaudit.auditing.distinguish.patterns.
+    PatternAndValue`: several features on one pattern score); two or more distinct
+    features of one type and key are evaluated in one pass.  Every other feature is left
+    to :func:`event_mask`, which computes it when first asked.  The values are those of
+    each feature's own evaluation, so the masks do not depend on this call.
+    """
+    groups: dict[tuple[type, object], dict[int, Any]] = {}
+    for event in events:
+        feature = getattr(event, "feature", None)
+        key = getattr(feature, "joint_key", None)
+        if key is None or not hasattr(event, "mask") or id(feature) in cache:
+            continue
+        groups.setdefault((type(feature), key), {})[id(feature)] = feature
+    for (kind, _key), members in groups.items():
+        if len(members) < 2:
+            continue
+        shared = list(members.values())
+        joint = getattr(kind, "evaluate_jointly")  # noqa: B009 — every joint_key has one
+        for member, values in zip(shared, joint(shared, outputs), strict=True):
+            cache[id(member)] = values
 
 
 def event_mask(event: Event, outputs: np.ndarray, cache: dict[int, np.ndarray]) -> np.ndarray:

@@ -23,7 +23,7 @@ from privaudit.execution.streaming import (
 )
 from spec.errors import AuditError, PrivauditError
 
-from .events import event_mask, llr_from
+from .events import event_mask, fill_feature_cache, llr_from
 from .pair_stages import _Search, _Split, _Stopwatch, _Tests
 from .privacy_loss import LossHistogram
 from .rows import distinct_outputs as _distinct_outputs
@@ -192,6 +192,9 @@ def _count_chunk(
             possible = True
     chunk_counts = np.zeros(len(events), dtype=np.int64)
     reached = np.zeros(len(events), dtype=bool)
+    fill_feature_cache(
+        (e for i, e in enumerate(events) if i not in tests.from_histogram), out, cache
+    )
     for i, event in enumerate(events):
         if i in tests.from_histogram:
             continue

@@ -17,7 +17,7 @@ from privaudit.statistics.allocation import prefers_rate_ratio
 from spec.errors import InvalidParameterError
 
 from .event_candidates import DIRECTIONS, SelectedEvents
-from .events import Event, ThresholdEvent, event_mask
+from .events import Event, ThresholdEvent, event_mask, fill_feature_cache
 from .pair_stages import _Budget, _Search, _Tests
 from .privacy_loss import LOSS_STEP, LossHistogram
 
@@ -123,6 +123,9 @@ def _bound_methods(
         n_planned = len(plan.events) if plan is not None else 0
         search_cache: dict[str, dict[int, np.ndarray]] = {"x": {}, "y": {}}
         search_outputs = {"x": search.sx, "y": search.sy}
+        data_driven = events[n_planned:]
+        for side in "xy":
+            fill_feature_cache(data_driven, search_outputs[side], search_cache[side])
         for i, event in enumerate(events):
             if plan is not None and i < n_planned:
                 p_lo_est[i] = plan.events[i].p_lower_side

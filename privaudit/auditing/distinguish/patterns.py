@@ -44,7 +44,7 @@ References
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -368,6 +368,29 @@ class PatternAndValue:
     def __post_init__(self) -> None:
         if not self.name:
             object.__setattr__(self, "name", f"{self.pattern.name} and released values")
+
+    @property
+    def joint_key(self) -> int:
+        """Features with equal keys share their pattern score: :meth:`evaluate_jointly`
+        computes it once for all of them (:func:`~privaudit.auditing.distinguish.events.
+        fill_feature_cache`)."""
+        return id(self.pattern)
+
+    @staticmethod
+    def evaluate_jointly(
+        features: Sequence[PatternAndValue], outputs: np.ndarray
+    ) -> list[np.ndarray]:
+        """Each feature's rows, from one pass over ``outputs``: the shared pattern score and
+        each value column's read once per block of rows, every distinct value feature
+        once.  Each feature's columns equal its own evaluation's bit for bit (every entry
+        is computed by the same functions on the same row)."""
+        pattern = features[0].pattern
+        if any(f.pattern is not pattern for f in features):
+            raise InvalidParameterError("features evaluated jointly must share their pattern score")
+        distinct = list({id(v): v for f in features for v in f.values}.values())
+        position = {id(v): 1 + i for i, v in enumerate(distinct)}
+        rows = PatternAndValue(pattern, tuple(distinct), name="joint")(outputs)
+        return [rows[:, [0, *(position[id(v)] for v in f.values)]] for f in features]
 
     def __call__(self, outputs: np.ndarray) -> np.ndarray:
         o = output_rows(outputs)

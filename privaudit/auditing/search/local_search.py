@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 
 from spec import MechanismSpec, RandomLike, WeightedChoice, as_generator
-from spec.errors import InvalidInputError, UnsupportedCombinationError
+from spec.errors import InvalidInputError, InvalidParameterError, UnsupportedCombinationError
 from spec.relations import LocalMoves
 
 from ..pairs import CandidatePair, verified_pair
@@ -123,6 +123,30 @@ class _Evaluations:
         scored = pair.with_score(float(self.objective(pair.x, pair.y)))
         self.scored[key] = scored
         return scored
+
+    def evaluate_all(
+        self,
+        pairs: Iterable[CandidatePair],
+        scores: Callable[[list[CandidatePair]], list[float]],
+    ) -> None:
+        """:meth:`evaluate` of each pair, in order, with the new ones' objective values
+        computed together by ``scores`` (given the pairs in the order :meth:`evaluate`
+        would have scored them, it must return the values ``objective`` would give)."""
+        new: dict[PairKey, CandidatePair] = {}
+        for pair in pairs:
+            key = ordered_key(pair.x, pair.y)
+            if key in self.scored or key in new:
+                continue
+            if len(new) >= self.remaining:
+                break
+            new[key] = pair
+        values = scores(list(new.values())) if new else []
+        if len(values) != len(new):
+            raise InvalidParameterError(
+                f"a batch objective returned {len(values)} values for {len(new)} pairs"
+            )
+        for (key, pair), value in zip(new.items(), values, strict=True):
+            self.scored[key] = pair.with_score(float(value))
 
     def ranked(self) -> list[CandidatePair]:
         """Every evaluated pair, best first (stable; ``nan`` scores last)."""
@@ -266,6 +290,7 @@ def maximise_pair_objective(
     budget: int,
     restarts: int = 3,
     patience: int | None = None,
+    start_scores: Callable[[list[CandidatePair]], list[float]] | None = None,
 ) -> list[CandidatePair]:
     """Hill-climb ``objective(x, y)`` over neighbouring pairs, from the best start pairs.
 
@@ -300,6 +325,12 @@ def maximise_pair_objective(
         objective that is flat around the start pairs — every pair of a linear statistic
         has the same shift — this saves most of the budget; a climb that keeps finding
         better pairs is never cut short.
+    start_scores : callable, optional
+        ``start_scores(pairs) -> list of float``: the objective of the start pairs, in
+        the order given (each pair once, as far as the budget allows), computed together
+        — e.g. in forked processes.  It must return what ``objective`` would, called
+        on each pair in turn (the same values, and ``rng`` left where those calls leave
+        it), so that the search is the same with or without it.
 
     Returns
     -------
@@ -323,9 +354,12 @@ def maximise_pair_objective(
     if not starts:
         starts = _random_starts(spec, restarts, gen)
     evaluations = _Evaluations(objective, budget)
-    for pair in starts:
-        if evaluations.evaluate(pair) is None:
-            break
+    if start_scores is not None:
+        evaluations.evaluate_all(starts, start_scores)
+    else:
+        for pair in starts:
+            if evaluations.evaluate(pair) is None:
+                break
     seeds = evaluations.ranked()[:restarts]
     if seeds:
         for seed, quota in zip(seeds, _quotas(evaluations.remaining, len(seeds)), strict=True):

@@ -1,6 +1,7 @@
-"""The successive halving on the ``processes`` executor: every pair's draws made in the
-audit's process, in turn, the pilot tests in forked children, and the same survivors as
-in one process, to the bit."""
+"""The pilot tests on the ``processes`` executor (the successive halving's and those of
+the local search's start pairs): every pair's draws made in the audit's process, in
+turn, the pilot tests in forked children, and the same survivors as in one process, to
+the bit."""
 
 from __future__ import annotations
 
@@ -8,9 +9,11 @@ import numpy as np
 import pytest
 
 from privaudit.auditing import pair_choice
+from privaudit.auditing.config import AuditConfig
 from privaudit.auditing.pair_choice import successive_halving
 from privaudit.auditing.pair_scores import pair_score, pair_score_task
 from privaudit.auditing.pairs import verified_pair
+from privaudit.auditing.search import candidate_pairs
 from privaudit.execution.forked import fork_available
 from privaudit.suites import dpsniper_cases
 
@@ -83,3 +86,36 @@ def test_the_forked_halving_keeps_the_survivors_of_one_process(name, monkeypatch
     assert halving(2) == halving(1)
     # pilot tests went to children for the vector outputs, none for the counting scores
     assert forked and (sum(forked) > 0) == (name == "SVT34Parallel")
+
+
+def test_the_forked_pilot_search_chooses_the_pairs_of_one_process(monkeypatch):
+    """With two workers the local search's start pairs are scored in forked children too
+    (one batch, before the climbs), and the whole choice — pairs, scores, near ties,
+    the pilot stream's state — is that of one process."""
+    case = _case("SVT34Parallel")
+    mechanism, spec = case.mechanism, case.mechanism.spec
+    batches: list[int] = []
+    real = pair_choice.map_forked
+
+    def counting(tasks, workers):
+        results = real(tasks, workers)
+        batches.append(len(results))
+        return results
+
+    monkeypatch.setattr(pair_choice, "map_forked", counting)
+    cfg = AuditConfig(
+        samples=2 * 10**4, pilot_samples=500, pair_budget=2, pairs_tested=2, pair_tolerance=0.15
+    )
+    candidates = candidate_pairs(spec, 3, budget=5)
+
+    def choice(workers: int):
+        rng = np.random.default_rng(7)
+        chosen = pair_choice.choose_pairs(
+            mechanism, cfg, candidates, [], rng, alpha=0.05, delta=0.0, workers=workers
+        )
+        pairs = [(p.x.tolist(), p.y.tolist(), p.score, p.origin) for p in chosen.pairs]
+        return pairs, chosen.near_tie, chosen.halving_rounds, rng.random()
+
+    assert choice(2) == choice(1)
+    # the first forked batch is the start pool: every candidate once (swaps are one pair)
+    assert batches and batches[0] == len(pair_choice._dedupe(candidates, swaps=True))

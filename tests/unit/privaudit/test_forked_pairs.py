@@ -53,6 +53,30 @@ def test_tasks_run_in_children_and_come_back_in_order():
     assert made == [(i, parent) for i in range(7)]
 
 
+def test_a_worker_freed_by_a_later_task_starts_the_next_one(tmp_path):
+    """The worker of whichever child finishes first takes the next task: here the first
+    task can only end once the third has started, which with two workers needs the
+    second's worker (a first-in-first-out wait would leave it waiting out its timeout)."""
+    marker = tmp_path / "third task started"
+
+    def first() -> bool:
+        for _ in range(2000):  # at most ~20 s, then it reports that it was not freed
+            if marker.exists():
+                return True
+            time.sleep(0.01)
+        return False
+
+    def third() -> str:
+        marker.write_text("started")
+        return "third"
+
+    assert map_forked(iter([first, lambda: "second", third]), workers=2) == [
+        True,
+        "second",
+        "third",
+    ]
+
+
 def test_a_tasks_error_reaches_the_caller_with_its_type_and_message():
     def failing():
         raise InvalidParameterError("samples must be a positive integer, got -3")

@@ -26,13 +26,21 @@ from privaudit.auditing.distinguish.columns import (
     digit_range,
     small_integer_digits,
 )
+from privaudit.auditing.distinguish.events import (
+    Coordinate,
+    ThresholdEvent,
+    event_mask,
+    fill_feature_cache,
+)
 from privaudit.auditing.distinguish.logistic import fit_logistic_score
 from privaudit.auditing.distinguish.patterns import (
     PatternAndValue,
     PatternLLR,
+    PatternValueEvent,
     ReleasedValue,
     fit_pattern_llr,
 )
+from spec.errors import InvalidParameterError
 
 QUERIES = 6
 
@@ -281,6 +289,41 @@ def test_released_values_equal_their_definition(fitted):
     assert same(rows[:, 0], _plain_pattern(pattern, o))
     for i, value in enumerate(values):
         assert same(rows[:, 1 + i], _plain_released(value, o))
+
+
+def test_features_sharing_a_pattern_evaluate_jointly_to_their_own_bits(fitted):
+    """Events whose features share one pattern score get, from one joint pass
+    (``fill_feature_cache``), the values and masks of each feature's own evaluation."""
+    fx, fy, rng = fitted
+    o = _awkward(rng)
+    columns, atoms = tuple(range(QUERIES, 2 * QUERIES)), (0.0,) * QUERIES
+    value_llr = fit_cell_score(fx, fy, groups="grouped").restricted(columns)
+    values = [ReleasedValue(columns, atoms, how) for how in ("min", "max", "min")] + [
+        ReleasedValue(columns, atoms, "score", score=value_llr)
+    ]
+    pattern = fit_pattern_llr(fx, fy, tuple(range(QUERIES)))
+    # one value feature each (as the selection builds them), one with two, and a copy
+    features = [PatternAndValue(pattern, (v,)) for v in values]
+    features.append(PatternAndValue(pattern, (values[1], values[3])))
+    features.append(features[0])
+    joint = PatternAndValue.evaluate_jointly(features, o)
+    for feature, rows in zip(features, joint, strict=True):
+        assert same(rows, feature(o))
+    other = PatternAndValue(fit_pattern_llr(fy, fx, tuple(range(QUERIES))), (values[0],))
+    with pytest.raises(InvalidParameterError, match="share their pattern"):
+        PatternAndValue.evaluate_jointly([features[0], other], o)
+    level = float(np.median(features[0](o)[:, 0]))
+    events = [
+        PatternValueEvent(f, level, "ge", 0, 3.0, side)
+        for f in [*features, other]
+        for side in ("le", "ge")
+    ] + [ThresholdEvent(Coordinate(index=0), 0.5, "ge")]
+    cache: dict[int, np.ndarray] = {}
+    fill_feature_cache(events, o, cache)
+    # the shared features are in the cache; a lone feature is left to event_mask
+    assert {id(f) for f in features} <= set(cache) and id(other) not in cache
+    for event in events:
+        assert same(event_mask(event, o, cache), event_mask(event, o, {}))
 
 
 @pytest.mark.parametrize(

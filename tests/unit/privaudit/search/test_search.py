@@ -283,6 +283,48 @@ def test_pair_search_budget_smaller_than_the_start_list():
     assert {unordered(p) for p in result} <= {unordered(p) for p in start[:4]}
 
 
+@pytest.mark.parametrize("budget", [3, 8, 60])
+def test_start_scores_batch_gives_the_search_of_the_objective(budget):
+    """A batch of the start pairs' objective (as the ``processes`` executor forks the
+    pilots) gives the same search: the batch gets the new start pairs in order, each
+    once, at most the budget, and the ranked pairs, scores and generator are those of
+    calling the objective on each in turn."""
+    spec = SPECS["query_l1"]
+    start = candidate_pairs(spec, 0, budget=10)
+    start = start + [start[1], verified_pair(spec, start[0].y, start[0].x, "explicit")]
+
+    def noisy_gap(gen):
+        # an objective that draws from the search's own stream, as the pilots do
+        return lambda x, y: sum_gap(x, y) + float(gen.random())
+
+    plain_gen = np.random.default_rng(4)
+    plain = maximise_pair_objective(
+        spec, noisy_gap(plain_gen), plain_gen, start=start, budget=budget
+    )
+    batches: list[list[CandidatePair]] = []
+    batch_gen = np.random.default_rng(4)
+    objective = noisy_gap(batch_gen)
+
+    def start_scores(pairs):
+        batches.append(list(pairs))
+        return [objective(p.x, p.y) for p in pairs]
+
+    batched = maximise_pair_objective(
+        spec, objective, batch_gen, start=start, budget=budget, start_scores=start_scores
+    )
+    assert [(unordered(p), p.score, p.origin) for p in batched] == [
+        (unordered(p), p.score, p.origin) for p in plain
+    ]
+    assert batch_gen.random() == plain_gen.random()
+    assert len(batches) == 1
+    keys = [(repr(to_jsonable(p.x)), repr(to_jsonable(p.y))) for p in batches[0]]
+    assert len(keys) == len(set(keys)) == min(budget, len(start) - 1)
+    with pytest.raises(InvalidParameterError, match="returned 0 values"):
+        maximise_pair_objective(
+            spec, sum_gap, 0, start=start, budget=budget, start_scores=lambda pairs: []
+        )
+
+
 # ----------------------------------------------------------------------------------------
 # maximise_over_neighbours
 # ----------------------------------------------------------------------------------------
