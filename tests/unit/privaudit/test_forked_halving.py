@@ -53,18 +53,24 @@ def test_a_counting_score_is_computed_at_once():
     assert isinstance(task, float) and task == expected
 
 
-@pytest.mark.parametrize("name", ["SVT34Parallel", "ReportNoisyMax1"])
-def test_the_forked_halving_keeps_the_survivors_of_one_process(name, monkeypatch):
-    mechanism, pairs = _pairs(name)
-    forked = []
+@pytest.fixture
+def forked(monkeypatch) -> list[int]:
+    """The number of tasks of each ``map_forked`` call of the pair choice, in order."""
+    batches: list[int] = []
     real = pair_choice.map_forked
 
     def counting(tasks, workers):
         results = real(tasks, workers)
-        forked.append(len(results))
+        batches.append(len(results))
         return results
 
     monkeypatch.setattr(pair_choice, "map_forked", counting)
+    return batches
+
+
+@pytest.mark.parametrize("name", ["SVT34Parallel", "ReportNoisyMax1"])
+def test_the_forked_halving_keeps_the_survivors_of_one_process(name, forked):
+    mechanism, pairs = _pairs(name)
 
     def halving(workers: int):
         rng = np.random.default_rng(11)
@@ -88,21 +94,12 @@ def test_the_forked_halving_keeps_the_survivors_of_one_process(name, monkeypatch
     assert forked and (sum(forked) > 0) == (name == "SVT34Parallel")
 
 
-def test_the_forked_pilot_search_chooses_the_pairs_of_one_process(monkeypatch):
+def test_the_forked_pilot_search_chooses_the_pairs_of_one_process(forked):
     """With two workers the local search's start pairs are scored in forked children too
     (one batch, before the climbs), and the whole choice — pairs, scores, near ties,
     the pilot stream's state — is that of one process."""
     case = _case("SVT34Parallel")
     mechanism, spec = case.mechanism, case.mechanism.spec
-    batches: list[int] = []
-    real = pair_choice.map_forked
-
-    def counting(tasks, workers):
-        results = real(tasks, workers)
-        batches.append(len(results))
-        return results
-
-    monkeypatch.setattr(pair_choice, "map_forked", counting)
     cfg = AuditConfig(
         samples=2 * 10**4, pilot_samples=500, pair_budget=2, pairs_tested=2, pair_tolerance=0.15
     )
@@ -118,4 +115,4 @@ def test_the_forked_pilot_search_chooses_the_pairs_of_one_process(monkeypatch):
 
     assert choice(2) == choice(1)
     # the first forked batch is the start pool: every candidate once (swaps are one pair)
-    assert batches and batches[0] == len(pair_choice._dedupe(candidates, swaps=True))
+    assert forked and forked[0] == len(pair_choice._dedupe(candidates, swaps=True))
