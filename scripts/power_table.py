@@ -531,8 +531,16 @@ NumericalSVT's at 5·10⁶ + 2.5·10⁶, seed 0, 38.6–39.7 → 35.2–35.8 s. 
 the start pairs' pilots 3 s, the climbs 12 s (serial), the halving 14 s, then the three
 pair tests 49 s — 35 and 31 s for the first two, at once, and 11 s for the third, which
 waits for a free core — with the search splits drawn in the audit's process between
-them (3–6 s each).  The audit costs 130–140 CPU-seconds, 27–33 of them in the kernel
-(mostly zeroing fresh pages), so two cores cannot bring it under 60 s.  That,
+them (3–6 s each).  The audit costs 130–140 CPU-seconds, so two cores cannot bring it
+under 60 s.  27–33 of them are in the kernel, zeroing fresh pages (`perf`: huge-page
+faults take a fifth of all samples, and a third of those of the audit's own process,
+which draws 1.2 GB of search split per pair).  On this machine a page touched for the
+first time costs 2.3–2.5 s per GB, a page touched again 0.13–0.17 s, and memory that
+earlier runs used and freed was cold again (all of 19 GB, allocated after this stop's
+audits).  Keeping freed memory in the process (glibc's `mallopt`, in the children only
+or everywhere) did not help the whole audit (75.6–78.5 s), though it took one pair
+test alone from 30 to 21 s.  What would help is a smaller footprint: the search split
+is 2.5·10⁶ rows of 30 float64 per side, 20 of its columns small-integer codes.  That,
 ReportNoisyMax3 at its floor and SparseVectorTechnique2's pair choice with input pairs
 are what is left of issue 31.
 
