@@ -527,7 +527,11 @@ test, the search-split estimates that choose each event's bound 4.9 → 2.6 s), 
 pairs' pilots are forked, and a freed worker takes the next task whichever child ended.
 The same audit took 88–94 s before them (four runs each, on a slow day: the machine
 drew exponential variates at 4.9–5.0 ns, against 4.0 ns at its fastest), and
-NumericalSVT's at 5·10⁶ + 2.5·10⁶, seed 0, 38.6–39.7 → 35.2–35.8 s.  Its timeline (80 s):
+NumericalSVT's at 5·10⁶ + 2.5·10⁶, seed 0, 38.6–39.7 → 35.2–35.8 s.  A fourth change
+fits the pattern score from the cell fit's columns instead of a copy of the rows
+(2.3–3.3 → 0.7 s on 1.25·10⁶ rows per side; that pair test's selection 19.1 →
+16.9 s): the seed-8 audit then took 73.8 and 76.9 s.  Its timeline (80 s, before the
+fourth change):
 the start pairs' pilots 3 s, the climbs 12 s (serial), the halving 14 s, then the three
 pair tests 49 s — 35 and 31 s for the first two, at once, and 11 s for the third, which
 waits for a free core — with the search splits drawn in the audit's process between

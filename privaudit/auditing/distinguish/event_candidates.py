@@ -500,8 +500,11 @@ class _Search:
             self.learned_score(fit_logistic_score(fit_x, fit_y), "logistic score")
         structure = pattern_structure(self.pooled) if not discrete else None
         if structure is not None:
+            # the cell fit's columns are the fitting rows themselves unless it was built
+            # from distinct rows (weights)
+            pooled = ctx.columns if ctx.weights is None else None
             for d, fams in _pattern_values(
-                structure, fit_x, fit_y, self.cnt_x, self.cnt_y, self.ids, grouped
+                structure, fit_x, fit_y, self.cnt_x, self.cnt_y, self.ids, grouped, pooled
             ).items():
                 self.per_dir[d].extend(fams)
             self.families.append("pattern-conditional value thresholds")

@@ -261,13 +261,16 @@ def _pattern_values(
     cnt_y: np.ndarray,
     ids: _Ids,
     grouped: CellScore | None = None,
+    pooled_columns: np.ndarray | None = None,
 ) -> dict[str, list[_Candidates]]:
     """Pattern-conditional value thresholds (:mod:`~privaudit.auditing.distinguish.patterns`):
     the pattern score is fitted on part A, levels and value thresholds are cut from
     part A, every (level, threshold) event is counted on part B.  ``grouped`` (the
     grouped LLR fitted on part A) supplies the per-column value LLRs of the third
-    value feature."""
-    score = fit_pattern_llr(fit_x, fit_y, structure.categorical)
+    value feature; ``pooled_columns`` (part A column by column, x's rows first), when
+    given, is what the pattern score is fitted from (:func:`~privaudit.auditing.
+    distinguish.patterns.fit_pattern_llr`)."""
+    score = fit_pattern_llr(fit_x, fit_y, structure.categorical, pooled_columns=pooled_columns)
     out: dict[str, list[_Candidates]] = {d: [] for d in DIRECTIONS}
     # some released value low / high (min ≤ t, max ≥ t), every released value high / low
     # (min ≥ t, max ≤ t), and the fitted value LLR in the direction's sense

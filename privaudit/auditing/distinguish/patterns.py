@@ -311,32 +311,53 @@ class PatternLLR:
 
 
 def fit_pattern_llr(
-    fit_x: np.ndarray, fit_y: np.ndarray, columns: tuple[int, ...], *, smoothing: float = _SMOOTHING
+    fit_x: np.ndarray,
+    fit_y: np.ndarray,
+    columns: tuple[int, ...],
+    *,
+    smoothing: float = _SMOOTHING,
+    pooled_columns: np.ndarray | None = None,
 ) -> PatternLLR:
     """Fit :class:`PatternLLR` on the categorical ``columns`` of the fitting rows.
 
     Blocks are the connected components of significantly dependent columns
     (:func:`~privaudit.auditing.distinguish.dependence.dependence_groups`, G-test at level 10⁻⁶);
     each block's table is log((n_x(c) + λ)/(N_x + λm)) − log((n_y(c) + λ)/(N_y + λm)).
+
+    ``pooled_columns``, when given, holds the same fitting rows column by column, shape
+    (d, n_x + n_y) with x's rows first (:class:`~privaudit.auditing.distinguish.
+    cell_score.CellFit`'s ``columns``): each pattern column is then read from it, one
+    contiguous row, instead of from a copy of the rows (the same values, so the same
+    score).
     """
     ox = np.asarray(fit_x).reshape(np.shape(fit_x)[0], -1)
     oy = np.asarray(fit_y).reshape(np.shape(fit_y)[0], -1)
-    pooled = np.concatenate([ox[:, list(columns)], oy[:, list(columns)]]).astype(np.float64)
+    n_x, n_y = ox.shape[0], oy.shape[0]
+    if pooled_columns is not None:
+        if pooled_columns.ndim != 2 or pooled_columns.shape[1] != n_x + n_y:
+            raise InvalidParameterError(
+                f"pooled_columns of shape {pooled_columns.shape} do not hold the "
+                f"{n_x} + {n_y} fitting rows column by column"
+            )
+        pattern_columns = [np.asarray(pooled_columns[j], dtype=np.float64) for j in columns]
+    else:
+        pooled = np.concatenate([ox[:, list(columns)], oy[:, list(columns)]]).astype(np.float64)
+        pattern_columns = [pooled[:, i] for i in range(len(columns))]
     values, codes = [], []
-    for i in range(len(columns)):
+    for column in pattern_columns:
         # categorical columns: their values from a probe, the rest share an extra cell
-        v = np.unique(pooled[:PROBE_ROWS, i])
+        v = np.unique(column[:PROBE_ROWS])
         v = v[~np.isnan(v)] if v.size else np.zeros(1)
         values.append(v)
-        codes.append(_CellLookup.of(v)(pooled[:, i]))
+        codes.append(_CellLookup.of(v)(column))
+    del pattern_columns
     sizes = [v.size + 1 for v in values]
-    groups = dependence_groups(codes, sizes, max_cells=max(16, pooled.shape[0] // 20))
+    groups = dependence_groups(codes, sizes, max_cells=max(16, (n_x + n_y) // 20))
     blocks = []
-    n_x, n_y = ox.shape[0], oy.shape[0]
     for g in groups:
         radix = [sizes[i] for i in g]
         space = math.prod(radix)
-        key = np.zeros(pooled.shape[0], dtype=np.int64)
+        key = np.zeros(n_x + n_y, dtype=np.int64)
         for i, r in zip(g, radix, strict=True):
             key = key * r + codes[i]
         cx = np.bincount(key[:n_x], minlength=space).astype(np.float64)

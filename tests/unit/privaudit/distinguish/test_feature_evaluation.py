@@ -291,6 +291,24 @@ def test_released_values_equal_their_definition(fitted):
         assert same(rows[:, 1 + i], _plain_released(value, o))
 
 
+def test_pattern_llr_fitted_from_the_cell_fits_columns_is_the_same(fitted):
+    """Read from :class:`CellFit`'s columns (the fitting rows column by column), the
+    pattern score is the one fitted from the rows: the same blocks, values and tables."""
+    fx, fy, rng = fitted
+    pattern_columns = tuple(range(QUERIES))
+    from_rows = fit_pattern_llr(fx, fy, pattern_columns)
+    from_columns = fit_pattern_llr(fx, fy, pattern_columns, pooled_columns=CellFit(fx, fy).columns)
+    assert len(from_rows.blocks) == len(from_columns.blocks) >= 1
+    for a, b in zip(from_rows.blocks, from_columns.blocks, strict=True):
+        assert a.columns == b.columns
+        assert all(same(u, v) for u, v in zip(a.values, b.values, strict=True))
+        assert same(a.table, b.table)
+    o = _awkward(rng)
+    assert same(from_columns(o), from_rows(o))
+    with pytest.raises(InvalidParameterError, match="fitting rows column by column"):
+        fit_pattern_llr(fx, fy, pattern_columns, pooled_columns=CellFit(fx, fx[:10]).columns)
+
+
 def test_features_sharing_a_pattern_evaluate_jointly_to_their_own_bits(fitted):
     """Events whose features share one pattern score get, from one joint pass
     (``fill_feature_cache``), the values and masks of each feature's own evaluation."""
