@@ -475,17 +475,13 @@ def choose_pairs(
             "projected": False,
         }
 
-        def pilot(x: Any, y: Any) -> float:
-            pair = verified_pair(spec, x, y, "pilot")
-            return min(pair_score(mechanism, pair, **pilot_options), 1e6)
-
         def pilots(pairs: list[CandidatePair]) -> list[float]:
-            # the start pairs' pilots at once (forked with workers > 1), the same values
-            # and draws as ``pilot`` on each in turn
-            checked = [verified_pair(spec, p.x, p.y, "pilot") for p in pairs]
-            return [
-                min(s, 1e6) for s in _round_scores(mechanism, checked, workers, **pilot_options)
-            ]
+            # pilot scores in turn on the pilot stream; several at once (the start pairs)
+            # run forked with workers > 1, with the same values and draws
+            return [min(s, 1e6) for s in _round_scores(mechanism, pairs, workers, **pilot_options)]
+
+        def pilot(x: Any, y: Any) -> float:
+            return pilots([verified_pair(spec, x, y, "pilot")])[0]
 
         # a pilot search from the candidates (a swapped pair is the same test) finds
         # pairs beyond them — e.g. inputs whose extreme coordinates make supports

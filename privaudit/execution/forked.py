@@ -30,7 +30,6 @@ import multiprocessing
 import os
 import pickle
 import sys
-from collections import deque
 from collections.abc import Callable, Iterable
 from multiprocessing.connection import wait
 from typing import Any, TypeVar
@@ -140,7 +139,7 @@ def map_forked(tasks: Iterable[Callable[[], R]], workers: int) -> list[R]:
     if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
         raise ExecutorError(f"workers must be an integer ≥ 1, got {workers!r}")
     context = multiprocessing.get_context("fork")
-    running: deque[tuple[int, Any, Any, Callable[[], R]]] = deque()
+    running: list[tuple[int, Any, Any, Callable[[], R]]] = []
     results: dict[int, R] = {}
 
     def collect() -> None:

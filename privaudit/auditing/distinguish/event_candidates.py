@@ -504,7 +504,14 @@ class _Search:
             # from distinct rows (weights)
             pooled = ctx.columns if ctx.weights is None else None
             for d, fams in _pattern_values(
-                structure, fit_x, fit_y, self.cnt_x, self.cnt_y, self.ids, grouped, pooled
+                structure,
+                fit_x,
+                fit_y,
+                self.cnt_x,
+                self.cnt_y,
+                self.ids,
+                grouped,
+                pooled_columns=pooled,
             ).items():
                 self.per_dir[d].extend(fams)
             self.families.append("pattern-conditional value thresholds")

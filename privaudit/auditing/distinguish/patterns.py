@@ -350,7 +350,6 @@ def fit_pattern_llr(
         v = v[~np.isnan(v)] if v.size else np.zeros(1)
         values.append(v)
         codes.append(_CellLookup.of(v)(column))
-    del pattern_columns
     sizes = [v.size + 1 for v in values]
     groups = dependence_groups(codes, sizes, max_cells=max(16, (n_x + n_y) // 20))
     blocks = []
