@@ -89,6 +89,7 @@ from .checks import (
 )
 from .checks.group_privacy import check_group_exact, group_setup
 from .config import AuditConfig
+from .distinguish.columns import load_column_kernel
 from .exact_audit import (
     exact_audit_applies,
     exact_check,
@@ -238,6 +239,8 @@ def _choice(
     halving's) on the executor's forked workers (``pair_workers`` of the ``processes``
     executor; one process otherwise)."""
     workers = forked_workers(executor)
+    if workers > 1:  # loaded once here rather than in every forked child
+        load_column_kernel()
     return choose_pairs(
         mechanism, cfg, candidates, explicit, rng, alpha=alpha, delta=delta, workers=workers
     )

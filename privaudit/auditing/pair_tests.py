@@ -18,7 +18,7 @@ import numpy as np
 from pydantic import JsonValue
 
 from mechanisms import Mechanism
-from privaudit.execution.forked import fork_available, forked_workers, map_forked
+from privaudit.execution.forked import fork_available, forked_pair_tests, map_forked
 from privaudit.execution.streaming import Executor, throttled
 
 from .config import AuditConfig
@@ -64,7 +64,8 @@ def run_pair_tests(
 
     On the ``"processes"`` executor (:class:`~privaudit.execution.forked.
     ForkedPairsExecutor`, ``pair_workers`` > 1), with two pairs or more and no declared
-    output law, the pairs' tests run in up to ``pair_workers`` forked processes: each
+    output law, the pairs' tests run in forked processes, up to ``pair_workers`` plus its
+    ``extra_pair_tests`` at once (:func:`~privaudit.execution.forked.forked_pair_tests`): each
     pair's draws from ``final_rng`` are made here, in turn
     (:func:`~privaudit.auditing.distinguish.pair.draw_pair_test`), so the results are
     those of the serial run to the bit (:mod:`privaudit.execution.forked`)."""
@@ -90,7 +91,7 @@ def run_pair_tests(
             draws=draws,
         )
 
-    workers = forked_workers(executor)
+    workers = forked_pair_tests(executor)
     # declared laws make cheap tests (and results holding the law's closures): in turn
     if workers > 1 and len(chosen) > 1 and not declared and fork_available():
         # each pair's draws from the final stream in turn, here; the rest of each test in

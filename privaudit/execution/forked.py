@@ -34,13 +34,29 @@ from collections.abc import Callable, Iterable
 from multiprocessing.connection import wait
 from typing import Any, TypeVar
 
-from spec.errors import ExecutorError, PrivauditError
+from spec.errors import ExecutorError, InvalidParameterError, PrivauditError
 
 from .streaming import SerialExecutor, _positive_int
 
-__all__ = ["ForkedPairsExecutor", "fork_available", "forked_workers", "map_forked"]
+__all__ = [
+    "EXTRA_PAIR_TESTS",
+    "ForkedPairsExecutor",
+    "fork_available",
+    "forked_pair_tests",
+    "forked_workers",
+    "map_forked",
+]
 
 R = TypeVar("R")
+
+#: Pair tests run at once beyond the workers (:class:`ForkedPairsExecutor`'s default).
+#: The audit's process draws each pair test's randomness in turn, between the tests'
+#: starts, and a test that waited for a free worker ran alone at the end, on one core:
+#: SVT34Parallel's three tests at 5·10⁶ + 2.5·10⁶ outputs per side took their last 9 s
+#: on one core of two.  One more child than workers keeps every core busy until the last
+#: test ends, at the memory of one more pair test (seed 8 of that audit: 65.4 → 60.9 and
+#: 62.5 s; the same report to the bit).
+EXTRA_PAIR_TESTS = 1
 
 
 def fork_available() -> bool:
@@ -54,6 +70,14 @@ def forked_workers(executor: object) -> int:
     return int(getattr(executor, "pair_workers", 1))
 
 
+def forked_pair_tests(executor: object) -> int:
+    """The pair tests an audit runs at once on ``executor``: ``pair_workers`` plus the
+    ``extra_pair_tests`` of a :class:`ForkedPairsExecutor` with two workers or more,
+    else :func:`forked_workers`."""
+    workers = forked_workers(executor)
+    return workers + int(getattr(executor, "extra_pair_tests", 0)) if workers > 1 else workers
+
+
 class ForkedPairsExecutor(SerialExecutor):
     """The ``"processes"`` executor: an audit's pair tests, and the pilot tests of its
     local search's start pairs and successive halving, in up to ``pair_workers`` forked
@@ -64,16 +88,23 @@ class ForkedPairsExecutor(SerialExecutor):
     ----------
     workers : int, optional
         Processes at once (default: the cores this process may use).
+    extra_pair_tests : int, optional
+        Pair tests run at once beyond ``workers`` (with two workers or more; default
+        :data:`EXTRA_PAIR_TESTS`): their randomness is drawn here one test after the
+        other, and a last test that waited for a free worker would run alone, on one
+        core.  Each costs the memory of one more pair test; 0 runs one per worker.
 
     Raises
     ------
     ExecutorError
         Where ``fork`` is not available (:func:`fork_available`).
     InvalidParameterError
-        If ``workers`` is not a positive integer.
+        If ``workers`` is not a positive integer or ``extra_pair_tests`` a negative one.
     """
 
-    def __init__(self, workers: int | None = None) -> None:
+    def __init__(
+        self, workers: int | None = None, *, extra_pair_tests: int = EXTRA_PAIR_TESTS
+    ) -> None:
         if not fork_available():
             raise ExecutorError(
                 f"the processes executor needs Linux's fork start method (this is {sys.platform})"
@@ -81,9 +112,21 @@ class ForkedPairsExecutor(SerialExecutor):
         if workers is None:
             workers = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1
         self.pair_workers = _positive_int(workers, "workers")
+        if isinstance(extra_pair_tests, bool) or not isinstance(extra_pair_tests, int):
+            raise InvalidParameterError(
+                f"extra_pair_tests must be an integer >= 0, got {extra_pair_tests!r}"
+            )
+        if extra_pair_tests < 0:
+            raise InvalidParameterError(
+                f"extra_pair_tests must be an integer >= 0, got {extra_pair_tests!r}"
+            )
+        self.extra_pair_tests = extra_pair_tests
 
     def __repr__(self) -> str:
-        return f"ForkedPairsExecutor(workers={self.pair_workers})"
+        return (
+            f"ForkedPairsExecutor(workers={self.pair_workers}, "
+            f"extra_pair_tests={self.extra_pair_tests})"
+        )
 
 
 def _run_child(task: Callable[[], Any], conn: Any) -> None:

@@ -34,10 +34,14 @@ import numpy.typing as npt
 
 from spec.errors import InvalidParameterError
 
-__all__ = ["laplace_noise"]
+__all__ = ["exponentials_and_signs", "laplace_noise", "laplace_noisy_max"]
 
 #: Index of the byte holding the sign bit within a native float64.
 _SIGN_BYTE = 7 if sys.byteorder == "little" else 0
+_NO_BYTES = np.zeros(0, dtype=np.uint8)
+#: Fewest draws for which :func:`laplace_noisy_max` runs its compiled kernel (fewer take
+#: the NumPy path, the same values, without numba's call cost).
+KERNEL_DRAWS = 1 << 12
 
 
 def laplace_noise(
@@ -74,15 +78,92 @@ def laplace_noise(
     Kotz, Kozubowski & Podgórski, *The Laplace Distribution and Generalizations*,
     Birkhäuser 2001, Section 2.2.
     """
-    b = float(scale)
-    if not math.isfinite(b) or b <= 0.0:
-        raise InvalidParameterError(f"scale must be a finite number > 0, got {scale!r}")
-    draws = rng.standard_exponential(shape)
-    size = draws.size
-    if size:
-        signs = np.unpackbits(np.frombuffer(rng.bytes(-(-size // 8)), dtype=np.uint8), count=size)
+    b = _scale(scale)
+    draws, packed = exponentials_and_signs(rng, shape)
+    if draws.size:
+        signs = np.unpackbits(packed, count=draws.size)
         signs <<= 7  # 0 or 0x80: the sign bit
         sign_bytes = draws.reshape(-1).view(np.uint8)[_SIGN_BYTE::8]
         sign_bytes ^= signs
         draws *= b
     return draws
+
+
+def exponentials_and_signs(
+    rng: np.random.Generator, shape: int | tuple[int, ...]
+) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.uint8]]:
+    """What :func:`laplace_noise` draws, in its order: the standard exponentials E of
+    ``shape`` and their random signs, packed eight to a byte (the sign of the k-th
+    entry of E in C order is bit ``7 − k mod 8`` of byte ``k // 8``: 1 is negative, as
+    ``numpy.unpackbits`` reads it).  ``scale · S · E`` is then Laplace(0, scale)."""
+    draws = rng.standard_exponential(shape)
+    size = draws.size
+    packed = np.frombuffer(rng.bytes(-(-size // 8)), dtype=np.uint8) if size else _NO_BYTES
+    return draws, packed
+
+
+def _scale(scale: float) -> float:
+    b = float(scale)
+    if not math.isfinite(b) or b <= 0.0:
+        raise InvalidParameterError(f"scale must be a finite number > 0, got {scale!r}")
+    return b
+
+
+def laplace_noisy_max(
+    rng: np.random.Generator,
+    scale: float,
+    answers: npt.NDArray[np.float64],
+    size: int,
+    *,
+    report: str,
+) -> npt.NDArray[np.float64] | npt.NDArray[np.int64]:
+    """Report noisy max with Laplace(0, ``scale``) noise on ``size`` samples: the largest
+    noisy answer (``report="value"``) or its index (``"index"``, the first on ties).
+
+    The draws are :func:`laplace_noise`'s, from ``rng`` in the same order and with the
+    same values to the bit: the noise of answer i in sample s is entry (i, s) of a
+    ``(len(answers), size)`` draw for the value and entry (s, i) of a
+    ``(size, len(answers))`` draw for the index (the layouts each reduction reads
+    fastest).  A compiled kernel (:mod:`privaudit.suites._noisy_max_kernel`) applies
+    the signs and the scale, adds the answers and reduces in one pass, instead of four
+    NumPy passes over the noise.
+
+    Parameters
+    ----------
+    rng : numpy.random.Generator
+        The only source of randomness.
+    scale : float
+        The Laplace scale b > 0.
+    answers : ndarray of float64, shape (n,)
+        The query answers.
+    size : int
+        Samples.
+    report : {"value", "index"}
+        What each sample releases.
+
+    Returns
+    -------
+    ndarray
+        float64 maxima or int64 indices, shape ``(size,)``.
+    """
+    b = _scale(scale)
+    a = np.ascontiguousarray(answers, dtype=np.float64)
+    by_sample = report == "index"
+    shape = (size, a.shape[0]) if by_sample else (a.shape[0], size)
+    if size * a.shape[0] < KERNEL_DRAWS:
+        noisy = laplace_noise(rng, b, shape)
+        if by_sample:
+            noisy += a[np.newaxis, :]
+            return noisy.argmax(axis=1).astype(np.int64)
+        noisy += a[:, np.newaxis]
+        return noisy.max(axis=0)
+    draws, packed = exponentials_and_signs(rng, shape)
+    from . import _noisy_max_kernel as kernel  # numba: imported on first use
+
+    if by_sample:
+        index = np.empty(size, dtype=np.int64)
+        kernel.noisy_argmax_rows(draws, packed, b, a, index)
+        return index
+    value = np.empty(size, dtype=np.float64)
+    kernel.noisy_max_columns(draws, packed, b, a, value)
+    return value

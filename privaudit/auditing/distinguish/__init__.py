@@ -15,7 +15,8 @@ One job per module:
   :mod:`~privaudit.auditing.distinguish.event_ranking`;
 * :mod:`~privaudit.auditing.distinguish.columns` — output columns as integer cells (exact values,
   atoms, tail-refined quantile bins) and sums over small-integer columns as packed table
-  lookups;
+  lookups; its compiled (numba) kernels, with the NumPy path's results to the bit, in
+  :mod:`~privaudit.auditing.distinguish._column_kernel`;
 * :mod:`~privaudit.auditing.distinguish.cell_score` — the cell score: naive-Bayes (column-wise),
   grouped, joint-cell and whitened cell log-likelihood ratios;
 * :mod:`~privaudit.auditing.distinguish.dependence` — which coded columns the cell score

@@ -26,6 +26,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from types import ModuleType
 from typing import Literal
 
 import numpy as np
@@ -42,6 +43,7 @@ __all__ = [
     "PackedSum",
     "digit_range",
     "fit_column_coder",
+    "load_column_kernel",
     "small_integer_digits",
 ]
 
@@ -58,6 +60,10 @@ PROBE_ROWS = 20_000
 _GRID_CELLS = 4096
 #: Fewest edges for which the grid is used (a binary search over fewer is as fast).
 _GRID_EDGES = 8
+#: Fewest values of a float64 column coded by the compiled kernel
+#: (:mod:`~privaudit.auditing.distinguish._column_kernel`, the same cells to the bit);
+#: shorter columns take the NumPy path, which costs no call into numba.
+KERNEL_VALUES = 4096
 
 
 # ----------------------------------------------------------------------------------------
@@ -130,6 +136,8 @@ class ColumnCoder:
 
     def __call__(self, column: np.ndarray) -> np.ndarray:
         col = np.asarray(column)
+        if _kernel_applies(col):
+            return self._compiled(col, with_bins=True)
         m = self.atoms.size
         lut = self._lookup(col) if self.edges.size == 0 else None
         if lut is not None:
@@ -146,6 +154,24 @@ class ColumnCoder:
             if rest.size:
                 code[rest] += self.bins(col[rest])
         return code
+
+    def _compiled(self, col: np.ndarray, *, with_bins: bool) -> np.ndarray:
+        """The cells of a float64 column by the compiled kernel: those of
+        :meth:`__call__` (``with_bins``) or of the atom class (no bins: every value that
+        is not an atom in cell ``len(atoms)``), to the bit."""
+        atoms = self.atoms
+        midpoints: np.ndarray | None = self.__dict__.get("_midpoints")
+        if midpoints is None:  # as atom_index computes them
+            midpoints = (atoms[:-1] + atoms[1:]) / 2.0 if atoms.size > 1 else np.zeros(0)
+            object.__setattr__(self, "_midpoints", midpoints)
+        edges = self.edges if with_bins else _NO_EDGES
+        grid = self._grid() if edges.size else None
+        scale, shift, below, searched = grid if grid is not None else _NO_GRID
+        out = np.empty(col.shape[0], dtype=np.intp)
+        _kernel().code_float_column(
+            col, atoms, midpoints, edges, grid is not None, scale, shift, below, searched, out
+        )
+        return out
 
     def bins(self, values: np.ndarray) -> np.ndarray:
         """``searchsorted(edges, values, side="right")``, exactly, for float64 values
@@ -190,6 +216,31 @@ class ColumnCoder:
         return cached or None
 
 
+_NO_EDGES = np.zeros(0)
+#: The kernel's grid arguments when a coder has no grid (never read).
+_NO_GRID = (1.0, 0.0, np.zeros(1, dtype=np.intp), np.zeros(1, dtype=bool))
+
+
+def _kernel_applies(col: np.ndarray) -> bool:
+    """Whether ``col`` is coded by the compiled kernel: a long 1-D float64 column."""
+    return col.dtype == np.float64 and col.ndim == 1 and col.shape[0] >= KERNEL_VALUES
+
+
+def _kernel() -> ModuleType:
+    """The compiled kernel module, imported on first use (numba is a heavy import)."""
+    from . import _column_kernel
+
+    return _column_kernel
+
+
+def load_column_kernel() -> None:
+    """Load the compiled coder now (numba, and the kernel from its cache or compiled):
+    before forking workers, so that every child does not load it again (0.15–0.25 s
+    each, measured; the audit's pilot tests run in dozens of children)."""
+    column = np.zeros(1)
+    ColumnCoder(atoms=column, edges=_NO_EDGES)._compiled(column, with_bins=True)
+
+
 def _grid_cell(values: np.ndarray, scale: float, shift: float, top: int) -> np.ndarray:
     """The grid cell of each value, a non-decreasing function of it (every step —
     product, sum, clip, truncation — is monotone, so an edge's cell below a value's
@@ -226,7 +277,10 @@ class AtomClass:
         return True
 
     def __call__(self, column: np.ndarray) -> np.ndarray:
-        idx, hit = self.base.atom_index(np.asarray(column))
+        col = np.asarray(column)
+        if _kernel_applies(col):
+            return self.base._compiled(col, with_bins=False)
+        idx, hit = self.base.atom_index(col)
         return np.where(hit, idx, self.base.atoms.size)
 
 
@@ -309,6 +363,18 @@ def small_integer_digits(
     NaN, ±∞) makes the whole block ``None``, so that the caller's exact path decides it.
     ``lo`` and ``hi`` must lie in the int8 range (the integrality check is a cast).
     """
+    wanted = np.asarray(columns, dtype=np.intp)
+    if (
+        block.dtype == np.float64
+        and block.ndim == 2
+        and block.size >= KERNEL_VALUES
+        and wanted.size
+        and wanted.min() >= 0
+        and wanted.max() < block.shape[1]
+    ):  # one compiled pass (the same digits and verdict)
+        digits = np.empty((block.shape[0], wanted.size))
+        read = _kernel().read_small_integer_digits(block, wanted, int(lo), int(hi), digits)
+        return digits if read else None
     sub = np.take(block, columns, axis=1)
     if sub.dtype != np.float64:
         sub = sub.astype(np.float64)

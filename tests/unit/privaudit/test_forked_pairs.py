@@ -15,7 +15,13 @@ from privaudit import audit
 from privaudit.auditing.distinguish.pair import distinguish_pair, draw_pair_test
 from privaudit.auditing.pairs import verified_pair
 from privaudit.execution.distributed import executor_scope
-from privaudit.execution.forked import ForkedPairsExecutor, fork_available, map_forked
+from privaudit.execution.forked import (
+    EXTRA_PAIR_TESTS,
+    ForkedPairsExecutor,
+    fork_available,
+    forked_pair_tests,
+    map_forked,
+)
 from privaudit.execution.options import executor_flags_problem
 from privaudit.execution.streaming import SerialExecutor
 from privaudit.suites import dpsniper_cases
@@ -98,6 +104,23 @@ def test_bad_worker_counts_are_named(bad):
         ForkedPairsExecutor(bad)
 
 
+@pytest.mark.parametrize("bad", [-1, 1.5, True, "1"])
+def test_bad_extra_pair_test_counts_are_named(bad):
+    with pytest.raises(InvalidParameterError, match="extra_pair_tests"):
+        ForkedPairsExecutor(2, extra_pair_tests=bad)
+
+
+def test_pair_tests_run_one_beyond_the_workers_by_default():
+    # the audit's process draws the tests one after the other: one more child than
+    # workers keeps the cores busy to the end; one worker stays one test at a time
+    assert forked_pair_tests(ForkedPairsExecutor(2)) == 2 + EXTRA_PAIR_TESTS == 3
+    assert forked_pair_tests(ForkedPairsExecutor(2, extra_pair_tests=0)) == 2
+    assert forked_pair_tests(ForkedPairsExecutor(4, extra_pair_tests=3)) == 7
+    assert forked_pair_tests(ForkedPairsExecutor(1, extra_pair_tests=3)) == 1
+    assert forked_pair_tests(SerialExecutor()) == forked_pair_tests(None) == 1
+    assert "extra_pair_tests=1" in repr(ForkedPairsExecutor(2))
+
+
 def test_the_executor_maps_serially_and_is_chosen_by_name():
     run = ForkedPairsExecutor(3)
     assert isinstance(run, SerialExecutor) and run.pair_workers == 3
@@ -164,6 +187,10 @@ def test_a_vector_audit_on_processes_reports_what_the_serial_audit_reports():
     assert forked.check("distinguishability").details["pairs_tested"] >= 2
     serial = _report(mechanism, None, **options)
     assert _report(mechanism, ForkedPairsExecutor(2), **options) == serial
+    # every test in its own child at once, or one per worker: the same report
+    for extra in (0, 3):
+        executor = ForkedPairsExecutor(2, extra_pair_tests=extra)
+        assert _report(mechanism, executor, **options) == serial
     assert forked.epsilon_lower_bound == serial["epsilon_lower_bound"]
 
 

@@ -63,9 +63,27 @@ def test_sizing_rule_depends_on_cost_and_kind_only():
 
 
 def test_every_override_states_its_reason():
-    for name, (fields, reason) in table.OVERRIDES.items():
+    overrides = [*table.OVERRIDES.items(), *table.NO_PAIRS_OVERRIDES.items()]
+    for name, (fields, reason) in overrides:
         assert reason and reason != "rule", name
         assert set(fields) <= {"samples", "search", "pilot", "pairs_tested", "pair_budget"}
+    # an override applies to one table or to both, never twice
+    assert not set(table.OVERRIDES) & set(table.NO_PAIRS_OVERRIDES)
+    for name, (_, reason) in table.NO_PAIRS_OVERRIDES.items():
+        assert "without input pairs only" in reason, name
+
+
+def test_no_pairs_overrides_size_only_the_table_without_pairs(monkeypatch):
+    case = next(c for c in table.dpsniper_cases() if c.name == "dpsniper.SVT34Parallel")
+    monkeypatch.setitem(table._CALIBRATED, "SVT34Parallel", ("vector", 3e-6))
+    fields, reason = table.NO_PAIRS_OVERRIDES["SVT34Parallel"]
+    alone = table.size_for(case, with_pairs=False)
+    assert (alone.samples, alone.search, alone.reason) == (
+        fields["samples"],
+        fields["search"],
+        reason,
+    )
+    assert table.size_for(case, with_pairs=True) == table.sizing_rule("vector", 3e-6)
 
 
 def test_seeds_table_reports_min_median_max_ceiling_and_the_n_reaching_lr():

@@ -17,7 +17,7 @@ import pickle
 import numpy as np
 import pytest
 
-from privaudit.auditing.distinguish import cell_score, logistic, patterns
+from privaudit.auditing.distinguish import cell_score, columns, logistic, patterns
 from privaudit.auditing.distinguish.cell_score import CellFit, CellScore, fit_cell_score
 from privaudit.auditing.distinguish.columns import (
     AtomClass,
@@ -196,6 +196,28 @@ def test_digits_are_read_only_from_small_integers():
     assert digit_range([120.0], [130.0]) is None  # beyond int8
 
 
+@pytest.mark.parametrize("lo, hi", [(-1, 1), (0, 15), (-128, -113)])
+def test_compiled_digits_equal_the_numpy_path(lo, hi, monkeypatch):
+    """The compiled reading of digits gives the NumPy path's digits (−0.0 kept) and its
+    verdict on every awkward entry, in any column order, on strided rows too."""
+    rng = np.random.default_rng(37)
+    block = rng.integers(lo, hi + 1, size=(5_000, 7)).astype(np.float64)
+    block[3, 1] = -0.0
+    cases = [(block, [0, 2, 5]), (block, [6, 1, 1, 3]), (block[::2], [4, 0])]
+    for bad in (0.5, 1e-300, np.nan, np.inf, -np.inf, hi + 1.0, lo - 1.0, lo - 0.5):
+        spoiled = block.copy()
+        spoiled[4_321, 2] = bad
+        cases += [(spoiled, [0, 2]), (spoiled, [0, 1])]  # column 2 read, then not
+    for rows, wanted in cases:
+        monkeypatch.setattr(columns, "KERNEL_VALUES", 1 << 62)
+        expected = small_integer_digits(rows, wanted, lo, hi)
+        monkeypatch.setattr(columns, "KERNEL_VALUES", 0)
+        got = small_integer_digits(rows, wanted, lo, hi)
+        assert (got is None) == (expected is None)
+        if expected is not None:
+            assert same(got, expected)
+
+
 def test_packed_sums_equal_column_sums_modulo_two_to_the_64():
     """Terms near 2⁶³ (sums wrap, as hash keys do) over 23 base-3 columns: three parts."""
     rng = np.random.default_rng(3)
@@ -250,6 +272,48 @@ def test_bin_grid_equals_a_binary_search(kind):
     assert same(coder.bins(values), np.searchsorted(edges, values, side="right"))
     m = np.searchsorted(edges, values, side="right") + 1
     assert same(coder(values), np.where(values == 0.0, 0, m))
+
+
+@pytest.mark.parametrize("atoms", ["none", "one", "three", "eight", "many", "infinite"])
+@pytest.mark.parametrize("edges", ["none", "few", "quantiles", "wide", "subnormal"])
+def test_compiled_coder_equals_the_numpy_path(atoms, edges, monkeypatch):
+    """The compiled kernel codes float64 columns as the NumPy path does, to the bit:
+    every number of atoms (one, two to eight by midpoints, more by binary search),
+    every kind of edges (none, too few for a grid, a grid, a grid over huge values, too
+    close for one), at, next to and between atoms and edges, ±∞, NaN, ±0.0 and
+    subnormals; atom classes too."""
+    rng = np.random.default_rng(31)
+    sample = np.concatenate([rng.normal(size=20_000), rng.laplace(5.0, 0.01, 500)])
+    a = {
+        "none": np.zeros(0),
+        "one": np.array([0.0]),
+        "three": np.array([-1.0, 0.0, 2.5]),
+        "eight": np.arange(8.0) - 3.0,
+        "many": np.arange(20.0) / 7.0 - 1.0,
+        "infinite": np.array([-np.inf, 0.0, np.inf]),
+    }[atoms]
+    e = {
+        "none": np.zeros(0),
+        "few": np.array([-1.0, 0.0, 2.0]),
+        "quantiles": np.unique(np.quantile(sample, np.linspace(0.001, 0.999, 60))),
+        "wide": np.linspace(-1e300, 1e300, 21),
+        "subnormal": np.arange(1, 21) * 5e-324,
+    }[edges]
+    special = [np.nan, np.inf, -np.inf, -0.0, 0.0, 1e308, -1e308, 5e-324, -5e-324]
+    near = [x for v in (a, e) for x in (v, np.nextafter(v, np.inf), np.nextafter(v, -np.inf))]
+    values = np.concatenate([sample, e * (1 + 1e-12), special, *near])
+    values = np.concatenate([values, rng.permutation(values)])
+    coder = ColumnCoder(atoms=a, edges=e)
+    classes = AtomClass(coder) if a.size else None
+    monkeypatch.setattr(columns, "KERNEL_VALUES", 1 << 62)
+    expected = coder(values), None if classes is None else classes(values)
+    monkeypatch.setattr(columns, "KERNEL_VALUES", 0)
+    assert same(coder(values), expected[0])
+    if classes is not None:
+        assert same(classes(values), expected[1])
+    # a slice with a stride (a column of a block of rows) is read as it is
+    wide = np.stack([values, values[::-1]], axis=1)
+    assert same(coder(wide[:, 0]), expected[0])
 
 
 # ----------------------------------------------------------------------------------------

@@ -47,7 +47,7 @@ from privaudit.suites._dpsniper_svt import (
 )
 from privaudit.suites._families import NoisyHistogram
 from privaudit.suites._kernels import ABORTED, ABOVE, BELOW, svt_codes
-from privaudit.suites._laplace import laplace_noise
+from privaudit.suites._laplace import laplace_noise, laplace_noisy_max
 from privaudit.suites._svt_patterns import (
     MAX_COMBINED_ROWS,
     MAX_TABLE_LENGTH,
@@ -553,6 +553,31 @@ def test_laplace_noise_inputs():
     for bad in (0.0, -1.0, np.nan, np.inf):
         with pytest.raises(InvalidParameterError, match="scale"):
             laplace_noise(rng, bad, 3)
+
+
+@pytest.mark.parametrize("report", ["value", "index"])
+@pytest.mark.parametrize("size", [0, 1, 7, 819, 820, 50_001])
+def test_compiled_noisy_max_equals_laplace_noise_reduced(report, size):
+    """The compiled report-noisy-max draws what ``laplace_noise`` draws, in its order, and
+    reduces it as NumPy does (the first index on ties): the same values to the bit, and
+    the generator left in the same state, on both sides of its size threshold (5 answers:
+    819 samples take the NumPy path, 820 the kernel)."""
+    for answers in (np.zeros(5), np.array([3.0, 1.0, 4.0, 1.0, 5.0]), np.array([0.0, -0.0])):
+        mine, theirs = np.random.default_rng(size), np.random.default_rng(size)
+        got = laplace_noisy_max(mine, 2.5, answers, size, report=report)
+        n = answers.size
+        if report == "index":
+            noisy = laplace_noise(theirs, 2.5, (size, n)) + answers[np.newaxis, :]
+            expected = noisy.argmax(axis=1).astype(np.int64)
+        else:
+            noisy = laplace_noise(theirs, 2.5, (n, size)) + answers[:, np.newaxis]
+            expected = noisy.max(axis=0)
+        assert got.dtype == expected.dtype and got.shape == (size,)
+        assert np.array_equal(got, expected)
+        assert np.array_equal(np.signbit(got), np.signbit(expected))
+        assert mine.integers(1 << 62) == theirs.integers(1 << 62)
+    with pytest.raises(InvalidParameterError, match="scale"):
+        laplace_noisy_max(np.random.default_rng(0), 0.0, np.zeros(3), 5_000, report="value")
 
 
 # ----------------------------------------------------------------------------------------
