@@ -28,29 +28,15 @@ _jit = numba.njit(cache=True, nogil=True)
 
 
 @_jit
-def _search_left(values: np.ndarray, v: float) -> int:  # pragma: no cover - compiled
-    """``searchsorted(values, v, "left")`` (NaN: ``len(values)``)."""
+def _search(values: np.ndarray, v: float, right: bool) -> int:  # pragma: no cover - compiled
+    """``searchsorted(values, v, "right" if right else "left")`` (NaN: ``len(values)``,
+    after every number, as NumPy sorts it)."""
     if v != v:
         return values.size
     lo, hi = 0, values.size
     while lo < hi:
         mid = (lo + hi) >> 1
-        if values[mid] < v:
-            lo = mid + 1
-        else:
-            hi = mid
-    return lo
-
-
-@_jit
-def _search_right(values: np.ndarray, v: float) -> int:  # pragma: no cover - compiled
-    """``searchsorted(values, v, "right")`` (NaN: ``len(values)``)."""
-    if v != v:
-        return values.size
-    lo, hi = 0, values.size
-    while lo < hi:
-        mid = (lo + hi) >> 1
-        if values[mid] <= v:
+        if values[mid] < v or (right and values[mid] == v):
             lo = mid + 1
         else:
             hi = mid
@@ -103,7 +89,7 @@ def code_float_column(
                     if v > midpoints[k]:
                         idx += 1
             else:
-                idx = _search_left(atoms, v)
+                idx = _search(atoms, v, False)
                 if idx > m - 1:
                     idx = m - 1
             if atoms[idx] == v:
@@ -122,9 +108,9 @@ def code_float_column(
             cell = int(x)
             count = below[cell]
             if searched[cell]:
-                count = _search_right(edges, v)
+                count = _search(edges, v, True)
         else:
-            count = _search_right(edges, v)
+            count = _search(edges, v, True)
         out[i] = m + count
 
 
