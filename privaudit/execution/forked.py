@@ -112,11 +112,8 @@ class ForkedPairsExecutor(SerialExecutor):
         if workers is None:
             workers = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1
         self.pair_workers = _positive_int(workers, "workers")
-        if isinstance(extra_pair_tests, bool) or not isinstance(extra_pair_tests, int):
-            raise InvalidParameterError(
-                f"extra_pair_tests must be an integer >= 0, got {extra_pair_tests!r}"
-            )
-        if extra_pair_tests < 0:
+        whole = isinstance(extra_pair_tests, int) and not isinstance(extra_pair_tests, bool)
+        if not whole or extra_pair_tests < 0:
             raise InvalidParameterError(
                 f"extra_pair_tests must be an integer >= 0, got {extra_pair_tests!r}"
             )
