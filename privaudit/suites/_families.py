@@ -18,7 +18,7 @@ from spec import AdditiveNoise, Exponential, IntegerRange, Laplace, NoisyArgmax,
 from spec.errors import InvalidParameterError
 
 from ._kernels import QueryMechanism, query_spec
-from ._laplace import laplace_noise, laplace_noisy_max
+from ._laplace import KERNEL_DRAWS, laplace_noise, laplace_noisy_max
 
 __all__ = ["DING_2018", "NoisyHistogram", "NoisyMax"]
 
@@ -124,13 +124,17 @@ class NoisyMax(QueryMechanism):
 
     def _sample(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
         answers = np.asarray(data, dtype=np.float64)
-        if self.noise == "laplace":  # one compiled pass over the noise
+        if self.noise == "laplace" and size * answers.shape[0] >= KERNEL_DRAWS:
+            # one compiled pass over the noise (the same values as below, to the bit)
             return laplace_noisy_max(rng, self.scale, answers, size, report=self.report)
         # arg-max reads rows of (N, n); the maximum value reduces fastest over (n, N)
         by_sample = self.report == "index"
         shape = (size, answers.shape[0]) if by_sample else (answers.shape[0], size)
-        noisy = rng.standard_exponential(shape)
-        noisy *= self.scale
+        if self.noise == "laplace":
+            noisy = laplace_noise(rng, self.scale, shape)
+        else:
+            noisy = rng.standard_exponential(shape)
+            noisy *= self.scale
         if by_sample:
             noisy += answers[np.newaxis, :]
             return noisy.argmax(axis=1).astype(np.int64)

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import math
 import sys
+from typing import Literal
 
 import numpy as np
 import numpy.typing as npt
@@ -39,8 +40,9 @@ __all__ = ["exponentials_and_signs", "laplace_noise", "laplace_noisy_max"]
 #: Index of the byte holding the sign bit within a native float64.
 _SIGN_BYTE = 7 if sys.byteorder == "little" else 0
 _NO_BYTES = np.zeros(0, dtype=np.uint8)
-#: Fewest draws for which :func:`laplace_noisy_max` runs its compiled kernel (fewer take
-#: the NumPy path, the same values, without numba's call cost).
+#: Fewest draws for which a noisy max calls :func:`laplace_noisy_max` (its compiled
+#: kernel); fewer take :func:`laplace_noise` and NumPy's reduction, the same values,
+#: without numba's import and call cost.
 KERNEL_DRAWS = 1 << 12
 
 
@@ -115,7 +117,7 @@ def laplace_noisy_max(
     answers: npt.NDArray[np.float64],
     size: int,
     *,
-    report: str,
+    report: Literal["value", "index"],
 ) -> npt.NDArray[np.float64] | npt.NDArray[np.int64]:
     """Report noisy max with Laplace(0, ``scale``) noise on ``size`` samples: the largest
     noisy answer (``report="value"``) or its index (``"index"``, the first on ties).
@@ -150,13 +152,6 @@ def laplace_noisy_max(
     a = np.ascontiguousarray(answers, dtype=np.float64)
     by_sample = report == "index"
     shape = (size, a.shape[0]) if by_sample else (a.shape[0], size)
-    if size * a.shape[0] < KERNEL_DRAWS:
-        noisy = laplace_noise(rng, b, shape)
-        if by_sample:
-            noisy += a[np.newaxis, :]
-            return noisy.argmax(axis=1).astype(np.int64)
-        noisy += a[:, np.newaxis]
-        return noisy.max(axis=0)
     draws, packed = exponentials_and_signs(rng, shape)
     from . import _noisy_max_kernel as kernel  # numba: imported on first use
 

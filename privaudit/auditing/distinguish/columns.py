@@ -234,11 +234,13 @@ def _kernel() -> ModuleType:
 
 
 def load_column_kernel() -> None:
-    """Load the compiled coder now (numba, and the kernel from its cache or compiled):
+    """Load the compiled kernels now (numba, and each kernel from its cache or compiled):
     before forking workers, so that every child does not load it again (0.15–0.25 s
     each, measured; the audit's pilot tests run in dozens of children)."""
     column = np.zeros(1)
     ColumnCoder(atoms=column, edges=_NO_EDGES)._compiled(column, with_bins=True)
+    block = np.zeros((1, 1))
+    _kernel().read_small_integer_digits(block, np.zeros(1, dtype=np.intp), 0, 0, block.copy())
 
 
 def _grid_cell(values: np.ndarray, scale: float, shift: float, top: int) -> np.ndarray:

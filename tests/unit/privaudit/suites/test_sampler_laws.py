@@ -45,7 +45,7 @@ from privaudit.suites._dpsniper_svt import (
     SparseVectorTechnique4,
     SparseVectorTechnique6,
 )
-from privaudit.suites._families import NoisyHistogram
+from privaudit.suites._families import NoisyHistogram, NoisyMax
 from privaudit.suites._kernels import ABORTED, ABOVE, BELOW, svt_codes
 from privaudit.suites._laplace import laplace_noise, laplace_noisy_max
 from privaudit.suites._svt_patterns import (
@@ -555,27 +555,36 @@ def test_laplace_noise_inputs():
             laplace_noise(rng, bad, 3)
 
 
+def _laplace_noise_reduced(rng, answers, size, report):
+    """Report noisy max as ``laplace_noise`` and NumPy's reductions give it."""
+    n = answers.size
+    if report == "index":
+        noisy = laplace_noise(rng, 2.5, (size, n)) + answers[np.newaxis, :]
+        return noisy.argmax(axis=1).astype(np.int64)
+    return (laplace_noise(rng, 2.5, (n, size)) + answers[:, np.newaxis]).max(axis=0)
+
+
 @pytest.mark.parametrize("report", ["value", "index"])
 @pytest.mark.parametrize("size", [0, 1, 7, 819, 820, 50_001])
 def test_compiled_noisy_max_equals_laplace_noise_reduced(report, size):
     """The compiled report-noisy-max draws what ``laplace_noise`` draws, in its order, and
     reduces it as NumPy does (the first index on ties): the same values to the bit, and
-    the generator left in the same state, on both sides of its size threshold (5 answers:
-    819 samples take the NumPy path, 820 the kernel)."""
+    the generator left in the same state.  ``NoisyMax`` calls it from
+    ``KERNEL_DRAWS`` draws on (5 answers: 820 samples, not 819), with the same values."""
     for answers in (np.zeros(5), np.array([3.0, 1.0, 4.0, 1.0, 5.0]), np.array([0.0, -0.0])):
         mine, theirs = np.random.default_rng(size), np.random.default_rng(size)
         got = laplace_noisy_max(mine, 2.5, answers, size, report=report)
-        n = answers.size
-        if report == "index":
-            noisy = laplace_noise(theirs, 2.5, (size, n)) + answers[np.newaxis, :]
-            expected = noisy.argmax(axis=1).astype(np.int64)
-        else:
-            noisy = laplace_noise(theirs, 2.5, (n, size)) + answers[:, np.newaxis]
-            expected = noisy.max(axis=0)
+        expected = _laplace_noise_reduced(theirs, answers, size, report)
         assert got.dtype == expected.dtype and got.shape == (size,)
         assert np.array_equal(got, expected)
         assert np.array_equal(np.signbit(got), np.signbit(expected))
         assert mine.integers(1 << 62) == theirs.integers(1 << 62)
+    mechanism = NoisyMax(0.8, noise="laplace", report=report, length=5)  # scale 2.5
+    answers = np.array([3.0, 1.0, 4.0, 1.0, 5.0])
+    sampled = mechanism._sample(answers, size, np.random.default_rng(size))
+    assert np.array_equal(
+        sampled, _laplace_noise_reduced(np.random.default_rng(size), answers, size, report)
+    )
     with pytest.raises(InvalidParameterError, match="scale"):
         laplace_noisy_max(np.random.default_rng(0), 0.0, np.zeros(3), 5_000, report="value")
 
