@@ -5,14 +5,14 @@ Run with ``python -m pytest benchmarks/test_bench_accounting.py`` (pytest-benchm
 
 from __future__ import annotations
 
-from mechanisms import GaussianMechanism, LaplaceMechanism
-from mechanisms.accounting import (
+from privaudit.mechanisms import GaussianMechanism, LaplaceMechanism
+from privaudit.mechanisms.accounting import (
     PLDAccountant,
     PrivacyBudget,
     RDPAccountant,
     optimal_composition,
 )
-from spec import PureDP
+from privaudit.spec import PureDP
 
 LAPLACE = LaplaceMechanism(0.1, 1.0).spec
 GAUSSIAN = GaussianMechanism(0.5, 1e-6, 1.0).spec

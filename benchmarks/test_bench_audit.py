@@ -18,8 +18,13 @@ from typing import Any
 import numpy as np
 import pytest
 
-from mechanisms import GaussianMechanism, LaplaceMechanism, Mechanism, RandomizedResponseMechanism
 from privaudit import AuditConfig, audit
+from privaudit.mechanisms import (
+    GaussianMechanism,
+    LaplaceMechanism,
+    Mechanism,
+    RandomizedResponseMechanism,
+)
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "scripts"))
 from audit_cost import CountingMechanism

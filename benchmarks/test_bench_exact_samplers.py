@@ -16,14 +16,16 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from mechanisms import (
+from privaudit.mechanisms import (
     FloatSafeGaussianMechanism,
     FloatSafeLaplaceMechanism,
     GaussianMechanism,
     LaplaceMechanism,
 )
-from spec.noise import DiscreteGaussian, DiscreteLaplace
-from spec.noise import discrete as scalar_reference  # the CKS20 scalar reference lives here
+from privaudit.spec.noise import DiscreteGaussian, DiscreteLaplace
+from privaudit.spec.noise import (
+    discrete as scalar_reference,  # the CKS20 scalar reference lives here
+)
 
 N = 1_000_000
 N_SCALAR = 2_000

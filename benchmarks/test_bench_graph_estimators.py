@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import pytest
 
-from estimators.graphs import private_edge_density, private_triangle_density
-from estimators.models import random_geometric_graph
+from privaudit.estimators.graphs import private_edge_density, private_triangle_density
+from privaudit.estimators.models import random_geometric_graph
 
 N_NODES = 2_000
 

@@ -15,8 +15,8 @@ import math
 import numpy as np
 import pytest
 
-from estimators.models import random_geometric_graph
-from spec import adjacency_matrix
+from privaudit.estimators.models import random_geometric_graph
+from privaudit.spec import adjacency_matrix
 
 N = 100_000
 

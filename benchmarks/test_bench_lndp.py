@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from estimators.lndp import (
+from privaudit.estimators.lndp import (
     private_average_degree,
     private_blurry_linear,
     private_clique_size,
@@ -123,9 +123,9 @@ def audit_joint_messages(samples: int = AUDIT_SAMPLES):
     streaming executor (:mod:`privaudit.execution.streaming`), so memory stays bounded.  The
     noise-law check draws its sample in one piece, so it gets 10⁵ draws (10⁶ × 50 floats
     would hold 400 MB at once)."""
-    from estimators.lndp import soft_threshold_mechanism
     from privaudit import AuditConfig, audit
-    from spec import LocalNodeRelation
+    from privaudit.estimators.lndp import soft_threshold_mechanism
+    from privaudit.spec import LocalNodeRelation
 
     mech = soft_threshold_mechanism(AUDIT_NODES, 0.9, 1e-3, 0, 1)
     config = AuditConfig(

@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from estimators.local_ustatistics import (
+from privaudit.estimators.local_ustatistics import (
     KaryRandomizer,
     fast_u_statistic,
     hadamard_reports,

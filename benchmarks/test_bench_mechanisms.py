@@ -16,7 +16,7 @@ from collections.abc import Callable
 import numpy as np
 import pytest
 
-from mechanisms import (
+from privaudit.mechanisms import (
     DiscreteLaplaceMechanism,
     GaussianMechanism,
     LaplaceMechanism,

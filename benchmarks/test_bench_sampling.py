@@ -13,7 +13,13 @@ import math
 import numpy as np
 import pytest
 
-from spec.noise import DiscreteGaussian, DiscreteLaplace, Gaussian, InverseQuartic, Laplace
+from privaudit.spec.noise import (
+    DiscreteGaussian,
+    DiscreteLaplace,
+    Gaussian,
+    InverseQuartic,
+    Laplace,
+)
 
 N = 1_000_000
 

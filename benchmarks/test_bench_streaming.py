@@ -18,8 +18,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from mechanisms import LaplaceMechanism
 from privaudit.execution.streaming import block_rows, stream_chunks
+from privaudit.mechanisms import LaplaceMechanism
 
 N = 10_000_000
 MECHANISM = LaplaceMechanism(1.0, 1.0)

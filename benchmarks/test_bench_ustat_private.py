@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from estimators.ustatistics import (
+from privaudit.estimators.ustatistics import (
     Kernel,
     private_mean_local_hajek,
     private_median_of_means,

@@ -18,8 +18,8 @@ import networkx as nx
 import numpy as np
 import pytest
 
-from estimators.models import sample_sphere_points
-from estimators.ustatistics import (
+from privaudit.estimators.models import sample_sphere_points
+from privaudit.estimators.ustatistics import (
     SubsetFamily,
     adjacency_triangle_kernel,
     auc_kernel,
@@ -33,7 +33,7 @@ from estimators.ustatistics import (
     weighted_tuple_sum,
     wilcoxon_signed_rank_kernel,
 )
-from estimators.ustatistics.fast_paths import adjacency_from_points
+from privaudit.estimators.ustatistics.fast_paths import adjacency_from_points
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "scripts"))
 from ustat_speed import python_double_loop_inline  # the speed table's baseline

@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from mechanisms import basic_composition
-from spec import PrivacyGuarantee
-from spec.errors import InvalidParameterError
+from privaudit.mechanisms import basic_composition
+from privaudit.spec import PrivacyGuarantee
+from privaudit.spec.errors import InvalidParameterError
 
 __all__ = ["PrivacyAccount"]
 
@@ -26,7 +26,7 @@ class PrivacyAccount:
 
     Examples
     --------
-    >>> from spec import PureDP
+    >>> from privaudit.spec import PureDP
     >>> account = PrivacyAccount.of([("coarse estimate", PureDP(epsilon=0.1)),
     ...                              ("Algorithm 1", PureDP(epsilon=0.9))])
     >>> round(account.total.epsilon, 12)

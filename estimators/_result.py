@@ -17,7 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, ClassVar, TypeVar, dataclass_transform
 
-from spec import MechanismSpec, PrivacyGuarantee
+from privaudit.spec import MechanismSpec, PrivacyGuarantee
 
 __all__ = [
     "PrivateEstimate",

@@ -11,11 +11,11 @@ from typing import Any
 
 import numpy as np
 
-from mechanisms import LaplaceMechanism
-from mechanisms.accounting import PrivacyBudget
-from spec import DatasetDomain, RandomLike, RealInterval, SubstituteOne
-from spec.errors import InvalidParameterError, UnsupportedCombinationError
-from spec.validation import check_epsilon, check_sample_size, real_array
+from privaudit.mechanisms import LaplaceMechanism
+from privaudit.mechanisms.accounting import PrivacyBudget
+from privaudit.spec import DatasetDomain, RandomLike, RealInterval, SubstituteOne
+from privaudit.spec.errors import InvalidParameterError, UnsupportedCombinationError
+from privaudit.spec.validation import check_epsilon, check_sample_size, real_array
 
 from ._result import PrivateEstimate
 

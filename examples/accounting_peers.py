@@ -14,12 +14,15 @@ are in the ``test`` extra.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 DELTA = 1e-6
 
 
 # -- A. 100 Poisson-subsampled Gaussians (σ = 1, q = 0.01) and 10 Gaussians (σ = 20) --------
 def privaudit_subsampled(relation: str = "add_remove_one") -> float:
-    from mechanisms.accounting import PrivacyBudget, gaussian, repeated, subsampled
+    from privaudit.mechanisms.accounting import PrivacyBudget, gaussian, repeated, subsampled
 
     budget = PrivacyBudget(epsilon=10.0, delta=1e-6, relation=relation)
     budget.charge(repeated(subsampled(gaussian(sigma=1.0), 0.01), 100))
@@ -50,7 +53,7 @@ def dp_accounting_subsampled(relation: str = "add_remove_one") -> float:
 
 # -- B. 10 Gaussians (σ = 5): PLD (exact here) and zCDP ------------------------------------
 def privaudit_gaussians(accountant: str = "pld") -> float:
-    from mechanisms.accounting import PrivacyBudget, gaussian, repeated
+    from privaudit.mechanisms.accounting import PrivacyBudget, gaussian, repeated
 
     budget = PrivacyBudget(
         epsilon=10.0, delta=1e-6, accountant=accountant, relation="add_remove_one"
@@ -77,7 +80,7 @@ def opendp_gaussians() -> float:
 
 # -- C. three Laplace releases (scales 10, 5 and 10/3): pure ε = 0.6 -------------------------
 def privaudit_laplaces() -> float:
-    from mechanisms.accounting import PrivacyBudget, laplace
+    from privaudit.mechanisms.accounting import PrivacyBudget, laplace
 
     budget = PrivacyBudget(epsilon=1.0, relation="add_remove_one")  # δ = 0: pure
     for scale in (10.0, 5.0, 10.0 / 3.0):
@@ -106,7 +109,7 @@ def opendp_laplaces() -> float:
 
 
 #: (section title, [(library, label, function, kwargs)]) in the order the page shows them.
-EXAMPLES = [
+EXAMPLES: list[tuple[str, list[tuple[str, str, Callable[..., float], dict[str, Any]]]]] = [
     (
         "A. 100 Poisson-subsampled Gaussians (σ = 1, q = 0.01) and 10 Gaussians (σ = 20), δ = 10⁻⁶",
         [

@@ -18,8 +18,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from mechanisms import FunctionMechanism, declare_mechanism
-from spec import (
+from privaudit.mechanisms import FunctionMechanism, declare_mechanism
+from privaudit.spec import (
     AdditiveNoise,
     Categorical,
     DatasetDomain,
@@ -110,6 +110,8 @@ def main() -> None:
 
     broken = build_underscaled_histogram()
     residual = broken.sample(records, size=10_000, rng=rng) - histogram(records)
+    assert isinstance(broken.spec.noise, AdditiveNoise)
+    assert isinstance(broken.spec.noise.law, Laplace)
     print(
         f"\n{broken.name}: declared noise std {broken.spec.noise.law.std:.3f}, "
         f"drawn noise std {residual.std():.3f}; 'privaudit audit' rejects it"

@@ -29,9 +29,9 @@ import math
 
 import numpy as np
 
-from mechanisms import FunctionMechanism, declare_mechanism
 from privaudit import audit
-from spec import (
+from privaudit.mechanisms import FunctionMechanism, declare_mechanism
+from privaudit.spec import (
     Categorical,
     FiniteOutputLaw,
     FiniteRandomizer,
@@ -104,11 +104,13 @@ def build_shared_coin() -> FunctionMechanism:
 
 def main() -> None:
     good = audit(build_unary_encoding(), samples=20_000, seed=1)
+    assert good.exact is not None  # a finite randomizer is audited exactly
     print(
         f"{good.mechanism}: {good.verdict}; exact ε = {good.exact.epsilon_exact:.4f} "
         f"({good.exact.coverage}); sampling cross-check ε ≥ {good.epsilon_lower_bound:.3f}"
     )
     bad = audit(build_shared_coin(), samples=20_000, seed=1)
+    assert bad.exact is not None
     print(f"{bad.mechanism}: {bad.verdict}; exact figure refuted: {bad.exact.refuted}")
     print("  " + bad.check("noise_law").summary[:160])
     print("  " + bad.exact.refutation[:160])

@@ -22,9 +22,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from mechanisms import FunctionMechanism, declare_mechanism
 from privaudit import audit
-from spec import (
+from privaudit.mechanisms import FunctionMechanism, declare_mechanism
+from privaudit.spec import (
     AdditiveNoise,
     GlobalSensitivity,
     GraphDomain,

@@ -26,9 +26,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from mechanisms import FunctionMechanism, declare_mechanism
 from privaudit import AuditConfig, audit
-from spec import (
+from privaudit.mechanisms import FunctionMechanism, declare_mechanism
+from privaudit.spec import (
     AdditiveNoise,
     GlobalSensitivity,
     GraphDomain,

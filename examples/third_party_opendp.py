@@ -38,8 +38,8 @@ import sys
 
 import numpy as np
 
-from mechanisms import from_scalar_sampler
-from spec import (
+from privaudit.mechanisms import from_scalar_sampler
+from privaudit.spec import (
     AdditiveNoise,
     GlobalSensitivity,
     Laplace,

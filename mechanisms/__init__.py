@@ -26,7 +26,7 @@ and the sampler cannot drift apart.
 
 Examples
 --------
->>> from mechanisms import LaplaceMechanism
+>>> from privaudit.mechanisms import LaplaceMechanism
 >>> mech = LaplaceMechanism(epsilon=1.0, sensitivity=1.0)
 >>> mech.sample(0.0, size=1000, rng=0).shape
 (1000,)

@@ -20,12 +20,12 @@ imports ``privaudit``.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
-from spec import MechanismSpec, RandomLike, as_generator
-from spec.errors import InvalidParameterError
+from privaudit.spec import MechanismSpec, RandomLike, as_generator
+from privaudit.spec.errors import InvalidParameterError
 
 __all__ = ["Mechanism", "check_sample_size"]
 
@@ -55,6 +55,10 @@ class Mechanism(ABC):
     Subclasses implement :meth:`_sample` (validated input, int size, Generator) and may
     override the gray-box hooks.
     """
+
+    #: Attributes that are not claims of the spec, so the consistency check never compares
+    #: them with it (:class:`FunctionMechanism`'s ``rho`` is public randomness, not zCDP's ρ).
+    non_claim_attributes: ClassVar[frozenset[str]] = frozenset()
 
     def __init__(self, spec: MechanismSpec) -> None:
         if not isinstance(spec, MechanismSpec):

@@ -28,7 +28,7 @@ from typing import Any, Literal
 
 import numpy as np
 
-from spec import (
+from privaudit.spec import (
     AdditiveNoise,
     ApproxDP,
     DiscreteGaussian,
@@ -47,8 +47,12 @@ from spec import (
     VectorDomain,
     ZeroConcentratedDP,
 )
-from spec.errors import InvalidInputError, InvalidParameterError, UnsupportedCombinationError
-from spec.noise import NoiseLaw
+from privaudit.spec.errors import (
+    InvalidInputError,
+    InvalidParameterError,
+    UnsupportedCombinationError,
+)
+from privaudit.spec.noise import NoiseLaw
 
 from ._base import Mechanism
 from .calibration import (
@@ -158,8 +162,8 @@ class AdditiveNoiseMechanism(Mechanism):
 
     Examples
     --------
-    >>> from spec import (MechanismSpec, PureDP, DatasetDomain, RealInterval, SubstituteOne,
-    ...                   GlobalSensitivity, AdditiveNoise, Laplace)
+    >>> from privaudit.spec import (MechanismSpec, PureDP, DatasetDomain, RealInterval,
+    ...     SubstituteOne, GlobalSensitivity, AdditiveNoise, Laplace)
     >>> n = 100
     >>> spec = MechanismSpec(
     ...     name="noisy_mean", input_domain=DatasetDomain(record=RealInterval(lo=0, hi=1), size=n),

@@ -7,6 +7,12 @@ read back through the noise law's own privacy quantities (``pure_epsilon`` or
 :class:`~spec.MechanismSpec` built from it never fails its cross-field validation and
 never claims more than the law delivers.
 
+A scale computed with a transcendental function or a root find (the Gaussian
+calibrations) is then rounded up to the stable grid of :mod:`spec.stable_values` (6
+significant digits, after a relative margin of 1e-9), so that the spec and its hash are
+the same on every CPU; a larger scale keeps the claim.  The closed forms Δ/ε of the
+Laplace laws are correctly rounded arithmetic and are not rounded.
+
 =============================  ==========================================  ====================
 function                       scale                                       reference
 =============================  ==========================================  ====================
@@ -34,10 +40,11 @@ from typing import Any
 
 from scipy import optimize, special
 
-from spec import check_delta, check_epsilon, check_positive
-from spec.errors import InvalidParameterError, UnsupportedCombinationError
-from spec.guarantees import ZeroConcentratedDP
-from spec.noise import DiscreteGaussian, DiscreteLaplace, Gaussian, Laplace
+from privaudit.spec import check_delta, check_epsilon, check_positive
+from privaudit.spec.errors import InvalidParameterError, UnsupportedCombinationError
+from privaudit.spec.guarantees import ZeroConcentratedDP
+from privaudit.spec.noise import DiscreteGaussian, DiscreteLaplace, Gaussian, Laplace
+from privaudit.spec.stable_values import round_down, round_up
 
 __all__ = [
     "analytic_gaussian_sigma",
@@ -222,6 +229,7 @@ def classical_gaussian_sigma(epsilon: float, delta: float, sensitivity: float) -
     Returns
     -------
     float
+        Rounded up to the stable grid (:func:`spec.stable_values.round_up`).
 
     Raises
     ------
@@ -248,7 +256,8 @@ def classical_gaussian_sigma(epsilon: float, delta: float, sensitivity: float) -
             f"the classical Gaussian calibration needs epsilon < 1 (Dwork & Roth 2014, "
             f"Thm. A.1), got epsilon = {epsilon!r}; use analytic_gaussian_sigma"
         )
-    return delta_f * math.sqrt(2.0 * math.log(1.25 / d)) / eps
+    # math.log is libm's (not correctly rounded everywhere): put σ on the stable grid
+    return round_up(delta_f * math.sqrt(2.0 * math.log(1.25 / d)) / eps)
 
 
 def _gaussian_log_profile(log_sigma: float, eps: float, delta_f: float) -> float:
@@ -289,7 +298,8 @@ def analytic_gaussian_sigma(epsilon: float, delta: float, sensitivity: float) ->
     Returns
     -------
     float
-        σ with δ(σ) ≤ δ in floating point and δ(σ·(1 − 1e-12)) > δ up to round-off.
+        σ with δ(σ) ≤ δ in floating point, rounded up to the stable grid
+        (:func:`spec.stable_values.round_up`): within a relative 1e-5 of the smallest such σ.
 
     Raises
     ------
@@ -319,11 +329,12 @@ def analytic_gaussian_sigma(epsilon: float, delta: float, sensitivity: float) ->
     start = delta_f * math.sqrt(2.0 * math.log(1.25 / d)) / eps
     lo, hi = _bracket_log(excess, start)
     root = optimize.brentq(excess, lo, hi, xtol=_XTOL, rtol=4 * 2.0**-52, maxiter=500)
-    return _nudge_up(
+    sigma = _nudge_up(
         math.exp(root),
         lambda s: Gaussian(sigma=s).privacy_profile(eps, delta_f) <= d,
         "Gaussian sigma",
     )
+    return round_up(sigma)
 
 
 # ----------------------------------------------------------------------------------------
@@ -378,11 +389,12 @@ def _zcdp_rho_for(eps: float, d: float) -> float:
     while excess(hi) <= 0.0:
         hi += math.log(2.0)
     root = optimize.brentq(excess, lo, hi, xtol=1e-13, maxiter=500)
-    rho = math.exp(root)
+    # a smaller ρ keeps the claim: down to the stable grid, then down until it holds
+    rho = round_down(math.exp(root))
     for _ in range(_MAX_NUDGES):
         if ZeroConcentratedDP(rho=rho).delta_for_epsilon(eps) <= d:
             return rho
-        rho *= 1.0 - 1e-12
+        rho = round_down(rho)
     raise InvalidParameterError(  # pragma: no cover
         f"could not find a safe rho for epsilon={eps!r}, delta={d!r}"
     )
@@ -414,6 +426,8 @@ def discrete_gaussian_sigma(
     Returns
     -------
     float
+        Rounded up to the stable grid (:func:`spec.stable_values.round_up`); for vectors
+        Δ₂/√(2ρ) with ρ rounded down to it.
 
     Raises
     ------
@@ -448,8 +462,9 @@ def discrete_gaussian_sigma(
     start = analytic_gaussian_sigma(eps, d, delta_f)
     lo, hi = _bracket_log(excess, start)
     root = optimize.brentq(excess, lo, hi, xtol=1e-14, maxiter=500)
-    return _nudge_up(
+    sigma = _nudge_up(
         math.exp(root),
         lambda s: DiscreteGaussian(sigma=s).privacy_profile(eps, delta_f) <= d,
         "discrete Gaussian sigma",
     )
+    return round_up(sigma)

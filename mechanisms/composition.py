@@ -25,9 +25,9 @@ import math
 from collections.abc import Iterable, Sequence
 from typing import overload
 
-from spec import check_delta, check_positive
-from spec.errors import InvalidParameterError, UnsupportedCombinationError
-from spec.guarantees import (
+from privaudit.spec import check_delta, check_positive
+from privaudit.spec.errors import InvalidParameterError, UnsupportedCombinationError
+from privaudit.spec.guarantees import (
     ApproxDP,
     GaussianDP,
     PrivacyGuarantee,
@@ -35,6 +35,7 @@ from spec.guarantees import (
     RenyiDP,
     ZeroConcentratedDP,
 )
+from privaudit.spec.stable_values import round_up
 
 __all__ = [
     "advanced_composition",
@@ -142,7 +143,7 @@ def basic_composition(guarantees: Iterable[PrivacyGuarantee]) -> PrivacyGuarante
 
     Examples
     --------
-    >>> from spec import PureDP
+    >>> from privaudit.spec import PureDP
     >>> basic_composition([PureDP(epsilon=0.5), PureDP(epsilon=0.25)])
     PureDP(kind='pure_dp', epsilon=0.75)
     """
@@ -176,7 +177,8 @@ def advanced_composition(guarantee: PureDP | ApproxDP, k: int, delta_slack: floa
     Returns
     -------
     ApproxDP
-        (min(kε, √(2k ln(1/δ′))ε + kε(e^ε − 1)), kδ + δ′).
+        (min(kε, √(2k ln(1/δ′))ε + kε(e^ε − 1)), kδ + δ′), the second term rounded up to
+        the stable grid (:func:`spec.stable_values.round_up`).
 
     References
     ----------
@@ -194,7 +196,10 @@ def advanced_composition(guarantee: PureDP | ApproxDP, k: int, delta_slack: floa
         raise InvalidParameterError(f"delta_slack must be > 0, got {delta_slack!r}")
     eps = guarantee.epsilon
     delta = getattr(guarantee, "delta", 0.0)
-    advanced = math.sqrt(2.0 * k * math.log(1.0 / slack)) * eps + k * eps * math.expm1(eps)
+    # libm's log and expm1 differ in the last bits between platforms: the stable grid
+    advanced = round_up(
+        math.sqrt(2.0 * k * math.log(1.0 / slack)) * eps + k * eps * math.expm1(eps)
+    )
     total_delta = k * delta + slack
     if total_delta >= 1.0:
         raise InvalidParameterError(
@@ -240,7 +245,7 @@ def split_budget(total: PrivacyGuarantee, weights: Sequence[float]) -> tuple[Pri
 
     Examples
     --------
-    >>> from spec import PureDP
+    >>> from privaudit.spec import PureDP
     >>> [g.epsilon for g in split_budget(PureDP(epsilon=1.0), [1, 1])]
     [0.5, 0.5]
     """

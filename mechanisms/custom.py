@@ -1,9 +1,9 @@
 """Declare a new mechanism in a few lines: a spec plus a batched sampling function.
 
 >>> import numpy as np
->>> from spec import (MechanismSpec, PureDP, DatasetDomain, RealInterval, SubstituteOne,
+>>> from privaudit.spec import (MechanismSpec, PureDP, DatasetDomain, RealInterval, SubstituteOne,
 ...                   GlobalSensitivity, AdditiveNoise, Laplace)
->>> from mechanisms import declare_mechanism
+>>> from privaudit.mechanisms import declare_mechanism
 >>> n, eps = 100, 1.0
 >>> spec = MechanismSpec(
 ...     name="noisy_mean", input_domain=DatasetDomain(record=RealInterval(lo=0, hi=1), size=n),
@@ -31,11 +31,11 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
-from spec import (
+from privaudit.spec import (
     FiniteRandomizer,
     GraphDomain,
     LocalNodeRelation,
@@ -43,10 +43,13 @@ from spec import (
     MessageLayout,
     PublicRandomness,
     RandomizedResponse,
+    public_randomness_digest,
 )
-from spec.errors import (
-    InvalidInputError,
+from privaudit.spec.errors import (
+    InconsistentSpecError,
     InvalidParameterError,
+    NonNumericOutputError,
+    OutputShapeError,
     PrivauditWarning,
     UnsupportedCombinationError,
 )
@@ -60,6 +63,9 @@ Sampler = Callable[[Any, int, np.random.Generator], Any]
 
 class FunctionMechanism(Mechanism):
     """A mechanism made of a spec and plain functions (see :func:`declare_mechanism`)."""
+
+    #: ``rho`` is the realised public randomness, never the ρ of a zCDP claim.
+    non_claim_attributes: ClassVar[frozenset[str]] = frozenset({"rho"})
 
     def __init__(
         self,
@@ -108,10 +114,25 @@ class FunctionMechanism(Mechanism):
         }.get(hook) is not None
 
     def _sample(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
-        out = np.asarray(self._sampler(data, size, rng))
-        if out.ndim == 0 or out.shape[0] != size:
-            raise InvalidInputError(
-                f"sampler of {self.name!r} returned shape {out.shape}, expected ({size}, ...)"
+        # the protocol's promise (an array of ``size`` rows) for every caller; the auditor
+        # checks the rest of what the spec declares (privaudit.auditing.sampler_outputs)
+        raw = self._sampler(data, size, rng)
+        who = f"sampler {self.name!r}"
+        try:
+            out = np.asarray(raw)
+        except (ValueError, TypeError):  # ragged rows
+            raise NonNumericOutputError(
+                f"{who} returned a {type(raw).__name__} that is not a rectangular array of "
+                f"numbers; expected {size} outputs"
+            ) from None
+        if out.ndim == 0 and out.dtype.kind == "O":
+            shown = "None" if raw is None else f"a {type(raw).__name__}"
+            raise NonNumericOutputError(f"{who} returned {shown}; expected {size} outputs")
+        if out.ndim == 0:
+            raise OutputShapeError(f"{who} returned a single number; expected {size} outputs")
+        if out.shape[0] != size:
+            raise OutputShapeError(
+                f"{who} returned {out.shape[0]} outputs for size={size} (shape {out.shape})"
             )
         return out
 
@@ -154,8 +175,26 @@ class FunctionMechanism(Mechanism):
         return weights
 
 
+def _check_digest(public_randomness: PublicRandomness, rho: Any) -> None:
+    """A declared digest must be the digest of the ρ the sampler uses."""
+    if public_randomness.digest is None:
+        return
+    if rho is None:
+        raise InvalidParameterError(
+            f"public_randomness declares the digest {public_randomness.digest} but no rho= "
+            "is given: pass the realised public randomness so that the digest can be checked"
+        )
+    actual = public_randomness_digest(rho)
+    if actual != public_randomness.digest:
+        raise InconsistentSpecError(
+            f"public_randomness declares the digest {public_randomness.digest} but the rho "
+            f"given has the digest {actual}: the spec would pin another rho than the one "
+            "the sampler uses"
+        )
+
+
 def _local_node_spec(
-    spec: MechanismSpec, layout: Any, public_randomness: Any, exposure: Any
+    spec: MechanismSpec, layout: Any, public_randomness: Any, exposure: Any, rho: Any = None
 ) -> MechanismSpec:
     """``spec`` with ``layout`` and ``public_randomness`` entered into its relation."""
     if layout is None and public_randomness is None:
@@ -190,6 +229,7 @@ def _local_node_spec(
             raise InvalidParameterError(
                 f"public_randomness must be a spec.PublicRandomness, got {public_randomness!r}"
             )
+        _check_digest(public_randomness, rho)
         update["public_randomness"] = public_randomness
     relation = spec.relation.model_copy(update=update)
     # rebuild (not model_copy) so that MechanismSpec checks the layout against the output
@@ -261,7 +301,7 @@ def declare_mechanism(
             PrivauditWarning,
             stacklevel=2,
         )
-    spec = _local_node_spec(spec, layout, public_randomness, exposure)
+    spec = _local_node_spec(spec, layout, public_randomness, exposure, rho)
     return FunctionMechanism(
         spec,
         sampler,

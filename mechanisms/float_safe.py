@@ -35,7 +35,7 @@ from typing import Any
 
 import numpy as np
 
-from spec import (
+from privaudit.spec import (
     AdditiveNoise,
     ApproxDP,
     GlobalSensitivity,
@@ -46,8 +46,12 @@ from spec import (
     RealInterval,
     Reference,
 )
-from spec.errors import InvalidInputError, InvalidParameterError, UnsupportedCombinationError
-from spec.noise.lattice import check_granularity
+from privaudit.spec.errors import (
+    InvalidInputError,
+    InvalidParameterError,
+    UnsupportedCombinationError,
+)
+from privaudit.spec.noise.lattice import check_granularity
 
 from .additive import CKS_2020, AdditiveNoiseMechanism, Statistic, _merge, _setup
 from .calibration import (

@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from spec import (
+from privaudit.spec import (
     ApproxDP,
     Categorical,
     LocalRelation,
@@ -25,7 +25,7 @@ from spec import (
     Reference,
     RenyiDP,
 )
-from spec.errors import InvalidParameterError, UnsupportedCombinationError
+from privaudit.spec.errors import InvalidParameterError, UnsupportedCombinationError
 
 from ._base import Mechanism
 from .calibration import _check_epsilon

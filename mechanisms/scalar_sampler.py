@@ -6,7 +6,7 @@ The auditor needs ``sample(x, size, rng)``: ``size`` outputs in one call from an
 injected generator.  :func:`from_scalar_sampler` wraps such a release:
 
 >>> import numpy as np
->>> from spec import (AdditiveNoise, GlobalSensitivity, Laplace, MechanismSpec, PureDP,
+>>> from privaudit.spec import (AdditiveNoise, GlobalSensitivity, Laplace, MechanismSpec, PureDP,
 ...                   QueryDistance, RealInterval)
 >>> spec = MechanismSpec(
 ...     name="library_laplace", input_domain=RealInterval(lo=-10.0, hi=10.0),
@@ -55,8 +55,8 @@ from typing import Any
 
 import numpy as np
 
-from spec import MechanismSpec, RandomLike, as_generator
-from spec.errors import InvalidParameterError
+from privaudit.spec import MechanismSpec, RandomLike, as_generator
+from privaudit.spec.errors import InvalidParameterError
 
 from ._base import Mechanism, check_sample_size
 

@@ -34,7 +34,7 @@ from typing import Any, Literal
 
 import numpy as np
 
-from spec import (
+from privaudit.spec import (
     ApproxDP,
     Exponential,
     GlobalSensitivity,
@@ -49,8 +49,8 @@ from spec import (
     RenyiDP,
     VectorDomain,
 )
-from spec.errors import InvalidParameterError, UnsupportedCombinationError
-from spec.noise import NoiseLaw
+from privaudit.spec.errors import InvalidParameterError, UnsupportedCombinationError
+from privaudit.spec.noise import NoiseLaw
 
 from ._base import Mechanism
 from .calibration import _check_epsilon, _check_sensitivity
@@ -114,8 +114,8 @@ class NoisyArgmaxMechanism(Mechanism):
 
     Examples
     --------
-    >>> from spec import (MechanismSpec, PureDP, VectorDomain, RealInterval, QueryDistance,
-    ...                   GlobalSensitivity, NoisyArgmax, Gumbel)
+    >>> from privaudit.spec import (MechanismSpec, PureDP, VectorDomain, RealInterval,
+    ...     QueryDistance, GlobalSensitivity, NoisyArgmax, Gumbel)
     >>> spec = MechanismSpec(
     ...     name="select", input_domain=VectorDomain(element=RealInterval(), length=3),
     ...     relation=QueryDistance(norm="linf", radius=1.0),

@@ -35,7 +35,7 @@ from typing import Any, Literal
 
 import numpy as np
 
-from spec import (
+from privaudit.spec import (
     ApproxDP,
     DatasetDomain,
     InverseQuartic,
@@ -49,14 +49,15 @@ from spec import (
     SmoothSensitivityNoise,
     SubstituteOne,
 )
-from spec.errors import (
+from privaudit.spec.errors import (
     InvalidInputError,
     InvalidParameterError,
     ParameterTypeError,
     SampleSizeError,
     UnsupportedCombinationError,
 )
-from spec.noise import AdditiveNoiseLaw, NoiseLaw
+from privaudit.spec.noise import AdditiveNoiseLaw, NoiseLaw
+from privaudit.spec.stable_values import round_down, round_up
 
 from ._base import Mechanism
 from .calibration import _check_delta, _check_epsilon
@@ -65,6 +66,7 @@ __all__ = [
     "QUARTIC_CONSTANT",
     "SmoothSensitivityMechanism",
     "median_smooth_sensitivity",
+    "quartic_share",
     "smooth_inverse_quartic_mechanism",
     "smooth_laplace_mechanism",
     "smooth_median_mechanism",
@@ -354,7 +356,7 @@ def smooth_laplace_mechanism(
 
     Examples
     --------
-    >>> from spec import DatasetDomain, RealInterval, SubstituteOne
+    >>> from privaudit.spec import DatasetDomain, RealInterval, SubstituteOne
     >>> mech = smooth_laplace_mechanism(
     ...     lambda x: float(x.max()), lambda x: 1.0, epsilon=1.0, delta=1e-6,
     ...     input_domain=DatasetDomain(record=RealInterval(lo=0, hi=1), size=3),
@@ -382,8 +384,9 @@ def smooth_laplace_mechanism(
 
 
 def _laplace_constants(eps: float, d: float) -> tuple[float, float]:
-    """(a, β) = (ε/2, ε/(2 ln(2/δ))) of NRS 2007, Lemma 2.6."""
-    return eps / 2.0, eps / (2.0 * math.log(2.0 / d))
+    """(a, β) = (ε/2, ε/(2 ln(2/δ))) of NRS 2007, Lemma 2.6; β (libm's log) rounded down
+    to the stable grid (a smaller β keeps the claim)."""
+    return eps / 2.0, round_down(eps / (2.0 * math.log(2.0 / d)))
 
 
 def smooth_inverse_quartic_mechanism(
@@ -441,12 +444,12 @@ def smooth_inverse_quartic_mechanism(
 
     Examples
     --------
-    >>> from spec import DatasetDomain, RealInterval, SubstituteOne
+    >>> from privaudit.spec import DatasetDomain, RealInterval, SubstituteOne
     >>> mech = smooth_inverse_quartic_mechanism(
     ...     lambda x: float(x.max()), lambda x: 1.0, epsilon=1.0,
     ...     input_domain=DatasetDomain(record=RealInterval(lo=0, hi=1), size=3),
     ...     relation=SubstituteOne())
-    >>> round(mech.alpha * QUARTIC_CONSTANT, 12)
+    >>> round(mech.alpha * QUARTIC_CONSTANT, 5)  # alpha = quartic_share(1.0), on the grid
     1.0
     """
     if epsilon is None:
@@ -456,22 +459,26 @@ def smooth_inverse_quartic_mechanism(
                 f"3 beta + 3^(3/4) alpha), got alpha={alpha!r}, beta={beta!r}"
             )
         a, b = _check_epsilon(alpha, "alpha"), _check_epsilon(beta, "beta")
-        eps = 3.0 * b + _QUARTIC_LIPSCHITZ * a
+        eps = round_up(3.0 * b + _QUARTIC_LIPSCHITZ * a)  # 3^(3/4) is libm's pow
     else:
         eps = _check_epsilon(epsilon)
         if alpha is None and beta is None:
-            a = b = eps / QUARTIC_CONSTANT
+            a = b = quartic_share(eps)
         elif alpha is None:
             b = _check_epsilon(beta, "beta")
-            a = _remaining(eps - 3.0 * b, _QUARTIC_LIPSCHITZ, "alpha", f"3*beta = {3 * b!r}", eps)
+            a = round_down(
+                _remaining(eps - 3.0 * b, _QUARTIC_LIPSCHITZ, "alpha", f"3*beta = {3 * b!r}", eps)
+            )
         elif beta is None:
             a = _check_epsilon(alpha, "alpha")
-            b = _remaining(
-                eps - _QUARTIC_LIPSCHITZ * a,
-                3.0,
-                "beta",
-                f"3^(3/4)*alpha = {_QUARTIC_LIPSCHITZ * a!r}",
-                eps,
+            b = round_down(
+                _remaining(
+                    eps - _QUARTIC_LIPSCHITZ * a,
+                    3.0,
+                    "beta",
+                    f"3^(3/4)*alpha = {_QUARTIC_LIPSCHITZ * a!r}",
+                    eps,
+                )
             )
         else:
             a, b = alpha, beta
@@ -489,6 +496,21 @@ def smooth_inverse_quartic_mechanism(
         references=references,
         **kwargs,
     )
+
+
+def quartic_share(epsilon: float) -> float:
+    """β = a = ε/(3 + 3^{3/4}), rounded down to the stable grid of :mod:`spec.stable_values`.
+
+    The 1/(1+z⁴) release with these a and β is ε-DP (``docs/derivations.md`` §1); the
+    constant goes through libm's pow, whose last bit may differ between platforms, and a
+    smaller β and a keep the claim.
+
+    Examples
+    --------
+    >>> quartic_share(1.0)
+    0.189411
+    """
+    return round_down(_check_epsilon(epsilon) / QUARTIC_CONSTANT)
 
 
 def _remaining(budget: float, weight: float, what: str, used: str, eps: float) -> float:
@@ -665,7 +687,7 @@ def smooth_median_mechanism(
                 f"the inverse-quartic variant is pure epsilon-DP; got delta={delta!r} "
                 "(pass noise='laplace' for an (epsilon, delta) claim)"
             )
-        alpha = beta = eps / QUARTIC_CONSTANT
+        alpha = beta = quartic_share(eps)
 
     def smooth(x: np.ndarray) -> float:
         """The exact beta-smooth sensitivity of the median (NRS 2007, §3.1)."""

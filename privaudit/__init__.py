@@ -40,12 +40,12 @@ _LAZY: dict[str, tuple[str, str | None]] = {
     "DISCLAIMER": (".auditing.report", "DISCLAIMER"),
     "EventBound": (".auditing.results", "EventBound"),
     "ExactAuditResult": (".auditing.exact_audit", "ExactAuditResult"),
-    "GDPAccountant": ("mechanisms.accounting", "GDPAccountant"),
-    "PLDAccountant": ("mechanisms.accounting", "PLDAccountant"),
-    "PrivacyBudget": ("mechanisms.accounting", "PrivacyBudget"),
-    "RDPAccountant": ("mechanisms.accounting", "RDPAccountant"),
-    "ZCDPAccountant": ("mechanisms.accounting", "ZCDPAccountant"),
-    "accounting": ("mechanisms.accounting", None),
+    "GDPAccountant": (".mechanisms.accounting", "GDPAccountant"),
+    "PLDAccountant": (".mechanisms.accounting", "PLDAccountant"),
+    "PrivacyBudget": (".mechanisms.accounting", "PrivacyBudget"),
+    "RDPAccountant": (".mechanisms.accounting", "RDPAccountant"),
+    "ZCDPAccountant": (".mechanisms.accounting", "ZCDPAccountant"),
+    "accounting": (".mechanisms.accounting", None),
     "PowerStatement": (".auditing.results", "PowerStatement"),
     "ProfilePoint": (".auditing.results", "ProfilePoint"),
     "audit": (".auditing.auditor", "audit"),
@@ -55,8 +55,8 @@ _LAZY: dict[str, tuple[str, str | None]] = {
 }
 
 if _TYPE_CHECKING:  # pragma: no cover
-    from mechanisms import accounting
-    from mechanisms.accounting import (
+    from privaudit.mechanisms import accounting
+    from privaudit.mechanisms.accounting import (
         GDPAccountant,
         PLDAccountant,
         PrivacyBudget,

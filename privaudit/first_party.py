@@ -56,7 +56,7 @@ OWN_DISTRIBUTION = "privaudit"
 
 #: The top-level packages privaudit ships; used when privaudit runs from a checkout that
 #: is not installed (no metadata maps them), and to find our own caches.
-OWN_PACKAGES = ("spec", "mechanisms", "estimators", "privaudit")
+OWN_PACKAGES = ("privaudit",)
 
 #: Import names of installation machinery: their source depends on the install location.
 _MACHINERY_PREFIXES = ("__editable__", "_virtualenv")

@@ -15,14 +15,16 @@ from fractions import Fraction
 
 import numpy as np
 
-from mechanisms import (
+from privaudit.mechanisms import (
     FloatSafeGaussianMechanism,
     FloatSafeLaplaceMechanism,
     GaussianMechanism,
     LaplaceMechanism,
 )
-from spec import DiscreteGaussian, DiscreteLaplace, Gaussian, Laplace
-from spec.noise import discrete as scalar_reference  # the CKS20 scalar reference lives here
+from privaudit.spec import DiscreteGaussian, DiscreteLaplace, Gaussian, Laplace
+from privaudit.spec.noise import (
+    discrete as scalar_reference,  # the CKS20 scalar reference lives here
+)
 
 Draw = Callable[[int, int], object]  # (n, seed) -> draws
 

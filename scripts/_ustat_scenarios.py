@@ -45,8 +45,13 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy.stats import norm
 
-from estimators.models.random_geometric import rgg_edge_probability, sample_sphere_points
-from estimators.ustatistics import Kernel, collision_kernel, rgg_edge_kernel, variance_kernel
+from privaudit.estimators.models.random_geometric import rgg_edge_probability, sample_sphere_points
+from privaudit.estimators.ustatistics import (
+    Kernel,
+    collision_kernel,
+    rgg_edge_kernel,
+    variance_kernel,
+)
 
 __all__ = [
     "CLIP_RADIUS",

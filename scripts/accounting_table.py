@@ -38,8 +38,8 @@ import mpmath as mp
 from dp_accounting.pld import common
 from dp_accounting.pld import privacy_loss_distribution as pld_mod
 
-from mechanisms import advanced_composition
-from mechanisms.accounting import (
+from privaudit.mechanisms import advanced_composition
+from privaudit.mechanisms.accounting import (
     PLDAccountant,
     RDPAccountant,
     ZCDPAccountant,
@@ -47,8 +47,8 @@ from mechanisms.accounting import (
     optimal_composition,
     poisson_subsample,
 )
-from mechanisms.accounting.calibration import _laplace_spec
-from spec import (
+from privaudit.mechanisms.accounting.calibration import _laplace_spec
+from privaudit.spec import (
     AdditiveNoise,
     AddRemoveOne,
     DatasetDomain,

@@ -28,14 +28,14 @@ from typing import Any
 
 import numpy as np
 
-from mechanisms import (
+from privaudit import AuditConfig, audit
+from privaudit.mechanisms import (
     GaussianMechanism,
     LaplaceMechanism,
     Mechanism,
     RandomizedResponseMechanism,
     smooth_median_mechanism,
 )
-from privaudit import AuditConfig, audit
 from privaudit.suites import dpsniper_cases
 
 

@@ -21,13 +21,13 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from mechanisms import (
+from privaudit import audit
+from privaudit.mechanisms import (
     GaussianMechanism,
     LaplaceMechanism,
 )
-from mechanisms.accounting import ComposedMechanism
-from privaudit import audit
-from spec import QueryDistance, RealInterval
+from privaudit.mechanisms.accounting import ComposedMechanism
+from privaudit.spec import QueryDistance, RealInterval
 
 OUT = ROOT / "docs" / "accounting.md"
 START, END = "<!-- tightness:start -->", "<!-- tightness:end -->"

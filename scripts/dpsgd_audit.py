@@ -25,14 +25,6 @@ import numpy as np
 from scipy import stats
 from scipy.special import log_ndtr
 
-from mechanisms.dpsgd import (
-    ABLQMechanism,
-    LogisticDPSGD,
-    logistic_data,
-    partition_epsilon,
-    poisson_epsilon,
-    shuffle_lower_bound,
-)
 from privaudit import AuditConfig, audit
 from privaudit.auditing.gaussian_tradeoff import gaussian_tradeoff_estimate
 from privaudit.auditing.one_run import (
@@ -42,8 +34,16 @@ from privaudit.auditing.one_run import (
     one_run_epsilon,
 )
 from privaudit.auditing.one_run_canaries import ablq_canaries, logistic_canaries
+from privaudit.mechanisms.dpsgd import (
+    ABLQMechanism,
+    LogisticDPSGD,
+    logistic_data,
+    partition_epsilon,
+    poisson_epsilon,
+    shuffle_lower_bound,
+)
+from privaudit.spec import GaussianDP
 from privaudit.suites.dpsgd import DPSGD_DELTA, DPSGD_GAP_SETTINGS, shuffle_as_poisson
-from spec import GaussianDP
 
 DOC = Path(__file__).resolve().parents[1] / "docs" / "dpsgd_audit.md"
 
@@ -485,8 +485,8 @@ class _SimulatedClock:
 def _slow_mean(cost: float, clock: _SimulatedClock):
     """A correct Laplace mean of 10 records in [0, 1] (ε = 1), a black box, whose every
     release advances ``clock`` by ``cost`` seconds."""
-    from mechanisms import declare_mechanism
-    from spec import (
+    from privaudit.mechanisms import declare_mechanism
+    from privaudit.spec import (
         DatasetDomain,
         GlobalSensitivity,
         MechanismSpec,
@@ -570,7 +570,7 @@ def budget_section(samples: int, seed: int) -> list[str]:
 
 def opacus_section(seed: int) -> list[str]:
     """Opacus's DP-SGD audited with time budgets (slow tier: minutes)."""
-    from mechanisms.dpsgd.opacus_adapter import OpacusDPSGD, opacus_available
+    from privaudit.mechanisms.dpsgd.opacus_adapter import OpacusDPSGD, opacus_available
 
     if not opacus_available():
         return [

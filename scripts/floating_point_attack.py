@@ -15,14 +15,14 @@ import argparse
 import time
 from typing import Any
 
-from mechanisms import (
+from privaudit.auditing.checks import check_float_image
+from privaudit.auditing.pairs import verified_pair
+from privaudit.mechanisms import (
     FloatSafeGaussianMechanism,
     FloatSafeLaplaceMechanism,
     LaplaceMechanism,
     Mechanism,
 )
-from privaudit.auditing.checks import check_float_image
-from privaudit.auditing.pairs import verified_pair
 
 PAIRS = [(0.0, 1.0), (0.3, 1.3), (1000.0, 1001.0)]
 

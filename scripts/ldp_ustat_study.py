@@ -45,7 +45,7 @@ if str(ROOT / "scripts") not in sys.path:
 import numpy as np
 from _study_tools import bootstrap_loglog_slope, stream
 
-from estimators.local_ustatistics import (
+from privaudit.estimators.local_ustatistics import (
     HadamardRandomizerMechanism,
     UniformQuantizer,
     all_pairs_epsilon0,
@@ -330,9 +330,9 @@ FALSE_ALARM_AUDITS = 200
 def audit_crosscheck(samples: int, large: int) -> list[tuple[str, int, float, str, list[float]]]:
     """Sampling ε lower bound of each finite randomizer at ``samples`` per side, one audit
     per seed of :data:`CROSS_SEEDS`, next to its exact ε; variant C also at ``large``."""
-    from estimators.local_ustatistics import rr_randomizer_mechanism
-    from mechanisms import RandomizedResponseMechanism
     from privaudit import AuditConfig, audit
+    from privaudit.estimators.local_ustatistics import rr_randomizer_mechanism
+    from privaudit.mechanisms import RandomizedResponseMechanism
 
     def cfg(n: int, seed: int) -> AuditConfig:
         return AuditConfig(

@@ -44,7 +44,9 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from estimators.lndp import (
+from privaudit import AuditConfig, audit
+from privaudit.auditing.checks.group_privacy import audit_group_privacy
+from privaudit.estimators.lndp import (
     RegularStarRandomness,
     blurry_linear_mechanism,
     blurry_linear_sensitivity,
@@ -66,9 +68,8 @@ from estimators.lndp import (
     rr_joint_delta,
     soft_threshold_mechanism,
 )
-from mechanisms import declare_mechanism
-from privaudit import AuditConfig, audit
-from privaudit.auditing.checks.group_privacy import audit_group_privacy
+from privaudit.mechanisms import declare_mechanism
+from privaudit.spec import Gaussian, GraphDomain, LocalNodeRelation
 from privaudit.suites.local_node import (
     global_threshold_soft_threshold,
     neighbours_copies_ignored,
@@ -76,7 +77,6 @@ from privaudit.suites.local_node import (
     own_sensitivity_soft_threshold,
     sampled_one_hot,
 )
-from spec import Gaussian, GraphDomain, LocalNodeRelation
 
 AUDIT = AuditConfig(
     samples=40_000, pilot_samples=2_000, pair_budget=48, pairs_tested=3, claim_budget=200, seed=19

@@ -867,6 +867,29 @@ def seeds_row(
     }
 
 
+def sizing_cell(reason: str) -> str:
+    """The short "sizing" cell of a table row: ``rule``, or an override's sizes; the
+    override's reason is listed below the tables (:func:`sizing_notes`), so that no cell
+    holds a paragraph and the tables fit the page."""
+    return reason.split(" (", 1)[0]
+
+
+def sizing_notes() -> str:
+    """The reasons of every size override (:data:`OVERRIDES`, :data:`NO_PAIRS_OVERRIDES`),
+    one item each, for the notes below the tables."""
+    items = [
+        f"* **{name}**{' (without input pairs only)' if table is NO_PAIRS_OVERRIDES else ''}: "
+        f"{reason}"
+        for table in (OVERRIDES, NO_PAIRS_OVERRIDES)
+        for name, (_, reason) in table.items()
+    ]
+    return (
+        'Size overrides (the "sizing" column of the ten-seed tables), with their reasons:\n\n'
+        + "\n".join(items)
+        + "\n\n"
+    )
+
+
 def _span(bounds: object) -> str:
     assert isinstance(bounds, tuple)
     low, high = bounds
@@ -900,7 +923,8 @@ def seeds_table(rows: list[dict[str, object]], seeds: list[int]) -> str:
             f"{_fmt(ceiling)} | {reach} | {float(r['slowest']):.1f} | "
             f"{', '.join(r['verdicts'])} | {r['kind']} | "
             f"{int(r['samples']) / 1e6:g}M + {int(r['search']) / 1e6:g}M | "
-            f"{_span(r['tested_range'])} (rule: {r['pairs_tested']}) | {r['reason']} |"
+            f"{_span(r['tested_range'])} (rule: {r['pairs_tested']}) | "
+            f"{sizing_cell(str(r['reason']))} |"
         )
     return head + "\n".join(lines) + "\n"
 
@@ -914,7 +938,8 @@ test of the pairs kept) at family-wise confidence 0.95, on the twenty mechanisms
 DP-Sniper's evaluation, each at claimed ε = 0.1.  The sizes (test and search splits,
 pairs tested, pilot, pair budget) come from **one rule** of each mechanism's measured cost
 and output kind, written in the script's docstring, but for the seven overrides (and
-one in the table without input pairs only) whose reason is in their "sizing" cell (a
+one in the table without input pairs only) named in their "sizing" cell, whose reasons
+are listed in the notes below the tables (a
 larger N, or search split, where the ten-seed floor or the event search needed it and
 the audits fit in 60 s at every seed, see the notes); no size is chosen at one seed,
 and the costs (`docs/power_table_costs.json`, the median of five timings) were measured
@@ -955,7 +980,7 @@ def write_section(path: pathlib.Path, key: str, section: str) -> None:
 
     # the slow part first: the document is read just before it is written, so that two
     # tables run side by side do not drop each other's section
-    notes = NOTES + FLOORS_HEADER + ten_seed_floor_table() + "\n" + limits_table()
+    notes = NOTES + sizing_notes() + FLOORS_HEADER + ten_seed_floor_table() + "\n" + limits_table()
     doc = path.read_text(encoding="utf-8") if path.exists() else ""
     sections = {k: v for k, v in _sections(doc).items() if k in SECTION_ORDER}
     sections[key] = section

@@ -27,10 +27,10 @@ import sys
 import tempfile
 from pathlib import Path
 
-from mechanisms import FunctionMechanism, declare_mechanism
 from privaudit import CI_STRENGTH, audit
 from privaudit.interfaces.html_report import write_html_report
-from spec import (
+from privaudit.mechanisms import FunctionMechanism, declare_mechanism
+from privaudit.spec import (
     AdditiveNoise,
     DatasetDomain,
     GlobalSensitivity,

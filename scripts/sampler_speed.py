@@ -21,7 +21,7 @@ import time
 import numpy as np
 from _exact_speed import exact_table
 
-from mechanisms import Mechanism
+from privaudit.mechanisms import Mechanism
 from privaudit.suites import dpsniper_cases, statdp_cases
 
 

@@ -22,8 +22,8 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:  # run from a checkout: use its packages
     sys.path.insert(0, str(ROOT))
 
-from mechanisms import GaussianMechanism, LaplaceMechanism
 from privaudit.auditing.checks import check_spike
+from privaudit.mechanisms import GaussianMechanism, LaplaceMechanism
 from privaudit.statistics import clopper_pearson
 from privaudit.suites.broken import RareRawMean
 

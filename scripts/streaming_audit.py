@@ -25,8 +25,8 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:  # run from a checkout: use its packages
     sys.path.insert(0, str(ROOT))
 
-from mechanisms import LaplaceMechanism
 from privaudit import AuditConfig, audit
+from privaudit.mechanisms import LaplaceMechanism
 
 DOC = ROOT / "docs" / "streaming.md"
 RUN_BEGIN, RUN_END = "<!-- run:begin -->", "<!-- run:end -->"

@@ -48,8 +48,8 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:  # run from a checkout: use its packages
     sys.path.insert(0, str(ROOT))
 
-from mechanisms import DiscreteGaussianMechanism, GaussianMechanism, LaplaceMechanism
 from privaudit import AuditConfig, audit
+from privaudit.mechanisms import DiscreteGaussianMechanism, GaussianMechanism, LaplaceMechanism
 
 ORACLE = {
     ("laplace", 0.1): (0.059, 0.087, 0.096),

@@ -66,13 +66,13 @@ if str(ROOT / "scripts") not in sys.path:  # and the studies' shared tools
 
 from _study_tools import run_timed_without_utility_warnings, study_argument_parser
 
-from estimators.hypothesis_tests import (
+from privaudit.estimators.hypothesis_tests import (
     collision_u_statistic,
     private_uniformity_test,
     private_uniformity_test_mechanism,
     uniformity_threshold,
 )
-from estimators.models.uniformity import (
+from privaudit.estimators.models.uniformity import (
     AlphabetDistribution,
     plus_minus_perturbation,
     uniform_distribution,

@@ -37,15 +37,15 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:  # run as a file: make the repository's packages importable
     sys.path.insert(0, str(ROOT))
 
-from estimators.ustatistics import (
+from privaudit import CI_STRENGTH, audit
+from privaudit.estimators.ustatistics import (
     exact_local_sensitivity,
     internal_epsilon,
     local_hajek_algorithm,
     private_mean_local_hajek_mechanism,
     table_kernel,
 )
-from mechanisms.smooth_sensitivity import QUARTIC_CONSTANT
-from privaudit import CI_STRENGTH, audit
+from privaudit.mechanisms.smooth_sensitivity import QUARTIC_CONSTANT
 
 BETAS = (0.25, 0.5, 1.0, 2.0)
 XIS = (0.0, 0.01, 0.05, 0.1)

@@ -28,8 +28,8 @@ from typing import Any
 import networkx as nx
 import numpy as np
 
-from estimators.models import sample_sphere_points
-from estimators.ustatistics import (
+from privaudit.estimators.models import sample_sphere_points
+from privaudit.estimators.ustatistics import (
     adjacency_triangle_kernel,
     auc_kernel,
     collision_kernel,
@@ -40,7 +40,7 @@ from estimators.ustatistics import (
     variance_kernel,
     wilcoxon_signed_rank_kernel,
 )
-from estimators.ustatistics.fast_paths import adjacency_from_points
+from privaudit.estimators.ustatistics.fast_paths import adjacency_from_points
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 

@@ -50,7 +50,7 @@ from _study_tools import (
 )
 from _ustat_scenarios import SCENARIOS, Scenario
 
-from estimators.ustatistics import (
+from privaudit.estimators.ustatistics import (
     Kernel,
     SubsetFamily,
     family_projections,
@@ -61,14 +61,14 @@ from estimators.ustatistics import (
     smooth_sensitivity_paper,
     smooth_sensitivity_rigorous,
 )
-from estimators.ustatistics.coinpress import clipped_means
-from estimators.ustatistics.coinpress_schedule import (
+from privaudit.estimators.ustatistics.coinpress import clipped_means
+from privaudit.estimators.ustatistics.coinpress_schedule import (
     CoinPressSchedule,
     coinpress_schedule,
 )
-from estimators.ustatistics.fast_paths import adjacency_from_points
-from spec import Laplace
-from spec.errors import InvalidParameterError
+from privaudit.estimators.ustatistics.fast_paths import adjacency_from_points
+from privaudit.spec import Laplace
+from privaudit.spec.errors import InvalidParameterError
 
 __all__ = [
     "DEFAULT",

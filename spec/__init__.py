@@ -13,6 +13,9 @@ Layout (one idea per module):
 * :mod:`spec.mechanism_spec` — the :class:`MechanismSpec` that ties them together and
   refuses contradictory claims;
 * :mod:`spec.errors` — the project's one exception hierarchy;
+* :mod:`spec.stable_values` — the one home of the rule that puts a numerically computed
+  value (an accountant's ε, a calibrated σ) on a 6-digit grid, rounded outward, before a
+  spec holds it, so that specs hash the same on every CPU;
 * :mod:`spec.validation` — the one home of input validation (the ``check_*`` functions,
   also exported here, and the data-array checks).
 
@@ -125,6 +128,7 @@ from .relations import (
     PublicRandomness,
     QueryDistance,
     SubstituteOne,
+    public_randomness_digest,
 )
 from .sensitivity import (
     GlobalSensitivity,
@@ -222,6 +226,7 @@ __all__ = [
     "check_positive",
     "check_probability",
     "check_sample_size",
+    "public_randomness_digest",
     "pure_to_zcdp",
     "relabel_graph",
     "zcdp_to_renyi",

@@ -17,6 +17,8 @@ message and exit code 2.  Each error names the offending value.
     │   │   │                              (spec.validation)
     │   │   ├── DeltaRangeError            δ outside [0, 1)
     │   │   ├── SampleSizeError            a sample size n that is not an integer ≥ its minimum
+    │   │   ├── UnstableValueError         a numerically computed claim that cannot be put on
+    │   │   │                              the stable grid (NaN; spec.stable_values)
     │   │   └── ExactSamplingRangeError    a parameter outside the range of an exact integer sampler
     │   └── InconsistentSpecError          the parts of a spec contradict each other
     │       └── NonMonotoneRelationError   a monotone claim (noisy argmax) under a relation
@@ -38,7 +40,18 @@ message and exit code 2.  Each error names the offending value.
     │   ├── OutOfDomainError               a record outside its declared range or label set
     │   ├── InvalidGraphError              directed, self-loops, wrong node set, degree bound broken
     │   ├── NotNeighboursError             a pair that the declared relation does not relate
-    │   └── KernelRangeError               a kernel value outside its declared range
+    │   ├── KernelRangeError               a kernel value outside its declared range
+    │   └── SamplerOutputError             a mechanism's sampler returned outputs that are not
+    │       │                              what its spec declares (an input error of the
+    │       │                              audit, never a privacy violation)
+    │       ├── OutputShapeError           wrong shape for the declared output_dimension, or
+    │       │                              the wrong number of outputs (also InputShapeError)
+    │       ├── NonFiniteOutputError       NaN, or ±inf where the declared output is finite
+    │       │                              (also NonFiniteInputError)
+    │       ├── NonNumericOutputError      not numbers: dtype object, strings, complex, None,
+    │       │                              a dict … (also NonNumericInputError)
+    │       └── SamplerTimeoutError        a sampler call that did not return within the
+    │                                      audit's sampler_timeout (or its time budget)
     ├── AuditError                         the auditor could not run as asked (bad budget,
     │   │                                  no statistic …)
     │   └── ExecutorError                  a distributed executor could not run (extra
@@ -79,20 +92,26 @@ __all__ = [
     "InvalidParameterError",
     "KernelRangeError",
     "NonFiniteInputError",
+    "NonFiniteOutputError",
     "NonMonotoneRelationError",
     "NonNumericInputError",
+    "NonNumericOutputError",
     "NotNeighboursError",
     "NotShippableError",
     "OutOfDomainError",
+    "OutputShapeError",
     "ParameterTypeError",
     "PrivauditError",
     "PrivauditWarning",
     "RegistryError",
     "RelationConversionError",
     "SampleSizeError",
+    "SamplerOutputError",
+    "SamplerTimeoutError",
     "SpecError",
     "StaleCertificateError",
     "UncertifiedMechanismWarning",
+    "UnstableValueError",
     "UnsupportedCombinationError",
     "UtilityConditionWarning",
 ]
@@ -129,6 +148,11 @@ class DeltaRangeError(InvalidParameterError):
 
 class SampleSizeError(InvalidParameterError):
     """A sample size (a number of records, outputs or simulations) is not a large enough integer."""
+
+
+class UnstableValueError(InvalidParameterError):
+    """A numerically computed value (an accountant's ε, a calibrated σ …) cannot be put on
+    the stable grid of ``spec.stable_values`` before it enters a spec: it is NaN."""
 
 
 class InconsistentSpecError(SpecError):
@@ -193,6 +217,37 @@ class NotNeighboursError(InvalidInputError):
 
 class KernelRangeError(InvalidInputError):
     """A kernel returned a value outside the range it declared."""
+
+
+class SamplerOutputError(InvalidInputError):
+    """A mechanism's sampler returned outputs that do not fit what its spec declares.
+
+    Raised by the auditor (:mod:`privaudit.auditing.sampler_outputs`) on every batch of
+    outputs it draws, before any check looks at them: a wrong shape or number of outputs,
+    NaN, ±inf where the declared output is finite, or values that are not numbers.  The
+    mechanism under audit is then broken as code, not shown to leak: the audit stops with
+    this error (the CLI exits 2) instead of reporting a violation.  The message names the
+    sampler and the problem, e.g. ``sampler 'noisy_mean': 2 of 50000 outputs are NaN``.
+    """
+
+
+class OutputShapeError(SamplerOutputError, InputShapeError):
+    """A sampler returned outputs of the wrong shape for the spec's ``output_dimension``, or
+    not as many outputs as asked for."""
+
+
+class NonFiniteOutputError(SamplerOutputError, NonFiniteInputError):
+    """A sampler returned NaN, or ±inf where its declared output is finite."""
+
+
+class NonNumericOutputError(SamplerOutputError, NonNumericInputError):
+    """A sampler returned values that are not real numbers (an object or string array,
+    complex numbers, None, a dict …)."""
+
+
+class SamplerTimeoutError(SamplerOutputError):
+    """A sampler call did not return within the audit's ``sampler_timeout`` (by default its
+    ``time_budget``): the audit stops instead of hanging."""
 
 
 class AuditError(PrivauditError):

@@ -39,6 +39,7 @@ from scipy import optimize, special
 from ._base import SpecModel
 from ._types import Delta, Epsilon, PositiveFloat, RenyiOrder, check_delta
 from .errors import InvalidParameterError
+from .stable_values import round_up
 
 __all__ = [
     "ApproxDP",
@@ -90,13 +91,21 @@ class _GuaranteeBase(SpecModel):
         return profile
 
     def to_approx_dp(self, delta: float) -> ApproxDP:
-        """The (ε, δ)-DP guarantee implied at the given δ ∈ (0, 1) (or δ = 0 where finite)."""
+        """The (ε, δ)-DP guarantee implied at the given δ ∈ (0, 1) (or δ = 0 where finite).
+
+        ε (a conversion through libm's exp and log, or a numerical optimum) is rounded up to
+        the stable grid (:func:`spec.stable_values.round_up`), and never exceeds the ε of a
+        pure or approximate claim that already holds at ``delta``.
+        """
         d = check_delta(delta)
         eps = self.epsilon_for_delta(d)
         if not math.isfinite(eps):
             raise InvalidParameterError(
                 f"{type(self).__name__} implies no finite epsilon at delta={delta!r}"
             )
+        eps = round_up(eps)
+        if isinstance(self, (PureDP, ApproxDP)) and d >= getattr(self, "delta", 0.0):
+            eps = min(eps, self.epsilon)
         # A guarantee with ε = 0 is still a valid claim of (tiny ε, δ)-DP.
         return ApproxDP(epsilon=max(eps, 1e-300), delta=d)
 

@@ -62,7 +62,7 @@ from .noise import (
     NoiseLaw,
     RandomizedResponseLaw,
 )
-from .relations import LocalRelation, NeighbouringRelation
+from .relations import AddRemoveOne, LocalRelation, NeighbouringRelation
 from .sensitivity import (
     GlobalSensitivity,
     LocalSensitivityBound,
@@ -445,6 +445,19 @@ def _delivered_argmax(noise: NoisyArgmax, claim: GlobalSensitivity) -> _Delivere
     )
 
 
+def _admits_monotone_scores(relation: NeighbouringRelation) -> bool:
+    """Whether scores may be declared monotone (all move the same way) under ``relation``.
+
+    Under :class:`~privaudit.spec.relations.AddRemoveOne` sums of non-negative per-record
+    terms (counting queries) rise together when a record is added and fall together when
+    one is removed (McSherry & Talwar, FOCS 2007, §3: the monotone case of the exponential
+    mechanism); whether the declared statistic is such a sum is checked by the auditor on
+    neighbouring pairs (``sensitivity.global``).  A relation on score vectors says so
+    itself (``QueryDistance(monotone=True)``).
+    """
+    return isinstance(relation, AddRemoveOne) or getattr(relation, "monotone", False) is True
+
+
 class MechanismSpec(SpecModel):
     """Every claim a mechanism makes, validated for internal consistency at construction.
 
@@ -618,12 +631,14 @@ class MechanismSpec(SpecModel):
                     "noisy argmax needs a global sensitivity claim on the score vector in "
                     "norm 'linf'"
                 )
-            if noise.monotone and getattr(self.relation, "monotone", False) is not True:
+            if noise.monotone and not _admits_monotone_scores(self.relation):
                 raise NonMonotoneRelationError(
                     f"NoisyArgmax(monotone=True) halves the noise only when every score moves "
-                    f"the same way between neighbours, but the relation {self.relation!r} "
-                    f"allows scores to move in both directions; declare it on the relation, "
-                    f"e.g. QueryDistance(norm='linf', radius=..., monotone=True)"
+                    f"the same way between neighbours, but under {self.relation!r} one score "
+                    f"may rise while another falls (substituting a record moves one count up "
+                    f"and another down); counting scores are monotone under AddRemoveOne(), "
+                    f"and score vectors under QueryDistance(norm='linf', radius=..., "
+                    f"monotone=True)"
                 )
             _check_claim(self.guarantee, _delivered_argmax(noise, claim))
         elif isinstance(noise, RandomizedResponse):

@@ -12,9 +12,9 @@ import networkx as nx
 import numpy as np
 import scipy.sparse as sp
 
-from spec import adjacency_matrix
-from spec.domains import is_edge_array
-from spec.errors import InvalidGraphError
+from privaudit.spec import adjacency_matrix
+from privaudit.spec.domains import is_edge_array
+from privaudit.spec.errors import InvalidGraphError
 
 __all__ = ["as_adjacency", "node_count"]
 

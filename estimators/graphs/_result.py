@@ -7,7 +7,7 @@ from dataclasses import field
 from types import MappingProxyType
 from typing import Any, Literal
 
-from spec import PrivacyGuarantee
+from privaudit.spec import PrivacyGuarantee
 
 from .._privacy_account import PrivacyAccount
 from .._result import non_private_field, private_repr, result_dataclass

@@ -31,9 +31,9 @@ from typing import Any, Literal
 
 import numpy as np
 
-from mechanisms import LaplaceMechanism
-from mechanisms.accounting import charge
-from spec import (
+from privaudit.mechanisms import LaplaceMechanism
+from privaudit.mechanisms.accounting import charge
+from privaudit.spec import (
     GraphDomain,
     Laplace,
     NodeNeighbouring,
@@ -43,7 +43,7 @@ from spec import (
     as_generator,
     check_epsilon,
 )
-from spec.errors import (
+from privaudit.spec.errors import (
     InvalidParameterError,
     ParameterTypeError,
     SampleSizeError,

@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from spec import GraphDomain, MechanismSpec, NodeNeighbouring
+from privaudit.spec import GraphDomain, MechanismSpec, NodeNeighbouring
 
 from ..ustatistics.binary_coinpress import (
     BinaryCoinPressChunks,

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import math
 
-from spec import check_probability
+from privaudit.spec import check_probability
 
 from ..ustatistics.concentration import (
     INNER_FAILURE_PROBABILITY,

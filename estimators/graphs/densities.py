@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from spec.errors import InvalidParameterError
+from privaudit.spec.errors import InvalidParameterError
 
 from ._adjacency import as_adjacency
 

@@ -43,9 +43,9 @@ from typing import Any
 
 import numpy as np
 
-from mechanisms import Mechanism, parallel_composition
-from mechanisms.smooth_sensitivity import NRS_2007
-from spec import (
+from privaudit.mechanisms import Mechanism, parallel_composition
+from privaudit.mechanisms.smooth_sensitivity import NRS_2007
+from privaudit.spec import (
     GraphDomain,
     InverseQuartic,
     MechanismSpec,

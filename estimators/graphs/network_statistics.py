@@ -39,10 +39,10 @@ import math
 import numbers
 from typing import Any, Literal
 
-from mechanisms import Mechanism
-from mechanisms.accounting import charge
-from spec import PureDP, RandomLike, as_generator, check_epsilon
-from spec.errors import InvalidParameterError, ParameterTypeError, SampleSizeError
+from privaudit.mechanisms import Mechanism
+from privaudit.mechanisms.accounting import charge
+from privaudit.spec import PureDP, RandomLike, as_generator, check_epsilon
+from privaudit.spec.errors import InvalidParameterError, ParameterTypeError, SampleSizeError
 
 from .._privacy_account import PrivacyAccount
 from ..ustatistics.concentration import (

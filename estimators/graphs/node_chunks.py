@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from spec.errors import InvalidParameterError
+from privaudit.spec.errors import InvalidParameterError
 
 from ..ustatistics.partition import median_of_means_chunk_count, median_of_means_partition
 

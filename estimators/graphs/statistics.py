@@ -21,7 +21,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from spec.errors import InvalidParameterError
+from privaudit.spec.errors import InvalidParameterError
 
 from ..models import rgg_edge_probability
 from ..ustatistics import Kernel, adjacency_edge_kernel, adjacency_triangle_kernel

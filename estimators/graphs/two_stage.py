@@ -21,9 +21,16 @@ from typing import Any
 
 import numpy as np
 
-from mechanisms import Mechanism, basic_composition, split_budget
-from spec import GraphDomain, Laplace, MechanismSpec, NodeNeighbouring, PureDP, check_epsilon
-from spec.errors import InvalidParameterError, UnsupportedCombinationError
+from privaudit.mechanisms import Mechanism, basic_composition, split_budget
+from privaudit.spec import (
+    GraphDomain,
+    Laplace,
+    MechanismSpec,
+    NodeNeighbouring,
+    PureDP,
+    check_epsilon,
+)
+from privaudit.spec.errors import InvalidParameterError, UnsupportedCombinationError
 
 from ..ustatistics.local_hajek_mechanism import ALGORITHM_1, USTAT_SPEC_RIGOROUS
 from ._adjacency import as_adjacency

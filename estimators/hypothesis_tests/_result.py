@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Literal
 
-from spec import PrivacyGuarantee
+from privaudit.spec import PrivacyGuarantee
 
 from .._privacy_account import PrivacyAccount
 from ..ustatistics.concentration import ConcentrationRadius

@@ -32,7 +32,7 @@ from typing import Any
 
 import numpy as np
 
-from spec.errors import InvalidParameterError, ParameterTypeError, SampleSizeError
+from privaudit.spec.errors import InvalidParameterError, ParameterTypeError, SampleSizeError
 
 from ..ustatistics.concentration import check_failure_probability
 

@@ -56,8 +56,8 @@ from typing import Any, Literal
 
 import numpy as np
 
-from mechanisms import Mechanism
-from spec import (
+from privaudit.mechanisms import Mechanism
+from privaudit.spec import (
     Categorical,
     DatasetDomain,
     MechanismSpec,
@@ -67,7 +67,7 @@ from spec import (
     as_generator,
     check_epsilon,
 )
-from spec.errors import (
+from privaudit.spec.errors import (
     InvalidParameterError,
     ParameterTypeError,
     SampleSizeError,

@@ -20,14 +20,18 @@ from typing import TYPE_CHECKING, Any, Literal
 import numpy as np
 import scipy.sparse as sp
 
-from spec import AdditiveNoise, Reference
-from spec.errors import DeltaRangeError, InvalidParameterError, UnsupportedCombinationError
-from spec.validation import check_delta, check_epsilon, check_sample_size
+from privaudit.spec import AdditiveNoise, Reference
+from privaudit.spec.errors import (
+    DeltaRangeError,
+    InvalidParameterError,
+    UnsupportedCombinationError,
+)
+from privaudit.spec.validation import check_delta, check_epsilon, check_sample_size
 
 from ..graphs._adjacency import as_adjacency
 
 if TYPE_CHECKING:
-    from mechanisms import GaussianMechanism
+    from privaudit.mechanisms import GaussianMechanism
 
 __all__ = [
     "LNDP_PAPER",

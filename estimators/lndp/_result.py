@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from spec import PrivacyGuarantee
+from privaudit.spec import PrivacyGuarantee
 
 __all__ = ["LocalNodeEstimate"]
 

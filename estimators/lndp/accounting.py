@@ -24,9 +24,9 @@ from typing import Any
 import numpy as np
 from scipy.stats import binom
 
-from mechanisms import AdditiveNoiseMechanism
-from spec import Gaussian, Laplace, check_epsilon
-from spec.errors import InvalidParameterError, UnsupportedCombinationError
+from privaudit.mechanisms import AdditiveNoiseMechanism
+from privaudit.spec import Gaussian, Laplace, check_epsilon
+from privaudit.spec.errors import InvalidParameterError, UnsupportedCombinationError
 
 __all__ = ["JointAccounting", "joint_accounting", "regular_graph_tv_bound", "rr_joint_delta"]
 

@@ -31,9 +31,9 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from mechanisms import LaplaceMechanism, Mechanism
-from mechanisms.accounting import PrivacyBudget, charge
-from spec import (
+from privaudit.mechanisms import LaplaceMechanism, Mechanism
+from privaudit.mechanisms.accounting import PrivacyBudget, charge
+from privaudit.spec import (
     ApproxDP,
     FiniteOutputLaw,
     FiniteRandomizer,
@@ -44,8 +44,9 @@ from spec import (
     RandomLike,
     as_generator,
 )
-from spec.errors import InvalidParameterError
-from spec.validation import check_delta, check_epsilon
+from privaudit.spec.errors import InvalidParameterError
+from privaudit.spec.stable_values import round_down
+from privaudit.spec.validation import check_delta, check_epsilon
 
 from ._common import check_nodes, local_views, reference
 from ._result import LocalNodeEstimate
@@ -137,7 +138,8 @@ def rr_edge_epsilon0(n: int, epsilon: float, delta: float) -> float:
             f"Algorithm 9 needs epsilon <= 2 ln(1/delta) = {2 * math.log(1 / d0):.4g}, "
             f"got epsilon={epsilon!r}"
         )
-    return eps / (2.0 * math.sqrt(2.0 * (size - 1) * math.log(1.0 / d0)))
+    # libm's log: rounded down to the stable grid (a smaller coin level keeps the claim)
+    return round_down(eps / (2.0 * math.sqrt(2.0 * (size - 1) * math.log(1.0 / d0))))
 
 
 def _upper_edges(adjacency: sp.csr_array) -> np.ndarray:

@@ -25,10 +25,11 @@ from typing import Any, Literal
 
 import numpy as np
 
-from mechanisms import GaussianMechanism
-from mechanisms.accounting import PrivacyBudget, charge
-from spec import GraphDomain, LocalNodeRelation, MessageLayout, RandomLike, as_generator
-from spec.errors import InvalidParameterError
+from privaudit.mechanisms import GaussianMechanism
+from privaudit.mechanisms.accounting import PrivacyBudget, charge
+from privaudit.spec import GraphDomain, LocalNodeRelation, MessageLayout, RandomLike, as_generator
+from privaudit.spec.errors import InvalidParameterError
+from privaudit.spec.stable_values import round_up
 
 from ._common import (
     DEFAULT_CALIBRATION,
@@ -128,6 +129,9 @@ def blurry_linear_sensitivity(n: int, lam: int, workload: Any, bound: Bound = "p
 
     ``"paper"``: 2‖W‖_{1→2}√(1 + (n − 1)/λ²) (Theorem 4.1); ``"tight"``:
     √(max_{j,j′}‖W(e_j − e_{j′})‖² + (n − 1) max_j‖W(e_j − e_{j+1})‖²/λ²) (module docstring).
+    Both are rounded up to the stable grid of :mod:`spec.stable_values`: the norms of a
+    general W (e.g. the matrix square root of :func:`cdf_factor`) come from numpy
+    reductions and BLAS, whose last bits differ between machines.
 
     Examples
     --------
@@ -140,14 +144,14 @@ def blurry_linear_sensitivity(n: int, lam: int, workload: Any, bound: Bound = "p
     w = _check_workload(workload, bucket_count(size, width))
     if bound == "paper":
         col = float(np.sqrt((w**2).sum(axis=0)).max())
-        return 2.0 * col * math.sqrt(1.0 + (size - 1) / width**2)
+        return round_up(2.0 * col * math.sqrt(1.0 + (size - 1) / width**2))
     if bound != "tight":
         raise InvalidParameterError(f"bound must be 'paper' or 'tight', got {bound!r}")
     gram = w.T @ w
     diag = np.diag(gram)
     far = float(np.max(diag[:, None] + diag[None, :] - 2.0 * gram))
     step = float(np.max(((w[:, 1:] - w[:, :-1]) ** 2).sum(axis=0))) if w.shape[1] > 1 else 0.0
-    return math.sqrt(max(far, 0.0) + (size - 1) * step / width**2)
+    return round_up(math.sqrt(max(far, 0.0) + (size - 1) * step / width**2))
 
 
 def blurry_linear_mechanism(

@@ -30,9 +30,9 @@ from typing import Any, Literal
 
 import numpy as np
 
-from mechanisms.accounting import PrivacyBudget
-from spec import RandomLike
-from spec.errors import InvalidParameterError
+from privaudit.mechanisms.accounting import PrivacyBudget
+from privaudit.spec import RandomLike
+from privaudit.spec.errors import InvalidParameterError
 
 from ._common import DEFAULT_CALIBRATION, GaussianCalibration, check_nodes, local_views
 from ._result import LocalNodeEstimate

@@ -27,7 +27,6 @@ w = σ/√n and τ the midpoint of the two Gaussian-approximation masses q_R and
 
 from __future__ import annotations
 
-import hashlib
 import math
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -36,9 +35,9 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.stats import norm
 
-from mechanisms import GaussianMechanism, analytic_gaussian_sigma
-from mechanisms.accounting import PrivacyBudget, charge
-from spec import (
+from privaudit.mechanisms import GaussianMechanism, analytic_gaussian_sigma
+from privaudit.mechanisms.accounting import PrivacyBudget, charge
+from privaudit.spec import (
     ApproxDP,
     GraphDomain,
     LocalNodeRelation,
@@ -46,8 +45,9 @@ from spec import (
     PublicRandomness,
     RandomLike,
     as_generator,
+    public_randomness_digest,
 )
-from spec.errors import InvalidParameterError, UnsupportedCombinationError
+from privaudit.spec.errors import InvalidParameterError, UnsupportedCombinationError
 
 from ._common import (
     GaussianCalibration,
@@ -125,17 +125,18 @@ class RegularStarRandomness:
         """s."""
         return int(self.members.shape[1])
 
+    def public_bytes(self) -> bytes:
+        """The canonical bytes of ρ (its members as C-contiguous int64)."""
+        return np.ascontiguousarray(self.members, dtype=np.int64).tobytes()
+
     def declaration(self) -> PublicRandomness:
         """This ρ as a spec entry: how it is drawn, what it reveals, and its digest."""
-        digest = hashlib.sha256(
-            np.ascontiguousarray(self.members, dtype=np.int64).tobytes()
-        ).hexdigest()
         return PublicRandomness(
             drawn=f"T = {self.sets} sets S_t of s = {self.draws} i.i.d. uniform draws from "
             f"the n = {self.n} nodes, independent of the graph",
             reveals="the sets S_t (hence X_v(rho) = #{t : v in S_t}, how many messages read "
             "node v's list)",
-            digest=f"sha256:{digest}",
+            digest=public_randomness_digest(self),
         )
 
     def indicator(self) -> sp.csr_array:

@@ -19,9 +19,9 @@ from typing import Any
 
 import numpy as np
 
-from mechanisms import GaussianMechanism
-from mechanisms.accounting import PrivacyBudget, charge
-from spec import (
+from privaudit.mechanisms import GaussianMechanism
+from privaudit.mechanisms.accounting import PrivacyBudget, charge
+from privaudit.spec import (
     GraphDomain,
     LocalNodeRelation,
     MessageLayout,
@@ -29,7 +29,7 @@ from spec import (
     as_generator,
     check_positive,
 )
-from spec.errors import InvalidParameterError
+from privaudit.spec.errors import InvalidParameterError
 
 from ._common import (
     DEFAULT_CALIBRATION,

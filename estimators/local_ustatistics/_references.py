@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from spec import Reference
+from privaudit.spec import Reference
 
 __all__ = ["BELL_2020", "CITATION", "reference"]
 

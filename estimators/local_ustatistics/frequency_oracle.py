@@ -32,8 +32,8 @@ from typing import Literal
 import numpy as np
 import numpy.typing as npt
 
-from spec import RandomLike, as_generator, check_epsilon
-from spec.errors import InvalidParameterError
+from privaudit.spec import RandomLike, as_generator, check_epsilon
+from privaudit.spec.errors import InvalidParameterError
 
 from .hierarchy import check_depth, score_cells
 

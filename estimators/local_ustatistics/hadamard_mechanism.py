@@ -19,8 +19,8 @@ from typing import Any
 
 import numpy as np
 
-from mechanisms import Mechanism
-from spec import (
+from privaudit.mechanisms import Mechanism
+from privaudit.spec import (
     Categorical,
     FiniteOutputLaw,
     FiniteRandomizer,

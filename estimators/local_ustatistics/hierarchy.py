@@ -20,8 +20,8 @@ from typing import Any
 
 import numpy as np
 
-from spec.errors import InvalidInputError, InvalidParameterError, OutOfDomainError
-from spec.validation import integer_array
+from privaudit.spec.errors import InvalidInputError, InvalidParameterError, OutOfDomainError
+from privaudit.spec.validation import integer_array
 
 __all__ = ["check_depth", "exact_auc", "exact_uauc", "prefix_counts", "score_cells"]
 

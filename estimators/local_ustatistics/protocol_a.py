@@ -23,10 +23,10 @@ from typing import Any
 
 import numpy as np
 
-from mechanisms.accounting import PrivacyBudget, charge
-from spec import RandomLike, as_generator
-from spec.errors import InvalidInputError, InvalidParameterError, OutOfDomainError
-from spec.validation import integer_array, real_array
+from privaudit.mechanisms.accounting import PrivacyBudget, charge
+from privaudit.spec import RandomLike, as_generator
+from privaudit.spec.errors import InvalidInputError, InvalidParameterError, OutOfDomainError
+from privaudit.spec.validation import integer_array, real_array
 
 from .quantization import UniformQuantizer
 from .randomizer import KaryRandomizer

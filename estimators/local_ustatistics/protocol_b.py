@@ -25,10 +25,10 @@ from typing import Any, Literal
 
 import numpy as np
 
-from mechanisms.accounting import PrivacyBudget, charge
-from spec import RandomLike, as_generator
-from spec.errors import InvalidInputError, InvalidParameterError, OutOfDomainError
-from spec.validation import integer_array
+from privaudit.mechanisms.accounting import PrivacyBudget, charge
+from privaudit.spec import RandomLike, as_generator
+from privaudit.spec.errors import InvalidInputError, InvalidParameterError, OutOfDomainError
+from privaudit.spec.validation import integer_array
 
 from .frequency_oracle import Variant, hadamard_reports, level_estimates
 from .hadamard_mechanism import HadamardRandomizerMechanism

@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from spec.errors import InvalidInputError, InvalidParameterError
+from privaudit.spec.errors import InvalidInputError, InvalidParameterError
 
 __all__ = ["UniformQuantizer", "corollary1_bins"]
 

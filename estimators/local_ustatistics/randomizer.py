@@ -20,8 +20,8 @@ from typing import Any, Literal
 
 import numpy as np
 
-from spec import RandomLike, as_generator, check_epsilon
-from spec.errors import InvalidInputError, InvalidParameterError
+from privaudit.spec import RandomLike, as_generator, check_epsilon
+from privaudit.spec.errors import InvalidInputError, InvalidParameterError
 
 __all__ = ["KaryRandomizer", "eq9_probabilities"]
 

@@ -14,8 +14,8 @@ from typing import Any
 
 import numpy as np
 
-from mechanisms import Mechanism
-from spec import (
+from privaudit.mechanisms import Mechanism
+from privaudit.spec import (
     Categorical,
     FiniteOutputLaw,
     FiniteRandomizer,
@@ -24,7 +24,7 @@ from spec import (
     PureDP,
     RealInterval,
 )
-from spec.errors import InvalidParameterError
+from privaudit.spec.errors import InvalidParameterError
 
 from ._references import reference
 from .quantization import UniformQuantizer

@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from spec import MechanismSpec, PrivacyGuarantee
+from privaudit.spec import MechanismSpec, PrivacyGuarantee
 
 __all__ = ["LocalUStatisticEstimate"]
 

@@ -20,9 +20,9 @@ from typing import Any
 
 import numpy as np
 
-from estimators.ustatistics import table_kernel
-from spec.errors import InputShapeError, InvalidParameterError, OutOfDomainError
-from spec.validation import integer_array
+from privaudit.estimators.ustatistics import table_kernel
+from privaudit.spec.errors import InputShapeError, InvalidParameterError, OutOfDomainError
+from privaudit.spec.validation import integer_array
 
 from .quantization import UniformQuantizer
 

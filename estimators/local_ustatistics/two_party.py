@@ -33,9 +33,9 @@ import numpy as np
 import numpy.typing as npt
 from scipy.optimize import brentq
 
-from mechanisms import AdditiveNoiseMechanism, Mechanism, advanced_composition
-from mechanisms.accounting import PrivacyBudget, charge
-from spec import (
+from privaudit.mechanisms import AdditiveNoiseMechanism, Mechanism, advanced_composition
+from privaudit.mechanisms.accounting import PrivacyBudget, charge
+from privaudit.spec import (
     AdditiveNoise,
     ApproxDP,
     DatasetDomain,
@@ -51,15 +51,16 @@ from spec import (
     VectorDomain,
     as_generator,
 )
-from spec.domains import RecordDomain
-from spec.errors import (
+from privaudit.spec.domains import RecordDomain
+from privaudit.spec.errors import (
     DeltaRangeError,
     InconsistentSpecError,
     InputShapeError,
     InvalidInputError,
     InvalidParameterError,
 )
-from spec.validation import check_delta, check_epsilon, check_sample_size, real_array
+from privaudit.spec.stable_values import round_down
+from privaudit.spec.validation import check_delta, check_epsilon, check_sample_size, real_array
 
 from ._references import reference
 from .results import LocalUStatisticEstimate
@@ -446,7 +447,9 @@ def all_pairs_epsilon0(n: int, epsilon: float, delta: float) -> float:
 
     Uses :func:`mechanisms.advanced_composition` (min of basic and advanced composition,
     Dwork, Rothblum & Vadhan 2010): solves min((n−1)ε₀, √(2(n−1) ln(1/δ)) ε₀ +
-    (n−1) ε₀ (e^{ε₀} − 1)) = ε.
+    (n−1) ε₀ (e^{ε₀} − 1)) = ε.  The root (Brent's method, which may stop on either side)
+    is rounded down to the stable grid of :mod:`spec.stable_values`: a smaller ε₀ keeps
+    the claim, and the Laplace scale width/ε₀ of the spec is the same on every CPU.
     """
     nn = _check_n(n)
     eps = check_epsilon(epsilon)
@@ -458,7 +461,7 @@ def all_pairs_epsilon0(n: int, epsilon: float, delta: float) -> float:
     def gap(e0: float) -> float:
         return advanced_composition(PureDP(epsilon=e0), k, dl).epsilon - eps
 
-    return float(brentq(gap, eps * 1e-12, eps, xtol=eps * 1e-14, rtol=1e-14))
+    return round_down(float(brentq(gap, eps * 1e-12, eps, xtol=eps * 1e-14, rtol=1e-14)))
 
 
 @functools.lru_cache(maxsize=64)

@@ -44,8 +44,8 @@ import scipy.sparse as sp
 from scipy import integrate
 from scipy.spatial import cKDTree
 
-from spec import RandomLike, as_generator
-from spec.errors import InvalidParameterError
+from privaudit.spec import RandomLike, as_generator
+from privaudit.spec.errors import InvalidParameterError
 
 __all__ = [
     "RandomGeometricGraph",

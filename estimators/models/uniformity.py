@@ -21,8 +21,8 @@ from typing import Any
 
 import numpy as np
 
-from spec import RandomLike, as_generator
-from spec.errors import InvalidParameterError
+from privaudit.spec import RandomLike, as_generator
+from privaudit.spec.errors import InvalidParameterError
 
 __all__ = ["AlphabetDistribution", "plus_minus_perturbation", "uniform_distribution"]
 

@@ -10,7 +10,7 @@ import math
 import numbers
 from typing import Any, Literal
 
-from spec import (
+from privaudit.spec import (
     ApproxDP,
     MechanismSpec,
     PureDP,
@@ -20,7 +20,7 @@ from spec import (
     check_positive,
     check_probability,
 )
-from spec.errors import (
+from privaudit.spec.errors import (
     InvalidParameterError,
     ParameterTypeError,
     SampleSizeError,

@@ -22,7 +22,7 @@ from typing import Any, Literal
 import numpy as np
 import scipy.sparse as sp
 
-from spec.errors import (
+from privaudit.spec.errors import (
     EmptyInputError,
     InputShapeError,
     InvalidGraphError,
@@ -32,7 +32,7 @@ from spec.errors import (
     NonNumericInputError,
     OutOfDomainError,
 )
-from spec.validation import numeric_array
+from privaudit.spec.validation import numeric_array
 
 __all__ = ["DataDomain", "validate_data"]
 

@@ -29,7 +29,7 @@ import numpy as np
 import numpy.typing as npt
 import scipy.sparse as sp
 
-from spec.errors import InvalidInputError, InvalidParameterError, SampleSizeError
+from privaudit.spec.errors import InvalidInputError, InvalidParameterError, SampleSizeError
 
 from ._parameters import check_count, check_epsilon, check_nonnegative, check_positive
 from .local_hajek_weights import band_levels

@@ -34,8 +34,14 @@ from typing import Any
 
 import numpy as np
 
-from mechanisms import Mechanism, parallel_composition
-from spec import GlobalSensitivity, Laplace, MechanismSpec, PrivacyGuarantee, check_epsilon
+from privaudit.mechanisms import Mechanism, parallel_composition
+from privaudit.spec import (
+    GlobalSensitivity,
+    Laplace,
+    MechanismSpec,
+    PrivacyGuarantee,
+    check_epsilon,
+)
 
 from .coinpress_schedule import CoinPressSchedule, coinpress_schedule
 

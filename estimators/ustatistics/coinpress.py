@@ -40,9 +40,9 @@ import networkx as nx
 import numpy as np
 import numpy.typing as npt
 
-from mechanisms import Mechanism
-from spec import GlobalSensitivity, Laplace, MechanismSpec, RandomLike, Reference
-from spec.errors import InvalidParameterError, SampleSizeError
+from privaudit.mechanisms import Mechanism
+from privaudit.spec import GlobalSensitivity, Laplace, MechanismSpec, RandomLike, Reference
+from privaudit.spec.errors import InvalidParameterError, SampleSizeError
 
 from .._result import PrivateEstimate
 from ._parameters import check_count, check_positive, claimed_epsilon
@@ -272,7 +272,7 @@ def coinpress_mechanism(
 
     Examples
     --------
-    >>> from estimators.ustatistics import variance_kernel
+    >>> from privaudit.estimators.ustatistics import variance_kernel
     >>> mech = coinpress_mechanism(40, variance_kernel(0.0, 1.0), 1.0, radius=1.0,
     ...                            warn=False)
     >>> round(sum(mech.schedule.epsilons), 12), mech.spec.guarantee.epsilon
@@ -395,7 +395,7 @@ def private_coinpress_mean(
     Examples
     --------
     >>> import numpy as np
-    >>> from estimators.ustatistics import variance_kernel
+    >>> from privaudit.estimators.ustatistics import variance_kernel
     >>> x = np.random.default_rng(0).uniform(0.0, 1.0, 300)
     >>> r = private_coinpress_mean(x, variance_kernel(0.0, 1.0), 1.0, radius=1.0,
     ...                            family="naive", rng=2, warn=False)

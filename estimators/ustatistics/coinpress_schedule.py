@@ -52,9 +52,10 @@ from typing import Literal, cast
 import numpy as np
 import numpy.typing as npt
 
-from mechanisms.composition import basic_composition
-from spec import PrivacyGuarantee, PureDP
-from spec.errors import InvalidParameterError, SampleSizeError, UtilityConditionWarning
+from privaudit.mechanisms.composition import basic_composition
+from privaudit.spec import PrivacyGuarantee, PureDP
+from privaudit.spec.errors import InvalidParameterError, SampleSizeError, UtilityConditionWarning
+from privaudit.spec.stable_values import round_up
 
 from ._parameters import (
     check_count,
@@ -261,11 +262,14 @@ def coinpress_schedule(
     margins, sens, scales, halves = [], [], [], [r]
     for e_i, b_i in zip(epsilons, confidences, strict=True):
         q_i = bound(b_i)
-        delta_i = dep * (2.0 * halves[-1] + 2.0 * q_i)
+        # the declared sensitivity (libm's log and sqrt in Q): up to the stable grid, so
+        # that the spec is the same on every CPU; the clip interval stays 2(h + q_i) wide
+        delta_i = round_up(dep * (2.0 * halves[-1] + 2.0 * q_i))
         margins.append(q_i)
         sens.append(delta_i)
         scales.append(delta_i / e_i)
-        halves.append(mean_bound(b_i) + (delta_i / e_i) * math.log(1.0 / b_i))
+        # a public half-length (a larger one keeps the coverage), printed in specs' notes
+        halves.append(round_up(mean_bound(b_i) + (delta_i / e_i) * math.log(1.0 / b_i)))
     q_step = bound(g / steps)
     dep_ok = dep <= q_gamma * eps / (10.0 * steps * q_step * math.log(steps / g))
     mean_ok = mean_bound(g / steps) < q_gamma

@@ -17,7 +17,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
-from spec.errors import InvalidParameterError
+from privaudit.spec.errors import InvalidParameterError
+from privaudit.spec.stable_values import round_up
 
 from ._parameters import check_failure_probability
 
@@ -73,7 +74,8 @@ class ConcentrationRadius:
     Attributes
     ----------
     value : float
-        ξ, the sum of ``terms``.
+        ξ, the sum of ``terms`` (:meth:`from_terms` rounds it up to the stable grid of
+        :mod:`spec.stable_values`: a public parameter that specs' notes record).
     terms : mapping of str to float
         Each explicit term, by name (read-only).
     n : int
@@ -94,7 +96,10 @@ class ConcentrationRadius:
         frozen = MappingProxyType({str(k): float(v) for k, v in self.terms.items()})
         object.__setattr__(self, "terms", frozen)
         total = math.fsum(frozen.values())
-        if not math.isclose(total, self.value, rel_tol=1e-12, abs_tol=0.0):
+        if not (
+            math.isclose(total, self.value, rel_tol=1e-12, abs_tol=0.0)
+            or self.value == round_up(total)
+        ):
             raise InvalidParameterError(
                 f"a concentration radius must equal the sum of its terms: value "
                 f"{self.value!r} but the terms sum to {total!r}"
@@ -104,9 +109,11 @@ class ConcentrationRadius:
     def from_terms(
         cls, terms: Mapping[str, float], *, n: int, failure_probability: float, source: str
     ) -> ConcentrationRadius:
-        """Build the radius whose value is the (compensated) sum of ``terms``."""
+        """Build the radius whose value is the (compensated) sum of ``terms``, rounded up
+        to the stable grid (the terms come from libm's log and sqrt; a larger ξ keeps the
+        bound)."""
         return cls(
-            value=math.fsum(terms.values()),
+            value=round_up(math.fsum(float(v) for v in terms.values())),
             terms=terms,
             n=n,
             failure_probability=failure_probability,

@@ -25,8 +25,9 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from spec import RandomLike
-from spec.errors import InvalidParameterError, SampleSizeError
+from privaudit.spec import RandomLike
+from privaudit.spec.errors import InvalidParameterError, SampleSizeError
+from privaudit.spec.stable_values import round_up
 
 from ._parameters import SensitivityMode, check_count, check_failure_probability, check_positive
 from .kernels import Kernel
@@ -60,7 +61,8 @@ def degenerate_xi(n: int, degree: int, additive_range: float, gamma: float = INN
     Returns
     -------
     float
-        ξ with P(max_i |ĥ(i) − U_n| > ξ) ≤ γ when ζ_1 = 0.
+        ξ with P(max_i |ĥ(i) − U_n| > ξ) ≤ γ when ζ_1 = 0, rounded up to the stable grid
+        of :mod:`spec.stable_values` (a public parameter that the spec's notes record).
 
     Raises
     ------
@@ -69,8 +71,8 @@ def degenerate_xi(n: int, degree: int, additive_range: float, gamma: float = INN
 
     Examples
     --------
-    >>> round(degenerate_xi(1000, 2, 1.0), 4)
-    0.2123
+    >>> degenerate_xi(1000, 2, 1.0)  # 0.212349… rounded up to the stable grid
+    0.21235
     """
     size, k = check_count(n, "n"), check_count(degree, "degree k")
     if k < 2:
@@ -94,7 +96,7 @@ def degenerate_xi(n: int, degree: int, additive_range: float, gamma: float = INN
     lam = math.log(4.0 / g)
     linear = 2.0 * c * lam / 3.0
     u_deviation = (linear + math.sqrt(linear**2 + 8.0 * blocks * zeta_k * lam)) / (2.0 * blocks)
-    return projection + u_deviation
+    return round_up(projection + u_deviation)
 
 
 def _xi_rule(kernel: Kernel, gamma: float) -> Any:
@@ -127,8 +129,8 @@ def degenerate_mean_mechanism(
 
     Examples
     --------
-    >>> from estimators.ustatistics import collision_kernel
-    >>> from spec import Categorical
+    >>> from privaudit.estimators.ustatistics import collision_kernel
+    >>> from privaudit.spec import Categorical
     >>> mech = degenerate_mean_mechanism(200, collision_kernel(), 1.0, alpha=0.5,
     ...                                  record_domain=Categorical(size=8))
     >>> len(mech.chunks), mech.spec.guarantee.epsilon
@@ -177,7 +179,7 @@ def private_degenerate_mean(
     Examples
     --------
     >>> import numpy as np
-    >>> from estimators.ustatistics import collision_kernel
+    >>> from privaudit.estimators.ustatistics import collision_kernel
     >>> x = np.random.default_rng(0).integers(0, 10, 3000)
     >>> r = private_degenerate_mean(x, collision_kernel(), 1.0, alpha=0.3, rng=1)
     >>> abs(r.estimate - 0.1) < 0.01

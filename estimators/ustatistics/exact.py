@@ -28,7 +28,7 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.special import comb
 
-from spec.errors import InvalidParameterError
+from privaudit.spec.errors import InvalidParameterError
 
 from . import _builtin_functions as fn
 from ._enumeration import iter_combinations, iter_product_combinations, sum_over_combinations

@@ -26,8 +26,8 @@ from typing import Any, Literal, cast
 import numpy as np
 import scipy.sparse as sp
 
-from spec import RandomLike, as_generator, check_alpha
-from spec.errors import InvalidInputError, InvalidParameterError, SampleSizeError
+from privaudit.spec import RandomLike, as_generator, check_alpha
+from privaudit.spec.errors import InvalidInputError, InvalidParameterError, SampleSizeError
 
 from .exact import _check_weights, local_hajek_projections, min_weight_tuple_sum, weighted_tuple_sum
 from .kernels import Kernel

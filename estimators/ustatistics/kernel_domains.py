@@ -32,7 +32,7 @@ from typing import Any
 import networkx as nx
 import numpy as np
 
-from spec import (
+from privaudit.spec import (
     Categorical,
     DatasetDomain,
     GraphDomain,
@@ -42,7 +42,7 @@ from spec import (
     SubstituteOne,
     VectorDomain,
 )
-from spec.errors import InvalidParameterError
+from privaudit.spec.errors import InvalidParameterError
 
 from .kernels import Kernel
 

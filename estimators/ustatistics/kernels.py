@@ -26,8 +26,8 @@ from typing import Any
 
 import numpy as np
 
-from spec import RandomLike, as_generator
-from spec.errors import InvalidInputError, InvalidParameterError, KernelRangeError
+from privaudit.spec import RandomLike, as_generator
+from privaudit.spec.errors import InvalidInputError, InvalidParameterError, KernelRangeError
 
 from . import _builtin_functions as fn
 from ._validation import DataDomain, validate_data

@@ -49,8 +49,8 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from mechanisms.smooth_sensitivity import QUARTIC_CONSTANT
-from spec.errors import InvalidInputError, InvalidParameterError, SampleSizeError
+from privaudit.mechanisms.smooth_sensitivity import quartic_share
+from privaudit.spec.errors import InvalidInputError, InvalidParameterError, SampleSizeError
 
 from ._parameters import SensitivityMode, check_count, check_epsilon, check_mode, check_nonnegative
 from .batched_local_hajek import TupleFamily, batched_local_hajek, tuple_family
@@ -83,17 +83,18 @@ PAPER_CONSTANT = 10.0
 def internal_epsilon(epsilon: float, sensitivity_mode: SensitivityMode = "rigorous") -> float:
     """Algorithm 1's own ε (called β here) for a total privacy claim ``epsilon``.
 
-    ``"rigorous"``: epsilon/(3 + 3^{3/4}) (tight constant, docs/derivations.md §1);
+    ``"rigorous"``: epsilon/(3 + 3^{3/4}) (tight constant, docs/derivations.md §1), rounded
+    down to the stable grid (:func:`mechanisms.smooth_sensitivity.quartic_share`);
     ``"paper"``: epsilon/10.
 
     Examples
     --------
-    >>> round(internal_epsilon(1.0), 6), internal_epsilon(1.0, "paper")
-    (0.189412, 0.1)
+    >>> internal_epsilon(1.0), internal_epsilon(1.0, "paper")
+    (0.189411, 0.1)
     """
     eps = check_epsilon(epsilon)
     mode = check_mode(sensitivity_mode)
-    return eps / (QUARTIC_CONSTANT if mode == "rigorous" else PAPER_CONSTANT)
+    return quartic_share(eps) if mode == "rigorous" else eps / PAPER_CONSTANT
 
 
 def as_tuple_family(family: Any, n: int) -> TupleFamily | None:
@@ -423,7 +424,7 @@ def local_hajek_statistic(
     Examples
     --------
     >>> import numpy as np
-    >>> from estimators.ustatistics import variance_kernel
+    >>> from privaudit.estimators.ustatistics import variance_kernel
     >>> x = np.linspace(0.0, 1.0, 30)
     >>> stat = local_hajek_statistic(x, variance_kernel(0.0, 1.0), xi=0.2, beta=0.5)
     >>> stat.level, stat.weighted_mean == stat.mean

@@ -31,9 +31,9 @@ from typing import Any, Literal
 import numpy as np
 import scipy.sparse as sp
 
-from mechanisms import Mechanism, SmoothSensitivityMechanism
-from mechanisms.smooth_sensitivity import CHAUDHURI_2024, NRS_2007
-from spec import (
+from privaudit.mechanisms import Mechanism, SmoothSensitivityMechanism
+from privaudit.mechanisms.smooth_sensitivity import CHAUDHURI_2024, NRS_2007
+from privaudit.spec import (
     InverseQuartic,
     MechanismSpec,
     PureDP,
@@ -42,7 +42,7 @@ from spec import (
     SmoothSensitivityNoise,
     check_epsilon,
 )
-from spec.errors import InvalidParameterError
+from privaudit.spec.errors import InvalidParameterError
 
 from ._parameters import SensitivityMode, check_mode
 from .kernel_domains import KernelInputSpace, kernel_input_space
@@ -311,7 +311,7 @@ def private_mean_local_hajek_mechanism(
     Examples
     --------
     >>> import numpy as np
-    >>> from estimators.ustatistics import variance_kernel
+    >>> from privaudit.estimators.ustatistics import variance_kernel
     >>> mech = private_mean_local_hajek_mechanism(40, variance_kernel(0.0, 1.0), 1.0, xi=0.1)
     >>> mech.spec.guarantee.epsilon, mech.spec.proof_status
     (1.0, 'proven')

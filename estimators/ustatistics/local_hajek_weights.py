@@ -30,7 +30,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from spec.errors import InvalidInputError, SampleSizeError
+from privaudit.spec.errors import InvalidInputError, SampleSizeError
 
 from ._parameters import check_count, check_epsilon, check_nonnegative, check_positive
 

@@ -34,11 +34,17 @@ import numpy as np
 import numpy.typing as npt
 import scipy.sparse as sp
 
-from mechanisms import Mechanism
-from mechanisms.accounting import charge
-from mechanisms.composition import parallel_composition
-from spec import InverseQuartic, MechanismSpec, RandomLike, SmoothSensitivityBound, as_generator
-from spec.errors import InvalidParameterError
+from privaudit.mechanisms import Mechanism
+from privaudit.mechanisms.accounting import charge
+from privaudit.mechanisms.composition import parallel_composition
+from privaudit.spec import (
+    InverseQuartic,
+    MechanismSpec,
+    RandomLike,
+    SmoothSensitivityBound,
+    as_generator,
+)
+from privaudit.spec.errors import InvalidParameterError
 
 from .._result import PrivateEstimate, non_private_field, result_dataclass
 from ._parameters import (
@@ -301,7 +307,7 @@ def median_of_means_mechanism(
 
     Examples
     --------
-    >>> from estimators.ustatistics import variance_kernel
+    >>> from privaudit.estimators.ustatistics import variance_kernel
     >>> mech = median_of_means_mechanism(300, variance_kernel(0.0, 1.0), 1.0, alpha=0.3,
     ...                                  xi=0.1)
     >>> len(mech.chunks), mech.spec.guarantee.epsilon
@@ -488,7 +494,7 @@ def private_median_of_means(
     Examples
     --------
     >>> import numpy as np
-    >>> from estimators.ustatistics import variance_kernel
+    >>> from privaudit.estimators.ustatistics import variance_kernel
     >>> x = np.random.default_rng(0).uniform(0.0, 1.0, 20_000)
     >>> r = private_median_of_means(x, variance_kernel(0.0, 1.0), 1.0, alpha=0.1, xi=0.05,
     ...                             rng=1)

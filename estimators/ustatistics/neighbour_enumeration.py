@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from spec.errors import InvalidInputError, InvalidParameterError
+from privaudit.spec.errors import InvalidInputError, InvalidParameterError
 
 from .batched_local_hajek import TupleFamily, all_index_tuples, batched_local_hajek, tuple_family
 from .local_hajek import LocalHajekAlgorithm

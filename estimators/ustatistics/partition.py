@@ -31,7 +31,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from spec.errors import InvalidParameterError, SampleSizeError, UtilityConditionWarning
+from privaudit.spec.errors import InvalidParameterError, SampleSizeError, UtilityConditionWarning
 
 from ._parameters import check_count, check_failure_probability
 

@@ -21,8 +21,8 @@ from typing import Any, ClassVar
 
 import networkx as nx
 
-from spec import RandomLike
-from spec.errors import InvalidParameterError
+from privaudit.spec import RandomLike
+from privaudit.spec.errors import InvalidParameterError
 
 from .._result import PrivateEstimate, non_private_field, result_dataclass
 from ._parameters import SensitivityMode, claimed_epsilon
@@ -136,7 +136,7 @@ def private_mean_local_hajek(
     Examples
     --------
     >>> import numpy as np
-    >>> from estimators.ustatistics import variance_kernel
+    >>> from privaudit.estimators.ustatistics import variance_kernel
     >>> x = np.random.default_rng(0).uniform(0.0, 1.0, 500)
     >>> r = private_mean_local_hajek(x, variance_kernel(0.0, 1.0), 1.0, xi=0.1, rng=1)
     >>> abs(r.estimate - 1 / 12) < 0.05, r.spec.proof_status

@@ -47,10 +47,10 @@ import networkx as nx
 import numpy as np
 import numpy.typing as npt
 
-from mechanisms import Mechanism
-from mechanisms.accounting import charge
-from mechanisms.composition import basic_composition, split_budget
-from spec import (
+from privaudit.mechanisms import Mechanism
+from privaudit.mechanisms.accounting import charge
+from privaudit.mechanisms.composition import basic_composition, split_budget
+from privaudit.spec import (
     GlobalSensitivity,
     InverseQuartic,
     MechanismSpec,
@@ -59,8 +59,13 @@ from spec import (
     SubstituteOne,
     as_generator,
 )
-from spec.errors import InvalidParameterError, SampleSizeError, UnsupportedCombinationError
-from spec.validation import check_epsilon
+from privaudit.spec.errors import (
+    InvalidParameterError,
+    SampleSizeError,
+    UnsupportedCombinationError,
+)
+from privaudit.spec.stable_values import round_up
+from privaudit.spec.validation import check_epsilon
 
 from .._result import PrivateEstimate
 from ._parameters import (
@@ -108,7 +113,8 @@ def subgaussian_xi(n: int, degree: int, tau: float, gamma: float = INNER_GAMMA) 
 
     The first term bounds max_i |ĥ(i) − θ| with probability ≥ 1 − γ/2 (Lemma 3: each ĥ(i)
     is subG(τ)); the second bounds |A_n − θ| with probability ≥ 1 − γ/2 (Lemma A.3(i)), the
-    margin the corollary needs because Algorithm 1 compares ĥ(i) with A_n.
+    margin the corollary needs because Algorithm 1 compares ĥ(i) with A_n.  Rounded up to
+    the stable grid of :mod:`spec.stable_values` (a public parameter in the spec's notes).
 
     Examples
     --------
@@ -120,8 +126,9 @@ def subgaussian_xi(n: int, degree: int, tau: float, gamma: float = INNER_GAMMA) 
         raise SampleSizeError(f"need n >= k, got n={size}, k={k}")
     t = check_positive(tau, "tau")
     g = check_failure_probability(gamma, "gamma")
-    return math.sqrt(2.0 * t * math.log(4.0 * size / g)) + math.sqrt(
-        2.0 * t * math.log(4.0 / g) / (size // k)
+    return round_up(
+        math.sqrt(2.0 * t * math.log(4.0 * size / g))
+        + math.sqrt(2.0 * t * math.log(4.0 / g) / (size // k))
     )
 
 
@@ -146,7 +153,8 @@ def projection_half_width(
     a = check_failure_probability(alpha)
     if not (math.isfinite(coarse_error) and coarse_error >= 0):
         raise InvalidParameterError(f"coarse_error must be finite and >= 0, got {coarse_error!r}")
-    return math.sqrt(2.0 * t * (math.log(4.0 / a) + log_binomial(size, k))) + coarse_error
+    # public, and the main stage's C = 2w: on the stable grid so that the spec is too
+    return round_up(math.sqrt(2.0 * t * (math.log(4.0 / a) + log_binomial(size, k))) + coarse_error)
 
 
 def _clip_values(
@@ -576,7 +584,7 @@ def private_subgaussian_mean(
     Examples
     --------
     >>> import numpy as np
-    >>> from estimators.ustatistics import mean_kernel
+    >>> from privaudit.estimators.ustatistics import mean_kernel
     >>> x = np.random.default_rng(0).normal(0.3, 1.0, 4000)
     >>> r = private_subgaussian_mean(x, mean_kernel(subgaussian_proxy=1.0), 2.0, radius=10.0,
     ...                              alpha=0.1, rng=1)

@@ -27,13 +27,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from mechanisms import (
+from privaudit.mechanisms import (
     ExponentialMechanism,
     RandomizedResponseMechanism,
     ReportNoisyMax,
     declare_mechanism,
 )
-from spec import (
+from privaudit.spec import (
     AdditiveNoise,
     DatasetDomain,
     GlobalSensitivity,

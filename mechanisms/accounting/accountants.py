@@ -36,9 +36,10 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from spec import check_delta
-from spec.errors import InvalidParameterError, UnsupportedCombinationError
-from spec.guarantees import ApproxDP, GaussianDP, RenyiDP, ZeroConcentratedDP
+from privaudit.spec import check_delta
+from privaudit.spec.errors import InvalidParameterError, UnsupportedCombinationError
+from privaudit.spec.guarantees import ApproxDP, GaussianDP, RenyiDP, ZeroConcentratedDP
+from privaudit.spec.stable_values import round_up
 
 from .curves import PrivacyCurves, privacy_curves
 
@@ -174,9 +175,20 @@ class Accountant(ABC):
         found = min(self._delta(eps), basic_delta if eps >= basic_eps else 1.0)
         return float(min(1.0, max(0.0, found)))
 
-    def guarantee(self, delta: float) -> ApproxDP:
-        """The composition as an (ε, δ)-DP guarantee at ``delta``."""
+    def claimed_epsilon(self, delta: float) -> float:
+        """:meth:`epsilon` as a claim a spec can hold: rounded up to the stable grid
+        (:func:`spec.stable_values.round_up`) unless it is basic composition's sum of
+        declared ε, which is exact arithmetic and the same on every CPU."""
         eps = self.epsilon(delta)
+        basic_eps, basic_delta = _basic_parts(self._items) if self._items else (0.0, 0.0)
+        if not math.isfinite(eps) or (eps == basic_eps and basic_delta <= delta):
+            return eps
+        return round_up(eps)
+
+    def guarantee(self, delta: float) -> ApproxDP:
+        """The composition as an (ε, δ)-DP guarantee at ``delta`` (ε from
+        :meth:`claimed_epsilon`)."""
+        eps = self.claimed_epsilon(delta)
         if not math.isfinite(eps):
             raise UnsupportedCombinationError(
                 f"{type(self).__name__} proves no finite epsilon at delta = {delta!r}"

@@ -26,7 +26,7 @@ from typing import Any, Literal
 
 from pydantic import model_validator
 
-from spec import (
+from privaudit.spec import (
     AdditiveNoise,
     DatasetDomain,
     Gaussian,
@@ -36,7 +36,11 @@ from spec import (
     SpecModel,
     SubstituteOne,
 )
-from spec.errors import InconsistentSpecError, InvalidParameterError, UnsupportedCombinationError
+from privaudit.spec.errors import (
+    InconsistentSpecError,
+    InvalidParameterError,
+    UnsupportedCombinationError,
+)
 
 from .curves import (
     CurvesProvider,
@@ -192,7 +196,7 @@ def _poisson_pld(spec: MechanismSpec, q: float) -> Callable[[float], Any] | None
     """dp_accounting's PLD of the Poisson-subsampled additive mechanism, if it has one."""
     from dp_accounting.pld import privacy_loss_distribution as pld_mod
 
-    from spec import DiscreteGaussian, DiscreteLaplace, Laplace
+    from privaudit.spec import DiscreteGaussian, DiscreteLaplace, Laplace
 
     found = _scalar_additive(spec)
     if found is None:

@@ -1,7 +1,7 @@
 """A privacy budget for analysts: every audited estimator charges it before it draws noise.
 
->>> from mechanisms.accounting import PrivacyBudget
->>> from mechanisms import LaplaceMechanism
+>>> from privaudit.mechanisms.accounting import PrivacyBudget
+>>> from privaudit.mechanisms import LaplaceMechanism
 >>> budget = PrivacyBudget(epsilon=1.0, delta=1e-6)
 >>> mech = LaplaceMechanism(epsilon=0.4, sensitivity=1.0)
 >>> _ = mech.release(0.0, rng=0, budget=budget)
@@ -48,15 +48,18 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from spec import ApproxDP, PureDP, check_delta, check_epsilon
-from spec.errors import BudgetExceededError, InvalidParameterError, PrivauditError
+from privaudit.spec import ApproxDP, PureDP, check_delta, check_epsilon, check_sample_size
+from privaudit.spec.errors import BudgetExceededError, InvalidParameterError, PrivauditError
+from privaudit.spec.stable_values import round_down
 
 from .accountants import Accountant, PLDAccountant, make_accountant
 from .relations import (
     RelationConversion,
     check_budget_relation,
+    check_one_unit,
     convert_charge,
     expand_charge,
+    graph_units,
     group_charges,
 )
 
@@ -211,9 +214,12 @@ class PrivacyBudget:
         The total δ ∈ [0, 1).
     accountant : {"pld", "rdp", "zcdp", "gdp", "basic"} or Accountant, default "pld"
         How charges compose (see :mod:`mechanisms.accounting.accountants`).
-    relation : {"substitute_one", "add_remove_one"}, default "substitute_one"
+    relation : {"substitute_one", "add_remove_one", "edge", "node"}, default "substitute_one"
         The neighbouring relation the budget protects; charges are converted to it
-        (:mod:`mechanisms.accounting.relations`).
+        (:mod:`mechanisms.accounting.relations`).  For graph releases, ``"node"`` charges
+        node-level (and local-node) releases as stated and edge-level ones by group privacy
+        over a declared degree bound; ``"edge"`` charges node-level releases as edge-level
+        ones; a ``"substitute_one"`` budget refuses to add the two kinds.
     accuracy : float, optional
         The PLD accountant's privacy-loss grid step (dp_accounting's
         ``value_discretization_interval``, default 1e-4): ε answers are pessimistic by
@@ -256,6 +262,7 @@ class PrivacyBudget:
         self._empty = make_accountant(accountant)
         self._account: Accountant = self._empty
         self._ledger: list[LedgerEntry] = []
+        self._units: set[str] = set()  # graph units charged (edge, node)
         self._lock = threading.Lock()
 
     # -- inspection -----------------------------------------------------------------------
@@ -346,12 +353,16 @@ class PrivacyBudget:
                 lo, hi = (mid, hi) if fits(mid) else (lo, mid)
                 if hi - lo <= 1e-7 * hi:
                     break
+            # a bisection on the accountant's answers: down to the stable grid (a smaller
+            # release still fits), so that a mechanism built with it has a stable spec
+            lo = max(round_down(lo), 1e-9)
         return RemainingBudget(lo, d, spent, self.epsilon, self.delta)
 
     # -- charging -------------------------------------------------------------------------
     def _converted(self, items: Sequence[Any]) -> list[tuple[Any, Any, RelationConversion, int]]:
         parts = [p for item in items for p in expand_charge(item)]
         converted = group_charges([convert_charge(p, self.relation) for p in parts])
+        check_one_unit(self._units | graph_units(c.conversion for c, _ in converted), self.relation)
         return [(c.item, c.curves, c.conversion, k) for c, k in converted]
 
     def _composed(
@@ -370,6 +381,7 @@ class PrivacyBudget:
         Raises :class:`~spec.errors.RelationConversionError` for a release that cannot be
         charged under the budget's relation at all.
         """
+        count = check_sample_size(count, 1, "count")
         items = list(item) if isinstance(item, (list, tuple)) else [item]
         return self._composed(self._converted(items), count)[2] <= self.epsilon
 
@@ -386,6 +398,7 @@ class PrivacyBudget:
         RelationConversionError
             If a part cannot be charged under the budget's relation; nothing is charged.
         """
+        count = check_sample_size(count, 1, "count")  # a bool is no count (True * k = k)
         items = list(item) if isinstance(item, (list, tuple)) else [item]
         if not items:
             raise InvalidParameterError("charge needs at least one release, got none")
@@ -416,6 +429,7 @@ class PrivacyBudget:
                 conversion=rules,
             )
             self._account = acc
+            self._units |= graph_units(c for _, _, c, _ in parts)
             self._ledger.append(entry)
             return entry
 

@@ -9,6 +9,9 @@
   pessimistic PLD accountant bounds by ε at δ.  Because the PLD answer is an upper bound,
   the returned b is always private; it may exceed the exact optimum by the PLD's
   discretization error plus ``rtol``.
+
+Both scales are rounded up to the stable grid of :mod:`spec.stable_values` (a larger
+scale keeps the claim), so that they are the same on every CPU and BLAS.
 """
 
 from __future__ import annotations
@@ -17,7 +20,7 @@ import math
 
 from scipy import optimize
 
-from spec import (
+from privaudit.spec import (
     AdditiveNoise,
     DatasetDomain,
     GlobalSensitivity,
@@ -30,8 +33,9 @@ from spec import (
     check_epsilon,
     check_positive,
 )
-from spec.errors import InvalidParameterError
-from spec.guarantees import GaussianDP
+from privaudit.spec.errors import InvalidParameterError
+from privaudit.spec.guarantees import GaussianDP
+from privaudit.spec.stable_values import round_up
 
 from .accountants import PLDAccountant
 from .curves import privacy_curves
@@ -62,7 +66,8 @@ def gaussian_sigma_for_composition(
     Returns
     -------
     float
-        σ, exact up to floating point and always on the safe side.
+        σ on the safe side, rounded up to the stable grid (within a relative 1e-5 of the
+        exact optimum).
 
     Examples
     --------
@@ -89,7 +94,7 @@ def gaussian_sigma_for_composition(
     sigma = math.sqrt(k) * sens / mu
     while GaussianDP(mu=math.sqrt(k) * sens / sigma).delta_for_epsilon(eps) > d:
         sigma = math.nextafter(sigma, math.inf)
-    return sigma
+    return round_up(sigma)
 
 
 def _laplace_spec(scale: float, sensitivity: float) -> MechanismSpec:
@@ -149,4 +154,4 @@ def laplace_scale_for_composition(
     while hi / lo > 1.0 + rtol:
         mid = math.sqrt(lo * hi)
         lo, hi = (lo, mid) if private(mid) else (mid, hi)
-    return hi
+    return min(round_up(hi), basic)  # basic composition's kΔ/ε is exact and always enough

@@ -24,14 +24,18 @@ from typing import Any
 
 import numpy as np
 
-from spec import AddRemoveOne, ApproxDP, MechanismSpec, PureDP, Reference, SubstituteOne
-from spec.errors import InvalidParameterError, RelationConversionError, UnsupportedCombinationError
+from privaudit.spec import AddRemoveOne, ApproxDP, MechanismSpec, PureDP, Reference, SubstituteOne
+from privaudit.spec.errors import (
+    InvalidParameterError,
+    RelationConversionError,
+    UnsupportedCombinationError,
+)
 
 from .._base import Mechanism, check_sample_size
 from .accountants import Accountant, BasicAccountant, make_accountant
 from .curves import privacy_curves
 from .relations import (
-    BUDGET_RELATIONS,
+    DATASET_RELATIONS,
     QUERY_LEVEL,
     SUBSTITUTE_ONE,
     ConvertedCharge,
@@ -71,7 +75,7 @@ class ComposedMechanism(Mechanism):
 
     Examples
     --------
-    >>> from mechanisms import LaplaceMechanism
+    >>> from privaudit.mechanisms import LaplaceMechanism
     >>> mech = ComposedMechanism([LaplaceMechanism(0.1, 1.0)] * 50, delta=1e-6)
     >>> round(mech.accounting["epsilon"], 3), mech.accounting["basic_epsilon"]
     (3.121, 5.0)
@@ -121,7 +125,7 @@ class ComposedMechanism(Mechanism):
         all_pure = all(np.isfinite(acc_item.pure_epsilon) for acc_item, _ in acc.items)
         if delta is None:
             delta = 0.0 if all_pure else DEFAULT_COMPOSITION_DELTA
-        epsilon = acc.epsilon(delta)
+        epsilon = acc.claimed_epsilon(delta)  # on the stable grid unless exact
         if not np.isfinite(epsilon):
             raise UnsupportedCombinationError(
                 f"the {acc.name} accountant proves no finite epsilon at delta = {delta!r} for "
@@ -215,9 +219,9 @@ def _common_relation(mechs: Sequence[Mechanism], relation: str | None) -> tuple[
             )
         return None, first
     if relation is not None:
-        target = check_budget_relation(relation)
+        target = check_budget_relation(relation, DATASET_RELATIONS)
         return target, SubstituteOne() if target == SUBSTITUTE_ONE else AddRemoveOne()
-    if kinds <= set(BUDGET_RELATIONS):
+    if kinds <= set(DATASET_RELATIONS):
         target = SUBSTITUTE_ONE if len(kinds) > 1 else kinds.pop()
         return target, SubstituteOne() if target == SUBSTITUTE_ONE else AddRemoveOne()
     if any(m.spec.relation != first for m in mechs[1:]):

@@ -39,7 +39,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from spec import (
+from privaudit.spec import (
     AdditiveNoise,
     ApproxDP,
     DiscreteGaussian,
@@ -56,8 +56,8 @@ from spec import (
     RenyiDP,
     ZeroConcentratedDP,
 )
-from spec.errors import InvalidParameterError, UnsupportedCombinationError
-from spec.mechanism_spec import laplace_rdp
+from privaudit.spec.errors import InvalidParameterError, UnsupportedCombinationError
+from privaudit.spec.mechanism_spec import laplace_rdp
 
 __all__ = [
     "CurvesProvider",

@@ -27,9 +27,10 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import optimize, special
 
-from spec import check_delta
-from spec.errors import InvalidParameterError, UnsupportedCombinationError
-from spec.guarantees import ApproxDP, PureDP
+from privaudit.spec import check_delta
+from privaudit.spec.errors import InvalidParameterError, UnsupportedCombinationError
+from privaudit.spec.guarantees import ApproxDP, PureDP
+from privaudit.spec.stable_values import round_up
 
 __all__ = ["OptimalComposition", "optimal_composition"]
 
@@ -99,8 +100,9 @@ class OptimalComposition:
         return hi  # pragma: no cover - the profile is continuous and monotone
 
     def guarantee(self, delta: float) -> ApproxDP:
-        """The composition as an (ε, δ)-DP guarantee at ``delta``."""
-        eps = self.epsilon_for_delta(delta)
+        """The composition as an (ε, δ)-DP guarantee at ``delta``, its ε (a root find)
+        rounded up to the stable grid (:func:`spec.stable_values.round_up`)."""
+        eps = round_up(self.epsilon_for_delta(delta))
         if not math.isfinite(eps):
             raise UnsupportedCombinationError(
                 f"{self.k}-fold composition of ({self.epsilon0:g}, {self.delta0:g})-DP gives no "
@@ -125,7 +127,7 @@ def optimal_composition(guarantee: PureDP | ApproxDP, k: int) -> OptimalComposit
 
     Examples
     --------
-    >>> from spec import PureDP
+    >>> from privaudit.spec import PureDP
     >>> opt = optimal_composition(PureDP(epsilon=0.1), 100)
     >>> round(opt.epsilon_for_delta(1e-5), 3) < 10.0       # basic composition: 10
     True

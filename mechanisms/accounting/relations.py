@@ -57,7 +57,7 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from spec import (
+from privaudit.spec import (
     AdditiveNoise,
     DiscreteGaussian,
     DiscreteLaplace,
@@ -65,7 +65,7 @@ from spec import (
     Laplace,
     MechanismSpec,
 )
-from spec.errors import InvalidParameterError, RelationConversionError
+from privaudit.spec.errors import InvalidParameterError, RelationConversionError
 
 from .curves import (
     CurvesProvider,
@@ -98,8 +98,14 @@ __all__ = [
 
 SUBSTITUTE_ONE = "substitute_one"
 ADD_REMOVE_ONE = "add_remove_one"
-#: The relations a budget (or a composition) may be stated under.
-BUDGET_RELATIONS = (SUBSTITUTE_ONE, ADD_REMOVE_ONE)
+#: The dataset relations a budget or a composition may be stated under.
+DATASET_RELATIONS = (SUBSTITUTE_ONE, ADD_REMOVE_ONE)
+#: Graph units a budget may be stated under: an edge, or a node with all its edges.
+EDGE, NODE = "edge", "node"
+#: The relations a budget may be stated under.
+BUDGET_RELATIONS = (*DATASET_RELATIONS, EDGE, NODE)
+#: The unit each graph relation protects (a local-node claim protects a node's list).
+GRAPH_UNITS = {"edge": EDGE, "node": NODE, "local_node": NODE}
 #: What a query-level statement (query-distance spec, bare guarantee, curves) is stated under.
 QUERY_LEVEL = "query_level"
 #: Relations on inputs of public size: one unit changes its data, none is added or removed.
@@ -111,15 +117,37 @@ _GROUP_SOURCE = (
 )
 
 
-def check_budget_relation(relation: Any) -> str:
-    """The name of a dataset relation given as a string or a relation object."""
+def check_budget_relation(relation: Any, allowed: tuple[str, ...] = BUDGET_RELATIONS) -> str:
+    """The name of a budget relation given as a string or a relation object."""
     kind = getattr(relation, "kind", relation)
-    if kind not in BUDGET_RELATIONS:
+    if kind not in allowed:
+        objects = "SubstituteOne() / AddRemoveOne()"
+        if EDGE in allowed:
+            objects += " / EdgeNeighbouring() / NodeNeighbouring()"
         raise InvalidParameterError(
-            f"relation must be one of {list(BUDGET_RELATIONS)} (or SubstituteOne() / "
-            f"AddRemoveOne()), got {relation!r}"
+            f"relation must be one of {list(allowed)} (or {objects}), got {relation!r}"
         )
     return str(kind)
+
+
+def graph_units(conversions: Any) -> set[str]:
+    """The graph units (``"edge"``, ``"node"``) that releases stated under these relations
+    protect; a local-node claim protects a node."""
+    return {GRAPH_UNITS[c.stated] for c in conversions if c.stated in GRAPH_UNITS}
+
+
+def check_one_unit(units: set[str], target: str) -> None:
+    """Refuse a substitute-one account that would add node-level and edge-level ε's: they
+    protect different units, and their sum protects neither (a node of degree d is an
+    ε-edge-DP release's d-fold group, not one unit)."""
+    if target == SUBSTITUTE_ONE and {EDGE, NODE} <= units:
+        raise RelationConversionError(
+            "node-level and edge-level releases cannot be added under one substitute-one "
+            "budget: their epsilons protect different units; state the budget under "
+            "relation='node' (edge-level releases are then converted by group privacy over a "
+            "declared degree bound) or relation='edge' (a node-level release is also "
+            "edge-level)"
+        )
 
 
 @dataclass(frozen=True)
@@ -148,7 +176,7 @@ class RelationConversion:
     @property
     def converted(self) -> bool:
         """True when the guarantee charged is not the one stated (group privacy)."""
-        return self.rule == "group of 2"
+        return self.rule.startswith("group of ")
 
     def describe(self) -> str:
         """One line for ledgers and reports."""
@@ -255,6 +283,8 @@ def decide_conversion(item: Any, target: str, *, purpose: str = "charged") -> Re
         return RelationConversion(
             stated, target, "declared claim", f"the mechanism's own {target} claim (relation_specs)"
         )
+    if target in (EDGE, NODE):
+        return _graph_conversion(item, stated, target, purpose)
     if target == SUBSTITUTE_ONE:
         if stated == ADD_REMOVE_ONE:
             return RelationConversion(stated, target, "group of 2", _GROUP_SOURCE)
@@ -266,6 +296,80 @@ def decide_conversion(item: Any, target: str, *, purpose: str = "charged") -> Re
                 f"{stated} neighbours change one unit's data on an input of public size",
             )
     raise _refusal(item, stated, target, purpose)
+
+
+def node_group_size(item: Any) -> int | None:
+    """Edge flips in one node-neighbouring change of ``item``'s input: min(2D, n − 1) for a
+    declared degree bound D (the node's old and new edges; removing before adding keeps
+    every intermediate graph within the bound), or ``None`` without a declared bound."""
+    spec = _spec_of(item)
+    if spec is None:
+        return None
+    domain = spec.input_domain
+    declared = [getattr(domain, "max_degree", None), getattr(spec.relation, "max_degree", None)]
+    bounds = [int(d) for d in declared if d is not None]
+    n = getattr(domain, "n_nodes", None)
+    if not bounds or n is None:
+        return None
+    return max(1, min(2 * min(bounds), int(n) - 1))
+
+
+def _graph_conversion(item: Any, stated: str, target: str, purpose: str) -> RelationConversion:
+    unit = GRAPH_UNITS.get(stated)
+    if target == EDGE and unit == NODE:
+        return RelationConversion(
+            stated,
+            target,
+            "node implies edge",
+            "an edge change is a node-neighbouring change (the rewiring of one endpoint)",
+        )
+    if target == NODE and unit == NODE:
+        return RelationConversion(stated, target, "as stated", "the guarantee as declared")
+    if target == NODE and unit == EDGE:
+        k = node_group_size(item)
+        if k is not None:
+            return RelationConversion(
+                stated,
+                target,
+                f"group of {k}",
+                f"group privacy of size {k}: one node's rewiring flips at most {k} edges under "
+                "the declared degree bound (Dwork & Roth 2014, Thm. 2.2)",
+            )
+        name = getattr(_spec_of(item), "name", None) or "the release"
+        raise RelationConversionError(
+            f"{name!r} is edge-level and cannot be {purpose} under a node-level budget "
+            "without a degree bound: declare GraphDomain(max_degree=D) (or max_degree on the "
+            "relation) and it is converted by group privacy of size min(2D, n - 1)"
+        )
+    raise _refusal(item, stated, target, purpose)
+
+
+def group_curves(item: Any, k: int) -> PrivacyCurves:
+    """``item``'s guarantee for groups of ``k`` units (Dwork & Roth 2014, Thm. 2.2; its
+    (ε, δ) form δ Σ_{i<k} e^{iε}; Dong, Roth & Su 2022, Thm. 2.14, for μ-GDP; Bun &
+    Steinke 2016, Prop. 1.9, for ρ-zCDP)."""
+    curves = privacy_curves(item)
+    src = f"{curves.source} (group of {k})"
+    found: PrivacyCurves | None = None
+    if curves.mu is not None:
+        found = _gaussian(1.0, k * curves.mu, src, exact=False)
+    elif math.isfinite(curves.pure_epsilon):
+        found = _pure(k * curves.pure_epsilon, src)
+    elif curves.approx is not None:
+        eps, delta = curves.approx
+        delta_k = delta * math.fsum(math.exp(i * eps) for i in range(k))
+        if delta_k < 1.0:
+            found = PrivacyCurves(
+                source=src, approx=(k * eps, delta_k), pld=_pld_from_parameters(k * eps, delta_k)
+            )
+    elif curves.rho is not None:
+        rho = k * k * curves.rho
+        found = PrivacyCurves(source=src, rho=rho, rdp=lambda a: a * rho)
+    if found is None:
+        raise RelationConversionError(
+            f"no group-privacy bound of size {k} is known for {curves.source}"
+        )
+    return found
 
 
 def expand_charge(item: Any) -> list[Any]:
@@ -291,6 +395,9 @@ def convert_charge(item: Any, target: str, *, purpose: str = "charged") -> Conve
         return ConvertedCharge(claim, privacy_curves(claim), conversion)
     if conversion.rule == "group of 2":
         return ConvertedCharge(item, group_of_two_curves(item), conversion)
+    if conversion.rule.startswith("group of "):
+        k = int(conversion.rule.removeprefix("group of "))
+        return ConvertedCharge(item, group_curves(item, k), conversion)
     return ConvertedCharge(item, privacy_curves(item), conversion)
 
 

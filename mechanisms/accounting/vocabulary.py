@@ -1,6 +1,7 @@
 """An analyst's vocabulary: one-line releases that a budget and ``privaudit.audit`` both accept.
 
->>> from mechanisms.accounting import PrivacyBudget, gaussian, laplace, repeated, subsampled
+>>> from privaudit.mechanisms.accounting import (
+...     PrivacyBudget, gaussian, laplace, repeated, subsampled)
 >>> budget = PrivacyBudget(epsilon=3.0, delta=1e-6, relation="add_remove_one")
 >>> _ = budget.charge(repeated(subsampled(gaussian(sigma=1.0), 0.01), 100))
 >>> _ = budget.charge(laplace(scale=10.0))
@@ -39,7 +40,7 @@ from typing import Any, Literal
 
 import numpy as np
 
-from spec import (
+from privaudit.spec import (
     AdditiveNoise,
     AddRemoveOne,
     DatasetDomain,
@@ -57,14 +58,18 @@ from spec import (
     SubstituteOne,
     ZeroConcentratedDP,
 )
-from spec.errors import InvalidParameterError, RelationConversionError, UnsupportedCombinationError
+from privaudit.spec.errors import (
+    InvalidParameterError,
+    RelationConversionError,
+    UnsupportedCombinationError,
+)
 
 from .._base import Mechanism, check_sample_size
 from ..additive import AdditiveNoiseMechanism, _sample_exact
 from ..randomized_response import RandomizedResponseMechanism
 from .amplification import SubsampledSpec, poisson_subsample
 from .composed import DEFAULT_COMPOSITION_DELTA, ComposedMechanism
-from .relations import ADD_REMOVE_ONE, SUBSTITUTE_ONE, check_budget_relation
+from .relations import ADD_REMOVE_ONE, DATASET_RELATIONS, SUBSTITUTE_ONE, check_budget_relation
 
 __all__ = [
     "SubsampledMechanism",
@@ -154,7 +159,7 @@ def _additive(
     norm: Literal["l1", "l2", "linf"],
     summary: str,
 ) -> SumMechanism:
-    kind = check_budget_relation(relation)
+    kind = check_budget_relation(relation, DATASET_RELATIONS)
     if not isinstance(declare_both, bool):
         raise InvalidParameterError(f"declare_both must be True or False, got {declare_both!r}")
     lo = 0.0 if kind == SUBSTITUTE_ONE else -sensitivity

@@ -22,7 +22,7 @@ from typing import Any, Literal
 
 import numpy as np
 
-from spec import (
+from privaudit.spec import (
     ApproxDP,
     DatasetDomain,
     MechanismSpec,
@@ -31,8 +31,8 @@ from spec import (
     SubstituteOne,
     VectorDomain,
 )
-from spec.errors import InvalidParameterError
-from spec.validation import check_delta, check_positive, check_sample_size
+from privaudit.spec.errors import InvalidParameterError
+from privaudit.spec.validation import check_delta, check_positive, check_sample_size
 
 from .._base import Mechanism
 from .accounting import partition_epsilon, poisson_epsilon

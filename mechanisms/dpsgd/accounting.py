@@ -25,6 +25,10 @@ below are the stronger, substitution ones.
   convexity of the hockey-stick divergence), and ``E`` epochs compose to
   ``μ = 2√E/σ`` (Dong, Roth & Su, JRSS-B 2022, Cor. 3.3).  Exact for a fixed partition,
   an upper bound for the random ones.
+
+Both ε are claims that enter a spec: they are rounded up to the stable grid of
+:mod:`spec.stable_values` (the FFT's last bits differ between CPUs: 0.5653074598440593
+on one, 0.5653074598452299 on another; both claim 0.565308).
 """
 
 from __future__ import annotations
@@ -32,8 +36,14 @@ from __future__ import annotations
 import math
 from functools import lru_cache
 
-from spec import GaussianDP
-from spec.validation import check_delta, check_positive, check_probability, check_sample_size
+from privaudit.spec import GaussianDP
+from privaudit.spec.stable_values import round_up
+from privaudit.spec.validation import (
+    check_delta,
+    check_positive,
+    check_probability,
+    check_sample_size,
+)
 
 from ..accounting.accountants import PLD_FLOAT_MARGIN
 
@@ -68,8 +78,9 @@ def poisson_epsilon(
     Returns
     -------
     float
-        An upper bound on ε(δ), inflated by ``PLD_FLOAT_MARGIN`` (relative and absolute).
-        Answers are cached (the registry builds its mechanisms often).
+        An upper bound on ε(δ), inflated by ``PLD_FLOAT_MARGIN`` (relative and absolute)
+        and rounded up to the stable grid.  Answers are cached (the registry builds its
+        mechanisms often).
     """
     return _poisson_epsilon(
         check_positive(sigma, "sigma"),
@@ -95,7 +106,9 @@ def _poisson_epsilon(s: float, q: float, t: int, d: float, h: float) -> float:
     if t > 1:
         pld = pld.self_compose(t)
     eps = float(pld.get_epsilon_for_delta(d))
-    return eps * (1.0 + PLD_FLOAT_MARGIN) + PLD_FLOAT_MARGIN if math.isfinite(eps) else eps
+    if not math.isfinite(eps):
+        return eps
+    return round_up(eps * (1.0 + PLD_FLOAT_MARGIN) + PLD_FLOAT_MARGIN)
 
 
 def partition_mu(sigma: float, epochs: int) -> float:
@@ -106,5 +119,8 @@ def partition_mu(sigma: float, epochs: int) -> float:
 
 
 def partition_epsilon(sigma: float, epochs: int, delta: float) -> float:
-    """ε(δ) of :func:`partition_mu` (exact GDP profile, Dong, Roth & Su 2022, Cor. 2.13)."""
-    return GaussianDP(mu=partition_mu(sigma, epochs)).epsilon_for_delta(check_delta(delta))
+    """ε(δ) of :func:`partition_mu` (exact GDP profile, Dong, Roth & Su 2022, Cor. 2.13),
+    found by a root find and rounded up to the stable grid."""
+    return round_up(
+        GaussianDP(mu=partition_mu(sigma, epochs)).epsilon_for_delta(check_delta(delta))
+    )

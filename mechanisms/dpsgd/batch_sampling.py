@@ -26,7 +26,7 @@ from typing import Literal
 import numpy as np
 import numpy.typing as npt
 
-from spec.errors import InvalidParameterError
+from privaudit.spec.errors import InvalidParameterError
 
 __all__ = ["BATCH_SAMPLERS", "CHUNK_ELEMENTS", "BatchSampler", "batch_masks", "batch_sums"]
 

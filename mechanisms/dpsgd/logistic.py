@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from spec import (
+from privaudit.spec import (
     ApproxDP,
     DatasetDomain,
     MechanismSpec,
@@ -34,7 +34,7 @@ from spec import (
     VectorDomain,
     as_generator,
 )
-from spec.validation import check_delta, check_positive, check_sample_size
+from privaudit.spec.validation import check_delta, check_positive, check_sample_size
 
 from .._base import Mechanism
 from .ablq import CHUA_2024, check_batching, declared_claim

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.special import log_ndtr
 
-from spec.validation import check_delta, check_positive, check_sample_size
+from privaudit.spec.validation import check_delta, check_positive, check_sample_size
 
 __all__ = ["ShuffleLowerBound", "shuffle_lower_bound"]
 

@@ -29,7 +29,7 @@ from typing import Any
 
 import numpy as np
 
-from spec.errors import InvalidParameterError
+from privaudit.spec.errors import InvalidParameterError
 
 from .._base import Mechanism
 from .ablq import ABLQMechanism

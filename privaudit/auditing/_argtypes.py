@@ -69,8 +69,8 @@ def confidence(text: str) -> float:
     """A confidence level in [0.5, 1) (:func:`spec.check_confidence`)."""
     # imported here, not at the top: importing the pytest plugin (which uses these
     # argument types) must not import spec, numpy or pydantic
-    from spec import check_confidence
-    from spec.errors import InvalidParameterError
+    from privaudit.spec import check_confidence
+    from privaudit.spec.errors import InvalidParameterError
 
     try:
         value = float(text)

@@ -18,10 +18,10 @@ from typing import Any
 
 import numpy as np
 
-from mechanisms import Mechanism
 from privaudit.execution.streaming import Executor, throttled
+from privaudit.mechanisms import Mechanism
+from privaudit.spec import AdditiveNoise, LocalNodeRelation, SmoothSensitivityNoise
 from privaudit.statistics import claimed_point
-from spec import AdditiveNoise, LocalNodeRelation, SmoothSensitivityNoise
 
 from .checks import (
     check_float_image,

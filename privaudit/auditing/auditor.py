@@ -68,16 +68,17 @@ from typing import Any
 
 import numpy as np
 
-from mechanisms import Mechanism
 from privaudit._environment import library_versions
 from privaudit.execution._threads import single_threaded_blas
 from privaudit.execution.distributed import DaskExecutor, executor_scope
 from privaudit.execution.forked import forked_workers
 from privaudit.execution.streaming import Executor
+from privaudit.mechanisms import Mechanism
+from privaudit.spec import AdditiveNoise, SmoothSensitivityNoise
+from privaudit.spec.errors import AuditError, InvalidParameterError, NotNeighboursError
 from privaudit.statistics import claimed_point
-from spec import AdditiveNoise, SmoothSensitivityNoise
-from spec.errors import AuditError, InvalidParameterError, NotNeighboursError
 
+from .assumptions import audit_assumptions
 from .audit_steps import CONFORMANCE_SHARE
 from .audit_steps import exposed_search_spec as _exposed_search_spec
 from .audit_steps import noise_law_checks as _noise_law_checks
@@ -87,15 +88,17 @@ from .checks import (
     check_spec_consistency,
     is_required_skip,
 )
-from .checks.group_privacy import check_group_exact, group_setup
+from .checks.group_privacy import check_group_exact, group_exact_refutation, group_setup
 from .config import AuditConfig
 from .distinguish.columns import load_column_kernel
 from .exact_audit import (
+    conformance_refutation,
     exact_audit_applies,
     exact_check,
     exact_privacy,
     refutation_check,
     sampling_refutation,
+    set_aside_refuted,
     worst_inputs,
 )
 from .pair_choice import PairChoice, choose_pairs
@@ -103,6 +106,7 @@ from .pair_tests import run_pair_tests
 from .pairs import CandidatePair, to_jsonable, verified_pair
 from .report import AccountingTightness, AuditReport
 from .results import CheckOutcome, Counterexample, PowerStatement
+from .sampler_outputs import sampler_timeout_scope
 from .search import candidate_pairs
 from .time_budget import plan_to_budget
 from .verdicts import conclusive_power, decide_verdict
@@ -208,7 +212,12 @@ def audit(
         it could not (:mod:`privaudit.auditing.verdicts`).  A report of no violation is not a
         proof of privacy.
     """
-    with single_threaded_blas(), executor_scope(executor) as run:
+    timeout = _sampler_timeout(config, overrides)
+    with (
+        single_threaded_blas(),
+        executor_scope(executor) as run,
+        sampler_timeout_scope(timeout),
+    ):
         # small matrices: BLAS threads only contend (_threads)
         if isinstance(run, DaskExecutor):
             run.check_shippable(mechanism, f"mechanism {getattr(mechanism, 'name', mechanism)!r}")
@@ -223,6 +232,12 @@ def audit(
             clock=clock,
             **overrides,
         )
+
+
+def _sampler_timeout(config: AuditConfig | None, overrides: dict[str, Any]) -> float | None:
+    """Seconds one sampler call may take: ``sampler_timeout``, else the time budget."""
+    cfg = (config if config is not None else AuditConfig()).merged(overrides)
+    return cfg.sampler_timeout if cfg.sampler_timeout is not None else cfg.time_budget
 
 
 def _choice(
@@ -260,7 +275,7 @@ def _audit(
 ) -> AuditReport:
     """:func:`audit` (its docstring), under :func:`single_threaded_blas`."""
     if isinstance(mechanism, (list, tuple)):
-        from mechanisms.accounting import ComposedMechanism
+        from privaudit.mechanisms.accounting import ComposedMechanism
 
         mechanism = ComposedMechanism(mechanism)
     if not isinstance(mechanism, Mechanism):
@@ -451,8 +466,10 @@ def _exact_agreement(
     A sampling ε lower bound above what the declared law allows at a tested pair refutes
     the ``output_probabilities`` hook (:func:`~privaudit.auditing.exact_audit.sampling_refutation`):
     ``exact.privacy`` is then replaced by a skipped outcome stating so, and the violated
-    ``exact.sampling_agreement`` check is appended (``checks`` is updated in place).  A hook
-    the audit cannot use is named in a skipped ``exact.privacy`` outcome.
+    ``exact.sampling_agreement`` check is appended (``checks`` is updated in place).  A
+    noise-law check that rejected the sampler against the hook refutes it too
+    (:func:`~privaudit.auditing.exact_audit.conformance_refutation`).  A hook the audit
+    cannot use is named in a skipped ``exact.privacy`` outcome.
     """
     spec = mechanism.spec
     if exact is not None:
@@ -464,15 +481,13 @@ def _exact_agreement(
             )
             refuted = sampling_refutation(mechanism, exact, pair.x, pair.y, bound, delta_claimed)
             if refuted is not None:
-                checks[:] = [
-                    CheckOutcome(
-                        name=c.name, status="skipped", summary=refuted.statement, details=c.details
-                    )
-                    if c.name == "exact.privacy"
-                    else c
-                    for c in checks
-                ]
+                set_aside_refuted(checks, refuted.statement)
                 checks.append(refutation_check(refuted, alpha_dist))
+                return refuted
+        for conformance in [c for c in checks if c.name == "noise_law" and c.violated][:1]:
+            refuted = conformance_refutation(exact, conformance)
+            if refuted is not None:
+                set_aside_refuted(checks, refuted.statement)
                 return refuted
     elif spec.noise is not None and mechanism.provides("output_probabilities"):
         law = getattr(spec.noise, "law", None)
@@ -564,6 +579,18 @@ def _finish_group(
         lambda i: f"testing group pair {i}/{len(chosen)} ({chosen[i - 1].origin})",
     )
     eps_lb = math.inf if best.epsilon_lower_bound_infinite else float(best.epsilon_lower_bound)
+    refuted = group_exact_refutation(
+        inner,
+        spec.guarantee,
+        [
+            (pair, math.inf if r.epsilon_lower_bound_infinite else float(r.epsilon_lower_bound))
+            for pair, r in results
+        ],
+        alpha_dist,
+    )
+    if refuted is not None:
+        set_aside_refuted(checks, refuted.summary, name="group.exact")
+        checks.append(refuted)
     checks.append(
         CheckOutcome(
             name="distinguishability",
@@ -637,9 +664,11 @@ def _assemble_report(
         for c in checks
         if is_required_skip(c)
     )
-    spec = mechanism.spec
+    spec = getattr(mechanism, "report_spec", mechanism.spec)  # a group claim: checks/group_privacy
+    assumptions = audit_assumptions(checks, extra.get("exact"))
     return AuditReport(
         mechanism=mechanism.name,
+        assumptions=assumptions,
         spec=spec,
         spec_hash=spec.content_hash,
         verdict=decide_verdict(any(c.violated for c in checks), power, unmet),

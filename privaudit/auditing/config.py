@@ -12,7 +12,7 @@ from typing import Annotated, Any
 
 from pydantic import BeforeValidator, model_validator
 
-from spec import (
+from privaudit.spec import (
     NonNegativeFloat,
     NonNegativeInt,
     PositiveFloat,
@@ -20,7 +20,7 @@ from spec import (
     SpecModel,
     check_confidence,
 )
-from spec.errors import InvalidParameterError, SampleSizeError
+from privaudit.spec.errors import InvalidParameterError, SampleSizeError
 
 from ._argtypes import MAX_SAMPLES
 
@@ -116,6 +116,11 @@ class AuditConfig(SpecModel):
         (:mod:`privaudit.auditing.time_budget`); the report's ``config`` is the planned
         configuration (without the budget, so that it reruns the same audit from the
         seed) and its ``budget`` says what the budget can and cannot detect.
+    sampler_timeout : float, optional
+        Seconds one sampler call may take before the audit stops with
+        :class:`~privaudit.spec.errors.SamplerTimeoutError`; defaults to ``time_budget``
+        when one is given, else no limit (calls on worker threads are never interrupted:
+        :mod:`privaudit.auditing.sampler_outputs`).
     """
 
     samples: PositiveInt = 200_000
@@ -131,6 +136,7 @@ class AuditConfig(SpecModel):
     pair_tolerance: NonNegativeFloat = PAIR_TOLERANCE
     detect_epsilon: PositiveFloat | None = None
     time_budget: PositiveFloat | None = None
+    sampler_timeout: PositiveFloat | None = None
 
     @model_validator(mode="after")
     def _budgets(self) -> AuditConfig:

@@ -34,9 +34,8 @@ from typing import Any, Literal
 import numpy as np
 from pydantic import Field, JsonValue
 
-from mechanisms import Mechanism
-from privaudit.statistics import claimed_point
-from spec import (
+from privaudit.mechanisms import Mechanism
+from privaudit.spec import (
     ExtendedEpsilon,
     FiniteRandomizer,
     LocalRelation,
@@ -44,8 +43,9 @@ from spec import (
     RandomizedResponse,
     SpecModel,
 )
-from spec.domains import IntegerRange, RealInterval
-from spec.errors import AuditError, PrivauditError
+from privaudit.spec.domains import IntegerRange, RealInterval
+from privaudit.spec.errors import AuditError, PrivauditError
+from privaudit.statistics import claimed_point
 
 from .pairs import CandidatePair, from_jsonable_input, to_jsonable
 from .results import CheckOutcome, Counterexample
@@ -55,12 +55,14 @@ __all__ = [
     "EXACT_MAX_INPUTS",
     "ExactAuditResult",
     "ExactProfilePoint",
+    "conformance_refutation",
     "exact_audit_applies",
     "exact_check",
     "exact_privacy",
     "hockey_stick",
     "refutation_check",
     "sampling_refutation",
+    "set_aside_refuted",
 ]
 
 #: Finite domains up to this size are enumerated in full (every pair examined).
@@ -69,8 +71,14 @@ EXACT_MAX_INPUTS = 2048
 GRID_POINTS = 1025
 #: Absolute slack on δ and relative slack on ε when comparing exact values with claims.
 TOLERANCE = 1e-9
-#: Pairs whose privacy profile is computed when not every pair can be (largest ε first).
+#: Pairs whose privacy profile is computed when not every pair can be (largest ε first);
+#: the profile is then labelled a lower bound over those pairs (``profile_coverage``).
 PROFILE_PAIRS = 32
+#: Largest (ordered pairs × output letters × grid points) of a profile over every pair.
+PROFILE_ALL_PAIRS_WORK = 200_000_000
+#: Largest number of ordered pairs of product laws whose profile is computed over every pair
+#: (each costs a convolution of per-coordinate privacy-loss laws, about 5 ms at 16 bits).
+PROFILE_ALL_PRODUCT_PAIRS = 1024
 #: Largest support of a convolved privacy-loss law (product laws).
 MAX_LOSS_SUPPORT = 200_000
 #: Multiples of the claimed ε at which the exact profile is reported.
@@ -108,6 +116,10 @@ class ExactAuditResult(SpecModel):
         Exact δ(ε) at multiples of the claimed ε (and at ``epsilon_exact``).
     profile_pairs : int
         Number of pairs (ordered) the profile maximises over.
+    profile_coverage : {"all_pairs", "searched_pairs", "largest_epsilon_pairs"}
+        Which pairs the profile's δ is the maximum over: every pair the ε covers
+        (``coverage``), or only the ``profile_pairs`` pairs of largest pure ε, when the
+        profile over every pair was too costly; the δ is then a lower bound, not exact.
     violated : bool
         True when the exact profile exceeds the claimed one anywhere (for a pure claim:
         ``epsilon_exact`` > claimed ε).
@@ -134,6 +146,7 @@ class ExactAuditResult(SpecModel):
     worst_pair: Counterexample
     profile: tuple[ExactProfilePoint, ...] = ()
     profile_pairs: int = 0
+    profile_coverage: Literal["all_pairs", "searched_pairs", "largest_epsilon_pairs"] = "all_pairs"
     violated: bool
     statement: str
     details: dict[str, JsonValue] = Field(default_factory=dict)
@@ -407,8 +420,11 @@ def exact_privacy(
         | ({eps_exact} if math.isfinite(eps_exact) else set())
     )
     budget_all = (
-        ii.size * probs.shape[1] * probs.shape[2] * len(grid) <= 20_000_000 and probs.shape[1] == 1
-    )
+        ii.size * probs.shape[2] * len(grid) <= PROFILE_ALL_PAIRS_WORK
+        if probs.shape[1] == 1
+        else ii.size <= PROFILE_ALL_PRODUCT_PAIRS
+    ) or ii.size <= PROFILE_PAIRS
+    profile_coverage = coverage if budget_all else "largest_epsilon_pairs"
     if not budget_all:
         keep = np.argsort(-pair_eps, kind="stable")[:PROFILE_PAIRS]
         ii, jj = ii[keep], jj[keep]
@@ -459,7 +475,12 @@ def exact_privacy(
         f"EXACT (no sampling): epsilon = {format_epsilon(eps_exact, 6)} from the "
         f"declared output probabilities over {where}{len(inputs)} inputs "
         f"({n_pairs} pairs, {distinct} distinct laws); "
-        f"delta({eps_claimed:.4g}) = {delta_at_claim:.3g}"
+        + (
+            f"delta({eps_claimed:.4g}) = {delta_at_claim:.3g}"
+            if profile_coverage != "largest_epsilon_pairs"
+            else f"delta({eps_claimed:.4g}) >= {delta_at_claim:.3g} (over the {int(ii.size)} "
+            f"ordered pairs of largest epsilon only, not exact)"
+        )
         + (
             ""
             if coverage == "all_pairs"
@@ -487,6 +508,7 @@ def exact_privacy(
         ),
         profile=profile,
         profile_pairs=int(ii.size) if computed else 0,
+        profile_coverage=profile_coverage,
         violated=violated,
         statement=statement,
         details={
@@ -581,6 +603,39 @@ def sampling_refutation(
             "statement": why + " [was: " + result.statement + "]",
         }
     )
+
+
+def conformance_refutation(
+    result: ExactAuditResult, conformance: CheckOutcome
+) -> ExactAuditResult | None:
+    """``result`` marked refuted when the noise-law check rejected the sampler against the
+    ``output_probabilities`` hook (the exact figures are the hook's, not the sampler's);
+    ``None`` when the check did not reject."""
+    if not conformance.violated:
+        return None
+    why = (
+        "REFUTED by the conformance check: the sampler's outputs do not follow the "
+        f"declared output_probabilities ({conformance.summary}), so the exact figures, "
+        "computed from them, do not hold"
+    )
+    return result.model_copy(
+        update={
+            "refuted": True,
+            "refutation": why,
+            "statement": why + " [was: " + result.statement + "]",
+        }
+    )
+
+
+def set_aside_refuted(checks: list[CheckOutcome], why: str, *, name: str = "exact.privacy") -> None:
+    """The exact check ``name`` (``exact.privacy``, ``group.exact``) replaced in place by a
+    skipped outcome saying why its figures do not hold."""
+    checks[:] = [
+        CheckOutcome(name=c.name, status="skipped", summary=why, details=c.details)
+        if c.name == name
+        else c
+        for c in checks
+    ]
 
 
 def refutation_check(result: ExactAuditResult, error_rate: float) -> CheckOutcome:

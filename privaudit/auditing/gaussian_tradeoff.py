@@ -24,9 +24,9 @@ from typing import Any
 
 from scipy import stats
 
+from privaudit.spec import GaussianDP, SpecModel
+from privaudit.spec.validation import check_confidence, check_delta
 from privaudit.statistics.clopper_pearson import cp_lower, cp_upper
-from spec import GaussianDP, SpecModel
-from spec.validation import check_confidence, check_delta
 
 __all__ = [
     "GAUSSIAN_TRADEOFF_ASSUMPTION",

@@ -41,9 +41,9 @@ import numpy.typing as npt
 from pydantic import ConfigDict
 from scipy import stats
 
-from spec import RandomLike, SpecModel, as_generator
-from spec.errors import InvalidParameterError
-from spec.validation import check_confidence, check_delta, check_sample_size
+from privaudit.spec import RandomLike, SpecModel, as_generator
+from privaudit.spec.errors import InvalidParameterError
+from privaudit.spec.validation import check_confidence, check_delta, check_sample_size
 
 from .gaussian_tradeoff import GaussianTradeoffBound, gdp_from_counts
 from .one_run_fdp import FDP_MU_ASSUMPTION, fdp_one_run_epsilon, fdp_one_run_mu, gdp_epsilon

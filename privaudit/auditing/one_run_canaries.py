@@ -23,9 +23,11 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from mechanisms.dpsgd import ABLQMechanism, LogisticDPSGD
-from spec.errors import InvalidParameterError
-from spec.validation import check_sample_size
+from privaudit.mechanisms.dpsgd import ABLQMechanism, LogisticDPSGD
+from privaudit.spec.errors import InvalidParameterError
+from privaudit.spec.validation import check_sample_size
+
+from .sampler_outputs import draw_outputs
 
 __all__ = ["ablq_canaries", "logistic_canaries"]
 
@@ -45,7 +47,7 @@ def ablq_canaries(mechanism: ABLQMechanism) -> tuple[Release, Score]:
 
     def release(included: np.ndarray, rng: np.random.Generator) -> Any:
         data = np.diag(np.where(np.asarray(included, dtype=bool), c, 0.0))
-        return mechanism.sample(data, 1, rng)[0]
+        return draw_outputs(mechanism, data, 1, rng)[0]
 
     def score(output: Any) -> npt.NDArray[np.float64]:
         return np.asarray(output, dtype=np.float64).reshape(mechanism.steps, m).sum(axis=0)
@@ -75,7 +77,7 @@ def logistic_canaries(
 
     def release(included: np.ndarray, rng_: np.random.Generator) -> Any:
         rows = np.where(np.asarray(included, dtype=bool)[:, None], canaries, 0.0)
-        return mechanism.sample(np.concatenate([base, rows]), 1, rng_)[0]
+        return draw_outputs(mechanism, np.concatenate([base, rows]), 1, rng_)[0]
 
     def score(output: Any) -> npt.NDArray[np.float64]:
         theta = np.asarray(output, dtype=np.float64).reshape(mechanism.steps, mechanism.dim)

@@ -45,9 +45,9 @@ import numpy as np
 import numpy.typing as npt
 from scipy import special
 
-from spec import GaussianDP
-from spec.errors import InvalidParameterError
-from spec.validation import check_confidence, check_delta, check_sample_size
+from privaudit.spec import GaussianDP
+from privaudit.spec.errors import InvalidParameterError
+from privaudit.spec.validation import check_confidence, check_delta, check_sample_size
 
 __all__ = [
     "FDP_MU_ASSUMPTION",

@@ -80,9 +80,9 @@ from typing import Any
 
 import numpy as np
 
-from mechanisms import Mechanism
 from privaudit.execution.forked import fork_available, map_forked
-from spec import AdditiveNoise, SmoothSensitivityNoise
+from privaudit.mechanisms import Mechanism
+from privaudit.spec import AdditiveNoise, SmoothSensitivityNoise
 
 from .config import AuditConfig
 from .distinguish.declared_plan import declared_loss_law, plan_declared_events

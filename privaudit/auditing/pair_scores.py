@@ -29,7 +29,7 @@ from typing import Any
 
 import numpy as np
 
-from mechanisms import Mechanism
+from privaudit.mechanisms import Mechanism
 from privaudit.statistics.allocation import predicted_epsilon, wilson_lower, wilson_upper
 
 from .distinguish import distinguish_pair
@@ -37,6 +37,7 @@ from .distinguish.pair import draw_pair_test, rate_ratio_applies
 from .distinguish.patterns import ATOM_SHARE, CATEGORICAL_VALUES
 from .distinguish.rows import DISCRETE_ROWS, is_discrete, row_keys, row_table
 from .pairs import CandidatePair
+from .sampler_outputs import draw_outputs
 
 __all__ = [
     "COARSE_BINS",
@@ -376,8 +377,8 @@ def pair_score_task(
     ``processes`` executor's halving,
     :func:`~privaudit.auditing.pair_choice.successive_halving`)."""
     half = max(1, samples // 2)
-    sx = np.asarray(mechanism.sample(pair.x, samples, rng))
-    sy = np.asarray(mechanism.sample(pair.y, samples, rng))
+    sx = draw_outputs(mechanism, pair.x, samples, rng)
+    sy = draw_outputs(mechanism, pair.y, samples, rng)
     usable = sx.ndim in (1, 2) and sx.shape == sy.shape and sx.dtype.kind in "biuf"
     ratio = rate_ratio_applies(mechanism.spec.guarantee, final_samples)
     score = (
@@ -432,6 +433,9 @@ class _Replay:
         self._mechanism = mechanism
         self._drawn = drawn
         self._used = {k: 0 for k in drawn}
+
+    def __repr__(self) -> str:  # messages name the mechanism, never an object address
+        return f"mechanism {self.name!r}"
 
     def provides(self, hook: str) -> bool:
         return self._mechanism.provides(hook)

@@ -17,9 +17,9 @@ from typing import Any, NamedTuple
 import numpy as np
 from pydantic import JsonValue
 
-from mechanisms import Mechanism
 from privaudit.execution.forked import fork_available, forked_pair_tests, map_forked
 from privaudit.execution.streaming import Executor, throttled
+from privaudit.mechanisms import Mechanism
 
 from .config import AuditConfig
 from .distinguish import distinguish_pair

@@ -14,7 +14,7 @@ from typing import Any
 import networkx as nx
 import numpy as np
 
-from spec import MechanismSpec, NeighbourDecision
+from privaudit.spec import MechanismSpec, NeighbourDecision
 
 __all__ = ["CandidatePair", "from_jsonable_input", "to_jsonable", "verified_pair"]
 

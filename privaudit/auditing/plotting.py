@@ -16,8 +16,8 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from spec import MechanismSpec
-from spec.errors import AuditError
+from privaudit.spec import MechanismSpec
+from privaudit.spec.errors import AuditError
 
 from .results import EventBound, ProfilePoint
 

@@ -14,8 +14,9 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from spec import ExtendedEpsilon, MechanismSpec, SpecModel
+from privaudit.spec import ExtendedEpsilon, MechanismSpec, SpecModel
 
+from .assumptions import Assumption
 from .config import AuditConfig
 from .exact_audit import ExactAuditResult
 from .results import CheckOutcome, Counterexample, EventBound, PowerStatement, ProfilePoint
@@ -114,6 +115,9 @@ class AuditReport(SpecModel):
         Checks the claim requires that could not run, each with the reason and what would
         make the audit conclusive; when any is listed, a verdict without a violation is
         ``"inconclusive"`` (never ``"no_violation"``).
+    assumptions : tuple of Assumption
+        The shortcuts the audit took and on what each rests (proven from the
+        declaration, checked on the samples, or unchecked; ``docs/trust.md``).
     budget : BudgetPlan, optional
         For an audit run with ``time_budget``: the timed cost of a release, the releases
         and seconds of every stage, the planned sizes, and the smallest detectable ε at
@@ -144,6 +148,7 @@ class AuditReport(SpecModel):
     audit_mode: Literal["statistical", "exact"] = "statistical"
     exact: ExactAuditResult | None = None
     unmet_requirements: tuple[str, ...] = ()
+    assumptions: tuple[Assumption, ...] = ()
     budget: BudgetPlan | None = None
     runtime_seconds: float = 0.0
     versions: dict[str, str] = Field(default_factory=dict)
@@ -215,6 +220,9 @@ class AuditReport(SpecModel):
             )
         if self.infinite_evidence:
             lines.append(f"  support        : {self.infinite_evidence}")
+        for item in self.assumptions:
+            if item.status == "unchecked":
+                lines.append(f"  assumption     : {item.shortcut}: unchecked ({item.basis})")
         if self.accounting is not None:
             acc = self.accounting
             lines.append(

@@ -11,7 +11,7 @@ from typing import Any, Literal
 
 from pydantic import Field, JsonValue
 
-from spec import ExtendedEpsilon, SpecModel
+from privaudit.spec import ExtendedEpsilon, SpecModel
 
 __all__ = [
     "CheckOutcome",

@@ -13,7 +13,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from spec import MechanismSpec
+from privaudit.spec import MechanismSpec
 
 __all__ = ["claim_text", "format_epsilon", "guarantee_text", "relation_text"]
 
@@ -36,7 +36,11 @@ _NESTED_FIELD_CHARS = 24
 
 def _value_text(value: Any) -> str:
     if isinstance(value, float):
-        return f"{value:g}"
+        # 6 significant digits (every computed claim is on that grid, spec.stable_values);
+        # the full repr when they do not name the value, so that two claims that hash
+        # differently never read the same
+        short = f"{value:g}"
+        return short if float(short) == value else repr(value)
     if isinstance(value, (list, tuple)):
         return "[" + ", ".join(_value_text(v) for v in value) + "]"
     if isinstance(value, dict) and "kind" in value:
@@ -81,7 +85,7 @@ def claim_text(spec: MechanismSpec) -> str:
 
     Examples
     --------
-    >>> from mechanisms import LaplaceMechanism
+    >>> from privaudit.mechanisms import LaplaceMechanism
     >>> claim_text(LaplaceMechanism(1.0, 1.0).spec)
     'pure_dp(epsilon=1) under query_distance(norm=l1, radius=1)'
     """

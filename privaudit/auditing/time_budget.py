@@ -64,11 +64,11 @@ from typing import Any
 
 import numpy as np
 
-from mechanisms import Mechanism
+from privaudit.mechanisms import Mechanism
+from privaudit.spec import AdditiveNoise, ExtendedEpsilon, SmoothSensitivityNoise, SpecModel
+from privaudit.spec.errors import AuditError, InvalidParameterError
 from privaudit.statistics import claimed_point
 from privaudit.statistics.power import detectable_epsilon
-from spec import AdditiveNoise, ExtendedEpsilon, SmoothSensitivityNoise, SpecModel
-from spec.errors import AuditError, InvalidParameterError
 
 from .checks import float_image_applies
 from .config import AuditConfig
@@ -76,6 +76,7 @@ from .distinguish.densities import declared_log_densities
 from .distinguish.pair import DECLARED_SHARE, RARE_SHARE
 from .exact_audit import exact_audit_applies
 from .pair_choice import gray_box_shift, halving_first_round, halving_pool_size
+from .sampler_outputs import draw_outputs
 from .search import candidate_pairs
 from .texts import format_epsilon
 
@@ -218,7 +219,7 @@ def time_releases(
     total, seconds, size, last = 0, 0.0, 1, (1, 0.0)
     while True:
         start = clock()
-        mechanism.sample(data, size, rng)
+        draw_outputs(mechanism, data, size, rng)
         elapsed = max(clock() - start, 0.0)
         total, seconds, last = total + size, seconds + elapsed, (size, elapsed)
         if (seconds >= limit and size > 1) or size >= _PILOT_MAX_BATCH:
@@ -376,8 +377,8 @@ def time_processing(
     drawn, drawn_seconds, took = 0, 0.0, []
     for n in sizes:
         start = clock()
-        sx = np.asarray(mechanism.sample(pair.x, n, rng))
-        sy = np.asarray(mechanism.sample(pair.y, n, rng))
+        sx = draw_outputs(mechanism, pair.x, n, rng)
+        sy = draw_outputs(mechanism, pair.y, n, rng)
         drawn, drawn_seconds = drawn + 2 * n, drawn_seconds + max(clock() - start, 0.0)
         replay = _Replay(mechanism, {id(pair.x): sx, id(pair.y): sy})
         start = time.perf_counter()

@@ -46,7 +46,7 @@ from typing import Any, TypeVar
 
 from privaudit._version import __version__
 from privaudit.first_party import is_first_party, is_own
-from spec.errors import ExecutorError, InvalidParameterError, NotShippableError
+from privaudit.spec.errors import ExecutorError, InvalidParameterError, NotShippableError
 
 from .forked import ForkedPairsExecutor
 from .options import EXECUTOR_NAMES, WORKER_EXECUTORS

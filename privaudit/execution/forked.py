@@ -34,7 +34,7 @@ from collections.abc import Callable, Iterable
 from multiprocessing.connection import wait
 from typing import Any, TypeVar
 
-from spec.errors import ExecutorError, InvalidParameterError, PrivauditError
+from privaudit.spec.errors import ExecutorError, InvalidParameterError, PrivauditError
 
 from .streaming import SerialExecutor, _positive_int
 

@@ -34,7 +34,7 @@ from typing import Any, Protocol, TypeVar, runtime_checkable
 
 import numpy as np
 
-from spec.errors import InvalidParameterError
+from privaudit.spec.errors import InvalidParameterError
 
 __all__ = [
     "BLOCK_NUMBERS",

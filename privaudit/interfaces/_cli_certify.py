@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from privaudit.auditing.texts import format_epsilon
-from spec.errors import CertificateError
+from privaudit.spec.errors import CertificateError
 
 from ._cli_common import (
     EXIT_INCONCLUSIVE,

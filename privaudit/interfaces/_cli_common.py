@@ -1,25 +1,32 @@
 """What the commands of :mod:`privaudit.interfaces.cli` share: exit codes, where text and
-progress go (``_Output``), configuration overrides from the options, writing JSON, text,
-plots and HTML, tables, and the checks of the TARGET / ``--registry`` and executor options.
+progress go (``_Output``, ``_Entries``), configuration overrides from the options, writing
+JSON, text, plots and HTML, tables, and the checks of the TARGET / ``--registry`` and
+executor options.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
-from collections.abc import Callable, Sequence
+import warnings
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, TextIO
 
-from spec.errors import AuditError
+from privaudit.spec.errors import AuditError
 
-__all__ = ["EXIT_INCONCLUSIVE", "EXIT_OK", "EXIT_USAGE", "EXIT_VIOLATION"]
+__all__ = ["EXIT_BROKEN_PIPE", "EXIT_INCONCLUSIVE", "EXIT_OK", "EXIT_USAGE", "EXIT_VIOLATION"]
 
 EXIT_OK = 0
 EXIT_VIOLATION = 1
 EXIT_USAGE = 2
 EXIT_INCONCLUSIVE = 3
+#: The reader of stdout went away (``privaudit list | head -1``): 128 + SIGPIPE, what a shell
+#: reports for a program that a closed pipe ended.
+EXIT_BROKEN_PIPE = 141
 
 #: Certificate states that fail the gates (``audit --registry``, ``list --check``).
 _FAILING_STATES = ("stale", "missing", "inconsistent")
@@ -30,15 +37,29 @@ class _Output:
 
     def __init__(self, args: argparse.Namespace) -> None:
         self.quiet = bool(getattr(args, "quiet", False))
+        self.verbose = bool(getattr(args, "verbose", False))
         json_to_stdout = getattr(args, "json", None) == "-"
         self.text: TextIO | None = (
             None if self.quiet else (sys.stderr if json_to_stdout else sys.stdout)
         )
         self.show_progress = not self.quiet and sys.stderr.isatty()
+        self._bar: Any = None  # the tqdm display of ``entries`` while it is open
 
     def say(self, text: str = "") -> None:
-        if self.text is not None:
+        if self.text is None:
+            return
+        if self._bar is not None:  # above the display, which is redrawn below the text
+            self._bar.write(text, file=self.text)
+            self.text.flush()
+        else:
             print(text, file=self.text, flush=True)
+
+    def error(self, line: str) -> None:
+        """``line`` on stderr, even with ``--quiet``, above the progress display if shown."""
+        if self._bar is not None:
+            self._bar.write(line, file=sys.stderr)
+        else:
+            print(line, file=sys.stderr, flush=True)
 
     def progress(self, label: str) -> Callable[[str], None] | None:
         if not self.show_progress:
@@ -54,10 +75,88 @@ class _Output:
 
         return report
 
+    @contextmanager
+    def entries(self, total: int) -> Iterator[_Entries]:
+        """Progress over ``total`` entries: on a terminal one line on stderr, redrawn in place
+        (entries done, elapsed time, the current entry and its step) and cleared at the end;
+        off a terminal, or with ``--quiet``, nothing."""
+        if not self.show_progress:
+            yield _Entries(None)
+            return
+        from tqdm import tqdm  # imported here: only a terminal's registry commands need it
+
+        try:
+            sized = min(os.get_terminal_size(sys.stderr.fileno())) > 0
+        except (OSError, ValueError):
+            sized = False
+        bar = tqdm(
+            total=total,
+            file=sys.stderr,
+            leave=False,
+            dynamic_ncols=sized,  # follows a resized terminal
+            ncols=None if sized else 80,  # a terminal that reports no size (tqdm would
+            nrows=None if sized else 24,  # then draw nothing)
+            bar_format="privaudit: {n_fmt}/{total_fmt} entries |{bar:12}| {elapsed} {desc}",
+        )
+        self._bar = bar
+        show_warning = warnings.showwarning
+
+        def above(*args: Any, **kwargs: Any) -> None:  # a warning is printed above the line
+            with tqdm.external_write_mode(file=sys.stderr):
+                show_warning(*args, **kwargs)
+
+        warnings.showwarning = above
+        try:
+            yield _Entries(bar)
+        finally:
+            warnings.showwarning = show_warning
+            self._bar = None
+            bar.close()
+
+
+class _Entries:
+    """The progress of one registry command (:meth:`_Output.entries`); a no-op without a
+    display."""
+
+    #: Seconds between redraws for the steps of one entry (entries always redraw).
+    REDRAW = 0.1
+
+    def __init__(self, bar: Any) -> None:
+        self._bar = bar
+        self._drawn = 0.0
+
+    def start(self, name: str) -> Callable[[str], None] | None:
+        """Show ``name`` as the current entry; returns the callback for its steps."""
+        if self._bar is None:
+            return None
+        bar = self._bar
+        bar.set_description_str(name)
+
+        def report(message: str) -> None:
+            bar.set_description_str(f"{name}: {message}", refresh=False)
+            now = time.perf_counter()
+            if now - self._drawn >= self.REDRAW:
+                self._drawn = now
+                bar.refresh()
+
+        return report
+
+    def done(self) -> None:
+        """Count one more entry as done."""
+        if self._bar is not None:
+            self._bar.update(1)
+
 
 def _overrides(args: argparse.Namespace) -> dict[str, Any]:
     out: dict[str, Any] = {}
-    for key in ("samples", "confidence", "seed", "detect_epsilon", "time_budget"):
+    for key in (
+        "samples",
+        "confidence",
+        "seed",
+        "detect_epsilon",
+        "time_budget",
+        "sampler_timeout",
+    ):
         value = getattr(args, key, None)
         if value is not None:
             out[key] = value

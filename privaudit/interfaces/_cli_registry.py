@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from privaudit.auditing.texts import claim_text, format_epsilon, guarantee_text, relation_text
-from spec.errors import AuditError, CertificateError, PrivauditError, RegistryError
+from privaudit.spec.errors import AuditError, CertificateError, PrivauditError, RegistryError
 
 from ._cli_common import (
     _FAILING_STATES,

@@ -3,6 +3,7 @@
 Commands::
 
     privaudit audit TARGET | --registry [NAME ...]   audit a mechanism, or the registry
+                    [--verbose] [--junit-xml PATH]
                     [--executor threads [--workers N] | dask [--scheduler ADDRESS | --workers N]]
     privaudit certify TARGET [-o PATH] | --registry [NAME ...]
                                                      audit and write a certificate
@@ -23,10 +24,16 @@ by default twice the claim; with ``--registry``, 1 beats 3).  Usage errors are o
 stderr, never a traceback; set ``PRIVAUDIT_DEBUG=1`` to see the traceback of an
 unexpected error).  ``audit --registry`` and ``list --check`` also exit 1 when any
 certificate is stale, missing or inconsistent; ``verify`` exits 1 when any certificate
-is stale, missing, inconsistent or not reproduced.  Progress goes to stderr, only when stderr
-is a terminal and ``--quiet`` is not given.  ``--json PATH`` writes the report in the schema of
-``docs/report_schema.md``; ``--json -`` writes it to stdout, and then the readable text
-goes to stderr (or nowhere with ``--quiet``).
+is stale, missing, inconsistent or not reproduced.  When the reader of stdout goes away
+(``privaudit list | head -1``) the command stops with no message: ``list``, ``show`` and
+``--help`` exit 0 (the reader took what it wanted of a listing), other commands 141
+(128 + SIGPIPE, as a shell reports a program ended by a closed pipe: their verdict was not
+delivered).  Progress goes to stderr, only when stderr is a terminal
+and ``--quiet`` is not given (``audit --registry``: one line redrawn in place).
+``--json PATH`` writes the report in the schema of ``docs/report_schema.md``; ``--json -``
+writes it to stdout, and then the readable text goes to stderr (or nowhere with ``--quiet``).
+``audit --junit-xml PATH`` writes a JUnit XML report for CI; ``audit --registry`` prints one
+line per entry, and a paragraph per entry with ``--verbose``.
 
 This module builds the parser and runs a command; the commands live beside it, one module
 per group: :mod:`privaudit.interfaces._cli_audit` (``audit``),
@@ -51,14 +58,13 @@ from privaudit.auditing._argtypes import positive_float as _positive_float
 from privaudit.auditing._argtypes import positive_int as _positive_int
 from privaudit.auditing._argtypes import sample_count as _sample_count
 from privaudit.execution.options import EXECUTOR_NAMES
-from spec.errors import PrivauditError
+from privaudit.spec.errors import PrivauditError
 
 from ._cli_audit import REGISTRY_AUDIT_SCHEMA_VERSION as REGISTRY_AUDIT_SCHEMA_VERSION
 from ._cli_audit import _cmd_audit
 from ._cli_certify import _cmd_certify
+from ._cli_common import EXIT_BROKEN_PIPE, EXIT_OK, EXIT_USAGE
 from ._cli_common import EXIT_INCONCLUSIVE as EXIT_INCONCLUSIVE
-from ._cli_common import EXIT_OK as EXIT_OK
-from ._cli_common import EXIT_USAGE
 from ._cli_common import EXIT_VIOLATION as EXIT_VIOLATION
 from ._cli_registry import _cmd_demo, _cmd_list, _cmd_show, _cmd_verify
 
@@ -74,7 +80,9 @@ exit codes: 0 no violation found, 1 violation found (for 'audit --registry' and
 'list --check' also: a certificate is stale, missing or inconsistent; for 'verify': a
 certificate is not verified), 2 usage or input error, 3 inconclusive (no violation found,
 but the audit could not have detected a true ε of --detect-epsilon, by default twice the
-claimed ε); 1 takes precedence over 3
+claimed ε); 1 takes precedence over 3; when the reader of the output goes away (as in
+'privaudit list | head -1') no message, and exit 0 for list, show and --help, 141
+for the other commands
 
 A TARGET 'path/to/file.py:name' or 'package.module:name' is imported, that is,
 EXECUTED AS PYTHON CODE: name only code you would run yourself.
@@ -210,10 +218,35 @@ def _build_parser() -> argparse.ArgumentParser:
         "the report says what the budget can and cannot detect",
     )
     audit.add_argument(
+        "--sampler-timeout",
+        type=_positive_float,
+        default=None,
+        dest="sampler_timeout",
+        metavar="SECONDS",
+        help="seconds one sampler call may take before the audit stops with an input "
+        "error (exit 2); default: --time-budget when given, else no limit",
+    )
+    audit.add_argument(
         "--json",
         metavar="PATH",
         default=None,
         help="write the report as JSON (docs/report_schema.md); '-' for stdout",
+    )
+    audit.add_argument(
+        "--junit-xml",
+        metavar="PATH",
+        default=None,
+        dest="junit_xml",
+        help="write a JUnit XML report for CI: one testcase per entry (or the TARGET); "
+        "failure: violation or certificate stale, missing or inconsistent; error: input "
+        "error; skipped: inconclusive (docs/getting-started/ci.md)",
+    )
+    audit.add_argument(
+        "--verbose",
+        "-v",
+        action="store_true",
+        help="with --registry: a readable paragraph per entry and a table, instead of "
+        "one line per entry",
     )
     _add_executor_options(audit)
     audit.add_argument(
@@ -360,7 +393,34 @@ def _one_line_warning(
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the command line; returns the exit code (0, 1, 2 or 3)."""
+    """Run the command line; returns the exit code (0, 1, 2 or 3; when the reader of the
+    output went away, as in ``privaudit list | head -1``: 0 for a listing, else 141)."""
+    try:
+        try:
+            return _run(argv)
+        finally:
+            sys.stdout.flush()  # a closed pipe shows here, not as a message at exit
+    except BrokenPipeError:
+        # the reader went away: stop quietly, as the Python documentation recommends
+        # (https://docs.python.org/3/library/signal.html#note-on-sigpipe): what is still
+        # buffered for stdout goes to /dev/null, so the flush at exit cannot fail again
+        try:
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+        except (OSError, ValueError):  # stdout is not a file descriptor (captured)
+            pass
+        return EXIT_OK if _is_listing(argv) else EXIT_BROKEN_PIPE
+
+
+def _is_listing(argv: Sequence[str] | None) -> bool:
+    """Whether the command only lists (``list``, ``show``, ``--help``): a reader that stops
+    early has what it wanted, so a closed pipe is no failure."""
+    words = list(sys.argv[1:] if argv is None else argv)
+    command = next((w for w in words if not w.startswith("-")), None)
+    return command in ("list", "show") or "-h" in words or "--help" in words
+
+
+def _run(argv: Sequence[str] | None) -> int:
     parser = _build_parser()
     args = parser.parse_args(argv)
     if getattr(args, "handler", None) is None:
@@ -370,6 +430,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     warnings.showwarning = _one_line_warning
     try:
         return int(args.handler(args))
+    except BrokenPipeError:
+        raise
     except PrivauditError as err:
         message = " ".join(str(err).split()) if "\n" not in str(err) else str(err).splitlines()[0]
         print(f"privaudit: error: {message}", file=sys.stderr)
@@ -383,10 +445,6 @@ def main(argv: Sequence[str] | None = None) -> int:
             f"privaudit: error: not enough memory for this audit ({first}); lower --samples",
             file=sys.stderr,
         )
-        return EXIT_USAGE
-    except BrokenPipeError:  # the reader went away (``privaudit list | head``): stop quietly
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
         return EXIT_USAGE
     except Exception as err:  # an unexpected error: still one line, unless debugging
         if os.environ.get("PRIVAUDIT_DEBUG"):

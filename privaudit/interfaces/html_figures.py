@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 
-from spec.errors import AuditError
+from privaudit.spec.errors import AuditError
 
 from .html_text import _e, _pct
 

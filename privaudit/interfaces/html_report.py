@@ -29,7 +29,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from spec.errors import AuditError
+from privaudit.spec.errors import AuditError
 
 from .html_evidence import (
     _counterexamples_section,
@@ -429,7 +429,13 @@ def _exact_section(report: AuditReport) -> str:
         table = (
             "<h3>Exact privacy profile δ(ε)</h3>"
             f'<p class="small muted">The largest hockey-stick divergence over '
-            f"{exact.profile_pairs} ordered pairs at each ε.</p>"
+            f"{exact.profile_pairs} ordered pairs at each ε"
+            + (
+                " (those of largest ε only: a lower bound on δ(ε), not exact)"
+                if exact.profile_coverage == "largest_epsilon_pairs"
+                else ""
+            )
+            + ".</p>"
             f"<figure>{_exact_svg(exact, report)}</figure><table><thead><tr>"
             '<th class="num">ε</th><th class="num">exact δ(ε)</th>'
             '<th class="num">claimed δ(ε)</th><th>status</th></tr></thead>'

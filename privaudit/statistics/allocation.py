@@ -44,7 +44,7 @@ import numpy as np
 import numpy.typing as npt
 from scipy import special
 
-from spec.errors import InvalidParameterError
+from privaudit.spec.errors import InvalidParameterError
 
 from .rate_ratio import checked_poisson_means
 

@@ -33,7 +33,7 @@ import numpy as np
 import numpy.typing as npt
 from scipy import special
 
-from spec.errors import InvalidParameterError
+from privaudit.spec.errors import InvalidParameterError
 
 __all__ = ["TAIL_RTOL", "BinomialInterval", "clopper_pearson", "cp_lower", "cp_upper"]
 

@@ -46,8 +46,8 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from spec import check_alpha, check_delta
-from spec.errors import InvalidParameterError
+from privaudit.spec import check_alpha, check_delta
+from privaudit.spec.errors import InvalidParameterError
 
 from .clopper_pearson import cp_lower, cp_upper
 
@@ -141,7 +141,7 @@ def claimed_point(guarantee: Any) -> tuple[float, float]:
 
     Examples
     --------
-    >>> from spec import ApproxDP
+    >>> from privaudit.spec import ApproxDP
     >>> claimed_point(ApproxDP(epsilon=1.0, delta=1e-5))
     (1.0, 1e-05)
     """
@@ -248,7 +248,7 @@ def violation_margin(
 
     Examples
     --------
-    >>> from spec import PureDP
+    >>> from privaudit.spec import PureDP
     >>> round(float(violation_margin(0.5, 0.1, PureDP(epsilon=1.0))), 4)
     0.2282
     """

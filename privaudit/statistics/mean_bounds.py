@@ -61,8 +61,8 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from spec import check_alpha
-from spec.errors import InvalidInputError, InvalidParameterError
+from privaudit.spec import check_alpha
+from privaudit.spec.errors import InvalidInputError, InvalidParameterError
 
 __all__ = [
     "eb_lower_bound_from_sums",

@@ -30,8 +30,8 @@ from dataclasses import dataclass
 
 from scipy import stats
 
-from spec import check_alpha
-from spec.errors import InvalidParameterError
+from privaudit.spec import check_alpha
+from privaudit.spec.errors import InvalidParameterError
 
 __all__ = ["PooledBound", "garwood_lower", "garwood_upper", "pooled_bound"]
 

@@ -35,7 +35,7 @@ from typing import Any
 import numpy as np
 from scipy import stats
 
-from spec.errors import InvalidParameterError
+from privaudit.spec.errors import InvalidParameterError
 
 from .clopper_pearson import cp_upper
 

@@ -51,8 +51,8 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from spec import check_alpha
-from spec.errors import InvalidParameterError
+from privaudit.spec import check_alpha
+from privaudit.spec.errors import InvalidParameterError
 
 from .clopper_pearson import cp_lower
 

@@ -23,9 +23,9 @@ from typing import Any
 import networkx as nx
 import numpy as np
 
-from mechanisms import Mechanism
-from spec import ApproxDP, PureDP
-from spec.errors import InconsistentSpecError, InvalidParameterError, NotNeighboursError
+from privaudit.mechanisms import Mechanism
+from privaudit.spec import ApproxDP, PureDP
+from privaudit.spec.errors import InconsistentSpecError, InvalidParameterError, NotNeighboursError
 
 __all__ = ["CI_MUST_DETECT", "BenchmarkCase", "PRIVACY_REL_TOL"]
 

@@ -19,7 +19,7 @@ from typing import Any, Literal
 
 import numpy as np
 
-from spec import (
+from privaudit.spec import (
     AdditiveNoise,
     GlobalSensitivity,
     IntegerRange,
@@ -29,7 +29,7 @@ from spec import (
     PureDP,
     Reference,
 )
-from spec.errors import InvalidParameterError
+from privaudit.spec.errors import InvalidParameterError
 
 from ._families import NoisyHistogram, NoisyMax, _count, _positive
 from ._kernels import QueryMechanism, murmur3_32, query_spec

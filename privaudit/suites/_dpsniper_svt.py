@@ -35,7 +35,7 @@ from typing import Any, cast
 
 import numpy as np
 
-from spec import Reference
+from privaudit.spec import Reference
 
 from ._dpsniper_mechanisms import DPSNIPER_2021, SHADOWDP_2019
 from ._families import _count, _positive

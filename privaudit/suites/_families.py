@@ -14,8 +14,8 @@ from typing import Any, Literal
 
 import numpy as np
 
-from spec import AdditiveNoise, Exponential, IntegerRange, Laplace, NoisyArgmax, Reference
-from spec.errors import InvalidParameterError
+from privaudit.spec import AdditiveNoise, Exponential, IntegerRange, Laplace, NoisyArgmax, Reference
+from privaudit.spec.errors import InvalidParameterError
 
 from ._kernels import QueryMechanism, query_spec
 from ._laplace import KERNEL_DRAWS, laplace_noise, laplace_noisy_max

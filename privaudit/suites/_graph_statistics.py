@@ -20,8 +20,8 @@ import numpy as np
 import numpy.typing as npt
 import scipy.sparse as sp
 
-from spec import adjacency_matrix
-from spec.errors import InvalidParameterError
+from privaudit.spec import adjacency_matrix
+from privaudit.spec.errors import InvalidParameterError
 
 __all__ = [
     "degree_histogram",

@@ -26,8 +26,8 @@ from typing import Any, Literal
 import numpy as np
 import numpy.typing as npt
 
-from mechanisms import Mechanism
-from spec import (
+from privaudit.mechanisms import Mechanism
+from privaudit.spec import (
     GlobalSensitivity,
     MechanismSpec,
     PureDP,

@@ -33,7 +33,7 @@ from typing import Literal
 import numpy as np
 import numpy.typing as npt
 
-from spec.errors import InvalidParameterError
+from privaudit.spec.errors import InvalidParameterError
 
 __all__ = ["exponentials_and_signs", "laplace_noise", "laplace_noisy_max"]
 

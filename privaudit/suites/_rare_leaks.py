@@ -22,8 +22,8 @@ from typing import Any
 
 import numpy as np
 
-from mechanisms import Mechanism
-from spec import (
+from privaudit.mechanisms import Mechanism
+from privaudit.spec import (
     AdditiveNoise,
     ApproxDP,
     DatasetDomain,

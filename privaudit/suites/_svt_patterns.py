@@ -29,7 +29,7 @@ from functools import lru_cache
 import numpy as np
 import numpy.typing as npt
 
-from spec.errors import InvalidParameterError
+from privaudit.spec.errors import InvalidParameterError
 
 from ._kernels import ABOVE, svt_codes
 

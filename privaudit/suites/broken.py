@@ -35,7 +35,7 @@ from typing import Any
 import numpy as np
 from scipy.optimize import brentq
 
-from mechanisms import (
+from privaudit.mechanisms import (
     AdditiveNoiseMechanism,
     DiscreteLaplaceMechanism,
     GaussianMechanism,
@@ -43,7 +43,7 @@ from mechanisms import (
     Mechanism,
     RandomizedResponseMechanism,
 )
-from spec import (
+from privaudit.spec import (
     AdditiveNoise,
     ApproxDP,
     DatasetDomain,
@@ -57,7 +57,7 @@ from spec import (
     Reference,
     SubstituteOne,
 )
-from spec.errors import InconsistentSpecError, InvalidParameterError
+from privaudit.spec.errors import InconsistentSpecError, InvalidParameterError
 
 from ._base import BenchmarkCase
 from ._rare_leaks import (

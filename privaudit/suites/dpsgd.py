@@ -24,9 +24,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from mechanisms.dpsgd import ABLQMechanism, shuffle_lower_bound
-from spec import ApproxDP
-from spec.errors import InconsistentSpecError
+from privaudit.mechanisms.dpsgd import ABLQMechanism, shuffle_lower_bound
+from privaudit.spec import ApproxDP
+from privaudit.spec.errors import InconsistentSpecError
 
 from ._base import BenchmarkCase
 

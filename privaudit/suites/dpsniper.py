@@ -30,9 +30,9 @@ from typing import Any
 
 import numpy as np
 
-from mechanisms import Mechanism
-from spec import ApproxDP, PureDP
-from spec.errors import InconsistentSpecError
+from privaudit.mechanisms import Mechanism
+from privaudit.spec import ApproxDP, PureDP
+from privaudit.spec.errors import InconsistentSpecError
 
 from ._base import BenchmarkCase
 from ._dpsniper_mechanisms import (

@@ -52,8 +52,8 @@ from types import MappingProxyType
 
 import networkx as nx
 
-from mechanisms import LaplaceMechanism
-from spec import EdgeNeighbouring, GraphDomain, NodeNeighbouring, Reference
+from privaudit.mechanisms import LaplaceMechanism
+from privaudit.spec import EdgeNeighbouring, GraphDomain, NodeNeighbouring, Reference
 
 from ._base import BenchmarkCase
 from ._graph_statistics import (

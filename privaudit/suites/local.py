@@ -28,8 +28,8 @@ from typing import Any
 
 import numpy as np
 
-from mechanisms import Mechanism
-from spec import (
+from privaudit.mechanisms import Mechanism
+from privaudit.spec import (
     Categorical,
     DatasetDomain,
     FiniteOutputLaw,
@@ -41,7 +41,7 @@ from spec import (
     Reference,
     SubstituteOne,
 )
-from spec.errors import InvalidParameterError
+from privaudit.spec.errors import InvalidParameterError
 
 from ._base import BenchmarkCase
 

@@ -28,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from estimators.lndp import (
+from privaudit.estimators.lndp import (
     blur_weights,
     blurry_linear_mechanism,
     bucket_count,
@@ -36,9 +36,9 @@ from estimators.lndp import (
     soft_threshold,
     soft_threshold_mechanism,
 )
-from mechanisms import GaussianMechanism, declare_mechanism
-from spec import Gaussian, GraphDomain, LocalNodeRelation
-from spec.errors import InconsistentSpecError
+from privaudit.mechanisms import GaussianMechanism, declare_mechanism
+from privaudit.spec import Gaussian, GraphDomain, LocalNodeRelation
+from privaudit.spec.errors import InconsistentSpecError
 
 __all__ = [
     "global_threshold_soft_threshold",

@@ -30,8 +30,8 @@ from typing import Any, Literal
 
 import numpy as np
 
-from spec import Reference
-from spec.errors import InvalidParameterError
+from privaudit.spec import Reference
+from privaudit.spec.errors import InvalidParameterError
 
 from ._base import BenchmarkCase
 from ._families import DING_2018, NoisyHistogram, NoisyMax, _count, _positive

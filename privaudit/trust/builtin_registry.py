@@ -19,14 +19,15 @@ from typing import Any, Literal
 
 import numpy as np
 
-from estimators import bounded_mean_mechanism
-from estimators.graphs import (
+from privaudit.auditing.config import CERTIFICATE_STRENGTH, CI_STRENGTH
+from privaudit.estimators import bounded_mean_mechanism
+from privaudit.estimators.graphs import (
     coarse_density_mechanism,
     private_edge_density_mechanism,
     private_triangle_density_mechanism,
 )
-from estimators.hypothesis_tests import private_uniformity_test_mechanism
-from estimators.lndp import (
+from privaudit.estimators.hypothesis_tests import private_uniformity_test_mechanism
+from privaudit.estimators.lndp import (
     blurry_linear_mechanism,
     bucket_count,
     cdf_factor,
@@ -38,14 +39,14 @@ from estimators.lndp import (
     rr_edge_count_mechanism,
     soft_threshold_mechanism,
 )
-from estimators.local_ustatistics import (
+from privaudit.estimators.local_ustatistics import (
     HadamardRandomizerMechanism,
     all_pairs_view_mechanism,
     discrete_view_mechanism,
     rr_randomizer_mechanism,
     subsampled_view_mechanism,
 )
-from estimators.ustatistics import (
+from privaudit.estimators.ustatistics import (
     SubsetFamily,
     coinpress_mechanism,
     collision_kernel,
@@ -56,7 +57,7 @@ from estimators.ustatistics import (
     subgaussian_mean_mechanism,
     variance_kernel,
 )
-from mechanisms import (
+from privaudit.mechanisms import (
     DiscreteGaussianMechanism,
     DiscreteLaplaceMechanism,
     ExponentialMechanism,
@@ -68,9 +69,8 @@ from mechanisms import (
     ReportNoisyMax,
     smooth_median_mechanism,
 )
-from mechanisms.dpsgd import ABLQMechanism, LogisticDPSGD
-from privaudit.auditing.config import CERTIFICATE_STRENGTH, CI_STRENGTH
-from spec import Categorical, IntegerRange, LocalNodeRelation, RealInterval
+from privaudit.mechanisms.dpsgd import ABLQMechanism, LogisticDPSGD
+from privaudit.spec import Categorical, IntegerRange, LocalNodeRelation, RealInterval
 
 __all__ = ["register_builtins"]
 

@@ -37,7 +37,7 @@ can write one, so it says nothing about who made it.
 
 Examples
 --------
->>> from mechanisms import LaplaceMechanism
+>>> from privaudit.mechanisms import LaplaceMechanism
 >>> from privaudit import CI_STRENGTH
 >>> mech = LaplaceMechanism(1.0, 1.0)
 >>> cert = certify(mech, config=CI_STRENGTH, samples=100_000)  # the certificate minimum
@@ -56,14 +56,14 @@ from typing import Any, Literal
 
 from pydantic import AwareDatetime, Field, model_validator
 
-from mechanisms import Mechanism
 from privaudit._environment import library_versions
 from privaudit.auditing.config import CERTIFICATE_STRENGTH, AuditConfig, below_certificate_minimums
 from privaudit.auditing.report import AuditReport
 from privaudit.auditing.results import CheckStatus, PowerStatement, ProfilePoint
 from privaudit.auditing.texts import claim_text, guarantee_text, relation_text
-from spec import ExtendedEpsilon, MechanismSpec, SpecModel
-from spec.errors import CertificateError, PrivauditError
+from privaudit.mechanisms import Mechanism
+from privaudit.spec import ExtendedEpsilon, MechanismSpec, SpecModel
+from privaudit.spec.errors import CertificateError, PrivauditError
 
 from .consistency import ConsistencyResult, check_consistency
 from .implementation import (
@@ -77,6 +77,7 @@ from .implementation import (
 )
 from .provenance import running_versions
 from .provenance import version_differences as _differences
+from .spec_changes import describe_spec_changes, spec_changes
 
 __all__ = [
     "CERTIFICATE_SCHEMA_VERSION",
@@ -96,6 +97,7 @@ __all__ = [
     "implementation_of",
     "load_certificate",
     "relation_text",
+    "spec_changes",
 ]
 
 #: Bumped whenever a field of the certificate changes meaning or disappears.  Version 2:
@@ -398,8 +400,11 @@ class Certificate(SpecModel):
     def status_for(self, mechanism: Mechanism) -> CertificateStatus:
         """``current`` if ``mechanism`` has this spec and this implementation, else ``stale``.
 
-        The reason names the hash that changed and, for the implementation, the modules
-        and functions that were edited, added or removed.  A certificate whose recorded
+        The reason names the hash that changed; for the spec, every field that differs
+        from the recorded spec by its dotted path with both values at full precision
+        (:func:`~privaudit.trust.spec_changes.spec_changes`, e.g. ``guarantee.epsilon:
+        0.5653074598452299 → 0.5653074598440593``); for the implementation, the modules and
+        functions that were edited, added or removed.  A certificate whose recorded
         results contradict each other is ``inconsistent`` (checked first).
         """
         consistency = self.consistency()
@@ -410,7 +415,8 @@ class Certificate(SpecModel):
         if spec_hash != self.spec_hash:
             reasons.append(
                 f"spec hash changed (certificate {self.spec_hash[:19]}…, "
-                f"mechanism {spec_hash[:19]}…)"
+                f"mechanism {spec_hash[:19]}…): "
+                f"{describe_spec_changes(self.spec, mechanism.spec)}"
             )
         found = current_implementation(self, mechanism)
         if found.hash != self.implementation_hash:
@@ -466,7 +472,7 @@ class Certificate(SpecModel):
                 "result",
                 (
                     f"{self.verdict.replace('_', ' ')}; ε lower bound {eps} at δ = "
-                    f"{self.delta_claimed:g} (claimed ε = {self.epsilon_claimed:.6g})"
+                    f"{self.delta_claimed:g} (claimed ε = {_full(self.epsilon_claimed)})"
                 ),
             ),
         ]
@@ -537,6 +543,12 @@ class Certificate(SpecModel):
         except OSError as err:
             raise CertificateError(f"cannot write certificate to {str(target)!r}: {err}") from None
         return target
+
+
+def _full(value: float) -> str:
+    """``value`` at 6 significant digits when they name it exactly, else its full repr."""
+    short = f"{value:.6g}"
+    return short if float(short) == value else repr(value)
 
 
 def _field(label: str, text: str, width: int = 92) -> str:

@@ -31,8 +31,8 @@ import math
 from typing import Any
 
 from privaudit.auditing.config import below_certificate_minimums
+from privaudit.spec import SpecModel
 from privaudit.statistics import claimed_point
-from spec import SpecModel
 
 __all__ = ["ConsistencyResult", "check_consistency"]
 

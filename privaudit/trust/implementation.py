@@ -26,11 +26,11 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from mechanisms import Mechanism
 from privaudit.first_party import defining_distributions, is_first_party
-from spec import SpecModel
-from spec.errors import CertificateError
-from spec.noise import NoiseLaw
+from privaudit.mechanisms import Mechanism
+from privaudit.spec import SpecModel
+from privaudit.spec.errors import CertificateError
+from privaudit.spec.noise import NoiseLaw
 
 from .provenance import third_party_versions
 from .source_units import enclosing_function, module_file, read_source

@@ -32,8 +32,8 @@ from typing import Any
 
 import numpy as np
 
-from mechanisms import Mechanism
 from privaudit.first_party import OWN_PACKAGES
+from privaudit.mechanisms import Mechanism
 
 from .implementation import (
     Implementation,

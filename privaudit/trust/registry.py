@@ -60,10 +60,10 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from mechanisms import Mechanism
 from privaudit.auditing.config import CERTIFICATE_STRENGTH, CI_STRENGTH, AuditConfig
 from privaudit.auditing.report import AuditReport
-from spec.errors import (
+from privaudit.mechanisms import Mechanism
+from privaudit.spec.errors import (
     CertificateError,
     InconsistentCertificateError,
     InvalidParameterError,

@@ -21,8 +21,8 @@ from typing import Any
 
 import numpy as np
 
-from spec import SpecModel
-from spec.errors import InvalidParameterError
+from privaudit.spec import SpecModel
+from privaudit.spec.errors import InvalidParameterError
 
 __all__ = ["GeneratorDeterminism", "check_generator_determinism", "non_reproducible_note"]
 
@@ -84,7 +84,7 @@ def check_generator_determinism(
 
     Examples
     --------
-    >>> from mechanisms import LaplaceMechanism
+    >>> from privaudit.mechanisms import LaplaceMechanism
     >>> check_generator_determinism(LaplaceMechanism(epsilon=1.0, sensitivity=1.0)).reproducible
     True
     """

@@ -13,7 +13,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from mechanisms import (
+from privaudit.auditing.auditor import audit
+from privaudit.auditing.config import AuditConfig
+from privaudit.mechanisms import (
     DiscreteGaussianMechanism,
     DiscreteLaplaceMechanism,
     GaussianMechanism,
@@ -21,8 +23,6 @@ from mechanisms import (
     Mechanism,
     RandomizedResponseMechanism,
 )
-from privaudit.auditing.auditor import audit
-from privaudit.auditing.config import AuditConfig
 from privaudit.statistics import clopper_pearson
 
 __all__ = [
@@ -114,7 +114,7 @@ def _registered(name: str) -> Mechanism:
 
 
 def _hadamard_c(alpha: int, epsilon: float) -> Mechanism:
-    from estimators.local_ustatistics import HadamardRandomizerMechanism
+    from privaudit.estimators.local_ustatistics import HadamardRandomizerMechanism
 
     return HadamardRandomizerMechanism(alpha, epsilon, "C")
 

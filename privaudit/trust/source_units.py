@@ -31,7 +31,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from spec.errors import CertificateError
+from privaudit.spec.errors import CertificateError
 
 __all__ = [
     "SourceFile",

@@ -30,8 +30,8 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from mechanisms import Mechanism
-from spec.errors import AuditError, PrivauditError
+from privaudit.mechanisms import Mechanism
+from privaudit.spec.errors import AuditError, PrivauditError
 
 __all__ = ["load_target", "split_target", "target_factory"]
 

@@ -37,9 +37,9 @@ from typing import Any
 
 import numpy as np
 
-from mechanisms import Mechanism
 from privaudit.first_party import OWN_PACKAGES
-from spec.errors import CertificateError, PrivauditError
+from privaudit.mechanisms import Mechanism
+from privaudit.spec.errors import CertificateError, PrivauditError
 
 from .source_units import module_file
 

@@ -41,11 +41,11 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
-from mechanisms import Mechanism
 from privaudit.auditing.report import AuditReport
 from privaudit.auditing.texts import format_epsilon
-from spec import SpecModel
-from spec.errors import CertificateError, PrivauditError
+from privaudit.mechanisms import Mechanism
+from privaudit.spec import SpecModel
+from privaudit.spec.errors import CertificateError, PrivauditError
 
 from .certificates import Certificate, CertificateStatus, load_certificate
 from .consistency import ConsistencyResult, check_consistency

@@ -27,6 +27,7 @@ from .._base import SpecModel
 from .._random import RandomLike, as_generator
 from .._types import PositiveInt, Probability
 from ..errors import InvalidInputError, InvalidParameterError
+from ..stable_values import round_down
 from ._checks import _check_profile_epsilon, _check_size, _exp_times, _finish, _show
 
 __all__ = ["RandomizedResponseLaw"]
@@ -75,12 +76,16 @@ class RandomizedResponseLaw(SpecModel):
     def from_epsilon(cls, epsilon: float, categories: int) -> Self:
         """The ε-DP law: ``p = e^ε/(e^ε + m − 1)`` (computed as ``1/(1 + (m−1)e^{−ε})``).
 
-        ``epsilon = 0`` gives p = 1/m; ``epsilon = inf`` gives p = 1.
+        ``epsilon = 0`` gives p = 1/m; ``epsilon = inf`` gives p = 1.  Otherwise p (through
+        libm's exp) is rounded down to the stable grid of :mod:`spec.stable_values` — a
+        smaller p > 1/m is more private — and never below 1/m.
         """
         eps = _check_profile_epsilon(epsilon)
         probe = cls(categories=categories, keep_probability=1.0)  # validates m
         m = probe.categories
         p = 1.0 / (1.0 + (m - 1) * math.exp(-eps))
+        if 0.0 < eps < math.inf:
+            p = max(round_down(p), 1.0 / m)
         return cls(categories=m, keep_probability=p)
 
     # -- probabilities ----------------------------------------------------------------

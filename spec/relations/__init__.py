@@ -31,7 +31,13 @@ from ._base import AdversarialPair, LocalMoves, NeighbourDecision, NeighbouringR
 from ._graph_backgrounds import independent_neighbourhood_edges, near_regular_edges
 from .datasets import AddRemoveOne, SubstituteOne
 from .graphs import EdgeNeighbouring, NodeNeighbouring
-from .local import LocalNodeRelation, LocalRelation, MessageLayout, PublicRandomness
+from .local import (
+    LocalNodeRelation,
+    LocalRelation,
+    MessageLayout,
+    PublicRandomness,
+    public_randomness_digest,
+)
 from .vectors import QueryDistance
 
 __all__ = [
@@ -51,6 +57,7 @@ __all__ = [
     "SubstituteOne",
     "independent_neighbourhood_edges",
     "near_regular_edges",
+    "public_randomness_digest",
 ]
 
 NeighbouringRelation = _Annotated[

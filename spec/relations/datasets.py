@@ -9,7 +9,7 @@ interface of :class:`~spec.relations.NeighbouringRelationBase`) are built by
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from functools import partial
 from typing import Any, Literal, cast
 
@@ -177,29 +177,44 @@ class SubstituteOne(_DatasetRelation):
         """Every index (first occurrences of distinct records first) × every record extreme."""
         return _moves.substitution_neighbours(x, self._require_domain(domain))
 
-    def group_pairs(self, domain: Any, k: int) -> list[tuple[Any, Any, str]]:
+    def group_pairs(
+        self, domain: Any, k: int, positions: Sequence[int] | None = None
+    ) -> list[tuple[Any, Any, str]]:
         """Pairs of datasets at substitution distance exactly ``k`` (group privacy).
 
-        ``"low_to_high"``: the all-low dataset against the same with its first k records
-        set to the high record extreme; ``"high_to_low"`` the reverse.  Used by
+        ``"low_to_high"``: the all-low dataset against the same with k records set to the
+        high record extreme (the first k, or the k ``positions`` given: e.g. the records a
+        weighted statistic weighs most); ``"high_to_low"`` the reverse.  Used by
         ``privaudit.audit(mech, group=k)``.
 
         Raises
         ------
         InvalidParameterError
             If ``k`` is not an integer in [1, n] (n the public size, or
-            ``max(min_size, 4)`` for a variable-size domain).
+            ``max(min_size, 4)`` for a variable-size domain), or ``positions`` are not k
+            distinct indices in [0, n).
         """
         checked = self._require_domain(domain)
         n = checked._default_n()
         if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or not 1 <= k <= n:
             raise InvalidParameterError(f"group_pairs: k must be an integer in [1, {n}], got {k!r}")
+        where = np.arange(int(k)) if positions is None else np.asarray(positions)
+        if (
+            where.shape != (int(k),)
+            or where.dtype.kind not in "iu"
+            or np.unique(where).size != int(k)
+            or not ((where >= 0) & (where < n)).all()
+        ):
+            raise InvalidParameterError(
+                f"group_pairs: positions must be {k} distinct indices in [0, {n}), got "
+                f"{positions!r}"
+            )
         low, high = checked.record.low_and_high()
         out = []
         for first, second, origin in ((low, high, "low_to_high"), (high, low, "high_to_low")):
             x = np.stack([first] * n)
             y = x.copy()
-            y[: int(k)] = second
+            y[where] = second
             if self.decide(x, y, checked).distance == k:
                 out.append((x, y, origin))
         return out

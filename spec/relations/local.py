@@ -12,6 +12,7 @@ Both own their adversarial neighbours and local-search moves (the interface of
 
 from __future__ import annotations
 
+import hashlib
 import itertools
 from collections.abc import Iterator
 from functools import partial
@@ -32,7 +33,13 @@ from .graphs import _edge_set, _graph, _NodeRewiringBase
 #: Most (old, new) neighbourhood sizes the degree-space enumeration realises per background.
 DEGREE_SPACE_PATTERNS = 24
 
-__all__ = ["LocalNodeRelation", "LocalRelation", "MessageLayout", "PublicRandomness"]
+__all__ = [
+    "LocalNodeRelation",
+    "LocalRelation",
+    "MessageLayout",
+    "PublicRandomness",
+    "public_randomness_digest",
+]
 
 
 class MessageLayout(SpecModel):
@@ -137,6 +144,48 @@ class PublicRandomness(SpecModel):
     reveals: str = Field(min_length=1)
     seed: NonNegativeInt | None = None
     digest: str | None = None
+
+
+def public_randomness_digest(rho: Any) -> str:
+    """``"sha256:<hex>"`` of a realised public randomness ρ: the one digest that
+    :attr:`PublicRandomness.digest` is checked against.
+
+    Parameters
+    ----------
+    rho : object with ``public_bytes()``, or array_like of numbers
+        An object's own canonical bytes when it defines ``public_bytes()``; otherwise the
+        C-contiguous int64 bytes of an integer (or boolean) array, or the float64 bytes of
+        a real one.
+
+    Returns
+    -------
+    str
+
+    Raises
+    ------
+    InvalidParameterError
+        If ρ is neither (strings, objects, complex numbers): it then has no canonical bytes.
+    """
+    public_bytes = getattr(rho, "public_bytes", None)
+    if callable(public_bytes):
+        data = public_bytes()
+        if not isinstance(data, bytes):
+            raise InvalidParameterError(
+                f"{type(rho).__name__}.public_bytes() must return bytes, got {type(data).__name__}"
+            )
+        return "sha256:" + hashlib.sha256(data).hexdigest()
+    array = np.asarray(rho)
+    if array.dtype.kind in "biu":
+        data = np.ascontiguousarray(array, dtype=np.int64).tobytes()
+    elif array.dtype.kind == "f":
+        data = np.ascontiguousarray(array, dtype=np.float64).tobytes()
+    else:
+        raise InvalidParameterError(
+            f"public randomness of type {type(rho).__name__} (dtype {array.dtype}) has no "
+            "canonical bytes to digest: pass an array of numbers, or give it a "
+            "public_bytes() method"
+        )
+    return "sha256:" + hashlib.sha256(data).hexdigest()
 
 
 class LocalRelation(NeighbouringRelationBase):

@@ -87,7 +87,7 @@ class QueryDistance(NeighbouringRelationBase):
 
     Examples
     --------
-    >>> from spec.domains import RealInterval, VectorDomain
+    >>> from privaudit.spec.domains import RealInterval, VectorDomain
     >>> dom = VectorDomain(element=RealInterval(), length=2)
     >>> QueryDistance(norm="linf", radius=1.0, monotone=True).decide(
     ...     [0.0, 0.0], [1.0, -1.0], dom).is_neighbour

@@ -17,11 +17,9 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from mechanisms import declare_mechanism
 from privaudit import AuditConfig, audit
-from privaudit.suites import delta_broken_cases, delta_control_cases
-from privaudit.trust.soundness import CORRECT_DELTA_MECHANISMS, soundness_run
-from spec import (
+from privaudit.mechanisms import declare_mechanism
+from privaudit.spec import (
     AdditiveNoise,
     ApproxDP,
     DatasetDomain,
@@ -31,6 +29,8 @@ from spec import (
     RealInterval,
     SubstituteOne,
 )
+from privaudit.suites import delta_broken_cases, delta_control_cases
+from privaudit.trust.soundness import CORRECT_DELTA_MECHANISMS, soundness_run
 
 #: 4·10⁵ per side with the statistic hook; 10⁵ for black boxes (no declared densities:
 #: the data-driven search costs more per output).  N·p ≥ 100 for every leak.

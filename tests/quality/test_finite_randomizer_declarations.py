@@ -15,10 +15,10 @@ import warnings
 import numpy as np
 import pytest
 
-from mechanisms import declare_mechanism
 from privaudit import audit
 from privaudit.interfaces.html_report import render_html_report as render_html
-from spec import (
+from privaudit.mechanisms import declare_mechanism
+from privaudit.spec import (
     AdditiveNoise,
     ApproxDP,
     Categorical,
@@ -32,7 +32,7 @@ from spec import (
     PureDP,
     RealInterval,
 )
-from spec.errors import InconsistentSpecError, InvalidParameterError
+from privaudit.spec.errors import InconsistentSpecError, InvalidParameterError
 
 P1 = {0: np.array([0.3, 0.5, 0.3, 0.5]), 1: np.array([0.5, 0.3, 0.5, 0.3])}
 EXACT = float(

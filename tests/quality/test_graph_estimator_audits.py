@@ -14,10 +14,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from estimators.graphs import private_edge_density_mechanism
-from estimators.graphs.local_hajek_network import NetworkStatisticMechanism
 from privaudit import AuditConfig, audit, registry
-from spec import GraphDomain, NodeNeighbouring
+from privaudit.estimators.graphs import private_edge_density_mechanism
+from privaudit.estimators.graphs.local_hajek_network import NetworkStatisticMechanism
+from privaudit.spec import GraphDomain, NodeNeighbouring
 
 CONFIG = AuditConfig(
     samples=50_000, pilot_samples=2_000, pair_budget=24, pairs_tested=2, claim_budget=200, seed=11

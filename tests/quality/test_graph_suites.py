@@ -26,13 +26,13 @@ import numpy as np
 import pytest
 
 from privaudit.auditing.search.candidates import extreme_pairs
+from privaudit.spec import EdgeNeighbouring, NodeNeighbouring
 from privaudit.suites import (
     WORST_PAIR_GENERATORS,
     BenchmarkCase,
     graph_broken_cases,
     graph_control_cases,
 )
-from spec import EdgeNeighbouring, NodeNeighbouring
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 GENERATOR_ORIGINS = {

@@ -14,10 +14,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from mechanisms import declare_mechanism
 from privaudit import AuditReport, audit
 from privaudit.auditing.checks.group_privacy import audit_group_privacy
-from spec import (
+from privaudit.mechanisms import declare_mechanism
+from privaudit.spec import (
     AdditiveNoise,
     GlobalSensitivity,
     GraphDomain,
@@ -28,8 +28,12 @@ from spec import (
     RealInterval,
     SubstituteOne,
 )
-from spec.domains import DatasetDomain
-from spec.errors import InvalidParameterError, NotNeighboursError, UnsupportedCombinationError
+from privaudit.spec.domains import DatasetDomain
+from privaudit.spec.errors import (
+    InvalidParameterError,
+    NotNeighboursError,
+    UnsupportedCombinationError,
+)
 
 N, EPS = 8, 1.0
 
@@ -112,7 +116,7 @@ def test_group_arguments_are_checked():
     )
     with pytest.raises(InvalidParameterError, match="k must be an integer in"):
         audit(plain, group=11)
-    from spec import AddRemoveOne
+    from privaudit.spec import AddRemoveOne
 
     unbounded = MechanismSpec(
         name="sum",
@@ -133,21 +137,25 @@ def test_group_arguments_are_checked():
 
 
 @pytest.mark.quality
-def test_group_claims_under_substitution():
-    """A mean of 10 records in [0, 1] with Lap(0.1): at substitution distance 3 the loss is
-    exactly 3, the group bound (so a seeded audit may refute it with probability ≤ 0.05:
-    2 of seeds 0–39 do); a mean drawn with a third of that scale is refuted (true group
-    loss 9 > 3)."""
-    n = 10
-    spec = MechanismSpec(
+def _mean_of_ten() -> MechanismSpec:
+    """The mean of 10 records in [0, 1] with Lap(0.1): ε = 1 under substitution."""
+    return MechanismSpec(
         name="mean",
-        input_domain=DatasetDomain(record=RealInterval(lo=0, hi=1), size=n),
+        input_domain=DatasetDomain(record=RealInterval(lo=0, hi=1), size=10),
         relation=SubstituteOne(),
         statistic="mean",
         sensitivity=(GlobalSensitivity(value=0.1),),
         noise=AdditiveNoise(law=Laplace(scale=0.1)),
         guarantee=PureDP(epsilon=1.0),
     )
+
+
+def test_group_claims_under_substitution():
+    """A mean of 10 records in [0, 1] with Lap(0.1): at substitution distance 3 the loss is
+    exactly 3, the group bound (so a seeded audit may refute it with probability ≤ 0.05:
+    2 of seeds 0–39 do); a mean drawn with a third of that scale is refuted (true group
+    loss 9 > 3)."""
+    spec = _mean_of_ten()
     good = declare_mechanism(
         spec,
         lambda x, size, rng: x.mean() + rng.laplace(0, 0.1, size),
@@ -167,3 +175,59 @@ def test_group_claims_under_substitution():
 def test_the_old_spelling_still_works():
     results = audit_group_privacy(_degrees_plus_laplace(), 2, samples=5_000, rng=1)
     assert {r.origin for r in results} >= {"empty_vs_starpartite"}
+
+
+@pytest.mark.parametrize("order_seed", [None, 3, 11])
+def test_a_false_group_claim_on_unequally_weighted_records_is_refuted(order_seed):
+    """A weighted sum of 10 records in [0, 1], weights 1..10 (light first, or shuffled):
+    the relation's own group pairs move the first two records (loss 0.3 at the light
+    end), the heavy pair moves the two largest weights (loss 1.9).  A stated group claim
+    of 1.2 at distance 2 is false, and the heavy pair found from the statistic refutes it
+    wherever the heavy records sit."""
+    n = 10
+    weights = np.arange(1.0, n + 1)
+    if order_seed is not None:
+        weights = np.random.default_rng(order_seed).permutation(weights)
+    scale = weights.max()  # ε = 1 at distance 1: one record moves the sum by ≤ 10
+    spec = MechanismSpec(
+        name="weighted_sum",
+        input_domain=DatasetDomain(record=RealInterval(lo=0, hi=1), size=n),
+        relation=SubstituteOne(),
+        statistic="weighted sum",
+        sensitivity=(GlobalSensitivity(value=float(weights.max())),),
+        noise=AdditiveNoise(law=Laplace(scale=float(scale))),
+        guarantee=PureDP(epsilon=1.0),
+    )
+    mech = declare_mechanism(
+        spec,
+        lambda x, size, rng: float(weights @ x) + rng.laplace(0, scale, size),
+        statistic=lambda x: float(weights @ x),
+    )
+    report = audit(mech, group=2, claim=PureDP(epsilon=1.2), samples=50_000, seed=5)
+    assert report.violated, report.summary()
+    assert report.worst_pair.origin.startswith("group_heavy_")
+
+
+@pytest.mark.parametrize("scale_factor, k", [(0.1, 2), (0.25, 3)])
+def test_exact_group_figures_are_refuted_by_the_audits_own_samples(scale_factor, k):
+    """The hook and the declared scale say the group loss is within kε; the sampler draws a
+    fraction of that noise.  The samples certify more than the declared law allows on a
+    tested pair, so group.exact is set aside and the disagreement is a violation."""
+    report = audit(_degrees_plus_laplace(scale_factor), group=k, samples=50_000, seed=19)
+    assert report.violated
+    assert report.check("group.sampling_agreement").violated
+    assert report.check("group.exact").status == "skipped"
+    assert "REFUTED by sampling" in report.check("group.exact").summary
+
+
+def test_a_group_claim_below_the_distance_one_epsilon_is_reported_not_raised():
+    """A group claim of ε = 0.5 at distance 2 on a release whose declared law delivers ε = 1
+    at distance 1 cannot be a valid spec; the audit still runs and refutes it (the report
+    carries the distance-1 spec under the group's name, the claim in epsilon_claimed)."""
+    spec = _mean_of_ten()
+    mech = declare_mechanism(
+        spec, lambda x, size, rng: x.mean() + rng.laplace(0, 0.1, size), statistic=np.mean
+    )
+    report = audit(mech, group=2, claim=PureDP(epsilon=0.5), samples=20_000, seed=1)
+    assert report.violated and report.epsilon_claimed == 0.5
+    assert report.spec.name == "mean@group=2"

@@ -28,7 +28,9 @@ import math
 import numpy as np
 import pytest
 
-from estimators.lndp import (
+from privaudit import AuditConfig, audit
+from privaudit.auditing.checks.group_privacy import audit_group_privacy
+from privaudit.estimators.lndp import (
     RegularStarRandomness,
     joint_accounting,
     laplace_edge_count_mechanism,
@@ -36,18 +38,8 @@ from estimators.lndp import (
     regular_vs_star_sigma,
     soft_threshold_mechanism,
 )
-from mechanisms import declare_mechanism
-from privaudit import AuditConfig, audit
-from privaudit.auditing.checks.group_privacy import audit_group_privacy
-from privaudit.suites.local_node import (
-    global_threshold_soft_threshold,
-    neighbours_copies_ignored,
-    node_degrees,
-    own_sensitivity_laplace_edge_count,
-    own_sensitivity_soft_threshold,
-    sampled_one_hot,
-)
-from spec import (
+from privaudit.mechanisms import declare_mechanism
+from privaudit.spec import (
     AdditiveNoise,
     GlobalSensitivity,
     GraphDomain,
@@ -56,7 +48,15 @@ from spec import (
     MechanismSpec,
     PureDP,
 )
-from spec.errors import InconsistentSpecError, UnsupportedCombinationError
+from privaudit.spec.errors import InconsistentSpecError, UnsupportedCombinationError
+from privaudit.suites.local_node import (
+    global_threshold_soft_threshold,
+    neighbours_copies_ignored,
+    node_degrees,
+    own_sensitivity_laplace_edge_count,
+    own_sensitivity_soft_threshold,
+    sampled_one_hot,
+)
 
 CONFIG = AuditConfig(
     samples=40_000, pilot_samples=2_000, pair_budget=48, pairs_tested=3, claim_budget=200, seed=19
@@ -121,7 +121,7 @@ def test_sampled_one_hot_is_private_at_n8_so_no_audit_may_flag_it():
     """Every mixture component of the sampled one-hot moves by ≤ √2 per node whose degree
     changes (≤ n nodes), so by joint convexity of the hockey-stick divergence its δ(0.9) at
     any pair is ≤ δ_Gauss(0.9; √(2n), σ) — below the claimed 10⁻³ (docs/lndp_study.md)."""
-    from spec import Gaussian
+    from privaudit.spec import Gaussian
 
     mech = sampled_one_hot(N)
     sigma = mech.spec.noise.law.sigma
@@ -154,7 +154,7 @@ def test_averaged_calibration_fails_per_rho():
     x, y = LocalNodeRelation().star_toggle(rho.n, 0)
     shift = joint_accounting(honest, x, y).shift
     assert shift == pytest.approx(math.sqrt((rho.n - 1) * rho.sets))  # v's own row stays 0
-    from spec import Gaussian
+    from privaudit.spec import Gaussian
 
     assert Gaussian(sigma=sigma_avg).privacy_profile(eps, shift) > 10 * delta
     assert joint_accounting(honest, x, y).holds

@@ -20,11 +20,11 @@ import networkx as nx
 import numpy as np
 import pytest
 
-from mechanisms import declare_mechanism
 from privaudit import AuditConfig, audit
 from privaudit.auditing.checks.local_node import check_locality, exposed_nodes
 from privaudit.interfaces.html_report import render_html_report
-from spec import (
+from privaudit.mechanisms import declare_mechanism
+from privaudit.spec import (
     AdditiveNoise,
     GlobalSensitivity,
     GraphDomain,
@@ -36,7 +36,7 @@ from spec import (
     PublicRandomness,
     PureDP,
 )
-from spec.errors import (
+from privaudit.spec.errors import (
     InconsistentSpecError,
     InvalidParameterError,
     UnsupportedCombinationError,

@@ -19,11 +19,14 @@ from __future__ import annotations
 import pytest
 from scipy import stats
 
-from estimators.local_ustatistics import HadamardRandomizerMechanism, rr_randomizer_mechanism
-from mechanisms import RandomizedResponseMechanism
 from privaudit import AuditConfig, audit
 from privaudit.auditing.config import CI_STRENGTH
 from privaudit.auditing.exact_audit import exact_privacy
+from privaudit.estimators.local_ustatistics import (
+    HadamardRandomizerMechanism,
+    rr_randomizer_mechanism,
+)
+from privaudit.mechanisms import RandomizedResponseMechanism
 from privaudit.suites import local_broken_cases, local_control_cases
 from privaudit.trust.soundness import CORRECT_FINITE_MECHANISMS, soundness_run
 

@@ -15,14 +15,14 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from estimators.ustatistics import (
+from privaudit import CI_STRENGTH, audit, registry
+from privaudit.estimators.ustatistics import (
     exact_local_sensitivity,
     median_of_means_mechanism,
     private_mean_local_hajek_mechanism,
     table_kernel,
 )
-from mechanisms.smooth_sensitivity import QUARTIC_CONSTANT
-from privaudit import CI_STRENGTH, audit, registry
+from privaudit.mechanisms.smooth_sensitivity import QUARTIC_CONSTANT
 
 USTAT = [e for e in registry.entries() if e.name.startswith("ustat.")]
 #: The documented paper-mode counterexample configuration

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from spec import DiscreteGaussian, DiscreteLaplace
+from privaudit.spec import DiscreteGaussian, DiscreteLaplace
 
 ALPHA = 1e-4
 DRAWS = 100_000_000

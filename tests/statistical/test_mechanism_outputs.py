@@ -23,7 +23,7 @@ import numpy as np
 import pytest
 from scipy import integrate, stats
 
-from mechanisms import (
+from privaudit.mechanisms import (
     DiscreteGaussianMechanism,
     DiscreteLaplaceMechanism,
     ExponentialMechanism,

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from spec.noise import (
+from privaudit.spec.noise import (
     DiscreteGaussian,
     DiscreteLaplace,
     Exponential,

@@ -31,7 +31,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from estimators.models import (
+from privaudit.estimators.models import (
     random_geometric_graph,
     rgg_edge_probability,
     rgg_triangle_density_small_radius,

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 from scipy.stats import binomtest
 
-from estimators.hypothesis_tests import private_uniformity_test
+from privaudit.estimators.hypothesis_tests import private_uniformity_test
 
 ALPHA = 0.1
 RUNS = 300

@@ -13,8 +13,8 @@ from typing import Any
 import networkx as nx
 import numpy as np
 
-from spec import MechanismSpec
-from spec.errors import AuditError, InvalidInputError, InvalidParameterError
+from privaudit.spec import MechanismSpec
+from privaudit.spec.errors import AuditError, InvalidInputError, InvalidParameterError
 
 from ..pairs import CandidatePair, to_jsonable, verified_pair
 from ..results import CheckOutcome, Counterexample, jsonable_details

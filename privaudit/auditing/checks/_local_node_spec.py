@@ -8,10 +8,10 @@ called out of place.
 
 from __future__ import annotations
 
-from mechanisms import Mechanism
-from spec import AdditiveNoise, Laplace, LocalNodeRelation
-from spec.domains import GraphDomain
-from spec.errors import AuditError
+from privaudit.mechanisms import Mechanism
+from privaudit.spec import AdditiveNoise, Laplace, LocalNodeRelation
+from privaudit.spec.domains import GraphDomain
+from privaudit.spec.errors import AuditError
 
 __all__: list[str] = []
 

@@ -21,8 +21,8 @@ from typing import Any
 
 import numpy as np
 
-from spec import MechanismSpec, WeightedChoice
-from spec.errors import InvalidInputError, UnsupportedCombinationError
+from privaudit.spec import MechanismSpec, WeightedChoice
+from privaudit.spec.errors import InvalidInputError, UnsupportedCombinationError
 
 from ..pairs import CandidatePair
 from ._common import CachedFunction, difference_norm, finite_ratio, input_key

@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from spec import Gumbel
+from privaudit.spec import Gumbel
 
 __all__ = ["GL_NODES", "selection_probabilities"]
 

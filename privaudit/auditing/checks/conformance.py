@@ -38,8 +38,8 @@ from typing import Any
 
 import numpy as np
 
-from mechanisms import Mechanism
-from spec import (
+from privaudit.mechanisms import Mechanism
+from privaudit.spec import (
     AdditiveNoise,
     FiniteRandomizer,
     LatticeGaussian,
@@ -54,6 +54,7 @@ from spec import (
 
 from ..pairs import to_jsonable
 from ..results import CheckOutcome, jsonable_details
+from ..sampler_outputs import draw_outputs
 from ._common import check_count, missing_hooks, skipped
 from ._gof import (
     BINNED_ABOVE,
@@ -184,8 +185,17 @@ def _outcome(tests: list[SubTest], alpha: float, what: str, **extra: Any) -> Che
     )
 
 
-#: Coordinates of a finite randomizer's release whose frequencies are tested.
+#: Coordinates of a finite randomizer's release in the consecutive joint tables (the
+#: marginals and the pairwise tables cover every coordinate).
 FINITE_COORDINATES_TESTED = 16
+#: Largest total alphabet Σ_c |A_c| whose every coordinate pair gets a joint table on all
+#: the samples; above it the pairs are screened on half the samples and the most
+#: dependent :data:`SCREENED_PAIRS` tested on the other half.
+ALL_PAIRS_COLUMNS = 512
+#: Coordinate pairs tested after the screen of a wide release.
+SCREENED_PAIRS = 32
+#: Largest total alphabet of the screen (one-hot columns of its Gram matrix).
+SCREEN_COLUMNS = 4096
 
 
 def _finite_randomizer_outcome(
@@ -203,35 +213,40 @@ def _finite_randomizer_outcome(
     probs = np.asarray(mechanism.output_probabilities(xv), dtype=np.float64).reshape(
         length, alphabet
     )
-    out = np.asarray(mechanism.sample(xv, n, gen))
-    expected = (n,) if length == 1 else (n, length)
-    if out.shape != expected and not (length == 1 and out.shape == (n, 1)):
-        return CheckOutcome(
-            name=_NAME,
-            status="violated",
-            error_rate=level,
-            summary=f"the sampler returned outputs of shape {out.shape}; the declared finite "
-            f"law has {length} coordinate(s) per release (expected {expected})",
-            details=jsonable_details(samples=n, output_shape=list(out.shape)),
-        )
-    out = out.reshape(n, length)
+    # the spec declares output_dimension = law.length: draw_outputs checked the shape
+    out = draw_outputs(mechanism, xv, n, gen).reshape(n, length)
     sizes = law.coordinate_alphabets
-    tested = min(length, FINITE_COORDINATES_TESTED)
     tests: list[SubTest] = []
-    for c in range(tested):
+    for c in range(length):
         for t in _categorical_tests(out[:, c], probs[c, : sizes[c]]):
             tests.append(SubTest(f"coordinate {c}: {t.name}", t.statistic, t.p_value, t.info))
     joint = _joint_groups(sizes) if law.independent else []
     for group in joint:
         for t in _joint_tests(out, probs, sizes, group):
             tests.append(SubTest(f"joint {list(group)}: {t.name}", t.statistic, t.p_value, t.info))
+    pairs_what = ""
+    independence: dict[str, Any] = {}
+    if law.independent and length > 1 and not any(t.name.endswith("support") for t in tests):
+        pair_tests, pairs_what = _pairwise_tests(out, probs, sizes, gen)
+        tests += pair_tests
+        independence = {
+            "independence_pairs_tested": len(pair_tests),
+            "independence_pairs_total": length * (length - 1) // 2,
+            "independence_design": "all_pairs"
+            if pairs_what.startswith("all")
+            else "screened"
+            if "screened" in pairs_what
+            else "random_pairs",
+        }
     what = (
-        f"{len(joint)} joint table(s) of coordinates declared independent"
-        if joint
+        f"{len(joint)} consecutive joint table(s) and {pairs_what} of coordinates declared "
+        "independent"
+        if law.independent and length > 1
         else "marginals only: the law declares dependent coordinates"
         if not law.independent
         else "one coordinate"
     )
+    tested = length
     return _outcome(
         tests,
         level,
@@ -241,6 +256,7 @@ def _finite_randomizer_outcome(
         samples=n,
         law="FiniteOutputLaw",
         input=shown_input,
+        **independence,
     )
 
 
@@ -282,6 +298,99 @@ def _joint_groups(sizes: tuple[int, ...]) -> list[tuple[int, ...]]:
         ):
             groups.append(pair)
     return groups
+
+
+def _one_hot(out: np.ndarray, sizes: tuple[int, ...], coordinates: np.ndarray) -> np.ndarray:
+    """Rows × Σ|A_c| indicators of the letters of ``coordinates`` (float32, for a Gram)."""
+    widths = np.asarray([sizes[c] for c in coordinates], dtype=np.int64)
+    offsets = np.concatenate([[0], np.cumsum(widths)[:-1]])
+    hot = np.zeros((out.shape[0], int(widths.sum())), dtype=np.float32)
+    rows = np.arange(out.shape[0])
+    for k, c in enumerate(coordinates):
+        hot[rows, offsets[k] + out[:, c].astype(np.int64)] = 1.0
+    return hot
+
+
+def _pair_table_tests(
+    counts: np.ndarray,
+    probs: np.ndarray,
+    sizes: tuple[int, ...],
+    offsets: np.ndarray,
+    pairs: list[tuple[int, int]],
+) -> list[SubTest]:
+    """χ² of each pair's joint counts (blocks of a Gram matrix) against the product of the
+    two declared rows."""
+    found = []
+    for a, b in pairs:
+        table = counts[offsets[a] : offsets[a] + sizes[a], offsets[b] : offsets[b] + sizes[b]]
+        expected = np.multiply.outer(probs[a, : sizes[a]], probs[b, : sizes[b]]).ravel()
+        t = chi_square_test(np.rint(table).astype(np.int64).ravel(), expected)
+        found.append(SubTest(f"pair ({a}, {b}): {t.name}", t.statistic, t.p_value, t.info))
+    return found
+
+
+def _pairwise_tests(
+    out: np.ndarray, probs: np.ndarray, sizes: tuple[int, ...], gen: np.random.Generator
+) -> tuple[list[SubTest], str]:
+    """Every pair of coordinates declared independent, tested against the product of its
+    declared rows: on all the samples when the release is narrow (Σ|A_c| ≤
+    :data:`ALL_PAIRS_COLUMNS`); else screened on half the samples (the largest standardised
+    deviation of a pair's joint counts from independence, over all pairs) and the
+    :data:`SCREENED_PAIRS` most dependent pairs tested on the other half, so the test
+    stays exact.  A sampler that reuses one coordinate's coin for another is caught
+    wherever the two coordinates sit."""
+    length = len(sizes)
+    coords = np.arange(length)
+    offsets = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int64)
+    everything = [(a, b) for a in range(length) for b in range(a + 1, length)]
+    if int(sum(sizes)) <= ALL_PAIRS_COLUMNS:
+        hot = _one_hot(out, sizes, coords)
+        counts = np.asarray(hot.T @ hot, dtype=np.float64)
+        return (
+            _pair_table_tests(counts, probs, sizes, offsets, everything),
+            f"all {len(everything)} pairwise tables",
+        )
+    n = out.shape[0]
+    order = gen.permutation(n)
+    screen, test = out[order[: n // 2]], out[order[n // 2 :]]
+    if int(sum(sizes)) <= SCREEN_COLUMNS:
+        hot = _one_hot(screen, sizes, coords)
+        counts = np.asarray(hot.T @ hot, dtype=np.float64)
+        flat = np.concatenate([probs[c, : sizes[c]] for c in coords])
+        expected = screen.shape[0] * np.multiply.outer(flat, flat)
+        z = np.abs(counts - expected) / np.sqrt(np.maximum(expected, 1.0))
+        owner = np.repeat(coords, np.asarray(sizes))
+        scores = np.zeros((length, length))
+        np.maximum.at(scores, (owner[:, None], owner[None, :]), z)
+        ranked = sorted(everything, key=lambda p: -scores[p])
+        chosen = ranked[:SCREENED_PAIRS]
+        how = f"{len(chosen)} of {len(everything)} pairwise tables, screened"
+    else:
+        size = min(SCREENED_PAIRS, len(everything))
+        picks = gen.choice(len(everything), size=size, replace=False)
+        chosen = [everything[int(i)] for i in np.sort(picks)]
+        how = f"{len(chosen)} random of {len(everything)} pairwise tables (too wide to screen)"
+    used = np.unique(np.asarray(chosen).ravel())
+    hot = _one_hot(test, sizes, used)
+    counts_used = np.asarray(hot.T @ hot, dtype=np.float64)
+    local = {int(c): k for k, c in enumerate(used)}
+    sub_sizes = tuple(int(sizes[c]) for c in used)
+    sub_offsets = np.concatenate([[0], np.cumsum(sub_sizes)[:-1]]).astype(np.int64)
+    sub_probs = np.zeros((used.size, probs.shape[1]))
+    for k, c in enumerate(used):
+        sub_probs[k] = probs[c]
+    found = _pair_table_tests(
+        counts_used,
+        sub_probs,
+        sub_sizes,
+        sub_offsets,
+        [(local[a], local[b]) for a, b in chosen],
+    )
+    renamed = [
+        SubTest(f"pair ({a}, {b}): {t.name.split(': ', 1)[1]}", t.statistic, t.p_value, t.info)
+        for (a, b), t in zip(chosen, found, strict=True)
+    ]
+    return renamed, how
 
 
 def _joint_tests(
@@ -404,7 +513,7 @@ def check_noise_law(
     if isinstance(noise, RandomizedResponse):
         rr = noise.law
         probs = np.asarray(rr.pmf_given(np.arange(rr.categories), xv), dtype=np.float64)
-        out = np.asarray(mechanism.sample(xv, n, gen))
+        out = draw_outputs(mechanism, xv, n, gen)
         return _outcome(
             _categorical_tests(out, probs),
             level,
@@ -420,7 +529,7 @@ def check_noise_law(
     if isinstance(noise, NoisyArgmax):
         scores = np.asarray(mechanism.statistic(xv), dtype=np.float64).ravel()
         probs, quad_error = selection_probabilities(law, scores)
-        out = np.asarray(mechanism.sample(xv, n, gen))
+        out = draw_outputs(mechanism, xv, n, gen)
         return _outcome(
             _categorical_tests(out, probs),
             level,
@@ -434,7 +543,7 @@ def check_noise_law(
         )
 
     centre = np.asarray(mechanism.statistic(xv), dtype=np.float64)
-    out = np.asarray(mechanism.sample(xv, n, gen), dtype=np.float64)
+    out = np.asarray(draw_outputs(mechanism, xv, n, gen), dtype=np.float64)
     expected_size = n * max(1, centre.size)
     if out.size != expected_size:
         return CheckOutcome(

@@ -42,8 +42,8 @@ import numbers
 from collections.abc import Callable
 from typing import Any
 
-from mechanisms import Mechanism
-from spec import (
+from privaudit.mechanisms import Mechanism
+from privaudit.spec import (
     GaussianDP,
     MechanismSpec,
     NoisyArgmax,
@@ -51,8 +51,9 @@ from spec import (
     RandomizedResponse,
     SmoothSensitivityNoise,
     VectorDomain,
+    public_randomness_digest,
 )
-from spec.errors import PrivauditError
+from privaudit.spec.errors import PrivauditError
 
 from ..results import CheckOutcome, jsonable_details
 
@@ -142,6 +143,28 @@ def _show(value: Any) -> str:
     return text if len(text) <= 200 else text[:197] + "..."
 
 
+def _digest_problem(mechanism: Mechanism) -> dict[str, str] | None:
+    """The declared digest of the public randomness against the mechanism's realised ρ."""
+    public = getattr(mechanism.spec.relation, "public_randomness", None)
+    declared = getattr(public, "digest", None)
+    rho = getattr(mechanism, "rho", None)
+    if declared is None or rho is None:
+        return None
+    try:
+        actual = public_randomness_digest(rho)
+    except PrivauditError as err:
+        actual = f"<no digest: {err}>"
+    if actual == declared:
+        return None
+    return {
+        "attribute": "rho (public randomness digest)",
+        "mechanism": actual,
+        "spec": declared,
+        "why": f"the spec pins public randomness {declared} but the mechanism's rho has the "
+        f"digest {actual}",
+    }
+
+
 def check_spec_consistency(mechanism: Mechanism) -> CheckOutcome:
     """Check that the spec round-trips through JSON and matches the mechanism's attributes.
 
@@ -185,7 +208,10 @@ def check_spec_consistency(mechanism: Mechanism) -> CheckOutcome:
         )
     compared: list[str] = []
     not_in_spec: list[str] = []
+    not_claims: frozenset[str] = getattr(type(mechanism), "non_claim_attributes", frozenset())
     for attribute, read in _SPEC_VALUES.items():
+        if attribute in not_claims:
+            continue
         try:
             value = getattr(mechanism, attribute, _ABSENT)
         except Exception as err:  # noqa: BLE001 - a property that raises is reported
@@ -198,7 +224,13 @@ def check_spec_consistency(mechanism: Mechanism) -> CheckOutcome:
                 }
             )
             continue
-        if value is _ABSENT or callable(value) and not hasattr(value, "model_dump"):
+        # an unset attribute (a wrapper's ``None``) is not a claim
+        if (
+            value is _ABSENT
+            or value is None
+            or callable(value)
+            and not hasattr(value, "model_dump")
+        ):
             continue
         expected = read(spec)
         if expected is _ABSENT:
@@ -216,6 +248,9 @@ def check_spec_consistency(mechanism: Mechanism) -> CheckOutcome:
                     f"{_show(expected)}",
                 }
             )
+    digest = _digest_problem(mechanism)
+    if digest is not None:
+        problems.append(digest)
     violated = bool(problems)
     if violated:
         summary = "; ".join(p["why"] for p in problems)

@@ -27,13 +27,14 @@ results, ``alpha=``/``rng=``) is kept for existing callers; prefer ``audit(..., 
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from mechanisms import Mechanism
-from spec import (
+from privaudit.mechanisms import Mechanism
+from privaudit.spec import (
     ApproxDP,
     GaussianDP,
     MechanismSpec,
@@ -44,7 +45,7 @@ from spec import (
     ZeroConcentratedDP,
     as_generator,
 )
-from spec.errors import InvalidParameterError, PrivauditError, UnsupportedCombinationError
+from privaudit.spec.errors import InvalidParameterError, PrivauditError, UnsupportedCombinationError
 
 from ..distinguish import distinguish_pair
 from ..pairs import CandidatePair
@@ -57,6 +58,7 @@ __all__ = [
     "GroupPrivacyResult",
     "audit_group_privacy",
     "check_group_exact",
+    "group_exact_refutation",
     "group_guarantee",
     "group_setup",
 ]
@@ -105,6 +107,19 @@ class _GroupClaim(Mechanism):
     def __init__(self, inner: Mechanism, k: int, claim: Any = None) -> None:
         super().__init__(_group_spec(inner.spec, k, claim))
         self._inner = inner
+        self._k = k
+
+    @property
+    def report_spec(self) -> MechanismSpec:
+        """The spec a report carries: the group spec when it is a valid spec; when the
+        distance-1 rules refuse the group claim (a claim below what the declared law
+        delivers at distance 1, e.g. ε = 0.5 for a group of a Laplace release of ε = 1),
+        the inner spec under the group's name (the claim is the report's
+        ``epsilon_claimed`` and ``delta_claimed``)."""
+        try:
+            return MechanismSpec.model_validate(self.spec.model_dump())
+        except PrivauditError:
+            return self._inner.spec.model_copy(update={"name": self.spec.name})
 
     def provides(self, hook: str) -> bool:
         return self._inner.provides(hook)
@@ -155,7 +170,58 @@ def group_setup(
             f"the {spec.relation.kind!r} relation has no pair at distance {k} on "
             f"{spec.input_domain.label()}"
         )
+    pairs += _heavy_pairs(mechanism, int(k), pairs[0])
     return _GroupClaim(mechanism, int(k), claim), pairs
+
+
+#: Records whose single-record influence is measured to find a heavy group (larger
+#: datasets: the first ones, then evenly spaced).
+HEAVY_SCAN = 4096
+
+
+def _heavy_pairs(mechanism: Mechanism, k: int, first: CandidatePair) -> list[CandidatePair]:
+    """Group pairs on the k records the statistic weighs most (origin ``group_heavy_*``).
+
+    The relation's own group pairs move the first k records; a statistic that weighs
+    records unequally (light ones first) is moved most by others.  With the ``statistic``
+    hook, each record's influence ‖f(x with record i high) − f(x)‖ is measured on the
+    all-low dataset of ``first``, and the k largest give the pair.  Empty without the hook
+    or when the relation takes no ``positions``.
+    """
+    spec = mechanism.spec
+    if not mechanism.provides("statistic") or k < 1:
+        return []
+    try:
+        generate: Any = getattr(spec.relation, "group_pairs", None)
+        if generate is None:
+            return []
+        x, y = np.asarray(first.x), np.asarray(first.y)
+        if x.ndim == 0 or x.shape != y.shape or x.shape[0] <= k:
+            return []
+        n = x.shape[0]
+        scan = np.unique(np.linspace(0, n - 1, min(n, HEAVY_SCAN)).astype(np.int64))
+        base = np.atleast_1d(np.asarray(mechanism.statistic(x), dtype=np.float64))
+        influence = np.zeros(scan.size)
+        for j, i in enumerate(scan):
+            moved = x.copy()
+            moved[i] = y[0]
+            shift = np.atleast_1d(np.asarray(mechanism.statistic(moved), dtype=np.float64))
+            influence[j] = float(np.abs(shift - base).sum())
+        heavy = np.sort(scan[np.argsort(-influence, kind="stable")[:k]])
+        if np.array_equal(heavy, np.arange(k)):
+            return []  # the relation's own pairs already move these records
+        found = generate(spec.input_domain, k, positions=[int(i) for i in heavy])
+    except (TypeError, PrivauditError):  # no positions= for this relation, or a hook error
+        return []
+    return [
+        CandidatePair(
+            x=spec.input_domain.validate(a),
+            y=spec.input_domain.validate(b),
+            origin=f"group_heavy_{origin}",
+            decision=NeighbourDecision(True, f"distance {k}", float(k)),
+        )
+        for a, b, origin in found
+    ]
 
 
 def check_group_exact(inner: Mechanism, claim: Any, pairs: list[CandidatePair]) -> CheckOutcome:
@@ -223,6 +289,61 @@ def check_group_exact(inner: Mechanism, claim: Any, pairs: list[CandidatePair]) 
         else None,
         details={"pairs": len(pairs), "family": family},
     )
+
+
+def group_exact_refutation(
+    inner: Mechanism, claim: Any, tested: Sequence[tuple[CandidatePair, float]], alpha: float
+) -> CheckOutcome | None:
+    """``group.sampling_agreement``: the audit's own samples against the exact group figures.
+
+    A sampling lower bound ε̲ at δ_group on a tested pair certifies δ(ε̲) > δ_group there;
+    if the declared law (the hook ``group.exact`` reads) gives δ(ε̲) ≤ δ_group at that pair
+    (for a pure Laplace claim: an ℓ1 loss bound below ε̲), the hook does not describe the
+    sampler and the exact figures do not hold, as at distance 1
+    (:func:`~privaudit.auditing.exact_audit.sampling_refutation`).  ``None`` when they
+    agree or no exact accounting applies.
+    """
+    law = _law_of(inner) if local_node_checks_apply(inner) else None
+    if law is None:
+        return None
+    family, params = law
+    from privaudit.statistics import claimed_point
+
+    _, delta_k = (float(v) for v in claimed_point(claim))
+    for pair, bound in tested:
+        if not bound > 0:
+            continue
+        p, q = params(pair.x), params(pair.y)
+        eps = min(float(bound), 700.0)
+        if family == "laplace" and delta_k == 0.0:
+            allowed = float(np.abs(p - q).sum()) / _laplace_scale(inner)
+            agrees = eps <= allowed * (1 + REL_TOL) + 1e-12
+            shown = f"their l1 loss bound is {allowed:.4g}"
+        elif family in ("gaussian", "finite"):
+            exact = _delta_at(family, inner, p, q, eps)[1]
+            agrees = exact > delta_k * (1 + 1e-9) + 1e-12
+            shown = f"they give delta({eps:.4g}) = {exact:.3g} <= {delta_k:g}"
+        else:
+            continue
+        if agrees:
+            continue
+        return CheckOutcome(
+            name="group.sampling_agreement",
+            status="violated",
+            summary=(
+                f"REFUTED by sampling: the audit's samples certify epsilon >= {bound:.4g} on "
+                f"the group pair {pair.origin!r}, where the declared law and hook allow less "
+                f"({shown}): the hook does not describe the sampler, so group.exact does not "
+                "hold"
+            ),
+            statistic=float(bound),
+            threshold=0.0,
+            error_rate=alpha,
+            counterexample=pair_counterexample(
+                pair.x, pair.y, pair.origin, pair.decision.reason, epsilon_lower_bound=bound
+            ),
+        )
+    return None
 
 
 @dataclass(frozen=True)

@@ -54,8 +54,8 @@ from typing import Any
 import networkx as nx
 import numpy as np
 
-from mechanisms import Mechanism
-from spec import (
+from privaudit.mechanisms import Mechanism
+from privaudit.spec import (
     AdditiveNoise,
     ApproxDP,
     FiniteRandomizer,
@@ -65,13 +65,14 @@ from spec import (
     PureDP,
     RenyiDP,
 )
-from spec.domains import GraphDomain
-from spec.errors import AuditError, PrivauditError
+from privaudit.spec.domains import GraphDomain
+from privaudit.spec.errors import AuditError, PrivauditError
 
 from ..exact_audit import hockey_stick
 from ..pairs import CandidatePair
 from ..results import CheckOutcome
 from ._common import REL_TOL, pair_counterexample, required_skip, skipped
+from ._examined_nodes import _locality_nodes, _nodes
 from ._local_node_spec import _additive_noise, _graph_domain, _laplace_scale, _local_relation
 from .local_node_blackbox import (
     LocalityComparison,
@@ -95,8 +96,6 @@ __all__ = [
     "message_blocks",
 ]
 
-#: Nodes whose message is examined by the locality and per-node checks.
-CHECK_NODES = 4
 #: Random D-regular graphs per degree in the Lemma 5.4 certificate check.
 CERTIFICATE_GRAPHS = 128
 #: Error rate of the certificate check (Hoeffding, over all degrees tested).
@@ -193,17 +192,6 @@ def _claim(mechanism: Mechanism) -> tuple[float, float]:
     if not isinstance(g, (PureDP, ApproxDP, RenyiDP)):
         raise AuditError(f"the local-node checks need an epsilon claim, got {type(g).__name__}")
     return float(g.epsilon), float(getattr(g, "delta", 0.0) or 0.0)
-
-
-def _nodes(mechanism: Mechanism, relation: LocalNodeRelation | None = None) -> list[int]:
-    n = _graph_domain(mechanism).n_nodes
-    focus = list(_local_relation(mechanism, relation).focus_nodes)
-    picks = focus + [0, n - 1, n // 2, 1]
-    out: list[int] = []
-    for v in picks:
-        if 0 <= v < n and v not in out:
-            out.append(int(v))
-    return out[:CHECK_NODES]
 
 
 def _delta_at(
@@ -304,11 +292,11 @@ def _locality_comparisons(
     candidates: Sequence[CandidatePair],
     relation: LocalNodeRelation,
     blocks: list[np.ndarray] | None,
+    nodes: list[int],
 ) -> list[LocalityComparison]:
     """Declared layout: v's block on same-view graphs; else layout-free disjoint toggles."""
     domain = _graph_domain(mechanism)
     n, bound = domain.n_nodes, relation.degree_bound(domain)
-    nodes = _nodes(mechanism, relation)
     if blocks is None:
         bases: list[tuple[nx.Graph, int]] = []
         for v in nodes:
@@ -355,7 +343,9 @@ def check_locality(
     name = "lndp.locality"
     relation = _local_relation(mechanism, relation)
     law, blocks = _law_of(mechanism), message_blocks(mechanism)
-    comparisons = _locality_comparisons(mechanism, candidates, relation, blocks)
+    nodes = _locality_nodes(mechanism, relation, law is not None, rng)
+    n_nodes = _graph_domain(mechanism).n_nodes
+    comparisons = _locality_comparisons(mechanism, candidates, relation, blocks, nodes)
     if not comparisons:
         return required_skip(
             name,
@@ -406,8 +396,18 @@ def check_locality(
         if layout_free
         else "node v's declared block on graphs where only other nodes' lists change"
     )
+    fixed = len(_nodes(mechanism, relation))
+    coverage = (
+        f"every one of the {n_nodes} nodes"
+        if len(nodes) == n_nodes
+        else f"{len(nodes)} of {n_nodes} nodes ({fixed} focus and end nodes, "
+        f"{len(nodes) - fixed} random: any other node is examined with probability "
+        f"{(len(nodes) - fixed) / max(1, n_nodes - fixed):.2g})"
+    )
     details: dict[str, Any] = {
         "comparisons": len(comparisons),
+        "nodes_examined": len(nodes),
+        "node_coverage": coverage,
         "design": design,
         "black_box": law is None,
         "tests": tests,
@@ -454,7 +454,7 @@ def check_locality(
         status="passed",
         summary=(
             f"no message law changed when only other nodes' lists did "
-            f"({len(comparisons)} comparisons; {design}; {how})"
+            f"({len(comparisons)} comparisons over {coverage}; {design}; {how})"
         ),
         statistic=max(sizes, default=0.0),
         threshold=0.0,
@@ -589,7 +589,7 @@ def check_global_certificate(
     mechanism: Mechanism, rng: np.random.Generator, graphs: int = CERTIFICATE_GRAPHS
 ) -> CheckOutcome:
     """``lndp.global_certificate``: E_G TV(A(∅), A(G)) against Lemma 5.4, G D-regular."""
-    from estimators.lndp.accounting import regular_graph_tv_bound
+    from privaudit.estimators.lndp.accounting import regular_graph_tv_bound
 
     name = "lndp.global_certificate"
     law = _law_of(mechanism)

@@ -32,7 +32,6 @@ only orders the pairs, and the tests run on fresh samples).
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -41,13 +40,16 @@ import networkx as nx
 import numpy as np
 from scipy import stats
 
-from mechanisms import Mechanism
-from spec import AdditiveNoise, Gaussian
-from spec.errors import PrivauditError
+from privaudit.mechanisms import Mechanism
+from privaudit.spec import AdditiveNoise, Gaussian
+from privaudit.spec.errors import PrivauditError
+
+from ..sampler_outputs import draw_outputs
 
 __all__ = [
     "EXPOSURE_SAMPLES",
     "LocalityComparison",
+    "column_ks_statistics",
     "exposure_weights",
     "layout_free_groups",
     "sampled_changes",
@@ -154,7 +156,7 @@ def sampled_changes(
     def draws(graph: nx.Graph) -> np.ndarray:
         key = _edges(graph)
         if key not in cache:
-            out = np.asarray(mechanism.sample(graph, samples, rng), dtype=float)
+            out = np.asarray(draw_outputs(mechanism, graph, samples, rng), dtype=float)
             cache[key] = out.reshape(samples, -1)
         return cache[key]
 
@@ -215,12 +217,32 @@ def exposure_weights(
         )
     if getattr(relation, "public_randomness", None) is None:
         return None
-    base = np.asarray(mechanism.sample(stars[0][0], samples, rng), dtype=float).reshape(samples, -1)
-    mean, sd = base.mean(axis=0), base.std(axis=0)
-    sd = np.where(sd > 0, sd, 1.0)
+    base = np.asarray(draw_outputs(mechanism, stars[0][0], samples, rng), dtype=float).reshape(
+        samples, -1
+    )
     weights = np.empty(n)
     for v, (_, star) in enumerate(stars):
-        out = np.asarray(mechanism.sample(star, samples, rng), dtype=float).reshape(samples, -1)
-        z = (out.mean(axis=0) - mean) / sd * math.sqrt(samples / 2.0)
-        weights[v] = float(np.sum(z * z))
-    return weights, f"sampled star-toggle mean shift ({samples} samples per node)"
+        out = np.asarray(draw_outputs(mechanism, star, samples, rng), dtype=float).reshape(
+            samples, -1
+        )
+        d = column_ks_statistics(base, out)
+        weights[v] = float(np.sum(d * d) * samples / 2.0)
+    return weights, (
+        f"sampled star-toggle shift of each coordinate's law (two-sample Kolmogorov-Smirnov "
+        f"distance, {samples} samples per node: mean, spread and shape)"
+    )
+
+
+def column_ks_statistics(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """The two-sample Kolmogorov–Smirnov distance sup_t |F_a(t) − F_b(t)| of every column
+    of ``a`` (m × d) against the same column of ``b`` (m′ × d), vectorised; ties are
+    handled by reading the empirical CDFs only after the last copy of each value."""
+    m, k = a.shape[0], b.shape[0]
+    both = np.concatenate([a, b], axis=0)
+    order = np.argsort(both, axis=0, kind="stable")
+    values = np.take_along_axis(both, order, axis=0)
+    steps = np.where(order < m, 1.0 / m, -1.0 / k)
+    gaps = np.abs(np.cumsum(steps, axis=0))
+    last_of_value = np.ones_like(values, dtype=bool)
+    last_of_value[:-1] = values[1:] != values[:-1]
+    return np.max(np.where(last_of_value, gaps, 0.0), axis=0)

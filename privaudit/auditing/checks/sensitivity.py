@@ -38,8 +38,8 @@ from typing import Any
 
 import numpy as np
 
-from mechanisms import Mechanism
-from spec import MechanismSpec, RandomLike, as_generator
+from privaudit.mechanisms import Mechanism
+from privaudit.spec import MechanismSpec, NoisyArgmax, RandomLike, as_generator
 
 from ..pairs import CandidatePair
 from ..results import CheckOutcome, jsonable_details
@@ -168,6 +168,10 @@ def check_global_sensitivity(
         return skipped(
             name, "no neighbouring pair to evaluate (give pairs or a positive search_budget)"
         )
+    if _claims_monotone_scores(spec):
+        crossing = _worst_crossing(spec, f, evaluated, search, gen, budget)
+        if crossing is not None:
+            return crossing
     worst = max(evaluated, key=lambda p: -math.inf if math.isnan(p.score) else p.score)
     observed, delta_f = float(worst.score), float(claim.value)
     ratio = observed / delta_f
@@ -217,6 +221,71 @@ def check_global_sensitivity(
         error_rate=0.0,
         counterexample=counterexample,
         details=details,
+    )
+
+
+def _claims_monotone_scores(spec: MechanismSpec) -> bool:
+    return isinstance(spec.noise, NoisyArgmax) and spec.noise.monotone
+
+
+def _crossing(fx: Any, fy: Any) -> float:
+    """How far the scores move both ways between f(x) and f(y): the smaller of the largest
+    rise and the largest fall (0 when every score moves the same way)."""
+    d = np.ravel(np.asarray(fy, dtype=np.float64)) - np.ravel(np.asarray(fx, dtype=np.float64))
+    if d.size == 0:
+        return 0.0
+    return float(min(max(d.max(), 0.0), max(-d.min(), 0.0)))
+
+
+def _worst_crossing(
+    spec: MechanismSpec,
+    f: CachedFunction,
+    evaluated: list[CandidatePair],
+    search: Any,
+    gen: np.random.Generator,
+    budget: int,
+) -> CheckOutcome | None:
+    """The monotone claim of noisy argmax checked on neighbours: every score must move the
+    same way (McSherry & Talwar, FOCS 2007, §3).  A violated outcome, or ``None``."""
+    name, delta_f = "sensitivity.global", float(spec.global_sensitivity.value)  # type: ignore[union-attr]
+
+    def crossing(x: Any, y: Any) -> float:
+        return _crossing(f(x), f(y))
+
+    start = [p.with_score(crossing(p.x, p.y)) for p in evaluated]
+    found = (
+        search.maximise_pair_objective(
+            spec, crossing, gen, start=start, budget=budget, patience=_patience(budget)
+        )
+        if budget > 0
+        else []
+    )
+    worst = max(start + list(found), key=lambda p: -math.inf if math.isnan(p.score) else p.score)
+    if not exceeds(float(worst.score), REL_TOL * delta_f):
+        return None
+    fx, fy = f(worst.x), f(worst.y)
+    return CheckOutcome(
+        name=name,
+        status="violated",
+        summary=(
+            f"the claim NoisyArgmax(monotone=True) needs every score to move the same way "
+            f"between neighbours, but on a pair of origin {worst.origin!r} one score rises "
+            f"and another falls by {float(worst.score):.6g} each at least"
+        ),
+        statistic=float(worst.score),
+        threshold=0.0,
+        error_rate=0.0,
+        counterexample=pair_counterexample(
+            worst.x,
+            worst.y,
+            worst.origin,
+            worst.decision.reason,
+            **{"f(x)": fx, "f(y)": fy, "rise_and_fall": float(worst.score)},
+        ),
+        details=jsonable_details(
+            rule="violated when a neighbouring pair moves one score up and another down",
+            search_pairs_evaluated=len(found),
+        ),
     )
 
 

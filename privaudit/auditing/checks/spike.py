@@ -57,7 +57,6 @@ from typing import Any
 import numpy as np
 from scipy import stats
 
-from mechanisms import Mechanism
 from privaudit.execution.streaming import (
     Executor,
     StreamProgress,
@@ -65,11 +64,13 @@ from privaudit.execution.streaming import (
     root_seed,
     stream_chunks,
 )
-from spec import AdditiveNoise, RandomLike, as_generator, check_alpha
-from spec.errors import AuditError, InvalidParameterError
+from privaudit.mechanisms import Mechanism
+from privaudit.spec import AdditiveNoise, RandomLike, as_generator, check_alpha
+from privaudit.spec.errors import AuditError, InvalidParameterError
 
 from ..pairs import to_jsonable
 from ..results import CheckOutcome, jsonable_details
+from ..sampler_outputs import draw_outputs
 from ._common import check_count, missing_hooks, skipped
 
 __all__ = [
@@ -287,7 +288,7 @@ def check_spike(
     counts = np.zeros(m, dtype=np.int64)
     for stream, (x, centre) in enumerate(zip(xs, centres, strict=True)):
         tally = stream_chunks(
-            lambda size, g, x=x: np.asarray(mechanism.sample(x, size, g)),
+            lambda size, g, x=x: draw_outputs(mechanism, x, size, g),
             n,
             root=root,
             stream=stream,

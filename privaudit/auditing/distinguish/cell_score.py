@@ -43,7 +43,7 @@ from typing import cast
 
 import numpy as np
 
-from spec.errors import AuditError
+from privaudit.spec.errors import AuditError
 
 from .columns import (
     CATEGORICAL_VALUES,

@@ -78,9 +78,9 @@ from typing import Any, Literal
 
 import numpy as np
 
+from privaudit.spec import AdditiveNoise, SmoothSensitivityNoise
+from privaudit.spec.errors import PrivauditError
 from privaudit.statistics.allocation import predicted_epsilon, wilson_lower, wilson_upper
-from spec import AdditiveNoise, SmoothSensitivityNoise
-from spec.errors import PrivauditError
 
 from .densities import declared_tables
 from .events import DiscreteCode, Event, Feature, ThresholdEvent, ValueSetEvent

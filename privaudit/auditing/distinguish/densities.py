@@ -51,7 +51,7 @@ from typing import Any, NamedTuple
 import numpy as np
 from scipy import special
 
-from spec import (
+from privaudit.spec import (
     AdditiveNoise,
     FiniteRandomizer,
     Gaussian,
@@ -62,7 +62,7 @@ from spec import (
     RandomizedResponse,
     SmoothSensitivityNoise,
 )
-from spec.errors import InvalidInputError, PrivauditError
+from privaudit.spec.errors import InvalidInputError, PrivauditError
 
 __all__ = ["DensityPair", "LogDensity", "declared_llr", "declared_log_densities", "declared_tables"]
 
@@ -97,7 +97,7 @@ def declared_log_densities(mechanism: Any, x: Any, y: Any) -> DensityPair | None
 
     Examples
     --------
-    >>> from mechanisms import LaplaceMechanism
+    >>> from privaudit.mechanisms import LaplaceMechanism
     >>> lp_x, lp_y = declared_log_densities(LaplaceMechanism(1.0, 1.0), 0.0, 1.0)
     >>> (lp_x(np.array([0.0])) - lp_y(np.array([0.0]))).tolist()
     [1.0]

@@ -96,8 +96,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from privaudit.spec.errors import AuditError
 from privaudit.statistics.allocation import equal_rate_prior, plan_events
-from spec.errors import AuditError
 
 from .cell_score import MI_ROWS, CellFit, fit_cell_score
 from .event_families import (

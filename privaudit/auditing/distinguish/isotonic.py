@@ -13,7 +13,7 @@ import math
 
 import numpy as np
 
-from spec.errors import InvalidInputError
+from privaudit.spec.errors import InvalidInputError
 
 __all__ = ["isotonic", "monotone_llr"]
 

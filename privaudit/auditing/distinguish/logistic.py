@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy import special
 
-from spec.errors import InvalidParameterError
+from privaudit.spec.errors import InvalidParameterError
 
 from .columns import CATEGORICAL_VALUES, PROBE_ROWS
 from .rows import output_rows

@@ -115,9 +115,9 @@ import numpy as np
 
 from privaudit.auditing.pairs import CandidatePair
 from privaudit.execution.streaming import Executor, StreamProgress
+from privaudit.spec import RandomLike, as_generator, check_alpha
+from privaudit.spec.errors import AuditError, InvalidParameterError, PrivauditError
 from privaudit.statistics.epsilon_bounds import claimed_point
-from spec import RandomLike, as_generator, check_alpha
-from spec.errors import AuditError, InvalidParameterError, PrivauditError
 
 from .declared_plan import declared_loss_law, plan_declared_events
 from .densities import declared_llr, declared_log_densities

@@ -14,6 +14,7 @@ from typing import Any, Literal
 import numpy as np
 
 from privaudit.auditing.pairs import CandidatePair
+from privaudit.auditing.sampler_outputs import draw_outputs
 from privaudit.execution.streaming import (
     Executor,
     StreamProgress,
@@ -21,7 +22,7 @@ from privaudit.execution.streaming import (
     root_seed,
     stream_chunks,
 )
-from spec.errors import AuditError, PrivauditError
+from privaudit.spec.errors import AuditError, PrivauditError
 
 from .events import event_mask, fill_feature_cache, llr_from
 from .pair_stages import _Search, _Split, _Stopwatch, _Tests
@@ -32,16 +33,11 @@ __all__: list[str] = []
 
 
 def _draw(mechanism: Any, data: Any, total: int, gen: np.random.Generator) -> np.ndarray:
-    out = np.asarray(mechanism.sample(data, total, gen))
+    """``total`` checked outputs (:func:`~privaudit.auditing.sampler_outputs.draw_outputs`),
+    a scalar output's ``(total, 1)`` as ``(total,)``."""
+    out = draw_outputs(mechanism, data, total, gen)
     if out.ndim == 2 and out.shape[1] == 1:
         out = out[:, 0]
-    if out.ndim not in (1, 2) or out.shape[0] != total:
-        raise AuditError(
-            f"{mechanism!r} returned outputs of shape {out.shape}; expected "
-            f"({total},) or ({total}, d)"
-        )
-    if out.dtype.kind not in "biuf":
-        raise AuditError(f"{mechanism!r} returned non-numeric outputs (dtype {out.dtype})")
     return out
 
 

@@ -13,8 +13,8 @@ from typing import Any
 
 import numpy as np
 
+from privaudit.spec.errors import InvalidParameterError
 from privaudit.statistics.allocation import prefers_rate_ratio
-from spec.errors import InvalidParameterError
 
 from .event_candidates import DIRECTIONS, SelectedEvents
 from .events import Event, ThresholdEvent, event_mask, fill_feature_cache

@@ -14,6 +14,7 @@ from typing import Any, Literal
 import numpy as np
 
 from privaudit.auditing.results import EventBound, PowerStatement, ProfilePoint
+from privaudit.spec.errors import AuditError
 from privaudit.statistics.clopper_pearson import cp_lower, cp_upper
 from privaudit.statistics.epsilon_bounds import (
     default_margin_grid,
@@ -23,7 +24,6 @@ from privaudit.statistics.epsilon_bounds import (
 from privaudit.statistics.pooled import pooled_bound
 from privaudit.statistics.power import detectable_epsilon
 from privaudit.statistics.rate_ratio import rate_ratio_lower_bound
-from spec.errors import AuditError
 
 from .pair_result import TradeoffPoint
 from .pair_stages import _Search, _Split, _Tests

@@ -50,7 +50,7 @@ from typing import Literal
 
 import numpy as np
 
-from spec.errors import InvalidParameterError
+from privaudit.spec.errors import InvalidParameterError
 
 from .columns import (
     CATEGORICAL_VALUES,

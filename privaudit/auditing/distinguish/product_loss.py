@@ -40,8 +40,8 @@ from typing import Any
 
 import numpy as np
 
-from spec import FiniteRandomizer
-from spec.errors import AuditError, PrivauditError
+from privaudit.spec import FiniteRandomizer
+from privaudit.spec.errors import AuditError, PrivauditError
 
 from .events import LLR_DECIMALS, llr_round
 

@@ -53,7 +53,7 @@ from typing import Any
 import numpy as np
 from scipy import stats
 
-from spec import AdditiveNoise
+from privaudit.spec import AdditiveNoise
 
 from .densities import DensityPair
 

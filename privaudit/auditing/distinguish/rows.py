@@ -29,7 +29,7 @@ from typing import Any
 
 import numpy as np
 
-from spec.errors import AuditError
+from privaudit.spec.errors import AuditError
 
 __all__ = [
     "DISCRETE_ROWS",

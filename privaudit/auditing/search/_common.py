@@ -12,8 +12,8 @@ import numbers
 from collections.abc import Iterable
 from typing import Any
 
-from spec import MechanismSpec
-from spec.errors import InvalidInputError, InvalidParameterError
+from privaudit.spec import MechanismSpec
+from privaudit.spec.errors import InvalidInputError, InvalidParameterError
 
 from ..pairs import CandidatePair, to_jsonable, verified_pair
 

@@ -23,9 +23,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from spec import MechanismSpec, RandomLike, as_generator
-from spec.errors import InvalidInputError
-from spec.relations import AdversarialPair
+from privaudit.spec import MechanismSpec, RandomLike, as_generator
+from privaudit.spec.errors import InvalidInputError
+from privaudit.spec.relations import AdversarialPair
 
 from ..pairs import CandidatePair, to_jsonable, verified_pair
 from ._common import PairRegistry, check_count, try_pair

@@ -29,9 +29,13 @@ from typing import Any
 
 import numpy as np
 
-from spec import MechanismSpec, RandomLike, WeightedChoice, as_generator
-from spec.errors import InvalidInputError, InvalidParameterError, UnsupportedCombinationError
-from spec.relations import LocalMoves
+from privaudit.spec import MechanismSpec, RandomLike, WeightedChoice, as_generator
+from privaudit.spec.errors import (
+    InvalidInputError,
+    InvalidParameterError,
+    UnsupportedCombinationError,
+)
+from privaudit.spec.relations import LocalMoves
 
 from ..pairs import CandidatePair, verified_pair
 from ._common import PairKey, check_count, ordered_key, score_order, try_pair

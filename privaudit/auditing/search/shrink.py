@@ -21,7 +21,7 @@ import numpy as np
 from hypothesis import find, settings
 from hypothesis.errors import NoSuchExample, Unsatisfiable
 
-from spec import MechanismSpec
+from privaudit.spec import MechanismSpec
 
 from ..pairs import CandidatePair, verified_pair
 from ._common import check_count

@@ -30,7 +30,7 @@ import numpy as np
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from spec import (
+from privaudit.spec import (
     AddRemoveOne,
     Categorical,
     DatasetDomain,
@@ -46,8 +46,8 @@ from spec import (
     SubstituteOne,
     VectorDomain,
 )
-from spec.domains import UNBOUNDED_REACH, ScalarDomainBase
-from spec.errors import InvalidParameterError, UnsupportedCombinationError
+from privaudit.spec.domains import UNBOUNDED_REACH, ScalarDomainBase
+from privaudit.spec.errors import InvalidParameterError, UnsupportedCombinationError
 
 from ._common import check_count
 

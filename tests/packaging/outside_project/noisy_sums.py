@@ -1,7 +1,7 @@
 """Two mechanisms of a user's project: a correct noisy sum and a broken one."""
 
-from mechanisms import declare_mechanism
-from spec import (
+from privaudit.mechanisms import declare_mechanism
+from privaudit.spec import (
     AdditiveNoise,
     DatasetDomain,
     GlobalSensitivity,

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from estimators.lndp import (
+from privaudit.estimators.lndp import (
     private_average_degree,
     private_clique_size,
     private_degree_cdf,
@@ -52,7 +52,7 @@ def test_the_three_input_types_give_the_same_release(name):
 def test_the_gaussian_message_sum_has_the_law_of_n_messages():
     """Σ_i Z_i ~ N(0, nσ²): the one-call draw has the right spread (seeded, 4000 draws;
     the sample variance of 4000 normals is within 10 % of the truth with prob. > 0.999)."""
-    from estimators.lndp._common import gaussian_message_sum
+    from privaudit.estimators.lndp._common import gaussian_message_sum
 
     rng = np.random.default_rng(0)
     draws = np.array([gaussian_message_sum(np.zeros(1), 10_000, 2.0, rng)[0] for _ in range(4_000)])

@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.spatial.distance import pdist, squareform
 
-from estimators.models import (
+from privaudit.estimators.models import (
     SMALL_RADIUS_TRIANGLE_CONSTANT,
     RandomGeometricGraph,
     random_geometric_graph,
@@ -22,8 +22,8 @@ from estimators.models import (
     rgg_triangle_probability,
     sample_sphere_points,
 )
-from spec import GraphDomain, adjacency_matrix
-from spec.errors import InvalidParameterError
+from privaudit.spec import GraphDomain, adjacency_matrix
+from privaudit.spec.errors import InvalidParameterError
 
 
 def test_sphere_points_are_unit_vectors_and_reproducible():

@@ -14,7 +14,7 @@ import mpmath as mp
 import numpy as np
 import pytest
 
-from mechanisms import (
+from privaudit.mechanisms import (
     DiscreteGaussianMechanism,
     DiscreteLaplaceMechanism,
     ExponentialMechanism,
@@ -25,7 +25,7 @@ from mechanisms import (
     advanced_composition,
     analytic_gaussian_sigma,
 )
-from mechanisms.accounting import (
+from privaudit.mechanisms.accounting import (
     BasicAccountant,
     GDPAccountant,
     PLDAccountant,
@@ -40,8 +40,8 @@ from mechanisms.accounting import (
     randomized_response_rdp,
     subsample_without_replacement,
 )
-from mechanisms.accounting.calibration import _laplace_spec
-from spec import (
+from privaudit.mechanisms.accounting.calibration import _laplace_spec
+from privaudit.spec import (
     AdditiveNoise,
     AddRemoveOne,
     ApproxDP,
@@ -57,7 +57,7 @@ from spec import (
     SubstituteOne,
     ZeroConcentratedDP,
 )
-from spec.errors import InvalidParameterError, UnsupportedCombinationError
+from privaudit.spec.errors import InvalidParameterError, UnsupportedCombinationError
 
 EPS_GRID = (0.0, 0.25, 0.6, 0.95)
 
@@ -163,7 +163,8 @@ def test_curves_of_each_kind_of_spec():
     rr = privacy_curves(RandomizedResponseMechanism(1.0, 2))
     binary = randomized_response_rdp(1.0)
     for a in (1.5, 2.0, 10.0):
-        assert rr.rdp(a) == pytest.approx(binary(a), rel=1e-12)
+        # the keep probability is on the stable grid, rounded down: a little more private
+        assert binary(a) * (1 - 2e-5) <= rr.rdp(a) <= binary(a)
         assert binary(a) <= 1.0
     em = privacy_curves(ExponentialMechanism(1.0, 1.0, 5))
     assert em.rho == pytest.approx(1.0 / 8.0)
@@ -253,11 +254,12 @@ def test_subsampled_gaussian_matches_dp_accounting():
 
 
 def test_gaussian_calibration_is_exact_and_safe():
+    # both on the stable grid (rounded up): equal within one grid step, 1e-5 relative
     one = gaussian_sigma_for_composition(1, 1.0, 1e-5)
-    assert one == pytest.approx(analytic_gaussian_sigma(1.0, 1e-5, 1.0), rel=1e-9)
+    assert one == pytest.approx(analytic_gaussian_sigma(1.0, 1e-5, 1.0), rel=1.1e-5)
     for k in (10, 100):
         sigma = gaussian_sigma_for_composition(k, 1.0, 1e-5, sensitivity=2.0)
-        assert sigma == pytest.approx(2.0 * math.sqrt(k) * one, rel=1e-9)
+        assert sigma == pytest.approx(2.0 * math.sqrt(k) * one, rel=2.2e-5)
         assert GaussianDP(mu=2.0 * math.sqrt(k) / sigma).delta_for_epsilon(1.0) <= 1e-5
     with pytest.raises(InvalidParameterError, match="delta"):
         gaussian_sigma_for_composition(3, 1.0, 0.0)
@@ -273,7 +275,7 @@ def test_laplace_calibration_is_private_and_tighter_than_basic():
 
 
 def test_unproven_claims_are_not_accounted():
-    from estimators.ustatistics import private_mean_local_hajek_mechanism, variance_kernel
+    from privaudit.estimators.ustatistics import private_mean_local_hajek_mechanism, variance_kernel
 
     mech = private_mean_local_hajek_mechanism(
         20, variance_kernel(0.0, 1.0), 1.0, xi=0.05, sensitivity_mode="paper"
@@ -320,6 +322,6 @@ def test_docstring_examples_run(name):
     import doctest
     import importlib
 
-    module = importlib.import_module(f"mechanisms.accounting.{name}")
+    module = importlib.import_module(f"privaudit.mechanisms.accounting.{name}")
     result = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
     assert result.failed == 0

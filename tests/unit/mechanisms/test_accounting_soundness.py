@@ -27,7 +27,7 @@ from dp_accounting.pld import privacy_loss_distribution as pld_mod
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from mechanisms.accounting import (
+from privaudit.mechanisms.accounting import (
     PrivacyBudget,
     discrete_gaussian,
     discrete_laplace,

@@ -12,17 +12,17 @@ import networkx as nx
 import numpy as np
 import pytest
 
-import estimators
 import privaudit
-from estimators import lndp, private_bounded_mean
-from estimators import local_ustatistics as lu
-from estimators.graphs import (
+from privaudit import estimators
+from privaudit.estimators import lndp, private_bounded_mean
+from privaudit.estimators import local_ustatistics as lu
+from privaudit.estimators.graphs import (
     private_coarse_edge_density,
     private_edge_density,
     private_triangle_density,
 )
-from estimators.hypothesis_tests import private_uniformity_test
-from estimators.ustatistics import (
+from privaudit.estimators.hypothesis_tests import private_uniformity_test
+from privaudit.estimators.ustatistics import (
     collision_kernel,
     mean_kernel,
     private_coinpress_mean,
@@ -32,9 +32,9 @@ from estimators.ustatistics import (
     private_subgaussian_mean,
     variance_kernel,
 )
-from mechanisms import GaussianMechanism, LaplaceMechanism, RandomizedResponseMechanism
-from mechanisms.accounting import ComposedMechanism, PrivacyBudget
-from spec.errors import (
+from privaudit.mechanisms import GaussianMechanism, LaplaceMechanism, RandomizedResponseMechanism
+from privaudit.mechanisms.accounting import ComposedMechanism, PrivacyBudget
+from privaudit.spec.errors import (
     BudgetExceededError,
     InvalidParameterError,
     PrivauditError,
@@ -160,7 +160,7 @@ def _public_private_functions() -> dict[str, object]:
     (``*_mechanism`` constructors draw nothing; their releases charge a budget)."""
     found: dict[str, object] = {}
     packages = [estimators] + [
-        importlib.import_module(f"estimators.{info.name}")
+        importlib.import_module(f"privaudit.estimators.{info.name}")
         for info in pkgutil.iter_modules(estimators.__path__)
         if info.ispkg
     ]
@@ -283,3 +283,85 @@ def test_audit_of_a_composition_reports_its_tightness():
     assert 0.5 < acc.tightness <= 1.1
     assert "tightness" in report.summary()
     assert type(report).from_json(report.to_json()) == report
+
+
+@pytest.mark.parametrize("count", [True, False, 1.5, "2", 0, -1])
+def test_a_count_that_is_no_positive_integer_is_refused_by_name(count):
+    """``count=True`` once charged one release (True * k == k): a bool is no count."""
+    from privaudit.mechanisms.accounting import gaussian
+    from privaudit.spec.errors import ParameterTypeError, SampleSizeError
+
+    budget = PrivacyBudget(epsilon=1.0, delta=1e-6)
+    with pytest.raises((ParameterTypeError, SampleSizeError), match="count must be an integer"):
+        budget.charge(gaussian(sigma=5.0), count=count)
+    with pytest.raises((ParameterTypeError, SampleSizeError), match="count must be an integer"):
+        budget.can_afford(gaussian(sigma=5.0), count=count)
+    assert budget.spent_epsilon == 0.0
+
+
+# -- node-level and edge-level releases: one unit per budget ---------------------------------
+def _graph_release(kind: str, nodes: int, epsilon: float, max_degree=None):
+    from privaudit.mechanisms import declare_mechanism
+    from privaudit.spec import (
+        AdditiveNoise,
+        GlobalSensitivity,
+        GraphDomain,
+        Laplace,
+        MechanismSpec,
+        PureDP,
+    )
+    from privaudit.spec.relations import EdgeNeighbouring, NodeNeighbouring
+
+    sensitivity = 1.0 if kind == "edge" else float(nodes - 1)
+    spec = MechanismSpec(
+        name=f"{kind}_level_count",
+        input_domain=GraphDomain(n_nodes=nodes, max_degree=max_degree),
+        relation=EdgeNeighbouring() if kind == "edge" else NodeNeighbouring(),
+        statistic="number of edges",
+        sensitivity=(GlobalSensitivity(value=sensitivity),),
+        noise=AdditiveNoise(law=Laplace(scale=sensitivity / epsilon)),
+        guarantee=PureDP(epsilon=epsilon),
+    )
+    return declare_mechanism(spec, sampler=lambda g, size, rng: rng.laplace(0.0, 1.0, size))
+
+
+@pytest.mark.parametrize("nodes", [20, 50])
+def test_a_substitute_one_budget_refuses_to_add_node_and_edge_level_releases(nodes):
+    from privaudit.spec.errors import RelationConversionError
+
+    for first, second in (("node", "edge"), ("edge", "node")):
+        budget = PrivacyBudget(epsilon=5.0, delta=0.0)
+        budget.charge(_graph_release(first, nodes, 0.5))
+        with pytest.raises(RelationConversionError, match="protect different units"):
+            budget.charge(_graph_release(second, nodes, 0.5))
+        assert len(budget.ledger) == 1  # nothing charged by the refused call
+
+
+def test_a_node_level_release_counts_as_edge_level_under_an_edge_budget():
+    budget = PrivacyBudget(epsilon=2.0, delta=0.0, relation="edge")
+    entry = budget.charge(_graph_release("node", 30, 0.5))
+    assert entry.conversion == "node → edge: node implies edge"
+    budget.charge(_graph_release("edge", 30, 0.5))
+    assert budget.spent_epsilon == pytest.approx(1.0, abs=1e-3)
+
+
+@pytest.mark.parametrize("nodes, degree, k", [(50, 3, 6), (50, 49, 49), (12, 4, 8)])
+def test_an_edge_level_release_is_converted_by_group_privacy_under_a_node_budget(nodes, degree, k):
+    from privaudit.spec.errors import RelationConversionError
+
+    budget = PrivacyBudget(epsilon=100.0, delta=0.0, relation="node")
+    with pytest.raises(RelationConversionError, match="without a degree bound"):
+        budget.charge(_graph_release("edge", nodes, 0.5))
+    entry = budget.charge(_graph_release("edge", nodes, 0.5, max_degree=degree))
+    assert entry.conversion == f"edge → node: group of {k}"  # min(2D, n − 1) edge flips
+    assert entry.epsilon == pytest.approx(k * 0.5, rel=1e-3)
+
+
+def test_group_privacy_of_an_approximate_guarantee_sums_the_delta_terms():
+    from privaudit.mechanisms.accounting.relations import group_curves
+    from privaudit.spec import ApproxDP
+
+    curves = group_curves(ApproxDP(epsilon=0.3, delta=1e-6), 4)
+    eps, delta = curves.approx
+    assert eps == pytest.approx(1.2)
+    assert delta == pytest.approx(1e-6 * sum(np.exp(i * 0.3) for i in range(4)))

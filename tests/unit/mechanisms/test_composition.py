@@ -8,13 +8,13 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from mechanisms.composition import (
+from privaudit.mechanisms.composition import (
     advanced_composition,
     basic_composition,
     parallel_composition,
     split_budget,
 )
-from spec import (
+from privaudit.spec import (
     ApproxDP,
     GaussianDP,
     InvalidParameterError,
@@ -67,7 +67,8 @@ def test_empty_and_non_guarantees_raise():
 def test_advanced_composition_formula():
     g = advanced_composition(PureDP(epsilon=0.1), k=100, delta_slack=1e-6)
     expected = math.sqrt(2 * 100 * math.log(1e6)) * 0.1 + 100 * 0.1 * math.expm1(0.1)
-    assert g.epsilon == pytest.approx(expected) and g.delta == pytest.approx(1e-6)
+    assert expected < g.epsilon <= expected * (1 + 1.1e-5)  # rounded up to the stable grid
+    assert g.delta == pytest.approx(1e-6)
     assert g.epsilon < 100 * 0.1
 
 

@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from mechanisms.dpsgd import (
+from privaudit.mechanisms.dpsgd import (
     ABLQMechanism,
     LogisticDPSGD,
     batch_masks,
@@ -17,8 +17,8 @@ from mechanisms.dpsgd import (
     poisson_epsilon,
     shuffle_lower_bound,
 )
-from spec import GaussianDP, SubstituteOne
-from spec.errors import InvalidParameterError, PrivauditError
+from privaudit.spec import GaussianDP, SubstituteOne
+from privaudit.spec.errors import InvalidParameterError, PrivauditError
 
 
 @pytest.mark.parametrize("sampler", ["shuffle", "balls_in_bins"])
@@ -60,9 +60,8 @@ def test_poisson_accountant_at_full_sampling_is_the_gaussian_of_sensitivity_2():
 
 
 def test_partition_accountant_is_gdp_two_sqrt_epochs_over_sigma():
-    assert partition_epsilon(1.5, 4, 1e-5) == pytest.approx(
-        GaussianDP(mu=2 * 2 / 1.5).epsilon_for_delta(1e-5)
-    )
+    exact = GaussianDP(mu=2 * 2 / 1.5).epsilon_for_delta(1e-5)
+    assert exact < partition_epsilon(1.5, 4, 1e-5) <= exact * (1 + 1.1e-5)  # the stable grid
 
 
 @pytest.mark.parametrize("sigma,steps", [(0.8, 50), (1.0, 50), (1.0, 10), (2.0, 20)])

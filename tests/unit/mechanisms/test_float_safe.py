@@ -10,9 +10,9 @@ import math
 import numpy as np
 import pytest
 
-from mechanisms import FloatSafeGaussianMechanism, FloatSafeLaplaceMechanism
-from mechanisms.float_safe import lattice_sensitivity, round_to_lattice
-from spec import (
+from privaudit.mechanisms import FloatSafeGaussianMechanism, FloatSafeLaplaceMechanism
+from privaudit.mechanisms.float_safe import lattice_sensitivity, round_to_lattice
+from privaudit.spec import (
     AdditiveNoise,
     GlobalSensitivity,
     LatticeGaussian,
@@ -22,7 +22,7 @@ from spec import (
     QueryDistance,
     RealInterval,
 )
-from spec.errors import InconsistentSpecError, InvalidInputError, InvalidParameterError
+from privaudit.spec.errors import InconsistentSpecError, InvalidInputError, InvalidParameterError
 
 
 def test_round_half_up_is_exact_and_shift_equivariant():

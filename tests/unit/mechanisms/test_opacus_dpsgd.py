@@ -12,7 +12,7 @@ from scipy import stats
 
 pytest.importorskip("opacus")
 
-from mechanisms.dpsgd.opacus_adapter import OpacusDPSGD
+from privaudit.mechanisms.dpsgd.opacus_adapter import OpacusDPSGD
 
 
 def test_opacus_batch_selection_and_noise_follow_the_poisson_ablq_law():

@@ -11,12 +11,6 @@ from importlib import metadata
 import numpy as np
 import pytest
 
-from mechanisms import (
-    SamplerCost,
-    ScalarSamplerMechanism,
-    from_scalar_sampler,
-    installed_versions,
-)
 from privaudit import CI_STRENGTH, audit
 from privaudit.auditing.checks import (
     check_float_image,
@@ -24,7 +18,13 @@ from privaudit.auditing.checks import (
     float_image_unavailable,
 )
 from privaudit.auditing.pairs import verified_pair
-from spec import (
+from privaudit.mechanisms import (
+    SamplerCost,
+    ScalarSamplerMechanism,
+    from_scalar_sampler,
+    installed_versions,
+)
+from privaudit.spec import (
     AdditiveNoise,
     ApproxDP,
     Gaussian,
@@ -36,7 +36,7 @@ from spec import (
     RealInterval,
     VectorDomain,
 )
-from spec.errors import InvalidParameterError
+from privaudit.spec.errors import InvalidParameterError
 
 
 def _spec(name="wrapped_laplace", law=None, guarantee=None):

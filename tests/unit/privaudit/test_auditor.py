@@ -8,10 +8,10 @@ import math
 import numpy as np
 import pytest
 
-from mechanisms import LaplaceMechanism, declare_mechanism, smooth_median_mechanism
 from privaudit import AuditConfig, AuditReport, audit
 from privaudit.auditing.pairs import verified_pair
-from spec import (
+from privaudit.mechanisms import LaplaceMechanism, declare_mechanism, smooth_median_mechanism
+from privaudit.spec import (
     AdditiveNoise,
     AuditError,
     DatasetDomain,
@@ -186,7 +186,7 @@ def test_claimed_tradeoff_curve_is_the_dp_region():
 
 # ---- graphs: the same audit on edge- and node-neighbouring inputs --------------------------
 def _edge_count_mechanism(relation, declared: float, n: int = 7):
-    from spec import GraphDomain
+    from privaudit.spec import GraphDomain
 
     spec = MechanismSpec(
         name="noisy_edge_count",
@@ -205,14 +205,14 @@ def _edge_count_mechanism(relation, declared: float, n: int = 7):
 
 
 def test_edge_dp_edge_count_passes_under_edge_neighbouring():
-    from spec import EdgeNeighbouring
+    from privaudit.spec import EdgeNeighbouring
 
     r = audit(_edge_count_mechanism(EdgeNeighbouring(), 1.0), config=FAST)
     assert not r.violated, r.summary()
 
 
 def test_edge_sensitivity_claimed_under_node_neighbouring_is_caught_on_a_star():
-    from spec import NodeNeighbouring
+    from privaudit.spec import NodeNeighbouring
 
     n = 7
     r = audit(_edge_count_mechanism(NodeNeighbouring(), 1.0, n), config=FAST)
@@ -251,7 +251,7 @@ def test_randomized_response_pairs_are_ranked_by_their_declared_bound():
     """All k(k − 1) pairs of k-ary randomized response have the same declared law up to
     relabelling: the declared-bound objective ties, one pair is tested, and its planned
     main event is a single output value."""
-    from mechanisms import RandomizedResponseMechanism
+    from privaudit.mechanisms import RandomizedResponseMechanism
 
     r = audit(RandomizedResponseMechanism(1.0, 4), config=FAST)
     dist = r.check("distinguishability")

@@ -18,7 +18,6 @@ import pytest
 
 pytest.importorskip("distributed")
 
-from mechanisms import LaplaceMechanism, declare_mechanism
 from privaudit.auditing.auditor import audit
 from privaudit.auditing.config import AuditConfig
 from privaudit.auditing.distinguish import distinguish_pair
@@ -28,7 +27,8 @@ from privaudit.execution import streaming as dist_streaming
 from privaudit.execution.distributed import DaskExecutor, executor_scope
 from privaudit.execution.streaming import SerialExecutor, block_rows, stream_chunks
 from privaudit.interfaces.cli import main
-from spec import (
+from privaudit.mechanisms import LaplaceMechanism, declare_mechanism
+from privaudit.spec import (
     AdditiveNoise,
     ApproxDP,
     GlobalSensitivity,
@@ -36,13 +36,13 @@ from spec import (
     MechanismSpec,
     RealInterval,
 )
-from spec.errors import (
+from privaudit.spec.errors import (
     ExecutorError,
     InvalidParameterError,
     NotShippableError,
     PrivauditError,
 )
-from spec.relations import QueryDistance
+from privaudit.spec.relations import QueryDistance
 
 from ._cli_reports import cli_reports
 
@@ -210,7 +210,7 @@ def test_missing_extra_names_the_extra(monkeypatch):
 
 
 def test_cli_executor_options(monkeypatch, capsys, tmp_path):
-    target = "mechanisms:LaplaceMechanism"
+    target = "privaudit.mechanisms:LaplaceMechanism"
     for argv, said in (
         (["--scheduler", "tcp://127.0.0.1:8786"], "--scheduler needs --executor dask"),
         (["--workers", "2"], "--workers needs --executor threads, processes or dask"),
@@ -326,7 +326,7 @@ def test_only_first_party_modules_outside_privaudit_are_shipped_by_value(tmp_pat
         assert third.__name__ not in registered
         assert not any(
             name.split(".")[0]
-            in ("privaudit", "spec", "dask", "distributed", "tornado", "cloudpickle", "numpy")
+            in ("privaudit", "dask", "distributed", "tornado", "cloudpickle", "numpy")
             for name in registered
         )
     finally:

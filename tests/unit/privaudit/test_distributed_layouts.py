@@ -38,9 +38,11 @@ ROOT = Path(__file__).resolve().parents[3]
 
 USER_MECHANISM = """
 import numpy as np
-from mechanisms import declare_mechanism
-from spec import AdditiveNoise, ApproxDP, GlobalSensitivity, Laplace, MechanismSpec, RealInterval
-from spec.relations import QueryDistance
+from privaudit.mechanisms import declare_mechanism
+from privaudit.spec import (
+    AdditiveNoise, ApproxDP, GlobalSensitivity, Laplace, MechanismSpec, RealInterval,
+)
+from privaudit.spec.relations import QueryDistance
 
 
 def sampler(v, n, rng):

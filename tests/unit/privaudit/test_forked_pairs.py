@@ -10,7 +10,6 @@ import time
 import numpy as np
 import pytest
 
-from mechanisms.additive import LaplaceMechanism
 from privaudit import audit
 from privaudit.auditing.distinguish.pair import distinguish_pair, draw_pair_test
 from privaudit.auditing.pairs import verified_pair
@@ -24,8 +23,9 @@ from privaudit.execution.forked import (
 )
 from privaudit.execution.options import executor_flags_problem
 from privaudit.execution.streaming import SerialExecutor
+from privaudit.mechanisms.additive import LaplaceMechanism
+from privaudit.spec.errors import ExecutorError, InvalidParameterError
 from privaudit.suites import dpsniper_cases
-from spec.errors import ExecutorError, InvalidParameterError
 
 from ._cli_reports import cli_reports
 

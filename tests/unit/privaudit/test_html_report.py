@@ -10,10 +10,10 @@ from html.parser import HTMLParser
 
 import pytest
 
-from mechanisms import LaplaceMechanism, declare_mechanism
 from privaudit import AuditConfig, AuditReport, audit
 from privaudit.interfaces.html_report import _pair_html, render_html_report, write_html_report
-from spec import (
+from privaudit.mechanisms import LaplaceMechanism, declare_mechanism
+from privaudit.spec import (
     AdditiveNoise,
     AuditError,
     DatasetDomain,

@@ -12,9 +12,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from mechanisms import ExponentialMechanism, ReportNoisyMax, declare_mechanism
 from privaudit import CI_STRENGTH, audit
-from spec import (
+from privaudit.mechanisms import ExponentialMechanism, ReportNoisyMax, declare_mechanism
+from privaudit.spec import (
     GlobalSensitivity,
     Gumbel,
     MechanismSpec,
@@ -24,7 +24,7 @@ from spec import (
     RealInterval,
     VectorDomain,
 )
-from spec.errors import NonMonotoneRelationError
+from privaudit.spec.errors import NonMonotoneRelationError
 
 
 def _one_directional(x, y) -> bool:

@@ -15,7 +15,6 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from mechanisms.dpsgd import ABLQMechanism, LogisticDPSGD, logistic_data
 from privaudit.auditing.gaussian_tradeoff import GAUSSIAN_TRADEOFF_ASSUMPTION, gdp_from_counts
 from privaudit.auditing.one_run import (
     gaussian_canaries,
@@ -26,8 +25,9 @@ from privaudit.auditing.one_run import (
     one_run_p_value,
 )
 from privaudit.auditing.one_run_canaries import ablq_canaries, logistic_canaries
-from spec import GaussianDP
-from spec.errors import InvalidParameterError
+from privaudit.mechanisms.dpsgd import ABLQMechanism, LogisticDPSGD, logistic_data
+from privaudit.spec import GaussianDP
+from privaudit.spec.errors import InvalidParameterError
 
 
 def test_pure_p_value_is_the_binomial_tail():

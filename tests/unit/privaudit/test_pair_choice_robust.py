@@ -5,7 +5,6 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from mechanisms import declare_mechanism
 from privaudit import AuditConfig, audit
 from privaudit.auditing.pair_choice import (
     PRIOR_ORIGIN,
@@ -17,7 +16,8 @@ from privaudit.auditing.pair_choice import (
 )
 from privaudit.auditing.pairs import to_jsonable, verified_pair
 from privaudit.auditing.search import candidate_pairs
-from spec import (
+from privaudit.mechanisms import declare_mechanism
+from privaudit.spec import (
     InvalidParameterError,
     MechanismSpec,
     PureDP,
@@ -176,6 +176,7 @@ def _vector_spec():
         name="vector_box",
         input_domain=VectorDomain(element=RealInterval(), length=4),
         relation=QueryDistance(norm="linf", radius=1.0),
+        output_dimension=4,
         noise=None,
         guarantee=PureDP(epsilon=1.0),
     )

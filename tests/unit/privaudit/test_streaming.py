@@ -6,7 +6,6 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from mechanisms import LaplaceMechanism, declare_mechanism
 from privaudit.auditing.distinguish import distinguish_pair
 from privaudit.auditing.pairs import verified_pair
 from privaudit.execution.streaming import (
@@ -21,9 +20,17 @@ from privaudit.execution.streaming import (
     stream_chunks,
     throttled,
 )
-from spec import AdditiveNoise, ApproxDP, GlobalSensitivity, Laplace, MechanismSpec, RealInterval
-from spec.errors import InvalidParameterError
-from spec.relations import QueryDistance
+from privaudit.mechanisms import LaplaceMechanism, declare_mechanism
+from privaudit.spec import (
+    AdditiveNoise,
+    ApproxDP,
+    GlobalSensitivity,
+    Laplace,
+    MechanismSpec,
+    RealInterval,
+)
+from privaudit.spec.errors import InvalidParameterError
+from privaudit.spec.relations import QueryDistance
 
 
 def test_block_seed_is_the_spawned_child():

@@ -9,12 +9,12 @@ import time
 import numpy as np
 import pytest
 
-from mechanisms.additive import LaplaceMechanism
 from privaudit import audit
 from privaudit.execution.distributed import executor_scope
 from privaudit.execution.streaming import Executor, SerialExecutor
 from privaudit.execution.threads import ThreadExecutor
-from spec.errors import InvalidParameterError
+from privaudit.mechanisms.additive import LaplaceMechanism
+from privaudit.spec.errors import InvalidParameterError
 
 from ._cli_reports import cli_reports
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 from threadpoolctl import threadpool_info, threadpool_limits
 
-from mechanisms.additive import LaplaceMechanism
 from privaudit import audit
 from privaudit.execution._threads import single_threaded_blas
+from privaudit.mechanisms.additive import LaplaceMechanism
 
 
 def _blas_threads() -> list[int]:

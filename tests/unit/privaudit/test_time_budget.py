@@ -14,7 +14,6 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from mechanisms import declare_mechanism
 from privaudit import AuditConfig, audit
 from privaudit.auditing.report import AuditReport
 from privaudit.auditing.time_budget import (
@@ -24,7 +23,8 @@ from privaudit.auditing.time_budget import (
     plan_to_budget,
     stage_releases,
 )
-from spec import (
+from privaudit.mechanisms import declare_mechanism
+from privaudit.spec import (
     DatasetDomain,
     GlobalSensitivity,
     MechanismSpec,
@@ -32,7 +32,7 @@ from spec import (
     RealInterval,
     SubstituteOne,
 )
-from spec.errors import AuditError, PrivauditError
+from privaudit.spec.errors import AuditError, PrivauditError
 
 N, EPS = 10, 1.0
 
@@ -63,7 +63,7 @@ def black_box_mean(cost: float = 0.0, clock: FakeClock | None = None, log: list 
         if clock is not None:
             clock.now += cost * size
         if log is not None:
-            names = {f.function for f in inspect.stack()[1:14]}
+            names = {f.function for f in inspect.stack()[1:30]}
             log.append(
                 (
                     "pair ranking"

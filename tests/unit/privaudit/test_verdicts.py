@@ -15,7 +15,6 @@ from pathlib import Path
 
 import pytest
 
-from mechanisms import LaplaceMechanism
 from privaudit import audit
 from privaudit.auditing.config import AuditConfig
 from privaudit.auditing.report import REPORT_SCHEMA_VERSION, AuditReport
@@ -24,9 +23,10 @@ from privaudit.auditing.verdicts import conclusive_power, decide_verdict
 from privaudit.interfaces.cli import EXIT_INCONCLUSIVE, main
 from privaudit.interfaces.html_report import render_html_report
 from privaudit.interfaces.pytest_plugin import AuditOutcome
+from privaudit.mechanisms import LaplaceMechanism
+from privaudit.spec.errors import CertificateError, InvalidParameterError
 from privaudit.statistics.power import detection_probability, samples_to_detect
 from privaudit.trust.certificates import Certificate
-from spec.errors import CertificateError, InvalidParameterError
 
 EXAMPLE = str(Path(__file__).resolve().parents[3] / "examples" / "custom_mechanism.py")
 _NS = runpy.run_path(EXAMPLE)

@@ -14,9 +14,9 @@ import networkx as nx
 import numpy as np
 import pytest
 
-from estimators import private_bounded_mean
-from mechanisms import GaussianMechanism, LaplaceMechanism, RandomizedResponseMechanism
-from spec import (
+from privaudit.estimators import private_bounded_mean
+from privaudit.mechanisms import GaussianMechanism, LaplaceMechanism, RandomizedResponseMechanism
+from privaudit.spec import (
     ApproxDP,
     DatasetDomain,
     GraphDomain,

@@ -28,25 +28,29 @@ def test_ci_runs_the_packaging_stage_then_the_readme_test_command_verbatim():
 
 
 def test_the_packaging_stage_checks_what_the_issue_asks():
-    """Wheel and sdist, a venv without the system's packages, the registry's main job and
-    list --check from outside the checkout, the outside project's two tests."""
+    """Wheel and sdist, the registry's main job and list --check from outside the checkout in
+    three environments (a clean venv, one that sees the machine's packages, one at the
+    minimum versions), the outside project's two tests and the user-project test."""
     text = (ROOT / ".ci" / "packaging").read_text(encoding="utf-8")
     for step in (
         "python3 -m build",
-        "python3 -m venv",
-        "--system-site-packages",
+        'python3 -m venv "$work/venv"',
+        'python3 -m venv --system-site-packages "$work/venv-system"',
+        'python3 -m venv "$work/venv-minimum"',
+        ".ci/minimum-versions.txt",
         "audit --registry",
         "list --check",
         "test_correct.py",
         "test_broken.py",
         "VIOLATION FOUND",
+        "test_user_project.py",
         'cd "$outside"',
         "pip install -q -e",
     ):
-        if step == "--system-site-packages":
-            assert step not in text  # the venvs must not see the machine's packages
-        else:
-            assert step in text, step
+        assert step in text, step
+    for venv, label in (("venv", "clean"), ("venv-system", "system"), ("venv-minimum", "minimum")):
+        for call in ("registry_audit", "list_check"):
+            assert f'{call} "$work/{venv}" {label}' in text, (call, label)
     project = ROOT / "tests" / "packaging" / "outside_project"
     assert {"noisy_sums.py", "test_correct.py", "test_broken.py"} <= {
         p.name for p in project.iterdir()

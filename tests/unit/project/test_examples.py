@@ -60,7 +60,9 @@ EXAMPLE_PAGES = [
 
 
 def _run_python_blocks(page: str) -> dict[str, object]:
-    """Run every ```python block of ``page``, in order, in one namespace."""
+    """Run every ```python block of ``page``, in order, in one namespace (a block written as
+    a doctest runs its statements; tests/docs/test_snippets.py compares their output)."""
+    import doctest
     import re
 
     text = (ROOT / page).read_text(encoding="utf-8")
@@ -68,6 +70,9 @@ def _run_python_blocks(page: str) -> dict[str, object]:
     assert blocks, f"{page} has no python example"
     namespace: dict[str, object] = {}
     for number, block in enumerate(blocks):
+        if block.lstrip().startswith(">>>"):
+            examples = doctest.DocTestParser().get_examples(block)
+            block = "".join(example.source for example in examples)
         exec(compile(block, f"{page} python block {number}", "exec"), namespace)
     return namespace
 

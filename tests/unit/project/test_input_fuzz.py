@@ -21,24 +21,20 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import estimators
-import estimators.graphs
-import estimators.hypothesis_tests
-import estimators.local_ustatistics as lu
-import estimators.ustatistics
-import mechanisms
-from estimators import lndp
-from estimators.ustatistics import collision_kernel, mean_kernel, variance_kernel
-from spec import errors
-from spec.validation import EPSILON_MAX, EPSILON_MIN
+import privaudit.estimators.local_ustatistics as lu
+from privaudit import estimators, mechanisms
+from privaudit.estimators import lndp
+from privaudit.estimators.ustatistics import collision_kernel, mean_kernel, variance_kernel
+from privaudit.spec import errors
+from privaudit.spec.validation import EPSILON_MAX, EPSILON_MIN
 
 PACKAGES = (
-    "estimators",
-    "estimators.ustatistics",
-    "estimators.graphs",
-    "estimators.hypothesis_tests",
-    "estimators.local_ustatistics",
-    "estimators.lndp",
+    "privaudit.estimators",
+    "privaudit.estimators.ustatistics",
+    "privaudit.estimators.graphs",
+    "privaudit.estimators.hypothesis_tests",
+    "privaudit.estimators.local_ustatistics",
+    "privaudit.estimators.lndp",
 )
 
 #: ``private_*`` functions without an ε: post-processing of already private values (Protocol
@@ -62,7 +58,7 @@ def _greater(a: Any, b: Any) -> Any:
 
 
 def _real_domain() -> Any:
-    from spec import RealInterval
+    from privaudit.spec import RealInterval
 
     return RealInterval(lo=0.0, hi=1.0)
 
@@ -305,13 +301,13 @@ DELTAS: dict[str, Callable[[Any], Any]] = {
 
 
 def mechanisms_relation() -> Any:
-    from spec import SubstituteOne
+    from privaudit.spec import SubstituteOne
 
     return SubstituteOne()
 
 
 def _domain() -> Any:
-    from spec import DatasetDomain, RealInterval
+    from privaudit.spec import DatasetDomain, RealInterval
 
     return DatasetDomain(record=RealInterval(lo=0.0, hi=1.0), size=5)
 

@@ -14,10 +14,20 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from mechanisms import LaplaceMechanism
 from privaudit import AuditConfig
 from privaudit.auditing.checks.conformance import check_noise_law
 from privaudit.auditing.texts import claim_text, format_epsilon, guarantee_text, relation_text
+from privaudit.mechanisms import LaplaceMechanism
+from privaudit.spec import (
+    ApproxDP,
+    GaussianDP,
+    PureDP,
+    RenyiDP,
+    ZeroConcentratedDP,
+    check_alpha,
+    check_confidence,
+)
+from privaudit.spec.errors import InvalidParameterError, ParameterTypeError
 from privaudit.statistics import (
     DEFAULT_REPORT_DELTA,
     claimed_point,
@@ -27,16 +37,6 @@ from privaudit.statistics import (
     pooled_bound,
     rate_ratio_lower_bound,
 )
-from spec import (
-    ApproxDP,
-    GaussianDP,
-    PureDP,
-    RenyiDP,
-    ZeroConcentratedDP,
-    check_alpha,
-    check_confidence,
-)
-from spec.errors import InvalidParameterError, ParameterTypeError
 
 
 # -- the claimed (ε, δ) point ------------------------------------------------------------------

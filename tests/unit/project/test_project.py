@@ -10,21 +10,21 @@ import types
 
 import pytest
 
-import spec.errors as errors_module
-from spec.errors import PrivauditError, PrivauditWarning
+import privaudit.spec.errors as errors_module
+from privaudit.spec.errors import PrivauditError, PrivauditWarning
 
 ROOT = pathlib.Path(__file__).resolve().parents[3]
 FACADES = [
-    "spec",
-    "spec.domains",
-    "spec.noise",
-    "spec.relations",
-    "mechanisms",
-    "estimators",
-    "estimators.graphs",
-    "estimators.hypothesis_tests",
-    "estimators.models",
-    "estimators.ustatistics",
+    "privaudit.spec",
+    "privaudit.spec.domains",
+    "privaudit.spec.noise",
+    "privaudit.spec.relations",
+    "privaudit.mechanisms",
+    "privaudit.estimators",
+    "privaudit.estimators.graphs",
+    "privaudit.estimators.hypothesis_tests",
+    "privaudit.estimators.models",
+    "privaudit.estimators.ustatistics",
     "privaudit",
     "privaudit.auditing.distinguish",
 ]
@@ -56,10 +56,20 @@ ALLOWED = {
 }
 
 
+def _package_of(name: str) -> str | None:
+    """Which of our four packages the import name ``name`` belongs to (spec, mechanisms and
+    estimators install as ``privaudit.spec`` …; pyproject.toml, [tool.setuptools.package-dir])."""
+    parts = name.split(".")
+    if parts[0] != "privaudit":
+        return None
+    if len(parts) > 1 and parts[1] in {"spec", "mechanisms", "estimators"}:
+        return parts[1]
+    return "privaudit"
+
+
 @pytest.mark.parametrize("package", sorted(ALLOWED))
 def test_dependency_direction(package):
     """spec ← mechanisms ← estimators; privaudit may use them all, never the other way."""
-    ours = set(ALLOWED)
     for path in (ROOT / package).rglob("*.py"):
         tree = ast.parse(path.read_text(encoding="utf-8"))
         for node in ast.walk(tree):
@@ -70,9 +80,12 @@ def test_dependency_direction(package):
             else:
                 continue
             for full in names:
-                top = full.split(".")[0]
-                if top in ours:
-                    assert top in ALLOWED[package], f"{path.relative_to(ROOT)} imports {full}"
+                assert full.split(".")[0] not in {"spec", "mechanisms", "estimators"}, (
+                    f"{path.relative_to(ROOT)} imports {full}: import privaudit.{full}"
+                )
+                ours = _package_of(full)
+                if ours is not None:
+                    assert ours in ALLOWED[package], f"{path.relative_to(ROOT)} imports {full}"
 
 
 def test_exception_tree_is_one_hierarchy_drawn_in_the_docstring():
@@ -91,7 +104,7 @@ def test_exception_tree_is_one_hierarchy_drawn_in_the_docstring():
 
 
 def test_value_errors_are_value_errors():
-    from spec.errors import InvalidInputError, SpecError, UnsupportedCombinationError
+    from privaudit.spec.errors import InvalidInputError, SpecError, UnsupportedCombinationError
 
     assert issubclass(SpecError, ValueError)
     assert issubclass(InvalidInputError, ValueError)

@@ -18,11 +18,11 @@ import networkx as nx
 import numpy as np
 import pytest
 
-from estimators import private_bounded_mean
-from estimators._result import non_private_fields
-from estimators.graphs import private_coarse_edge_density, private_edge_density
-from estimators.hypothesis_tests import monte_carlo_null, private_uniformity_test
-from estimators.ustatistics import (
+from privaudit.estimators import private_bounded_mean
+from privaudit.estimators._result import non_private_fields
+from privaudit.estimators.graphs import private_coarse_edge_density, private_edge_density
+from privaudit.estimators.hypothesis_tests import monte_carlo_null, private_uniformity_test
+from privaudit.estimators.ustatistics import (
     mean_kernel,
     private_coinpress_mean,
     private_mean_local_hajek,
@@ -32,10 +32,10 @@ from estimators.ustatistics import (
 )
 
 PACKAGES = (
-    "estimators",
-    "estimators.ustatistics",
-    "estimators.graphs",
-    "estimators.hypothesis_tests",
+    "privaudit.estimators",
+    "privaudit.estimators.ustatistics",
+    "privaudit.estimators.graphs",
+    "privaudit.estimators.hypothesis_tests",
 )
 
 X = np.random.default_rng(0).uniform(0.0, 1.0, 120)

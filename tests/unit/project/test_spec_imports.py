@@ -19,7 +19,7 @@ import ast
 import importlib.util
 from pathlib import Path
 
-import spec
+from privaudit import spec
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -38,8 +38,12 @@ def _python_files() -> list[Path]:
     )
 
 
+def _in_spec(module: str) -> bool:
+    return module == "privaudit.spec" or module.startswith("privaudit.spec.")
+
+
 def _private(module: str) -> bool:
-    return any(part.startswith("_") for part in module.split(".")[1:])
+    return any(part.startswith("_") for part in module.split(".")[2:])
 
 
 def _is_submodule(package: str, name: str) -> bool:
@@ -58,13 +62,13 @@ def _offences(rel: str, source: str) -> list[str]:
             found += [
                 f"{rel}:{node.lineno}: import {a.name}"
                 for a in node.names
-                if a.name.split(".")[0] == "spec" and _private(a.name)
+                if _in_spec(a.name) and _private(a.name)
             ]
         elif (
             isinstance(node, ast.ImportFrom)
             and node.level == 0
             and node.module
-            and node.module.split(".")[0] == "spec"
+            and _in_spec(node.module)
         ):
             if _private(node.module):
                 found.append(f"{rel}:{node.lineno}: from {node.module} import ...")
@@ -97,25 +101,25 @@ def test_no_module_outside_spec_imports_its_private_modules():
 
 def test_the_walk_catches_every_form():
     source = (
-        "from spec._types import check_epsilon\n"
-        "import spec.domains._base\n"
-        "from spec.noise import _cks\n"
-        "from spec.mechanism_spec import _Delivered\n"
-        "from spec import check_epsilon, SpecModel\n"
-        "from spec.noise.discrete import DiscreteLaplace\n"
+        "from privaudit.spec._types import check_epsilon\n"
+        "import privaudit.spec.domains._base\n"
+        "from privaudit.spec.noise import _cks\n"
+        "from privaudit.spec.mechanism_spec import _Delivered\n"
+        "from privaudit.spec import check_epsilon, SpecModel\n"
+        "from privaudit.spec.noise.discrete import DiscreteLaplace\n"
     )
     found = _offences("scripts/probe.py", source)
     assert [line.split(": ", 1)[1] for line in found] == [
-        "from spec._types import ...",
-        "import spec.domains._base",
-        "from spec.noise import _cks (a private module)",
-        "from spec.mechanism_spec import _Delivered (a private name)",
+        "from privaudit.spec._types import ...",
+        "import privaudit.spec.domains._base",
+        "from privaudit.spec.noise import _cks (a private module)",
+        "from privaudit.spec.mechanism_spec import _Delivered (a private name)",
     ]
     # tests may import private names (white-box), never private modules
     assert [line.split(": ", 1)[1] for line in _offences("tests/unit/probe.py", source)] == [
-        "from spec._types import ...",
-        "import spec.domains._base",
-        "from spec.noise import _cks (a private module)",
+        "from privaudit.spec._types import ...",
+        "import privaudit.spec.domains._base",
+        "from privaudit.spec.noise import _cks (a private module)",
     ]
 
 

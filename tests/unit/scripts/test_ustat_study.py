@@ -24,11 +24,11 @@ import _study_tools as tools
 import ustat_study as study
 from _ustat_scenarios import SCENARIOS, bernstein_radius, clipped_normal_moments
 
-from estimators.ustatistics import (
+from privaudit.estimators.ustatistics import (
     local_hajek_projections,
     private_coinpress_mean,
 )
-from spec.errors import InvalidInputError, InvalidParameterError
+from privaudit.spec.errors import InvalidInputError, InvalidParameterError
 
 TINY = dataclasses.replace(
     study.QUICK, sizes=(24, 48), epsilons=(1.0, 2.0), repetitions={24: 3, 48: 3}, bootstrap=20

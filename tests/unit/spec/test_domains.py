@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from pydantic import TypeAdapter, ValidationError
 
-from spec.domains import (
+from privaudit.spec.domains import (
     Categorical,
     DatasetDomain,
     GraphDomain,
@@ -24,7 +24,7 @@ from spec.domains import (
     ScalarDomain,
     VectorDomain,
 )
-from spec.errors import (
+from privaudit.spec.errors import (
     InvalidGraphError,
     InvalidInputError,
     InvalidParameterError,
@@ -474,7 +474,7 @@ def test_real_interval_float_shortcut_matches_the_array_checks():
     """Python floats and np.float64 in the interval skip the 0-d array checks: the value
     (bit for bit, -0.0 included) and type are those of the general path, and every value
     the general path refuses is refused with its message."""
-    from spec.domains import ScalarDomainBase
+    from privaudit.spec.domains import ScalarDomainBase
 
     rng = np.random.default_rng(8)
     domains = [

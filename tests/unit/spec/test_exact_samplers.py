@@ -17,9 +17,9 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from spec import DiscreteGaussian, DiscreteLaplace
-from spec.errors import ExactSamplingRangeError, InvalidParameterError
-from spec.noise import _cks
+from privaudit.spec import DiscreteGaussian, DiscreteLaplace
+from privaudit.spec.errors import ExactSamplingRangeError, InvalidParameterError
+from privaudit.spec.noise import _cks
 
 ALPHA = 1e-4
 

@@ -12,8 +12,7 @@ from hypothesis import strategies as st
 from privaudit.auditing.pairs import verified_pair
 from privaudit.auditing.search import candidate_pairs, domain_elements, pair_complexity, shrink_pair
 from privaudit.auditing.search.candidates import extreme_pairs
-from privaudit.suites._graph_statistics import edge_count, truncated_edge_count
-from spec import (
+from privaudit.spec import (
     GlobalSensitivity,
     GraphDomain,
     LocalNodeRelation,
@@ -21,11 +20,12 @@ from spec import (
     NodeNeighbouring,
     PureDP,
 )
-from spec.errors import InvalidGraphError, InvalidParameterError
-from spec.relations import (
+from privaudit.spec.errors import InvalidGraphError, InvalidParameterError
+from privaudit.spec.relations import (
     independent_neighbourhood_edges,
     near_regular_edges,
 )
+from privaudit.suites._graph_statistics import edge_count, truncated_edge_count
 
 FAST = settings(max_examples=40, deadline=None)
 NODE_MODELS = [NodeNeighbouring, LocalNodeRelation]

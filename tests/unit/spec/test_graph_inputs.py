@@ -12,7 +12,7 @@ import scipy.sparse as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from spec import (
+from privaudit.spec import (
     EdgeNeighbouring,
     GraphDomain,
     LocalNodeRelation,
@@ -20,7 +20,7 @@ from spec import (
     adjacency_matrix,
     relabel_graph,
 )
-from spec.errors import InvalidGraphError, InvalidParameterError
+from privaudit.spec.errors import InvalidGraphError, InvalidParameterError
 
 FAST = settings(max_examples=40, deadline=None)
 

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from pydantic import TypeAdapter, ValidationError
 from scipy import integrate, stats
 
-from spec import (
+from privaudit.spec import (
     ApproxDP,
     GaussianDP,
     InvalidParameterError,

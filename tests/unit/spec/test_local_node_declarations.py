@@ -6,9 +6,15 @@ import networkx as nx
 import numpy as np
 import pytest
 
-from spec import GraphDomain, LocalNodeRelation, MessageLayout, PublicRandomness, adjacency_matrix
-from spec.domains import is_edge_array
-from spec.errors import InvalidGraphError, InvalidParameterError
+from privaudit.spec import (
+    GraphDomain,
+    LocalNodeRelation,
+    MessageLayout,
+    PublicRandomness,
+    adjacency_matrix,
+)
+from privaudit.spec.domains import is_edge_array
+from privaudit.spec.errors import InvalidGraphError, InvalidParameterError
 
 
 def test_layout_forms_and_blocks():
@@ -67,3 +73,68 @@ def test_networkx_edges_are_read_in_one_pass_with_the_same_result():
     g.add_edge(5, 5)
     with pytest.raises(InvalidGraphError, match="self-loop at node 5"):
         GraphDomain(n_nodes=60).edge_array(g)
+
+
+# -- the digest of the public randomness is checked against the realised ρ -------------------
+def _node_bits_spec(nodes: int):
+    from privaudit.spec import AdditiveNoise, GlobalSensitivity, Laplace, MechanismSpec, PureDP
+
+    return MechanismSpec(
+        name="node_bits",
+        input_domain=GraphDomain(n_nodes=nodes),
+        relation=LocalNodeRelation(),
+        statistic="each node's bit",
+        output_dimension=nodes,
+        sensitivity=(GlobalSensitivity(value=1.0, norm="l1"),),
+        noise=AdditiveNoise(law=Laplace(scale=1.0)),
+        guarantee=PureDP(epsilon=1.0),
+    )
+
+
+def _declare(nodes: int, rho, digest):
+    from privaudit.mechanisms import declare_mechanism
+
+    return declare_mechanism(
+        _node_bits_spec(nodes),
+        sampler=lambda g, size, rng: rng.laplace(0.0, 1.0, (size, nodes)),
+        layout=1,
+        public_randomness=PublicRandomness(drawn="partners", reveals="r", digest=digest),
+        rho=rho,
+    )
+
+
+@pytest.mark.parametrize("nodes, seed", [(5, 0), (9, 3), (16, 11)])
+def test_a_declared_digest_must_be_the_digest_of_the_rho_given(nodes, seed):
+    from privaudit.spec import public_randomness_digest
+    from privaudit.spec.errors import InconsistentSpecError
+
+    rho = np.random.default_rng(seed).integers(nodes, size=nodes)
+    good = _declare(nodes, rho, public_randomness_digest(rho))
+    assert good.spec.relation.public_randomness.digest == public_randomness_digest(rho)
+    other = (rho + 1) % nodes
+    with pytest.raises(InconsistentSpecError, match="the rho given has the digest sha256:"):
+        _declare(nodes, other, public_randomness_digest(rho))
+    with pytest.raises(InvalidParameterError, match="no rho= is given"):
+        _declare(nodes, None, public_randomness_digest(rho))
+
+
+def test_the_consistency_check_compares_the_digest_with_the_mechanisms_rho():
+    from privaudit.auditing.checks import check_spec_consistency
+    from privaudit.spec import public_randomness_digest
+
+    rho = np.arange(6) % 3
+    mech = _declare(6, rho, public_randomness_digest(rho))
+    assert check_spec_consistency(mech).status == "passed"
+    mech._rho = rho[::-1].copy()  # the sampler's ρ drifts after the declaration
+    out = check_spec_consistency(mech)
+    assert out.violated
+    (problem,) = out.details["mismatches"]
+    assert problem["attribute"] == "rho (public randomness digest)"
+
+
+def test_rho_without_canonical_bytes_is_refused_by_name():
+    from privaudit.spec import public_randomness_digest
+
+    with pytest.raises(InvalidParameterError, match="has no canonical bytes"):
+        public_randomness_digest({"partner": 1})
+    assert public_randomness_digest(np.array([1, 2])) == public_randomness_digest([1, 2])

@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from spec import (
+from privaudit.spec import (
     GlobalSensitivity,
     Gumbel,
     MechanismSpec,
@@ -22,7 +22,7 @@ from spec import (
     RealInterval,
     VectorDomain,
 )
-from spec.domains import IntegerRange
+from privaudit.spec.domains import IntegerRange
 
 FAST = settings(max_examples=25, deadline=None)
 

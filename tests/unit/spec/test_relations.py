@@ -12,8 +12,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from pydantic import TypeAdapter
 
-import spec.relations as relations
-from spec.domains import (
+import privaudit.spec.relations as relations
+from privaudit.spec.domains import (
     Categorical,
     DatasetDomain,
     GraphDomain,
@@ -21,14 +21,14 @@ from spec.domains import (
     RealInterval,
     VectorDomain,
 )
-from spec.errors import (
+from privaudit.spec.errors import (
     InvalidGraphError,
     InvalidInputError,
     InvalidParameterError,
     NotNeighboursError,
     UnsupportedCombinationError,
 )
-from spec.relations import (
+from privaudit.spec.relations import (
     AddRemoveOne,
     EdgeNeighbouring,
     LocalNodeRelation,
@@ -878,7 +878,7 @@ def test_decide_called_directly_still_refuses_invalid_inputs(relation, domain, b
     """The validated path is opt-in: ``decide`` and ``require_neighbours`` called without it
     (and :func:`privaudit.auditing.pairs.verified_pair`) still raise the domain's own errors."""
     from privaudit.auditing.pairs import verified_pair
-    from spec import MechanismSpec
+    from privaudit.spec import MechanismSpec
 
     good = domain.sample(3)
     for x, y in [(bad, good), (good, bad)]:
@@ -908,7 +908,7 @@ def test_decide_on_validated_inputs_still_refuses_unsupported_domains(relation, 
 
 def test_local_node_adversarial_pairs_are_realisable_neighbours():
     """Every pair LocalNodeRelation offers is a node-neighbour pair within the degree bound."""
-    from spec import GraphDomain, LocalNodeRelation
+    from privaudit.spec import GraphDomain, LocalNodeRelation
 
     for relation in (
         LocalNodeRelation(focus_nodes=(3,), bucket_width=2),

@@ -11,7 +11,7 @@ import math
 import numpy as np
 import pytest
 
-from estimators.local_ustatistics import (
+from privaudit.estimators.local_ustatistics import (
     KaryRandomizer,
     UniformQuantizer,
     auc_table,
@@ -34,8 +34,8 @@ from estimators.local_ustatistics import (
     theorem1_variance_bound,
     two_sample_statistic,
 )
-from spec import FiniteRandomizer, LocalRelation, PureDP
-from spec.errors import InvalidInputError, InvalidParameterError, PrivauditError
+from privaudit.spec import FiniteRandomizer, LocalRelation, PureDP
+from privaudit.spec.errors import InvalidInputError, InvalidParameterError, PrivauditError
 
 
 def _u_of_cells(cells, table):

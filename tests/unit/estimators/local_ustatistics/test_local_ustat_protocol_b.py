@@ -12,7 +12,8 @@ import random
 import numpy as np
 import pytest
 
-from estimators.local_ustatistics import (
+from privaudit.auditing.exact_audit import exact_privacy
+from privaudit.estimators.local_ustatistics import (
     HadamardRandomizerMechanism,
     discretize_scores,
     exact_auc,
@@ -24,8 +25,7 @@ from estimators.local_ustatistics import (
     private_auc_hierarchical,
     private_uauc,
 )
-from privaudit.auditing.exact_audit import exact_privacy
-from spec.errors import InvalidInputError, InvalidParameterError
+from privaudit.spec.errors import InvalidInputError, InvalidParameterError
 
 
 def test_figure1_test_vector():

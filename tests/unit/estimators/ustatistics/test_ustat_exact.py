@@ -17,7 +17,7 @@ import scipy.sparse as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from estimators.ustatistics import (
+from privaudit.estimators.ustatistics import (
     HajekProjections,
     Kernel,
     adjacency_edge_kernel,
@@ -39,8 +39,11 @@ from estimators.ustatistics import (
     weighted_tuple_sum,
     wilcoxon_signed_rank_kernel,
 )
-from estimators.ustatistics.fast_paths import adjacency_from_points, kendall_concordance_sums
-from spec.errors import InvalidInputError, InvalidParameterError, KernelRangeError
+from privaudit.estimators.ustatistics.fast_paths import (
+    adjacency_from_points,
+    kendall_concordance_sums,
+)
+from privaudit.spec.errors import InvalidInputError, InvalidParameterError, KernelRangeError
 
 FAST = settings(max_examples=25, deadline=None)
 
@@ -264,8 +267,8 @@ def test_triangle_product_of_rgg_edges_is_the_rgg_triangle_kernel(points, radius
 
 def test_fast_paths_only_run_when_the_declared_range_is_implied():
     """A built-in function with a narrower declared range must go through the checked path."""
-    from estimators.ustatistics import DataDomain
-    from estimators.ustatistics import _builtin_functions as fn
+    from privaudit.estimators.ustatistics import DataDomain
+    from privaudit.estimators.ustatistics import _builtin_functions as fn
 
     narrow = Kernel(
         "narrow_variance",

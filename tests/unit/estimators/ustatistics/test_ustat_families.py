@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.stats import chisquare
 
-from estimators.ustatistics import (
+from privaudit.estimators.ustatistics import (
     FamilyCheckResult,
     Kernel,
     SubsetFamily,
@@ -28,7 +28,7 @@ from estimators.ustatistics import (
     variance_kernel,
     weighted_tuple_sum,
 )
-from spec.errors import InvalidInputError, InvalidParameterError
+from privaudit.spec.errors import InvalidInputError, InvalidParameterError
 
 FAST = settings(max_examples=30, deadline=None)
 

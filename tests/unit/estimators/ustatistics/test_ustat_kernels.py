@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.stats import mannwhitneyu
 
-from estimators.ustatistics import (
+from privaudit.estimators.ustatistics import (
     DataDomain,
     Kernel,
     adjacency_edge_kernel,
@@ -33,7 +33,7 @@ from estimators.ustatistics import (
     variance_kernel,
     wilcoxon_signed_rank_kernel,
 )
-from spec.errors import (
+from privaudit.spec.errors import (
     InvalidGraphError,
     InvalidInputError,
     InvalidParameterError,

@@ -15,7 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from estimators.ustatistics import (
+from privaudit.estimators.ustatistics import (
     Kernel,
     LocalHajekEstimate,
     SubsetFamily,
@@ -38,10 +38,10 @@ from estimators.ustatistics import (
     table_kernel,
     variance_kernel,
 )
-from estimators.ustatistics._validation import DataDomain
-from mechanisms.smooth_sensitivity import QUARTIC_CONSTANT
-from spec import Categorical, GraphDomain, InverseQuartic, NodeNeighbouring, SubstituteOne
-from spec.errors import (
+from privaudit.estimators.ustatistics._validation import DataDomain
+from privaudit.mechanisms.smooth_sensitivity import QUARTIC_CONSTANT
+from privaudit.spec import Categorical, GraphDomain, InverseQuartic, NodeNeighbouring, SubstituteOne
+from privaudit.spec.errors import (
     InvalidInputError,
     InvalidParameterError,
     KernelRangeError,
@@ -434,7 +434,7 @@ def test_kernel_value_outside_its_declared_range():
 
 
 def test_unbounded_kernel_is_refused():
-    from estimators.ustatistics import mean_kernel
+    from privaudit.estimators.ustatistics import mean_kernel
 
     with pytest.raises(InvalidParameterError, match="unbounded"):
         private_mean_local_hajek_mechanism(20, mean_kernel(subgaussian_proxy=1.0), 1.0, xi=0.1)

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from estimators.ustatistics import (
+from privaudit.estimators.ustatistics import (
     SubsetFamily,
     clipped_kernel,
     coinpress_mechanism,
@@ -33,10 +33,10 @@ from estimators.ustatistics import (
     table_kernel,
     variance_kernel,
 )
-from estimators.ustatistics.coinpress import clipped_means
-from mechanisms.composition import basic_composition
-from spec import Categorical, Laplace, PureDP
-from spec.errors import InvalidInputError, InvalidParameterError, UtilityConditionWarning
+from privaudit.estimators.ustatistics.coinpress import clipped_means
+from privaudit.mechanisms.composition import basic_composition
+from privaudit.spec import Categorical, Laplace, PureDP
+from privaudit.spec.errors import InvalidInputError, InvalidParameterError, UtilityConditionWarning
 
 FAST = settings(max_examples=40, deadline=None)
 
@@ -211,9 +211,9 @@ def test_coinpress_sensitivities_follow_the_interval_lengths():
     )
     assert sched.steps > 1
     for i in range(sched.steps + 1):
-        assert sched.sensitivities[i] == pytest.approx(
-            sched.dependence * (2 * sched.half_lengths[i] + 2 * sched.margins[i])
-        )
+        # rounded up to the stable grid: at least the width of the clipping interval
+        width = sched.dependence * (2 * sched.half_lengths[i] + 2 * sched.margins[i])
+        assert width <= sched.sensitivities[i] <= width * (1 + 1.1e-5)
         assert sched.laplace_scales[i] == pytest.approx(sched.sensitivities[i] / sched.epsilons[i])
     assert sched.half_lengths[0] == 100.0
     assert sched.confidences == (0.01 / sched.steps,) * sched.steps + (0.01,)
@@ -310,7 +310,7 @@ def test_degenerate_xi_is_the_sum_of_the_two_explicit_bounds():
     )
     # t solves Bernstein's equation m t² = (2ζ_k + 2Ct/3)·ln(4/γ) with ζ_k = C²/4
     assert m * t * t == pytest.approx((2 * c * c / 4 + 2 * c * t / 3) * lam)
-    assert degenerate_xi(n, k, c, g) == pytest.approx(lemma4 + t, rel=1e-12)
+    assert lemma4 + t < degenerate_xi(n, k, c, g) <= (lemma4 + t) * (1 + 1.1e-5)  # up: grid
     assert degenerate_xi(5000, k, c) < degenerate_xi(500, k, c)
     with pytest.raises(InvalidParameterError, match="k >= 2"):
         degenerate_xi(100, 1, 1.0)
@@ -331,9 +331,8 @@ def test_degenerate_mechanism_uses_the_explicit_xi_per_chunk():
 
 
 def test_subgaussian_xi_formula():
-    assert subgaussian_xi(100, 2, 2.0) == pytest.approx(
-        math.sqrt(4.0 * math.log(400 / 0.01)) + math.sqrt(4.0 * math.log(400) / 50)
-    )
+    exact = math.sqrt(4.0 * math.log(400 / 0.01)) + math.sqrt(4.0 * math.log(400) / 50)
+    assert exact < subgaussian_xi(100, 2, 2.0) <= exact * (1 + 1.1e-5)  # up: the stable grid
 
 
 def test_clipped_kernel_has_additive_range_exactly_twice_the_half_width():
@@ -379,7 +378,7 @@ def test_subgaussian_batched_main_stage_matches_the_production_main_stage():
 
 def test_private_subgaussian_mean_reports_its_stages():
     x = np.random.default_rng(3).normal(0.2, 1.0, 2000)
-    from estimators.ustatistics import mean_kernel
+    from privaudit.estimators.ustatistics import mean_kernel
 
     r = private_subgaussian_mean(
         x, mean_kernel(subgaussian_proxy=1.0), 2.0, radius=5.0, alpha=0.2, rng=4
@@ -416,6 +415,6 @@ def test_docstring_examples_run(name):
     import doctest
     import importlib
 
-    module = importlib.import_module(f"estimators.ustatistics.{name}")
+    module = importlib.import_module(f"privaudit.estimators.ustatistics.{name}")
     result = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
     assert result.failed == 0

@@ -17,18 +17,6 @@ import math
 import numpy as np
 import pytest
 
-from mechanisms import (
-    DiscreteLaplaceMechanism,
-    ExponentialMechanism,
-    GaussianMechanism,
-    LaplaceMechanism,
-    RandomizedResponseMechanism,
-    ReportNoisyMax,
-    declare_mechanism,
-    median_smooth_sensitivity,
-    smooth_inverse_quartic_mechanism,
-    smooth_median_mechanism,
-)
 from privaudit.auditing import checks
 from privaudit.auditing.checks import (
     check_global_sensitivity,
@@ -47,7 +35,19 @@ from privaudit.auditing.checks._gof import (
 from privaudit.auditing.checks._selection import selection_probabilities
 from privaudit.auditing.pairs import verified_pair
 from privaudit.auditing.results import CheckOutcome
-from spec import (
+from privaudit.mechanisms import (
+    DiscreteLaplaceMechanism,
+    ExponentialMechanism,
+    GaussianMechanism,
+    LaplaceMechanism,
+    RandomizedResponseMechanism,
+    ReportNoisyMax,
+    declare_mechanism,
+    median_smooth_sensitivity,
+    smooth_inverse_quartic_mechanism,
+    smooth_median_mechanism,
+)
+from privaudit.spec import (
     AdditiveNoise,
     DatasetDomain,
     Exponential,
@@ -61,7 +61,7 @@ from spec import (
     RealInterval,
     SubstituteOne,
 )
-from spec.errors import InvalidParameterError
+from privaudit.spec.errors import InvalidParameterError
 
 N_RECORDS = 7
 DOMAIN = DatasetDomain(record=RealInterval(lo=0.0, hi=1.0), size=N_RECORDS)
@@ -273,7 +273,7 @@ def test_local_bound_flags_half_the_local_sensitivity(rng):
 
 
 def test_local_bound_is_exhaustive_on_small_finite_neighbourhoods(rng):
-    from spec import IntegerRange
+    from privaudit.spec import IntegerRange
 
     domain = DatasetDomain(record=IntegerRange(lo=0, hi=3), size=5)
     spec = MechanismSpec(
@@ -687,3 +687,151 @@ def test_noise_law_on_a_million_draws_uses_the_binned_transform():
         "method"
     ].startswith("binned")
     assert "tail_both_q=0.0001" in sub
+
+
+# ----------------------------------------------------------------------------------------
+# every guarantee kind declared through declare_mechanism (a wrapper's unset attribute)
+# ----------------------------------------------------------------------------------------
+def _declared(guarantee, law, rho=None):
+    from privaudit.spec import AdditiveNoise, GlobalSensitivity, MechanismSpec, RealInterval
+    from privaudit.spec.domains import VectorDomain
+    from privaudit.spec.relations import QueryDistance
+
+    spec = MechanismSpec(
+        name=f"declared_{guarantee.kind}",
+        input_domain=VectorDomain(element=RealInterval(lo=-10.0, hi=10.0), length=1),
+        relation=QueryDistance(radius=1.0, norm="l2"),
+        statistic="the query value",
+        sensitivity=(GlobalSensitivity(value=1.0, norm="l2"),),
+        noise=AdditiveNoise(law=law),
+        guarantee=guarantee,
+    )
+    scale = law.scale if isinstance(law, Laplace) else law.sigma
+    draw = rng_laplace if isinstance(law, Laplace) else rng_normal
+    return declare_mechanism(
+        spec,
+        sampler=lambda x, size, rng: float(x[0]) + draw(rng, scale, size),
+        statistic=lambda x: float(x[0]),
+        rho=rho,
+    )
+
+
+def rng_laplace(rng, scale, size):
+    return rng.laplace(0.0, scale, size)
+
+
+def rng_normal(rng, scale, size):
+    return rng.normal(0.0, scale, size)
+
+
+def _every_guarantee_kind():
+    from privaudit.spec import ApproxDP, Gaussian, GaussianDP, PureDP, RenyiDP, ZeroConcentratedDP
+
+    gaussian = Gaussian(sigma=1.0)  # sensitivity 1 in l2
+    return [
+        (PureDP(epsilon=1.0), Laplace(scale=1.0)),
+        (ApproxDP(epsilon=1.0, delta=1e-6), Laplace(scale=1.0)),
+        (ZeroConcentratedDP(rho=0.5), gaussian),  # ρ = Δ²/(2σ²)
+        (GaussianDP(mu=1.0), gaussian),  # μ = Δ/σ
+        (RenyiDP(alpha=2.0, epsilon=1.0), gaussian),  # ε(α) = αΔ²/(2σ²)
+    ]
+
+
+@pytest.mark.parametrize(
+    "guarantee, law", _every_guarantee_kind(), ids=lambda g: getattr(g, "kind", "")
+)
+def test_spec_consistency_ignores_a_declared_wrappers_unset_attributes(guarantee, law):
+    """A ``declare_mechanism`` wrapper has ``rho`` (its public randomness, ``None`` here): not
+    the ρ of a zCDP claim, and an unset attribute is no claim at all."""
+    out = check_spec_consistency(_declared(guarantee, law))
+    assert out.status == "passed", out.summary
+    assert "rho" not in out.details["compared"]
+
+
+def test_public_randomness_named_rho_is_never_compared_with_a_zcdp_rho():
+    from privaudit.spec import Gaussian, ZeroConcentratedDP
+
+    mech = _declared(ZeroConcentratedDP(rho=0.5), Gaussian(sigma=1.0), rho=np.arange(4.0))
+    out = check_spec_consistency(mech)
+    assert out.status == "passed", out.summary
+
+
+@pytest.mark.parametrize(
+    "guarantee, law", _every_guarantee_kind(), ids=lambda g: getattr(g, "kind", "")
+)
+def test_a_correct_declared_mechanism_of_every_guarantee_kind_passes_its_audit(guarantee, law):
+    from privaudit import audit
+
+    report = audit(_declared(guarantee, law), samples=20_000, seed=3)
+    assert report.check("spec.consistency").status == "passed"
+    assert report.verdict != "violation", report.summary()
+
+
+# ----------------------------------------------------------------------------------------
+# monotone scores of noisy argmax: declared under add/remove-one, checked on neighbours
+# ----------------------------------------------------------------------------------------
+def _histogram_argmax(categories, relation, statistic):
+    from privaudit.spec import (
+        DatasetDomain,
+        GlobalSensitivity,
+        Gumbel,
+        MechanismSpec,
+        NoisyArgmax,
+        PureDP,
+    )
+    from privaudit.spec.domains import Categorical
+
+    spec = MechanismSpec(
+        name="argmax_of_counts",
+        input_domain=DatasetDomain(record=Categorical(size=categories), min_size=1),
+        relation=relation,
+        statistic="count of each category",
+        sensitivity=(GlobalSensitivity(value=1.0, norm="linf"),),
+        noise=NoisyArgmax(law=Gumbel(scale=1.0), monotone=True),
+        guarantee=PureDP(epsilon=1.0),
+    )
+
+    def sampler(x, size, rng):
+        scores = statistic(x)
+        noisy = scores[None, :] + rng.gumbel(0.0, 1.0, (size, scores.size))
+        return noisy.argmax(axis=1)
+
+    return declare_mechanism(spec, sampler=sampler, statistic=statistic)
+
+
+@pytest.mark.parametrize("categories", [3, 7])
+def test_counting_scores_are_monotone_under_add_remove_one(categories, rng):
+    from privaudit.spec.relations import AddRemoveOne
+
+    def counts(x):
+        return np.bincount(np.asarray(x, dtype=np.int64), minlength=categories).astype(float)
+
+    mech = _histogram_argmax(categories, AddRemoveOne(), counts)  # accepted: counts rise together
+    out = check_global_sensitivity(mech, rng, pairs=[], search_budget=60)
+    assert out.status == "passed", out.summary
+
+
+@pytest.mark.parametrize("categories, up, down", [(3, 0, 2), (6, 4, 1)])
+def test_scores_moving_both_ways_refute_a_monotone_claim(categories, up, down, rng):
+    """Scores that are not counts (one category's count is subtracted from another's)
+    move both ways when a record is added: the check finds the pair."""
+    from privaudit.spec.relations import AddRemoveOne
+
+    def scores(x):
+        c = np.bincount(np.asarray(x, dtype=np.int64), minlength=categories).astype(float)
+        c[up] -= c[down] / 2.0
+        return c
+
+    mech = _histogram_argmax(categories, AddRemoveOne(), scores)
+    out = check_global_sensitivity(mech, rng, pairs=[], search_budget=60)
+    assert out.violated
+    assert "move the same way" in out.summary
+    assert out.counterexample is not None
+
+
+def test_a_monotone_claim_under_substitute_one_is_refused_with_the_reason():
+    from privaudit.spec.errors import NonMonotoneRelationError
+    from privaudit.spec.relations import SubstituteOne
+
+    with pytest.raises(NonMonotoneRelationError, match="substituting a record"):
+        _histogram_argmax(3, SubstituteOne(), lambda x: np.zeros(3))

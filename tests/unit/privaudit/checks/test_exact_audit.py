@@ -9,13 +9,12 @@ import math
 import numpy as np
 import pytest
 
-from estimators.local_ustatistics import rr_randomizer_mechanism
-from mechanisms import RandomizedResponseMechanism, declare_mechanism
 from privaudit import audit
 from privaudit.auditing.exact_audit import exact_audit_applies, exact_privacy, hockey_stick
 from privaudit.auditing.report import AuditReport
-from privaudit.suites.local import LocalKaryRR
-from spec import (
+from privaudit.estimators.local_ustatistics import rr_randomizer_mechanism
+from privaudit.mechanisms import RandomizedResponseMechanism, declare_mechanism
+from privaudit.spec import (
     Categorical,
     FiniteOutputLaw,
     FiniteRandomizer,
@@ -23,7 +22,8 @@ from spec import (
     MechanismSpec,
     PureDP,
 )
-from spec.errors import AuditError, InconsistentSpecError
+from privaudit.spec.errors import AuditError, InconsistentSpecError
+from privaudit.suites.local import LocalKaryRR
 
 CI = {
     "samples": 20_000,
@@ -39,7 +39,8 @@ def test_randomized_response_is_audited_exactly_over_every_pair():
     assert exact_audit_applies(rr)
     res = exact_privacy(rr)
     assert res.coverage == "all_pairs" and res.pairs_examined == 6
-    assert res.epsilon_exact == pytest.approx(1.0, rel=1e-12)
+    # the keep probability is rounded down onto the stable grid: ε just below 1, never above
+    assert 1.0 - 1e-5 <= res.epsilon_exact <= 1.0
     for pt in res.profile:
         assert pt.delta_exact == pytest.approx(rr.law.privacy_profile(pt.epsilon), abs=1e-12)
     assert not res.violated and "EXACT" in res.statement
@@ -72,7 +73,7 @@ def test_audit_report_states_the_exact_mode_and_round_trips():
     assert "exact ε" in report.summary() and "EXACT" in report.summary()
     assert AuditReport.from_json(report.to_json()) == report
     # statistical mechanisms keep the statistical mode
-    from mechanisms import LaplaceMechanism
+    from privaudit.mechanisms import LaplaceMechanism
 
     assert audit(LaplaceMechanism(1.0, 1.0), **CI).audit_mode == "statistical"
 
@@ -133,7 +134,117 @@ def test_spec_refuses_a_finite_law_stronger_than_the_claim_and_bad_hooks_raise()
     )
     with pytest.raises(AuditError, match="shape"):
         exact_privacy(wrong_shape)
-    from mechanisms import LaplaceMechanism
+    from privaudit.mechanisms import LaplaceMechanism
 
     with pytest.raises(AuditError):
         exact_privacy(LaplaceMechanism(1.0, 1.0))
+
+
+def _unary_encoding(categories: int, epsilon: float):
+    """Unary encoding (Wang et al., USENIX Security 2017): bit c is 1 w.p. p, others w.p. q."""
+    p = math.exp(epsilon / 2) / (1 + math.exp(epsilon / 2))
+    q = 1 - p
+
+    def law(x):
+        rows = np.tile([1 - q, q], (categories, 1))
+        rows[int(x)] = [1 - p, p]
+        return rows
+
+    spec = MechanismSpec(
+        name="unary_encoding",
+        input_domain=Categorical(size=categories),
+        relation=LocalRelation(),
+        noise=FiniteRandomizer(law=FiniteOutputLaw(alphabet=2, length=categories, epsilon=epsilon)),
+        guarantee=PureDP(epsilon=epsilon),
+    )
+
+    def sample(x, size, rng):
+        probs = law(x)[:, 1]
+        return (rng.random((size, categories)) < probs).astype(np.int64)
+
+    return declare_mechanism(spec, sample, output_probabilities=law), law
+
+
+@pytest.mark.parametrize("categories", [6, 16])
+def test_the_exact_profile_of_a_product_law_is_the_maximum_over_every_pair(categories):
+    mech, law = _unary_encoding(categories, 1.0)
+    res = exact_privacy(mech)
+    assert res.profile_coverage == "all_pairs"
+    assert res.profile_pairs == categories * (categories - 1)
+    grid = [pt.epsilon for pt in res.profile]
+    brute = np.zeros(len(grid))
+    for i, j in itertools.permutations(range(categories), 2):
+        brute = np.maximum(brute, hockey_stick(law(i), law(j), grid))
+    assert np.allclose([pt.delta_exact for pt in res.profile], brute, atol=1e-12)
+
+
+def test_a_profile_over_the_largest_epsilon_pairs_only_says_so(monkeypatch):
+    from privaudit.auditing import exact_audit
+
+    monkeypatch.setattr(exact_audit, "PROFILE_ALL_PRODUCT_PAIRS", 0)
+    monkeypatch.setattr(exact_audit, "PROFILE_PAIRS", 4)
+    mech, _ = _unary_encoding(8, 1.0)
+    res = exact_privacy(mech)
+    assert res.profile_coverage == "largest_epsilon_pairs" and res.profile_pairs == 4
+    assert "not exact" in res.statement and "delta(1) >= " in res.statement
+
+
+def _coupled_unary_encoding(categories: int, source: int, target: int):
+    """Unary encoding whose bit ``target`` reuses bit ``source``'s coin: every marginal is
+    right, the release is not (ε = ∞: some outputs are impossible under one input only)."""
+    mech, law = _unary_encoding(categories, 1.0)
+
+    def sample(x, size, rng):
+        probs = law(x)[:, 1]
+        coins = rng.random((size, categories))
+        out = (coins < probs).astype(np.int64)
+        out[:, target] = (coins[:, source] < probs[target]).astype(np.int64)
+        return out
+
+    return declare_mechanism(mech.spec, sample, output_probabilities=law)
+
+
+@pytest.mark.parametrize(
+    "categories, source, target", [(8, 1, 5), (16, 2, 9), (16, 0, 7), (40, 33, 4)]
+)
+def test_a_coin_shared_between_any_two_coordinates_refutes_the_exact_figures(
+    categories, source, target
+):
+    report = audit(_coupled_unary_encoding(categories, source, target), **CI, seed=2)
+    assert report.violated
+    law_check = report.check("noise_law")
+    assert law_check.violated and f"pair ({min(source, target)}, {max(source, target)})" in (
+        law_check.summary
+    )
+    assert report.exact is not None and report.exact.refuted
+    assert report.check("exact.privacy").status == "skipped"
+
+
+@pytest.mark.parametrize("categories, source, target", [(300, 17, 240), (280, 279, 3)])
+def test_wide_releases_screen_every_pair_and_test_the_most_dependent(categories, source, target):
+    from privaudit.auditing.checks import check_noise_law
+
+    out = check_noise_law(
+        _coupled_unary_encoding(categories, source, target), 0, rng=5, samples=20_000
+    )
+    assert out.violated
+    assert "screened" in out.summary
+    assert f"pair ({min(source, target)}, {max(source, target)})" in out.summary
+
+
+def test_an_honest_unary_encoding_passes_every_pairwise_table():
+    from privaudit.auditing.checks import check_noise_law
+
+    mech, _ = _unary_encoding(16, 1.0)
+    out = check_noise_law(mech, 3, rng=7, samples=20_000)
+    assert out.status == "passed", out.summary
+    assert "all 120 pairwise tables" in out.summary
+
+
+def test_the_report_lists_what_its_shortcuts_rest_on():
+    mech, _ = _unary_encoding(6, 1.0)
+    report = audit(mech, **CI, seed=4)
+    independence = [a for a in report.assumptions if "independent" in a.shortcut]
+    assert independence and independence[0].status == "checked"
+    assert "15 coordinate pairs" in independence[0].basis
+    assert AuditReport.from_json(report.to_json()).assumptions == report.assumptions

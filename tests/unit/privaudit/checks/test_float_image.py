@@ -5,17 +5,17 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from mechanisms import (
+from privaudit import audit
+from privaudit.auditing.checks import check_float_image, float_image_applies
+from privaudit.auditing.checks.float_image import laplace_image_contains
+from privaudit.auditing.pairs import verified_pair
+from privaudit.mechanisms import (
     FloatSafeGaussianMechanism,
     FloatSafeLaplaceMechanism,
     GaussianMechanism,
     LaplaceMechanism,
     declare_mechanism,
 )
-from privaudit import audit
-from privaudit.auditing.checks import check_float_image, float_image_applies
-from privaudit.auditing.checks.float_image import laplace_image_contains
-from privaudit.auditing.pairs import verified_pair
 
 
 @pytest.mark.parametrize("scale", [0.05, 1.0, 37.5])

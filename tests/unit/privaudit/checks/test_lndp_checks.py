@@ -10,13 +10,6 @@ import networkx as nx
 import numpy as np
 import pytest
 
-from estimators.lndp import (
-    regular_graph_tv_bound,
-    rr_edge_count_mechanism,
-    soft_threshold,
-    soft_threshold_mechanism,
-)
-from mechanisms import GaussianMechanism
 from privaudit.auditing.checks.local_node import (
     CERTIFICATE_ERROR,
     check_global_certificate,
@@ -26,13 +19,20 @@ from privaudit.auditing.checks.local_node import (
     local_node_checks_apply,
     message_blocks,
 )
+from privaudit.estimators.lndp import (
+    regular_graph_tv_bound,
+    rr_edge_count_mechanism,
+    soft_threshold,
+    soft_threshold_mechanism,
+)
+from privaudit.mechanisms import GaussianMechanism
+from privaudit.spec import GraphDomain, LocalNodeRelation
+from privaudit.spec.errors import InvalidParameterError
 from privaudit.suites.local_node import (
     global_threshold_soft_threshold,
     neighbours_copies_ignored,
     node_degrees,
 )
-from spec import GraphDomain, LocalNodeRelation
-from spec.errors import InvalidParameterError
 
 N = 8
 
@@ -140,3 +140,105 @@ def test_regular_graphs_are_regular_and_seeded():
     ]
     with pytest.raises(InvalidParameterError, match="degree"):
         rel.regular_graphs(GraphDomain(n_nodes=7), 3, 1, 0)
+
+
+def _one_non_local_node(nodes: int, reader: int, read: int):
+    """Every node sends its degree plus Laplace noise, except ``reader``, which sends
+    ``read``'s degree: one non-local node, anywhere."""
+    from privaudit.mechanisms import declare_mechanism
+    from privaudit.spec import AdditiveNoise, GlobalSensitivity, Laplace, MechanismSpec, PureDP
+
+    def degrees(graph):
+        d = np.array([graph.degree(v) for v in range(nodes)], dtype=float)
+        d[reader] = d[read]
+        return d
+
+    spec = MechanismSpec(
+        name="degrees_one_reader",
+        input_domain=GraphDomain(n_nodes=nodes),
+        relation=LocalNodeRelation(),
+        statistic="each node's degree",
+        output_dimension=nodes,
+        sensitivity=(GlobalSensitivity(value=float(2 * (nodes - 1)), norm="l1"),),
+        noise=AdditiveNoise(law=Laplace(scale=float(2 * (nodes - 1)))),
+        guarantee=PureDP(epsilon=1.0),
+    )
+    return declare_mechanism(
+        spec,
+        lambda g, size, rng: degrees(g) + rng.laplace(0.0, 2.0 * (nodes - 1), (size, nodes)),
+        statistic=degrees,
+        layout=1,
+    )
+
+
+@pytest.mark.parametrize("nodes, reader, read", [(8, 3, 0), (8, 5, 2), (12, 7, 11), (20, 18, 1)])
+def test_locality_examines_every_node_of_a_declared_law(nodes, reader, read):
+    outcome = check_locality(_one_non_local_node(nodes, reader, read))
+    assert outcome.status == "violated", outcome.summary
+    assert outcome.counterexample.values["node"] == reader
+    assert outcome.details["nodes_examined"] == nodes
+
+
+def test_locality_on_samples_states_which_nodes_it_examined():
+    mech = _one_non_local_node(40, 3, 0)
+    mech._statistic = None  # no gray-box hook: the sampled test, on some nodes only
+    outcome = check_locality(mech, [], np.random.default_rng(1), alpha=0.01, samples=2_000)
+    assert outcome.details["nodes_examined"] < 40
+    assert (
+        "random: any other node is examined with probability" in (outcome.details["node_coverage"])
+    )
+
+
+@pytest.mark.parametrize("nodes, hot", [(10, 3), (16, 11)])
+def test_black_box_exposure_sees_a_node_whose_signal_is_in_the_spread(nodes, hot):
+    """Under the public randomness the hot node's own bit sets the SPREAD of every
+    message (mean zero either way): a mean-shift estimate sees nothing, the
+    per-coordinate distributional distance ranks the hot node first."""
+    from privaudit.auditing.checks.local_node_blackbox import exposure_weights
+    from privaudit.mechanisms import declare_mechanism
+    from privaudit.spec import (
+        GraphDomain,
+        MechanismSpec,
+        PublicRandomness,
+        PureDP,
+    )
+
+    spec = MechanismSpec(
+        name="spread_leak",
+        input_domain=GraphDomain(n_nodes=nodes),
+        relation=LocalNodeRelation(),
+        statistic="noise whose spread follows the hot node's degree",
+        output_dimension=nodes,
+        guarantee=PureDP(epsilon=1.0),
+    )
+
+    def sample(graph, size, rng):
+        spread = 1.0 + 3.0 * float(graph.degree(hot) >= 2)  # only the star at the hot node
+        return rng.laplace(0.0, spread, (size, nodes))
+
+    mech = declare_mechanism(
+        spec,
+        sample,
+        layout=1,
+        public_randomness=PublicRandomness(drawn="the hot node", reveals="which node is hot"),
+        rho=np.array([hot]),
+    )
+    relation = mech.spec.relation
+    weights, how = exposure_weights(
+        mech, relation, mech.spec.input_domain, np.random.default_rng(4)
+    )
+    assert "Kolmogorov-Smirnov" in how
+    assert int(np.argmax(weights)) == hot
+
+
+def test_column_ks_statistics_match_scipy_with_ties():
+    from scipy.stats import ks_2samp
+
+    from privaudit.auditing.checks.local_node_blackbox import column_ks_statistics
+
+    rng = np.random.default_rng(0)
+    a, b = rng.normal(size=(300, 3)), rng.normal(size=(250, 3))
+    b[:, 1] *= 2.0
+    a[:, 2], b[:, 2] = np.round(a[:, 2]), np.round(b[:, 2] + 0.3)
+    expected = [ks_2samp(a[:, j], b[:, j]).statistic for j in range(3)]
+    assert np.allclose(column_ks_statistics(a, b), expected, atol=1e-12)

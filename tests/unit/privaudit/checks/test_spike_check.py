@@ -7,7 +7,6 @@ import math
 import numpy as np
 import pytest
 
-from mechanisms import DiscreteLaplaceMechanism, GaussianMechanism, LaplaceMechanism
 from privaudit import audit
 from privaudit.auditing.checks import check_spike, spike_applies
 from privaudit.auditing.checks.spike import (
@@ -17,9 +16,10 @@ from privaudit.auditing.checks.spike import (
     WindowGrid,
     _window_counts,
 )
+from privaudit.mechanisms import DiscreteLaplaceMechanism, GaussianMechanism, LaplaceMechanism
+from privaudit.spec import Laplace
+from privaudit.spec.errors import AuditError, InvalidParameterError
 from privaudit.suites.broken import RareRawMean
-from spec import Laplace
-from spec.errors import AuditError, InvalidParameterError
 
 X, Y = np.zeros(100), np.concatenate([[1.0], np.zeros(99)])
 

@@ -25,8 +25,8 @@ CERT_SMALL = ("--samples", "100000")
 TARGETS = '''
 """Mechanisms for the CLI tests: a correct one, two broken ones and bad targets."""
 import numpy as np
-from mechanisms import declare_mechanism
-from spec import (AdditiveNoise, DatasetDomain, GlobalSensitivity, Laplace, MechanismSpec,
+from privaudit.mechanisms import declare_mechanism
+from privaudit.spec import (AdditiveNoise, DatasetDomain, GlobalSensitivity, Laplace, MechanismSpec,
                   PureDP, RealInterval, SubstituteOne)
 
 N, EPS = 100, 1.0
@@ -110,8 +110,8 @@ def register_all(registry):
 """
 
 PLUGIN_MECH = """
-from mechanisms import declare_mechanism
-from spec import (AdditiveNoise, DatasetDomain, GlobalSensitivity, Laplace, MechanismSpec,
+from privaudit.mechanisms import declare_mechanism
+from privaudit.spec import (AdditiveNoise, DatasetDomain, GlobalSensitivity, Laplace, MechanismSpec,
                   PureDP, RealInterval, SubstituteOne)
 
 N = 50
@@ -285,6 +285,7 @@ COMMANDS: dict[str, tuple[str, ...]] = {
         *SMALL,
         "--json",
         "registry.json",
+        "--verbose",
     ),
     # certify, show
     "certify_violation": ("certify", "targets.py:half_noise", *CERT_SMALL, "-o", "refused.json"),
@@ -391,14 +392,15 @@ def test_audit_of_broken_targets_exits_1(runs):
     assert "VIOLATION FOUND" in under.stderr and "sensitivity.global" in under.stderr
 
 
-@pytest.mark.skipif(os.name != "posix", reason="needs a pseudo-terminal")
-def test_progress_goes_to_stderr_when_it_is_a_terminal(cli):
+def run_on_a_terminal(argv: list[str], cli: CLI) -> tuple[subprocess.CompletedProcess, str]:
+    """``python -m privaudit ARGV`` with stderr on a pseudo-terminal: (the finished
+    process, stdout captured, and what the terminal showed)."""
     import pty
 
     master, slave = pty.openpty()
     try:
         proc = subprocess.run(
-            [sys.executable, "-m", "privaudit", "audit", "targets.py:good", *SMALL, "--json", "-"],
+            [sys.executable, "-m", "privaudit", *argv],
             stdout=subprocess.PIPE,
             stderr=slave,
             text=True,
@@ -419,7 +421,12 @@ def test_progress_goes_to_stderr_when_it_is_a_terminal(cli):
             chunks.append(chunk)
     finally:
         os.close(master)
-    terminal = b"".join(chunks).decode("utf-8", "replace")
+    return proc, b"".join(chunks).decode("utf-8", "replace")
+
+
+@pytest.mark.skipif(os.name != "posix", reason="needs a pseudo-terminal")
+def test_progress_goes_to_stderr_when_it_is_a_terminal(cli):
+    proc, terminal = run_on_a_terminal(["audit", "targets.py:good", *SMALL, "--json", "-"], cli)
     assert proc.returncode == 0
     assert "privaudit: [noisy_mean] testing pair 1/" in terminal
     assert json.loads(proc.stdout)["verdict"] == "no_violation"  # stdout stays clean
@@ -437,7 +444,7 @@ def test_bad_target_bad_spec_bad_option_exit_2_with_one_line(runs):
 
 
 # -- audit --registry ------------------------------------------------------------------------
-def test_audit_registry_prints_paragraphs_and_a_table(cli, runs):
+def test_audit_registry_verbose_prints_paragraphs_and_a_table(cli, runs):
     out = runs["audit_registry"]
     assert out.returncode == 0, out.stderr
     text = out.stdout

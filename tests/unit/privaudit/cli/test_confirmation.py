@@ -12,10 +12,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from mechanisms import declare_mechanism
 from privaudit import CI_STRENGTH
 from privaudit.auditing.confirmation import ConfirmationPolicy, confirmation_seed, screened_audit
-from spec import (
+from privaudit.mechanisms import declare_mechanism
+from privaudit.spec import (
     AdditiveNoise,
     DatasetDomain,
     GlobalSensitivity,
@@ -25,7 +25,7 @@ from spec import (
     RealInterval,
     SubstituteOne,
 )
-from spec.errors import InvalidParameterError
+from privaudit.spec.errors import InvalidParameterError
 
 pytest_plugins = ["pytester"]
 
@@ -151,8 +151,8 @@ def test_a_correct_mechanism_runs_one_stage_and_disabled_confirmation_keeps_the_
 # -- through the pytest plugin ---------------------------------------------------------------
 MODULE = """
 import numpy as np
-from mechanisms import declare_mechanism
-from spec import (AdditiveNoise, DatasetDomain, GlobalSensitivity, Laplace, MechanismSpec,
+from privaudit.mechanisms import declare_mechanism
+from privaudit.spec import (AdditiveNoise, DatasetDomain, GlobalSensitivity, Laplace, MechanismSpec,
                   PureDP, RealInterval, SubstituteOne)
 
 N = 6

@@ -14,18 +14,18 @@ import math
 import numpy as np
 import pytest
 
-from mechanisms import (
+from privaudit.auditing.distinguish import (
+    ThresholdEvent,
+    declared_log_densities,
+)
+from privaudit.auditing.distinguish.privacy_loss import loss_moments
+from privaudit.mechanisms import (
     DiscreteLaplaceMechanism,
     GaussianMechanism,
     LaplaceMechanism,
     RandomizedResponseMechanism,
     declare_mechanism,
 )
-from privaudit.auditing.distinguish import (
-    ThresholdEvent,
-    declared_log_densities,
-)
-from privaudit.auditing.distinguish.privacy_loss import loss_moments
 
 from ._shared import audit
 

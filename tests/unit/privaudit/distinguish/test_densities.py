@@ -13,7 +13,8 @@ import math
 import numpy as np
 import pytest
 
-from mechanisms import (
+from privaudit.auditing.distinguish import declared_log_densities
+from privaudit.mechanisms import (
     ExponentialMechanism,
     GaussianMechanism,
     LaplaceMechanism,
@@ -22,8 +23,7 @@ from mechanisms import (
     declare_mechanism,
     smooth_median_mechanism,
 )
-from privaudit.auditing.distinguish import declared_log_densities
-from spec import (
+from privaudit.spec import (
     MechanismSpec,
     PureDP,
     QueryDistance,

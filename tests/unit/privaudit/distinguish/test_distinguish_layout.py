@@ -11,7 +11,7 @@ import pytest
 
 import privaudit.auditing.distinguish as dist
 from privaudit.auditing.distinguish.rows import checked_rows, output_rows, squeeze_rows
-from spec.errors import AuditError
+from privaudit.spec.errors import AuditError
 
 MODULES = sorted(m.name for m in pkgutil.iter_modules(dist.__path__))
 

@@ -15,7 +15,6 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import privaudit.auditing.distinguish as dist
-from mechanisms import RandomizedResponseMechanism
 from privaudit.auditing.distinguish import (
     BinIndex,
     Coordinate,
@@ -26,6 +25,7 @@ from privaudit.auditing.distinguish import (
     select_events,
 )
 from privaudit.auditing.distinguish.privacy_loss import _grid_rank, loss_moments
+from privaudit.mechanisms import RandomizedResponseMechanism
 
 
 # ----------------------------------------------------------------------------------------

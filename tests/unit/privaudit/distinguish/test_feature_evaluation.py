@@ -40,7 +40,7 @@ from privaudit.auditing.distinguish.patterns import (
     ReleasedValue,
     fit_pattern_llr,
 )
-from spec.errors import InvalidParameterError
+from privaudit.spec.errors import InvalidParameterError
 
 QUERIES = 6
 

@@ -16,14 +16,6 @@ import numpy as np
 import pytest
 
 import privaudit.auditing.distinguish as dist
-from mechanisms import (
-    DiscreteLaplaceMechanism,
-    GaussianMechanism,
-    LaplaceMechanism,
-    RandomizedResponseMechanism,
-    declare_mechanism,
-    smooth_laplace_mechanism,
-)
 from privaudit.auditing.distinguish import (
     ValueSetEvent,
     declared_log_densities,
@@ -31,7 +23,15 @@ from privaudit.auditing.distinguish import (
 )
 from privaudit.auditing.pairs import verified_pair
 from privaudit.auditing.results import EventBound, ProfilePoint
-from spec import (
+from privaudit.mechanisms import (
+    DiscreteLaplaceMechanism,
+    GaussianMechanism,
+    LaplaceMechanism,
+    RandomizedResponseMechanism,
+    declare_mechanism,
+    smooth_laplace_mechanism,
+)
+from privaudit.spec import (
     ApproxDP,
     DatasetDomain,
     GlobalSensitivity,
@@ -288,7 +288,7 @@ def test_result_accounting_and_round_trip():
 def test_parameters_are_checked():
     mech = LaplaceMechanism(1.0, 1.0)
     pair = verified_pair(mech.spec, 0.0, 1.0, "explicit")
-    from spec.errors import InvalidParameterError
+    from privaudit.spec.errors import InvalidParameterError
 
     for bad in (
         {"samples": 0},

@@ -10,14 +10,14 @@ import math
 import numpy as np
 import pytest
 
-from estimators.local_ustatistics import HadamardRandomizerMechanism
 from privaudit import AuditConfig, audit
 from privaudit.auditing.distinguish.declared_plan import declared_loss_law, plan_declared_events
 from privaudit.auditing.distinguish.densities import declared_log_densities
 from privaudit.auditing.distinguish.events import LogLikelihoodRatio
 from privaudit.auditing.distinguish.product_loss import product_loss_law, product_loss_points
+from privaudit.estimators.local_ustatistics import HadamardRandomizerMechanism
+from privaudit.spec.errors import AuditError
 from privaudit.suites.local import LocalKaryRR
-from spec.errors import AuditError
 
 
 def _brute_force(p: np.ndarray, q: np.ndarray) -> dict[float, tuple[float, float]]:

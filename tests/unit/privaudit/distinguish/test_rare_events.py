@@ -7,7 +7,6 @@ import math
 import numpy as np
 import pytest
 
-from mechanisms import DiscreteGaussianMechanism, GaussianMechanism, LaplaceMechanism
 from privaudit.auditing.distinguish import distinguish_pair
 from privaudit.auditing.distinguish.densities import declared_log_densities
 from privaudit.auditing.distinguish.pair import POOLED_SHARE, RARE_SHARE
@@ -20,9 +19,10 @@ from privaudit.auditing.distinguish.rare_events import (
     find_rare_events,
 )
 from privaudit.auditing.pairs import verified_pair
+from privaudit.mechanisms import DiscreteGaussianMechanism, GaussianMechanism, LaplaceMechanism
+from privaudit.spec.errors import InvalidParameterError
 from privaudit.statistics.pooled import garwood_lower, garwood_upper, pooled_bound
 from privaudit.suites.broken import LeakyClampMean, NoiselessFallbackMean, RareRawMean
-from spec.errors import InvalidParameterError
 
 N_SEARCH = 50_000
 X, Y = np.zeros(100), np.concatenate([[1.0], np.zeros(99)])

@@ -26,7 +26,6 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 
-from mechanisms import declare_mechanism
 from privaudit import audit
 from privaudit.auditing.search import (
     candidate_pairs,
@@ -34,7 +33,8 @@ from privaudit.auditing.search import (
     maximise_pair_objective,
     neighbouring_pairs,
 )
-from spec import (
+from privaudit.mechanisms import declare_mechanism
+from privaudit.spec import (
     AdditiveNoise,
     DatasetDomain,
     GlobalSensitivity,
@@ -43,8 +43,8 @@ from spec import (
     PureDP,
     RealInterval,
 )
-from spec.errors import UnsupportedCombinationError
-from spec.relations import LocalMoves, NeighbourDecision, NeighbouringRelationBase
+from privaudit.spec.errors import UnsupportedCombinationError
+from privaudit.spec.relations import LocalMoves, NeighbourDecision, NeighbouringRelationBase
 
 N = 6
 EPSILON = 1.0

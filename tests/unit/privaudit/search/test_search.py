@@ -21,7 +21,7 @@ from privaudit.auditing.search import (
     pair_complexity,
     shrink_pair,
 )
-from spec import (
+from privaudit.spec import (
     AddRemoveOne,
     Categorical,
     DatasetDomain,
@@ -38,7 +38,7 @@ from spec import (
     SubstituteOne,
     VectorDomain,
 )
-from spec.errors import (
+from privaudit.spec.errors import (
     InvalidInputError,
     InvalidParameterError,
     NotNeighboursError,
@@ -512,7 +512,7 @@ def test_patience_ends_climbs_on_a_flat_objective_only():
     """|x − y| on the scalar relation |x − y| ≤ 1 is 1 on every extreme pair: with
     patience 10 the three climbs stop after 10 evaluations each that do not beat it (up
     to round-off, 1e-9); a steadily improving objective uses its whole budget."""
-    from mechanisms import LaplaceMechanism
+    from privaudit.mechanisms import LaplaceMechanism
 
     spec = LaplaceMechanism(1.0, 1.0).spec
     start = candidate_pairs(spec, np.random.default_rng(0), budget=8)
@@ -542,7 +542,7 @@ def test_weighted_choice_draws_exactly_what_generator_choice_draws():
     seeds and probability vectors (uneven, with zeros, one-hot, and the search's own)."""
     from privaudit.auditing.checks import _local_search as ratio_search
     from privaudit.auditing.search import local_search
-    from spec import WeightedChoice
+    from privaudit.spec import WeightedChoice
 
     shapes = np.random.default_rng(2024)
     vectors = [
@@ -571,7 +571,7 @@ def test_weighted_choice_draws_exactly_what_generator_choice_draws():
 
 @pytest.mark.parametrize("p", [[], [[0.5, 0.5]], [0.5, -0.1, 0.6], [0.5, np.nan], [0.3, 0.3]])
 def test_weighted_choice_refuses_what_choice_refuses(p):
-    from spec import WeightedChoice
+    from privaudit.spec import WeightedChoice
 
     with pytest.raises(InvalidParameterError):
         WeightedChoice(p)

@@ -11,15 +11,15 @@ from hypothesis import strategies as st
 from scipy import stats
 
 import privaudit.auditing.distinguish as dist
-from mechanisms import GaussianMechanism, LaplaceMechanism
 from privaudit.auditing.pairs import verified_pair
+from privaudit.mechanisms import GaussianMechanism, LaplaceMechanism
+from privaudit.spec.errors import InvalidParameterError
 from privaudit.statistics import (
     predicted_rate_ratio_epsilon,
     rate_ratio_epsilon_lower_bound,
     rate_ratio_lower_bound,
 )
 from privaudit.statistics.allocation import predicted_epsilon, prefers_rate_ratio
-from spec.errors import InvalidParameterError
 
 
 def test_matches_the_exact_binomial_interval_of_the_conditional_proportion():

@@ -13,6 +13,8 @@ import numpy as np
 import pytest
 from scipy import stats
 
+from privaudit.spec import ApproxDP, GaussianDP, PureDP, ZeroConcentratedDP
+from privaudit.spec.errors import InvalidInputError, InvalidParameterError
 from privaudit.statistics import (
     DEFAULT_REPORT_DELTA,
     claimed_point,
@@ -33,8 +35,6 @@ from privaudit.statistics.allocation import (
     wilson_lower,
     wilson_upper,
 )
-from spec import ApproxDP, GaussianDP, PureDP, ZeroConcentratedDP
-from spec.errors import InvalidInputError, InvalidParameterError
 
 
 # ----------------------------------------------------------------------------------------

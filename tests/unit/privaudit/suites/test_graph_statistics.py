@@ -18,6 +18,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from privaudit.spec import GraphDomain
+from privaudit.spec.errors import InvalidParameterError
 from privaudit.suites import graph_broken_cases, graph_control_cases
 from privaudit.suites._graph_statistics import (
     degree_histogram,
@@ -31,8 +33,6 @@ from privaudit.suites._graph_statistics import (
     truncated_edge_count,
     truncated_edge_count_node_sensitivity,
 )
-from spec import GraphDomain
-from spec.errors import InvalidParameterError
 
 
 class AllGraphs:

@@ -34,6 +34,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from scipy import stats
 
+from privaudit.spec.errors import InvalidParameterError
 from privaudit.suites import dpsniper_cases, statdp_cases
 from privaudit.suites._dpsniper_mechanisms import Rappor
 from privaudit.suites._dpsniper_svt import (
@@ -60,7 +61,6 @@ from privaudit.suites.statdp import (
     _pattern_summaries,
     _transcript_summary,
 )
-from spec.errors import InvalidParameterError
 
 ALPHA = 1e-4
 DRAWS = 200_000

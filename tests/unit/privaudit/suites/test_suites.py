@@ -19,7 +19,9 @@ import numpy as np
 import pytest
 from scipy import integrate, stats
 
-from mechanisms import Mechanism
+from privaudit.mechanisms import Mechanism
+from privaudit.spec import GlobalSensitivity, MechanismSpec
+from privaudit.spec.errors import InconsistentSpecError, InvalidParameterError, NotNeighboursError
 from privaudit.suites import (
     BenchmarkCase,
     all_cases,
@@ -33,8 +35,6 @@ from privaudit.suites import (
 from privaudit.suites._dpsniper_mechanisms import Rappor, TruncatedGeometric
 from privaudit.suites._kernels import murmur3_32
 from privaudit.suites.statdp import StatDPSparseVector
-from spec import GlobalSensitivity, MechanismSpec
-from spec.errors import InconsistentSpecError, InvalidParameterError, NotNeighboursError
 
 ALPHA = 1e-4
 CASES = all_cases()
@@ -363,4 +363,5 @@ def test_gaussian_cases_use_the_exact_profile():
     gauss = BY_NAME["control.gaussian_analytic"]
     law = gauss.spec.noise.law
     assert law.privacy_profile(gauss.true_epsilon, 1.0) == pytest.approx(1e-5, rel=1e-6)
-    assert gauss.true_epsilon == pytest.approx(1.0, abs=1e-6) and gauss.is_private
+    # σ is rounded up onto the stable grid: the true ε is just below the claim, never above
+    assert 1.0 - 1e-5 <= gauss.true_epsilon <= 1.0 and gauss.is_private

@@ -11,8 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from mechanisms import LaplaceMechanism, smooth_median_mechanism
 from privaudit import AuditConfig, Certificate, audit, certify
+from privaudit.mechanisms import LaplaceMechanism, smooth_median_mechanism
+from privaudit.spec import MechanismSpec
+from privaudit.spec.errors import CertificateError
 from privaudit.trust.certificates import (
     STATEMENT,
     CertificateStatus,
@@ -20,8 +22,6 @@ from privaudit.trust.certificates import (
     implementation_hash,
     load_certificate,
 )
-from spec import MechanismSpec
-from spec.errors import CertificateError
 
 FAST = AuditConfig(
     samples=100_000,
@@ -35,8 +35,8 @@ FAST = AuditConfig(
 USER_MODULE = '''
 """A user's mechanism, declared from a spec and a sampler."""
 import numpy as np
-from mechanisms import declare_mechanism
-from spec import (AdditiveNoise, DatasetDomain, GlobalSensitivity, Laplace, MechanismSpec,
+from privaudit.mechanisms import declare_mechanism
+from privaudit.spec import (AdditiveNoise, DatasetDomain, GlobalSensitivity, Laplace, MechanismSpec,
                   PureDP, RealInterval, SubstituteOne)
 
 N, EPS = 50, 1.0
@@ -82,7 +82,11 @@ def test_implementation_hash_covers_the_class_hierarchy_and_the_noise_law():
     digest, modules = implementation_hash(LaplaceMechanism(1.0, 1.0))
     assert digest.startswith("sha256:") and len(digest) == 7 + 64
     assert list(modules) == sorted(modules)
-    assert {"mechanisms._base", "mechanisms.additive", "spec.noise.continuous"} <= set(modules)
+    assert {
+        "privaudit.mechanisms._base",
+        "privaudit.mechanisms.additive",
+        "privaudit.spec.noise.continuous",
+    } <= set(modules)
     assert not any(m.split(".")[0] in {"numpy", "scipy", "pydantic", "abc"} for m in modules)
     # deterministic, and independent of the instance
     assert implementation_hash(LaplaceMechanism(1.0, 1.0))[0] == digest
@@ -91,29 +95,29 @@ def test_implementation_hash_covers_the_class_hierarchy_and_the_noise_law():
 
 def test_implementation_hash_covers_held_callables_and_closures():
     _, modules = implementation_hash(smooth_median_mechanism(11, 0.0, 1.0, 1.0))
-    assert "mechanisms.smooth_sensitivity" in modules
-    from estimators import bounded_mean_mechanism
+    assert "privaudit.mechanisms.smooth_sensitivity" in modules
+    from privaudit.estimators import bounded_mean_mechanism
 
     _, modules = implementation_hash(bounded_mean_mechanism(10, 0.0, 1.0, 1.0))
-    assert "estimators.bounded_mean" in modules  # the statistic lambda lives there
+    assert "privaudit.estimators.bounded_mean" in modules  # the statistic lambda lives there
 
 
 def test_implementation_hash_covers_a_class_held_directly_as_a_value():
     # regression: a class reached first as a held callable was marked seen before its
     # MRO was walked, so its own module was never hashed
-    from estimators.models.random_geometric import RandomGeometricGraph
+    from privaudit.estimators.models.random_geometric import RandomGeometricGraph
 
     mech = LaplaceMechanism(1.0, 1.0)
     mech.result_type = RandomGeometricGraph
     _, modules = implementation_hash(mech)
-    assert "estimators.models.random_geometric" in modules
+    assert "privaudit.estimators.models.random_geometric" in modules
 
 
 def test_user_module_is_hashed_and_an_edit_changes_the_hash(tmp_path, monkeypatch):
     module, path = _user_module(tmp_path, monkeypatch)
     mech = module.make()
     before, modules = implementation_hash(mech)
-    assert module.__name__ in modules and "mechanisms.custom" in modules
+    assert module.__name__ in modules and "privaudit.mechanisms.custom" in modules
     path.write_text(path.read_text(encoding="utf-8") + "\n# an edit\n", encoding="utf-8")
     after, _ = implementation_hash(mech)
     assert after != before
@@ -121,7 +125,7 @@ def test_user_module_is_hashed_and_an_edit_changes_the_hash(tmp_path, monkeypatc
 
 def test_other_code_in_the_same_module_hashes_differently(tmp_path, monkeypatch):
     module, _ = _user_module(tmp_path, monkeypatch)
-    from mechanisms import declare_mechanism
+    from privaudit.mechanisms import declare_mechanism
 
     mech = module.make()
     other = declare_mechanism(

@@ -34,8 +34,8 @@ ROOT = Path(__file__).resolve().parents[4]
 
 MECHANISM = """
 import numpy as np
-from mechanisms import declare_mechanism
-from spec import (AdditiveNoise, DatasetDomain, GlobalSensitivity, Laplace, MechanismSpec,
+from privaudit.mechanisms import declare_mechanism
+from privaudit.spec import (AdditiveNoise, DatasetDomain, GlobalSensitivity, Laplace, MechanismSpec,
                   PureDP, RealInterval, SubstituteOne)
 from . import helpers
 
@@ -107,7 +107,12 @@ def test_installed_dependencies_are_third_party_and_ours_first_party():
     for name in ("numpy", "numpy.random", "scipy.stats", "pydantic", "numba"):
         assert not is_first_party(name), name
         assert distributions_of(name), name
-    for name in ("privaudit.auditing.auditor", "spec", "mechanisms.additive", "estimators"):
+    for name in (
+        "privaudit.auditing.auditor",
+        "privaudit.spec",
+        "privaudit.mechanisms.additive",
+        "privaudit.estimators",
+    ):
         assert is_first_party(name) and is_own(name), name
 
 
@@ -154,7 +159,7 @@ def test_a_declared_wrapped_distribution_is_recorded(monkeypatch):
     """The extension point of adapters of third-party samplers: a mechanism names the
     distributions it wraps (names, or a mapping name → version), and the certificate
     records their installed versions; their code is never hashed."""
-    from mechanisms import LaplaceMechanism
+    from privaudit.mechanisms import LaplaceMechanism
 
     for declared in (("hypothesis",), {"hypothesis": "0.0.declared"}):
         mech = LaplaceMechanism(1.0, 1.0)
@@ -241,5 +246,5 @@ def test_the_trace_does_not_depend_on_what_the_process_imported_before():
     first = implementation_of(item.create(), factory=item.create)
     again = implementation_of(item.create(), factory=item.create)
     assert again.hash == first.hash and again.third_party == first.third_party
-    assert "spec.noise._cks_kernel" in again.modules
+    assert "privaudit.spec.noise._cks_kernel" in again.modules
     assert {"numba", "llvmlite"} <= set(again.third_party)

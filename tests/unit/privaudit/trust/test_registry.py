@@ -13,17 +13,17 @@ from pathlib import Path
 
 import pytest
 
-from mechanisms import LaplaceMechanism, Mechanism
 from privaudit import AuditConfig, registry
-from privaudit.trust.certificates import load_certificate
-from privaudit.trust.registry import RegistryEntry
-from spec.errors import (
+from privaudit.mechanisms import LaplaceMechanism, Mechanism
+from privaudit.spec.errors import (
     CertificateError,
     InvalidParameterError,
     PrivauditWarning,
     RegistryError,
     UncertifiedMechanismWarning,
 )
+from privaudit.trust.certificates import load_certificate
+from privaudit.trust.registry import RegistryEntry
 
 FAST = AuditConfig(
     samples=100_000,
@@ -49,8 +49,8 @@ BUILTINS = [
 
 USER_MODULE = """
 import numpy as np
-from mechanisms import declare_mechanism
-from spec import (AdditiveNoise, DatasetDomain, GlobalSensitivity, Laplace, MechanismSpec,
+from privaudit.mechanisms import declare_mechanism
+from privaudit.spec import (AdditiveNoise, DatasetDomain, GlobalSensitivity, Laplace, MechanismSpec,
                   PureDP, RealInterval, SubstituteOne)
 
 N = 40
@@ -302,7 +302,7 @@ def test_allow_uncertified_is_silent_for_a_current_certificate():
 
 # -- entry points ----------------------------------------------------------------------------
 PLUGIN = '''
-from mechanisms import LaplaceMechanism
+from privaudit.mechanisms import LaplaceMechanism
 
 
 def register_all(registry):

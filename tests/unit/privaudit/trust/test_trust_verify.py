@@ -8,10 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from mechanisms import LaplaceMechanism
 from privaudit import AuditConfig, registry
 from privaudit.auditing.config import CERTIFICATE_MINIMUMS, below_certificate_minimums
 from privaudit.interfaces.cli import main
+from privaudit.mechanisms import LaplaceMechanism
+from privaudit.spec.errors import CertificateError, InconsistentCertificateError, RegistryError
 from privaudit.trust.certificates import (
     CERTIFICATE_SCHEMA_VERSION,
     Certificate,
@@ -20,7 +21,6 @@ from privaudit.trust.certificates import (
 )
 from privaudit.trust.consistency import check_consistency
 from privaudit.trust.verify import verify_certificate, verify_path
-from spec.errors import CertificateError, InconsistentCertificateError, RegistryError
 
 FAST = AuditConfig(
     samples=100_000,

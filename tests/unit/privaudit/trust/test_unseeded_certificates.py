@@ -14,12 +14,9 @@ import itertools
 import numpy as np
 import pytest
 
-from mechanisms import from_scalar_sampler
 from privaudit import AuditConfig
-from privaudit.trust.certificates import Certificate, certify
-from privaudit.trust.reproducibility import check_generator_determinism
-from privaudit.trust.verify import verify_certificate
-from spec import (
+from privaudit.mechanisms import from_scalar_sampler
+from privaudit.spec import (
     AdditiveNoise,
     GlobalSensitivity,
     Laplace,
@@ -28,7 +25,10 @@ from spec import (
     QueryDistance,
     RealInterval,
 )
-from spec.errors import InvalidParameterError
+from privaudit.spec.errors import InvalidParameterError
+from privaudit.trust.certificates import Certificate, certify
+from privaudit.trust.reproducibility import check_generator_determinism
+from privaudit.trust.verify import verify_certificate
 
 FAST = AuditConfig(
     samples=100_000,
@@ -132,8 +132,8 @@ def test_an_upgraded_wrapped_library_is_reported_never_stale(unseeded_cert, monk
 
 TARGET = """
 import numpy as np
-from mechanisms import from_scalar_sampler
-from spec import (AdditiveNoise, GlobalSensitivity, Laplace, MechanismSpec, PureDP,
+from privaudit.mechanisms import from_scalar_sampler
+from privaudit.spec import (AdditiveNoise, GlobalSensitivity, Laplace, MechanismSpec, PureDP,
                   QueryDistance, RealInterval)
 
 OWN = np.random.default_rng([28, 1])  # the "library's" own generator, not the audit's
