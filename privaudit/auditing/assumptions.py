@@ -122,7 +122,11 @@ def _exact_profile(exact: Any) -> list[Assumption]:
     return found
 
 
-_READERS = {"noise_law": _independence, "lndp.locality": _locality}
+_READERS = {
+    "noise_law": _independence,
+    "lndp.locality": _locality,
+    "distinguishability": _equivalent_pairs,
+}
 
 
 def audit_assumptions(checks: Sequence[CheckOutcome], exact: Any = None) -> tuple[Assumption, ...]:
@@ -130,8 +134,6 @@ def audit_assumptions(checks: Sequence[CheckOutcome], exact: Any = None) -> tupl
     found: list[Assumption] = []
     for check in checks:
         reader = _READERS.get(check.name)
-        if reader is None and check.name == "distinguishability":
-            reader = _equivalent_pairs
         item = reader(check) if reader is not None else None
         if item is not None and item not in found:
             found.append(item)

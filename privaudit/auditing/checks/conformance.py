@@ -318,8 +318,8 @@ def _pair_table_tests(
     offsets: np.ndarray,
     pairs: list[tuple[int, int]],
 ) -> list[SubTest]:
-    """χ² of each pair's joint counts (blocks of a Gram matrix) against the product of the
-    two declared rows."""
+    """χ² of each pair's joint counts (the blocks of a Gram matrix of one-hot columns, each
+    coordinate's first column at ``offsets``) against the product of the two declared rows."""
     found = []
     for a, b in pairs:
         table = counts[offsets[a] : offsets[a] + sizes[a], offsets[b] : offsets[b] + sizes[b]]
@@ -373,24 +373,10 @@ def _pairwise_tests(
     used = np.unique(np.asarray(chosen).ravel())
     hot = _one_hot(test, sizes, used)
     counts_used = np.asarray(hot.T @ hot, dtype=np.float64)
-    local = {int(c): k for k, c in enumerate(used)}
-    sub_sizes = tuple(int(sizes[c]) for c in used)
-    sub_offsets = np.concatenate([[0], np.cumsum(sub_sizes)[:-1]]).astype(np.int64)
-    sub_probs = np.zeros((used.size, probs.shape[1]))
-    for k, c in enumerate(used):
-        sub_probs[k] = probs[c]
-    found = _pair_table_tests(
-        counts_used,
-        sub_probs,
-        sub_sizes,
-        sub_offsets,
-        [(local[a], local[b]) for a, b in chosen],
-    )
-    renamed = [
-        SubTest(f"pair ({a}, {b}): {t.name.split(': ', 1)[1]}", t.statistic, t.p_value, t.info)
-        for (a, b), t in zip(chosen, found, strict=True)
-    ]
-    return renamed, how
+    # each chosen coordinate's first column in the smaller Gram matrix of the test half
+    offsets_used = np.zeros(length, dtype=np.int64)
+    offsets_used[used] = np.concatenate([[0], np.cumsum([sizes[c] for c in used])[:-1]])
+    return _pair_table_tests(counts_used, probs, sizes, offsets_used, chosen), how
 
 
 def _joint_tests(
