@@ -83,14 +83,19 @@ def _locality(check: CheckOutcome) -> Assumption | None:
     )
 
 
-def _equivalent_pairs(check: CheckOutcome) -> Assumption | None:
-    if not check.details.get("equivalent_pairs_tied"):
+def _ranked_pairs(check: CheckOutcome) -> Assumption | None:
+    inputs = check.details.get("inputs_tested")
+    if inputs is None:
         return None
+    tied = ", or tie with them," if check.details.get("pairs_tied") else ""
     return Assumption(
-        shortcut="pairs that tie under the declared law are equivalent (one is tested)",
-        status="unchecked",
-        basis="taken from the declared law: the tied pairs were not tested on the sampler; "
-        "the noise-law check compares the sampler with the law at one input only",
+        shortcut=f"pairs the declared law ranks below the tested ones{tied} are no worse "
+        "on the sampler",
+        status="checked",
+        basis=f"the declared law tested at every one of the {inputs} inputs of the "
+        f"{check.details.get('pairs_ranked')} ranked pairs "
+        f"({check.details.get('draws_per_input')} draws each); the pairs at an input where "
+        "it fails are tested",
         check=check.name,
     )
 
@@ -125,7 +130,7 @@ def _exact_profile(exact: Any) -> list[Assumption]:
 _READERS = {
     "noise_law": _independence,
     "lndp.locality": _locality,
-    "distinguishability": _equivalent_pairs,
+    "noise_law.ranked_pairs": _ranked_pairs,
 }
 
 

@@ -98,12 +98,14 @@ from .exact_audit import (
     exact_privacy,
     refutation_check,
     sampling_refutation,
+    set_aside_law_figures,
     set_aside_refuted,
     worst_inputs,
 )
 from .pair_choice import PairChoice, choose_pairs
 from .pair_tests import run_pair_tests
 from .pairs import CandidatePair, to_jsonable, verified_pair
+from .ranked_pairs_law import check_ranked_pairs_law
 from .report import AccountingTightness, AuditReport
 from .results import CheckOutcome, Counterexample, PowerStatement
 from .sampler_outputs import sampler_timeout_scope
@@ -125,6 +127,7 @@ _STREAMS = (
     "local_node",
     "spike",
     "exposure",
+    "ranked_law",
 )
 
 
@@ -365,6 +368,9 @@ def _audit(
     choice = _choice(
         mechanism, cfg, candidates, explicit, rng["pilot"], executor, alpha_dist, delta_claimed
     )
+    law = check_ranked_pairs_law(mechanism, choice, cfg, rng["ranked_law"], alpha_dist, say)
+    choice, alpha_dist = law.choice, alpha_dist - law.alpha
+    checks.extend(law.outcomes)
     chosen = list(choice.pairs)
 
     # 6. the distributional test on the chosen pairs -----------------------------------------
@@ -472,6 +478,7 @@ def _exact_agreement(
     cannot use is named in a skipped ``exact.privacy`` outcome.
     """
     spec = mechanism.spec
+    set_aside_law_figures(checks)
     if exact is not None:
         for pair, result in results:
             bound = (

@@ -62,6 +62,7 @@ __all__ = [
     "hockey_stick",
     "refutation_check",
     "sampling_refutation",
+    "set_aside_law_figures",
     "set_aside_refuted",
 ]
 
@@ -636,6 +637,37 @@ def set_aside_refuted(checks: list[CheckOutcome], why: str, *, name: str = "exac
         else c
         for c in checks
     ]
+
+
+#: Checks whose rejection shows that the sampler does not draw its declared law.
+LAW_REJECTIONS = ("noise_law", "noise_law.ranked_pairs", "lndp.locality")
+#: White-box figures computed from the declared law, and the checks that refute each: a
+#: rejection of the law refutes all; a sampling ε lower bound above the claim refutes the
+#: joint figure, which bounds the whole release (the others bound one message, or state a
+#: necessary condition).
+LAW_FIGURES = {
+    "lndp.per_node": LAW_REJECTIONS,
+    "lndp.global_certificate": LAW_REJECTIONS,
+    "lndp.joint_accounting": (*LAW_REJECTIONS, "distinguishability"),
+}
+
+
+def set_aside_law_figures(checks: list[CheckOutcome]) -> None:
+    """Every passed white-box figure of :data:`LAW_FIGURES` that a violated check of the
+    audit's samples refutes, replaced in place by a skipped outcome saying which check
+    refuted it: an "exact" figure never stands beside a refutation."""
+    violated = {c.name: c for c in checks if c.violated}
+    for name, refuters in LAW_FIGURES.items():
+        by = next((violated[r] for r in refuters if r in violated), None)
+        figure = next((c for c in checks if c.name == name and c.status == "passed"), None)
+        if by is None or figure is None:
+            continue
+        set_aside_refuted(
+            checks,
+            f"REFUTED by {by.name} on the audit's samples: the figure was computed from "
+            f"the declared law, which does not describe the sampler [was: {figure.summary}]",
+            name=name,
+        )
 
 
 def refutation_check(result: ExactAuditResult, error_rate: float) -> CheckOutcome:

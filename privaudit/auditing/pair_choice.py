@@ -58,7 +58,10 @@ relation and the candidates only, so the accounting above is unchanged.
 same two laws up to a translation (and a swap, which the two test directions cover), and
 a tie of the declared bound is the same statement for the other laws.  Testing one of
 them then gives the whole budget to one pair instead of splitting it between copies.
-Explicit pairs passed by the caller are always tested.
+Explicit pairs passed by the caller are always tested.  The ranking and the ties rest on
+the sampler drawing the declared law at every ranked input: the auditor tests that law
+there before any pair is skipped (:mod:`~privaudit.auditing.ranked_pairs_law`), and tests
+the pairs at an input where it fails.
 
 Whatever the ranking, the pairs are chosen without looking at the final test's samples,
 so the test stays exact.
@@ -166,6 +169,10 @@ class PairChoice:
     #: Whether the prior pair (:func:`_prior_pair`) took a slot the halving had given to
     #: another pair, and is tested.
     prior_pair: bool = False
+    #: Every pair ranked by the declared law (statistic shift or declared bound), best
+    #: first; empty for a black box.  The pairs not tested were skipped on the law's word,
+    #: which :mod:`~privaudit.auditing.ranked_pairs_law` checks at their inputs.
+    declared_ranking: tuple[CandidatePair, ...] = ()
 
     @property
     def near_ties(self) -> int:
@@ -546,6 +553,7 @@ def choose_pairs(
         halving_rounds=rounds,
         near_tie=tuple(_key(p) in near_keys for p in chosen),
         prior_pair=prior_key is not None and any(_key(p) == prior_key for p in chosen),
+        declared_ranking=tuple(ranked) if shift is not None or declared else (),
     )
 
 

@@ -22,6 +22,9 @@ every stage of the audit draws
   :func:`~privaudit.auditing.pair_choice.halving_first_round`), halving the pairs and
   doubling the outputs each round — 400 × pilot_samples
   at CI strength, 696 × pilot_samples at the default configuration;
+* the declared law at the inputs of the pairs it ranked (gray boxes only,
+  :mod:`~privaudit.auditing.ranked_pairs_law`): 2·``samples`` spread over at most
+  2·(``pair_budget`` + 5·``pairs_tested``) inputs, at least 2,000 each;
 * the distinguishing test: ``samples + search_samples`` per side of every tested pair —
   ``pairs_tested`` of them, or for a black box with the robust pair choice
   (``pair_tolerance`` > 0) up to the halving's last round, at most ``2·pairs_tested``
@@ -76,6 +79,7 @@ from .distinguish.densities import declared_log_densities
 from .distinguish.pair import DECLARED_SHARE, RARE_SHARE
 from .exact_audit import exact_audit_applies
 from .pair_choice import gray_box_shift, halving_first_round, halving_pool_size
+from .ranked_pairs_law import RANKED_LAW_MIN_DRAWS, RANKED_LAW_SHARE
 from .sampler_outputs import draw_outputs
 from .search import candidate_pairs
 from .texts import format_epsilon
@@ -291,6 +295,9 @@ def stage_releases(
             n,
             cfg.pair_budget if pool is None else pool,
         )
+    else:
+        inputs = 2 * (cfg.pair_budget + 5 * cfg.pairs_tested)
+        out["declared law at the ranked pairs"] = max(2 * n, RANKED_LAW_MIN_DRAWS * inputs)
     out["distinguishing test"] = 2 * k * (n + search)
     return out
 
@@ -406,6 +413,8 @@ def budget_epsilon(shape: _Shape, cfg: AuditConfig, *, probability: float = 0.9)
     """The smallest true ε the most favourable event of an audit at ``cfg`` detects with
     ``probability`` (module docstring)."""
     alpha = cfg.alpha * (0.9 if shape.conformance else 1.0) / cfg.pairs_tested
+    if not shape.black_box:  # the declared law at the ranked pairs' inputs
+        alpha *= 1.0 - RANKED_LAW_SHARE
     if shape.delta > 0:
         alpha *= 1.0 - RARE_SHARE
     level = DECLARED_SHARE * alpha if shape.declared else alpha / (2 * cfg.events_per_direction)

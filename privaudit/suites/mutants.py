@@ -22,7 +22,10 @@ A builder takes the parameter dict and returns ``(mechanism, audit_kwargs)``: ca
   (q ∈ [0.99, 0.999]), so the outputs beyond sit on atoms at x ± t (true ε = ∞);
 * ``rho_exposure`` — a local-node mechanism whose public randomness ρ makes one node hot:
   every neighbour of the hot node sends a message of wider spread (mean zero either way);
-  broken: the claim counts the hot node's exposure as one message's, not n − 1.
+  broken: the claim counts the hot node's exposure as one message's, not n − 1;
+* ``one_input_departure`` — k-ary randomized response over m ∈ [4, 12] categories, whose
+  pairs all tie under the declared law; broken: at one category c the sampler reports c
+  outright with probability t ∈ [0.3, 0.7] (the pairs holding c leak more than ε).
 
 ``MUTANT_FAMILIES`` maps each family's name to a :class:`MutantFamily` (correct builder,
 broken builder, parameter sampler).  No hypothesis import here: scripts use the samplers.
@@ -463,6 +466,56 @@ def rho_exposure_params(rng: np.random.Generator) -> Params:
     return {"n": n, "hot": int(rng.integers(n)), "ignored": float(rng.uniform(1.0, 2.0))}
 
 
+# -- 7. the declared law broken at one input of the tied pairs ---------------------------
+def _k_ary_rr(categories: int, epsilon: float, at: int | None, truth: float) -> Mechanism:
+    keep = math.exp(epsilon) / (math.exp(epsilon) + categories - 1)
+
+    def law(x: Any) -> np.ndarray:
+        row = np.full(categories, (1.0 - keep) / (categories - 1))
+        row[int(x)] = keep
+        return row[None, :]
+
+    spec = MechanismSpec(
+        name="mutant.k_ary_rr" if at is None else "mutant.k_ary_rr_truthful_at_one_input",
+        input_domain=Categorical(size=categories),
+        relation=LocalRelation(),
+        noise=FiniteRandomizer(law=FiniteOutputLaw(alphabet=categories, length=1, epsilon=epsilon)),
+        guarantee=PureDP(epsilon=epsilon),
+    )
+
+    def sample(x: Any, size: int, rng: np.random.Generator) -> np.ndarray:
+        u = rng.random(size)
+        out = (np.cumsum(law(x)[0])[None, :] < u[:, None]).sum(axis=1)
+        out = np.minimum(out, categories - 1)
+        if at is not None and int(x) == at:
+            out = np.where(rng.random(size) < truth, at, out)
+        return out.astype(np.int64).reshape(size, 1)
+
+    return declare_mechanism(spec, sample, output_probabilities=law)
+
+
+def one_input_departure_correct(params: Params) -> tuple[Mechanism, dict[str, Any]]:
+    """k-ary randomized response (Kairouz, Oh & Viswanath 2016): true ε = ε.  Every pair
+    of categories ties under the declared law, so one pair is tested for all."""
+    m, eps = int(params["categories"]), float(params.get("epsilon", 1.0))
+    return _k_ary_rr(m, eps, None, 0.0), {}
+
+
+def one_input_departure_broken(params: Params) -> tuple[Mechanism, dict[str, Any]]:
+    """k-ary randomized response that, at one category c only, reports c outright with
+    probability t before randomizing: P(c | c) = t + (1 − t)·keep, so the pairs holding c
+    have true ε = ln((t + (1 − t)·keep)/((1 − t)(1 − keep)/(m − 1))) > ε, while every pair
+    without c is the declared law's."""
+    m, eps = int(params["categories"]), float(params.get("epsilon", 1.0))
+    return _k_ary_rr(m, eps, int(params["at"]), float(params["truth"])), {}
+
+
+def one_input_departure_params(rng: np.random.Generator) -> Params:
+    """m ∈ [4, 12] categories, c uniform among them, t ∈ [0.3, 0.7]."""
+    m = int(rng.integers(4, 13))
+    return {"categories": m, "at": int(rng.integers(m)), "truth": float(rng.uniform(0.3, 0.7))}
+
+
 MUTANT_FAMILIES: dict[str, MutantFamily] = {
     "coupled_coins": MutantFamily(
         "coupled_coins",
@@ -505,5 +558,12 @@ MUTANT_FAMILIES: dict[str, MutantFamily] = {
         rho_exposure_broken,
         rho_exposure_params,
         "an exposure that depends on rho",
+    ),
+    "one_input_departure": MutantFamily(
+        "one_input_departure",
+        one_input_departure_correct,
+        one_input_departure_broken,
+        one_input_departure_params,
+        "the declared law broken at one random input of the tied pairs",
     ),
 }

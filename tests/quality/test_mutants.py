@@ -3,9 +3,10 @@
 Hypothesis strategies draw the defect's position of each family of
 :mod:`privaudit.suites.mutants` (the coupled coordinates, the non-local node, the
 mis-scaled coordinate, the heavy records' places, the clamped tail's quantile, the hot
-node) and every broken variant drawn must be caught.  The examples are derandomized and
-every audit runs at a fixed seed, so the file is deterministic: a broken variant that
-passes, or a correct one that raises an alarm, is a reproducible failure, not a fluke.
+node, the category where the law departs) and every broken variant drawn must be caught.
+The examples are derandomized and every audit runs at a fixed seed, so the file is
+deterministic: a broken variant that passes, or a correct one that raises an alarm, is a
+reproducible failure, not a fluke.
 The correct variants are checked for *no false alarm at these fixed seeds* (a correct
 audit alarms with probability at most α = 0.05; the rate over many draws is measured by
 ``tests/statistical/test_mutant_rates.py`` and ``scripts/mutant_table.py``,
@@ -43,6 +44,7 @@ CATCHING_CHECK = {
     "heavy_records": "distinguishability",
     "tail_leak": "noise_law",
     "rho_exposure": "distinguishability",
+    "one_input_departure": "noise_law.ranked_pairs",
 }
 
 
@@ -109,6 +111,16 @@ def rho_exposure_params(draw):
     }
 
 
+@st.composite
+def one_input_departure_params(draw):
+    m = draw(st.integers(4, 12))
+    return {
+        "categories": m,
+        "at": draw(st.integers(0, m - 1)),
+        "truth": draw(st.floats(0.3, 0.7, allow_nan=False)),
+    }
+
+
 STRATEGIES = {
     "coupled_coins": coupled_coins_params(),
     "non_local_read": non_local_read_params(),
@@ -116,6 +128,7 @@ STRATEGIES = {
     "heavy_records": heavy_records_params(),
     "tail_leak": tail_leak_params(),
     "rho_exposure": rho_exposure_params(),
+    "one_input_departure": one_input_departure_params(),
 }
 #: Examples per family: broken (must be caught), correct (no false alarm at SEED).
 EXAMPLES = {
@@ -125,6 +138,7 @@ EXAMPLES = {
     "heavy_records": (6, 3),
     "tail_leak": (6, 3),
     "rho_exposure": (3, 2),
+    "one_input_departure": (4, 2),
 }
 
 #: The hardest corner of each family's range, always run besides the drawn examples
@@ -137,6 +151,7 @@ CORNERS = {
     "heavy_records": {"weights": [5.0, 4.0, 3.0, 2.0, 1.0], "shortfall": 0.5},
     "tail_leak": {"q": 0.999},
     "rho_exposure": {"n": 6, "hot": 5, "ignored": 2.0},
+    "one_input_departure": {"categories": 12, "at": 11, "truth": 0.3},
 }
 
 
@@ -200,7 +215,7 @@ def test_the_numpy_samplers_draw_parameters_the_builders_accept(name):
 def _input_of(name: str, params):
     import networkx as nx
 
-    if name == "coupled_coins":
+    if name in ("coupled_coins", "one_input_departure"):
         return 0
     if name in ("non_local_read", "rho_exposure"):
         return nx.empty_graph(int(params["n"]))

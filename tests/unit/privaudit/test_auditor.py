@@ -68,7 +68,11 @@ def test_correct_laplace_passes_with_a_full_report(laplace_report):
     assert r.power is not None and r.power.detectable_epsilon > 1.0
     assert r.worst_event is not None and r.events
     assert math.isclose(
-        sum(c.error_rate for c in r.checks if c.name in {"noise_law", "distinguishability"}),
+        sum(
+            c.error_rate
+            for c in r.checks
+            if c.name in {"noise_law", "noise_law.ranked_pairs", "distinguishability"}
+        ),
         1 - r.confidence,
         rel_tol=1e-9,
     )
@@ -226,15 +230,19 @@ def test_edge_sensitivity_claimed_under_node_neighbouring_is_caught_on_a_star():
 # ---- choosing the pairs: ties, declared bounds, successive halving ---------------------------
 def test_equivalent_pairs_are_tested_once_and_the_error_budget_adds_up():
     """Laplace on a scalar: every generated pair has the declared worst shift 1, so one pair
-    gets the whole distinguishing budget; the statistical error rates add up to
-    1 − confidence (noise law α/10, the pair's events and profile the rest)."""
+    gets the distinguishing budget once the declared law is checked at every ranked input;
+    the statistical error rates add up to 1 − confidence (noise law α/10, the ranked inputs
+    a tenth of the rest, the pair's events and profile the rest)."""
     r = audit(LaplaceMechanism(1.0, 1.0), config=FAST)
     dist = r.check("distinguishability")
     assert dist.details["pairs_tested"] == 1 and dist.details["equivalent_pairs_tied"]
     assert dist.details["pair_objective"] == "statistic shift"
     noise = r.check("noise_law")
+    ranked = r.check("noise_law.ranked_pairs")
     assert noise.error_rate == pytest.approx(0.1 * (1 - r.confidence))
-    assert noise.error_rate + dist.error_rate == pytest.approx(1 - r.confidence)
+    assert ranked.error_rate == pytest.approx(0.1 * 0.9 * (1 - r.confidence))
+    assert ranked.details["pairs_tied"] and ranked.details["inputs_tested"] >= 2
+    assert noise.error_rate + ranked.error_rate + dist.error_rate == pytest.approx(1 - r.confidence)
     assert r.check("privacy_profile").error_rate == pytest.approx(0.1 * dist.error_rate)
     events = sum(e.alpha for e in r.events)
     assert events + r.check("privacy_profile").error_rate <= dist.error_rate * (1 + 1e-12)

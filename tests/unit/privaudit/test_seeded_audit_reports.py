@@ -164,44 +164,53 @@ def test_fast_paths_give_the_reports_of_the_reference_paths(name, monkeypatch):
 #: the Gaussian's σ is 3.73064 (was 3.7306316…) and randomized response's keep probability
 #: 0.475366 (rounded down): the declared law moved in its 6th digit, so the profile sums
 #: (from the declared law) and the RR noise-law p-value moved there too; every count, pair
-#: and bound is unchanged.
+#: and bound is unchanged.  Since issue 45 the declared law is tested at every input of
+#: the pairs it ranked (privaudit.auditing.ranked_pairs_law) with a tenth of the
+#: distinguishing test's α: the tests run at 0.9 of their former level, so the planned
+#: thresholds, the counts of the events they define, the bounds and the profiles moved;
+#: the pairs, the sensitivity searches and the noise-law statistics are unchanged.  At
+#: seed 0 that new test rejects the analytic Gaussian's correct sampler at one of its 61
+#: inputs (x = 5.8822…: 2,000 draws with mean −0.0915 σ, KS p = 1.6·10⁻⁶): a false alarm
+#: within the check's error rate (0.1 · 0.9 · 0.05 = 0.0045; the KS p-values of 2,000
+#: such samples at that input are uniform), recorded as the seed gives it, not re-seeded.
 ORIGINAL = {
     "analytic_gaussian": {
-        "epsilon_lower_bound": 0.49141596769098134,
+        "verdict": "violation",
+        "epsilon_lower_bound": 0.4803013826785665,
         "worst_pair": (3.625053246376621, 4.625053246376622, "random"),
         "worst_event": (
-            "LLR >= 0.525635 + M(y) in LLR <= -0.525635 (pooled)",
-            1372,
-            729,
+            "LLR >= 0.501709 + M(y) in LLR <= -0.501709 (pooled)",
+            1670,
+            894,
             39888,
             39888,
         ),
         "event_counts": [
-            (1372, 729),
-            (702, 339),
-            (2646, 1732),
-            (163, 77),
+            (1670, 894),
+            (852, 423),
+            (3250, 2133),
+            (208, 93),
             (11019, 8967),
             (5012, 3431),
             (6752, 4899),
         ],
         "global_sensitivity": (1.000000000000002, 77, 124, "local_search"),
         "noise_law": 1.0,
-        "profile_lower_bound_sum": 0.5414242393741038,
+        "profile_lower_bound_sum": 0.5399419058551083,
         "detectable_epsilon": 1.2447501204954476,
     },
     "laplace": {
-        "epsilon_lower_bound": 0.9742547653879603,
+        "epsilon_lower_bound": 0.9738942589442615,
         "worst_pair": (-1.1978143593806194, -2.1978143593806196, "random"),
-        "worst_event": ("LLR <= -0.983398", 10195, 3654, 20061, 19994),
-        "event_counts": [(10126, 3690), (10195, 3654), (14018, 6011), (12311, 4691), (7577, 2728)],
+        "worst_event": ("LLR <= -0.981445", 10209, 3658, 20061, 19994),
+        "event_counts": [(10133, 3694), (10209, 3658), (14018, 6011), (12311, 4691), (7577, 2728)],
         "global_sensitivity": (1.0000000000000036, 77, 125, "local_search"),
         "noise_law": 1.0,
-        "profile_lower_bound_sum": 5.3919720418542445,
+        "profile_lower_bound_sum": 5.391190507067624,
         "detectable_epsilon": 1.083341602341775,
     },
     "randomized_response": {
-        "epsilon_lower_bound": 0.9825131543770395,
+        "epsilon_lower_bound": 0.9816056270968455,
         "worst_pair": (0, 3, "extreme"),
         "worst_event": ("output in {0}", 9470, 3413, 19849, 19829),
         "event_counts": [
@@ -220,7 +229,7 @@ ORIGINAL = {
         # one's (the distinguishability numbers above are unchanged); the profile sum is
         # that of the streamed test split (issue 17's blocks)
         "noise_law": 0.39381623163905877,
-        "profile_lower_bound_sum": 4.376136721981148,
+        "profile_lower_bound_sum": 4.375304130218867,
         "detectable_epsilon": 1.0711669789145664,
     },
 }
@@ -269,4 +278,8 @@ def test_seeded_audits_give_the_numbers_of_the_code_before_the_change(name):
     # (privaudit.auditing.verdicts); the old statement (the worst pair's best event) is one of the
     # candidates, so the new detectable ε is never larger
     assert report.power.detectable_epsilon <= expected["detectable_epsilon"]
-    assert report.verdict == "no_violation" and report.power.conclusive
+    assert report.verdict == expected.get("verdict", "no_violation") and report.power.conclusive
+    if report.verdict == "violation":
+        # a false alarm of the documented kind only: the declared law at the ranked inputs
+        (alarm,) = [c for c in report.checks if c.violated]
+        assert alarm.name == "noise_law.ranked_pairs" and alarm.error_rate < 0.005

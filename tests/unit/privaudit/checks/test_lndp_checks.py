@@ -242,3 +242,50 @@ def test_column_ks_statistics_match_scipy_with_ties():
     a[:, 2], b[:, 2] = np.round(a[:, 2]), np.round(b[:, 2] + 0.3)
     expected = [ks_2samp(a[:, j], b[:, j]).statistic for j in range(3)]
     assert np.allclose(column_ks_statistics(a, b), expected, atol=1e-12)
+
+
+def test_law_figures_are_set_aside_when_the_samples_refute_the_law():
+    """The white-box LNDP figures are computed from the declared law; a sampler that draws
+    a quarter of the declared noise at every node gets them set aside, never "passed"
+    beside the noise-law and distinguishing violations."""
+    from privaudit import AuditConfig, audit
+
+    mechanism = soft_threshold_mechanism(N, 0.9, 1e-3, 0, 1)
+    honest = mechanism._sample
+
+    def quiet(data, size, rng):
+        out = np.asarray(honest(data, size, rng), float).reshape(size, -1)
+        centre = np.asarray(mechanism.statistic(data), float).reshape(1, -1)
+        return centre + (out - centre) / 4
+
+    mechanism._sample = quiet
+    cfg = AuditConfig(
+        samples=20_000, pilot_samples=1_000, pair_budget=12, pairs_tested=2, claim_budget=40
+    )
+    report = audit(mechanism, config=cfg)
+    assert report.check("noise_law").violated and report.check("distinguishability").violated
+    for name in ("lndp.per_node", "lndp.joint_accounting", "lndp.global_certificate"):
+        check = report.check(name)
+        assert check.status == "skipped" and check.summary.startswith("REFUTED by noise_law")
+    # an honest sampler keeps its figures
+    honest_report = audit(soft_threshold_mechanism(N, 0.9, 1e-3, 0, 1), config=cfg)
+    assert honest_report.check("lndp.per_node").status == "passed"
+    assert honest_report.check("lndp.joint_accounting").status == "passed"
+
+
+def test_a_joint_figure_is_set_aside_by_a_sampling_violation_alone():
+    from privaudit.auditing.exact_audit import set_aside_law_figures
+    from privaudit.auditing.results import CheckOutcome
+
+    def outcome(name, status):
+        return CheckOutcome(name=name, status=status, summary=f"{name} {status}")
+
+    checks = [
+        outcome("lndp.per_node", "passed"),
+        outcome("lndp.joint_accounting", "passed"),
+        outcome("distinguishability", "violated"),
+    ]
+    set_aside_law_figures(checks)
+    assert [c.status for c in checks] == ["passed", "skipped", "violated"]
+    assert "REFUTED by distinguishability" in checks[1].summary
+    assert "[was: lndp.joint_accounting passed]" in checks[1].summary

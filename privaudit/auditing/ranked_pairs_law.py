@@ -1,0 +1,210 @@
+"""The declared law at every input of the pairs it ranked: the check behind a skipped pair.
+
+With a declared output law, :func:`~privaudit.auditing.pair_choice.choose_pairs` ranks the
+candidate pairs by the law alone (the statistic shift ‖f(x) − f(y)‖, or the bound the
+declared-law events give) and tests the best; pairs that tie with the best are taken as
+equivalent, and one of them is tested.  Both steps skip pairs on the declaration's word:
+they are right only if the sampler draws the declared law at the inputs of every ranked
+pair.  A sampler that draws less noise at one input of a skipped pair (or couples coins
+there only) would be certified without that pair ever being examined.
+
+:func:`check_ranked_pairs_law` therefore tests the sampler against the declared law
+(:func:`~privaudit.auditing.checks.check_noise_law`: the same battery as the conformance
+check) at every distinct input of the ranked pairs, before any pair is skipped.  It has
+its share :data:`RANKED_LAW_SHARE` of the distinguishing test's α, split evenly over the
+inputs (Bonferroni), so a sampler that follows its law is reported as violated with
+probability at most that share.  An input where the law is rejected is a violation
+(counterexample: the best-ranked pair holding it), and the ranked pairs holding it are
+tested too — the pairs to test stay a function of streams other than the final one, and
+the distinguishing test splits its α over the pairs actually tested.  Draws: one pair's
+worth of the final test, 2·``samples``, spread over the inputs, at least
+:data:`RANKED_LAW_MIN_DRAWS` per input but never more than ``conformance_samples``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from typing import Any
+
+import numpy as np
+
+from privaudit.mechanisms import Mechanism
+
+from .checks import check_noise_law
+from .config import AuditConfig
+from .pair_choice import PairChoice
+from .pairs import CandidatePair, to_jsonable
+from .results import CheckOutcome, Counterexample, jsonable_details
+
+__all__ = [
+    "RANKED_LAW_MIN_DRAWS",
+    "RANKED_LAW_SHARE",
+    "RankedPairsLaw",
+    "check_ranked_pairs_law",
+    "ranked_law_draws",
+]
+
+_NAME = "noise_law.ranked_pairs"
+#: Share of the distinguishing test's α spent on the declared law at the ranked inputs.
+RANKED_LAW_SHARE = 0.1
+#: Fewest draws per input (the goodness-of-fit battery's tail tests need N·q ≥ 20 at
+#: q = 10⁻²).
+RANKED_LAW_MIN_DRAWS = 2_000
+#: Independence designs of the inputs' finite-randomizer tests, least checked first (the
+#: report states the weakest).
+_DESIGNS = ("random", "screened", "all_pairs")
+
+
+@dataclass(frozen=True)
+class RankedPairsLaw:
+    """The check and what it changes: the pairs to test and the α it spent.
+
+    Attributes
+    ----------
+    choice : PairChoice
+        The choice, with the ranked pairs at a rejected input appended (best first).
+    alpha : float
+        The α the check spent (0 when it did not run).
+    outcomes : tuple of CheckOutcome
+        ``"noise_law.ranked_pairs"``; none when no pair was ranked by a declared law.
+    """
+
+    choice: PairChoice
+    alpha: float
+    outcomes: tuple[CheckOutcome, ...]
+
+
+def ranked_law_draws(cfg: AuditConfig, inputs: int) -> int:
+    """Draws per input: 2·``samples`` over ``inputs``, at least
+    :data:`RANKED_LAW_MIN_DRAWS`, at most ``conformance_samples`` (an audit of 10
+    samples draws 10 per input)."""
+    share = (2 * cfg.samples) // max(1, inputs)
+    return min(cfg.effective_conformance_samples, max(RANKED_LAW_MIN_DRAWS, share))
+
+
+def _distinct_inputs(pairs: list[CandidatePair]) -> tuple[list[Any], list[list[int]]]:
+    """The distinct inputs of ``pairs`` in order, and for each the indices of its pairs."""
+    index: dict[str, int] = {}
+    inputs: list[Any] = []
+    holders: list[list[int]] = []
+    for i, pair in enumerate(pairs):
+        for value in (pair.x, pair.y):
+            key = repr(to_jsonable(value))
+            if key not in index:
+                index[key] = len(inputs)
+                inputs.append(value)
+                holders.append([])
+            if i not in holders[index[key]]:
+                holders[index[key]].append(i)
+    return inputs, holders
+
+
+def check_ranked_pairs_law(
+    mechanism: Mechanism,
+    choice: PairChoice,
+    cfg: AuditConfig,
+    rng: np.random.Generator,
+    alpha: float,
+    say: Callable[[str], None] | None = None,
+) -> RankedPairsLaw:
+    """Test the declared law at every input of the pairs ranked by it (module docstring).
+
+    Parameters
+    ----------
+    mechanism : Mechanism
+    choice : PairChoice
+        The pair choice; nothing is checked unless its ``declared_ranking`` is non-empty.
+    cfg : AuditConfig
+        ``samples``, ``conformance_samples`` and ``pairs_tested``.
+    rng : Generator
+        The check's own stream.
+    alpha : float
+        The distinguishing test's α; the check spends :data:`RANKED_LAW_SHARE` of it.
+    say : callable, optional
+        Told what is being tested.
+
+    Returns
+    -------
+    RankedPairsLaw
+    """
+    ranked = list(choice.declared_ranking)
+    if not ranked:
+        return RankedPairsLaw(choice, 0.0, ())
+    ranked_keys = {_pair_key(p) for p in ranked}
+    pairs = ranked + [p for p in choice.pairs if _pair_key(p) not in ranked_keys]
+    inputs, holders = _distinct_inputs(pairs)
+    spent = RANKED_LAW_SHARE * alpha
+    level = spent / len(inputs)
+    draws = ranked_law_draws(cfg, len(inputs))
+    if say is not None:
+        say(f"testing the declared law at the {len(inputs)} inputs of the ranked pairs")
+    outcomes = [
+        check_noise_law(mechanism, value, rng, samples=draws, alpha=level) for value in inputs
+    ]
+    rejected = [i for i, o in enumerate(outcomes) if o.violated]
+    p_values = [o.statistic for o in outcomes if o.status == "passed" and o.statistic is not None]
+    smallest = min(p_values, default=1.0)
+    designs = [o.details.get("independence_design") for o in outcomes]
+    design = next((d for d in _DESIGNS if d in designs), None)
+    details = jsonable_details(
+        pairs_ranked=len(ranked),
+        pairs_tied=choice.ties,
+        inputs_tested=len(inputs),
+        draws_per_input=draws,
+        level_per_input=level,
+        nothing_to_test=sum(o.status == "skipped" for o in outcomes),
+        rejected_inputs=[to_jsonable(inputs[i]) for i in rejected],
+        independence_design=design,
+    )
+    scope = (
+        f"the declared law at the {len(inputs)} inputs of the {len(ranked)} pairs ranked by "
+        f"it ({draws} draws each, level {level:.3g} each)"
+    )
+    if not rejected:
+        outcome = CheckOutcome(
+            name=_NAME,
+            status="passed",
+            summary=f"{scope}: no input rejects (smallest adjusted p = "
+            f"{min(1.0, smallest * len(inputs)):.3g})",
+            statistic=min(1.0, smallest * len(inputs)),
+            threshold=spent,
+            error_rate=spent,
+            details=details,
+        )
+        return RankedPairsLaw(choice, spent, (outcome,))
+    at_rejected = sorted({j for i in rejected for j in holders[i]})
+    first = pairs[at_rejected[0]]
+    keys = {_pair_key(p) for p in choice.pairs}
+    extra = [pairs[j] for j in at_rejected if _pair_key(pairs[j]) not in keys][: cfg.pairs_tested]
+    worst = outcomes[rejected[0]]
+    outcome = CheckOutcome(
+        name=_NAME,
+        status="violated",
+        summary=f"{scope}: rejected at {len(rejected)} input(s), first x = "
+        f"{_short(inputs[rejected[0]])} ({worst.summary}); the ranking rests on that law, so "
+        f"{len(extra)} pair(s) holding them are tested too",
+        statistic=min(1.0, float(worst.statistic or 0.0) * len(inputs)),
+        threshold=spent,
+        error_rate=spent,
+        counterexample=Counterexample(
+            x=to_jsonable(first.x),
+            y=to_jsonable(first.y),
+            origin=first.origin,
+            relation_reason=first.decision.reason,
+            values={"rejected_input": to_jsonable(inputs[rejected[0]])},
+        ),
+        details={**details, "first_rejection": worst.details},
+    )
+    near = choice.near_tie + (False,) * len(extra) if choice.near_tie else ()
+    grown = replace(choice, pairs=choice.pairs + tuple(extra), near_tie=near)
+    return RankedPairsLaw(grown, spent, (outcome,))
+
+
+def _pair_key(pair: CandidatePair) -> str:
+    return repr((to_jsonable(pair.x), to_jsonable(pair.y)))
+
+
+def _short(value: Any) -> str:
+    text = repr(to_jsonable(value))
+    return text if len(text) <= 60 else text[:59] + "…"
