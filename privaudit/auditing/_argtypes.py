@@ -67,15 +67,17 @@ def positive_float(text: str) -> float:
 
 def confidence(text: str) -> float:
     """A confidence level in [0.5, 1) (:func:`spec.check_confidence`)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number in [0.5, 1), got {text!r}") from None
+    if not 0.5 <= value < 1.0:  # refused before spec is loaded: an argument error stays cheap
+        raise argparse.ArgumentTypeError(f"expected a number in [0.5, 1), got {text!r}")
     # imported here, not at the top: importing the pytest plugin (which uses these
     # argument types) must not import spec, numpy or pydantic
     from privaudit.spec import check_confidence
     from privaudit.spec.errors import InvalidParameterError
 
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number in [0.5, 1), got {text!r}") from None
     try:
         return check_confidence(value)
     except InvalidParameterError:

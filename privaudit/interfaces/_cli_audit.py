@@ -35,15 +35,12 @@ from ._cli_common import (
     _table,
     _target_or_registry,
 )
+from .cli_contract import REGISTRY_AUDIT_SCHEMA_VERSION
 
 if TYPE_CHECKING:
     from ._cli_junit import JUnitCase
 
 __all__ = ["REGISTRY_AUDIT_SCHEMA_VERSION"]
-
-#: Version of the JSON written by ``audit --registry --json`` (single reports carry
-#: :data:`privaudit.auditing.report.REPORT_SCHEMA_VERSION`).
-REGISTRY_AUDIT_SCHEMA_VERSION = 2
 
 
 def _cmd_audit(args: argparse.Namespace) -> int:

@@ -18,15 +18,16 @@ from typing import Any, TextIO
 
 from privaudit.spec.errors import AuditError
 
+from .cli_contract import (
+    EXIT_BROKEN_PIPE,
+    EXIT_INCONCLUSIVE,
+    EXIT_OK,
+    EXIT_USAGE,
+    EXIT_VIOLATION,
+)
+
 __all__ = ["EXIT_BROKEN_PIPE", "EXIT_INCONCLUSIVE", "EXIT_OK", "EXIT_USAGE", "EXIT_VIOLATION"]
 
-EXIT_OK = 0
-EXIT_VIOLATION = 1
-EXIT_USAGE = 2
-EXIT_INCONCLUSIVE = 3
-#: The reader of stdout went away (``privaudit list | head -1``): 128 + SIGPIPE, what a shell
-#: reports for a program that a closed pipe ended.
-EXIT_BROKEN_PIPE = 141
 
 #: Certificate states that fail the gates (``audit --registry``, ``list --check``).
 _FAILING_STATES = ("stale", "missing", "inconsistent")

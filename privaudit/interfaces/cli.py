@@ -35,8 +35,10 @@ writes it to stdout, and then the readable text goes to stderr (or nowhere with 
 ``audit --junit-xml PATH`` writes a JUnit XML report for CI; ``audit --registry`` prints one
 line per entry, and a paragraph per entry with ``--verbose``.
 
-This module builds the parser and runs a command; the commands live beside it, one module
-per group: :mod:`privaudit.interfaces._cli_audit` (``audit``),
+This module builds the parser and runs a command, importing only the standard library
+(exit codes in :mod:`privaudit.interfaces.cli_contract`), so ``--help`` and argument errors
+load no numerical package; the commands live beside it, one module per group, imported
+when the command runs: :mod:`privaudit.interfaces._cli_audit` (``audit``),
 :mod:`privaudit.interfaces._cli_certify` (``certify``),
 :mod:`privaudit.interfaces._cli_registry` (``list``, ``show``, ``verify``, ``demo``), and
 what they share in :mod:`privaudit.interfaces._cli_common`.
@@ -44,11 +46,14 @@ what they share in :mod:`privaudit.interfaces._cli_common`.
 
 from __future__ import annotations
 
+# Only the standard library and stdlib-only modules of ours at import: ``--help`` and
+# argument errors load no numerical package.  A command's module is imported when it runs.
 import argparse
+import importlib
 import os
 import sys
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import NoReturn, TextIO
 
 from privaudit._version import __version__
@@ -58,15 +63,11 @@ from privaudit.auditing._argtypes import positive_float as _positive_float
 from privaudit.auditing._argtypes import positive_int as _positive_int
 from privaudit.auditing._argtypes import sample_count as _sample_count
 from privaudit.execution.options import EXECUTOR_NAMES
-from privaudit.spec.errors import PrivauditError
 
-from ._cli_audit import REGISTRY_AUDIT_SCHEMA_VERSION as REGISTRY_AUDIT_SCHEMA_VERSION
-from ._cli_audit import _cmd_audit
-from ._cli_certify import _cmd_certify
-from ._cli_common import EXIT_BROKEN_PIPE, EXIT_OK, EXIT_USAGE
-from ._cli_common import EXIT_INCONCLUSIVE as EXIT_INCONCLUSIVE
-from ._cli_common import EXIT_VIOLATION as EXIT_VIOLATION
-from ._cli_registry import _cmd_demo, _cmd_list, _cmd_show, _cmd_verify
+from .cli_contract import EXIT_BROKEN_PIPE, EXIT_OK, EXIT_USAGE
+from .cli_contract import EXIT_INCONCLUSIVE as EXIT_INCONCLUSIVE
+from .cli_contract import EXIT_VIOLATION as EXIT_VIOLATION
+from .cli_contract import REGISTRY_AUDIT_SCHEMA_VERSION as REGISTRY_AUDIT_SCHEMA_VERSION
 
 __all__ = ["main"]
 
@@ -261,7 +262,7 @@ def _build_parser() -> argparse.ArgumentParser:
         default=None,
         help="write an HTML report (with --registry: a directory)",
     )
-    audit.set_defaults(handler=_cmd_audit, parser=audit)
+    audit.set_defaults(handler="audit", parser=audit)
 
     certify = sub.add_parser(
         "certify",
@@ -291,7 +292,7 @@ def _build_parser() -> argparse.ArgumentParser:
     )
     _add_run_options(certify, "default: certificate strength")
     _add_executor_options(certify)
-    certify.set_defaults(handler=_cmd_certify, parser=certify)
+    certify.set_defaults(handler="certify", parser=certify)
 
     lister = sub.add_parser(
         "list",
@@ -306,7 +307,7 @@ def _build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="exit 1 when any certificate is stale, missing or inconsistent (a CI gate)",
     )
-    lister.set_defaults(handler=_cmd_list)
+    lister.set_defaults(handler="list")
 
     show = sub.add_parser(
         "show",
@@ -324,7 +325,7 @@ def _build_parser() -> argparse.ArgumentParser:
         help="also say whether the certificate is current for this target",
     )
     show.add_argument("--json", action="store_true", help="print the certificate's JSON")
-    show.set_defaults(handler=_cmd_show)
+    show.set_defaults(handler="show")
 
     verify = sub.add_parser(
         "verify",
@@ -359,7 +360,7 @@ def _build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="no progress and no readable text (exit code and --json only)",
     )
-    verify.set_defaults(handler=_cmd_verify, parser=verify)
+    verify.set_defaults(handler="verify", parser=verify)
 
     demo = sub.add_parser(
         "demo",
@@ -376,8 +377,27 @@ def _build_parser() -> argparse.ArgumentParser:
         "in [0, 1] plus Laplace noise, 1-DP)",
     )
     demo.add_argument("--seed", type=_nonnegative_int, default=0, help="random seed (default 0)")
-    demo.set_defaults(handler=_cmd_demo)
+    demo.set_defaults(handler="demo")
     return parser
+
+
+#: Each command's module and function, imported when the command runs.
+_HANDLERS = {
+    "audit": ("_cli_audit", "_cmd_audit"),
+    "certify": ("_cli_certify", "_cmd_certify"),
+    "list": ("_cli_registry", "_cmd_list"),
+    "show": ("_cli_registry", "_cmd_show"),
+    "verify": ("_cli_registry", "_cmd_verify"),
+    "demo": ("_cli_registry", "_cmd_demo"),
+}
+
+
+def _handler(command: str) -> Callable[[argparse.Namespace], int]:
+    module, name = _HANDLERS[command]
+    found: Callable[[argparse.Namespace], int] = getattr(
+        importlib.import_module(f"{__package__}.{module}"), name
+    )
+    return found
 
 
 def _one_line_warning(
@@ -426,10 +446,12 @@ def _run(argv: Sequence[str] | None) -> int:
     if getattr(args, "handler", None) is None:
         parser.print_help()
         return EXIT_USAGE
+    from privaudit.spec.errors import PrivauditError  # the numerical stack, from here on
+
     show_warning = warnings.showwarning
     warnings.showwarning = _one_line_warning
     try:
-        return int(args.handler(args))
+        return int(_handler(args.handler)(args))
     except BrokenPipeError:
         raise
     except PrivauditError as err:

@@ -344,15 +344,15 @@ def current_implementation(recorded: Any, mechanism: Mechanism) -> Implementatio
     collector = _static(mechanism, recorded.first_party)
     files: dict[str, str | None] = {name: module_file(name) for name in recorded.modules}
     files.update(collector.files)
+    # each file read once: one snapshot of the disk for the modules and their functions
+    sources = {name: read_source(file) for name, file in files.items() if file is not None}
     modules = {
-        name: (read_source(file).digest if file is not None else _MISSING)
-        for name, file in sorted(files.items())
+        name: (sources[name].digest if name in sources else _MISSING) for name in sorted(files)
     }
     functions: dict[str, str] = {}
     for key in recorded.functions:
         module, _, qualname = key.partition(":")
-        file = files.get(module)
-        found = read_source(file).functions.get(qualname) if file is not None else None
+        found = sources[module].functions.get(qualname) if module in sources else None
         functions[key] = found if found is not None else _MISSING
     present = {m: f for m, f in files.items() if f is not None}
     functions.update(

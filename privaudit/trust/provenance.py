@@ -70,8 +70,12 @@ def imported_top_levels(path: str) -> frozenset[str]:
     return _imports_of(path, read_source(path).digest)
 
 
+@functools.cache
 def installed_version(distribution: str) -> str:
-    """The installed version of ``distribution``, or :data:`NOT_INSTALLED`."""
+    """The installed version of ``distribution``, or :data:`NOT_INSTALLED`.
+
+    Read once per process: the version that is running is the one found at the first
+    read (a package upgraded on disk later is not the code this process runs)."""
     try:
         return metadata.version(distribution)
     except (metadata.PackageNotFoundError, ValueError):
