@@ -93,7 +93,9 @@ def _ranked_pairs(check: CheckOutcome) -> Assumption | None:
         "on the sampler",
         status="checked",
         basis=f"the declared law tested at every one of the {inputs} inputs of the "
-        f"{check.details.get('pairs_ranked')} ranked pairs "
+        f"{check.details.get('pairs_ranked')} ranked pairs"
+        + (" and of the finite domain" if check.details.get("whole_domain") else "")
+        + " "
         f"({check.details.get('draws_per_input')} draws each); the pairs at an input where "
         "it fails are tested",
         check=check.name,

@@ -4,10 +4,10 @@
 :func:`noise_law_checks` runs the noise-law conformance test, the spike windows at f for
 (ε, δ) claims (:mod:`~privaudit.auditing.checks.spike`), the floating-point image of the
 outputs (:mod:`~privaudit.auditing.checks.float_image`) and the local-node checks
-(:mod:`~privaudit.auditing.checks.local_node`), with the shares of α of
-``docs/derivations.md`` §8 (:data:`CONFORMANCE_SHARE`, :data:`SPIKE_SHARE`,
-:data:`LOCALITY_SHARE`); :func:`exposed_search_spec` focuses a local-node relation on the
-nodes its public randomness exposes most before the pair search.  All are called by
+(:mod:`~privaudit.auditing.checks.local_node`), each at its share of α in the audit's
+plan (:mod:`~privaudit.auditing.plan`, ``docs/derivations.md`` §8);
+:func:`exposed_search_spec` focuses a local-node relation on the nodes its public
+randomness exposes most before the pair search.  All are called by
 :func:`~privaudit.auditing.auditor.audit`.
 """
 
@@ -20,8 +20,7 @@ import numpy as np
 
 from privaudit.execution.streaming import Executor, throttled
 from privaudit.mechanisms import Mechanism
-from privaudit.spec import AdditiveNoise, LocalNodeRelation, SmoothSensitivityNoise
-from privaudit.statistics import claimed_point
+from privaudit.spec import LocalNodeRelation
 
 from .checks import (
     check_float_image,
@@ -32,34 +31,20 @@ from .checks import (
     check_smooth_sensitivity,
     check_spike,
     exposed_nodes,
-    float_image_applies,
     float_image_unavailable,
     local_node_checks_apply,
-    locality_needs_samples,
-    spike_applies,
 )
 from .config import AuditConfig
+from .plan import AuditPlan
 from .results import CheckOutcome
 
 __all__ = [
-    "CONFORMANCE_SHARE",
-    "LOCALITY_SHARE",
-    "SPIKE_SHARE",
     "exposed_search_spec",
     "noise_law_checks",
     "sensitivity_checks",
 ]
 
 Progress = Callable[[str], None]
-
-#: Share of α spent on the noise-law conformance check when it applies.
-CONFORMANCE_SHARE = 0.1
-#: Part of the conformance share (after the floating-point image check's part) that the
-#: spike check (:func:`~privaudit.auditing.checks.check_spike`) gets when it applies.
-SPIKE_SHARE = 0.5
-#: Share of α spent on the black-box locality test of a local-node mechanism without
-#: gray-box hooks (:mod:`privaudit.auditing.checks.local_node_blackbox`).
-LOCALITY_SHARE = 0.1
 
 
 def exposed_search_spec(
@@ -130,6 +115,7 @@ def sensitivity_checks(
 
 def noise_law_checks(
     mechanism: Mechanism,
+    plan: AuditPlan,
     cfg: AuditConfig,
     candidates: Sequence[Any],
     conformance_inputs: Sequence[Any],
@@ -139,41 +125,30 @@ def noise_law_checks(
     progress: Progress | None,
     executor: Executor | None,
     relation: Any = None,
-) -> float:
+) -> None:
     """Step 4 of :func:`~privaudit.auditing.auditor.audit`: the checks of the declared noise
-    law, appended to ``checks``.
+    law, appended to ``checks``, each at its share of α in ``plan``.
 
     The noise-law conformance test, the spike windows at f for (ε, δ) claims
     (:mod:`privaudit.auditing.checks.spike`), the floating-point image of the outputs and the
-    local-node checks (whose black-box locality test spends :data:`LOCALITY_SHARE` of α
-    when the mechanism has no gray-box hook).  Returns the share of α they spend (the rest
-    goes to the distinguishing test).
+    local-node checks (whose black-box locality test has a share when the mechanism has no
+    gray-box hook).
     """
-    spec = mechanism.spec
-    alpha = cfg.alpha
-    # conformance of the outputs to the declared law
-    conformance_applies = spec.noise is not None and (
-        not isinstance(spec.noise, (AdditiveNoise, SmoothSensitivityNoise))
-        or mechanism.provides("statistic")
-    )
-    alpha_conformance = CONFORMANCE_SHARE * alpha if conformance_applies else 0.0
+    conformance_applies = plan.conformance
     # the floating-point image check (4b) is deterministic for pure-DP claims and claims with
-    # idealized numerics; an (ε, δ) claim with exact numerics gives it half this share
-    float_image = float_image_applies(mechanism) and mechanism.provides("statistic")
-    alpha_float = (
-        alpha_conformance / 2
-        if (float_image and spec.numerics == "exact" and claimed_point(spec.guarantee)[1] > 0)
-        else 0.0
-    )
+    # idealized numerics; an (ε, δ) claim with exact numerics gives it half the
+    # conformance share
+    float_image = plan.float_image
+    alpha_float = plan.share("floating_point.image")
     # 4c. spikes at f for (ε, δ) claims: with the statistic hook, the declared law bounds
     # the mass of every window around f(x), so both sides' outputs are counted in an
     # a-priori grid of windows
-    claimed_delta = claimed_point(spec.guarantee)[1]
-    spike = conformance_applies and claimed_delta > 0 and spike_applies(mechanism) is None
-    alpha_spike = SPIKE_SHARE * (alpha_conformance - alpha_float) if spike else 0.0
+    claimed_delta = plan.claim.delta
+    spike = plan.spike
+    alpha_spike = plan.share("noise_law.spike")
     if conformance_applies:
         say(f"testing the noise law on {cfg.effective_conformance_samples} draws")
-        share = (alpha_conformance - alpha_float - alpha_spike) / len(conformance_inputs)
+        share = plan.share("noise_law") / len(conformance_inputs)
         for x_conf in conformance_inputs:
             checks.append(
                 check_noise_law(
@@ -216,10 +191,9 @@ def noise_law_checks(
         )
 
     # 4c. local node privacy: structure, locality, exact joint accounting, Lemma 5.4 --------
-    alpha_locality = 0.0
-    if local_node_checks_apply(mechanism):
+    if plan.local_node:
         say("checking the local-node structure, locality and joint certificates")
-        alpha_locality = LOCALITY_SHARE * alpha if locality_needs_samples(mechanism) else 0.0
+        alpha_locality = plan.share("lndp.locality")
         checks.extend(
             check_local_node(
                 mechanism,
@@ -230,4 +204,3 @@ def noise_law_checks(
                 relation=relation,
             )
         )
-    return alpha_conformance + alpha_locality

@@ -27,21 +27,15 @@ An audit runs three layers of checks (``docs/derivations.md`` §8):
    privacy-loss profile where the loss is computable.
 
 Error control.  With α = 1 − confidence, the statistical components share α by
-Bonferroni (the shares are set in :mod:`~privaudit.auditing.audit_steps`): the noise-law
-check gets α/10 (:data:`~privaudit.auditing.audit_steps.CONFORMANCE_SHARE`) when it applies
-(halved with the floating-point image check for an (ε, δ) claim with exact numerics;
-that check is deterministic otherwise, :mod:`~privaudit.auditing.checks.float_image`; what
-remains is halved again with the spike check,
-:data:`~privaudit.auditing.audit_steps.SPIKE_SHARE`, for an (ε, δ) claim
-with δ > 0 when the noise is additive and continuous and the ``statistic`` hook exists,
-:mod:`~privaudit.auditing.checks.spike`),
-the black-box locality test of a local-node mechanism without gray-box hooks gets α/10
-(:data:`~privaudit.auditing.audit_steps.LOCALITY_SHARE`), the distributional test the rest,
-split evenly over the tested pairs (one pair when the
-candidates are equivalent under the declared law) and, inside each pair, over the
-declared-law events, the data-driven events and the profile
-(:mod:`~privaudit.auditing.distinguish.pair`).  The deterministic checks spend no α.  So the
-probability that an audit of a mechanism that meets its claims reports a violation is
+Bonferroni, the shares set once in the audit's plan (:mod:`~privaudit.auditing.plan`,
+``docs/derivations.md`` §8): the noise-law check α/10 when it applies (split with the
+floating-point image check for an (ε, δ) claim with exact numerics and with the spike
+check for δ > 0), the black-box locality test of a local-node mechanism α/10, the declared
+law at the inputs of the pairs it ranked a tenth of what is left (gray-box rankings), and
+the distributional test the rest, split over the tested pairs and, inside each pair, over
+the declared-law events, the data-driven events and the profile
+(:mod:`~privaudit.auditing.distinguish.pair`).  The deterministic checks spend no α.  So
+the probability that an audit of a mechanism that meets its claims reports a violation is
 at most α.
 
 Group claims.  ``audit(mechanism, group=k, claim=...)`` tests a claim at distance k on
@@ -74,12 +68,9 @@ from privaudit.execution.distributed import DaskExecutor, executor_scope
 from privaudit.execution.forked import forked_workers
 from privaudit.execution.streaming import Executor
 from privaudit.mechanisms import Mechanism
-from privaudit.spec import AdditiveNoise, SmoothSensitivityNoise
 from privaudit.spec.errors import AuditError, InvalidParameterError, NotNeighboursError
-from privaudit.statistics import claimed_point
 
 from .assumptions import audit_assumptions
-from .audit_steps import CONFORMANCE_SHARE
 from .audit_steps import exposed_search_spec as _exposed_search_spec
 from .audit_steps import noise_law_checks as _noise_law_checks
 from .audit_steps import sensitivity_checks as _sensitivity_checks
@@ -105,6 +96,7 @@ from .exact_audit import (
 from .pair_choice import PairChoice, choose_pairs
 from .pair_tests import run_pair_tests
 from .pairs import CandidatePair, to_jsonable, verified_pair
+from .plan import STREAMS, AuditPlan, plan_audit
 from .ranked_pairs_law import check_ranked_pairs_law
 from .report import AccountingTightness, AuditReport
 from .results import CheckOutcome, Counterexample, PowerStatement
@@ -117,24 +109,11 @@ __all__ = ["audit"]
 
 Progress = Callable[[str], None]
 
-_STREAMS = (
-    "search",
-    "claims",
-    "conformance",
-    "pilot",
-    "final",
-    "float_image",
-    "local_node",
-    "spike",
-    "exposure",
-    "ranked_law",
-)
-
 
 def _streams(seed: int) -> dict[str, np.random.Generator]:
-    children = np.random.SeedSequence(seed).spawn(len(_STREAMS))
+    children = np.random.SeedSequence(seed).spawn(len(STREAMS))
     return {
-        name: np.random.default_rng(child) for name, child in zip(_STREAMS, children, strict=True)
+        name: np.random.default_rng(child) for name, child in zip(STREAMS, children, strict=True)
     }
 
 
@@ -245,23 +224,38 @@ def _sampler_timeout(config: AuditConfig | None, overrides: dict[str, Any]) -> f
 
 def _choice(
     mechanism: Mechanism,
+    plan: AuditPlan,
     cfg: AuditConfig,
     candidates: list[CandidatePair],
     explicit: list[CandidatePair],
-    rng: np.random.Generator,
+    rng: dict[str, np.random.Generator],
     executor: Executor | None,
-    alpha: float,
-    delta: float,
-) -> PairChoice:
-    """:func:`choose_pairs`, its pilot tests (the local search's start pairs and the
-    halving's) on the executor's forked workers (``pair_workers`` of the ``processes``
-    executor; one process otherwise)."""
+    checks: list[CheckOutcome],
+    say: Progress,
+) -> tuple[PairChoice, float]:
+    """:func:`choose_pairs` on the ``pilot`` stream (its pilot tests on the executor's
+    forked workers, ``pair_workers`` of the ``processes`` executor), then the declared law
+    at the inputs of the pairs it ranked (``noise_law.ranked_pairs``, appended to
+    ``checks``).  Returns the pairs to test and the α of their tests."""
+    say("ranking pairs")
     workers = forked_workers(executor)
     if workers > 1:  # loaded once here rather than in every forked child
         load_column_kernel()
-    return choose_pairs(
-        mechanism, cfg, candidates, explicit, rng, alpha=alpha, delta=delta, workers=workers
+    choice = choose_pairs(
+        mechanism,
+        cfg,
+        candidates,
+        explicit,
+        rng["pilot"],
+        alpha=plan.alpha_ranking,
+        delta=plan.claim.delta,
+        workers=workers,
     )
+    law = check_ranked_pairs_law(
+        mechanism, choice, cfg, rng["ranked_law"], plan.share("noise_law.ranked_pairs"), say
+    )
+    checks.extend(law.outcomes)
+    return law.choice, plan.share("distinguishability") if law.outcomes else plan.alpha_ranking
 
 
 def _audit(
@@ -302,7 +296,6 @@ def _audit(
         say(budget.statement)
     spec = mechanism.spec
     rng = _streams(cfg.seed)
-    alpha = cfg.alpha
     checks: list[CheckOutcome] = []
 
     # 1. the spec and the mechanism's parameters -------------------------------------------
@@ -335,6 +328,8 @@ def _audit(
         explicit_pairs=[(p.x, p.y) for p in explicit],
     )
 
+    plan = plan_audit(mechanism, cfg, candidates[0] if candidates else None)
+
     # 3. sensitivity claims ----------------------------------------------------------------
     _sensitivity_checks(mechanism, cfg, candidates, rng["claims"], checks, say)
 
@@ -348,8 +343,9 @@ def _audit(
         conformance_inputs = list(worst_inputs(mechanism, exact))
 
     # 4. the declared noise law: conformance, spikes at f, floating-point image, LNDP ------
-    alpha_conformance = _noise_law_checks(
+    _noise_law_checks(
         mechanism,
+        plan,
         cfg,
         candidates,
         conformance_inputs,
@@ -362,15 +358,10 @@ def _audit(
     )
 
     # 5. choose the pairs for the distributional test (never from the final samples) ---------
-    alpha_dist = alpha - alpha_conformance
-    eps_claimed, delta_claimed = claimed_point(spec.guarantee)
-    say("ranking pairs")
-    choice = _choice(
-        mechanism, cfg, candidates, explicit, rng["pilot"], executor, alpha_dist, delta_claimed
+    eps_claimed, delta_claimed = plan.claim.epsilon, plan.claim.delta
+    choice, alpha_dist = _choice(
+        mechanism, plan, cfg, candidates, explicit, rng, executor, checks, say
     )
-    law = check_ranked_pairs_law(mechanism, choice, cfg, rng["ranked_law"], alpha_dist, say)
-    choice, alpha_dist = law.choice, alpha_dist - law.alpha
-    checks.extend(law.outcomes)
     chosen = list(choice.pairs)
 
     # 6. the distributional test on the chosen pairs -----------------------------------------
@@ -454,6 +445,7 @@ def _audit(
         audit_mode="exact" if exact is not None else "statistical",
         exact=exact,
         budget=budget,
+        plan=plan,
     )
     say("done")
     return report
@@ -491,7 +483,8 @@ def _exact_agreement(
                 set_aside_refuted(checks, refuted.statement)
                 checks.append(refutation_check(refuted, alpha_dist))
                 return refuted
-        for conformance in [c for c in checks if c.name == "noise_law" and c.violated][:1]:
+        law_checks = ("noise_law", "noise_law.ranked_pairs")
+        for conformance in [c for c in checks if c.name in law_checks and c.violated][:1]:
             refuted = conformance_refutation(exact, conformance)
             if refuted is not None:
                 set_aside_refuted(checks, refuted.statement)
@@ -535,9 +528,10 @@ def _finish_group(
 ) -> AuditReport:
     """A group audit (``audit(..., group=k)``): the group claim on the pairs at distance k.
 
-    The same α split as an ordinary audit: conformance of the noise law (when declared)
-    gets :data:`~privaudit.auditing.audit_steps.CONFORMANCE_SHARE`, the distinguishing test
-    the rest over the chosen pairs.
+    The plan of a group audit (:func:`~privaudit.auditing.plan.plan_audit` with ``group=k``):
+    conformance of the noise law (when declared), the declared law at the ranked inputs
+    (gray-box rankings) and the distinguishing test over the chosen pairs, each at its
+    share of α.
     """
     spec = mechanism.spec
     domain = spec.input_domain
@@ -553,25 +547,20 @@ def _finish_group(
     candidates = explicit + list(group_pairs)
     say(f"group audit at distance {k}: {len(candidates)} pairs")
     checks.append(check_group_exact(inner, spec.guarantee, candidates))
-    alpha_conformance = 0.0
-    if spec.noise is not None and (
-        not isinstance(spec.noise, (AdditiveNoise, SmoothSensitivityNoise))
-        or mechanism.provides("statistic")
-    ):
-        alpha_conformance = CONFORMANCE_SHARE * cfg.alpha
+    plan = plan_audit(mechanism, cfg, candidates[0] if candidates else None, group=k)
+    if plan.conformance:
         checks.append(
             check_noise_law(
                 mechanism,
                 candidates[0].x,
                 rng["conformance"],
                 samples=cfg.effective_conformance_samples,
-                alpha=alpha_conformance,
+                alpha=plan.share("noise_law"),
             )
         )
-    alpha_dist = cfg.alpha - alpha_conformance
-    eps_claimed, delta_claimed = claimed_point(spec.guarantee)
-    choice = _choice(
-        mechanism, cfg, candidates, explicit, rng["pilot"], executor, alpha_dist, delta_claimed
+    eps_claimed, delta_claimed = plan.claim.epsilon, plan.claim.delta
+    choice, alpha_dist = _choice(
+        mechanism, plan, cfg, candidates, explicit, rng, executor, checks, say
     )
     chosen = list(choice.pairs)
     results, best_pair, best, violated, per_pair, _ = run_pair_tests(
@@ -637,6 +626,7 @@ def _finish_group(
         eps_claimed=eps_claimed,
         delta_claimed=delta_claimed,
         started=started,
+        plan=plan,
     )
 
 

@@ -10,19 +10,20 @@ there only) would be certified without that pair ever being examined.
 
 :func:`check_ranked_pairs_law` therefore tests the sampler against the declared law
 (:func:`~privaudit.auditing.checks.check_noise_law`: the same battery as the conformance
-check) at every distinct input of the ranked pairs, before any pair is skipped.  It has
-its share :data:`RANKED_LAW_SHARE` of the distinguishing test's α, split evenly over the
-inputs (Bonferroni), so a sampler that follows its law is reported as violated with
-probability at most that share.  An input where the law is rejected is a violation
-(counterexample: the best-ranked pair holding it), and the ranked pairs holding it are
-tested too — the pairs to test stay a function of streams other than the final one, and
-the distinguishing test splits its α over the pairs actually tested.  Draws: one pair's
-worth of the final test, 2·``samples``, spread over the inputs, at least
-:data:`RANKED_LAW_MIN_DRAWS` per input but never more than ``conformance_samples``.
+check) at every distinct input of the ranked pairs, before any pair is skipped.  It has its
+share of α in the audit's plan (:data:`~privaudit.auditing.plan.RANKED_LAW_SHARE` of what
+the noise-law stages leave), split evenly over the inputs (Bonferroni), so a sampler that
+follows its law is reported as violated with probability at most that share.  An input where
+the law is rejected is a violation (counterexample: the best-ranked pair holding it), and
+the ranked pairs holding it are tested too — the pairs to test stay a function of streams
+other than the final one, and the distinguishing test splits its α over the pairs actually
+tested.  Draws: one pair's worth of the final test, 2·``samples``, spread over the inputs,
+at least :data:`RANKED_LAW_MIN_DRAWS` per input but never more than ``conformance_samples``.
 """
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
@@ -30,27 +31,29 @@ from typing import Any
 import numpy as np
 
 from privaudit.mechanisms import Mechanism
+from privaudit.spec.errors import PrivauditError
 
 from .checks import check_noise_law
 from .config import AuditConfig
 from .pair_choice import PairChoice
-from .pairs import CandidatePair, to_jsonable
+from .pairs import CandidatePair, to_jsonable, verified_pair
 from .results import CheckOutcome, Counterexample, jsonable_details
 
 __all__ = [
+    "RANKED_LAW_MAX_DOMAIN",
     "RANKED_LAW_MIN_DRAWS",
-    "RANKED_LAW_SHARE",
     "RankedPairsLaw",
     "check_ranked_pairs_law",
     "ranked_law_draws",
 ]
 
 _NAME = "noise_law.ranked_pairs"
-#: Share of the distinguishing test's α spent on the declared law at the ranked inputs.
-RANKED_LAW_SHARE = 0.1
 #: Fewest draws per input (the goodness-of-fit battery's tail tests need N·q ≥ 20 at
 #: q = 10⁻²).
 RANKED_LAW_MIN_DRAWS = 2_000
+#: Finite domains up to this size have the law tested at every one of their inputs: every
+#: pair of such a domain is ranked (or skipped) on the declared law's word, generated or not.
+RANKED_LAW_MAX_DOMAIN = 256
 #: Independence designs of the inputs' finite-randomizer tests, least checked first (the
 #: report states the weakest).
 _DESIGNS = ("random", "screened", "all_pairs")
@@ -83,6 +86,43 @@ def ranked_law_draws(cfg: AuditConfig, inputs: int) -> int:
     return min(cfg.effective_conformance_samples, max(RANKED_LAW_MIN_DRAWS, share))
 
 
+def _input_key(value: Any) -> str:
+    return repr(to_jsonable(value))
+
+
+def _small_finite(mechanism: Mechanism) -> list[Any] | None:
+    """Every input of a finite domain of at most :data:`RANKED_LAW_MAX_DOMAIN` elements."""
+    domain = mechanism.spec.input_domain
+    if not domain.is_finite or domain.cardinality > RANKED_LAW_MAX_DOMAIN:
+        return None
+    return [domain.validate(v) for v in domain.enumerate()]
+
+
+def _domain_pairs(mechanism: Mechanism, best: CandidatePair, seen: set[str]) -> list[CandidatePair]:
+    """For each input of a small finite domain that no ranked pair holds, a pair holding
+    it: with the best ranked pair's input when they are neighbours, else its first
+    neighbour (the pair is tested if the law fails there)."""
+    inputs = _small_finite(mechanism)
+    if inputs is None:
+        return []
+    spec = mechanism.spec
+    found = []
+    for u in inputs:
+        if _input_key(u) in seen:
+            continue
+        partners = [best.x, best.y]
+        partners += list(itertools.islice(spec.relation.neighbours(u, spec.input_domain), 1))
+        for v in partners:
+            if _input_key(v) == _input_key(u):
+                continue
+            try:
+                found.append(verified_pair(spec, u, v, "domain_input"))
+                break
+            except PrivauditError:  # not neighbours: the next partner
+                continue
+    return found
+
+
 def _distinct_inputs(pairs: list[CandidatePair]) -> tuple[list[Any], list[list[int]]]:
     """The distinct inputs of ``pairs`` in order, and for each the indices of its pairs."""
     index: dict[str, int] = {}
@@ -90,7 +130,7 @@ def _distinct_inputs(pairs: list[CandidatePair]) -> tuple[list[Any], list[list[i
     holders: list[list[int]] = []
     for i, pair in enumerate(pairs):
         for value in (pair.x, pair.y):
-            key = repr(to_jsonable(value))
+            key = _input_key(value)
             if key not in index:
                 index[key] = len(inputs)
                 inputs.append(value)
@@ -120,7 +160,8 @@ def check_ranked_pairs_law(
     rng : Generator
         The check's own stream.
     alpha : float
-        The distinguishing test's α; the check spends :data:`RANKED_LAW_SHARE` of it.
+        The check's share of α (the plan's ``noise_law.ranked_pairs``), all spent when it
+        runs.
     say : callable, optional
         Told what is being tested.
 
@@ -133,8 +174,9 @@ def check_ranked_pairs_law(
         return RankedPairsLaw(choice, 0.0, ())
     ranked_keys = {_pair_key(p) for p in ranked}
     pairs = ranked + [p for p in choice.pairs if _pair_key(p) not in ranked_keys]
+    pairs += _domain_pairs(mechanism, pairs[0], {_input_key(v) for p in pairs for v in (p.x, p.y)})
     inputs, holders = _distinct_inputs(pairs)
-    spent = RANKED_LAW_SHARE * alpha
+    spent = alpha
     level = spent / len(inputs)
     draws = ranked_law_draws(cfg, len(inputs))
     if say is not None:
@@ -147,8 +189,10 @@ def check_ranked_pairs_law(
     smallest = min(p_values, default=1.0)
     designs = [o.details.get("independence_design") for o in outcomes]
     design = next((d for d in _DESIGNS if d in designs), None)
+    whole = " and every input of the finite domain" if _small_finite(mechanism) else ""
     details = jsonable_details(
         pairs_ranked=len(ranked),
+        whole_domain=bool(whole),
         pairs_tied=choice.ties,
         inputs_tested=len(inputs),
         draws_per_input=draws,
@@ -159,7 +203,7 @@ def check_ranked_pairs_law(
     )
     scope = (
         f"the declared law at the {len(inputs)} inputs of the {len(ranked)} pairs ranked by "
-        f"it ({draws} draws each, level {level:.3g} each)"
+        f"it{whole} ({draws} draws each, level {level:.3g} each)"
     )
     if not rejected:
         outcome = CheckOutcome(

@@ -19,6 +19,7 @@ from privaudit.spec import ExtendedEpsilon, MechanismSpec, SpecModel
 from .assumptions import Assumption
 from .config import AuditConfig
 from .exact_audit import ExactAuditResult
+from .plan import AuditPlan
 from .results import CheckOutcome, Counterexample, EventBound, PowerStatement, ProfilePoint
 from .texts import claim_text, format_epsilon
 from .time_budget import BudgetPlan
@@ -123,6 +124,9 @@ class AuditReport(SpecModel):
         and seconds of every stage, the planned sizes, and the smallest detectable ε at
         the configuration's size and at the planned size
         (:mod:`privaudit.auditing.time_budget`); ``None`` otherwise.
+    plan : AuditPlan, optional
+        What the audit ran and each statistical stage's share of α, computed once before
+        the first draw (:mod:`privaudit.auditing.plan`).
     """
 
     schema_version: int = REPORT_SCHEMA_VERSION
@@ -150,6 +154,7 @@ class AuditReport(SpecModel):
     unmet_requirements: tuple[str, ...] = ()
     assumptions: tuple[Assumption, ...] = ()
     budget: BudgetPlan | None = None
+    plan: AuditPlan | None = None
     runtime_seconds: float = 0.0
     versions: dict[str, str] = Field(default_factory=dict)
     disclaimer: str = DISCLAIMER

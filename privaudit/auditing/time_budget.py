@@ -68,18 +68,15 @@ from typing import Any
 import numpy as np
 
 from privaudit.mechanisms import Mechanism
-from privaudit.spec import AdditiveNoise, ExtendedEpsilon, SmoothSensitivityNoise, SpecModel
+from privaudit.spec import ExtendedEpsilon, SpecModel
 from privaudit.spec.errors import AuditError, InvalidParameterError
-from privaudit.statistics import claimed_point
 from privaudit.statistics.power import detectable_epsilon
 
-from .checks import float_image_applies
 from .config import AuditConfig
-from .distinguish.densities import declared_log_densities
 from .distinguish.pair import DECLARED_SHARE, RARE_SHARE
-from .exact_audit import exact_audit_applies
-from .pair_choice import gray_box_shift, halving_first_round, halving_pool_size
-from .ranked_pairs_law import RANKED_LAW_MIN_DRAWS, RANKED_LAW_SHARE
+from .pair_choice import halving_first_round, halving_pool_size
+from .plan import AuditPlan, plan_audit
+from .ranked_pairs_law import RANKED_LAW_MIN_DRAWS
 from .sampler_outputs import draw_outputs
 from .search import candidate_pairs
 from .texts import format_epsilon
@@ -235,29 +232,12 @@ def time_releases(
     )
 
 
-class _Shape:
-    """What decides the stages of an audit of one mechanism (the auditor's predicates)."""
-
-    def __init__(self, mechanism: Mechanism, pair: Any) -> None:
-        spec = mechanism.spec
-        self.conformance = spec.noise is not None and (
-            not isinstance(spec.noise, (AdditiveNoise, SmoothSensitivityNoise))
-            or mechanism.provides("statistic")
-        )
-        self.conformance_inputs = 2 if exact_audit_applies(mechanism) else 1
-        self.epsilon, self.delta = claimed_point(spec.guarantee)
-        self.spike = self.conformance and self.delta > 0
-        self.float_image = float_image_applies(mechanism) and mechanism.provides("statistic")
-        self.declared = (
-            pair is not None and declared_log_densities(mechanism, pair.x, pair.y) is not None
-        )
-        self.black_box = gray_box_shift(mechanism) is None and not self.declared
-
-    def search_share(self) -> int:
-        return 16 if self.declared and self.delta == 0 else 4
+def _search_share(shape: AuditPlan) -> int:
+    """The search split's fraction of the test split (``AuditConfig.search_samples_for``)."""
+    return 16 if shape.declared and shape.claim.delta == 0 else 4
 
 
-def max_tested_pairs(shape: _Shape, cfg: AuditConfig, pool: int | None = None) -> int:
+def max_tested_pairs(shape: AuditPlan, cfg: AuditConfig, pool: int | None = None) -> int:
     """The most pairs the distinguishing test can test at ``cfg``: ``pairs_tested``, or for
     a black box with the robust pair choice an upper bound on the size of the halving's
     last round (the near ties within ``pair_tolerance`` of the ``pairs_tested``-th are
@@ -271,7 +251,7 @@ def max_tested_pairs(shape: _Shape, cfg: AuditConfig, pool: int | None = None) -
 
 
 def stage_releases(
-    shape: _Shape, cfg: AuditConfig, *, pool: int | None = None, tested: int | None = None
+    shape: AuditPlan, cfg: AuditConfig, *, pool: int | None = None, tested: int | None = None
 ) -> dict[str, int]:
     """Releases drawn by each stage of an audit at ``cfg`` (module docstring); ``pool``:
     candidate pairs up to swaps (default ``cfg.pair_budget``, their upper bound);
@@ -279,7 +259,7 @@ def stage_releases(
     :func:`max_tested_pairs`)."""
     n = cfg.samples
     k = max_tested_pairs(shape, cfg, pool) if tested is None else tested
-    search = cfg.search_samples_for(shape.declared, approximate=shape.delta > 0)
+    search = cfg.search_samples_for(shape.declared, approximate=shape.claim.delta > 0)
     out: dict[str, int] = {}
     if shape.conformance:
         out["noise-law conformance"] = cfg.effective_conformance_samples * shape.conformance_inputs
@@ -330,7 +310,7 @@ class _Cost:
         return releases * self.per_release + calls * self.per_call
 
     def of(
-        self, shape: _Shape, cfg: AuditConfig, pool: int | None = None, ranking: bool = True
+        self, shape: AuditPlan, cfg: AuditConfig, pool: int | None = None, ranking: bool = True
     ) -> float:
         """Seconds of the stages of an audit at ``cfg`` (without the ranking if not
         ``ranking``)."""
@@ -409,19 +389,18 @@ def time_processing(
     )
 
 
-def budget_epsilon(shape: _Shape, cfg: AuditConfig, *, probability: float = 0.9) -> float:
+def budget_epsilon(shape: AuditPlan, cfg: AuditConfig, *, probability: float = 0.9) -> float:
     """The smallest true ε the most favourable event of an audit at ``cfg`` detects with
     ``probability`` (module docstring)."""
-    alpha = cfg.alpha * (0.9 if shape.conformance else 1.0) / cfg.pairs_tested
-    if not shape.black_box:  # the declared law at the ranked pairs' inputs
-        alpha *= 1.0 - RANKED_LAW_SHARE
-    if shape.delta > 0:
+    # the distinguishing test's share of the plan, at this configuration's α, per pair
+    alpha = cfg.alpha * (shape.share("distinguishability") / shape.alpha) / cfg.pairs_tested
+    if shape.claim.delta > 0:
         alpha *= 1.0 - RARE_SHARE
     level = DECLARED_SHARE * alpha if shape.declared else alpha / (2 * cfg.events_per_direction)
     n = cfg.samples
     best = math.inf
     for p_y in _P_Y_GRID:
-        if p_y * n < 1.0 or math.exp(shape.epsilon) * p_y + shape.delta >= 1.0:
+        if p_y * n < 1.0 or math.exp(shape.claim.epsilon) * p_y + shape.claim.delta >= 1.0:
             continue
         best = min(
             best,
@@ -430,8 +409,8 @@ def budget_epsilon(shape: _Shape, cfg: AuditConfig, *, probability: float = 0.9)
                 n,
                 n,
                 alpha=level,
-                delta=shape.delta,
-                claimed_epsilon=shape.epsilon,
+                delta=shape.claim.delta,
+                claimed_epsilon=shape.claim.epsilon,
                 probability=probability,
                 tolerance=1e-3,
             ),
@@ -452,7 +431,7 @@ def _largest(fits: Callable[[int], bool], lo: int, hi: int) -> int | None:
     return lo
 
 
-def _shrunk(shape: _Shape, cfg: AuditConfig, seconds: float, cost: _Cost) -> AuditConfig | None:
+def _shrunk(shape: AuditPlan, cfg: AuditConfig, seconds: float, cost: _Cost) -> AuditConfig | None:
     """The largest configuration below ``cfg`` whose stages fit ``seconds``.
 
     The test split gets what the other stages leave, after reserving for a black box's
@@ -467,7 +446,7 @@ def _shrunk(shape: _Shape, cfg: AuditConfig, seconds: float, cost: _Cost) -> Aud
                 {
                     "samples": n,
                     "pairs_tested": k,
-                    "search_samples": max(MIN_SEARCH, n // shape.search_share()),
+                    "search_samples": max(MIN_SEARCH, n // _search_share(shape)),
                     "pair_budget": max(k, min(cfg.pair_budget, 2)),
                     "pilot_samples": MIN_PILOT,
                     # a binding budget plans exactly k tested pairs: the samples are
@@ -564,7 +543,7 @@ def plan_to_budget(
     budget = float(time_budget)
     rng = np.random.default_rng([cfg.seed, 0x7B0D6E7])  # a stream of its own
     pairs = candidate_pairs(mechanism.spec, rng, budget=2)
-    shape = _Shape(mechanism, pairs[0] if pairs else None)
+    shape = plan_audit(mechanism, cfg, pairs[0] if pairs else None)
     if not pairs:
         raise AuditError(f"no neighbouring pair of {mechanism.name!r} to time a pilot on")
     timing = time_releases(mechanism, pairs[0].x, rng, time_budget=budget, clock=clock)
@@ -614,10 +593,10 @@ def plan_to_budget(
         for s, r in stages.items()
     )
     planned_seconds = pilot_seconds + sum(c.seconds for c in costs)
-    target = cfg.detect_epsilon_for(shape.epsilon)
+    target = cfg.detect_epsilon_for(shape.claim.epsilon)
     before = budget_epsilon(shape, cfg)
     after = before if not shrunk else budget_epsilon(shape, planned)
-    search = planned.search_samples_for(shape.declared, approximate=shape.delta > 0)
+    search = planned.search_samples_for(shape.declared, approximate=shape.claim.delta > 0)
     plan = BudgetPlan(
         time_budget=budget,
         timing=timing,
@@ -645,7 +624,7 @@ def plan_to_budget(
             after,
             target,
             default_seconds,
-            shape.epsilon,
+            shape.claim.epsilon,
         ),
     )
     return planned, plan

@@ -14,9 +14,9 @@ import pytest
 
 import privaudit.auditing.auditor as auditor_module
 from privaudit import AuditConfig, audit
+from privaudit.auditing.plan import RANKED_LAW_SHARE
 from privaudit.auditing.ranked_pairs_law import (
     RANKED_LAW_MIN_DRAWS,
-    RANKED_LAW_SHARE,
     RankedPairsLaw,
     check_ranked_pairs_law,
     ranked_law_draws,
@@ -174,3 +174,20 @@ def test_nothing_is_checked_without_a_declared_ranking(laplace_ranking):
         LaplaceMechanism(1.0, 1.0), choice, FAST, np.random.default_rng(0), 0.05
     )
     assert result.alpha == 0.0 and result.outcomes == () and result.choice is choice
+
+
+def test_every_input_of_a_small_finite_domain_is_checked_generated_or_not():
+    """Eleven categories, twelve candidate pairs: a category need not be in a generated
+    pair, yet its pairs too are skipped on the law's word, so the law is tested at every
+    category (the mutant table's one miss before this rule was category 9 of 11)."""
+    cfg = AuditConfig(
+        samples=20_000, pilot_samples=1_000, pair_budget=12, pairs_tested=2, claim_budget=50
+    )
+    report = audit(_TruthfulAt(9, 11), config=cfg, seed=0)
+    check = report.check("noise_law.ranked_pairs")
+    assert check.details["whole_domain"] and check.details["inputs_tested"] == 11
+    assert report.verdict == "violation" and check.details["rejected_inputs"] == [9]
+    assert 9 in (check.counterexample.x, check.counterexample.y)
+    assert "finite domain" in next(
+        a.basis for a in report.assumptions if a.check == "noise_law.ranked_pairs"
+    )

@@ -15,10 +15,10 @@ import numpy as np
 import pytest
 
 from privaudit import AuditConfig, audit
+from privaudit.auditing.plan import plan_audit
 from privaudit.auditing.report import AuditReport
 from privaudit.auditing.time_budget import (
     RELEASE_SHARE,
-    _Shape,
     max_tested_pairs,
     plan_to_budget,
     stage_releases,
@@ -140,21 +140,21 @@ def test_the_cost_model_counts_the_releases_each_stage_draws():
         drawn[stage] += size
     pool = audit_pool(mech, cfg)
     tested = report.check("distinguishability").details["pairs_tested"]
-    model = stage_releases(_Shape(mech, None), cfg, pool=pool, tested=tested)
+    model = stage_releases(plan_audit(mech, cfg), cfg, pool=pool, tested=tested)
     assert drawn["pair ranking"] == model["pair ranking"]
     assert abs(drawn["distinguishing test"] - model["distinguishing test"]) < 5 * np.sqrt(
         model["distinguishing test"]
     )
     # a plan counts the most pairs the robust choice can test (near ties: up to 2k)
-    assert 2 <= tested <= max_tested_pairs(_Shape(mech, None), cfg, pool) == 4
-    planned = stage_releases(_Shape(mech, None), cfg, pool=pool)
+    assert 2 <= tested <= max_tested_pairs(plan_audit(mech, cfg), cfg, pool) == 4
+    planned = stage_releases(plan_audit(mech, cfg), cfg, pool=pool)
     assert planned["distinguishing test"] == 4 * model["distinguishing test"] // tested
     plain = cfg.merged({"pair_tolerance": 0.0})
-    assert max_tested_pairs(_Shape(mech, None), plain, pool) == 2
+    assert max_tested_pairs(plan_audit(mech, cfg), plain, pool) == 2
     # at CI strength the ranking costs 400 × pilot_samples (the default: 696 ×)
     ci = AuditConfig(samples=50_000, pilot_samples=2_000, pair_budget=24, pairs_tested=2)
-    assert stage_releases(_Shape(mech, None), ci)["pair ranking"] == 400 * 2_000
-    assert stage_releases(_Shape(mech, None), AuditConfig())["pair ranking"] == 696 * 4_000
+    assert stage_releases(plan_audit(mech, cfg), ci)["pair ranking"] == 400 * 2_000
+    assert stage_releases(plan_audit(mech, cfg), AuditConfig())["pair ranking"] == 696 * 4_000
 
 
 def audit_pool(mech, cfg) -> int:
