@@ -58,11 +58,11 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from privaudit._environment import library_versions
 from privaudit.execution._threads import single_threaded_blas
 from privaudit.execution.distributed import DaskExecutor, executor_scope
 from privaudit.execution.forked import forked_workers
@@ -70,21 +70,23 @@ from privaudit.execution.streaming import Executor
 from privaudit.mechanisms import Mechanism
 from privaudit.spec.errors import AuditError, InvalidParameterError, NotNeighboursError
 
-from .assumptions import audit_assumptions
+from .audit_outcome import (
+    assemble_report,
+    distinguishability_check,
+    profile_check,
+)
 from .audit_steps import exposed_search_spec as _exposed_search_spec
 from .audit_steps import noise_law_checks as _noise_law_checks
 from .audit_steps import sensitivity_checks as _sensitivity_checks
 from .checks import (
     check_noise_law,
     check_spec_consistency,
-    is_required_skip,
 )
 from .checks.group_privacy import check_group_exact, group_exact_refutation, group_setup
 from .config import AuditConfig
 from .distinguish.columns import load_column_kernel
 from .exact_audit import (
     conformance_refutation,
-    exact_audit_applies,
     exact_check,
     exact_privacy,
     refutation_check,
@@ -95,15 +97,14 @@ from .exact_audit import (
 )
 from .pair_choice import PairChoice, choose_pairs
 from .pair_tests import run_pair_tests
-from .pairs import CandidatePair, to_jsonable, verified_pair
+from .pairs import CandidatePair, verified_pair
 from .plan import STREAMS, AuditPlan, plan_audit
 from .ranked_pairs_law import check_ranked_pairs_law
 from .report import AccountingTightness, AuditReport
-from .results import CheckOutcome, Counterexample, PowerStatement
+from .results import CheckOutcome
 from .sampler_outputs import sampler_timeout_scope
 from .search import candidate_pairs
 from .time_budget import plan_to_budget
-from .verdicts import conclusive_power, decide_verdict
 
 __all__ = ["audit"]
 
@@ -115,16 +116,6 @@ def _streams(seed: int) -> dict[str, np.random.Generator]:
     return {
         name: np.random.default_rng(child) for name, child in zip(STREAMS, children, strict=True)
     }
-
-
-def _counterexample(pair: CandidatePair, **values: Any) -> Counterexample:
-    return Counterexample(
-        x=to_jsonable(pair.x),
-        y=to_jsonable(pair.y),
-        origin=pair.origin,
-        relation_reason=pair.decision.reason,
-        values={k: to_jsonable(v) for k, v in values.items()},
-    )
 
 
 def audit(
@@ -294,30 +285,48 @@ def _audit(
         )
         cfg = planned.merged({"time_budget": None})
         say(budget.statement)
-    spec = mechanism.spec
     rng = _streams(cfg.seed)
     checks: list[CheckOutcome] = []
 
     # 1. the spec and the mechanism's parameters -------------------------------------------
     say("checking the spec against the mechanism's parameters")
     checks.append(check_spec_consistency(mechanism))
+    run = _Run(cfg, rng, checks, say, progress, executor, started, budget)
 
     # 2. candidate pairs (local-node specs: the nodes the public randomness exposes first) ---
     if group is not None:
-        return _finish_group(
-            inner,
-            mechanism,
-            group,
-            group_pairs,
-            pairs,
-            cfg,
-            rng,
-            checks,
-            say,
-            progress,
-            executor,
-            started,
-        )
+        return _finish_group(inner, mechanism, group, group_pairs, pairs, run)
+    return _audit_claim(mechanism, pairs, run)
+
+
+@dataclass(frozen=True)
+class _Run:
+    """What every stage of one audit shares: its configuration, streams, checks so far,
+    progress, executor, start time and time-budget plan."""
+
+    cfg: AuditConfig
+    rng: dict[str, np.random.Generator]
+    checks: list[CheckOutcome]
+    say: Progress
+    progress: Progress | None
+    executor: Executor | None
+    started: float
+    budget: Any = None
+
+
+def _audit_claim(mechanism: Mechanism, pairs: Sequence[tuple[Any, Any]], run: _Run) -> AuditReport:
+    """The audit of the spec's own claim (distance 1), after the spec-consistency check:
+    candidate pairs, the plan, then its stages in order (the module docstring)."""
+    cfg, rng, checks, say, progress, executor = (
+        run.cfg,
+        run.rng,
+        run.checks,
+        run.say,
+        run.progress,
+        run.executor,
+    )
+    started, budget = run.started, run.budget
+    spec = mechanism.spec
     search_spec, relation = _exposed_search_spec(mechanism, rng["exposure"], checks, say)
     say(f"generating up to {cfg.pair_budget} neighbouring pairs")
     explicit = [verified_pair(spec, x, y, "explicit") for x, y in pairs]
@@ -336,7 +345,7 @@ def _audit(
     # 3b. exact privacy of a finite output law (no sampling) ------------------------------
     exact = None
     conformance_inputs = [candidates[0].x]
-    if exact_audit_applies(mechanism):
+    if plan.exact:
         say("computing the exact privacy of the declared finite output law")
         exact = exact_privacy(mechanism, candidates=candidates)
         checks.append(exact_check(exact))
@@ -380,57 +389,27 @@ def _audit(
         ),
         progress=progress,
     )
-    eps_lb = math.inf if best.epsilon_lower_bound_infinite else float(best.epsilon_lower_bound)
-    summary = (
-        f"ε ≥ {eps_lb:.4g} at δ = {delta_claimed:g} on the worst of {len(chosen)} pairs "
-        f"(claimed ε = {eps_claimed:.4g})"
+    eps_lb, outcome = distinguishability_check(
+        best,
+        best_pair,
+        violated,
+        plan.claim,
+        alpha_dist,
+        f"on the worst of {len(chosen)} pairs (claimed ε = {eps_claimed:.4g})",
+        pairs_tested=len(chosen),
+        alpha_per_pair=per_pair,
+        near_ties=choice.near_ties,
+        prior_pair=choice.prior_pair,
+        pair_objective=choice.objective,
+        equivalent_pairs_tied=choice.ties,
+        halving_rounds=choice.halving_rounds,
+        search_samples=search_samples,
+        declared_events=len(best.plan.events) if best.plan is not None else 0,
     )
-    checks.append(
-        CheckOutcome(
-            name="distinguishability",
-            status="violated" if violated else "passed",
-            summary=summary,
-            statistic=eps_lb,
-            threshold=eps_claimed,
-            ratio=(eps_lb / eps_claimed) if eps_claimed > 0 else None,
-            error_rate=alpha_dist,
-            counterexample=_counterexample(
-                best_pair,
-                event=best.best_event.description if best.best_event else "",
-                epsilon_lower_bound=eps_lb,
-            )
-            if violated
-            else None,
-            details={
-                "pairs_tested": len(chosen),
-                "alpha_per_pair": per_pair,
-                "near_ties": choice.near_ties,
-                "prior_pair": choice.prior_pair,
-                "pair_objective": choice.objective,
-                "equivalent_pairs_tied": choice.ties,
-                "halving_rounds": choice.halving_rounds,
-                "search_samples": search_samples,
-                "declared_events": len(best.plan.events) if best.plan is not None else 0,
-            },
-        )
-    )
+    checks.append(outcome)
     exact = _exact_agreement(mechanism, exact, results, delta_claimed, alpha_dist, checks)
-    profile_violated = any(p.violated for p in best.profile)
-    if best.profile:
-        checks.append(
-            CheckOutcome(
-                name="privacy_profile",
-                status="violated" if profile_violated else "passed",
-                summary=(
-                    "lower confidence bound on δ(ε) exceeds the claimed profile"
-                    if profile_violated
-                    else "estimated δ(ε) within the claimed profile at "
-                    f"{len(best.profile)} values of ε"
-                ),
-                error_rate=best.alpha_profile,
-            )
-        )
-    report = _assemble_report(
+    checks.extend(profile_check(best))
+    report = assemble_report(
         mechanism,
         cfg,
         checks,
@@ -518,13 +497,7 @@ def _finish_group(
     k: int,
     group_pairs: list[CandidatePair],
     pairs: Sequence[tuple[Any, Any]],
-    cfg: AuditConfig,
-    rng: dict[str, Any],
-    checks: list[CheckOutcome],
-    say: Progress,
-    progress: Progress | None,
-    executor: Executor | None,
-    started: float,
+    run: _Run,
 ) -> AuditReport:
     """A group audit (``audit(..., group=k)``): the group claim on the pairs at distance k.
 
@@ -533,6 +506,14 @@ def _finish_group(
     (gray-box rankings) and the distinguishing test over the chosen pairs, each at its
     share of α.
     """
+    cfg, rng, checks, say, executor, started = (
+        run.cfg,
+        run.rng,
+        run.checks,
+        run.say,
+        run.executor,
+        run.started,
+    )
     spec = mechanism.spec
     domain = spec.input_domain
     explicit = []
@@ -588,34 +569,22 @@ def _finish_group(
         set_aside_refuted(checks, refuted.summary, name="group.exact")
         checks.append(refuted)
     checks.append(
-        CheckOutcome(
-            name="distinguishability",
-            status="violated" if violated else "passed",
-            summary=(
-                f"ε ≥ {eps_lb:.4g} at δ = {delta_claimed:g} on the worst of {len(chosen)} "
-                f"pairs at distance {k} (group claim ε = {eps_claimed:.4g})"
-            ),
-            statistic=eps_lb,
-            threshold=eps_claimed,
-            ratio=(eps_lb / eps_claimed) if eps_claimed > 0 else None,
-            error_rate=alpha_dist,
-            counterexample=_counterexample(
-                best_pair,
-                event=best.best_event.description if best.best_event else "",
-                epsilon_lower_bound=eps_lb,
-            )
-            if violated
-            else None,
-            details={
-                "pairs_tested": len(chosen),
-                "alpha_per_pair": per_pair,
-                "near_ties": choice.near_ties,
-                "group": k,
-            },
-        )
+        distinguishability_check(
+            best,
+            best_pair,
+            violated,
+            plan.claim,
+            alpha_dist,
+            f"on the worst of {len(chosen)} pairs at distance {k} "
+            f"(group claim ε = {eps_claimed:.4g})",
+            pairs_tested=len(chosen),
+            alpha_per_pair=per_pair,
+            near_ties=choice.near_ties,
+            group=k,
+        )[1]
     )
     say("done")
-    return _assemble_report(
+    return assemble_report(
         mechanism,
         cfg,
         checks,
@@ -627,64 +596,4 @@ def _finish_group(
         delta_claimed=delta_claimed,
         started=started,
         plan=plan,
-    )
-
-
-def _assemble_report(
-    mechanism: Mechanism,
-    cfg: AuditConfig,
-    checks: Sequence[CheckOutcome],
-    results: Sequence[tuple[Any, Any]],
-    best: Any,
-    best_pair: CandidatePair,
-    *,
-    eps_lb: float,
-    eps_claimed: float,
-    delta_claimed: float,
-    started: float,
-    **extra: Any,
-) -> AuditReport:
-    """The report of an audit (of the claim, or of a group claim) from its checks and the
-    results of its tested pairs: the power of the most sensitive pair, the verdict (a
-    required check that could not run makes a clean verdict inconclusive), the worst pair
-    and its events; ``extra`` holds the report fields only some audits have."""
-    # the audit reports a violation when any tested pair does, so its power is (at least)
-    # that of its most sensitive pair (privaudit.auditing.verdicts)
-    powers = [r.power for _, r in results if isinstance(r.power, PowerStatement)]
-    power = min(powers, key=lambda p: p.detectable_epsilon) if powers else None
-    if power is not None:
-        power = conclusive_power(
-            power, cfg, claimed_epsilon=eps_claimed, claimed_delta=delta_claimed
-        )
-    unmet = tuple(
-        f"{c.name}: {c.details.get('reason')}; to conclude: {c.details.get('remedy')}"
-        for c in checks
-        if is_required_skip(c)
-    )
-    spec = getattr(mechanism, "report_spec", mechanism.spec)  # a group claim: checks/group_privacy
-    assumptions = audit_assumptions(checks, extra.get("exact"))
-    return AuditReport(
-        mechanism=mechanism.name,
-        assumptions=assumptions,
-        spec=spec,
-        spec_hash=spec.content_hash,
-        verdict=decide_verdict(any(c.violated for c in checks), power, unmet),
-        unmet_requirements=unmet,
-        epsilon_lower_bound=eps_lb,
-        epsilon_claimed=eps_claimed,
-        delta_claimed=delta_claimed,
-        confidence=cfg.confidence,
-        samples=cfg.samples,
-        seed=cfg.seed,
-        config=cfg,
-        checks=tuple(checks),
-        worst_pair=_counterexample(best_pair),
-        worst_event=best.best_event,
-        events=tuple(best.events),
-        privacy_profile=tuple(best.profile),
-        power=power,
-        infinite_evidence=best.infinite_evidence or "",
-        runtime_seconds=time.perf_counter() - started,
-        versions=library_versions(),
-        **extra,
     )

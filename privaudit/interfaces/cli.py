@@ -54,7 +54,7 @@ import os
 import sys
 import warnings
 from collections.abc import Callable, Sequence
-from typing import NoReturn, TextIO
+from typing import Any, NoReturn, TextIO
 
 from privaudit._version import __version__
 from privaudit.auditing._argtypes import confidence as _confidence
@@ -179,7 +179,13 @@ def _build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"privaudit {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_OneLineParser)
+    for add in (_add_audit, _add_certify, _add_list, _add_show, _add_verify, _add_demo):
+        add(sub)
+    return parser
 
+
+def _add_audit(sub: Any) -> None:
+    """``privaudit audit``."""
     audit = sub.add_parser(
         "audit",
         help="audit a mechanism, or every registry entry",
@@ -264,6 +270,9 @@ def _build_parser() -> argparse.ArgumentParser:
     )
     audit.set_defaults(handler="audit", parser=audit)
 
+
+def _add_certify(sub: Any) -> None:
+    """``privaudit certify``."""
     certify = sub.add_parser(
         "certify",
         help="audit at certificate strength and write a certificate",
@@ -294,6 +303,9 @@ def _build_parser() -> argparse.ArgumentParser:
     _add_executor_options(certify)
     certify.set_defaults(handler="certify", parser=certify)
 
+
+def _add_list(sub: Any) -> None:
+    """``privaudit list``."""
     lister = sub.add_parser(
         "list",
         help="show the registry and its certificate status",
@@ -309,6 +321,9 @@ def _build_parser() -> argparse.ArgumentParser:
     )
     lister.set_defaults(handler="list")
 
+
+def _add_show(sub: Any) -> None:
+    """``privaudit show``."""
     show = sub.add_parser(
         "show",
         help="print a certificate",
@@ -327,6 +342,9 @@ def _build_parser() -> argparse.ArgumentParser:
     show.add_argument("--json", action="store_true", help="print the certificate's JSON")
     show.set_defaults(handler="show")
 
+
+def _add_verify(sub: Any) -> None:
+    """``privaudit verify``."""
     verify = sub.add_parser(
         "verify",
         help="check certificates and reproduce their audits",
@@ -362,6 +380,9 @@ def _build_parser() -> argparse.ArgumentParser:
     )
     verify.set_defaults(handler="verify", parser=verify)
 
+
+def _add_demo(sub: Any) -> None:
+    """``privaudit demo``."""
     demo = sub.add_parser(
         "demo",
         help="release a certified registry entry and print its spec",
@@ -378,7 +399,6 @@ def _build_parser() -> argparse.ArgumentParser:
     )
     demo.add_argument("--seed", type=_nonnegative_int, default=0, help="random seed (default 0)")
     demo.set_defaults(handler="demo")
-    return parser
 
 
 #: Each command's module and function, imported when the command runs.
