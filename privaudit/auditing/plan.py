@@ -14,24 +14,16 @@ Adding a statistical stage is one entry here: a predicate field, its share in
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import Field
 
-from privaudit.mechanisms import Mechanism
 from privaudit.spec import AdditiveNoise, SmoothSensitivityNoise, SpecModel
-from privaudit.statistics import claimed_point
 
-from .checks import (
-    float_image_applies,
-    local_node_checks_apply,
-    locality_needs_samples,
-    spike_applies,
-)
-from .config import AuditConfig
-from .distinguish.densities import declared_log_densities
-from .exact_audit import exact_audit_applies
-from .pair_choice import gray_box_shift
+if TYPE_CHECKING:
+    from privaudit.mechanisms import Mechanism
+
+    from .config import AuditConfig
 
 __all__ = [
     "CONFORMANCE_SHARE",
@@ -89,6 +81,8 @@ class Claim(SpecModel):
     @classmethod
     def of(cls, guarantee: Any) -> Claim:
         """The claimed point of ``guarantee``."""
+        from privaudit.statistics import claimed_point
+
         epsilon, delta = claimed_point(guarantee)
         return cls(epsilon=epsilon, delta=delta)
 
@@ -194,6 +188,18 @@ def plan_audit(
         The distance of a group audit: only the noise-law conformance check and the
         distinguishing test run (the other checks concern distance 1).
     """
+    # the engine's predicates, imported here: the plan as data (the report's field) loads
+    # no engine module
+    from .checks import (
+        float_image_applies,
+        local_node_checks_apply,
+        locality_needs_samples,
+        spike_applies,
+    )
+    from .distinguish.densities import declared_log_densities
+    from .exact_audit import exact_audit_applies
+    from .pair_choice import gray_box_shift
+
     spec = mechanism.spec
     claim = Claim.of(spec.guarantee)
     conformance = spec.noise is not None and (

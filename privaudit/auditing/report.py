@@ -17,12 +17,12 @@ from pydantic import Field
 from privaudit.spec import ExtendedEpsilon, MechanismSpec, SpecModel
 
 from .assumptions import Assumption
+from .budget_plan import BudgetPlan
 from .config import AuditConfig
-from .exact_audit import ExactAuditResult
+from .exact_result import ExactAuditResult
 from .plan import AuditPlan
 from .results import CheckOutcome, Counterexample, EventBound, PowerStatement, ProfilePoint
 from .texts import claim_text, format_epsilon
-from .time_budget import BudgetPlan
 from .verdicts import Verdict, inconclusive_text
 
 __all__ = ["DISCLAIMER", "REPORT_SCHEMA_VERSION", "AccountingTightness", "AuditReport"]

@@ -19,8 +19,6 @@ import functools
 import math
 from typing import Literal
 
-from privaudit.statistics.power import samples_to_detect
-
 from .config import AuditConfig
 from .results import PowerStatement
 from .texts import format_epsilon
@@ -66,6 +64,8 @@ def conclusive_power(
         and 0.0 < power.alpha < 1.0
         and target > claimed_epsilon
     ):
+        from privaudit.statistics.power import samples_to_detect  # the numerics, when used
+
         plan = functools.partial(
             samples_to_detect,
             alpha=power.alpha,
