@@ -87,9 +87,9 @@ def _ranked_pairs(check: CheckOutcome) -> Assumption | None:
     inputs = check.details.get("inputs_tested")
     if inputs is None:
         return None
-    tied = ", or tie with them," if check.details.get("pairs_tied") else ""
+    tied = ", or tied with them," if check.details.get("pairs_tied") else ""
     return Assumption(
-        shortcut=f"pairs the declared law ranks below the tested ones{tied} are no worse "
+        shortcut=f"pairs ranked below the tested ones by the declared law{tied} are no worse "
         "on the sampler",
         status="checked",
         basis=f"the declared law tested at every one of the {inputs} inputs of the "

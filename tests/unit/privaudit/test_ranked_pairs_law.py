@@ -78,7 +78,7 @@ def test_a_correct_gray_box_passes_and_states_the_check(laplace_ranking):
     assert check.details["draws_per_input"] == ranked_law_draws(FAST, len(inputs))
     assert check.error_rate == pytest.approx(RANKED_LAW_SHARE * 0.9 * FAST.alpha)
     (assumption,) = [a for a in report.assumptions if a.check == "noise_law.ranked_pairs"]
-    assert assumption.status == "checked" and "tie with them" in assumption.shortcut
+    assert assumption.status == "checked" and "tied with them" in assumption.shortcut
     assert all(a.status != "unchecked" for a in report.assumptions)
 
 
