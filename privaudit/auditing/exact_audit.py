@@ -45,7 +45,7 @@ from privaudit.spec.errors import AuditError, PrivauditError
 from privaudit.statistics import claimed_point
 
 from .exact_result import TOLERANCE, ExactAuditResult, ExactProfilePoint
-from .pairs import CandidatePair, from_jsonable_input, to_jsonable
+from .pairs import CandidatePair, from_jsonable_input, input_key, to_jsonable
 from .results import CheckOutcome, Counterexample
 from .texts import format_epsilon
 
@@ -214,10 +214,6 @@ def _merge(losses: np.ndarray, masses: np.ndarray) -> tuple[np.ndarray, np.ndarr
 # ----------------------------------------------------------------------------------------
 # inputs and pairs
 # ----------------------------------------------------------------------------------------
-def _key(value: Any) -> str:
-    return repr(to_jsonable(value))
-
-
 def _inputs_and_pairs(
     spec: MechanismSpec, candidates: Sequence[CandidatePair], max_inputs: int
 ) -> tuple[list[Any], list[tuple[int, int]] | None, Literal["all_pairs", "searched_pairs"]]:
@@ -230,11 +226,11 @@ def _inputs_and_pairs(
     if enumerated is not None:
         if local:
             return enumerated, None, "all_pairs"
-        index = {_key(v): i for i, v in enumerate(enumerated)}
+        index = {input_key(v): i for i, v in enumerate(enumerated)}
         try:
             pairs = sorted(
                 {
-                    (i, index[_key(y)])
+                    (i, index[input_key(y)])
                     for i, x in enumerate(enumerated)
                     for y in relation.neighbours(x, domain)
                 }
@@ -246,7 +242,7 @@ def _inputs_and_pairs(
     seen: dict[str, int] = {}
 
     def add(value: Any) -> int:
-        k = _key(value)
+        k = input_key(value)
         if k not in seen:
             seen[k] = len(inputs)
             inputs.append(value)

@@ -93,7 +93,7 @@ from .distinguish.densities import declared_llr, declared_log_densities
 from .distinguish.events import LogLikelihoodRatio
 from .distinguish.pair import DECLARED_SHARE, rate_ratio_applies
 from .pair_scores import SUPPORT_MISMATCH, pair_score, pair_score_task
-from .pairs import CandidatePair, to_jsonable, verified_pair
+from .pairs import CandidatePair, pair_key, verified_pair
 from .search import maximise_pair_objective
 
 __all__ = [
@@ -347,11 +347,7 @@ def _round_scores(
 
 
 def _key(pair: CandidatePair) -> str:
-    return _inputs_key(pair.x, pair.y)
-
-
-def _inputs_key(x: Any, y: Any) -> str:
-    return repr((to_jsonable(x), to_jsonable(y)))
+    return pair_key(pair.x, pair.y)
 
 
 def _swap(pair: CandidatePair) -> CandidatePair:
@@ -368,7 +364,7 @@ def _dedupe(pairs: list[CandidatePair], *, swaps: bool = False) -> list[Candidat
         if k in seen:
             continue
         if swaps:
-            seen.add(_inputs_key(p.y, p.x))
+            seen.add(pair_key(p.y, p.x))
         seen.add(k)
         out.append(p)
     return out
@@ -566,7 +562,7 @@ def _prior_pair(spec: Any, candidates: list[CandidatePair]) -> CandidatePair | N
     first = split(spec.input_domain) if callable(split) else ()
     if first:
         x, y = first[0]
-        keys = {_inputs_key(x, y), _inputs_key(y, x)}
+        keys = {pair_key(x, y), pair_key(y, x)}
         found = next((p for p in candidates if _key(p) in keys), None)
         if found is not None:
             return found

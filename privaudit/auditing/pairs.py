@@ -16,7 +16,14 @@ import numpy as np
 
 from privaudit.spec import MechanismSpec, NeighbourDecision
 
-__all__ = ["CandidatePair", "from_jsonable_input", "to_jsonable", "verified_pair"]
+__all__ = [
+    "CandidatePair",
+    "from_jsonable_input",
+    "input_key",
+    "pair_key",
+    "to_jsonable",
+    "verified_pair",
+]
 
 
 @dataclass(frozen=True)
@@ -97,6 +104,16 @@ def to_jsonable(value: Any) -> Any:
     if isinstance(value, (frozenset, set)):
         return sorted(to_jsonable(v) for v in value)
     return value
+
+
+def input_key(value: Any) -> str:
+    """A hashable identity of an input: equal for equal inputs of any type (arrays, graphs)."""
+    return repr(to_jsonable(value))
+
+
+def pair_key(x: Any, y: Any) -> str:
+    """A hashable identity of the ordered pair (x, y) (:func:`input_key` of both)."""
+    return repr((to_jsonable(x), to_jsonable(y)))
 
 
 def from_jsonable_input(value: Any) -> Any:

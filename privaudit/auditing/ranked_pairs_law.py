@@ -1,24 +1,11 @@
-"""The declared law at every input of the pairs it ranked: the check behind a skipped pair.
+"""The declared law tested at every input of the pairs it ranked, before any pair is
+skipped on its word: ``noise_law.ranked_pairs``.
 
-With a declared output law, :func:`~privaudit.auditing.pair_choice.choose_pairs` ranks the
-candidate pairs by the law alone (the statistic shift ‖f(x) − f(y)‖, or the bound the
-declared-law events give) and tests the best; pairs that tie with the best are taken as
-equivalent, and one of them is tested.  Both steps skip pairs on the declaration's word:
-they are right only if the sampler draws the declared law at the inputs of every ranked
-pair.  A sampler that draws less noise at one input of a skipped pair (or couples coins
-there only) would be certified without that pair ever being examined.
-
-:func:`check_ranked_pairs_law` therefore tests the sampler against the declared law
-(:func:`~privaudit.auditing.checks.check_noise_law`: the same battery as the conformance
-check) at every distinct input of the ranked pairs, before any pair is skipped.  It has its
-share of α in the audit's plan (:data:`~privaudit.auditing.plan.RANKED_LAW_SHARE` of what
-the noise-law stages leave), split evenly over the inputs (Bonferroni), so a sampler that
-follows its law is reported as violated with probability at most that share.  An input where
-the law is rejected is a violation (counterexample: the best-ranked pair holding it), and
-the ranked pairs holding it are tested too — the pairs to test stay a function of streams
-other than the final one, and the distinguishing test splits its α over the pairs actually
-tested.  Draws: one pair's worth of the final test, 2·``samples``, spread over the inputs,
-at least :data:`RANKED_LAW_MIN_DRAWS` per input but never more than ``conformance_samples``.
+A gray-box pair choice ranks pairs by the declared law and tests the best (one of a tie);
+that is right only if the sampler draws the declared law at the skipped pairs' inputs.
+The check runs the conformance battery there (and at every input of a finite domain the
+exact audit enumerates), at its share of α in the plan; the pairs at a rejected input are
+tested too.  Rationale and numbers: ``docs/trust.md``, "Shortcuts and assumptions".
 """
 
 from __future__ import annotations
@@ -33,11 +20,13 @@ import numpy as np
 from privaudit.mechanisms import Mechanism
 from privaudit.spec.errors import PrivauditError
 
+from .audit_outcome import counterexample
 from .checks import check_noise_law
 from .config import AuditConfig
+from .exact_audit import EXACT_MAX_INPUTS
 from .pair_choice import PairChoice
-from .pairs import CandidatePair, to_jsonable, verified_pair
-from .results import CheckOutcome, Counterexample, jsonable_details
+from .pairs import CandidatePair, input_key, pair_key, to_jsonable, verified_pair
+from .results import CheckOutcome, jsonable_details
 
 __all__ = [
     "RANKED_LAW_MAX_DOMAIN",
@@ -52,8 +41,10 @@ _NAME = "noise_law.ranked_pairs"
 #: q = 10⁻²).
 RANKED_LAW_MIN_DRAWS = 2_000
 #: Finite domains up to this size have the law tested at every one of their inputs: every
-#: pair of such a domain is ranked (or skipped) on the declared law's word, generated or not.
-RANKED_LAW_MAX_DOMAIN = 256
+#: pair of such a domain is ranked (or skipped) on the declared law's word, generated or
+#: not, and the exact audit's "all pairs" figures rest on the law at each of them (the same
+#: size as the exact audit's enumeration).
+RANKED_LAW_MAX_DOMAIN = EXACT_MAX_INPUTS
 #: Independence designs of the inputs' finite-randomizer tests, least checked first (the
 #: report states the weakest).
 _DESIGNS = ("random", "screened", "all_pairs")
@@ -86,10 +77,6 @@ def ranked_law_draws(cfg: AuditConfig, inputs: int) -> int:
     return min(cfg.effective_conformance_samples, max(RANKED_LAW_MIN_DRAWS, share))
 
 
-def _input_key(value: Any) -> str:
-    return repr(to_jsonable(value))
-
-
 def _small_finite(mechanism: Mechanism) -> list[Any] | None:
     """Every input of a finite domain of at most :data:`RANKED_LAW_MAX_DOMAIN` elements."""
     domain = mechanism.spec.input_domain
@@ -98,22 +85,21 @@ def _small_finite(mechanism: Mechanism) -> list[Any] | None:
     return [domain.validate(v) for v in domain.enumerate()]
 
 
-def _domain_pairs(mechanism: Mechanism, best: CandidatePair, seen: set[str]) -> list[CandidatePair]:
-    """For each input of a small finite domain that no ranked pair holds, a pair holding
-    it: with the best ranked pair's input when they are neighbours, else its first
-    neighbour (the pair is tested if the law fails there)."""
-    inputs = _small_finite(mechanism)
-    if inputs is None:
-        return []
+def _domain_pairs(
+    mechanism: Mechanism, inputs: list[Any], best: CandidatePair, seen: set[str]
+) -> list[CandidatePair]:
+    """For each of ``inputs`` that no ranked pair holds, a pair holding it: with the best
+    ranked pair's input when they are neighbours, else its first neighbour (the pair is
+    tested if the law fails there)."""
     spec = mechanism.spec
     found = []
     for u in inputs:
-        if _input_key(u) in seen:
+        if input_key(u) in seen:
             continue
         partners = [best.x, best.y]
         partners += list(itertools.islice(spec.relation.neighbours(u, spec.input_domain), 1))
         for v in partners:
-            if _input_key(v) == _input_key(u):
+            if input_key(v) == input_key(u):
                 continue
             try:
                 found.append(verified_pair(spec, u, v, "domain_input"))
@@ -130,7 +116,7 @@ def _distinct_inputs(pairs: list[CandidatePair]) -> tuple[list[Any], list[list[i
     holders: list[list[int]] = []
     for i, pair in enumerate(pairs):
         for value in (pair.x, pair.y):
-            key = _input_key(value)
+            key = input_key(value)
             if key not in index:
                 index[key] = len(inputs)
                 inputs.append(value)
@@ -172,12 +158,14 @@ def check_ranked_pairs_law(
     ranked = list(choice.declared_ranking)
     if not ranked:
         return RankedPairsLaw(choice, 0.0, ())
-    ranked_keys = {_pair_key(p) for p in ranked}
-    pairs = ranked + [p for p in choice.pairs if _pair_key(p) not in ranked_keys]
-    pairs += _domain_pairs(mechanism, pairs[0], {_input_key(v) for p in pairs for v in (p.x, p.y)})
+    ranked_keys = {pair_key(p.x, p.y) for p in ranked}
+    pairs = ranked + [p for p in choice.pairs if pair_key(p.x, p.y) not in ranked_keys]
+    domain = _small_finite(mechanism)
+    if domain is not None:
+        seen = {input_key(v) for p in pairs for v in (p.x, p.y)}
+        pairs += _domain_pairs(mechanism, domain, pairs[0], seen)
     inputs, holders = _distinct_inputs(pairs)
-    spent = alpha
-    level = spent / len(inputs)
+    level = alpha / len(inputs)
     draws = ranked_law_draws(cfg, len(inputs))
     if say is not None:
         say(f"testing the declared law at the {len(inputs)} inputs of the ranked pairs")
@@ -189,7 +177,7 @@ def check_ranked_pairs_law(
     smallest = min(p_values, default=1.0)
     designs = [o.details.get("independence_design") for o in outcomes]
     design = next((d for d in _DESIGNS if d in designs), None)
-    whole = " and every input of the finite domain" if _small_finite(mechanism) else ""
+    whole = " and every input of the finite domain" if domain is not None else ""
     details = jsonable_details(
         pairs_ranked=len(ranked),
         whole_domain=bool(whole),
@@ -212,15 +200,17 @@ def check_ranked_pairs_law(
             summary=f"{scope}: no input rejects (smallest adjusted p = "
             f"{min(1.0, smallest * len(inputs)):.3g})",
             statistic=min(1.0, smallest * len(inputs)),
-            threshold=spent,
-            error_rate=spent,
+            threshold=alpha,
+            error_rate=alpha,
             details=details,
         )
-        return RankedPairsLaw(choice, spent, (outcome,))
+        return RankedPairsLaw(choice, alpha, (outcome,))
     at_rejected = sorted({j for i in rejected for j in holders[i]})
     first = pairs[at_rejected[0]]
-    keys = {_pair_key(p) for p in choice.pairs}
-    extra = [pairs[j] for j in at_rejected if _pair_key(pairs[j]) not in keys][: cfg.pairs_tested]
+    keys = {pair_key(p.x, p.y) for p in choice.pairs}
+    extra = [pairs[j] for j in at_rejected if pair_key(pairs[j].x, pairs[j].y) not in keys][
+        : cfg.pairs_tested
+    ]
     worst = outcomes[rejected[0]]
     outcome = CheckOutcome(
         name=_NAME,
@@ -229,24 +219,14 @@ def check_ranked_pairs_law(
         f"{_short(inputs[rejected[0]])} ({worst.summary}); the ranking rests on that law, so "
         f"{len(extra)} pair(s) holding them are tested too",
         statistic=min(1.0, float(worst.statistic or 0.0) * len(inputs)),
-        threshold=spent,
-        error_rate=spent,
-        counterexample=Counterexample(
-            x=to_jsonable(first.x),
-            y=to_jsonable(first.y),
-            origin=first.origin,
-            relation_reason=first.decision.reason,
-            values={"rejected_input": to_jsonable(inputs[rejected[0]])},
-        ),
+        threshold=alpha,
+        error_rate=alpha,
+        counterexample=counterexample(first, rejected_input=inputs[rejected[0]]),
         details={**details, "first_rejection": worst.details},
     )
     near = choice.near_tie + (False,) * len(extra) if choice.near_tie else ()
     grown = replace(choice, pairs=choice.pairs + tuple(extra), near_tie=near)
-    return RankedPairsLaw(grown, spent, (outcome,))
-
-
-def _pair_key(pair: CandidatePair) -> str:
-    return repr((to_jsonable(pair.x), to_jsonable(pair.y)))
+    return RankedPairsLaw(grown, alpha, (outcome,))
 
 
 def _short(value: Any) -> str:
