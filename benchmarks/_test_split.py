@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from privaudit.auditing.distinguish import distinguish_pair
+from privaudit.auditing.distinguish import distinguish_pair, draw_pair_test
 from privaudit.execution.streaming import TimedExecutor
 
 
@@ -28,15 +28,10 @@ def time_test_split(
 
     def run() -> Any:
         timed = TimedExecutor(executor)
-        result = distinguish_pair(
-            mechanism,
-            pair,
-            samples=samples,
-            search_samples=search_samples,
-            rng=0,
-            alpha=0.05,
-            executor=timed,
+        draws = draw_pair_test(
+            mechanism, pair, samples=samples, search_samples=search_samples, rng=0
         )
+        result = distinguish_pair(mechanism, pair, draws, alpha=0.05, executor=timed)
         split_seconds.append(timed.seconds)
         return result
 

@@ -20,7 +20,7 @@ pytest.importorskip("distributed")
 
 from _test_split import time_test_split
 
-from privaudit.auditing.distinguish import distinguish_pair
+from privaudit.auditing.distinguish import distinguish_pair, draw_pair_test
 from privaudit.auditing.pairs import verified_pair
 from privaudit.execution.distributed import DaskExecutor
 from privaudit.execution.streaming import SerialExecutor
@@ -39,15 +39,8 @@ def executor(request):
         yield SerialExecutor()
         return
     with DaskExecutor(n_workers=request.param, processes=True) as ex:
-        distinguish_pair(
-            CASE.mechanism,
-            PAIR,
-            samples=20_000,
-            search_samples=1_000,
-            rng=0,
-            alpha=0.05,
-            executor=ex,
-        )  # warm-up: workers import
+        warm_up = draw_pair_test(CASE.mechanism, PAIR, samples=20_000, search_samples=1_000, rng=0)
+        distinguish_pair(CASE.mechanism, PAIR, warm_up, alpha=0.05, executor=ex)  # workers import
         yield ex
 
 

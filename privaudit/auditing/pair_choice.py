@@ -91,7 +91,7 @@ from .config import AuditConfig
 from .distinguish.declared_plan import declared_loss_law, plan_declared_events
 from .distinguish.densities import declared_llr, declared_log_densities
 from .distinguish.events import LogLikelihoodRatio
-from .distinguish.pair import DECLARED_SHARE, rate_ratio_applies
+from .distinguish import DECLARED_SHARE, rate_ratio_applies
 from .pair_scores import SUPPORT_MISMATCH, pair_score, pair_score_task
 from .pairs import CandidatePair, pair_key, verified_pair
 from .search import maximise_pair_objective

@@ -32,8 +32,12 @@ import numpy as np
 from privaudit.mechanisms import Mechanism
 from privaudit.statistics.allocation import predicted_epsilon, wilson_lower, wilson_upper
 
-from .distinguish import distinguish_pair
-from .distinguish.pair import draw_pair_test, rate_ratio_applies
+from .distinguish import (
+    PairTestConfig,
+    distinguish_pair,
+    rate_ratio_applies,
+    replay_pair_test,
+)
 from .distinguish.patterns import ATOM_SHARE, CATEGORICAL_VALUES
 from .distinguish.rows import DISCRETE_ROWS, is_discrete, row_keys, row_table
 from .pairs import CandidatePair
@@ -371,7 +375,7 @@ def pair_score_task(
     Everything the score draws from ``rng`` is drawn now: the score itself is returned
     when it is a cheap counting score, or else the pilot test's remaining work, as a
     zero-argument callable that draws nothing (its search split, sizes and seeds come
-    from :func:`~privaudit.auditing.distinguish.pair.draw_pair_test`, now).  The callable
+    held by :func:`~privaudit.auditing.distinguish.draws.replay_pair_test`).  The callable
     gives :func:`pair_score`'s value, and ``rng`` is left where :func:`pair_score` leaves
     it, so the callables of several pairs may run anywhere, in any order (the
     ``processes`` executor's halving,
@@ -399,58 +403,13 @@ def pair_score_task(
         )
     if score is not None:
         return float(score)
-    replay = _Replay(mechanism, {id(pair.x): sx, id(pair.y): sy})
-    draws = draw_pair_test(
-        replay, pair, samples=samples - half, search_samples=half, rng=rng, poissonize=False
-    )
+    draws = replay_pair_test(sx, sy, search_samples=half)
+    config = PairTestConfig(events_per_direction=events_per_direction)
 
     def pilot_test() -> float:
-        result = distinguish_pair(
-            replay,
-            pair,
-            samples=samples - half,
-            search_samples=half,
-            rng=None,
-            alpha=0.5,
-            events_per_direction=events_per_direction,
-            poissonize=False,
-            draws=draws,
-        )
+        result = distinguish_pair(mechanism, pair, draws, alpha=0.5, config=config)
         if not projected:
             return float(result.epsilon_lower_bound)
         return _pilot_score(result, final_samples, level, delta, ratio)
 
     return pilot_test
-
-
-class _Replay:
-    """Serves already drawn outputs, in order, to :func:`distinguish_pair` (one pilot sample
-    per side, split between its search and test parts)."""
-
-    def __init__(self, mechanism: Mechanism, drawn: dict[int, np.ndarray]) -> None:
-        self.spec = mechanism.spec
-        self.name = getattr(mechanism, "name", mechanism.spec.name)
-        self._mechanism = mechanism
-        self._drawn = drawn
-        self._used = {k: 0 for k in drawn}
-
-    def __repr__(self) -> str:  # messages name the mechanism, never an object address
-        return f"mechanism {self.name!r}"
-
-    def provides(self, hook: str) -> bool:
-        return self._mechanism.provides(hook)
-
-    def float_image(self, outputs: Any, centre: float) -> Any:
-        return self._mechanism.float_image(outputs, centre)
-
-    def statistic(self, data: Any) -> Any:
-        return self._mechanism.statistic(data)
-
-    def smooth_sensitivity(self, data: Any) -> Any:
-        return self._mechanism.smooth_sensitivity(data)
-
-    def sample(self, data: Any, size: int, rng: Any) -> np.ndarray:
-        key = id(data)
-        start = self._used[key]
-        self._used[key] = start + size
-        return self._drawn[key][start : start + size]

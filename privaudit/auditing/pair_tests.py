@@ -22,10 +22,15 @@ from privaudit.execution.streaming import Executor, throttled
 from privaudit.mechanisms import Mechanism
 
 from .config import AuditConfig
-from .distinguish import distinguish_pair
+from .distinguish import (
+    PLAN_PRIOR_OUTPUTS,
+    PairDraws,
+    PairTestConfig,
+    PairTestResult,
+    distinguish_pair,
+    draw_pair_test,
+)
 from .distinguish.densities import declared_log_densities
-from .distinguish.pair import PLAN_PRIOR_OUTPUTS, draw_pair_test
-from .distinguish.pair_result import PairTestResult
 from .pair_choice import PairChoice
 from .pairs import CandidatePair
 
@@ -67,28 +72,35 @@ def run_pair_tests(
     output law, the pairs' tests run in forked processes, up to ``pair_workers`` plus its
     ``extra_pair_tests`` at once (:func:`~privaudit.execution.forked.forked_pair_tests`): each
     pair's draws from ``final_rng`` are made here, in turn
-    (:func:`~privaudit.auditing.distinguish.pair.draw_pair_test`), so the results are
+    (:func:`~privaudit.auditing.distinguish.draws.draw_pair_test`), so the results are
     those of the serial run to the bit (:mod:`privaudit.execution.forked`)."""
     chosen = choice.pairs
     declared = declared_log_densities(mechanism, chosen[0].x, chosen[0].y) is not None
     search_samples = cfg.search_samples_for(declared, approximate=delta_claimed > 0)
     levels = [alpha_dist * share for share in choice.shares()]
 
-    def test(i: int, pair: CandidatePair, level: float, draws: Any = None) -> PairTestResult:
+    config = PairTestConfig(
+        events_per_direction=cfg.events_per_direction, prior_outputs=PLAN_PRIOR_OUTPUTS
+    )
+
+    def draw(pair: CandidatePair) -> PairDraws:
+        return draw_pair_test(
+            mechanism, pair, samples=cfg.samples, search_samples=search_samples, rng=final_rng
+        )
+
+    def test(
+        i: int, pair: CandidatePair, level: float, draws: PairDraws, *, in_turn: bool
+    ) -> PairTestResult:
         return distinguish_pair(
             mechanism,
             pair,
-            samples=cfg.samples,
-            search_samples=search_samples,
-            rng=final_rng if draws is None else None,
+            draws,
             alpha=level,
-            events_per_direction=cfg.events_per_direction,
-            prior_outputs=PLAN_PRIOR_OUTPUTS,
+            config=config,
             executor=executor,
-            progress=None
-            if progress is None or draws is not None
-            else throttled(say, f"pair {i}/{len(chosen)} test split"),
-            draws=draws,
+            progress=throttled(say, f"pair {i}/{len(chosen)} test split")
+            if progress is not None and in_turn
+            else None,
         )
 
     workers = forked_pair_tests(executor)
@@ -99,21 +111,14 @@ def run_pair_tests(
         def tasks() -> Iterator[Callable[[], PairTestResult]]:
             for i, (pair, level) in enumerate(zip(chosen, levels, strict=True), start=1):
                 say(announce(i))
-                draws = draw_pair_test(
-                    mechanism,
-                    pair,
-                    samples=cfg.samples,
-                    search_samples=search_samples,
-                    rng=final_rng,
-                )
-                yield partial(test, i, pair, level, draws)
+                yield partial(test, i, pair, level, draw(pair), in_turn=False)
 
         tested = map_forked(tasks(), workers)
     else:
         tested = []
         for i, (pair, level) in enumerate(zip(chosen, levels, strict=True), start=1):
             say(announce(i))
-            tested.append(test(i, pair, level))
+            tested.append(test(i, pair, level, draw(pair), in_turn=True))
     results = list(zip(chosen, tested, strict=True))
     best_pair, best = max(results, key=lambda r: r[1].epsilon_lower_bound)
     violated = any(r.violated for _, r in results)

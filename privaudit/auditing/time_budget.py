@@ -73,7 +73,7 @@ from privaudit.statistics.power import detectable_epsilon
 
 from .budget_plan import BudgetPlan, ProcessingTiming, ReleaseTiming, StageCost
 from .config import AuditConfig
-from .distinguish.pair import DECLARED_SHARE, RARE_SHARE
+from .distinguish.error_budget import DECLARED_SHARE, RARE_SHARE
 from .pair_choice import halving_first_round, halving_pool_size
 from .plan import AuditPlan, plan_audit
 from .ranked_pairs_law import RANKED_LAW_MIN_DRAWS
@@ -271,8 +271,8 @@ def time_processing(
     than 100 outputs per side are affordable — the releases then dominate.  Returns the
     timing and the releases drawn and their seconds on ``clock``.
     """
-    from .distinguish import distinguish_pair
-    from .pair_scores import _Replay
+
+    from .distinguish import PairTestConfig, distinguish_pair, replay_pair_test
 
     scale = min(1.0, affordable / (2 * sum(PROCESSING_SIZES)))
     sizes = tuple(int(n * scale) for n in PROCESSING_SIZES)
@@ -284,18 +284,10 @@ def time_processing(
         sx = draw_outputs(mechanism, pair.x, n, rng)
         sy = draw_outputs(mechanism, pair.y, n, rng)
         drawn, drawn_seconds = drawn + 2 * n, drawn_seconds + max(clock() - start, 0.0)
-        replay = _Replay(mechanism, {id(pair.x): sx, id(pair.y): sy})
+        draws = replay_pair_test(sx, sy, search_samples=n // 4)
+        config = PairTestConfig(events_per_direction=events_per_direction)
         start = time.perf_counter()
-        distinguish_pair(
-            replay,
-            pair,
-            samples=n - n // 4,
-            search_samples=n // 4,
-            rng=rng,
-            alpha=0.05,
-            events_per_direction=events_per_direction,
-            poissonize=False,
-        )
+        distinguish_pair(mechanism, pair, draws, alpha=0.05, config=config)
         took.append(time.perf_counter() - start)
     per_output = max((took[1] - took[0]) / (2 * (sizes[1] - sizes[0])), 0.0)
     fixed = max(took[0] - per_output * 2 * sizes[0], 0.0)

@@ -10,7 +10,7 @@ SVT34Parallel at 2·10⁶ outputs per side on 2 cores); processes do (→ 7.7 s)
 child forked when a worker is free (the first child to finish frees it, whichever it
 is).  Whatever the iterator does to produce a task runs in the calling process, in
 order: the audit draws each pair test's randomness there
-(:func:`~privaudit.auditing.distinguish.pair.draw_pair_test`; for the pilot tests of
+(:func:`~privaudit.auditing.distinguish.draws.draw_pair_test`; for the pilot tests of
 the local search's start pairs and of the successive halving,
 :func:`~privaudit.auditing.pair_scores.pair_score_task`), so the
 children run deterministic work and the report is the serial one to the bit.  A forked child

@@ -47,7 +47,7 @@ from privaudit.spec import (
 )
 from privaudit.spec.errors import InvalidParameterError, PrivauditError, UnsupportedCombinationError
 
-from ..distinguish import distinguish_pair
+from ..distinguish import distinguish_pair, draw_pair_test
 from ..pairs import CandidatePair
 from ..results import CheckOutcome
 from ._common import REL_TOL, pair_counterexample
@@ -446,14 +446,10 @@ def audit_group_privacy(
             origin=origin,
             decision=NeighbourDecision(True, f"node distance {k}", float(k)),
         )
-        result = distinguish_pair(
-            claim,
-            pair,
-            samples=samples,
-            search_samples=max(1_000, samples // 4),
-            rng=gen,
-            alpha=alpha / len(pairs),
+        draws = draw_pair_test(
+            claim, pair, samples=samples, search_samples=max(1_000, samples // 4), rng=gen
         )
+        result = distinguish_pair(claim, pair, draws, alpha=alpha / len(pairs))
         out.append(
             GroupPrivacyResult(
                 k=int(k),

@@ -41,22 +41,27 @@ One job per module:
 * :mod:`~privaudit.auditing.distinguish.rows` — outputs as rows: shapes, row keys, and outputs
   with few distinct values or rows (sparse-vector codes, bit vectors) counted once per
   distinct row, exactly;
-* :mod:`~privaudit.auditing.distinguish.pair` — :func:`distinguish_pair`, which ties them together
-  with exact Clopper–Pearson tests on a disjoint test split; its stages live beside it:
-  :mod:`~privaudit.auditing.distinguish.pair_stages` (the state the stages hand on),
-  :mod:`~privaudit.auditing.distinguish.pair_events` (the tested events, their levels and
-  bound methods, fixed before the test split),
-  :mod:`~privaudit.auditing.distinguish.pair_counts` (the test split, drawn and counted in chunks),
-  :mod:`~privaudit.auditing.distinguish.pair_verdict` (bounds, best event, zero counts, profile,
-  power) and :mod:`~privaudit.auditing.distinguish.pair_result` (:class:`PairTestResult`).
+* the test of one pair, :func:`~privaudit.auditing.distinguish.pair.distinguish_pair`, one
+  module per stage: :mod:`~privaudit.auditing.distinguish.draws` (where the outputs come
+  from: the search split, and the test split in seeded blocks),
+  :mod:`~privaudit.auditing.distinguish.config` (its options),
+  :mod:`~privaudit.auditing.distinguish.search_split` (the declared law's view of the search
+  split), :mod:`~privaudit.auditing.distinguish.error_budget` (the pair's α, split),
+  :mod:`~privaudit.auditing.distinguish.tested_events` (the events and their levels, fixed
+  before the test split), :mod:`~privaudit.auditing.distinguish.counting` (the test split
+  counted), :mod:`~privaudit.auditing.distinguish.bounds` (bounds, best event, profile,
+  power), :mod:`~privaudit.auditing.distinguish.result` (:class:`PairTestResult`) and
+  :mod:`~privaudit.auditing.distinguish.stopwatch` (seconds per stage).
 
 Black-box evidence only ever bounds ε from below: a pair that passes is not certified.
 """
 
 from __future__ import annotations
 
+from .bounds import rate_ratio_applies
 from .cell_score import CellScore, fit_cell_score
 from .columns import ColumnCoder
+from .config import PLAN_PRIOR_OUTPUTS, PairTestConfig
 from .declared_plan import (
     DeclaredEvent,
     DeclaredPlan,
@@ -71,6 +76,8 @@ from .densities import (
     declared_log_densities,
     declared_tables,
 )
+from .draws import PairDraws, draw_pair_test, replay_pair_test
+from .error_budget import DECLARED_SHARE, EVENT_SHARE, PROFILE_SHARE
 from .event_candidates import DIRECTIONS, SelectedEvents, select_events
 from .events import (
     AbsDeviation,
@@ -85,16 +92,7 @@ from .events import (
     ValueSetEvent,
 )
 from .logistic import LogisticScore, fit_logistic, fit_logistic_score
-from .pair import (
-    DECLARED_SHARE,
-    EVENT_SHARE,
-    PROFILE_SHARE,
-    PairTestDraws,
-    PairTestResult,
-    TradeoffPoint,
-    distinguish_pair,
-    draw_pair_test,
-)
+from .pair import distinguish_pair
 from .patterns import (
     PatternAndValue,
     PatternLLR,
@@ -106,6 +104,7 @@ from .patterns import (
 )
 from .privacy_loss import LossHistogram, LossMoments, loss_moments, profile_lower_bounds
 from .rare_events import RareCandidate, find_rare_events
+from .result import PairTestResult, TradeoffPoint
 from .rows import (
     RowTable,
     distinct_outputs,
@@ -139,8 +138,10 @@ __all__ = [
     "LossHistogram",
     "LossLaw",
     "LossMoments",
+    "PLAN_PRIOR_OUTPUTS",
     "PROFILE_SHARE",
-    "PairTestDraws",
+    "PairDraws",
+    "PairTestConfig",
     "PairTestResult",
     "PatternAndValue",
     "PatternLLR",
@@ -172,6 +173,8 @@ __all__ = [
     "pattern_structure",
     "plan_declared_events",
     "profile_lower_bounds",
+    "rate_ratio_applies",
+    "replay_pair_test",
     "row_keys",
     "row_table",
     "select_events",

@@ -11,7 +11,12 @@ import numpy as np
 import pytest
 
 from privaudit import audit
-from privaudit.auditing.distinguish.pair import distinguish_pair, draw_pair_test
+from privaudit.auditing.distinguish import (
+    PairTestConfig,
+    distinguish_pair,
+    draw_pair_test,
+    replay_pair_test,
+)
 from privaudit.auditing.pairs import verified_pair
 from privaudit.execution.distributed import executor_scope
 from privaudit.execution.forked import (
@@ -144,28 +149,60 @@ def test_the_executor_maps_serially_and_is_chosen_by_name():
     ids=["laplace", "numerical_svt"],
 )
 def test_drawn_beforehand_a_pair_test_is_the_one_its_generator_gives(mechanism, pair):
+    """All the randomness is in the draws: the test run on them here or later (in a forked
+    child) gives the same result, and the generator is left where the draws end."""
     pair = verified_pair(mechanism.spec, np.asarray(pair[0]), np.asarray(pair[1]), "given")
     sizes = dict(samples=60_000, search_samples=20_000)
-    direct_rng, drawn_rng = np.random.default_rng(8), np.random.default_rng(8)
-    direct = distinguish_pair(mechanism, pair, rng=direct_rng, alpha=0.05, **sizes)
-    draws = draw_pair_test(mechanism, pair, rng=drawn_rng, **sizes)
-    later = distinguish_pair(mechanism, pair, rng=None, alpha=0.05, draws=draws, **sizes)
+    first_rng, second_rng = np.random.default_rng(8), np.random.default_rng(8)
+    first = draw_pair_test(mechanism, pair, rng=first_rng, **sizes)
+    second = draw_pair_test(mechanism, pair, rng=second_rng, **sizes)
+    assert first_rng.integers(1 << 62) == second_rng.integers(1 << 62)
+    direct = distinguish_pair(mechanism, pair, first, alpha=0.05)
+    later = map_forked(iter([lambda: distinguish_pair(mechanism, pair, second, alpha=0.05)]), 1)
+    (later,) = list(later)
     assert later.epsilon_lower_bound == direct.epsilon_lower_bound
     assert later.test_sizes == direct.test_sizes
     assert [b.count_x for b in later.events] == [b.count_x for b in direct.events]
     assert [b.count_y for b in later.events] == [b.count_y for b in direct.events]
-    # the generator is left where the test would leave it
-    assert drawn_rng.integers(1 << 62) == direct_rng.integers(1 << 62)
 
 
-def test_draws_of_other_sizes_are_refused():
+def test_a_pair_test_takes_its_outputs_from_a_source_of_draws_only():
     mechanism = LaplaceMechanism(epsilon=0.5, sensitivity=1.0)
     pair = verified_pair(mechanism.spec, np.asarray(0.0), np.asarray(1.0), "given")
-    draws = draw_pair_test(mechanism, pair, samples=30_000, search_samples=5_000, rng=1)
-    with pytest.raises(InvalidParameterError, match="do not match"):
+    with pytest.raises(InvalidParameterError, match="draw_pair_test or replay_pair_test"):
+        distinguish_pair(mechanism, pair, np.random.default_rng(1), alpha=0.05)
+    with pytest.raises(InvalidParameterError, match="samples must be an integer"):
+        draw_pair_test(mechanism, pair, samples=0, search_samples=10, rng=1)
+    outputs = np.zeros(100)
+    with pytest.raises(InvalidParameterError, match="equal sides longer"):
+        replay_pair_test(outputs, outputs[:50], search_samples=10)
+    with pytest.raises(InvalidParameterError, match="equal sides longer"):
+        replay_pair_test(outputs, outputs, search_samples=100)
+
+
+def test_replayed_outputs_are_counted_the_same_in_any_chunk_size():
+    """The replayed test split is the rows after the search split, whatever the chunks."""
+    mechanism = LaplaceMechanism(epsilon=0.5, sensitivity=1.0)
+    pair = verified_pair(mechanism.spec, np.asarray(0.0), np.asarray(1.0), "given")
+    rng = np.random.default_rng(3)
+    sx = mechanism.sample(pair.x, 40_000, rng)
+    sy = mechanism.sample(pair.y, 40_000, rng)
+    results = [
         distinguish_pair(
-            mechanism, pair, samples=40_000, search_samples=5_000, rng=None, alpha=0.05, draws=draws
+            mechanism,
+            pair,
+            replay_pair_test(sx, sy, search_samples=10_000),
+            alpha=0.05,
+            config=PairTestConfig(chunk_rows=rows),
         )
+        for rows in (1, 7_000, None)
+    ]
+    assert all(r.test_sizes == (30_000, 30_000) and not r.poissonized for r in results)
+    for other in results[1:]:
+        assert [(b.count_x, b.count_y) for b in other.events] == [
+            (b.count_x, b.count_y) for b in results[0].events
+        ]
+        assert other.epsilon_lower_bound == results[0].epsilon_lower_bound
 
 
 # --- whole audits ---------------------------------------------------------------------------

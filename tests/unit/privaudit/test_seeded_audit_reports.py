@@ -20,8 +20,8 @@ import math
 import numpy as np
 import pytest
 
-import privaudit.auditing.distinguish.pair_counts as pair_counts_module
-import privaudit.auditing.distinguish.pair_events as pair_events_module
+import privaudit.auditing.distinguish.counting as pair_counts_module
+import privaudit.auditing.distinguish.tested_events as pair_events_module
 from privaudit import AuditConfig, audit
 from privaudit.auditing.checks import _local_search as ratio_search
 from privaudit.auditing.distinguish.privacy_loss import (

@@ -6,7 +6,6 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from privaudit.auditing.distinguish import distinguish_pair
 from privaudit.auditing.pairs import verified_pair
 from privaudit.execution.streaming import (
     Block,
@@ -31,6 +30,7 @@ from privaudit.spec import (
 )
 from privaudit.spec.errors import InvalidParameterError
 from privaudit.spec.relations import QueryDistance
+from tests.unit.privaudit.distinguish._shared import run_pair_test
 
 
 def test_block_seed_is_the_spawned_child():
@@ -172,7 +172,7 @@ def test_pair_test_counts_do_not_depend_on_the_chunk_size(make):
     mech = make()
     pair = verified_pair(mech.spec, 0.0, 1.0, "explicit")
     results = [
-        distinguish_pair(
+        run_pair_test(
             mech, pair, samples=600_000, search_samples=5_000, rng=11, alpha=0.05, chunk_rows=rows
         )
         for rows in (1, 300_000, None)

@@ -69,7 +69,7 @@ def black_box_mean(cost: float = 0.0, clock: FakeClock | None = None, log: list 
                     "pair ranking"
                     if "choose_pairs" in names
                     else "distinguishing test"
-                    if "distinguish_pair" in names
+                    if names & {"distinguish_pair", "draw_pair_test"}
                     else "other",
                     size,
                 )

@@ -8,8 +8,36 @@ from privaudit.auditing.pairs import verified_pair
 ALPHA = 0.05
 
 
+def run_pair_test(
+    mech,
+    pair,
+    *,
+    samples,
+    search_samples,
+    rng,
+    alpha=ALPHA,
+    poissonize=True,
+    executor=None,
+    progress=None,
+    **options,
+):
+    """:func:`distinguish_pair` on fresh draws from ``rng``, ``options`` its config."""
+    draws = dist.draw_pair_test(
+        mech, pair, samples=samples, search_samples=search_samples, rng=rng, poissonize=poissonize
+    )
+    return dist.distinguish_pair(
+        mech,
+        pair,
+        draws,
+        alpha=alpha,
+        config=dist.PairTestConfig(**options),
+        executor=executor,
+        progress=progress,
+    )
+
+
 def audit(mech, x, y, *, samples=20_000, search=5_000, seed=0, alpha=ALPHA, **kw):
     pair = verified_pair(mech.spec, x, y, "explicit")
-    return dist.distinguish_pair(
+    return run_pair_test(
         mech, pair, samples=samples, search_samples=search, rng=seed, alpha=alpha, **kw
     )

@@ -15,7 +15,6 @@ import math
 import numpy as np
 import pytest
 
-import privaudit.auditing.distinguish as dist
 from privaudit.auditing.distinguish import (
     ValueSetEvent,
     declared_log_densities,
@@ -43,7 +42,7 @@ from privaudit.spec import (
     VectorDomain,
 )
 
-from ._shared import ALPHA, audit
+from ._shared import ALPHA, audit, run_pair_test
 
 
 # ----------------------------------------------------------------------------------------
@@ -300,7 +299,7 @@ def test_parameters_are_checked():
     ):
         kwargs = {"samples": 10, "search_samples": 10, "rng": 0, "alpha": 0.05, **bad}
         with pytest.raises(InvalidParameterError):
-            dist.distinguish_pair(mech, pair, **kwargs)
+            run_pair_test(mech, pair, **kwargs)
 
 
 # ----------------------------------------------------------------------------------------

@@ -7,9 +7,8 @@ import math
 import numpy as np
 import pytest
 
-from privaudit.auditing.distinguish import distinguish_pair
 from privaudit.auditing.distinguish.densities import declared_log_densities
-from privaudit.auditing.distinguish.pair import POOLED_SHARE, RARE_SHARE
+from privaudit.auditing.distinguish.error_budget import POOLED_SHARE, RARE_SHARE
 from privaudit.auditing.distinguish.rare_events import (
     ExactValues,
     ImpossibleUnder,
@@ -23,6 +22,8 @@ from privaudit.mechanisms import DiscreteGaussianMechanism, GaussianMechanism, L
 from privaudit.spec.errors import InvalidParameterError
 from privaudit.statistics.pooled import garwood_lower, garwood_upper, pooled_bound
 from privaudit.suites.broken import LeakyClampMean, NoiselessFallbackMean, RareRawMean
+
+from ._shared import run_pair_test
 
 N_SEARCH = 50_000
 X, Y = np.zeros(100), np.concatenate([[1.0], np.zeros(99)])
@@ -144,7 +145,7 @@ def test_support_family_on_a_discrete_law():
 def test_rare_events_take_their_share_only_when_found():
     leak = RareRawMean(p=1e-3)
     pair = verified_pair(leak.spec, X, Y, "explicit")
-    r = distinguish_pair(leak, pair, samples=200_000, search_samples=50_000, rng=1, alpha=0.05)
+    r = run_pair_test(leak, pair, samples=200_000, search_samples=50_000, rng=1, alpha=0.05)
     rare = [e for e in r.events if e.description.startswith(("atoms", "neighbourhood", "excess"))]
     # the two directions' atoms, disjoint: pooled at 0.9 of α_rare, the mirror alone at 0.1
     assert [e.method for e in rare] == ["pooled_poisson", "clopper_pearson"]
@@ -155,11 +156,9 @@ def test_rare_events_take_their_share_only_when_found():
     assert sum(e.alpha for e in r.events) + r.alpha_profile == pytest.approx(0.05)
     gauss = GaussianMechanism(1.0, 1e-5, 1.0)
     g_pair = verified_pair(gauss.spec, 0.0, 1.0, "explicit")
-    plain = distinguish_pair(
-        gauss, g_pair, samples=200_000, search_samples=50_000, rng=1, alpha=0.05
-    )
+    plain = run_pair_test(gauss, g_pair, samples=200_000, search_samples=50_000, rng=1, alpha=0.05)
     assert not any(f.startswith("rare") for f in plain.families)
-    off = distinguish_pair(
+    off = run_pair_test(
         leak, pair, samples=200_000, search_samples=50_000, rng=1, alpha=0.05, rare_events=False
     )
     assert not any(f.startswith("rare") for f in off.families) and not off.violated

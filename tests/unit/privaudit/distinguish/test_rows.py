@@ -17,6 +17,8 @@ from hypothesis import strategies as st
 import privaudit.auditing.distinguish as dist
 from privaudit.auditing.pairs import verified_pair
 
+from ._shared import run_pair_test
+
 
 def test_reduced_integer_outputs_give_exact_counts():
     """Small-range integer outputs are reduced to (value, count) pairs per chunk: the
@@ -203,8 +205,7 @@ def test_selected_events_of_few_distinct_rows_are_not_copies():
 
 def test_sparse_vector_counts_are_the_same_with_and_without_row_reduction(monkeypatch):
     """The whole pair test gives identical counts when the row reduction is disabled."""
-    import privaudit.auditing.distinguish.pair as pt
-    import privaudit.auditing.distinguish.pair_counts as pair_counts
+    import privaudit.auditing.distinguish.counting as pair_counts
     from privaudit.suites import dpsniper_cases
 
     case = next(
@@ -212,11 +213,9 @@ def test_sparse_vector_counts_are_the_same_with_and_without_row_reduction(monkey
     )
     mech, (x, y) = case.mechanism, case.input_pairs[4]
     pair = verified_pair(mech.spec, x, y, "explicit")
-    reduced = pt.distinguish_pair(
-        mech, pair, samples=20_000, search_samples=5000, rng=1, alpha=0.05
-    )
+    reduced = run_pair_test(mech, pair, samples=20_000, search_samples=5000, rng=1, alpha=0.05)
     monkeypatch.setattr(pair_counts, "_distinct_outputs", lambda out: (out, None))
-    raw = pt.distinguish_pair(mech, pair, samples=20_000, search_samples=5000, rng=1, alpha=0.05)
+    raw = run_pair_test(mech, pair, samples=20_000, search_samples=5000, rng=1, alpha=0.05)
     assert [(e.count_x, e.count_y) for e in reduced.events] == [
         (e.count_x, e.count_y) for e in raw.events
     ]

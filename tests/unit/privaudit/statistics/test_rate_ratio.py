@@ -10,7 +10,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats
 
-import privaudit.auditing.distinguish as dist
 from privaudit.auditing.pairs import verified_pair
 from privaudit.mechanisms import GaussianMechanism, LaplaceMechanism
 from privaudit.spec.errors import InvalidParameterError
@@ -20,6 +19,7 @@ from privaudit.statistics import (
     rate_ratio_lower_bound,
 )
 from privaudit.statistics.allocation import predicted_epsilon, prefers_rate_ratio
+from tests.unit.privaudit.distinguish._shared import run_pair_test
 
 
 def test_matches_the_exact_binomial_interval_of_the_conditional_proportion():
@@ -124,7 +124,7 @@ def _pair(mech, x, y):
 
 def test_pair_test_poissonises_and_uses_the_rate_ratio_for_pure_claims():
     mech = LaplaceMechanism(1.0, 1.0)
-    r = dist.distinguish_pair(
+    r = run_pair_test(
         mech, _pair(mech, 0.0, 1.0), samples=20_000, search_samples=5000, rng=3, alpha=0.05
     )
     assert r.poissonized and r.test_sizes != (20_000, 20_000)
@@ -137,7 +137,7 @@ def test_pair_test_poissonises_and_uses_the_rate_ratio_for_pure_claims():
             rate_ratio_epsilon_lower_bound(b.count_x, b.count_y, 20_000.0, 20_000.0, alpha=b.alpha)
         )
     )
-    fixed = dist.distinguish_pair(
+    fixed = run_pair_test(
         mech,
         _pair(mech, 0.0, 1.0),
         samples=20_000,
@@ -152,7 +152,7 @@ def test_pair_test_poissonises_and_uses_the_rate_ratio_for_pure_claims():
 
 def test_approximate_claims_keep_the_clopper_pearson_pair():
     mech = GaussianMechanism(epsilon=1.0, delta=1e-5, sensitivity=1.0)
-    r = dist.distinguish_pair(
+    r = run_pair_test(
         mech, _pair(mech, 0.0, 1.0), samples=20_000, search_samples=5000, rng=0, alpha=0.05
     )
     assert r.poissonized
@@ -161,7 +161,7 @@ def test_approximate_claims_keep_the_clopper_pearson_pair():
 
 def test_small_tests_are_not_poissonised():
     mech = LaplaceMechanism(1.0, 1.0)
-    r = dist.distinguish_pair(
+    r = run_pair_test(
         mech, _pair(mech, 0.0, 1.0), samples=500, search_samples=500, rng=0, alpha=0.05
     )
     assert not r.poissonized and r.test_sizes == (500, 500)

@@ -1,10 +1,7 @@
-"""From the test split's counts to the verdict of
-:func:`~privaudit.auditing.distinguish.pair.distinguish_pair`: every event's exact bounds
-(Clopper–Pearson, Clopper & Pearson 1934; the rate ratio; pooled pairs), the best event,
-zero counts and declared support mismatches, the trade-off point, the declared privacy-loss
-profile and the power statement.  Private to the pair test, except
-:data:`POWER_PROBABILITY`.
-"""
+"""From a pair test's counts to its bounds: every event's exact bounds (Clopper–Pearson,
+Clopper & Pearson 1934; the rate ratio; pooled pairs), the best event, zero counts and
+declared support mismatches, the trade-off point, the declared privacy-loss profile and
+the power statement."""
 
 from __future__ import annotations
 
@@ -25,14 +22,31 @@ from privaudit.statistics.pooled import pooled_bound
 from privaudit.statistics.power import detectable_epsilon
 from privaudit.statistics.rate_ratio import rate_ratio_lower_bound
 
-from .pair_result import TradeoffPoint
-from .pair_stages import _Search, _Split, _Tests
+from .counting import TestSplitCounts
+from .draws import POISSON_MINIMUM
 from .privacy_loss import loss_moments, profile_lower_bounds
+from .result import TradeoffPoint
+from .search_split import SearchSplit
+from .tested_events import TestedEvents
 
-__all__ = ["POWER_PROBABILITY"]
+__all__ = ["POWER_PROBABILITY", "rate_ratio_applies"]
 
 #: Detection probability of the power statement.
 POWER_PROBABILITY = 0.9
+
+
+def rate_ratio_applies(guarantee: Any, samples: int, *, poissonize: bool = True) -> bool:
+    """Whether a test of ``samples`` outputs per side may bound events by the rate ratio.
+
+    It needs a Poissonised test split (``samples`` ≥ :data:`~privaudit.auditing.distinguish.
+    draws.POISSON_MINIMUM`) and a pure claim: the rate-ratio bound bounds p_x/p_y, while an
+    (ε, δ) claim bounds p_x − δ.
+    """
+    return (
+        bool(poissonize)
+        and samples >= POISSON_MINIMUM
+        and getattr(guarantee, "kind", None) == "pure_dp"
+    )
 
 
 def _direction(direction: str) -> Literal["x_vs_y", "y_vs_x"]:
@@ -62,9 +76,9 @@ def _cp_upper_each(k: np.ndarray, n: list[int], alpha: np.ndarray) -> np.ndarray
     )
 
 
-def _event_bounds(
-    tests: _Tests,
-    split: _Split,
+def event_bounds(
+    tests: TestedEvents,
+    split: TestSplitCounts,
     use_ratio: np.ndarray,
     guarantee: Any,
     *,
@@ -189,7 +203,7 @@ def _event_bounds(
     return bounds, margins, margin_eps
 
 
-def _best_index(
+def best_event_index(
     bounds: list[EventBound], margins: np.ndarray, declared: bool, support_gap: np.ndarray
 ) -> int | None:
     """The event with the largest ε_lb (ties: largest margin); a declared support
@@ -208,7 +222,7 @@ def _best_index(
     return best_i
 
 
-def _zero_counts(
+def zero_count_verdict(
     best: EventBound | None, support_gap: bool, level: float, eps_best: float
 ) -> tuple[bool, str, str]:
     """(infinite, infinite_evidence, zero_count_note) of the best event: a declared
@@ -246,7 +260,7 @@ def _zero_counts(
     )
 
 
-def _tradeoff(best: EventBound | None, level: float) -> TradeoffPoint | None:
+def tradeoff_point(best: EventBound | None, level: float) -> TradeoffPoint | None:
     """The best event as a point (α0, α1) of the hypothesis-testing trade-off."""
     if best is None:
         return None
@@ -265,8 +279,8 @@ def _tradeoff(best: EventBound | None, level: float) -> TradeoffPoint | None:
     )
 
 
-def _profile(
-    guarantee: Any, search: _Search, tests: _Tests, alpha_profile: float
+def profile_bounds(
+    guarantee: Any, search: SearchSplit, tests: TestedEvents, alpha_profile: float
 ) -> list[ProfilePoint]:
     """The declared privacy-loss profile's lower bounds against the claim (declared
     densities only; Bonferroni over 2 directions × the ε grid)."""
@@ -296,7 +310,7 @@ def _profile(
     return profile
 
 
-def _power(
+def power_statement(
     bounds: list[EventBound],
     levels: list[float],
     best_i: int | None,

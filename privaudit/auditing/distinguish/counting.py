@@ -1,87 +1,58 @@
-"""The test split of :func:`~privaudit.auditing.distinguish.pair.distinguish_pair`: outputs drawn
-and checked (``_draw``), then drawn in seeded blocks and counted chunk by chunk
-(``_count_test_split``, ``_count_chunk``): every event's count, the declared support check
-and the per-side loss histograms (:mod:`privaudit.execution.streaming` makes the counts independent
-of the chunk size).  Private to the pair test.
-"""
+"""The test split of a pair test counted chunk by chunk (:func:`count_test_split`): every
+event's count, the declared support check and the per-side loss histograms.  Counts are
+sums, so they do not depend on the chunk size or on the order of the chunks."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, replace
-from typing import Any, Literal
+from typing import Literal
 
 import numpy as np
 
-from privaudit.auditing.pairs import CandidatePair
-from privaudit.auditing.sampler_outputs import draw_outputs
-from privaudit.execution.streaming import (
-    Executor,
-    StreamProgress,
-    block_rows,
-    root_seed,
-    stream_chunks,
-)
+from privaudit.execution.streaming import Executor, StreamProgress
 from privaudit.spec.errors import AuditError, PrivauditError
 
+from .draws import PairDraws
 from .events import event_mask, fill_feature_cache, llr_from
-from .pair_stages import _Search, _Split, _Stopwatch, _Tests
 from .privacy_loss import LossHistogram
 from .rows import distinct_outputs as _distinct_outputs
+from .search_split import SearchSplit
+from .stopwatch import Stopwatch
+from .tested_events import TestedEvents
 
 __all__: list[str] = []
 
-
-def _draw(mechanism: Any, data: Any, total: int, gen: np.random.Generator) -> np.ndarray:
-    """``total`` checked outputs (:func:`~privaudit.auditing.sampler_outputs.draw_outputs`),
-    a scalar output's ``(total, 1)`` as ``(total,)``."""
-    out = draw_outputs(mechanism, data, total, gen)
-    if out.ndim == 2 and out.shape[1] == 1:
-        out = out[:, 0]
-    return out
+#: One chunk's event counts, support hits and loss histogram.
+_ChunkTally = tuple[np.ndarray, np.ndarray, "LossHistogram | None"]
 
 
 @dataclass(frozen=True)
-class _TestSplitDraws:
-    """What the test split takes from the pair test's generator: the sizes of both sides
-    (Poisson(N) each when poissonised, else N) and the root of its blocks' seeds."""
+class TestSplitCounts:
+    """The test split's sizes and per-event counts, and which events' outputs all have
+    declared probability 0 under the other input (``support_gap``)."""
+
+    __test__ = False  # not a pytest class
 
     sizes: dict[str, int]
-    root: np.random.SeedSequence
+    counts: dict[str, np.ndarray]
+    support_gap: np.ndarray
 
 
-def _test_split_draws(gen: np.random.Generator, n: int, poisson: bool) -> _TestSplitDraws:
-    """The test split's sizes, then the root of its blocks' seeds, drawn from ``gen``.
-
-    The test split is drawn in fixed blocks, each from its own ``SeedSequence`` child of
-    this root, so that the counts do not depend on the chunk size
-    (:mod:`privaudit.execution.streaming`)."""
-    sizes = {"x": n, "y": n}
-    if poisson:
-        drawn_sizes = gen.poisson(float(n), size=2)
-        sizes = {"x": int(drawn_sizes[0]), "y": int(drawn_sizes[1])}
-    return _TestSplitDraws(sizes=sizes, root=root_seed(gen))
-
-
-def _count_test_split(
-    mechanism: Any,
-    pair: CandidatePair,
-    search: _Search,
-    tests: _Tests,
+def count_test_split(
+    draws: PairDraws,
+    search: SearchSplit,
+    tests: TestedEvents,
     *,
-    draws: _TestSplitDraws,
     chunk_rows: int | None,
     executor: Executor | None,
     progress: StreamProgress | None,
-    clock: _Stopwatch,
-) -> _Split:
-    """Draw the test split in chunks and count every event on it (and fill the loss
+    clock: Stopwatch,
+) -> TestSplitCounts:
+    """Count every event on the test split of ``draws``, chunk by chunk (and fill the loss
     histograms of ``tests``)."""
     events, histograms = tests.events, tests.histograms
-    sizes, root = draws.sizes, draws.root
-    sx = search.sx
-    width = int(np.prod(np.shape(sx)[1:])) if np.ndim(sx) > 1 else 1
-    per_block = block_rows(width)
+    sizes = {"x": draws.test_sizes[0], "y": draws.test_sizes[1]}
     counts = {
         "x": np.zeros(len(events), dtype=np.int64),
         "y": np.zeros(len(events), dtype=np.int64),
@@ -96,33 +67,17 @@ def _count_test_split(
     # most of its bytes (9.6 MB of 20 MB for a 30-number mechanism)
     scorers = replace(search, sx=search.sx[:0], sy=search.sy[:0], tune=None)
 
-    def count_chunk(
-        side: str, out: np.ndarray
-    ) -> tuple[np.ndarray, np.ndarray, LossHistogram | None]:
-        return _count_chunk(scorers, tests, support_gap, check_gap, side, out, clock)
+    def consumer(side: str) -> Callable[[np.ndarray], _ChunkTally]:
+        def consume(out: np.ndarray) -> _ChunkTally:
+            return _count_chunk(scorers, tests, support_gap, check_gap, side, out, clock)
 
-    def tally_of(stream: int, side: str, data: Any) -> Iterator[Any]:
-        def draw(m: int, g: np.random.Generator) -> np.ndarray:
-            return _draw(mechanism, data, m, g)
-
-        def consume(out: np.ndarray) -> tuple[np.ndarray, np.ndarray, LossHistogram | None]:
-            return count_chunk(side, out)
-
-        return stream_chunks(
-            draw,
-            sizes[side],
-            root=root,
-            stream=stream,
-            consume=consume,
-            rows_per_block=per_block,
-            chunk_rows=chunk_rows,
-            executor=executor,
-            progress=progress,
-        )
+        return consume
 
     tallies = {
-        side: tally_of(stream, side, data)
-        for stream, side, data in ((0, "x", pair.x), (1, "y", pair.y))
+        side: draws.test_chunks(
+            side, consumer(side), chunk_rows=chunk_rows, executor=executor, progress=progress
+        )
+        for side in ("x", "y")
     }
     # the two inputs' chunks are taken in turn (each side's in order), so that a parallel
     # executor has both splits in flight and no worker idles while the last tasks of x
@@ -144,17 +99,17 @@ def _count_test_split(
             counts[side][i] = (
                 hist.count_at_least(k_lattice) if how == "ge" else hist.count_below(k_lattice)
             )
-    return _Split(sizes=sizes, counts=counts, support_gap=support_gap)
+    return TestSplitCounts(sizes=sizes, counts=counts, support_gap=support_gap)
 
 
 def _count_chunk(
-    search: _Search,
-    tests: _Tests,
+    search: SearchSplit,
+    tests: TestedEvents,
     support_gap: np.ndarray,
     check_gap: bool,
     side: str,
     out: np.ndarray,
-    clock: _Stopwatch,
+    clock: Stopwatch,
 ) -> tuple[np.ndarray, np.ndarray, LossHistogram | None]:
     """Counts of the events, support hits and loss histogram of one chunk of ``side``."""
     densities, direct, llr = search.densities, search.direct, search.llr

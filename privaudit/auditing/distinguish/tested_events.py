@@ -1,52 +1,115 @@
-"""The tested events of :func:`~privaudit.auditing.distinguish.pair.distinguish_pair`, fixed
-before its test split: ``_assemble_events`` puts the declared plan's events, the
-data-driven ones and the rare ones in one list with their levels and the pooled pairs
-(planned LLR thresholds moved onto the loss histogram's lattice, ``_profile_grid`` the
-profile's ε grid), and ``_bound_methods`` picks, per event, the Clopper–Pearson or the
-rate-ratio bound from the declared law's or the search split's probabilities
-(:func:`~privaudit.statistics.allocation.prefers_rate_ratio`).  Private to the pair test.
-"""
+"""The events a pair test tests, fixed before its test split is drawn: the data-driven
+events chosen on the search split (:func:`select_data_driven`), every event with its
+level and the pooled pairs (:func:`assemble_events`; planned LLR thresholds moved onto
+the loss histogram's lattice), and each event's bound, Clopper–Pearson or rate ratio
+(:func:`bound_methods`, :func:`~privaudit.statistics.allocation.prefers_rate_ratio`)."""
 
 from __future__ import annotations
 
-from typing import Any
+from dataclasses import dataclass
 
 import numpy as np
 
-from privaudit.spec.errors import InvalidParameterError
+from privaudit.spec.errors import AuditError, PrivauditError
 from privaudit.statistics.allocation import prefers_rate_ratio
 
-from .event_candidates import DIRECTIONS, SelectedEvents
+from .error_budget import PairBudget
+from .event_candidates import DIRECTIONS, SelectedEvents, select_events
 from .events import Event, ThresholdEvent, event_mask, fill_feature_cache
-from .pair_stages import _Budget, _Search, _Tests
 from .privacy_loss import LOSS_STEP, LossHistogram
+from .search_split import TUNE_ROWS, SearchSplit
+from .stopwatch import Stopwatch
 
 __all__: list[str] = []
 
 
-def _profile_grid(epsilon_grid: Any, claimed_eps: float) -> np.ndarray:
+@dataclass(frozen=True)
+class TestedEvents:
+    """Every event to test on the test split, fixed before it is drawn.
+
+    ``events[i]`` is tested in direction ``dirs[i]`` at level ``levels[i]``;
+    ``from_histogram`` maps the index of a planned LLR threshold counted from the loss
+    histograms to ("ge", k) for {L ≥ k·h} or ("lt", k) for {L < k·h}; ``pooled`` holds
+    (primary, mirror) index pairs tested pooled; ``grid`` and ``histograms`` are the
+    profile's ε grid and per-side loss histograms (declared densities only).
+    """
+
+    __test__ = False  # not a pytest class
+
+    events: list[Event]
+    dirs: list[str]
+    levels: list[float]
+    from_histogram: dict[int, tuple[str, int]]
+    pooled: list[tuple[int, int]]
+    grid: np.ndarray | None
+    histograms: dict[str, LossHistogram]
+
+
+def select_data_driven(
+    search: SearchSplit,
+    budget: PairBudget,
+    *,
+    samples: int,
+    search_samples: int,
+    k: int,
+    delta: float,
+    planned: bool,
+    ratio_ok: bool,
+    prior_outputs: float,
+    clock: Stopwatch,
+) -> SelectedEvents:
+    """The data-driven events and their levels, chosen on the search split
+    (:func:`~privaudit.auditing.distinguish.event_candidates.select_events`)."""
+    llr, sx, sy = search.llr, search.sx, search.sy
+    llr_s: tuple[np.ndarray, np.ndarray] | None = None
+    if search.densities is not None and llr is not None and not budget.alpha_declared > 0:
+        # the data-driven LLR thresholds need the loss on the whole search split
+        try:
+            llr_s = search.tune if search_samples <= TUNE_ROWS else (llr(sx), llr(sy))
+        except (PrivauditError, ValueError, TypeError, IndexError) as err:
+            raise AuditError(f"the declared densities failed on search outputs: {err}") from err
+        clock.tick("densities")
+    # with a declared plan its LLR thresholds are already tested: the data-driven
+    # search looks at the outputs themselves (a net for implementations that depart
+    # from their declared law)
+    has_plan = budget.alpha_declared > 0
+    return select_events(
+        sx,
+        sy,
+        delta=delta,
+        alpha=budget.equal_level,
+        events_per_direction=k,
+        llr=llr,
+        llr_search=llr_s,
+        budget=budget.alpha_search if planned else None,
+        test_samples=samples if planned else None,
+        llr_thresholds=not has_plan,
+        rate_ratio=ratio_ok,
+        prior_outputs=prior_outputs,
+    )
+
+
+def _profile_grid(epsilon_grid: tuple[float, ...] | None, claimed_eps: float) -> np.ndarray:
+    """The profile's ε grid: ``epsilon_grid`` (checked by the config), or 25 points from 0
+    to max(2ε_c, 1) plus ε_c."""
     if epsilon_grid is None:
         top = max(2.0 * claimed_eps, 1.0)
         grid = np.append(np.linspace(0.0, top, 25), claimed_eps)
     else:
-        grid = np.asarray(epsilon_grid, dtype=np.float64).ravel()
-        if grid.size == 0 or not np.all(np.isfinite(grid) & (grid >= 0)):
-            raise InvalidParameterError(
-                f"epsilon_grid must hold finite values >= 0, got {epsilon_grid!r}"
-            )
+        grid = np.asarray(epsilon_grid, dtype=np.float64)
     return np.unique(grid)
 
 
-def _assemble_events(
-    search: _Search,
-    budget: _Budget,
+def assemble_events(
+    search: SearchSplit,
+    budget: PairBudget,
     selected: SelectedEvents,
     *,
-    epsilon_grid: Any,
+    epsilon_grid: tuple[float, ...] | None,
     epsilon: float,
     delta: float,
     poisson: bool,
-) -> _Tests:
+) -> TestedEvents:
     """The declared plan's events, the data-driven ones and the rare ones, in this order,
     with their levels and the pooled pairs."""
     plan, direct = budget.plan, search.direct
@@ -98,7 +161,7 @@ def _assemble_events(
         i, j = roles.get("main"), roles.get("other direction")
         if i is not None and j is not None and _mirrored(events[i], events[j]):
             pooled.append((i, j))
-    return _Tests(
+    return TestedEvents(
         events=events,
         dirs=dirs,
         levels=levels,
@@ -109,8 +172,8 @@ def _assemble_events(
     )
 
 
-def _bound_methods(
-    search: _Search, budget: _Budget, tests: _Tests, *, samples: int, ratio_ok: bool
+def bound_methods(
+    search: SearchSplit, budget: PairBudget, tests: TestedEvents, *, samples: int, ratio_ok: bool
 ) -> np.ndarray:
     """Which events get the rate-ratio bound (a boolean per event), fixed before the test
     split: by the declared law's probabilities for planned events, the search split's for
