@@ -19,7 +19,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from privaudit.auditing.pair_scores import coarse_codes, threshold_score
+from privaudit.auditing.choice.scores import coarse_codes, threshold_score
 from privaudit.suites import dpsniper_cases
 
 

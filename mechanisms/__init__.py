@@ -66,13 +66,12 @@ from .scalar_sampler import (
     installed_versions,
 )
 from .selection import ExponentialMechanism, NoisyArgmaxMechanism, ReportNoisyMax
+from .smooth_median import median_smooth_sensitivity, smooth_median_mechanism
 from .smooth_sensitivity import (
     QUARTIC_CONSTANT,
     SmoothSensitivityMechanism,
-    median_smooth_sensitivity,
     smooth_inverse_quartic_mechanism,
     smooth_laplace_mechanism,
-    smooth_median_mechanism,
 )
 
 __all__ = [

@@ -150,7 +150,7 @@ class Mechanism(ABC):
         Returns an array of shape ``(length, alphabet)`` whose row ``c`` is the law of
         coordinate ``c`` of one release (the coordinates are independent given the
         input), as declared by a :class:`~spec.FiniteRandomizer` spec.  The auditor
-        computes the exact ε and δ(ε) from it (:mod:`privaudit.auditing.exact_audit`) and checks
+        computes the exact ε and δ(ε) from it (:mod:`privaudit.auditing.exact.privacy`) and checks
         it against the sampler.
         """
         raise NotImplementedError(f"{type(self).__name__} does not expose its output law")

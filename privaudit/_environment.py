@@ -6,7 +6,7 @@ import functools
 import platform
 from importlib import metadata
 
-from ._version import __version__
+from privaudit._version import __version__
 
 __all__ = ["library_versions"]
 

@@ -22,6 +22,9 @@ from privaudit.mechanisms import (
     LaplaceMechanism,
 )
 from privaudit.spec import DiscreteGaussian, DiscreteLaplace, Gaussian, Laplace
+
+# private: the speed table times the CKS20 scalar reference samplers (``_discrete_*_exact``)
+# against the compiled kernel; they are internal by design and have no public name
 from privaudit.spec.noise import (
     discrete as scalar_reference,  # the CKS20 scalar reference lives here
 )

@@ -37,7 +37,7 @@ from typing import TypeVar
 
 import numpy as np
 
-from privaudit.spec.errors import InvalidInputError, InvalidParameterError, UtilityConditionWarning
+from privaudit.spec import InvalidInputError, InvalidParameterError, UtilityConditionWarning
 
 __all__ = [
     "DEFAULT_STUDY_SEED",

@@ -45,7 +45,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy.stats import norm
 
-from privaudit.estimators.models.random_geometric import rgg_edge_probability, sample_sphere_points
+from privaudit.estimators.models import rgg_edge_probability, sample_sphere_points
 from privaudit.estimators.ustatistics import (
     Kernel,
     collision_kernel,

@@ -47,7 +47,6 @@ from privaudit.mechanisms.accounting import (
     optimal_composition,
     poisson_subsample,
 )
-from privaudit.mechanisms.accounting.calibration import _laplace_spec
 from privaudit.spec import (
     AdditiveNoise,
     AddRemoveOne,
@@ -55,13 +54,28 @@ from privaudit.spec import (
     Gaussian,
     GaussianDP,
     GlobalSensitivity,
+    Laplace,
     MechanismSpec,
     PureDP,
     RealInterval,
+    SubstituteOne,
 )
 
 OUT = ROOT / "docs" / "accounting.md"
 START, END = "<!-- tables:start -->", "<!-- tables:end -->"
+
+
+def laplace_spec(scale: float, sensitivity: float) -> MechanismSpec:
+    """The Laplace spec the accountants' own calibration composes
+    (``laplace_scale_for_composition``)."""
+    return MechanismSpec(
+        name="laplace_for_calibration",
+        input_domain=DatasetDomain(record=RealInterval(lo=0.0, hi=1.0)),
+        relation=SubstituteOne(),
+        sensitivity=(GlobalSensitivity(value=sensitivity),),
+        noise=AdditiveNoise(law=Laplace(scale=scale)),
+        guarantee=PureDP(epsilon=sensitivity / scale),
+    )
 
 
 def gaussian_spec(sigma: float) -> MechanismSpec:
@@ -213,7 +227,7 @@ def table_laplace(lines: list[str]) -> None:
     delta = 1e-5
     for eps0 in (0.1, 0.5, 1.0):
         for k in (10, 100):
-            spec = _laplace_spec(1.0 / eps0, 1.0)
+            spec = laplace_spec(1.0 / eps0, 1.0)
             lower = laplace_optimistic(1.0 / eps0, k, delta)
             ours = PLDAccountant().compose(spec, k).epsilon(delta)
             theirs = dpa_pld([(dpa.LaplaceDpEvent(1.0 / eps0), k)], delta)
@@ -241,7 +255,7 @@ def table_mixed(lines: list[str]) -> None:
     ]
     delta = 1e-5
     for m, sigma, b in ((5, 5.0, 2.0), (20, 10.0, 10.0), (50, 20.0, 20.0)):
-        g, lap = gaussian_spec(sigma), _laplace_spec(b, 1.0)
+        g, lap = gaussian_spec(sigma), laplace_spec(b, 1.0)
         ours = PLDAccountant().compose(g, m).compose(lap, m).epsilon(delta)
         rdp = RDPAccountant().compose(g, m).compose(lap, m).epsilon(delta)
         ev = [(dpa.GaussianDpEvent(sigma), m), (dpa.LaplaceDpEvent(b), m)]

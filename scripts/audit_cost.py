@@ -251,7 +251,7 @@ Global-sensitivity search 12.5 → 7.6 ms, candidate pairs 3.3 → 2.2 ms, histo
 gain, so left as it was: the noise law's binned sample built block by block in cache
 (its cost, about 5.5 ms in an audit, is the same either way).
 
-**One BLAS thread during an audit** (``privaudit/execution/_threads.py``): ``audit`` caps BLAS
+**One BLAS thread during an audit** (``privaudit/execution/blas_threads.py``): ``audit`` caps BLAS
 at one thread with ``threadpoolctl``.  With another busy process on this machine's two cores,
 OpenBLAS's two-thread pool made a logistic fit of 24 000 × 80 1.4–4× slower (0.095–0.26
 s against 0.07 s); on a quiet machine it is 1.6× faster for that fit, and a whole

@@ -37,10 +37,9 @@ if str(ROOT) not in sys.path:  # run from a checkout: use its packages
     sys.path.insert(0, str(ROOT))
 
 from privaudit import CI_STRENGTH
-from privaudit.auditing.confirmation import ConfirmationPolicy, screened_audit
+from privaudit.auditing import ConfirmationPolicy, screened_audit
 from privaudit.statistics import clopper_pearson
-from privaudit.suites import CI_MUST_DETECT, all_cases
-from privaudit.suites.broken import control_cases
+from privaudit.suites import CI_MUST_DETECT, all_cases, control_cases
 
 SUITE = 50
 

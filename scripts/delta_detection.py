@@ -26,7 +26,7 @@ if str(ROOT) not in sys.path:  # run from a checkout: use its packages
 
 from privaudit import audit
 from privaudit.statistics import clopper_pearson
-from privaudit.suites.broken import RareRawMean
+from privaudit.suites import RareRawMean
 
 DOC = ROOT / "docs" / "delta_audits.md"
 BEGIN, END = "<!-- detection:begin -->", "<!-- detection:end -->"

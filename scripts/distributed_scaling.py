@@ -43,10 +43,9 @@ import time
 from typing import Any
 
 from privaudit import AuditConfig, audit
-from privaudit.auditing.distinguish import distinguish_pair
-from privaudit.auditing.pairs import verified_pair
-from privaudit.execution.distributed import DaskExecutor
-from privaudit.execution.streaming import SerialExecutor, TimedExecutor
+from privaudit.auditing import verified_pair
+from privaudit.auditing.distinguish import distinguish_pair, draw_pair_test
+from privaudit.execution import DaskExecutor, SerialExecutor, TimedExecutor
 from privaudit.suites import dpsniper_cases
 
 
@@ -106,15 +105,10 @@ def main() -> None:
 
     def split(executor: Any) -> tuple[Any, float]:
         timed = TimedExecutor(executor)
-        result = distinguish_pair(
-            mech,
-            pair,
-            samples=args.samples,
-            search_samples=args.search_samples,
-            rng=args.seed,
-            alpha=0.05,
-            executor=timed,
+        draws = draw_pair_test(
+            mech, pair, samples=args.samples, search_samples=args.search_samples, rng=args.seed
         )
+        result = distinguish_pair(mech, pair, draws, alpha=0.05, executor=timed)
         return result, timed.seconds
 
     config = AuditConfig(
@@ -138,9 +132,8 @@ def main() -> None:
         for n in (1, 2):
             ex = DaskExecutor(n_workers=n, processes=True, **options)
             startup[f"{n} worker(s)"], _ = _timed(lambda ex=ex: ex.worker_threads)
-            distinguish_pair(
-                mech, pair, samples=20_000, search_samples=1_000, rng=0, alpha=0.05, executor=ex
-            )  # warm-up
+            warm_up = draw_pair_test(mech, pair, samples=20_000, search_samples=1_000, rng=0)
+            distinguish_pair(mech, pair, warm_up, alpha=0.05, executor=ex)  # warm-up
             executors[f"{n} worker(s)"] = ex
         times: dict[str, list[float]] = {k: [] for k in executors}
         split_times: dict[str, list[float]] = {k: [] for k in executors}

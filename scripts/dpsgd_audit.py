@@ -10,7 +10,7 @@ shuffled ABLQ declared with the Poisson accountant's ε (broken) and the Poisson
 (control), with no pairs given, and tabulates the auditor's ε lower bound beside the
 Poisson accountant's ε, the honest no-amplification bound and the paper's lower bound
 for shuffling (``mechanisms.dpsgd.shuffle_lower_bound``).  Section 3 validates the one-run
-bound (``privaudit.auditing.one_run``) on m independent Laplace and Gaussian coordinates over
+bound (``privaudit.auditing.one_run.audit``) on m independent Laplace and Gaussian coordinates over
 seeded runs and applies it to the ABLQ and logistic DP-SGD canaries.
 """
 
@@ -26,14 +26,15 @@ from scipy import stats
 from scipy.special import log_ndtr
 
 from privaudit import AuditConfig, audit
-from privaudit.auditing.gaussian_tradeoff import gaussian_tradeoff_estimate
 from privaudit.auditing.one_run import (
+    ablq_canaries,
     gaussian_canaries,
+    gaussian_tradeoff_estimate,
     laplace_canaries,
+    logistic_canaries,
     one_run_audit,
     one_run_epsilon,
 )
-from privaudit.auditing.one_run_canaries import ablq_canaries, logistic_canaries
 from privaudit.mechanisms.dpsgd import (
     ABLQMechanism,
     LogisticDPSGD,
@@ -43,7 +44,7 @@ from privaudit.mechanisms.dpsgd import (
     shuffle_lower_bound,
 )
 from privaudit.spec import GaussianDP
-from privaudit.suites.dpsgd import DPSGD_DELTA, DPSGD_GAP_SETTINGS, shuffle_as_poisson
+from privaudit.suites import DPSGD_DELTA, DPSGD_GAP_SETTINGS, shuffle_as_poisson
 
 DOC = Path(__file__).resolve().parents[1] / "docs" / "dpsgd_audit.md"
 
@@ -52,9 +53,9 @@ TEXT = """\
 
 Regenerate with `{command}` (it writes this file; the audits of §2 take
 minutes each on an idle 2-core machine, about ten on a loaded one).  Code:
-`mechanisms/dpsgd/`, `privaudit/suites/dpsgd.py`, `privaudit/auditing/one_run.py`,
-`privaudit/auditing/one_run_canaries.py`, `privaudit/auditing/one_run_fdp.py`,
-`privaudit/auditing/gaussian_tradeoff.py`, `privaudit/auditing/time_budget.py`,
+`mechanisms/dpsgd/`, `privaudit/suites/dpsgd.py`, `privaudit/auditing/one_run/audit.py`,
+`privaudit/auditing/one_run/canaries.py`, `privaudit/auditing/one_run/fdp.py`,
+`privaudit/auditing/one_run/gaussian_tradeoff.py`, `privaudit/auditing/time_budget.py`,
 `mechanisms/dpsgd/opacus_adapter.py`.  Sections can be recomputed alone with
 `--only NAME,…` (the others are copied from the existing file).
 
@@ -171,7 +172,8 @@ the gap is large, not because it reaches the paper's ε.
 
 ## 3. One-run audits
 
-`privaudit/auditing/one_run.py` implements Steinke, Nasr & Jagielski, "Privacy Auditing with One
+`privaudit/auditing/one_run/audit.py` implements Steinke, Nasr & Jagielski, "Privacy Auditing with
+One
 (1) Training Run", NeurIPS 2023: m canaries included independently with probability ½,
 one release, guesses "in" for the k₊ highest scores and "out" for the k₋ lowest,
 abstention otherwise.  With r guesses and v correct, an (ε, δ)-DP mechanism gives
@@ -180,14 +182,14 @@ p(ε, δ) = P[Binomial(r, e^ε/(1+e^ε)) ≥ v] + 2mδ·max_{{1≤i≤v}} P[v > 
 bisection, vectorised over runs.  The user supplies `release(included, rng)` and
 `score(output)`; ours for ABLQ (Dirac canaries: canary i = C·e_i, score = Σ_t g_t[i]) and
 for the logistic DP-SGD (score = Σ_t ⟨θ_{{t−1}} − θ_t, clip ∇ℓ(θ_{{t−1}}; canary i)⟩) are
-in `privaudit/auditing/one_run_canaries.py`; an excluded canary is a zero record (substitution).
+in `privaudit/auditing/one_run/canaries.py`; an excluded canary is a zero record (substitution).
 
 **Validation on a known answer** (m = 1000 independent coordinates, coordinate i =
 1[canary i in] + noise, scored by itself; {runs} seeded runs each):
 
 {one_run_table}
 
-**The f-DP bound** (`privaudit/auditing/one_run_fdp.py`; Mahloujifar, Melis & Chaudhuri,
+**The f-DP bound** (`privaudit/auditing/one_run/fdp.py`; Mahloujifar, Melis & Chaudhuri,
 "Auditing f-Differential Privacy in One Run", ICML 2025).  On the same guesses, their
 audit with a cap on the guesses runs a recursion over the correct guesses with the
 claimed trade-off curve f (r_c = τ(c′/m)(c/c′), h_c = τ(c′/m)(1 − c/c′),
@@ -226,7 +228,7 @@ ICML 2025, who tighten it with f-DP).  We did not re-derive their plotted values
 
 **DP-SGD canaries** (one run each, 50 + 50 guesses, seed 0; the μ-GDP column assumes a
 Gaussian trade-off curve and independent canaries and is never a verdict,
-`privaudit/auditing/gaussian_tradeoff.py`):
+`privaudit/auditing/one_run/gaussian_tradeoff.py`):
 
 {canary_table}
 
@@ -570,7 +572,7 @@ def budget_section(samples: int, seed: int) -> list[str]:
 
 def opacus_section(seed: int) -> list[str]:
     """Opacus's DP-SGD audited with time budgets (slow tier: minutes)."""
-    from privaudit.mechanisms.dpsgd.opacus_adapter import OpacusDPSGD, opacus_available
+    from privaudit.mechanisms.dpsgd import OpacusDPSGD, opacus_available
 
     if not opacus_available():
         return [

@@ -15,8 +15,8 @@ import argparse
 import time
 from typing import Any
 
+from privaudit.auditing import verified_pair
 from privaudit.auditing.checks import check_float_image
-from privaudit.auditing.pairs import verified_pair
 from privaudit.mechanisms import (
     FloatSafeGaussianMechanism,
     FloatSafeLaplaceMechanism,

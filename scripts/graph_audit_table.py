@@ -25,8 +25,7 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from privaudit import AuditConfig, audit
-from privaudit.auditing.report import AuditReport
+from privaudit import AuditConfig, AuditReport, audit
 from privaudit.suites import BenchmarkCase, graph_broken_cases, graph_control_cases
 
 #: The seeded configuration of the quality tier (``tests/quality/test_benchmark_suites.py``).

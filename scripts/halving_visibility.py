@@ -1,8 +1,8 @@
 """Can the successive halving tell a mechanism's pairs apart at its sizes?  (issue 31)
 
 The audit without input pairs ranks its candidate pairs by successive halving
-(``privaudit/auditing/pair_choice.py``): every round scores each remaining pair by
-:func:`~privaudit.auditing.pair_scores.pair_score` on fresh outputs and keeps the better
+(``privaudit/auditing/choice/halving.py``): every round scores each remaining pair by
+:func:`~privaudit.auditing.choice.scores.pair_score` on fresh outputs and keeps the better
 half.  The choice is only as good as those scores' agreement with what each pair gives in
 the final test.  For one DP-Sniper case this script measures that agreement directly:
 
@@ -10,7 +10,7 @@ the final test.  For one DP-Sniper case this script measures that agreement dire
   (:func:`~privaudit.auditing.distinguish.distinguish_pair` at the power table's test and
   search splits, level 0.05 / pairs tested), averaged over the seeds;
 * **scores** of a pair: :func:`pair_score` at each of the halving's round sizes (the
-  sizes of :func:`~privaudit.auditing.pair_choice.halving_first_round`, doubled per
+  sizes of :func:`~privaudit.auditing.choice.halving.halving_first_round`, doubled per
   round), at each seed;
 * per round size, **Spearman ρ** between the mean scores and the references, and the
   **regret**: the best reference minus the reference of the pair the round's scores rank
@@ -46,11 +46,13 @@ for extra in (ROOT_DIR, ROOT_DIR / "scripts"):
 
 from power_table import COSTS, Size, load_costs, parse_seeds, run_case, size_for
 
-import privaudit.auditing.pair_choice as pair_choice
-from privaudit.auditing.distinguish import distinguish_pair
-from privaudit.auditing.pair_choice import _dedupe, halving_first_round, halving_pool_size
-from privaudit.auditing.pair_scores import pair_score
-from privaudit.auditing.pairs import CandidatePair, to_jsonable, verified_pair
+# private: halving_pool replaces the module's successive_halving to capture the pool an
+# audit's halving starts from; no AuditConfig field or audit() keyword reports that pool
+import privaudit.auditing.choice.halving as pair_choice
+from privaudit import CandidatePair
+from privaudit.auditing import pair_key, to_jsonable, verified_pair
+from privaudit.auditing.choice import halving_first_round, halving_pool_size, pair_score
+from privaudit.auditing.distinguish import distinguish_pair, draw_pair_test
 from privaudit.suites import BenchmarkCase, dpsniper_cases
 
 #: Family-wise level of the audits of the power table.
@@ -72,7 +74,13 @@ def distinct_pairs(case: BenchmarkCase, limit: int) -> list[CandidatePair]:
     """The case's first ``limit`` input pairs, a pair and its swap counted once (the pair
     choice's own de-duplication)."""
     pairs = [verified_pair(case.mechanism.spec, x, y, "input") for x, y in case.input_pairs]
-    return _dedupe(pairs, swaps=True)[:limit]
+    seen: set[str] = set()
+    distinct = []
+    for pair in pairs:
+        if pair_key(pair.x, pair.y) not in seen:
+            seen.update((pair_key(pair.x, pair.y), pair_key(pair.y, pair.x)))
+            distinct.append(pair)
+    return distinct[:limit]
 
 
 class _PoolCaptured(BaseException):
@@ -150,9 +158,8 @@ def measure(
     for s, seed in enumerate(seeds):
         for p, pair in enumerate(chosen):
             rng = np.random.default_rng([seed, p, 0])
-            result = distinguish_pair(
-                mechanism, pair, samples=samples, search_samples=search, rng=rng, alpha=level
-            )
+            draws = draw_pair_test(mechanism, pair, samples=samples, search_samples=search, rng=rng)
+            result = distinguish_pair(mechanism, pair, draws, alpha=level)
             reference[p, s] = float(result.epsilon_lower_bound)
             for r, n in enumerate(sizes):
                 scores[r, p, s] = pair_score(

@@ -376,8 +376,8 @@ def audit_crosscheck(samples: int, large: int) -> list[tuple[str, int, float, st
 
 def false_alarms(audits: int):
     """False violations of the correct product randomizers at CI strength (seeded)."""
-    from privaudit.auditing.config import CI_STRENGTH
-    from privaudit.trust.soundness import CORRECT_FINITE_MECHANISMS, soundness_run
+    from privaudit import CI_STRENGTH
+    from privaudit.trust import CORRECT_FINITE_MECHANISMS, soundness_run
 
     return soundness_run(
         audits, config=CI_STRENGTH, mechanisms=CORRECT_FINITE_MECHANISMS, first_seed=1_000

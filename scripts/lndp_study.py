@@ -45,7 +45,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from privaudit import AuditConfig, audit
-from privaudit.auditing.checks.group_privacy import audit_group_privacy
+from privaudit.auditing import audit_group_privacy
 from privaudit.estimators.lndp import (
     RegularStarRandomness,
     blurry_linear_mechanism,
@@ -70,7 +70,7 @@ from privaudit.estimators.lndp import (
 )
 from privaudit.mechanisms import declare_mechanism
 from privaudit.spec import Gaussian, GraphDomain, LocalNodeRelation
-from privaudit.suites.local_node import (
+from privaudit.suites import (
     global_threshold_soft_threshold,
     neighbours_copies_ignored,
     own_sensitivity_laplace_edge_count,

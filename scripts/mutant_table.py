@@ -44,8 +44,8 @@ if str(ROOT) not in sys.path:  # run from a checkout: use its packages
 import numpy as np
 
 from privaudit import audit
-from privaudit.statistics.clopper_pearson import clopper_pearson
-from privaudit.suites.mutants import MUTANT_AUDIT, MUTANT_FAMILIES
+from privaudit.statistics import clopper_pearson
+from privaudit.suites import MUTANT_AUDIT, MUTANT_FAMILIES
 
 
 def _interval(k: int, n: int) -> str:

@@ -52,8 +52,12 @@ if str(ROOT / "scripts") not in sys.path:  # and the studies' shared tools
 
 from _study_tools import run_timed_without_utility_warnings, study_argument_parser
 
-from privaudit.estimators.graphs import private_edge_density, private_triangle_density
-from privaudit.estimators.graphs.densities import edge_density, triangle_density
+from privaudit.estimators.graphs import (
+    edge_density,
+    private_edge_density,
+    private_triangle_density,
+    triangle_density,
+)
 from privaudit.estimators.models import (
     random_geometric_graph,
     rgg_edge_probability,

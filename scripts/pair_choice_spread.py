@@ -31,8 +31,10 @@ for extra in (ROOT_DIR, ROOT_DIR / "scripts"):
 
 from power_table import parse_seeds, run_case, size_for
 
-import privaudit.auditing.auditor as auditor_module
-from privaudit.auditing.pairs import to_jsonable
+# private: main() wraps the final tests' distinguish_pair to record each tested pair and its
+# bound; no AuditConfig field, audit() keyword or report field gives the pairs' bounds
+import privaudit.auditing.choice.final_tests as final_tests_module
+from privaudit.auditing import to_jsonable
 from privaudit.suites import dpsniper_cases
 
 DEFAULT = "ReportNoisyMax3,SparseVectorTechnique6,NumericalSVT,SparseVectorTechnique2"
@@ -56,14 +58,14 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     seeds = parse_seeds(args.seeds)
     kept: list[list[tuple[str, float]]] = []
-    original = auditor_module.distinguish_pair
+    original = final_tests_module.distinguish_pair
 
-    def recording(mechanism: Any, pair: Any, **kwargs: Any) -> Any:
-        result = original(mechanism, pair, **kwargs)
+    def recording(mechanism: Any, pair: Any, draws: Any, **kwargs: Any) -> Any:
+        result = original(mechanism, pair, draws, **kwargs)
         kept[-1].append((f"{_short(pair.x)}~{_short(pair.y)}", float(result.epsilon_lower_bound)))
         return result
 
-    auditor_module.distinguish_pair = recording
+    final_tests_module.distinguish_pair = recording
     names = [s for s in args.only.split(",") if s]
     for case in dpsniper_cases():
         short = case.name.split(".", 1)[1]

@@ -28,7 +28,7 @@ Then, with a budget of B = 30 s per audit (``--budget``):
 
 * **pairs tested** k = 1 for finite and scalar outputs (the pilot's discrete score and
   cross-fitted threshold score rank those pairs), k = 2 for vector outputs; the robust
-  pair choice (``AuditConfig.pair_tolerance`` = 0.15, ``privaudit/auditing/pair_choice.py``,
+  pair choice (``AuditConfig.pair_tolerance`` = 0.15, ``privaudit/auditing/choice/halving.py``,
   the default at certificate strength) adds up to k near ties of the halving, which
   share a quarter of the test's α, and with k = 2 gives the last kept slot to the
   generator's prior pair, the most balanced split pair, when the halving did not keep it;
@@ -85,11 +85,9 @@ ROOT_DIR = pathlib.Path(__file__).resolve().parents[1]
 if str(ROOT_DIR) not in sys.path:  # run from a checkout: use its packages
     sys.path.insert(0, str(ROOT_DIR))
 
-from privaudit.auditing.auditor import audit
-from privaudit.auditing.config import PAIR_TOLERANCE
-from privaudit.auditing.distinguish import distinguish_pair
-from privaudit.auditing.distinguish.rows import DISCRETE_ROWS
-from privaudit.auditing.pairs import verified_pair
+from privaudit import audit
+from privaudit.auditing import PAIR_TOLERANCE, verified_pair
+from privaudit.auditing.distinguish import DISCRETE_ROWS, distinguish_pair, draw_pair_test
 from privaudit.suites import BenchmarkCase, dpsniper_cases
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
@@ -312,7 +310,8 @@ def calibrate(case: BenchmarkCase, seed: int = 0) -> tuple[str, float]:
         times = []
         for n in (CALIBRATION, 4 * CALIBRATION):
             started = time.perf_counter()
-            distinguish_pair(mechanism, pair, samples=n, search_samples=n // 4, rng=rng, alpha=0.05)
+            draws = draw_pair_test(mechanism, pair, samples=n, search_samples=n // 4, rng=rng)
+            distinguish_pair(mechanism, pair, draws, alpha=0.05)
             times.append(time.perf_counter() - started)
         costs.append(max(times[1] - times[0], times[1] / 8) / (3 * CALIBRATION))
     return kind, float(np.median(costs))
@@ -541,7 +540,7 @@ On the best pair alone (α = 0.025), a larger search split helps both:
 streamed test splits on both cores (18.3 s).  The pair tests draw from one random stream
 in turn, so they could not run at once without changing every audit's numbers.  The
 `processes` executor (`privaudit/execution/forked.py`) now draws each pair test's
-randomness in the audit's process, in turn (`distinguish.pair.draw_pair_test`), and
+randomness in the audit's process, in turn (`distinguish.draw_pair_test`), and
 runs the rest of the test in a forked child: the same report to the bit, in 15.3 s
 instead of 18.5 s on that audit and 44.9 s instead of 64.8 s on NumericalSVT's at
 5·10⁶ + 2.5·10⁶ with three pairs.  The halving's pilot tests now run there too (79.7 →

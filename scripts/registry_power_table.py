@@ -7,7 +7,8 @@ Every registry entry is audited as ``privaudit audit --registry`` audits it: its
 * **best event** — the statement audits made before the inconclusive verdict existed: the
   smallest true ε that the *worst pair's best event* (largest ε lower bound) reveals with
   probability 0.9, recomputed exactly from that event's counts and level;
-* **most sensitive** — the statement of the report now (:mod:`privaudit.auditing.verdicts`): the
+* **most sensitive** — the statement of the report now
+(:mod:`privaudit.auditing.outcome.verdicts`): the
   smallest such ε over every tested event of every tested pair (the audit reports a
   violation when any of them does, so this is what the audit could have detected).
 
@@ -29,9 +30,8 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from privaudit import audit, registry
-from privaudit.auditing.report import AuditReport
-from privaudit.statistics.power import detectable_epsilon
+from privaudit import AuditReport, audit, registry
+from privaudit.statistics import detectable_epsilon
 
 OUTPUT = ROOT / "docs" / "registry_power_table.md"
 SEED = 0

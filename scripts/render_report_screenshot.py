@@ -28,7 +28,7 @@ import tempfile
 from pathlib import Path
 
 from privaudit import CI_STRENGTH, audit
-from privaudit.interfaces.html_report import write_html_report
+from privaudit.interfaces import write_html_report
 from privaudit.mechanisms import FunctionMechanism, declare_mechanism
 from privaudit.spec import (
     AdditiveNoise,

@@ -27,7 +27,7 @@ if str(ROOT) not in sys.path:  # run from a checkout: use its packages
     sys.path.insert(0, str(ROOT))
 
 from privaudit import AuditConfig
-from privaudit.trust.soundness import (
+from privaudit.trust import (
     CORRECT_BLACK_BOX_MECHANISMS,
     CORRECT_DELTA_MECHANISMS,
     CORRECT_MECHANISMS,

@@ -25,7 +25,7 @@ if str(ROOT) not in sys.path:  # run from a checkout: use its packages
 from privaudit.auditing.checks import check_spike
 from privaudit.mechanisms import GaussianMechanism, LaplaceMechanism
 from privaudit.statistics import clopper_pearson
-from privaudit.suites.broken import RareRawMean
+from privaudit.suites import RareRawMean
 
 
 def main() -> None:

@@ -5,7 +5,7 @@ auditor can certify with N samples per side at 95 % confidence *if the optimal e
 known in advance* (expected counts, CP bounds at α/2 per side).  Our audits run with the
 default configuration at confidence 0.95 (only ``samples``, ``seed`` and a smaller
 ``claim_budget`` set): the noise-law check takes α/10; the pairs all have the declared
-worst shift, so one pair is tested (ties, see ``privaudit/auditing/pair_choice.py``); inside the
+worst shift, so one pair is tested (ties, see ``privaudit/auditing/choice/halving.py``); inside the
 pair, the privacy-loss profile takes α/10, the events planned from the declared law
 0.8 α (the main one 0.8 of that) and the data-driven events on the search split the last
 α/10 (``privaudit/auditing/distinguish/declared_plan.py``).

@@ -21,7 +21,7 @@ import platform
 import time
 
 from privaudit import registry
-from privaudit.trust.mutations import CHECK_SEED, mutation_check
+from privaudit.trust import CHECK_SEED, mutation_check
 
 DOC = pathlib.Path(__file__).resolve().parents[1] / "docs" / "trust.md"
 START, END = "<!-- mutation-table:start -->", "<!-- mutation-table:end -->"

@@ -72,7 +72,7 @@ from privaudit.estimators.hypothesis_tests import (
     private_uniformity_test_mechanism,
     uniformity_threshold,
 )
-from privaudit.estimators.models.uniformity import (
+from privaudit.estimators.models import (
     AlphabetDistribution,
     plus_minus_perturbation,
     uniform_distribution,

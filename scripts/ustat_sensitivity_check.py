@@ -45,7 +45,7 @@ from privaudit.estimators.ustatistics import (
     private_mean_local_hajek_mechanism,
     table_kernel,
 )
-from privaudit.mechanisms.smooth_sensitivity import QUARTIC_CONSTANT
+from privaudit.mechanisms import QUARTIC_CONSTANT
 
 BETAS = (0.25, 0.5, 1.0, 2.0)
 XIS = (0.0, 0.01, 0.05, 0.1)

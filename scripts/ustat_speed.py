@@ -30,6 +30,7 @@ import numpy as np
 
 from privaudit.estimators.models import sample_sphere_points
 from privaudit.estimators.ustatistics import (
+    adjacency_from_points,
     adjacency_triangle_kernel,
     auc_kernel,
     collision_kernel,
@@ -40,7 +41,6 @@ from privaudit.estimators.ustatistics import (
     variance_kernel,
     wilcoxon_signed_rank_kernel,
 )
-from privaudit.estimators.ustatistics.fast_paths import adjacency_from_points
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 

@@ -51,8 +51,12 @@ from _study_tools import (
 from _ustat_scenarios import SCENARIOS, Scenario
 
 from privaudit.estimators.ustatistics import (
+    CoinPressSchedule,
     Kernel,
     SubsetFamily,
+    adjacency_from_points,
+    clipped_means,
+    coinpress_schedule,
     family_projections,
     internal_epsilon,
     local_hajek_projections,
@@ -61,14 +65,7 @@ from privaudit.estimators.ustatistics import (
     smooth_sensitivity_paper,
     smooth_sensitivity_rigorous,
 )
-from privaudit.estimators.ustatistics.coinpress import clipped_means
-from privaudit.estimators.ustatistics.coinpress_schedule import (
-    CoinPressSchedule,
-    coinpress_schedule,
-)
-from privaudit.estimators.ustatistics.fast_paths import adjacency_from_points
-from privaudit.spec import Laplace
-from privaudit.spec.errors import InvalidParameterError
+from privaudit.spec import InvalidParameterError, Laplace
 
 __all__ = [
     "DEFAULT",

@@ -80,6 +80,7 @@ from .errors import (
     RegistryError,
     SpecError,
     UnsupportedCombinationError,
+    UtilityConditionWarning,
 )
 from .guarantees import (
     ApproxDP,
@@ -214,6 +215,7 @@ __all__ = [
     "SpecModel",
     "SubstituteOne",
     "UnsupportedCombinationError",
+    "UtilityConditionWarning",
     "VectorDomain",
     "WeightedChoice",
     "ZeroConcentratedDP",

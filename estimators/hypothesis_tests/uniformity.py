@@ -332,6 +332,89 @@ def private_uniformity_test_mechanism(
     return BinaryCoinPressMechanism(spec, engine, lambda x: domain.validate(x))
 
 
+def _null_and_threshold(
+    how: Calibration, null: Any, threshold: Any, alphabet: int, d: float
+) -> tuple[float, Literal["tolerant", "exact", "custom"]]:
+    """The fixed threshold on θ and the null it tests (NaN and ``"exact"`` under Monte
+    Carlo calibration, whose critical value comes from the simulation)."""
+    which: Literal["tolerant", "exact", "custom"]
+    if how == "monte_carlo":
+        cut, which = math.nan, "exact"  # set from the simulation below
+    elif threshold is None:
+        which = null if null is not None else "tolerant"
+        cut = uniformity_threshold(alphabet, d, which)
+    else:
+        if (
+            isinstance(threshold, bool)
+            or not isinstance(threshold, numbers.Real)
+            or not math.isfinite(float(threshold))
+        ):
+            raise InvalidParameterError(f"threshold must be a finite number, got {threshold!r}")
+        uniformity_threshold(alphabet, d, null or "tolerant")  # validates null
+        cut, which = float(threshold), "custom"
+    return cut, which
+
+
+def _calibrated_decision(
+    mech: Mechanism,
+    statistic: float,
+    gen: np.random.Generator,
+    cut: float,
+    which: Literal["tolerant", "exact", "custom"],
+    how: Calibration,
+    kind: Method,
+    *,
+    n: int,
+    alphabet: int,
+    d: float,
+    alpha: float,
+    gamma: float,
+    simulations: int,
+) -> UniformityTestResult:
+    """Calibrate the threshold (Monte Carlo: the simulated null law of the statistic at
+    this n, drawn from ``gen`` after the statistic) and decide; the result carries the
+    statistic, threshold, privacy spent and chunk sizes."""
+    calibrated: MonteCarloNull | None = None
+    if how == "monte_carlo":
+        calibrated = monte_carlo_null(
+            statistic,
+            uniform_null_simulator(mech, n, alphabet),
+            alpha=check_failure_probability(alpha, "alpha"),
+            simulations=simulations,
+            rng=gen,
+        )
+        cut = calibrated.critical_value
+    sizes = _chunk_sizes(mech)
+    xi = (
+        {size: uniformity_xi(size, alphabet, gamma=gamma) for size in sorted(set(sizes))}
+        if kind == "local_hajek"
+        else None
+    )
+    stage = (
+        "Algorithm 1 under Wrapper 1 (Algorithm A.4)"
+        if kind == "local_hajek"
+        else "CoinPress all-tuples baseline under Wrapper 1 (Proposition 1)"
+    )
+    return UniformityTestResult(
+        reject=bool(calibrated.reject if calibrated is not None else statistic > cut),
+        statistic=statistic,
+        threshold=cut,
+        null=which,
+        calibration=how,
+        p_value=calibrated.p_value if calibrated is not None else None,
+        simulations=calibrated.simulations if calibrated is not None else None,
+        privacy=PrivacyAccount.of([(stage, mech.spec.guarantee)]),
+        method=kind,
+        xi=xi,
+        n=n,
+        n_alpha=min(sizes),
+        chunks=len(sizes),
+        m=alphabet,
+        delta=d,
+        alpha=float(alpha),
+    )
+
+
 def private_uniformity_test(
     samples: Any,
     m: int,
@@ -426,21 +509,7 @@ def private_uniformity_test(
     alphabet = check_alphabet_size(m)
     d = check_separation(delta)
     how = _check_calibration(calibration, null, threshold)
-    which: Literal["tolerant", "exact", "custom"]
-    if how == "monte_carlo":
-        cut, which = math.nan, "exact"  # set from the simulation below
-    elif threshold is None:
-        which = null if null is not None else "tolerant"
-        cut = uniformity_threshold(alphabet, d, which)
-    else:
-        if (
-            isinstance(threshold, bool)
-            or not isinstance(threshold, numbers.Real)
-            or not math.isfinite(float(threshold))
-        ):
-            raise InvalidParameterError(f"threshold must be a finite number, got {threshold!r}")
-        uniformity_threshold(alphabet, d, null or "tolerant")  # validates null
-        cut, which = float(threshold), "custom"
+    cut, which = _null_and_threshold(how, null, threshold, alphabet, d)
     labels = DatasetDomain(record=Categorical(size=alphabet)).validate(samples)
     n = _check_size(int(labels.shape[0]), 2 if kind == "local_hajek" else 4, kind)
     mech = private_uniformity_test_mechanism(
@@ -448,44 +517,20 @@ def private_uniformity_test(
     )
     gen = as_generator(rng)
     statistic = float(mech.sample(labels, 1, gen, budget=budget)[0])
-    calibrated: MonteCarloNull | None = None
-    if how == "monte_carlo":
-        calibrated = monte_carlo_null(
-            statistic,
-            uniform_null_simulator(mech, n, alphabet),
-            alpha=check_failure_probability(alpha, "alpha"),
-            simulations=simulations,
-            rng=gen,
-        )
-        cut = calibrated.critical_value
-    sizes = _chunk_sizes(mech)
-    xi = (
-        {size: uniformity_xi(size, alphabet, gamma=gamma) for size in sorted(set(sizes))}
-        if kind == "local_hajek"
-        else None
-    )
-    stage = (
-        "Algorithm 1 under Wrapper 1 (Algorithm A.4)"
-        if kind == "local_hajek"
-        else "CoinPress all-tuples baseline under Wrapper 1 (Proposition 1)"
-    )
-    return UniformityTestResult(
-        reject=bool(calibrated.reject if calibrated is not None else statistic > cut),
-        statistic=statistic,
-        threshold=cut,
-        null=which,
-        calibration=how,
-        p_value=calibrated.p_value if calibrated is not None else None,
-        simulations=calibrated.simulations if calibrated is not None else None,
-        privacy=PrivacyAccount.of([(stage, mech.spec.guarantee)]),
-        method=kind,
-        xi=xi,
+    return _calibrated_decision(
+        mech,
+        statistic,
+        gen,
+        cut,
+        which,
+        how,
+        kind,
         n=n,
-        n_alpha=min(sizes),
-        chunks=len(sizes),
-        m=alphabet,
-        delta=d,
-        alpha=float(alpha),
+        alphabet=alphabet,
+        d=d,
+        alpha=alpha,
+        gamma=gamma,
+        simulations=simulations,
     )
 
 

@@ -5,7 +5,7 @@ discrete domain) and releases one k-RR report of its cell (Bell, Bellet, Gascón
 Kulkarni, AISTATS 2020, Algorithm 1 and Theorem 2).  The spec is a
 :class:`~spec.FiniteRandomizer` under :class:`~spec.LocalRelation`, and the mechanism
 exposes its output law through :meth:`output_probabilities`, so the auditor computes its
-privacy exactly (:mod:`privaudit.auditing.exact_audit`).
+privacy exactly (:mod:`privaudit.auditing.exact.privacy`).
 """
 
 from __future__ import annotations

@@ -45,6 +45,7 @@ from .batched_local_hajek import (
 from .coinpress import (
     CoinPressEstimate,
     CoinPressMechanism,
+    clipped_means,
     coinpress_mechanism,
     default_coinpress_subsample_size,
     private_coinpress_mean,
@@ -73,6 +74,7 @@ from .families import (
     family_projections,
     family_weighted_sum,
 )
+from .fast_paths import adjacency_from_points
 from .kernel_domains import KernelInputSpace, kernel_input_space
 from .kernels import (
     Kernel,
@@ -158,6 +160,7 @@ __all__ = [
     "SymmetryCheckResult",
     "TupleFamily",
     "adjacency_edge_kernel",
+    "adjacency_from_points",
     "adjacency_triangle_kernel",
     "all_index_tuples",
     "all_tuples_overlap",
@@ -166,6 +169,7 @@ __all__ = [
     "band_levels",
     "batched_local_hajek",
     "clipped_kernel",
+    "clipped_means",
     "coinpress_mechanism",
     "coinpress_schedule",
     "collision_kernel",

@@ -164,7 +164,7 @@ class ABLQMechanism(Mechanism):
     dim : int
         Dimension of a record (default 1: scalar records); vector records lie in
         ``[−record_bound, record_bound]^dim`` and are clipped to L2 norm ``C`` (the
-        white-box canaries of :mod:`privaudit.auditing.one_run_canaries` use one coordinate each).
+        white-box canaries of :mod:`privaudit.auditing.one_run.canaries` use one coordinate each).
 
     Notes
     -----

@@ -1,5 +1,5 @@
 """The outcome of an audit: the ``distinguishability`` and ``privacy_profile`` checks of
-the tested pairs, and the :class:`~privaudit.auditing.report.AuditReport` assembled from
+the tested pairs, and the :class:`~privaudit.auditing.outcome.report.AuditReport` assembled from
 every check (the power, the verdict, the assumptions).  Shared by the audit of a claim
 and the group audit (:mod:`~privaudit.auditing.auditor`); it runs nothing.
 """
@@ -12,29 +12,21 @@ from collections.abc import Sequence
 from typing import Any
 
 from privaudit._environment import library_versions
+from privaudit.auditing.checks import is_required_skip
+from privaudit.auditing.config import AuditConfig
+from privaudit.auditing.outcome.assumptions import audit_assumptions
+from privaudit.auditing.outcome.audit_plan import Claim
+from privaudit.auditing.outcome.report import AuditReport
+from privaudit.auditing.outcome.results import (
+    CheckOutcome,
+    PowerStatement,
+    counterexample_of,
+)
+from privaudit.auditing.outcome.verdicts import conclusive_power, decide_verdict
+from privaudit.auditing.pairs import CandidatePair
 from privaudit.mechanisms import Mechanism
 
-from .assumptions import audit_assumptions
-from .checks import is_required_skip
-from .config import AuditConfig
-from .pairs import CandidatePair, to_jsonable
-from .plan import Claim
-from .report import AuditReport
-from .results import CheckOutcome, Counterexample, PowerStatement
-from .verdicts import conclusive_power, decide_verdict
-
-__all__ = ["assemble_report", "counterexample", "distinguishability_check", "profile_check"]
-
-
-def counterexample(pair: CandidatePair, **values: Any) -> Counterexample:
-    """The report's form of ``pair`` (inputs as JSON values), with ``values`` beside it."""
-    return Counterexample(
-        x=to_jsonable(pair.x),
-        y=to_jsonable(pair.y),
-        origin=pair.origin,
-        relation_reason=pair.decision.reason,
-        values={k: to_jsonable(v) for k, v in values.items()},
-    )
+__all__ = ["assemble_report", "distinguishability_check", "profile_check"]
 
 
 def distinguishability_check(
@@ -57,7 +49,7 @@ def distinguishability_check(
         threshold=claim.epsilon,
         ratio=(eps_lb / claim.epsilon) if claim.epsilon > 0 else None,
         error_rate=alpha,
-        counterexample=counterexample(
+        counterexample=counterexample_of(
             best_pair,
             event=best.best_event.description if best.best_event else "",
             epsilon_lower_bound=eps_lb,
@@ -107,7 +99,7 @@ def assemble_report(
     required check that could not run makes a clean verdict inconclusive), the worst pair
     and its events; ``extra`` holds the report fields only some audits have."""
     # the audit reports a violation when any tested pair does, so its power is (at least)
-    # that of its most sensitive pair (privaudit.auditing.verdicts)
+    # that of its most sensitive pair (privaudit.auditing.outcome.verdicts)
     powers = [r.power for _, r in results if isinstance(r.power, PowerStatement)]
     power = min(powers, key=lambda p: p.detectable_epsilon) if powers else None
     if power is not None:
@@ -136,7 +128,7 @@ def assemble_report(
         seed=cfg.seed,
         config=cfg,
         checks=tuple(checks),
-        worst_pair=counterexample(best_pair),
+        worst_pair=counterexample_of(best_pair),
         worst_event=best.best_event,
         events=tuple(best.events),
         privacy_profile=tuple(best.profile),

@@ -18,11 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from privaudit.execution.streaming import Executor, throttled
-from privaudit.mechanisms import Mechanism
-from privaudit.spec import LocalNodeRelation
-
-from .checks import (
+from privaudit.auditing.checks import (
     check_float_image,
     check_global_sensitivity,
     check_local_node,
@@ -34,9 +30,12 @@ from .checks import (
     float_image_unavailable,
     local_node_checks_apply,
 )
-from .config import AuditConfig
-from .plan import AuditPlan
-from .results import CheckOutcome
+from privaudit.auditing.config import AuditConfig
+from privaudit.auditing.outcome.audit_plan import AuditPlan
+from privaudit.auditing.outcome.results import CheckOutcome
+from privaudit.execution.streaming import Executor, throttled
+from privaudit.mechanisms import Mechanism
+from privaudit.spec import LocalNodeRelation
 
 __all__ = [
     "exposed_search_spec",

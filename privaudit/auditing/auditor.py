@@ -1,56 +1,16 @@
-"""The auditor: from a mechanism and its spec to an :class:`~privaudit.auditing.report.AuditReport`.
+"""The auditor: from a mechanism and its spec to an
+:class:`~privaudit.auditing.outcome.report.AuditReport`.
 
-An audit runs three layers of checks (``docs/derivations.md`` §8):
+An audit runs three layers of checks (``docs/derivations.md`` §8): claim checks
+(deterministic, gray-box), noise-law conformance and exact privacy of finite randomizers,
+local node privacy where the spec asks for it, then the distinguishing test on the worst
+pairs found (:mod:`~privaudit.auditing.choice.halving`).  The statistical components share
+α = 1 − confidence by Bonferroni, the shares set once in the audit's plan
+(:mod:`~privaudit.auditing.plan`), so an audit of a mechanism that meets its claims reports a
+violation with probability at most α.  Every component draws from its own stream spawned
+from ``SeedSequence(config.seed)``.
 
-1. **claim checks** (deterministic, gray-box): the spec agrees with the mechanism's own
-   parameters; the declared global, local and smooth sensitivities hold on adversarial
-   neighbouring inputs;
-2. **noise-law conformance**: the noise actually drawn follows the declared law,
-   including its tails (the Curator-Attack blind spot of black-box auditors);
-3. **exact privacy** of randomizers with a finite output law that expose it through the
-   ``output_probabilities`` hook (:mod:`~privaudit.auditing.exact_audit`): the exact ε and δ(ε)
-   over every pair of a finite domain (or the searched pairs), used automatically; the
-   noise-law check then tests the sampler against the hook on the worst pair, and the
-   statistical test below still runs as a cross-check;
-3b. **local node privacy** (specs under :class:`~spec.LocalNodeRelation` only,
-   :mod:`~privaudit.auditing.checks.local_node`): the nodes the public randomness exposes most are
-   rewired first (asked of the mechanism's ``node_exposure`` hook, or measured); n public
-   and the declared per-node messages, locality of each randomizer (deterministic with a
-   gray-box hook, on samples without one), exact per-node and joint accounting, and the
-   Lemma 5.4 global certificate (error rate 10⁻⁶, outside the Bonferroni budget below).
-   A check the claim requires that cannot run (no message layout declared) makes a
-   verdict without violation ``inconclusive``, with the remedy;
-4. **distributional indistinguishability** on the worst pairs found
-   (:mod:`~privaudit.auditing.pair_choice`): rejection regions planned from the declared law
-   when the spec declares the output densities, and chosen on a search split otherwise
-   (and alongside), tested on fresh samples with Clopper–Pearson bounds, and the
-   privacy-loss profile where the loss is computable.
-
-Error control.  With α = 1 − confidence, the statistical components share α by
-Bonferroni, the shares set once in the audit's plan (:mod:`~privaudit.auditing.plan`,
-``docs/derivations.md`` §8): the noise-law check α/10 when it applies (split with the
-floating-point image check for an (ε, δ) claim with exact numerics and with the spike
-check for δ > 0), the black-box locality test of a local-node mechanism α/10, the declared
-law at the inputs of the pairs it ranked a tenth of what is left (gray-box rankings), and
-the distributional test the rest, split over the tested pairs and, inside each pair, over
-the declared-law events, the data-driven events and the profile
-(:mod:`~privaudit.auditing.distinguish.pair`).  The deterministic checks spend no α.  So
-the probability that an audit of a mechanism that meets its claims reports a violation is
-at most α.
-
-Group claims.  ``audit(mechanism, group=k, claim=...)`` tests a claim at distance k on
-the relation's group pairs (:mod:`~privaudit.auditing.checks.group_privacy`), with the same
-report and verdicts; the checks that concern distance 1 (sensitivity, local node) do not
-run.
-
-Exact figures.  When the audit's own samples certify a larger ε at a tested pair than
-the declared finite law allows there, the exact result is marked refuted
-(:func:`~privaudit.auditing.exact_audit.sampling_refutation`) and ``exact.sampling_agreement``
-is violated.
-
-Randomness.  Every component draws from its own stream spawned from
-``SeedSequence(config.seed)``, so audits are reproducible from the seed and adding a
-component never changes the draws of another.
+Details: ``docs/engine_notes.md``, "privaudit.auditing.auditor".
 """
 
 from __future__ import annotations
@@ -63,29 +23,29 @@ from typing import Any
 
 import numpy as np
 
-from privaudit.execution._threads import single_threaded_blas
-from privaudit.execution.distributed import DaskExecutor, executor_scope
-from privaudit.execution.forked import forked_workers
-from privaudit.execution.streaming import Executor
-from privaudit.mechanisms import Mechanism
-from privaudit.spec.errors import AuditError, InvalidParameterError, NotNeighboursError
-
-from .audit_outcome import (
+from privaudit.auditing.audit_outcome import (
     assemble_report,
     distinguishability_check,
     profile_check,
 )
-from .audit_steps import exposed_search_spec as _exposed_search_spec
-from .audit_steps import noise_law_checks as _noise_law_checks
-from .audit_steps import sensitivity_checks as _sensitivity_checks
-from .checks import (
+from privaudit.auditing.audit_steps import exposed_search_spec as _exposed_search_spec
+from privaudit.auditing.audit_steps import noise_law_checks as _noise_law_checks
+from privaudit.auditing.audit_steps import sensitivity_checks as _sensitivity_checks
+from privaudit.auditing.checks import (
     check_noise_law,
     check_spec_consistency,
 )
-from .checks.group_privacy import check_group_exact, group_exact_refutation, group_setup
-from .config import AuditConfig
-from .distinguish.columns import load_column_kernel
-from .exact_audit import (
+from privaudit.auditing.checks.group_privacy import (
+    check_group_exact,
+    group_exact_refutation,
+    group_setup,
+)
+from privaudit.auditing.choice.final_tests import run_pair_tests
+from privaudit.auditing.choice.halving import PairChoice, choose_pairs
+from privaudit.auditing.choice.ranked_law import check_ranked_pairs_law
+from privaudit.auditing.config import AuditConfig
+from privaudit.auditing.distinguish.columns import load_column_kernel
+from privaudit.auditing.exact.privacy import (
     conformance_refutation,
     exact_check,
     exact_privacy,
@@ -95,16 +55,20 @@ from .exact_audit import (
     set_aside_refuted,
     worst_inputs,
 )
-from .pair_choice import PairChoice, choose_pairs
-from .pair_tests import run_pair_tests
-from .pairs import CandidatePair, verified_pair
-from .plan import STREAMS, AuditPlan, plan_audit
-from .ranked_pairs_law import check_ranked_pairs_law
-from .report import AccountingTightness, AuditReport
-from .results import CheckOutcome
-from .sampler_outputs import sampler_timeout_scope
-from .search import candidate_pairs
-from .time_budget import plan_to_budget
+from privaudit.auditing.outcome.audit_plan import STREAMS, AuditPlan
+from privaudit.auditing.outcome.report import AccountingTightness, AuditReport
+from privaudit.auditing.outcome.results import CheckOutcome
+from privaudit.auditing.pairs import CandidatePair, verified_pair
+from privaudit.auditing.plan import plan_audit
+from privaudit.auditing.sampler_outputs import sampler_timeout_scope
+from privaudit.auditing.search import candidate_pairs
+from privaudit.auditing.time_budget import plan_to_budget
+from privaudit.execution.blas_threads import single_threaded_blas
+from privaudit.execution.distributed import DaskExecutor, executor_scope
+from privaudit.execution.forked import forked_workers
+from privaudit.execution.streaming import Executor
+from privaudit.mechanisms import Mechanism
+from privaudit.spec.errors import AuditError, InvalidParameterError, NotNeighboursError
 
 __all__ = ["audit"]
 
@@ -182,7 +146,8 @@ def audit(
         Its verdict is ``"violation"`` if any check refuted a claim; otherwise
         ``"no_violation"`` when the audit could have detected a true ε of
         ``config.detect_epsilon`` (default twice the claim) and ``"inconclusive"`` when
-        it could not (:mod:`privaudit.auditing.verdicts`).  A report of no violation is not a
+        it could not (:mod:`privaudit.auditing.outcome.verdicts`).  A report of no violation is not
+        a
         proof of privacy.
     """
     timeout = _sampler_timeout(config, overrides)
@@ -441,11 +406,12 @@ def _exact_agreement(
     """The exact result, marked refuted when the audit's own samples contradict it.
 
     A sampling ε lower bound above what the declared law allows at a tested pair refutes
-    the ``output_probabilities`` hook (:func:`~privaudit.auditing.exact_audit.sampling_refutation`):
+    the ``output_probabilities`` hook
+    (:func:`~privaudit.auditing.exact.privacy.sampling_refutation`):
     ``exact.privacy`` is then replaced by a skipped outcome stating so, and the violated
     ``exact.sampling_agreement`` check is appended (``checks`` is updated in place).  A
     noise-law check that rejected the sampler against the hook refutes it too
-    (:func:`~privaudit.auditing.exact_audit.conformance_refutation`).  A hook the audit
+    (:func:`~privaudit.auditing.exact.privacy.conformance_refutation`).  A hook the audit
     cannot use is named in a skipped ``exact.privacy`` outcome.
     """
     spec = mechanism.spec

@@ -12,6 +12,7 @@ from typing import Annotated, Any
 
 from pydantic import BeforeValidator, model_validator
 
+from privaudit.auditing.limits import MAX_SAMPLES
 from privaudit.spec import (
     NonNegativeFloat,
     NonNegativeInt,
@@ -21,8 +22,6 @@ from privaudit.spec import (
     check_confidence,
 )
 from privaudit.spec.errors import InvalidParameterError, SampleSizeError
-
-from ._argtypes import MAX_SAMPLES
 
 __all__ = [
     "CERTIFICATE_MINIMUMS",
@@ -51,8 +50,8 @@ SEARCH_CAP = 4_000_000
 
 #: Default relative tolerance of the robust pair choice (``AuditConfig.pair_tolerance``;
 #: ``docs/derivations.md`` §9): the near ties of the halving's last round within 15 % of
-#: the ``pairs_tested``-th survivor are tested too.  Measured over seeds 0–9 on DP-Sniper's
-#: twenty mechanisms by ``scripts/power_table.py --seeds 0-9`` (``docs/power_table.md``).
+#: the ``pairs_tested``-th survivor are tested too.  Measured by ``scripts/power_table.py``
+#: (``docs/power_table.md``; ``docs/engine_notes.md``, "privaudit.auditing.config").
 PAIR_TOLERANCE = 0.15
 
 Confidence = Annotated[float, BeforeValidator(check_confidence)]
@@ -94,7 +93,7 @@ class AuditConfig(SpecModel):
         Rejection regions tested per pair and direction.
     pair_tolerance : float
         Robust pair choice for black-box mechanisms
-        (:func:`~privaudit.auditing.pair_choice.successive_halving`): a pair of the
+        (:func:`~privaudit.auditing.choice.halving.successive_halving`): a pair of the
         halving's last round whose score in that round is
         within this fraction of the ``pairs_tested``-th best is tested too (at most
         ``2 · pairs_tested`` pairs in all; the distinguishing test's α is split over the
@@ -103,7 +102,7 @@ class AuditConfig(SpecModel):
         exactly ``pairs_tested`` pairs, ranked by the last round alone.  Must be below 1.
         With ``pairs_tested`` ≥ 2 the robust choice also keeps a slot for the
         generator's prior pair (the most balanced split pair of a query distance,
-        :data:`~privaudit.auditing.pair_choice.PRIOR_ORIGIN`) when the halving keeps
+        :data:`~privaudit.auditing.choice.halving.PRIOR_ORIGIN`) when the halving keeps
         neither it nor its swap.
     detect_epsilon : float, optional
         The true ε the audit must be able to detect (with probability 0.9, on its worst

@@ -1,33 +1,13 @@
 """Two-stage audits for test suites: a CI-strength screen, then an independent confirmation.
 
-A privacy audit at :data:`privaudit.CI_STRENGTH` reports a false violation of a correct
-mechanism with probability up to ``α = 1 − confidence`` (5 %).  A test suite of ``m``
-audits with seeds fixed by the test ids then meets a permanent red test with probability
-up to ``1 − (1 − α)^m`` (64 % for ``m = 20``).  This module controls the false alarms of a
-whole session instead (issue 28):
+A violation found only by statistical checks is re-tested by a second audit on an
+independent stream (:func:`confirmation_seed`), with more samples, at level
+``session_alpha / suite_size``; the test fails only when both stages find it.  A session of
+at most ``suite_size`` audits of correct mechanisms then fails with probability at most
+``session_alpha``.  A violation found by a deterministic check is not re-tested.
 
-1. **Screen.**  The audit runs as configured (CI strength).  No violation: done.
-2. **Confirm.**  A violation found only by statistical checks (``error_rate > 0``) is
-   re-tested by a second audit on an *independent* random stream
-   (:func:`confirmation_seed`), with ``sample_factor`` times the samples, at family-wise
-   level ``session_alpha / suite_size``.  The screen's counterexample pairs are tested
-   first: they were chosen on the screen's draws, which the confirmation never sees, so
-   choosing them is a search split (sample splitting, as inside one audit).  The test
-   fails only when the confirmation finds a violation too.
-
-A violation found by a deterministic check (``error_rate == 0``: a gray-box sensitivity
-or consistency check) is not a chance event and is not re-tested.
-
-Error rates.  A correct mechanism fails a test only if the confirmation reports a false
-violation, which happens with probability ≤ ``session_alpha / suite_size`` whatever the
-screen did (the confirmation's draws are independent of the screen's, and its pairs are
-fixed before they are drawn).  By Boole's inequality a session of at most ``suite_size``
-audits of correct mechanisms fails with probability ≤ ``session_alpha`` (default 1 % for
-50 audits).  The screen's own level makes it smaller still (``≤ α · session_alpha /
-suite_size`` per test by independence), but the bound does not rely on it.  The price is
-power: a violation must be found twice, the second time at the stricter level, so the
-confirmation draws more samples; ``scripts/ci_false_alarms.py`` measures both rates
-(``docs/ci_false_alarms.md``).
+Details: ``docs/engine_notes.md``, "privaudit.auditing.confirmation";
+``docs/ci_false_alarms.md``.
 """
 
 from __future__ import annotations
@@ -42,7 +22,7 @@ from privaudit.spec.errors import InvalidParameterError
 
 if TYPE_CHECKING:  # pragma: no cover
     from privaudit.auditing.config import AuditConfig
-    from privaudit.auditing.report import AuditReport
+    from privaudit.auditing.outcome.report import AuditReport
 
 __all__ = [
     "ConfirmationPolicy",

@@ -1,34 +1,14 @@
 """The one door through which a sampler's outputs enter the auditor.
 
-Every draw the audit makes — the noise-law checks, the spike and floating-point image
-checks, the local-node checks, the pair ranking, the distinguishing tests (in this
-process, in threads, in forked children or on Dask workers), the time-budget pilot and
-the one-run canaries — calls :func:`draw_outputs`, which calls ``mechanism.sample`` once
-and checks what came back against the spec with :func:`check_outputs`.  Outputs that do
+Every draw of an audit calls :func:`draw_outputs`, which calls ``mechanism.sample`` once and
+checks what came back against the spec with :func:`check_outputs`: numbers, of shape
+``(N,)`` or ``(N, d)``, finite (±inf allowed only for a black-box spec).  Outputs that do
 not fit are an **input error** (:class:`~privaudit.spec.errors.SamplerOutputError`, exit
-code 2 in the CLI), never a privacy violation: a sampler that returns the wrong shape,
-NaN or strings is broken as code, and no ε can be read from it.
+code 2 in the CLI), never a privacy violation.  The check draws nothing, so a report is the
+same to the bit with it as without it.
 
-The rule, for ``size`` = N outputs of a spec with ``output_dimension`` = d:
-
-* **numbers** — the outputs form a numpy array of booleans, integers or real floats
-  (not ``object``, strings, complex, dates; not None or a dict);
-* **shape** — ``(N,)`` for a scalar output (d = 1; ``(N, 1)`` is accepted too), and
-  ``(N, d)`` otherwise: N rows, one per release, of d coordinates each (a local-node
-  mechanism's messages are the blocks of these d coordinates, its ``layout``);
-* **finite** — no NaN ever (NaN is not an output: it equals nothing, so no event can
-  hold it), and no ±inf when the spec declares how its output is made (``spec.noise``:
-  additive or smooth-sensitivity noise releases finite reals, a noisy argmax an index,
-  a randomized response or finite randomizer a symbol).  A black-box spec
-  (``noise=None``) declares no output space, so its outputs may be ±inf (the
-  distinguishing test treats them as values).  Integer and boolean outputs hold no NaN
-  and are not scanned.
-
-The check is vectorised and draws nothing: it never consumes randomness or reorders
-draws, so the report of an audit of well-formed outputs is the same to the bit with it
-as without it.  On finite floats it costs one ``sum`` of the outputs (a finite sum
-proves every output finite); only a non-finite sum pays for the counts that name the
-problem.
+Details (the rule, and its cost): ``docs/engine_notes.md``,
+"privaudit.auditing.sampler_outputs".
 """
 
 from __future__ import annotations
@@ -129,7 +109,7 @@ def draw_outputs(mechanism: Any, data: Any, size: int, rng: Any) -> np.ndarray:
 
 def check_outputs(mechanism: Any, outputs: Any, size: int) -> np.ndarray:
     """``outputs`` as an array, if they are what ``mechanism``'s spec declares for
-    ``size`` releases (the rule in the module docstring).
+    ``size`` releases (the rule: ``docs/engine_notes.md``, "privaudit.auditing.sampler_outputs").
 
     ``mechanism`` needs a ``spec`` (its ``output_dimension`` and ``noise``) and is named
     by its ``name``.

@@ -1,61 +1,14 @@
 """Audits planned to a time budget: a timed pilot, the cost of each stage, the plan.
 
-``audit(mechanism, time_budget=seconds)`` first times a pilot of releases on one input
-of the domain (:func:`time_releases`: batches of 1, 2, 4, … releases until the pilot has
-used :data:`PILOT_SHARE` of the budget, at most :data:`PILOT_MAX_SECONDS`, and at least
-two batches; the cost of one release is read from the largest batch, the size nearest to
-the audit's own batches, free of a first call's warm-up).  It then counts the releases
-every stage of the audit draws
-(:func:`stage_releases`, counted from the code of the auditor, not fitted):
+``audit(mechanism, time_budget=seconds)`` times a pilot of releases (:func:`time_releases`)
+and of the auditor's own processing (:func:`time_processing`), counts the releases every
+stage draws from the code of the auditor (:func:`stage_releases`, not fitted), and shrinks
+the configuration (never grows it) until the audit fits :data:`RELEASE_SHARE` of the
+budget.  What the budget can and cannot detect is stated before the audit, from
+:func:`~privaudit.statistics.power.detectable_epsilon`.
 
-* the noise-law conformance test: ``conformance_samples`` per conformance input, when
-  the spec declares a noise law the outputs can be checked against;
-* the spike windows of an (ε, δ) claim: ``samples`` per side;
-* the floating-point image: 4,000 outputs per direction of at most two pairs;
-* the pair ranking (:mod:`~privaudit.auditing.pair_choice`), black boxes only (the
-  gray-box objectives draw nothing): the pilot search evaluates
-  ``E = pool + pair_budget + 2·pairs_tested`` pairs (its whole evaluation budget) on
-  ``2·pilot_samples`` outputs per side, ``8·E·pilot_samples`` releases, then successive
-  halving scores ``min(max(16, 8·pairs_tested), E)`` pairs on
-  max(2·pilot_samples, min(samples/64, 2¹⁹)) per side
-  (:func:`~privaudit.auditing.pair_choice.halving_pool_size`,
-  :func:`~privaudit.auditing.pair_choice.halving_first_round`), halving the pairs and
-  doubling the outputs each round — 400 × pilot_samples
-  at CI strength, 696 × pilot_samples at the default configuration;
-* the declared law at the inputs of the pairs it ranked (gray boxes only,
-  :mod:`~privaudit.auditing.ranked_pairs_law`): 2·``samples`` spread over at most
-  2·(``pair_budget`` + 5·``pairs_tested``) inputs, at least 2,000 each;
-* the distinguishing test: ``samples + search_samples`` per side of every tested pair —
-  ``pairs_tested`` of them, or for a black box with the robust pair choice
-  (``pair_tolerance`` > 0) up to the halving's last round, at most ``2·pairs_tested``
-  (:func:`max_tested_pairs`: a plan must fit the budget whatever the near ties).  When
-  the budget binds, the planned configuration tests exactly ``pairs_tested`` pairs
-  (``pair_tolerance`` = 0): its samples go to the pairs the plan counted.
-
-Releases are not the whole cost: for a cheap mechanism the auditor's own work (event
-search, learned scores, counting) dominates.  The pilot therefore also times two
-distinguishing tests on the mechanism's own outputs (:func:`time_processing`,
-:data:`PROCESSING_SIZES` outputs per side when the pilot's share of the budget affords
-them) and fits a fixed cost per test and a cost per output; a stage then costs
-releases × (release + per-output) + tests × fixed (the ranking's pair evaluations count
-as tests).  When the configuration's audit does not fit :data:`RELEASE_SHARE` of the
-budget (the rest is slack for what the model leaves out: candidate generation, claim
-checks), the plan shrinks it (never grows it):
-fewer tested pairs while a pair would get fewer than :data:`SAMPLES_PER_PAIR` samples
-per side; for black boxes at most :data:`RANKING_SHARE` of the releases for the pair
-ranking (fewer candidate pairs first, then a shorter pilot); the search split a quarter
-of the test split (a sixteenth with declared densities and δ = 0) with no 1,000-output
-floor; and the largest test split that fits.
-
-What the budget can and cannot detect is stated before the audit from the power of the
-event test (:func:`~privaudit.statistics.power.detectable_epsilon`): the smallest true ε
-that one rejection region detects with probability 0.9 at the level a data-driven event
-gets (the pair's share of α, split over ``2·events_per_direction`` events; with declared
-densities the planned event's share), minimised over the event's P[M(y) ∈ S] — the most
-favourable event.  It is given at the configuration's size (``before``) and at the
-planned size (``after``); below it, no event the audit can test detects a violation
-with probability 0.9.  The report's own power statement, from the event actually found,
-comes after the audit.
+Details (the cost model and the shrinking order): ``docs/engine_notes.md``,
+"privaudit.auditing.time_budget".
 """
 
 from __future__ import annotations
@@ -67,19 +20,24 @@ from typing import Any
 
 import numpy as np
 
+from privaudit.auditing.choice.halving import halving_first_round, halving_pool_size
+from privaudit.auditing.choice.ranked_law import RANKED_LAW_MIN_DRAWS
+from privaudit.auditing.config import AuditConfig
+from privaudit.auditing.distinguish.error_budget import DECLARED_SHARE, RARE_SHARE
+from privaudit.auditing.outcome.audit_plan import AuditPlan
+from privaudit.auditing.outcome.budget_plan import (
+    BudgetPlan,
+    ProcessingTiming,
+    ReleaseTiming,
+    StageCost,
+)
+from privaudit.auditing.outcome.texts import format_epsilon
+from privaudit.auditing.plan import plan_audit
+from privaudit.auditing.sampler_outputs import draw_outputs
+from privaudit.auditing.search import candidate_pairs
 from privaudit.mechanisms import Mechanism
 from privaudit.spec.errors import AuditError, InvalidParameterError
 from privaudit.statistics.power import detectable_epsilon
-
-from .budget_plan import BudgetPlan, ProcessingTiming, ReleaseTiming, StageCost
-from .config import AuditConfig
-from .distinguish.error_budget import DECLARED_SHARE, RARE_SHARE
-from .pair_choice import halving_first_round, halving_pool_size
-from .plan import AuditPlan, plan_audit
-from .ranked_pairs_law import RANKED_LAW_MIN_DRAWS
-from .sampler_outputs import draw_outputs
-from .search import candidate_pairs
-from .texts import format_epsilon
 
 __all__ = [
     "PILOT_MAX_SECONDS",
@@ -129,7 +87,7 @@ def time_releases(
     time_budget: float,
     clock: Clock = time.perf_counter,
 ) -> ReleaseTiming:
-    """Time batches of 1, 2, 4, … releases on ``data`` (see the module docstring).
+    """Time batches of 1, 2, 4, … releases on ``data`` (``docs/engine_notes.md``).
 
     At least two batches run, so that a first call's one-off cost (imports, a model's
     warm-up) is not read as the cost of a release."""
@@ -170,7 +128,7 @@ def max_tested_pairs(shape: AuditPlan, cfg: AuditConfig, pool: int | None = None
 def stage_releases(
     shape: AuditPlan, cfg: AuditConfig, *, pool: int | None = None, tested: int | None = None
 ) -> dict[str, int]:
-    """Releases drawn by each stage of an audit at ``cfg`` (module docstring); ``pool``:
+    """Releases drawn by each stage of an audit at ``cfg`` (``docs/engine_notes.md``); ``pool``:
     candidate pairs up to swaps (default ``cfg.pair_budget``, their upper bound);
     ``tested``: pairs given the distinguishing test (default
     :func:`max_tested_pairs`)."""
@@ -200,7 +158,7 @@ def stage_releases(
 
 
 def _ranking_releases(pilot: int, pair_budget: int, k: int, samples: int, pool: int) -> int:
-    """The black-box pair ranking of :func:`~privaudit.auditing.pair_choice.choose_pairs`."""
+    """The black-box pair ranking of :func:`~privaudit.auditing.choice.halving.choose_pairs`."""
     return _ranking(pilot, pair_budget, k, samples, pool)[0]
 
 
@@ -272,7 +230,7 @@ def time_processing(
     timing and the releases drawn and their seconds on ``clock``.
     """
 
-    from .distinguish import PairTestConfig, distinguish_pair, replay_pair_test
+    from privaudit.auditing.distinguish import PairTestConfig, distinguish_pair, replay_pair_test
 
     scale = min(1.0, affordable / (2 * sum(PROCESSING_SIZES)))
     sizes = tuple(int(n * scale) for n in PROCESSING_SIZES)
@@ -300,7 +258,7 @@ def time_processing(
 
 def budget_epsilon(shape: AuditPlan, cfg: AuditConfig, *, probability: float = 0.9) -> float:
     """The smallest true ε the most favourable event of an audit at ``cfg`` detects with
-    ``probability`` (module docstring)."""
+    ``probability`` (``docs/engine_notes.md``, "privaudit.auditing.time_budget")."""
     # the distinguishing test's share of the plan, at this configuration's α, per pair
     alpha = cfg.alpha * (shape.share("distinguishability") / shape.alpha) / cfg.pairs_tested
     if shape.claim.delta > 0:

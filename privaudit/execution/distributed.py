@@ -1,32 +1,14 @@
 """Audits on ``dask.distributed``: the test splits drawn and counted on Dask workers.
 
-The auditor's test splits are drawn in fixed blocks, block ``b`` of a stream from its own
-``SeedSequence`` child, and reduced to counts chunk by chunk (:mod:`privaudit.execution.streaming`).
-:class:`DaskExecutor` implements the streaming :class:`~privaudit.execution.streaming.Executor`
-protocol on an existing engine, ``dask.distributed``:
+:class:`DaskExecutor` implements the streaming
+:class:`~privaudit.execution.streaming.Executor` protocol on ``dask.distributed``: the work
+of a split is pickled once and broadcast, each task draws a chunk of blocks from the root
+seed and sends back counts only, and the client gathers them in order, so the result is
+the serial executor's, bit for bit.  Dask schedules the tasks; privaudit builds no
+scheduler, queue or worker pool of its own.  Needs the extra ``privaudit[distributed]``.
 
-* the work of a split (the mechanism, the two inputs, the events and the counting code) is
-  pickled once with ``cloudpickle`` and broadcast to every worker;
-* each task is one chunk of blocks (sized per split from its blocks and the worker count,
-  :meth:`DaskExecutor.blocks_for`): the worker rebuilds the
-  block's generator from the root seed and the block's spawn key, draws the outputs,
-  counts them and sends back the counts only, never the outputs;
-* the client gathers the counts in the chunks' order, so the result is the same as the
-  serial executor's, bit for bit, for any number of workers.
-
-With no scheduler address a ``LocalCluster`` (worker processes, one thread each) is
-started and closed with the executor.  ``dask[distributed]`` is the optional extra
-``privaudit[distributed]``; it is imported only when a Dask executor is started.
-
-Dask schedules the tasks; privaudit builds no scheduler, queue or worker pool of its own.
-How to point an audit at a real cluster, and what was measured: ``docs/distributed.md``.
-
-References
-----------
-.. [1] Rocklin, "Dask: Parallel computation with blocked algorithms and task scheduling",
-   Proceedings of the 14th Python in Science Conference (SciPy 2015), 130-136.
-.. [2] NumPy NEP 19 (random number generator policy): ``SeedSequence`` spawning for
-   independent parallel streams.
+References: Rocklin, SciPy 2015; NumPy NEP 19.  Details: ``docs/engine_notes.md``,
+"privaudit.execution.distributed"; ``docs/distributed.md``.
 """
 
 from __future__ import annotations
@@ -45,13 +27,12 @@ from types import ModuleType
 from typing import Any, TypeVar
 
 from privaudit._version import __version__
+from privaudit.execution.forked import ForkedPairsExecutor
+from privaudit.execution.options import EXECUTOR_NAMES, WORKER_EXECUTORS
+from privaudit.execution.streaming import Executor, SerialExecutor, _positive_int
+from privaudit.execution.threads import ThreadExecutor
 from privaudit.first_party import is_first_party, is_own
 from privaudit.spec.errors import ExecutorError, InvalidParameterError, NotShippableError
-
-from .forked import ForkedPairsExecutor
-from .options import EXECUTOR_NAMES, WORKER_EXECUTORS
-from .streaming import Executor, SerialExecutor, _positive_int
-from .threads import ThreadExecutor
 
 __all__ = ["EXECUTOR_NAMES", "DaskExecutor", "executor_scope"]
 
@@ -69,9 +50,9 @@ _CACHE_SIZE = 8
 #: and counting for a sparse-vector mechanism; larger tasks only delay the last ones.
 MAX_BLOCKS_PER_CHUNK = 16
 #: Tasks per worker thread that a split is cut into (when it is large enough): with one
-#: task per worker, one slow task idles the others, and a split of 8 blocks made 1 task
-#: of 16 blocks, so 2 workers ran 0.39× serial speed (issue 25); four per worker keep
-#: every worker busy to the end while Dask's per-task cost stays small beside the work.
+#: task per worker, one slow task idles the others (``docs/engine_notes.md``,
+#: "privaudit.execution.distributed"); four per worker keep every worker busy to the end
+#: while Dask's per-task cost stays small beside the work.
 TASKS_PER_WORKER = 4
 _TRIM_KEY = "distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_"
 

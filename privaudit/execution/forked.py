@@ -1,27 +1,12 @@
 """Whole tasks run in forked worker processes, in turn, with their results in order.
 
-An audit tests its chosen pairs one after the other, each on its own share of α
-(:mod:`privaudit.auditing.pair_tests`).  Most of a pair test — the event search on its
-search split and the counting of its test split — is Python and NumPy work that holds
-the GIL for much of its time, so threads gain little (12.6 s → 9.8 s for two tests of
-SVT34Parallel at 2·10⁶ outputs per side on 2 cores); processes do (→ 7.7 s).
+A pair test is mostly Python and NumPy work that holds the GIL, so processes gain where
+threads do not.  :func:`map_forked` runs each task of an iterator in a child forked when a
+worker is free; the iterator itself (which draws each task's randomness) runs in the calling
+process, in order, so the report is the serial one to the bit.  :func:`fork_available` is
+true on Linux only.  A mechanism must not rely on state it changes while sampling.
 
-:func:`map_forked` takes the tasks from an iterator, one at a time, and runs each in a
-child forked when a worker is free (the first child to finish frees it, whichever it
-is).  Whatever the iterator does to produce a task runs in the calling process, in
-order: the audit draws each pair test's randomness there
-(:func:`~privaudit.auditing.distinguish.draws.draw_pair_test`; for the pilot tests of
-the local search's start pairs and of the successive halving,
-:func:`~privaudit.auditing.pair_scores.pair_score_task`), so the
-children run deterministic work and the report is the serial one to the bit.  A forked child
-inherits the task, the mechanism and its outputs without pickling them; only the result
-comes back, pickled, through a pipe.  A result that does not pickle (a closure of a
-declared law in it) is computed again in the calling process, from the same task.
-
-``fork`` exists on POSIX systems only, and is unsafe on macOS once system frameworks have
-started threads: :func:`fork_available` is true on Linux only, and callers run serially
-elsewhere.  A mechanism must not rely on state it changes while sampling (a counter, a
-cache it writes): the changes made in a child stay in that child.
+Details (the measurements): ``docs/engine_notes.md``, "privaudit.execution.forked".
 """
 
 from __future__ import annotations
@@ -34,9 +19,8 @@ from collections.abc import Callable, Iterable
 from multiprocessing.connection import wait
 from typing import Any, TypeVar
 
+from privaudit.execution.streaming import SerialExecutor, _positive_int
 from privaudit.spec.errors import ExecutorError, InvalidParameterError, PrivauditError
-
-from .streaming import SerialExecutor, _positive_int
 
 __all__ = [
     "EXTRA_PAIR_TESTS",
@@ -51,11 +35,10 @@ R = TypeVar("R")
 
 #: Pair tests run at once beyond the workers (:class:`ForkedPairsExecutor`'s default).
 #: The audit's process draws each pair test's randomness in turn, between the tests'
-#: starts, and a test that waited for a free worker ran alone at the end, on one core:
-#: SVT34Parallel's three tests at 5·10⁶ + 2.5·10⁶ outputs per side took their last 9 s
-#: on one core of two.  One more child than workers keeps every core busy until the last
-#: test ends, at the memory of one more pair test (seed 8 of that audit: 65.4 → 60.9 and
-#: 62.5 s; the same report to the bit).
+#: starts, and a test that waits for a free worker runs alone at the end, on one core.
+#: One more child than workers keeps every core busy until the last test ends, at the
+#: memory of one more pair test, with the same report to the bit (measured:
+#: ``docs/engine_notes.md``, "privaudit.execution.forked").
 EXTRA_PAIR_TESTS = 1
 
 

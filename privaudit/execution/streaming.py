@@ -1,26 +1,13 @@
 """Streaming draws: a pair's outputs in fixed blocks from ``SeedSequence``-spawned streams.
 
-Counts are sufficient statistics for every event test of the auditor, so no test needs
-all of its outputs in memory at once.  This module draws ``total`` outputs of one input
-as a sequence of **blocks** of a fixed size, block ``b`` from its own generator seeded by
-the child ``b`` of a root ``SeedSequence`` (the child ``spawn_key = root.spawn_key +
-(stream, b)``, exactly what ``SeedSequence.spawn`` would hand out).  Chunks — what is
-held in memory and counted at once — are whole numbers of blocks, so:
+Outputs are drawn as **blocks** of a fixed size, block ``b`` from its own child of a root
+``SeedSequence``, and held and counted in chunks of whole blocks: the counts are the same
+for any chunk size at the same seed, and an :class:`Executor` maps over chunks
+(:class:`SerialExecutor` here, lazily and in order).  Memory is one chunk of outputs plus
+the counts.
 
-* the outputs, and therefore every count, are the same for any chunk size at the same
-  seed (the block, not the chunk, is the unit of randomness);
-* blocks are independent units of work: an :class:`Executor` maps a function over
-  chunks of blocks (:class:`SerialExecutor` here, lazily and in order; a parallel
-  executor only has to implement the same ``map``, as
-  :class:`privaudit.execution.distributed.DaskExecutor` does on ``dask.distributed`` workers).
-
-Memory is one chunk of outputs plus whatever the caller keeps per chunk (counts).
-
-References
-----------
-.. [1] O'Neill, "PCG: A family of simple fast space-efficient statistically good
-   algorithms for random number generation", HMC-CS-2014-0905 (2014); NumPy's
-   ``SeedSequence`` spawning for independent parallel streams (NEP 19).
+References: O'Neill, HMC-CS-2014-0905 (PCG); NumPy NEP 19.  Details:
+``docs/engine_notes.md``, "privaudit.execution.streaming".
 """
 
 from __future__ import annotations

@@ -1,27 +1,14 @@
 """A thread-pool executor: the blocks of a test split drawn and counted on several cores.
 
-The streamed part of an audit — drawing a test split block by block and reducing each
-chunk to counts (:func:`~privaudit.execution.streaming.stream_chunks`) — is a map over
-independent chunks.  NumPy releases the GIL inside its generators (each block has its
-own :class:`numpy.random.Generator`, so no two threads share a lock) and inside most
-array kernels (sorting, gathers, arithmetic), so threads of one process run those
-chunks on several cores without pickling the mechanism or starting processes.
+NumPy releases the GIL inside its generators and most array kernels, so threads of one
+process run the streamed chunks (:func:`~privaudit.execution.streaming.stream_chunks`) on
+several cores without pickling.  :meth:`ThreadExecutor.map` returns results in order, so an
+audit on threads reports what a serial one does at the same seed.  Only the streamed test
+splits run on threads; a mechanism that keeps mutable state between ``sample`` calls must
+not be audited on threads.
 
-The results do not depend on the executor: a block, not a chunk, is the unit of
-randomness (:mod:`~privaudit.execution.streaming`), and :meth:`ThreadExecutor.map`
-returns the results in the items' order, so an audit on threads reports the same
-counts, bounds and verdict as a serial one at the same seed.
-
-Only the streamed test splits run on threads; the pilot, the pair search and the event
-search stay in the calling thread.  The mechanism's ``sample`` is called from several
-threads at once, each call with its own generator: a mechanism that keeps mutable state
-between calls (a cache it writes, a counter) must not be audited on threads.
-
-References
-----------
-.. [1] NumPy documentation, "Multithreaded generation" (``numpy.random``): independent
-   generators per thread from spawned ``SeedSequence`` children, the GIL released while
-   filling arrays.
+Reference: NumPy documentation, "Multithreaded generation".  Details:
+``docs/engine_notes.md``, "privaudit.execution.threads".
 """
 
 from __future__ import annotations
@@ -32,7 +19,7 @@ from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import TypeVar
 
-from .streaming import _positive_int
+from privaudit.execution.streaming import _positive_int
 
 __all__ = ["ThreadExecutor"]
 

@@ -15,10 +15,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from privaudit.auditing.texts import claim_text, format_epsilon
-from privaudit.spec.errors import PrivauditError, RegistryError
-
-from ._cli_common import (
+from privaudit.auditing.outcome.texts import claim_text, format_epsilon
+from privaudit.interfaces._cli_common import (
     _FAILING_STATES,
     EXIT_INCONCLUSIVE,
     EXIT_OK,
@@ -35,10 +33,11 @@ from ._cli_common import (
     _table,
     _target_or_registry,
 )
-from .cli_contract import REGISTRY_AUDIT_SCHEMA_VERSION
+from privaudit.interfaces.cli_contract import REGISTRY_AUDIT_SCHEMA_VERSION
+from privaudit.spec.errors import PrivauditError, RegistryError
 
 if TYPE_CHECKING:
-    from ._cli_junit import JUnitCase
+    from privaudit.interfaces._cli_junit import JUnitCase
 
 __all__ = ["REGISTRY_AUDIT_SCHEMA_VERSION"]
 
@@ -57,9 +56,8 @@ def _cmd_audit(args: argparse.Namespace) -> int:
 def _audit_target(args: argparse.Namespace, html_writer: Callable[..., Any] | None) -> int:
     from privaudit.auditing.auditor import audit
     from privaudit.auditing.config import CERTIFICATE_STRENGTH, CI_STRENGTH
+    from privaudit.interfaces._cli_junit import JUnitCase
     from privaudit.trust.targets import load_target
-
-    from ._cli_junit import JUnitCase
 
     out = _Output(args)
     started = time.perf_counter()
@@ -90,8 +88,7 @@ def _audit_target(args: argparse.Namespace, html_writer: Callable[..., Any] | No
 
 def _write_junit(args: argparse.Namespace, cases: list[JUnitCase], classname: str) -> None:
     from privaudit._version import __version__
-
-    from ._cli_junit import write_junit_xml
+    from privaudit.interfaces._cli_junit import write_junit_xml
 
     properties = {"privaudit_version": __version__, "command": _command(args)}
     write_junit_xml(
@@ -112,10 +109,9 @@ def _command(args: argparse.Namespace) -> str:
 def _junit_case(name: str, report: Any, cert: Any, seconds: float, text: str) -> JUnitCase:
     """A violation or a failing certificate is a failure, an otherwise inconclusive audit is
     skipped, anything else passed."""
-    from privaudit.auditing.verdicts import inconclusive_text
+    from privaudit.auditing.outcome.verdicts import inconclusive_text
+    from privaudit.interfaces._cli_junit import JUnitCase
     from privaudit.trust.registry import certify_command
-
-    from ._cli_junit import JUnitCase
 
     problems = []
     if report.violated:
@@ -139,7 +135,7 @@ def _reason(cert: Any) -> str:
 
 
 def _paragraph(name: str, description: str, report: Any, cert: Any, seconds: float) -> str:
-    from privaudit.auditing.verdicts import inconclusive_text
+    from privaudit.auditing.outcome.verdicts import inconclusive_text
     from privaudit.trust.registry import certify_command
 
     checks = report.checks
@@ -262,20 +258,9 @@ def _rule(name_width: int) -> str:
     return "  ".join("-" * w for w in (name_width, *_WIDTHS, len(_HEADER[-1])))
 
 
-def _audit_registry(args: argparse.Namespace, html_writer: Callable[..., Any] | None) -> int:
-    from privaudit.auditing.auditor import audit
-    from privaudit.trust import registry
-
-    from ._cli_junit import JUnitCase
-
-    out = _Output(args)
-    chosen = list(dict.fromkeys(args.registry)) or list(registry.names())
-    found = [registry.entry(name) for name in chosen]  # unknown names fail before any audit
-    if not found:
-        raise RegistryError("the registry is empty: nothing to audit")
-    overrides = _overrides(args)
-    rows: list[list[str]] = []
-    reports, records, errors, cases, broken = [], [], [], [], []
+def _say_preamble(out: _Output, found: list[Any], overrides: dict[str, Any]) -> int:
+    """Say the family-wise confidence, the version drift and the table's header; return
+    the width of the entry column."""
     if len(found) > 1:
         total = found[0].audit_config.merged(overrides).confidence
         out.say(
@@ -300,79 +285,55 @@ def _audit_registry(args: argparse.Namespace, html_writer: Callable[..., Any] | 
     if not out.verbose:
         out.say(_line(list(_HEADER), name_width))
         out.say(_rule(name_width))
-    with out.entries(len(found)) as shown:
-        for item in found:
-            started = time.perf_counter()
-            try:
-                mech = item.create()
-                cert = registry.status_for(item, mech)
-                base = (
-                    item.certificate_config if args.strength == "certificate" else item.audit_config
-                )
-                config = registry.family_wise_config(base.merged(overrides), len(found))
-                report = audit(
-                    mech,
-                    config=config,
-                    pairs=item.pairs,
-                    progress=shown.start(item.name),
-                    executor=args.run,
-                )
-            except PrivauditError as err:
-                message = str(err).splitlines()[0] if str(err) else type(err).__name__
-                errors.append(f"{item.name}: {message}")
-                broken.append(item.name)
-                seconds = time.perf_counter() - started
-                rows.append([item.name, "ERROR", "?", "?", "?", "?", f"{seconds:.1f}"])
-                cases.append(JUnitCase(item.name, "error", seconds, message, str(err)))
-                out.error(f"privaudit: error: registry entry {item.name!r}: {message}")
-                shown.done()
-                if not out.verbose:
-                    out.say(_line(rows[-1], name_width))
-                continue
-            seconds = time.perf_counter() - started
-            paragraph = _paragraph(item.name, item.description, report, cert, seconds)
-            verdict = {"violation": "VIOLATION", "inconclusive": "INCONCLUSIVE"}.get(
-                report.verdict, "no violation"
-            )
-            rows.append(
-                [
-                    item.name,
-                    verdict,
-                    format_epsilon(report.epsilon_lower_bound),
-                    f"{report.epsilon_claimed:.6g}",
-                    f"{report.delta_claimed:g}",
-                    cert.state,
-                    f"{seconds:.1f}",
-                ]
-            )
-            shown.done()
-            if out.verbose:
-                out.say(paragraph)
-                out.say()
-            else:
-                out.say(_line(rows[-1], name_width))
-            cases.append(_junit_case(item.name, report, cert, seconds, paragraph))
-            reports.append(report)
-            records.append(
-                {
-                    "name": item.name,
-                    "verdict": report.verdict,
-                    "epsilon_lower_bound": report.model_dump(mode="json")["epsilon_lower_bound"],
-                    "epsilon_claimed": report.epsilon_claimed,
-                    "delta_claimed": report.delta_claimed,
-                    "detectable_epsilon": (report.model_dump(mode="json")["power"] or {}).get(
-                        "detectable_epsilon"
-                    ),
-                    "samples_to_conclude": report.samples_to_conclude,
-                    "certificate_status": cert.state,
-                    "certificate_reason": cert.reason,
-                    "seconds": round(seconds, 3),
-                }
-            )
-            if args.plot:
-                _plot(report, Path(args.plot) / f"{item.name}.png")
-            if html_writer is not None:
-                html_writer(report, Path(args.html) / f"{item.name}.html")
+    return name_width
+
+
+def _entry_row(name: str, report: Any, cert: Any, seconds: float) -> list[str]:
+    """The table row of one audited entry."""
+    verdict = {"violation": "VIOLATION", "inconclusive": "INCONCLUSIVE"}.get(
+        report.verdict, "no violation"
+    )
+    return [
+        name,
+        verdict,
+        format_epsilon(report.epsilon_lower_bound),
+        f"{report.epsilon_claimed:.6g}",
+        f"{report.delta_claimed:g}",
+        cert.state,
+        f"{seconds:.1f}",
+    ]
+
+
+def _entry_record(name: str, report: Any, cert: Any, seconds: float) -> dict[str, Any]:
+    """The JSON record of one audited entry."""
+    return {
+        "name": name,
+        "verdict": report.verdict,
+        "epsilon_lower_bound": report.model_dump(mode="json")["epsilon_lower_bound"],
+        "epsilon_claimed": report.epsilon_claimed,
+        "delta_claimed": report.delta_claimed,
+        "detectable_epsilon": (report.model_dump(mode="json")["power"] or {}).get(
+            "detectable_epsilon"
+        ),
+        "samples_to_conclude": report.samples_to_conclude,
+        "certificate_status": cert.state,
+        "certificate_reason": cert.reason,
+        "seconds": round(seconds, 3),
+    }
+
+
+def _say_totals(
+    out: _Output,
+    found: list[Any],
+    rows: list[list[str]],
+    reports: list[Any],
+    records: list[dict[str, Any]],
+    errors: list[str],
+    broken: list[str],
+) -> tuple[list[Any], list[Any], list[str]]:
+    """Say the verbose table, the entries violated, inconclusive, in error and uncertified,
+    and the disclaimer; return the violated and inconclusive reports and the names of the
+    uncertified entries."""
     violated = [r for r in reports if r.violated]
     uncertified = [
         record["name"] for record in records if record["certificate_status"] in _FAILING_STATES
@@ -407,6 +368,71 @@ def _audit_registry(args: argparse.Namespace, html_writer: Callable[..., Any] | 
         )
     if reports:
         out.say(textwrap.fill(reports[0].disclaimer, width=92))
+    return violated, inconclusive, uncertified
+
+
+def _audit_registry(args: argparse.Namespace, html_writer: Callable[..., Any] | None) -> int:
+    from privaudit.auditing.auditor import audit
+    from privaudit.interfaces._cli_junit import JUnitCase
+    from privaudit.trust import registry
+
+    out = _Output(args)
+    chosen = list(dict.fromkeys(args.registry)) or list(registry.names())
+    found = [registry.entry(name) for name in chosen]  # unknown names fail before any audit
+    if not found:
+        raise RegistryError("the registry is empty: nothing to audit")
+    overrides = _overrides(args)
+    rows: list[list[str]] = []
+    reports, records, errors, cases, broken = [], [], [], [], []
+    name_width = _say_preamble(out, found, overrides)
+    with out.entries(len(found)) as shown:
+        for item in found:
+            started = time.perf_counter()
+            try:
+                mech = item.create()
+                cert = registry.status_for(item, mech)
+                base = (
+                    item.certificate_config if args.strength == "certificate" else item.audit_config
+                )
+                config = registry.family_wise_config(base.merged(overrides), len(found))
+                report = audit(
+                    mech,
+                    config=config,
+                    pairs=item.pairs,
+                    progress=shown.start(item.name),
+                    executor=args.run,
+                )
+            except PrivauditError as err:
+                message = str(err).splitlines()[0] if str(err) else type(err).__name__
+                errors.append(f"{item.name}: {message}")
+                broken.append(item.name)
+                seconds = time.perf_counter() - started
+                rows.append([item.name, "ERROR", "?", "?", "?", "?", f"{seconds:.1f}"])
+                cases.append(JUnitCase(item.name, "error", seconds, message, str(err)))
+                out.error(f"privaudit: error: registry entry {item.name!r}: {message}")
+                shown.done()
+                if not out.verbose:
+                    out.say(_line(rows[-1], name_width))
+                continue
+            seconds = time.perf_counter() - started
+            paragraph = _paragraph(item.name, item.description, report, cert, seconds)
+            rows.append(_entry_row(item.name, report, cert, seconds))
+            shown.done()
+            if out.verbose:
+                out.say(paragraph)
+                out.say()
+            else:
+                out.say(_line(rows[-1], name_width))
+            cases.append(_junit_case(item.name, report, cert, seconds, paragraph))
+            reports.append(report)
+            records.append(_entry_record(item.name, report, cert, seconds))
+            if args.plot:
+                _plot(report, Path(args.plot) / f"{item.name}.png")
+            if html_writer is not None:
+                html_writer(report, Path(args.html) / f"{item.name}.html")
+    violated, inconclusive, uncertified = _say_totals(
+        out, found, rows, reports, records, errors, broken
+    )
     if args.json:
         payload = {
             "schema_version": REGISTRY_AUDIT_SCHEMA_VERSION,

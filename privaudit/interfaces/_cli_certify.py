@@ -12,10 +12,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from privaudit.auditing.texts import format_epsilon
-from privaudit.spec.errors import CertificateError
-
-from ._cli_common import (
+from privaudit.auditing.outcome.texts import format_epsilon
+from privaudit.interfaces._cli_common import (
     EXIT_INCONCLUSIVE,
     EXIT_OK,
     EXIT_VIOLATION,
@@ -28,6 +26,7 @@ from ._cli_common import (
     _table,
     _target_or_registry,
 )
+from privaudit.spec.errors import CertificateError
 
 __all__: list[str] = []
 
@@ -58,7 +57,7 @@ def _certify_one(
     or is inconclusive."""
     from privaudit.auditing.auditor import audit
     from privaudit.auditing.config import below_certificate_minimums
-    from privaudit.auditing.verdicts import inconclusive_text
+    from privaudit.auditing.outcome.verdicts import inconclusive_text
     from privaudit.trust.certificates import Certificate, implementation_of
     from privaudit.trust.reproducibility import check_generator_determinism, non_reproducible_note
 

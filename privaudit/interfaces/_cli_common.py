@@ -16,15 +16,14 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, TextIO
 
-from privaudit.spec.errors import AuditError
-
-from .cli_contract import (
+from privaudit.interfaces.cli_contract import (
     EXIT_BROKEN_PIPE,
     EXIT_INCONCLUSIVE,
     EXIT_OK,
     EXIT_USAGE,
     EXIT_VIOLATION,
 )
+from privaudit.spec.errors import AuditError
 
 __all__ = ["EXIT_BROKEN_PIPE", "EXIT_INCONCLUSIVE", "EXIT_OK", "EXIT_USAGE", "EXIT_VIOLATION"]
 
@@ -191,7 +190,7 @@ def _require_outputs(args: argparse.Namespace) -> Callable[..., Any] | None:
             raise AuditError("--plot needs matplotlib: pip install 'privaudit[plot]'") from None
     if getattr(args, "html", None):
         try:
-            from .html_report import write_html_report
+            from privaudit.interfaces.html_report import write_html_report
         except ImportError as err:
             raise AuditError(
                 "--html needs privaudit.interfaces.html_report.write_html_report, which this "

@@ -21,7 +21,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Literal
 
-from ._cli_common import _write_text
+from privaudit.interfaces._cli_common import _write_text
 
 __all__ = ["JUnitCase", "write_junit_xml"]
 

@@ -12,10 +12,13 @@ import textwrap
 from pathlib import Path
 from typing import Any
 
-from privaudit.auditing.texts import claim_text, format_epsilon, guarantee_text, relation_text
-from privaudit.spec.errors import AuditError, CertificateError, PrivauditError, RegistryError
-
-from ._cli_common import (
+from privaudit.auditing.outcome.texts import (
+    claim_text,
+    format_epsilon,
+    guarantee_text,
+    relation_text,
+)
+from privaudit.interfaces._cli_common import (
     _FAILING_STATES,
     EXIT_OK,
     EXIT_USAGE,
@@ -25,6 +28,7 @@ from ._cli_common import (
     _shown,
     _table,
 )
+from privaudit.spec.errors import AuditError, CertificateError, PrivauditError, RegistryError
 
 __all__: list[str] = []
 

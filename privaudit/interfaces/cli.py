@@ -1,47 +1,15 @@
-"""The ``privaudit`` command line.
+"""The ``privaudit`` command line: ``audit``, ``certify``, ``list``, ``show``, ``verify``, ``demo``.
 
-Commands::
+TARGET is ``package.module:name`` or ``path/to/file.py:name`` (:mod:`privaudit.trust.targets`),
+executed as Python code.  Exit codes (:mod:`privaudit.interfaces.cli_contract`): 0 no
+violation, 1 violation, 2 usage or input error, 3 inconclusive.  This module builds the
+parser and runs a command, importing only the standard library, so ``--help`` loads no
+numerical package; the commands live in :mod:`privaudit.interfaces._cli_audit`,
+:mod:`privaudit.interfaces._cli_certify`, :mod:`privaudit.interfaces._cli_registry` and
+:mod:`privaudit.interfaces._cli_common`.
 
-    privaudit audit TARGET | --registry [NAME ...]   audit a mechanism, or the registry
-                    [--verbose] [--junit-xml PATH]
-                    [--executor threads [--workers N] | dask [--scheduler ADDRESS | --workers N]]
-    privaudit certify TARGET [-o PATH] | --registry [NAME ...]
-                                                     audit and write a certificate
-                    [--executor threads [--workers N] | dask [--scheduler ADDRESS | --workers N]]
-    privaudit list [--json] [--check]                the registry and its certificates
-    privaudit show CERTIFICATE [--json]              print a certificate (path or entry name)
-    privaudit verify CERT ... | --registry [NAME ...]
-                                                     check and reproduce certificates
-    privaudit demo [NAME] [--seed S]                 a certified entry's release and spec
-
-TARGET is ``package.module:name`` or ``path/to/file.py:name`` naming a mechanism or a
-zero-argument factory that returns one (:mod:`privaudit.trust.targets`); the module or file is
-executed as Python code.
-
-Exit codes: 0 no violation found, 1 violation found, 2 usage or input error, 3 inconclusive
-(no violation found, but the audit could not have detected a true ε of ``--detect-epsilon``,
-by default twice the claim; with ``--registry``, 1 beats 3).  Usage errors are one line on
-stderr, never a traceback; set ``PRIVAUDIT_DEBUG=1`` to see the traceback of an
-unexpected error).  ``audit --registry`` and ``list --check`` also exit 1 when any
-certificate is stale, missing or inconsistent; ``verify`` exits 1 when any certificate
-is stale, missing, inconsistent or not reproduced.  When the reader of stdout goes away
-(``privaudit list | head -1``) the command stops with no message: ``list``, ``show`` and
-``--help`` exit 0 (the reader took what it wanted of a listing), other commands 141
-(128 + SIGPIPE, as a shell reports a program ended by a closed pipe: their verdict was not
-delivered).  Progress goes to stderr, only when stderr is a terminal
-and ``--quiet`` is not given (``audit --registry``: one line redrawn in place).
-``--json PATH`` writes the report in the schema of ``docs/report_schema.md``; ``--json -``
-writes it to stdout, and then the readable text goes to stderr (or nowhere with ``--quiet``).
-``audit --junit-xml PATH`` writes a JUnit XML report for CI; ``audit --registry`` prints one
-line per entry, and a paragraph per entry with ``--verbose``.
-
-This module builds the parser and runs a command, importing only the standard library
-(exit codes in :mod:`privaudit.interfaces.cli_contract`), so ``--help`` and argument errors
-load no numerical package; the commands live beside it, one module per group, imported
-when the command runs: :mod:`privaudit.interfaces._cli_audit` (``audit``),
-:mod:`privaudit.interfaces._cli_certify` (``certify``),
-:mod:`privaudit.interfaces._cli_registry` (``list``, ``show``, ``verify``, ``demo``), and
-what they share in :mod:`privaudit.interfaces._cli_common`.
+Details (the synopsis, exit codes, output streams): ``docs/engine_notes.md``,
+"privaudit.interfaces.cli".
 """
 
 from __future__ import annotations
@@ -57,17 +25,18 @@ from collections.abc import Callable, Sequence
 from typing import Any, NoReturn, TextIO
 
 from privaudit._version import __version__
-from privaudit.auditing._argtypes import confidence as _confidence
-from privaudit.auditing._argtypes import nonnegative_int as _nonnegative_int
-from privaudit.auditing._argtypes import positive_float as _positive_float
-from privaudit.auditing._argtypes import positive_int as _positive_int
-from privaudit.auditing._argtypes import sample_count as _sample_count
 from privaudit.execution.options import EXECUTOR_NAMES
-
-from .cli_contract import EXIT_BROKEN_PIPE, EXIT_OK, EXIT_USAGE
-from .cli_contract import EXIT_INCONCLUSIVE as EXIT_INCONCLUSIVE
-from .cli_contract import EXIT_VIOLATION as EXIT_VIOLATION
-from .cli_contract import REGISTRY_AUDIT_SCHEMA_VERSION as REGISTRY_AUDIT_SCHEMA_VERSION
+from privaudit.interfaces.argument_types import confidence as _confidence
+from privaudit.interfaces.argument_types import nonnegative_int as _nonnegative_int
+from privaudit.interfaces.argument_types import positive_float as _positive_float
+from privaudit.interfaces.argument_types import positive_int as _positive_int
+from privaudit.interfaces.argument_types import sample_count as _sample_count
+from privaudit.interfaces.cli_contract import EXIT_BROKEN_PIPE, EXIT_OK, EXIT_USAGE
+from privaudit.interfaces.cli_contract import EXIT_INCONCLUSIVE as EXIT_INCONCLUSIVE
+from privaudit.interfaces.cli_contract import EXIT_VIOLATION as EXIT_VIOLATION
+from privaudit.interfaces.cli_contract import (
+    REGISTRY_AUDIT_SCHEMA_VERSION as REGISTRY_AUDIT_SCHEMA_VERSION,
+)
 
 __all__ = ["main"]
 

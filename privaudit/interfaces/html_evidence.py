@@ -10,11 +10,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .html_text import _capitalise, _compact, _e, _num, _pair_html
+from privaudit.interfaces.html_text import _capitalise, _compact, _e, _num, _pair_html
 
 if TYPE_CHECKING:  # pragma: no cover
-    from privaudit.auditing.report import AuditReport
-    from privaudit.auditing.results import CheckOutcome, Counterexample, EventBound
+    from privaudit.auditing.outcome.report import AuditReport
+    from privaudit.auditing.outcome.results import CheckOutcome, Counterexample, EventBound
 
 __all__: list[str] = []
 

@@ -1,5 +1,6 @@
 """The figures of the HTML report (:mod:`privaudit.interfaces.html_report`), as inline SVG: the
-trade-off and privacy-profile panels drawn by :func:`privaudit.auditing.plotting.plot_tradeoff`
+trade-off and privacy-profile panels drawn by
+:func:`privaudit.auditing.outcome.plotting.plot_tradeoff`
 (matplotlib) or, without it, by a small built-in SVG drawing, and the exact δ(ε) profile of
 a finite randomizer.  The trade-off is that of Wasserman & Zhou (JASA 2010); the boxes are
 Clopper–Pearson intervals (Biometrika 1934).
@@ -15,13 +16,12 @@ from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 
+from privaudit.interfaces.html_text import _e, _pct
 from privaudit.spec.errors import AuditError
 
-from .html_text import _e, _pct
-
 if TYPE_CHECKING:  # pragma: no cover
-    from privaudit.auditing.exact_audit import ExactAuditResult
-    from privaudit.auditing.report import AuditReport
+    from privaudit.auditing.exact.privacy import ExactAuditResult
+    from privaudit.auditing.outcome.report import AuditReport
 
 __all__ = ["FigureMode"]
 
@@ -101,8 +101,9 @@ def _exact_svg(exact: ExactAuditResult, report: AuditReport) -> str:
 
 
 def _matplotlib_svg(report: AuditReport) -> str:
-    """The two panels of :func:`~privaudit.auditing.plotting.plot_tradeoff` as an inline <svg>."""
-    from privaudit.auditing.plotting import _require_matplotlib, plot_tradeoff
+    """The two panels of :func:`~privaudit.auditing.outcome.plotting.plot_tradeoff` as an inline
+    <svg>."""
+    from privaudit.auditing.outcome.plotting import _require_matplotlib, plot_tradeoff
 
     plt = _require_matplotlib()
     import matplotlib
@@ -214,7 +215,7 @@ def _legend(x: float, y: float, items: Sequence[tuple[str, str]]) -> str:
 
 def _builtin_svg(report: AuditReport) -> str:
     """A pure-SVG drawing of the trade-off and profile panels (no matplotlib needed)."""
-    from privaudit.auditing.plotting import claimed_tradeoff_curve
+    from privaudit.auditing.outcome.plotting import claimed_tradeoff_curve
 
     parts = [
         (

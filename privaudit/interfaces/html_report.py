@@ -1,25 +1,13 @@
-"""A standalone HTML page for an :class:`~privaudit.auditing.report.AuditReport`.
+"""A standalone HTML page for an :class:`~privaudit.auditing.outcome.report.AuditReport`.
 
-:func:`render_html_report` returns one self-contained HTML document (inline CSS, inline
-SVG figures, no JavaScript, no external assets) and :func:`write_html_report` writes it
-to a file, so a report can be attached to a CI run, mailed, or archived next to a
-certificate and opened years later without network access.
+:func:`render_html_report` returns one self-contained document (inline CSS and SVG, no
+JavaScript, no external assets) and :func:`write_html_report` writes it, so a report opens
+years later without network access.  This module lays out the page; the figures are drawn in
+:mod:`privaudit.interfaces.html_figures` (with a built-in SVG fallback without matplotlib),
+the evidence sections in :mod:`privaudit.interfaces.html_evidence` and the text helpers in
+:mod:`privaudit.interfaces.html_text`.  All text is escaped.
 
-The page shows, top to bottom: the mechanism and the verdict, the disclaimer, the ε lower
-bound against the claim, for a finite randomizer the exact audit (exact ε, the worst pair
-and the exact δ(ε) profile, stated as exact: no sampling, no confidence level), the claims
-(the spec), the checks, the counterexamples of the violated checks, the worst event with
-its Clopper–Pearson bounds and the power statement, the trade-off and privacy-profile
-figures, every tested event, the privacy profile and the run metadata.
-
-Figures are drawn with :func:`privaudit.auditing.plotting.plot_tradeoff` and embedded as SVG;
-without matplotlib a small built-in SVG drawing (points, boxes and the claimed boundary)
-takes their place, so the page is always complete.  All text is escaped.
-
-The figures are drawn in :mod:`privaudit.interfaces.html_figures`, the evidence sections
-(counterexamples, the worst event and power, every tested event, the privacy profile) in
-:mod:`privaudit.interfaces.html_evidence`, and the text helpers (escaping, numbers, compact
-JSON) live in :mod:`privaudit.interfaces.html_text`; this module lays out the page.
+Details (the page's sections): ``docs/engine_notes.md``, "privaudit.interfaces.html_report".
 """
 
 from __future__ import annotations
@@ -29,21 +17,30 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from privaudit.spec.errors import AuditError
-
-from .html_evidence import (
+from privaudit.interfaces.html_evidence import (
     _counterexamples_section,
     _events_section,
     _evidence_section,
     _pair_block,
     _profile_section,
 )
-from .html_figures import _BLUE, _GREEN, _INK, _RED, FigureMode, _exact_svg, _figures_section
-from .html_text import _e, _num, _pct
-from .html_text import _pair_html as _pair_html  # re-exported: tests import it from here
+from privaudit.interfaces.html_figures import (
+    _BLUE,
+    _GREEN,
+    _INK,
+    _RED,
+    FigureMode,
+    _exact_svg,
+    _figures_section,
+)
+from privaudit.interfaces.html_text import _e, _num, _pct
+from privaudit.interfaces.html_text import (
+    _pair_html as _pair_html,  # re-exported: tests import it from here
+)
+from privaudit.spec.errors import AuditError
 
 if TYPE_CHECKING:  # pragma: no cover
-    from privaudit.auditing.report import AuditReport
+    from privaudit.auditing.outcome.report import AuditReport
 
 __all__ = ["FigureMode", "render_html_report", "write_html_report"]
 
@@ -224,7 +221,7 @@ def _header(report: AuditReport) -> str:
     )
     note = ""
     if report.inconclusive:
-        from privaudit.auditing.verdicts import inconclusive_text
+        from privaudit.auditing.outcome.verdicts import inconclusive_text
 
         reasons = [f"required check skipped: {r}" for r in report.unmet_requirements]
         if not reasons or not (report.power and report.power.conclusive):
@@ -579,7 +576,7 @@ def render_html_report(report: AuditReport, *, figures: FigureMode = "auto") -> 
         If ``report`` is not an :class:`AuditReport`, ``figures`` is unknown, or
         ``figures="matplotlib"`` and matplotlib is missing.
     """
-    from privaudit.auditing.report import AuditReport
+    from privaudit.auditing.outcome.report import AuditReport
 
     if not isinstance(report, AuditReport):
         raise AuditError(f"render_html_report needs an AuditReport, got {type(report).__name__}")

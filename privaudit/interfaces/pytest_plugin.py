@@ -1,72 +1,16 @@
 """The privaudit pytest plugin: audit a mechanism's privacy claims from a test.
 
-Installed with privaudit and registered through the ``pytest11`` entry point, so a
-project that depends on privaudit can write::
+Registered through the ``pytest11`` entry point.  The fixture ``privacy_audit`` runs
+:func:`privaudit.audit` at :data:`privaudit.CI_STRENGTH` with a seed derived from the test's
+node id: ``privacy_audit(noisy_mean).assert_no_violation()``.  A violation found by
+statistical checks only is confirmed by an independent second audit
+(:mod:`privaudit.auditing.confirmation`); the ``--privaudit-*`` options and ini keys set
+samples, seed, confidence, time budget, session α and executor.  Tests that use the fixture
+get the marker ``privacy``.  Nothing heavy is imported when pytest starts.
 
-    def test_noisy_mean_keeps_its_claims(privacy_audit):
-        privacy_audit(noisy_mean).assert_no_violation()
-
-The fixture ``privacy_audit`` runs :func:`privaudit.audit` at
-:data:`privaudit.CI_STRENGTH` with a seed derived from the test's node id, so the same
-test draws the same samples on every run and every machine.  A failed audit raises an
-:class:`AssertionError` that shows the verdict, the ε lower bound against the claim,
-every violated check with its counterexample and the seed that reproduces it.  An
-*inconclusive* audit (no violation found, but it could not have detected a true ε of
-twice the claim, or ``detect_epsilon=``) fails ``assert_no_violation`` too, and its
-message says how many samples per side would make it conclusive.
-
-Command-line options (all optional):
-
-``--privaudit-samples N``
-    Outputs per side of each tested pair (default: the ini option ``privaudit_samples``,
-    else ``CI_STRENGTH.samples``).
-``--privaudit-seed S``
-    Use seed ``S`` for every audit instead of the per-test seed (to reproduce a failure).
-``--privaudit-confidence C``
-    Family-wise confidence of each audit, in [0.5, 1).
-``--privaudit-time-budget SECONDS`` (ini ``privaudit_time_budget``; per call
-``privacy_audit(mechanism, time_budget=SECONDS)``)
-    Seconds each audit may take: a pilot of releases is timed and the configuration
-    shrunk to fit (:mod:`privaudit.auditing.time_budget`); the report's ``budget`` and the
-    failure messages say what the budget can and cannot detect.  A confirmation stage
-    plans to the same budget.
-``--privaudit-session-alpha A`` (ini ``privaudit_session_alpha``, default 0.01)
-    Probability that a session of correct mechanisms fails at all: a violation that the
-    CI-strength audit (the *screen*) finds with statistical checks only is confirmed by a
-    second audit on an independent random stream, with ``--privaudit-confirm-factor``
-    (default 4) times the samples, at level ``A / m`` (Bonferroni over the session), where
-    ``m`` is the larger of ``--privaudit-suite-size`` (ini ``privaudit_suite_size``,
-    default 50) and the number of collected tests that audit; the test fails only when
-    both stages find a violation (:mod:`privaudit.auditing.confirmation`).  A violation found by
-    a deterministic check fails at once.  ``--privaudit-no-confirm`` makes the screen's
-    verdict final (per-test control at level ``1 − C``).
-``--privaudit-executor {serial,threads,processes,dask}``, ``--privaudit-scheduler ADDRESS``,
-``--privaudit-workers N``
-    Where the audits' test splits are drawn and counted: in the test process (default),
-    on a pool of N threads of it (``threads``; default one per core), the pair tests of
-    each audit in up to N forked processes (``processes``; Linux, default one per core),
-    or on ``dask.distributed`` workers (the extra ``privaudit[distributed]``), on the
-    scheduler at ADDRESS or else on a ``LocalCluster`` of N workers.  The pool or the
-    cluster is started once for the session, on first use, and closed at its end.  The
-    results are the same, bit for bit, as in the test process (``docs/distributed.md``).
-
-Failure messages show both stages (seed, samples, confidence, verdict and ε lower bound
-of each); the counterexamples shown are the confirmation's.
-
-Precedence: keyword overrides passed to ``privacy_audit(...)`` beat the command line,
-which beats the ini file, which beats ``CI_STRENGTH``.
-
-The marker ``privacy`` is registered and added automatically to every test that uses the
-fixture, so ``pytest -m privacy`` runs just the audits.
-
-The plugin imports nothing heavy when pytest starts: ``privaudit``'s auditor is imported
-inside the fixture on first use.
-
-Notes
------
-Black-box testing can refute a privacy claim, never prove one: a passing
-``assert_no_violation`` means that no violation was found at the audit's confidence and
-power, not that the mechanism is private.
+A passing ``assert_no_violation`` means no violation was found, not that the mechanism is
+private.  Details (every option): ``docs/engine_notes.md``,
+"privaudit.interfaces.pytest_plugin".
 """
 
 from __future__ import annotations
@@ -82,15 +26,15 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import pytest
 
-from privaudit.auditing._argtypes import confidence as _confidence
-from privaudit.auditing._argtypes import nonnegative_int as _seed
-from privaudit.auditing._argtypes import positive_float as _positive_float
-from privaudit.auditing._argtypes import positive_int as _positive_int
+from privaudit.interfaces.argument_types import confidence as _confidence
+from privaudit.interfaces.argument_types import nonnegative_int as _seed
+from privaudit.interfaces.argument_types import positive_float as _positive_float
+from privaudit.interfaces.argument_types import positive_int as _positive_int
 
 if TYPE_CHECKING:  # pragma: no cover
     from privaudit.auditing.config import AuditConfig
     from privaudit.auditing.confirmation import ConfirmationPolicy, TwoStageAudit
-    from privaudit.auditing.report import AuditReport
+    from privaudit.auditing.outcome.report import AuditReport
 
 __all__ = [
     "AuditOutcome",
@@ -466,7 +410,7 @@ class AuditOutcome:
 
     def inconclusive_message(self) -> str:
         """The message of :meth:`assert_no_violation` for an inconclusive audit."""
-        from privaudit.auditing.verdicts import inconclusive_text
+        from privaudit.auditing.outcome.verdicts import inconclusive_text
 
         r = self.report
         lines = self._header() + self._stage_lines()

@@ -22,19 +22,85 @@
 
 from __future__ import annotations
 
-from .allocation import EventPlan, plan_events, predicted_epsilon, predicted_rate_ratio_epsilon
-from .clopper_pearson import BinomialInterval, clopper_pearson, cp_lower, cp_upper
-from .epsilon_bounds import (
-    DEFAULT_REPORT_DELTA,
-    claimed_point,
-    default_margin_grid,
-    epsilon_lower_bound,
-    violation_margin,
+from typing import TYPE_CHECKING as _TYPE_CHECKING
+from typing import Any as _Any
+
+from privaudit._lazy import lazy_attribute as _lazy_attribute
+from privaudit._lazy import lazy_dir as _lazy_dir
+
+# ``clopper_pearson`` is also a submodule: its names are bound here, at import, so that the
+# function, not the module, is the package's attribute (the module needs scipy.special only).
+from privaudit.statistics.clopper_pearson import (
+    BinomialInterval,
+    clopper_pearson,
+    cp_lower,
+    cp_upper,
 )
-from .mean_bounds import eb_lower_bound_from_sums, mean_lower_bound, tune_eb_bet
-from .pooled import PooledBound, garwood_lower, garwood_upper, pooled_bound
-from .power import detectable_epsilon, detection_probability, samples_to_detect
-from .rate_ratio import rate_ratio_epsilon_lower_bound, rate_ratio_lower_bound
+
+# The other names are imported on first use (PEP 562): reading a certificate needs
+# claimed_point, not the power calculations and their scipy.stats laws.
+_LAZY: dict[str, str] = {
+    "DEFAULT_REPORT_DELTA": "privaudit.statistics.epsilon_bounds",
+    "EventPlan": "privaudit.statistics.allocation",
+    "PooledBound": "privaudit.statistics.pooled",
+    "claimed_point": "privaudit.statistics.epsilon_bounds",
+    "default_margin_grid": "privaudit.statistics.epsilon_bounds",
+    "detectable_epsilon": "privaudit.statistics.power",
+    "detection_probability": "privaudit.statistics.power",
+    "eb_lower_bound_from_sums": "privaudit.statistics.mean_bounds",
+    "epsilon_lower_bound": "privaudit.statistics.epsilon_bounds",
+    "garwood_lower": "privaudit.statistics.pooled",
+    "garwood_upper": "privaudit.statistics.pooled",
+    "mean_lower_bound": "privaudit.statistics.mean_bounds",
+    "plan_events": "privaudit.statistics.allocation",
+    "pooled_bound": "privaudit.statistics.pooled",
+    "predicted_epsilon": "privaudit.statistics.allocation",
+    "predicted_rate_ratio_epsilon": "privaudit.statistics.allocation",
+    "rate_ratio_epsilon_lower_bound": "privaudit.statistics.rate_ratio",
+    "rate_ratio_lower_bound": "privaudit.statistics.rate_ratio",
+    "samples_to_detect": "privaudit.statistics.power",
+    "tune_eb_bet": "privaudit.statistics.mean_bounds",
+    "violation_margin": "privaudit.statistics.epsilon_bounds",
+}
+
+if _TYPE_CHECKING:  # pragma: no cover
+    from privaudit.statistics.allocation import (
+        EventPlan,
+        plan_events,
+        predicted_epsilon,
+        predicted_rate_ratio_epsilon,
+    )
+    from privaudit.statistics.epsilon_bounds import (
+        DEFAULT_REPORT_DELTA,
+        claimed_point,
+        default_margin_grid,
+        epsilon_lower_bound,
+        violation_margin,
+    )
+    from privaudit.statistics.mean_bounds import (
+        eb_lower_bound_from_sums,
+        mean_lower_bound,
+        tune_eb_bet,
+    )
+    from privaudit.statistics.pooled import PooledBound, garwood_lower, garwood_upper, pooled_bound
+    from privaudit.statistics.power import (
+        detectable_epsilon,
+        detection_probability,
+        samples_to_detect,
+    )
+    from privaudit.statistics.rate_ratio import (
+        rate_ratio_epsilon_lower_bound,
+        rate_ratio_lower_bound,
+    )
+
+
+def __getattr__(name: str) -> _Any:
+    return _lazy_attribute(globals(), _LAZY, name)
+
+
+def __dir__() -> list[str]:
+    return _lazy_dir(globals(), _LAZY)
+
 
 __all__ = [
     "DEFAULT_REPORT_DELTA",

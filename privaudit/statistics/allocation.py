@@ -1,39 +1,15 @@
 """Planning the event tests: predicted ε bounds and a weighted-Bonferroni split of α.
 
-The event tests of one pair share an error budget α by (weighted) Bonferroni: event i
-is tested at level α_i with Σ α_i ≤ α, so the family-wise error is at most α whatever
-the α_i — *provided they are fixed before the test data are seen*.  This module fixes
-them from the search split alone.
+The event tests of one pair share α by weighted Bonferroni, which holds whatever the levels
+α_i *provided they are fixed before the test data are seen*; this module fixes them from the
+search split alone: :func:`wilson_lower` and :func:`wilson_upper` (cheap stand-ins for the
+exact bounds), :func:`predicted_epsilon`, :func:`predicted_rate_ratio_epsilon` and
+:func:`prefers_rate_ratio`, :func:`plan_events` (which events to test, at which levels, a
+deterministic function of the search split) and :func:`equal_rate_prior`.
 
-* :func:`wilson_lower`, :func:`wilson_upper` — Wilson-score stand-ins for the exact
-  Clopper–Pearson bounds (cheap, vectorised, accept fractional "expected" counts);
-* :func:`predicted_epsilon` — the ε lower bound an event with probabilities (p_x, p_y)
-  is expected to give on n test outputs per side at level α;
-  :func:`predicted_rate_ratio_epsilon` the same for the rate-ratio bound of a
-  Poissonised test, and :func:`prefers_rate_ratio` which of the two is larger;
-* :func:`plan_events` — which candidate events to test and at which levels;
-* :func:`equal_rate_prior` — judging counts shrunk towards "the event is equally likely
-  on both sides", which keeps the plan from betting on events seen a handful of times.
-
-How :func:`plan_events` decides.  Testing more events hedges against a wrong choice
-on the search split but costs every event a smaller level (a larger CP penalty); which
-wins depends on how sure the search split is.  For each candidate the search counts
-give an approximate posterior of (p_x, p_y) (Wilson bounds at a random standard-normal
-deviate); candidates built on the same feature (nested thresholds) draw from common
-random numbers, since their estimates move together.  The objective of a plan (a set S
-with levels α_i) is the posterior mean of max_{i∈S} predicted_epsilon(p_x,i, p_y,i, n,
-α_i): the expected best bound the test will report.  Plans are grown greedily (equal
-levels α/|S|) and each prefix is also tried with half of α on its first event; the best
-plan is returned.  The randomness is a fixed internal seed, so the plan is a
-deterministic function of the search split.
-
-References
-----------
-.. [1] Wilson, "Probable inference, the law of succession, and statistical inference",
-   JASA 22 (1927).
-.. [2] Holm, "A simple sequentially rejective multiple test procedure", Scand. J.
-   Statist. 6 (1979) (weighted Bonferroni).
-.. [3] Ding, Wang, Wang, Zhang & Kifer, CCS 2018 (select on one sample, test on another).
+References: Wilson, JASA 1927; Holm, Scand. J. Statist. 1979; Ding et al., CCS 2018.
+Details (how :func:`plan_events` decides): ``docs/engine_notes.md``,
+"privaudit.statistics.allocation".
 """
 
 from __future__ import annotations
@@ -45,8 +21,7 @@ import numpy.typing as npt
 from scipy import special
 
 from privaudit.spec.errors import InvalidParameterError
-
-from .rate_ratio import checked_poisson_means
+from privaudit.statistics.rate_ratio import checked_poisson_means
 
 __all__ = [
     "EventPlan",

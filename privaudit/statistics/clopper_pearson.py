@@ -2,27 +2,13 @@
 
 For k successes in n trials, the one-sided lower bound at level α is the α-quantile of
 Beta(k, n − k + 1) (0 when k = 0) and the upper bound the (1 − α)-quantile of
-Beta(k + 1, n − k) (1 when k = n).  They are exact: P(p < lower) ≤ α for every p.
+Beta(k + 1, n − k) (1 when k = n); P(p < lower) ≤ α for every p.  ``betaincinv`` is wrong
+at some extreme arguments, so every quantile is checked through the forward function
+(``betainc``/``betaincc``), and one whose tail probability is off by more than
+:data:`TAIL_RTOL` (relative) is recomputed by bisection, keeping the conservative end.
 
-**Checked quantiles.**  ``scipy.special.betaincinv`` (Boost's ``ibeta_inv``) is wrong at
-some points, grossly and without warning: with scipy 1.17, ``betaincinv(1000, b, α)``
-for b ≥ 2·10⁸ returns a lower bound 1.5–2.3 times the true one (for 1000 successes in
-4·10⁸ trials at α = 0.025, 3.80·10⁻⁶ > k/n = 2.5·10⁻⁶ instead of 2.35·10⁻⁶), and the
-upper bound for 999 successes is low (by 10⁻⁴ at n = 10⁸, up to 4 % at n ≥ 3·10⁸); with
-α ≤ 10⁻⁴, also k = 2, 3 at n ≥ 10⁸.  Both errors inflate an ε lower bound (1000 against
-952 outputs of 4·10⁸ read ε ≥ 0.40 instead of 0).  Non-monotone and wrong results of the
-same routine are scipy issues #12635, #12794 and #12796.  So every quantile is checked
-through the forward function (``betainc``/``betaincc``, which agree with mpmath to 10⁻¹⁴ there),
-and one whose tail probability is off by more than :data:`TAIL_RTOL` (relative) is
-recomputed by bisection on that forward function, keeping the conservative end of the
-bracket.
-
-References
-----------
-Clopper & Pearson, "The use of confidence or fiducial limits illustrated in the case of
-the binomial", Biometrika 26 (1934).
-scipy/scipy issues #12635, #12794, #12796 (``betaincinv``, ``btdtri`` and
-``stats.beta.ppf`` wrong or non-monotone at extreme arguments).
+Reference: Clopper & Pearson, Biometrika 1934.  Details (the errors of ``betaincinv``):
+``docs/engine_notes.md``, "privaudit.statistics.clopper_pearson".
 """
 
 from __future__ import annotations

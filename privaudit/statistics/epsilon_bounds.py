@@ -1,41 +1,14 @@
 """ε lower bounds and profile-violation margins from the counts of one event.
 
-The hypothesis-testing characterisation (Wasserman & Zhou 2010; Kairouz, Oh & Viswanath
-2015): a mechanism M satisfies a privacy profile δ(·) on the neighbours x, y iff for every
-event S and every ε ≥ 0
+From the counts of one event S on n_x outputs of M(x) and n_y of M(y), exact
+Clopper–Pearson bounds (each at α/2) give :func:`epsilon_lower_bound`, ε_lb =
+ln((p̲_x − δ)/p̄_y), never capped, and :func:`violation_margin`, max over an ε grid of
+p̲_x − e^ε p̄_y − δ_claim(ε).  Both bounds hold together, so checking a whole claimed curve
+costs no correction beyond the one paid for the event.
 
-    P[M(x) ∈ S] − e^ε · P[M(y) ∈ S] ≤ δ(ε),
-
-and the same with the roles of x and y swapped.  An auditor picks S, observes how many of
-n_x outputs on x and n_y outputs on y fall in S, and bounds p_x = P[M(x) ∈ S] from below
-and p_y = P[M(y) ∈ S] from above with exact Clopper–Pearson bounds, each at level α/2, so
-that both hold together with probability ≥ 1 − α.  Then
-
-* :func:`epsilon_lower_bound` — ε_lb = ln((p̲_x − δ)/p̄_y) is a (1 − α) lower confidence
-  bound on the ε the mechanism needs at this δ.  It is never capped: an event with a tiny
-  p_y certifies a large ε (there is no ln(1/c) ceiling as in DP-Sniper's threshold rule);
-* :func:`violation_margin` — max over an ε grid of p̲_x − e^ε p̄_y − δ_claim(ε); a
-  positive margin refutes the claimed profile at confidence 1 − α.
-
-**One event, the whole curve, no extra correction.**  The two CP bounds of one event
-are two numbers that hold *simultaneously* (probability ≥ 1 − α); every inequality
-p̲_x − e^ε p̄_y > δ_claim(ε) derived from them, for every ε at once, is implied by the
-same event of probability ≥ 1 − α.  Checking an entire claimed curve δ(ε) (Delta-Siege's
-"group" idea, Lokna et al. 2023) therefore costs no multiple-testing correction beyond
-the one already paid for the event.
-
-References
-----------
-.. [1] Clopper & Pearson, "The use of confidence or fiducial limits illustrated in the
-   case of the binomial", Biometrika 26 (1934).
-.. [2] Wasserman & Zhou, "A statistical framework for differential privacy", JASA 105
-   (2010).
-.. [3] Kairouz, Oh & Viswanath, "The composition theorem for differential privacy",
-   ICML 2015.
-.. [4] Bichsel, Steffen, Bogunovic & Vechev, "DP-Sniper: black-box discovery of
-   differential privacy violations using classifiers", IEEE S&P 2021.
-.. [5] Lokna, Paradis, Dimitrov & Vechev, "Group and attack: auditing differential
-   privacy", ACM CCS 2023 (Delta-Siege).
+References: Clopper & Pearson 1934; Wasserman & Zhou, JASA 2010; Kairouz, Oh & Viswanath,
+ICML 2015; Bichsel et al., IEEE S&P 2021; Lokna et al., ACM CCS 2023.  Details:
+``docs/engine_notes.md``, "privaudit.statistics.epsilon_bounds".
 """
 
 from __future__ import annotations
@@ -48,8 +21,7 @@ import numpy.typing as npt
 
 from privaudit.spec import check_alpha, check_delta
 from privaudit.spec.errors import InvalidParameterError
-
-from .clopper_pearson import cp_lower, cp_upper
+from privaudit.statistics.clopper_pearson import cp_lower, cp_upper
 
 __all__ = [
     "DEFAULT_REPORT_DELTA",

@@ -1,56 +1,14 @@
 """One-sided lower confidence bounds on the mean of i.i.d. [0, 1]-valued samples.
 
-The auditor needs them for the privacy profile δ(ε) = E[(1 − e^{ε−L})₊], a mean of
-[0, 1]-valued variables (L the privacy-loss random variable).  We implement the
-**predictable plug-in empirical-Bernstein (PrPl-EB) bound** of Waudby-Smith & Ramdas
-(2024, Theorem 2 and its fixed-n tuning), in a one-sided form that exploits the lower
-end of the range only.
+For the privacy profile δ(ε) = E[(1 − e^{ε−L})₊].  The predictable plug-in
+empirical-Bernstein bound of Waudby-Smith & Ramdas, in a one-sided form that uses the lower
+end of the range only: :func:`mean_lower_bound` (sequential predictable plug-ins) and
+:func:`eb_lower_bound_from_sums` with :func:`tune_eb_bet` (one bet chosen on independent
+data, so the bound needs only Σ X_i and Σ (X_i − c)²).  Both are exact at every n.
 
-The supermartingale
--------------------
-Let X_1, X_2, … be i.i.d. in [0, 1] with mean μ, and let (λ_i, c_i) be *predictable*
-(chosen before X_i is seen: from X_1 … X_{i−1}, or from independent data, or fixed in
-advance) with c_i ∈ [0, 1], λ_i ≥ 0 and u_i := λ_i c_i < 1.  Put y_i = X_i − c_i and
-
-    φ(u) = −log(1 − u) − u,        h(λ, c) = φ(λc)/c²   (→ λ²/2 as c → 0).
-
-Fan, Grama & Liu's inequality exp(u z − φ(u) z²) ≤ 1 + u z for all z ≥ −1, u ∈ [0, 1),
-applied to z = y_i/c_i ≥ −1 (true because X_i ≥ 0), gives
-
-    E[exp(λ_i (X_i − μ) − h(λ_i, c_i) y_i²) | past] ≤ e^{λ_i(c_i − μ)} (1 + λ_i(μ − c_i)) ≤ 1,
-
-so M_n = exp(Σ λ_i (X_i − μ) − Σ h(λ_i, c_i) y_i²) is a non-negative supermartingale with
-M_0 = 1, and by Ville's (here: Markov's) inequality, with probability ≥ 1 − α,
-
-    μ ≥ [Σ λ_i X_i − log(1/α) − Σ h(λ_i, c_i) y_i²] / Σ λ_i.
-
-Waudby-Smith & Ramdas state this with c_i = μ̂_{i−1}, the range [−1, 1] for y_i, hence
-h = φ(λ) and λ_i < 1.  Scaling by c_i instead of 1 is the same inequality (h(λ, c) is
-increasing in c, so the smallest admissible c — the centre itself — is best) and lets
-λ_i reach 1/c_i: for means far below 1, as δ(ε) typically is, the range term
-log(1/α)/(nλ) is then not stuck at ≈ log(1/α)/n.
-
-Two ways to choose (λ_i, c_i) are provided:
-
-* :func:`mean_lower_bound` — sequential, WSR's predictable plug-ins: centre
-  μ̂_{i−1} = (½ + Σ_{j<i} X_j)/i, variance σ̂²_{i−1} = (¼ + Σ_{j<i} (X_j − μ̂_j)²)/i,
-  λ_i = min(√(2 log(1/α)/(n σ̂²_{i−1})), ¾/c_i).  Self-contained, O(n), vectorised;
-* :func:`eb_lower_bound_from_sums` with :func:`tune_eb_bet` — one constant (λ, c) chosen
-  on *independent* data (the auditor's search split).  Then the bound depends on the
-  sample only through Σ X_i and Σ (X_i − c)², which the auditor gets for a whole ε grid
-  from one pass over sorted privacy losses.
-
-Both are exact at every n (no asymptotics); the only approximation is floating point.
-
-References
-----------
-.. [1] Waudby-Smith & Ramdas, "Estimating means of bounded random variables by
-   betting", Journal of the Royal Statistical Society Series B 86(1), 2024, Theorem 2
-   and Section 3 (predictable plug-in empirical Bernstein).
-.. [2] Fan, Grama & Liu, "Exponential inequalities for martingales with applications",
-   Electronic Journal of Probability 20, 2015 (the inequality above).
-.. [3] Howard, Ramdas, McAuliffe & Sekhon, "Time-uniform, nonparametric, nonasymptotic
-   confidence sequences", Annals of Statistics 49(2), 2021.
+References: Waudby-Smith & Ramdas, JRSS-B 2024, Theorem 2; Fan, Grama & Liu, EJP 2015;
+Howard, Ramdas, McAuliffe & Sekhon, Ann. Statist. 2021.  Details (the supermartingale and
+its proof): ``docs/engine_notes.md``, "privaudit.statistics.mean_bounds".
 """
 
 from __future__ import annotations
@@ -94,8 +52,8 @@ def mean_lower_bound(samples: npt.ArrayLike, *, alpha: float) -> Any:
     """A (1 − α) lower confidence bound on the mean of i.i.d. samples in [0, 1].
 
     The predictable plug-in empirical-Bernstein bound of Waudby-Smith & Ramdas (2024,
-    Theorem 2, fixed-n tuning), one-sided (see the module docstring for the statement
-    and the proof).
+    Theorem 2, fixed-n tuning), one-sided (see ``docs/engine_notes.md``,
+    "privaudit.statistics.mean_bounds", for the statement and the proof).
 
     Parameters
     ----------
@@ -220,7 +178,7 @@ def eb_lower_bound_from_sums(
     -------
     float or numpy.ndarray
         ``(λ Σ X_i − log(1/α) − h(λ, c) Σ (X_i − c)²) / (λ n)``, clipped to [0, 1]
-        (module docstring, with λ_i = λ and c_i = c constant).
+        (``docs/engine_notes.md``, with λ_i = λ and c_i = c constant).
 
     Examples
     --------

@@ -1,25 +1,13 @@
 """Two mirrored events pooled into one exact test on a Poissonised test split.
 
-An (ε, δ) claim bounds both directions of a pair: for any events S₁ and S₂,
+An (ε, δ) claim bounds both directions of a pair, so for disjoint events S₁ and S₂ the
+pooled counts K₁ = #{x-outputs in S₁} + #{y-outputs in S₂} and K₂ (the mirror) are
+independent Poisson(n μ₁) and Poisson(n μ₂) variables with μ₁ ≤ e^ε μ₂ + 2δ under the
+claim.  Garwood's exact bounds then test it as one event with twice the counts: for a
+symmetric pair, the statistics of one event on 2n outputs per side.
 
-    P[M(x) ∈ S₁] ≤ e^ε P[M(y) ∈ S₁] + δ   and   P[M(y) ∈ S₂] ≤ e^ε P[M(x) ∈ S₂] + δ,
-
-so their sum, μ₁ = P_x(S₁) + P_y(S₂) ≤ e^ε (P_y(S₁) + P_x(S₂)) + 2δ = e^ε μ₂ + 2δ, is
-implied by the claim.  With Poissonised test sizes N_x, N_y ~ Poisson(n), independent,
-and S₁ ∩ S₂ = ∅, the counts K₁ = #{x-outputs in S₁} + #{y-outputs in S₂} and
-K₂ = #{y-outputs in S₁} + #{x-outputs in S₂} are independent Poisson(n μ₁) and
-Poisson(n μ₂) variables (Poisson thinning into disjoint cells), so Garwood's exact
-Poisson bounds on n μ₁ and n μ₂ give bounds on the *averaged* probabilities
-p̄₁ = μ₁/2 and p̄₂ = μ₂/2 that satisfy p̄₁ ≤ e^ε p̄₂ + δ under the claim — the form of
-one event's test, with twice the counts.  For a symmetric pair (the declared law's main
-LLR threshold and its mirror, or the atoms at f(x) and at f(y)) the pooled test has the
-statistics of one event tested on 2n outputs per side.
-
-References
-----------
-.. [1] Garwood, "Fiducial limits for the Poisson distribution", Biometrika 1936.
-.. [2] Kairouz, Oh & Viswanath, "The composition theorem for differential privacy",
-   ICML 2015 (the hypothesis-testing form of (ε, δ)-DP in both directions).
+References: Garwood, Biometrika 1936; Kairouz, Oh & Viswanath, ICML 2015.  Details:
+``docs/engine_notes.md``, "privaudit.statistics.pooled".
 """
 
 from __future__ import annotations

@@ -1,29 +1,12 @@
 """Power of the event test: the smallest true ε an audit detects with a given probability.
 
-The event test (see :mod:`privaudit.statistics.epsilon_bounds`) reports a violation of a
-claimed ε_c at δ when
+The test of :mod:`privaudit.statistics.epsilon_bounds` rejects exactly when K_x reaches a
+threshold k*(K_y), so its detection probability is an exact sum over the law of K_y, and
+the smallest detected ε′ is found by bisection.  Every truncation lowers the computed
+probability, so the reported ε′ errs on the high side.
 
-    ε_lb = ln((cp_lower(K_x, n_x, α/2) − δ) / cp_upper(K_y, n_y, α/2)) > ε_c,
-
-with K_x ~ Bin(n_x, p_x) and K_y ~ Bin(n_y, p_y) independent.  For an alternative in which
-the event keeps P[M(y) ∈ S] = p_y and P[M(x) ∈ S] = min(1, e^{ε′} p_y + δ), the
-detection probability is an exact double sum over the two binomials; it increases with
-ε′, so the smallest ε′ reaching a target probability is found by bisection.
-
-Because cp_lower(k, n_x, α/2) increases in k, the test rejects exactly when
-K_x ≥ k*(K_y), the smallest k with cp_lower(k) > δ + e^{ε_c} cp_upper(K_y); so
-
-    P(detect) = Σ_{k_y} P(K_y = k_y) · P(K_x ≥ k*(k_y)),
-
-summed over the k_y carrying all but 2·10⁻¹² of the mass (the truncation can only lower
-the computed probability, so the reported ε′ errs on the high side).  Beyond 256
-support points the thresholds are taken at 256 nodes, rounded towards rejecting less
-(again a lower bound on the probability).
-
-References
-----------
-.. [1] Clopper & Pearson, Biometrika 1934.
-.. [2] Bichsel, Steffen, Bogunovic & Vechev, IEEE S&P 2021 (power of CP-based audits).
+References: Clopper & Pearson, Biometrika 1934; Bichsel et al., IEEE S&P 2021.  Details:
+``docs/engine_notes.md``, "privaudit.statistics.power".
 """
 
 from __future__ import annotations
@@ -36,8 +19,7 @@ import numpy as np
 from scipy import stats
 
 from privaudit.spec.errors import InvalidParameterError
-
-from .clopper_pearson import cp_upper
+from privaudit.statistics.clopper_pearson import cp_upper
 
 __all__ = ["detectable_epsilon", "detection_probability", "samples_to_detect"]
 

@@ -1,47 +1,15 @@
 """ε lower bounds from one event under Poissonised sampling: the exact rate-ratio bound.
 
-If the number of outputs drawn on each side is itself random, N_x ~ Poisson(λ_x) and
-N_y ~ Poisson(λ_y), independent of each other and of the outputs, then the number of
-outputs falling in a fixed event S is *exactly* Poisson: K_x ~ Poisson(λ_x p_x) and
-K_y ~ Poisson(λ_y p_y), independent (Poisson thinning; Kingman 1993, §2.3).  Given the
-total M = K_x + K_y = m,
+With Poisson sample sizes, the counts in a fixed event are independent Poisson variables,
+and given their total the count on x is binomial: one exact Clopper–Pearson bound then gives
+a (1 − α) lower bound on p_x/p_y, hence on ε (the conditional test of two Poisson means).
+For small-probability events it is worth about 2.8 times the samples of the classical
+two-bound ε; the auditor picks the larger predicted bound before the test split
+(:func:`~privaudit.statistics.allocation.predicted_rate_ratio_epsilon`).  Pure-DP claims only.
 
-    K_x | M = m  ~  Binomial(m, π),    π = λ_x p_x / (λ_x p_x + λ_y p_y),
-
-so one exact Clopper–Pearson lower bound π̲ on π (level α, from K_x successes in m
-trials) gives the lower confidence bound
-
-    r̲ = (π̲ / (1 − π̲)) · (λ_y / λ_x)   on   r = p_x / p_y,
-
-valid conditionally on every m and hence unconditionally: P(r < r̲) ≤ α.  This is the
-classical conditional test of two Poisson means (Przyborowski & Wilenski 1940; Lehmann
-& Romano 2005, §4.5), which is uniformly most powerful unbiased.  A pure ε-DP mechanism
-has p_x ≤ e^ε p_y for every event, so ε_lb = ln r̲ is a (1 − α) lower confidence bound
-on ε (Wasserman & Zhou 2010).
-
-**Why bother.**  The classical bound ln(p̲_x / p̄_y) needs *two* Clopper–Pearson bounds
-that must hold together, each at α/2, and their errors add: its shortfall is about
-z_{α/2}·(σ_x + σ_y), with σ the relative standard errors.  The conditional bound pays
-z_α·√(σ_x² + σ_y²) — at α = 0.05 and σ_x ≈ σ_y, 2.33σ against 3.92σ — with σ² = 1/(λp)
-instead of (1 − p)/(np).  For the small-probability, small-ε events that decide most
-audits, that is the sample size of the classical bound multiplied by about 2.8 for
-free; for events of probability near 1/2 the Poisson variance loses part of the gain,
-which is why the auditor chooses, event by event and before the test split is drawn,
-the bound it predicts to be larger (:func:`~privaudit.statistics.allocation.
-predicted_rate_ratio_epsilon`).
-
-It is used for pure-DP claims only: an (ε, δ) claim bounds p_x − δ, not a ratio.
-
-References
-----------
-.. [1] Przyborowski & Wilenski, "Homogeneity of results in testing samples from Poisson
-   series", Biometrika 31 (1940).
-.. [2] Lehmann & Romano, *Testing Statistical Hypotheses*, 3rd ed., Springer (2005),
-   §4.5 (comparing two Poisson distributions).
-.. [3] Kingman, *Poisson Processes*, Oxford (1993), §2.3 (thinning).
-.. [4] Clopper & Pearson, Biometrika 26 (1934).
-.. [5] Wasserman & Zhou, "A statistical framework for differential privacy", JASA 105
-   (2010).
+References: Przyborowski & Wilenski, Biometrika 1940; Lehmann & Romano 2005, §4.5; Kingman
+1993, §2.3; Clopper & Pearson 1934; Wasserman & Zhou 2010.  Details:
+``docs/engine_notes.md``, "privaudit.statistics.rate_ratio".
 """
 
 from __future__ import annotations
@@ -53,8 +21,7 @@ import numpy.typing as npt
 
 from privaudit.spec import check_alpha
 from privaudit.spec.errors import InvalidParameterError
-
-from .clopper_pearson import cp_lower
+from privaudit.statistics.clopper_pearson import cp_lower
 
 __all__ = ["checked_poisson_means", "rate_ratio_epsilon_lower_bound", "rate_ratio_lower_bound"]
 

@@ -37,19 +37,52 @@ Examples
 
 from __future__ import annotations
 
-from ._base import CI_MUST_DETECT, PRIVACY_REL_TOL, BenchmarkCase
-from .broken import broken_cases, control_cases, delta_broken_cases, delta_control_cases
-from .dpsgd import dpsgd_broken_cases, dpsgd_control_cases
-from .dpsniper import DPSNIPER_CLAIMED_EPSILON, dpsniper_cases, dpsniper_patterns
-from .graphs import WORST_PAIR_GENERATORS, graph_broken_cases, graph_control_cases
-from .local import local_broken_cases, local_control_cases
-from .statdp import STATDP_CLAIMED_EPSILONS, statdp_cases, statdp_patterns
+from typing import Any as _Any
+
+from privaudit._lazy import lazy_attribute as _lazy_attribute
+from privaudit._lazy import lazy_dir as _lazy_dir
+from privaudit.suites._base import CI_MUST_DETECT, PRIVACY_REL_TOL, BenchmarkCase
+from privaudit.suites._rare_leaks import RareRawMean
+from privaudit.suites.broken import (
+    broken_cases,
+    control_cases,
+    delta_broken_cases,
+    delta_control_cases,
+)
+from privaudit.suites.dpsgd import (
+    DPSGD_DELTA,
+    DPSGD_GAP_SETTINGS,
+    dpsgd_broken_cases,
+    dpsgd_control_cases,
+    shuffle_as_poisson,
+)
+from privaudit.suites.dpsniper import DPSNIPER_CLAIMED_EPSILON, dpsniper_cases, dpsniper_patterns
+from privaudit.suites.graphs import WORST_PAIR_GENERATORS, graph_broken_cases, graph_control_cases
+from privaudit.suites.local import local_broken_cases, local_control_cases
+from privaudit.suites.statdp import STATDP_CLAIMED_EPSILONS, statdp_cases, statdp_patterns
+
+#: Served on first use (PEP 562): the mutant families and the local-node cases import more
+#: than the suites above (the LNDP estimators), and only their studies need them.
+_LAZY: dict[str, str] = {
+    "MUTANT_AUDIT": "privaudit.suites.mutants",
+    "MUTANT_FAMILIES": "privaudit.suites.mutants",
+    "global_threshold_soft_threshold": "privaudit.suites.local_node",
+    "neighbours_copies_ignored": "privaudit.suites.local_node",
+    "own_sensitivity_laplace_edge_count": "privaudit.suites.local_node",
+    "own_sensitivity_soft_threshold": "privaudit.suites.local_node",
+    "sampled_one_hot": "privaudit.suites.local_node",
+}
 
 __all__ = [
     "CI_MUST_DETECT",
     "BenchmarkCase",
+    "DPSGD_DELTA",
+    "DPSGD_GAP_SETTINGS",
     "DPSNIPER_CLAIMED_EPSILON",
+    "MUTANT_AUDIT",
+    "MUTANT_FAMILIES",
     "PRIVACY_REL_TOL",
+    "RareRawMean",
     "STATDP_CLAIMED_EPSILONS",
     "WORST_PAIR_GENERATORS",
     "all_cases",
@@ -61,13 +94,27 @@ __all__ = [
     "dpsgd_control_cases",
     "dpsniper_cases",
     "dpsniper_patterns",
+    "global_threshold_soft_threshold",
     "graph_broken_cases",
     "graph_control_cases",
     "local_broken_cases",
     "local_control_cases",
+    "neighbours_copies_ignored",
+    "own_sensitivity_laplace_edge_count",
+    "own_sensitivity_soft_threshold",
+    "sampled_one_hot",
+    "shuffle_as_poisson",
     "statdp_cases",
     "statdp_patterns",
 ]
+
+
+def __getattr__(name: str) -> _Any:
+    return _lazy_attribute(globals(), _LAZY, name)
+
+
+def __dir__() -> list[str]:
+    return _lazy_dir(globals(), _LAZY)
 
 
 def all_cases() -> tuple[BenchmarkCase, ...]:

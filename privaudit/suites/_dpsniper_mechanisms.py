@@ -30,10 +30,9 @@ from privaudit.spec import (
     Reference,
 )
 from privaudit.spec.errors import InvalidParameterError
-
-from ._families import NoisyHistogram, NoisyMax, _count, _positive
-from ._kernels import QueryMechanism, murmur3_32, query_spec
-from ._laplace import laplace_noise
+from privaudit.suites._families import NoisyHistogram, NoisyMax, _count, _positive
+from privaudit.suites._kernels import QueryMechanism, murmur3_32, query_spec
+from privaudit.suites._laplace import laplace_noise
 
 __all__ = [
     "BALCER_VADHAN_2018",

@@ -36,12 +36,11 @@ from typing import Any, cast
 import numpy as np
 
 from privaudit.spec import Reference
-
-from ._dpsniper_mechanisms import DPSNIPER_2021, SHADOWDP_2019
-from ._families import _count, _positive
-from ._kernels import QueryMechanism, query_spec
-from ._laplace import laplace_noise
-from ._svt_patterns import SparseVectorRun, sparse_vector_run, sparse_vector_runs
+from privaudit.suites._dpsniper_mechanisms import DPSNIPER_2021, SHADOWDP_2019
+from privaudit.suites._families import _count, _positive
+from privaudit.suites._kernels import QueryMechanism, query_spec
+from privaudit.suites._laplace import laplace_noise
+from privaudit.suites._svt_patterns import SparseVectorRun, sparse_vector_run, sparse_vector_runs
 
 __all__ = [
     "BLOCK",

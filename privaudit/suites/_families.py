@@ -16,9 +16,8 @@ import numpy as np
 
 from privaudit.spec import AdditiveNoise, Exponential, IntegerRange, Laplace, NoisyArgmax, Reference
 from privaudit.spec.errors import InvalidParameterError
-
-from ._kernels import QueryMechanism, query_spec
-from ._laplace import KERNEL_DRAWS, laplace_noise, laplace_noisy_max
+from privaudit.suites._kernels import QueryMechanism, query_spec
+from privaudit.suites._laplace import KERNEL_DRAWS, laplace_noise, laplace_noisy_max
 
 __all__ = ["DING_2018", "NoisyHistogram", "NoisyMax"]
 

@@ -153,7 +153,7 @@ def laplace_noisy_max(
     by_sample = report == "index"
     shape = (size, a.shape[0]) if by_sample else (a.shape[0], size)
     draws, packed = exponentials_and_signs(rng, shape)
-    from . import _noisy_max_kernel as kernel  # numba: imported on first use
+    from privaudit.suites import _noisy_max_kernel as kernel  # numba: imported on first use
 
     if by_sample:
         index = np.empty(size, dtype=np.int64)

@@ -33,8 +33,7 @@ from privaudit.spec import (
     RealInterval,
     SubstituteOne,
 )
-
-from ._base import BenchmarkCase
+from privaudit.suites._base import BenchmarkCase
 
 __all__ = [
     "LeakyClampMean",

@@ -30,8 +30,7 @@ import numpy as np
 import numpy.typing as npt
 
 from privaudit.spec.errors import InvalidParameterError
-
-from ._kernels import ABOVE, svt_codes
+from privaudit.suites._kernels import ABOVE, svt_codes
 
 __all__ = [
     "MAX_COMBINED_ROWS",

@@ -58,9 +58,8 @@ from privaudit.spec import (
     SubstituteOne,
 )
 from privaudit.spec.errors import InconsistentSpecError, InvalidParameterError
-
-from ._base import BenchmarkCase
-from ._rare_leaks import (
+from privaudit.suites._base import BenchmarkCase
+from privaudit.suites._rare_leaks import (
     LeakyClampMean,
     NoiselessFallbackMean,
     RareRawMean,

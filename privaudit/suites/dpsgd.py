@@ -27,8 +27,7 @@ import numpy as np
 from privaudit.mechanisms.dpsgd import ABLQMechanism, shuffle_lower_bound
 from privaudit.spec import ApproxDP
 from privaudit.spec.errors import InconsistentSpecError
-
-from ._base import BenchmarkCase
+from privaudit.suites._base import BenchmarkCase
 
 __all__ = [
     "DPSGD_DELTA",

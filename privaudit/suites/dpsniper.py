@@ -33,9 +33,8 @@ import numpy as np
 from privaudit.mechanisms import Mechanism
 from privaudit.spec import ApproxDP, PureDP
 from privaudit.spec.errors import InconsistentSpecError
-
-from ._base import BenchmarkCase
-from ._dpsniper_mechanisms import (
+from privaudit.suites._base import BenchmarkCase
+from privaudit.suites._dpsniper_mechanisms import (
     LaplaceParallel,
     LaplaceQuery,
     NoisyHist1,
@@ -49,7 +48,7 @@ from ._dpsniper_mechanisms import (
     ReportNoisyMax4,
     TruncatedGeometric,
 )
-from ._dpsniper_svt import (
+from privaudit.suites._dpsniper_svt import (
     NumericalSVT,
     SparseVectorTechnique1,
     SparseVectorTechnique2,
@@ -278,52 +277,14 @@ def _svt_cases() -> list[BenchmarkCase]:
     ]
 
 
-def dpsniper_cases() -> tuple[BenchmarkCase, ...]:
-    """The 20 mechanisms of DP-Sniper's evaluation, each at claimed ε = 0.1.
-
-    Returns
-    -------
-    tuple of BenchmarkCase
-        In the order of ``exp_default.py``: LaplaceMechanism, TruncatedGeometricMechanism,
-        NoisyHist1–2, ReportNoisyMax1–4, SparseVectorTechnique1–6, Rappor, OneTimeRappor,
-        LaplaceParallel, SVT34Parallel, PrefixSum, NumericalSVT.
-
-    References
-    ----------
-    Bichsel, Steffen, Bogunovic & Vechev, "DP-Sniper: black-box discovery of differential
-    privacy violations using classifiers", IEEE S&P 2021; ``eth-sri/dp-sniper``,
-    ``dpsniper/mechanisms/*.py``, ``dpsniper/experiments/exp_default.py``,
-    ``dpsniper/input/pattern_generator.py``, ``eval_sp2021/reference-results/*.log``.
-    """
-    scalar = dpsniper_patterns(1, False)
-    hist = _int_pairs(dpsniper_patterns(5, False, (0, 10)))
-    rnm = dpsniper_patterns(5, True)
-    rnm_file = "dpsniper/mechanisms/report_noisy_max.py"
+def _counting_cases(
+    scalar: tuple[tuple[Any, Any], ...],
+    hist: tuple[tuple[Any, Any], ...],
+    geo: TruncatedGeometric,
+) -> list[BenchmarkCase]:
+    """LaplaceMechanism, TruncatedGeometricMechanism, NoisyHist1 and NoisyHist2."""
     hist_file = "dpsniper/mechanisms/noisy_hist.py"
-    rappor_file = "dpsniper/mechanisms/rappor.py"
-    geo = TruncatedGeometric()
-    rappor, one_time = Rappor(), OneTimeRappor()
-    rappor_pairs = _int_pairs(dpsniper_patterns(1, False, (-10, 10)))
-
-    def rappor_eps(mech: Rappor) -> float:
-        return max(mech.pair_epsilon(a, b) for a in range(-10, 11) for b in range(-10, 11))
-
-    def rappor_note(mech: Rappor, per_bit: str) -> str:
-        on_pairs = max(mech.pair_epsilon(int(a), int(b)) for a, b in rappor_pairs)
-        return (
-            f"Bloom filter of h = {mech.n_hashes} MurmurHash3 positions in "
-            f"{mech.filter_size} bits; every output bit is reported independently with "
-            f"{per_bit}, so eps(v, w) = |B(v) xor B(w)| * ln r. Over the values -10..10 "
-            f"(any two are neighbours: local model) the filters differ in at most 8 bits "
-            f"(e.g. v = -8 and w = -4), giving eps = 8 ln r = {rappor_eps(mech):.6f} "
-            f"(the RAPPOR bound 2h ln r is attained). On DP-Sniper's own pairs (0, 1) and "
-            f"(1, 2) only 6 and 5 bits differ: eps = {on_pairs:.6f}, which DP-Sniper's "
-            "estimates approach."
-        )
-
-    p0, p1 = rappor.report_probabilities()
-    svt = _svt_cases()
-    cases = [
+    return [
         _case(
             "LaplaceMechanism",
             LaplaceQuery(),
@@ -369,6 +330,13 @@ def dpsniper_cases() -> tuple[BenchmarkCase, ...]:
             "Laplace(10)); one count moving by 1 gives a log density ratio of 1/0.1 = 10, "
             "attained. DP-Sniper's 4.60 is its ln(1/c) cap.",
         ),
+    ]
+
+
+def _report_noisy_max_cases(rnm: tuple[tuple[Any, Any], ...]) -> list[BenchmarkCase]:
+    """ReportNoisyMax1–4."""
+    rnm_file = "dpsniper/mechanisms/report_noisy_max.py"
+    return [
         _case(
             "ReportNoisyMax1",
             ReportNoisyMax1(),
@@ -415,7 +383,36 @@ def dpsniper_cases() -> tuple[BenchmarkCase, ...]:
             ">= max(q) surely. For q' = q + 1 the event [max q, max q + 1) has positive "
             "probability under q and zero under q': not DP for any finite eps.",
         ),
-        *svt[:6],
+    ]
+
+
+def _rappor_cases(
+    rappor: Rappor,
+    one_time: OneTimeRappor,
+    rappor_pairs: tuple[tuple[Any, Any], ...],
+    p0: float,
+    p1: float,
+) -> list[BenchmarkCase]:
+    """Rappor and OneTimeRappor, with their true ε over the values −10 … 10."""
+    rappor_file = "dpsniper/mechanisms/rappor.py"
+
+    def rappor_eps(mech: Rappor) -> float:
+        return max(mech.pair_epsilon(a, b) for a in range(-10, 11) for b in range(-10, 11))
+
+    def rappor_note(mech: Rappor, per_bit: str) -> str:
+        on_pairs = max(mech.pair_epsilon(int(a), int(b)) for a, b in rappor_pairs)
+        return (
+            f"Bloom filter of h = {mech.n_hashes} MurmurHash3 positions in "
+            f"{mech.filter_size} bits; every output bit is reported independently with "
+            f"{per_bit}, so eps(v, w) = |B(v) xor B(w)| * ln r. Over the values -10..10 "
+            f"(any two are neighbours: local model) the filters differ in at most 8 bits "
+            f"(e.g. v = -8 and w = -4), giving eps = 8 ln r = {rappor_eps(mech):.6f} "
+            f"(the RAPPOR bound 2h ln r is attained). On DP-Sniper's own pairs (0, 1) and "
+            f"(1, 2) only 6 and 5 bits differ: eps = {on_pairs:.6f}, which DP-Sniper's "
+            "estimates approach."
+        )
+
+    return [
         _case(
             "Rappor",
             rappor,
@@ -443,6 +440,39 @@ def dpsniper_cases() -> tuple[BenchmarkCase, ...]:
                 "0.525 (f = 0.95), r = 0.525/0.475",
             ),
         ),
+    ]
+
+
+def dpsniper_cases() -> tuple[BenchmarkCase, ...]:
+    """The 20 mechanisms of DP-Sniper's evaluation, each at claimed ε = 0.1.
+
+    Returns
+    -------
+    tuple of BenchmarkCase
+        In the order of ``exp_default.py``: LaplaceMechanism, TruncatedGeometricMechanism,
+        NoisyHist1–2, ReportNoisyMax1–4, SparseVectorTechnique1–6, Rappor, OneTimeRappor,
+        LaplaceParallel, SVT34Parallel, PrefixSum, NumericalSVT.
+
+    References
+    ----------
+    Bichsel, Steffen, Bogunovic & Vechev, "DP-Sniper: black-box discovery of differential
+    privacy violations using classifiers", IEEE S&P 2021; ``eth-sri/dp-sniper``,
+    ``dpsniper/mechanisms/*.py``, ``dpsniper/experiments/exp_default.py``,
+    ``dpsniper/input/pattern_generator.py``, ``eval_sp2021/reference-results/*.log``.
+    """
+    scalar = dpsniper_patterns(1, False)
+    hist = _int_pairs(dpsniper_patterns(5, False, (0, 10)))
+    rnm = dpsniper_patterns(5, True)
+    geo = TruncatedGeometric()
+    rappor, one_time = Rappor(), OneTimeRappor()
+    rappor_pairs = _int_pairs(dpsniper_patterns(1, False, (-10, 10)))
+    p0, p1 = rappor.report_probabilities()
+    svt = _svt_cases()
+    cases = [
+        *_counting_cases(scalar, hist, geo),
+        *_report_noisy_max_cases(rnm),
+        *svt[:6],
+        *_rappor_cases(rappor, one_time, rappor_pairs, p0, p1),
         _case(
             "LaplaceParallel",
             LaplaceParallel(),

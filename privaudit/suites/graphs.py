@@ -30,7 +30,7 @@ triangle count under edge-neighbouring (Δ = n − 2) and node-neighbouring (Δ 
 
 Each case's ``input_pairs`` is one deliberately *benign* pair (the path 0–1–2 against the
 triangle 0–1–2, a statistic shift within every claim): the auditor has to find the worst
-pair with its own generators (:mod:`privaudit.auditing.search.candidates`).
+pair with its own generators (:mod:`privaudit.auditing.search.pair_sources`).
 :data:`WORST_PAIR_GENERATORS` records which generators attain each case's true Δ.
 
 References
@@ -54,9 +54,8 @@ import networkx as nx
 
 from privaudit.mechanisms import LaplaceMechanism
 from privaudit.spec import EdgeNeighbouring, GraphDomain, NodeNeighbouring, Reference
-
-from ._base import BenchmarkCase
-from ._graph_statistics import (
+from privaudit.suites._base import BenchmarkCase
+from privaudit.suites._graph_statistics import (
     degree_histogram,
     degree_histogram_edge_sensitivity,
     degree_histogram_node_sensitivity,
@@ -86,7 +85,8 @@ GRAPH_DEGREE_BOUND = 3
 GRAPH_EPSILON = 1.0
 
 #: For each case, every candidate generator (origin in
-#: :func:`privaudit.auditing.search.candidates.extreme_pairs`) with a pair attaining the true Δ.
+#: :func:`privaudit.auditing.search.pair_sources.extreme_pairs`) with a pair attaining the true
+#: Δ.
 WORST_PAIR_GENERATORS = MappingProxyType(
     {
         "graphs.edge_count_no_projection": (

@@ -42,8 +42,7 @@ from privaudit.spec import (
     SubstituteOne,
 )
 from privaudit.spec.errors import InvalidParameterError
-
-from ._base import BenchmarkCase
+from privaudit.suites._base import BenchmarkCase
 
 __all__ = [
     "DataDependentBinsRR",

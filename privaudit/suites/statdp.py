@@ -32,12 +32,11 @@ import numpy as np
 
 from privaudit.spec import Reference
 from privaudit.spec.errors import InvalidParameterError
-
-from ._base import BenchmarkCase
-from ._families import DING_2018, NoisyHistogram, NoisyMax, _count, _positive
-from ._kernels import QueryMechanism, query_spec, transcript_length
-from ._laplace import laplace_noise
-from ._svt_patterns import MAX_TABLE_LENGTH, answer_patterns
+from privaudit.suites._base import BenchmarkCase
+from privaudit.suites._families import DING_2018, NoisyHistogram, NoisyMax, _count, _positive
+from privaudit.suites._kernels import QueryMechanism, query_spec, transcript_length
+from privaudit.suites._laplace import laplace_noise
+from privaudit.suites._svt_patterns import MAX_TABLE_LENGTH, answer_patterns
 
 __all__ = ["STATDP_CLAIMED_EPSILONS", "StatDPSparseVector", "statdp_cases", "statdp_patterns"]
 

@@ -1,48 +1,14 @@
 """Certificates: what an audit found, bound to the exact spec and code it audited.
 
-A :class:`Certificate` is a frozen pydantic model that round-trips through JSON.  It
-records
+A :class:`Certificate` (frozen, round-trips through JSON) records the spec and its hash, an
+implementation hash over every first-party file and function the mechanism runs (found by
+:mod:`privaudit.trust.tracing` and :mod:`privaudit.trust.implementation`), the third-party
+versions (:mod:`privaudit.trust.provenance`), the audit configuration and its results.  It is
+*current* when both hashes match, *stale* when one does not (:meth:`Certificate.status_for`
+names what changed), *inconsistent* when its results contradict each other.  It proves
+reproducibility and code identity (:data:`STATEMENT`), not privacy, and is not a signature.
 
-* the mechanism's spec and its content hash (:attr:`spec.MechanismSpec.content_hash`);
-* an *implementation hash* over every **first-party** source file and function that
-  runs when the mechanism is built, computes its statistic and samples outputs — found
-  by tracing a seeded release (:mod:`privaudit.trust.tracing`) and by a static walk of the
-  mechanism object (:mod:`privaudit.trust.implementation`) — with one digest per file and per
-  function, so that editing that code makes the certificate stale and the stale status
-  names what changed; first-party is privaudit's own code and the user's
-  (:mod:`privaudit.first_party`);
-* the names and versions of the third-party distributions behind that code
-  (:mod:`privaudit.trust.provenance`): a different running version is reported
-  (:meth:`Certificate.version_differences`) and never makes the certificate stale;
-* the audit configuration (samples, confidence, seed, pair-search budgets) and the
-  number of explicit pairs; the neighbouring relation is part of the spec;
-* the results: each check with its outcome, the ε lower bound, the privacy profile and
-  the power statement (optionally the whole :class:`~privaudit.auditing.report.AuditReport`);
-* the versions of Python, privaudit and its dependencies, and the UTC date-time.
-
-What a certificate says is fixed (:data:`STATEMENT`): the claims are consistent with the
-spec and no violation was found at the stated confidence and power.  It is not a proof
-of privacy.
-
-A certificate is *current* for a mechanism when both hashes match and it is consistent,
-whatever third-party versions are installed
-(:meth:`Certificate.consistency`), *stale* when a hash does not match
-(:meth:`Certificate.status_for` names the hash, the files and the functions that
-changed), and *inconsistent* when its recorded results contradict each other.
-
-What a certificate proves is reproducibility and code identity: that this spec and
-this code, audited with the recorded configuration and seed, gave the recorded results
-(``privaudit verify`` re-runs the audit and checks it).  It is not a signature: anyone
-can write one, so it says nothing about who made it.
-
-Examples
---------
->>> from privaudit.mechanisms import LaplaceMechanism
->>> from privaudit import CI_STRENGTH
->>> mech = LaplaceMechanism(1.0, 1.0)
->>> cert = certify(mech, config=CI_STRENGTH, samples=100_000)  # the certificate minimum
->>> cert.status_for(mech).state
-'current'
+Details (the fields, an example): ``docs/engine_notes.md``, "privaudit.trust.certificates".
 """
 
 from __future__ import annotations
@@ -58,15 +24,14 @@ from pydantic import AwareDatetime, Field, model_validator
 
 from privaudit._environment import library_versions
 from privaudit.auditing.config import CERTIFICATE_STRENGTH, AuditConfig, below_certificate_minimums
-from privaudit.auditing.report import AuditReport
-from privaudit.auditing.results import CheckStatus, PowerStatement, ProfilePoint
-from privaudit.auditing.texts import claim_text, guarantee_text, relation_text
+from privaudit.auditing.outcome.report import AuditReport
+from privaudit.auditing.outcome.results import CheckStatus, PowerStatement, ProfilePoint
+from privaudit.auditing.outcome.texts import claim_text, guarantee_text, relation_text
 from privaudit.mechanisms import Mechanism
 from privaudit.spec import ExtendedEpsilon, MechanismSpec, SpecModel
 from privaudit.spec.errors import CertificateError, PrivauditError
-
-from .consistency import ConsistencyResult, check_consistency
-from .implementation import (
+from privaudit.trust.consistency import ConsistencyResult, check_consistency
+from privaudit.trust.implementation import (
     IMPLEMENTATION_HASH_SCHEME,
     Implementation,
     code_changes,
@@ -75,9 +40,9 @@ from .implementation import (
     implementation_hash,
     implementation_of,
 )
-from .provenance import running_versions
-from .provenance import version_differences as _differences
-from .spec_changes import describe_spec_changes, spec_changes
+from privaudit.trust.provenance import running_versions
+from privaudit.trust.provenance import version_differences as _differences
+from privaudit.trust.spec_changes import describe_spec_changes, spec_changes
 
 __all__ = [
     "CERTIFICATE_SCHEMA_VERSION",
@@ -637,8 +602,7 @@ def certify(
         cannot be hashed.
     """
     from privaudit.auditing.auditor import audit
-
-    from .reproducibility import check_generator_determinism, non_reproducible_note
+    from privaudit.trust.reproducibility import check_generator_determinism, non_reproducible_note
 
     if not isinstance(mechanism, Mechanism):
         raise CertificateError(

@@ -1,28 +1,13 @@
 """Is a certificate consistent with itself?  The checks ``privaudit verify`` starts with.
 
-A certificate's hashes bind it to code and spec; they say nothing about whether its
-recorded *results* hang together.  Anyone can edit a JSON file, so before a certificate
-is trusted (by :func:`privaudit.trust.registry.get`, ``privaudit list --check``, ``privaudit
-audit --registry`` and ``privaudit verify``) :func:`check_consistency` requires:
+Anyone can edit a JSON file, so before a certificate is trusted :func:`check_consistency`
+requires that the verdict agrees with the checks, the ε lower bound (and the profile) stay
+within the claim, the embedded report agrees with the top-level fields, and the
+configuration meets :data:`privaudit.auditing.config.CERTIFICATE_MINIMUMS`.  These checks
+need no code; re-running the audit is :func:`privaudit.trust.verify.verify_certificate`'s.
+This module imports nothing of :mod:`privaudit.trust.certificates` (which imports it).
 
-1. **the verdict agrees with the checks**: ``"violation"`` exactly when some check is
-   ``violated``; and a certificate never records a violation;
-2. **the ε lower bound is at most the claim** whenever the verdict is not a violation
-   (likewise every point of the recorded privacy profile: its δ lower bound is at most
-   the claimed δ), and the claimed (ε, δ) are those of the recorded spec
-   (:func:`privaudit.statistics.claimed_point`);
-3. **the embedded report agrees with the top-level fields**: spec, spec hash,
-   configuration, verdict, ε lower bound, claim, checks, privacy profile, power and
-   versions;
-4. **the configuration meets the certificate minimums**
-   (:data:`privaudit.auditing.config.CERTIFICATE_MINIMUMS`), and the explicit pair count is
-   not negative.
-
-These checks are cheap and need no code; re-running the audit is
-:func:`privaudit.trust.verify.verify_certificate`'s second step.
-
-This module reads a certificate's fields by name and imports nothing of
-:mod:`privaudit.trust.certificates` (which imports it): the dependency points one way.
+Details: ``docs/engine_notes.md``, "privaudit.trust.consistency".
 """
 
 from __future__ import annotations

@@ -31,10 +31,9 @@ from privaudit.mechanisms import Mechanism
 from privaudit.spec import SpecModel
 from privaudit.spec.errors import CertificateError
 from privaudit.spec.noise import NoiseLaw
-
-from .provenance import third_party_versions
-from .source_units import enclosing_function, module_file, read_source
-from .tracing import trace_release
+from privaudit.trust.provenance import third_party_versions
+from privaudit.trust.source_units import enclosing_function, module_file, read_source
+from privaudit.trust.tracing import trace_release
 
 __all__ = [
     "IMPLEMENTATION_HASH_SCHEME",

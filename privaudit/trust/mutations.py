@@ -1,24 +1,12 @@
 """The mutation check: does a certificate notice an edit to any function that runs?
 
-A certificate is only as good as its coverage.  :func:`mutation_check` measures it
-independently of how the certificate found its code:
+:func:`mutation_check` measures a certificate's coverage independently of how it found its
+code: it records every function of our packages that runs under :func:`sys.settrace` (with
+another seed, :data:`CHECK_SEED`), inserts one statement into each in memory
+(:func:`privaudit.trust.source_units.substituted_sources`, no file is touched), and counts
+the mutation as caught when the hash changes and the stale reason names the function.
 
-1. it runs the mechanism under :func:`sys.settrace` (a different hook from the
-   :func:`sys.setprofile` trace the certificate uses), building it with the factory and
-   computing its statistic and gray-box hooks and sampling outputs on inputs drawn
-   from its domain with *another* seed (:data:`CHECK_SEED`), and records every
-   function of our packages (``spec``, ``mechanisms``, ``estimators``, ``privaudit``)
-   that executes;
-2. for each executed function it inserts one statement at the top of the function's
-   body — in memory only (:func:`privaudit.trust.source_units.substituted_sources`), no file
-   is touched — and re-hashes what the certificate covers
-   (:func:`privaudit.trust.certificates.current_implementation`);
-3. the mutation is *caught* when the hash changes and the stale reason names the
-   mutated function.
-
-The suite runs a seeded sample of (entry, function) pairs in the fast tier and every
-pair in the slow tier; ``scripts/trust_mutations.py`` prints the counts per entry that
-``docs/trust.md`` records.
+Details: ``docs/engine_notes.md``, "privaudit.trust.mutations"; ``docs/trust.md``.
 """
 
 from __future__ import annotations
@@ -34,15 +22,19 @@ import numpy as np
 
 from privaudit.first_party import OWN_PACKAGES
 from privaudit.mechanisms import Mechanism
-
-from .implementation import (
+from privaudit.trust.implementation import (
     Implementation,
     code_changes,
     current_implementation,
     implementation_of,
 )
-from .source_units import enclosing_function, module_file, read_source, substituted_sources
-from .tracing import MACHINERY
+from privaudit.trust.source_units import (
+    enclosing_function,
+    module_file,
+    read_source,
+    substituted_sources,
+)
+from privaudit.trust.tracing import MACHINERY
 
 __all__ = [
     "CHECK_SEED",

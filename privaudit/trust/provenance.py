@@ -1,25 +1,12 @@
 """Third-party code in a certificate: distribution names and versions, never hashes.
 
-A certificate hashes first-party code only (:mod:`privaudit.first_party`).  The
-third-party code its mechanism runs is recorded by name and version:
+The distributions a hashed first-party module imports, those a mechanism declares it wraps
+(``wrapped_distributions``), and transitively their runtime requirements, read from the
+first-party source and the installed metadata only, never from what happened to run.  A
+version that differs from the running one is reported (:func:`version_differences`), never
+a reason for staleness; ``verify`` then compares within a statistical tolerance.
 
-* every installed distribution that a hashed first-party module imports (read from the
-  module's source: ``import x`` and ``from x import y`` anywhere in the file, functions
-  included), other than privaudit's own and the user's;
-* the distributions a mechanism declares it wraps (an adapter of a third-party sampler
-  sets ``wrapped_distributions``: names, or a mapping name → version, e.g. ``("opacus",)``);
-* transitively, the installed runtime requirements of those distributions (numba
-  brings llvmlite), as their metadata declares them.
-
-The set depends only on the first-party source and the installed metadata, never on
-what happened to run: whether numba compiled its kernel (a cold cache runs llvmlite,
-cffi and colorama) or loaded it from its cache changes nothing.
-
-A version that differs between the certificate and the running interpreter is reported
-(:func:`version_differences`: "certified with numpy 2.1.3, running 2.2.0") by
-``privaudit show``, ``list`` and ``verify``; it never makes a certificate stale, and
-``verify`` then compares the re-run within a statistical tolerance
-(:mod:`privaudit.trust.verify`, ``docs/trust.md``).
+Details: ``docs/engine_notes.md``, "privaudit.trust.provenance"; ``docs/trust.md``.
 """
 
 from __future__ import annotations
@@ -32,8 +19,7 @@ from importlib import metadata
 from pathlib import Path
 
 from privaudit.first_party import OWN_DISTRIBUTION, distributions_of, normalize
-
-from .source_units import read_source
+from privaudit.trust.source_units import read_source
 
 __all__ = [
     "NOT_INSTALLED",

@@ -61,7 +61,7 @@ from pathlib import Path
 from typing import Any
 
 from privaudit.auditing.config import CERTIFICATE_STRENGTH, CI_STRENGTH, AuditConfig
-from privaudit.auditing.report import AuditReport
+from privaudit.auditing.outcome.report import AuditReport
 from privaudit.mechanisms import Mechanism
 from privaudit.spec.errors import (
     CertificateError,
@@ -73,8 +73,7 @@ from privaudit.spec.errors import (
     StaleCertificateError,
     UncertifiedMechanismWarning,
 )
-
-from .certificates import Certificate, CertificateStatus, load_certificate
+from privaudit.trust.certificates import Certificate, CertificateStatus, load_certificate
 
 __all__ = [
     "BUILTIN_CERTIFICATE_DIR",
@@ -207,7 +206,7 @@ def _ensure_loaded() -> None:
         if _loaded:
             return
         _loaded = True
-        from . import builtin_registry
+        from privaudit.trust import builtin_registry
 
         builtin_registry.register_builtins(_register_builtin)
         _load_entry_points()
@@ -641,7 +640,7 @@ def certify_entry(
     CertificateError
         If the audit found a violation (nothing is written).
     """
-    from .certificates import certify
+    from privaudit.trust.certificates import certify
 
     found = entry(name)
     cert = certify(

@@ -1,18 +1,13 @@
 """Does a mechanism draw all its randomness from the injected generator?
 
 A certificate is re-verified by re-running its audit from the recorded seed
-(:mod:`privaudit.trust.verify`).  That works only when every random draw of the mechanism
-comes from the :class:`numpy.random.Generator` the auditor passes to ``sample``.  A
-library that draws from its own random source (OpenDP's samplers, ``secrets``, the OS
-entropy pool, a global ``random`` state) gives different outputs for the same seed, and
-a bit-identical re-run is impossible: without this check such a certificate would be
-refused by ``verify`` forever ("NOT REPRODUCED").
+(:mod:`privaudit.trust.verify`), which works only when every draw comes from the
+:class:`numpy.random.Generator` passed to ``sample``.  :func:`check_generator_determinism`
+asks the mechanism twice for the same batch of draws and compares them bit for bit:
+different outputs prove that it ignores the generator; equal outputs are evidence, not
+proof.
 
-:func:`check_generator_determinism` asks the mechanism twice for the same draws (two
-generators built from the same seed, on the same input) and compares them bit for bit.
-Different outputs prove that the mechanism ignores the generator, at least in part.
-Equal outputs are evidence, not proof (a sampler could read a hidden source only
-rarely), which is why the check draws a batch, not a single value.
+Details: ``docs/engine_notes.md``, "privaudit.trust.reproducibility".
 """
 
 from __future__ import annotations

@@ -108,7 +108,7 @@ CORRECT_BLACK_BOX_MECHANISMS: tuple[tuple[str, Callable[[], Mechanism]], ...] = 
 
 
 def _registered(name: str) -> Mechanism:
-    from .registry import entry
+    from privaudit.trust.registry import entry
 
     return entry(name).create()
 
@@ -141,7 +141,7 @@ class SoundnessResult:
     #: of the robust pair choice), per mechanism.
     near_ties: dict[str, int] | None = None
     #: Audits whose distinguishing test gave a kept slot to the generator's prior pair
-    #: (:data:`~privaudit.auditing.pair_choice.PRIOR_ORIGIN`), per mechanism.
+    #: (:data:`~privaudit.auditing.choice.halving.PRIOR_ORIGIN`), per mechanism.
     prior_pairs: dict[str, int] | None = None
 
     @property

@@ -1,26 +1,18 @@
 """Source units: the files and functions a certificate hashes, read from disk.
 
-A certificate (:mod:`privaudit.trust.certificates`) binds an audit to the code it audited.  It
-hashes two kinds of *source units*:
+A module is hashed as its source file (line endings normalised); a function as the source
+text of one ``def``, keyed ``module:qualname``, so a stale certificate can name what
+changed.  Every read goes through :func:`read_source` (one parsed copy per content digest);
+:func:`substituted_sources` makes it see other text for some files without touching them
+(:mod:`privaudit.trust.mutations`).
 
-* a **module**: the SHA-256 of its source file (line endings normalised), so that any
-  edit — to a function, a module-level constant, an import — changes it;
-* a **function**: the SHA-256 of the source text of one ``def`` (its decorators, its
-  signature and its body, dedented), keyed ``module:qualname`` with the qualified name
-  Python gives the function (``Outer.method``, ``outer.<locals>.inner``).  Function
-  digests let a stale certificate *name* what changed; a line inserted above a
-  function moves it but does not change its digest.
-
-Every read goes through :func:`read_source`, which holds one parsed copy of each file
-per content digest, so re-hashing the same files for many certificates parses each once.
-:func:`substituted_sources` makes :func:`read_source` see other text for some files
-without touching them (the mutation check of :mod:`privaudit.trust.mutations` hashes edited
-source in memory this way).
+Details: ``docs/engine_notes.md``, "privaudit.trust.source_units".
 """
 
 from __future__ import annotations
 
 import ast
+import gc
 import hashlib
 import importlib.util
 import sys
@@ -67,7 +59,26 @@ class SourceFile:
     functions: dict[str, str]
 
 
+#: The nodes a ``def`` or ``class`` can sit in: statements (bodies of modules, classes,
+#: functions, ``if``/``for``/``while``/``with``/``try``), ``except`` handlers and ``case``
+#: blocks.  Expressions never hold one, so the walk skips them (most of a tree's nodes).
+_STATEMENT_NODES = (ast.stmt, ast.excepthandler, ast.match_case)
+
+
 def _function_digests(text: str, path: str) -> dict[str, str]:
+    # the tree is ~10⁴ acyclic objects per file: the cyclic collector has nothing to free
+    # in it, and running it during the parse took ~60 % of the time of hashing a registry
+    # (``privaudit list``), so it is paused for the parse and the walk
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        return _parsed_function_digests(text, path)
+    finally:
+        if collecting:
+            gc.enable()
+
+
+def _parsed_function_digests(text: str, path: str) -> dict[str, str]:
     try:
         tree = ast.parse(text, filename=path)
     except SyntaxError:
@@ -75,7 +86,7 @@ def _function_digests(text: str, path: str) -> dict[str, str]:
     lines = text.splitlines(keepends=True)
     segments: dict[str, list[str]] = {}
 
-    def visit(node: ast.AST, prefix: str, in_function: bool) -> None:
+    def visit(node: ast.AST, prefix: str) -> None:
         for child in ast.iter_child_nodes(node):
             if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 qualname = f"{prefix}{child.name}"
@@ -84,13 +95,13 @@ def _function_digests(text: str, path: str) -> dict[str, str]:
                 segments.setdefault(qualname, []).append(
                     textwrap.dedent("".join(lines[first - 1 : end]))
                 )
-                visit(child, f"{qualname}.<locals>.", True)
+                visit(child, f"{qualname}.<locals>.")
             elif isinstance(child, ast.ClassDef):
-                visit(child, f"{prefix}{child.name}.", in_function)
-            else:
-                visit(child, prefix, in_function)
+                visit(child, f"{prefix}{child.name}.")
+            elif isinstance(child, _STATEMENT_NODES):
+                visit(child, prefix)
 
-    visit(tree, "", False)
+    visit(tree, "")
     return {name: _digest("\n".join(parts).encode()) for name, parts in segments.items()}
 
 

@@ -1,20 +1,12 @@
 """Command-line targets: ``package.module:name`` or ``path/to/file.py:name``.
 
-A target names a :class:`~mechanisms.Mechanism` object, or a zero-argument factory (a
-function or class) that returns one.  ``name`` may be dotted (``module:obj.attribute``).
+A target names a :class:`~mechanisms.Mechanism`, or a zero-argument factory that returns
+one; ``name`` may be dotted.  The target is **executed as Python code** with the rights of
+the user who runs privaudit: audit, certify or verify only files you would run yourself.
+Every failure is an :class:`~spec.errors.AuditError` (or the factory's own error, if it is
+one of ours) whose one-line message names the target.
 
-* ``package.module:name`` imports the module (the working directory is put on
-  ``sys.path`` first, as ``python -m`` does);
-* ``path/to/file.py:name`` executes the file as a module named after its stem (the
-  file's directory is put on ``sys.path`` so it can import its neighbours).
-
-Either way the target is **executed as Python code**, with the rights of the user who
-runs privaudit: audit, certify or verify only files you would run yourself.
-
-Every failure — a malformed target, a missing module, file or attribute, an import that
-raises, an object that is not a mechanism, a factory that needs arguments or raises —
-is an :class:`~spec.errors.AuditError` (or the error the factory raised, if it is one of
-ours) whose one-line message names the target.
+Details: ``docs/engine_notes.md``, "privaudit.trust.targets".
 """
 
 from __future__ import annotations

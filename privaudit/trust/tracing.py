@@ -1,26 +1,12 @@
 """Tracing a seeded release: which code runs when a mechanism is built and used.
 
-A certificate must cover the code that produces what it certifies, not only the code a
-static walk of the mechanism object can see: a mechanism usually calls most of its
-helpers by name (weights, smooth bounds, exact sums, partitions, composition), and those
-calls are invisible to an object walk.  :func:`trace_release` therefore *runs* the
-mechanism under :func:`sys.setprofile` and records every Python function that executes:
+A mechanism calls most of its helpers by name, invisibly to a static walk of the object, so
+:func:`trace_release` *runs* it under :func:`sys.setprofile` (the factory, the gray-box
+hooks on seeded inputs, and :data:`TRACE_OUTPUTS` outputs) and records every Python function
+that executes, our own caches emptied first.  It keeps the functions the caller's filter
+passes, never the :data:`MACHINERY`.  Mechanisms run in the calling thread, the one traced.
 
-1. the factory that builds the mechanism (when one is given);
-2. on seeded inputs drawn from the spec's input domain (two of its extreme elements and
-   :data:`TRACE_RANDOM_INPUTS` random ones), the statistic and every other gray-box hook
-   the mechanism provides (local sensitivity bound, smooth sensitivity) — the auditor
-   checks them — and a batch of :data:`TRACE_OUTPUTS` outputs drawn with the seed.
-
-Caches of our own packages (``functools.lru_cache``) are emptied first, so that a cached
-helper runs, and is seen, however warm the process is.  The trace keeps the functions
-whose module passes the caller's filter (the certificate keeps first-party code only,
-:func:`privaudit.first_party.is_first_party`) and never the :data:`MACHINERY` (the
-tracing code, and the registry and target loaders that merely call a factory).
-
-Python 3.11 has no :mod:`sys.monitoring`; :func:`sys.setprofile` reports a ``call``
-event for every Python frame, which is all the trace needs, at a fraction of the cost of
-line tracing.  Mechanisms run in the calling thread, which is the one traced.
+Details: ``docs/engine_notes.md``, "privaudit.trust.tracing".
 """
 
 from __future__ import annotations
@@ -40,8 +26,7 @@ import numpy as np
 from privaudit.first_party import OWN_PACKAGES
 from privaudit.mechanisms import Mechanism
 from privaudit.spec.errors import CertificateError, PrivauditError
-
-from .source_units import module_file
+from privaudit.trust.source_units import module_file
 
 __all__ = [
     "MACHINERY",

@@ -1,36 +1,15 @@
 """Verifying a certificate: consistent, current, and reproduced by re-running its audit.
 
-:func:`verify_certificate` answers "can I rely on this certificate?" in three steps:
+:func:`verify_certificate` checks **consistency**
+(:func:`privaudit.trust.consistency.check_consistency`), **code identity** (the spec and
+implementation hashes match the mechanism rebuilt from the certificate's ``source``) and
+**reproduction**: the audit is run again with the recorded configuration and seed, and must
+give bit-identical results with the same versions, or agree by the tolerance rule
+(:func:`statistical_tolerance`) with other versions or a mechanism that is not reproducible.
+A certificate is not a signature, and a passed audit is not a proof of privacy.
 
-1. **consistency** (:func:`privaudit.trust.consistency.check_consistency`): the verdict agrees
-   with the checks, ε_lb ≤ claimed ε unless the verdict is a violation, the embedded
-   report agrees with the top-level fields, and the configuration meets the
-   certificate minimums;
-2. **code identity**: the spec hash and the implementation hash (every file and
-   function the certifying release ran, :func:`privaudit.trust.certificates.current_implementation`)
-   match the mechanism as it is now — the mechanism is rebuilt from the certificate's
-   ``source`` (``registry:NAME`` or a command-line target);
-3. **reproduction**: the audit is run again with the recorded configuration, seed and
-   explicit pairs, and its results must equal the recorded ones.  With the same
-   versions (Python, numpy, scipy, … and every third-party distribution the
-   certificate records) the audit is deterministic, so the verdict, every check's
-   status and summary, the ε lower bound, the privacy profile and the power statement
-   must be *bit-identical*.  With other versions — reported as "certified with numpy
-   2.1.3, running 2.2.0", never a reason for staleness — floating point and samplers
-   may differ, so the re-run is compared by the **tolerance rule**: the verdict and
-   every check's status must be equal (a re-run that finds a violation, or becomes
-   inconclusive, is never reproduced); the ε lower bound must lie within
-   ``max(0.02 + 5 % of the larger value, z·√2·se)`` of the recorded one, where ``se``
-   is the delta-method standard error of the certified worst event's log-ratio
-   (:func:`statistical_tolerance`, a 0.1 % false-alarm rate for an independent
-   replicate); and the power's detectable ε within the fixed part.  ``docs/trust.md``
-   explains the rule.  A certificate of a mechanism that draws randomness of its own
-   (``reproducible = False``, detected by ``certify``: the same seed gave different
-   outputs) cannot be re-run from its seed: its re-run is an independent replicate at the
-   same strength, compared by the same tolerance rule (mode ``"independent"``).
-
-A certificate proves reproducibility and code identity, nothing more: it is not a
-signature (anyone can write one), and a passed audit is not a proof of privacy.
+Details (the tolerance rule): ``docs/engine_notes.md``, "privaudit.trust.verify";
+``docs/trust.md``.
 """
 
 from __future__ import annotations
@@ -41,14 +20,13 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
-from privaudit.auditing.report import AuditReport
-from privaudit.auditing.texts import format_epsilon
+from privaudit.auditing.outcome.report import AuditReport
+from privaudit.auditing.outcome.texts import format_epsilon
 from privaudit.mechanisms import Mechanism
 from privaudit.spec import SpecModel
 from privaudit.spec.errors import CertificateError, PrivauditError
-
-from .certificates import Certificate, CertificateStatus, load_certificate
-from .consistency import ConsistencyResult, check_consistency
+from privaudit.trust.certificates import Certificate, CertificateStatus, load_certificate
+from privaudit.trust.consistency import ConsistencyResult, check_consistency
 
 __all__ = [
     "REPRODUCTION_TOLERANCE",
@@ -149,11 +127,11 @@ def rebuild(source: str) -> tuple[Mechanism, tuple[tuple[Any, Any], ...]]:
         If the entry is unknown or the target cannot be loaded.
     """
     if source.startswith("registry:"):
-        from . import registry
+        from privaudit.trust import registry
 
         found = registry.entry(source.partition(":")[2])
         return found.create(), found.pairs
-    from .targets import load_target
+    from privaudit.trust.targets import load_target
 
     return load_target(source), ()
 

@@ -10,7 +10,7 @@ the worst-case log-likelihood ratio ``epsilon`` the construction delivers (omit 
 a :class:`~spec.MechanismSpec` with a pure claim and it is taken from the claim: ε is
 stated once); the mechanism exposes the probabilities through the gray-box hook
 :meth:`mechanisms.Mechanism.output_probabilities`, from which the auditor computes the
-exact ε and δ(ε) (:mod:`privaudit.auditing.exact_audit`).
+exact ε and δ(ε) (:mod:`privaudit.auditing.exact.privacy`).
 
 With ``independent=True`` (the default) the law is the product of the hook's rows, one
 per coordinate: the exact audit relies on it and the conformance check tests the joint

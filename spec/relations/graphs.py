@@ -25,7 +25,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Callable, Iterable, Iterator
 from functools import partial
-from typing import Any, Literal, cast
+from typing import Any, Literal
 
 import networkx as nx
 import numpy as np
@@ -36,6 +36,15 @@ from ..domains import GraphDomain
 from ..errors import InvalidGraphError, InvalidParameterError, UnsupportedCombinationError
 from . import _moves_graphs as _moves
 from ._base import AdversarialPair, LocalMoves, NeighbourDecision, NeighbouringRelationBase
+from ._edge_sets import (
+    EXACT_COVER_LIMIT,
+    _edge,
+    _require_graph_domain,
+    _rewiring_distance,
+    _show_edges,
+)
+from ._edge_sets import _edge_set as _edge_set  # also used by spec.relations.local
+from ._edge_sets import _graph as _graph  # also used by spec.relations.local
 from ._graph_backgrounds import independent_neighbourhood_edges, near_regular_edges
 from ._moves_graphs import toggled
 
@@ -48,82 +57,8 @@ __all__ = [
 
 #: Largest number of nodes for which :meth:`NodeNeighbouring.neighbours` enumerates.
 MAX_EXHAUSTIVE_NODES = 8
-#: Node-rewiring distances up to this value are exact; beyond, a lower bound is reported.
-EXACT_COVER_LIMIT = 8
 #: Random tries before the generators fall back on a deterministic choice.
 _RANDOM_TRIES = 256
-
-_Edge = tuple[int, int]
-
-
-# ----------------------------------------------------------------------------------------
-# edge-set helpers (shared with spec.relations.local)
-# ----------------------------------------------------------------------------------------
-def _edge(u: int, v: int) -> _Edge:
-    return (u, v) if u < v else (v, u)
-
-
-def _edge_set(graph: nx.Graph) -> frozenset[_Edge]:
-    """The edges of ``graph`` as sorted tuples."""
-    return frozenset(_edge(u, v) for u, v in graph.edges())
-
-
-def _graph(n: int, edges: Iterable[_Edge]) -> nx.Graph:
-    graph = nx.Graph()
-    graph.add_nodes_from(range(n))
-    graph.add_edges_from(edges)
-    return graph
-
-
-def _show_edges(edges: Iterable[_Edge], limit: int = 5) -> str:
-    ordered = sorted(edges)
-    shown = ", ".join(str(e) for e in ordered[:limit])
-    return shown + (", …" if len(ordered) > limit else "")
-
-
-def _require_graph_domain(relation: NeighbouringRelationBase, domain: Any) -> GraphDomain:
-    if not relation.supports_domain(domain):
-        shown = domain.label() if hasattr(domain, "label") else repr(domain)
-        raise UnsupportedCombinationError(f"{type(relation).__name__} is not defined on {shown}")
-    return cast(GraphDomain, domain)  # supports_domain is an isinstance check for GraphDomain
-
-
-def _greedy_matching_size(edges: Iterable[_Edge]) -> int:
-    covered: set[int] = set()
-    size = 0
-    for u, v in sorted(edges):
-        if u not in covered and v not in covered:
-            covered.update((u, v))
-            size += 1
-    return size
-
-
-def _has_vertex_cover(edges: list[_Edge], k: int) -> bool:
-    """Decide by a bounded search tree whether ≤ ``k`` nodes touch every edge."""
-    if not edges:
-        return True
-    if k == 0:
-        return False
-    u, v = edges[0]
-    return any(_has_vertex_cover([e for e in edges if w not in e], k - 1) for w in (u, v))
-
-
-def _rewiring_distance(difference: frozenset[_Edge]) -> tuple[int, bool]:
-    """Minimum vertex cover of the difference graph: ``(size, exact)``.
-
-    Exact up to :data:`EXACT_COVER_LIMIT`; beyond it, ``(max(limit + 1, matching), False)``
-    where ``matching`` is a maximal matching size (a lower bound of the cover).
-    """
-    if not difference:
-        return 0, True
-    matching = _greedy_matching_size(difference)
-    if matching > EXACT_COVER_LIMIT:
-        return matching, False
-    edges = sorted(difference)
-    for k in range(max(1, matching), EXACT_COVER_LIMIT + 1):
-        if _has_vertex_cover(edges, k):
-            return k, True
-    return EXACT_COVER_LIMIT + 1, False
 
 
 # ----------------------------------------------------------------------------------------

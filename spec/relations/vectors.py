@@ -443,7 +443,7 @@ class QueryDistance(NeighbouringRelationBase):
         and it is the best of the split pairs, or tied with the best, on SparseVectorTechnique3, 6,
         SVT34Parallel and NumericalSVT (``scripts/halving_visibility.py``, issue 31).
         The pair choice tests it when its halving cannot rank the pairs
-        (:data:`~privaudit.auditing.pair_choice.PRIOR_ORIGIN`).
+        (:data:`~privaudit.auditing.choice.halving.PRIOR_ORIGIN`).
         """
         element = self._element_of(domain)
         if self.monotone or self.norm == "l0" or not isinstance(domain, VectorDomain):

@@ -3,7 +3,7 @@
 Each case (:mod:`privaudit.suites.graphs`: n = 10, D = 3, claimed ε = 1) is audited with
 the quality tier's seeded configuration (10⁵ samples per side, confidence 0.999, seed 7),
 starting from one *benign* explicit pair, so any counterexample must come from the
-auditor's own graph generators (:mod:`privaudit.auditing.search.candidates`).
+auditor's own graph generators (:mod:`privaudit.auditing.search.pair_sources`).
 
 Error rates.  The gray-box sensitivity check is deterministic and never flags a true claim;
 the distributional test flags a correct mechanism with probability ≤ 10⁻³ per audit, so
@@ -25,7 +25,7 @@ import networkx as nx
 import numpy as np
 import pytest
 
-from privaudit.auditing.search.candidates import extreme_pairs
+from privaudit.auditing.search.pair_sources import extreme_pairs
 from privaudit.spec import EdgeNeighbouring, NodeNeighbouring
 from privaudit.suites import (
     WORST_PAIR_GENERATORS,

@@ -21,7 +21,7 @@ from scipy import stats
 
 from privaudit import AuditConfig, audit
 from privaudit.auditing.config import CI_STRENGTH
-from privaudit.auditing.exact_audit import exact_privacy
+from privaudit.auditing.exact.privacy import exact_privacy
 from privaudit.estimators.local_ustatistics import (
     HadamardRandomizerMechanism,
     rr_randomizer_mechanism,

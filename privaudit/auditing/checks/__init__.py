@@ -14,28 +14,33 @@
   locality of each randomizer, per-node and exact joint accounting, and the global
   certificate of Lemma 5.4 (Raskhodnikova, Smith, Wagaman & Zavyalov).
 
-Every check returns a :class:`~privaudit.auditing.results.CheckOutcome` (the smooth check a pair of
+Every check returns a :class:`~privaudit.auditing.outcome.results.CheckOutcome` (the smooth check a
+pair of
 them): ``"violated"`` with a counterexample, ``"passed"``, or ``"skipped"`` with the reason.
 """
 
 from __future__ import annotations
 
-from ._common import is_required_skip
-from .conformance import check_noise_law
-from .consistency import check_spec_consistency
-from .float_image import check_float_image, float_image_applies, float_image_unavailable
-from .local_node import (
+from privaudit.auditing.checks._common import is_required_skip
+from privaudit.auditing.checks.conformance import check_noise_law
+from privaudit.auditing.checks.consistency import check_spec_consistency
+from privaudit.auditing.checks.float_image import (
+    check_float_image,
+    float_image_applies,
+    float_image_unavailable,
+)
+from privaudit.auditing.checks.local_node import (
     check_local_node,
     exposed_nodes,
     local_node_checks_apply,
     locality_needs_samples,
 )
-from .sensitivity import (
+from privaudit.auditing.checks.sensitivity import (
     check_global_sensitivity,
     check_local_sensitivity_bound,
     check_smooth_sensitivity,
 )
-from .spike import check_spike, spike_applies
+from privaudit.auditing.checks.spike import check_spike, spike_applies
 
 __all__ = [
     "check_float_image",

@@ -13,11 +13,14 @@ from typing import Any
 import networkx as nx
 import numpy as np
 
+from privaudit.auditing.outcome.results import (
+    CheckOutcome,
+    jsonable_details,
+    pair_counterexample,
+)
+from privaudit.auditing.pairs import CandidatePair, to_jsonable, verified_pair
 from privaudit.spec import MechanismSpec
 from privaudit.spec.errors import AuditError, InvalidInputError, InvalidParameterError
-
-from ..pairs import CandidatePair, to_jsonable, verified_pair
-from ..results import CheckOutcome, Counterexample, jsonable_details
 
 __all__ = [
     "REL_TOL",
@@ -171,17 +174,6 @@ def neighbour_pair(spec: MechanismSpec, x: Any, y: Any, origin: str) -> Candidat
     return pair if pair.decision.distance > 0 else None
 
 
-def pair_counterexample(x: Any, y: Any, origin: str, reason: str, **values: Any) -> Counterexample:
-    """A :class:`Counterexample` with every value rendered as JSON."""
-    return Counterexample(
-        x=to_jsonable(x),
-        y=to_jsonable(y),
-        origin=origin,
-        relation_reason=reason,
-        values=jsonable_details(**values),
-    )
-
-
 def skipped(name: str, reason: str, **details: Any) -> CheckOutcome:
     """A ``skipped`` outcome whose summary is the reason."""
     return CheckOutcome(
@@ -196,7 +188,8 @@ def required_skip(name: str, reason: str, remedy: str, **details: Any) -> CheckO
     """A ``skipped`` outcome of a check the claim *requires*: the audit cannot conclude.
 
     The auditor turns a verdict that would be ``"no_violation"`` into ``"inconclusive"``
-    when such an outcome is present (:func:`privaudit.auditing.verdicts.decide_verdict`), and the
+    when such an outcome is present (:func:`privaudit.auditing.outcome.verdicts.decide_verdict`),
+    and the
     report states ``reason`` and ``remedy`` (what would make the audit conclusive).
     """
     return CheckOutcome(

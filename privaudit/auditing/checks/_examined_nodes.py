@@ -6,10 +6,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from privaudit.auditing.checks._local_node_spec import _graph_domain, _local_relation
 from privaudit.mechanisms import Mechanism
 from privaudit.spec import LocalNodeRelation
-
-from ._local_node_spec import _graph_domain, _local_relation
 
 __all__ = ["ALL_LOCALITY_NODES", "CHECK_NODES", "RANDOM_LOCALITY_NODES"]
 

@@ -1,31 +1,14 @@
 """Goodness-of-fit sub-tests of the noise-law check, vectorised over large samples.
 
-* :func:`ks_test` — Kolmogorov–Smirnov on the probability-integral transform;
-* :func:`anderson_darling_test` — A² computed directly, p-value from the asymptotic law
-  (Marsaglia & Marsaglia 2004, ``ADinf``) with their finite-n correction ``errfix``;
-* :func:`tail_tests` — exact two-sided binomial tests (doubled smaller tail,
-  :func:`binomial_two_sided`) of tail counts, which catch cut or flattened tails that KS
-  misses (the Curator Attack);
-* :func:`chi_square_test` — Pearson χ² over bins merged to expected counts ≥ 5;
-* :func:`exact_multinomial_test` — the exact multinomial test for tiny samples;
-* :func:`integer_bins` — bins of a law on the integers, from its quantiles.
+:func:`ks_test`, :func:`anderson_darling_test`, :func:`tail_tests` (exact binomial tests of
+tail counts, which catch the cut or flattened tails that KS misses), :func:`chi_square_test`,
+:func:`exact_multinomial_test` and :func:`integer_bins`.  Every function returns
+:class:`SubTest` objects holding a p-value; the caller applies the Bonferroni correction.
 
-Every function returns :class:`SubTest` objects holding a p-value; the caller applies
-the Bonferroni correction.
-
-References
-----------
-.. [1] Kolmogorov, "Sulla determinazione empirica di una legge di distribuzione", 1933;
-   Smirnov, 1948; Simard & L'Ecuyer, "Computing the two-sided Kolmogorov–Smirnov
-   distribution", J. Stat. Softw. 39(11), 2011 (``scipy.stats.kstwo``).
-.. [2] Anderson & Darling, "A test of goodness of fit", JASA 49, 1954.
-.. [3] Marsaglia & Marsaglia, "Evaluating the Anderson–Darling distribution",
-   J. Stat. Softw. 9(2), 2004.
-.. [4] Wang et al., "Curator Attack: when blackbox differential privacy
-   auditing loses its power", ACM CCS 2024
-   (github.com/ShimingWang98/Curator-Attack-When-Blackbox-DP-Auditing-Loses-Its-Power).
-.. [5] Pearson, 1900; Cochran, "Some methods for strengthening the common χ² tests",
-   Biometrics 10, 1954 (expected counts ≥ 5).
+References: Kolmogorov 1933, Smirnov 1948; Anderson & Darling, JASA 1954; Marsaglia &
+Marsaglia, J. Stat. Softw. 2004; Wang et al., ACM CCS 2024 (the Curator Attack); Pearson
+1900, Cochran, Biometrics 1954.  Details: ``docs/engine_notes.md``,
+"privaudit.auditing.checks._gof".
 """
 
 from __future__ import annotations

@@ -1,22 +1,12 @@
 """Exact output probabilities of report-noisy-max: P(argmax_i (q_i + Z_i) = i).
 
-* Gumbel noise of scale β: the softmax of q/β, in closed form (the Gumbel-max trick);
-* any other continuous law F with density f (Laplace, one-sided exponential, …):
+Gumbel noise gives the softmax of q/β in closed form; any other continuous law is integrated
+by vectorised Gauss–Legendre quadrature (:data:`GL_NODES` nodes per piece, the range split at
+every q_j), accurate to ~1e-13.  The sum of the probabilities is returned for checking.
 
-      P(i) = ∫ f(z − q_i) Π_{j≠i} F(z − q_j) dz,
-
-  the probability that the maximum is attained by i at level z, integrated by vectorised
-  Gauss–Legendre quadrature over z.  The integrand is smooth between the points z = q_j
-  (where the laws used here have their kinks), so the range is split at every q_j and
-  into pieces no longer than the scale of the law, with :data:`GL_NODES` nodes per piece;
-  the range is cut where the neglected mass is below 1e-18.  The result is accurate to
-  ~1e-13 (the sum of the probabilities is returned for checking).
-
-References
-----------
-.. [1] Durfee & Rogers, NeurIPS 2019 (Gumbel-max = exponential mechanism).
-.. [2] Dwork & Roth 2014, §3.3 (report noisy max); Ding, Kifer, Steinke, Wang, Xiao &
-   Zhang, 2021 (exponential noise = permute-and-flip).
+References: Durfee & Rogers, NeurIPS 2019; Dwork & Roth 2014, §3.3; Ding, Kifer, Steinke,
+Wang, Xiao & Zhang 2021.  Details: ``docs/engine_notes.md``,
+"privaudit.auditing.checks._selection".
 """
 
 from __future__ import annotations

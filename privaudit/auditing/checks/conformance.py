@@ -1,35 +1,14 @@
 """Noise-law conformance: does the noise a mechanism actually draws follow its declared law?
 
-:func:`check_noise_law` draws N outputs on one input in a single ``mechanism.sample`` call,
-turns them into draws of the declared *standardised* noise and tests them against it:
+:func:`check_noise_law` draws N outputs on one input in one ``mechanism.sample`` call, turns
+them into draws of the declared *standardised* noise and tests them against it (KS,
+Anderson–Darling, χ² or the exact multinomial test, and binomial tail tests that catch the
+Curator Attack).  The sub-tests are combined by Bonferroni, so noise that follows its
+declared law is reported as violated with probability at most α.
 
-==========================  =========================================  ===========================
-spec.noise                  draws tested                               sub-tests
-==========================  =========================================  ===========================
-AdditiveNoise (continuous)  output − f(x), all coordinates pooled      KS, Anderson–Darling, tails
-AdditiveNoise (integer)     output − f(x), all coordinates pooled      χ² (merged bins), tails
-SmoothSensitivityNoise      (output − f(x)) · a / S(x)                 KS, Anderson–Darling, tails
-RandomizedResponse          output frequencies vs P(· | x)             χ² or exact multinomial
-NoisyArgmax                 frequencies vs exact argmax probabilities  χ² or exact multinomial
-==========================  =========================================  ===========================
-
-The tail tests (exact binomial tests of the counts beyond the law's 1 − q/2 quantiles, both
-tails together and each alone, q ∈ {1e-2, 1e-3, 1e-4} where N·q ≥ 20) catch samplers whose
-tails are cut or flattened — the Curator Attack of Wang et al. (CCS 2024), which a
-black-box auditor with a KS test alone misses.  The k sub-tests are combined by Bonferroni
-(each at level α/k), so a mechanism whose noise follows its declared law is reported as
-violated with probability at most α (up to the ~1e-6 accuracy of the Anderson–Darling
-p-value approximation).
-
-References
-----------
-.. [1] Anderson & Darling, "A test of goodness of fit", JASA 49, 1954.
-.. [2] Marsaglia & Marsaglia, "Evaluating the Anderson–Darling distribution", J. Stat.
-   Softw. 9(2), 2004.
-.. [3] Kolmogorov 1933; Smirnov 1948 (``scipy.stats.kstest``).
-.. [4] Wang et al., "Curator Attack: when blackbox differential privacy
-   auditing loses its power", ACM CCS 2024
-   (github.com/ShimingWang98/Curator-Attack-When-Blackbox-DP-Auditing-Loses-Its-Power).
+References: Anderson & Darling, JASA 1954; Marsaglia & Marsaglia, J. Stat. Softw. 2004;
+Wang et al., ACM CCS 2024.  Details: ``docs/engine_notes.md``,
+"privaudit.auditing.checks.conformance".
 """
 
 from __future__ import annotations
@@ -38,6 +17,23 @@ from typing import Any
 
 import numpy as np
 
+from privaudit.auditing.checks._common import check_count, missing_hooks, skipped
+from privaudit.auditing.checks._gof import (
+    BINNED_ABOVE,
+    BinnedSample,
+    IntegerCounter,
+    SubTest,
+    anderson_darling_test,
+    chi_square_test,
+    exact_multinomial_test,
+    integer_bins,
+    ks_test,
+    tail_tests,
+)
+from privaudit.auditing.checks._selection import selection_probabilities
+from privaudit.auditing.outcome.results import CheckOutcome, jsonable_details
+from privaudit.auditing.pairs import to_jsonable
+from privaudit.auditing.sampler_outputs import draw_outputs
 from privaudit.mechanisms import Mechanism
 from privaudit.spec import (
     AdditiveNoise,
@@ -51,24 +47,6 @@ from privaudit.spec import (
     as_generator,
     check_alpha,
 )
-
-from ..pairs import to_jsonable
-from ..results import CheckOutcome, jsonable_details
-from ..sampler_outputs import draw_outputs
-from ._common import check_count, missing_hooks, skipped
-from ._gof import (
-    BINNED_ABOVE,
-    BinnedSample,
-    IntegerCounter,
-    SubTest,
-    anderson_darling_test,
-    chi_square_test,
-    exact_multinomial_test,
-    integer_bins,
-    ks_test,
-    tail_tests,
-)
-from ._selection import selection_probabilities
 
 __all__ = ["check_noise_law"]
 
@@ -407,6 +385,132 @@ def _short_input(value: Any) -> str:
     return text if len(text) <= 60 else text[:59] + "…"
 
 
+def _randomized_response_outcome(
+    mechanism: Mechanism,
+    noise: RandomizedResponse,
+    xv: Any,
+    n: int,
+    gen: np.random.Generator,
+    level: float,
+    shown_input: Any,
+    law_name: str,
+) -> CheckOutcome:
+    """Randomized-response frequencies against ``law.pmf_given(·, x)``."""
+    rr = noise.law
+    probs = np.asarray(rr.pmf_given(np.arange(rr.categories), xv), dtype=np.float64)
+    out = draw_outputs(mechanism, xv, n, gen)
+    return _outcome(
+        _categorical_tests(out, probs),
+        level,
+        f"{rr.categories}-ary randomized response outputs on x = {int(xv)} vs P(y | x)",
+        samples=n,
+        law=law_name,
+        input=shown_input,
+    )
+
+
+def _noisy_argmax_outcome(
+    mechanism: Mechanism,
+    law: Any,
+    xv: Any,
+    n: int,
+    gen: np.random.Generator,
+    level: float,
+    shown_input: Any,
+    law_name: str,
+) -> CheckOutcome:
+    """Noisy-argmax frequencies against the exact selection probabilities."""
+    scores = np.asarray(mechanism.statistic(xv), dtype=np.float64).ravel()
+    probs, quad_error = selection_probabilities(law, scores)
+    out = draw_outputs(mechanism, xv, n, gen)
+    return _outcome(
+        _categorical_tests(out, probs),
+        level,
+        f"noisy-argmax outputs ({law_name} noise, {scores.size} candidates) vs "
+        f"the exact selection probabilities",
+        samples=n,
+        law=law_name,
+        input=shown_input,
+        probabilities=probs,
+        quadrature_error=quad_error,
+    )
+
+
+def _residual_outcome(
+    mechanism: Mechanism,
+    noise: AdditiveNoise | SmoothSensitivityNoise,
+    law: Any,
+    xv: Any,
+    n: int,
+    gen: np.random.Generator,
+    level: float,
+    shown_input: Any,
+    law_name: str,
+) -> CheckOutcome:
+    """Additive or smooth-sensitivity noise: the residuals output − f(x), standardised by
+    a/S(x) for smooth noise, against the declared law (continuous or integer battery)."""
+    centre = np.asarray(mechanism.statistic(xv), dtype=np.float64)
+    out = np.asarray(draw_outputs(mechanism, xv, n, gen), dtype=np.float64)
+    expected_size = n * max(1, centre.size)
+    if out.size != expected_size:
+        return CheckOutcome(
+            name=_NAME,
+            status="violated",
+            error_rate=level,
+            summary=f"the sampler returned {out.size} values for {n} draws of a statistic with "
+            f"{centre.size} coordinates (expected {expected_size})",
+            details=jsonable_details(samples=n, output_shape=list(out.shape)),
+        )
+    residual = (out.reshape(n, -1) - centre.reshape(1, -1)).ravel()
+    if isinstance(noise, SmoothSensitivityNoise):
+        s_x = float(mechanism.smooth_sensitivity(xv))
+        if s_x == 0.0:
+            moved = int(np.count_nonzero(residual))
+            if moved == 0:
+                return skipped(
+                    _NAME,
+                    "S(x) = 0 at this input, so the declared noise is zero and "
+                    "the outputs equal f(x): nothing to test (choose an input "
+                    "with S(x) > 0)",
+                    samples=n,
+                )
+            return CheckOutcome(
+                name=_NAME,
+                status="violated",
+                error_rate=level,
+                statistic=0.0,
+                threshold=level,
+                summary=f"S(x) = 0 declares noiseless outputs, but {moved} of {n} outputs "
+                "differ from f(x)",
+                details=jsonable_details(samples=n, noisy_outputs=moved),
+            )
+        z = residual * (noise.alpha / s_x)
+        what = (
+            f"standardised smooth-sensitivity noise (output - f(x))*a/S(x) with "
+            f"S(x) = {s_x:.6g}, a = {noise.alpha:g} vs {law_name}"
+        )
+        extra: dict[str, Any] = {"smooth_sensitivity": s_x, "noise_scale": s_x / noise.alpha}
+    else:
+        z = residual
+        what = f"residuals output - f(x) ({centre.size} coordinate(s) pooled) vs {law!r}"
+        extra = {}
+    tested = noise.law
+    if isinstance(tested, (LatticeLaplace, LatticeGaussian)):
+        # a law on the lattice g·ℤ: test z/g (exact, g = 2^−k) on ℤ
+        z, tested = z / tested.granularity, tested.unit_law
+    tests = _integer_tests(z, tested) if tested.is_discrete else _continuous_tests(z, tested)
+    return _outcome(
+        tests,
+        level,
+        what,
+        samples=n,
+        draws_tested=int(z.size),
+        law=law_name,
+        input=shown_input,
+        **extra,
+    )
+
+
 def check_noise_law(
     mechanism: Mechanism, x: Any, rng: RandomLike, *, samples: int = 100_000, alpha: float = 0.01
 ) -> CheckOutcome:
@@ -497,94 +601,14 @@ def check_noise_law(
     law_name = type(law).__name__
 
     if isinstance(noise, RandomizedResponse):
-        rr = noise.law
-        probs = np.asarray(rr.pmf_given(np.arange(rr.categories), xv), dtype=np.float64)
-        out = draw_outputs(mechanism, xv, n, gen)
-        return _outcome(
-            _categorical_tests(out, probs),
-            level,
-            f"{rr.categories}-ary randomized response outputs on x = {int(xv)} vs P(y | x)",
-            samples=n,
-            law=law_name,
-            input=shown_input,
+        return _randomized_response_outcome(
+            mechanism, noise, xv, n, gen, level, shown_input, law_name
         )
 
     if isinstance(noise, FiniteRandomizer):
         return _finite_randomizer_outcome(mechanism, noise, xv, n, gen, level, shown_input)
 
     if isinstance(noise, NoisyArgmax):
-        scores = np.asarray(mechanism.statistic(xv), dtype=np.float64).ravel()
-        probs, quad_error = selection_probabilities(law, scores)
-        out = draw_outputs(mechanism, xv, n, gen)
-        return _outcome(
-            _categorical_tests(out, probs),
-            level,
-            f"noisy-argmax outputs ({law_name} noise, {scores.size} candidates) vs "
-            f"the exact selection probabilities",
-            samples=n,
-            law=law_name,
-            input=shown_input,
-            probabilities=probs,
-            quadrature_error=quad_error,
-        )
+        return _noisy_argmax_outcome(mechanism, law, xv, n, gen, level, shown_input, law_name)
 
-    centre = np.asarray(mechanism.statistic(xv), dtype=np.float64)
-    out = np.asarray(draw_outputs(mechanism, xv, n, gen), dtype=np.float64)
-    expected_size = n * max(1, centre.size)
-    if out.size != expected_size:
-        return CheckOutcome(
-            name=_NAME,
-            status="violated",
-            error_rate=level,
-            summary=f"the sampler returned {out.size} values for {n} draws of a statistic with "
-            f"{centre.size} coordinates (expected {expected_size})",
-            details=jsonable_details(samples=n, output_shape=list(out.shape)),
-        )
-    residual = (out.reshape(n, -1) - centre.reshape(1, -1)).ravel()
-    if isinstance(noise, SmoothSensitivityNoise):
-        s_x = float(mechanism.smooth_sensitivity(xv))
-        if s_x == 0.0:
-            moved = int(np.count_nonzero(residual))
-            if moved == 0:
-                return skipped(
-                    _NAME,
-                    "S(x) = 0 at this input, so the declared noise is zero and "
-                    "the outputs equal f(x): nothing to test (choose an input "
-                    "with S(x) > 0)",
-                    samples=n,
-                )
-            return CheckOutcome(
-                name=_NAME,
-                status="violated",
-                error_rate=level,
-                statistic=0.0,
-                threshold=level,
-                summary=f"S(x) = 0 declares noiseless outputs, but {moved} of {n} outputs "
-                "differ from f(x)",
-                details=jsonable_details(samples=n, noisy_outputs=moved),
-            )
-        z = residual * (noise.alpha / s_x)
-        what = (
-            f"standardised smooth-sensitivity noise (output - f(x))*a/S(x) with "
-            f"S(x) = {s_x:.6g}, a = {noise.alpha:g} vs {law_name}"
-        )
-        extra: dict[str, Any] = {"smooth_sensitivity": s_x, "noise_scale": s_x / noise.alpha}
-    else:
-        z = residual
-        what = f"residuals output - f(x) ({centre.size} coordinate(s) pooled) vs {law!r}"
-        extra = {}
-    tested = noise.law
-    if isinstance(tested, (LatticeLaplace, LatticeGaussian)):
-        # a law on the lattice g·ℤ: test z/g (exact, g = 2^−k) on ℤ
-        z, tested = z / tested.granularity, tested.unit_law
-    tests = _integer_tests(z, tested) if tested.is_discrete else _continuous_tests(z, tested)
-    return _outcome(
-        tests,
-        level,
-        what,
-        samples=n,
-        draws_tested=int(z.size),
-        law=law_name,
-        input=shown_input,
-        **extra,
-    )
+    return _residual_outcome(mechanism, noise, law, xv, n, gen, level, shown_input, law_name)

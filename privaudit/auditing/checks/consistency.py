@@ -1,38 +1,13 @@
 """Spec consistency: the spec re-validates from its JSON and agrees with the mechanism.
 
-:func:`check_spec_consistency` (``"spec.consistency"``) makes sure that what an auditor
-reads (the spec) and what the mechanism runs with (its own attributes) are the same
-claims:
+:func:`check_spec_consistency` (``"spec.consistency"``) checks that the spec round-trips
+through JSON and that every parameter the mechanism exposes as an attribute (``epsilon``,
+``noise_law``, ``output_dimension``, …) equals the spec's value, up to round-off.  A
+mismatch is ``"violated"``, naming both values; the check is deterministic (``error_rate``
+0).
 
-1. ``type(spec).from_json(spec.to_json())`` succeeds — the cross-field validation of
-   :mod:`spec.mechanism_spec` runs again on the serialised claims — and equals the spec;
-2. every parameter the mechanism exposes as an attribute equals the spec's value:
-
-   ==================  =====================================================
-   attribute           spec value
-   ==================  =====================================================
-   ``noise_law``       ``spec.noise.law``
-   ``law``             ``spec.noise.law`` (randomized response)
-   ``epsilon``         the guarantee's ε
-   ``delta``           the guarantee's δ (0 for pure DP)
-   ``rho``             the guarantee's ρ (zCDP)
-   ``mu``              the guarantee's μ (GDP)
-   ``alpha``           ``spec.noise.alpha`` (smooth-sensitivity noise)
-   ``beta``            the smooth-sensitivity claim's β
-   ``output_dimension``  ``spec.output_dimension``
-   ``monotone``        ``spec.noise.monotone`` (noisy argmax)
-   ``candidates``      the length of the score vector (noisy argmax)
-   ``categories``      ``spec.noise.law.categories`` (randomized response)
-   ==================  =====================================================
-
-   An attribute the mechanism does not have is not compared; neither is one for which the
-   spec has no such parameter (e.g. ``epsilon`` under a zCDP claim, or ``alpha`` without
-   smooth-sensitivity noise, where the name may mean something else) — those are listed
-   in ``details["not_in_spec"]``.  Numbers are compared with a relative tolerance of 1e-12
-   (round-off only).
-
-A mismatch is reported as ``"violated"``, naming both values.  The check is deterministic
-(``error_rate`` 0).
+Details (the attribute table): ``docs/engine_notes.md``,
+"privaudit.auditing.checks.consistency".
 """
 
 from __future__ import annotations
@@ -42,6 +17,7 @@ import numbers
 from collections.abc import Callable
 from typing import Any
 
+from privaudit.auditing.outcome.results import CheckOutcome, jsonable_details
 from privaudit.mechanisms import Mechanism
 from privaudit.spec import (
     GaussianDP,
@@ -54,8 +30,6 @@ from privaudit.spec import (
     public_randomness_digest,
 )
 from privaudit.spec.errors import PrivauditError
-
-from ..results import CheckOutcome, jsonable_details
 
 __all__ = ["ATTRIBUTE_TOLERANCE", "check_spec_consistency"]
 

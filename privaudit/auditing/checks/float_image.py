@@ -1,56 +1,14 @@
 """Floating-point image check: outputs that the sampler can produce under x but not under y.
 
-An additive mechanism computes ``o = fl(f(x) + Z)`` from a float noise sampler.  The set
-of floats it can output — its *float image* — depends on f(x): Mironov (CCS 2012, §3)
-showed that for the textbook Laplace sampler most outputs of M(x) are floats that
-M(x′) can never produce, so one output can reveal the input (ε = ∞).  This check draws
-outputs of M(x) and decides, exactly and deterministically for each output o, whether
-the modelled sampler could have produced o under the neighbour y.  An output possible
-under x and impossible under y is a zero-probability event under M(y): for a pure-DP
-claim one such output is a counterexample (ε = ∞, error rate 0); for an (ε, δ) claim
-the event has ``P_y = 0``, so the claim fails when a Clopper–Pearson lower bound on
-``P_x`` exceeds δ.
+For an additive mechanism ``o = fl(f(x) + Z)``, decides exactly, output by output, whether
+the modelled float sampler could have produced o under the neighbour y (Mironov's attack).
+Models: numpy's Laplace sampler, the lattice laws of the float-safe mechanisms, and a
+user-supplied :meth:`mechanisms.Mechanism.float_image` hook.  A law no model covers gets a
+``skipped`` outcome that says why (:func:`float_image_unavailable`); a leak counts against
+the claim only for ``numerics="exact"`` (or ``strict=True``).
 
-Sampler models (the float computation reproduced operation by operation):
-
-* :class:`~spec.Laplace` — privaudit's idealized Laplace draws ``Generator.laplace(0, b)``,
-  which is numpy's ``random_laplace``: ``U = k·2⁻⁵³`` with k uniform in {1, …, 2⁵³ − 1}
-  (k = 0 redrawn), ``Z = b·log(U + U)`` for U < ½ and ``Z = −b·log((2 − U) − U)``
-  otherwise (C ``log`` from libm), then the mechanism adds ``fl(Z + f(x))``.  Given o
-  and a centre c, the k whose Z can round to o lie in a window found by inverting the
-  formulas with a margin of a few ulps; every k of the window is evaluated exactly as
-  numpy does, in float64 (``numpy.log``, each "impossible" verdict re-evaluated with
-  :func:`math.log`, the libm ``log`` that numpy's C sampler calls).  A window of more
-  than :data:`WINDOW` values is not enumerated and o counts as possible, so the check
-  never claims an impossibility it has not verified.
-* :class:`~spec.LatticeLaplace`, :class:`~spec.LatticeGaussian` (the float-safe
-  mechanisms) — the image under y is the lattice ``g·ℤ`` within ±2⁵²·g (outputs are
-  ``g·(r(f(y))/g + Y)``, exact).
-* **A user-supplied model** — a mechanism that provides the gray-box hook
-  :meth:`mechanisms.Mechanism.float_image` (``from_scalar_sampler(..., float_image=...)``
-  for another library's sampler) is checked against its own model, whatever its law;
-  the hook's "impossible" verdicts are taken as exact.
-
-A scalar additive mechanism with a continuous law that none of these models covers (a
-Gaussian sampler, another library's Laplace without a model, a mechanism without the
-``statistic`` hook) gets a ``skipped`` outcome that says why
-(:func:`float_image_unavailable`), never silence.
-
-Before counting, every drawn output must be possible under its own input; if one is not,
-the mechanism does not compute its floats the modelled way and the check is skipped
-(so a different float sampler is never blamed for the model's mismatch).
-
-Verdicts.  A leak found for a spec with ``numerics="exact"`` is a violation.  A spec with
-``numerics="idealized"`` claims privacy in real arithmetic only, so the leak is reported
-(``details["leak_found"]``, the witnesses, ε = ∞ for the float implementation) but not
-counted against the claim unless ``strict=True``.
-
-References
-----------
-.. [1] Mironov, "On significance of the least significant bits for differential
-   privacy", ACM CCS 2012, §3 (the attack on the textbook Laplace sampler) and §5.
-.. [2] numpy ``random/src/distributions/distributions.c``, ``random_laplace`` and
-   ``next_double`` (``(next_uint64 >> 11) · 2⁻⁵³``).
+References: Mironov, ACM CCS 2012, §3 and §5.  Details: ``docs/engine_notes.md``,
+"privaudit.auditing.checks.float_image".
 """
 
 from __future__ import annotations
@@ -61,6 +19,15 @@ from typing import Any, cast
 
 import numpy as np
 
+from privaudit.auditing.checks._common import check_count, missing_hooks, skipped
+from privaudit.auditing.outcome.results import (
+    CheckOutcome,
+    CheckStatus,
+    Counterexample,
+    jsonable_details,
+)
+from privaudit.auditing.pairs import CandidatePair, to_jsonable
+from privaudit.auditing.sampler_outputs import draw_outputs
 from privaudit.mechanisms import Mechanism
 from privaudit.spec import (
     AdditiveNoise,
@@ -73,11 +40,6 @@ from privaudit.spec import (
     as_generator,
 )
 from privaudit.statistics.clopper_pearson import cp_lower
-
-from ..pairs import CandidatePair, to_jsonable
-from ..results import CheckOutcome, CheckStatus, Counterexample, jsonable_details
-from ..sampler_outputs import draw_outputs
-from ._common import check_count, missing_hooks, skipped
 
 __all__ = [
     "WINDOW",
@@ -249,6 +211,96 @@ def _image(
     return possible, ~possible
 
 
+def _pairs_that_move(
+    mechanism: Mechanism, pairs: Sequence[CandidatePair], max_pairs: int
+) -> tuple[list[CandidatePair], dict[int, tuple[float, float]]]:
+    """The first ``max_pairs`` pairs with f(x) ≠ f(y), and their (f(x), f(y)) by ``id``."""
+    centre = {}
+    used: list[CandidatePair] = []
+    for pair in pairs:
+        fx = float(np.asarray(mechanism.statistic(pair.x), dtype=np.float64).reshape(()))
+        fy = float(np.asarray(mechanism.statistic(pair.y), dtype=np.float64).reshape(()))
+        if fx != fy:
+            used.append(pair)
+            centre[id(pair)] = (fx, fy)
+        if len(used) >= max_pairs:
+            break
+    return used, centre
+
+
+def _outside_own_image(
+    mechanism: Mechanism, law: Any, out: np.ndarray, c_src: float, n: int
+) -> CheckOutcome | None:
+    """``skipped`` when an output of M(x) is not in the modelled float image of x itself
+    (the mechanism does not draw its floats the modelled way), else ``None``."""
+    own, _ = _image(law, out, c_src, mechanism)
+    if not own.all():
+        bad = float(out[np.flatnonzero(~own)[0]])
+        what = (
+            "its float_image hook" if _user_model(mechanism) else f"the {type(law).__name__} model"
+        )
+        return skipped(
+            _NAME,
+            f"cannot run: output {bad!r} of M(x) is not in the "
+            f"modelled float image of x itself: the mechanism does "
+            f"not draw its floats as {what} assumes (supply a model "
+            f"of its sampler with a float_image hook)",
+            samples=n,
+        )
+    return None
+
+
+def _model_name(mechanism: Mechanism, law: Any) -> str:
+    """The float model the check used, as the report names it."""
+    return (
+        "user-supplied float_image"
+        if _user_model(mechanism)
+        else "numpy Generator.laplace"
+        if isinstance(law, Laplace)
+        else "exact lattice"
+    )
+
+
+def _summary(
+    leak: bool,
+    enforce: bool,
+    model: str,
+    worst_fraction: float,
+    witness_value: float | None,
+    directions: int,
+    n: int,
+) -> str:
+    """The outcome's summary: the leak and one witness, or the directions searched."""
+    if leak:
+        what = (
+            f"floating-point leak: {worst_fraction:.3%} of the outputs of M(x) are floats "
+            f"that M(y) cannot produce ({model} model), e.g. {witness_value!r}; "
+            f"ε = ∞ for the float implementation"
+        )
+    else:
+        what = (
+            f"no output of M(x) outside the float image of M(y) in {directions} "
+            f"direction(s) × {n} draws ({model} model)"
+        )
+    if leak and not enforce:
+        what += "; not counted: the claim is declared with idealized (real-arithmetic) numerics"
+    return what
+
+
+def _witness_counterexample(
+    witness_pair: tuple[Any, Any, CandidatePair], witness_value: float | None
+) -> Counterexample:
+    """The counterexample of a leak: an output of M(x) that M(y) cannot produce."""
+    src, dst, pair = witness_pair
+    return Counterexample(
+        x=to_jsonable(src),
+        y=to_jsonable(dst),
+        origin=pair.origin,
+        relation_reason=pair.decision.reason,
+        values={"output": witness_value, "possible_under_x": True, "possible_under_y": False},
+    )
+
+
 def check_float_image(
     mechanism: Mechanism,
     pairs: Sequence[CandidatePair],
@@ -303,16 +355,7 @@ def check_float_image(
     spec = mechanism.spec
     law = cast(AdditiveNoise, spec.noise).law  # float_image_applies (above) checked it
     gen = as_generator(rng)
-    centre = {}
-    used: list[CandidatePair] = []
-    for pair in pairs:
-        fx = float(np.asarray(mechanism.statistic(pair.x), dtype=np.float64).reshape(()))
-        fy = float(np.asarray(mechanism.statistic(pair.y), dtype=np.float64).reshape(()))
-        if fx != fy:
-            used.append(pair)
-            centre[id(pair)] = (fx, fy)
-        if len(used) >= max_pairs:
-            break
+    used, centre = _pairs_that_move(mechanism, pairs, max_pairs)
     if not used:
         return skipped(_NAME, "no candidate pair with f(x) != f(y)")
     delta = spec.guarantee.delta if isinstance(spec.guarantee, ApproxDP) else 0.0
@@ -325,22 +368,9 @@ def check_float_image(
         fx, fy = centre[id(pair)]
         for src, dst, c_src, c_dst in ((pair.x, pair.y, fx, fy), (pair.y, pair.x, fy, fx)):
             out = np.asarray(draw_outputs(mechanism, src, n, gen), dtype=np.float64).ravel()
-            own, _ = _image(law, out, c_src, mechanism)
-            if not own.all():
-                bad = float(out[np.flatnonzero(~own)[0]])
-                what = (
-                    "its float_image hook"
-                    if _user_model(mechanism)
-                    else f"the {type(law).__name__} model"
-                )
-                return skipped(
-                    _NAME,
-                    f"cannot run: output {bad!r} of M(x) is not in the "
-                    f"modelled float image of x itself: the mechanism does "
-                    f"not draw its floats as {what} assumes (supply a model "
-                    f"of its sampler with a float_image hook)",
-                    samples=n,
-                )
+            not_own = _outside_own_image(mechanism, law, out, c_src, n)
+            if not_own is not None:
+                return not_own
             possible, verified = _image(law, out, c_dst, mechanism)
             # an output (a row of a vector output) is a witness when any of its values is
             # impossible under M(y): the event whose probability bounds δ
@@ -367,36 +397,11 @@ def check_float_image(
     counts = pure and leak or (not pure and cp_violated)
     enforce = spec.numerics == "exact" or strict
     violated = bool(counts and enforce)
-    model = (
-        "user-supplied float_image"
-        if _user_model(mechanism)
-        else "numpy Generator.laplace"
-        if isinstance(law, Laplace)
-        else "exact lattice"
-    )
-    if leak:
-        what = (
-            f"floating-point leak: {worst_fraction:.3%} of the outputs of M(x) are floats "
-            f"that M(y) cannot produce ({model} model), e.g. {witness_value!r}; "
-            f"ε = ∞ for the float implementation"
-        )
-    else:
-        what = (
-            f"no output of M(x) outside the float image of M(y) in {len(directions)} "
-            f"direction(s) × {n} draws ({model} model)"
-        )
-    if leak and not enforce:
-        what += "; not counted: the claim is declared with idealized (real-arithmetic) numerics"
+    model = _model_name(mechanism, law)
+    what = _summary(leak, enforce, model, worst_fraction, witness_value, len(directions), n)
     counterexample = None
     if violated and witness_pair is not None:
-        src, dst, pair = witness_pair
-        counterexample = Counterexample(
-            x=to_jsonable(src),
-            y=to_jsonable(dst),
-            origin=pair.origin,
-            relation_reason=pair.decision.reason,
-            values={"output": witness_value, "possible_under_x": True, "possible_under_y": False},
-        )
+        counterexample = _witness_counterexample(witness_pair, witness_value)
     status: CheckStatus = "violated" if violated else ("skipped" if leak else "passed")
     return CheckOutcome(
         name=_NAME,

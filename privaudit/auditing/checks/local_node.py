@@ -1,48 +1,15 @@
 """Checks of local node differential privacy (LNDP) on the joint messages.
 
-Applied to every mechanism whose spec uses :class:`~spec.LocalNodeRelation` on a
-:class:`~spec.domains.GraphDomain` (Raskhodnikova, Smith, Wagaman & Zavyalov, "Local Node
-Differential Privacy", arXiv:2602.15802; ``docs/lndp_study.md``).  The release is the joint
-vector of the n node messages with the public randomness ρ fixed (Definition 2.3); node i's
-message is the block of coordinates the spec's :class:`~spec.MessageLayout` declares
-(:func:`message_blocks`).
+For specs under :class:`~spec.LocalNodeRelation` on a :class:`~spec.domains.GraphDomain`:
+``lndp.structure``, ``lndp.locality``, ``lndp.per_node``, ``lndp.joint_accounting`` and
+``lndp.global_certificate`` (Lemma 5.4, error rate :data:`CERTIFICATE_ERROR`, outside the
+audit's Bonferroni budget).  Node i's message is the block the spec's
+:class:`~spec.MessageLayout` declares (:func:`message_blocks`).  No check is skipped in
+silence: a required check that cannot run makes an audit without violation
+``inconclusive``, with the remedy.
 
-* ``lndp.structure`` — n is public (fixed by the input domain) and the release splits into
-  n per-node messages, which is all the server sees besides ρ;
-* ``lndp.locality`` — each node's message law depends on its own adjacency list only:
-  with node v's list fixed and the other lists changed
-  (:meth:`~spec.LocalNodeRelation.same_view_graphs`), v's block of the stacked message means
-  (additive noise) or of the declared output probabilities (finite randomizers) is unchanged;
-* ``lndp.per_node`` — each randomizer on its own is (ε, δ)-private between the empty list
-  and the full list (the paper's Claim 6.4(a)), exactly, from the declared law;
-* ``lndp.joint_accounting`` — the exact δ(ε_claim) of the joint Gaussian messages (one
-  Gaussian with the ℓ2 shift of the stacked means; Balle & Wang, ICML 2018, Theorem 8), or
-  the ℓ1 loss bound of Laplace messages under a pure claim, at every pair the relation's
-  adversarial generators and the auditor's search offer (``docs/lndp_study.md``, verdicts);
-* ``lndp.global_certificate`` — Lemma 5.4: for every (ε, δ)-LNDP algorithm, the total
-  variation between (G, A(∅)) and (G, A(G)), G uniform D-regular, is at most
-  √(1 − e^{−2𝔅}) (:func:`estimators.lndp.accounting.regular_graph_tv_bound`).  The exact TV
-  given G is averaged over :data:`CERTIFICATE_GRAPHS` random D-regular graphs; a violation
-  is reported when the Hoeffding lower confidence bound of the average exceeds the
-  certificate, at error rate :data:`CERTIFICATE_ERROR` (stated in the outcome; it is
-  outside the audit's Bonferroni budget, so the family-wise error of an LNDP audit is at
-  most α + 10⁻⁶).
-
-The first four checks are deterministic with a gray-box hook (``statistic`` with additive
-noise, or ``output_probabilities`` with a finite randomizer).  No check is skipped in
-silence (issue 27):
-
-* without a hook, ``lndp.locality`` runs on samples
-  (:mod:`privaudit.auditing.checks.local_node_blackbox`, two-sample tests at the share of α the
-  auditor gives it), and without a declared layout it runs a test valid for every layout;
-* ``lndp.structure`` and ``lndp.locality`` are *required*: when one cannot run (no layout
-  declared; no pair fits the domain), it is a
-  :func:`~privaudit.auditing.checks._common.required_skip` and an audit without a violation
-  is ``inconclusive``, with the remedy;
-* ``lndp.per_node``, ``lndp.joint_accounting`` and ``lndp.global_certificate`` are
-  consequences of the joint claim, whose black-box version is the distinguishing test
-  itself on the relation's pairs (the star toggle at each focus node contains the
-  per-node pair); when they cannot run exactly their skip says so.
+References: Raskhodnikova, Smith, Wagaman & Zavyalov, arXiv:2602.15802; Balle & Wang, ICML
+2018.  Details: ``docs/engine_notes.md``, "privaudit.auditing.checks.local_node".
 """
 
 from __future__ import annotations
@@ -54,6 +21,23 @@ from typing import Any
 import networkx as nx
 import numpy as np
 
+from privaudit.auditing.checks._common import REL_TOL, pair_counterexample, required_skip, skipped
+from privaudit.auditing.checks._examined_nodes import _locality_nodes, _nodes
+from privaudit.auditing.checks._local_node_spec import (
+    _additive_noise,
+    _graph_domain,
+    _laplace_scale,
+    _local_relation,
+)
+from privaudit.auditing.checks.local_node_blackbox import (
+    LocalityComparison,
+    exposure_weights,
+    layout_free_groups,
+    sampled_changes,
+)
+from privaudit.auditing.exact.privacy import hockey_stick
+from privaudit.auditing.outcome.results import CheckOutcome
+from privaudit.auditing.pairs import CandidatePair
 from privaudit.mechanisms import Mechanism
 from privaudit.spec import (
     AdditiveNoise,
@@ -67,19 +51,6 @@ from privaudit.spec import (
 )
 from privaudit.spec.domains import GraphDomain
 from privaudit.spec.errors import AuditError, PrivauditError
-
-from ..exact_audit import hockey_stick
-from ..pairs import CandidatePair
-from ..results import CheckOutcome
-from ._common import REL_TOL, pair_counterexample, required_skip, skipped
-from ._examined_nodes import _locality_nodes, _nodes
-from ._local_node_spec import _additive_noise, _graph_domain, _laplace_scale, _local_relation
-from .local_node_blackbox import (
-    LocalityComparison,
-    exposure_weights,
-    layout_free_groups,
-    sampled_changes,
-)
 
 __all__ = [
     "CERTIFICATE_ERROR",
@@ -121,8 +92,8 @@ def message_blocks(mechanism: Mechanism) -> list[np.ndarray] | None:
 
     They come from the spec's :class:`~spec.MessageLayout` (``LocalNodeRelation(layout=…)``,
     or ``declare_mechanism(..., layout=…)``).  Nothing is assumed when the spec declares
-    none: an output of n·k coordinates need not be n blocks of k in node order (issue 27's
-    false alarm: each edge reported once by its lower endpoint).
+    none: an output of n·k coordinates need not be n blocks of k in node order (e.g. each
+    edge reported once by its lower endpoint).
     """
     layout = getattr(mechanism.spec.relation, "layout", None)
     return None if layout is None else layout.arrays(_graph_domain(mechanism).n_nodes)
@@ -336,8 +307,8 @@ def check_locality(
     """``lndp.locality``: node v's message law is unchanged when only other lists change.
 
     Deterministic from the declared law with a gray-box hook; otherwise two-sample tests on
-    ``samples`` outputs per graph at family-wise level ``alpha`` (module docstring of
-    :mod:`~privaudit.auditing.checks.local_node_blackbox`).  Without a declared layout the test is
+    ``samples`` outputs per graph at family-wise level ``alpha``
+    (:mod:`~privaudit.auditing.checks.local_node_blackbox`).  Without a declared layout the test is
     the layout-free one.
     """
     name = "lndp.locality"

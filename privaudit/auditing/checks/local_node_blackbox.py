@@ -1,33 +1,13 @@
 """Black-box parts of the local-node checks: locality on samples, and node exposure.
 
-Local node differential privacy (Raskhodnikova, Smith, Wagaman & Zavyalov, "Local Node
-Differential Privacy", arXiv:2602.15802, Definition 2.3) asks each node's message to be a
-randomised function of the node's own adjacency list (and the public randomness ρ).  This
-module tests that without gray-box hooks, and ranks the nodes by how much ρ exposes them.
+Locality is tested without gray-box hooks by two-sample tests: with a declared layout, node
+v's block must not move when only other nodes' lists change; without one, a coordinate must
+not move under both of two changes inside disjoint node sets S₁ and S₂ (a test valid for
+every layout).  The tests share α_locality by Bonferroni.  :func:`exposure_weights` ranks
+the nodes by how much the public randomness ρ exposes them.
 
-Locality, two designs (``docs/lndp_study.md``, "black-box locality"):
-
-* **declared layout** — for node v, hold v's list fixed and change only other nodes' lists
-  (:meth:`spec.LocalNodeRelation.same_view_graphs`); v's message law must not change.
-  Each coordinate of v's block (and the block's sum, when it has several) is compared by
-  a two-sample Kolmogorov–Smirnov test (exact for continuous laws, conservative for
-  discrete ones);
-* **no layout declared** — a test that holds for *every* layout: from a base graph B,
-  change only the lists inside a node set S₁, or only inside a disjoint set S₂.  Whatever
-  node owns coordinate j, it lies outside S₁ or outside S₂, so a local mechanism cannot
-  move coordinate j's law under both changes.  A coordinate that moves under both is a
-  violation whatever the layout.
-
-Every test of a locality check is counted before any is run, and each runs at level
-α_locality / (number of tests) (Bonferroni), so a local mechanism is flagged with
-probability at most α_locality, the share the auditor gives this check out of its α.
-
-Exposure: which nodes a realised ρ exposes most (:func:`exposure_weights`): the
-mechanism's ``node_exposure`` hook when it has one; else, with the ``statistic`` hook and
-additive noise, the norm of the stacked-mean shift of the star toggle at each node
-(deterministic); else, when the spec declares public randomness, the standardised mean
-shift of the star toggle estimated on a few thousand samples per node (a search step: it
-only orders the pairs, and the tests run on fresh samples).
+Reference: Raskhodnikova, Smith, Wagaman & Zavyalov, arXiv:2602.15802.  Details:
+``docs/engine_notes.md``, "privaudit.auditing.checks.local_node_blackbox".
 """
 
 from __future__ import annotations
@@ -40,11 +20,10 @@ import networkx as nx
 import numpy as np
 from scipy import stats
 
+from privaudit.auditing.sampler_outputs import draw_outputs
 from privaudit.mechanisms import Mechanism
 from privaudit.spec import AdditiveNoise, Gaussian
 from privaudit.spec.errors import PrivauditError
-
-from ..sampler_outputs import draw_outputs
 
 __all__ = [
     "EXPOSURE_SAMPLES",

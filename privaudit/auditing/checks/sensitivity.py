@@ -1,33 +1,14 @@
 """Deterministic gray-box checks of the sensitivity claims.
 
-Each check evaluates the mechanism's own hooks (``statistic``, ``local_sensitivity_bound``,
-``smooth_sensitivity``) on adversarial inputs and neighbouring pairs and compares them with
-the claim in :mod:`spec.sensitivity`:
+:func:`check_global_sensitivity`, :func:`check_local_sensitivity_bound` and
+:func:`check_smooth_sensitivity` evaluate the mechanism's own hooks on adversarial inputs
+and neighbouring pairs against the claims of :mod:`spec.sensitivity`.  A violation is a
+concrete pair of neighbours (certain up to the round-off slack
+:data:`~privaudit.auditing.checks._common.REL_TOL`); a pass only says the search found none.
 
-* :func:`check_global_sensitivity` — ‖f(x) − f(y)‖ ≤ Δ on the given pairs and on a local
-  search maximising ‖f(x) − f(y)‖ (``"sensitivity.global"``);
-* :func:`check_local_sensitivity_bound` — LS(x) = max_{y ~ x} ‖f(x) − f(y)‖ ≤ B(x)
-  (``"sensitivity.local_bound"``);
-* :func:`check_smooth_sensitivity` — S(x) ≥ LS(x) (``"sensitivity.smooth.upper_bound"``)
-  and S(x) ≤ e^β S(y) for neighbours (``"sensitivity.smooth.smoothness"``), the two
-  conditions of Nissim, Raskhodnikova & Smith (2007), Def. 2.1.
-
-A violation is a concrete pair (x, y) of neighbours, reported as a
-:class:`~privaudit.auditing.results.Counterexample`; it is certain up to the round-off slack
-:data:`~privaudit.auditing.checks._common.REL_TOL` = 1e-9 (relative).  A pass only says that the
-search found no violation: local sensitivities found by a non-exhaustive neighbourhood
-search are lower bounds.  The checks are deterministic given the generator, and never
-report a true claim as violated (``error_rate`` 0).
-
-References
-----------
-.. [1] Nissim, Raskhodnikova & Smith, "Smooth sensitivity and sampling in private data
-   analysis", STOC 2007, Definitions 2.1 and 2.4.
-.. [2] Dwork, McSherry, Nissim & Smith, "Calibrating noise to sensitivity in private data
-   analysis", TCC 2006 (global sensitivity).
-.. [3] Chaudhuri, Loh, Pandey & Sarkar, "On differentially private U statistics",
-   NeurIPS 2024 (the smooth bound whose printed constant this check refutes; see
-   ``docs/derivations.md`` §3).
+References: Nissim, Raskhodnikova & Smith, STOC 2007; Dwork, McSherry, Nissim & Smith, TCC
+2006; Chaudhuri, Loh, Pandey & Sarkar, NeurIPS 2024 (``docs/derivations.md`` §3).  Details:
+``docs/engine_notes.md``, "privaudit.auditing.checks.sensitivity".
 """
 
 from __future__ import annotations
@@ -38,12 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from privaudit.mechanisms import Mechanism
-from privaudit.spec import MechanismSpec, NoisyArgmax, RandomLike, as_generator
-
-from ..pairs import CandidatePair
-from ..results import CheckOutcome, jsonable_details
-from ._common import (
+from privaudit.auditing.checks._common import (
     REL_TOL,
     CachedFunction,
     as_pairs,
@@ -55,7 +31,11 @@ from ._common import (
     pair_counterexample,
     skipped,
 )
-from ._local_search import Probe, RatioSearch, search_worst_ratio
+from privaudit.auditing.checks._sensitivity_search import Probe, RatioSearch, search_worst_ratio
+from privaudit.auditing.outcome.results import CheckOutcome, jsonable_details
+from privaudit.auditing.pairs import CandidatePair
+from privaudit.mechanisms import Mechanism
+from privaudit.spec import MechanismSpec, NoisyArgmax, RandomLike, as_generator
 
 __all__ = [
     "check_global_sensitivity",
@@ -80,7 +60,7 @@ def _patience(budget: int) -> int:
 
 def _search() -> Any:
     """:mod:`privaudit.auditing.search`, imported when first needed."""
-    from .. import search
+    from privaudit.auditing import search
 
     return search
 
@@ -95,7 +75,7 @@ def check_global_sensitivity(
 
     Every given pair is evaluated, then :func:`privaudit.auditing.search.maximise_pair_objective`
     hill-climbs ‖f(x) − f(y)‖ from the best of them (from
-    :func:`privaudit.auditing.search.candidate_pairs` when none are given).  A climb ends when
+    :func:`privaudit.auditing.search.pair_sources` when none are given).  A climb ends when
     its share of the budget is spent or after max(12, budget/20) evaluations in a row
     without a strict improvement (a flat objective, e.g. a linear statistic whose every
     pair has the same shift, needs no more).

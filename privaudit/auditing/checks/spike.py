@@ -1,50 +1,15 @@
 """Spikes at the statistic: more outputs near f(x) than the declared noise law allows.
 
-A rare branch that releases f(x) with negligible noise (a "spike", or an atom when the
-noise is exactly zero) puts a small mass p within a tiny distance of f(x).  When the
-mechanism exposes the ``statistic`` hook, f(x) is known before any sampling, so no
-search split is needed to *locate* such an event: the declared additive law fixes the
-probability of every window around f exactly,
+With the ``statistic`` hook, f(x) is known before sampling, so :func:`check_spike` counts
+the outputs within radii r_k = s·2^{−k} of their own statistic and tests each count with an
+exact one-sided binomial test against the declared q(r_k) + δ (Bonferroni over the radii,
+conservative in floating point).  It is the gray-box counterpart of
+:mod:`privaudit.auditing.distinguish.rare_events`.  Outputs are counted in chunks
+(:mod:`privaudit.execution.streaming`).
 
-    q(r) = P[max_j |Z_j| ≤ r] = (F(r) − F(−r))^d      (Z_j i.i.d. with cdf F),
-
-e.g. q(r) = 1 − e^{−r/b} for Laplace(b) in one dimension.  :func:`check_spike` counts,
-for an a-priori grid of radii r_k = s·2^{−k} (s the declared law's scale), the outputs
-within r_k of their own statistic on *both* inputs of a pair (each side around its own
-f), and tests each count with an exact one-sided binomial test against q(r_k) + δ,
-where δ is the claimed δ (0 for pure claims); the radii are Bonferroni-combined, so an
-implementation that follows its declared law is reported as violated with probability
-at most α.  A violation means that more mass sits near f than the declared law plus
-the claimed δ allows: the outputs do not follow the declared law (which the spec
-claims), by more than a leak the claimed δ would cover.  The allowance keeps a rare
-branch of probability p < δ, which does not break an (ε, δ) claim, from being flagged
-here.  The check is the gray-box counterpart of the rare-event tests of
-:mod:`privaudit.auditing.distinguish.rare_events`, which have to find the location on a search
-split.
-
-Arithmetic at the corner of the δ-audit target (mean + Laplace(0.01), spike Laplace(10⁻⁷)
-with p = 3·10⁻⁵, N = 10⁶ per side): at r = 0.01·2⁻¹⁵ ≈ 3.1·10⁻⁷ the declared law
-expects 2N·q ≈ 61 outputs of both sides together (67 with the allowance 2N·δ = 6), the
-spike adds ≈ 57 of its 60, and P[Bin(2N, q + δ) ≥ 118] ≈ 10⁻⁹, far below the Bonferroni
-level of any grid.  The derivation
-is in ``docs/delta_audits.md``.
-
-Outputs are drawn and counted in chunks (:mod:`privaudit.execution.streaming`), so memory is
-bounded and the counts do not depend on the chunk size.
-
-Floating point: the event {|o − f| ≤ r} computed in float64 is contained in
-{|Z| ≤ r + u} with u = 8·spacing(|f| + r) (the rounding of f + Z and of o − f, and a
-few ulps between the hook's f and the mechanism's), so the null probability used is
-q(r + u) plus :data:`CDF_SLACK` for the rounding of F(r) − F(−r): the test stays exact
-(conservative) at every radius of the grid, whose smallest radius is at least
-:data:`MIN_ULPS` ulps of |f|.
-
-References
-----------
-.. [1] Clopper & Pearson, "The use of confidence or fiducial limits illustrated in the
-   case of the binomial", Biometrika 26, 1934 (exact binomial tail tests).
-.. [2] Lokna, Paradis, Dimitrov & Vechev, "Group and attack: auditing differential
-   privacy", ACM CCS 2023 (δ violations from rare events).
+References: Clopper & Pearson, Biometrika 1934; Lokna, Paradis, Dimitrov & Vechev, ACM CCS
+2023.  Details: ``docs/engine_notes.md``, "privaudit.auditing.checks.spike";
+``docs/delta_audits.md``.
 """
 
 from __future__ import annotations
@@ -57,6 +22,10 @@ from typing import Any
 import numpy as np
 from scipy import stats
 
+from privaudit.auditing.checks._common import check_count, missing_hooks, skipped
+from privaudit.auditing.outcome.results import CheckOutcome, jsonable_details
+from privaudit.auditing.pairs import to_jsonable
+from privaudit.auditing.sampler_outputs import draw_outputs
 from privaudit.execution.streaming import (
     Executor,
     StreamProgress,
@@ -67,11 +36,6 @@ from privaudit.execution.streaming import (
 from privaudit.mechanisms import Mechanism
 from privaudit.spec import AdditiveNoise, RandomLike, as_generator, check_alpha
 from privaudit.spec.errors import AuditError, InvalidParameterError
-
-from ..pairs import to_jsonable
-from ..results import CheckOutcome, jsonable_details
-from ..sampler_outputs import draw_outputs
-from ._common import check_count, missing_hooks, skipped
 
 __all__ = [
     "CDF_SLACK",
@@ -199,6 +163,73 @@ def _window_counts(out: np.ndarray, centre: np.ndarray, radii: np.ndarray) -> np
     return at_most[::-1].astype(np.int64)
 
 
+def _spike_outcome(
+    law: Any,
+    xs: list[Any],
+    n: int,
+    total: int,
+    grid: WindowGrid,
+    counts: np.ndarray,
+    extra: float,
+    level: float,
+) -> CheckOutcome:
+    """The exact one-sided binomial test of each radius's pooled count against the
+    declared law (plus the allowance), Bonferroni over the radii."""
+    m = grid.radii.size
+    null = np.minimum(1.0, grid.null + extra)
+    p_values = stats.binom.sf(counts - 1, total, null)
+    adjusted = np.minimum(1.0, p_values * m)
+    worst = int(np.argmin(p_values))
+    per_radius = level / m
+    rejected = p_values < per_radius
+    violated = bool(rejected.any())
+    expected = total * grid.null
+    allowed = total * null
+    law_name = type(law).__name__
+    summary = (
+        f"{int(counts[worst])} of {total:,} outputs within {grid.radii[worst]:.3g} of "
+        f"their statistic f (declared {law_name} law: {expected[worst]:.3g} expected"
+        + (f", {allowed[worst]:.3g} allowed with delta = {extra:g}" if extra > 0 else "")
+        + f", p = {p_values[worst]:.3g}; {m} radii at level alpha/{m} = "
+        f"{per_radius:.3g})"
+        + (
+            ": more mass near f than the declared law allows" + (" plus delta" if extra > 0 else "")
+            if violated
+            else ""
+        )
+    )
+    details = jsonable_details(
+        law=law_name,
+        inputs=[to_jsonable(x) for x in xs],
+        samples_per_input=n,
+        outputs=total,
+        radii=grid.radii,
+        counts=counts,
+        expected=expected,
+        probability=grid.null,
+        allowance=extra,
+        allowed=allowed,
+        p_values=p_values,
+        bonferroni_k=m,
+        alpha=level,
+        level_per_radius=per_radius,
+        worst_radius=float(grid.radii[worst]),
+        worst_count=int(counts[worst]),
+        worst_expected=float(expected[worst]),
+        worst_allowed=float(allowed[worst]),
+        rejected_radii=grid.radii[rejected],
+    )
+    return CheckOutcome(
+        name=_NAME,
+        status="violated" if violated else "passed",
+        summary=summary,
+        statistic=float(adjusted[worst]),
+        threshold=level,
+        error_rate=level,
+        details=details,
+    )
+
+
 def check_spike(
     mechanism: Mechanism,
     inputs: Any,
@@ -299,55 +330,4 @@ def check_spike(
         )
         for chunk in tally:
             counts += chunk
-    null = np.minimum(1.0, grid.null + extra)
-    p_values = stats.binom.sf(counts - 1, total, null)
-    adjusted = np.minimum(1.0, p_values * m)
-    worst = int(np.argmin(p_values))
-    per_radius = level / m
-    rejected = p_values < per_radius
-    violated = bool(rejected.any())
-    expected = total * grid.null
-    allowed = total * null
-    law_name = type(law).__name__
-    summary = (
-        f"{int(counts[worst])} of {total:,} outputs within {grid.radii[worst]:.3g} of "
-        f"their statistic f (declared {law_name} law: {expected[worst]:.3g} expected"
-        + (f", {allowed[worst]:.3g} allowed with delta = {extra:g}" if extra > 0 else "")
-        + f", p = {p_values[worst]:.3g}; {m} radii at level alpha/{m} = "
-        f"{per_radius:.3g})"
-        + (
-            ": more mass near f than the declared law allows" + (" plus delta" if extra > 0 else "")
-            if violated
-            else ""
-        )
-    )
-    details = jsonable_details(
-        law=law_name,
-        inputs=[to_jsonable(x) for x in xs],
-        samples_per_input=n,
-        outputs=total,
-        radii=grid.radii,
-        counts=counts,
-        expected=expected,
-        probability=grid.null,
-        allowance=extra,
-        allowed=allowed,
-        p_values=p_values,
-        bonferroni_k=m,
-        alpha=level,
-        level_per_radius=per_radius,
-        worst_radius=float(grid.radii[worst]),
-        worst_count=int(counts[worst]),
-        worst_expected=float(expected[worst]),
-        worst_allowed=float(allowed[worst]),
-        rejected_radii=grid.radii[rejected],
-    )
-    return CheckOutcome(
-        name=_NAME,
-        status="violated" if violated else "passed",
-        summary=summary,
-        statistic=float(adjusted[worst]),
-        threshold=level,
-        error_rate=level,
-        details=details,
-    )
+    return _spike_outcome(law, xs, n, total, grid, counts, extra, level)

@@ -6,15 +6,8 @@ per value instead of one NumPy pass per step, with the NumPy path's results to t
 * :func:`read_small_integer_digits` —
   :func:`~privaudit.auditing.distinguish.columns.small_integer_digits` on float64 rows.
 
-The NumPy path codes a column in four to six passes over it (the atom index, the
-equality test, the ``where``, the gather of the non-atoms, their grid cells and the
-grid's lookup), each writing a temporary as long as the column.  The kernel takes every
-value through the same decisions at once and writes its cell, with the same result to
-the bit: every step is an exact comparison or integer count, except the grid cell
-``⌊min(max(v·scale + shift, 0), top)⌋``, which rounds the product and then the sum, one
-IEEE operation each, as the NumPy path does (numba's default ``fastmath=False`` fuses
-neither into one multiply-add).  NaN follows NumPy's ``searchsorted``: it sorts after
-every number, so it is no atom and falls in the last bin.
+Why the results agree to the bit: ``docs/engine_notes.md``,
+"privaudit.auditing.distinguish._column_kernel".
 """
 
 from __future__ import annotations

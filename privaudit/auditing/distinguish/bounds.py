@@ -10,7 +10,13 @@ from typing import Any, Literal
 
 import numpy as np
 
-from privaudit.auditing.results import EventBound, PowerStatement, ProfilePoint
+from privaudit.auditing.distinguish.counting import TestSplitCounts
+from privaudit.auditing.distinguish.draws import POISSON_MINIMUM
+from privaudit.auditing.distinguish.privacy_loss import loss_moments, profile_lower_bounds
+from privaudit.auditing.distinguish.result import TradeoffPoint
+from privaudit.auditing.distinguish.search_split import SearchSplit
+from privaudit.auditing.distinguish.tested_events import TestedEvents
+from privaudit.auditing.outcome.results import EventBound, PowerStatement, ProfilePoint
 from privaudit.spec.errors import AuditError
 from privaudit.statistics.clopper_pearson import cp_lower, cp_upper
 from privaudit.statistics.epsilon_bounds import (
@@ -21,13 +27,6 @@ from privaudit.statistics.epsilon_bounds import (
 from privaudit.statistics.pooled import pooled_bound
 from privaudit.statistics.power import detectable_epsilon
 from privaudit.statistics.rate_ratio import rate_ratio_lower_bound
-
-from .counting import TestSplitCounts
-from .draws import POISSON_MINIMUM
-from .privacy_loss import loss_moments, profile_lower_bounds
-from .result import TradeoffPoint
-from .search_split import SearchSplit
-from .tested_events import TestedEvents
 
 __all__ = ["POWER_PROBABILITY", "rate_ratio_applies"]
 

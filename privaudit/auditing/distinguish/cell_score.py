@@ -1,37 +1,15 @@
 """The cell score: a smoothed cell log-likelihood ratio summed over groups of columns.
 
-:class:`CellScore` is Σ over *groups* of columns of a smoothed cell log-likelihood
-ratio log((n_x(c) + λ)/(N_x + λm)) − log((n_y(c) + λ)/(N_y + λm)), on the cells of
-:mod:`~privaudit.auditing.distinguish.columns`.  With one column per group it is the
-**naive-Bayes (column-wise LLR) score**, the exact LLR of a product law (RAPPOR's
-independent bits, a noisy histogram's independent coordinates) and a strong score
-generally; with one group holding every column it is a **joint histogram** (the exact
-LLR of a discretised output); in between, **grouped** scores join dependent categorical
-columns (mutual information on the fitting sample) and add each continuous column's LLR
-*conditional on carrying a value* (its atoms score 0, its bins are normalised by the
-rows that carry a value), while the column's :class:`~privaudit.auditing.distinguish.columns.
-AtomClass` (which atom, or "a value") joins the categorical columns it depends on, so
-that "query j released a value" is counted once — with the pattern — and not again with
-the value.  That is the exact structure of sparse-vector outputs whose released values
-are independent given the pattern (and, with one ⊤, of every such output).  An optional
-linear *whitening* (Cholesky of the pooled covariance) is applied first for correlated
-continuous outputs: for prefix sums of independent noise it recovers the independent
-increments.
+:class:`CellScore` sums, over groups of columns, a smoothed cell LLR on the cells of
+:mod:`~privaudit.auditing.distinguish.columns`: one column per group is the naive-Bayes
+score, one group of every column a joint histogram, and in between grouped scores that join
+dependent categorical columns; an optional linear whitening comes first.  Every fitted score
+is a fixed function of one output, tested on data it was not fitted on, so any score gives
+valid events; a better one only gives stronger events.
 
-Every score is a fixed function φ of one output once fitted; the auditor thresholds it
-({φ ≥ t}, {φ ≤ t}) and tests the thresholds on data it was not fitted on, so any score —
-good or bad — gives valid events.  A better score only gives *stronger* events.
-
-References
-----------
-.. [1] Bichsel, Steffen, Bogunovic & Vechev, "DP-Sniper", IEEE S&P 2021 (thresholds on a
-   learned posterior).
-.. [2] Sugiyama, Suzuki & Kanamori, "Density ratio estimation in machine learning",
-   Cambridge University Press 2012 (histogram estimators of density ratios).
-.. [3] Lyu, Su & Li, "Understanding the sparse vector technique for differential
-   privacy", PVLDB 2017 (the structure of SVT outputs).
-.. [4] Robertson, Wright & Dykstra, "Order restricted statistical inference", Wiley
-   1988 (pool-adjacent-violators, :func:`~privaudit.auditing.distinguish.isotonic.isotonic`).
+References: Bichsel, Steffen, Bogunovic & Vechev, IEEE S&P 2021; Sugiyama, Suzuki &
+Kanamori, CUP 2012; Lyu, Su & Li, PVLDB 2017; Robertson, Wright & Dykstra, Wiley 1988.
+Details: ``docs/engine_notes.md``, "privaudit.auditing.distinguish.cell_score".
 """
 
 from __future__ import annotations
@@ -43,9 +21,7 @@ from typing import cast
 
 import numpy as np
 
-from privaudit.spec.errors import AuditError
-
-from .columns import (
+from privaudit.auditing.distinguish.columns import (
     CATEGORICAL_VALUES,
     EXACT_VALUES,
     PACKED_CELLS,
@@ -56,10 +32,16 @@ from .columns import (
     fit_column_coder,
     small_integer_digits,
 )
-from .dependence import CELL_HASH, MI_ROWS, combine_keys, dependence_groups
-from .isotonic import isotonic, monotone_llr
-from .rows import output_rows
-from .whitening import whitening
+from privaudit.auditing.distinguish.dependence import (
+    CELL_HASH,
+    MI_ROWS,
+    combine_keys,
+    dependence_groups,
+)
+from privaudit.auditing.distinguish.isotonic import isotonic, monotone_llr
+from privaudit.auditing.distinguish.rows import output_rows
+from privaudit.auditing.distinguish.whitening import whitening
+from privaudit.spec.errors import AuditError
 
 __all__ = [
     "MI_ROWS",

@@ -3,22 +3,13 @@
 The one job of this module is *coding*: turning a column of outputs into integer cells
 that the learned scores (:mod:`~privaudit.auditing.distinguish.cell_score`,
 :mod:`~privaudit.auditing.distinguish.logistic`,
-:mod:`~privaudit.auditing.distinguish.patterns`) count and look up.
+:mod:`~privaudit.auditing.distinguish.patterns`) count and look up: :class:`ColumnCoder`
+(exact values, atoms, tail-refined quantile bins), :class:`AtomClass`, and
+:func:`small_integer_digits` with :class:`PackedSum` (a sum of per-column terms as one
+lookup per block of columns, bit for bit).
 
-* :class:`ColumnCoder` — one column (or a 1-D output) as integer cells: exact values
-  when the column takes few values, otherwise atoms (values carrying ≥ 0.5 % of the
-  mass) plus quantile bins of the rest, refined in both tails (:func:`fit_column_coder`);
-* :class:`AtomClass` — which atom of a column a value is, or "not an atom";
-* :func:`small_integer_digits` and :class:`PackedSum` — columns of small integers
-  (sparse-vector codes ⊤ / ⊥ / aborted) read as digits, so that a sum of per-column
-  terms is one lookup per block of columns instead of one per column, bit for bit.
-
-References
-----------
-.. [1] Sugiyama, Suzuki & Kanamori, "Density ratio estimation in machine learning",
-   Cambridge University Press 2012 (histogram estimators of density ratios).
-.. [2] Lyu, Su & Li, "Understanding the sparse vector technique for differential
-   privacy", PVLDB 2017 (the structure of SVT outputs: categorical code columns).
+References: Sugiyama, Suzuki & Kanamori, CUP 2012; Lyu, Su & Li, PVLDB 2017.  Details:
+``docs/engine_notes.md``, "privaudit.auditing.distinguish.columns".
 """
 
 from __future__ import annotations
@@ -228,7 +219,7 @@ def _kernel_applies(col: np.ndarray) -> bool:
 
 def _kernel() -> ModuleType:
     """The compiled kernel module, imported on first use (numba is a heavy import)."""
-    from . import _column_kernel
+    from privaudit.auditing.distinguish import _column_kernel
 
     return _column_kernel
 

@@ -10,16 +10,15 @@ from typing import Literal
 
 import numpy as np
 
+from privaudit.auditing.distinguish.draws import PairDraws
+from privaudit.auditing.distinguish.events import event_mask, fill_feature_cache, llr_from
+from privaudit.auditing.distinguish.privacy_loss import LossHistogram
+from privaudit.auditing.distinguish.rows import distinct_outputs as _distinct_outputs
+from privaudit.auditing.distinguish.search_split import SearchSplit
+from privaudit.auditing.distinguish.stopwatch import Stopwatch
+from privaudit.auditing.distinguish.tested_events import TestedEvents
 from privaudit.execution.streaming import Executor, StreamProgress
 from privaudit.spec.errors import AuditError, PrivauditError
-
-from .draws import PairDraws
-from .events import event_mask, fill_feature_cache, llr_from
-from .privacy_loss import LossHistogram
-from .rows import distinct_outputs as _distinct_outputs
-from .search_split import SearchSplit
-from .stopwatch import Stopwatch
-from .tested_events import TestedEvents
 
 __all__: list[str] = []
 

@@ -1,72 +1,16 @@
 """Events planned from the declared law alone: LLR thresholds fixed before any sampling.
 
-When the spec declares both output densities (:mod:`~privaudit.auditing.distinguish.densities`),
-the privacy loss L(o) = log p_x(o) − log p_y(o) is a known function of the output and
-its law under M(x) and M(y) *as declared* is computable.  :func:`declared_loss_law`
-computes that law, and :func:`plan_declared_events` picks, from it alone, a small family
-of events {L ≥ t} (direction ``x_vs_y``) and {L ≤ t} (``y_vs_x``) with a weight each:
+When the spec declares both output densities, :func:`declared_loss_law` computes the law of
+the declared privacy loss L under M(x) and M(y) (:class:`LossLaw`), and
+:func:`plan_declared_events` picks from it a main event {L ≥ t} or {L ≤ t} (the
+Neyman–Pearson optimum for the claimed δ, weight :data:`MAIN_WEIGHT`) and a few hedges.
+The events depend on the declared law, the pair and the sample size only, never on an
+output, so the test may use every sample and (nearly) all of α.  The approximate laws only
+steer the choice of thresholds, never a bound.
 
-* the **main event**: the threshold whose expected ε lower bound at the test size and
-  level — counts at their declared expectations, Wilson stand-ins for the exact
-  bounds, the claimed δ subtracted (:func:`~privaudit.statistics.allocation.
-  predicted_epsilon`) — is largest over both directions.  By Neyman–Pearson the optimal
-  rejection regions for (α₀, α₁) are exactly these LLR level sets, so the optimal
-  trade-off point for the claimed δ is among the candidates;
-* **hedges**, against an implementation that departs from its declared law (so that the
-  declared optimum is not the true one): the best threshold of the other direction and,
-  in the main direction, the thresholds holding about four times more and four times
-  less of the lower-bounded side's declared mass, and the central split {L ≥ 0} (resp.
-  {L ≤ 0}), which still separates an implementation whose noise is far smaller than
-  declared (its outputs never reach the tail events).
-
-The main event gets :data:`MAIN_WEIGHT` of the family's error budget, the hedges share
-the rest equally (weighted Bonferroni).
-
-**Why the test may use every sample and (nearly) all of α.**  The events and their
-weights are functions of the *declared* law, the pair and the sample size only — never
-of an output of the mechanism.  They are therefore fixed before the test split is drawn,
-exactly as if they had been written down in advance, and the Clopper–Pearson bounds of
-each event on the test split hold at its level whatever the implementation does; a
-weighted Bonferroni union over the family keeps the family-wise error at most the
-family's budget.  No search split is spent on them, and no α is lost to choosing among
-many candidates (a data-driven search must test many events, or split its sample, to
-find the same one).  If the implementation follows its declared law the main event is
-the optimal single event; if it does not, the events are still valid, only possibly
-weaker — the data-driven events of :mod:`~privaudit.auditing.distinguish.event_candidates`, tested
-alongside with their own share of α, cover that case.
-
-**How the law of L is computed** (:class:`LossLaw`):
-
-=============================================  ===========================================
-declared law                                   method
-=============================================  ===========================================
-finitely many outputs (randomized response,    exact: every output with its two declared
-noisy argmax with Gumbel noise)                probabilities
-finite product randomizer (L coordinates)      exact: convolution of the coordinates'
-                                               loss laws (:mod:`~privaudit.auditing.distinguish.
-                                               product_loss`)
-additive noise on the integers, one            exact: every integer within 10⁻¹⁵ of both
-differing coordinate                           tails
-continuous additive or smooth-sensitivity      quadrature: ~7·10³ cells between quantiles
-noise, one differing coordinate                of both output laws (geometric in the tails
-                                               down to 10⁻¹⁵), masses from cdf/sf, L at
-                                               the cell midpoints
-additive noise, several differing coordinates  Monte Carlo from the *declared* law (2¹⁶
-                                               draws per side, fixed seed)
-=============================================  ===========================================
-
-The quadrature and Monte-Carlo laws are approximations; they only steer the choice of
-thresholds (which stays data-independent), never a bound.
-
-References
-----------
-.. [1] Neyman & Pearson, "On the problem of the most efficient tests of statistical
-   hypotheses", Phil. Trans. R. Soc. A 231 (1933).
-.. [2] Wasserman & Zhou, JASA 2010; Kairouz, Oh & Viswanath, ICML 2015 (the
-   hypothesis-testing view of (ε, δ)).
-.. [3] Dong, Roth & Su, "Gaussian differential privacy", JRSS-B 2022 (trade-off
-   functions attained by likelihood-ratio tests).
-.. [4] Holm, Scand. J. Statist. 1979 (weighted Bonferroni).
+References: Neyman & Pearson 1933; Wasserman & Zhou, JASA 2010; Kairouz, Oh & Viswanath,
+ICML 2015; Dong, Roth & Su, JRSS-B 2022; Holm 1979.  Details (how the law of L is
+computed): ``docs/engine_notes.md``, "privaudit.auditing.distinguish.declared_plan".
 """
 
 from __future__ import annotations
@@ -78,13 +22,18 @@ from typing import Any, Literal
 
 import numpy as np
 
+from privaudit.auditing.distinguish.densities import declared_tables
+from privaudit.auditing.distinguish.events import (
+    DiscreteCode,
+    Event,
+    Feature,
+    ThresholdEvent,
+    ValueSetEvent,
+)
+from privaudit.auditing.distinguish.product_loss import product_loss_law
 from privaudit.spec import AdditiveNoise, SmoothSensitivityNoise
 from privaudit.spec.errors import PrivauditError
 from privaudit.statistics.allocation import predicted_epsilon, wilson_lower, wilson_upper
-
-from .densities import declared_tables
-from .events import DiscreteCode, Event, Feature, ThresholdEvent, ValueSetEvent
-from .product_loss import product_loss_law
 
 __all__ = [
     "HEDGE_FACTOR",
@@ -126,7 +75,8 @@ class LossLaw:
     mass_x, mass_y : numpy.ndarray
         Declared probability of each point under M(x) and under M(y).
     method : str
-        How the law was computed (see the module docstring).
+        How the law was computed (``docs/engine_notes.md``,
+        "privaudit.auditing.distinguish.declared_plan").
     outputs : numpy.ndarray, optional
         For laws with finitely many outputs: the output of each point (the planned
         events are then written as sets of output values).
@@ -340,7 +290,7 @@ def declared_loss_law(mechanism: Any, x: Any, y: Any, llr: Feature) -> LossLaw |
     Returns
     -------
     LossLaw or None
-        ``None`` when the declared law is not one of the cases of the module docstring
+        ``None`` when the declared law is not one of the cases listed in ``docs/engine_notes.md``
         (e.g. a point mass from a zero smooth sensitivity), or when f(x) = f(y) (the two
         declared laws coincide: no event can separate them).
     """

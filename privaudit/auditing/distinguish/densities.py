@@ -1,45 +1,14 @@
 """The output densities a mechanism *declares* on two inputs, as vectorised callables.
 
-When a spec's noise application and the mechanism's gray-box hooks determine the output
-law exactly, :func:`declared_log_densities` returns log p_x(o) and log p_y(o):
+:func:`declared_log_densities` returns log p_x(o) and log p_y(o) when the spec's noise and
+the mechanism's gray-box hooks determine the output law exactly (``None`` otherwise).  They
+describe the *declared* law, not what the implementation does: the auditor uses them to
+choose events (valid whatever the implementation does) and to compute the declared privacy
+loss.  An impossible output has log density −inf; a zero smooth sensitivity is a Dirac.
 
-=========================  ===================================  ==========================
-spec noise                 hooks needed                         log density of output o
-=========================  ===================================  ==========================
-AdditiveNoise(law)         ``statistic``                        Σ_coords log law(o − f(·))
-SmoothSensitivityNoise     ``statistic``, ``smooth_sensitivity``  log law((o − f)/s) − log s,
-(law, a)                                                        s = S(·)/a
-RandomizedResponse(law)    none                                 law.log_pmf_given(o, ·)
-FiniteRandomizer(law)      ``output_probabilities``             Σ_coords log P_c(o_c | ·)
-NoisyArgmax(Gumbel(β))     ``statistic`` (the score vector q)   q_o/β − logsumexp(q/β)
-=========================  ===================================  ==========================
-
-(NoisyArgmax is the exponential mechanism only with Gumbel noise, monotone or not; with
-Laplace or exponential noise the index law has no closed form here and ``None`` is
-returned.)
-
-**What these densities are for.**  They describe the *declared* law, not necessarily
-what the implementation does.  The auditor uses them in two ways:
-
-* to *choose events* — the log-likelihood ratio log p_x − log p_y ranks outputs by how
-  strongly they point to x; any fixed function of the output may define an event, so
-  events chosen this way are legitimate whatever the implementation does, and the
-  tests on them remain exact;
-* to compute the *declared privacy loss* L(o) = log p_x(o) − log p_y(o) on the
-  implementation's outputs, whose hockey-stick functional E[(1 − e^{ε−L})₊] equals the
-  declared δ(ε) when the implementation follows its law.
-
-Conventions: an output impossible under a law has log density −inf; a smooth-sensitivity
-release with S(·) = 0 is a point mass at f(·), given log density +inf there (a Dirac)
-and −inf elsewhere, so that log-likelihood ratios against a continuous law come out as
-±inf, as they should.
-
-References
-----------
-.. [1] Wasserman & Zhou, "A statistical framework for differential privacy", JASA 2010.
-.. [2] Nissim, Raskhodnikova & Smith, "Smooth sensitivity and sampling in private data
-   analysis", STOC 2007.
-.. [3] McSherry & Talwar, FOCS 2007; Durfee & Rogers, NeurIPS 2019 (Gumbel-max).
+References: Wasserman & Zhou, JASA 2010; Nissim, Raskhodnikova & Smith, STOC 2007; McSherry
+& Talwar, FOCS 2007; Durfee & Rogers, NeurIPS 2019.  Details (the table of laws):
+``docs/engine_notes.md``, "privaudit.auditing.distinguish.densities".
 """
 
 from __future__ import annotations
@@ -357,7 +326,7 @@ def declared_llr(mechanism: Any, x: Any, y: Any) -> LogDensity | None:
 
     # the loss of additive Laplace noise has atoms (±Δ/b on whole half-lines), which the
     # rounding of LogLikelihoodRatio must merge; the other full-support laws have none
-    # a flag on the function object, read back with getattr (pair.py, pair_choice.py)
+    # a flag on the function object, read back with getattr (pair.py, choice/halving.py)
     llr.has_atoms = isinstance(noise.law, Laplace)  # type: ignore[attr-defined]  # see above
     return llr
 

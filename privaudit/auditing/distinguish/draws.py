@@ -19,6 +19,7 @@ from typing import Any, TypeVar
 
 import numpy as np
 
+from privaudit.auditing.distinguish.stopwatch import Stopwatch
 from privaudit.auditing.pairs import CandidatePair
 from privaudit.auditing.sampler_outputs import draw_outputs
 from privaudit.execution.streaming import (
@@ -30,8 +31,6 @@ from privaudit.execution.streaming import (
 )
 from privaudit.spec import RandomLike, as_generator
 from privaudit.spec.errors import InvalidParameterError
-
-from .stopwatch import Stopwatch
 
 __all__ = [
     "POISSON_MINIMUM",
@@ -69,7 +68,7 @@ def _flat_scalar(out: np.ndarray) -> np.ndarray:
     return out
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True, eq=False, kw_only=True)
 class PairDraws(ABC):
     """The outputs of one pair test: the search split (``search_x``, ``search_y``), the
     test split's sizes per side, and the chunks of the test split (:meth:`test_chunks`).
@@ -106,14 +105,14 @@ class PairDraws(ABC):
         """``consume(chunk)`` for each chunk of the test split of ``side`` ("x" or "y")."""
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True, eq=False, kw_only=True)
 class MechanismDraws(PairDraws):
     """Draws from the mechanism (:func:`draw_pair_test`): the test split is drawn chunk by
     chunk when counted, each fixed block from its own child of ``root``."""
 
-    mechanism: Any = field(default=None, repr=False)
-    pair: CandidatePair | None = field(default=None, repr=False)
-    root: np.random.SeedSequence | None = field(default=None, repr=False)
+    mechanism: Any = field(repr=False)
+    pair: CandidatePair = field(repr=False)
+    root: np.random.SeedSequence = field(repr=False)
 
     def test_chunks(
         self,
@@ -124,7 +123,6 @@ class MechanismDraws(PairDraws):
         executor: Executor | None = None,
         progress: StreamProgress | None = None,
     ) -> Iterator[R]:
-        assert self.pair is not None and self.root is not None
         data = self.pair.x if side == "x" else self.pair.y
         mechanism = self.mechanism
 
@@ -144,13 +142,13 @@ class MechanismDraws(PairDraws):
         )
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True, eq=False, kw_only=True)
 class ReplayedDraws(PairDraws):
     """Outputs already drawn (:func:`replay_pair_test`): the test split is the rows after
     the search split, served in order, in this process."""
 
-    test_x: np.ndarray = field(default_factory=lambda: np.empty(0), repr=False)
-    test_y: np.ndarray = field(default_factory=lambda: np.empty(0), repr=False)
+    test_x: np.ndarray = field(repr=False)
+    test_y: np.ndarray = field(repr=False)
 
     def test_chunks(
         self,

@@ -8,13 +8,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from privaudit.auditing.distinguish.declared_plan import (
+    DeclaredPlan,
+    declared_loss_law,
+    plan_declared_events,
+)
+from privaudit.auditing.distinguish.rare_events import RareCandidate, find_rare_events
+from privaudit.auditing.distinguish.rare_events import disjoint as rare_disjoint
+from privaudit.auditing.distinguish.search_split import SearchSplit
+from privaudit.auditing.distinguish.stopwatch import Stopwatch
 from privaudit.auditing.pairs import CandidatePair
-
-from .declared_plan import DeclaredPlan, declared_loss_law, plan_declared_events
-from .rare_events import RareCandidate, find_rare_events
-from .rare_events import disjoint as rare_disjoint
-from .search_split import SearchSplit
-from .stopwatch import Stopwatch
 
 __all__ = [
     "DECLARED_SHARE",

@@ -1,93 +1,16 @@
 """Candidate *events* of one pair — and the level of each — chosen on the search split only.
 
-(Candidate *pairs* of inputs are :mod:`privaudit.auditing.search.candidates`' job.)
+:func:`select_events` builds candidates from the families of
+:mod:`~privaudit.auditing.distinguish.event_families` on the search outputs of M(x) and M(y),
+ranks them (:mod:`~privaudit.auditing.distinguish.event_ranking`) by the ε bound they predict
+on the test split, and returns the events to test per direction with their share of the
+error budget (:func:`~privaudit.statistics.allocation.plan_events`).  Nothing here looks at
+the test split, so the tests of :mod:`~privaudit.auditing.distinguish.pair` stay exact.
+Candidate *pairs* are :mod:`privaudit.auditing.search.pair_sources`' job.
 
-:func:`select_events` builds candidate events from the search outputs of M(x) and M(y),
-ranks them, and returns the events to test per direction together with the share of
-the error budget each gets.  Nothing here looks at the test split, so whatever is
-chosen, the exact tests of :mod:`~privaudit.auditing.distinguish.pair` remain valid.
-
-The families are built in :mod:`~privaudit.auditing.distinguish.event_families` and ranked in
-:mod:`~privaudit.auditing.distinguish.event_ranking`; this module chooses among them.
-
-**Split of the search sample.**  Scores that are *learned* (their form depends on the
-data: value orders, histogram and cell log-likelihood ratios, logistic regression) are
-fitted on the first half of each search sample (part A) and their thresholds counted
-on the second half (part B), so their candidate counts are honest estimates and compete
-fairly with fixed features, whose thresholds are counted on the whole search sample.
-
-**Distinct rows.**  When the outputs are rows of small integers with few distinct rows
-(sparse-vector codes, bit vectors; at most 4096 in the search split), the search split
-is held as a :class:`~privaudit.auditing.distinguish.rows.RowTable`: every feature, value set,
-learned fit (weighted counts) and judging count is computed once per distinct row and
-weighted by the row's multiplicity in the part at hand — exactly the counts of a pass
-over every row — and two candidates that hold the same distinct rows are tested once.
-
-**Families.**
-
-(a) **LLR thresholds** {L ≥ t} (x_vs_y) and {L ≤ t} (y_vs_x) of the declared
-    log-likelihood ratio L, when densities are declared.  Thresholds run over quantiles
-    of L on both search samples *and* the extreme order statistics of each side, so
-    that events with tiny P[M(y) ∈ S] — exactly the events that certify ε far above the
-    claim — are candidates.  There is deliberately no DP-Sniper c-fraction rule (which
-    pins P[M(y) ∈ S] ≈ c and so caps the reportable ε at ln(1/c)).
-(b) **Exact values** for discrete outputs (integer dtype, or at most 1000 distinct rows
-    among the first 2¹⁶ search outputs of each side, each repeated four times on
-    average): the values
-    ordered by the empirical ratio on part A, every prefix of that order (counted on
-    part B), and every single value (counted on the whole search sample).
-(c) **1-D outputs**: half-lines {o ≥ t}, {o ≤ t} and two-sided events |o − m| ≥ r at
-    quantiles of both samples, refined geometrically in both tails (always); without
-    declared densities, thresholds of a histogram LLR with tail-refined quantile bins —
-    unions of intervals, the shape of DP-Sniper's optimal attack on a 1-D output.
-(d) **Multi-dimensional outputs**: per-coordinate half-lines; without declared
-    densities, half-lines of the largest and smallest coordinate (one shifted coordinate
-    at an unknown position, as with shuffled DP-SGD batches); the naive-Bayes
-    (column-wise) LLR of :mod:`~privaudit.auditing.distinguish.cell_score`; and without declared
-    densities a grouped LLR (dependent categorical columns joined, values scored given
-    that they are released), a joint-cell LLR when the discretised rows are few, a
-    whitened naive-Bayes LLR for correlated continuous outputs, a logistic score on
-    a non-collinear feature map, and — for outputs made of categorical pattern columns
-    and value columns with an atom (sparse vectors releasing noisy values) —
-    pattern-conditional value thresholds {pattern LLR ≥ s, min released value ≤ t} and
-    {pattern LLR ≥ s, max released value ≥ t} (:mod:`~privaudit.auditing.distinguish.patterns`;
-    the pattern LLR adds the LLRs of independent blocks of pattern columns).
-
-**Ranking.**  Each candidate's search counts (a, b) — a on the side bounded from below,
-b on the other — are turned into conservative estimates of (p_x, p_y) (one-sided Wilson
-bounds at 97.5 %), and the candidate is ranked by the ε bound those would give on the
-*test* split (:func:`~privaudit.statistics.allocation.predicted_epsilon`), so small
-search counts are penalised as they will be on the test split, at the test's size.
-Ties are broken by the plug-in ratio, then by family (exact values first, so a
-discrete event is reported by its values).  At most K candidates per direction (three
-per feature) with distinct counts are kept.  With a budget, each feature keeps its best
-candidate per octave of probability (its best three octaves and its best above 1/8),
-2K of them per direction; a multi-dimensional output adds up to K more from a second
-ranking at two standard errors, whose dozens of features would otherwise let their
-luckiest tiny tails take every place (``docs/derivations.md`` §9, "Two rankings");
-for a one-dimensional output each feature also nominates its *steadiest* candidate, the
-best by strict (three-standard-error) estimates.  A scalar output's ratio is often flat
-over a whole tail (the noisy maximum of shifted queries: e^{5/b} for every threshold
-below the smallest query), and among hundreds of thresholds of that tail the one-SE
-ranking keeps the luckiest small ones; the steadiest is the largest threshold of the
-plateau, the one the test can bound most tightly (ReportNoisyMax3: 0.2303 → 0.2476 on
-the same pair).  The half-lines and intervals of a black-box scalar output are counted
-on up to ``_SCALAR_RANK_ROWS`` rows per side, so that this ranking sees the tail.
-
-**Levels.**  With a ``budget`` (the α shared by the event tests),
-:func:`~privaudit.statistics.allocation.plan_events` decides from the search counts how
-many of the kept candidates to test and at which levels (weighted Bonferroni, Σ α_i =
-budget): one event with all of α when the search split clearly points to it, up to 2K
-when it is unsure.  Without a budget every kept event is tested at the given ``alpha``
-(the classical 2K events at α/(2K)).
-
-References
-----------
-.. [1] Ding, Wang, Wang, Zhang & Kifer, CCS 2018 (StatDP: select on one sample, test on
-   another).
-.. [2] Bichsel, Steffen, Bogunovic & Vechev, IEEE S&P 2021 (DP-Sniper: learned scores;
-   the ln(1/c) cap we avoid).
-.. [3] Lokna, Paradis, Dimitrov & Vechev, CCS 2023 (Delta-Siege).
+References: Ding et al., CCS 2018 (StatDP); Bichsel et al., IEEE S&P 2021 (DP-Sniper);
+Lokna et al., CCS 2023.  Details (split of the search sample, families, ranking, levels):
+``docs/engine_notes.md``, "privaudit.auditing.distinguish.event_candidates".
 """
 
 from __future__ import annotations
@@ -96,11 +19,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from privaudit.spec.errors import AuditError
-from privaudit.statistics.allocation import equal_rate_prior, plan_events
-
-from .cell_score import MI_ROWS, CellFit, fit_cell_score
-from .event_families import (
+from privaudit.auditing.distinguish.cell_score import MI_ROWS, CellFit, fit_cell_score
+from privaudit.auditing.distinguish.event_families import (
     DIRECTIONS,
     _Candidates,
     _Coded,
@@ -112,8 +32,8 @@ from .event_families import (
     _thresholds,
     _value_sets,
 )
-from .event_ranking import _conservative, _drop_copies, _pool
-from .events import (
+from privaudit.auditing.distinguish.event_ranking import _conservative, _drop_copies, _pool
+from privaudit.auditing.distinguish.events import (
     AbsDeviation,
     Coordinate,
     Event,
@@ -122,9 +42,11 @@ from .events import (
     event_mask,
     fill_feature_cache,
 )
-from .logistic import fit_logistic_score
-from .patterns import pattern_structure
-from .rows import checked_rows, is_discrete, row_table
+from privaudit.auditing.distinguish.logistic import fit_logistic_score
+from privaudit.auditing.distinguish.patterns import pattern_structure
+from privaudit.auditing.distinguish.rows import checked_rows, is_discrete, row_table
+from privaudit.spec.errors import AuditError
+from privaudit.statistics.allocation import equal_rate_prior, plan_events
 
 __all__ = ["DIRECTIONS", "SelectedEvents", "select_events"]
 
@@ -224,7 +146,8 @@ def select_events(
         ``llr`` already evaluated on ``search_x`` and ``search_y``.
     budget : float, optional
         The α shared by all event tests; the levels are then planned from the search
-        counts (see the module docstring) and returned with the events.
+        counts (``docs/engine_notes.md``,
+        "privaudit.auditing.distinguish.event_candidates") and returned with the events.
     test_samples : int, optional
         Test outputs per side (default: the search size); candidates are ranked by the
         bound they are expected to give at this size.

@@ -3,9 +3,10 @@ select_events`, each counted on the search split: thresholds of a real feature (
 fine tail levels and extreme order statistics, so that events of tiny mass are candidates),
 sets of exact values ordered by their ratio on part A, and pattern-conditional value
 thresholds (:mod:`~privaudit.auditing.distinguish.patterns`).  Each family is a ``_Candidates``:
-search counts in one direction and a builder of the event at each index.  The
-module docstring of :mod:`~privaudit.auditing.distinguish.event_candidates` describes the families
-and the split of the search sample; :mod:`~privaudit.auditing.distinguish.event_ranking` ranks them.
+search counts in one direction and a builder of the event at each index.  The families
+and the split of the search sample are described in ``docs/engine_notes.md``,
+"privaudit.auditing.distinguish.event_candidates";
+:mod:`~privaudit.auditing.distinguish.event_ranking` ranks them.
 """
 
 from __future__ import annotations
@@ -17,15 +18,15 @@ from typing import Literal
 
 import numpy as np
 
-from .cell_score import CellScore
-from .events import (
+from privaudit.auditing.distinguish.cell_score import CellScore
+from privaudit.auditing.distinguish.events import (
     DiscreteCode,
     Event,
     Feature,
     ThresholdEvent,
     ValueSetEvent,
 )
-from .patterns import (
+from privaudit.auditing.distinguish.patterns import (
     PatternAndValue,
     PatternStructure,
     PatternValueEvent,
@@ -34,7 +35,7 @@ from .patterns import (
     fit_pattern_llr,
     pattern_counts,
 )
-from .rows import row_keys
+from privaudit.auditing.distinguish.rows import row_keys
 
 #: Which tail an event takes: {φ ≥ t} or {φ ≤ t}.
 Side = Literal["ge", "le"]

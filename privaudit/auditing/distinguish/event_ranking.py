@@ -13,11 +13,10 @@ import itertools
 
 import numpy as np
 
+from privaudit.auditing.distinguish.event_families import _Candidates
+from privaudit.auditing.distinguish.events import Event, event_mask
 from privaudit.statistics.allocation import predicted_epsilon, wilson_lower, wilson_upper
 from privaudit.statistics.epsilon_bounds import epsilon_lower_bound
-
-from .event_families import _Candidates
-from .events import Event, event_mask
 
 __all__: list[str] = []
 
@@ -160,9 +159,9 @@ def _stratified_pool(
 
     A multi-dimensional output is ranked twice: its 2K best at one standard error, then
     up to K more at two (:data:`_SECOND_LEVEL`), the two taking turns in the pool's
-    order.  At one standard error alone, NumericalSVT's pool on (1⁵0⁵, 0⁵1⁵) at seed 1
-    held only tails of a few outputs, which part C rejected, and its test read 0
-    (``docs/derivations.md`` §9, "Two rankings").
+    order: at one standard error alone, a pool can hold only tails of a few outputs,
+    which part C rejects (``docs/derivations.md`` §9, "Two rankings";
+    ``docs/engine_notes.md``, "privaudit.auditing.distinguish.event_ranking").
     """
 
     def predicted(level: float) -> np.ndarray:

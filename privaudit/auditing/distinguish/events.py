@@ -1,35 +1,15 @@
 """Events (rejection regions) S and the output features they are defined through.
 
-An :class:`Event` is any frozen object with a ``description`` and a vectorised
-``contains(outputs)`` (outputs of shape (N,) or (N, d) → bool array of shape (N,)).  The
-concrete events here are all *a feature followed by a cheap test*:
+An :class:`Event` has a ``description`` and a vectorised ``contains(outputs)``; the concrete
+events are a feature followed by a cheap test (:class:`ThresholdEvent`,
+:class:`ValueSetEvent`), so each feature is computed once per sample and K events are K
+masks (:meth:`mask`).  Features: :class:`LogLikelihoodRatio` (rounded, :func:`llr_from`),
+:class:`Coordinate`, :class:`LinearScore`, :class:`AbsDeviation`, :class:`DiscreteCode`,
+:class:`BinIndex`.  Every event is fixed before the test split is looked at.
 
-* :class:`ThresholdEvent` — {φ(o) ≥ t} or {φ(o) ≤ t} for a real feature φ;
-* :class:`ValueSetEvent` — {code(o) ∈ C} for an integer-coded feature (exact output
-  values, exact rows, or histogram bins).
-
-so the auditor computes each feature once per sample and evaluates K events as K
-vectorised masks (:meth:`mask`).  The features:
-
-* :class:`LogLikelihoodRatio` — log p_x(o) − log p_y(o) of the declared law (NaN, from
-  −inf − (−inf), is read as 0; rounded to 10⁻⁹ against floating-point artefacts, see
-  :func:`llr_from`);
-* :class:`Coordinate` — the output itself (1-D) or one column;
-* :class:`LinearScore` — a score w·ψ(o) + b learned on the search split;
-* :class:`AbsDeviation` — |o − c| for 1-D outputs, whose thresholds are two-sided
-  events {o ≤ c − r} ∪ {o ≥ c + r};
-* :class:`DiscreteCode` — an integer code of exact output values or rows (−1 for values
-  never seen on the search split);
-* :class:`BinIndex` — the index of the histogram bin containing a 1-D output.
-
-Every event is fixed before the test split is looked at (chosen on the search split
-only), which is what makes the Clopper–Pearson bounds on the test split exact.
-
-References
-----------
-.. [1] Ding, Wang, Wang, Zhang & Kifer, "Detecting violations of differential privacy",
-   ACM CCS 2018 (StatDP: events chosen on separate samples).
-.. [2] Bichsel, Steffen, Bogunovic & Vechev, "DP-Sniper", IEEE S&P 2021.
+References: Ding, Wang, Wang, Zhang & Kifer, ACM CCS 2018; Bichsel, Steffen, Bogunovic &
+Vechev, IEEE S&P 2021.  Details: ``docs/engine_notes.md``,
+"privaudit.auditing.distinguish.events".
 """
 
 from __future__ import annotations
@@ -40,8 +20,8 @@ from typing import Any, Literal, Protocol, runtime_checkable
 
 import numpy as np
 
-from .densities import LogDensity
-from .rows import squeeze_rows
+from privaudit.auditing.distinguish.densities import LogDensity
+from privaudit.auditing.distinguish.rows import squeeze_rows
 
 __all__ = [
     "LLR_DECIMALS",

@@ -1,22 +1,13 @@
 """The logistic score: L2-regularised logistic regression on a non-collinear feature map.
 
-Used to learn a distinguishing score for multi-dimensional continuous outputs whose
-densities are not declared (DP-Sniper's idea, Bichsel et al. 2021, with a linear model on
-fixed features instead of a neural network).  Only the search split is ever used to fit.
+A distinguishing score for multi-dimensional continuous outputs whose densities are not
+declared (DP-Sniper's idea, with a linear model on fixed features), fitted on the search
+split only: :func:`fit_logistic` (Newton/IRLS, in numpy) and :class:`LogisticScore`
+(:func:`fit_logistic_score`, s(o) = b + w·ψ(o)).
 
-* :func:`fit_logistic` — the regression itself, by Newton's method (IRLS), in numpy;
-* :class:`LogisticScore` (:func:`fit_logistic_score`) — s(o) = b + w·ψ(o) on a feature
-  map ψ without the collinearity of the plain (z, z², |z|) map: binary columns give one
-  indicator, categorical columns a one-hot code, continuous columns (z, z², |z|) plus
-  indicators of their atoms, and low-dimensional continuous outputs also the pairwise
-  products z_i z_j; duplicate features are dropped.
-
-References
-----------
-.. [1] Bichsel, Steffen, Bogunovic & Vechev, "DP-Sniper: black-box discovery of
-   differential privacy violations using classifiers", IEEE S&P 2021.
-.. [2] Hastie, Tibshirani & Friedman, "The elements of statistical learning", 2nd ed.,
-   Springer 2009, Section 4.4.1 (iteratively reweighted least squares).
+References: Bichsel, Steffen, Bogunovic & Vechev, IEEE S&P 2021; Hastie, Tibshirani &
+Friedman, Springer 2009, §4.4.1.  Details (the feature map): ``docs/engine_notes.md``,
+"privaudit.auditing.distinguish.logistic".
 """
 
 from __future__ import annotations
@@ -26,10 +17,9 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy import special
 
+from privaudit.auditing.distinguish.columns import CATEGORICAL_VALUES, PROBE_ROWS
+from privaudit.auditing.distinguish.rows import output_rows
 from privaudit.spec.errors import InvalidParameterError
-
-from .columns import CATEGORICAL_VALUES, PROBE_ROWS
-from .rows import output_rows
 
 __all__ = ["LogisticScore", "fit_logistic", "fit_logistic_score"]
 

@@ -14,13 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from privaudit.auditing.pairs import CandidatePair
-from privaudit.execution.streaming import Executor, StreamProgress
-from privaudit.spec import check_alpha
-from privaudit.spec.errors import InvalidParameterError
-from privaudit.statistics.epsilon_bounds import claimed_point
-
-from .bounds import (
+from privaudit.auditing.distinguish.bounds import (
     best_event_index,
     event_bounds,
     power_statement,
@@ -29,13 +23,23 @@ from .bounds import (
     tradeoff_point,
     zero_count_verdict,
 )
-from .config import PairTestConfig
-from .counting import TestSplitCounts, count_test_split
-from .draws import PairDraws
-from .error_budget import PairBudget, split_budget
-from .result import PairTestResult
-from .search_split import SearchSplit, score_search_split
-from .tested_events import TestedEvents, assemble_events, bound_methods, select_data_driven
+from privaudit.auditing.distinguish.config import PairTestConfig
+from privaudit.auditing.distinguish.counting import TestSplitCounts, count_test_split
+from privaudit.auditing.distinguish.draws import PairDraws
+from privaudit.auditing.distinguish.error_budget import PairBudget, split_budget
+from privaudit.auditing.distinguish.result import PairTestResult
+from privaudit.auditing.distinguish.search_split import SearchSplit, score_search_split
+from privaudit.auditing.distinguish.tested_events import (
+    TestedEvents,
+    assemble_events,
+    bound_methods,
+    select_data_driven,
+)
+from privaudit.auditing.pairs import CandidatePair
+from privaudit.execution.streaming import Executor, StreamProgress
+from privaudit.spec import check_alpha
+from privaudit.spec.errors import InvalidParameterError
+from privaudit.statistics.epsilon_bounds import claimed_point
 
 __all__ = ["distinguish_pair"]
 

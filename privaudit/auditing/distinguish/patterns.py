@@ -1,44 +1,13 @@
 """Pattern-conditional value thresholds: events for outputs made of a code pattern plus values.
 
-Sparse-vector mechanisms that release noisy values output a *pattern* — categorical
-code columns (⊤ / ⊥ / aborted) — and *value columns* that hold a released value where
-the pattern says so and a fixed atom (0.0) elsewhere.  Their optimal events are of the
-form "the pattern is one of a few likely-under-x patterns *and* the released value is
-low (or high)": for Lyu et al.'s Algorithm 3 on (1¹⁰, 2¹⁰), {first ⊤ at query 6 … 10,
-value ≤ v} (``scripts/power_limits.py``).  A learned likelihood ratio of every (pattern,
-value bin) cell can express such an event, but its value part is fitted bin by bin and
-is noisy; this family needs only two numbers on top of an ordering of the patterns.
+For outputs made of categorical *pattern* columns and *value* columns with an atom
+(:func:`pattern_structure`, keyed on the output's columns, never on a mechanism), the events
+{score(pattern) ≥ s} ∩ {released value ≤ t or ≥ t} (:class:`PatternValueEvent`), with the
+pattern scored by a sum of block log-likelihood ratios (:class:`PatternLLR`).  Thresholding
+the two parts separately is more robust than thresholding their sum.
 
-**Structure** (:func:`pattern_structure`, keyed on the output's columns, never on a
-mechanism): *categorical* columns take at most :data:`CATEGORICAL_VALUES` values on the
-probe; *value* columns take many values but have an atom (one value carrying at least
-:data:`ATOM_SHARE` of the probe).  The family applies when there is at least one of each.
-
-**Score of a pattern** (:class:`PatternLLR`): the categorical columns are split into
-blocks of dependent columns (:func:`~privaudit.auditing.distinguish.dependence.dependence_groups`;
-the independent halves of two parallel runs form separate blocks), each block's cell
-log-likelihood ratio is estimated (smoothed counts) and the blocks' ratios are added —
-the exact LLR of the pattern when the blocks are independent, with far less noise than
-one table of joint patterns.
-
-**Events** (:class:`PatternValueEvent`, on the feature pair :class:`PatternAndValue`):
-{score(pattern) ≥ s} ∩ {min or max released value ≤ t or ≥ t} (some released value
-low, every released value high, …) and {score ≥ s} ∩ {released-value LLR ≥ t}
-(x_vs_y; {score ≤ s}, and {value LLR ≤ t}, for y_vs_x), the last with the per-column
-value LLRs of the grouped score (given that a value is released: their direction may
-differ per column, as for NumericalSVT, whose released answers move up in some queries
-and down in others); a row that releases no value is in the event when its pattern is.
-Thresholding the two parts separately is more robust than thresholding their sum when
-the value part is noisier.  t = ±∞ gives the pattern-only events (likelihood-ratio
-prefixes of the patterns).  The counts of every (s, t) on the
-counting part of the search split come from one 2-D histogram per side, vectorised.
-
-References
-----------
-.. [1] Lyu, Su & Li, "Understanding the sparse vector technique for differential
-   privacy", PVLDB 10(6), 2017 (the output structure; Algorithms 3-4).
-.. [2] Bichsel, Steffen, Bogunovic & Vechev, "DP-Sniper", IEEE S&P 2021 (the benchmark
-   mechanisms SparseVectorTechnique3, NumericalSVT, SVT34Parallel).
+References: Lyu, Su & Li, PVLDB 2017; Bichsel, Steffen, Bogunovic & Vechev, IEEE S&P 2021.
+Details: ``docs/engine_notes.md``, "privaudit.auditing.distinguish.patterns".
 """
 
 from __future__ import annotations
@@ -50,17 +19,16 @@ from typing import Literal
 
 import numpy as np
 
-from privaudit.spec.errors import InvalidParameterError
-
-from .columns import (
+from privaudit.auditing.distinguish.columns import (
     CATEGORICAL_VALUES,
     PROBE_ROWS,
     PackedSum,
     digit_range,
     small_integer_digits,
 )
-from .dependence import dependence_groups
-from .rows import output_rows
+from privaudit.auditing.distinguish.dependence import dependence_groups
+from privaudit.auditing.distinguish.rows import output_rows
+from privaudit.spec.errors import InvalidParameterError
 
 __all__ = [
     "ATOM_SHARE",

@@ -1,37 +1,13 @@
 """The declared privacy-loss profile δ(ε) = E[(1 − e^{ε−L})₊] with lower confidence bounds.
 
-With L(o) = log p_x(o) − log p_y(o) the declared privacy loss and o ~ M(x), the
-hockey-stick divergence of the declared law is δ_{x‖y}(ε) = E[(1 − e^{ε−L})₊] for every
-ε ≥ 0 (Balle et al. 2018; the PLD view of dp_accounting).  Each X_ε = (1 − e^{ε−L})₊ lies
-in [0, 1], so a lower confidence bound on its mean (the predictable plug-in
-empirical-Bernstein bound of Waudby-Smith & Ramdas 2024, :mod:`~privaudit.statistics.
-mean_bounds`) bounds δ(ε) from below.
+With L the *declared* privacy loss and o ~ M(x), each (1 − e^{ε−L})₊ lies in [0, 1], so a
+lower confidence bound on its mean (:mod:`~privaudit.statistics.mean_bounds`) bounds δ(ε)
+from below, for a whole ε grid from one binning of the losses.  It refutes a claim only if
+the implementation follows its declared law; the event tests of
+:mod:`~privaudit.auditing.distinguish.pair` need no such assumption.
 
-**Cost.**  For a whole ε grid the bound needs only Σ X_ε and Σ X_ε²; with the losses
-binned once against the grid (one ``searchsorted`` and three ``bincount``), both are
-
-    Σ X_ε = #{L > ε} − e^ε Σ_{L>ε} e^{−L},
-    Σ X_ε² = #{L > ε} − 2 e^ε Σ_{L>ε} e^{−L} + e^{2ε} Σ_{L>ε} e^{−2L}
-
-for all ε at once (only L > min grid ≥ 0 enter, so no exponential overflows).  The bet
-(λ, c) of each ε is tuned on the search split and the bound evaluated on the test split,
-so the bet is independent of the data it is applied to, as the bound requires.
-
-**What it certifies.**  The mean is taken over the implementation's outputs of M(x) but
-L is the *declared* loss.  If the implementation follows its declared law, a lower
-bound above the claimed δ(ε) refutes the claim; in general it shows that M(x) puts more
-mass on outputs of high declared loss than the claimed profile allows, which is a
-conformance failure of the implementation against its declared law (a mechanism that
-ignores its declared noise entirely, e.g. a constant, can trigger it while being
-private).  The event tests of :mod:`~privaudit.auditing.distinguish.pair` need no such
-assumption.
-
-References
-----------
-.. [1] Balle, Barthe & Gaboardi, "Privacy amplification by subsampling: tight analyses
-   via couplings and divergences", NeurIPS 2018 (privacy profiles).
-.. [2] Waudby-Smith & Ramdas, "Estimating means of bounded random variables by betting",
-   JRSS-B 2024.
+References: Balle, Barthe & Gaboardi, NeurIPS 2018; Waudby-Smith & Ramdas, JRSS-B 2024.
+Details: ``docs/engine_notes.md``, "privaudit.auditing.distinguish.privacy_loss".
 """
 
 from __future__ import annotations

@@ -1,37 +1,14 @@
 """The declared privacy-loss law of a finite *product* randomizer, exactly, by convolution.
 
-A :class:`~spec.FiniteRandomizer` with L > 1 coordinates releases o = (o_1, …, o_L) with
-the declared law P(o | x) = Π_c P_c(o_c | x), read from the gray-box hook
-:meth:`~mechanisms.Mechanism.output_probabilities` (one row per coordinate).  Its privacy
-loss is a sum of independent per-coordinate losses,
+The loss of a :class:`~spec.FiniteRandomizer` with L > 1 coordinates is a sum of
+independent per-coordinate losses, so its law is the convolution of their finite laws,
+rounded as :func:`~privaudit.auditing.distinguish.events.llr_round` rounds the declared LLR.
+:mod:`~privaudit.auditing.distinguish.declared_plan` picks its Neyman–Pearson level sets from
+it without touching a sample; the events are then counted on sampled outputs, so the result
+is a sampling bound.
 
-    L(o) = log P(o | x) − log P(o | y) = Σ_c ℓ_c(o_c),   ℓ_c(o) = log P_c(o | x) − log P_c(o | y),
-
-so the law of L under M(x) (and under M(y)) is the convolution of the coordinates' finitely
-supported loss laws, each point carrying its mass under both inputs:
-
-    mass_x(ℓ) = Σ_{o: ℓ_c(o) = ℓ} P_c(o | x),   mass_y(ℓ) = Σ_{o: ℓ_c(o) = ℓ} P_c(o | y).
-
-Partial sums equal to 12 decimals are merged while convolving; the final losses are
-rounded to :data:`~privaudit.auditing.distinguish.events.LLR_DECIMALS` decimals
-(:func:`~privaudit.auditing.distinguish.events.llr_round`), the rounding the declared LLR applies
-to test outputs, so that a threshold planned on this law selects the
-same outputs on the test split.  With the law exact, the planner of
-:mod:`~privaudit.auditing.distinguish.declared_plan` picks the Neyman–Pearson level sets
-{L ≥ t} (and {L ≤ t}) — the optimal events of the pair [1]_ [2]_ — without touching a
-sample: for a vector of independent bits (Hadamard response under composition, one bit
-per tree level) the optimal pure-DP event is "every coordinate favours x", a product
-event the data-driven search of the sampled outputs does not find
-(``docs/ldp_ustat_study.md``, "Exact audit against the sampling audit").
-
-The events are then counted on the sampled outputs with exact bounds: the hook only
-chooses events, the probabilities are estimated, and the result is a sampling bound.
-
-References
-----------
-.. [1] Neyman & Pearson, Phil. Trans. R. Soc. A 231 (1933).
-.. [2] Kairouz, Oh & Viswanath, "The composition theorem for differential privacy",
-   ICML 2015 (the privacy region of a composition is attained by likelihood-ratio tests).
+References: Neyman & Pearson 1933; Kairouz, Oh & Viswanath, ICML 2015.  Details:
+``docs/engine_notes.md``, "privaudit.auditing.distinguish.product_loss".
 """
 
 from __future__ import annotations
@@ -40,10 +17,9 @@ from typing import Any
 
 import numpy as np
 
+from privaudit.auditing.distinguish.events import LLR_DECIMALS, llr_round
 from privaudit.spec import FiniteRandomizer
 from privaudit.spec.errors import AuditError, PrivauditError
-
-from .events import LLR_DECIMALS, llr_round
 
 __all__ = ["MAX_PRODUCT_SUPPORT", "product_loss_law", "product_loss_points"]
 

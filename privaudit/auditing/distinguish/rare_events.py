@@ -1,47 +1,15 @@
 """Rare events for (ε, δ) claims: atoms, spikes, unsupported outputs and excess mass.
 
-An (ε, δ) claim allows P[M(x) ∈ S] ≤ e^ε P[M(y) ∈ S] + δ for every S.  The typical way
-a real mechanism breaks it is a *rare branch*: with a small probability p it releases
-the raw statistic (an atom at f(x)), the statistic with negligible noise (a spike at
-f(x)), or a value its declared law cannot produce.  Such an event has P[M(x) ∈ S] ≈ p
-and P[M(y) ∈ S] ≈ 0, so it refutes the claim as soon as p clearly exceeds δ — but it
-is invisible to events shaped by the declared law (LLR thresholds, half-lines), whose
-probabilities are of order one and absorb p in their sampling error.
+A rare branch (the raw statistic, or a value the declared law cannot produce, released with
+small probability p) breaks an (ε, δ) claim once p clearly exceeds δ, yet hides in the
+sampling error of events shaped by the declared law.  :func:`find_rare_events` looks for
+atoms, neighbourhoods of the statistic, empirical excess over the declared density and
+outputs outside the declared support, on the **search split only**, and keeps a candidate
+only when its plug-in margin is positive.
 
-:func:`find_rare_events` looks for such events on the **search split only** (so the
-exact tests of :mod:`~privaudit.auditing.distinguish.pair` on the test split stay valid),
-in both directions (S found on the outputs of the side bounded from below):
-
-* **atoms** (spec declares a continuous law, scalar outputs): values repeated in the
-  search outputs — a continuous law has no ties;
-* **neighbourhoods of the statistic** (additive noise with the ``statistic`` hook, so
-  f(x) and f(y) are known): {o : max_j |o_j − f_j| ≤ r}, r chosen among the smallest
-  search distances to f by the plug-in margin of a δ violation at the test size; kept
-  only when the search count exceeds the declared law's expected count
-  (Poisson tail below :data:`EVIDENCE`);
-* **empirical excess** (additive noise, scalar outputs, no hook needed): the window of
-  width w (w on a geometric grid) holding the most search outputs, when that count
-  exceeds what the declared law's *maximum density* allows (Poisson tail below
-  :data:`EVIDENCE` after a Bonferroni factor for the scan) — spikes, atoms, and any
-  concentration the declared law cannot explain;
-* **outside the declared support** (declared densities): {o : p_other(o) = 0}, the
-  outputs the other input's declared law cannot produce, when the search split holds
-  more of them on this side than on the other.
-
-A candidate is kept only when its plug-in margin count_lo − e^ε count_hi − δ·n on the
-search split is positive, so correct mechanisms rarely spend any α on rare events (the
-caller gives them a share of the pair's α only when some are found).
-
-References
-----------
-.. [1] Lokna, Paradis, Dimitrov & Vechev, "Group and attack: auditing differential
-   privacy", ACM CCS 2023 (Delta-Siege: δ-violations from rare events).
-.. [2] Lu, Magdon, Steinke, ..., "A general framework for auditing differentially
-   private machine learning" / Eureka, IEEE S&P 2024 (events of small probability).
-.. [3] Nasr, Song, Thakurta, Papernot & Carlini, "Adversary instantiation: lower bounds
-   for differentially private machine learning", IEEE S&P 2021.
-.. [4] Kulldorff, "A spatial scan statistic", Comm. Statist. Theory Methods 1997 (the
-   window scan and its multiplicity).
+References: Lokna, Paradis, Dimitrov & Vechev, ACM CCS 2023; Lu et al., IEEE S&P 2024; Nasr
+et al., IEEE S&P 2021; Kulldorff 1997.  Details: ``docs/engine_notes.md``,
+"privaudit.auditing.distinguish.rare_events".
 """
 
 from __future__ import annotations
@@ -53,9 +21,8 @@ from typing import Any
 import numpy as np
 from scipy import stats
 
+from privaudit.auditing.distinguish.densities import DensityPair
 from privaudit.spec import AdditiveNoise
-
-from .densities import DensityPair
 
 __all__ = [
     "EVIDENCE",

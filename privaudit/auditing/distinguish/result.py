@@ -10,10 +10,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from privaudit.auditing.results import EventBound, PowerStatement, ProfilePoint
-
-from .declared_plan import DeclaredPlan
-from .events import Event
+from privaudit.auditing.distinguish.declared_plan import DeclaredPlan
+from privaudit.auditing.distinguish.events import Event
+from privaudit.auditing.outcome.results import EventBound, PowerStatement, ProfilePoint
 
 __all__ = ["PairTestResult", "TradeoffPoint"]
 
@@ -112,7 +111,7 @@ class PairTestResult:
 
     def details(self) -> dict[str, Any]:
         """The key results as JSON-compatible values (for a report's ``details``)."""
-        from privaudit.auditing.results import jsonable_details
+        from privaudit.auditing.outcome.results import jsonable_details
 
         def dump(model: Any) -> Any:
             return None if model is None else model.model_dump(mode="json")

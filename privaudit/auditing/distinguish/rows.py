@@ -1,24 +1,13 @@
 """Outputs as rows: their shapes, their keys, and outputs with few distinct values or rows
 counted once per distinct value or row.
 
-* :func:`output_rows`, :func:`squeeze_rows`, :func:`checked_rows`: the outputs as a 2-D
-  array, as (N,) for one column, and checked to be numeric of shape (N,) or (N, d);
-* :func:`row_keys` and :func:`is_discrete`: one float key per row, and whether outputs
-  are discrete (few distinct rows).
+* :func:`output_rows`, :func:`squeeze_rows`, :func:`checked_rows`, :func:`row_keys` and
+  :func:`is_discrete`: the outputs as rows, and whether they are discrete;
+* :func:`distinct_values`, :func:`small_integer_row_keys`, :func:`distinct_rows` and
+  :func:`row_table`: outputs that repeat, counted once per distinct output and weighted by
+  its count, which gives exactly the per-output counts of any event.
 
-Every event the auditor tests, and the privacy loss, is a function of the output, so
-for outputs that repeat — integer values of small range, sparse-vector codes, bit
-vectors — evaluating an event once per *distinct* output and weighting it by that
-output's count gives exactly the per-output counts, at the cost of one ``bincount``
-instead of one pass per event.
-
-* :func:`distinct_values`: 1-D integer outputs of small range → (values, counts).
-* :func:`small_integer_row_keys`: 2-D outputs whose entries (less their minimum) are
-  small integers → one integer key per row, exact.
-* :func:`distinct_rows`: such 2-D outputs → (distinct rows, counts).
-* :func:`row_table`: several such arrays sharing one table of distinct rows, each row
-  mapped to its index in it, so that any slice of any array is (rows, counts) with one
-  ``bincount`` (the search split's parts, :mod:`~privaudit.auditing.distinguish.event_candidates`).
+Details: ``docs/engine_notes.md``, "privaudit.auditing.distinguish.rows".
 """
 
 from __future__ import annotations

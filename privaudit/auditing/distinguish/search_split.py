@@ -9,12 +9,15 @@ from typing import Any
 
 import numpy as np
 
+from privaudit.auditing.distinguish.densities import (
+    DensityPair,
+    declared_llr,
+    declared_log_densities,
+)
+from privaudit.auditing.distinguish.events import LogLikelihoodRatio
+from privaudit.auditing.distinguish.stopwatch import Stopwatch
 from privaudit.auditing.pairs import CandidatePair
 from privaudit.spec.errors import PrivauditError
-
-from .densities import DensityPair, declared_llr, declared_log_densities
-from .events import LogLikelihoodRatio
-from .stopwatch import Stopwatch
 
 __all__: list[str] = []
 

@@ -10,15 +10,23 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from privaudit.auditing.distinguish.error_budget import PairBudget
+from privaudit.auditing.distinguish.event_candidates import (
+    DIRECTIONS,
+    SelectedEvents,
+    select_events,
+)
+from privaudit.auditing.distinguish.events import (
+    Event,
+    ThresholdEvent,
+    event_mask,
+    fill_feature_cache,
+)
+from privaudit.auditing.distinguish.privacy_loss import LOSS_STEP, LossHistogram
+from privaudit.auditing.distinguish.search_split import TUNE_ROWS, SearchSplit
+from privaudit.auditing.distinguish.stopwatch import Stopwatch
 from privaudit.spec.errors import AuditError, PrivauditError
 from privaudit.statistics.allocation import prefers_rate_ratio
-
-from .error_budget import PairBudget
-from .event_candidates import DIRECTIONS, SelectedEvents, select_events
-from .events import Event, ThresholdEvent, event_mask, fill_feature_cache
-from .privacy_loss import LOSS_STEP, LossHistogram
-from .search_split import TUNE_ROWS, SearchSplit
-from .stopwatch import Stopwatch
 
 __all__: list[str] = []
 

@@ -2,7 +2,7 @@
 
 Modules
 -------
-:mod:`privaudit.auditing.search.candidates`
+:mod:`privaudit.auditing.search.pair_sources`
     :func:`candidate_pairs` — explicit, adversarial (the relation's own
     ``adversarial_pairs``) and random pairs, deduplicated, within a budget.
 :mod:`privaudit.auditing.search.local_search`
@@ -28,11 +28,16 @@ package works without it.
 
 from __future__ import annotations
 
-import importlib as _importlib
 from typing import Any as _Any
 
-from .candidates import candidate_pairs
-from .local_search import NeighbourhoodMaximum, maximise_over_neighbours, maximise_pair_objective
+from privaudit._lazy import lazy_attribute as _lazy_attribute
+from privaudit._lazy import lazy_dir as _lazy_dir
+from privaudit.auditing.search.local_search import (
+    NeighbourhoodMaximum,
+    maximise_over_neighbours,
+    maximise_pair_objective,
+)
+from privaudit.auditing.search.pair_sources import candidate_pairs
 
 __all__ = [
     "NeighbourhoodMaximum",
@@ -47,21 +52,16 @@ __all__ = [
 
 #: Names served from the hypothesis-based modules, imported on first access.
 _LAZY_NAMES = {
-    "domain_elements": "strategies",
-    "neighbouring_pairs": "strategies",
-    "pair_complexity": "shrink",
-    "shrink_pair": "shrink",
+    "domain_elements": "privaudit.auditing.search.strategies",
+    "neighbouring_pairs": "privaudit.auditing.search.strategies",
+    "pair_complexity": "privaudit.auditing.search.shrink",
+    "shrink_pair": "privaudit.auditing.search.shrink",
 }
 
 
 def __getattr__(name: str) -> _Any:
-    module_name = _LAZY_NAMES.get(name)
-    if module_name is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(_importlib.import_module(f".{module_name}", __name__), name)
-    globals()[name] = value
-    return value
+    return _lazy_attribute(globals(), _LAZY_NAMES, name)
 
 
 def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(__all__))
+    return _lazy_dir(globals(), _LAZY_NAMES)

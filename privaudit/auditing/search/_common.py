@@ -12,10 +12,9 @@ import numbers
 from collections.abc import Iterable
 from typing import Any
 
+from privaudit.auditing.pairs import CandidatePair, to_jsonable, verified_pair
 from privaudit.spec import MechanismSpec
 from privaudit.spec.errors import InvalidInputError, InvalidParameterError
-
-from ..pairs import CandidatePair, to_jsonable, verified_pair
 
 __all__ = [
     "PairKey",

@@ -1,22 +1,13 @@
 """Hill climbing for the worst neighbouring pairs of an (expensive) objective.
 
-Two searches:
+:func:`maximise_pair_objective` searches over pairs ``(x, y)`` (e.g. ``|f(x) − f(y)|``);
+:func:`maximise_over_neighbours` over the neighbours of one fixed ``x`` (its maximum of
+``|f(x) − f(y)|`` is the local sensitivity at ``x``).  The budget counts objective
+evaluations, a pair already evaluated costs nothing, and invalid moves are discarded before
+the objective sees them.  The moves belong to the spec's relation
+(:class:`~spec.relations.NeighbouringRelationBase`); nothing here depends on which it is.
 
-* :func:`maximise_pair_objective` — over pairs ``(x, y)``: e.g. an estimated privacy loss
-  or ``|f(x) − f(y)|`` (a lower bound on global sensitivity);
-* :func:`maximise_over_neighbours` — over the neighbours ``y`` of one fixed ``x``: e.g.
-  ``|f(x) − f(y)|``, whose maximum is the local sensitivity of ``f`` at ``x``.
-
-The budget counts objective evaluations; a pair already evaluated is remembered and
-costs nothing the second time.  Moves that produce a non-neighbour, an input outside the
-domain, or two identical inputs are discarded before the objective sees them.
-
-The moves belong to the spec's relation: its
-:meth:`~spec.relations.NeighbouringRelationBase.random_neighbour` (redraw ``y``), its
-:meth:`~spec.relations.NeighbouringRelationBase.local_moves` (mutate ``x`` carrying ``y``,
-a neighbour built from extremes, a small change of ``y``) and its
-:meth:`~spec.relations.NeighbouringRelationBase.extreme_neighbours`; nothing here depends
-on which relation it is.
+Details: ``docs/engine_notes.md``, "privaudit.auditing.search.local_search".
 """
 
 from __future__ import annotations
@@ -29,6 +20,14 @@ from typing import Any
 
 import numpy as np
 
+from privaudit.auditing.pairs import CandidatePair, verified_pair
+from privaudit.auditing.search._common import (
+    PairKey,
+    check_count,
+    ordered_key,
+    score_order,
+    try_pair,
+)
 from privaudit.spec import MechanismSpec, RandomLike, WeightedChoice, as_generator
 from privaudit.spec.errors import (
     InvalidInputError,
@@ -36,9 +35,6 @@ from privaudit.spec.errors import (
     UnsupportedCombinationError,
 )
 from privaudit.spec.relations import LocalMoves
-
-from ..pairs import CandidatePair, verified_pair
-from ._common import PairKey, check_count, ordered_key, score_order, try_pair
 
 __all__ = [
     "PROPOSALS_PER_EVALUATION",
@@ -316,7 +312,7 @@ def maximise_pair_objective(
     rng : Generator, int or None
         The only source of randomness.
     start : iterable of CandidatePair or (x, y)
-        Starting pairs (e.g. from :func:`~privaudit.auditing.search.candidate_pairs`; a
+        Starting pairs (e.g. from :func:`~privaudit.auditing.search.pair_sources`; a
         CandidatePair is already verified and is used as it is, a tuple is verified);
         when empty, ``restarts`` random pairs are drawn.
     budget : int

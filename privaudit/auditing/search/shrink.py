@@ -21,11 +21,10 @@ import numpy as np
 from hypothesis import find, settings
 from hypothesis.errors import NoSuchExample, Unsatisfiable
 
+from privaudit.auditing.pairs import CandidatePair, verified_pair
+from privaudit.auditing.search._common import check_count
+from privaudit.auditing.search.strategies import neighbouring_pairs
 from privaudit.spec import MechanismSpec
-
-from ..pairs import CandidatePair, verified_pair
-from ._common import check_count
-from .strategies import neighbouring_pairs
 
 __all__ = ["PairComplexity", "pair_complexity", "shrink_pair"]
 

@@ -1,21 +1,13 @@
 """Hypothesis strategies for domain elements and neighbouring pairs.
 
 For users' property tests (``@given(neighbouring_pairs(spec))``) and for
-:func:`~privaudit.auditing.search.shrink_pair`, which lets hypothesis shrink a failing pair.
+:func:`~privaudit.auditing.search.shrink_pair`: :func:`domain_elements` draws canonical
+elements of any input domain, :func:`neighbouring_pairs` draws ``(x, y)`` neighbours by
+construction (no filtering), from one dispatch table of the built-in relations or the
+relation's own :meth:`~spec.relations.NeighbouringRelationBase.neighbour_strategy`.  Values
+shrink towards simple ones.  Needs the ``hypothesis`` package (a test dependency).
 
-* :func:`domain_elements` draws elements of any input domain, canonical (validated);
-* :func:`neighbouring_pairs` draws ``(x, y)`` with ``y`` a neighbour of ``x``, built by a
-  strategy specific to the relation, so every draw is a neighbour by construction (and
-  checked with the relation's ``require_neighbours``; no filtering).  The strategies of
-  the built-in relations and domains sit in one dispatch table each (a subclass uses its
-  nearest base's entry); another relation brings its own through
-  :meth:`~spec.relations.NeighbouringRelationBase.neighbour_strategy`.
-
-Values shrink towards simple ones: numbers towards 0 (or the bound nearest to it),
-datasets towards ``min_size`` records, graphs towards no edges, differences towards none.
-Identical pairs (distance 0) are neighbours and may be drawn.
-
-This module needs the ``hypothesis`` package (a test dependency of privaudit).
+Details: ``docs/engine_notes.md``, "privaudit.auditing.search.strategies".
 """
 
 from __future__ import annotations
@@ -30,6 +22,7 @@ import numpy as np
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
+from privaudit.auditing.search._common import check_count
 from privaudit.spec import (
     AddRemoveOne,
     Categorical,
@@ -48,8 +41,6 @@ from privaudit.spec import (
 )
 from privaudit.spec.domains import UNBOUNDED_REACH, ScalarDomainBase
 from privaudit.spec.errors import InvalidParameterError, UnsupportedCombinationError
-
-from ._common import check_count
 
 __all__ = ["DEFAULT_EXTRA_RECORDS", "domain_elements", "neighbouring_pairs"]
 

@@ -240,7 +240,7 @@ def test_baselines_unbiased():
 def test_rr_edge_count_mechanism_law_and_exact_privacy():
     """Algorithm 9's joint bits: the hook matches the sampler, and the exact audit's ε and
     δ(ε) at the star toggle are those of n − 1 changed RR bits (rr_joint_delta)."""
-    from privaudit.auditing.exact_audit import exact_privacy
+    from privaudit.auditing.exact.privacy import exact_privacy
     from privaudit.auditing.pairs import verified_pair
     from privaudit.spec import LocalNodeRelation
 

@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-import privaudit.mechanisms.smooth_sensitivity as smooth_module
+import privaudit.mechanisms.smooth_median as smooth_median_module
 from privaudit.mechanisms import (
     QUARTIC_CONSTANT,
     AdditiveNoiseMechanism,
@@ -706,7 +706,7 @@ def test_median_smooth_bound_on_wider_bounds_and_in_blocks(monkeypatch):
     gen = np.random.default_rng(3)
     x = gen.uniform(-5.0, 5.0, size=41)
     expected = _naive_smooth(x, 0.05, -5.0, 5.0)
-    monkeypatch.setattr(smooth_module, "_BLOCK_ELEMENTS", 50)  # many blocks, early stop
+    monkeypatch.setattr(smooth_median_module, "_BLOCK_ELEMENTS", 50)  # many blocks, early stop
     assert median_smooth_sensitivity(x, 0.05, -5.0, 5.0) == pytest.approx(expected, rel=1e-12)
     assert median_smooth_sensitivity(x, 1e-4, -5.0, 5.0) == pytest.approx(
         _naive_smooth(x, 1e-4, -5.0, 5.0), rel=1e-12

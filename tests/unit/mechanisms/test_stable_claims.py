@@ -195,7 +195,7 @@ _ROUTINES: list[tuple[str, Callable[[], Any], str]] = [
 _CONSTANTS = [
     ("privaudit.mechanisms.smooth_sensitivity", "QUARTIC_CONSTANT"),
     ("privaudit.mechanisms.smooth_sensitivity", "_QUARTIC_LIPSCHITZ"),
-    ("privaudit.spec.mechanism_spec", "_QUARTIC_LIPSCHITZ"),
+    ("privaudit.spec.noise_application", "_QUARTIC_LIPSCHITZ"),
 ]
 
 

@@ -180,7 +180,7 @@ def test_tradeoff_plot(laplace_report, tmp_path):
 
 
 def test_claimed_tradeoff_curve_is_the_dp_region():
-    from privaudit.auditing.plotting import claimed_tradeoff_curve
+    from privaudit.auditing.outcome.plotting import claimed_tradeoff_curve
 
     spec = LaplaceMechanism(1.0, 1.0).spec
     a0 = np.linspace(0, 1, 11)
@@ -288,7 +288,7 @@ def _bernoulli_box():
 def test_successive_halving_keeps_the_true_worst_pair():
     """Eight pairs, one of which ((8, 9): P = 0.58 vs 0.8) is far more distinguishable than
     the others (0.01 apart): halving on fresh samples keeps it, in 3 rounds (8 → 4 → 2 → 1)."""
-    from privaudit.auditing.pair_choice import successive_halving
+    from privaudit.auditing.choice.halving import successive_halving
 
     mech = _bernoulli_box()
     pairs = [verified_pair(mech.spec, float(a), float(a + 1), "test") for a in range(1, 9)]
@@ -318,7 +318,7 @@ def test_discrete_score_codes_rows_the_same_way_on_both_paths():
     """The pair ranking's dense row codes are the same partition whether the rows are
     keyed as small integers or sorted by random projections, and real-valued rows that
     do not repeat are not discrete."""
-    from privaudit.auditing.pair_scores import _dense_row_codes, discrete_score
+    from privaudit.auditing.choice.scores import _dense_row_codes, discrete_score
 
     rng = np.random.default_rng(3)
     ox = rng.integers(-1, 2, size=(3000, 6)).astype(np.float64)

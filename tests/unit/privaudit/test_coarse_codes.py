@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from privaudit.auditing.pair_scores import COARSE_BINS, coarse_codes
+from privaudit.auditing.choice.scores import COARSE_BINS, coarse_codes
 
 
 def _outputs(n, seed):

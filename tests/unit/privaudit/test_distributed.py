@@ -20,7 +20,6 @@ pytest.importorskip("distributed")
 
 from privaudit.auditing.auditor import audit
 from privaudit.auditing.config import AuditConfig
-from privaudit.auditing.distinguish import distinguish_pair
 from privaudit.auditing.pairs import verified_pair
 from privaudit.execution import distributed as dist
 from privaudit.execution import streaming as dist_streaming
@@ -45,6 +44,7 @@ from privaudit.spec.errors import (
 from privaudit.spec.relations import QueryDistance
 
 from ._cli_reports import cli_reports
+from .distinguish._shared import run_pair_test
 
 #: A small audit whose test split spans two blocks per side (2.6·10⁵ outputs = 1 block).
 SMALL = AuditConfig(
@@ -101,7 +101,7 @@ def test_pair_counts_identical_for_1_2_4_workers(make):
     mech = make()
     pair = verified_pair(mech.spec, 0.0, 1.0, "explicit")
     run = functools.partial(
-        distinguish_pair, mech, pair, samples=600_000, search_samples=5_000, rng=11, alpha=0.05
+        run_pair_test, mech, pair, samples=600_000, search_samples=5_000, rng=11, alpha=0.05
     )
     serial = _outcome(run())
     assert serial[0][0] > 2 * block_rows(1)

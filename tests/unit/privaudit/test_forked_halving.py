@@ -8,10 +8,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from privaudit.auditing import pair_choice
+from privaudit.auditing.choice import halving as pair_choice
+from privaudit.auditing.choice.halving import successive_halving
+from privaudit.auditing.choice.scores import pair_score, pair_score_task
 from privaudit.auditing.config import AuditConfig
-from privaudit.auditing.pair_choice import successive_halving
-from privaudit.auditing.pair_scores import pair_score, pair_score_task
 from privaudit.auditing.pairs import verified_pair
 from privaudit.auditing.search import candidate_pairs
 from privaudit.execution.forked import fork_available

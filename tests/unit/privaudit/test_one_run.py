@@ -15,8 +15,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from privaudit.auditing.gaussian_tradeoff import GAUSSIAN_TRADEOFF_ASSUMPTION, gdp_from_counts
-from privaudit.auditing.one_run import (
+from privaudit.auditing.one_run.audit import (
     gaussian_canaries,
     guesses_from_scores,
     laplace_canaries,
@@ -24,7 +23,11 @@ from privaudit.auditing.one_run import (
     one_run_epsilon,
     one_run_p_value,
 )
-from privaudit.auditing.one_run_canaries import ablq_canaries, logistic_canaries
+from privaudit.auditing.one_run.canaries import ablq_canaries, logistic_canaries
+from privaudit.auditing.one_run.gaussian_tradeoff import (
+    GAUSSIAN_TRADEOFF_ASSUMPTION,
+    gdp_from_counts,
+)
 from privaudit.mechanisms.dpsgd import ABLQMechanism, LogisticDPSGD, logistic_data
 from privaudit.spec import GaussianDP
 from privaudit.spec.errors import InvalidParameterError
@@ -110,7 +113,7 @@ def test_one_run_audit_of_ablq_and_logistic_canaries_runs_and_reports():
 
 def test_gaussian_tradeoff_estimate_reads_a_report_and_never_changes_its_verdict():
     from privaudit import audit
-    from privaudit.auditing.gaussian_tradeoff import gaussian_tradeoff_estimate
+    from privaudit.auditing.one_run.gaussian_tradeoff import gaussian_tradeoff_estimate
     from privaudit.suites.broken import UnscaledGaussian
 
     # a black-box Gaussian of sensitivity 1 and sigma 1 (exactly 1-GDP: eps(1e-5) = 4.38)
@@ -127,7 +130,7 @@ def test_gaussian_tradeoff_estimate_reads_a_report_and_never_changes_its_verdict
 def test_fdp_test_of_a_perfectly_private_mechanism_is_the_binomial_tail_of_random_guesses():
     """g(x) = x (f(α) = 1 − α): c of c' guesses are then fair coin flips, so f-DP must be
     rejected at 95% only when P[Binomial(c', ½) ≥ c] < 0.05."""
-    from privaudit.auditing.one_run_fdp import fdp_rejects
+    from privaudit.auditing.one_run.fdp import fdp_rejects
 
     def identity(x):
         return np.clip(x, 0.0, 1.0)

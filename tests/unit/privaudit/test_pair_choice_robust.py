@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from privaudit import AuditConfig, audit
-from privaudit.auditing.pair_choice import (
+from privaudit.auditing.choice.halving import (
     PRIOR_ORIGIN,
     PairChoice,
     _prior_pair,

@@ -9,14 +9,14 @@ import numpy as np
 import pytest
 
 from privaudit import AuditConfig, audit
-from privaudit.auditing.plan import (
+from privaudit.auditing.outcome.audit_plan import (
     CONFORMANCE_SHARE,
     RANKED_LAW_SHARE,
     STREAMS,
     AuditPlan,
     Claim,
-    plan_audit,
 )
+from privaudit.auditing.plan import plan_audit
 from privaudit.auditing.search import candidate_pairs
 from privaudit.auditing.time_budget import budget_epsilon, stage_releases
 from privaudit.mechanisms import (

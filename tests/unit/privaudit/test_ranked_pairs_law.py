@@ -14,13 +14,13 @@ import pytest
 
 import privaudit.auditing.auditor as auditor_module
 from privaudit import AuditConfig, audit
-from privaudit.auditing.plan import RANKED_LAW_SHARE
-from privaudit.auditing.ranked_pairs_law import (
+from privaudit.auditing.choice.ranked_law import (
     RANKED_LAW_MIN_DRAWS,
     RankedPairsLaw,
     check_ranked_pairs_law,
     ranked_law_draws,
 )
+from privaudit.auditing.outcome.audit_plan import RANKED_LAW_SHARE
 from privaudit.mechanisms import LaplaceMechanism, RandomizedResponseMechanism, declare_mechanism
 from privaudit.spec import MechanismSpec, PureDP, QueryDistance, RealInterval
 

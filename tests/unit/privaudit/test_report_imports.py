@@ -9,10 +9,13 @@ import sys
 
 ENGINE = (
     "privaudit.auditing.auditor",
+    "privaudit.auditing.plan",
     "privaudit.auditing.checks",
+    "privaudit.auditing.choice",
     "privaudit.auditing.distinguish",
     "privaudit.auditing.search",
-    "privaudit.auditing.exact_audit",
+    "privaudit.auditing.exact",
+    "privaudit.auditing.one_run",
     "privaudit.auditing.time_budget",
     "privaudit.execution",
 )
@@ -28,11 +31,19 @@ def _loaded_after(statement: str) -> list[str]:
 
 
 def test_the_report_model_loads_no_engine_module():
-    loaded = _loaded_after("from privaudit.auditing.report import AuditReport")
+    loaded = _loaded_after("from privaudit.auditing.outcome.report import AuditReport")
     assert not [m for m in loaded if m.startswith(ENGINE)]
     # the models it holds live in modules of their own
-    assert {"privaudit.auditing.exact_result", "privaudit.auditing.budget_plan"} <= set(loaded)
-    assert "privaudit.auditing.plan" in loaded
+    assert {
+        "privaudit.auditing.outcome.exact_result",
+        "privaudit.auditing.outcome.budget_plan",
+    } <= set(loaded)
+    assert "privaudit.auditing.outcome.audit_plan" in loaded
+    # everything it loads of the auditing wing is the outcome room and the configuration
+    wing = {m for m in loaded if m.startswith("privaudit.auditing.")}
+    assert wing <= {"privaudit.auditing.config", "privaudit.auditing.limits"} | {
+        m for m in wing if m.startswith("privaudit.auditing.outcome")
+    }, wing
 
 
 def test_a_report_reads_back_without_the_engine(tmp_path):
@@ -42,7 +53,7 @@ def test_a_report_reads_back_without_the_engine(tmp_path):
     path = tmp_path / "report.json"
     path.write_text(audit(LaplaceMechanism(1.0, 1.0), samples=5_000).model_dump_json())
     loaded = _loaded_after(
-        "from privaudit.auditing.report import AuditReport\n"
+        "from privaudit.auditing.outcome.report import AuditReport\n"
         f"report = AuditReport.model_validate_json(open({str(path)!r}).read())\n"
         "assert report.plan is not None and report.verdict"
     )

@@ -23,8 +23,8 @@ import pytest
 
 import privaudit.auditing.sampler_outputs as sampler_outputs
 from privaudit import audit
-from privaudit.auditing.one_run import one_run_audit
-from privaudit.auditing.one_run_canaries import ablq_canaries
+from privaudit.auditing.one_run.audit import one_run_audit
+from privaudit.auditing.one_run.canaries import ablq_canaries
 from privaudit.auditing.sampler_outputs import check_outputs, draw_outputs
 from privaudit.examples.custom_mechanism import build_noisy_histogram
 from privaudit.examples.finite_randomizer import build_unary_encoding

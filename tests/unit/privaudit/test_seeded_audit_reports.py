@@ -23,7 +23,7 @@ import pytest
 import privaudit.auditing.distinguish.counting as pair_counts_module
 import privaudit.auditing.distinguish.tested_events as pair_events_module
 from privaudit import AuditConfig, audit
-from privaudit.auditing.checks import _local_search as ratio_search
+from privaudit.auditing.checks import _sensitivity_search as ratio_search
 from privaudit.auditing.distinguish.privacy_loss import (
     LOSS_STEP,
     LossHistogram,
@@ -165,7 +165,7 @@ def test_fast_paths_give_the_reports_of_the_reference_paths(name, monkeypatch):
 #: 0.475366 (rounded down): the declared law moved in its 6th digit, so the profile sums
 #: (from the declared law) and the RR noise-law p-value moved there too; every count, pair
 #: and bound is unchanged.  Since issue 45 the declared law is tested at every input of
-#: the pairs it ranked (privaudit.auditing.ranked_pairs_law) with a tenth of the
+#: the pairs it ranked (privaudit.auditing.choice.ranked_law) with a tenth of the
 #: distinguishing test's α: the tests run at 0.9 of their former level, so the planned
 #: thresholds, the counts of the events they define, the bounds and the profiles moved;
 #: the pairs, the sensitivity searches and the noise-law statistics are unchanged.  At
@@ -275,7 +275,8 @@ def test_seeded_audits_give_the_numbers_of_the_code_before_the_change(name):
         expected["profile_lower_bound_sum"],
     )
     # the power is now that of the most sensitive tested event of the most sensitive pair
-    # (privaudit.auditing.verdicts); the old statement (the worst pair's best event) is one of the
+    # (privaudit.auditing.outcome.verdicts); the old statement (the worst pair's best event) is one
+    # of the
     # candidates, so the new detectable ε is never larger
     assert report.power.detectable_epsilon <= expected["detectable_epsilon"]
     assert report.verdict == expected.get("verdict", "no_violation") and report.power.conclusive

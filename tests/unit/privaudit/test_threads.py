@@ -6,7 +6,7 @@ import numpy as np
 from threadpoolctl import threadpool_info, threadpool_limits
 
 from privaudit import audit
-from privaudit.execution._threads import single_threaded_blas
+from privaudit.execution.blas_threads import single_threaded_blas
 from privaudit.mechanisms.additive import LaplaceMechanism
 
 

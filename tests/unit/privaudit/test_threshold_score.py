@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from privaudit.auditing.pair_scores import fold_score, threshold_grid, threshold_score
+from privaudit.auditing.choice.scores import fold_score, threshold_grid, threshold_score
 
 SCORE = dict(final_samples=10_000_000, level=0.025, delta=0.0)
 

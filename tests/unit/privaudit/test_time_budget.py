@@ -15,8 +15,8 @@ import numpy as np
 import pytest
 
 from privaudit import AuditConfig, audit
+from privaudit.auditing.outcome.report import AuditReport
 from privaudit.auditing.plan import plan_audit
-from privaudit.auditing.report import AuditReport
 from privaudit.auditing.time_budget import (
     RELEASE_SHARE,
     max_tested_pairs,
@@ -160,7 +160,7 @@ def test_the_cost_model_counts_the_releases_each_stage_draws():
 def audit_pool(mech, cfg) -> int:
     """Candidate pairs up to swaps, as choose_pairs sees them."""
     from privaudit.auditing.auditor import _streams
-    from privaudit.auditing.pair_choice import _dedupe
+    from privaudit.auditing.choice.halving import _dedupe
     from privaudit.auditing.search import candidate_pairs
 
     cands = candidate_pairs(mech.spec, _streams(cfg.seed)["search"], budget=cfg.pair_budget)

@@ -17,9 +17,9 @@ import pytest
 
 from privaudit import audit
 from privaudit.auditing.config import AuditConfig
-from privaudit.auditing.report import REPORT_SCHEMA_VERSION, AuditReport
-from privaudit.auditing.results import PowerStatement
-from privaudit.auditing.verdicts import conclusive_power, decide_verdict
+from privaudit.auditing.outcome.report import REPORT_SCHEMA_VERSION, AuditReport
+from privaudit.auditing.outcome.results import PowerStatement
+from privaudit.auditing.outcome.verdicts import conclusive_power, decide_verdict
 from privaudit.interfaces.cli import EXIT_INCONCLUSIVE, main
 from privaudit.interfaces.html_report import render_html_report
 from privaudit.interfaces.pytest_plugin import AuditOutcome

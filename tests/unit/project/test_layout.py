@@ -1,6 +1,8 @@
-"""The layout contract of ``docs/architecture.md``: the rooms of ``privaudit/`` depend on
-each other in one direction, no module of ours imports itself back through others, and no
-file in ``privaudit/`` outgrows :data:`MAX_LINES`.
+"""The layout contract of ``docs/architecture.md``: the imports between rooms are exactly the
+drawn ones (every import drawn, every drawn import real), the auditing wing reaches
+``mechanisms`` through its protocol only (the exceptions listed with their reasons), no
+module of ours imports itself back through others, and no file in ``privaudit/``
+outgrows :data:`MAX_LINES`.
 
 Imports are read with :mod:`ast`, every one of them: module level, inside functions and
 under ``if TYPE_CHECKING:``; a lazy import is still a dependency.
@@ -24,11 +26,8 @@ PACKAGES = {
 #: The packages that install inside ``privaudit`` but are not rooms of the auditor.
 MAPPED = tuple(name.rpartition(".")[2] for name in PACKAGES.values() if name != "privaudit")
 
-#: The rooms of ``privaudit/``, from the outside in: a room may import the rooms after it,
-#: never one before it (``docs/architecture.md``, "The rooms of privaudit").
-ROOM_ORDER = ("interfaces", "trust", "suites", "auditing", "statistics", "execution")
 #: Leaf modules at the top of ``privaudit/`` that every room may use; they import no room.
-LEAVES = ("_version", "_environment", "first_party")
+LEAVES = ("_version", "_environment", "first_party", "_lazy")
 #: The façade (``privaudit/__init__.py``, ``__main__.py``) imports rooms lazily; only the
 #: outermost room may import it back.
 FACADE = ("__init__", "__main__")
@@ -83,56 +82,140 @@ def _imports(module: str) -> set[str]:
 GRAPH = {module: _imports(module) for module in MODULES}
 
 
-def _room(module: str) -> str:
-    parts = module.split(".")
-    if len(parts) == 1:
-        return "__init__"
-    return parts[1]
-
-
 def test_every_module_of_privaudit_lives_in_a_room_or_is_a_leaf():
     top = {
         p.stem if p.suffix == ".py" else p.name
         for p in (ROOT / "privaudit").iterdir()
         if (p.suffix == ".py" or (p / "__init__.py").exists())
     }
-    assert top == set(ROOM_ORDER) | set(LEAVES) | set(FACADE), (
+    rooms = {b for _, b in _drawn()} | {a for a, _ in _drawn()}
+    rooms = {r.partition("/")[0] for r in rooms} - set(MAPPED)
+    assert top == rooms | set(LEAVES) | set(FACADE), (
         "unexpected at the top of privaudit/: "
-        f"{sorted(top - set(ROOM_ORDER) - set(LEAVES) - set(FACADE))}"
+        f"{sorted(top - rooms - set(LEAVES) - set(FACADE))}"
         " — put it in the room of its job (docs/architecture.md)"
     )
 
 
-def _in_a_room(module: str) -> bool:
-    """Whether ``module`` is privaudit's façade or one of its rooms (not spec, mechanisms or
-    estimators, which install inside ``privaudit`` but sit below every room)."""
-    parts = module.split(".")
-    return parts[0] == "privaudit" and (len(parts) == 1 or parts[1] not in MAPPED)
-
-
-def test_the_rooms_of_privaudit_depend_one_way():
-    rank = {room: i for i, room in enumerate(ROOM_ORDER)}
+def test_leaves_import_no_room_and_only_the_outermost_room_imports_the_facade():
     wrong = []
     for module, targets in GRAPH.items():
-        if not _in_a_room(module):
-            continue
-        source = _room(module)
+        parts = module.split(".")
+        is_leaf = len(parts) == 2 and parts[1] in LEAVES
         for target in targets:
-            if not _in_a_room(target):
-                continue
-            dest = _room(target)
-            if dest == source or dest in LEAVES:
-                continue
-            if source in LEAVES:
+            if is_leaf and _node(target) is not None and not target.startswith("privaudit.spec"):
                 wrong.append(f"leaf {module} imports {target}")
-            elif dest in FACADE or dest == "__init__":
-                if source not in FACADE + ("__init__", ROOM_ORDER[0]):
-                    wrong.append(f"{module} imports the façade")
-            elif source in FACADE or source == "__init__":
-                continue
-            elif rank[dest] < rank[source]:
-                wrong.append(f"{module} ({source}) imports {target} ({dest})")
-    assert not wrong, "imports against the direction of the rooms:\n" + "\n".join(sorted(wrong))
+            if target in ("privaudit", "privaudit.__main__") and not (
+                len(parts) < 2 or parts[1] in FACADE or parts[1] == "interfaces"
+            ):
+                wrong.append(f"{module} imports the façade")
+    assert not wrong, "\n".join(wrong)
+
+
+ARCHITECTURE = ROOT / "docs" / "architecture.md"
+#: The modules at the top of ``auditing/``, by floor: the audit itself (the top floor, above
+#: every sub-room) and the base it stands on (below every sub-room).
+AUDIT_FLOOR = ("auditor", "audit_steps", "audit_outcome", "confirmation", "time_budget", "plan")
+BASE_FLOOR = ("config", "limits", "pairs", "sampler_outputs")
+
+
+def _block(name: str) -> list[str]:
+    """The lines of the ``<!-- name:begin -->`` … ``<!-- name:end -->`` block of the
+    architecture document, without blanks, comments and code fences."""
+    text = ARCHITECTURE.read_text(encoding="utf-8")
+    body = text.split(f"<!-- {name}:begin -->")[1].split(f"<!-- {name}:end -->")[0]
+    return [
+        line.strip()
+        for line in body.splitlines()
+        if line.strip() and not line.strip().startswith(("```", "#"))
+    ]
+
+
+def _node(module: str) -> str | None:
+    """The room of ``module`` as the drawing names it (``None``: the façade or a leaf)."""
+    parts = module.split(".")
+    if len(parts) == 1 or parts[1] in FACADE or parts[1] in LEAVES:
+        return None
+    if parts[1] in MAPPED:
+        return parts[1]
+    if parts[1] != "auditing":
+        return parts[1]
+    if len(parts) == 2:
+        return None  # the wing's own __init__: a docstring
+    if parts[2] in AUDIT_FLOOR:
+        return "auditing/audit"
+    if parts[2] in BASE_FLOOR:
+        return "auditing/base"
+    return f"auditing/{parts[2]}"
+
+
+def _edges() -> dict[tuple[str, str], list[str]]:
+    found: dict[tuple[str, str], list[str]] = {}
+    for module, targets in GRAPH.items():
+        source = _node(module)
+        for target in targets:
+            dest = _node(target)
+            if source and dest and source != dest:
+                found.setdefault((source, dest), []).append(f"{module} -> {target}")
+    return found
+
+
+def _drawn() -> dict[tuple[str, str], str]:
+    """``(room, room)`` → the reason given for it (empty for the plain edges)."""
+    drawn = {}
+    for line in _block("layout"):
+        edge, _, reason = line.partition(":")
+        source, _, targets = edge.partition("->")
+        for target in targets.split(","):
+            drawn[(source.strip(), target.strip())] = reason.strip()
+    return drawn
+
+
+def test_every_top_module_of_the_auditing_wing_is_on_a_floor():
+    top = {p.stem for p in (ROOT / "privaudit" / "auditing").glob("*.py")} - {"__init__"}
+    assert top == set(AUDIT_FLOOR) | set(BASE_FLOOR), (
+        f"put {sorted(top - set(AUDIT_FLOOR) - set(BASE_FLOOR))} on a floor "
+        "(AUDIT_FLOOR or BASE_FLOOR) or into a room of auditing/"
+    )
+
+
+def test_the_imports_between_rooms_are_the_drawn_ones():
+    """Both directions: an import the drawing lacks is a shortcut; a drawn import the code
+    lacks is a stale drawing."""
+    found, drawn = _edges(), _drawn()
+    undrawn = sorted(f"{a} -> {b} ({found[a, b][0]})" for a, b in set(found) - set(drawn))
+    stale = sorted(f"{a} -> {b}" for a, b in set(drawn) - set(found))
+    assert not undrawn, "imports not in docs/architecture.md's drawing:\n" + "\n".join(undrawn)
+    assert not stale, "drawn in docs/architecture.md, not in the code:\n" + "\n".join(stale)
+
+
+def test_the_drawing_has_no_circle():
+    graph: dict[str, set[str]] = {}
+    for a, b in _drawn():
+        graph.setdefault(a, set()).add(b)
+        graph.setdefault(b, set())
+    assert _cycles(graph) == []
+
+
+def test_the_auditing_wing_sees_mechanisms_through_their_protocol_only():
+    """The auditor imports ``privaudit.mechanisms`` (the protocol and the façade) and
+    ``privaudit.spec``; any deeper import of mechanisms or estimators is listed, with its
+    reason, in the document's exceptions, and every listed exception is real."""
+    listed = {}
+    for line in _block("exceptions"):
+        edge, _, reason = line.partition(":")
+        source, _, target = edge.partition("->")
+        assert reason.strip(), f"exception without a reason: {line}"
+        listed[(source.strip(), target.strip())] = reason.strip()
+    deep = {
+        (module, target)
+        for module, targets in GRAPH.items()
+        if module.startswith("privaudit.auditing")
+        for target in targets
+        if target.startswith(("privaudit.mechanisms.", "privaudit.estimators"))
+    }
+    assert not deep - set(listed), f"unlisted deep imports: {sorted(deep - set(listed))}"
+    assert not set(listed) - deep, f"listed, not in the code: {sorted(set(listed) - deep)}"
 
 
 def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
@@ -190,8 +273,10 @@ def test_the_cycle_finder_finds_a_circle():
 
 
 @pytest.mark.parametrize(
-    "path", sorted((ROOT / "privaudit").rglob("*.py")), ids=lambda p: str(p.relative_to(ROOT))
+    "path",
+    sorted(p for folder in PACKAGES for p in (ROOT / folder).rglob("*.py")),
+    ids=lambda p: str(p.relative_to(ROOT)),
 )
-def test_no_file_in_privaudit_exceeds_the_line_limit(path):
+def test_no_file_in_the_packages_exceeds_the_line_limit(path):
     lines = len(path.read_text(encoding="utf-8").splitlines())
     assert lines <= MAX_LINES, f"{path.relative_to(ROOT)} has {lines} lines (limit {MAX_LINES})"

@@ -16,7 +16,12 @@ import pytest
 
 from privaudit import AuditConfig
 from privaudit.auditing.checks.conformance import check_noise_law
-from privaudit.auditing.texts import claim_text, format_epsilon, guarantee_text, relation_text
+from privaudit.auditing.outcome.texts import (
+    claim_text,
+    format_epsilon,
+    guarantee_text,
+    relation_text,
+)
 from privaudit.mechanisms import LaplaceMechanism
 from privaudit.spec import (
     ApproxDP,

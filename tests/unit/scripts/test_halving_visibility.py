@@ -14,7 +14,7 @@ sys.path.insert(0, str(ROOT / "scripts"))
 import halving_visibility as visibility
 from power_table import Size
 
-from privaudit.auditing.pair_choice import halving_first_round, halving_pool_size
+from privaudit.auditing.choice.halving import halving_first_round, halving_pool_size
 from privaudit.suites import dpsniper_cases
 
 

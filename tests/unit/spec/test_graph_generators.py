@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from privaudit.auditing.pairs import verified_pair
 from privaudit.auditing.search import candidate_pairs, domain_elements, pair_complexity, shrink_pair
-from privaudit.auditing.search.candidates import extreme_pairs
+from privaudit.auditing.search.pair_sources import extreme_pairs
 from privaudit.spec import (
     GlobalSensitivity,
     GraphDomain,

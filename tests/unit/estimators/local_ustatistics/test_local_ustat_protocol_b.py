@@ -12,7 +12,7 @@ import random
 import numpy as np
 import pytest
 
-from privaudit.auditing.exact_audit import exact_privacy
+from privaudit.auditing.exact.privacy import exact_privacy
 from privaudit.estimators.local_ustatistics import (
     HadamardRandomizerMechanism,
     discretize_scores,

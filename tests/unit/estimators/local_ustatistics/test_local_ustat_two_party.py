@@ -11,7 +11,7 @@ import math
 import numpy as np
 import pytest
 
-from privaudit.auditing.exact_audit import exact_privacy
+from privaudit.auditing.exact.privacy import exact_privacy
 from privaudit.estimators.local_ustatistics import (
     all_pairs_epsilon0,
     debias_discrete,

@@ -33,8 +33,8 @@ from privaudit.auditing.checks._gof import (
     tail_tests,
 )
 from privaudit.auditing.checks._selection import selection_probabilities
+from privaudit.auditing.outcome.results import CheckOutcome
 from privaudit.auditing.pairs import verified_pair
-from privaudit.auditing.results import CheckOutcome
 from privaudit.mechanisms import (
     DiscreteLaplaceMechanism,
     ExponentialMechanism,

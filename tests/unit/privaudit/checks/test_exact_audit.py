@@ -1,4 +1,4 @@
-"""The exact audit of finite local randomizers (privaudit.auditing.exact_audit): deterministic
+"""The exact audit of finite local randomizers (privaudit.auditing.exact.privacy): deterministic
 checks."""
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 
 from privaudit import audit
-from privaudit.auditing.exact_audit import exact_audit_applies, exact_privacy, hockey_stick
-from privaudit.auditing.report import AuditReport
+from privaudit.auditing.exact.privacy import exact_audit_applies, exact_privacy, hockey_stick
+from privaudit.auditing.outcome.report import AuditReport
 from privaudit.estimators.local_ustatistics import rr_randomizer_mechanism
 from privaudit.mechanisms import RandomizedResponseMechanism, declare_mechanism
 from privaudit.spec import (
@@ -179,7 +179,7 @@ def test_the_exact_profile_of_a_product_law_is_the_maximum_over_every_pair(categ
 
 
 def test_a_profile_over_the_largest_epsilon_pairs_only_says_so(monkeypatch):
-    from privaudit.auditing import exact_audit
+    from privaudit.auditing.exact import privacy as exact_audit
 
     monkeypatch.setattr(exact_audit, "PROFILE_ALL_PRODUCT_PAIRS", 0)
     monkeypatch.setattr(exact_audit, "PROFILE_PAIRS", 4)

@@ -274,8 +274,8 @@ def test_law_figures_are_set_aside_when_the_samples_refute_the_law():
 
 
 def test_a_joint_figure_is_set_aside_by_a_sampling_violation_alone():
-    from privaudit.auditing.exact_audit import set_aside_law_figures
-    from privaudit.auditing.results import CheckOutcome
+    from privaudit.auditing.exact.privacy import set_aside_law_figures
+    from privaudit.auditing.outcome.results import CheckOutcome
 
     def outcome(name, status):
         return CheckOutcome(name=name, status=status, summary=f"{name} {status}")

@@ -71,3 +71,58 @@ def test_a_command_loads_what_it_needs_and_keeps_its_exit_codes():
     # every command's handler resolves to a function of its module
     for command in cli._HANDLERS:
         assert callable(cli._handler(command))
+
+
+#: What ``privaudit list`` and ``registry.status`` never need: the audit engine (they read
+#: certificates and hash source files, they run no audit), the suites, the re-verifying
+#: and studying parts of the trust chain, and the optional heavy packages.
+ENGINE = (
+    "privaudit.auditing.auditor",
+    "privaudit.auditing.checks",
+    "privaudit.auditing.choice",
+    "privaudit.auditing.confirmation",
+    "privaudit.auditing.distinguish",
+    "privaudit.auditing.exact",
+    "privaudit.auditing.one_run",
+    "privaudit.auditing.search",
+    "privaudit.auditing.time_budget",
+    "privaudit.execution.distributed",
+    "privaudit.execution.forked",
+    "privaudit.execution.streaming",
+    "privaudit.execution.threads",
+    "privaudit.interfaces.html_report",
+    "privaudit.suites",
+    "privaudit.trust.mutations",
+    "privaudit.trust.soundness",
+    "privaudit.trust.verify",
+    "dask",
+    "hypothesis",
+    "matplotlib",
+    "numba",
+)
+
+_REGISTRY_PROBE = """
+import contextlib, io, json, sys
+if sys.argv[1] == "status":
+    from privaudit import registry
+    registry.status("laplace")
+    code = 0
+else:
+    from privaudit.interfaces.cli import main
+    with contextlib.redirect_stdout(io.StringIO()):
+        code = main(sys.argv[1:])
+engine = [m for m in sys.modules if any(m == e or m.startswith(e + ".") for e in ENGINE)]
+print(json.dumps({"code": code, "engine": sorted(engine),
+                  "registry": "privaudit.trust.registry" in sys.modules}))
+""".replace("ENGINE", repr(ENGINE))
+
+
+@pytest.mark.parametrize("argv", [("list",), ("list", "--check"), ("status",)])
+def test_the_registry_listing_and_status_load_no_audit_engine(argv):
+    done = subprocess.run(
+        [sys.executable, "-c", _REGISTRY_PROBE, *argv], capture_output=True, text=True, check=True
+    )
+    found = json.loads(done.stdout.splitlines()[-1])
+    # exit 1 (EXIT_VIOLATION) from ``list --check`` while a certificate is stale
+    assert found["registry"] and found["code"] in (0, 1)
+    assert found["engine"] == [], f"{' '.join(argv)} imports the audit engine: {found['engine']}"

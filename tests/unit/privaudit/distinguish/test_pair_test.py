@@ -20,8 +20,8 @@ from privaudit.auditing.distinguish import (
     declared_log_densities,
     select_events,
 )
+from privaudit.auditing.outcome.results import EventBound, ProfilePoint
 from privaudit.auditing.pairs import verified_pair
-from privaudit.auditing.results import EventBound, ProfilePoint
 from privaudit.mechanisms import (
     DiscreteLaplaceMechanism,
     GaussianMechanism,

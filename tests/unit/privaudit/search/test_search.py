@@ -540,7 +540,7 @@ def test_patience_ends_climbs_on_a_flat_objective_only():
 def test_weighted_choice_draws_exactly_what_generator_choice_draws():
     """Same index from the same uniform, and the same generator state afterwards, over many
     seeds and probability vectors (uneven, with zeros, one-hot, and the search's own)."""
-    from privaudit.auditing.checks import _local_search as ratio_search
+    from privaudit.auditing.checks import _sensitivity_search as ratio_search
     from privaudit.auditing.search import local_search
     from privaudit.spec import WeightedChoice
 

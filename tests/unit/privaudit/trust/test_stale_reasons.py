@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from privaudit import Certificate, certify
-from privaudit.auditing.texts import claim_text, guarantee_text
+from privaudit.auditing.outcome.texts import claim_text, guarantee_text
 from privaudit.mechanisms import LaplaceMechanism
 from privaudit.mechanisms.dpsgd import ABLQMechanism
 from privaudit.trust import registry

@@ -1,25 +1,13 @@
 """Scores that rank neighbouring pairs for the distinguishing test, from fresh outputs.
 
-The successive halving and the pilot search of :mod:`~privaudit.auditing.pair_choice` rank
-black-box pairs by :func:`pair_score`: the bound a pair is expected to give at the final
-test's size, estimated from a few outputs per side without touching the final test's
-samples.  One score per output kind:
+:func:`pair_score` estimates the bound a pair is expected to give at the final test's size
+from a few outputs per side, never touching the final test's samples: :func:`discrete_score`
+for discrete outputs (and for the :func:`coarse_codes` of other real outputs),
+:func:`threshold_score` for a real scalar, a small distinguishing test otherwise.
 
-* discrete outputs: :func:`discrete_score`, a cross-fitted plug-in over
-  likelihood-ratio ordered output values;
-* a real scalar output: :func:`threshold_score`, the cross-fitted best half-line (the
-  final test's own family for a scalar);
-* other real outputs: :func:`discrete_score` of the :func:`coarse_codes` (each continuous
-  column cut into a few cells, an atom kept apart);
-* anything else: a small distinguishing test on the pilot outputs, scored by the bound
-  its events project at the final size.
-
-References
-----------
-.. [1] Bichsel, Steffen, Bogunovic & Vechev, "DP-Sniper", IEEE S&P 2021 (threshold events
-   of a learned score, the family :func:`threshold_score` mirrors for a scalar output).
-.. [2] Chernozhukov et al., "Double/debiased machine learning", Econometrics Journal 2018
-   (cross-fitting: choose on one half, estimate on the other).
+References: Bichsel, Steffen, Bogunovic & Vechev, IEEE S&P 2021; Chernozhukov et al.,
+Econometrics Journal 2018 (cross-fitting).  Details: ``docs/engine_notes.md``,
+"privaudit.auditing.choice.scores".
 """
 
 from __future__ import annotations
@@ -29,19 +17,18 @@ from typing import Any
 
 import numpy as np
 
-from privaudit.mechanisms import Mechanism
-from privaudit.statistics.allocation import predicted_epsilon, wilson_lower, wilson_upper
-
-from .distinguish import (
+from privaudit.auditing.distinguish import (
     PairTestConfig,
     distinguish_pair,
     rate_ratio_applies,
     replay_pair_test,
 )
-from .distinguish.patterns import ATOM_SHARE, CATEGORICAL_VALUES
-from .distinguish.rows import DISCRETE_ROWS, is_discrete, row_keys, row_table
-from .pairs import CandidatePair
-from .sampler_outputs import draw_outputs
+from privaudit.auditing.distinguish.patterns import ATOM_SHARE, CATEGORICAL_VALUES
+from privaudit.auditing.distinguish.rows import DISCRETE_ROWS, is_discrete, row_keys, row_table
+from privaudit.auditing.pairs import CandidatePair
+from privaudit.auditing.sampler_outputs import draw_outputs
+from privaudit.mechanisms import Mechanism
+from privaudit.statistics.allocation import predicted_epsilon, wilson_lower, wilson_upper
 
 __all__ = [
     "COARSE_BINS",
@@ -265,9 +252,9 @@ def threshold_score(
     on the other removes the winner's curse of the best of many thresholds, so pairs are
     ranked by the bound their best event will give, not by the luck of its pilot counts.
 
-    A few quartile cells (:func:`coarse_codes`) cannot see a tail: on ReportNoisyMax3
-    every pair scored 0.078–0.084 with four cells, though their true ε are 0.2 and 0.25,
-    so the halving chose among them at random (issue 31).
+    A few quartile cells (:func:`coarse_codes`) cannot see a tail, so they cannot tell
+    apart pairs whose difference is in the tail (``docs/engine_notes.md``,
+    "privaudit.auditing.choice.scores").
 
     Returns ``None`` unless both samples are one real column.
     """
@@ -379,7 +366,7 @@ def pair_score_task(
     gives :func:`pair_score`'s value, and ``rng`` is left where :func:`pair_score` leaves
     it, so the callables of several pairs may run anywhere, in any order (the
     ``processes`` executor's halving,
-    :func:`~privaudit.auditing.pair_choice.successive_halving`)."""
+    :func:`~privaudit.auditing.choice.halving.successive_halving`)."""
     half = max(1, samples // 2)
     sx = draw_outputs(mechanism, pair.x, samples, rng)
     sy = draw_outputs(mechanism, pair.y, samples, rng)

@@ -19,9 +19,9 @@ import functools
 import math
 from typing import Literal
 
-from .config import AuditConfig
-from .results import PowerStatement
-from .texts import format_epsilon
+from privaudit.auditing.config import AuditConfig
+from privaudit.auditing.outcome.results import PowerStatement
+from privaudit.auditing.outcome.texts import format_epsilon
 
 __all__ = ["Verdict", "conclusive_power", "decide_verdict", "inconclusive_text"]
 

@@ -14,9 +14,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Literal
 
+from privaudit.auditing.outcome.results import CheckOutcome
 from privaudit.spec import SpecModel
-
-from .results import CheckOutcome
 
 __all__ = ["Assumption", "audit_assumptions"]
 

@@ -1,28 +1,14 @@
 """Exact audits of local randomizers with finitely many outputs (no sampling).
 
-When a spec declares a finite output law (:class:`~spec.FiniteRandomizer`, or
-:class:`~spec.RandomizedResponse`) and the mechanism exposes the gray-box hook
-:meth:`~mechanisms.Mechanism.output_probabilities`, the probability of every output under
-every input is known, so privacy is a computation, not an estimate:
+When a spec declares a finite output law (:class:`~spec.FiniteRandomizer`,
+:class:`~spec.RandomizedResponse`) and the mechanism exposes
+:meth:`~mechanisms.Mechanism.output_probabilities`, privacy is a computation: the exact ε
+and privacy profile δ(ε) of a pair, on every neighbouring pair of a small finite domain
+(``coverage = "all_pairs"``, at most :data:`EXACT_MAX_INPUTS` inputs) or on the searched
+pairs (``"searched_pairs"``, a lower bound on the mechanism's ε).  The computation trusts
+the hook; the noise-law check tests the sampler against it.
 
-* the exact ε of a pair is max_o ln P(o | x)/P(o | y) over both orders; for a release of
-  L independent coordinates it is Σ_c max_o ln P_c(o | x)/P_c(o | y) (the maximum of a sum
-  over a product set is the sum of the maxima);
-* the exact privacy profile of a pair is the hockey-stick divergence
-  δ_{x,y}(ε) = Σ_o (P(o | x) − e^ε P(o | y))₊; for a product law it is computed from the
-  exact privacy-loss distribution, the convolution of the coordinates' finitely supported
-  loss laws (``docs/ldp_ustat_study.md``, "Exact audits").
-
-Pairs.  A finite input domain of at most :data:`EXACT_MAX_INPUTS` elements is enumerated and
-every neighbouring pair is examined (``coverage = "all_pairs"``: the ε is the mechanism's
-ε).  Otherwise the inputs are the auditor's candidate pairs plus a grid of the scalar
-domain, and every pair among them (local relation) or every candidate pair (other
-relations) is examined (``coverage = "searched_pairs"``: the ε is exact on those pairs and a
-lower bound on the mechanism's).
-
-The exact computation trusts the hook; the auditor's noise-law check tests the sampler
-against the hook on the worst pair (:func:`privaudit.auditing.checks.check_noise_law`), so a hook
-that misdescribes the sampler is caught statistically.
+Details: ``docs/engine_notes.md``, "privaudit.auditing.exact.privacy".
 """
 
 from __future__ import annotations
@@ -33,6 +19,10 @@ from typing import Any, Literal
 
 import numpy as np
 
+from privaudit.auditing.outcome.exact_result import TOLERANCE, ExactAuditResult, ExactProfilePoint
+from privaudit.auditing.outcome.results import CheckOutcome, Counterexample
+from privaudit.auditing.outcome.texts import format_epsilon
+from privaudit.auditing.pairs import CandidatePair, from_jsonable_input, input_key, to_jsonable
 from privaudit.mechanisms import Mechanism
 from privaudit.spec import (
     FiniteRandomizer,
@@ -43,11 +33,6 @@ from privaudit.spec import (
 from privaudit.spec.domains import IntegerRange, RealInterval
 from privaudit.spec.errors import AuditError, PrivauditError
 from privaudit.statistics import claimed_point
-
-from .exact_result import TOLERANCE, ExactAuditResult, ExactProfilePoint
-from .pairs import CandidatePair, from_jsonable_input, input_key, to_jsonable
-from .results import CheckOutcome, Counterexample
-from .texts import format_epsilon
 
 __all__ = [
     "EXACT_MAX_INPUTS",
@@ -265,6 +250,139 @@ def _inputs_and_pairs(
     return inputs, (None if local else sorted(set(cand_pairs))), "searched_pairs"
 
 
+def _ordered_pair_epsilons(
+    probs: np.ndarray, logs: np.ndarray, pairs: list[tuple[int, int]] | None, n_inputs: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, int, int]:
+    """ε of every ordered pair examined: (first indices, second indices, their ε, the number
+    of pairs examined, the number of distinct laws).  ``pairs`` ``None``: every pair of
+    distinct laws (local relation)."""
+    if pairs is None:  # local relation: every pair of distinct laws
+        flat = probs.reshape(n_inputs, -1)
+        _, first = np.unique(flat, axis=0, return_index=True)
+        rows = np.sort(np.asarray(first))
+        eps_matrix = np.empty((rows.size, rows.size))
+        for a, i in enumerate(rows):
+            eps_matrix[a] = _pair_epsilons(logs[i], logs[rows])
+        off = ~np.eye(rows.size, dtype=bool)
+        aa, bb = np.nonzero(off)
+        ii, jj, pair_eps = rows[aa], rows[bb], eps_matrix[off]
+        n_pairs = n_inputs * (n_inputs - 1) // 2
+        distinct = int(rows.size)
+    else:
+        ordered = sorted({(i, j) for i, j in pairs} | {(j, i) for i, j in pairs})
+        ordered = [(i, j) for i, j in ordered if i != j]
+        ii = np.array([i for i, _ in ordered], dtype=np.int64)
+        jj = np.array([j for _, j in ordered], dtype=np.int64)
+        pair_eps = np.array([float(_pair_epsilons(logs[i], logs[j][None])[0]) for i, j in ordered])
+        n_pairs = len(pairs)
+        distinct = n_inputs
+    return ii, jj, pair_eps, n_pairs, distinct
+
+
+def _profile_pairs(
+    probs: np.ndarray,
+    ii: np.ndarray,
+    jj: np.ndarray,
+    pair_eps: np.ndarray,
+    eps_claimed: float,
+    eps_exact: float,
+    coverage: Literal["all_pairs", "searched_pairs"],
+) -> tuple[
+    list[float],
+    np.ndarray,
+    np.ndarray,
+    Literal["all_pairs", "searched_pairs", "largest_epsilon_pairs"],
+]:
+    """The ε grid of the δ(ε) profile, the ordered pairs it is computed over (all of them,
+    or the :data:`PROFILE_PAIRS` of largest ε when all would cost too much) and its
+    coverage."""
+    grid = sorted(
+        {m * eps_claimed for m in PROFILE_MULTIPLES}
+        | ({eps_exact} if math.isfinite(eps_exact) else set())
+    )
+    budget_all = (
+        ii.size * probs.shape[2] * len(grid) <= PROFILE_ALL_PAIRS_WORK
+        if probs.shape[1] == 1
+        else ii.size <= PROFILE_ALL_PRODUCT_PAIRS
+    ) or ii.size <= PROFILE_PAIRS
+    profile_coverage = coverage if budget_all else "largest_epsilon_pairs"
+    if not budget_all:
+        keep = np.argsort(-pair_eps, kind="stable")[:PROFILE_PAIRS]
+        ii, jj = ii[keep], jj[keep]
+    return grid, ii, jj, profile_coverage
+
+
+def _exact_deltas(
+    probs: np.ndarray, ii: np.ndarray, jj: np.ndarray, grid: list[float]
+) -> tuple[np.ndarray, str, bool]:
+    """The largest exact δ(ε) over the ordered pairs (ii, jj) at each ε of ``grid``, the
+    note when it could not be computed, and whether it was."""
+    delta_exact = np.zeros(len(grid))
+    note = ""
+    computed = ii.size > 0
+    try:
+        if computed and probs.shape[1] == 1:
+            for start in range(0, ii.size, 2048):
+                sl = slice(start, start + 2048)
+                p, q = probs[ii[sl], 0], probs[jj[sl], 0]  # (m, A)
+                with np.errstate(over="ignore"):
+                    gaps = p[:, None, :] - np.exp(np.asarray(grid))[None, :, None] * q[:, None, :]
+                delta_exact = np.maximum(
+                    delta_exact, np.clip(gaps, 0, None).sum(axis=2).max(axis=0)
+                )
+        else:
+            for i, j in zip(ii, jj, strict=True):
+                delta_exact = np.maximum(delta_exact, hockey_stick(probs[i], probs[j], grid))
+    except AuditError as exc:
+        note = f"profile not computed: {exc}"
+        computed = False
+    return delta_exact, note, computed
+
+
+def _statement(
+    *,
+    eps_exact: float,
+    eps_claimed: float,
+    delta_at_claim: float,
+    coverage: Literal["all_pairs", "searched_pairs"],
+    profile_coverage: Literal["all_pairs", "searched_pairs", "largest_epsilon_pairs"],
+    n_inputs: int,
+    n_pairs: int,
+    distinct: int,
+    profile_pairs: int,
+    law_epsilon: float,
+    law_violation: bool,
+) -> str:
+    """The one-paragraph statement of an exact audit."""
+    where = (
+        "every neighbouring pair of the "
+        if coverage == "all_pairs"
+        else "the searched pairs among the "
+    )
+    statement = (
+        f"EXACT (no sampling): epsilon = {format_epsilon(eps_exact, 6)} from the "
+        f"declared output probabilities over {where}{n_inputs} inputs "
+        f"({n_pairs} pairs, {distinct} distinct laws); "
+        + (
+            f"delta({eps_claimed:.4g}) = {delta_at_claim:.3g}"
+            if profile_coverage != "largest_epsilon_pairs"
+            else f"delta({eps_claimed:.4g}) >= {delta_at_claim:.3g} (over the {profile_pairs} "
+            f"ordered pairs of largest epsilon only, not exact)"
+        )
+        + (
+            ""
+            if coverage == "all_pairs"
+            else "; a lower bound on the mechanism's epsilon outside the examined inputs"
+        )
+        + (
+            f"; above the epsilon = {law_epsilon:g} the declared FiniteOutputLaw states"
+            if law_violation
+            else ""
+        )
+    )
+    return statement
+
+
 # ----------------------------------------------------------------------------------------
 # the audit
 # ----------------------------------------------------------------------------------------
@@ -308,26 +426,7 @@ def exact_privacy(
     probs = np.stack([_probabilities(mechanism, x, shape) for x in inputs])  # (N, L, A)
     logs = _log(probs)
 
-    if pairs is None:  # local relation: every pair of distinct laws
-        flat = probs.reshape(len(inputs), -1)
-        _, first = np.unique(flat, axis=0, return_index=True)
-        rows = np.sort(np.asarray(first))
-        eps_matrix = np.empty((rows.size, rows.size))
-        for a, i in enumerate(rows):
-            eps_matrix[a] = _pair_epsilons(logs[i], logs[rows])
-        off = ~np.eye(rows.size, dtype=bool)
-        aa, bb = np.nonzero(off)
-        ii, jj, pair_eps = rows[aa], rows[bb], eps_matrix[off]
-        n_pairs = len(inputs) * (len(inputs) - 1) // 2
-        distinct = int(rows.size)
-    else:
-        ordered = sorted({(i, j) for i, j in pairs} | {(j, i) for i, j in pairs})
-        ordered = [(i, j) for i, j in ordered if i != j]
-        ii = np.array([i for i, _ in ordered], dtype=np.int64)
-        jj = np.array([j for _, j in ordered], dtype=np.int64)
-        pair_eps = np.array([float(_pair_epsilons(logs[i], logs[j][None])[0]) for i, j in ordered])
-        n_pairs = len(pairs)
-        distinct = len(inputs)
+    ii, jj, pair_eps, n_pairs, distinct = _ordered_pair_epsilons(probs, logs, pairs, len(inputs))
     if pair_eps.size:
         top = int(np.argmax(pair_eps))
         best = (float(pair_eps[top]), int(ii[top]), int(jj[top]))
@@ -336,38 +435,10 @@ def exact_privacy(
     eps_exact, wi, wj = best
     eps_exact = max(0.0, eps_exact)
 
-    grid = sorted(
-        {m * eps_claimed for m in PROFILE_MULTIPLES}
-        | ({eps_exact} if math.isfinite(eps_exact) else set())
+    grid, ii, jj, profile_coverage = _profile_pairs(
+        probs, ii, jj, pair_eps, eps_claimed, eps_exact, coverage
     )
-    budget_all = (
-        ii.size * probs.shape[2] * len(grid) <= PROFILE_ALL_PAIRS_WORK
-        if probs.shape[1] == 1
-        else ii.size <= PROFILE_ALL_PRODUCT_PAIRS
-    ) or ii.size <= PROFILE_PAIRS
-    profile_coverage = coverage if budget_all else "largest_epsilon_pairs"
-    if not budget_all:
-        keep = np.argsort(-pair_eps, kind="stable")[:PROFILE_PAIRS]
-        ii, jj = ii[keep], jj[keep]
-    delta_exact = np.zeros(len(grid))
-    note = ""
-    computed = ii.size > 0
-    try:
-        if computed and probs.shape[1] == 1:
-            for start in range(0, ii.size, 2048):
-                sl = slice(start, start + 2048)
-                p, q = probs[ii[sl], 0], probs[jj[sl], 0]  # (m, A)
-                with np.errstate(over="ignore"):
-                    gaps = p[:, None, :] - np.exp(np.asarray(grid))[None, :, None] * q[:, None, :]
-                delta_exact = np.maximum(
-                    delta_exact, np.clip(gaps, 0, None).sum(axis=2).max(axis=0)
-                )
-        else:
-            for i, j in zip(ii, jj, strict=True):
-                delta_exact = np.maximum(delta_exact, hockey_stick(probs[i], probs[j], grid))
-    except AuditError as exc:
-        note = f"profile not computed: {exc}"
-        computed = False
+    delta_exact, note, computed = _exact_deltas(probs, ii, jj, grid)
     profile = (
         tuple(
             ExactProfilePoint(
@@ -387,31 +458,18 @@ def exact_privacy(
     )
     law_violation = eps_exact > law_epsilon * (1 + TOLERANCE) + TOLERANCE
     violated = bool(pure_violation or law_violation or any(pt.violated for pt in profile))
-    where = (
-        "every neighbouring pair of the "
-        if coverage == "all_pairs"
-        else "the searched pairs among the "
-    )
-    statement = (
-        f"EXACT (no sampling): epsilon = {format_epsilon(eps_exact, 6)} from the "
-        f"declared output probabilities over {where}{len(inputs)} inputs "
-        f"({n_pairs} pairs, {distinct} distinct laws); "
-        + (
-            f"delta({eps_claimed:.4g}) = {delta_at_claim:.3g}"
-            if profile_coverage != "largest_epsilon_pairs"
-            else f"delta({eps_claimed:.4g}) >= {delta_at_claim:.3g} (over the {int(ii.size)} "
-            f"ordered pairs of largest epsilon only, not exact)"
-        )
-        + (
-            ""
-            if coverage == "all_pairs"
-            else "; a lower bound on the mechanism's epsilon outside the examined inputs"
-        )
-        + (
-            f"; above the epsilon = {law_epsilon:g} the declared FiniteOutputLaw states"
-            if law_violation
-            else ""
-        )
+    statement = _statement(
+        eps_exact=eps_exact,
+        eps_claimed=eps_claimed,
+        delta_at_claim=delta_at_claim,
+        coverage=coverage,
+        profile_coverage=profile_coverage,
+        n_inputs=len(inputs),
+        n_pairs=n_pairs,
+        distinct=distinct,
+        profile_pairs=int(ii.size),
+        law_epsilon=law_epsilon,
+        law_violation=law_violation,
     )
     return ExactAuditResult(
         epsilon_exact=eps_exact,

@@ -1,6 +1,6 @@
 """The result of an exact audit as data: :class:`ExactAuditResult` and its profile
 points.  Models only (no engine import), so that the report's data model loads cheaply;
-:mod:`~privaudit.auditing.exact_audit` computes them.
+:mod:`~privaudit.auditing.exact.privacy` computes them.
 """
 
 from __future__ import annotations
@@ -9,9 +9,8 @@ from typing import Literal
 
 from pydantic import Field, JsonValue
 
+from privaudit.auditing.outcome.results import Counterexample
 from privaudit.spec import ExtendedEpsilon, SpecModel
-
-from .results import Counterexample
 
 __all__ = ["TOLERANCE", "ExactAuditResult", "ExactProfilePoint"]
 

@@ -1,7 +1,7 @@
 """The distinguishing test of the chosen pairs, at weighted Bonferroni levels.
 
 :func:`run_pair_tests` runs :func:`~privaudit.auditing.distinguish.distinguish_pair` on
-every pair that :func:`~privaudit.auditing.pair_choice.choose_pairs` chose, each at its share
+every pair that :func:`~privaudit.auditing.choice.halving.choose_pairs` chose, each at its share
 of the distinguishing test's α (``PairChoice.shares``: even, or 3/4 for the pairs the
 halving kept and 1/4 for its near ties), on the audit's ``final`` stream.  The claim's
 audit and the group audit of :mod:`~privaudit.auditing.auditor` both use it.  The
@@ -17,12 +17,9 @@ from typing import Any, NamedTuple
 import numpy as np
 from pydantic import JsonValue
 
-from privaudit.execution.forked import fork_available, forked_pair_tests, map_forked
-from privaudit.execution.streaming import Executor, throttled
-from privaudit.mechanisms import Mechanism
-
-from .config import AuditConfig
-from .distinguish import (
+from privaudit.auditing.choice.halving import PairChoice
+from privaudit.auditing.config import AuditConfig
+from privaudit.auditing.distinguish import (
     PLAN_PRIOR_OUTPUTS,
     PairDraws,
     PairTestConfig,
@@ -30,9 +27,11 @@ from .distinguish import (
     distinguish_pair,
     draw_pair_test,
 )
-from .distinguish.densities import declared_log_densities
-from .pair_choice import PairChoice
-from .pairs import CandidatePair
+from privaudit.auditing.distinguish.densities import declared_log_densities
+from privaudit.auditing.pairs import CandidatePair
+from privaudit.execution.forked import fork_available, forked_pair_tests, map_forked
+from privaudit.execution.streaming import Executor, throttled
+from privaudit.mechanisms import Mechanism
 
 __all__ = ["PairTests", "run_pair_tests"]
 

@@ -17,16 +17,14 @@ from typing import Any
 
 import numpy as np
 
+from privaudit.auditing.checks import check_noise_law
+from privaudit.auditing.choice.halving import PairChoice
+from privaudit.auditing.config import AuditConfig
+from privaudit.auditing.exact.privacy import EXACT_MAX_INPUTS
+from privaudit.auditing.outcome.results import CheckOutcome, counterexample_of, jsonable_details
+from privaudit.auditing.pairs import CandidatePair, input_key, pair_key, to_jsonable, verified_pair
 from privaudit.mechanisms import Mechanism
 from privaudit.spec.errors import PrivauditError
-
-from .audit_outcome import counterexample
-from .checks import check_noise_law
-from .config import AuditConfig
-from .exact_audit import EXACT_MAX_INPUTS
-from .pair_choice import PairChoice
-from .pairs import CandidatePair, input_key, pair_key, to_jsonable, verified_pair
-from .results import CheckOutcome, jsonable_details
 
 __all__ = [
     "RANKED_LAW_MAX_DOMAIN",
@@ -221,7 +219,7 @@ def check_ranked_pairs_law(
         statistic=min(1.0, float(worst.statistic or 0.0) * len(inputs)),
         threshold=alpha,
         error_rate=alpha,
-        counterexample=counterexample(first, rejected_input=inputs[rejected[0]]),
+        counterexample=counterexample_of(first, rejected_input=inputs[rejected[0]]),
         details={**details, "first_rejection": worst.details},
     )
     near = choice.near_tie + (False,) * len(extra) if choice.near_tie else ()

@@ -9,6 +9,8 @@ from __future__ import annotations
 import argparse
 import math
 
+from privaudit.auditing.limits import MAX_SAMPLES
+
 __all__ = [
     "MAX_SAMPLES",
     "confidence",
@@ -17,10 +19,6 @@ __all__ = [
     "positive_int",
     "sample_count",
 ]
-
-#: Largest number of outputs per side an audit may draw (``AuditConfig.samples``): one
-#: float64 output per draw is already 8 GB per side at this size.
-MAX_SAMPLES = 1_000_000_000
 
 
 def _integer(text: str, minimum: int, what: str) -> int:

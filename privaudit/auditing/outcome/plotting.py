@@ -16,10 +16,9 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from privaudit.auditing.outcome.results import EventBound, ProfilePoint
 from privaudit.spec import MechanismSpec
 from privaudit.spec.errors import AuditError
-
-from .results import EventBound, ProfilePoint
 
 __all__ = ["PlottableReport", "claimed_tradeoff_curve", "plot_tradeoff"]
 

@@ -1,77 +1,14 @@
 """Choosing the neighbouring pairs that get the full distinguishing test.
 
-The distinguishing test's error budget is split evenly over the pairs it tests, so each
-pair tested beyond the worst one costs power.  The pairs are ranked by the cheapest
-objective that reflects the mechanism's privacy on them, in this order of preference:
+Pairs are ranked by the cheapest objective that reflects the mechanism's privacy on them:
+the statistic shift, the declared bound (:mod:`~privaudit.auditing.distinguish.declared_plan`),
+or for black boxes a pilot search and successive halving on fresh samples.  With
+``pair_tolerance`` τ > 0, the near ties of the last round are tested too and the prior pair
+takes a slot, at no cost in validity (``docs/derivations.md`` §9).  The pairs are chosen
+without looking at the final test's samples, so the test stays exact.
 
-1. **statistic shift** (additive noise with the ``statistic`` hook):
-   ‖f(x) − f(y)‖, the only thing the declared output law of a pair depends on;
-2. **declared bound** (other declared laws: randomized response, noisy argmax with
-   Gumbel noise, smooth-sensitivity noise): the ε lower bound the declared-law events
-   of :mod:`~privaudit.auditing.distinguish.declared_plan` are expected to give on the pair at
-   the audit's size — exact, deterministic, no sampling;
-3. **pilot search and successive halving** (black boxes): a local search from the
-   candidates ranks pairs on 2·pilot_samples outputs per side (the discrete score below,
-   or the ε lower bound of a small distinguishing test for continuous outputs); it finds
-   pairs the generators do not, e.g. inputs whose extreme coordinates give the outputs
-   different supports;
-   the best max(16, 8·pairs_tested) (a pair and its swap count once) are then scored on fresh
-   samples — max(2·pilot_samples, min(samples/64, 2¹⁹)) per side in the first round —
-   keeping the better half each round with twice the samples, until ``pairs_tested``
-   remain (Karnin, Koren & Somekh 2013).  Fresh samples each round undo the winner's
-   curse of a noisy pilot (the pair that looked best by luck).  The score is the bound
-   the pair is expected to give at the final size
-   (:func:`~privaudit.auditing.pair_scores.pair_score`): a cross-fitted plug-in over
-   likelihood-ratio ordered output values for discrete outputs, and for other real
-   outputs once their continuous columns are cut into a few cells; the cross-fitted best
-   threshold for a real scalar output; a small distinguishing test otherwise.
-
-**Near ties** (``AuditConfig.pair_tolerance`` = τ > 0, the default at certificate
-strength).  Which pair survives a halving whose last rounds cannot separate two pairs is
-a lottery (issue 31: 4 different choices in 4 seeds on ReportNoisyMax3, SVT2 and SVT6,
-and ε_lb spreads up to 5×).  With τ > 0: half of the halving's pool is reserved for the
-best candidates as generated (or given), since the pilot climbs move on plateaus of
-their noisy score and can fill the pool with drifted variants of smaller true ε; and
-every pair of the halving's last round whose score is within the fraction τ of the
-``pairs_tested``-th survivor's is tested too (at most
-``2 · pairs_tested`` pairs).  Accounting: the set of pairs tested, its size m included,
-is a function of the pilot and halving samples only (the ``pilot`` stream); the auditor
-splits the distinguishing test's α over the m pairs actually tested by weighted
-Bonferroni: the near ties share :data:`NEAR_TIE_SHARE` = 1/4 of α_dist and the other
-pairs the remaining 3/4, evenly (even shares when there is no near tie).  The weights
-too are functions of the pilot, and they sum to 1, so the family-wise error stays
-α_dist whatever the pilot chose — the near ties cost power (3α/4k rather than α/k per
-kept pair), never validity.  The derivation is
-``docs/derivations.md`` §9.
-
-**The prior pair** (τ > 0 and ``pairs_tested`` ≥ 2).  The halving cannot see the rare
-events of a sparse vector's strongest pairs at its sizes: their first-round scores are 0,
-while pairs of dense, weak differences score higher (``scripts/halving_visibility.py``).
-So the relation's first split pair — the most balanced one of a query distance,
-``(1⁵0⁵, 0⁵1⁵)`` for ten queries, found among the candidates whatever their origin (else
-the first candidate of origin :data:`PRIOR_ORIGIN`) — takes the last kept slot when the
-halving keeps neither it nor its swap (``PairChoice.prior_pair``).  It depends on the
-relation and the candidates only, so the accounting above is unchanged.
-
-**Ties.**  With a declared law, pairs whose objective ties with the best are equivalent
-*as declared*: for additive noise on a one-dimensional output, M(x) and M(y) are the
-same two laws up to a translation (and a swap, which the two test directions cover), and
-a tie of the declared bound is the same statement for the other laws.  Testing one of
-them then gives the whole budget to one pair instead of splitting it between copies.
-Explicit pairs passed by the caller are always tested.  The ranking and the ties rest on
-the sampler drawing the declared law at every ranked input: the auditor tests that law
-there before any pair is skipped (:mod:`~privaudit.auditing.ranked_pairs_law`), and tests
-the pairs at an input where it fails.
-
-Whatever the ranking, the pairs are chosen without looking at the final test's samples,
-so the test stays exact.
-
-References
-----------
-.. [1] Karnin, Koren & Somekh, "Almost optimal exploration in multi-armed bandits",
-   ICML 2013 (sequential halving).
-.. [2] Jamieson & Talwalkar, "Non-stochastic best arm identification and
-   hyperparameter optimization", AISTATS 2016 (successive halving).
+References: Karnin, Koren & Somekh, ICML 2013; Jamieson & Talwalkar, AISTATS 2016.
+Details: ``docs/engine_notes.md``, "privaudit.auditing.choice.halving".
 """
 
 from __future__ import annotations
@@ -83,18 +20,17 @@ from typing import Any
 
 import numpy as np
 
+from privaudit.auditing.choice.scores import SUPPORT_MISMATCH, pair_score, pair_score_task
+from privaudit.auditing.config import AuditConfig
+from privaudit.auditing.distinguish import DECLARED_SHARE, rate_ratio_applies
+from privaudit.auditing.distinguish.declared_plan import declared_loss_law, plan_declared_events
+from privaudit.auditing.distinguish.densities import declared_llr, declared_log_densities
+from privaudit.auditing.distinguish.events import LogLikelihoodRatio
+from privaudit.auditing.pairs import CandidatePair, pair_key, verified_pair
+from privaudit.auditing.search import maximise_pair_objective
 from privaudit.execution.forked import fork_available, map_forked
 from privaudit.mechanisms import Mechanism
 from privaudit.spec import AdditiveNoise, SmoothSensitivityNoise
-
-from .config import AuditConfig
-from .distinguish.declared_plan import declared_loss_law, plan_declared_events
-from .distinguish.densities import declared_llr, declared_log_densities
-from .distinguish.events import LogLikelihoodRatio
-from .distinguish import DECLARED_SHARE, rate_ratio_applies
-from .pair_scores import SUPPORT_MISMATCH, pair_score, pair_score_task
-from .pairs import CandidatePair, pair_key, verified_pair
-from .search import maximise_pair_objective
 
 __all__ = [
     "PRIOR_ORIGIN",
@@ -115,9 +51,8 @@ __all__ = [
 #: and the halving keeps neither it nor its swap, it takes the last of the kept slots:
 #: on sparse-vector outputs the halving's first rounds (4·10⁴ outputs per side at
 #: N = 2·10⁶) score the rare events of the strongest pairs 0 and keep pairs of dense,
-#: weak differences instead (SVT34Parallel's halving pool at seed 2: Spearman ρ −0.11
-#: between first-round scores and the final test's bounds; the split pairs, 0.164, scored
-#: 0.000; ``scripts/halving_visibility.py``, issue 31).
+#: weak differences instead (``scripts/halving_visibility.py``; the measurement is in
+#: ``docs/engine_notes.md``, "privaudit.auditing.choice.halving").
 PRIOR_ORIGIN = "split"
 #: Share of the distinguishing test's α that the near ties of the halving split between
 #: them (weighted Bonferroni; the pairs the halving kept share the rest).  A near tie is
@@ -132,8 +67,8 @@ TIE_TOLERANCE = 1e-9
 #: candidates are first ranked by a pilot search), and from at least
 #: ``HALVING_POOL_MIN`` pairs: with one pair tested, a pool of 8 (4 of them the best
 #: generated candidates by a 4·10⁴-output pilot) often missed the best generated pair of
-#: SparseVectorTechnique1 and 2 (issue 31: ε_lb 0.048 and 0.046 against medians 0.086 at
-#: the power table's seeds 5, 8 and 7; with 16, 0.0884, 0.0866 and 0.0924).
+#: a sparse vector, which a pool of 16 kept (``docs/engine_notes.md``,
+#: "privaudit.auditing.choice.halving").
 HALVING_POOL, HALVING_POOL_MIN = 8, 16
 
 
@@ -146,7 +81,7 @@ def halving_pool_size(pairs_tested: int) -> int:
 #: Its first round uses max(2·pilot_samples, min(samples / HALVING_START,
 #: HALVING_FIRST_ROUND_MAX)) outputs per side (:func:`halving_first_round`).  The cap keeps
 #: the halving of a cheap mechanism tested at 10⁸ outputs from costing as much as its
-#: test: 2¹⁹ outputs per side already rank ReportNoisyMax3's pairs of true ε 0.2 and 0.25
+#: test: 2¹⁹ outputs per side already rank a noisy maximum's pairs of true ε 0.2 and 0.25
 #: (the plateau event's log-ratio has a standard error of about 0.005 there).
 HALVING_START, HALVING_FIRST_ROUND_MAX = 64, 1 << 19
 
@@ -171,7 +106,7 @@ class PairChoice:
     prior_pair: bool = False
     #: Every pair ranked by the declared law (statistic shift or declared bound), best
     #: first; empty for a black box.  The pairs not tested were skipped on the law's word,
-    #: which :mod:`~privaudit.auditing.ranked_pairs_law` checks at their inputs.
+    #: which :mod:`~privaudit.auditing.choice.ranked_law` checks at their inputs.
     declared_ranking: tuple[CandidatePair, ...] = ()
 
     @property
@@ -274,14 +209,14 @@ def successive_halving(
 
     Each round draws ``samples`` new outputs per side for every remaining pair (doubled
     after every round) and scores the pair by
-    :func:`~privaudit.auditing.pair_scores.pair_score`; ties keep the earlier pair.
+    :func:`~privaudit.auditing.choice.scores.pair_score`; ties keep the earlier pair.
 
     With ``workers`` > 1 (the ``processes`` executor, Linux) the scores that need a pilot
     distinguishing test run in up to ``workers`` forked processes: every pair's draws
-    are made here, in turn (:func:`~privaudit.auditing.pair_scores.pair_score_task`),
+    are made here, in turn (:func:`~privaudit.auditing.choice.scores.pair_score_task`),
     so the survivors are those of ``workers`` = 1, to the bit.
 
-    With ``tolerance`` > 0 (the robust choice, see the module docstring) the pairs of the
+    With ``tolerance`` > 0 (the robust choice, ``docs/derivations.md`` §9) the pairs of the
     last round whose score is at least (1 − ``tolerance``) times that of the ``keep``-th
     survivor are kept too, up to ``2 · keep`` in all: a near tie the halving cannot
     resolve is tested rather than decided by the luck of one round.  The last round is
@@ -325,7 +260,7 @@ def successive_halving(
 def _round_scores(
     mechanism: Mechanism, pairs: list[CandidatePair], workers: int, **score: Any
 ) -> list[float]:
-    """:func:`~privaudit.auditing.pair_scores.pair_score` of every pair, in order, on
+    """:func:`~privaudit.auditing.choice.scores.pair_score` of every pair, in order, on
     ``score``'s stream; with ``workers`` > 1 the pilot tests run in forked processes
     (:func:`~privaudit.execution.forked.map_forked`), their draws made here, in turn."""
     if workers <= 1 or len(pairs) < 2 or not fork_available():

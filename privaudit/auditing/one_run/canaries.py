@@ -1,18 +1,12 @@
 """Canaries and scores for one-run audits of the DP-SGD mechanisms (:mod:`mechanisms.dpsgd`).
 
-White-box canaries in the manner of Steinke, Nasr & Jagielski (NeurIPS 2023, §6, "Dirac
-canaries" inserted as gradients): canary ``i`` is a record that moves only its own
-direction, and an excluded canary is replaced by the zero record (a substitution, the
-relation of the mechanisms' claims).
+White-box "Dirac canaries" in the manner of Steinke, Nasr & Jagielski (NeurIPS 2023, §6):
+canary ``i`` moves only its own direction, and an excluded canary is replaced by the zero
+record.  :func:`ablq_canaries` (ABLQ) and :func:`logistic_canaries` (the logistic DP-SGD,
+scored from the released trajectory only) each return ``(release, score)`` for
+:func:`privaudit.auditing.one_run.audit.one_run_audit`.
 
-* :func:`ablq_canaries` — ABLQ on ``m``-dimensional records, canary ``i`` = ``C·e_i``;
-  score ``i`` = the sum over steps of coordinate ``i`` of the release;
-* :func:`logistic_canaries` — the logistic DP-SGD: canary ``i`` a record with features
-  along a fixed unit direction ``u_i`` and label +1; score ``i`` =
-  ``Σ_t ⟨θ_{t−1} − θ_t, clip(∇ℓ(θ_{t−1}; canary i))⟩``, the alignment of each update with
-  the canary's clipped gradient (computed from the released trajectory only).
-
-Each returns ``(release, score)`` for :func:`privaudit.auditing.one_run.one_run_audit`.
+Details (the scores): ``docs/engine_notes.md``, "privaudit.auditing.one_run.canaries".
 """
 
 from __future__ import annotations
@@ -23,11 +17,10 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from privaudit.auditing.sampler_outputs import draw_outputs
 from privaudit.mechanisms.dpsgd import ABLQMechanism, LogisticDPSGD
 from privaudit.spec.errors import InvalidParameterError
 from privaudit.spec.validation import check_sample_size
-
-from .sampler_outputs import draw_outputs
 
 __all__ = ["ablq_canaries", "logistic_canaries"]
 

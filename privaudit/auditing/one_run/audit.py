@@ -1,33 +1,15 @@
 """One-run auditing: an ε lower bound from the guesses made on m canaries of ONE release.
 
-Steinke, Nasr & Jagielski, "Privacy Auditing with One (1) Training Run", NeurIPS 2023.
-Each of ``m`` canaries is included independently with probability ½ (``S_i = ±1``), the
-mechanism runs once, and the auditor guesses ``T_i ∈ {−1, 0, +1}`` (0: abstain) from a
-score of each canary.  With ``r`` guesses of which ``v`` are correct:
+Each of ``m`` canaries is included with probability ½, the mechanism runs once, and the
+auditor guesses from a score of each canary; :func:`one_run_epsilon` turns r guesses of
+which v are correct into the largest ε whose p-value is below ``1 − c`` (assumption-free,
+far from tight unless m is large).  :func:`one_run_audit` runs the protocol;
+:func:`gaussian_canaries` and :func:`laplace_canaries` are known-answer mechanisms.  Each
+result also carries the f-DP bound (:mod:`privaudit.auditing.one_run.fdp`) and an
+assumption-labelled μ-GDP estimate (:mod:`privaudit.auditing.one_run.gaussian_tradeoff`).
 
-* ε-DP (their Theorem 3.1): the number of correct guesses ``W`` is stochastically
-  dominated by ``Binomial(r, e^ε/(1 + e^ε))``, so ``p(ε) = P[Binomial(r, q_ε) ≥ v]``;
-* (ε, δ)-DP (their §5, main theorem, in the form of their reference p-value):
-  ``p(ε, δ) = P[Binomial(r, q_ε) ≥ v] + 2mδ · max_{1≤i≤v} P[v > Binomial(r, q_ε) ≥ v − i]/i``.
-
-``p`` increases with ε; the one-run bound at confidence ``c`` is the largest ε whose
-p-value is below ``1 − c`` (:func:`one_run_epsilon`, by bisection, vectorised over
-runs): a mechanism that is (ε, δ)-DP yields a bound above ε with probability at most
-``1 − c``.  The bound assumes nothing about the mechanism; its price is that it is far
-from tight unless ``m`` is large and the canaries do not interfere.
-
-:func:`one_run_audit` runs the protocol for a user's ``release(included, rng)`` and
-``score(output)``; :func:`gaussian_canaries` and :func:`laplace_canaries` are the
-known-answer mechanism of m independent coordinates; the scores for ABLQ and the
-logistic DP-SGD are in :mod:`privaudit.auditing.one_run_canaries`.  Next to the bound,
-:attr:`OneRunResult.gdp` holds an *assumption-labelled* μ-GDP estimate
-(:mod:`privaudit.auditing.gaussian_tradeoff`), never a verdict.
-
-Beside the binomial bound, every result carries the f-DP one-run bound of Mahloujifar,
-Melis & Chaudhuri (ICML 2025; :mod:`privaudit.auditing.one_run_fdp`) on the same
-guesses: :attr:`OneRunResult.fdp_epsilon_lower_bound` (the (ε, δ) trade-off curve,
-assumption-free) and, with ``gaussian_tradeoff``, :attr:`OneRunResult.fdp_gdp` (a μ
-lower bound, and its ε(δ) labelled with the Gaussian-curve assumption).
+References: Steinke, Nasr & Jagielski, NeurIPS 2023; Mahloujifar, Melis & Chaudhuri, ICML
+2025.  Details: ``docs/engine_notes.md``, "privaudit.auditing.one_run.audit".
 """
 
 from __future__ import annotations
@@ -41,12 +23,16 @@ import numpy.typing as npt
 from pydantic import ConfigDict
 from scipy import stats
 
+from privaudit.auditing.one_run.fdp import (
+    FDP_MU_ASSUMPTION,
+    fdp_one_run_epsilon,
+    fdp_one_run_mu,
+    gdp_epsilon,
+)
+from privaudit.auditing.one_run.gaussian_tradeoff import GaussianTradeoffBound, gdp_from_counts
 from privaudit.spec import RandomLike, SpecModel, as_generator
 from privaudit.spec.errors import InvalidParameterError
 from privaudit.spec.validation import check_confidence, check_delta, check_sample_size
-
-from .gaussian_tradeoff import GaussianTradeoffBound, gdp_from_counts
-from .one_run_fdp import FDP_MU_ASSUMPTION, fdp_one_run_epsilon, fdp_one_run_mu, gdp_epsilon
 
 __all__ = [
     "OneRunResult",

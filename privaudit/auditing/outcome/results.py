@@ -1,7 +1,7 @@
 """Result objects of the auditor's parts: check outcomes, counterexamples, event bounds.
 
 All are frozen pydantic models that round-trip through JSON, so a whole
-:class:`~privaudit.auditing.report.AuditReport` can be written, read back and compared.
+:class:`~privaudit.auditing.outcome.report.AuditReport` can be written, read back and compared.
 """
 
 from __future__ import annotations
@@ -14,6 +14,8 @@ from pydantic import Field, JsonValue
 from privaudit.spec import ExtendedEpsilon, SpecModel
 
 __all__ = [
+    "counterexample_of",
+    "pair_counterexample",
     "CheckOutcome",
     "CheckStatus",
     "Counterexample",
@@ -47,6 +49,25 @@ class Counterexample(SpecModel):
     origin: str
     relation_reason: str = ""
     values: dict[str, JsonValue] = Field(default_factory=dict)
+
+
+def pair_counterexample(x: Any, y: Any, origin: str, reason: str, **values: Any) -> Counterexample:
+    """A :class:`Counterexample` of the inputs ``x`` and ``y``, every value rendered as JSON."""
+    from privaudit.auditing.pairs import to_jsonable
+
+    return Counterexample(
+        x=to_jsonable(x),
+        y=to_jsonable(y),
+        origin=origin,
+        relation_reason=reason,
+        values=jsonable_details(**values),
+    )
+
+
+def counterexample_of(pair: Any, **values: Any) -> Counterexample:
+    """The report's form of a :class:`~privaudit.auditing.pairs.CandidatePair`, with
+    ``values`` beside it."""
+    return pair_counterexample(pair.x, pair.y, pair.origin, pair.decision.reason, **values)
 
 
 class CheckOutcome(SpecModel):
@@ -225,6 +246,6 @@ def finite_or_inf(x: float) -> float:
 
 def jsonable_details(**kwargs: Any) -> dict[str, JsonValue]:
     """Build a ``details`` dict, rendering numpy values and non-finite floats as JSON."""
-    from .pairs import to_jsonable
+    from privaudit.auditing.pairs import to_jsonable
 
     return {k: to_jsonable(v) for k, v in kwargs.items()}

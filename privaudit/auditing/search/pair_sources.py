@@ -1,21 +1,13 @@
 """Candidate neighbouring pairs: the user's own, adversarial ones from extremes, then random.
 
-:func:`candidate_pairs` lists the pairs an audit starts from, best guesses first:
+:func:`candidate_pairs` lists the pairs an audit starts from, best guesses first: the
+user's explicit pairs, the relation's
+:meth:`~spec.relations.NeighbouringRelationBase.adversarial_pairs`, then random pairs until
+the budget is reached.  Pairs are deduplicated (a pair and its swap count once) and built by
+:func:`~privaudit.auditing.pairs.verified_pair`.
 
-1. **explicit** pairs given by the user (an unrelated one is an error naming it);
-2. **adversarial** pairs that the relation builds from the domain's extremes, its
-   :meth:`~spec.relations.NeighbouringRelationBase.adversarial_pairs` (origin
-   ``"extreme"``; ``"split"`` for the query distances' split pairs; or the generator's
-   name for the node relations: ``"star_toggle"``,
-   ``"threshold_star_toggle"``, ``"threshold_complement_rewiring"``,
-   ``"complement_rewiring"``, ``"hub_insertion"``, ``"degree_preserving_swap"``, and
-   before them the local-node ones, see :class:`~spec.relations.LocalNodeRelation`);
-3. **random** pairs from :meth:`~spec.relations.NeighbouringRelationBase.random_pair`
-   until the budget is reached.
-
-Pairs are deduplicated on the canonical key ``repr(to_jsonable(x)), repr(to_jsonable(y))``
-(a pair and its swap count once); generated pairs of identical inputs are dropped.  Every
-pair is built by :func:`~privaudit.auditing.pairs.verified_pair`.
+Details (the origins of adversarial pairs): ``docs/engine_notes.md``,
+"privaudit.auditing.search.pair_sources".
 """
 
 from __future__ import annotations
@@ -23,12 +15,11 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from typing import Any
 
+from privaudit.auditing.pairs import CandidatePair, to_jsonable, verified_pair
+from privaudit.auditing.search._common import PairRegistry, check_count, try_pair
 from privaudit.spec import MechanismSpec, RandomLike, as_generator
 from privaudit.spec.errors import InvalidInputError
 from privaudit.spec.relations import AdversarialPair
-
-from ..pairs import CandidatePair, to_jsonable, verified_pair
-from ._common import PairRegistry, check_count, try_pair
 
 __all__ = ["RANDOM_MISS_LIMIT", "candidate_pairs", "extreme_pairs"]
 

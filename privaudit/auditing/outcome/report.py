@@ -14,16 +14,21 @@ from typing import Any, Literal
 
 from pydantic import Field
 
+from privaudit.auditing.config import AuditConfig
+from privaudit.auditing.outcome.assumptions import Assumption
+from privaudit.auditing.outcome.audit_plan import AuditPlan
+from privaudit.auditing.outcome.budget_plan import BudgetPlan
+from privaudit.auditing.outcome.exact_result import ExactAuditResult
+from privaudit.auditing.outcome.results import (
+    CheckOutcome,
+    Counterexample,
+    EventBound,
+    PowerStatement,
+    ProfilePoint,
+)
+from privaudit.auditing.outcome.texts import claim_text, format_epsilon
+from privaudit.auditing.outcome.verdicts import Verdict, inconclusive_text
 from privaudit.spec import ExtendedEpsilon, MechanismSpec, SpecModel
-
-from .assumptions import Assumption
-from .budget_plan import BudgetPlan
-from .config import AuditConfig
-from .exact_result import ExactAuditResult
-from .plan import AuditPlan
-from .results import CheckOutcome, Counterexample, EventBound, PowerStatement, ProfilePoint
-from .texts import claim_text, format_epsilon
-from .verdicts import Verdict, inconclusive_text
 
 __all__ = ["DISCLAIMER", "REPORT_SCHEMA_VERSION", "AccountingTightness", "AuditReport"]
 
@@ -94,7 +99,7 @@ class AuditReport(SpecModel):
         ``"violation"`` when any check refuted a claim; ``"no_violation"`` when none did
         and the audit could have detected a true ε of ``power.target_epsilon`` (twice the
         claim unless ``config.detect_epsilon`` says otherwise); ``"inconclusive"`` when
-        none did but it could not (:mod:`privaudit.auditing.verdicts`).
+        none did but it could not (:mod:`privaudit.auditing.outcome.verdicts`).
     epsilon_lower_bound : float or "inf"
         The largest ε lower bound certified on any tested pair, at the claimed δ and the
         report's family-wise confidence.
@@ -281,7 +286,7 @@ class AuditReport(SpecModel):
         Needs matplotlib (``pip install privaudit[plot]``).  Returns the figure; saves it
         to ``path`` when given.
         """
-        from .plotting import plot_tradeoff
+        from privaudit.auditing.outcome.plotting import plot_tradeoff
 
         return plot_tradeoff(self, path)
 

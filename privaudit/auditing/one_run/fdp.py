@@ -1,40 +1,15 @@
 """The f-DP one-run bound (Mahloujifar, Melis & Chaudhuri, ICML 2025).
 
-"Auditing f-Differential Privacy in One Run" (arXiv:2410.22235) replaces the binomial
-tail of Steinke, Nasr & Jagielski (:mod:`~privaudit.auditing.one_run`) by a bound that
-uses the mechanism's whole trade-off curve f (Dong, Roth & Su, JRSS-B 2022).  Their
-audit with abstentions (§4, the "guesses with a cap" theorem): ``m`` canaries, each
-included with probability ½; ``c'`` guesses (the rest abstain) of which ``c`` are
-correct.  With ``τ = 1 − confidence``, ``g(x) = f(1 − x)`` (for μ-GDP,
-``g(x) = Φ(Φ⁻¹(x) − μ)``; for (ε, δ)-DP,
-``g(x) = max(0, 1 − δ − e^ε (1 − x), e^{−ε} (x − δ))``) and ``k = 2`` (membership:
-two possible values per canary), run the recursion
+Replaces the binomial tail of :mod:`~privaudit.auditing.one_run.audit` by a recursion over
+the mechanism's whole trade-off curve f, which rejects "the mechanism is f-DP" at confidence
+``1 − τ`` (:func:`fdp_rejects`); the bound is the largest parameter rejected, by bisection.
+:func:`fdp_one_run_epsilon` gives an assumption-free ε lower bound;
+:func:`fdp_one_run_mu` a μ-GDP bound whose ε(δ) assumes a Gaussian trade-off curve and is
+labelled so.  Its soundness is checked empirically, not re-proved here.
 
-    r_c = τ (c'/m)(c/c'),   h_c = τ (c'/m)((c' − c)/c'),
-    h_i = max(h_{i+1}, (k − 1) g(r_{i+1})),
-    r_i = r_{i+1} + (i / (c' − i)) (h_i − h_{i+1}),      i = c − 1, …, 0.
-
-If the mechanism is f-DP, ``c`` or more correct guesses happen with probability at
-most τ whenever ``r_0 + h_0 > c'/m``: the claim "the mechanism is f-DP" is then
-rejected at confidence ``1 − τ`` (:func:`fdp_rejects`).  The trade-off curves of each
-family are nested (a larger μ or ε is a weaker claim), so the bound is the largest
-parameter rejected, by bisection, vectorised over runs:
-
-* :func:`fdp_one_run_epsilon` — the (ε, δ)-DP family: an **assumption-free** ε lower
-  bound, directly comparable with Steinke et al.'s;
-* :func:`fdp_one_run_mu` — the μ-GDP family: μ lower bound, assumption-free as a
-  statement about μ-GDP; its ε(δ) (:meth:`spec.GaussianDP.epsilon_for_delta`) is a
-  lower bound on the mechanism's ε only **if its trade-off curve is Gaussian**, and is
-  labelled so (:data:`~privaudit.auditing.gaussian_tradeoff.GAUSSIAN_TRADEOFF_ASSUMPTION`),
-  as the paper's own empirical ε is.
-
-Provenance.  The recursion is our reading of the paper's Algorithm (audit with a cap on
-the guesses), cross-checked against the public implementation in Meta's PrivacyGuard
-(``FDPAnalysisNode``); we derived ``g = f(1 − ·)`` for the (ε, δ) family ourselves.
-Its soundness is checked empirically (``docs/dpsgd_audit.md``: over 200 seeded runs of
-m independent Gaussian canaries the bounds exceed the true value in at most the stated
-share of runs) and on the closed-form case of a perfectly private mechanism
-(``tests/unit/privaudit/test_one_run.py``), not re-proved here.
+References: Mahloujifar, Melis & Chaudhuri, arXiv:2410.22235; Dong, Roth & Su, JRSS-B 2022.
+Details (the recursion and its provenance): ``docs/engine_notes.md``,
+"privaudit.auditing.one_run.fdp".
 """
 
 from __future__ import annotations
@@ -106,7 +81,7 @@ def fdp_rejects(
     """Whether ``correct`` of ``guesses`` refutes "f-DP" (``g = f(1 − ·)``) at ``confidence``.
 
     Vectorised over broadcast ``guesses`` and ``correct`` (and the parameters inside
-    ``g``).  See the module docstring for the recursion.
+    ``g``).  The recursion: ``docs/engine_notes.md``, "privaudit.auditing.one_run.fdp".
     """
     c_ = check_confidence(confidence)
     cap, v = np.broadcast_arrays(

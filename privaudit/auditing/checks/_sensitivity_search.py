@@ -21,11 +21,15 @@ from typing import Any
 
 import numpy as np
 
+from privaudit.auditing.checks._common import (
+    CachedFunction,
+    difference_norm,
+    finite_ratio,
+    input_key,
+)
+from privaudit.auditing.pairs import CandidatePair
 from privaudit.spec import MechanismSpec, WeightedChoice
 from privaudit.spec.errors import InvalidInputError, UnsupportedCombinationError
-
-from ..pairs import CandidatePair
-from ._common import CachedFunction, difference_norm, finite_ratio, input_key
 
 __all__ = [
     "Probe",

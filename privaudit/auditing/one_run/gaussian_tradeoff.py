@@ -1,20 +1,13 @@
 """An ε estimate that ASSUMES a Gaussian trade-off curve (μ-GDP), labelled as such.
 
-Tight audits of DP-SGD (Nasr, Hayes, Steinke, Balle, Tramèr, Jagielski, Carlini & Terzis,
-"Tight auditing of differentially private machine learning", USENIX Security 2023, §3)
-read a test's true- and false-positive rates through the trade-off curve of μ-GDP
-(Dong, Roth & Su, JRSS-B 2022, Def. 2.6): a μ-GDP mechanism admits no test with
-``Φ⁻¹(TPR) − Φ⁻¹(FPR) > μ``.  With a Clopper–Pearson lower bound on TPR and upper bound on
-FPR (each at half the error level),
+From a Clopper–Pearson lower bound on a test's TPR and upper bound on its FPR,
+μ_lb = Φ⁻¹(TPR_lo) − Φ⁻¹(FPR_hi) bounds μ for any μ-GDP mechanism; its conversion to ε(δ)
+holds only if the trade-off curve is Gaussian (not for Laplace noise, subsampling or a
+shuffled batch).  The estimate is reported beside the assumption-free bound and never used
+for a verdict unless the user asks for it.
 
-    μ ≥ μ_lb = Φ⁻¹(TPR_lo) − Φ⁻¹(FPR_hi),
-
-and *if the mechanism's trade-off curve is Gaussian* its ε(δ) is at least that of
-μ_lb-GDP.  The first step holds for any μ-GDP mechanism; the conversion to ε does not:
-a mechanism whose trade-off curve is not Gaussian (Laplace noise, subsampling, a
-shuffled batch) can have a smaller ε(δ) than the μ-GDP curve through the same point.
-The estimate is therefore reported beside the assumption-free bound and never used for
-a verdict unless the user asks for it.
+References: Nasr et al., USENIX Security 2023, §3; Dong, Roth & Su, JRSS-B 2022, Def. 2.6.
+Details: ``docs/engine_notes.md``, "privaudit.auditing.one_run.gaussian_tradeoff".
 """
 
 from __future__ import annotations
@@ -89,7 +82,8 @@ def gdp_from_counts(
 
 
 def gaussian_tradeoff_estimate(report: Any) -> GaussianTradeoffBound | None:
-    """The μ-GDP estimate from an :class:`~privaudit.auditing.report.AuditReport`'s worst event.
+    """The μ-GDP estimate from an :class:`~privaudit.auditing.outcome.report.AuditReport`'s worst
+    event.
 
     ``None`` when the report has no Clopper–Pearson event to read (exact audits, pooled
     or rate-ratio events, no distinguishing test).  The estimate carries
