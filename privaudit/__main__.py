@@ -1,3 +1,5 @@
+"""``python -m privaudit``: the ``privaudit`` command line (:mod:`privaudit.interfaces.cli`)."""
+
 import sys
 
 from privaudit.interfaces.cli import main

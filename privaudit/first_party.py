@@ -1,34 +1,17 @@
 """Which code is ours: the one rule that certificates and the Dask executor share.
 
-A module is **first-party** when
-
-* it belongs to none of the installed distributions — a user's script, a file given as a
-  command-line target, a checkout on ``PYTHONPATH``, a test module — or
-* it belongs to privaudit's own distribution (:data:`OWN_DISTRIBUTION`: the packages
-  ``spec``, ``mechanisms``, ``estimators`` and ``privaudit``, wherever and however they
-  are installed: wheel, editable install, checkout), or
-* it belongs to one of the extra distributions the caller names (for a user's
-  certificate: the distribution that defines the user's mechanism, however installed).
-
-Everything else is **third-party**: it belongs to an installed distribution (numpy,
-scipy, numba, dask …) in any directory on :data:`sys.path` — the interpreter's
-site-packages, a user site directory, a folder on ``PYTHONPATH``, a ``--target``
-install — and is identified by its distribution's name and version, never by its text.
-The standard library (:data:`sys.stdlib_module_names`) is never first-party, nor is
-installation machinery (setuptools' editable finders ``__editable___*``, virtualenv's
-``_virtualenv``), whose text embeds where a package was installed.
-
+A module is **first-party** when it belongs to none of the installed distributions (a
+user's script, a command-line target, a checkout on ``PYTHONPATH``, a test module), to
+privaudit's own (:data:`OWN_DISTRIBUTION`) or to an extra distribution the caller names;
+everything else is **third-party**, known by its distribution's name and version, never by
+its text.  The standard library and installation machinery are never first-party.
 Membership is decided from the installed distributions' metadata
-(:func:`importlib.metadata.packages_distributions`, which maps top-level import names to
-distributions over every :data:`sys.path` entry, from each distribution's ``RECORD`` or
-``top_level.txt``), never from file paths.  Inside a namespace package (``google``,
-whose portions several distributions ship) a module is looked up by its first two names
-(``google.protobuf``), so a user's own portion of a namespace stays first-party.
+(:func:`importlib.metadata.packages_distributions`), never from file paths.  This module
+only decides; certificates (:mod:`privaudit.trust.implementation`,
+:mod:`privaudit.trust.provenance`) and the Dask executor
+(:mod:`privaudit.execution.distributed`) act on the answer.
 
-Certificates (:mod:`privaudit.trust.implementation`) hash first-party code and record the
-versions of the third-party distributions it imports (:mod:`privaudit.trust.provenance`); the
-Dask executor (:mod:`privaudit.execution.distributed`) ships first-party modules that are not
-privaudit's own by value, because the workers cannot import them by name.
+Details: ``docs/engine_notes.md``, "privaudit.first_party".
 """
 
 from __future__ import annotations

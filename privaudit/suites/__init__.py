@@ -1,38 +1,25 @@
 """Public benchmark suites: mechanisms with known true ε, correct and broken.
 
-The auditor's quality tier runs these :class:`BenchmarkCase` objects: each holds a
-mechanism (with its spec of claims), the ε it claims, the ε it truly has, whether it
-is therefore private, the neighbouring input pairs of the original benchmark and the
-lower bounds other auditors published on it.
+The auditor's quality tier runs these :class:`BenchmarkCase` objects (a mechanism with its
+spec, its claimed and true ε, the benchmark's input pairs, published lower bounds):
 
-* :func:`statdp_cases` — StatDP's eleven algorithms (Ding et al., CCS 2018) at any
-  claimed ε₀;
-* :func:`dpsniper_cases` — DP-Sniper's twenty mechanisms at ε = 0.1 (Bichsel et al.,
-  S&P 2021) with their published LR / MLP / StatDP lower bounds;
-* :func:`broken_cases` — under-declared sensitivity, data-dependent noise scale, the
-  Curator Attack's truncated Laplace, the classical Gaussian outside its range;
-* :func:`delta_broken_cases` and :func:`delta_control_cases` — rare leaks (a raw-data
-  branch, a noiseless fallback, a clamp centred on the truth) under (1, 10⁻⁵) claims,
-  above and within the claimed δ;
-* :func:`control_cases` — the library's correct Laplace, analytic Gaussian, randomized
-  response and discrete Laplace;
+* :func:`statdp_cases` — StatDP's eleven algorithms (Ding et al., CCS 2018);
+* :func:`dpsniper_cases` — DP-Sniper's twenty mechanisms (Bichsel et al., S&P 2021);
+* :func:`broken_cases` and :func:`control_cases` — broken mechanisms the public suites
+  miss, and the library's correct ones (:mod:`privaudit.suites.broken`);
+* :func:`delta_broken_cases` and :func:`delta_control_cases` — rare leaks under (ε, δ)
+  claims (:mod:`privaudit.suites._rare_leaks`);
 * :func:`graph_broken_cases` and :func:`graph_control_cases` — node-DP graph statistics
-  calibrated to the wrong sensitivity (no projection, naive truncation, edge-level
-  sensitivity claimed for node-DP) and their correct counterparts;
+  (:mod:`privaudit.suites.graphs`);
 * :func:`local_broken_cases` and :func:`local_control_cases` — local randomizers with a
-  finite output law (audited exactly): re-randomization per pair, the binary keep
-  probability for k > 2, data-dependent bins; and the correct k-RR;
-* :func:`dpsgd_broken_cases` and :func:`dpsgd_control_cases` — DP-SGD's shuffled batches
-  accounted as Poisson (Chua et al., ICML 2024) and the honest samplers; audited in the
-  slow tier only (minutes each), so not in :func:`all_cases`;
-* :func:`all_cases` — all of them but the DP-SGD cases (StatDP at its three claims 0.2, 0.7, 1.5).
+  finite output law (:mod:`privaudit.suites.local`);
+* :func:`dpsgd_broken_cases` and :func:`dpsgd_control_cases` — DP-SGD batch sampling
+  (Chua et al., ICML 2024; :mod:`privaudit.suites.dpsgd`), slow tier only;
+* :func:`all_cases` — all of them but the DP-SGD cases;
+* served on first use: the mutant families (:mod:`privaudit.suites.mutants`) and the
+  broken local-node mechanisms (:mod:`privaudit.suites.local_node`).
 
-Examples
---------
->>> from privaudit.suites import dpsniper_cases
->>> cases = dpsniper_cases()
->>> len(cases), sum(c.is_private for c in cases)
-(20, 8)
+Details (each suite, an example): ``docs/engine_notes.md``, "privaudit.suites".
 """
 
 from __future__ import annotations

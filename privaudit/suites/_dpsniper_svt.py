@@ -1,32 +1,16 @@
 """DP-Sniper's sparse vector mechanisms (Lyu, Su & Li's Algorithms 1–6, NumericalSVT, SVT34).
 
-Each class keeps the semantics of its namesake in ``eth-sri/dp-sniper``
-(``dpsniper/mechanisms/sparse_vector_technique.py`` and ``parallel.py``): the same
-split of ε between threshold and queries, the same noise scales, cut-off c and
-threshold t.  The noise of a block of samples is drawn at once; only the ≤ 10 queries
-are looped over where the algorithm is sequential (Algorithm 2 redraws its threshold).
+Each class keeps the semantics of its namesake in ``eth-sri/dp-sniper`` (the split of ε,
+the noise scales, cut-off c and threshold t) and is declared as a black box
+(``noise=None``) claiming ε-DP on query answers of sensitivity 1 under ℓ∞ ≤ 1.  Its
+samples have the output law of a literal run, not its random stream: Laplace variates as
+b·S·E (:func:`~privaudit.suites._laplace.laplace_noise`; Kotz, Kozubowski & Podgórski
+2001), blocks of :data:`BLOCK` samples, codes gathered from a table of answer patterns
+(:mod:`~privaudit.suites._svt_patterns`), unused variates not drawn.  Outputs: one code
+column per query (:mod:`privaudit.suites._kernels`), then, for mechanisms that release
+noisy values, one value column per query.
 
-Sampling (same output law as a literal run, not the same random stream): every
-Laplace(b) variate is drawn as b·S·E with E ~ Exp(1) from numpy's ziggurat sampler and
-S an independent uniform sign (:func:`~privaudit.suites._laplace.laplace_noise`; Kotz,
-Kozubowski & Podgórski 2001, §2.2); samples are drawn in blocks of :data:`BLOCK`
-(independent samples, so the blocking does not change the law, only the stream) whose
-noise, laid out query-major, stays in cache; the codes are gathered from the table of
-all 2ⁿ answer patterns (:mod:`~privaudit.suites._svt_patterns`); and a fresh variate
-that can never reach the output (Algorithm 2's threshold after the last query,
-NumericalSVT's released noise where the code is not ⊤) is not drawn: dropping
-independent unused draws leaves the law unchanged.
-
-Output encoding (see :mod:`privaudit.suites._kernels`): one code column per query —
-1.0 = ⊤ (above), 0.0 = ⊥ (below), −1.0 = aborted (the cut-off was reached) — followed,
-for mechanisms that release noisy values, by one value column per query holding the
-released value where the code is ⊤ and 0.0 elsewhere.  DP-Sniper encodes the same
-information in one column per query (−1000.0 for ⊥ and −2000.0 for aborted in
-Algorithm 3); the split keeps code columns exactly categorical.
-
-All are declared as black boxes (``noise=None``) claiming ε-DP on query answers of
-sensitivity 1 with every answer allowed to move by 1 (ℓ∞ ≤ 1: DP-Sniper's
-component-wise neighbourhood, StatDP's ALL_DIFFER).
+Details: ``docs/engine_notes.md``, "privaudit.suites._dpsniper_svt".
 """
 
 from __future__ import annotations

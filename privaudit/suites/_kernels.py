@@ -1,21 +1,16 @@
 """Vectorised building blocks shared by the benchmark mechanisms.
 
-* :class:`QueryMechanism` — base class of mechanisms whose input is a vector (or a
-  scalar) of query answers; its gray-box ``statistic`` is the validated answers;
-* :func:`query_spec` — the :class:`~spec.MechanismSpec` of such a mechanism;
-* :func:`aborted_before`, :func:`transcript_length`, :func:`svt_codes` — the cut-off
-  bookkeeping of the sparse vector technique over an ``(N, n)`` boolean matrix of
-  above-threshold answers, without a loop over the N samples (the samplers read their
-  codes from tables of all answer patterns built with :func:`svt_codes`:
-  :mod:`privaudit.suites._svt_patterns`);
-* :func:`murmur3_32` — MurmurHash3 (x86, 32 bit), for RAPPOR's Bloom filter exactly as
-  ``mmh3.hash`` computes it, so the suites need no compiled extension.
+* :class:`QueryMechanism` and :func:`query_spec` — mechanisms whose input is a vector (or
+  a scalar) of query answers, and their :class:`~spec.MechanismSpec`;
+* :func:`aborted_before`, :func:`transcript_length`, :func:`svt_codes` — the sparse vector
+  technique's cut-off bookkeeping over an ``(N, n)`` boolean matrix, with no loop over N;
+* :func:`murmur3_32` — MurmurHash3 (x86, 32 bit) as ``mmh3.hash`` computes it, for RAPPOR.
 
-Encoding of sparse-vector outputs (used by every SVT-style mechanism here): a *code*
-column per query holds :data:`ABOVE` (1.0, ⊤), :data:`BELOW` (0.0, ⊥) or :data:`ABORTED`
-(−1.0, not answered because the cut-off was reached); where a mechanism also releases
-a noisy value, a separate *value* column per query holds it when the code is ⊤ and 0.0
-otherwise.  Code columns are categorical: compare them as exact values.
+Sparse-vector outputs: a *code* column per query (:data:`ABOVE`, :data:`BELOW`,
+:data:`ABORTED`), compared as exact values, and, where a mechanism releases noisy values,
+a *value* column per query (the value where the code is ⊤, 0.0 otherwise).
+
+Details: ``docs/engine_notes.md``, "privaudit.suites._kernels".
 """
 
 from __future__ import annotations

@@ -1,27 +1,12 @@
 """Fast Laplace draws for the benchmark samplers: a random sign times an exponential.
 
-The benchmark mechanisms draw 10⁷–10⁹ Laplace variates per audit, and numpy's
-``Generator.laplace`` (inverse CDF: one uniform and one logarithm per draw) dominates
-their cost.  :func:`laplace_noise` draws the same law from the ziggurat exponential
-sampler instead, about three times faster, in float64.
+The identity: if E ~ Exp(1) and S is a uniform random sign independent of E, then
+b·S·E ~ Laplace(0, b).  :func:`laplace_noise` draws E from numpy's ziggurat sampler and S
+as a flip of E's IEEE-754 sign bit from one random bit per draw: the law of
+``Generator.laplace``, about three times faster, in float64.  References: Kotz,
+Kozubowski & Podgórski, Birkhäuser 2001, §2.2; Marsaglia & Tsang, J. Stat. Softw. 2000.
 
-The identity used: if E ~ Exp(1) and S is a uniform random sign independent of E, then
-b·S·E ~ Laplace(0, b).  Proof: for u ≥ 0, P(b·S·E > u) = P(S = +1)·P(E > u/b) =
-½·e^{−u/b}, which is the Laplace(0, b) upper tail, and the law of b·S·E is symmetric
-about 0 like Laplace(0, b).  (Equivalently, |L|/b ~ Exp(1) independent of sign(L) for
-L ~ Laplace(0, b).)
-
-The sign is applied by flipping the IEEE-754 sign bit of E (exact multiplication by −1)
-from one uniform random bit per draw, taken from ``Generator.bytes``.
-
-References
-----------
-Kotz, Kozubowski & Podgórski, *The Laplace Distribution and Generalizations*,
-Birkhäuser 2001, Section 2.2 (representations of the classical Laplace law: a
-symmetric sign times a standard exponential; the difference of two exponentials).
-Marsaglia & Tsang, "The ziggurat method for generating random variables", Journal of
-Statistical Software 5(8), 2000 (the exponential sampler behind
-``Generator.standard_exponential``).
+Details (the proof, the costs): ``docs/engine_notes.md``, "privaudit.suites._laplace".
 """
 
 from __future__ import annotations

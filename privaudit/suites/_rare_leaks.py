@@ -1,18 +1,15 @@
 """Rare-leak quality cases: (ε, δ)-DP claims broken by a rare event, and correct controls.
 
-:func:`delta_broken_cases` holds means of n records in [0, 1] plus Laplace(1/(nε))
-noise, declared (1, 10⁻⁵)-DP with the honest Laplace law, whose code leaks with a
-probability far above the claimed δ (true ε = ∞):
+:func:`delta_broken_cases` holds means of n records in [0, 1] plus Laplace(1/(nε)) noise,
+declared (1, 10⁻⁵)-DP with the honest Laplace law, whose code leaks with a probability far
+above the claimed δ (true ε = ∞): a debugging branch that releases the raw mean
+(:class:`RareRawMean`), a "too large" draw replaced by no noise
+(:class:`NoiselessFallbackMean`), the noise clipped around the *true* mean
+(:class:`LeakyClampMean`).  :func:`delta_control_cases` runs the same code paths with
+leaks *within* the claimed δ.  All names are re-exported by :mod:`privaudit.suites.broken`,
+where users import them.
 
-* ``broken.rare_raw_mean_*`` (:class:`RareRawMean`) — a debugging branch that releases
-  the raw mean (an atom, or a narrow spike) once in a thousand calls;
-* ``broken.noiseless_fallback_mean`` (:class:`NoiselessFallbackMean`) — a draw deemed
-  "too large" replaced by no noise at all;
-* ``broken.leaky_clamp_mean*`` (:class:`LeakyClampMean`) — the noise clipped around the
-  *true* mean, so the clip points are atoms a neighbour never hits.
-
-:func:`delta_control_cases` runs the same code paths with leaks *within* the claimed δ.
-All names are re-exported by :mod:`privaudit.suites.broken`, where users import them.
+Details (each case): ``docs/engine_notes.md``, "privaudit.suites._rare_leaks".
 """
 
 from __future__ import annotations

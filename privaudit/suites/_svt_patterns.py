@@ -1,22 +1,15 @@
 """Sparse vector transcripts by table look-up on answer patterns.
 
-What a sparse vector run releases as codes (:data:`~privaudit.suites._kernels.ABOVE`,
-:data:`~privaudit.suites._kernels.BELOW`, :data:`~privaudit.suites._kernels.ABORTED`) is
-a function of its *answer pattern* alone: the integer whose bit j is set when query j
-compares above its threshold (compared for every query, even after the cut-off, as
-DP-Sniper does).  For n ≤ :data:`MAX_TABLE_LENGTH` queries the distinct code rows of
-the 2ⁿ patterns are computed once by :func:`~privaudit.suites._kernels.svt_codes`
-itself, and a run's codes are gathered from that table (one ``numpy.take`` of N rows)
-instead of N·n cumulative sums, comparisons and ``np.where`` temporaries.  Several
-independent runs released side by side (DP-Sniper's SVT34Parallel) are gathered from
-the table of all combinations of their code rows when it is small
-(:data:`MAX_COMBINED_ROWS`).  Longer query vectors fall back to
-:func:`~privaudit.suites._kernels.svt_codes` on the comparisons.  Every path gives the
-codes of :func:`~privaudit.suites._kernels.svt_codes`, value for value, from the same
-comparisons.
+The codes a sparse vector run releases are a function of its *answer pattern* alone (bit j
+set when query j compares above its threshold).  For n ≤ :data:`MAX_TABLE_LENGTH` queries
+the code rows of the 2ⁿ patterns are computed once by
+:func:`~privaudit.suites._kernels.svt_codes` and a run's codes are gathered from that
+table; independent runs released side by side are gathered from the table of their
+combinations when it is small (:data:`MAX_COMBINED_ROWS`); longer query vectors fall back
+to :func:`~privaudit.suites._kernels.svt_codes`.  Every path gives the same codes, value
+for value.  The comparisons come query-major, an ``(n, N)`` boolean array.
 
-The comparisons come query-major, an ``(n, N)`` boolean array (row j: query j of the N
-samples), so that building the patterns reads contiguous rows.
+Details: ``docs/engine_notes.md``, "privaudit.suites._svt_patterns".
 """
 
 from __future__ import annotations

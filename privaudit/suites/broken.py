@@ -1,30 +1,15 @@
 """Extra quality cases: broken mechanisms the public suites miss, and correct controls.
 
-:func:`broken_cases` holds mechanisms whose spec is internally consistent (the spec
-validator accepts it) while the code, or a claim the validator cannot see, is wrong:
+:func:`broken_cases` holds mechanisms whose spec the validator accepts while the code, or a
+claim it cannot see, is wrong: an under-declared sensitivity, a Laplace scale that follows
+the data's range, the Curator Attack's truncated Laplace (Wang et al., CCS 2024), and the
+classical Gaussian σ outside the theorem's range (in fact private at ε = 2, so an auditor
+must not flag it; not at ε = 10).  :func:`control_cases` holds the library's correct
+mechanisms, each with true ε equal to its claim (≤ it for the analytic Gaussian).  The
+rare-leak cases (:func:`delta_broken_cases`, :func:`delta_control_cases`) live in
+:mod:`privaudit.suites._rare_leaks` and are re-exported here.
 
-* ``broken.sum_underdeclared_sensitivity`` — a sum of records in [0, 2] declared with
-  sensitivity 1 (the gray-box sensitivity check must catch it; true ε = 2·claim);
-* ``broken.range_scaled_mean`` — a mean whose Laplace scale follows the observed range
-  of the data, declared with the fixed law (true ε = ∞);
-* ``broken.curator_truncated_laplace`` — the Curator Attack of Wang et al. (CCS 2024):
-  Laplace noise cut at ±k·b with the tail mass spread over the rest (true ε = ∞ by the
-  change of support; for the noise-law conformance check);
-* ``broken.gaussian_classical_eps2`` — the classical Gaussian σ at ε = 2, outside the
-  theorem's range, declared ``"manual"``: *it is in fact private* (true ε ≈ 1.61 at the
-  claimed δ), so an auditor must not flag it;
-* ``broken.gaussian_classical_eps10`` — the same formula at ε = 10, where it fails
-  (true ε ≈ 10.39 at the claimed δ); the honest σ would be refused by the spec
-  validator, so this one is declared as a black box.
-
-:func:`control_cases` holds the library's correct mechanisms, each with true ε equal to
-its claim (for the analytic Gaussian, the ε at which the exact profile meets the
-claimed δ, ≤ the claim).
-
-The rare-leak (δ-type) cases, :func:`delta_broken_cases` and :func:`delta_control_cases`
-with their mechanisms :class:`RareRawMean`, :class:`NoiselessFallbackMean` and
-:class:`LeakyClampMean`, live in :mod:`privaudit.suites._rare_leaks` and are re-exported
-here.
+Details (each case and its true ε): ``docs/engine_notes.md``, "privaudit.suites.broken".
 """
 
 from __future__ import annotations

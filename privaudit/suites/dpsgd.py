@@ -1,23 +1,14 @@
 """DP-SGD batch sampling: the common practice "shuffling accounted as Poisson", and controls.
 
-Chua, Ghazi, Kamath, Kumar, Manurangsi, Sinha & Zhang, "How Private are DP-SGD
-Implementations?", ICML 2024: DP-SGD implementations draw batches by shuffling but report
-the ε of Poisson subsampling.  In the ABLQ abstraction (:mod:`mechanisms.dpsgd`), at the
-settings of :data:`DPSGD_GAP_SETTINGS` (one epoch of ``T`` batches of one example,
-noise multiplier σ, δ = 1e-5, substitute-one):
+DP-SGD implementations draw batches by shuffling but report the ε of Poisson subsampling
+(Chua et al., ICML 2024).  In the ABLQ abstraction (:mod:`mechanisms.dpsgd`), at the
+settings of :data:`DPSGD_GAP_SETTINGS`, :func:`dpsgd_broken_cases` declares shuffled
+batches with the Poisson accountant's ε, below the paper's lower bound on the true ε
+(:func:`~mechanisms.dpsgd.shuffle_lower_bound`); :func:`dpsgd_control_cases` pairs Poisson
+batches with the Poisson accountant and shuffled batches with the honest no-amplification
+bound (their true ε: the accountant's upper bound, not shown tight).
 
-* :func:`dpsgd_broken_cases` — ``broken.dpsgd.shuffle_as_poisson.*``: shuffled batches,
-  declared with the Poisson accountant's ε.  Its ``true_epsilon`` is the paper's
-  max-batch-answer lower bound (:func:`~mechanisms.dpsgd.shuffle_lower_bound`): the true
-  ε is at least that, which already exceeds the claim, so ``is_private`` is false;
-* :func:`dpsgd_control_cases` — ``control.dpsgd.poisson.*`` (Poisson batches, Poisson
-  accountant) and ``control.dpsgd.shuffle.*`` (shuffled batches, the honest
-  no-amplification bound), whose ``true_epsilon`` is the accountant's (a proven upper
-  bound, not shown tight: ``true_epsilon_exact=False``).
-
-The pairs given with each case are the paper's pair (all records at the lower extreme,
-one at the upper); the black-box acceptance test (``tests/quality/test_dpsgd_audits.py``)
-audits without them, with pairs from the relation's own moves only.
+Details (the settings, the pairs): ``docs/engine_notes.md``, "privaudit.suites.dpsgd".
 """
 
 from __future__ import annotations

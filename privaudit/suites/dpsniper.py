@@ -1,26 +1,13 @@
 """The DP-Sniper benchmark: 20 mechanisms at claimed ε = 0.1 with their true ε.
 
-Bichsel, Steffen, Bogunovic & Vechev (IEEE S&P 2021) evaluate DP-Sniper and StatDP on
-20 mechanisms (``eth-sri/dp-sniper``, ``dpsniper/experiments/exp_default.py``), all
-claiming ε = 0.1.  :func:`dpsniper_cases` rebuilds them with the parameters and input
-sizes of ``exp_default.py``, the input pairs of ``dpsniper/input/pattern_generator.py``
-(StatDP's patterns, clipped to the input range, each also swapped) and the published
-lower bounds of ``eval_sp2021/reference-results/*.log`` as ``reference_results``:
-``"dpsniper_lr"`` (logistic regression), ``"dpsniper_mlp"`` (multi-layer perceptron)
-and ``"statdp"`` (StatDP run through DP-Sniper's wrapper), each a 90 %-confidence lower
-bound.
+:func:`dpsniper_cases` rebuilds the 20 mechanisms of Bichsel et al. (IEEE S&P 2021) with
+the parameters and input sizes of ``eth-sri/dp-sniper``'s ``exp_default.py``, its input
+pairs (:func:`dpsniper_patterns`) and its published 90 %-confidence lower bounds as
+``reference_results`` (``"dpsniper_lr"``, ``"dpsniper_mlp"``, ``"statdp"``).  Each case's
+``notes`` derive its true ε; SVT3, SVT6 and SVT34Parallel, ∞ for unbounded query streams,
+are finite with DP-Sniper's 10 queries.
 
-Neighbourhoods: DP-Sniper's ``PatternGenerator(domain, False)`` (one answer moves by
-1) is ℓ1 distance ≤ 1; ``PatternGenerator(domain, True)`` (every answer moves by ≤ 1)
-is ℓ∞ distance ≤ 1; RAPPOR, a local randomizer, relates any two values.  DP-Sniper
-draws inputs from [−10, 10]; the float-valued query mechanisms here accept any real
-answers (their privacy claim is about all of them), the integer ones keep DP-Sniper's
-ranges (counts in 0 … 5 and 0 … 10, RAPPOR values in −10 … 10).
-
-True ε.  Each case's ``notes`` give the derivation.  Where DP-Sniper's reference
-results (Bichsel et al., IEEE S&P 2021, evaluation tables) say ∞ for SVT3, SVT6 and SVT34Parallel,
-that holds for unbounded query streams (Lyu et al.); with DP-Sniper's 10 queries each is
-finite (0.5, 0.5 and 0.575), which is what the cases record.
+Details (neighbourhoods, input ranges): ``docs/engine_notes.md``, "privaudit.suites.dpsniper".
 """
 
 from __future__ import annotations

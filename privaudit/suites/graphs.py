@@ -1,48 +1,16 @@
 """Graph quality cases: node-DP mechanisms calibrated to the wrong sensitivity, and controls.
 
-Every mechanism here is the Laplace mechanism f(G) + Lap(Δ/ε) on a graph statistic f
-(:mod:`privaudit.suites._graph_statistics`), with the ``statistic`` hook exposed, so the
-auditor's gray-box sensitivity check and its distributional test both run.  The spec of a
-broken case is internally consistent (the noise matches the *claimed* Δ); what is wrong is
-the claim Δ under the declared relation.  For Laplace noise on a worst pair at statistic
-distance Δ_true the privacy loss is exactly Δ_true/b with b = Δ_claimed/ε, so
+Every mechanism is the Laplace mechanism f(G) + Lap(Δ/ε) on a graph statistic
+(:mod:`privaudit.suites._graph_statistics`) with its ``statistic`` hook exposed; a broken
+case claims the wrong Δ under its relation, so its true ε is (Δ_true / Δ_claimed)·ε
+(Dwork, McSherry, Nissim & Smith, TCC 2006).  :func:`graph_broken_cases`: the edge count
+without projection or with naive truncation, the degree histogram and the triangle count
+with edge-level sensitivity under node-neighbouring; :func:`graph_control_cases`: the same
+statistics with the correct Δ.  Each case's ``input_pairs`` is one benign pair: the auditor
+must find the worst with its own generators (:data:`WORST_PAIR_GENERATORS`).  References:
+Kasiviswanathan et al., TCC 2013; Blocki et al., ITCS 2013; Raskhodnikova et al., arXiv 2026.
 
-    true ε = (Δ_true / Δ_claimed) · ε_claimed
-
-(Dwork, McSherry, Nissim & Smith 2006, Prop. 1, tight on the worst pair).
-
-:func:`graph_broken_cases` (n = 10 nodes, degree bound D = 3, ε = 1):
-
-* ``graphs.edge_count_no_projection`` — |E| with Δ = D under node-neighbouring *without*
-  a degree bound and no projection: Δ_true = n − 1 = 9 (star toggle), true ε = 3;
-* ``graphs.edge_count_naive_truncation`` — edges among the nodes of degree ≤ D, with
-  Δ = D: Δ_true = nD/2 = 15 (threshold background, complement rewiring), true ε = 5;
-* ``graphs.degree_histogram_edge_sensitivity`` — the degree histogram with the edge-level
-  ℓ1 sensitivity 4 under node-neighbouring: Δ_true = 2n = 20 (star toggle), true ε = 5;
-* ``graphs.triangle_count_edge_sensitivity`` — triangles with the edge-DP Δ = n − 2 = 8
-  under node-neighbouring: Δ_true = C(n − 1, 2) = 36 (complement rewiring or hub
-  insertion on the complete graph), true ε = 4.5.
-
-:func:`graph_control_cases` holds the same statistics with the correct sensitivity (true
-ε = claimed ε = 1): the edge count under bounded-degree node-neighbouring (Δ = D) and under
-edge-neighbouring (Δ = 1), the degree histogram under node-neighbouring (Δ = 2n), and the
-triangle count under edge-neighbouring (Δ = n − 2) and node-neighbouring (Δ = C(n − 1, 2)).
-
-Each case's ``input_pairs`` is one deliberately *benign* pair (the path 0–1–2 against the
-triangle 0–1–2, a statistic shift within every claim): the auditor has to find the worst
-pair with its own generators (:mod:`privaudit.auditing.search.pair_sources`).
-:data:`WORST_PAIR_GENERATORS` records which generators attain each case's true Δ.
-
-References
-----------
-.. [1] Kasiviswanathan, Nissim, Raskhodnikova & Smith, "Analyzing graphs with node
-   differential privacy", TCC 2013 (node DP; projections and truncation, whose
-   sensitivity depends on how many nodes sit near the threshold).
-.. [2] Blocki, Blum, Datta & Sheffet, "Differentially private data analysis of social
-   networks via restricted sensitivity", ITCS 2013 (degree-bounded node DP).
-.. [3] Raskhodnikova, Smith, Wagaman & Zavyalov, "Local Node Differential Privacy",
-   arXiv 2602.15802, 2026, Section 2 (node neighbours); ``docs/derivations.md`` §7
-   (worst-case generators).
+Details (each case's Δ and true ε): ``docs/engine_notes.md``, "privaudit.suites.graphs".
 """
 
 from __future__ import annotations

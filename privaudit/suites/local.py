@@ -1,24 +1,17 @@
 """Local randomizers with a finite output law: broken variants and a correct control.
 
-Each mechanism declares a :class:`~spec.FiniteRandomizer` spec and exposes its output law
-through the ``output_probabilities`` hook, so the auditor's exact mode applies.  The
-broken ones are the classic implementation errors of quantized k-ary randomized response
-(Protocol A of Bell, Bellet, Gascón & Kulkarni, AISTATS 2020, Algorithm 1):
+Each declares a :class:`~spec.FiniteRandomizer` spec and exposes its output law through the
+``output_probabilities`` hook, so the auditor's exact mode applies.  The broken ones are
+classic errors of quantized k-ary randomized response (Bell, Bellet, Gascón & Kulkarni,
+AISTATS 2020, Protocol A):
 
-* ``local.rr_rerandomized_per_pair`` — the user re-randomizes its value for each of the
-  m pairs it takes part in, instead of once: m fresh ε-reports of the same value, true
-  ε = m·ε by composition (tight: the all-true output has ratio e^{mε});
-* ``local.rr_binary_keep_probability`` — k-RR with the binary keep probability
-  e^ε/(1 + e^ε) for k > 2: the ratio of the true cell to another is
-  p(k − 1)/(1 − p) = (k − 1)e^ε, true ε = ε + ln(k − 1);
-* ``local.rr_data_dependent_bins`` — the protocol's view (all n reports) when the bins are
-  k equal bins on [min(data), max(data)] instead of public ones: changing one record can
-  move every other user's bin.  On the records {0, …, 3}, n = 3, k = 2, the pair
-  (0, 1, 1) ~ (3, 1, 1) flips all three cells, so true ε = 3ε (the n-fold composition
-  bound, attained).
+* ``local.rr_rerandomized_per_pair`` — re-randomized for each of its m pairs: true ε = m·ε;
+* ``local.rr_binary_keep_probability`` — the binary keep probability for k > 2: true ε =
+  ε + ln(k − 1);
+* ``local.rr_data_dependent_bins`` — bins on [min(data), max(data)]: true ε = 3ε at n = 3.
 
-``control.local_krr`` is the correct randomizer (k-RR with keep probability
-e^ε/(k + e^ε − 1)), true ε = ε.
+``control.local_krr`` is the correct k-RR, true ε = ε.  Details (the derivations):
+``docs/engine_notes.md``, "privaudit.suites.local".
 """
 
 from __future__ import annotations

@@ -1,25 +1,15 @@
 """Broken local-node (LNDP) mechanisms that a user could write, on the joint messages.
 
-Each is built from the correct mechanism of :mod:`estimators.lndp` (Raskhodnikova, Smith,
-Wagaman & Zavyalov, "Local Node Differential Privacy") with one classic error:
+Each is a correct mechanism of :mod:`estimators.lndp` (Raskhodnikova, Smith, Wagaman &
+Zavyalov, "Local Node Differential Privacy", arXiv 2026) with one classic error: noise
+calibrated to the rewired node's own sensitivity (:func:`own_sensitivity_soft_threshold`,
+:func:`own_sensitivity_laplace_edge_count`), a claim that ignores the neighbours' entries
+(:func:`neighbours_copies_ignored`), thresholds that no node knows
+(:func:`global_threshold_soft_threshold`), a sampled one-hot instead of its expectation
+(:func:`sampled_one_hot`, in fact private at n = 8, so no sound audit can flag it).  Used
+by ``tests/quality/test_lndp_audits.py`` and ``scripts/lndp_study.py``.
 
-* :func:`own_sensitivity_soft_threshold` — Algorithm 1 whose Gaussian noise is calibrated
-  to the rewired node's *own* sensitivity (Δ = 1) instead of the joint vector's
-  √(1 + (n − 1)/λ²): the spec is the honest one, the noise is too small;
-* :func:`neighbours_copies_ignored` — a degrees-only release whose claim counts only the
-  rewired node's own entry (Δ₂ = 1): a degree-preserving swap leaves that entry alone and
-  moves 2k entries of the neighbours;
-* :func:`own_sensitivity_laplace_edge_count` — Algorithm 8 whose Laplace scale counts only
-  the rewired node's own degree change (n − 1, not 2(n − 1)): the true loss is 2ε at one
-  rewiring and (n − 1 + …)/b at node distance k (caught by the group-privacy audit);
-* :func:`global_threshold_soft_threshold` — Algorithm 1 whose thresholds follow the graph's
-  average degree, which no node knows: each message depends on the other nodes' lists
-  (caught by the ``lndp.locality`` check);
-* :func:`sampled_one_hot` — Algorithm 3 (W = I) releasing a *sampled* rounded one-hot
-  instead of its expectation B·e_d; at n = 8 it is in fact (0.9, 10⁻³)-private, so no
-  sound audit can flag it (``docs/lndp_study.md`` gives the bound).
-
-Used by ``tests/quality/test_lndp_audits.py`` and ``scripts/lndp_study.py``.
+Details (each error): ``docs/engine_notes.md``, "privaudit.suites.local_node".
 """
 
 from __future__ import annotations

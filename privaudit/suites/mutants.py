@@ -1,34 +1,17 @@
 """Mutant families: correct mechanisms and broken variants at random positions.
 
 Each family pairs a correct base mechanism with a broken variant whose defect sits at a
-position, dimension, node, weight or magnitude drawn from the family's parameter space
-(issue 45, item 3).  The quality tier (``tests/quality/test_mutants.py``) draws the
-parameters with hypothesis strategies and checks that the auditor catches every broken
-variant at CI size; ``scripts/mutant_table.py`` draws them with a numpy ``Generator`` and
-measures the catch rate and the false-alarm rate (``docs/mutant_table.md``).
+position, dimension, node, weight or magnitude drawn from the family's parameter space.
+:data:`MUTANT_FAMILIES` maps each family's name (``coupled_coins``, ``non_local_read``,
+``scale_error``, ``heavy_records``, ``tail_leak``, ``rho_exposure``,
+``one_input_departure``) to a :class:`MutantFamily` (correct builder, broken builder,
+parameter sampler); a builder takes the parameter dict and returns ``(mechanism,
+audit_kwargs)`` for ``privaudit.audit(mechanism, samples=..., seed=..., **audit_kwargs)``.
+The quality tier (``tests/quality/test_mutants.py``) checks that the auditor catches every
+broken variant at CI size; ``scripts/mutant_table.py`` measures catch and false-alarm
+rates.  No hypothesis import here: scripts use the samplers.
 
-A builder takes the parameter dict and returns ``(mechanism, audit_kwargs)``: call
-``privaudit.audit(mechanism, samples=..., seed=..., **audit_kwargs)``.  The families:
-
-* ``coupled_coins`` — unary encoding over d ∈ [4, 40] categories (declared product law);
-  broken: coordinate b reuses coordinate a's uniform coin (true ε = ∞);
-* ``non_local_read`` — each node sends its degree plus Laplace noise (n ∈ [6, 20]);
-  broken: node r sends node s's degree (not local: the LNDP claim fails);
-* ``scale_error`` — a d-dimensional Laplace vector release (d ∈ [2, 12]); broken: the
-  noise on one coordinate is multiplied by f ∈ [0.2, 0.5] (true ε = ε/f);
-* ``heavy_records`` — a weighted sum of n records with weights a permutation of 1..n;
-  broken: a group claim at k = 2 below the true group loss (w_max + w_second)/scale;
-* ``tail_leak`` — a Laplace mechanism; broken: the noise is clamped at its q-quantile
-  (q ∈ [0.99, 0.999]), so the outputs beyond sit on atoms at x ± t (true ε = ∞);
-* ``rho_exposure`` — a local-node mechanism whose public randomness ρ makes one node hot:
-  every neighbour of the hot node sends a message of wider spread (mean zero either way);
-  broken: the claim counts the hot node's exposure as one message's, not n − 1;
-* ``one_input_departure`` — k-ary randomized response over m ∈ [4, 12] categories, whose
-  pairs all tie under the declared law; broken: at one category c the sampler reports c
-  outright with probability t ∈ [0.3, 0.7] (the pairs holding c leak more than ε).
-
-``MUTANT_FAMILIES`` maps each family's name to a :class:`MutantFamily` (correct builder,
-broken builder, parameter sampler).  No hypothesis import here: scripts use the samplers.
+Details (each family): ``docs/engine_notes.md``, "privaudit.suites.mutants".
 """
 
 from __future__ import annotations

@@ -1,25 +1,14 @@
 """The StatDP benchmark: eleven noisy-max, histogram and sparse-vector algorithms.
 
-Ding, Wang, Wang, Zhang & Kifer (CCS 2018) test the algorithms of
-``cmla-psu/statdp``, ``statdp/algorithms.py`` with the settings of
-``examples/benchmark.py``: 5 queries, SVT with N = 1, T = 0.5, the incorrect SVTs with
-N = 1, T = 1, ALL_DIFFER (every answer moves by ≤ 1: ℓ∞ ≤ 1) for noisy max and the
-SVTs, ONE_DIFFER (one answer moves by ≤ 1: ℓ1 ≤ 1) for the histograms, claimed
-ε₀ ∈ {0.2, 0.7, 1.5}.  :func:`statdp_cases` builds them for any claimed ε₀ with
-StatDP's input patterns (``statdp/generators.py``) and the true ε of each, derived in
-its ``notes``.
+:func:`statdp_cases` builds the algorithms of ``cmla-psu/statdp`` (Ding, Wang, Wang, Zhang
+& Kifer, CCS 2018) with the settings of its ``examples/benchmark.py``, for any claimed ε₀
+(the benchmark's: :data:`STATDP_CLAIMED_EPSILONS`), with StatDP's input patterns
+(:func:`statdp_patterns`) and the true ε of each, derived in its ``notes``.  Outputs are
+StatDP's own, post-processing of the SVT transcript included, because it is what StatDP
+tests.
 
-Outputs are StatDP's own (all post-processing of the SVT transcript is kept, because
-it is what StatDP tests): ``int64`` indices for the arg-max variants, ``float64``
-values for the max variants and the histograms, an ``int64`` count for SVT
-(``out.count(False)``), an ``int64`` Hamming distance to the pattern
-(⊤ for the first ⌊n/2⌋ queries, ⊥ after; missing answers count as mismatches, as
-``itertools.zip_longest`` makes them) for iSVT1–3, and a ``float64`` pair
-(count of ⊥, last released value or 0.0) for iSVT4.
-
-True ε of the sparse-vector variants with n = 5 queries, N = 1 (the survey table's
-"∞" for iSVT4 and "grows with the number of queries" for iSVT2 hold for unbounded
-query streams): iSVT1 ∞, iSVT2 5ε₀/2, iSVT3 7ε₀/4, iSVT4 5ε₀/2.
+Details (settings, outputs, the true ε of the incorrect SVTs): ``docs/engine_notes.md``,
+"privaudit.suites.statdp".
 """
 
 from __future__ import annotations

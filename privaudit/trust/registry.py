@@ -1,49 +1,16 @@
 """The registry of audited mechanisms and estimators: the one way to get one for use.
 
->>> from privaudit import registry
->>> mech = registry.get("laplace")          # only if its certificate is present and current
->>> mech.spec.guarantee.kind
-'pure_dp'
+An entry holds a name, a zero-argument factory, a description, the audit configurations
+for CI and for its certificate (:data:`~privaudit.CI_STRENGTH`,
+:data:`~privaudit.CERTIFICATE_STRENGTH`) and optional explicit pairs.  :func:`get` returns
+the mechanism only if its certificate is present, current and consistent
+(:meth:`~privaudit.trust.certificates.Certificate.status_for`); otherwise it raises a
+:class:`~spec.errors.RegistryError` naming the reason and the command that certifies the
+entry (``get(name, allow_uncertified=True)``, for research, warns instead).  Third-party
+mechanisms join by :func:`register` or the entry-point group ``privaudit.mechanisms``.
 
-Every entry has a name, a zero-argument factory that builds the mechanism, a description,
-the audit configuration for CI (:data:`~privaudit.CI_STRENGTH` by default), the stronger
-configuration its certificate is made with (:data:`~privaudit.CERTIFICATE_STRENGTH`) and
-optional explicit neighbouring pairs.
-
-:func:`get` returns the mechanism only if its certificate is present, *current* and
-consistent: the spec hash and the implementation hash recorded in the certificate match
-the mechanism built now, and its recorded results agree with each other
-(:meth:`~privaudit.trust.certificates.Certificate.status_for`).  Otherwise it raises
-:class:`~spec.errors.StaleCertificateError` or
-:class:`~spec.errors.InconsistentCertificateError` (both :class:`~spec.errors.RegistryError`)
-naming the reason and the command that certifies the entry,
-``privaudit certify --registry NAME``.  ``get(name, allow_uncertified=True)`` is
-the opt-out for research: it returns the mechanism and emits an
-:class:`~spec.errors.UncertifiedMechanismWarning` on every call.
-
-Where certificates live
-    Built-in entries (:mod:`privaudit.trust.builtin_registry`):
-    ``privaudit/trust/builtin_certificates/NAME.json``, shipped with the package and regenerated
-    by ``privaudit certify --registry``.  Other entries: ``NAME.json`` in the
-    ``certificate_dir`` given to :func:`register`, else in the directory named by the
-    environment variable ``PRIVAUDIT_CERTIFICATE_DIR`` (default
-    ``./.privaudit/certificates``, read at each lookup).
-
-Third-party mechanisms
-    Call :func:`register` explicitly, or declare an entry point in the group
-    ``privaudit.mechanisms``.  The entry point loads either a *hook* — a callable with one
-    required positional parameter, called with this module so it can call
-    :func:`register` any number of times — or a zero-argument *factory*, registered under
-    the entry point's name with the first line of its docstring as description::
-
-        [project.entry-points."privaudit.mechanisms"]
-        acme = "acme_dp.privaudit_entries:register_all"     # hook(registry)
-        acme_mean = "acme_dp.mechanisms:noisy_mean"          # factory()
-
-    Entry points are loaded once, lazily, on the first access to the registry; one that
-    fails to load is skipped with a :class:`~spec.errors.PrivauditWarning`.
-
-Adding a built-in entry is one line in :mod:`privaudit.trust.builtin_registry`.
+Details (where certificates live, entry points, an example): ``docs/engine_notes.md``,
+"privaudit.trust.registry".
 """
 
 from __future__ import annotations

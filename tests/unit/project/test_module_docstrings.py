@@ -24,29 +24,6 @@ LIMIT = 15
 #: Most lines of a package ``__init__``'s docstring, which may map the package's modules
 #: (``privaudit.auditing.distinguish`` names each of its 29 modules).
 INIT_LIMIT = 30
-#: Modules outside the pass that shortened the engine's docstrings (``privaudit/suites``,
-#: ``first_party.py``, ``trust/registry.py``), each with the length of its docstring then
-#: (0: none).  Their docstrings may shrink, not grow; an entry that meets the limit must
-#: leave this list.  Shorten them as the engine's were, then delete their entries.
-LEFT_FOR_LATER: dict[str, int] = {
-    "privaudit/__main__.py": 0,
-    "privaudit/first_party.py": 32,
-    "privaudit/trust/registry.py": 47,
-    "privaudit/suites/__init__.py": 36,
-    "privaudit/suites/_dpsniper_svt.py": 30,
-    "privaudit/suites/_kernels.py": 19,
-    "privaudit/suites/_laplace.py": 25,
-    "privaudit/suites/_rare_leaks.py": 16,
-    "privaudit/suites/_svt_patterns.py": 20,
-    "privaudit/suites/broken.py": 28,
-    "privaudit/suites/dpsgd.py": 21,
-    "privaudit/suites/dpsniper.py": 24,
-    "privaudit/suites/graphs.py": 46,
-    "privaudit/suites/local.py": 22,
-    "privaudit/suites/local_node.py": 23,
-    "privaudit/suites/mutants.py": 32,
-    "privaudit/suites/statdp.py": 23,
-}
 #: Names of benchmark mechanisms, seeds and issue numbers, which the engine's code (its
 #: comments and docstrings included) must not carry.
 ANECDOTE = re.compile(
@@ -93,7 +70,6 @@ def test_the_measure_counts_the_docstring_as_written():
 def test_the_scan_sees_the_package():
     names = {_relative(path) for path in _modules()}
     assert {"privaudit/auditing/auditor.py", "privaudit/statistics/rate_ratio.py"} <= names
-    assert set(LEFT_FOR_LATER) <= names, set(LEFT_FOR_LATER) - names
 
 
 def test_every_module_has_a_short_docstring():
@@ -101,13 +77,7 @@ def test_every_module_has_a_short_docstring():
     for path in _modules():
         rel = _relative(path)
         lines = docstring_lines(path.read_text(encoding="utf-8"))
-        if rel in LEFT_FOR_LATER:
-            if lines > LEFT_FOR_LATER[rel] or (LEFT_FOR_LATER[rel] and not lines):
-                problems.append(
-                    f"{rel}: its docstring went from {LEFT_FOR_LATER[rel]} to {lines} lines "
-                    "(it is listed in LEFT_FOR_LATER to shrink, not to grow)"
-                )
-        elif not lines:
+        if not lines:
             problems.append(f"{rel}: no module docstring (say what the module is for)")
         elif lines > _limit(path):
             problems.append(f"{rel}: a module docstring of {lines} lines (limit {_limit(path)})")
@@ -117,17 +87,6 @@ def test_every_module_has_a_short_docstring():
         'docs/engine_notes.md ("## <dotted.module.path>") or docs/derivations.md:\n'
         + "\n".join(problems)
     )
-
-
-def test_modules_left_for_later_still_need_it():
-    """An entry of :data:`LEFT_FOR_LATER` whose module now meets the limit is removed."""
-    done = []
-    for rel in LEFT_FOR_LATER:
-        path = ROOT / rel
-        lines = docstring_lines(path.read_text(encoding="utf-8"))
-        if 0 < lines <= _limit(path):
-            done.append(f"{rel} ({lines} lines)")
-    assert not done, f"these modules meet the limit now: delete them from LEFT_FOR_LATER: {done}"
 
 
 @pytest.mark.parametrize(
