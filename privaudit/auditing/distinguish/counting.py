@@ -23,7 +23,7 @@ from privaudit.spec.errors import AuditError, PrivauditError
 __all__: list[str] = []
 
 #: One chunk's event counts, support hits and loss histogram.
-_ChunkTally = tuple[np.ndarray, np.ndarray, "LossHistogram | None"]
+_ChunkTally = tuple[np.ndarray, np.ndarray, LossHistogram | None]
 
 
 @dataclass(frozen=True)

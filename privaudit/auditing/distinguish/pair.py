@@ -166,6 +166,7 @@ def distinguish_pair(
         split=split,
         use_ratio=use_ratio,
         alpha=a,
+        claim=(eps_c, delta_c),
     )
 
 
@@ -181,12 +182,13 @@ def _verdict(
     split: TestSplitCounts,
     use_ratio: np.ndarray,
     alpha: float,
+    claim: tuple[float, float],
 ) -> PairTestResult:
     """The bounds of every event, the best one, the profile and the power, as the result."""
     declared = search.densities is not None
     spec = mechanism.spec
     guarantee = spec.guarantee
-    eps_c, delta_c = claimed_point(guarantee)
+    eps_c, delta_c = claim
     n, poisson, clock = draws.samples, draws.poissonized, draws.clock
     bounds, margins, margin_eps = event_bounds(
         tests, split, use_ratio, guarantee, samples=n, epsilon=eps_c, delta=delta_c, poisson=poisson
