@@ -18,6 +18,8 @@ from privaudit._lazy import lazy_dir as _lazy_dir
 _LAZY: dict[str, tuple[str, str]] = {
     "ConfirmationPolicy": ("privaudit.auditing.confirmation", "ConfirmationPolicy"),
     "PAIR_TOLERANCE": ("privaudit.auditing.config", "PAIR_TOLERANCE"),
+    "SequentialRecord": ("privaudit.auditing.outcome.sequential_record", "SequentialRecord"),
+    "look_schedule": ("privaudit.auditing.sequential", "look_schedule"),
     "audit_group_privacy": ("privaudit.auditing.checks.group_privacy", "audit_group_privacy"),
     "pair_key": ("privaudit.auditing.pairs", "pair_key"),
     "screened_audit": ("privaudit.auditing.confirmation", "screened_audit"),
@@ -28,7 +30,9 @@ _LAZY: dict[str, tuple[str, str]] = {
 __all__ = [
     "ConfirmationPolicy",
     "PAIR_TOLERANCE",
+    "SequentialRecord",
     "audit_group_privacy",
+    "look_schedule",
     "pair_key",
     "screened_audit",
     "to_jsonable",

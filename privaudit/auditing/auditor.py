@@ -62,6 +62,7 @@ from privaudit.auditing.pairs import CandidatePair, verified_pair
 from privaudit.auditing.plan import plan_audit
 from privaudit.auditing.sampler_outputs import sampler_timeout_scope
 from privaudit.auditing.search import candidate_pairs
+from privaudit.auditing.sequential import look_schedule, sequential_audit
 from privaudit.auditing.time_budget import plan_to_budget
 from privaudit.execution.blas_threads import single_threaded_blas
 from privaudit.execution.distributed import DaskExecutor, executor_scope
@@ -134,6 +135,13 @@ def audit(
     clock : callable, optional
         The time source of a ``time_budget`` audit's timing pilot (default
         ``time.perf_counter``); inject one to plan for a simulated cost per release.
+        A sequential audit reads its time budget on it too.
+
+    sequential : bool, optional (keyword override)
+        Run looks at growing sizes up to ``samples``, with α spent over them, and stop at
+        the first that refutes the claim (:mod:`privaudit.auditing.sequential`); "no
+        violation" is concluded by the last look.  The report's ``sequential`` records
+        the looks and why the audit stopped.
 
     time_budget : float, optional (keyword override)
         Seconds the audit may take: a pilot of releases is timed and the configuration
@@ -159,6 +167,9 @@ def audit(
         # small matrices: BLAS threads only contend (_threads)
         if isinstance(run, DaskExecutor):
             run.check_shippable(mechanism, f"mechanism {getattr(mechanism, 'name', mechanism)!r}")
+        cfg = (config if config is not None else AuditConfig()).merged(overrides)
+        if cfg.sequential:
+            return _sequential(mechanism, cfg, pairs, progress, run, group, claim, clock)
         return _audit(
             mechanism,
             config=config,
@@ -170,6 +181,38 @@ def audit(
             clock=clock,
             **overrides,
         )
+
+
+def _sequential(
+    mechanism: Any,
+    cfg: AuditConfig,
+    pairs: Sequence[tuple[Any, Any]],
+    progress: Progress | None,
+    executor: Executor | None,
+    group: int | None,
+    claim: Any,
+    clock: Callable[[], float] | None,
+) -> AuditReport:
+    """The looks of a sequential audit (:func:`~privaudit.auditing.sequential.sequential_audit`),
+    each a whole audit by :func:`_audit`."""
+    say = progress or (lambda _msg: None)
+    looks = len(look_schedule(cfg.samples, cfg.alpha, cfg.seed))
+
+    def run_look(look_cfg: AuditConfig, index: int) -> AuditReport:
+        def tell(msg: str) -> None:
+            say(f"look {index + 1}/{looks}: {msg}")
+
+        return _audit(
+            mechanism,
+            config=look_cfg,
+            pairs=pairs,
+            progress=tell if progress is not None else None,
+            executor=executor,
+            group=group,
+            claim=claim,
+        )
+
+    return sequential_audit(cfg, run_look, say=say, clock=clock or time.perf_counter)
 
 
 def _sampler_timeout(config: AuditConfig | None, overrides: dict[str, Any]) -> float | None:

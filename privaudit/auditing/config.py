@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Annotated, Any
 
-from pydantic import BeforeValidator, model_validator
+from pydantic import BeforeValidator, StrictBool, model_validator
 
 from privaudit.auditing.limits import MAX_SAMPLES
 from privaudit.spec import (
@@ -115,6 +115,13 @@ class AuditConfig(SpecModel):
         (:mod:`privaudit.auditing.time_budget`); the report's ``config`` is the planned
         configuration (without the budget, so that it reruns the same audit from the
         seed) and its ``budget`` says what the budget can and cannot detect.
+    sequential : bool
+        Run the audit as a sequence of looks at growing sizes, each with a share of α,
+        stopping at the first that refutes the claim
+        (:mod:`privaudit.auditing.sequential`; ``docs/sequential_audits.md``).  ``samples``
+        is the last look's size, which alone concludes "no violation"; ``time_budget``
+        stops before a look that would not fit instead of shrinking the configuration.
+        Default off.
     sampler_timeout : float, optional
         Seconds one sampler call may take before the audit stops with
         :class:`~privaudit.spec.errors.SamplerTimeoutError`; defaults to ``time_budget``
@@ -136,6 +143,7 @@ class AuditConfig(SpecModel):
     detect_epsilon: PositiveFloat | None = None
     time_budget: PositiveFloat | None = None
     sampler_timeout: PositiveFloat | None = None
+    sequential: StrictBool = False
 
     @model_validator(mode="after")
     def _budgets(self) -> AuditConfig:
@@ -247,7 +255,8 @@ CERTIFICATE_MINIMUMS: Mapping[str, float] = MappingProxyType(
 
 
 def below_certificate_minimums(config: AuditConfig) -> tuple[str, ...]:
-    """One phrase per field of ``config`` below :data:`CERTIFICATE_MINIMUMS` (empty if none).
+    """One phrase per field of ``config`` below :data:`CERTIFICATE_MINIMUMS` (empty if none),
+    and one for a sequential audit, whose early looks are smaller than any minimum.
 
     Examples
     --------
@@ -256,8 +265,11 @@ def below_certificate_minimums(config: AuditConfig) -> tuple[str, ...]:
     >>> below_certificate_minimums(CI_STRENGTH)
     ('samples = 50000 < 100000',)
     """
-    return tuple(
+    weak = tuple(
         f"{field} = {getattr(config, field):g} < {minimum:g}"
         for field, minimum in CERTIFICATE_MINIMUMS.items()
         if getattr(config, field) < minimum
     )
+    if config.sequential:  # its looks before the last stop below the minimums
+        weak += ("sequential = True (a certificate records one audit of fixed size)",)
+    return weak

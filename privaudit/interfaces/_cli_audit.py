@@ -186,6 +186,8 @@ def _paragraph(name: str, description: str, report: Any, cert: Any, seconds: flo
         )
     if getattr(report, "budget", None) is not None:
         parts.append(f"Budget: {report.budget.statement}.")
+    if getattr(report, "sequential", None) is not None:
+        parts.append(f"{report.sequential.text().capitalize()}.")
     if cert.current:
         parts.append(f"Certificate: current ({_reason(cert)}).")
     elif cert.state == "missing":

@@ -156,6 +156,7 @@ def _overrides(args: argparse.Namespace) -> dict[str, Any]:
         "detect_epsilon",
         "time_budget",
         "sampler_timeout",
+        "sequential",
     ):
         value = getattr(args, key, None)
         if value is not None:

@@ -194,6 +194,14 @@ def _add_audit(sub: Any) -> None:
         "the report says what the budget can and cannot detect",
     )
     audit.add_argument(
+        "--sequential",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="run looks at growing sizes up to --samples, with the error budget spent "
+        "over them, and stop at the first that refutes the claim; 'no violation' is "
+        "concluded at --samples (docs/sequential_audits.md; default: off)",
+    )
+    audit.add_argument(
         "--sampler-timeout",
         type=_positive_float,
         default=None,

@@ -373,12 +373,35 @@ def _budget_section(report: AuditReport) -> str:
         f'<td class="num">{_e(_num(c.seconds))}</td></tr>'
         for c in plan.stages
     )
-    return (
-        f'<section class="card" id="budget"><h2>Time budget</h2>'
-        f'<p class="lead">{_e(plan.statement)}.</p>'
-        f"<table><thead><tr><th>stage</th><th>releases</th><th>seconds (estimated)</th>"
-        f"</tr></thead><tbody>{rows}</tbody></table></section>"
+    return _table_card(
+        "budget", "Time budget", plan.statement, ("stage", "releases", "seconds (estimated)"), rows
     )
+
+
+def _table_card(section: str, title: str, lead: str, headers: Sequence[str], rows: str) -> str:
+    """A card with a title, a one-sentence lead and a table (``rows``: ``<tr>`` HTML)."""
+    head = "".join(f"<th>{_e(h)}</th>" for h in headers)
+    return (
+        f'<section class="card" id="{section}"><h2>{_e(title)}</h2>'
+        f'<p class="lead">{_e(lead)}.</p>'
+        f"<table><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table></section>"
+    )
+
+
+def _sequential_section(report: AuditReport) -> str:
+    """A sequential audit: its looks, what each found, and why it stopped."""
+    record = report.sequential
+    if record is None:
+        return ""
+    rows = "".join(
+        f'<tr><td class="num">{look.look + 1}</td><td class="num">{look.samples:,}</td>'
+        f'<td class="num">{look.alpha:.3g}</td><td>{_e(look.verdict.replace("_", " "))}</td>'
+        f'<td class="num">{_e(_num(look.epsilon_lower_bound))}</td>'
+        f'<td class="num">{_e(_num(look.seconds))}</td></tr>'
+        for look in record.looks
+    )
+    headers = ("look", "samples per side", "α", "verdict", "ε lower bound", "seconds")
+    return _table_card("sequential", "Sequential audit", record.text(), headers, rows)
 
 
 def _exact_section(report: AuditReport) -> str:
@@ -591,6 +614,7 @@ def render_html_report(report: AuditReport, *, figures: FigureMode = "auto") -> 
             _summary(report),
             _exact_section(report),
             _budget_section(report),
+            _sequential_section(report),
             _claims_section(report),
             _checks_section(report),
             _counterexamples_section(report),

@@ -99,6 +99,15 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "to fit and says what the budget can and cannot detect",
     )
     group.addoption(
+        "--privaudit-sequential",
+        action="store_true",
+        default=None,
+        dest="privaudit_sequential",
+        help="run each privacy_audit sequentially (default: ini privaudit_sequential, "
+        "else off): looks at growing sizes with the error budget spent over them, "
+        "stopping at the first that refutes the claim (docs/sequential_audits.md)",
+    )
+    group.addoption(
         "--privaudit-executor",
         choices=EXECUTOR_NAMES,
         default="serial",
@@ -166,6 +175,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="default seconds each privacy_audit may take (no budget)",
     )
     parser.addini(
+        "privaudit_sequential",
+        type="bool",
+        default=False,
+        help="run each privacy_audit sequentially (false)",
+    )
+    parser.addini(
         "privaudit_session_alpha",
         default=None,
         help="probability that a session of correct mechanisms fails (0.01)",
@@ -208,6 +223,13 @@ def _time_budget(config: pytest.Config) -> float | None:
     if value is None:
         value = _ini_value(config, "privaudit_time_budget", _positive_float)
     return value
+
+
+def _sequential(config: pytest.Config) -> bool:
+    """``--privaudit-sequential``, else the ini option ``privaudit_sequential``."""
+    if config.getoption("privaudit_sequential"):
+        return True
+    return bool(config.getini("privaudit_sequential"))
 
 
 def _confirmation_settings(config: pytest.Config) -> dict[str, Any]:
@@ -504,6 +526,9 @@ class PrivacyAudit:
         Confidence from the command line (``None``: ``CI_STRENGTH``).
     time_budget : float or None
         Seconds per audit from the command line or ini file (``None``: no budget).
+    sequential : bool
+        Whether audits run sequentially (``--privaudit-sequential`` or the ini option;
+        a call's ``sequential=`` beats it).
     executor : Executor or None
         Where the audits run (``--privaudit-executor``; ``None``: in the test process).
     policy : ConfirmationPolicy or None
@@ -517,6 +542,7 @@ class PrivacyAudit:
     samples: int | None = None
     confidence: float | None = None
     time_budget: float | None = None
+    sequential: bool = False
     executor: Any = field(default=None, repr=False, compare=False)
     policy: ConfirmationPolicy | None = None
     outcomes: list[AuditOutcome] = field(default_factory=list, repr=False, compare=False)
@@ -561,6 +587,8 @@ class PrivacyAudit:
             options["confidence"] = self.confidence
         if self.time_budget is not None:
             options["time_budget"] = self.time_budget
+        if self.sequential:
+            options["sequential"] = True
         source: SeedSource = "test" if "seed" in config_overrides else self.seed_source
         options.update(config_overrides)
         stages = screened_audit(
@@ -622,6 +650,7 @@ def privacy_audit(request: pytest.FixtureRequest, privaudit_executor: Any) -> Pr
         samples=samples,
         confidence=config.getoption("privaudit_confidence"),
         time_budget=_time_budget(config),
+        sequential=_sequential(config),
         executor=privaudit_executor,
         policy=ConfirmationPolicy(**_confirmation_settings(config)),
     )

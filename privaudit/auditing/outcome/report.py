@@ -26,6 +26,7 @@ from privaudit.auditing.outcome.results import (
     PowerStatement,
     ProfilePoint,
 )
+from privaudit.auditing.outcome.sequential_record import SequentialRecord
 from privaudit.auditing.outcome.texts import claim_text, format_epsilon
 from privaudit.auditing.outcome.verdicts import Verdict, inconclusive_text
 from privaudit.spec import ExtendedEpsilon, MechanismSpec, SpecModel
@@ -132,6 +133,11 @@ class AuditReport(SpecModel):
     plan : AuditPlan, optional
         What the audit ran and each statistical stage's share of α, computed once before
         the first draw (:mod:`privaudit.auditing.plan`).
+    sequential : SequentialRecord, optional
+        For a sequential audit (``config.sequential``): the schedule of looks, the looks
+        run and why it stopped (:mod:`privaudit.auditing.sequential`); the other fields
+        are those of the last look, except ``config``, ``confidence``, ``seed`` and
+        ``runtime_seconds``, which are the whole audit's.
     """
 
     schema_version: int = REPORT_SCHEMA_VERSION
@@ -160,6 +166,7 @@ class AuditReport(SpecModel):
     assumptions: tuple[Assumption, ...] = ()
     budget: BudgetPlan | None = None
     plan: AuditPlan | None = None
+    sequential: SequentialRecord | None = None
     runtime_seconds: float = 0.0
     versions: dict[str, str] = Field(default_factory=dict)
     disclaimer: str = DISCLAIMER
@@ -214,6 +221,10 @@ class AuditReport(SpecModel):
                 lines.append(f"  why            : {inconclusive_text(self.power)}")
         if self.budget is not None:
             lines.append(f"  budget         : {self.budget.statement}")
+        if self.sequential is not None:
+            lines.append(
+                f"  sequential     : {self.sequential.text().removeprefix('sequential: ')}"
+            )
         lines.append(
             f"  ε lower bound  : {eps} at δ = {self.delta_claimed:g} "
             f"(claimed ε = {self.epsilon_claimed:.6g})"

@@ -115,7 +115,15 @@ def test_leaves_import_no_room_and_only_the_outermost_room_imports_the_facade():
 ARCHITECTURE = ROOT / "docs" / "architecture.md"
 #: The modules at the top of ``auditing/``, by floor: the audit itself (the top floor, above
 #: every sub-room) and the base it stands on (below every sub-room).
-AUDIT_FLOOR = ("auditor", "audit_steps", "audit_outcome", "confirmation", "time_budget", "plan")
+AUDIT_FLOOR = (
+    "auditor",
+    "audit_steps",
+    "audit_outcome",
+    "confirmation",
+    "time_budget",
+    "plan",
+    "sequential",
+)
 BASE_FLOOR = ("config", "limits", "pairs", "sampler_outputs")
 
 

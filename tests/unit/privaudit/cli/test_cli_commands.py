@@ -276,6 +276,18 @@ COMMANDS: dict[str, tuple[str, ...]] = {
         "--quiet",
     ),
     "audit_bad_time_budget": ("audit", "targets.py:good", "--time-budget", "-1"),
+    "audit_sequential_broken": (
+        "audit",
+        "targets.py:half_noise",
+        *SMALL,
+        "--sequential",
+        "--json",
+        "-",
+        "--quiet",
+    ),
+    "audit_sequential_good": ("audit", "targets.py:good", *SMALL, "--sequential", "--json", "-"),
+    "audit_no_sequential": ("audit", "targets.py:good", *SMALL, "--no-sequential", "--json", "-"),
+    "audit_bad_sequential": ("audit", "targets.py:good", "--sequential=yes"),
     # audit --registry
     "audit_registry": (
         "audit",
@@ -370,6 +382,25 @@ def test_audit_with_a_time_budget_reports_what_the_budget_can_detect(runs):
     assert budget["timing"]["seconds_per_release"] > 0
     assert "time budget 30 s" in budget["statement"]
     assert_usage_error(runs["audit_bad_time_budget"], "--time-budget", "-1")
+
+
+def test_sequential_audits_stop_at_the_first_refutation_and_say_why(runs):
+    broken = runs["audit_sequential_broken"]
+    assert broken.returncode == 1, broken.stderr
+    report = json.loads(broken.stdout)
+    record = report["sequential"]
+    assert report["verdict"] == "violation" and record["stopping_reason"] == "violation"
+    assert [look["samples"] for look in record["schedule"]] == [1250, 20000]
+    assert record["samples_drawn"] == report["samples"] == 1250
+    assert report["config"]["sequential"] is True and report["config"]["samples"] == 20000
+    good = runs["audit_sequential_good"]
+    assert good.returncode == 0, good.stderr
+    record = json.loads(good.stdout)["sequential"]
+    assert record["stopping_reason"] == "sample budget" and record["samples_drawn"] == 21250
+    assert "sequential     : 2 of 2 looks (1,250, 20,000 per side" in good.stderr
+    plain = json.loads(runs["audit_no_sequential"].stdout)
+    assert plain["sequential"] is None and plain["config"]["sequential"] is False
+    assert_usage_error(runs["audit_bad_sequential"], "--sequential")
 
 
 def _has(module: str) -> bool:

@@ -239,6 +239,31 @@ def test_time_budget_option_ini_and_keyword(project):
     project.runpytest(*_args("--privaudit-time-budget", "35")).assert_outcomes(passed=1)
 
 
+def test_sequential_option_ini_and_keyword(project):
+    project.makepyfile(
+        test_sequential="""
+        def test_sequential(privacy_audit, pytestconfig):
+            from mechs import broken_sum, correct
+            on = bool(pytestconfig.getoption("privaudit_sequential")) or bool(
+                pytestconfig.getini("privaudit_sequential"))
+            outcome = privacy_audit(correct(), samples=4000)
+            assert (outcome.report.sequential is not None) == on
+            if on:
+                assert outcome.report.sequential.stopping_reason == "sample budget"
+                assert outcome.report.config.sequential
+            caught = privacy_audit(broken_sum(), samples=4000, sequential=True)
+            assert caught.violated and caught.report.sequential.stopping_reason == "violation"
+            assert len(caught.report.sequential.looks) == 1
+            off = privacy_audit(correct(), samples=4000, sequential=False)
+            assert off.report.sequential is None
+    """
+    )
+    project.runpytest(*_args()).assert_outcomes(passed=1)
+    project.runpytest(*_args("--privaudit-sequential")).assert_outcomes(passed=1)
+    project.makeini("[pytest]\nprivaudit_sequential = true\n")
+    project.runpytest(*_args()).assert_outcomes(passed=1)
+
+
 @pytest.mark.parametrize(
     "option, value",
     [
