@@ -43,7 +43,7 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:  # run from a checkout: use its packages
     sys.path.insert(0, str(ROOT))
 
-from privaudit import CI_STRENGTH, AuditConfig, audit
+from privaudit import CI_STRENGTH, AuditConfig, audit, registry
 from privaudit.auditing import look_schedule
 from privaudit.mechanisms import LaplaceMechanism
 from privaudit.statistics import clopper_pearson
@@ -56,7 +56,6 @@ from privaudit.suites import (
     own_sensitivity_laplace_edge_count,
     own_sensitivity_soft_threshold,
 )
-from privaudit.trust import registry
 
 DATA = ROOT / "docs" / "sequential_audits_data"
 PAGE = ROOT / "docs" / "sequential_audits.md"
