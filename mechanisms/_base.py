@@ -36,10 +36,12 @@ _HOOKS = (
     "output_probabilities",
     "float_image",
     "node_exposure",
+    "pipeline",
 )
 """The gray-box hooks :meth:`Mechanism.provides` knows (``float_image``: a user's model of
 the sampler's floating-point image, issue 28; ``node_exposure``: local-node mechanisms,
-issue 27)."""
+issue 27; ``pipeline``: the release written through its DP primitives, for grey-box
+replay, issue 48)."""
 
 
 def check_sample_size(size: Any) -> int:
@@ -125,12 +127,18 @@ class Mechanism(ABC):
         """Whether the mechanism implements the gray-box hook ``hook``.
 
         ``hook`` is one of ``"statistic"``, ``"local_sensitivity_bound"``,
-        ``"smooth_sensitivity"``, ``"output_probabilities"``, ``"float_image"`` and
-        ``"node_exposure"``.
+        ``"smooth_sensitivity"``, ``"output_probabilities"``, ``"float_image"``,
+        ``"node_exposure"`` and ``"pipeline"``.
         """
         if hook not in _HOOKS:
             raise InvalidParameterError(f"unknown hook {hook!r}; expected one of {_HOOKS}")
         return getattr(type(self), hook) is not getattr(Mechanism, hook)
+
+    def pipeline(self, data: Any, noise: Any) -> Any:
+        """One release on ``data`` with every noise draw made through a DP primitive of
+        ``noise``, a :class:`privaudit.auditing.replay.NoiseRecorder` (gray-box hook; the
+        auditor replays it on neighbours, ``docs/replay.md``)."""
+        raise NotImplementedError(f"{type(self).__name__} does not expose its primitives")
 
     def statistic(self, data: Any) -> Any:
         """The exact value f(D) the mechanism privatises (gray-box hook)."""

@@ -176,6 +176,35 @@ class AdditiveNoiseMechanism(Mechanism):
         value = self._evaluate(self.validate_input(data))
         return value[()] if value.ndim == 0 else value
 
+    def pipeline(self, data: Any, noise: Any) -> Any:
+        """One release as a replay pipeline (gray-box hook): f(D) through one primitive
+        that declares the spec's global sensitivity, its norm, the noise law's parameters
+        and the spec's guarantee, and draws the spec's law.
+
+        Raises
+        ------
+        NotImplementedError
+            If the spec declares no global sensitivity (a smooth or local claim).
+        """
+        claim = self.spec.global_sensitivity
+        if claim is None:
+            raise NotImplementedError(f"{self.name!r} declares no global sensitivity")
+        law, exact = self.noise_law, self._exact
+        parameters = {
+            key: float(value)
+            for key, value in law.model_dump().items()
+            if isinstance(value, (int, float)) and not isinstance(value, bool)
+        }
+        return noise.primitive(
+            self._evaluate(self.validate_input(data)),
+            kind=type(law).__name__,
+            sensitivity=claim.value,
+            norm=claim.norm,
+            guarantee=self.spec.guarantee,
+            noise=lambda g, shape: _sample_exact(law, g, shape) if exact else law.sample(g, shape),
+            parameters=parameters,
+        )
+
     # -- sampling --------------------------------------------------------------------------
     def _sample(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
         value = self._evaluate(data)

@@ -43,9 +43,11 @@ _LAZY: dict[str, tuple[str, str | None]] = {
     "EventBound": (".auditing.outcome.results", "EventBound"),
     "ExactAuditResult": (".auditing.outcome.exact_result", "ExactAuditResult"),
     "GDPAccountant": (".mechanisms.accounting", "GDPAccountant"),
+    "NoiseRecorder": (".auditing.replay.recorder", "NoiseRecorder"),
     "PLDAccountant": (".mechanisms.accounting", "PLDAccountant"),
     "PrivacyBudget": (".mechanisms.accounting", "PrivacyBudget"),
     "RDPAccountant": (".mechanisms.accounting", "RDPAccountant"),
+    "ReplayReport": (".auditing.replay.result", "ReplayReport"),
     "ZCDPAccountant": (".mechanisms.accounting", "ZCDPAccountant"),
     "accounting": (".mechanisms.accounting", None),
     "PowerStatement": (".auditing.outcome.results", "PowerStatement"),
@@ -54,6 +56,7 @@ _LAZY: dict[str, tuple[str, str | None]] = {
     "certify": (".trust.certificates", "certify"),
     "exact_privacy": (".auditing.exact.privacy", "exact_privacy"),
     "registry": (".trust.registry", None),
+    "replay": (".auditing.replay_audit", "replay"),
 }
 
 if _TYPE_CHECKING:  # pragma: no cover
@@ -69,6 +72,9 @@ if _TYPE_CHECKING:  # pragma: no cover
         ProfilePoint,
     )
     from privaudit.auditing.pairs import CandidatePair
+    from privaudit.auditing.replay.recorder import NoiseRecorder
+    from privaudit.auditing.replay.result import ReplayReport
+    from privaudit.auditing.replay_audit import replay
     from privaudit.mechanisms import accounting
     from privaudit.mechanisms.accounting import (
         GDPAccountant,
@@ -102,11 +108,13 @@ __all__ = [
     "EventBound",
     "ExactAuditResult",
     "GDPAccountant",
+    "NoiseRecorder",
     "PLDAccountant",
     "PowerStatement",
     "PrivacyBudget",
     "ProfilePoint",
     "RDPAccountant",
+    "ReplayReport",
     "ZCDPAccountant",
     "__version__",
     "accounting",
@@ -114,4 +122,5 @@ __all__ = [
     "certify",
     "exact_privacy",
     "registry",
+    "replay",
 ]

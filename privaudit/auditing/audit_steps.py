@@ -1,6 +1,7 @@
 """The audit's steps before the distributional test: sensitivity claims, noise-law checks.
 
-:func:`sensitivity_checks` checks the declared sensitivities (deterministic, no α).
+:func:`sensitivity_checks` checks the declared sensitivities and replays a mechanism that
+exposes its primitives (:mod:`~privaudit.auditing.replay.check`; deterministic, no α).
 :func:`noise_law_checks` runs the noise-law conformance test, the spike windows at f for
 (ε, δ) claims (:mod:`~privaudit.auditing.checks.spike`), the floating-point image of the
 outputs (:mod:`~privaudit.auditing.checks.float_image`) and the local-node checks
@@ -33,6 +34,7 @@ from privaudit.auditing.checks import (
 from privaudit.auditing.config import AuditConfig
 from privaudit.auditing.outcome.audit_plan import AuditPlan
 from privaudit.auditing.outcome.results import CheckOutcome
+from privaudit.auditing.replay.check import check_replay
 from privaudit.execution.streaming import Executor, throttled
 from privaudit.mechanisms import Mechanism
 from privaudit.spec import LocalNodeRelation
@@ -110,6 +112,11 @@ def sensitivity_checks(
                 mechanism, rng, inputs=inputs, pairs=candidates, budget=cfg.claim_budget
             )
         )
+    if mechanism.provides("pipeline"):
+        say("replaying the mechanism's primitives on the candidate pairs")
+        replayed = check_replay(mechanism, candidates, cfg.seed)
+        if replayed is not None:
+            checks.append(replayed)
 
 
 def noise_law_checks(

@@ -1,12 +1,13 @@
-"""The ``privaudit`` command line: ``audit``, ``certify``, ``list``, ``show``, ``verify``, ``demo``.
+"""The ``privaudit`` command line: ``audit``, ``certify``, ``list``, ``show``, ``verify``, ``demo``,
+``replay``.
 
 TARGET is ``package.module:name`` or ``path/to/file.py:name`` (:mod:`privaudit.trust.targets`),
 executed as Python code.  Exit codes (:mod:`privaudit.interfaces.cli_contract`): 0 no
 violation, 1 violation, 2 usage or input error, 3 inconclusive.  This module builds the
 parser and runs a command, importing only the standard library, so ``--help`` loads no
 numerical package; the commands live in :mod:`privaudit.interfaces._cli_audit`,
-:mod:`privaudit.interfaces._cli_certify`, :mod:`privaudit.interfaces._cli_registry` and
-:mod:`privaudit.interfaces._cli_common`.
+:mod:`privaudit.interfaces._cli_certify`, :mod:`privaudit.interfaces._cli_registry`,
+:mod:`privaudit.interfaces._cli_replay` and :mod:`privaudit.interfaces._cli_common`.
 
 Details (the synopsis, exit codes, output streams): ``docs/engine_notes.md``,
 "privaudit.interfaces.cli".
@@ -148,7 +149,15 @@ def _build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"privaudit {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_OneLineParser)
-    for add in (_add_audit, _add_certify, _add_list, _add_show, _add_verify, _add_demo):
+    for add in (
+        _add_audit,
+        _add_certify,
+        _add_list,
+        _add_show,
+        _add_verify,
+        _add_demo,
+        _add_replay,
+    ):
         add(sub)
     return parser
 
@@ -378,6 +387,45 @@ def _add_demo(sub: Any) -> None:
     demo.set_defaults(handler="demo")
 
 
+def _add_replay(sub: Any) -> None:
+    """``privaudit replay``."""
+    replay = sub.add_parser(
+        "replay",
+        help="replay pipelines with their noise frozen on neighbouring inputs",
+        description="Grey-box replay (docs/replay.md): run each pipeline on its input, "
+        "then on the relation's neighbours with every primitive's noise frozen, and check "
+        "each primitive call's declared sensitivity, the control flow, the free randomness "
+        "and the release. TARGET is imported, that is, EXECUTED AS PYTHON CODE: name only "
+        "code you trust. Prints one line per pipeline. Exit code 0: no finding; 1: any "
+        "finding (a deterministic counterexample, with its call site); 2: usage or input "
+        "error (a pipeline that raises included).",
+    )
+    replay.add_argument(
+        "targets",
+        nargs="+",
+        metavar="TARGET",
+        help="'package.module:name' or 'path/to/file.py:name' naming a ReplayTarget "
+        "(privaudit.auditing.replay.target) or a zero-argument callable that returns one "
+        "or an iterable of them; EXECUTED AS PYTHON CODE",
+    )
+    replay.add_argument(
+        "--seed", type=_nonnegative_int, default=0, help="seed of the recorded noise (default 0)"
+    )
+    replay.add_argument(
+        "--random-neighbours",
+        type=_nonnegative_int,
+        default=None,
+        dest="random_neighbours",
+        metavar="K",
+        help="random neighbours replayed per pipeline, after the relation's extreme moves "
+        "(default: each target's own, 16 unless it says otherwise)",
+    )
+    replay.add_argument(
+        "--json", metavar="PATH", default=None, help="write the reports as JSON; '-' for stdout"
+    )
+    replay.set_defaults(handler="replay", parser=replay)
+
+
 #: Each command's module and function, imported when the command runs.
 _HANDLERS = {
     "audit": ("_cli_audit", "_cmd_audit"),
@@ -386,6 +434,7 @@ _HANDLERS = {
     "show": ("_cli_registry", "_cmd_show"),
     "verify": ("_cli_registry", "_cmd_verify"),
     "demo": ("_cli_registry", "_cmd_demo"),
+    "replay": ("_cli_replay", "_cmd_replay"),
 }
 
 

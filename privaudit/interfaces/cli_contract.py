@@ -1,5 +1,5 @@
-"""What the command line promises its callers: exit codes and the registry audit's JSON
-schema version.
+"""What the command line promises its callers: exit codes and the JSON schema versions of
+the registry audit and of the replay.
 
 Standard library only (nothing at all), so that ``privaudit --help`` and argument errors
 load no numerical package; the commands import the rest when they run.
@@ -14,6 +14,7 @@ __all__ = [
     "EXIT_USAGE",
     "EXIT_VIOLATION",
     "REGISTRY_AUDIT_SCHEMA_VERSION",
+    "REPLAY_SCHEMA_VERSION",
 ]
 
 EXIT_OK = 0
@@ -25,3 +26,5 @@ EXIT_INCONCLUSIVE = 3
 EXIT_BROKEN_PIPE = 141
 #: Version of the ``audit --registry --json`` object (``docs/report_schema.md``).
 REGISTRY_AUDIT_SCHEMA_VERSION = 2
+#: Version of the ``replay --json`` object (``docs/replay.md``).
+REPLAY_SCHEMA_VERSION = 1

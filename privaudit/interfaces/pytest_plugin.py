@@ -5,8 +5,9 @@ Registered through the ``pytest11`` entry point.  The fixture ``privacy_audit`` 
 node id: ``privacy_audit(noisy_mean).assert_no_violation()``.  A violation found by
 statistical checks only is confirmed by an independent second audit
 (:mod:`privaudit.auditing.confirmation`); the ``--privaudit-*`` options and ini keys set
-samples, seed, confidence, time budget, session α and executor.  Tests that use the fixture
-get the marker ``privacy``.  Nothing heavy is imported when pytest starts.
+samples, seed, confidence, time budget, session α and executor.  The fixture ``privacy_replay``
+replays a pipeline (``docs/replay.md``); tests that use either get the marker ``privacy``.
+Nothing heavy is imported when pytest starts.
 
 A passing ``assert_no_violation`` means no violation was found, not that the mechanism is
 private.  Details (every option): ``docs/engine_notes.md``,
@@ -35,12 +36,14 @@ if TYPE_CHECKING:  # pragma: no cover
     from privaudit.auditing.config import AuditConfig
     from privaudit.auditing.confirmation import ConfirmationPolicy, TwoStageAudit
     from privaudit.auditing.outcome.report import AuditReport
+    from privaudit.interfaces.pytest_replay import PrivacyReplay
 
 __all__ = [
     "AuditOutcome",
     "PrivacyAudit",
     "SeedSource",
     "privacy_audit",
+    "privacy_replay",
     "privaudit_executor",
     "pytest_addoption",
     "pytest_collection_modifyitems",
@@ -52,8 +55,8 @@ __all__ = [
 SeedSource = Literal["node id", "--privaudit-seed", "test"]
 
 _MARKER = (
-    "privacy: the test runs a privacy audit with the privacy_audit fixture "
-    "(added automatically to every test that uses it)"
+    "privacy: the test runs a privacy audit with the privacy_audit or privacy_replay "
+    "fixture (added automatically to every test that uses either)"
 )
 _SEED_BITS = 32
 _MAX_SHOWN = 160
@@ -78,7 +81,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         type=_seed,
         default=None,
         metavar="S",
-        help="seed every privacy_audit with S instead of the seed derived "
+        help="seed every privacy_audit and privacy_replay with S instead of the seed derived "
         "from the test's node id (reproduces a reported failure)",
     )
     group.addoption(
@@ -269,15 +272,18 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Mark every test that uses ``privacy_audit`` with ``privacy``; count them.
+    """Mark every test that uses ``privacy_audit`` or ``privacy_replay`` with ``privacy``;
+    count those that audit.
 
     The count bounds the session's number of audits from below (the suite size of the
-    confirmation stage is at least this count).
+    confirmation stage is at least this count; a replay is deterministic, not counted).
     """
     audits = 0
     for item in items:
-        if "privacy_audit" in getattr(item, "fixturenames", ()):
+        names = getattr(item, "fixturenames", ())
+        if "privacy_audit" in names or "privacy_replay" in names:
             item.add_marker(pytest.mark.privacy)
+        if "privacy_audit" in names:
             audits += 1
     # pytest's Config declares no attribute for a plugin's state; read back with getattr
     config._privaudit_collected_audits = audits  # type: ignore[attr-defined]  # see above
@@ -653,6 +659,27 @@ def privacy_audit(request: pytest.FixtureRequest, privaudit_executor: Any) -> Pr
         sequential=_sequential(config),
         executor=privaudit_executor,
         policy=ConfirmationPolicy(**_confirmation_settings(config)),
+    )
+    request.node.user_properties.append(("privaudit_seed", runner.seed))
+    return runner
+
+
+@pytest.fixture
+def privacy_replay(request: pytest.FixtureRequest) -> PrivacyReplay:
+    """Replay a pipeline (``docs/replay.md``) with a seed derived from the test's node id.
+
+    Use as ``privacy_replay(pipeline, data, domain=..., relation=...)`` or
+    ``privacy_replay(target)`` with a ``ReplayTarget``; it returns the ``ReplayReport``
+    and fails the test on any finding, with the first finding's message and call site
+    (:class:`~privaudit.interfaces.pytest_replay.PrivacyReplay`).
+    """
+    from privaudit.interfaces.pytest_replay import PrivacyReplay
+
+    option_seed = request.config.getoption("privaudit_seed")
+    runner = PrivacyReplay(
+        nodeid=request.node.nodeid,
+        seed=option_seed if option_seed is not None else seed_for_nodeid(request.node.nodeid),
+        seed_source="--privaudit-seed" if option_seed is not None else "node id",
     )
     request.node.user_properties.append(("privaudit_seed", runner.seed))
     return runner

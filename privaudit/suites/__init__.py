@@ -16,6 +16,8 @@ spec, its claimed and true ε, the benchmark's input pairs, published lower boun
 * :func:`dpsgd_broken_cases` and :func:`dpsgd_control_cases` — DP-SGD batch sampling
   (Chua et al., ICML 2024; :mod:`privaudit.suites.dpsgd`), slow tier only;
 * :func:`all_cases` — all of them but the DP-SGD cases;
+* :func:`bugs_of_record` — privacy bugs reported against DP libraries, re-created as replay
+  pipelines beside their fixes (:mod:`privaudit.suites.bugs_of_record`, served on first use);
 * served on first use: the mutant families (:mod:`privaudit.suites.mutants`) and the
   broken local-node mechanisms (:mod:`privaudit.suites.local_node`).
 
@@ -51,6 +53,8 @@ from privaudit.suites.statdp import STATDP_CLAIMED_EPSILONS, statdp_cases, statd
 #: Served on first use (PEP 562): the mutant families and the local-node cases import more
 #: than the suites above (the LNDP estimators), and only their studies need them.
 _LAZY: dict[str, str] = {
+    "BugOfRecord": "privaudit.suites.bugs_of_record",
+    "bugs_of_record": "privaudit.suites.bugs_of_record",
     "MUTANT_AUDIT": "privaudit.suites.mutants",
     "MUTANT_FAMILIES": "privaudit.suites.mutants",
     "global_threshold_soft_threshold": "privaudit.suites.local_node",
@@ -63,6 +67,7 @@ _LAZY: dict[str, str] = {
 __all__ = [
     "CI_MUST_DETECT",
     "BenchmarkCase",
+    "BugOfRecord",
     "DPSGD_DELTA",
     "DPSGD_GAP_SETTINGS",
     "DPSNIPER_CLAIMED_EPSILON",
@@ -74,6 +79,7 @@ __all__ = [
     "WORST_PAIR_GENERATORS",
     "all_cases",
     "broken_cases",
+    "bugs_of_record",
     "control_cases",
     "delta_broken_cases",
     "delta_control_cases",

@@ -25,7 +25,7 @@ from typing import Any
 from privaudit.mechanisms import Mechanism
 from privaudit.spec.errors import AuditError, PrivauditError
 
-__all__ = ["load_target", "split_target", "target_factory"]
+__all__ = ["load_target", "split_target", "target_factory", "target_object"]
 
 _FORMS = "'package.module:name' or 'path/to/file.py:name'"
 
@@ -115,6 +115,20 @@ def _resolve(module: ModuleType, attr: str, target: str) -> Any:
     return obj
 
 
+def target_object(text: str) -> Any:
+    """The object a command-line target names, whatever it is (the module or file is
+    imported, that is, executed, now).
+
+    Raises
+    ------
+    AuditError
+        If the target is malformed, cannot be loaded or lacks the attribute.
+    """
+    where, attr = split_target(text)
+    module = _load_file(where, text) if _is_file(where) else _import_module(where, text)
+    return _resolve(module, attr, text)
+
+
 def target_factory(text: str) -> Callable[[], Mechanism]:
     """A zero-argument callable that builds the mechanism a command-line target names.
 
@@ -129,9 +143,7 @@ def target_factory(text: str) -> Callable[[], Mechanism]:
         If the target is malformed or cannot be loaded, or names something that is
         neither a mechanism nor a zero-argument callable.
     """
-    where, attr = split_target(text)
-    module = _load_file(where, text) if _is_file(where) else _import_module(where, text)
-    obj = _resolve(module, attr, text)
+    obj = target_object(text)
     if isinstance(obj, Mechanism):
         return lambda: obj
     if not callable(obj):

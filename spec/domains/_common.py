@@ -169,6 +169,30 @@ def _as_float64(arr: npt.NDArray[Any], label: str) -> npt.NDArray[np.float64]:
     return values + 0.0
 
 
+def _as_float64_admitting(arr: npt.NDArray[Any], label: str) -> npt.NDArray[np.float64]:
+    """Convert a numeric array to float64, keeping NaN and ±inf (checked by the caller)."""
+    try:
+        return np.asarray(arr.astype(np.float64), dtype=np.float64)
+    except OverflowError:
+        raise NonFiniteInputError(f"{label}: a value of {_show(arr)} overflows float64") from None
+
+
+def _none_as_nan(x: Any) -> Any:
+    """``x`` with every ``None`` read as NaN (a missing record), for domains admitting NaN."""
+    if isinstance(x, np.ndarray) and x.dtype.kind != "O":
+        return x
+    try:
+        arr = np.asarray(x, dtype=object)
+    except (ValueError, TypeError):
+        return x
+    missing = np.array([item is None for item in arr.reshape(-1)], dtype=bool)
+    if not missing.any():
+        return x
+    filled = arr.reshape(-1).copy()
+    filled[missing] = np.nan
+    return filled.reshape(arr.shape)
+
+
 def _as_int64(arr: npt.NDArray[Any], label: str) -> npt.NDArray[np.int64]:
     """Convert a numeric array to int64, refusing non-integers and values beyond int64."""
     kind = arr.dtype.kind

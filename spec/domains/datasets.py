@@ -19,7 +19,7 @@ from .._random import RandomLike, as_generator
 from .._types import PositiveInt
 from ..errors import EmptyInputError, InputShapeError, InvalidInputError, InvalidParameterError
 from ._base import DomainBase
-from ._common import VARIABLE_SIZE_SPREAD, _numeric_array, _unique_by_bytes
+from ._common import VARIABLE_SIZE_SPREAD, _none_as_nan, _numeric_array, _unique_by_bytes
 from .scalars import Categorical, IntegerRange, RealInterval
 from .vectors import VectorDomain
 
@@ -75,9 +75,12 @@ class DatasetDomain(DomainBase):
         ------
         InvalidInputError
             If ``x`` is empty, has the wrong shape or the wrong ``n``, or holds a record
-            outside ``record`` (the message names the value and its index).
+            outside ``record`` (the message names the value and its index).  ``None`` reads
+            as NaN when a scalar ``record`` admits NaN.
         """
         label = self.label()
+        if isinstance(self.record, RealInterval) and self.record.admits_nan:
+            x = _none_as_nan(x)  # a missing record
         arr = _numeric_array(x, label)
         if arr.ndim >= 1 and arr.shape[0] == 0:
             raise EmptyInputError(f"{label}: the dataset is empty (0 records)")

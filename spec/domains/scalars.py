@@ -16,7 +16,7 @@ from pydantic import Field, model_validator
 
 from .._random import RandomLike, as_generator
 from .._types import PositiveInt
-from ..errors import InvalidParameterError
+from ..errors import InvalidParameterError, NonFiniteInputError
 from ._base import ScalarDomainBase
 from ._common import (
     _INT64_MAX,
@@ -25,13 +25,20 @@ from ._common import (
     UNBOUNDED_REACH,
     UNBOUNDED_REAL_SCALE,
     _as_float64,
+    _as_float64_admitting,
     _as_int64,
+    _at_first,
     _check_range,
     _OptionalFiniteFloat,
     _OptionalInt64,
+    _show,
 )
 
-__all__ = ["Categorical", "IntegerRange", "RealInterval", "ScalarDomain"]
+__all__ = ["Categorical", "IntegerRange", "NonFiniteValue", "RealInterval", "ScalarDomain"]
+
+#: The non-finite values a :class:`RealInterval` may admit.
+NonFiniteValue = Literal["nan", "inf", "-inf"]
+_NON_FINITE: dict[str, float] = {"nan": math.nan, "inf": math.inf, "-inf": -math.inf}
 
 
 class RealInterval(ScalarDomainBase):
@@ -42,6 +49,11 @@ class RealInterval(ScalarDomainBase):
     lo, hi : float or None
         Finite bounds with ``lo < hi`` when both are given; ``None`` leaves that side
         unbounded, so ``RealInterval()`` is the whole real line (e.g. query answers).
+    admits : tuple of {"nan", "inf", "-inf"}
+        Non-finite values admitted besides the interval, for a pipeline that says it
+        receives missing (NaN; ``None`` in a dataset reads as NaN) or infinite records.
+        Default ``()``: every value must be finite.  Admitted values are extremes, so the
+        relations' moves add and substitute them (``docs/replay.md``).
 
     Notes
     -----
@@ -54,12 +66,31 @@ class RealInterval(ScalarDomainBase):
     kind: Literal["real_interval"] = "real_interval"
     lo: _OptionalFiniteFloat = None
     hi: _OptionalFiniteFloat = None
+    admits: tuple[NonFiniteValue, ...] = ()
 
     @model_validator(mode="after")
     def _check_order(self) -> Self:
         if self.lo is not None and self.hi is not None and not self.lo < self.hi:
             raise InvalidParameterError(f"lo must be < hi, got lo={self.lo!r}, hi={self.hi!r}")
+        if len(set(self.admits)) != len(self.admits):
+            raise InvalidParameterError(f"admits repeats a value: {self.admits!r}")
         return self
+
+    @property
+    def admits_nan(self) -> bool:
+        """True when NaN (a missing record) is admitted."""
+        return "nan" in self.admits
+
+    def _admitted(self, values: npt.NDArray[np.float64]) -> npt.NDArray[np.bool_]:
+        """Which entries are admitted non-finite values."""
+        admitted = np.zeros(values.shape, dtype=bool)
+        if "nan" in self.admits:
+            admitted |= np.isnan(values)
+        if "inf" in self.admits:
+            admitted |= values == math.inf
+        if "-inf" in self.admits:
+            admitted |= values == -math.inf
+        return admitted
 
     @property
     def is_bounded(self) -> bool:
@@ -68,13 +99,29 @@ class RealInterval(ScalarDomainBase):
 
     def label(self) -> str:
         """Short description used in error messages."""
-        return f"RealInterval(lo={self.lo!r}, hi={self.hi!r})"
+        extra = f", admits={self.admits!r}" if self.admits else ""
+        return f"RealInterval(lo={self.lo!r}, hi={self.hi!r}{extra})"
 
     def check_values(self, values: npt.NDArray[Any], label: str) -> npt.NDArray[np.float64]:
-        """Check that values are finite and in ``[lo, hi]``; return them as float64."""
-        floats = _as_float64(values, label)
-        _check_range(floats, self.lo, self.hi, label)
-        return floats
+        """Check that values are in ``[lo, hi]`` or admitted non-finite values (NaN in one
+        canonical form); return them as float64."""
+        if not self.admits:
+            floats = _as_float64(values, label)
+            _check_range(floats, self.lo, self.hi, label)
+            return floats
+        raw = _as_float64_admitting(values, label)
+        admitted = self._admitted(raw)
+        refused = ~np.isfinite(raw) & ~admitted
+        if refused.any():
+            index, at = _at_first(refused)
+            raise NonFiniteInputError(
+                f"{label}: value {_show(raw[index])}{at} is not finite and not admitted "
+                f"(admits {', '.join(self.admits)})"
+            )
+        _check_range(
+            np.where(admitted, float(self.low_and_high()[0]), raw), self.lo, self.hi, label
+        )
+        return np.where(np.isnan(raw), np.nan, raw) + 0.0
 
     def validate(  # type: ignore[override]  # pydantic's deprecated BaseModel.validate
         self, x: Any
@@ -139,6 +186,7 @@ class RealInterval(ScalarDomainBase):
         candidates = [low, high, low / 2 + high / 2]
         if low < 0.0 < high:
             candidates.append(0.0)
+        candidates += [_NON_FINITE[v] for v in self.admits]
         return tuple(np.float64(v) for v in dict.fromkeys(candidates))
 
     def enumerate(self) -> Iterator[np.float64]:

@@ -29,6 +29,7 @@ __all__ = [
     "mutated_substitution",
     "nudged_add_remove",
     "nudged_substitution",
+    "record_keys",
     "substitution_extremes",
     "substitution_neighbours",
     "targeted_addition",
@@ -41,11 +42,20 @@ _Redraw = Callable[[Any], Any]
 # ----------------------------------------------------------------------------------------
 # the anatomy of a pair of datasets
 # ----------------------------------------------------------------------------------------
+def record_keys(data: npt.NDArray[Any]) -> npt.NDArray[Any]:
+    """Records as exact keys: float records by their bits with every NaN one key, so that a
+    missing record equals a missing record (domains admitting NaN); others as they are."""
+    if data.dtype.kind != "f":
+        return data
+    canonical = np.where(np.isnan(data), np.nan, data).astype(np.float64) + 0.0
+    return canonical.view(np.int64)
+
+
 def differing_index(x: npt.NDArray[Any], y: npt.NDArray[Any]) -> int | None:
     """The first position where two equal-size datasets hold different records."""
     if x.shape != y.shape:
         return None
-    unequal = x != y
+    unequal = record_keys(x) != record_keys(y)
     if unequal.ndim > 1:
         unequal = unequal.any(axis=tuple(range(1, unequal.ndim)))
     positions = np.flatnonzero(unequal)
@@ -63,14 +73,16 @@ def added_or_removed_record(
         return None
     big, small, change = (y, x, "added") if y.shape[0] > x.shape[0] else (x, y, "removed")
     together = np.concatenate([big, small], axis=0)
-    distinct, inverse = np.unique(together, axis=0, return_inverse=True)
+    _, first, inverse = np.unique(
+        record_keys(together), axis=0, return_index=True, return_inverse=True
+    )
     inverse = np.asarray(inverse).reshape(-1)
-    counts_big = np.bincount(inverse[: big.shape[0]], minlength=distinct.shape[0])
-    counts_small = np.bincount(inverse[big.shape[0] :], minlength=distinct.shape[0])
+    counts_big = np.bincount(inverse[: big.shape[0]], minlength=first.shape[0])
+    counts_small = np.bincount(inverse[big.shape[0] :], minlength=first.shape[0])
     excess = counts_big - counts_small
     if (excess < 0).any() or int(excess.sum()) != 1:
         return None
-    return change, distinct[int(np.flatnonzero(excess)[0])]
+    return change, together[int(first[int(np.flatnonzero(excess)[0])])]
 
 
 def appended(data: npt.NDArray[Any], record: Any) -> npt.NDArray[Any]:
@@ -79,7 +91,7 @@ def appended(data: npt.NDArray[Any], record: Any) -> npt.NDArray[Any]:
 
 
 def _first_index_of(data: npt.NDArray[Any], record: Any) -> int | None:
-    matches = data == np.asarray(record, dtype=data.dtype)
+    matches = record_keys(data) == record_keys(np.asarray(record, dtype=data.dtype))
     if matches.ndim > 1:
         matches = matches.all(axis=1)
     found = np.flatnonzero(matches)
@@ -88,7 +100,7 @@ def _first_index_of(data: npt.NDArray[Any], record: Any) -> int | None:
 
 def distinct_first_indices(data: npt.NDArray[Any]) -> list[int]:
     """Every index, those holding a record's first occurrence first (in order of index)."""
-    _, first = np.unique(data, axis=0, return_index=True)
+    _, first = np.unique(record_keys(data), axis=0, return_index=True)
     leading = sorted(int(i) for i in first)
     chosen = set(leading)
     return leading + [i for i in range(data.shape[0]) if i not in chosen]
@@ -129,7 +141,7 @@ def substitution_neighbours(x: npt.NDArray[Any], domain: DatasetDomain) -> Itera
 def add_remove_neighbours(x: npt.NDArray[Any], domain: DatasetDomain) -> Iterator[Any]:
     """Removal of each distinct record (above ``min_size``), then addition of each extreme."""
     if x.shape[0] > domain.min_size:
-        _, first = np.unique(x, axis=0, return_index=True)
+        _, first = np.unique(record_keys(x), axis=0, return_index=True)
         for i in sorted(int(k) for k in first):
             yield np.delete(x, i, axis=0)
     for record in domain.record.extremes():

@@ -40,7 +40,7 @@ def _show_record(record: npt.NDArray[Any]) -> str:
 
 def _records_differ(x: npt.NDArray[Any], y: npt.NDArray[Any]) -> npt.NDArray[np.bool_]:
     """Per position: does record ``x[i]`` differ from ``y[i]`` (vector records: any coordinate)."""
-    unequal: npt.NDArray[np.bool_] = x != y
+    unequal: npt.NDArray[np.bool_] = _moves.record_keys(x) != _moves.record_keys(y)
     if unequal.ndim == 1:
         return unequal
     return cast(npt.NDArray[np.bool_], unequal.any(axis=1))  # an array: ndim >= 2 here
@@ -51,8 +51,11 @@ def _multiset_counts(
 ) -> tuple[npt.NDArray[Any], npt.NDArray[np.int64], npt.NDArray[np.int64]]:
     """Distinct records of ``x`` and ``y`` together, and how often each occurs in either."""
     together = np.concatenate([x, y], axis=0)
-    distinct, inverse = np.unique(together, axis=0, return_inverse=True)
+    _, first, inverse = np.unique(
+        _moves.record_keys(together), axis=0, return_index=True, return_inverse=True
+    )
     inverse = np.asarray(inverse).reshape(-1)
+    distinct = together[first]
     k = distinct.shape[0]
     counts_x = np.bincount(inverse[: x.shape[0]], minlength=k)
     counts_y = np.bincount(inverse[x.shape[0] :], minlength=k)

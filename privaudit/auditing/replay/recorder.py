@@ -49,7 +49,8 @@ class ReplayDivergence(Exception):
 @dataclass(frozen=True, eq=False)
 class PrimitiveCall:
     """One call of a DP primitive: what was declared (kind, parameters, sensitivity, norm,
-    guarantee), its input before noise (``value``), the noise drawn and the call site."""
+    guarantee, whether it is trusted), its input before noise (``value``), the noise drawn,
+    the call site and the noise source (``draw``, kept for an untrusted primitive's audit)."""
 
     index: int
     kind: str
@@ -60,6 +61,8 @@ class PrimitiveCall:
     value: np.ndarray = field(repr=False)
     noise: np.ndarray = field(repr=False)
     site: str
+    trusted: bool = True
+    draw: NoiseDraw | None = field(default=None, repr=False)
 
     @property
     def declaration(self) -> tuple[Any, ...]:
@@ -94,9 +97,12 @@ class CountingGenerator:
 
 
 def _call_site() -> str:
-    """``file:line`` of the first frame outside this module (the pipeline's call)."""
+    """``file:line`` of the first frame outside the replay package (the pipeline's call,
+    also through an adapter of :mod:`~privaudit.auditing.replay.adapters`)."""
     frame = sys._getframe(1)
-    while frame is not None and frame.f_globals.get("__name__") == __name__:
+    while frame is not None and str(frame.f_globals.get("__name__", "")).startswith(
+        "privaudit.auditing.replay."
+    ):
         frame = frame.f_back  # type: ignore[assignment]
     if frame is None:  # pragma: no cover - always called from a pipeline
         return "<unknown>"
@@ -190,10 +196,16 @@ class NoiseRecorder:
         guarantee: Any,
         noise: NoiseDraw,
         parameters: Mapping[str, float] | None = None,
+        trusted: bool = True,
     ) -> Any:
         """Any additive primitive: ``value + noise(generator, shape)`` with its declared
         sensitivity in ``norm`` ("l1", "l2" or "linf") and the guarantee that this
-        sensitivity buys.  Returns a float for a scalar ``value``, else an array."""
+        sensitivity buys.  Returns a float for a scalar ``value``, else an array.
+
+        ``trusted=False`` marks a primitive whose guarantee is not taken on faith: replay
+        audits its noise statistically in isolation (``docs/replay.md``)."""
+        if not isinstance(trusted, bool):
+            raise InvalidParameterError(f"trusted must be True or False, got {trusted!r}")
         if norm not in NORMS:
             raise InvalidParameterError(f"norm must be one of {sorted(NORMS)}, got {norm!r}")
         d = _positive(sensitivity, "sensitivity")
@@ -210,7 +222,19 @@ class NoiseRecorder:
             drawn = np.asarray(noise(self._noise, x.shape), dtype=np.float64).reshape(x.shape)
         else:
             drawn = self._replayed_noise(index, (kind, params, d, norm, x.shape), site)
-        call = PrimitiveCall(index, kind, params, d, norm, guarantee, x, drawn, site)
+        call = PrimitiveCall(
+            index,
+            kind,
+            params,
+            d,
+            norm,
+            guarantee,
+            x,
+            drawn,
+            site,
+            trusted,
+            None if trusted else noise,
+        )
         self.calls.append(call)
         out = self._tape[index].output if self._mode == "frozen" else x + drawn
         return float(out) if out.ndim == 0 else out

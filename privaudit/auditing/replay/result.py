@@ -9,7 +9,7 @@ from typing import Any, Literal
 
 from privaudit.spec import ExtendedEpsilon, SpecModel
 
-__all__ = ["RecordedCall", "ReplayCheck", "ReplayFinding", "ReplayReport"]
+__all__ = ["IsolatedAudit", "RecordedCall", "ReplayCheck", "ReplayFinding", "ReplayReport"]
 
 #: The replay checks, in the order they are read on each neighbour.
 ReplayCheck = Literal[
@@ -19,7 +19,22 @@ ReplayCheck = Literal[
     "free_randomness",
     "sensitivity",
     "unprotected_release",
+    "untrusted_primitive",
 ]
+
+
+class IsolatedAudit(SpecModel):
+    """The statistical audit of one untrusted primitive in isolation: its ``verdict``
+    against its declared guarantee and the ε lower bound at ``confidence``, from
+    ``samples`` outputs per side.  Empirical: it can refute the guarantee, never prove it."""
+
+    index: int
+    kind: str
+    site: str
+    verdict: str
+    epsilon_lower_bound: ExtendedEpsilon
+    samples: int
+    confidence: float
 
 
 class RecordedCall(SpecModel):
@@ -33,6 +48,7 @@ class RecordedCall(SpecModel):
     guarantee: str
     site: str
     largest_distance: float = 0.0
+    trusted: bool = True
 
 
 class ReplayFinding(SpecModel):
@@ -66,6 +82,9 @@ class ReplayReport(SpecModel):
         Every failed check, first failure first (at most one per neighbour and check).
     epsilon, delta : the composed claim when nothing failed: the PLD composition of the
         primitives' declared guarantees (``epsilon`` at ``delta``); ``None`` otherwise.
+    isolated : tuple of IsolatedAudit
+        The statistical audits of the untrusted primitives: their guarantees enter the
+        composition as *audited empirically*, not proven.
     statement : str
         The verdict in one sentence.
     """
@@ -76,6 +95,7 @@ class ReplayReport(SpecModel):
     findings: tuple[ReplayFinding, ...]
     epsilon: ExtendedEpsilon | None = None
     delta: float | None = None
+    isolated: tuple[IsolatedAudit, ...] = ()
     statement: str
 
     @property

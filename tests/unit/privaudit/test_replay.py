@@ -166,7 +166,9 @@ def test_a_release_outside_the_primitives_is_caught():
 
 def test_a_non_finite_value_reaching_a_primitive_is_caught():
     def unclipped_log(x, noise):
-        return noise.laplace(np.log(x).sum(), sensitivity=1.0, epsilon=1.0)
+        with np.errstate(divide="ignore"):
+            logged = np.log(x).sum()
+        return noise.laplace(logged, sensitivity=1.0, epsilon=1.0)
 
     report = replay(unclipped_log, np.r_[0.0, X[1:]], domain=FIXED, relation=SubstituteOne())
     _assert_first(report, "non_finite_input", "non-finite")
@@ -184,3 +186,166 @@ def test_a_pipeline_without_primitives_or_failing_is_a_clear_error():
         replay(boom, X, domain=FIXED, relation=SubstituteOne())
     with pytest.raises(InvalidParameterError, match="random_neighbours"):
         replay(_sum, X, domain=FIXED, relation=SubstituteOne(), random_neighbours=-1)
+
+
+# -- inside audit(): mechanisms that expose their primitives ---------------------------------
+def test_audit_replays_a_mechanism_that_exposes_its_primitives():
+    from privaudit import AuditConfig, audit
+    from privaudit.mechanisms import LaplaceMechanism
+
+    mechanism = LaplaceMechanism(1.0, 1.0)
+    assert mechanism.provides("pipeline")
+    report = audit(mechanism, config=AuditConfig(samples=2_000), seed=0)
+    (check,) = [c for c in report.checks if c.name == "replay"]
+    assert check.status == "passed" and check.error_rate == 0.0
+    assert check.details["neighbours"] > 0
+
+
+def test_audit_replay_names_the_call_site_of_an_underdeclared_sensitivity():
+    from privaudit import AuditConfig, audit
+    from privaudit.suites import broken_cases
+
+    case = next(c for c in broken_cases() if c.name == "broken.sum_underdeclared_sensitivity")
+    report = audit(case.mechanism, config=AuditConfig(samples=2_000), pairs=case.input_pairs)
+    (check,) = [c for c in report.checks if c.name == "replay"]
+    assert check.status == "violated" and report.verdict == "violation"
+    assert check.counterexample.relation_reason == "sensitivity"
+    assert "generic_additive.py" in check.counterexample.values["site"]
+    assert check.statistic > check.threshold
+
+
+def test_mechanisms_without_the_hook_are_not_replayed():
+    from privaudit.auditing.replay.check import check_replay
+    from privaudit.suites import broken_cases
+
+    case = next(c for c in broken_cases() if c.name == "broken.range_scaled_mean")
+    assert not case.mechanism.provides("pipeline")
+    assert check_replay(case.mechanism, ["unused"], 0) is None
+
+
+def test_no_registry_entry_that_exposes_its_primitives_raises_a_false_alarm():
+    from privaudit.auditing.pairs import verified_pair
+    from privaudit.auditing.replay.check import check_replay
+    from privaudit.auditing.search import candidate_pairs
+    from privaudit.trust import registry
+
+    replayed = 0
+    for entry in registry.entries():
+        mechanism = entry.create()
+        if not mechanism.provides("pipeline"):
+            continue
+        explicit = [verified_pair(mechanism.spec, x, y, "explicit") for x, y in entry.pairs]
+        candidates = candidate_pairs(
+            mechanism.spec,
+            np.random.default_rng(0),
+            budget=entry.audit_config.pair_budget,
+            explicit_pairs=[(p.x, p.y) for p in explicit],
+        )
+        outcome = check_replay(mechanism, candidates, 0)
+        assert outcome is not None and outcome.status == "passed", (entry.name, outcome)
+        replayed += 1
+    assert replayed >= 20
+
+
+def test_extreme_neighbours_can_be_capped_and_counts_are_checked():
+    capped = replay(
+        _sum, X, domain=FIXED, relation=SubstituteOne(), extreme_neighbours=3, random_neighbours=0
+    )
+    assert capped.neighbours == 3
+    for bad in (-1, 1.5, True):
+        with pytest.raises(InvalidParameterError, match="extreme_neighbours"):
+            replay(_sum, X, domain=FIXED, relation=SubstituteOne(), extreme_neighbours=bad)
+
+
+# -- records as real data has them: NaN through the clipping ---------------------------------
+def test_nan_bypassing_clipping_is_caught_on_a_domain_that_admits_it():
+    admitting = DatasetDomain(record=RealInterval(lo=0, hi=1, admits=("nan",)), size=N)
+
+    def clipped_sum(x, noise):  # np.clip lets NaN through
+        return noise.laplace(np.clip(x, 0.0, 1.0).sum(), sensitivity=1.0, epsilon=1.0)
+
+    def nan_safe_sum(x, noise):  # a missing record counts as 0
+        return noise.laplace(
+            np.nan_to_num(np.clip(x, 0.0, 1.0)).sum(), sensitivity=1.0, epsilon=1.0
+        )
+
+    first = _assert_first(
+        replay(clipped_sum, X, domain=admitting, relation=SubstituteOne()),
+        "sensitivity",
+        "is not finite",
+    )
+    assert any(v == "nan" for v in first.y) and first.measured is None
+    recorded = replay(
+        clipped_sum,
+        np.where(np.arange(N) == 2, np.nan, X),
+        domain=admitting,
+        relation=SubstituteOne(),
+    )
+    assert recorded.first.check == "non_finite_input"
+    assert not replay(nan_safe_sum, X, domain=admitting, relation=SubstituteOne()).violated
+    assert not replay(clipped_sum, X, domain=FIXED, relation=SubstituteOne()).violated
+
+
+# -- untrusted primitives: audited statistically in isolation ---------------------------------
+def _home_made(scale):
+    def pipeline(x, noise):
+        return noise.primitive(
+            np.clip(x, 0.0, 1.0).sum(),
+            kind="home_made_laplace",
+            sensitivity=1.0,
+            norm="l1",
+            guarantee=PureDP(epsilon=1.0),
+            noise=lambda g, shape: g.laplace(0.0, scale, shape),
+            trusted=False,
+        )
+
+    return pipeline
+
+
+def test_an_untrusted_primitive_that_keeps_its_claim_enters_the_composition_labelled():
+    from privaudit import AuditConfig, replay
+
+    report = replay(
+        _home_made(1.0),
+        X,
+        domain=FIXED,
+        relation=SubstituteOne(),
+        isolation_config=AuditConfig(samples=20_000),
+    )
+    assert not report.violated and report.epsilon == 1.0
+    (isolated,) = report.isolated
+    assert isolated.verdict == "no_violation" and isolated.epsilon_lower_bound <= 1.0
+    assert not report.calls[0].trusted
+    assert "audited empirically" in report.statement
+
+
+def test_an_untrusted_primitive_with_too_little_noise_is_refuted_in_isolation():
+    from privaudit import AuditConfig, replay
+
+    report = replay(
+        _home_made(0.5),
+        X,
+        domain=FIXED,
+        relation=SubstituteOne(),
+        isolation_config=AuditConfig(samples=20_000),
+    )
+    first = _assert_first(report, "untrusted_primitive", "refutes its declared guarantee")
+    assert first.measured > 1.0 and report.epsilon is None
+
+
+def test_the_engine_room_replay_labels_untrusted_calls_it_did_not_audit():
+    report = replay(_home_made(1.0), X, domain=FIXED, relation=SubstituteOne())
+    assert report.isolated == () and "not audited in isolation here" in report.statement
+
+
+def test_trusted_must_be_a_bool():
+    with pytest.raises(InvalidParameterError, match="trusted"):
+        NoiseRecorder(0).primitive(
+            1.0,
+            kind="k",
+            sensitivity=1.0,
+            norm="l1",
+            guarantee=None,
+            noise=lambda g, s: g.laplace(0, 1, s),
+            trusted="no",
+        )

@@ -30,7 +30,8 @@ def test_ci_runs_the_packaging_stage_then_the_readme_test_command_verbatim():
 def test_the_packaging_stage_checks_what_the_issue_asks():
     """Wheel and sdist, the registry's main job and list --check from outside the checkout in
     three environments (a clean venv, one that sees the machine's packages, one at the
-    minimum versions), the outside project's two tests and the user-project test."""
+    minimum versions), the outside project's tests (audit and replay, correct and broken)
+    and the user-project test."""
     text = (ROOT / ".ci" / "packaging").read_text(encoding="utf-8")
     for step in (
         "python3 -m build",
@@ -43,6 +44,9 @@ def test_the_packaging_stage_checks_what_the_issue_asks():
         "test_correct.py",
         "test_broken.py",
         "VIOLATION FOUND",
+        "test_replay_correct.py",
+        "test_replay_broken.py",
+        "privacy replay of",
         "test_user_project.py",
         'cd "$outside"',
         "pip install -q -e",
@@ -52,9 +56,14 @@ def test_the_packaging_stage_checks_what_the_issue_asks():
         for call in ("registry_audit", "list_check"):
             assert f'{call} "$work/{venv}" {label}' in text, (call, label)
     project = ROOT / "tests" / "packaging" / "outside_project"
-    assert {"noisy_sums.py", "test_correct.py", "test_broken.py"} <= {
-        p.name for p in project.iterdir()
-    }
+    assert {
+        "noisy_sums.py",
+        "test_correct.py",
+        "test_broken.py",
+        "noisy_pipelines.py",
+        "test_replay_correct.py",
+        "test_replay_broken.py",
+    } <= {p.name for p in project.iterdir()}
     if shutil.which("bash") is None:  # pragma: no cover
         pytest.skip("no bash here to parse the stage")
     subprocess.run(["bash", "-n", str(ROOT / ".ci" / "packaging")], check=True)

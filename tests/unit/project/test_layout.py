@@ -123,6 +123,7 @@ AUDIT_FLOOR = (
     "time_budget",
     "plan",
     "sequential",
+    "replay_audit",
 )
 BASE_FLOOR = ("config", "limits", "pairs", "sampler_outputs")
 

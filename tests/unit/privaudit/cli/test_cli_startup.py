@@ -37,7 +37,15 @@ def _probe(*argv: str) -> dict:
 
 
 @pytest.mark.parametrize(
-    "argv", [("--help",), ("audit", "--help"), ("certify", "--help"), ("list", "--help"), ()]
+    "argv",
+    [
+        ("--help",),
+        ("audit", "--help"),
+        ("certify", "--help"),
+        ("list", "--help"),
+        ("replay", "--help"),
+        (),
+    ],
 )
 def test_help_loads_no_numerical_package(argv):
     found = _probe(*argv)
@@ -52,6 +60,8 @@ def test_help_loads_no_numerical_package(argv):
         ("audit", "--confidence", "1.5", "--registry"),
         ("nonsense",),
         ("audit", "--executor", "carrier-pigeon", "--registry"),
+        ("replay",),
+        ("replay", "x:y", "--random-neighbours", "-1"),
     ],
 )
 def test_argument_errors_are_one_line_and_load_no_numerical_package(argv):

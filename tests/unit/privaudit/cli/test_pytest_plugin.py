@@ -427,3 +427,86 @@ def test_the_privacy_marker_is_registered_and_applied(project):
     result.assert_outcomes(passed=2, deselected=1)
     result = project.runpytest(*_args("--markers"))
     result.stdout.fnmatch_lines(["*@pytest.mark.privacy: the test runs a privacy audit*"])
+
+
+PIPELINES = """
+import numpy as np
+from privaudit.auditing.replay.target import ReplayTarget
+from privaudit.spec import DatasetDomain, RealInterval, SubstituteOne
+
+DOMAIN = DatasetDomain(record=RealInterval(lo=0, hi=1), size=8)
+X = np.linspace(0.1, 0.9, 8)
+
+
+def clipped_sum(x, noise):
+    return noise.laplace(np.clip(x, 0.0, 1.0).sum(), sensitivity=1.0, epsilon=1.0)
+
+
+def doubled_sum(x, noise):
+    return noise.laplace(2 * x.sum(), sensitivity=1.0, epsilon=1.0)
+
+
+target = ReplayTarget(clipped_sum, X, DOMAIN, SubstituteOne(), name="clipped")
+"""
+
+
+def test_privacy_replay_returns_the_report_of_a_correct_pipeline(project):
+    project.makepyfile(pipes=PIPELINES)
+    project.makepyfile(
+        test_replay_ok="""
+        import pytest
+        from privaudit.interfaces.pytest_plugin import seed_for_nodeid
+        from privaudit.spec import SubstituteOne
+        from privaudit.spec.errors import InvalidParameterError
+        from pipes import DOMAIN, X, clipped_sum, target
+
+        def test_pipeline(privacy_replay, request):
+            report = privacy_replay(clipped_sum, X, domain=DOMAIN, relation=SubstituteOne())
+            assert not report.violated and report.epsilon == 1.0
+            again = target.run(seed_for_nodeid(request.node.nodeid))
+            assert again.model_dump() == report.model_dump()
+            assert privacy_replay.reports == [report]
+
+        def test_target(privacy_replay):
+            assert privacy_replay(target, random_neighbours=0, seed=3).epsilon == 1.0
+
+        def test_misuse(privacy_replay):
+            with pytest.raises(InvalidParameterError, match="not both"):
+                privacy_replay(target, X)
+            with pytest.raises(InvalidParameterError, match="needs a pipeline"):
+                privacy_replay(clipped_sum, X, domain=DOMAIN)
+    """
+    )
+    result = project.runpytest(*_args("--strict-markers", "-m", "privacy"))
+    result.assert_outcomes(passed=3)
+
+
+def test_privacy_replay_fails_with_the_first_finding_and_its_call_site(project):
+    project.makepyfile(pipes=PIPELINES)
+    project.makepyfile(
+        test_replay_bad="""
+        from privaudit.spec import SubstituteOne
+        from pipes import DOMAIN, X, doubled_sum
+
+        def test_broken(privacy_replay):
+            privacy_replay(doubled_sum, X, domain=DOMAIN, relation=SubstituteOne())
+    """
+    )
+    result = project.runpytest(*_args())
+    result.assert_outcomes(failed=1)
+    lines = (project.path / "pipes.py").read_text().splitlines()
+    line = lines.index("def doubled_sum(x, noise):") + 2
+    seed = seed_for_nodeid("test_replay_bad.py::test_broken")
+    result.stdout.fnmatch_lines(
+        [
+            "*privacy replay of 'doubled_sum': VIOLATION: sensitivity: laplace call 0 at *"
+            f"pipes.py:{line}: *exceeds the declared sensitivity 1",
+            f"*call site: *pipes.py:{line}",
+            "*check: sensitivity (declared 1, measured 1.8)",
+            "*x = [[]0.1, *",
+            "*y = [[]*(neighbour made by: *)",
+            "*finding(s) on * neighbours",
+            f"*seed {seed} (derived from the test's node id); reproduce with "
+            f"pytest test_replay_bad.py::test_broken --privaudit-seed {seed}",
+        ]
+    )
