@@ -48,6 +48,7 @@ _LAZY: dict[str, tuple[str, str | None]] = {
     "PrivacyBudget": (".mechanisms.accounting", "PrivacyBudget"),
     "RDPAccountant": (".mechanisms.accounting", "RDPAccountant"),
     "ReplayReport": (".auditing.replay.result", "ReplayReport"),
+    "ReplayTarget": (".auditing.replay.target", "ReplayTarget"),
     "ZCDPAccountant": (".mechanisms.accounting", "ZCDPAccountant"),
     "accounting": (".mechanisms.accounting", None),
     "PowerStatement": (".auditing.outcome.results", "PowerStatement"),
@@ -74,6 +75,7 @@ if _TYPE_CHECKING:  # pragma: no cover
     from privaudit.auditing.pairs import CandidatePair
     from privaudit.auditing.replay.recorder import NoiseRecorder
     from privaudit.auditing.replay.result import ReplayReport
+    from privaudit.auditing.replay.target import ReplayTarget
     from privaudit.auditing.replay_audit import replay
     from privaudit.mechanisms import accounting
     from privaudit.mechanisms.accounting import (
@@ -115,6 +117,7 @@ __all__ = [
     "ProfilePoint",
     "RDPAccountant",
     "ReplayReport",
+    "ReplayTarget",
     "ZCDPAccountant",
     "__version__",
     "accounting",

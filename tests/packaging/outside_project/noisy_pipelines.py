@@ -3,7 +3,7 @@ one (it doubles the sum but declares the sensitivity of the plain sum)."""
 
 import numpy as np
 
-from privaudit.auditing.replay.target import ReplayTarget
+from privaudit import ReplayTarget
 from privaudit.spec import DatasetDomain, RealInterval, SubstituteOne
 
 N = 8
