@@ -17,7 +17,7 @@ spec, its claimed and true ε, the benchmark's input pairs, published lower boun
   (Chua et al., ICML 2024; :mod:`privaudit.suites.dpsgd`), slow tier only;
 * :func:`all_cases` — all of them but the DP-SGD cases;
 * :func:`bugs_of_record` — privacy bugs reported against DP libraries, re-created as replay
-  pipelines beside their fixes (:mod:`privaudit.suites.bugs_of_record`, served on first use);
+  pipelines beside their fixes (:mod:`privaudit.suites.bug_catalogue`, served on first use);
 * served on first use: the mutant families (:mod:`privaudit.suites.mutants`) and the
   broken local-node mechanisms (:mod:`privaudit.suites.local_node`).
 
@@ -53,8 +53,8 @@ from privaudit.suites.statdp import STATDP_CLAIMED_EPSILONS, statdp_cases, statd
 #: Served on first use (PEP 562): the mutant families and the local-node cases import more
 #: than the suites above (the LNDP estimators), and only their studies need them.
 _LAZY: dict[str, str] = {
-    "BugOfRecord": "privaudit.suites.bugs_of_record",
-    "bugs_of_record": "privaudit.suites.bugs_of_record",
+    "BugOfRecord": "privaudit.suites.bug_catalogue",
+    "bugs_of_record": "privaudit.suites.bug_catalogue",
     "MUTANT_AUDIT": "privaudit.suites.mutants",
     "MUTANT_FAMILIES": "privaudit.suites.mutants",
     "global_threshold_soft_threshold": "privaudit.suites.local_node",

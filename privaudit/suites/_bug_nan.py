@@ -1,5 +1,5 @@
 """Bug of record: NaN bypassing clipping (a catalogue entry of
-:mod:`privaudit.suites.bugs_of_record`, in a module of its own for the file-length limit).
+:mod:`privaudit.suites.bug_catalogue`, in a module of its own for the file-length limit).
 
 IEEE 754 comparisons with NaN are false, so ``np.clip`` (and a hand-written clamp) returns
 NaN untouched: a bounded sum over a table with one missing value is NaN whatever the

@@ -1,4 +1,4 @@
-"""Quality tier for the bugs of record (privaudit.suites.bugs_of_record): the statistical
+"""Quality tier for the bugs of record (privaudit.suites.bug_catalogue): the statistical
 audit refutes every buggy version whose violation reaches its sampled outputs and never
 refutes a fixed one.
 
@@ -24,7 +24,7 @@ from privaudit.auditing.checks import check_float_image
 from privaudit.auditing.pairs import verified_pair
 from privaudit.auditing.replay.pipeline_mechanism import PipelineMechanism
 from privaudit.spec.errors import NonFiniteOutputError
-from privaudit.suites.bugs_of_record import bugs_of_record
+from privaudit.suites.bug_catalogue import bugs_of_record
 
 CONFIG = AuditConfig(
     samples=20_000, pilot_samples=1_000, pair_budget=4, pairs_tested=1, claim_budget=50, seed=0

@@ -1,4 +1,4 @@
-"""The catalogue of bugs of record (privaudit.suites.bugs_of_record) under grey-box replay,
+"""The catalogue of bugs of record (privaudit.suites.bug_catalogue) under grey-box replay,
 and the pipeline-as-mechanism wrapper (privaudit.auditing.replay.pipeline_mechanism).
 
 Every buggy pipeline that replay is meant to catch fails the check named in its entry, at
@@ -31,7 +31,7 @@ from privaudit.spec.errors import (
     InvalidParameterError,
     NotNeighboursError,
 )
-from privaudit.suites.bugs_of_record import BugOfRecord, bugs_of_record
+from privaudit.suites.bug_catalogue import BugOfRecord, bugs_of_record
 
 BUGS = bugs_of_record()
 IDS = [b.name for b in BUGS]
