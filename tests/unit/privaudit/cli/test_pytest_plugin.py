@@ -18,10 +18,10 @@ import pytest
 # Imported here, before any in-process run: pytester restores ``sys.modules`` after each
 # run, and numpy's and scipy's extension modules cannot be loaded twice in one process, so
 # everything the inner runs import must already be loaded in the outer one.
-import privaudit.auditing.auditor
-import privaudit.auditing.replay
-import privaudit.mechanisms
-import privaudit.spec
+import privaudit.auditing.auditor  # noqa: F401
+import privaudit.auditing.replay  # noqa: F401
+import privaudit.mechanisms  # noqa: F401
+import privaudit.spec  # noqa: F401
 from privaudit.interfaces.pytest_plugin import seed_for_nodeid
 
 pytest_plugins = ["pytester"]
