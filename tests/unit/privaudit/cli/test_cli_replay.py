@@ -7,6 +7,7 @@ import json
 import subprocess
 import sys
 import textwrap
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -71,10 +72,14 @@ not_a_target = 3
 
 
 @pytest.fixture
-def pipes(tmp_path: Path) -> str:
-    path = tmp_path / "pipes.py"
+def pipes(tmp_path: Path) -> Iterator[str]:
+    """The pipelines file; the modules the CLI loaded from it leave ``sys.modules`` after."""
+    path = tmp_path / "cli_replay_pipelines.py"
     path.write_text(textwrap.dedent(PIPELINES), encoding="utf-8")
-    return str(path)
+    yield str(path)
+    for name, module in list(sys.modules.items()):
+        if getattr(module, "__file__", None) == str(path.resolve()):
+            del sys.modules[name]
 
 
 def _broken_line(path: str) -> int:
@@ -95,7 +100,7 @@ def test_a_violation_exits_1_with_the_call_site(pipes, capsys):
     lines = out.splitlines()
     assert len(lines) == 2 and lines[0].startswith("clipped_sum: no failure")
     assert lines[1].startswith("doubled_sum: VIOLATION: sensitivity: laplace call 0 at ")
-    assert f"pipes.py:{_broken_line(pipes)}" in lines[1]
+    assert f"cli_replay_pipelines.py:{_broken_line(pipes)}" in lines[1]
     assert "exceeds the declared sensitivity 1" in lines[1]
 
 
@@ -125,7 +130,7 @@ def test_a_callable_may_return_several_targets_and_json_holds_every_report(pipes
     assert good["report"]["neighbours"] == bad["report"]["neighbours"]
     first = bad["report"]["findings"][0]
     assert bad["violated"] and first["check"] == "sensitivity"
-    assert first["site"].endswith(f"pipes.py:{_broken_line(pipes)}")
+    assert first["site"].endswith(f"cli_replay_pipelines.py:{_broken_line(pipes)}")
     assert first["declared"] == 1.0 and first["measured"] > 1.0
     assert len(capsys.readouterr().out.splitlines()) == 2
 

@@ -458,14 +458,14 @@ target = ReplayTarget(clipped_sum, X, DOMAIN, SubstituteOne(), name="clipped")
 
 
 def test_privacy_replay_returns_the_report_of_a_correct_pipeline(project):
-    project.makepyfile(pipes=PIPELINES)
+    project.makepyfile(replay_plugin_pipelines=PIPELINES)
     project.makepyfile(
         test_replay_ok="""
         import pytest
         from privaudit.interfaces.pytest_plugin import seed_for_nodeid
         from privaudit.spec import SubstituteOne
         from privaudit.spec.errors import InvalidParameterError
-        from pipes import DOMAIN, X, clipped_sum, target
+        from replay_plugin_pipelines import DOMAIN, X, clipped_sum, target
 
         def test_pipeline(privacy_replay, request):
             report = privacy_replay(clipped_sum, X, domain=DOMAIN, relation=SubstituteOne())
@@ -489,11 +489,11 @@ def test_privacy_replay_returns_the_report_of_a_correct_pipeline(project):
 
 
 def test_privacy_replay_fails_with_the_first_finding_and_its_call_site(project):
-    project.makepyfile(pipes=PIPELINES)
+    project.makepyfile(replay_plugin_pipelines=PIPELINES)
     project.makepyfile(
         test_replay_bad="""
         from privaudit.spec import SubstituteOne
-        from pipes import DOMAIN, X, doubled_sum
+        from replay_plugin_pipelines import DOMAIN, X, doubled_sum
 
         def test_broken(privacy_replay):
             privacy_replay(doubled_sum, X, domain=DOMAIN, relation=SubstituteOne())
@@ -501,14 +501,14 @@ def test_privacy_replay_fails_with_the_first_finding_and_its_call_site(project):
     )
     result = project.runpytest(*_args())
     result.assert_outcomes(failed=1)
-    lines = (project.path / "pipes.py").read_text().splitlines()
+    lines = (project.path / "replay_plugin_pipelines.py").read_text().splitlines()
     line = lines.index("def doubled_sum(x, noise):") + 2
     seed = seed_for_nodeid("test_replay_bad.py::test_broken")
     result.stdout.fnmatch_lines(
         [
             "*privacy replay of 'doubled_sum': VIOLATION: sensitivity: laplace call 0 at *"
-            f"pipes.py:{line}: *exceeds the declared sensitivity 1",
-            f"*call site: *pipes.py:{line}",
+            f"replay_plugin_pipelines.py:{line}: *exceeds the declared sensitivity 1",
+            f"*call site: *replay_plugin_pipelines.py:{line}",
             "*check: sensitivity (declared 1, measured 1.8)",
             "*x = [[]0.1, *",
             "*y = [[]*(neighbour made by: *)",
