@@ -2,27 +2,74 @@
 
 Under substitute-one neighbouring with public n, the mean of records in [lower, upper]
 has global sensitivity (upper − lower)/n (Dwork, McSherry, Nissim & Smith 2006), so
-adding Laplace((upper − lower)/(nε)) noise is ε-DP.
+adding Laplace((upper − lower)/(nε)) noise is ε-DP.  Its accuracy claim is exact: the
+error is |Lap(b)|, and P[|Lap(b)| > t] = e^{−t/b}, so P[error > b ln(1/β)] = β
+(``docs/derivations.md`` §13); the lower bound it names is ``mean.central``.
 """
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
 
-from privaudit.mechanisms import LaplaceMechanism
+from privaudit.mechanisms import LaplaceMechanism, laplace_scale
 from privaudit.mechanisms.accounting import PrivacyBudget
-from privaudit.spec import DatasetDomain, RandomLike, RealInterval, SubstituteOne
+from privaudit.spec import (
+    AccuracyClaim,
+    DatasetDomain,
+    RandomLike,
+    RealInterval,
+    Reference,
+    SubstituteOne,
+)
 from privaudit.spec.errors import InvalidParameterError, UnsupportedCombinationError
-from privaudit.spec.validation import check_epsilon, check_sample_size, real_array
+from privaudit.spec.stable_values import round_up
+from privaudit.spec.validation import check_alpha, check_epsilon, check_sample_size, real_array
 
 from ._result import PrivateEstimate
 
-__all__ = ["bounded_mean_mechanism", "private_bounded_mean"]
+__all__ = ["bounded_mean_mechanism", "laplace_accuracy_claim", "private_bounded_mean"]
+
+#: The exact tail of the Laplace law behind the accuracy claim.
+LAPLACE_TAIL = Reference(
+    citation="Laplace law tail P[|Lap(b)| > t] = exp(-t/b); Dwork & Roth, The Algorithmic "
+    "Foundations of Differential Privacy, 2014",
+    locator="Theorem 3.8 (Laplace accuracy); docs/derivations.md §13",
+)
 
 
-def bounded_mean_mechanism(n: int, lower: float, upper: float, epsilon: float) -> LaplaceMechanism:
+def laplace_accuracy_claim(
+    scale: float, failure_probability: float, *, lower_bound: str = ""
+) -> AccuracyClaim:
+    """P[|M(x) − f(x)| > b ln(1/β)] ≤ β for f(x) + Lap(b), exactly (the bound rounded up).
+
+    Parameters
+    ----------
+    scale : float
+        The Laplace scale b actually used (``spec.noise.law.scale``).
+    failure_probability : float
+        β ∈ (0, 1).
+    lower_bound : str, optional
+        A registered lower bound for the problem
+        (:data:`privaudit.mechanisms.LOWER_BOUNDS`).
+    """
+    beta = check_alpha(failure_probability, "failure_probability")
+    return AccuracyClaim(
+        error="absolute",
+        bound=round_up(scale * math.log(1.0 / beta)),
+        failure_probability=beta,
+        target="statistic",
+        source=LAPLACE_TAIL,
+        formula="b · ln(1/β), b = (upper − lower)/(nε)",
+        lower_bound=lower_bound,
+    )
+
+
+def bounded_mean_mechanism(
+    n: int, lower: float, upper: float, epsilon: float, *, failure_probability: float = 0.05
+) -> LaplaceMechanism:
     """The ε-DP Laplace mechanism for the mean of ``n`` records in [lower, upper].
 
     Parameters
@@ -33,12 +80,15 @@ def bounded_mean_mechanism(n: int, lower: float, upper: float, epsilon: float) -
         Public bounds on every record, lower < upper.
     epsilon : float
         Privacy parameter ε > 0.
+    failure_probability : float, default 0.05
+        β of the spec's accuracy claim: |M(x) − mean(x)| ≤ b ln(1/β) with probability
+        ≥ 1 − β, b the Laplace scale (:func:`laplace_accuracy_claim`).
 
     Returns
     -------
     LaplaceMechanism
         Its spec declares substitute-one neighbouring on datasets of size n, global
-        sensitivity (upper − lower)/n and ε-DP.
+        sensitivity (upper − lower)/n, ε-DP and the accuracy claim.
     """
     size = check_sample_size(n, 1, "n")
     eps = check_epsilon(epsilon)
@@ -49,6 +99,9 @@ def bounded_mean_mechanism(n: int, lower: float, upper: float, epsilon: float) -
         )
     domain = DatasetDomain(record=record, size=size)
     sensitivity = (record.hi - record.lo) / size
+    accuracy = laplace_accuracy_claim(
+        laplace_scale(eps, sensitivity), failure_probability, lower_bound="mean.central"
+    )
     return LaplaceMechanism(
         eps,
         sensitivity,
@@ -58,6 +111,7 @@ def bounded_mean_mechanism(n: int, lower: float, upper: float, epsilon: float) -
         name="bounded_mean",
         summary="mean of n bounded records plus Laplace noise",
         statistic_description="sample mean of records in [lower, upper]",
+        accuracy=accuracy,
     )
 
 

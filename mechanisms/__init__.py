@@ -58,6 +58,28 @@ from .composition import (
 )
 from .custom import FunctionMechanism, declare_mechanism
 from .float_safe import FloatSafeGaussianMechanism, FloatSafeLaplaceMechanism
+from .inverse_sensitivity import (
+    inverse_sensitivity_median_mechanism,
+    inverse_sensitivity_quantile_mechanism,
+    inverse_sensitivity_trimmed_mean_mechanism,
+)
+from .keyed_histogram import KeyedHistogramMechanism
+from .lower_bounds import (
+    LOWER_BOUNDS,
+    LowerBound,
+    accuracy_lower_bound,
+    central_mean_bound,
+    central_mean_rate,
+    central_variance_bound,
+    local_mean_bound,
+    two_point_absolute_error_bound,
+    two_point_quantile_bound,
+)
+from .partition_selection import (
+    laplace_threshold_delta,
+    optimal_release_probabilities,
+    optimal_release_probability,
+)
 from .randomized_response import RandomizedResponseMechanism
 from .scalar_sampler import (
     SamplerCost,
@@ -83,7 +105,10 @@ __all__ = [
     "FloatSafeLaplaceMechanism",
     "FunctionMechanism",
     "GaussianMechanism",
+    "KeyedHistogramMechanism",
+    "LOWER_BOUNDS",
     "LaplaceMechanism",
+    "LowerBound",
     "Mechanism",
     "NoisyArgmaxMechanism",
     "QUARTIC_CONSTANT",
@@ -92,9 +117,13 @@ __all__ = [
     "SamplerCost",
     "ScalarSamplerMechanism",
     "SmoothSensitivityMechanism",
+    "accuracy_lower_bound",
     "advanced_composition",
     "analytic_gaussian_sigma",
     "basic_composition",
+    "central_mean_bound",
+    "central_mean_rate",
+    "central_variance_bound",
     "check_sample_size",
     "classical_gaussian_sigma",
     "declare_mechanism",
@@ -102,12 +131,21 @@ __all__ = [
     "discrete_laplace_scale",
     "from_scalar_sampler",
     "installed_versions",
+    "inverse_sensitivity_median_mechanism",
+    "inverse_sensitivity_quantile_mechanism",
+    "inverse_sensitivity_trimmed_mean_mechanism",
     "laplace_scale",
+    "laplace_threshold_delta",
+    "local_mean_bound",
     "median_smooth_sensitivity",
+    "optimal_release_probabilities",
+    "optimal_release_probability",
     "parallel_composition",
     "smooth_inverse_quartic_mechanism",
     "smooth_laplace_mechanism",
     "smooth_median_mechanism",
     "split_budget",
+    "two_point_absolute_error_bound",
+    "two_point_quantile_bound",
     "zcdp_discrete_gaussian_sigma",
 ]

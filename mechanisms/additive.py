@@ -29,6 +29,7 @@ from typing import Any, Literal
 import numpy as np
 
 from privaudit.spec import (
+    AccuracyClaim,
     AdditiveNoise,
     ApproxDP,
     DiscreteGaussian,
@@ -192,6 +193,8 @@ class LaplaceMechanism(AdditiveNoiseMechanism):
         The spec's one-line summary (a default is provided).
     references : tuple of Reference
         Further references, appended to the mechanism's own.
+    accuracy : AccuracyClaim, optional
+        The spec's accuracy claim (:mod:`spec.accuracy`), if the caller proves one.
 
     Raises
     ------
@@ -227,6 +230,7 @@ class LaplaceMechanism(AdditiveNoiseMechanism):
         statistic_description: str | None = None,
         summary: str | None = None,
         references: tuple[Reference, ...] = (),
+        accuracy: AccuracyClaim | None = None,
     ) -> None:
         eps = _check_epsilon(epsilon)
         delta_f = _check_sensitivity(sensitivity)
@@ -254,6 +258,7 @@ class LaplaceMechanism(AdditiveNoiseMechanism):
                 law=Laplace(scale=laplace_scale(eps, delta_f)), calibration="exact"
             ),
             guarantee=PureDP(epsilon=eps),
+            accuracy=accuracy,
         )
         super().__init__(spec, fn)
 

@@ -53,6 +53,7 @@ from ._types import (
     check_probability,
     check_sample_size,
 )
+from .accuracy import AccuracyClaim, AccuracyTarget, ErrorNorm
 from .domains import (
     Categorical,
     DatasetDomain,
@@ -92,6 +93,7 @@ from .guarantees import (
     pure_to_zcdp,
     zcdp_to_renyi,
 )
+from .keyed_release import KeyedRelease
 from .mechanism_spec import (
     AdditiveNoise,
     FiniteRandomizer,
@@ -139,6 +141,8 @@ from .sensitivity import (
 )
 
 __all__ = [
+    "AccuracyClaim",
+    "AccuracyTarget",
     "AddRemoveOne",
     "AdditiveNoise",
     "AdditiveNoiseLaw",
@@ -155,6 +159,7 @@ __all__ = [
     "EPSILON_MIN",
     "EdgeNeighbouring",
     "Epsilon",
+    "ErrorNorm",
     "Exponential",
     "ExtendedEpsilon",
     "FiniteOutputLaw",
@@ -173,6 +178,7 @@ __all__ = [
     "InvalidParameterError",
     "InverseQuartic",
     "KernelRangeError",
+    "KeyedRelease",
     "Laplace",
     "LatticeGaussian",
     "LatticeLaplace",

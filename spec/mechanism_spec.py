@@ -32,10 +32,11 @@ from __future__ import annotations
 import math
 from typing import Any, Literal, TypeVar
 
-from pydantic import Field, model_validator
+from pydantic import Field, SerializerFunctionWrapHandler, model_serializer, model_validator
 
 from ._base import SpecModel
 from ._types import PositiveInt
+from .accuracy import AccuracyClaim
 from .domains import Categorical, InputDomain
 from .errors import InconsistentSpecError, NonMonotoneRelationError, UnsupportedCombinationError
 from .guarantees import (
@@ -64,6 +65,7 @@ from .noise_application import (
     _within,
     laplace_rdp,
 )
+from .references import Reference
 from .relations import AddRemoveOne, LocalRelation, NeighbouringRelation
 from .sensitivity import (
     GlobalSensitivity,
@@ -96,24 +98,6 @@ rational sampling with no floating-point leak (OpenDP's ``idealized-numerics`` f
 
 ProofStatus = Literal["proven", "unproven"]
 """``"unproven"`` marks a claim kept for reproduction whose proof does not hold as printed."""
-
-
-class Reference(SpecModel):
-    """A citation that supports a claim: the paper and, where it matters, the equation.
-
-    Parameters
-    ----------
-    citation : str
-        Authors, title, venue and year.
-    locator : str, optional
-        Lemma, theorem, algorithm or equation number (e.g. ``"Lemma 2"``).
-    url : str, optional
-        A stable address (DOI or arXiv).
-    """
-
-    citation: str = Field(min_length=1)
-    locator: str = ""
-    url: str = ""
 
 
 def _admits_monotone_scores(relation: NeighbouringRelation) -> bool:
@@ -162,6 +146,10 @@ class MechanismSpec(SpecModel):
         ``"unproven"`` needs ``notes`` saying why.
     notes : str
         Anything a reader of the claim must know.
+    accuracy : AccuracyClaim or None
+        "With probability ≥ 1 − β the error is at most α" (:mod:`spec.accuracy`).  Left
+        out of the serialisation when ``None``, so a spec without one hashes as it did
+        before the field existed.
     """
 
     name: str = Field(min_length=1, max_length=200)
@@ -178,6 +166,15 @@ class MechanismSpec(SpecModel):
     numerics: Numerics = "idealized"
     proof_status: ProofStatus = "proven"
     notes: str = ""
+    accuracy: AccuracyClaim | None = None
+
+    @model_serializer(mode="wrap")
+    def _omit_absent_accuracy(self, handler: SerializerFunctionWrapHandler) -> Any:
+        """The dump without ``accuracy`` when it is ``None`` (content hashes unchanged)."""
+        data = handler(self)
+        if self.accuracy is None and isinstance(data, dict):
+            data.pop("accuracy", None)
+        return data
 
     # -- claim lookup --------------------------------------------------------------------
     def _claim(self, cls: type[_ClaimT]) -> _ClaimT | None:
@@ -250,6 +247,17 @@ class MechanismSpec(SpecModel):
                     f"with output_dimension = {self.output_dimension} needs {n} consecutive "
                     f"blocks covering 0..{self.output_dimension - 1}"
                 )
+        return self
+
+    @model_validator(mode="after")
+    def _accuracy_fits_the_release(self) -> MechanismSpec:
+        """An ``absolute`` accuracy error is the error of a scalar release."""
+        claim = self.accuracy
+        if claim is not None and claim.error == "absolute" and self.output_dimension != 1:
+            raise InconsistentSpecError(
+                f"an 'absolute' accuracy error needs a scalar release, got "
+                f"output_dimension = {self.output_dimension}; use 'l1', 'l2' or 'linf'"
+            )
         return self
 
     @model_validator(mode="after")
@@ -393,6 +401,8 @@ class MechanismSpec(SpecModel):
             lines.append(f"  reference   : {r.citation}{', ' + r.locator if r.locator else ''}")
         if self.notes:
             lines.append(f"  notes       : {self.notes}")
+        if self.accuracy is not None:
+            lines.append(f"  accuracy    : {self.accuracy.describe()}")
         lines.append(f"  spec hash   : {self.content_hash}")
         return "\n".join(lines)
 

@@ -7,8 +7,10 @@ exposes its primitives (:mod:`~privaudit.auditing.replay.check`; deterministic, 
 outputs (:mod:`~privaudit.auditing.checks.float_image`) and the local-node checks
 (:mod:`~privaudit.auditing.checks.local_node`), each at its share of α in the audit's
 plan (:mod:`~privaudit.auditing.plan`, ``docs/derivations.md`` §8);
-:func:`exposed_search_spec` focuses a local-node relation on the nodes its public
-randomness exposes most before the pair search.  All are called by
+:func:`accuracy_checks` tests the spec's accuracy claim on samples at its share of α
+(:mod:`~privaudit.auditing.checks.accuracy`).  :func:`exposed_search_spec` focuses a
+local-node relation on the nodes its public randomness exposes most before the pair
+search.  All are called by
 :func:`~privaudit.auditing.auditor.audit`.
 """
 
@@ -20,6 +22,7 @@ from typing import Any
 import numpy as np
 
 from privaudit.auditing.checks import (
+    check_accuracy,
     check_float_image,
     check_global_sensitivity,
     check_local_node,
@@ -40,6 +43,7 @@ from privaudit.mechanisms import Mechanism
 from privaudit.spec import LocalNodeRelation
 
 __all__ = [
+    "accuracy_checks",
     "exposed_search_spec",
     "noise_law_checks",
     "sensitivity_checks",
@@ -210,3 +214,31 @@ def noise_law_checks(
                 relation=relation,
             )
         )
+
+
+def accuracy_checks(
+    mechanism: Mechanism,
+    plan: AuditPlan,
+    cfg: AuditConfig,
+    candidates: Sequence[Any],
+    rng: np.random.Generator,
+    checks: list[CheckOutcome],
+    say: Progress,
+) -> None:
+    """Step 4b of :func:`~privaudit.auditing.auditor.audit`: the spec's accuracy claim at
+    the first inputs of the candidate pairs, at ``plan.share("accuracy")`` (a claim the
+    plan does not test, against a population parameter or without a ``statistic`` hook,
+    gets a skipped outcome saying why); nothing for a spec without a claim."""
+    if mechanism.spec.accuracy is None:
+        return
+    if plan.accuracy:
+        say("testing the accuracy claim on samples")
+    checks.append(
+        check_accuracy(
+            mechanism,
+            [p.x for p in candidates],
+            rng,
+            samples=cfg.effective_conformance_samples,
+            alpha=plan.share("accuracy"),
+        )
+    )

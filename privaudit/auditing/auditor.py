@@ -28,6 +28,7 @@ from privaudit.auditing.audit_outcome import (
     distinguishability_check,
     profile_check,
 )
+from privaudit.auditing.audit_steps import accuracy_checks as _accuracy_checks
 from privaudit.auditing.audit_steps import exposed_search_spec as _exposed_search_spec
 from privaudit.auditing.audit_steps import noise_law_checks as _noise_law_checks
 from privaudit.auditing.audit_steps import sensitivity_checks as _sensitivity_checks
@@ -373,6 +374,9 @@ def _audit_claim(mechanism: Mechanism, pairs: Sequence[tuple[Any, Any]], run: _R
         executor,
         relation,
     )
+
+    # 4b. the accuracy claim, when the spec makes one --------------------------------------
+    _accuracy_checks(mechanism, plan, cfg, candidates, rng["accuracy"], checks, say)
 
     # 5. choose the pairs for the distributional test (never from the final samples) ---------
     eps_claimed, delta_claimed = plan.claim.epsilon, plan.claim.delta

@@ -19,6 +19,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from privaudit.auditing.outcome.audit_plan import (
+    ACCURACY_SHARE,
     CONFORMANCE_SHARE,
     LOCALITY_SHARE,
     RANKED_LAW_SHARE,
@@ -47,13 +48,15 @@ def _shares(plan: dict[str, Any], numerics_exact: bool) -> tuple[dict[str, float
     image = conformance / 2 if (plan["float_image"] and numerics_exact and delta > 0) else 0.0
     spike = SPIKE_SHARE * (conformance - image) if plan["spike"] else 0.0
     locality = LOCALITY_SHARE * alpha if plan["locality_on_samples"] else 0.0
-    rest = alpha - (conformance + locality)
+    accuracy = ACCURACY_SHARE * alpha if plan["accuracy"] else 0.0
+    rest = alpha - (conformance + locality + accuracy)
     ranked = 0.0 if plan["ranking"] == "pilot ε estimates" else RANKED_LAW_SHARE * rest
     shares = {
         "noise_law": conformance - image - spike,
         "floating_point.image": image,
         "noise_law.spike": spike,
         "lndp.locality": locality,
+        "accuracy": accuracy,
         "noise_law.ranked_pairs": ranked,
         "distinguishability": rest - ranked,
     }
@@ -79,6 +82,7 @@ def plan_audit(
     # the engine's predicates, imported here: the plan as data (the report's field) loads
     # no engine module
     from privaudit.auditing.checks import (
+        accuracy_check_applies,
         float_image_applies,
         local_node_checks_apply,
         locality_needs_samples,
@@ -119,6 +123,7 @@ def plan_audit(
         "local_node": local_node,
         "locality_on_samples": local_node and locality_needs_samples(mechanism),
         "declared": declared,
+        "accuracy": at_one and accuracy_check_applies(mechanism),
         "ranking": ranking,
     }
     fields["shares"], fields["alpha_ranking"] = _shares(fields, spec.numerics == "exact")

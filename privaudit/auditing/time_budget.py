@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from privaudit.auditing.checks.accuracy import ACCURACY_INPUTS
 from privaudit.auditing.choice.halving import halving_first_round, halving_pool_size
 from privaudit.auditing.choice.ranked_law import RANKED_LAW_MIN_DRAWS
 from privaudit.auditing.config import AuditConfig
@@ -142,6 +143,8 @@ def stage_releases(
         out["spike windows"] = 2 * n
     if shape.float_image:
         out["floating-point image"] = _FLOAT_IMAGE_RELEASES
+    if shape.accuracy:
+        out["accuracy claim"] = cfg.effective_conformance_samples * ACCURACY_INPUTS
     if shape.black_box:
         out["pair ranking"] = _ranking_releases(
             cfg.pilot_samples,

@@ -71,6 +71,7 @@ from privaudit.mechanisms import (
 )
 from privaudit.mechanisms.dpsgd import ABLQMechanism, LogisticDPSGD
 from privaudit.spec import Categorical, IntegerRange, LocalNodeRelation, RealInterval
+from privaudit.trust.builtin_registry_advanced import register_advanced
 
 __all__ = ["register_builtins"]
 
@@ -241,6 +242,7 @@ def register_builtins(register: Callable[..., Any]) -> None:
     _register_local_ustatistics(register)
     _register_lndp(register)
     _register_dpsgd(register)
+    register_advanced(register)
 
 
 #: DP-SGD settings of the registry: one epoch of 10 batches of one record (ABLQ) and of 5

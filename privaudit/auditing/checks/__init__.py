@@ -8,6 +8,8 @@
   under x but not under its neighbour (Mironov's floating-point attack);
 * :mod:`privaudit.auditing.checks.spike` — no more outputs near the statistic f(x) than the
   declared additive law allows (rare branches releasing f(x) with little or no noise);
+* :mod:`privaudit.auditing.checks.accuracy` — the spec's accuracy claim (error ≤ α with
+  probability ≥ 1 − β) on samples, with an exact binomial test;
 * :mod:`privaudit.auditing.checks.consistency` — the spec re-validates from JSON and agrees with
   the mechanism's own parameters;
 * :mod:`privaudit.auditing.checks.local_node` — local node privacy: n public and per-node messages,
@@ -22,6 +24,7 @@ them): ``"violated"`` with a counterexample, ``"passed"``, or ``"skipped"`` with
 from __future__ import annotations
 
 from privaudit.auditing.checks._common import is_required_skip
+from privaudit.auditing.checks.accuracy import accuracy_check_applies, check_accuracy
 from privaudit.auditing.checks.conformance import check_noise_law
 from privaudit.auditing.checks.consistency import check_spec_consistency
 from privaudit.auditing.checks.float_image import (
@@ -43,6 +46,8 @@ from privaudit.auditing.checks.sensitivity import (
 from privaudit.auditing.checks.spike import check_spike, spike_applies
 
 __all__ = [
+    "accuracy_check_applies",
+    "check_accuracy",
     "check_float_image",
     "check_global_sensitivity",
     "check_local_node",

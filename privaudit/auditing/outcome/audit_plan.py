@@ -12,6 +12,7 @@ from pydantic import Field
 from privaudit.spec import SpecModel
 
 __all__ = [
+    "ACCURACY_SHARE",
     "CONFORMANCE_SHARE",
     "LOCALITY_SHARE",
     "RANKED_LAW_SHARE",
@@ -33,6 +34,9 @@ LOCALITY_SHARE = 0.1
 #: Share of the distinguishing test's α spent on the declared law at the inputs of the
 #: pairs it ranks (:mod:`privaudit.auditing.choice.ranked_law`), for gray-box rankings.
 RANKED_LAW_SHARE = 0.1
+#: Share of α spent on the spec's accuracy claim when it is tested
+#: (:mod:`privaudit.auditing.checks.accuracy`).
+ACCURACY_SHARE = 0.05
 #: The random streams, each spawned from ``SeedSequence(seed)`` in this order (a new
 #: stream goes last, so that the others keep their draws).
 STREAMS = (
@@ -46,6 +50,7 @@ STREAMS = (
     "spike",
     "exposure",
     "ranked_law",
+    "accuracy",
 )
 
 Ranking = Literal["statistic shift", "declared bound", "pilot ε estimates"]
@@ -95,6 +100,9 @@ class AuditPlan(SpecModel):
         black-box locality test apply.
     declared : bool
         The output densities are declared (on the planning pair).
+    accuracy : bool
+        The spec's accuracy claim is tested on samples (a claim against f(x) and the
+        ``statistic`` hook).
     ranking : str
         How the pairs are ranked: ``"statistic shift"``, ``"declared bound"`` or
         ``"pilot ε estimates"`` (a black box).
@@ -119,6 +127,7 @@ class AuditPlan(SpecModel):
     local_node: bool
     locality_on_samples: bool
     declared: bool
+    accuracy: bool = False
     ranking: Ranking
     shares: dict[str, float] = Field(default_factory=dict)
     alpha_ranking: float

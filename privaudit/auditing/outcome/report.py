@@ -213,6 +213,8 @@ class AuditReport(SpecModel):
         eps = format_epsilon(self.epsilon_lower_bound)
         lines = [f"privaudit audit of {self.mechanism!r} (spec {self.spec_hash[:19]}…)"]
         lines.append(f"  claim          : {claim_text(self.spec)}")
+        if self.spec.accuracy is not None:
+            lines.append(f"  accuracy claim : {self.spec.accuracy.describe()}")
         lines.append(f"  verdict        : {self.verdict_text} (family-wise confidence {pct})")
         if self.inconclusive:
             for reason in self.unmet_requirements:

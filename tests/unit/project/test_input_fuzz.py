@@ -22,6 +22,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import privaudit.estimators.local_ustatistics as lu
+import privaudit.estimators.robust as robust_estimators
 from privaudit import estimators, mechanisms
 from privaudit.estimators import lndp
 from privaudit.estimators.ustatistics import collision_kernel, mean_kernel, variance_kernel
@@ -35,6 +36,7 @@ PACKAGES = (
     "privaudit.estimators.hypothesis_tests",
     "privaudit.estimators.local_ustatistics",
     "privaudit.estimators.lndp",
+    "privaudit.estimators.robust",
 )
 
 #: ``private_*`` functions without an ε: post-processing of already private values (Protocol
@@ -65,6 +67,22 @@ def _real_domain() -> Any:
 
 #: Estimators that take data: name -> (call(data, epsilon), kind of data).
 ESTIMATORS: dict[str, tuple[Callable[[Any, Any], Any], str]] = {
+    "private_median": (
+        lambda x, e: robust_estimators.private_median(x, 0.0, 1.0, e, rng=0),
+        "real",
+    ),
+    "private_quantile": (
+        lambda x, e: robust_estimators.private_quantile(x, 0.0, 1.0, e, quantile=0.3, rng=0),
+        "real",
+    ),
+    "private_trimmed_mean": (
+        lambda x, e: robust_estimators.private_trimmed_mean(x, 0.0, 1.0, e, rng=0),
+        "real",
+    ),
+    "private_robust_mean": (
+        lambda x, e: robust_estimators.private_robust_mean(x, 0.0, 1.0, e, rng=0),
+        "real",
+    ),
     "private_bounded_mean": (
         lambda x, e: estimators.private_bounded_mean(x, 0.0, 1.0, e, rng=0),
         "real",
@@ -214,6 +232,16 @@ CONSTRUCTORS: dict[str, Callable[[Any, Any], Any]] = {
     "smooth_median_mechanism": lambda n, e: mechanisms.smooth_median_mechanism(
         n, 0.0, 1.0, e, 1e-6, noise="laplace"
     ),
+    "inverse_sensitivity_median_mechanism": lambda n, e: (
+        mechanisms.inverse_sensitivity_median_mechanism(n, 0.0, 1.0, e, grid=16)
+    ),
+    "inverse_sensitivity_quantile_mechanism": lambda n, e: (
+        mechanisms.inverse_sensitivity_quantile_mechanism(n, 0.0, 1.0, e, quantile=0.3)
+    ),
+    "inverse_sensitivity_trimmed_mean_mechanism": lambda n, e: (
+        mechanisms.inverse_sensitivity_trimmed_mean_mechanism(n, 0.0, 1.0, e, trim=2)
+    ),
+    "robust_mean_mechanism": lambda n, e: robust_estimators.robust_mean_mechanism(n, 0.0, 1.0, e),
     "subsampled_view_mechanism": lambda n, e: lu.subsampled_view_mechanism(
         n, 1, e, _abs_difference, _real_domain(), 0.0, 1.0
     ),
@@ -262,6 +290,22 @@ MECHANISMS: dict[str, Callable[[Any], Any]] = {
     "FloatSafeGaussianMechanism": lambda e: mechanisms.FloatSafeGaussianMechanism(e, 1e-5, 1.0),
     "rr_randomizer_mechanism": lambda e: lu.rr_randomizer_mechanism(e, cells=4),
     "regular_vs_star_mechanism": lambda e: lndp.regular_vs_star_mechanism(RHO, e, 1e-3),
+    "KeyedHistogramMechanism": lambda e: mechanisms.KeyedHistogramMechanism(4, e, 1e-3),
+    "laplace_threshold_delta": lambda e: mechanisms.laplace_threshold_delta(e, 5.0),
+    "optimal_release_probabilities": lambda e: mechanisms.optimal_release_probabilities(
+        10, e, 1e-3
+    ),
+    "optimal_release_probability": lambda e: mechanisms.optimal_release_probability(
+        np.arange(4), e, 1e-3
+    ),
+    "central_mean_bound": lambda e: mechanisms.central_mean_bound(100, e, 0.0, 0.05),
+    "central_variance_bound": lambda e: mechanisms.central_variance_bound(100, e),
+    "central_mean_rate": lambda e: mechanisms.central_mean_rate(100, e),
+    "local_mean_bound": lambda e: mechanisms.local_mean_bound(100, e, 0.05),
+    "two_point_quantile_bound": lambda e: mechanisms.two_point_quantile_bound([0.1], e, 0.0, 0.05),
+    "two_point_absolute_error_bound": lambda e: mechanisms.two_point_absolute_error_bound(
+        [0.1], e, 0.0
+    ),
 }
 #: ε of the good calls where 1.0 is outside a mechanism's calibration (the classical
 #: Gaussian calibration of the LNDP algorithms needs ε < 1); every other good call uses 1.0.
@@ -297,6 +341,9 @@ DELTAS: dict[str, Callable[[Any], Any]] = {
     "all_pairs_view_mechanism": lambda d: lu.all_pairs_view_mechanism(
         24, 1.0, d, _abs_difference, _real_domain(), 0.0, 1.0
     ),
+    "KeyedHistogramMechanism": lambda d: mechanisms.KeyedHistogramMechanism(4, 1.0, d),
+    "central_mean_bound": lambda d: mechanisms.central_mean_bound(100, 1.0, d, 0.05),
+    "two_point_quantile_bound": lambda d: mechanisms.two_point_quantile_bound([0.1], 1.0, d, 0.05),
 }
 
 
