@@ -8,7 +8,11 @@ with their own modules.  The data-generating models the studies and tests use (r
 geometric graphs on S²) live in the subpackage :mod:`estimators.models`.
 
 Subpackages: :mod:`estimators.graphs` (private edge and triangle density under node-level
-privacy) and :mod:`estimators.hypothesis_tests` (the private uniformity test).
+privacy), :mod:`estimators.hypothesis_tests` (the private uniformity test),
+:mod:`estimators.stability` (propose-test-release, sample-and-aggregate),
+:mod:`estimators.histograms` (partition selection), :mod:`estimators.robust` (inverse
+sensitivity, robust means) and the module :mod:`estimators.continual_counting` (private
+prefix sums and linear workloads by matrix factorization).
 """
 
 from __future__ import annotations

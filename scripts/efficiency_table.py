@@ -11,7 +11,10 @@ ratio; ``docs/derivations.md`` §13 for the explicit bounds):
 * local ε-DP (the registry's randomized response, run by n users): error against the
   population frequency, worst of two laws, against (13.3) and (13.4);
 * rate-only bounds (central mean, population target): fitted exponents in n and ε of the
-  Laplace mean's error against the exponents of the rate √(1/n + 1/(nε)²).
+  Laplace mean's error against the exponents of the rate √(1/n + 1/(nε)²);
+* continual counting (the registry's matrix mechanisms, T = 16, and the same at T = 1024):
+  the worst step's root-mean-square error of the released prefix sums against the lower
+  bound on it for every Gaussian factorization mechanism (Matoušek, Nikolov & Talwar).
 
 Usage::
 
@@ -36,6 +39,7 @@ sys.path.insert(0, str(ROOT))
 
 from privaudit import registry  # noqa: E402
 from privaudit.estimators import bounded_mean_mechanism  # noqa: E402
+from privaudit.estimators.continual_counting import private_prefix_sums  # noqa: E402
 from privaudit.mechanisms import (  # noqa: E402
     LowerBound,
     central_mean_bound,
@@ -43,6 +47,7 @@ from privaudit.mechanisms import (  # noqa: E402
     central_variance_bound,
     local_mean_bound,
 )
+from privaudit.mechanisms.matrix import prefix_sum_lower_bound  # noqa: E402
 
 OUTPUT = ROOT / "docs" / "efficiency.md"
 FIGURE = ROOT / "docs" / "efficiency.png"
@@ -52,7 +57,7 @@ RELEASES = 20_000
 LOCAL_REPLICATES = 2_000
 LOCAL_USERS = 1_000
 BETA = 0.05
-MEAN_ENTRIES = ("bounded_mean",)
+MEAN_ENTRIES = ("bounded_mean", "sample_aggregate.laplace_mean")
 VARIANCE_ENTRIES = (
     "ustat.local_hajek.variance",
     "ustat.local_hajek.subsampled",
@@ -66,6 +71,15 @@ VARIANCE_ENTRIES = (
 LOCAL_ENTRIES = ("randomized_response",)
 RATE_NS = (100, 316, 1_000, 3_162, 10_000)
 RATE_EPSILONS = (0.001, 0.002, 0.004, 0.008)
+#: Continual counting: the registry's T, and a longer stream; releases per method.
+PREFIX_LENGTHS = (16, 1_024)
+PREFIX_METHODS = (
+    ("tree", "matrix.binary_tree"),
+    ("honaker", "matrix.binary_tree"),
+    ("sqrt_toeplitz", "matrix.sqrt_toeplitz"),
+)
+PREFIX_RELEASES = 2_000
+PREFIX_EPSILON, PREFIX_DELTA = 1.0, 1e-5
 
 
 @dataclass(frozen=True)
@@ -250,11 +264,51 @@ def figure(fits: dict[str, tuple[float, float, list[float]]]) -> None:
     plt.close(fig)
 
 
+def prefix_rows(rng: np.random.Generator) -> list[tuple[str, str, int, float, float]]:
+    """(method, entry, T, worst-step RMS error, lower bound) of the prefix-sum releases."""
+    rows = []
+    for T in PREFIX_LENGTHS:
+        stream = rng.uniform(0.0, 1.0, T)
+        exact = np.cumsum(stream)
+        bound = prefix_sum_lower_bound(T, PREFIX_EPSILON, PREFIX_DELTA)
+        for method, entry in PREFIX_METHODS:
+            squared = np.zeros(T)
+            for _ in range(PREFIX_RELEASES):
+                release = private_prefix_sums(
+                    stream, PREFIX_EPSILON, PREFIX_DELTA, method=method, rng=rng
+                )
+                squared += (np.asarray(release.estimate) - exact) ** 2
+            worst = float(np.sqrt(np.max(squared / PREFIX_RELEASES)))
+            rows.append((method, entry, T, worst, bound.max_std))
+    return rows
+
+
+def render_prefix(rows: list[tuple[str, str, int, float, float]]) -> str:
+    """The continual-counting table."""
+    lines = [
+        "| estimator (method) | registry entry | T | measured max_t RMS error | lower bound "
+        "(factorization mechanisms) | ratio | bound's source |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for method, entry, T, worst, bound in rows:
+        lines.append(
+            f"| `private_prefix_sums` ({method}) | `{entry}` | {T} | {worst:.4g} | "
+            f"{bound:.4g} | {worst / bound:.3g} | Matoušek, Nikolov & Talwar, IMRN 2020 "
+            "(γ₂ of prefix sums) |"
+        )
+    return "\n".join(lines) + "\n"
+
+
 def build() -> tuple[list[Row], dict[str, tuple[float, float, list[float]]]]:
-    """Every measurement, from one seeded generator."""
+    """Every measurement, from one seeded generator (the prefix sums: their own seed)."""
     rng = np.random.default_rng(SEED)
     rows = central_rows(rng) + local_rows(rng)
     return rows, rate_fits(rng)
+
+
+def tables(rows: list[Row], fits: dict[str, tuple[float, float, list[float]]]) -> str:
+    """The page's tables: the estimators, the rate fits, then continual counting."""
+    return render(rows, fits) + "\n" + render_prefix(prefix_rows(np.random.default_rng(SEED)))
 
 
 def write(table: str) -> None:
@@ -272,7 +326,7 @@ def main() -> None:
     parser.add_argument("--stdout", action="store_true", help="print the table only")
     args = parser.parse_args()
     rows, fits = build()
-    table = render(rows, fits)
+    table = tables(rows, fits)
     if args.stdout:
         print(table)
         return

@@ -18,6 +18,9 @@ spec, its claimed and true ε, the benchmark's input pairs, published lower boun
 * :func:`all_cases` — all of them but the DP-SGD cases;
 * :func:`bugs_of_record` — privacy bugs reported against DP libraries, re-created as replay
   pipelines beside their fixes (:mod:`privaudit.suites.bug_catalogue`, served on first use);
+* :func:`advanced_broken_cases` and :func:`advanced_control_cases` — stability,
+  partition selection, inverse sensitivity and matrix mechanisms
+  (:mod:`privaudit.suites.advanced`, served on first use);
 * served on first use: the mutant families (:mod:`privaudit.suites.mutants`) and the
   broken local-node mechanisms (:mod:`privaudit.suites.local_node`).
 
@@ -53,6 +56,8 @@ from privaudit.suites.statdp import STATDP_CLAIMED_EPSILONS, statdp_cases, statd
 #: Served on first use (PEP 562): the mutant families and the local-node cases import more
 #: than the suites above (the LNDP estimators), and only their studies need them.
 _LAZY: dict[str, str] = {
+    "advanced_broken_cases": "privaudit.suites.advanced",
+    "advanced_control_cases": "privaudit.suites.advanced",
     "BugOfRecord": "privaudit.suites.bug_catalogue",
     "bugs_of_record": "privaudit.suites.bug_catalogue",
     "MUTANT_AUDIT": "privaudit.suites.mutants",
@@ -77,6 +82,8 @@ __all__ = [
     "RareRawMean",
     "STATDP_CLAIMED_EPSILONS",
     "WORST_PAIR_GENERATORS",
+    "advanced_broken_cases",
+    "advanced_control_cases",
     "all_cases",
     "broken_cases",
     "bugs_of_record",

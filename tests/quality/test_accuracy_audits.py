@@ -80,4 +80,4 @@ def test_efficiency_table_is_current():
     rows, fits = table.build()
     text = (ROOT / "docs" / "efficiency.md").read_text("utf-8")
     committed = text.split("<!-- efficiency:begin -->\n")[1].split("<!-- efficiency:end -->")[0]
-    assert table.render(rows, fits) == committed
+    assert table.tables(rows, fits) == committed
