@@ -82,7 +82,8 @@ def _user_counts(keys: Iterable[Hashable]) -> tuple[list[Hashable], np.ndarray]:
     if isinstance(keys, (str, bytes)) or not isinstance(keys, Iterable):
         raise InvalidInputError(f"keys must be a sequence of keys (one per user), got {keys!r}")
     try:
-        counted = Counter(keys)
+        # numpy scalars (keys from an array) become Python values: 3, not np.int64(3)
+        counted = Counter(k.item() if isinstance(k, np.generic) else k for k in keys)
     except TypeError as err:
         raise InvalidInputError(f"keys must be hashable: {err}") from None
     if not counted:

@@ -62,3 +62,10 @@ def test_bad_inputs():
         private_partition_selection(KEYS, -1.0, 1e-3)
     with pytest.raises(InvalidParameterError):
         private_partition_selection(KEYS, 1.0, 0.7)
+
+
+def test_numpy_keys_come_back_as_python_values_and_numpy_nan_is_refused():
+    sel = private_partition_selection(np.array([3] * 40 + [4]), 1.0, 1e-6, rng=0)
+    assert sel.keys == (3,) and type(sel.keys[0]) is int
+    with pytest.raises(InvalidInputError, match="NaN"):
+        private_partition_selection(np.full(3, np.nan, dtype=np.float32), 1.0, 1e-6)
