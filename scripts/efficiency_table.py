@@ -57,7 +57,7 @@ RELEASES = 20_000
 LOCAL_REPLICATES = 2_000
 LOCAL_USERS = 1_000
 BETA = 0.05
-MEAN_ENTRIES = ("bounded_mean", "sample_aggregate.laplace_mean")
+MEAN_ENTRIES = ("bounded_mean",)
 VARIANCE_ENTRIES = (
     "ustat.local_hajek.variance",
     "ustat.local_hajek.subsampled",
