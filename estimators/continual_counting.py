@@ -16,6 +16,7 @@ import numpy as np
 import numpy.typing as npt
 from scipy import special
 
+from privaudit.mechanisms.accounting import PrivacyBudget
 from privaudit.mechanisms.matrix import (
     FactorizationMechanism,
     binary_tree_mechanism,
@@ -121,8 +122,12 @@ class PrivateWorkloadAnswers:
         return self.max_std * _union_bound_quantile(self.per_query_std.size, beta)
 
 
-def _release(mech: FactorizationMechanism, data: Any, rng: RandomLike) -> npt.NDArray[np.float64]:
-    out = np.asarray(mech.sample(data, size=1, rng=as_generator(rng)), dtype=np.float64)
+def _release(
+    mech: FactorizationMechanism, data: Any, rng: RandomLike, budget: PrivacyBudget | None
+) -> npt.NDArray[np.float64]:
+    out = np.asarray(
+        mech.sample(data, size=1, rng=as_generator(rng), budget=budget), dtype=np.float64
+    )
     return out.reshape(-1)
 
 
@@ -135,6 +140,7 @@ def private_prefix_sums(
     relation: str = "substitute_one",
     length: int | None = None,
     rng: RandomLike = None,
+    budget: PrivacyBudget | None = None,
 ) -> PrivatePrefixSums:
     """Release all T prefix sums of a stream under (ε, δ)-DP.
 
@@ -154,6 +160,8 @@ def private_prefix_sums(
     length : int, optional
         T, needed (only) for ``"add_remove_one"``.
     rng : numpy.random.Generator, int or None
+    budget : PrivacyBudget, optional
+        Charged for this release before any noise is drawn.
 
     Returns
     -------
@@ -185,7 +193,7 @@ def private_prefix_sums(
         T = int(length)
     factory = sqrt_toeplitz_mechanism if method == "sqrt_toeplitz" else binary_tree_mechanism
     mech = factory(T, epsilon, delta, relation=relation)
-    y = _release(mech, data, rng)
+    y = _release(mech, data, rng, budget)
     if method == "sqrt_toeplitz":
         estimate = sqrt_toeplitz_apply(y)
     elif method == "tree":
@@ -214,6 +222,7 @@ def private_linear_workload(
     relation: str = "substitute_one",
     n_records: int | None = None,
     rng: RandomLike = None,
+    budget: PrivacyBudget | None = None,
 ) -> PrivateWorkloadAnswers:
     """Answer W x with the matrix mechanism of the factorization W = L R, (ε, δ)-DP.
 
@@ -229,6 +238,8 @@ def private_linear_workload(
     n_records : int, optional
         Public number of records, for ``"substitute_one_records"``.
     rng : numpy.random.Generator, int or None
+    budget : PrivacyBudget, optional
+        Charged for this release before any noise is drawn.
 
     Returns
     -------
@@ -262,7 +273,7 @@ def private_linear_workload(
     mech = factorization_mechanism(
         rmat, epsilon, delta, relation=relation, n_records=n_records, name="matrix.workload"
     )
-    y = _release(mech, data, rng)
+    y = _release(mech, data, rng, budget)
     err = workload_error(lmat, mech.sigma)
     return PrivateWorkloadAnswers(
         estimate=lmat @ y,

@@ -19,6 +19,8 @@ from typing import Any, Literal
 import numpy as np
 
 from privaudit.mechanisms import KeyedHistogramMechanism
+from privaudit.mechanisms.accounting import PrivacyBudget
+from privaudit.mechanisms.accounting.budget import charge
 from privaudit.mechanisms.keyed_histogram import keyed_release_rows
 from privaudit.spec import MechanismSpec, RandomLike, as_generator
 from privaudit.spec.errors import EmptyInputError, InvalidInputError, InvalidParameterError
@@ -95,10 +97,16 @@ def _user_counts(keys: Iterable[Hashable]) -> tuple[list[Hashable], np.ndarray]:
 
 
 def _release(
-    keys: Iterable[Hashable], epsilon: float, delta: float, method: Any, rng: RandomLike
+    keys: Iterable[Hashable],
+    epsilon: float,
+    delta: float,
+    method: Any,
+    rng: RandomLike,
+    budget: PrivacyBudget | None,
 ) -> tuple[KeyedHistogramMechanism, list[Hashable], np.ndarray, np.ndarray | None]:
     mech = KeyedHistogramMechanism(1, epsilon, delta, method=method)
     distinct, counts = _user_counts(keys)
+    charge(budget, mech.spec, estimator=f"partition_selection.{mech.method}")
     present, values = keyed_release_rows(
         counts,
         1,
@@ -118,6 +126,7 @@ def private_partition_selection(
     *,
     method: Literal["laplace", "gaussian", "optimal"] = "optimal",
     rng: RandomLike = None,
+    budget: PrivacyBudget | None = None,
 ) -> PartitionSelection:
     """The keys of an (ε, δ)-DP partition selection (one key per user).
 
@@ -131,6 +140,8 @@ def private_partition_selection(
         ``"optimal"``: each key with n users kept with probability π(n) (Desfontaines et
         al., PoPETS 2022, Theorem 1); ``"laplace"`` / ``"gaussian"``: noisy count ≥ τ.
     rng : numpy.random.Generator, int or None
+    budget : PrivacyBudget, optional
+        Charged for this release before any randomness is drawn.
 
     Returns
     -------
@@ -147,7 +158,7 @@ def private_partition_selection(
     >>> sel.keys
     ('a',)
     """
-    mech, distinct, present, _ = _release(keys, epsilon, delta, method, rng)
+    mech, distinct, present, _ = _release(keys, epsilon, delta, method, rng, budget)
     kept = tuple(k for k, p in zip(distinct, present, strict=True) if p)
     return PartitionSelection(keys=kept, method=mech.method, spec=mech.spec)
 
@@ -159,6 +170,7 @@ def private_histogram(
     *,
     method: Literal["laplace", "gaussian"] = "laplace",
     rng: RandomLike = None,
+    budget: PrivacyBudget | None = None,
 ) -> PrivateHistogram:
     """An (ε, δ)-DP histogram: keys whose noisy count clears τ, with those counts.
 
@@ -172,6 +184,8 @@ def private_histogram(
         Laplace(1/ε) noise with τ = 1 + ln(1/(2δ))/ε, or the analytic Gaussian σ(ε, δ)
         with τ = 1 + σΦ⁻¹(1 − δ) (``docs/partition_selection.md`` §1–2).
     rng : numpy.random.Generator, int or None
+    budget : PrivacyBudget, optional
+        Charged for this release before any randomness is drawn.
 
     Returns
     -------
@@ -186,7 +200,7 @@ def private_histogram(
         raise InvalidParameterError(
             f"method must be 'laplace' or 'gaussian' for a histogram, got {method!r}"
         )
-    mech, distinct, present, values = _release(keys, epsilon, delta, method, rng)
+    mech, distinct, present, values = _release(keys, epsilon, delta, method, rng, budget)
     assert values is not None
     counts = {k: float(v) for k, p, v in zip(distinct, present, values, strict=True) if p}
     return PrivateHistogram(

@@ -21,6 +21,7 @@ from typing import Any, Literal
 import numpy as np
 
 from privaudit.mechanisms import FunctionMechanism, declare_mechanism
+from privaudit.mechanisms.accounting import PrivacyBudget
 from privaudit.spec import (
     ApproxDP,
     DatasetDomain,
@@ -304,11 +305,12 @@ def _release(
     delta: float,
     proposed_bound: float,
     rng: RandomLike,
+    budget: PrivacyBudget | None,
 ) -> PTRRelease:
     low, high = _bounds(lo, hi)
     values = sorted_records(x, low, high)
     mech = _ptr_mechanism(kind, values.size, low, high, epsilon, delta, proposed_bound)
-    flag, value = mech.sample(values, size=1, rng=as_generator(rng))[0]
+    flag, value = mech.sample(values, size=1, rng=as_generator(rng), budget=budget)[0]
     std = math.sqrt(2.0) * 2.0 * float(proposed_bound) / float(epsilon)
     released = bool(flag)
     return PTRRelease(released, float(value) if released else None, mech.spec, std)
@@ -323,6 +325,7 @@ def ptr_median(
     *,
     proposed_bound: float,
     rng: RandomLike = None,
+    budget: PrivacyBudget | None = None,
 ) -> PTRRelease:
     """Release the median of ``x`` (odd length, records in [lo, hi]) by propose-test-release.
 
@@ -338,6 +341,9 @@ def ptr_median(
         The proposed local-sensitivity bound b > 0.
     rng : numpy.random.Generator, int or None
         Source of randomness.
+    budget : PrivacyBudget, optional
+        Charged for this release before any noise is drawn
+        (:class:`~spec.errors.BudgetExceededError` if it would be exceeded).
 
     Returns
     -------
@@ -360,7 +366,7 @@ def ptr_median(
     >>> r.released
     True
     """
-    return _release("median", x, lo, hi, epsilon, delta, proposed_bound, rng)
+    return _release("median", x, lo, hi, epsilon, delta, proposed_bound, rng, budget)
 
 
 def ptr_iqr(
@@ -372,6 +378,7 @@ def ptr_iqr(
     *,
     proposed_bound: float,
     rng: RandomLike = None,
+    budget: PrivacyBudget | None = None,
 ) -> PTRRelease:
     """Release the interquartile range of ``x`` (n ≥ 3) by propose-test-release.
 
@@ -388,4 +395,4 @@ def ptr_iqr(
     >>> r.released
     True
     """
-    return _release("iqr", x, lo, hi, epsilon, delta, proposed_bound, rng)
+    return _release("iqr", x, lo, hi, epsilon, delta, proposed_bound, rng, budget)

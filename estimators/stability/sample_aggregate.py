@@ -19,6 +19,7 @@ from typing import Any, Literal
 import numpy as np
 
 from privaudit.mechanisms import LaplaceMechanism, Mechanism
+from privaudit.mechanisms.accounting import PrivacyBudget
 from privaudit.mechanisms.smooth_median import median_smooth_sensitivity
 from privaudit.mechanisms.smooth_sensitivity import _laplace_constants, smooth_laplace_mechanism
 from privaudit.spec import (
@@ -237,6 +238,7 @@ def sample_and_aggregate(
     aggregator: Aggregator = "laplace_mean",
     partition_seed: int | None = None,
     rng: RandomLike = None,
+    budget: PrivacyBudget | None = None,
 ) -> SampleAggregateRelease:
     """Release an aggregate of f over k blocks of ``x`` (Nissim, Raskhodnikova & Smith 2007).
 
@@ -248,6 +250,9 @@ def sample_and_aggregate(
         As in :func:`sample_and_aggregate_mechanism`.
     rng : numpy.random.Generator, int or None
         Source of randomness.
+    budget : PrivacyBudget, optional
+        Charged for this release before any noise is drawn
+        (:class:`~spec.errors.BudgetExceededError` if it would be exceeded).
 
     Returns
     -------
@@ -281,5 +286,5 @@ def sample_and_aggregate(
         aggregator=aggregator,
         partition_seed=partition_seed,
     )
-    value = mech.sample(data, size=1, rng=as_generator(rng))
+    value = mech.sample(data, size=1, rng=as_generator(rng), budget=budget)
     return SampleAggregateRelease(float(np.asarray(value).reshape(-1)[0]), mech.spec, int(k))

@@ -21,7 +21,14 @@ from privaudit.estimators.graphs import (
     private_edge_density,
     private_triangle_density,
 )
+from privaudit.estimators.histograms import private_histogram, private_partition_selection
 from privaudit.estimators.hypothesis_tests import private_uniformity_test
+from privaudit.estimators.robust import (
+    private_median,
+    private_quantile,
+    private_robust_mean,
+    private_trimmed_mean,
+)
 from privaudit.estimators.ustatistics import (
     collision_kernel,
     mean_kernel,
@@ -148,6 +155,17 @@ ESTIMATORS = {
     "private_rr_edge_count": lambda b, g: lndp.private_rr_edge_count(
         GRAPH, 0.5, 1e-3, rng=g, budget=b
     ),
+    # robustness (inverse sensitivity) and partition selection (add/remove-one users)
+    "private_median": lambda b, g: private_median(X, 0.0, 1.0, 1.0, rng=g, budget=b),
+    "private_quantile": lambda b, g: private_quantile(
+        X, 0.0, 1.0, 1.0, quantile=0.25, rng=g, budget=b
+    ),
+    "private_trimmed_mean": lambda b, g: private_trimmed_mean(X, 0.0, 1.0, 1.0, rng=g, budget=b),
+    "private_robust_mean": lambda b, g: private_robust_mean(X, 0.0, 1.0, 1.0, rng=g, budget=b),
+    "private_partition_selection": lambda b, g: private_partition_selection(
+        LABELS, 1.0, 1e-7, rng=g, budget=b
+    ),
+    "private_histogram": lambda b, g: private_histogram(LABELS, 1.0, 1e-7, rng=g, budget=b),
 }
 
 #: ``private_*`` functions without an ε of their own: post-processing of released values,
@@ -365,3 +383,33 @@ def test_group_privacy_of_an_approximate_guarantee_sums_the_delta_terms():
     eps, delta = curves.approx
     assert eps == pytest.approx(1.2)
     assert delta == pytest.approx(1e-6 * sum(np.exp(i * 0.3) for i in range(4)))
+
+
+def test_stability_and_continual_counting_releases_charge_before_drawing():
+    from privaudit.estimators.continual_counting import private_prefix_sums
+    from privaudit.estimators.stability import ptr_iqr, ptr_median, sample_and_aggregate
+
+    calls = {
+        "ptr_median": lambda b, g: ptr_median(
+            X[:399], 0.0, 1.0, 1.0, 1e-6, proposed_bound=0.05, rng=g, budget=b
+        ),
+        "ptr_iqr": lambda b, g: ptr_iqr(
+            X[:399], 0.0, 1.0, 1.0, 1e-6, proposed_bound=0.05, rng=g, budget=b
+        ),
+        "sample_and_aggregate": lambda b, g: sample_and_aggregate(
+            X, lambda blocks: blocks.mean(axis=1), 10, 0.0, 1.0, 1.0, rng=g, budget=b
+        ),
+        "private_prefix_sums": lambda b, g: private_prefix_sums(
+            X[:64], 1.0, 1e-6, method="sqrt_toeplitz", rng=g, budget=b
+        ),
+    }
+    for name, call in calls.items():
+        small = PrivacyBudget(epsilon=0.05, delta=1e-6)
+        gen = np.random.default_rng(1)
+        before = gen.bit_generator.state
+        with pytest.raises(BudgetExceededError):
+            call(small, gen)
+        assert gen.bit_generator.state == before and small.ledger == (), name
+        large = PrivacyBudget(epsilon=50.0, delta=0.01)
+        assert call(large, np.random.default_rng(1)) is not None
+        assert len(large.ledger) == 1, name

@@ -100,6 +100,8 @@ def _pairs(mech, rng, count: int = 3):
 def test_facade_exports_sorted_all():
     assert checks.__all__ == sorted(checks.__all__)
     assert set(checks.__all__) == {
+        "accuracy_check_applies",
+        "check_accuracy",
         "check_float_image",
         "check_global_sensitivity",
         "check_local_node",
