@@ -19,5 +19,12 @@ from __future__ import annotations
 
 from ._result import PrivateEstimate
 from .bounded_mean import bounded_mean_mechanism, private_bounded_mean
+from .continual_counting import private_linear_workload, private_prefix_sums
 
-__all__ = ["PrivateEstimate", "bounded_mean_mechanism", "private_bounded_mean"]
+__all__ = [
+    "PrivateEstimate",
+    "bounded_mean_mechanism",
+    "private_bounded_mean",
+    "private_linear_workload",
+    "private_prefix_sums",
+]

@@ -38,8 +38,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from privaudit import registry  # noqa: E402
-from privaudit.estimators import bounded_mean_mechanism  # noqa: E402
-from privaudit.estimators.continual_counting import private_prefix_sums  # noqa: E402
+from privaudit.estimators import bounded_mean_mechanism, private_prefix_sums  # noqa: E402
 from privaudit.mechanisms import (  # noqa: E402
     LowerBound,
     central_mean_bound,

@@ -14,7 +14,12 @@ import pytest
 
 import privaudit
 from privaudit import estimators
-from privaudit.estimators import lndp, private_bounded_mean
+from privaudit.estimators import (
+    lndp,
+    private_bounded_mean,
+    private_linear_workload,
+    private_prefix_sums,
+)
 from privaudit.estimators import local_ustatistics as lu
 from privaudit.estimators.graphs import (
     private_coarse_edge_density,
@@ -166,6 +171,20 @@ ESTIMATORS = {
         LABELS, 1.0, 1e-7, rng=g, budget=b
     ),
     "private_histogram": lambda b, g: private_histogram(LABELS, 1.0, 1e-7, rng=g, budget=b),
+    # matrix mechanisms: prefix sums and a linear workload by a factorization
+    "private_prefix_sums": lambda b, g: private_prefix_sums(
+        X[:64], 1.0, 1e-6, method="sqrt_toeplitz", rng=g, budget=b
+    ),
+    "private_linear_workload": lambda b, g: private_linear_workload(
+        X[:8],
+        np.tril(np.ones((8, 8))),
+        np.tril(np.ones((8, 8))),
+        np.eye(8),
+        1.0,
+        1e-6,
+        rng=g,
+        budget=b,
+    ),
 }
 
 #: ``private_*`` functions without an ε of their own: post-processing of released values,
@@ -385,8 +404,7 @@ def test_group_privacy_of_an_approximate_guarantee_sums_the_delta_terms():
     assert delta == pytest.approx(1e-6 * sum(np.exp(i * 0.3) for i in range(4)))
 
 
-def test_stability_and_continual_counting_releases_charge_before_drawing():
-    from privaudit.estimators.continual_counting import private_prefix_sums
+def test_stability_releases_charge_before_drawing():
     from privaudit.estimators.stability import ptr_iqr, ptr_median, sample_and_aggregate
 
     calls = {
@@ -398,9 +416,6 @@ def test_stability_and_continual_counting_releases_charge_before_drawing():
         ),
         "sample_and_aggregate": lambda b, g: sample_and_aggregate(
             X, lambda blocks: blocks.mean(axis=1), 10, 0.0, 1.0, 1.0, rng=g, budget=b
-        ),
-        "private_prefix_sums": lambda b, g: private_prefix_sums(
-            X[:64], 1.0, 1e-6, method="sqrt_toeplitz", rng=g, budget=b
         ),
     }
     for name, call in calls.items():

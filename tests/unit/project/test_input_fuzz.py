@@ -47,6 +47,8 @@ GOOD_REAL = np.linspace(0.05, 0.95, 24)
 GOOD_LABELS = np.arange(24) % 4
 GRAPH = nx.gnp_random_graph(12, 0.4, seed=3)
 VAR = variance_kernel(0.0, 1.0)
+#: The cumulative counts of the 24 good records: the linear workload the fuzz answers.
+WORKLOAD = np.tril(np.ones((24, 24)))
 GOOD_BINARY = GOOD_LABELS % 2  # public labels of the AUC estimators
 RHO = lndp.draw_regular_star_randomness(12, 3, 4, 0)  # public randomness of Algorithm 7
 
@@ -85,6 +87,16 @@ ESTIMATORS: dict[str, tuple[Callable[[Any, Any], Any], str]] = {
     ),
     "private_bounded_mean": (
         lambda x, e: estimators.private_bounded_mean(x, 0.0, 1.0, e, rng=0),
+        "real",
+    ),
+    "private_prefix_sums": (
+        lambda x, e: estimators.private_prefix_sums(x, e, 1e-6, rng=0),
+        "real",
+    ),
+    "private_linear_workload": (
+        lambda x, e: estimators.private_linear_workload(
+            x, WORKLOAD, WORKLOAD, np.eye(WORKLOAD.shape[1]), e, 1e-6, rng=0
+        ),
         "real",
     ),
     "private_mean_local_hajek": (
