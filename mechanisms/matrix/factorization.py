@@ -439,5 +439,6 @@ def factorization_mechanism(
         relation=relation,
         n_records=n_records,
         name=name,
-        notes=f"exact sensitivity {exact!r} under {relation}, rounded up",
+        notes=f"the exact sensitivity under {relation}, rounded up onto the "
+        "6-significant-digit grid",
     )

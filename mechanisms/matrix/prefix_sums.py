@@ -123,8 +123,8 @@ def binary_tree_mechanism(
         statistic_description="sums of every dyadic interval [j 2^l, (j+1) 2^l) inside [0, T)",
         summary="binary-tree mechanism for continual counting: noisy dyadic-interval sums",
         references=(DWORK_ET_AL_2010, CHAN_SHI_SONG_2011, HONAKER_2015),
-        notes=f"sensitivity sqrt(floor(log2 T) + 1) = {exact!r} (position 0 lies in one "
-        "interval per level), rounded up",
+        notes="sensitivity sqrt(floor(log2 T) + 1) (position 0 lies in one interval per "
+        "level), rounded up onto the 6-significant-digit grid",
     )
 
 
@@ -180,5 +180,6 @@ def sqrt_toeplitz_mechanism(
         "binom(2k,k)/4^k",
         summary="square-root factorization for continual counting: noisy A^(1/2) x",
         references=(FHU_2023, HUU_2023),
-        notes=f"sensitivity sqrt(sum_(k<T) c_k^2) = {exact!r} (the first column), rounded up",
+        notes="sensitivity sqrt(sum_(k<T) c_k^2) (the first column), rounded up onto the "
+        "6-significant-digit grid",
     )
